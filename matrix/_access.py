@@ -1,0 +1,138 @@
+"""Reading config values by dotted path, from any nesting of mappings and objects.
+
+A config is whatever the host has: dicts, dataclasses, attrs or pydantic models,
+``SimpleNamespace``, or a mix. A path through a ``None`` section yields ``None``; a missing
+field takes the schema's default; a value the schema does not allow is a `ConfigError`. Values
+are checked, never coerced (an enum member reads as its value for ``str`` enums and as its
+name otherwise, which is how vLLM spells its modes in configs and docs).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from typing import Optional
+
+from packaging.version import InvalidVersion, Version
+
+from . import _messages
+from .errors import ConfigError
+from .schema import Field, Schema
+
+MISSING = object()
+_EMPTY: dict = {}
+_SCALARS = (bool, int, float, str, bytes, list, tuple, set, frozenset)
+
+
+def child(obj: object, name: str, path: str) -> object:
+    """``obj[name]`` for a mapping, else ``obj.name``; MISSING when there is none."""
+    try:
+        if isinstance(obj, Mapping):
+            return obj.get(name, MISSING)
+        return getattr(obj, name, MISSING)
+    except Exception as exc:  # a property that raises is the host's bug, reported as such
+        raise ConfigError(_messages.reading_raised(exc), path=path) from None
+
+
+def read(config: object, path: str, schema: Optional[Schema]) -> object:
+    """The value at *path* in *config*, checked against *schema* when there is one."""
+    parts = path.split(".")
+    current = config
+    prefix = ""
+    for index, part in enumerate(parts):
+        prefix = part if not prefix else f"{prefix}.{part}"
+        field = schema.fields.get(prefix) if schema else None
+        value = child(current, part, prefix)
+        last = index == len(parts) - 1
+        if value is MISSING:
+            if field is not None and field.has_default:
+                value = field.default
+            elif field is not None and field.type == "section" and not field.nullable:
+                # A section that is always there but was left out: its fields take defaults.
+                value = _EMPTY
+            else:
+                raise ConfigError(_messages.missing_value(), path=prefix)
+            if last:
+                return value
+        elif field is not None:
+            value = check(field, value)
+        if value is None:
+            return None
+        if not last:
+            current = value
+    return value
+
+
+def check(field: Field, value: object) -> object:
+    """*value* as the evaluator sees it, or a `ConfigError` if *field* does not allow it."""
+    path = field.path
+    if value is None:
+        if field.nullable:
+            return None
+        raise ConfigError(_messages.not_nullable_value(), path=path)
+    kind = field.type
+    if kind == "section":
+        if isinstance(value, _SCALARS):
+            raise ConfigError(_messages.wrong_type("a section", value), path=path)
+        return value
+    if kind == "bool":
+        if type(value) is not bool:
+            raise ConfigError(_messages.wrong_type("bool", value), path=path)
+        return value
+    if kind == "int":
+        value = _enum_value(value)
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ConfigError(_messages.wrong_type("int", value), path=path)
+        return _bounded(field, value)
+    if kind == "float":
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise ConfigError(_messages.wrong_type("float", value), path=path)
+        return _bounded(field, value)
+    if kind == "str":
+        value = _enum_name(value)
+        if not isinstance(value, str):
+            raise ConfigError(_messages.wrong_type("str", value), path=path)
+        if field.choices is not None and value not in field.choices:
+            raise ConfigError(_messages.not_in_choices(value, field.choices), path=path)
+        return value
+    if kind == "version":
+        if isinstance(value, Version):
+            return value
+        if isinstance(value, str):
+            try:
+                return Version(value)
+            except InvalidVersion:
+                raise ConfigError(_messages.invalid_version(value), path=path) from None
+        raise ConfigError(_messages.wrong_type("version", value), path=path)
+    # list[str], list[int]
+    if not isinstance(value, (list, tuple)):
+        raise ConfigError(_messages.wrong_type(kind, value), path=path)
+    item_type = str if kind == "list[str]" else int
+    for item in value:
+        if type(item) is not item_type and not (
+            item_type is str and isinstance(item, str)
+        ):
+            raise ConfigError(_messages.wrong_type(f"{kind} items of type {item_type.__name__}", item), path=path)
+    return tuple(value)
+
+
+def _bounded(field: Field, value):
+    if field.choices is not None and value not in field.choices:
+        raise ConfigError(_messages.not_in_choices(value, field.choices), path=field.path)
+    if field.min is not None and value < field.min:
+        raise ConfigError(_messages.below_min(value, field.min), path=field.path)
+    if field.max is not None and value > field.max:
+        raise ConfigError(_messages.above_max(value, field.max), path=field.path)
+    return value
+
+
+def _enum_name(value: object) -> object:
+    if isinstance(value, enum.Enum):
+        return value.value if isinstance(value, str) else value.name
+    return value
+
+
+def _enum_value(value: object) -> object:
+    if isinstance(value, enum.IntEnum):
+        return int(value)
+    return value

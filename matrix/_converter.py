@@ -1,0 +1,208 @@
+"""The private, strict cattrs converter that gives the raw file contents their shape.
+
+cattrs coerces by default (``"no"`` becomes ``True``, ``7`` becomes ``"7"``, ``"ab"`` becomes
+two runners), so this converter has exact-type hooks for scalars, a sequence hook that rejects
+anything but an array, and forbids unknown keys. The global converter is never touched.
+The specs below are the file's words; the loader turns them into the model in `schema`.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Iterator, List, Optional, Tuple
+
+import attrs
+import cattrs
+from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
+
+from . import _messages
+from .schema import NOTHING
+
+_TOML_TYPES = {str: "a string", int: "an integer", bool: "a boolean", float: "a float"}
+
+
+class Invalid(ValueError):
+    """A value of the wrong shape; its text is the sentence to show."""
+
+
+class _AtIndex(ValueError):
+    def __init__(self, index: int, error: BaseException) -> None:
+        super().__init__(index, error)
+        self.index = index
+        self.error = error
+
+
+def _toml_type(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "an array"
+    for kind, name in _TOML_TYPES.items():
+        if isinstance(value, kind):
+            return name
+    return type(value).__name__
+
+
+def expected(what: str, value: object) -> Invalid:
+    return Invalid(f"Expected {what}, got {_toml_type(value)} {_messages._short_repr(value)}")
+
+
+@attrs.frozen
+class MatrixSpec:
+    name: str
+    version: str
+    runners: str = "runners"
+    description: Optional[str] = None
+
+
+@attrs.frozen
+class FieldSpec:
+    type: str
+    nullable: bool = False
+    default: object = NOTHING
+    choices: Optional[Tuple[object, ...]] = None
+    min: object = None
+    max: object = None
+    doc: Optional[str] = None
+
+
+@attrs.frozen
+class StatementSpec:
+    status: str
+    note: Optional[str] = None
+    links: Tuple[str, ...] = ()
+    since: Optional[str] = None
+
+
+@attrs.frozen
+class DeprecationSpec:
+    since: str
+    remove_in: Optional[str] = None
+    message: Optional[str] = None
+    replacement: Optional[str] = None
+
+
+@attrs.frozen
+class FeatureSpec:
+    name: str
+    when: str
+    support: Dict[str, object]
+    note: Optional[str] = None
+    links: Tuple[str, ...] = ()
+    since: Optional[str] = None
+    until: Optional[str] = None
+    deprecated: Optional[DeprecationSpec] = None
+
+
+@attrs.frozen
+class RunnerSpec:
+    name: str
+    priority: int
+    description: Optional[str] = None
+    links: Tuple[str, ...] = ()
+
+
+def _exact(kind: type):
+    def structure(value: object, _type: type) -> object:
+        if type(value) is not kind:
+            raise expected(_TOML_TYPES[kind], value)
+        return value
+
+    return structure
+
+
+def _array_of(item_type: type):
+    def structure(value: object, _type: type) -> tuple:
+        if not isinstance(value, list):
+            raise expected("an array", value)
+        items = []
+        for index, item in enumerate(value):
+            try:
+                items.append(converter.structure(item, item_type))
+            except Exception as exc:
+                raise _AtIndex(index, exc) from None
+        return tuple(items)
+
+    return structure
+
+
+def _table(value: object, _type: type) -> dict:
+    if not isinstance(value, dict):
+        raise expected("a table", value)
+    return dict(value)
+
+
+def _anything(value: object, _type: type) -> object:
+    return value
+
+
+def _any_array(value: object, _type: type) -> tuple:
+    if not isinstance(value, list):
+        raise expected("an array", value)
+    return tuple(value)
+
+
+def _spec(cls: type):
+    inner = cattrs.gen.make_dict_structure_fn(cls, converter, _cattrs_forbid_extra_keys=True)
+
+    def structure(value: object, _type: type):
+        if not isinstance(value, dict):
+            raise expected("a table", value)
+        return inner(value, _type)
+
+    return structure
+
+
+converter = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
+for _kind in (str, int, bool):
+    converter.register_structure_hook(_kind, _exact(_kind))
+converter.register_structure_hook(float, _exact(float))
+for _generic, _hook in (
+    (Tuple[str, ...], _array_of(str)),
+    (Tuple[object, ...], _any_array),
+    (Dict[str, object], _table),
+):
+    converter.register_structure_hook_func(lambda t, _g=_generic: t == _g, _hook)
+converter.register_structure_hook(object, _anything)
+for _cls in (MatrixSpec, FieldSpec, StatementSpec, DeprecationSpec, FeatureSpec, RunnerSpec):
+    converter.register_structure_hook(_cls, _spec(_cls))
+
+
+def structure(value: object, cls: type, path: tuple) -> "tuple[Optional[object], List[Tuple[tuple, str]]]":
+    """``(spec, [])``, or ``(None, [(path, message), …])`` naming every problem found."""
+    try:
+        return converter.structure(value, cls), []
+    except Exception as exc:  # every failure of the hooks becomes a problem with a path
+        return None, sorted(set(_problems(exc, path, cls)), key=lambda p: (str(p[0]), p[1]))
+
+
+def _problems(exc: BaseException, path: tuple, cls: Optional[type]) -> Iterator[Tuple[tuple, str]]:
+    if isinstance(exc, ClassValidationError):
+        with_notes, without = exc.group_exceptions()
+        for inner, note in with_notes:
+            if isinstance(inner, KeyError):
+                yield path, f"Missing required key {note.name!r}"
+            else:
+                yield from _problems(inner, path + (note.name,), None)
+        for inner in without:
+            yield from _problems(inner, path, cls)
+    elif isinstance(exc, IterableValidationError):
+        with_notes, without = exc.group_exceptions()
+        for inner, note in with_notes:
+            yield from _problems(inner, path + (note.index,), None)
+        for inner in without:
+            yield from _problems(inner, path, None)
+    elif isinstance(exc, ForbiddenExtraKeysError):
+        known = [a.name for a in attrs.fields(exc.cl)]
+        for key in sorted(exc.extra_fields):
+            yield path + (key,), (
+                f"Unknown key {key!r}{_messages.did_you_mean(key, known)} "
+                f"(expected {_messages.quoted(known)})"
+            )
+    elif isinstance(exc, _AtIndex):
+        yield from _problems(exc.error, path + (exc.index,), None)
+    elif isinstance(exc, Invalid):
+        yield path, str(exc)
+    else:
+        yield path, f"Invalid value: {exc}"

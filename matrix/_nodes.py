@@ -1,0 +1,135 @@
+"""The nodes of a parsed predicate: frozen values that print canonically.
+
+Spans (offsets into the source text) ride along for error messages but take no part in
+equality or hashing, so two predicates are equal when they mean the same tree.
+"""
+
+from __future__ import annotations
+
+from typing import Tuple, Union
+
+import attrs
+
+_SPAN = attrs.field(default=(0, 0), eq=False, hash=False, repr=False)
+
+# Binding strength, loosest first; a child looser than its parent needs parentheses.
+OR, AND, NOT, TEST, ATOM = range(1, 6)
+
+
+def _literal_key(value: object) -> tuple:
+    # True == 1 and 1 == 1.0 in Python; as predicate text they differ.
+    return (type(value), value)
+
+
+@attrs.frozen
+class Path:
+    name: str
+    span: Tuple[int, int] = _SPAN
+
+    @property
+    def parts(self) -> Tuple[str, ...]:
+        return tuple(self.name.split("."))
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@attrs.frozen
+class Literal:
+    value: object = attrs.field(eq=_literal_key)
+    span: Tuple[int, int] = _SPAN
+
+    def __str__(self) -> str:
+        return repr(self.value)
+
+
+@attrs.frozen
+class ListLiteral:
+    items: Tuple[Literal, ...]
+    span: Tuple[int, int] = _SPAN
+
+    @property
+    def values(self) -> Tuple[object, ...]:
+        return tuple(item.value for item in self.items)
+
+    def __str__(self) -> str:
+        return "[" + ", ".join(str(item) for item in self.items) + "]"
+
+
+@attrs.frozen
+class Compare:
+    left: "Node"
+    op: str
+    right: "Node"
+    span: Tuple[int, int] = _SPAN
+
+    def __str__(self) -> str:
+        return f"{_child(self.left, ATOM)} {self.op} {_child(self.right, ATOM)}"
+
+
+@attrs.frozen
+class IsNone:
+    operand: "Node"
+    negated: bool
+    span: Tuple[int, int] = _SPAN
+
+    def __str__(self) -> str:
+        return f"{_child(self.operand, ATOM)} is {'not ' if self.negated else ''}None"
+
+
+@attrs.frozen
+class Not:
+    operand: "Node"
+    span: Tuple[int, int] = _SPAN
+
+    def __str__(self) -> str:
+        return f"not {_child(self.operand, NOT)}"
+
+
+@attrs.frozen
+class And:
+    operands: Tuple["Node", ...]
+    span: Tuple[int, int] = _SPAN
+
+    def __str__(self) -> str:
+        return " and ".join(_child(op, NOT) for op in self.operands)
+
+
+@attrs.frozen
+class Or:
+    operands: Tuple["Node", ...]
+    span: Tuple[int, int] = _SPAN
+
+    def __str__(self) -> str:
+        return " or ".join(_child(op, AND) for op in self.operands)
+
+
+Operand = Union[Path, Literal, ListLiteral]
+Node = Union[Path, Literal, ListLiteral, Compare, IsNone, Not, And, Or]
+
+_STRENGTH = {Or: OR, And: AND, Not: NOT, Compare: TEST, IsNone: TEST}
+
+
+def strength(node: Node) -> int:
+    return _STRENGTH.get(type(node), ATOM)
+
+
+def _child(node: Node, needed: int) -> str:
+    text = str(node)
+    return text if strength(node) >= needed else f"({text})"
+
+
+def walk(node: Node):
+    """Every node of the tree, parents before children (iteratively: trees may be deep)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if isinstance(current, (And, Or)):
+            stack.extend(reversed(current.operands))
+        elif isinstance(current, Compare):
+            stack.extend((current.right, current.left))
+        elif isinstance(current, (Not, IsNone)):
+            stack.append(current.operand)
+        elif isinstance(current, ListLiteral):
+            stack.extend(reversed(current.items))

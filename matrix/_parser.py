@@ -1,0 +1,261 @@
+"""A recursive-descent parser for the predicate language.
+
+The grammar (each rule is one ``_parse_<rule>`` function whose docstring is its production)::
+
+    expr       := or
+    or         := and ('or' and)*
+    and        := not ('and' not)*
+    not        := 'not' not | test
+    test       := operand (COMPARISON operand)?
+                | operand 'is' ['not'] 'None'
+    operand    := path | literal | list | '(' expr ')' | tuple
+    path       := NAME ('.' NAME)*
+    literal    := STRING | NUMBER | 'True' | 'False' | 'None'
+    list       := '[' literal (',' literal)* ','? ']'
+    tuple      := '(' literal ',' (literal (',' literal)* ','?)? ')'
+
+    COMPARISON := '==' | '!=' | '<' | '<=' | '>' | '>=' | 'in' | 'not' 'in'
+
+Examples, each of which parses (a test reads them from here)::
+
+    cache_config.mamba_cache_mode == 'all'
+    compilation_config.pass_config.enable_sp and parallel_config.tensor_parallel_size > 1
+    speculative_config.method in ['ngram', 'ngram_gpu', 'draft_model']
+    speculative_config.parallel_drafting and speculative_config.method not in ('dflash', 'dspark')
+    lora_config is not None and not platform.has_triton
+    (a == 1 or b != 2.5) and c <= -3 and d is None and e == True
+"""
+
+from __future__ import annotations
+
+import math
+from typing import List, Tuple
+
+from . import _messages
+from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Node, Not, Or, Path
+from ._tokenizer import Token, Tokenizer, decode_string
+from .errors import PredicateError
+
+MAX_LENGTH = 4096
+MAX_DEPTH = 64
+MAX_LIST_ITEMS = 1024
+
+COMPARISONS = ("==", "!=", "<", "<=", ">", ">=", "in", "not in")
+EXPECTED_COMPARISON = "a comparison operator (" + ", ".join(COMPARISONS) + ")"
+
+
+def parse(source: str) -> Node:
+    """Parse *source* into a tree of nodes; raises `PredicateError` with a caret."""
+    if len(source) > MAX_LENGTH:
+        raise PredicateError(
+            _messages.too_long(len(source), MAX_LENGTH),
+            source=source[:200],
+            span=(0, min(len(source), 200)),
+        )
+    parser = _Parser(source)
+    node = parser._parse_expr()
+    if parser.tokens.next_token is not None:
+        parser.tokens.raise_unexpected("'and', 'or' or the end of the predicate")
+    return node
+
+
+class _Parser:
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.tokens = Tokenizer(source)
+        self.depth = 0
+
+    def _descend(self, token_span: Tuple[int, int]) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            self.tokens.raise_syntax_error(_messages.too_deep(MAX_DEPTH), span=token_span)
+
+    def _parse_expr(self) -> Node:
+        """expr := or"""
+        if self.tokens.next_token is None:
+            self.tokens.raise_unexpected("a condition")
+        return self._parse_or()
+
+    def _parse_or(self) -> Node:
+        """or := and ('or' and)*"""
+        operands = [self._parse_and()]
+        while self.tokens.check("or"):
+            self.tokens.read()
+            operands.append(self._parse_and())
+        return _join(Or, operands)
+
+    def _parse_and(self) -> Node:
+        """and := not ('and' not)*"""
+        operands = [self._parse_not()]
+        while self.tokens.check("and"):
+            self.tokens.read()
+            operands.append(self._parse_not())
+        return _join(And, operands)
+
+    def _parse_not(self) -> Node:
+        """not := 'not' not | test"""
+        if self.tokens.check("not"):
+            token = self.tokens.read()
+            self._descend(token.span)
+            operand = self._parse_not()
+            self.depth -= 1
+            return Not(operand, span=(token.position, operand.span[1]))
+        return self._parse_test()
+
+    def _parse_test(self) -> Node:
+        """test := operand (COMPARISON operand)? | operand 'is' ['not'] 'None'"""
+        left = self._parse_operand()
+        tokens = self.tokens
+        if tokens.check("is"):
+            tokens.read()
+            negated = False
+            if tokens.check("not"):
+                tokens.read()
+                negated = True
+            end = tokens.expect("None", expected="'None' after 'is'")
+            return IsNone(left, negated, span=(left.span[0], end.span[1]))
+        op = self._parse_comparison()
+        if op is None:
+            return left
+        right = self._parse_operand()
+        if tokens.check("OP", "in", "not", "is"):
+            tokens.raise_syntax_error(
+                _messages.chained(tokens.next_token.text), span=tokens.next_token.span
+            )
+        return Compare(left, op, right, span=(left.span[0], right.span[1]))
+
+    def _parse_comparison(self):
+        """COMPARISON := '==' | '!=' | '<' | '<=' | '>' | '>=' | 'in' | 'not' 'in'"""
+        tokens = self.tokens
+        if tokens.check("OP", "in"):
+            return tokens.read().text
+        if tokens.check("not"):
+            tokens.read()
+            tokens.expect("in", expected="'in' after 'not' in a comparison")
+            return "not in"
+        if tokens.check("MISSPELT"):
+            tokens.read()  # raises, naming the right spelling
+        if tokens.check("NAME", "STRING", "NUMBER", "True", "False", "None", "LPAREN", "LBRACKET"):
+            tokens.raise_unexpected(EXPECTED_COMPARISON)
+        return None
+
+    def _parse_operand(self) -> Node:
+        """operand := path | literal | list | '(' expr ')' | tuple"""
+        tokens = self.tokens
+        if tokens.check("NAME"):
+            return self._parse_path()
+        if tokens.check("LBRACKET"):
+            return self._parse_list()
+        if tokens.check("LPAREN"):
+            return self._parse_parenthesized()
+        if tokens.check("STRING", "NUMBER", "True", "False", "None"):
+            return self._parse_literal()
+        tokens.raise_unexpected("a config path, a value, '(' or '['")
+
+    def _parse_path(self) -> Path:
+        """path := NAME ('.' NAME)*"""
+        token = self.tokens.read()
+        offset = token.position
+        for segment in token.text.split("."):
+            if segment.startswith("_"):
+                self.tokens.raise_syntax_error(
+                    _messages.underscore_segment(segment), span=(offset, offset + len(segment))
+                )
+            offset += len(segment) + 1
+        return Path(token.text, span=token.span)
+
+    def _parse_literal(self) -> Literal:
+        """literal := STRING | NUMBER | 'True' | 'False' | 'None'"""
+        token = self.tokens.read()
+        return Literal(_literal_value(token, self.source), span=token.span)
+
+    def _parse_list(self) -> ListLiteral:
+        """list := '[' literal (',' literal)* ','? ']'"""
+        opening = self.tokens.read()
+        items = self._parse_items(opening, "RBRACKET", "]", first=None)
+        return ListLiteral(tuple(items), span=(opening.position, self.tokens.position))
+
+    def _parse_parenthesized(self) -> Node:
+        """tuple := '(' literal ',' (literal (',' literal)* ','?)? ')'"""
+        tokens = self.tokens
+        opening = tokens.read()
+        self._descend(opening.span)
+        inner = self._parse_expr()
+        if tokens.check("COMMA") and isinstance(inner, Literal):
+            tokens.read()
+            items = self._parse_items(opening, "RPAREN", ")", first=inner)
+            self.depth -= 1
+            return ListLiteral(tuple(items), span=(opening.position, tokens.position))
+        self._close(opening, "RPAREN", ")")
+        self.depth -= 1
+        return inner
+
+    def _parse_items(self, opening: Token, closer: str, closer_text: str, first) -> List[Literal]:
+        tokens = self.tokens
+        items: List[Literal] = [] if first is None else [first]
+        while not tokens.check(closer):
+            if items and first is None:
+                self._expect_comma_or_close(opening, closer, closer_text)
+                if tokens.check(closer):
+                    break
+            first = None
+            if not tokens.check("STRING", "NUMBER", "True", "False", "None"):
+                if tokens.next_token is None:
+                    self._raise_unclosed(opening, closer_text)
+                tokens.raise_unexpected(f"a literal value or {closer_text!r}")
+            items.append(self._parse_literal())
+            if len(items) > MAX_LIST_ITEMS:
+                tokens.raise_syntax_error(
+                    _messages.list_too_long(MAX_LIST_ITEMS), span=items[-1].span
+                )
+        tokens.read()
+        return items
+
+    def _expect_comma_or_close(self, opening: Token, closer: str, closer_text: str) -> None:
+        tokens = self.tokens
+        if tokens.check("COMMA"):
+            tokens.read()
+            return
+        if tokens.next_token is None:
+            self._raise_unclosed(opening, closer_text)
+        tokens.raise_unexpected(f"',' or {closer_text!r}")
+
+    def _close(self, opening: Token, closer: str, closer_text: str) -> None:
+        if not self.tokens.check(closer):
+            self._raise_unclosed(opening, closer_text)
+        self.tokens.read()
+
+    def _raise_unclosed(self, opening: Token, closer_text: str):
+        self.tokens.raise_syntax_error(
+            _messages.unclosed(opening.text, closer_text),
+            span=(opening.position, self.tokens.position + 1),
+            opened=True,
+        )
+
+
+def _join(kind, operands: List[Node]) -> Node:
+    if len(operands) == 1:
+        return operands[0]
+    flat: List[Node] = []
+    for operand in operands:
+        # `a and (b and c)` means `a and b and c`: one canonical tree for both.
+        flat.extend(operand.operands if isinstance(operand, kind) else (operand,))
+    return kind(tuple(flat), span=(operands[0].span[0], operands[-1].span[1]))
+
+
+def _literal_value(token: Token, source: str) -> object:
+    if token.name == "STRING":
+        return decode_string(token, source)
+    if token.name == "True":
+        return True
+    if token.name == "False":
+        return False
+    if token.name == "None":
+        return None
+    text = token.text
+    if any(ch in text for ch in ".eE"):
+        value = float(text)
+        if not math.isfinite(value):
+            raise PredicateError(_messages.float_out_of_range(text), source=source, span=token.span)
+        return value
+    return int(text)

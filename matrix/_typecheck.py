@@ -1,0 +1,204 @@
+"""Typing predicates against the `[config]` schema, at load time.
+
+Every mistake that would make a gate silently False at run time is an error here instead:
+an unknown path, a value outside ``choices``, a comparison across types, ordering a bool or a
+string, ``is None`` on a field that is never None, a bare non-bool path as a condition.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+import attrs
+from packaging.version import InvalidVersion, Version
+
+from . import _messages
+from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Node, Not, Or, Path
+from .errors import PredicateError
+from .schema import Field, Schema
+
+_ORDERING = frozenset({"<", "<=", ">", ">="})
+_NUMBERS = frozenset({"int", "float"})
+_LITERAL_TYPES = {bool: "bool", int: "int", float: "float", str: "str", type(None): "none"}
+
+
+@attrs.frozen
+class _Type:
+    """What an operand is: its type name, and the field or literal it came from."""
+
+    name: str
+    field: Optional[Field] = None
+    literal: Optional[Literal] = None
+    describe: str = ""
+
+
+def check(node: Node, schema: Schema, source: str) -> List[PredicateError]:
+    """Every type error in *node*, in source order; empty when it is well typed."""
+    checker = _Checker(schema, source)
+    checker.condition(node)
+    return sorted(checker.errors, key=lambda e: e.span)
+
+
+class _Checker:
+    def __init__(self, schema: Schema, source: str) -> None:
+        self.schema = schema
+        self.source = source
+        self.errors: List[PredicateError] = []
+
+    def error(self, message: str, span: Tuple[int, int]) -> None:
+        self.errors.append(PredicateError(message, source=self.source, span=span))
+
+    def condition(self, node: Node) -> None:
+        """Check *node* where a truth value is expected."""
+        if isinstance(node, (And, Or)):
+            for operand in node.operands:
+                self.condition(operand)
+        elif isinstance(node, Not):
+            self.condition(node.operand)
+        elif isinstance(node, Compare):
+            self.compare(node)
+        elif isinstance(node, IsNone):
+            self.is_none(node)
+        elif isinstance(node, Path):
+            field = self.field(node)
+            if field is None:
+                return
+            if field.type == "bool" or field.item_type is not None:
+                return
+            if field.type == "section":
+                if not field.nullable:
+                    self.error(_messages.bare_operand(f"Section {node.name!r}, which is never None,"), node.span)
+                return
+            self.error(_messages.bare_operand(f"{field.type} {node.name!r}"), node.span)
+        elif isinstance(node, Literal):
+            if type(node.value) is not bool:
+                self.error(_messages.bare_operand(f"The value {node.value!r}"), node.span)
+        else:
+            self.error(_messages.bare_operand(f"The list {node}"), node.span)
+
+    def field(self, node: Path) -> Optional[Field]:
+        field = self.schema.get(node.name)
+        if field is None:
+            self.error(_messages.unknown_path(node.name, self.schema.fields), node.span)
+        return field
+
+    def operand(self, node: Node) -> Optional[_Type]:
+        """The type of an operand of a comparison; None when it is already in error."""
+        if isinstance(node, Path):
+            field = self.field(node)
+            if field is None:
+                return None
+            return _Type(field.type, field=field, describe=f"{field.type} {node.name!r}")
+        if isinstance(node, Literal):
+            name = _LITERAL_TYPES[type(node.value)]
+            return _Type(name, literal=node, describe=f"{name} {node.value!r}")
+        if isinstance(node, ListLiteral):
+            return _Type("list", describe=f"the list {node}")
+        self.condition(node)
+        return _Type("bool", describe="a condition")
+
+    def is_none(self, node: IsNone) -> None:
+        if not isinstance(node.operand, Path):
+            found = self.operand(node.operand)
+            if found is not None:
+                self.error(_messages.is_none_operand(found.describe), node.operand.span)
+            return
+        field = self.field(node.operand)
+        if field is not None and not field.nullable:
+            self.error(_messages.not_nullable(node.operand.name), node.span)
+
+    def compare(self, node: Compare) -> None:
+        left = self.operand(node.left)
+        right = self.operand(node.right)
+        if left is None or right is None:
+            return
+        if node.op in ("in", "not in"):
+            self.membership(node, left, right)
+        elif node.op in _ORDERING:
+            self.ordering(node, left, right)
+        else:
+            self.equality(node, left, right, node.span)
+
+    def equality(self, node: Compare, left: _Type, right: _Type, span) -> None:
+        for one, other in ((left, right), (right, left)):
+            if one.field is not None and other.literal is not None:
+                if not self.fits(one.field, other.literal):
+                    return
+                if other.name != "none" or one.field.nullable:
+                    return
+        if not _comparable(left, right):
+            self.error(_messages.type_mismatch(left.describe, node.op, right.describe), span)
+
+    def fits(self, field: Field, literal: Literal) -> bool:
+        """Check that *literal* is a value *field* can hold; report it if not."""
+        value = literal.value
+        if value is None:
+            if not field.nullable:
+                self.error(_messages.not_nullable(field.path), literal.span)
+                return False
+            return True
+        kind = _LITERAL_TYPES[type(value)]
+        if field.type == "version" and kind == "str":
+            try:
+                Version(value)
+            except InvalidVersion:
+                self.error(_messages.invalid_version_literal(value, field.path), literal.span)
+                return False
+            return True
+        if not _same_kind(field.type, kind):
+            self.error(
+                _messages.type_mismatch(f"{field.type} {field.path!r}", "==", f"{kind} {value!r}"),
+                literal.span,
+            )
+            return False
+        if field.choices is not None and value not in field.choices:
+            self.error(_messages.not_a_choice(value, field.path, field.choices), literal.span)
+            return False
+        return True
+
+    def ordering(self, node: Compare, left: _Type, right: _Type) -> None:
+        for side in (left, right):
+            if side.name not in _NUMBERS and side.name != "version" and not (
+                side.literal is not None and side.name == "str"
+                and "version" in (left.name, right.name)
+            ):
+                self.error(_messages.cannot_order(side.describe, node.op), node.span)
+                return
+        self.equality(node, left, right, node.span)
+
+    def membership(self, node: Compare, left: _Type, right: _Type) -> None:
+        if isinstance(node.right, ListLiteral):
+            if left.field is not None:
+                for item in node.right.items:
+                    self.fits(left.field, item)
+            elif left.literal is not None:
+                kinds = {_LITERAL_TYPES[type(i.value)] for i in node.right.items}
+                if kinds and not any(_same_kind(left.name, k) for k in kinds):
+                    self.error(_messages.type_mismatch(left.describe, node.op, right.describe), node.span)
+            else:
+                self.error(_messages.type_mismatch(left.describe, node.op, right.describe), node.span)
+            return
+        field = right.field
+        if field is None or field.item_type is None:
+            self.error(_messages.in_needs_list(right.describe), node.right.span)
+            return
+        if left.literal is not None:
+            kind = _LITERAL_TYPES[type(left.literal.value)]
+            if not _same_kind(field.item_type, kind):
+                self.error(_messages.type_mismatch(left.describe, node.op, right.describe), node.span)
+        elif left.field is None or not _same_kind(field.item_type, left.name):
+            self.error(_messages.type_mismatch(left.describe, node.op, right.describe), node.span)
+
+
+def _same_kind(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    return a in _NUMBERS and b in _NUMBERS
+
+
+def _comparable(left: _Type, right: _Type) -> bool:
+    if _same_kind(left.name, right.name):
+        return True
+    return {left.name, right.name} == {"version", "str"} and (
+        left.literal is not None or right.literal is not None
+    )

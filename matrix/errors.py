@@ -1,0 +1,189 @@
+"""The exceptions of ``matrix``: one family, each also the built-in a caller would catch.
+
+Every error keeps its data in attributes (``source``, ``span``, ``path``, ``problems``,
+``resolution``…), not only in its text. All wording lives in :mod:`matrix._messages`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional, Sequence, Tuple
+
+import attrs
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .resolver import Resolution
+
+__all__ = [
+    "MatrixError",
+    "UsageError",
+    "LoadError",
+    "Problem",
+    "PredicateError",
+    "ConfigError",
+    "ResolutionError",
+    "NoRunnerError",
+    "UnsupportedFeatureError",
+    "RemovedFeatureError",
+]
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+class MatrixError(Exception):
+    """The base of every error ``matrix`` raises on purpose."""
+
+
+class UsageError(MatrixError, ValueError):
+    """An argument given to the API (an unknown runner id, a malformed version…) is wrong."""
+
+
+_WINDOW = 100
+
+
+def excerpt(source: str, span: Tuple[int, int], *, opened: bool = False) -> str:
+    """Draw the line of *source* holding *span*, with marks under the span.
+
+    Plain spans are underlined with ``^``; an *opened* span (an unclosed bracket) is drawn as
+    ``~~~^``: from where it opened to where the parser gave up.
+    """
+    start, end = span
+    start = max(0, min(start, len(source)))
+    end = max(start, min(end, len(source) + 1))
+    line_start = source.rfind("\n", 0, start) + 1
+    line_end = source.find("\n", start)
+    if line_end == -1:
+        line_end = len(source)
+    line = source[line_start:line_end]
+    end = min(end, line_end + 1)  # a caret may stand just past the end of the line
+    width = max(1, end - start)
+    column = start - line_start
+    if len(line) > _WINDOW:
+        # Show a window of a long line around the span, marked with ellipses where cut.
+        left = max(0, min(column - _WINDOW // 3, len(line) - _WINDOW))
+        right = left + _WINDOW
+        shown = ("..." if left else "") + line[left:right] + ("..." if right < len(line) else "")
+        column = column - left + (3 if left else 0)
+        width = min(width, _WINDOW - (column - (3 if left else 0)) + 1)
+        line = shown
+    if opened:
+        marks = "~" * (width - 1) + "^"
+    else:
+        marks = "^" * width
+    # Tabs keep their width in the marker line, so the marks stand under the text.
+    pad = "".join("\t" if ch == "\t" else " " for ch in line[:column])
+    return f"    {line}\n    {pad}{marks}"
+
+
+class PredicateError(MatrixError, ValueError):
+    """A predicate's text does not parse, or does not type-check against the schema.
+
+    ``source`` is the predicate text, ``span`` the ``(start, end)`` offsets of the offending
+    part, ``message`` the sentence without the drawing.
+    """
+
+    def __init__(
+        self, message: str, *, source: str, span: Tuple[int, int], opened: bool = False
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.source = source
+        self.span = span
+        self.opened = opened
+
+    def __str__(self) -> str:
+        return f"{self.message}\n{excerpt(self.source, self.span, opened=self.opened)}"
+
+
+@attrs.frozen
+class Problem:
+    """One problem found while loading a matrix.
+
+    ``path`` is the JSON-path-like place in the document (``$.features.fp8.support.v2``);
+    ``file``, ``line`` and ``column`` say where it stands in the text when that can be found.
+    ``detail`` holds extra lines (a predicate's source with its caret).
+    """
+
+    message: str
+    path: str
+    file: Optional[str] = None
+    line: Optional[int] = None
+    column: Optional[int] = None
+    detail: Optional[str] = None
+
+    def _key(self) -> tuple:
+        return (self.file or "", self.line or 0, self.column or 0, self.path, self.message)
+
+    def __str__(self) -> str:
+        place = self.file or "<string>"
+        if self.line is not None:
+            place += f":{self.line}"
+            if self.column is not None:
+                place += f":{self.column}"
+        text = f"{place}: {self.path}: {self.message}"
+        if self.detail:
+            text += "\n" + self.detail
+        return text
+
+
+class LoadError(MatrixError, ValueError):
+    """A matrix could not be loaded; ``problems`` lists every problem found, sorted."""
+
+    def __init__(self, source: str, problems: Sequence[Problem]) -> None:
+        self.source = source
+        self.problems = tuple(sorted(problems, key=Problem._key))
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        count = len(self.problems)
+        head = f"{self.source}: {count} problem{'s' if count != 1 else ''}"
+        body = "\n".join(_indent(str(p)) for p in self.problems)
+        return f"{head}\n{body}"
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.split("\n"))
+
+
+class ConfigError(MatrixError, KeyError):
+    """A config does not fit the schema: a value is missing, of the wrong type, or not allowed.
+
+    ``path`` is the config path, ``feature`` the id of the feature whose gate read it (or
+    ``None``), ``reason`` the sentence.
+    """
+
+    def __init__(self, reason: str, *, path: str, feature: Optional[str] = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.path = path
+        self.feature = feature
+
+    def __str__(self) -> str:
+        from . import _messages
+
+        return _messages.config_error(self.reason, self.path, self.feature)
+
+
+class ResolutionError(MatrixError, ValueError):
+    """No runner can serve a config; ``resolution`` is the `Resolution` that led here."""
+
+    def __init__(self, message: str, resolution: "Resolution") -> None:
+        super().__init__(message)
+        self.message = message
+        self.resolution = resolution
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class NoRunnerError(ResolutionError):
+    """Automatic choice found every runner blocked."""
+
+
+class UnsupportedFeatureError(ResolutionError):
+    """The runner asked for does not support a feature the config uses."""
+
+
+class RemovedFeatureError(ResolutionError):
+    """The config uses a feature removed at the version resolved for."""

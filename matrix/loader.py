@@ -1,0 +1,487 @@
+"""Loading a matrix: TOML text → strict shapes (cattrs) → cross-checked model (`schema`).
+
+Every problem is collected before anything is raised: one `LoadError` lists them all, sorted,
+each with its file, line and column where the text shows it, and its ``$.path`` always. One
+bad feature never hides another.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Dict, List, Mapping, Optional, Tuple, Union
+
+from packaging.version import InvalidVersion, Version
+
+from . import _access, _converter, _messages
+from ._converter import DeprecationSpec, FeatureSpec, FieldSpec, MatrixSpec, RunnerSpec, StatementSpec
+from ._locate import Locations
+from .errors import ConfigError, LoadError, Problem, excerpt
+from .predicates import Predicate
+from .schema import (FIELD_TYPES, NOTHING, STATUSES, Deprecation, Feature, Field, Matrix, Runner,
+                     Schema, Statement)
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = ["load", "loads", "default", "MAX_FILE_BYTES", "MAX_FEATURES"]
+
+
+def __dir__() -> List[str]:
+    return __all__
+
+
+MAX_FILE_BYTES = 4 * 1024 * 1024
+MAX_FEATURES = 10_000
+
+_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
+_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
+_TOP_KEYS = ("matrix", "config", "features")
+_NUMERIC = frozenset({"int", "float"})
+
+RunnersArg = Union[str, "os.PathLike[str]", Mapping[str, Union[Runner, Mapping, str]]]
+
+
+def load(path: Union[str, "os.PathLike[str]"]) -> Matrix:
+    """Load ``features.toml`` at *path* and the runner files of the folder it names.
+
+    :raises LoadError: with every problem found, in either file.
+    """
+    name = os.fspath(path)
+    text = _read(name, Path(name))
+    return _Builder().build(text, name, runners=None, base=Path(name).parent)
+
+
+def loads(text: str, *, runners: RunnersArg, path: Optional[str] = None) -> Matrix:
+    """Load a matrix from *text*.
+
+    :param runners: a folder of ``<id>.toml`` runner files, or a mapping from runner id to a
+        `Runner`, a table (``{"name": …, "priority": …}``) or the TOML text of a runner file.
+    :param path: the name to show in messages (and the base of a relative runner folder).
+    :raises LoadError: with every problem found.
+    """
+    name = path if path is not None else "<string>"
+    base = Path(path).parent if path is not None else Path.cwd()
+    return _Builder().build(text, name, runners=runners, base=base)
+
+
+@functools.lru_cache(maxsize=None)
+def default() -> Matrix:
+    """The packaged default matrix: vLLM's model runners."""
+    here = Path(__file__).resolve().parent
+    packaged = here / "_default" / "features.toml"
+    path = packaged if packaged.is_file() else here.parent / "features.toml"
+    text = _read("features.toml", path)
+    return _Builder().build(text, "features.toml", runners=None, base=path.parent)
+
+
+def _read(name: str, path: Path) -> str:
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise LoadError(name, [Problem(
+                f"File is {size} bytes, more than the limit of {MAX_FILE_BYTES}", "$", name)])
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise LoadError(name, [Problem(f"Cannot read the file: {exc.strerror or exc}", "$", name)]) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LoadError(name, [Problem(f"The file is not UTF-8: {exc.reason} at byte {exc.start}", "$", name)]) from None
+
+
+class _Source:
+    """One file's name and text; where its keys stand is worked out on first need."""
+
+    def __init__(self, name: str, text: str) -> None:
+        self.name = name
+        self.text = text
+        self._locations: Optional[Locations] = None
+
+    @property
+    def locations(self) -> Locations:
+        if self._locations is None:
+            self._locations = Locations(self.text)
+        return self._locations
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.problems: List[Problem] = []
+
+    # --- reporting -------------------------------------------------------------------------
+
+    def problem(self, source: _Source, path: tuple, message: str, *,
+                at: Optional[Tuple[int, int]] = None, detail: Optional[str] = None) -> None:
+        where = at or source.locations.key(path)
+        line, column = where if where else (None, None)
+        self.problems.append(Problem(message, _messages.place(path), source.name, line, column, detail))
+
+    def shaped(self, source: _Source, value: object, cls: type, path: tuple):
+        spec, errors = _converter.structure(value, cls, path)
+        for where, message in errors:
+            self.problem(source, where, message)
+        return spec, {w[len(path)] for w, _ in errors if len(w) > len(path)}
+
+    def version(self, source: _Source, path: tuple, text: object) -> Optional[Version]:
+        if text is None:
+            return None
+        try:
+            return Version(text)
+        except InvalidVersion:
+            self.problem(source, path, _messages.invalid_version(text))
+            return None
+
+    # --- the document ----------------------------------------------------------------------
+
+    def build(self, text: str, name: str, *, runners: Optional[RunnersArg], base: Path) -> Matrix:
+        source = _Source(name, text)
+        if len(text) > MAX_FILE_BYTES:
+            raise LoadError(name, [Problem(
+                f"Text is {len(text)} characters long, more than the limit of {MAX_FILE_BYTES}", "$", name)])
+        document = self.parse(source)
+        for key in document:
+            if key not in _TOP_KEYS:
+                self.problem(source, (key,), f"Unknown table {key!r}{_messages.did_you_mean(key, _TOP_KEYS)} (expected {_messages.quoted(_TOP_KEYS)})")
+        header = self.header(source, document.get("matrix"))
+        schema = self.schema(source, document.get("config", {}))
+        if runners is None:
+            folder = header.runners if header is not None else "runners"
+            runner_list = self.runner_folder(source, base / folder, folder)
+        elif isinstance(runners, Mapping):
+            runner_list = self.runner_mapping(source, runners)
+        else:
+            folder = os.fspath(runners)
+            runner_list = self.runner_folder(source, base / folder, folder)
+        features = self.features(source, document.get("features", {}), schema, runner_list)
+        if self.problems:
+            raise LoadError(name, self.problems)
+        assert header is not None and runner_list is not None
+        version = Version(header.version)
+        return Matrix(
+            name=header.name,
+            version=version,
+            runners=tuple(sorted(runner_list, key=lambda r: -r.priority)),
+            features=tuple(features),
+            schema=schema,
+            path=name,
+        )
+
+    def parse(self, source: _Source) -> dict:
+        try:
+            return tomllib.loads(source.text)
+        except tomllib.TOMLDecodeError as exc:
+            raise LoadError(source.name, [Problem(str(exc), "$", source.name)]) from None
+
+    def header(self, source: _Source, raw: object) -> Optional[MatrixSpec]:
+        if raw is None:
+            self.problem(source, ("matrix",), "Missing the [matrix] table (name and version)")
+            return None
+        spec, bad = self.shaped(source, raw, MatrixSpec, ("matrix",))
+        if spec is not None and self.version(source, ("matrix", "version"), spec.version) is None:
+            return None
+        return spec
+
+    # --- [config] --------------------------------------------------------------------------
+
+    def schema(self, source: _Source, raw: object) -> Schema:
+        if not isinstance(raw, dict):
+            self.problem(source, ("config",), _converter.expected("a table", raw).args[0])
+            return Schema({})
+        declared: Dict[str, Field] = {}
+        for path, value in raw.items():
+            field = self.field(source, path, value)
+            if field is not None:
+                declared[path] = field
+        fields: Dict[str, Field] = {}
+        for path, field in declared.items():
+            parts = path.split(".")
+            for end in range(1, len(parts)):
+                prefix = ".".join(parts[:end])
+                parent = declared.get(prefix)
+                if parent is None:
+                    fields.setdefault(prefix, Field(prefix, "section", implied=True))
+                elif parent.type != "section":
+                    self.problem(source, ("config", path),
+                                 f"{prefix!r} is declared as {parent.type}, so it cannot hold {path!r}")
+            fields[path] = field
+        return Schema(fields)
+
+    def field(self, source: _Source, path: str, raw: object) -> Optional[Field]:
+        where = ("config", path)
+        if not _PATH.match(path):
+            self.problem(source, where, f"Config path {path!r} must be names joined by dots (letters, digits and '_', not starting with '_' or a digit)")
+            return None
+        if any(part.startswith("_") for part in path.split(".")):
+            self.problem(source, where, _messages.underscore_segment(next(p for p in path.split(".") if p.startswith("_"))))
+            return None
+        if isinstance(raw, str):
+            raw = {"type": raw}
+        spec, bad = self.shaped(source, raw, FieldSpec, where)
+        if spec is None:
+            return None
+        ok = True
+        if spec.type not in FIELD_TYPES:
+            self.problem(source, where + ("type",), f"Unknown type {spec.type!r}{_messages.did_you_mean(spec.type, FIELD_TYPES)} (expected one of {_messages.quoted(FIELD_TYPES)})")
+            return None
+        kind = spec.type
+        choices = spec.choices
+        if choices is not None:
+            if kind not in ("str", "int", "float"):
+                self.problem(source, where + ("choices",), f"Only str, int and float fields take choices, not {kind}")
+                ok = False
+            elif not choices:
+                self.problem(source, where + ("choices",), "Choices must list at least one value")
+                ok = False
+            else:
+                for index, choice in enumerate(choices):
+                    try:
+                        _access.check(Field(path, kind), choice)
+                    except ConfigError as exc:
+                        self.problem(source, where + ("choices", index), f"Choice {choice!r} does not fit type {kind}")
+                        ok = False
+                if len(set(map(repr, choices))) != len(choices):
+                    self.problem(source, where + ("choices",), "Choices are listed more than once")
+                    ok = False
+        for bound in ("min", "max"):
+            value = getattr(spec, bound)
+            if value is None:
+                continue
+            if kind not in _NUMERIC:
+                self.problem(source, where + (bound,), f"Only int and float fields take {bound}, not {kind}")
+                ok = False
+            elif isinstance(value, bool) or not isinstance(value, (int, float)):
+                self.problem(source, where + (bound,), f"Expected a number, got {_messages._short_repr(value)}")
+                ok = False
+        if ok and spec.min is not None and spec.max is not None and spec.min > spec.max:
+            self.problem(source, where + ("max",), f"max {spec.max!r} is less than min {spec.min!r}")
+            ok = False
+        if not ok:
+            return None
+        field = Field(path, kind, nullable=spec.nullable, choices=choices,
+                      min=spec.min, max=spec.max, doc=spec.doc)
+        default = spec.default
+        if default is not NOTHING:
+            if kind == "section":
+                self.problem(source, where + ("default",), "A section takes no default: it is always present, or None when nullable")
+                return None
+            if isinstance(default, list):
+                default = tuple(default)
+            try:
+                default = _access.check(field, default)
+            except ConfigError as exc:
+                self.problem(source, where + ("default",), f"Default {spec.default!r} does not fit: {exc.reason}")
+                return None
+        elif spec.nullable:
+            default = None
+        return Field(path, kind, nullable=spec.nullable, default=default, choices=choices,
+                     min=spec.min, max=spec.max, doc=spec.doc)
+
+    # --- runners ---------------------------------------------------------------------------
+
+    def runner_folder(self, source: _Source, folder: Path, shown: str) -> Optional[List[Runner]]:
+        if not folder.is_dir():
+            self.problem(source, ("matrix", "runners"), f"Runner folder {shown!r} does not exist next to {source.name}")
+            return None
+        runners = []
+        for file in sorted(folder.glob("*.toml")):
+            name = os.path.join(os.path.dirname(source.name), shown, file.name) if source.name != "<string>" else os.path.join(shown, file.name)
+            try:
+                text = _read(name, file)
+            except LoadError as exc:
+                self.problems.extend(exc.problems)
+                continue
+            runner = self.runner(_Source(name, text), file.stem, None)
+            if runner is not None:
+                runners.append(runner)
+        return self.runner_set(source, runners, f"Runner folder {shown!r} holds no <id>.toml file")
+
+    def runner_mapping(self, source: _Source, mapping: Mapping) -> Optional[List[Runner]]:
+        runners = []
+        for id, value in mapping.items():
+            if isinstance(value, Runner):
+                runners.append(value)
+                continue
+            name = f"runners/{id}.toml"
+            if isinstance(value, str):
+                runner = self.runner(_Source(name, value), id, None)
+            else:
+                runner = self.runner(_Source(name, ""), id, value)
+            if runner is not None:
+                runners.append(runner)
+        return self.runner_set(source, runners, "No runners were given")
+
+    def runner(self, source: _Source, id: object, raw: object) -> Optional[Runner]:
+        if not isinstance(id, str) or not _ID.match(id) or id == "default":
+            self.problem(source, (), f"Runner id {id!r} must be letters, digits, '_', '.' or '-', and not 'default'")
+            return None
+        if raw is None:
+            try:
+                raw = tomllib.loads(source.text)
+            except tomllib.TOMLDecodeError as exc:
+                self.problems.append(Problem(str(exc), "$", source.name))
+                return None
+        spec, bad = self.shaped(source, raw, RunnerSpec, ())
+        if spec is None:
+            return None
+        return Runner(id, spec.name, spec.priority, spec.description, spec.links)
+
+    def runner_set(self, source: _Source, runners: List[Runner], empty: str) -> Optional[List[Runner]]:
+        if not runners:
+            if not self.problems:
+                self.problem(source, ("matrix", "runners"), empty)
+            return None
+        by_priority: Dict[int, Runner] = {}
+        for runner in sorted(runners, key=lambda r: r.id):
+            other = by_priority.setdefault(runner.priority, runner)
+            if other is not runner:
+                self.problem(source, ("matrix", "runners"), f"Runners {other.id!r} and {runner.id!r} have the same priority {runner.priority}: automatic choice needs an order")
+        return runners
+
+    # --- [features] ------------------------------------------------------------------------
+
+    def features(self, source: _Source, raw: object, schema: Schema,
+                 runners: Optional[List[Runner]]) -> List[Feature]:
+        if not isinstance(raw, dict):
+            self.problem(source, ("features",), _converter.expected("a table", raw).args[0])
+            return []
+        if len(raw) > MAX_FEATURES:
+            self.problem(source, ("features",), f"{len(raw)} features, more than the limit of {MAX_FEATURES}")
+            return []
+        runner_ids = [r.id for r in runners] if runners is not None else None
+        features = []
+        names: Dict[str, str] = {}
+        for id, value in raw.items():
+            feature = self.feature(source, id, value, schema, runner_ids)
+            if feature is None:
+                continue
+            if feature.name in names:
+                self.problem(source, ("features", id, "name"), f"Display name {feature.name!r} is already used by feature {names[feature.name]!r}")
+            names.setdefault(feature.name, id)
+            features.append(feature)
+        return features
+
+    def feature(self, source: _Source, id: str, raw: object, schema: Schema,
+                runner_ids: Optional[List[str]]) -> Optional[Feature]:
+        where = ("features", id)
+        before = len(self.problems)
+        if not _ID.match(id):
+            self.problem(source, where, f"Feature id {id!r} must be letters, digits, '_', '.' or '-'")
+        if not isinstance(raw, dict):
+            self.problem(source, where, _converter.expected("a table", raw).args[0])
+            return None
+        spec, bad = self.shaped(source, raw, FeatureSpec, where)
+        when = raw.get("when")
+        predicate = None
+        if "when" not in bad and isinstance(when, str):
+            predicate = self.predicate(source, where + ("when",), when, schema)
+        support = raw.get("support")
+        history = None
+        if "support" not in bad and isinstance(support, dict):
+            history = self.support(source, where + ("support",), support, runner_ids)
+        since = self.version(source, where + ("since",), raw.get("since")) if "since" not in bad else None
+        until = self.version(source, where + ("until",), raw.get("until")) if "until" not in bad else None
+        if since is not None and until is not None and until <= since:
+            self.problem(source, where + ("until",), f"until {str(until)!r} must come after since {str(since)!r}")
+        deprecation = None
+        if spec is not None and spec.deprecated is not None:
+            deprecation = self.deprecation(source, where + ("deprecated",), spec.deprecated)
+        if len(self.problems) > before or spec is None or predicate is None or history is None:
+            return None
+        return Feature(id, spec.name, predicate, history, spec.note, spec.links, since, until, deprecation)
+
+    def predicate(self, source: _Source, where: tuple, text: str, schema: Schema) -> Optional[Predicate]:
+        predicate, errors = Predicate._checked(text, schema)
+        for error in errors:
+            at = source.locations.in_string(where, error.span[0]) if source.text else None
+            self.problem(source, where, error.message, at=at,
+                         detail=excerpt(error.source, error.span, opened=error.opened))
+        return predicate
+
+    def support(self, source: _Source, where: tuple, raw: dict,
+                runner_ids: Optional[List[str]]) -> Optional[Dict[str, Tuple[Statement, ...]]]:
+        cells: Dict[str, Tuple[Statement, ...]] = {}
+        ok = True
+        for runner, cell in raw.items():
+            if runner_ids is not None and runner != "default" and runner not in runner_ids:
+                self.problem(source, where + (runner,), _messages.unknown_runner(runner, runner_ids + ["default"]))
+                ok = False
+                continue
+            history = self.cell(source, where + (runner,), cell)
+            if history is None:
+                ok = False
+            else:
+                cells[runner] = history
+        if runner_ids is None:
+            return None
+        missing = [r for r in runner_ids if r not in raw]
+        if missing and "default" not in raw:
+            for runner in missing:
+                self.problem(source, where, f"No support cell for runner {runner!r}, and no support.default")
+            return None
+        if not ok:
+            return None
+        return {r: cells.get(r, cells.get("default")) for r in runner_ids}
+
+    def cell(self, source: _Source, where: tuple, raw: object) -> Optional[Tuple[Statement, ...]]:
+        if isinstance(raw, list):
+            if not raw:
+                self.problem(source, where, "An empty history says nothing: give at least one status")
+                return None
+            items = [(where + (i,), item) for i, item in enumerate(raw)]
+        elif isinstance(raw, (str, dict)):
+            items = [(where, raw)]
+        else:
+            self.problem(source, where, f"Expected a status ({_messages.quoted(STATUSES)}), a table or an array of tables, got {_converter._toml_type(raw)} {_messages._short_repr(raw)}")
+            return None
+        history: List[Statement] = []
+        ok = True
+        for place, item in items:
+            statement = self.statement(source, place, item)
+            if statement is None:
+                ok = False
+                continue
+            if history and statement.since is None:
+                self.problem(source, place, "Only the first statement of a history may leave out 'since'")
+                ok = False
+            elif history and history[-1].since is not None and statement.since <= history[-1].since:
+                self.problem(source, place + ("since",), f"History is out of order: since {str(statement.since)!r} does not come after {str(history[-1].since)!r}")
+                ok = False
+            history.append(statement)
+        return tuple(history) if ok else None
+
+    def statement(self, source: _Source, where: tuple, raw: object) -> Optional[Statement]:
+        if isinstance(raw, str):
+            raw = {"status": raw}
+            status_place = where
+        else:
+            status_place = where + ("status",)
+        spec, bad = self.shaped(source, raw, StatementSpec, where)
+        if spec is None:
+            return None
+        if spec.status not in STATUSES:
+            self.problem(source, status_place, f"Unknown status {spec.status!r}{_messages.did_you_mean(spec.status, STATUSES)} (expected one of {_messages.quoted(STATUSES)})")
+            return None
+        if spec.status == "partial" and not spec.note:
+            self.problem(source, where, "Status 'partial' needs a note saying what is missing: { status = \"partial\", note = \"…\" }")
+            return None
+        since = self.version(source, where + ("since",), spec.since)
+        if spec.since is not None and since is None:
+            return None
+        return Statement(spec.status, spec.note, spec.links, since)
+
+    def deprecation(self, source: _Source, where: tuple, spec: DeprecationSpec) -> Optional[Deprecation]:
+        since = self.version(source, where + ("since",), spec.since)
+        remove_in = self.version(source, where + ("remove_in",), spec.remove_in)
+        if since is None or (spec.remove_in is not None and remove_in is None):
+            return None
+        if remove_in is not None and remove_in <= since:
+            self.problem(source, where + ("remove_in",), f"remove_in {spec.remove_in!r} must come after since {spec.since!r}")
+            return None
+        return Deprecation(since, remove_in, spec.message, spec.replacement)

@@ -1,0 +1,211 @@
+"""Predicates: the typed conditions under which a config uses a feature.
+
+A `Predicate` is a value: it parses from text (the grammar is in :mod:`matrix._parser`),
+prints canonically (``Predicate(str(p)) == p``), compares and hashes by meaning, lists the
+config paths it reads, and evaluates against any config object.
+
+>>> p = Predicate("parallel_config.pipeline_parallel_size>1 and (x.y == 'a')")
+>>> str(p)
+"parallel_config.pipeline_parallel_size > 1 and x.y == 'a'"
+>>> sorted(p.paths)
+['parallel_config.pipeline_parallel_size', 'x.y']
+>>> p.evaluate({"parallel_config": {"pipeline_parallel_size": 2}, "x": {"y": "a"}})
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from typing import Callable, Dict, FrozenSet, List, Optional
+
+from packaging.version import InvalidVersion, Version
+
+from . import _access, _parser, _typecheck
+from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Node, Not, Or, Path, walk
+from .errors import PredicateError
+from .schema import Schema
+
+__all__ = ["Predicate", "OPERATORS"]
+
+
+def __dir__() -> List[str]:
+    return __all__
+
+
+@functools.lru_cache(maxsize=1024)
+def _as_version(text: str) -> Optional[Version]:
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
+
+
+def _align(a: object, b: object):
+    """Version fields compare with version strings as versions, not as text."""
+    if type(a) is Version and type(b) is str:
+        return a, _as_version(b)
+    if type(b) is Version and type(a) is str:
+        return _as_version(a), b
+    return a, b
+
+
+def _ordered(compare: Callable[[object, object], bool]) -> Callable[[object, object], bool]:
+    def apply(a: object, b: object) -> bool:
+        a, b = _align(a, b)
+        try:
+            return bool(compare(a, b))
+        except TypeError:  # None < 4, 'a' < 1: False, never an exception (DESIGN.md)
+            return False
+
+    return apply
+
+
+def _contains(a: object, b: object) -> bool:
+    if b is None:
+        return False
+    if type(a) is Version and isinstance(b, tuple):
+        b = tuple(_as_version(x) if type(x) is str else x for x in b)
+    try:
+        return a in b
+    except TypeError:
+        return False
+
+
+#: The comparison operators: spelling → function. The parser's "Expected a comparison
+#: operator (…)" is generated from the same spellings.
+OPERATORS: Dict[str, Callable[[object, object], bool]] = {
+    "==": _ordered(operator.eq),
+    "!=": lambda a, b: not OPERATORS["=="](a, b),
+    "<": _ordered(operator.lt),
+    "<=": _ordered(operator.le),
+    ">": _ordered(operator.gt),
+    ">=": _ordered(operator.ge),
+    "in": _contains,
+    "not in": lambda a, b: not _contains(a, b),
+}
+assert tuple(OPERATORS) == _parser.COMPARISONS
+
+
+class Predicate:
+    """A parsed condition over a config.
+
+    :param source: the predicate's text.
+    :param schema: when given, the predicate is type-checked against it.
+    :raises PredicateError: the text does not parse, or does not type-check.
+    """
+
+    __slots__ = ("_node", "_source", "_paths", "__weakref__")
+
+    def __init__(self, source: str, *, schema: Optional[Schema] = None) -> None:
+        if not isinstance(source, str):
+            raise TypeError(f"Predicate() takes a str, not {type(source).__name__}")
+        node = _parser.parse(source)
+        if schema:
+            errors = _typecheck.check(node, schema, source)
+            if errors:
+                raise errors[0]
+        self._node = node
+        self._source = source
+        self._paths = frozenset(n.name for n in walk(node) if isinstance(n, Path))
+
+    @classmethod
+    def _checked(cls, source: str, schema: Optional[Schema]) -> "tuple[Optional[Predicate], List[PredicateError]]":
+        """Parse and type-check *source*, returning every error instead of the first."""
+        try:
+            node = _parser.parse(source)
+        except PredicateError as error:
+            return None, [error]
+        errors = _typecheck.check(node, schema, source) if schema else []
+        if errors:
+            return None, errors
+        self = cls.__new__(cls)
+        self._node = node
+        self._source = source
+        self._paths = frozenset(n.name for n in walk(node) if isinstance(n, Path))
+        return self, []
+
+    @property
+    def source(self) -> str:
+        """The text as written (``str(p)`` is the canonical form)."""
+        return self._source
+
+    @property
+    def paths(self) -> FrozenSet[str]:
+        """The config paths this predicate reads."""
+        return self._paths
+
+    def __str__(self) -> str:
+        return str(self._node)
+
+    def __repr__(self) -> str:
+        return f"Predicate({str(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Predicate):
+            return NotImplemented
+        return self._node == other._node
+
+    def __hash__(self) -> int:
+        return hash(self._node)
+
+    def __copy__(self) -> "Predicate":
+        return self
+
+    def __deepcopy__(self, memo) -> "Predicate":
+        return self
+
+    def __reduce__(self):
+        return (Predicate, (self._source,))
+
+    def evaluate(self, config: object, *, schema: Optional[Schema] = None) -> bool:
+        """Whether *config* satisfies this predicate.
+
+        :param schema: checks the values read and supplies defaults for missing fields.
+        :raises ConfigError: a value is missing with no default, or not allowed by *schema*.
+        """
+        cache: Dict[str, object] = {}
+
+        def lookup(path: str) -> object:
+            try:
+                return cache[path]
+            except KeyError:
+                value = cache[path] = _access.read(config, path, schema)
+                return value
+
+        return truth(self._node, lookup)
+
+
+def value(node: Node, lookup: Callable[[str], object]) -> object:
+    """The value of an operand (the reference interpreter; the fast path must agree)."""
+    kind = type(node)
+    if kind is Path:
+        return lookup(node.name)
+    if kind is Literal:
+        return node.value
+    if kind is ListLiteral:
+        return node.values
+    return truth(node, lookup)
+
+
+def truth(node: Node, lookup: Callable[[str], object]) -> bool:
+    """Whether *node* holds, reading config values through *lookup*."""
+    kind = type(node)
+    if kind is And:
+        return all(truth(operand, lookup) for operand in node.operands)
+    if kind is Or:
+        return any(truth(operand, lookup) for operand in node.operands)
+    if kind is Not:
+        return not truth(node.operand, lookup)
+    if kind is Compare:
+        return OPERATORS[node.op](value(node.left, lookup), value(node.right, lookup))
+    if kind is IsNone:
+        return (value(node.operand, lookup) is None) is not node.negated
+    return _truthy(value(node, lookup))
+
+
+def _truthy(obj: object) -> bool:
+    try:
+        return bool(obj)
+    except Exception:  # a schema-less config may hold anything; its truth is then False
+        return False

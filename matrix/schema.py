@@ -1,0 +1,238 @@
+"""The model of a loaded matrix: frozen values for the schema, runners, features and support.
+
+These are what :func:`matrix.load` returns and what the resolver, the renderers and the linter
+read. They are built by the loader from validated file contents; building them by hand is
+possible but skips the cross-checks.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Dict, Iterator, Mapping, Optional, Tuple
+
+import attrs
+from packaging.version import Version
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .predicates import Predicate
+    from .resolver import Resolution
+
+__all__ = [
+    "FIELD_TYPES",
+    "STATUSES",
+    "NOTHING",
+    "Field",
+    "Schema",
+    "Runner",
+    "Statement",
+    "Deprecation",
+    "Feature",
+    "Matrix",
+]
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+FIELD_TYPES = ("bool", "int", "float", "str", "version", "list[str]", "list[int]", "section")
+STATUSES = ("yes", "no", "partial", "opt-in")
+#: The statuses that keep a runner from being chosen automatically.
+BLOCKING = frozenset({"no", "opt-in"})
+
+
+class _Nothing:
+    """The default of a field that has none (None is a real default for nullable fields)."""
+
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "NOTHING"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+NOTHING = _Nothing()
+
+
+@attrs.frozen
+class Field:
+    """One declared config path: its type and what values it takes."""
+
+    path: str
+    type: str = attrs.field(validator=attrs.validators.in_(FIELD_TYPES))
+    nullable: bool = False
+    default: object = NOTHING
+    choices: Optional[Tuple[object, ...]] = None
+    min: Optional[float] = None
+    max: Optional[float] = None
+    doc: Optional[str] = None
+    #: True for a section that no `[config]` key declares, only its fields.
+    implied: bool = False
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not NOTHING
+
+    @property
+    def item_type(self) -> Optional[str]:
+        """``str`` for ``list[str]``; None for a type that is not a list."""
+        return self.type[5:-1] if self.type.startswith("list[") else None
+
+
+@attrs.frozen
+class Schema:
+    """What predicates may read: every declared path, and the sections they imply."""
+
+    fields: Mapping[str, Field] = attrs.field(factory=dict)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self.fields
+
+    def __getitem__(self, path: str) -> Field:
+        return self.fields[path]
+
+    def __iter__(self) -> Iterator[Field]:
+        return iter(self.fields.values())
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
+    def get(self, path: str) -> Optional[Field]:
+        return self.fields.get(path)
+
+    @property
+    def declared(self) -> Tuple[Field, ...]:
+        """The fields the file declares (implied sections left out), in file order."""
+        return tuple(f for f in self.fields.values() if not f.implied)
+
+
+@attrs.frozen
+class Runner:
+    """One runner (a backend, an executor, a model runner…) that features may be served by."""
+
+    id: str
+    name: str
+    priority: int
+    description: Optional[str] = None
+    links: Tuple[str, ...] = ()
+
+
+@attrs.frozen
+class Statement:
+    """What one runner says of one feature from version ``since`` on (None: always)."""
+
+    status: str = attrs.field(validator=attrs.validators.in_(STATUSES))
+    note: Optional[str] = None
+    links: Tuple[str, ...] = ()
+    since: Optional[Version] = None
+
+
+@attrs.frozen
+class Deprecation:
+    since: Version
+    remove_in: Optional[Version] = None
+    message: Optional[str] = None
+    replacement: Optional[str] = None
+
+    def is_removed(self, version: Version) -> bool:
+        return self.remove_in is not None and version >= self.remove_in
+
+
+_NEVER = Statement("no")
+
+
+@attrs.frozen
+class Feature:
+    """One gate: a named feature, the condition under which a config uses it, its support."""
+
+    id: str
+    name: str
+    when: "Predicate"
+    #: runner id → history of statements, ordered by ``since``.
+    support: Mapping[str, Tuple[Statement, ...]]
+    note: Optional[str] = None
+    links: Tuple[str, ...] = ()
+    since: Optional[Version] = None
+    until: Optional[Version] = None
+    deprecated: Optional[Deprecation] = None
+
+    def in_force(self, version: Version) -> bool:
+        """Whether this gate exists at *version* (``since`` ≤ version < ``until``)."""
+        if self.since is not None and version < self.since:
+            return False
+        return self.until is None or version < self.until
+
+    def statement(self, runner: str, version: Version) -> Statement:
+        """The statement in force for *runner* at *version*: the last whose ``since`` ≤ it.
+
+        Before the first ``since`` of a history, a runner does not support the feature.
+        """
+        found = _NEVER
+        for statement in self.support[runner]:
+            if statement.since is None or statement.since <= version:
+                found = statement
+            else:
+                break
+        return found
+
+    def status(self, runner: str, version: Version) -> str:
+        return self.statement(runner, version).status
+
+
+@attrs.frozen(eq=False)
+class Matrix:
+    """A loaded matrix: runners in priority order, features in declaration order."""
+
+    name: str
+    version: Version
+    runners: Tuple[Runner, ...]
+    features: Tuple[Feature, ...]
+    schema: Schema
+    path: Optional[str] = None
+    _runner_index: Dict[str, Runner] = attrs.field(init=False, repr=False)
+    _feature_index: Dict[str, Feature] = attrs.field(init=False, repr=False)
+    _caches: dict = attrs.field(init=False, repr=False, factory=dict)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_runner_index", {r.id: r for r in self.runners})
+        object.__setattr__(self, "_feature_index", {f.id: f for f in self.features})
+
+    def runner(self, id: str) -> Runner:
+        """The runner with this id; raises `UsageError` naming the known ones."""
+        try:
+            return self._runner_index[id]
+        except (KeyError, TypeError):
+            from . import _messages
+            from .errors import UsageError
+
+            raise UsageError(_messages.unknown_runner(id, list(self._runner_index))) from None
+
+    def feature(self, id: str) -> Feature:
+        return self._feature_index[id]
+
+    def features_at(self, version: Optional[object] = None) -> Tuple[Feature, ...]:
+        """The gates in force at *version* (the matrix's own version by default)."""
+        from .resolver import as_version
+
+        v = self.version if version is None else as_version(version)
+        return tuple(f for f in self.features if f.in_force(v))
+
+    def resolve(self, config: object, *, runner: Optional[str] = None,
+                version: Optional[object] = None) -> "Resolution":
+        """Decide which runner serves *config*; see :func:`matrix.resolver.resolve`."""
+        from .resolver import resolve
+
+        return resolve(self, config, runner=runner, version=version)
+
+    def is_supported(self, config: object, runner: str, *,
+                     version: Optional[object] = None) -> bool:
+        """Whether *runner*, asked for explicitly, can serve *config*."""
+        from .resolver import is_supported
+
+        return is_supported(self, config, runner, version=version)
