@@ -114,7 +114,8 @@ class _Walker:
             elif text[start] == "[":
                 self.pos += 1
                 table = self.key_path()
-                self.loc.keys.setdefault(table, start)
+                for end in range(1, len(table) + 1):
+                    self.loc.keys.setdefault(table[:end], start)
                 self.pos = text.index("]", self.pos) + 1
             else:
                 self.key_value(table)

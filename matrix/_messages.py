@@ -162,7 +162,9 @@ def wrong_type(expected: str, value: object) -> str:
 
 
 def not_in_choices(value: object, choices: Iterable[object]) -> str:
-    return f"{value!r} is not one of {quoted(choices)}"
+    choices = list(choices)
+    hint = did_you_mean(value, [str(c) for c in choices]) if isinstance(value, str) else ""
+    return f"{value!r} is not one of {quoted(choices)}{hint}"
 
 
 def below_min(value: object, minimum: object) -> str:

@@ -290,6 +290,7 @@ class _Builder:
             self.problem(source, ("matrix", "runners"), f"Runner folder {shown!r} does not exist next to {source.name}")
             return None
         runners = []
+        sources: Dict[str, _Source] = {}
         for file in sorted(folder.glob("*.toml")):
             name = os.path.join(os.path.dirname(source.name), shown, file.name) if source.name != "<string>" else os.path.join(shown, file.name)
             try:
@@ -297,25 +298,25 @@ class _Builder:
             except LoadError as exc:
                 self.problems.extend(exc.problems)
                 continue
-            runner = self.runner(_Source(name, text), file.stem, None)
+            sources[file.stem] = _Source(name, text)
+            runner = self.runner(sources[file.stem], file.stem, None)
             if runner is not None:
                 runners.append(runner)
-        return self.runner_set(source, runners, f"Runner folder {shown!r} holds no <id>.toml file")
+        return self.runner_set(source, runners, sources, f"Runner folder {shown!r} holds no <id>.toml file")
 
     def runner_mapping(self, source: _Source, mapping: Mapping) -> Optional[List[Runner]]:
         runners = []
+        sources: Dict[str, _Source] = {}
         for id, value in mapping.items():
+            name = f"runners/{id}.toml"
+            sources[id] = _Source(name, value if isinstance(value, str) else "")
             if isinstance(value, Runner):
                 runners.append(value)
                 continue
-            name = f"runners/{id}.toml"
-            if isinstance(value, str):
-                runner = self.runner(_Source(name, value), id, None)
-            else:
-                runner = self.runner(_Source(name, ""), id, value)
+            runner = self.runner(sources[id], id, None if isinstance(value, str) else value)
             if runner is not None:
                 runners.append(runner)
-        return self.runner_set(source, runners, "No runners were given")
+        return self.runner_set(source, runners, sources, "No runners were given")
 
     def runner(self, source: _Source, id: object, raw: object) -> Optional[Runner]:
         if not isinstance(id, str) or not _ID.match(id) or id == "default":
@@ -332,7 +333,8 @@ class _Builder:
             return None
         return Runner(id, spec.name, spec.priority, spec.description, spec.links)
 
-    def runner_set(self, source: _Source, runners: List[Runner], empty: str) -> Optional[List[Runner]]:
+    def runner_set(self, source: _Source, runners: List[Runner], sources: Dict[str, _Source],
+                   empty: str) -> Optional[List[Runner]]:
         if not runners:
             if not self.problems:
                 self.problem(source, ("matrix", "runners"), empty)
@@ -341,7 +343,7 @@ class _Builder:
         for runner in sorted(runners, key=lambda r: r.id):
             other = by_priority.setdefault(runner.priority, runner)
             if other is not runner:
-                self.problem(source, ("matrix", "runners"), f"Runners {other.id!r} and {runner.id!r} have the same priority {runner.priority}: automatic choice needs an order")
+                self.problem(sources.get(runner.id, source), ("priority",), f"Runner {runner.id!r} has the same priority {runner.priority} as {other.id!r}: automatic choice needs an order")
         return runners
 
     # --- [features] ------------------------------------------------------------------------

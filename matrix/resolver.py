@@ -82,15 +82,17 @@ def iter_findings(matrix: Matrix, config: object, *, version: Optional[Version] 
 
     from .predicates import truth
 
-    for feature in matrix.features:
-        if not feature.in_force(v):
-            continue
+    gates = _gates(matrix, v)
+    # Every value any gate in force reads is checked, whatever the evaluation order skips:
+    # a wrong value must not pass unnoticed because an earlier test was False.
+    for path, reader in gates.paths:
         try:
-            active = truth(feature.when._node, lookup)
+            lookup(path)
         except ConfigError as error:
-            error.feature = feature.id
+            error.feature = reader
             raise
-        if not active:
+    for feature in gates.features:
+        if not truth(feature.when._node, lookup):
             continue
         yield Finding("active", feature)
         deprecation = feature.deprecated
@@ -100,6 +102,29 @@ def iter_findings(matrix: Matrix, config: object, *, version: Optional[Version] 
             status = feature.status(runner.id, v)
             if status != "yes":
                 yield Finding("status", feature, runner.id, status)
+
+
+@attrs.frozen
+class _Gates:
+    features: Tuple[Feature, ...]
+    #: (path, id of the first feature that reads it), in declaration order.
+    paths: Tuple[Tuple[str, str], ...]
+
+
+def _gates(matrix: Matrix, version: Version) -> _Gates:
+    """The gates in force at *version* and the paths they read (cached on the matrix)."""
+    key = ("gates", version)
+    try:
+        return matrix._caches[key]
+    except KeyError:
+        pass
+    features = tuple(f for f in matrix.features if f.in_force(version))
+    paths: Dict[str, str] = {}
+    for feature in features:
+        for path in sorted(feature.when.paths):
+            paths.setdefault(path, feature.id)
+    gates = matrix._caches[key] = _Gates(features, tuple(paths.items()))
+    return gates
 
 
 @attrs.frozen

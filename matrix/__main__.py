@@ -1,0 +1,3 @@
+from matrix.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,230 @@
+"""The command line: ``matrix resolve``.
+
+`main` is a thin wrapper around `run`, which takes its streams as arguments so tests can drive
+it with ``io.StringIO``. Exit status: 0 fine; 1 a finding (no runner, unsupported, removed);
+2 bad input or usage, said in one clear line and never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import IO, Dict, List, Optional, Sequence
+
+from . import loader
+from .errors import MatrixError, ResolutionError
+from .schema import Matrix
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = ["main", "run"]
+
+
+def __dir__() -> List[str]:
+    return __all__
+
+
+EXIT_OK, EXIT_FINDING, EXIT_USAGE = 0, 1, 2
+
+
+class _Usage(Exception):
+    """Bad input or usage: one line for stderr, exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, stdout: IO[str], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._stdout = stdout
+
+    def error(self, message: str):  # argparse would print usage and exit
+        raise _Usage(message)
+
+    def exit(self, status: int = 0, message: Optional[str] = None):
+        if message:
+            raise _Usage(message.strip())
+        raise _Exit(status)
+
+    def _print_message(self, message: str, file: Optional[IO[str]] = None) -> None:
+        if message:
+            self._stdout.write(message)
+
+
+class _Exit(Exception):
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+def _parser(stdout: IO[str]) -> argparse.ArgumentParser:
+    parser = _Parser(prog="matrix", description="A declarative feature-support matrix engine.",
+                     stdout=stdout)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+    resolve = commands.add_parser(
+        "resolve", help="say which runner serves a config, and why", stdout=stdout,
+        description="Resolve a config against the matrix: the active features, every runner's "
+                    "blockers, the warnings, and the chosen runner.")
+    resolve.add_argument("config", nargs="?", metavar="CONFIG",
+                         help="a JSON or TOML file, or - for standard input (default: an empty config)")
+    resolve.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
+                         help="set a config value; VALUE is read as JSON, then TOML, else as a string")
+    resolve.add_argument("--runner", metavar="ID", help="ask for this runner instead of choosing")
+    resolve.add_argument("--version", metavar="V", help="resolve as of this version")
+    _matrix_option(resolve)
+    resolve.add_argument("--json", action="store_true", help="print the resolution as JSON")
+    resolve.add_argument("--explain", action="store_true", help="explain every runner's blockers")
+    return parser
+
+
+def _matrix_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--matrix", metavar="FILE",
+                        help="the features.toml to use (default: ./features.toml when present, "
+                             "else the packaged vLLM matrix)")
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """The ``matrix`` console script."""
+    return run(sys.argv[1:] if argv is None else argv, stdout=sys.stdout, stderr=sys.stderr,
+               stdin=sys.stdin)
+
+
+def run(args: Sequence[str], *, stdout: IO[str], stderr: IO[str],
+        stdin: Optional[IO[str]] = None) -> int:
+    """Run the command line *args*, writing to *stdout* and *stderr*; returns the exit status."""
+    try:
+        options = _parser(stdout).parse_args(list(args))
+        return _COMMANDS[options.command](options, stdout=stdout, stderr=stderr, stdin=stdin)
+    except _Exit as done:
+        return done.status
+    except _Usage as problem:
+        stderr.write(f"matrix: error: {problem}\n")
+        return EXIT_USAGE
+    except MatrixError as problem:
+        stderr.write(f"matrix: error: {problem}\n")
+        return EXIT_USAGE
+
+
+def _matrix(options: argparse.Namespace) -> Matrix:
+    if options.matrix is not None:
+        return loader.load(options.matrix)
+    if os.path.isfile("features.toml"):
+        return loader.load("features.toml")
+    return loader.default()
+
+
+def _resolve(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
+    config = _read_config(options.config, stdin)
+    for assignment in options.set:
+        _assign(config, assignment)
+    matrix = _matrix(options)
+    if options.runner is not None:
+        matrix.runner(options.runner)  # an unknown id is a usage error, exit 2
+    try:
+        resolution = matrix.resolve(config, runner=options.runner, version=options.version)
+    except ResolutionError as finding:
+        if options.json:
+            data = finding.resolution.to_dict()
+            data["error"] = {"kind": type(finding).__name__, "message": finding.message}
+            stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        else:
+            stderr.write(f"matrix: {finding.message}\n")
+            if options.explain:
+                stdout.write(finding.resolution.explain() + "\n")
+        return EXIT_FINDING
+    if options.json:
+        stdout.write(json.dumps(resolution.to_dict(), indent=2, ensure_ascii=False) + "\n")
+        return EXIT_OK
+    chosen = matrix.runner(resolution.runner)
+    how = "as asked" if options.runner else "automatically"
+    stdout.write(f"Chose {chosen.id} ({chosen.name}) {how} at version {resolution.version}\n")
+    for runner in matrix.runners:
+        if runner.id == chosen.id:
+            break
+        names = ", ".join(f.name for f in resolution.unsupported[runner.id])
+        stdout.write(f"Skipped {runner.id} ({runner.name}) because of: {names}\n")
+    for warning in resolution.warnings:
+        stdout.write(f"Warning ({warning.kind}): {warning.message}\n")
+    if options.explain:
+        stdout.write("\n" + resolution.explain() + "\n")
+    return EXIT_OK
+
+
+def _read_config(name: Optional[str], stdin: Optional[IO[str]]) -> dict:
+    if name is None:
+        return {}
+    if name == "-":
+        text = (stdin or sys.stdin).read()
+        shown = "<stdin>"
+    else:
+        shown = name
+        try:
+            with open(name, encoding="utf-8") as handle:
+                text = handle.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise _Usage(f"Cannot read config {name!r}: {getattr(exc, 'strerror', None) or exc}") from None
+    if name.endswith(".toml"):
+        data = _toml(text, shown)
+    elif name.endswith(".json"):
+        data = _json(text, shown)
+    else:
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = _toml(text, shown)
+    if not isinstance(data, dict):
+        raise _Usage(f"Config {shown} must be a table (a JSON object), not {type(data).__name__}")
+    return data
+
+
+def _json(text: str, shown: str) -> object:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise _Usage(f"Config {shown} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise _Usage(f"Config {shown} nests too deeply") from None
+
+
+def _toml(text: str, shown: str) -> object:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise _Usage(f"Config {shown} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise _Usage(f"Config {shown} nests too deeply") from None
+
+
+def _literal(text: str) -> object:
+    """A ``--set`` value: a JSON literal, else a TOML one, else the text itself."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        pass
+    try:
+        return tomllib.loads(f"value = {text}")["value"]
+    except (tomllib.TOMLDecodeError, RecursionError):
+        return text
+
+
+def _assign(config: Dict[str, object], assignment: str) -> None:
+    path, sep, text = assignment.partition("=")
+    path = path.strip()
+    parts = path.split(".")
+    if not sep or not all(parts):
+        raise _Usage(f"--set takes PATH=VALUE, such as cache_config.mamba_cache_mode=all, not {assignment!r}")
+    target = config
+    for index, part in enumerate(parts[:-1]):
+        inner = target.setdefault(part, {})
+        if not isinstance(inner, dict):
+            where = ".".join(parts[: index + 1])
+            raise _Usage(f"Cannot set {path!r}: {where!r} is already set to {inner!r}")
+        target = inner
+    target[parts[-1]] = _literal(text)
+
+
+_COMMANDS = {"resolve": _resolve}

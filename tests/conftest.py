@@ -1,0 +1,18 @@
+import os
+import pathlib
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("dev", max_examples=50, deadline=None)
+settings.register_profile(
+    "ci", max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+DATA = pathlib.Path(__file__).parent / "data"
+
+
+@pytest.fixture
+def data() -> pathlib.Path:
+    return DATA

@@ -1,0 +1,175 @@
+import io
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from matrix.cli import run
+
+
+def call(*args, stdin=""):
+    out, err = io.StringIO(), io.StringIO()
+    status = run(list(args), stdout=out, stderr=err, stdin=io.StringIO(stdin))
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(autouse=True)
+def _away_from_the_repository(tmp_path, monkeypatch):
+    # --matrix defaults to ./features.toml when present: run where there is none.
+    monkeypatch.chdir(tmp_path)
+
+
+DEPRECATION = (
+    "mamba cache mode 'all' is deprecated since 0.30.0 and will be removed in 0.32.0; "
+    "use cache_config.mamba_cache_mode = 'align' instead (Open an issue if that is a problem)"
+)
+
+
+def test_resolve_mamba_all_chooses_v1_and_says_why():
+    status, out, err = call("resolve", "--set", "cache_config.mamba_cache_mode=all")
+    assert (status, err) == (0, "")
+    assert out == (
+        "Chose v1 (Model Runner V1) automatically at version 0.30.0\n"
+        "Skipped v2 (Model Runner V2) because of: mamba cache mode 'all'\n"
+        f"Warning (deprecated): {DEPRECATION}\n"
+        "Warning (fallback): Model Runner V2 does not support: mamba cache mode 'all'; using Model Runner V1 instead\n"
+    )
+
+
+def test_resolve_asking_for_v2_exits_1():
+    status, out, err = call("resolve", "--set", "cache_config.mamba_cache_mode=all", "--runner", "v2")
+    assert (status, out) == (1, "")
+    assert err == "matrix: Model Runner V2 does not support: mamba cache mode 'all'\n"
+
+
+def test_resolve_at_the_removal_version_exits_1():
+    status, out, err = call("resolve", "--set", "cache_config.mamba_cache_mode=all", "--version", "0.32.0")
+    assert (status, out) == (1, "")
+    assert err == (
+        "matrix: mamba cache mode 'all' was removed in 0.32.0; use cache_config.mamba_cache_mode = 'align' "
+        "instead (Open an issue if that is a problem)\n"
+    )
+
+
+def test_resolve_with_no_runner_lists_both_runners_blockers():
+    status, out, err = call("resolve", "--set", "cache_config.mamba_cache_mode=all",
+                            "--set", "model_config.is_diffusion=true")
+    assert (status, out) == (1, "")
+    assert err == (
+        "matrix: No runner can serve this config: Model Runner V2 does not support: mamba cache mode 'all'; "
+        "Model Runner V1 does not support: diffusion models\n"
+    )
+
+
+def test_resolve_explain_on_a_finding_prints_the_explanation():
+    status, out, err = call("resolve", "--set", "model_config.is_diffusion=true", "--runner", "v1", "--explain")
+    assert status == 1
+    assert err == "matrix: Model Runner V1 does not support: diffusion models\n"
+    assert out == (
+        "Runner: none (asked for 'v1'), at version 0.30.0\n"
+        "Runners, highest priority first:\n"
+        "  v2 (Model Runner V2, priority 20): no blockers\n"
+        "  v1 (Model Runner V1, priority 10): blocked by 1 feature\n"
+        "    - diffusion models [no]\n"
+        "        when: model_config.is_diffusion\n"
+        "        because: model_config.is_diffusion = True\n"
+        "Active features: diffusion models\n"
+    )
+
+
+def test_resolve_json_from_a_file(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps({"model_config": {"is_diffusion": True}}))
+    status, out, err = call("resolve", "config.json", "--json")
+    assert (status, err) == (0, "")
+    assert json.loads(out) == {
+        "matrix": "vLLM model runners", "version": "0.30.0", "requested": None, "runner": "v2",
+        "active": [{"id": "diffusion", "name": "diffusion models"}],
+        "unsupported": {"v2": [], "v1": [{"id": "diffusion", "name": "diffusion models", "status": "no"}]},
+        "warnings": [],
+    }
+
+
+def test_resolve_json_on_a_finding_carries_the_error():
+    status, out, err = call("resolve", "--json", "--runner", "v2", "--set", "parallel_config.enable_elastic_ep=true")
+    assert (status, err) == (1, "")
+    data = json.loads(out)
+    assert data["error"] == {"kind": "UnsupportedFeatureError", "message": "Model Runner V2 does not support: elastic expert parallelism"}
+    assert data["runner"] is None and data["requested"] == "v2"
+
+
+def test_resolve_toml_file_and_stdin(tmp_path):
+    (tmp_path / "config.toml").write_text('[speculative_config]\nmethod = "ngram"\n')
+    status, out, _ = call("resolve", "config.toml")
+    assert status == 0
+    assert out.splitlines()[:2] == ["Chose v1 (Model Runner V1) automatically at version 0.30.0",
+                                    "Skipped v2 (Model Runner V2) because of: speculative method 'ngram'"]
+    status, out2, _ = call("resolve", "-", stdin='{"speculative_config": {"method": "ngram"}}')
+    assert (status, out2) == (0, out)
+    status, out3, _ = call("resolve", "-", stdin='[speculative_config]\nmethod = "ngram"\n')
+    assert (status, out3) == (0, out)
+
+
+def test_set_values_are_json_then_toml_then_text():
+    status, out, _ = call("resolve", "--json", "--set", "speculative_config={}",
+                          "--set", "speculative_config.method=eagle", "--set", "lora_config=null",
+                          "--set", "parallel_config.pipeline_parallel_size=2",
+                          "--set", "model_config.logits_processors=['a']")
+    assert status == 0
+    assert [f["id"] for f in json.loads(out)["active"]] == ["custom_logits_processors"]
+
+
+def test_a_local_features_toml_is_the_default_matrix(tmp_path):
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "only.toml").write_text('name = "Only"\npriority = 1\n')
+    (tmp_path / "features.toml").write_text('[matrix]\nname = "local"\nversion = "1"\n')
+    status, out, _ = call("resolve")
+    assert (status, out) == (0, "Chose only (Only) automatically at version 1\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["resolve", "--set", "cache_config.mamba_cache_mode=alll"],
+         "matrix: error: Config 'cache_config.mamba_cache_mode' (read by feature 'mamba_cache_all'): 'alll' is not one of 'align', 'all', 'none', did you mean 'all'"),
+        (["resolve", "--runner", "v3"], "matrix: error: Unknown runner 'v3' (expected one of 'v1', 'v2')"),
+        (["resolve", "--version", "soon"], "matrix: error: Invalid version 'soon': expected a PEP 440 version such as '0.31.0'"),
+        (["resolve", "--bogus"], "matrix: error: unrecognized arguments: --bogus"),
+        ([], "matrix: error: the following arguments are required: COMMAND"),
+        (["frobnicate"], "matrix: error: argument COMMAND: invalid choice: 'frobnicate' (choose from 'resolve')"),
+        (["resolve", "nope.json"], "matrix: error: Cannot read config 'nope.json': No such file or directory"),
+        (["resolve", "--set", "novalue"], "matrix: error: --set takes PATH=VALUE, such as cache_config.mamba_cache_mode=all, not 'novalue'"),
+        (["resolve", "--set", "a=1", "--set", "a.b=2"], "matrix: error: Cannot set 'a.b': 'a' is already set to 1"),
+        (["resolve", "-"], "matrix: error: Config <stdin> must be a table (a JSON object), not list"),
+        (["resolve", "--matrix", "missing.toml"], "matrix: error: missing.toml: 1 problem\n  missing.toml: $: Cannot read the file: No such file or directory"),
+    ],
+)
+def test_bad_input_exits_2_with_one_clear_message(args, message):
+    status, out, err = call(*args, stdin="[1, 2]")
+    assert (status, out) == (2, "")
+    assert err == message + "\n"
+
+
+def test_bad_json_and_toml_config_files(tmp_path):
+    (tmp_path / "bad.json").write_text("{")
+    (tmp_path / "bad.toml").write_text("a = ")
+    assert call("resolve", "bad.json")[2] == (
+        "matrix: error: Config bad.json is not valid JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)\n")
+    assert call("resolve", "bad.toml")[2] == (
+        "matrix: error: Config bad.toml is not valid TOML: Invalid value (at end of document)\n")
+
+
+def test_help_goes_to_stdout():
+    status, out, err = call("resolve", "--help")
+    assert (status, err) == (0, "")
+    assert out.startswith("usage: matrix resolve [-h]")
+
+
+@given(st.lists(st.sampled_from(["resolve", "--set", "--runner", "--version", "--json", "--explain",
+                                 "--matrix", "-", "v1", "v2", "x=1", "cache_config.mamba_cache_mode=all",
+                                 "0.31.0", "=", "a.b", "--", "-h"]), max_size=6)
+       | st.lists(st.text(max_size=10), max_size=4))
+def test_random_arguments_never_raise(args):
+    status, out, err = call(*args)
+    assert status in (0, 1, 2)
+    assert "Traceback" not in err

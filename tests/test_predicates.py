@@ -1,0 +1,380 @@
+import re
+from types import SimpleNamespace
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import matrix
+from matrix import ConfigError, Predicate, PredicateError
+from matrix import _parser
+from matrix.schema import Field, Schema
+from packaging.version import Version
+
+SCHEMA = Schema({
+    "mode": Field("mode", "str", choices=("none", "align", "all"), default="none"),
+    "size": Field("size", "int", min=1, default=1),
+    "ratio": Field("ratio", "float", default=0.5),
+    "flag": Field("flag", "bool", default=False),
+    "spec": Field("spec", "section", nullable=True, default=None),
+    "spec.method": Field("spec.method", "str", choices=("eagle", "ngram")),
+    "names": Field("names", "list[str]", default=()),
+    "torch": Field("torch", "version", default=Version("2.4.0")),
+    "backend": Field("backend", "str", nullable=True, default=None),
+})
+
+
+def error_of(text, schema=None):
+    with pytest.raises(PredicateError) as excinfo:
+        Predicate(text, schema=schema)
+    return str(excinfo.value)
+
+
+def test_grammar_examples_in_the_module_docstring_parse():
+    doc = _parser.__doc__
+    examples = doc.split("Examples, each of which parses (a test reads them from here)::")[1]
+    lines = [line.strip() for line in examples.strip().splitlines() if line.strip()]
+    assert len(lines) == 6
+    for line in lines:
+        assert Predicate(str(Predicate(line))) == Predicate(line)
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("a.b==1 and (c or d)", "a.b == 1 and (c or d)"),
+        ("a and (b and c)", "a and b and c"),
+        ("(a or b) or c", "a or b or c"),
+        ("not not x", "not not x"),
+        ("not x == 1", "not x == 1"),
+        ("not (a and b)", "not (a and b)"),
+        ("x in ('a', \"b\",)", "x in ['a', 'b']"),
+        ("x not in [1, 2.5, True, None]", "x not in [1, 2.5, True, None]"),
+        ("x is not None", "x is not None"),
+        ("(x) == ('y')", "x == 'y'"),
+        ("(a or b) == True", "(a or b) == True"),
+        ("s == 'it\\'s'", "s == \"it's\""),
+        ("s == \"tab\\there\"", "s == 'tab\\there'"),
+        ("s == '\\u00e9'", "s == 'é'"),
+        ("n >= -3 and f < .5e1", "n >= -3 and f < 5.0"),
+    ],
+)
+def test_canonical_text(text, canonical):
+    predicate = Predicate(text)
+    assert str(predicate) == canonical
+    assert Predicate(canonical) == predicate
+    assert repr(predicate) == f"Predicate({canonical!r})"
+
+
+def test_equality_is_by_meaning_not_spelling():
+    assert Predicate("a==1") == Predicate("  a == 1 ")
+    assert hash(Predicate("a==1")) == hash(Predicate("a == 1"))
+    assert Predicate("x == True") != Predicate("x == 1")
+    assert Predicate("x == 1") != Predicate("x == 1.0")
+    assert Predicate("a and b") != Predicate("b and a")
+
+
+def test_paths():
+    predicate = Predicate("a.b == 1 and (c or d.e is None) and 'x' in f")
+    assert predicate.paths == frozenset({"a.b", "c", "d.e", "f"})
+
+
+SYNTAX_ERRORS = [
+    (
+        "tensor_parallel_size > 1 and (method == 'eagle'",
+        "Expected ')' to close the '(' opened here\n"
+        "    tensor_parallel_size > 1 and (method == 'eagle'\n"
+        "                                 ~~~~~~~~~~~~~~~~~~^",
+    ),
+    ("a = 1", "Unknown operator '=': use '==' (a single '=' assigns; predicates compare)\n    a = 1\n      ^"),
+    ("a && b", "Unknown operator '&&': use 'and'\n    a && b\n      ^^"),
+    ("a || b", "Unknown operator '||': use 'or'\n    a || b\n      ^^"),
+    ("!a", "Unknown operator '!': use 'not' or '!='\n    !a\n    ^"),
+    (
+        "a < b < c",
+        "Chained comparisons are not supported: join the two tests with 'and' before '<'\n    a < b < c\n          ^",
+    ),
+    ("", "Expected a condition, found end of text\n    \n    ^"),
+    ("a ==", "Expected a config path, a value, '(' or '[', found end of text\n    a ==\n        ^"),
+    ("x in [1,", "Expected ']' to close the '[' opened here\n    x in [1,\n         ~~~^"),
+    ("x in [a]", "Expected a literal value or ']', found 'a'\n    x in [a]\n          ^"),
+    ("x in [1 2]", "Expected ',' or ']', found '2'\n    x in [1 2]\n            ^"),
+    (
+        "_a == 1",
+        "Path segment '_a' starts with an underscore; private attributes cannot be read\n    _a == 1\n    ^^",
+    ),
+    (
+        "a.__class__",
+        "Path segment '__class__' starts with an underscore; private attributes cannot be read\n"
+        "    a.__class__\n      ^^^^^^^^^",
+    ),
+    ("x == 'abc", "Unterminated string: the ' opened here is never closed on its line\n    x == 'abc\n         ^"),
+    ("a b", "Expected a comparison operator (==, !=, <, <=, >, >=, in, not in), found 'b'\n    a b\n      ^"),
+    ("a == 1 b", "Expected 'and', 'or' or the end of the predicate, found 'b'\n    a == 1 b\n           ^"),
+    ("x is 4", "Expected 'None' after 'is', found '4'\n    x is 4\n         ^"),
+    ("x not 4", "Expected 'in' after 'not' in a comparison, found '4'\n    x not 4\n          ^"),
+    ("x == 1e999", "Number '1e999' is out of range for a float\n    x == 1e999\n         ^^^^^"),
+    ("x == 'a\\q'", "Unknown escape '\\\\q' in string (known: \\\\ \\' \\\" \\n \\r \\t \\xHH \\uHHHH \\UHHHHHHHH)\n    x == 'a\\q'\n           ^^"),
+    ("x == 1 ; y", "Expected a path, a value, an operator or a bracket, found ';'\n    x == 1 ; y\n           ^"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), SYNTAX_ERRORS)
+def test_syntax_errors(text, message):
+    assert error_of(text) == message
+
+
+def test_the_comparison_operator_message_is_generated_from_the_operator_table():
+    assert _parser.EXPECTED_COMPARISON == (
+        "a comparison operator (" + ", ".join(matrix.predicates.OPERATORS) + ")"
+    )
+
+
+def test_limits_are_errors_not_crashes():
+    deep = "not " * 100 + "x"
+    message = error_of(deep)
+    assert message.startswith("Predicate nests deeper than the limit of 64 levels\n")
+    parens = "(" * 200 + "x" + ")" * 200
+    assert error_of(parens).startswith("Predicate nests deeper than the limit of 64 levels\n")
+    long_list = "x in [" + ",".join(["1"] * 1100) + "]"
+    assert error_of(long_list).startswith("List literal has more than the limit of 1024 items\n")
+    huge = "x == 1 or " * 500 + "x == 1"
+    assert error_of(huge).startswith(f"Predicate is {len(huge)} characters long, more than the limit of 4096\n")
+
+
+TYPE_ERRORS = [
+    ("mode == 'alll'", "'alll' is not a choice of 'mode' (expected one of 'align', 'all', 'none'), did you mean 'all'\n    mode == 'alll'\n            ^^^^^^"),
+    ("mod == 'all'", "Unknown config path 'mod', did you mean 'mode'\n    mod == 'all'\n    ^^^"),
+    ("spec.methd == 'eagle'", "Unknown config path 'spec.methd', did you mean 'spec.method'\n    spec.methd == 'eagle'\n    ^^^^^^^^^^"),
+    ("mode == 4", "Cannot compare str 'mode' with int 4 using '=='\n    mode == 4\n            ^"),
+    ("size == 'x'", "Cannot compare int 'size' with str 'x' using '=='\n    size == 'x'\n            ^^^"),
+    ("flag < True", "Cannot order bool 'flag' with '<': only int, float and version values are ordered\n    flag < True\n    ^^^^^^^^^^^"),
+    ("mode > 'a'", "Cannot order str 'mode' with '>': only int, float and version values are ordered\n    mode > 'a'\n    ^^^^^^^^^^"),
+    ("size", "int 'size' cannot stand alone as a condition: compare it (only bool fields, nullable sections and lists may stand alone)\n    size\n    ^^^^"),
+    ("mode and flag", "str 'mode' cannot stand alone as a condition: compare it (only bool fields, nullable sections and lists may stand alone)\n    mode and flag\n    ^^^^"),
+    ("'abc'", "The value 'abc' cannot stand alone as a condition: compare it (only bool fields, nullable sections and lists may stand alone)\n    'abc'\n    ^^^^^"),
+    ("size is None", "'size' is never None: declare it nullable to test it with 'is None'\n    size is None\n    ^^^^^^^^^^^^"),
+    ("mode == None", "'mode' is never None: declare it nullable to test it with 'is None'\n    mode == None\n            ^^^^"),
+    ("mode in ['all', 'sum']", "'sum' is not a choice of 'mode' (expected one of 'align', 'all', 'none')\n    mode in ['all', 'sum']\n                    ^^^^^"),
+    ("'x' in mode", "The right side of 'in' must be a list literal or a list field, not str 'mode'\n    'x' in mode\n           ^^^^"),
+    ("1 in names", "Cannot compare int 1 with list[str] 'names' using 'in'\n    1 in names\n    ^^^^^^^^^^"),
+    ("torch >= 'two'", "'two' is not a valid PEP 440 version, so it cannot be compared with 'torch'\n    torch >= 'two'\n             ^^^^^"),
+    ("1 is None", "Only a config path can be tested with 'is None', not int 1\n    1 is None\n    ^"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), TYPE_ERRORS)
+def test_type_errors(text, message):
+    assert error_of(text, SCHEMA) == message
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mode == 'all'",
+        "size > 1 and ratio <= 0.75 and size == 2.0",
+        "flag",
+        "not flag or spec",
+        "spec is None or spec.method == 'eagle'",
+        "names",
+        "'x' in names and 'y' not in names",
+        "mode in ('all', 'align')",
+        "torch >= '2.5' and torch < '3'",
+        "backend is not None and backend == 'ray'",
+        "(size > 1) == flag",
+    ],
+)
+def test_well_typed_predicates(text):
+    Predicate(text, schema=SCHEMA)
+
+
+EVALUATIONS = [
+    ("mode == 'all'", {"mode": "all"}, True),
+    ("mode == 'all'", {}, False),
+    ("size > 1", {"size": 2}, True),
+    ("size > 1", {}, False),
+    ("spec.method == 'eagle'", {"spec": None}, False),
+    ("spec.method == 'eagle'", {}, False),
+    ("spec.method != 'eagle'", {}, True),
+    ("spec.method == 'eagle'", {"spec": {"method": "eagle"}}, True),
+    ("spec", {"spec": {"method": "ngram"}}, True),
+    ("spec", {}, False),
+    ("names", {"names": []}, False),
+    ("names", {"names": ["a"]}, True),
+    ("'a' in names", {"names": ["a"]}, True),
+    ("torch >= '2.10'", {"torch": "2.10.0"}, True),
+    ("torch >= '2.10'", {}, False),
+    ("torch == '2.4'", {}, True),
+    ("backend in ['ray', 'mp']", {}, False),
+    ("backend not in ['ray', 'mp']", {}, True),
+    ("backend is None", {}, True),
+]
+
+
+@pytest.mark.parametrize(("text", "config", "expected"), EVALUATIONS)
+def test_evaluation_with_schema(text, config, expected):
+    assert Predicate(text, schema=SCHEMA).evaluate(config, schema=SCHEMA) is expected
+
+
+def test_none_follows_python_and_type_errors_are_false_without_schema():
+    config = {"x": None, "s": "a", "n": 4}
+    assert Predicate("x == 4").evaluate(config) is False
+    assert Predicate("x != 4").evaluate(config) is True
+    assert Predicate("x < 4").evaluate(config) is False
+    assert Predicate("x >= 4").evaluate(config) is False
+    assert Predicate("x in ['a']").evaluate(config) is False
+    assert Predicate("x not in ['a']").evaluate(config) is True
+    assert Predicate("'a' in x").evaluate(config) is False
+    assert Predicate("'a' not in x").evaluate(config) is True
+    assert Predicate("s < 4").evaluate(config) is False
+    assert Predicate("x.y.z == 1").evaluate(config) is False
+
+
+def test_configs_of_every_kind():
+    import dataclasses
+
+    import attrs
+
+    @dataclasses.dataclass
+    class Spec:
+        method: str
+
+    @attrs.define
+    class Root:
+        spec: object
+        mode: str
+
+    for config in (
+        {"spec": {"method": "eagle"}, "mode": "all"},
+        SimpleNamespace(spec=SimpleNamespace(method="eagle"), mode="all"),
+        Root(spec=Spec("eagle"), mode="all"),
+        {"spec": Spec("eagle"), "mode": "all"},
+    ):
+        predicate = Predicate("spec.method == 'eagle' and mode == 'all'", schema=SCHEMA)
+        assert predicate.evaluate(config, schema=SCHEMA) is True
+
+
+def test_pydantic_models_are_configs():
+    import pydantic
+
+    class Spec(pydantic.BaseModel):
+        method: str
+
+    class Root(pydantic.BaseModel):
+        spec: Spec
+        other: int = 3
+
+    predicate = Predicate("spec.method == 'ngram'", schema=SCHEMA)
+    assert predicate.evaluate(Root(spec=Spec(method="ngram")), schema=SCHEMA) is True
+
+
+def test_enums_read_as_names_or_values():
+    import enum
+
+    class Mode(enum.IntEnum):
+        none = 0
+        all = 1
+
+    class StrMode(str, enum.Enum):
+        ALL = "all"
+
+    predicate = Predicate("mode == 'all'", schema=SCHEMA)
+    assert predicate.evaluate({"mode": Mode.all}, schema=SCHEMA) is True
+    assert predicate.evaluate({"mode": StrMode.ALL}, schema=SCHEMA) is True
+
+
+CONFIG_ERRORS = [
+    ("mode == 'all'", {"mode": 4}, "Config 'mode': Expected str, got int 4"),
+    ("mode == 'all'", {"mode": "alll"}, "Config 'mode': 'alll' is not one of 'align', 'all', 'none', did you mean 'all'"),
+    ("size > 1", {"size": 0}, "Config 'size': 0 is less than the minimum 1"),
+    ("size > 1", {"size": True}, "Config 'size': Expected int, got bool True"),
+    ("size > 1", {"size": "2"}, "Config 'size': Expected int, got str '2'"),
+    ("flag", {"flag": 1}, "Config 'flag': Expected bool, got int 1"),
+    ("spec.method == 'eagle'", {"spec": {}}, "Config 'spec.method': Missing, and the schema gives no default"),
+    ("spec.method == 'eagle'", {"spec": 3}, "Config 'spec': Expected a section, got int 3"),
+    ("names", {"names": "ab"}, "Config 'names': Expected list[str], got str 'ab'"),
+    ("names", {"names": ["a", 1]}, "Config 'names': Expected list[str] items of type str, got int 1"),
+    ("torch > '2'", {"torch": "two"}, "Config 'torch': Invalid version 'two': expected a PEP 440 version such as '0.31.0'"),
+    ("mode == 'all'", {"mode": None}, "Config 'mode': Is None, but the schema does not declare it nullable"),
+]
+
+
+@pytest.mark.parametrize(("text", "config", "message"), CONFIG_ERRORS)
+def test_config_errors(text, config, message):
+    with pytest.raises(ConfigError) as excinfo:
+        Predicate(text, schema=SCHEMA).evaluate(config, schema=SCHEMA)
+    assert str(excinfo.value) == message
+    assert isinstance(excinfo.value, KeyError)
+
+
+def test_a_property_that_raises_is_a_config_error():
+    class Hostile:
+        @property
+        def mode(self):
+            raise RuntimeError("boom")
+
+    with pytest.raises(ConfigError) as excinfo:
+        Predicate("mode == 'all'").evaluate(Hostile())
+    assert str(excinfo.value) == "Config 'mode': Reading it raised RuntimeError: boom"
+
+
+def test_missing_without_schema_is_a_config_error():
+    with pytest.raises(ConfigError) as excinfo:
+        Predicate("a.b == 1").evaluate({"a": {}})
+    assert str(excinfo.value) == "Config 'a.b': Missing, and the schema gives no default"
+
+
+def test_predicate_takes_text_only():
+    with pytest.raises(TypeError, match=re.escape("Predicate() takes a str, not int")):
+        Predicate(3)
+
+
+# --- properties ------------------------------------------------------------------------
+
+_names = st.from_regex(r"[a-z][a-z0-9_]{0,5}(\.[a-z][a-z0-9_]{0,5}){0,2}", fullmatch=True).filter(
+    lambda n: not any(part in {"and", "or", "not", "in", "is"} for part in n.split("."))
+)
+_literals = st.one_of(
+    st.text(max_size=6), st.integers(-10**6, 10**6), st.booleans(), st.none(),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+_ops = st.sampled_from(list(matrix.predicates.OPERATORS))
+
+
+def _tests():
+    literal = _literals.map(repr)
+    listing = st.lists(_literals.map(repr), min_size=1, max_size=3).map(lambda xs: "[" + ", ".join(xs) + "]")
+    compare = st.builds(lambda a, op, b: f"{a} {op} {b}", _names, _ops, st.one_of(literal, listing, _names))
+    is_none = st.builds(lambda a, neg: f"{a} is {'not ' if neg else ''}None", _names, st.booleans())
+    return st.one_of(_names, compare, is_none)
+
+
+_sources = st.recursive(
+    _tests(),
+    lambda inner: st.one_of(
+        st.builds(lambda a, b: f"{a} and {b}", inner, inner),
+        st.builds(lambda a, b: f"({a}) or {b}", inner, inner),
+        st.builds(lambda a: f"not ({a})", inner),
+    ),
+    max_leaves=8,
+)
+
+
+@given(_sources)
+def test_printed_predicates_parse_back_to_equal_ones(source):
+    predicate = Predicate(source)
+    again = Predicate(str(predicate))
+    assert again == predicate
+    assert str(again) == str(predicate)
+    assert hash(again) == hash(predicate)
+
+
+@given(st.text(max_size=60) | st.text(alphabet="ab.()[]'\"=!<> ,0123456789noti", max_size=40))
+def test_any_text_gives_a_predicate_or_a_predicate_error(text):
+    try:
+        predicate = Predicate(text)
+    except PredicateError as error:
+        assert error.message
+        assert str(error).startswith(error.message + "\n    ")
+    else:
+        assert Predicate(str(predicate)) == predicate

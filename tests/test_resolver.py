@@ -1,0 +1,311 @@
+import logging
+import threading
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import matrix
+from matrix import (ConfigError, NoRunnerError, RemovedFeatureError, UnsupportedFeatureError,
+                    UsageError)
+from matrix.resolver import as_version
+from matrix.schema import BLOCKING
+from matrix.strategies import configs
+
+from . import vllm_reference
+
+DEFAULT = matrix.default()
+MAMBA_ALL = {"cache_config": {"mamba_cache_mode": "all"}}
+
+
+def names(features):
+    return [f.name for f in features]
+
+
+def test_mamba_all_falls_back_to_v1_with_a_deprecation_warning():
+    resolution = matrix.resolve(MAMBA_ALL)
+    assert resolution.runner == "v1"
+    assert names(resolution.active) == ["mamba cache mode 'all'"]
+    assert {r: names(fs) for r, fs in resolution.unsupported.items()} == {"v2": ["mamba cache mode 'all'"], "v1": []}
+    assert [(w.kind, w.feature, w.runner, w.message) for w in resolution.warnings] == [
+        ("deprecated", "mamba_cache_all", None,
+         "mamba cache mode 'all' is deprecated since 0.30.0 and will be removed in 0.32.0; "
+         "use cache_config.mamba_cache_mode = 'align' instead (Open an issue if that is a problem)"),
+        ("fallback", None, "v1",
+         "Model Runner V2 does not support: mamba cache mode 'all'; using Model Runner V1 instead"),
+    ]
+
+
+def test_asking_for_v2_with_mamba_all_is_refused():
+    with pytest.raises(UnsupportedFeatureError) as excinfo:
+        matrix.resolve(MAMBA_ALL, runner="v2")
+    assert excinfo.exconly() == (
+        "matrix.errors.UnsupportedFeatureError: Model Runner V2 does not support: mamba cache mode 'all'"
+    )
+    assert excinfo.value.resolution.runner is None
+    assert excinfo.value.resolution.requested == "v2"
+    assert isinstance(excinfo.value, ValueError)
+
+
+def test_mamba_all_is_removed_in_0_32_0():
+    with pytest.raises(RemovedFeatureError) as excinfo:
+        matrix.resolve(MAMBA_ALL, version="0.32.0")
+    assert str(excinfo.value) == (
+        "mamba cache mode 'all' was removed in 0.32.0; use cache_config.mamba_cache_mode = 'align' "
+        "instead (Open an issue if that is a problem)"
+    )
+    assert names(excinfo.value.resolution.active) == ["mamba cache mode 'all'"]
+
+
+def test_a_v2_only_and_a_v1_only_feature_leave_no_runner():
+    config = {"cache_config": {"mamba_cache_mode": "all"}, "parallel_config": {"prefill_context_parallel_size": 2}}
+    with pytest.raises(NoRunnerError) as excinfo:
+        matrix.resolve(config)
+    assert str(excinfo.value) == (
+        "No runner can serve this config: Model Runner V2 does not support: mamba cache mode 'all'; "
+        "Model Runner V1 does not support: prefill context parallel"
+    )
+    resolution = excinfo.value.resolution
+    assert resolution.runner is None
+    assert {r: names(fs) for r, fs in resolution.unsupported.items()} == {
+        "v2": ["mamba cache mode 'all'"], "v1": ["prefill context parallel"]}
+
+
+def test_dual_batch_overlap_is_opt_in_on_v2():
+    config = {"parallel_config": {"use_ubatching": True}}
+    assert matrix.resolve(config).runner == "v1"
+    asked = matrix.resolve(config, runner="v2")
+    assert asked.runner == "v2"
+    assert [(w.kind, w.message) for w in asked.warnings] == [(
+        "opt-in",
+        "dual batch overlap is opt-in on Model Runner V2: used because Model Runner V2 was asked "
+        "for explicitly (DBO on V2 is under development: used only when V2 is asked for)",
+    )]
+    with pytest.raises(UnsupportedFeatureError) as excinfo:
+        matrix.resolve({"parallel_config": {"use_ubatching": True}, "lora_config": {}}, runner="v2")
+    assert str(excinfo.value) == "Model Runner V2 does not support: dual batch overlap with LoRA"
+
+
+def test_history_gives_0_31_0_answers():
+    config = {"speculative_config": {"method": "draft_model"}, "model_config": {"logits_processors": ["x"]}}
+    assert matrix.resolve(config).runner == "v1"
+    assert matrix.resolve(config, version="0.31.0").runner == "v2"
+    dflash = {"speculative_config": {"method": "dflash", "draft_model_config": {"architectures": ["LiLiCorrDraftModel"]}}}
+    assert matrix.resolve(dflash).unsupported["v1"] == ()
+    assert names(matrix.resolve(dflash, version="0.31.0").unsupported["v1"]) == ["DFlash candidate-head drafts"]
+    pp_async = {"parallel_config": {"pipeline_parallel_size": 2}, "scheduler_config": {"async_scheduling": True}}
+    assert matrix.resolve(pp_async).unsupported["v1"] == ()
+    assert names(matrix.resolve(pp_async, version="0.31.0").unsupported["v1"]) == ["pipeline parallelism with async scheduling"]
+
+
+def test_explain_shows_the_gate_and_the_values_that_made_it_true():
+    config = {"cache_config": {"mamba_cache_mode": "all"}, "parallel_config": {"use_ubatching": True, "pipeline_parallel_size": 2}}
+    assert matrix.resolve(config).explain() == "\n".join([
+        "Runner: v1 (Model Runner V1), chosen automatically, at version 0.30.0",
+        "Runners, highest priority first:",
+        "  v2 (Model Runner V2, priority 20): blocked by 3 features",
+        "    - dual batch overlap [opt-in]",
+        "        when: parallel_config.use_ubatching",
+        "        because: parallel_config.use_ubatching = True",
+        "        note: DBO on V2 is under development: used only when V2 is asked for",
+        "    - dual batch overlap with pipeline parallelism [no]",
+        "        when: parallel_config.use_ubatching and parallel_config.pipeline_parallel_size > 1",
+        "        because: parallel_config.pipeline_parallel_size = 2, parallel_config.use_ubatching = True",
+        "    - mamba cache mode 'all' [no]",
+        "        when: cache_config.mamba_cache_mode == 'all'",
+        "        because: cache_config.mamba_cache_mode = 'all'",
+        "  v1 (Model Runner V1, priority 10): no blockers, chosen",
+        "Active features: dual batch overlap, dual batch overlap with pipeline parallelism, mamba cache mode 'all'",
+        "Warnings:",
+        "  - deprecated: mamba cache mode 'all' is deprecated since 0.30.0 and will be removed in 0.32.0; use cache_config.mamba_cache_mode = 'align' instead (Open an issue if that is a problem)",
+        "  - fallback: Model Runner V2 does not support: dual batch overlap (opt-in), dual batch overlap with pipeline parallelism, mamba cache mode 'all'; using Model Runner V1 instead",
+    ])
+
+
+def test_to_dict_has_stable_keys():
+    assert matrix.resolve(MAMBA_ALL).to_dict() == {
+        "matrix": "vLLM model runners",
+        "version": "0.30.0",
+        "requested": None,
+        "runner": "v1",
+        "active": [{"id": "mamba_cache_all", "name": "mamba cache mode 'all'"}],
+        "unsupported": {"v2": [{"id": "mamba_cache_all", "name": "mamba cache mode 'all'", "status": "no"}], "v1": []},
+        "warnings": [
+            {"kind": "deprecated", "feature": "mamba_cache_all", "runner": None,
+             "message": "mamba cache mode 'all' is deprecated since 0.30.0 and will be removed in 0.32.0; use cache_config.mamba_cache_mode = 'align' instead (Open an issue if that is a problem)"},
+            {"kind": "fallback", "feature": None, "runner": "v1",
+             "message": "Model Runner V2 does not support: mamba cache mode 'all'; using Model Runner V1 instead"},
+        ],
+    }
+
+
+def test_bad_arguments_are_usage_errors():
+    with pytest.raises(UsageError) as excinfo:
+        matrix.resolve({}, runner="v3")
+    assert str(excinfo.value) == "Unknown runner 'v3' (expected one of 'v1', 'v2')"
+    with pytest.raises(UsageError) as excinfo:
+        matrix.resolve({}, version="next")
+    assert str(excinfo.value) == "Invalid version 'next': expected a PEP 440 version such as '0.31.0'"
+    with pytest.raises(UsageError) as excinfo:
+        matrix.resolve({}, version=31)
+    assert str(excinfo.value) == "Invalid version 31: expected a PEP 440 version such as '0.31.0'"
+
+
+def test_config_errors_name_the_feature():
+    with pytest.raises(ConfigError) as excinfo:
+        matrix.resolve({"parallel_config": {"pipeline_parallel_size": "2"}})
+    assert str(excinfo.value) == (
+        "Config 'parallel_config.pipeline_parallel_size' (read by feature 'pp_external_launcher'): "
+        "Expected int, got str '2'"
+    )
+    assert excinfo.value.feature == "pp_external_launcher"
+    assert excinfo.value.path == "parallel_config.pipeline_parallel_size"
+    with pytest.raises(ConfigError) as excinfo:
+        matrix.resolve({"speculative_config": {"parallel_drafting": True}})
+    assert str(excinfo.value) == (
+        "Config 'speculative_config.method' (read by feature 'spec_ngram'): Missing, and the schema gives no default"
+    )
+
+
+def test_undeclared_fields_are_ignored():
+    assert matrix.resolve({"model_config": {"model": "llama", "max_len": 4096}, "extra": object()}).runner == "v2"
+
+
+def test_is_supported():
+    assert DEFAULT.is_supported(MAMBA_ALL, "v1") is True
+    assert DEFAULT.is_supported(MAMBA_ALL, "v2") is False
+    assert DEFAULT.is_supported({"parallel_config": {"use_ubatching": True}}, "v2") is True
+    assert DEFAULT.is_supported(MAMBA_ALL, "v1", version="0.32.0") is False
+
+
+def test_emit_logs_each_warning_once(caplog):
+    config = {"parallel_config": {"use_ubatching": True, "tensor_parallel_size": 3}}
+    logger = logging.getLogger("test_emit_logs_each_warning_once")
+    resolution = matrix.resolve(config)
+    with caplog.at_level(logging.WARNING, logger=logger.name):
+        resolution.emit(logger)
+        matrix.resolve(config).emit(logger)
+    assert [r.getMessage() for r in caplog.records] == [
+        "Model Runner V2 does not support: dual batch overlap (opt-in); using Model Runner V1 instead"
+    ]
+
+
+def test_emit_from_racing_threads_logs_once(caplog):
+    config = {"parallel_config": {"use_ubatching": True, "tensor_parallel_size": 5}, "model_config": {"is_hybrid": True}}
+    logger = logging.getLogger("test_emit_from_racing_threads_logs_once")
+    barrier = threading.Barrier(8)
+
+    def work():
+        resolution = DEFAULT.resolve(config)
+        barrier.wait()
+        resolution.emit(logger)
+
+    with caplog.at_level(logging.WARNING, logger=logger.name):
+        threads = [threading.Thread(target=work) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert len(caplog.records) == 1
+
+
+def test_resolving_from_eight_threads_matches_sequential_results():
+    samples = [
+        {}, MAMBA_ALL, {"parallel_config": {"use_ubatching": True}},
+        {"model_config": {"is_diffusion": True}},
+        {"speculative_config": {"method": "ngram"}},
+    ] * 20
+    expected = [_outcome(DEFAULT, c) for c in samples]
+    results = [None] * 8
+
+    def work(index):
+        results[index] = [_outcome(DEFAULT, c) for c in samples]
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [expected] * 8
+
+
+def _outcome(m, config, **kwargs):
+    try:
+        return m.resolve(config, **kwargs).to_dict()
+    except matrix.ResolutionError as error:
+        return (type(error).__name__, str(error), error.resolution.to_dict())
+
+
+# --- properties over random configs drawn from the schema ----------------------------------
+
+VERSIONS = st.sampled_from(["0.30.0", "0.31.0"])
+
+
+@given(configs(DEFAULT), VERSIONS)
+def test_unsupported_matches_vllm_own_checks(config, version):
+    try:
+        resolution = DEFAULT.resolve(config, version=version)
+    except (NoRunnerError, RemovedFeatureError) as error:
+        resolution = error.resolution
+    assert names(resolution.unsupported["v2"]) == vllm_reference.v2_blockers(config, version)
+    assert names(resolution.unsupported["v1"]) == vllm_reference.v1_blockers(config, version)
+
+
+@given(configs(DEFAULT), VERSIONS)
+def test_chosen_runner_is_free_and_every_runner_above_it_is_blocked(config, version):
+    try:
+        resolution = DEFAULT.resolve(config, version=version)
+    except NoRunnerError as error:
+        assert all(error.resolution.unsupported[r.id] for r in DEFAULT.runners)
+        return
+    except RemovedFeatureError as error:
+        assert any(f.deprecated and f.deprecated.is_removed(as_version(version)) for f in error.resolution.active)
+        return
+    order = [r.id for r in DEFAULT.runners]
+    chosen = order.index(resolution.runner)
+    assert resolution.unsupported[resolution.runner] == ()
+    assert all(resolution.unsupported[r] for r in order[:chosen])
+
+
+@given(configs(DEFAULT), VERSIONS)
+def test_unsupported_equals_evaluating_each_gate_directly(config, version):
+    v = as_version(version)
+    try:
+        resolution = DEFAULT.resolve(config, version=version)
+    except (NoRunnerError, RemovedFeatureError) as error:
+        resolution = error.resolution
+    active = [f for f in DEFAULT.features if f.in_force(v) and f.when.evaluate(config, schema=DEFAULT.schema)]
+    assert list(resolution.active) == active
+    for runner in DEFAULT.runners:
+        assert list(resolution.unsupported[runner.id]) == [f for f in active if f.status(runner.id, v) in BLOCKING]
+
+
+@given(configs(DEFAULT), VERSIONS, st.sampled_from([None, "v1", "v2"]))
+def test_resolution_is_deterministic_and_objects_equal_dicts(config, version, runner):
+    first = _outcome(DEFAULT, config, version=version, runner=runner)
+    assert _outcome(DEFAULT, config, version=version, runner=runner) == first
+    assert _outcome(DEFAULT, _objects(config), version=version, runner=runner) == first
+
+
+def _objects(value):
+    from types import SimpleNamespace
+
+    if isinstance(value, dict):
+        return SimpleNamespace(**{k: _objects(v) for k, v in value.items()})
+    return value
+
+
+@given(configs(DEFAULT))
+def test_an_explicit_runner_is_refused_exactly_when_a_feature_is_no_there(config):
+    for runner in DEFAULT.runners:
+        try:
+            resolution = DEFAULT.resolve(config, runner=runner.id)
+        except UnsupportedFeatureError as error:
+            assert any(f.status(runner.id, DEFAULT.version) == "no" for f in error.resolution.unsupported[runner.id])
+            assert DEFAULT.is_supported(config, runner.id) is False
+        except RemovedFeatureError:
+            assert DEFAULT.is_supported(config, runner.id) is False
+        else:
+            assert resolution.runner == runner.id
+            assert all(f.status(runner.id, DEFAULT.version) == "opt-in" for f in resolution.unsupported[runner.id])
+            assert DEFAULT.is_supported(config, runner.id) is True
