@@ -204,8 +204,14 @@ def truth(node: Node, lookup: Callable[[str], object]) -> bool:
     return _truthy(value(node, lookup))
 
 
+_PLAIN = (bool, int, float, str, bytes, list, tuple, set, frozenset)
+
+
 def _truthy(obj: object) -> bool:
-    try:
-        return bool(obj)
-    except Exception:  # a schema-less config may hold anything; its truth is then False
+    """A bare operand's truth: scalars and lists as Python says; None is False; anything else
+    is a section, and a section that is there is True (even an empty dict: "is present")."""
+    if obj is None:
         return False
+    if isinstance(obj, _PLAIN):
+        return bool(obj)
+    return True

@@ -15,10 +15,10 @@ from typing import Dict, Iterator, List, Mapping, Optional, Tuple
 import attrs
 from packaging.version import InvalidVersion, Version
 
-from . import _access, _messages
-from .errors import (ConfigError, NoRunnerError, RemovedFeatureError, UnsupportedFeatureError,
-                     UsageError)
-from .schema import BLOCKING, Feature, Matrix
+from . import _messages
+from ._compile import Plan, plan
+from .errors import NoRunnerError, RemovedFeatureError, UnsupportedFeatureError, UsageError
+from .schema import Feature, Matrix
 
 __all__ = [
     "Finding",
@@ -62,38 +62,30 @@ class Finding:
     status: Optional[str] = None
 
 
-def iter_findings(matrix: Matrix, config: object, *, version: Optional[Version] = None,
-                  values: Optional[Dict[str, object]] = None) -> Iterator[Finding]:
+def _plan(matrix: Matrix, version: object) -> Plan:
+    """The plan for the version argument as given (None, a string or a `Version`), cached
+    under that argument so that a repeated call costs one dict look-up."""
+    caches = matrix._caches
+    try:
+        return caches[version]
+    except (KeyError, TypeError):
+        pass
+    compiled = plan(matrix, matrix.version if version is None else as_version(version))
+    if isinstance(version, (str, Version, type(None))):
+        caches[version] = compiled
+    return compiled
+
+
+def iter_findings(matrix: Matrix, config: object, *,
+                  version: Optional[object] = None) -> Iterator[Finding]:
     """Evaluate every gate in force at *version* against *config*, yielding what holds.
 
-    :param values: filled with every config value read, by path (for explanations).
     :raises ConfigError: naming the path and the feature whose gate read it.
     """
-    v = matrix.version if version is None else version
-    schema = matrix.schema
-    read = values if values is not None else {}
-
-    def lookup(path: str) -> object:
-        try:
-            return read[path]
-        except KeyError:
-            value = read[path] = _access.read(config, path, schema)
-            return value
-
-    from .predicates import truth
-
-    gates = _gates(matrix, v)
-    # Every value any gate in force reads is checked, whatever the evaluation order skips:
-    # a wrong value must not pass unnoticed because an earlier test was False.
-    for path, reader in gates.paths:
-        try:
-            lookup(path)
-        except ConfigError as error:
-            error.feature = reader
-            raise
-    for feature in gates.features:
-        if not truth(feature.when._node, lookup):
-            continue
+    compiled = _plan(matrix, version)
+    mask, _ = compiled.evaluate(config)
+    v = compiled.version
+    for feature in compiled.active(mask):
         yield Finding("active", feature)
         deprecation = feature.deprecated
         if deprecation is not None and v >= deprecation.since:
@@ -102,29 +94,6 @@ def iter_findings(matrix: Matrix, config: object, *, version: Optional[Version] 
             status = feature.status(runner.id, v)
             if status != "yes":
                 yield Finding("status", feature, runner.id, status)
-
-
-@attrs.frozen
-class _Gates:
-    features: Tuple[Feature, ...]
-    #: (path, id of the first feature that reads it), in declaration order.
-    paths: Tuple[Tuple[str, str], ...]
-
-
-def _gates(matrix: Matrix, version: Version) -> _Gates:
-    """The gates in force at *version* and the paths they read (cached on the matrix)."""
-    key = ("gates", version)
-    try:
-        return matrix._caches[key]
-    except KeyError:
-        pass
-    features = tuple(f for f in matrix.features if f.in_force(version))
-    paths: Dict[str, str] = {}
-    for feature in features:
-        for path in sorted(feature.when.paths):
-            paths.setdefault(path, feature.id)
-    gates = matrix._caches[key] = _Gates(features, tuple(paths.items()))
-    return gates
 
 
 @attrs.frozen
@@ -142,20 +111,83 @@ class ResolutionWarning:
 
 _EMITTED: set = set()
 _EMIT_LOCK = threading.Lock()
+_tuple_new = tuple.__new__
+_item = tuple.__getitem__
 
 
-@attrs.frozen(eq=False)
-class Resolution:
-    """The answer for one config: a frozen value (its errors carry it too)."""
+class Resolution(tuple):
+    """The answer for one config: a frozen value (its errors carry it too).
 
-    runner: Optional[str]
-    version: Version
-    active: Tuple[Feature, ...]
-    unsupported: Mapping[str, Tuple[Feature, ...]]
-    warnings: Tuple[ResolutionWarning, ...]
-    requested: Optional[str] = None
-    matrix: Matrix = attrs.field(default=None, repr=False)
-    values: Mapping[str, object] = attrs.field(factory=dict, repr=False)
+    ``runner`` is the chosen runner id (None on the `Resolution` an error carries),
+    ``requested`` the runner asked for, ``version`` the version resolved at, ``warnings`` the
+    `ResolutionWarning` values; ``active`` (features, in declaration order) and
+    ``unsupported`` (runner id → features whose status there is ``no`` or ``opt-in``) are
+    worked out on first access.
+    """
+
+    # A tuple underneath, because building one is the cheapest way to make a frozen value in
+    # CPython (resolve() runs at the speed of an if chain; see benchmarks/). It is not a
+    # sequence to its users: indexing, iterating and len() are refused.
+    __slots__ = ()
+
+    def __new__(cls, plan: Plan, mask: int, values: tuple, runner: Optional[str],
+                requested: Optional[str], warnings: Tuple[ResolutionWarning, ...]) -> "Resolution":
+        return _tuple_new(cls, (runner, requested, warnings, plan, mask, values, {}))
+
+    def __getnewargs__(self):
+        return (self._plan, self._mask, self._values, self.runner, self.requested, self.warnings)
+
+    def __getitem__(self, index):
+        raise TypeError("A Resolution is not a sequence: read its attributes")
+
+    def __iter__(self):
+        raise TypeError("A Resolution is not a sequence: read its attributes")
+
+    def __len__(self):
+        raise TypeError("A Resolution is not a sequence: read its attributes")
+
+    __contains__ = __iter__
+
+    runner = property(lambda self: _item(self, 0), doc="The chosen runner id, or None")
+    requested = property(lambda self: _item(self, 1), doc="The runner asked for, or None")
+    warnings = property(lambda self: _item(self, 2), doc="The warnings to show, in order")
+    _plan = property(lambda self: _item(self, 3))
+    _mask = property(lambda self: _item(self, 4))
+    _values = property(lambda self: _item(self, 5))
+    _lazy = property(lambda self: _item(self, 6))
+
+    @property
+    def version(self) -> Version:
+        return self._plan.version
+
+    @property
+    def matrix(self) -> Matrix:
+        return self._plan.matrix
+
+    @property
+    def active(self) -> Tuple[Feature, ...]:
+        lazy = self._lazy
+        if "active" not in lazy:
+            lazy["active"] = self._plan.active(self._mask)
+        return lazy["active"]
+
+    @property
+    def unsupported(self) -> Mapping[str, Tuple[Feature, ...]]:
+        lazy = self._lazy
+        if "unsupported" not in lazy:
+            plan, mask = self._plan, self._mask
+            lazy["unsupported"] = {r: plan.active(mask & block) for r, block in plan.order}
+        return lazy["unsupported"]
+
+    @property
+    def values(self) -> Mapping[str, object]:
+        """The config values the gates read, by path."""
+        return dict(zip(self._plan.paths, self._values))
+
+    def __repr__(self) -> str:
+        return (f"Resolution(runner={self.runner!r}, version={str(self.version)!r}, "
+                f"active={[f.id for f in self.active]!r}, requested={self.requested!r}, "
+                f"warnings={len(self.warnings)})")
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Resolution):
@@ -168,7 +200,7 @@ class Resolution:
         """A JSON-ready dict with stable keys."""
         version = self.version
         return {
-            "matrix": self.matrix.name if self.matrix is not None else None,
+            "matrix": self.matrix.name,
             "version": str(version),
             "requested": self.requested,
             "runner": self.runner,
@@ -188,6 +220,7 @@ class Resolution:
         """Why this runner: every runner's blockers, with the gate and the values that made
         it true, then the warnings."""
         matrix = self.matrix
+        values = self.values
         lines = []
         how = f"asked for {self.requested!r}" if self.requested else "chosen automatically"
         if self.runner is not None:
@@ -210,7 +243,11 @@ class Resolution:
             for feature in blockers:
                 statement = feature.statement(runner.id, self.version)
                 lines.append(f"    - {feature.name} [{statement.status}]")
-                lines.extend(self._why(feature, indent="        "))
+                lines.append(f"        when: {feature.when}")
+                read = [p for p in sorted(feature.when.paths) if p in values]
+                if read:
+                    shown = ", ".join(f"{p} = {_show(values[p])}" for p in read)
+                    lines.append(f"        because: {shown}")
                 if statement.note:
                     lines.append(f"        note: {statement.note}")
         names = ", ".join(f.name for f in self.active) or "none"
@@ -219,14 +256,6 @@ class Resolution:
             lines.append("Warnings:")
             lines.extend(f"  - {w.kind}: {w.message}" for w in self.warnings)
         return "\n".join(lines)
-
-    def _why(self, feature: Feature, indent: str) -> List[str]:
-        lines = [f"{indent}when: {feature.when}"]
-        read = [p for p in sorted(feature.when.paths) if p in self.values]
-        if read:
-            shown = ", ".join(f"{p} = {_show(self.values[p])}" for p in read)
-            lines.append(f"{indent}because: {shown}")
-        return lines
 
     def emit(self, logger: Optional[logging.Logger] = None) -> None:
         """Log each warning once per process (thread-safe), like vLLM's ``warning_once``."""
@@ -245,14 +274,16 @@ def _show(value: object) -> str:
         return repr(value)
     if isinstance(value, Version):
         return repr(str(value))
-    if isinstance(value, tuple):
+    if isinstance(value, (tuple, list)):
         return repr(list(value))
     return "<section>"
 
 
-def _blockers(runner_name: str, features: Tuple[Feature, ...], runner: str, version: Version) -> str:
-    names = [f.name + (" (opt-in)" if f.status(runner, version) == "opt-in" else "") for f in features]
-    return _messages.does_not_support(runner_name, names)
+def _blockers(plan: Plan, mask: int, runner: str) -> str:
+    opt_in = plan.opt_in[runner]
+    names = [f.name + (" (opt-in)" if opt_in >> plan.features.index(f) & 1 else "")
+             for f in plan.active(mask & plan.blocking[runner])]
+    return _messages.does_not_support(plan.matrix.runner(runner).name, names)
 
 
 def resolve(matrix: Matrix, config: object, *, runner: Optional[str] = None,
@@ -267,81 +298,78 @@ def resolve(matrix: Matrix, config: object, *, runner: Optional[str] = None,
     :raises UnsupportedFeatureError: the runner asked for cannot serve the config.
     :raises UsageError: *runner* or *version* is not valid.
     """
-    v = matrix.version if version is None else as_version(version)
-    requested = matrix.runner(runner) if runner is not None else None
-    values: Dict[str, object] = {}
-    active: List[Feature] = []
-    unsupported: Dict[str, List[Feature]] = {r.id: [] for r in matrix.runners}
-    partial: Dict[str, List[Feature]] = {r.id: [] for r in matrix.runners}
-    deprecated: List[Feature] = []
-    removed: List[Feature] = []
-    for finding in iter_findings(matrix, config, version=v, values=values):
-        kind = finding.kind
-        if kind == "active":
-            active.append(finding.feature)
-        elif kind == "status":
-            if finding.status in BLOCKING:
-                unsupported[finding.runner].append(finding.feature)
-            else:
-                partial[finding.runner].append(finding.feature)
-        elif kind == "deprecated":
-            deprecated.append(finding.feature)
-        else:
-            removed.append(finding.feature)
-    frozen = {r: tuple(fs) for r, fs in unsupported.items()}
-    warnings = [
-        ResolutionWarning("deprecated", f.id, None, _messages.deprecated(
-            f.name, str(f.deprecated.since), _str(f.deprecated.remove_in),
-            f.deprecated.replacement, f.deprecated.message))
-        for f in deprecated
-    ]
+    try:
+        compiled = matrix._caches[version]
+    except (KeyError, TypeError):
+        compiled = _plan(matrix, version)
+    if runner is None:
+        mask, values = compiled.evaluate(config)
+        # The common case, answered with integer operations: the top runner is free and
+        # there is nothing to warn about.
+        if not mask & compiled.quiet_top:
+            return Resolution(compiled, mask, values, compiled.top, None, ())
+        return _resolve_slowly(compiled, mask, values, runner)
+    if runner not in compiled.no:
+        matrix.runner(runner)  # raises UsageError, naming the known runners
+    mask, values = compiled.evaluate(config)
+    return _resolve_slowly(compiled, mask, values, runner)
+
+
+def _resolve_slowly(compiled: Plan, mask: int, values: tuple,
+                    runner: Optional[str]) -> Resolution:
+    """Every case with something to say: warnings, fallbacks, explicit runners, errors."""
+    matrix = compiled.matrix
+    warnings: List[ResolutionWarning] = []
+    for feature in compiled.active(mask & compiled.deprecated):
+        d = feature.deprecated
+        warnings.append(ResolutionWarning("deprecated", feature.id, None, _messages.deprecated(
+            feature.name, str(d.since), _str(d.remove_in), d.replacement, d.message)))
 
     def result(chosen: Optional[str]) -> Resolution:
-        return Resolution(chosen, v, tuple(active), frozen, tuple(warnings),
-                          requested.id if requested else None, matrix, values)
+        return Resolution(compiled, mask, values, chosen, runner, tuple(warnings))
 
+    removed = compiled.active(mask & compiled.removed)
     if removed:
         message = "; ".join(
             _messages.removed(f.name, str(f.deprecated.remove_in), f.deprecated.replacement,
                               f.deprecated.message) for f in removed)
         raise RemovedFeatureError(message, result(None))
-    if requested is None:
-        chosen = next((r for r in matrix.runners if not frozen[r.id]), None)
+    if runner is None:
+        order = [r for r, _ in compiled.order]
+        chosen = next((r for r, block in compiled.order if not mask & block), None)
         if chosen is None:
-            blockers = [_blockers(r.name, frozen[r.id], r.id, v) for r in matrix.runners]
-            raise NoRunnerError(_messages.no_runner(blockers), result(None))
-        skipped = matrix.runners[: matrix.runners.index(chosen)]
+            raise NoRunnerError(
+                _messages.no_runner([_blockers(compiled, mask, r) for r in order]), result(None))
+        skipped = order[: order.index(chosen)]
         if skipped:
-            warnings.append(ResolutionWarning("fallback", None, chosen.id, _messages.fallback(
-                [_blockers(r.name, frozen[r.id], r.id, v) for r in skipped], chosen.name)))
+            warnings.append(ResolutionWarning("fallback", None, chosen, _messages.fallback(
+                [_blockers(compiled, mask, r) for r in skipped], matrix.runner(chosen).name)))
     else:
-        chosen = requested
-        refused = tuple(f for f in frozen[chosen.id] if f.status(chosen.id, v) == "no")
+        chosen = runner
+        name = matrix.runner(chosen).name
+        refused = compiled.active(mask & compiled.no[chosen])
         if refused:
             raise UnsupportedFeatureError(
-                _messages.does_not_support(chosen.name, [f.name for f in refused]), result(None))
-        for feature in frozen[chosen.id]:
-            note = feature.statement(chosen.id, v).note
+                _messages.does_not_support(name, [f.name for f in refused]), result(None))
+        for feature in compiled.active(mask & compiled.opt_in[chosen]):
+            note = feature.statement(chosen, compiled.version).note
             warnings.append(ResolutionWarning(
-                "opt-in", feature.id, chosen.id, _messages.opt_in(feature.name, chosen.name, note)))
-    for feature in partial[chosen.id]:
-        note = feature.statement(chosen.id, v).note
+                "opt-in", feature.id, chosen, _messages.opt_in(feature.name, name, note)))
+    name = matrix.runner(chosen).name
+    for feature in compiled.active(mask & compiled.partial[chosen]):
+        note = feature.statement(chosen, compiled.version).note
         warnings.append(ResolutionWarning(
-            "partial", feature.id, chosen.id, _messages.partial(feature.name, chosen.name, note)))
-    return result(chosen.id)
+            "partial", feature.id, chosen, _messages.partial(feature.name, name, note)))
+    return result(chosen)
 
 
 def is_supported(matrix: Matrix, config: object, runner: str, *,
                  version: Optional[object] = None) -> bool:
-    """Whether *runner*, asked for explicitly, can serve *config* (stops at the first ``no``)."""
-    v = matrix.version if version is None else as_version(version)
+    """Whether *runner*, asked for explicitly, can serve *config*."""
+    compiled = _plan(matrix, version)
     matrix.runner(runner)
-    for finding in iter_findings(matrix, config, version=v):
-        if finding.kind == "removed":
-            return False
-        if finding.kind == "status" and finding.runner == runner and finding.status == "no":
-            return False
-    return True
+    mask, _ = compiled.evaluate(config)
+    return not mask & (compiled.no[runner] | compiled.removed)
 
 
 def _str(value: Optional[Version]) -> Optional[str]:

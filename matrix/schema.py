@@ -226,13 +226,13 @@ class Matrix:
     def resolve(self, config: object, *, runner: Optional[str] = None,
                 version: Optional[object] = None) -> "Resolution":
         """Decide which runner serves *config*; see :func:`matrix.resolver.resolve`."""
-        from .resolver import resolve
-
-        return resolve(self, config, runner=runner, version=version)
+        return _resolver.resolve(self, config, runner=runner, version=version)
 
     def is_supported(self, config: object, runner: str, *,
                      version: Optional[object] = None) -> bool:
         """Whether *runner*, asked for explicitly, can serve *config*."""
-        from .resolver import is_supported
+        return _resolver.is_supported(self, config, runner, version=version)
 
-        return is_supported(self, config, runner, version=version)
+
+# At the end: the resolver imports this module's classes.
+from . import resolver as _resolver  # noqa: E402

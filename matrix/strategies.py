@@ -12,6 +12,7 @@ This module needs hypothesis; ``import matrix`` does not import it.
 
 from __future__ import annotations
 
+import json
 import types
 from typing import Dict, List, Optional, Sequence
 
@@ -22,7 +23,7 @@ from packaging.version import Version
 from ._nodes import Compare, ListLiteral, Literal, Path, walk
 from .schema import Field, Matrix, Schema
 
-__all__ = ["configs", "values"]
+__all__ = ["configs", "values", "predicates", "predicate_sources", "matrices"]
 
 
 def __dir__() -> List[str]:
@@ -141,3 +142,187 @@ def _as_objects(value: object) -> object:
     if isinstance(value, dict):
         return types.SimpleNamespace(**{k: _as_objects(v) for k, v in value.items()})
     return value
+
+
+# --- predicates -----------------------------------------------------------------------------
+
+_OPS = ("==", "!=", "<", "<=", ">", ">=")
+
+
+def _atoms(field: Field) -> st.SearchStrategy:
+    """Source text of well-typed tests on one field."""
+    path = field.path
+    kind = field.type
+    atoms: List[st.SearchStrategy] = []
+    if field.nullable:
+        atoms.append(st.sampled_from([f"{path} is None", f"{path} is not None"]))
+    if kind == "section":
+        if field.nullable:
+            atoms.append(st.just(path))
+        return st.one_of(atoms) if atoms else st.nothing()
+    if kind == "bool":
+        atoms.append(st.sampled_from([path, f"not {path}", f"{path} == True", f"{path} != False"]))
+    elif kind in ("int", "float"):
+        if field.choices is not None:
+            constants = st.sampled_from(field.choices)
+        else:
+            low = -5 if field.min is None else field.min
+            high = low + 10 if field.max is None else field.max
+            constants = st.integers(int(low) - 1, int(high) + 1)
+        atoms.append(st.builds(lambda op, k: f"{path} {op} {k!r}", st.sampled_from(_OPS), constants))
+        atoms.append(st.builds(lambda ks: f"{path} in {sorted(set(ks))!r}", st.lists(constants, min_size=1, max_size=3)))
+    elif kind == "str":
+        if field.choices is not None:
+            constants = st.sampled_from(field.choices)
+        else:
+            constants = st.sampled_from(["", "a", "b", "it's", "x\ny"])
+        atoms.append(st.builds(lambda op, k: f"{path} {op} {k!r}", st.sampled_from(("==", "!=")), constants))
+        atoms.append(st.builds(lambda op, ks: f"{path} {op} {sorted(set(ks))!r}", st.sampled_from(("in", "not in")),
+                               st.lists(constants, min_size=1, max_size=3)))
+    elif kind == "version":
+        constants = st.sampled_from(["0.9", "1.0", "1.0.1", "1.2", "2.0"])
+        atoms.append(st.builds(lambda op, k: f"{path} {op} {k!r}", st.sampled_from(_OPS), constants))
+    else:
+        item = st.sampled_from(["a", "b"]) if kind == "list[str]" else st.integers(0, 3)
+        atoms.append(st.just(path))
+        atoms.append(st.builds(lambda op, k: f"{k!r} {op} {path}", st.sampled_from(("in", "not in")), item))
+    return st.one_of(atoms)
+
+
+def predicate_sources(schema: Schema, *, max_leaves: int = 6) -> st.SearchStrategy:
+    """Text of well-typed predicates over *schema*, joined with ``and``, ``or``, ``not`` and
+    parentheses; shrinks toward a single test."""
+    if not isinstance(schema, Schema):
+        raise InvalidArgument(f"schema must be a Schema, not {type(schema).__name__}")
+    if not isinstance(max_leaves, int) or isinstance(max_leaves, bool) or max_leaves < 1:
+        raise InvalidArgument(f"max_leaves must be a positive int, not {max_leaves!r}")
+    leaves = [_atoms(field) for field in schema]
+    leaves = [leaf for leaf in leaves if not leaf.is_empty]
+    if not leaves:
+        raise InvalidArgument("The schema has no field a predicate could test")
+    atom = st.one_of(leaves)
+    return st.recursive(
+        atom,
+        lambda inner: st.one_of(
+            st.builds(lambda a, b: f"{a} and {b}", inner, inner),
+            st.builds(lambda a, b: f"({a}) or ({b})", inner, inner),
+            st.builds(lambda a: f"not ({a})", inner),
+        ),
+        max_leaves=max_leaves,
+    )
+
+
+def predicates(schema: Schema, *, max_leaves: int = 6) -> st.SearchStrategy:
+    """Typed, valid `Predicate` objects over *schema* (see `predicate_sources`)."""
+    from .predicates import Predicate
+
+    return predicate_sources(schema, max_leaves=max_leaves).map(lambda text: Predicate(text, schema=schema))
+
+
+# --- matrices -------------------------------------------------------------------------------
+
+_VERSIONS = ["0.9", "1.0", "1.1", "1.2", "2.0"]
+
+
+@st.composite
+def _field_specs(draw) -> Dict[str, dict]:
+    specs: Dict[str, dict] = {}
+    count = draw(st.integers(1, 6))
+    for index in range(count):
+        kind = draw(st.sampled_from(["bool", "int", "str", "choice", "float", "version", "list[str]", "section"]))
+        name = f"f{index}"
+        if kind == "section":
+            specs[name] = {"type": "section", "nullable": True}
+            specs[f"{name}.x"] = {"type": "bool", "default": False}
+            specs[f"{name}.mode"] = {"type": "str", "choices": ["a", "b"], "default": "a"}
+            continue
+        spec: dict = {"type": "str" if kind == "choice" else kind}
+        if kind == "choice":
+            spec["choices"] = ["a", "b", "c"]
+        if kind == "int":
+            spec["min"] = 0
+        nullable = draw(st.booleans()) and kind != "list[str]"
+        if nullable:
+            spec["nullable"] = True
+        elif draw(st.booleans()) or kind == "list[str]":
+            spec["default"] = {"bool": False, "int": 1, "str": "", "choice": "a", "float": 0.5,
+                               "version": "1.0", "list[str]": []}[kind]
+        specs[name] = spec
+    return specs
+
+
+def _toml(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return "{ " + ", ".join(f"{json.dumps(k)} = {_toml(v)}" for k, v in value.items()) + " }"
+
+
+@st.composite
+def _cells(draw, runners: List[str]) -> dict:
+    support: dict = {}
+    statuses = st.sampled_from(["yes", "no", "partial", "opt-in"])
+    for runner in runners:
+        shape = draw(st.sampled_from(["plain", "table", "history", "default"]))
+        if shape == "default" and "default" not in support:
+            status = draw(statuses)
+            support["default"] = {"status": status, "note": "caveat"} if status == "partial" else status
+            continue
+        status = draw(statuses)
+        cell: object = {"status": status, "note": "caveat"} if status == "partial" or shape == "table" else status
+        if shape == "history":
+            later = draw(statuses)
+            since = draw(st.sampled_from(_VERSIONS[1:]))
+            second = {"status": later, "since": since}
+            if later == "partial":
+                second["note"] = "later caveat"
+            cell = [cell if isinstance(cell, dict) else {"status": cell}, second]
+        support[runner] = cell
+    return support
+
+
+@st.composite
+def _matrix_texts(draw, max_features: int):
+    runner_count = draw(st.integers(1, 3))
+    runners = [f"r{i}" for i in range(runner_count)]
+    specs = draw(_field_specs())
+    from .loader import loads
+
+    schema = loads("[matrix]\nname = 's'\nversion = '1.0'\n[config]\n" + "".join(
+        f"{json.dumps(k)} = {_toml(v)}\n" for k, v in specs.items()),
+        runners={r: {"name": r.upper(), "priority": 10 - i} for i, r in enumerate(runners)}).schema
+    version = draw(st.sampled_from(_VERSIONS))
+    lines = ["[matrix]", 'name = "random"', f'version = "{version}"', "", "[config]"]
+    lines += [f"{json.dumps(k)} = {_toml(v)}" for k, v in specs.items()]
+    count = draw(st.integers(1, max_features))
+    for index in range(count):
+        when = draw(predicate_sources(schema, max_leaves=4))
+        lines += ["", f"[features.g{index}]", f'name = "gate {index}"', f"when = {json.dumps(when)}",
+                  f"support = {_toml(draw(_cells(runners)))}"]
+        if draw(st.integers(0, 4)) == 0:
+            since = draw(st.sampled_from(_VERSIONS[:-1]))
+            later = [v for v in _VERSIONS if Version(v) > Version(since)]
+            lines.append(f"deprecated = {_toml({'since': since, 'remove_in': draw(st.sampled_from(later)), 'replacement': 'something else'})}")
+        window = draw(st.integers(0, 5))
+        if window == 0:
+            lines.append(f'since = "{draw(st.sampled_from(_VERSIONS[1:]))}"')
+        elif window == 1:
+            lines.append(f'until = "{draw(st.sampled_from(_VERSIONS[1:]))}"')
+    runner_tables = {r: {"name": f"Runner {r.upper()}", "priority": 10 - i} for i, r in enumerate(runners)}
+    return "\n".join(lines) + "\n", runner_tables
+
+
+def matrices(*, max_features: int = 6) -> st.SearchStrategy:
+    """Small valid matrices: one to three runners, a schema of every field type, gates with
+    random typed predicates, support cells of every shape (plain, table, history, default),
+    deprecations, ``since`` and ``until``. Shrinks toward one runner, one field and one gate."""
+    if not isinstance(max_features, int) or isinstance(max_features, bool) or max_features < 1:
+        raise InvalidArgument(f"max_features must be a positive int, not {max_features!r}")
+    from .loader import loads
+
+    return _matrix_texts(max_features).map(lambda pair: loads(pair[0], runners=pair[1], path="random.toml"))

@@ -309,3 +309,68 @@ def test_an_explicit_runner_is_refused_exactly_when_a_feature_is_no_there(config
             assert resolution.runner == runner.id
             assert all(f.status(runner.id, DEFAULT.version) == "opt-in" for f in resolution.unsupported[runner.id])
             assert DEFAULT.is_supported(config, runner.id) is True
+
+
+# --- the compiled fast path against the plain interpreter ----------------------------------
+
+from matrix import Predicate  # noqa: E402
+from matrix.strategies import matrices  # noqa: E402
+
+
+def reference(m, config, version):
+    """What the plain interpreter says: the first bad value (in the order resolve reads
+    them), else the active gates."""
+    gates = m.features_at(version)
+    for feature in gates:
+        for path in sorted(feature.when.paths):
+            try:
+                Predicate(f"{path} is None").evaluate(config, schema=m.schema)
+            except ConfigError as error:
+                return ("ConfigError", error.path, error.reason)
+    return [f.id for f in gates if f.when.evaluate(config, schema=m.schema)]
+
+
+def compiled(m, config, version):
+    try:
+        resolution = m.resolve(config, version=version)
+    except ConfigError as error:
+        return ("ConfigError", error.path, error.reason)
+    except matrix.ResolutionError as error:
+        resolution = error.resolution
+    return [f.id for f in resolution.active]
+
+
+WEIRD = st.sampled_from([None, True, False, 0, 1, -3, 2.5, "", "a", "all", [], ["a"], [1], {}, {"x": True}, (), object()])
+
+
+def _mutate(config, data):
+    """Put a weird value somewhere in a copy of *config*."""
+    import copy
+
+    config = copy.deepcopy(config)
+    target = config
+    while True:
+        if not isinstance(target, dict) or not target:
+            return config
+        key = data.draw(st.sampled_from(sorted(target)))
+        if isinstance(target[key], dict) and data.draw(st.booleans()):
+            target = target[key]
+            continue
+        target[key] = data.draw(WEIRD)
+        return config
+
+
+@given(st.data())
+def test_fast_path_equals_the_interpreter_on_random_matrices(data):
+    m = data.draw(matrices())
+    version = data.draw(st.sampled_from([None, "0.9", "1.0", "1.1", "2.0"]))
+    v = m.version if version is None else as_version(version)
+    config = data.draw(configs(m, as_objects=data.draw(st.booleans())))
+    assert compiled(m, config, version) == reference(m, config, v)
+
+
+@given(st.data())
+def test_fast_path_equals_the_interpreter_on_hostile_configs(data):
+    m = data.draw(st.sampled_from([DEFAULT])) if data.draw(st.booleans()) else data.draw(matrices())
+    config = _mutate(data.draw(configs(m)), data)
+    assert compiled(m, config, None) == reference(m, config, m.version)

@@ -1,0 +1,467 @@
+"""The compiled fast path: one generated Python function per matrix and version.
+
+The function reads every config value the gates in force need, once, checks it against the
+schema, evaluates all gates with plain Python operators and returns ``(mask, values)``: bit
+*i* of ``mask`` is set when gate *i* is active. Runner choice is then a few integer operations
+on precomputed per-runner masks (`Plan`).
+
+Reading has three tiers, each falling back to the next on any exception:
+
+1. a reader specialised for configs made of attribute objects (dataclasses, attrs, pydantic,
+   vLLM's own config classes), or one specialised for plain nested dicts, chosen by the type of
+   the top-level config; each accepts only values whose exact type the schema allows, so
+   anything unusual (an enum member, a missing attribute, a mix of dicts and objects, a
+   property that raises) falls through;
+2. the general reader of `matrix._access`, which handles every kind of config and raises the
+   `ConfigError` that names the path and the feature.
+
+Nothing from the file reaches the generated source unescaped: locals are generated names,
+literals of the five scalar types are embedded with ``repr``, and everything else (versions,
+sets of choices, defaults) is bound as a default argument of the generated function.
+
+The plain interpreter (`matrix.predicates.truth`) stays the reference; tests check that the
+two agree on random configs and random matrices.
+"""
+
+from __future__ import annotations
+
+import keyword
+from typing import Callable, Dict, List, Optional, Tuple
+
+import attrs
+from packaging.version import Version
+
+from . import _access
+from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Node, Not, Or, Path
+from .errors import ConfigError
+from .predicates import OPERATORS, _truthy
+from .schema import BLOCKING, Feature, Field, Matrix, Schema
+
+_SCALAR_TYPES = (bool, int, float, str, bytes, list, tuple, set, frozenset)
+_ORDERING = ("<", "<=", ">", ">=")
+_SIMPLE = (bool, int, float, str, type(None))
+
+
+class _Slow(Exception):
+    """Raised inside a fast reader: this config needs the general reader."""
+
+
+@attrs.frozen(eq=False)
+class Plan:
+    """The compiled form of one matrix at one version."""
+
+    matrix: Matrix
+    version: Version
+    features: Tuple[Feature, ...]
+    #: The config paths read, in the order of the values the evaluator returns.
+    paths: Tuple[str, ...]
+    evaluate: Callable[[object], Tuple[int, tuple]]
+    #: runner id → mask of gates whose status there is no / opt-in / partial / blocking.
+    no: Dict[str, int]
+    opt_in: Dict[str, int]
+    partial: Dict[str, int]
+    blocking: Dict[str, int]
+    deprecated: int
+    removed: int
+    #: (runner id, blocking mask), highest priority first.
+    order: Tuple[Tuple[str, int], ...]
+    source: str = attrs.field(repr=False)
+    #: The top runner, and the gates that keep a resolution from being simply "top runner,
+    #: no warnings": what blocks it, what it supports partly, what is deprecated or removed.
+    top: str = attrs.field(init=False)
+    quiet_top: int = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        top, block = self.order[0]
+        object.__setattr__(self, "top", top)
+        object.__setattr__(self, "quiet_top",
+                           block | self.partial[top] | self.deprecated | self.removed)
+
+    def active(self, mask: int) -> Tuple[Feature, ...]:
+        features = self.features
+        out = []
+        while mask:
+            low = mask & -mask
+            out.append(features[low.bit_length() - 1])
+            mask ^= low
+        return tuple(out)
+
+
+def plan(matrix: Matrix, version: Version) -> Plan:
+    """The compiled plan of *matrix* at *version*, built once and cached on the matrix."""
+    key = ("plan", version)
+    cached = matrix._caches.get(key)
+    if cached is None:
+        cached = matrix._caches[key] = _build(matrix, version)
+    return cached
+
+
+def _build(matrix: Matrix, version: Version) -> Plan:
+    features = tuple(f for f in matrix.features if f.in_force(version))
+    readers: Dict[str, str] = {}
+    for feature in features:
+        for path in sorted(feature.when.paths):
+            readers.setdefault(path, feature.id)
+    paths = tuple(readers)
+    generator = _Generator(matrix.schema, paths)
+    source, namespace = generator.module(features, readers)
+    code = compile(source, f"<matrix plan {matrix.name!r} {version}>", "exec")
+    exec(code, namespace)
+    masks: Dict[str, Dict[str, int]] = {s: {} for s in ("no", "opt-in", "partial")}
+    for runner in matrix.runners:
+        for status in masks:
+            masks[status][runner.id] = sum(
+                1 << i for i, f in enumerate(features) if f.status(runner.id, version) == status)
+    blocking = {r.id: masks["no"][r.id] | masks["opt-in"][r.id] for r in matrix.runners}
+    deprecated = removed = 0
+    for index, feature in enumerate(features):
+        d = feature.deprecated
+        if d is not None and version >= d.since:
+            if d.is_removed(version):
+                removed |= 1 << index
+            else:
+                deprecated |= 1 << index
+    return Plan(
+        matrix=matrix, version=version, features=features, paths=paths,
+        evaluate=namespace["evaluate"], no=masks["no"], opt_in=masks["opt-in"],
+        partial=masks["partial"], blocking=blocking, deprecated=deprecated, removed=removed,
+        order=tuple((r.id, blocking[r.id]) for r in matrix.runners), source=source,
+    )
+
+
+def _general_reader(schema: Optional[Schema], paths: Tuple[str, ...],
+                    readers: Dict[str, str]) -> Callable[[object], tuple]:
+    def read(config: object) -> tuple:
+        values = []
+        for path in paths:
+            try:
+                values.append(_access.read(config, path, schema))
+            except ConfigError as error:
+                error.feature = readers[path]
+                raise
+        return tuple(values)
+
+    return read
+
+
+class _Generator:
+    def __init__(self, schema: Schema, paths: Tuple[str, ...]) -> None:
+        self.schema = schema if schema else None
+        self.paths = paths
+        self.local = {path: f"v{i}" for i, path in enumerate(paths)}
+        self.constants: Dict[str, object] = {}
+
+    def constant(self, value: object) -> str:
+        """A name bound to *value* (as a default argument: read as fast as a local)."""
+        for name, known in self.constants.items():
+            if type(known) is type(value) and known == value:
+                return name
+        name = f"_k{len(self.constants)}"
+        self.constants[name] = value
+        return name
+
+    def literal(self, value: object) -> str:
+        if type(value) in _SIMPLE:
+            return repr(value)
+        return self.constant(value)
+
+    # --- the module ------------------------------------------------------------------------
+
+    def module(self, features: Tuple[Feature, ...], readers: Dict[str, str]):
+        gates = self.gates(features)
+        values = ", ".join(self.local[p] for p in self.paths)
+        unpack = f"        {values}, = _general(config)" if self.paths else "        pass"
+        general = _general_reader(self.schema, self.paths, readers)
+        self.constants.update(_general=general, _Slow=_Slow, _SCALARS=_SCALAR_TYPES)
+        if self.schema is not None and self.paths:
+            attribute_reader = self.reader("attribute")
+            dict_reader = self.reader("dict")
+            read = [
+                "    try:",
+                "        if config.__class__ is dict:",
+                *("    " + line for line in dict_reader),
+                "        else:",
+                *("    " + line for line in attribute_reader),
+                "    except Exception:",
+                unpack,
+            ]
+        else:
+            read = ["    if True:", unpack]
+        self.constants.update(_ops=OPERATORS, _truthy=_truthy)
+        arguments = ", ".join(f"{name}={name}" for name in self.constants)
+        lines = [
+            f"def evaluate(config, {arguments}):",
+            *read,
+            "    m = 0",
+            *gates,
+            f"    return m, ({values}{',' if len(self.paths) == 1 else ''})",
+        ]
+        return "\n".join(lines) + "\n", dict(self.constants)
+
+    def gates(self, features: Tuple[Feature, ...]) -> List[str]:
+        """Statements that set bit *i* of ``m`` when gate *i* holds.
+
+        Two shapes share work: gates that test one path for equality with a literal become a
+        single table look-up per path (``m |= table.get(value, 0)``), and gates that start
+        with the same test are nested under one ``if`` on it.
+        """
+        lines: List[str] = []
+        tables: Dict[str, Dict[object, int]] = {}
+        groups: Dict[Node, List[Tuple[int, Optional[Node]]]] = {}
+        for index, feature in enumerate(features):
+            node = feature.when._node
+            equality = self.equality(node)
+            if equality is not None:
+                local, value = equality
+                table = tables.setdefault(local, {})
+                table[value] = table.get(value, 0) | (1 << index)
+                continue
+            if isinstance(node, And):
+                head, rest = node.operands[0], node.operands[1:]
+                groups.setdefault(head, []).append(
+                    (index, rest[0] if len(rest) == 1 else And(tuple(rest))))
+            else:
+                groups.setdefault(node, []).append((index, None))
+        for local, table in tables.items():
+            if len(table) == 1:
+                (value, bits), = table.items()
+                lines.append(f"    if {local} == {self.literal(value)}:\n        m |= {bits}")
+            else:
+                lines.append(f"    m |= {self.constant(table)}.get({local}, 0)")
+        for head, members in groups.items():
+            if len(members) == 1:
+                index, rest = members[0]
+                test = head if rest is None else And((head, rest))
+                lines.append(f"    if {self.condition(test)}:\n        m |= {1 << index}")
+                continue
+            lines.append(f"    if {self.condition(head)}:")
+            always = sum(1 << index for index, rest in members if rest is None)
+            if always:
+                lines.append(f"        m |= {always}")
+            for index, rest in members:
+                if rest is not None:
+                    lines.append(f"        if {self.condition(rest)}:\n            m |= {1 << index}")
+        return lines
+
+    def equality(self, node: Node) -> Optional[Tuple[str, object]]:
+        """``(local, value)`` when *node* is ``path == literal`` on a scalar field."""
+        if not isinstance(node, Compare) or node.op != "==":
+            return None
+        if isinstance(node.left, Path) and isinstance(node.right, Literal):
+            path, literal = node.left, node.right
+        elif isinstance(node.right, Path) and isinstance(node.left, Literal):
+            path, literal = node.right, node.left
+        else:
+            return None
+        field = self.field(path)
+        value = literal.value
+        if field is None or field.type not in ("bool", "int", "float", "str") or value is None:
+            return None
+        return self.local[path.name], value
+
+    # --- readers ---------------------------------------------------------------------------
+
+    def reader(self, flavour: str) -> List[str]:
+        """Statements that set every value local, for configs of one flavour."""
+        needed = set()
+        for path in self.paths:
+            parts = path.split(".")
+            for end in range(1, len(parts) + 1):
+                needed.add(".".join(parts[:end]))
+        tree: Dict[str, List[str]] = {}
+        for path in sorted(needed, key=lambda p: (p.count("."), p)):
+            tree.setdefault(path.rpartition(".")[0], []).append(path)
+        self.section_names: Dict[str, str] = {"": "config"}
+        lines: List[str] = []
+        self.emit_section("", tree, flavour, lines, indent="        ")
+        return lines
+
+    def emit_section(self, prefix: str, tree, flavour: str, lines: List[str], indent: str) -> None:
+        holder = self.section_names[prefix]
+        for path in tree.get(prefix, []):
+            field = self.schema.get(path)
+            name = path.rpartition(".")[2]
+            target = self.local.get(path) or f"s{len(self.section_names)}"
+            lines.append(f"{indent}{target} = {self.access(holder, name, field, flavour)}")
+            if field.type != "section":
+                check = self.check(target, field)
+                if check:
+                    lines.append(f"{indent}if {check}: raise _Slow")
+                continue
+            self.section_names[path] = target
+            below = self.descendants(path, tree)
+            if field.nullable:
+                lines.append(f"{indent}if {target} is None:")
+                lines.append(f"{indent}    {' = '.join(below + ['None'])}" if below else f"{indent}    pass")
+                lines.append(f"{indent}else:")
+                inner = indent + "    "
+            else:
+                inner = indent
+            before = len(lines)
+            if self.section_check_needed(path, tree):
+                lines.append(f"{inner}if isinstance({target}, _SCALARS): raise _Slow")
+            self.emit_section(path, tree, flavour, lines, inner)
+            if len(lines) == before:
+                lines.append(f"{inner}pass")
+
+    def descendants(self, prefix: str, tree) -> List[str]:
+        out = []
+        for path in tree.get(prefix, []):
+            if path in self.local:
+                out.append(self.local[path])
+            out.extend(self.descendants(path, tree))
+        return out
+
+    def section_check_needed(self, path: str, tree) -> bool:
+        # A scalar where a section belongs fails on its own when the child names are not
+        # attributes of any scalar type (`x.real` would read an int's attribute: checked).
+        # A section read for itself (`lora_config is not None`) is always checked.
+        children = tree.get(path, [])
+        return not children or any(
+            any(hasattr(t, child.rpartition(".")[2]) for t in _SCALAR_TYPES + (dict,))
+            for child in children
+        )
+
+    def access(self, holder: str, name: str, field: Field, flavour: str) -> str:
+        if flavour == "dict":
+            if field.has_default:
+                default = self.literal(field.default)
+            elif field.type == "section" and not field.nullable:
+                default = self.constant({})
+            else:
+                return f"{holder}[{name!r}]"
+            return f"{holder}.get({name!r}, {default})"
+        if keyword.iskeyword(name) or not name.isidentifier():
+            return f"getattr({holder}, {name!r})"
+        return f"{holder}.{name}"
+
+    def check(self, local: str, field: Field) -> Optional[str]:
+        """A condition that is true when *local* is not a value the fast path may accept."""
+        kind = field.type
+        none = f"{local} is not None and " if field.nullable else ""
+        if kind == "bool":
+            return f"{none}{local}.__class__ is not bool"
+        if kind == "str":
+            if field.choices is not None:
+                return f"{none}{local} not in {self.constant(frozenset(field.choices))}"
+            return f"{none}{local}.__class__ is not str"
+        if kind in ("int", "float"):
+            classes = f"{local}.__class__ is not int"
+            if kind == "float":
+                classes = f"({classes} and {local}.__class__ is not float)"
+            tests = [classes]
+            if field.choices is not None:
+                tests.append(f"{local} not in {self.constant(frozenset(field.choices))}")
+            if field.min is not None:
+                tests.append(f"{local} < {self.literal(field.min)}")
+            if field.max is not None:
+                tests.append(f"{local} > {self.literal(field.max)}")
+            test = " or ".join(tests)
+            return f"{none}({test})" if none else test
+        if kind == "version":
+            return f"{none}{local}.__class__ is not {self.constant(Version)}"
+        item = "str" if kind == "list[str]" else "int"
+        test = (f"({local}.__class__ is not list and {local}.__class__ is not tuple"
+                f" or {local} and any(x.__class__ is not {item} for x in {local}))")
+        return f"{none}{test}"
+
+    # --- gates -----------------------------------------------------------------------------
+
+    def field(self, node: Node) -> Optional[Field]:
+        if self.schema is None or not isinstance(node, Path):
+            return None
+        return self.schema.get(node.name)
+
+    def may_be_none(self, path: str) -> bool:
+        parts = path.split(".")
+        for end in range(1, len(parts) + 1):
+            field = self.schema.get(".".join(parts[:end]))
+            if field is None or field.nullable:
+                return True
+        return False
+
+    def condition(self, node: Node) -> str:
+        """Python source that is truthy exactly when *node* holds (the interpreter's rules)."""
+        kind = type(node)
+        if kind is And:
+            return "(" + " and ".join(self.condition(o) for o in node.operands) + ")"
+        if kind is Or:
+            return "(" + " or ".join(self.condition(o) for o in node.operands) + ")"
+        if kind is Not:
+            return f"(not {self.condition(node.operand)})"
+        if kind is IsNone:
+            return f"({self.value(node.operand)} is {'not ' if node.negated else ''}None)"
+        if kind is Compare:
+            return self.compare(node)
+        if kind is Path:
+            field = self.field(node)
+            local = self.local[node.name]
+            if field is not None and field.type == "section":
+                return f"({local} is not None)"
+            if field is not None and field.type in ("bool", "list[str]", "list[int]"):
+                return local
+            return f"_truthy({local})"
+        if kind is Literal:
+            return repr(_truthy(node.value))
+        return f"_truthy({self.value(node)})"
+
+    def value(self, node: Node) -> str:
+        kind = type(node)
+        if kind is Path:
+            return self.local[node.name]
+        if kind is Literal:
+            return self.literal(node.value)
+        if kind is ListLiteral:
+            return self.constant(node.values)
+        return f"bool({self.condition(node)})"
+
+    def compare(self, node: Compare) -> str:
+        op = node.op
+        left, right = node.left, node.right
+        left_field, right_field = self.field(left), self.field(right)
+        generic = f"_ops[{op!r}]({self.value(left)}, {self.value(right)})"
+        if left_field is None and right_field is None:
+            return generic
+        if op in ("in", "not in"):
+            return self.membership(node, left_field, right_field) or generic
+        # A path and a literal of a type the schema checked: Python's own operator is exact.
+        if left_field is not None and isinstance(right, Literal):
+            path, field, literal, flipped = left, left_field, right, False
+        elif right_field is not None and isinstance(left, Literal):
+            path, field, literal, flipped = right, right_field, left, True
+        else:
+            return generic
+        if field.type == "section" or field.item_type is not None:
+            return generic
+        value = literal.value
+        if field.type == "version":
+            if not isinstance(value, str):
+                return generic
+            value = Version(value)
+        elif value is not None and not isinstance(value, _SIMPLE):
+            return generic
+        local = self.local[path.name]
+        constant = self.literal(value)
+        text = f"{constant} {op} {local}" if flipped else f"{local} {op} {constant}"
+        if op in _ORDERING:
+            if value is None:
+                return "False"
+            if self.may_be_none(path.name):
+                return f"({local} is not None and {text})"
+        return f"({text})"
+
+    def membership(self, node: Compare, left_field, right_field) -> Optional[str]:
+        negate = node.op == "not in"
+        if isinstance(node.right, ListLiteral) and left_field is not None:
+            items = node.right.values
+            if left_field.type == "version":
+                items = tuple(Version(v) if isinstance(v, str) else v for v in items)
+            if left_field.type == "section" or not all(isinstance(v, (Version,) + _SIMPLE) for v in items):
+                return None
+            local = self.local[node.left.name]
+            return f"({local} {'not in' if negate else 'in'} {self.constant(frozenset(items))})"
+        if right_field is not None and right_field.item_type is not None and isinstance(node.left, Literal):
+            local = self.local[node.right.name]
+            test = f"({local} is not None and {self.literal(node.left.value)} in {local})"
+            return f"(not {test})" if negate else test
+        return None
