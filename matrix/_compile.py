@@ -70,6 +70,9 @@ class Plan:
     #: no warnings": what blocks it, what it supports partly, what is deprecated or removed.
     top: str = attrs.field(init=False)
     quiet_top: int = attrs.field(init=False)
+    #: (mask, runner asked for) → what the resolver decided: a resolution depends on nothing
+    #: else, so each distinct case is worked out (and its messages written) once.
+    decisions: dict = attrs.field(init=False, factory=dict, repr=False)
 
     def __attrs_post_init__(self) -> None:
         top, block = self.order[0]

@@ -6,8 +6,6 @@ Wording rules (STYLE.md): a capital first letter, no final period, offending val
 
 from __future__ import annotations
 
-import difflib
-import json
 import re
 from typing import Iterable, Optional, Sequence
 
@@ -19,6 +17,8 @@ def quoted(values: Iterable[object]) -> str:
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str:
     """``", did you mean 'x'"`` when a candidate is close to *word*, else ``""``."""
+    import difflib
+
     close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
     return f", did you mean {close[0]!r}" if close else ""
 
@@ -35,6 +35,8 @@ def place(path: Sequence[object]) -> str:
         elif _IDENTIFIER.match(part):
             out += f".{part}"
         else:
+            import json
+
             out += "[" + json.dumps(part, ensure_ascii=False) + "]"
     return out
 

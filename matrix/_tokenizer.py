@@ -44,6 +44,9 @@ RULES: Dict[str, "re.Pattern[str]"] = {
     "NAME": re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?![A-Za-z0-9_.])"),
 }
 
+# All rules in one pattern, tried in the order above: one regex call per token.
+_MASTER = re.compile("|".join(f"(?P<{name}>{pattern.pattern})" for name, pattern in RULES.items()))
+
 _ESCAPES = {"\\": "\\", "'": "'", '"': '"', "n": "\n", "r": "\r", "t": "\t"}
 _HEX_ESCAPES = {"x": 2, "u": 4, "U": 8}
 
@@ -67,23 +70,21 @@ class Tokenizer:
     def _advance(self) -> None:
         source = self.source
         pos = self.position
-        match = RULES["WS"].match(source, pos)
-        if match:
+        match = _MASTER.match(source, pos)
+        if match and match.lastgroup == "WS":
             pos = match.end()
+            match = _MASTER.match(source, pos)
         self.position = pos
         if pos >= len(source):
             self.next_token = None
             return
-        for name, pattern in RULES.items():
-            if name == "WS":
-                continue
-            match = pattern.match(source, pos)
-            if match:
-                text = match.group()
-                if name == "NAME" and text in KEYWORDS:
-                    name = text
-                self.next_token = Token(name, text, pos)
-                return
+        if match:
+            name = match.lastgroup
+            text = match.group()
+            if name == "NAME" and text in KEYWORDS:
+                name = text
+            self.next_token = Token(name, text, pos)
+            return
         bad = source[pos]
         self.raise_syntax_error(
             _messages.expected("a path, a value, an operator or a bracket", repr(bad)),

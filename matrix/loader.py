@@ -11,23 +11,15 @@ import functools
 import os
 import re
 import sys
-from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple, Union
 
 from packaging.version import InvalidVersion, Version
 
-from . import _access, _converter, _messages
-from ._converter import DeprecationSpec, FeatureSpec, FieldSpec, MatrixSpec, RunnerSpec, StatementSpec
-from ._locate import Locations
+from . import _access, _messages
 from .errors import ConfigError, LoadError, Problem, excerpt
 from .predicates import Predicate
 from .schema import (FIELD_TYPES, NOTHING, STATUSES, Deprecation, Feature, Field, Matrix, Runner,
                      Schema, Statement)
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 __all__ = ["load", "loads", "default", "MAX_FILE_BYTES", "MAX_FEATURES"]
 
@@ -53,8 +45,8 @@ def load(path: Union[str, "os.PathLike[str]"]) -> Matrix:
     :raises LoadError: with every problem found, in either file.
     """
     name = os.fspath(path)
-    text = _read(name, Path(name))
-    return _Builder().build(text, name, runners=None, base=Path(name).parent)
+    text = _read(name, name)
+    return _Builder().build(text, name, runners=None, base=os.path.dirname(name))
 
 
 def loads(text: str, *, runners: RunnersArg, path: Optional[str] = None) -> Matrix:
@@ -66,23 +58,32 @@ def loads(text: str, *, runners: RunnersArg, path: Optional[str] = None) -> Matr
     :raises LoadError: with every problem found.
     """
     name = path if path is not None else "<string>"
-    base = Path(path).parent if path is not None else Path.cwd()
+    base = os.path.dirname(path) if path is not None else os.getcwd()
     return _Builder().build(text, name, runners=runners, base=base)
 
 
 @functools.lru_cache(maxsize=None)
 def default() -> Matrix:
     """The packaged default matrix: vLLM's model runners."""
-    here = Path(__file__).resolve().parent
-    packaged = here / "_default" / "features.toml"
-    path = packaged if packaged.is_file() else here.parent / "features.toml"
+    here = os.path.dirname(os.path.realpath(__file__))
+    packaged = os.path.join(here, "_default", "features.toml")
+    path = packaged if os.path.isfile(packaged) else os.path.join(os.path.dirname(here), "features.toml")
     text = _read("features.toml", path)
-    return _Builder().build(text, "features.toml", runners=None, base=path.parent)
+    return _Builder().build(text, "features.toml", runners=None, base=os.path.dirname(path))
 
 
-def _read(name: str, path: Path) -> str:
+def _toml():
+    # Imported on first load, not by `import matrix` (see benchmarks/).
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    return tomllib
+
+
+def _read(name: str, path: str) -> str:
     try:
-        size = path.stat().st_size
+        size = os.stat(path).st_size
         if size > MAX_FILE_BYTES:
             raise LoadError(name, [Problem(
                 f"File is {size} bytes, more than the limit of {MAX_FILE_BYTES}", "$", name)])
@@ -102,17 +103,23 @@ class _Source:
     def __init__(self, name: str, text: str) -> None:
         self.name = name
         self.text = text
-        self._locations: Optional[Locations] = None
+        self._locations = None
 
     @property
-    def locations(self) -> Locations:
+    def locations(self):
         if self._locations is None:
+            from ._locate import Locations
+
             self._locations = Locations(self.text)
         return self._locations
 
 
 class _Builder:
     def __init__(self) -> None:
+        # cattrs is imported on first load, not by `import matrix` (see benchmarks/).
+        from . import _converter
+
+        self.shapes = _converter
         self.problems: List[Problem] = []
 
     # --- reporting -------------------------------------------------------------------------
@@ -124,7 +131,7 @@ class _Builder:
         self.problems.append(Problem(message, _messages.place(path), source.name, line, column, detail))
 
     def shaped(self, source: _Source, value: object, cls: type, path: tuple):
-        spec, errors = _converter.structure(value, cls, path)
+        spec, errors = self.shapes.structure(value, cls, path)
         for where, message in errors:
             self.problem(source, where, message)
         return spec, {w[len(path)] for w, _ in errors if len(w) > len(path)}
@@ -140,7 +147,7 @@ class _Builder:
 
     # --- the document ----------------------------------------------------------------------
 
-    def build(self, text: str, name: str, *, runners: Optional[RunnersArg], base: Path) -> Matrix:
+    def build(self, text: str, name: str, *, runners: Optional[RunnersArg], base: str) -> Matrix:
         source = _Source(name, text)
         if len(text) > MAX_FILE_BYTES:
             raise LoadError(name, [Problem(
@@ -153,12 +160,12 @@ class _Builder:
         schema = self.schema(source, document.get("config", {}))
         if runners is None:
             folder = header.runners if header is not None else "runners"
-            runner_list = self.runner_folder(source, base / folder, folder)
+            runner_list = self.runner_folder(source, os.path.join(base, folder), folder)
         elif isinstance(runners, Mapping):
             runner_list = self.runner_mapping(source, runners)
         else:
             folder = os.fspath(runners)
-            runner_list = self.runner_folder(source, base / folder, folder)
+            runner_list = self.runner_folder(source, os.path.join(base, folder), folder)
         features = self.features(source, document.get("features", {}), schema, runner_list)
         if self.problems:
             raise LoadError(name, self.problems)
@@ -174,16 +181,17 @@ class _Builder:
         )
 
     def parse(self, source: _Source) -> dict:
+        tomllib = _toml()
         try:
             return tomllib.loads(source.text)
         except tomllib.TOMLDecodeError as exc:
             raise LoadError(source.name, [Problem(str(exc), "$", source.name)]) from None
 
-    def header(self, source: _Source, raw: object) -> Optional[MatrixSpec]:
+    def header(self, source: _Source, raw: object) -> "Optional[MatrixSpec]":
         if raw is None:
             self.problem(source, ("matrix",), "Missing the [matrix] table (name and version)")
             return None
-        spec, bad = self.shaped(source, raw, MatrixSpec, ("matrix",))
+        spec, bad = self.shaped(source, raw, self.shapes.MatrixSpec, ("matrix",))
         if spec is not None and self.version(source, ("matrix", "version"), spec.version) is None:
             return None
         return spec
@@ -192,7 +200,7 @@ class _Builder:
 
     def schema(self, source: _Source, raw: object) -> Schema:
         if not isinstance(raw, dict):
-            self.problem(source, ("config",), _converter.expected("a table", raw).args[0])
+            self.problem(source, ("config",), self.shapes.expected("a table", raw).args[0])
             return Schema({})
         declared: Dict[str, Field] = {}
         for path, value in raw.items():
@@ -223,7 +231,7 @@ class _Builder:
             return None
         if isinstance(raw, str):
             raw = {"type": raw}
-        spec, bad = self.shaped(source, raw, FieldSpec, where)
+        spec, bad = self.shaped(source, raw, self.shapes.FieldSpec, where)
         if spec is None:
             return None
         ok = True
@@ -285,21 +293,22 @@ class _Builder:
 
     # --- runners ---------------------------------------------------------------------------
 
-    def runner_folder(self, source: _Source, folder: Path, shown: str) -> Optional[List[Runner]]:
-        if not folder.is_dir():
+    def runner_folder(self, source: _Source, folder: str, shown: str) -> Optional[List[Runner]]:
+        if not os.path.isdir(folder):
             self.problem(source, ("matrix", "runners"), f"Runner folder {shown!r} does not exist next to {source.name}")
             return None
         runners = []
         sources: Dict[str, _Source] = {}
-        for file in sorted(folder.glob("*.toml")):
-            name = os.path.join(os.path.dirname(source.name), shown, file.name) if source.name != "<string>" else os.path.join(shown, file.name)
+        for file in sorted(f for f in os.listdir(folder) if f.endswith(".toml")):
+            stem = file[: -len(".toml")]
+            name = os.path.join(os.path.dirname(source.name), shown, file) if source.name != "<string>" else os.path.join(shown, file)
             try:
-                text = _read(name, file)
+                text = _read(name, os.path.join(folder, file))
             except LoadError as exc:
                 self.problems.extend(exc.problems)
                 continue
-            sources[file.stem] = _Source(name, text)
-            runner = self.runner(sources[file.stem], file.stem, None)
+            sources[stem] = _Source(name, text)
+            runner = self.runner(sources[stem], stem, None)
             if runner is not None:
                 runners.append(runner)
         return self.runner_set(source, runners, sources, f"Runner folder {shown!r} holds no <id>.toml file")
@@ -323,12 +332,13 @@ class _Builder:
             self.problem(source, (), f"Runner id {id!r} must be letters, digits, '_', '.' or '-', and not 'default'")
             return None
         if raw is None:
+            tomllib = _toml()
             try:
                 raw = tomllib.loads(source.text)
             except tomllib.TOMLDecodeError as exc:
                 self.problems.append(Problem(str(exc), "$", source.name))
                 return None
-        spec, bad = self.shaped(source, raw, RunnerSpec, ())
+        spec, bad = self.shaped(source, raw, self.shapes.RunnerSpec, ())
         if spec is None:
             return None
         return Runner(id, spec.name, spec.priority, spec.description, spec.links)
@@ -351,7 +361,7 @@ class _Builder:
     def features(self, source: _Source, raw: object, schema: Schema,
                  runners: Optional[List[Runner]]) -> List[Feature]:
         if not isinstance(raw, dict):
-            self.problem(source, ("features",), _converter.expected("a table", raw).args[0])
+            self.problem(source, ("features",), self.shapes.expected("a table", raw).args[0])
             return []
         if len(raw) > MAX_FEATURES:
             self.problem(source, ("features",), f"{len(raw)} features, more than the limit of {MAX_FEATURES}")
@@ -376,9 +386,9 @@ class _Builder:
         if not _ID.match(id):
             self.problem(source, where, f"Feature id {id!r} must be letters, digits, '_', '.' or '-'")
         if not isinstance(raw, dict):
-            self.problem(source, where, _converter.expected("a table", raw).args[0])
+            self.problem(source, where, self.shapes.expected("a table", raw).args[0])
             return None
-        spec, bad = self.shaped(source, raw, FeatureSpec, where)
+        spec, bad = self.shaped(source, raw, self.shapes.FeatureSpec, where)
         when = raw.get("when")
         predicate = None
         if "when" not in bad and isinstance(when, str):
@@ -440,7 +450,7 @@ class _Builder:
         elif isinstance(raw, (str, dict)):
             items = [(where, raw)]
         else:
-            self.problem(source, where, f"Expected a status ({_messages.quoted(STATUSES)}), a table or an array of tables, got {_converter._toml_type(raw)} {_messages._short_repr(raw)}")
+            self.problem(source, where, f"Expected a status ({_messages.quoted(STATUSES)}), a table or an array of tables, got {self.shapes._toml_type(raw)} {_messages._short_repr(raw)}")
             return None
         history: List[Statement] = []
         ok = True
@@ -459,12 +469,14 @@ class _Builder:
         return tuple(history) if ok else None
 
     def statement(self, source: _Source, where: tuple, raw: object) -> Optional[Statement]:
+        if isinstance(raw, str) and raw in STATUSES and raw != "partial":
+            return Statement(raw)  # the common case, with nothing to check
         if isinstance(raw, str):
             raw = {"status": raw}
             status_place = where
         else:
             status_place = where + ("status",)
-        spec, bad = self.shaped(source, raw, StatementSpec, where)
+        spec, bad = self.shaped(source, raw, self.shapes.StatementSpec, where)
         if spec is None:
             return None
         if spec.status not in STATUSES:
@@ -478,7 +490,7 @@ class _Builder:
             return None
         return Statement(spec.status, spec.note, spec.links, since)
 
-    def deprecation(self, source: _Source, where: tuple, spec: DeprecationSpec) -> Optional[Deprecation]:
+    def deprecation(self, source: _Source, where: tuple, spec: "DeprecationSpec") -> Optional[Deprecation]:
         since = self.version(source, where + ("since",), spec.since)
         remove_in = self.version(source, where + ("remove_in",), spec.remove_in)
         if since is None or (spec.remove_in is not None and remove_in is None):

@@ -21,7 +21,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional
 
 from packaging.version import InvalidVersion, Version
 
-from . import _access, _parser, _typecheck
+from . import _access, _parser
 from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Node, Not, Or, Path, walk
 from .errors import PredicateError
 from .schema import Schema
@@ -102,6 +102,8 @@ class Predicate:
             raise TypeError(f"Predicate() takes a str, not {type(source).__name__}")
         node = _parser.parse(source)
         if schema:
+            from . import _typecheck
+
             errors = _typecheck.check(node, schema, source)
             if errors:
                 raise errors[0]
@@ -116,6 +118,8 @@ class Predicate:
             node = _parser.parse(source)
         except PredicateError as error:
             return None, [error]
+        from . import _typecheck
+
         errors = _typecheck.check(node, schema, source) if schema else []
         if errors:
             return None, errors

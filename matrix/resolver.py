@@ -8,7 +8,6 @@ force (never stopping at the first) and yields what it finds; :func:`resolve` an
 
 from __future__ import annotations
 
-import logging
 import threading
 from typing import Dict, Iterator, List, Mapping, Optional, Tuple
 
@@ -257,9 +256,13 @@ class Resolution(tuple):
             lines.extend(f"  - {w.kind}: {w.message}" for w in self.warnings)
         return "\n".join(lines)
 
-    def emit(self, logger: Optional[logging.Logger] = None) -> None:
+    def emit(self, logger: "Optional[logging.Logger]" = None) -> None:
         """Log each warning once per process (thread-safe), like vLLM's ``warning_once``."""
-        log = logger if logger is not None else logging.getLogger("matrix")
+        if logger is None:
+            import logging
+
+            logger = logging.getLogger("matrix")
+        log = logger
         for warning in self.warnings:
             key = (warning.kind, warning.feature, warning.runner, warning.message)
             with _EMIT_LOCK:
@@ -315,9 +318,32 @@ def resolve(matrix: Matrix, config: object, *, runner: Optional[str] = None,
     return _resolve_slowly(compiled, mask, values, runner)
 
 
+_DECISIONS_KEPT = 4096
+
+
 def _resolve_slowly(compiled: Plan, mask: int, values: tuple,
                     runner: Optional[str]) -> Resolution:
-    """Every case with something to say: warnings, fallbacks, explicit runners, errors."""
+    """Every case with something to say: warnings, fallbacks, explicit runners, errors.
+
+    The decision for a (mask, runner) pair is remembered on the plan; the `Resolution` (and
+    the error, if any) is new each time, since it carries this config's values.
+    """
+    key = (mask, runner)
+    decision = compiled.decisions.get(key)
+    if decision is None:
+        decision = _decide(compiled, mask, runner)
+        if len(compiled.decisions) >= _DECISIONS_KEPT:
+            compiled.decisions.clear()
+        compiled.decisions[key] = decision
+    chosen, warnings, error, message = decision
+    resolution = Resolution(compiled, mask, values, chosen, runner, warnings)
+    if error is not None:
+        raise error(message, resolution)
+    return resolution
+
+
+def _decide(compiled: Plan, mask: int, runner: Optional[str]):
+    """``(chosen runner, warnings, error class or None, error message)``."""
     matrix = compiled.matrix
     warnings: List[ResolutionWarning] = []
     for feature in compiled.active(mask & compiled.deprecated):
@@ -325,21 +351,19 @@ def _resolve_slowly(compiled: Plan, mask: int, values: tuple,
         warnings.append(ResolutionWarning("deprecated", feature.id, None, _messages.deprecated(
             feature.name, str(d.since), _str(d.remove_in), d.replacement, d.message)))
 
-    def result(chosen: Optional[str]) -> Resolution:
-        return Resolution(compiled, mask, values, chosen, runner, tuple(warnings))
 
     removed = compiled.active(mask & compiled.removed)
     if removed:
         message = "; ".join(
             _messages.removed(f.name, str(f.deprecated.remove_in), f.deprecated.replacement,
                               f.deprecated.message) for f in removed)
-        raise RemovedFeatureError(message, result(None))
+        return None, tuple(warnings), RemovedFeatureError, message
     if runner is None:
         order = [r for r, _ in compiled.order]
         chosen = next((r for r, block in compiled.order if not mask & block), None)
         if chosen is None:
-            raise NoRunnerError(
-                _messages.no_runner([_blockers(compiled, mask, r) for r in order]), result(None))
+            return None, tuple(warnings), NoRunnerError, _messages.no_runner(
+                [_blockers(compiled, mask, r) for r in order])
         skipped = order[: order.index(chosen)]
         if skipped:
             warnings.append(ResolutionWarning("fallback", None, chosen, _messages.fallback(
@@ -349,8 +373,8 @@ def _resolve_slowly(compiled: Plan, mask: int, values: tuple,
         name = matrix.runner(chosen).name
         refused = compiled.active(mask & compiled.no[chosen])
         if refused:
-            raise UnsupportedFeatureError(
-                _messages.does_not_support(name, [f.name for f in refused]), result(None))
+            return None, tuple(warnings), UnsupportedFeatureError, _messages.does_not_support(
+                name, [f.name for f in refused])
         for feature in compiled.active(mask & compiled.opt_in[chosen]):
             note = feature.statement(chosen, compiled.version).note
             warnings.append(ResolutionWarning(
@@ -360,7 +384,7 @@ def _resolve_slowly(compiled: Plan, mask: int, values: tuple,
         note = feature.statement(chosen, compiled.version).note
         warnings.append(ResolutionWarning(
             "partial", feature.id, chosen, _messages.partial(feature.name, name, note)))
-    return result(chosen)
+    return chosen, tuple(warnings), None, None
 
 
 def is_supported(matrix: Matrix, config: object, runner: str, *,

@@ -1,0 +1,40 @@
+"""Realistic vLLM configs as attribute objects (what vLLM's own config classes look like)."""
+
+from types import SimpleNamespace as NS
+
+
+def config(**changes):
+    c = NS(
+        cache_config=NS(mamba_cache_mode="none"),
+        compilation_config=NS(mode="VLLM_COMPILE", pass_config=NS(enable_sp=False), cudagraph_mode="FULL_AND_PIECEWISE"),
+        parallel_config=NS(tensor_parallel_size=1, pipeline_parallel_size=1, decode_context_parallel_size=1,
+                           prefill_context_parallel_size=1, distributed_executor_backend=None, use_ubatching=False,
+                           enable_elastic_ep=False, enable_batch_sharded_sampling=False),
+        scheduler_config=NS(async_scheduling=False),
+        speculative_config=None,
+        model_config=NS(logits_processors=[], is_multimodal_model=False, is_encoder_decoder=False, is_hybrid=False,
+                        is_diffusion=False),
+        lora_config=None,
+        attention_config=NS(hisparse_config=None),
+        is_mm_encoder_only=False,
+        platform=NS(has_triton=True, logits_processor_plugins=False),
+    )
+    for path, value in changes.items():
+        target = c
+        parts = path.split("__")
+        for part in parts[:-1]:
+            target = getattr(target, part)
+        setattr(target, parts[-1], value)
+    return c
+
+
+SAMPLES = [
+    config(),
+    config(parallel_config__tensor_parallel_size=8, lora_config=NS(max_loras=4)),
+    config(speculative_config=NS(method="eagle3", parallel_drafting=False, enable_adaptive_verification=False,
+                                 draft_model_config=NS(architectures=["Eagle3LlamaForCausalLM"], mixed_sliding_attention=False))),
+    config(cache_config__mamba_cache_mode="all"),
+    config(speculative_config=NS(method="ngram", parallel_drafting=False, enable_adaptive_verification=False,
+                                 draft_model_config=None)),
+    config(parallel_config__use_ubatching=True),
+]

@@ -1,0 +1,255 @@
+"""Side-by-side benchmarks of matrix: run ``python benchmarks/run.py`` (``--quick`` for a fast
+look, ``--write`` to put the table into benchmarks/README.md).
+
+Every comparison times its contenders in one process, interleaved round by round, and reports
+the median of the rounds and the ratio to the baseline: this machine is small and noisy, and
+interleaving spreads the noise over all contenders alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+import attrs  # noqa: E402
+
+import matrix  # noqa: E402
+from matrix._compile import plan  # noqa: E402
+
+import configs as vllm_configs  # noqa: E402
+import synthetic  # noqa: E402
+import translate  # noqa: E402
+import vllm_ifchain  # noqa: E402
+
+
+def compare(contenders, *, samples, rounds, seconds):
+    """Median seconds per sample of each contender (a function of one sample), interleaved."""
+    # Size each round so that the slowest contender takes about `seconds`.
+    calibration = {}
+    for name, fn in contenders.items():
+        start = time.perf_counter()
+        for s in samples:
+            fn(s)
+        calibration[name] = (time.perf_counter() - start) / len(samples)
+    loops = max(1, int(seconds / (max(calibration.values()) * len(samples))))
+    times = {name: [] for name in contenders}
+    for _ in range(rounds):
+        for name, fn in contenders.items():
+            start = time.perf_counter()
+            for _ in range(loops):
+                for s in samples:
+                    fn(s)
+            times[name].append((time.perf_counter() - start) / (loops * len(samples)))
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
+def rows(title, medians, baseline, unit=1e-6, suffix="µs"):
+    base = medians[baseline]
+    out = []
+    for name, value in medians.items():
+        out.append(f"| {title} | {name} | {value / unit:,.2f} {suffix} | {value / base:.2f}× |")
+        title = ""
+    return out
+
+
+def _dicts(value):
+    if hasattr(value, "__dict__"):
+        return {k: _dicts(v) for k, v in vars(value).items()}
+    return value
+
+
+def _chain(features, schema):
+    lines = ["def evaluate(c):", "    active = []"]
+    for i, f in enumerate(features):
+        lines += [f"    if {translate.python(f.when._node, schema)}:", f"        active.append({i})"]
+    lines.append("    return active")
+    namespace = {}
+    exec("\n".join(lines) + "\n", namespace)
+    return namespace["evaluate"]
+
+
+def peers(m, samples, rounds, seconds, label):
+    """Each installed peer, on the gates of *m* it can express, beside a hand-written chain
+    and matrix on the same gates."""
+    out = []
+    dict_samples = [_dicts(s) for s in samples]
+    schema = m.schema
+    try:
+        from packaging.markers import Marker
+    except ImportError:  # pragma: no cover
+        Marker = None
+    if Marker is not None:
+        variables = {}
+        chosen, markers = [], []
+        for f in m.features_at():
+            try:
+                text = translate.marker(f.when._node, schema, dict(variables))
+            except translate.Unsupported:
+                continue
+            translate.marker(f.when._node, schema, variables)
+            chosen.append(f)
+            markers.append(Marker(text))
+        if chosen:
+            envs = []
+            for s in dict_samples:
+                env = {}
+                for path, var in variables.items():
+                    value = s
+                    for part in path.split("."):
+                        value = None if value is None else value.get(part)
+                    env[var] = "" if value is None else value
+                envs.append(env)
+            sub = attrs.evolve(m, features=tuple(chosen))
+            chain = _chain(chosen, schema)
+            pairs = list(zip(samples, envs))
+            medians = compare({
+                "hand-written if chain": lambda p: chain(p[0]),
+                "matrix.resolve": lambda p: sub.resolve(p[0]),
+                "PEP 508 markers (packaging)": lambda p: [mk.evaluate(p[1]) for mk in markers],
+            }, samples=pairs, rounds=rounds, seconds=seconds)
+            out += rows(f"{label}: the {len(chosen)} gates PEP 508 markers can express", medians, "hand-written if chain")
+    features = m.features_at()
+    chain = _chain(features, schema)
+    contenders = {"hand-written if chain": lambda p: chain(p[0]), "matrix.resolve": lambda p: m.resolve(p[0])}
+    try:
+        import cel
+        # One program that evaluates every gate, so the context crosses into Rust once.
+        program = cel.compile("[" + ", ".join(translate.cel(f.when._node, schema) for f in features) + "]")
+        contenders["CEL (common-expression-language)"] = lambda p: program.execute({"c": p[1]})
+    except ImportError:
+        pass
+    try:
+        from json_logic import jsonLogic
+        rules = [translate.jsonlogic(f.when._node, schema) for f in features]
+        contenders["JsonLogic (panzi-json-logic)"] = lambda p: [jsonLogic(r, p[1]) for r in rules]
+    except ImportError:
+        pass
+    if len(contenders) > 2:
+        pairs = list(zip(samples, dict_samples))
+        # The peers must agree with matrix before their times mean anything.
+        for s, d in pairs:
+            expected = [bool(f.when.evaluate(s, schema=schema)) for f in features]
+            if "CEL (common-expression-language)" in contenders:
+                assert [bool(x) for x in program.execute({"c": d})] == expected
+            if "JsonLogic (panzi-json-logic)" in contenders:
+                assert [bool(jsonLogic(r, d)) for r in rules] == expected
+        medians = compare(contenders, samples=pairs, rounds=rounds, seconds=seconds)
+        out += rows(f"{label}: all {len(features)} gates, peers that express them", medians, "hand-written if chain")
+    return out
+
+
+def process_start(rounds):
+    python = sys.executable
+    commands = {
+        "python -c pass": [python, "-c", "pass"],
+        "python -c 'import matrix'": [python, "-c", "import matrix"],
+        "matrix resolve --set cache_config.mamba_cache_mode=all": [python, "-m", "matrix", "resolve", "--set", "cache_config.mamba_cache_mode=all"],
+    }
+    env = dict(os.environ, PYTHONPATH=str(HERE.parent))
+    # "Cold process, .pyc cached": some machines set PYTHONDONTWRITEBYTECODE, which would make
+    # every start compile matrix from source.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    for argv in commands.values():  # warm the .pyc cache
+        subprocess.run(argv, env=env, cwd="/", check=True, stdout=subprocess.DEVNULL)
+    times = {name: [] for name in commands}
+    for _ in range(rounds):
+        for name, argv in commands.items():
+            start = time.perf_counter()
+            subprocess.run(argv, env=env, cwd="/", check=True, stdout=subprocess.DEVNULL)
+            times[name].append(time.perf_counter() - start)
+    medians = {name: statistics.median(ts) for name, ts in times.items()}
+    return rows("process start (wall, cold process, .pyc cached)", medians, "python -c pass", unit=1e-3, suffix="ms")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer rounds, shorter rounds")
+    parser.add_argument("--write", action="store_true", help="write the table into benchmarks/README.md")
+    args = parser.parse_args(argv)
+    rounds, seconds = (5, 0.05) if args.quick else (15, 0.2)
+    table = ["| benchmark | contender | median | ratio |", "|---|---|---|---|"]
+
+    # 1. The default matrix against vLLM's hand-written chain.
+    default = matrix.default()
+    samples = vllm_configs.SAMPLES
+    for s in samples:
+        assert default.resolve(s).runner == vllm_ifchain.choose(s)
+    compiled = plan(default, default.version)
+    medians = compare({
+        "hand-written if chain (vLLM style)": vllm_ifchain.choose,
+        "matrix.resolve": default.resolve,
+        "compiled gates only (no Resolution)": compiled.evaluate,
+        "plain interpreter (every Predicate.evaluate)": lambda c: [f.when.evaluate(c, schema=default.schema) for f in compiled.features],
+    }, samples=samples, rounds=rounds, seconds=seconds)
+    table += rows(f"default matrix, {len(compiled.features)} gates, per config", medians, "hand-written if chain (vLLM style)")
+    print("\n".join(table[-4:]), flush=True)
+
+    # 2. A synthetic 1,000-gate matrix against its generated hand-written chain.
+    text, runners, chain_source = synthetic.generate(1000)
+    big = matrix.loads(text, runners=runners)
+    namespace = {}
+    exec(chain_source, namespace)
+    big_samples = synthetic.configs(50)
+    for s in big_samples:
+        assert big.resolve(s).runner == namespace["choose"](s)
+    medians = compare({
+        "hand-written if chain (generated)": namespace["choose"],
+        "matrix.resolve": big.resolve,
+    }, samples=big_samples, rounds=rounds, seconds=seconds)
+    table += rows("synthetic matrix, 1,000 gates, per config", medians, "hand-written if chain (generated)")
+    print("\n".join(table[-2:]), flush=True)
+
+    # 3. Peers, where installed.
+    table += peers(default, samples, rounds, seconds, "default matrix")
+    small_big = big_samples[:10]
+    table += peers(big, small_big, max(3, rounds // 3), seconds, "synthetic 1,000")
+    print("\n".join(table), flush=True)
+
+    # 4. Load and compile the 1,000-gate file.
+    loads_t, compile_t = [], []
+    for _ in range(max(5, rounds // 2)):
+        start = time.perf_counter()
+        fresh = matrix.loads(text, runners=runners)
+        middle = time.perf_counter()
+        plan(fresh, fresh.version)
+        loads_t.append(middle - start)
+        compile_t.append(time.perf_counter() - middle)
+    load_m, compile_m = statistics.median(loads_t), statistics.median(compile_t)
+    table += [f"| load + compile, 1,000 gates | load (parse, check, type predicates) | {load_m * 1e3:,.1f} ms | |",
+              f"| | compile (generate and build the fast path) | {compile_m * 1e3:,.1f} ms | |",
+              f"| | total | {(load_m + compile_m) * 1e3:,.1f} ms | |"]
+
+    # 5. Process start.
+    table += process_start(max(5, rounds))
+
+    header = [
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()} "
+        f"({platform.python_implementation()}); {datetime.date.today().isoformat()}; "
+        f"`python benchmarks/run.py{' --quick' if args.quick else ''}`.",
+        "",
+    ]
+    result = "\n".join(header + table)
+    print()
+    print(result)
+    if args.write:
+        readme = HERE / "README.md"
+        content = readme.read_text()
+        begin, end = "<!-- results:begin -->", "<!-- results:end -->"
+        head, _, rest = content.partition(begin)
+        _, _, tail = rest.partition(end)
+        readme.write_text(f"{head}{begin}\n{result}\n{end}{tail}")
+
+
+if __name__ == "__main__":
+    main()
