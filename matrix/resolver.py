@@ -121,7 +121,7 @@ class Resolution(tuple):
     ``requested`` the runner asked for, ``version`` the version resolved at, ``warnings`` the
     `ResolutionWarning` values; ``active`` (features, in declaration order) and
     ``unsupported`` (runner id → features whose status there is ``no`` or ``opt-in``) are
-    worked out on first access.
+    worked out from the gate mask when read.
     """
 
     # A tuple underneath, because building one is the cheapest way to make a frozen value in
@@ -129,9 +129,10 @@ class Resolution(tuple):
     # sequence to its users: indexing, iterating and len() are refused.
     __slots__ = ()
 
+    # Field order of the tuple: runner, requested, warnings, plan, mask, values.
     def __new__(cls, plan: Plan, mask: int, values: tuple, runner: Optional[str],
                 requested: Optional[str], warnings: Tuple[ResolutionWarning, ...]) -> "Resolution":
-        return _tuple_new(cls, (runner, requested, warnings, plan, mask, values, {}))
+        return _tuple_new(cls, (runner, requested, warnings, plan, mask, values))
 
     def __getnewargs__(self):
         return (self._plan, self._mask, self._values, self.runner, self.requested, self.warnings)
@@ -153,7 +154,6 @@ class Resolution(tuple):
     _plan = property(lambda self: _item(self, 3))
     _mask = property(lambda self: _item(self, 4))
     _values = property(lambda self: _item(self, 5))
-    _lazy = property(lambda self: _item(self, 6))
 
     @property
     def version(self) -> Version:
@@ -165,18 +165,14 @@ class Resolution(tuple):
 
     @property
     def active(self) -> Tuple[Feature, ...]:
-        lazy = self._lazy
-        if "active" not in lazy:
-            lazy["active"] = self._plan.active(self._mask)
-        return lazy["active"]
+        """The active features, in declaration order (worked out from the mask on access)."""
+        return self._plan.active(self._mask)
 
     @property
     def unsupported(self) -> Mapping[str, Tuple[Feature, ...]]:
-        lazy = self._lazy
-        if "unsupported" not in lazy:
-            plan, mask = self._plan, self._mask
-            lazy["unsupported"] = {r: plan.active(mask & block) for r, block in plan.order}
-        return lazy["unsupported"]
+        """Runner id → the active features whose status there is ``no`` or ``opt-in``."""
+        plan, mask = self._plan, self._mask
+        return {r: plan.active(mask & block) for r, block in plan.order}
 
     @property
     def values(self) -> Mapping[str, object]:
@@ -310,7 +306,7 @@ def resolve(matrix: Matrix, config: object, *, runner: Optional[str] = None,
         # The common case, answered with integer operations: the top runner is free and
         # there is nothing to warn about.
         if not mask & compiled.quiet_top:
-            return Resolution(compiled, mask, values, compiled.top, None, ())
+            return _tuple_new(Resolution, (compiled.top, None, (), compiled, mask, values))
         return _resolve_slowly(compiled, mask, values, runner)
     if runner not in compiled.no:
         matrix.runner(runner)  # raises UsageError, naming the known runners

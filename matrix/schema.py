@@ -223,16 +223,19 @@ class Matrix:
         v = self.version if version is None else as_version(version)
         return tuple(f for f in self.features if f.in_force(v))
 
-    def resolve(self, config: object, *, runner: Optional[str] = None,
-                version: Optional[object] = None) -> "Resolution":
-        """Decide which runner serves *config*; see :func:`matrix.resolver.resolve`."""
-        return _resolver.resolve(self, config, runner=runner, version=version)
+    # resolve() and is_supported() are the resolver's functions, bound at the end of this
+    # module: resolve() runs at the speed of an if chain, and a forwarding call would cost a
+    # tenth of it (benchmarks/).
+    if TYPE_CHECKING:  # pragma: no cover
+        def resolve(self, config: object, *, runner: Optional[str] = None,
+                    version: Optional[object] = None) -> "Resolution": ...
 
-    def is_supported(self, config: object, runner: str, *,
-                     version: Optional[object] = None) -> bool:
-        """Whether *runner*, asked for explicitly, can serve *config*."""
-        return _resolver.is_supported(self, config, runner, version=version)
+        def is_supported(self, config: object, runner: str, *,
+                         version: Optional[object] = None) -> bool: ...
 
 
 # At the end: the resolver imports this module's classes.
 from . import resolver as _resolver  # noqa: E402
+
+Matrix.resolve = _resolver.resolve  # type: ignore[method-assign]
+Matrix.is_supported = _resolver.is_supported  # type: ignore[method-assign]
