@@ -1,7 +1,7 @@
-"""The command line: ``matrix resolve``.
+"""The command line: ``matrix resolve`` and ``matrix docs``.
 
 `main` is a thin wrapper around `run`, which takes its streams as arguments so tests can drive
-it with ``io.StringIO``. Exit status: 0 fine; 1 a finding (no runner, unsupported, removed);
+it with ``io.StringIO``. Exit status: 0 fine; 1 a finding (no runner, unsupported, removed, stale docs);
 2 bad input or usage, said in one clear line and never as a traceback.
 """
 
@@ -13,8 +13,9 @@ import os
 import sys
 from typing import IO, Dict, List, Optional, Sequence
 
-from . import loader
+from . import _files, loader
 from .errors import MatrixError, ResolutionError
+from .render import FORMATS, TABLES
 from .schema import Matrix
 
 if sys.version_info >= (3, 11):
@@ -78,6 +79,23 @@ def _parser(stdout: IO[str]) -> argparse.ArgumentParser:
     _matrix_option(resolve)
     resolve.add_argument("--json", action="store_true", help="print the resolution as JSON")
     resolve.add_argument("--explain", action="store_true", help="explain every runner's blockers")
+
+    docs = commands.add_parser(
+        "docs", help="generate the documentation tables", stdout=stdout,
+        description="Render the support table, the config reference and the deprecation "
+                    "timeline of the matrix.")
+    _matrix_option(docs)
+    docs.add_argument("--format", choices=FORMATS, help="the output format (default: from the "
+                      "file's extension with --output or --inject, else markdown)")
+    docs.add_argument("--version", metavar="V", help="document the matrix as of this version")
+    docs.add_argument("--table", action="append", choices=TABLES, metavar="TABLE",
+                      help=f"only this table ({', '.join(TABLES)}); repeatable (default: all)")
+    target = docs.add_mutually_exclusive_group()
+    target.add_argument("--output", metavar="FILE", help="write the document to FILE (atomically)")
+    target.add_argument("--inject", metavar="FILE",
+                        help="replace what stands between the matrix:begin and matrix:end markers of FILE")
+    docs.add_argument("--check", action="store_true",
+                      help="write nothing; exit 1 with a diff when the --output or --inject file is stale")
     return parser
 
 
@@ -227,4 +245,52 @@ def _assign(config: Dict[str, object], assignment: str) -> None:
     target[parts[-1]] = _literal(text)
 
 
-_COMMANDS = {"resolve": _resolve}
+_EXTENSIONS = {".md": "markdown", ".markdown": "markdown", ".rst": "rst", ".rest": "rst",
+               ".html": "html", ".htm": "html", ".json": "json"}
+
+
+def _docs(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
+    from .render import render
+
+    target = options.output or options.inject
+    if options.check and target is None:
+        raise _Usage("--check compares with a file: give --output FILE or --inject FILE")
+    format = options.format
+    if format is None:
+        extension = os.path.splitext(target or "")[1].lower()
+        format = _EXTENSIONS.get(extension, "markdown")
+    if options.inject and format == "json":
+        raise _Usage("--inject puts tables into a page: use --format markdown, rst or html")
+    matrix = _matrix(options)
+    # Rendered in full before any file is touched: a failure leaves every file as it was.
+    text = render(matrix, format=format, version=options.version, tables=options.table or TABLES,
+                  standalone=not options.inject)
+    if target is None:
+        stdout.write(text)
+        return EXIT_OK
+    current = _files.read_text(target)
+    if options.inject:
+        if current is None:
+            raise _Usage(f"{target}: no such file to inject into")
+        wanted = _files.inject(current, text, target)
+    else:
+        wanted = text
+    if options.check:
+        if current == wanted:
+            return EXIT_OK
+        import difflib
+
+        diff = difflib.unified_diff((current or "").splitlines(keepends=True), wanted.splitlines(keepends=True),
+                                    fromfile=f"{target} (on disk)", tofile=f"{target} (generated)")
+        stdout.writelines(line if line.endswith("\n") else line + "\n" for line in diff)
+        stderr.write(f"matrix: {target} is stale: run the same command without --check to update it\n")
+        return EXIT_FINDING
+    if current != wanted:
+        try:
+            _files.atomic_write(target, wanted)
+        except OSError as exc:
+            raise _Usage(f"Cannot write {target}: {exc.strerror or exc}") from None
+    return EXIT_OK
+
+
+_COMMANDS = {"resolve": _resolve, "docs": _docs}

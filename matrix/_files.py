@@ -1,0 +1,82 @@
+"""Writing files so that nothing is lost: atomic replacement, and marker-delimited injection."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import Optional, Tuple
+
+from .errors import UsageError
+
+#: Marker pairs by the kind of file they stand in.
+MARKERS = {
+    "rst": (".. matrix:begin", ".. matrix:end"),
+    "markup": ("<!-- matrix:begin -->", "<!-- matrix:end -->"),
+}
+
+
+def markers_for(path: str) -> Tuple[str, str]:
+    return MARKERS["rst" if path.endswith((".rst", ".rest")) else "markup"]
+
+
+def read_text(path: str) -> Optional[str]:
+    """The file's text, or None when it does not exist."""
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"Cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+def inject(original: str, content: str, path: str) -> str:
+    """*original* with what stands between its two marker lines replaced by *content*.
+
+    Everything outside the markers (the marker lines included) stays byte for byte.
+    :raises UsageError: a marker is missing, repeated, or the two are out of order.
+    """
+    begin, end = markers_for(path)
+    lines = original.splitlines(keepends=True)
+    found = {begin: [], end: []}
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped in found:
+            found[stripped].append(index)
+    for marker in (begin, end):
+        if not found[marker]:
+            raise UsageError(f"{path}: no {marker!r} marker line: add one {begin!r} line and one {end!r} line")
+        if len(found[marker]) > 1:
+            where = ", ".join(str(i + 1) for i in found[marker])
+            raise UsageError(f"{path}: {marker!r} stands {len(found[marker])} times (lines {where}); keep one")
+    first, last = found[begin][0], found[end][0]
+    if last < first:
+        raise UsageError(f"{path}: {end!r} (line {last + 1}) comes before {begin!r} (line {first + 1})")
+    newline = "\r\n" if lines[first].endswith("\r\n") else "\n"
+    body = content.replace("\n", newline) if newline != "\n" else content
+    if not body.endswith(newline):
+        body += newline
+    return "".join(lines[: first + 1]) + newline + body + newline + "".join(lines[last:])
+
+
+def atomic_write(path: str, text: str) -> None:
+    """Replace *path* with *text* all at once: a temporary file beside it, then a rename, so
+    an interrupted run never leaves a half-written file."""
+    directory = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        try:
+            os.chmod(temporary, os.stat(path).st_mode & 0o7777)
+        except FileNotFoundError:
+            os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except FileNotFoundError:
+            pass
+        raise

@@ -1,0 +1,300 @@
+import io
+import json
+import os
+import pathlib
+import re
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+
+import attrs
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import matrix
+from matrix import NoRunnerError, RemovedFeatureError, UsageError
+from matrix.cli import run
+from matrix.render import FORMATS, render
+from matrix.strategies import configs, matrices
+
+DATA = pathlib.Path(__file__).parent / "data"
+GOLDEN = DATA / "golden"
+KITCHEN = matrix.load(DATA / "valid" / "kitchen_sink.toml")
+DEFAULT = matrix.default()
+EXTENSIONS = {"markdown": "md", "rst": "rst", "html": "html", "json": "json"}
+CASES = [("kitchen_sink", KITCHEN, None), ("default", DEFAULT, None), ("default-0.31.0", DEFAULT, "0.31.0")]
+
+
+@pytest.mark.parametrize("format", FORMATS)
+@pytest.mark.parametrize(("name", "m", "version"), CASES, ids=[c[0] for c in CASES])
+def test_golden_files(name, m, version, format):
+    text = render(m, format=format, version=version)
+    path = GOLDEN / f"{name}.{EXTENSIONS[format]}"
+    if os.environ.get("MATRIX_UPDATE_GOLDEN") == "1":  # regenerate after a deliberate change
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+    assert render(m, format=format, version=version) == text  # deterministic
+
+
+def _markdown_table(text, heading):
+    """Rows of the Markdown table under *heading*, as lists of unescaped cell texts."""
+    lines = text.split(heading, 1)[1].split("\n", 1)[1].strip().splitlines()
+    rows = []
+    for line in lines:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+        rows.append(cells)
+    return rows[0], rows[2:]
+
+
+def test_the_default_markdown_table():
+    text = render(DEFAULT, format="markdown")
+    header, rows = _markdown_table(text, "### Support matrix: vLLM model runners 0.30.0")
+    assert header == ["Feature", "Condition", "Model Runner V2", "Model Runner V1", "Lifecycle"]
+    names = [re.sub(r" \[\d+\]$", "", r[0]).replace("\\", "") for r in rows]
+    assert names == [f.name for f in DEFAULT.features_at("0.30.0")]
+    mamba = rows[names.index("mamba cache mode 'all'")]
+    assert mamba[2] == "[❌](<https://github.com/vllm-project/vllm/pull/55041>)"
+    assert mamba[4] == "deprecated in 0.30.0 · removed in 0.32.0 · use cache\\_config.mamba\\_cache\\_mode = 'align'"
+    assert "Legend: ✅ yes: supported · ❌ no: not supported · 🧪 opt-in: works only when this runner is asked for explicitly; never chosen automatically" in text
+
+
+def test_the_0_31_0_table_shows_v2_supporting_custom_logits_processors():
+    _, rows = _markdown_table(render(DEFAULT, format="markdown", version="0.31.0"),
+                              "### Support matrix: vLLM model runners 0.31.0")
+    row = next(r for r in rows if r[0] == "custom logits processors")
+    assert row[2:4] == ["✅ since 0.31.0", "✅"]
+    names = [r[0] for r in rows]
+    assert "DFlash candidate-head drafts" in names and "dflash2 drafts [6]" not in names
+
+
+def _symbol(cell):
+    match = re.match(r"^\[?(✅|❌|🟠|🧪)", cell)
+    assert match, cell
+    return match.group(1)
+
+
+@given(st.data())
+def test_docs_and_resolver_never_disagree(data):
+    m = data.draw(st.sampled_from([DEFAULT, KITCHEN]))
+    version = data.draw(st.sampled_from([None, "0.30.0", "0.31.0", "1.0", "1.1"]))
+    v = m.version if version is None else matrix.resolver.as_version(version)
+    config = data.draw(configs(m))
+    try:
+        resolution = m.resolve(config, version=version)
+    except (NoRunnerError, RemovedFeatureError) as error:
+        resolution = error.resolution
+    header, rows = _markdown_table(render(m, format="markdown", version=version), f"### Support matrix: {m.name} {v}")
+    by_name = {re.sub(r" \[\d+\]$", "", r[0]).replace("\\", ""): r for r in rows}
+    for column, runner in enumerate(m.runners, start=2):
+        blocked = {f.name for f in resolution.unsupported[runner.id]}
+        for feature in resolution.active:
+            assert (_symbol(by_name[feature.name][column]) in ("❌", "🧪")) == (feature.name in blocked)
+
+
+def _docutils_warnings(text):
+    from docutils.core import publish_doctree
+
+    stream = io.StringIO()
+    publish_doctree(text, settings_overrides={"warning_stream": stream, "report_level": 1, "halt_level": 5})
+    return stream.getvalue()
+
+
+@pytest.mark.parametrize(("name", "m", "version"), CASES, ids=[c[0] for c in CASES])
+def test_restructuredtext_passes_docutils_without_warnings(name, m, version):
+    assert _docutils_warnings(render(m, format="rst", version=version)) == ""
+
+
+class _Strict(HTMLParser):
+    VOID = {"meta", "br", "img", "hr", "link", "input"}
+
+    def __init__(self):
+        super().__init__()
+        self.stack = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        pass
+
+    def handle_endtag(self, tag):
+        assert self.stack and self.stack[-1] == tag, (tag, self.stack)
+        self.stack.pop()
+
+
+def _check_html(text):
+    ET.fromstring(text.split("\n", 1)[1])  # well-formed as XML, after the doctype line
+    parser = _Strict()
+    parser.feed(text)
+    parser.close()
+    assert parser.stack == []
+
+
+@pytest.mark.parametrize(("name", "m", "version"), CASES, ids=[c[0] for c in CASES])
+def test_html_is_well_formed_and_standalone(name, m, version):
+    text = render(m, format="html", version=version)
+    _check_html(text)
+    assert "<style>" in text and "position: sticky" in text
+    assert not re.search(r"""(src|href)=["'](?!https?://|#)""", text)  # no external assets
+    assert '<th scope="col">Model Runner V2</th>' in text or m is KITCHEN
+
+
+def test_json_output():
+    data = json.loads(render(KITCHEN, format="json", version="1.1"))
+    assert data["generated_by"] == "Generated by `matrix docs` from kitchen_sink.toml: do not edit by hand."
+    assert [r["id"] for r in data["runners"]] == ["v2", "v1"]
+    ngram = next(f for f in data["features"] if f["id"] == "ngram")
+    assert ngram["support"]["v2"] == {"status": "yes", "symbol": "✅", "note": None, "link": None, "since": "1.1"}
+    assert data["deprecations"] == [{"feature": "legacy mode", "since": "1.0", "remove_in": "2.0",
+                                     "replacement": "mode = 'safe'", "message": "Legacy mode is slow"}]
+
+
+def test_tables_on_their_own():
+    text = render(DEFAULT, format="markdown", tables=["config"])
+    assert "### Config reference" in text and "### Support matrix" not in text and "### Deprecations" not in text
+    with pytest.raises(UsageError) as excinfo:
+        render(DEFAULT, format="markdwn")
+    assert str(excinfo.value) == "Unknown format 'markdwn' (expected one of 'html', 'json', 'markdown', 'rst'), did you mean 'markdown'"
+    with pytest.raises(UsageError) as excinfo:
+        render(DEFAULT, tables=["suport"])
+    assert str(excinfo.value) == "Unknown table 'suport' (expected one of 'config', 'deprecations', 'support'), did you mean 'support'"
+
+
+_NASTY = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12).filter(lambda s: s.strip())
+
+
+@settings(max_examples=25)
+@given(matrices(max_features=4), st.lists(_NASTY, min_size=4, max_size=4, unique=True), _NASTY)
+def test_renderers_never_raise_and_escape_what_they_must(m, names, note):
+    features = tuple(attrs.evolve(f, name=name, note=note) for f, name in zip(m.features, names))
+    m = attrs.evolve(m, name=names[0], features=features)
+    for format in FORMATS:
+        text = render(m, format=format)
+        assert text.endswith("\n")
+    _check_html(render(m, format="html"))
+    assert json.loads(render(m, format="json"))["matrix"] == names[0]
+    markdown = render(m, format="markdown")
+    if m.features_at():
+        header, rows = _markdown_table(markdown, "### Support matrix: ")
+        assert len(rows) == len(m.features_at())
+        assert all(len(r) == len(header) for r in rows)
+    else:
+        assert "\nNo gate is in force at this version.\n" in markdown
+    assert _docutils_warnings(render(m, format="rst")) == ""
+
+
+# --- the command line -------------------------------------------------------------------
+
+def call(*args):
+    out, err = io.StringIO(), io.StringIO()
+    status = run(list(args), stdout=out, stderr=err)
+    return status, out.getvalue(), err.getvalue()
+
+
+PROSE = "# Title\r\n\r\nBefore, with trailing spaces   \r\n<!-- matrix:begin -->\r\nold\r\n<!-- matrix:end -->\r\nAfter\r\n"
+
+
+def test_inject_changes_only_the_marked_region(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_bytes(PROSE.encode())
+    status, out, err = call("docs", "--matrix", str(DATA / "valid" / "kitchen_sink.toml"), "--inject", str(page))
+    assert (status, out, err) == (0, "", "")
+    after = page.read_bytes().decode()
+    head, _, rest = after.partition("<!-- matrix:begin -->\r\n")
+    body, _, tail = rest.partition("<!-- matrix:end -->\r\n")
+    assert head == "# Title\r\n\r\nBefore, with trailing spaces   \r\n"
+    assert tail == "After\r\n"
+    expected = render(KITCHEN, format="markdown").replace("\n", "\r\n")
+    assert body == "\r\n" + expected + "\r\n"
+    # Fresh now: --check agrees and writes nothing.
+    assert call("docs", "--matrix", str(DATA / "valid" / "kitchen_sink.toml"), "--inject", str(page), "--check") == (0, "", "")
+
+
+def test_check_reports_a_stale_file_with_a_diff_and_writes_nothing(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("<!-- matrix:begin -->\nold\n<!-- matrix:end -->\n")
+    status, out, err = call("docs", "--matrix", str(DATA / "valid" / "kitchen_sink.toml"), "--inject", str(page), "--check", "--table", "deprecations")
+    assert status == 1
+    assert page.read_text() == "<!-- matrix:begin -->\nold\n<!-- matrix:end -->\n"
+    assert out.splitlines()[:5] == [
+        f"--- {page} (on disk)",
+        f"+++ {page} (generated)",
+        "@@ -1,3 +1,11 @@",
+        " <!-- matrix:begin -->",
+        "-old",
+    ]
+    assert err == f"matrix: {page} is stale: run the same command without --check to update it\n"
+
+
+def test_output_writes_whole_files_and_checks_them(tmp_path):
+    target = tmp_path / "matrix.rst"
+    assert call("docs", "--output", str(target), "--check")[0] == 1
+    assert not target.exists()
+    assert call("docs", "--output", str(target)) == (0, "", "")
+    assert target.read_text() == render(DEFAULT, format="rst")
+    assert call("docs", "--output", str(target), "--check") == (0, "", "")
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("no markers\n", "page.md: no '<!-- matrix:begin -->' marker line: add one '<!-- matrix:begin -->' line and one '<!-- matrix:end -->' line"),
+        ("<!-- matrix:begin -->\n", "page.md: no '<!-- matrix:end -->' marker line: add one '<!-- matrix:begin -->' line and one '<!-- matrix:end -->' line"),
+        ("<!-- matrix:begin -->\n<!-- matrix:begin -->\n<!-- matrix:end -->\n", "page.md: '<!-- matrix:begin -->' stands 2 times (lines 1, 2); keep one"),
+        ("<!-- matrix:end -->\n<!-- matrix:begin -->\n", "page.md: '<!-- matrix:end -->' (line 1) comes before '<!-- matrix:begin -->' (line 2)"),
+    ],
+)
+def test_broken_markers_exit_2_and_leave_the_file_alone(tmp_path, monkeypatch, content, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "page.md").write_text(content)
+    assert call("docs", "--inject", "page.md") == (2, "", f"matrix: error: {message}\n")
+    assert (tmp_path / "page.md").read_text() == content
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["page.md"]
+
+
+def test_rst_files_use_rst_markers(tmp_path):
+    page = tmp_path / "page.rst"
+    page.write_text("Title\n=====\n\n.. matrix:begin\n\n.. matrix:end\n\nEnd.\n")
+    assert call("docs", "--inject", str(page), "--matrix", str(DATA / "valid" / "kitchen_sink.toml"))[0] == 0
+    assert _docutils_warnings(page.read_text()) == ""
+    assert page.read_text().startswith("Title\n=====\n\n.. matrix:begin\n\n.. Generated by `matrix docs`")
+
+
+def test_a_failure_while_rendering_leaves_the_target_untouched(tmp_path, monkeypatch):
+    page = tmp_path / "page.md"
+    page.write_text(PROSE)
+    from matrix import render as render_module
+
+    def broken(doc, tables):
+        raise RuntimeError("renderer broke")
+
+    monkeypatch.setitem(render_module._RENDERERS, "markdown", broken)
+    with pytest.raises(RuntimeError, match="renderer broke"):
+        call("docs", "--inject", str(page))
+    assert page.read_bytes() == PROSE.encode()
+
+
+def test_a_failure_while_writing_leaves_the_target_untouched(tmp_path, monkeypatch):
+    page = tmp_path / "page.md"
+    page.write_text(PROSE)
+
+    def broken_fsync(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", broken_fsync)
+    status, out, err = call("docs", "--inject", str(page))
+    assert (status, out) == (2, "")
+    assert err == f"matrix: error: Cannot write {page}: No space left on device\n"
+    assert page.read_bytes() == PROSE.encode()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["page.md"]
+
+
+def test_docs_usage_errors(tmp_path):
+    assert call("docs", "--check") == (2, "", "matrix: error: --check compares with a file: give --output FILE or --inject FILE\n")
+    assert call("docs", "--inject", str(tmp_path / "x.json")) == (2, "", "matrix: error: --inject puts tables into a page: use --format markdown, rst or html\n")
+    assert call("docs", "--inject", str(tmp_path / "missing.md")) == (2, "", f"matrix: error: {tmp_path / 'missing.md'}: no such file to inject into\n")
+    status, _, err = call("docs", "--output", "a", "--inject", "b")
+    assert status == 2 and err == "matrix: error: argument --inject: not allowed with argument --output\n"
