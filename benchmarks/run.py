@@ -230,6 +230,20 @@ def main(argv=None):
               f"| | compile (generate and build the fast path) | {compile_m * 1e3:,.1f} ms | |",
               f"| | total | {(load_m + compile_m) * 1e3:,.1f} ms | |"]
 
+    # 6. matrix check: the default matrix, and a synthetic 500-gate one.
+    from matrix.check import check
+
+    half_text, half_runners, _ = synthetic.generate(500)
+    half = matrix.loads(half_text, runners=half_runners)
+    for label, subject in (("default matrix", default), ("synthetic matrix, 500 gates", half)):
+        times = []
+        for _ in range(max(3, rounds // 3)):
+            start = time.perf_counter()
+            report = check(subject)
+            times.append(time.perf_counter() - start)
+        counts = ", ".join(f"{n} {s}s" for s, n in report.counts().items())
+        table.append(f"| matrix check | {label} ({counts}) | {statistics.median(times) * 1e3:,.0f} ms | |")
+
     # 5. Process start.
     table += process_start(max(5, rounds))
 

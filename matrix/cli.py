@@ -80,6 +80,17 @@ def _parser(stdout: IO[str]) -> argparse.ArgumentParser:
     resolve.add_argument("--json", action="store_true", help="print the resolution as JSON")
     resolve.add_argument("--explain", action="store_true", help="explain every runner's blockers")
 
+    check = commands.add_parser(
+        "check", help="lint the matrix and prove properties over the whole config space",
+        stdout=stdout,
+        description="Lint the matrix: lifecycle, gates that can never or always fire, "
+                    "contradictions, runners never chosen, and configs no runner can serve, "
+                    "each with a witness config.")
+    _matrix_option(check)
+    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument("--strict", action="store_true", help="fail on every finding, notes included")
+    check.add_argument("--version", metavar="V", help="check the matrix as of this version")
+
     docs = commands.add_parser(
         "docs", help="generate the documentation tables", stdout=stdout,
         description="Render the support table, the config reference and the deprecation "
@@ -293,4 +304,23 @@ def _docs(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]
     return EXIT_OK
 
 
-_COMMANDS = {"resolve": _resolve, "docs": _docs}
+def _check(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
+    from .check import check
+
+    matrix = _matrix(options)
+    report = check(matrix, version=options.version, strict=options.strict)
+    if options.format == "json":
+        data = {"matrix": matrix.name, "version": str(options.version or matrix.version),
+                "failed": report.failed, "counts": report.counts(),
+                "findings": [f.to_dict() for f in report.findings]}
+        stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    else:
+        for finding in report.findings:
+            stdout.write(f"{finding}\n")
+            if finding.witness is not None:
+                stdout.write(f"    witness: {json.dumps(finding.witness, sort_keys=True)}\n")
+        stdout.write(f"{matrix.path or 'matrix'}: {report.summary()}\n")
+    return EXIT_FINDING if report.failed else EXIT_OK
+
+
+_COMMANDS = {"resolve": _resolve, "check": _check, "docs": _docs}

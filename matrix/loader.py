@@ -178,6 +178,7 @@ class _Builder:
             features=tuple(features),
             schema=schema,
             path=name,
+            text=text,
         )
 
     def parse(self, source: _Source) -> dict:
@@ -341,7 +342,8 @@ class _Builder:
         spec, bad = self.shaped(source, raw, self.shapes.RunnerSpec, ())
         if spec is None:
             return None
-        return Runner(id, spec.name, spec.priority, spec.description, spec.links)
+        path = source.name if source.text else None
+        return Runner(id, spec.name, spec.priority, spec.description, spec.links, path)
 
     def runner_set(self, source: _Source, runners: List[Runner], sources: Dict[str, _Source],
                    empty: str) -> Optional[List[Runner]]:

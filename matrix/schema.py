@@ -121,6 +121,8 @@ class Runner:
     priority: int
     description: Optional[str] = None
     links: Tuple[str, ...] = ()
+    #: The runner file it was loaded from, if any.
+    path: Optional[str] = attrs.field(default=None, eq=False, repr=False)
 
 
 @attrs.frozen
@@ -195,6 +197,8 @@ class Matrix:
     features: Tuple[Feature, ...]
     schema: Schema
     path: Optional[str] = None
+    #: The text of features.toml, when it was loaded from one (for line numbers).
+    text: Optional[str] = attrs.field(default=None, repr=False)
     _runner_index: Dict[str, Runner] = attrs.field(init=False, repr=False)
     _feature_index: Dict[str, Feature] = attrs.field(init=False, repr=False)
     _caches: dict = attrs.field(init=False, repr=False, factory=dict)

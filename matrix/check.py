@@ -1,0 +1,361 @@
+"""``matrix check``: lint a matrix and prove properties over its whole config space.
+
+Each finding has a stable code, a severity, the place in ``features.toml`` it is about and,
+where a config shows it, a witness config that ``matrix resolve`` can be run on.
+
+Lifecycle
+    ``removal-overdue`` (error): the matrix describes a version at or past a deprecated gate's
+    ``remove_in``. ``no-removal-version`` (warning): deprecated without ``remove_in``.
+    ``message-version`` (warning): a deprecation message names a version other than
+    ``remove_in`` (versions in free text go stale; ``remove_in`` is printed for you).
+    ``gate-ended`` (note): a gate's ``until`` has passed; it can be deleted.
+Gates
+    ``never-active`` (error): no config satisfies the condition. ``always-active`` (warning):
+    every config does. ``equivalent-gates`` (warning): two gates with equivalent conditions and
+    the same support. ``implied-contradiction`` (warning): a gate's condition implies another's,
+    yet a runner supports the first and not the second, so that support can never be used.
+Runners
+    ``never-chosen`` (warning): no config makes automatic choice pick the runner.
+    ``no-yes`` (warning): no cell of the runner says yes.
+Totality
+    ``no-runner`` (note; error with ``strict``): a minimal set of gates that, active together,
+    leave no runner free, with a witness config. vLLM has such sets on purpose (a V2-only
+    feature with a V1-only one).
+``inconclusive`` (warning)
+    a search ran out of its budget; what it did not cover is said, never guessed.
+
+Method: every question is a search over the finite partition of the config space that the
+predicates induce (see `matrix._space`): exact there, so exact over all configs. Pairwise
+questions are first narrowed by evaluating every gate on a fixed sample of configs (two gates
+that differ on a sample are not equivalent), then settled by the exact search.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
+
+import attrs
+from packaging.version import Version
+
+from ._space import Inconclusive, Space
+from .schema import BLOCKING, Feature, Matrix
+
+__all__ = ["CODES", "Finding", "Report", "check", "iter_findings"]
+
+
+def __dir__() -> List[str]:
+    return __all__
+
+
+#: code → (severity, what it means).
+CODES: Dict[str, Tuple[str, str]] = {
+    "removal-overdue": ("error", "a deprecated gate is past its remove_in"),
+    "no-removal-version": ("warning", "deprecated without remove_in"),
+    "message-version": ("warning", "a deprecation message names a version other than remove_in"),
+    "gate-ended": ("note", "a gate's until has passed"),
+    "never-active": ("error", "no config satisfies the condition"),
+    "always-active": ("warning", "every config satisfies the condition"),
+    "equivalent-gates": ("warning", "two gates with equivalent conditions and the same support"),
+    "implied-contradiction": ("warning", "a condition implies another's, with contradictory support"),
+    "never-chosen": ("warning", "a runner that automatic choice never picks"),
+    "no-yes": ("warning", "a runner that no cell says yes to"),
+    "no-runner": ("note", "gates that, active together, leave no runner free"),
+    "inconclusive": ("warning", "a search ran out of its budget"),
+}
+
+SEVERITIES = ("error", "warning", "note")
+_VERSION_IN_TEXT = re.compile(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)*)(?![\w.]*\d)")
+
+
+@attrs.frozen
+class Finding:
+    """One finding: ``code`` (see `CODES`), ``severity``, ``message``, where it stands, and a
+    ``witness`` config (JSON-ready) when a config shows it."""
+
+    code: str
+    severity: str
+    message: str
+    feature: Optional[str] = None
+    runner: Optional[str] = None
+    path: str = "$"
+    file: Optional[str] = None
+    line: Optional[int] = None
+    column: Optional[int] = None
+    witness: Optional[dict] = None
+    features: Tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        place = self.file or "<matrix>"
+        if self.line is not None:
+            place += f":{self.line}:{self.column}"
+        return f"{place}: {self.severity}[{self.code}]: {self.message}"
+
+    def to_dict(self) -> dict:
+        return attrs.asdict(self, recurse=False) | {"features": list(self.features)}
+
+
+@attrs.frozen
+class Report:
+    """All findings of one check, in file order."""
+
+    findings: Tuple[Finding, ...]
+    strict: bool = False
+
+    @property
+    def failed(self) -> bool:
+        """Whether the check fails: any error, or any finding at all with ``strict``."""
+        return any(f.severity == "error" or self.strict for f in self.findings)
+
+    def counts(self) -> Dict[str, int]:
+        return {s: sum(1 for f in self.findings if f.severity == s) for s in SEVERITIES}
+
+    def summary(self) -> str:
+        counts = self.counts()
+        parts = [f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items()]
+        verdict = "failed" if self.failed else "passed"
+        return f"{verdict}: {', '.join(parts)}" + (" (strict: every finding fails)" if self.strict else "")
+
+
+def check(matrix: Matrix, *, version: Optional[object] = None, strict: bool = False,
+          budget: int = 200_000) -> Report:
+    """Lint *matrix* as of *version* (its own by default).
+
+    :param strict: make every finding fail the check (notes included).
+    :param budget: the most search steps any one question may take before it is reported
+        ``inconclusive``.
+    """
+    findings = list(iter_findings(matrix, version=version, strict=strict, budget=budget))
+    # features.toml first, in line order; then the runner files.
+    findings.sort(key=lambda f: (f.file != matrix.path, f.file or "", f.line is None, f.line or 0,
+                                 f.column or 0, f.code, f.message))
+    return Report(tuple(findings), strict)
+
+
+def iter_findings(matrix: Matrix, *, version: Optional[object] = None, strict: bool = False,
+                  budget: int = 200_000) -> Iterator[Finding]:
+    """Every finding, as it is found (see `check`)."""
+    from .resolver import as_version
+
+    v = matrix.version if version is None else as_version(version)
+    place = _Places(matrix)
+    yield from _lifecycle(matrix, v, place)
+    gates = matrix.features_at(v)
+    space = Space(matrix.schema, [g.when._node for g in gates], budget=budget)
+
+    def solve(*args, **kwargs):
+        space.spent = 0
+        return space.solve(*args, **kwargs)
+
+    live: List[Feature] = []
+    always: List[Feature] = []
+    for gate in gates:
+        try:
+            if solve(true=[gate.when._node]) is None:
+                yield place.feature("never-active", gate, f"{gate.name} can never be active: no config satisfies {gate.when}")
+                continue
+            live.append(gate)
+            if solve(false=[gate.when._node]) is None:
+                always.append(gate)
+                yield place.feature("always-active", gate, f"{gate.name} is active for every config: {gate.when} always holds")
+        except Inconclusive:
+            yield place.feature("inconclusive", gate, f"Could not decide within {budget} steps whether {gate.name} can be active and inactive")
+            live.append(gate)
+    # Two gates that are always active are trivially equivalent: said once each, above.
+    yield from _pairs(matrix, v, [g for g in live if g not in always], space, solve, place, budget)
+    yield from _runners(matrix, v, live, solve, place, budget)
+    yield from _totality(matrix, v, live, space, solve, place, strict, budget)
+
+
+class _Places:
+    """Where findings stand in features.toml."""
+
+    def __init__(self, matrix: Matrix) -> None:
+        self.matrix = matrix
+        self.file = matrix.path
+        self._locations = None
+
+    def where(self, key: tuple) -> Tuple[Optional[int], Optional[int]]:
+        if self.matrix.text is None:
+            return None, None
+        if self._locations is None:
+            from ._locate import Locations
+
+            self._locations = Locations(self.matrix.text)
+        found = self._locations.key(key)
+        return found if found else (None, None)
+
+    def feature(self, code: str, feature: Feature, message: str, *, key: Sequence[str] = (),
+                severity: Optional[str] = None, **extra) -> Finding:
+        from . import _messages
+
+        path = ("features", feature.id, *key)
+        line, column = self.where(path)
+        return Finding(code, severity or CODES[code][0], message, feature=feature.id,
+                       path=_messages.place(path), file=self.file, line=line, column=column, **extra)
+
+    def runner(self, code: str, runner: str, message: str) -> Finding:
+        path = self.matrix.runner(runner).path
+        if path is not None:  # the runner's own file
+            return Finding(code, CODES[code][0], message, runner=runner, path=f"$.runners.{runner}",
+                           file=path, line=1, column=1)
+        line, column = self.where(("matrix", "runners"))
+        return Finding(code, CODES[code][0], message, runner=runner, path=f"$.runners.{runner}",
+                       file=self.file, line=line, column=column)
+
+
+def _lifecycle(matrix: Matrix, v: Version, place: _Places) -> Iterator[Finding]:
+    for feature in matrix.features:
+        d = feature.deprecated
+        if d is not None:
+            if d.remove_in is None:
+                yield place.feature("no-removal-version", feature,
+                                    f"{feature.name} is deprecated since {d.since} without remove_in: "
+                                    "users cannot plan for its removal", key=("deprecated",))
+            elif v >= d.remove_in and feature.in_force(v):
+                yield place.feature("removal-overdue", feature,
+                                    f"{feature.name} was due for removal in {d.remove_in}, and the matrix is "
+                                    f"checked as of {v}: delete the gate or move remove_in",
+                                    key=("deprecated", "remove_in"))
+            if d.message and d.remove_in is not None:
+                named = [m for m in _VERSION_IN_TEXT.findall(d.message) if _differs(m, d.remove_in)]
+                if named:
+                    yield place.feature("message-version", feature,
+                                        f"The deprecation message of {feature.name} names {named[0]!r}, but "
+                                        f"remove_in is {d.remove_in}: leave versions to remove_in, which "
+                                        "every warning prints", key=("deprecated", "message"))
+        if feature.until is not None and feature.until <= v:
+            yield place.feature("gate-ended", feature,
+                                f"{feature.name} ended in {feature.until} (checked as of {v}): "
+                                "the gate can be deleted", key=("until",))
+
+
+def _differs(text: str, version: Version) -> bool:
+    try:
+        return Version(text) != version
+    except Exception:
+        return True
+
+
+def _support(feature: Feature, matrix: Matrix, v: Version) -> Tuple[str, ...]:
+    return tuple(feature.status(r.id, v) for r in matrix.runners)
+
+
+def _pairs(matrix, v, live, space, solve, place, budget) -> Iterator[Finding]:
+    samples = space.samples(256)
+    prints = {}
+    for gate in live:
+        bits = 0
+        for index, sample in enumerate(samples):
+            if space.truth(gate.when._node, sample) is True:
+                bits |= 1 << index
+        prints[gate.id] = bits
+    for i, a in enumerate(live):
+        for b in live[i + 1:]:
+            same_support = _support(a, matrix, v) == _support(b, matrix, v)
+            fa, fb = prints[a.id], prints[b.id]
+            try:
+                if same_support and fa == fb and solve(true=[a.when._node], false=[b.when._node]) is None \
+                        and solve(true=[b.when._node], false=[a.when._node]) is None:
+                    yield place.feature("equivalent-gates", b,
+                                        f"{b.name} has a condition equivalent to that of {a.name} and the "
+                                        "same support: merge the two", features=(a.id, b.id))
+                    continue
+                for narrow, broad, fn, fw in ((a, b, fa, fb), (b, a, fb, fa)):
+                    if fn & ~fw:
+                        continue
+                    runners = [r.name for r in matrix.runners
+                               if narrow.status(r.id, v) in ("yes", "partial") and broad.status(r.id, v) in BLOCKING]
+                    if not runners or solve(true=[narrow.when._node], false=[broad.when._node]) is not None:
+                        continue
+                    others = [g.when._node for g in live if g is not narrow and g is not broad]
+                    witness = space.witness(solve(true=[narrow.when._node]), avoid=others)
+                    yield place.feature(
+                        "implied-contradiction", narrow,
+                        f"{narrow.name} implies {broad.name}, yet {', '.join(runners)} supports {narrow.name} "
+                        f"and not {broad.name}: every config that uses {narrow.name} is refused there",
+                        witness=witness, features=(narrow.id, broad.id))
+            except Inconclusive:
+                yield place.feature("inconclusive", b, f"Could not compare {a.name} and {b.name} within {budget} steps")
+
+
+def _runners(matrix, v, live, solve, place, budget) -> Iterator[Finding]:
+    blockers = {r.id: [g.when._node for g in live if g.status(r.id, v) in BLOCKING] for r in matrix.runners}
+    for index, runner in enumerate(matrix.runners):
+        if all(f.status(runner.id, v) != "yes" for f in matrix.features_at(v)) and matrix.features_at(v):
+            yield place.runner("no-yes", runner.id, f"{runner.name} supports no feature: no cell says yes to it")
+        above = matrix.runners[:index]
+        if any(not blockers[h.id] for h in above):
+            free = next(h for h in above if not blockers[h.id])
+            yield place.runner("never-chosen", runner.id,
+                               f"{runner.name} is never chosen automatically: {free.name} is never blocked")
+            continue
+        try:
+            found = solve(false=blockers[runner.id], extra=[("any", blockers[h.id]) for h in above])
+        except Inconclusive:
+            yield place.runner("inconclusive", runner.id,
+                               f"Could not decide within {budget} steps whether {runner.name} is ever chosen")
+            continue
+        if found is None:
+            yield place.runner("never-chosen", runner.id,
+                               f"{runner.name} is never chosen automatically: whenever it is free, a runner "
+                               "of higher priority is free too")
+
+
+def _totality(matrix, v, live, space, solve, place, strict, budget) -> Iterator[Finding]:
+    runners = matrix.runners
+    blocks = {g.id: frozenset(r.id for r in runners if g.status(r.id, v) in BLOCKING) for g in live}
+    by_runner = {r.id: [g for g in live if r.id in blocks[g.id]] for r in runners}
+    satisfiable: Dict[FrozenSet[str], Optional[dict]] = {}
+    found: List[Tuple[Feature, ...]] = []
+    seen = set()
+    stopped = []
+    nodes = {g.id: g.when._node for g in live}
+
+    def joint(chosen: Tuple[Feature, ...]) -> Optional[dict]:
+        key = frozenset(g.id for g in chosen)
+        if key not in satisfiable:
+            satisfiable[key] = solve(true=[nodes[g.id] for g in chosen])
+        return satisfiable[key]
+
+    def extend(chosen: Tuple[Feature, ...], index: int) -> None:
+        while index < len(runners) and any(runners[index].id in blocks[g.id] for g in chosen):
+            index += 1
+        if index == len(runners):
+            key = frozenset(g.id for g in chosen)
+            if key not in seen:
+                seen.add(key)
+                found.append(chosen)
+            return
+        for gate in by_runner[runners[index].id]:
+            if gate in chosen:
+                continue
+            candidate = chosen + (gate,)
+            try:
+                if joint(candidate) is None:
+                    continue
+            except Inconclusive:
+                stopped.append(candidate)
+                continue
+            extend(candidate, index + 1)
+
+    extend((), 0)
+    keys = [frozenset(g.id for g in c) for c in found]
+    order = {g.id: i for i, g in enumerate(live)}
+    severity = "error" if strict else "note"
+    for combo, key in zip(found, keys):
+        if any(other < key for other in keys):
+            continue
+        gates = sorted(combo, key=lambda g: order[g.id])
+        names = " and ".join(g.name for g in gates)
+        reasons = "; ".join(
+            f"{r.name} does not support {', '.join(g.name for g in gates if r.id in blocks[g.id])}"
+            for r in runners)
+        witness = space.witness(satisfiable[key], avoid=[nodes[g.id] for g in live if g.id not in key])
+        yield place.feature("no-runner", gates[0], f"No runner can serve a config that uses {names}: {reasons}",
+                            severity=severity, witness=witness, features=tuple(g.id for g in gates))
+    for combo in stopped:
+        names = " and ".join(g.name for g in combo)
+        yield place.feature("inconclusive", combo[0],
+                            f"Could not decide within {budget} steps whether {names} can be active together; "
+                            "combinations that include them were not searched")
