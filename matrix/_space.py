@@ -59,6 +59,7 @@ class Space:
         self.schema = schema
         self.budget = budget
         self.spent = 0
+        self.rng: Optional[random.Random] = None
         constants: Dict[str, List[object]] = {}
         for node in nodes:
             for part in walk(node):
@@ -155,10 +156,17 @@ class Space:
     # --- search ------------------------------------------------------------------------------
 
     def solve(self, true: Iterable[Node] = (), false: Iterable[Node] = (),
-              extra: Sequence[Tuple[str, Sequence[Node]]] = ()) -> Optional[Dict[str, object]]:
+              extra: Sequence[Tuple[str, Sequence[Node]]] = (),
+              rng: Optional[random.Random] = None) -> Optional[Dict[str, object]]:
         """An assignment under which every *true* node holds and every *false* node does not,
         and, for each ``("any", nodes)`` in *extra*, at least one of *nodes* holds; None when
-        there is none. Raises `Inconclusive` when the budget runs out."""
+        there is none. Raises `Inconclusive` when the budget runs out.
+
+        :param rng: tries values in a random order, for varied answers (the default order
+            gives the same answer every time).
+        """
+        self.rng = rng
+        self.spent = 0  # the budget is per question
         goals = [(node, True) for node in true] + [(node, False) for node in false]
         groups = [list(nodes) for _, nodes in extra]
         used = set()
@@ -202,7 +210,11 @@ class Space:
         if index == len(order):
             return None
         path = order[index]
-        for value in self.domains[path]:
+        values = self.domains[path]
+        if self.rng is not None:
+            values = values[:]
+            self.rng.shuffle(values)
+        for value in values:
             assignment[path] = value
             found = self._search(order, index + 1, assignment, goals, groups)
             if found is not None:

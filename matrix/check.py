@@ -143,9 +143,7 @@ def iter_findings(matrix: Matrix, *, version: Optional[object] = None, strict: b
     gates = matrix.features_at(v)
     space = Space(matrix.schema, [g.when._node for g in gates], budget=budget)
 
-    def solve(*args, **kwargs):
-        space.spent = 0
-        return space.solve(*args, **kwargs)
+    solve = space.solve
 
     live: List[Feature] = []
     always: List[Feature] = []

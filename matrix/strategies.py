@@ -13,6 +13,8 @@ This module needs hypothesis; ``import matrix`` does not import it.
 from __future__ import annotations
 
 import json
+import random
+import re
 import types
 from typing import Dict, List, Optional, Sequence
 
@@ -99,43 +101,135 @@ def values(field: Field, constants: Sequence[object] = ()) -> st.SearchStrategy:
 
 
 
-def configs(matrix: Matrix, *, as_objects: bool = False) -> st.SearchStrategy:
+def configs(matrix: Matrix, *, version: Optional[object] = None, active: Optional[Sequence[str]] = None,
+            inactive: Optional[Sequence[str]] = None, as_objects: bool = False) -> st.SearchStrategy:
     """Configs valid under *matrix*'s schema, as nested dicts (or attribute objects).
 
     Fields with a default are sometimes left out, so defaults are exercised; nullable fields
-    and sections are sometimes None; values shrink toward the defaults.
+    and sections are sometimes None. Random values rarely reach rare gates, so most examples
+    are steered: a few gates in force at *version* are picked, and the values that make them
+    active together are solved for (exactly, over the values the predicates can tell apart),
+    the rest drawn at random. Shrinks toward an unsteered config with every field at its
+    default.
+
+    :param active: ids of gates every example must make active.
+    :param inactive: ids of gates every example must leave inactive.
+    :param as_objects: attribute objects (``SimpleNamespace``) instead of dicts.
+    :raises InvalidArgument: an unknown gate id, a gate not in force at *version*, or
+        *active* and *inactive* gates that no config satisfies together.
     """
+    from ._space import Inconclusive, Space
+    from .errors import MatrixError
+    from .resolver import as_version
+
     if not isinstance(matrix, Matrix):
         raise InvalidArgument(f"configs() takes a Matrix, not {type(matrix).__name__}")
     if not isinstance(as_objects, bool):
         raise InvalidArgument(f"as_objects must be a bool, not {as_objects!r}")
-    schema = matrix.schema
+    try:
+        v = matrix.version if version is None else as_version(version)
+    except MatrixError as error:
+        raise InvalidArgument(str(error)) from None
+    gates = {f.id: f for f in matrix.features_at(v)}
+    wanted = {}
+    for name, ids in (("active", active), ("inactive", inactive)):
+        if ids is None:
+            ids = ()
+        if isinstance(ids, str) or not all(isinstance(i, str) for i in ids):
+            raise InvalidArgument(f"{name} must be a list of gate ids, not {ids!r}")
+        for gate in ids:
+            if gate not in gates:
+                known = [f.id for f in matrix.features]
+                where = "is not in force at " + str(v) if gate in known else "is not a gate of this matrix"
+                raise InvalidArgument(f"{name}: {gate!r} {where}")
+        wanted[name] = [gates[i] for i in ids]
+    space = Space(matrix.schema, [f.when._node for f in gates.values()], budget=20_000)
+    must = [f.when._node for f in wanted["active"]]
+    must_not = [f.when._node for f in wanted["inactive"]]
+    if must or must_not:
+        try:
+            solvable = space.solve(true=must, false=must_not)
+        except Inconclusive:
+            solvable = {}
+        if solvable is None:
+            raise InvalidArgument(
+                f"No config makes {', '.join(repr(f.id) for f in wanted['active']) or 'nothing'} active "
+                f"and {', '.join(repr(f.id) for f in wanted['inactive']) or 'nothing'} inactive together")
     constants = _constants(matrix)
     children: Dict[str, List[Field]] = {}
-    for field in schema:
+    for field in matrix.schema:
         parent = field.path.rpartition(".")[0]
         children.setdefault(parent, []).append(field)
+    order = list(gates.values())
 
-    def section(prefix: str) -> st.SearchStrategy:
+    def section(prefix: str, fixed: Dict[str, object]) -> st.SearchStrategy:
         required = {}
         optional = {}
         for field in children.get(prefix, []):
             name = field.path.rpartition(".")[2]
+            pinned = fixed.get(field.path, _FREE)
             if field.type == "section":
-                inner = section(field.path)
-                strategy = st.none() | inner if field.nullable else inner
+                inner = section(field.path, fixed)
+                if pinned is None:
+                    strategy = st.none()
+                elif pinned is not _FREE or not field.nullable:
+                    strategy = inner
+                else:
+                    strategy = st.none() | inner
+            elif pinned is not _FREE:
+                strategy = st.just(_plain(pinned))
             else:
                 strategy = values(field, constants.get(field.path, ()))
                 if field.nullable:
                     strategy = st.none() | strategy
-            if field.has_default or (field.type == "section" and not field.nullable):
+            free = pinned is _FREE and not _pins_below(field.path, fixed)
+            if free and (field.has_default or (field.type == "section" and not field.nullable)):
                 optional[name] = strategy
             else:
                 required[name] = strategy
         return st.fixed_dictionaries(required, optional=optional)
 
-    strategy = section("")
+    @st.composite
+    def steered(draw) -> dict:
+        steered = draw(st.integers(0, 7)) > 0  # 0: random values only; shrinks toward it
+        # The gates to steer toward, and the order values are tried in, come from one seed:
+        # hypothesis's own draws favour the first of many choices, a seeded RNG does not.
+        rng = random.Random(draw(st.integers(0, 2 ** 32 - 1)))
+        picks = rng.sample(order, min(len(order), rng.randint(2, 8))) if steered else []
+        true, false = list(must), list(must_not)
+        fixed: Dict[str, object] = {}
+        if true or false or picks:
+            for gate in picks:
+                try:
+                    if space.solve(true=true + [gate.when._node], false=false) is not None:
+                        true.append(gate.when._node)
+                except Inconclusive:
+                    pass
+            try:
+                fixed = space.solve(true=true, false=false, rng=rng) or {}
+            except Inconclusive:
+                fixed = {}
+        return draw(section("", fixed))
+
+    strategy = steered()
     return strategy.map(_as_objects) if as_objects else strategy
+
+
+_FREE = object()
+
+
+def _pins_below(path: str, fixed: Dict[str, object]) -> bool:
+    prefix = path + "."
+    return any(p.startswith(prefix) for p in fixed)
+
+
+def _plain(value: object) -> object:
+    """A solver's representative as a config value."""
+    if isinstance(value, Version):
+        return str(value)
+    if isinstance(value, tuple):
+        return list(value)
+    return value
 
 
 def _as_objects(value: object) -> object:
@@ -189,19 +283,31 @@ def _atoms(field: Field) -> st.SearchStrategy:
     return st.one_of(atoms)
 
 
-def predicate_sources(schema: Schema, *, max_leaves: int = 6) -> st.SearchStrategy:
-    """Text of well-typed predicates over *schema*, joined with ``and``, ``or``, ``not`` and
-    parentheses; shrinks toward a single test."""
+def predicate_sources(schema: Schema, *, max_leaves: int = 6, noise: bool = True,
+                      valid: bool = True) -> st.SearchStrategy:
+    """Text of predicates over *schema*, joined with ``and``, ``or``, ``not`` and parentheses.
+
+    :param noise: vary the spelling without changing the meaning: extra spaces, tabs and line
+        breaks between tokens, double quotes for single, redundant parentheses.
+    :param valid: when False, one random edit (a character dropped or doubled, ``==`` written
+        ``=``, a dangling ``and``…) may make the text invalid: for testing error paths.
+
+    With ``valid=True`` every text parses and type-checks against *schema*. Shrinks toward a
+    single test on the first field, spelt plainly.
+    """
     if not isinstance(schema, Schema):
         raise InvalidArgument(f"schema must be a Schema, not {type(schema).__name__}")
     if not isinstance(max_leaves, int) or isinstance(max_leaves, bool) or max_leaves < 1:
         raise InvalidArgument(f"max_leaves must be a positive int, not {max_leaves!r}")
+    for name, flag in (("noise", noise), ("valid", valid)):
+        if not isinstance(flag, bool):
+            raise InvalidArgument(f"{name} must be a bool, not {flag!r}")
     leaves = [_atoms(field) for field in schema]
     leaves = [leaf for leaf in leaves if not leaf.is_empty]
     if not leaves:
         raise InvalidArgument("The schema has no field a predicate could test")
     atom = st.one_of(leaves)
-    return st.recursive(
+    plain = st.recursive(
         atom,
         lambda inner: st.one_of(
             st.builds(lambda a, b: f"{a} and {b}", inner, inner),
@@ -210,13 +316,54 @@ def predicate_sources(schema: Schema, *, max_leaves: int = 6) -> st.SearchStrate
         ),
         max_leaves=max_leaves,
     )
+    if not noise and valid:
+        return plain
+    return st.builds(_respell, plain, st.randoms(use_true_random=False), st.just(noise), st.just(valid))
+
+
+_SPACES = [" ", "  ", "\t", "\n ", " \n\t"]
+_SIMPLE_STRING = re.compile(r"'([^'\"\\]*)'")
+_EDITS = ("drop", "double", "single-equals", "dangling-and", "unclosed", "swap")
+
+
+def _respell(text: str, rng: random.Random, noise: bool, valid: bool) -> str:
+    if noise:
+        text = _SIMPLE_STRING.sub(lambda m: f'"{m.group(1)}"' if rng.random() < 0.5 else m.group(0), text)
+        pieces = []
+        quote = None
+        for char in text:  # widen spaces between tokens, never inside strings
+            if quote is None and char in "'\"":
+                quote = char
+            elif char == quote:
+                quote = None
+            pieces.append(rng.choice(_SPACES) if char == " " and quote is None else char)
+        text = "".join(pieces)
+        if rng.random() < 0.3:
+            text = f"({text})"
+    if not valid and text:
+        edit = rng.choice(_EDITS)
+        at = rng.randrange(len(text))
+        if edit == "drop":
+            text = text[:at] + text[at + 1:]
+        elif edit == "double":
+            text = text[:at] + text[at] + text[at:]
+        elif edit == "single-equals" and "==" in text:
+            text = text.replace("==", "=", 1)
+        elif edit == "dangling-and":
+            text += " and"
+        elif edit == "unclosed":
+            text = "(" + text
+        else:
+            text = text[at:] + " " + text[:at]
+    return text
 
 
 def predicates(schema: Schema, *, max_leaves: int = 6) -> st.SearchStrategy:
     """Typed, valid `Predicate` objects over *schema* (see `predicate_sources`)."""
     from .predicates import Predicate
 
-    return predicate_sources(schema, max_leaves=max_leaves).map(lambda text: Predicate(text, schema=schema))
+    return predicate_sources(schema, max_leaves=max_leaves, noise=False).map(
+        lambda text: Predicate(text, schema=schema))
 
 
 # --- matrices -------------------------------------------------------------------------------

@@ -1,0 +1,117 @@
+from collections import Counter
+from types import SimpleNamespace
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
+
+import matrix
+from matrix import Predicate, PredicateError, ResolutionError
+from matrix.check import check
+from matrix.strategies import configs, matrices, predicate_sources, predicates
+
+DEFAULT = matrix.default()
+
+
+def _active(m, config, **kwargs):
+    try:
+        return {f.id for f in m.resolve(config, **kwargs).active}
+    except ResolutionError as error:
+        return {f.id for f in error.resolution.active}
+
+
+@given(configs(DEFAULT))
+def test_configs_are_valid_under_the_schema(config):
+    _active(DEFAULT, config)  # a ConfigError would fail the test
+
+
+@given(configs(DEFAULT, as_objects=True))
+def test_configs_as_objects(config):
+    assert isinstance(config, SimpleNamespace)
+    _active(DEFAULT, config)
+
+
+@given(configs(DEFAULT, active=["dflash2", "mamba_cache_all"], inactive=["diffusion"]))
+def test_configs_steer_toward_active_and_away_from_inactive_gates(config):
+    active = _active(DEFAULT, config)
+    assert {"dflash2", "mamba_cache_all"} <= active
+    assert "diffusion" not in active
+
+
+@given(configs(DEFAULT, version="0.31.0", active=["dflash_candidate_head"]))
+def test_configs_at_a_version(config):
+    assert "dflash_candidate_head" in _active(DEFAULT, config, version="0.31.0")
+
+
+def test_every_gate_of_the_default_matrix_is_active_in_a_200_example_run():
+    seen = Counter()
+
+    @settings(max_examples=200, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+    @given(configs(DEFAULT))
+    def run(config):
+        seen.update(_active(DEFAULT, config))
+
+    run()
+    assert {f.id for f in DEFAULT.features_at()} - set(seen) == set()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"active": ["nope"]}, "active: 'nope' is not a gate of this matrix"),
+        ({"inactive": "diffusion"}, "inactive must be a list of gate ids, not 'diffusion'"),
+        ({"active": ["dflash2"], "version": "0.31.0"}, "active: 'dflash2' is not in force at 0.31.0"),
+        ({"version": "soon"}, "Invalid version 'soon': expected a PEP 440 version such as '0.31.0'"),
+        ({"active": ["spec_ngram", "spec_suffix"]}, "No config makes 'spec_ngram', 'spec_suffix' active and nothing inactive together"),
+        ({"active": ["diffusion"], "inactive": ["diffusion"]}, "No config makes 'diffusion' active and 'diffusion' inactive together"),
+        ({"as_objects": 1}, "as_objects must be a bool, not 1"),
+    ],
+)
+def test_configs_validate_their_arguments_eagerly(kwargs, message):
+    with pytest.raises(InvalidArgument) as excinfo:
+        configs(DEFAULT, **kwargs)
+    assert str(excinfo.value) == message
+
+
+def test_other_strategies_validate_their_arguments():
+    with pytest.raises(InvalidArgument, match="configs\\(\\) takes a Matrix, not dict"):
+        configs({})
+    with pytest.raises(InvalidArgument, match="max_leaves must be a positive int, not 0"):
+        predicate_sources(DEFAULT.schema, max_leaves=0)
+    with pytest.raises(InvalidArgument, match="schema must be a Schema, not Matrix"):
+        predicates(DEFAULT)
+    with pytest.raises(InvalidArgument, match="max_features must be a positive int, not True"):
+        matrices(max_features=True)
+
+
+@given(predicate_sources(DEFAULT.schema))
+def test_noisy_valid_sources_parse_and_type_check(text):
+    predicate = Predicate(text, schema=DEFAULT.schema)
+    assert Predicate(str(predicate), schema=DEFAULT.schema) == predicate
+
+
+@given(predicate_sources(DEFAULT.schema, valid=False))
+def test_edited_sources_give_a_predicate_or_a_predicate_error(text):
+    try:
+        predicate = Predicate(text, schema=DEFAULT.schema)
+    except PredicateError as error:
+        assert str(error).startswith(error.message + "\n    ")
+    else:
+        assert Predicate(str(predicate)) == predicate
+
+
+@given(predicates(DEFAULT.schema))
+def test_predicates_are_typed_values(predicate):
+    assert Predicate(str(predicate), schema=DEFAULT.schema) == predicate
+    assert predicate.paths <= set(DEFAULT.schema.fields)
+
+
+@settings(max_examples=30)
+@given(st.data())
+def test_matrices_load_resolve_and_check(data):
+    m = data.draw(matrices())
+    assert 1 <= len(m.runners) <= 3
+    config = data.draw(configs(m))
+    _active(m, config)
+    check(m)
