@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import attrs
@@ -321,10 +322,17 @@ def _markdown(doc: Document, tables: Sequence[str]) -> str:
 
 # reStructuredText ---------------------------------------------------------------------------------
 
+_RST_BLOCK_START = re.compile(r"([^A-Za-z\\]|[A-Za-z]{1,4}[.)](\s|$))")
+
+
 def _rst(text: str) -> str:
     text = " ".join(text.split())
     for char in "\\`*_|[]<>:":
         text = text.replace(char, "\\" + char)
+    # A cell or title that starts like a list item, a transition or other block markup is
+    # read as text when its first character is escaped.
+    if _RST_BLOCK_START.match(text):
+        text = "\\" + text
     return text
 
 

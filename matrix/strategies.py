@@ -323,21 +323,23 @@ def predicate_sources(schema: Schema, *, max_leaves: int = 6, noise: bool = True
 
 _SPACES = [" ", "  ", "\t", "\n ", " \n\t"]
 _SIMPLE_STRING = re.compile(r"'([^'\"\\]*)'")
+_TOKENS = re.compile(r"(?P<WS>[ ]+)|(?P<STRING>'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\")|(?P<OTHER>[^ '\"]+)")
 _EDITS = ("drop", "double", "single-equals", "dangling-and", "unclosed", "swap")
 
 
 def _respell(text: str, rng: random.Random, noise: bool, valid: bool) -> str:
     if noise:
-        text = _SIMPLE_STRING.sub(lambda m: f'"{m.group(1)}"' if rng.random() < 0.5 else m.group(0), text)
         pieces = []
-        quote = None
-        for char in text:  # widen spaces between tokens, never inside strings
-            if quote is None and char in "'\"":
-                quote = char
-            elif char == quote:
-                quote = None
-            pieces.append(rng.choice(_SPACES) if char == " " and quote is None else char)
-        text = "".join(pieces)
+        position = 0
+        for match in _TOKENS.finditer(text):  # whole tokens, so strings are never split
+            token = match.group()
+            if match.lastgroup == "WS":
+                token = rng.choice(_SPACES)
+            elif match.lastgroup == "STRING" and _SIMPLE_STRING.fullmatch(token) and rng.random() < 0.5:
+                token = f'"{token[1:-1]}"'
+            pieces.append(token)
+            position = match.end()
+        text = "".join(pieces) + text[position:]
         if rng.random() < 0.3:
             text = f"({text})"
     if not valid and text:
