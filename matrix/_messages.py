@@ -181,6 +181,11 @@ def not_nullable_value() -> str:
     return "Is None, but the schema does not declare it nullable"
 
 
+def comparing_raised(a: object, b: object, exc: BaseException) -> str:
+    return (f"Comparing {type(a).__name__} {_short_repr(a)} with {type(b).__name__} {_short_repr(b)} "
+            f"raised {type(exc).__name__}: {exc}")
+
+
 def reading_raised(exc: BaseException) -> str:
     return f"Reading it raised {type(exc).__name__}: {exc}"
 

@@ -45,8 +45,8 @@ class _Checker:
         self.source = source
         self.errors: List[PredicateError] = []
 
-    def error(self, message: str, span: Tuple[int, int]) -> None:
-        self.errors.append(PredicateError(message, source=self.source, span=span))
+    def error(self, message: str, span: Tuple[int, int], unknown_path: Optional[str] = None) -> None:
+        self.errors.append(PredicateError(message, source=self.source, span=span, unknown_path=unknown_path))
 
     def condition(self, node: Node) -> None:
         """Check *node* where a truth value is expected."""
@@ -79,7 +79,7 @@ class _Checker:
     def field(self, node: Path) -> Optional[Field]:
         field = self.schema.get(node.name)
         if field is None:
-            self.error(_messages.unknown_path(node.name, self.schema.fields), node.span)
+            self.error(_messages.unknown_path(node.name, self.schema.fields), node.span, node.name)
         return field
 
     def operand(self, node: Node) -> Optional[_Type]:

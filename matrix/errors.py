@@ -84,13 +84,16 @@ class PredicateError(MatrixError, ValueError):
     """
 
     def __init__(
-        self, message: str, *, source: str, span: Tuple[int, int], opened: bool = False
+        self, message: str, *, source: str, span: Tuple[int, int], opened: bool = False,
+        unknown_path: Optional[str] = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.source = source
         self.span = span
         self.opened = opened
+        #: The config path this error says is unknown, if that is what it says.
+        self.unknown_path = unknown_path
 
     def __str__(self) -> str:
         return f"{self.message}\n{excerpt(self.source, self.span, opened=self.opened)}"

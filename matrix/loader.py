@@ -34,6 +34,7 @@ MAX_FEATURES = 10_000
 _ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
 _PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 _TOP_KEYS = ("matrix", "config", "features")
+_NESTED = "Arrays or tables nest too deeply to read"
 _NUMERIC = frozenset({"int", "float"})
 
 RunnersArg = Union[str, "os.PathLike[str]", Mapping[str, Union[Runner, Mapping, str]]]
@@ -121,6 +122,7 @@ class _Builder:
 
         self.shapes = _converter
         self.problems: List[Problem] = []
+        self.broken: set = set()
 
     # --- reporting -------------------------------------------------------------------------
 
@@ -187,6 +189,8 @@ class _Builder:
             return tomllib.loads(source.text)
         except tomllib.TOMLDecodeError as exc:
             raise LoadError(source.name, [Problem(str(exc), "$", source.name)]) from None
+        except RecursionError:
+            raise LoadError(source.name, [Problem(_NESTED, "$", source.name)]) from None
 
     def header(self, source: _Source, raw: object) -> "Optional[MatrixSpec]":
         if raw is None:
@@ -208,6 +212,9 @@ class _Builder:
             field = self.field(source, path, value)
             if field is not None:
                 declared[path] = field
+            else:
+                # Reported already: predicates that read it are not told it is unknown too.
+                self.broken.add(path)
         fields: Dict[str, Field] = {}
         for path, field in declared.items():
             parts = path.split(".")
@@ -339,6 +346,9 @@ class _Builder:
             except tomllib.TOMLDecodeError as exc:
                 self.problems.append(Problem(str(exc), "$", source.name))
                 return None
+            except RecursionError:
+                self.problems.append(Problem(_NESTED, "$", source.name))
+                return None
         spec, bad = self.shaped(source, raw, self.shapes.RunnerSpec, ())
         if spec is None:
             return None
@@ -413,6 +423,8 @@ class _Builder:
     def predicate(self, source: _Source, where: tuple, text: str, schema: Schema) -> Optional[Predicate]:
         predicate, errors = Predicate._checked(text, schema)
         for error in errors:
+            if error.unknown_path in self.broken:
+                continue
             at = source.locations.in_string(where, error.span[0]) if source.text else None
             self.problem(source, where, error.message, at=at,
                          detail=excerpt(error.source, error.span, opened=error.opened))

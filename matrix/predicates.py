@@ -21,9 +21,9 @@ from typing import Callable, Dict, FrozenSet, List, Optional
 
 from packaging.version import InvalidVersion, Version
 
-from . import _access, _parser
+from . import _access, _messages, _parser
 from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Node, Not, Or, Path, walk
-from .errors import PredicateError
+from .errors import ConfigError, PredicateError
 from .schema import Schema
 
 __all__ = ["Predicate", "OPERATORS"]
@@ -50,6 +50,12 @@ def _align(a: object, b: object):
     return a, b
 
 
+def _host_error(a: object, b: object, exc: Exception) -> ConfigError:
+    # Only a config without a schema can hold objects whose comparisons raise: with one,
+    # every value is checked to be a plain value first.
+    return ConfigError(_messages.comparing_raised(a, b, exc), path="(a compared value)")
+
+
 def _ordered(compare: Callable[[object, object], bool]) -> Callable[[object, object], bool]:
     def apply(a: object, b: object) -> bool:
         a, b = _align(a, b)
@@ -57,6 +63,8 @@ def _ordered(compare: Callable[[object, object], bool]) -> Callable[[object, obj
             return bool(compare(a, b))
         except TypeError:  # None < 4, 'a' < 1: False, never an exception (DESIGN.md)
             return False
+        except Exception as exc:
+            raise _host_error(a, b, exc) from None
 
     return apply
 
@@ -70,6 +78,8 @@ def _contains(a: object, b: object) -> bool:
         return a in b
     except TypeError:
         return False
+    except Exception as exc:
+        raise _host_error(a, b, exc) from None
 
 
 #: The comparison operators: spelling → function. The parser's "Expected a comparison
@@ -217,5 +227,8 @@ def _truthy(obj: object) -> bool:
     if obj is None:
         return False
     if isinstance(obj, _PLAIN):
-        return bool(obj)
+        try:
+            return bool(obj)
+        except Exception as exc:  # a list subclass with a hostile __len__, in a schema-less config
+            raise ConfigError(_messages.reading_raised(exc), path="(a tested value)") from None
     return True
