@@ -26,7 +26,7 @@ def read_text(path: str) -> Optional[str]:
             return handle.read()
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the name, or not UTF-8
         raise UsageError(f"Cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
 
 

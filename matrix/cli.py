@@ -194,7 +194,7 @@ def _read_config(name: Optional[str], stdin: Optional[IO[str]]) -> dict:
         try:
             with open(name, encoding="utf-8") as handle:
                 text = handle.read()
-        except (OSError, UnicodeDecodeError) as exc:
+        except (OSError, ValueError) as exc:  # ValueError: a NUL in the name, or not UTF-8
             raise _Usage(f"Cannot read config {name!r}: {getattr(exc, 'strerror', None) or exc}") from None
     if name.endswith(".toml"):
         data = _toml(text, shown)
@@ -299,7 +299,7 @@ def _docs(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]
     if current != wanted:
         try:
             _files.atomic_write(target, wanted)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
             raise _Usage(f"Cannot write {target}: {exc.strerror or exc}") from None
     return EXIT_OK
 

@@ -85,13 +85,14 @@ def _toml():
 def _read(name: str, path: str) -> str:
     try:
         size = os.stat(path).st_size
-        if size > MAX_FILE_BYTES:
-            raise LoadError(name, [Problem(
-                f"File is {size} bytes, more than the limit of {MAX_FILE_BYTES}", "$", name)])
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise LoadError(name, [Problem(f"Cannot read the file: {exc.strerror or exc}", "$", name)]) from None
+        if size <= MAX_FILE_BYTES:
+            with open(path, "rb") as handle:
+                data = handle.read(MAX_FILE_BYTES + 1)
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
+        raise LoadError(name, [Problem(f"Cannot read the file: {getattr(exc, 'strerror', None) or exc}", "$", name)]) from None
+    if size > MAX_FILE_BYTES:
+        raise LoadError(name, [Problem(
+            f"File is {size} bytes, more than the limit of {MAX_FILE_BYTES}", "$", name)])
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -302,7 +303,7 @@ class _Builder:
     # --- runners ---------------------------------------------------------------------------
 
     def runner_folder(self, source: _Source, folder: str, shown: str) -> Optional[List[Runner]]:
-        if not os.path.isdir(folder):
+        if "\0" in folder or not os.path.isdir(folder):
             self.problem(source, ("matrix", "runners"), f"Runner folder {shown!r} does not exist next to {source.name}")
             return None
         runners = []
