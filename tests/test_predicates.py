@@ -378,3 +378,17 @@ def test_any_text_gives_a_predicate_or_a_predicate_error(text):
         assert str(error).startswith(error.message + "\n    ")
     else:
         assert Predicate(str(predicate)) == predicate
+
+
+@given(st.data())
+def test_typed_predicates_print_parse_and_evaluate_alike(data):
+    from matrix.strategies import predicate_sources
+
+    text = data.draw(predicate_sources(SCHEMA))
+    predicate = Predicate(text, schema=SCHEMA)
+    again = Predicate(str(predicate), schema=SCHEMA)
+    assert again == predicate
+    config = {"mode": data.draw(st.sampled_from(["none", "align", "all"])), "size": data.draw(st.integers(1, 20)),
+              "spec": data.draw(st.none() | st.just({"method": "eagle"})), "names": data.draw(st.lists(st.sampled_from("ab"))),
+              "flag": data.draw(st.booleans()), "ratio": 0.25, "backend": None}
+    assert predicate.evaluate(config, schema=SCHEMA) == again.evaluate(config, schema=SCHEMA)
