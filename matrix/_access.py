@@ -96,13 +96,11 @@ def check(field: Field, value: object) -> object:
             raise ConfigError(_messages.not_in_choices(value, field.choices), path=path)
         return value
     if kind == "version":
-        if isinstance(value, Version):
-            return value
+        version = to_version(value)
+        if version is not None:
+            return version
         if isinstance(value, str):
-            try:
-                return Version(value)
-            except InvalidVersion:
-                raise ConfigError(_messages.invalid_version(value), path=path) from None
+            raise ConfigError(_messages.invalid_version(value), path=path)
         raise ConfigError(_messages.wrong_type("version", value), path=path)
     # list[str], list[int]
     if not isinstance(value, (list, tuple)):
@@ -114,6 +112,18 @@ def check(field: Field, value: object) -> object:
         ):
             raise ConfigError(_messages.wrong_type(f"{kind} items of type {item_type.__name__}", item), path=path)
     return tuple(value)
+
+
+def to_version(value: object) -> Optional[Version]:
+    """*value* as a `Version` when it is one or spells one (PEP 440), else None."""
+    if isinstance(value, Version):
+        return value
+    if isinstance(value, str):
+        try:
+            return Version(value)
+        except InvalidVersion:
+            return None
+    return None
 
 
 def _bounded(field: Field, value):

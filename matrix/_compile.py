@@ -35,7 +35,7 @@ from . import _access
 from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Node, Not, Or, Path
 from .errors import ConfigError
 from .predicates import OPERATORS, _truthy
-from .schema import BLOCKING, Feature, Field, Matrix, Schema
+from .schema import Feature, Field, Matrix, Schema
 
 _SCALAR_TYPES = (bool, int, float, str, bytes, list, tuple, set, frozenset)
 _ORDERING = ("<", "<=", ">", ">=")

@@ -60,13 +60,7 @@ class Space:
         self.budget = budget
         self.spent = 0
         self.rng: Optional[random.Random] = None
-        constants: Dict[str, List[object]] = {}
-        for node in nodes:
-            for part in walk(node):
-                if isinstance(part, Path):
-                    constants.setdefault(part.name, [])
-                if isinstance(part, Compare):
-                    _collect(part, constants)
+        constants = compared_constants(nodes)
         self.paths: List[str] = []
         for path in constants:
             parts = path.split(".")
@@ -260,6 +254,18 @@ class Space:
         for path in ordered:
             _set(config, path, _json_value(full[path]))
         return config
+
+
+def compared_constants(nodes: Iterable[Node]) -> Dict[str, List[object]]:
+    """Every path the nodes read, with the literals it is compared with (None left out)."""
+    constants: Dict[str, List[object]] = {}
+    for node in nodes:
+        for part in walk(node):
+            if isinstance(part, Path):
+                constants.setdefault(part.name, [])
+            if isinstance(part, Compare):
+                _collect(part, constants)
+    return constants
 
 
 def _collect(node: Compare, constants: Dict[str, List[object]]) -> None:

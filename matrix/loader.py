@@ -11,7 +11,7 @@ import functools
 import os
 import re
 import sys
-from typing import Dict, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Tuple, Union
 
 from packaging.version import InvalidVersion, Version
 
@@ -20,6 +20,9 @@ from .errors import ConfigError, LoadError, Problem, excerpt
 from .predicates import Predicate
 from .schema import (FIELD_TYPES, NOTHING, STATUSES, Deprecation, Feature, Field, Matrix, Runner,
                      Schema, Statement)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._converter import DeprecationSpec, MatrixSpec
 
 __all__ = ["load", "loads", "default", "MAX_FILE_BYTES", "MAX_FEATURES"]
 
@@ -260,7 +263,7 @@ class _Builder:
                 for index, choice in enumerate(choices):
                     try:
                         _access.check(Field(path, kind), choice)
-                    except ConfigError as exc:
+                    except ConfigError:
                         self.problem(source, where + ("choices", index), f"Choice {choice!r} does not fit type {kind}")
                         ok = False
                 if len(set(map(repr, choices))) != len(choices):

@@ -9,15 +9,19 @@ force (never stopping at the first) and yields what it finds; :func:`resolve` an
 from __future__ import annotations
 
 import threading
-from typing import Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Iterator, List, Mapping, Optional, Tuple
 
 import attrs
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from . import _messages
+from . import _access
 from ._compile import Plan, plan
 from .errors import NoRunnerError, RemovedFeatureError, UnsupportedFeatureError, UsageError
 from .schema import Feature, Matrix
+
+if TYPE_CHECKING:  # pragma: no cover
+    import logging
 
 __all__ = [
     "Finding",
@@ -40,14 +44,10 @@ WARNING_KINDS = ("deprecated", "fallback", "opt-in", "partial")
 
 def as_version(value: object) -> Version:
     """*value* as a `Version`; raises `UsageError` for anything that is not one."""
-    if isinstance(value, Version):
-        return value
-    if isinstance(value, str):
-        try:
-            return Version(value)
-        except InvalidVersion:
-            pass
-    raise UsageError(_messages.invalid_version(value))
+    version = _access.to_version(value)
+    if version is None:
+        raise UsageError(_messages.invalid_version(value))
+    return version
 
 
 @attrs.frozen

@@ -22,7 +22,6 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from packaging.version import Version
 
-from ._nodes import Compare, ListLiteral, Literal, Path, walk
 from .schema import Field, Matrix, Schema
 
 __all__ = ["configs", "values", "predicates", "predicate_sources", "matrices"]
@@ -34,25 +33,9 @@ def __dir__() -> List[str]:
 
 def _constants(matrix: Matrix) -> Dict[str, List[object]]:
     """The literals each path is compared with in the matrix's predicates."""
-    found: Dict[str, List[object]] = {}
-    for feature in matrix.features:
-        for node in walk(feature.when._node):
-            if not isinstance(node, Compare):
-                continue
-            for one, other in ((node.left, node.right), (node.right, node.left)):
-                if not isinstance(one, Path):
-                    continue
-                if isinstance(other, Literal):
-                    items = [other.value]
-                elif isinstance(other, ListLiteral):
-                    items = list(other.values)
-                else:
-                    continue
-                bucket = found.setdefault(one.name, [])
-                for item in items:
-                    if not any(type(b) is type(item) and b == item for b in bucket):
-                        bucket.append(item)
-    return found
+    from ._space import compared_constants
+
+    return compared_constants(f.when._node for f in matrix.features)
 
 
 def values(field: Field, constants: Sequence[object] = ()) -> st.SearchStrategy:

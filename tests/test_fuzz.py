@@ -5,7 +5,7 @@ import pathlib
 import sys
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import matrix
