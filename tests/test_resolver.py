@@ -374,3 +374,32 @@ def test_fast_path_equals_the_interpreter_on_hostile_configs(data):
     m = data.draw(st.sampled_from([DEFAULT])) if data.draw(st.booleans()) else data.draw(matrices())
     config = _mutate(data.draw(configs(m)), data)
     assert compiled(m, config, None) == reference(m, config, m.version)
+
+
+def test_nothing_from_the_file_reaches_the_generated_code_unescaped():
+    import json
+
+    when = """spec.class == '\\'); import os; os._exit(3) #' or spec.class == "\\"\\"\\"" or spec.class == 'a\\nb\\\\'"""
+    text = f"""[matrix]
+name = "hostile"
+version = "1"
+[config]
+"spec" = {{ type = "section", nullable = true }}
+"spec.class" = {{ type = "str", default = "" }}
+"spec.import" = {{ type = "bool", default = false }}
+[features.quote]
+name = "quote"
+when = {json.dumps(when)}
+support = {{ r = "no", s = "yes" }}
+[features.keyword]
+name = "keyword"
+when = "spec.import"
+support = {{ r = "no", s = "yes" }}
+"""
+    m = matrix.loads(text, runners={"r": {"name": "R", "priority": 2}, "s": {"name": "S", "priority": 1}})
+    for value in ["'); import os; os._exit(3) #", '"""', "a\nb\\"]:
+        for config in ({"spec": {"class": value}}, _objects({"spec": {"class": value}})):
+            assert [f.id for f in m.resolve(config).active] == ["quote"]
+    assert [f.id for f in m.resolve({"spec": {"class": "x"}}).active] == []
+    assert [f.id for f in m.resolve(_objects({"spec": {"class": "", "import": True}})).active] == ["keyword"]
+    assert m.resolve({"spec": None}).runner == "r"
