@@ -153,6 +153,7 @@ def process_start(rounds):
     python = sys.executable
     commands = {
         "python -c pass": [python, "-c", "pass"],
+        "python -c 'import attrs' (a dependency, the floor)": [python, "-c", "import attrs"],
         "python -c 'import matrix'": [python, "-c", "import matrix"],
         "matrix resolve --set cache_config.mamba_cache_mode=all": [python, "-m", "matrix", "resolve", "--set", "cache_config.mamba_cache_mode=all"],
     }

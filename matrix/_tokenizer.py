@@ -44,8 +44,11 @@ RULES: Dict[str, "re.Pattern[str]"] = {
     "NAME": re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?![A-Za-z0-9_.])"),
 }
 
-# All rules in one pattern, tried in the order above: one regex call per token.
-_MASTER = re.compile("|".join(f"(?P<{name}>{pattern.pattern})" for name, pattern in RULES.items()))
+# All rules in one pattern, tried in the order above, after any whitespace: one regex call
+# per token.
+_MASTER = re.compile("[ \t\r\n]*(?:" + "|".join(
+    f"(?P<{name}>{pattern.pattern})" for name, pattern in RULES.items() if name != "WS") + ")")
+_WS = RULES["WS"]
 
 _ESCAPES = {"\\": "\\", "'": "'", '"': '"', "n": "\n", "r": "\r", "t": "\t"}
 _HEX_ESCAPES = {"x": 2, "u": 4, "U": 8}
@@ -69,21 +72,20 @@ class Tokenizer:
 
     def _advance(self) -> None:
         source = self.source
-        pos = self.position
-        match = _MASTER.match(source, pos)
-        if match and match.lastgroup == "WS":
-            pos = match.end()
-            match = _MASTER.match(source, pos)
-        self.position = pos
-        if pos >= len(source):
-            self.next_token = None
-            return
+        match = _MASTER.match(source, self.position)
         if match:
             name = match.lastgroup
-            text = match.group()
+            pos = match.start(name)
+            self.position = pos
+            text = match.group(name)
             if name == "NAME" and text in KEYWORDS:
                 name = text
             self.next_token = Token(name, text, pos)
+            return
+        space = _WS.match(source, self.position)
+        pos = self.position = space.end() if space else self.position
+        if pos >= len(source):
+            self.next_token = None
             return
         bad = source[pos]
         self.raise_syntax_error(
