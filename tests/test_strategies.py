@@ -2,7 +2,7 @@ from collections import Counter
 from types import SimpleNamespace
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
@@ -50,7 +50,10 @@ def test_every_gate_of_the_default_matrix_is_active_in_a_200_example_run():
     @settings(max_examples=200, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
     @given(configs(DEFAULT))
     def run(config):
-        seen.update(_active(DEFAULT, config))
+        active = _active(DEFAULT, config)
+        for gate in active:
+            event(f"active: {gate}")  # see them with --hypothesis-show-statistics
+        seen.update(active)
 
     run()
     assert {f.id for f in DEFAULT.features_at()} - set(seen) == set()
