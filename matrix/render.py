@@ -18,7 +18,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import attrs
 from packaging.version import Version
@@ -214,6 +214,17 @@ _NO_GATES = "No gate is in force at this version."
 _NO_SCHEMA = "The matrix declares no config schema."
 
 
+def _cell(cell: Cell, symbol: str, link: Callable[[str, str], str], note: Callable[[int], str]) -> str:
+    """One support cell in any format: the symbol (linked when there is a link), its note
+    mark, and since when its status changed in the history."""
+    text = link(symbol, cell.link) if cell.link else symbol
+    if cell.note:
+        text += note(cell.note)
+    if cell.since:
+        text += f" since {cell.since}"
+    return text
+
+
 def _absent(kind: str) -> str:
     """What the default column says of a field without a default."""
     return "present" if kind.startswith("section") else "required"
@@ -282,14 +293,7 @@ def _markdown(doc: Document, tables: Sequence[str]) -> str:
         out.append("|" + "---|" * len(header))
         for row in doc.rows:
             name = _md(row.name) + (f" [{row.note}]" if row.note else "")
-            cells = []
-            for cell in row.cells:
-                text = _md_link(cell.symbol, cell.link) if cell.link else cell.symbol
-                if cell.note:
-                    text += f" [{cell.note}]"
-                if cell.since:
-                    text += f" since {cell.since}"
-                cells.append(text)
+            cells = [_cell(cell, cell.symbol, _md_link, lambda n: f" [{n}]") for cell in row.cells]
             lifecycle = _md("; ".join(row.lifecycle))
             out.append("| " + " | ".join([name, _md_code(row.condition), *cells, lifecycle]) + " |")
         out.append("")
@@ -373,14 +377,7 @@ def _restructuredtext(doc: Document, tables: Sequence[str]) -> str:
         rows = []
         for row in doc.rows:
             name = _rst(row.name) + (f" [{row.note}]_" if row.note else "")
-            cells = []
-            for cell in row.cells:
-                text = _rst_link(cell.symbol, cell.link) if cell.link else cell.symbol
-                if cell.note:
-                    text += f" [{cell.note}]_"
-                if cell.since:
-                    text += f" since {cell.since}"
-                cells.append(text)
+            cells = [_cell(cell, cell.symbol, _rst_link, lambda n: f" [{n}]_") for cell in row.cells]
             rows.append([name, _rst_literal(row.condition), *cells, _rst("; ".join(row.lifecycle))])
         out += _rst_table("Support", ["Feature", "Condition", *(_rst(n) for _, n in doc.runners), "Lifecycle"], rows)
         out.append("Legend: " + " · ".join(f"{s} {t}: {_rst(m)}" for s, t, m in doc.legend))
@@ -469,13 +466,9 @@ def _html_tables(doc: Document, tables: Sequence[str]) -> List[str]:
             out.append(f"<td><code>{_h(row.condition)}</code></td>")
             for cell in row.cells:
                 symbol = f'<abbr title="{_h(cell.text)}: {_h(cell.meaning)}">{cell.symbol}</abbr>'
-                if cell.link:
-                    symbol = f'<a href="{_h(cell.link)}">{symbol}</a>'
-                if cell.note:
-                    symbol += f' <sup><a href="#note-{cell.note}">{cell.note}</a></sup>'
-                if cell.since:
-                    symbol += f" since {_h(cell.since)}"
-                out.append(f'<td class="cell">{symbol}</td>')
+                text = _cell(cell, symbol, lambda label, url: f'<a href="{_h(url)}">{label}</a>',
+                             lambda n: f' <sup><a href="#note-{n}">{n}</a></sup>')
+                out.append(f'<td class="cell">{text}</td>')
             out.append(f'<td class="lifecycle">{_h("; ".join(row.lifecycle))}</td>')
             out.append("</tr>")
         out += ["</tbody>", "</table>"]
