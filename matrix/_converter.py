@@ -31,7 +31,7 @@ class _AtIndex(ValueError):
         self.error = error
 
 
-def _toml_type(value: object) -> str:
+def toml_type(value: object) -> str:
     if isinstance(value, bool):
         return "a boolean"
     if isinstance(value, dict):
@@ -45,7 +45,7 @@ def _toml_type(value: object) -> str:
 
 
 def expected(what: str, value: object) -> Invalid:
-    return Invalid(f"Expected {what}, got {_toml_type(value)} {_messages._short_repr(value)}")
+    return Invalid(_messages.expected_toml(what, toml_type(value), value))
 
 
 @attrs.frozen
@@ -182,7 +182,7 @@ def _problems(exc: BaseException, path: tuple, cls: Optional[type]) -> Iterator[
         with_notes, without = exc.group_exceptions()
         for inner, note in with_notes:
             if isinstance(inner, KeyError):
-                yield path, f"Missing required key {note.name!r}"
+                yield path, _messages.missing_key(note.name)
             else:
                 yield from _problems(inner, path + (note.name,), None)
         for inner in without:
@@ -196,13 +196,10 @@ def _problems(exc: BaseException, path: tuple, cls: Optional[type]) -> Iterator[
     elif isinstance(exc, ForbiddenExtraKeysError):
         known = [a.name for a in attrs.fields(exc.cl)]
         for key in sorted(exc.extra_fields):
-            yield path + (key,), (
-                f"Unknown key {key!r}{_messages.did_you_mean(key, known)} "
-                f"(expected {_messages.quoted(known)})"
-            )
+            yield path + (key,), _messages.unknown_choice("key", key, known)
     elif isinstance(exc, _AtIndex):
         yield from _problems(exc.error, path + (exc.index,), None)
     elif isinstance(exc, Invalid):
         yield path, str(exc)
     else:
-        yield path, f"Invalid value: {exc}"
+        yield path, _messages.invalid_value(exc)

@@ -6,6 +6,7 @@ import os
 import tempfile
 from typing import Optional, Tuple
 
+from . import _messages
 from .errors import UsageError
 
 #: Marker pairs by the kind of file they stand in.
@@ -27,7 +28,7 @@ def read_text(path: str) -> Optional[str]:
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:  # ValueError: a NUL in the name, or not UTF-8
-        raise UsageError(f"Cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        raise UsageError(_messages.cannot_read_page(path, exc)) from None
 
 
 def inject(original: str, content: str, path: str) -> str:
@@ -45,13 +46,12 @@ def inject(original: str, content: str, path: str) -> str:
             found[stripped].append(index)
     for marker in (begin, end):
         if not found[marker]:
-            raise UsageError(f"{path}: no {marker!r} marker line: add one {begin!r} line and one {end!r} line")
+            raise UsageError(_messages.marker_missing(path, marker, begin, end))
         if len(found[marker]) > 1:
-            where = ", ".join(str(i + 1) for i in found[marker])
-            raise UsageError(f"{path}: {marker!r} stands {len(found[marker])} times (lines {where}); keep one")
+            raise UsageError(_messages.marker_repeated(path, marker, found[marker]))
     first, last = found[begin][0], found[end][0]
     if last < first:
-        raise UsageError(f"{path}: {end!r} (line {last + 1}) comes before {begin!r} (line {first + 1})")
+        raise UsageError(_messages.markers_reversed(path, begin, first, end, last))
     newline = "\r\n" if lines[first].endswith("\r\n") else "\n"
     body = content.replace("\n", newline) if newline != "\n" else content
     if not body.endswith(newline):

@@ -160,7 +160,7 @@ def missing_value() -> str:
 
 
 def wrong_type(expected: str, value: object) -> str:
-    return f"Expected {expected}, got {type(value).__name__} {_short_repr(value)}"
+    return f"Expected {expected}, got {type(value).__name__} {short_repr(value)}"
 
 
 def not_in_choices(value: object, choices: Iterable[object]) -> str:
@@ -182,7 +182,7 @@ def not_nullable_value() -> str:
 
 
 def comparing_raised(a: object, b: object, exc: BaseException) -> str:
-    return (f"Comparing {type(a).__name__} {_short_repr(a)} with {type(b).__name__} {_short_repr(b)} "
+    return (f"Comparing {type(a).__name__} {short_repr(a)} with {type(b).__name__} {short_repr(b)} "
             f"raised {type(exc).__name__}: {exc}")
 
 
@@ -190,7 +190,7 @@ def reading_raised(exc: BaseException) -> str:
     return f"Reading it raised {type(exc).__name__}: {exc}"
 
 
-def _short_repr(value: object) -> str:
+def short_repr(value: object) -> str:
     try:
         text = repr(value)
     except Exception:  # a hostile __repr__ must not hide the real problem
@@ -249,3 +249,223 @@ def unknown_runner(runner: object, known: Sequence[str]) -> str:
 
 def invalid_version(value: object) -> str:
     return f"Invalid version {value!r}: expected a PEP 440 version such as '0.31.0'"
+
+
+# --- loading --------------------------------------------------------------------------------
+
+def unknown_choice(what: str, value: str, known: Sequence[str], *, one_of: bool = False) -> str:
+    expected = f"expected one of {quoted(known)}" if one_of else f"expected {quoted(known)}"
+    return f"Unknown {what} {value!r}{did_you_mean(value, known)} ({expected})"
+
+
+def missing_key(name: str) -> str:
+    return f"Missing required key {name!r}"
+
+
+def invalid_value(exc: BaseException) -> str:
+    return f"Invalid value: {exc}"
+
+
+def expected_toml(what: str, kind: str, value: object) -> str:
+    return f"Expected {what}, got {kind} {short_repr(value)}"
+
+
+def cannot_read(exc: BaseException) -> str:
+    return f"Cannot read the file: {getattr(exc, 'strerror', None) or exc}"
+
+
+def not_utf8(exc: UnicodeDecodeError) -> str:
+    return f"The file is not UTF-8: {exc.reason} at byte {exc.start}"
+
+
+def file_too_big(size: int, limit: int) -> str:
+    return f"File is {size} bytes, more than the limit of {limit}"
+
+
+def text_too_long(length: int, limit: int) -> str:
+    return f"Text is {length} characters long, more than the limit of {limit}"
+
+
+def nested_too_deeply() -> str:
+    return "Arrays or tables nest too deeply to read"
+
+
+def missing_header() -> str:
+    return "Missing the [matrix] table (name and version)"
+
+
+def bad_config_path(path: str) -> str:
+    return (f"Config path {path!r} must be names joined by dots "
+            "(letters, digits and '_', not starting with '_' or a digit)")
+
+
+def not_a_section(prefix: str, kind: str, path: str) -> str:
+    return f"{prefix!r} is declared as {kind}, so it cannot hold {path!r}"
+
+
+def no_choices_for(kind: str) -> str:
+    return f"Only str, int and float fields take choices, not {kind}"
+
+
+def empty_choices() -> str:
+    return "Choices must list at least one value"
+
+
+def choice_misfit(choice: object, kind: str) -> str:
+    return f"Choice {choice!r} does not fit type {kind}"
+
+
+def repeated_choices() -> str:
+    return "Choices are listed more than once"
+
+
+def no_bound_for(bound: str, kind: str) -> str:
+    return f"Only int and float fields take {bound}, not {kind}"
+
+
+def not_a_number(value: object) -> str:
+    return f"Expected a number, got {short_repr(value)}"
+
+
+def max_below_min(maximum: object, minimum: object) -> str:
+    return f"max {maximum!r} is less than min {minimum!r}"
+
+
+def default_misfit(default: object, reason: str) -> str:
+    return f"Default {default!r} does not fit: {reason}"
+
+
+def section_default() -> str:
+    return "A section takes no default: it is always present, or None when nullable"
+
+
+def no_runner_folder(shown: str, beside: str) -> str:
+    return f"Runner folder {shown!r} does not exist next to {beside}"
+
+
+def empty_runner_folder(shown: str) -> str:
+    return f"Runner folder {shown!r} holds no <id>.toml file"
+
+
+def no_runners_given() -> str:
+    return "No runners were given"
+
+
+def bad_runner_id(runner: object) -> str:
+    return f"Runner id {runner!r} must be letters, digits, '_', '.' or '-', and not 'default'"
+
+
+def same_priority(runner: str, priority: int, other: str) -> str:
+    return f"Runner {runner!r} has the same priority {priority} as {other!r}: automatic choice needs an order"
+
+
+def too_many_features(count: int, limit: int) -> str:
+    return f"{count} features, more than the limit of {limit}"
+
+
+def name_taken(name: str, other: str) -> str:
+    return f"Display name {name!r} is already used by feature {other!r}"
+
+
+def bad_feature_id(feature: str) -> str:
+    return f"Feature id {feature!r} must be letters, digits, '_', '.' or '-'"
+
+
+def not_after(later: str, later_value: object, earlier: str, earlier_value: object) -> str:
+    return f"{later} {str(later_value)!r} must come after {earlier} {str(earlier_value)!r}"
+
+
+def missing_cell(runner: str) -> str:
+    return f"No support cell for runner {runner!r}, and no support.default"
+
+
+def empty_history() -> str:
+    return "An empty history says nothing: give at least one status"
+
+
+def bad_cell(statuses: Sequence[str], kind: str, value: object) -> str:
+    return (f"Expected a status ({quoted(statuses)}), a table or an array of tables, "
+            f"got {kind} {short_repr(value)}")
+
+
+def since_left_out() -> str:
+    return "Only the first statement of a history may leave out 'since'"
+
+
+def history_order(since: object, previous: object) -> str:
+    return f"History is out of order: since {str(since)!r} does not come after {str(previous)!r}"
+
+
+def partial_without_note() -> str:
+    return 'Status \'partial\' needs a note saying what is missing: { status = "partial", note = "…" }'
+
+
+# --- the command line and the files it writes ------------------------------------------------
+
+def cannot_read_config(name: str, exc: BaseException) -> str:
+    return f"Cannot read config {name!r}: {getattr(exc, 'strerror', None) or exc}"
+
+
+def config_not_a_table(shown: str, data: object) -> str:
+    return f"Config {shown} must be a table (a JSON object), not {type(data).__name__}"
+
+
+def config_not_json(shown: str, exc: BaseException) -> str:
+    return f"Config {shown} is not valid JSON: {exc}"
+
+
+def config_not_toml(shown: str, exc: BaseException) -> str:
+    return f"Config {shown} is not valid TOML: {exc}"
+
+
+def config_too_deep(shown: str) -> str:
+    return f"Config {shown} nests too deeply"
+
+
+def bad_assignment(assignment: str) -> str:
+    return f"--set takes PATH=VALUE, such as cache_config.mamba_cache_mode=all, not {assignment!r}"
+
+
+def cannot_set(path: str, where: str, value: object) -> str:
+    return f"Cannot set {path!r}: {where!r} is already set to {value!r}"
+
+
+def cannot_write(target: str, exc: BaseException) -> str:
+    return f"Cannot write {target}: {getattr(exc, 'strerror', None) or exc}"
+
+
+def cannot_read_page(path: str, exc: BaseException) -> str:
+    return f"Cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
+
+
+def check_needs_target() -> str:
+    return "--check compares with a file: give --output FILE or --inject FILE"
+
+
+def inject_needs_page() -> str:
+    return "--inject puts tables into a page: use --format markdown, rst or html"
+
+
+def nothing_to_inject_into(target: str) -> str:
+    return f"{target}: no such file to inject into"
+
+
+def marker_missing(path: str, marker: str, begin: str, end: str) -> str:
+    return f"{path}: no {marker!r} marker line: add one {begin!r} line and one {end!r} line"
+
+
+def marker_repeated(path: str, marker: str, indexes: Sequence[int]) -> str:
+    where = ", ".join(str(i + 1) for i in indexes)
+    return f"{path}: {marker!r} stands {len(indexes)} times (lines {where}); keep one"
+
+
+def markers_reversed(path: str, begin: str, first: int, end: str, last: int) -> str:
+    return f"{path}: {end!r} (line {last + 1}) comes before {begin!r} (line {first + 1})"
+
+
+def unknown_option(what: str, value: object, known: Sequence[str]) -> str:
+    return f"Unknown {what} {value!r} (expected one of {quoted(known)}){did_you_mean(str(value), known)}"
+
+
+def no_tables() -> str:
+    return "Name at least one table"

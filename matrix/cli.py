@@ -13,7 +13,7 @@ import os
 import sys
 from typing import IO, Dict, List, Optional, Sequence
 
-from . import _files, loader
+from . import _files, _messages, loader
 from .errors import MatrixError, ResolutionError
 from .render import FORMATS, TABLES
 from .schema import Matrix
@@ -195,7 +195,7 @@ def _read_config(name: Optional[str], stdin: Optional[IO[str]]) -> dict:
             with open(name, encoding="utf-8") as handle:
                 text = handle.read()
         except (OSError, ValueError) as exc:  # ValueError: a NUL in the name, or not UTF-8
-            raise _Usage(f"Cannot read config {name!r}: {getattr(exc, 'strerror', None) or exc}") from None
+            raise _Usage(_messages.cannot_read_config(name, exc)) from None
     if name.endswith(".toml"):
         data = _toml(text, shown)
     elif name.endswith(".json"):
@@ -206,7 +206,7 @@ def _read_config(name: Optional[str], stdin: Optional[IO[str]]) -> dict:
         except ValueError:
             data = _toml(text, shown)
     if not isinstance(data, dict):
-        raise _Usage(f"Config {shown} must be a table (a JSON object), not {type(data).__name__}")
+        raise _Usage(_messages.config_not_a_table(shown, data))
     return data
 
 
@@ -214,18 +214,18 @@ def _json(text: str, shown: str) -> object:
     try:
         return json.loads(text)
     except ValueError as exc:
-        raise _Usage(f"Config {shown} is not valid JSON: {exc}") from None
+        raise _Usage(_messages.config_not_json(shown, exc)) from None
     except RecursionError:
-        raise _Usage(f"Config {shown} nests too deeply") from None
+        raise _Usage(_messages.config_too_deep(shown)) from None
 
 
 def _toml(text: str, shown: str) -> object:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise _Usage(f"Config {shown} is not valid TOML: {exc}") from None
+        raise _Usage(_messages.config_not_toml(shown, exc)) from None
     except RecursionError:
-        raise _Usage(f"Config {shown} nests too deeply") from None
+        raise _Usage(_messages.config_too_deep(shown)) from None
 
 
 def _literal(text: str) -> object:
@@ -245,13 +245,13 @@ def _assign(config: Dict[str, object], assignment: str) -> None:
     path = path.strip()
     parts = path.split(".")
     if not sep or not all(parts):
-        raise _Usage(f"--set takes PATH=VALUE, such as cache_config.mamba_cache_mode=all, not {assignment!r}")
+        raise _Usage(_messages.bad_assignment(assignment))
     target = config
     for index, part in enumerate(parts[:-1]):
         inner = target.setdefault(part, {})
         if not isinstance(inner, dict):
             where = ".".join(parts[: index + 1])
-            raise _Usage(f"Cannot set {path!r}: {where!r} is already set to {inner!r}")
+            raise _Usage(_messages.cannot_set(path, where, inner))
         target = inner
     target[parts[-1]] = _literal(text)
 
@@ -265,13 +265,13 @@ def _docs(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]
 
     target = options.output or options.inject
     if options.check and target is None:
-        raise _Usage("--check compares with a file: give --output FILE or --inject FILE")
+        raise _Usage(_messages.check_needs_target())
     format = options.format
     if format is None:
         extension = os.path.splitext(target or "")[1].lower()
         format = _EXTENSIONS.get(extension, "markdown")
     if options.inject and format == "json":
-        raise _Usage("--inject puts tables into a page: use --format markdown, rst or html")
+        raise _Usage(_messages.inject_needs_page())
     matrix = _matrix(options)
     # Rendered in full before any file is touched: a failure leaves every file as it was.
     text = render(matrix, format=format, version=options.version, tables=options.table or TABLES,
@@ -282,7 +282,7 @@ def _docs(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]
     current = _files.read_text(target)
     if options.inject:
         if current is None:
-            raise _Usage(f"{target}: no such file to inject into")
+            raise _Usage(_messages.nothing_to_inject_into(target))
         wanted = _files.inject(current, text, target)
     else:
         wanted = text
@@ -300,7 +300,7 @@ def _docs(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]
         try:
             _files.atomic_write(target, wanted)
         except (OSError, ValueError) as exc:
-            raise _Usage(f"Cannot write {target}: {exc.strerror or exc}") from None
+            raise _Usage(_messages.cannot_write(target, exc)) from None
     return EXIT_OK
 
 

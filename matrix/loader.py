@@ -37,7 +37,7 @@ MAX_FEATURES = 10_000
 _ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
 _PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 _TOP_KEYS = ("matrix", "config", "features")
-_NESTED = "Arrays or tables nest too deeply to read"
+
 _NUMERIC = frozenset({"int", "float"})
 
 RunnersArg = Union[str, "os.PathLike[str]", Mapping[str, Union[Runner, Mapping, str]]]
@@ -92,14 +92,14 @@ def _read(name: str, path: str) -> str:
             with open(path, "rb") as handle:
                 data = handle.read(MAX_FILE_BYTES + 1)
     except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
-        raise LoadError(name, [Problem(f"Cannot read the file: {getattr(exc, 'strerror', None) or exc}", "$", name)]) from None
+        raise LoadError(name, [Problem(_messages.cannot_read(exc), "$", name)]) from None
     if size > MAX_FILE_BYTES:
         raise LoadError(name, [Problem(
-            f"File is {size} bytes, more than the limit of {MAX_FILE_BYTES}", "$", name)])
+            _messages.file_too_big(size, MAX_FILE_BYTES), "$", name)])
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise LoadError(name, [Problem(f"The file is not UTF-8: {exc.reason} at byte {exc.start}", "$", name)]) from None
+        raise LoadError(name, [Problem(_messages.not_utf8(exc), "$", name)]) from None
 
 
 class _Source:
@@ -157,11 +157,11 @@ class _Builder:
         source = _Source(name, text)
         if len(text) > MAX_FILE_BYTES:
             raise LoadError(name, [Problem(
-                f"Text is {len(text)} characters long, more than the limit of {MAX_FILE_BYTES}", "$", name)])
+                _messages.text_too_long(len(text), MAX_FILE_BYTES), "$", name)])
         document = self.parse(source)
         for key in document:
             if key not in _TOP_KEYS:
-                self.problem(source, (key,), f"Unknown table {key!r}{_messages.did_you_mean(key, _TOP_KEYS)} (expected {_messages.quoted(_TOP_KEYS)})")
+                self.problem(source, (key,), _messages.unknown_choice('table', key, _TOP_KEYS))
         header = self.header(source, document.get("matrix"))
         schema = self.schema(source, document.get("config", {}))
         if runners is None:
@@ -194,11 +194,11 @@ class _Builder:
         except tomllib.TOMLDecodeError as exc:
             raise LoadError(source.name, [Problem(str(exc), "$", source.name)]) from None
         except RecursionError:
-            raise LoadError(source.name, [Problem(_NESTED, "$", source.name)]) from None
+            raise LoadError(source.name, [Problem(_messages.nested_too_deeply(), "$", source.name)]) from None
 
     def header(self, source: _Source, raw: object) -> "Optional[MatrixSpec]":
         if raw is None:
-            self.problem(source, ("matrix",), "Missing the [matrix] table (name and version)")
+            self.problem(source, ("matrix",), _messages.missing_header())
             return None
         spec, bad = self.shaped(source, raw, self.shapes.MatrixSpec, ("matrix",))
         if spec is not None and self.version(source, ("matrix", "version"), spec.version) is None:
@@ -229,14 +229,14 @@ class _Builder:
                     fields.setdefault(prefix, Field(prefix, "section", implied=True))
                 elif parent.type != "section":
                     self.problem(source, ("config", path),
-                                 f"{prefix!r} is declared as {parent.type}, so it cannot hold {path!r}")
+                                 _messages.not_a_section(prefix, parent.type, path))
             fields[path] = field
         return Schema(fields)
 
     def field(self, source: _Source, path: str, raw: object) -> Optional[Field]:
         where = ("config", path)
         if not _PATH.match(path):
-            self.problem(source, where, f"Config path {path!r} must be names joined by dots (letters, digits and '_', not starting with '_' or a digit)")
+            self.problem(source, where, _messages.bad_config_path(path))
             return None
         if any(part.startswith("_") for part in path.split(".")):
             self.problem(source, where, _messages.underscore_segment(next(p for p in path.split(".") if p.startswith("_"))))
@@ -248,39 +248,39 @@ class _Builder:
             return None
         ok = True
         if spec.type not in FIELD_TYPES:
-            self.problem(source, where + ("type",), f"Unknown type {spec.type!r}{_messages.did_you_mean(spec.type, FIELD_TYPES)} (expected one of {_messages.quoted(FIELD_TYPES)})")
+            self.problem(source, where + ("type",), _messages.unknown_choice('type', spec.type, FIELD_TYPES, one_of=True))
             return None
         kind = spec.type
         choices = spec.choices
         if choices is not None:
             if kind not in ("str", "int", "float"):
-                self.problem(source, where + ("choices",), f"Only str, int and float fields take choices, not {kind}")
+                self.problem(source, where + ("choices",), _messages.no_choices_for(kind))
                 ok = False
             elif not choices:
-                self.problem(source, where + ("choices",), "Choices must list at least one value")
+                self.problem(source, where + ("choices",), _messages.empty_choices())
                 ok = False
             else:
                 for index, choice in enumerate(choices):
                     try:
                         _access.check(Field(path, kind), choice)
                     except ConfigError:
-                        self.problem(source, where + ("choices", index), f"Choice {choice!r} does not fit type {kind}")
+                        self.problem(source, where + ("choices", index), _messages.choice_misfit(choice, kind))
                         ok = False
                 if len(set(map(repr, choices))) != len(choices):
-                    self.problem(source, where + ("choices",), "Choices are listed more than once")
+                    self.problem(source, where + ("choices",), _messages.repeated_choices())
                     ok = False
         for bound in ("min", "max"):
             value = getattr(spec, bound)
             if value is None:
                 continue
             if kind not in _NUMERIC:
-                self.problem(source, where + (bound,), f"Only int and float fields take {bound}, not {kind}")
+                self.problem(source, where + (bound,), _messages.no_bound_for(bound, kind))
                 ok = False
             elif isinstance(value, bool) or not isinstance(value, (int, float)):
-                self.problem(source, where + (bound,), f"Expected a number, got {_messages._short_repr(value)}")
+                self.problem(source, where + (bound,), _messages.not_a_number(value))
                 ok = False
         if ok and spec.min is not None and spec.max is not None and spec.min > spec.max:
-            self.problem(source, where + ("max",), f"max {spec.max!r} is less than min {spec.min!r}")
+            self.problem(source, where + ("max",), _messages.max_below_min(spec.max, spec.min))
             ok = False
         if not ok:
             return None
@@ -289,14 +289,14 @@ class _Builder:
         default = spec.default
         if default is not NOTHING:
             if kind == "section":
-                self.problem(source, where + ("default",), "A section takes no default: it is always present, or None when nullable")
+                self.problem(source, where + ("default",), _messages.section_default())
                 return None
             if isinstance(default, list):
                 default = tuple(default)
             try:
                 default = _access.check(field, default)
             except ConfigError as exc:
-                self.problem(source, where + ("default",), f"Default {spec.default!r} does not fit: {exc.reason}")
+                self.problem(source, where + ("default",), _messages.default_misfit(spec.default, exc.reason))
                 return None
         elif spec.nullable:
             default = None
@@ -307,7 +307,7 @@ class _Builder:
 
     def runner_folder(self, source: _Source, folder: str, shown: str) -> Optional[List[Runner]]:
         if "\0" in folder or not os.path.isdir(folder):
-            self.problem(source, ("matrix", "runners"), f"Runner folder {shown!r} does not exist next to {source.name}")
+            self.problem(source, ("matrix", "runners"), _messages.no_runner_folder(shown, source.name))
             return None
         runners = []
         sources: Dict[str, _Source] = {}
@@ -323,7 +323,7 @@ class _Builder:
             runner = self.runner(sources[stem], stem, None)
             if runner is not None:
                 runners.append(runner)
-        return self.runner_set(source, runners, sources, f"Runner folder {shown!r} holds no <id>.toml file")
+        return self.runner_set(source, runners, sources, _messages.empty_runner_folder(shown))
 
     def runner_mapping(self, source: _Source, mapping: Mapping) -> Optional[List[Runner]]:
         runners = []
@@ -337,11 +337,11 @@ class _Builder:
             runner = self.runner(sources[id], id, None if isinstance(value, str) else value)
             if runner is not None:
                 runners.append(runner)
-        return self.runner_set(source, runners, sources, "No runners were given")
+        return self.runner_set(source, runners, sources, _messages.no_runners_given())
 
     def runner(self, source: _Source, id: object, raw: object) -> Optional[Runner]:
         if not isinstance(id, str) or not _ID.match(id) or id == "default":
-            self.problem(source, (), f"Runner id {id!r} must be letters, digits, '_', '.' or '-', and not 'default'")
+            self.problem(source, (), _messages.bad_runner_id(id))
             return None
         if raw is None:
             tomllib = _toml()
@@ -351,7 +351,7 @@ class _Builder:
                 self.problems.append(Problem(str(exc), "$", source.name))
                 return None
             except RecursionError:
-                self.problems.append(Problem(_NESTED, "$", source.name))
+                self.problems.append(Problem(_messages.nested_too_deeply(), "$", source.name))
                 return None
         spec, bad = self.shaped(source, raw, self.shapes.RunnerSpec, ())
         if spec is None:
@@ -369,7 +369,7 @@ class _Builder:
         for runner in sorted(runners, key=lambda r: r.id):
             other = by_priority.setdefault(runner.priority, runner)
             if other is not runner:
-                self.problem(sources.get(runner.id, source), ("priority",), f"Runner {runner.id!r} has the same priority {runner.priority} as {other.id!r}: automatic choice needs an order")
+                self.problem(sources.get(runner.id, source), ("priority",), _messages.same_priority(runner.id, runner.priority, other.id))
         return runners
 
     # --- [features] ------------------------------------------------------------------------
@@ -380,7 +380,7 @@ class _Builder:
             self.problem(source, ("features",), self.shapes.expected("a table", raw).args[0])
             return []
         if len(raw) > MAX_FEATURES:
-            self.problem(source, ("features",), f"{len(raw)} features, more than the limit of {MAX_FEATURES}")
+            self.problem(source, ("features",), _messages.too_many_features(len(raw), MAX_FEATURES))
             return []
         runner_ids = [r.id for r in runners] if runners is not None else None
         features = []
@@ -390,7 +390,7 @@ class _Builder:
             if feature is None:
                 continue
             if feature.name in names:
-                self.problem(source, ("features", id, "name"), f"Display name {feature.name!r} is already used by feature {names[feature.name]!r}")
+                self.problem(source, ("features", id, "name"), _messages.name_taken(feature.name, names[feature.name]))
             names.setdefault(feature.name, id)
             features.append(feature)
         return features
@@ -400,7 +400,7 @@ class _Builder:
         where = ("features", id)
         before = len(self.problems)
         if not _ID.match(id):
-            self.problem(source, where, f"Feature id {id!r} must be letters, digits, '_', '.' or '-'")
+            self.problem(source, where, _messages.bad_feature_id(id))
         if not isinstance(raw, dict):
             self.problem(source, where, self.shapes.expected("a table", raw).args[0])
             return None
@@ -416,7 +416,7 @@ class _Builder:
         since = self.version(source, where + ("since",), raw.get("since")) if "since" not in bad else None
         until = self.version(source, where + ("until",), raw.get("until")) if "until" not in bad else None
         if since is not None and until is not None and until <= since:
-            self.problem(source, where + ("until",), f"until {str(until)!r} must come after since {str(since)!r}")
+            self.problem(source, where + ("until",), _messages.not_after('until', until, 'since', since))
         deprecation = None
         if spec is not None and spec.deprecated is not None:
             deprecation = self.deprecation(source, where + ("deprecated",), spec.deprecated)
@@ -453,7 +453,7 @@ class _Builder:
         missing = [r for r in runner_ids if r not in raw]
         if missing and "default" not in raw:
             for runner in missing:
-                self.problem(source, where, f"No support cell for runner {runner!r}, and no support.default")
+                self.problem(source, where, _messages.missing_cell(runner))
             return None
         if not ok:
             return None
@@ -462,13 +462,13 @@ class _Builder:
     def cell(self, source: _Source, where: tuple, raw: object) -> Optional[Tuple[Statement, ...]]:
         if isinstance(raw, list):
             if not raw:
-                self.problem(source, where, "An empty history says nothing: give at least one status")
+                self.problem(source, where, _messages.empty_history())
                 return None
             items = [(where + (i,), item) for i, item in enumerate(raw)]
         elif isinstance(raw, (str, dict)):
             items = [(where, raw)]
         else:
-            self.problem(source, where, f"Expected a status ({_messages.quoted(STATUSES)}), a table or an array of tables, got {self.shapes._toml_type(raw)} {_messages._short_repr(raw)}")
+            self.problem(source, where, _messages.bad_cell(STATUSES, self.shapes.toml_type(raw), raw))
             return None
         history: List[Statement] = []
         ok = True
@@ -478,10 +478,10 @@ class _Builder:
                 ok = False
                 continue
             if history and statement.since is None:
-                self.problem(source, place, "Only the first statement of a history may leave out 'since'")
+                self.problem(source, place, _messages.since_left_out())
                 ok = False
             elif history and history[-1].since is not None and statement.since <= history[-1].since:
-                self.problem(source, place + ("since",), f"History is out of order: since {str(statement.since)!r} does not come after {str(history[-1].since)!r}")
+                self.problem(source, place + ("since",), _messages.history_order(statement.since, history[-1].since))
                 ok = False
             history.append(statement)
         return tuple(history) if ok else None
@@ -498,10 +498,10 @@ class _Builder:
         if spec is None:
             return None
         if spec.status not in STATUSES:
-            self.problem(source, status_place, f"Unknown status {spec.status!r}{_messages.did_you_mean(spec.status, STATUSES)} (expected one of {_messages.quoted(STATUSES)})")
+            self.problem(source, status_place, _messages.unknown_choice('status', spec.status, STATUSES, one_of=True))
             return None
         if spec.status == "partial" and not spec.note:
-            self.problem(source, where, "Status 'partial' needs a note saying what is missing: { status = \"partial\", note = \"…\" }")
+            self.problem(source, where, _messages.partial_without_note())
             return None
         since = self.version(source, where + ("since",), spec.since)
         if spec.since is not None and since is None:
@@ -514,6 +514,6 @@ class _Builder:
         if since is None or (spec.remove_in is not None and remove_in is None):
             return None
         if remove_in is not None and remove_in <= since:
-            self.problem(source, where + ("remove_in",), f"remove_in {spec.remove_in!r} must come after since {spec.since!r}")
+            self.problem(source, where + ("remove_in",), _messages.not_after('remove_in', spec.remove_in, 'since', spec.since))
             return None
         return Deprecation(since, remove_in, spec.message, spec.replacement)

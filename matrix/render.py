@@ -245,15 +245,13 @@ def render(matrix: Matrix, *, format: str = "markdown", version: Optional[object
     from .errors import UsageError
 
     if format not in FORMATS:
-        raise UsageError(f"Unknown format {format!r} (expected one of {_messages.quoted(FORMATS)})"
-                         f"{_messages.did_you_mean(str(format), FORMATS)}")
+        raise UsageError(_messages.unknown_option("format", format, FORMATS))
     tables = tuple(tables)
     for table in tables:
         if table not in TABLES:
-            raise UsageError(f"Unknown table {table!r} (expected one of {_messages.quoted(TABLES)})"
-                             f"{_messages.did_you_mean(str(table), TABLES)}")
+            raise UsageError(_messages.unknown_option("table", table, TABLES))
     if not tables:
-        raise UsageError("Name at least one table")
+        raise UsageError(_messages.no_tables())
     doc = document(matrix, version=version, clean=format != "json")
     if format == "html" and not standalone:
         return _html_fragment(doc, tables)
