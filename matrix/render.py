@@ -335,6 +335,8 @@ def _rst(text: str) -> str:
     # read as text when its first character is escaped.
     if _RST_BLOCK_START.match(text):
         text = "\\" + text
+    elif len(set(text)) == 1 and not text[0].isalnum():
+        text = "\\ " + text  # one repeated mark would read as a transition; "\ " is nothing
     return text
 
 

@@ -134,9 +134,6 @@ class Resolution(tuple):
                 requested: Optional[str], warnings: Tuple[ResolutionWarning, ...]) -> "Resolution":
         return _tuple_new(cls, (runner, requested, warnings, plan, mask, values))
 
-    def __getnewargs__(self):
-        return (self._plan, self._mask, self._values, self.runner, self.requested, self.warnings)
-
     def __getitem__(self, index):
         raise TypeError("A Resolution is not a sequence: read its attributes")
 
