@@ -171,11 +171,17 @@ def _resolve(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[st
     chosen = matrix.runner(resolution.runner)
     how = "as asked" if options.runner else "automatically"
     stdout.write(f"Chose {chosen.id} ({chosen.name}) {how} at version {resolution.version}\n")
+    passed = False
     for runner in matrix.runners:
         if runner.id == chosen.id:
-            break
-        names = ", ".join(f.name for f in resolution.unsupported[runner.id])
-        stdout.write(f"Skipped {runner.id} ({runner.name}) because of: {names}\n")
+            passed = True
+            continue
+        blockers = resolution.unsupported[runner.id]
+        if not blockers:
+            continue
+        names = ", ".join(f.name for f in blockers)
+        verb = "Skipped" if not passed and options.runner is None else "Also blocked"
+        stdout.write(f"{verb} {runner.id} ({runner.name}) because of: {names}\n")
     for warning in resolution.warnings:
         stdout.write(f"Warning ({warning.kind}): {warning.message}\n")
     if options.explain:

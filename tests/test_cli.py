@@ -173,3 +173,19 @@ def test_random_arguments_never_raise(args):
     status, out, err = call(*args)
     assert status in (0, 1, 2)
     assert "Traceback" not in err
+
+
+def test_human_output_lists_every_runners_blockers():
+    status, out, err = call("resolve", "--set", "model_config.is_diffusion=true", "--set", "parallel_config.enable_elastic_ep=true",
+                            "--runner", "v1", "--set", "model_config.is_diffusion=false")
+    assert (status, err) == (0, "")
+    assert out == (
+        "Chose v1 (Model Runner V1) as asked at version 0.30.0\n"
+        "Also blocked v2 (Model Runner V2) because of: elastic expert parallelism\n"
+    )
+    status, out, err = call("resolve", "--set", "model_config.is_diffusion=true")
+    assert (status, err) == (0, "")
+    assert out == (
+        "Chose v2 (Model Runner V2) automatically at version 0.30.0\n"
+        "Also blocked v1 (Model Runner V1) because of: diffusion models\n"
+    )
