@@ -110,16 +110,12 @@ class Predicate:
     def __init__(self, source: str, *, schema: Optional[Schema] = None) -> None:
         if not isinstance(source, str):
             raise TypeError(f"Predicate() takes a str, not {type(source).__name__}")
-        node = _parser.parse(source)
-        if schema:
-            from . import _typecheck
-
-            errors = _typecheck.check(node, schema, source)
-            if errors:
-                raise errors[0]
-        self._node = node
+        checked, errors = self._checked(source, schema)
+        if errors:
+            raise errors[0]
+        self._node = checked._node
         self._source = source
-        self._paths = frozenset(n.name for n in walk(node) if isinstance(n, Path))
+        self._paths = checked._paths
 
     @classmethod
     def _checked(cls, source: str, schema: Optional[Schema]) -> "tuple[Optional[Predicate], List[PredicateError]]":

@@ -1,9 +1,9 @@
 """Resolution: which features a config uses, what each runner cannot do, which runner to use.
 
-Everything is derived from one generator, :func:`iter_findings`, that evaluates every gate in
-force (never stopping at the first) and yields what it finds; :func:`resolve` and
-:func:`is_supported` are two ways of reading it (as jsonschema's ``iter_errors`` serves
-``validate`` and ``is_valid``).
+All answers are read off the compiled plan of the matrix (`matrix._compile`): one evaluation
+of every gate in force (never stopping at the first) gives a mask of active gates, and
+:func:`resolve`, :func:`is_supported` and :func:`iter_findings` (the same facts, one by one,
+for tools built on ``matrix``) each read that mask.
 """
 
 from __future__ import annotations
