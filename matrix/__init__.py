@@ -7,7 +7,7 @@ config, what to warn about, and why.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Mapping, Optional
 
 from .errors import (ConfigError, LoadError, MatrixError, NoRunnerError, PredicateError, Problem,
                      RemovedFeatureError, ResolutionError, UnsupportedFeatureError, UsageError)
@@ -44,7 +44,7 @@ __all__ = [
 ]
 
 
-def resolve(config: object, *, runner: Optional[str] = None,
-            version: Optional[object] = None) -> Resolution:
+def resolve(config: object, *, runner: Optional[str] = None, version: Optional[object] = None,
+            facts: Optional[Mapping[str, object]] = None, strict: bool = False) -> Resolution:
     """Resolve *config* against the packaged default matrix (see `Matrix.resolve`)."""
-    return default().resolve(config, runner=runner, version=version)
+    return default().resolve(config, runner=runner, version=version, facts=facts, strict=strict)

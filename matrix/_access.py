@@ -1,10 +1,15 @@
 """Reading config values by dotted path, from any nesting of mappings and objects.
 
 A config is whatever the host has: dicts, dataclasses, attrs or pydantic models,
-``SimpleNamespace``, or a mix. A path through a ``None`` section yields ``None``; a missing
-field takes the schema's default; a value the schema does not allow is a `ConfigError`. Values
-are checked, never coerced (an enum member reads as its value for ``str`` enums and as its
-name otherwise, which is how vLLM spells its modes in configs and docs).
+``SimpleNamespace``, or a mix. A path through a ``None`` section yields ``None``; a key missing
+from a mapping takes the schema's default, but an attribute missing from an object is a
+`ConfigError` (a renamed or misspelt field must not read as its default), except for facts
+(``fact = true``), which the host may pass separately in ``facts`` (flat dotted keys) and which
+take their default when absent. A mapping key with a dot in it is a `ConfigError`: configs are
+nested, and a flat ``{"job.os": …}`` would otherwise be silently ignored. A value the schema
+does not allow is a `ConfigError`. Values are checked, never coerced (an enum member reads as
+its value for ``str`` enums and as its name otherwise, which is how vLLM spells its modes in
+configs and docs).
 """
 
 from __future__ import annotations
@@ -34,17 +39,28 @@ def child(obj: object, name: str, path: str) -> object:
         raise ConfigError(_messages.reading_raised(exc), path=path) from None
 
 
-def read(config: object, path: str, schema: Optional[Schema]) -> object:
-    """The value at *path* in *config*, checked against *schema* when there is one."""
+def read(config: object, path: str, schema: Optional[Schema],
+         facts: Optional[Mapping] = None) -> object:
+    """The value at *path* in *config* (or *facts*), checked against *schema* when there is one."""
     parts = path.split(".")
     current = config
     prefix = ""
+    fields = schema.fields if schema else _EMPTY
     for index, part in enumerate(parts):
+        parent = prefix
         prefix = part if not prefix else f"{prefix}.{part}"
-        field = schema.fields.get(prefix) if schema else None
-        value = child(current, part, prefix)
+        field = fields.get(prefix)
+        if field is not None and field.fact and facts is not None and prefix in facts:
+            value = facts[prefix]
+        else:
+            if fields and isinstance(current, Mapping):
+                dotted_key(current, parent, fields)
+            value = child(current, part, prefix)
         last = index == len(parts) - 1
         if value is MISSING:
+            if field is not None and not field.fact and not isinstance(current, Mapping):
+                raise ConfigError(_messages.missing_attribute(
+                    type(current).__name__, part, attribute_names(current)), path=prefix)
             if field is not None and field.has_default:
                 value = field.default
             elif field is not None and field.type == "section" and not field.nullable:
@@ -61,6 +77,75 @@ def read(config: object, path: str, schema: Optional[Schema]) -> object:
         if not last:
             current = value
     return value
+
+
+def dotted_key(mapping: Mapping, prefix: str, fields: Mapping[str, Field]) -> None:
+    """Raise a `ConfigError` for a key with a dot at a level where the schema declares fields."""
+    if prefix and prefix not in fields:
+        return
+    for key in mapping:
+        if isinstance(key, str) and "." in key:
+            path = f"{prefix}.{key}" if prefix else key
+            raise ConfigError(_messages.dotted_key(key), path=path)
+
+
+def attribute_names(obj: object) -> list:
+    """The public attribute names of *obj*, for "did you mean" (its fields when it has them)."""
+    for names in (getattr(type(obj), "__dataclass_fields__", None),
+                  getattr(type(obj), "__attrs_attrs__", None),
+                  getattr(type(obj), "model_fields", None)):
+        if names:
+            return [getattr(n, "name", n) for n in names]
+    try:
+        return [n for n in dir(obj) if not n.startswith("_")]
+    except Exception:  # a hostile __dir__ only costs the hint
+        return []
+
+
+def unknown_keys(config: object, schema: Schema) -> list:
+    """``(path, reason)`` for every mapping key of *config* that the schema does not declare, at
+    every level where the schema declares fields (objects' attributes are not listed)."""
+    children: dict = {}
+    for field in schema:
+        parent, _, name = field.path.rpartition(".")
+        children.setdefault(parent, {})[name] = field
+    found: list = []
+
+    def walk(value: object, prefix: str) -> None:
+        known = children.get(prefix)
+        if not known:
+            return
+        if isinstance(value, Mapping):
+            for key in value:
+                if key not in known:
+                    path = f"{prefix}.{key}" if prefix else str(key)
+                    found.append((path, _messages.unknown_key(str(key), list(known))))
+        for name, field in known.items():
+            if field.type != "section":
+                continue
+            try:
+                inner = value.get(name) if isinstance(value, Mapping) else getattr(value, name, None)
+            except Exception:
+                continue
+            if inner is not None and not isinstance(inner, _SCALARS):
+                walk(inner, field.path)
+
+    walk(config, "")
+    return sorted(found)
+
+
+def check_facts(facts: object, schema: Optional[Schema]) -> None:
+    """Raise unless *facts* is a mapping whose keys are all facts the schema declares."""
+    if not isinstance(facts, Mapping):
+        from .errors import UsageError
+
+        raise UsageError(_messages.facts_not_a_mapping(facts))
+    fields = schema.fields if schema else _EMPTY
+    declared = [p for p, f in fields.items() if f.fact and f.type != "section"]
+    for key in facts:
+        field = fields.get(key) if isinstance(key, str) else None
+        if field is None or not field.fact or field.type == "section":
+            raise ConfigError(_messages.not_a_fact(key, declared), path=str(key))
 
 
 def check(field: Field, value: object) -> object:

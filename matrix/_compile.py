@@ -26,6 +26,7 @@ two agree on random configs and random matrices.
 from __future__ import annotations
 
 import keyword
+from collections.abc import Mapping
 from typing import Callable, Dict, List, Optional, Tuple
 
 import attrs
@@ -55,7 +56,8 @@ class Plan:
     features: Tuple[Feature, ...]
     #: The config paths read, in the order of the values the evaluator returns.
     paths: Tuple[str, ...]
-    evaluate: Callable[[object], Tuple[int, tuple]]
+    #: ``evaluate(config, facts=None) -> (mask, values)``.
+    evaluate: Callable[..., Tuple[int, tuple]]
     #: runner id → mask of gates whose status there is no / opt-in / partial / blocking.
     no: Dict[str, int]
     opt_in: Dict[str, int]
@@ -133,18 +135,25 @@ def _build(matrix: Matrix, version: Version) -> Plan:
 
 
 def _general_reader(schema: Optional[Schema], paths: Tuple[str, ...],
-                    readers: Dict[str, str]) -> Callable[[object], tuple]:
-    def read(config: object) -> tuple:
+                    readers: Dict[str, str]) -> Callable[..., tuple]:
+    def read(config: object, facts: Optional[Mapping] = None) -> tuple:
         values = []
         for path in paths:
             try:
-                values.append(_access.read(config, path, schema))
+                values.append(_access.read(config, path, schema, facts))
             except ConfigError as error:
-                error.feature = readers[path]
+                if error.path == path or path.startswith(error.path + "."):
+                    error.feature = readers[path]
                 raise
         return tuple(values)
 
     return read
+
+
+class _NoAttributes:
+    """What an absent fact section reads as on an object: every fact below takes its default."""
+
+    __slots__ = ()
 
 
 class _Generator:
@@ -173,9 +182,17 @@ class _Generator:
     def module(self, features: Tuple[Feature, ...], readers: Dict[str, str]):
         gates = self.gates(features)
         values = ", ".join(self.local[p] for p in self.paths)
-        unpack = f"        {values}, = _general(config)" if self.paths else "        pass"
+        unpack = f"        {values}, = _general(config, facts)" if self.paths else "        pass"
         general = _general_reader(self.schema, self.paths, readers)
-        self.constants.update(_general=general, _Slow=_Slow, _SCALARS=_SCALAR_TYPES)
+        self.constants.update(_general=general, _Slow=_Slow, _SCALARS=_SCALAR_TYPES,
+                              _MISS=_access.MISSING, _Mapping=Mapping, _NoAttributes=_NoAttributes(),
+                              _check_facts=_access.check_facts, _schema=self.schema)
+        facts = [f.path for f in (self.schema or ()) if f.fact and f.type != "section"]
+        check_facts = [
+            "    if facts is not None and (facts.__class__ is not dict"
+            f" or not facts.keys() <= {self.constant(frozenset(facts))}):",
+            "        _check_facts(facts, _schema)",
+        ]
         if self.schema is not None and self.paths:
             attribute_reader = self.reader("attribute")
             dict_reader = self.reader("dict")
@@ -193,7 +210,8 @@ class _Generator:
         self.constants.update(_ops=OPERATORS, _truthy=_truthy)
         arguments = ", ".join(f"{name}={name}" for name in self.constants)
         lines = [
-            f"def evaluate(config, {arguments}):",
+            f"def evaluate(config, facts=None, {arguments}):",
+            *check_facts,
             *read,
             "    m = 0",
             *gates,
@@ -276,8 +294,20 @@ class _Generator:
             tree.setdefault(path.rpartition(".")[0], []).append(path)
         self.section_names: Dict[str, str] = {"": "config"}
         lines: List[str] = []
+        if flavour == "dict":
+            lines.extend(self.keys_guard("", "config", "        "))
         self.emit_section("", tree, flavour, lines, indent="        ")
         return lines
+
+    def keys_guard(self, prefix: str, holder: str, indent: str) -> List[str]:
+        """A dict level with a key the schema does not declare there (a flat dotted key, a
+        misspelt name) goes to the general reader, which rejects dotted keys and reads the rest."""
+        start = prefix + "." if prefix else ""
+        names = frozenset(f.path[len(start):] for f in self.schema
+                          if f.path.startswith(start) and "." not in f.path[len(start):])
+        if not names:
+            return []
+        return [f"{indent}if not {holder}.keys() <= {self.constant(names)}: raise _Slow"]
 
     def emit_section(self, prefix: str, tree, flavour: str, lines: List[str], indent: str) -> None:
         holder = self.section_names[prefix]
@@ -285,7 +315,10 @@ class _Generator:
             field = self.schema.get(path)
             name = path.rpartition(".")[2]
             target = self.local.get(path) or f"s{len(self.section_names)}"
-            lines.append(f"{indent}{target} = {self.access(holder, name, field, flavour)}")
+            if field.fact:
+                self.fact_access(target, holder, name, field, flavour, lines, indent)
+            else:
+                lines.append(f"{indent}{target} = {self.access(holder, name, field, flavour)}")
             if field.type != "section":
                 check = self.check(target, field)
                 if check:
@@ -303,6 +336,8 @@ class _Generator:
             before = len(lines)
             if self.section_check_needed(path, tree):
                 lines.append(f"{inner}if isinstance({target}, _SCALARS): raise _Slow")
+            if flavour == "dict" and tree.get(path):
+                lines.extend(self.keys_guard(path, target, inner))
             self.emit_section(path, tree, flavour, lines, inner)
             if len(lines) == before:
                 lines.append(f"{inner}pass")
@@ -324,6 +359,34 @@ class _Generator:
             any(hasattr(t, child.rpartition(".")[2]) for t in _SCALAR_TYPES + (dict,))
             for child in children
         )
+
+    def fact_access(self, target: str, holder: str, name: str, field: Field, flavour: str,
+                    lines: List[str], indent: str) -> None:
+        """A fact: from ``facts`` when given there, else from the config, else its default (an
+        object need not have it). Sections are never in ``facts``."""
+        inner = indent
+        if field.type != "section":
+            lines.append(f"{indent}if facts is not None and {field.path!r} in facts:")
+            lines.append(f"{indent}    {target} = facts[{field.path!r}]")
+            lines.append(f"{indent}else:")
+            inner = indent + "    "
+        if flavour == "dict":
+            lines.append(f"{inner}{target} = {self.access(holder, name, field, flavour)}")
+            return
+        if field.has_default:
+            default = self.literal(field.default)
+        elif field.type == "section" and not field.nullable:
+            default = "_NoAttributes"
+        else:
+            default = None
+        lines.append(f"{inner}{target} = getattr({holder}, {name!r}, _MISS)")
+        if default is None:  # the general reader says what is missing
+            lines.append(f"{inner}if {target} is _MISS: raise _Slow")
+            return
+        lines.append(f"{inner}if {target} is _MISS:")
+        # A mapping inside an object config is read by the general reader, not by getattr.
+        lines.append(f"{inner}    if isinstance({holder}, _Mapping): raise _Slow")
+        lines.append(f"{inner}    {target} = {default}")
 
     def access(self, holder: str, name: str, field: Field, flavour: str) -> str:
         if flavour == "dict":

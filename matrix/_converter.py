@@ -54,6 +54,7 @@ class MatrixSpec:
     version: str
     runners: str = "runners"
     description: Optional[str] = None
+    config_class: Optional[str] = None
 
 
 @attrs.frozen
@@ -65,6 +66,7 @@ class FieldSpec:
     min: object = None
     max: object = None
     doc: Optional[str] = None
+    fact: bool = False
 
 
 @attrs.frozen

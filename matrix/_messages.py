@@ -177,6 +177,36 @@ def above_max(value: object, maximum: object) -> str:
     return f"{value!r} is more than the maximum {maximum!r}"
 
 
+def missing_attribute(owner: str, name: str, known: Iterable[str]) -> str:
+    return f"{owner} object has no attribute {name!r}{did_you_mean(name, known)}"
+
+
+def dotted_key(key: str) -> str:
+    head, _, rest = key.partition(".")
+    return (f"Key {key!r} has a dot in it: configs are nested, so write "
+            f"{{{head!r}: {{{rest!r}: ...}}}} instead")
+
+
+def unknown_key(key: str, known: Iterable[str]) -> str:
+    return f"Not declared in the schema{did_you_mean(key, known)}"
+
+
+def unknown_keys(count: int) -> str:
+    return f" (and {count} more undeclared key{'s' if count != 1 else ''})"
+
+
+def facts_not_a_mapping(facts: object) -> str:
+    return f"facts must be a mapping of fact paths to values, not {type(facts).__name__}"
+
+
+def not_a_fact(key: object, declared: Iterable[str]) -> str:
+    declared = list(declared)
+    if not declared:
+        return "Not a fact: the schema declares none (mark a [config] field fact = true)"
+    hint = did_you_mean(key, declared) if isinstance(key, str) else ""
+    return f"Not a fact the schema declares{hint} (facts: {quoted(declared)})"
+
+
 def not_nullable_value() -> str:
     return "Is None, but the schema does not declare it nullable"
 
@@ -301,6 +331,10 @@ def bad_config_path(path: str) -> str:
 
 def not_a_section(prefix: str, kind: str, path: str) -> str:
     return f"{prefix!r} is declared as {kind}, so it cannot hold {path!r}"
+
+
+def bad_class_spec(text: str) -> str:
+    return f"Expected 'MODULE:CLASS' (such as 'vllm.config:VllmConfig'), got {text!r}"
 
 
 def no_choices_for(kind: str) -> str:

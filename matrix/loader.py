@@ -37,6 +37,8 @@ MAX_FEATURES = 10_000
 _ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
 _PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 _TOP_KEYS = ("matrix", "config", "features")
+#: ``package.module:Class.Nested``, as ``[matrix] config_class`` and ``--from`` take it.
+_CLASS_SPEC = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\Z")
 
 _NUMERIC = frozenset({"int", "float"})
 
@@ -185,6 +187,7 @@ class _Builder:
             schema=schema,
             path=name,
             text=text,
+            config_class=header.config_class,
         )
 
     def parse(self, source: _Source) -> dict:
@@ -202,6 +205,9 @@ class _Builder:
             return None
         spec, bad = self.shaped(source, raw, self.shapes.MatrixSpec, ("matrix",))
         if spec is not None and self.version(source, ("matrix", "version"), spec.version) is None:
+            return None
+        if spec is not None and spec.config_class is not None and not _CLASS_SPEC.match(spec.config_class):
+            self.problem(source, ("matrix", "config_class"), _messages.bad_class_spec(spec.config_class))
             return None
         return spec
 
@@ -231,7 +237,7 @@ class _Builder:
                     self.problem(source, ("config", path),
                                  _messages.not_a_section(prefix, parent.type, path))
             fields[path] = field
-        return Schema(fields)
+        return Schema(_facts_inherited(fields))
 
     def field(self, source: _Source, path: str, raw: object) -> Optional[Field]:
         where = ("config", path)
@@ -301,7 +307,7 @@ class _Builder:
         elif spec.nullable:
             default = None
         return Field(path, kind, nullable=spec.nullable, default=default, choices=choices,
-                     min=spec.min, max=spec.max, doc=spec.doc)
+                     min=spec.min, max=spec.max, doc=spec.doc, fact=spec.fact)
 
     # --- runners ---------------------------------------------------------------------------
 
@@ -517,3 +523,22 @@ class _Builder:
             self.problem(source, where + ("remove_in",), _messages.not_after('remove_in', spec.remove_in, 'since', spec.since))
             return None
         return Deprecation(since, remove_in, spec.message, spec.replacement)
+
+
+def _facts_inherited(fields: Dict[str, Field]) -> Dict[str, Field]:
+    """Every field below a fact section is a fact; an implied section is one when every field
+    below it is (the host supplies all of it: vLLM's ``platform``)."""
+    import attrs
+
+    out = dict(fields)
+    for path, field in fields.items():
+        if not field.fact and not field.implied:
+            parts = path.split(".")
+            if any(fields[".".join(parts[:end])].fact for end in range(1, len(parts))):
+                out[path] = attrs.evolve(field, fact=True)
+    for path, field in fields.items():
+        if field.implied:
+            below = [f for p, f in out.items() if p.startswith(path + ".") and not f.implied]
+            if below and all(f.fact for f in below):
+                out[path] = attrs.evolve(field, fact=True)
+    return out

@@ -75,14 +75,14 @@ def _plan(matrix: Matrix, version: object) -> Plan:
     return compiled
 
 
-def iter_findings(matrix: Matrix, config: object, *,
-                  version: Optional[object] = None) -> Iterator[Finding]:
+def iter_findings(matrix: Matrix, config: object, *, version: Optional[object] = None,
+                  facts: Optional[Mapping[str, object]] = None) -> Iterator[Finding]:
     """Evaluate every gate in force at *version* against *config*, yielding what holds.
 
     :raises ConfigError: naming the path and the feature whose gate read it.
     """
     compiled = _plan(matrix, version)
-    mask, _ = compiled.evaluate(config)
+    mask, _ = compiled.evaluate(config, facts)
     v = compiled.version
     for feature in compiled.active(mask):
         yield Finding("active", feature)
@@ -283,12 +283,18 @@ def _blockers(plan: Plan, mask: int, runner: str) -> str:
 
 
 def resolve(matrix: Matrix, config: object, *, runner: Optional[str] = None,
-            version: Optional[object] = None) -> Resolution:
+            version: Optional[object] = None, facts: Optional[Mapping[str, object]] = None,
+            strict: bool = False) -> Resolution:
     """Resolve *config* against *matrix*.
 
     :param runner: the runner the user asked for; None chooses automatically by priority.
     :param version: resolve as of this version (the matrix's own by default).
-    :raises ConfigError: the config does not fit the schema.
+    :param facts: values the host computes rather than keeps in *config*, by dotted path; only
+        fields the schema declares ``fact = true`` (they win over what *config* holds).
+    :param strict: refuse a mapping key the schema does not declare where it declares fields
+        (by default such keys are ignored, except keys with a dot in them, always refused).
+    :raises ConfigError: the config does not fit the schema (a value of the wrong type, an
+        attribute an object lacks, an undeclared fact; with *strict*, an undeclared key).
     :raises RemovedFeatureError: the config uses a feature removed at *version*.
     :raises NoRunnerError: automatic choice found every runner blocked.
     :raises UnsupportedFeatureError: the runner asked for cannot serve the config.
@@ -298,8 +304,10 @@ def resolve(matrix: Matrix, config: object, *, runner: Optional[str] = None,
         compiled = matrix._caches[version]
     except (KeyError, TypeError):
         compiled = _plan(matrix, version)
+    if strict:
+        _refuse_unknown_keys(matrix, config)
     if runner is None:
-        mask, values = compiled.evaluate(config)
+        mask, values = compiled.evaluate(config, facts)
         # The common case, answered with integer operations: the top runner is free and
         # there is nothing to warn about.
         if not mask & compiled.quiet_top:
@@ -307,8 +315,17 @@ def resolve(matrix: Matrix, config: object, *, runner: Optional[str] = None,
         return _resolve_slowly(compiled, mask, values, runner)
     if runner not in compiled.no:
         matrix.runner(runner)  # raises UsageError, naming the known runners
-    mask, values = compiled.evaluate(config)
+    mask, values = compiled.evaluate(config, facts)
     return _resolve_slowly(compiled, mask, values, runner)
+
+
+def _refuse_unknown_keys(matrix: Matrix, config: object) -> None:
+    from .errors import ConfigError
+
+    unknown = _access.unknown_keys(config, matrix.schema)
+    if unknown:
+        (path, reason), more = unknown[0], len(unknown) - 1
+        raise ConfigError(reason + (_messages.unknown_keys(more) if more else ""), path=path)
 
 
 _DECISIONS_KEPT = 4096
@@ -381,11 +398,12 @@ def _decide(compiled: Plan, mask: int, runner: Optional[str]):
 
 
 def is_supported(matrix: Matrix, config: object, runner: str, *,
-                 version: Optional[object] = None) -> bool:
-    """Whether *runner*, asked for explicitly, can serve *config*."""
+                 version: Optional[object] = None,
+                 facts: Optional[Mapping[str, object]] = None) -> bool:
+    """Whether *runner*, asked for explicitly, can serve *config* (see `resolve`)."""
     compiled = _plan(matrix, version)
     matrix.runner(runner)
-    mask, _ = compiled.evaluate(config)
+    mask, _ = compiled.evaluate(config, facts)
     return not mask & (compiled.no[runner] | compiled.removed)
 
 

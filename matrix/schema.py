@@ -74,6 +74,10 @@ class Field:
     doc: Optional[str] = None
     #: True for a section that no `[config]` key declares, only its fields.
     implied: bool = False
+    #: True for a fact the host computes rather than reads from its config object (declared
+    #: ``fact = true``, or below a section that is): it may be passed to ``resolve(...,
+    #: facts=...)``, an object that lacks it takes the default, and the drift check skips it.
+    fact: bool = False
 
     @property
     def has_default(self) -> bool:
@@ -199,6 +203,9 @@ class Matrix:
     path: Optional[str] = None
     #: The text of features.toml, when it was loaded from one (for line numbers).
     text: Optional[str] = attrs.field(default=None, repr=False)
+    #: ``"MODULE:CLASS"``: the host's config class the ``[config]`` schema describes
+    #: (``[matrix] config_class``), which ``matrix check`` compares the schema with.
+    config_class: Optional[str] = None
     _runner_index: Dict[str, Runner] = attrs.field(init=False, repr=False)
     _feature_index: Dict[str, Feature] = attrs.field(init=False, repr=False)
     _caches: dict = attrs.field(init=False, repr=False, factory=dict)
@@ -232,10 +239,11 @@ class Matrix:
     # tenth of it (benchmarks/).
     if TYPE_CHECKING:  # pragma: no cover
         def resolve(self, config: object, *, runner: Optional[str] = None,
-                    version: Optional[object] = None) -> "Resolution": ...
+                    version: Optional[object] = None, facts: Optional[Mapping[str, object]] = None,
+                    strict: bool = False) -> "Resolution": ...
 
-        def is_supported(self, config: object, runner: str, *,
-                         version: Optional[object] = None) -> bool: ...
+        def is_supported(self, config: object, runner: str, *, version: Optional[object] = None,
+                         facts: Optional[Mapping[str, object]] = None) -> bool: ...
 
 
 # At the end: the resolver imports this module's classes.

@@ -12,6 +12,7 @@ This module needs hypothesis; ``import matrix`` does not import it.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import re
@@ -24,7 +25,7 @@ from packaging.version import Version
 
 from .schema import Field, Matrix, Schema
 
-__all__ = ["configs", "values", "predicates", "predicate_sources", "matrices"]
+__all__ = ["configs", "as_object", "values", "predicates", "predicate_sources", "matrices"]
 
 
 def __dir__() -> List[str]:
@@ -97,7 +98,9 @@ def configs(matrix: Matrix, *, version: Optional[object] = None, active: Optiona
 
     :param active: ids of gates every example must make active.
     :param inactive: ids of gates every example must leave inactive.
-    :param as_objects: attribute objects (``SimpleNamespace``) instead of dicts.
+    :param as_objects: attribute objects (``SimpleNamespace``) instead of dicts, complete as a
+        host's config classes are: every declared field with a default is an attribute (an
+        object lacking one is a `ConfigError`); facts are left out, as a host's objects would.
     :raises InvalidArgument: an unknown gate id, a gate not in force at *version*, or
         *active* and *inactive* gates that no config satisfies together.
     """
@@ -200,7 +203,9 @@ def configs(matrix: Matrix, *, version: Optional[object] = None, active: Optiona
         return draw(section("", fixed))
 
     strategy = steered()
-    return strategy.map(_as_objects) if as_objects else strategy
+    if as_objects:
+        return strategy.map(functools.partial(as_object, schema=matrix.schema))
+    return strategy
 
 
 _FREE = object()
@@ -220,10 +225,24 @@ def _plain(value: object) -> object:
     return value
 
 
-def _as_objects(value: object) -> object:
-    if isinstance(value, dict):
-        return types.SimpleNamespace(**{k: _as_objects(v) for k, v in value.items()})
-    return value
+def as_object(config: object, schema: Schema, prefix: str = "") -> object:
+    """*config* (nested dicts) as the ``SimpleNamespace`` objects a host's classes would give:
+    absent fields with a default filled in, absent non-nullable sections built, facts the dict
+    does not hold left out."""
+    if not isinstance(config, dict):
+        return config
+    start = prefix + "." if prefix else ""
+    values = {k: as_object(v, schema, start + k) for k, v in config.items()}
+    for field in schema:
+        name = field.path[len(start):]
+        if not field.path.startswith(start) or "." in name or name in values or field.fact:
+            continue
+        if field.type == "section" and not field.nullable:
+            values[name] = as_object({}, schema, field.path)
+        elif field.has_default:
+            default = field.default
+            values[name] = list(default) if isinstance(default, tuple) else default
+    return types.SimpleNamespace(**values)
 
 
 # --- predicates -----------------------------------------------------------------------------

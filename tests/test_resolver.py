@@ -10,7 +10,7 @@ from matrix import (ConfigError, NoRunnerError, RemovedFeatureError, Unsupported
                     UsageError)
 from matrix.resolver import as_version
 from matrix.schema import BLOCKING
-from matrix.strategies import configs
+from matrix.strategies import as_object, configs
 
 from . import vllm_reference
 
@@ -284,15 +284,7 @@ def test_unsupported_equals_evaluating_each_gate_directly(config, version):
 def test_resolution_is_deterministic_and_objects_equal_dicts(config, version, runner):
     first = _outcome(DEFAULT, config, version=version, runner=runner)
     assert _outcome(DEFAULT, config, version=version, runner=runner) == first
-    assert _outcome(DEFAULT, _objects(config), version=version, runner=runner) == first
-
-
-def _objects(value):
-    from types import SimpleNamespace
-
-    if isinstance(value, dict):
-        return SimpleNamespace(**{k: _objects(v) for k, v in value.items()})
-    return value
+    assert _outcome(DEFAULT, as_object(config, DEFAULT.schema), version=version, runner=runner) == first
 
 
 @given(configs(DEFAULT))
@@ -398,10 +390,10 @@ support = {{ r = "no", s = "yes" }}
 """
     m = matrix.loads(text, runners={"r": {"name": "R", "priority": 2}, "s": {"name": "S", "priority": 1}})
     for value in ["'); import os; os._exit(3) #", '"""', "a\nb\\"]:
-        for config in ({"spec": {"class": value}}, _objects({"spec": {"class": value}})):
+        for config in ({"spec": {"class": value}}, as_object({"spec": {"class": value}}, m.schema)):
             assert [f.id for f in m.resolve(config).active] == ["quote"]
     assert [f.id for f in m.resolve({"spec": {"class": "x"}}).active] == []
-    assert [f.id for f in m.resolve(_objects({"spec": {"class": "", "import": True}})).active] == ["keyword"]
+    assert [f.id for f in m.resolve(as_object({"spec": {"class": "", "import": True}}, m.schema)).active] == ["keyword"]
     assert m.resolve({"spec": None}).runner == "r"
 
 
@@ -417,3 +409,158 @@ def test_iter_findings_yields_the_facts_one_by_one():
         ("status", "mamba_cache_all", "v2", "no"),
     ]
     assert [f.kind for f in iter_findings(DEFAULT, config, version="0.32.0")][:4] == ["active", "status", "active", "removed"]
+
+
+# --- binding to the host's objects: missing attributes, dotted keys, strict, facts ---------
+
+import dataclasses  # noqa: E402
+from typing import Optional as _Optional  # noqa: E402
+
+from matrix import UsageError  # noqa: E402
+
+JOB = matrix.loads("""
+[matrix]
+name = "jobs"
+version = "1.0"
+[config]
+"job.gpus" = { type = "int", min = 0, default = 0 }
+"job.os" = { type = "str", choices = ["linux", "windows"], default = "linux" }
+"job.extra" = { type = "section", nullable = true }
+"job.extra.debug" = { type = "bool", default = false }
+"host.has_cuda" = { type = "bool", default = true, fact = true }
+"derived" = { type = "section", fact = true }
+"derived.big" = { type = "bool", default = false }
+[features.gpu]
+name = "GPU jobs"
+when = "job.gpus > 0 and host.has_cuda"
+support = { cpu = "no", gpu = "yes" }
+[features.windows]
+name = "Windows"
+when = "job.os == 'windows'"
+support = { cpu = "yes", gpu = "no" }
+[features.debug]
+name = "debug"
+when = "job.extra.debug or derived.big"
+support = { cpu = "yes", gpu = "yes" }
+""", runners={"gpu": {"name": "GPU", "priority": 2}, "cpu": {"name": "CPU", "priority": 1}})
+
+
+@dataclasses.dataclass
+class _Job:
+    gpus: int = 0
+    os: str = "linux"
+    extra: "_Optional[_Extra]" = None
+
+
+@dataclasses.dataclass
+class _Extra:
+    debug: bool = False
+
+
+@dataclasses.dataclass
+class _Renamed:
+    num_gpus: int = 0
+    os: str = "linux"
+    extra: "_Optional[_Extra]" = None
+
+
+@dataclasses.dataclass
+class _Host:
+    job: object = dataclasses.field(default_factory=_Job)
+
+
+def test_an_object_lacking_a_declared_attribute_is_a_config_error_with_a_near_miss():
+    with pytest.raises(ConfigError) as info:
+        JOB.resolve(_Host(_Renamed(num_gpus=2)))
+    assert info.value.path == "job.gpus"
+    assert info.value.feature == "gpu"
+    assert info.exconly() == ("matrix.errors.ConfigError: Config 'job.gpus' (read by feature 'gpu'): "
+                              "_Renamed object has no attribute 'gpus', did you mean 'num_gpus'")
+
+
+def test_a_mapping_still_takes_defaults_and_a_complete_object_needs_no_facts():
+    assert JOB.resolve({}).runner == "gpu"
+    assert JOB.resolve(_Host()).runner == "gpu"
+    assert JOB.resolve(_Host(_Job(gpus=2))).active == (JOB.feature("gpu"),)
+
+
+def test_facts_are_passed_beside_the_host_object_and_win_over_the_config():
+    host = _Host(_Job(gpus=2))
+    assert JOB.resolve(host, facts={"host.has_cuda": False}).active == ()
+    assert JOB.resolve({"host": {"has_cuda": True}, "job": {"gpus": 1}},
+                       facts={"host.has_cuda": False}).active == ()
+    assert JOB.resolve({"host": {"has_cuda": False}, "job": {"gpus": 1}}).active == ()
+    assert JOB.resolve(host, facts={"derived.big": True}).runner == "gpu"
+    assert [f.id for f in JOB.resolve(host, facts={"derived.big": True}).active] == ["gpu", "debug"]
+    assert JOB.is_supported(host, "cpu", facts={"host.has_cuda": False}) is True
+
+
+def test_facts_are_checked():
+    with pytest.raises(ConfigError) as info:
+        JOB.resolve({}, facts={"host.has_cud": True})
+    assert info.exconly() == ("matrix.errors.ConfigError: Config 'host.has_cud': Not a fact the schema "
+                              "declares, did you mean 'host.has_cuda' (facts: 'derived.big', 'host.has_cuda')")
+    with pytest.raises(ConfigError) as info:
+        JOB.resolve({}, facts={"job.gpus": 3})
+    assert info.value.path == "job.gpus"
+    with pytest.raises(ConfigError) as info:
+        JOB.resolve({"job": {"gpus": 1}}, facts={"host.has_cuda": "yes"})
+    assert info.exconly() == ("matrix.errors.ConfigError: Config 'host.has_cuda' (read by feature 'gpu'): "
+                              "Expected bool, got str 'yes'")
+    with pytest.raises(UsageError) as info:
+        JOB.resolve({}, facts=[("host.has_cuda", True)])
+    assert info.exconly() == ("matrix.errors.UsageError: facts must be a mapping of fact paths to values, "
+                              "not list")
+
+
+def test_a_flat_dotted_key_is_refused_never_ignored():
+    with pytest.raises(ConfigError) as info:
+        JOB.resolve({"job.os": "windows"})
+    assert info.exconly() == ("matrix.errors.ConfigError: Config 'job.os': Key 'job.os' has a dot in it: "
+                              "configs are nested, so write {'job': {'os': ...}} instead")
+    with pytest.raises(ConfigError) as info:
+        JOB.resolve({"job": {"extra.debug": True}})
+    assert info.value.path == "job.extra.debug"
+
+
+def test_undeclared_keys_are_ignored_unless_strict():
+    config = {"job": {"gpu": 2, "os": "linux"}, "jobs": 1}
+    assert JOB.resolve(config).active == ()
+    with pytest.raises(ConfigError) as info:
+        JOB.resolve(config, strict=True)
+    assert info.exconly() == ("matrix.errors.ConfigError: Config 'job.gpu': Not declared in the schema, "
+                              "did you mean 'gpus' (and 1 more undeclared key)")
+    assert JOB.resolve({"job": {"gpus": 2, "extra": {"debug": False}}}, strict=True).runner == "gpu"
+    # An object's other attributes are its own business: strict looks at mappings only.
+    assert JOB.resolve(_Host(_Job(gpus=2)), strict=True).runner == "gpu"
+
+
+@given(st.dictionaries(st.text(), st.integers()), st.text(), st.text(), st.data())
+def test_any_dotted_key_at_a_declared_level_is_refused(keys, head, tail, data):
+    keys[f"{head}.{tail}"] = 1
+    where = data.draw(st.sampled_from(["top", "job"]))
+    config = dict(keys) if where == "top" else {"job": dict(keys)}
+    with pytest.raises(ConfigError) as info:
+        JOB.resolve(config)
+    assert "has a dot in it" in info.value.reason
+
+
+@given(configs(JOB, as_objects=True), st.sampled_from(["gpus", "os"]))
+def test_removing_any_attribute_a_gate_reads_is_a_config_error_naming_it(config, name):
+    delattr(config.job, name)
+    with pytest.raises(ConfigError) as info:
+        JOB.resolve(config)
+    assert info.value.path == f"job.{name}"
+
+
+@given(configs(JOB), st.booleans(), st.booleans())
+def test_facts_give_the_same_answer_as_the_same_values_in_a_dict(config, cuda, big):
+    import copy
+
+    merged = copy.deepcopy(config)
+    merged.setdefault("host", {})["has_cuda"] = cuda
+    merged.setdefault("derived", {})["big"] = big
+    expected = _outcome(JOB, merged)
+    facts = {"host.has_cuda": cuda, "derived.big": big}
+    assert _outcome(JOB, config, facts=facts) == expected
+    assert _outcome(JOB, as_object(config, JOB.schema), facts=facts) == expected
