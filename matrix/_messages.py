@@ -460,6 +460,19 @@ def bad_assignment(assignment: str) -> str:
     return f"--set takes PATH=VALUE, such as cache_config.mamba_cache_mode=all, not {assignment!r}"
 
 
+def set_undeclared(path: str, declared: Iterable[str]) -> str:
+    return (f"Cannot set {path!r}: the matrix's [config] does not declare it"
+            f"{did_you_mean(path, declared)}")
+
+
+def set_expected(path: str, text: str, what: str) -> str:
+    return f"Cannot set {path!r} to {text!r}: expected {what}"
+
+
+def set_refused(path: str, text: str, reason: str) -> str:
+    return f"Cannot set {path!r} to {text!r}: {reason}"
+
+
 def cannot_set(path: str, where: str, value: object) -> str:
     return f"Cannot set {path!r}: {where!r} is already set to {value!r}"
 

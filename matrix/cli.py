@@ -10,13 +10,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from typing import IO, Dict, List, Optional, Sequence
 
-from . import _files, _messages, loader
-from .errors import MatrixError, ResolutionError
+from . import _access, _files, _messages, loader
+from .errors import ConfigError, MatrixError, ResolutionError
 from .render import FORMATS, TABLES
-from .schema import Matrix
+from .schema import Field, Matrix, Schema
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -73,7 +74,8 @@ def _parser(stdout: IO[str]) -> argparse.ArgumentParser:
     resolve.add_argument("config", nargs="?", metavar="CONFIG",
                          help="a JSON or TOML file, or - for standard input (default: an empty config)")
     resolve.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
-                         help="set a config value; VALUE is read as JSON, then TOML, else as a string")
+                         help="set a config value, read by the type the schema declares for PATH "
+                              "(true/false, a number, text, a JSON or TOML array or table, null)")
     resolve.add_argument("--runner", metavar="ID", help="ask for this runner instead of choosing")
     resolve.add_argument("--version", metavar="V", help="resolve as of this version")
     _matrix_option(resolve)
@@ -148,9 +150,12 @@ def _matrix(options: argparse.Namespace) -> Matrix:
 
 def _resolve(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
     config = _read_config(options.config, stdin)
-    for assignment in options.set:
-        _assign(config, assignment)
     matrix = _matrix(options)
+    if matrix.schema:
+        for path, reason in _access.unknown_keys(config, matrix.schema):
+            stderr.write(f"matrix: warning: {_messages.config_error(reason, path, None)}\n")
+    for assignment in options.set:
+        _assign(config, assignment, matrix.schema)
     if options.runner is not None:
         matrix.runner(options.runner)  # an unknown id is a usage error, exit 2
     try:
@@ -235,7 +240,7 @@ def _toml(text: str, shown: str) -> object:
 
 
 def _literal(text: str) -> object:
-    """A ``--set`` value: a JSON literal, else a TOML one, else the text itself."""
+    """A ``--set`` value for a path no schema declares: JSON, else TOML, else the text."""
     try:
         return json.loads(text)
     except (ValueError, RecursionError):
@@ -246,12 +251,60 @@ def _literal(text: str) -> object:
         return text
 
 
-def _assign(config: Dict[str, object], assignment: str) -> None:
+_BOOLS = {"true": True, "false": False, "True": True, "False": False}
+
+
+def _typed(field: Field, text: str) -> object:
+    """A ``--set`` value read as *field*'s type says: ``x.v=19.03`` on a version field is the
+    version '19.03', not a float; raises `_Usage` naming the spelling to use."""
+    kind = field.type
+    if text == "null" or (text == "None" and kind not in ("str", "version")):
+        value: object = None
+    elif kind == "bool":
+        if text not in _BOOLS:
+            raise _Usage(_messages.set_expected(field.path, text, "true or false"))
+        value = _BOOLS[text]
+    elif kind in ("int", "float"):
+        try:
+            value = int(text) if re.fullmatch(r"[+-]?[0-9]+", text) else None
+            if value is None and kind == "float":
+                value = float(text)
+        except ValueError:
+            value = None
+        if value is None:
+            raise _Usage(_messages.set_expected(field.path, text, "an integer" if kind == "int" else "a number"))
+    elif kind in ("str", "version"):
+        value = text
+        if len(text) >= 2 and text[0] == text[-1] == '"':
+            try:
+                value = json.loads(text)
+            except ValueError:
+                pass
+    else:  # lists and sections: a JSON or TOML array or table
+        value = _literal(text)
+        if kind == "section" and not isinstance(value, dict) or kind != "section" and not isinstance(value, list):
+            what = "a table such as {}" if kind == "section" else "an array such as [\"a\", \"b\"]"
+            raise _Usage(_messages.set_expected(field.path, text, what))
+    try:
+        _access.check(field, tuple(value) if isinstance(value, list) else value)
+    except ConfigError as error:
+        raise _Usage(_messages.set_refused(field.path, text, error.reason)) from None
+    return value
+
+
+def _assign(config: Dict[str, object], assignment: str, schema: Schema) -> None:
     path, sep, text = assignment.partition("=")
     path = path.strip()
     parts = path.split(".")
     if not sep or not all(parts):
         raise _Usage(_messages.bad_assignment(assignment))
+    if schema:
+        field = schema.get(path)
+        if field is None:
+            raise _Usage(_messages.set_undeclared(path, [f.path for f in schema]))
+        value = _typed(field, text)
+    else:
+        value = _literal(text)
     target = config
     for index, part in enumerate(parts[:-1]):
         inner = target.setdefault(part, {})
@@ -259,7 +312,7 @@ def _assign(config: Dict[str, object], assignment: str) -> None:
             where = ".".join(parts[: index + 1])
             raise _Usage(_messages.cannot_set(path, where, inner))
         target = inner
-    target[parts[-1]] = _literal(text)
+    target[parts[-1]] = value
 
 
 _EXTENSIONS = {".md": "markdown", ".markdown": "markdown", ".rst": "rst", ".rest": "rst",

@@ -131,7 +131,7 @@ def test_a_local_features_toml_is_the_default_matrix(tmp_path):
     ("args", "message"),
     [
         (["resolve", "--set", "cache_config.mamba_cache_mode=alll"],
-         "matrix: error: Config 'cache_config.mamba_cache_mode' (read by feature 'mamba_cache_all'): 'alll' is not one of 'align', 'all', 'none', did you mean 'all'"),
+         "matrix: error: Cannot set 'cache_config.mamba_cache_mode' to 'alll': 'alll' is not one of 'align', 'all', 'none', did you mean 'all'"),
         (["resolve", "--runner", "v3"], "matrix: error: Unknown runner 'v3' (expected one of 'v1', 'v2')"),
         (["resolve", "--version", "soon"], "matrix: error: Invalid version 'soon': expected a PEP 440 version such as '0.31.0'"),
         (["resolve", "--bogus"], "matrix: error: unrecognized arguments: --bogus"),
@@ -139,7 +139,22 @@ def test_a_local_features_toml_is_the_default_matrix(tmp_path):
         (["frobnicate"], "matrix: error: argument COMMAND: invalid choice: 'frobnicate' (choose from 'resolve', 'check', 'docs')"),
         (["resolve", "nope.json"], "matrix: error: Cannot read config 'nope.json': No such file or directory"),
         (["resolve", "--set", "novalue"], "matrix: error: --set takes PATH=VALUE, such as cache_config.mamba_cache_mode=all, not 'novalue'"),
-        (["resolve", "--set", "a=1", "--set", "a.b=2"], "matrix: error: Cannot set 'a.b': 'a' is already set to 1"),
+        (["resolve", "--set", "lora_config.max_loras=2", "--set", "lora_config.max_loras.x=2"],
+         "matrix: error: Cannot set 'lora_config.max_loras.x': the matrix's [config] does not declare it, did you mean 'lora_config.max_loras'"),
+        (["resolve", "--set", "cache_config.mamba_cache_mod=all"],
+         "matrix: error: Cannot set 'cache_config.mamba_cache_mod': the matrix's [config] does not declare it, did you mean 'cache_config.mamba_cache_mode'"),
+        (["resolve", "--set", "model_config.is_hybrid=yes"],
+         "matrix: error: Cannot set 'model_config.is_hybrid' to 'yes': expected true or false"),
+        (["resolve", "--set", "parallel_config.tensor_parallel_size=2.0"],
+         "matrix: error: Cannot set 'parallel_config.tensor_parallel_size' to '2.0': expected an integer"),
+        (["resolve", "--set", "parallel_config.tensor_parallel_size=0"],
+         "matrix: error: Cannot set 'parallel_config.tensor_parallel_size' to '0': 0 is less than the minimum 1"),
+        (["resolve", "--set", "model_config.logits_processors=a"],
+         "matrix: error: Cannot set 'model_config.logits_processors' to 'a': expected an array such as [\"a\", \"b\"]"),
+        (["resolve", "--set", "lora_config=1"],
+         "matrix: error: Cannot set 'lora_config' to '1': expected a table such as {}"),
+        (["resolve", "--set", "model_config.is_hybrid=null"],
+         "matrix: error: Cannot set 'model_config.is_hybrid' to 'null': Is None, but the schema does not declare it nullable"),
         (["resolve", "-"], "matrix: error: Config <stdin> must be a table (a JSON object), not list"),
         (["resolve", "--matrix", "missing.toml"], "matrix: error: missing.toml: 1 problem\n  missing.toml: $: Cannot read the file: No such file or directory"),
     ],
@@ -189,3 +204,44 @@ def test_human_output_lists_every_runners_blockers():
         "Chose v2 (Model Runner V2) automatically at version 0.30.0\n"
         "Also blocked v1 (Model Runner V1) because of: diffusion models\n"
     )
+
+
+def test_set_reads_values_by_the_declared_type(tmp_path):
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "a.toml").write_text('name = "A"\npriority = 1\n')
+    (tmp_path / "features.toml").write_text("""
+[matrix]
+name = "typed"
+version = "1.0"
+[config]
+"x.v" = { type = "version", default = "1.0" }
+"x.s" = { type = "str", default = "" }
+"x.f" = { type = "float", default = 0.0 }
+"x.flag" = { type = "bool", default = false }
+[features.new]
+name = "new"
+when = "x.v >= '19.03' and x.s == '007' and x.f > 1 and x.flag"
+support = { a = "yes" }
+""")
+    matrix_file = str(tmp_path / "features.toml")
+    status, out, err = call("resolve", "--matrix", matrix_file, "--json", "--set", "x.v=19.03",
+                            "--set", "x.s=007", "--set", "x.f=1e3", "--set", "x.flag=True")
+    assert (status, err) == (0, "")
+    assert [f["id"] for f in json.loads(out)["active"]] == ["new"]
+    status, out, err = call("resolve", "--matrix", matrix_file, "--set", "x.v=nineteen")
+    assert (status, out, err) == (2, "", "matrix: error: Cannot set 'x.v' to 'nineteen': Invalid version "
+                                         "'nineteen': expected a PEP 440 version such as '0.31.0'\n")
+    status, out, err = call("resolve", "--matrix", matrix_file, "--set", 'x.s="quoted"')
+    assert status == 0
+
+
+def test_undeclared_keys_of_a_config_file_are_warned_about(tmp_path):
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"cache_config": {"mamba_cach_mode": "all"}, "paralel_config": {}}))
+    status, out, err = call("resolve", str(config))
+    assert status == 0
+    assert err == ("matrix: warning: Config 'cache_config.mamba_cach_mode': Not declared in the schema, "
+                   "did you mean 'mamba_cache_mode'\n"
+                   "matrix: warning: Config 'paralel_config': Not declared in the schema, "
+                   "did you mean 'parallel_config'\n")
+    assert out.startswith("Chose v2 (Model Runner V2) automatically")
