@@ -516,3 +516,83 @@ def unknown_option(what: str, value: object, known: Sequence[str]) -> str:
 
 def no_tables() -> str:
     return "Name at least one table"
+
+
+# --- the host's config classes ----------------------------------------------------------------
+
+def cannot_import(module: str, exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[-1] if str(exc).strip() else ""
+    return f"Cannot import {module!r}: {type(exc).__name__}" + (f": {text}" if text else "")
+
+
+def no_such_class(where: str, name: str, known: Iterable[str]) -> str:
+    return f"{where} has no class {name!r}{did_you_mean(name, known)}"
+
+
+def not_a_config_class(spec: str, found: object) -> str:
+    kind = "class" if isinstance(found, type) else type(found).__name__
+    return (f"{spec} is a {kind} that is not a dataclass, an attrs class or a pydantic model: "
+            "matrix reads the fields of those")
+
+
+def no_member(path: str, owner: str, name: str, known: Iterable[str]) -> str:
+    return f"Cannot derive {path!r}: {owner} has no member {name!r}{did_you_mean(name, known)}"
+
+
+def cannot_map(path: str, why: str) -> str:
+    return f"Cannot derive {path!r}: {why}"
+
+
+def class_unavailable(reason: str) -> str:
+    return f"The config class was not compared with [config]: {reason}"
+
+
+def class_missing(path: str, owner: str, name: str, known: Iterable[str]) -> str:
+    return f"[config] declares {path!r}, but {owner} has no member {name!r}{did_you_mean(name, known)}"
+
+
+def class_type(path: str, declared: str, member: str, annotation: str) -> str:
+    return f"[config] declares {path!r} as {declared}, but {member} is {annotation}"
+
+
+def class_type_unmapped(path: str, declared: str, member: str, annotation: str, why: str) -> str:
+    return f"[config] declares {path!r} as {declared}, but {member} is {annotation} ({why})"
+
+
+def class_also(path: str, member: str, others: Sequence[str]) -> str:
+    return f"{member} also allows {', '.join(others)}, which [config] {path!r} refuses"
+
+
+def class_nullable(path: str, nullable: bool, member: str, annotation: str) -> str:
+    if nullable:
+        return f"[config] declares {path!r} nullable, but {member} ({annotation}) is never None"
+    return f"{member} is {annotation}, which may be None, but [config] {path!r} is not nullable"
+
+
+def class_any_value(path: str, member: str, kind: str) -> str:
+    return (f"{member} takes any {kind}, but [config] {path!r} allows only its choices: "
+            "another value is a ConfigError at resolve time")
+
+
+def class_cannot_hold(path: str, member: str, choices: Sequence[object]) -> str:
+    return f"[config] {path!r} has choices {member} cannot hold: {quoted(choices)}"
+
+
+def class_more_choices(path: str, member: str, choices: Sequence[object]) -> str:
+    return f"{member} also allows {quoted(choices)}, which [config] {path!r} does not list"
+
+
+def class_bound(path: str, member: str, bound: str, mine: object, theirs: object) -> str:
+    if theirs is None:
+        return f"[config] {path!r} has {bound} = {mine!r}, but {member} has no {bound}"
+    return f"[config] {path!r} has {bound} = {mine!r}, but {member} allows {theirs!r}"
+
+
+def class_default(path: str, member: str, mine: object, theirs: object, *, declared: bool = True) -> str:
+    if not declared:
+        return f"{member} defaults to {short_repr(theirs)}, but [config] {path!r} gives no default"
+    return f"[config] {path!r} defaults to {short_repr(_plain(mine))}, but {member} defaults to {short_repr(theirs)}"
+
+
+def _plain(value: object) -> object:
+    return str(value) if type(value).__name__ == "Version" else list(value) if isinstance(value, tuple) else value

@@ -33,12 +33,13 @@ that differ on a sample are not equivalent), then settled by the exact search.
 from __future__ import annotations
 
 import re
-from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple, Union
 
 import attrs
 from packaging.version import Version
 
 from ._space import Inconclusive, Space
+from .binding import DRIFT_CODES
 from .schema import BLOCKING, Feature, Matrix
 
 __all__ = ["CODES", "Finding", "Report", "check", "iter_findings"]
@@ -62,6 +63,7 @@ CODES: Dict[str, Tuple[str, str]] = {
     "no-yes": ("warning", "a runner that no cell says yes to"),
     "no-runner": ("note", "gates that, active together, leave no runner free"),
     "inconclusive": ("warning", "a search ran out of its budget"),
+    **DRIFT_CODES,
 }
 
 SEVERITIES = ("error", "warning", "note")
@@ -84,6 +86,9 @@ class Finding:
     column: Optional[int] = None
     witness: Optional[dict] = None
     features: Tuple[str, ...] = ()
+    #: For the ``class-*`` findings: the ``[config]`` path and the class member (``Owner.name``).
+    config_path: Optional[str] = None
+    member: Optional[str] = None
 
     def __str__(self) -> str:
         place = self.file or "<matrix>"
@@ -118,14 +123,18 @@ class Report:
 
 
 def check(matrix: Matrix, *, version: Optional[object] = None, strict: bool = False,
-          budget: int = 200_000) -> Report:
+          budget: int = 200_000, against: Optional[Union[str, type]] = None) -> Report:
     """Lint *matrix* as of *version* (its own by default).
 
     :param strict: make every finding fail the check (notes included).
+    :param against: the host's config class (or ``"MODULE:CLASS"``) to compare the ``[config]``
+        schema with; ``[matrix] config_class`` by default. A class that cannot be imported is a
+        ``class-unavailable`` finding, and the rest of the check goes on.
     :param budget: the most search steps any one question may take before it is reported
         ``inconclusive``.
     """
-    findings = list(iter_findings(matrix, version=version, strict=strict, budget=budget))
+    findings = list(iter_findings(matrix, version=version, strict=strict, budget=budget,
+                                  against=against))
     # features.toml first, in line order; then the runner files.
     findings.sort(key=lambda f: (f.file != matrix.path, f.file or "", f.line is None, f.line or 0,
                                  f.column or 0, f.code, f.message))
@@ -133,13 +142,16 @@ def check(matrix: Matrix, *, version: Optional[object] = None, strict: bool = Fa
 
 
 def iter_findings(matrix: Matrix, *, version: Optional[object] = None, strict: bool = False,
-                  budget: int = 200_000) -> Iterator[Finding]:
+                  budget: int = 200_000, against: Optional[Union[str, type]] = None) -> Iterator[Finding]:
     """Every finding, as it is found (see `check`)."""
     from .resolver import as_version
 
     v = matrix.version if version is None else as_version(version)
     place = _Places(matrix)
     yield from _lifecycle(matrix, v, place)
+    bound = against if against is not None else matrix.config_class
+    if bound is not None:
+        yield from _drift(matrix, bound, place)
     gates = matrix.features_at(v)
     space = Space(matrix.schema, [g.when._node for g in gates], budget=budget)
 
@@ -192,6 +204,13 @@ class _Places:
         return Finding(code, severity or CODES[code][0], message, feature=feature.id,
                        path=_messages.place(path), file=self.file, line=line, column=column, **extra)
 
+    def config(self, code: str, key: tuple, message: str, **extra) -> Finding:
+        from . import _messages
+
+        line, column = self.where(key)
+        return Finding(code, CODES[code][0], message, path=_messages.place(key), file=self.file,
+                       line=line, column=column, **extra)
+
     def runner(self, code: str, runner: str, message: str) -> Finding:
         path = self.matrix.runner(runner).path
         if path is not None:  # the runner's own file
@@ -200,6 +219,24 @@ class _Places:
         line, column = self.where(("matrix", "runners"))
         return Finding(code, CODES[code][0], message, runner=runner, path=f"$.runners.{runner}",
                        file=self.file, line=line, column=column)
+
+
+def _drift(matrix: Matrix, bound: Union[str, type], place: _Places) -> Iterator[Finding]:
+    from . import _messages
+    from .binding import compare
+    from .errors import UsageError
+
+    try:
+        drifts = compare(matrix.schema, bound)
+    except UsageError as error:
+        key: tuple = ("matrix", "config_class") if matrix.config_class is not None else ("config",)
+        yield place.config("class-unavailable", key, _messages.class_unavailable(str(error)))
+        return
+    for drift in drifts:
+        key = ("config", drift.path)
+        if place.where(key) == (None, None):  # an implied section: no key of its own
+            key = ("config",)
+        yield place.config(drift.code, key, drift.message, member=drift.member, config_path=drift.path)
 
 
 def _lifecycle(matrix: Matrix, v: Version, place: _Places) -> Iterator[Finding]:

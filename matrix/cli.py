@@ -1,4 +1,4 @@
-"""The command line: ``matrix resolve`` and ``matrix docs``.
+"""The command line: ``matrix resolve``, ``check``, ``docs`` and ``schema``.
 
 `main` is a thin wrapper around `run`, which takes its streams as arguments so tests can drive
 it with ``io.StringIO``. Exit status: 0 fine; 1 a finding (no runner, unsupported, removed, stale docs);
@@ -17,7 +17,7 @@ from typing import IO, Dict, List, Optional, Sequence
 from . import _access, _files, _messages, loader
 from .errors import ConfigError, MatrixError, ResolutionError
 from .render import FORMATS, TABLES
-from .schema import Field, Matrix, Schema
+from .schema import CLASS_SPEC, Field, Matrix, Schema
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -92,6 +92,20 @@ def _parser(stdout: IO[str]) -> argparse.ArgumentParser:
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.add_argument("--strict", action="store_true", help="fail on every finding, notes included")
     check.add_argument("--version", metavar="V", help="check the matrix as of this version")
+    check.add_argument("--against", metavar="MODULE:CLASS",
+                       help="compare [config] with this config class of the host (default: "
+                            "[matrix] config_class, if the file names one)")
+
+    schema = commands.add_parser(
+        "schema", help="derive a [config] table from the host's config classes", stdout=stdout,
+        description="Print the [config] table that describes a config class of the host "
+                    "(dataclasses, attrs classes, pydantic models, nested to any depth). MODULE "
+                    "is imported as python -m would, from the current folder.")
+    schema.add_argument("--from", dest="source", metavar="MODULE:CLASS", required=True,
+                        help="the host's top-level config class, such as vllm.config:VllmConfig")
+    schema.add_argument("paths", nargs="*", metavar="PATH",
+                        help="only these dotted paths (and the sections above them); default: "
+                             "every field, with a comment for each that cannot be mapped")
 
     docs = commands.add_parser(
         "docs", help="generate the documentation tables", stdout=stdout,
@@ -367,7 +381,9 @@ def _check(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]
     from .check import check
 
     matrix = _matrix(options)
-    report = check(matrix, version=options.version, strict=options.strict)
+    if options.against is not None and not CLASS_SPEC.match(options.against):
+        raise _Usage(_messages.bad_class_spec(options.against))
+    report = check(matrix, version=options.version, strict=options.strict, against=options.against)
     if options.format == "json":
         data = {"matrix": matrix.name, "version": str(options.version or matrix.version),
                 "failed": report.failed, "counts": report.counts(),
@@ -382,4 +398,11 @@ def _check(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]
     return EXIT_FINDING if report.failed else EXIT_OK
 
 
-_COMMANDS = {"resolve": _resolve, "check": _check, "docs": _docs}
+def _schema(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
+    from .binding import derive
+
+    stdout.write(derive(options.source, options.paths))
+    return EXIT_OK
+
+
+_COMMANDS = {"resolve": _resolve, "check": _check, "docs": _docs, "schema": _schema}

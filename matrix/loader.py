@@ -18,7 +18,7 @@ from packaging.version import InvalidVersion, Version
 from . import _access, _messages
 from .errors import ConfigError, LoadError, Problem, excerpt
 from .predicates import Predicate
-from .schema import (FIELD_TYPES, NOTHING, STATUSES, Deprecation, Feature, Field, Matrix, Runner,
+from .schema import (CLASS_SPEC, FIELD_TYPES, NOTHING, STATUSES, Deprecation, Feature, Field, Matrix, Runner,
                      Schema, Statement)
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,8 +37,6 @@ MAX_FEATURES = 10_000
 _ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
 _PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 _TOP_KEYS = ("matrix", "config", "features")
-#: ``package.module:Class.Nested``, as ``[matrix] config_class`` and ``--from`` take it.
-_CLASS_SPEC = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\Z")
 
 _NUMERIC = frozenset({"int", "float"})
 
@@ -206,7 +204,7 @@ class _Builder:
         spec, bad = self.shaped(source, raw, self.shapes.MatrixSpec, ("matrix",))
         if spec is not None and self.version(source, ("matrix", "version"), spec.version) is None:
             return None
-        if spec is not None and spec.config_class is not None and not _CLASS_SPEC.match(spec.config_class):
+        if spec is not None and spec.config_class is not None and not CLASS_SPEC.match(spec.config_class):
             self.problem(source, ("matrix", "config_class"), _messages.bad_class_spec(spec.config_class))
             return None
         return spec

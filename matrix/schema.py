@@ -7,6 +7,7 @@ possible but skips the cross-checks.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Dict, Iterator, Mapping, Optional, Tuple
 
 import attrs
@@ -17,6 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .resolver import Resolution
 
 __all__ = [
+    "CLASS_SPEC",
     "FIELD_TYPES",
     "STATUSES",
     "NOTHING",
@@ -34,6 +36,8 @@ def __dir__() -> list[str]:
     return __all__
 
 
+#: ``package.module:Class.Nested``: how ``[matrix] config_class`` and ``--from`` name a class.
+CLASS_SPEC = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\Z")
 FIELD_TYPES = ("bool", "int", "float", "str", "version", "list[str]", "list[int]", "section")
 STATUSES = ("yes", "no", "partial", "opt-in")
 #: The statuses that keep a runner from being chosen automatically.

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from packaging.version import Version
 
+from ._nodes import And
 from .schema import Field, Matrix, Schema
 
 __all__ = ["configs", "as_object", "values", "predicates", "predicate_sources", "matrices"]
@@ -188,6 +189,20 @@ def configs(matrix: Matrix, *, version: Optional[object] = None, active: Optiona
             first = order[draw(st.integers(0, len(order) - 1))]
             picks = [first] + [p for p in picks if p is not first]
         true, false = list(must), list(must_not)
+        if picks and draw(st.integers(0, 3)) == 3:
+            # A near miss: every condition of the first gate but one holds, so a check that
+            # ignores that one condition (a forgotten fact, a missing `and`) is caught.
+            node = picks[0].when._node
+            if isinstance(node, And):
+                index = rng.randrange(len(node.operands))
+                near = [o for i, o in enumerate(node.operands) if i != index]
+                try:
+                    if space.solve(true=true + near, false=false + [node.operands[index]]) is not None:
+                        true.extend(near)
+                        false.append(node.operands[index])
+                        picks = picks[1:]
+                except Inconclusive:
+                    pass
         fixed: Dict[str, object] = {}
         if true or false or picks:
             for gate in picks:

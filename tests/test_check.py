@@ -112,6 +112,7 @@ def test_json_format_and_exit_codes(monkeypatch):
         "message": "impossible range can never be active: no config satisfies x > 4 and x < 2",
         "feature": "impossible", "runner": None, "path": "$.features.impossible",
         "file": "never-active.toml", "line": 11, "column": 1, "witness": None, "features": [],
+        "config_path": None, "member": None,
     }
     assert call("check", "--matrix", "no-runner.toml")[0] == 0
     assert call("check", "--matrix", "no-runner.toml", "--strict")[0] == 1

@@ -1,4 +1,6 @@
 import io
+import os
+import sys
 import json
 
 import pytest
@@ -136,7 +138,7 @@ def test_a_local_features_toml_is_the_default_matrix(tmp_path):
         (["resolve", "--version", "soon"], "matrix: error: Invalid version 'soon': expected a PEP 440 version such as '0.31.0'"),
         (["resolve", "--bogus"], "matrix: error: unrecognized arguments: --bogus"),
         ([], "matrix: error: the following arguments are required: COMMAND"),
-        (["frobnicate"], "matrix: error: argument COMMAND: invalid choice: 'frobnicate' (choose from 'resolve', 'check', 'docs')"),
+        (["frobnicate"], "matrix: error: argument COMMAND: invalid choice: 'frobnicate' (choose from 'resolve', 'check', 'schema', 'docs')"),
         (["resolve", "nope.json"], "matrix: error: Cannot read config 'nope.json': No such file or directory"),
         (["resolve", "--set", "novalue"], "matrix: error: --set takes PATH=VALUE, such as cache_config.mamba_cache_mode=all, not 'novalue'"),
         (["resolve", "--set", "lora_config.max_loras=2", "--set", "lora_config.max_loras.x=2"],
@@ -245,3 +247,72 @@ def test_undeclared_keys_of_a_config_file_are_warned_about(tmp_path):
                    "matrix: warning: Config 'paralel_config': Not declared in the schema, "
                    "did you mean 'parallel_config'\n")
     assert out.startswith("Chose v2 (Model Runner V2) automatically")
+
+
+# --- schema --from and check --against ---------------------------------------------------------
+
+def _host_folder(tmp_path, monkeypatch, module):
+    import shutil
+
+    shutil.copy(os.path.join(os.path.dirname(__file__), "hosts", "shapes.py"), tmp_path / f"{module}.py")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))  # removed again after the test, with the module
+    monkeypatch.delitem(sys.modules, module, raising=False)
+
+
+def test_schema_from_imports_from_the_current_folder_and_prints_a_config_table(tmp_path, monkeypatch):
+    _host_folder(tmp_path, monkeypatch, "cli_shapes_a")
+    status, out, err = call("schema", "--from", "cli_shapes_a:Job", "tuning.workers", "flag")
+    assert (status, err) == (0, "")
+    assert out == (
+        "# Derived from cli_shapes_a:Job by `matrix schema --from`: edit freely; `matrix check` compares it with the class\n"
+        "[config]\n"
+        '"flag" = { type = "bool", default = false }\n'
+        '"tuning" = { type = "section" }\n'
+        '"tuning.workers" = { type = "int", min = 1, max = 64, default = 4 }\n')
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["schema", "--from", "cli_shapes_b:Jobb"], "matrix: error: cli_shapes_b has no class 'Jobb', did you mean 'Job'"),
+        (["schema", "--from", "cli_nowhere:Job"],
+         "matrix: error: Cannot import 'cli_nowhere': ModuleNotFoundError: No module named 'cli_nowhere'"),
+        (["schema", "--from", "cli_shapes_b:Job", "tuning.worker"],
+         "matrix: error: Cannot derive 'tuning.worker': Tuning has no member 'worker', did you mean 'workers'"),
+        (["schema"], "matrix: error: the following arguments are required: --from"),
+        (["check", "--against", "cli_shapes_b"],
+         "matrix: error: Expected 'MODULE:CLASS' (such as 'vllm.config:VllmConfig'), got 'cli_shapes_b'"),
+    ],
+)
+def test_schema_and_against_refuse_with_one_line(tmp_path, monkeypatch, args, message):
+    _host_folder(tmp_path, monkeypatch, "cli_shapes_b")
+    status, out, err = call(*args)
+    assert (status, out, err) == (2, "", message + "\n")
+
+
+def test_a_derived_schema_checks_clean_and_a_renamed_path_fails_check(tmp_path, monkeypatch):
+    _host_folder(tmp_path, monkeypatch, "cli_shapes_c")
+    status, derived, _ = call("schema", "--from", "cli_shapes_c:Job", "count", "policy", "tuning")
+    assert status == 0
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "a.toml").write_text('name = "A"\npriority = 2\n')
+    (tmp_path / "runners" / "b.toml").write_text('name = "B"\npriority = 1\n')
+    gates = ("\n[features.big]\nname = \"big\"\nwhen = \"count > 10\"\nsupport = { a = \"yes\", b = \"no\" }\n"
+             "\n[features.lifo]\nname = \"lifo\"\nwhen = \"policy == 'lifo'\"\nsupport = { a = \"no\", b = \"yes\" }\n")
+    header = '[matrix]\nname = "jobs"\nversion = "1.0"\n'
+    (tmp_path / "features.toml").write_text(header + derived + gates)
+    status, out, err = call("check", "--against", "cli_shapes_c:Job")
+    assert (status, err) == (0, "")
+    assert out.splitlines()[-1] == "features.toml: passed: 0 errors, 0 warnings, 1 note"
+    renamed = derived.replace('"count"', '"counts"')
+    (tmp_path / "features.toml").write_text(header.replace('"1.0"\n', '"1.0"\nconfig_class = "cli_shapes_c:Job"\n')
+                                            + renamed + gates.replace("count >", "counts >"))
+    status, out, err = call("check")
+    assert status == 1
+    assert out.splitlines()[0] == ("features.toml:7:1: error[class-missing]: [config] declares 'counts', "
+                                   "but Job has no member 'counts', did you mean 'count'")
+    status, out, err = call("check", "--format", "json")
+    finding = json.loads(out)["findings"][0]
+    assert (finding["code"], finding["config_path"], finding["member"], finding["line"]) == (
+        "class-missing", "counts", "Job.counts", 7)
