@@ -9,6 +9,7 @@ call it from a plain pytest test.
 from __future__ import annotations
 
 import copy
+import inspect
 import json
 from typing import Callable, Iterable, List, Mapping, Optional, Set, Tuple
 
@@ -31,9 +32,10 @@ def assert_matches(matrix: Matrix, legacy: Callable[[object], Iterable[str]], *,
     toward every gate). Each is turned into the host's object with ``build(config_dict)`` when
     *build* is given, then ``legacy(config)`` (the display names of what *runner* cannot do, as
     vLLM's function returns them) is compared, as a set, with the names of
-    ``resolve(config, version=version).unsupported[runner]``. Facts (``fact = true`` fields) the
-    drawn dict holds are passed to ``resolve`` as ``facts``, since a host object does not carry
-    them; *build* sees the whole dict, so a legacy function that needs them can be given them.
+    ``resolve(config, version=version, facts=facts).unsupported[runner]``. The facts
+    (``fact = true`` fields: the drawn values, or their defaults) go to ``resolve`` as
+    ``facts``, since a host object does not carry them, and to *legacy* as ``facts=`` (flat
+    dotted keys) when it has a parameter of that name.
 
     :raises AssertionError: on the first disagreement, after hypothesis has shrunk it: the
         config, both answers and the names that only one of them gives.
@@ -48,19 +50,22 @@ def assert_matches(matrix: Matrix, legacy: Callable[[object], Iterable[str]], *,
     at = matrix.version if version is None else as_version(version)
     facts = [f for f in matrix.schema if f.fact and f.type != "section"]
 
-    # Generation cost is the solver's, not the host's; building objects and calling the legacy
-    # function may be slow too: neither is what this harness checks.
+    takes_facts = _takes_facts(legacy)
+
     def answers(config: dict) -> Tuple[Set[str], Set[str]]:
         host = build(copy.deepcopy(config)) if build is not None else copy.deepcopy(config)
-        given_facts = None
-        if build is not None:
-            given_facts = {f.path: _lookup(config, f.path) for f in facts
-                           if _lookup(config, f.path) is not _ABSENT} or None
-        expected = legacy(host)
+        given = {}
+        for field in facts:
+            value = _lookup(config, field.path)
+            if value is _ABSENT and field.has_default:
+                value = field.default
+            if value is not _ABSENT:
+                given[field.path] = value
+        expected = legacy(host, facts=dict(given)) if takes_facts else legacy(host)
         if isinstance(expected, str):
             raise TypeError(f"legacy() must return a collection of names, not the string {expected!r}")
         try:
-            resolution = matrix.resolve(host, version=at, facts=given_facts)
+            resolution = matrix.resolve(host, version=at, facts=given or None)
         except ResolutionError as error:
             resolution = error.resolution
         return set(expected), {f.name for f in resolution.unsupported[runner]}
@@ -81,6 +86,13 @@ def assert_matches(matrix: Matrix, legacy: Callable[[object], Iterable[str]], *,
 
 
 _ABSENT = object()
+
+
+def _takes_facts(legacy: Callable) -> bool:
+    try:
+        return "facts" in inspect.signature(legacy).parameters
+    except (TypeError, ValueError):  # a builtin without a signature
+        return False
 
 
 def _reduced(config: dict, answers: Callable[[dict], Tuple[Set[str], Set[str]]]) -> dict:

@@ -42,3 +42,59 @@ def test_the_resolve_output_in_the_readme_is_real(monkeypatch, tmp_path):
     out = io.StringIO()
     assert run(["resolve", "--set", "cache_config.mamba_cache_mode=all", "--explain"], stdout=out, stderr=io.StringIO()) == 0
     assert out.getvalue() == shown.rstrip("\n") + "\n"
+
+
+ADOPTING = README.split("## Adopting matrix in an existing project", 1)[1].split("\n## ", 1)[0]
+EXAMPLE = pathlib.Path(__file__).parent.parent / "examples" / "adopting"
+
+
+def _console_blocks(text):
+    for block in re.findall(r"```console\n(.*?)```", text, re.S):
+        command, output = None, []
+        for line in block.splitlines():
+            if line.startswith("$ "):
+                if command is not None:
+                    yield command, "\n".join(output)
+                command, output = line[2:], []
+            else:
+                output.append(line)
+        yield command, "\n".join(output)
+
+
+def test_the_adoption_walkthrough_shows_real_commands_and_output(monkeypatch):
+    import io
+    import shlex
+    import subprocess
+    import sys
+
+    from matrix.cli import run
+
+    monkeypatch.chdir(EXAMPLE)
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    for name in [m for m in sys.modules if m == "host" or m.startswith("host.")]:
+        monkeypatch.delitem(sys.modules, name)
+    seen = []
+    for command, shown in _console_blocks(ADOPTING):
+        words = shlex.split(command)
+        seen.append(words[:2])
+        if words[0] == "matrix":
+            out, err = io.StringIO(), io.StringIO()
+            run(words[1:], stdout=out, stderr=err)
+            assert out.getvalue() + err.getvalue() == shown + "\n", command
+        else:
+            assert words[:3] == ["python", "-m", "pytest"]
+            done = subprocess.run([sys.executable, *words[1:], "-p", "no:cacheprovider"], capture_output=True,
+                                  text=True, cwd=EXAMPLE)
+            assert done.returncode == 0, done.stdout + done.stderr
+            assert done.stdout.splitlines()[0] == shown.splitlines()[0]
+            # The same result; the time it took is the one thing that differs run to run.
+            assert done.stdout.splitlines()[-1].split(" in ")[0] == shown.splitlines()[-1].split(" in ")[0]
+    assert seen == [["matrix", "schema"], ["matrix", "check"], ["matrix", "check"], ["python", "-m"]]
+
+
+def test_the_walkthroughs_migration_test_is_the_examples():
+    shown = ADOPTING.split("[test_migration.py](examples/adopting/test_migration.py):\n\n```python\n", 1)[1]
+    shown = shown.split("```", 1)[0]
+    real = (EXAMPLE / "test_migration.py").read_text()
+    for chunk in shown.split("    ...\n"):
+        assert chunk.strip("\n") in real
