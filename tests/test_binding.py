@@ -3,7 +3,7 @@ import os
 import textwrap
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import matrix
@@ -274,3 +274,140 @@ def test_any_doc_choices_and_default_survive_the_round_trip_through_toml(doc, ch
     assert m.schema["number"].default == number
     assert m.schema["real"].default == real
     assert compare(m.schema, cls) == ()
+
+
+# --- random class shapes ------------------------------------------------------------------------
+
+import dataclasses as _dc  # noqa: E402
+import enum as _enum  # noqa: E402
+from typing import List as _List, Literal as _Literal, Optional as _Optional  # noqa: E402
+
+import attrs as _attrs  # noqa: E402
+import pydantic as _pydantic  # noqa: E402
+
+_NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,6}", fullmatch=True)
+
+
+@st.composite
+def _leaf(draw):
+    """``(annotation, default, a value the annotation allows)``."""
+    kind = draw(st.sampled_from(["bool", "int", "float", "str", "list[str]", "list[int]", "literal", "enum"]))
+    if kind == "bool":
+        annotation, values = bool, st.booleans()
+    elif kind == "int":
+        annotation, values = int, st.integers(-5, 5)
+    elif kind == "float":
+        annotation, values = float, st.floats(-5, 5)
+    elif kind == "str":
+        annotation, values = str, st.text(max_size=3)
+    elif kind == "list[str]":
+        annotation, values = _List[str], st.lists(st.text(max_size=2), max_size=2)
+    elif kind == "list[int]":
+        annotation, values = _List[int], st.lists(st.integers(0, 3), max_size=2)
+    elif kind == "literal":
+        choices = draw(st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, max_size=3, unique=True))
+        annotation, values = _Literal[tuple(choices)], st.sampled_from(choices)
+    else:
+        members = draw(st.lists(_NAMES.map(str.upper), min_size=1, max_size=3, unique=True))
+        as_str = draw(st.booleans())
+        Enum = _enum.Enum("E", {m: m.lower() for m in members}, type=str if as_str else None)
+        annotation, values = Enum, st.sampled_from(list(Enum))
+    if draw(st.booleans()):
+        annotation, values = _Optional[annotation], st.none() | values
+    return annotation, draw(values), values
+
+
+@st.composite
+def _class(draw, depth=0):
+    """A random config class (dataclass, attrs or pydantic) and a strategy of its instances."""
+    flavour = draw(st.sampled_from(["dataclass", "attrs", "pydantic"]))
+    names = draw(st.lists(_NAMES, min_size=1, max_size=4, unique=True))
+    fields, makers = [], {}
+    for name in names:
+        if depth < 2 and draw(st.integers(0, 3)) == 0:
+            inner, instances = draw(_class(depth + 1))
+            optional = draw(st.booleans())
+            annotation = _Optional[inner] if optional else inner
+            fields.append((name, annotation, inner))
+            makers[name] = (st.none() | instances) if optional else instances
+        else:
+            annotation, default, values = draw(_leaf())
+            fields.append((name, annotation, default))
+            makers[name] = values
+    cls = _make(flavour, f"C{depth}{draw(st.integers(0, 999))}", fields)
+    return cls, st.builds(cls, **{n: makers[n] for n in names})
+
+
+def _make(flavour, name, fields):
+    if flavour == "dataclass":
+        spec = []
+        for n, annotation, default in fields:
+            if isinstance(default, type):
+                spec.append((n, annotation, _dc.field(default_factory=default)))
+            elif isinstance(default, list):
+                spec.append((n, annotation, _dc.field(default_factory=lambda d=default: list(d))))
+            else:
+                spec.append((n, annotation, _dc.field(default=default)))
+        return _dc.make_dataclass(name, spec)
+    if flavour == "attrs":
+        namespace = {}
+        for n, annotation, default in fields:
+            if isinstance(default, type):
+                namespace[n] = _attrs.field(type=annotation, factory=default)
+            elif isinstance(default, list):
+                namespace[n] = _attrs.field(type=annotation, factory=lambda d=default: list(d))
+            else:
+                namespace[n] = _attrs.field(type=annotation, default=default)
+        return _attrs.make_class(name, namespace)
+    spec = {}
+    for n, annotation, default in fields:
+        if isinstance(default, type):
+            spec[n] = (annotation, _pydantic.Field(default_factory=default))
+        else:
+            spec[n] = (annotation, default)
+    # A pydantic model may hold an attrs class: pydantic has no schema for it, matrix reads it.
+    return _pydantic.create_model(name, __config__=_pydantic.ConfigDict(arbitrary_types_allowed=True), **spec)
+
+
+def _as_dict(obj):
+    """An instance as the nested dict a JSON config would hold, with enums spelt as read."""
+    import enum
+
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        if isinstance(obj, enum.Enum):
+            return obj.value if isinstance(obj, str) else obj.name
+        return obj
+    if isinstance(obj, enum.Enum):
+        return obj.name
+    if isinstance(obj, (list, tuple)):
+        return [_as_dict(v) for v in obj]
+    names = [f.name for f in _dc.fields(obj)] if _dc.is_dataclass(obj) else (
+        [a.name for a in _attrs.fields(type(obj))] if _attrs.has(type(obj)) else list(type(obj).model_fields))
+    return {n: _as_dict(getattr(obj, n)) for n in names}
+
+
+def _test_of(field):
+    if field.nullable:
+        return f"{field.path} is None"
+    if field.type in ("bool", "list[str]", "list[int]"):
+        return field.path
+    if field.choices:
+        return f"{field.path} == {field.choices[0]!r}"
+    return f"{field.path} == ''" if field.type == "str" else f"{field.path} > 0"
+
+
+@settings(max_examples=150)  # each example builds classes: the CI profile's 500 would take minutes
+@given(_class(), st.data())
+def test_random_classes_derive_a_schema_in_step_that_reads_instances_as_their_dicts(shape, data):
+    cls, instances = shape
+    text = derive(cls)
+    m = matrix.loads(HEADER + text, runners=RUNNERS)
+    assert compare(m.schema, cls) == ()
+    leaves = [f for f in m.schema.declared if f.type != "section"]
+    # One gate per leaf, so that every value is read and checked.
+    gates = "".join(
+        f'\n[features.g{i}]\nname = "g{i}"\nwhen = "{_test_of(f)}"\nsupport = {{ a = "yes", b = "no" }}\n'
+        for i, f in enumerate(leaves))
+    m = matrix.loads(HEADER + text + gates, runners=RUNNERS)
+    instance = data.draw(instances)
+    assert m.resolve(instance).to_dict() == m.resolve(_as_dict(instance)).to_dict()
