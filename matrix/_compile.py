@@ -150,6 +150,14 @@ def _general_reader(schema: Optional[Schema], paths: Tuple[str, ...],
     return read
 
 
+def _absent(mapping: object, default: object) -> object:
+    """*default*, for a key missing from *mapping*, unless a dotted key stands in for it."""
+    for key in mapping:  # type: ignore[attr-defined]
+        if key.__class__ is str and "." in key:
+            raise _Slow
+    return default
+
+
 class _NoAttributes:
     """What an absent fact section reads as on an object: every fact below takes its default."""
 
@@ -185,7 +193,7 @@ class _Generator:
         unpack = f"        {values}, = _general(config, facts)" if self.paths else "        pass"
         general = _general_reader(self.schema, self.paths, readers)
         self.constants.update(_general=general, _Slow=_Slow, _SCALARS=_SCALAR_TYPES,
-                              _MISS=_access.MISSING, _Mapping=Mapping, _NoAttributes=_NoAttributes(),
+                              _MISS=_access.MISSING, _absent=_absent, _Mapping=Mapping, _NoAttributes=_NoAttributes(),
                               _check_facts=_access.check_facts, _schema=self.schema)
         facts = [f.path for f in (self.schema or ()) if f.fact and f.type != "section"]
         check_facts = [
@@ -294,20 +302,8 @@ class _Generator:
             tree.setdefault(path.rpartition(".")[0], []).append(path)
         self.section_names: Dict[str, str] = {"": "config"}
         lines: List[str] = []
-        if flavour == "dict":
-            lines.extend(self.keys_guard("", "config", "        "))
         self.emit_section("", tree, flavour, lines, indent="        ")
         return lines
-
-    def keys_guard(self, prefix: str, holder: str, indent: str) -> List[str]:
-        """A dict level with a key the schema does not declare there (a flat dotted key, a
-        misspelt name) goes to the general reader, which rejects dotted keys and reads the rest."""
-        start = prefix + "." if prefix else ""
-        names = frozenset(f.path[len(start):] for f in self.schema
-                          if f.path.startswith(start) and "." not in f.path[len(start):])
-        if not names:
-            return []
-        return [f"{indent}if not {holder}.keys() <= {self.constant(names)}: raise _Slow"]
 
     def emit_section(self, prefix: str, tree, flavour: str, lines: List[str], indent: str) -> None:
         holder = self.section_names[prefix]
@@ -318,7 +314,7 @@ class _Generator:
             if field.fact:
                 self.fact_access(target, holder, name, field, flavour, lines, indent)
             else:
-                lines.append(f"{indent}{target} = {self.access(holder, name, field, flavour)}")
+                self.plain_access(target, holder, name, field, flavour, lines, indent)
             if field.type != "section":
                 check = self.check(target, field)
                 if check:
@@ -336,8 +332,6 @@ class _Generator:
             before = len(lines)
             if self.section_check_needed(path, tree):
                 lines.append(f"{inner}if isinstance({target}, _SCALARS): raise _Slow")
-            if flavour == "dict" and tree.get(path):
-                lines.extend(self.keys_guard(path, target, inner))
             self.emit_section(path, tree, flavour, lines, inner)
             if len(lines) == before:
                 lines.append(f"{inner}pass")
@@ -388,13 +382,29 @@ class _Generator:
         lines.append(f"{inner}    if isinstance({holder}, _Mapping): raise _Slow")
         lines.append(f"{inner}    {target} = {default}")
 
+    def plain_access(self, target: str, holder: str, name: str, field: Field, flavour: str,
+                     lines: List[str], indent: str) -> None:
+        default = self.default(field)
+        if flavour == "dict" and default is not None:
+            # A key left out takes the default, unless the mapping has a key with a dot in it
+            # (a flat {"a.b": …} meant for this path): the general reader refuses that.
+            lines.append(f"{indent}{target} = {holder}.get({name!r}, _MISS)")
+            lines.append(f"{indent}if {target} is _MISS: {target} = _absent({holder}, {default})")
+        else:
+            lines.append(f"{indent}{target} = {self.access(holder, name, field, flavour)}")
+
+    def default(self, field: Field) -> Optional[str]:
+        """Source for what an absent key reads as, or None when absent is an error."""
+        if field.has_default:
+            return self.literal(field.default)
+        if field.type == "section" and not field.nullable:
+            return self.constant({})
+        return None
+
     def access(self, holder: str, name: str, field: Field, flavour: str) -> str:
         if flavour == "dict":
-            if field.has_default:
-                default = self.literal(field.default)
-            elif field.type == "section" and not field.nullable:
-                default = self.constant({})
-            else:
+            default = self.default(field)
+            if default is None:
                 return f"{holder}[{name!r}]"
             return f"{holder}.get({name!r}, {default})"
         if keyword.iskeyword(name) or not name.isidentifier():

@@ -1,0 +1,85 @@
+"""Per-call figures of this checkout against another revision, side by side in one process.
+
+    python benchmarks/versus.py REV [--rounds N]
+
+The `matrix` package of REV (any git revision) is exported into a temporary folder under the
+name ``matrix_base`` (the package imports itself only relatively, so both load side by side),
+and `resolve` of both is timed, interleaved round by round, on the same inputs: the realistic
+attribute-object configs of `configs.py`, the same configs as dicts, and the synthetic
+1,000-gate matrix. Each row gives both medians and the ratio this/REV; the `if` chain of
+`vllm_ifchain.py` is timed alongside as the yardstick the README's targets are stated against.
+"""
+
+import argparse
+import importlib
+import io
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+
+from configs import SAMPLES  # noqa: E402
+from run import _dicts, compare  # noqa: E402
+import synthetic  # noqa: E402
+from vllm_ifchain import choose  # noqa: E402
+
+
+def export(rev: str) -> str:
+    folder = tempfile.mkdtemp(prefix="matrix-versus-")
+    archive = subprocess.run(["git", "archive", rev, "matrix", "features.toml", "runners"], cwd=os.path.dirname(HERE),
+                             check=True, capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(folder)
+    os.rename(os.path.join(folder, "matrix"), os.path.join(folder, "matrix_base"))
+    sys.path.insert(0, folder)
+    return folder
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("rev")
+    parser.add_argument("--rounds", type=int, default=21)
+    parser.add_argument("--seconds", type=float, default=0.2)
+    args = parser.parse_args(argv)
+    folder = export(args.rev)
+    import matrix
+    base = importlib.import_module("matrix_base")
+    here_default = matrix.load(os.path.join(os.path.dirname(HERE), "features.toml"))
+    base_default = base.load(os.path.join(folder, "features.toml"))
+    dicts = [_dicts(s) for s in SAMPLES]
+    big_text, big_runners, _ = synthetic.generate(1000)
+    here_big = matrix.loads(big_text, runners=big_runners)
+    base_big = base.loads(big_text, runners=big_runners)
+    big = synthetic.configs(50)
+
+    def resolver(m):
+        def call(config):
+            try:
+                return m.resolve(config)
+            except Exception:
+                return None
+        return call
+
+    print(f"| benchmark | {args.rev} | this checkout | this / {args.rev} | if chain |")
+    print("|---|---|---|---|---|")
+    for title, here, there, samples in (
+        ("default matrix, objects", here_default, base_default, SAMPLES),
+        ("default matrix, dicts", here_default, base_default, dicts),
+        ("synthetic 1,000 gates", here_big, base_big, big),
+    ):
+        contenders = {"base": resolver(there), "here": resolver(here)}
+        if samples is SAMPLES:
+            contenders["chain"] = choose
+        medians = compare(contenders, samples=samples, rounds=args.rounds, seconds=args.seconds)
+        chain = f"{medians['chain'] * 1e6:.2f} µs" if "chain" in medians else ""
+        print(f"| {title} | {medians['base'] * 1e6:.2f} µs | {medians['here'] * 1e6:.2f} µs | "
+              f"{medians['here'] / medians['base']:.3f}× | {chain} |")
+
+
+if __name__ == "__main__":
+    main()
