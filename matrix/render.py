@@ -117,7 +117,9 @@ def _type_text(field: Field) -> str:
         text += f", at least {field.min!r}"
     elif field.max is not None:
         text += f", at most {field.max!r}"
-    return text + (", or None" if field.nullable else "")
+    text += ", or None" if field.nullable else ""
+    # A fact is not a member of the host's config classes: readers should know where it comes from.
+    return text + ("; a fact the host computes" if field.fact else "")
 
 
 def _default_text(field: Field) -> str:
