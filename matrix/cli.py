@@ -134,8 +134,49 @@ def _matrix_option(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """The ``matrix`` console script."""
-    return run(sys.argv[1:] if argv is None else argv, stdout=sys.stdout, stderr=sys.stderr,
-               stdin=sys.stdin)
+    stdout = _PipeSafe(sys.stdout)
+    status = run(sys.argv[1:] if argv is None else argv, stdout=stdout, stderr=sys.stderr,
+                 stdin=sys.stdin)
+    stdout.flush()
+    return status
+
+
+class _PipeSafe:
+    """Standard output that goes quiet when its reader has gone (``matrix check | head -1``):
+    the command still runs to the end, so its exit status keeps its meaning."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+        self._gone = False
+
+    def write(self, text: str) -> int:
+        if not self._gone:
+            try:
+                self._stream.write(text)
+            except BrokenPipeError:
+                self._went()
+        return len(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        if not self._gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._went()
+
+    def _went(self) -> None:
+        self._gone = True
+        # What is still buffered would be flushed again at exit, and fail noisily.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):  # not a real file: nothing to redirect
+            pass
 
 
 def run(args: Sequence[str], *, stdout: IO[str], stderr: IO[str],

@@ -285,7 +285,8 @@ from typing import List as _List, Literal as _Literal, Optional as _Optional  # 
 import attrs as _attrs  # noqa: E402
 import pydantic as _pydantic  # noqa: E402
 
-_NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,6}", fullmatch=True)
+# Names a class can have: no keywords, nothing pydantic reserves (model_*, its methods).
+_NAMES = st.from_regex(r"f[a-z0-9_]{0,6}", fullmatch=True).filter(lambda n: not __import__("keyword").iskeyword(n))
 
 
 @st.composite
@@ -411,3 +412,25 @@ def test_random_classes_derive_a_schema_in_step_that_reads_instances_as_their_di
     m = matrix.loads(HEADER + text + gates, runners=RUNNERS)
     instance = data.draw(instances)
     assert m.resolve(instance).to_dict() == m.resolve(_as_dict(instance)).to_dict()
+
+
+@pytest.mark.skipif(__import__("sys").version_info < (3, 10), reason="X | None needs Python 3.10 to evaluate")
+def test_pep_604_unions_are_nullable_too():
+    namespace = {}
+    exec(textwrap.dedent("""
+        import dataclasses
+
+        @dataclasses.dataclass
+        class Inner:
+            size: int | None = None
+
+        @dataclasses.dataclass
+        class Outer:
+            inner: Inner | None = None
+            label: "str | None" = "x"
+    """), namespace)
+    assert derive(namespace["Outer"]).splitlines()[2:] == [
+        '"inner" = { type = "section", nullable = true }',
+        '"inner.size" = { type = "int", nullable = true }',
+        '"label" = { type = "str", nullable = true, default = "x" }',
+    ]

@@ -316,3 +316,42 @@ def test_a_derived_schema_checks_clean_and_a_renamed_path_fails_check(tmp_path, 
     finding = json.loads(out)["findings"][0]
     assert (finding["code"], finding["config_path"], finding["member"], finding["line"]) == (
         "class-missing", "counts", "Job.counts", 7)
+
+
+def test_a_closed_pipe_ends_every_command_quietly(tmp_path):
+    """`matrix … | head -1`: no traceback, and the exit status is the command's own."""
+    import shutil
+    import subprocess
+
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "a.toml").write_text('name = "A"\npriority = 2\n')
+    (tmp_path / "runners" / "b.toml").write_text('name = "B"\npriority = 1\n')
+    # Every gate blocks both runners: a no-runner note each, far more output than a pipe holds.
+    gates = "".join(f'[features.g{i}]\nname = "gate {i} {"x" * 80}"\nwhen = "x == {i}"\n'
+                    f'support = {{ a = "no", b = "no" }}\n' for i in range(300))
+    (tmp_path / "features.toml").write_text('[matrix]\nname = "big"\nversion = "1.0"\n[config]\n"x" = "int"\n' + gates)
+    script = shutil.which("matrix") or os.path.join(os.path.dirname(sys.executable), "matrix")
+    for command, status in (("docs", 0), ("docs --format json", 0), ("docs --format html", 0),
+                            ("check", 0), ("check --format json", 0), ("check --strict", 1)):
+        done = subprocess.run(["bash", "-c", f"'{script}' {command} | head -c 1 >/dev/null; echo ${{PIPESTATUS[0]}}"],
+                              cwd=tmp_path, capture_output=True, text=True)
+        assert (done.stdout, done.stderr) == (f"{status}\n", ""), command
+
+
+def test_pipe_safe_output_swallows_only_a_broken_pipe():
+    from matrix.cli import _PipeSafe
+
+    class Closed(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    quiet = _PipeSafe(Closed())
+    assert quiet.write("a") == 1 and quiet.write("b") == 1
+    quiet.flush()
+
+    class Full(io.StringIO):
+        def write(self, text):
+            raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError):
+        _PipeSafe(Full()).write("a")
