@@ -9,6 +9,9 @@ Lifecycle
     ``message-version`` (warning): a deprecation message names a version other than
     ``remove_in`` (versions in free text go stale; ``remove_in`` is printed for you).
     ``gate-ended`` (note): a gate's ``until`` has passed; it can be deleted.
+    ``deprecated-by-default`` (warning): a deprecated gate that the all-defaults config makes
+    active, so every resolve warns. ``history-unused`` (warning): a support statement never
+    in force (a later one takes over before the gate begins, or the gate ends first).
 Gates
     ``never-active`` (error): no config satisfies the condition. ``always-active`` (warning):
     every config does. ``equivalent-gates`` (warning): two gates with equivalent conditions and
@@ -38,7 +41,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple, U
 import attrs
 from packaging.version import Version
 
-from ._space import Inconclusive, Space
+from ._space import PRESENT, Inconclusive, Space
 from .binding import DRIFT_CODES
 from .schema import BLOCKING, Feature, Matrix
 
@@ -55,6 +58,8 @@ CODES: Dict[str, Tuple[str, str]] = {
     "no-removal-version": ("warning", "deprecated without remove_in"),
     "message-version": ("warning", "a deprecation message names a version other than remove_in"),
     "gate-ended": ("note", "a gate's until has passed"),
+    "deprecated-by-default": ("warning", "a deprecated gate that the default config makes active"),
+    "history-unused": ("warning", "a support statement that is never in force"),
     "never-active": ("error", "no config satisfies the condition"),
     "always-active": ("warning", "every config satisfies the condition"),
     "equivalent-gates": ("warning", "two gates with equivalent conditions and the same support"),
@@ -149,11 +154,13 @@ def iter_findings(matrix: Matrix, *, version: Optional[object] = None, strict: b
     v = matrix.version if version is None else as_version(version)
     place = _Places(matrix)
     yield from _lifecycle(matrix, v, place)
+    yield from _history(matrix, place)
     bound = against if against is not None else matrix.config_class
     if bound is not None:
         yield from _drift(matrix, bound, place)
     gates = matrix.features_at(v)
     space = Space(matrix.schema, [g.when._node for g in gates], budget=budget)
+    yield from _by_default(matrix, v, gates, space, place)
 
     solve = space.solve
 
@@ -263,6 +270,58 @@ def _lifecycle(matrix: Matrix, v: Version, place: _Places) -> Iterator[Finding]:
             yield place.feature("gate-ended", feature,
                                 f"{feature.name} ended in {feature.until} (checked as of {v}): "
                                 "the gate can be deleted", key=("until",))
+
+
+def _history(matrix: Matrix, place: _Places) -> Iterator[Finding]:
+    """Statements of a support history that are never in force: a later one takes over before
+    the gate exists, or the gate ends before they start."""
+    for feature in matrix.features:
+        for runner in matrix.runners:
+            history = feature.support[runner.id]
+            for index, statement in enumerate(history):
+                start = statement.since
+                if feature.since is not None and (start is None or start < feature.since):
+                    start = feature.since
+                end = history[index + 1].since if index + 1 < len(history) else None
+                if feature.until is not None and (end is None or end > feature.until):
+                    end = feature.until
+                if start is not None and end is not None and end <= start:
+                    key = ("support", runner.id) + ((index,) if len(history) > 1 else ())
+                    yield place.feature("history-unused", feature, _unused_reason(
+                        feature, runner.name, statement, history, index), key=key, runner=runner.id)
+
+
+def _unused_reason(feature: Feature, runner: str, statement, history, index: int) -> str:
+    said = f"{feature.name}: what {runner} says {'from ' + str(statement.since) if statement.since else 'first'} " \
+           f"({statement.status!r})"
+    later = history[index + 1] if index + 1 < len(history) else None
+    if feature.until is not None and statement.since is not None and statement.since >= feature.until:
+        return f"{said} is never in force: the gate ends in {feature.until}"
+    if later is not None and feature.since is not None and later.since is not None and later.since <= feature.since:
+        return f"{said} is never in force: the statement from {later.since} takes over before the gate begins in {feature.since}"
+    return f"{said} is never in force"
+
+
+def _by_default(matrix: Matrix, v: Version, gates, space: Space, place: _Places) -> Iterator[Finding]:
+    """Deprecated gates that the all-defaults config makes active: every resolve warns."""
+    default: Dict[str, object] = {}
+    for path in space.paths:
+        field = space.field(path)
+        if field is None:
+            continue
+        if field.type == "section":
+            default[path] = None if field.nullable else PRESENT
+        elif field.has_default:
+            default[path] = field.default
+    for gate in gates:
+        d = gate.deprecated
+        if d is None or v < d.since or d.is_removed(v):
+            continue
+        if space.truth(gate.when._node, default) is True:
+            yield place.feature("deprecated-by-default", gate,
+                                f"{gate.name} is deprecated, and active under the default config: every "
+                                f"resolve of a config that leaves {', '.join(sorted(gate.when.paths))} at "
+                                "its default warns", key=("when",))
 
 
 def _differs(text: str, version: Version) -> bool:
