@@ -172,6 +172,8 @@ def check(field: Field, value: object) -> object:
     if kind == "float":
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             raise ConfigError(_messages.wrong_type("float", value), path=path)
+        if value != value:  # NaN: every comparison with it is False, so no gate could read it
+            raise ConfigError(_messages.nan_value(), path=path)
         return _bounded(field, value)
     if kind == "str":
         value = _enum_name(value)

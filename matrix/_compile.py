@@ -424,7 +424,7 @@ class _Generator:
         if kind in ("int", "float"):
             classes = f"{local}.__class__ is not int"
             if kind == "float":
-                classes = f"({classes} and {local}.__class__ is not float)"
+                classes = f"({classes} and {local}.__class__ is not float) or {local} != {local}"
             tests = [classes]
             if field.choices is not None:
                 tests.append(f"{local} not in {self.constant(frozenset(field.choices))}")

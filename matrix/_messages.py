@@ -207,6 +207,10 @@ def not_a_fact(key: object, declared: Iterable[str]) -> str:
     return f"Not a fact the schema declares{hint} (facts: {quoted(declared)})"
 
 
+def nan_value() -> str:
+    return "Is NaN, which no comparison can order: give a number (inf and -inf are numbers)"
+
+
 def not_nullable_value() -> str:
     return "Is None, but the schema does not declare it nullable"
 

@@ -8,13 +8,27 @@ question about the gates exactly:
 - ``bool``: False, True;
 - ``str`` with ``choices``: each choice; a free ``str``: each constant, and one string that is
   none of them;
-- ``int`` / ``float``: each constant, one value on either side of it, and the midpoints between
-  neighbouring constants (within ``min`` / ``max``); the minimum itself;
-- ``version``: each constant, one version just below it (``.dev0``) and one just above
-  (``.post1``);
-- lists: every subset of the item constants, and a list holding an item that is none of them;
+- ``int`` / ``float``: each constant the field can hold (with ``min`` and ``max`` as constants
+  too), and a value inside every open gap between neighbouring constants, below the smallest and
+  above the largest, where the gap holds one: an ``int`` field compared with ``2.5`` gets 2 and 3;
+  a ``float`` field's gap values come from ``math.nextafter`` and from integers, compared exactly
+  (Python compares ints and floats exactly, so constants beyond 2**53 stay exact), and include
+  the infinities when a gap holds nothing else; NaN is not a config value (`ConfigError`);
+- ``version``: each constant, and a version inside every gap: above a version ``v``, ``v+0``
+  (or ``v+…​.0`` when ``v`` has a local part) comes before every later version that is not a
+  local version of ``v``; below everything, ``0.dev0``;
+- lists: every subset of the items they are tested for, and a list holding an item that is
+  none of them;
 - ``None`` where the field or one of its sections is nullable; a nullable section is either
   None (and everything below it reads None) or present.
+
+Fields compared with each other (``x < y``, ``s != t``, ``s in l``) are *related*: the
+partition must represent their relation, not just each field alone, so related fields share
+their constants, and every gap gets as many distinct values as there are related fields (all
+orders of those fields within one gap). Where a gap's values cannot be constructed (a version
+gap between a version and its own local variant, too many related fields, a list with too many
+items) the path is marked inexact: a search that finds nothing there raises `Inconclusive`
+rather than claim that nothing exists.
 
 A query ("can these gates be true and those false together?") is answered by a depth-first
 search over those representatives, sections before their fields, pruning as soon as a
@@ -26,6 +40,7 @@ exceeds its budget says so (`Inconclusive`) and never guesses.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -49,7 +64,12 @@ PRESENT = _Present()
 
 
 class Inconclusive(Exception):
-    """A search used up its budget before it could answer."""
+    """A search could not answer: it used up its budget, or (``paths``) it found nothing where
+    the partition of those paths is not exact."""
+
+    def __init__(self, paths: Sequence[str] = ()) -> None:
+        super().__init__(paths)
+        self.paths = tuple(paths)
 
 
 class Space:
@@ -61,6 +81,8 @@ class Space:
         self.spent = 0
         self.rng: Optional[random.Random] = None
         constants = compared_constants(nodes)
+        groups = related(nodes)
+        self.inexact: set = set()
         self.paths: List[str] = []
         for path in constants:
             parts = path.split(".")
@@ -69,20 +91,42 @@ class Space:
                 if prefix not in self.paths:
                     self.paths.append(prefix)
         prefixes = {p.rsplit(".", 1)[0] for p in self.paths if "." in p}
-        self.domains: Dict[str, List[object]] = {
-            path: ([PRESENT, None] if self.field(path) is None and path in prefixes
-                   else self._domain(path, constants.get(path, [])))
-            for path in self.paths
-        }
+        self.domains: Dict[str, List[object]] = {}
+        # Scalars first: a list field related to a scalar one takes the scalar's values as items.
+        for path in sorted(self.paths, key=lambda p: self._is_list(p)):
+            if self.field(path) is None and path in prefixes:
+                self.domains[path] = [PRESENT, None]
+                continue
+            peers = groups.get(path, {path})
+            shared = [c for peer in sorted(peers) for c in constants.get(peer, [])]
+            # A related field with choices can hold only those: the others must be able to match them.
+            # A related field's bounds matter too: `i < j` with j in [0, 3] needs i near 0 to 3.
+            for peer in sorted(peers):
+                other = self.field(peer)
+                if peer == path or other is None:
+                    continue
+                shared += list(other.choices or ())
+                shared += [b for b in (other.min, other.max) if b is not None]
+            if self._is_list(path):
+                shared += [v for peer in sorted(peers) if peer != path and not self._is_list(peer)
+                           for v in self.domains.get(peer, []) if v is not None]
+            self.domains[path] = self._domain(path, shared, len(peers))
+        self.domains = {path: self.domains[path] for path in self.paths}
+
+    def _is_list(self, path: str) -> bool:
+        field = self.field(path)
+        return field is not None and field.item_type is not None
 
     # --- domains --------------------------------------------------------------------------
 
     def field(self, path: str) -> Optional[Field]:
         return self.schema.get(path) if self.schema else None
 
-    def _domain(self, path: str, constants: List[object]) -> List[object]:
+    def _domain(self, path: str, constants: List[object], related: int = 1) -> List[object]:
         field = self.field(path)
-        values = _representatives(field, constants)
+        values, exact = _representatives(field, constants, related)
+        if not exact:
+            self.inexact.add(path)
         if field is None or field.nullable:
             values.append(None)
         return values
@@ -170,7 +214,11 @@ class Space:
             for node in nodes:
                 used.update(n.name for n in walk(node) if isinstance(n, Path))
         order = [p for p in self.paths if any(u == p or u.startswith(p + ".") for u in used)]
-        return self._search(order, 0, {}, goals, groups)
+        found = self._search(order, 0, {}, goals, groups)
+        if found is None and self.inexact.intersection(order):
+            # Values of an inexact path were left out: "none" is not proved.
+            raise Inconclusive(sorted(self.inexact.intersection(order)))
+        return found
 
     def _status(self, assignment, goals, groups) -> object:
         result: object = True
@@ -244,7 +292,7 @@ class Space:
                 parents = field.path.split(".")[:-1]
                 if any(full.get(".".join(parents[:i + 1]), UNKNOWN) in (None, UNKNOWN) for i in range(len(parents))):
                     continue  # its section is None, or not part of the witness
-                choices = self.domains.get(field.path) or _representatives(field, [])
+                choices = self.domains.get(field.path) or _representatives(field, [])[0]
                 full[field.path] = min(
                     (value for value in choices if value is not None),
                     key=lambda value: sum(self.truth(node, {**full, field.path: value}) is True for node in avoid),
@@ -284,48 +332,175 @@ def _collect(node: Compare, constants: Dict[str, List[object]]) -> None:
                 bucket.append(item)
 
 
-def _representatives(field: Optional[Field], constants: List[object]) -> List[object]:
+def related(nodes: Iterable[Node]) -> Dict[str, set]:
+    """path → the set of paths it is compared with, directly or through others (itself included)."""
+    parent: Dict[str, str] = {}
+
+    def find(path: str) -> str:
+        while parent.setdefault(path, path) != path:
+            path = parent[path]
+        return path
+
+    for node in nodes:
+        for part in walk(node):
+            if isinstance(part, Compare) and isinstance(part.left, Path) and isinstance(part.right, Path):
+                parent[find(part.left.name)] = find(part.right.name)
+    groups: Dict[str, set] = {}
+    for path in parent:
+        groups.setdefault(find(path), set()).add(path)
+    return {path: groups[find(path)] for path in parent}
+
+
+_MAX_RELATED = 4
+_MAX_ITEMS = 10
+
+
+def _representatives(field: Optional[Field], constants: List[object],
+                     related: int = 1) -> Tuple[List[object], bool]:
+    """One value per class of the field's domain (*related* per gap), and whether that is exact."""
+    exact = related <= _MAX_RELATED
+    k = min(related, _MAX_RELATED)
     if field is None:  # no schema: the constants, and something that is none of them
         values = list(constants)
         values += [_other(constants), True, False, 0]
-        return _unique(values)
+        return _unique(values), False
     kind = field.type
     if kind == "section":
-        return [PRESENT]
+        return [PRESENT], True
     if kind == "bool":
-        return [False, True]
+        return [False, True], True
     if field.choices is not None:
-        return list(field.choices)
+        return list(field.choices), exact
     if kind == "str":
-        strings = [c for c in constants if isinstance(c, str)]
-        return strings + [_other(strings)]
+        strings = _unique([c for c in constants if isinstance(c, str)])
+        others: List[object] = []
+        while len(others) < k:
+            others.append(_other(strings + others))
+        return strings + others, exact
     if kind in ("int", "float"):
-        numbers = sorted({c for c in constants if isinstance(c, (int, float)) and not isinstance(c, bool)})
-        step = 1 if kind == "int" else 0.5
-        values = set()
-        for c in numbers:
-            values.update((c - step, c, c + step))
-        for a, b in zip(numbers, numbers[1:]):
-            middle = (a + b) / 2
-            values.add(int(middle) if kind == "int" else middle)
-        values.add(field.min if field.min is not None else (numbers[0] - step if numbers else 0))
-        if kind == "int":
-            values = {int(v) for v in values if float(v).is_integer()}
-        values = {v for v in values if (field.min is None or v >= field.min) and (field.max is None or v <= field.max)}
-        if not values:
-            values = {field.min if field.min is not None else field.max}
-        return sorted(values)
+        values, ok = _numbers(kind, [c for c in constants if isinstance(c, (int, float)) and not isinstance(c, bool)],
+                              field.min, field.max, k)
+        return values, exact and ok
     if kind == "version":
-        found = sorted({Version(c) for c in constants if isinstance(c, str)})
-        values = []
-        for v in found:
-            values += [Version(f"{v}.dev0") if not v.is_devrelease else v, v, Version(f"{v.base_version}.post1")]
-        return _unique(values) or [Version("0")]
-    items = [c for c in constants if isinstance(c, str if kind == "list[str]" else int)
-             and not isinstance(c, bool)]
-    other = _other(items) if kind == "list[str]" else max([0, *items]) + 1
+        found = sorted({Version(c) if isinstance(c, str) else c for c in constants
+                        if isinstance(c, (str, Version))})
+        values, ok = _versions(found, k)
+        return values, exact and ok
+    item = str if kind == "list[str]" else int
+    items = _unique([c for c in constants if isinstance(c, item) and not isinstance(c, bool)])
+    other = _other(items) if item is str else max([0, *items]) + 1
+    if len(items) > _MAX_ITEMS:
+        items, exact = items[:_MAX_ITEMS], False
     subsets = [tuple(s) for r in range(len(items) + 1) for s in itertools.combinations(items, r)]
-    return subsets + [(other,)]
+    return subsets + [(other,)], exact
+
+
+def _numbers(kind: str, constants: List[object], low, high, k: int) -> Tuple[List[object], bool]:
+    """The constants an *kind* field can hold, and *k* values inside every gap, within bounds."""
+    exact = True
+    bounds = [b for b in (low, high) if isinstance(b, (int, float)) and math.isfinite(b)]
+    cuts = sorted({_exact(c) for c in list(constants) + bounds if not (isinstance(c, float) and math.isnan(c))})
+    cuts = [c for c in cuts if math.isfinite(c)]
+    values: List[object] = []
+    for c in cuts:
+        if kind == "float" or c == int(c):
+            values.append(c if kind == "float" else int(c))
+    edges = [None, *cuts, None]
+    for a, b in zip(edges, edges[1:]):
+        if kind == "float" and k > 1:
+            # Related fields, some of them perhaps ints: all use the same integers of the gap,
+            # and the float fields also the floats between them, so every order is there.
+            whole = sorted(_inside("int", a, b, k))
+            values.extend(whole)
+            steps = [a, *whole, b]
+            for lo, hi in zip(steps, steps[1:]):
+                values.extend(_inside("float", lo, hi, k))
+        else:
+            values.extend(_inside(kind, a, b, k))
+    if kind == "float" and k > 1 and any(abs(c) >= 2 ** 52 for c in cuts):
+        exact = False  # ints and floats interleave sparsely there: orders of several fields are not all kept
+    lo = low if isinstance(low, (int, float)) else None
+    hi = high if isinstance(high, (int, float)) else None
+    kept = _unique([v for v in values if (lo is None or v >= lo) and (hi is None or v <= hi)])
+    return sorted(kept, key=_exact), exact
+
+
+def _exact(value):
+    """A number as an exact int when it is integral, so that 2**60 and 2.0**60 sort as equals."""
+    if isinstance(value, float) and math.isfinite(value) and value == int(value):
+        return int(value)
+    return value
+
+
+def _inside(kind: str, a, b, k: int) -> List[object]:
+    """Up to *k* distinct values strictly between *a* and *b* (None: unbounded), that an *kind*
+    field can hold, or none when the gap holds none."""
+    out: List[object] = []
+    if a is None and b is None:
+        return list(range(k))
+    current = a if a is not None else b
+    while len(out) < k:
+        found = _step(kind, current, a is not None, b if a is not None else None)
+        if found is None:
+            break
+        out.append(found)
+        current = found
+    return out
+
+
+def _step(kind: str, value, up: bool, limit):
+    """The nearest value past *value* (upward or downward) that an *kind* field can hold and
+    that stays before *limit*: a float where one fits (ints are valid float values too, and are
+    the only ones between two huge neighbours), else an int."""
+    if isinstance(value, float) and math.isinf(value):
+        return None  # nothing lies beyond an infinity
+    whole = math.floor(value) + 1 if up else math.ceil(value) - 1
+    fits = (lambda v: limit is None or v < limit) if up else (lambda v: True)
+    if kind == "int":
+        return whole if fits(whole) else None
+    near = float(value)
+    if (near <= value) if up else (near >= value):
+        near = math.nextafter(near, math.inf if up else -math.inf)
+    for candidate in (near, whole):
+        if fits(candidate):
+            return candidate
+    return None
+
+
+_BOTTOM = Version("0.dev0")
+
+
+def _versions(found: List[Version], k: int) -> Tuple[List[object], bool]:
+    """Each constant, and *k* versions inside every gap (fewer, and inexact, where they cannot
+    be constructed)."""
+    values: List[object] = list(found)
+    exact = True
+    edges = [None, *found, None]
+    for a, b in zip(edges, edges[1:]):
+        if a is None:
+            start = _BOTTOM if b is None or _BOTTOM < b else None
+            chain = [] if start is None else [start]
+        else:
+            chain = []
+            start = a
+        current = start
+        while current is not None and len(chain) < k:
+            current = _version_up(current)
+            if b is not None and not current < b:
+                break
+            chain.append(current)
+        chain = chain[:k]
+        if len(chain) < k and not (a is None and start is None):
+            # Between v and a local variant of v (or below one of 0.dev0): what lies there,
+            # if anything, is not constructed. Below 0.dev0 there is nothing: that is exact.
+            exact = False
+        values.extend(chain)
+    return _unique(values), exact
+
+
+def _version_up(v: Version) -> Version:
+    """A version just above *v*: before every later version that is not a local variant of *v*."""
+    return Version(f"{v}.0") if v.local else Version(f"{v}+0")
 
 
 def _other(strings: Sequence[object]) -> str:

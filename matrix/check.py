@@ -175,8 +175,8 @@ def iter_findings(matrix: Matrix, *, version: Optional[object] = None, strict: b
             if solve(false=[gate.when._node]) is None:
                 always.append(gate)
                 yield place.feature("always-active", gate, f"{gate.name} is active for every config: {gate.when} always holds")
-        except Inconclusive:
-            yield place.feature("inconclusive", gate, f"Could not decide within {budget} steps whether {gate.name} can be active and inactive")
+        except Inconclusive as error:
+            yield place.feature("inconclusive", gate, f"Could not decide {_undecided(error, budget)} whether {gate.name} can be active and inactive")
             live.append(gate)
     # Two gates that are always active are trivially equivalent: said once each, above.
     yield from _pairs(matrix, v, [g for g in live if g not in always], space, solve, place, budget)
@@ -324,6 +324,13 @@ def _by_default(matrix: Matrix, v: Version, gates, space: Space, place: _Places)
                                 "its default warns", key=("when",))
 
 
+def _undecided(error: Inconclusive, budget: int) -> str:
+    if error.paths:
+        shown = ", ".join(repr(p) for p in error.paths)
+        return f"exactly (not every value of {shown} could be represented)"
+    return f"within {budget} steps"
+
+
 def _differs(text: str, version: Version) -> bool:
     try:
         return Version(text) != version
@@ -369,8 +376,8 @@ def _pairs(matrix, v, live, space, solve, place, budget) -> Iterator[Finding]:
                         f"{narrow.name} implies {broad.name}, yet {', '.join(runners)} supports {narrow.name} "
                         f"and not {broad.name}: every config that uses {narrow.name} is refused there",
                         witness=witness, features=(narrow.id, broad.id))
-            except Inconclusive:
-                yield place.feature("inconclusive", b, f"Could not compare {a.name} and {b.name} within {budget} steps")
+            except Inconclusive as error:
+                yield place.feature("inconclusive", b, f"Could not compare {a.name} and {b.name} {_undecided(error, budget)}")
 
 
 def _runners(matrix, v, live, solve, place, budget) -> Iterator[Finding]:
@@ -386,9 +393,9 @@ def _runners(matrix, v, live, solve, place, budget) -> Iterator[Finding]:
             continue
         try:
             found = solve(false=blockers[runner.id], extra=[("any", blockers[h.id]) for h in above])
-        except Inconclusive:
+        except Inconclusive as error:
             yield place.runner("inconclusive", runner.id,
-                               f"Could not decide within {budget} steps whether {runner.name} is ever chosen")
+                               f"Could not decide {_undecided(error, budget)} whether {runner.name} is ever chosen")
             continue
         if found is None:
             yield place.runner("never-chosen", runner.id,
@@ -428,8 +435,8 @@ def _totality(matrix, v, live, space, solve, place, strict, budget) -> Iterator[
             try:
                 if joint(candidate) is None:
                     continue
-            except Inconclusive:
-                stopped.append(candidate)
+            except Inconclusive as error:
+                stopped.append((candidate, error))
                 continue
             extend(candidate, index + 1)
 
@@ -448,8 +455,8 @@ def _totality(matrix, v, live, space, solve, place, strict, budget) -> Iterator[
         witness = space.witness(satisfiable[key], avoid=[nodes[g.id] for g in live if g.id not in key])
         yield place.feature("no-runner", gates[0], f"No runner can serve a config that uses {names}: {reasons}",
                             severity=severity, witness=witness, features=tuple(g.id for g in gates))
-    for combo in stopped:
+    for combo, error in stopped:
         names = " and ".join(g.name for g in combo)
         yield place.feature("inconclusive", combo[0],
-                            f"Could not decide within {budget} steps whether {names} can be active together; "
+                            f"Could not decide {_undecided(error, budget)} whether {names} can be active together; "
                             "combinations that include them were not searched")

@@ -280,7 +280,7 @@ class _Builder:
             if kind not in _NUMERIC:
                 self.problem(source, where + (bound,), _messages.no_bound_for(bound, kind))
                 ok = False
-            elif isinstance(value, bool) or not isinstance(value, (int, float)):
+            elif isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
                 self.problem(source, where + (bound,), _messages.not_a_number(value))
                 ok = False
         if ok and spec.min is not None and spec.max is not None and spec.min > spec.max:

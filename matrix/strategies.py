@@ -63,7 +63,8 @@ def values(field: Field, constants: Sequence[object] = ()) -> st.SearchStrategy:
             wide = st.integers(min_value=None if low is None else int(-(-low // 1)),
                                max_value=None if high is None else int(high // 1))
         else:
-            wide = st.floats(min_value=low, max_value=high, allow_nan=False, allow_infinity=False)
+            wide = st.floats(min_value=low, max_value=high, allow_nan=False,
+                             allow_infinity=low is None or high is None)  # inf is a config value; NaN is not
         base = st.sampled_from(sorted(set(near))) | wide if near else wide
     elif kind == "str":
         strings = [c for c in constants if isinstance(c, str)]

@@ -144,3 +144,148 @@ def test_every_config_without_a_runner_is_covered_by_a_reported_combination(data
             assert any(combo <= active for combo in combos), (active, combos)
         except RemovedFeatureError:
             pass
+
+
+# --- exactness: check against brute force over every config of small matrices ---------------------
+
+import itertools  # noqa: E402
+import math  # noqa: E402
+
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+from matrix._space import Space  # noqa: E402
+
+_VERSIONS = ["0.dev0", "0.1", "1.0.dev0", "1.0a0", "1.0", "1.0+local", "1.0+local.1", "1.0.post1", "1.5",
+             "2.0.dev0", "2.0a1", "2.0", "2.0+x", "2.0.post1", "2.0.post1+0", "3.0"]
+_BIG = [2 ** 53, 2 ** 53 + 1, 10 ** 16 - 1, 10 ** 16, 10 ** 16 + 1]
+_MAX = 1.7976931348623157e308
+_INT_CONSTANTS = [0, 1, 2, 2.5, -1, 0.5, 1e16, 2 ** 53 + 1]
+_FLOAT_CONSTANTS = [0.5, 1.0, 2, 1e16, _MAX, -_MAX, 2 ** 60]
+_VERSION_CONSTANTS = ["1.0", "2.0.dev0", "2.0", "2.0.post1", "1.0+local", "2.0a1"]
+
+# Every field of the small matrices, and a generous universe of values for each, built
+# independently of the partition (neighbours of every constant, infinities, big integers).
+_FIELDS = {
+    "i": ('"i" = { type = "int", nullable = true }',
+          sorted({v for c in _INT_CONSTANTS for v in (math.floor(c) - 1, math.floor(c), math.ceil(c), math.ceil(c) + 1)}
+                 | set(range(-2, 4)) | set(_BIG)) + [None]),
+    "j": ('"j" = { type = "int", min = 0, max = 3, default = 0 }', [0, 1, 2, 3]),
+    "f": ('"f" = { type = "float", default = 0.0 }',
+          sorted({v for c in _FLOAT_CONSTANTS for v in (c, math.nextafter(c, math.inf), math.nextafter(c, -math.inf))}
+                 | {0.0, 0.75, 1.5, 3.0, math.inf, -math.inf, 2 ** 60 + 1, 2 ** 60 - 1})),
+    "v": ('"v" = { type = "version", default = "1.0" }', _VERSIONS),
+    "w": ('"w" = { type = "version", nullable = true }', _VERSIONS[::3] + [None]),
+    "s": ('"s" = { type = "str", default = "" }', ["", "a", "b", "zz"]),
+    "t": ('"t" = { type = "str", choices = ["a", "b", "c"], default = "a" }', ["a", "b", "c"]),
+    "l": ('"l" = { type = "list[str]", default = [] }', [[], ["a"], ["b"], ["a", "b"], ["zz"], ["a", "zz"], [""]]),
+    "b": ('"b" = { type = "bool", default = false }', [False, True]),
+}
+
+_ATOMS = {
+    "i": [f"i {op} {c!r}" for op in ("<", "<=", ">", ">=", "==", "!=") for c in _INT_CONSTANTS] + ["i is None"],
+    "j": [f"j {op} {c}" for op in ("<", ">", "==") for c in (0, 1.5, 3)],
+    "f": [f"f {op} {c!r}" for op in ("<", "<=", ">", ">=", "==") for c in _FLOAT_CONSTANTS],
+    "v": [f"v {op} '{c}'" for op in ("<", "<=", ">", ">=", "==") for c in _VERSION_CONSTANTS],
+    "w": ["w is None", "w > '1.0'", "w == '2.0'"],
+    "s": ["s == 'a'", "s != 'b'", "s in ['a', 'b']"],
+    "t": ["t == 'a'", "t != 'c'"],
+    "l": ["'a' in l", "'zz' not in l", "l"],
+    "b": ["b", "not b"],
+}
+_RELATIONS = [("i", "j", "i {op} j"), ("j", "f", "j {op} f"), ("i", "f", "f {op} i"), ("v", "w", "v {op} w"),
+              ("s", "t", "s == t"), ("s", "t", "s != t"), ("s", "l", "s in l"), ("t", "l", "t not in l")]
+
+
+@st.composite
+def _small_matrices(draw):
+    if draw(st.booleans()):  # half the matrices are built around two related fields
+        x, y, _ = draw(st.sampled_from(_RELATIONS))
+        names = [x, y] + draw(st.lists(st.sampled_from(sorted(_FIELDS)), max_size=1))
+        names = list(dict.fromkeys(names))
+    else:
+        names = draw(st.lists(st.sampled_from(sorted(_FIELDS)), min_size=1, max_size=3, unique=True))
+    plain = [a for n in names for a in _ATOMS[n]]
+    relations = [r.replace("{op}", op) for x, y, r in _RELATIONS if x in names and y in names
+                 for op in (("<", "==", ">=") if "{op}" in r else ("",))]
+    atom = st.sampled_from(plain) | st.sampled_from(relations) if relations else st.sampled_from(plain)
+    gate = st.one_of(atom, st.builds(lambda a, b, o: f"({a}) {o} ({b})", atom, atom, st.sampled_from(["and", "or"])),
+                     atom.map(lambda a: f"not ({a})"))
+    gates = draw(st.lists(gate, min_size=1, max_size=4))
+    supports = draw(st.lists(st.tuples(st.sampled_from(["yes", "no"]), st.sampled_from(["yes", "no"])),
+                             min_size=len(gates), max_size=len(gates)))
+    text = '[matrix]\nname = "small"\nversion = "1.0"\n[config]\n' + "\n".join(_FIELDS[n][0] for n in names) + "\n"
+    for index, (when, (a, b)) in enumerate(zip(gates, supports)):
+        text += f'[features.g{index}]\nname = "g{index}"\nwhen = "{when}"\nsupport = {{ a = "{a}", b = "{b}" }}\n'
+    return text, names
+
+
+def _universe(m, names):
+    for values in itertools.product(*(_FIELDS[n][1] for n in names)):
+        yield dict(zip(names, values))
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(_small_matrices())
+def test_check_agrees_with_brute_force_over_every_config(case):
+    text, names = case
+    try:
+        m = matrix.loads(text, runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}})
+    except matrix.LoadError:
+        return  # an ill-typed combination of atoms: the loader's business, tested elsewhere
+    from matrix._compile import plan
+
+    compiled = plan(m, m.version)
+    masks = {compiled.evaluate(config)[0] for config in _universe(m, names)}
+    report = check(m)
+    gates = list(m.features)
+    bit = {g.id: 1 << i for i, g in enumerate(compiled.features)}
+    space = Space(m.schema, [g.when._node for g in gates])
+    undecided = {f.feature for f in report.findings if f.code == "inconclusive"}
+
+    def shows(goal_true, goal_false=()):
+        """A config the exact search finds, re-resolved: its mask, or None."""
+        found = space.solve(true=[g.when._node for g in goal_true], false=[g.when._node for g in goal_false])
+        return None if found is None else compiled.evaluate(space.witness(found))[0]
+
+    by_code = {}
+    for finding in report.findings:
+        by_code.setdefault(finding.code, []).append(finding)
+        if finding.witness is not None:  # every witness is a config resolve accepts
+            compiled.evaluate(finding.witness)
+    never = {f.feature for f in by_code.get("never-active", [])}
+    always = {f.feature for f in by_code.get("always-active", [])}
+    for g in gates:
+        if g.id in undecided:
+            continue
+        active = [mask for mask in masks if mask & bit[g.id]]
+        if g.id in never:
+            assert not active, f"{g.when} reported never active, but a config activates it"
+        else:
+            mask = shows([g])
+            assert mask is not None and mask & bit[g.id], f"{g.when}: no witness of activity"
+        if g.id in always:
+            assert all(mask & bit[g.id] for mask in masks), f"{g.when} reported always active"
+        elif g.id not in never:
+            mask = shows([], [g])
+            assert mask is not None and not mask & bit[g.id], f"{g.when}: no witness of inactivity"
+    for finding in by_code.get("equivalent-gates", []):
+        a, b = finding.features
+        assert all(bool(mask & bit[a]) == bool(mask & bit[b]) for mask in masks)
+    for finding in by_code.get("implied-contradiction", []):
+        narrow, broad = finding.features
+        assert not any(mask & bit[narrow] and not mask & bit[broad] for mask in masks)
+    # Every config no runner serves uses one of the reported combinations, and each is real.
+    combos = [frozenset(f.features) for f in by_code.get("no-runner", [])]
+    blocked = [mask for mask in masks if all(mask & block for _, block in compiled.order)]
+    if not undecided:
+        for mask in blocked:
+            active = {g.id for g in gates if mask & bit[g.id]}
+            assert any(combo <= active for combo in combos), f"no-runner misses {sorted(active)}"
+    for finding in by_code.get("no-runner", []):
+        with pytest.raises(NoRunnerError):
+            m.resolve(finding.witness)
+    for finding in by_code.get("never-chosen", []):
+        runner = finding.runner
+        chosen = [mask for mask in masks
+                  if next((r for r, block in compiled.order if not mask & block), None) == runner]
+        assert not chosen, f"{runner} reported never chosen"
