@@ -289,3 +289,55 @@ def test_check_agrees_with_brute_force_over_every_config(case):
         chosen = [mask for mask in masks
                   if next((r for r, block in compiled.order if not mask & block), None) == runner]
         assert not chosen, f"{runner} reported never chosen"
+
+
+def _one_gate(config, when):
+    text = (f'[matrix]\nname = "t"\nversion = "1"\n[config]\n{config}\n[features.g]\nname = "g"\nwhen = "{when}"\n'
+            'support = { a = "yes", b = "no" }\n')
+    return matrix.loads(text, runners={"a": {"name": "A", "priority": 1}, "b": {"name": "B", "priority": 2}})
+
+
+@pytest.mark.parametrize(
+    ("config", "when", "witness"),
+    [
+        ('"x" = { type = "int", default = 0 }', "x > 2.5", {"x": 3}),
+        ('"x" = { type = "int", default = 0 }', "not x >= 0.5", {"x": 0}),
+        ('"x" = { type = "version", default = "1.0" }', "x < '2.0.dev0'", {"x": "0.dev0"}),
+        ('"x" = { type = "version", default = "1.0" }', "x > '2.0.post1'", {"x": "2.0.post1+0"}),
+        ('"x" = { type = "float", default = 0.0 }', "x < 1e16", {"x": 9999999999999998.0}),
+        ('"x" = { type = "int", default = 0 }', "x < 1e16", {"x": 9999999999999999}),
+        ('"x" = { type = "float", default = 0.0 }', "x > 1.7976931348623157e308", {"x": math.inf}),
+        ('"x" = { type = "int", default = 0 }\n"y" = { type = "int", default = 0 }', "x < y", {"x": 0, "y": 1}),
+        ('"s" = { type = "str", default = "" }\n"t" = { type = "str", default = "" }', "s != t",
+         {"s": "other", "t": "other_"}),
+        ('"s" = { type = "str", default = "" }\n"l" = { type = "list[str]", default = [] }', "s in l",
+         {"s": "other", "l": ["other"]}),
+    ],
+)
+def test_gates_the_partition_once_missed_are_live_with_witnesses_that_resolve(config, when, witness):
+    m = _one_gate(config, when)
+    assert [f.code for f in check(m).findings if f.feature == "g"] == []
+    gate = m.feature("g")
+    space = Space(m.schema, [gate.when._node])
+    found = space.witness(space.solve(true=[gate.when._node]))
+    assert found == witness
+    assert m.resolve(found).runner == "a" and m.resolve(found).active == (gate,)
+    # ... and the witness of the other side, where the gate does not hold, resolves too.
+    assert m.resolve(space.witness(space.solve(false=[gate.when._node]))).active == ()
+
+
+def test_nan_is_refused_everywhere_so_a_total_condition_is_always_active():
+    m = _one_gate('"x" = { type = "float", default = 0.0 }', "x > 1.0 or x <= 1.0")
+    assert sorted(f.code for f in check(m).findings) == ["always-active", "never-chosen", "no-yes"]
+    with pytest.raises(matrix.ConfigError) as info:
+        m.resolve({"x": float("nan")})
+    assert info.exconly() == ("matrix.errors.ConfigError: Config 'x' (read by feature 'g'): Is NaN, which no "
+                              "comparison can order: give a number (inf and -inf are numbers)")
+    assert m.resolve({"x": math.inf}).active == (m.feature("g"),)
+
+
+def test_a_gap_that_cannot_be_constructed_is_inconclusive_not_never_active():
+    m = _one_gate('"x" = { type = "version", default = "1.0" }', "x > '1.0' and x < '1.0+a'")
+    assert [(f.code, f.message) for f in check(m).findings if f.feature == "g"][0] == (
+        "inconclusive", "Could not decide exactly (not every value of 'x' could be represented) whether g can be "
+                        "active and inactive")
