@@ -213,7 +213,11 @@ class Space:
         for nodes in groups:
             for node in nodes:
                 used.update(n.name for n in walk(node) if isinstance(n, Path))
-        order = [p for p in self.paths if any(u == p or u.startswith(p + ".") for u in used)]
+        needed = set()
+        for name in used:  # each path read, and the sections above it
+            parts = name.split(".")
+            needed.update(".".join(parts[:end]) for end in range(1, len(parts) + 1))
+        order = [p for p in self.paths if p in needed]
         found = self._search(order, 0, {}, goals, groups)
         if found is None and self.inexact.intersection(order):
             # Values of an inexact path were left out: "none" is not proved.

@@ -166,11 +166,14 @@ def iter_findings(matrix: Matrix, *, version: Optional[object] = None, strict: b
 
     live: List[Feature] = []
     always: List[Feature] = []
+    seen: List[dict] = []  # configs (as assignments) the searches found: they sharpen the samples
     for gate in gates:
         try:
-            if solve(true=[gate.when._node]) is None:
+            found = solve(true=[gate.when._node])
+            if found is None:
                 yield place.feature("never-active", gate, f"{gate.name} can never be active: no config satisfies {gate.when}")
                 continue
+            seen.append(found)
             live.append(gate)
             if solve(false=[gate.when._node]) is None:
                 always.append(gate)
@@ -179,7 +182,7 @@ def iter_findings(matrix: Matrix, *, version: Optional[object] = None, strict: b
             yield place.feature("inconclusive", gate, f"Could not decide {_undecided(error, budget)} whether {gate.name} can be active and inactive")
             live.append(gate)
     # Two gates that are always active are trivially equivalent: said once each, above.
-    yield from _pairs(matrix, v, [g for g in live if g not in always], space, solve, place, budget)
+    yield from _pairs(matrix, v, [g for g in live if g not in always], space, solve, place, budget, seen)
     yield from _runners(matrix, v, live, solve, place, budget)
     yield from _totality(matrix, v, live, space, solve, place, strict, budget)
 
@@ -338,22 +341,42 @@ def _differs(text: str, version: Version) -> bool:
         return True
 
 
+def _fingerprints(matrix: Matrix, v: Version, live: List[Feature], space: Space,
+                  seen: Sequence[dict] = ()) -> Dict[str, int]:
+    """Gate id → bit *i* set when the gate holds on sample *i*: two gates that differ on a sample
+    are not equivalent, and one true where another is false does not imply it. The samples are
+    random ones and the configs the searches found (one where each gate holds, so that rare
+    gates are told apart too). The compiled plan evaluates every gate of a sample at once; a
+    sample it cannot read (none should) falls back to the three-valued interpreter."""
+    from ._compile import plan
+
+    compiled = plan(matrix, v)
+    index = {f.id: i for i, f in enumerate(compiled.features)}
+    prints = dict.fromkeys((g.id for g in live), 0)
+    for number, sample in enumerate([*space.samples(256), *seen]):
+        try:
+            mask, _ = compiled.evaluate(space.witness(sample))
+        except Exception:
+            mask = sum(1 << index[g.id] for g in live if space.truth(g.when._node, sample) is True)
+        for gate in live:
+            if mask >> index[gate.id] & 1:
+                prints[gate.id] |= 1 << number
+    return prints
+
+
 def _support(feature: Feature, matrix: Matrix, v: Version) -> Tuple[str, ...]:
     return tuple(feature.status(r.id, v) for r in matrix.runners)
 
 
-def _pairs(matrix, v, live, space, solve, place, budget) -> Iterator[Finding]:
-    samples = space.samples(256)
-    prints = {}
-    for gate in live:
-        bits = 0
-        for index, sample in enumerate(samples):
-            if space.truth(gate.when._node, sample) is True:
-                bits |= 1 << index
-        prints[gate.id] = bits
+def _pairs(matrix, v, live, space, solve, place, budget, seen) -> Iterator[Finding]:
+    prints = _fingerprints(matrix, v, live, space, seen)
+    # Statuses once per gate, not once per pair: 1,000 gates make half a million pairs.
+    support = {g.id: _support(g, matrix, v) for g in live}
+    serving = {g.id: {r.id for r, s in zip(matrix.runners, support[g.id]) if s in ("yes", "partial")} for g in live}
+    refusing = {g.id: {r.id for r, s in zip(matrix.runners, support[g.id]) if s in BLOCKING} for g in live}
     for i, a in enumerate(live):
         for b in live[i + 1:]:
-            same_support = _support(a, matrix, v) == _support(b, matrix, v)
+            same_support = support[a.id] == support[b.id]
             fa, fb = prints[a.id], prints[b.id]
             try:
                 if same_support and fa == fb and solve(true=[a.when._node], false=[b.when._node]) is None \
@@ -365,8 +388,8 @@ def _pairs(matrix, v, live, space, solve, place, budget) -> Iterator[Finding]:
                 for narrow, broad, fn, fw in ((a, b, fa, fb), (b, a, fb, fa)):
                     if fn & ~fw:
                         continue
-                    runners = [r.name for r in matrix.runners
-                               if narrow.status(r.id, v) in ("yes", "partial") and broad.status(r.id, v) in BLOCKING]
+                    both = serving[narrow.id] & refusing[broad.id]
+                    runners = [r.name for r in matrix.runners if r.id in both]
                     if not runners or solve(true=[narrow.when._node], false=[broad.when._node]) is not None:
                         continue
                     others = [g.when._node for g in live if g is not narrow and g is not broad]
