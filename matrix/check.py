@@ -91,6 +91,9 @@ class Finding:
     column: Optional[int] = None
     witness: Optional[dict] = None
     features: Tuple[str, ...] = ()
+    #: For ``no-runner``: every set of gates the finding stands for (a product of two lists of
+    #: gates is one finding; this keeps every pair).
+    combinations: Tuple[Tuple[str, ...], ...] = ()
     #: For the ``class-*`` findings: the ``[config]`` path and the class member (``Owner.name``).
     config_path: Optional[str] = None
     member: Optional[str] = None
@@ -102,7 +105,8 @@ class Finding:
         return f"{place}: {self.severity}[{self.code}]: {self.message}"
 
     def to_dict(self) -> dict:
-        return attrs.asdict(self, recurse=False) | {"features": list(self.features)}
+        return attrs.asdict(self, recurse=False) | {
+            "features": list(self.features), "combinations": [list(c) for c in self.combinations]}
 
 
 @attrs.frozen
@@ -327,6 +331,10 @@ def _by_default(matrix: Matrix, v: Version, gates, space: Space, place: _Places)
                                 "its default warns", key=("when",))
 
 
+def _names(gates: Sequence[Feature]) -> str:
+    return ", ".join(g.name for g in gates)
+
+
 def _undecided(error: Inconclusive, budget: int) -> str:
     if error.paths:
         shown = ", ".join(repr(p) for p in error.paths)
@@ -467,17 +475,59 @@ def _totality(matrix, v, live, space, solve, place, strict, budget) -> Iterator[
     keys = [frozenset(g.id for g in c) for c in found]
     order = {g.id: i for i, g in enumerate(live)}
     severity = "error" if strict else "note"
-    for combo, key in zip(found, keys):
-        if any(other < key for other in keys):
+    minimal = [tuple(sorted(combo, key=lambda g: order[g.id])) for combo, key in zip(found, keys)
+               if not any(other < key for other in keys)]
+    avoid = {g.id: nodes[g.id] for g in live}
+
+    def witness_of(gates) -> dict:
+        key = frozenset(g.id for g in gates)
+        return space.witness(satisfiable[key], avoid=[n for i, n in avoid.items() if i not in key])
+
+    def reasons(sides) -> str:
+        out = []
+        for r in runners:
+            blocked = [side for side in sides if any(r.id in blocks[g.id] for g in side)]
+            names = "; ".join(", ".join(g.name for g in side if r.id in blocks[g.id]) for side in blocked)
+            out.append(f"{r.name} does not support {names}")
+        return "; ".join(out)
+
+    # Pairs that form a product (any of these gates with any of those) are one finding.
+    partners: Dict[str, set] = {}
+    oriented: Dict[str, Feature] = {}
+    singles = []
+    for combo in minimal:
+        if len(combo) != 2:
+            singles.append(combo)
             continue
-        gates = sorted(combo, key=lambda g: order[g.id])
+        a, b = sorted(combo, key=lambda g: (sorted(blocks[g.id]), order[g.id]))
+        partners.setdefault(a.id, set()).add(b.id)
+        oriented[a.id], oriented[b.id] = a, b
+    groups: Dict[tuple, List[Feature]] = {}
+    for left, right in partners.items():
+        groups.setdefault(tuple(sorted(right, key=order.get)), []).append(oriented[left])
+    for right_ids, lefts in groups.items():
+        rights = [oriented[i] for i in right_ids]
+        if len(lefts) * len(rights) == 1:
+            singles.append(tuple(sorted((lefts[0], rights[0]), key=lambda g: order[g.id])))
+            continue
+        lefts.sort(key=lambda g: order[g.id])
+        combos = tuple((l.id, r.id) for l in lefts for r in rights)
+        sides = []
+        for r in runners:
+            first, second = (any(r.id in blocks[g.id] for g in side) for side in (lefts, rights))
+            which = "either list" if first and second else "the first list" if first else "the second list"
+            sides.append(f"{r.name} does not support {which}")
+        message = (f"No runner can serve a config that uses any of [{_names(lefts)}] together with any of "
+                   f"[{_names(rights)}] ({len(combos)} combinations): {'; '.join(sides)}")
+        yield place.feature("no-runner", lefts[0], message, severity=severity,
+                            witness=witness_of((lefts[0], rights[0])),
+                            features=tuple(g.id for g in lefts + rights), combinations=combos)
+    for gates in sorted(singles, key=lambda c: [order[g.id] for g in c]):
         names = " and ".join(g.name for g in gates)
-        reasons = "; ".join(
-            f"{r.name} does not support {', '.join(g.name for g in gates if r.id in blocks[g.id])}"
-            for r in runners)
-        witness = space.witness(satisfiable[key], avoid=[nodes[g.id] for g in live if g.id not in key])
-        yield place.feature("no-runner", gates[0], f"No runner can serve a config that uses {names}: {reasons}",
-                            severity=severity, witness=witness, features=tuple(g.id for g in gates))
+        yield place.feature("no-runner", gates[0],
+                            f"No runner can serve a config that uses {names}: {reasons([[g] for g in gates])}",
+                            severity=severity, witness=witness_of(gates), features=tuple(g.id for g in gates),
+                            combinations=(tuple(g.id for g in gates),))
     for combo, error in stopped:
         names = " and ".join(g.name for g in combo)
         yield place.feature("inconclusive", combo[0],

@@ -44,7 +44,7 @@ def _shows(m, finding):
     if finding.code == "no-runner":
         with pytest.raises(NoRunnerError) as excinfo:
             m.resolve(config)
-        assert set(finding.features) <= {f.id for f in excinfo.value.resolution.active}
+        assert set(finding.combinations[0]) <= {f.id for f in excinfo.value.resolution.active}
     elif finding.code == "implied-contradiction":
         narrow, broad = finding.features
         try:
@@ -70,13 +70,31 @@ def test_the_default_matrix_has_no_errors_and_lists_its_no_runner_combinations()
     assert report.failed is False
     assert report.counts()["error"] == 0
     assert {f.code for f in report.findings} == {"no-runner"}
-    combo = next(f for f in report.findings if f.features == ("mamba_cache_all", "prefill_context_parallel"))
-    assert str(combo) == (
-        "features.toml:165:1: note[no-runner]: No runner can serve a config that uses mamba cache mode 'all' "
-        "and prefill context parallel: Model Runner V2 does not support mamba cache mode 'all'; "
-        "Model Runner V1 does not support prefill context parallel"
+    # 168 refused pairs, a V1-only feature with a V2-only one each, read as two products.
+    first, second = report.findings
+    assert (len(first.combinations), len(second.combinations)) == (120, 48)
+    assert ("prefill_context_parallel", "mamba_cache_all") in first.combinations
+    assert set(first.combinations) == {(a, b) for a in first.features[:5] for b in first.features[5:]}
+    assert str(second) == (
+        "features.toml:185:1: note[no-runner]: No runner can serve a config that uses any of [dspark speculative "
+        "decoding, mixed sliding/full dflash drafts, dflash2 drafts] together with any of [stock torch.compile, "
+        "sequence parallelism, pipeline parallelism with external_launcher, dual batch overlap, dual batch overlap "
+        "with LoRA, dual batch overlap with speculative decoding, dual batch overlap with pipeline parallelism, "
+        "dual batch overlap with context parallelism, dual batch overlap with multimodal models, dual batch overlap "
+        "with hybrid models, dual batch overlap with PIECEWISE CUDA graphs, dual batch overlap with encoder only "
+        "models, elastic expert parallelism, custom logits processors, mamba cache mode 'all', missing Triton] "
+        "(48 combinations): Model Runner V2 does not support the second list; Model Runner V1 does not support "
+        "the first list"
     )
-    assert combo.witness == {"cache_config": {"mamba_cache_mode": "all"}, "parallel_config": {"prefill_context_parallel_size": 2}}
+    assert second.witness == {"compilation_config": {"mode": "STOCK_TORCH_COMPILE"}, "speculative_config": {"method": "dspark"}}
+    # Every pair of a product is refused: each one, resolved.
+    space = Space(m.schema, [f.when._node for f in m.features_at()])
+    for finding in report.findings:
+        for pair in finding.combinations:
+            config = space.witness(space.solve(true=[m.feature(gate).when._node for gate in pair]))
+            with pytest.raises(NoRunnerError) as info:
+                m.resolve(config)
+            assert set(pair) <= {f.id for f in info.value.resolution.active}, pair
     for finding in report.findings:
         _shows(m, finding)
     assert check(m, strict=True).failed is True
@@ -112,7 +130,7 @@ def test_json_format_and_exit_codes(monkeypatch):
         "message": "impossible range can never be active: no config satisfies x > 4 and x < 2",
         "feature": "impossible", "runner": None, "path": "$.features.impossible",
         "file": "never-active.toml", "line": 11, "column": 1, "witness": None, "features": [],
-        "config_path": None, "member": None,
+        "combinations": [], "config_path": None, "member": None,
     }
     assert call("check", "--matrix", "no-runner.toml")[0] == 0
     assert call("check", "--matrix", "no-runner.toml", "--strict")[0] == 1
@@ -123,7 +141,7 @@ def test_json_format_and_exit_codes(monkeypatch):
 def test_every_config_without_a_runner_is_covered_by_a_reported_combination(data):
     m = data.draw(matrices(max_features=5))
     report = check(m)
-    combos = [set(f.features) for f in report.findings if f.code == "no-runner"]
+    combos = [set(c) for f in report.findings if f.code == "no-runner" for c in f.combinations]
     assert not any(f.code == "inconclusive" for f in report.findings)
     for finding in report.findings:
         if finding.code == "no-runner":
@@ -132,7 +150,7 @@ def test_every_config_without_a_runner_is_covered_by_a_reported_combination(data
             except RemovedFeatureError:
                 continue  # removal is decided before runners; the combination still stands
             except NoRunnerError as error:
-                assert set(finding.features) <= {f.id for f in error.resolution.active}
+                assert set(finding.combinations[0]) <= {f.id for f in error.resolution.active}
             else:
                 raise AssertionError(f"witness {finding.witness} has a runner")
     for _ in range(5):
@@ -275,7 +293,7 @@ def test_check_agrees_with_brute_force_over_every_config(case):
         narrow, broad = finding.features
         assert not any(mask & bit[narrow] and not mask & bit[broad] for mask in masks)
     # Every config no runner serves uses one of the reported combinations, and each is real.
-    combos = [frozenset(f.features) for f in by_code.get("no-runner", [])]
+    combos = [frozenset(c) for f in by_code.get("no-runner", []) for c in f.combinations]
     blocked = [mask for mask in masks if all(mask & block for _, block in compiled.order)]
     if not undecided:
         for mask in blocked:

@@ -98,3 +98,17 @@ def test_the_walkthroughs_migration_test_is_the_examples():
     real = (EXAMPLE / "test_migration.py").read_text()
     for chunk in shown.split("    ...\n"):
         assert chunk.strip("\n") in real
+
+
+def test_the_check_output_in_the_readme_is_real(monkeypatch):
+    import io
+
+    from matrix.cli import run
+
+    section = README.split("## Checking a matrix", 1)[1].split("\n## ", 1)[0]
+    (command, shown), = list(_console_blocks(section))
+    assert command == "matrix check"
+    monkeypatch.chdir(pathlib.Path(__file__).parent.parent)
+    out = io.StringIO()
+    assert run(["check"], stdout=out, stderr=io.StringIO()) == 0
+    assert out.getvalue() == shown + "\n"
