@@ -89,7 +89,9 @@ def _parser(stdout: IO[str]) -> argparse.ArgumentParser:
                     "contradictions, runners never chosen, and configs no runner can serve, "
                     "each with a witness config.")
     _matrix_option(check)
-    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text",
+                       help="text; json; sarif (SARIF 2.1.0, for code scanning); github (workflow "
+                            "commands: annotations on the lines of a pull request)")
     check.add_argument("--strict", action="store_true", help="fail on every finding, notes included")
     check.add_argument("--version", metavar="V", help="check the matrix as of this version")
     check.add_argument("--against", metavar="MODULE:CLASS",
@@ -425,7 +427,20 @@ def _check(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]
     if options.against is not None and not CLASS_SPEC.match(options.against):
         raise _Usage(_messages.bad_class_spec(options.against))
     report = check(matrix, version=options.version, strict=options.strict, against=options.against)
-    if options.format == "json":
+    if options.format in ("sarif", "github"):
+        from . import _ci_formats
+
+        if options.format == "sarif":
+            from importlib.metadata import PackageNotFoundError, version
+
+            try:
+                tool_version = version("support-matrix")
+            except PackageNotFoundError:  # run from a source tree
+                tool_version = "0"
+            stdout.write(_ci_formats.sarif(report, tool_version=tool_version))
+        else:
+            stdout.write(_ci_formats.github(report))
+    elif options.format == "json":
         data = {"matrix": matrix.name, "version": str(options.version or matrix.version),
                 "failed": report.failed, "counts": report.counts(),
                 "findings": [f.to_dict() for f in report.findings]}

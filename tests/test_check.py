@@ -359,3 +359,67 @@ def test_a_gap_that_cannot_be_constructed_is_inconclusive_not_never_active():
     assert [(f.code, f.message) for f in check(m).findings if f.feature == "g"][0] == (
         "inconclusive", "Could not decide exactly (not every value of 'x' could be represented) whether g can be "
                         "active and inactive")
+
+
+# --- CI formats ----------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def sarif_schema(tmp_path_factory):
+    """The official SARIF 2.1.0 schema, as Microsoft's @microsoft/jest-sarif package ships it
+    (from the npm registry, with the machine's npm)."""
+    import json as _json
+    import shutil
+    import subprocess
+    import tarfile
+
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("npm is not installed: the SARIF schema comes from the npm package @microsoft/jest-sarif")
+    folder = tmp_path_factory.mktemp("sarif")
+    done = subprocess.run([npm, "pack", "@microsoft/jest-sarif@1.0.0-beta.0", "--pack-destination", str(folder)],
+                          capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        pytest.skip(f"npm pack @microsoft/jest-sarif failed: {done.stderr.strip().splitlines()[-1:]}")
+    archive = next(folder.glob("*.tgz"))
+    with tarfile.open(archive) as tar:
+        member = tar.extractfile("package/lib/schemas/sarif-2.1.0-rtm.5.json")
+        return _json.load(member)
+
+
+@pytest.mark.parametrize("name", ["no-runner.toml", "class-nullable.toml", "never-active.toml", "history-unused.toml"])
+def test_sarif_output_validates_against_the_sarif_schema(name, sarif_schema, monkeypatch):
+    import jsonschema
+
+    monkeypatch.chdir(DATA)
+    status, out, err = call("check", "--matrix", name, "--format", "sarif")
+    log = json.loads(out)
+    jsonschema.validators.validator_for(sarif_schema)(sarif_schema).validate(log)
+    text_status, text, _ = call("check", "--matrix", name)
+    assert status == text_status
+    results = log["runs"][0]["results"]
+    assert len(results) == len(text.splitlines()) - 1 - text.count("    witness: ")
+    first = results[0]
+    assert first["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == name
+    rules = log["runs"][0]["tool"]["driver"]["rules"]
+    assert rules[first["ruleIndex"]]["id"] == first["ruleId"]
+
+
+def test_github_format_is_one_workflow_command_per_finding(monkeypatch):
+    monkeypatch.chdir(DATA)
+    status, out, err = call("check", "--matrix", "no-runner.toml", "--format", "github", "--strict")
+    assert (status, err) == (1, "")
+    assert out.splitlines()[0].startswith("::error file=no-runner.toml,line=")
+    assert ",title=matrix no-runner::No runner can serve a config that uses " in out.splitlines()[0]
+    assert "%0Awitness: {" in out.splitlines()[0]
+    status, out, _ = call("check", "--matrix", "history-unused.toml", "--format", "github")
+    assert out.splitlines()[0] == (
+        "::warning file=history-unused.toml,line=13,col=15,title=matrix history-unused::late gate: what Runner One "
+        "says first ('no') is never in force: the statement from 1.1 takes over before the gate begins in 1.2")
+
+
+def test_github_commands_escape_what_would_end_them():
+    from matrix._ci_formats import github
+    from matrix.check import Finding, Report
+
+    report = Report((Finding("no-yes", "warning", "100% of A:B,\nnext", file="a,b:c.toml", line=2, column=3),))
+    assert github(report) == "::warning file=a%2Cb%3Ac.toml,line=2,col=3,title=matrix no-yes::100%25 of A:B,%0Anext\n"
