@@ -104,8 +104,20 @@ class _Checker:
                 self.error(_messages.is_none_operand(found.describe), node.operand.span)
             return
         field = self.field(node.operand)
-        if field is not None and not field.nullable:
+        if field is not None and not self.may_be_none(field):
             self.error(_messages.not_nullable(node.operand.name), node.span)
+
+    def may_be_none(self, field: Field) -> bool:
+        """Whether reading *field* can give None: it is nullable, or a section above it is
+        (``spec.method is None`` holds when ``spec`` is None)."""
+        if field.nullable:
+            return True
+        parts = field.path.split(".")
+        for end in range(1, len(parts)):
+            above = self.schema.get(".".join(parts[:end])) if self.schema else None
+            if above is not None and above.nullable:
+                return True
+        return False
 
     def compare(self, node: Compare) -> None:
         left = self.operand(node.left)
@@ -124,7 +136,7 @@ class _Checker:
             if one.field is not None and other.literal is not None:
                 if not self.fits(one.field, other.literal):
                     return
-                if other.name != "none" or one.field.nullable:
+                if other.name != "none" or self.may_be_none(one.field):
                     return
         if not _comparable(left, right):
             self.error(_messages.type_mismatch(left.describe, node.op, right.describe), span)
@@ -133,7 +145,7 @@ class _Checker:
         """Check that *literal* is a value *field* can hold; report it if not."""
         value = literal.value
         if value is None:
-            if not field.nullable:
+            if not self.may_be_none(field):
                 self.error(_messages.not_nullable(field.path), literal.span)
                 return False
             return True

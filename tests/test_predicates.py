@@ -392,3 +392,42 @@ def test_typed_predicates_print_parse_and_evaluate_alike(data):
               "spec": data.draw(st.none() | st.just({"method": "eagle"})), "names": data.draw(st.lists(st.sampled_from("ab"))),
               "flag": data.draw(st.booleans()), "ratio": 0.25, "backend": None}
     assert predicate.evaluate(config, schema=SCHEMA) == again.evaluate(config, schema=SCHEMA)
+
+
+# --- semantics that the resolver, the interpreter and matrix check share ---------------------------
+
+_SEMANTICS = """
+[matrix]
+name = "t"
+version = "1"
+[config]
+"a" = { type = "bool", nullable = true }
+"b" = { type = "bool", default = true }
+"spec" = { type = "section", nullable = true }
+"spec.method" = { type = "str", choices = ["x", "y"] }
+[features.and_is_bool]
+name = "and is a bool"
+when = "(a and b) == False"
+support = { r = "yes" }
+[features.method_none]
+name = "method is None"
+when = "spec.method is None"
+support = { r = "yes" }
+"""
+
+
+def test_and_or_yield_a_bool_everywhere_and_a_path_under_a_nullable_section_may_be_tested_for_none():
+    import matrix
+    from matrix._space import Space
+
+    m = matrix.loads(_SEMANTICS, runners={"r": {"name": "R", "priority": 1}})
+    gate, method = m.feature("and_is_bool"), m.feature("method_none")
+    # Python would answer `(None and True) == False` with False; here `and` gives False, so True.
+    assert gate.when.evaluate({"a": None, "b": True}) is True
+    assert [f.id for f in m.resolve({"a": None}).active] == ["and_is_bool", "method_none"]
+    space = Space(m.schema, [gate.when._node, method.when._node])
+    assert space.truth(gate.when._node, {"a": None, "b": True}) is True
+    # `spec.method is None` holds exactly when spec is None (method itself is never None).
+    assert method.when.evaluate({"spec": None}) is True
+    assert method.when.evaluate({"spec": {"method": "x"}}) is False
+    assert m.resolve({"a": True, "spec": {"method": "x"}}).active == ()
