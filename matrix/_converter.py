@@ -98,6 +98,13 @@ class FeatureSpec:
 
 
 @attrs.frozen
+class RefusalSpec:
+    reason: str
+    together: Tuple[object, ...]
+    links: Tuple[str, ...] = ()
+
+
+@attrs.frozen
 class RunnerSpec:
     name: str
     priority: int
@@ -167,7 +174,7 @@ for _generic, _hook in (
 ):
     converter.register_structure_hook_func(lambda t, _g=_generic: t == _g, _hook)
 converter.register_structure_hook(object, _anything)
-for _cls in (MatrixSpec, FieldSpec, StatementSpec, DeprecationSpec, FeatureSpec, RunnerSpec):
+for _cls in (MatrixSpec, FieldSpec, StatementSpec, DeprecationSpec, FeatureSpec, RunnerSpec, RefusalSpec):
     converter.register_structure_hook(_cls, _spec(_cls))
 
 

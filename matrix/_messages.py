@@ -337,6 +337,11 @@ def not_a_section(prefix: str, kind: str, path: str) -> str:
     return f"{prefix!r} is declared as {kind}, so it cannot hold {path!r}"
 
 
+def refusal_shape() -> str:
+    return ('Expected together = [["gate", …], ["other gate", …]]: lists of gate ids, any of each list '
+            "active at once")
+
+
 def bad_class_spec(text: str) -> str:
     return f"Expected 'MODULE:CLASS' (such as 'vllm.config:VllmConfig'), got {text!r}"
 

@@ -67,6 +67,7 @@ CODES: Dict[str, Tuple[str, str]] = {
     "never-chosen": ("warning", "a runner that automatic choice never picks"),
     "no-yes": ("warning", "a runner that no cell says yes to"),
     "no-runner": ("note", "gates that, active together, leave no runner free"),
+    "refusal-unused": ("warning", "a declared refusal that no combination of gates matches"),
     "inconclusive": ("warning", "a search ran out of its budget"),
     **DRIFT_CODES,
 }
@@ -94,6 +95,9 @@ class Finding:
     #: For ``no-runner``: every set of gates the finding stands for (a product of two lists of
     #: gates is one finding; this keeps every pair).
     combinations: Tuple[Tuple[str, ...], ...] = ()
+    #: For ``no-runner``: the id of the ``[refusals]`` entry that declares these combinations
+    #: deliberate (such a finding never fails the check, even with ``strict``).
+    refusal: Optional[str] = None
     #: For the ``class-*`` findings: the ``[config]`` path and the class member (``Owner.name``).
     config_path: Optional[str] = None
     member: Optional[str] = None
@@ -119,7 +123,7 @@ class Report:
     @property
     def failed(self) -> bool:
         """Whether the check fails: any error, or any finding at all with ``strict``."""
-        return any(f.severity == "error" or self.strict for f in self.findings)
+        return any(f.severity == "error" or (self.strict and f.refusal is None) for f in self.findings)
 
     def counts(self) -> Dict[str, int]:
         return {s: sum(1 for f in self.findings if f.severity == s) for s in SEVERITIES}
@@ -128,7 +132,7 @@ class Report:
         counts = self.counts()
         parts = [f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items()]
         verdict = "failed" if self.failed else "passed"
-        return f"{verdict}: {', '.join(parts)}" + (" (strict: every finding fails)" if self.strict else "")
+        return f"{verdict}: {', '.join(parts)}" + (" (strict: every finding fails but acknowledged refusals)" if self.strict else "")
 
 
 def check(matrix: Matrix, *, version: Optional[object] = None, strict: bool = False,
@@ -483,6 +487,29 @@ def _totality(matrix, v, live, space, solve, place, strict, budget) -> Iterator[
         key = frozenset(g.id for g in gates)
         return space.witness(satisfiable[key], avoid=[n for i, n in avoid.items() if i not in key])
 
+    # Combinations a [refusals] entry declares deliberate are said as notes that never fail.
+    by_refusal: Dict[Optional[str], list] = {}
+    refusal_of = {}
+    for combo in minimal:
+        ids = {g.id for g in combo}
+        refusal = next((r for r in matrix.refusals if r.covers(ids)), None)
+        by_refusal.setdefault(refusal.id if refusal else None, []).append(combo)
+        if refusal is not None:
+            refusal_of[refusal.id] = refusal
+    for refusal in matrix.refusals:
+        if refusal.id not in by_refusal:
+            yield place.config("refusal-unused", ("refusals", refusal.id),
+                               f"The refusal {refusal.id!r} matches no combination of gates that leaves no runner "
+                               "free: delete it, or check its gate lists")
+    for refusal_id, combos in by_refusal.items():
+        refusal = refusal_of.get(refusal_id)
+        note = f" (acknowledged: {refusal.reason})" if refusal is not None else ""
+        level = "note" if refusal is not None else severity
+        yield from _no_runner_findings(combos, order, blocks, runners, witness_of, place, level, note, refusal_id)
+    yield from _stopped(stopped, place, budget)
+
+
+def _no_runner_findings(minimal, order, blocks, runners, witness_of, place, severity, note, refusal_id):
     def reasons(sides) -> str:
         out = []
         for r in runners:
@@ -518,16 +545,19 @@ def _totality(matrix, v, live, space, solve, place, strict, budget) -> Iterator[
             which = "either list" if first and second else "the first list" if first else "the second list"
             sides.append(f"{r.name} does not support {which}")
         message = (f"No runner can serve a config that uses any of [{_names(lefts)}] together with any of "
-                   f"[{_names(rights)}] ({len(combos)} combinations): {'; '.join(sides)}")
+                   f"[{_names(rights)}] ({len(combos)} combinations): {'; '.join(sides)}{note}")
         yield place.feature("no-runner", lefts[0], message, severity=severity,
                             witness=witness_of((lefts[0], rights[0])),
-                            features=tuple(g.id for g in lefts + rights), combinations=combos)
+                            features=tuple(g.id for g in lefts + rights), combinations=combos, refusal=refusal_id)
     for gates in sorted(singles, key=lambda c: [order[g.id] for g in c]):
         names = " and ".join(g.name for g in gates)
         yield place.feature("no-runner", gates[0],
-                            f"No runner can serve a config that uses {names}: {reasons([[g] for g in gates])}",
+                            f"No runner can serve a config that uses {names}: {reasons([[g] for g in gates])}{note}",
                             severity=severity, witness=witness_of(gates), features=tuple(g.id for g in gates),
-                            combinations=(tuple(g.id for g in gates),))
+                            combinations=(tuple(g.id for g in gates),), refusal=refusal_id)
+
+
+def _stopped(stopped, place, budget) -> Iterator[Finding]:
     for combo, error in stopped:
         names = " and ".join(g.name for g in combo)
         yield place.feature("inconclusive", combo[0],

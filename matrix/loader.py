@@ -18,7 +18,7 @@ from packaging.version import InvalidVersion, Version
 from . import _access, _messages
 from .errors import ConfigError, LoadError, Problem, excerpt
 from .predicates import Predicate
-from .schema import (CLASS_SPEC, FIELD_TYPES, NOTHING, STATUSES, Deprecation, Feature, Field, Matrix, Runner,
+from .schema import (CLASS_SPEC, FIELD_TYPES, NOTHING, STATUSES, Deprecation, Feature, Field, Matrix, Refusal, Runner,
                      Schema, Statement)
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -36,7 +36,7 @@ MAX_FEATURES = 10_000
 
 _ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
 _PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
-_TOP_KEYS = ("matrix", "config", "features")
+_TOP_KEYS = ("matrix", "config", "features", "refusals")
 
 _NUMERIC = frozenset({"int", "float"})
 
@@ -173,6 +173,7 @@ class _Builder:
             folder = os.fspath(runners)
             runner_list = self.runner_folder(source, os.path.join(base, folder), folder)
         features = self.features(source, document.get("features", {}), schema, runner_list)
+        refusals = self.refusals(source, document.get("refusals", {}), document.get("features", {}))
         if self.problems:
             raise LoadError(name, self.problems)
         assert header is not None and runner_list is not None
@@ -186,6 +187,7 @@ class _Builder:
             path=name,
             text=text,
             config_class=header.config_class,
+            refusals=tuple(refusals),
         )
 
     def parse(self, source: _Source) -> dict:
@@ -306,6 +308,44 @@ class _Builder:
             default = None
         return Field(path, kind, nullable=spec.nullable, default=default, choices=choices,
                      min=spec.min, max=spec.max, doc=spec.doc, fact=spec.fact)
+
+    # --- [refusals] ---
+
+    def refusals(self, source: _Source, raw: object, features: object) -> List[Refusal]:
+        if not isinstance(raw, dict):
+            self.problem(source, ("refusals",), self.shapes.expected("a table", raw).args[0])
+            return []
+        known = list(features) if isinstance(features, dict) else []
+        out = []
+        for id, value in raw.items():
+            where = ("refusals", id)
+            if not _ID.match(id):
+                self.problem(source, where, _messages.bad_feature_id(id))
+                continue
+            if not isinstance(value, dict):
+                self.problem(source, where, self.shapes.expected("a table", value).args[0])
+                continue
+            spec, bad = self.shaped(source, value, self.shapes.RefusalSpec, where)
+            if spec is None:
+                continue
+            lists = []
+            ok = bool(spec.together)
+            if not spec.together:
+                self.problem(source, where + ("together",), _messages.refusal_shape())
+            for index, part in enumerate(spec.together):
+                if not isinstance(part, list) or not part or not all(isinstance(g, str) for g in part):
+                    self.problem(source, where + ("together", index), _messages.refusal_shape())
+                    ok = False
+                    continue
+                for position, gate in enumerate(part):
+                    if gate not in known:
+                        self.problem(source, where + ("together", index, position),
+                                     _messages.unknown_choice("gate", gate, known))
+                        ok = False
+                lists.append(tuple(part))
+            if ok:
+                out.append(Refusal(id, spec.reason, tuple(lists), spec.links))
+        return out
 
     # --- runners ---------------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ __all__ = [
     "Statement",
     "Deprecation",
     "Feature",
+    "Refusal",
     "Matrix",
 ]
 
@@ -154,6 +155,23 @@ class Deprecation:
         return self.remove_in is not None and version >= self.remove_in
 
 
+@attrs.frozen
+class Refusal:
+    """Combinations no runner is meant to serve, acknowledged: any gate of each list of
+    ``together``, active at once (``[refusals.<id>]`` in features.toml)."""
+
+    id: str
+    reason: str
+    together: Tuple[Tuple[str, ...], ...]
+    links: Tuple[str, ...] = ()
+
+    def covers(self, gates) -> bool:
+        """Whether the set of gate ids *gates* is one of these combinations: each gate is in a
+        list, and each list has a gate."""
+        members = set().union(*self.together)
+        return all(g in members for g in gates) and all(any(g in part for g in gates) for part in self.together)
+
+
 _NEVER = Statement("no")
 
 
@@ -210,6 +228,8 @@ class Matrix:
     #: ``"MODULE:CLASS"``: the host's config class the ``[config]`` schema describes
     #: (``[matrix] config_class``), which ``matrix check`` compares the schema with.
     config_class: Optional[str] = None
+    #: Combinations no runner is meant to serve (``[refusals]``): `matrix check` acknowledges them.
+    refusals: Tuple[Refusal, ...] = ()
     _runner_index: Dict[str, Runner] = attrs.field(init=False, repr=False)
     _feature_index: Dict[str, Feature] = attrs.field(init=False, repr=False)
     _caches: dict = attrs.field(init=False, repr=False, factory=dict)

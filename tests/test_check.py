@@ -84,7 +84,8 @@ def test_the_default_matrix_has_no_errors_and_lists_its_no_runner_combinations()
         "with hybrid models, dual batch overlap with PIECEWISE CUDA graphs, dual batch overlap with encoder only "
         "models, elastic expert parallelism, custom logits processors, mamba cache mode 'all', missing Triton] "
         "(48 combinations): Model Runner V2 does not support the second list; Model Runner V1 does not support "
-        "the first list"
+        "the first list (acknowledged: a feature only Model Runner V1 serves cannot be combined with one only "
+        "Model Runner V2 serves: vLLM raises the V1 error)"
     )
     assert second.witness == {"compilation_config": {"mode": "STOCK_TORCH_COMPILE"}, "speculative_config": {"method": "dspark"}}
     # Every pair of a product is refused: each one, resolved.
@@ -97,7 +98,7 @@ def test_the_default_matrix_has_no_errors_and_lists_its_no_runner_combinations()
             assert set(pair) <= {f.id for f in info.value.resolution.active}, pair
     for finding in report.findings:
         _shows(m, finding)
-    assert check(m, strict=True).failed is True
+    assert check(m, strict=True).failed is False  # its refusals are declared: see below
 
 
 def test_the_default_matrix_at_0_32_0_has_an_overdue_removal():
@@ -130,7 +131,7 @@ def test_json_format_and_exit_codes(monkeypatch):
         "message": "impossible range can never be active: no config satisfies x > 4 and x < 2",
         "feature": "impossible", "runner": None, "path": "$.features.impossible",
         "file": "never-active.toml", "line": 11, "column": 1, "witness": None, "features": [],
-        "combinations": [], "config_path": None, "member": None,
+        "combinations": [], "refusal": None, "config_path": None, "member": None,
     }
     assert call("check", "--matrix", "no-runner.toml")[0] == 0
     assert call("check", "--matrix", "no-runner.toml", "--strict")[0] == 1
@@ -423,3 +424,33 @@ def test_github_commands_escape_what_would_end_them():
 
     report = Report((Finding("no-yes", "warning", "100% of A:B,\nnext", file="a,b:c.toml", line=2, column=3),))
     assert github(report) == "::warning file=a%2Cb%3Ac.toml,line=2,col=3,title=matrix no-yes::100%25 of A:B,%0Anext\n"
+
+
+def test_strict_passes_on_the_default_matrix_with_its_refusals_and_fails_on_one_more_gate(tmp_path):
+    import shutil
+
+    report = check(matrix.default(), strict=True)
+    assert not report.failed
+    assert {f.refusal for f in report.findings} == {"v1_only_with_v2_only"}
+    assert report.summary() == "passed: 0 errors, 0 warnings, 2 notes (strict: every finding fails but acknowledged refusals)"
+    assert all(f.message.endswith("(acknowledged: a feature only Model Runner V1 serves cannot be combined with one "
+                                  "only Model Runner V2 serves: vLLM raises the V1 error)") for f in report.findings)
+    root = pathlib.Path(__file__).parent.parent
+    shutil.copytree(root / "runners", tmp_path / "runners")
+    text = (root / "features.toml").read_text()
+    extra = ('\n[features.new_v2_gap]\nname = "a new V2 gap"\nwhen = "model_config.is_hybrid and lora_config is not None"\n'
+             'support = { v1 = "yes", v2 = "no" }\n')
+    (tmp_path / "features.toml").write_text(text + extra)
+    report = check(matrix.load(tmp_path / "features.toml"), strict=True)
+    assert report.failed
+    new = [f for f in report.findings if f.refusal is None]
+    assert [(f.code, f.severity, f.features[-8:]) for f in new][0][:2] == ("no-runner", "error")
+    assert all("new_v2_gap" in f.features for f in new)
+
+
+def test_a_refusal_is_checked_when_loaded():
+    text = (DATA / "refusal-unused.toml").read_text().replace('together = [["a"], ["c"]]', 'together = [["a"], ["cc"]]')
+    with pytest.raises(matrix.LoadError) as info:
+        matrix.loads(text, runners=DATA / "runners")
+    assert [(p.path, p.message) for p in info.value.problems] == [
+        ("$.refusals.stale.together[1][0]", "Unknown gate 'cc', did you mean 'c' (expected 'a', 'b', 'c')")]
