@@ -364,15 +364,20 @@ def _fingerprints(matrix: Matrix, v: Version, live: List[Feature], space: Space,
 
     compiled = plan(matrix, v)
     index = {f.id: i for i, f in enumerate(compiled.features)}
+    ids = [f.id for f in compiled.features]
     prints = dict.fromkeys((g.id for g in live), 0)
     for number, sample in enumerate([*space.samples(256), *seen]):
         try:
             mask, _ = compiled.evaluate(space.witness(sample))
         except Exception:
             mask = sum(1 << index[g.id] for g in live if space.truth(g.when._node, sample) is True)
-        for gate in live:
-            if mask >> index[gate.id] & 1:
-                prints[gate.id] |= 1 << number
+        bit = 1 << number
+        while mask:  # only the gates active on this sample: most are not
+            low = mask & -mask
+            gate = ids[low.bit_length() - 1]
+            if gate in prints:
+                prints[gate] |= bit
+            mask ^= low
     return prints
 
 
@@ -386,6 +391,7 @@ def _pairs(matrix, v, live, space, solve, place, budget, seen) -> Iterator[Findi
     support = {g.id: _support(g, matrix, v) for g in live}
     serving = {g.id: {r.id for r, s in zip(matrix.runners, support[g.id]) if s in ("yes", "partial")} for g in live}
     refusing = {g.id: {r.id for r, s in zip(matrix.runners, support[g.id]) if s in BLOCKING} for g in live}
+    all_nodes = [g.when._node for g in live]
     for i, a in enumerate(live):
         for b in live[i + 1:]:
             same_support = support[a.id] == support[b.id]
@@ -404,8 +410,8 @@ def _pairs(matrix, v, live, space, solve, place, budget, seen) -> Iterator[Findi
                     runners = [r.name for r in matrix.runners if r.id in both]
                     if not runners or solve(true=[narrow.when._node], false=[broad.when._node]) is not None:
                         continue
-                    others = [g.when._node for g in live if g is not narrow and g is not broad]
-                    witness = space.witness(solve(true=[narrow.when._node]), avoid=others)
+                    # Every other gate as few as may be: narrow and broad hold anyway.
+                    witness = space.witness(solve(true=[narrow.when._node]), avoid=all_nodes)
                     yield place.feature(
                         "implied-contradiction", narrow,
                         f"{narrow.name} implies {broad.name}, yet {', '.join(runners)} supports {narrow.name} "
