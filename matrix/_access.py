@@ -5,8 +5,9 @@ A config is whatever the host has: dicts, dataclasses, attrs or pydantic models,
 from a mapping takes the schema's default, but an attribute missing from an object is a
 `ConfigError` (a renamed or misspelt field must not read as its default), except for facts
 (``fact = true``), which the host may pass separately in ``facts`` (flat dotted keys) and which
-take their default when absent. A mapping key with a dot in it is a `ConfigError`: configs are
-nested, and a flat ``{"job.os": …}`` would otherwise be silently ignored. A value the schema
+take their default when absent. Where a mapping lacks a key that is read, a key with a dot in
+it beside it is a `ConfigError`: configs are nested, and a flat ``{"job.os": …}`` must not
+leave ``job.os`` silently at its default. A value the schema
 does not allow is a `ConfigError`. Values are checked, never coerced (an enum member reads as
 its value for ``str`` enums and as its name otherwise, which is how vLLM spells its modes in
 configs and docs).
@@ -53,12 +54,16 @@ def read(config: object, path: str, schema: Optional[Schema],
         if field is not None and field.fact and facts is not None and prefix in facts:
             value = facts[prefix]
         else:
-            if fields and isinstance(current, Mapping):
-                dotted_key(current, parent, fields)
             value = child(current, part, prefix)
         last = index == len(parts) - 1
         if value is MISSING:
-            if field is not None and not field.fact and not isinstance(current, Mapping):
+            if isinstance(current, Mapping):
+                # A flat {"a.b": …} may be meant for what is missing here: refused, not ignored.
+                # (Where every key read is present it cannot change the answer; the compiled
+                # fast path scans on a miss too.)
+                if fields:
+                    dotted_key(current, parent, fields)
+            elif field is not None and not field.fact:
                 raise ConfigError(_messages.missing_attribute(
                     type(current).__name__, part, attribute_names(current)), path=prefix)
             if field is not None and field.has_default:

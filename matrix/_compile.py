@@ -365,14 +365,11 @@ class _Generator:
             lines.append(f"{indent}else:")
             inner = indent + "    "
         if flavour == "dict":
-            lines.append(f"{inner}{target} = {self.access(holder, name, field, flavour)}")
+            self.plain_access(target, holder, name, field, flavour, lines, inner)
             return
-        if field.has_default:
-            default = self.literal(field.default)
-        elif field.type == "section" and not field.nullable:
-            default = "_NoAttributes"
-        else:
-            default = None
+        default = self.default(field)
+        if default is not None and field.type == "section":
+            default = "_NoAttributes"  # an object has no keys: its facts take their defaults
         lines.append(f"{inner}{target} = getattr({holder}, {name!r}, _MISS)")
         if default is None:  # the general reader says what is missing
             lines.append(f"{inner}if {target} is _MISS: raise _Slow")

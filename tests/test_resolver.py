@@ -535,7 +535,11 @@ def test_undeclared_keys_are_ignored_unless_strict():
     assert JOB.resolve(_Host(_Job(gpus=2)), strict=True).runner == "gpu"
 
 
-@given(st.dictionaries(st.text(), st.integers()), st.text(), st.text(), st.data())
+_DECLARED_NAMES = {"job", "host", "derived", "gpus", "os", "extra", "debug", "cuda", "big"}
+
+
+@given(st.dictionaries(st.text().filter(lambda k: k not in _DECLARED_NAMES), st.integers()), st.text(), st.text(),
+       st.data())
 def test_any_dotted_key_at_a_declared_level_is_refused(keys, head, tail, data):
     keys[f"{head}.{tail}"] = 1
     where = data.draw(st.sampled_from(["top", "job"]))
@@ -564,3 +568,21 @@ def test_facts_give_the_same_answer_as_the_same_values_in_a_dict(config, cuda, b
     facts = {"host.has_cuda": cuda, "derived.big": big}
     assert _outcome(JOB, config, facts=facts) == expected
     assert _outcome(JOB, as_object(config, JOB.schema), facts=facts) == expected
+
+
+def test_a_dotted_key_is_refused_wherever_a_read_key_is_absent_by_every_reader():
+    from types import SimpleNamespace
+
+    # A fact too: platform.logits_processor_plugins is absent beside a dotted key.
+    config = {"platform": {"has_triton": True, "logits_processor_plugins.enabled": True}}
+    with pytest.raises(ConfigError) as info:
+        DEFAULT.resolve(config)
+    assert info.value.path == "platform.logits_processor_plugins.enabled"
+    # `job` as an object sends the whole config to the general reader; as a dict, the fast path.
+    for job in ({"gpus": 1, "os": "linux", "extra": None}, SimpleNamespace(gpus=1, os="linux", extra=None)):
+        complete = {"job": job, "host": {"cuda": True}, "derived": {"big": False}, "a.b": 1}
+        assert [f.id for f in JOB.resolve(complete).active] == ["gpu"]  # nothing read is absent
+        partial = {"job": job, "host.cuda": False}
+        with pytest.raises(ConfigError) as info:
+            JOB.resolve(partial)
+        assert info.value.reason.startswith("Key 'host.cuda' has a dot in it")
