@@ -600,8 +600,4 @@ def class_bound(path: str, member: str, bound: str, mine: object, theirs: object
 def class_default(path: str, member: str, mine: object, theirs: object, *, declared: bool = True) -> str:
     if not declared:
         return f"{member} defaults to {short_repr(theirs)}, but [config] {path!r} gives no default"
-    return f"[config] {path!r} defaults to {short_repr(_plain(mine))}, but {member} defaults to {short_repr(theirs)}"
-
-
-def _plain(value: object) -> object:
-    return str(value) if type(value).__name__ == "Version" else list(value) if isinstance(value, tuple) else value
+    return f"[config] {path!r} defaults to {short_repr(mine)}, but {member} defaults to {short_repr(theirs)}"

@@ -19,6 +19,7 @@ import sys
 from typing import Iterable, List, Optional, Sequence, Tuple, Union
 
 import attrs
+from packaging.version import Version
 
 from . import _introspect, _messages
 from ._introspect import Member
@@ -277,15 +278,17 @@ def _field_drift(field: Field, member: Member) -> Iterable[Drift]:
         if not field.has_default:
             yield Drift("class-default", path, where, _messages.class_default(
                 path, where, None, member.default, declared=False))
-        elif mine != theirs or type(mine) is not type(theirs) and not _same_number(mine, theirs):
+        elif mine != theirs or (type(mine) is not type(theirs) and not _same_number(mine, theirs)):
+            shown = list(mine) if isinstance(mine, tuple) else mine
             yield Drift("class-default", path, where, _messages.class_default(
-                path, where, field.default, member.default))
+                path, where, shown, member.default))
 
 
 def _comparable(value: object) -> object:
+    """A default as the class and the schema would both write it: lists as tuples, versions as text."""
     if isinstance(value, (list, tuple)):
         return tuple(value)
-    if value is not None and type(value).__name__ == "Version":
+    if isinstance(value, Version):
         return str(value)
     return value
 
