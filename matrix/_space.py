@@ -402,9 +402,8 @@ def _representatives(field: Optional[Field], constants: List[object],
 def _numbers(kind: str, constants: List[object], low, high, k: int) -> Tuple[List[object], bool]:
     """The constants an *kind* field can hold, and *k* values inside every gap, within bounds."""
     exact = True
-    bounds = [b for b in (low, high) if isinstance(b, (int, float)) and math.isfinite(b)]
-    cuts = sorted({_exact(c) for c in list(constants) + bounds if not (isinstance(c, float) and math.isnan(c))})
-    cuts = [c for c in cuts if math.isfinite(c)]
+    bounds = [b for b in (low, high) if isinstance(b, (int, float)) and _finite(b)]
+    cuts = sorted({_exact(c) for c in list(constants) + bounds if _finite(c)})
     values: List[object] = []
     for c in cuts:
         if kind == "float" or c == int(c):
@@ -427,6 +426,11 @@ def _numbers(kind: str, constants: List[object], low, high, k: int) -> Tuple[Lis
     hi = high if isinstance(high, (int, float)) else None
     kept = _unique([v for v in values if (lo is None or v >= lo) and (hi is None or v <= hi)])
     return sorted(kept, key=_exact), exact
+
+
+def _finite(value) -> bool:
+    """Not NaN nor an infinity (an int of any size is finite: no float conversion here)."""
+    return not isinstance(value, float) or math.isfinite(value)
 
 
 def _exact(value):
@@ -462,7 +466,10 @@ def _step(kind: str, value, up: bool, limit):
     fits = (lambda v: limit is None or v < limit) if up else (lambda v: True)
     if kind == "int":
         return whole if fits(whole) else None
-    near = float(value)
+    try:
+        near = float(value)
+    except OverflowError:  # an int past the largest float: the infinity on its side
+        near = math.inf if value > 0 else -math.inf
     if (near <= value) if up else (near >= value):
         near = math.nextafter(near, math.inf if up else -math.inf)
     for candidate in (near, whole):

@@ -326,6 +326,10 @@ def _one_gate(config, when):
         ('"x" = { type = "float", default = 0.0 }', "x < 1e16", {"x": 9999999999999998.0}),
         ('"x" = { type = "int", default = 0 }', "x < 1e16", {"x": 9999999999999999}),
         ('"x" = { type = "float", default = 0.0 }', "x > 1.7976931348623157e308", {"x": math.inf}),
+        # Integers past the largest float are compared exactly, never converted.
+        ('"x" = { type = "int", default = 0 }', f"x < {10 ** 400}", {"x": 10 ** 400 - 1}),
+        ('"x" = { type = "float", default = 0.0 }', f"x > {10 ** 400}", {"x": math.inf}),
+        ('"x" = { type = "float", default = 0.0 }', f"x == {10 ** 400}", {"x": 10 ** 400}),
         ('"x" = { type = "int", default = 0 }\n"y" = { type = "int", default = 0 }', "x < y", {"x": 0, "y": 1}),
         ('"s" = { type = "str", default = "" }\n"t" = { type = "str", default = "" }', "s != t",
          {"s": "other", "t": "other_"}),
