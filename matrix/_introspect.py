@@ -308,7 +308,7 @@ def _map(annotation) -> tuple:
         return first[0], nullable, first[2], first[3], others, why
     if origin is typing.Literal:
         return _literal(typing.get_args(annotation))
-    if annotation in _SCALARS:
+    if isinstance(annotation, type) and annotation in _SCALARS:  # an annotation need not be hashable
         return _SCALARS[annotation], False, None, None, (), None
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
         choices = tuple(m.value if isinstance(m, str) else m.name for m in annotation)

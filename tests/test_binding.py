@@ -434,3 +434,22 @@ def test_pep_604_unions_are_nullable_too():
         '"inner.size" = { type = "int", nullable = true }',
         '"label" = { type = "str", nullable = true, default = "x" }',
     ]
+
+
+def test_odd_annotations_are_said_not_mapped_never_a_traceback():
+    import dataclasses
+    from typing import Callable
+
+    @dataclasses.dataclass
+    class Odd:
+        listed: [1, 2] = None  # an annotation need not be hashable
+        call: Callable[[int], int] = None
+        broken: int = dataclasses.field(default_factory=lambda: 1 / 0)
+
+    assert derive(Odd).splitlines()[2:] == [
+        '# "listed" is not mapped: [1, 2] has no [config] type (bool, int, float, str, version, list[str], '
+        'list[int], or a nested config class)',
+        '# "call" is not mapped: Callable[[int], int] has no [config] type (bool, int, float, str, version, '
+        'list[str], list[int], or a nested config class)',
+        '"broken" = { type = "int" }',
+    ]
