@@ -410,8 +410,8 @@ def name_taken(name: str, other: str) -> str:
     return f"Display name {name!r} is already used by feature {other!r}"
 
 
-def bad_feature_id(feature: str) -> str:
-    return f"Feature id {feature!r} must be letters, digits, '_', '.' or '-'"
+def bad_feature_id(feature: str, what: str = "Feature") -> str:
+    return f"{what} id {feature!r} must be letters, digits, '_', '.' or '-'"
 
 
 def not_after(later: str, later_value: object, earlier: str, earlier_value: object) -> str:

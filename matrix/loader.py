@@ -320,7 +320,7 @@ class _Builder:
         for id, value in raw.items():
             where = ("refusals", id)
             if not _ID.match(id):
-                self.problem(source, where, _messages.bad_feature_id(id))
+                self.problem(source, where, _messages.bad_feature_id(id, "Refusal"))
                 continue
             if not isinstance(value, dict):
                 self.problem(source, where, self.shapes.expected("a table", value).args[0])

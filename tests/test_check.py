@@ -458,3 +458,10 @@ def test_a_refusal_is_checked_when_loaded():
         matrix.loads(text, runners=DATA / "runners")
     assert [(p.path, p.message) for p in info.value.problems] == [
         ("$.refusals.stale.together[1][0]", "Unknown gate 'cc', did you mean 'c' (expected 'a', 'b', 'c')")]
+
+
+def test_a_malformed_refusal_id_is_named_as_such():
+    text = (DATA / "refusal-unused.toml").read_text().replace("[refusals.stale]", '[refusals."bad id!"]')
+    with pytest.raises(matrix.LoadError) as info:
+        matrix.loads(text, runners=DATA / "runners")
+    assert [p.message for p in info.value.problems] == ["Refusal id 'bad id!' must be letters, digits, '_', '.' or '-'"]
