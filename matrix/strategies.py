@@ -40,6 +40,15 @@ def _constants(matrix: Matrix) -> Dict[str, List[object]]:
     return compared_constants(f.when._node for f in matrix.features)
 
 
+# Strings are drawn from this alphabet, not with `st.text()`: hypothesis builds its Unicode
+# tables on the first `st.text()` of a process whose storage folder is new (seconds, on a fresh
+# machine or CI runner), which failed the health check of a user's first run. The alphabet
+# keeps what breaks string handling: quotes, backslash, whitespace and line breaks, NUL,
+# accented and combining letters, CJK, an emoji, a right-to-left letter.
+_ALPHABET = ("ab" "AZ" "09" "_-. " "'\"\\" "\n\t\r\x00" "é" "e\u0301" "ß" "Ω" "中" "\U0001f642" "\u05d0")
+_TEXT = st.lists(st.sampled_from(_ALPHABET), max_size=8).map("".join)
+
+
 def values(field: Field, constants: Sequence[object] = ()) -> st.SearchStrategy:
     """Values *field* allows (never None), shrinking toward its default and the constants the
     predicates compare it with."""
@@ -68,14 +77,14 @@ def values(field: Field, constants: Sequence[object] = ()) -> st.SearchStrategy:
         base = st.sampled_from(sorted(set(near))) | wide if near else wide
     elif kind == "str":
         strings = [c for c in constants if isinstance(c, str)]
-        base = st.sampled_from(strings) | st.text(max_size=8) if strings else st.text(max_size=8)
+        base = st.sampled_from(strings) | _TEXT if strings else _TEXT
     elif kind == "version":
         known = [c for c in constants if isinstance(c, str)]
         drawn = st.builds(lambda a, b, c: f"{a}.{b}.{c}", st.integers(0, 3), st.integers(0, 40), st.integers(0, 5))
         base = st.sampled_from(known) | drawn if known else drawn
     else:  # list[str], list[int]
         item_constants = [c for c in constants if isinstance(c, (str if kind == "list[str]" else int))]
-        items = st.text(max_size=8) if kind == "list[str]" else st.integers()
+        items = _TEXT if kind == "list[str]" else st.integers()
         if item_constants:
             items = st.sampled_from(item_constants) | items
         base = st.lists(items, max_size=3)
@@ -131,97 +140,143 @@ def configs(matrix: Matrix, *, version: Optional[object] = None, active: Optiona
                 where = "is not in force at " + str(v) if gate in known else "is not a gate of this matrix"
                 raise InvalidArgument(f"{name}: {gate!r} {where}")
         wanted[name] = [gates[i] for i in ids]
-    space = Space(matrix.schema, [f.when._node for f in gates.values()], budget=20_000)
+    space = Space(matrix.schema, [f.when._node for f in gates.values()])
     must = [f.when._node for f in wanted["active"]]
     must_not = [f.when._node for f in wanted["inactive"]]
+    base: Dict[str, object] = {}
     if must or must_not:
+        both = (f"{', '.join(repr(f.id) for f in wanted['active']) or 'nothing'} active and "
+                f"{', '.join(repr(f.id) for f in wanted['inactive']) or 'nothing'} inactive")
         try:
-            solvable = space.solve(true=must, false=must_not)
+            solved = space.solve(true=must, false=must_not)
         except Inconclusive:
-            solvable = {}
-        if solvable is None:
-            raise InvalidArgument(
-                f"No config makes {', '.join(repr(f.id) for f in wanted['active']) or 'nothing'} active "
-                f"and {', '.join(repr(f.id) for f in wanted['inactive']) or 'nothing'} inactive together")
-    constants = _constants(matrix)
-    children: Dict[str, List[Field]] = {}
-    for field in matrix.schema:
-        parent = field.path.rpartition(".")[0]
-        children.setdefault(parent, []).append(field)
-    order = list(gates.values())
-
-    def section(prefix: str, fixed: Dict[str, object]) -> st.SearchStrategy:
-        required = {}
-        optional = {}
-        for field in children.get(prefix, []):
-            name = field.path.rpartition(".")[2]
-            pinned = fixed.get(field.path, _FREE)
-            if field.type == "section":
-                inner = section(field.path, fixed)
-                if pinned is None:
-                    strategy = st.none()
-                elif pinned is not _FREE or not field.nullable:
-                    strategy = inner
-                else:
-                    strategy = st.none() | inner
-            elif pinned is not _FREE:
-                strategy = st.just(_plain(pinned))
-            else:
-                strategy = values(field, constants.get(field.path, ()))
-                if field.nullable:
-                    strategy = st.none() | strategy
-            free = pinned is _FREE and not _pins_below(field.path, fixed)
-            if free and (field.has_default or (field.type == "section" and not field.nullable)):
-                optional[name] = strategy
-            else:
-                required[name] = strategy
-        return st.fixed_dictionaries(required, optional=optional)
-
-    @st.composite
-    def steered(draw) -> dict:
-        steered = draw(st.integers(0, 7)) > 0  # 0: random values only; shrinks toward it
-        # The gates to steer toward, and the order values are tried in, come from one seed:
-        # hypothesis's own draws favour the first of many choices, a seeded RNG does not.
-        rng = random.Random(draw(st.integers(0, 2 ** 32 - 1)))
-        picks = rng.sample(order, min(len(order), rng.randint(2, 8))) if steered else []
-        if picks:
-            # The first pick, which is always made active, comes straight from hypothesis:
-            # seeds repeat more often than small integers do.
-            first = order[draw(st.integers(0, len(order) - 1))]
-            picks = [first] + [p for p in picks if p is not first]
-        true, false = list(must), list(must_not)
-        if picks and draw(st.integers(0, 3)) == 3:
-            # A near miss: every condition of the first gate but one holds, so a check that
-            # ignores that one condition (a forgotten fact, a missing `and`) is caught.
-            node = picks[0].when._node
-            if isinstance(node, And):
-                index = rng.randrange(len(node.operands))
-                near = [o for i, o in enumerate(node.operands) if i != index]
-                try:
-                    if space.solve(true=true + near, false=false + [node.operands[index]]) is not None:
-                        true.extend(near)
-                        false.append(node.operands[index])
-                        picks = picks[1:]
-                except Inconclusive:
-                    pass
-        fixed: Dict[str, object] = {}
-        if true or false or picks:
-            for gate in picks:
-                try:
-                    if space.solve(true=true + [gate.when._node], false=false) is not None:
-                        true.append(gate.when._node)
-                except Inconclusive:
-                    pass
-            try:
-                fixed = space.solve(true=true, false=false, rng=rng) or {}
-            except Inconclusive:
-                fixed = {}
-        return draw(section("", fixed))
-
-    strategy = steered()
+            raise InvalidArgument(f"Could not find a config that makes {both} together: "
+                                  f"the search gave up after {space.budget:,} steps") from None
+        if solved is None:
+            raise InvalidArgument(f"No config makes {both} together")
+        base = solved
+    plan = _Plan(matrix, space, must, must_not, base, order=list(gates.values()))
+    strategy = _steered(plan)
     if as_objects:
         return strategy.map(functools.partial(as_object, schema=matrix.schema))
     return strategy
+
+
+# A steering question's search is cut short after this many steps and the gate is skipped
+# (deterministically: the same draws give the same config). A full budget on a question with
+# no answer cost up to a second on the default matrix; this keeps every draw to milliseconds.
+_STEER_BUDGET = 2_000
+
+
+class _Plan:
+    """What `configs` draws with, built once per call: the space of the gates in force, the
+    value strategy of every field (built once, not per example), and a memo of the steering
+    questions already answered (whether some gates can be active together: the same questions
+    recur from example to example)."""
+
+    def __init__(self, matrix: Matrix, space, must: list, must_not: list, base: Dict[str, object],
+                 order: list) -> None:
+        self.space = space
+        self.must = must
+        self.must_not = must_not
+        self.base = base  # a config that meets *must* and *must_not*: the fallback of every draw
+        self.order = order
+        self.children: Dict[str, List[Field]] = {}
+        for field in matrix.schema:
+            self.children.setdefault(field.path.rpartition(".")[0], []).append(field)
+        constants = _constants(matrix)
+        self.strategies: Dict[str, st.SearchStrategy] = {}
+        for field in matrix.schema:
+            if field.type == "section":
+                continue
+            strategy = values(field, constants.get(field.path, ()))
+            self.strategies[field.path] = st.none() | strategy if field.nullable else strategy
+        self.memo: Dict[tuple, bool] = {}
+
+    def possible(self, true: list, false: list) -> bool:
+        """Whether some config makes every *true* node hold and no *false* one (False when the
+        search is cut short)."""
+        from ._space import Inconclusive
+
+        key = (frozenset(map(id, true)), frozenset(map(id, false)))
+        known = self.memo.get(key)
+        if known is None:
+            self.space.budget = _STEER_BUDGET
+            try:
+                known = self.space.solve(true=true, false=false) is not None
+            except Inconclusive:
+                known = False
+            self.memo[key] = known
+        return known
+
+    def solve(self, true: list, false: list, rng: random.Random) -> Dict[str, object]:
+        """Values that make *true* hold and *false* not, tried in *rng*'s order; when that
+        search is cut short, values that meet at least the gates the caller pinned."""
+        from ._space import Inconclusive
+
+        self.space.budget = _STEER_BUDGET
+        try:
+            found = self.space.solve(true=true, false=false, rng=rng)
+        except Inconclusive:
+            found = None
+        return self.base if found is None else found
+
+    def section(self, draw, prefix: str, fixed: Dict[str, object]) -> dict:
+        """The fields under *prefix*, drawn one by one: a field with a default (or a section
+        that cannot be None) is left out when a coin says so, so defaults are exercised and
+        everything shrinks toward the empty config; pinned fields take their solved value."""
+        out = {}
+        for field in self.children.get(prefix, []):
+            pinned = fixed.get(field.path, _FREE)
+            free = pinned is _FREE and not _pins_below(field.path, fixed)
+            if free and (field.has_default or (field.type == "section" and not field.nullable)):
+                if not draw(st.booleans()):
+                    continue
+            name = field.path.rpartition(".")[2]
+            if field.type == "section":
+                if pinned is None or (pinned is _FREE and field.nullable and not draw(st.booleans())):
+                    out[name] = None
+                else:
+                    out[name] = self.section(draw, field.path, fixed)
+            elif pinned is not _FREE:
+                out[name] = _plain(pinned)
+            else:
+                out[name] = draw(self.strategies[field.path])
+        return out
+
+
+@st.composite
+def _steered(draw, plan: _Plan) -> dict:
+    order = plan.order
+    steered = draw(st.integers(0, 7)) > 0  # 0: random values only; shrinks toward it
+    # The gates to steer toward, and the order values are tried in, come from one seed:
+    # hypothesis's own draws favour the first of many choices, a seeded RNG does not.
+    rng = random.Random(draw(st.integers(0, 2 ** 32 - 1)))
+    picks = rng.sample(order, min(len(order), rng.randint(2, 8))) if steered else []
+    if picks:
+        # The first pick, which is always made active, comes straight from hypothesis:
+        # seeds repeat more often than small integers do.
+        first = order[draw(st.integers(0, len(order) - 1))]
+        picks = [first] + [p for p in picks if p is not first]
+    true, false = list(plan.must), list(plan.must_not)
+    if picks and draw(st.integers(0, 3)) == 3:
+        # A near miss: every condition of the first gate but one holds, so a check that
+        # ignores that one condition (a forgotten fact, a missing `and`) is caught.
+        node = picks[0].when._node
+        if isinstance(node, And):
+            index = rng.randrange(len(node.operands))
+            near = [o for i, o in enumerate(node.operands) if i != index]
+            if plan.possible(true + near, false + [node.operands[index]]):
+                true.extend(near)
+                false.append(node.operands[index])
+                picks = picks[1:]
+    fixed: Dict[str, object] = {}
+    if true or false or picks:
+        for gate in picks:
+            if plan.possible(true + [gate.when._node], false):
+                true.append(gate.when._node)
+        fixed = plan.solve(true, false, rng)
+    return plan.section(draw, "", fixed)
 
 
 _FREE = object()

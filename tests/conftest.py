@@ -2,15 +2,12 @@ import os
 import pathlib
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import settings
 
 settings.register_profile("dev", max_examples=50, deadline=None)
 # CI draws the same 500 examples per test on every run (derandomize), so a landing never
 # depends on luck; the dev profile stays random to keep finding new cases.
-settings.register_profile(
-    "ci", max_examples=500, deadline=None, derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+settings.register_profile("ci", max_examples=500, deadline=None, derandomize=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 DATA = pathlib.Path(__file__).parent / "data"

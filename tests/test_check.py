@@ -170,7 +170,7 @@ def test_every_config_without_a_runner_is_covered_by_a_reported_combination(data
 import itertools  # noqa: E402
 import math  # noqa: E402
 
-from hypothesis import HealthCheck, settings  # noqa: E402
+from hypothesis import settings  # noqa: E402
 
 from matrix._space import Space  # noqa: E402
 
@@ -243,7 +243,7 @@ def _universe(m, names):
         yield dict(zip(names, values))
 
 
-@settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@settings(deadline=None)
 @given(_small_matrices())
 def test_check_agrees_with_brute_force_over_every_config(case):
     text, names = case

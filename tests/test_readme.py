@@ -32,6 +32,26 @@ def test_the_property_test_example_runs(monkeypatch, tmp_path):
         test()
 
 
+def test_the_property_test_example_passes_20_cold_runs_in_an_empty_folder(tmp_path):
+    """A user's first run: the example in a folder of its own with a copy of the matrix, run by
+    pytest with hypothesis's default settings and health checks, each run in a new process with
+    a new, empty hypothesis storage folder (no example database, no cached Unicode tables)."""
+    import shutil
+
+    from tests.cold import run_cold
+
+    root = pathlib.Path(__file__).parent.parent
+    code = README.split("## Property-test your matrix", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    folder = tmp_path / "project"
+    folder.mkdir()
+    shutil.copy(root / "features.toml", folder / "features.toml")
+    shutil.copytree(root / "runners", folder / "runners")
+    (folder / "test_matrix.py").write_text(code)
+    results = run_cold(folder, "test_matrix.py", 20, tmp_path)
+    assert [out for code, out in results if code != 0] == []
+    assert all("2 passed" in out for _, out in results)
+
+
 def test_the_resolve_output_in_the_readme_is_real(monkeypatch, tmp_path):
     import io
 

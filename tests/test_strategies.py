@@ -1,8 +1,9 @@
+import pathlib
 from collections import Counter
 from types import SimpleNamespace
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
@@ -47,7 +48,7 @@ def test_configs_at_a_version(config):
 def test_every_gate_of_the_default_matrix_is_active_in_a_200_example_run():
     seen = Counter()
 
-    @settings(max_examples=200, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=200, derandomize=True, database=None)
     @given(configs(DEFAULT))
     def run(config):
         active = _active(DEFAULT, config)
@@ -118,3 +119,20 @@ def test_matrices_load_resolve_and_check(data):
     config = data.draw(configs(m))
     _active(m, config)
     check(m)
+
+
+@pytest.mark.parametrize("which", ["kitchen sink", "synthetic 300 gates"])
+def test_configs_pass_the_default_health_checks_from_a_cold_start(which, tmp_path, data):
+    from tests.cold import run_cold
+
+    bench = pathlib.Path(__file__).parent.parent / "benchmarks"
+    load = (f"m = matrix.load({str(data / 'valid' / 'kitchen_sink.toml')!r})" if which == "kitchen sink" else
+            f"sys.path.insert(0, {str(bench)!r})\nimport synthetic\n"
+            "text, runners, _ = synthetic.generate(300)\nm = matrix.loads(text, runners=runners)")
+    (tmp_path / "test_cold.py").write_text(
+        f"import sys\nfrom hypothesis import given\nimport matrix\nfrom matrix.strategies import configs\n{load}\n\n"
+        "@given(configs(m))\ndef test_resolve(config):\n    try:\n        m.resolve(config)\n"
+        "    except matrix.ResolutionError:\n        pass\n")
+    results = run_cold(tmp_path, "test_cold.py", 4, tmp_path)
+    assert [out for code, out in results if code != 0] == []
+    assert all("1 passed" in out for _, out in results)

@@ -1,0 +1,26 @@
+"""Run a test file as a user's first run would: a new process, an empty hypothesis storage
+folder (no example database, no cached Unicode tables), hypothesis's default settings."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import pathlib
+import subprocess
+import sys
+from typing import List, Tuple
+
+
+def run_cold(folder: pathlib.Path, test_file: str, runs: int, scratch: pathlib.Path) -> List[Tuple[int, str]]:
+    """``(exit code, the end of pytest's output)`` of each of *runs* runs, two at a time."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HYPOTHESIS")}
+
+    def run(index: int) -> Tuple[int, str]:
+        storage = scratch / f"hypothesis-{index}"
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test_file],
+            cwd=folder, env={**env, "HYPOTHESIS_STORAGE_DIRECTORY": str(storage)}, capture_output=True, text=True)
+        return done.returncode, done.stdout[-3000:]
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        return list(pool.map(run, range(runs)))
