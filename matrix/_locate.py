@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 KeyPath = Tuple[object, ...]
 
@@ -33,11 +33,17 @@ class Locations:
         self.text = text
         self.keys: Dict[KeyPath, int] = {}
         self.values: Dict[KeyPath, int] = {}
+        self.order: List[Tuple[int, KeyPath]] = []  # every key met, where it was met, in text order
+        # The arrays and inline tables still open where the walk ended (for a text that is not
+        # valid TOML: what its end left unclosed), innermost last, with where each opened.
+        self.unclosed: List[Tuple[KeyPath, int]] = []
         self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        walker = _Walker(self)
         try:
-            _Walker(self).document()
-        except (_Stop, IndexError):
-            pass
+            walker.document()
+        except (_Stop, IndexError, ValueError, KeyError):
+            # Where the text stops being TOML it can follow (a syntax error is located too).
+            self.unclosed = walker.open
 
     def line_column(self, offset: int) -> Tuple[int, int]:
         index = bisect.bisect_right(self._line_starts, offset) - 1
@@ -50,6 +56,19 @@ class Locations:
                 return self.line_column(self.keys[path])
             path = path[:-1]
         return None
+
+    def offset(self, line: int, column: int) -> int:
+        """The offset of 1-based *line* and *column* (clamped to the text)."""
+        line = max(1, min(line, len(self._line_starts)))
+        return min(len(self.text), self._line_starts[line - 1] + max(0, column - 1))
+
+    def at(self, offset: int) -> Tuple[KeyPath, Optional[int]]:
+        """The key being written at *offset* (the last key met at or before it: for a text that
+        stops being TOML there, the key the mistake belongs to), and where that key was met."""
+        for start, path in reversed(self.order):
+            if start <= offset:
+                return path, start
+        return (), None
 
     def in_string(self, path: KeyPath, offset: int) -> Optional[Tuple[int, int]]:
         """Line and column of character *offset* of the string value at *path*.
@@ -90,6 +109,7 @@ class _Walker:
         self.text = locations.text
         self.pos = 0
         self.array_counts: Dict[KeyPath, int] = {}
+        self.open: List[Tuple[KeyPath, int]] = []
 
     def skip(self, pattern: "re.Pattern[str]") -> None:
         self.pos = pattern.match(self.text, self.pos).end()
@@ -110,12 +130,14 @@ class _Walker:
                 table = path + (index,)
                 self.loc.keys.setdefault(path, start)
                 self.loc.keys[table] = start
+                self.loc.order.append((start, table))
                 self.pos = text.index("]]", self.pos) + 2
             elif text[start] == "[":
                 self.pos += 1
                 table = self.key_path()
                 for end in range(1, len(table) + 1):
                     self.loc.keys.setdefault(table[:end], start)
+                self.loc.order.append((start, table))
                 self.pos = text.index("]", self.pos) + 1
             else:
                 self.key_value(table)
@@ -129,6 +151,7 @@ class _Walker:
         self.pos += 1
         self.skip(_WS)
         self.loc.keys.setdefault(path, start)
+        self.loc.order.append((start, path))
         self.value(path)
 
     def key_path(self) -> KeyPath:
@@ -181,26 +204,31 @@ class _Walker:
         self.loc.values[path] = self.pos
         char = text[self.pos]
         if char == "{":
+            self.open.append((path, self.pos))
             self.pos += 1
             while True:
                 self.skip(_WS_NL)
                 if text[self.pos] == "}":
                     self.pos += 1
+                    self.open.pop()
                     return
                 self.key_value(path)
                 self.skip(_WS_NL)
                 if text[self.pos] == ",":
                     self.pos += 1
         elif char == "[":
+            self.open.append((path, self.pos))
             self.pos += 1
             index = 0
             while True:
                 self.skip(_WS_NL)
                 if text[self.pos] == "]":
                     self.pos += 1
+                    self.open.pop()
                     return
                 item = path + (index,)
                 self.loc.keys[item] = self.pos
+                self.loc.order.append((self.pos, item))
                 self.value(item)
                 index += 1
                 self.skip(_WS_NL)

@@ -292,6 +292,24 @@ def unknown_choice(what: str, value: str, known: Sequence[str], *, one_of: bool 
     return f"Unknown {what} {value!r}{did_you_mean(value, known)} ({expected})"
 
 
+# What other schema languages call the field types, so that their names (or a slip of them)
+# are answered with ours: difflib alone reads 'sting' as 'section'.
+_TYPE_NAMES = {"string": "str", "text": "str", "integer": "int", "boolean": "bool", "number": "float",
+               "double": "float", "list": "list[str]", "array": "list[str]", "table": "section",
+               "dict": "section", "object": "section", "enum": "str"}
+
+
+def unknown_type(value: str, known: Sequence[str]) -> str:
+    import difflib
+
+    names = {**{k: k for k in known}, **_TYPE_NAMES}
+    close = difflib.get_close_matches(value, list(names), n=1, cutoff=0.6) if isinstance(value, str) else []
+    hint = f", did you mean {names[close[0]]!r}" if close else ""
+    if close and names[close[0]] == "str" and close[0] == "enum":
+        hint = ", did you mean 'str' with choices = [...]"
+    return f"Unknown type {value!r}{hint} (expected one of {quoted(known)})"
+
+
 def missing_key(name: str) -> str:
     return f"Missing required key {name!r}"
 
@@ -318,6 +336,42 @@ def file_too_big(size: int, limit: int) -> str:
 
 def text_too_long(length: int, limit: int) -> str:
     return f"Text is {length} characters long, more than the limit of {limit}"
+
+
+# TOML syntax errors that tomllib words without naming the key.
+
+def toml_unterminated_string(*, at_end: bool = False) -> str:
+    if at_end:
+        return "Unterminated string: the file ends before its closing quote"
+    return ("Unterminated string: the line ends before its closing quote "
+            "(a string over several lines needs triple quotes)")
+
+
+def toml_set_twice(key: str, first_line: int) -> str:
+    return f"Key {key!r} is set twice (first at line {first_line})"
+
+
+def toml_set_below_value(key: str, parent: str, line: int) -> str:
+    return f"Cannot set {key!r}: {parent!r} is already set to a value at line {line}"
+
+
+def toml_table_twice(table: str, first_line: Optional[int]) -> str:
+    where = f" (first at line {first_line})" if first_line is not None else ""
+    return f"Table [{table}] is declared twice{where}"
+
+
+def toml_inline_closed(key: str, table: str, line: int) -> str:
+    return (f"Cannot add {key!r} to {table!r}: an inline table (line {line}) is complete as written; "
+            f"add the key inside its braces")
+
+
+def toml_unclosed(bracket: str, line: int, column: int) -> str:
+    closer = {"[": "]", "{": "}"}[bracket]
+    return f"The file ends before the {bracket!r} opened at line {line}, column {column} is closed by {closer!r}"
+
+
+def toml_ends_early() -> str:
+    return "The file ends where a value is expected"
 
 
 def nested_too_deeply() -> str:

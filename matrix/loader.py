@@ -126,7 +126,9 @@ class _Builder:
 
         self.shapes = _converter
         self.problems: List[Problem] = []
-        self.broken: set = set()
+        # What failed to load, reported once: it is known to exist for the rest of the checks.
+        self.broken: set = set()  # config paths
+        self.broken_runners: Dict[str, Optional[int]] = {}  # runner id: its priority, where readable
 
     # --- reporting -------------------------------------------------------------------------
 
@@ -195,7 +197,7 @@ class _Builder:
         try:
             return tomllib.loads(source.text)
         except tomllib.TOMLDecodeError as exc:
-            raise LoadError(source.name, [Problem(str(exc), "$", source.name)]) from None
+            raise LoadError(source.name, [_syntax_problem(source, exc)]) from None
         except RecursionError:
             raise LoadError(source.name, [Problem(_messages.nested_too_deeply(), "$", source.name)]) from None
 
@@ -254,7 +256,7 @@ class _Builder:
             return None
         ok = True
         if spec.type not in FIELD_TYPES:
-            self.problem(source, where + ("type",), _messages.unknown_choice('type', spec.type, FIELD_TYPES, one_of=True))
+            self.problem(source, where + ("type",), _messages.unknown_type(spec.type, FIELD_TYPES))
             return None
         kind = spec.type
         choices = spec.choices
@@ -392,28 +394,36 @@ class _Builder:
             try:
                 raw = tomllib.loads(source.text)
             except tomllib.TOMLDecodeError as exc:
-                self.problems.append(Problem(str(exc), "$", source.name))
+                self.problems.append(_syntax_problem(source, exc))
+                self.broken_runners[id] = None
                 return None
             except RecursionError:
                 self.problems.append(Problem(_messages.nested_too_deeply(), "$", source.name))
+                self.broken_runners[id] = None
                 return None
         spec, bad = self.shaped(source, raw, self.shapes.RunnerSpec, ())
         if spec is None:
+            priority = raw.get("priority") if isinstance(raw, dict) and "priority" not in bad else None
+            ok = isinstance(priority, int) and not isinstance(priority, bool)
+            self.broken_runners[id] = priority if ok else None
             return None
         path = source.name if source.text else None
         return Runner(id, spec.name, spec.priority, spec.description, spec.links, path)
 
     def runner_set(self, source: _Source, runners: List[Runner], sources: Dict[str, _Source],
                    empty: str) -> Optional[List[Runner]]:
+        # Runners that failed to load still hold their priority, where it could be read.
+        priorities = [(r.id, r.priority) for r in runners]
+        priorities += [(id, p) for id, p in self.broken_runners.items() if p is not None]
+        by_priority: Dict[int, str] = {}
+        for id, priority in sorted(priorities):
+            other = by_priority.setdefault(priority, id)
+            if other != id:
+                self.problem(sources.get(id, source), ("priority",), _messages.same_priority(id, priority, other))
         if not runners:
             if not self.problems:
                 self.problem(source, ("matrix", "runners"), empty)
             return None
-        by_priority: Dict[int, Runner] = {}
-        for runner in sorted(runners, key=lambda r: r.id):
-            other = by_priority.setdefault(runner.priority, runner)
-            if other is not runner:
-                self.problem(sources.get(runner.id, source), ("priority",), _messages.same_priority(runner.id, runner.priority, other.id))
         return runners
 
     # --- [features] ------------------------------------------------------------------------
@@ -471,10 +481,14 @@ class _Builder:
     def predicate(self, source: _Source, where: tuple, text: str, schema: Schema) -> Optional[Predicate]:
         predicate, errors = Predicate._checked(text, schema)
         for error in errors:
-            if error.unknown_path in self.broken:
-                continue
+            message = error.message
+            unknown = error.unknown_path
+            if unknown is not None and self.broken:
+                if any(unknown == b or unknown.startswith(b + ".") for b in self.broken):
+                    continue  # a field that failed to load: reported at its declaration
+                message = _messages.unknown_path(unknown, [*schema.fields, *sorted(self.broken)])
             at = source.locations.in_string(where, error.span[0]) if source.text else None
-            self.problem(source, where, error.message, at=at,
+            self.problem(source, where, message, at=at,
                          detail=excerpt(error.source, error.span, opened=error.opened))
         return predicate
 
@@ -483,6 +497,9 @@ class _Builder:
         cells: Dict[str, Tuple[Statement, ...]] = {}
         ok = True
         for runner, cell in raw.items():
+            if runner in self.broken_runners:
+                ok = False  # its file failed to load, and said so
+                continue
             if runner_ids is not None and runner != "default" and runner not in runner_ids:
                 self.problem(source, where + (runner,), _messages.unknown_runner(runner, runner_ids + ["default"]))
                 ok = False
@@ -561,6 +578,94 @@ class _Builder:
             self.problem(source, where + ("remove_in",), _messages.not_after('remove_in', spec.remove_in, 'since', spec.since))
             return None
         return Deprecation(since, remove_in, spec.message, spec.replacement)
+
+
+_TOML_PLACE = re.compile(r" \(at line (\d+), column (\d+)\)\Z| \(at end of document\)\Z")
+
+
+def _syntax_problem(source: _Source, exc: Exception) -> Problem:
+    """A TOML syntax error as every other problem is said: ``file:line:col: $.key: message``,
+    with the line and a caret, naming the key the mistake belongs to."""
+    text = source.text
+    message = getattr(exc, "msg", None)  # Python 3.14 keeps the parts
+    line, column = getattr(exc, "lineno", None), getattr(exc, "colno", None)
+    if message is None:
+        full = str(exc)
+        match = _TOML_PLACE.search(full)
+        message = full[: match.start()] if match else full
+        if match and match.group(1):
+            line, column = int(match.group(1)), int(match.group(2))
+    locations = source.locations
+    if line is None or column is None:
+        # The end of the document: said at what it left open, or after its last character.
+        offset = len(text.rstrip())
+        if locations.unclosed:
+            path, opened = locations.unclosed[-1]
+            wording = _messages.toml_unclosed(text[opened], *locations.line_column(opened))
+        else:
+            path = locations.at(offset)[0]
+            if message in ("Unterminated string", 'Expected "\'"'):
+                wording = _messages.toml_unterminated_string(at_end=True)
+            elif message == "Invalid value":
+                wording = _messages.toml_ends_early()
+            else:
+                wording = message[:1].upper() + message[1:]
+        line, column = locations.line_column(offset)
+        return Problem(wording, _messages.place(path), source.name, line, column, excerpt(text, (offset, offset + 1)))
+    offset = locations.offset(line, column)
+    path, start = locations.at(offset)
+    dotted = functools.partial(_dotted, path)
+    span = (offset, offset + 1)
+    if message == "Cannot overwrite a value" and start is not None:
+        for end in range(len(path), 0, -1):  # the key, or the nearest parent, set before
+            earlier = locations.keys.get(path[:end])
+            if earlier is not None and earlier < start:
+                if end == len(path):
+                    wording = _messages.toml_set_twice(str(path[-1]), locations.line_column(earlier)[0])
+                else:
+                    wording = _messages.toml_set_below_value(dotted(), dotted(end), locations.line_column(earlier)[0])
+                break
+        else:
+            wording = message
+        span = _key_span(text, start)
+    elif message.startswith("Cannot declare (") and start is not None:
+        earlier = locations.keys.get(path)
+        first = locations.line_column(earlier)[0] if earlier is not None and earlier < start else None
+        wording = _messages.toml_table_twice(dotted(), first)
+        span = _key_span(text, start)
+    elif message.startswith("Cannot mutate immutable namespace ("):
+        parent = _namespace(message)
+        opened = locations.values.get(parent) if parent else None
+        inside = path[len(parent):] if parent and path[:len(parent)] == parent else path
+        wording = (_messages.toml_inline_closed(_dotted(inside), ".".join(parent), locations.line_column(opened)[0])
+                   if parent and opened is not None else message)
+    elif message in ("Illegal character '\\n'", 'Expected "\'"') and (offset >= len(text) or text[offset] in "\r\n"):
+        wording = _messages.toml_unterminated_string()
+    else:
+        wording = message[:1].upper() + message[1:]
+    line, column = locations.line_column(span[0])
+    return Problem(wording, _messages.place(path), source.name, line, column, excerpt(text, span))
+
+
+def _dotted(path: tuple, end: Optional[int] = None) -> str:
+    return ".".join(str(p) for p in path[:end] if not isinstance(p, int))
+
+
+def _key_span(text: str, start: int) -> Tuple[int, int]:
+    """The key (or ``[table]`` header) that starts at *start*."""
+    match = re.compile(r"\[\[?[^\]\n]*\]?\]?|[^=\n]*?(?=[ \t]*=)").match(text, start)
+    return (start, match.end()) if match and match.end() > start else (start, start + 1)
+
+
+def _namespace(message: str) -> Optional[tuple]:
+    """The key path in tomllib's ``Cannot mutate immutable namespace ('a', 'b')``."""
+    import ast
+
+    try:
+        value = ast.literal_eval(message[message.index("("):])
+    except (ValueError, SyntaxError):
+        return None
+    return value if isinstance(value, tuple) and all(isinstance(p, str) for p in value) else None
 
 
 def _facts_inherited(fields: Dict[str, Field]) -> Dict[str, Field]:

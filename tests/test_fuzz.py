@@ -60,9 +60,11 @@ def test_random_matrix_shaped_documents(document):
 _MUTATIONS = st.sampled_from(["delete", "insert", "duplicate-line", "swap-lines", "replace"])
 
 
-@given(st.sampled_from(VALID_TEXTS), st.lists(st.tuples(_MUTATIONS, st.integers(0, 10**6), st.integers(0, 10**6),
-                                                       st.text(alphabet="=\"'[]{}.,#\n abcv12\\", max_size=8)), min_size=1, max_size=3))
-def test_mutated_feature_files_load_or_raise_a_load_error(text, mutations):
+_EDITS = st.lists(st.tuples(_MUTATIONS, st.integers(0, 10**6), st.integers(0, 10**6),
+                            st.text(alphabet="=\"'[]{}.,#\n abcv12\\", max_size=8)), min_size=1, max_size=3)
+
+
+def _mutate(text, mutations):
     for kind, i, j, insert in mutations:
         lines = text.split("\n")
         if kind == "delete":
@@ -82,10 +84,39 @@ def test_mutated_feature_files_load_or_raise_a_load_error(text, mutations):
         else:
             at = i % (len(text) + 1)
             text = text[:at] + insert + text[at + len(insert):]
-    result = _loads(text)
+    return text
+
+
+@given(st.sampled_from(VALID_TEXTS), _EDITS)
+def test_mutated_feature_files_load_or_raise_a_load_error(text, mutations):
+    result = _loads(_mutate(text, mutations))
     if isinstance(result, matrix.Matrix):
         matrix.check.check(result, budget=2_000)
         matrix.render.render(result, format="markdown")
+
+
+@given(st.sampled_from(VALID_TEXTS), _EDITS)
+def test_toml_syntax_errors_are_said_as_every_other_problem(text, mutations):
+    import tomllib
+
+    text = _mutate(text, mutations)
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        pass
+    else:
+        return
+    with pytest.raises(LoadError) as excinfo:
+        matrix.loads(text, runners=RUNNERS, path="fuzz.toml")
+    [problem] = excinfo.value.problems
+    assert problem.file == "fuzz.toml" and problem.line is not None and problem.column is not None
+    assert problem.path.startswith("$") and "(at line" not in problem.message and "(at end" not in problem.message
+    shown, marks = problem.detail.split("\n")
+    # The excerpt is the problem's line, with the caret under its column (long lines are windowed).
+    line = text.split("\n")[problem.line - 1].rstrip("\r")
+    if len(line) <= 100:
+        assert shown == "    " + line
+        assert marks.index("^") == 4 + problem.column - 1
 
 
 class _Raises:

@@ -93,7 +93,10 @@ def test_problems_in_runner_files_name_those_files(tmp_path):
         "TMP/features.toml: 4 problems\n"
         "  TMP/runners/a.toml:2:1: $.priority: Expected an integer, got a string 'high'\n"
         "  TMP/runners/c.toml:2:1: $.priority: Runner 'c' has the same priority 1 as 'b': automatic choice needs an order\n"
-        "  TMP/runners/d.toml: $: Illegal character '\\n' (at line 1, column 10)\n"
+        "  TMP/runners/d.toml:1:10: $.name: Unterminated string: the line ends before its closing quote "
+        "(a string over several lines needs triple quotes)\n"
+        "      name = \"D\n"
+        "               ^\n"
         "  TMP/runners/e.toml:3:1: $.prority: Unknown key 'prority', did you mean 'priority' (expected 'description', 'links', 'name', 'priority')"
     )
 
