@@ -167,7 +167,7 @@ def check(field: Field, value: object) -> object:
         return value
     if kind == "bool":
         if type(value) is not bool:
-            raise ConfigError(_messages.wrong_type("bool", value), path=path)
+            raise ConfigError(_messages.not_a_bool(value), path=path)
         return value
     if kind == "int":
         value = _enum_value(value)
@@ -181,11 +181,12 @@ def check(field: Field, value: object) -> object:
             raise ConfigError(_messages.nan_value(), path=path)
         return _bounded(field, value)
     if kind == "str":
+        member = value if isinstance(value, enum.Enum) else None
         value = _enum_name(value)
         if not isinstance(value, str):
             raise ConfigError(_messages.wrong_type("str", value), path=path)
         if field.choices is not None and value not in field.choices:
-            raise ConfigError(_messages.not_in_choices(value, field.choices), path=path)
+            raise ConfigError(_messages.not_in_choices(value, field.choices, member), path=path)
         return value
     if kind == "version":
         version = to_version(value)

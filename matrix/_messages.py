@@ -19,7 +19,11 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> str:
     """``", did you mean 'x'"`` when a candidate is close to *word*, else ``""``."""
     import difflib
 
-    close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
+    candidates = list(candidates)
+    same = [c for c in candidates if c.lower() == word.lower()]  # 'FAST' for 'fast'
+    if same:
+        return f", did you mean {same[0]!r}"
+    close = difflib.get_close_matches(word, candidates, n=1, cutoff=0.6)
     return f", did you mean {close[0]!r}" if close else ""
 
 
@@ -113,6 +117,12 @@ def type_mismatch(left: str, op: str, right: str) -> str:
     return f"Cannot compare {left} with {right} using {op!r}"
 
 
+def version_needs_quotes(path: str, op: str, kind: str, value: object, written: str) -> str:
+    lost = f" (as a number, {written} is the {kind} {value!r})" if written != repr(value) else ""
+    return (f"Cannot compare version {path!r} with {kind} {value!r} using {op!r}: "
+            f"write the version in quotes, '{written}'{lost}")
+
+
 def cannot_order(what: str, op: str) -> str:
     return f"Cannot order {what} with {op!r}: only int, float and version values are ordered"
 
@@ -163,10 +173,26 @@ def wrong_type(expected: str, value: object) -> str:
     return f"Expected {expected}, got {type(value).__name__} {short_repr(value)}"
 
 
-def not_in_choices(value: object, choices: Iterable[object]) -> str:
+def not_in_choices(value: object, choices: Iterable[object], member: object = None) -> str:
+    """*member*: the enum member *value* was read from (by its name, or by its value for a
+    ``str`` enum), which the message names."""
     choices = list(choices)
     hint = did_you_mean(value, [str(c) for c in choices]) if isinstance(value, str) else ""
+    if member is not None:
+        how = "value" if isinstance(member, str) else "name"
+        return (f"{type(member).__name__}.{member.name} is read by its {how}, {value!r}, "
+                f"which is not one of {quoted(choices)}{hint}")
     return f"{value!r} is not one of {quoted(choices)}{hint}"
+
+
+def not_a_bool(value: object) -> str:
+    """A bool field given something else; the spelling to use when it looks like a bool."""
+    base = wrong_type("bool", value)
+    if isinstance(value, str) and value.strip().lower() in ("true", "false", "yes", "no", "on", "off", "1", "0"):
+        return f"{base}: a boolean is written without quotes (true / false in JSON and TOML, True / False in Python)"
+    if isinstance(value, int) and value in (0, 1):
+        return f"{base}: write True or False (1 and 0 are not read as booleans)"
+    return base
 
 
 def below_min(value: object, minimum: object) -> str:
@@ -345,6 +371,12 @@ def toml_unterminated_string(*, at_end: bool = False) -> str:
         return "Unterminated string: the file ends before its closing quote"
     return ("Unterminated string: the line ends before its closing quote "
             "(a string over several lines needs triple quotes)")
+
+
+def toml_quote_inside(quote: str) -> str:
+    other = "'" if quote == '"' else '"'
+    return (f"The string ended at the {quote} before this: inside a {quote}…{quote} string, "
+            f"write quotes as {other} (when = {quote}mode == {other}all{other}{quote}) or escape them")
 
 
 def toml_set_twice(key: str, first_line: int) -> str:

@@ -134,15 +134,15 @@ class _Checker:
     def equality(self, node: Compare, left: _Type, right: _Type, span) -> None:
         for one, other in ((left, right), (right, left)):
             if one.field is not None and other.literal is not None:
-                if not self.fits(one.field, other.literal):
+                if not self.fits(one.field, other.literal, node.op):
                     return
                 if other.name != "none" or self.may_be_none(one.field):
                     return
         if not _comparable(left, right):
             self.error(_messages.type_mismatch(left.describe, node.op, right.describe), span)
 
-    def fits(self, field: Field, literal: Literal) -> bool:
-        """Check that *literal* is a value *field* can hold; report it if not."""
+    def fits(self, field: Field, literal: Literal, op: str = "==") -> bool:
+        """Check that *literal* is a value *field* can hold (compared with *op*); report it if not."""
         value = literal.value
         if value is None:
             if not self.may_be_none(field):
@@ -158,10 +158,12 @@ class _Checker:
                 return False
             return True
         if not _same_kind(field.type, kind):
-            self.error(
-                _messages.type_mismatch(f"{field.type} {field.path!r}", "==", f"{kind} {value!r}"),
-                literal.span,
-            )
+            if field.type == "version" and kind in ("int", "float"):
+                written = self.source[literal.span[0]:literal.span[1]]
+                message = _messages.version_needs_quotes(field.path, op, kind, value, written)
+            else:
+                message = _messages.type_mismatch(f"{field.type} {field.path!r}", op, f"{kind} {value!r}")
+            self.error(message, literal.span)
             return False
         if field.choices is not None and value not in field.choices:
             self.error(_messages.not_a_choice(value, field.path, field.choices), literal.span)
@@ -182,7 +184,7 @@ class _Checker:
         if isinstance(node.right, ListLiteral):
             if left.field is not None:
                 for item in node.right.items:
-                    self.fits(left.field, item)
+                    self.fits(left.field, item, node.op)
             elif left.literal is not None:
                 kinds = {_LITERAL_TYPES[type(i.value)] for i in node.right.items}
                 if kinds and not any(_same_kind(left.name, k) for k in kinds):

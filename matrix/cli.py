@@ -12,12 +12,15 @@ import json
 import os
 import re
 import sys
-from typing import IO, Dict, List, Optional, Sequence
+from typing import IO, TYPE_CHECKING, Dict, List, Optional, Sequence
 
 from . import _access, _files, _messages, loader
 from .errors import ConfigError, MatrixError, ResolutionError
 from .render import FORMATS, TABLES
 from .schema import CLASS_SPEC, Field, Matrix, Schema
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .resolver import Resolution
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -184,17 +187,28 @@ class _PipeSafe:
 def run(args: Sequence[str], *, stdout: IO[str], stderr: IO[str],
         stdin: Optional[IO[str]] = None) -> int:
     """Run the command line *args*, writing to *stdout* and *stderr*; returns the exit status."""
+    args = list(args)
+    options = None
     try:
-        options = _parser(stdout).parse_args(list(args))
+        options = _parser(stdout).parse_args(args)
         return _COMMANDS[options.command](options, stdout=stdout, stderr=stderr, stdin=stdin)
     except _Exit as done:
         return done.status
-    except _Usage as problem:
+    except (_Usage, MatrixError) as problem:
         stderr.write(f"matrix: error: {problem}\n")
+        if _wants_json(options, args):
+            error = problem.to_dict() if isinstance(problem, MatrixError) else {"kind": "UsageError", "message": str(problem)}
+            stdout.write(json.dumps({"error": error}, indent=2, ensure_ascii=False) + "\n")
         return EXIT_USAGE
-    except MatrixError as problem:
-        stderr.write(f"matrix: error: {problem}\n")
-        return EXIT_USAGE
+
+
+def _wants_json(options: Optional[argparse.Namespace], args: List[str]) -> bool:
+    """Whether the command line asks for JSON output (read from the words themselves when
+    they did not parse)."""
+    if options is not None:
+        return bool(getattr(options, "json", False)) or getattr(options, "format", None) == "json"
+    return "--json" in args or "--format=json" in args or any(
+        a == "--format" and b == "json" for a, b in zip(args, args[1:]))
 
 
 def _matrix(options: argparse.Namespace) -> Matrix:
@@ -219,8 +233,8 @@ def _resolve(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[st
         resolution = matrix.resolve(config, runner=options.runner, version=options.version)
     except ResolutionError as finding:
         if options.json:
-            data = finding.resolution.to_dict()
-            data["error"] = {"kind": type(finding).__name__, "message": finding.message}
+            data = _resolution_json(finding.resolution, options.explain)
+            data["error"] = finding.to_dict()
             stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         else:
             stderr.write(f"matrix: {finding.message}\n")
@@ -228,7 +242,10 @@ def _resolve(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[st
                 stdout.write(finding.resolution.explain() + "\n")
         return EXIT_FINDING
     if options.json:
-        stdout.write(json.dumps(resolution.to_dict(), indent=2, ensure_ascii=False) + "\n")
+        stdout.write(json.dumps(_resolution_json(resolution, options.explain), indent=2, ensure_ascii=False) + "\n")
+        return EXIT_OK
+    if options.explain:  # the explanation says all the summary would, and more
+        stdout.write(resolution.explain() + "\n")
         return EXIT_OK
     chosen = matrix.runner(resolution.runner)
     how = "as asked" if options.runner else "automatically"
@@ -246,9 +263,14 @@ def _resolve(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[st
         stdout.write(f"{verb} {runner.id} ({runner.name}) because of: {names}\n")
     for warning in resolution.warnings:
         stdout.write(f"Warning ({warning.kind}): {warning.message}\n")
-    if options.explain:
-        stdout.write("\n" + resolution.explain() + "\n")
     return EXIT_OK
+
+
+def _resolution_json(resolution: Resolution, explain: bool) -> dict:
+    data = resolution.to_dict()
+    if explain:
+        data["explanation"] = resolution.explanation()
+    return data
 
 
 def _read_config(name: Optional[str], stdin: Optional[IO[str]]) -> dict:

@@ -34,6 +34,10 @@ def __dir__() -> list[str]:
 class MatrixError(Exception):
     """The base of every error ``matrix`` raises on purpose."""
 
+    def to_dict(self) -> dict:
+        """A JSON-ready dict: ``kind`` (the class name), ``message``, and the error's data."""
+        return {"kind": type(self).__name__, "message": str(self)}
+
 
 class UsageError(MatrixError, ValueError):
     """An argument given to the API (an unknown runner id, a malformed version…) is wrong."""
@@ -98,6 +102,10 @@ class PredicateError(MatrixError, ValueError):
     def __str__(self) -> str:
         return f"{self.message}\n{excerpt(self.source, self.span, opened=self.opened)}"
 
+    def to_dict(self) -> dict:
+        return {"kind": type(self).__name__, "message": self.message, "source": self.source,
+                "span": list(self.span)}
+
 
 @attrs.frozen
 class Problem:
@@ -117,6 +125,10 @@ class Problem:
 
     def _key(self) -> tuple:
         return (self.file or "", self.line or 0, self.column or 0, self.path, self.message)
+
+    def to_dict(self) -> dict:
+        return {"file": self.file, "line": self.line, "column": self.column, "path": self.path,
+                "message": self.message, "detail": self.detail}
 
     def __str__(self) -> str:
         place = self.file or "<string>"
@@ -139,10 +151,16 @@ class LoadError(MatrixError, ValueError):
         super().__init__(self.__str__())
 
     def __str__(self) -> str:
-        count = len(self.problems)
-        head = f"{self.source}: {count} problem{'s' if count != 1 else ''}"
         body = "\n".join(_indent(str(p)) for p in self.problems)
-        return f"{head}\n{body}"
+        return f"{self._head()}\n{body}"
+
+    def _head(self) -> str:
+        count = len(self.problems)
+        return f"{self.source}: {count} problem{'s' if count != 1 else ''}"
+
+    def to_dict(self) -> dict:
+        return {"kind": "LoadError", "message": self._head(), "file": self.source,
+                "problems": [p.to_dict() for p in self.problems]}
 
 
 def _indent(text: str) -> str:
@@ -166,6 +184,10 @@ class ConfigError(MatrixError, KeyError):
         from . import _messages
 
         return _messages.config_error(self.reason, self.path, self.feature)
+
+    def to_dict(self) -> dict:
+        return {"kind": type(self).__name__, "message": str(self), "path": self.path,
+                "feature": self.feature, "reason": self.reason}
 
 
 class ResolutionError(MatrixError, ValueError):

@@ -641,6 +641,10 @@ def _syntax_problem(source: _Source, exc: Exception) -> Problem:
                    if parent and opened is not None else message)
     elif message in ("Illegal character '\\n'", 'Expected "\'"') and (offset >= len(text) or text[offset] in "\r\n"):
         wording = _messages.toml_unterminated_string()
+    elif (message == "Expected newline or end of document after a statement" and offset > 0
+          and text[offset - 1] in "\"'" and path in locations.values and text[locations.values[path]] == text[offset - 1]):
+        # `when = "mode == "all""`: the string closed at the quote meant to open a literal.
+        wording = _messages.toml_quote_inside(text[offset - 1])
     else:
         wording = message[:1].upper() + message[1:]
     line, column = locations.line_column(span[0])

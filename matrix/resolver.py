@@ -8,6 +8,7 @@ for tools built on ``matrix``) each read that mask.
 
 from __future__ import annotations
 
+import math
 import threading
 from typing import TYPE_CHECKING, Iterator, List, Mapping, Optional, Tuple
 
@@ -208,6 +209,40 @@ class Resolution(tuple):
             ],
         }
 
+    def _reports(self):
+        """Per runner, highest priority first: the runner, and its blockers as
+        ``(feature, statement in force, paths its gate read)`` (for the runner asked for, only
+        the features it does not support at all: an opt-in asked for is not a blocker)."""
+        values = self.values
+        for runner in self.matrix.runners:
+            blockers = self.unsupported[runner.id]
+            if self.requested == runner.id:
+                blockers = tuple(f for f in blockers if f.status(runner.id, self.version) == "no")
+            yield runner, [(feature, feature.statement(runner.id, self.version),
+                            [p for p in sorted(feature.when.paths) if p in values])
+                           for feature in blockers]
+
+    def explanation(self) -> dict:
+        """`explain` as JSON-ready data: how the runner was chosen, and per runner (highest
+        priority first) whether it was chosen and its blockers, each with its status, note,
+        gate, and the config values that made the gate true (``because``; a section read
+        as a whole shows as ``"<section>"``)."""
+        values = self.values
+        return {
+            "runner": self.runner,
+            "requested": self.requested,
+            "how": "requested" if self.requested else "automatic",
+            "version": str(self.version),
+            "runners": [
+                {"id": runner.id, "name": runner.name, "priority": runner.priority,
+                 "chosen": runner.id == self.runner,
+                 "blockers": [{"id": f.id, "name": f.name, "status": statement.status, "note": statement.note,
+                               "when": str(f.when), "because": {p: _json_value(values[p]) for p in read}}
+                              for f, statement, read in blockers]}
+                for runner, blockers in self._reports()
+            ],
+        }
+
     def explain(self) -> str:
         """Why this runner: every runner's blockers, with the gate and the values that made
         it true, then the warnings."""
@@ -221,10 +256,7 @@ class Resolution(tuple):
         else:
             lines.append(f"Runner: none ({how}), at version {self.version}")
         lines.append("Runners, highest priority first:")
-        for runner in matrix.runners:
-            blockers = self.unsupported[runner.id]
-            if self.requested == runner.id:
-                blockers = tuple(f for f in blockers if f.status(runner.id, self.version) == "no")
+        for runner, blockers in self._reports():
             mark = ", chosen" if runner.id == self.runner else ""
             head = f"  {runner.id} ({runner.name}, priority {runner.priority})"
             if not blockers:
@@ -232,11 +264,9 @@ class Resolution(tuple):
                 continue
             count = len(blockers)
             lines.append(f"{head}: blocked by {count} feature{'s' if count != 1 else ''}{mark}")
-            for feature in blockers:
-                statement = feature.statement(runner.id, self.version)
+            for feature, statement, read in blockers:
                 lines.append(f"    - {feature.name} [{statement.status}]")
                 lines.append(f"        when: {feature.when}")
-                read = [p for p in sorted(feature.when.paths) if p in values]
                 if read:
                     shown = ", ".join(f"{p} = {_show(values[p])}" for p in read)
                     lines.append(f"        because: {shown}")
@@ -249,20 +279,36 @@ class Resolution(tuple):
             lines.extend(f"  - {w.kind}: {w.message}" for w in self.warnings)
         return "\n".join(lines)
 
-    def emit(self, logger: "Optional[logging.Logger]" = None) -> None:
-        """Log each warning once per process (thread-safe), like vLLM's ``warning_once``."""
-        if logger is None:
-            import logging
+    def emit(self, logger: "Optional[logging.Logger]" = None, *,
+             levels: "Optional[Mapping[str, int]]" = None, once: bool = True) -> None:
+        """Log each warning, once per process (thread-safe) like vLLM's ``warning_once``.
 
-            logger = logging.getLogger("matrix")
-        log = logger
+        Each kind has its own logger below *logger* (default ``matrix``): ``matrix.deprecated``,
+        ``matrix.fallback``, ``matrix.opt-in``, ``matrix.partial``, so a host routes, raises or
+        silences one kind with the standard `logging` module. Every kind logs at WARNING
+        unless *levels* (kind → level) says otherwise. Records carry ``matrix_kind``,
+        ``matrix_feature`` and ``matrix_runner`` for filters and formatters.
+
+        :param once: False logs every time, not once per process.
+        """
+        import logging
+
+        base = logging.getLogger("matrix") if logger is None else logger
+        chosen = dict(levels or {})
+        unknown = sorted(set(chosen) - set(WARNING_KINDS))
+        if unknown:
+            raise UsageError(_messages.unknown_choice("warning kind", unknown[0], WARNING_KINDS, one_of=True))
         for warning in self.warnings:
-            key = (warning.kind, warning.feature, warning.runner, warning.message)
-            with _EMIT_LOCK:
-                if key in _EMITTED:
-                    continue
-                _EMITTED.add(key)
-            log.warning("%s", warning.message)
+            if once:
+                key = (warning.kind, warning.feature, warning.runner, warning.message)
+                with _EMIT_LOCK:
+                    if key in _EMITTED:
+                        continue
+                    _EMITTED.add(key)
+            base.getChild(warning.kind).log(
+                chosen.get(warning.kind, logging.WARNING), "%s", warning.message,
+                extra={"matrix_kind": warning.kind, "matrix_feature": warning.feature,
+                       "matrix_runner": warning.runner})
 
 
 def _show(value: object) -> str:
@@ -272,6 +318,20 @@ def _show(value: object) -> str:
         return repr(str(value))
     if isinstance(value, (tuple, list)):
         return repr(list(value))
+    return "<section>"
+
+
+def _json_value(value: object) -> object:
+    """A config value as JSON holds it: versions as text, tuples as lists, a section as
+    ``"<section>"``, a float that JSON cannot hold (inf, -inf) as its text."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else repr(value)
+    if isinstance(value, Version):
+        return str(value)
+    if isinstance(value, (tuple, list)):
+        return [_json_value(v) for v in value]
     return "<section>"
 
 

@@ -39,6 +39,24 @@ def test_resolve_mamba_all_chooses_v1_and_says_why():
     )
 
 
+def test_resolve_explain_prints_the_explanation_with_each_warning_once():
+    status, out, err = call("resolve", "--set", "cache_config.mamba_cache_mode=all", "--explain")
+    assert (status, err) == (0, "")
+    assert out == (
+        "Runner: v1 (Model Runner V1), chosen automatically, at version 0.30.0\n"
+        "Runners, highest priority first:\n"
+        "  v2 (Model Runner V2, priority 20): blocked by 1 feature\n"
+        "    - mamba cache mode 'all' [no]\n"
+        "        when: cache_config.mamba_cache_mode == 'all'\n"
+        "        because: cache_config.mamba_cache_mode = 'all'\n"
+        "  v1 (Model Runner V1, priority 10): no blockers, chosen\n"
+        "Active features: mamba cache mode 'all'\n"
+        "Warnings:\n"
+        f"  - deprecated: {DEPRECATION}\n"
+        "  - fallback: Model Runner V2 does not support: mamba cache mode 'all'; using Model Runner V1 instead\n"
+    )
+
+
 def test_resolve_asking_for_v2_exits_1():
     status, out, err = call("resolve", "--set", "cache_config.mamba_cache_mode=all", "--runner", "v2")
     assert (status, out) == (1, "")
@@ -98,6 +116,94 @@ def test_resolve_json_on_a_finding_carries_the_error():
     data = json.loads(out)
     assert data["error"] == {"kind": "UnsupportedFeatureError", "message": "Model Runner V2 does not support: elastic expert parallelism"}
     assert data["runner"] is None and data["requested"] == "v2"
+
+
+def test_resolve_json_explain_holds_the_explanation():
+    status, out, err = call("resolve", "--json", "--explain", "--set", "cache_config.mamba_cache_mode=all",
+                            "--set", "parallel_config.enable_elastic_ep=true")
+    assert (status, err) == (0, "")
+    data = json.loads(out)
+    plain = json.loads(call("resolve", "--json", "--set", "cache_config.mamba_cache_mode=all",
+                            "--set", "parallel_config.enable_elastic_ep=true")[1])
+    assert {k: v for k, v in data.items() if k != "explanation"} == plain
+    assert data["explanation"] == {
+        "runner": "v1", "requested": None, "how": "automatic", "version": "0.30.0",
+        "runners": [
+            {"id": "v2", "name": "Model Runner V2", "priority": 20, "chosen": False, "blockers": [
+                {"id": "elastic_ep", "name": "elastic expert parallelism", "status": "no", "note": None,
+                 "when": "parallel_config.enable_elastic_ep", "because": {"parallel_config.enable_elastic_ep": True}},
+                {"id": "mamba_cache_all", "name": "mamba cache mode 'all'", "status": "no", "note": None,
+                 "when": "cache_config.mamba_cache_mode == 'all'",
+                 "because": {"cache_config.mamba_cache_mode": "all"}},
+            ]},
+            {"id": "v1", "name": "Model Runner V1", "priority": 10, "chosen": True, "blockers": []},
+        ],
+    }
+
+
+def test_resolve_json_explain_on_a_finding_holds_the_explanation_and_the_error():
+    status, out, err = call("resolve", "--json", "--explain", "--runner", "v1", "--set", "model_config.is_diffusion=true")
+    assert (status, err) == (1, "")
+    data = json.loads(out)
+    assert data["error"] == {"kind": "UnsupportedFeatureError", "message": "Model Runner V1 does not support: diffusion models"}
+    assert data["explanation"]["how"] == "requested" and data["explanation"]["runner"] is None
+    assert [(r["id"], [b["id"] for b in r["blockers"]]) for r in data["explanation"]["runners"]] == [
+        ("v2", []), ("v1", ["diffusion"])]
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (["resolve", "--json", "--set", "cache_config.mamba_cach=all"],
+         {"kind": "UsageError", "message": "Cannot set 'cache_config.mamba_cach': the matrix's [config] does not "
+                                           "declare it, did you mean 'cache_config.mamba_cache_mode'"}),
+        (["resolve", "--json", "--bogus"], {"kind": "UsageError", "message": "unrecognized arguments: --bogus"}),
+        (["check", "--format", "json", "--matrix", "nope.toml"],
+         {"kind": "LoadError", "message": "nope.toml: 1 problem", "file": "nope.toml", "problems": [
+             {"file": "nope.toml", "line": None, "column": None, "path": "$",
+              "message": "Cannot read the file: No such file or directory", "detail": None}]}),
+        (["docs", "--format=json", "--version", "soon"],
+         {"kind": "UsageError", "message": "Invalid version 'soon': expected a PEP 440 version such as '0.31.0'"}),
+        (["resolve", "--json", "-"],
+         {"kind": "ConfigError", "message": "Config 'cache_config.mamba_cache_mode' (read by feature 'mamba_cache_all'): "
+                                            "'al' is not one of 'align', 'all', 'none', did you mean 'all'",
+          "path": "cache_config.mamba_cache_mode", "feature": "mamba_cache_all",
+          "reason": "'al' is not one of 'align', 'all', 'none', did you mean 'all'"}),
+    ],
+)
+def test_json_output_on_exit_2_is_an_error_object(args, error):
+    status, out, err = call(*args, stdin='{"cache_config": {"mamba_cache_mode": "al"}}')
+    assert status == 2
+    assert json.loads(out) == {"error": error}
+    assert err.startswith("matrix: error: ")
+
+
+def test_json_load_errors_carry_every_problem(tmp_path):
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "a.toml").write_text('name = "A"\npriority = 1\n')
+    (tmp_path / "features.toml").write_text(
+        '[matrix]\nname = "m"\nversion = "1.0"\n[config]\nflag = "bool"\n[features.f]\nname = "F"\nwhen = "flg"\n')
+    status, out, _ = call("resolve", "--json")
+    assert status == 2
+    assert json.loads(out)["error"]["problems"] == [
+        {"file": "features.toml", "line": 6, "column": 1, "path": "$.features.f",
+         "message": "Missing required key 'support'", "detail": None},
+        {"file": "features.toml", "line": 8, "column": 9, "path": "$.features.f.when",
+         "message": "Unknown config path 'flg', did you mean 'flag'", "detail": "    flg\n    ^^^"},
+    ]
+
+
+@given(st.lists(st.sampled_from(["--set", "--runner", "--version", "--explain", "v1", "v2", "v3", "x=1",
+                                 "cache_config.mamba_cache_mode=all", "cache_config.mamba_cache_mode=al",
+                                 "model_config.is_diffusion=true", "0.31.0", "0.32.0", "soon", "=", "--bogus"]),
+                max_size=6))
+def test_json_output_always_parses_and_has_an_error_exactly_when_the_exit_is_not_0(args):
+    status, out, err = call("resolve", "--json", *args)
+    data = json.loads(out)
+    assert ("error" in data) == (status != 0)
+    assert status in (0, 1, 2)
+    if status == 2:
+        assert list(data) == ["error"] and data["error"]["message"] in err
 
 
 def test_resolve_toml_file_and_stdin(tmp_path):

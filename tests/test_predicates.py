@@ -160,6 +160,14 @@ TYPE_ERRORS = [
     ("1 in names", "Cannot compare int 1 with list[str] 'names' using 'in'\n    1 in names\n    ^^^^^^^^^^"),
     ("torch >= 'two'", "'two' is not a valid PEP 440 version, so it cannot be compared with 'torch'\n    torch >= 'two'\n             ^^^^^"),
     ("1 is None", "Only a config path can be tested with 'is None', not int 1\n    1 is None\n    ^"),
+    ("torch < 20.10", "Cannot compare version 'torch' with float 20.1 using '<': write the version in quotes, "
+                      "'20.10' (as a number, 20.10 is the float 20.1)\n    torch < 20.10\n            ^^^^^"),
+    ("torch >= 2", "Cannot compare version 'torch' with int 2 using '>=': write the version in quotes, '2'"
+                   "\n    torch >= 2\n             ^"),
+    ("torch in [2.5, '3']", "Cannot compare version 'torch' with float 2.5 using 'in': write the version in quotes, '2.5'"
+                            "\n    torch in [2.5, '3']\n              ^^^"),
+    ("mode == 'ALL'", "'ALL' is not a choice of 'mode' (expected one of 'align', 'all', 'none'), did you mean 'all'"
+                      "\n    mode == 'ALL'\n            ^^^^^"),
 ]
 
 
@@ -289,7 +297,7 @@ CONFIG_ERRORS = [
     ("size > 1", {"size": 0}, "Config 'size': 0 is less than the minimum 1"),
     ("size > 1", {"size": True}, "Config 'size': Expected int, got bool True"),
     ("size > 1", {"size": "2"}, "Config 'size': Expected int, got str '2'"),
-    ("flag", {"flag": 1}, "Config 'flag': Expected bool, got int 1"),
+    ("flag", {"flag": 1}, "Config 'flag': Expected bool, got int 1: write True or False (1 and 0 are not read as booleans)"),
     ("spec.method == 'eagle'", {"spec": {}}, "Config 'spec.method': Missing, and the schema gives no default"),
     ("spec.method == 'eagle'", {"spec": 3}, "Config 'spec': Expected a section, got int 3"),
     ("names", {"names": "ab"}, "Config 'names': Expected list[str], got str 'ab'"),

@@ -190,6 +190,85 @@ def test_emit_logs_each_warning_once(caplog):
     ]
 
 
+def test_emit_logs_each_kind_to_its_own_logger_at_the_level_chosen(caplog):
+    config = {"parallel_config": {"use_ubatching": True, "tensor_parallel_size": 7},
+              "cache_config": {"mamba_cache_mode": "all"}}
+    logger = logging.getLogger("test_emit_kinds")
+    with caplog.at_level(logging.DEBUG, logger=logger.name):
+        DEFAULT.resolve(config).emit(logger, levels={"fallback": logging.INFO}, once=False)
+    assert [(r.name, r.levelname, r.matrix_kind, r.matrix_feature, r.matrix_runner) for r in caplog.records] == [
+        ("test_emit_kinds.deprecated", "WARNING", "deprecated", "mamba_cache_all", None),
+        ("test_emit_kinds.fallback", "INFO", "fallback", None, "v1"),
+    ]
+    assert caplog.records[0].getMessage() == (
+        "mamba cache mode 'all' is deprecated since 0.30.0 and will be removed in 0.32.0; use "
+        "cache_config.mamba_cache_mode = 'align' instead (Open an issue if that is a problem)")
+
+
+def test_a_host_silences_one_kind_with_the_logging_module(caplog):
+    config = {"parallel_config": {"use_ubatching": True, "tensor_parallel_size": 9},
+              "cache_config": {"mamba_cache_mode": "all"}}
+    logging.getLogger("matrix.deprecated").setLevel(logging.ERROR)
+    try:
+        with caplog.at_level(logging.WARNING, logger="matrix"):
+            DEFAULT.resolve(config).emit(once=False)
+    finally:
+        logging.getLogger("matrix.deprecated").setLevel(logging.NOTSET)
+    assert [r.name for r in caplog.records] == ["matrix.fallback"]
+
+
+def test_emit_refuses_an_unknown_kind():
+    with pytest.raises(UsageError) as info:
+        DEFAULT.resolve({}).emit(levels={"fallbak": logging.INFO})
+    assert str(info.value) == ("Unknown warning kind 'fallbak', did you mean 'fallback' "
+                               "(expected one of 'deprecated', 'fallback', 'opt-in', 'partial')")
+
+
+def test_emit_once_is_per_warning_and_once_false_logs_every_time(caplog):
+    # A matrix of its own: "once" is per process, and other tests emit the default matrix's warnings.
+    m = matrix.loads('[matrix]\nname = "m"\nversion = "1"\n[config]\nx = { type = "bool", default = false }\n'
+                     '[features.x]\nname = "the once test"\nwhen = "x"\nsupport = { a = "no", b = "yes" }\n',
+                     runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}})
+    logger = logging.getLogger("test_emit_once")
+    with caplog.at_level(logging.WARNING, logger=logger.name):
+        for _ in range(2):
+            m.resolve({"x": True}).emit(logger)
+        for _ in range(2):
+            m.resolve({"x": True}).emit(logger, once=False)
+    assert [r.getMessage() for r in caplog.records] == ["A does not support: the once test; using B instead"] * 3
+
+
+def test_an_enum_member_read_by_its_name_is_said_so_with_did_you_mean():
+    import enum
+
+    class Mode(enum.Enum):
+        ALL = 1
+
+    class Named(str, enum.Enum):
+        ALL = "ALL"
+
+    with pytest.raises(ConfigError) as info:
+        DEFAULT.resolve({"cache_config": {"mamba_cache_mode": Mode.ALL}})
+    assert str(info.value) == ("Config 'cache_config.mamba_cache_mode' (read by feature 'mamba_cache_all'): Mode.ALL "
+                               "is read by its name, 'ALL', which is not one of 'align', 'all', 'none', did you mean 'all'")
+    with pytest.raises(ConfigError) as info:
+        DEFAULT.resolve({"cache_config": {"mamba_cache_mode": Named.ALL}})
+    assert info.value.reason == ("Named.ALL is read by its value, 'ALL', which is not one of 'align', 'all', 'none', "
+                                 "did you mean 'all'")
+
+
+@pytest.mark.parametrize(("value", "reason"), [
+    ("True", "Expected bool, got str 'True': a boolean is written without quotes (true / false in JSON and TOML, "
+             "True / False in Python)"),
+    (0, "Expected bool, got int 0: write True or False (1 and 0 are not read as booleans)"),
+    ([], "Expected bool, got list []"),
+])
+def test_a_bool_given_something_else_is_told_the_spelling(value, reason):
+    with pytest.raises(ConfigError) as info:
+        DEFAULT.resolve({"model_config": {"is_diffusion": value}})
+    assert info.value.reason == reason
+
+
 def test_emit_from_racing_threads_logs_once(caplog):
     config = {"parallel_config": {"use_ubatching": True, "tensor_parallel_size": 5}, "model_config": {"is_hybrid": True}}
     logger = logging.getLogger("test_emit_from_racing_threads_logs_once")
@@ -506,7 +585,8 @@ def test_facts_are_checked():
     with pytest.raises(ConfigError) as info:
         JOB.resolve({"job": {"gpus": 1}}, facts={"host.has_cuda": "yes"})
     assert info.exconly() == ("matrix.errors.ConfigError: Config 'host.has_cuda' (read by feature 'gpu'): "
-                              "Expected bool, got str 'yes'")
+                              "Expected bool, got str 'yes': a boolean is written without quotes "
+                              "(true / false in JSON and TOML, True / False in Python)")
     with pytest.raises(UsageError) as info:
         JOB.resolve({}, facts=[("host.has_cuda", True)])
     assert info.exconly() == ("matrix.errors.UsageError: facts must be a mapping of fact paths to values, "
