@@ -543,8 +543,9 @@ def config_not_json(shown: str, exc: BaseException) -> str:
     return f"Config {shown} is not valid JSON: {exc}"
 
 
-def config_not_toml(shown: str, exc: BaseException) -> str:
-    return f"Config {shown} is not valid TOML: {exc}"
+def config_not_toml(shown: str, problem: object) -> str:
+    indented = "\n".join("  " + line for line in str(problem).split("\n"))
+    return f"Config {shown} is not valid TOML:\n{indented}"
 
 
 def config_too_deep(shown: str) -> str:

@@ -313,7 +313,7 @@ def _toml(text: str, shown: str) -> object:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise _Usage(_messages.config_not_toml(shown, exc)) from None
+        raise _Usage(_messages.config_not_toml(shown, loader.toml_syntax_problem(shown, text, exc))) from None
     except RecursionError:
         raise _Usage(_messages.config_too_deep(shown)) from None
 

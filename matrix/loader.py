@@ -583,6 +583,12 @@ class _Builder:
 _TOML_PLACE = re.compile(r" \(at line (\d+), column (\d+)\)\Z| \(at end of document\)\Z")
 
 
+def toml_syntax_problem(name: str, text: str, exc: Exception) -> Problem:
+    """The problem a TOML syntax error *exc* in *text* (shown as *name*) is: for any TOML file
+    matrix reads, config files too."""
+    return _syntax_problem(_Source(name, text), exc)
+
+
 def _syntax_problem(source: _Source, exc: Exception) -> Problem:
     """A TOML syntax error as every other problem is said: ``file:line:col: $.key: message``,
     with the line and a caret, naming the key the mistake belongs to."""

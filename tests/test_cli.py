@@ -279,7 +279,15 @@ def test_bad_json_and_toml_config_files(tmp_path):
     assert call("resolve", "bad.json")[2] == (
         "matrix: error: Config bad.json is not valid JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)\n")
     assert call("resolve", "bad.toml")[2] == (
-        "matrix: error: Config bad.toml is not valid TOML: Invalid value (at end of document)\n")
+        "matrix: error: Config bad.toml is not valid TOML:\n"
+        "  bad.toml:1:4: $.a: The file ends where a value is expected\n"
+        "      a = \n"
+        "         ^\n")
+    assert call("resolve", "-", stdin='[model_config]\nis_diffusion = true\nis_diffusion = false\n')[2] == (
+        "matrix: error: Config <stdin> is not valid TOML:\n"
+        "  <stdin>:3:1: $.model_config.is_diffusion: Key 'is_diffusion' is set twice (first at line 2)\n"
+        "      is_diffusion = false\n"
+        "      ^^^^^^^^^^^^\n")
 
 
 def test_help_goes_to_stdout():
