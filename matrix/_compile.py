@@ -110,7 +110,13 @@ def _build(matrix: Matrix, version: Version) -> Plan:
     paths = tuple(readers)
     generator = _Generator(matrix.schema, paths)
     source, namespace = generator.module(features, readers)
-    code = compile(source, f"<matrix plan {matrix.name!r} {version}>", "exec")
+    # A loaded cache entry holds the code compiled from this very source (matrix._cache).
+    cached = matrix._caches.get(("code", version))
+    if cached is not None and cached[0] == source:
+        code = cached[1]
+    else:
+        code = compile(source, f"<matrix plan {matrix.name!r} {version}>", "exec")
+        matrix._caches[("code", version)] = (source, code)
     exec(code, namespace)
     masks: Dict[str, Dict[str, int]] = {s: {} for s in ("no", "opt-in", "partial")}
     for runner in matrix.runners:

@@ -8,24 +8,60 @@ it with ``io.StringIO``. Exit status: 0 fine; 1 a finding (no runner, unsupporte
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import sys
-from typing import IO, TYPE_CHECKING, Dict, List, Optional, Sequence
+from typing import IO, TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence
 
-from . import _access, _files, _messages, loader
+from . import _access, _messages, loader
 from .errors import ConfigError, MatrixError, ResolutionError
-from .render import FORMATS, TABLES
 from .schema import CLASS_SPEC, Field, Matrix, Schema
 
 if TYPE_CHECKING:  # pragma: no cover
     from .resolver import Resolution
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+# What a command does not need is imported when it does (a new process pays for every import:
+# see benchmarks/coldstart.py): json, tomllib, the renderer and the file helpers.
+
+
+def _dumps(data: object, **kwargs) -> str:
+    import json
+
+    return json.dumps(data, **kwargs)
+
+
+def _json_loads(text: str) -> object:
+    import json
+
+    return json.loads(text)
+
+
+class _RenderNames(Sequence):
+    """``render.FORMATS`` or ``render.TABLES``, for argparse's choices, imported on first use."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def _items(self) -> Sequence[str]:
+        from . import render
+
+        return getattr(render, self._name)
+
+    def __getitem__(self, index):
+        return self._items()[index]
+
+    def __len__(self) -> int:
+        return len(self._items())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items())
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._items()
+
+
+FORMATS = _RenderNames("FORMATS")
+TABLES = _RenderNames("TABLES")
 
 __all__ = ["main", "run"]
 
@@ -65,11 +101,25 @@ class _Exit(Exception):
         self.status = status
 
 
-def _parser(stdout: IO[str]) -> argparse.ArgumentParser:
+def _parser(stdout: IO[str], only: Optional[str] = None) -> argparse.ArgumentParser:
+    """The argument parser; with *only*, the sub-command of that name alone (each sub-parser
+    costs milliseconds to set up, which a new process pays: benchmarks/coldstart.py)."""
     parser = _Parser(prog="matrix", description="A declarative feature-support matrix engine.",
                      stdout=stdout)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
+    if only in (None, "resolve"):
+        _resolve_parser(commands, stdout)
+    if only in (None, "check"):
+        _check_parser(commands, stdout)
+    if only in (None, "schema"):
+        _schema_parser(commands, stdout)
+    if only in (None, "docs"):
+        _docs_parser(commands, stdout)
+    return parser
+
+
+def _resolve_parser(commands, stdout: IO[str]) -> None:
     resolve = commands.add_parser(
         "resolve", help="say which runner serves a config, and why", stdout=stdout,
         description="Resolve a config against the matrix: the active features, every runner's "
@@ -85,6 +135,8 @@ def _parser(stdout: IO[str]) -> argparse.ArgumentParser:
     resolve.add_argument("--json", action="store_true", help="print the resolution as JSON")
     resolve.add_argument("--explain", action="store_true", help="explain every runner's blockers")
 
+
+def _check_parser(commands, stdout: IO[str]) -> None:
     check = commands.add_parser(
         "check", help="lint the matrix and prove properties over the whole config space",
         stdout=stdout,
@@ -101,6 +153,8 @@ def _parser(stdout: IO[str]) -> argparse.ArgumentParser:
                        help="compare [config] with this config class of the host (default: "
                             "[matrix] config_class, if the file names one)")
 
+
+def _schema_parser(commands, stdout: IO[str]) -> None:
     schema = commands.add_parser(
         "schema", help="derive a [config] table from the host's config classes", stdout=stdout,
         description="Print the [config] table that describes a config class of the host "
@@ -112,23 +166,27 @@ def _parser(stdout: IO[str]) -> argparse.ArgumentParser:
                         help="only these dotted paths (and the sections above them); default: "
                              "every field, with a comment for each that cannot be mapped")
 
+
+def _docs_parser(commands, stdout: IO[str]) -> None:
     docs = commands.add_parser(
         "docs", help="generate the documentation tables", stdout=stdout,
         description="Render the support table, the config reference and the deprecation "
                     "timeline of the matrix.")
     _matrix_option(docs)
-    docs.add_argument("--format", choices=FORMATS, help="the output format (default: from the "
-                      "file's extension with --output or --inject, else markdown)")
+    # A metavar, and choices named in the help only (expanded when help is printed): argparse
+    # would otherwise list the choices while setting up, importing the renderer for every command.
+    docs.add_argument("--format", choices=FORMATS, metavar="FORMAT",
+                      help="the output format: %(choices)s (default: from the file's extension with "
+                           "--output or --inject, else markdown)")
     docs.add_argument("--version", metavar="V", help="document the matrix as of this version")
     docs.add_argument("--table", action="append", choices=TABLES, metavar="TABLE",
-                      help=f"only this table ({', '.join(TABLES)}); repeatable (default: all)")
+                      help="only this table (%(choices)s); repeatable (default: all)")
     target = docs.add_mutually_exclusive_group()
     target.add_argument("--output", metavar="FILE", help="write the document to FILE (atomically)")
     target.add_argument("--inject", metavar="FILE",
                         help="replace what stands between the matrix:begin and matrix:end markers of FILE")
     docs.add_argument("--check", action="store_true",
                       help="write nothing; exit 1 with a diff when the --output or --inject file is stale")
-    return parser
 
 
 def _matrix_option(parser: argparse.ArgumentParser) -> None:
@@ -190,7 +248,7 @@ def run(args: Sequence[str], *, stdout: IO[str], stderr: IO[str],
     args = list(args)
     options = None
     try:
-        options = _parser(stdout).parse_args(args)
+        options = _parser(stdout, args[0] if args and args[0] in _COMMANDS else None).parse_args(args)
         return _COMMANDS[options.command](options, stdout=stdout, stderr=stderr, stdin=stdin)
     except _Exit as done:
         return done.status
@@ -198,7 +256,7 @@ def run(args: Sequence[str], *, stdout: IO[str], stderr: IO[str],
         stderr.write(f"matrix: error: {problem}\n")
         if _wants_json(options, args):
             error = problem.to_dict() if isinstance(problem, MatrixError) else {"kind": "UsageError", "message": str(problem)}
-            stdout.write(json.dumps({"error": error}, indent=2, ensure_ascii=False) + "\n")
+            stdout.write(_dumps({"error": error}, indent=2, ensure_ascii=False) + "\n")
         return EXIT_USAGE
 
 
@@ -235,14 +293,14 @@ def _resolve(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[st
         if options.json:
             data = _resolution_json(finding.resolution, options.explain)
             data["error"] = finding.to_dict()
-            stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+            stdout.write(_dumps(data, indent=2, ensure_ascii=False) + "\n")
         else:
             stderr.write(f"matrix: {finding.message}\n")
             if options.explain:
                 stdout.write(finding.resolution.explain() + "\n")
         return EXIT_FINDING
     if options.json:
-        stdout.write(json.dumps(_resolution_json(resolution, options.explain), indent=2, ensure_ascii=False) + "\n")
+        stdout.write(_dumps(_resolution_json(resolution, options.explain), indent=2, ensure_ascii=False) + "\n")
         return EXIT_OK
     if options.explain:  # the explanation says all the summary would, and more
         stdout.write(resolution.explain() + "\n")
@@ -292,7 +350,7 @@ def _read_config(name: Optional[str], stdin: Optional[IO[str]]) -> dict:
         data = _json(text, shown)
     else:
         try:
-            data = json.loads(text)
+            data = _json_loads(text)
         except ValueError:
             data = _toml(text, shown)
     if not isinstance(data, dict):
@@ -302,7 +360,7 @@ def _read_config(name: Optional[str], stdin: Optional[IO[str]]) -> dict:
 
 def _json(text: str, shown: str) -> object:
     try:
-        return json.loads(text)
+        return _json_loads(text)
     except ValueError as exc:
         raise _Usage(_messages.config_not_json(shown, exc)) from None
     except RecursionError:
@@ -310,6 +368,7 @@ def _json(text: str, shown: str) -> object:
 
 
 def _toml(text: str, shown: str) -> object:
+    tomllib = loader._toml()
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -321,9 +380,10 @@ def _toml(text: str, shown: str) -> object:
 def _literal(text: str) -> object:
     """A ``--set`` value for a path no schema declares: JSON, else TOML, else the text."""
     try:
-        return json.loads(text)
+        return _json_loads(text)
     except (ValueError, RecursionError):
         pass
+    tomllib = loader._toml()
     try:
         return tomllib.loads(f"value = {text}")["value"]
     except (tomllib.TOMLDecodeError, RecursionError):
@@ -356,7 +416,7 @@ def _typed(field: Field, text: str) -> object:
         value = text
         if len(text) >= 2 and text[0] == text[-1] == '"':
             try:
-                value = json.loads(text)
+                value = _json_loads(text)
             except ValueError:
                 pass
     else:  # lists and sections: a JSON or TOML array or table
@@ -399,7 +459,8 @@ _EXTENSIONS = {".md": "markdown", ".markdown": "markdown", ".rst": "rst", ".rest
 
 
 def _docs(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
-    from .render import render
+    from . import _files
+    from .render import TABLES, render
 
     target = options.output or options.inject
     if options.check and target is None:
@@ -466,12 +527,12 @@ def _check(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]
         data = {"matrix": matrix.name, "version": str(options.version or matrix.version),
                 "failed": report.failed, "counts": report.counts(),
                 "findings": [f.to_dict() for f in report.findings]}
-        stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        stdout.write(_dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
         for finding in report.findings:
             stdout.write(f"{finding}\n")
             if finding.witness is not None:
-                stdout.write(f"    witness: {json.dumps(finding.witness, sort_keys=True)}\n")
+                stdout.write(f"    witness: {_dumps(finding.witness, sort_keys=True)}\n")
         stdout.write(f"{matrix.path or 'matrix'}: {report.summary()}\n")
     return EXIT_FINDING if report.failed else EXIT_OK
 

@@ -50,7 +50,7 @@ def load(path: Union[str, "os.PathLike[str]"]) -> Matrix:
     """
     name = os.fspath(path)
     text = _read(name, name)
-    return _Builder().build(text, name, runners=None, base=os.path.dirname(name))
+    return _built(text, name, os.path.dirname(name))
 
 
 def loads(text: str, *, runners: RunnersArg, path: Optional[str] = None) -> Matrix:
@@ -73,7 +73,25 @@ def default() -> Matrix:
     packaged = os.path.join(here, "_default", "features.toml")
     path = packaged if os.path.isfile(packaged) else os.path.join(os.path.dirname(here), "features.toml")
     text = _read("features.toml", path)
-    return _Builder().build(text, "features.toml", runners=None, base=os.path.dirname(path))
+    return _built(text, "features.toml", os.path.dirname(path), shipped=True)
+
+
+def _built(text: str, name: str, base: str, *, shipped: bool = False) -> Matrix:
+    """The matrix of a file, from the cache when an entry is fresh (see `matrix._cache`), else
+    built and saved there. *shipped*: the wheel may hold the entry (the default matrix)."""
+    from . import _cache
+
+    key = _cache.key(name, text)
+    cached = _cache.get(key, base, path=_cache.SHIPPED, trusted=True) if shipped else None
+    if cached is None:
+        cached = _cache.get(key, base)
+    if cached is not None:
+        return cached
+    builder = _Builder()
+    matrix = builder.build(text, name, runners=None, base=base)
+    if builder.runners_read_from is not None:
+        _cache.put(key, matrix, base, builder.runners_read_from)
+    return matrix
 
 
 def _toml():
@@ -126,6 +144,7 @@ class _Builder:
 
         self.shapes = _converter
         self.problems: List[Problem] = []
+        self.runners_read_from: Optional[str] = None  # the folder of the runner files read
         # What failed to load, reported once: it is known to exist for the rest of the checks.
         self.broken: set = set()  # config paths
         self.broken_runners: Dict[str, Optional[int]] = {}  # runner id: its priority, where readable
@@ -355,6 +374,7 @@ class _Builder:
         if "\0" in folder or not os.path.isdir(folder):
             self.problem(source, ("matrix", "runners"), _messages.no_runner_folder(shown, source.name))
             return None
+        self.runners_read_from = folder
         runners = []
         sources: Dict[str, _Source] = {}
         for file in sorted(f for f in os.listdir(folder) if f.endswith(".toml")):

@@ -21,7 +21,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional
 
 from packaging.version import InvalidVersion, Version
 
-from . import _access, _messages, _parser
+from . import _access, _messages
 from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Node, Not, Or, Path, walk
 from .errors import ConfigError, PredicateError
 from .schema import Schema
@@ -94,7 +94,14 @@ OPERATORS: Dict[str, Callable[[object, object], bool]] = {
     "in": _contains,
     "not in": lambda a, b: not _contains(a, b),
 }
-assert tuple(OPERATORS) == _parser.COMPARISONS
+
+
+def _restored(source: str, node: Node, paths: frozenset) -> "Predicate":
+    self = Predicate.__new__(Predicate)
+    self._node = node
+    self._source = source
+    self._paths = paths
+    return self
 
 
 class Predicate:
@@ -120,6 +127,8 @@ class Predicate:
     @classmethod
     def _checked(cls, source: str, schema: Optional[Schema]) -> "tuple[Optional[Predicate], List[PredicateError]]":
         """Parse and type-check *source*, returning every error instead of the first."""
+        from . import _parser  # not imported by `import matrix`: a cached matrix is not parsed
+
         try:
             node = _parser.parse(source)
         except PredicateError as error:
@@ -166,7 +175,9 @@ class Predicate:
         return self
 
     def __reduce__(self):
-        return (Predicate, (self._source,))
+        # The parsed tree travels with the text, so unpickling (the cache of loaded matrices,
+        # a worker process) does not parse again.
+        return (_restored, (self._source, self._node, self._paths))
 
     def evaluate(self, config: object, *, schema: Optional[Schema] = None) -> bool:
         """Whether *config* satisfies this predicate.

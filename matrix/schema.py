@@ -213,9 +213,10 @@ class Feature:
         return self.statement(runner, version).status
 
 
-@attrs.frozen(eq=False)
+@attrs.frozen
 class Matrix:
-    """A loaded matrix: runners in priority order, features in declaration order."""
+    """A loaded matrix: runners in priority order, features in declaration order. Two
+    matrices are equal when everything loaded is (the text, names and paths included)."""
 
     name: str
     version: Version
@@ -230,9 +231,10 @@ class Matrix:
     config_class: Optional[str] = None
     #: Combinations no runner is meant to serve (``[refusals]``): `matrix check` acknowledges them.
     refusals: Tuple[Refusal, ...] = ()
-    _runner_index: Dict[str, Runner] = attrs.field(init=False, repr=False)
-    _feature_index: Dict[str, Feature] = attrs.field(init=False, repr=False)
-    _caches: dict = attrs.field(init=False, repr=False, factory=dict)
+    # Derived from the fields above, so not part of equality.
+    _runner_index: Dict[str, Runner] = attrs.field(init=False, repr=False, eq=False)
+    _feature_index: Dict[str, Feature] = attrs.field(init=False, repr=False, eq=False)
+    _caches: dict = attrs.field(init=False, repr=False, factory=dict, eq=False)
 
     def __attrs_post_init__(self) -> None:
         object.__setattr__(self, "_runner_index", {r.id: r for r in self.runners})

@@ -1,5 +1,8 @@
+import atexit
 import os
 import pathlib
+import shutil
+import tempfile
 
 import pytest
 from hypothesis import settings
@@ -9,6 +12,11 @@ settings.register_profile("dev", max_examples=50, deadline=None)
 # depends on luck; the dev profile stays random to keep finding new cases.
 settings.register_profile("ci", max_examples=500, deadline=None, derandomize=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+# The cache of loaded matrices (matrix._cache) is on in the tests, as for users, but in a
+# folder of this run's own: nothing from another run, and nothing left in the home folder.
+os.environ["MATRIX_CACHE_DIR"] = tempfile.mkdtemp(prefix="matrix-test-cache-")
+atexit.register(shutil.rmtree, os.environ["MATRIX_CACHE_DIR"], ignore_errors=True)
 
 DATA = pathlib.Path(__file__).parent / "data"
 

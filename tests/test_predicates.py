@@ -125,6 +125,7 @@ def test_syntax_errors(text, message):
 
 
 def test_the_comparison_operator_message_is_generated_from_the_operator_table():
+    assert tuple(matrix.predicates.OPERATORS) == _parser.COMPARISONS  # the interpreter knows every operator
     assert _parser.EXPECTED_COMPARISON == (
         "a comparison operator (" + ", ".join(matrix.predicates.OPERATORS) + ")"
     )

@@ -1,0 +1,123 @@
+"""What a new process pays before its first answer, as ratios to ``python -c "import attrs"``.
+
+    python benchmarks/coldstart.py [REV] [--runs N]
+
+Every row is a new process, timed from start to exit; the rows run interleaved, round by
+round, and each reports the median of its rounds and its ratio to ``import attrs`` (a
+dependency of matrix, so the floor). "cached" rows read the matrix from the cache of loaded
+matrices (`matrix._cache`, warmed before the rounds; for the default matrix the entry the
+wheel ships is used when present); "uncached" rows turn the cache off (``MATRIX_CACHE_DIR=""``).
+The command-line rows call ``matrix.cli.main`` as the console script does. With REV, the same
+rows run against that revision's package (``git archive``), interleaved with this checkout's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+import synthetic  # noqa: E402
+
+CLI = "import sys; from matrix.cli import main; sys.exit(main())"
+FIRST = "import matrix; matrix.resolve({'cache_config': {'mamba_cache_mode': 'all'}})"
+
+
+def rows(big: str) -> list:
+    """(title, python arguments, uses the cache) of each row."""
+    load_big = f"import matrix; matrix.load({big!r}).resolve({{}})"
+    return [
+        ("python -c pass", ["-c", "pass"], None),
+        ("import attrs", ["-c", "import attrs"], None),
+        ("import matrix", ["-c", "import matrix"], None),
+        ("first resolve, default matrix, cached", ["-c", FIRST], True),
+        ("first resolve, default matrix, uncached", ["-c", FIRST], False),
+        ("matrix resolve --set …, cached", ["-c", CLI, "resolve", "--set", "cache_config.mamba_cache_mode=all"], True),
+        ("matrix resolve --set …, uncached", ["-c", CLI, "resolve", "--set", "cache_config.mamba_cache_mode=all"], False),
+        ("matrix check, default matrix", ["-c", CLI, "check"], True),
+        ("first resolve, 1,000 gates, cached", ["-c", load_big], True),
+        ("first resolve, 1,000 gates, uncached", ["-c", load_big], False),
+    ]
+
+
+def export(rev: str) -> str:
+    folder = tempfile.mkdtemp(prefix="matrix-coldstart-")
+    archive = subprocess.run(["git", "archive", rev, "matrix", "features.toml", "runners"], cwd=ROOT,
+                             check=True, capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(folder)
+    return folder
+
+
+def timed(args: list, env: dict, cwd: str) -> float:
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, *args], env=env, cwd=cwd, capture_output=True)
+    elapsed = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{args} failed:\n{done.stderr.decode()}")
+    return elapsed
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("rev", nargs="?")
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args(argv)
+    work = tempfile.mkdtemp(prefix="matrix-coldstart-work-")
+    text, runners, _ = synthetic.generate(1000)
+    os.makedirs(os.path.join(work, "big", "runners"))
+    with open(os.path.join(work, "big", "features.toml"), "w") as out:
+        out.write(text)
+    for id, table in runners.items():
+        with open(os.path.join(work, "big", "runners", f"{id}.toml"), "w") as out:
+            out.write(f'name = "{table["name"]}"\npriority = {table["priority"]}\n')
+    big = os.path.join(work, "big", "features.toml")
+    cwd = os.path.join(work, "cwd")  # no features.toml here: the CLI uses the default matrix
+    os.makedirs(cwd)
+    roots = {"this checkout": ROOT}
+    if args.rev:
+        roots = {args.rev: export(args.rev), "this checkout": ROOT}
+    cache = os.path.join(work, "cache")
+    envs = {}
+    for name, root in roots.items():
+        # Bytecode is written and read as on a user's machine (this sandbox sets
+        # PYTHONDONTWRITEBYTECODE, which makes every import compile its source).
+        base = {k: v for k, v in os.environ.items()
+                if k not in ("PYTHONPATH", "MATRIX_CACHE_DIR", "PYTHONDONTWRITEBYTECODE")}
+        envs[name, True] = {**base, "PYTHONPATH": root, "MATRIX_CACHE_DIR": cache}
+        envs[name, False] = {**base, "PYTHONPATH": root, "MATRIX_CACHE_DIR": ""}
+    table = rows(big)
+    for name in roots:  # warm the cache of loaded matrices and the bytecode caches before the rounds
+        for _, python_args, cached in table:
+            timed(python_args, envs[name, cached is not False], cwd)
+    times = {(title, name): [] for title, _, _ in table for name in roots}
+    for index in range(args.runs):
+        for title, python_args, cached in table:
+            for name in roots:
+                times[title, name].append(timed(python_args, envs[name, cached is not False], cwd))
+        print(f"round {index + 1}/{args.runs}", file=sys.stderr)
+    print(f"New processes, medians of {args.runs} interleaved rounds; ratios to `import attrs` of the same revision.\n")
+    header = " | ".join(f"{name} | ratio" for name in roots)
+    print(f"| row | {header} |")
+    print("|---|" + "---|---|" * len(roots))
+    for title, _, _ in table:
+        cells = []
+        for name in roots:
+            median = statistics.median(times[title, name])
+            floor = statistics.median(times["import attrs", name])
+            cells.append(f"{median * 1000:.0f} ms | {median / floor:.2f}×")
+        print(f"| {title} | {' | '.join(cells)} |")
+
+
+if __name__ == "__main__":
+    main()

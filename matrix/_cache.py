@@ -1,0 +1,200 @@
+"""A cache of loaded matrices, so that a new process answers without reading TOML.
+
+Loading a matrix costs more than everything else a host's first `resolve` does (importing
+cattrs and tomllib, building the converter, parsing and type-checking every gate, compiling the
+fast path). `load()` and `default()` therefore keep what they built in a cache file: the
+`Matrix` (pickled) and the compiled code of its fast path at its own version (marshalled).
+
+An entry is used only when everything it was built from is the same, byte for byte:
+
+- the key hashes the engine (the source of every module of this package, and the Python
+  implementation and version: marshalled code and pickles are never trusted across Python
+  versions) with the name the file was loaded by (it is shown in messages), which names the
+  cache file (an edited file replaces its entry), and the text of ``features.toml``, which the
+  entry must hold;
+- the entry lists the runner files it read, with their hashes; a runner file added, removed
+  or changed makes it stale.
+
+Entries are written atomically (a temporary file renamed into place), so processes sharing
+the folder never read half an entry; a folder that cannot be written (read-only, full) only
+means nothing is saved; entries unused for 30 days are removed when another is written. An entry is read only from a file owned by the current user and not
+writable by others (a pickle runs code when read). The folder is ``$MATRIX_CACHE_DIR``, else
+``$XDG_CACHE_HOME/support-matrix``, else ``~/.cache/support-matrix``; ``MATRIX_CACHE_DIR=""``
+turns the cache off. The wheel ships an entry for the default matrix inside the package
+(``matrix/_default/compiled.pickle``, written when the wheel is built).
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+from typing import Dict, List, Optional, Tuple
+
+from .schema import Matrix
+
+# The C modules themselves where CPython has them: `hashlib` loads OpenSSL and `pickle` its
+# Python layer, 5 ms each, which a new process would pay on every cached load.
+try:
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - another Python
+    from hashlib import blake2b
+try:
+    from _pickle import load as _unpickle
+except ImportError:  # pragma: no cover - another Python
+    from pickle import load as _unpickle
+
+_FORMAT = 1  # of an entry; part of the key
+_engine: Optional[str] = None
+
+#: Where the wheel puts the default matrix's entry, next to the default matrix itself.
+SHIPPED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_default", "compiled.pickle")
+
+
+def engine() -> str:
+    """A hash of this package's source and of the Python running it."""
+    global _engine
+    if _engine is None:
+        digest = blake2b(f"{_FORMAT} {sys.implementation.cache_tag} {sys.version}".encode())
+        here = os.path.dirname(os.path.abspath(__file__))
+        for name in sorted(os.listdir(here)):
+            if name.endswith(".py"):
+                with open(os.path.join(here, name), "rb") as handle:
+                    digest.update(name.encode() + b"\0" + handle.read() + b"\0")
+        _engine = digest.hexdigest()
+    return _engine
+
+
+def folder() -> Optional[str]:
+    """The cache folder, or None when the cache is off."""
+    chosen = os.environ.get("MATRIX_CACHE_DIR")
+    if chosen is not None:
+        return chosen or None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "support-matrix")
+
+
+def key(name: str, text: str) -> str:
+    """The key of an entry: ``<file>-<content>``, where *file* hashes the engine and the name
+    (one cache file per matrix file: an edit replaces its entry) and *content* the text."""
+    where = blake2b(engine().encode() + b"\0" + name.encode("utf-8", "surrogateescape"), digest_size=16)
+    what = blake2b(text.encode("utf-8", "surrogateescape"), digest_size=16)
+    return f"{where.hexdigest()}-{what.hexdigest()}"
+
+
+def _file(where: str, entry_key: str) -> str:
+    return os.path.join(where, entry_key.partition("-")[0] + ".pickle")
+
+
+def runner_files(runner_folder: str) -> List[Tuple[str, str]]:
+    """``(file name, hash)`` of every runner file in *runner_folder*, as the loader reads them."""
+    out = []
+    try:
+        names = sorted(f for f in os.listdir(runner_folder) if f.endswith(".toml"))
+    except OSError:
+        return []
+    for name in names:
+        try:
+            with open(os.path.join(runner_folder, name), "rb") as handle:
+                out.append((name, blake2b(handle.read()).hexdigest()))
+        except OSError:
+            out.append((name, ""))
+    return out
+
+
+def get(entry_key: str, base: str, *, path: Optional[str] = None, trusted: bool = False) -> Optional[Matrix]:
+    """The matrix of the entry *entry_key* (in the cache folder, or at *path*) for a file in
+    the folder *base*, or None when there is none, it is stale, or it cannot be trusted.
+    *trusted*: the file ships with the package, so it is as trusted as the package's code."""
+    if path is None:
+        where = folder()
+        if where is None:
+            return None
+        path = _file(where, entry_key)
+    try:
+        with open(path, "rb") as handle:
+            if not trusted and not _safe(handle.fileno()):
+                return None
+            entry = _unpickle(handle)
+        if not isinstance(entry, dict) or entry.get("key") != entry_key:
+            return None
+        matrix = entry["matrix"]
+        runners = os.path.join(base, entry["runner_folder"])
+        if not isinstance(matrix, Matrix) or runner_files(runners) != entry["runner_files"]:
+            return None
+        for version, (source, code) in entry["code"].items():
+            matrix._caches[("code", version)] = (source, marshal.loads(code))
+        return matrix
+    except Exception:  # a missing, partial, foreign or stale entry: load as if there were none
+        return None
+
+
+def entry(entry_key: str, matrix: Matrix, base: str, runner_folder: str) -> bytes:
+    """The bytes of an entry for *matrix*, loaded from a file in the folder *base* whose
+    runners are in *runner_folder* (kept relative to *base*: the wheel's entry is written in
+    the source tree and read where the package is installed)."""
+    import pickle
+
+    import attrs
+
+    from ._compile import plan
+
+    plan(matrix, matrix.version)  # the fast path at the matrix's own version, compiled once
+    code: Dict[object, Tuple[str, bytes]] = {}
+    for cache_key, value in matrix._caches.items():
+        if isinstance(cache_key, tuple) and cache_key[0] == "code":
+            source, compiled = value
+            code[cache_key[1]] = (source, marshal.dumps(compiled))
+    bare = attrs.evolve(matrix)  # without the plans and other caches, which hold functions
+    return pickle.dumps({"key": entry_key, "matrix": bare, "runner_folder": os.path.relpath(runner_folder, base or "."),
+                         "runner_files": runner_files(runner_folder), "code": code},
+                        protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def put(entry_key: str, matrix: Matrix, base: str, runner_folder: str) -> None:
+    """Save an entry for *matrix*; nothing happens when the folder cannot be written."""
+    where = folder()
+    if where is None:
+        return
+    import tempfile
+
+    try:
+        data = entry(entry_key, matrix, base, runner_folder)
+        os.makedirs(where, mode=0o700, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=where, prefix=".entry-", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+            os.replace(temporary, _file(where, entry_key))
+        except BaseException:
+            os.unlink(temporary)
+            raise
+        _prune(where)
+    except Exception:  # read-only, full, or a matrix that does not pickle: nothing is saved
+        return
+
+
+#: Entries not read or written for this long are removed when another is written (those of
+#: an engine version no longer installed, of a file no longer used).
+MAX_AGE_SECONDS = 30 * 24 * 3600
+
+
+def _prune(where: str) -> None:
+    import time
+
+    cutoff = time.time() - MAX_AGE_SECONDS
+    for item in os.scandir(where):
+        try:
+            if item.name.endswith((".pickle", ".tmp")) and max(item.stat().st_atime, item.stat().st_mtime) < cutoff:
+                os.unlink(item.path)
+        except OSError:
+            continue
+
+
+
+def _safe(fd: int) -> bool:
+    """Whether the open file is the current user's and only they can write it."""
+    if not hasattr(os, "getuid"):  # pragma: no cover - not POSIX: no owners to compare
+        return True
+    info = os.fstat(fd)
+    return info.st_uid == os.getuid() and not info.st_mode & 0o022

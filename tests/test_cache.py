@@ -1,0 +1,185 @@
+"""The cache of loaded matrices (matrix._cache): what it saves never changes an answer."""
+
+import os
+import pathlib
+import pickle
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import matrix
+from matrix import _cache
+from matrix.strategies import _matrix_texts, _toml, configs
+
+ROOT = pathlib.Path(__file__).parent.parent
+DATA = ROOT / "tests" / "data"
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("MATRIX_CACHE_DIR", str(folder))
+    return folder
+
+
+def _write(folder, text, runners):
+    (folder / "runners").mkdir(parents=True, exist_ok=True)
+    (folder / "features.toml").write_text(text)
+    for id, table in runners.items():
+        (folder / "runners" / f"{id}.toml").write_text("".join(f"{k} = {_toml(v)}\n" for k, v in table.items()))
+    return folder / "features.toml"
+
+
+def _answers(m, config, version=None):
+    try:
+        r = m.resolve(config, version=version)
+        return r.to_dict(), r.explain()
+    except matrix.MatrixError as error:
+        return type(error).__name__, str(error)
+
+
+def test_a_second_load_comes_from_the_cache_and_equals_the_first(cache, monkeypatch):
+    path = ROOT / "features.toml"
+    first = matrix.load(path)
+    [entry] = list(cache.iterdir())
+    assert entry.name == _cache.key(str(path), path.read_text()).partition("-")[0] + ".pickle"
+    assert oct(entry.stat().st_mode & 0o777) == "0o600" and oct(cache.stat().st_mode & 0o777) == "0o700"
+
+    def no_parsing(*args, **kwargs):
+        raise AssertionError("parsed although the cache holds the matrix")
+
+    monkeypatch.setattr(matrix.loader._Builder, "build", no_parsing)
+    second = matrix.load(path)
+    assert second == first and second is not first
+    assert ("code", second.version) in second._caches  # the compiled fast path came with it
+    assert _answers(second, {"cache_config": {"mamba_cache_mode": "all"}}) == _answers(
+        first, {"cache_config": {"mamba_cache_mode": "all"}})
+
+
+def test_an_edited_runner_file_or_features_file_makes_the_entry_stale(cache, tmp_path):
+    path = _write(tmp_path / "m", (ROOT / "features.toml").read_text(),
+                  {"v1": {"name": "Model Runner V1", "priority": 10}, "v2": {"name": "Model Runner V2", "priority": 20}})
+    assert matrix.load(path).runner("v2").priority == 20
+    (tmp_path / "m" / "runners" / "v2.toml").write_text('name = "Model Runner V2"\npriority = 5\n')
+    assert matrix.load(path).runner("v2").priority == 5
+    (tmp_path / "m" / "runners" / "v3.toml").write_text('name = "V3"\npriority = 30\n')
+    with pytest.raises(matrix.LoadError):  # v3 has no cell in the features: the new file is read
+        matrix.load(path)
+    (tmp_path / "m" / "runners" / "v3.toml").unlink()
+    path.write_text(path.read_text().replace('name = "vLLM model runners"', 'name = "edited"'))
+    assert matrix.load(path).name == "edited"
+    assert len(list(cache.iterdir())) == 1  # one entry per file: the edit replaced it
+
+
+def test_a_read_only_or_unusable_cache_folder_only_means_nothing_is_saved(tmp_path, monkeypatch):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    monkeypatch.setenv("MATRIX_CACHE_DIR", str(folder))
+
+    def read_only(*args, **kwargs):  # what a read-only folder answers (tests may run as root)
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("tempfile.mkstemp", read_only)
+    assert matrix.load(ROOT / "features.toml").name == "vLLM model runners"
+    assert list(folder.iterdir()) == []
+    monkeypatch.undo()
+    blocked = tmp_path / "a file"
+    blocked.write_text("")
+    monkeypatch.setenv("MATRIX_CACHE_DIR", str(blocked))
+    assert matrix.load(ROOT / "features.toml").name == "vLLM model runners"
+    monkeypatch.setenv("MATRIX_CACHE_DIR", "")  # off
+    assert _cache.folder() is None
+    assert matrix.load(ROOT / "features.toml").name == "vLLM model runners"
+
+
+def test_entries_that_are_corrupt_foreign_or_writable_by_others_are_not_read(cache):
+    path = ROOT / "features.toml"
+    matrix.load(path)
+    [entry] = list(cache.iterdir())
+    key = _cache.key(str(path), path.read_text())
+    entry.chmod(0o666)
+    assert _cache.get(key, str(ROOT)) is None  # others could have written it: a pickle runs code when read
+    entry.chmod(0o600)
+    assert _cache.get(key, str(ROOT)) is not None
+    entry.write_bytes(entry.read_bytes()[:100])
+    assert _cache.get(key, str(ROOT)) is None
+    entry.write_bytes(pickle.dumps({"key": "another", "matrix": None}))
+    assert _cache.get(key, str(ROOT)) is None
+    assert matrix.load(path).name == "vLLM model runners"  # and the load rebuilds the entry
+    assert _cache.get(key, str(ROOT)) is not None
+
+
+def test_entries_unused_for_30_days_are_removed_when_another_is_written(cache):
+    matrix.load(ROOT / "features.toml")
+    [old] = list(cache.iterdir())
+    month_ago = old.stat().st_mtime - _cache.MAX_AGE_SECONDS - 60
+    os.utime(old, (month_ago, month_ago))
+    (cache / ".entry-left.tmp").write_bytes(b"")
+    os.utime(cache / ".entry-left.tmp", (month_ago, month_ago))
+    matrix.load(DATA / "valid" / "kitchen_sink.toml")
+    assert [p.name for p in cache.iterdir()] == [
+        _cache.key(str(DATA / "valid" / "kitchen_sink.toml"), (DATA / "valid" / "kitchen_sink.toml").read_text())
+        .partition("-")[0] + ".pickle"]
+
+
+def test_an_entry_is_keyed_by_the_python_running_it(cache, monkeypatch):
+    text = (ROOT / "features.toml").read_text()
+    before = _cache.key("features.toml", text)
+    monkeypatch.setattr(_cache, "_engine", None)
+    monkeypatch.setattr(sys.implementation, "cache_tag", "cpython-399")
+    assert _cache.key("features.toml", text) != before
+
+
+def test_processes_writing_the_same_entry_at_once_leave_one_whole_entry(cache, tmp_path):
+    code = f"import matrix; print(matrix.load({str(ROOT / 'features.toml')!r}).resolve({{}}).runner)"
+    env = {**os.environ, "MATRIX_CACHE_DIR": str(cache)}
+    procs = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True)
+             for _ in range(6)]
+    assert [p.communicate()[0] for p in procs] == ["v2\n"] * 6
+    assert [p.name for p in cache.iterdir() if not p.name.startswith(".")] == [
+        _cache.key(str(ROOT / "features.toml"), (ROOT / "features.toml").read_text()).partition("-")[0] + ".pickle"]
+    assert [p.name for p in cache.iterdir() if p.name.startswith(".")] == []  # no temporary file left
+    assert _cache.get(_cache.key(str(ROOT / "features.toml"), (ROOT / "features.toml").read_text()), str(ROOT)) is not None
+
+
+@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_cached_and_uncached_loads_of_random_matrices_agree(tmp_path_factory, monkeypatch, data):
+    folder = tmp_path_factory.mktemp("random")
+    monkeypatch.setenv("MATRIX_CACHE_DIR", str(folder / "cache"))
+    text, runners = data.draw(_matrix_texts(4))
+    path = _write(folder, text, runners)
+    fresh = matrix.load(path)  # built, and saved
+    cached = matrix.load(path)  # from the entry
+    monkeypatch.setenv("MATRIX_CACHE_DIR", "")
+    uncached = matrix.load(path)
+    assert cached == uncached == fresh
+    for config in data.draw(st.lists(configs(uncached), min_size=1, max_size=5)):
+        version = data.draw(st.sampled_from([None, "0.9", "1.0", "1.2", "2.0"]))
+        assert _answers(cached, config, version) == _answers(uncached, config, version)
+
+
+def test_a_cached_load_and_the_cli_import_only_what_they_need(cache):
+    """`import matrix` and an answer from the cache need no TOML reader, no cattrs, no parser, no
+    renderer and no JSON (the cold-start figures of benchmarks/coldstart.py depend on it)."""
+    path = str(ROOT / "features.toml")
+    matrix.load(path)  # the entry
+    code = (
+        "import io, sys\n"
+        "import matrix\n"
+        "after_import = set(sys.modules)\n"
+        f"assert matrix.load({path!r}).resolve({{}}).runner == 'v2'\n"
+        "from matrix.cli import run\n"
+        f"assert run(['resolve', '--matrix', {path!r}, '--set', 'cache_config.mamba_cache_mode=all'],"
+        " stdout=io.StringIO(), stderr=sys.stderr) == 0\n"
+        "print(sorted(after_import & {'cattrs', 'tomllib', 'tomli'}))\n"
+        "print(sorted(set(sys.modules) & {'cattrs', 'tomllib', 'tomli', 'json', 'matrix._parser', 'matrix._tokenizer',"
+        " 'matrix._converter', 'matrix.render', 'matrix.check', 'matrix.strategies', 'hypothesis', 'hashlib'}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "MATRIX_CACHE_DIR": str(cache)},
+                          capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == "[]\n[]\n"
