@@ -102,6 +102,10 @@ class PredicateError(MatrixError, ValueError):
     def __str__(self) -> str:
         return f"{self.message}\n{excerpt(self.source, self.span, opened=self.opened)}"
 
+    def __reduce__(self):
+        return (_rebuilt, (type(self), (self.message,), {"source": self.source, "span": self.span,
+                                                         "opened": self.opened, "unknown_path": self.unknown_path}))
+
     def to_dict(self) -> dict:
         return {"kind": type(self).__name__, "message": self.message, "source": self.source,
                 "span": list(self.span)}
@@ -150,6 +154,9 @@ class LoadError(MatrixError, ValueError):
         self.problems = tuple(sorted(problems, key=Problem._key))
         super().__init__(self.__str__())
 
+    def __reduce__(self):
+        return (type(self), (self.source, self.problems))
+
     def __str__(self) -> str:
         body = "\n".join(_indent(str(p)) for p in self.problems)
         return f"{self._head()}\n{body}"
@@ -189,6 +196,9 @@ class ConfigError(MatrixError, KeyError):
         return {"kind": type(self).__name__, "message": str(self), "path": self.path,
                 "feature": self.feature, "reason": self.reason}
 
+    def __reduce__(self):
+        return (_rebuilt, (type(self), (self.reason,), {"path": self.path, "feature": self.feature}))
+
 
 class ResolutionError(MatrixError, ValueError):
     """No runner can serve a config; ``resolution`` is the `Resolution` that led here."""
@@ -200,6 +210,14 @@ class ResolutionError(MatrixError, ValueError):
 
     def __str__(self) -> str:
         return self.message
+
+    def __reduce__(self):
+        return (type(self), (self.message, self.resolution))
+
+
+def _rebuilt(cls: type, args: tuple, kwargs: dict) -> Exception:
+    """An error unpickled: its class called as it was (some take keyword-only data)."""
+    return cls(*args, **kwargs)
 
 
 class NoRunnerError(ResolutionError):

@@ -111,47 +111,52 @@ class ResolutionWarning:
 
 _EMITTED: set = set()
 _EMIT_LOCK = threading.Lock()
-_tuple_new = tuple.__new__
-_item = tuple.__getitem__
 
 
-class Resolution(tuple):
+class Resolution:
     """The answer for one config: a frozen value (its errors carry it too).
 
     ``runner`` is the chosen runner id (None on the `Resolution` an error carries),
     ``requested`` the runner asked for, ``version`` the version resolved at, ``warnings`` the
     `ResolutionWarning` values; ``active`` (features, in declaration order) and
     ``unsupported`` (runner id → features whose status there is ``no`` or ``opt-in``) are
-    worked out from the gate mask when read.
+    worked out from the gate mask when read. Equal when everything said is equal; copies,
+    deep copies and pickles are equal values (a pickle carries the matrix, not the compiled
+    plan, which is compiled again where it is read).
     """
 
-    # A tuple underneath, because building one is the cheapest way to make a frozen value in
-    # CPython (resolve() runs at the speed of an if chain; see benchmarks/). It is not a
-    # sequence to its users: indexing, iterating and len() are refused.
-    __slots__ = ()
+    # One slot holding a tuple: building a Resolution is then one object and one tuple, the
+    # cheapest frozen value in CPython (resolve() runs at the speed of an if chain; see
+    # benchmarks/). Fields of the tuple: runner, requested, warnings, plan, mask, values.
+    __slots__ = ("_fields",)
 
-    # Field order of the tuple: runner, requested, warnings, plan, mask, values.
-    def __new__(cls, plan: Plan, mask: int, values: tuple, runner: Optional[str],
-                requested: Optional[str], warnings: Tuple[ResolutionWarning, ...]) -> "Resolution":
-        return _tuple_new(cls, (runner, requested, warnings, plan, mask, values))
+    def __init__(self, plan: Plan, mask: int, values: tuple, runner: Optional[str],
+                 requested: Optional[str], warnings: Tuple[ResolutionWarning, ...]) -> None:
+        _set_fields(self, (runner, requested, warnings, plan, mask, values))
 
-    def __getitem__(self, index):
-        raise TypeError("A Resolution is not a sequence: read its attributes")
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("A Resolution is read-only")
 
-    def __iter__(self):
-        raise TypeError("A Resolution is not a sequence: read its attributes")
+    __delattr__ = __setattr__  # type: ignore[assignment]
 
-    def __len__(self):
-        raise TypeError("A Resolution is not a sequence: read its attributes")
+    runner = property(lambda self: self._fields[0], doc="The chosen runner id, or None")
+    requested = property(lambda self: self._fields[1], doc="The runner asked for, or None")
+    warnings = property(lambda self: self._fields[2], doc="The warnings to show, in order")
+    _plan = property(lambda self: self._fields[3])
+    _mask = property(lambda self: self._fields[4])
+    _values = property(lambda self: self._fields[5])
 
-    __contains__ = __iter__
+    def __copy__(self) -> "Resolution":
+        return self
 
-    runner = property(lambda self: _item(self, 0), doc="The chosen runner id, or None")
-    requested = property(lambda self: _item(self, 1), doc="The runner asked for, or None")
-    warnings = property(lambda self: _item(self, 2), doc="The warnings to show, in order")
-    _plan = property(lambda self: _item(self, 3))
-    _mask = property(lambda self: _item(self, 4))
-    _values = property(lambda self: _item(self, 5))
+    def __deepcopy__(self, memo: dict) -> "Resolution":
+        return self
+
+    def __reduce__(self):
+        runner, requested, warnings, plan, mask, values = self._fields
+        # Sections read as a whole are the host's objects: a pickle keeps what is said of them.
+        plain = tuple(_plain(v) for v in values)
+        return (_restored, (plan.matrix, str(plan.version), mask, plain, runner, requested, warnings))
 
     @property
     def version(self) -> Version:
@@ -187,7 +192,11 @@ class Resolution(tuple):
             return NotImplemented
         return self.to_dict() == other.to_dict()
 
-    __hash__ = None  # type: ignore[assignment]
+    def __hash__(self) -> int:  # of what equality compares (`to_dict`)
+        return hash((self.matrix.name, str(self.version), self.runner, self.requested,
+                     tuple(f.id for f in self.active), self.warnings))
+
+
 
     def to_dict(self) -> dict:
         """A JSON-ready dict with stable keys."""
@@ -311,6 +320,39 @@ class Resolution(tuple):
                        "matrix_runner": warning.runner})
 
 
+
+_set_fields = Resolution._fields.__set__  # type: ignore[attr-defined]
+_new = object.__new__
+
+
+class _Section:
+    """A section the gates read as a whole, in a Resolution that crossed a pickle."""
+
+    def __repr__(self) -> str:
+        return "<section>"
+
+    def __reduce__(self):
+        return "_SECTION"
+
+
+_SECTION = _Section()
+
+
+def _plain(value: object) -> object:
+    """A config value as a pickle keeps it: scalars and versions as they are, lists as tuples,
+    anything else (a section read as a whole: the host's object) as what explain() shows."""
+    if value is None or isinstance(value, (bool, int, float, str, Version)):
+        return value
+    if isinstance(value, (tuple, list)):
+        items = tuple(_plain(v) for v in value)
+        return items if _SECTION not in items else _SECTION
+    return _SECTION
+
+
+def _restored(matrix: Matrix, version: str, mask: int, values: tuple, runner: Optional[str],
+              requested: Optional[str], warnings: tuple) -> "Resolution":
+    return Resolution(_plan(matrix, version), mask, values, runner, requested, warnings)
+
 def _show(value: object) -> str:
     if value is None or isinstance(value, (bool, int, float, str)):
         return repr(value)
@@ -371,7 +413,9 @@ def resolve(matrix: Matrix, config: object, *, runner: Optional[str] = None,
         # The common case, answered with integer operations: the top runner is free and
         # there is nothing to warn about.
         if not mask & compiled.quiet_top:
-            return _tuple_new(Resolution, (compiled.top, None, (), compiled, mask, values))
+            resolution = _new(Resolution)
+            _set_fields(resolution, (compiled.top, None, (), compiled, mask, values))
+            return resolution
         return _resolve_slowly(compiled, mask, values, runner)
     if runner not in compiled.no:
         matrix.runner(runner)  # raises UsageError, naming the known runners

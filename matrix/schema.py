@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Dict, Iterator, Mapping, Optional, Tuple
 import attrs
 from packaging.version import Version
 
+from ._frozen import FrozenMap, frozen_map
+
 if TYPE_CHECKING:  # pragma: no cover
     from .predicates import Predicate
     from .resolver import Resolution
@@ -98,7 +100,7 @@ class Field:
 class Schema:
     """What predicates may read: every declared path, and the sections they imply."""
 
-    fields: Mapping[str, Field] = attrs.field(factory=dict)
+    fields: Mapping[str, Field] = attrs.field(factory=FrozenMap, converter=frozen_map)
 
     def __contains__(self, path: object) -> bool:
         return path in self.fields
@@ -182,8 +184,8 @@ class Feature:
     id: str
     name: str
     when: "Predicate"
-    #: runner id → history of statements, ordered by ``since``.
-    support: Mapping[str, Tuple[Statement, ...]]
+    #: runner id → history of statements, ordered by ``since`` (read-only).
+    support: Mapping[str, Tuple[Statement, ...]] = attrs.field(converter=frozen_map)
     note: Optional[str] = None
     links: Tuple[str, ...] = ()
     since: Optional[Version] = None
@@ -239,6 +241,17 @@ class Matrix:
     def __attrs_post_init__(self) -> None:
         object.__setattr__(self, "_runner_index", {r.id: r for r in self.runners})
         object.__setattr__(self, "_feature_index", {f.id: f for f in self.features})
+
+    # Pickled (a cache entry, a worker process) without what is derived: the indexes are
+    # rebuilt, and the compiled plans (generated functions) are compiled again when needed.
+    def __getstate__(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in attrs.fields(Matrix) if f.init}
+
+    def __setstate__(self, state: dict) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_caches", {})
+        self.__attrs_post_init__()
 
     def runner(self, id: str) -> Runner:
         """The runner with this id; raises `UsageError` naming the known ones."""
