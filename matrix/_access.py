@@ -22,7 +22,8 @@ from typing import Optional
 from packaging.version import InvalidVersion, Version
 
 from . import _messages
-from .errors import ConfigError
+from .errors import ConfigError, UsageError
+from ._versions import to_version
 from .schema import Field, Schema
 
 MISSING = object()
@@ -142,8 +143,6 @@ def unknown_keys(config: object, schema: Schema) -> list:
 def check_facts(facts: object, schema: Optional[Schema]) -> None:
     """Raise unless *facts* is a mapping whose keys are all facts the schema declares."""
     if not isinstance(facts, Mapping):
-        from .errors import UsageError
-
         raise UsageError(_messages.facts_not_a_mapping(facts))
     fields = schema.fields if schema else _EMPTY
     declared = [p for p, f in fields.items() if f.fact and f.type != "section"]
@@ -205,18 +204,6 @@ def check(field: Field, value: object) -> object:
         ):
             raise ConfigError(_messages.wrong_type(f"{kind} items of type {item_type.__name__}", item), path=path)
     return tuple(value)
-
-
-def to_version(value: object) -> Optional[Version]:
-    """*value* as a `Version` when it is one or spells one (PEP 440), else None."""
-    if isinstance(value, Version):
-        return value
-    if isinstance(value, str):
-        try:
-            return Version(value)
-        except InvalidVersion:
-            return None
-    return None
 
 
 def _bounded(field: Field, value):

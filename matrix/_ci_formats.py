@@ -36,11 +36,11 @@ def sarif(report: "Report", *, tool_version: str) -> str:
             if region:
                 location["region"] = region
             result["locations"] = [{"physicalLocation": location,
-                                    "logicalLocations": [{"fullyQualifiedName": finding.path}]}]
+                                    "logicalLocations": [{"fullyQualifiedName": finding.place}]}]
         properties = {key: value for key, value in (
             ("witness", finding.witness), ("features", list(finding.features)),
             ("combinations", [list(c) for c in finding.combinations]),
-            ("configPath", finding.config_path), ("member", finding.member)) if value}
+            ("configPath", finding.path), ("member", finding.member)) if value}
         if properties:
             result["properties"] = properties
         results.append(result)

@@ -43,6 +43,7 @@ from packaging.version import Version
 
 from ._space import PRESENT, Inconclusive, Space
 from .binding import DRIFT_CODES
+from ._versions import as_version
 from .schema import BLOCKING, Feature, Matrix
 
 __all__ = ["CODES", "Finding", "Report", "check", "iter_findings"]
@@ -86,7 +87,7 @@ class Finding:
     message: str
     feature: Optional[str] = None
     runner: Optional[str] = None
-    path: str = "$"
+    place: str = "$"  # where in the file: ``$.features.fp8.support.v2``
     file: Optional[str] = None
     line: Optional[int] = None
     column: Optional[int] = None
@@ -99,7 +100,7 @@ class Finding:
     #: deliberate (such a finding never fails the check, even with ``strict``).
     refusal: Optional[str] = None
     #: For the ``class-*`` findings: the ``[config]`` path and the class member (``Owner.name``).
-    config_path: Optional[str] = None
+    path: Optional[str] = None
     member: Optional[str] = None
 
     def __str__(self) -> str:
@@ -149,7 +150,7 @@ def check(matrix: Matrix, *, version: Optional[object] = None, strict: bool = Fa
     findings = list(iter_findings(matrix, version=version, strict=strict, budget=budget,
                                   against=against))
     # features.toml first, in line order; then the runner files.
-    findings.sort(key=lambda f: (f.file != matrix.path, f.file or "", f.line is None, f.line or 0,
+    findings.sort(key=lambda f: (f.file != matrix.file, f.file or "", f.line is None, f.line or 0,
                                  f.column or 0, f.code, f.message))
     return Report(tuple(findings), strict)
 
@@ -157,7 +158,6 @@ def check(matrix: Matrix, *, version: Optional[object] = None, strict: bool = Fa
 def iter_findings(matrix: Matrix, *, version: Optional[object] = None, strict: bool = False,
                   budget: int = 200_000, against: Optional[Union[str, type]] = None) -> Iterator[Finding]:
     """Every finding, as it is found (see `check`)."""
-    from .resolver import as_version
 
     v = matrix.version if version is None else as_version(version)
     place = _Places(matrix)
@@ -200,7 +200,7 @@ class _Places:
 
     def __init__(self, matrix: Matrix) -> None:
         self.matrix = matrix
-        self.file = matrix.path
+        self.file = matrix.file
         self._locations = None
 
     def where(self, key: tuple) -> Tuple[Optional[int], Optional[int]]:
@@ -220,22 +220,22 @@ class _Places:
         path = ("features", feature.id, *key)
         line, column = self.where(path)
         return Finding(code, severity or CODES[code][0], message, feature=feature.id,
-                       path=_messages.place(path), file=self.file, line=line, column=column, **extra)
+                       place=_messages.place(path), file=self.file, line=line, column=column, **extra)
 
     def config(self, code: str, key: tuple, message: str, **extra) -> Finding:
         from . import _messages
 
         line, column = self.where(key)
-        return Finding(code, CODES[code][0], message, path=_messages.place(key), file=self.file,
+        return Finding(code, CODES[code][0], message, place=_messages.place(key), file=self.file,
                        line=line, column=column, **extra)
 
     def runner(self, code: str, runner: str, message: str) -> Finding:
-        path = self.matrix.runner(runner).path
+        path = self.matrix.runner(runner).file
         if path is not None:  # the runner's own file
-            return Finding(code, CODES[code][0], message, runner=runner, path=f"$.runners.{runner}",
+            return Finding(code, CODES[code][0], message, runner=runner, place=f"$.runners.{runner}",
                            file=path, line=1, column=1)
         line, column = self.where(("matrix", "runners"))
-        return Finding(code, CODES[code][0], message, runner=runner, path=f"$.runners.{runner}",
+        return Finding(code, CODES[code][0], message, runner=runner, place=f"$.runners.{runner}",
                        file=self.file, line=line, column=column)
 
 
@@ -254,7 +254,7 @@ def _drift(matrix: Matrix, bound: Union[str, type], place: _Places) -> Iterator[
         key = ("config", drift.path)
         if place.where(key) == (None, None):  # an implied section: no key of its own
             key = ("config",)
-        yield place.config(drift.code, key, drift.message, member=drift.member, config_path=drift.path)
+        yield place.config(drift.code, key, drift.message, member=drift.member, path=drift.path)
 
 
 def _lifecycle(matrix: Matrix, v: Version, place: _Places) -> Iterator[Finding]:

@@ -533,7 +533,7 @@ def _check(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]
             stdout.write(f"{finding}\n")
             if finding.witness is not None:
                 stdout.write(f"    witness: {_dumps(finding.witness, sort_keys=True)}\n")
-        stdout.write(f"{matrix.path or 'matrix'}: {report.summary()}\n")
+        stdout.write(f"{matrix.file or 'matrix'}: {report.summary()}\n")
     return EXIT_FINDING if report.failed else EXIT_OK
 
 

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Optional, Sequence, Tuple
 
 import attrs
 
+from . import _messages
+
 if TYPE_CHECKING:  # pragma: no cover
     from .resolver import Resolution
 
@@ -115,32 +117,32 @@ class PredicateError(MatrixError, ValueError):
 class Problem:
     """One problem found while loading a matrix.
 
-    ``path`` is the JSON-path-like place in the document (``$.features.fp8.support.v2``);
+    ``place`` is the JSON-path-like place in the document (``$.features.fp8.support.v2``);
     ``file``, ``line`` and ``column`` say where it stands in the text when that can be found.
     ``detail`` holds extra lines (a predicate's source with its caret).
     """
 
     message: str
-    path: str
+    place: str
     file: Optional[str] = None
     line: Optional[int] = None
     column: Optional[int] = None
     detail: Optional[str] = None
 
     def _key(self) -> tuple:
-        return (self.file or "", self.line or 0, self.column or 0, self.path, self.message)
+        return (self.file or "", self.line or 0, self.column or 0, self.place, self.message)
 
     def to_dict(self) -> dict:
-        return {"file": self.file, "line": self.line, "column": self.column, "path": self.path,
+        return {"file": self.file, "line": self.line, "column": self.column, "place": self.place,
                 "message": self.message, "detail": self.detail}
 
     def __str__(self) -> str:
-        place = self.file or "<string>"
+        where = self.file or "<string>"
         if self.line is not None:
-            place += f":{self.line}"
+            where += f":{self.line}"
             if self.column is not None:
-                place += f":{self.column}"
-        text = f"{place}: {self.path}: {self.message}"
+                where += f":{self.column}"
+        text = f"{where}: {self.place}: {self.message}"
         if self.detail:
             text += "\n" + self.detail
         return text
@@ -188,8 +190,6 @@ class ConfigError(MatrixError, KeyError):
         self.feature = feature
 
     def __str__(self) -> str:
-        from . import _messages
-
         return _messages.config_error(self.reason, self.path, self.feature)
 
     def to_dict(self) -> dict:

@@ -205,7 +205,7 @@ class _Builder:
             runners=tuple(sorted(runner_list, key=lambda r: -r.priority)),
             features=tuple(features),
             schema=schema,
-            path=name,
+            file=name,
             text=text,
             config_class=header.config_class,
             refusals=tuple(refusals),

@@ -23,6 +23,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import attrs
 from packaging.version import Version
 
+from ._versions import as_version
 from .schema import Field, Matrix, Statement
 
 __all__ = ["FORMATS", "TABLES", "SYMBOLS", "render", "document"]
@@ -46,6 +47,10 @@ SYMBOLS: Dict[str, Tuple[str, str, str]] = {
 
 _CONTROL = {c: f"\\x{c:02x}" for c in [*range(0, 9), *range(11, 32), 127, *range(128, 160)]}
 _CONTROL[ord("\t")] = " "
+
+
+def _as_is(text: str) -> str:
+    return text
 
 
 def _clean(text: str) -> str:
@@ -82,6 +87,28 @@ class Row:
 
 
 @attrs.frozen
+class ConfigRow:
+    """One declared config path, as the config reference shows it."""
+
+    path: str
+    type: str
+    choices: str  # the choices, spelt as predicates write them; "" when any value goes
+    default: str  # "" when there is none
+    doc: str
+
+
+@attrs.frozen
+class DeprecationRow:
+    """One deprecated feature, as the deprecation timeline shows it."""
+
+    feature: str  # its name
+    since: str
+    remove_in: str  # "" when not set
+    replacement: str
+    message: str
+
+
+@attrs.frozen
 class Document:
     """Everything the tables say, before any format is applied."""
 
@@ -92,8 +119,8 @@ class Document:
     rows: Tuple[Row, ...]
     notes: Tuple[str, ...]  # footnote texts, numbered from 1
     legend: Tuple[Tuple[str, str, str], ...]  # (symbol, text, meaning), only those used
-    config: Tuple[Tuple[str, str, str, str, str], ...]  # path, type, choices, default, doc
-    deprecations: Tuple[Tuple[str, str, str, str, str], ...]  # feature, since, removal, replacement, message
+    config: Tuple[ConfigRow, ...]
+    deprecations: Tuple[DeprecationRow, ...]
 
 
 def _version_text(v: Optional[Version]) -> str:
@@ -127,15 +154,11 @@ def _default_text(field: Field) -> str:
     if not field.has_default:
         return ""
     value = field.default
-    if value is None:
-        return "None"
     if isinstance(value, Version):
         return repr(str(value))
     if isinstance(value, tuple):
         return repr(list(value))
-    if isinstance(value, bool):
-        return repr(value)
-    return repr(value)
+    return repr(value)  # None, bool, int, float, str
 
 
 def document(matrix: Matrix, *, version: Optional[object] = None, clean: bool = True) -> Document:
@@ -143,9 +166,7 @@ def document(matrix: Matrix, *, version: Optional[object] = None, clean: bool = 
 
     :param clean: spell out control characters, which text formats cannot show (JSON can).
     """
-    from .resolver import as_version
-
-    _clean = globals()["_clean"] if clean else (lambda text: text)
+    spell = _clean if clean else _as_is
 
     v = matrix.version if version is None else as_version(version)
     notes: List[str] = []
@@ -153,7 +174,7 @@ def document(matrix: Matrix, *, version: Optional[object] = None, clean: bool = 
     def footnote(text: Optional[str]) -> Optional[int]:
         if not text:
             return None
-        text = _clean(text)
+        text = spell(text)
         if text not in notes:
             notes.append(text)
         return notes.index(text) + 1
@@ -188,27 +209,25 @@ def document(matrix: Matrix, *, version: Optional[object] = None, clean: bool = 
             since = (str(statement.since) if statement in history and _changed(history, statement)
                      else None)
             cells.append(Cell(statement.status, symbol, text, meaning, footnote(statement.note), link, since))
-        rows.append(Row(feature.id, _clean(feature.name), _clean(str(feature.when)),
-                        tuple(_clean(x) for x in lifecycle), feature_note, feature.links, tuple(cells)))
+        rows.append(Row(feature.id, spell(feature.name), spell(str(feature.when)),
+                        tuple(spell(x) for x in lifecycle), feature_note, feature.links, tuple(cells)))
     legend = tuple(SYMBOLS[s] for s in SYMBOLS if s in used)
     config = tuple(
-        (f.path, _type_text(f),
-         ", ".join(repr(c) for c in f.choices) if f.choices is not None else "",
-         _default_text(f), f.doc or "")
+        ConfigRow(spell(f.path), spell(_type_text(f)),
+                  spell(", ".join(repr(c) for c in f.choices) if f.choices is not None else ""),
+                  spell(_default_text(f)), spell(f.doc or ""))
         for f in matrix.schema.declared
     )
     deprecated = [f for f in matrix.features if f.deprecated is not None]
     deprecated.sort(key=lambda f: (f.deprecated.remove_in or Version("9999"), f.deprecated.since))
     deprecations = tuple(
-        (f.name, str(f.deprecated.since), _version_text(f.deprecated.remove_in),
-         f.deprecated.replacement or "", f.deprecated.message or "")
+        DeprecationRow(spell(f.name), str(f.deprecated.since), _version_text(f.deprecated.remove_in),
+                       spell(f.deprecated.replacement or ""), spell(f.deprecated.message or ""))
         for f in deprecated
     )
-    source = matrix.path or "features.toml"
+    source = matrix.file or "features.toml"
     source = source.replace("\\", "/").rsplit("/", 1)[-1]
-    config = tuple(tuple(_clean(x) for x in entry) for entry in config)
-    deprecations = tuple(tuple(_clean(x) for x in entry) for entry in deprecations)
-    return Document(_clean(matrix.name), str(v), _clean(source), tuple((r.id, _clean(r.name)) for r in matrix.runners),
+    return Document(spell(matrix.name), str(v), spell(source), tuple((r.id, spell(r.name)) for r in matrix.runners),
                     tuple(rows), tuple(notes), legend, config, deprecations)
 
 
@@ -308,16 +327,19 @@ def _markdown(doc: Document, tables: Sequence[str]) -> str:
         out += [_NO_SCHEMA, ""]
     elif "config" in tables:
         out += ["| Path | Type | Choices | Default | Description |", "|---|---|---|---|---|"]
-        for path, kind, choices, default, text in doc.config:
-            default = _md_code(default) if default else ("required" if not kind.startswith("section") else "present")
-            out.append(f"| {_md_code(path)} | {_md(kind)} | {_md(choices)} | {default} | {_md(text)} |")
+        for entry in doc.config:
+            default = _md_code(entry.default) if entry.default else (
+                "required" if not entry.type.startswith("section") else "present")
+            out.append(f"| {_md_code(entry.path)} | {_md(entry.type)} | {_md(entry.choices)} | {default} | "
+                       f"{_md(entry.doc)} |")
         out.append("")
     if "deprecations" in tables:
         out += [f"### Deprecations: {_md(doc.title)}", ""]
         if doc.deprecations:
             out += ["| Feature | Deprecated in | Removed in | Replacement | Message |", "|---|---|---|---|---|"]
-            for name, since, removal, replacement, message in doc.deprecations:
-                out.append(f"| {_md(name)} | {since} | {removal or 'not set'} | {_md(replacement)} | {_md(message)} |")
+            for d in doc.deprecations:
+                out.append(f"| {_md(d.feature)} | {d.since} | {d.remove_in or 'not set'} | {_md(d.replacement)} | "
+                           f"{_md(d.message)} |")
         else:
             out.append("No feature is deprecated.")
         out.append("")
@@ -393,13 +415,14 @@ def _restructuredtext(doc: Document, tables: Sequence[str]) -> str:
         out += [_NO_SCHEMA, ""]
     elif "config" in tables:
         out += _rst_table("Config", ["Path", "Type", "Choices", "Default", "Description"],
-                          [[_rst_literal(p), _rst(k), _rst(c), _rst_literal(d) or _absent(k), _rst(t)]
-                           for p, k, c, d, t in doc.config])
+                          [[_rst_literal(e.path), _rst(e.type), _rst(e.choices),
+                            _rst_literal(e.default) or _absent(e.type), _rst(e.doc)] for e in doc.config])
     if "deprecations" in tables:
         out += _heading(f"Deprecations: {_rst(doc.title)}", "-")
         if doc.deprecations:
             out += _rst_table("Deprecations", ["Feature", "Deprecated in", "Removed in", "Replacement", "Message"],
-                              [[_rst(n), s, r or "not set", _rst(p), _rst(m)] for n, s, r, p, m in doc.deprecations])
+                              [[_rst(d.feature), d.since, d.remove_in or "not set", _rst(d.replacement),
+                                _rst(d.message)] for d in doc.deprecations])
         else:
             out += ["No feature is deprecated.", ""]
     return "\n".join(out)
@@ -488,10 +511,10 @@ def _html_tables(doc: Document, tables: Sequence[str]) -> List[str]:
         out += ["<table>", "<thead>", "<tr>",
                 *(f'<th scope="col">{h}</th>' for h in ("Path", "Type", "Choices", "Default", "Description")),
                 "</tr>", "</thead>", "<tbody>"]
-        for path, kind, choices, default, text in doc.config:
-            default = f"<code>{_h(default)}</code>" if default else _absent(kind)
-            out.append(f'<tr><th scope="row"><code>{_h(path)}</code></th><td>{_h(kind)}</td><td>{_h(choices)}</td>'
-                       f"<td>{default}</td><td>{_h(text)}</td></tr>")
+        for entry in doc.config:
+            default = f"<code>{_h(entry.default)}</code>" if entry.default else _absent(entry.type)
+            out.append(f'<tr><th scope="row"><code>{_h(entry.path)}</code></th><td>{_h(entry.type)}</td>'
+                       f"<td>{_h(entry.choices)}</td><td>{default}</td><td>{_h(entry.doc)}</td></tr>")
         out += ["</tbody>", "</table>"]
     if "deprecations" in tables:
         out.append("<h2>Deprecations</h2>")
@@ -499,9 +522,9 @@ def _html_tables(doc: Document, tables: Sequence[str]) -> List[str]:
             out += ["<table>", "<thead>", "<tr>",
                     *(f'<th scope="col">{h}</th>' for h in ("Feature", "Deprecated in", "Removed in", "Replacement", "Message")),
                     "</tr>", "</thead>", "<tbody>"]
-            for name, since, removal, replacement, message in doc.deprecations:
-                out.append(f'<tr><th scope="row">{_h(name)}</th><td>{_h(since)}</td><td>{_h(removal or "not set")}</td>'
-                           f"<td>{_h(replacement)}</td><td>{_h(message)}</td></tr>")
+            for d in doc.deprecations:
+                out.append(f'<tr><th scope="row">{_h(d.feature)}</th><td>{_h(d.since)}</td>'
+                           f'<td>{_h(d.remove_in or "not set")}</td><td>{_h(d.replacement)}</td><td>{_h(d.message)}</td></tr>')
             out += ["</tbody>", "</table>"]
         else:
             out.append("<p>No feature is deprecated.</p>")
@@ -537,11 +560,12 @@ def _json(doc: Document, tables: Sequence[str]) -> str:
             for row in doc.rows
         ]
     if "config" in tables:
-        data["config"] = [{"path": p, "type": k, "choices": c, "default": d or None, "doc": t}
-                          for p, k, c, d, t in doc.config]
+        data["config"] = [{"path": e.path, "type": e.type, "choices": e.choices, "default": e.default or None,
+                           "doc": e.doc} for e in doc.config]
     if "deprecations" in tables:
-        data["deprecations"] = [{"feature": n, "since": s, "remove_in": r or None, "replacement": p or None,
-                                 "message": m or None} for n, s, r, p, m in doc.deprecations]
+        data["deprecations"] = [{"feature": d.feature, "since": d.since, "remove_in": d.remove_in or None,
+                                 "replacement": d.replacement or None, "message": d.message or None}
+                                for d in doc.deprecations]
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 

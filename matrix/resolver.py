@@ -2,7 +2,7 @@
 
 All answers are read off the compiled plan of the matrix (`matrix._compile`): one evaluation
 of every gate in force (never stopping at the first) gives a mask of active gates, and
-:func:`resolve`, :func:`is_supported` and :func:`iter_findings` (the same facts, one by one,
+:func:`resolve`, :func:`is_supported` and :func:`iter_observations` (the same facts, one by one,
 for tools built on ``matrix``) each read that mask.
 """
 
@@ -18,18 +18,19 @@ from packaging.version import Version
 from . import _messages
 from . import _access
 from ._compile import Plan, plan
-from .errors import NoRunnerError, RemovedFeatureError, UnsupportedFeatureError, UsageError
+from ._versions import as_version
+from .errors import ConfigError, NoRunnerError, RemovedFeatureError, UnsupportedFeatureError, UsageError
 from .schema import Feature, Matrix
 
 if TYPE_CHECKING:  # pragma: no cover
     import logging
 
 __all__ = [
-    "Finding",
+    "Observation",
     "Resolution",
     "ResolutionWarning",
     "WARNING_KINDS",
-    "iter_findings",
+    "iter_observations",
     "resolve",
     "is_supported",
     "as_version",
@@ -43,18 +44,11 @@ def __dir__() -> List[str]:
 WARNING_KINDS = ("deprecated", "fallback", "opt-in", "partial")
 
 
-def as_version(value: object) -> Version:
-    """*value* as a `Version`; raises `UsageError` for anything that is not one."""
-    version = _access.to_version(value)
-    if version is None:
-        raise UsageError(_messages.invalid_version(value))
-    return version
-
-
 @attrs.frozen
-class Finding:
-    """One thing found about a config: a feature is ``active``, ``deprecated`` or ``removed``,
-    or a runner's ``status`` for an active feature is not ``yes``."""
+class Observation:
+    """One thing observed about a config: a feature is ``active``, ``deprecated`` or
+    ``removed``, or a runner's ``status`` for an active feature is not ``yes``. (A finding of
+    ``matrix check`` is about the matrix; an observation is about one config.)"""
 
     kind: str
     feature: Feature
@@ -76,8 +70,8 @@ def _plan(matrix: Matrix, version: object) -> Plan:
     return compiled
 
 
-def iter_findings(matrix: Matrix, config: object, *, version: Optional[object] = None,
-                  facts: Optional[Mapping[str, object]] = None) -> Iterator[Finding]:
+def iter_observations(matrix: Matrix, config: object, *, version: Optional[object] = None,
+                      facts: Optional[Mapping[str, object]] = None) -> Iterator[Observation]:
     """Evaluate every gate in force at *version* against *config*, yielding what holds.
 
     :raises ConfigError: naming the path and the feature whose gate read it.
@@ -86,14 +80,14 @@ def iter_findings(matrix: Matrix, config: object, *, version: Optional[object] =
     mask, _ = compiled.evaluate(config, facts)
     v = compiled.version
     for feature in compiled.active(mask):
-        yield Finding("active", feature)
+        yield Observation("active", feature)
         deprecation = feature.deprecated
         if deprecation is not None and v >= deprecation.since:
-            yield Finding("removed" if deprecation.is_removed(v) else "deprecated", feature)
+            yield Observation("removed" if deprecation.is_removed(v) else "deprecated", feature)
         for runner in matrix.runners:
             status = feature.status(runner.id, v)
             if status != "yes":
-                yield Finding("status", feature, runner.id, status)
+                yield Observation("status", feature, runner.id, status)
 
 
 @attrs.frozen
@@ -424,7 +418,6 @@ def resolve(matrix: Matrix, config: object, *, runner: Optional[str] = None,
 
 
 def _refuse_unknown_keys(matrix: Matrix, config: object) -> None:
-    from .errors import ConfigError
 
     unknown = _access.unknown_keys(config, matrix.schema)
     if unknown:
@@ -513,3 +506,8 @@ def is_supported(matrix: Matrix, config: object, runner: str, *,
 
 def _str(value: Optional[Version]) -> Optional[str]:
     return None if value is None else str(value)
+
+
+# Matrix.resolve and Matrix.is_supported are these functions themselves (see schema.Matrix).
+Matrix.resolve = resolve  # type: ignore[method-assign]
+Matrix.is_supported = is_supported  # type: ignore[method-assign]

@@ -13,7 +13,10 @@ from typing import TYPE_CHECKING, Dict, Iterator, Mapping, Optional, Tuple
 import attrs
 from packaging.version import Version
 
+from . import _messages
 from ._frozen import FrozenMap, frozen_map
+from ._versions import as_version
+from .errors import UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .predicates import Predicate
@@ -133,7 +136,7 @@ class Runner:
     description: Optional[str] = None
     links: Tuple[str, ...] = ()
     #: The runner file it was loaded from, if any.
-    path: Optional[str] = attrs.field(default=None, eq=False, repr=False)
+    file: Optional[str] = attrs.field(default=None, eq=False, repr=False)
 
 
 @attrs.frozen
@@ -225,7 +228,8 @@ class Matrix:
     runners: Tuple[Runner, ...]
     features: Tuple[Feature, ...]
     schema: Schema
-    path: Optional[str] = None
+    #: The features.toml it was loaded from (as named to `load`), if any.
+    file: Optional[str] = None
     #: The text of features.toml, when it was loaded from one (for line numbers).
     text: Optional[str] = attrs.field(default=None, repr=False)
     #: ``"MODULE:CLASS"``: the host's config class the ``[config]`` schema describes
@@ -258,9 +262,6 @@ class Matrix:
         try:
             return self._runner_index[id]
         except (KeyError, TypeError):
-            from . import _messages
-            from .errors import UsageError
-
             raise UsageError(_messages.unknown_runner(id, list(self._runner_index))) from None
 
     def feature(self, id: str) -> Feature:
@@ -268,14 +269,13 @@ class Matrix:
 
     def features_at(self, version: Optional[object] = None) -> Tuple[Feature, ...]:
         """The gates in force at *version* (the matrix's own version by default)."""
-        from .resolver import as_version
 
         v = self.version if version is None else as_version(version)
         return tuple(f for f in self.features if f.in_force(v))
 
-    # resolve() and is_supported() are the resolver's functions, bound at the end of this
-    # module: resolve() runs at the speed of an if chain, and a forwarding call would cost a
-    # tenth of it (benchmarks/).
+    # resolve() and is_supported() are the resolver's functions, bound to this class by the
+    # resolver module (which `import matrix` imports; this module imports no resolver):
+    # resolve() runs at the speed of an if chain, and a forwarding call would cost a tenth of it.
     if TYPE_CHECKING:  # pragma: no cover
         def resolve(self, config: object, *, runner: Optional[str] = None,
                     version: Optional[object] = None, facts: Optional[Mapping[str, object]] = None,
@@ -283,10 +283,3 @@ class Matrix:
 
         def is_supported(self, config: object, runner: str, *, version: Optional[object] = None,
                          facts: Optional[Mapping[str, object]] = None) -> bool: ...
-
-
-# At the end: the resolver imports this module's classes.
-from . import resolver as _resolver  # noqa: E402
-
-Matrix.resolve = _resolver.resolve  # type: ignore[method-assign]
-Matrix.is_supported = _resolver.is_supported  # type: ignore[method-assign]

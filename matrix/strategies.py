@@ -24,6 +24,7 @@ from hypothesis.errors import InvalidArgument
 from packaging.version import Version
 
 from ._nodes import And
+from ._versions import as_version
 from .schema import Field, Matrix, Schema
 
 __all__ = ["configs", "as_object", "values", "predicates", "predicate_sources", "matrices"]
@@ -117,7 +118,6 @@ def configs(matrix: Matrix, *, version: Optional[object] = None, active: Optiona
     """
     from ._space import Inconclusive, Space
     from .errors import MatrixError
-    from .resolver import as_version
 
     if not isinstance(matrix, Matrix):
         raise InvalidArgument(f"configs() takes a Matrix, not {type(matrix).__name__}")

@@ -14,6 +14,7 @@ import json
 from typing import Callable, Iterable, List, Mapping, Optional, Set, Tuple
 
 from .errors import ResolutionError
+from ._versions import as_version
 from .schema import Matrix
 
 __all__ = ["assert_matches"]
@@ -43,7 +44,6 @@ def assert_matches(matrix: Matrix, legacy: Callable[[object], Iterable[str]], *,
     """
     from hypothesis import HealthCheck, given, settings
 
-    from .resolver import as_version
     from .strategies import configs
 
     matrix.runner(runner)  # an unknown runner is a usage error, not a failed comparison

@@ -245,7 +245,7 @@ def test_a_malformed_config_class_is_a_load_error():
         _matrix(JOB_CONFIG, HEADER + 'config_class = "tests.hosts.shapes.Job"\n')
     assert info.value.problems[0].message == (
         "Expected 'MODULE:CLASS' (such as 'vllm.config:VllmConfig'), got 'tests.hosts.shapes.Job'")
-    assert (info.value.problems[0].line, info.value.problems[0].path) == (4, "$.matrix.config_class")
+    assert (info.value.problems[0].line, info.value.problems[0].place) == (4, "$.matrix.config_class")
 
 
 # --- properties -------------------------------------------------------------------------------

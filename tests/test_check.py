@@ -129,9 +129,9 @@ def test_json_format_and_exit_codes(monkeypatch):
     assert data["findings"][0] == {
         "code": "never-active", "severity": "error",
         "message": "impossible range can never be active: no config satisfies x > 4 and x < 2",
-        "feature": "impossible", "runner": None, "path": "$.features.impossible",
+        "feature": "impossible", "runner": None, "place": "$.features.impossible",
         "file": "never-active.toml", "line": 11, "column": 1, "witness": None, "features": [],
-        "combinations": [], "refusal": None, "config_path": None, "member": None,
+        "combinations": [], "refusal": None, "path": None, "member": None,
     }
     assert call("check", "--matrix", "no-runner.toml")[0] == 0
     assert call("check", "--matrix", "no-runner.toml", "--strict")[0] == 1
@@ -456,7 +456,7 @@ def test_a_refusal_is_checked_when_loaded():
     text = (DATA / "refusal-unused.toml").read_text().replace('together = [["a"], ["c"]]', 'together = [["a"], ["cc"]]')
     with pytest.raises(matrix.LoadError) as info:
         matrix.loads(text, runners=DATA / "runners")
-    assert [(p.path, p.message) for p in info.value.problems] == [
+    assert [(p.place, p.message) for p in info.value.problems] == [
         ("$.refusals.stale.together[1][0]", "Unknown gate 'cc', did you mean 'c' (expected 'a', 'b', 'c')")]
 
 

@@ -160,7 +160,7 @@ def test_resolve_json_explain_on_a_finding_holds_the_explanation_and_the_error()
         (["resolve", "--json", "--bogus"], {"kind": "UsageError", "message": "unrecognized arguments: --bogus"}),
         (["check", "--format", "json", "--matrix", "nope.toml"],
          {"kind": "LoadError", "message": "nope.toml: 1 problem", "file": "nope.toml", "problems": [
-             {"file": "nope.toml", "line": None, "column": None, "path": "$",
+             {"file": "nope.toml", "line": None, "column": None, "place": "$",
               "message": "Cannot read the file: No such file or directory", "detail": None}]}),
         (["docs", "--format=json", "--version", "soon"],
          {"kind": "UsageError", "message": "Invalid version 'soon': expected a PEP 440 version such as '0.31.0'"}),
@@ -186,9 +186,9 @@ def test_json_load_errors_carry_every_problem(tmp_path):
     status, out, _ = call("resolve", "--json")
     assert status == 2
     assert json.loads(out)["error"]["problems"] == [
-        {"file": "features.toml", "line": 6, "column": 1, "path": "$.features.f",
+        {"file": "features.toml", "line": 6, "column": 1, "place": "$.features.f",
          "message": "Missing required key 'support'", "detail": None},
-        {"file": "features.toml", "line": 8, "column": 9, "path": "$.features.f.when",
+        {"file": "features.toml", "line": 8, "column": 9, "place": "$.features.f.when",
          "message": "Unknown config path 'flg', did you mean 'flag'", "detail": "    flg\n    ^^^"},
     ]
 
@@ -428,7 +428,7 @@ def test_a_derived_schema_checks_clean_and_a_renamed_path_fails_check(tmp_path, 
                                    "but Job has no member 'counts', did you mean 'count'")
     status, out, err = call("check", "--format", "json")
     finding = json.loads(out)["findings"][0]
-    assert (finding["code"], finding["config_path"], finding["member"], finding["line"]) == (
+    assert (finding["code"], finding["path"], finding["member"], finding["line"]) == (
         "class-missing", "counts", "Job.counts", 7)
 
 

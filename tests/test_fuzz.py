@@ -39,7 +39,7 @@ def _loads(text):
     except LoadError as error:
         assert error.problems
         for problem in error.problems:
-            assert problem.message and problem.path.startswith("$")
+            assert problem.message and problem.place.startswith("$")
         return error
 
 
@@ -110,7 +110,7 @@ def test_toml_syntax_errors_are_said_as_every_other_problem(text, mutations):
         matrix.loads(text, runners=RUNNERS, path="fuzz.toml")
     [problem] = excinfo.value.problems
     assert problem.file == "fuzz.toml" and problem.line is not None and problem.column is not None
-    assert problem.path.startswith("$") and "(at line" not in problem.message and "(at end" not in problem.message
+    assert problem.place.startswith("$") and "(at line" not in problem.message and "(at end" not in problem.message
     shown, marks = problem.detail.split("\n")
     # The excerpt is the problem's line, with the caret under its column (long lines are windowed).
     line = text.split("\n")[problem.line - 1].rstrip("\r")

@@ -40,7 +40,7 @@ def test_five_distinct_mistakes_are_reported_at_once():
     with pytest.raises(LoadError) as excinfo:
         matrix.loads(path.read_text(), runners=RUNNERS, path="features.toml")
     problems = excinfo.value.problems
-    assert [(p.line, p.column, p.path) for p in problems] == [
+    assert [(p.line, p.column, p.place) for p in problems] == [
         (11, 9, "$.features.one.when"),
         (17, 36, "$.features.two.support.v3"),
         (21, 18, "$.features.three.when"),

@@ -476,18 +476,18 @@ support = {{ r = "no", s = "yes" }}
     assert m.resolve({"spec": None}).runner == "r"
 
 
-def test_iter_findings_yields_the_facts_one_by_one():
-    from matrix.resolver import iter_findings
+def test_iter_observations_yields_the_facts_one_by_one():
+    from matrix.resolver import iter_observations
 
     config = {"cache_config": {"mamba_cache_mode": "all"}, "parallel_config": {"use_ubatching": True}}
-    assert [(f.kind, f.feature.id, f.runner, f.status) for f in iter_findings(DEFAULT, config)] == [
+    assert [(f.kind, f.feature.id, f.runner, f.status) for f in iter_observations(DEFAULT, config)] == [
         ("active", "dbo", None, None),
         ("status", "dbo", "v2", "opt-in"),
         ("active", "mamba_cache_all", None, None),
         ("deprecated", "mamba_cache_all", None, None),
         ("status", "mamba_cache_all", "v2", "no"),
     ]
-    assert [f.kind for f in iter_findings(DEFAULT, config, version="0.32.0")][:4] == ["active", "status", "active", "removed"]
+    assert [f.kind for f in iter_observations(DEFAULT, config, version="0.32.0")][:4] == ["active", "status", "active", "removed"]
 
 
 # --- binding to the host's objects: missing attributes, dotted keys, strict, facts ---------
