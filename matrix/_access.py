@@ -19,7 +19,6 @@ import enum
 from collections.abc import Mapping
 from typing import Optional
 
-from packaging.version import InvalidVersion, Version
 
 from . import _messages
 from .errors import ConfigError, UsageError

@@ -13,7 +13,7 @@ _SARIF_LEVEL = {"error": "error", "warning": "warning", "note": "note"}
 _GITHUB_LEVEL = {"error": "error", "warning": "warning", "note": "notice"}
 
 
-def sarif(report: "Report", *, tool_version: str) -> str:
+def sarif(report: Report, *, tool_version: str) -> str:
     """The report as one SARIF 2.1.0 log: a rule per code, a result per finding."""
     from .check import CODES
 
@@ -56,7 +56,7 @@ def sarif(report: "Report", *, tool_version: str) -> str:
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 
 
-def github(report: "Report") -> str:
+def github(report: Report) -> str:
     """One workflow command per finding (``::error file=…,line=…,col=…,title=…::message``):
     GitHub shows each as an annotation on the line."""
     lines: List[str] = []

@@ -178,7 +178,7 @@ for _cls in (MatrixSpec, FieldSpec, StatementSpec, DeprecationSpec, FeatureSpec,
     converter.register_structure_hook(_cls, _spec(_cls))
 
 
-def structure(value: object, cls: type, path: tuple) -> "tuple[Optional[object], List[Tuple[tuple, str]]]":
+def structure(value: object, cls: type, path: tuple) -> tuple[Optional[object], List[Tuple[tuple, str]]]:
     """``(spec, [])``, or ``(None, [(path, message), …])`` naming every problem found."""
     try:
         return converter.structure(value, cls), []

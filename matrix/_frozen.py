@@ -55,13 +55,13 @@ class FrozenMap(Mapping[K, V]):
     def __reduce__(self):
         return (FrozenMap, (self._data,))
 
-    def __copy__(self) -> "FrozenMap[K, V]":
+    def __copy__(self) -> FrozenMap[K, V]:
         return self
 
-    def __deepcopy__(self, memo: dict) -> "FrozenMap[K, V]":
+    def __deepcopy__(self, memo: dict) -> FrozenMap[K, V]:
         return self
 
 
-def frozen_map(items: Union[Mapping[K, V], Iterable[Tuple[K, V]]]) -> "FrozenMap[K, V]":
+def frozen_map(items: Union[Mapping[K, V], Iterable[Tuple[K, V]]]) -> FrozenMap[K, V]:
     """*items* as a `FrozenMap` (the same object when it is one): the models' converter."""
     return items if isinstance(items, FrozenMap) else FrozenMap(items)

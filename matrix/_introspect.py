@@ -114,7 +114,7 @@ def _pydantic_fields(cls: type) -> Optional[dict]:
     return fields if isinstance(fields, dict) else None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _fields(cls: type) -> Tuple[tuple, ...]:
     """``(name, annotation, default, doc, bounds)`` for each field of *cls*, in order."""
     docs = _attribute_docs(cls)
@@ -184,7 +184,7 @@ def _hints(cls: type) -> dict:
             for name, value in getattr(klass, "__annotations__", {}).items():
                 if isinstance(value, str):
                     try:
-                        value = eval(value, namespace, dict(vars(klass)))  # noqa: S307
+                        value = eval(value, namespace, dict(vars(klass)))
                     except Exception:
                         pass
                 hints[name] = value
@@ -287,7 +287,7 @@ def _member(owner: type, path: str, name: str, annotation, default, doc, bounds)
 def _map(annotation) -> tuple:
     """``(type, nullable, choices, nested class, other types, why not)``."""
     origin = typing.get_origin(annotation)
-    if origin is typing.Union or (hasattr(types, "UnionType") and isinstance(annotation, getattr(types, "UnionType"))):
+    if origin is typing.Union or (hasattr(types, "UnionType") and isinstance(annotation, types.UnionType)):
         arms = [a for a in typing.get_args(annotation) if a is not _NONE]
         nullable = len(arms) < len(typing.get_args(annotation))
         if all(typing.get_origin(_unannotated(a)[0]) is typing.Literal for a in arms):

@@ -111,7 +111,7 @@ class _Walker:
         self.array_counts: Dict[KeyPath, int] = {}
         self.open: List[Tuple[KeyPath, int]] = []
 
-    def skip(self, pattern: "re.Pattern[str]") -> None:
+    def skip(self, pattern: re.Pattern[str]) -> None:
         self.pos = pattern.match(self.text, self.pos).end()
 
     def document(self) -> None:

@@ -58,9 +58,9 @@ class ListLiteral:
 
 @attrs.frozen
 class Compare:
-    left: "Node"
+    left: Node
     op: str
-    right: "Node"
+    right: Node
     span: Tuple[int, int] = _SPAN
 
     def __str__(self) -> str:
@@ -69,7 +69,7 @@ class Compare:
 
 @attrs.frozen
 class IsNone:
-    operand: "Node"
+    operand: Node
     negated: bool
     span: Tuple[int, int] = _SPAN
 
@@ -79,7 +79,7 @@ class IsNone:
 
 @attrs.frozen
 class Not:
-    operand: "Node"
+    operand: Node
     span: Tuple[int, int] = _SPAN
 
     def __str__(self) -> str:
@@ -88,7 +88,7 @@ class Not:
 
 @attrs.frozen
 class And:
-    operands: Tuple["Node", ...]
+    operands: Tuple[Node, ...]
     span: Tuple[int, int] = _SPAN
 
     def __str__(self) -> str:
@@ -97,7 +97,7 @@ class And:
 
 @attrs.frozen
 class Or:
-    operands: Tuple["Node", ...]
+    operands: Tuple[Node, ...]
     span: Tuple[int, int] = _SPAN
 
     def __str__(self) -> str:

@@ -25,7 +25,7 @@ class Token:
 KEYWORDS = frozenset({"and", "or", "not", "in", "is", "None", "True", "False"})
 
 # Order matters: the first rule that matches at the cursor wins.
-RULES: Dict[str, "re.Pattern[str]"] = {
+RULES: Dict[str, re.Pattern[str]] = {
     "WS": re.compile(r"[ \t\r\n]+"),
     "LPAREN": re.compile(r"\("),
     "RPAREN": re.compile(r"\)"),

@@ -544,7 +544,7 @@ def _no_runner_findings(minimal, order, blocks, runners, witness_of, place, seve
             singles.append(tuple(sorted((lefts[0], rights[0]), key=lambda g: order[g.id])))
             continue
         lefts.sort(key=lambda g: order[g.id])
-        combos = tuple((l.id, r.id) for l in lefts for r in rights)
+        combos = tuple((left.id, right.id) for left in lefts for right in rights)
         sides = []
         for r in runners:
             first, second = (any(r.id in blocks[g.id] for g in side) for side in (lefts, rights))

@@ -203,7 +203,7 @@ class ConfigError(MatrixError, KeyError):
 class ResolutionError(MatrixError, ValueError):
     """No runner can serve a config; ``resolution`` is the `Resolution` that led here."""
 
-    def __init__(self, message: str, resolution: "Resolution") -> None:
+    def __init__(self, message: str, resolution: Resolution) -> None:
         super().__init__(message)
         self.message = message
         self.resolution = resolution

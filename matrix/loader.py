@@ -43,7 +43,7 @@ _NUMERIC = frozenset({"int", "float"})
 RunnersArg = Union[str, "os.PathLike[str]", Mapping[str, Union[Runner, Mapping, str]]]
 
 
-def load(path: Union[str, "os.PathLike[str]"]) -> Matrix:
+def load(path: Union[str, os.PathLike[str]]) -> Matrix:
     """Load ``features.toml`` at *path* and the runner files of the folder it names.
 
     :raises LoadError: with every problem found, in either file.
@@ -66,7 +66,7 @@ def loads(text: str, *, runners: RunnersArg, path: Optional[str] = None) -> Matr
     return _Builder().build(text, name, runners=runners, base=base)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def default() -> Matrix:
     """The packaged default matrix: vLLM's model runners."""
     here = os.path.dirname(os.path.realpath(__file__))
@@ -220,7 +220,7 @@ class _Builder:
         except RecursionError:
             raise LoadError(source.name, [Problem(_messages.nested_too_deeply(), "$", source.name)]) from None
 
-    def header(self, source: _Source, raw: object) -> "Optional[MatrixSpec]":
+    def header(self, source: _Source, raw: object) -> Optional[MatrixSpec]:
         if raw is None:
             self.problem(source, ("matrix",), _messages.missing_header())
             return None
@@ -589,7 +589,7 @@ class _Builder:
             return None
         return Statement(spec.status, spec.note, spec.links, since)
 
-    def deprecation(self, source: _Source, where: tuple, spec: "DeprecationSpec") -> Optional[Deprecation]:
+    def deprecation(self, source: _Source, where: tuple, spec: DeprecationSpec) -> Optional[Deprecation]:
         since = self.version(source, where + ("since",), spec.since)
         remove_in = self.version(source, where + ("remove_in",), spec.remove_in)
         if since is None or (spec.remove_in is not None and remove_in is None):

@@ -96,7 +96,7 @@ OPERATORS: Dict[str, Callable[[object, object], bool]] = {
 }
 
 
-def _restored(source: str, node: Node, paths: frozenset) -> "Predicate":
+def _restored(source: str, node: Node, paths: frozenset) -> Predicate:
     self = Predicate.__new__(Predicate)
     self._node = node
     self._source = source
@@ -125,7 +125,7 @@ class Predicate:
         self._paths = checked._paths
 
     @classmethod
-    def _checked(cls, source: str, schema: Optional[Schema]) -> "tuple[Optional[Predicate], List[PredicateError]]":
+    def _checked(cls, source: str, schema: Optional[Schema]) -> tuple[Optional[Predicate], List[PredicateError]]:
         """Parse and type-check *source*, returning every error instead of the first."""
         from . import _parser  # not imported by `import matrix`: a cached matrix is not parsed
 
@@ -168,10 +168,10 @@ class Predicate:
     def __hash__(self) -> int:
         return hash(self._node)
 
-    def __copy__(self) -> "Predicate":
+    def __copy__(self) -> Predicate:
         return self
 
-    def __deepcopy__(self, memo) -> "Predicate":
+    def __deepcopy__(self, memo) -> Predicate:
         return self
 
     def __reduce__(self):

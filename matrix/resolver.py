@@ -140,10 +140,10 @@ class Resolution:
     _mask = property(lambda self: self._fields[4])
     _values = property(lambda self: self._fields[5])
 
-    def __copy__(self) -> "Resolution":
+    def __copy__(self) -> Resolution:
         return self
 
-    def __deepcopy__(self, memo: dict) -> "Resolution":
+    def __deepcopy__(self, memo: dict) -> Resolution:
         return self
 
     def __reduce__(self):
@@ -282,8 +282,8 @@ class Resolution:
             lines.extend(f"  - {w.kind}: {w.message}" for w in self.warnings)
         return "\n".join(lines)
 
-    def emit(self, logger: "Optional[logging.Logger]" = None, *,
-             levels: "Optional[Mapping[str, int]]" = None, once: bool = True) -> None:
+    def emit(self, logger: Optional[logging.Logger] = None, *,
+             levels: Optional[Mapping[str, int]] = None, once: bool = True) -> None:
         """Log each warning, once per process (thread-safe) like vLLM's ``warning_once``.
 
         Each kind has its own logger below *logger* (default ``matrix``): ``matrix.deprecated``,
@@ -344,7 +344,7 @@ def _plain(value: object) -> object:
 
 
 def _restored(matrix: Matrix, version: str, mask: int, values: tuple, runner: Optional[str],
-              requested: Optional[str], warnings: tuple) -> "Resolution":
+              requested: Optional[str], warnings: tuple) -> Resolution:
     return Resolution(_plan(matrix, version), mask, values, runner, requested, warnings)
 
 def _show(value: object) -> str:

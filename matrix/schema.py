@@ -186,7 +186,7 @@ class Feature:
 
     id: str
     name: str
-    when: "Predicate"
+    when: Predicate
     #: runner id → history of statements, ordered by ``since`` (read-only).
     support: Mapping[str, Tuple[Statement, ...]] = attrs.field(converter=frozen_map)
     note: Optional[str] = None
@@ -279,7 +279,7 @@ class Matrix:
     if TYPE_CHECKING:  # pragma: no cover
         def resolve(self, config: object, *, runner: Optional[str] = None,
                     version: Optional[object] = None, facts: Optional[Mapping[str, object]] = None,
-                    strict: bool = False) -> "Resolution": ...
+                    strict: bool = False) -> Resolution: ...
 
         def is_supported(self, config: object, runner: str, *, version: Optional[object] = None,
                          facts: Optional[Mapping[str, object]] = None) -> bool: ...

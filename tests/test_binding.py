@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 import matrix
 from matrix import UsageError
-from matrix.binding import compare, derive, import_class
+from matrix.binding import compare, derive
 from matrix.check import check
 
 from .hosts import shapes

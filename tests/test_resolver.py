@@ -495,7 +495,6 @@ def test_iter_observations_yields_the_facts_one_by_one():
 import dataclasses  # noqa: E402
 from typing import Optional as _Optional  # noqa: E402
 
-from matrix import UsageError  # noqa: E402
 
 JOB = matrix.loads("""
 [matrix]
