@@ -13,6 +13,7 @@ from .errors import (ConfigError, LoadError, MatrixError, NoRunnerError, Predica
                      RemovedFeatureError, ResolutionError, UnsupportedFeatureError, UsageError)
 from .loader import default, load, loads
 from .predicates import Predicate
+from ._versions import VersionLike
 from .resolver import Resolution, ResolutionWarning
 from .schema import Deprecation, Feature, Field, Matrix, Runner, Schema, Statement
 
@@ -44,7 +45,7 @@ __all__ = [
 ]
 
 
-def resolve(config: object, *, runner: Optional[str] = None, version: Optional[object] = None,
+def resolve(config: object, *, runner: Optional[str] = None, version: Optional[VersionLike] = None,
             facts: Optional[Mapping[str, object]] = None, strict: bool = False) -> Resolution:
     """Resolve *config* against the packaged default matrix (see `Matrix.resolve`)."""
     return default().resolve(config, runner=runner, version=version, facts=facts, strict=strict)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from typing import Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 
 from . import _messages
@@ -26,7 +26,7 @@ from ._versions import to_version
 from .schema import Field, Schema
 
 MISSING = object()
-_EMPTY: dict = {}
+_EMPTY: Dict[str, Field] = {}
 _SCALARS = (bool, int, float, str, bytes, list, tuple, set, frozenset)
 
 
@@ -41,7 +41,7 @@ def child(obj: object, name: str, path: str) -> object:
 
 
 def read(config: object, path: str, schema: Optional[Schema],
-         facts: Optional[Mapping] = None) -> object:
+         facts: Optional[Mapping[str, object]] = None) -> object:
     """The value at *path* in *config* (or *facts*), checked against *schema* when there is one."""
     parts = path.split(".")
     current = config
@@ -84,7 +84,7 @@ def read(config: object, path: str, schema: Optional[Schema],
     return value
 
 
-def dotted_key(mapping: Mapping, prefix: str, fields: Mapping[str, Field]) -> None:
+def dotted_key(mapping: Mapping[object, object], prefix: str, fields: Mapping[str, Field]) -> None:
     """Raise a `ConfigError` for a key with a dot at a level where the schema declares fields."""
     if prefix and prefix not in fields:
         return
@@ -94,7 +94,7 @@ def dotted_key(mapping: Mapping, prefix: str, fields: Mapping[str, Field]) -> No
             raise ConfigError(_messages.dotted_key(key), path=path)
 
 
-def attribute_names(obj: object) -> list:
+def attribute_names(obj: object) -> List[str]:
     """The public attribute names of *obj*, for "did you mean" (its fields when it has them)."""
     for names in (getattr(type(obj), "__dataclass_fields__", None),
                   getattr(type(obj), "__attrs_attrs__", None),
@@ -107,14 +107,14 @@ def attribute_names(obj: object) -> list:
         return []
 
 
-def unknown_keys(config: object, schema: Schema) -> list:
+def unknown_keys(config: object, schema: Schema) -> List[Tuple[str, str]]:
     """``(path, reason)`` for every mapping key of *config* that the schema does not declare, at
     every level where the schema declares fields (objects' attributes are not listed)."""
-    children: dict = {}
+    children: Dict[str, Dict[str, Field]] = {}
     for field in schema:
         parent, _, name = field.path.rpartition(".")
         children.setdefault(parent, {})[name] = field
-    found: list = []
+    found: List[Tuple[str, str]] = []
 
     def walk(value: object, prefix: str) -> None:
         known = children.get(prefix)
@@ -205,7 +205,7 @@ def check(field: Field, value: object) -> object:
     return tuple(value)
 
 
-def _bounded(field: Field, value):
+def _bounded(field: Field, value: Any) -> Any:
     if field.choices is not None and value not in field.choices:
         raise ConfigError(_messages.not_in_choices(value, field.choices), path=field.path)
     if field.min is not None and value < field.min:

@@ -4,7 +4,7 @@ scanning) and GitHub Actions workflow commands."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, List
+from typing import TYPE_CHECKING, Any, Dict, List
 
 if TYPE_CHECKING:  # pragma: no cover
     from .check import Report
@@ -22,7 +22,7 @@ def sarif(report: Report, *, tool_version: str) -> str:
              for code, (severity, meaning) in CODES.items()]
     results = []
     for finding in report.findings:
-        result: dict = {
+        result: Dict[str, Any] = {
             "ruleId": finding.code,
             "ruleIndex": list(CODES).index(finding.code),
             "level": _SARIF_LEVEL[finding.severity],
@@ -32,7 +32,7 @@ def sarif(report: Report, *, tool_version: str) -> str:
             region = {}
             if finding.line is not None:
                 region = {"startLine": finding.line, "startColumn": finding.column or 1}
-            location: dict = {"artifactLocation": {"uri": finding.file.replace("\\", "/")}}
+            location: Dict[str, Any] = {"artifactLocation": {"uri": finding.file.replace("\\", "/")}}
             if region:
                 location["region"] = region
             result["locations"] = [{"physicalLocation": location,

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import keyword
 from collections.abc import Mapping
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import attrs
 from packaging.version import Version
@@ -41,6 +41,10 @@ from .schema import Feature, Field, Matrix, Schema
 _SCALAR_TYPES = (bool, int, float, str, bytes, list, tuple, set, frozenset)
 _ORDERING = ("<", "<=", ">", ">=")
 _SIMPLE = (bool, int, float, str, type(None))
+
+
+#: Config paths by the section that holds them ("" for the top level).
+Tree = Dict[str, List[str]]
 
 
 class _Slow(Exception):
@@ -57,7 +61,7 @@ class Plan:
     #: The config paths read, in the order of the values the evaluator returns.
     paths: Tuple[str, ...]
     #: ``evaluate(config, facts=None) -> (mask, values)``.
-    evaluate: Callable[..., Tuple[int, tuple]]
+    evaluate: Callable[..., Tuple[int, Tuple[object, ...]]]
     #: runner id → mask of gates whose status there is no / opt-in / partial / blocking.
     no: Dict[str, int]
     opt_in: Dict[str, int]
@@ -74,7 +78,7 @@ class Plan:
     quiet_top: int = attrs.field(init=False)
     #: (mask, runner asked for) → what the resolver decided: a resolution depends on nothing
     #: else, so each distinct case is worked out (and its messages written) once.
-    decisions: dict = attrs.field(init=False, factory=dict, repr=False)
+    decisions: Dict[Tuple[int, Optional[str]], Any] = attrs.field(init=False, factory=dict, repr=False)
 
     def __attrs_post_init__(self) -> None:
         top, block = self.order[0]
@@ -141,8 +145,8 @@ def _build(matrix: Matrix, version: Version) -> Plan:
 
 
 def _general_reader(schema: Optional[Schema], paths: Tuple[str, ...],
-                    readers: Dict[str, str]) -> Callable[..., tuple]:
-    def read(config: object, facts: Optional[Mapping] = None) -> tuple:
+                    readers: Dict[str, str]) -> Callable[..., Tuple[object, ...]]:
+    def read(config: object, facts: Optional[Mapping[str, object]] = None) -> Tuple[object, ...]:
         values = []
         for path in paths:
             try:
@@ -193,7 +197,7 @@ class _Generator:
 
     # --- the module ------------------------------------------------------------------------
 
-    def module(self, features: Tuple[Feature, ...], readers: Dict[str, str]):
+    def module(self, features: Tuple[Feature, ...], readers: Dict[str, str]) -> Tuple[str, Dict[str, Any]]:
         gates = self.gates(features)
         values = ", ".join(self.local[p] for p in self.paths)
         unpack = f"        {values}, = _general(config, facts)" if self.paths else "        pass"
@@ -265,17 +269,17 @@ class _Generator:
                 lines.append(f"    m |= {self.constant(table)}.get({local}, 0)")
         for head, members in groups.items():
             if len(members) == 1:
-                index, rest = members[0]
-                test = head if rest is None else And((head, rest))
+                index, remainder = members[0]
+                test = head if remainder is None else And((head, remainder))
                 lines.append(f"    if {self.condition(test)}:\n        m |= {1 << index}")
                 continue
             lines.append(f"    if {self.condition(head)}:")
-            always = sum(1 << index for index, rest in members if rest is None)
+            always = sum(1 << index for index, remainder in members if remainder is None)
             if always:
                 lines.append(f"        m |= {always}")
-            for index, rest in members:
-                if rest is not None:
-                    lines.append(f"        if {self.condition(rest)}:\n            m |= {1 << index}")
+            for index, remainder in members:
+                if remainder is not None:
+                    lines.append(f"        if {self.condition(remainder)}:\n            m |= {1 << index}")
         return lines
 
     def equality(self, node: Node) -> Optional[Tuple[str, object]]:
@@ -311,10 +315,10 @@ class _Generator:
         self.emit_section("", tree, flavour, lines, indent="        ")
         return lines
 
-    def emit_section(self, prefix: str, tree, flavour: str, lines: List[str], indent: str) -> None:
+    def emit_section(self, prefix: str, tree: Tree, flavour: str, lines: List[str], indent: str) -> None:
         holder = self.section_names[prefix]
         for path in tree.get(prefix, []):
-            field = self.schema.get(path)
+            field = self._declared(path)
             name = path.rpartition(".")[2]
             target = self.local.get(path) or f"s{len(self.section_names)}"
             if field.fact:
@@ -342,7 +346,7 @@ class _Generator:
             if len(lines) == before:
                 lines.append(f"{inner}pass")
 
-    def descendants(self, prefix: str, tree) -> List[str]:
+    def descendants(self, prefix: str, tree: Tree) -> List[str]:
         out = []
         for path in tree.get(prefix, []):
             if path in self.local:
@@ -350,7 +354,7 @@ class _Generator:
             out.extend(self.descendants(path, tree))
         return out
 
-    def section_check_needed(self, path: str, tree) -> bool:
+    def section_check_needed(self, path: str, tree: Tree) -> bool:
         # A scalar where a section belongs fails on its own when the child names are not
         # attributes of any scalar type (`x.real` would read an int's attribute: checked).
         # A section read for itself (`lora_config is not None`) is always checked.
@@ -451,28 +455,35 @@ class _Generator:
             return None
         return self.schema.get(node.name)
 
+    def _declared(self, path: str) -> Field:
+        """The field of a path the fast readers read: they are generated only with a schema,
+        which declares every path read and every section above it (implied ones included)."""
+        assert self.schema is not None
+        field = self.schema.get(path)
+        assert field is not None, path
+        return field
+
     def may_be_none(self, path: str) -> bool:
         parts = path.split(".")
         for end in range(1, len(parts) + 1):
-            field = self.schema.get(".".join(parts[:end]))
+            field = self.schema.get(".".join(parts[:end])) if self.schema is not None else None
             if field is None or field.nullable:
                 return True
         return False
 
     def condition(self, node: Node) -> str:
         """Python source that is truthy exactly when *node* holds (the interpreter's rules)."""
-        kind = type(node)
-        if kind is And:
+        if isinstance(node, And):
             return "(" + " and ".join(self.condition(o) for o in node.operands) + ")"
-        if kind is Or:
+        if isinstance(node, Or):
             return "(" + " or ".join(self.condition(o) for o in node.operands) + ")"
-        if kind is Not:
+        if isinstance(node, Not):
             return f"(not {self.condition(node.operand)})"
-        if kind is IsNone:
+        if isinstance(node, IsNone):
             return f"({self.value(node.operand)} is {'not ' if node.negated else ''}None)"
-        if kind is Compare:
+        if isinstance(node, Compare):
             return self.compare(node)
-        if kind is Path:
+        if isinstance(node, Path):
             field = self.field(node)
             local = self.local[node.name]
             if field is not None and field.type == "section":
@@ -480,17 +491,16 @@ class _Generator:
             if field is not None and field.type in ("bool", "list[str]", "list[int]"):
                 return local
             return f"_truthy({local})"
-        if kind is Literal:
+        if isinstance(node, Literal):
             return repr(_truthy(node.value))
         return f"_truthy({self.value(node)})"
 
     def value(self, node: Node) -> str:
-        kind = type(node)
-        if kind is Path:
+        if isinstance(node, Path):
             return self.local[node.name]
-        if kind is Literal:
+        if isinstance(node, Literal):
             return self.literal(node.value)
-        if kind is ListLiteral:
+        if isinstance(node, ListLiteral):
             return self.constant(node.values)
         return f"bool({self.condition(node)})"
 
@@ -504,9 +514,9 @@ class _Generator:
         if op in ("in", "not in"):
             return self.membership(node, left_field, right_field) or generic
         # A path and a literal of a type the schema checked: Python's own operator is exact.
-        if left_field is not None and isinstance(right, Literal):
+        if left_field is not None and isinstance(left, Path) and isinstance(right, Literal):
             path, field, literal, flipped = left, left_field, right, False
-        elif right_field is not None and isinstance(left, Literal):
+        elif right_field is not None and isinstance(right, Path) and isinstance(left, Literal):
             path, field, literal, flipped = right, right_field, left, True
         else:
             return generic
@@ -529,9 +539,9 @@ class _Generator:
                 return f"({local} is not None and {text})"
         return f"({text})"
 
-    def membership(self, node: Compare, left_field, right_field) -> Optional[str]:
+    def membership(self, node: Compare, left_field: Optional[Field], right_field: Optional[Field]) -> Optional[str]:
         negate = node.op == "not in"
-        if isinstance(node.right, ListLiteral) and left_field is not None:
+        if isinstance(node.right, ListLiteral) and left_field is not None and isinstance(node.left, Path):
             items = node.right.values
             if left_field.type == "version":
                 items = tuple(Version(v) if isinstance(v, str) else v for v in items)
@@ -539,7 +549,8 @@ class _Generator:
                 return None
             local = self.local[node.left.name]
             return f"({local} {'not in' if negate else 'in'} {self.constant(frozenset(items))})"
-        if right_field is not None and right_field.item_type is not None and isinstance(node.left, Literal):
+        if right_field is not None and right_field.item_type is not None and isinstance(node.left, Literal) \
+                and isinstance(node.right, Path):
             local = self.local[node.right.name]
             test = f"({local} is not None and {self.literal(node.left.value)} in {local})"
             return f"(not {test})" if negate else test

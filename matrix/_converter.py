@@ -8,7 +8,9 @@ The specs below are the file's words; the loader turns them into the model in `s
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Optional, Tuple
+import functools
+import operator
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import attrs
 import cattrs
@@ -16,6 +18,11 @@ from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, Iterabl
 
 from . import _messages
 from .schema import NOTHING
+
+#: A place in the document: the keys and indexes from its top.
+Place = Tuple[object, ...]
+#: A cattrs structure hook.
+Hook = Callable[[Any, Any], Any]
 
 _TOML_TYPES = {str: "a string", int: "an integer", bool: "a boolean", float: "a float"}
 
@@ -112,7 +119,7 @@ class RunnerSpec:
     links: Tuple[str, ...] = ()
 
 
-def _exact(kind: type):
+def _exact(kind: type) -> Hook:
     def structure(value: object, _type: type) -> object:
         if type(value) is not kind:
             raise expected(_TOML_TYPES[kind], value)
@@ -121,11 +128,11 @@ def _exact(kind: type):
     return structure
 
 
-def _array_of(item_type: type):
-    def structure(value: object, _type: type) -> tuple:
+def _array_of(item_type: type) -> Hook:
+    def structure(value: object, _type: type) -> Tuple[object, ...]:
         if not isinstance(value, list):
             raise expected("an array", value)
-        items = []
+        items: List[object] = []
         for index, item in enumerate(value):
             try:
                 items.append(converter.structure(item, item_type))
@@ -136,7 +143,7 @@ def _array_of(item_type: type):
     return structure
 
 
-def _table(value: object, _type: type) -> dict:
+def _table(value: object, _type: type) -> Dict[str, object]:
     if not isinstance(value, dict):
         raise expected("a table", value)
     return dict(value)
@@ -146,16 +153,16 @@ def _anything(value: object, _type: type) -> object:
     return value
 
 
-def _any_array(value: object, _type: type) -> tuple:
+def _any_array(value: object, _type: type) -> Tuple[object, ...]:
     if not isinstance(value, list):
         raise expected("an array", value)
     return tuple(value)
 
 
-def _spec(cls: type):
-    inner = cattrs.gen.make_dict_structure_fn(cls, converter, _cattrs_forbid_extra_keys=True)
+def _spec(cls: type) -> Hook:
+    inner: Hook = cattrs.gen.make_dict_structure_fn(cls, converter, _cattrs_forbid_extra_keys=True)
 
-    def structure(value: object, _type: type):
+    def structure(value: object, _type: type) -> object:
         if not isinstance(value, dict):
             raise expected("a table", value)
         return inner(value, _type)
@@ -172,13 +179,13 @@ for _generic, _hook in (
     (Tuple[object, ...], _any_array),
     (Dict[str, object], _table),
 ):
-    converter.register_structure_hook_func(lambda t, _g=_generic: t == _g, _hook)
+    converter.register_structure_hook_func(functools.partial(operator.eq, _generic), _hook)
 converter.register_structure_hook(object, _anything)
 for _cls in (MatrixSpec, FieldSpec, StatementSpec, DeprecationSpec, FeatureSpec, RunnerSpec, RefusalSpec):
     converter.register_structure_hook(_cls, _spec(_cls))
 
 
-def structure(value: object, cls: type, path: tuple) -> tuple[Optional[object], List[Tuple[tuple, str]]]:
+def structure(value: object, cls: type, path: Place) -> Tuple[Optional[Any], List[Tuple[Place, str]]]:
     """``(spec, [])``, or ``(None, [(path, message), …])`` naming every problem found."""
     try:
         return converter.structure(value, cls), []
@@ -186,7 +193,7 @@ def structure(value: object, cls: type, path: tuple) -> tuple[Optional[object], 
         return None, sorted(set(_problems(exc, path, cls)), key=lambda p: (str(p[0]), p[1]))
 
 
-def _problems(exc: BaseException, path: tuple, cls: Optional[type]) -> Iterator[Tuple[tuple, str]]:
+def _problems(exc: BaseException, path: Place, cls: Optional[type]) -> Iterator[Tuple[Place, str]]:
     if isinstance(exc, ClassValidationError):
         with_notes, without = exc.group_exceptions()
         for inner, note in with_notes:
@@ -197,10 +204,10 @@ def _problems(exc: BaseException, path: tuple, cls: Optional[type]) -> Iterator[
         for inner in without:
             yield from _problems(inner, path, cls)
     elif isinstance(exc, IterableValidationError):
-        with_notes, without = exc.group_exceptions()
-        for inner, note in with_notes:
-            yield from _problems(inner, path + (note.index,), None)
-        for inner in without:
+        indexed, unindexed = exc.group_exceptions()
+        for inner, at in indexed:
+            yield from _problems(inner, path + (at.index,), None)
+        for inner in unindexed:
             yield from _problems(inner, path, None)
     elif isinstance(exc, ForbiddenExtraKeysError):
         known = [a.name for a in attrs.fields(exc.cl)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from typing import Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from . import _messages
 from .errors import UsageError
@@ -39,7 +39,7 @@ def inject(original: str, content: str, path: str) -> str:
     """
     begin, end = markers_for(path)
     lines = original.splitlines(keepends=True)
-    found = {begin: [], end: []}
+    found: Dict[str, List[int]] = {begin: [], end: []}
     for index, line in enumerate(lines):
         stripped = line.strip()
         if stripped in found:

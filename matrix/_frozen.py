@@ -3,7 +3,7 @@ plain dict is frozen only on the surface: ``feature.support["v1"] = ()`` used to
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator, Mapping, Optional, Tuple, TypeVar, Union
+from typing import Any, Dict, Iterable, Iterator, Mapping, Optional, Tuple, TypeVar, Union
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -14,6 +14,8 @@ class FrozenMap(Mapping[K, V]):
     with the same items, and hashable (equal maps hash equal) when its values are."""
 
     __slots__ = ("_data", "_hash")
+    _data: Dict[K, V]
+    _hash: Optional[int]
 
     def __init__(self, items: Union[Mapping[K, V], Iterable[Tuple[K, V]]] = ()) -> None:
         object.__setattr__(self, "_data", dict(items))
@@ -22,7 +24,7 @@ class FrozenMap(Mapping[K, V]):
     def __getitem__(self, key: K) -> V:
         return self._data[key]
 
-    def get(self, key: K, default: Optional[Any] = None) -> Any:  # type: ignore[override]
+    def get(self, key: K, default: Optional[Any] = None) -> Any:
         return self._data.get(key, default)
 
     def __contains__(self, key: object) -> bool:
@@ -42,9 +44,11 @@ class FrozenMap(Mapping[K, V]):
         return NotImplemented
 
     def __hash__(self) -> int:
-        if self._hash is None:
-            object.__setattr__(self, "_hash", hash(frozenset(self._data.items())))
-        return self._hash  # type: ignore[return-value]
+        known = self._hash
+        if known is None:
+            known = hash(frozenset(self._data.items()))
+            object.__setattr__(self, "_hash", known)
+        return known
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"{type(self).__name__} is read-only")
@@ -52,16 +56,16 @@ class FrozenMap(Mapping[K, V]):
     def __repr__(self) -> str:
         return f"FrozenMap({self._data!r})"
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[type, Tuple[Dict[K, V]]]:
         return (FrozenMap, (self._data,))
 
     def __copy__(self) -> FrozenMap[K, V]:
         return self
 
-    def __deepcopy__(self, memo: dict) -> FrozenMap[K, V]:
+    def __deepcopy__(self, memo: Dict[int, object]) -> FrozenMap[K, V]:
         return self
 
 
-def frozen_map(items: Union[Mapping[K, V], Iterable[Tuple[K, V]]]) -> FrozenMap[K, V]:
+def frozen_map(items: Union[Mapping[Any, Any], Iterable[Tuple[Any, Any]]]) -> FrozenMap[Any, Any]:
     """*items* as a `FrozenMap` (the same object when it is one): the models' converter."""
     return items if isinstance(items, FrozenMap) else FrozenMap(items)

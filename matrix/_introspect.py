@@ -11,6 +11,7 @@ enum members become ``choices`` (an enum member as its value for ``str`` enums, 
 from __future__ import annotations
 
 import ast
+import builtins
 import dataclasses
 import enum
 import functools
@@ -19,7 +20,7 @@ import sys
 import textwrap
 import types
 import typing
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import attrs
 from packaging.version import Version
@@ -27,8 +28,12 @@ from packaging.version import Version
 from .schema import NOTHING
 
 _NONE = type(None)
+#: What `_map` says of an annotation: ``(type, nullable, choices, nested class, other types,
+#: why not mapped)``.
+Mapped = Tuple[Optional[str], bool, Optional[Tuple[object, ...]], Optional[type], Tuple[str, ...], Optional[str]]
+
 _SCALARS = {bool: "bool", int: "int", float: "float", str: "str", Version: "version"}
-_SEQUENCES = (list, tuple, typing.Sequence, typing.List, typing.Tuple)
+_SEQUENCES: Tuple[Any, ...] = (list, tuple, typing.Sequence, typing.List, typing.Tuple)
 try:
     from collections.abc import Sequence as _AbcSequence
 
@@ -57,7 +62,7 @@ class Member:
     default: object = NOTHING
     doc: Optional[str] = None
     #: The nested class of a section.
-    cls: Optional[type] = attrs.field(default=None, eq=False, repr=False)
+    cls: Optional[builtins.type] = attrs.field(default=None, eq=False, repr=False)  # `type` is a field here
     #: Other types the annotation allows beside ``type`` (``str | type`` → ``('type',)``).
     others: Tuple[str, ...] = ()
     #: Read through a property, not a field (only looked up by name).
@@ -107,7 +112,7 @@ def lookup(cls: type, path: str) -> Tuple[Optional[Member], Optional[type], List
 
 # --- reading a class ----------------------------------------------------------------------------
 
-def _pydantic_fields(cls: type) -> Optional[dict]:
+def _pydantic_fields(cls: type) -> Optional[Dict[str, Any]]:
     fields = cls.__dict__.get("__pydantic_fields__") if isinstance(cls, type) else None
     if fields is None and isinstance(cls, type):
         fields = getattr(cls, "__pydantic_fields__", None)
@@ -115,7 +120,7 @@ def _pydantic_fields(cls: type) -> Optional[dict]:
 
 
 @functools.cache
-def _fields(cls: type) -> Tuple[tuple, ...]:
+def _fields(cls: type) -> Tuple[Tuple[Any, ...], ...]:
     """``(name, annotation, default, doc, bounds)`` for each field of *cls*, in order."""
     docs = _attribute_docs(cls)
     hints = _hints(cls)
@@ -152,14 +157,14 @@ def _fields(cls: type) -> Tuple[tuple, ...]:
     return tuple(out)
 
 
-def _call(factory) -> object:
+def _call(factory: Any) -> object:
     try:
         return factory()
     except Exception:  # a factory that needs arguments or fails: no default to show
         return NOTHING
 
 
-def _pydantic_default(info) -> object:
+def _pydantic_default(info: Any) -> object:
     factory = getattr(info, "default_factory", None)
     if factory is not None:
         if getattr(info, "default_factory_takes_data", False):
@@ -171,7 +176,7 @@ def _pydantic_default(info) -> object:
     return default
 
 
-def _hints(cls: type) -> dict:
+def _hints(cls: type) -> Dict[str, Any]:
     module = sys.modules.get(cls.__module__)
     try:
         return typing.get_type_hints(cls, include_extras=True)
@@ -218,14 +223,14 @@ def clean_doc(text: Optional[str]) -> Optional[str]:
     return " ".join(paragraph.split()) or None
 
 
-def _unannotated(annotation) -> Tuple[object, tuple]:
+def _unannotated(annotation: Any) -> Tuple[Any, Tuple[Any, ...]]:
     if typing.get_origin(annotation) is typing.Annotated:
         inner, *extra = typing.get_args(annotation)
         return inner, tuple(extra)
     return annotation, ()
 
 
-def _bounds(metadata) -> Dict[str, object]:
+def _bounds(metadata: Any) -> Dict[str, Any]:
     """``ge``/``le``/``gt``/``lt`` from annotated-types constraints and pydantic ``Field``s."""
     found: Dict[str, object] = {}
     for item in metadata:
@@ -266,12 +271,13 @@ def _computed(owner: type, path: str, name: str) -> Optional[Member]:
 
 # --- mapping an annotation ------------------------------------------------------------------------
 
-def _member(owner: type, path: str, name: str, annotation, default, doc, bounds) -> Member:
+def _member(owner: type, path: str, name: str, annotation: Any, default: object, doc: Optional[str],
+            bounds: Dict[str, Any]) -> Member:
     annotation, extra = _unannotated(annotation)
     if extra:
         bounds = {**_bounds(extra), **bounds}
     shown = _show(annotation)
-    base = dict(path=path, owner=owner.__name__, name=name, annotation=shown, doc=clean_doc(doc))
+    base: Dict[str, Any] = dict(path=path, owner=owner.__name__, name=name, annotation=shown, doc=clean_doc(doc))
     kind, nullable, choices, cls, others, why = _map(annotation)
     if kind is None:
         return Member(**base, why=why, nullable=nullable)
@@ -284,7 +290,7 @@ def _member(owner: type, path: str, name: str, annotation, default, doc, bounds)
                   lost_bound=lost, default=value, cls=cls, others=others, why=why)
 
 
-def _map(annotation) -> tuple:
+def _map(annotation: Any) -> Mapped:
     """``(type, nullable, choices, nested class, other types, why not)``."""
     origin = typing.get_origin(annotation)
     if origin is typing.Union or (hasattr(types, "UnionType") and isinstance(annotation, types.UnionType)):
@@ -326,7 +332,7 @@ def _map(annotation) -> tuple:
     return None, False, None, None, (), f"{_show(annotation)} has no [config] type (bool, int, float, str, version, list[str], list[int], or a nested config class)"
 
 
-def _literal(values: tuple) -> tuple:
+def _literal(values: Tuple[object, ...]) -> Mapped:
     nullable = None in values
     values = tuple(v for v in values if v is not None)
     values = tuple(v.value if isinstance(v, enum.Enum) and isinstance(v, str)
@@ -340,9 +346,9 @@ def _literal(values: tuple) -> tuple:
     return None, nullable, None, None, (), f"Literal[{shown}] mixes types; [config] choices are all str, all int or all float"
 
 
-def _limits(kind: str, bounds: Dict[str, object]) -> Tuple[object, object, Optional[str]]:
-    low = bounds.get("ge")
-    high = bounds.get("le")
+def _limits(kind: str, bounds: Dict[str, Any]) -> Tuple[Optional[float], Optional[float], Optional[str]]:
+    low: Optional[float] = _number(bounds.get("ge"))
+    high: Optional[float] = _number(bounds.get("le"))
     lost = []
     for key, step in (("gt", 1), ("lt", -1)):
         if key not in bounds:
@@ -351,15 +357,20 @@ def _limits(kind: str, bounds: Dict[str, object]) -> Tuple[object, object, Optio
         if kind == "int" and isinstance(value, int):
             exact = value + step
             if key == "gt":
-                low = exact if low is None else max(low, exact)  # type: ignore[call-overload]
+                low = exact if low is None else max(low, exact)
             else:
-                high = exact if high is None else min(high, exact)  # type: ignore[call-overload]
+                high = exact if high is None else min(high, exact)
         else:
             lost.append(f"{key}={value!r}")
     why = None
     if lost:
         why = f"{', '.join(lost)} on a {kind} cannot be stated as an inclusive min/max"
     return low, high, why
+
+
+def _number(value: object) -> Optional[float]:
+    """A bound as given (an int or a float), or None for anything else."""
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _default(value: object, kind: str) -> object:
@@ -374,7 +385,7 @@ def _default(value: object, kind: str) -> object:
     return value
 
 
-def _show(annotation) -> str:
+def _show(annotation: Any) -> str:
     if isinstance(annotation, type) and not typing.get_args(annotation):
         return annotation.__name__
     text = repr(annotation)

@@ -112,7 +112,9 @@ class _Walker:
         self.open: List[Tuple[KeyPath, int]] = []
 
     def skip(self, pattern: re.Pattern[str]) -> None:
-        self.pos = pattern.match(self.text, self.pos).end()
+        found = pattern.match(self.text, self.pos)
+        assert found is not None  # every pattern passed here matches the empty string
+        self.pos = found.end()
 
     def document(self) -> None:
         text = self.text

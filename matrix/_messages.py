@@ -7,7 +7,10 @@ Wording rules (STYLE.md): a capital first letter, no final period, offending val
 from __future__ import annotations
 
 import re
-from typing import Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Iterable, Optional, Sequence
+
+if TYPE_CHECKING:  # pragma: no cover
+    import enum
 
 
 def quoted(values: Iterable[object]) -> str:
@@ -36,7 +39,7 @@ def place(path: Sequence[object]) -> str:
     for part in path:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif _IDENTIFIER.match(part):
+        elif isinstance(part, str) and _IDENTIFIER.match(part):
             out += f".{part}"
         else:
             import json
@@ -173,7 +176,7 @@ def wrong_type(expected: str, value: object) -> str:
     return f"Expected {expected}, got {type(value).__name__} {short_repr(value)}"
 
 
-def not_in_choices(value: object, choices: Iterable[object], member: object = None) -> str:
+def not_in_choices(value: object, choices: Iterable[object], member: Optional[enum.Enum] = None) -> str:
     """*member*: the enum member *value* was read from (by its name, or by its value for a
     ``str`` enum), which the message names."""
     choices = list(choices)

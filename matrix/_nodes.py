@@ -6,7 +6,7 @@ equality or hashing, so two predicates are equal when they mean the same tree.
 
 from __future__ import annotations
 
-from typing import Tuple, Union
+from typing import Iterator, Tuple, Union
 
 import attrs
 
@@ -16,7 +16,7 @@ _SPAN = attrs.field(default=(0, 0), eq=False, hash=False, repr=False)
 OR, AND, NOT, TEST, ATOM = range(1, 6)
 
 
-def _literal_key(value: object) -> tuple:
+def _literal_key(value: object) -> Tuple[type, object]:
     # True == 1 and 1 == 1.0 in Python; as predicate text they differ.
     return (type(value), value)
 
@@ -119,7 +119,7 @@ def _child(node: Node, needed: int) -> str:
     return text if strength(node) >= needed else f"({text})"
 
 
-def walk(node: Node):
+def walk(node: Node) -> Iterator[Node]:
     """Every node of the tree, parents before children (iteratively: trees may be deep)."""
     stack = [node]
     while stack:

@@ -29,7 +29,7 @@ Examples, each of which parses (a test reads them from here)::
 from __future__ import annotations
 
 import math
-from typing import List, Tuple
+from typing import List, NoReturn, Optional, Tuple, Type, Union
 
 from . import _messages
 from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Node, Not, Or, Path
@@ -118,13 +118,12 @@ class _Parser:
         if op is None:
             return left
         right = self._parse_operand()
-        if tokens.check("OP", "in", "not", "is"):
-            tokens.raise_syntax_error(
-                _messages.chained(tokens.next_token.text), span=tokens.next_token.span
-            )
+        following = tokens.next_token
+        if following is not None and tokens.check("OP", "in", "not", "is"):
+            tokens.raise_syntax_error(_messages.chained(following.text), span=following.span)
         return Compare(left, op, right, span=(left.span[0], right.span[1]))
 
-    def _parse_comparison(self):
+    def _parse_comparison(self) -> Optional[str]:
         """COMPARISON := '==' | '!=' | '<' | '<=' | '>' | '>=' | 'in' | 'not' 'in'"""
         tokens = self.tokens
         if tokens.check("OP", "in"):
@@ -190,7 +189,7 @@ class _Parser:
         self.depth -= 1
         return inner
 
-    def _parse_items(self, opening: Token, closer: str, closer_text: str, first) -> List[Literal]:
+    def _parse_items(self, opening: Token, closer: str, closer_text: str, first: Optional[Literal]) -> List[Literal]:
         tokens = self.tokens
         items: List[Literal] = [] if first is None else [first]
         while not tokens.check(closer):
@@ -225,7 +224,7 @@ class _Parser:
             self._raise_unclosed(opening, closer_text)
         self.tokens.read()
 
-    def _raise_unclosed(self, opening: Token, closer_text: str):
+    def _raise_unclosed(self, opening: Token, closer_text: str) -> NoReturn:
         self.tokens.raise_syntax_error(
             _messages.unclosed(opening.text, closer_text),
             span=(opening.position, self.tokens.position + 1),
@@ -233,14 +232,15 @@ class _Parser:
         )
 
 
-def _join(kind, operands: List[Node]) -> Node:
+def _join(kind: Union[Type[And], Type[Or]], operands: List[Node]) -> Node:
     if len(operands) == 1:
         return operands[0]
     flat: List[Node] = []
     for operand in operands:
         # `a and (b and c)` means `a and b and c`: one canonical tree for both.
-        flat.extend(operand.operands if isinstance(operand, kind) else (operand,))
-    return kind(tuple(flat), span=(operands[0].span[0], operands[-1].span[1]))
+        flat.extend(operand.operands if isinstance(operand, (And, Or)) and type(operand) is kind else (operand,))
+    joined: Node = kind(tuple(flat), span=(operands[0].span[0], operands[-1].span[1]))
+    return joined
 
 
 def _literal_value(token: Token, source: str) -> object:

@@ -42,7 +42,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 from packaging.version import Version
 
@@ -51,6 +51,14 @@ from .predicates import OPERATORS, _truthy
 from .schema import Field, Schema
 
 UNKNOWN = object()
+
+#: A search's partial answer: path → representative value.
+Assignment = Dict[str, object]
+#: What a search must make true (True) or false (False).
+Goals = List[Tuple[Node, bool]]
+#: Groups of nodes of which at least one must hold.
+Groups = List[List[Node]]
+Number = Union[int, float]
 
 
 class _Present:
@@ -82,7 +90,7 @@ class Space:
         self.rng: Optional[random.Random] = None
         constants = compared_constants(nodes)
         groups = related(nodes)
-        self.inexact: set = set()
+        self.inexact: Set[str] = set()
         self.paths: List[str] = []
         for path in constants:
             parts = path.split(".")
@@ -153,8 +161,7 @@ class Space:
 
     def truth(self, node: Node, assignment: Dict[str, object]) -> object:
         """True, False, or UNKNOWN when the assignment does not decide it yet."""
-        kind = type(node)
-        if kind is And:
+        if isinstance(node, And):
             result: object = True
             for operand in node.operands:
                 value = self.truth(operand, assignment)
@@ -163,7 +170,7 @@ class Space:
                 if value is UNKNOWN:
                     result = UNKNOWN
             return result
-        if kind is Or:
+        if isinstance(node, Or):
             result = False
             for operand in node.operands:
                 value = self.truth(operand, assignment)
@@ -172,16 +179,16 @@ class Space:
                 if value is UNKNOWN:
                     result = UNKNOWN
             return result
-        if kind is Not:
+        if isinstance(node, Not):
             value = self.truth(node.operand, assignment)
             return value if value is UNKNOWN else not value
-        if kind is Compare:
+        if isinstance(node, Compare):
             left = self.value(node.left, assignment)
             right = self.value(node.right, assignment)
             if left is UNKNOWN or right is UNKNOWN:
                 return UNKNOWN
             return OPERATORS[node.op](left, right)
-        if kind is IsNone:
+        if isinstance(node, IsNone):
             value = self.value(node.operand, assignment)
             if value is UNKNOWN:
                 return UNKNOWN
@@ -207,13 +214,13 @@ class Space:
         self.spent = 0  # the budget is per question
         goals = [(node, True) for node in true] + [(node, False) for node in false]
         groups = [list(nodes) for _, nodes in extra]
-        used = set()
+        used: Set[str] = set()
         for node, _ in goals:
             used.update(n.name for n in walk(node) if isinstance(n, Path))
         for nodes in groups:
             for node in nodes:
                 used.update(n.name for n in walk(node) if isinstance(n, Path))
-        needed = set()
+        needed: Set[str] = set()
         for name in used:  # each path read, and the sections above it
             parts = name.split(".")
             needed.update(".".join(parts[:end]) for end in range(1, len(parts) + 1))
@@ -224,7 +231,7 @@ class Space:
             raise Inconclusive(sorted(self.inexact.intersection(order)))
         return found
 
-    def _status(self, assignment, goals, groups) -> object:
+    def _status(self, assignment: Assignment, goals: Goals, groups: Groups) -> object:
         result: object = True
         for node, wanted in goals:
             value = self.truth(node, assignment)
@@ -242,7 +249,8 @@ class Space:
                 return False
         return result
 
-    def _search(self, order, index, assignment, goals, groups) -> Optional[Dict[str, object]]:
+    def _search(self, order: List[str], index: int, assignment: Assignment, goals: Goals,
+                groups: Groups) -> Optional[Assignment]:
         self.spent += 1
         if self.spent > self.budget:
             raise Inconclusive()
@@ -284,7 +292,7 @@ class Space:
 
     # --- witnesses ---------------------------------------------------------------------------
 
-    def witness(self, assignment: Dict[str, object], avoid: Sequence[Node] = ()) -> dict:
+    def witness(self, assignment: Dict[str, object], avoid: Sequence[Node] = ()) -> Dict[str, Any]:
         """A JSON-ready config for *assignment*: the values chosen, sections as tables, and
         every required field of a present section filled in with the value that makes the
         fewest of the *avoid* gates true (so the witness shows what it is a witness of)."""
@@ -301,7 +309,7 @@ class Space:
                     (value for value in choices if value is not None),
                     key=lambda value: sum(self.truth(node, {**full, field.path: value}) is True for node in avoid),
                 )
-        config: dict = {}
+        config: Dict[str, Any] = {}
         ordered = sorted(full, key=lambda p: p.count("."))
         for path in ordered:
             _set(config, path, _json_value(full[path]))
@@ -336,7 +344,7 @@ def _collect(node: Compare, constants: Dict[str, List[object]]) -> None:
                 bucket.append(item)
 
 
-def related(nodes: Iterable[Node]) -> Dict[str, set]:
+def related(nodes: Iterable[Node]) -> Dict[str, Set[str]]:
     """path → the set of paths it is compared with, directly or through others (itself included)."""
     parent: Dict[str, str] = {}
 
@@ -349,7 +357,7 @@ def related(nodes: Iterable[Node]) -> Dict[str, set]:
         for part in walk(node):
             if isinstance(part, Compare) and isinstance(part.left, Path) and isinstance(part.right, Path):
                 parent[find(part.left.name)] = find(part.right.name)
-    groups: Dict[str, set] = {}
+    groups: Dict[str, Set[str]] = {}
     for path in parent:
         groups.setdefault(find(path), set()).add(path)
     return {path: groups[find(path)] for path in parent}
@@ -392,19 +400,20 @@ def _representatives(field: Optional[Field], constants: List[object],
         return values, exact and ok
     item = str if kind == "list[str]" else int
     items = _unique([c for c in constants if isinstance(c, item) and not isinstance(c, bool)])
-    other = _other(items) if item is str else max([0, *items]) + 1
+    other = _other(items) if item is str else max([0, *(i for i in items if isinstance(i, int))]) + 1
     if len(items) > _MAX_ITEMS:
         items, exact = items[:_MAX_ITEMS], False
     subsets = [tuple(s) for r in range(len(items) + 1) for s in itertools.combinations(items, r)]
-    return subsets + [(other,)], exact
+    return [*subsets, (other,)], exact
 
 
-def _numbers(kind: str, constants: List[object], low, high, k: int) -> Tuple[List[object], bool]:
+def _numbers(kind: str, constants: List[Any], low: Optional[Number], high: Optional[Number],
+             k: int) -> Tuple[List[object], bool]:
     """The constants an *kind* field can hold, and *k* values inside every gap, within bounds."""
     exact = True
     bounds = [b for b in (low, high) if isinstance(b, (int, float)) and _finite(b)]
     cuts = sorted({_exact(c) for c in list(constants) + bounds if _finite(c)})
-    values: List[object] = []
+    values: List[Any] = []
     for c in cuts:
         if kind == "float" or c == int(c):
             values.append(c if kind == "float" else int(c))
@@ -428,25 +437,26 @@ def _numbers(kind: str, constants: List[object], low, high, k: int) -> Tuple[Lis
     return sorted(kept, key=_exact), exact
 
 
-def _finite(value) -> bool:
+def _finite(value: object) -> bool:
     """Not NaN nor an infinity (an int of any size is finite: no float conversion here)."""
     return not isinstance(value, float) or math.isfinite(value)
 
 
-def _exact(value):
+def _exact(value: Any) -> Any:
     """A number as an exact int when it is integral, so that 2**60 and 2.0**60 sort as equals."""
     if isinstance(value, float) and math.isfinite(value) and value == int(value):
         return int(value)
     return value
 
 
-def _inside(kind: str, a, b, k: int) -> List[object]:
+def _inside(kind: str, a: Optional[Number], b: Optional[Number], k: int) -> List[Number]:
     """Up to *k* distinct values strictly between *a* and *b* (None: unbounded), that an *kind*
     field can hold, or none when the gap holds none."""
-    out: List[object] = []
-    if a is None and b is None:
+    out: List[Number] = []
+    start = a if a is not None else b
+    if start is None:
         return list(range(k))
-    current = a if a is not None else b
+    current: Number = start
     while len(out) < k:
         found = _step(kind, current, a is not None, b if a is not None else None)
         if found is None:
@@ -456,14 +466,16 @@ def _inside(kind: str, a, b, k: int) -> List[object]:
     return out
 
 
-def _step(kind: str, value, up: bool, limit):
+def _step(kind: str, value: Number, up: bool, limit: Optional[Number]) -> Optional[Number]:
     """The nearest value past *value* (upward or downward) that an *kind* field can hold and
     that stays before *limit*: a float where one fits (ints are valid float values too, and are
     the only ones between two huge neighbours), else an int."""
     if isinstance(value, float) and math.isinf(value):
         return None  # nothing lies beyond an infinity
     whole = math.floor(value) + 1 if up else math.ceil(value) - 1
-    fits = (lambda v: limit is None or v < limit) if up else (lambda v: True)
+    def fits(v: Number) -> bool:
+        return not up or limit is None or v < limit
+
     if kind == "int":
         return whole if fits(whole) else None
     try:
@@ -539,7 +551,7 @@ def _json_value(value: object) -> object:
     return value
 
 
-def _set(config: dict, path: str, value: object) -> None:
+def _set(config: Dict[str, Any], path: str, value: object) -> None:
     parts = path.split(".")
     holder = config
     for part in parts[:-1]:

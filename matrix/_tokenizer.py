@@ -75,6 +75,7 @@ class Tokenizer:
         match = _MASTER.match(source, self.position)
         if match:
             name = match.lastgroup
+            assert name is not None  # every alternative of the master pattern is a named group
             pos = match.start(name)
             self.position = pos
             text = match.group(name)

@@ -131,7 +131,7 @@ class _Checker:
         else:
             self.equality(node, left, right, node.span)
 
-    def equality(self, node: Compare, left: _Type, right: _Type, span) -> None:
+    def equality(self, node: Compare, left: _Type, right: _Type, span: Tuple[int, int]) -> None:
         for one, other in ((left, right), (right, left)):
             if one.field is not None and other.literal is not None:
                 if not self.fits(one.field, other.literal, node.op):
@@ -150,7 +150,7 @@ class _Checker:
                 return False
             return True
         kind = _LITERAL_TYPES[type(value)]
-        if field.type == "version" and kind == "str":
+        if field.type == "version" and isinstance(value, str):
             try:
                 Version(value)
             except InvalidVersion:

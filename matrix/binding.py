@@ -16,7 +16,7 @@ import importlib
 import math
 import os
 import sys
-from typing import Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import attrs
 from packaging.version import Version
@@ -122,7 +122,7 @@ def derive(cls: Union[type, str], paths: Sequence[str] = ()) -> str:
     every = list(_introspect.members(klass))
     if paths:
         chosen: List[Member] = []
-        wanted = set()
+        wanted: Set[str] = set()
         for path in paths:
             member, owner, names = _introspect.lookup(klass, path)
             if member is None:
@@ -152,7 +152,7 @@ def _entry(member: Member) -> Iterable[str]:
         return
     if member.lost_bound:
         yield f"# {key}: {member.lost_bound}"
-    items = [("type", member.type)]
+    items: List[Tuple[str, object]] = [("type", member.type)]
     if member.nullable:
         items.append(("nullable", True))
     if member.choices is not None:

@@ -36,15 +36,23 @@ that differ on a sample are not equivalent), then settled by the exact search.
 from __future__ import annotations
 
 import re
-from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import attrs
 from packaging.version import Version
 
 from ._space import PRESENT, Inconclusive, Space
 from .binding import DRIFT_CODES
-from ._versions import as_version
-from .schema import BLOCKING, Feature, Matrix
+from ._versions import VersionLike, as_version
+from .schema import BLOCKING, Feature, Matrix, Refusal, Runner, Statement
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._locate import Locations
+
+#: A search's answer: config path → the representative value chosen.
+Assignment = Dict[str, object]
+#: `Space.solve`.
+Solve = Callable[..., Optional[Assignment]]
 
 __all__ = ["CODES", "Finding", "Report", "check", "iter_findings"]
 
@@ -91,7 +99,7 @@ class Finding:
     file: Optional[str] = None
     line: Optional[int] = None
     column: Optional[int] = None
-    witness: Optional[dict] = None
+    witness: Optional[Dict[str, Any]] = None
     features: Tuple[str, ...] = ()
     #: For ``no-runner``: every set of gates the finding stands for (a product of two lists of
     #: gates is one finding; this keeps every pair).
@@ -109,7 +117,7 @@ class Finding:
             place += f":{self.line}:{self.column}"
         return f"{place}: {self.severity}[{self.code}]: {self.message}"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> Dict[str, Any]:
         return attrs.asdict(self, recurse=False) | {
             "features": list(self.features), "combinations": [list(c) for c in self.combinations]}
 
@@ -136,7 +144,7 @@ class Report:
         return f"{verdict}: {', '.join(parts)}" + (" (strict: every finding fails but acknowledged refusals)" if self.strict else "")
 
 
-def check(matrix: Matrix, *, version: Optional[object] = None, strict: bool = False,
+def check(matrix: Matrix, *, version: Optional[VersionLike] = None, strict: bool = False,
           budget: int = 200_000, against: Optional[Union[str, type]] = None) -> Report:
     """Lint *matrix* as of *version* (its own by default).
 
@@ -155,7 +163,7 @@ def check(matrix: Matrix, *, version: Optional[object] = None, strict: bool = Fa
     return Report(tuple(findings), strict)
 
 
-def iter_findings(matrix: Matrix, *, version: Optional[object] = None, strict: bool = False,
+def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, strict: bool = False,
                   budget: int = 200_000, against: Optional[Union[str, type]] = None) -> Iterator[Finding]:
     """Every finding, as it is found (see `check`)."""
 
@@ -174,7 +182,7 @@ def iter_findings(matrix: Matrix, *, version: Optional[object] = None, strict: b
 
     live: List[Feature] = []
     always: List[Feature] = []
-    seen: List[dict] = []  # configs (as assignments) the searches found: they sharpen the samples
+    seen: List[Assignment] = []  # configs (as assignments) the searches found: they sharpen the samples
     for gate in gates:
         try:
             found = solve(true=[gate.when._node])
@@ -201,9 +209,9 @@ class _Places:
     def __init__(self, matrix: Matrix) -> None:
         self.matrix = matrix
         self.file = matrix.file
-        self._locations = None
+        self._locations: Optional[Locations] = None
 
-    def where(self, key: tuple) -> Tuple[Optional[int], Optional[int]]:
+    def where(self, key: Tuple[object, ...]) -> Tuple[Optional[int], Optional[int]]:
         if self.matrix.text is None:
             return None, None
         if self._locations is None:
@@ -213,8 +221,8 @@ class _Places:
         found = self._locations.key(key)
         return found if found else (None, None)
 
-    def feature(self, code: str, feature: Feature, message: str, *, key: Sequence[str] = (),
-                severity: Optional[str] = None, **extra) -> Finding:
+    def feature(self, code: str, feature: Feature, message: str, *, key: Sequence[object] = (),
+                severity: Optional[str] = None, **extra: Any) -> Finding:
         from . import _messages
 
         path = ("features", feature.id, *key)
@@ -222,7 +230,7 @@ class _Places:
         return Finding(code, severity or CODES[code][0], message, feature=feature.id,
                        place=_messages.place(path), file=self.file, line=line, column=column, **extra)
 
-    def config(self, code: str, key: tuple, message: str, **extra) -> Finding:
+    def config(self, code: str, key: Tuple[object, ...], message: str, **extra: Any) -> Finding:
         from . import _messages
 
         line, column = self.where(key)
@@ -247,7 +255,7 @@ def _drift(matrix: Matrix, bound: Union[str, type], place: _Places) -> Iterator[
     try:
         drifts = compare(matrix.schema, bound)
     except UsageError as error:
-        key: tuple = ("matrix", "config_class") if matrix.config_class is not None else ("config",)
+        key: Tuple[object, ...] = ("matrix", "config_class") if matrix.config_class is not None else ("config",)
         yield place.config("class-unavailable", key, _messages.class_unavailable(str(error)))
         return
     for drift in drifts:
@@ -302,7 +310,8 @@ def _history(matrix: Matrix, place: _Places) -> Iterator[Finding]:
                         feature, runner.name, statement, history, index), key=key, runner=runner.id)
 
 
-def _unused_reason(feature: Feature, runner: str, statement, history, index: int) -> str:
+def _unused_reason(feature: Feature, runner: str, statement: Statement, history: Tuple[Statement, ...],
+                   index: int) -> str:
     said = f"{feature.name}: what {runner} says {'from ' + str(statement.since) if statement.since else 'first'} " \
            f"({statement.status!r})"
     later = history[index + 1] if index + 1 < len(history) else None
@@ -313,7 +322,7 @@ def _unused_reason(feature: Feature, runner: str, statement, history, index: int
     return f"{said} is never in force"
 
 
-def _by_default(matrix: Matrix, v: Version, gates, space: Space, place: _Places) -> Iterator[Finding]:
+def _by_default(matrix: Matrix, v: Version, gates: Sequence[Feature], space: Space, place: _Places) -> Iterator[Finding]:
     """Deprecated gates that the all-defaults config makes active: every resolve warns."""
     default: Dict[str, object] = {}
     for path in space.paths:
@@ -354,7 +363,7 @@ def _differs(text: str, version: Version) -> bool:
 
 
 def _fingerprints(matrix: Matrix, v: Version, live: List[Feature], space: Space,
-                  seen: Sequence[dict] = ()) -> Dict[str, int]:
+                  seen: Sequence[Assignment] = ()) -> Dict[str, int]:
     """Gate id → bit *i* set when the gate holds on sample *i*: two gates that differ on a sample
     are not equivalent, and one true where another is false does not imply it. The samples are
     random ones and the configs the searches found (one where each gate holds, so that rare
@@ -385,7 +394,8 @@ def _support(feature: Feature, matrix: Matrix, v: Version) -> Tuple[str, ...]:
     return tuple(feature.status(r.id, v) for r in matrix.runners)
 
 
-def _pairs(matrix, v, live, space, solve, place, budget, seen) -> Iterator[Finding]:
+def _pairs(matrix: Matrix, v: Version, live: List[Feature], space: Space, solve: Solve, place: _Places,
+           budget: int, seen: Sequence[Assignment]) -> Iterator[Finding]:
     prints = _fingerprints(matrix, v, live, space, seen)
     # Statuses once per gate, not once per pair: 1,000 gates make half a million pairs.
     support = {g.id: _support(g, matrix, v) for g in live}
@@ -411,7 +421,9 @@ def _pairs(matrix, v, live, space, solve, place, budget, seen) -> Iterator[Findi
                     if not runners or solve(true=[narrow.when._node], false=[broad.when._node]) is not None:
                         continue
                     # Every other gate as few as may be: narrow and broad hold anyway.
-                    witness = space.witness(solve(true=[narrow.when._node]), avoid=all_nodes)
+                    holds = solve(true=[narrow.when._node])
+                    assert holds is not None  # narrow is a live gate: it can hold
+                    witness = space.witness(holds, avoid=all_nodes)
                     yield place.feature(
                         "implied-contradiction", narrow,
                         f"{narrow.name} implies {broad.name}, yet {', '.join(runners)} supports {narrow.name} "
@@ -421,7 +433,8 @@ def _pairs(matrix, v, live, space, solve, place, budget, seen) -> Iterator[Findi
                 yield place.feature("inconclusive", b, f"Could not compare {a.name} and {b.name} {_undecided(error, budget)}")
 
 
-def _runners(matrix, v, live, solve, place, budget) -> Iterator[Finding]:
+def _runners(matrix: Matrix, v: Version, live: List[Feature], solve: Solve, place: _Places,
+             budget: int) -> Iterator[Finding]:
     blockers = {r.id: [g.when._node for g in live if g.status(r.id, v) in BLOCKING] for r in matrix.runners}
     for index, runner in enumerate(matrix.runners):
         if all(f.status(runner.id, v) != "yes" for f in matrix.features_at(v)) and matrix.features_at(v):
@@ -444,17 +457,18 @@ def _runners(matrix, v, live, solve, place, budget) -> Iterator[Finding]:
                                "of higher priority is free too")
 
 
-def _totality(matrix, v, live, space, solve, place, strict, budget) -> Iterator[Finding]:
+def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, solve: Solve, place: _Places,
+              strict: bool, budget: int) -> Iterator[Finding]:
     runners = matrix.runners
     blocks = {g.id: frozenset(r.id for r in runners if g.status(r.id, v) in BLOCKING) for g in live}
     by_runner = {r.id: [g for g in live if r.id in blocks[g.id]] for r in runners}
-    satisfiable: Dict[FrozenSet[str], Optional[dict]] = {}
+    satisfiable: Dict[FrozenSet[str], Optional[Assignment]] = {}
     found: List[Tuple[Feature, ...]] = []
-    seen = set()
-    stopped = []
+    seen: Set[FrozenSet[str]] = set()
+    stopped: List[Tuple[Tuple[Feature, ...], Inconclusive]] = []
     nodes = {g.id: g.when._node for g in live}
 
-    def joint(chosen: Tuple[Feature, ...]) -> Optional[dict]:
+    def joint(chosen: Tuple[Feature, ...]) -> Optional[Assignment]:
         key = frozenset(g.id for g in chosen)
         if key not in satisfiable:
             satisfiable[key] = solve(true=[nodes[g.id] for g in chosen])
@@ -489,13 +503,15 @@ def _totality(matrix, v, live, space, solve, place, strict, budget) -> Iterator[
                if not any(other < key for other in keys)]
     avoid = {g.id: nodes[g.id] for g in live}
 
-    def witness_of(gates) -> dict:
+    def witness_of(gates: Sequence[Feature]) -> Dict[str, Any]:
         key = frozenset(g.id for g in gates)
-        return space.witness(satisfiable[key], avoid=[n for i, n in avoid.items() if i not in key])
+        assignment = satisfiable[key]
+        assert assignment is not None  # only combinations found satisfiable are witnessed
+        return space.witness(assignment, avoid=[n for i, n in avoid.items() if i not in key])
 
     # Combinations a [refusals] entry declares deliberate are said as notes that never fail.
-    by_refusal: Dict[Optional[str], list] = {}
-    refusal_of = {}
+    by_refusal: Dict[Optional[str], List[Tuple[Feature, ...]]] = {}
+    refusal_of: Dict[str, Refusal] = {}
     for combo in minimal:
         ids = {g.id for g in combo}
         refusal = next((r for r in matrix.refusals if r.covers(ids)), None)
@@ -508,15 +524,17 @@ def _totality(matrix, v, live, space, solve, place, strict, budget) -> Iterator[
                                f"The refusal {refusal.id!r} matches no combination of gates that leaves no runner "
                                "free: delete it, or check its gate lists")
     for refusal_id, combos in by_refusal.items():
-        refusal = refusal_of.get(refusal_id)
+        refusal = refusal_of.get(refusal_id) if refusal_id is not None else None
         note = f" (acknowledged: {refusal.reason})" if refusal is not None else ""
         level = "note" if refusal is not None else severity
         yield from _no_runner_findings(combos, order, blocks, runners, witness_of, place, level, note, refusal_id)
     yield from _stopped(stopped, place, budget)
 
 
-def _no_runner_findings(minimal, order, blocks, runners, witness_of, place, severity, note, refusal_id):
-    def reasons(sides) -> str:
+def _no_runner_findings(minimal: List[Tuple[Feature, ...]], order: Dict[str, int], blocks: Dict[str, FrozenSet[str]],
+                        runners: Sequence[Runner], witness_of: Callable[[Sequence[Feature]], Dict[str, Any]],
+                        place: _Places, severity: str, note: str, refusal_id: Optional[str]) -> Iterator[Finding]:
+    def reasons(sides: Sequence[Sequence[Feature]]) -> str:
         out = []
         for r in runners:
             blocked = [side for side in sides if any(r.id in blocks[g.id] for g in side)]
@@ -525,9 +543,9 @@ def _no_runner_findings(minimal, order, blocks, runners, witness_of, place, seve
         return "; ".join(out)
 
     # Pairs that form a product (any of these gates with any of those) are one finding.
-    partners: Dict[str, set] = {}
+    partners: Dict[str, Set[str]] = {}
     oriented: Dict[str, Feature] = {}
-    singles = []
+    singles: List[Tuple[Feature, ...]] = []
     for combo in minimal:
         if len(combo) != 2:
             singles.append(combo)
@@ -535,9 +553,9 @@ def _no_runner_findings(minimal, order, blocks, runners, witness_of, place, seve
         a, b = sorted(combo, key=lambda g: (sorted(blocks[g.id]), order[g.id]))
         partners.setdefault(a.id, set()).add(b.id)
         oriented[a.id], oriented[b.id] = a, b
-    groups: Dict[tuple, List[Feature]] = {}
+    groups: Dict[Tuple[str, ...], List[Feature]] = {}
     for left, right in partners.items():
-        groups.setdefault(tuple(sorted(right, key=order.get)), []).append(oriented[left])
+        groups.setdefault(tuple(sorted(right, key=order.__getitem__)), []).append(oriented[left])
     for right_ids, lefts in groups.items():
         rights = [oriented[i] for i in right_ids]
         if len(lefts) * len(rights) == 1:
@@ -563,7 +581,7 @@ def _no_runner_findings(minimal, order, blocks, runners, witness_of, place, seve
                             combinations=(tuple(g.id for g in gates),), refusal=refusal_id)
 
 
-def _stopped(stopped, place, budget) -> Iterator[Finding]:
+def _stopped(stopped: List[Tuple[Tuple[Feature, ...], Inconclusive]], place: _Places, budget: int) -> Iterator[Finding]:
     for combo, error in stopped:
         names = " and ".join(g.name for g in combo)
         yield place.feature("inconclusive", combo[0],

@@ -11,7 +11,7 @@ import argparse
 import os
 import re
 import sys
-from typing import IO, TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence
+from typing import IO, TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, NoReturn, Optional, Protocol, Sequence, cast
 
 from . import _access, _messages, loader
 from .errors import ConfigError, MatrixError, ResolutionError
@@ -20,11 +20,17 @@ from .schema import CLASS_SPEC, Field, Matrix, Schema
 if TYPE_CHECKING:  # pragma: no cover
     from .resolver import Resolution
 
+    Commands = argparse._SubParsersAction["_Parser"]
+
+
+class SupportsWrite(Protocol):
+    def write(self, text: str, /) -> object: ...
+
 # What a command does not need is imported when it does (a new process pays for every import:
 # see benchmarks/coldstart.py): json, tomllib, the renderer and the file helpers.
 
 
-def _dumps(data: object, **kwargs) -> str:
+def _dumps(data: object, **kwargs: Any) -> str:
     import json
 
     return json.dumps(data, **kwargs)
@@ -36,7 +42,7 @@ def _json_loads(text: str) -> object:
     return json.loads(text)
 
 
-class _RenderNames(Sequence):
+class _RenderNames(Sequence[str]):
     """``render.FORMATS`` or ``render.TABLES``, for argparse's choices, imported on first use."""
 
     def __init__(self, name: str) -> None:
@@ -45,9 +51,10 @@ class _RenderNames(Sequence):
     def _items(self) -> Sequence[str]:
         from . import render
 
-        return getattr(render, self._name)
+        names: Sequence[str] = getattr(render, self._name)
+        return names
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: Any) -> Any:
         return self._items()[index]
 
     def __len__(self) -> int:
@@ -78,19 +85,19 @@ class _Usage(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def __init__(self, *args, stdout: IO[str], **kwargs) -> None:
+    def __init__(self, *args: Any, stdout: IO[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._stdout = stdout
 
-    def error(self, message: str):  # argparse would print usage and exit
+    def error(self, message: str) -> NoReturn:  # argparse would print usage and exit
         raise _Usage(message)
 
-    def exit(self, status: int = 0, message: Optional[str] = None):
+    def exit(self, status: int = 0, message: Optional[str] = None) -> NoReturn:
         if message:
             raise _Usage(message.strip())
         raise _Exit(status)
 
-    def _print_message(self, message: str, file: Optional[IO[str]] = None) -> None:
+    def _print_message(self, message: str, file: Optional[SupportsWrite] = None) -> None:
         if message:
             self._stdout.write(message)
 
@@ -119,7 +126,7 @@ def _parser(stdout: IO[str], only: Optional[str] = None) -> argparse.ArgumentPar
     return parser
 
 
-def _resolve_parser(commands, stdout: IO[str]) -> None:
+def _resolve_parser(commands: Commands, stdout: IO[str]) -> None:
     resolve = commands.add_parser(
         "resolve", help="say which runner serves a config, and why", stdout=stdout,
         description="Resolve a config against the matrix: the active features, every runner's "
@@ -136,7 +143,7 @@ def _resolve_parser(commands, stdout: IO[str]) -> None:
     resolve.add_argument("--explain", action="store_true", help="explain every runner's blockers")
 
 
-def _check_parser(commands, stdout: IO[str]) -> None:
+def _check_parser(commands: Commands, stdout: IO[str]) -> None:
     check = commands.add_parser(
         "check", help="lint the matrix and prove properties over the whole config space",
         stdout=stdout,
@@ -154,7 +161,7 @@ def _check_parser(commands, stdout: IO[str]) -> None:
                             "[matrix] config_class, if the file names one)")
 
 
-def _schema_parser(commands, stdout: IO[str]) -> None:
+def _schema_parser(commands: Commands, stdout: IO[str]) -> None:
     schema = commands.add_parser(
         "schema", help="derive a [config] table from the host's config classes", stdout=stdout,
         description="Print the [config] table that describes a config class of the host "
@@ -167,7 +174,7 @@ def _schema_parser(commands, stdout: IO[str]) -> None:
                              "every field, with a comment for each that cannot be mapped")
 
 
-def _docs_parser(commands, stdout: IO[str]) -> None:
+def _docs_parser(commands: Commands, stdout: IO[str]) -> None:
     docs = commands.add_parser(
         "docs", help="generate the documentation tables", stdout=stdout,
         description="Render the support table, the config reference and the deprecation "
@@ -197,7 +204,8 @@ def _matrix_option(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """The ``matrix`` console script."""
-    stdout = _PipeSafe(sys.stdout)
+    # _PipeSafe implements what the commands use of a text stream: write, writelines, flush.
+    stdout = cast(IO[str], _PipeSafe(sys.stdout))
     status = run(sys.argv[1:] if argv is None else argv, stdout=stdout, stderr=sys.stderr,
                  stdin=sys.stdin)
     stdout.flush()
@@ -220,7 +228,7 @@ class _PipeSafe:
                 self._went()
         return len(text)
 
-    def writelines(self, lines) -> None:
+    def writelines(self, lines: Iterable[str]) -> None:
         for line in lines:
             self.write(line)
 
@@ -277,7 +285,7 @@ def _matrix(options: argparse.Namespace) -> Matrix:
     return loader.default()
 
 
-def _resolve(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
+def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
     config = _read_config(options.config, stdin)
     matrix = _matrix(options)
     if matrix.schema:
@@ -324,14 +332,14 @@ def _resolve(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[st
     return EXIT_OK
 
 
-def _resolution_json(resolution: Resolution, explain: bool) -> dict:
+def _resolution_json(resolution: Resolution, explain: bool) -> Dict[str, Any]:
     data = resolution.to_dict()
     if explain:
         data["explanation"] = resolution.explanation()
     return data
 
 
-def _read_config(name: Optional[str], stdin: Optional[IO[str]]) -> dict:
+def _read_config(name: Optional[str], stdin: Optional[IO[str]]) -> Dict[str, Any]:
     if name is None:
         return {}
     if name == "-":
@@ -458,7 +466,7 @@ _EXTENSIONS = {".md": "markdown", ".markdown": "markdown", ".rst": "rst", ".rest
                ".html": "html", ".htm": "html", ".json": "json"}
 
 
-def _docs(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
+def _docs(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
     from . import _files
     from .render import TABLES, render
 
@@ -503,7 +511,7 @@ def _docs(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]
     return EXIT_OK
 
 
-def _check(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
+def _check(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
     from .check import check
 
     matrix = _matrix(options)
@@ -537,7 +545,7 @@ def _check(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]
     return EXIT_FINDING if report.failed else EXIT_OK
 
 
-def _schema(options, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
+def _schema(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
     from .binding import derive
 
     stdout.write(derive(options.source, options.paths))

@@ -6,7 +6,7 @@ Every error keeps its data in attributes (``source``, ``span``, ``path``, ``prob
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple, Type
 
 import attrs
 
@@ -36,7 +36,7 @@ def __dir__() -> list[str]:
 class MatrixError(Exception):
     """The base of every error ``matrix`` raises on purpose."""
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> Dict[str, Any]:
         """A JSON-ready dict: ``kind`` (the class name), ``message``, and the error's data."""
         return {"kind": type(self).__name__, "message": str(self)}
 
@@ -104,11 +104,11 @@ class PredicateError(MatrixError, ValueError):
     def __str__(self) -> str:
         return f"{self.message}\n{excerpt(self.source, self.span, opened=self.opened)}"
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[Any, ...]:
         return (_rebuilt, (type(self), (self.message,), {"source": self.source, "span": self.span,
                                                          "opened": self.opened, "unknown_path": self.unknown_path}))
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> Dict[str, Any]:
         return {"kind": type(self).__name__, "message": self.message, "source": self.source,
                 "span": list(self.span)}
 
@@ -129,10 +129,10 @@ class Problem:
     column: Optional[int] = None
     detail: Optional[str] = None
 
-    def _key(self) -> tuple:
+    def _key(self) -> Tuple[str, int, int, str, str]:
         return (self.file or "", self.line or 0, self.column or 0, self.place, self.message)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> Dict[str, Any]:
         return {"file": self.file, "line": self.line, "column": self.column, "place": self.place,
                 "message": self.message, "detail": self.detail}
 
@@ -156,7 +156,7 @@ class LoadError(MatrixError, ValueError):
         self.problems = tuple(sorted(problems, key=Problem._key))
         super().__init__(self.__str__())
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[Any, ...]:
         return (type(self), (self.source, self.problems))
 
     def __str__(self) -> str:
@@ -167,7 +167,7 @@ class LoadError(MatrixError, ValueError):
         count = len(self.problems)
         return f"{self.source}: {count} problem{'s' if count != 1 else ''}"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> Dict[str, Any]:
         return {"kind": "LoadError", "message": self._head(), "file": self.source,
                 "problems": [p.to_dict() for p in self.problems]}
 
@@ -192,11 +192,11 @@ class ConfigError(MatrixError, KeyError):
     def __str__(self) -> str:
         return _messages.config_error(self.reason, self.path, self.feature)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> Dict[str, Any]:
         return {"kind": type(self).__name__, "message": str(self), "path": self.path,
                 "feature": self.feature, "reason": self.reason}
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[Any, ...]:
         return (_rebuilt, (type(self), (self.reason,), {"path": self.path, "feature": self.feature}))
 
 
@@ -211,11 +211,11 @@ class ResolutionError(MatrixError, ValueError):
     def __str__(self) -> str:
         return self.message
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[Any, ...]:
         return (type(self), (self.message, self.resolution))
 
 
-def _rebuilt(cls: type, args: tuple, kwargs: dict) -> Exception:
+def _rebuilt(cls: Type[Exception], args: Tuple[object, ...], kwargs: Dict[str, Any]) -> Exception:
     """An error unpickled: its class called as it was (some take keyword-only data)."""
     return cls(*args, **kwargs)
 

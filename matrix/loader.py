@@ -11,7 +11,7 @@ import functools
 import os
 import re
 import sys
-from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Set, Tuple, Union
 
 from packaging.version import InvalidVersion, Version
 
@@ -22,7 +22,8 @@ from .schema import (CLASS_SPEC, FIELD_TYPES, NOTHING, STATUSES, Deprecation, Fe
                      Schema, Statement)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._converter import DeprecationSpec, MatrixSpec
+    from ._converter import DeprecationSpec, MatrixSpec, Place
+    from ._locate import Locations
 
 __all__ = ["load", "loads", "default", "MAX_FILE_BYTES", "MAX_FEATURES"]
 
@@ -40,7 +41,7 @@ _TOP_KEYS = ("matrix", "config", "features", "refusals")
 
 _NUMERIC = frozenset({"int", "float"})
 
-RunnersArg = Union[str, "os.PathLike[str]", Mapping[str, Union[Runner, Mapping, str]]]
+RunnersArg = Union[str, "os.PathLike[str]", Mapping[str, Union[Runner, Mapping[str, object], str]]]
 
 
 def load(path: Union[str, os.PathLike[str]]) -> Matrix:
@@ -94,7 +95,7 @@ def _built(text: str, name: str, base: str, *, shipped: bool = False) -> Matrix:
     return matrix
 
 
-def _toml():
+def _toml() -> Any:  # the tomllib module (tomli before Python 3.11)
     # Imported on first load, not by `import matrix` (see benchmarks/).
     if sys.version_info >= (3, 11):
         import tomllib
@@ -126,10 +127,10 @@ class _Source:
     def __init__(self, name: str, text: str) -> None:
         self.name = name
         self.text = text
-        self._locations = None
+        self._locations: Optional[Locations] = None
 
     @property
-    def locations(self):
+    def locations(self) -> Locations:
         if self._locations is None:
             from ._locate import Locations
 
@@ -146,28 +147,28 @@ class _Builder:
         self.problems: List[Problem] = []
         self.runners_read_from: Optional[str] = None  # the folder of the runner files read
         # What failed to load, reported once: it is known to exist for the rest of the checks.
-        self.broken: set = set()  # config paths
+        self.broken: Set[str] = set()  # config paths
         self.broken_runners: Dict[str, Optional[int]] = {}  # runner id: its priority, where readable
 
     # --- reporting -------------------------------------------------------------------------
 
-    def problem(self, source: _Source, path: tuple, message: str, *,
+    def problem(self, source: _Source, path: Place, message: str, *,
                 at: Optional[Tuple[int, int]] = None, detail: Optional[str] = None) -> None:
         where = at or source.locations.key(path)
         line, column = where if where else (None, None)
         self.problems.append(Problem(message, _messages.place(path), source.name, line, column, detail))
 
-    def shaped(self, source: _Source, value: object, cls: type, path: tuple):
+    def shaped(self, source: _Source, value: object, cls: type, path: Place) -> Tuple[Any, Set[object]]:
         spec, errors = self.shapes.structure(value, cls, path)
         for where, message in errors:
             self.problem(source, where, message)
         return spec, {w[len(path)] for w, _ in errors if len(w) > len(path)}
 
-    def version(self, source: _Source, path: tuple, text: object) -> Optional[Version]:
+    def version(self, source: _Source, path: Place, text: object) -> Optional[Version]:
         if text is None:
             return None
         try:
-            return Version(text)
+            return Version(text)  # type: ignore[arg-type]  # not a str: InvalidVersion, reported below
         except InvalidVersion:
             self.problem(source, path, _messages.invalid_version(text))
             return None
@@ -211,10 +212,11 @@ class _Builder:
             refusals=tuple(refusals),
         )
 
-    def parse(self, source: _Source) -> dict:
+    def parse(self, source: _Source) -> Dict[str, Any]:
         tomllib = _toml()
         try:
-            return tomllib.loads(source.text)
+            document: Dict[str, Any] = tomllib.loads(source.text)
+            return document
         except tomllib.TOMLDecodeError as exc:
             raise LoadError(source.name, [_syntax_problem(source, exc)]) from None
         except RecursionError:
@@ -230,7 +232,8 @@ class _Builder:
         if spec is not None and spec.config_class is not None and not CLASS_SPEC.match(spec.config_class):
             self.problem(source, ("matrix", "config_class"), _messages.bad_class_spec(spec.config_class))
             return None
-        return spec
+        header: Optional[MatrixSpec] = spec
+        return header
 
     # --- [config] --------------------------------------------------------------------------
 
@@ -391,7 +394,7 @@ class _Builder:
                 runners.append(runner)
         return self.runner_set(source, runners, sources, _messages.empty_runner_folder(shown))
 
-    def runner_mapping(self, source: _Source, mapping: Mapping) -> Optional[List[Runner]]:
+    def runner_mapping(self, source: _Source, mapping: Mapping[str, object]) -> Optional[List[Runner]]:
         runners = []
         sources: Dict[str, _Source] = {}
         for id, value in mapping.items():
@@ -498,7 +501,7 @@ class _Builder:
             return None
         return Feature(id, spec.name, predicate, history, spec.note, spec.links, since, until, deprecation)
 
-    def predicate(self, source: _Source, where: tuple, text: str, schema: Schema) -> Optional[Predicate]:
+    def predicate(self, source: _Source, where: Place, text: str, schema: Schema) -> Optional[Predicate]:
         predicate, errors = Predicate._checked(text, schema)
         for error in errors:
             message = error.message
@@ -512,7 +515,7 @@ class _Builder:
                          detail=excerpt(error.source, error.span, opened=error.opened))
         return predicate
 
-    def support(self, source: _Source, where: tuple, raw: dict,
+    def support(self, source: _Source, where: Place, raw: Dict[str, object],
                 runner_ids: Optional[List[str]]) -> Optional[Dict[str, Tuple[Statement, ...]]]:
         cells: Dict[str, Tuple[Statement, ...]] = {}
         ok = True
@@ -538,9 +541,9 @@ class _Builder:
             return None
         if not ok:
             return None
-        return {r: cells.get(r, cells.get("default")) for r in runner_ids}
+        return {r: cells[r] if r in cells else cells["default"] for r in runner_ids}
 
-    def cell(self, source: _Source, where: tuple, raw: object) -> Optional[Tuple[Statement, ...]]:
+    def cell(self, source: _Source, where: Place, raw: object) -> Optional[Tuple[Statement, ...]]:
         if isinstance(raw, list):
             if not raw:
                 self.problem(source, where, _messages.empty_history())
@@ -561,13 +564,14 @@ class _Builder:
             if history and statement.since is None:
                 self.problem(source, place, _messages.since_left_out())
                 ok = False
-            elif history and history[-1].since is not None and statement.since <= history[-1].since:
+            elif history and history[-1].since is not None and statement.since is not None \
+                    and statement.since <= history[-1].since:
                 self.problem(source, place + ("since",), _messages.history_order(statement.since, history[-1].since))
                 ok = False
             history.append(statement)
         return tuple(history) if ok else None
 
-    def statement(self, source: _Source, where: tuple, raw: object) -> Optional[Statement]:
+    def statement(self, source: _Source, where: Place, raw: object) -> Optional[Statement]:
         if isinstance(raw, str) and raw in STATUSES and raw != "partial":
             return Statement(raw)  # the common case, with nothing to check
         if isinstance(raw, str):
@@ -589,7 +593,7 @@ class _Builder:
             return None
         return Statement(spec.status, spec.note, spec.links, since)
 
-    def deprecation(self, source: _Source, where: tuple, spec: DeprecationSpec) -> Optional[Deprecation]:
+    def deprecation(self, source: _Source, where: Place, spec: DeprecationSpec) -> Optional[Deprecation]:
         since = self.version(source, where + ("since",), spec.since)
         remove_in = self.version(source, where + ("remove_in",), spec.remove_in)
         if since is None or (spec.remove_in is not None and remove_in is None):
@@ -655,16 +659,16 @@ def _syntax_problem(source: _Source, exc: Exception) -> Problem:
             wording = message
         span = _key_span(text, start)
     elif message.startswith("Cannot declare (") and start is not None:
-        earlier = locations.keys.get(path)
-        first = locations.line_column(earlier)[0] if earlier is not None and earlier < start else None
+        declared = locations.keys.get(path)
+        first = locations.line_column(declared)[0] if declared is not None and declared < start else None
         wording = _messages.toml_table_twice(dotted(), first)
         span = _key_span(text, start)
     elif message.startswith("Cannot mutate immutable namespace ("):
         parent = _namespace(message)
-        opened = locations.values.get(parent) if parent else None
+        where = locations.values.get(parent) if parent else None
         inside = path[len(parent):] if parent and path[:len(parent)] == parent else path
-        wording = (_messages.toml_inline_closed(_dotted(inside), ".".join(parent), locations.line_column(opened)[0])
-                   if parent and opened is not None else message)
+        wording = (_messages.toml_inline_closed(_dotted(inside), ".".join(parent), locations.line_column(where)[0])
+                   if parent and where is not None else message)
     elif message in ("Illegal character '\\n'", 'Expected "\'"') and (offset >= len(text) or text[offset] in "\r\n"):
         wording = _messages.toml_unterminated_string()
     elif (message == "Expected newline or end of document after a statement" and offset > 0
@@ -677,7 +681,7 @@ def _syntax_problem(source: _Source, exc: Exception) -> Problem:
     return Problem(wording, _messages.place(path), source.name, line, column, excerpt(text, span))
 
 
-def _dotted(path: tuple, end: Optional[int] = None) -> str:
+def _dotted(path: Place, end: Optional[int] = None) -> str:
     return ".".join(str(p) for p in path[:end] if not isinstance(p, int))
 
 
@@ -687,7 +691,7 @@ def _key_span(text: str, start: int) -> Tuple[int, int]:
     return (start, match.end()) if match and match.end() > start else (start, start + 1)
 
 
-def _namespace(message: str) -> Optional[tuple]:
+def _namespace(message: str) -> Optional[Tuple[str, ...]]:
     """The key path in tomllib's ``Cannot mutate immutable namespace ('a', 'b')``."""
     import ast
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from typing import Callable, Dict, FrozenSet, List, Optional
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from packaging.version import InvalidVersion, Version
 
@@ -41,7 +41,7 @@ def _as_version(text: str) -> Optional[Version]:
         return None
 
 
-def _align(a: object, b: object):
+def _align(a: object, b: object) -> Tuple[object, object]:
     """Version fields compare with version strings as versions, not as text."""
     if type(a) is Version and type(b) is str:
         return a, _as_version(b)
@@ -56,7 +56,7 @@ def _host_error(a: object, b: object, exc: Exception) -> ConfigError:
     return ConfigError(_messages.comparing_raised(a, b, exc), path="(a compared value)")
 
 
-def _ordered(compare: Callable[[object, object], bool]) -> Callable[[object, object], bool]:
+def _ordered(compare: Callable[[Any, Any], Any]) -> Callable[[object, object], bool]:
     def apply(a: object, b: object) -> bool:
         a, b = _align(a, b)
         try:
@@ -75,7 +75,7 @@ def _contains(a: object, b: object) -> bool:
     if type(a) is Version and isinstance(b, tuple):
         b = tuple(_as_version(x) if type(x) is str else x for x in b)
     try:
-        return a in b
+        return a in b  # type: ignore[operator]  # whatever the config holds; TypeError is False
     except TypeError:
         return False
     except Exception as exc:
@@ -96,7 +96,7 @@ OPERATORS: Dict[str, Callable[[object, object], bool]] = {
 }
 
 
-def _restored(source: str, node: Node, paths: frozenset) -> Predicate:
+def _restored(source: str, node: Node, paths: FrozenSet[str]) -> Predicate:
     self = Predicate.__new__(Predicate)
     self._node = node
     self._source = source
@@ -118,11 +118,11 @@ class Predicate:
         if not isinstance(source, str):
             raise TypeError(f"Predicate() takes a str, not {type(source).__name__}")
         checked, errors = self._checked(source, schema)
-        if errors:
+        if errors or checked is None:
             raise errors[0]
-        self._node = checked._node
+        self._node: Node = checked._node
         self._source = source
-        self._paths = checked._paths
+        self._paths: FrozenSet[str] = checked._paths
 
     @classmethod
     def _checked(cls, source: str, schema: Optional[Schema]) -> tuple[Optional[Predicate], List[PredicateError]]:
@@ -171,10 +171,10 @@ class Predicate:
     def __copy__(self) -> Predicate:
         return self
 
-    def __deepcopy__(self, memo) -> Predicate:
+    def __deepcopy__(self, memo: Dict[int, object]) -> Predicate:
         return self
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[Any, Tuple[str, Node, FrozenSet[str]]]:
         # The parsed tree travels with the text, so unpickling (the cache of loaded matrices,
         # a worker process) does not parse again.
         return (_restored, (self._source, self._node, self._paths))
@@ -199,28 +199,26 @@ class Predicate:
 
 def value(node: Node, lookup: Callable[[str], object]) -> object:
     """The value of an operand (the reference interpreter; the fast path must agree)."""
-    kind = type(node)
-    if kind is Path:
+    if isinstance(node, Path):
         return lookup(node.name)
-    if kind is Literal:
+    if isinstance(node, Literal):
         return node.value
-    if kind is ListLiteral:
+    if isinstance(node, ListLiteral):
         return node.values
     return truth(node, lookup)
 
 
 def truth(node: Node, lookup: Callable[[str], object]) -> bool:
     """Whether *node* holds, reading config values through *lookup*."""
-    kind = type(node)
-    if kind is And:
+    if isinstance(node, And):
         return all(truth(operand, lookup) for operand in node.operands)
-    if kind is Or:
+    if isinstance(node, Or):
         return any(truth(operand, lookup) for operand in node.operands)
-    if kind is Not:
+    if isinstance(node, Not):
         return not truth(node.operand, lookup)
-    if kind is Compare:
+    if isinstance(node, Compare):
         return OPERATORS[node.op](value(node.left, lookup), value(node.right, lookup))
-    if kind is IsNone:
+    if isinstance(node, IsNone):
         return (value(node.operand, lookup) is None) is not node.negated
     return _truthy(value(node, lookup))
 

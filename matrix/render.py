@@ -23,7 +23,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import attrs
 from packaging.version import Version
 
-from ._versions import as_version
+from ._versions import VersionLike, as_version
 from .schema import Field, Matrix, Statement
 
 __all__ = ["FORMATS", "TABLES", "SYMBOLS", "render", "document"]
@@ -161,7 +161,7 @@ def _default_text(field: Field) -> str:
     return repr(value)  # None, bool, int, float, str
 
 
-def document(matrix: Matrix, *, version: Optional[object] = None, clean: bool = True) -> Document:
+def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bool = True) -> Document:
     """The tables of *matrix* as of *version* (its own by default), ready for any format.
 
     :param clean: spell out control characters, which text formats cannot show (JSON can).
@@ -218,12 +218,12 @@ def document(matrix: Matrix, *, version: Optional[object] = None, clean: bool = 
                   spell(_default_text(f)), spell(f.doc or ""))
         for f in matrix.schema.declared
     )
-    deprecated = [f for f in matrix.features if f.deprecated is not None]
-    deprecated.sort(key=lambda f: (f.deprecated.remove_in or Version("9999"), f.deprecated.since))
+    deprecated = [(f, f.deprecated) for f in matrix.features if f.deprecated is not None]
+    deprecated.sort(key=lambda pair: (pair[1].remove_in or Version("9999"), pair[1].since))
     deprecations = tuple(
-        DeprecationRow(spell(f.name), str(f.deprecated.since), _version_text(f.deprecated.remove_in),
-                       spell(f.deprecated.replacement or ""), spell(f.deprecated.message or ""))
-        for f in deprecated
+        DeprecationRow(spell(f.name), str(d.since), _version_text(d.remove_in),
+                       spell(d.replacement or ""), spell(d.message or ""))
+        for f, d in deprecated
     )
     source = matrix.file or "features.toml"
     source = source.replace("\\", "/").rsplit("/", 1)[-1]
@@ -253,7 +253,7 @@ def _absent(kind: str) -> str:
 
 # --- formats ---------------------------------------------------------------------------------
 
-def render(matrix: Matrix, *, format: str = "markdown", version: Optional[object] = None,
+def render(matrix: Matrix, *, format: str = "markdown", version: Optional[VersionLike] = None,
            tables: Sequence[str] = TABLES, standalone: bool = True) -> str:
     """Render the chosen *tables* of *matrix* in *format* (one of `FORMATS`).
 
@@ -534,7 +534,7 @@ def _html_tables(doc: Document, tables: Sequence[str]) -> List[str]:
 # JSON ------------------------------------------------------------------------------------------------
 
 def _json(doc: Document, tables: Sequence[str]) -> str:
-    data: dict = {
+    data: Dict[str, object] = {
         "generated_by": _banner(doc.source),
         "matrix": doc.title,
         "version": doc.version,
@@ -549,10 +549,11 @@ def _json(doc: Document, tables: Sequence[str]) -> str:
                 "name": row.name,
                 "condition": row.condition,
                 "lifecycle": list(row.lifecycle),
-                "note": notes.get(row.note),
+                "note": notes[row.note] if row.note is not None else None,
                 "links": list(row.links),
                 "support": {
-                    rid: {"status": cell.status, "symbol": cell.symbol, "note": notes.get(cell.note),
+                    rid: {"status": cell.status, "symbol": cell.symbol,
+                          "note": notes[cell.note] if cell.note is not None else None,
                           "link": cell.link, "since": cell.since}
                     for (rid, _), cell in zip(doc.runners, row.cells)
                 },

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import threading
-from typing import TYPE_CHECKING, Iterator, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Set, Tuple, Type
 
 import attrs
 from packaging.version import Version
@@ -18,9 +18,10 @@ from packaging.version import Version
 from . import _messages
 from . import _access
 from ._compile import Plan, plan
-from ._versions import as_version
-from .errors import ConfigError, NoRunnerError, RemovedFeatureError, UnsupportedFeatureError, UsageError
-from .schema import Feature, Matrix
+from ._versions import VersionLike, as_version
+from .errors import (ConfigError, NoRunnerError, RemovedFeatureError, ResolutionError, UnsupportedFeatureError,
+                     UsageError)
+from .schema import Deprecation, Feature, Matrix, Runner, Statement
 
 if TYPE_CHECKING:  # pragma: no cover
     import logging
@@ -56,12 +57,13 @@ class Observation:
     status: Optional[str] = None
 
 
-def _plan(matrix: Matrix, version: object) -> Plan:
+def _plan(matrix: Matrix, version: Optional[VersionLike]) -> Plan:
     """The plan for the version argument as given (None, a string or a `Version`), cached
     under that argument so that a repeated call costs one dict look-up."""
     caches = matrix._caches
     try:
-        return caches[version]
+        found: Plan = caches[version]
+        return found
     except (KeyError, TypeError):
         pass
     compiled = plan(matrix, matrix.version if version is None else as_version(version))
@@ -70,7 +72,7 @@ def _plan(matrix: Matrix, version: object) -> Plan:
     return compiled
 
 
-def iter_observations(matrix: Matrix, config: object, *, version: Optional[object] = None,
+def iter_observations(matrix: Matrix, config: object, *, version: Optional[VersionLike] = None,
                       facts: Optional[Mapping[str, object]] = None) -> Iterator[Observation]:
     """Evaluate every gate in force at *version* against *config*, yielding what holds.
 
@@ -103,7 +105,7 @@ class ResolutionWarning:
         return self.message
 
 
-_EMITTED: set = set()
+_EMITTED: Set[Tuple[str, Optional[str], Optional[str], str]] = set()
 _EMIT_LOCK = threading.Lock()
 
 
@@ -124,7 +126,9 @@ class Resolution:
     # benchmarks/). Fields of the tuple: runner, requested, warnings, plan, mask, values.
     __slots__ = ("_fields",)
 
-    def __init__(self, plan: Plan, mask: int, values: tuple, runner: Optional[str],
+    _fields: Tuple[Any, ...]
+
+    def __init__(self, plan: Plan, mask: int, values: Tuple[object, ...], runner: Optional[str],
                  requested: Optional[str], warnings: Tuple[ResolutionWarning, ...]) -> None:
         _set_fields(self, (runner, requested, warnings, plan, mask, values))
 
@@ -143,10 +147,10 @@ class Resolution:
     def __copy__(self) -> Resolution:
         return self
 
-    def __deepcopy__(self, memo: dict) -> Resolution:
+    def __deepcopy__(self, memo: Dict[int, object]) -> Resolution:
         return self
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
         runner, requested, warnings, plan, mask, values = self._fields
         # Sections read as a whole are the host's objects: a pickle keeps what is said of them.
         plain = tuple(_plain(v) for v in values)
@@ -154,16 +158,19 @@ class Resolution:
 
     @property
     def version(self) -> Version:
-        return self._plan.version
+        plan: Plan = self._plan
+        return plan.version
 
     @property
     def matrix(self) -> Matrix:
-        return self._plan.matrix
+        plan: Plan = self._plan
+        return plan.matrix
 
     @property
     def active(self) -> Tuple[Feature, ...]:
         """The active features, in declaration order (worked out from the mask on access)."""
-        return self._plan.active(self._mask)
+        plan: Plan = self._plan
+        return plan.active(self._mask)
 
     @property
     def unsupported(self) -> Mapping[str, Tuple[Feature, ...]]:
@@ -192,7 +199,7 @@ class Resolution:
 
 
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> Dict[str, Any]:
         """A JSON-ready dict with stable keys."""
         version = self.version
         return {
@@ -212,7 +219,7 @@ class Resolution:
             ],
         }
 
-    def _reports(self):
+    def _reports(self) -> Iterator[Tuple[Runner, List[Tuple[Feature, Statement, List[str]]]]]:
         """Per runner, highest priority first: the runner, and its blockers as
         ``(feature, statement in force, paths its gate read)`` (for the runner asked for, only
         the features it does not support at all: an opt-in asked for is not a blocker)."""
@@ -225,7 +232,7 @@ class Resolution:
                             [p for p in sorted(feature.when.paths) if p in values])
                            for feature in blockers]
 
-    def explanation(self) -> dict:
+    def explanation(self) -> Dict[str, Any]:
         """`explain` as JSON-ready data: how the runner was chosen, and per runner (highest
         priority first) whether it was chosen and its blockers, each with its status, note,
         gate, and the config values that made the gate true (``because``; a section read
@@ -315,7 +322,7 @@ class Resolution:
 
 
 
-_set_fields = Resolution._fields.__set__  # type: ignore[attr-defined]
+_set_fields = vars(Resolution)["_fields"].__set__  # the slot's own setter: the class refuses setattr
 _new = object.__new__
 
 
@@ -325,7 +332,7 @@ class _Section:
     def __repr__(self) -> str:
         return "<section>"
 
-    def __reduce__(self):
+    def __reduce__(self) -> str:
         return "_SECTION"
 
 
@@ -343,8 +350,8 @@ def _plain(value: object) -> object:
     return _SECTION
 
 
-def _restored(matrix: Matrix, version: str, mask: int, values: tuple, runner: Optional[str],
-              requested: Optional[str], warnings: tuple) -> Resolution:
+def _restored(matrix: Matrix, version: str, mask: int, values: Tuple[object, ...], runner: Optional[str],
+              requested: Optional[str], warnings: Tuple[ResolutionWarning, ...]) -> Resolution:
     return Resolution(_plan(matrix, version), mask, values, runner, requested, warnings)
 
 def _show(value: object) -> str:
@@ -379,7 +386,7 @@ def _blockers(plan: Plan, mask: int, runner: str) -> str:
 
 
 def resolve(matrix: Matrix, config: object, *, runner: Optional[str] = None,
-            version: Optional[object] = None, facts: Optional[Mapping[str, object]] = None,
+            version: Optional[VersionLike] = None, facts: Optional[Mapping[str, object]] = None,
             strict: bool = False) -> Resolution:
     """Resolve *config* against *matrix*.
 
@@ -428,7 +435,7 @@ def _refuse_unknown_keys(matrix: Matrix, config: object) -> None:
 _DECISIONS_KEPT = 4096
 
 
-def _resolve_slowly(compiled: Plan, mask: int, values: tuple,
+def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...],
                     runner: Optional[str]) -> Resolution:
     """Every case with something to say: warnings, fallbacks, explicit runners, errors.
 
@@ -445,16 +452,16 @@ def _resolve_slowly(compiled: Plan, mask: int, values: tuple,
     chosen, warnings, error, message = decision
     resolution = Resolution(compiled, mask, values, chosen, runner, warnings)
     if error is not None:
-        raise error(message, resolution)
+        raise error(message or "", resolution)
     return resolution
 
 
-def _decide(compiled: Plan, mask: int, runner: Optional[str]):
+def _decide(compiled: Plan, mask: int, runner: Optional[str]) -> Decision:
     """``(chosen runner, warnings, error class or None, error message)``."""
     matrix = compiled.matrix
     warnings: List[ResolutionWarning] = []
     for feature in compiled.active(mask & compiled.deprecated):
-        d = feature.deprecated
+        d = _deprecation(feature)
         warnings.append(ResolutionWarning("deprecated", feature.id, None, _messages.deprecated(
             feature.name, str(d.since), _str(d.remove_in), d.replacement, d.message)))
 
@@ -462,8 +469,8 @@ def _decide(compiled: Plan, mask: int, runner: Optional[str]):
     removed = compiled.active(mask & compiled.removed)
     if removed:
         message = "; ".join(
-            _messages.removed(f.name, str(f.deprecated.remove_in), f.deprecated.replacement,
-                              f.deprecated.message) for f in removed)
+            _messages.removed(f.name, str(_deprecation(f).remove_in), _deprecation(f).replacement,
+                              _deprecation(f).message) for f in removed)
         return None, tuple(warnings), RemovedFeatureError, message
     if runner is None:
         order = [r for r, _ in compiled.order]
@@ -495,7 +502,7 @@ def _decide(compiled: Plan, mask: int, runner: Optional[str]):
 
 
 def is_supported(matrix: Matrix, config: object, runner: str, *,
-                 version: Optional[object] = None,
+                 version: Optional[VersionLike] = None,
                  facts: Optional[Mapping[str, object]] = None) -> bool:
     """Whether *runner*, asked for explicitly, can serve *config* (see `resolve`)."""
     compiled = _plan(matrix, version)
@@ -504,10 +511,21 @@ def is_supported(matrix: Matrix, config: object, runner: str, *,
     return not mask & (compiled.no[runner] | compiled.removed)
 
 
+#: What `_decide` answers: the runner chosen (or None), the warnings, and the error to raise
+#: (its class and message) when there is one.
+Decision = Tuple[Optional[str], Tuple[ResolutionWarning, ...], Optional[Type[ResolutionError]], Optional[str]]
+
+
+def _deprecation(feature: Feature) -> Deprecation:
+    """The deprecation of a feature the plan counts as deprecated or removed (it has one)."""
+    assert feature.deprecated is not None
+    return feature.deprecated
+
+
 def _str(value: Optional[Version]) -> Optional[str]:
     return None if value is None else str(value)
 
 
 # Matrix.resolve and Matrix.is_supported are these functions themselves (see schema.Matrix).
-Matrix.resolve = resolve  # type: ignore[method-assign]
-Matrix.is_supported = is_supported  # type: ignore[method-assign]
+Matrix.resolve = resolve  # type: ignore[method-assign,assignment]
+Matrix.is_supported = is_supported  # type: ignore[method-assign,assignment]

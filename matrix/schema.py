@@ -8,14 +8,14 @@ possible but skips the cross-checks.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Dict, Iterator, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, Mapping, Optional, Tuple
 
 import attrs
 from packaging.version import Version
 
 from . import _messages
 from ._frozen import FrozenMap, frozen_map
-from ._versions import as_version
+from ._versions import VersionLike, as_version
 from .errors import UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,7 +55,7 @@ class _Nothing:
 
     _instance = None
 
-    def __new__(cls):
+    def __new__(cls) -> _Nothing:
         if cls._instance is None:
             cls._instance = super().__new__(cls)
         return cls._instance
@@ -170,7 +170,7 @@ class Refusal:
     together: Tuple[Tuple[str, ...], ...]
     links: Tuple[str, ...] = ()
 
-    def covers(self, gates) -> bool:
+    def covers(self, gates: Iterable[str]) -> bool:
         """Whether the set of gate ids *gates* is one of these combinations: each gate is in a
         list, and each list has a gate."""
         members = set().union(*self.together)
@@ -240,7 +240,7 @@ class Matrix:
     # Derived from the fields above, so not part of equality.
     _runner_index: Dict[str, Runner] = attrs.field(init=False, repr=False, eq=False)
     _feature_index: Dict[str, Feature] = attrs.field(init=False, repr=False, eq=False)
-    _caches: dict = attrs.field(init=False, repr=False, factory=dict, eq=False)
+    _caches: Dict[Any, Any] = attrs.field(init=False, repr=False, factory=dict, eq=False)
 
     def __attrs_post_init__(self) -> None:
         object.__setattr__(self, "_runner_index", {r.id: r for r in self.runners})
@@ -248,10 +248,10 @@ class Matrix:
 
     # Pickled (a cache entry, a worker process) without what is derived: the indexes are
     # rebuilt, and the compiled plans (generated functions) are compiled again when needed.
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> Dict[str, object]:
         return {f.name: getattr(self, f.name) for f in attrs.fields(Matrix) if f.init}
 
-    def __setstate__(self, state: dict) -> None:
+    def __setstate__(self, state: Dict[str, object]) -> None:
         for name, value in state.items():
             object.__setattr__(self, name, value)
         object.__setattr__(self, "_caches", {})
@@ -267,7 +267,7 @@ class Matrix:
     def feature(self, id: str) -> Feature:
         return self._feature_index[id]
 
-    def features_at(self, version: Optional[object] = None) -> Tuple[Feature, ...]:
+    def features_at(self, version: Optional[VersionLike] = None) -> Tuple[Feature, ...]:
         """The gates in force at *version* (the matrix's own version by default)."""
 
         v = self.version if version is None else as_version(version)
@@ -278,8 +278,8 @@ class Matrix:
     # resolve() runs at the speed of an if chain, and a forwarding call would cost a tenth of it.
     if TYPE_CHECKING:  # pragma: no cover
         def resolve(self, config: object, *, runner: Optional[str] = None,
-                    version: Optional[object] = None, facts: Optional[Mapping[str, object]] = None,
+                    version: Optional[VersionLike] = None, facts: Optional[Mapping[str, object]] = None,
                     strict: bool = False) -> Resolution: ...
 
-        def is_supported(self, config: object, runner: str, *, version: Optional[object] = None,
+        def is_supported(self, config: object, runner: str, *, version: Optional[VersionLike] = None,
                          facts: Optional[Mapping[str, object]] = None) -> bool: ...

@@ -17,15 +17,16 @@ import json
 import random
 import re
 import types
-from typing import Dict, List, Optional, Sequence
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from packaging.version import Version
 
-from ._nodes import And
-from ._versions import as_version
-from .schema import Field, Matrix, Schema
+from ._nodes import And, Node
+from ._space import Inconclusive, Space, compared_constants
+from ._versions import VersionLike, as_version
+from .schema import Feature, Field, Matrix, Schema
 
 __all__ = ["configs", "as_object", "values", "predicates", "predicate_sources", "matrices"]
 
@@ -36,8 +37,6 @@ def __dir__() -> List[str]:
 
 def _constants(matrix: Matrix) -> Dict[str, List[object]]:
     """The literals each path is compared with in the matrix's predicates."""
-    from ._space import compared_constants
-
     return compared_constants(f.when._node for f in matrix.features)
 
 
@@ -69,6 +68,7 @@ def values(field: Field, constants: Sequence[object] = ()) -> st.SearchStrategy:
                         v = int(v)
                     if (low is None or v >= low) and (high is None or v <= high):
                         near.append(v)
+        wide: st.SearchStrategy[Any]
         if kind == "int":
             wide = st.integers(min_value=None if low is None else int(-(-low // 1)),
                                max_value=None if high is None else int(high // 1))
@@ -85,7 +85,7 @@ def values(field: Field, constants: Sequence[object] = ()) -> st.SearchStrategy:
         base = st.sampled_from(known) | drawn if known else drawn
     else:  # list[str], list[int]
         item_constants = [c for c in constants if isinstance(c, (str if kind == "list[str]" else int))]
-        items = _TEXT if kind == "list[str]" else st.integers()
+        items: st.SearchStrategy[Any] = _TEXT if kind == "list[str]" else st.integers()
         if item_constants:
             items = st.sampled_from(item_constants) | items
         base = st.lists(items, max_size=3)
@@ -97,7 +97,7 @@ def values(field: Field, constants: Sequence[object] = ()) -> st.SearchStrategy:
 
 
 
-def configs(matrix: Matrix, *, version: Optional[object] = None, active: Optional[Sequence[str]] = None,
+def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Optional[Sequence[str]] = None,
             inactive: Optional[Sequence[str]] = None, as_objects: bool = False) -> st.SearchStrategy:
     """Configs valid under *matrix*'s schema, as nested dicts (or attribute objects).
 
@@ -116,7 +116,6 @@ def configs(matrix: Matrix, *, version: Optional[object] = None, active: Optiona
     :raises InvalidArgument: an unknown gate id, a gate not in force at *version*, or
         *active* and *inactive* gates that no config satisfies together.
     """
-    from ._space import Inconclusive, Space
     from .errors import MatrixError
 
     if not isinstance(matrix, Matrix):
@@ -174,8 +173,8 @@ class _Plan:
     questions already answered (whether some gates can be active together: the same questions
     recur from example to example)."""
 
-    def __init__(self, matrix: Matrix, space, must: list, must_not: list, base: Dict[str, object],
-                 order: list) -> None:
+    def __init__(self, matrix: Matrix, space: Space, must: List[Node], must_not: List[Node],
+                 base: Dict[str, object], order: List[Feature]) -> None:
         self.space = space
         self.must = must
         self.must_not = must_not
@@ -191,13 +190,11 @@ class _Plan:
                 continue
             strategy = values(field, constants.get(field.path, ()))
             self.strategies[field.path] = st.none() | strategy if field.nullable else strategy
-        self.memo: Dict[tuple, bool] = {}
+        self.memo: Dict[Tuple[FrozenSet[int], FrozenSet[int]], bool] = {}
 
-    def possible(self, true: list, false: list) -> bool:
+    def possible(self, true: List[Node], false: List[Node]) -> bool:
         """Whether some config makes every *true* node hold and no *false* one (False when the
         search is cut short)."""
-        from ._space import Inconclusive
-
         key = (frozenset(map(id, true)), frozenset(map(id, false)))
         known = self.memo.get(key)
         if known is None:
@@ -209,11 +206,9 @@ class _Plan:
             self.memo[key] = known
         return known
 
-    def solve(self, true: list, false: list, rng: random.Random) -> Dict[str, object]:
+    def solve(self, true: List[Node], false: List[Node], rng: random.Random) -> Dict[str, object]:
         """Values that make *true* hold and *false* not, tried in *rng*'s order; when that
         search is cut short, values that meet at least the gates the caller pinned."""
-        from ._space import Inconclusive
-
         self.space.budget = _STEER_BUDGET
         try:
             found = self.space.solve(true=true, false=false, rng=rng)
@@ -221,11 +216,11 @@ class _Plan:
             found = None
         return self.base if found is None else found
 
-    def section(self, draw, prefix: str, fixed: Dict[str, object]) -> dict:
+    def section(self, draw: st.DrawFn, prefix: str, fixed: Dict[str, object]) -> Dict[str, object]:
         """The fields under *prefix*, drawn one by one: a field with a default (or a section
         that cannot be None) is left out when a coin says so, so defaults are exercised and
         everything shrinks toward the empty config; pinned fields take their solved value."""
-        out = {}
+        out: Dict[str, object] = {}
         for field in self.children.get(prefix, []):
             pinned = fixed.get(field.path, _FREE)
             free = pinned is _FREE and not _pins_below(field.path, fixed)
@@ -246,7 +241,7 @@ class _Plan:
 
 
 @st.composite
-def _steered(draw, plan: _Plan) -> dict:
+def _steered(draw: st.DrawFn, plan: _Plan) -> Dict[str, object]:
     order = plan.order
     steered = draw(st.integers(0, 7)) > 0  # 0: random values only; shrinks toward it
     # The gates to steer toward, and the order values are tried in, come from one seed:
@@ -452,8 +447,8 @@ _VERSIONS = ["0.9", "1.0", "1.1", "1.2", "2.0"]
 
 
 @st.composite
-def _field_specs(draw) -> Dict[str, dict]:
-    specs: Dict[str, dict] = {}
+def _field_specs(draw: st.DrawFn) -> Dict[str, Dict[str, Any]]:
+    specs: Dict[str, Dict[str, Any]] = {}
     count = draw(st.integers(1, 6))
     for index in range(count):
         kind = draw(st.sampled_from(["bool", "int", "str", "choice", "float", "version", "list[str]", "section"]))
@@ -463,7 +458,7 @@ def _field_specs(draw) -> Dict[str, dict]:
             specs[f"{name}.x"] = {"type": "bool", "default": False}
             specs[f"{name}.mode"] = {"type": "str", "choices": ["a", "b"], "default": "a"}
             continue
-        spec: dict = {"type": "str" if kind == "choice" else kind}
+        spec: Dict[str, Any] = {"type": "str" if kind == "choice" else kind}
         if kind == "choice":
             spec["choices"] = ["a", "b", "c"]
         if kind == "int":
@@ -487,12 +482,13 @@ def _toml(value: object) -> str:
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, list):
         return "[" + ", ".join(_toml(v) for v in value) + "]"
+    assert isinstance(value, dict), value
     return "{ " + ", ".join(f"{json.dumps(k)} = {_toml(v)}" for k, v in value.items()) + " }"
 
 
 @st.composite
-def _cells(draw, runners: List[str]) -> dict:
-    support: dict = {}
+def _cells(draw: st.DrawFn, runners: List[str]) -> Dict[str, Any]:
+    support: Dict[str, Any] = {}
     statuses = st.sampled_from(["yes", "no", "partial", "opt-in"])
     for runner in runners:
         shape = draw(st.sampled_from(["plain", "table", "history", "default"]))
@@ -514,7 +510,7 @@ def _cells(draw, runners: List[str]) -> dict:
 
 
 @st.composite
-def _matrix_texts(draw, max_features: int):
+def _matrix_texts(draw: st.DrawFn, max_features: int) -> Tuple[str, Dict[str, Dict[str, Any]]]:
     runner_count = draw(st.integers(1, 3))
     runners = [f"r{i}" for i in range(runner_count)]
     specs = draw(_field_specs())

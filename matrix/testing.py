@@ -11,21 +11,24 @@ from __future__ import annotations
 import copy
 import inspect
 import json
-from typing import Callable, Iterable, List, Mapping, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
 from .errors import ResolutionError
-from ._versions import as_version
+from ._versions import VersionLike, as_version
 from .schema import Matrix
 
 __all__ = ["assert_matches"]
+
+#: A config as the strategies draw it: nested dicts.
+Config = Dict[str, Any]
 
 
 def __dir__() -> List[str]:
     return __all__
 
 
-def assert_matches(matrix: Matrix, legacy: Callable[[object], Iterable[str]], *, runner: str,
-                   build: Optional[Callable[[dict], object]] = None, version: Optional[object] = None,
+def assert_matches(matrix: Matrix, legacy: Callable[..., Iterable[str]], *, runner: str,
+                   build: Optional[Callable[[Config], object]] = None, version: Optional[VersionLike] = None,
                    max_examples: int = 200) -> None:
     """Check that *legacy* and the matrix agree on what *runner* cannot do, for many configs.
 
@@ -52,7 +55,7 @@ def assert_matches(matrix: Matrix, legacy: Callable[[object], Iterable[str]], *,
 
     takes_facts = _takes_facts(legacy)
 
-    def answers(config: dict) -> Tuple[Set[str], Set[str]]:
+    def answers(config: Config) -> Tuple[Set[str], Set[str]]:
         host = build(copy.deepcopy(config)) if build is not None else copy.deepcopy(config)
         given = {}
         for field in facts:
@@ -75,7 +78,7 @@ def assert_matches(matrix: Matrix, legacy: Callable[[object], Iterable[str]], *,
     @settings(max_examples=max_examples, deadline=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
     @given(configs(matrix, version=at))
-    def agree(config: dict) -> None:
+    def agree(config: Config) -> None:
         expected, actual = answers(config)
         if actual != expected:
             config = _reduced(config, answers)
@@ -88,25 +91,25 @@ def assert_matches(matrix: Matrix, legacy: Callable[[object], Iterable[str]], *,
 _ABSENT = object()
 
 
-def _takes_facts(legacy: Callable) -> bool:
+def _takes_facts(legacy: Callable[..., object]) -> bool:
     try:
         return "facts" in inspect.signature(legacy).parameters
     except (TypeError, ValueError):  # a builtin without a signature
         return False
 
 
-def _reduced(config: dict, answers: Callable[[dict], Tuple[Set[str], Set[str]]]) -> dict:
+def _reduced(config: Config, answers: Callable[[Config], Tuple[Set[str], Set[str]]]) -> Config:
     """*config* with every key left out (so that its default applies) whose absence keeps the
     disagreement: values the steering solver pinned do not shrink on their own."""
 
-    def disagrees(candidate: dict) -> bool:
+    def disagrees(candidate: Config) -> bool:
         try:
             expected, actual = answers(candidate)
         except Exception:  # a config the host or the matrix refuses says nothing here
             return False
         return expected != actual
 
-    def paths(value: Mapping, prefix: Tuple[str, ...] = ()) -> List[Tuple[str, ...]]:
+    def paths(value: Mapping[str, object], prefix: Tuple[str, ...] = ()) -> List[Tuple[str, ...]]:
         out: List[Tuple[str, ...]] = []
         for key, inner in value.items():
             out.append(prefix + (key,))
@@ -130,7 +133,7 @@ def _reduced(config: dict, answers: Callable[[dict], Tuple[Set[str], Set[str]]])
     return current
 
 
-def _lookup(config: Mapping, path: str) -> object:
+def _lookup(config: Mapping[str, object], path: str) -> object:
     value: object = config
     for part in path.split("."):
         if not isinstance(value, Mapping) or part not in value:
@@ -139,8 +142,8 @@ def _lookup(config: Mapping, path: str) -> object:
     return value
 
 
-def _report(matrix: Matrix, runner: str, version: object, config: dict, expected: set,
-            actual: set) -> str:
+def _report(matrix: Matrix, runner: str, version: object, config: Config, expected: Set[str],
+            actual: Set[str]) -> str:
     name = matrix.runner(runner).name
     shown = json.dumps(config, sort_keys=True, default=str)
     return "\n".join([
