@@ -188,6 +188,8 @@ def _docs_parser(commands: Commands, stdout: IO[str]) -> None:
     docs.add_argument("--version", metavar="V", help="document the matrix as of this version")
     docs.add_argument("--table", action="append", choices=TABLES, metavar="TABLE",
                       help="only this table (%(choices)s); repeatable (default: all)")
+    docs.add_argument("--text-only", action="store_true",
+                      help="write each status as its word alone (yes, no, partial, opt-in), without its symbol")
     target = docs.add_mutually_exclusive_group()
     target.add_argument("--output", metavar="FILE", help="write the document to FILE (atomically)")
     target.add_argument("--inject", metavar="FILE",
@@ -482,7 +484,7 @@ def _docs(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdi
     matrix = _matrix(options)
     # Rendered in full before any file is touched: a failure leaves every file as it was.
     text = render(matrix, format=format, version=options.version, tables=options.table or TABLES,
-                  standalone=not options.inject)
+                  standalone=not options.inject, symbols=not options.text_only)
     if target is None:
         stdout.write(text)
         return EXIT_OK

@@ -24,7 +24,7 @@ import attrs
 from packaging.version import Version
 
 from ._versions import VersionLike, as_version
-from .schema import Field, Matrix, Statement
+from .schema import Field, Matrix
 
 __all__ = ["FORMATS", "TABLES", "SYMBOLS", "render", "document"]
 
@@ -65,14 +65,32 @@ def _banner(source: str) -> str:
 # --- the model -------------------------------------------------------------------------------
 
 @attrs.frozen
+class Step:
+    """One statement of a cell's history: what a runner said of a feature from ``since`` on."""
+
+    status: str
+    symbol: str
+    text: str  # the status's word
+    meaning: str
+    note: Optional[int]  # footnote number
+    link: Optional[str]
+    since: Optional[str]
+
+
+@attrs.frozen
 class Cell:
+    """What a runner says of a feature at the table's version, and every statement before it."""
+
     status: str
     symbol: str
     text: str
     meaning: str
     note: Optional[int]  # footnote number
     link: Optional[str]
-    since: Optional[str]  # set when the status changed in the history
+    since: Optional[str]  # the version the statement in force took over, when it has one
+    #: Every statement in force from the first to the table's version, oldest first (the last
+    #: is this cell's own).
+    history: Tuple[Step, ...] = ()
 
 
 @attrs.frozen
@@ -125,15 +143,6 @@ class Document:
 
 def _version_text(v: Optional[Version]) -> str:
     return "" if v is None else str(v)
-
-
-def _changed(history: Tuple[Statement, ...], statement: Statement) -> bool:
-    """Whether *statement* took over from an earlier statement with another status."""
-    if statement.since is None:
-        return False
-    index = history.index(statement)
-    previous = history[index - 1].status if index > 0 else "no"
-    return previous != statement.status
 
 
 def _type_text(field: Field) -> str:
@@ -198,17 +207,25 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
         feature_note = footnote(feature.note)
         cells = []
         for runner in matrix.runners:
-            history = feature.support[runner.id]
-            statement = feature.statement(runner.id, v)
-            symbol, text, meaning = SYMBOLS[statement.status]
-            used.add(statement.status)
-            link = None
-            if statement.status != "yes":
-                links = statement.links or feature.links
-                link = links[0] if links else None
-            since = (str(statement.since) if statement in history and _changed(history, statement)
-                     else None)
-            cells.append(Cell(statement.status, symbol, text, meaning, footnote(statement.note), link, since))
+            steps = []
+            for said in feature.support[runner.id]:
+                if said.since is not None and said.since > v:
+                    break
+                symbol, text, meaning = SYMBOLS[said.status]
+                used.add(said.status)
+                link = None
+                if said.status != "yes":
+                    links = said.links or feature.links
+                    link = links[0] if links else None
+                steps.append(Step(said.status, symbol, text, meaning, footnote(said.note), link,
+                                  str(said.since) if said.since is not None else None))
+            if not steps:  # every statement starts later: the runner says no until then
+                symbol, text, meaning = SYMBOLS["no"]
+                used.add("no")
+                steps.append(Step("no", symbol, text, meaning, None, None, None))
+            last = steps[-1]
+            cells.append(Cell(last.status, last.symbol, last.text, last.meaning, last.note, last.link, last.since,
+                              tuple(steps)))
         rows.append(Row(feature.id, spell(feature.name), spell(str(feature.when)),
                         tuple(spell(x) for x in lifecycle), feature_note, feature.links, tuple(cells)))
     legend = tuple(SYMBOLS[s] for s in SYMBOLS if s in used)
@@ -235,15 +252,30 @@ _NO_GATES = "No gate is in force at this version."
 _NO_SCHEMA = "The matrix declares no config schema."
 
 
-def _cell(cell: Cell, symbol: str, link: Callable[[str, str], str], note: Callable[[int], str]) -> str:
-    """One support cell in any format: the symbol (linked when there is a link), its note
-    mark, and since when its status changed in the history."""
-    text = link(symbol, cell.link) if cell.link else symbol
-    if cell.note:
-        text += note(cell.note)
-    if cell.since:
-        text += f" since {cell.since}"
-    return text
+def _cell(cell: Cell, label: Callable[[Step], str], link: Callable[[str, str], str],
+          note: Callable[[int], str]) -> str:
+    """One support cell in any format: each statement of its history, oldest first, as its
+    symbol and word (linked when there is a link), its note mark, and since when it holds:
+    ``🟠 partial since 16.0 [2] → ✅ yes since 17.0``."""
+    parts = []
+    for step in cell.history:
+        text = label(step)
+        text = link(text, step.link) if step.link else text
+        if step.note:
+            text += note(step.note)
+        if step.since:
+            text += f" since {step.since}"
+        parts.append(text)
+    return " → ".join(parts)
+
+
+def _legend_label(symbol: str, word: str, symbols: bool) -> str:
+    return f"{symbol} {word}" if symbols else word
+
+
+def _label(step: Step, symbols: bool) -> str:
+    """A status as text: its symbol and its word (``✅ yes``), or the word alone."""
+    return f"{step.symbol} {step.text}" if symbols else step.text
 
 
 def _absent(kind: str) -> str:
@@ -254,11 +286,13 @@ def _absent(kind: str) -> str:
 # --- formats ---------------------------------------------------------------------------------
 
 def render(matrix: Matrix, *, format: str = "markdown", version: Optional[VersionLike] = None,
-           tables: Sequence[str] = TABLES, standalone: bool = True) -> str:
+           tables: Sequence[str] = TABLES, standalone: bool = True, symbols: bool = True) -> str:
     """Render the chosen *tables* of *matrix* in *format* (one of `FORMATS`).
 
     The output is deterministic byte for byte and starts with a banner saying it is generated.
     ``standalone=False`` gives HTML as a fragment (the tables without the page around them).
+    Every status is written as its symbol and its word (``✅ yes``); ``symbols=False`` writes
+    the word alone, for readers and tools without emoji.
 
     :raises UsageError: an unknown format or table, or a malformed version.
     """
@@ -275,8 +309,8 @@ def render(matrix: Matrix, *, format: str = "markdown", version: Optional[Versio
         raise UsageError(_messages.no_tables())
     doc = document(matrix, version=version, clean=format != "json")
     if format == "html" and not standalone:
-        return _html_fragment(doc, tables)
-    return _RENDERERS[format](doc, tables)
+        return _html_fragment(doc, tables, symbols)
+    return _RENDERERS[format](doc, tables, symbols)
 
 
 # Markdown (GitHub and MkDocs) -----------------------------------------------------------------
@@ -300,23 +334,24 @@ def _md_link(label: str, url: str) -> str:
     return f"[{label}](<{url.replace('>', '%3E').replace(' ', '%20').replace('|', '%7C')}>)"
 
 
-def _markdown(doc: Document, tables: Sequence[str]) -> str:
+def _markdown(doc: Document, tables: Sequence[str], symbols: bool) -> str:
     out = [f"<!-- {_banner(doc.source)} -->", ""]
     if "support" in tables:
         out += [f"### Support matrix: {_md(doc.title)} {doc.version}", ""]
     if "support" in tables and not doc.rows:
         out += [_NO_GATES, ""]
     elif "support" in tables:
+        # The legend first: a reader meets it before a table of 30 rows, not after.
+        out.append("Legend: " + " · ".join(f"{_legend_label(s, t, symbols)}: {_md(m)}" for s, t, m in doc.legend))
+        out.append("")
         header = ["Feature", "Condition", *(_md(name) for _, name in doc.runners), "Lifecycle"]
         out.append("| " + " | ".join(header) + " |")
         out.append("|" + "---|" * len(header))
         for row in doc.rows:
             name = _md(row.name) + (f" [{row.note}]" if row.note else "")
-            cells = [_cell(cell, cell.symbol, _md_link, lambda n: f" [{n}]") for cell in row.cells]
+            cells = [_cell(cell, lambda step: _label(step, symbols), _md_link, lambda n: f" [{n}]") for cell in row.cells]
             lifecycle = _md("; ".join(row.lifecycle))
             out.append("| " + " | ".join([name, _md_code(row.condition), *cells, lifecycle]) + " |")
-        out.append("")
-        out.append("Legend: " + " · ".join(f"{s} {t}: {_md(m)}" for s, t, m in doc.legend))
         if doc.notes:
             out.append("")
             out += [f"{i}. {_md(note)}" for i, note in enumerate(doc.notes, 1)]
@@ -391,21 +426,22 @@ def _heading(text: str, char: str) -> List[str]:
     return [text, char * max(width, 3), ""]
 
 
-def _restructuredtext(doc: Document, tables: Sequence[str]) -> str:
+def _restructuredtext(doc: Document, tables: Sequence[str], symbols: bool) -> str:
     out = [f".. {_banner(doc.source)}", ""]
     if "support" in tables:
         out += _heading(f"Support matrix: {_rst(doc.title)} {doc.version}", "-")
     if "support" in tables and not doc.rows:
         out += [_NO_GATES, ""]
     elif "support" in tables:
+        out.append("Legend: " + " · ".join(f"{_legend_label(s, t, symbols)}: {_rst(m)}" for s, t, m in doc.legend))
+        out.append("")
         rows = []
         for row in doc.rows:
             name = _rst(row.name) + (f" [{row.note}]_" if row.note else "")
-            cells = [_cell(cell, cell.symbol, _rst_link, lambda n: f" [{n}]_") for cell in row.cells]
+            cells = [_cell(cell, lambda step: _label(step, symbols), _rst_link, lambda n: f" [{n}]_")
+                     for cell in row.cells]
             rows.append([name, _rst_literal(row.condition), *cells, _rst("; ".join(row.lifecycle))])
         out += _rst_table("Support", ["Feature", "Condition", *(_rst(n) for _, n in doc.runners), "Lifecycle"], rows)
-        out.append("Legend: " + " · ".join(f"{s} {t}: {_rst(m)}" for s, t, m in doc.legend))
-        out.append("")
         out += [f".. [{i}] {_rst(note)}" for i, note in enumerate(doc.notes, 1)]
         if doc.notes:
             out.append("")
@@ -436,19 +472,30 @@ table { border-collapse: collapse; margin-bottom: 1.5rem; }
 th, td { border: 1px solid #ccc; padding: 0.35rem 0.6rem; text-align: left; vertical-align: top; }
 thead th { position: sticky; top: 0; background: #f3f3f3; z-index: 1; }
 td.cell { text-align: center; white-space: nowrap; }
+.status-yes { background: #e3f4e3; }
+.status-no { background: #fbe4e4; }
+.status-partial { background: #fdf0d9; }
+.status-opt-in { background: #e6eefb; }
 code { font-size: 0.9em; }
 .lifecycle { font-size: 0.9em; color: #8a4b00; }
 abbr { text-decoration: none; }
 """
 
 
+def _html_label(step: Step, symbols: bool) -> str:
+    word = f'<span class="word">{_h(step.text)}</span>'
+    if not symbols:
+        return f'<span title="{_h(step.meaning)}">{word}</span>'
+    return f'<span title="{_h(step.text)}: {_h(step.meaning)}"><span aria-hidden="true">{step.symbol}</span> {word}</span>'
+
+
 def _h(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-def _html(doc: Document, tables: Sequence[str]) -> str:
+def _html(doc: Document, tables: Sequence[str], symbols: bool) -> str:
     title = f"{doc.title} {doc.version}"
-    body = _html_tables(doc, tables)
+    body = _html_tables(doc, tables, symbols)
     return "\n".join([
         "<!DOCTYPE html>",
         f"<!-- {_h(_banner(doc.source))} -->",
@@ -468,18 +515,21 @@ def _html(doc: Document, tables: Sequence[str]) -> str:
     ])
 
 
-def _html_fragment(doc: Document, tables: Sequence[str]) -> str:
+def _html_fragment(doc: Document, tables: Sequence[str], symbols: bool) -> str:
     """The tables alone, for injection into a page of one's own."""
-    return "\n".join([f"<!-- {_h(_banner(doc.source))} -->", *_html_tables(doc, tables), ""])
+    return "\n".join([f"<!-- {_h(_banner(doc.source))} -->", *_html_tables(doc, tables, symbols), ""])
 
 
-def _html_tables(doc: Document, tables: Sequence[str]) -> List[str]:
+def _html_tables(doc: Document, tables: Sequence[str], symbols: bool) -> List[str]:
     out: List[str] = []
     if "support" in tables:
         out.append("<h2>Support matrix</h2>")
     if "support" in tables and not doc.rows:
         out.append(f"<p>{_NO_GATES}</p>")
     elif "support" in tables:
+        out.append("<p>Legend: " + " · ".join(
+            f'<span class="status status-{_h(t)}">{_h(_legend_label(s, t, symbols))}</span>: {_h(m)}'
+            for s, t, m in doc.legend) + "</p>")
         out += ["<table>", "<thead>", "<tr>",
                 '<th scope="col">Feature</th>', '<th scope="col">Condition</th>',
                 *(f'<th scope="col">{_h(name)}</th>' for _, name in doc.runners),
@@ -490,15 +540,15 @@ def _html_tables(doc: Document, tables: Sequence[str]) -> List[str]:
             out.append(f'<th scope="row" id="feature-{_h(row.id)}">{name}</th>')
             out.append(f"<td><code>{_h(row.condition)}</code></td>")
             for cell in row.cells:
-                symbol = f'<abbr title="{_h(cell.text)}: {_h(cell.meaning)}">{cell.symbol}</abbr>'
-                text = _cell(cell, symbol, lambda label, url: f'<a href="{_h(url)}">{label}</a>',
+                # The word is always there, so a page without an emoji font (or in greyscale)
+                # still says every status; the cell is filled with the colour of its status.
+                text = _cell(cell, lambda step: _html_label(step, symbols),
+                             lambda label, url: f'<a href="{_h(url)}">{label}</a>',
                              lambda n: f' <sup><a href="#note-{n}">{n}</a></sup>')
-                out.append(f'<td class="cell">{text}</td>')
+                out.append(f'<td class="cell status-{_h(cell.text)}">{text}</td>')
             out.append(f'<td class="lifecycle">{_h("; ".join(row.lifecycle))}</td>')
             out.append("</tr>")
         out += ["</tbody>", "</table>"]
-        out.append("<p>Legend: " + " · ".join(
-            f'<abbr title="{_h(m)}">{s}</abbr> {_h(t)}: {_h(m)}' for s, t, m in doc.legend) + "</p>")
         if doc.notes:
             out.append("<ol>")
             out += [f'<li id="note-{i}">{_h(note)}</li>' for i, note in enumerate(doc.notes, 1)]
@@ -533,7 +583,7 @@ def _html_tables(doc: Document, tables: Sequence[str]) -> List[str]:
 
 # JSON ------------------------------------------------------------------------------------------------
 
-def _json(doc: Document, tables: Sequence[str]) -> str:
+def _json(doc: Document, tables: Sequence[str], symbols: bool) -> str:
     data: Dict[str, object] = {
         "generated_by": _banner(doc.source),
         "matrix": doc.title,
@@ -554,7 +604,10 @@ def _json(doc: Document, tables: Sequence[str]) -> str:
                 "support": {
                     rid: {"status": cell.status, "symbol": cell.symbol,
                           "note": notes[cell.note] if cell.note is not None else None,
-                          "link": cell.link, "since": cell.since}
+                          "link": cell.link, "since": cell.since,
+                          "history": [{"status": step.status, "since": step.since,
+                                       "note": notes[step.note] if step.note is not None else None,
+                                       "link": step.link} for step in cell.history]}
                     for (rid, _), cell in zip(doc.runners, row.cells)
                 },
             }

@@ -469,3 +469,10 @@ def test_pipe_safe_output_swallows_only_a_broken_pipe():
 
     with pytest.raises(OSError):
         _PipeSafe(Full()).write("a")
+
+
+def test_docs_text_only_writes_every_status_as_its_word():
+    status, out, err = call("docs", "--table", "support", "--text-only")
+    assert (status, err) == (0, "")
+    assert not any(symbol in out for symbol in "✅❌🟠🧪")
+    assert "| diffusion models | `model_config.is_diffusion` | yes | no |  |" in out.splitlines()
