@@ -34,7 +34,7 @@ def __dir__() -> List[str]:
 
 
 FORMATS = ("markdown", "rst", "html", "json")
-TABLES = ("support", "config", "deprecations")
+TABLES = ("support", "runners", "config", "deprecations")
 
 #: status → (symbol, text equivalent, meaning): the one fixed symbol set of every format.
 SYMBOLS: Dict[str, Tuple[str, str, str]] = {
@@ -105,6 +105,17 @@ class Row:
 
 
 @attrs.frozen
+class RunnerRow:
+    """One runner, as the runners table shows it."""
+
+    id: str
+    name: str
+    priority: int
+    description: str
+    links: Tuple[str, ...]
+
+
+@attrs.frozen
 class ConfigRow:
     """One declared config path, as the config reference shows it."""
 
@@ -139,6 +150,7 @@ class Document:
     legend: Tuple[Tuple[str, str, str], ...]  # (symbol, text, meaning), only those used
     config: Tuple[ConfigRow, ...]
     deprecations: Tuple[DeprecationRow, ...]
+    runner_rows: Tuple[RunnerRow, ...] = ()
 
 
 def _version_text(v: Optional[Version]) -> str:
@@ -244,8 +256,10 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
     )
     source = matrix.file or "features.toml"
     source = source.replace("\\", "/").rsplit("/", 1)[-1]
+    runner_rows = tuple(RunnerRow(spell(r.id), spell(r.name), r.priority, spell(r.description or ""), r.links)
+                        for r in matrix.runners)
     return Document(spell(matrix.name), str(v), spell(source), tuple((r.id, spell(r.name)) for r in matrix.runners),
-                    tuple(rows), tuple(notes), legend, config, deprecations)
+                    tuple(rows), tuple(notes), legend, config, deprecations, runner_rows)
 
 
 _NO_GATES = "No gate is in force at this version."
@@ -356,6 +370,13 @@ def _markdown(doc: Document, tables: Sequence[str], symbols: bool) -> str:
             out.append("")
             out += [f"{i}. {_md(note)}" for i, note in enumerate(doc.notes, 1)]
         out.append("")
+    if "runners" in tables:
+        out += [f"### Runners: {_md(doc.title)}", "", "| Runner | Name | Priority | Description | Links |",
+                "|---|---|---|---|---|"]
+        for r in doc.runner_rows:
+            links = ", ".join(_md_link(f"link {i}", url) for i, url in enumerate(r.links, 1))
+            out.append(f"| {_md_code(r.id)} | {_md(r.name)} | {r.priority} | {_md(r.description)} | {links} |")
+        out += ["", "The runner of highest priority that nothing blocks is chosen.", ""]
     if "config" in tables:
         out += [f"### Config reference: {_md(doc.title)}", ""]
     if "config" in tables and not doc.config:
@@ -445,6 +466,13 @@ def _restructuredtext(doc: Document, tables: Sequence[str], symbols: bool) -> st
         out += [f".. [{i}] {_rst(note)}" for i, note in enumerate(doc.notes, 1)]
         if doc.notes:
             out.append("")
+    if "runners" in tables:
+        out += _heading(f"Runners: {_rst(doc.title)}", "-")
+        out += _rst_table("Runners", ["Runner", "Name", "Priority", "Description", "Links"],
+                          [[_rst_literal(r.id), _rst(r.name), str(r.priority), _rst(r.description),
+                            ", ".join(_rst_link(f"link {i}", url) for i, url in enumerate(r.links, 1))]
+                           for r in doc.runner_rows])
+        out += ["The runner of highest priority that nothing blocks is chosen.", ""]
     if "config" in tables:
         out += _heading(f"Config reference: {_rst(doc.title)}", "-")
     if "config" in tables and not doc.config:
@@ -479,6 +507,15 @@ td.cell { text-align: center; white-space: nowrap; }
 code { font-size: 0.9em; }
 .lifecycle { font-size: 0.9em; color: #8a4b00; }
 abbr { text-decoration: none; }
+.scroll { overflow-x: auto; max-width: 100%; margin-bottom: 1.5rem; }
+.scroll table { margin-bottom: 0; }
+tbody th[scope="row"] { position: sticky; left: 0; background: #fff; z-index: 1; }
+@media print {
+  body { margin: 0; }
+  .scroll { overflow: visible; }
+  thead th, tbody th[scope="row"] { position: static; }
+  a { color: inherit; }
+}
 """
 
 
@@ -502,12 +539,12 @@ def _html(doc: Document, tables: Sequence[str], symbols: bool) -> str:
         '<html lang="en">',
         "<head>",
         '<meta charset="utf-8" />',
+        '<meta name="viewport" content="width=device-width, initial-scale=1" />',
         f"<title>{_h(title)}</title>",
         f"<style>{_CSS}</style>",
         "</head>",
         "<body>",
         f"<h1>{_h(title)}</h1>",
-        f"<p><em>{_h(_banner(doc.source))}</em></p>",
         *body,
         "</body>",
         "</html>",
@@ -530,7 +567,7 @@ def _html_tables(doc: Document, tables: Sequence[str], symbols: bool) -> List[st
         out.append("<p>Legend: " + " · ".join(
             f'<span class="status status-{_h(t)}">{_h(_legend_label(s, t, symbols))}</span>: {_h(m)}'
             for s, t, m in doc.legend) + "</p>")
-        out += ["<table>", "<thead>", "<tr>",
+        out += ['<div class="scroll"><table>', "<thead>", "<tr>",
                 '<th scope="col">Feature</th>', '<th scope="col">Condition</th>',
                 *(f'<th scope="col">{_h(name)}</th>' for _, name in doc.runners),
                 '<th scope="col">Lifecycle</th>', "</tr>", "</thead>", "<tbody>"]
@@ -548,34 +585,45 @@ def _html_tables(doc: Document, tables: Sequence[str], symbols: bool) -> List[st
                 out.append(f'<td class="cell status-{_h(cell.text)}">{text}</td>')
             out.append(f'<td class="lifecycle">{_h("; ".join(row.lifecycle))}</td>')
             out.append("</tr>")
-        out += ["</tbody>", "</table>"]
+        out += ["</tbody>", "</table></div>"]
         if doc.notes:
             out.append("<ol>")
             out += [f'<li id="note-{i}">{_h(note)}</li>' for i, note in enumerate(doc.notes, 1)]
             out.append("</ol>")
+    if "runners" in tables:
+        out.append("<h2>Runners</h2>")
+        out += ['<div class="scroll"><table>', "<thead>", "<tr>",
+                *(f'<th scope="col">{h}</th>' for h in ("Runner", "Name", "Priority", "Description", "Links")),
+                "</tr>", "</thead>", "<tbody>"]
+        for r in doc.runner_rows:
+            links = ", ".join(f'<a href="{_h(url)}">link {i}</a>' for i, url in enumerate(r.links, 1))
+            out.append(f'<tr><th scope="row"><code>{_h(r.id)}</code></th><td>{_h(r.name)}</td><td>{r.priority}</td>'
+                       f"<td>{_h(r.description)}</td><td>{links}</td></tr>")
+        out += ["</tbody>", "</table></div>",
+                "<p>The runner of highest priority that nothing blocks is chosen.</p>"]
     if "config" in tables:
         out.append("<h2>Config reference</h2>")
     if "config" in tables and not doc.config:
         out.append(f"<p>{_NO_SCHEMA}</p>")
     elif "config" in tables:
-        out += ["<table>", "<thead>", "<tr>",
+        out += ['<div class="scroll"><table>', "<thead>", "<tr>",
                 *(f'<th scope="col">{h}</th>' for h in ("Path", "Type", "Choices", "Default", "Description")),
                 "</tr>", "</thead>", "<tbody>"]
         for entry in doc.config:
             default = f"<code>{_h(entry.default)}</code>" if entry.default else _absent(entry.type)
             out.append(f'<tr><th scope="row"><code>{_h(entry.path)}</code></th><td>{_h(entry.type)}</td>'
                        f"<td>{_h(entry.choices)}</td><td>{default}</td><td>{_h(entry.doc)}</td></tr>")
-        out += ["</tbody>", "</table>"]
+        out += ["</tbody>", "</table></div>"]
     if "deprecations" in tables:
         out.append("<h2>Deprecations</h2>")
         if doc.deprecations:
-            out += ["<table>", "<thead>", "<tr>",
+            out += ['<div class="scroll"><table>', "<thead>", "<tr>",
                     *(f'<th scope="col">{h}</th>' for h in ("Feature", "Deprecated in", "Removed in", "Replacement", "Message")),
                     "</tr>", "</thead>", "<tbody>"]
             for d in doc.deprecations:
                 out.append(f'<tr><th scope="row">{_h(d.feature)}</th><td>{_h(d.since)}</td>'
                            f'<td>{_h(d.remove_in or "not set")}</td><td>{_h(d.replacement)}</td><td>{_h(d.message)}</td></tr>')
-            out += ["</tbody>", "</table>"]
+            out += ["</tbody>", "</table></div>"]
         else:
             out.append("<p>No feature is deprecated.</p>")
     return out
@@ -588,7 +636,8 @@ def _json(doc: Document, tables: Sequence[str], symbols: bool) -> str:
         "generated_by": _banner(doc.source),
         "matrix": doc.title,
         "version": doc.version,
-        "runners": [{"id": rid, "name": name} for rid, name in doc.runners],
+        "runners": [{"id": r.id, "name": r.name, "priority": r.priority, "description": r.description or None,
+                     "links": list(r.links)} for r in doc.runner_rows],
     }
     if "support" in tables:
         notes = dict(enumerate(doc.notes, 1))

@@ -183,7 +183,7 @@ def test_tables_on_their_own():
     assert str(excinfo.value) == "Unknown format 'markdwn' (expected one of 'html', 'json', 'markdown', 'rst'), did you mean 'markdown'"
     with pytest.raises(UsageError) as excinfo:
         render(DEFAULT, tables=["suport"])
-    assert str(excinfo.value) == "Unknown table 'suport' (expected one of 'config', 'deprecations', 'support'), did you mean 'support'"
+    assert str(excinfo.value) == "Unknown table 'suport' (expected one of 'config', 'deprecations', 'runners', 'support'), did you mean 'support'"
 
 
 _NASTY = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12).filter(lambda s: s.strip())
@@ -321,3 +321,24 @@ def test_docs_usage_errors(tmp_path):
     assert call("docs", "--inject", str(tmp_path / "missing.md")) == (2, "", f"matrix: error: {tmp_path / 'missing.md'}: no such file to inject into\n")
     status, _, err = call("docs", "--output", "a", "--inject", "b")
     assert status == 2 and err == "matrix: error: argument --inject: not allowed with argument --output\n"
+
+
+def test_the_runners_table_in_every_format():
+    text = render(DEFAULT, format="markdown", tables=["runners"])
+    assert text.splitlines()[2:8] == [
+        "### Runners: vLLM model runners", "",
+        "| Runner | Name | Priority | Description | Links |", "|---|---|---|---|---|",
+        "| `v2` | Model Runner V2 | 20 | The preferred GPU model runner: the default for all models since vLLM PR "
+        "#53183 | [link 1](<https://github.com/vllm-project/vllm/pull/53183>) |",
+        "| `v1` | Model Runner V1 | 10 | The fallback GPU model runner, itself deprecated upstream; chosen when "
+        "something blocks V2 |  |",
+    ]
+    assert json.loads(render(DEFAULT, format="json", tables=["runners"]))["runners"][0] == {
+        "id": "v2", "name": "Model Runner V2", "priority": 20,
+        "description": "The preferred GPU model runner: the default for all models since vLLM PR #53183",
+        "links": ["https://github.com/vllm-project/vllm/pull/53183"]}
+    assert _docutils_warnings(render(DEFAULT, format="rst", tables=["runners"])) == ""
+    page = render(DEFAULT, format="html", tables=["runners"])
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1" />' in page
+    assert '<tr><th scope="row"><code>v2</code></th><td>Model Runner V2</td><td>20</td>' in page
+    assert "<p><em>Generated" not in page  # the banner is an HTML comment only
