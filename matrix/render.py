@@ -225,10 +225,9 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
                     break
                 symbol, text, meaning = SYMBOLS[said.status]
                 used.add(said.status)
-                link = None
-                if said.status != "yes":
-                    links = said.links or feature.links
-                    link = links[0] if links else None
+                # A statement's own link stays on it; the feature's links are the feature's own
+                # (on its name), not repeated on every status that is not yes.
+                link = said.links[0] if said.links else None
                 steps.append(Step(said.status, symbol, text, meaning, footnote(said.note), link,
                                   str(said.since) if said.since is not None else None))
             if not steps:  # every statement starts later: the runner says no until then
@@ -281,6 +280,14 @@ def _cell(cell: Cell, label: Callable[[Step], str], link: Callable[[str, str], s
             text += f" since {step.since}"
         parts.append(text)
     return " → ".join(parts)
+
+
+def _named(name: str, links: Tuple[str, ...], link: Callable[[str, str], str]) -> str:
+    """A feature's name, linked to its first link, and its other links numbered after it."""
+    if not links:
+        return name
+    more = "".join(f" ({link(str(i), url)})" for i, url in enumerate(links[1:], 2))
+    return link(name, links[0]) + more
 
 
 def _legend_label(symbol: str, word: str, symbols: bool) -> str:
@@ -362,13 +369,14 @@ def _markdown(doc: Document, tables: Sequence[str], symbols: bool) -> str:
         out.append("| " + " | ".join(header) + " |")
         out.append("|" + "---|" * len(header))
         for row in doc.rows:
-            name = _md(row.name) + (f" [{row.note}]" if row.note else "")
-            cells = [_cell(cell, lambda step: _label(step, symbols), _md_link, lambda n: f" [{n}]") for cell in row.cells]
+            name = _named(_md(row.name), row.links, _md_link) + (f" [^{row.note}]" if row.note else "")
+            cells = [_cell(cell, lambda step: _label(step, symbols), _md_link, lambda n: f" [^{n}]") for cell in row.cells]
             lifecycle = _md("; ".join(row.lifecycle))
             out.append("| " + " | ".join([name, _md_code(row.condition), *cells, lifecycle]) + " |")
         if doc.notes:
             out.append("")
-            out += [f"{i}. {_md(note)}" for i, note in enumerate(doc.notes, 1)]
+            # Footnotes, which GitHub and MkDocs (its footnotes extension) link both ways.
+            out += [f"[^{i}]: {_md(note)}" for i, note in enumerate(doc.notes, 1)]
         out.append("")
     if "runners" in tables:
         out += [f"### Runners: {_md(doc.title)}", "", "| Runner | Name | Priority | Description | Links |",
@@ -458,7 +466,7 @@ def _restructuredtext(doc: Document, tables: Sequence[str], symbols: bool) -> st
         out.append("")
         rows = []
         for row in doc.rows:
-            name = _rst(row.name) + (f" [{row.note}]_" if row.note else "")
+            name = _named(_rst(row.name), row.links, _rst_link) + (f" [{row.note}]_" if row.note else "")
             cells = [_cell(cell, lambda step: _label(step, symbols), _rst_link, lambda n: f" [{n}]_")
                      for cell in row.cells]
             rows.append([name, _rst_literal(row.condition), *cells, _rst("; ".join(row.lifecycle))])
@@ -572,7 +580,8 @@ def _html_tables(doc: Document, tables: Sequence[str], symbols: bool) -> List[st
                 *(f'<th scope="col">{_h(name)}</th>' for _, name in doc.runners),
                 '<th scope="col">Lifecycle</th>', "</tr>", "</thead>", "<tbody>"]
         for row in doc.rows:
-            name = _h(row.name) + (f' <sup><a href="#note-{row.note}">{row.note}</a></sup>' if row.note else "")
+            name = _named(_h(row.name), row.links, lambda label, url: f'<a href="{_h(url)}">{label}</a>') + (
+                f' <sup><a href="#note-{row.note}">{row.note}</a></sup>' if row.note else "")
             out.append("<tr>")
             out.append(f'<th scope="row" id="feature-{_h(row.id)}">{name}</th>')
             out.append(f"<td><code>{_h(row.condition)}</code></td>")

@@ -53,10 +53,11 @@ def test_the_default_markdown_table():
     text = render(DEFAULT, format="markdown")
     header, rows = _markdown_table(text, "### Support matrix: vLLM model runners 0.30.0")
     assert header == ["Feature", "Condition", "Model Runner V2", "Model Runner V1", "Lifecycle"]
-    names = [re.sub(r" \[\d+\]$", "", r[0]).replace("\\", "") for r in rows]
+    names = [_plain_name(r[0]) for r in rows]
     assert names == [f.name for f in DEFAULT.features_at("0.30.0")]
     mamba = rows[names.index("mamba cache mode 'all'")]
-    assert mamba[2] == "[❌ no](<https://github.com/vllm-project/vllm/pull/55041>)"
+    assert mamba[0] == "[mamba cache mode 'all'](<https://github.com/vllm-project/vllm/pull/55041>)"  # the feature's link
+    assert mamba[2] == "❌ no"  # not repeated on the status
     assert mamba[4] == "deprecated in 0.30.0 · removed in 0.32.0 · use cache\\_config.mamba\\_cache\\_mode = 'align'"
     assert "Legend: ✅ yes: supported · ❌ no: not supported · 🧪 opt-in: works only when this runner is asked for explicitly; never chosen automatically" in text
 
@@ -65,9 +66,18 @@ def test_the_0_31_0_table_shows_v2_supporting_custom_logits_processors():
     _, rows = _markdown_table(render(DEFAULT, format="markdown", version="0.31.0"),
                               "### Support matrix: vLLM model runners 0.31.0")
     row = next(r for r in rows if r[0] == "custom logits processors")
-    assert row[2:4] == ["❌ no → ✅ yes since 0.31.0", "✅ yes"]  # the whole history, every status in words
+    # The whole history, every status in words, the statement's own link on it.
+    assert row[2:4] == ["❌ no → [✅ yes](<https://github.com/vllm-project/vllm/pull/56497>) since 0.31.0", "✅ yes"]
     names = [r[0] for r in rows]
     assert "DFlash candidate-head drafts" in names and "dflash2 drafts [6]" not in names
+
+
+def _plain_name(cell):
+    """A feature's name as its Markdown cell shows it, without its links and note mark."""
+    cell = re.sub(r" \[\^\d+\]$", "", cell)
+    cell = re.sub(r" \(\[\d+\]\(<[^>]*>\)\)", "", cell)
+    cell = re.sub(r"^\[(.*)\]\(<[^>]*>\)$", r"\1", cell)
+    return cell.replace("\\", "")
 
 
 def _symbol(cell):
@@ -89,7 +99,7 @@ def test_docs_and_resolver_never_disagree(data):
     except (NoRunnerError, RemovedFeatureError) as error:
         resolution = error.resolution
     header, rows = _markdown_table(render(m, format="markdown", version=version), f"### Support matrix: {m.name} {v}")
-    by_name = {re.sub(r" \[\d+\]$", "", r[0]).replace("\\", ""): r for r in rows}
+    by_name = {_plain_name(r[0]): r for r in rows}
     for column, runner in enumerate(m.runners, start=2):
         blocked = {f.name for f in resolution.unsupported[runner.id]}
         for feature in resolution.active:
@@ -168,6 +178,8 @@ def test_every_status_is_written_in_words_and_text_only_drops_the_symbols():
     plain = render(KITCHEN, format="markdown", version="1.1", tables=["support"], symbols=False)
     assert "| n-gram drafts | `spec.method == 'ngram'` | [no](<https://example.org/ngram>) → yes since 1.1 | yes |  |" in plain.splitlines()
     assert not any(symbol in plain for symbol in "✅❌🟠🧪")
+    assert "| many workers | `workers > 8` | ✅ yes | 🟠 partial [^1] |  |" in lines  # a footnote reference
+    assert "[^1]: Scales to 16 workers" in lines
     assert "Legend: yes: supported · no: not supported · partial: supported with a caveat (see the note)" in plain
     html_page = render(KITCHEN, format="html", version="1.1", tables=["support"])
     assert ('<td class="cell status-yes"><a href="https://example.org/ngram"><span title="no: not supported">'
