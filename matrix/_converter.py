@@ -102,6 +102,7 @@ class FeatureSpec:
     since: Optional[str] = None
     until: Optional[str] = None
     deprecated: Optional[DeprecationSpec] = None
+    group: Optional[str] = None
 
 
 @attrs.frozen

@@ -499,7 +499,8 @@ class _Builder:
             deprecation = self.deprecation(source, where + ("deprecated",), spec.deprecated)
         if len(self.problems) > before or spec is None or predicate is None or history is None:
             return None
-        return Feature(id, spec.name, predicate, history, spec.note, spec.links, since, until, deprecation)
+        return Feature(id, spec.name, predicate, history, spec.note, spec.links, since, until, deprecation,
+                       spec.group)
 
     def predicate(self, source: _Source, where: Place, text: str, schema: Schema) -> Optional[Predicate]:
         predicate, errors = Predicate._checked(text, schema)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import attrs
 from packaging.version import Version
@@ -97,6 +97,7 @@ class Cell:
 class Row:
     id: str
     name: str
+    group: Optional[str]
     condition: str
     lifecycle: Tuple[str, ...]
     note: Optional[int]
@@ -201,7 +202,7 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
         return notes.index(text) + 1
 
     used = set()
-    rows = []
+    rows: List[Row] = []
     for feature in matrix.features_at(v):
         lifecycle = []
         if feature.since is not None:
@@ -237,8 +238,16 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
             last = steps[-1]
             cells.append(Cell(last.status, last.symbol, last.text, last.meaning, last.note, last.link, last.since,
                               tuple(steps)))
-        rows.append(Row(feature.id, spell(feature.name), spell(str(feature.when)),
+        rows.append(Row(feature.id, spell(feature.name), spell(feature.group) if feature.group else None,
+                        spell(str(feature.when)),
                         tuple(spell(x) for x in lifecycle), feature_note, feature.links, tuple(cells)))
+    if any(row.group for row in rows):
+        # Grouped: each group's rows together, groups in the order they first appear, the
+        # ungrouped ones last (declaration order within each).
+        first: Dict[Optional[str], int] = {}
+        for row in rows:
+            first.setdefault(row.group, len(first))
+        rows.sort(key=lambda row: (row.group is None, first[row.group]))
     legend = tuple(SYMBOLS[s] for s in SYMBOLS if s in used)
     config = tuple(
         ConfigRow(spell(f.path), spell(_type_text(f)),
@@ -280,6 +289,19 @@ def _cell(cell: Cell, label: Callable[[Step], str], link: Callable[[str, str], s
             text += f" since {step.since}"
         parts.append(text)
     return " → ".join(parts)
+
+
+def _group_rows(rows: Sequence[Row]) -> Iterator[Tuple[Optional[str], Row]]:
+    """Each row, with the heading of its group before the first row of each group (when the
+    matrix uses groups; ungrouped rows come last, under "Other features")."""
+    grouped = any(row.group for row in rows)
+    previous: object = object()
+    for row in rows:
+        heading = None
+        if grouped and row.group != previous:
+            heading = row.group or "Other features"
+            previous = row.group
+        yield heading, row
 
 
 def _named(name: str, links: Tuple[str, ...], link: Callable[[str, str], str]) -> str:
@@ -368,7 +390,9 @@ def _markdown(doc: Document, tables: Sequence[str], symbols: bool) -> str:
         header = ["Feature", "Condition", *(_md(name) for _, name in doc.runners), "Lifecycle"]
         out.append("| " + " | ".join(header) + " |")
         out.append("|" + "---|" * len(header))
-        for row in doc.rows:
+        for heading, row in _group_rows(doc.rows):
+            if heading:
+                out.append(f"| **{_md(heading)}** |" + " |" * (len(header) - 1))
             name = _named(_md(row.name), row.links, _md_link) + (f" [^{row.note}]" if row.note else "")
             cells = [_cell(cell, lambda step: _label(step, symbols), _md_link, lambda n: f" [^{n}]") for cell in row.cells]
             lifecycle = _md("; ".join(row.lifecycle))
@@ -465,7 +489,10 @@ def _restructuredtext(doc: Document, tables: Sequence[str], symbols: bool) -> st
         out.append("Legend: " + " · ".join(f"{_legend_label(s, t, symbols)}: {_rst(m)}" for s, t, m in doc.legend))
         out.append("")
         rows = []
-        for row in doc.rows:
+        width = len(doc.runners) + 3
+        for heading, row in _group_rows(doc.rows):
+            if heading:
+                rows.append([f"**{_rst(heading)}**", *([""] * (width - 1))])
             name = _named(_rst(row.name), row.links, _rst_link) + (f" [{row.note}]_" if row.note else "")
             cells = [_cell(cell, lambda step: _label(step, symbols), _rst_link, lambda n: f" [{n}]_")
                      for cell in row.cells]
@@ -514,6 +541,7 @@ td.cell { text-align: center; white-space: nowrap; }
 .status-opt-in { background: #e6eefb; }
 code { font-size: 0.9em; }
 .lifecycle { font-size: 0.9em; color: #8a4b00; }
+tr.group th { background: #f3f3f3; font-size: 0.95em; }
 abbr { text-decoration: none; }
 .scroll { overflow-x: auto; max-width: 100%; margin-bottom: 1.5rem; }
 .scroll table { margin-bottom: 0; }
@@ -579,7 +607,9 @@ def _html_tables(doc: Document, tables: Sequence[str], symbols: bool) -> List[st
                 '<th scope="col">Feature</th>', '<th scope="col">Condition</th>',
                 *(f'<th scope="col">{_h(name)}</th>' for _, name in doc.runners),
                 '<th scope="col">Lifecycle</th>', "</tr>", "</thead>", "<tbody>"]
-        for row in doc.rows:
+        for heading, row in _group_rows(doc.rows):
+            if heading:
+                out.append(f'<tr class="group"><th scope="rowgroup" colspan="{len(doc.runners) + 3}">{_h(heading)}</th></tr>')
             name = _named(_h(row.name), row.links, lambda label, url: f'<a href="{_h(url)}">{label}</a>') + (
                 f' <sup><a href="#note-{row.note}">{row.note}</a></sup>' if row.note else "")
             out.append("<tr>")
@@ -655,6 +685,7 @@ def _json(doc: Document, tables: Sequence[str], symbols: bool) -> str:
             {
                 "id": row.id,
                 "name": row.name,
+                "group": row.group,
                 "condition": row.condition,
                 "lifecycle": list(row.lifecycle),
                 "note": notes[row.note] if row.note is not None else None,

@@ -194,6 +194,8 @@ class Feature:
     since: Optional[Version] = None
     until: Optional[Version] = None
     deprecated: Optional[Deprecation] = None
+    #: The heading the docs show the feature under ("Speculative decoding"), if any.
+    group: Optional[str] = None
 
     def in_force(self, version: Version) -> bool:
         """Whether this gate exists at *version* (``since`` ≤ version < ``until``)."""

@@ -76,7 +76,7 @@ def test_the_default_matrix_has_no_errors_and_lists_its_no_runner_combinations()
     assert ("prefill_context_parallel", "mamba_cache_all") in first.combinations
     assert set(first.combinations) == {(a, b) for a in first.features[:5] for b in first.features[5:]}
     assert str(second) == (
-        "features.toml:185:1: note[no-runner]: No runner can serve a config that uses any of [dspark speculative "
+        "features.toml:210:1: note[no-runner]: No runner can serve a config that uses any of [dspark speculative "
         "decoding, mixed sliding/full dflash drafts, dflash2 drafts] together with any of [stock torch.compile, "
         "sequence parallelism, pipeline parallelism with external_launcher, dual batch overlap, dual batch overlap "
         "with LoRA, dual batch overlap with speculative decoding, dual batch overlap with pipeline parallelism, "
@@ -105,7 +105,7 @@ def test_the_default_matrix_at_0_32_0_has_an_overdue_removal():
     report = check(matrix.default(), version="0.32.0")
     errors = [str(f) for f in report.findings if f.severity == "error"]
     assert errors == [
-        "features.toml:170:34: error[removal-overdue]: mamba cache mode 'all' was due for removal in 0.32.0, "
+        "features.toml:193:34: error[removal-overdue]: mamba cache mode 'all' was due for removal in 0.32.0, "
         "and the matrix is checked as of 0.32.0: delete the gate or move remove_in"
     ]
 

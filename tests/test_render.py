@@ -53,9 +53,9 @@ def test_the_default_markdown_table():
     text = render(DEFAULT, format="markdown")
     header, rows = _markdown_table(text, "### Support matrix: vLLM model runners 0.30.0")
     assert header == ["Feature", "Condition", "Model Runner V2", "Model Runner V1", "Lifecycle"]
-    names = [_plain_name(r[0]) for r in rows]
-    assert names == [f.name for f in DEFAULT.features_at("0.30.0")]
-    mamba = rows[names.index("mamba cache mode 'all'")]
+    names = [_plain_name(r[0]) for r in rows if not r[0].startswith("**")]
+    assert sorted(names) == sorted(f.name for f in DEFAULT.features_at("0.30.0"))
+    mamba = next(r for r in rows if _plain_name(r[0]) == "mamba cache mode 'all'")
     assert mamba[0] == "[mamba cache mode 'all'](<https://github.com/vllm-project/vllm/pull/55041>)"  # the feature's link
     assert mamba[2] == "❌ no"  # not repeated on the status
     assert mamba[4] == "deprecated in 0.30.0 · removed in 0.32.0 · use cache\\_config.mamba\\_cache\\_mode = 'align'"
@@ -99,7 +99,7 @@ def test_docs_and_resolver_never_disagree(data):
     except (NoRunnerError, RemovedFeatureError) as error:
         resolution = error.resolution
     header, rows = _markdown_table(render(m, format="markdown", version=version), f"### Support matrix: {m.name} {v}")
-    by_name = {_plain_name(r[0]): r for r in rows}
+    by_name = {_plain_name(r[0]): r for r in rows if not r[0].startswith("**")}
     for column, runner in enumerate(m.runners, start=2):
         blocked = {f.name for f in resolution.unsupported[runner.id]}
         for feature in resolution.active:
@@ -333,6 +333,35 @@ def test_docs_usage_errors(tmp_path):
     assert call("docs", "--inject", str(tmp_path / "missing.md")) == (2, "", f"matrix: error: {tmp_path / 'missing.md'}: no such file to inject into\n")
     status, _, err = call("docs", "--output", "a", "--inject", "b")
     assert status == 2 and err == "matrix: error: argument --inject: not allowed with argument --output\n"
+
+
+def test_groups_are_headings_over_their_features_and_ungrouped_features_come_last():
+    text = render(DEFAULT, format="markdown", tables=["support"])
+    _, rows = _markdown_table(text, "### Support matrix: vLLM model runners 0.30.0")
+    headings = [r[0] for r in rows if r[0].startswith("**")]
+    assert headings == ["**Compilation and CUDA graphs**", "**Parallelism**", "**Speculative decoding**",
+                        "**Dual batch overlap**", "**Models and sampling**", "**Platform**"]
+    under = {}
+    current = None
+    for r in rows:
+        if r[0].startswith("**"):
+            current = r[0].strip("*")
+        else:
+            under.setdefault(current, []).append(_plain_name(r[0]))
+    for feature in DEFAULT.features_at("0.30.0"):
+        assert feature.name in under[feature.group]
+    data = json.loads(render(DEFAULT, format="json", tables=["support"]))
+    assert {f["id"]: f["group"] for f in data["features"]}["dbo_lora"] == "Dual batch overlap"
+    m = matrix.loads('[matrix]\nname = "g"\nversion = "1"\n[features.a]\nname = "A"\nwhen = "x"\nsupport.default = "yes"\n'
+                     '[features.b]\nname = "B"\nwhen = "y"\ngroup = "Kernels"\nsupport.default = "no"\n',
+                     runners={"r": {"name": "R", "priority": 1}})
+    lines = render(m, format="markdown", tables=["support"]).splitlines()
+    table = lines[next(i for i, line in enumerate(lines) if line.startswith("| Feature")):]
+    assert table[2:6] == ["| **Kernels** | | | |", "| B | `y` | ❌ no |  |", "| **Other features** | | | |",
+                          "| A | `x` | ✅ yes |  |"]
+    plain = render(m.__class__(m.name, m.version, m.runners, tuple(attrs.evolve(f, group=None) for f in m.features),
+                               m.schema), format="markdown", tables=["support"])
+    assert "**" not in plain  # a matrix without groups keeps the plain layout
 
 
 def test_the_runners_table_in_every_format():
