@@ -14,12 +14,10 @@ rows run against that revision's package (``git archive``), interleaved with thi
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 
@@ -28,6 +26,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
 import synthetic  # noqa: E402
+from revisions import export  # noqa: E402
 
 CLI = "import sys; from matrix.cli import main; sys.exit(main())"
 FIRST = "import matrix; matrix.resolve({'cache_config': {'mamba_cache_mode': 'all'}})"
@@ -48,15 +47,6 @@ def rows(big: str) -> list:
         ("first resolve, 1,000 gates, cached", ["-c", load_big], True),
         ("first resolve, 1,000 gates, uncached", ["-c", load_big], False),
     ]
-
-
-def export(rev: str) -> str:
-    folder = tempfile.mkdtemp(prefix="matrix-coldstart-")
-    archive = subprocess.run(["git", "archive", rev, "matrix", "features.toml", "runners"], cwd=ROOT,
-                             check=True, capture_output=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(folder)
-    return folder
 
 
 def timed(args: list, env: dict, cwd: str) -> float:

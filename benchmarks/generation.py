@@ -22,16 +22,15 @@ processes, interleaved run by run with this checkout's; rows give medians and th
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 ROOT = os.path.dirname(HERE)
 
 CHILD = r"""
@@ -85,16 +84,9 @@ print(json.dumps({{"passed": passed, "first": gaps[0] if gaps else None,
                   "rate": len(marks) / (end - start)}}))
 """
 
+from revisions import export  # noqa: E402
+
 MATRICES = ("default", "kitchen sink", "synthetic 300")
-
-
-def export(rev: str) -> str:
-    folder = tempfile.mkdtemp(prefix="matrix-generation-")
-    archive = subprocess.run(["git", "archive", rev, "matrix", "features.toml", "runners"], cwd=ROOT,
-                             check=True, capture_output=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(folder)
-    return folder
 
 
 def run_once(package_root: str, which: str, examples: int) -> dict:

@@ -12,12 +12,8 @@ attribute-object configs of `configs.py`, the same configs as dicts, and the syn
 
 import argparse
 import importlib
-import io
 import os
-import subprocess
 import sys
-import tarfile
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -25,17 +21,13 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 from configs import SAMPLES  # noqa: E402
 from run import _dicts, compare  # noqa: E402
+import revisions  # noqa: E402
 import synthetic  # noqa: E402
 from vllm_ifchain import choose  # noqa: E402
 
 
 def export(rev: str) -> str:
-    folder = tempfile.mkdtemp(prefix="matrix-versus-")
-    archive = subprocess.run(["git", "archive", rev, "matrix", "features.toml", "runners"], cwd=os.path.dirname(HERE),
-                             check=True, capture_output=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(folder)
-    os.rename(os.path.join(folder, "matrix"), os.path.join(folder, "matrix_base"))
+    folder = revisions.export(rev, package="matrix_base")
     sys.path.insert(0, folder)
     return folder
 
