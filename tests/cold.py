@@ -17,8 +17,11 @@ def run_cold(folder: pathlib.Path, test_file: str, runs: int, scratch: pathlib.P
 
     def run(index: int) -> Tuple[int, str]:
         storage = scratch / f"hypothesis-{index}"
+        # A basetemp of its own: pytest prunes old numbered temporary folders, and a run that
+        # shared them could remove those of the session that started it.
         done = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test_file],
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--basetemp={scratch / f'tmp-{index}'}",
+             test_file],
             cwd=folder, env={**env, "HYPOTHESIS_STORAGE_DIRECTORY": str(storage)}, capture_output=True, text=True)
         return done.returncode, done.stdout[-3000:]
 
