@@ -21,6 +21,15 @@ atexit.register(shutil.rmtree, os.environ["MATRIX_CACHE_DIR"], ignore_errors=Tru
 DATA = pathlib.Path(__file__).parent / "data"
 
 
+def pytest_configure(config):
+    # A temporary folder of this session's own, outside pytest's numbered folders: pytest keeps
+    # only the newest 3 of those, so the pytest runs some tests start (the README's examples,
+    # cold starts) or another session on the machine could delete this one's while it runs.
+    if not config.option.basetemp:
+        config.option.basetemp = tempfile.mkdtemp(prefix="matrix-pytest-")
+        atexit.register(shutil.rmtree, config.option.basetemp, ignore_errors=True)
+
+
 @pytest.fixture
 def data() -> pathlib.Path:
     return DATA

@@ -2,6 +2,8 @@
 
 import pathlib
 import re
+import shutil
+import tempfile
 
 README = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
 
@@ -103,8 +105,10 @@ def test_the_adoption_walkthrough_shows_real_commands_and_output(monkeypatch):
             assert out.getvalue() + err.getvalue() == shown + "\n", command
         else:
             assert words[:3] == ["python", "-m", "pytest"]
-            done = subprocess.run([sys.executable, *words[1:], "-p", "no:cacheprovider"], capture_output=True,
-                                  text=True, cwd=EXAMPLE)
+            basetemp = tempfile.mkdtemp(prefix="matrix-example-")  # not pytest's numbered folders: see conftest
+            done = subprocess.run([sys.executable, *words[1:], "-p", "no:cacheprovider", f"--basetemp={basetemp}"],
+                                  capture_output=True, text=True, cwd=EXAMPLE)
+            shutil.rmtree(basetemp, ignore_errors=True)
             assert done.returncode == 0, done.stdout + done.stderr
             assert done.stdout.splitlines()[0] == shown.splitlines()[0]
             # The same result; the time it took is the one thing that differs run to run.
