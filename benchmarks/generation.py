@@ -33,6 +33,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 ROOT = os.path.dirname(HERE)
 
+from revisions import export  # noqa: E402
+
 CHILD = r"""
 import json, os, sys, time
 sys.path.insert(0, {bench!r})
@@ -83,8 +85,6 @@ print(json.dumps({{"passed": passed, "first": gaps[0] if gaps else None,
                   "ten": sum(draws[:10]) if len(draws) >= 10 else None,
                   "rate": len(marks) / (end - start)}}))
 """
-
-from revisions import export  # noqa: E402
 
 MATRICES = ("default", "kitchen sink", "synthetic 300")
 

@@ -15,7 +15,8 @@ An entry is used only when everything it was built from is the same, byte for by
 - the entry lists the runner files it read, with their hashes; a runner file added, removed
   or changed makes it stale.
 
-Entries are written atomically (a temporary file renamed into place), so processes sharing
+Entries are written atomically (`matrix._files.atomic_write`: a temporary file renamed into
+place), so processes sharing
 the folder never read half an entry; a folder that cannot be written (read-only, full) only
 means nothing is saved; entries unused for 30 days are removed when another is written. An entry is read only from a file owned by the current user and not
 writable by others (a pickle runs code when read). The folder is ``$MATRIX_CACHE_DIR``, else
@@ -135,8 +136,6 @@ def entry(entry_key: str, matrix: Matrix, base: str, runner_folder: str) -> byte
     the source tree and read where the package is installed)."""
     import pickle
 
-    import attrs
-
     from ._compile import plan
 
     plan(matrix, matrix.version)  # the fast path at the matrix's own version, compiled once
@@ -145,8 +144,8 @@ def entry(entry_key: str, matrix: Matrix, base: str, runner_folder: str) -> byte
         if isinstance(cache_key, tuple) and cache_key[0] == "code":
             source, compiled = value
             code[cache_key[1]] = (source, marshal.dumps(compiled))
-    bare = attrs.evolve(matrix)  # without the plans and other caches, which hold functions
-    return pickle.dumps({"key": entry_key, "matrix": bare, "runner_folder": os.path.relpath(runner_folder, base or "."),
+    # A Matrix pickles without its plans and other caches (Matrix.__getstate__).
+    return pickle.dumps({"key": entry_key, "matrix": matrix, "runner_folder": os.path.relpath(runner_folder, base or "."),
                          "runner_files": runner_files(runner_folder), "code": code},
                         protocol=pickle.HIGHEST_PROTOCOL)
 
@@ -156,19 +155,12 @@ def put(entry_key: str, matrix: Matrix, base: str, runner_folder: str) -> None:
     where = folder()
     if where is None:
         return
-    import tempfile
+    from ._files import atomic_write
 
     try:
         data = entry(entry_key, matrix, base, runner_folder)
         os.makedirs(where, mode=0o700, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=where, prefix=".entry-", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(data)
-            os.replace(temporary, _file(where, entry_key))
-        except BaseException:
-            os.unlink(temporary)
-            raise
+        atomic_write(_file(where, entry_key), data, new_mode=0o600)  # others never read a pickle of ours
         _prune(where)
     except Exception:  # read-only, full, or a matrix that does not pickle: nothing is saved
         return
@@ -185,11 +177,12 @@ def _prune(where: str) -> None:
     cutoff = time.time() - MAX_AGE_SECONDS
     for item in os.scandir(where):
         try:
-            if item.name.endswith((".pickle", ".tmp")) and max(item.stat().st_atime, item.stat().st_mtime) < cutoff:
-                os.unlink(item.path)
+            if item.name.endswith((".pickle", ".tmp")):
+                info = item.stat()
+                if max(info.st_atime, info.st_mtime) < cutoff:
+                    os.unlink(item.path)
         except OSError:
             continue
-
 
 
 def _safe(fd: int) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, Union
 
 from . import _messages
 from .errors import UsageError
@@ -59,20 +59,22 @@ def inject(original: str, content: str, path: str) -> str:
     return "".join(lines[: first + 1]) + newline + body + newline + "".join(lines[last:])
 
 
-def atomic_write(path: str, text: str) -> None:
-    """Replace *path* with *text* all at once: a temporary file beside it, then a rename, so
-    an interrupted run never leaves a half-written file."""
+def atomic_write(path: str, data: Union[str, bytes], *, new_mode: int = 0o644) -> None:
+    """Replace *path* with *data* (text, written as UTF-8, or bytes) all at once: a temporary
+    file beside it, then a rename, so an interrupted run never leaves a half-written file. The
+    file keeps its mode; a new one gets *new_mode*."""
     directory = os.path.dirname(os.path.abspath(path))
     handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
+        raw = data if isinstance(data, bytes) else data.encode("utf-8")
+        with os.fdopen(handle, "wb") as out:
+            out.write(raw)
             out.flush()
             os.fsync(out.fileno())
         try:
             os.chmod(temporary, os.stat(path).st_mode & 0o7777)
         except FileNotFoundError:
-            os.chmod(temporary, 0o644)
+            os.chmod(temporary, new_mode)
         os.replace(temporary, path)
     except BaseException:
         try:

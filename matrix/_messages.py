@@ -369,6 +369,11 @@ def text_too_long(length: int, limit: int) -> str:
 
 # TOML syntax errors that tomllib words without naming the key.
 
+def toml_as_said(message: str) -> str:
+    """A TOML error tomllib words well enough: its sentence, capitalised as ours are."""
+    return message[:1].upper() + message[1:]
+
+
 def toml_unterminated_string(*, at_end: bool = False) -> str:
     if at_end:
         return "Unterminated string: the file ends before its closing quote"

@@ -640,7 +640,7 @@ def _syntax_problem(source: _Source, exc: Exception) -> Problem:
             elif message == "Invalid value":
                 wording = _messages.toml_ends_early()
             else:
-                wording = message[:1].upper() + message[1:]
+                wording = _messages.toml_as_said(message)
         line, column = locations.line_column(offset)
         return Problem(wording, _messages.place(path), source.name, line, column, excerpt(text, (offset, offset + 1)))
     offset = locations.offset(line, column)
@@ -657,7 +657,7 @@ def _syntax_problem(source: _Source, exc: Exception) -> Problem:
                     wording = _messages.toml_set_below_value(dotted(), dotted(end), locations.line_column(earlier)[0])
                 break
         else:
-            wording = message
+            wording = _messages.toml_as_said(message)
         span = _key_span(text, start)
     elif message.startswith("Cannot declare (") and start is not None:
         declared = locations.keys.get(path)
@@ -669,7 +669,7 @@ def _syntax_problem(source: _Source, exc: Exception) -> Problem:
         where = locations.values.get(parent) if parent else None
         inside = path[len(parent):] if parent and path[:len(parent)] == parent else path
         wording = (_messages.toml_inline_closed(_dotted(inside), ".".join(parent), locations.line_column(where)[0])
-                   if parent and where is not None else message)
+                   if parent and where is not None else _messages.toml_as_said(message))
     elif message in ("Illegal character '\\n'", 'Expected "\'"') and (offset >= len(text) or text[offset] in "\r\n"):
         wording = _messages.toml_unterminated_string()
     elif (message == "Expected newline or end of document after a statement" and offset > 0
@@ -677,7 +677,7 @@ def _syntax_problem(source: _Source, exc: Exception) -> Problem:
         # `when = "mode == "all""`: the string closed at the quote meant to open a literal.
         wording = _messages.toml_quote_inside(text[offset - 1])
     else:
-        wording = message[:1].upper() + message[1:]
+        wording = _messages.toml_as_said(message)
     line, column = locations.line_column(span[0])
     return Problem(wording, _messages.place(path), source.name, line, column, excerpt(text, span))
 
@@ -686,9 +686,12 @@ def _dotted(path: Place, end: Optional[int] = None) -> str:
     return ".".join(str(p) for p in path[:end] if not isinstance(p, int))
 
 
+_KEY_OR_HEADER = re.compile(r"\[\[?[^\]\n]*\]?\]?|[^=\n]*?(?=[ \t]*=)")
+
+
 def _key_span(text: str, start: int) -> Tuple[int, int]:
     """The key (or ``[table]`` header) that starts at *start*."""
-    match = re.compile(r"\[\[?[^\]\n]*\]?\]?|[^=\n]*?(?=[ \t]*=)").match(text, start)
+    match = _KEY_OR_HEADER.match(text, start)
     return (start, match.end()) if match and match.end() > start else (start, start + 1)
 
 

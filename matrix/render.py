@@ -79,18 +79,14 @@ class Step:
 
 @attrs.frozen
 class Cell:
-    """What a runner says of a feature at the table's version, and every statement before it."""
+    """What a runner says of a feature: every statement in force from the first to the table's
+    version, oldest first; the last is the one in force (`now`)."""
 
-    status: str
-    symbol: str
-    text: str
-    meaning: str
-    note: Optional[int]  # footnote number
-    link: Optional[str]
-    since: Optional[str]  # the version the statement in force took over, when it has one
-    #: Every statement in force from the first to the table's version, oldest first (the last
-    #: is this cell's own).
-    history: Tuple[Step, ...] = ()
+    history: Tuple[Step, ...]
+
+    @property
+    def now(self) -> Step:
+        return self.history[-1]
 
 
 @attrs.frozen
@@ -235,9 +231,7 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
                 symbol, text, meaning = SYMBOLS["no"]
                 used.add("no")
                 steps.append(Step("no", symbol, text, meaning, None, None, None))
-            last = steps[-1]
-            cells.append(Cell(last.status, last.symbol, last.text, last.meaning, last.note, last.link, last.since,
-                              tuple(steps)))
+            cells.append(Cell(tuple(steps)))
         rows.append(Row(feature.id, spell(feature.name), spell(feature.group) if feature.group else None,
                         spell(str(feature.when)),
                         tuple(spell(x) for x in lifecycle), feature_note, feature.links, tuple(cells)))
@@ -313,12 +307,12 @@ def _named(name: str, links: Tuple[str, ...], link: Callable[[str, str], str]) -
 
 
 def _legend_label(symbol: str, word: str, symbols: bool) -> str:
+    """A status as text: its symbol and its word (``✅ yes``), or the word alone."""
     return f"{symbol} {word}" if symbols else word
 
 
 def _label(step: Step, symbols: bool) -> str:
-    """A status as text: its symbol and its word (``✅ yes``), or the word alone."""
-    return f"{step.symbol} {step.text}" if symbols else step.text
+    return _legend_label(step.symbol, step.text, symbols)
 
 
 def _absent(kind: str) -> str:
@@ -621,7 +615,7 @@ def _html_tables(doc: Document, tables: Sequence[str], symbols: bool) -> List[st
                 text = _cell(cell, lambda step: _html_label(step, symbols),
                              lambda label, url: f'<a href="{_h(url)}">{label}</a>',
                              lambda n: f' <sup><a href="#note-{n}">{n}</a></sup>')
-                out.append(f'<td class="cell status-{_h(cell.text)}">{text}</td>')
+                out.append(f'<td class="cell status-{_h(cell.now.text)}">{text}</td>')
             out.append(f'<td class="lifecycle">{_h("; ".join(row.lifecycle))}</td>')
             out.append("</tr>")
         out += ["</tbody>", "</table></div>"]
@@ -691,9 +685,9 @@ def _json(doc: Document, tables: Sequence[str], symbols: bool) -> str:
                 "note": notes[row.note] if row.note is not None else None,
                 "links": list(row.links),
                 "support": {
-                    rid: {"status": cell.status, "symbol": cell.symbol,
-                          "note": notes[cell.note] if cell.note is not None else None,
-                          "link": cell.link, "since": cell.since,
+                    rid: {"status": cell.now.status, "symbol": cell.now.symbol,
+                          "note": notes[cell.now.note] if cell.now.note is not None else None,
+                          "link": cell.now.link, "since": cell.now.since,
                           "history": [{"status": step.status, "since": step.since,
                                        "note": notes[step.note] if step.note is not None else None,
                                        "link": step.link} for step in cell.history]}

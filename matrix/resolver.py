@@ -464,13 +464,9 @@ def _decide(compiled: Plan, mask: int, runner: Optional[str]) -> Decision:
         d = _deprecation(feature)
         warnings.append(ResolutionWarning("deprecated", feature.id, None, _messages.deprecated(
             feature.name, str(d.since), _str(d.remove_in), d.replacement, d.message)))
-
-
-    removed = compiled.active(mask & compiled.removed)
+    removed = [(f, _deprecation(f)) for f in compiled.active(mask & compiled.removed)]
     if removed:
-        message = "; ".join(
-            _messages.removed(f.name, str(_deprecation(f).remove_in), _deprecation(f).replacement,
-                              _deprecation(f).message) for f in removed)
+        message = "; ".join(_messages.removed(f.name, str(d.remove_in), d.replacement, d.message) for f, d in removed)
         return None, tuple(warnings), RemovedFeatureError, message
     if runner is None:
         order = [r for r, _ in compiled.order]

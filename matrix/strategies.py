@@ -176,6 +176,7 @@ class _Plan:
     def __init__(self, matrix: Matrix, space: Space, must: List[Node], must_not: List[Node],
                  base: Dict[str, object], order: List[Feature]) -> None:
         self.space = space
+        self.space.budget = _STEER_BUDGET  # the plan's questions only, from here on
         self.must = must
         self.must_not = must_not
         self.base = base  # a config that meets *must* and *must_not*: the fallback of every draw
@@ -198,7 +199,6 @@ class _Plan:
         key = (frozenset(map(id, true)), frozenset(map(id, false)))
         known = self.memo.get(key)
         if known is None:
-            self.space.budget = _STEER_BUDGET
             try:
                 known = self.space.solve(true=true, false=false) is not None
             except Inconclusive:
@@ -209,7 +209,6 @@ class _Plan:
     def solve(self, true: List[Node], false: List[Node], rng: random.Random) -> Dict[str, object]:
         """Values that make *true* hold and *false* not, tried in *rng*'s order; when that
         search is cut short, values that meet at least the gates the caller pinned."""
-        self.space.budget = _STEER_BUDGET
         try:
             found = self.space.solve(true=true, false=false, rng=rng)
         except Inconclusive:
