@@ -369,6 +369,18 @@ def text_too_long(length: int, limit: int) -> str:
 
 # TOML syntax errors that tomllib words without naming the key.
 
+def levels_not_a_mapping(levels: object) -> str:
+    return f"levels must map warning kinds to logging levels, such as {{'fallback': logging.INFO}}, not {short_repr(levels)}"
+
+
+def not_a_bool_argument(name: str, value: object) -> str:
+    return f"{name} must be True or False, not {short_repr(value)}"
+
+
+def bad_log_level(kind: str, level: object) -> str:
+    return f"The level for {kind!r} must be a logging level (an int such as logging.INFO), not {short_repr(level)}"
+
+
 def toml_as_said(message: str) -> str:
     """A TOML error tomllib words well enough: its sentence, capitalised as ours are."""
     return message[:1].upper() + message[1:]

@@ -304,10 +304,17 @@ class Resolution:
         import logging
 
         base = logging.getLogger("matrix") if logger is None else logger
+        if levels is not None and not isinstance(levels, Mapping):
+            raise UsageError(_messages.levels_not_a_mapping(levels))
+        if not isinstance(once, bool):
+            raise UsageError(_messages.not_a_bool_argument("once", once))
         chosen = dict(levels or {})
-        unknown = sorted(set(chosen) - set(WARNING_KINDS))
+        unknown = sorted(set(chosen) - set(WARNING_KINDS), key=str)
         if unknown:
-            raise UsageError(_messages.unknown_choice("warning kind", unknown[0], WARNING_KINDS, one_of=True))
+            raise UsageError(_messages.unknown_choice("warning kind", str(unknown[0]), WARNING_KINDS, one_of=True))
+        for kind, level in chosen.items():
+            if not isinstance(level, int) or isinstance(level, bool):
+                raise UsageError(_messages.bad_log_level(kind, level))
         for warning in self.warnings:
             if once:
                 key = (warning.kind, warning.feature, warning.runner, warning.message)

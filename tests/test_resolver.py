@@ -224,6 +224,25 @@ def test_emit_refuses_an_unknown_kind():
                                "(expected one of 'deprecated', 'fallback', 'opt-in', 'partial')")
 
 
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"levels": ["fallback"]},
+     "levels must map warning kinds to logging levels, such as {'fallback': logging.INFO}, not ['fallback']"),
+    ({"levels": {"fallback": "loud"}},
+     "The level for 'fallback' must be a logging level (an int such as logging.INFO), not 'loud'"),
+    ({"levels": {"fallback": True}},
+     "The level for 'fallback' must be a logging level (an int such as logging.INFO), not True"),
+    ({"levels": {1: logging.INFO}},
+     "Unknown warning kind '1' (expected one of 'deprecated', 'fallback', 'opt-in', 'partial')"),
+    ({"once": "no"}, "once must be True or False, not 'no'"),
+])
+def test_emit_refuses_bad_arguments_before_logging_anything(kwargs, message, caplog):
+    with caplog.at_level(logging.DEBUG, logger="matrix"):
+        with pytest.raises(UsageError) as info:
+            DEFAULT.resolve(MAMBA_ALL).emit(**kwargs)
+    assert str(info.value) == message
+    assert caplog.records == []
+
+
 def test_emit_once_is_per_warning_and_once_false_logs_every_time(caplog):
     # A matrix of its own: "once" is per process, and other tests emit the default matrix's warnings.
     m = matrix.loads('[matrix]\nname = "m"\nversion = "1"\n[config]\nx = { type = "bool", default = false }\n'
