@@ -301,12 +301,12 @@ def test_rst_files_use_rst_markers(tmp_path):
 def test_a_failure_while_rendering_leaves_the_target_untouched(tmp_path, monkeypatch):
     page = tmp_path / "page.md"
     page.write_text(PROSE)
-    from matrix import render as render_module
+    from matrix import _docs_text
 
     def broken(doc, tables, symbols):
         raise RuntimeError("renderer broke")
 
-    monkeypatch.setitem(render_module._RENDERERS, "markdown", broken)
+    monkeypatch.setattr(_docs_text, "markdown", broken)
     with pytest.raises(RuntimeError, match="renderer broke"):
         call("docs", "--inject", str(page))
     assert page.read_bytes() == PROSE.encode()

@@ -1,0 +1,147 @@
+"""The HTML rendering of the model: a standalone page or a fragment to inject."""
+
+from __future__ import annotations
+
+import html
+from typing import List, Sequence
+
+from ._docs_model import NO_GATES, NO_SCHEMA, Document, Step, absent, banner, cell_text, group_rows, legend_label, named
+
+_CSS = """
+body { font-family: system-ui, sans-serif; margin: 2rem; color: #1b1b1b; }
+table { border-collapse: collapse; margin-bottom: 1.5rem; }
+th, td { border: 1px solid #ccc; padding: 0.35rem 0.6rem; text-align: left; vertical-align: top; }
+thead th { position: sticky; top: 0; background: #f3f3f3; z-index: 1; }
+td.cell { text-align: center; white-space: nowrap; }
+.status-yes { background: #e3f4e3; }
+.status-no { background: #fbe4e4; }
+.status-partial { background: #fdf0d9; }
+.status-opt-in { background: #e6eefb; }
+code { font-size: 0.9em; }
+.lifecycle { font-size: 0.9em; color: #8a4b00; }
+tr.group th { background: #f3f3f3; font-size: 0.95em; }
+abbr { text-decoration: none; }
+.scroll { overflow-x: auto; max-width: 100%; margin-bottom: 1.5rem; }
+.scroll table { margin-bottom: 0; }
+tbody th[scope="row"] { position: sticky; left: 0; background: #fff; z-index: 1; }
+@media print {
+  body { margin: 0; }
+  .scroll { overflow: visible; }
+  thead th, tbody th[scope="row"] { position: static; }
+  a { color: inherit; }
+}
+"""
+
+
+def _html_label(step: Step, symbols: bool) -> str:
+    word = f'<span class="word">{_h(step.text)}</span>'
+    if not symbols:
+        return f'<span title="{_h(step.meaning)}">{word}</span>'
+    return f'<span title="{_h(step.text)}: {_h(step.meaning)}"><span aria-hidden="true">{step.symbol}</span> {word}</span>'
+
+
+def _h(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def html_page(doc: Document, tables: Sequence[str], symbols: bool) -> str:
+    title = f"{doc.title} {doc.version}"
+    body = _html_tables(doc, tables, symbols)
+    return "\n".join([
+        "<!DOCTYPE html>",
+        f"<!-- {_h(banner(doc.source))} -->",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8" />',
+        '<meta name="viewport" content="width=device-width, initial-scale=1" />',
+        f"<title>{_h(title)}</title>",
+        f"<style>{_CSS}</style>",
+        "</head>",
+        "<body>",
+        f"<h1>{_h(title)}</h1>",
+        *body,
+        "</body>",
+        "</html>",
+        "",
+    ])
+
+
+def html_fragment(doc: Document, tables: Sequence[str], symbols: bool) -> str:
+    """The tables alone, for injection into a page of one's own."""
+    return "\n".join([f"<!-- {_h(banner(doc.source))} -->", *_html_tables(doc, tables, symbols), ""])
+
+
+def _html_tables(doc: Document, tables: Sequence[str], symbols: bool) -> List[str]:
+    out: List[str] = []
+    if "support" in tables:
+        out.append("<h2>Support matrix</h2>")
+    if "support" in tables and not doc.rows:
+        out.append(f"<p>{NO_GATES}</p>")
+    elif "support" in tables:
+        out.append("<p>Legend: " + " · ".join(
+            f'<span class="status status-{_h(t)}">{_h(legend_label(s, t, symbols))}</span>: {_h(m)}'
+            for s, t, m in doc.legend) + "</p>")
+        out += ['<div class="scroll"><table>', "<thead>", "<tr>",
+                '<th scope="col">Feature</th>', '<th scope="col">Condition</th>',
+                *(f'<th scope="col">{_h(name)}</th>' for _, name in doc.runners),
+                '<th scope="col">Lifecycle</th>', "</tr>", "</thead>", "<tbody>"]
+        for heading, row in group_rows(doc.rows):
+            if heading:
+                out.append(f'<tr class="group"><th scope="rowgroup" colspan="{len(doc.runners) + 3}">{_h(heading)}</th></tr>')
+            name = named(_h(row.name), row.links, lambda label, url: f'<a href="{_h(url)}">{label}</a>') + (
+                f' <sup><a href="#note-{row.note}">{row.note}</a></sup>' if row.note else "")
+            out.append("<tr>")
+            out.append(f'<th scope="row" id="feature-{_h(row.id)}">{name}</th>')
+            out.append(f"<td><code>{_h(row.condition)}</code></td>")
+            for cell in row.cells:
+                # The word is always there, so a page without an emoji font (or in greyscale)
+                # still says every status; the cell is filled with the colour of its status.
+                text = cell_text(cell, lambda step: _html_label(step, symbols),
+                             lambda label, url: f'<a href="{_h(url)}">{label}</a>',
+                             lambda n: f' <sup><a href="#note-{n}">{n}</a></sup>')
+                out.append(f'<td class="cell status-{_h(cell.now.text)}">{text}</td>')
+            out.append(f'<td class="lifecycle">{_h("; ".join(row.lifecycle))}</td>')
+            out.append("</tr>")
+        out += ["</tbody>", "</table></div>"]
+        if doc.notes:
+            out.append("<ol>")
+            out += [f'<li id="note-{i}">{_h(note)}</li>' for i, note in enumerate(doc.notes, 1)]
+            out.append("</ol>")
+    if "runners" in tables:
+        out.append("<h2>Runners</h2>")
+        out += ['<div class="scroll"><table>', "<thead>", "<tr>",
+                *(f'<th scope="col">{h}</th>' for h in ("Runner", "Name", "Priority", "Description", "Links")),
+                "</tr>", "</thead>", "<tbody>"]
+        for r in doc.runner_rows:
+            links = ", ".join(f'<a href="{_h(url)}">link {i}</a>' for i, url in enumerate(r.links, 1))
+            out.append(f'<tr><th scope="row"><code>{_h(r.id)}</code></th><td>{_h(r.name)}</td><td>{r.priority}</td>'
+                       f"<td>{_h(r.description)}</td><td>{links}</td></tr>")
+        out += ["</tbody>", "</table></div>",
+                "<p>The runner of highest priority that nothing blocks is chosen.</p>"]
+    if "config" in tables:
+        out.append("<h2>Config reference</h2>")
+    if "config" in tables and not doc.config:
+        out.append(f"<p>{NO_SCHEMA}</p>")
+    elif "config" in tables:
+        out += ['<div class="scroll"><table>', "<thead>", "<tr>",
+                *(f'<th scope="col">{h}</th>' for h in ("Path", "Type", "Choices", "Default", "Description")),
+                "</tr>", "</thead>", "<tbody>"]
+        for entry in doc.config:
+            default = f"<code>{_h(entry.default)}</code>" if entry.default else absent(entry.type)
+            out.append(f'<tr><th scope="row"><code>{_h(entry.path)}</code></th><td>{_h(entry.type)}</td>'
+                       f"<td>{_h(entry.choices)}</td><td>{default}</td><td>{_h(entry.doc)}</td></tr>")
+        out += ["</tbody>", "</table></div>"]
+    if "deprecations" in tables:
+        out.append("<h2>Deprecations</h2>")
+        if doc.deprecations:
+            out += ['<div class="scroll"><table>', "<thead>", "<tr>",
+                    *(f'<th scope="col">{h}</th>' for h in ("Feature", "Deprecated in", "Removed in", "Replacement", "Message")),
+                    "</tr>", "</thead>", "<tbody>"]
+            for d in doc.deprecations:
+                out.append(f'<tr><th scope="row">{_h(d.feature)}</th><td>{_h(d.since)}</td>'
+                           f'<td>{_h(d.remove_in or "not set")}</td><td>{_h(d.replacement)}</td><td>{_h(d.message)}</td></tr>')
+            out += ["</tbody>", "</table></div>"]
+        else:
+            out.append("<p>No feature is deprecated.</p>")
+    return out
+
