@@ -5,7 +5,8 @@ from __future__ import annotations
 import html
 from typing import List, Sequence
 
-from ._docs_model import NO_GATES, NO_SCHEMA, Document, Step, absent, banner, cell_text, group_rows, legend_label, named
+from ._docs_model import (NO_GATES, NO_SCHEMA, PAIR_SYMBOLS, PAIRS_INTRO, Document, Step, absent, banner, cell_text,
+                          group_rows, legend_label, named, pair_label)
 
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 2rem; color: #1b1b1b; }
@@ -20,6 +21,8 @@ td.cell { text-align: center; white-space: nowrap; }
 code { font-size: 0.9em; }
 .lifecycle { font-size: 0.9em; color: #8a4b00; }
 tr.group th { background: #f3f3f3; font-size: 0.95em; }
+.pair-never { background: #efefef; color: #555; }
+table.pairs td { white-space: nowrap; }
 abbr { text-decoration: none; }
 .scroll { overflow-x: auto; max-width: 100%; margin-bottom: 1.5rem; }
 .scroll table { margin-bottom: 0; }
@@ -118,6 +121,8 @@ def _html_tables(doc: Document, tables: Sequence[str], symbols: bool) -> List[st
                        f"<td>{_h(r.description)}</td><td>{links}</td></tr>")
         out += ["</tbody>", "</table></div>",
                 "<p>The runner of highest priority that nothing blocks is chosen.</p>"]
+    if "pairs" in tables:
+        out += _html_pairs(doc, symbols)
     if "config" in tables:
         out.append("<h2>Config reference</h2>")
     if "config" in tables and not doc.config:
@@ -145,3 +150,43 @@ def _html_tables(doc: Document, tables: Sequence[str], symbols: bool) -> List[st
             out.append("<p>No feature is deprecated.</p>")
     return out
 
+
+# The colour of a pair's cell: served by all, by some, by none, never together.
+_PAIR_CLASS = {"all": "status-yes", "some": "status-partial", "none": "status-no", "never": "pair-never",
+               "undecided": "pair-undecided"}
+
+
+def _html_pairs(doc: Document, symbols: bool) -> List[str]:
+    out = ["<h2>Feature pairs</h2>"]
+    if len(doc.pairs) < 2:
+        return out + ["<p>No two features to pair at this version.</p>"]
+    out.append(f"<p>{_h(PAIRS_INTRO)}</p>")
+    out.append("<p>Legend: " + " · ".join(
+        f'<span class="{_PAIR_CLASS[k]}">{_h(legend_label(s, t, symbols))}</span>: {_h(m)}'
+        for k, (s, t, m) in PAIR_SYMBOLS.items() if (s, t, m) in doc.pair_legend) + "</p>")
+    columns = len(doc.pairs) - 1
+    runner_names = dict(doc.runners)
+    out += ['<div class="scroll"><table class="pairs">', "<thead>", "<tr>", '<th scope="col">Feature</th>',
+            *(f'<th scope="col"><abbr title="{_h(row.name)}">{j}</abbr></th>'
+              for j, row in enumerate(doc.pairs[:columns], 1)),
+            "</tr>", "</thead>", "<tbody>"]
+    for i, row in enumerate(doc.pairs):
+        out.append(f'<tr><th scope="row" id="pair-{_h(row.id)}">{i + 1}. {_h(row.name)}</th>')
+        for j, c in enumerate(row.cells):
+            title = f"{row.name} with {doc.pairs[j].name}: " + (
+                "served by " + ", ".join(runner_names[r] for r in c.runners) if c.kind == "some"
+                else PAIR_SYMBOLS[c.kind][2])
+            text = _h(pair_label(c, symbols))
+            if c.refusal:
+                text += f' <sup><a href="#refusal-{_h(c.refusal)}">why</a></sup>'
+            out.append(f'<td class="{_PAIR_CLASS[c.kind]}" title="{_h(title)}">{text}</td>')
+        out += ["<td></td>"] * (columns - len(row.cells))
+        out.append("</tr>")
+    out += ["</tbody>", "</table></div>"]
+    if doc.refusals:
+        out.append("<ul>")
+        for r in doc.refusals:
+            links = "".join(f' <a href="{_h(url)}">link {i}</a>' for i, url in enumerate(r.links, 1))
+            out.append(f'<li id="refusal-{_h(r.id)}">Refused on purpose (<code>{_h(r.id)}</code>): {_h(r.reason)}{links}</li>')
+        out.append("</ul>")
+    return out

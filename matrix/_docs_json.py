@@ -1,14 +1,60 @@
-"""The JSON rendering of the model."""
+"""The JSON rendering of the model: data, not display strings. Choices are lists, defaults are
+the values themselves, versions are strings, statuses are their words; the shape is documented
+by ``matrix/docs.schema.json`` (`matrix.render.json_schema`), which the tests validate every
+output against."""
 
 from __future__ import annotations
 
 import json
-from typing import Dict, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
-from ._docs_model import Document, banner
+from packaging.version import Version
+
+from ._docs_model import Document, DeprecationRow, banner
+from .schema import Field
+
+#: The version of the shape below; it changes only when a key changes meaning or goes away.
+FORMAT = 1
+
+
+def _value(value: object) -> Any:
+    """A config value as JSON: versions as strings, tuples as lists."""
+    if isinstance(value, Version):
+        return str(value)
+    if isinstance(value, tuple):
+        return [_value(v) for v in value]
+    return value
+
+
+def _field(path: str, doc: str, field: Optional[Field]) -> Dict[str, Any]:
+    assert field is not None  # every config row of a document carries its field
+    return {
+        "path": path,
+        "type": field.type,
+        "nullable": field.nullable,
+        "choices": None if field.choices is None else [_value(c) for c in field.choices],
+        "min": field.min,
+        "max": field.max,
+        "has_default": field.has_default,
+        "default": _value(field.default) if field.has_default else None,
+        "fact": field.fact,
+        "doc": doc or None,
+    }
+
+
+def _deprecation(d: DeprecationRow) -> Dict[str, Any]:
+    return {"feature": d.id, "name": d.feature, "since": d.since, "remove_in": d.remove_in or None,
+            "replacement": d.replacement or None, "message": d.message or None}
+
 
 def json_text(doc: Document, tables: Sequence[str]) -> str:
-    data: Dict[str, object] = {
+    notes = dict(enumerate(doc.notes, 1))
+
+    def note(number: Optional[int]) -> Optional[str]:
+        return notes[number] if number is not None else None
+
+    data: Dict[str, Any] = {
+        "format": FORMAT,
         "generated_by": banner(doc.source),
         "matrix": doc.title,
         "version": doc.version,
@@ -16,35 +62,44 @@ def json_text(doc: Document, tables: Sequence[str]) -> str:
                      "links": list(r.links)} for r in doc.runner_rows],
     }
     if "support" in tables:
-        notes = dict(enumerate(doc.notes, 1))
-        data["legend"] = [{"symbol": s, "status": t, "meaning": m} for s, t, m in doc.legend]
+        data["legend"] = [{"status": t, "symbol": s, "meaning": m} for s, t, m in doc.legend]
         data["features"] = [
             {
                 "id": row.id,
                 "name": row.name,
                 "group": row.group,
                 "condition": row.condition,
-                "lifecycle": list(row.lifecycle),
-                "note": notes[row.note] if row.note is not None else None,
+                "since": row.since,
+                "until": row.until,
+                "deprecated": _deprecation(row.deprecated) if row.deprecated else None,
+                "note": note(row.note),
                 "links": list(row.links),
                 "support": {
-                    rid: {"status": cell.now.status, "symbol": cell.now.symbol,
-                          "note": notes[cell.now.note] if cell.now.note is not None else None,
-                          "link": cell.now.link, "since": cell.now.since,
-                          "history": [{"status": step.status, "since": step.since,
-                                       "note": notes[step.note] if step.note is not None else None,
+                    rid: {"status": cell.now.status, "note": note(cell.now.note), "link": cell.now.link,
+                          "since": cell.now.since,
+                          "history": [{"status": step.status, "since": step.since, "note": note(step.note),
                                        "link": step.link} for step in cell.history]}
                     for (rid, _), cell in zip(doc.runners, row.cells)
                 },
             }
             for row in doc.rows
         ]
+    if "pairs" in tables:
+        refusals = {r.id: r for r in doc.refusals}
+        pairs: List[Dict[str, Any]] = []
+        for row in doc.pairs:
+            for other, cell in zip(doc.pairs, row.cells):
+                refusal = refusals.get(cell.refusal) if cell.refusal else None
+                pairs.append({
+                    "features": [other.id, row.id],
+                    "served": cell.kind,
+                    "runners": list(cell.runners),
+                    "refusal": None if refusal is None else {"id": refusal.id, "reason": refusal.reason,
+                                                             "links": list(refusal.links)},
+                })
+        data["pairs"] = pairs
     if "config" in tables:
-        data["config"] = [{"path": e.path, "type": e.type, "choices": e.choices, "default": e.default or None,
-                           "doc": e.doc} for e in doc.config]
+        data["config"] = [_field(e.path, e.doc, e.field) for e in doc.config]
     if "deprecations" in tables:
-        data["deprecations"] = [{"feature": d.feature, "since": d.since, "remove_in": d.remove_in or None,
-                                 "replacement": d.replacement or None, "message": d.message or None}
-                                for d in doc.deprecations]
+        data["deprecations"] = [_deprecation(d) for d in doc.deprecations]
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-

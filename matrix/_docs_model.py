@@ -10,7 +10,7 @@ import attrs
 from packaging.version import Version
 
 from ._versions import VersionLike, as_version
-from .schema import Field, Matrix
+from .schema import Feature, Field, Matrix
 
 #: status → (symbol, text equivalent, meaning): the one fixed symbol set of every format.
 SYMBOLS: Dict[str, Tuple[str, str, str]] = {
@@ -18,6 +18,16 @@ SYMBOLS: Dict[str, Tuple[str, str, str]] = {
     "no": ("❌", "no", "not supported"),
     "partial": ("🟠", "partial", "supported with a caveat (see the note)"),
     "opt-in": ("🧪", "opt-in", "works only when this runner is asked for explicitly; never chosen automatically"),
+}
+
+#: kind of a feature pair's cell → (symbol, word, meaning); a pair only some runners serve
+#: shows their ids instead.
+PAIR_SYMBOLS: Dict[str, Tuple[str, str, str]] = {
+    "all": ("✅", "all", "every runner serves some config that uses both"),
+    "some": ("", "runner ids", "only the runners named serve a config that uses both"),
+    "none": ("❌", "none", "no runner serves a config that uses both"),
+    "never": ("➖", "never", "no config uses both"),
+    "undecided": ("❔", "undecided", "the search could not decide within its budget"),
 }
 
 
@@ -71,10 +81,13 @@ class Row:
     name: str
     group: Optional[str]
     condition: str
-    lifecycle: Tuple[str, ...]
+    lifecycle: Tuple[str, ...]  # the badges, as text
     note: Optional[int]
     links: Tuple[str, ...]
     cells: Tuple[Cell, ...]
+    since: Optional[str] = None  # the version the gate came into force
+    until: Optional[str] = None  # the version it went out of force
+    deprecated: Optional[DeprecationRow] = None  # when deprecated at the table's version
 
 
 @attrs.frozen
@@ -93,16 +106,45 @@ class ConfigRow:
     """One declared config path, as the config reference shows it."""
 
     path: str
-    type: str
+    type: str  # the type as text: "int, at least 1, or None"
     choices: str  # the choices, spelt as predicates write them; "" when any value goes
     default: str  # "" when there is none
     doc: str
+    field: Optional[Field] = None  # the field itself, for formats that carry data (JSON)
+
+
+@attrs.frozen
+class PairCell:
+    """Which runners serve a config that uses two features (`matrix._pairs`)."""
+
+    kind: str  # a key of PAIR_SYMBOLS
+    runners: Tuple[str, ...]  # ids of the runners that serve both, priority order
+    refusal: Optional[str]  # the id of the acknowledged refusal of a pair no runner serves
+
+
+@attrs.frozen
+class PairRow:
+    """One feature of the pairs table, with a cell for each feature listed before it."""
+
+    id: str
+    name: str
+    cells: Tuple[PairCell, ...]
+
+
+@attrs.frozen
+class RefusalRow:
+    """An acknowledged refusal that the pairs table refers to."""
+
+    id: str
+    reason: str
+    links: Tuple[str, ...]
 
 
 @attrs.frozen
 class DeprecationRow:
     """One deprecated feature, as the deprecation timeline shows it."""
 
+    id: str
     feature: str  # its name
     since: str
     remove_in: str  # "" when not set
@@ -124,6 +166,9 @@ class Document:
     config: Tuple[ConfigRow, ...]
     deprecations: Tuple[DeprecationRow, ...]
     runner_rows: Tuple[RunnerRow, ...] = ()
+    pairs: Tuple[PairRow, ...] = ()  # empty unless asked for (the search takes time)
+    pair_legend: Tuple[Tuple[str, str, str], ...] = ()  # PAIR_SYMBOLS values, only those used
+    refusals: Tuple[RefusalRow, ...] = ()  # the refusals the pairs table refers to
 
 
 def _version_text(v: Optional[Version]) -> str:
@@ -155,10 +200,12 @@ def _default_text(field: Field) -> str:
     return repr(value)  # None, bool, int, float, str
 
 
-def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bool = True) -> Document:
+def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bool = True,
+             pairs: bool = False) -> Document:
     """The tables of *matrix* as of *version* (its own by default), ready for any format.
 
     :param clean: spell out control characters, which text formats cannot show (JSON can).
+    :param pairs: derive the feature pairs table too (a search over the config space).
     """
     spell = _clean if clean else _as_is
 
@@ -210,7 +257,9 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
             cells.append(Cell(tuple(steps)))
         rows.append(Row(feature.id, spell(feature.name), spell(feature.group) if feature.group else None,
                         spell(str(feature.when)),
-                        tuple(spell(x) for x in lifecycle), feature_note, feature.links, tuple(cells)))
+                        tuple(spell(x) for x in lifecycle), feature_note, feature.links, tuple(cells),
+                        _version_text(feature.since) or None, _version_text(feature.until) or None,
+                        _deprecation_row(feature, spell) if d is not None and v >= d.since else None))
     if any(row.group for row in rows):
         # Grouped: each group's rows together, groups in the order they first appear, the
         # ungrouped ones last (declaration order within each).
@@ -222,22 +271,54 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
     config = tuple(
         ConfigRow(spell(f.path), spell(_type_text(f)),
                   spell(", ".join(repr(c) for c in f.choices) if f.choices is not None else ""),
-                  spell(_default_text(f)), spell(f.doc or ""))
+                  spell(_default_text(f)), spell(f.doc or ""), f)
         for f in matrix.schema.declared
     )
     deprecated = [(f, f.deprecated) for f in matrix.features if f.deprecated is not None]
     deprecated.sort(key=lambda pair: (pair[1].remove_in or Version("9999"), pair[1].since))
-    deprecations = tuple(
-        DeprecationRow(spell(f.name), str(d.since), _version_text(d.remove_in),
-                       spell(d.replacement or ""), spell(d.message or ""))
-        for f, d in deprecated
-    )
+    deprecations = tuple(_deprecation_row(f, spell) for f, _ in deprecated)
     source = matrix.file or "features.toml"
     source = source.replace("\\", "/").rsplit("/", 1)[-1]
     runner_rows = tuple(RunnerRow(spell(r.id), spell(r.name), r.priority, spell(r.description or ""), r.links)
                         for r in matrix.runners)
+    pair_rows, pair_legend, refusals = _pair_rows(matrix, v, rows, spell) if pairs else ((), (), ())
     return Document(spell(matrix.name), str(v), spell(source), tuple((r.id, spell(r.name)) for r in matrix.runners),
-                    tuple(rows), tuple(notes), legend, config, deprecations, runner_rows)
+                    tuple(rows), tuple(notes), legend, config, deprecations, runner_rows,
+                    pair_rows, pair_legend, refusals)
+
+
+def _deprecation_row(feature: Feature, spell: Callable[[str], str]) -> DeprecationRow:
+    d = feature.deprecated
+    assert d is not None
+    return DeprecationRow(feature.id, spell(feature.name), str(d.since), _version_text(d.remove_in),
+                          spell(d.replacement or ""), spell(d.message or ""))
+
+
+def _pair_rows(matrix: Matrix, v: Version, rows: Sequence[Row], spell: Callable[[str], str]) -> Tuple[
+        Tuple[PairRow, ...], Tuple[Tuple[str, str, str], ...], Tuple[RefusalRow, ...]]:
+    """The pairs table, its features in the order of the support table's rows."""
+    from ._pairs import pair_gates, pairs
+
+    found = {(p.first.id, p.second.id): p for p in pairs(matrix, v)}
+    paired = {g.id for g in pair_gates(matrix, v)}
+    order = [row for row in rows if row.id in paired]
+    out = []
+    used = set()
+    refused: List[str] = []
+    for i, row in enumerate(order):
+        cells = []
+        for other in order[:i]:
+            pair = found.get((other.id, row.id)) or found[(row.id, other.id)]
+            refusal = pair.refusal.id if pair.refusal is not None else None
+            if refusal is not None and refusal not in refused:
+                refused.append(refusal)
+            used.add(pair.kind)
+            cells.append(PairCell(pair.kind, pair.runners, refusal))
+        out.append(PairRow(row.id, row.name, tuple(cells)))
+    legend = tuple(PAIR_SYMBOLS[k] for k in PAIR_SYMBOLS if k in used)
+    by_id = {r.id: r for r in matrix.refusals}
+    refusals = tuple(RefusalRow(r, spell(by_id[r].reason), by_id[r].links) for r in refused)
+    return tuple(out), legend, refusals
 
 
 NO_GATES = "No gate is in force at this version."
@@ -284,7 +365,20 @@ def named(name: str, links: Tuple[str, ...], link: Callable[[str, str], str]) ->
 
 def legend_label(symbol: str, word: str, symbols: bool) -> str:
     """A status as text: its symbol and its word (``✅ yes``), or the word alone."""
-    return f"{symbol} {word}" if symbols else word
+    return f"{symbol} {word}" if symbols and symbol else word
+
+
+def pair_label(cell: PairCell, symbols: bool) -> str:
+    """A pair's cell as text: ``✅ all``, ``❌ none``, ``➖ never``, or the ids of the runners
+    that serve both (``v1, v2``)."""
+    if cell.kind == "some":
+        return ", ".join(cell.runners)
+    symbol, word, _ = PAIR_SYMBOLS[cell.kind]
+    return legend_label(symbol, word, symbols)
+
+
+PAIRS_INTRO = ("Which runners serve a config that uses both features: derived from the conditions over "
+               "every config, exactly as `matrix check` does, each runner asked for explicitly.")
 
 
 def label(step: Step, symbols: bool) -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import List, Sequence
 
-from ._docs_model import (NO_GATES, NO_SCHEMA, Document, absent, banner, cell_text, group_rows, label,
-                          legend_label, named)
+from ._docs_model import (NO_GATES, NO_SCHEMA, PAIRS_INTRO, Document, absent, banner, cell_text, group_rows,
+                          label, legend_label, named, pair_label)
 
 # Markdown (GitHub and MkDocs) -----------------------------------------------------------------
 
@@ -61,6 +61,8 @@ def markdown(doc: Document, tables: Sequence[str], symbols: bool) -> str:
             links = ", ".join(_md_link(f"link {i}", url) for i, url in enumerate(r.links, 1))
             out.append(f"| {_md_code(r.id)} | {_md(r.name)} | {r.priority} | {_md(r.description)} | {links} |")
         out += ["", "The runner of highest priority that nothing blocks is chosen.", ""]
+    if "pairs" in tables:
+        out += _markdown_pairs(doc, symbols)
     if "config" in tables:
         out += [f"### Config reference: {_md(doc.title)}", ""]
     if "config" in tables and not doc.config:
@@ -84,6 +86,26 @@ def markdown(doc: Document, tables: Sequence[str], symbols: bool) -> str:
             out.append("No feature is deprecated.")
         out.append("")
     return "\n".join(out)
+
+
+def _markdown_pairs(doc: Document, symbols: bool) -> List[str]:
+    out = [f"### Feature pairs: {_md(doc.title)} {doc.version}", ""]
+    if len(doc.pairs) < 2:
+        return out + ["No two features to pair at this version.", ""]
+    out += [_md(PAIRS_INTRO).replace("\\`", "`"), "",
+            "Legend: " + " · ".join(f"{_md(legend_label(s, t, symbols))}: {_md(m)}" for s, t, m in doc.pair_legend), ""]
+    columns = len(doc.pairs) - 1
+    out.append("| Feature | " + " | ".join(str(j) for j in range(1, columns + 1)) + " |")
+    out.append("|---|" + "---|" * columns)
+    for i, row in enumerate(doc.pairs):
+        cells = [_md(pair_label(c, symbols)) + (f" [^refusal-{c.refusal}]" if c.refusal else "") for c in row.cells]
+        cells += [""] * (columns - len(cells))
+        out.append(f"| {i + 1}. {_md(row.name)} | " + " | ".join(cells) + " |")
+    if doc.refusals:
+        out.append("")
+        out += [f"[^refusal-{r.id}]: Refused on purpose ({_md_code(r.id)}): {_md(r.reason)}"
+                + "".join(f" {_md_link(f'link {i}', url)}" for i, url in enumerate(r.links, 1)) for r in doc.refusals]
+    return out + [""]
 
 
 # reStructuredText ---------------------------------------------------------------------------------
@@ -160,6 +182,8 @@ def restructuredtext(doc: Document, tables: Sequence[str], symbols: bool) -> str
                             ", ".join(_rst_link(f"link {i}", url) for i, url in enumerate(r.links, 1))]
                            for r in doc.runner_rows])
         out += ["The runner of highest priority that nothing blocks is chosen.", ""]
+    if "pairs" in tables:
+        out += _rst_pairs(doc, symbols)
     if "config" in tables:
         out += _heading(f"Config reference: {_rst(doc.title)}", "-")
     if "config" in tables and not doc.config:
@@ -178,3 +202,25 @@ def restructuredtext(doc: Document, tables: Sequence[str], symbols: bool) -> str
             out += ["No feature is deprecated.", ""]
     return "\n".join(out)
 
+
+def _rst_pairs(doc: Document, symbols: bool) -> List[str]:
+    out = _heading(f"Feature pairs: {_rst(doc.title)} {doc.version}", "-")
+    if len(doc.pairs) < 2:
+        return out + ["No two features to pair at this version.", ""]
+    out += [_rst(PAIRS_INTRO).replace("\\`", "``"), "",
+            "Legend: " + " · ".join(f"{_rst(legend_label(s, t, symbols))}: {_rst(m)}" for s, t, m in doc.pair_legend), ""]
+    columns = len(doc.pairs) - 1
+    rows = []
+    for i, row in enumerate(doc.pairs):
+        # Runner ids are escaped; the fixed labels (``❌ none``) need not be, and a symbol escaped
+        # at the start of a cell would only add a backslash to the source.
+        cells = [(_rst(pair_label(c, symbols)) if c.kind == "some" else pair_label(c, symbols))
+                 + (f" [#refusal-{c.refusal}]_" if c.refusal else "") for c in row.cells]
+        rows.append([_rst(f"{i + 1}. {row.name}"), *cells, *([""] * (columns - len(cells)))])
+    out += _rst_table("Feature pairs", ["Feature", *(str(j) for j in range(1, columns + 1))], rows)
+    for r in doc.refusals:
+        links = "".join(f" {_rst_link(f'link {i}', url)}" for i, url in enumerate(r.links, 1))
+        out += [f".. [#refusal-{r.id}] Refused on purpose ({_rst_literal(r.id)}): {_rst(r.reason)}{links}"]
+    if doc.refusals:
+        out.append("")
+    return out

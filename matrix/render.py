@@ -1,11 +1,12 @@
 """Documentation tables generated from a matrix: Markdown, reStructuredText, HTML and JSON.
 
-Three tables, each available on its own: the **support** table (one row per gate in force at
-the version, one column per runner in priority order), the **config** reference (every
-schema path) and the **deprecations** timeline. Every format is rendered from one
-format-free model (`document`), so the formats cannot disagree with each other, and the model
-reads the same support statements the resolver reads, so the docs cannot disagree with
-`resolve()`.
+Five tables, each available on its own: the **support** table (one row per gate in force at
+the version, one column per runner in priority order), the **runners** table, the **pairs**
+table (which runners serve a config that uses two features, derived exactly: `matrix._pairs`),
+the **config** reference (every schema path) and the **deprecations** timeline. Every format is
+rendered from one format-free model (`document`, in `matrix._docs_model`), so the formats cannot
+disagree with each other, and the model reads the same support statements the resolver reads,
+so the docs cannot disagree with `resolve()`.
 
 >>> import matrix
 >>> text = render(matrix.default(), format="markdown", tables=("deprecations",))
@@ -15,13 +16,13 @@ reads the same support statements the resolver reads, so the docs cannot disagre
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from ._docs_model import SYMBOLS, document
 from ._versions import VersionLike
 from .schema import Matrix
 
-__all__ = ["FORMATS", "TABLES", "SYMBOLS", "render", "document"]
+__all__ = ["FORMATS", "TABLES", "SYMBOLS", "render", "document", "json_schema"]
 
 
 def __dir__() -> List[str]:
@@ -29,7 +30,7 @@ def __dir__() -> List[str]:
 
 
 FORMATS = ("markdown", "rst", "html", "json")
-TABLES = ("support", "runners", "config", "deprecations")
+TABLES = ("support", "runners", "pairs", "config", "deprecations")
 
 
 def render(matrix: Matrix, *, format: str = "markdown", version: Optional[VersionLike] = None,
@@ -54,7 +55,7 @@ def render(matrix: Matrix, *, format: str = "markdown", version: Optional[Versio
             raise UsageError(_messages.unknown_option("table", table, TABLES))
     if not tables:
         raise UsageError(_messages.no_tables())
-    doc = document(matrix, version=version, clean=format != "json")
+    doc = document(matrix, version=version, clean=format != "json", pairs="pairs" in tables)
     if format == "json":
         from ._docs_json import json_text
         return json_text(doc, tables)
@@ -64,3 +65,12 @@ def render(matrix: Matrix, *, format: str = "markdown", version: Optional[Versio
     from ._docs_text import markdown, restructuredtext
     return (markdown if format == "markdown" else restructuredtext)(doc, tables, symbols)
 
+
+def json_schema() -> Dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of ``render(..., format="json")``: ``matrix/docs.schema.json``."""
+    import json
+    import os
+
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "docs.schema.json"), encoding="utf-8") as f:
+        schema: Dict[str, Any] = json.load(f)
+    return schema

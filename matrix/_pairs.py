@@ -1,0 +1,81 @@
+"""Which runners serve each pair of features: the feature × feature table of `matrix docs`.
+
+For two gates A and B in force at a version, and a runner R, R *serves the pair* when some
+config makes A and B active, makes no gate that R says ``no`` to active, and uses no removed
+feature: that config, asked of R explicitly, resolves (an ``opt-in`` asked for is served). The
+answer is exact, decided over the same partition of the config space as ``matrix check``
+(`matrix._space`), and each "serves" comes with its witness config; a pair no config makes
+active together is ``never``; a question the search could not settle within its budget is
+``undecided``, never guessed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+import attrs
+
+from ._space import Inconclusive, Space
+from ._versions import VersionLike, as_version
+from .schema import Feature, Matrix, Refusal
+
+#: What a pair's cell says: every runner serves it, some do, none does, the two are never
+#: active together, or the search could not decide.
+KINDS = ("all", "some", "none", "never", "undecided")
+
+
+@attrs.frozen
+class Pair:
+    """Two gates (``first`` declared before ``second``) and the runners that serve them together."""
+
+    first: Feature
+    second: Feature
+    kind: str
+    runners: Tuple[str, ...] = ()  # the ids of the runners that serve both, priority order
+    witnesses: Mapping[str, Dict[str, Any]] = attrs.field(factory=dict, eq=False)  # runner id → a config it serves
+    refusal: Optional[Refusal] = None  # the acknowledged refusal of a pair no runner serves
+
+
+def pair_gates(matrix: Matrix, version: Optional[VersionLike] = None) -> Tuple[Feature, ...]:
+    """The gates the table pairs: those in force and not removed at *version*."""
+    v = matrix.version if version is None else as_version(version)
+    return tuple(g for g in matrix.features_at(v) if g.deprecated is None or not g.deprecated.is_removed(v))
+
+
+def pairs(matrix: Matrix, version: Optional[VersionLike] = None, *, budget: int = 200_000) -> List[Pair]:
+    """Every pair of the gates of `pair_gates`, in declaration order: (1, 2), (1, 3), (2, 3), …"""
+    v = matrix.version if version is None else as_version(version)
+    in_force = matrix.features_at(v)
+    gates = pair_gates(matrix, v)
+    removed = [g.when._node for g in in_force if g not in gates]
+    space = Space(matrix.schema, [g.when._node for g in in_force], budget=budget)
+    refusing = {r.id: [g for g in in_force if g.status(r.id, v) == "no"] for r in matrix.runners}
+    out = []
+    for j, second in enumerate(gates):
+        for first in gates[:j]:
+            out.append(_pair(matrix, space, first, second, removed, refusing))
+    return out
+
+
+def _pair(matrix: Matrix, space: Space, first: Feature, second: Feature, removed: List[Any],
+          refusing: Dict[str, List[Feature]]) -> Pair:
+    both = [first.when._node, second.when._node]
+    try:
+        if space.solve(true=both, false=removed) is None:
+            return Pair(first, second, "never")
+        witnesses = {}
+        for runner in matrix.runners:
+            if first in refusing[runner.id] or second in refusing[runner.id]:
+                continue  # one of the two is refused there (the search would find that out slowly)
+            avoid = [g.when._node for g in refusing[runner.id]] + removed
+            found = space.solve(true=both, false=avoid)
+            if found is not None:
+                witnesses[runner.id] = space.witness(found, avoid=avoid)
+    except Inconclusive:
+        return Pair(first, second, "undecided")
+    served = tuple(witnesses)
+    if not served:
+        refusal = next((r for r in matrix.refusals if r.covers({first.id, second.id})), None)
+        return Pair(first, second, "none", refusal=refusal)
+    kind = "all" if len(served) == len(matrix.runners) else "some"
+    return Pair(first, second, kind, served, witnesses)
