@@ -68,7 +68,7 @@ class _RenderNames(Sequence[str]):
 
 
 FORMATS = _RenderNames("FORMATS")
-TABLES = _RenderNames("TABLES")
+TABLES = _RenderNames("TABLE_CHOICES")
 
 __all__ = ["main", "run"]
 
@@ -187,7 +187,8 @@ def _docs_parser(commands: Commands, stdout: IO[str]) -> None:
                            "--output or --inject, else markdown)")
     docs.add_argument("--version", metavar="V", help="document the matrix as of this version")
     docs.add_argument("--table", action="append", choices=TABLES, metavar="TABLE",
-                      help="only this table (%(choices)s); repeatable (default: all)")
+                      help="only this table (%(choices)s); repeatable (default: all but pairs, "
+                           "a search that grows with the square of the number of features)")
     docs.add_argument("--text-only", action="store_true",
                       help="write each status as its word alone (yes, no, partial, opt-in), without its symbol")
     target = docs.add_mutually_exclusive_group()
@@ -470,7 +471,7 @@ _EXTENSIONS = {".md": "markdown", ".markdown": "markdown", ".rst": "rst", ".rest
 
 def _docs(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
     from . import _files
-    from .render import TABLES, render
+    from .render import DEFAULT_TABLES, TABLES, render
 
     target = options.output or options.inject
     if options.check and target is None:
@@ -483,7 +484,8 @@ def _docs(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdi
         raise _Usage(_messages.inject_needs_page())
     matrix = _matrix(options)
     # Rendered in full before any file is touched: a failure leaves every file as it was.
-    text = render(matrix, format=format, version=options.version, tables=options.table or TABLES,
+    tables = TABLES if "all" in (options.table or ()) else options.table or DEFAULT_TABLES
+    text = render(matrix, format=format, version=options.version, tables=tables,
                   standalone=not options.inject, symbols=not options.text_only)
     if target is None:
         stdout.write(text)

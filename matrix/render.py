@@ -22,7 +22,7 @@ from ._docs_model import SYMBOLS, document
 from ._versions import VersionLike
 from .schema import Matrix
 
-__all__ = ["FORMATS", "TABLES", "SYMBOLS", "render", "document", "json_schema"]
+__all__ = ["FORMATS", "TABLES", "DEFAULT_TABLES", "SYMBOLS", "render", "document", "json_schema"]
 
 
 def __dir__() -> List[str]:
@@ -31,11 +31,17 @@ def __dir__() -> List[str]:
 
 FORMATS = ("markdown", "rst", "html", "json")
 TABLES = ("support", "runners", "pairs", "config", "deprecations")
+#: What `render` and ``matrix docs`` give when no table is named: all but the pairs, a search
+#: whose time grows with the square of the number of features (``--table all`` adds it).
+DEFAULT_TABLES = ("support", "runners", "config", "deprecations")
+#: What ``matrix docs --table`` accepts.
+TABLE_CHOICES = (*TABLES, "all")
 
 
 def render(matrix: Matrix, *, format: str = "markdown", version: Optional[VersionLike] = None,
-           tables: Sequence[str] = TABLES, standalone: bool = True, symbols: bool = True) -> str:
-    """Render the chosen *tables* of *matrix* in *format* (one of `FORMATS`).
+           tables: Sequence[str] = DEFAULT_TABLES, standalone: bool = True, symbols: bool = True) -> str:
+    """Render the chosen *tables* of *matrix* (`DEFAULT_TABLES` unless named; `TABLES` for all)
+    in *format* (one of `FORMATS`).
 
     The output is deterministic byte for byte and starts with a banner saying it is generated.
     ``standalone=False`` gives HTML as a fragment (the tables without the page around them).

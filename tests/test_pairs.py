@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 import matrix
 from matrix import RemovedFeatureError, UnsupportedFeatureError
 from matrix._pairs import pair_gates, pairs
-from matrix.render import render
+from matrix.render import TABLES, render
 from matrix.strategies import configs, matrices
-from tests.test_render import DATA, _validate_json
+from tests.test_render import DATA, _validate_json, call
 
 DEFAULT = matrix.default()
 KITCHEN = matrix.load(DATA / "valid" / "kitchen_sink.toml")
@@ -139,3 +139,17 @@ def test_a_matrix_with_fewer_than_two_features_says_so():
                        runners={"r": {"name": "R", "priority": 1}})
     assert render(one, format="markdown", tables=["pairs"]).splitlines()[2:5] == [
         "### Feature pairs: one 1.0", "", "No two features to pair at this version."]
+
+
+def test_docs_leaves_the_pairs_out_unless_asked_and_table_all_gives_every_table():
+    status, out, err = call("docs")
+    headings = [line for line in out.splitlines() if line.startswith("### ")]
+    assert (status, err) == (0, "")
+    assert headings == ["### Support matrix: vLLM model runners 0.30.0", "### Runners: vLLM model runners",
+                        "### Config reference: vLLM model runners", "### Deprecations: vLLM model runners"]
+    status, out, err = call("docs", "--table", "all")
+    assert [line for line in out.splitlines() if line.startswith("### ")] == [
+        *headings[:2], "### Feature pairs: vLLM model runners 0.30.0", *headings[2:]]
+    assert out == render(DEFAULT, format="markdown", tables=TABLES)
+    status, out, err = call("docs", "--table", "pairs")
+    assert out == render(DEFAULT, format="markdown", tables=["pairs"])
