@@ -1,0 +1,53 @@
+"""What the MkDocs plugin (`matrix.mkdocs`) and the Sphinx extension (`matrix.sphinx`) share:
+find the matrix a page names, render the tables it asks for, and list the files to watch."""
+
+from __future__ import annotations
+
+import os
+from typing import List, Optional, Sequence, Tuple
+
+from . import _messages
+from .errors import UsageError
+from .render import DEFAULT_TABLES, TABLES, render
+from .schema import Matrix
+
+
+def tables_option(text: str) -> Tuple[str, ...]:
+    """``support pairs`` or ``support,pairs`` → the tables; ``all`` → every table; empty → the
+    default tables."""
+    names = tuple(name for name in text.replace(",", " ").split() if name)
+    if not names:
+        return DEFAULT_TABLES
+    if "all" in names:
+        return TABLES
+    for name in names:
+        if name not in TABLES:
+            raise UsageError(_messages.unknown_option("table", name, (*TABLES, "all")))
+    return names
+
+
+def load(where: str, base: str) -> Matrix:
+    """The matrix *where* names: ``default`` for the packaged one, else a ``features.toml``
+    path relative to *base*."""
+    from .loader import default, load
+
+    if where == "default":
+        return default()
+    return load(os.path.join(base, where))
+
+
+def watched(matrix: Matrix) -> List[str]:
+    """The files whose change changes the tables: features.toml and every runner file."""
+    files = [matrix.file] + [runner.file for runner in matrix.runners]
+    return [f for f in files if f]
+
+
+def embed(where: str, base: str, *, format: str, tables: Sequence[str] = DEFAULT_TABLES,
+          version: Optional[str] = None, symbols: bool = True) -> Tuple[str, List[str]]:
+    """The rendered tables and the files they were read from.
+
+    :raises LoadError: the matrix does not load.
+    :raises UsageError: an unknown table or a malformed version.
+    """
+    matrix = load(where, base)
+    return render(matrix, format=format, version=version, tables=tables, symbols=symbols), watched(matrix)

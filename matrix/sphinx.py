@@ -1,0 +1,70 @@
+"""A Sphinx extension: the ``support-matrix`` directive renders support tables into a page.
+
+``conf.py``::
+
+    extensions = ["matrix.sphinx"]
+
+and, in a page (the path relative to the page, ``/…`` relative to the source folder, or
+``default`` for the packaged matrix)::
+
+    .. support-matrix:: ../features.toml
+       :table: support runners pairs
+       :version: 0.31.0
+       :text-only:
+
+The tables come as sections (one per table) at the level below the section the directive
+stands in. A matrix that does not load, an unknown table or a malformed version is an error of
+the directive (``sphinx-build -W`` fails on it); a change of features.toml or a runner file
+rebuilds the page.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, List
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from docutils.statemachine import StringList
+from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
+from sphinx.util.nodes import nested_parse_with_titles
+
+from ._docs_embed import embed, tables_option
+from .errors import MatrixError
+
+
+class SupportMatrixDirective(SphinxDirective):
+    required_arguments = 1
+    optional_arguments = 0
+    has_content = False
+    option_spec = {
+        "table": directives.unchanged,
+        "version": directives.unchanged_required,
+        "text-only": directives.flag,
+    }
+
+    def run(self) -> List[nodes.Node]:
+        where = self.arguments[0]
+        if where == "default":
+            base = ""
+        elif where.startswith("/"):
+            base, where = str(self.env.srcdir), where.lstrip("/")
+        else:
+            base = os.path.dirname(self.env.doc2path(self.env.docname))
+        try:
+            text, read = embed(where, base, format="rst", tables=tables_option(self.options.get("table", "")),
+                               version=self.options.get("version"), symbols="text-only" not in self.options)
+        except MatrixError as error:
+            raise self.error(f"support-matrix {self.arguments[0]}: {error}") from None
+        for path in read:
+            self.env.note_dependency(path)
+        container = nodes.section()
+        container.document = self.state.document
+        nested_parse_with_titles(self.state, StringList(text.splitlines(), source=self.arguments[0]), container)
+        return list(container.children)
+
+
+def setup(app: Sphinx) -> Dict[str, Any]:
+    app.add_directive("support-matrix", SupportMatrixDirective)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
