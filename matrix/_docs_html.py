@@ -27,6 +27,9 @@ abbr { text-decoration: none; }
 .scroll { overflow-x: auto; max-width: 100%; margin-bottom: 1.5rem; }
 .scroll table { margin-bottom: 0; }
 tbody th[scope="row"] { position: sticky; left: 0; background: #fff; z-index: 1; }
+@media (max-width: 600px) {
+  body { margin: 0.75rem; }
+}
 @media print {
   body { margin: 0; }
   .scroll { overflow: visible; }
@@ -160,7 +163,10 @@ def _html_pairs(doc: Document, symbols: bool) -> List[str]:
     out = ["<h2>Feature pairs</h2>"]
     if len(doc.pairs) < 2:
         return out + ["<p>No two features to pair at this version.</p>"]
-    out.append(f"<p>{_h(PAIRS_INTRO)}</p>")
+    intro = _h(PAIRS_INTRO)
+    while intro.count("`") >= 2:  # `code` spans, as in the Markdown
+        intro = intro.replace("`", "<code>", 1).replace("`", "</code>", 1)
+    out.append(f"<p>{intro}</p>")
     out.append("<p>Legend: " + " · ".join(
         f'<span class="{_PAIR_CLASS[k]}">{_h(legend_label(s, t, symbols))}</span>: {_h(m)}'
         for k, (s, t, m) in PAIR_SYMBOLS.items() if (s, t, m) in doc.pair_legend) + "</p>")
