@@ -63,7 +63,7 @@ def read(config: object, path: str, schema: Optional[Schema],
                 # fast path scans on a miss too.)
                 if fields:
                     dotted_key(current, parent, fields)
-            elif field is not None and not field.fact:
+            elif field is not None and not field.fact and not field.gone:
                 raise ConfigError(_messages.missing_attribute(
                     type(current).__name__, part, attribute_names(current)), path=prefix)
             if field is not None and field.has_default:

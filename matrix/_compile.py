@@ -72,6 +72,10 @@ class Plan:
     #: (runner id, blocking mask), highest priority first.
     order: Tuple[Tuple[str, int], ...]
     source: str = attrs.field(repr=False)
+    #: Gates that force a runner (`Forces`): a request for another runner is refused or overridden.
+    forcing: int = 0
+    #: Gates that change the order of automatic choice (`Prefers`).
+    preferring: int = 0
     #: The top runner, and the gates that keep a resolution from being simply "top runner,
     #: no warnings": what blocks it, what it supports partly, what is deprecated or removed.
     top: str = attrs.field(init=False)
@@ -84,7 +88,7 @@ class Plan:
         top, block = self.order[0]
         object.__setattr__(self, "top", top)
         object.__setattr__(self, "quiet_top",
-                           block | self.partial[top] | self.deprecated | self.removed)
+                           block | self.partial[top] | self.deprecated | self.removed | self.preferring)
 
     def active(self, mask: int) -> Tuple[Feature, ...]:
         features = self.features
@@ -112,7 +116,7 @@ def _build(matrix: Matrix, version: Version) -> Plan:
         for path in sorted(feature.when.paths):
             readers.setdefault(path, feature.id)
     paths = tuple(readers)
-    generator = _Generator(matrix.schema, paths)
+    generator = _Generator(matrix.schema.reading_at(version), paths)
     source, namespace = generator.module(features, readers)
     # A loaded cache entry holds the code compiled from this very source (matrix._cache).
     cached = matrix._caches.get(("code", version))
@@ -141,6 +145,8 @@ def _build(matrix: Matrix, version: Version) -> Plan:
         evaluate=namespace["evaluate"], no=masks["no"], opt_in=masks["opt-in"],
         partial=masks["partial"], blocking=blocking, deprecated=deprecated, removed=removed,
         order=tuple((r.id, blocking[r.id]) for r in matrix.runners), source=source,
+        forcing=sum(1 << i for i, f in enumerate(features) if f.forces is not None),
+        preferring=sum(1 << i for i, f in enumerate(features) if f.prefers is not None),
     )
 
 
@@ -321,7 +327,7 @@ class _Generator:
             field = self._declared(path)
             name = path.rpartition(".")[2]
             target = self.local.get(path) or f"s{len(self.section_names)}"
-            if field.fact:
+            if field.fact or field.gone:
                 self.fact_access(target, holder, name, field, flavour, lines, indent)
             else:
                 self.plain_access(target, holder, name, field, flavour, lines, indent)
@@ -367,9 +373,10 @@ class _Generator:
     def fact_access(self, target: str, holder: str, name: str, field: Field, flavour: str,
                     lines: List[str], indent: str) -> None:
         """A fact: from ``facts`` when given there, else from the config, else its default (an
-        object need not have it). Sections are never in ``facts``."""
+        object need not have it). Sections are never in ``facts``. A field gone at the plan's
+        version is read the same way, without ``facts``."""
         inner = indent
-        if field.type != "section":
+        if field.type != "section" and field.fact:
             lines.append(f"{indent}if facts is not None and {field.path!r} in facts:")
             lines.append(f"{indent}    {target} = facts[{field.path!r}]")
             lines.append(f"{indent}else:")

@@ -74,6 +74,8 @@ class FieldSpec:
     max: object = None
     doc: Optional[str] = None
     fact: bool = False
+    since: Optional[str] = None
+    until: Optional[str] = None
 
 
 @attrs.frozen
@@ -90,6 +92,21 @@ class DeprecationSpec:
     remove_in: Optional[str] = None
     message: Optional[str] = None
     replacement: Optional[str] = None
+    removed: bool = False
+
+
+@attrs.frozen
+class ForcesSpec:
+    runner: str
+    override: bool = False
+    message: Optional[str] = None
+
+
+@attrs.frozen
+class PrefersSpec:
+    runner: str
+    outright: bool = False
+    message: Optional[str] = None
 
 
 @attrs.frozen
@@ -103,6 +120,8 @@ class FeatureSpec:
     until: Optional[str] = None
     deprecated: Optional[DeprecationSpec] = None
     group: Optional[str] = None
+    forces: Optional[ForcesSpec] = None
+    prefers: Optional[PrefersSpec] = None
 
 
 @attrs.frozen
@@ -182,7 +201,7 @@ for _generic, _hook in (
 ):
     converter.register_structure_hook_func(functools.partial(operator.eq, _generic), _hook)
 converter.register_structure_hook(object, _anything)
-for _cls in (MatrixSpec, FieldSpec, StatementSpec, DeprecationSpec, FeatureSpec, RunnerSpec, RefusalSpec):
+for _cls in (MatrixSpec, FieldSpec, StatementSpec, DeprecationSpec, ForcesSpec, PrefersSpec, FeatureSpec, RunnerSpec, RefusalSpec):
     converter.register_structure_hook(_cls, _spec(_cls))
 
 

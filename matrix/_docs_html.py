@@ -5,8 +5,8 @@ from __future__ import annotations
 import html
 from typing import List, Sequence
 
-from ._docs_model import (NO_GATES, NO_SCHEMA, PAIR_SYMBOLS, PAIRS_INTRO, Document, Step, absent, banner, cell_text,
-                          group_rows, legend_label, named, pair_label)
+from ._docs_model import (DEPRECATION_HEADER, NO_GATES, NO_SCHEMA, PAIR_SYMBOLS, PAIRS_INTRO, Document, Step, absent, banner, cell_text,
+                          deprecation_cells, group_rows, legend_label, named, pair_label)
 
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 2rem; color: #1b1b1b; }
@@ -143,11 +143,12 @@ def _html_tables(doc: Document, tables: Sequence[str], symbols: bool) -> List[st
         out.append("<h2>Deprecations</h2>")
         if doc.deprecations:
             out += ['<div class="scroll"><table>', "<thead>", "<tr>",
-                    *(f'<th scope="col">{h}</th>' for h in ("Feature", "Deprecated in", "Removed in", "Replacement", "Message")),
+                    *(f'<th scope="col">{h}</th>' for h in DEPRECATION_HEADER),
                     "</tr>", "</thead>", "<tbody>"]
             for d in doc.deprecations:
-                out.append(f'<tr><th scope="row">{_h(d.feature)}</th><td>{_h(d.since)}</td>'
-                           f'<td>{_h(d.remove_in or "not set")}</td><td>{_h(d.replacement)}</td><td>{_h(d.message)}</td></tr>')
+                since, remove_in, state = deprecation_cells(d)
+                out.append(f'<tr><th scope="row">{_h(d.feature)}</th><td>{_h(since)}</td>'
+                           f'<td>{_h(remove_in)}</td><td>{_h(state)}</td><td>{_h(d.replacement)}</td><td>{_h(d.message)}</td></tr>')
             out += ["</tbody>", "</table></div>"]
         else:
             out.append("<p>No feature is deprecated.</p>")

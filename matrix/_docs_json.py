@@ -38,12 +38,22 @@ def _field(path: str, doc: str, field: Optional[Field]) -> Dict[str, Any]:
         "has_default": field.has_default,
         "default": _value(field.default) if field.has_default else None,
         "fact": field.fact,
+        "since": _version(field.since),
+        "until": _version(field.until),
+        "choice_versions": [{"value": _value(c), "since": _version(field.choice_window(c)[0]),
+                             "until": _version(field.choice_window(c)[1])} for c in field.choices or ()
+                            if c in field.choice_windows],
         "doc": doc or None,
     }
 
 
+def _version(version: Optional[Version]) -> Optional[str]:
+    return None if version is None else str(version)
+
+
 def _deprecation(d: DeprecationRow) -> Dict[str, Any]:
     return {"feature": d.id, "name": d.feature, "since": d.since, "remove_in": d.remove_in or None,
+            "removed": d.removed, "without_period": d.without_period, "state": d.state,
             "replacement": d.replacement or None, "message": d.message or None}
 
 
@@ -72,6 +82,10 @@ def json_text(doc: Document, tables: Sequence[str]) -> str:
                 "since": row.since,
                 "until": row.until,
                 "deprecated": _deprecation(row.deprecated) if row.deprecated else None,
+                "forces": None if row.forces is None else {
+                    "runner": row.forces.runner, "override": row.forces.override, "message": row.forces.message},
+                "prefers": None if row.prefers is None else {
+                    "runner": row.prefers.runner, "outright": row.prefers.outright, "message": row.prefers.message},
                 "note": note(row.note),
                 "links": list(row.links),
                 "support": {

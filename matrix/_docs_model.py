@@ -10,7 +10,7 @@ import attrs
 from packaging.version import Version
 
 from ._versions import VersionLike, as_version
-from .schema import Feature, Field, Matrix
+from .schema import Feature, Field, Forces, Matrix, Prefers, window_text
 
 #: status → (symbol, text equivalent, meaning): the one fixed symbol set of every format.
 SYMBOLS: Dict[str, Tuple[str, str, str]] = {
@@ -88,6 +88,8 @@ class Row:
     since: Optional[str] = None  # the version the gate came into force
     until: Optional[str] = None  # the version it went out of force
     deprecated: Optional[DeprecationRow] = None  # when deprecated at the table's version
+    forces: Optional[Forces] = None
+    prefers: Optional[Prefers] = None
 
 
 @attrs.frozen
@@ -150,6 +152,20 @@ class DeprecationRow:
     remove_in: str  # "" when not set
     replacement: str
     message: str
+    removed: bool = False  # the removal is recorded as done (removed = true)
+    without_period: bool = False  # removed in the release that deprecated it
+    state: str = "deprecated"  # at the table's version: "not yet deprecated", "deprecated" or "removed"
+
+
+#: The deprecation timeline's columns, in every text format.
+DEPRECATION_HEADER = ("Feature", "Deprecated in", "Removed in", "State", "Replacement", "Message")
+
+
+def deprecation_cells(d: DeprecationRow) -> Tuple[str, str, str]:
+    """The Deprecated in, Removed in and State cells of a deprecation, as text."""
+    since = "no deprecation period" if d.without_period else d.since
+    state = "removed without a deprecation period" if d.without_period and d.state == "removed" else d.state
+    return since, d.remove_in or "not set", state
 
 
 @attrs.frozen
@@ -185,7 +201,18 @@ def _type_text(field: Field) -> str:
         text += f", at most {field.max!r}"
     text += ", or None" if field.nullable else ""
     # A fact is not a member of the host's config classes: readers should know where it comes from.
-    return text + ("; a fact the host computes" if field.fact else "")
+    text += "; a fact the host computes" if field.fact else ""
+    # When the host's config has it: "; from 0.33.0", "; until 0.32.0".
+    return text + (f"; {window_text(field.window)}" if field.window != (None, None) else "")
+
+
+def _choices_text(field: Field) -> str:
+    """The choices as predicates write them, each that exists only from or until a version
+    with it: ``'ngram', 'medusa' (until 0.33.0)``; empty when any value goes."""
+    if field.choices is None:
+        return ""
+    return ", ".join(repr(c) + (f" ({window_text(field.choice_window(c))})" if c in field.choice_windows else "")
+                     for c in field.choices)
 
 
 def _default_text(field: Field) -> str:
@@ -228,11 +255,19 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
             lifecycle.append(f"since {feature.since}")
         if feature.until is not None:
             lifecycle.append(f"until {feature.until}")
+        if feature.prefers is not None:
+            preferred = matrix.runner(feature.prefers.runner).name
+            lifecycle.append(f"prefers {preferred} in automatic choice" + (
+                ", whatever blocks it" if feature.prefers.outright else ", when nothing blocks it"))
+        if feature.forces is not None:
+            forced = matrix.runner(feature.forces.runner).name
+            lifecycle.append(f"forces {forced}: " + ("overrides a request for another runner" if feature.forces.override
+                                                     else "a request for another runner is an error"))
         d = feature.deprecated
         if d is not None and v >= d.since:
-            badge = [f"deprecated in {d.since}"]
+            badge = [] if d.without_period else [f"deprecated in {d.since}"]
             if d.remove_in is not None:
-                badge.append(f"removed in {d.remove_in}")
+                badge.append(f"removed in {d.remove_in}" + (" without a deprecation period" if d.without_period else ""))
             if d.replacement:
                 badge.append(f"use {d.replacement}")
             lifecycle.append(" · ".join(badge))
@@ -259,7 +294,8 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
                         spell(str(feature.when)),
                         tuple(spell(x) for x in lifecycle), feature_note, feature.links, tuple(cells),
                         _version_text(feature.since) or None, _version_text(feature.until) or None,
-                        _deprecation_row(feature, spell) if d is not None and v >= d.since else None))
+                        _deprecation_row(feature, v, spell) if d is not None and v >= d.since else None,
+                        feature.forces, feature.prefers))
     if any(row.group for row in rows):
         # Grouped: each group's rows together, groups in the order they first appear, the
         # ungrouped ones last (declaration order within each).
@@ -270,13 +306,13 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
     legend = tuple(SYMBOLS[s] for s in SYMBOLS if s in used)
     config = tuple(
         ConfigRow(spell(f.path), spell(_type_text(f)),
-                  spell(", ".join(repr(c) for c in f.choices) if f.choices is not None else ""),
+                  spell(_choices_text(f)),
                   spell(_default_text(f)), spell(f.doc or ""), f)
         for f in matrix.schema.declared
     )
     deprecated = [(f, f.deprecated) for f in matrix.features if f.deprecated is not None]
     deprecated.sort(key=lambda pair: (pair[1].remove_in or Version("9999"), pair[1].since))
-    deprecations = tuple(_deprecation_row(f, spell) for f, _ in deprecated)
+    deprecations = tuple(_deprecation_row(f, v, spell) for f, _ in deprecated)
     source = matrix.file or "features.toml"
     source = source.replace("\\", "/").rsplit("/", 1)[-1]
     runner_rows = tuple(RunnerRow(spell(r.id), spell(r.name), r.priority, spell(r.description or ""), r.links)
@@ -287,11 +323,12 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
                     pair_rows, pair_legend, refusals)
 
 
-def _deprecation_row(feature: Feature, spell: Callable[[str], str]) -> DeprecationRow:
+def _deprecation_row(feature: Feature, v: Version, spell: Callable[[str], str]) -> DeprecationRow:
     d = feature.deprecated
     assert d is not None
+    state = "removed" if d.is_removed(v) else "deprecated" if v >= d.since else "not yet deprecated"
     return DeprecationRow(feature.id, spell(feature.name), str(d.since), _version_text(d.remove_in),
-                          spell(d.replacement or ""), spell(d.message or ""))
+                          spell(d.replacement or ""), spell(d.message or ""), d.removed, d.without_period, state)
 
 
 def _pair_rows(matrix: Matrix, v: Version, rows: Sequence[Row], spell: Callable[[str], str]) -> Tuple[

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import List, Sequence
 
-from ._docs_model import (NO_GATES, NO_SCHEMA, PAIRS_INTRO, Document, absent, banner, cell_text, group_rows,
-                          label, legend_label, named, pair_label)
+from ._docs_model import (DEPRECATION_HEADER, NO_GATES, NO_SCHEMA, PAIRS_INTRO, Document, absent, banner,
+                          cell_text, deprecation_cells, group_rows, label, legend_label, named, pair_label)
 
 # Markdown (GitHub and MkDocs) -----------------------------------------------------------------
 
@@ -78,9 +78,10 @@ def markdown(doc: Document, tables: Sequence[str], symbols: bool) -> str:
     if "deprecations" in tables:
         out += [f"### Deprecations: {_md(doc.title)}", ""]
         if doc.deprecations:
-            out += ["| Feature | Deprecated in | Removed in | Replacement | Message |", "|---|---|---|---|---|"]
+            out += ["| " + " | ".join(DEPRECATION_HEADER) + " |", "|" + "---|" * len(DEPRECATION_HEADER)]
             for d in doc.deprecations:
-                out.append(f"| {_md(d.feature)} | {d.since} | {d.remove_in or 'not set'} | {_md(d.replacement)} | "
+                since, remove_in, state = deprecation_cells(d)
+                out.append(f"| {_md(d.feature)} | {since} | {remove_in} | {state} | {_md(d.replacement)} | "
                            f"{_md(d.message)} |")
         else:
             out.append("No feature is deprecated.")
@@ -195,9 +196,9 @@ def restructuredtext(doc: Document, tables: Sequence[str], symbols: bool) -> str
     if "deprecations" in tables:
         out += _heading(f"Deprecations: {_rst(doc.title)}", "-")
         if doc.deprecations:
-            out += _rst_table("Deprecations", ["Feature", "Deprecated in", "Removed in", "Replacement", "Message"],
-                              [[_rst(d.feature), d.since, d.remove_in or "not set", _rst(d.replacement),
-                                _rst(d.message)] for d in doc.deprecations])
+            out += _rst_table("Deprecations", list(DEPRECATION_HEADER),
+                              [[_rst(d.feature), *deprecation_cells(d), _rst(d.replacement), _rst(d.message)]
+                               for d in doc.deprecations])
         else:
             out += ["No feature is deprecated.", ""]
     return "\n".join(out)

@@ -452,6 +452,41 @@ def bad_class_spec(text: str) -> str:
     return f"Expected 'MODULE:CLASS' (such as 'vllm.config:VllmConfig'), got {text!r}"
 
 
+def forced_elsewhere(runner: str, target: str) -> str:
+    return (f"The feature forces {target!r}, so {runner!r} must say \"no\" to it at every version "
+            "(a config that uses it never runs there)")
+
+
+def forced(feature: str, target: str, asked: str) -> str:
+    return f"{feature} requires {target}; it cannot run on {asked}, which was asked for"
+
+
+def overridden(feature: str, target: str, asked: str) -> str:
+    return f"{feature} requires {target} and overrides the request for {asked}"
+
+
+def preferred(feature: str, runner: str) -> str:
+    return f"{feature}: using {runner}"
+
+
+def preferred_blocked(feature: str, blockers: str) -> str:
+    return f"No runner can serve this config: {feature} makes the choice, and {blockers}"
+
+
+def preference_skipped(feature: str, runner: str, blockers: str) -> str:
+    return f"{feature} would prefer {runner}, but {blockers}; choosing in the usual order"
+
+
+def choice_table(unknown: Optional[str]) -> str:
+    what = f"Unknown key {unknown!r} in a choice" if unknown else "A choice given as a table"
+    return f"{what}: write the value alone, or {{ value = …, since = \"V\", until = \"V\" }} (versions as strings)"
+
+
+def outside_window(what: str, exists: str, reads: str) -> str:
+    return (f"{what} exists {exists}, but this gate reads it {reads}: bound the gate with since/until "
+            "(or deprecate it with remove_in), or widen the [config] entry")
+
+
 def no_choices_for(kind: str) -> str:
     return f"Only str, int and float fields take choices, not {kind}"
 
@@ -522,6 +557,19 @@ def bad_feature_id(feature: str, what: str = "Feature") -> str:
 
 def not_after(later: str, later_value: object, earlier: str, earlier_value: object) -> str:
     return f"{later} {str(later_value)!r} must come after {earlier} {str(earlier_value)!r}"
+
+
+def not_before(later: str, later_value: object, earlier: str, earlier_value: object) -> str:
+    return f"{later} {str(later_value)!r} must not come before {earlier} {str(earlier_value)!r}"
+
+
+def removed_without_version() -> str:
+    return "removed = true records a removal: say when with remove_in (the release that removed it)"
+
+
+def no_period_unrecorded(version: str) -> str:
+    return (f"remove_in equals since ({version}): a removal without a deprecation period must be recorded "
+            "as done with removed = true")
 
 
 def missing_cell(runner: str) -> str:

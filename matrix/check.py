@@ -5,7 +5,7 @@ where a config shows it, a witness config that ``matrix resolve`` can be run on.
 
 Lifecycle
     ``removal-overdue`` (error): the matrix describes a version at or past a deprecated gate's
-    ``remove_in``. ``no-removal-version`` (warning): deprecated without ``remove_in``.
+    ``remove_in``, and the removal is not recorded (``removed = true``). ``no-removal-version`` (warning): deprecated without ``remove_in``.
     ``message-version`` (warning): a deprecation message names a version other than
     ``remove_in`` (versions in free text go stale; ``remove_in`` is printed for you).
     ``gate-ended`` (note): a gate's ``until`` has passed; it can be deleted.
@@ -63,7 +63,7 @@ def __dir__() -> List[str]:
 
 #: code → (severity, what it means).
 CODES: Dict[str, Tuple[str, str]] = {
-    "removal-overdue": ("error", "a deprecated gate is past its remove_in"),
+    "removal-overdue": ("error", "a deprecated gate is past its remove_in, and the removal is not recorded"),
     "no-removal-version": ("warning", "deprecated without remove_in"),
     "message-version": ("warning", "a deprecation message names a version other than remove_in"),
     "gate-ended": ("note", "a gate's until has passed"),
@@ -173,7 +173,7 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
     yield from _history(matrix, place)
     bound = against if against is not None else matrix.config_class
     if bound is not None:
-        yield from _drift(matrix, bound, place)
+        yield from _drift(matrix, v, bound, place)
     gates = matrix.features_at(v)
     space = Space(matrix.schema, [g.when._node for g in gates], budget=budget)
     yield from _by_default(matrix, v, gates, space, place)
@@ -247,13 +247,15 @@ class _Places:
                        file=self.file, line=line, column=column)
 
 
-def _drift(matrix: Matrix, bound: Union[str, type], place: _Places) -> Iterator[Finding]:
+def _drift(matrix: Matrix, v: Version, bound: Union[str, type], place: _Places) -> Iterator[Finding]:
     from . import _messages
     from .binding import compare
     from .errors import UsageError
 
     try:
-        drifts = compare(matrix.schema, bound)
+        # The class is the host's at the version checked: fields and choices that exist only
+        # later, or no longer, are not compared.
+        drifts = compare(matrix.schema.at(v), bound)
     except UsageError as error:
         key: Tuple[object, ...] = ("matrix", "config_class") if matrix.config_class is not None else ("config",)
         yield place.config("class-unavailable", key, _messages.class_unavailable(str(error)))
@@ -273,10 +275,13 @@ def _lifecycle(matrix: Matrix, v: Version, place: _Places) -> Iterator[Finding]:
                 yield place.feature("no-removal-version", feature,
                                     f"{feature.name} is deprecated since {d.since} without remove_in: "
                                     "users cannot plan for its removal", key=("deprecated",))
-            elif v >= d.remove_in and feature.in_force(v):
+            elif v >= d.remove_in and feature.in_force(v) and not d.removed:
+                # A removal that happened stays as the record (removed = true): configs that use
+                # it are refused with the replacement. One that did not is a plan gone stale.
                 yield place.feature("removal-overdue", feature,
                                     f"{feature.name} was due for removal in {d.remove_in}, and the matrix is "
-                                    f"checked as of {v}: delete the gate or move remove_in",
+                                    f"checked as of {v}: record the removal with removed = true (configs "
+                                    "that use it are then refused with the replacement), or move remove_in",
                                     key=("deprecated", "remove_in"))
             if d.message and d.remove_in is not None:
                 named = [m for m in _VERSION_IN_TEXT.findall(d.message) if _differs(m, d.remove_in)]
@@ -440,6 +445,15 @@ def _runners(matrix: Matrix, v: Version, live: List[Feature], solve: Solve, plac
         if all(f.status(runner.id, v) != "yes" for f in matrix.features_at(v)) and matrix.features_at(v):
             yield place.runner("no-yes", runner.id, f"{runner.name} supports no feature: no cell says yes to it")
         above = matrix.runners[:index]
+        try:
+            # A feature that puts this runner first chooses it wherever it is free.
+            if any(g.prefers is not None and g.prefers.runner == runner.id
+                   and solve(true=[g.when._node], false=blockers[runner.id]) is not None for g in live):
+                continue
+        except Inconclusive as error:
+            yield place.runner("inconclusive", runner.id,
+                               f"Could not decide {_undecided(error, budget)} whether {runner.name} is ever chosen")
+            continue
         if any(not blockers[h.id] for h in above):
             free = next(h for h in above if not blockers[h.id])
             yield place.runner("never-chosen", runner.id,
@@ -460,7 +474,11 @@ def _runners(matrix: Matrix, v: Version, live: List[Feature], solve: Solve, plac
 def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, solve: Solve, place: _Places,
               strict: bool, budget: int) -> Iterator[Finding]:
     runners = matrix.runners
-    blocks = {g.id: frozenset(r.id for r in runners if g.status(r.id, v) in BLOCKING) for g in live}
+    # An outright preference (`Prefers`) leaves automatic choice no other runner: for the
+    # no-runner analysis it blocks every runner but its own.
+    blocks = {g.id: frozenset(r.id for r in runners if g.status(r.id, v) in BLOCKING
+                              or (g.prefers is not None and g.prefers.outright and r.id != g.prefers.runner))
+              for g in live}
     by_runner = {r.id: [g for g in live if r.id in blocks[g.id]] for r in runners}
     satisfiable: Dict[FrozenSet[str], Optional[Assignment]] = {}
     found: List[Tuple[Feature, ...]] = []

@@ -177,8 +177,8 @@ def _schema_parser(commands: Commands, stdout: IO[str]) -> None:
 def _docs_parser(commands: Commands, stdout: IO[str]) -> None:
     docs = commands.add_parser(
         "docs", help="generate the documentation tables", stdout=stdout,
-        description="Render the support table, the config reference and the deprecation "
-                    "timeline of the matrix.")
+        description="Render the tables of the matrix: the support table, the runners, the feature "
+                    "pairs, the config reference and the deprecation timeline.")
     _matrix_option(docs)
     # A metavar, and choices named in the help only (expanded when help is printed): argparse
     # would otherwise list the choices while setting up, importing the renderer for every command.

@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Set, Tuple
 from packaging.version import InvalidVersion, Version
 
 from . import _access, _messages
+from ._nodes import Compare, ListLiteral, Literal, Path, walk
 from .errors import ConfigError, LoadError, Problem, excerpt
 from .predicates import Predicate
-from .schema import (CLASS_SPEC, FIELD_TYPES, NOTHING, STATUSES, Deprecation, Feature, Field, Matrix, Refusal, Runner,
-                     Schema, Statement)
+from .schema import (CLASS_SPEC, FIELD_TYPES, NOTHING, STATUSES, Deprecation, Feature, Field, Forces, Matrix, Prefers,
+                     Refusal, Runner, Schema, Statement, Window, window_text)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._converter import DeprecationSpec, MatrixSpec, Place
+    from ._converter import DeprecationSpec, ForcesSpec, MatrixSpec, Place
     from ._locate import Locations
 
 __all__ = ["load", "loads", "default", "MAX_FILE_BYTES", "MAX_FEATURES"]
@@ -42,6 +43,16 @@ _TOP_KEYS = ("matrix", "config", "features", "refusals")
 _NUMERIC = frozenset({"int", "float"})
 
 RunnersArg = Union[str, "os.PathLike[str]", Mapping[str, Union[Runner, Mapping[str, object], str]]]
+
+
+def _covers(outer: Window, inner: Window) -> bool:
+    """Whether every version of *inner* is in *outer*."""
+    return ((outer[0] is None or (inner[0] is not None and inner[0] >= outer[0]))
+            and (outer[1] is None or (inner[1] is not None and inner[1] <= outer[1])))
+
+
+def _live_text(window: Window) -> str:
+    return "at every version" if window == (None, None) else window_text(window)
 
 
 def load(path: Union[str, os.PathLike[str]]) -> Matrix:
@@ -276,12 +287,12 @@ class _Builder:
         spec, bad = self.shaped(source, raw, self.shapes.FieldSpec, where)
         if spec is None:
             return None
-        ok = True
         if spec.type not in FIELD_TYPES:
             self.problem(source, where + ("type",), _messages.unknown_type(spec.type, FIELD_TYPES))
             return None
         kind = spec.type
-        choices = spec.choices
+        choices, choice_windows = self.choices(source, where, spec.choices)
+        ok = choices is not None or spec.choices is None
         if choices is not None:
             if kind not in ("str", "int", "float"):
                 self.problem(source, where + ("choices",), _messages.no_choices_for(kind))
@@ -312,7 +323,8 @@ class _Builder:
         if ok and spec.min is not None and spec.max is not None and spec.min > spec.max:
             self.problem(source, where + ("max",), _messages.max_below_min(spec.max, spec.min))
             ok = False
-        if not ok:
+        window = self.window(source, where, spec.since, spec.until)
+        if not ok or window is None:
             return None
         field = Field(path, kind, nullable=spec.nullable, choices=choices,
                       min=spec.min, max=spec.max, doc=spec.doc)
@@ -331,7 +343,53 @@ class _Builder:
         elif spec.nullable:
             default = None
         return Field(path, kind, nullable=spec.nullable, default=default, choices=choices,
-                     min=spec.min, max=spec.max, doc=spec.doc, fact=spec.fact)
+                     min=spec.min, max=spec.max, doc=spec.doc, fact=spec.fact, since=window[0], until=window[1],
+                     choice_windows=choice_windows)
+
+    def window(self, source: _Source, where: Place, since_text: Optional[str],
+               until_text: Optional[str]) -> Optional[Window]:
+        """``since`` and ``until`` of a field or a choice; None (said) when either is malformed."""
+        since = self.version(source, where + ("since",), since_text)
+        until = self.version(source, where + ("until",), until_text)
+        if (since_text is not None and since is None) or (until_text is not None and until is None):
+            return None
+        if since is not None and until is not None and until <= since:
+            self.problem(source, where + ("until",), _messages.not_after('until', until, 'since', since))
+            return None
+        return (since, until)
+
+    def choices(self, source: _Source, where: Place, raw: Optional[Tuple[object, ...]]) -> Tuple[
+            Optional[Tuple[object, ...]], Dict[object, Window]]:
+        """The choices, each a value or ``{ value = …, since = …, until = … }``, and the windows
+        of those that exist only from or until a version. (None, {}) when one is malformed."""
+        if raw is None:
+            return None, {}
+        values: List[object] = []
+        windows: Dict[object, Window] = {}
+        ok = True
+        for index, choice in enumerate(raw):
+            if not isinstance(choice, dict):
+                values.append(choice)
+                continue
+            at = where + ("choices", index)
+            unknown = sorted(set(choice) - {"value", "since", "until"})
+            if unknown or "value" not in choice:
+                self.problem(source, at + ((unknown[0],) if unknown else ()), _messages.choice_table(unknown[0] if unknown else None))
+                ok = False
+                continue
+            since, until = choice.get("since"), choice.get("until")
+            if not all(v is None or isinstance(v, str) for v in (since, until)):
+                self.problem(source, at, _messages.choice_table(None))
+                ok = False
+                continue
+            window = self.window(source, at, since, until)
+            if window is None:
+                ok = False
+                continue
+            values.append(choice["value"])
+            if window != (None, None):
+                windows[choice["value"]] = window
+        return (tuple(values) if ok else None), windows
 
     # --- [refusals] ---
 
@@ -497,10 +555,78 @@ class _Builder:
         deprecation = None
         if spec is not None and spec.deprecated is not None:
             deprecation = self.deprecation(source, where + ("deprecated",), spec.deprecated)
+        forces = None
+        if spec is not None and spec.forces is not None and history is not None:
+            forces = self.forces(source, where, spec.forces, history, runner_ids)
+        prefers = None
+        if spec is not None and spec.prefers is not None:
+            if runner_ids is not None and spec.prefers.runner not in runner_ids:
+                if spec.prefers.runner not in self.broken_runners:
+                    self.problem(source, where + ("prefers", "runner"), _messages.unknown_runner(spec.prefers.runner, runner_ids))
+            else:
+                prefers = Prefers(spec.prefers.runner, spec.prefers.outright, spec.prefers.message)
         if len(self.problems) > before or spec is None or predicate is None or history is None:
             return None
-        return Feature(id, spec.name, predicate, history, spec.note, spec.links, since, until, deprecation,
-                       spec.group)
+        feature = Feature(id, spec.name, predicate, history, spec.note, spec.links, since, until, deprecation,
+                          spec.group, forces, prefers)
+        if schema.versioned:
+            self.lifetimes(source, where + ("when",), feature, schema)
+        return feature
+
+    def lifetimes(self, source: _Source, where: Place, feature: Feature, schema: Schema) -> None:
+        """A gate may read a field, and compare it with a choice, only while they exist: from
+        the gate's since to its until or its removal (a gate that records a removal reads what
+        configs still set after it, when the field or the choice has gone)."""
+        end = feature.until
+        d = feature.deprecated
+        if d is not None and d.remove_in is not None and (end is None or d.remove_in < end):
+            end = d.remove_in
+        live: Window = (feature.since, end)
+        if live[0] is not None and live[1] is not None and live[1] <= live[0]:
+            return  # removed from its start: a record of a removal only
+        said: Set[str] = set()
+
+        text = feature.when.source
+
+        def need(what: str, window: Window, span: Tuple[int, int]) -> None:
+            if not _covers(window, live) and what not in said:
+                said.add(what)
+                at = source.locations.in_string(where, span[0]) if source.text else None
+                self.problem(source, where, _messages.outside_window(what, window_text(window), _live_text(live)),
+                             at=at, detail=excerpt(text, span))
+
+        for node in walk(feature.when._node):
+            if isinstance(node, Path):
+                parts = node.name.split(".")
+                for end_index in range(1, len(parts) + 1):
+                    field = schema.get(".".join(parts[:end_index]))
+                    if field is not None:
+                        need(f"[config] {field.path!r}", field.window, node.span)
+            elif isinstance(node, Compare):
+                for side, other in ((node.left, node.right), (node.right, node.left)):
+                    field = schema.get(side.name) if isinstance(side, Path) else None
+                    if field is None or not field.choice_windows:
+                        continue
+                    literals = [other] if isinstance(other, Literal) else list(other.items) if isinstance(
+                        other, ListLiteral) else []
+                    for literal in literals:
+                        if literal.value in field.choice_windows:
+                            need(f"The choice {literal.value!r} of {field.path!r}", field.choice_window(literal.value),
+                                 literal.span)
+
+    def forces(self, source: _Source, where: Place, spec: ForcesSpec, history: Mapping[str, Tuple[Statement, ...]],
+               runner_ids: Optional[List[str]]) -> Optional[Forces]:
+        """A forced runner: a known one, and every other runner says no to the feature at every
+        version (automatic choice and `matrix check` then see the forcing in the statuses)."""
+        if spec.runner in self.broken_runners:
+            return None
+        if runner_ids is not None and spec.runner not in runner_ids:
+            self.problem(source, where + ("forces", "runner"), _messages.unknown_runner(spec.runner, runner_ids))
+            return None
+        for runner in runner_ids or sorted(history):
+            if runner != spec.runner and any(s.status != "no" for s in history.get(runner, ())):
+                self.problem(source, where + ("support", runner), _messages.forced_elsewhere(runner, spec.runner))
+        return Forces(spec.runner, spec.override, spec.message)
 
     def predicate(self, source: _Source, where: Place, text: str, schema: Schema) -> Optional[Predicate]:
         predicate, errors = Predicate._checked(text, schema)
@@ -599,10 +725,16 @@ class _Builder:
         remove_in = self.version(source, where + ("remove_in",), spec.remove_in)
         if since is None or (spec.remove_in is not None and remove_in is None):
             return None
-        if remove_in is not None and remove_in <= since:
-            self.problem(source, where + ("remove_in",), _messages.not_after('remove_in', spec.remove_in, 'since', spec.since))
+        if remove_in is not None and remove_in < since:
+            self.problem(source, where + ("remove_in",), _messages.not_before('remove_in', spec.remove_in, 'since', spec.since))
             return None
-        return Deprecation(since, remove_in, spec.message, spec.replacement)
+        if spec.removed and remove_in is None:
+            self.problem(source, where + ("removed",), _messages.removed_without_version())
+            return None
+        if remove_in is not None and remove_in == since and not spec.removed:
+            self.problem(source, where + ("remove_in",), _messages.no_period_unrecorded(str(remove_in)))
+            return None
+        return Deprecation(since, remove_in, spec.message, spec.replacement, spec.removed)
 
 
 _TOML_PLACE = re.compile(r" \(at line (\d+), column (\d+)\)\Z| \(at end of document\)\Z")

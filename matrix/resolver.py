@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import threading
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Set, Tuple, Type
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Set, Tuple, Type, Union
 
 import attrs
 from packaging.version import Version
@@ -42,7 +42,9 @@ def __dir__() -> List[str]:
     return __all__
 
 
-WARNING_KINDS = ("deprecated", "fallback", "opt-in", "partial")
+WARNING_KINDS = ("deprecated", "fallback", "opt-in", "partial", "override", "preference")
+#: The level `Resolution.emit` logs a kind at when not told otherwise (WARNING for the others).
+_DEFAULT_LEVELS = {"override": 20, "preference": 20}  # logging.INFO, without importing logging here
 
 
 @attrs.frozen
@@ -241,7 +243,8 @@ class Resolution:
         return {
             "runner": self.runner,
             "requested": self.requested,
-            "how": "requested" if self.requested else "automatic",
+            "how": ("overridden" if self._overrider() else "requested" if self.requested
+                    else "preferred" if self._preferrer() else "automatic"),
             "version": str(self.version),
             "runners": [
                 {"id": runner.id, "name": runner.name, "priority": runner.priority,
@@ -253,6 +256,19 @@ class Resolution:
             ],
         }
 
+    def _overrider(self) -> Optional[Feature]:
+        """The feature that overrode the runner asked for, if one did."""
+        return self._warned("override")
+
+    def _preferrer(self) -> Optional[Feature]:
+        """The feature that put the chosen runner first in automatic choice, if one did."""
+        return self._warned("preference", self.runner)
+
+    def _warned(self, kind: str, runner: Optional[str] = None) -> Optional[Feature]:
+        feature = next((w.feature for w in self.warnings if w.kind == kind and (runner is None or w.runner == runner)),
+                       None)
+        return None if feature is None else self.matrix.feature(feature)
+
     def explain(self) -> str:
         """Why this runner: every runner's blockers, with the gate and the values that made
         it true, then the warnings."""
@@ -260,6 +276,12 @@ class Resolution:
         values = self.values
         lines = []
         how = f"asked for {self.requested!r}" if self.requested else "chosen automatically"
+        overrider = self._overrider()
+        if overrider is not None:
+            how += f", overridden: {overrider.name} forces it"
+        preferrer = self._preferrer()
+        if preferrer is not None:
+            how += f", first because of {preferrer.name}"
         if self.runner is not None:
             chosen = matrix.runner(self.runner)
             lines.append(f"Runner: {chosen.id} ({chosen.name}), {how}, at version {self.version}")
@@ -294,9 +316,10 @@ class Resolution:
         """Log each warning, once per process (thread-safe) like vLLM's ``warning_once``.
 
         Each kind has its own logger below *logger* (default ``matrix``): ``matrix.deprecated``,
-        ``matrix.fallback``, ``matrix.opt-in``, ``matrix.partial``, so a host routes, raises or
-        silences one kind with the standard `logging` module. Every kind logs at WARNING
-        unless *levels* (kind → level) says otherwise. Records carry ``matrix_kind``,
+        ``matrix.fallback``, ``matrix.opt-in``, ``matrix.partial``, ``matrix.override``, so a host
+        routes, raises or silences one kind with the standard `logging` module. Every kind logs
+        at WARNING, but ``override`` (a forced runner overriding a request, which vLLM logs at
+        INFO), unless *levels* (kind → level) says otherwise. Records carry ``matrix_kind``,
         ``matrix_feature`` and ``matrix_runner`` for filters and formatters.
 
         :param once: False logs every time, not once per process.
@@ -323,7 +346,7 @@ class Resolution:
                         continue
                     _EMITTED.add(key)
             base.getChild(warning.kind).log(
-                chosen.get(warning.kind, logging.WARNING), "%s", warning.message,
+                chosen.get(warning.kind, _DEFAULT_LEVELS.get(warning.kind, logging.WARNING)), "%s", warning.message,
                 extra={"matrix_kind": warning.kind, "matrix_feature": warning.feature,
                        "matrix_runner": warning.runner})
 
@@ -476,17 +499,35 @@ def _decide(compiled: Plan, mask: int, runner: Optional[str]) -> Decision:
         message = "; ".join(_messages.removed(f.name, str(d.remove_in), d.replacement, d.message) for f, d in removed)
         return None, tuple(warnings), RemovedFeatureError, message
     if runner is None:
-        order = [r for r, _ in compiled.order]
-        chosen = next((r for r, block in compiled.order if not mask & block), None)
+        chosen = _preferred(compiled, mask, warnings) if mask & compiled.preferring else None
+        if isinstance(chosen, tuple):  # an outright preference for a blocked runner
+            return chosen
         if chosen is None:
-            return None, tuple(warnings), NoRunnerError, _messages.no_runner(
-                [_blockers(compiled, mask, r) for r in order])
-        skipped = order[: order.index(chosen)]
-        if skipped:
-            warnings.append(ResolutionWarning("fallback", None, chosen, _messages.fallback(
-                [_blockers(compiled, mask, r) for r in skipped], matrix.runner(chosen).name)))
+            order = [r for r, _ in compiled.order]
+            chosen = next((r for r, block in compiled.order if not mask & block), None)
+            if chosen is None:
+                return None, tuple(warnings), NoRunnerError, _messages.no_runner(
+                    [_blockers(compiled, mask, r) for r in order])
+            skipped = order[: order.index(chosen)]
+            if skipped:
+                warnings.append(ResolutionWarning("fallback", None, chosen, _messages.fallback(
+                    [_blockers(compiled, mask, r) for r in skipped], matrix.runner(chosen).name)))
     else:
         chosen = runner
+        # A feature that forces another runner refuses the request, or overrides it: then the
+        # forced runner is validated as if it had been asked for.
+        for feature in compiled.active(mask & compiled.forcing):
+            forces = feature.forces
+            assert forces is not None
+            if forces.runner == chosen:
+                continue
+            target, asked = matrix.runner(forces.runner).name, matrix.runner(chosen).name
+            if not forces.override:
+                return None, tuple(warnings), UnsupportedFeatureError, forces.message or _messages.forced(
+                    feature.name, target, asked)
+            warnings.append(ResolutionWarning("override", feature.id, forces.runner, forces.message or _messages.overridden(
+                feature.name, target, asked)))
+            chosen = forces.runner
         name = matrix.runner(chosen).name
         refused = compiled.active(mask & compiled.no[chosen])
         if refused:
@@ -502,6 +543,27 @@ def _decide(compiled: Plan, mask: int, runner: Optional[str]) -> Decision:
         warnings.append(ResolutionWarning(
             "partial", feature.id, chosen, _messages.partial(feature.name, name, note)))
     return chosen, tuple(warnings), None, None
+
+
+def _preferred(compiled: Plan, mask: int, warnings: List[ResolutionWarning]) -> Union[None, str, Decision]:
+    """The runner an active `Prefers` feature puts first (the first such feature, in
+    declaration order, whose runner is free), None to go on in the usual order, or the decision
+    for an outright preference whose runner is blocked. Says each in *warnings*."""
+    matrix = compiled.matrix
+    for feature in compiled.active(mask & compiled.preferring):
+        prefers = feature.prefers
+        assert prefers is not None
+        name = matrix.runner(prefers.runner).name
+        if not mask & compiled.blocking[prefers.runner]:
+            warnings.append(ResolutionWarning("preference", feature.id, prefers.runner,
+                                              prefers.message or _messages.preferred(feature.name, name)))
+            return prefers.runner
+        blockers = _blockers(compiled, mask, prefers.runner)
+        if prefers.outright:
+            return None, tuple(warnings), NoRunnerError, _messages.preferred_blocked(feature.name, blockers)
+        warnings.append(ResolutionWarning("preference", feature.id, prefers.runner,
+                                          _messages.preference_skipped(feature.name, name, blockers)))
+    return None
 
 
 def is_supported(matrix: Matrix, config: object, runner: str, *,

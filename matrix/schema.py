@@ -70,6 +70,22 @@ class _Nothing:
 NOTHING = _Nothing()
 
 
+#: A half-open range of versions, ``since`` ≤ version < ``until``; None leaves a side open.
+Window = Tuple[Optional[Version], Optional[Version]]
+
+
+def in_window(window: Window, version: Version) -> bool:
+    since, until = window
+    return (since is None or version >= since) and (until is None or version < until)
+
+
+def window_text(window: Window) -> str:
+    """``from 0.33.0``, ``until 0.32.0``, ``from 0.31.0 until 0.33.0``, or ``always``."""
+    since, until = window
+    parts = ([f"from {since}"] if since is not None else []) + ([f"until {until}"] if until is not None else [])
+    return " ".join(parts) or "always"
+
+
 @attrs.frozen
 class Field:
     """One declared config path: its type and what values it takes."""
@@ -88,10 +104,37 @@ class Field:
     #: ``fact = true``, or below a section that is): it may be passed to ``resolve(...,
     #: facts=...)``, an object that lacks it takes the default, and the drift check skips it.
     fact: bool = False
+    #: The host's config has the field from ``since`` and until ``until`` (None: always).
+    since: Optional[Version] = None
+    until: Optional[Version] = None
+    #: choice → (since, until), for the choices that exist only from or until a version.
+    choice_windows: Mapping[object, Window] = attrs.field(factory=FrozenMap, converter=frozen_map)
+    #: Set in the schema a version's plan reads with (`Schema.reading_at`): the host's config
+    #: has no such member at that version, so an object need not have the attribute (it reads
+    #: as the default; a gate recording the removal still sees a config that sets it).
+    gone: bool = False
 
     @property
     def has_default(self) -> bool:
         return self.default is not NOTHING
+
+    @property
+    def window(self) -> Window:
+        return (self.since, self.until)
+
+    def choice_window(self, choice: object) -> Window:
+        return self.choice_windows.get(choice, (None, None))
+
+    def at(self, version: Version) -> Optional[Field]:
+        """This field as the host has it at *version*: None when it does not exist then, else
+        with only the choices that exist then."""
+        if not in_window(self.window, version):
+            return None
+        if not self.choice_windows or self.choices is None:
+            return self
+        choices = tuple(c for c in self.choices if in_window(self.choice_window(c), version))
+        default = self.default if self.default in choices or not self.has_default or self.default is None else NOTHING
+        return attrs.evolve(self, choices=choices, default=default, choice_windows=FrozenMap())
 
     @property
     def item_type(self) -> Optional[str]:
@@ -125,6 +168,35 @@ class Schema:
         """The fields the file declares (implied sections left out), in file order."""
         return tuple(f for f in self.fields.values() if not f.implied)
 
+    @property
+    def versioned(self) -> bool:
+        """Whether any field or choice exists only from or until a version."""
+        return any(f.since is not None or f.until is not None or f.choice_windows for f in self)
+
+    def reading_at(self, version: Version) -> Schema:
+        """The schema the resolver reads configs with at *version*: every field ever declared,
+        those the host has not got then marked `Field.gone`."""
+        if not self.versioned:
+            return self
+        return Schema({path: attrs.evolve(field, gone=True) if field.at(version) is None else field
+                       for path, field in self.fields.items()})
+
+    def at(self, version: Version) -> Schema:
+        """The schema as the host has it at *version*: the fields and choices that exist then
+        (strategies draw from it; the resolver reads every field ever declared, so that a gate
+        recording a removal still sees what a config sets)."""
+        if not self.versioned:
+            return self
+        fields = {}
+        for path, field in self.fields.items():
+            now = field.at(version)
+            parents = path.split(".")[:-1]
+            gone = any(".".join(parents[:i + 1]) in self.fields
+                       and self.fields[".".join(parents[:i + 1])].at(version) is None for i in range(len(parents)))
+            if now is not None and not gone:
+                fields[path] = now
+        return Schema(fields)
+
 
 @attrs.frozen
 class Runner:
@@ -151,13 +223,50 @@ class Statement:
 
 @attrs.frozen
 class Deprecation:
+    """A gate's lifecycle: deprecated from ``since``, removed from ``remove_in``. ``removed``
+    records that the host did remove it: the gate stays in the file as the record, and configs
+    that use it are refused with the replacement. ``since == remove_in`` is a removal without a
+    deprecation period."""
+
     since: Version
     remove_in: Optional[Version] = None
     message: Optional[str] = None
     replacement: Optional[str] = None
+    removed: bool = False
 
     def is_removed(self, version: Version) -> bool:
         return self.remove_in is not None and version >= self.remove_in
+
+    @property
+    def without_period(self) -> bool:
+        """Removed in the release that deprecated it: users had no release of warnings."""
+        return self.remove_in is not None and self.remove_in == self.since
+
+
+@attrs.frozen
+class Forces:
+    """A feature that only one runner may serve, whatever was asked: every other runner says
+    ``no`` to it (so automatic choice takes *runner* or finds no runner), and a request for
+    another runner is an error (*message*, or the default wording), or, with *override*, is
+    overridden: *runner* serves, and a warning of kind ``override`` says so (hosts log it at
+    info level, as vLLM does for watermarking)."""
+
+    runner: str
+    override: bool = False
+    message: Optional[str] = None
+
+
+@attrs.frozen
+class Prefers:
+    """A feature that changes the order of automatic choice: *runner* is tried first when the
+    feature is active (a request for a runner still wins). With *outright*, *runner* is chosen
+    whatever blocks it (and a blocked one is no runner); without, it is chosen when free, else
+    the usual order applies. *message* is the notice shown when it is chosen (kind
+    ``preference``, logged at info level)."""
+
+    runner: str
+    outright: bool = False
+    message: Optional[str] = None
 
 
 @attrs.frozen
@@ -196,6 +305,10 @@ class Feature:
     deprecated: Optional[Deprecation] = None
     #: The heading the docs show the feature under ("Speculative decoding"), if any.
     group: Optional[str] = None
+    #: The runner a config that uses this feature must run on (``forces`` in features.toml).
+    forces: Optional[Forces] = None
+    #: The runner automatic choice tries first for a config that uses it (``prefers``).
+    prefers: Optional[Prefers] = None
 
     def in_force(self, version: Version) -> bool:
         """Whether this gate exists at *version* (``since`` ≤ version < ``until``)."""

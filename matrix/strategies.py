@@ -126,7 +126,12 @@ def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Op
         v = matrix.version if version is None else as_version(version)
     except MatrixError as error:
         raise InvalidArgument(str(error)) from None
+    # Only what the host's config has at the version is drawn: fields and choices that come
+    # later or have gone are left out, and so are the gates that read a field gone by then
+    # (records of a removal, which a drawn config never uses).
+    schema = matrix.schema.at(v)
     gates = {f.id: f for f in matrix.features_at(v)}
+    drawable = {i: f for i, f in gates.items() if all(p in schema for p in f.when.paths)}
     wanted = {}
     for name, ids in (("active", active), ("inactive", inactive)):
         if ids is None:
@@ -138,8 +143,11 @@ def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Op
                 known = [f.id for f in matrix.features]
                 where = "is not in force at " + str(v) if gate in known else "is not a gate of this matrix"
                 raise InvalidArgument(f"{name}: {gate!r} {where}")
+            if gate not in drawable:
+                path = next(p for p in sorted(gates[gate].when.paths) if p not in schema)
+                raise InvalidArgument(f"{name}: {gate!r} reads {path!r}, which the config does not have at {v}")
         wanted[name] = [gates[i] for i in ids]
-    space = Space(matrix.schema, [f.when._node for f in gates.values()])
+    space = Space(schema, [f.when._node for f in drawable.values()])
     must = [f.when._node for f in wanted["active"]]
     must_not = [f.when._node for f in wanted["inactive"]]
     base: Dict[str, object] = {}
@@ -154,10 +162,10 @@ def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Op
         if solved is None:
             raise InvalidArgument(f"No config makes {both} together")
         base = solved
-    plan = _Plan(matrix, space, must, must_not, base, order=list(gates.values()))
+    plan = _Plan(matrix, schema, space, must, must_not, base, order=list(drawable.values()))
     strategy = _steered(plan)
     if as_objects:
-        return strategy.map(functools.partial(as_object, schema=matrix.schema))
+        return strategy.map(functools.partial(as_object, schema=schema))
     return strategy
 
 
@@ -173,7 +181,7 @@ class _Plan:
     questions already answered (whether some gates can be active together: the same questions
     recur from example to example)."""
 
-    def __init__(self, matrix: Matrix, space: Space, must: List[Node], must_not: List[Node],
+    def __init__(self, matrix: Matrix, schema: Schema, space: Space, must: List[Node], must_not: List[Node],
                  base: Dict[str, object], order: List[Feature]) -> None:
         self.space = space
         self.space.budget = _STEER_BUDGET  # the plan's questions only, from here on
@@ -182,11 +190,11 @@ class _Plan:
         self.base = base  # a config that meets *must* and *must_not*: the fallback of every draw
         self.order = order
         self.children: Dict[str, List[Field]] = {}
-        for field in matrix.schema:
+        for field in schema:
             self.children.setdefault(field.path.rpartition(".")[0], []).append(field)
         constants = _constants(matrix)
         self.strategies: Dict[str, st.SearchStrategy] = {}
-        for field in matrix.schema:
+        for field in schema:
             if field.type == "section":
                 continue
             strategy = values(field, constants.get(field.path, ()))
@@ -527,9 +535,11 @@ def _matrix_texts(draw: st.DrawFn, max_features: int) -> Tuple[str, Dict[str, Di
         lines += ["", f"[features.g{index}]", f'name = "gate {index}"', f"when = {json.dumps(when)}",
                   f"support = {_toml(draw(_cells(runners)))}"]
         if draw(st.integers(0, 4)) == 0:
-            since = draw(st.sampled_from(_VERSIONS[:-1]))
-            later = [v for v in _VERSIONS if Version(v) > Version(since)]
-            lines.append(f"deprecated = {_toml({'since': since, 'remove_in': draw(st.sampled_from(later)), 'replacement': 'something else'})}")
+            since = draw(st.sampled_from(_VERSIONS))
+            remove_in = draw(st.sampled_from([v for v in _VERSIONS if Version(v) >= Version(since)]))
+            # A removal without a deprecation period (remove_in == since) is always recorded as done.
+            removed = remove_in == since or draw(st.booleans())
+            lines.append(f"deprecated = {_toml({'since': since, 'remove_in': remove_in, 'replacement': 'something else', 'removed': removed})}")
         window = draw(st.integers(0, 5))
         if window == 0:
             lines.append(f'since = "{draw(st.sampled_from(_VERSIONS[1:]))}"')

@@ -106,7 +106,8 @@ def test_the_default_matrix_at_0_32_0_has_an_overdue_removal():
     errors = [str(f) for f in report.findings if f.severity == "error"]
     assert errors == [
         "features.toml:193:34: error[removal-overdue]: mamba cache mode 'all' was due for removal in 0.32.0, "
-        "and the matrix is checked as of 0.32.0: delete the gate or move remove_in"
+        "and the matrix is checked as of 0.32.0: record the removal with removed = true (configs that use it are "
+        "then refused with the replacement), or move remove_in"
     ]
 
 

@@ -167,16 +167,17 @@ def test_json_output_is_typed_data_that_its_schema_accepts():
         "status": "yes", "note": None, "link": None, "since": "1.1",
         "history": [{"status": "no", "since": None, "note": None, "link": "https://example.org/ngram"},
                     {"status": "yes", "since": "1.1", "note": None, "link": None}]}
-    legacy = {"feature": "legacy", "name": "legacy mode", "since": "1.0", "remove_in": "2.0",
-              "replacement": "mode = 'safe'", "message": "Legacy mode is slow"}
+    legacy = {"feature": "legacy", "name": "legacy mode", "since": "1.0", "remove_in": "2.0", "removed": False,
+              "without_period": False, "state": "deprecated", "replacement": "mode = 'safe'",
+              "message": "Legacy mode is slow"}
     assert data["deprecations"] == [legacy]
     assert next(f for f in data["features"] if f["id"] == "legacy")["deprecated"] == legacy
     assert data["legend"][0] == {"status": "yes", "symbol": "✅", "meaning": "supported"}
     # Config entries carry values, not display strings.
     by_path = {entry["path"]: entry for entry in data["config"]}
     assert by_path["mode"] == {"path": "mode", "type": "str", "nullable": False, "choices": ["fast", "safe", "legacy"],
-                               "min": None, "max": None, "has_default": True, "default": "safe", "fact": False,
-                               "doc": "How | to run"}
+                               "min": None, "max": None, "has_default": True, "default": "safe", "fact": False, "since": None,
+                               "until": None, "choice_versions": [], "doc": "How | to run"}
     assert (by_path["workers"]["min"], by_path["workers"]["max"], by_path["workers"]["default"]) == (1, 64, 1)
     default = json.loads(render(DEFAULT, format="json", tables=["config"]))
     _validate_json(default)
@@ -185,7 +186,8 @@ def test_json_output_is_typed_data_that_its_schema_accepts():
     assert entries["model_config.logits_processors"]["default"] == []
     assert entries["speculative_config"] == {
         "path": "speculative_config", "type": "section", "nullable": True, "choices": None, "min": None, "max": None,
-        "has_default": True, "default": None, "fact": False, "doc": entries["speculative_config"]["doc"]}
+        "has_default": True, "default": None, "fact": False, "since": None, "until": None, "choice_versions": [],
+        "doc": entries["speculative_config"]["doc"]}
     assert set(default) == {"format", "generated_by", "matrix", "version", "runners", "config"}
 
 

@@ -221,7 +221,7 @@ def test_emit_refuses_an_unknown_kind():
     with pytest.raises(UsageError) as info:
         DEFAULT.resolve({}).emit(levels={"fallbak": logging.INFO})
     assert str(info.value) == ("Unknown warning kind 'fallbak', did you mean 'fallback' "
-                               "(expected one of 'deprecated', 'fallback', 'opt-in', 'partial')")
+                               "(expected one of 'deprecated', 'fallback', 'opt-in', 'override', 'partial', 'preference')")
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
@@ -232,7 +232,7 @@ def test_emit_refuses_an_unknown_kind():
     ({"levels": {"fallback": True}},
      "The level for 'fallback' must be a logging level (an int such as logging.INFO), not True"),
     ({"levels": {1: logging.INFO}},
-     "Unknown warning kind '1' (expected one of 'deprecated', 'fallback', 'opt-in', 'partial')"),
+     "Unknown warning kind '1' (expected one of 'deprecated', 'fallback', 'opt-in', 'override', 'partial', 'preference')"),
     ({"once": "no"}, "once must be True or False, not 'no'"),
 ])
 def test_emit_refuses_bad_arguments_before_logging_anything(kwargs, message, caplog):

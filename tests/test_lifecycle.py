@@ -1,0 +1,270 @@
+"""A deprecated gate's life after its removal: recorded as done (removed = true) it stays as
+the record, configs that use it are refused with the replacement, `matrix check` is satisfied;
+unrecorded, a passed remove_in is an error. A removal without a deprecation period is a
+deprecation whose remove_in is its since."""
+
+import json
+
+import pytest
+
+import matrix
+from matrix import RemovedFeatureError
+from matrix.check import check
+from matrix.render import render
+
+RUNNERS = {"v2": {"name": "Model Runner V2", "priority": 20}, "v1": {"name": "Model Runner V1", "priority": 10}}
+TEXT = """[matrix]
+name = "life"
+version = "2.0"
+
+[config]
+"mode" = { type = "str", choices = ["fast", "old"], default = "fast" }
+"legacy" = { type = "bool", default = false }
+
+[features.old_mode]
+name = "old mode"
+when = "mode == 'old'"
+support = { v1 = "yes", v2 = "no" }
+deprecated = { since = "1.0", remove_in = "2.0", replacement = "mode = 'fast'", removed = REMOVED }
+
+[features.legacy]
+name = "legacy switch"
+when = "legacy"
+support = { v1 = "yes", v2 = "yes" }
+deprecated = { since = "2.0", remove_in = "2.0", removed = true, message = "It did nothing" }
+"""
+
+
+def _matrix(removed):
+    return matrix.loads(TEXT.replace("REMOVED", "true" if removed else "false"), runners=RUNNERS, path="life.toml")
+
+
+def test_a_recorded_removal_is_not_overdue_and_an_unrecorded_one_is():
+    assert [str(f) for f in check(_matrix(True)).findings if f.severity == "error"] == []
+    assert [str(f) for f in check(_matrix(False)).findings if f.code == "removal-overdue"] == [
+        "life.toml:13:31: error[removal-overdue]: old mode was due for removal in 2.0, and the matrix is checked as "
+        "of 2.0: record the removal with removed = true (configs that use it are then refused with the replacement), "
+        "or move remove_in"]
+
+
+@pytest.mark.parametrize("removed", [True, False])
+def test_a_removed_feature_is_refused_with_its_replacement_before_any_runner(removed):
+    m = _matrix(removed)
+    with pytest.raises(RemovedFeatureError) as excinfo:
+        m.resolve({"mode": "old"}, runner="v1")
+    assert str(excinfo.value) == "old mode was removed in 2.0; use mode = 'fast' instead"
+    with pytest.raises(RemovedFeatureError) as excinfo:
+        m.resolve({"legacy": True})
+    assert str(excinfo.value) == "legacy switch was removed in 2.0 (It did nothing)"
+    # At 1.5 the old mode is deprecated, and served; the legacy switch is not yet deprecated.
+    resolution = m.resolve({"mode": "old", "legacy": True}, version="1.5")
+    assert resolution.runner == "v1"
+    assert [w.kind for w in resolution.warnings] == ["deprecated", "fallback"]
+
+
+def test_the_timeline_shows_deprecated_removed_and_removed_without_a_deprecation_period():
+    m = _matrix(True)
+    lines = render(m, format="markdown", tables=["deprecations"]).splitlines()
+    assert lines[4:8] == [
+        "| Feature | Deprecated in | Removed in | State | Replacement | Message |",
+        "|---|---|---|---|---|---|",
+        "| old mode | 1.0 | 2.0 | removed | mode = 'fast' |  |",
+        "| legacy switch | no deprecation period | 2.0 | removed without a deprecation period |  | It did nothing |",
+    ]
+    earlier = render(m, format="markdown", tables=["deprecations"], version="1.5").splitlines()
+    assert earlier[6:8] == ["| old mode | 1.0 | 2.0 | deprecated | mode = 'fast' |  |",
+                            "| legacy switch | no deprecation period | 2.0 | not yet deprecated |  | It did nothing |"]
+    support = render(m, format="markdown", tables=["support"])
+    assert "| legacy switch | `legacy` | ✅ yes | ✅ yes | removed in 2.0 without a deprecation period |" in support
+    assert "| old mode | `mode == 'old'` | ❌ no | ✅ yes | deprecated in 1.0 · removed in 2.0 · use mode = 'fast' |" in support
+    data = json.loads(render(m, format="json", tables=["deprecations"]))
+    assert [(d["feature"], d["removed"], d["without_period"], d["state"]) for d in data["deprecations"]] == [
+        ("old_mode", True, False, "removed"), ("legacy", True, True, "removed")]
+
+
+# --- fields and choices that exist only from or until a version ------------------------------
+
+VERSIONED = """[matrix]
+name = "versions"
+version = "0.33.0"
+
+[config]
+"method" = { type = "str", nullable = true, choices = ["ngram", { value = "medusa", until = "0.33.0" }, { value = "xpress", since = "0.33.0" }] }
+"quant" = { type = "str", nullable = true, choices = ["fp8"], since = "0.33.0" }
+"sp" = { type = "bool", default = false, until = "0.32.0" }
+
+[features.medusa]
+name = "speculative method 'medusa'"
+when = "method == 'medusa'"
+support = { v1 = "yes", v2 = "no" }
+deprecated = { since = "0.33.0", remove_in = "0.33.0", removed = true }
+
+[features.sp]
+name = "sequence parallelism"
+when = "sp"
+support = { v1 = "yes", v2 = "no" }
+deprecated = { since = "0.32.0", remove_in = "0.32.0", removed = true }
+
+[features.quant]
+name = "draft lm_head quantization"
+when = "quant is not None"
+support = { v1 = "no", v2 = "yes" }
+since = "0.33.0"
+
+[features.xpress]
+name = "xpress"
+when = "method == 'xpress'"
+support = { v1 = "no", v2 = "yes" }
+since = "0.33.0"
+"""
+
+
+def _versioned(text=VERSIONED):
+    return matrix.loads(text, runners=RUNNERS, path="versions.toml")
+
+
+def test_a_removed_setting_is_refused_from_its_release_and_served_before():
+    m = _versioned()
+    for version, config, expected in [
+        ("0.31.0", {"sp": True}, "v1"), ("0.32.0", {"method": "medusa"}, "v1"), ("0.33.0", {"quant": "fp8"}, "v2"),
+    ]:
+        assert m.resolve(config, version=version).runner == expected
+    for version, config, message in [
+        ("0.32.0", {"sp": True}, "sequence parallelism was removed in 0.32.0"),
+        ("0.33.0", {"sp": True}, "sequence parallelism was removed in 0.32.0"),
+        ("0.33.0", {"method": "medusa"}, "speculative method 'medusa' was removed in 0.33.0"),
+    ]:
+        with pytest.raises(RemovedFeatureError) as excinfo:
+            m.resolve(config, version=version)
+        assert str(excinfo.value) == message
+
+
+def test_an_object_config_need_not_have_a_field_the_host_has_not_got_at_the_version():
+    from types import SimpleNamespace
+
+    m = _versioned()
+    at_33 = SimpleNamespace(method="xpress", quant=None)  # no sp: the host removed it in 0.32.0
+    assert m.resolve(at_33).runner == "v2"
+    with pytest.raises(RemovedFeatureError):
+        m.resolve(SimpleNamespace(method="ngram", quant=None, sp=True))  # still set: refused with the record
+    with pytest.raises(matrix.ConfigError) as excinfo:
+        m.resolve(SimpleNamespace(method="ngram", quant=None), version="0.31.0")  # 0.31.0 has sp
+    assert str(excinfo.value) == "Config 'sp' (read by feature 'sp'): SimpleNamespace object has no attribute 'sp'"
+    # The general reader (a value the fast path hands over) says the same.
+    assert m.resolve(SimpleNamespace(method="xpress", quant="fp8")).runner == "v2"
+
+
+@pytest.mark.parametrize(("change", "problem"), [
+    ('since = "0.33.0"\n"""', None),
+    ("", "versions.toml:24:9: $.features.quant.when: [config] 'quant' exists from 0.33.0, but this gate reads it at "
+         "every version: bound the gate with since/until (or deprecate it with remove_in), or widen the [config] entry"),
+])
+def test_a_gate_reads_a_field_only_while_it_exists(change, problem):
+    text = VERSIONED.replace('support = { v1 = "no", v2 = "yes" }\nsince = "0.33.0"\n\n[features.xpress]',
+                             'support = { v1 = "no", v2 = "yes" }\n\n[features.xpress]')
+    if problem is None:
+        assert _versioned(VERSIONED).schema["quant"].since is not None
+        return
+    with pytest.raises(matrix.LoadError) as excinfo:
+        _versioned(text)
+    assert [str(p).split("\n")[0] for p in excinfo.value.problems] == [problem]
+
+
+def test_a_gate_compares_with_a_choice_only_while_it_exists():
+    text = VERSIONED.replace('deprecated = { since = "0.33.0", remove_in = "0.33.0", removed = true }\n', "")
+    with pytest.raises(matrix.LoadError) as excinfo:
+        _versioned(text)
+    assert str(excinfo.value) == (
+        "versions.toml: 1 problem\n"
+        "  versions.toml:12:19: $.features.medusa.when: The choice 'medusa' of 'method' exists until 0.33.0, but this "
+        "gate reads it at every version: bound the gate with since/until (or deprecate it with remove_in), or widen "
+        "the [config] entry\n"
+        "      method == 'medusa'\n"
+        "                ^^^^^^^^")
+
+
+@pytest.mark.parametrize(("choice", "problem"), [
+    ('{ value = "x", after = "1.0" }', "$.config.method.choices[3].after: Unknown key 'after' in a choice: write the value "
+                                       "alone, or { value = …, since = \"V\", until = \"V\" } (versions as strings)"),
+    ('{ since = "1.0" }', "$.config.method.choices[3]: A choice given as a table: write the value alone, or "
+                          "{ value = …, since = \"V\", until = \"V\" } (versions as strings)"),
+    ('{ value = "x", since = "2.0", until = "1.0" }', "$.config.method.choices[3].until: until '1.0' must come after "
+                                                       "since '2.0'"),
+    ('{ value = "x", since = "one" }', "$.config.method.choices[3].since: Invalid version 'one': expected a PEP 440 "
+                                       "version such as '0.31.0'"),
+])
+def test_a_malformed_choice_window_is_refused(choice, problem):
+    text = VERSIONED.replace('{ value = "xpress", since = "0.33.0" }] }', '{ value = "xpress", since = "0.33.0" }, ' + choice + "] }")
+    with pytest.raises(matrix.LoadError) as excinfo:
+        _versioned(text)
+    assert [str(p).split("\n")[0].split(": ", 1)[1] for p in excinfo.value.problems][:1] == [problem]
+
+
+def test_strategies_draw_only_what_exists_at_the_version():
+    from hypothesis import given, settings
+
+    from matrix.strategies import configs
+
+    m = _versioned()
+    seen = {"0.31.0": set(), "0.33.0": set()}
+    for version in seen:
+        def drawn(version):
+            @settings(max_examples=150, database=None)
+            @given(configs(m, version=version))
+            def draw(config):
+                seen[version].update((key, value) for key, value in config.items() if value is not None)
+                m.resolve(config, version=version)  # never a removed setting: none is drawn
+            return draw
+
+        drawn(version)()
+    assert {k for k, _ in seen["0.33.0"]} <= {"method", "quant"} and ("method", "xpress") in seen["0.33.0"]
+    assert ("method", "medusa") not in seen["0.33.0"]
+    assert {k for k, _ in seen["0.31.0"]} <= {"method", "sp"} and ("sp", True) in seen["0.31.0"]
+    assert ("method", "xpress") not in seen["0.31.0"] and ("method", "medusa") in seen["0.31.0"]
+
+
+def test_the_config_reference_says_when_fields_and_choices_exist():
+    m = _versioned()
+    lines = render(m, format="markdown", tables=["config"]).splitlines()
+    assert "| `method` | str, or None | 'ngram', 'medusa' (until 0.33.0), 'xpress' (from 0.33.0) | `None` |  |" in lines
+    assert "| `quant` | str, or None; from 0.33.0 | 'fp8' | `None` |  |" in lines
+    assert "| `sp` | bool; until 0.32.0 |  | `False` |  |" in lines
+    data = json.loads(render(m, format="json", tables=["config"]))
+    method = next(e for e in data["config"] if e["path"] == "method")
+    assert method["choices"] == ["ngram", "medusa", "xpress"]
+    assert method["choice_versions"] == [{"value": "medusa", "since": None, "until": "0.33.0"},
+                                         {"value": "xpress", "since": "0.33.0", "until": None}]
+    assert next(e for e in data["config"] if e["path"] == "sp")[("since")] is None
+    assert next(e for e in data["config"] if e["path"] == "sp")["until"] == "0.32.0"
+
+
+def test_the_drift_check_compares_with_the_host_class_of_the_version_checked(tmp_path, monkeypatch):
+    import dataclasses
+    import sys
+    import types
+    from typing import Literal, Optional
+
+    @dataclasses.dataclass
+    class Host33:  # the host at 0.33.0: no sp, no medusa, has quant and xpress
+        method: Optional[Literal["ngram", "xpress"]] = None
+        quant: Optional[Literal["fp8"]] = None
+
+    module = types.ModuleType("host_versions")
+    module.Host33 = Host33
+    monkeypatch.setitem(sys.modules, "host_versions", module)
+    m = _versioned()
+    assert [f.code for f in check(m, against="host_versions:Host33").findings if f.code.startswith("class-")] == []
+    assert sorted(f.code for f in check(m, version="0.31.0", against="host_versions:Host33").findings
+                  if f.code.startswith("class-")) == ["class-choices", "class-missing", "class-wider"]
+
+
+def test_the_general_reader_reads_a_gone_field_of_an_object_as_its_default():
+    from types import SimpleNamespace
+
+    from matrix import _access
+    from matrix._versions import as_version
+
+    schema = _versioned().schema
+    assert _access.read(SimpleNamespace(), "sp", schema.reading_at(as_version("0.33.0"))) is False
+    with pytest.raises(matrix.ConfigError):
+        _access.read(SimpleNamespace(), "sp", schema.reading_at(as_version("0.31.0")))
