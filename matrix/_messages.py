@@ -548,7 +548,8 @@ def too_many_features(count: int, limit: int) -> str:
 
 
 def name_taken(name: str, other: str) -> str:
-    return f"Display name {name!r} is already used by feature {other!r}"
+    return (f"Display name {name!r} is already used by feature {other!r}, in force at the same versions "
+            "(two gates may share a name only when since/until keep them apart)")
 
 
 def bad_feature_id(feature: str, what: str = "Feature") -> str:

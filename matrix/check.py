@@ -8,7 +8,8 @@ Lifecycle
     ``remove_in``, and the removal is not recorded (``removed = true``). ``no-removal-version`` (warning): deprecated without ``remove_in``.
     ``message-version`` (warning): a deprecation message names a version other than
     ``remove_in`` (versions in free text go stale; ``remove_in`` is printed for you).
-    ``gate-ended`` (note): a gate's ``until`` has passed; it can be deleted.
+    (A gate whose ``until`` has passed is not a finding: it is the record of older releases,
+    which ``resolve(config, version=…)`` answers for.)
     ``deprecated-by-default`` (warning): a deprecated gate that the all-defaults config makes
     active, so every resolve warns. ``history-unused`` (warning): a support statement never
     in force (a later one takes over before the gate begins, or the gate ends first).
@@ -66,7 +67,6 @@ CODES: Dict[str, Tuple[str, str]] = {
     "removal-overdue": ("error", "a deprecated gate is past its remove_in, and the removal is not recorded"),
     "no-removal-version": ("warning", "deprecated without remove_in"),
     "message-version": ("warning", "a deprecation message names a version other than remove_in"),
-    "gate-ended": ("note", "a gate's until has passed"),
     "deprecated-by-default": ("warning", "a deprecated gate that the default config makes active"),
     "history-unused": ("warning", "a support statement that is never in force"),
     "never-active": ("error", "no config satisfies the condition"),
@@ -199,8 +199,10 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
             live.append(gate)
     # Two gates that are always active are trivially equivalent: said once each, above.
     yield from _pairs(matrix, v, [g for g in live if g not in always], space, solve, place, budget, seen)
-    yield from _runners(matrix, v, live, solve, place, budget)
-    yield from _totality(matrix, v, live, space, solve, place, strict, budget)
+    # A removed feature is refused before any runner is chosen: no runner analysis counts it.
+    choosing = [g for g in live if g.deprecated is None or not g.deprecated.is_removed(v)]
+    yield from _runners(matrix, v, choosing, solve, place, budget)
+    yield from _totality(matrix, v, choosing, space, solve, place, strict, budget)
 
 
 class _Places:
@@ -290,10 +292,6 @@ def _lifecycle(matrix: Matrix, v: Version, place: _Places) -> Iterator[Finding]:
                                         f"The deprecation message of {feature.name} names {named[0]!r}, but "
                                         f"remove_in is {d.remove_in}: leave versions to remove_in, which "
                                         "every warning prints", key=("deprecated", "message"))
-        if feature.until is not None and feature.until <= v:
-            yield place.feature("gate-ended", feature,
-                                f"{feature.name} ended in {feature.until} (checked as of {v}): "
-                                "the gate can be deleted", key=("until",))
 
 
 def _history(matrix: Matrix, place: _Places) -> Iterator[Finding]:

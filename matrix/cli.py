@@ -317,7 +317,9 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
         stdout.write(resolution.explain() + "\n")
         return EXIT_OK
     chosen = matrix.runner(resolution.runner)
-    how = "as asked" if options.runner else "automatically"
+    how = "automatically"
+    if options.runner:
+        how = "as asked" if chosen.id == options.runner else f"over the {options.runner} asked for,"
     stdout.write(f"Chose {chosen.id} ({chosen.name}) {how} at version {resolution.version}\n")
     passed = False
     for runner in matrix.runners:

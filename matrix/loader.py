@@ -45,6 +45,12 @@ _NUMERIC = frozenset({"int", "float"})
 RunnersArg = Union[str, "os.PathLike[str]", Mapping[str, Union[Runner, Mapping[str, object], str]]]
 
 
+def _overlap(a: Feature, b: Feature) -> bool:
+    """Whether two gates are in force at some version together."""
+    return ((a.until is None or b.since is None or b.since < a.until)
+            and (b.until is None or a.since is None or a.since < b.until))
+
+
 def _covers(outer: Window, inner: Window) -> bool:
     """Whether every version of *inner* is in *outer*."""
     return ((outer[0] is None or (inner[0] is not None and inner[0] >= outer[0]))
@@ -519,14 +525,17 @@ class _Builder:
             return []
         runner_ids = [r.id for r in runners] if runners is not None else None
         features = []
-        names: Dict[str, str] = {}
+        # A display name belongs to one gate at a time: two gates may share it when they are
+        # never in force at the same version (a condition that changed in a release).
+        names: Dict[str, List[Feature]] = {}
         for id, value in raw.items():
             feature = self.feature(source, id, value, schema, runner_ids)
             if feature is None:
                 continue
-            if feature.name in names:
-                self.problem(source, ("features", id, "name"), _messages.name_taken(feature.name, names[feature.name]))
-            names.setdefault(feature.name, id)
+            clash = next((f for f in names.get(feature.name, ()) if _overlap(f, feature)), None)
+            if clash is not None:
+                self.problem(source, ("features", id, "name"), _messages.name_taken(feature.name, clash.id))
+            names.setdefault(feature.name, []).append(feature)
             features.append(feature)
         return features
 

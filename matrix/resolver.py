@@ -499,7 +499,9 @@ def _decide(compiled: Plan, mask: int, runner: Optional[str]) -> Decision:
         message = "; ".join(_messages.removed(f.name, str(d.remove_in), d.replacement, d.message) for f, d in removed)
         return None, tuple(warnings), RemovedFeatureError, message
     if runner is None:
-        chosen = _preferred(compiled, mask, warnings) if mask & compiled.preferring else None
+        # A forced runner goes before any preference (vLLM checks HiSparse and watermarking first).
+        preferring = mask & compiled.preferring and not mask & compiled.forcing
+        chosen = _preferred(compiled, mask, warnings) if preferring else None
         if isinstance(chosen, tuple):  # an outright preference for a blocked runner
             return chosen
         if chosen is None:

@@ -173,7 +173,7 @@ def test_a_cached_load_and_the_cli_import_only_what_they_need(cache):
         "after_import = set(sys.modules)\n"
         f"assert matrix.load({path!r}).resolve({{}}).runner == 'v2'\n"
         "from matrix.cli import run\n"
-        f"assert run(['resolve', '--matrix', {path!r}, '--set', 'cache_config.mamba_cache_mode=all'],"
+        f"assert run(['resolve', '--matrix', {path!r}, '--version', '0.31.0', '--set', 'cache_config.mamba_cache_mode=all'],"
         " stdout=io.StringIO(), stderr=sys.stderr) == 0\n"
         "print(sorted(after_import & {'cattrs', 'tomllib', 'tomli'}))\n"
         "print(sorted(set(sys.modules) & {'cattrs', 'tomllib', 'tomli', 'json', 'matrix._parser', 'matrix._tokenizer',"

@@ -13,6 +13,7 @@ from matrix.cli import run
 from matrix.strategies import configs, matrices
 
 DATA = pathlib.Path(__file__).parent / "data" / "check"
+ROOT = pathlib.Path(__file__).parent.parent
 CORPUS = sorted(DATA.glob("*.toml"))
 
 
@@ -70,24 +71,24 @@ def test_the_default_matrix_has_no_errors_and_lists_its_no_runner_combinations()
     assert report.failed is False
     assert report.counts()["error"] == 0
     assert {f.code for f in report.findings} == {"no-runner"}
-    # 168 refused pairs, a V1-only feature with a V2-only one each, read as two products.
+    # 198 refused pairs, a V1-only feature with a V2-only one each, read as two products.
     first, second = report.findings
-    assert (len(first.combinations), len(second.combinations)) == (120, 48)
-    assert ("prefill_context_parallel", "mamba_cache_all") in first.combinations
-    assert set(first.combinations) == {(a, b) for a in first.features[:5] for b in first.features[5:]}
+    assert (len(first.combinations), len(second.combinations)) == (150, 48)
+    assert ("prefill_context_parallel", "spec_suffix") in first.combinations
+    assert set(first.combinations) == {(a, b) for a in first.features[:10] for b in first.features[10:]}
     assert str(second) == (
-        "features.toml:210:1: note[no-runner]: No runner can serve a config that uses any of [dspark speculative "
-        "decoding, mixed sliding/full dflash drafts, dflash2 drafts] together with any of [stock torch.compile, "
-        "sequence parallelism, pipeline parallelism with external_launcher, dual batch overlap, dual batch overlap "
-        "with LoRA, dual batch overlap with speculative decoding, dual batch overlap with pipeline parallelism, "
-        "dual batch overlap with context parallelism, dual batch overlap with multimodal models, dual batch overlap "
-        "with hybrid models, dual batch overlap with PIECEWISE CUDA graphs, dual batch overlap with encoder only "
-        "models, elastic expert parallelism, custom logits processors, mamba cache mode 'all', missing Triton] "
-        "(48 combinations): Model Runner V2 does not support the second list; Model Runner V1 does not support "
-        "the first list (acknowledged: a feature only Model Runner V1 serves cannot be combined with one only "
-        "Model Runner V2 serves: vLLM raises the V1 error)"
+        "features.toml:274:1: note[no-runner]: No runner can serve a config that uses any of [dspark speculative "
+        "decoding, xpress speculative decoding, mixed sliding/full dflash drafts, DFlash candidate-head drafts] "
+        "together with any of [pipeline parallelism with external_launcher, heterogeneous-vocabulary draft models, "
+        "dual batch overlap, dual batch overlap with LoRA, dual batch overlap with speculative decoding, dual batch "
+        "overlap with pipeline parallelism, dual batch overlap with context parallelism, dual batch overlap with "
+        "multimodal models, dual batch overlap with hybrid models, dual batch overlap with PIECEWISE CUDA graphs, "
+        "dual batch overlap with encoder only models, missing Triton] (48 combinations): Model Runner V2 does not "
+        "support the second list; Model Runner V1 does not support the first list (acknowledged: a feature only "
+        "Model Runner V1 serves cannot be combined with one only Model Runner V2 serves: vLLM raises the V1 error)"
     )
-    assert second.witness == {"compilation_config": {"mode": "STOCK_TORCH_COMPILE"}, "speculative_config": {"method": "dspark"}}
+    assert second.witness == {"parallel_config": {"distributed_executor_backend": "external_launcher",
+                                                  "pipeline_parallel_size": 2}, "speculative_config": {"method": "dspark"}}
     # Every pair of a product is refused: each one, resolved.
     space = Space(m.schema, [f.when._node for f in m.features_at()])
     for finding in report.findings:
@@ -101,11 +102,14 @@ def test_the_default_matrix_has_no_errors_and_lists_its_no_runner_combinations()
     assert check(m, strict=True).failed is False  # its refusals are declared: see below
 
 
-def test_the_default_matrix_at_0_32_0_has_an_overdue_removal():
-    report = check(matrix.default(), version="0.32.0")
-    errors = [str(f) for f in report.findings if f.severity == "error"]
-    assert errors == [
-        "features.toml:193:34: error[removal-overdue]: mamba cache mode 'all' was due for removal in 0.32.0, "
+def test_the_default_matrix_records_its_removals_and_an_unrecorded_one_is_overdue():
+    for version in ("0.30.0", "0.31.0", "0.32.0", "0.33.0"):
+        assert [str(f) for f in check(matrix.default(), version=version).findings if f.severity == "error"] == []
+    text = (ROOT / "features.toml").read_text().replace(
+        'remove_in = "0.32.0", removed = true, replacement', 'remove_in = "0.32.0", replacement')
+    unrecorded = matrix.loads(text, runners=str(ROOT / "runners"), path="features.toml")
+    assert [str(f) for f in check(unrecorded, version="0.32.0").findings if f.severity == "error"] == [
+        "features.toml:239:34: error[removal-overdue]: mamba cache mode 'all' was due for removal in 0.32.0, "
         "and the matrix is checked as of 0.32.0: record the removal with removed = true (configs that use it are "
         "then refused with the replacement), or move remove_in"
     ]

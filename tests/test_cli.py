@@ -29,10 +29,10 @@ DEPRECATION = (
 
 
 def test_resolve_mamba_all_chooses_v1_and_says_why():
-    status, out, err = call("resolve", "--set", "cache_config.mamba_cache_mode=all")
+    status, out, err = call("resolve", "--version", "0.31.0", "--set", "cache_config.mamba_cache_mode=all")
     assert (status, err) == (0, "")
     assert out == (
-        "Chose v1 (Model Runner V1) automatically at version 0.30.0\n"
+        "Chose v1 (Model Runner V1) automatically at version 0.31.0\n"
         "Skipped v2 (Model Runner V2) because of: mamba cache mode 'all'\n"
         f"Warning (deprecated): {DEPRECATION}\n"
         "Warning (fallback): Model Runner V2 does not support: mamba cache mode 'all'; using Model Runner V1 instead\n"
@@ -40,10 +40,10 @@ def test_resolve_mamba_all_chooses_v1_and_says_why():
 
 
 def test_resolve_explain_prints_the_explanation_with_each_warning_once():
-    status, out, err = call("resolve", "--set", "cache_config.mamba_cache_mode=all", "--explain")
+    status, out, err = call("resolve", "--version", "0.31.0", "--set", "cache_config.mamba_cache_mode=all", "--explain")
     assert (status, err) == (0, "")
     assert out == (
-        "Runner: v1 (Model Runner V1), chosen automatically, at version 0.30.0\n"
+        "Runner: v1 (Model Runner V1), chosen automatically, at version 0.31.0\n"
         "Runners, highest priority first:\n"
         "  v2 (Model Runner V2, priority 20): blocked by 1 feature\n"
         "    - mamba cache mode 'all' [no]\n"
@@ -58,7 +58,7 @@ def test_resolve_explain_prints_the_explanation_with_each_warning_once():
 
 
 def test_resolve_asking_for_v2_exits_1():
-    status, out, err = call("resolve", "--set", "cache_config.mamba_cache_mode=all", "--runner", "v2")
+    status, out, err = call("resolve", "--version", "0.31.0", "--set", "cache_config.mamba_cache_mode=all", "--runner", "v2")
     assert (status, out) == (1, "")
     assert err == "matrix: Model Runner V2 does not support: mamba cache mode 'all'\n"
 
@@ -73,7 +73,7 @@ def test_resolve_at_the_removal_version_exits_1():
 
 
 def test_resolve_with_no_runner_lists_both_runners_blockers():
-    status, out, err = call("resolve", "--set", "cache_config.mamba_cache_mode=all",
+    status, out, err = call("resolve", "--version", "0.31.0", "--set", "cache_config.mamba_cache_mode=all",
                             "--set", "model_config.is_diffusion=true")
     assert (status, out) == (1, "")
     assert err == (
@@ -87,7 +87,7 @@ def test_resolve_explain_on_a_finding_prints_the_explanation():
     assert status == 1
     assert err == "matrix: Model Runner V1 does not support: diffusion models\n"
     assert out == (
-        "Runner: none (asked for 'v1'), at version 0.30.0\n"
+        "Runner: none (asked for 'v1'), at version 0.33.0\n"
         "Runners, highest priority first:\n"
         "  v2 (Model Runner V2, priority 20): no blockers\n"
         "  v1 (Model Runner V1, priority 10): blocked by 1 feature\n"
@@ -103,7 +103,7 @@ def test_resolve_json_from_a_file(tmp_path):
     status, out, err = call("resolve", "config.json", "--json")
     assert (status, err) == (0, "")
     assert json.loads(out) == {
-        "matrix": "vLLM model runners", "version": "0.30.0", "requested": None, "runner": "v2",
+        "matrix": "vLLM model runners", "version": "0.33.0", "requested": None, "runner": "v2",
         "active": [{"id": "diffusion", "name": "diffusion models"}],
         "unsupported": {"v2": [], "v1": [{"id": "diffusion", "name": "diffusion models", "status": "no"}]},
         "warnings": [],
@@ -111,7 +111,8 @@ def test_resolve_json_from_a_file(tmp_path):
 
 
 def test_resolve_json_on_a_finding_carries_the_error():
-    status, out, err = call("resolve", "--json", "--runner", "v2", "--set", "parallel_config.enable_elastic_ep=true")
+    status, out, err = call("resolve", "--json", "--runner", "v2", "--version", "0.31.0",
+                            "--set", "parallel_config.enable_elastic_ep=true")
     assert (status, err) == (1, "")
     data = json.loads(out)
     assert data["error"] == {"kind": "UnsupportedFeatureError", "message": "Model Runner V2 does not support: elastic expert parallelism"}
@@ -119,15 +120,15 @@ def test_resolve_json_on_a_finding_carries_the_error():
 
 
 def test_resolve_json_explain_holds_the_explanation():
-    status, out, err = call("resolve", "--json", "--explain", "--set", "cache_config.mamba_cache_mode=all",
+    status, out, err = call("resolve", "--version", "0.31.0", "--json", "--explain", "--set", "cache_config.mamba_cache_mode=all",
                             "--set", "parallel_config.enable_elastic_ep=true")
     assert (status, err) == (0, "")
     data = json.loads(out)
-    plain = json.loads(call("resolve", "--json", "--set", "cache_config.mamba_cache_mode=all",
+    plain = json.loads(call("resolve", "--version", "0.31.0", "--json", "--set", "cache_config.mamba_cache_mode=all",
                             "--set", "parallel_config.enable_elastic_ep=true")[1])
     assert {k: v for k, v in data.items() if k != "explanation"} == plain
     assert data["explanation"] == {
-        "runner": "v1", "requested": None, "how": "automatic", "version": "0.30.0",
+        "runner": "v1", "requested": None, "how": "automatic", "version": "0.31.0",
         "runners": [
             {"id": "v2", "name": "Model Runner V2", "priority": 20, "chosen": False, "blockers": [
                 {"id": "elastic_ep", "name": "elastic expert parallelism", "status": "no", "note": None,
@@ -207,14 +208,14 @@ def test_json_output_always_parses_and_has_an_error_exactly_when_the_exit_is_not
 
 
 def test_resolve_toml_file_and_stdin(tmp_path):
-    (tmp_path / "config.toml").write_text('[speculative_config]\nmethod = "ngram"\n')
+    (tmp_path / "config.toml").write_text('[speculative_config]\nmethod = "suffix"\n')
     status, out, _ = call("resolve", "config.toml")
     assert status == 0
-    assert out.splitlines()[:2] == ["Chose v1 (Model Runner V1) automatically at version 0.30.0",
-                                    "Skipped v2 (Model Runner V2) because of: speculative method 'ngram'"]
-    status, out2, _ = call("resolve", "-", stdin='{"speculative_config": {"method": "ngram"}}')
+    assert out.splitlines()[:2] == ["Chose v1 (Model Runner V1) automatically at version 0.33.0",
+                                    "Skipped v2 (Model Runner V2) because of: speculative method 'suffix'"]
+    status, out2, _ = call("resolve", "-", stdin='{"speculative_config": {"method": "suffix"}}')
     assert (status, out2) == (0, out)
-    status, out3, _ = call("resolve", "-", stdin='[speculative_config]\nmethod = "ngram"\n')
+    status, out3, _ = call("resolve", "-", stdin='[speculative_config]\nmethod = "suffix"\n')
     assert (status, out3) == (0, out)
 
 
@@ -307,17 +308,17 @@ def test_random_arguments_never_raise(args):
 
 
 def test_human_output_lists_every_runners_blockers():
-    status, out, err = call("resolve", "--set", "model_config.is_diffusion=true", "--set", "parallel_config.enable_elastic_ep=true",
+    status, out, err = call("resolve", "--set", "model_config.is_diffusion=true", "--set", "speculative_config.method=suffix",
                             "--runner", "v1", "--set", "model_config.is_diffusion=false")
     assert (status, err) == (0, "")
     assert out == (
-        "Chose v1 (Model Runner V1) as asked at version 0.30.0\n"
-        "Also blocked v2 (Model Runner V2) because of: elastic expert parallelism\n"
+        "Chose v1 (Model Runner V1) as asked at version 0.33.0\n"
+        "Also blocked v2 (Model Runner V2) because of: speculative method 'suffix'\n"
     )
     status, out, err = call("resolve", "--set", "model_config.is_diffusion=true")
     assert (status, err) == (0, "")
     assert out == (
-        "Chose v2 (Model Runner V2) automatically at version 0.30.0\n"
+        "Chose v2 (Model Runner V2) automatically at version 0.33.0\n"
         "Also blocked v1 (Model Runner V1) because of: diffusion models\n"
     )
 

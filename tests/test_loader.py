@@ -181,9 +181,9 @@ def test_the_default_matrix():
     m = matrix.default()
     assert m is matrix.default()
     assert m.name == "vLLM model runners"
-    assert str(m.version) == "0.30.0"
+    assert str(m.version) == "0.33.0"
     assert [(r.id, r.name, r.priority) for r in m.runners] == [("v2", "Model Runner V2", 20), ("v1", "Model Runner V1", 10)]
-    assert len(m.features) == 34
+    assert len(m.features) == 46
     mamba = m.feature("mamba_cache_all")
     assert (str(mamba.deprecated.since), str(mamba.deprecated.remove_in)) == ("0.30.0", "0.32.0")
     assert "align" in mamba.deprecated.replacement

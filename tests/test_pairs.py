@@ -84,13 +84,14 @@ def test_random_matrices_pairs_are_exact_both_ways(m, data):
 
 
 def test_markdown_pairs_table_of_the_default_matrix():
-    text = render(DEFAULT, format="markdown", tables=["pairs"])
+    text = render(DEFAULT, format="markdown", tables=["pairs"], version="0.30.0")
     lines = text.splitlines()
     assert lines[2] == "### Feature pairs: vLLM model runners 0.30.0"
     assert lines[4] == ("Which runners serve a config that uses both features: derived from the conditions over every "
                         "config, exactly as `matrix check` does, each runner asked for explicitly.")
-    assert lines[6] == ("Legend: runner ids: only the runners named serve a config that uses both · ❌ none: no runner "
-                        "serves a config that uses both · ➖ never: no config uses both")
+    assert lines[6] == ("Legend: ✅ all: every runner serves some config that uses both · runner ids: only the runners "
+                        "named serve a config that uses both · ❌ none: no runner serves a config that uses both · ➖ "
+                        "never: no config uses both")
     rows = {line.split(" | ")[0][2:].split(". ", 1)[1]: line.split(" | ")[1:] for line in lines if line.startswith("| ") and ". " in line}
     number = {name: i for i, name in enumerate(rows)}
     mamba = rows["mamba cache mode 'all'"]
@@ -124,11 +125,11 @@ def test_json_pairs_are_data():
 
 
 def test_html_and_rst_pairs_link_the_refusal():
-    page = render(DEFAULT, format="html", tables=["pairs"])
+    page = render(DEFAULT, format="html", tables=["pairs"], version="0.30.0")
     assert ('<td class="status-no" title="prefill context parallel with stock torch.compile: no runner serves a config '
             'that uses both">❌ none <sup><a href="#refusal-v1_only_with_v2_only">why</a></sup></td>') in page
     assert '<li id="refusal-v1_only_with_v2_only">Refused on purpose (<code>v1_only_with_v2_only</code>): ' in page
-    rst = render(DEFAULT, format="rst", tables=["pairs"])
+    rst = render(DEFAULT, format="rst", tables=["pairs"], version="0.30.0")
     assert "     - ❌ none [#refusal-v1_only_with_v2_only]_" in rst.splitlines()
     assert ".. [#refusal-v1_only_with_v2_only] Refused on purpose (``v1_only_with_v2_only``): " in rst
 
@@ -145,11 +146,11 @@ def test_docs_leaves_the_pairs_out_unless_asked_and_table_all_gives_every_table(
     status, out, err = call("docs")
     headings = [line for line in out.splitlines() if line.startswith("### ")]
     assert (status, err) == (0, "")
-    assert headings == ["### Support matrix: vLLM model runners 0.30.0", "### Runners: vLLM model runners",
+    assert headings == ["### Support matrix: vLLM model runners 0.33.0", "### Runners: vLLM model runners",
                         "### Config reference: vLLM model runners", "### Deprecations: vLLM model runners"]
     status, out, err = call("docs", "--table", "all")
     assert [line for line in out.splitlines() if line.startswith("### ")] == [
-        *headings[:2], "### Feature pairs: vLLM model runners 0.30.0", *headings[2:]]
+        *headings[:2], "### Feature pairs: vLLM model runners 0.33.0", *headings[2:]]
     assert out == render(DEFAULT, format="markdown", tables=TABLES)
     status, out, err = call("docs", "--table", "pairs")
     assert out == render(DEFAULT, format="markdown", tables=["pairs"])

@@ -11,7 +11,7 @@ README = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
 def test_the_readme_starts_with_the_two_commands():
     first_block = re.search(r"```sh\n(.*?)```", README, re.S).group(1).splitlines()
     assert first_block == [
-        "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/matrix resolve --set cache_config.mamba_cache_mode=all --explain",
+        "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/matrix resolve --set speculative_config.method=suffix --explain",
         "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/python -m pytest",
     ]
     ci = (pathlib.Path(__file__).parent.parent / ".ci" / "run").read_text()
@@ -60,9 +60,9 @@ def test_the_resolve_output_in_the_readme_is_real(monkeypatch, tmp_path):
     from matrix.cli import run
 
     monkeypatch.chdir(tmp_path)
-    shown = README.split("$ matrix resolve --set cache_config.mamba_cache_mode=all --explain\n", 1)[1].split("\n$ ", 1)[0]
+    shown = README.split("$ matrix resolve --set speculative_config.method=suffix --explain\n", 1)[1].split("\n$ ", 1)[0]
     out = io.StringIO()
-    assert run(["resolve", "--set", "cache_config.mamba_cache_mode=all", "--explain"], stdout=out, stderr=io.StringIO()) == 0
+    assert run(["resolve", "--set", "speculative_config.method=suffix", "--explain"], stdout=out, stderr=io.StringIO()) == 0
     assert out.getvalue() == shown.rstrip("\n") + "\n"
 
 
@@ -136,3 +136,28 @@ def test_the_check_output_in_the_readme_is_real(monkeypatch):
     out = io.StringIO()
     assert run(["check"], stdout=out, stderr=io.StringIO()) == 0
     assert out.getvalue() == shown + "\n"
+
+
+def test_every_command_of_what_it_says_prints_what_the_readme_shows(monkeypatch, tmp_path):
+    """The README's first console block, command by command (the default matrix at 0.33.0):
+    removed settings, the release history, the watermarking override, no runner."""
+    import io
+    import shlex
+
+    from matrix.cli import run
+
+    monkeypatch.chdir(tmp_path)
+    section = README.split("## What it says", 1)[1].split("\n## ", 1)[0]
+    status = None
+    blocks = list(_console_blocks(section))
+    assert len(blocks) == 8
+    for command, shown in blocks:
+        if command == "echo $?":
+            assert shown == str(status)
+            continue
+        args = shlex.split(command)
+        assert args[0] == "matrix"
+        out = io.StringIO()
+        status = run(args[1:], stdout=out, stderr=out)
+        assert out.getvalue().rstrip("\n") == shown.rstrip("\n"), command
+    assert status == 1

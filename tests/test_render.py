@@ -51,7 +51,7 @@ def _markdown_table(text, heading):
 
 
 def test_the_default_markdown_table():
-    text = render(DEFAULT, format="markdown")
+    text = render(DEFAULT, format="markdown", version="0.30.0")
     header, rows = _markdown_table(text, "### Support matrix: vLLM model runners 0.30.0")
     assert header == ["Feature", "Condition", "Model Runner V2", "Model Runner V1", "Lifecycle"]
     names = [_plain_name(r[0]) for r in rows if not r[0].startswith("**")]
@@ -370,7 +370,7 @@ def test_docs_usage_errors(tmp_path):
 
 
 def test_groups_are_headings_over_their_features_and_ungrouped_features_come_last():
-    text = render(DEFAULT, format="markdown", tables=["support"])
+    text = render(DEFAULT, format="markdown", tables=["support"], version="0.30.0")
     _, rows = _markdown_table(text, "### Support matrix: vLLM model runners 0.30.0")
     headings = [r[0] for r in rows if r[0].startswith("**")]
     assert headings == ["**Compilation and CUDA graphs**", "**Parallelism**", "**Speculative decoding**",

@@ -23,7 +23,7 @@ def names(features):
 
 
 def test_mamba_all_falls_back_to_v1_with_a_deprecation_warning():
-    resolution = matrix.resolve(MAMBA_ALL)
+    resolution = matrix.resolve(MAMBA_ALL, version="0.31.0")
     assert resolution.runner == "v1"
     assert names(resolution.active) == ["mamba cache mode 'all'"]
     assert {r: names(fs) for r, fs in resolution.unsupported.items()} == {"v2": ["mamba cache mode 'all'"], "v1": []}
@@ -38,7 +38,7 @@ def test_mamba_all_falls_back_to_v1_with_a_deprecation_warning():
 
 def test_asking_for_v2_with_mamba_all_is_refused():
     with pytest.raises(UnsupportedFeatureError) as excinfo:
-        matrix.resolve(MAMBA_ALL, runner="v2")
+        matrix.resolve(MAMBA_ALL, runner="v2", version="0.31.0")
     assert excinfo.exconly() == (
         "matrix.errors.UnsupportedFeatureError: Model Runner V2 does not support: mamba cache mode 'all'"
     )
@@ -60,7 +60,7 @@ def test_mamba_all_is_removed_in_0_32_0():
 def test_a_v2_only_and_a_v1_only_feature_leave_no_runner():
     config = {"cache_config": {"mamba_cache_mode": "all"}, "parallel_config": {"prefill_context_parallel_size": 2}}
     with pytest.raises(NoRunnerError) as excinfo:
-        matrix.resolve(config)
+        matrix.resolve(config, version="0.31.0")
     assert str(excinfo.value) == (
         "No runner can serve this config: Model Runner V2 does not support: mamba cache mode 'all'; "
         "Model Runner V1 does not support: prefill context parallel"
@@ -88,20 +88,20 @@ def test_dual_batch_overlap_is_opt_in_on_v2():
 
 def test_history_gives_0_31_0_answers():
     config = {"speculative_config": {"method": "draft_model"}, "model_config": {"logits_processors": ["x"]}}
-    assert matrix.resolve(config).runner == "v1"
+    assert matrix.resolve(config, version="0.30.0").runner == "v1"
     assert matrix.resolve(config, version="0.31.0").runner == "v2"
     dflash = {"speculative_config": {"method": "dflash", "draft_model_config": {"architectures": ["LiLiCorrDraftModel"]}}}
-    assert matrix.resolve(dflash).unsupported["v1"] == ()
+    assert matrix.resolve(dflash, version="0.30.0").unsupported["v1"] == ()
     assert names(matrix.resolve(dflash, version="0.31.0").unsupported["v1"]) == ["DFlash candidate-head drafts"]
     pp_async = {"parallel_config": {"pipeline_parallel_size": 2}, "scheduler_config": {"async_scheduling": True}}
-    assert matrix.resolve(pp_async).unsupported["v1"] == ()
+    assert matrix.resolve(pp_async, version="0.30.0").unsupported["v1"] == ()
     assert names(matrix.resolve(pp_async, version="0.31.0").unsupported["v1"]) == ["pipeline parallelism with async scheduling"]
 
 
 def test_explain_shows_the_gate_and_the_values_that_made_it_true():
     config = {"cache_config": {"mamba_cache_mode": "all"}, "parallel_config": {"use_ubatching": True, "pipeline_parallel_size": 2}}
-    assert matrix.resolve(config).explain() == "\n".join([
-        "Runner: v1 (Model Runner V1), chosen automatically, at version 0.30.0",
+    assert matrix.resolve(config, version="0.31.0").explain() == "\n".join([
+        "Runner: v1 (Model Runner V1), chosen automatically, at version 0.31.0",
         "Runners, highest priority first:",
         "  v2 (Model Runner V2, priority 20): blocked by 3 features",
         "    - dual batch overlap [opt-in]",
@@ -123,9 +123,9 @@ def test_explain_shows_the_gate_and_the_values_that_made_it_true():
 
 
 def test_to_dict_has_stable_keys():
-    assert matrix.resolve(MAMBA_ALL).to_dict() == {
+    assert matrix.resolve(MAMBA_ALL, version="0.31.0").to_dict() == {
         "matrix": "vLLM model runners",
-        "version": "0.30.0",
+        "version": "0.31.0",
         "requested": None,
         "runner": "v1",
         "active": [{"id": "mamba_cache_all", "name": "mamba cache mode 'all'"}],
@@ -172,8 +172,8 @@ def test_undeclared_fields_are_ignored():
 
 
 def test_is_supported():
-    assert DEFAULT.is_supported(MAMBA_ALL, "v1") is True
-    assert DEFAULT.is_supported(MAMBA_ALL, "v2") is False
+    assert DEFAULT.is_supported(MAMBA_ALL, "v1", version="0.31.0") is True
+    assert DEFAULT.is_supported(MAMBA_ALL, "v2", version="0.31.0") is False
     assert DEFAULT.is_supported({"parallel_config": {"use_ubatching": True}}, "v2") is True
     assert DEFAULT.is_supported(MAMBA_ALL, "v1", version="0.32.0") is False
 
@@ -195,7 +195,7 @@ def test_emit_logs_each_kind_to_its_own_logger_at_the_level_chosen(caplog):
               "cache_config": {"mamba_cache_mode": "all"}}
     logger = logging.getLogger("test_emit_kinds")
     with caplog.at_level(logging.DEBUG, logger=logger.name):
-        DEFAULT.resolve(config).emit(logger, levels={"fallback": logging.INFO}, once=False)
+        DEFAULT.resolve(config, version="0.31.0").emit(logger, levels={"fallback": logging.INFO}, once=False)
     assert [(r.name, r.levelname, r.matrix_kind, r.matrix_feature, r.matrix_runner) for r in caplog.records] == [
         ("test_emit_kinds.deprecated", "WARNING", "deprecated", "mamba_cache_all", None),
         ("test_emit_kinds.fallback", "INFO", "fallback", None, "v1"),
@@ -211,7 +211,7 @@ def test_a_host_silences_one_kind_with_the_logging_module(caplog):
     logging.getLogger("matrix.deprecated").setLevel(logging.ERROR)
     try:
         with caplog.at_level(logging.WARNING, logger="matrix"):
-            DEFAULT.resolve(config).emit(once=False)
+            DEFAULT.resolve(config, version="0.31.0").emit(once=False)
     finally:
         logging.getLogger("matrix.deprecated").setLevel(logging.NOTSET)
     assert [r.name for r in caplog.records] == ["matrix.fallback"]
@@ -238,7 +238,7 @@ def test_emit_refuses_an_unknown_kind():
 def test_emit_refuses_bad_arguments_before_logging_anything(kwargs, message, caplog):
     with caplog.at_level(logging.DEBUG, logger="matrix"):
         with pytest.raises(UsageError) as info:
-            DEFAULT.resolve(MAMBA_ALL).emit(**kwargs)
+            DEFAULT.resolve(MAMBA_ALL, version="0.31.0").emit(**kwargs)
     assert str(info.value) == message
     assert caplog.records == []
 
@@ -336,11 +336,28 @@ def _outcome(m, config, **kwargs):
 
 # --- properties over random configs drawn from the schema ----------------------------------
 
-VERSIONS = st.sampled_from(["0.30.0", "0.31.0"])
+VERSIONS = st.sampled_from(["0.30.0", "0.31.0", "0.32.0", "0.33.0"])
 
 
-@given(configs(DEFAULT), VERSIONS)
-def test_unsupported_matches_vllm_own_checks(config, version):
+@st.composite
+def _versioned_configs(draw):
+    """A release of the default matrix, and a config as that release has it."""
+    version = draw(VERSIONS)
+    return draw(configs(DEFAULT, version=version)), version
+
+
+def _choice(config, version, asked):
+    try:
+        return DEFAULT.resolve(config, version=version, runner=asked).runner, None
+    except RemovedFeatureError:
+        return None, "removed"
+    except (NoRunnerError, UnsupportedFeatureError):
+        return None, "error"
+
+
+@given(_versioned_configs())
+def test_unsupported_matches_vllm_own_checks(drawn):
+    config, version = drawn
     try:
         resolution = DEFAULT.resolve(config, version=version)
     except (NoRunnerError, RemovedFeatureError) as error:
@@ -349,12 +366,21 @@ def test_unsupported_matches_vllm_own_checks(config, version):
     assert names(resolution.unsupported["v1"]) == vllm_reference.v1_blockers(config, version)
 
 
-@given(configs(DEFAULT), VERSIONS)
-def test_chosen_runner_is_free_and_every_runner_above_it_is_blocked(config, version):
+@given(_versioned_configs(), st.sampled_from([None, "v1", "v2"]))
+def test_the_choice_matches_vllms_at_every_release_automatic_and_asked(drawn, asked):
+    """The chosen runner, or the kind of error, as vLLM 0.30.0 to 0.33.0 decide it: removed
+    settings, HiSparse and watermarking forcing V2, the ROCm default to V1, missing Triton."""
+    config, version = drawn
+    assert _choice(config, version, asked) == vllm_reference.choose(config, version, asked)
+
+
+@given(_versioned_configs())
+def test_chosen_runner_is_free_and_every_runner_above_it_is_blocked_unless_preferred(drawn):
+    config, version = drawn
     try:
         resolution = DEFAULT.resolve(config, version=version)
     except NoRunnerError as error:
-        assert all(error.resolution.unsupported[r.id] for r in DEFAULT.runners)
+        assert any(error.resolution.unsupported[r.id] for r in DEFAULT.runners)
         return
     except RemovedFeatureError as error:
         assert any(f.deprecated and f.deprecated.is_removed(as_version(version)) for f in error.resolution.active)
@@ -362,11 +388,13 @@ def test_chosen_runner_is_free_and_every_runner_above_it_is_blocked(config, vers
     order = [r.id for r in DEFAULT.runners]
     chosen = order.index(resolution.runner)
     assert resolution.unsupported[resolution.runner] == ()
-    assert all(resolution.unsupported[r] for r in order[:chosen])
+    preferred = [w for w in resolution.warnings if w.kind == "preference" and w.runner == resolution.runner]
+    assert preferred or all(resolution.unsupported[r] for r in order[:chosen])
 
 
-@given(configs(DEFAULT), VERSIONS)
-def test_unsupported_equals_evaluating_each_gate_directly(config, version):
+@given(_versioned_configs())
+def test_unsupported_equals_evaluating_each_gate_directly(drawn):
+    config, version = drawn
     v = as_version(version)
     try:
         resolution = DEFAULT.resolve(config, version=version)
@@ -396,6 +424,9 @@ def test_an_explicit_runner_is_refused_exactly_when_a_feature_is_no_there(config
         except RemovedFeatureError:
             assert DEFAULT.is_supported(config, runner.id) is False
         else:
+            if any(w.kind == "override" for w in resolution.warnings):  # watermarking runs on V2 whatever was asked
+                assert resolution.runner != runner.id and DEFAULT.is_supported(config, runner.id) is False
+                continue
             assert resolution.runner == runner.id
             assert all(f.status(runner.id, DEFAULT.version) == "opt-in" for f in resolution.unsupported[runner.id])
             assert DEFAULT.is_supported(config, runner.id) is True
@@ -499,7 +530,7 @@ def test_iter_observations_yields_the_facts_one_by_one():
     from matrix.resolver import iter_observations
 
     config = {"cache_config": {"mamba_cache_mode": "all"}, "parallel_config": {"use_ubatching": True}}
-    assert [(f.kind, f.feature.id, f.runner, f.status) for f in iter_observations(DEFAULT, config)] == [
+    assert [(f.kind, f.feature.id, f.runner, f.status) for f in iter_observations(DEFAULT, config, version="0.31.0")] == [
         ("active", "dbo", None, None),
         ("status", "dbo", "v2", "opt-in"),
         ("active", "mamba_cache_all", None, None),

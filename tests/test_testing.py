@@ -10,7 +10,7 @@ from . import vllm_reference
 DEFAULT = matrix.default()
 
 
-@pytest.mark.parametrize("version", ["0.30.0", "0.31.0"])
+@pytest.mark.parametrize("version", ["0.30.0", "0.31.0", "0.32.0", "0.33.0"])
 def test_the_default_matrix_matches_the_transcription_of_vllms_own_checks(version):
     assert_matches(DEFAULT, lambda c: vllm_reference.v2_blockers(c, version), runner="v2", version=version)
     assert_matches(DEFAULT, lambda c: vllm_reference.v1_blockers(c, version), runner="v1", version=version)

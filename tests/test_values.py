@@ -46,12 +46,12 @@ def test_copies_and_pickles_of_a_matrix_are_equal_and_answer_alike():
     m.resolve({})  # a compiled plan in its caches must not stop a pickle
     for other in (copy.copy(m), copy.deepcopy(m), pickle.loads(pickle.dumps(m))):
         assert other == m and hash(other) == hash(m)
-        assert other.resolve({"cache_config": {"mamba_cache_mode": "all"}}) == m.resolve(
-            {"cache_config": {"mamba_cache_mode": "all"}})
+        assert other.resolve({"cache_config": {"mamba_cache_mode": "all"}}, version="0.31.0") == m.resolve(
+            {"cache_config": {"mamba_cache_mode": "all"}}, version="0.31.0")
 
 
 def test_a_resolution_is_a_value_not_a_tuple():
-    r = DEFAULT.resolve({"cache_config": {"mamba_cache_mode": "all"}})
+    r = DEFAULT.resolve({"cache_config": {"mamba_cache_mode": "all"}}, version="0.31.0")
     assert not isinstance(r, tuple)
     for operation, error in [
         (lambda: 1 in r, TypeError),
@@ -99,7 +99,7 @@ def _errors():
         out.append(error)
     for config, runner, version in [({"model_config": {"is_diffusion": True}}, "v1", None),
                                     ({"model_config": {"is_diffusion": True},
-                                      "cache_config": {"mamba_cache_mode": "all"}}, None, None),
+                                      "cache_config": {"mamba_cache_mode": "all"}}, None, "0.31.0"),
                                     ({"cache_config": {"mamba_cache_mode": "all"}}, None, "0.32.0")]:
         try:
             DEFAULT.resolve(config, runner=runner, version=version)

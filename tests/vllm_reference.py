@@ -1,12 +1,17 @@
-"""vLLM's own support checks, transcribed by hand from shared/reference/vllm-model-runners.md.
+"""vLLM's own support checks and runner choice, 0.30.0 to 0.33.0, transcribed by hand from
+shared/reference/vllm-model-runners.md.
 
-This is deliberately written the way vLLM writes it (an if-chain that appends display strings)
-and independently of features.toml, so that the engine's answers can be checked against it.
+This is deliberately written the way vLLM writes it (an if-chain that appends display strings,
+then the choice as a sequence of early returns) and independently of features.toml, so that
+the engine's answers can be checked against it. Two conventions of the matrix are kept: the V1
+list also names "HiSparse" and "watermarking" (the features that force V2), and a removed
+setting ends the choice before any runner ("removed").
 """
 
 from packaging.version import Version
 
-V2_UNSUPPORTED_METHODS = ("ngram", "ngram_gpu", "draft_model", "suffix", "medusa", "mlp_speculator", "custom_class")
+V030, V031, V032, V033 = Version("0.30.0"), Version("0.31.0"), Version("0.32.0"), Version("0.33.0")
+ROCM_V1_ARCHS = ("DeepseekV32ForCausalLM", "DeepseekV4ForCausalLM", "GlmMoeDsaForCausalLM")
 
 DEFAULTS = {
     "cache_config.mamba_cache_mode": "none",
@@ -25,6 +30,8 @@ DEFAULTS = {
     "speculative_config": None,
     "speculative_config.parallel_drafting": False,
     "speculative_config.enable_adaptive_verification": False,
+    "speculative_config.use_heterogeneous_vocab": False,
+    "speculative_config.draft_lm_head_quantization": None,
     "speculative_config.draft_model_config": None,
     "speculative_config.draft_model_config.architectures": [],
     "speculative_config.draft_model_config.mixed_sliding_attention": False,
@@ -33,11 +40,16 @@ DEFAULTS = {
     "model_config.is_encoder_decoder": False,
     "model_config.is_hybrid": False,
     "model_config.is_diffusion": False,
+    "model_config.architectures": [],
+    "model_config.architecture": "",
+    "watermark_config": None,
     "lora_config": None,
     "attention_config.hisparse_config": None,
     "is_mm_encoder_only": False,
     "platform.has_triton": True,
     "platform.logits_processor_plugins": False,
+    "platform.is_rocm": False,
+    "platform.is_unspecified": False,
 }
 
 
@@ -52,75 +64,164 @@ def get(config, path):
     return value
 
 
-def v2_blockers(c, version="0.30.0"):
-    """What blocks V2 when the user asks for it (the DBO rows in full)."""
+def _v2_methods(v):
+    if v < V031:
+        return ("ngram", "ngram_gpu", "draft_model", "suffix", "medusa", "mlp_speculator", "custom_class")
+    if v < V032:
+        return ("ngram", "ngram_gpu", "suffix", "medusa", "mlp_speculator", "custom_class")
+    if v < V033:
+        return ("suffix", "medusa", "mlp_speculator", "custom_class")
+    return ("suffix", "custom_class")
+
+
+def missing_triton(c, version):
+    """The automatic fallback for missing Triton (and, before 0.33.0, V2's own Triton error)."""
+    if Version(version) >= V033:
+        return not get(c, "platform.has_triton") and not get(c, "platform.is_unspecified")
+    return not get(c, "platform.has_triton")
+
+
+def v2_blockers(c, version="0.33.0", detailed=True):
+    """What blocks V2. *detailed*: the "with …" DBO rules (VLLM_USE_V2_MODEL_RUNNER set);
+    otherwise only the collapsed "dual batch overlap" entry. The matrix lists both (the collapsed
+    entry is opt-in there), which is the default here."""
     v = Version(version)
     out = []
-    if get(c, "compilation_config.mode") == "STOCK_TORCH_COMPILE":
+    stock = get(c, "compilation_config.mode") == "STOCK_TORCH_COMPILE"
+    if v < V032 and stock:
         out.append("stock torch.compile")
-    if get(c, "compilation_config.pass_config.enable_sp") and get(c, "parallel_config.tensor_parallel_size") > 1:
+    if v < V032 and get(c, "compilation_config.pass_config.enable_sp") and get(c, "parallel_config.tensor_parallel_size") > 1:
         out.append("sequence parallelism")
     if get(c, "parallel_config.distributed_executor_backend") == "external_launcher" and get(c, "parallel_config.pipeline_parallel_size") > 1:
         out.append("pipeline parallelism with external_launcher")
     method = get(c, "speculative_config.method")
-    unsupported_methods = [m for m in V2_UNSUPPORTED_METHODS if not (m == "draft_model" and v >= Version("0.31.0"))]
-    if method in unsupported_methods:
+    if method in _v2_methods(v):
         out.append(f"speculative method '{method}'")
     if get(c, "speculative_config.parallel_drafting") and method not in ("dflash", "dspark"):
         out.append("parallel drafting for EAGLE speculative decoding")
+    if v >= V032 and get(c, "speculative_config.use_heterogeneous_vocab"):
+        out.append("heterogeneous-vocabulary draft models")
     if get(c, "parallel_config.use_ubatching"):
         out.append("dual batch overlap")
-        if get(c, "lora_config") is not None:
-            out.append("dual batch overlap with LoRA")
-        if get(c, "speculative_config") is not None:
-            out.append("dual batch overlap with speculative decoding")
-        if get(c, "parallel_config.pipeline_parallel_size") > 1:
-            out.append("dual batch overlap with pipeline parallelism")
-        if get(c, "parallel_config.decode_context_parallel_size") > 1 or get(c, "parallel_config.prefill_context_parallel_size") > 1:
-            out.append("dual batch overlap with context parallelism")
-        if get(c, "model_config.is_multimodal_model") or get(c, "model_config.is_encoder_decoder"):
-            out.append("dual batch overlap with multimodal models")
-        if get(c, "model_config.is_hybrid"):
-            out.append("dual batch overlap with hybrid models")
-        if get(c, "compilation_config.cudagraph_mode") == "PIECEWISE":
-            out.append("dual batch overlap with PIECEWISE CUDA graphs")
-        if get(c, "is_mm_encoder_only"):
-            out.append("dual batch overlap with encoder only models")
-    if get(c, "parallel_config.enable_elastic_ep"):
+        if detailed:
+            if get(c, "lora_config") is not None:
+                out.append("dual batch overlap with LoRA")
+            if get(c, "speculative_config") is not None:
+                out.append("dual batch overlap with speculative decoding")
+            if get(c, "parallel_config.pipeline_parallel_size") > 1:
+                out.append("dual batch overlap with pipeline parallelism")
+            if get(c, "parallel_config.decode_context_parallel_size") > 1 or get(c, "parallel_config.prefill_context_parallel_size") > 1:
+                out.append("dual batch overlap with context parallelism")
+            if get(c, "model_config.is_multimodal_model") or get(c, "model_config.is_encoder_decoder"):
+                out.append("dual batch overlap with multimodal models")
+            if get(c, "model_config.is_hybrid"):
+                out.append("dual batch overlap with hybrid models")
+            # From 0.32.0 V2 turns CUDA graphs off for stock torch.compile before it is validated.
+            if get(c, "compilation_config.cudagraph_mode") == "PIECEWISE" and not (v >= V032 and stock):
+                out.append("dual batch overlap with PIECEWISE CUDA graphs")
+            if get(c, "is_mm_encoder_only"):
+                out.append("dual batch overlap with encoder only models")
+    if v < V032 and get(c, "parallel_config.enable_elastic_ep"):
         out.append("elastic expert parallelism")
-    if v < Version("0.31.0") and (get(c, "model_config.logits_processors") or get(c, "platform.logits_processor_plugins")):
+    if v < V031 and (get(c, "model_config.logits_processors") or get(c, "platform.logits_processor_plugins")):
         out.append("custom logits processors")
-    if get(c, "cache_config.mamba_cache_mode") == "all":
+    if v < V032 and get(c, "cache_config.mamba_cache_mode") == "all":
         out.append("mamba cache mode 'all'")
-    if not get(c, "platform.has_triton"):
+    if missing_triton(c, version):
         out.append("missing Triton")
     return out
 
 
-def v1_blockers(c, version="0.30.0"):
+def v1_blockers(c, version="0.33.0"):
     v = Version(version)
     out = []
     method = get(c, "speculative_config.method")
+    draft = get(c, "speculative_config.draft_model_config")
     archs = get(c, "speculative_config.draft_model_config.architectures") or []
     if get(c, "parallel_config.prefill_context_parallel_size") > 1:
         out.append("prefill context parallel")
+    if v >= V031 and get(c, "parallel_config.pipeline_parallel_size") > 1 and get(c, "scheduler_config.async_scheduling"):
+        out.append("pipeline parallelism with async scheduling")
     if method == "dspark":
         out.append("dspark speculative decoding")
+    elif v >= V033 and method == "dflash" and draft is not None and (
+            "Qwen3XPressModel" in archs or "DFlashQwen3XPressModel" in archs):
+        out.append("xpress speculative decoding")
     if get(c, "speculative_config.enable_adaptive_verification"):
         out.append("adaptive draft verification")
+    if v >= V033 and get(c, "speculative_config.draft_lm_head_quantization") is not None:
+        out.append("draft lm_head quantization")
+    if v >= V033 and draft is not None and "ParseAuxMTPModel" in archs:
+        out.append("Parse 3.5 MTP")
     if method == "dflash" and get(c, "speculative_config.draft_model_config.mixed_sliding_attention"):
         out.append("mixed sliding/full dflash drafts")
-    if v < Version("0.31.0"):
+    if v < V031:
         if method == "dflash" and "DFlash2DraftModel" in archs:
             out.append("dflash2 drafts")
-    elif method == "dflash" and ("DFlash2DraftModel" in archs or "LiLiCorrDraftModel" in archs):
-        out.append("DFlash candidate-head drafts")
+    else:
+        candidates = ("DFlash2DraftModel", "LiLiCorrDraftModel") + (("DFlash2BeamDraftModel",) if v >= V033 else ())
+        if method == "dflash" and any(a in archs for a in candidates):
+            out.append("DFlash candidate-head drafts")
     if get(c, "model_config.is_diffusion"):
         out.append("diffusion models")
     if get(c, "parallel_config.enable_batch_sharded_sampling"):
         out.append("batch-sharded sampling")
+    if v >= V033 and get(c, "model_config.architecture") in ("Step5ForCausalLM", "Step5ForConditionalGeneration"):
+        out.append("Step5")
     if get(c, "attention_config.hisparse_config") is not None:
         out.append("HiSparse")
-    if v >= Version("0.31.0") and get(c, "parallel_config.pipeline_parallel_size") > 1 and get(c, "scheduler_config.async_scheduling"):
-        out.append("pipeline parallelism with async scheduling")
+    if get(c, "watermark_config") is not None:
+        out.append("watermarking")
     return out
+
+
+def _removed(c, v):
+    if v >= V032 and get(c, "cache_config.mamba_cache_mode") == "all":
+        return True
+    if v >= V032 and get(c, "compilation_config.pass_config.enable_sp"):
+        return True
+    return v >= V033 and get(c, "speculative_config.method") in ("medusa", "mlp_speculator")
+
+
+def _validate_v2(c, version, detailed):
+    if v2_blockers(c, version, detailed=detailed):
+        return None, "error"  # "Model Runner V2 does not yet support: …" (or its Triton error)
+    return "v2", None
+
+
+def _validate_v1(c, version):
+    # The matrix's V1 list also names HiSparse and watermarking; vLLM never validates V1 with them.
+    if [b for b in v1_blockers(c, version) if b not in ("HiSparse", "watermarking")]:
+        return None, "error"
+    return "v1", None
+
+
+def choose(c, version="0.33.0", asked=None):
+    """``(runner, None)`` or ``(None, "removed" | "error")``: vLLM's choice with the runner
+    *asked* for (VLLM_USE_V2_MODEL_RUNNER=1 → "v2", =0 → "v1") or automatically (None)."""
+    v = Version(version)
+    if _removed(c, v):
+        return None, "removed"
+    if get(c, "attention_config.hisparse_config") is not None:
+        if asked == "v1":
+            return None, "error"  # "HiSparse requires Model Runner V2; remove VLLM_USE_V2_MODEL_RUNNER=0."
+        return _validate_v2(c, version, detailed=asked is not None)
+    if get(c, "watermark_config") is not None:
+        # V1 asked for is overridden (logged at info level); the variable is set either way.
+        return _validate_v2(c, version, detailed=asked is not None)
+    if asked == "v2":
+        return _validate_v2(c, version, detailed=True)
+    if asked == "v1":
+        return _validate_v1(c, version)
+    archs = get(c, "model_config.architectures") or []
+    if v < V032 and get(c, "platform.is_rocm") and any(a in archs for a in ROCM_V1_ARCHS):
+        if v < V031:
+            return _validate_v1(c, version)  # "Defaulting to V1 model runner on ROCm …"
+        if not _validate_v1(c, version)[1]:
+            return "v1", None
+        # "Skipping the ROCm V1 model runner default …": the usual checks follow.
+    if missing_triton(c, version):
+        return _validate_v1(c, version)  # "Model Runner V2 requires Triton; using the V1 model runner instead."
+    if v2_blockers(c, version, detailed=False):
+        return _validate_v1(c, version)
+    return "v2", None
