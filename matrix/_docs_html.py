@@ -152,6 +152,13 @@ def _html_tables(doc: Document, tables: Sequence[str], symbols: bool) -> List[st
             out += ["</tbody>", "</table></div>"]
         else:
             out.append("<p>No feature is deprecated.</p>")
+        if doc.changes:
+            out += ["<h2>Changes by release</h2>", '<div class="scroll"><table>', "<thead>", "<tr>",
+                    *(f'<th scope="col">{h}</th>' for h in ("Release", "Feature", "Change")),
+                    "</tr>", "</thead>", "<tbody>"]
+            out += [f'<tr><th scope="row">{_h(c.version)}</th><td>{_h(c.name)}</td><td>{_h(c.text)}</td></tr>'
+                    for c in doc.changes]
+            out += ["</tbody>", "</table></div>"]
     return out
 
 

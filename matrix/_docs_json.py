@@ -116,4 +116,6 @@ def json_text(doc: Document, tables: Sequence[str]) -> str:
         data["config"] = [_field(e.path, e.doc, e.field) for e in doc.config]
     if "deprecations" in tables:
         data["deprecations"] = [_deprecation(d) for d in doc.deprecations]
+        data["changes"] = [{"version": c.version, "feature": c.feature, "kind": c.kind, "text": c.text}
+                           for c in doc.changes]
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

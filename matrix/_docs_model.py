@@ -169,6 +169,18 @@ def deprecation_cells(d: DeprecationRow) -> Tuple[str, str, str]:
 
 
 @attrs.frozen
+class ChangeRow:
+    """One change of the matrix in a release: a gate ``added``, ``ended`` or whose condition
+    ``changed``, a runner's ``support`` changed, a feature ``deprecated`` or ``removed``."""
+
+    version: str
+    feature: str  # its id
+    name: str
+    kind: str
+    text: str
+
+
+@attrs.frozen
 class Document:
     """Everything the tables say, before any format is applied."""
 
@@ -185,6 +197,7 @@ class Document:
     pairs: Tuple[PairRow, ...] = ()  # empty unless asked for (the search takes time)
     pair_legend: Tuple[Tuple[str, str, str], ...] = ()  # PAIR_SYMBOLS values, only those used
     refusals: Tuple[RefusalRow, ...] = ()  # the refusals the pairs table refers to
+    changes: Tuple[ChangeRow, ...] = ()  # what changed in each release up to the version
 
 
 def _version_text(v: Optional[Version]) -> str:
@@ -256,9 +269,7 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
         if feature.until is not None:
             lifecycle.append(f"until {feature.until}")
         if feature.prefers is not None:
-            preferred = matrix.runner(feature.prefers.runner).name
-            lifecycle.append(f"prefers {preferred} in automatic choice" + (
-                ", whatever blocks it" if feature.prefers.outright else ", when nothing blocks it"))
+            lifecycle.append(_prefers_text(matrix, feature.prefers))
         if feature.forces is not None:
             forced = matrix.runner(feature.forces.runner).name
             lifecycle.append(f"forces {forced}: " + ("overrides a request for another runner" if feature.forces.override
@@ -320,7 +331,49 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
     pair_rows, pair_legend, refusals = _pair_rows(matrix, v, rows, spell) if pairs else ((), (), ())
     return Document(spell(matrix.name), str(v), spell(source), tuple((r.id, spell(r.name)) for r in matrix.runners),
                     tuple(rows), tuple(notes), legend, config, deprecations, runner_rows,
-                    pair_rows, pair_legend, refusals)
+                    pair_rows, pair_legend, refusals, _changes(matrix, v, spell))
+
+
+def _prefers_text(matrix: Matrix, prefers: Prefers) -> str:
+    return f"prefers {matrix.runner(prefers.runner).name} in automatic choice" + (
+        ", whatever blocks it" if prefers.outright else ", when nothing blocks it")
+
+
+def _changes(matrix: Matrix, v: Version, spell: Callable[[str], str]) -> Tuple[ChangeRow, ...]:
+    """Every change a release made, up to *v*, oldest release first (declaration order within)."""
+    found: List[Tuple[Version, int, ChangeRow]] = []
+
+    def add(version: Optional[Version], feature: Feature, kind: str, text: str) -> None:
+        if version is not None and version <= v:
+            found.append((version, len(found), ChangeRow(str(version), feature.id, spell(feature.name), kind, spell(text))))
+
+    # A gate that ends in the release another of the same name starts in is a changed condition.
+    ending: Dict[Tuple[str, Optional[Version]], Feature] = {
+        (f.name, f.until): f for f in matrix.features if f.until is not None}
+    starting = {(f.name, f.since) for f in matrix.features if f.since is not None}
+    for feature in matrix.features:
+        before = ending.get((feature.name, feature.since)) if feature.since is not None else None
+        if before is not None and str(before.when) == str(feature.when):
+            add(feature.since, feature, "changed", "rule changed" + (
+                f": now {_prefers_text(matrix, feature.prefers)}" if feature.prefers is not None else ""))
+        elif before is not None:
+            add(feature.since, feature, "changed", f"condition now {feature.when}")
+        else:
+            add(feature.since, feature, "added", "gate added")
+        if (feature.name, feature.until) not in starting:
+            add(feature.until, feature, "ended", "gate ended")
+        for runner in matrix.runners:
+            history = feature.support[runner.id] if runner.id in feature.support else ()
+            for earlier, later in zip(history, history[1:]):
+                add(later.since, feature, "support", f"{runner.name}: {earlier.status} → {later.status}")
+        d = feature.deprecated
+        if d is not None:
+            if not d.without_period:
+                add(d.since, feature, "deprecated", "deprecated")
+            add(d.remove_in, feature, "removed",
+                "removed without a deprecation period" if d.without_period else "removed")
+    found.sort(key=lambda item: (item[0], item[1]))
+    return tuple(row for _, _, row in found)
 
 
 def _deprecation_row(feature: Feature, v: Version, spell: Callable[[str], str]) -> DeprecationRow:

@@ -86,6 +86,10 @@ def markdown(doc: Document, tables: Sequence[str], symbols: bool) -> str:
         else:
             out.append("No feature is deprecated.")
         out.append("")
+        if doc.changes:
+            out += [f"### Changes by release: {_md(doc.title)}", "", "| Release | Feature | Change |", "|---|---|---|"]
+            out += [f"| {c.version} | {_md(c.name)} | {_md(c.text)} |" for c in doc.changes]
+            out.append("")
     return "\n".join(out)
 
 
@@ -201,6 +205,10 @@ def restructuredtext(doc: Document, tables: Sequence[str], symbols: bool) -> str
                                for d in doc.deprecations])
         else:
             out += ["No feature is deprecated.", ""]
+        if doc.changes:
+            out += _heading(f"Changes by release: {_rst(doc.title)}", "-")
+            out += _rst_table("Changes by release", ["Release", "Feature", "Change"],
+                              [[c.version, _rst(c.name), _rst(c.text)] for c in doc.changes])
     return "\n".join(out)
 
 

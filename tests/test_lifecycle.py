@@ -268,3 +268,29 @@ def test_the_general_reader_reads_a_gone_field_of_an_object_as_its_default():
     assert _access.read(SimpleNamespace(), "sp", schema.reading_at(as_version("0.33.0"))) is False
     with pytest.raises(matrix.ConfigError):
         _access.read(SimpleNamespace(), "sp", schema.reading_at(as_version("0.31.0")))
+
+
+def test_the_changes_by_release_of_the_default_matrix():
+    from packaging.version import Version
+
+    data = json.loads(render(matrix.default(), format="json", tables=["deprecations"]))
+    rows = [(c["version"], c["feature"], c["kind"], c["text"]) for c in data["changes"]]
+    for row in [
+        ("0.30.0", "mamba_cache_all", "deprecated", "deprecated"),
+        ("0.31.0", "rocm_v1_default_when_free", "changed",
+         "rule changed: now prefers Model Runner V1 in automatic choice, when nothing blocks it"),
+        ("0.32.0", "elastic_ep", "support", "Model Runner V2: no → yes"),
+        ("0.32.0", "mamba_cache_all", "removed", "removed"),
+        ("0.32.0", "rocm_v1_default_when_free", "ended", "gate ended"),
+        ("0.32.0", "heterogeneous_vocab", "added", "gate added"),
+        ("0.33.0", "spec_medusa", "removed", "removed without a deprecation period"),
+        ("0.33.0", "missing_triton_detected", "changed",
+         "condition now not platform.has_triton and not platform.is_unspecified"),
+    ]:
+        assert row in rows
+    assert [r[0] for r in rows] == sorted((r[0] for r in rows), key=Version)
+    assert ("0.33.0", "missing_triton", "ended", "gate ended") not in rows  # said as the change of condition
+    earlier = json.loads(render(matrix.default(), format="json", tables=["deprecations"], version="0.31.0"))
+    assert {c["version"] for c in earlier["changes"]} == {"0.30.0", "0.31.0"}
+    lines = render(matrix.default(), format="markdown", tables=["deprecations"]).splitlines()
+    assert "| 0.32.0 | elastic expert parallelism | Model Runner V2: no → yes |" in lines

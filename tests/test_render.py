@@ -291,7 +291,7 @@ def test_check_reports_a_stale_file_with_a_diff_and_writes_nothing(tmp_path):
     assert out.splitlines()[:5] == [
         f"--- {page} (on disk)",
         f"+++ {page} (generated)",
-        "@@ -1,3 +1,11 @@",
+        "@@ -1,3 +1,17 @@",
         " <!-- matrix:begin -->",
         "-old",
     ]
