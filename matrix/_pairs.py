@@ -39,7 +39,7 @@ class Pair:
 def pair_gates(matrix: Matrix, version: Optional[VersionLike] = None) -> Tuple[Feature, ...]:
     """The gates the table pairs: those in force and not removed at *version*."""
     v = matrix.version if version is None else as_version(version)
-    return tuple(g for g in matrix.features_at(v) if g.deprecated is None or not g.deprecated.is_removed(v))
+    return tuple(g for g in matrix.features_at(v) if not g.removed_at(v))
 
 
 def pairs(matrix: Matrix, version: Optional[VersionLike] = None, *, budget: int = 200_000) -> List[Pair]:

@@ -200,7 +200,7 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
     # Two gates that are always active are trivially equivalent: said once each, above.
     yield from _pairs(matrix, v, [g for g in live if g not in always], space, solve, place, budget, seen)
     # A removed feature is refused before any runner is chosen: no runner analysis counts it.
-    choosing = [g for g in live if g.deprecated is None or not g.deprecated.is_removed(v)]
+    choosing = [g for g in live if not g.removed_at(v)]
     yield from _runners(matrix, v, choosing, solve, place, budget)
     yield from _totality(matrix, v, choosing, space, solve, place, strict, budget)
 

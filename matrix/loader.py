@@ -528,10 +528,13 @@ class _Builder:
         # A display name belongs to one gate at a time: two gates may share it when they are
         # never in force at the same version (a condition that changed in a release).
         names: Dict[str, List[Feature]] = {}
+        versioned = schema.versioned  # asked once, not once per gate
         for id, value in raw.items():
             feature = self.feature(source, id, value, schema, runner_ids)
             if feature is None:
                 continue
+            if versioned:
+                self.lifetimes(source, ("features", id, "when"), feature, schema)
             clash = next((f for f in names.get(feature.name, ()) if _overlap(f, feature)), None)
             if clash is not None:
                 self.problem(source, ("features", id, "name"), _messages.name_taken(feature.name, clash.id))
@@ -578,8 +581,6 @@ class _Builder:
             return None
         feature = Feature(id, spec.name, predicate, history, spec.note, spec.links, since, until, deprecation,
                           spec.group, forces, prefers)
-        if schema.versioned:
-            self.lifetimes(source, where + ("when",), feature, schema)
         return feature
 
     def lifetimes(self, source: _Source, where: Place, feature: Feature, schema: Schema) -> None:

@@ -316,10 +316,11 @@ class Resolution:
         """Log each warning, once per process (thread-safe) like vLLM's ``warning_once``.
 
         Each kind has its own logger below *logger* (default ``matrix``): ``matrix.deprecated``,
-        ``matrix.fallback``, ``matrix.opt-in``, ``matrix.partial``, ``matrix.override``, so a host
-        routes, raises or silences one kind with the standard `logging` module. Every kind logs
-        at WARNING, but ``override`` (a forced runner overriding a request, which vLLM logs at
-        INFO), unless *levels* (kind → level) says otherwise. Records carry ``matrix_kind``,
+        ``matrix.fallback``, ``matrix.opt-in``, ``matrix.partial``, ``matrix.override``,
+        ``matrix.preference``, so a host routes, raises or silences one kind with the standard
+        `logging` module. Every kind logs at WARNING, but ``override`` (a forced runner overriding
+        a request) and ``preference`` (a feature choosing the runner to try first), which vLLM logs
+        at INFO, unless *levels* (kind → level) says otherwise. Records carry ``matrix_kind``,
         ``matrix_feature`` and ``matrix_runner`` for filters and formatters.
 
         :param once: False logs every time, not once per process.

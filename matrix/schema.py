@@ -187,14 +187,14 @@ class Schema:
         recording a removal still sees what a config sets)."""
         if not self.versioned:
             return self
+        now = {path: field.at(version) for path, field in self.fields.items()}
         fields = {}
-        for path, field in self.fields.items():
-            now = field.at(version)
-            parents = path.split(".")[:-1]
-            gone = any(".".join(parents[:i + 1]) in self.fields
-                       and self.fields[".".join(parents[:i + 1])].at(version) is None for i in range(len(parents)))
-            if now is not None and not gone:
-                fields[path] = now
+        for path, field in now.items():
+            parts = path.split(".")
+            sections = (".".join(parts[:end]) for end in range(1, len(parts)))
+            # A field exists when it does and so does every section above it that is declared.
+            if field is not None and all(now.get(section, field) is not None for section in sections):
+                fields[path] = field
         return Schema(fields)
 
 
@@ -312,9 +312,12 @@ class Feature:
 
     def in_force(self, version: Version) -> bool:
         """Whether this gate exists at *version* (``since`` ≤ version < ``until``)."""
-        if self.since is not None and version < self.since:
-            return False
-        return self.until is None or version < self.until
+        return in_window((self.since, self.until), version)
+
+    def removed_at(self, version: Version) -> bool:
+        """Whether this gate only records a removal at *version*: configs that use it are
+        refused before any runner is chosen."""
+        return self.deprecated is not None and self.deprecated.is_removed(version)
 
     def statement(self, runner: str, version: Version) -> Statement:
         """The statement in force for *runner* at *version*: the last whose ``since`` ≤ it.
