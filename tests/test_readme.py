@@ -5,6 +5,8 @@ import re
 import shutil
 import tempfile
 
+from tests._env import plain_env
+
 README = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
 
 
@@ -107,7 +109,7 @@ def test_the_adoption_walkthrough_shows_real_commands_and_output(monkeypatch):
             assert words[:3] == ["python", "-m", "pytest"]
             basetemp = tempfile.mkdtemp(prefix="matrix-example-")  # not pytest's numbered folders: see conftest
             done = subprocess.run([sys.executable, *words[1:], "-p", "no:cacheprovider", f"--basetemp={basetemp}"],
-                                  capture_output=True, text=True, cwd=EXAMPLE)
+                                  capture_output=True, text=True, cwd=EXAMPLE, env=plain_env())
             shutil.rmtree(basetemp, ignore_errors=True)
             assert done.returncode == 0, done.stdout + done.stderr
             assert done.stdout.splitlines()[0] == shown.splitlines()[0]

@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from tests._env import plain_env
 from tests.test_render import DATA
 
 ROOT = DATA.parent.parent
@@ -22,7 +23,7 @@ def _site(tmp_path):
 
 def _mkdocs(site):
     return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=site,
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=plain_env())
 
 
 _MKDOCS_YML = """site_name: Runners
@@ -82,8 +83,8 @@ def test_mkdocs_build_fails_on_a_bad_marker_and_says_why(tmp_path, marker, messa
 
 
 def _sphinx(site):
-    return subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", "src", "out"], cwd=site,
-                          capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "--no-color", "-b", "html", "src", "out"],
+                          cwd=site, capture_output=True, text=True, env=plain_env())
 
 
 def test_sphinx_build_W_renders_the_directive(tmp_path):
