@@ -33,9 +33,9 @@ import attrs
 from packaging.version import Version
 
 from . import _access
-from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Node, Not, Or, Path
+from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path
 from .errors import ConfigError
-from .predicates import OPERATORS, _truthy
+from .predicates import OPERATORS, _truthy, remainder
 from .schema import Feature, Field, Matrix, Schema
 
 _SCALAR_TYPES = (bool, int, float, str, bytes, list, tuple, set, frozenset)
@@ -231,7 +231,7 @@ class _Generator:
             ]
         else:
             read = ["    if True:", unpack]
-        self.constants.update(_ops=OPERATORS, _truthy=_truthy)
+        self.constants.update(_ops=OPERATORS, _truthy=_truthy, _rem=remainder)
         arguments = ", ".join(f"{name}={name}" for name in self.constants)
         lines = [
             f"def evaluate(config, facts=None, {arguments}):",
@@ -509,6 +509,13 @@ class _Generator:
             return self.literal(node.value)
         if isinstance(node, ListLiteral):
             return self.constant(node.values)
+        if isinstance(node, Mod):
+            local, field = self.local[node.path.name], self.field(node.path)
+            if field is None or field.type != "int":
+                return f"_rem({local}, {node.divisor})"
+            if self.may_be_none(node.path.name):
+                return f"(None if {local} is None else {local} % {node.divisor})"
+            return f"({local} % {node.divisor})"
         return f"bool({self.condition(node)})"
 
     def compare(self, node: Compare) -> str:
@@ -516,6 +523,9 @@ class _Generator:
         left, right = node.left, node.right
         left_field, right_field = self.field(left), self.field(right)
         generic = f"_ops[{op!r}]({self.value(left)}, {self.value(right)})"
+        remainder = self.remainder(node)
+        if remainder is not None:
+            return remainder
         if left_field is None and right_field is None:
             return generic
         if op in ("in", "not in"):
@@ -545,6 +555,16 @@ class _Generator:
             if self.may_be_none(path.name):
                 return f"({local} is not None and {text})"
         return f"({text})"
+
+    def remainder(self, node: Compare) -> Optional[str]:
+        """``path % n <op> INT`` on an int field that is never None: Python's own operators."""
+        left, right = node.left, node.right
+        if not (isinstance(left, Mod) and isinstance(right, Literal)) or node.op in ("in", "not in"):
+            return None
+        field = self.field(left.path)
+        if field is None or field.type != "int" or type(right.value) is not int or self.may_be_none(left.path.name):
+            return None
+        return f"({self.local[left.path.name]} % {left.divisor} {node.op} {right.value!r})"
 
     def membership(self, node: Compare, left_field: Optional[Field], right_field: Optional[Field]) -> Optional[str]:
         negate = node.op == "not in"

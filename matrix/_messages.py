@@ -74,6 +74,17 @@ def list_too_long(limit: int) -> str:
     return f"List literal has more than the limit of {limit} items"
 
 
+EXPECTED_DIVISOR = "a positive integer after '%' (path % 16)"
+
+
+def mod_of_non_path() -> str:
+    return "'%' takes a config path on its left and a positive integer on its right (path % 16), once"
+
+
+def mod_needs_int(described: str) -> str:
+    return f"'%' takes an int field, not {described}"
+
+
 def chained(op: str) -> str:
     return f"Chained comparisons are not supported: join the two tests with 'and' before {op!r}"
 

@@ -13,7 +13,7 @@ import attrs
 _SPAN = attrs.field(default=(0, 0), eq=False, hash=False, repr=False)
 
 # Binding strength, loosest first; a child looser than its parent needs parentheses.
-OR, AND, NOT, TEST, ATOM = range(1, 6)
+OR, AND, NOT, TEST, ARITH, ATOM = range(1, 7)
 
 
 def _literal_key(value: object) -> Tuple[type, object]:
@@ -57,6 +57,19 @@ class ListLiteral:
 
 
 @attrs.frozen
+class Mod:
+    """``path % divisor``: the remainder of an int field by a positive int literal (None when
+    the field is None)."""
+
+    path: Path
+    divisor: int
+    span: Tuple[int, int] = _SPAN
+
+    def __str__(self) -> str:
+        return f"{self.path} % {self.divisor}"
+
+
+@attrs.frozen
 class Compare:
     left: Node
     op: str
@@ -64,7 +77,7 @@ class Compare:
     span: Tuple[int, int] = _SPAN
 
     def __str__(self) -> str:
-        return f"{_child(self.left, ATOM)} {self.op} {_child(self.right, ATOM)}"
+        return f"{_child(self.left, ARITH)} {self.op} {_child(self.right, ARITH)}"
 
 
 @attrs.frozen
@@ -74,7 +87,7 @@ class IsNone:
     span: Tuple[int, int] = _SPAN
 
     def __str__(self) -> str:
-        return f"{_child(self.operand, ATOM)} is {'not ' if self.negated else ''}None"
+        return f"{_child(self.operand, ARITH)} is {'not ' if self.negated else ''}None"
 
 
 @attrs.frozen
@@ -104,10 +117,10 @@ class Or:
         return " or ".join(_child(op, AND) for op in self.operands)
 
 
-Operand = Union[Path, Literal, ListLiteral]
-Node = Union[Path, Literal, ListLiteral, Compare, IsNone, Not, And, Or]
+Operand = Union[Path, Literal, ListLiteral, Mod]
+Node = Union[Path, Literal, ListLiteral, Mod, Compare, IsNone, Not, And, Or]
 
-_STRENGTH = {Or: OR, And: AND, Not: NOT, Compare: TEST, IsNone: TEST}
+_STRENGTH = {Or: OR, And: AND, Not: NOT, Compare: TEST, IsNone: TEST, Mod: ARITH}
 
 
 def strength(node: Node) -> int:
@@ -133,3 +146,5 @@ def walk(node: Node) -> Iterator[Node]:
             stack.append(current.operand)
         elif isinstance(current, ListLiteral):
             stack.extend(reversed(current.items))
+        elif isinstance(current, Mod):
+            stack.append(current.path)

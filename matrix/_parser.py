@@ -8,7 +8,7 @@ The grammar (each rule is one ``_parse_<rule>`` function whose docstring is its 
     not        := 'not' not | test
     test       := operand (COMPARISON operand)?
                 | operand 'is' ['not'] 'None'
-    operand    := path | literal | list | '(' expr ')' | tuple
+    operand    := path ['%' INT] | literal | list | '(' expr ')' | tuple
     path       := NAME ('.' NAME)*
     literal    := STRING | NUMBER | 'True' | 'False' | 'None'
     list       := '[' literal (',' literal)* ','? ']'
@@ -24,6 +24,7 @@ Examples, each of which parses (a test reads them from here)::
     speculative_config.parallel_drafting and speculative_config.method not in ('dflash', 'dspark')
     lora_config is not None and not platform.has_triton
     (a == 1 or b != 2.5) and c <= -3 and d is None and e == True
+    selector.block_size is None or selector.block_size % 16 == 0
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import math
 from typing import List, NoReturn, Optional, Tuple, Type, Union
 
 from . import _messages
-from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Node, Not, Or, Path
+from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path
 from ._tokenizer import Token, Tokenizer, decode_string
 from .errors import PredicateError
 
@@ -136,13 +137,24 @@ class _Parser:
             tokens.read()  # raises, naming the right spelling
         if tokens.check("NAME", "STRING", "NUMBER", "True", "False", "None", "LPAREN", "LBRACKET"):
             tokens.raise_unexpected(EXPECTED_COMPARISON)
+        if tokens.check("PERCENT"):
+            tokens.raise_syntax_error(_messages.mod_of_non_path(), span=tokens.next_token.span)  # type: ignore[union-attr]
         return None
 
     def _parse_operand(self) -> Node:
-        """operand := path | literal | list | '(' expr ')' | tuple"""
+        """operand := path ['%' INT] | literal | list | '(' expr ')' | tuple"""
         tokens = self.tokens
         if tokens.check("NAME"):
-            return self._parse_path()
+            path = self._parse_path()
+            if not tokens.check("PERCENT"):
+                return path
+            tokens.read()
+            divisor = tokens.next_token
+            if divisor is None or not tokens.check("NUMBER") or type(_literal_value(divisor, self.source)) is not int \
+                    or _literal_value(divisor, self.source) <= 0:  # type: ignore[operator]
+                tokens.raise_unexpected(_messages.EXPECTED_DIVISOR)
+            tokens.read()
+            return Mod(path, int(divisor.text), span=(path.span[0], divisor.span[1]))
         if tokens.check("LBRACKET"):
             return self._parse_list()
         if tokens.check("LPAREN"):

@@ -46,8 +46,8 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Un
 
 from packaging.version import Version
 
-from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Node, Not, Or, Path, walk
-from .predicates import OPERATORS, _truthy
+from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path, walk
+from .predicates import OPERATORS, _truthy, remainder
 from .schema import Field, Schema
 
 UNKNOWN = object()
@@ -89,6 +89,7 @@ class Space:
         self.spent = 0
         self.rng: Optional[random.Random] = None
         constants = compared_constants(nodes)
+        self.remainders = compared_remainders(nodes)
         groups = related(nodes)
         self.inexact: Set[str] = set()
         self.paths: List[str] = []
@@ -132,7 +133,7 @@ class Space:
 
     def _domain(self, path: str, constants: List[object], related: int = 1) -> List[object]:
         field = self.field(path)
-        values, exact = _representatives(field, constants, related)
+        values, exact = _representatives(field, constants, related, self.remainders.get(path))
         if not exact:
             self.inexact.add(path)
         if field is None or field.nullable:
@@ -157,6 +158,9 @@ class Space:
             return node.value
         if isinstance(node, ListLiteral):
             return node.values
+        if isinstance(node, Mod):
+            value = self.lookup(assignment, node.path.name)
+            return value if value is UNKNOWN else remainder(value, node.divisor)
         return self.truth(node, assignment)
 
     def truth(self, node: Node, assignment: Dict[str, object]) -> object:
@@ -328,6 +332,23 @@ def compared_constants(nodes: Iterable[Node]) -> Dict[str, List[object]]:
     return constants
 
 
+def compared_remainders(nodes: Iterable[Node]) -> Dict[str, Dict[int, List[object]]]:
+    """path → divisor → the literals ``path % divisor`` is compared with."""
+    found: Dict[str, Dict[int, List[object]]] = {}
+    for node in nodes:
+        for part in walk(node):
+            if isinstance(part, Mod):
+                found.setdefault(part.path.name, {}).setdefault(part.divisor, [])
+            if isinstance(part, Compare):
+                for one, other in ((part.left, part.right), (part.right, part.left)):
+                    if isinstance(one, Mod):
+                        bucket = found.setdefault(one.path.name, {}).setdefault(one.divisor, [])
+                        items = [other.value] if isinstance(other, Literal) else list(other.values) \
+                            if isinstance(other, ListLiteral) else [None]
+                        bucket.extend(i for i in items if i not in bucket)
+    return found
+
+
 def _collect(node: Compare, constants: Dict[str, List[object]]) -> None:
     for one, other in ((node.left, node.right), (node.right, node.left)):
         if not isinstance(one, Path):
@@ -367,9 +388,11 @@ _MAX_RELATED = 4
 _MAX_ITEMS = 10
 
 
-def _representatives(field: Optional[Field], constants: List[object],
-                     related: int = 1) -> Tuple[List[object], bool]:
-    """One value per class of the field's domain (*related* per gap), and whether that is exact."""
+def _representatives(field: Optional[Field], constants: List[object], related: int = 1,
+                     remainders: Optional[Dict[int, List[object]]] = None) -> Tuple[List[object], bool]:
+    """One value per class of the field's domain (*related* per gap), and whether that is exact.
+    *remainders* (divisor → the literals ``path % divisor`` is compared with) split each gap of
+    an int field further, into residue classes."""
     exact = related <= _MAX_RELATED
     k = min(related, _MAX_RELATED)
     if field is None:  # no schema: the constants, and something that is none of them
@@ -390,8 +413,11 @@ def _representatives(field: Optional[Field], constants: List[object],
             others.append(_other(strings + others))
         return strings + others, exact
     if kind in ("int", "float"):
-        values, ok = _numbers(kind, [c for c in constants if isinstance(c, (int, float)) and not isinstance(c, bool)],
-                              field.min, field.max, k)
+        numbers = [c for c in constants if isinstance(c, (int, float)) and not isinstance(c, bool)]
+        values, ok = _numbers(kind, numbers, field.min, field.max, k)
+        if remainders and kind == "int":
+            more, fine = _residues(numbers, field.min, field.max, remainders)
+            values, ok = sorted(_unique(values + more), key=_exact), ok and fine and related <= 1
         return values, exact and ok
     if kind == "version":
         found = sorted({Version(c) if isinstance(c, str) else c for c in constants
@@ -435,6 +461,50 @@ def _numbers(kind: str, constants: List[Any], low: Optional[Number], high: Optio
     hi = high if isinstance(high, (int, float)) else None
     kept = _unique([v for v in values if (lo is None or v >= lo) and (hi is None or v <= hi)])
     return sorted(kept, key=_exact), exact
+
+
+_MAX_MODULUS = 5040
+
+
+def _residues(constants: List[Any], low: Optional[Number], high: Optional[Number],
+              remainders: Dict[int, List[object]]) -> Tuple[List[int], bool]:
+    """Integers that tell apart every class the tests of ``path % d`` draw, inside each gap
+    between the constants and bounds: the residue modulo the lcm of the divisors decides every
+    remainder, and residues whose remainders compare alike with every literal are one class.
+    Whether that is exact (a modulus above `_MAX_MODULUS` is sampled, not enumerated)."""
+    modulus = 1
+    for divisor in remainders:
+        modulus = modulus * divisor // math.gcd(modulus, divisor)
+    exact = modulus <= _MAX_MODULUS
+    span = min(modulus, _MAX_MODULUS)
+    literals = {d: sorted({_exact(c) for c in cs if isinstance(c, (int, float)) and not isinstance(c, bool)
+                           and _finite(c)}) for d, cs in remainders.items()}
+
+    def signature(n: int) -> Tuple[object, ...]:
+        out = []
+        for d, cs in literals.items():
+            r = n % d
+            out.append(tuple((r > c) - (r < c) for c in cs))
+        return tuple(out)
+
+    lo = math.ceil(low) if isinstance(low, (int, float)) and _finite(low) else None
+    hi = math.floor(high) if isinstance(high, (int, float)) and _finite(high) else None
+    cuts = sorted({int(c) for c in constants if _finite(c) and c == int(c)} | {b for b in (lo, hi) if b is not None})
+    edges: List[Optional[int]] = [None, *cuts, None]
+    found: List[int] = []
+    for a, b in zip(edges, edges[1:]):
+        start = a + 1 if a is not None else (b - span if b is not None else 0)
+        seen: Set[Tuple[object, ...]] = set()
+        for n in range(start, start + span):
+            if b is not None and n >= b:
+                break
+            if (lo is not None and n < lo) or (hi is not None and n > hi):
+                continue
+            key = signature(n)
+            if key not in seen:
+                seen.add(key)
+                found.append(n)
+    return found, exact
 
 
 def _finite(value: object) -> bool:

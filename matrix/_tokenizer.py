@@ -35,6 +35,7 @@ RULES: Dict[str, re.Pattern[str]] = {
     # Spellings from other languages, recognised only to say what to write instead.
     "MISSPELT": re.compile(r"===|&&|\|\||<>|!(?!=)|=(?!=)"),
     "OP": re.compile(r"==|!=|<=|>=|<|>"),
+    "PERCENT": re.compile(r"%"),
     "STRING": re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*\""""),
     "OPEN_STRING": re.compile(r"""['"]"""),
     "NUMBER": re.compile(

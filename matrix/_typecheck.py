@@ -13,7 +13,7 @@ import attrs
 from packaging.version import InvalidVersion, Version
 
 from . import _messages
-from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Node, Not, Or, Path
+from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path
 from .errors import PredicateError
 from .schema import Field, Schema
 
@@ -70,6 +70,9 @@ class _Checker:
                     self.error(_messages.bare_operand(f"Section {node.name!r}, which is never None,"), node.span)
                 return
             self.error(_messages.bare_operand(f"{field.type} {node.name!r}"), node.span)
+        elif isinstance(node, Mod):
+            if self.remainder(node) is not None:
+                self.error(_messages.bare_operand(f"The remainder {node}"), node.span)
         elif isinstance(node, Literal):
             if type(node.value) is not bool:
                 self.error(_messages.bare_operand(f"The value {node.value!r}"), node.span)
@@ -94,8 +97,20 @@ class _Checker:
             return _Type(name, literal=node, describe=f"{name} {node.value!r}")
         if isinstance(node, ListLiteral):
             return _Type("list", describe=f"the list {node}")
+        if isinstance(node, Mod):
+            return self.remainder(node)
         self.condition(node)
         return _Type("bool", describe="a condition")
+
+    def remainder(self, node: Mod) -> Optional[_Type]:
+        """``path % n``: an int, of an int field only."""
+        field = self.field(node.path)
+        if field is None:
+            return None
+        if field.type != "int":
+            self.error(_messages.mod_needs_int(f"{field.type} {field.path!r}"), node.path.span)
+            return None
+        return _Type("int", describe=f"the remainder {node}")
 
     def is_none(self, node: IsNone) -> None:
         if not isinstance(node.operand, Path):
@@ -185,7 +200,7 @@ class _Checker:
             if left.field is not None:
                 for item in node.right.items:
                     self.fits(left.field, item, node.op)
-            elif left.literal is not None:
+            elif left.literal is not None or isinstance(node.left, Mod):
                 kinds = {_LITERAL_TYPES[type(i.value)] for i in node.right.items}
                 if kinds and not any(_same_kind(left.name, k) for k in kinds):
                     self.error(_messages.type_mismatch(left.describe, node.op, right.describe), node.span)

@@ -22,7 +22,7 @@ from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple
 from packaging.version import InvalidVersion, Version
 
 from . import _access, _messages
-from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Node, Not, Or, Path, walk
+from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path, walk
 from .errors import ConfigError, PredicateError
 from .schema import Schema
 
@@ -205,7 +205,16 @@ def value(node: Node, lookup: Callable[[str], object]) -> object:
         return node.value
     if isinstance(node, ListLiteral):
         return node.values
+    if isinstance(node, Mod):
+        return remainder(lookup(node.path.name), node.divisor)
     return truth(node, lookup)
+
+
+def remainder(number: object, divisor: int) -> object:
+    """``number % divisor`` for an int (not a bool); None for anything else (None included):
+    the remainder of what is not an integer is no number, so every test of it but ``!=`` and
+    ``is None`` is False."""
+    return int(number) % divisor if isinstance(number, int) and not isinstance(number, bool) else None
 
 
 def truth(node: Node, lookup: Callable[[str], object]) -> bool:

@@ -345,6 +345,9 @@ def _atoms(field: Field) -> st.SearchStrategy:
             constants = st.integers(int(low) - 1, int(high) + 1)
         atoms.append(st.builds(lambda op, k: f"{path} {op} {k!r}", st.sampled_from(_OPS), constants))
         atoms.append(st.builds(lambda ks: f"{path} in {sorted(set(ks))!r}", st.lists(constants, min_size=1, max_size=3)))
+        if kind == "int":
+            atoms.append(st.builds(lambda d, op, r: f"{path} % {d} {op} {r}", st.integers(1, 12), st.sampled_from(_OPS),
+                                   st.integers(-1, 12)))
     elif kind == "str":
         if field.choices is not None:
             constants = st.sampled_from(field.choices)

@@ -34,7 +34,7 @@ def test_grammar_examples_in_the_module_docstring_parse():
     doc = _parser.__doc__
     examples = doc.split("Examples, each of which parses (a test reads them from here)::")[1]
     lines = [line.strip() for line in examples.strip().splitlines() if line.strip()]
-    assert len(lines) == 6
+    assert len(lines) == 7
     for line in lines:
         assert Predicate(str(Predicate(line))) == Predicate(line)
 
@@ -355,7 +355,9 @@ def _tests():
     listing = st.lists(_literals.map(repr), min_size=1, max_size=3).map(lambda xs: "[" + ", ".join(xs) + "]")
     compare = st.builds(lambda a, op, b: f"{a} {op} {b}", _names, _ops, st.one_of(literal, listing, _names))
     is_none = st.builds(lambda a, neg: f"{a} is {'not ' if neg else ''}None", _names, st.booleans())
-    return st.one_of(_names, compare, is_none)
+    remainder = st.builds(lambda a, d, op, b: f"{a} % {d} {op} {b}", _names, st.integers(1, 10 ** 6), _ops,
+                          st.one_of(literal, _names))
+    return st.one_of(_names, compare, is_none, remainder)
 
 
 _sources = st.recursive(
@@ -378,7 +380,7 @@ def test_printed_predicates_parse_back_to_equal_ones(source):
     assert hash(again) == hash(predicate)
 
 
-@given(st.text(max_size=60) | st.text(alphabet="ab.()[]'\"=!<> ,0123456789noti", max_size=40))
+@given(st.text(max_size=60) | st.text(alphabet="ab.()[]'\"=!<> ,0123456789noti%", max_size=40))
 def test_any_text_gives_a_predicate_or_a_predicate_error(text):
     try:
         predicate = Predicate(text)
