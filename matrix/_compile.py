@@ -36,7 +36,7 @@ from . import _access
 from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path
 from .errors import ConfigError
 from .predicates import OPERATORS, _truthy, remainder
-from .schema import Feature, Field, Matrix, Schema
+from .schema import Feature, Field, Matrix, Order, Runner, Schema
 
 _SCALAR_TYPES = (bool, int, float, str, bytes, list, tuple, set, frozenset)
 _ORDERING = ("<", "<=", ">", ">=")
@@ -76,8 +76,15 @@ class Plan:
     forcing: int = 0
     #: Gates that change the order of automatic choice (`Prefers`).
     preferring: int = 0
+    #: The gates that are features (not derived from the runners: see `Matrix.gates_at`).
+    feature_bits: int = -1
+    #: runner id → the gate active when it is a candidate (0: it always is).
+    candidate: Dict[str, int] = attrs.Factory(dict)
+    #: (gate, order, (runner id, blocking mask) in that order), for each `Order`, first first.
+    orders: Tuple[Tuple[int, Order, Tuple[Tuple[str, int], ...]], ...] = ()
     #: The top runner, and the gates that keep a resolution from being simply "top runner,
-    #: no warnings": what blocks it, what it supports partly, what is deprecated or removed.
+    #: no warnings": what blocks it, what it supports partly, what is deprecated or removed,
+    #: an order that applies, a runner above it that is a candidate.
     top: str = attrs.field(init=False)
     quiet_top: int = attrs.field(init=False)
     #: (mask, runner asked for) → what the resolver decided: a resolution depends on nothing
@@ -85,10 +92,28 @@ class Plan:
     decisions: Dict[Tuple[int, Optional[str]], Any] = attrs.field(init=False, factory=dict, repr=False)
 
     def __attrs_post_init__(self) -> None:
-        top, block = self.order[0]
+        # The top runner is the first that is always a candidate; one above it that is a
+        # candidate for this config sends the resolution down the slow path.
+        above = 0
+        top, block = next(((r, b) for r, b in self.order if not self.candidate.get(r)), self.order[0])
+        for runner, _ in self.order:
+            if runner == top:
+                break
+            above |= self.candidate[runner]
         object.__setattr__(self, "top", top)
-        object.__setattr__(self, "quiet_top",
-                           block | self.partial[top] | self.deprecated | self.removed | self.preferring)
+        object.__setattr__(self, "quiet_top", block | self.partial[top] | self.deprecated | self.removed
+                           | self.preferring | above | sum(bit for bit, _, _ in self.orders))
+
+    def choice(self, mask: int) -> Tuple[Optional[Order], List[Tuple[str, int]]]:
+        """The order that applies to *mask* (None: by priority), and the candidates in it, each
+        with its blocking mask."""
+        found, order = None, self.order
+        for bit, candidate_order, runners in self.orders:
+            if mask & bit:
+                found, order = candidate_order, runners
+                break
+        candidate = self.candidate
+        return found, [(r, block) for r, block in order if not candidate.get(r) or mask & candidate[r]]
 
     def active(self, mask: int) -> Tuple[Feature, ...]:
         features = self.features
@@ -110,7 +135,7 @@ def plan(matrix: Matrix, version: Version) -> Plan:
 
 
 def _build(matrix: Matrix, version: Version) -> Plan:
-    features = tuple(f for f in matrix.features if f.in_force(version))
+    features = matrix.gates_at(version)
     readers: Dict[str, str] = {}
     for feature in features:
         for path in sorted(feature.when.paths):
@@ -140,7 +165,18 @@ def _build(matrix: Matrix, version: Version) -> Plan:
                 removed |= 1 << index
             else:
                 deprecated |= 1 << index
+    candidate = {r.id: 0 for r in matrix.runners}
+    orders = []
+    for index, gate in enumerate(features):
+        if isinstance(gate.origin, Runner):
+            candidate[gate.origin.id] = 1 << index
+        elif isinstance(gate.origin, Order):
+            order = gate.origin
+            ids = [*order.runners, *(r.id for r in matrix.runners if r.id not in order.runners)]
+            orders.append((1 << index, order, tuple((r, blocking[r]) for r in ids)))
     return Plan(
+        feature_bits=sum(1 << i for i, f in enumerate(features) if f.origin is None),
+        candidate=candidate, orders=tuple(orders),
         matrix=matrix, version=version, features=features, paths=paths,
         evaluate=namespace["evaluate"], no=masks["no"], opt_in=masks["opt-in"],
         partial=masks["partial"], blocking=blocking, deprecated=deprecated, removed=removed,

@@ -137,6 +137,28 @@ class RunnerSpec:
     priority: int
     description: Optional[str] = None
     links: Tuple[str, ...] = ()
+    candidate: Optional[str] = None
+    requires: Dict[str, object] = attrs.Factory(dict)
+
+
+@attrs.frozen
+class ClauseSpec:
+    condition: str
+    reason: Optional[str] = None
+    doc: Optional[str] = None
+
+
+@attrs.frozen
+class KindSpec:
+    name: str
+    reason: Optional[str] = None
+
+
+@attrs.frozen
+class OrderSpec:
+    name: str
+    when: str
+    runners: Tuple[str, ...]
 
 
 def _exact(kind: type) -> Hook:
@@ -201,7 +223,8 @@ for _generic, _hook in (
 ):
     converter.register_structure_hook_func(functools.partial(operator.eq, _generic), _hook)
 converter.register_structure_hook(object, _anything)
-for _cls in (MatrixSpec, FieldSpec, StatementSpec, DeprecationSpec, ForcesSpec, PrefersSpec, FeatureSpec, RunnerSpec, RefusalSpec):
+for _cls in (MatrixSpec, FieldSpec, StatementSpec, DeprecationSpec, ForcesSpec, PrefersSpec, FeatureSpec, RunnerSpec,
+             RefusalSpec, ClauseSpec, KindSpec, OrderSpec):
     converter.register_structure_hook(_cls, _spec(_cls))
 
 

@@ -85,6 +85,23 @@ def mod_needs_int(described: str) -> str:
     return f"'%' takes an int field, not {described}"
 
 
+def empty_requirement(kind: str) -> str:
+    return f"Requirement {kind!r} is an empty array: give a condition, or delete the key"
+
+
+def requirement_without_reason(kind: str) -> str:
+    return (f"Requirement {kind!r} needs a reason, the text users read when it fails: give "
+            f"{{ condition = \"…\", reason = \"…\" }} here, or reason = \"…\" in [requirements.{kind}]")
+
+
+def empty_order() -> str:
+    return "An order needs at least one runner: runners = [\"…\"] lists the runners tried first, in order"
+
+
+def listed_twice(runner: str) -> str:
+    return f"Runner {runner!r} is listed twice"
+
+
 def chained(op: str) -> str:
     return f"Chained comparisons are not supported: join the two tests with 'and' before {op!r}"
 
@@ -274,8 +291,19 @@ def short_repr(value: object) -> str:
 
 # --- resolution -----------------------------------------------------------------------------
 
-def does_not_support(runner: str, features: Sequence[str]) -> str:
-    return f"{runner} does not support: {listing(features)}"
+def does_not_support(runner: str, features: Sequence[str], reasons: Sequence[str] = ()) -> str:
+    """What keeps *runner* from a config: the features it does not support, and the reasons of
+    the requirements the config fails (vLLM's "is not valid for this configuration")."""
+    said = []
+    if features:
+        said.append(f"does not support: {listing(features)}")
+    if reasons:
+        said.append(f"is not valid for this config: {', '.join(reasons)}")
+    return f"{runner} {'; and '.join(said)}"
+
+
+def no_candidate() -> str:
+    return "No runner can serve this config: no runner is a candidate for it"
 
 
 def fallback(skipped: Sequence[str], chosen: str) -> str:

@@ -13,14 +13,15 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Set, Tuple, Union
 
+import attrs
 from packaging.version import InvalidVersion, Version
 
 from . import _access, _messages
 from ._nodes import Compare, ListLiteral, Literal, Path, walk
 from .errors import ConfigError, LoadError, Problem, excerpt
 from .predicates import Predicate
-from .schema import (CLASS_SPEC, FIELD_TYPES, NOTHING, STATUSES, Deprecation, Feature, Field, Forces, Matrix, Prefers,
-                     Refusal, Runner, Schema, Statement, Window, window_text)
+from .schema import (CLASS_SPEC, FIELD_TYPES, NOTHING, STATUSES, Deprecation, Feature, Field, Forces, Matrix, Order,
+                     Prefers, Refusal, Requirement, RequirementKind, Runner, Schema, Statement, Window, window_text)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._converter import DeprecationSpec, ForcesSpec, MatrixSpec, Place
@@ -38,7 +39,7 @@ MAX_FEATURES = 10_000
 
 _ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
 _PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
-_TOP_KEYS = ("matrix", "config", "features", "refusals")
+_TOP_KEYS = ("matrix", "config", "requirements", "orders", "features", "refusals")
 
 _NUMERIC = frozenset({"int", "float"})
 
@@ -166,6 +167,7 @@ class _Builder:
         # What failed to load, reported once: it is known to exist for the rest of the checks.
         self.broken: Set[str] = set()  # config paths
         self.broken_runners: Dict[str, Optional[int]] = {}  # runner id: its priority, where readable
+        self.runner_specs: Dict[str, Tuple[_Source, Any]] = {}  # runner id: its file and RunnerSpec
 
     # --- reporting -------------------------------------------------------------------------
 
@@ -213,6 +215,10 @@ class _Builder:
             runner_list = self.runner_folder(source, os.path.join(base, folder), folder)
         features = self.features(source, document.get("features", {}), schema, runner_list)
         refusals = self.refusals(source, document.get("refusals", {}), document.get("features", {}))
+        kinds = self.requirement_kinds(source, document.get("requirements", {}))
+        if runner_list is not None:
+            runner_list = [self.requirements(r, kinds, schema) for r in runner_list]
+        orders = self.orders(source, document.get("orders", {}), schema, runner_list)
         if self.problems:
             raise LoadError(name, self.problems)
         assert header is not None and runner_list is not None
@@ -227,6 +233,8 @@ class _Builder:
             text=text,
             config_class=header.config_class,
             refusals=tuple(refusals),
+            requirement_kinds=tuple(kinds.values()),
+            orders=tuple(orders),
         )
 
     def parse(self, source: _Source) -> Dict[str, Any]:
@@ -435,6 +443,89 @@ class _Builder:
                 out.append(Refusal(id, spec.reason, tuple(lists), spec.links))
         return out
 
+    # --- requirements and orders -----------------------------------------------------------
+
+    def requirement_kinds(self, source: _Source, raw: object) -> Dict[str, RequirementKind]:
+        if not isinstance(raw, dict):
+            self.problem(source, ("requirements",), self.shapes.expected("a table", raw).args[0])
+            return {}
+        kinds = {}
+        for id, value in raw.items():
+            where = ("requirements", id)
+            if not _ID.match(id):
+                self.problem(source, where, _messages.bad_feature_id(id, "Requirement kind"))
+                continue
+            spec, _ = self.shaped(source, value, self.shapes.KindSpec, where)
+            if spec is not None:
+                kinds[id] = RequirementKind(id, spec.name, spec.reason)
+        return kinds
+
+    def requirements(self, runner: Runner, kinds: Dict[str, RequirementKind], schema: Schema) -> Runner:
+        """*runner* with what its file says it requires (``[requires]``) and when it is a candidate."""
+        found = self.runner_specs.get(runner.id)
+        if found is None:
+            return runner
+        source, spec = found
+        candidate = None
+        if spec.candidate is not None:
+            candidate = self.predicate(source, ("candidate",), spec.candidate, schema)
+        clauses: Dict[str, List[Requirement]] = {}
+        for kind, value in spec.requires.items():
+            where: Place = ("requires", kind)
+            if kind not in kinds:
+                self.problem(source, where, _messages.unknown_choice("requirement kind", kind, list(kinds)))
+                continue
+            items = value if isinstance(value, list) else [value]
+            if not items:
+                self.problem(source, where, _messages.empty_requirement(kind))
+            for index, item in enumerate(items):
+                at: Place = where + (index,) if isinstance(value, list) else where
+                if isinstance(item, str):
+                    item = {"condition": item}
+                clause, _ = self.shaped(source, item, self.shapes.ClauseSpec, at)
+                if clause is None:
+                    continue
+                condition = self.predicate(source, at + (("condition",) if isinstance(value, (dict, list)) else ()),
+                                           clause.condition, schema)
+                reason = clause.reason or kinds[kind].reason
+                if reason is None:
+                    self.problem(source, at, _messages.requirement_without_reason(kind))
+                    continue
+                if condition is not None:
+                    clauses.setdefault(kind, []).append(Requirement(runner.id, kind, condition, reason, clause.doc))
+        ordered = tuple(c for kind in kinds for c in clauses.get(kind, ()))
+        return attrs.evolve(runner, requires=ordered, candidate=candidate)
+
+    def orders(self, source: _Source, raw: object, schema: Schema, runners: Optional[List[Runner]]) -> List[Order]:
+        if not isinstance(raw, dict):
+            self.problem(source, ("orders",), self.shapes.expected("a table", raw).args[0])
+            return []
+        known = [r.id for r in runners or ()] + list(self.broken_runners)
+        out = []
+        for id, value in raw.items():
+            where = ("orders", id)
+            if not _ID.match(id):
+                self.problem(source, where, _messages.bad_feature_id(id, "Order"))
+                continue
+            spec, _ = self.shaped(source, value, self.shapes.OrderSpec, where)
+            if spec is None:
+                continue
+            when = self.predicate(source, where + ("when",), spec.when, schema)
+            ok = bool(spec.runners)
+            if not spec.runners:
+                self.problem(source, where + ("runners",), _messages.empty_order())
+            for index, runner in enumerate(spec.runners):
+                if runner not in known:
+                    if runners is not None:
+                        self.problem(source, where + ("runners", index), _messages.unknown_choice("runner", runner, known))
+                    ok = False
+                elif runner in spec.runners[:index]:
+                    self.problem(source, where + ("runners", index), _messages.listed_twice(runner))
+                    ok = False
+            if ok and when is not None:
+                out.append(Order(id, spec.name, when, tuple(spec.runners)))
+        return out
+
     # --- runners ---------------------------------------------------------------------------
 
     def runner_folder(self, source: _Source, folder: str, shown: str) -> Optional[List[Runner]]:
@@ -495,6 +586,7 @@ class _Builder:
             self.broken_runners[id] = priority if ok else None
             return None
         path = source.name if source.text else None
+        self.runner_specs[id] = (source, spec)
         return Runner(id, spec.name, spec.priority, spec.description, spec.links, path)
 
     def runner_set(self, source: _Source, runners: List[Runner], sources: Dict[str, _Source],

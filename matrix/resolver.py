@@ -21,7 +21,8 @@ from ._compile import Plan, plan
 from ._versions import VersionLike, as_version
 from .errors import (ConfigError, NoRunnerError, RemovedFeatureError, ResolutionError, UnsupportedFeatureError,
                      UsageError)
-from .schema import Deprecation, Feature, Matrix, Runner, Statement
+from .predicates import Predicate
+from .schema import Deprecation, Feature, Matrix, Order, Requirement, Runner, Statement
 
 if TYPE_CHECKING:  # pragma: no cover
     import logging
@@ -57,6 +58,8 @@ class Observation:
     feature: Feature
     runner: Optional[str] = None
     status: Optional[str] = None
+    # A runner requirement the config fails is a ``status`` observation of ``no`` on the gate
+    # derived from it (`Feature.origin` is the `Requirement`; its name is the reason).
 
 
 def _plan(matrix: Matrix, version: Optional[VersionLike]) -> Plan:
@@ -83,7 +86,10 @@ def iter_observations(matrix: Matrix, config: object, *, version: Optional[Versi
     compiled = _plan(matrix, version)
     mask, _ = compiled.evaluate(config, facts)
     v = compiled.version
-    for feature in compiled.active(mask):
+    for gate in compiled.active(mask & ~compiled.feature_bits):
+        if isinstance(gate.origin, Requirement):  # a requirement the config fails
+            yield Observation("status", gate, gate.origin.runner, "no")
+    for feature in compiled.active(mask & compiled.feature_bits):
         yield Observation("active", feature)
         deprecation = feature.deprecated
         if deprecation is not None and v >= deprecation.since:
@@ -172,11 +178,13 @@ class Resolution:
     def active(self) -> Tuple[Feature, ...]:
         """The active features, in declaration order (worked out from the mask on access)."""
         plan: Plan = self._plan
-        return plan.active(self._mask)
+        return plan.active(self._mask & plan.feature_bits)
 
     @property
     def unsupported(self) -> Mapping[str, Tuple[Feature, ...]]:
-        """Runner id → the active features whose status there is ``no`` or ``opt-in``."""
+        """Runner id → the active features whose status there is ``no`` or ``opt-in``, then the
+        runner's requirements the config fails (gates whose name is the reason: `Feature.origin`
+        is the `Requirement`)."""
         plan, mask = self._plan, self._mask
         return {r: plan.active(mask & block) for r, block in plan.order}
 
@@ -221,38 +229,55 @@ class Resolution:
             ],
         }
 
-    def _reports(self) -> Iterator[Tuple[Runner, List[Tuple[Feature, Statement, List[str]]]]]:
-        """Per runner, highest priority first: the runner, and its blockers as
-        ``(feature, statement in force, paths its gate read)`` (for the runner asked for, only
-        the features it does not support at all: an opt-in asked for is not a blocker)."""
+    def _choice(self) -> Tuple[Optional[Order], List[Runner], Set[str]]:
+        """The order of automatic choice that applied (None: by priority), every runner in that
+        order, and the ids of those that are candidates."""
+        plan: Plan = self._plan
+        order, candidates = plan.choice(self._mask)
+        every = next((runners for _, o, runners in plan.orders if o is order), plan.order)
+        return order, [self.matrix.runner(r) for r, _ in every], {r for r, _ in candidates}
+
+    def _reports(self) -> Iterator[Tuple[Runner, bool, List[Tuple[Feature, Statement, List[str]]]]]:
+        """Per runner, in the order automatic choice tried them: the runner, whether it was a
+        candidate, and its blockers as ``(gate, statement in force, paths its gate read)``
+        (for the runner asked for, only what it does not support at all: an opt-in asked for
+        is not a blocker). A requirement the config fails is a gate whose `Feature.origin` is
+        the `Requirement`."""
         values = self.values
-        for runner in self.matrix.runners:
+        _, runners, candidates = self._choice()
+        for runner in runners:
             blockers = self.unsupported[runner.id]
             if self.requested == runner.id:
                 blockers = tuple(f for f in blockers if f.status(runner.id, self.version) == "no")
-            yield runner, [(feature, feature.statement(runner.id, self.version),
-                            [p for p in sorted(feature.when.paths) if p in values])
-                           for feature in blockers]
+            yield runner, runner.id in candidates, [
+                (feature, feature.statement(runner.id, self.version),
+                 [p for p in sorted(_read(feature).paths) if p in values])
+                for feature in blockers]
 
     def explanation(self) -> Dict[str, Any]:
-        """`explain` as JSON-ready data: how the runner was chosen, and per runner (highest
-        priority first) whether it was chosen and its blockers, each with its status, note,
-        gate, and the config values that made the gate true (``because``; a section read
-        as a whole shows as ``"<section>"``)."""
+        """`explain` as JSON-ready data: how the runner was chosen, the order of automatic
+        choice that applied (None: by priority), and per runner (in that order) whether it was
+        a candidate and chosen, and its blockers, each with its status, note, gate, and the
+        config values that made the gate true (``because``; a section read as a whole shows as
+        ``"<section>"``); a failed requirement has ``requirement`` (its kind and condition)."""
         values = self.values
+        order = self._choice()[0]
         return {
             "runner": self.runner,
             "requested": self.requested,
             "how": ("overridden" if self._overrider() else "requested" if self.requested
                     else "preferred" if self._preferrer() else "automatic"),
+            "order": None if order is None else {"id": order.id, "name": order.name, "when": str(order.when)},
             "version": str(self.version),
             "runners": [
-                {"id": runner.id, "name": runner.name, "priority": runner.priority,
+                {"id": runner.id, "name": runner.name, "priority": runner.priority, "candidate": candidate,
                  "chosen": runner.id == self.runner,
                  "blockers": [{"id": f.id, "name": f.name, "status": statement.status, "note": statement.note,
-                               "when": str(f.when), "because": {p: _json_value(values[p]) for p in read}}
+                               "when": str(f.when), "because": {p: _json_value(values[p]) for p in read},
+                               **({"requirement": {"kind": f.origin.kind, "condition": str(f.origin.condition)}}
+                                  if isinstance(f.origin, Requirement) else {})}
                               for f, statement, read in blockers]}
-                for runner, blockers in self._reports()
+                for runner, candidate, blockers in self._reports()
             ],
         }
 
@@ -270,8 +295,9 @@ class Resolution:
         return None if feature is None else self.matrix.feature(feature)
 
     def explain(self) -> str:
-        """Why this runner: every runner's blockers, with the gate and the values that made
-        it true, then the warnings."""
+        """Why this runner: the order automatic choice followed, every runner's blockers (the
+        features it does not support, with the gate and the values that made it true; the
+        requirements the config fails, with the condition and the values), then the warnings."""
         matrix = self.matrix
         values = self.values
         lines = []
@@ -287,18 +313,36 @@ class Resolution:
             lines.append(f"Runner: {chosen.id} ({chosen.name}), {how}, at version {self.version}")
         else:
             lines.append(f"Runner: none ({how}), at version {self.version}")
-        lines.append("Runners, highest priority first:")
-        for runner, blockers in self._reports():
-            mark = ", chosen" if runner.id == self.runner else ""
-            head = f"  {runner.id} ({runner.name}, priority {runner.priority})"
-            if not blockers:
-                lines.append(f"{head}: no blockers{mark}")
-                continue
-            count = len(blockers)
-            lines.append(f"{head}: blocked by {count} feature{'s' if count != 1 else ''}{mark}")
+        order = self._choice()[0]
+        if order is not None:
+            lines.append(f"Order: {order.name}, because {order.when} holds; runners in that order:")
+        elif matrix.orders and self.requested is None:
+            names = " nor ".join(o.name for o in matrix.orders)
+            lines.append(f"Order: by priority ({names} does not apply); runners, highest priority first:")
+        else:
+            lines.append("Runners, highest priority first:")
+        for runner, candidate, blockers in self._reports():
+            said = []
+            if not candidate and self.requested is None:
+                said.append(f"not a candidate (a candidate when {runner.candidate})")
+            features = sum(1 for f, _, _ in blockers if f.origin is None)
+            failed = len(blockers) - features
+            if features:
+                said.append(f"blocked by {features} feature{'s' if features != 1 else ''}")
+            if failed:
+                said.append(f"fails {failed} requirement{'s' if failed != 1 else ''}")
+            if runner.id == self.runner:
+                said.append("chosen")
+            lines.append(f"  {runner.id} ({runner.name}, priority {runner.priority}): "
+                         f"{', '.join(said) if said and said != ['chosen'] else 'no blockers, chosen' if said else 'no blockers'}")
             for feature, statement, read in blockers:
-                lines.append(f"    - {feature.name} [{statement.status}]")
-                lines.append(f"        when: {feature.when}")
+                origin = feature.origin
+                if isinstance(origin, Requirement):
+                    lines.append(f"    - {feature.name} (requirement {origin.kind!r})")
+                    lines.append(f"        requires: {origin.condition}")
+                else:
+                    lines.append(f"    - {feature.name} [{statement.status}]")
+                    lines.append(f"        when: {feature.when}")
                 if read:
                     shown = ", ".join(f"{p} = {_show(values[p])}" for p in read)
                     lines.append(f"        because: {shown}")
@@ -409,11 +453,17 @@ def _json_value(value: object) -> object:
     return "<section>"
 
 
+def _read(gate: Feature) -> Predicate:
+    """What a gate is shown to read: a failed requirement, its condition; else the gate's own."""
+    return gate.origin.condition if isinstance(gate.origin, Requirement) else gate.when
+
+
 def _blockers(plan: Plan, mask: int, runner: str) -> str:
     opt_in = plan.opt_in[runner]
-    names = [f.name + (" (opt-in)" if opt_in >> plan.features.index(f) & 1 else "")
-             for f in plan.active(mask & plan.blocking[runner])]
-    return _messages.does_not_support(plan.matrix.runner(runner).name, names)
+    gates = plan.active(mask & plan.blocking[runner])
+    names = [f.name + (" (opt-in)" if opt_in >> plan.features.index(f) & 1 else "") for f in gates if f.origin is None]
+    return _messages.does_not_support(plan.matrix.runner(runner).name, names,
+                                      [f.name for f in gates if f.origin is not None])
 
 
 def resolve(matrix: Matrix, config: object, *, runner: Optional[str] = None,
@@ -506,8 +556,11 @@ def _decide(compiled: Plan, mask: int, runner: Optional[str]) -> Decision:
         if isinstance(chosen, tuple):  # an outright preference for a blocked runner
             return chosen
         if chosen is None:
-            order = [r for r, _ in compiled.order]
-            chosen = next((r for r, block in compiled.order if not mask & block), None)
+            candidates = compiled.choice(mask)[1]
+            order = [r for r, _ in candidates]
+            chosen = next((r for r, block in candidates if not mask & block), None)
+            if not order:
+                return None, tuple(warnings), NoRunnerError, _messages.no_candidate()
             if chosen is None:
                 return None, tuple(warnings), NoRunnerError, _messages.no_runner(
                     [_blockers(compiled, mask, r) for r in order])
@@ -535,7 +588,7 @@ def _decide(compiled: Plan, mask: int, runner: Optional[str]) -> Decision:
         refused = compiled.active(mask & compiled.no[chosen])
         if refused:
             return None, tuple(warnings), UnsupportedFeatureError, _messages.does_not_support(
-                name, [f.name for f in refused])
+                name, [f.name for f in refused if f.origin is None], [f.name for f in refused if f.origin is not None])
         for feature in compiled.active(mask & compiled.opt_in[chosen]):
             note = feature.statement(chosen, compiled.version).note
             warnings.append(ResolutionWarning(

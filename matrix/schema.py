@@ -8,7 +8,7 @@ possible but skips the cross-checks.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
 import attrs
 from packaging.version import Version
@@ -199,6 +199,29 @@ class Schema:
 
 
 @attrs.frozen
+class RequirementKind:
+    """A kind of requirement (``[requirements.<id>]``): one row of the capability table, with
+    the reason shown when a runner's requirement of this kind fails, unless the runner gives its own."""
+
+    id: str
+    name: str
+    reason: Optional[str] = None
+
+
+@attrs.frozen
+class Requirement:
+    """One clause of what a runner requires: *condition* must hold for the runner to serve a
+    config, else *reason* is what the user reads. Clauses of one kind form a chain: only the
+    first that fails is reported (vLLM's ``supports_combination`` returns one string)."""
+
+    runner: str
+    kind: str
+    condition: Predicate
+    reason: str
+    doc: Optional[str] = None
+
+
+@attrs.frozen
 class Runner:
     """One runner (a backend, an executor, a model runner…) that features may be served by."""
 
@@ -209,6 +232,21 @@ class Runner:
     links: Tuple[str, ...] = ()
     #: The runner file it was loaded from, if any.
     file: Optional[str] = attrs.field(default=None, eq=False, repr=False)
+    #: What it requires of a config (``[requires]`` in its file), in the order of the kinds.
+    requires: Tuple[Requirement, ...] = ()
+    #: When it is a candidate for automatic choice (None: always); asked for, it is tried anyway.
+    candidate: Optional[Predicate] = None
+
+
+@attrs.frozen
+class Order:
+    """An order of automatic choice that applies when *when* holds (``[orders.<id>]``): the
+    runners it lists first, in that order, then the others by priority."""
+
+    id: str
+    name: str
+    when: Predicate
+    runners: Tuple[str, ...]
 
 
 @attrs.frozen
@@ -309,6 +347,9 @@ class Feature:
     forces: Optional[Forces] = None
     #: The runner automatic choice tries first for a config that uses it (``prefers``).
     prefers: Optional[Prefers] = None
+    #: For a gate derived from the runners rather than declared (see `Matrix.gates_at`): the
+    #: `Requirement` that fails, the `Runner` that is a candidate, or the `Order` that applies.
+    origin: Union[None, Requirement, Runner, Order] = attrs.field(default=None, repr=False)
 
     def in_force(self, version: Version) -> bool:
         """Whether this gate exists at *version* (``since`` ≤ version < ``until``)."""
@@ -355,6 +396,10 @@ class Matrix:
     config_class: Optional[str] = None
     #: Combinations no runner is meant to serve (``[refusals]``): `matrix check` acknowledges them.
     refusals: Tuple[Refusal, ...] = ()
+    #: The kinds of runner requirements (``[requirements]``), in the order they are checked.
+    requirement_kinds: Tuple[RequirementKind, ...] = ()
+    #: Orders of automatic choice that depend on the config (``[orders]``); the first that applies wins.
+    orders: Tuple[Order, ...] = ()
     # Derived from the fields above, so not part of equality.
     _runner_index: Dict[str, Runner] = attrs.field(init=False, repr=False, eq=False)
     _feature_index: Dict[str, Feature] = attrs.field(init=False, repr=False, eq=False)
@@ -391,6 +436,18 @@ class Matrix:
         v = self.version if version is None else as_version(version)
         return tuple(f for f in self.features if f.in_force(v))
 
+    def gates_at(self, version: Optional[VersionLike] = None) -> Tuple[Feature, ...]:
+        """Every gate the resolver evaluates at *version*: the features in force, then one gate
+        per runner requirement clause (active when the clause fails: its runner says ``no``, the
+        others ``yes``), per runner with a ``candidate`` condition (active when it holds) and per
+        order (active when it applies). Derived gates carry their `Feature.origin`."""
+        v = self.version if version is None else as_version(version)
+        key = ("gates", v)
+        found: Optional[Tuple[Feature, ...]] = self._caches.get(key)
+        if found is None:
+            found = self._caches[key] = self.features_at(v) + _derived_gates(self)
+        return found
+
     # resolve() and is_supported() are the resolver's functions, bound to this class by the
     # resolver module (which `import matrix` imports; this module imports no resolver):
     # resolve() runs at the speed of an if chain, and a forwarding call would cost a tenth of it.
@@ -401,3 +458,31 @@ class Matrix:
 
         def is_supported(self, config: object, runner: str, *, version: Optional[VersionLike] = None,
                          facts: Optional[Mapping[str, object]] = None) -> bool: ...
+
+
+def _derived_gates(matrix: Matrix) -> Tuple[Feature, ...]:
+    from .predicates import Predicate
+
+    ids = [r.id for r in matrix.runners]
+    schema = matrix.schema if len(matrix.schema) else None
+    gates = []
+    for runner in matrix.runners:
+        refuses = {r: (Statement("no" if r == runner.id else "yes"),) for r in ids}
+        by_kind: Dict[str, List[Requirement]] = {}
+        for clause in runner.requires:
+            by_kind.setdefault(clause.kind, []).append(clause)
+        for kind, chain in by_kind.items():
+            for index, clause in enumerate(chain):
+                # A clause fails when its condition does not hold and every one before it does.
+                text = " and ".join([f"not ({clause.condition})", *(f"({c.condition})" for c in chain[:index])])
+                suffix = f":{index + 1}" if len(chain) > 1 else ""
+                gates.append(Feature(f"{runner.id}:{kind}{suffix}", clause.reason, Predicate(text, schema=schema),
+                                     refuses, origin=clause))
+    everyone = {r: (Statement("yes"),) for r in ids}
+    for runner in matrix.runners:
+        if runner.candidate is not None:
+            gates.append(Feature(f"{runner.id}:candidate", f"{runner.name} is a candidate", runner.candidate,
+                                 everyone, origin=runner))
+    for order in matrix.orders:
+        gates.append(Feature(f"order:{order.id}", order.name, order.when, everyone, origin=order))
+    return tuple(gates)

@@ -17,7 +17,7 @@ import json
 import random
 import re
 import types
-from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
@@ -36,8 +36,10 @@ def __dir__() -> List[str]:
 
 
 def _constants(matrix: Matrix) -> Dict[str, List[object]]:
-    """The literals each path is compared with in the matrix's predicates."""
-    return compared_constants(f.when._node for f in matrix.features)
+    """The literals each path is compared with in the matrix's predicates (its runner
+    requirements, candidacies and orders included)."""
+    derived = [g for g in matrix.gates_at() if g.origin is not None]
+    return compared_constants(f.when._node for f in (*matrix.features, *derived))
 
 
 # Strings are drawn from this alphabet, not with `st.text()`: hypothesis builds its Unicode
@@ -130,7 +132,9 @@ def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Op
     # later or have gone are left out, and so are the gates that read a field gone by then
     # (records of a removal, which a drawn config never uses).
     schema = matrix.schema.at(v)
-    gates = {f.id: f for f in matrix.features_at(v)}
+    # Steered toward features, and toward passing and failing each runner requirement (the
+    # gates derived from the runners: see `Matrix.gates_at`).
+    gates = {f.id: f for f in matrix.gates_at(v)}
     drawable = {i: f for i, f in gates.items() if all(p in schema for p in f.when.paths)}
     wanted = {}
     for name, ids in (("active", active), ("inactive", inactive)):
@@ -190,8 +194,13 @@ class _Plan:
         self.base = base  # a config that meets *must* and *must_not*: the fallback of every draw
         self.order = order
         self.children: Dict[str, List[Field]] = {}
+        # Sections that hold a field a config must have (no default, never None): never left out.
+        self.needed: Set[str] = set()
         for field in schema:
             self.children.setdefault(field.path.rpartition(".")[0], []).append(field)
+            if not field.has_default and not field.nullable:
+                parts = field.path.split(".")
+                self.needed.update(".".join(parts[:end]) for end in range(1, len(parts)))
         constants = _constants(matrix)
         self.strategies: Dict[str, st.SearchStrategy] = {}
         for field in schema:
@@ -231,7 +240,8 @@ class _Plan:
         for field in self.children.get(prefix, []):
             pinned = fixed.get(field.path, _FREE)
             free = pinned is _FREE and not _pins_below(field.path, fixed)
-            if free and (field.has_default or (field.type == "section" and not field.nullable)):
+            if free and (field.has_default or (field.type == "section" and not field.nullable
+                                                and field.path not in self.needed)):
                 if not draw(st.booleans()):
                     continue
             name = field.path.rpartition(".")[2]

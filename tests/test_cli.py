@@ -128,16 +128,16 @@ def test_resolve_json_explain_holds_the_explanation():
                             "--set", "parallel_config.enable_elastic_ep=true")[1])
     assert {k: v for k, v in data.items() if k != "explanation"} == plain
     assert data["explanation"] == {
-        "runner": "v1", "requested": None, "how": "automatic", "version": "0.31.0",
+        "runner": "v1", "requested": None, "how": "automatic", "order": None, "version": "0.31.0",
         "runners": [
-            {"id": "v2", "name": "Model Runner V2", "priority": 20, "chosen": False, "blockers": [
+            {"id": "v2", "name": "Model Runner V2", "priority": 20, "candidate": True, "chosen": False, "blockers": [
                 {"id": "elastic_ep", "name": "elastic expert parallelism", "status": "no", "note": None,
                  "when": "parallel_config.enable_elastic_ep", "because": {"parallel_config.enable_elastic_ep": True}},
                 {"id": "mamba_cache_all", "name": "mamba cache mode 'all'", "status": "no", "note": None,
                  "when": "cache_config.mamba_cache_mode == 'all'",
                  "because": {"cache_config.mamba_cache_mode": "all"}},
             ]},
-            {"id": "v1", "name": "Model Runner V1", "priority": 10, "chosen": True, "blockers": []},
+            {"id": "v1", "name": "Model Runner V1", "priority": 10, "candidate": True, "chosen": True, "blockers": []},
         ],
     }
 

@@ -1,0 +1,288 @@
+"""Runner requirements (``[requires]`` in a runner file, kinds in ``[requirements]``), candidacy
+(``candidate``) and config-dependent orders of automatic choice (``[orders]``): loaded and
+type-checked, resolved, explained, and exact in the compiled fast path."""
+
+import io
+import textwrap
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from packaging.version import Version
+
+import matrix
+from matrix import NoRunnerError, UnsupportedFeatureError
+from matrix.cli import run
+from matrix.resolver import iter_observations
+
+FEATURES = """\
+[matrix]
+name = "kernels"
+version = "1.0"
+
+[config]
+"s.h" = { type = "int", min = 1 }
+"s.dtype" = { type = "str", choices = ["f16", "f32"], default = "f16" }
+"s.fast" = { type = "bool", default = false }
+"s.sink" = { type = "bool", default = false }
+"gpu.cc" = { type = "version" }
+
+[requirements]
+head = { name = "Head sizes", reason = "head_size not supported" }
+dtype = { name = "Dtypes", reason = "dtype not supported" }
+combination = { name = "Combinations" }
+
+[orders.new_gpu]
+name = "new-GPU order"
+when = "gpu.cc >= '10.0' and not s.fast"
+runners = ["small", "big"]
+
+[features.sinks]
+name = "attention sinks"
+when = "s.sink"
+support = { big = "no", small = "yes", combo = "yes" }
+"""
+
+RUNNERS = {
+    "big": """\
+name = "Big"
+priority = 30
+
+[requires]
+head = { condition = "s.h % 8 == 0 and s.h <= 256", doc = "multiples of 8 up to 256" }
+dtype = "s.dtype == 'f16'"
+""",
+    "small": """\
+name = "Small"
+priority = 20
+
+[requires]
+head = "s.h >= 32"
+combination = [
+  { condition = "not (s.fast and s.h == 64)", reason = "fast mode misreads head 64" },
+  { condition = "not s.fast", reason = "fast mode not supported" },
+]
+""",
+    "combo": """\
+name = "Combo"
+priority = 40
+candidate = "s.fast and gpu.cc < '10.0'"
+
+[requires]
+head = "s.h == 256"
+""",
+}
+
+
+def _load(tmp_path, features=FEATURES, runners=None):
+    (tmp_path / "runners").mkdir()
+    for id, text in (runners or RUNNERS).items():
+        (tmp_path / "runners" / f"{id}.toml").write_text(text)
+    (tmp_path / "features.toml").write_text(features)
+    return matrix.load(tmp_path / "features.toml")
+
+
+@pytest.fixture(scope="module")
+def kernels(tmp_path_factory):
+    return _load(tmp_path_factory.mktemp("kernels"))
+
+
+def _config(h, cc="9.0", **flags):
+    return {"s": {"h": h, **flags}, "gpu": {"cc": cc}}
+
+
+def test_requirements_load_in_the_order_of_their_kinds(kernels):
+    small = kernels.runner("small")
+    assert [(r.kind, r.reason, str(r.condition)) for r in small.requires] == [
+        ("head", "head_size not supported", "s.h >= 32"),
+        ("combination", "fast mode misreads head 64", "not (s.fast and s.h == 64)"),
+        ("combination", "fast mode not supported", "not s.fast"),
+    ]
+    assert kernels.runner("big").requires[0].doc == "multiples of 8 up to 256"
+    assert str(kernels.runner("combo").candidate) == "s.fast and gpu.cc < '10.0'"
+    assert [(o.id, o.name, o.runners) for o in kernels.orders] == [("new_gpu", "new-GPU order", ("small", "big"))]
+    assert [(k.id, k.name, k.reason) for k in kernels.requirement_kinds] == [
+        ("head", "Head sizes", "head_size not supported"), ("dtype", "Dtypes", "dtype not supported"),
+        ("combination", "Combinations", None)]
+
+
+def test_a_failed_requirement_blocks_its_runner_with_its_reason(kernels):
+    resolution = kernels.resolve(_config(36))
+    assert resolution.runner == "small"
+    assert [(w.kind, w.message) for w in resolution.warnings] == [
+        ("fallback", "Big is not valid for this config: head_size not supported; using Small instead")]
+    assert kernels.resolve(_config(40)).runner == "big"
+
+
+def test_the_reasons_are_listed_in_unsupported_and_in_to_dict(kernels):
+    with pytest.raises(NoRunnerError) as caught:
+        kernels.resolve(_config(12, dtype="f32"))
+    assert str(caught.value) == (
+        "No runner can serve this config: Big is not valid for this config: head_size not supported, "
+        "dtype not supported; Small is not valid for this config: head_size not supported")
+    resolution = caught.value.resolution
+    assert resolution.active == ()
+    assert {r: [g.name for g in gates] for r, gates in resolution.unsupported.items()} == {
+        "combo": ["head_size not supported"], "big": ["head_size not supported", "dtype not supported"],
+        "small": ["head_size not supported"]}
+    assert resolution.to_dict()["unsupported"]["big"] == [
+        {"id": "big:head", "name": "head_size not supported", "status": "no"},
+        {"id": "big:dtype", "name": "dtype not supported", "status": "no"}]
+
+
+def test_a_chain_reports_only_its_first_failing_clause(kernels):
+    with pytest.raises(UnsupportedFeatureError) as caught:
+        kernels.resolve(_config(64, fast=True), runner="small")
+    assert str(caught.value) == "Small is not valid for this config: fast mode misreads head 64"
+    with pytest.raises(UnsupportedFeatureError) as caught:
+        kernels.resolve(_config(128, fast=True), runner="small")
+    assert str(caught.value) == "Small is not valid for this config: fast mode not supported"
+
+
+def test_features_and_requirements_block_together(kernels):
+    with pytest.raises(UnsupportedFeatureError) as caught:
+        kernels.resolve(_config(12, sink=True), runner="big")
+    assert str(caught.value) == "Big does not support: attention sinks; and is not valid for this config: head_size not supported"
+
+
+def test_a_runner_that_is_not_a_candidate_is_never_chosen_automatically_but_serves_when_asked(kernels):
+    config = _config(256)  # combo serves head 256, but is a candidate only in fast mode before 10.0
+    assert kernels.resolve(config).runner == "big"
+    assert kernels.resolve(config, runner="combo").runner == "combo"
+    assert kernels.is_supported(config, "combo")
+    fast = _config(256, fast=True)
+    assert kernels.resolve(fast).runner == "combo"
+    assert kernels.resolve(_config(256, cc="10.0", fast=True)).runner == "big"  # no candidate there
+
+
+def test_an_order_applies_when_its_condition_holds_and_explain_says_so(kernels):
+    config = _config(128, cc="10.0")
+    resolution = kernels.resolve(config)
+    assert resolution.runner == "small"
+    assert resolution.explain() == textwrap.dedent("""\
+        Runner: small (Small), chosen automatically, at version 1.0
+        Order: new-GPU order, because gpu.cc >= '10.0' and not s.fast holds; runners in that order:
+          small (Small, priority 20): no blockers, chosen
+          big (Big, priority 30): no blockers
+          combo (Combo, priority 40): not a candidate (a candidate when s.fast and gpu.cc < '10.0'), fails 1 requirement
+            - head_size not supported (requirement 'head')
+                requires: s.h == 256
+                because: s.h = 128
+        Active features: none""")
+    assert resolution.explanation()["order"] == {"id": "new_gpu", "name": "new-GPU order",
+                                                 "when": "gpu.cc >= '10.0' and not s.fast"}
+    assert kernels.resolve(_config(128)).explain().splitlines()[1] == (
+        "Order: by priority (new-GPU order does not apply); runners, highest priority first:")
+    assert kernels.resolve(_config(128)).runner == "big"
+
+
+def test_explanation_data_names_the_failed_requirement(kernels):
+    data = kernels.resolve(_config(36, cc="9.0")).explanation()
+    big = next(r for r in data["runners"] if r["id"] == "big")
+    assert big["candidate"] is True
+    assert big["blockers"] == [{
+        "id": "big:head", "name": "head_size not supported", "status": "no", "note": None,
+        "when": "not (s.h % 8 == 0 and s.h <= 256)", "because": {"s.h": 36},
+        "requirement": {"kind": "head", "condition": "s.h % 8 == 0 and s.h <= 256"}}]
+    assert data["runner"] == "small"
+
+
+def test_observations_say_which_requirements_fail(kernels):
+    seen = [(o.kind, o.feature.name, o.runner, o.status) for o in iter_observations(kernels, _config(12, sink=True))]
+    assert seen == [
+        ("status", "head_size not supported", "combo", "no"),
+        ("status", "head_size not supported", "big", "no"),
+        ("status", "head_size not supported", "small", "no"),
+        ("active", "attention sinks", None, None),
+        ("status", "attention sinks", "big", "no"),
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(h=st.integers(1, 600), dtype=st.sampled_from(["f16", "f32"]), fast=st.booleans(), sink=st.booleans(),
+       cc=st.sampled_from(["8.0", "9.0", "10.0", "12.0"]), runner=st.sampled_from([None, "big", "small", "combo"]))
+def test_resolution_follows_the_rules_as_written(kernels, h, dtype, fast, sink, cc, runner):
+    """A transcription of the three runner files and the order, as plain Python."""
+    reasons = {
+        "big": [r for r, ok in (("head_size not supported", h % 8 == 0 and h <= 256),
+                                ("dtype not supported", dtype == "f16")) if not ok],
+        "small": [r for r, ok in (("head_size not supported", h >= 32),) if not ok]
+        + (["fast mode misreads head 64"] if fast and h == 64 else ["fast mode not supported"] if fast else []),
+        "combo": [] if h == 256 else ["head_size not supported"],
+    }
+    blocked = {r: bool(reasons[r]) or (sink and r == "big") for r in reasons}
+    new_gpu = Version(cc) >= Version("10.0") and not fast
+    order = ["small", "big", "combo"] if new_gpu else ["combo", "big", "small"]
+    candidates = [r for r in order if r != "combo" or (fast and Version(cc) < Version("10.0"))]
+    config = {"s": {"h": h, "dtype": dtype, "fast": fast, "sink": sink}, "gpu": {"cc": cc}}
+    if runner is None:
+        expected = next((r for r in candidates if not blocked[r]), None)
+    else:
+        expected = None if blocked[runner] else runner
+    try:
+        got = kernels.resolve(config, runner=runner).runner
+    except (NoRunnerError, UnsupportedFeatureError) as error:
+        got = None
+        unsupported = error.resolution.unsupported
+    else:
+        unsupported = kernels.resolve(config, runner=runner).unsupported
+    assert got == expected
+    assert {r: [g.name for g in gates if g.origin is not None] for r, gates in unsupported.items()} == reasons
+
+
+def test_mistakes_in_requirements_and_orders_are_reported_all_at_once(tmp_path):
+    features = FEATURES.replace('combination = { name = "Combinations" }', textwrap.dedent('''\
+        combination = { name = "Combinations" }
+        "bad id!" = { name = "x" }
+        extra = { name = "E", reson = "typo" }''')).replace('runners = ["small", "big"]', textwrap.dedent('''\
+        runners = ["big", "c", "big"]
+
+        [orders.empty]
+        name = "nothing"
+        when = "s.fst"
+        runners = []'''))
+    runners = {
+        "big": 'name = "Big"\npriority = 30\ncandidate = "s.h > \'x\'"\n\n[requires]\nhed = "s.h > 1"\n'
+               'combination = [{ condition = "s.fast" }, { condition = "s.h % 0 == 1", reason = "r" }]\n',
+        "small": 'name = "Small"\npriority = 20\nrequires = { head = [], combination = { condition = "not s.fast", '
+                 'reason = "no", extra = 1 } }\n',
+        "combo": RUNNERS["combo"],
+    }
+    (tmp_path / "runners").mkdir()
+    for id, text in runners.items():
+        (tmp_path / "runners" / f"{id}.toml").write_text(text)
+    (tmp_path / "features.toml").write_text(features)
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["check", "--matrix", str(tmp_path / "features.toml")], stdout=out, stderr=err) == 2
+    lines = [line.replace(str(tmp_path) + "/", "") for line in err.getvalue().splitlines()]
+    assert lines == [
+        "matrix: error: features.toml: 12 problems",
+        "  features.toml:16:1: $.requirements[\"bad id!\"]: Requirement kind id 'bad id!' must be letters, digits, "
+        "'_', '.' or '-'",
+        "  features.toml:17:23: $.requirements.extra.reson: Unknown key 'reson', did you mean 'reason' (expected "
+        "'name', 'reason')",
+        "  features.toml:22:19: $.orders.new_gpu.runners[1]: Unknown runner 'c' (expected 'big', 'combo', 'small')",
+        "  features.toml:22:24: $.orders.new_gpu.runners[2]: Runner 'big' is listed twice",
+        "  features.toml:26:9: $.orders.empty.when: Unknown config path 's.fst', did you mean 's.fast'",
+        "      s.fst",
+        "      ^^^^^",
+        "  features.toml:27:1: $.orders.empty.runners: An order needs at least one runner: runners = [\"…\"] lists "
+        "the runners tried first, in order",
+        "  runners/big.toml:3:14: $.candidate: Cannot order str 'x' with '>': only int, float and version values "
+        "are ordered",
+        "      s.h > 'x'",
+        "      ^^^^^^^^^",
+        "  runners/big.toml:6:1: $.requires.hed: Unknown requirement kind 'hed', did you mean 'head' (expected "
+        "'combination', 'dtype', 'head')",
+        "  runners/big.toml:7:16: $.requires.combination[0]: Requirement 'combination' needs a reason, the text users "
+        "read when it fails: give { condition = \"…\", reason = \"…\" } here, or reason = \"…\" in "
+        "[requirements.combination]",
+        "  runners/big.toml:7:63: $.requires.combination[1].condition: Expected a positive integer after '%' "
+        "(path % 16), found '0'",
+        "      s.h % 0 == 1",
+        "            ^",
+        "  runners/small.toml:3:14: $.requires.head: Requirement 'head' is an empty array: give a condition, or "
+        "delete the key",
+        "  runners/small.toml:3:82: $.requires.combination.extra: Unknown key 'extra' (expected 'condition', 'doc', "
+        "'reason')",
+    ]
