@@ -5,8 +5,8 @@ from __future__ import annotations
 import html
 from typing import List, Sequence
 
-from ._docs_model import (DEPRECATION_HEADER, NO_GATES, NO_SCHEMA, PAIR_SYMBOLS, PAIRS_INTRO, Document, Step, absent, banner, cell_text,
-                          deprecation_cells, group_rows, legend_label, named, pair_label)
+from ._docs_model import (CAPABILITIES_INTRO, DEPRECATION_HEADER, NO_GATES, NO_SCHEMA, PAIR_SYMBOLS, PAIRS_INTRO, Document, Step, absent, banner, cell_text,
+                          deprecation_cells, group_rows, legend_label, named, pair_label, choice_text)
 
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 2rem; color: #1b1b1b; }
@@ -124,6 +124,22 @@ def _html_tables(doc: Document, tables: Sequence[str], symbols: bool) -> List[st
                        f"<td>{_h(r.description)}</td><td>{links}</td></tr>")
         out += ["</tbody>", "</table></div>",
                 "<p>The runner of highest priority that nothing blocks is chosen.</p>"]
+    if "capabilities" in tables and doc.candidates:
+        out += ["<h2>Runner capabilities</h2>", f"<p>{_h(CAPABILITIES_INTRO)}</p>",
+                '<div class="scroll"><table>', "<thead>", "<tr>", '<th scope="col">Requirement</th>',
+                *(f'<th scope="col">{_h(name)}</th>' for _, name in doc.runners), '<th scope="col">Reason</th>',
+                "</tr>", "</thead>", "<tbody>"]
+        for capability in doc.capabilities:
+            out.append(f'<tr><th scope="row">{_h(capability.name)}</th>'
+                       + "".join(f"<td><code>{_h(text)}</code></td>" if code and text else f"<td>{_h(text)}</td>"
+                                 for text, code in capability.cells)
+                       + f"<td>{_h(capability.reason) or 'given per runner'}</td></tr>")
+        out.append('<tr><th scope="row">Candidate for automatic choice</th>'
+                   + "".join(f"<td><code>{_h(c)}</code></td>" if c else "<td>always</td>" for c in doc.candidates)
+                   + "<td></td></tr>")
+        out += ["</tbody>", "</table></div>"]
+        out += ["<p>" + "".join(f"<code>{_h(text)}</code>" if code else _h(text) for text, code in line) + "</p>"
+                for line in choice_text(doc)]
     if "pairs" in tables:
         out += _html_pairs(doc, symbols)
     if "config" in tables:

@@ -98,6 +98,14 @@ def json_text(doc: Document, tables: Sequence[str]) -> str:
             }
             for row in doc.rows
         ]
+    if "capabilities" in tables and doc.candidates:
+        data["capabilities"] = [
+            {"id": row.id, "name": row.name, "reason": row.reason or None,
+             "requires": {rid: [{"condition": str(c.condition), "reason": c.reason, "doc": c.doc} for c in clauses]
+                          for (rid, _), clauses in zip(doc.runners, row.clauses)}}
+            for row in doc.capabilities]
+        data["candidates"] = {rid: c or None for (rid, _), c in zip(doc.runners, doc.candidates)}
+        data["orders"] = [{"id": o.id, "name": o.name, "when": o.when, "runners": list(o.runners)} for o in doc.orders]
     if "pairs" in tables:
         refusals = {r.id: r for r in doc.refusals}
         pairs: List[Dict[str, Any]] = []

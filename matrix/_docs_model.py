@@ -10,7 +10,7 @@ import attrs
 from packaging.version import Version
 
 from ._versions import VersionLike, as_version
-from .schema import Feature, Field, Forces, Matrix, Prefers, window_text
+from .schema import Feature, Field, Forces, Matrix, Prefers, Requirement, window_text
 
 #: status → (symbol, text equivalent, meaning): the one fixed symbol set of every format.
 SYMBOLS: Dict[str, Tuple[str, str, str]] = {
@@ -101,6 +101,28 @@ class RunnerRow:
     priority: int
     description: str
     links: Tuple[str, ...]
+
+
+@attrs.frozen
+class CapabilityRow:
+    """One kind of runner requirement, as the capability table shows it: per runner (priority
+    order), what it requires (its clauses' ``doc``, else their conditions; "" when nothing)."""
+
+    id: str
+    name: str
+    reason: str  # the kind's default reason, "" when each clause gives its own
+    cells: Tuple[Tuple[str, bool], ...]  # (text, whether it is a condition: code) per runner
+    clauses: Tuple[Tuple[Requirement, ...], ...] = ()  # per runner, for formats that carry data (JSON)
+
+
+@attrs.frozen
+class OrderRow:
+    """An order of automatic choice that depends on the config."""
+
+    id: str
+    name: str
+    when: str
+    runners: Tuple[str, ...]  # every runner id, in that order
 
 
 @attrs.frozen
@@ -198,6 +220,10 @@ class Document:
     pair_legend: Tuple[Tuple[str, str, str], ...] = ()  # PAIR_SYMBOLS values, only those used
     refusals: Tuple[RefusalRow, ...] = ()  # the refusals the pairs table refers to
     changes: Tuple[ChangeRow, ...] = ()  # what changed in each release up to the version
+    capabilities: Tuple[CapabilityRow, ...] = ()  # one per requirement kind; empty without them
+    #: Per runner (priority order): the condition under which it is a candidate, "" when always.
+    candidates: Tuple[str, ...] = ()
+    orders: Tuple[OrderRow, ...] = ()
 
 
 def _version_text(v: Optional[Version]) -> str:
@@ -331,7 +357,52 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
     pair_rows, pair_legend, refusals = _pair_rows(matrix, v, rows, spell) if pairs else ((), (), ())
     return Document(spell(matrix.name), str(v), spell(source), tuple((r.id, spell(r.name)) for r in matrix.runners),
                     tuple(rows), tuple(notes), legend, config, deprecations, runner_rows,
-                    pair_rows, pair_legend, refusals, _changes(matrix, v, spell))
+                    pair_rows, pair_legend, refusals, _changes(matrix, v, spell), *_capabilities(matrix, spell))
+
+
+def _capabilities(matrix: Matrix, spell: Callable[[str], str]) -> Tuple[
+        Tuple[CapabilityRow, ...], Tuple[str, ...], Tuple[OrderRow, ...]]:
+    """The capability table (one row per requirement kind), when each runner is a candidate,
+    and the orders of automatic choice: what the runner files and ``[orders]`` say."""
+    rows = []
+    for kind in matrix.requirement_kinds:
+        cells, clauses = [], []
+        for runner in matrix.runners:
+            mine = tuple(c for c in runner.requires if c.kind == kind.id)
+            docs = [c.doc for c in mine if c.doc]
+            cells.append((spell("; ".join(docs)), False) if docs else (spell(" and ".join(
+                str(c.condition) if len(mine) == 1 else f"({c.condition})" for c in mine)), True))
+            clauses.append(mine)
+        rows.append(CapabilityRow(kind.id, spell(kind.name), spell(kind.reason or ""), tuple(cells), tuple(clauses)))
+    candidates = tuple(spell(str(r.candidate)) if r.candidate is not None else "" for r in matrix.runners)
+    orders = tuple(OrderRow(o.id, spell(o.name), spell(str(o.when)),
+                            (*o.runners, *(r.id for r in matrix.runners if r.id not in o.runners)))
+                   for o in matrix.orders)
+    has_any = bool(rows) or any(candidates) or bool(orders)
+    return tuple(rows), candidates if has_any else (), orders
+
+
+CAPABILITIES_INTRO = ("What each runner requires of a config, one row per kind of requirement (a blank cell: "
+                      "nothing). A config that fails a requirement is refused by that runner with the reason "
+                      "shown in the last column.")
+
+
+def choice_text(doc: Document) -> List[Tuple[Tuple[str, bool], ...]]:
+    """How automatic choice goes, sentence by sentence, each as (text, whether it is code)
+    pieces: the orders that depend on the config, then by priority; the runners that are
+    candidates only sometimes."""
+    lines: List[Tuple[Tuple[str, bool], ...]] = []
+    for order in doc.orders:
+        lines.append((("When ", False), (order.when, True),
+                      (f": {order.name}, trying {', '.join(order.runners)}.", False)))
+    lines.append(((("Otherwise" if doc.orders else "Automatic choice tries the runners")
+                   + f" by priority: {', '.join(r for r, _ in doc.runners)}; the first that nothing blocks is "
+                   "chosen.", False),))
+    for (runner, _), candidate in zip(doc.runners, doc.candidates):
+        if candidate:
+            lines.append(((f"{runner} is a candidate only when ", False), (candidate, True),
+                          ("; asked for, it is tried anyway.", False)))
+    return lines
 
 
 def _prefers_text(matrix: Matrix, prefers: Prefers) -> str:

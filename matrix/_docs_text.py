@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import List, Sequence
+from typing import List, Sequence, Tuple
 
-from ._docs_model import (DEPRECATION_HEADER, NO_GATES, NO_SCHEMA, PAIRS_INTRO, Document, absent, banner,
-                          cell_text, deprecation_cells, group_rows, label, legend_label, named, pair_label)
+from ._docs_model import (CAPABILITIES_INTRO, DEPRECATION_HEADER, NO_GATES, NO_SCHEMA, PAIRS_INTRO, Document, absent, banner,
+                          cell_text, deprecation_cells, group_rows, label, legend_label, named, pair_label, choice_text)
 
 # Markdown (GitHub and MkDocs) -----------------------------------------------------------------
 
@@ -23,6 +23,21 @@ def _md_code(text: str) -> str:
     fence = "``" if "`" in text else "`"
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _md_piece(piece: Tuple[str, bool]) -> str:
+    """Text, or a condition (code), keeping the spaces around it: pieces are joined."""
+    text, code = piece
+    return _spaced(text, _md_code(text) if code and text else _md(text))
+
+
+def _rst_piece(piece: Tuple[str, bool]) -> str:
+    text, code = piece
+    return _spaced(text, _rst_literal(text) if code and text else _rst(text))
+
+
+def _spaced(text: str, rendered: str) -> str:
+    return (" " if text[:1] == " " else "") + rendered + (" " if text[-1:] == " " else "")
 
 
 def _md_link(label: str, url: str) -> str:
@@ -61,6 +76,18 @@ def markdown(doc: Document, tables: Sequence[str], symbols: bool) -> str:
             links = ", ".join(_md_link(f"link {i}", url) for i, url in enumerate(r.links, 1))
             out.append(f"| {_md_code(r.id)} | {_md(r.name)} | {r.priority} | {_md(r.description)} | {links} |")
         out += ["", "The runner of highest priority that nothing blocks is chosen.", ""]
+    if "capabilities" in tables and doc.candidates:
+        out += [f"### Runner capabilities: {_md(doc.title)}", "", _md(CAPABILITIES_INTRO), ""]
+        header = ["Requirement", *(_md(name) for _, name in doc.runners), "Reason"]
+        out += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        for capability in doc.capabilities:
+            out.append("| " + " | ".join([_md(capability.name), *(_md_piece(c) for c in capability.cells),
+                                          _md(capability.reason) or "given per runner"]) + " |")
+        out.append("| " + " | ".join(["Candidate for automatic choice",
+                                      *(_md_code(c) if c else "always" for c in doc.candidates), ""]) + " |")
+        out.append("")
+        for line in choice_text(doc):
+            out += ["".join(_md_piece(piece) for piece in line), ""]
     if "pairs" in tables:
         out += _markdown_pairs(doc, symbols)
     if "config" in tables:
@@ -187,6 +214,16 @@ def restructuredtext(doc: Document, tables: Sequence[str], symbols: bool) -> str
                             ", ".join(_rst_link(f"link {i}", url) for i, url in enumerate(r.links, 1))]
                            for r in doc.runner_rows])
         out += ["The runner of highest priority that nothing blocks is chosen.", ""]
+    if "capabilities" in tables and doc.candidates:
+        out += _heading(f"Runner capabilities: {_rst(doc.title)}", "-")
+        out += [_rst(CAPABILITIES_INTRO), ""]
+        rows = [[_rst(c.name), *(_rst_piece(cell) for cell in c.cells), _rst(c.reason) or "given per runner"]
+                for c in doc.capabilities]
+        rows.append(["Candidate for automatic choice", *(_rst_literal(c) if c else "always" for c in doc.candidates),
+                     ""])
+        out += _rst_table("Runner capabilities", ["Requirement", *(_rst(n) for _, n in doc.runners), "Reason"], rows)
+        for line in choice_text(doc):
+            out += ["".join(_rst_piece(piece) for piece in line), ""]
     if "pairs" in tables:
         out += _rst_pairs(doc, symbols)
     if "config" in tables:

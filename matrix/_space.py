@@ -306,7 +306,7 @@ class Space:
                 if field.has_default or field.type == "section" or field.path in full:
                     continue
                 parents = field.path.split(".")[:-1]
-                if any(full.get(".".join(parents[:i + 1]), UNKNOWN) in (None, UNKNOWN) for i in range(len(parents))):
+                if any(self._absent(full, ".".join(parents[:i + 1])) for i in range(len(parents))):
                     continue  # its section is None, or not part of the witness
                 choices = self.domains.get(field.path) or _representatives(field, [])[0]
                 full[field.path] = min(
@@ -318,6 +318,16 @@ class Space:
         for path in ordered:
             _set(config, path, _json_value(full[path]))
         return config
+
+
+    def _absent(self, full: Dict[str, object], section: str) -> bool:
+        """Whether *section* is None or left out of a witness: a section that cannot be None
+        (declared so, or implied by its fields) is always there."""
+        value = full.get(section, UNKNOWN)
+        if value is UNKNOWN:
+            field = self.schema.get(section)
+            return field is not None and field.nullable
+        return value is None
 
 
 def compared_constants(nodes: Iterable[Node]) -> Dict[str, List[object]]:
@@ -625,7 +635,7 @@ def _set(config: Dict[str, Any], path: str, value: object) -> None:
     parts = path.split(".")
     holder = config
     for part in parts[:-1]:
-        inner = holder.get(part)
+        inner = holder.setdefault(part, {})  # a section left out of the assignment is there
         if not isinstance(inner, dict):
             return  # under a section that is None
         holder = inner

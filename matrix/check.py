@@ -37,7 +37,8 @@ that differ on a sample are not equivalent), then settled by the exact search.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import (TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Generator, Iterator, List, Optional, Sequence, Set,
+                    Tuple, Union)
 
 import attrs
 from packaging.version import Version
@@ -45,7 +46,8 @@ from packaging.version import Version
 from ._space import PRESENT, Inconclusive, Space
 from .binding import DRIFT_CODES
 from ._versions import VersionLike, as_version
-from .schema import BLOCKING, Feature, Matrix, Refusal, Runner, Statement
+from ._nodes import Node, Not
+from .schema import BLOCKING, Feature, Matrix, Refusal, Requirement, Runner, Statement
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._locate import Locations
@@ -76,6 +78,11 @@ CODES: Dict[str, Tuple[str, str]] = {
     "never-chosen": ("warning", "a runner that automatic choice never picks"),
     "no-yes": ("warning", "a runner that no cell says yes to"),
     "no-runner": ("note", "gates that, active together, leave no runner free"),
+    "no-runner-cut": ("note", "the search for configs no runner serves was cut at a number of failed requirements"),
+    "requirement-unmet": ("error", "a runner requirement that no config meets"),
+    "requirement-idle": ("warning", "a runner requirement that never fails"),
+    "runner-unusable": ("error", "a runner whose requirements, together, exclude every config"),
+    "never-candidate": ("warning", "a runner whose candidate condition never holds"),
     "refusal-unused": ("warning", "a declared refusal that no combination of gates matches"),
     "inconclusive": ("warning", "a search ran out of its budget"),
     **DRIFT_CODES,
@@ -175,7 +182,10 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
     if bound is not None:
         yield from _drift(matrix, v, bound, place)
     gates = matrix.features_at(v)
-    space = Space(matrix.schema, [g.when._node for g in gates], budget=budget)
+    # Runner requirements, candidacies and orders are gates too (`Matrix.gates_at`): the space
+    # tells apart every value they compare, and the runner analyses count them.
+    derived = [g for g in matrix.gates_at(v) if g.origin is not None]
+    space = Space(matrix.schema, [g.when._node for g in (*gates, *derived)], budget=budget)
     yield from _by_default(matrix, v, gates, space, place)
 
     solve = space.solve
@@ -201,8 +211,98 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
     yield from _pairs(matrix, v, [g for g in live if g not in always], space, solve, place, budget, seen)
     # A removed feature is refused before any runner is chosen: no runner analysis counts it.
     choosing = [g for g in live if not g.removed_at(v)]
-    yield from _runners(matrix, v, choosing, solve, place, budget)
-    yield from _totality(matrix, v, choosing, space, solve, place, strict, budget)
+    requirements = [g for g in derived if isinstance(g.origin, Requirement)]
+    unusable = yield from _requirements(matrix, requirements, solve, place, budget)
+    # A runner that is a candidate only sometimes is out of automatic choice where it is not:
+    # for the no-runner analysis, "not a candidate" blocks it.
+    outside = [_not_candidate(matrix, r) for r in matrix.runners if r.candidate is not None]
+    yield from _runners(matrix, v, choosing + requirements, solve, place, budget, unusable)
+    blocking = _merged(matrix, requirements + outside)
+    yield from _totality(matrix, v, choosing + blocking, space, solve, place, strict, budget,
+                         limit=_MAX_COMBINATION if blocking else None)
+
+
+#: With runner requirements, configs no runner serves are searched among combinations of
+#: features with at most this many failed requirements: every way of failing each of seven
+#: attention backends is a combination, and there are thousands (287 with three). A single
+#: condition that leaves no runner (PCP on every attention backend) and pairs are what a
+#: maintainer acts on; a cut search says so in a finding.
+_MAX_COMBINATION = 2
+
+
+def _merged(matrix: Matrix, gates: List[Feature]) -> List[Feature]:
+    """Requirement gates with the same condition (``not selector.use_pcp`` in seven runner
+    files) as one gate that blocks all their runners: one condition, one finding."""
+    by_condition: Dict[str, List[Feature]] = {}
+    for gate in gates:
+        by_condition.setdefault(str(gate.when), []).append(gate)
+    out = []
+    for same in by_condition.values():
+        if len(same) == 1:
+            out.append(same[0])
+            continue
+        runners = {r for g in same for r in g.support if g.status(r, matrix.version) == "no"}
+        reasons = list(dict.fromkeys(g.name for g in same))
+        support = {r.id: (Statement("no" if r.id in runners else "yes"),) for r in matrix.runners}
+        out.append(Feature(same[0].id, "; ".join(reasons), same[0].when, support, origin=same[0].origin))
+    return out
+
+
+def _not_candidate(matrix: Matrix, runner: Runner) -> Feature:
+    """A gate, for the no-runner analysis only, that holds where *runner* is not a candidate."""
+    from .predicates import Predicate
+
+    assert runner.candidate is not None
+    support = {r.id: (Statement("no" if r.id == runner.id else "yes"),) for r in matrix.runners}
+    return Feature(f"{runner.id}:not-candidate", f"{runner.name} not being a candidate",
+                   Predicate(f"not ({runner.candidate})", schema=matrix.schema if len(matrix.schema) else None),
+                   support, origin=runner)
+
+
+def _requirements(matrix: Matrix, gates: List[Feature], solve: Solve, place: _Places,
+                  budget: int) -> Generator[Finding, None, Set[str]]:
+    """Requirements no config meets, or that never fail; runners whose requirements together
+    exclude every config, and runners that are never a candidate. Returns the ids of the runners
+    that serve no config or are never a candidate (the never-chosen analysis leaves them out)."""
+    unusable: Set[str] = set()
+    for runner in matrix.runners:
+        mine = [g for g in gates if g.origin is not None and g.origin.runner == runner.id]  # type: ignore[union-attr]
+        unmet = False
+        for gate in mine:
+            clause = gate.origin
+            assert isinstance(clause, Requirement)
+            what = f"{runner.name}'s requirement {clause.kind!r} ({clause.reason})"
+            try:
+                if solve(false=[gate.when._node]) is None:
+                    unmet = True
+                    yield place.runner("requirement-unmet", runner.id,
+                                       f"{what} is met by no config: {clause.condition} never holds, so "
+                                       f"{runner.name} can serve no config")
+                elif solve(true=[gate.when._node]) is None:
+                    after = " that meets the clauses before it" if gate.id.rpartition(":")[2].isdigit() else ""
+                    yield place.runner("requirement-idle", runner.id,
+                                       f"{what} never fails: {clause.condition} holds for every config{after}; "
+                                       "delete it, or check its condition")
+            except Inconclusive as error:
+                yield place.runner("inconclusive", runner.id,
+                                   f"Could not decide {_undecided(error, budget)} whether {what} can fail and hold")
+        try:
+            if not unmet and mine and solve(false=[g.when._node for g in mine]) is None:
+                unmet = True
+                yield place.runner("runner-unusable", runner.id,
+                                   f"No config meets all of {runner.name}'s requirements at once: it can serve no config")
+            if runner.candidate is not None and solve(true=[runner.candidate._node]) is None:
+                unmet = True  # never chosen automatically: said once, here
+                yield place.runner("never-candidate", runner.id,
+                                   f"{runner.name} is never a candidate: no config satisfies {runner.candidate}")
+        except Inconclusive as error:
+            yield place.runner("inconclusive", runner.id,
+                               f"Could not decide {_undecided(error, budget)} whether any config meets all of "
+                               f"{runner.name}'s requirements")
+        if unmet:
+            unusable.add(runner.id)
+    return unusable
+
 
 
 class _Places:
@@ -348,7 +448,17 @@ def _by_default(matrix: Matrix, v: Version, gates: Sequence[Feature], space: Spa
 
 
 def _names(gates: Sequence[Feature]) -> str:
-    return ", ".join(g.name for g in gates)
+    return ", ".join(_gate_text(g) for g in gates)
+
+
+def _gate_text(gate: Feature) -> str:
+    """A gate as a no-runner finding names it: a feature by its name, a failed requirement by
+    its condition and reason, a runner out of automatic choice by its candidacy."""
+    if isinstance(gate.origin, Requirement):
+        return f"'{gate.name}' (failing {gate.origin.condition})"
+    if isinstance(gate.origin, Runner):
+        return f"{gate.origin.name} not being a candidate (not {gate.origin.candidate})"
+    return gate.name
 
 
 def _undecided(error: Inconclusive, budget: int) -> str:
@@ -437,12 +547,25 @@ def _pairs(matrix: Matrix, v: Version, live: List[Feature], space: Space, solve:
 
 
 def _runners(matrix: Matrix, v: Version, live: List[Feature], solve: Solve, place: _Places,
-             budget: int) -> Iterator[Finding]:
+             budget: int, unusable: Set[str] = frozenset()) -> Iterator[Finding]:  # type: ignore[assignment]
     blockers = {r.id: [g.when._node for g in live if g.status(r.id, v) in BLOCKING] for r in matrix.runners}
+    # Out of the way of automatic choice: blocked, or not a candidate.
+    aside = {r.id: blockers[r.id] + ([Not(r.candidate._node)] if r.candidate is not None else [])
+             for r in matrix.runners}
+    # The orders of automatic choice, each with the condition under which it applies.
+    cases: List[Tuple[List[Node], List[Node], List[Runner]]] = []
+    earlier: List[Node] = []
+    for order in matrix.orders:
+        ids = [*order.runners, *(r.id for r in matrix.runners if r.id not in order.runners)]
+        cases.append(([order.when._node], list(earlier), [matrix.runner(i) for i in ids]))
+        earlier.append(order.when._node)
+    cases.append(([], earlier, list(matrix.runners)))
+    simple = not matrix.orders and all(r.candidate is None for r in matrix.runners)
     for index, runner in enumerate(matrix.runners):
         if all(f.status(runner.id, v) != "yes" for f in matrix.features_at(v)) and matrix.features_at(v):
             yield place.runner("no-yes", runner.id, f"{runner.name} supports no feature: no cell says yes to it")
-        above = matrix.runners[:index]
+        if runner.id in unusable:
+            continue  # said already: it serves no config at all
         try:
             # A feature that puts this runner first chooses it wherever it is free.
             if any(g.prefers is not None and g.prefers.runner == runner.id
@@ -452,25 +575,37 @@ def _runners(matrix: Matrix, v: Version, live: List[Feature], solve: Solve, plac
             yield place.runner("inconclusive", runner.id,
                                f"Could not decide {_undecided(error, budget)} whether {runner.name} is ever chosen")
             continue
-        if any(not blockers[h.id] for h in above):
+        above = matrix.runners[:index]
+        if simple and any(not blockers[h.id] for h in above):
             free = next(h for h in above if not blockers[h.id])
             yield place.runner("never-chosen", runner.id,
                                f"{runner.name} is never chosen automatically: {free.name} is never blocked")
             continue
+        found = None
         try:
-            found = solve(false=blockers[runner.id], extra=[("any", blockers[h.id]) for h in above])
+            for true, false, tried in cases:
+                before = tried[:tried.index(runner)]
+                if any(not aside[h.id] for h in before):
+                    continue  # a runner before it in this order is always a free candidate
+                candidate = [runner.candidate._node] if runner.candidate is not None else []
+                found = solve(true=true + candidate, false=false + blockers[runner.id],
+                              extra=[("any", aside[h.id]) for h in before])
+                if found is not None:
+                    break
         except Inconclusive as error:
             yield place.runner("inconclusive", runner.id,
                                f"Could not decide {_undecided(error, budget)} whether {runner.name} is ever chosen")
             continue
         if found is None:
             yield place.runner("never-chosen", runner.id,
-                               f"{runner.name} is never chosen automatically: whenever it is free, a runner "
-                               "of higher priority is free too")
+                               f"{runner.name} is never chosen automatically: whenever it is free"
+                               f"{' and a candidate' if runner.candidate is not None else ''}, a runner "
+                               f"{'before it in the order that applies' if matrix.orders else 'of higher priority'} "
+                               "is free too")
 
 
 def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, solve: Solve, place: _Places,
-              strict: bool, budget: int) -> Iterator[Finding]:
+              strict: bool, budget: int, limit: Optional[int] = None) -> Iterator[Finding]:
     runners = matrix.runners
     # An outright preference (`Prefers`) leaves automatic choice no other runner: for the
     # no-runner analysis it blocks every runner but its own.
@@ -490,6 +625,8 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, sol
             satisfiable[key] = solve(true=[nodes[g.id] for g in chosen])
         return satisfiable[key]
 
+    cut: List[bool] = []
+
     def extend(chosen: Tuple[Feature, ...], index: int) -> None:
         while index < len(runners) and any(runners[index].id in blocks[g.id] for g in chosen):
             index += 1
@@ -499,7 +636,11 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, sol
                 seen.add(key)
                 found.append(chosen)
             return
+        derived = sum(1 for g in chosen if g.origin is not None)
         for gate in by_runner[runners[index].id]:
+            if limit is not None and gate.origin is not None and derived == limit:
+                cut.append(True)
+                continue
             if gate in chosen:
                 continue
             candidate = chosen + (gate,)
@@ -545,6 +686,12 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, sol
         level = "note" if refusal is not None else severity
         yield from _no_runner_findings(combos, order, blocks, runners, witness_of, place, level, note, refusal_id)
     yield from _stopped(stopped, place, budget)
+    if cut:
+        yield place.config("no-runner-cut", ("matrix",),
+                           f"Configs no runner serves were searched among combinations of features with at most "
+                           f"{limit} failed runner requirements: combinations of more were not searched (they are "
+                           "the runners' capability gaps, and there can be thousands); resolve() still names every "
+                           "reason a config is refused")
 
 
 def _no_runner_findings(minimal: List[Tuple[Feature, ...]], order: Dict[str, int], blocks: Dict[str, FrozenSet[str]],
@@ -553,9 +700,15 @@ def _no_runner_findings(minimal: List[Tuple[Feature, ...]], order: Dict[str, int
     def reasons(sides: Sequence[Sequence[Feature]]) -> str:
         out = []
         for r in runners:
-            blocked = [side for side in sides if any(r.id in blocks[g.id] for g in side)]
-            names = "; ".join(", ".join(g.name for g in side if r.id in blocks[g.id]) for side in blocked)
-            out.append(f"{r.name} does not support {names}")
+            if any(r.id in blocks[g.id] for side in sides for g in side if g.origin is None):
+                blocked = [side for side in sides if any(r.id in blocks[g.id] for g in side)]
+                names = "; ".join(", ".join(g.name for g in side if r.id in blocks[g.id]) for side in blocked)
+                out.append(f"{r.name} does not support {names}")
+            else:
+                names = ", ".join(g.name for side in sides for g in side if r.id in blocks[g.id])
+                out.append(f"{r.name} is not valid for it: {names}" if not isinstance(
+                    next(g for side in sides for g in side if r.id in blocks[g.id]).origin, Runner)
+                    else f"{r.name} is not a candidate")
         return "; ".join(out)
 
     # Pairs that form a product (any of these gates with any of those) are one finding.
@@ -584,15 +737,17 @@ def _no_runner_findings(minimal: List[Tuple[Feature, ...]], order: Dict[str, int
             first, second = (any(r.id in blocks[g.id] for g in side) for side in (lefts, rights))
             which = "either list" if first and second else "the first list" if first else "the second list"
             sides.append(f"{r.name} does not support {which}")
-        message = (f"No runner can serve a config that uses any of [{_names(lefts)}] together with any of "
+        what = "that uses" if all(g.origin is None for g in lefts + rights) else "with"
+        message = (f"No runner can serve a config {what} any of [{_names(lefts)}] together with any of "
                    f"[{_names(rights)}] ({len(combos)} combinations): {'; '.join(sides)}{note}")
         yield place.feature("no-runner", lefts[0], message, severity=severity,
                             witness=witness_of((lefts[0], rights[0])),
                             features=tuple(g.id for g in lefts + rights), combinations=combos, refusal=refusal_id)
     for gates in sorted(singles, key=lambda c: [order[g.id] for g in c]):
-        names = " and ".join(g.name for g in gates)
+        names = " and ".join(_gate_text(g) for g in gates)
+        what = "that uses" if all(g.origin is None for g in gates) else "with"
         yield place.feature("no-runner", gates[0],
-                            f"No runner can serve a config that uses {names}: {reasons([[g] for g in gates])}{note}",
+                            f"No runner can serve a config {what} {names}: {reasons([[g] for g in gates])}{note}",
                             severity=severity, witness=witness_of(gates), features=tuple(g.id for g in gates),
                             combinations=(tuple(g.id for g in gates),), refusal=refusal_id)
 

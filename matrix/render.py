@@ -1,7 +1,10 @@
 """Documentation tables generated from a matrix: Markdown, reStructuredText, HTML and JSON.
 
-Five tables, each available on its own: the **support** table (one row per gate in force at
-the version, one column per runner in priority order), the **runners** table, the **pairs**
+Six tables, each available on its own: the **support** table (one row per gate in force at
+the version, one column per runner in priority order), the **runners** table, the
+**capabilities** table (what each runner requires, one row per kind of requirement, with when
+each runner is a candidate and the orders of automatic choice; left out of a matrix whose
+runners state no requirement, candidacy or order), the **pairs**
 table (which runners serve a config that uses two features, derived exactly: `matrix._pairs`),
 the **config** reference (every schema path) and the **deprecations** timeline. Every format is
 rendered from one format-free model (`document`, in `matrix._docs_model`), so the formats cannot
@@ -30,10 +33,10 @@ def __dir__() -> List[str]:
 
 
 FORMATS = ("markdown", "rst", "html", "json")
-TABLES = ("support", "runners", "pairs", "config", "deprecations")
+TABLES = ("support", "runners", "capabilities", "pairs", "config", "deprecations")
 #: What `render` and ``matrix docs`` give when no table is named: all but the pairs, a search
 #: whose time grows with the square of the number of features (``--table all`` adds it).
-DEFAULT_TABLES = ("support", "runners", "config", "deprecations")
+DEFAULT_TABLES = ("support", "runners", "capabilities", "config", "deprecations")
 #: What ``matrix docs --table`` accepts.
 TABLE_CHOICES = (*TABLES, "all")
 

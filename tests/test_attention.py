@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import matrix
 from matrix import NoRunnerError, UnsupportedFeatureError
+from matrix.check import check
 from matrix.strategies import configs
 from tests import vllm_attention_reference as reference
 
@@ -201,3 +202,62 @@ def test_a_composite_that_is_not_a_candidate_is_never_chosen_but_can_be_asked_fo
     text = ATTENTION.resolve(config).explain()
     assert ("  TRITON_FLASH_ATTN (Triton + FlashAttention, priority 70): not a candidate (a candidate when "
             "device.capability >= '9.0' and device.capability < '10.0' and selector.use_mm_prefix)\n") in text
+
+
+def test_matrix_check_is_clean_and_finds_that_no_backend_serves_pcp():
+    report = check(ATTENTION)
+    assert report.counts() == {"error": 0, "warning": 0, "note": 6}
+    pcp = next(f for f in report.findings if f.code == "no-runner" and "PCP" in f.message)
+    assert pcp.message.startswith(
+        "No runner can serve a config with 'PCP not supported' (failing not selector.use_pcp): "
+        "Triton + FlashAttention is not valid for it: PCP not supported; ")
+    assert pcp.witness["selector"]["use_pcp"] is True
+    with pytest.raises(NoRunnerError) as caught:
+        ATTENTION.resolve(pcp.witness)
+    assert all("PCP not supported" in [g.name for g in gates]
+               for gates in caught.value.resolution.unsupported.values())
+    assert [f.code for f in report.findings].count("no-runner-cut") == 1
+
+
+def test_the_capability_table_in_every_format():
+    import json
+
+    import jsonschema
+    from docutils.core import publish_doctree
+
+    from matrix.render import json_schema, render
+
+    markdown = render(ATTENTION, tables=("capabilities",))
+    lines = markdown.splitlines()
+    header = lines.index("| Requirement | Triton + FlashAttention | Triton + FlashInfer | FlashAttention | FlashInfer | "
+                         "Triton | FlexAttention | TurboQuant | Reason |")
+    assert lines[header + 2] == (
+        "| Head sizes | 256, or 512 where FA4 runs (CC 9.x to 11.x) | `selector.head_size in [256, 512]` | "
+        "multiples of 8 up to 256; up to 512 where FA4 runs (CC 9.x to 11.x) | "
+        "`selector.head_size in [64, 128, 256, 512]` | `selector.head_size >= 32` |  |  | head\\_size not supported |")
+    assert ("| Candidate for automatic choice | `device.capability >= '9.0' and device.capability < '10.0' and "
+            "selector.use_mm_prefix` | ") in markdown
+    assert ("When `device.capability >= '10.0' and device.capability < '11.0' and not selector.use_non_causal`: "
+            "SM100 order, trying TRITON\\_FLASHINFER, FLASHINFER, TRITON\\_FLASH\\_ATTN, FLASH\\_ATTN") in markdown
+    data = json.loads(render(ATTENTION, format="json", tables=("capabilities",)))
+    jsonschema.Draft202012Validator(json_schema()).validate(data)
+    assert data["capabilities"][0]["requires"]["FLASHINFER"] == [
+        {"condition": "selector.head_size in [64, 128, 256, 512]", "reason": "head_size not supported", "doc": None}]
+    assert data["candidates"]["FLASH_ATTN"] is None
+    assert data["orders"][0]["runners"][:2] == ["TRITON_FLASHINFER", "FLASHINFER"]
+    html = render(ATTENTION, format="html", tables=("capabilities",))
+    assert "<td><code>selector.head_size in [64, 128, 256, 512]</code></td>" in html
+    rst = render(ATTENTION, format="rst", tables=("capabilities",))
+    publish_doctree(rst, settings_overrides={"halt_level": 2, "report_level": 2})  # no docutils warning
+    # A matrix whose runners state nothing keeps its pages as they were: no capability section.
+    assert "capabilities" not in json.loads(render(matrix.default(), format="json"))
+    assert "Runner capabilities" not in render(matrix.default())
+
+
+def test_the_docs_page_of_the_example_is_current():
+    from matrix.render import render
+
+    page = (EXAMPLE.parent.parent / "docs" / "vllm-attention.md").read_text()
+    begin, end = page.index("<!-- matrix:begin -->\n"), page.index("<!-- matrix:end -->")
+    assert page[begin + len("<!-- matrix:begin -->\n"):end].strip("\n") == render(
+        ATTENTION, tables=("runners", "capabilities", "config")).strip("\n")

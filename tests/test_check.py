@@ -45,7 +45,10 @@ def _shows(m, finding):
     if finding.code == "no-runner":
         with pytest.raises(NoRunnerError) as excinfo:
             m.resolve(config)
-        assert set(finding.combinations[0]) <= {f.id for f in excinfo.value.resolution.active}
+        resolution = excinfo.value.resolution
+        # A failed runner requirement is not an active feature: it blocks its runner.
+        blocking = {g.id for gates in resolution.unsupported.values() for g in gates}
+        assert set(finding.combinations[0]) <= {f.id for f in resolution.active} | blocking
     elif finding.code == "implied-contradiction":
         narrow, broad = finding.features
         try:
