@@ -2,6 +2,10 @@
 
 from types import SimpleNamespace as NS
 
+#: The release `vllm_ifchain.py` transcribes: the benchmarks resolve the default matrix as of it,
+#: so that both contenders answer the same question.
+VERSION = "0.30.0"
+
 
 def config(**changes):
     c = NS(
@@ -16,6 +20,7 @@ def config(**changes):
                         is_diffusion=False),
         lora_config=None,
         attention_config=NS(hisparse_config=None),
+        watermark_config=None,
         is_mm_encoder_only=False,
         platform=NS(has_triton=True, logits_processor_plugins=False),
     )
@@ -32,9 +37,11 @@ SAMPLES = [
     config(),
     config(parallel_config__tensor_parallel_size=8, lora_config=NS(max_loras=4)),
     config(speculative_config=NS(method="eagle3", parallel_drafting=False, enable_adaptive_verification=False,
+                                 draft_lm_head_quantization=None, use_heterogeneous_vocab=False,
                                  draft_model_config=NS(architectures=["Eagle3LlamaForCausalLM"], mixed_sliding_attention=False))),
     config(cache_config__mamba_cache_mode="all"),
     config(speculative_config=NS(method="ngram", parallel_drafting=False, enable_adaptive_verification=False,
+                                 draft_lm_head_quantization=None, use_heterogeneous_vocab=False,
                                  draft_model_config=None)),
     config(parallel_config__use_ubatching=True),
 ]

@@ -25,6 +25,7 @@ sys.path.insert(0, str(HERE.parent))
 import attrs  # noqa: E402
 
 import matrix  # noqa: E402
+from matrix._versions import as_version  # noqa: E402
 from matrix._compile import plan  # noqa: E402
 
 import configs as vllm_configs  # noqa: E402
@@ -185,11 +186,11 @@ def main(argv=None):
     default = matrix.default()
     samples = vllm_configs.SAMPLES
     for s in samples:
-        assert default.resolve(s).runner == vllm_ifchain.choose(s)
-    compiled = plan(default, default.version)
+        assert default.resolve(s, version=vllm_configs.VERSION).runner == vllm_ifchain.choose(s)
+    compiled = plan(default, as_version(vllm_configs.VERSION))
     medians = compare({
         "hand-written if chain (vLLM style)": vllm_ifchain.choose,
-        "matrix.resolve": default.resolve,
+        "matrix.resolve": lambda c: default.resolve(c, version=vllm_configs.VERSION),
         "compiled gates only (no Resolution)": compiled.evaluate,
         "plain interpreter (every Predicate.evaluate)": lambda c: [f.when.evaluate(c, schema=default.schema) for f in compiled.features],
     }, samples=samples, rounds=rounds, seconds=seconds)

@@ -19,7 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
-from configs import SAMPLES  # noqa: E402
+from configs import SAMPLES, VERSION  # noqa: E402
 from run import _dicts, compare  # noqa: E402
 import revisions  # noqa: E402
 import synthetic  # noqa: E402
@@ -49,10 +49,10 @@ def main(argv=None):
     base_big = base.loads(big_text, runners=big_runners)
     big = synthetic.configs(50)
 
-    def resolver(m):
+    def resolver(m, version=None):
         def call(config):
             try:
-                return m.resolve(config)
+                return m.resolve(config, version=version)
             except Exception:
                 return None
         return call
@@ -64,7 +64,9 @@ def main(argv=None):
         ("default matrix, dicts", here_default, base_default, dicts),
         ("synthetic 1,000 gates", here_big, base_big, big),
     ):
-        contenders = {"base": resolver(there), "here": resolver(here)}
+        # The default matrix as of the release the chain transcribes (configs.VERSION).
+        version = None if samples is big else VERSION
+        contenders = {"base": resolver(there, version), "here": resolver(here, version)}
         if samples is SAMPLES:
             contenders["chain"] = choose
         medians = compare(contenders, samples=samples, rounds=args.rounds, seconds=args.seconds)

@@ -34,6 +34,7 @@ from packaging.version import Version
 
 from . import _access
 from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path
+from ._versions import parsed
 from .errors import ConfigError
 from .predicates import OPERATORS, _truthy, remainder
 from .schema import Feature, Field, Matrix, Order, Runner, Schema
@@ -267,7 +268,7 @@ class _Generator:
             ]
         else:
             read = ["    if True:", unpack]
-        self.constants.update(_ops=OPERATORS, _truthy=_truthy, _rem=remainder)
+        self.constants.update(_ops=OPERATORS, _truthy=_truthy, _rem=remainder, _parsed=parsed)
         arguments = ", ".join(f"{name}={name}" for name in self.constants)
         lines = [
             f"def evaluate(config, facts=None, {arguments}):",
@@ -367,6 +368,10 @@ class _Generator:
                 self.fact_access(target, holder, name, field, flavour, lines, indent)
             else:
                 self.plain_access(target, holder, name, field, flavour, lines, indent)
+            if field.type == "version":
+                # Text that spells a version ('9.0', as hosts pass it) is parsed once per text;
+                # text that does not raises InvalidVersion, and the general reader says so.
+                lines.append(f"{indent}if {target}.__class__ is str: {target} = _parsed({target})")
             if field.type != "section":
                 check = self.check(target, field)
                 if check:

@@ -75,13 +75,14 @@ def _agrees(config):
             assert ATTENTION.resolve(config, runner=backend).runner == backend
 
 
-@settings(max_examples=400, deadline=None)
+# Eight times the profile's examples: 400 in development, 4,000 in CI.
+@settings(max_examples=settings.default.max_examples * 8, deadline=None)
 @given(_configs())
 def test_the_matrix_answers_as_vllm_on_random_configs(config):
     _agrees(config)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=settings.default.max_examples * 4, deadline=None)
 @given(configs(ATTENTION), st.data())
 def test_the_matrix_answers_as_vllm_on_configs_steered_to_each_requirement(config, data):
     # The strategies draw every field the schema declares; the facts come with them.
