@@ -88,6 +88,9 @@ class Plan:
     #: an order that applies, a runner above it that is a candidate.
     top: str = attrs.field(init=False)
     quiet_top: int = attrs.field(init=False)
+    #: False when every runner is a candidate only sometimes: then no runner is "the top runner"
+    #: of every quiet config, and every resolution takes the slow path.
+    fast: bool = attrs.field(init=False)
     #: (mask, runner asked for) → what the resolver decided: a resolution depends on nothing
     #: else, so each distinct case is worked out (and its messages written) once.
     decisions: Dict[Tuple[int, Optional[str]], Any] = attrs.field(init=False, factory=dict, repr=False)
@@ -96,7 +99,9 @@ class Plan:
         # The top runner is the first that is always a candidate; one above it that is a
         # candidate for this config sends the resolution down the slow path.
         above = 0
-        top, block = next(((r, b) for r, b in self.order if not self.candidate.get(r)), self.order[0])
+        unconditional = [(r, b) for r, b in self.order if not self.candidate.get(r)]
+        top, block = unconditional[0] if unconditional else self.order[0]
+        object.__setattr__(self, "fast", bool(unconditional))
         for runner, _ in self.order:
             if runner == top:
                 break

@@ -94,6 +94,11 @@ def requirement_without_reason(kind: str) -> str:
             f"{{ condition = \"…\", reason = \"…\" }} here, or reason = \"…\" in [requirements.{kind}]")
 
 
+def not_everlasting(path: str, window: str) -> str:
+    return (f"[config] {path!r} exists {window}, but runner requirements, candidacies and orders apply at "
+            "every version: read a field that always exists")
+
+
 def empty_order() -> str:
     return "An order needs at least one runner: runners = [\"…\"] lists the runners tried first, in order"
 

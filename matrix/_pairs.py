@@ -1,7 +1,8 @@
 """Which runners serve each pair of features: the feature × feature table of `matrix docs`.
 
 For two gates A and B in force at a version, and a runner R, R *serves the pair* when some
-config makes A and B active, makes no gate that R says ``no`` to active, and uses no removed
+config makes A and B active, makes no gate that R says ``no`` to active, meets R's
+requirements (`Matrix.gates_at`), and uses no removed
 feature: that config, asked of R explicitly, resolves (an ``opt-in`` asked for is served). The
 answer is exact, decided over the same partition of the config space as ``matrix check``
 (`matrix._space`), and each "serves" comes with its witness config; a pair no config makes
@@ -48,8 +49,10 @@ def pairs(matrix: Matrix, version: Optional[VersionLike] = None, *, budget: int 
     in_force = matrix.features_at(v)
     gates = pair_gates(matrix, v)
     removed = [g.when._node for g in in_force if g not in gates]
-    space = Space(matrix.schema, [g.when._node for g in in_force], budget=budget)
-    refusing = {r.id: [g for g in in_force if g.status(r.id, v) == "no"] for r in matrix.runners}
+    # A runner's requirements refuse configs as the features it says no to do (`Matrix.gates_at`).
+    every = matrix.gates_at(v)
+    space = Space(matrix.schema, [g.when._node for g in every], budget=budget)
+    refusing = {r.id: [g for g in every if g.status(r.id, v) == "no"] for r in matrix.runners}
     out = []
     for j, second in enumerate(gates):
         for first in gates[:j]:

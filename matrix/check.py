@@ -636,9 +636,9 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, sol
                 seen.add(key)
                 found.append(chosen)
             return
-        derived = sum(1 for g in chosen if g.origin is not None)
+        failed = sum(1 for g in chosen if isinstance(g.origin, Requirement))
         for gate in by_runner[runners[index].id]:
-            if limit is not None and gate.origin is not None and derived == limit:
+            if limit is not None and isinstance(gate.origin, Requirement) and failed == limit:
                 cut.append(True)
                 continue
             if gate in chosen:

@@ -321,10 +321,19 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
     if options.runner:
         how = "as asked" if chosen.id == options.runner else f"over the {options.runner} asked for,"
     stdout.write(f"Chose {chosen.id} ({chosen.name}) {how} at version {resolution.version}\n")
+    explained = resolution.explanation()
+    if explained["order"] is not None and options.runner is None:
+        order = explained["order"]
+        stdout.write(f"Order: {order['name']}, because {order['when']} holds\n")
     passed = False
-    for runner in matrix.runners:
+    for entry in explained["runners"]:  # in the order automatic choice tried them
+        runner = matrix.runner(entry["id"])
         if runner.id == chosen.id:
             passed = True
+            continue
+        if not entry["candidate"] and options.runner is None:
+            if not passed:  # tried before the chosen one, had it been a candidate
+                stdout.write(f"Not a candidate: {runner.id} ({runner.name}), a candidate when {runner.candidate}\n")
             continue
         blockers = resolution.unsupported[runner.id]
         if not blockers:

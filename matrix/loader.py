@@ -469,6 +469,7 @@ class _Builder:
         candidate = None
         if spec.candidate is not None:
             candidate = self.predicate(source, ("candidate",), spec.candidate, schema)
+            self.everlasting(source, ("candidate",), candidate, schema)
         clauses: Dict[str, List[Requirement]] = {}
         for kind, value in spec.requires.items():
             where: Place = ("requires", kind)
@@ -487,6 +488,7 @@ class _Builder:
                     continue
                 condition = self.predicate(source, at + (("condition",) if isinstance(value, (dict, list)) else ()),
                                            clause.condition, schema)
+                self.everlasting(source, at, condition, schema)
                 reason = clause.reason or kinds[kind].reason
                 if reason is None:
                     self.problem(source, at, _messages.requirement_without_reason(kind))
@@ -495,6 +497,16 @@ class _Builder:
                     clauses.setdefault(kind, []).append(Requirement(runner.id, kind, condition, reason, clause.doc))
         ordered = tuple(c for kind in kinds for c in clauses.get(kind, ()))
         return attrs.evolve(runner, requires=ordered, candidate=candidate)
+
+    def everlasting(self, source: _Source, where: Place, predicate: Optional[Predicate], schema: Schema) -> None:
+        """Requirements, candidacies and orders apply at every version: what they read must exist
+        at every version too."""
+        if predicate is None or not schema.versioned:
+            return
+        for path in sorted(predicate.paths):
+            field = schema.get(path)
+            if field is not None and (field.since is not None or field.until is not None):
+                self.problem(source, where, _messages.not_everlasting(path, window_text(field.window)))
 
     def orders(self, source: _Source, raw: object, schema: Schema, runners: Optional[List[Runner]]) -> List[Order]:
         if not isinstance(raw, dict):
@@ -511,6 +523,7 @@ class _Builder:
             if spec is None:
                 continue
             when = self.predicate(source, where + ("when",), spec.when, schema)
+            self.everlasting(source, where + ("when",), when, schema)
             ok = bool(spec.runners)
             if not spec.runners:
                 self.problem(source, where + ("runners",), _messages.empty_order())

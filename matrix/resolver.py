@@ -494,7 +494,7 @@ def resolve(matrix: Matrix, config: object, *, runner: Optional[str] = None,
         mask, values = compiled.evaluate(config, facts)
         # The common case, answered with integer operations: the top runner is free and
         # there is nothing to warn about.
-        if not mask & compiled.quiet_top:
+        if not mask & compiled.quiet_top and compiled.fast:
             resolution = _new(Resolution)
             _set_fields(resolution, (compiled.top, None, (), compiled, mask, values))
             return resolution

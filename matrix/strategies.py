@@ -356,8 +356,10 @@ def _atoms(field: Field) -> st.SearchStrategy:
         atoms.append(st.builds(lambda op, k: f"{path} {op} {k!r}", st.sampled_from(_OPS), constants))
         atoms.append(st.builds(lambda ks: f"{path} in {sorted(set(ks))!r}", st.lists(constants, min_size=1, max_size=3)))
         if kind == "int":
-            atoms.append(st.builds(lambda d, op, r: f"{path} % {d} {op} {r}", st.integers(1, 12), st.sampled_from(_OPS),
-                                   st.integers(-1, 12)))
+            # Divisors whose least common multiple stays small (48): matrix check enumerates the
+            # residues modulo it, exactly up to 5,040.
+            atoms.append(st.builds(lambda d, op, r: f"{path} % {d} {op} {r}", st.sampled_from([1, 2, 3, 4, 6, 8, 16]),
+                                   st.sampled_from(_OPS), st.integers(-1, 16)))
     elif kind == "str":
         if field.choices is not None:
             constants = st.sampled_from(field.choices)
@@ -558,14 +560,43 @@ def _matrix_texts(draw: st.DrawFn, max_features: int) -> Tuple[str, Dict[str, Di
             lines.append(f'since = "{draw(st.sampled_from(_VERSIONS[1:]))}"')
         elif window == 1:
             lines.append(f'until = "{draw(st.sampled_from(_VERSIONS[1:]))}"')
-    runner_tables = {r: {"name": f"Runner {r.upper()}", "priority": 10 - i} for i, r in enumerate(runners)}
+    runner_tables: Dict[str, Dict[str, Any]] = {
+        r: {"name": f"Runner {r.upper()}", "priority": 10 - i} for i, r in enumerate(runners)}
+    # Runner requirements (a kind's reason, a runner's own, a chain of two), candidacies, an order.
+    condition = predicate_sources(schema, max_leaves=3)
+    if draw(st.booleans()):
+        kinds = ["k0", "k1"][: draw(st.integers(1, 2))]
+        lines += ["", "[requirements]"] + [f'{k} = {{ name = "Kind {k}", reason = "{k} not supported" }}'
+                                           for k in kinds]
+        for r in runners:
+            requires: Dict[str, object] = {}
+            for k in kinds:
+                shape = draw(st.integers(0, 3))
+                if shape == 1:
+                    requires[k] = draw(condition)
+                elif shape == 2:
+                    requires[k] = {"condition": draw(condition), "reason": f"{r} refuses {k}"}
+                elif shape == 3:
+                    requires[k] = [{"condition": draw(condition), "reason": f"{r} {k} first"},
+                                   {"condition": draw(condition), "reason": f"{r} {k} second"}]
+            if requires:
+                runner_tables[r]["requires"] = requires
+    for r in runners:
+        if draw(st.integers(0, 3)) == 0:
+            runner_tables[r]["candidate"] = draw(condition)
+    if len(runners) > 1 and draw(st.integers(0, 3)) == 0:
+        order = list(draw(st.permutations(runners)))[: draw(st.integers(1, len(runners)))]
+        lines += ["", "[orders.o0]", 'name = "order zero"', f"when = {json.dumps(draw(condition))}",
+                  f"runners = {json.dumps(order)}"]
     return "\n".join(lines) + "\n", runner_tables
 
 
 def matrices(*, max_features: int = 6) -> st.SearchStrategy:
     """Small valid matrices: one to three runners, a schema of every field type, gates with
     random typed predicates, support cells of every shape (plain, table, history, default),
-    deprecations, ``since`` and ``until``. Shrinks toward one runner, one field and one gate."""
+    deprecations, ``since`` and ``until``; runner requirements (plain, with their own reason,
+    chains), candidacies and an order of automatic choice. Shrinks toward one runner, one field
+    and one gate."""
     if not isinstance(max_features, int) or isinstance(max_features, bool) or max_features < 1:
         raise InvalidArgument(f"max_features must be a positive int, not {max_features!r}")
     from .loader import loads

@@ -207,7 +207,7 @@ def test_a_composite_that_is_not_a_candidate_is_never_chosen_but_can_be_asked_fo
 
 def test_matrix_check_is_clean_and_finds_that_no_backend_serves_pcp():
     report = check(ATTENTION)
-    assert report.counts() == {"error": 0, "warning": 0, "note": 6}
+    assert report.counts() == {"error": 0, "warning": 0, "note": 16}
     pcp = next(f for f in report.findings if f.code == "no-runner" and "PCP" in f.message)
     assert pcp.message.startswith(
         "No runner can serve a config with 'PCP not supported' (failing not selector.use_pcp): "
@@ -262,3 +262,24 @@ def test_the_docs_page_of_the_example_is_current():
     begin, end = page.index("<!-- matrix:begin -->\n"), page.index("<!-- matrix:end -->")
     assert page[begin + len("<!-- matrix:begin -->\n"):end].strip("\n") == render(
         ATTENTION, tables=("runners", "capabilities", "config")).strip("\n")
+
+
+def test_matrix_resolve_says_which_order_applied_and_which_backends_were_no_candidates():
+    import io
+
+    from matrix.cli import run
+
+    out, err = io.StringIO(), io.StringIO()
+    sets = ["selector.head_size=256", "selector.dtype=bfloat16", "device.capability=10.0", "fa.version=4",
+            "fa.layer_version=4", "fa.fp8_ok=true", "fa.fp8_kv_ok=true", "flashinfer.trtllm=true"]
+    status = run(["resolve", "--matrix", str(EXAMPLE / "features.toml"), *(w for s in sets for w in ("--set", s))],
+                 stdout=out, stderr=err)
+    assert (status, err.getvalue()) == (0, "")
+    assert out.getvalue().splitlines() == [
+        "Chose FLASHINFER (FlashInfer) automatically at version 0.33.0",
+        "Order: SM100 order, because device.capability >= '10.0' and device.capability < '11.0' and not "
+        "selector.use_non_causal holds",
+        "Not a candidate: TRITON_FLASHINFER (Triton + FlashInfer), a candidate when device.capability >= '10.0' and "
+        "device.capability < '11.0' and not selector.use_non_causal and selector.use_mm_prefix",
+        "Also blocked TURBOQUANT (TurboQuant) because of: kv_cache_dtype not supported",
+    ]

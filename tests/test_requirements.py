@@ -286,3 +286,24 @@ def test_mistakes_in_requirements_and_orders_are_reported_all_at_once(tmp_path):
         "  runners/small.toml:3:82: $.requires.combination.extra: Unknown key 'extra' (expected 'condition', 'doc', "
         "'reason')",
     ]
+
+
+def test_when_every_runner_is_a_candidate_only_sometimes_a_config_with_none_has_no_runner(tmp_path):
+    m = _load(tmp_path, features='[matrix]\nname = "c"\nversion = "1.0"\n[config]\n"f" = { type = "bool" }\n',
+              runners={"only": 'name = "Only"\npriority = 1\ncandidate = "f"\n'})
+    assert m.resolve({"f": True}).runner == "only"
+    with pytest.raises(NoRunnerError) as caught:
+        m.resolve({"f": False})
+    assert str(caught.value) == "No runner can serve this config: no runner is a candidate for it"
+    assert m.resolve({"f": False}, runner="only").runner == "only"
+
+
+def test_requirements_read_only_fields_that_exist_at_every_version(tmp_path):
+    features = FEATURES.replace('"gpu.cc" = { type = "version" }',
+                                '"gpu.cc" = { type = "version" }\n"s.new" = { type = "bool", default = false, since = "1.0" }')
+    runners = dict(RUNNERS, small='name = "Small"\npriority = 20\ncandidate = "s.new"\n')
+    with pytest.raises(matrix.LoadError) as caught:
+        _load(tmp_path, features, runners)
+    assert [p.message for p in caught.value.problems] == [
+        "[config] 's.new' exists from 1.0, but runner requirements, candidacies and orders apply at every version: "
+        "read a field that always exists"]

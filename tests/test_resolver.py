@@ -440,8 +440,8 @@ from matrix.strategies import matrices  # noqa: E402
 
 def reference(m, config, version):
     """What the plain interpreter says: the first bad value (in the order resolve reads
-    them), else the active gates."""
-    gates = m.features_at(version)
+    them), else the active gates (runner requirements, candidacies and orders included)."""
+    gates = m.gates_at(version)
     for feature in gates:
         for path in sorted(feature.when.paths):
             try:
@@ -458,7 +458,9 @@ def compiled(m, config, version):
         return ("ConfigError", error.path, error.reason)
     except matrix.ResolutionError as error:
         resolution = error.resolution
-    return [f.id for f in resolution.active]
+    # Every gate the compiled plan found active: the features, and the gates derived from the
+    # runners (a failed requirement, a candidacy, an order), which only the plan itself lists.
+    return [f.id for f in resolution._plan.active(resolution._mask)]
 
 
 WEIRD = st.sampled_from([None, True, False, 0, 1, -3, 2.5, "", "a", "all", [], ["a"], [1], {}, {"x": True}, (), object()])
