@@ -107,6 +107,19 @@ def listed_twice(runner: str) -> str:
     return f"Runner {runner!r} is listed twice"
 
 
+def json_schema_paths() -> str:
+    return "matrix schema --json-schema takes no PATH: it describes the whole file"
+
+
+def json_schema_write_default() -> str:
+    return ("--write needs a matrix read from a file (--matrix FILE): the default matrix ships its schemas in the "
+            "package")
+
+
+def json_schema_only(option: str) -> str:
+    return f"{option} goes with --json-schema"
+
+
 def chained(op: str) -> str:
     return f"Chained comparisons are not supported: join the two tests with 'and' before {op!r}"
 

@@ -78,6 +78,7 @@ CODES: Dict[str, Tuple[str, str]] = {
     "never-chosen": ("warning", "a runner that automatic choice never picks"),
     "no-yes": ("warning", "a runner that no cell says yes to"),
     "no-runner": ("note", "gates that, active together, leave no runner free"),
+    "schema-stale": ("warning", "a JSON Schema for editors, next to the file, that differs from what it generates"),
     "no-runner-cut": ("note", "the search for configs no runner serves was cut at a number of failed requirements"),
     "requirement-unmet": ("error", "a runner requirement that no config meets"),
     "requirement-idle": ("warning", "a runner requirement that never fails"),
@@ -178,6 +179,11 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
     place = _Places(matrix)
     yield from _lifecycle(matrix, v, place)
     yield from _history(matrix, place)
+    from .editor import stale
+
+    for path in stale(matrix):
+        yield place.config("schema-stale", ("matrix",), f"{path} is stale: the file changed since it was generated; "
+                           "regenerate it with matrix schema --json-schema --write")
     bound = against if against is not None else matrix.config_class
     if bound is not None:
         yield from _drift(matrix, v, bound, place)

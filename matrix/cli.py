@@ -163,12 +163,25 @@ def _check_parser(commands: Commands, stdout: IO[str]) -> None:
 
 def _schema_parser(commands: Commands, stdout: IO[str]) -> None:
     schema = commands.add_parser(
-        "schema", help="derive a [config] table from the host's config classes", stdout=stdout,
-        description="Print the [config] table that describes a config class of the host "
-                    "(dataclasses, attrs classes, pydantic models, nested to any depth). MODULE "
-                    "is imported as python -m would, from the current folder.")
-    schema.add_argument("--from", dest="source", metavar="MODULE:CLASS", required=True,
-                        help="the host's top-level config class, such as vllm.config:VllmConfig")
+        "schema", help="derive a [config] table from the host's config classes, or the JSON Schema of the "
+                       "matrix's files for editors", stdout=stdout,
+        description="With --from: print the [config] table that describes a config class of the host "
+                    "(dataclasses, attrs classes, pydantic models, nested to any depth); MODULE is imported "
+                    "as python -m would, from the current folder. With --json-schema: print the JSON Schema "
+                    "(draft-07) of the matrix's features.toml (or, with --runner-file, of its runner files) "
+                    "for editors such as VS Code's Even Better TOML and the taplo CLI; --write keeps both "
+                    "next to the files, where matrix check reports them stale.")
+    which = schema.add_mutually_exclusive_group(required=True)
+    which.add_argument("--from", dest="source", metavar="MODULE:CLASS",
+                       help="the host's top-level config class, such as vllm.config:VllmConfig")
+    which.add_argument("--json-schema", action="store_true",
+                       help="the JSON Schema of features.toml for editors")
+    _matrix_option(schema)
+    schema.add_argument("--runner-file", action="store_true",
+                        help="with --json-schema: the schema of a runner file instead")
+    schema.add_argument("--write", action="store_true",
+                        help="with --json-schema: write <stem>.schema.json next to the features file and "
+                             "runner.schema.json in the runner folder, instead of printing")
     schema.add_argument("paths", nargs="*", metavar="PATH",
                         help="only these dotted paths (and the sections above them); default: "
                              "every field, with a comment for each that cannot be mapped")
@@ -561,6 +574,22 @@ def _check(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], std
 
 
 def _schema(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
+    if options.json_schema:
+        from . import editor
+
+        if options.paths:
+            raise _Usage(_messages.json_schema_paths())
+        matrix = _matrix(options)
+        if options.write:
+            if matrix.file is None:
+                raise _Usage(_messages.json_schema_write_default())
+            for path in editor.write(matrix):
+                stdout.write(f"wrote {path}\n")
+            return EXIT_OK
+        stdout.write(editor.text(editor.runner_schema(matrix) if options.runner_file else editor.features_schema(matrix)))
+        return EXIT_OK
+    if options.runner_file or options.write:
+        raise _Usage(_messages.json_schema_only("--runner-file" if options.runner_file else "--write"))
     from .binding import derive
 
     stdout.write(derive(options.source, options.paths))

@@ -395,7 +395,7 @@ def test_schema_from_imports_from_the_current_folder_and_prints_a_config_table(t
          "matrix: error: Cannot import 'cli_nowhere': ModuleNotFoundError: No module named 'cli_nowhere'"),
         (["schema", "--from", "cli_shapes_b:Job", "tuning.worker"],
          "matrix: error: Cannot derive 'tuning.worker': Tuning has no member 'worker', did you mean 'workers'"),
-        (["schema"], "matrix: error: the following arguments are required: --from"),
+        (["schema"], "matrix: error: one of the arguments --from --json-schema is required"),
         (["check", "--against", "cli_shapes_b"],
          "matrix: error: Expected 'MODULE:CLASS' (such as 'vllm.config:VllmConfig'), got 'cli_shapes_b'"),
     ],

@@ -1,0 +1,197 @@
+"""The JSON Schemas of a matrix's files for editors (`matrix.editor`, ``matrix schema
+--json-schema``): the real files validate, the structural mistakes of the maintainers' corpus are
+rejected, the shipped generic schemas and the repository's own are current, and the real taplo
+CLI reads the ``#:schema`` line."""
+
+import io
+import json
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import jsonschema
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import matrix
+from matrix import editor
+from matrix.cli import run
+from matrix.strategies import matrices
+from tests._env import plain_env
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11
+    import tomli as tomllib
+
+ROOT = pathlib.Path(__file__).parent.parent
+DATA = pathlib.Path(__file__).parent / "data"
+KITCHEN = DATA / "valid" / "kitchen_sink.toml"
+
+
+def _errors(schema, document):
+    jsonschema.Draft7Validator.check_schema(schema)
+    return sorted(e.message for e in jsonschema.Draft7Validator(schema).iter_errors(document))
+
+
+def _call(*args):
+    out, err = io.StringIO(), io.StringIO()
+    status = run(list(args), stdout=out, stderr=err)
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("path", [ROOT / "features.toml", ROOT / "examples" / "vllm-attention" / "features.toml"],
+                         ids=["default", "vllm-attention"])
+def test_the_real_matrices_validate_against_their_schemas(path):
+    m = matrix.load(path)
+    assert _errors(editor.features_schema(m), tomllib.loads(path.read_text())) == []
+    assert _errors(editor.features_schema(), tomllib.loads(path.read_text())) == []
+    for runner in m.runners:
+        document = tomllib.loads(pathlib.Path(runner.file).read_text())
+        assert _errors(editor.runner_schema(m), document) == []
+        assert _errors(editor.runner_schema(), document) == []
+
+
+def test_the_kitchen_sink_validates():
+    m = matrix.load(KITCHEN)
+    assert _errors(editor.features_schema(m), tomllib.loads(KITCHEN.read_text())) == []
+    assert _errors(editor.features_schema(), tomllib.loads(KITCHEN.read_text())) == []
+
+
+def test_the_per_matrix_schema_knows_the_runners_kinds_and_features():
+    m = matrix.load(ROOT / "examples" / "vllm-attention" / "features.toml")
+    schema = editor.features_schema(m)
+    feature = schema["properties"]["features"]["additionalProperties"]
+    assert sorted(feature["properties"]["support"]["properties"]) == sorted([r.id for r in m.runners] + ["default"])
+    assert list(editor.runner_schema(m)["properties"]["requires"]["properties"])[:3] == [
+        "head_size", "dtype", "kv_cache_dtype"]
+    bad = {"name": "X", "priority": 1, "requires": {"head_sise": "selector.head_size > 1"}}
+    assert _errors(editor.runner_schema(m), bad) == [
+        "Additional properties are not allowed ('head_sise' was unexpected)"]
+
+
+def _invalid(path):
+    """The corpus case as TOML data, and the schemas of its matrix (its runners: the shared ones)."""
+    file = path / "features.toml" if path.is_dir() else path
+    document = tomllib.loads(file.read_text())
+    folder = path / "runners" if (path / "runners").is_dir() else DATA / "runners"
+    runners = sorted(p.stem for p in folder.glob("*.toml"))
+    shell = matrix.loads('[matrix]\nname = "x"\nversion = "1"\n',
+                         runners={r: {"name": r, "priority": i} for i, r in enumerate(runners)})
+    errors = _errors(editor.features_schema(shell), document)
+    if path.is_dir():
+        for runner in folder.glob("*.toml"):
+            try:
+                errors += _errors(editor.runner_schema(shell), tomllib.loads(runner.read_text()))
+            except tomllib.TOMLDecodeError:
+                errors.append("TOML syntax")
+    return errors
+
+
+# What a JSON Schema cannot see, and `matrix check` / the loader does: mistakes inside a predicate,
+# rules across fields or files, and TOML that does not parse (the editor says that itself).
+UNSEEN = {
+    "bang_for_not", "bare_int", "bare_string_condition", "bool_vs_string", "chained_comparison", "double_ampersand",
+    "in_on_a_string", "int_literal_for_str_field", "is_none_on_non_nullable", "misspelt_path", "not_a_choice",
+    "ordering_strings", "predicate_over_two_lines", "single_equals", "too_deep", "unbalanced_paren",
+    "unterminated_string", "version_as_number",  # inside `when`
+    "choices_on_bool", "default_not_a_choice", "duplicate_name", "history_out_of_order", "history_without_since",
+    "min_above_max", "no_period_unrecorded", "remove_before_since", "until_before_since",  # across fields
+}
+SYNTAX = {"toml_dotted_conflict", "toml_duplicate_key", "toml_duplicate_table", "toml_end_of_document",
+          "toml_quote_inside_string", "toml_syntax", "toml_unterminated_string"}
+CORPUS = sorted(p for p in (DATA / "invalid").iterdir() if p.suffix == ".toml" or p.is_dir())
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
+def test_every_structural_mistake_of_the_corpus_is_rejected_by_the_schema(path):
+    if path.stem in SYNTAX:
+        with pytest.raises(tomllib.TOMLDecodeError):
+            _invalid(path)
+        return
+    errors = _invalid(path)
+    if path.stem in UNSEEN:
+        assert errors == [], errors  # the list above is exact: a case the schema learns to see moves out
+    else:
+        assert errors != []
+
+
+@settings(max_examples=settings.default.max_examples, deadline=None)
+@given(matrices(), st.data())
+def test_random_matrices_validate_against_their_schemas(m, data):
+    # Every shape the strategies draw (cells, histories, deprecations, windows, requirements'
+    # kinds, orders) is one the loader accepts: the schema must accept it too.
+    assert m.text is not None
+    assert _errors(editor.features_schema(m), tomllib.loads(m.text)) == []
+    assert _errors(editor.features_schema(), tomllib.loads(m.text)) == []
+
+
+def test_the_shipped_generic_schemas_are_current():
+    package = pathlib.Path(matrix.__file__).parent
+    assert (package / "features.schema.json").read_text() == editor.text(editor.features_schema())
+    assert (package / "runner.schema.json").read_text() == editor.text(editor.runner_schema())
+
+
+def test_the_repositorys_own_schemas_are_current_and_named_by_its_files():
+    m = matrix.load(ROOT / "features.toml")
+    assert editor.stale(m) == []
+    assert (ROOT / "features.toml").read_text().splitlines()[0] == "#:schema ./features.schema.json"
+    for runner in ("v1", "v2"):
+        assert (ROOT / "runners" / f"{runner}.toml").read_text().splitlines()[0] == "#:schema ./runner.schema.json"
+
+
+def test_the_command_prints_writes_and_check_reports_stale(tmp_path):
+    shutil.copytree(ROOT / "examples" / "vllm-attention", tmp_path / "m")
+    path = tmp_path / "m" / "features.toml"
+    status, out, err = _call("schema", "--json-schema", "--matrix", str(path))
+    assert (status, err) == (0, "")
+    assert json.loads(out)["title"] == "features.toml of a support matrix: vLLM attention backends (CUDA, non-MLA)"
+    status, out, err = _call("schema", "--json-schema", "--runner-file", "--matrix", str(path))
+    assert json.loads(out)["title"] == "A runner file of a support matrix: vLLM attention backends (CUDA, non-MLA)"
+    status, out, err = _call("schema", "--json-schema", "--write", "--matrix", str(path))
+    assert (status, err) == (0, "")
+    assert out == f"wrote {tmp_path}/m/features.schema.json\nwrote {tmp_path}/m/runners/runner.schema.json\n"
+    assert _call("check", "--matrix", str(path))[1].endswith("passed: 0 errors, 0 warnings, 16 notes\n")
+    # A new requirement kind changes the runner schema (the features schema does not name kinds):
+    # check says the runner schema is stale.
+    path.write_text(path.read_text().replace('combination = { name = "Combinations (supports_combination)" }',
+                                             'combination = { name = "Combinations (supports_combination)" }\n'
+                                             'extra = { name = "Extra", reason = "extra" }'))
+    status, out, err = _call("check", "--matrix", str(path))
+    assert [line for line in out.splitlines() if "schema-stale" in line] == [
+        f"{path}:4:1: warning[schema-stale]: {tmp_path}/m/runners/runner.schema.json is stale: the file changed "
+        "since it was generated; regenerate it with matrix schema --json-schema --write"]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["schema", "--runner-file", "--from", "host.config:X"], "matrix: error: --runner-file goes with --json-schema\n"),
+    (["schema", "--json-schema", "a.b"], "matrix: error: matrix schema --json-schema takes no PATH: it describes the whole "
+                                         "file\n"),
+])
+def test_the_command_refuses_what_does_not_go_together(args, message):
+    status, out, err = _call(*args)
+    assert (status, out, err) == (2, "", message)
+
+
+def _taplo():
+    found = shutil.which("taplo") or str(pathlib.Path(sys.executable).parent / "taplo")
+    return found if pathlib.Path(found).exists() else None
+
+
+@pytest.mark.skipif(_taplo() is None, reason="the taplo CLI is not installed (pip install taplo: the test extra has it)")
+def test_taplo_validates_the_default_file_by_its_schema_line_and_flags_a_misspelt_key(tmp_path):
+    for name in ("features.toml", "features.schema.json"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    done = subprocess.run([_taplo(), "check", "features.toml"], cwd=tmp_path, capture_output=True, text=True,
+                          env=plain_env())
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "features.toml").read_text().replace('support.v1 = "yes"', 'suport.v1 = "yes"', 1)
+    line = text.splitlines().index('suport.v1 = "yes"') + 1
+    (tmp_path / "features.toml").write_text(text)
+    done = subprocess.run([_taplo(), "check", "features.toml"], cwd=tmp_path, capture_output=True, text=True,
+                          env=plain_env())
+    assert done.returncode == 1
+    assert "'suport' was unexpected" in done.stderr
+    assert f"features.toml:{line}:" in done.stderr
