@@ -110,16 +110,18 @@ class Plan:
         object.__setattr__(self, "quiet_top", block | self.partial[top] | self.deprecated | self.removed
                            | self.preferring | above | sum(bit for bit, _, _ in self.orders))
 
-    def choice(self, mask: int) -> Tuple[Optional[Order], List[Tuple[str, int]]]:
-        """The order that applies to *mask* (None: by priority), and the candidates in it, each
+    def choice(self, mask: int) -> Tuple[Optional[Order], Tuple[Tuple[str, int], ...]]:
+        """The order that applies to *mask* (None: by priority), and every runner in it, each
         with its blocking mask."""
-        found, order = None, self.order
-        for bit, candidate_order, runners in self.orders:
+        for bit, order, runners in self.orders:
             if mask & bit:
-                found, order = candidate_order, runners
-                break
-        candidate = self.candidate
-        return found, [(r, block) for r, block in order if not candidate.get(r) or mask & candidate[r]]
+                return order, runners
+        return None, self.order
+
+    def is_candidate(self, runner: str, mask: int) -> bool:
+        """Whether automatic choice considers *runner* for *mask*."""
+        bit = self.candidate.get(runner)
+        return not bit or bool(mask & bit)
 
     def active(self, mask: int) -> Tuple[Feature, ...]:
         features = self.features

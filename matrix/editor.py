@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .schema import FIELD_TYPES, STATUSES, Matrix
 
@@ -211,14 +211,19 @@ def schema_paths(matrix: Matrix) -> Dict[str, str]:
     return {"features": base + ".schema.json", "runner": os.path.join(folder, "runner.schema.json")}
 
 
+def _files(matrix: Matrix) -> List[Tuple[str, str]]:
+    """(path, text) of both schemas, where `write` puts them."""
+    paths = schema_paths(matrix)
+    return [(paths["features"], text(features_schema(matrix))), (paths["runner"], text(runner_schema(matrix)))]
+
+
 def write(matrix: Matrix) -> List[str]:
     """Write both schemas next to the files they describe; returns the paths written."""
-    paths = schema_paths(matrix)
     written = []
-    for key, schema in (("features", features_schema(matrix)), ("runner", runner_schema(matrix))):
-        with open(paths[key], "w", encoding="utf-8") as f:
-            f.write(text(schema))
-        written.append(paths[key])
+    for path, content in _files(matrix):
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(content)
+        written.append(path)
     return written
 
 
@@ -231,10 +236,9 @@ def stale(matrix: Matrix) -> List[str]:
         if f.read() != matrix.text:
             return []
     out = []
-    for key, schema in (("features", features_schema(matrix)), ("runner", runner_schema(matrix))):
-        path = schema_paths(matrix)[key]
+    for path, content in _files(matrix):
         if os.path.exists(path):
             with open(path, encoding="utf-8") as f:
-                if f.read() != text(schema):
+                if f.read() != content:
                     out.append(path)
     return out

@@ -11,7 +11,7 @@ import functools
 import os
 import re
 import sys
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Set, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Set, Tuple, Union
 
 import attrs
 from packaging.version import InvalidVersion, Version
@@ -407,23 +407,25 @@ class _Builder:
 
     # --- [refusals] ---
 
-    def refusals(self, source: _Source, raw: object, features: object) -> List[Refusal]:
+    def entries(self, source: _Source, raw: object, table: str, what: str, cls: type) -> Iterator[Tuple[str, Place, Any]]:
+        """``(id, place, spec)`` for each well-formed entry of a table of named tables
+        (``[refusals]``, ``[requirements]``, ``[orders]``); every other one is a problem."""
         if not isinstance(raw, dict):
-            self.problem(source, ("refusals",), self.shapes.expected("a table", raw).args[0])
-            return []
+            self.problem(source, (table,), self.shapes.expected("a table", raw).args[0])
+            return
+        for id, value in raw.items():
+            where: Place = (table, id)
+            if not _ID.match(id):
+                self.problem(source, where, _messages.bad_feature_id(id, what))
+                continue
+            spec, _ = self.shaped(source, value, cls, where)
+            if spec is not None:
+                yield id, where, spec
+
+    def refusals(self, source: _Source, raw: object, features: object) -> List[Refusal]:
         known = list(features) if isinstance(features, dict) else []
         out = []
-        for id, value in raw.items():
-            where = ("refusals", id)
-            if not _ID.match(id):
-                self.problem(source, where, _messages.bad_feature_id(id, "Refusal"))
-                continue
-            if not isinstance(value, dict):
-                self.problem(source, where, self.shapes.expected("a table", value).args[0])
-                continue
-            spec, bad = self.shaped(source, value, self.shapes.RefusalSpec, where)
-            if spec is None:
-                continue
+        for id, where, spec in self.entries(source, raw, "refusals", "Refusal", self.shapes.RefusalSpec):
             lists = []
             ok = bool(spec.together)
             if not spec.together:
@@ -446,19 +448,8 @@ class _Builder:
     # --- requirements and orders -----------------------------------------------------------
 
     def requirement_kinds(self, source: _Source, raw: object) -> Dict[str, RequirementKind]:
-        if not isinstance(raw, dict):
-            self.problem(source, ("requirements",), self.shapes.expected("a table", raw).args[0])
-            return {}
-        kinds = {}
-        for id, value in raw.items():
-            where = ("requirements", id)
-            if not _ID.match(id):
-                self.problem(source, where, _messages.bad_feature_id(id, "Requirement kind"))
-                continue
-            spec, _ = self.shaped(source, value, self.shapes.KindSpec, where)
-            if spec is not None:
-                kinds[id] = RequirementKind(id, spec.name, spec.reason)
-        return kinds
+        return {id: RequirementKind(id, spec.name, spec.reason)
+                for id, _, spec in self.entries(source, raw, "requirements", "Requirement kind", self.shapes.KindSpec)}
 
     def requirements(self, runner: Runner, kinds: Dict[str, RequirementKind], schema: Schema) -> Runner:
         """*runner* with what its file says it requires (``[requires]``) and when it is a candidate."""
@@ -509,19 +500,9 @@ class _Builder:
                 self.problem(source, where, _messages.not_everlasting(path, window_text(field.window)))
 
     def orders(self, source: _Source, raw: object, schema: Schema, runners: Optional[List[Runner]]) -> List[Order]:
-        if not isinstance(raw, dict):
-            self.problem(source, ("orders",), self.shapes.expected("a table", raw).args[0])
-            return []
         known = [r.id for r in runners or ()] + list(self.broken_runners)
         out = []
-        for id, value in raw.items():
-            where = ("orders", id)
-            if not _ID.match(id):
-                self.problem(source, where, _messages.bad_feature_id(id, "Order"))
-                continue
-            spec, _ = self.shaped(source, value, self.shapes.OrderSpec, where)
-            if spec is None:
-                continue
+        for id, where, spec in self.entries(source, raw, "orders", "Order", self.shapes.OrderSpec):
             when = self.predicate(source, where + ("when",), spec.when, schema)
             self.everlasting(source, where + ("when",), when, schema)
             ok = bool(spec.runners)

@@ -233,9 +233,9 @@ class Resolution:
         """The order of automatic choice that applied (None: by priority), every runner in that
         order, and the ids of those that are candidates."""
         plan: Plan = self._plan
-        order, candidates = plan.choice(self._mask)
-        every = next((runners for _, o, runners in plan.orders if o is order), plan.order)
-        return order, [self.matrix.runner(r) for r, _ in every], {r for r, _ in candidates}
+        mask = self._mask
+        order, every = plan.choice(mask)
+        return order, [self.matrix.runner(r) for r, _ in every], {r for r, _ in every if plan.is_candidate(r, mask)}
 
     def _reports(self) -> Iterator[Tuple[Runner, bool, List[Tuple[Feature, Statement, List[str]]]]]:
         """Per runner, in the order automatic choice tried them: the runner, whether it was a
@@ -331,10 +331,11 @@ class Resolution:
                 said.append(f"blocked by {features} feature{'s' if features != 1 else ''}")
             if failed:
                 said.append(f"fails {failed} requirement{'s' if failed != 1 else ''}")
+            if not said:
+                said.append("no blockers")
             if runner.id == self.runner:
                 said.append("chosen")
-            lines.append(f"  {runner.id} ({runner.name}, priority {runner.priority}): "
-                         f"{', '.join(said) if said and said != ['chosen'] else 'no blockers, chosen' if said else 'no blockers'}")
+            lines.append(f"  {runner.id} ({runner.name}, priority {runner.priority}): {', '.join(said)}")
             for feature, statement, read in blockers:
                 origin = feature.origin
                 if isinstance(origin, Requirement):
@@ -458,12 +459,14 @@ def _read(gate: Feature) -> Predicate:
     return gate.origin.condition if isinstance(gate.origin, Requirement) else gate.when
 
 
-def _blockers(plan: Plan, mask: int, runner: str) -> str:
+def _blockers(plan: Plan, mask: int, runner: str, gates: int = 0) -> str:
+    """What keeps *runner* from the config: the features of *gates* (its blocking gates by
+    default) that it does not support, an opt-in marked so, then the requirements it fails."""
     opt_in = plan.opt_in[runner]
-    gates = plan.active(mask & plan.blocking[runner])
-    names = [f.name + (" (opt-in)" if opt_in >> plan.features.index(f) & 1 else "") for f in gates if f.origin is None]
+    found = plan.active(mask & (gates or plan.blocking[runner]))
+    names = [f.name + (" (opt-in)" if opt_in >> plan.features.index(f) & 1 else "") for f in found if f.origin is None]
     return _messages.does_not_support(plan.matrix.runner(runner).name, names,
-                                      [f.name for f in gates if f.origin is not None])
+                                      [f.name for f in found if f.origin is not None])
 
 
 def resolve(matrix: Matrix, config: object, *, runner: Optional[str] = None,
@@ -556,7 +559,7 @@ def _decide(compiled: Plan, mask: int, runner: Optional[str]) -> Decision:
         if isinstance(chosen, tuple):  # an outright preference for a blocked runner
             return chosen
         if chosen is None:
-            candidates = compiled.choice(mask)[1]
+            candidates = [(r, block) for r, block in compiled.choice(mask)[1] if compiled.is_candidate(r, mask)]
             order = [r for r, _ in candidates]
             chosen = next((r for r, block in candidates if not mask & block), None)
             if not order:
@@ -585,10 +588,8 @@ def _decide(compiled: Plan, mask: int, runner: Optional[str]) -> Decision:
                 feature.name, target, asked)))
             chosen = forces.runner
         name = matrix.runner(chosen).name
-        refused = compiled.active(mask & compiled.no[chosen])
-        if refused:
-            return None, tuple(warnings), UnsupportedFeatureError, _messages.does_not_support(
-                name, [f.name for f in refused if f.origin is None], [f.name for f in refused if f.origin is not None])
+        if mask & compiled.no[chosen]:
+            return None, tuple(warnings), UnsupportedFeatureError, _blockers(compiled, mask, chosen, compiled.no[chosen])
         for feature in compiled.active(mask & compiled.opt_in[chosen]):
             note = feature.statement(chosen, compiled.version).note
             warnings.append(ResolutionWarning(
