@@ -579,11 +579,15 @@ def _schema(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], st
 
         if options.paths:
             raise _Usage(_messages.json_schema_paths())
+        if options.write and options.matrix is None and not os.path.isfile("features.toml"):
+            raise _Usage(_messages.json_schema_write_default())
         matrix = _matrix(options)
         if options.write:
-            if matrix.file is None:
-                raise _Usage(_messages.json_schema_write_default())
-            for path in editor.write(matrix):
+            try:
+                written = editor.write(matrix)
+            except OSError as exc:
+                raise _Usage(_messages.cannot_write(exc.filename or "the schema", exc)) from None
+            for path in written:
                 stdout.write(f"wrote {path}\n")
             return EXIT_OK
         stdout.write(editor.text(editor.runner_schema(matrix) if options.runner_file else editor.features_schema(matrix)))

@@ -203,9 +203,14 @@ def text(schema: Dict[str, Any]) -> str:
 
 def schema_paths(matrix: Matrix) -> Dict[str, str]:
     """Where `write` puts the schemas: ``<stem>.schema.json`` next to the features file, and
-    ``runner.schema.json`` in the runner folder."""
-    if matrix.file is None:
-        raise ValueError("a matrix loaded from a file")
+    ``runner.schema.json`` in the runner folder. Raises `UsageError` for a matrix not read
+    from a file."""
+    if not _from_its_file(matrix):
+        from . import _messages
+        from .errors import UsageError
+
+        raise UsageError(_messages.json_schema_write_default())
+    assert matrix.file is not None
     base, _ = os.path.splitext(matrix.file)
     folder = os.path.dirname(next((r.file for r in matrix.runners if r.file), matrix.file))
     return {"features": base + ".schema.json", "runner": os.path.join(folder, "runner.schema.json")}
@@ -230,11 +235,8 @@ def write(matrix: Matrix) -> List[str]:
 def stale(matrix: Matrix) -> List[str]:
     """The schema files next to *matrix* that exist and differ from what `write` would write
     (only for a matrix read from its file: one built from text under a file's name has none)."""
-    if matrix.file is None or not os.path.isfile(matrix.file):
+    if not _from_its_file(matrix):
         return []
-    with open(matrix.file, encoding="utf-8") as f:
-        if f.read() != matrix.text:
-            return []
     out = []
     for path, content in _files(matrix):
         if os.path.exists(path):
@@ -242,3 +244,12 @@ def stale(matrix: Matrix) -> List[str]:
                 if f.read() != content:
                     out.append(path)
     return out
+
+
+def _from_its_file(matrix: Matrix) -> bool:
+    """Whether *matrix* was read from the file it names (one built from text under a file's
+    name, or from no file, has no place for schemas)."""
+    if matrix.file is None or not os.path.isfile(matrix.file):
+        return False
+    with open(matrix.file, encoding="utf-8") as f:
+        return f.read() == matrix.text

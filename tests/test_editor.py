@@ -195,3 +195,24 @@ def test_taplo_validates_the_default_file_by_its_schema_line_and_flags_a_misspel
     assert done.returncode == 1
     assert "'suport' was unexpected" in done.stderr
     assert f"features.toml:{line}:" in done.stderr
+
+
+def test_write_without_a_file_or_where_it_cannot_write_is_exit_2(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no features.toml here: the packaged matrix
+    assert _call("schema", "--json-schema", "--write") == (
+        2, "", "matrix: error: --write needs a matrix read from a file (--matrix FILE): the default matrix ships "
+               "its schemas in the package\n")
+    shutil.copytree(ROOT / "examples" / "vllm-attention", tmp_path / "m")
+    (tmp_path / "m" / "features.schema.json").mkdir()  # a folder where the file should go
+    status, out, err = _call("schema", "--json-schema", "--write", "--matrix", "m/features.toml")
+    assert (status, out) == (2, "")
+    assert err == "matrix: error: Cannot write m/features.schema.json: Is a directory\n"
+
+
+def test_the_api_refuses_to_place_schemas_for_a_matrix_without_a_file():
+    m = matrix.loads('[matrix]\nname = "x"\nversion = "1"\n', runners={"r": {"name": "R", "priority": 1}})
+    with pytest.raises(matrix.UsageError) as caught:
+        editor.write(m)
+    assert str(caught.value) == ("--write needs a matrix read from a file (--matrix FILE): the default matrix ships "
+                                 "its schemas in the package")
+    assert editor.stale(m) == []
