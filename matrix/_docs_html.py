@@ -29,6 +29,7 @@ abbr { text-decoration: none; }
 tbody th[scope="row"] { position: sticky; left: 0; background: #fff; z-index: 1; }
 @media (max-width: 600px) {
   body { margin: 0.75rem; }
+  tbody th[scope="row"] { min-width: 8rem; max-width: 40vw; overflow-wrap: anywhere; }
 }
 @media print {
   body { margin: 0; }

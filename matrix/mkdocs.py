@@ -14,9 +14,10 @@ and, in a page, one line where the tables go (the path relative to ``mkdocs.yml`
 
     <!-- support-matrix features.toml table=support,runners,pairs version=0.31.0 text-only -->
 
-A matrix that does not load, an unknown table or option, or a malformed version fails the build
-with the error (so ``mkdocs build --strict`` never publishes a page without its table), and
-``mkdocs serve`` rebuilds when features.toml or a runner file changes.
+Each table scrolls sideways in its own box, so a wide one never widens the page. A matrix that
+does not load, an unknown table or option, or a malformed version fails the build with the
+error (so ``mkdocs build --strict`` never publishes a page without its table), and ``mkdocs
+serve`` rebuilds when features.toml or a runner file changes.
 """
 
 from __future__ import annotations
@@ -37,7 +38,17 @@ from .errors import MatrixError
 
 #: The marker a page writes where the tables go.
 MARKER = re.compile(r"^[ \t]*<!--[ \t]*support-matrix\b(?P<arguments>[^\n]*?)-->[ \t]*$", re.MULTILINE)
-_OPTIONS = ("table", "version", "text-only")
+
+# The rendered Markdown sits between these comments, which Markdown passes through, so that the
+# HTML of its tables can be found again and each table put in a box that scrolls sideways: a
+# wide table then never makes the whole page scroll (themes such as MkDocs' own do not do it).
+_BEGIN, _END = "<!-- support-matrix:begin -->", "<!-- support-matrix:end -->"
+_RENDERED = re.compile(re.escape(_BEGIN) + "(.*?)" + re.escape(_END), re.DOTALL)
+_TABLE = re.compile(r"<table\b.*?</table>", re.DOTALL)
+SCROLL_BOX = '<div class="support-matrix-scroll" style="overflow-x: auto; max-width: 100%">'
+# A note the pairs table marks in many cells gets one back link per mark, which the footnotes
+# extension writes with nothing between them: a line that cannot wrap. A space lets it wrap.
+_BACKLINKS = re.compile(r'(</a>)(?=<a class="footnote-backref")')
 
 
 class SupportMatrixPlugin(BasePlugin):  # type: ignore[type-arg,no-untyped-call]
@@ -56,9 +67,17 @@ class SupportMatrixPlugin(BasePlugin):  # type: ignore[type-arg,no-untyped-call]
             except (MatrixError, ValueError) as error:
                 raise PluginError(f"{where}: {error}") from None
             self.watch.update(read)
-            return text
+            return f"{_BEGIN}\n\n{text}\n\n{_END}"
 
         return MARKER.sub(replace, markdown)
+
+    def on_page_content(self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        def boxed(rendered: re.Match[str]) -> str:
+            return _TABLE.sub(lambda table: f"{SCROLL_BOX}{table.group(0)}</div>", rendered.group(1))
+
+        if _BEGIN not in html:
+            return html
+        return _BACKLINKS.sub(r"\1 ", _RENDERED.sub(boxed, html))
 
     def _render(self, arguments: str, base: str) -> tuple[str, List[str]]:
         words = shlex.split(arguments)

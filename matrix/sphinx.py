@@ -13,7 +13,7 @@ and, in a page (the path relative to the page, ``/…`` relative to the source f
        :text-only:
 
 The tables come as sections (one per table) at the level below the section the directive
-stands in. A matrix that does not load, an unknown table or a malformed version is an error of
+stands in, each table in a box that scrolls sideways. A matrix that does not load, an unknown table or a malformed version is an error of
 the directive (``sphinx-build -W`` fails on it); a change of features.toml or a runner file
 rebuilds the page.
 """
@@ -32,6 +32,11 @@ from sphinx.util.nodes import nested_parse_with_titles
 
 from ._docs_embed import embed, tables_option
 from .errors import MatrixError
+
+#: The class of the box each table scrolls in (sideways, so a wide table never widens the page),
+#: styled by the stylesheet the extension adds to HTML builds.
+SCROLL_BOX = "support-matrix-scroll"
+_STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_sphinx_static")
 
 
 class SupportMatrixDirective(SphinxDirective):
@@ -62,9 +67,19 @@ class SupportMatrixDirective(SphinxDirective):
         container = nodes.section()
         container.document = self.state.document
         nested_parse_with_titles(self.state, StringList(text.splitlines(), source=self.arguments[0]), container)
+        for table in list(container.findall(nodes.table)):
+            box = nodes.container(classes=[SCROLL_BOX])
+            table.replace_self(box)
+            box += table
         return list(container.children)
+
+
+def _add_static(app: Sphinx) -> None:
+    app.config.html_static_path.append(_STATIC)
 
 
 def setup(app: Sphinx) -> Dict[str, Any]:
     app.add_directive("support-matrix", SupportMatrixDirective)
+    app.connect("builder-inited", _add_static)
+    app.add_css_file("support-matrix.css")
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

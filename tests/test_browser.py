@@ -1,14 +1,16 @@
 """The HTML page in a real browser (headless Chromium): at 1400 and 420 px wide the body never
-scrolls sideways (wide tables scroll inside their own box), every status's word is drawn, and
-the legend comes before the table. Screenshots are written next to the page.
+scrolls sideways (wide tables scroll inside their own box), every status's word is drawn, the
+legend comes before the table, and the sticky first column leaves room for the statuses. Screenshots are written next to the page.
 
 The machine's Chromium has no emoji font (Debian's chromium package brings none), which is the
 case the words are for: the symbols show as empty boxes, the words still read. `.ci/run`
 installs Chromium and sets MATRIX_REQUIRE_BROWSER=1, so there the test fails rather than skips
 when no browser can be found."""
 
+import html
 import json
 import os
+import re
 import shutil
 import subprocess
 
@@ -38,7 +40,9 @@ _PROBE = """<script>
   var result = JSON.stringify({
     width: window.innerWidth, scrollWidth: root.scrollWidth, words: words.length, drawn: drawn.length,
     texts: drawn.map(function (w) { return w.textContent; }).filter(function (t, i, all) { return all.indexOf(t) === i; }).sort(),
-    legendAbove: legend.getBoundingClientRect().bottom <= document.querySelector('table').getBoundingClientRect().top
+    legendAbove: legend.getBoundingClientRect().bottom <= document.querySelector('table').getBoundingClientRect().top,
+    stickyWidth: Math.max.apply(null, Array.prototype.slice.call(document.querySelectorAll('tbody th[scope="row"]')).map(
+      function (th) { return th.getBoundingClientRect().width; }))
   });
   window.parent.postMessage(result, '*');
 })();
@@ -87,6 +91,58 @@ def test_the_html_page_reads_at_every_width(browser, tmp_path, name, m, width):
     assert (found["words"], found["drawn"]) == (statuses, statuses)  # every status's word is drawn
     assert set(found["texts"]) <= {"yes", "no", "partial", "opt-in"} and found["texts"]
     assert found["legendAbove"] is True
+    # The sticky first column leaves most of a narrow screen to the status columns scrolling under it.
+    assert found["stickyWidth"] <= width * 0.45, found["stickyWidth"]
     shot = tmp_path / f"{name}-{width}.png"
     _chromium(tmp_path, window, f"--screenshot={shot}", (tmp_path / "frame.html").as_uri())
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+_WIDTH_PROBE = ("<script>document.title = JSON.stringify({width: window.innerWidth, "
+                "scrollWidth: document.documentElement.scrollWidth});</script></body>")
+
+
+def _mkdocs_page(source):
+    from tests.test_site_builds import _MKDOCS_YML, _mkdocs
+
+    (source / "mkdocs.yml").write_text(_MKDOCS_YML)
+    (source / "docs").mkdir()
+    (source / "docs" / "index.md").write_text("# Support\n\n<!-- support-matrix features.toml table=all -->\n")
+    done = _mkdocs(source)
+    assert done.returncode == 0, done.stderr
+    return source / "site" / "index.html", '<div class="support-matrix-scroll" style="overflow-x: auto; max-width: 100%">'
+
+
+def _sphinx_page(source):
+    from tests.test_site_builds import _sphinx
+
+    (source / "src").mkdir()
+    (source / "src" / "conf.py").write_text('project = "Runners"\nextensions = ["matrix.sphinx"]\n')
+    (source / "src" / "index.rst").write_text("Support\n=======\n\n.. support-matrix:: ../features.toml\n   :table: all\n")
+    done = _sphinx(source)
+    assert (done.returncode, done.stderr) == (0, "")
+    return source / "out" / "index.html", '<div class="support-matrix-scroll docutils container">'
+
+
+@pytest.mark.parametrize("width", [1400, 500])
+@pytest.mark.parametrize("build", [_mkdocs_page, _sphinx_page], ids=["mkdocs", "sphinx"])
+def test_a_built_site_page_with_the_tables_never_scrolls_sideways(browser, tmp_path, build, width):
+    """MkDocs' and Sphinx's own themes let a wide table widen the page, and a note marked in many
+    cells of the pairs table gets a line of back links that cannot wrap: the plugin and the
+    directive box the tables and let the links wrap (before, the page was 3,038 px wide at 1400
+    in MkDocs and 5,304 px in Sphinx)."""
+    from tests.test_site_builds import _site
+
+    (tmp_path / "source").mkdir()
+    page_file, box = build(_site(tmp_path / "source"))
+    page = page_file.read_text()
+    assert len(re.findall(re.escape(box) + r"\s*<table\b", page)) == page.count(box) == 6  # every table boxed
+    probe = page_file.with_name("probe.html")
+    probe.write_text(page.replace("</body>", _WIDTH_PROBE), encoding="utf-8")
+    dom = _chromium(tmp_path, f"--window-size={width},1000", "--virtual-time-budget=5000", "--dump-dom", probe.as_uri())
+    found = json.loads(html.unescape(dom.split("<title>", 1)[1].split("</title>", 1)[0]))
+    assert found["width"] == width
+    assert found["scrollWidth"] <= width
+    shot = tmp_path / f"{build.__name__.strip('_')}-{width}.png"
+    _chromium(tmp_path, f"--window-size={width},1000", f"--screenshot={shot}", page_file.as_uri())
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
