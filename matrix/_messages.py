@@ -530,6 +530,10 @@ def preferred_blocked(feature: str, blockers: str) -> str:
     return f"No runner can serve this config: {feature} makes the choice, and {blockers}"
 
 
+def not_a_candidate(runner: str) -> str:
+    return f"{runner} is not a candidate for this config"
+
+
 def preference_skipped(feature: str, runner: str, blockers: str) -> str:
     return f"{feature} would prefer {runner}, but {blockers}; choosing in the usual order"
 

@@ -567,35 +567,52 @@ def _runners(matrix: Matrix, v: Version, live: List[Feature], solve: Solve, plac
         earlier.append(order.when._node)
     cases.append(([], earlier, list(matrix.runners)))
     simple = not matrix.orders and all(r.candidate is None for r in matrix.runners)
+    # Preferences, in the order the resolver weighs them, and the gates that force a runner
+    # (while one is active, automatic choice ignores every preference).
+    preferring = [g for g in live if g.prefers is not None]
+    forcing = [g.when._node for g in live if g.forces is not None]
     for index, runner in enumerate(matrix.runners):
         if all(f.status(runner.id, v) != "yes" for f in matrix.features_at(v)) and matrix.features_at(v):
             yield place.runner("no-yes", runner.id, f"{runner.name} supports no feature: no cell says yes to it")
         if runner.id in unusable:
             continue  # said already: it serves no config at all
-        try:
-            # A feature that puts this runner first chooses it wherever it is free.
-            if any(g.prefers is not None and g.prefers.runner == runner.id
-                   and solve(true=[g.when._node], false=blockers[runner.id]) is not None for g in live):
-                continue
-        except Inconclusive as error:
-            yield place.runner("inconclusive", runner.id,
-                               f"Could not decide {_undecided(error, budget)} whether {runner.name} is ever chosen")
-            continue
-        above = matrix.runners[:index]
-        if simple and any(not blockers[h.id] for h in above):
-            free = next(h for h in above if not blockers[h.id])
-            yield place.runner("never-chosen", runner.id,
-                               f"{runner.name} is never chosen automatically: {free.name} is never blocked")
-            continue
+        candidate = [runner.candidate._node] if runner.candidate is not None else []
+
+        def passed(g: Feature, *otherwise: Node) -> Tuple[str, List[Node]]:
+            """A preference for another runner does not decide: its gate is inactive, or (when
+            it is not outright) its runner is out of the way, or one of *otherwise* holds."""
+            assert g.prefers is not None
+            away = [] if g.prefers.outright else aside[g.prefers.runner]
+            return "any", [Not(g.when._node), *away, *otherwise]
+
         found = None
         try:
+            # Chosen by a preference: the first preference that decides puts this runner first.
+            for at, g in enumerate(preferring):
+                assert g.prefers is not None
+                if g.prefers.runner != runner.id:
+                    continue
+                found = solve(true=[g.when._node] + candidate, false=blockers[runner.id] + forcing,
+                              extra=[passed(h) for h in preferring[:at] if h.prefers and h.prefers.runner != runner.id])
+                if found is not None:
+                    break
+            if found is not None:
+                continue
+            # Chosen in an order: no preference for another runner decides (or a forced runner
+            # sets preferences aside), and every runner before it is out of the way.
+            others = [passed(g, *forcing) for g in preferring if g.prefers and g.prefers.runner != runner.id]
+            above = matrix.runners[:index]
+            if simple and any(not blockers[h.id] for h in above):
+                free = next(h for h in above if not blockers[h.id])
+                yield place.runner("never-chosen", runner.id,
+                                   f"{runner.name} is never chosen automatically: {free.name} is never blocked")
+                continue
             for true, false, tried in cases:
                 before = tried[:tried.index(runner)]
                 if any(not aside[h.id] for h in before):
                     continue  # a runner before it in this order is always a free candidate
-                candidate = [runner.candidate._node] if runner.candidate is not None else []
                 found = solve(true=true + candidate, false=false + blockers[runner.id],
-                              extra=[("any", aside[h.id]) for h in before])
+                              extra=[("any", aside[h.id]) for h in before] + others)
                 if found is not None:
                     break
         except Inconclusive as error:
@@ -607,29 +624,53 @@ def _runners(matrix: Matrix, v: Version, live: List[Feature], solve: Solve, plac
                                f"{runner.name} is never chosen automatically: whenever it is free"
                                f"{' and a candidate' if runner.candidate is not None else ''}, a runner "
                                f"{'before it in the order that applies' if matrix.orders else 'of higher priority'} "
-                               "is free too")
+                               f"is free too{', or a preference chooses another runner' if preferring else ''}")
 
 
 def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, solve: Solve, place: _Places,
               strict: bool, budget: int, limit: Optional[int] = None) -> Iterator[Finding]:
     runners = matrix.runners
-    # An outright preference (`Prefers`) leaves automatic choice no other runner: for the
-    # no-runner analysis it blocks every runner but its own.
-    blocks = {g.id: frozenset(r.id for r in runners if g.status(r.id, v) in BLOCKING
-                              or (g.prefers is not None and g.prefers.outright and r.id != g.prefers.runner))
-              for g in live}
+    everyone = frozenset(r.id for r in runners)
+    # Out of the way (a "no" or "opt-in", a failed requirement, not a candidate), per gate.
+    refused = {g.id: frozenset(r.id for r in runners if g.status(r.id, v) in BLOCKING) for g in live}
+    # An outright preference (`Prefers`) whose runner is out of the way leaves automatic choice
+    # no runner: for the search it blocks every runner but its own (see `joint` for when).
+    blocks = {g.id: refused[g.id] | (everyone - {g.prefers.runner} if g.prefers is not None and g.prefers.outright
+                                     else frozenset()) for g in live}
     by_runner = {r.id: [g for g in live if r.id in blocks[g.id]] for r in runners}
     satisfiable: Dict[FrozenSet[str], Optional[Assignment]] = {}
+    exact: Dict[FrozenSet[str], Optional[Assignment]] = {}
     found: List[Tuple[Feature, ...]] = []
     seen: Set[FrozenSet[str]] = set()
     stopped: List[Tuple[Tuple[Feature, ...], Inconclusive]] = []
     nodes = {g.id: g.when._node for g in live}
+    aside = {r.id: [nodes[g.id] for g in live if r.id in refused[g.id]] for r in runners}
+    forcing = [nodes[g.id] for g in live if g.forces is not None]
+    preferring = [g for g in live if g.prefers is not None]
 
     def joint(chosen: Tuple[Feature, ...]) -> Optional[Assignment]:
+        """A config where every gate of *chosen* holds (the search prunes with it)."""
         key = frozenset(g.id for g in chosen)
         if key not in satisfiable:
             satisfiable[key] = solve(true=[nodes[g.id] for g in chosen])
         return satisfiable[key]
+
+    def refusing(chosen: Tuple[Feature, ...]) -> Optional[Assignment]:
+        """A config where every gate of *chosen* holds and no runner is chosen: all runners out
+        of the way, or an outright preference decides for its runner out of the way (no forced
+        runner sets preferences aside, and no preference weighed before it chooses a runner)."""
+        key = frozenset(g.id for g in chosen)
+        if key not in exact:
+            away = frozenset().union(*(refused[g.id] for g in chosen))
+            exact[key] = joint(chosen) if away == everyone else None
+            for at, decider in enumerate(preferring):
+                if exact[key] is not None:
+                    break
+                if decider in chosen and decider.prefers.outright and decider.prefers.runner in away:  # type: ignore[union-attr]
+                    earlier = [("any", [Not(nodes[h.id]), *aside[h.prefers.runner]])  # type: ignore[union-attr]
+                               for h in preferring[:at]]
+                    exact[key] = solve(true=[nodes[g.id] for g in chosen], false=forcing, extra=earlier)
+        return exact[key]
 
     cut: List[bool] = []
 
@@ -640,7 +681,11 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, sol
             key = frozenset(g.id for g in chosen)
             if key not in seen:
                 seen.add(key)
-                found.append(chosen)
+                try:
+                    if refusing(chosen) is not None:
+                        found.append(chosen)
+                except Inconclusive as error:
+                    stopped.append((chosen, error))
             return
         failed = sum(1 for g in chosen if isinstance(g.origin, Requirement))
         for gate in by_runner[runners[index].id]:
@@ -668,7 +713,7 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, sol
 
     def witness_of(gates: Sequence[Feature]) -> Dict[str, Any]:
         key = frozenset(g.id for g in gates)
-        assignment = satisfiable[key]
+        assignment = exact[key]
         assert assignment is not None  # only combinations found satisfiable are witnessed
         return space.witness(assignment, avoid=[n for i, n in avoid.items() if i not in key])
 
@@ -690,7 +735,7 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, sol
         refusal = refusal_of.get(refusal_id) if refusal_id is not None else None
         note = f" (acknowledged: {refusal.reason})" if refusal is not None else ""
         level = "note" if refusal is not None else severity
-        yield from _no_runner_findings(combos, order, blocks, runners, witness_of, place, level, note, refusal_id)
+        yield from _no_runner_findings(combos, order, blocks, refused, runners, witness_of, place, level, note, refusal_id)
     yield from _stopped(stopped, place, budget)
     if cut:
         yield place.config("no-runner-cut", ("matrix",),
@@ -701,20 +746,25 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, sol
 
 
 def _no_runner_findings(minimal: List[Tuple[Feature, ...]], order: Dict[str, int], blocks: Dict[str, FrozenSet[str]],
-                        runners: Sequence[Runner], witness_of: Callable[[Sequence[Feature]], Dict[str, Any]],
+                        refused: Dict[str, FrozenSet[str]], runners: Sequence[Runner],
+                        witness_of: Callable[[Sequence[Feature]], Dict[str, Any]],
                         place: _Places, severity: str, note: str, refusal_id: Optional[str]) -> Iterator[Finding]:
-    def reasons(sides: Sequence[Sequence[Feature]]) -> str:
+    names_of = {r.id: r.name for r in runners}
+
+    def reasons(gates: Sequence[Feature]) -> str:
         out = []
         for r in runners:
-            if any(r.id in blocks[g.id] for side in sides for g in side if g.origin is None):
-                blocked = [side for side in sides if any(r.id in blocks[g.id] for g in side)]
-                names = "; ".join(", ".join(g.name for g in side if r.id in blocks[g.id]) for side in blocked)
-                out.append(f"{r.name} does not support {names}")
+            refusing = [g for g in gates if r.id in refused[g.id]]
+            if not refusing:  # passed over: an outright preference for another runner decides
+                g = next(g for g in gates if r.id in blocks[g.id])
+                assert g.prefers is not None
+                out.append(f"{r.name} is passed over: {g.name} chooses {names_of[g.prefers.runner]} outright")
+            elif any(g.origin is None for g in refusing):
+                out.append(f"{r.name} does not support {'; '.join(g.name for g in refusing)}")
+            elif isinstance(refusing[0].origin, Runner):
+                out.append(f"{r.name} is not a candidate")
             else:
-                names = ", ".join(g.name for side in sides for g in side if r.id in blocks[g.id])
-                out.append(f"{r.name} is not valid for it: {names}" if not isinstance(
-                    next(g for side in sides for g in side if r.id in blocks[g.id]).origin, Runner)
-                    else f"{r.name} is not a candidate")
+                out.append(f"{r.name} is not valid for it: {', '.join(g.name for g in refusing)}")
         return "; ".join(out)
 
     # Pairs that form a product (any of these gates with any of those) are one finding.
@@ -742,7 +792,9 @@ def _no_runner_findings(minimal: List[Tuple[Feature, ...]], order: Dict[str, int
         for r in runners:
             first, second = (any(r.id in blocks[g.id] for g in side) for side in (lefts, rights))
             which = "either list" if first and second else "the first list" if first else "the second list"
-            sides.append(f"{r.name} does not support {which}")
+            passed = any(r.id in blocks[g.id] and r.id not in refused[g.id] for g in lefts + rights)
+            sides.append(f"{r.name} does not support {which}"
+                         + (", or is passed over by an outright preference there" if passed else ""))
         what = "that uses" if all(g.origin is None for g in lefts + rights) else "with"
         message = (f"No runner can serve a config {what} any of [{_names(lefts)}] together with any of "
                    f"[{_names(rights)}] ({len(combos)} combinations): {'; '.join(sides)}{note}")
@@ -753,7 +805,7 @@ def _no_runner_findings(minimal: List[Tuple[Feature, ...]], order: Dict[str, int
         names = " and ".join(_gate_text(g) for g in gates)
         what = "that uses" if all(g.origin is None for g in gates) else "with"
         yield place.feature("no-runner", gates[0],
-                            f"No runner can serve a config {what} {names}: {reasons([[g] for g in gates])}{note}",
+                            f"No runner can serve a config {what} {names}: {reasons(gates)}{note}",
                             severity=severity, witness=witness_of(gates), features=tuple(g.id for g in gates),
                             combinations=(tuple(g.id for g in gates),), refusal=refusal_id)
 

@@ -604,18 +604,21 @@ def _decide(compiled: Plan, mask: int, runner: Optional[str]) -> Decision:
 
 def _preferred(compiled: Plan, mask: int, warnings: List[ResolutionWarning]) -> Union[None, str, Decision]:
     """The runner an active `Prefers` feature puts first (the first such feature, in
-    declaration order, whose runner is free), None to go on in the usual order, or the decision
-    for an outright preference whose runner is blocked. Says each in *warnings*."""
+    declaration order, whose runner is free and a candidate), None to go on in the usual order,
+    or the decision for an outright preference whose runner is blocked or no candidate (a
+    preference is part of automatic choice, which considers candidates only). Says each in
+    *warnings*."""
     matrix = compiled.matrix
     for feature in compiled.active(mask & compiled.preferring):
         prefers = feature.prefers
         assert prefers is not None
         name = matrix.runner(prefers.runner).name
-        if not mask & compiled.blocking[prefers.runner]:
+        blocked = mask & compiled.blocking[prefers.runner]
+        if not blocked and compiled.is_candidate(prefers.runner, mask):
             warnings.append(ResolutionWarning("preference", feature.id, prefers.runner,
                                               prefers.message or _messages.preferred(feature.name, name)))
             return prefers.runner
-        blockers = _blockers(compiled, mask, prefers.runner)
+        blockers = _blockers(compiled, mask, prefers.runner) if blocked else _messages.not_a_candidate(name)
         if prefers.outright:
             return None, tuple(warnings), NoRunnerError, _messages.preferred_blocked(feature.name, blockers)
         warnings.append(ResolutionWarning("preference", feature.id, prefers.runner,

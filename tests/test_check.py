@@ -209,7 +209,9 @@ _FLOAT_CONSTANTS = [0.5, 1.0, 2, 1e16, _MAX, -_MAX, 2 ** 60]
 _VERSION_CONSTANTS = ["1.0", "2.0.dev0", "2.0", "2.0.post1", "1.0+local", "2.0a1"]
 
 # Every field of the small matrices, and a generous universe of values for each, built
-# independently of the partition (neighbours of every constant, infinities, big integers).
+# independently of the partition (neighbours of every constant, infinities, big integers, every
+# choice of t as a value of s, the lists of every subset of the strings compared): enough that
+# "no config does X" can be checked in both directions.
 _FIELDS = {
     "i": ('"i" = { type = "int", nullable = true }',
           sorted({v for c in _INT_CONSTANTS for v in (math.floor(c) - 1, math.floor(c), math.ceil(c), math.ceil(c) + 1)}
@@ -219,10 +221,11 @@ _FIELDS = {
           sorted({v for c in _FLOAT_CONSTANTS for v in (c, math.nextafter(c, math.inf), math.nextafter(c, -math.inf))}
                  | {0.0, 0.75, 1.5, 3.0, math.inf, -math.inf, 2 ** 60 + 1, 2 ** 60 - 1})),
     "v": ('"v" = { type = "version", default = "1.0" }', _VERSIONS),
-    "w": ('"w" = { type = "version", nullable = true }', _VERSIONS[::3] + [None]),
-    "s": ('"s" = { type = "str", default = "" }', ["", "a", "b", "zz"]),
+    "w": ('"w" = { type = "version", nullable = true }', _VERSIONS + [None]),
+    "s": ('"s" = { type = "str", default = "" }', ["", "a", "b", "c", "q", "zz"]),
     "t": ('"t" = { type = "str", choices = ["a", "b", "c"], default = "a" }', ["a", "b", "c"]),
-    "l": ('"l" = { type = "list[str]", default = [] }', [[], ["a"], ["b"], ["a", "b"], ["zz"], ["a", "zz"], [""]]),
+    "l": ('"l" = { type = "list[str]", default = [] }',
+          [list(c) for n in range(5) for c in itertools.combinations(["a", "b", "c", "zz"], n)] + [[""], ["q"]]),
     "b": ('"b" = { type = "bool", default = false }', [False, True]),
 }
 
@@ -258,10 +261,19 @@ def _small_matrices(draw):
     gates = draw(st.lists(gate, min_size=1, max_size=4))
     supports = draw(st.lists(st.tuples(st.sampled_from(["yes", "no"]), st.sampled_from(["yes", "no"])),
                              min_size=len(gates), max_size=len(gates)))
+    # Some gates put a runner first in automatic choice (outright, or when it is free), and
+    # runner b may be a candidate only sometimes.
+    prefers = draw(st.lists(st.none() | st.tuples(st.sampled_from(["a", "b"]), st.booleans()),
+                            min_size=len(gates), max_size=len(gates)))
     text = '[matrix]\nname = "small"\nversion = "1.0"\n[config]\n' + "\n".join(_FIELDS[n][0] for n in names) + "\n"
-    for index, (when, (a, b)) in enumerate(zip(gates, supports)):
+    for index, (when, (a, b), prefer) in enumerate(zip(gates, supports, prefers)):
         text += f'[features.g{index}]\nname = "g{index}"\nwhen = "{when}"\nsupport = {{ a = "{a}", b = "{b}" }}\n'
-    return text, names
+        if prefer is not None:
+            text += f'prefers = {{ runner = "{prefer[0]}", outright = {str(prefer[1]).lower()} }}\n'
+    runners = {"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}}
+    if draw(st.booleans()):
+        runners["b"]["candidate"] = draw(atom)
+    return text, names, runners
 
 
 def _universe(m, names):
@@ -272,9 +284,9 @@ def _universe(m, names):
 @settings(deadline=None)
 @given(_small_matrices())
 def test_check_agrees_with_brute_force_over_every_config(case):
-    text, names = case
+    text, names, runners = case
     try:
-        m = matrix.loads(text, runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}})
+        m = matrix.loads(text, runners=runners)
     except matrix.LoadError:
         return  # an ill-typed combination of atoms: the loader's business, tested elsewhere
     from matrix._compile import plan
@@ -319,21 +331,39 @@ def test_check_agrees_with_brute_force_over_every_config(case):
     for finding in by_code.get("implied-contradiction", []):
         narrow, broad = finding.features
         assert not any(mask & bit[narrow] and not mask & bit[broad] for mask in masks)
-    # Every config no runner serves uses one of the reported combinations, and each is real.
+    # What automatic choice answers for each mask (the answer depends on the mask alone).
+    outcome = {}
+    for config in _universe(m, names):
+        mask = compiled.evaluate(config)[0]
+        if mask not in outcome:
+            try:
+                outcome[mask] = m.resolve(config).runner
+            except matrix.ResolutionError as error:
+                outcome[mask] = type(error)
+    # Every config no runner serves uses one of the reported combinations (a runner that is no
+    # candidate counts as its pseudo-gate), and each is real.
     combos = [frozenset(c) for f in by_code.get("no-runner", []) for c in f.combinations]
-    blocked = [mask for mask in masks if all(mask & block for _, block in compiled.order)]
     if not undecided:
-        for mask in blocked:
-            active = {g.id for g in gates if mask & bit[g.id]}
-            assert any(combo <= active for combo in combos), f"no-runner misses {sorted(active)}"
+        for mask, answer in outcome.items():
+            if answer is NoRunnerError:
+                active = {g.id for g in gates if mask & bit[g.id]} | {
+                    f"{r.id}:not-candidate" for r in m.runners if not compiled.is_candidate(r.id, mask)}
+                assert any(combo <= active for combo in combos), f"no-runner misses {sorted(active)}"
     for finding in by_code.get("no-runner", []):
         with pytest.raises(NoRunnerError):
             m.resolve(finding.witness)
-    for finding in by_code.get("never-chosen", []):
-        runner = finding.runner
-        chosen = [mask for mask in masks
-                  if next((r for r, block in compiled.order if not mask & block), None) == runner]
-        assert not chosen, f"{runner} reported never chosen"
+    # Each runner is reported never chosen exactly when no config resolves to it automatically
+    # (preferences and candidacy included).
+    chosen = set(outcome.values())
+    unsure = {f.runner for f in by_code.get("inconclusive", []) if f.runner}
+    # A runner that serves no config, or is never a candidate, is said so instead.
+    never_chosen = {f.runner for code in ("never-chosen", "never-candidate", "runner-unusable")
+                    for f in by_code.get(code, [])}
+    for runner in m.runners:
+        if runner.id not in unsure and not undecided:
+            assert (runner.id in never_chosen) == (runner.id not in chosen), (
+                f"{runner.id}: reported never chosen: {runner.id in never_chosen}; chosen for some config: "
+                f"{runner.id in chosen}")
 
 
 def _one_gate(config, when):

@@ -72,6 +72,25 @@ def test_resolve_at_the_removal_version_exits_1():
     )
 
 
+def test_resolve_of_a_removed_setting_at_the_matrix_version_exits_1_with_the_replacement():
+    status, out, err = call("resolve", "--set", "cache_config.mamba_cache_mode=all")
+    assert (status, out) == (1, "")
+    assert err == (
+        "matrix: mamba cache mode 'all' was removed in 0.32.0; use cache_config.mamba_cache_mode = 'align' "
+        "instead (Open an issue if that is a problem)\n"
+    )
+
+
+def test_resolve_watermarking_with_v1_asked_for_runs_on_v2_and_says_the_request_was_overridden():
+    status, out, err = call("resolve", "--set", "watermark_config={}", "--runner", "v1")
+    assert (status, err) == (0, "")
+    assert out == (
+        "Chose v2 (Model Runner V2) over the v1 asked for, at version 0.33.0\n"
+        "Also blocked v1 (Model Runner V1) because of: watermarking\n"
+        "Warning (override): Watermarking requires Model Runner V2 and overrides VLLM_USE_V2_MODEL_RUNNER=0.\n"
+    )
+
+
 def test_resolve_with_no_runner_lists_both_runners_blockers():
     status, out, err = call("resolve", "--version", "0.31.0", "--set", "cache_config.mamba_cache_mode=all",
                             "--set", "model_config.is_diffusion=true")

@@ -161,7 +161,7 @@ def test_the_command_prints_writes_and_check_reports_stale(tmp_path):
                                              'extra = { name = "Extra", reason = "extra" }'))
     status, out, err = _call("check", "--matrix", str(path))
     assert [line for line in out.splitlines() if "schema-stale" in line] == [
-        f"{path}:4:1: warning[schema-stale]: {tmp_path}/m/runners/runner.schema.json is stale: the file changed "
+        f"{path}:5:1: warning[schema-stale]: {tmp_path}/m/runners/runner.schema.json is stale: the file changed "
         "since it was generated; regenerate it with matrix schema --json-schema --write"]
 
 
@@ -203,6 +203,7 @@ def test_write_without_a_file_or_where_it_cannot_write_is_exit_2(tmp_path, monke
         2, "", "matrix: error: --write needs a matrix read from a file (--matrix FILE): the default matrix ships "
                "its schemas in the package\n")
     shutil.copytree(ROOT / "examples" / "vllm-attention", tmp_path / "m")
+    (tmp_path / "m" / "features.schema.json").unlink()
     (tmp_path / "m" / "features.schema.json").mkdir()  # a folder where the file should go
     status, out, err = _call("schema", "--json-schema", "--write", "--matrix", "m/features.toml")
     assert (status, out) == (2, "")

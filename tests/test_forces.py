@@ -189,11 +189,83 @@ def test_check_sees_preferences():
     assert [str(f) for f in check(_prefers(True)).findings if f.code in ("no-runner", "never-chosen")] == [
         "prefers.toml:16:1: note[no-runner]: No runner can serve a config that uses any of [prefill context parallel] "
         "together with any of [ROCm architecture default, speculative method 'ngram'] (2 combinations): Model Runner "
-        "V2 does not support the second list; Model Runner V1 does not support the first list"]
+        "V2 does not support the second list, or is passed over by an outright preference there; Model Runner V1 does "
+        "not support the first list"]
     assert [str(f) for f in check(_prefers(False)).findings if f.code in ("no-runner", "never-chosen")] == [
         "prefers.toml:16:1: note[no-runner]: No runner can serve a config that uses prefill context parallel and "
         "speculative method 'ngram': Model Runner V2 does not support speculative method 'ngram'; Model Runner V1 "
         "does not support prefill context parallel"]
+
+
+TWO_PREFERENCES = """[matrix]
+name = "two preferences"
+version = "1.0"
+
+[config]
+"a" = { type = "bool", default = false }
+"b" = { type = "bool", default = false }
+"pcp" = { type = "bool", default = false }
+
+[features.first]
+name = "first preference"
+when = "a"
+support = { v1 = "yes", v2 = "yes" }
+prefers = { runner = "v2" }
+
+[features.second]
+name = "second preference"
+when = "b"
+support = { v1 = "yes", v2 = "yes" }
+prefers = { runner = "v1", outright = true }
+
+[features.pcp]
+name = "prefill context parallel"
+when = "pcp"
+support = { v1 = "no", v2 = "yes" }
+"""
+
+
+def test_check_weighs_preferences_in_the_order_the_resolver_does():
+    m = matrix.loads(TWO_PREFERENCES, runners=RUNNERS, path="two.toml")
+    # The first preference decides while V2 is free: the outright one for V1 then never speaks.
+    assert m.resolve({"a": True, "b": True, "pcp": True}).runner == "v2"
+    with pytest.raises(NoRunnerError):
+        m.resolve({"b": True, "pcp": True})
+    findings = [f for f in check(m).findings if f.code == "no-runner"]
+    assert [str(f) for f in findings] == [
+        "two.toml:16:1: note[no-runner]: No runner can serve a config that uses second preference and prefill context "
+        "parallel: Model Runner V2 is passed over: second preference chooses Model Runner V1 outright; Model Runner V1 "
+        "does not support prefill context parallel"]
+    # Its witness keeps the first preference out, as it must.
+    assert findings[0].witness == {"a": False, "b": True, "pcp": True}
+
+
+def test_check_finds_a_runner_that_preferences_always_pass_over():
+    # V2 goes first by priority and nothing blocks it, but one of two preferences for V1 always
+    # holds, and V1 is never blocked: V2 is never chosen (check used to miss it).
+    text = TWO_PREFERENCES.replace('when = "a"', 'when = "not a"').replace('when = "b"', 'when = "a"') \
+        .replace("outright = true", "outright = false").replace('v1 = "no"', 'v1 = "yes"')
+    m = matrix.loads(text.replace('prefers = { runner = "v2" }', 'prefers = { runner = "v1" }'), runners=RUNNERS,
+                     path="two.toml")
+    assert {m.resolve({"a": a, "pcp": pcp}).runner for a in (False, True) for pcp in (False, True)} == {"v1"}
+    assert [str(f) for f in check(m).findings if f.code == "never-chosen"] == [
+        "two.toml:1:1: warning[never-chosen]: Model Runner V2 is never chosen automatically: whenever it is free, "
+        "a runner of higher priority is free too, or a preference chooses another runner"]
+
+
+def test_a_preference_for_a_runner_that_is_no_candidate_is_passed_over():
+    runners = {**RUNNERS, "v1": {**RUNNERS["v1"], "candidate": "not pcp"}}
+    m = matrix.loads(TWO_PREFERENCES.replace('v1 = "no"', 'v1 = "yes"'), runners=runners, path="two.toml")
+    with pytest.raises(NoRunnerError) as excinfo:
+        m.resolve({"b": True, "pcp": True})
+    assert str(excinfo.value) == ("No runner can serve this config: second preference makes the choice, and "
+                                  "Model Runner V1 is not a candidate for this config")
+    text = TWO_PREFERENCES.replace('v1 = "no"', 'v1 = "yes"').replace('{ runner = "v2" }', '{ runner = "v1" }')
+    resolution = matrix.loads(text, runners=runners, path="two.toml").resolve({"a": True, "pcp": True})
+    assert resolution.runner == "v2"
+    assert [(w.kind, w.message) for w in resolution.warnings] == [
+        ("preference", "first preference would prefer Model Runner V1, but Model Runner V1 is not a candidate for "
+                       "this config; choosing in the usual order")]
 
 
 def test_docs_and_json_show_the_preference():
