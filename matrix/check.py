@@ -215,17 +215,29 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
             live.append(gate)
     # Two gates that are always active are trivially equivalent: said once each, above.
     yield from _pairs(matrix, v, [g for g in live if g not in always], space, solve, place, budget, seen)
-    # A removed feature is refused before any runner is chosen: no runner analysis counts it.
+    # A removed feature is refused before any runner is chosen: no runner analysis counts it,
+    # and every config they find or rule out uses none.
     choosing = [g for g in live if not g.removed_at(v)]
+    gone = [g for g in live if g.removed_at(v)]
+    schema = matrix.schema if len(matrix.schema) else None
+
+    def kept(true: Sequence[Node] = (), false: Sequence[Node] = (), **extra: Any) -> Optional[Assignment]:
+        # Most answers use no removed feature as they are; constraining them all the same would
+        # write every removed setting's field into the witnesses.
+        found = solve(true=true, false=false, **extra)
+        if found is None or not any(g.when.evaluate(space.witness(found), schema=schema) for g in gone):
+            return found
+        return solve(true=true, false=[*false, *(g.when._node for g in gone)], **extra)
+
     requirements = [g for g in derived if isinstance(g.origin, Requirement)]
     unusable = yield from _requirements(matrix, requirements, solve, place, budget)
     # A runner that is a candidate only sometimes is out of automatic choice where it is not:
     # for the no-runner analysis, "not a candidate" blocks it.
     outside = [_not_candidate(matrix, r) for r in matrix.runners if r.candidate is not None]
-    yield from _runners(matrix, v, choosing + requirements, solve, place, budget, unusable)
+    yield from _runners(matrix, v, choosing + requirements, kept, place, budget, unusable)
     blocking = _merged(matrix, requirements + outside)
-    yield from _totality(matrix, v, choosing + blocking, space, solve, place, strict, budget,
-                         limit=_MAX_COMBINATION if blocking else None)
+    yield from _totality(matrix, v, choosing + blocking, space, kept, place, strict, budget,
+                         limit=_MAX_COMBINATION if blocking else None, gone=gone)
 
 
 #: With runner requirements, configs no runner serves are searched among combinations of
@@ -628,7 +640,7 @@ def _runners(matrix: Matrix, v: Version, live: List[Feature], solve: Solve, plac
 
 
 def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, solve: Solve, place: _Places,
-              strict: bool, budget: int, limit: Optional[int] = None) -> Iterator[Finding]:
+              strict: bool, budget: int, limit: Optional[int] = None, gone: Sequence[Feature] = ()) -> Iterator[Finding]:
     runners = matrix.runners
     everyone = frozenset(r.id for r in runners)
     # Out of the way (a "no" or "opt-in", a failed requirement, not a candidate), per gate.
@@ -709,7 +721,7 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, sol
     severity = "error" if strict else "note"
     minimal = [tuple(sorted(combo, key=lambda g: order[g.id])) for combo, key in zip(found, keys)
                if not any(other < key for other in keys)]
-    avoid = {g.id: nodes[g.id] for g in live}
+    avoid = {g.id: g.when._node for g in (*live, *gone)}  # removed features above all
 
     def witness_of(gates: Sequence[Feature]) -> Dict[str, Any]:
         key = frozenset(g.id for g in gates)

@@ -202,7 +202,7 @@ from matrix._space import Space  # noqa: E402
 
 _VERSIONS = ["0.dev0", "0.1", "1.0.dev0", "1.0a0", "1.0", "1.0+local", "1.0+local.1", "1.0.post1", "1.5",
              "2.0.dev0", "2.0a1", "2.0", "2.0+x", "2.0.post1", "2.0.post1+0", "3.0"]
-_BIG = [2 ** 53, 2 ** 53 + 1, 10 ** 16 - 1, 10 ** 16, 10 ** 16 + 1]
+_BIG = [2 ** 53, 2 ** 53 + 1, 10 ** 16 - 1, 10 ** 16, 10 ** 16 + 1, 2 ** 1025, -2 ** 1025]  # the last two: past every float
 _MAX = 1.7976931348623157e308
 _INT_CONSTANTS = [0, 1, 2, 2.5, -1, 0.5, 1e16, 2 ** 53 + 1]
 _FLOAT_CONSTANTS = [0.5, 1.0, 2, 1e16, _MAX, -_MAX, 2 ** 60]
@@ -215,11 +215,12 @@ _VERSION_CONSTANTS = ["1.0", "2.0.dev0", "2.0", "2.0.post1", "1.0+local", "2.0a1
 _FIELDS = {
     "i": ('"i" = { type = "int", nullable = true }',
           sorted({v for c in _INT_CONSTANTS for v in (math.floor(c) - 1, math.floor(c), math.ceil(c), math.ceil(c) + 1)}
-                 | set(range(-2, 4)) | set(_BIG)) + [None]),
+                 | set(range(-2, 4)) | set(_BIG)
+                 | {int(c) + d for c in _FLOAT_CONSTANTS if float(c).is_integer() for d in (-1, 0, 1)}) + [None]),
     "j": ('"j" = { type = "int", min = 0, max = 3, default = 0 }', [0, 1, 2, 3]),
     "f": ('"f" = { type = "float", default = 0.0 }',
           sorted({v for c in _FLOAT_CONSTANTS for v in (c, math.nextafter(c, math.inf), math.nextafter(c, -math.inf))}
-                 | {0.0, 0.75, 1.5, 3.0, math.inf, -math.inf, 2 ** 60 + 1, 2 ** 60 - 1})),
+                 | {0.0, 0.75, 1.5, 3.0, -1.0, -2.0, math.inf, -math.inf, 2 ** 60 + 1, 2 ** 60 - 1})),
     "v": ('"v" = { type = "version", default = "1.0" }', _VERSIONS),
     "w": ('"w" = { type = "version", nullable = true }', _VERSIONS + [None]),
     "s": ('"s" = { type = "str", default = "" }', ["", "a", "b", "c", "q", "zz"]),
@@ -265,14 +266,20 @@ def _small_matrices(draw):
     # runner b may be a candidate only sometimes.
     prefers = draw(st.lists(st.none() | st.tuples(st.sampled_from(["a", "b"]), st.booleans()),
                             min_size=len(gates), max_size=len(gates)))
+    # Some gates record a removal: a config that uses one is refused before any runner choice.
+    removed = draw(st.lists(st.booleans(), min_size=len(gates), max_size=len(gates)))
     text = '[matrix]\nname = "small"\nversion = "1.0"\n[config]\n' + "\n".join(_FIELDS[n][0] for n in names) + "\n"
     for index, (when, (a, b), prefer) in enumerate(zip(gates, supports, prefers)):
         text += f'[features.g{index}]\nname = "g{index}"\nwhen = "{when}"\nsupport = {{ a = "{a}", b = "{b}" }}\n'
         if prefer is not None:
             text += f'prefers = {{ runner = "{prefer[0]}", outright = {str(prefer[1]).lower()} }}\n'
+        if removed[index]:
+            text += 'deprecated = { since = "0.5", remove_in = "1.0", removed = true }\n'
     runners = {"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}}
     if draw(st.booleans()):
         runners["b"]["candidate"] = draw(atom)
+    if draw(st.booleans()):  # an order that tries b first where its condition holds
+        text += f'[orders.b_first]\nname = "b first"\nwhen = "{draw(atom)}"\nrunners = ["b"]\n'
     return text, names, runners
 
 

@@ -62,6 +62,27 @@ def test_a_removed_feature_is_refused_with_its_replacement_before_any_runner(rem
     assert [w.kind for w in resolution.warnings] == ["deprecated", "fallback"]
 
 
+def test_check_counts_no_config_that_uses_a_removed_feature_as_served_or_unserved():
+    # The only gate V1 and V2 both refuse holds only with the old mode, which is removed: every
+    # such config is refused for the removal, before any runner choice, so it is no no-runner
+    # case (check reported one, with a witness that raised RemovedFeatureError).
+    text = TEXT.replace("REMOVED", "true") + """
+[features.old_only]
+name = "old-mode extras"
+when = "mode == 'old' and legacy"
+support = { v1 = "no", v2 = "no" }
+"""
+    m = matrix.loads(text, runners=RUNNERS, path="life.toml")
+    with pytest.raises(RemovedFeatureError):
+        m.resolve({"mode": "old", "legacy": True})
+    assert {m.resolve({"mode": "fast", "legacy": False}).runner} == {"v2"}
+    findings = check(m).findings
+    assert [f.code for f in findings if f.code in ("no-runner", "never-chosen")] == ["never-chosen"]
+    assert [str(f) for f in findings if f.code == "never-chosen"] == [
+        "life.toml:1:1: warning[never-chosen]: Model Runner V1 is never chosen automatically: whenever it is free, a "
+        "runner of higher priority is free too"]
+
+
 def test_the_timeline_shows_deprecated_removed_and_removed_without_a_deprecation_period():
     m = _matrix(True)
     lines = render(m, format="markdown", tables=["deprecations"]).splitlines()
