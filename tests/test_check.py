@@ -200,8 +200,8 @@ from hypothesis import settings  # noqa: E402
 
 from matrix._space import Space  # noqa: E402
 
-_VERSIONS = ["0.dev0", "0.1", "1.0.dev0", "1.0a0", "1.0", "1.0+local", "1.0+local.1", "1.0.post1", "1.5",
-             "2.0.dev0", "2.0a1", "2.0", "2.0+x", "2.0.post1", "2.0.post1+0", "3.0"]
+_VERSIONS = ["0.dev0", "0.1", "1.0.dev0", "1.0a0", "1.0", "1.0+a", "1.0+local", "1.0+local.1", "1.0.post1", "1.5",
+             "2.0.dev0", "2.0a0", "2.0a1", "2.0b1", "2.0", "2.0+x", "2.0.post1", "2.0.post1+0", "3.0"]
 _BIG = [2 ** 53, 2 ** 53 + 1, 10 ** 16 - 1, 10 ** 16, 10 ** 16 + 1, 2 ** 1025, -2 ** 1025]  # the last two: past every float
 _MAX = 1.7976931348623157e308
 _INT_CONSTANTS = [0, 1, 2, 2.5, -1, 0.5, 1e16, 2 ** 53 + 1]
@@ -229,6 +229,13 @@ _FIELDS = {
           [list(c) for n in range(5) for c in itertools.combinations(["a", "b", "c", "zz"], n)] + [[""], ["q"]]),
     "b": ('"b" = { type = "bool", default = false }', [False, True]),
 }
+
+# Where two numeric fields meet (f == i, j < f): every integral float is an integer too, and
+# every integer a float.
+_INTS, _FLOATS = _FIELDS["i"][1][:-1], _FIELDS["f"][1]
+_FIELDS["i"] = (_FIELDS["i"][0], sorted(set(_INTS) | {int(x) for x in _FLOATS if math.isfinite(x) and float(x).is_integer()})
+                + [None])
+_FIELDS["f"] = (_FIELDS["f"][0], sorted(set(_FLOATS) | {float(n) for n in _INTS if abs(n) < 2 ** 1023}))
 
 _ATOMS = {
     "i": [f"i {op} {c!r}" for op in ("<", "<=", ">", ">=", "==", "!=") for c in _INT_CONSTANTS] + ["i is None"],
