@@ -179,9 +179,8 @@ def _build(matrix: Matrix, version: Version) -> Plan:
         if isinstance(gate.origin, Runner):
             candidate[gate.origin.id] = 1 << index
         elif isinstance(gate.origin, Order):
-            order = gate.origin
-            ids = [*order.runners, *(r.id for r in matrix.runners if r.id not in order.runners)]
-            orders.append((1 << index, order, tuple((r, blocking[r]) for r in ids)))
+            ids = gate.origin.tried([r.id for r in matrix.runners])
+            orders.append((1 << index, gate.origin, tuple((r, blocking[r]) for r in ids)))
     return Plan(
         feature_bits=sum(1 << i for i, f in enumerate(features) if f.origin is None),
         candidate=candidate, orders=tuple(orders),

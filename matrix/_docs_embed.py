@@ -12,6 +12,11 @@ from .render import DEFAULT_TABLES, TABLES, render
 from .schema import Matrix
 
 
+#: The class of the box each rendered table scrolls in (sideways, so that a wide table never
+#: widens the page): the MkDocs plugin and the Sphinx directive both use it.
+SCROLL_CLASS = "support-matrix-scroll"
+
+
 def tables_option(text: str) -> Tuple[str, ...]:
     """``support pairs`` or ``support,pairs`` → the tables; ``all`` → every table; empty → the
     default tables."""

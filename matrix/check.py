@@ -47,7 +47,7 @@ from ._space import PRESENT, Inconclusive, Space
 from .binding import DRIFT_CODES
 from ._versions import VersionLike, as_version
 from ._nodes import Node, Not
-from .schema import BLOCKING, Feature, Matrix, Refusal, Requirement, Runner, Statement
+from .schema import BLOCKING, Feature, Matrix, Refusal, Requirement, Runner, Statement, refusing
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._locate import Locations
@@ -261,8 +261,8 @@ def _merged(matrix: Matrix, gates: List[Feature]) -> List[Feature]:
             continue
         runners = {r for g in same for r in g.support if g.status(r, matrix.version) == "no"}
         reasons = list(dict.fromkeys(g.name for g in same))
-        support = {r.id: (Statement("no" if r.id in runners else "yes"),) for r in matrix.runners}
-        out.append(Feature(same[0].id, "; ".join(reasons), same[0].when, support, origin=same[0].origin))
+        out.append(Feature(same[0].id, "; ".join(reasons), same[0].when, refusing(matrix, runners),
+                           origin=same[0].origin))
     return out
 
 
@@ -271,10 +271,9 @@ def _not_candidate(matrix: Matrix, runner: Runner) -> Feature:
     from .predicates import Predicate
 
     assert runner.candidate is not None
-    support = {r.id: (Statement("no" if r.id == runner.id else "yes"),) for r in matrix.runners}
     return Feature(f"{runner.id}:not-candidate", f"{runner.name} not being a candidate",
                    Predicate(f"not ({runner.candidate})", schema=matrix.schema if len(matrix.schema) else None),
-                   support, origin=runner)
+                   refusing(matrix, {runner.id}), origin=runner)
 
 
 def _requirements(matrix: Matrix, gates: List[Feature], solve: Solve, place: _Places,
@@ -573,9 +572,9 @@ def _runners(matrix: Matrix, v: Version, live: List[Feature], solve: Solve, plac
     # The orders of automatic choice, each with the condition under which it applies.
     cases: List[Tuple[List[Node], List[Node], List[Runner]]] = []
     earlier: List[Node] = []
+    by_priority = [r.id for r in matrix.runners]
     for order in matrix.orders:
-        ids = [*order.runners, *(r.id for r in matrix.runners if r.id not in order.runners)]
-        cases.append(([order.when._node], list(earlier), [matrix.runner(i) for i in ids]))
+        cases.append(([order.when._node], list(earlier), [matrix.runner(i) for i in order.tried(by_priority)]))
         earlier.append(order.when._node)
     cases.append(([], earlier, list(matrix.runners)))
     simple = not matrix.orders and all(r.candidate is None for r in matrix.runners)
@@ -583,20 +582,20 @@ def _runners(matrix: Matrix, v: Version, live: List[Feature], solve: Solve, plac
     # (while one is active, automatic choice ignores every preference).
     preferring = [g for g in live if g.prefers is not None]
     forcing = [g.when._node for g in live if g.forces is not None]
+
+    def passed(g: Feature, *otherwise: Node) -> Tuple[str, List[Node]]:
+        """A preference for another runner does not decide: its gate is inactive, or (when it
+        is not outright) its runner is out of the way, or one of *otherwise* holds."""
+        assert g.prefers is not None
+        away = [] if g.prefers.outright else aside[g.prefers.runner]
+        return "any", [Not(g.when._node), *away, *otherwise]
+
     for index, runner in enumerate(matrix.runners):
         if all(f.status(runner.id, v) != "yes" for f in matrix.features_at(v)) and matrix.features_at(v):
             yield place.runner("no-yes", runner.id, f"{runner.name} supports no feature: no cell says yes to it")
         if runner.id in unusable:
             continue  # said already: it serves no config at all
         candidate = [runner.candidate._node] if runner.candidate is not None else []
-
-        def passed(g: Feature, *otherwise: Node) -> Tuple[str, List[Node]]:
-            """A preference for another runner does not decide: its gate is inactive, or (when
-            it is not outright) its runner is out of the way, or one of *otherwise* holds."""
-            assert g.prefers is not None
-            away = [] if g.prefers.outright else aside[g.prefers.runner]
-            return "any", [Not(g.when._node), *away, *otherwise]
-
         found = None
         try:
             # Chosen by a preference: the first preference that decides puts this runner first.
@@ -667,7 +666,7 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, sol
             satisfiable[key] = solve(true=[nodes[g.id] for g in chosen])
         return satisfiable[key]
 
-    def refusing(chosen: Tuple[Feature, ...]) -> Optional[Assignment]:
+    def unserved(chosen: Tuple[Feature, ...]) -> Optional[Assignment]:
         """A config where every gate of *chosen* holds and no runner is chosen: all runners out
         of the way, or an outright preference decides for its runner out of the way (no forced
         runner sets preferences aside, and no preference weighed before it chooses a runner)."""
@@ -676,9 +675,9 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, sol
             away = frozenset().union(*(refused[g.id] for g in chosen))
             exact[key] = joint(chosen) if away == everyone else None
             for at, decider in enumerate(preferring):
-                if exact[key] is not None:
-                    break
-                if decider in chosen and decider.prefers.outright and decider.prefers.runner in away:  # type: ignore[union-attr]
+                prefers = decider.prefers
+                assert prefers is not None
+                if exact[key] is None and decider in chosen and prefers.outright and prefers.runner in away:
                     earlier = [("any", [Not(nodes[h.id]), *aside[h.prefers.runner]])  # type: ignore[union-attr]
                                for h in preferring[:at]]
                     exact[key] = solve(true=[nodes[g.id] for g in chosen], false=forcing, extra=earlier)
@@ -694,7 +693,7 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, sol
             if key not in seen:
                 seen.add(key)
                 try:
-                    if refusing(chosen) is not None:
+                    if unserved(chosen) is not None:
                         found.append(chosen)
                 except Inconclusive as error:
                     stopped.append((chosen, error))

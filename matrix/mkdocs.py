@@ -33,7 +33,7 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
-from ._docs_embed import embed, tables_option
+from ._docs_embed import SCROLL_CLASS, embed, tables_option
 from .errors import MatrixError
 
 #: The marker a page writes where the tables go.
@@ -45,7 +45,7 @@ MARKER = re.compile(r"^[ \t]*<!--[ \t]*support-matrix\b(?P<arguments>[^\n]*?)-->
 _BEGIN, _END = "<!-- support-matrix:begin -->", "<!-- support-matrix:end -->"
 _RENDERED = re.compile(re.escape(_BEGIN) + "(.*?)" + re.escape(_END), re.DOTALL)
 _TABLE = re.compile(r"<table\b.*?</table>", re.DOTALL)
-SCROLL_BOX = '<div class="support-matrix-scroll" style="overflow-x: auto; max-width: 100%">'
+SCROLL_BOX = f'<div class="{SCROLL_CLASS}" style="overflow-x: auto; max-width: 100%">'
 # A note the pairs table marks in many cells gets one back link per mark, which the footnotes
 # extension writes with nothing between them: a line that cannot wrap. A space lets it wrap.
 _BACKLINKS = re.compile(r'(</a>)(?=<a class="footnote-backref")')

@@ -8,7 +8,7 @@ possible but skips the cross-checks.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Collection, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import attrs
 from packaging.version import Version
@@ -248,6 +248,11 @@ class Order:
     when: Predicate
     runners: Tuple[str, ...]
 
+    def tried(self, by_priority: Sequence[str]) -> Tuple[str, ...]:
+        """The runner ids in the order automatic choice tries them under this order: those it
+        lists, then the rest of *by_priority* (every runner id, highest priority first)."""
+        return (*self.runners, *(r for r in by_priority if r not in self.runners))
+
 
 @attrs.frozen
 class Statement:
@@ -460,14 +465,19 @@ class Matrix:
                          facts: Optional[Mapping[str, object]] = None) -> bool: ...
 
 
+def refusing(matrix: Matrix, runners: Collection[str]) -> Dict[str, Tuple[Statement, ...]]:
+    """The support of a gate no feature declares (a failed requirement, a runner out of
+    automatic choice): ``no`` for *runners*, ``yes`` for every other runner of *matrix*."""
+    return {r.id: (Statement("no" if r.id in runners else "yes"),) for r in matrix.runners}
+
+
 def _derived_gates(matrix: Matrix) -> Tuple[Feature, ...]:
     from .predicates import Predicate
 
-    ids = [r.id for r in matrix.runners]
     schema = matrix.schema if len(matrix.schema) else None
     gates = []
     for runner in matrix.runners:
-        refuses = {r: (Statement("no" if r == runner.id else "yes"),) for r in ids}
+        refuses = refusing(matrix, {runner.id})
         by_kind: Dict[str, List[Requirement]] = {}
         for clause in runner.requires:
             by_kind.setdefault(clause.kind, []).append(clause)
@@ -478,7 +488,7 @@ def _derived_gates(matrix: Matrix) -> Tuple[Feature, ...]:
                 suffix = f":{index + 1}" if len(chain) > 1 else ""
                 gates.append(Feature(f"{runner.id}:{kind}{suffix}", clause.reason, Predicate(text, schema=schema),
                                      refuses, origin=clause))
-    everyone = {r: (Statement("yes"),) for r in ids}
+    everyone = refusing(matrix, ())
     for runner in matrix.runners:
         if runner.candidate is not None:
             gates.append(Feature(f"{runner.id}:candidate", f"{runner.name} is a candidate", runner.candidate,

@@ -13,9 +13,9 @@ and, in a page (the path relative to the page, ``/…`` relative to the source f
        :text-only:
 
 The tables come as sections (one per table) at the level below the section the directive
-stands in, each table in a box that scrolls sideways. A matrix that does not load, an unknown table or a malformed version is an error of
-the directive (``sphinx-build -W`` fails on it); a change of features.toml or a runner file
-rebuilds the page.
+stands in, each table in a box that scrolls sideways. A matrix that does not load, an unknown
+table or a malformed version is an error of the directive (``sphinx-build -W`` fails on it); a
+change of features.toml or a runner file rebuilds the page.
 """
 
 from __future__ import annotations
@@ -30,12 +30,10 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
 
-from ._docs_embed import embed, tables_option
+from ._docs_embed import SCROLL_CLASS, embed, tables_option
 from .errors import MatrixError
 
-#: The class of the box each table scrolls in (sideways, so a wide table never widens the page),
-#: styled by the stylesheet the extension adds to HTML builds.
-SCROLL_BOX = "support-matrix-scroll"
+# Each table's box (`SCROLL_CLASS`) is styled by the stylesheet the extension adds to HTML builds.
 _STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_sphinx_static")
 
 
@@ -68,7 +66,7 @@ class SupportMatrixDirective(SphinxDirective):
         container.document = self.state.document
         nested_parse_with_titles(self.state, StringList(text.splitlines(), source=self.arguments[0]), container)
         for table in list(container.findall(nodes.table)):
-            box = nodes.container(classes=[SCROLL_BOX])
+            box = nodes.container(classes=[SCROLL_CLASS])
             table.replace_self(box)
             box += table
         return list(container.children)
