@@ -3,9 +3,9 @@
 The function reads every config value the gates in force need, once, checks it against the
 schema, evaluates all gates with plain Python operators and returns ``(mask, values)``: bit
 *i* of ``mask`` is set when gate *i* is active. Runner choice is then a few integer operations
-on precomputed per-runner masks (`Plan`).
+on precomputed per-runner masks (`Plan`), following the decision list of `matrix._choice`.
 
-Reading has three tiers, each falling back to the next on any exception:
+Reading has two tiers, the first falling back to the second on any exception:
 
 1. a reader specialised for configs made of attribute objects (dataclasses, attrs, pydantic,
    vLLM's own config classes), or one specialised for plain nested dicts, chosen by the type of
@@ -32,7 +32,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import attrs
 from packaging.version import Version
 
-from . import _access
+from . import _access, _choice
+from ._choice import Step
 from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path
 from ._versions import parsed
 from .errors import ConfigError
@@ -83,9 +84,11 @@ class Plan:
     candidate: Dict[str, int] = attrs.Factory(dict)
     #: (gate, order, (runner id, blocking mask) in that order), for each `Order`, first first.
     orders: Tuple[Tuple[int, Order, Tuple[Tuple[str, int], ...]], ...] = ()
-    #: The top runner, and the gates that keep a resolution from being simply "top runner,
-    #: no warnings": what blocks it, what it supports partly, what is deprecated or removed,
-    #: an order that applies, a runner above it that is a candidate.
+    #: The decision list of automatic choice (`matrix._choice.steps`).
+    steps: Tuple[Step, ...] = attrs.field(init=False)
+    #: The top runner (the first of the order of priority that is always a candidate), and the
+    #: gates that keep a resolution from being simply "top runner, no warnings"
+    #: (`matrix._choice.quiet_top`).
     top: str = attrs.field(init=False)
     quiet_top: int = attrs.field(init=False)
     #: False when every runner is a candidate only sometimes: then no runner is "the top runner"
@@ -96,19 +99,12 @@ class Plan:
     decisions: Dict[Tuple[int, Optional[str]], Any] = attrs.field(init=False, factory=dict, repr=False)
 
     def __attrs_post_init__(self) -> None:
-        # The top runner is the first that is always a candidate; one above it that is a
-        # candidate for this config sends the resolution down the slow path.
-        above = 0
-        unconditional = [(r, b) for r, b in self.order if not self.candidate.get(r)]
-        top, block = unconditional[0] if unconditional else self.order[0]
+        object.__setattr__(self, "steps", _choice.steps(self))
+        unconditional = [r for r, _ in self.order if not self.candidate.get(r)]
+        top = unconditional[0] if unconditional else self.order[0][0]
         object.__setattr__(self, "fast", bool(unconditional))
-        for runner, _ in self.order:
-            if runner == top:
-                break
-            above |= self.candidate[runner]
         object.__setattr__(self, "top", top)
-        object.__setattr__(self, "quiet_top", block | self.partial[top] | self.deprecated | self.removed
-                           | self.preferring | above | sum(bit for bit, _, _ in self.orders))
+        object.__setattr__(self, "quiet_top", _choice.quiet_top(self, top))
 
     def choice(self, mask: int) -> Tuple[Optional[Order], Tuple[Tuple[str, int], ...]]:
         """The order that applies to *mask* (None: by priority), and every runner in it, each

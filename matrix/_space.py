@@ -73,11 +73,27 @@ PRESENT = _Present()
 
 class Inconclusive(Exception):
     """A search could not answer: it used up its budget, or (``paths``) it found nothing where
-    the partition of those paths is not exact."""
+    the partition of those paths is not exact, for the ``causes`` given (keys of `CAUSES`)."""
 
-    def __init__(self, paths: Sequence[str] = ()) -> None:
+    def __init__(self, paths: Sequence[str] = (), causes: Sequence[str] = ()) -> None:
         super().__init__(paths)
         self.paths = tuple(paths)
+        self.causes = tuple(causes)
+
+
+#: Why a path's partition may not be exact: each is a cause of an ``inconclusive`` finding, and
+#: the README lists them all.
+CAUSES = {
+    "related": "more than four fields are compared with each other",
+    "local": "a version is compared near its own local variant (between 1.0 and 1.0+a nothing can be constructed)",
+    "items": "a list field is tested for more than ten items",
+    "modulus": "the divisors of % on one field have a least common multiple above 5040",
+    "remainder-related": "a field tested with % is also compared with another field that takes values between the "
+                         "constants",
+    "sparse": "a float field is compared with another field near a constant of magnitude 2**52 or more",
+    "remainder-field": "a field is compared with a remainder by more than 64 (y == x % 100)",
+    "no-schema": "the matrix declares no [config] schema",
+}
 
 
 class Space:
@@ -88,10 +104,11 @@ class Space:
         self.budget = budget
         self.spent = 0
         self.rng: Optional[random.Random] = None
-        constants = compared_constants(nodes)
+        #: path → the cause (a key of `CAUSES`) its partition is not exact for.
+        self.inexact: Dict[str, str] = {}
+        constants = compared_constants(nodes, self.inexact)
         self.remainders = compared_remainders(nodes)
-        groups = related(nodes)
-        self.inexact: Set[str] = set()
+        groups = self._groups = related(nodes)
         self.paths: List[str] = []
         for path in constants:
             parts = path.split(".")
@@ -122,6 +139,15 @@ class Space:
             self.domains[path] = self._domain(path, shared, len(peers))
         self.domains = {path: self.domains[path] for path in self.paths}
 
+    def _free_peers(self, path: str) -> int:
+        """How many fields related to *path* (itself included) can take values between the
+        constants (a field with choices takes its choices only)."""
+        count = 0
+        for peer in self._groups.get(path, {path}):
+            field = self.field(peer)
+            count += peer == path or field is None or field.choices is None
+        return count
+
     def _is_list(self, path: str) -> bool:
         field = self.field(path)
         return field is not None and field.item_type is not None
@@ -133,9 +159,10 @@ class Space:
 
     def _domain(self, path: str, constants: List[object], related: int = 1) -> List[object]:
         field = self.field(path)
-        values, exact = _representatives(field, constants, related, self.remainders.get(path))
-        if not exact:
-            self.inexact.add(path)
+        values, cause = _representatives(field, constants, related, self.remainders.get(path),
+                                         free=self._free_peers(path))
+        if cause is not None:
+            self.inexact.setdefault(path, cause)
         if field is None or field.nullable:
             values.append(None)
         return values
@@ -230,9 +257,10 @@ class Space:
             needed.update(".".join(parts[:end]) for end in range(1, len(parts) + 1))
         order = [p for p in self.paths if p in needed]
         found = self._search(order, 0, {}, goals, groups)
-        if found is None and self.inexact.intersection(order):
+        inexact = sorted(p for p in order if p in self.inexact)
+        if found is None and inexact:
             # Values of an inexact path were left out: "none" is not proved.
-            raise Inconclusive(sorted(self.inexact.intersection(order)))
+            raise Inconclusive(inexact, list(dict.fromkeys(self.inexact[p] for p in inexact)))
         return found
 
     def _status(self, assignment: Assignment, goals: Goals, groups: Groups) -> object:
@@ -330,15 +358,16 @@ class Space:
         return value is None
 
 
-def compared_constants(nodes: Iterable[Node]) -> Dict[str, List[object]]:
-    """Every path the nodes read, with the literals it is compared with (None left out)."""
+def compared_constants(nodes: Iterable[Node], inexact: Optional[Dict[str, str]] = None) -> Dict[str, List[object]]:
+    """Every path the nodes read, with the literals it is compared with (None left out); paths
+    whose constants cannot all be listed go to *inexact*, with their cause."""
     constants: Dict[str, List[object]] = {}
     for node in nodes:
         for part in walk(node):
             if isinstance(part, Path):
                 constants.setdefault(part.name, [])
             if isinstance(part, Compare):
-                _collect(part, constants)
+                _collect(part, constants, {} if inexact is None else inexact)
     return constants
 
 
@@ -359,7 +388,11 @@ def compared_remainders(nodes: Iterable[Node]) -> Dict[str, Dict[int, List[objec
     return found
 
 
-def _collect(node: Compare, constants: Dict[str, List[object]]) -> None:
+#: A field compared with ``x % d`` takes the remainders 0 … d - 1 as constants, up to this many.
+_MAX_REMAINDER_CONSTANTS = 64
+
+
+def _collect(node: Compare, constants: Dict[str, List[object]], inexact: Dict[str, str]) -> None:
     for one, other in ((node.left, node.right), (node.right, node.left)):
         if not isinstance(one, Path):
             continue
@@ -368,6 +401,11 @@ def _collect(node: Compare, constants: Dict[str, List[object]]) -> None:
             items = [other.value]
         elif isinstance(other, ListLiteral):
             items = list(other.values)
+        elif isinstance(other, Mod):
+            # A field compared with a remainder (y == x % 5): every remainder is a constant.
+            items = list(range(min(other.divisor, _MAX_REMAINDER_CONSTANTS)))
+            if other.divisor > _MAX_REMAINDER_CONSTANTS:
+                inexact[one.name] = "remainder-field"
         else:
             continue
         for item in items:
@@ -399,54 +437,61 @@ _MAX_ITEMS = 10
 
 
 def _representatives(field: Optional[Field], constants: List[object], related: int = 1,
-                     remainders: Optional[Dict[int, List[object]]] = None) -> Tuple[List[object], bool]:
-    """One value per class of the field's domain (*related* per gap), and whether that is exact.
-    *remainders* (divisor → the literals ``path % divisor`` is compared with) split each gap of
-    an int field further, into residue classes."""
-    exact = related <= _MAX_RELATED
+                     remainders: Optional[Dict[int, List[object]]] = None,
+                     free: int = 1) -> Tuple[List[object], Optional[str]]:
+    """One value per class of the field's domain (*related* per gap), and None when that is
+    exact, else the cause (a key of `CAUSES`) it is not. *remainders* (divisor → the literals
+    ``path % divisor`` is compared with) split each gap of an int field further, into residue
+    classes; *free* is how many of the related fields take values between the constants."""
+    cause = None if related <= _MAX_RELATED else "related"
     k = min(related, _MAX_RELATED)
     if field is None:  # no schema: the constants, and something that is none of them
         values = list(constants)
         values += [_other(constants), True, False, 0]
-        return _unique(values), False
+        return _unique(values), "no-schema"
     kind = field.type
     if kind == "section":
-        return [PRESENT], True
+        return [PRESENT], None
     if kind == "bool":
-        return [False, True], True
+        return [False, True], None
     if field.choices is not None:
-        return list(field.choices), exact
+        return list(field.choices), cause
     if kind == "str":
         strings = _unique([c for c in constants if isinstance(c, str)])
         others: List[object] = []
         while len(others) < k:
             others.append(_other(strings + others))
-        return strings + others, exact
+        return strings + others, cause
     if kind in ("int", "float"):
         numbers = [c for c in constants if isinstance(c, (int, float)) and not isinstance(c, bool)]
-        values, ok = _numbers(kind, numbers, field.min, field.max, k)
+        values, sparse = _numbers(kind, numbers, field.min, field.max, k)
+        cause = cause or sparse
         if remainders and kind == "int":
-            more, fine = _residues(numbers, field.min, field.max, remainders)
-            values, ok = sorted(_unique(values + more), key=_exact), ok and fine and related <= 1
-        return values, exact and ok
+            more, modulus = _residues(numbers, field.min, field.max, remainders)
+            values = sorted(_unique(values + more), key=_exact)
+            # Residue classes are cut per gap for this field alone: exact while no related
+            # field takes values inside the gaps (one with choices takes constants only).
+            cause = cause or modulus or (None if free <= 1 else "remainder-related")
+        return values, cause
     if kind == "version":
         found = sorted({Version(c) if isinstance(c, str) else c for c in constants
                         if isinstance(c, (str, Version))})
-        values, ok = _versions(found, k)
-        return values, exact and ok
+        values, local = _versions(found, k)
+        return values, cause or local
     item = str if kind == "list[str]" else int
     items = _unique([c for c in constants if isinstance(c, item) and not isinstance(c, bool)])
     other = _other(items) if item is str else max([0, *(i for i in items if isinstance(i, int))]) + 1
     if len(items) > _MAX_ITEMS:
-        items, exact = items[:_MAX_ITEMS], False
+        items, cause = items[:_MAX_ITEMS], cause or "items"
     subsets = [tuple(s) for r in range(len(items) + 1) for s in itertools.combinations(items, r)]
-    return [*subsets, (other,)], exact
+    return [*subsets, (other,)], cause
 
 
 def _numbers(kind: str, constants: List[Any], low: Optional[Number], high: Optional[Number],
-             k: int) -> Tuple[List[object], bool]:
-    """The constants an *kind* field can hold, and *k* values inside every gap, within bounds."""
-    exact = True
+             k: int) -> Tuple[List[object], Optional[str]]:
+    """The constants an *kind* field can hold, and *k* values inside every gap, within bounds;
+    and None, or ``"sparse"`` where the orders of several related fields are not all kept."""
+    cause = None
     bounds = [b for b in (low, high) if isinstance(b, (int, float)) and _finite(b)]
     cuts = sorted({_exact(c) for c in list(constants) + bounds if _finite(c)})
     values: List[Any] = []
@@ -465,45 +510,54 @@ def _numbers(kind: str, constants: List[Any], low: Optional[Number], high: Optio
                 values.extend(_inside("float", lo, hi, k))
         else:
             values.extend(_inside(kind, a, b, k))
-    if kind == "float" and k > 1 and any(abs(c) >= 2 ** 52 for c in cuts):
-        exact = False  # ints and floats interleave sparsely there: orders of several fields are not all kept
     lo = low if isinstance(low, (int, float)) else None
     hi = high if isinstance(high, (int, float)) else None
+    # Ints and floats interleave sparsely past 2**52: the orders of several related fields are
+    # not all kept there. Constants beyond the field's bounds make no values: they do not count.
+    if kind == "float" and k > 1 and any(abs(c) >= 2 ** 52 and (lo is None or c >= lo) and (hi is None or c <= hi)
+                                         for c in cuts):
+        cause = "sparse"
     kept = _unique([v for v in values if (lo is None or v >= lo) and (hi is None or v <= hi)])
-    return sorted(kept, key=_exact), exact
+    return sorted(kept, key=_exact), cause
 
 
 _MAX_MODULUS = 5040
 
 
 def _residues(constants: List[Any], low: Optional[Number], high: Optional[Number],
-              remainders: Dict[int, List[object]]) -> Tuple[List[int], bool]:
+              remainders: Dict[int, List[object]]) -> Tuple[List[int], Optional[str]]:
     """Integers that tell apart every class the tests of ``path % d`` draw, inside each gap
     between the constants and bounds: the residue modulo the lcm of the divisors decides every
-    remainder, and residues whose remainders compare alike with every literal are one class.
-    Whether that is exact (a modulus above `_MAX_MODULUS` is sampled, not enumerated)."""
+    remainder, and residues whose remainders compare alike with every literal are one class. A
+    remainder compared with something other than literals (``y == x % 5``) needs every residue.
+    Returns them, and None, or ``"modulus"`` when a modulus above `_MAX_MODULUS` is sampled,
+    not enumerated."""
     modulus = 1
     for divisor in remainders:
         modulus = modulus * divisor // math.gcd(modulus, divisor)
-    exact = modulus <= _MAX_MODULUS
+    cause = None if modulus <= _MAX_MODULUS else "modulus"
     span = min(modulus, _MAX_MODULUS)
     literals = {d: sorted({_exact(c) for c in cs if isinstance(c, (int, float)) and not isinstance(c, bool)
                            and _finite(c)}) for d, cs in remainders.items()}
+    # A remainder compared with a field (None stands for it): each residue is its own class.
+    whole = {d for d, cs in remainders.items() if None in cs}
 
     def signature(n: int) -> Tuple[object, ...]:
-        out = []
+        out: List[object] = []
         for d, cs in literals.items():
             r = n % d
-            out.append(tuple((r > c) - (r < c) for c in cs))
+            out.append(r if d in whole else tuple((r > c) - (r < c) for c in cs))
         return tuple(out)
 
     lo = math.ceil(low) if isinstance(low, (int, float)) and _finite(low) else None
     hi = math.floor(high) if isinstance(high, (int, float)) and _finite(high) else None
-    cuts = sorted({int(c) for c in constants if _finite(c) and c == int(c)} | {b for b in (lo, hi) if b is not None})
-    edges: List[Optional[int]] = [None, *cuts, None]
+    # Every finite constant cuts the integers, integral or not: x > 2.5 and x % 2 == 0 needs 4,
+    # in the gap above 2.5.
+    cuts = sorted({_exact(c) for c in constants if _finite(c)} | {b for b in (lo, hi) if b is not None})
+    edges: List[Optional[Number]] = [None, *cuts, None]
     found: List[int] = []
     for a, b in zip(edges, edges[1:]):
-        start = a + 1 if a is not None else (b - span if b is not None else 0)
+        start = math.floor(a) + 1 if a is not None else (math.ceil(b) - span if b is not None else 0)
         seen: Set[Tuple[object, ...]] = set()
         for n in range(start, start + span):
             if b is not None and n >= b:
@@ -514,7 +568,7 @@ def _residues(constants: List[Any], low: Optional[Number], high: Optional[Number
             if key not in seen:
                 seen.add(key)
                 found.append(n)
-    return found, exact
+    return found, cause
 
 
 def _finite(value: object) -> bool:
@@ -573,11 +627,11 @@ def _step(kind: str, value: Number, up: bool, limit: Optional[Number]) -> Option
 _BOTTOM = Version("0.dev0")
 
 
-def _versions(found: List[Version], k: int) -> Tuple[List[object], bool]:
-    """Each constant, and *k* versions inside every gap (fewer, and inexact, where they cannot
-    be constructed)."""
+def _versions(found: List[Version], k: int) -> Tuple[List[object], Optional[str]]:
+    """Each constant, and *k* versions inside every gap (fewer, and ``"local"``, where they
+    cannot be constructed)."""
     values: List[object] = list(found)
-    exact = True
+    cause = None
     edges = [None, *found, None]
     for a, b in zip(edges, edges[1:]):
         if a is None:
@@ -596,9 +650,9 @@ def _versions(found: List[Version], k: int) -> Tuple[List[object], bool]:
         if len(chain) < k and not (a is None and start is None):
             # Between v and a local variant of v (or below one of 0.dev0): what lies there,
             # if anything, is not constructed. Below 0.dev0 there is nothing: that is exact.
-            exact = False
+            cause = "local"
         values.extend(chain)
-    return _unique(values), exact
+    return _unique(values), cause
 
 
 def _version_up(v: Version) -> Version:

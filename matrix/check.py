@@ -37,16 +37,20 @@ that differ on a sample are not equivalent), then settled by the exact search.
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import (TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Generator, Iterator, List, Optional, Sequence, Set,
                     Tuple, Union)
 
 import attrs
 from packaging.version import Version
 
-from ._space import PRESENT, Inconclusive, Space
+from ._space import CAUSES, PRESENT, Inconclusive, Space
 from .binding import DRIFT_CODES
 from ._versions import VersionLike, as_version
 from ._nodes import Node, Not
+from ._choice import Literal, Step
+from ._compile import Plan, plan
+from ._nodes import Or
 from .schema import BLOCKING, Feature, Matrix, Refusal, Requirement, Runner, Statement, refusing
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -85,6 +89,7 @@ CODES: Dict[str, Tuple[str, str]] = {
     "runner-unusable": ("error", "a runner whose requirements, together, exclude every config"),
     "never-candidate": ("warning", "a runner whose candidate condition never holds"),
     "refusal-unused": ("warning", "a declared refusal that no combination of gates matches"),
+    "refusal-shadowed": ("warning", "a declared refusal whose combinations an earlier one acknowledges already"),
     "inconclusive": ("warning", "a search ran out of its budget"),
     **DRIFT_CODES,
 }
@@ -206,13 +211,17 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
                 yield place.feature("never-active", gate, f"{gate.name} can never be active: no config satisfies {gate.when}")
                 continue
             seen.append(found)
+        except Inconclusive as error:
+            yield place.feature("inconclusive", gate, f"Could not decide {_undecided(error, budget)} whether {gate.name} can be active")
             live.append(gate)
+            continue
+        live.append(gate)
+        try:
             if solve(false=[gate.when._node]) is None:
                 always.append(gate)
                 yield place.feature("always-active", gate, f"{gate.name} is active for every config: {gate.when} always holds")
         except Inconclusive as error:
-            yield place.feature("inconclusive", gate, f"Could not decide {_undecided(error, budget)} whether {gate.name} can be active and inactive")
-            live.append(gate)
+            yield place.feature("inconclusive", gate, f"Could not decide {_undecided(error, budget)} whether {gate.name} can be inactive")
     # Two gates that are always active are trivially equivalent: said once each, above.
     yield from _pairs(matrix, v, [g for g in live if g not in always], space, solve, place, budget, seen)
     # A removed feature is refused before any runner is chosen: no runner analysis counts it,
@@ -231,13 +240,17 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
 
     requirements = [g for g in derived if isinstance(g.origin, Requirement)]
     unusable = yield from _requirements(matrix, requirements, solve, place, budget)
+    # Questions about automatic choice read its decision list (`matrix._choice`); gates that
+    # can never be active (and removed ones: `kept` rules them out where it matters) read False.
+    dead = {g.id for g in gates if g not in live} | {g.id for g in gone}
+    choice = _Choice(plan(matrix, v), dead)
+    yield from _runners(matrix, v, choosing + requirements, choice, kept, place, budget, unusable)
     # A runner that is a candidate only sometimes is out of automatic choice where it is not:
     # for the no-runner analysis, "not a candidate" blocks it.
     outside = [_not_candidate(matrix, r) for r in matrix.runners if r.candidate is not None]
-    yield from _runners(matrix, v, choosing + requirements, kept, place, budget, unusable)
-    blocking = _merged(matrix, requirements + outside)
-    yield from _totality(matrix, v, choosing + blocking, space, kept, place, strict, budget,
-                         limit=_MAX_COMBINATION if blocking else None, gone=gone)
+    blocking = _merged(matrix, requirements) + outside
+    yield from _totality(matrix, v, choosing + blocking, space, choice, kept, place, strict, budget,
+                         limit=_MAX_COMBINATION if requirements else None, gone=gone)
 
 
 #: With runner requirements, configs no runner serves are searched among combinations of
@@ -250,7 +263,8 @@ _MAX_COMBINATION = 2
 
 def _merged(matrix: Matrix, gates: List[Feature]) -> List[Feature]:
     """Requirement gates with the same condition (``not selector.use_pcp`` in seven runner
-    files) as one gate that blocks all their runners: one condition, one finding."""
+    files) as one gate that blocks all their runners: one condition, one finding. (Only failed
+    requirements are merged: a runner that is no candidate is said as such.)"""
     by_condition: Dict[str, List[Feature]] = {}
     for gate in gates:
         by_condition.setdefault(str(gate.when), []).append(gate)
@@ -278,28 +292,35 @@ def _not_candidate(matrix: Matrix, runner: Runner) -> Feature:
 
 def _requirements(matrix: Matrix, gates: List[Feature], solve: Solve, place: _Places,
                   budget: int) -> Generator[Finding, None, Set[str]]:
-    """Requirements no config meets, or that never fail; runners whose requirements together
-    exclude every config, and runners that are never a candidate. Returns the ids of the runners
-    that serve no config or are never a candidate (the never-chosen analysis leaves them out)."""
+    """Requirement clauses no config meets, or that never fail; runners whose requirements
+    together exclude every config, and runners that are never a candidate. Returns the ids of
+    the runners that serve no config or are never a candidate (the never-chosen analysis leaves
+    them out: said once, here).
+
+    A clause whose own condition no config meets is ``requirement-unmet`` wherever it stands in
+    its chain (reached or not): no config meets every clause, so the runner serves none. A
+    clause that never fails among the configs that meet the clauses before it is
+    ``requirement-idle`` (not said of a runner that serves no config)."""
     unusable: Set[str] = set()
     for runner in matrix.runners:
         mine = [g for g in gates if g.origin is not None and g.origin.runner == runner.id]  # type: ignore[union-attr]
         unmet = False
+        idle: List[Finding] = []
         for gate in mine:
             clause = gate.origin
             assert isinstance(clause, Requirement)
             what = f"{runner.name}'s requirement {clause.kind!r} ({clause.reason})"
             try:
-                if solve(false=[gate.when._node]) is None:
+                if solve(true=[clause.condition._node]) is None:
                     unmet = True
                     yield place.runner("requirement-unmet", runner.id,
                                        f"{what} is met by no config: {clause.condition} never holds, so "
                                        f"{runner.name} can serve no config")
                 elif solve(true=[gate.when._node]) is None:
                     after = " that meets the clauses before it" if gate.id.rpartition(":")[2].isdigit() else ""
-                    yield place.runner("requirement-idle", runner.id,
-                                       f"{what} never fails: {clause.condition} holds for every config{after}; "
-                                       "delete it, or check its condition")
+                    idle.append(place.runner("requirement-idle", runner.id,
+                                             f"{what} never fails: {clause.condition} holds for every config{after}; "
+                                             "delete it, or check its condition"))
             except Inconclusive as error:
                 yield place.runner("inconclusive", runner.id,
                                    f"Could not decide {_undecided(error, budget)} whether {what} can fail and hold")
@@ -308,6 +329,8 @@ def _requirements(matrix: Matrix, gates: List[Feature], solve: Solve, place: _Pl
                 unmet = True
                 yield place.runner("runner-unusable", runner.id,
                                    f"No config meets all of {runner.name}'s requirements at once: it can serve no config")
+            if not unmet:
+                yield from idle
             if runner.candidate is not None and solve(true=[runner.candidate._node]) is None:
                 unmet = True  # never chosen automatically: said once, here
                 yield place.runner("never-candidate", runner.id,
@@ -320,6 +343,75 @@ def _requirements(matrix: Matrix, gates: List[Feature], solve: Solve, place: _Pl
             unusable.add(runner.id)
     return unusable
 
+
+class _Choice:
+    """The decision list of automatic choice (`matrix._choice.steps`) as questions for the
+    search: each gate bit of a step reads as that gate's condition."""
+
+    def __init__(self, compiled: Plan, dead: Set[str]) -> None:
+        # A config that uses a removed feature is refused before anything is chosen: the
+        # analyses leave such configs out themselves (`kept`), so the step is dropped here.
+        self.steps = [s for s in compiled.steps if s.kind != "removed"]
+        self.nodes = [None if f.id in dead else f.when._node for f in compiled.features]
+        self.ids = [f.id for f in compiled.features]
+
+    def _nodes(self, mask: int) -> List[Node]:
+        out = []
+        while mask:
+            low = mask & -mask
+            node = self.nodes[low.bit_length() - 1]
+            if node is not None:
+                out.append(node)
+            mask ^= low
+        return out
+
+    @staticmethod
+    def _any(nodes: List[Node]) -> Node:
+        return nodes[0] if len(nodes) == 1 else Or(tuple(nodes))
+
+    def goals(self, literals: Sequence[Literal]) -> Optional[Tuple[List[Node], List[Node]]]:
+        """What must hold and what must not for every literal to hold (None: one never does)."""
+        true: List[Node] = []
+        false: List[Node] = []
+        for mask, wanted in literals:
+            nodes = self._nodes(mask)
+            if wanted:
+                if not nodes:
+                    return None
+                true.append(self._any(nodes))
+            else:
+                false.extend(nodes)
+        return true, false
+
+    def negation(self, literals: Sequence[Literal]) -> Optional[Tuple[str, List[Node]]]:
+        """The group "some literal fails" (None: one never holds, so the step never does)."""
+        options: List[Node] = []
+        for mask, wanted in literals:
+            nodes = self._nodes(mask)
+            if wanted:
+                if not nodes:
+                    return None
+                options.append(Not(self._any(nodes)))
+            elif nodes:
+                options.append(self._any(nodes))
+        return "any", options
+
+    def fires(self, step: Step, passed: Callable[[Step], bool] = lambda s: True,
+              true: Sequence[Node] = ()) -> Optional[Dict[str, Any]]:
+        """The arguments of a search for a config where *step* decides (it holds, and no step
+        before it does; steps *passed* says may hold are not asked about), with *true* holding
+        too; None when the step can never hold."""
+        goals = self.goals(step.literals)
+        if goals is None:
+            return None
+        extra = []
+        for before in self.steps[: self.steps.index(step)]:
+            if passed(before):
+                continue
+            group = self.negation(before.literals)
+            if group is not None:
+                extra.append(group)
+        return {"true": [*true, *goals[0]], "false": goals[1], "extra": extra}
 
 
 class _Places:
@@ -481,7 +573,8 @@ def _gate_text(gate: Feature) -> str:
 def _undecided(error: Inconclusive, budget: int) -> str:
     if error.paths:
         shown = ", ".join(repr(p) for p in error.paths)
-        return f"exactly (not every value of {shown} could be represented)"
+        why = "; ".join(CAUSES[c] for c in error.causes)
+        return f"exactly (not every value of {shown} could be represented: {why})"
     return f"within {budget} steps"
 
 
@@ -563,101 +656,91 @@ def _pairs(matrix: Matrix, v: Version, live: List[Feature], space: Space, solve:
                 yield place.feature("inconclusive", b, f"Could not compare {a.name} and {b.name} {_undecided(error, budget)}")
 
 
-def _runners(matrix: Matrix, v: Version, live: List[Feature], solve: Solve, place: _Places,
+def _runners(matrix: Matrix, v: Version, live: List[Feature], choice: _Choice, solve: Solve, place: _Places,
              budget: int, unusable: Set[str] = frozenset()) -> Iterator[Finding]:  # type: ignore[assignment]
-    blockers = {r.id: [g.when._node for g in live if g.status(r.id, v) in BLOCKING] for r in matrix.runners}
-    # Out of the way of automatic choice: blocked, or not a candidate.
-    aside = {r.id: blockers[r.id] + ([Not(r.candidate._node)] if r.candidate is not None else [])
-             for r in matrix.runners}
-    # The orders of automatic choice, each with the condition under which it applies.
-    cases: List[Tuple[List[Node], List[Node], List[Runner]]] = []
-    earlier: List[Node] = []
-    by_priority = [r.id for r in matrix.runners]
-    for order in matrix.orders:
-        cases.append(([order.when._node], list(earlier), [matrix.runner(i) for i in order.tried(by_priority)]))
-        earlier.append(order.when._node)
-    cases.append(([], earlier, list(matrix.runners)))
+    """``no-yes`` and ``never-chosen``: a runner is chosen by some config exactly when some step
+    of the decision list that chooses it can decide (it holds, and no earlier step that decides
+    otherwise does)."""
+    blockers = {r.id: [g for g in live if g.status(r.id, v) in BLOCKING] for r in matrix.runners}
     simple = not matrix.orders and all(r.candidate is None for r in matrix.runners)
-    # Preferences, in the order the resolver weighs them, and the gates that force a runner
-    # (while one is active, automatic choice ignores every preference).
-    preferring = [g for g in live if g.prefers is not None]
-    forcing = [g.when._node for g in live if g.forces is not None]
-
-    def passed(g: Feature, *otherwise: Node) -> Tuple[str, List[Node]]:
-        """A preference for another runner does not decide: its gate is inactive, or (when it
-        is not outright) its runner is out of the way, or one of *otherwise* holds."""
-        assert g.prefers is not None
-        away = [] if g.prefers.outright else aside[g.prefers.runner]
-        return "any", [Not(g.when._node), *away, *otherwise]
-
+    preferring = any(g.prefers is not None for g in live)
     for index, runner in enumerate(matrix.runners):
         if all(f.status(runner.id, v) != "yes" for f in matrix.features_at(v)) and matrix.features_at(v):
             yield place.runner("no-yes", runner.id, f"{runner.name} supports no feature: no cell says yes to it")
         if runner.id in unusable:
             continue  # said already: it serves no config at all
-        candidate = [runner.candidate._node] if runner.candidate is not None else []
+        above = matrix.runners[:index]
+        if simple and not preferring and any(not blockers[h.id] for h in above):
+            free = next(h for h in above if not blockers[h.id])
+            yield place.runner("never-chosen", runner.id,
+                               f"{runner.name} is never chosen automatically: {free.name} is never blocked")
+            continue
         found = None
         try:
-            # Chosen by a preference: the first preference that decides puts this runner first.
-            for at, g in enumerate(preferring):
-                assert g.prefers is not None
-                if g.prefers.runner != runner.id:
+            for step in choice.steps:
+                if step.runner != runner.id:
                     continue
-                found = solve(true=[g.when._node] + candidate, false=blockers[runner.id] + forcing,
-                              extra=[passed(h) for h in preferring[:at] if h.prefers and h.prefers.runner != runner.id])
-                if found is not None:
-                    break
-            if found is not None:
-                continue
-            # Chosen in an order: no preference for another runner decides (or a forced runner
-            # sets preferences aside), and every runner before it is out of the way.
-            others = [passed(g, *forcing) for g in preferring if g.prefers and g.prefers.runner != runner.id]
-            above = matrix.runners[:index]
-            if simple and any(not blockers[h.id] for h in above):
-                free = next(h for h in above if not blockers[h.id])
-                yield place.runner("never-chosen", runner.id,
-                                   f"{runner.name} is never chosen automatically: {free.name} is never blocked")
-                continue
-            for true, false, tried in cases:
-                before = tried[:tried.index(runner)]
-                if any(not aside[h.id] for h in before):
-                    continue  # a runner before it in this order is always a free candidate
-                found = solve(true=true + candidate, false=false + blockers[runner.id],
-                              extra=[("any", aside[h.id]) for h in before] + others)
-                if found is not None:
+                # An earlier step that chooses this runner too may decide: it is chosen then too.
+                question = choice.fires(step, passed=partial(_chooses, runner.id))
+                if question is not None and (found := solve(**question)) is not None:
                     break
         except Inconclusive as error:
             yield place.runner("inconclusive", runner.id,
                                f"Could not decide {_undecided(error, budget)} whether {runner.name} is ever chosen")
             continue
         if found is None:
+            try:
+                candidate = [runner.candidate._node] if runner.candidate is not None else []
+                never_free = solve(true=candidate, false=[g.when._node for g in blockers[runner.id]]) is None
+            except Inconclusive:
+                never_free = False
+            if never_free:
+                yield place.runner("never-chosen", runner.id,
+                                   f"{runner.name} is never chosen automatically: it is never free (a gate it does "
+                                   f"not support is active for every config{' where it is a candidate' if candidate else ''})")
+                continue
+            # The first runner of each order: a runner first in all of them has none before it.
+            leads = {s.gate: s.runner for s in reversed(choice.steps) if s.kind == "order"}
+            first = all(r == runner.id for r in leads.values())
+            why = [] if first else [f"a runner {'before it in the order that applies' if matrix.orders else 'of higher priority'} "
+                                    "is free too"]
+            if preferring:
+                outright = any(g.prefers is not None and g.prefers.outright for g in live)
+                why.append(f"a preference chooses another runner{', or leaves no runner' if outright else ''}")
             yield place.runner("never-chosen", runner.id,
                                f"{runner.name} is never chosen automatically: whenever it is free"
-                               f"{' and a candidate' if runner.candidate is not None else ''}, a runner "
-                               f"{'before it in the order that applies' if matrix.orders else 'of higher priority'} "
-                               f"is free too{', or a preference chooses another runner' if preferring else ''}")
+                               f"{' and a candidate' if runner.candidate is not None else ''}, "
+                               f"{', or '.join(why) or 'another runner is chosen'}")
 
 
-def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, solve: Solve, place: _Places,
-              strict: bool, budget: int, limit: Optional[int] = None, gone: Sequence[Feature] = ()) -> Iterator[Finding]:
+def _chooses(runner: str, step: Step) -> bool:
+    return step.runner == runner
+
+
+def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, choice: _Choice, solve: Solve,
+              place: _Places, strict: bool, budget: int, limit: Optional[int] = None,
+              gone: Sequence[Feature] = ()) -> Iterator[Finding]:
+    """``no-runner``: the minimal sets of gates S such that some config with every gate of S
+    active is refused with `NoRunnerError` *because of S*: every runner is refused by a gate of
+    S, or a gate of S prefers a runner that S refuses outright, and decides (it is the step of
+    the decision list that holds first)."""
     runners = matrix.runners
     everyone = frozenset(r.id for r in runners)
     # Out of the way (a "no" or "opt-in", a failed requirement, not a candidate), per gate.
     refused = {g.id: frozenset(r.id for r in runners if g.status(r.id, v) in BLOCKING) for g in live}
-    # An outright preference (`Prefers`) whose runner is out of the way leaves automatic choice
-    # no runner: for the search it blocks every runner but its own (see `joint` for when).
-    blocks = {g.id: refused[g.id] | (everyone - {g.prefers.runner} if g.prefers is not None and g.prefers.outright
-                                     else frozenset()) for g in live}
+    # An outright preference (`Prefers`) that decides for its runner out of the way passes
+    # every other runner over: the search may count it for them (`unserved` says when it decides).
+    outright = {g.id: g.prefers.runner for g in live if g.prefers is not None and g.prefers.outright}
+    blocks = {g.id: refused[g.id] | (everyone - {outright[g.id]} if g.id in outright else frozenset()) for g in live}
     by_runner = {r.id: [g for g in live if r.id in blocks[g.id]] for r in runners}
     satisfiable: Dict[FrozenSet[str], Optional[Assignment]] = {}
     exact: Dict[FrozenSet[str], Optional[Assignment]] = {}
+    #: The outright preference that decides, for the combinations found that way.
+    decider: Dict[FrozenSet[str], Feature] = {}
     found: List[Tuple[Feature, ...]] = []
     seen: Set[FrozenSet[str]] = set()
     stopped: List[Tuple[Tuple[Feature, ...], Inconclusive]] = []
     nodes = {g.id: g.when._node for g in live}
-    aside = {r.id: [nodes[g.id] for g in live if r.id in refused[g.id]] for r in runners}
-    forcing = [nodes[g.id] for g in live if g.forces is not None]
-    preferring = [g for g in live if g.prefers is not None]
 
     def joint(chosen: Tuple[Feature, ...]) -> Optional[Assignment]:
         """A config where every gate of *chosen* holds (the search prunes with it)."""
@@ -667,26 +750,31 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, sol
         return satisfiable[key]
 
     def unserved(chosen: Tuple[Feature, ...]) -> Optional[Assignment]:
-        """A config where every gate of *chosen* holds and no runner is chosen: all runners out
-        of the way, or an outright preference decides for its runner out of the way (no forced
-        runner sets preferences aside, and no preference weighed before it chooses a runner)."""
+        """A config where every gate of *chosen* holds and no runner is chosen because of them:
+        they refuse every runner, or one of them prefers outright a runner they refuse, and
+        decides."""
         key = frozenset(g.id for g in chosen)
         if key not in exact:
             away = frozenset().union(*(refused[g.id] for g in chosen))
             exact[key] = joint(chosen) if away == everyone else None
-            for at, decider in enumerate(preferring):
-                prefers = decider.prefers
-                assert prefers is not None
-                if exact[key] is None and decider in chosen and prefers.outright and prefers.runner in away:
-                    earlier = [("any", [Not(nodes[h.id]), *aside[h.prefers.runner]])  # type: ignore[union-attr]
-                               for h in preferring[:at]]
-                    exact[key] = solve(true=[nodes[g.id] for g in chosen], false=forcing, extra=earlier)
+            for g in chosen:
+                if exact[key] is not None:
+                    break
+                if outright.get(g.id) not in away:
+                    continue
+                for step in choice.steps:
+                    if step.kind in ("prefer-blocked", "prefer-not-candidate") and \
+                            choice.ids[step.gate.bit_length() - 1] == g.id:
+                        question = choice.fires(step, passed=lambda s: False, true=[nodes[h.id] for h in chosen])
+                        if question is not None and (hit := solve(**question)) is not None:
+                            exact[key], decider[key] = hit, g
+                            break
         return exact[key]
 
     cut: List[bool] = []
 
     def extend(chosen: Tuple[Feature, ...], index: int) -> None:
-        while index < len(runners) and any(runners[index].id in blocks[g.id] for g in chosen):
+        while index < len(runners) and any(runners[index].id in refused[g.id] for g in chosen):
             index += 1
         if index == len(runners):
             key = frozenset(g.id for g in chosen)
@@ -698,6 +786,10 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, sol
                 except Inconclusive as error:
                     stopped.append((chosen, error))
             return
+        if any(runners[index].id != outright.get(g.id, runners[index].id) for g in chosen):
+            # An outright preference of *chosen* may pass this runner over; or it does not
+            # decide, and the runner must be refused: both are searched.
+            extend(chosen, index + 1)
         failed = sum(1 for g in chosen if isinstance(g.origin, Requirement))
         for gate in by_runner[runners[index].id]:
             if limit is not None and isinstance(gate.origin, Requirement) and failed == limit:
@@ -731,14 +823,24 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, sol
     # Combinations a [refusals] entry declares deliberate are said as notes that never fail.
     by_refusal: Dict[Optional[str], List[Tuple[Feature, ...]]] = {}
     refusal_of: Dict[str, Refusal] = {}
+    shadowed: Dict[str, str] = {}  # a refusal whose combinations an earlier one acknowledges → that one
     for combo in minimal:
         ids = {g.id for g in combo}
-        refusal = next((r for r in matrix.refusals if r.covers(ids)), None)
+        covering = [r for r in matrix.refusals if r.covers(ids)]
+        refusal = covering[0] if covering else None
         by_refusal.setdefault(refusal.id if refusal else None, []).append(combo)
         if refusal is not None:
             refusal_of[refusal.id] = refusal
+            for other in covering[1:]:
+                shadowed.setdefault(other.id, refusal.id)
     for refusal in matrix.refusals:
-        if refusal.id not in by_refusal:
+        if refusal.id in by_refusal:
+            continue
+        if refusal.id in shadowed:
+            yield place.config("refusal-shadowed", ("refusals", refusal.id),
+                               f"The refusal {refusal.id!r} matches only combinations that the refusal "
+                               f"{shadowed[refusal.id]!r} before it acknowledges already: merge the two, or delete one")
+        else:
             yield place.config("refusal-unused", ("refusals", refusal.id),
                                f"The refusal {refusal.id!r} matches no combination of gates that leaves no runner "
                                "free: delete it, or check its gate lists")
@@ -746,7 +848,8 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, sol
         refusal = refusal_of.get(refusal_id) if refusal_id is not None else None
         note = f" (acknowledged: {refusal.reason})" if refusal is not None else ""
         level = "note" if refusal is not None else severity
-        yield from _no_runner_findings(combos, order, blocks, refused, runners, witness_of, place, level, note, refusal_id)
+        yield from _no_runner_findings(combos, order, blocks, refused, runners, witness_of, place, level, note, refusal_id,
+                                       lambda gates: decider[frozenset(g.id for g in gates)])
     yield from _stopped(stopped, place, budget)
     if cut:
         yield place.config("no-runner-cut", ("matrix",),
@@ -759,7 +862,8 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, sol
 def _no_runner_findings(minimal: List[Tuple[Feature, ...]], order: Dict[str, int], blocks: Dict[str, FrozenSet[str]],
                         refused: Dict[str, FrozenSet[str]], runners: Sequence[Runner],
                         witness_of: Callable[[Sequence[Feature]], Dict[str, Any]],
-                        place: _Places, severity: str, note: str, refusal_id: Optional[str]) -> Iterator[Finding]:
+                        place: _Places, severity: str, note: str, refusal_id: Optional[str],
+                        decided_by: Callable[[Sequence[Feature]], Feature]) -> Iterator[Finding]:
     names_of = {r.id: r.name for r in runners}
 
     def reasons(gates: Sequence[Feature]) -> str:
@@ -767,7 +871,7 @@ def _no_runner_findings(minimal: List[Tuple[Feature, ...]], order: Dict[str, int
         for r in runners:
             refusing = [g for g in gates if r.id in refused[g.id]]
             if not refusing:  # passed over: an outright preference for another runner decides
-                g = next(g for g in gates if r.id in blocks[g.id])
+                g = decided_by(gates)
                 assert g.prefers is not None
                 out.append(f"{r.name} is passed over: {g.name} chooses {names_of[g.prefers.runner]} outright")
             elif any(g.origin is None for g in refusing):

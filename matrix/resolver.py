@@ -10,19 +10,19 @@ from __future__ import annotations
 
 import math
 import threading
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Set, Tuple, Type, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Set, Tuple
 
 import attrs
 from packaging.version import Version
 
 from . import _messages
-from . import _access
+from . import _access, _choice
+from ._choice import WARNING_KINDS, ResolutionWarning
 from ._compile import Plan, plan
 from ._versions import VersionLike, as_version
-from .errors import (ConfigError, NoRunnerError, RemovedFeatureError, ResolutionError, UnsupportedFeatureError,
-                     UsageError)
+from .errors import (ConfigError, UsageError)
 from .predicates import Predicate
-from .schema import Deprecation, Feature, Matrix, Order, Requirement, Runner, Statement
+from .schema import Feature, Matrix, Order, Requirement, Runner, Statement
 
 if TYPE_CHECKING:  # pragma: no cover
     import logging
@@ -43,7 +43,6 @@ def __dir__() -> List[str]:
     return __all__
 
 
-WARNING_KINDS = ("deprecated", "fallback", "opt-in", "partial", "override", "preference")
 #: The level `Resolution.emit` logs a kind at when not told otherwise (WARNING for the others).
 _DEFAULT_LEVELS = {"override": 20, "preference": 20}  # logging.INFO, without importing logging here
 
@@ -98,19 +97,6 @@ def iter_observations(matrix: Matrix, config: object, *, version: Optional[Versi
             status = feature.status(runner.id, v)
             if status != "yes":
                 yield Observation("status", feature, runner.id, status)
-
-
-@attrs.frozen
-class ResolutionWarning:
-    """Something the user should be told: ``kind`` is one of `WARNING_KINDS`."""
-
-    kind: str = attrs.field(validator=attrs.validators.in_(WARNING_KINDS))
-    feature: Optional[str]
-    runner: Optional[str]
-    message: str
-
-    def __str__(self) -> str:
-        return self.message
 
 
 _EMITTED: Set[Tuple[str, Optional[str], Optional[str], str]] = set()
@@ -459,16 +445,6 @@ def _read(gate: Feature) -> Predicate:
     return gate.origin.condition if isinstance(gate.origin, Requirement) else gate.when
 
 
-def _blockers(plan: Plan, mask: int, runner: str, gates: int = 0) -> str:
-    """What keeps *runner* from the config: the features of *gates* (its blocking gates by
-    default) that it does not support, an opt-in marked so, then the requirements it fails."""
-    opt_in = plan.opt_in[runner]
-    found = plan.active(mask & (gates or plan.blocking[runner]))
-    names = [f.name + (" (opt-in)" if opt_in >> plan.features.index(f) & 1 else "") for f in found if f.origin is None]
-    return _messages.does_not_support(plan.matrix.runner(runner).name, names,
-                                      [f.name for f in found if f.origin is not None])
-
-
 def resolve(matrix: Matrix, config: object, *, runner: Optional[str] = None,
             version: Optional[VersionLike] = None, facts: Optional[Mapping[str, object]] = None,
             strict: bool = False) -> Resolution:
@@ -529,7 +505,7 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...],
     key = (mask, runner)
     decision = compiled.decisions.get(key)
     if decision is None:
-        decision = _decide(compiled, mask, runner)
+        decision = _choice.decide(compiled, mask, runner)
         if len(compiled.decisions) >= _DECISIONS_KEPT:
             compiled.decisions.clear()
         compiled.decisions[key] = decision
@@ -538,92 +514,6 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...],
     if error is not None:
         raise error(message or "", resolution)
     return resolution
-
-
-def _decide(compiled: Plan, mask: int, runner: Optional[str]) -> Decision:
-    """``(chosen runner, warnings, error class or None, error message)``."""
-    matrix = compiled.matrix
-    warnings: List[ResolutionWarning] = []
-    for feature in compiled.active(mask & compiled.deprecated):
-        d = _deprecation(feature)
-        warnings.append(ResolutionWarning("deprecated", feature.id, None, _messages.deprecated(
-            feature.name, str(d.since), _str(d.remove_in), d.replacement, d.message)))
-    removed = [(f, _deprecation(f)) for f in compiled.active(mask & compiled.removed)]
-    if removed:
-        message = "; ".join(_messages.removed(f.name, str(d.remove_in), d.replacement, d.message) for f, d in removed)
-        return None, tuple(warnings), RemovedFeatureError, message
-    if runner is None:
-        # A forced runner goes before any preference (vLLM checks HiSparse and watermarking first).
-        preferring = mask & compiled.preferring and not mask & compiled.forcing
-        chosen = _preferred(compiled, mask, warnings) if preferring else None
-        if isinstance(chosen, tuple):  # an outright preference for a blocked runner
-            return chosen
-        if chosen is None:
-            candidates = [(r, block) for r, block in compiled.choice(mask)[1] if compiled.is_candidate(r, mask)]
-            order = [r for r, _ in candidates]
-            chosen = next((r for r, block in candidates if not mask & block), None)
-            if not order:
-                return None, tuple(warnings), NoRunnerError, _messages.no_candidate()
-            if chosen is None:
-                return None, tuple(warnings), NoRunnerError, _messages.no_runner(
-                    [_blockers(compiled, mask, r) for r in order])
-            skipped = order[: order.index(chosen)]
-            if skipped:
-                warnings.append(ResolutionWarning("fallback", None, chosen, _messages.fallback(
-                    [_blockers(compiled, mask, r) for r in skipped], matrix.runner(chosen).name)))
-    else:
-        chosen = runner
-        # A feature that forces another runner refuses the request, or overrides it: then the
-        # forced runner is validated as if it had been asked for.
-        for feature in compiled.active(mask & compiled.forcing):
-            forces = feature.forces
-            assert forces is not None
-            if forces.runner == chosen:
-                continue
-            target, asked = matrix.runner(forces.runner).name, matrix.runner(chosen).name
-            if not forces.override:
-                return None, tuple(warnings), UnsupportedFeatureError, forces.message or _messages.forced(
-                    feature.name, target, asked)
-            warnings.append(ResolutionWarning("override", feature.id, forces.runner, forces.message or _messages.overridden(
-                feature.name, target, asked)))
-            chosen = forces.runner
-        name = matrix.runner(chosen).name
-        if mask & compiled.no[chosen]:
-            return None, tuple(warnings), UnsupportedFeatureError, _blockers(compiled, mask, chosen, compiled.no[chosen])
-        for feature in compiled.active(mask & compiled.opt_in[chosen]):
-            note = feature.statement(chosen, compiled.version).note
-            warnings.append(ResolutionWarning(
-                "opt-in", feature.id, chosen, _messages.opt_in(feature.name, name, note)))
-    name = matrix.runner(chosen).name
-    for feature in compiled.active(mask & compiled.partial[chosen]):
-        note = feature.statement(chosen, compiled.version).note
-        warnings.append(ResolutionWarning(
-            "partial", feature.id, chosen, _messages.partial(feature.name, name, note)))
-    return chosen, tuple(warnings), None, None
-
-
-def _preferred(compiled: Plan, mask: int, warnings: List[ResolutionWarning]) -> Union[None, str, Decision]:
-    """The runner an active `Prefers` feature puts first (the first such feature, in
-    declaration order, whose runner is free and a candidate), None to go on in the usual order,
-    or the decision for an outright preference whose runner is blocked or no candidate (a
-    preference is part of automatic choice, which considers candidates only). Says each in
-    *warnings*."""
-    matrix = compiled.matrix
-    for feature in compiled.active(mask & compiled.preferring):
-        prefers = feature.prefers
-        assert prefers is not None
-        name = matrix.runner(prefers.runner).name
-        blocked = mask & compiled.blocking[prefers.runner]
-        if not blocked and compiled.is_candidate(prefers.runner, mask):
-            warnings.append(ResolutionWarning("preference", feature.id, prefers.runner,
-                                              prefers.message or _messages.preferred(feature.name, name)))
-            return prefers.runner
-        blockers = _blockers(compiled, mask, prefers.runner) if blocked else _messages.not_a_candidate(name)
-        if prefers.outright:
-            return None, tuple(warnings), NoRunnerError, _messages.preferred_blocked(feature.name, blockers)
-        warnings.append(ResolutionWarning("preference", feature.id, prefers.runner,
-                                          _messages.preference_skipped(feature.name, name, blockers)))
-    return None
 
 
 def is_supported(matrix: Matrix, config: object, runner: str, *,
@@ -635,20 +525,6 @@ def is_supported(matrix: Matrix, config: object, runner: str, *,
     mask, _ = compiled.evaluate(config, facts)
     return not mask & (compiled.no[runner] | compiled.removed)
 
-
-#: What `_decide` answers: the runner chosen (or None), the warnings, and the error to raise
-#: (its class and message) when there is one.
-Decision = Tuple[Optional[str], Tuple[ResolutionWarning, ...], Optional[Type[ResolutionError]], Optional[str]]
-
-
-def _deprecation(feature: Feature) -> Deprecation:
-    """The deprecation of a feature the plan counts as deprecated or removed (it has one)."""
-    assert feature.deprecated is not None
-    return feature.deprecated
-
-
-def _str(value: Optional[Version]) -> Optional[str]:
-    return None if value is None else str(value)
 
 
 # Matrix.resolve and Matrix.is_supported are these functions themselves (see schema.Matrix).

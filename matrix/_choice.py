@@ -1,0 +1,278 @@
+"""The rules of runner choice, stated once.
+
+A config is resolved in this order (the README's "How a runner is chosen" says the same):
+
+1. **Removed features.** A config that uses a feature removed at the version is refused
+   (`RemovedFeatureError`) before any runner is considered; deprecated ones only warn.
+2. **A runner asked for** (`requested`): a feature that forces another runner refuses the
+   request, or, with ``override``, replaces it by the forced runner (a refusal wins over an
+   override, whatever the order of declaration); the runner then serves unless a gate it says
+   ``no`` to is active or it fails a requirement. Candidacy, orders and preferences are not
+   consulted.
+3. **Automatic choice** (`automatic`), a decision list read top down, the first step that
+   holds deciding:
+
+   - each feature that prefers a runner, in declaration order, while no feature that forces a
+     runner is active: its runner is chosen when it is free (not blocked, and a candidate);
+     when it is not, an ``outright`` preference leaves no runner (`NoRunnerError`), and one
+     that is not outright is passed over with a notice;
+   - the first ``[orders]`` entry whose condition holds, else the order of priority: the first
+     runner of that order that is a candidate and free is chosen; when none is, no runner.
+
+   A runner is *blocked* by an active gate it says ``no`` or ``opt-in`` to, and by a
+   requirement it fails (requirements are gates derived from the runner files, see
+   `matrix.schema.Matrix.gates_at`).
+
+The decision list (`steps`) is data: `automatic` reads it on a mask of active gates; the
+compiled plan's fast path (`quiet_top`) and ``matrix check``'s questions about choice (which
+runner is ever chosen, which configs no runner serves) read the same steps, so that a rule of
+choice is written here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, List, Optional, Tuple, Type
+
+import attrs
+
+from . import _messages
+from .errors import NoRunnerError, RemovedFeatureError, ResolutionError, UnsupportedFeatureError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._compile import Plan
+    from .schema import Deprecation, Feature
+
+#: The kinds of `ResolutionWarning`.
+WARNING_KINDS = ("deprecated", "fallback", "opt-in", "partial", "override", "preference")
+
+
+@attrs.frozen
+class ResolutionWarning:
+    """Something the user should be told: ``kind`` is one of `WARNING_KINDS`."""
+
+    kind: str = attrs.field(validator=attrs.validators.in_(WARNING_KINDS))
+    feature: Optional[str]
+    runner: Optional[str]
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
+#: What a decision is: the runner chosen (or None), the warnings, and the error to raise (its
+#: class and message) when there is one.
+Decision = Tuple[Optional[str], Tuple[ResolutionWarning, ...], Optional[Type[ResolutionError]], Optional[str]]
+
+#: One condition on a mask of active gates: ``(gates, wanted)`` holds when some gate of
+#: *gates* is active (``wanted`` True) or none is (``wanted`` False).
+Literal = Tuple[int, bool]
+
+
+@attrs.frozen
+class Step:
+    """One step of the decision list of automatic choice: it holds when every literal does, and
+    then decides *runner* (None: no runner; for ``removed``: refused)."""
+
+    #: ``removed``, ``prefer`` (the preference's runner is free), ``prefer-blocked`` and
+    #: ``prefer-not-candidate`` (an outright preference whose runner is not free), ``order``
+    #: (a runner of the order that applies is free), ``none`` (no runner of it is).
+    kind: str
+    runner: Optional[str]
+    literals: Tuple[Literal, ...]
+    #: The bit of the preferring gate (preference steps) or of the order (order steps, 0 for
+    #: the order of priority).
+    gate: int = 0
+
+    def holds(self, mask: int) -> bool:
+        return all(bool(mask & gates) is wanted for gates, wanted in self.literals)
+
+    @property
+    def trigger(self) -> int:
+        """Gates one of which must be active for the step to hold (-1: it may hold without)."""
+        return next((gates for gates, wanted in self.literals if wanted), -1)
+
+
+def _free(plan: Plan, runner: str) -> Tuple[Literal, ...]:
+    """A runner is free: no gate blocks it, and it is a candidate."""
+    out: List[Literal] = []
+    if plan.blocking[runner]:
+        out.append((plan.blocking[runner], False))
+    if plan.candidate.get(runner):
+        out.append((plan.candidate[runner], True))
+    return tuple(out)
+
+
+def steps(plan: Plan) -> Tuple[Step, ...]:
+    """The decision list of automatic choice for *plan* (see the module docstring)."""
+    out: List[Step] = []
+    if plan.removed:
+        out.append(Step("removed", None, ((plan.removed, True),)))
+    aside: Tuple[Literal, ...] = ((plan.forcing, False),) if plan.forcing else ()
+    for bit in _bits(plan.preferring):
+        prefers = plan.features[bit.bit_length() - 1].prefers
+        assert prefers is not None
+        runner, base = prefers.runner, ((bit, True), *aside)
+        out.append(Step("prefer", runner, base + _free(plan, runner), bit))
+        if prefers.outright:
+            if plan.blocking[runner]:
+                out.append(Step("prefer-blocked", None, (*base, (plan.blocking[runner], True)), bit))
+            if plan.candidate.get(runner):
+                out.append(Step("prefer-not-candidate", None, (*base, (plan.candidate[runner], False)), bit))
+    earlier = 0
+    for bit, _, runners in (*plan.orders, (0, None, plan.order)):
+        case: Tuple[Literal, ...] = (((bit, True),) if bit else ()) + (((earlier, False),) if earlier else ())
+        for runner, _ in runners:
+            out.append(Step("order", runner, case + _free(plan, runner), bit))
+        out.append(Step("none", None, case, bit))
+        earlier |= bit
+    return tuple(out)
+
+
+def quiet_top(plan: Plan, top: str) -> int:
+    """The gates that keep a resolution from being "*top*, no warnings": any step before the
+    one that chooses *top* in the order of priority could hold, *top* is blocked or partly
+    supports the config, or a deprecated feature is active. A mask with none of them active
+    resolves to *top* with nothing to say."""
+    quiet = plan.blocking[top] | plan.partial[top] | plan.deprecated
+    for step in plan.steps:
+        if step.kind == "order" and step.runner == top and step.gate == 0:
+            return quiet
+        quiet |= step.trigger
+    raise AssertionError(f"{top!r} is in the order of priority")  # pragma: no cover
+
+
+def _bits(mask: int) -> List[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low)
+        mask ^= low
+    return out
+
+
+def blockers(plan: Plan, mask: int, runner: str, gates: int = 0) -> str:
+    """What keeps *runner* from the config: the features of *gates* (its blocking gates by
+    default) that it does not support, an opt-in marked so, then the requirements it fails."""
+    opt_in = plan.opt_in[runner]
+    found = plan.active(mask & (gates or plan.blocking[runner]))
+    names = [f.name + (" (opt-in)" if opt_in >> plan.features.index(f) & 1 else "") for f in found if f.origin is None]
+    return _messages.does_not_support(plan.matrix.runner(runner).name, names,
+                                      [f.name for f in found if f.origin is not None])
+
+
+def _deprecation(feature: Feature) -> Deprecation:
+    """The deprecation of a feature the plan counts as deprecated or removed (it has one)."""
+    assert feature.deprecated is not None
+    return feature.deprecated
+
+
+def decide(plan: Plan, mask: int, runner: Optional[str]) -> Decision:
+    """What resolving a config with active gates *mask* answers, *runner* asked for or not."""
+    warnings: List[ResolutionWarning] = []
+    for feature in plan.active(mask & plan.deprecated):
+        d = _deprecation(feature)
+        warnings.append(ResolutionWarning("deprecated", feature.id, None, _messages.deprecated(
+            feature.name, str(d.since), _str(d.remove_in), d.replacement, d.message)))
+    if mask & plan.removed:
+        removed = [(f, _deprecation(f)) for f in plan.active(mask & plan.removed)]
+        message = "; ".join(_messages.removed(f.name, str(d.remove_in), d.replacement, d.message) for f, d in removed)
+        return None, tuple(warnings), RemovedFeatureError, message
+    if runner is None:
+        decided = automatic(plan, mask, warnings)
+    else:
+        decided = requested(plan, mask, runner, warnings)
+    chosen, error = decided
+    if error is not None:
+        return None, tuple(warnings), error[0], error[1]
+    assert chosen is not None
+    name = plan.matrix.runner(chosen).name
+    for feature in plan.active(mask & plan.partial[chosen]):
+        note = feature.statement(chosen, plan.version).note
+        warnings.append(ResolutionWarning("partial", feature.id, chosen, _messages.partial(feature.name, name, note)))
+    return chosen, tuple(warnings), None, None
+
+
+_Outcome = Tuple[Optional[str], Optional[Tuple[Type[ResolutionError], str]]]
+
+
+def automatic(plan: Plan, mask: int, warnings: List[ResolutionWarning]) -> _Outcome:
+    """The runner automatic choice takes for *mask*, or the error; notices go to *warnings*."""
+    matrix = plan.matrix
+    for step in plan.steps:
+        if not step.holds(mask):
+            if step.kind == "prefer" and mask & step.gate and not mask & plan.forcing:
+                feature = plan.features[step.gate.bit_length() - 1]
+                assert feature.prefers is not None and step.runner is not None
+                if not feature.prefers.outright:  # passed over: said, and the list goes on
+                    name = matrix.runner(step.runner).name
+                    warnings.append(ResolutionWarning("preference", feature.id, step.runner,
+                                                      _messages.preference_skipped(
+                                                          feature.name, name, _not_free(plan, mask, step.runner))))
+            continue
+        if step.kind == "prefer":
+            feature = plan.features[step.gate.bit_length() - 1]
+            assert feature.prefers is not None and step.runner is not None
+            warnings.append(ResolutionWarning("preference", feature.id, step.runner, feature.prefers.message
+                                              or _messages.preferred(feature.name, matrix.runner(step.runner).name)))
+            return step.runner, None
+        if step.kind in ("prefer-blocked", "prefer-not-candidate"):
+            feature = plan.features[step.gate.bit_length() - 1]
+            assert feature.prefers is not None
+            return None, (NoRunnerError, _messages.preferred_blocked(
+                feature.name, _not_free(plan, mask, feature.prefers.runner)))
+        _, tried = plan.choice(mask)
+        candidates = [r for r, _ in tried if plan.is_candidate(r, mask)]
+        if step.kind == "order":
+            assert step.runner is not None
+            skipped = candidates[: candidates.index(step.runner)]
+            if skipped:
+                warnings.append(ResolutionWarning("fallback", None, step.runner, _messages.fallback(
+                    [blockers(plan, mask, r) for r in skipped], matrix.runner(step.runner).name)))
+            return step.runner, None
+        if not candidates:
+            return None, (NoRunnerError, _messages.no_candidate())
+        return None, (NoRunnerError, _messages.no_runner([blockers(plan, mask, r) for r in candidates]))
+    raise AssertionError("the decision list ends with a step that always holds")  # pragma: no cover
+
+
+def _not_free(plan: Plan, mask: int, runner: str) -> str:
+    if mask & plan.blocking[runner]:
+        return blockers(plan, mask, runner)
+    return _messages.not_a_candidate(plan.matrix.runner(runner).name)
+
+
+def requested(plan: Plan, mask: int, runner: str, warnings: List[ResolutionWarning]) -> _Outcome:
+    """The runner that serves a request for *runner*, or the error; notices go to *warnings*.
+
+    A feature that forces another runner refuses the request, or (``override``) replaces it by
+    the forced runner, which is then validated as if it had been asked for. A refusal wins over
+    an override whatever their order in the file."""
+    matrix = plan.matrix
+    forcing = [f for f in plan.active(mask & plan.forcing) if f.forces is not None and f.forces.runner != runner]
+    asked = matrix.runner(runner).name
+    for feature in forcing:
+        forces = feature.forces
+        assert forces is not None
+        if not forces.override:
+            return None, (UnsupportedFeatureError, forces.message or _messages.forced(
+                feature.name, matrix.runner(forces.runner).name, asked))
+    chosen = runner
+    for feature in forcing:
+        forces = feature.forces
+        assert forces is not None
+        if forces.runner == chosen:
+            continue
+        warnings.append(ResolutionWarning("override", feature.id, forces.runner, forces.message or _messages.overridden(
+            feature.name, matrix.runner(forces.runner).name, matrix.runner(chosen).name)))
+        chosen = forces.runner
+    if mask & plan.no[chosen]:
+        return None, (UnsupportedFeatureError, blockers(plan, mask, chosen, plan.no[chosen]))
+    name = matrix.runner(chosen).name
+    for feature in plan.active(mask & plan.opt_in[chosen]):
+        note = feature.statement(chosen, plan.version).note
+        warnings.append(ResolutionWarning("opt-in", feature.id, chosen, _messages.opt_in(feature.name, name, note)))
+    return chosen, None
+
+
+def _str(value: object) -> Optional[str]:
+    return None if value is None else str(value)
