@@ -309,7 +309,9 @@ def _requirements(matrix: Matrix, gates: List[Feature], solve: Solve, place: _Pl
         for gate in mine:
             clause = gate.origin
             assert isinstance(clause, Requirement)
-            what = f"{runner.name}'s requirement {clause.kind!r} ({clause.reason})"
+            number = gate.id.rpartition(":")[2]  # a clause of a chain: its number
+            what = f"{runner.name}'s requirement {clause.kind!r}" + (
+                f", clause {number} ({clause.reason})," if number.isdigit() else f" ({clause.reason})")
             try:
                 if solve(true=[clause.condition._node]) is None:
                     unmet = True
@@ -317,7 +319,7 @@ def _requirements(matrix: Matrix, gates: List[Feature], solve: Solve, place: _Pl
                                        f"{what} is met by no config: {clause.condition} never holds, so "
                                        f"{runner.name} can serve no config")
                 elif solve(true=[gate.when._node]) is None:
-                    after = " that meets the clauses before it" if gate.id.rpartition(":")[2].isdigit() else ""
+                    after = " that meets the clauses before it" if number.isdigit() else ""
                     idle.append(place.runner("requirement-idle", runner.id,
                                              f"{what} never fails: {clause.condition} holds for every config{after}; "
                                              "delete it, or check its condition"))
@@ -564,7 +566,10 @@ def _gate_text(gate: Feature) -> str:
     """A gate as a no-runner finding names it: a feature by its name, a failed requirement by
     its condition and reason, a runner out of automatic choice by its candidacy."""
     if isinstance(gate.origin, Requirement):
-        return f"'{gate.name}' (failing {gate.origin.condition})"
+        # A clause of a chain (its id ends in its number) says which: two may read alike.
+        number = gate.id.rpartition(":")[2]
+        clause = f", clause {number} of {gate.origin.kind!r}" if number.isdigit() else ""
+        return f"'{gate.name}' (failing {gate.origin.condition}{clause})"
     if isinstance(gate.origin, Runner):
         return f"{gate.origin.name} not being a candidate (not {gate.origin.candidate})"
     return gate.name
@@ -926,8 +931,13 @@ def _no_runner_findings(minimal: List[Tuple[Feature, ...]], order: Dict[str, int
 
 
 def _stopped(stopped: List[Tuple[Tuple[Feature, ...], Inconclusive]], place: _Places, budget: int) -> Iterator[Finding]:
+    said: Set[FrozenSet[str]] = set()
     for combo, error in stopped:
-        names = " and ".join(g.name for g in combo)
+        key = frozenset(g.id for g in combo)
+        if key in said:  # the search reaches a combination in more than one order
+            continue
+        said.add(key)
+        names = " and ".join(_gate_text(g) for g in combo)
         yield place.feature("inconclusive", combo[0],
                             f"Could not decide {_undecided(error, budget)} whether {names} can be active together; "
                             "combinations that include them were not searched")

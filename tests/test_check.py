@@ -194,6 +194,7 @@ def _holding(m, resolution):
 # --- exactness: check against brute force over every config of small matrices ---------------------
 
 import itertools  # noqa: E402
+import re  # noqa: E402
 import math  # noqa: E402
 
 from hypothesis import settings  # noqa: E402
@@ -252,8 +253,20 @@ _RELATIONS = [("i", "j", "i {op} j"), ("j", "f", "j {op} f"), ("i", "f", "f {op}
               ("s", "t", "s == t"), ("s", "t", "s != t"), ("s", "l", "s in l"), ("t", "l", "t not in l")]
 
 
+_ATOMS["i"] += ["i % 2 == 0", "i % 3 == 2", "i % 4 <= 1", "i % 4 != 2"]
+_ATOMS["j"] += ["j % 2 == 1", "j < 0"]  # j < 0: no config (min 0), for clauses no config meets
+_RELATIONS += [("i", "j", "j == i % 3"), ("i", "j", "i % 2 < j % 3"), ("i", "f", "i % 4 > f")]
+# Residues of every divisor the atoms use (lcm 12) in every gap: the universe must hold a config
+# for each class the partition may claim is empty.
+_FIELDS["i"] = (_FIELDS["i"][0], sorted(set(_FIELDS["i"][1][:-1]) | set(range(-14, 20))) + [None])
+
+
 @st.composite
 def _small_matrices(draw):
+    """Small matrices with every construct of choice: forces, prefers (outright or not), orders,
+    candidacy, requirements and chains (a clause may be one no config meets), removals and
+    refusals (one may repeat another), over fields with remainders beside float bounds and
+    remainders compared with fields."""
     if draw(st.booleans()):  # half the matrices are built around two related fields
         x, y, _ = draw(st.sampled_from(_RELATIONS))
         names = [x, y] + draw(st.lists(st.sampled_from(sorted(_FIELDS)), max_size=1))
@@ -266,28 +279,50 @@ def _small_matrices(draw):
     atom = st.sampled_from(plain) | st.sampled_from(relations) if relations else st.sampled_from(plain)
     gate = st.one_of(atom, st.builds(lambda a, b, o: f"({a}) {o} ({b})", atom, atom, st.sampled_from(["and", "or"])),
                      atom.map(lambda a: f"not ({a})"))
+    ids = ["a", "b", "c"][: draw(st.sampled_from([2, 2, 3]))]
     gates = draw(st.lists(gate, min_size=1, max_size=4))
-    supports = draw(st.lists(st.tuples(st.sampled_from(["yes", "no"]), st.sampled_from(["yes", "no"])),
-                             min_size=len(gates), max_size=len(gates)))
-    # Some gates put a runner first in automatic choice (outright, or when it is free), and
-    # runner b may be a candidate only sometimes.
-    prefers = draw(st.lists(st.none() | st.tuples(st.sampled_from(["a", "b"]), st.booleans()),
-                            min_size=len(gates), max_size=len(gates)))
-    # Some gates record a removal: a config that uses one is refused before any runner choice.
-    removed = draw(st.lists(st.booleans(), min_size=len(gates), max_size=len(gates)))
     text = '[matrix]\nname = "small"\nversion = "1.0"\n[config]\n' + "\n".join(_FIELDS[n][0] for n in names) + "\n"
-    for index, (when, (a, b), prefer) in enumerate(zip(gates, supports, prefers)):
-        text += f'[features.g{index}]\nname = "g{index}"\nwhen = "{when}"\nsupport = {{ a = "{a}", b = "{b}" }}\n'
+    text += '[requirements]\nk1 = { name = "K1", reason = "k1 fails" }\nk2 = { name = "K2", reason = "k2 fails" }\n'
+    forced = False
+    for index, when in enumerate(gates):
+        support = {r: draw(st.sampled_from(["yes", "no"])) for r in ids}
+        extra = ""
+        # Some gates force a runner (every other runner says no), with or without override.
+        forces = draw(st.none() | st.tuples(st.sampled_from(ids), st.booleans())) if index < 2 else None
+        if forces is not None:
+            support = {r: "yes" if r == forces[0] else "no" for r in ids}
+            extra += f'forces = {{ runner = "{forces[0]}", override = {str(forces[1]).lower()} }}\n'
+            forced = True
+        prefer = draw(st.none() | st.tuples(st.sampled_from(ids), st.booleans()))
         if prefer is not None:
-            text += f'prefers = {{ runner = "{prefer[0]}", outright = {str(prefer[1]).lower()} }}\n'
-        if removed[index]:
-            text += 'deprecated = { since = "0.5", remove_in = "1.0", removed = true }\n'
-    runners = {"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}}
+            extra += f'prefers = {{ runner = "{prefer[0]}", outright = {str(prefer[1]).lower()} }}\n'
+        if draw(st.integers(0, 4)) == 0:  # a removal: configs that use it are refused first
+            extra += 'deprecated = { since = "0.5", remove_in = "1.0", removed = true }\n'
+        cells = ", ".join(f'{r} = "{s}"' for r, s in support.items())
+        text += f'[features.g{index}]\nname = "g{index}"\nwhen = "{when}"\nsupport = {{ {cells} }}\n{extra}'
+    runners = {r: {"name": r.upper(), "priority": 3 - i} for i, r in enumerate(ids)}
+    for r in ids:
+        requires = {}
+        for kind in ("k1", "k2"):
+            shape = draw(st.sampled_from(["none", "none", "plain", "chain"]))
+            if shape == "plain":
+                requires[kind] = draw(atom)
+            elif shape == "chain":
+                requires[kind] = [{"condition": draw(atom)} for _ in range(2)]
+        if requires:
+            runners[r]["requires"] = requires
     if draw(st.booleans()):
-        runners["b"]["candidate"] = draw(atom)
+        runners[draw(st.sampled_from(ids[1:]))]["candidate"] = draw(atom)
     if draw(st.booleans()):  # an order that tries b first where its condition holds
         text += f'[orders.b_first]\nname = "b first"\nwhen = "{draw(atom)}"\nrunners = ["b"]\n'
-    return text, names, runners
+    # Refusals over the gates, one of them perhaps repeated.
+    for number in range(draw(st.integers(0, 2))):
+        parts = draw(st.lists(st.lists(st.sampled_from([f"g{i}" for i in range(len(gates))]), min_size=1, max_size=2,
+                                       unique=True), min_size=1, max_size=2))
+        together = ", ".join("[" + ", ".join(f'"{g}"' for g in part) + "]" for part in parts)
+        for copy in range(1 + (number == 0 and draw(st.booleans()))):
+            text += f'[refusals.r{number}_{copy}]\nreason = "r{number}"\ntogether = [{together}]\n'
+    return text, names, runners, forced
 
 
 def _universe(m, names):
@@ -295,34 +330,70 @@ def _universe(m, names):
         yield dict(zip(names, values))
 
 
+def _explains(m, compiled, ids, refused, mask, combo):
+    """Whether the set of gate ids *combo* explains why automatic choice finds no runner for
+    *mask*, as the README defines no-runner: every gate of it is active, and it refuses every
+    runner, or one of its gates prefers outright a runner it refuses and decides (no feature that
+    forces a runner is active, and every active preference declared before it is not outright
+    and its runner is not free)."""
+    away = set().union(*(refused[g] for g in combo))
+    if away == {r.id for r in m.runners}:
+        return True
+    for g in combo:
+        feature = m.feature(g) if g in {f.id for f in m.features} else None
+        if feature is None or feature.prefers is None or not feature.prefers.outright \
+                or feature.prefers.runner not in away or mask & compiled.forcing:
+            continue
+        decides = True
+        for h in compiled.active(mask & compiled.preferring):
+            if h.id == g:
+                break
+            free = not mask & compiled.blocking[h.prefers.runner] and compiled.is_candidate(h.prefers.runner, mask)
+            if h.prefers.outright or free:
+                decides = False
+                break
+        if decides:
+            return True
+    return False
+
+
 @settings(deadline=None)
 @given(_small_matrices())
 def test_check_agrees_with_brute_force_over_every_config(case):
-    text, names, runners = case
+    text, names, runners, forced = case
     try:
         m = matrix.loads(text, runners=runners)
     except matrix.LoadError:
         return  # an ill-typed combination of atoms: the loader's business, tested elsewhere
     from matrix._compile import plan
+    from matrix._space import CAUSES
 
     compiled = plan(m, m.version)
-    masks = {compiled.evaluate(config)[0] for config in _universe(m, names)}
+    universe = list(_universe(m, names))
+    masks = {compiled.evaluate(config)[0] for config in universe}
     report = check(m)
     gates = list(m.features)
     bit = {g.id: 1 << i for i, g in enumerate(compiled.features)}
-    space = Space(m.schema, [g.when._node for g in gates])
-    undecided = {f.feature for f in report.findings if f.code == "inconclusive"}
+    space = Space(m.schema, [g.when._node for g in compiled.features])
+    by_code = {}
+    for finding in report.findings:
+        by_code.setdefault(finding.code, []).append(finding)
+        if finding.witness is not None:  # every witness is a config resolve accepts
+            compiled.evaluate(finding.witness)
+    # Every inconclusive finding names a cause the README lists, and no finding is said twice.
+    causes = "|".join(re.escape(c) for c in CAUSES.values())
+    for finding in by_code.get("inconclusive", []):
+        assert re.search(rf"within \d+ steps|could be represented: ({causes})(; ({causes}))*\)", finding.message), \
+            finding.message
+    said_once = [str(f) for f in report.findings]
+    assert len(set(said_once)) == len(said_once), "a finding is reported twice"
+    undecided = {f.feature for f in by_code.get("inconclusive", [])}
 
     def shows(goal_true, goal_false=()):
         """A config the exact search finds, re-resolved: its mask, or None."""
         found = space.solve(true=[g.when._node for g in goal_true], false=[g.when._node for g in goal_false])
         return None if found is None else compiled.evaluate(space.witness(found))[0]
 
-    by_code = {}
-    for finding in report.findings:
-        by_code.setdefault(finding.code, []).append(finding)
-        if finding.witness is not None:  # every witness is a config resolve accepts
-            compiled.evaluate(finding.witness)
     never = {f.feature for f in by_code.get("never-active", [])}
     always = {f.feature for f in by_code.get("always-active", [])}
     for g in gates:
@@ -345,33 +416,86 @@ def test_check_agrees_with_brute_force_over_every_config(case):
     for finding in by_code.get("implied-contradiction", []):
         narrow, broad = finding.features
         assert not any(mask & bit[narrow] and not mask & bit[broad] for mask in masks)
+    # Requirements, each clause on its own: one no config meets (wherever it stands in its
+    # chain) is requirement-unmet; one that never fails is requirement-idle, unless its runner
+    # serves no config; requirements that exclude every config together, runner-unusable.
+    unsure = {f.runner for f in by_code.get("inconclusive", []) if f.runner}
+    said = {code: {f.runner for f in by_code.get(code, [])} for code in
+            ("requirement-unmet", "requirement-idle", "runner-unusable", "never-candidate")}
+    for runner in m.runners:
+        if runner.id in unsure or undecided:
+            continue
+        clauses = [g for g in compiled.features if isinstance(g.origin, Requirement) and g.origin.runner == runner.id]
+        unmet = any(not any(c.origin.condition.evaluate(config, schema=m.schema) for config in universe)
+                    for c in clauses)
+        assert (runner.id in said["requirement-unmet"]) == unmet, runner.id
+        unusable = not unmet and bool(clauses) and all(mask & sum(bit[c.id] for c in clauses) for mask in masks)
+        assert (runner.id in said["runner-unusable"]) == unusable, runner.id
+        idle = not unmet and not unusable and any(not any(mask & bit[c.id] for mask in masks) for c in clauses)
+        assert (runner.id in said["requirement-idle"]) == idle, runner.id
     # What automatic choice answers for each mask (the answer depends on the mask alone).
     outcome = {}
-    for config in _universe(m, names):
+    for config in universe:
         mask = compiled.evaluate(config)[0]
         if mask not in outcome:
             try:
                 outcome[mask] = m.resolve(config).runner
             except matrix.ResolutionError as error:
                 outcome[mask] = type(error)
-    # Every config no runner serves uses one of the reported combinations (a runner that is no
-    # candidate counts as its pseudo-gate), and each is real.
-    combos = [frozenset(c) for f in by_code.get("no-runner", []) for c in f.combinations]
-    if not undecided:
+    # No runner: the reported combinations are exactly the minimal sets of gates that explain a
+    # config no runner serves (failed requirements with one condition count as one gate, a runner
+    # that is no candidate as its pseudo-gate; at most two failed requirements in a set).
+    merged = {}
+    for g in compiled.features:
+        if isinstance(g.origin, Requirement):
+            merged.setdefault(str(g.when), g.id)
+    refused = {}
+    for g in compiled.features:
+        if g.origin is None and not g.removed_at(m.version):
+            refused[g.id] = {r.id for r in m.runners if g.status(r.id, m.version) in ("no", "opt-in")}
+        elif isinstance(g.origin, Requirement):
+            refused.setdefault(merged[str(g.when)], set()).add(g.origin.runner)
+    for r in m.runners:
+        if r.candidate is not None:
+            refused[f"{r.id}:not-candidate"] = {r.id}
+    expected = set()
+    if not undecided and not unsure:
         for mask, answer in outcome.items():
-            if answer is NoRunnerError:
-                active = {g.id for g in gates if mask & bit[g.id]} | {
-                    f"{r.id}:not-candidate" for r in m.runners if not compiled.is_candidate(r.id, mask)}
-                assert any(combo <= active for combo in combos), f"no-runner misses {sorted(active)}"
+            if answer is not NoRunnerError:
+                continue
+            active = {g.id for g in compiled.features if mask & bit[g.id] and g.id in refused}
+            active |= {merged[str(g.when)] for g in compiled.features if isinstance(g.origin, Requirement)
+                       and mask & bit[g.id]}
+            active |= {f"{r.id}:not-candidate" for r in m.runners if r.candidate is not None
+                       and not compiled.is_candidate(r.id, mask)}
+            explaining = [frozenset(s) for n in range(1, len(active) + 1) for s in itertools.combinations(sorted(active), n)
+                          if sum(1 for g in s if ":" in g and not g.endswith(":not-candidate")) <= 2
+                          and _explains(m, compiled, active, refused, mask, s)]
+            assert explaining or sum(1 for g in active if ":" in g and not g.endswith(":not-candidate")) > 2, \
+                f"nothing explains {sorted(active)}"
+            expected.update(explaining)
+        expected = {s for s in expected if not any(o < s for o in expected)}
+        combos = {frozenset(c) for f in by_code.get("no-runner", []) for c in f.combinations}
+        assert combos == expected, f"reported {sorted(map(sorted, combos))}, expected {sorted(map(sorted, expected))}"
     for finding in by_code.get("no-runner", []):
         with pytest.raises(NoRunnerError):
             m.resolve(finding.witness)
+    # Refusals: one that acknowledges no combination is unused; one whose combinations an earlier
+    # one acknowledges is shadowed.
+    if not undecided and not unsure:
+        combos = [frozenset(c) for f in by_code.get("no-runner", []) for c in f.combinations]
+        unused = {f.message.split("'")[1] for f in by_code.get("refusal-unused", [])}
+        shadowed = {f.message.split("'")[1] for f in by_code.get("refusal-shadowed", [])}
+        for index, refusal in enumerate(m.refusals):
+            mine = [c for c in combos if refusal.covers(c)]
+            first = [c for c in mine if not any(r.covers(c) for r in m.refusals[:index])]
+            assert (refusal.id in unused) == (not mine), refusal.id
+            assert (refusal.id in shadowed) == (bool(mine) and not first), refusal.id
     # Each runner is reported never chosen exactly when no config resolves to it automatically
-    # (preferences and candidacy included).
+    # (preferences, forces and candidacy included).
     chosen = set(outcome.values())
-    unsure = {f.runner for f in by_code.get("inconclusive", []) if f.runner}
     # A runner that serves no config, or is never a candidate, is said so instead.
-    never_chosen = {f.runner for code in ("never-chosen", "never-candidate", "runner-unusable")
+    never_chosen = {f.runner for code in ("never-chosen", "never-candidate", "runner-unusable", "requirement-unmet")
                     for f in by_code.get(code, [])}
     for runner in m.runners:
         if runner.id not in unsure and not undecided:
@@ -536,3 +660,118 @@ def test_a_malformed_refusal_id_is_named_as_such():
     with pytest.raises(matrix.LoadError) as info:
         matrix.loads(text, runners=DATA / "runners")
     assert [p.message for p in info.value.problems] == ["Refusal id 'bad id!' must be letters, digits, '_', '.' or '-'"]
+
+
+# --- the wrong answers an independent brute force found (issue 26), each with its minimal matrix ----
+
+_R12 = {"r1": {"name": "R1", "priority": 2}, "r2": {"name": "R2", "priority": 1}}
+
+
+def _loads(config, features, runners=_R12):
+    return matrix.loads(f'[matrix]\nname = "t"\nversion = "1.0"\n[config]\n{config}\n{features}', runners=runners)
+
+
+@pytest.mark.parametrize(("when", "witness"), [
+    ("x > 2.5 and x % 2 == 0", {"x": 4}),
+    ("x < -0.5 and x % 2 == 0", {"x": -2}),
+    ("not (not (1.5 >= x and x % 4 == 2))", {"x": -2}),
+])
+def test_a_remainder_beside_a_non_integral_bound_is_decided_exactly(when, witness):
+    m = _loads('"x" = { type = "int", default = 0 }',
+               f'[features.g]\nname = "g"\nwhen = "{when}"\nsupport = {{ r1 = "yes", r2 = "no" }}\n')
+    assert [f.code for f in check(m).findings if f.feature == "g"] == []
+    assert m.resolve(witness).active == (m.feature("g"),)
+    negated = _loads('"x" = { type = "int", default = 0 }',
+                     f'[features.g]\nname = "g"\nwhen = "not ({when})"\nsupport = {{ r1 = "yes", r2 = "no" }}\n')
+    assert [f.code for f in check(negated).findings if f.feature == "g"] == []  # not always active
+
+
+def test_a_remainder_compared_with_another_field_is_decided_exactly():
+    m = _loads('"x" = { type = "int", default = 0 }\n"y" = { type = "int", default = 0 }',
+               '[features.g]\nname = "g"\nwhen = "y == x % 5 and y == 2"\nsupport = { r1 = "yes", r2 = "no" }\n')
+    assert [f.code for f in check(m).findings if f.feature == "g"] == []
+    assert m.resolve({"x": 2, "y": 2}).active == (m.feature("g"),)
+    # A remainder compared with a remainder: the runner is no candidate at a = 4 (4 % 4 == 0).
+    m = _loads('"a" = { type = "int", min = 1, max = 5, default = 1 }\n"d" = { type = "int", default = 0 }', "",
+               {"r1": {"name": "R1", "priority": 2, "candidate": "d % 1 < a % 4"}})
+    assert [(f.code, f.message, f.witness) for f in check(m).findings if f.code == "no-runner"] == [
+        ("no-runner", "No runner can serve a config with R1 not being a candidate (not d % 1 < a % 4): R1 is not "
+                      "a candidate", {"a": 4, "d": 0})]
+    with pytest.raises(NoRunnerError):
+        m.resolve({"a": 4, "d": 0})
+
+
+def test_a_chain_clause_no_config_meets_is_requirement_unmet_wherever_it_stands():
+    m = _loads('"x" = { type = "int", min = 0, default = 0 }', '[requirements]\nk = { name = "K", reason = "k fails" }\n',
+               {"r1": {"name": "R1", "priority": 2, "requires": {"k": [{"condition": "x > 1"}, {"condition": "x < 0"}]}},
+                "r2": {"name": "R2", "priority": 1}})
+    assert [(f.code, f.message) for f in check(m).findings if f.runner == "r1"] == [
+        ("requirement-unmet", "R1's requirement 'k', clause 2 (k fails), is met by no config: x < 0 never holds, so R1 "
+                              "can serve no config")]
+
+
+def test_an_outright_preference_is_combined_with_the_gates_that_really_refuse():
+    # g0 forces r0 and is always active, so preferences are set aside: g1's outright preference
+    # never decides, and {g0, g1} leave no runner by refusal alone.
+    text = ('[features.g0]\nname = "g0"\nwhen = "True"\nsupport = { r0 = "yes", r1 = "no", r3 = "no" }\n'
+            'forces = { runner = "r0" }\n'
+            '[features.g1]\nname = "g1"\nwhen = "c"\nsupport = { r0 = "no", r1 = "yes", r3 = "no" }\n'
+            'prefers = { runner = "r3", outright = true }\n')
+    m = _loads('"c" = { type = "bool", default = false }', text,
+               {"r0": {"name": "R0", "priority": 34}, "r3": {"name": "R3", "priority": 24},
+                "r1": {"name": "R1", "priority": 23}})
+    with pytest.raises(NoRunnerError):
+        m.resolve({"c": True})
+    assert [(f.message, f.witness) for f in check(m).findings if f.code == "no-runner"] == [
+        ("No runner can serve a config that uses g0 and g1: R0 does not support g1; R3 does not support g0; g1; "
+         "R1 does not support g0", {"c": True})]
+
+
+def test_an_outright_preference_counts_only_where_it_decides():
+    # Wherever g1 holds, g0 holds and decides first: g1 is no finding of its own.
+    text = ('[features.g0]\nname = "g0"\nwhen = "a or b"\nsupport = { r0 = "no", r1 = "no" }\n'
+            'prefers = { runner = "r1", outright = true }\n'
+            '[features.g1]\nname = "g1"\nwhen = "b"\nsupport = { r0 = { status = "partial", note = "n" }, r1 = "no" }\n'
+            'prefers = { runner = "r1", outright = true }\n')
+    m = _loads('"a" = { type = "bool", default = false }\n"b" = { type = "bool", default = false }', text,
+               {"r0": {"name": "R0", "priority": 2}, "r1": {"name": "R1", "priority": 1}})
+    assert [f.combinations for f in check(m).findings if f.code == "no-runner"] == [(("g0",),)]
+
+
+def test_a_gate_is_never_compared_with_itself_and_a_related_remainder_is_exact_beside_choices():
+    m = _loads('"a" = { type = "int", nullable = true, choices = [0, 3] }\n"c" = { type = "int", min = 0, default = 0 }',
+               '[features.g0]\nname = "g0"\nwhen = "c > a"\nsupport = { r1 = "yes", r2 = "no" }\n'
+               '[features.g1]\nname = "g1"\nwhen = "c % 2 <= 2"\nsupport = { r1 = "no", r2 = "yes" }\n')
+    findings = check(m).findings
+    assert [f.code for f in findings] == ["never-chosen", "no-runner", "always-active"]
+    # A float bounded to [-1, 4] is exact beside constants far outside its bounds.
+    m = _loads('"d" = { type = "float", min = -1, max = 4, default = 0.0 }\n"e" = { type = "int", default = 0 }\n'
+               '"a" = { type = "int", default = 0 }',
+               '[features.g0]\nname = "g0"\nwhen = "e > d"\nsupport = { r1 = "yes", r2 = "no" }\n'
+               '[features.g1]\nname = "g1"\nwhen = "9007199254740993 == e"\nsupport = { r1 = "no", r2 = "yes" }\n'
+               '[features.g2]\nname = "g2"\nwhen = "a <= d"\nsupport = { r1 = "no", r2 = "yes" }\n')
+    assert "inconclusive" not in [f.code for f in check(m).findings]
+
+
+def test_candidacy_is_not_merged_with_a_requirement_of_the_same_condition():
+    m = _loads('"c" = { type = "bool", default = false }',
+               '[requirements]\nk0 = { name = "K0", reason = "k0 fails" }\n'
+               '[features.g]\nname = "g"\nwhen = "c"\nsupport = { r1 = "yes", r2 = "yes" }\n',
+               {"r1": {"name": "R1", "priority": 2, "requires": {"k0": "c"}},
+                "r2": {"name": "R2", "priority": 1, "candidate": "c"}})
+    assert [(f.message, f.combinations) for f in check(m).findings if f.code == "no-runner"] == [
+        ("No runner can serve a config with 'k0 fails' (failing c) and R2 not being a candidate (not c): R1 is not "
+         "valid for it: k0 fails; R2 is not a candidate", (("r1:k0", "r2:not-candidate"),))]
+
+
+@pytest.mark.parametrize("first", ["fo", "fn"])
+def test_a_refusing_forced_runner_wins_over_an_overriding_one_whatever_the_order(first):
+    fo = '[features.fo]\nname = "fo"\nwhen = "a"\nsupport = { r0 = "yes", r1 = "no" }\nforces = { runner = "r0", override = true }\n'
+    fn = '[features.fn]\nname = "fn"\nwhen = "b"\nsupport = { r0 = "yes", r1 = "no" }\nforces = { runner = "r0" }\n'
+    m = _loads('"a" = { type = "bool", default = false }\n"b" = { type = "bool", default = false }',
+               fo + fn if first == "fo" else fn + fo, {"r0": {"name": "R0", "priority": 2}, "r1": {"name": "R1", "priority": 1}})
+    with pytest.raises(matrix.UnsupportedFeatureError) as excinfo:
+        m.resolve({"a": True, "b": True}, runner="r1")
+    assert excinfo.exconly() == ("matrix.errors.UnsupportedFeatureError: fn requires R0; it cannot run on R1, which "
+                                 "was asked for")
+    assert m.resolve({"a": True}, runner="r1").runner == "r0"  # the override alone still overrides
