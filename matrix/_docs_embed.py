@@ -31,20 +31,23 @@ def tables_option(text: str) -> Tuple[str, ...]:
     return names
 
 
-def load(where: str, base: str) -> Matrix:
-    """The matrix *where* names: ``default`` for the packaged one, else a ``features.toml``
-    path relative to *base*."""
-    from .loader import default, load
+def load(where: str, base: str) -> Tuple[Matrix, str]:
+    """The matrix *where* names (``default`` for the packaged one, else a ``features.toml``
+    path relative to *base*) and the folder the names of its files are relative to."""
+    from .loader import default, _default_file, load
 
     if where == "default":
-        return default()
-    return load(os.path.join(base, where))
+        # The packaged matrix names its files "features.toml" and "runners/v1.toml", for
+        # messages: they are in the package, not beside the page or mkdocs.yml.
+        return default(), os.path.dirname(_default_file())
+    return load(os.path.join(base, where)), ""
 
 
-def watched(matrix: Matrix) -> List[str]:
-    """The files whose change changes the tables: features.toml and every runner file."""
+def watched(matrix: Matrix, folder: str = "") -> List[str]:
+    """The files whose change changes the tables: features.toml and every runner file, their
+    names (as the matrix gives them) relative to *folder*."""
     files = [matrix.file] + [runner.file for runner in matrix.runners]
-    return [f for f in files if f]
+    return [os.path.join(folder, f) for f in files if f]
 
 
 def embed(where: str, base: str, *, format: str, tables: Sequence[str] = DEFAULT_TABLES,
@@ -54,5 +57,5 @@ def embed(where: str, base: str, *, format: str, tables: Sequence[str] = DEFAULT
     :raises LoadError: the matrix does not load.
     :raises UsageError: an unknown table or a malformed version.
     """
-    matrix = load(where, base)
-    return render(matrix, format=format, version=version, tables=tables, symbols=symbols), watched(matrix)
+    matrix, folder = load(where, base)
+    return render(matrix, format=format, version=version, tables=tables, symbols=symbols), watched(matrix, folder)

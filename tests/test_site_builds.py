@@ -1,6 +1,7 @@
 """The MkDocs plugin and the Sphinx directive, in real builds: `mkdocs build --strict` and
 `sphinx-build -W` of a small site each, as the README configures them."""
 
+import os
 import re
 import shutil
 import subprocess
@@ -122,3 +123,37 @@ def test_sphinx_build_W_fails_on_a_bad_directive_and_says_why(tmp_path):
     assert done.returncode != 0
     assert f"{site / 'src' / 'index.rst'}:4: ERROR: support-matrix ../nope.toml: {site / 'src' / '..' / 'nope.toml'}: 1 problem" \
         in done.stderr.splitlines()
+
+
+def test_mkdocs_serve_watches_the_files_of_the_matrix_a_page_embeds(tmp_path, monkeypatch):
+    # As `mkdocs serve` does: build (the plugin reads the pages), then the on_serve event with
+    # the live-reload server, from the folder of mkdocs.yml. The packaged matrix is watched in
+    # the package: there is no runners/ folder beside mkdocs.yml (watching one crashed serve).
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.livereload import LiveReloadServer
+
+    import matrix.loader
+
+    shutil.copy(ROOT / "features.toml", tmp_path / "features.toml")
+    shutil.copytree(ROOT / "runners", tmp_path / "own")
+    (tmp_path / "features.toml").write_text((tmp_path / "features.toml").read_text().replace(
+        '\nrunners = "runners"\n', '\nrunners = "own"\n', 1))
+    (tmp_path / "mkdocs.yml").write_text(_MKDOCS_YML)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("# Packaged\n\n<!-- support-matrix default table=runners -->\n")
+    (tmp_path / "docs" / "own.md").write_text("# Own\n\n<!-- support-matrix features.toml table=runners -->\n")
+    monkeypatch.chdir(tmp_path)
+    config = load_config(str(tmp_path / "mkdocs.yml"))
+    build(config)
+    server = LiveReloadServer(builder=lambda: None, host="127.0.0.1", port=0, root=str(tmp_path / "site"))
+    try:
+        assert config.plugins.on_serve(server, config=config, builder=lambda: None) is server
+        watched = sorted(server._watched_paths)
+    finally:
+        server.server_close()
+    packaged = os.path.dirname(matrix.loader._default_file())
+    assert watched == sorted([os.path.join(packaged, "features.toml"), os.path.join(packaged, "runners", "v1.toml"),
+                              os.path.join(packaged, "runners", "v2.toml"), str(tmp_path / "features.toml"),
+                              str(tmp_path / "own" / "v1.toml"), str(tmp_path / "own" / "v2.toml")])
+    assert all(os.path.isfile(path) for path in watched)
