@@ -8,7 +8,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from . import _messages
 from .errors import UsageError
-from .render import DEFAULT_TABLES, TABLES, render
+from .render import DEFAULT_TABLES, TABLES
 from .schema import Matrix
 
 
@@ -51,11 +51,18 @@ def watched(matrix: Matrix, folder: str = "") -> List[str]:
 
 
 def embed(where: str, base: str, *, format: str, tables: Sequence[str] = DEFAULT_TABLES,
-          version: Optional[str] = None, symbols: bool = True) -> Tuple[str, List[str]]:
-    """The rendered tables and the files they were read from.
+          version: Optional[str] = None, symbols: bool = True, labels: str = "") -> Tuple[str, List[str]]:
+    """The rendered tables (*format* ``markdown`` or ``rst``, *tables* as `tables_option` gives
+    them) and the files they were read from. *labels* goes before each note's label: one page
+    may embed several tables, and a label names one note on the whole page.
 
     :raises LoadError: the matrix does not load.
-    :raises UsageError: an unknown table or a malformed version.
+    :raises UsageError: a malformed version.
     """
+    from ._docs_model import document
+    from ._docs_text import markdown, restructuredtext
+
     matrix, folder = load(where, base)
-    return render(matrix, format=format, version=version, tables=tables, symbols=symbols), watched(matrix, folder)
+    doc = document(matrix, version=version, pairs="pairs" in tables)
+    text = (markdown if format == "markdown" else restructuredtext)(doc, tables, symbols, labels)
+    return text, watched(matrix, folder)

@@ -44,7 +44,9 @@ def _md_link(label: str, url: str) -> str:
     return f"[{label}](<{url.replace('>', '%3E').replace(' ', '%20').replace('|', '%7C')}>)"
 
 
-def markdown(doc: Document, tables: Sequence[str], symbols: bool) -> str:
+def markdown(doc: Document, tables: Sequence[str], symbols: bool, labels: str = "") -> str:
+    """*labels* goes before every footnote label (``[^m2-1]``), so that the notes of several
+    renderings on one page do not take each other's labels (the MkDocs plugin gives each its own)."""
     out = [f"<!-- {banner(doc.source)} -->", ""]
     if "support" in tables:
         out += [f"### Support matrix: {_md(doc.title)} {doc.version}", ""]
@@ -60,14 +62,15 @@ def markdown(doc: Document, tables: Sequence[str], symbols: bool) -> str:
         for heading, row in group_rows(doc.rows):
             if heading:
                 out.append(f"| **{_md(heading)}** |" + " |" * (len(header) - 1))
-            name = named(_md(row.name), row.links, _md_link) + (f" [^{row.note}]" if row.note else "")
-            cells = [cell_text(cell, lambda step: label(step, symbols), _md_link, lambda n: f" [^{n}]") for cell in row.cells]
+            name = named(_md(row.name), row.links, _md_link) + (f" [^{labels}{row.note}]" if row.note else "")
+            cells = [cell_text(cell, lambda step: label(step, symbols), _md_link, lambda n: f" [^{labels}{n}]")
+                     for cell in row.cells]
             lifecycle = _md("; ".join(row.lifecycle))
             out.append("| " + " | ".join([name, _md_code(row.condition), *cells, lifecycle]) + " |")
         if doc.notes:
             out.append("")
             # Footnotes, which GitHub and MkDocs (its footnotes extension) link both ways.
-            out += [f"[^{i}]: {_md(note)}" for i, note in enumerate(doc.notes, 1)]
+            out += [f"[^{labels}{i}]: {_md(note)}" for i, note in enumerate(doc.notes, 1)]
         out.append("")
     if "runners" in tables:
         out += [f"### Runners: {_md(doc.title)}", "", "| Runner | Name | Priority | Description | Links |",
@@ -89,7 +92,7 @@ def markdown(doc: Document, tables: Sequence[str], symbols: bool) -> str:
         for line in choice_text(doc):
             out += ["".join(_md_piece(piece) for piece in line), ""]
     if "pairs" in tables:
-        out += _markdown_pairs(doc, symbols)
+        out += _markdown_pairs(doc, symbols, labels)
     if "config" in tables:
         out += [f"### Config reference: {_md(doc.title)}", ""]
     if "config" in tables and not doc.config:
@@ -120,7 +123,7 @@ def markdown(doc: Document, tables: Sequence[str], symbols: bool) -> str:
     return "\n".join(out)
 
 
-def _markdown_pairs(doc: Document, symbols: bool) -> List[str]:
+def _markdown_pairs(doc: Document, symbols: bool, labels: str) -> List[str]:
     out = [f"### Feature pairs: {_md(doc.title)} {doc.version}", ""]
     if len(doc.pairs) < 2:
         return out + ["No two features to pair at this version.", ""]
@@ -130,12 +133,12 @@ def _markdown_pairs(doc: Document, symbols: bool) -> List[str]:
     out.append("| Feature | " + " | ".join(str(j) for j in range(1, columns + 1)) + " |")
     out.append("|---|" + "---|" * columns)
     for i, row in enumerate(doc.pairs):
-        cells = [_md(pair_label(c, symbols)) + (f" [^refusal-{c.refusal}]" if c.refusal else "") for c in row.cells]
+        cells = [_md(pair_label(c, symbols)) + (f" [^{labels}refusal-{c.refusal}]" if c.refusal else "") for c in row.cells]
         cells += [""] * (columns - len(cells))
         out.append(f"| {i + 1}. {_md(row.name)} | " + " | ".join(cells) + " |")
     if doc.refusals:
         out.append("")
-        out += [f"[^refusal-{r.id}]: Refused on purpose ({_md_code(r.id)}): {_md(r.reason)}"
+        out += [f"[^{labels}refusal-{r.id}]: Refused on purpose ({_md_code(r.id)}): {_md(r.reason)}"
                 + "".join(f" {_md_link(f'link {i}', url)}" for i, url in enumerate(r.links, 1)) for r in doc.refusals]
     return out + [""]
 
@@ -185,7 +188,11 @@ def _heading(text: str, char: str) -> List[str]:
     return [text, char * max(width, 3), ""]
 
 
-def restructuredtext(doc: Document, tables: Sequence[str], symbols: bool) -> str:
+def restructuredtext(doc: Document, tables: Sequence[str], symbols: bool, labels: str = "") -> str:
+    """With *labels*, the notes are auto-numbered footnotes labelled with it (``[#m2-1]_``):
+    footnote labels are names of the whole document, so several renderings on one page (the
+    Sphinx directive gives each its own) must not share them; without, they are ``[1]_``."""
+    note_label = (lambda n: f"#{labels}{n}") if labels else str
     out = [f".. {banner(doc.source)}", ""]
     if "support" in tables:
         out += _heading(f"Support matrix: {_rst(doc.title)} {doc.version}", "-")
@@ -199,12 +206,12 @@ def restructuredtext(doc: Document, tables: Sequence[str], symbols: bool) -> str
         for heading, row in group_rows(doc.rows):
             if heading:
                 rows.append([f"**{_rst(heading)}**", *([""] * (width - 1))])
-            name = named(_rst(row.name), row.links, _rst_link) + (f" [{row.note}]_" if row.note else "")
-            cells = [cell_text(cell, lambda step: label(step, symbols), _rst_link, lambda n: f" [{n}]_")
+            name = named(_rst(row.name), row.links, _rst_link) + (f" [{note_label(row.note)}]_" if row.note else "")
+            cells = [cell_text(cell, lambda step: label(step, symbols), _rst_link, lambda n: f" [{note_label(n)}]_")
                      for cell in row.cells]
             rows.append([name, _rst_literal(row.condition), *cells, _rst("; ".join(row.lifecycle))])
         out += _rst_table("Support", ["Feature", "Condition", *(_rst(n) for _, n in doc.runners), "Lifecycle"], rows)
-        out += [f".. [{i}] {_rst(note)}" for i, note in enumerate(doc.notes, 1)]
+        out += [f".. [{note_label(i)}] {_rst(note)}" for i, note in enumerate(doc.notes, 1)]
         if doc.notes:
             out.append("")
     if "runners" in tables:
@@ -225,7 +232,7 @@ def restructuredtext(doc: Document, tables: Sequence[str], symbols: bool) -> str
         for line in choice_text(doc):
             out += ["".join(_rst_piece(piece) for piece in line), ""]
     if "pairs" in tables:
-        out += _rst_pairs(doc, symbols)
+        out += _rst_pairs(doc, symbols, labels)
     if "config" in tables:
         out += _heading(f"Config reference: {_rst(doc.title)}", "-")
     if "config" in tables and not doc.config:
@@ -249,7 +256,7 @@ def restructuredtext(doc: Document, tables: Sequence[str], symbols: bool) -> str
     return "\n".join(out)
 
 
-def _rst_pairs(doc: Document, symbols: bool) -> List[str]:
+def _rst_pairs(doc: Document, symbols: bool, labels: str) -> List[str]:
     out = _heading(f"Feature pairs: {_rst(doc.title)} {doc.version}", "-")
     if len(doc.pairs) < 2:
         return out + ["No two features to pair at this version.", ""]
@@ -261,12 +268,12 @@ def _rst_pairs(doc: Document, symbols: bool) -> List[str]:
         # Runner ids are escaped; the fixed labels (``❌ none``) need not be, and a symbol escaped
         # at the start of a cell would only add a backslash to the source.
         cells = [(_rst(pair_label(c, symbols)) if c.kind == "some" else pair_label(c, symbols))
-                 + (f" [#refusal-{c.refusal}]_" if c.refusal else "") for c in row.cells]
+                 + (f" [#{labels}refusal-{c.refusal}]_" if c.refusal else "") for c in row.cells]
         rows.append([_rst(f"{i + 1}. {row.name}"), *cells, *([""] * (columns - len(cells)))])
     out += _rst_table("Feature pairs", ["Feature", *(str(j) for j in range(1, columns + 1))], rows)
     for r in doc.refusals:
         links = "".join(f" {_rst_link(f'link {i}', url)}" for i, url in enumerate(r.links, 1))
-        out += [f".. [#refusal-{r.id}] Refused on purpose ({_rst_literal(r.id)}): {_rst(r.reason)}{links}"]
+        out += [f".. [#{labels}refusal-{r.id}] Refused on purpose ({_rst_literal(r.id)}): {_rst(r.reason)}{links}"]
     if doc.refusals:
         out.append("")
     return out

@@ -60,10 +60,15 @@ class SupportMatrixPlugin(BasePlugin):  # type: ignore[type-arg,no-untyped-call]
     def on_page_markdown(self, markdown: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         base = os.path.dirname(os.path.abspath(config.config_file_path or "mkdocs.yml"))
 
+        embedded = 0
+
         def replace(match: re.Match[str]) -> str:
+            nonlocal embedded
+            embedded += 1
             where = f"{page.file.src_uri}: <!-- support-matrix{match.group('arguments')}-->"
             try:
-                text, read = self._render(match.group("arguments"), base)
+                # Footnote labels name one note on the whole page: each marker's are its own.
+                text, read = self._render(match.group("arguments"), base, labels=f"m{embedded}-")
             except (MatrixError, ValueError) as error:
                 raise PluginError(f"{where}: {error}") from None
             self.watch.update(read)
@@ -79,7 +84,7 @@ class SupportMatrixPlugin(BasePlugin):  # type: ignore[type-arg,no-untyped-call]
             return html
         return _BACKLINKS.sub(r"\1 ", _RENDERED.sub(boxed, html))
 
-    def _render(self, arguments: str, base: str) -> tuple[str, List[str]]:
+    def _render(self, arguments: str, base: str, *, labels: str) -> tuple[str, List[str]]:
         words = shlex.split(arguments)
         if not words:
             raise ValueError("name the matrix: a features.toml path relative to mkdocs.yml, or 'default'")
@@ -95,7 +100,7 @@ class SupportMatrixPlugin(BasePlugin):  # type: ignore[type-arg,no-untyped-call]
                 symbols = False
             else:
                 raise ValueError(f"unknown option {option!r} (expected table=NAME,NAME, version=V or text-only)")
-        return embed(path, base, format="markdown", tables=tables, version=version, symbols=symbols)
+        return embed(path, base, format="markdown", tables=tables, version=version, symbols=symbols, labels=labels)
 
     def on_serve(self, server: Any, /, *, config: MkDocsConfig, builder: Any) -> Any:
         for path in sorted(self.watch):

@@ -55,9 +55,14 @@ class SupportMatrixDirective(SphinxDirective):
             base, where = str(self.env.srcdir), where.lstrip("/")
         else:
             base = os.path.dirname(self.env.doc2path(self.env.docname))
+        # Footnote labels are names of the whole document: each directive's are its own
+        # (temp_data is the document's, cleared when it is read).
+        document = self.env.temp_data
+        embedded = document["support-matrix-embedded"] = int(document.get("support-matrix-embedded") or 0) + 1
         try:
             text, read = embed(where, base, format="rst", tables=tables_option(self.options.get("table", "")),
-                               version=self.options.get("version"), symbols="text-only" not in self.options)
+                               version=self.options.get("version"), symbols="text-only" not in self.options,
+                               labels=f"m{embedded}-")
         except MatrixError as error:
             raise self.error(f"support-matrix {self.arguments[0]}: {error}") from None
         for path in read:
