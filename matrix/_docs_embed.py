@@ -3,6 +3,7 @@ find the matrix a page names, render the tables it asks for, and list the files 
 
 from __future__ import annotations
 
+import difflib
 import os
 from typing import List, Optional, Sequence, Tuple
 
@@ -15,6 +16,15 @@ from .schema import Matrix
 #: The class of the box each rendered table scrolls in (sideways, so that a wide table never
 #: widens the page): the MkDocs plugin and the Sphinx directive both use it.
 SCROLL_CLASS = "support-matrix-scroll"
+
+
+def almost_marker(word: str) -> bool:
+    """Whether *word* (a comment's first word) is "support-matrix" misspelt or itself: another
+    case, another separator or none, a letter or two wrong. A page's marker misspelt would be
+    a comment, silently: the page without its table."""
+    word = word.lower()
+    return (word.replace("_", "-").replace("-", "") == "supportmatrix"
+            or difflib.SequenceMatcher(None, word, "support-matrix").ratio() >= 0.85)
 
 
 def tables_option(text: str) -> Tuple[str, ...]:

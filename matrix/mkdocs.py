@@ -16,12 +16,14 @@ and, in a page, one line where the tables go (the path relative to ``mkdocs.yml`
 
 Each table scrolls sideways in its own box, so a wide one never widens the page. A matrix that
 does not load, an unknown table or option, or a malformed version fails the build with the
-error (so ``mkdocs build --strict`` never publishes a page without its table), and ``mkdocs
-serve`` rebuilds when features.toml or a runner file changes.
+error (so ``mkdocs build --strict`` never publishes a page without its table), a marker
+misspelt (``<!-- support_matrix … -->``) is a warning, and ``mkdocs serve`` rebuilds when
+features.toml or a runner file changes.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shlex
@@ -33,11 +35,17 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
-from ._docs_embed import SCROLL_CLASS, embed, tables_option
+from . import _messages
+from ._docs_embed import SCROLL_CLASS, almost_marker, embed, tables_option
 from .errors import MatrixError
 
 #: The marker a page writes where the tables go.
 MARKER = re.compile(r"^[ \t]*<!--[ \t]*support-matrix\b(?P<arguments>[^\n]*?)-->[ \t]*$", re.MULTILINE)
+# A comment on a line of its own, as a marker stands: one whose first word is almost
+# "support-matrix" (support_matrix, supportmatrix, support-matrx, Support-Matrix) is a marker
+# misspelt, which would leave the page without its table and the build without a word.
+_COMMENT = re.compile(r"^[ \t]*<!--[ \t]*(?P<word>[A-Za-z][\w-]*)(?P<arguments>[^\n]*?)-->[ \t]*$", re.MULTILINE)
+_LOG = logging.getLogger("mkdocs.plugins.support-matrix")  # mkdocs build --strict fails on its warnings
 
 # The rendered Markdown sits between these comments, which Markdown passes through, so that the
 # HTML of its tables can be found again and each table put in a box that scrolls sideways: a
@@ -74,6 +82,11 @@ class SupportMatrixPlugin(BasePlugin):  # type: ignore[type-arg,no-untyped-call]
             self.watch.update(read)
             return f"{_BEGIN}\n\n{text}\n\n{_END}"
 
+        for comment in _COMMENT.finditer(markdown):
+            word = comment.group("word")
+            if word != "support-matrix" and almost_marker(word):
+                _LOG.warning(f"{page.file.src_uri}: <!-- {word}{comment.group('arguments')}-->: "
+                             + _messages.misspelt_marker(word, "support-matrix"))
         return MARKER.sub(replace, markdown)
 
     def on_page_content(self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
@@ -106,3 +119,4 @@ class SupportMatrixPlugin(BasePlugin):  # type: ignore[type-arg,no-untyped-call]
         for path in sorted(self.watch):
             server.watch(path)
         return server
+

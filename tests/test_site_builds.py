@@ -218,3 +218,38 @@ def test_sphinx_build_W_gives_each_directive_on_a_page_its_own_notes(tmp_path):
         **{f"m1-{i}": html.escape(note, quote=False) for i, note in enumerate(default, 1)},
         **{f"m2-{i}": note for i, note in enumerate(kitchen, 1)}}
     assert sorted(set(re.findall(r'class="footnote-reference brackets" href="#([^"]+)"', page))) == sorted(notes)
+
+
+@pytest.mark.parametrize("word", ["support_matrix", "supportmatrix", "support-matrx", "Support-Matrix", "SUPPORT_MATRIX"])
+def test_mkdocs_build_strict_fails_on_a_misspelt_marker(tmp_path, word):
+    site = _site(tmp_path)
+    (site / "mkdocs.yml").write_text(_MKDOCS_YML)
+    (site / "docs").mkdir()
+    # The CLI's --inject markers and other comments are no misspelt marker.
+    (site / "docs" / "index.md").write_text(
+        f"# Support\n\n<!-- {word} features.toml table=runners -->\n\n<!-- matrix:begin -->\n<!-- matrix:end -->\n"
+        "<!-- TODO: support -->\n")
+    done = _mkdocs(site)
+    assert done.returncode == 1
+    assert [line for line in done.stderr.splitlines() if line.startswith("WARNING")] == [
+        f"WARNING -  index.md: <!-- {word} features.toml table=runners -->: Unknown marker {word!r}, did you mean "
+        "'support-matrix' (the comment is left as it is, with no table)"]
+
+
+def test_sphinx_build_W_fails_on_a_misspelt_directive_or_one_written_as_a_comment(tmp_path):
+    site = _site(tmp_path)
+    (site / "src").mkdir()
+    (site / "src" / "conf.py").write_text('extensions = ["matrix.sphinx"]\n')
+    index = site / "src" / "index.rst"
+    # Misspelt, the directive is unknown to docutils, an error.
+    index.write_text("Support\n=======\n\n.. support_matrix:: ../features.toml\n")
+    done = _sphinx(site)
+    assert done.returncode != 0
+    assert done.stderr.splitlines()[0] == f'{index}:4: ERROR: Unknown directive type "support_matrix".'
+    # With one colon or none it is a comment, which docutils takes silently: the extension warns.
+    for comment in ["support-matrix: ../features.toml", "Support_Matrix ../features.toml"]:
+        index.write_text(f"Support\n=======\n\n.. {comment}\n\n.. a comment of the page\n")
+        done = _sphinx(site)
+        assert (done.returncode, done.stderr.splitlines()) == (1, [
+            f"{index}:4: WARNING: The comment {comment!r} is no support-matrix directive, did you mean "
+            "'.. support-matrix:: PATH' (with two colons; the comment is left as it is, with no table)"])
