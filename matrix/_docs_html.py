@@ -18,6 +18,7 @@ td.cell { text-align: center; white-space: nowrap; }
 .status-no { background: #fbe4e4; }
 .status-partial { background: #fdf0d9; }
 .status-opt-in { background: #e6eefb; }
+.status-removed { background: #efefef; color: #555; }
 code { font-size: 0.9em; }
 .lifecycle { font-size: 0.9em; color: #8a4b00; }
 tr.group th { background: #f3f3f3; font-size: 0.95em; }
