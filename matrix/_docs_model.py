@@ -1,6 +1,7 @@
-"""The format-free model of the documentation tables (`document`), and the helpers every format
-shares. The formats are `_docs_text` (Markdown, reStructuredText), `_docs_html` and `_docs_json`;
-the public entry point is `matrix.render`."""
+"""The format-free model of the documentation tables (`document`): what the tables say. From it,
+`_docs_tables` builds generic tables that the display formats, `_docs_text` (Markdown,
+reStructuredText) and `_docs_html`, each render the same way; `_docs_json` writes it as data. The
+public entry point is `matrix.render`."""
 
 from __future__ import annotations
 
@@ -500,23 +501,6 @@ NO_GATES = "No gate is in force at this version."
 NO_SCHEMA = "The matrix declares no config schema."
 
 
-def cell_text(cell: Cell, label: Callable[[Step], str], link: Callable[[str, str], str],
-          note: Callable[[int], str]) -> str:
-    """One support cell in any format: each statement of its history, oldest first, as its
-    symbol and word (linked when there is a link), its note mark, and since when it holds:
-    ``🟠 partial since 16.0 [2] → ✅ yes since 17.0``."""
-    parts = []
-    for step in cell.history:
-        text = label(step)
-        text = link(text, step.link) if step.link else text
-        if step.note:
-            text += note(step.note)
-        if step.since:
-            text += f" since {step.since}"
-        parts.append(text)
-    return " → ".join(parts)
-
-
 def group_rows(rows: Sequence[Row]) -> Iterator[Tuple[Optional[str], Row]]:
     """Each row, with the heading of its group before the first row of each group (when the
     matrix uses groups; ungrouped rows come last, under "Other features")."""
@@ -528,14 +512,6 @@ def group_rows(rows: Sequence[Row]) -> Iterator[Tuple[Optional[str], Row]]:
             heading = row.group or "Other features"
             previous = row.group
         yield heading, row
-
-
-def named(name: str, links: Tuple[str, ...], link: Callable[[str, str], str]) -> str:
-    """A feature's name, linked to its first link, and its other links numbered after it."""
-    if not links:
-        return name
-    more = "".join(f" ({link(str(i), url)})" for i, url in enumerate(links[1:], 2))
-    return link(name, links[0]) + more
 
 
 def legend_label(symbol: str, word: str, symbols: bool) -> str:
