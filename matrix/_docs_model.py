@@ -1,10 +1,11 @@
-"""The format-free model of the documentation tables (`document`), and the helpers every format
-shares. The formats are `_docs_text` (Markdown, reStructuredText), `_docs_html` and `_docs_json`;
-the public entry point is `matrix.render`."""
+"""The format-free model of the documentation tables (`document`): what the tables say. From it,
+`_docs_tables` builds generic tables that the display formats, `_docs_text` (Markdown,
+reStructuredText) and `_docs_html`, each render the same way; `_docs_json` writes it as data. The
+public entry point is `matrix.render`."""
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 import attrs
 from packaging.version import Version
@@ -18,6 +19,8 @@ SYMBOLS: Dict[str, Tuple[str, str, str]] = {
     "no": ("❌", "no", "not supported"),
     "partial": ("🟠", "partial", "supported with a caveat (see the note)"),
     "opt-in": ("🧪", "opt-in", "works only when this runner is asked for explicitly; never chosen automatically"),
+    # Not a runner's statement: what every runner's cell says of a gate removed at the version.
+    "removed": ("⛔", "removed", "the feature no longer exists; a config that uses it is refused before any runner is chosen"),
 }
 
 #: kind of a feature pair's cell → (symbol, word, meaning); a pair only some runners serve
@@ -286,7 +289,7 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
             notes.append(text)
         return notes.index(text) + 1
 
-    used = set()
+    used: Set[str] = set()
     rows: List[Row] = []
     for feature in matrix.features_at(v):
         lifecycle = []
@@ -309,24 +312,15 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
                 badge.append(f"use {d.replacement}")
             lifecycle.append(" · ".join(badge))
         feature_note = footnote(feature.note)
-        cells = []
-        for runner in matrix.runners:
-            steps = []
-            for said in feature.support[runner.id]:
-                if said.since is not None and said.since > v:
-                    break
-                symbol, text, meaning = SYMBOLS[said.status]
-                used.add(said.status)
-                # A statement's own link stays on it; the feature's links are the feature's own
-                # (on its name), not repeated on every status that is not yes.
-                link = said.links[0] if said.links else None
-                steps.append(Step(said.status, symbol, text, meaning, footnote(said.note), link,
-                                  str(said.since) if said.since is not None else None))
-            if not steps:  # every statement starts later: the runner says no until then
-                symbol, text, meaning = SYMBOLS["no"]
-                used.add("no")
-                steps.append(Step("no", symbol, text, meaning, None, None, None))
-            cells.append(Cell(tuple(steps)))
+        if feature.removed_at(v):
+            # Whatever the runners said, resolve() refuses such a config before any runner is
+            # chosen (RemovedFeatureError): every cell says removed, since the removal.
+            assert d is not None and d.remove_in is not None
+            symbol, text, meaning = SYMBOLS["removed"]
+            used.add("removed")
+            cells = [Cell((Step("removed", symbol, text, meaning, None, None, str(d.remove_in)),))] * len(matrix.runners)
+        else:
+            cells = [_cell(feature, runner.id, v, footnote, used) for runner in matrix.runners]
         rows.append(Row(feature.id, spell(feature.name), spell(feature.group) if feature.group else None,
                         spell(str(feature.when)),
                         tuple(spell(x) for x in lifecycle), feature_note, feature.links, tuple(cells),
@@ -358,6 +352,27 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
     return Document(spell(matrix.name), str(v), spell(source), tuple((r.id, spell(r.name)) for r in matrix.runners),
                     tuple(rows), tuple(notes), legend, config, deprecations, runner_rows,
                     pair_rows, pair_legend, refusals, _changes(matrix, v, spell), *_capabilities(matrix, spell))
+
+
+def _cell(feature: Feature, runner: str, v: Version, footnote: Callable[[Optional[str]], Optional[int]],
+          used: Set[str]) -> Cell:
+    """What *runner* says of *feature*: its statements in force by *v*, oldest first."""
+    steps = []
+    for said in feature.support[runner]:
+        if said.since is not None and said.since > v:
+            break
+        symbol, text, meaning = SYMBOLS[said.status]
+        used.add(said.status)
+        # A statement's own link stays on it; the feature's links are the feature's own
+        # (on its name), not repeated on every status that is not yes.
+        link = said.links[0] if said.links else None
+        steps.append(Step(said.status, symbol, text, meaning, footnote(said.note), link,
+                          str(said.since) if said.since is not None else None))
+    if not steps:  # every statement starts later: the runner says no until then
+        symbol, text, meaning = SYMBOLS["no"]
+        used.add("no")
+        steps.append(Step("no", symbol, text, meaning, None, None, None))
+    return Cell(tuple(steps))
 
 
 def _capabilities(matrix: Matrix, spell: Callable[[str], str]) -> Tuple[
@@ -486,23 +501,6 @@ NO_GATES = "No gate is in force at this version."
 NO_SCHEMA = "The matrix declares no config schema."
 
 
-def cell_text(cell: Cell, label: Callable[[Step], str], link: Callable[[str, str], str],
-          note: Callable[[int], str]) -> str:
-    """One support cell in any format: each statement of its history, oldest first, as its
-    symbol and word (linked when there is a link), its note mark, and since when it holds:
-    ``🟠 partial since 16.0 [2] → ✅ yes since 17.0``."""
-    parts = []
-    for step in cell.history:
-        text = label(step)
-        text = link(text, step.link) if step.link else text
-        if step.note:
-            text += note(step.note)
-        if step.since:
-            text += f" since {step.since}"
-        parts.append(text)
-    return " → ".join(parts)
-
-
 def group_rows(rows: Sequence[Row]) -> Iterator[Tuple[Optional[str], Row]]:
     """Each row, with the heading of its group before the first row of each group (when the
     matrix uses groups; ungrouped rows come last, under "Other features")."""
@@ -514,14 +512,6 @@ def group_rows(rows: Sequence[Row]) -> Iterator[Tuple[Optional[str], Row]]:
             heading = row.group or "Other features"
             previous = row.group
         yield heading, row
-
-
-def named(name: str, links: Tuple[str, ...], link: Callable[[str, str], str]) -> str:
-    """A feature's name, linked to its first link, and its other links numbered after it."""
-    if not links:
-        return name
-    more = "".join(f" ({link(str(i), url)})" for i, url in enumerate(links[1:], 2))
-    return link(name, links[0]) + more
 
 
 def legend_label(symbol: str, word: str, symbols: bool) -> str:

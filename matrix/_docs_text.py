@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-from typing import List, Sequence, Tuple
+from typing import List, Sequence
 
-from ._docs_model import (CAPABILITIES_INTRO, DEPRECATION_HEADER, NO_GATES, NO_SCHEMA, PAIRS_INTRO, Document, absent, banner,
-                          cell_text, deprecation_cells, group_rows, label, legend_label, named, pair_label, choice_text)
+from ._docs_model import Document, banner
+from ._docs_tables import Piece, Pieces
+from ._docs_tables import tables as docs_tables
 
 # Markdown (GitHub and MkDocs) -----------------------------------------------------------------
 
@@ -25,17 +26,6 @@ def _md_code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def _md_piece(piece: Tuple[str, bool]) -> str:
-    """Text, or a condition (code), keeping the spaces around it: pieces are joined."""
-    text, code = piece
-    return _spaced(text, _md_code(text) if code and text else _md(text))
-
-
-def _rst_piece(piece: Tuple[str, bool]) -> str:
-    text, code = piece
-    return _spaced(text, _rst_literal(text) if code and text else _rst(text))
-
-
 def _spaced(text: str, rendered: str) -> str:
     return (" " if text[:1] == " " else "") + rendered + (" " if text[-1:] == " " else "")
 
@@ -44,100 +34,52 @@ def _md_link(label: str, url: str) -> str:
     return f"[{label}](<{url.replace('>', '%3E').replace(' ', '%20').replace('|', '%7C')}>)"
 
 
-def markdown(doc: Document, tables: Sequence[str], symbols: bool) -> str:
+def _md_pieces(pieces: Pieces, labels: str) -> str:
+    return "".join(_md_run(piece, labels) for piece in pieces)
+
+
+def _md_run(piece: Piece, labels: str) -> str:
+    if piece.kind in ("mark", "named"):
+        # Footnotes, which GitHub and MkDocs (its footnotes extension) link both ways.
+        return f" [^{labels}{piece.text}]"
+    if piece.kind in ("raw", "status"):
+        text = piece.text
+    elif piece.kind == "code" and piece.text:
+        text = _md_code(piece.text)
+    else:
+        text = _md(piece.text)
+    text = _spaced(piece.text, text) if piece.spaced else text
+    return _md_link(text, piece.url) if piece.url else text
+
+
+def markdown(doc: Document, tables: Sequence[str], symbols: bool, labels: str = "") -> str:
+    """*labels* goes before every footnote label (``[^m2-1]``), so that the notes of several
+    renderings on one page do not take each other's labels (the MkDocs plugin gives each its own)."""
     out = [f"<!-- {banner(doc.source)} -->", ""]
-    if "support" in tables:
-        out += [f"### Support matrix: {_md(doc.title)} {doc.version}", ""]
-    if "support" in tables and not doc.rows:
-        out += [NO_GATES, ""]
-    elif "support" in tables:
-        # The legend first: a reader meets it before a table of 30 rows, not after.
-        out.append("Legend: " + " · ".join(f"{legend_label(s, t, symbols)}: {_md(m)}" for s, t, m in doc.legend))
-        out.append("")
-        header = ["Feature", "Condition", *(_md(name) for _, name in doc.runners), "Lifecycle"]
-        out.append("| " + " | ".join(header) + " |")
-        out.append("|" + "---|" * len(header))
-        for heading, row in group_rows(doc.rows):
-            if heading:
-                out.append(f"| **{_md(heading)}** |" + " |" * (len(header) - 1))
-            name = named(_md(row.name), row.links, _md_link) + (f" [^{row.note}]" if row.note else "")
-            cells = [cell_text(cell, lambda step: label(step, symbols), _md_link, lambda n: f" [^{n}]") for cell in row.cells]
-            lifecycle = _md("; ".join(row.lifecycle))
-            out.append("| " + " | ".join([name, _md_code(row.condition), *cells, lifecycle]) + " |")
-        if doc.notes:
-            out.append("")
-            # Footnotes, which GitHub and MkDocs (its footnotes extension) link both ways.
-            out += [f"[^{i}]: {_md(note)}" for i, note in enumerate(doc.notes, 1)]
-        out.append("")
-    if "runners" in tables:
-        out += [f"### Runners: {_md(doc.title)}", "", "| Runner | Name | Priority | Description | Links |",
-                "|---|---|---|---|---|"]
-        for r in doc.runner_rows:
-            links = ", ".join(_md_link(f"link {i}", url) for i, url in enumerate(r.links, 1))
-            out.append(f"| {_md_code(r.id)} | {_md(r.name)} | {r.priority} | {_md(r.description)} | {links} |")
-        out += ["", "The runner of highest priority that nothing blocks is chosen.", ""]
-    if "capabilities" in tables and doc.candidates:
-        out += [f"### Runner capabilities: {_md(doc.title)}", "", _md(CAPABILITIES_INTRO), ""]
-        header = ["Requirement", *(_md(name) for _, name in doc.runners), "Reason"]
+    for table in docs_tables(doc, tables, symbols):
+        out += [f"### {_md_pieces(table.heading, labels)}", ""]
+        if not table.rows:
+            out += [table.empty, ""]
+            continue
+        for paragraph in table.intro:
+            out += [_md_pieces(paragraph, labels), ""]
+        if table.legend:
+            # The legend first: a reader meets it before a table of 30 rows, not after.
+            out += ["Legend: " + " · ".join(f"{_md_run(e.label, labels)}: {_md(e.meaning)}" for e in table.legend), ""]
+        header = [_md_pieces(cell.pieces, labels) for cell in table.header]
         out += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        for capability in doc.capabilities:
-            out.append("| " + " | ".join([_md(capability.name), *(_md_piece(c) for c in capability.cells),
-                                          _md(capability.reason) or "given per runner"]) + " |")
-        out.append("| " + " | ".join(["Candidate for automatic choice",
-                                      *(_md_code(c) if c else "always" for c in doc.candidates), ""]) + " |")
-        out.append("")
-        for line in choice_text(doc):
-            out += ["".join(_md_piece(piece) for piece in line), ""]
-    if "pairs" in tables:
-        out += _markdown_pairs(doc, symbols)
-    if "config" in tables:
-        out += [f"### Config reference: {_md(doc.title)}", ""]
-    if "config" in tables and not doc.config:
-        out += [NO_SCHEMA, ""]
-    elif "config" in tables:
-        out += ["| Path | Type | Choices | Default | Description |", "|---|---|---|---|---|"]
-        for entry in doc.config:
-            default = _md_code(entry.default) if entry.default else (
-                "required" if not entry.type.startswith("section") else "present")
-            out.append(f"| {_md_code(entry.path)} | {_md(entry.type)} | {_md(entry.choices)} | {default} | "
-                       f"{_md(entry.doc)} |")
-        out.append("")
-    if "deprecations" in tables:
-        out += [f"### Deprecations: {_md(doc.title)}", ""]
-        if doc.deprecations:
-            out += ["| " + " | ".join(DEPRECATION_HEADER) + " |", "|" + "---|" * len(DEPRECATION_HEADER)]
-            for d in doc.deprecations:
-                since, remove_in, state = deprecation_cells(d)
-                out.append(f"| {_md(d.feature)} | {since} | {remove_in} | {state} | {_md(d.replacement)} | "
-                           f"{_md(d.message)} |")
-        else:
-            out.append("No feature is deprecated.")
-        out.append("")
-        if doc.changes:
-            out += [f"### Changes by release: {_md(doc.title)}", "", "| Release | Feature | Change |", "|---|---|---|"]
-            out += [f"| {c.version} | {_md(c.name)} | {_md(c.text)} |" for c in doc.changes]
+        for row in table.rows:
+            if row.group is not None:
+                out.append(f"| **{_md(row.group)}** |" + " |" * (len(header) - 1))
+            else:
+                out.append("| " + " | ".join(_md_pieces(cell.pieces, labels) for cell in row.cells) + " |")
+        if table.notes:
             out.append("")
-    return "\n".join(out)
-
-
-def _markdown_pairs(doc: Document, symbols: bool) -> List[str]:
-    out = [f"### Feature pairs: {_md(doc.title)} {doc.version}", ""]
-    if len(doc.pairs) < 2:
-        return out + ["No two features to pair at this version.", ""]
-    out += [_md(PAIRS_INTRO).replace("\\`", "`"), "",
-            "Legend: " + " · ".join(f"{_md(legend_label(s, t, symbols))}: {_md(m)}" for s, t, m in doc.pair_legend), ""]
-    columns = len(doc.pairs) - 1
-    out.append("| Feature | " + " | ".join(str(j) for j in range(1, columns + 1)) + " |")
-    out.append("|---|" + "---|" * columns)
-    for i, row in enumerate(doc.pairs):
-        cells = [_md(pair_label(c, symbols)) + (f" [^refusal-{c.refusal}]" if c.refusal else "") for c in row.cells]
-        cells += [""] * (columns - len(cells))
-        out.append(f"| {i + 1}. {_md(row.name)} | " + " | ".join(cells) + " |")
-    if doc.refusals:
+            out += [f"[^{labels}{note.key}]: {_md_pieces(note.pieces, labels)}" for note in table.notes]
         out.append("")
-        out += [f"[^refusal-{r.id}]: Refused on purpose ({_md_code(r.id)}): {_md(r.reason)}"
-                + "".join(f" {_md_link(f'link {i}', url)}" for i, url in enumerate(r.links, 1)) for r in doc.refusals]
-    return out + [""]
+        for paragraph in table.after:
+            out += [_md_pieces(paragraph, labels), ""]
+    return "\n".join(out)
 
 
 # reStructuredText ---------------------------------------------------------------------------------
@@ -185,88 +127,51 @@ def _heading(text: str, char: str) -> List[str]:
     return [text, char * max(width, 3), ""]
 
 
-def restructuredtext(doc: Document, tables: Sequence[str], symbols: bool) -> str:
+def _rst_pieces(pieces: Pieces, labels: str) -> str:
+    return "".join(_rst_run(piece, labels) for piece in pieces)
+
+
+def _rst_note(key: str, named: bool, labels: str) -> str:
+    """A note's label: ``1`` (a numbered footnote), or with *labels*, or for a named note, an
+    auto-numbered footnote's label (``#m2-1``, ``#refusal-x``)."""
+    return f"#{labels}{key}" if labels or named else key
+
+
+def _rst_run(piece: Piece, labels: str) -> str:
+    if piece.kind in ("mark", "named"):
+        return f" [{_rst_note(piece.text, piece.kind == 'named', labels)}]_"
+    if piece.kind in ("raw", "status"):
+        text = piece.text
+    elif piece.kind == "code" and piece.text:
+        text = _rst_literal(piece.text)
+    else:
+        text = _rst(piece.text)
+    text = _spaced(piece.text, text) if piece.spaced else text
+    return _rst_link(text, piece.url) if piece.url else text
+
+
+def restructuredtext(doc: Document, tables: Sequence[str], symbols: bool, labels: str = "") -> str:
+    """With *labels*, the notes are auto-numbered footnotes labelled with it (``[#m2-1]_``):
+    footnote labels are names of the whole document, so several renderings on one page (the
+    Sphinx directive gives each its own) must not share them; without, they are ``[1]_``."""
     out = [f".. {banner(doc.source)}", ""]
-    if "support" in tables:
-        out += _heading(f"Support matrix: {_rst(doc.title)} {doc.version}", "-")
-    if "support" in tables and not doc.rows:
-        out += [NO_GATES, ""]
-    elif "support" in tables:
-        out.append("Legend: " + " · ".join(f"{legend_label(s, t, symbols)}: {_rst(m)}" for s, t, m in doc.legend))
-        out.append("")
-        rows = []
-        width = len(doc.runners) + 3
-        for heading, row in group_rows(doc.rows):
-            if heading:
-                rows.append([f"**{_rst(heading)}**", *([""] * (width - 1))])
-            name = named(_rst(row.name), row.links, _rst_link) + (f" [{row.note}]_" if row.note else "")
-            cells = [cell_text(cell, lambda step: label(step, symbols), _rst_link, lambda n: f" [{n}]_")
-                     for cell in row.cells]
-            rows.append([name, _rst_literal(row.condition), *cells, _rst("; ".join(row.lifecycle))])
-        out += _rst_table("Support", ["Feature", "Condition", *(_rst(n) for _, n in doc.runners), "Lifecycle"], rows)
-        out += [f".. [{i}] {_rst(note)}" for i, note in enumerate(doc.notes, 1)]
-        if doc.notes:
+    for table in docs_tables(doc, tables, symbols):
+        out += _heading(_rst_pieces(table.heading, labels), "-")
+        if not table.rows:
+            out += [table.empty, ""]
+            continue
+        for paragraph in table.intro:
+            out += [_rst_pieces(paragraph, labels), ""]
+        if table.legend:
+            out += ["Legend: " + " · ".join(f"{_rst_run(e.label, labels)}: {_rst(e.meaning)}" for e in table.legend), ""]
+        width = len(table.header)
+        rows = [[f"**{_rst(row.group)}**", *([""] * (width - 1))] if row.group is not None
+                else [_rst_pieces(cell.pieces, labels) for cell in row.cells] for row in table.rows]
+        out += _rst_table(table.caption, [_rst_pieces(cell.pieces, labels) for cell in table.header], rows)
+        out += [f".. [{_rst_note(note.key, note.kind == 'named', labels)}] {_rst_pieces(note.pieces, labels)}"
+                for note in table.notes]
+        if table.notes:
             out.append("")
-    if "runners" in tables:
-        out += _heading(f"Runners: {_rst(doc.title)}", "-")
-        out += _rst_table("Runners", ["Runner", "Name", "Priority", "Description", "Links"],
-                          [[_rst_literal(r.id), _rst(r.name), str(r.priority), _rst(r.description),
-                            ", ".join(_rst_link(f"link {i}", url) for i, url in enumerate(r.links, 1))]
-                           for r in doc.runner_rows])
-        out += ["The runner of highest priority that nothing blocks is chosen.", ""]
-    if "capabilities" in tables and doc.candidates:
-        out += _heading(f"Runner capabilities: {_rst(doc.title)}", "-")
-        out += [_rst(CAPABILITIES_INTRO), ""]
-        rows = [[_rst(c.name), *(_rst_piece(cell) for cell in c.cells), _rst(c.reason) or "given per runner"]
-                for c in doc.capabilities]
-        rows.append(["Candidate for automatic choice", *(_rst_literal(c) if c else "always" for c in doc.candidates),
-                     ""])
-        out += _rst_table("Runner capabilities", ["Requirement", *(_rst(n) for _, n in doc.runners), "Reason"], rows)
-        for line in choice_text(doc):
-            out += ["".join(_rst_piece(piece) for piece in line), ""]
-    if "pairs" in tables:
-        out += _rst_pairs(doc, symbols)
-    if "config" in tables:
-        out += _heading(f"Config reference: {_rst(doc.title)}", "-")
-    if "config" in tables and not doc.config:
-        out += [NO_SCHEMA, ""]
-    elif "config" in tables:
-        out += _rst_table("Config", ["Path", "Type", "Choices", "Default", "Description"],
-                          [[_rst_literal(e.path), _rst(e.type), _rst(e.choices),
-                            _rst_literal(e.default) or absent(e.type), _rst(e.doc)] for e in doc.config])
-    if "deprecations" in tables:
-        out += _heading(f"Deprecations: {_rst(doc.title)}", "-")
-        if doc.deprecations:
-            out += _rst_table("Deprecations", list(DEPRECATION_HEADER),
-                              [[_rst(d.feature), *deprecation_cells(d), _rst(d.replacement), _rst(d.message)]
-                               for d in doc.deprecations])
-        else:
-            out += ["No feature is deprecated.", ""]
-        if doc.changes:
-            out += _heading(f"Changes by release: {_rst(doc.title)}", "-")
-            out += _rst_table("Changes by release", ["Release", "Feature", "Change"],
-                              [[c.version, _rst(c.name), _rst(c.text)] for c in doc.changes])
+        for paragraph in table.after:
+            out += [_rst_pieces(paragraph, labels), ""]
     return "\n".join(out)
-
-
-def _rst_pairs(doc: Document, symbols: bool) -> List[str]:
-    out = _heading(f"Feature pairs: {_rst(doc.title)} {doc.version}", "-")
-    if len(doc.pairs) < 2:
-        return out + ["No two features to pair at this version.", ""]
-    out += [_rst(PAIRS_INTRO).replace("\\`", "``"), "",
-            "Legend: " + " · ".join(f"{_rst(legend_label(s, t, symbols))}: {_rst(m)}" for s, t, m in doc.pair_legend), ""]
-    columns = len(doc.pairs) - 1
-    rows = []
-    for i, row in enumerate(doc.pairs):
-        # Runner ids are escaped; the fixed labels (``❌ none``) need not be, and a symbol escaped
-        # at the start of a cell would only add a backslash to the source.
-        cells = [(_rst(pair_label(c, symbols)) if c.kind == "some" else pair_label(c, symbols))
-                 + (f" [#refusal-{c.refusal}]_" if c.refusal else "") for c in row.cells]
-        rows.append([_rst(f"{i + 1}. {row.name}"), *cells, *([""] * (columns - len(cells)))])
-    out += _rst_table("Feature pairs", ["Feature", *(str(j) for j in range(1, columns + 1))], rows)
-    for r in doc.refusals:
-        links = "".join(f" {_rst_link(f'link {i}', url)}" for i, url in enumerate(r.links, 1))
-        out += [f".. [#refusal-{r.id}] Refused on purpose ({_rst_literal(r.id)}): {_rst(r.reason)}{links}"]
-    if doc.refusals:
-        out.append("")
-    return out

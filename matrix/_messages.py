@@ -371,6 +371,15 @@ def invalid_version(value: object) -> str:
     return f"Invalid version {value!r}: expected a PEP 440 version such as '0.31.0'"
 
 
+def misspelt_marker(word: str, marker: str) -> str:
+    return f"Unknown marker {word!r}, did you mean {marker!r} (the comment is left as it is, with no table)"
+
+
+def comment_not_directive(text: str) -> str:
+    return (f"The comment {text!r} is no support-matrix directive, did you mean '.. support-matrix:: PATH' "
+            "(with two colons; the comment is left as it is, with no table)")
+
+
 # --- loading --------------------------------------------------------------------------------
 
 def unknown_choice(what: str, value: str, known: Sequence[str], *, one_of: bool = False) -> str:

@@ -78,7 +78,10 @@ def _pair(matrix: Matrix, space: Space, first: Feature, second: Feature, removed
         return Pair(first, second, "undecided")
     served = tuple(witnesses)
     if not served:
-        refusal = next((r for r in matrix.refusals if r.covers({first.id, second.id})), None)
+        # The refusal of the two together, else of either alone: a config that uses a gate
+        # every runner refuses (a one-gate refusal) is refused whatever else it uses.
+        refusal = next((r for gates in ({first.id, second.id}, {first.id}, {second.id})
+                        for r in matrix.refusals if r.covers(gates)), None)
         return Pair(first, second, "none", refusal=refusal)
     kind = "all" if len(served) == len(matrix.runners) else "some"
     return Pair(first, second, kind, served, witnesses)

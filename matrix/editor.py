@@ -49,6 +49,23 @@ def _table(properties: Dict[str, Any], required: Sequence[str] = (), description
     return out
 
 
+def _shapes(string: Optional[Dict[str, Any]] = None, array: Optional[Dict[str, Any]] = None,
+            table: Optional[Dict[str, Any]] = None, other: Optional[Dict[str, Any]] = None,
+            description: str = "") -> Dict[str, Any]:
+    """A value that may take several shapes, each checked by its own schema, chosen by the
+    value's JSON type (if/then/else): a mistake is then reported once, by the schema of its
+    shape, at its place (``"bol" is not one of …`` on the type). An ``anyOf`` of the shapes
+    reports only that no shape matched, and taplo repeats that on every token of a table."""
+    shapes = [(kind, schema) for kind, schema in (("string", string), ("array", array), ("object", table))
+              if schema is not None]
+    out: Dict[str, Any] = other if other is not None else shapes.pop()[1]
+    for kind, schema in reversed(shapes):
+        out = {"if": {"type": kind}, "then": schema, "else": out}
+    if description:
+        out = {"description": description, **out}
+    return out
+
+
 def _ids(known: Optional[List[str]], what: str) -> Dict[str, Any]:
     if known is None:
         return {"type": "string", "pattern": _ID, "description": what}
@@ -70,9 +87,10 @@ def features_schema(matrix: Optional[Matrix] = None) -> Dict[str, Any]:
                        ["status"], "A support statement")
     statement["if"] = {"properties": {"status": {"const": "partial"}}}
     statement["then"] = {"required": ["note"]}
-    cell = {"description": "A status, a statement table, or a history: an array of statements, ordered by since "
-                           "(the order is checked by matrix check)",
-            "anyOf": [bare, statement, {"type": "array", "items": {"anyOf": [bare, statement]}, "minItems": 1}]}
+    cell = _shapes(string=bare, array={"type": "array", "items": _shapes(string=bare, table=statement), "minItems": 1},
+                   table=statement,
+                   description="A status, a statement table, or a history: an array of statements, ordered by since "
+                               "(the order is checked by matrix check)")
     if runners is None:
         support: Dict[str, Any] = {"type": "object", "additionalProperties": cell,
                                    "propertyNames": {"pattern": _ID},
@@ -83,8 +101,8 @@ def features_schema(matrix: Optional[Matrix] = None) -> Dict[str, Any]:
         support["anyOf"] = [{"required": ["default"]}, {"required": list(runners)}]  # a cell for every runner
     field_type = {"type": "string", "enum": list(FIELD_TYPES), "description": "The field's type"}
     scalar = {"type": ["string", "integer", "number", "boolean"]}
-    choice = {"anyOf": [scalar, _table({"value": scalar, "since": _version("The release the value appeared in"),
-                                        "until": _version("The release that removed the value")}, ["value"])]}
+    choice = _shapes(table=_table({"value": scalar, "since": _version("The release the value appeared in"),
+                                   "until": _version("The release that removed the value")}, ["value"]), other=scalar)
     field = _table({
         "type": field_type,
         "choices": {"type": "array", "items": choice, "uniqueItems": True,
@@ -140,7 +158,9 @@ def features_schema(matrix: Optional[Matrix] = None) -> Dict[str, Any]:
                                  "description": "MODULE:CLASS of the host's config class [config] describes"},
             }, ["name", "version"], "The matrix itself"),
             "config": {"type": "object", "description": "The config schema: one quoted dotted path per field",
-                       "propertyNames": {"pattern": _PATH}, "additionalProperties": {"anyOf": [field_type, field]}},
+                       "propertyNames": {"pattern": _PATH},
+                       "additionalProperties": _shapes(string=field_type, table=field,
+                                                       description="A type, or a table with the type")},
             "requirements": {"type": "object", "propertyNames": {"pattern": _ID},
                              "description": "Kinds of runner requirements, in the order they are checked",
                              "additionalProperties": _table({
@@ -170,9 +190,10 @@ def runner_schema(matrix: Optional[Matrix] = None) -> Dict[str, Any]:
                      "reason": {"type": "string", "description": "What users read when it fails"},
                      "doc": {"type": "string", "description": "The clause in words, for the capability table"}},
                     ["condition"])
-    requirement = {"anyOf": [{"type": "string", "description": "A condition that must hold. " + _PREDICATE},
-                             clause, {"type": "array", "items": clause, "minItems": 1,
-                                      "description": "A chain: the first clause that fails is the reason"}]}
+    requirement = _shapes(string={"type": "string", "description": "A condition that must hold. " + _PREDICATE},
+                          array={"type": "array", "items": clause, "minItems": 1,
+                                 "description": "A chain: the first clause that fails is the reason"},
+                          table=clause)
     if kinds is None:
         requires: Dict[str, Any] = {"type": "object", "propertyNames": {"pattern": _ID},
                                     "additionalProperties": requirement}

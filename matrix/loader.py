@@ -85,12 +85,18 @@ def loads(text: str, *, runners: RunnersArg, path: Optional[str] = None) -> Matr
     return _Builder().build(text, name, runners=runners, base=base)
 
 
+def _default_file() -> str:
+    """Where the packaged default matrix's features.toml is (its runner files are in the
+    ``runners`` folder beside it): the names `default` gives its files are relative to here."""
+    here = os.path.dirname(os.path.realpath(__file__))
+    packaged = os.path.join(here, "_default", "features.toml")
+    return packaged if os.path.isfile(packaged) else os.path.join(os.path.dirname(here), "features.toml")
+
+
 @functools.cache
 def default() -> Matrix:
     """The packaged default matrix: vLLM's model runners."""
-    here = os.path.dirname(os.path.realpath(__file__))
-    packaged = os.path.join(here, "_default", "features.toml")
-    path = packaged if os.path.isfile(packaged) else os.path.join(os.path.dirname(here), "features.toml")
+    path = _default_file()
     text = _read("features.toml", path)
     return _built(text, "features.toml", os.path.dirname(path), shipped=True)
 

@@ -16,12 +16,14 @@ and, in a page, one line where the tables go (the path relative to ``mkdocs.yml`
 
 Each table scrolls sideways in its own box, so a wide one never widens the page. A matrix that
 does not load, an unknown table or option, or a malformed version fails the build with the
-error (so ``mkdocs build --strict`` never publishes a page without its table), and ``mkdocs
-serve`` rebuilds when features.toml or a runner file changes.
+error (so ``mkdocs build --strict`` never publishes a page without its table), a marker
+misspelt (``<!-- support_matrix … -->``) is a warning, and ``mkdocs serve`` rebuilds when
+features.toml or a runner file changes.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shlex
@@ -33,11 +35,17 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
-from ._docs_embed import SCROLL_CLASS, embed, tables_option
+from . import _messages
+from ._docs_embed import SCROLL_CLASS, almost_marker, embed, tables_option
 from .errors import MatrixError
 
 #: The marker a page writes where the tables go.
 MARKER = re.compile(r"^[ \t]*<!--[ \t]*support-matrix\b(?P<arguments>[^\n]*?)-->[ \t]*$", re.MULTILINE)
+# A comment on a line of its own, as a marker stands: one whose first word is almost
+# "support-matrix" (support_matrix, supportmatrix, support-matrx, Support-Matrix) is a marker
+# misspelt, which would leave the page without its table and the build without a word.
+_COMMENT = re.compile(r"^[ \t]*<!--[ \t]*(?P<word>[A-Za-z][\w-]*)(?P<arguments>[^\n]*?)-->[ \t]*$", re.MULTILINE)
+_LOG = logging.getLogger("mkdocs.plugins.support-matrix")  # mkdocs build --strict fails on its warnings
 
 # The rendered Markdown sits between these comments, which Markdown passes through, so that the
 # HTML of its tables can be found again and each table put in a box that scrolls sideways: a
@@ -60,15 +68,25 @@ class SupportMatrixPlugin(BasePlugin):  # type: ignore[type-arg,no-untyped-call]
     def on_page_markdown(self, markdown: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         base = os.path.dirname(os.path.abspath(config.config_file_path or "mkdocs.yml"))
 
+        embedded = 0
+
         def replace(match: re.Match[str]) -> str:
+            nonlocal embedded
+            embedded += 1
             where = f"{page.file.src_uri}: <!-- support-matrix{match.group('arguments')}-->"
             try:
-                text, read = self._render(match.group("arguments"), base)
+                # Footnote labels name one note on the whole page: each marker's are its own.
+                text, read = self._render(match.group("arguments"), base, labels=f"m{embedded}-")
             except (MatrixError, ValueError) as error:
                 raise PluginError(f"{where}: {error}") from None
             self.watch.update(read)
             return f"{_BEGIN}\n\n{text}\n\n{_END}"
 
+        for comment in _COMMENT.finditer(markdown):
+            word = comment.group("word")
+            if word != "support-matrix" and almost_marker(word):
+                _LOG.warning(f"{page.file.src_uri}: <!-- {word}{comment.group('arguments')}-->: "
+                             + _messages.misspelt_marker(word, "support-matrix"))
         return MARKER.sub(replace, markdown)
 
     def on_page_content(self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
@@ -79,7 +97,7 @@ class SupportMatrixPlugin(BasePlugin):  # type: ignore[type-arg,no-untyped-call]
             return html
         return _BACKLINKS.sub(r"\1 ", _RENDERED.sub(boxed, html))
 
-    def _render(self, arguments: str, base: str) -> tuple[str, List[str]]:
+    def _render(self, arguments: str, base: str, *, labels: str) -> tuple[str, List[str]]:
         words = shlex.split(arguments)
         if not words:
             raise ValueError("name the matrix: a features.toml path relative to mkdocs.yml, or 'default'")
@@ -95,9 +113,10 @@ class SupportMatrixPlugin(BasePlugin):  # type: ignore[type-arg,no-untyped-call]
                 symbols = False
             else:
                 raise ValueError(f"unknown option {option!r} (expected table=NAME,NAME, version=V or text-only)")
-        return embed(path, base, format="markdown", tables=tables, version=version, symbols=symbols)
+        return embed(path, base, format="markdown", tables=tables, version=version, symbols=symbols, labels=labels)
 
     def on_serve(self, server: Any, /, *, config: MkDocsConfig, builder: Any) -> Any:
         for path in sorted(self.watch):
             server.watch(path)
         return server
+

@@ -8,7 +8,10 @@ runners state no requirement, candidacy or order), the **pairs**
 table (which runners serve a config that uses two features, derived exactly: `matrix._pairs`),
 the **config** reference (every schema path) and the **deprecations** timeline. Every format is
 rendered from one format-free model (`document`, in `matrix._docs_model`), so the formats cannot
-disagree with each other, and the model reads the same support statements the resolver reads,
+disagree with each other: JSON writes it as data, and the display formats render the generic
+tables built from it (`matrix._docs_tables`: header, rows of cells of text, code, statuses, links
+and note marks, row groups, legend, notes), each table the same way. The model reads the same
+support statements the resolver reads,
 so the docs cannot disagree with `resolve()`.
 
 >>> import matrix

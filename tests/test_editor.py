@@ -217,3 +217,33 @@ def test_the_api_refuses_to_place_schemas_for_a_matrix_without_a_file():
     assert str(caught.value) == ("--write needs a matrix read from a file (--matrix FILE): the default matrix ships "
                                  "its schemas in the package")
     assert editor.stale(m) == []
+
+
+@pytest.mark.skipif(_taplo() is None, reason="the taplo CLI is not installed (pip install taplo: the test extra has it)")
+def test_taplo_says_an_unknown_config_type_once_at_the_type_as_check_does(tmp_path):
+    # Each shape of a value (a type, a table; a status, a statement, a history) is chosen by its
+    # JSON type: an anyOf of them made taplo repeat one "not valid under any of the schemas" blob
+    # on every token of the table (7 times here), and never say which key was wrong.
+    for name in ("features.toml", "features.schema.json"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    entry = '"parallel_config.use_ubatching" = { type = "bool", default = false, doc = "Dual batch overlap (DBO)" }'
+    text = (tmp_path / "features.toml").read_text()
+    line = text.splitlines().index(entry) + 1
+    bad = text.replace(entry, entry.replace('"bool"', '"bol"'), 1).replace(
+        '"parallel_config.enable_elastic_ep" = { type = "bool", default = false }',
+        '"parallel_config.enable_elastic_ep" = "bol"', 1)
+    (tmp_path / "features.toml").write_text(bad)
+    done = subprocess.run([_taplo(), "check", "--no-auto-config", "features.toml"], cwd=tmp_path, capture_output=True,
+                          text=True, env=plain_env())
+    types = '["bool","int","float","str","version","list[str]","list[int]","section"]'
+    assert done.returncode == 1
+    assert [line for line in done.stderr.splitlines() if line.startswith(("error:", "   ┌─"))] == [
+        f'error: "bol" is not one of {types}', f"   ┌─ {tmp_path}/features.toml:{line}:44",
+        f'error: "bol" is not one of {types}', f"   ┌─ {tmp_path}/features.toml:{line + 1}:39"]
+    status, out, err = _call("check", "--matrix", str(tmp_path / "features.toml"))
+    expected = "(expected one of 'bool', 'float', 'int', 'list[int]', 'list[str]', 'section', 'str', 'version')"
+    assert [line for line in err.splitlines() if "bol" in line] == [
+        f"  {tmp_path}/features.toml:{line}:37: $.config[\"parallel_config.use_ubatching\"].type: Unknown type 'bol', "
+        f"did you mean 'bool' {expected}",
+        f"  {tmp_path}/features.toml:{line + 1}:1: $.config[\"parallel_config.enable_elastic_ep\"].type: Unknown type "
+        f"'bol', did you mean 'bool' {expected}"]

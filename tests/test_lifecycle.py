@@ -96,8 +96,8 @@ def test_the_timeline_shows_deprecated_removed_and_removed_without_a_deprecation
     assert earlier[6:8] == ["| old mode | 1.0 | 2.0 | deprecated | mode = 'fast' |  |",
                             "| legacy switch | no deprecation period | 2.0 | not yet deprecated |  | It did nothing |"]
     support = render(m, format="markdown", tables=["support"])
-    assert "| legacy switch | `legacy` | ✅ yes | ✅ yes | removed in 2.0 without a deprecation period |" in support
-    assert "| old mode | `mode == 'old'` | ❌ no | ✅ yes | deprecated in 1.0 · removed in 2.0 · use mode = 'fast' |" in support
+    assert "| legacy switch | `legacy` | ⛔ removed since 2.0 | ⛔ removed since 2.0 | removed in 2.0 without a deprecation period |" in support
+    assert "| old mode | `mode == 'old'` | ⛔ removed since 2.0 | ⛔ removed since 2.0 | deprecated in 1.0 · removed in 2.0 · use mode = 'fast' |" in support
     data = json.loads(render(m, format="json", tables=["deprecations"]))
     assert [(d["feature"], d["removed"], d["without_period"], d["state"]) for d in data["deprecations"]] == [
         ("old_mode", True, False, "removed"), ("legacy", True, True, "removed")]

@@ -156,3 +156,26 @@ def test_docs_leaves_the_pairs_out_unless_asked_and_table_all_gives_every_table(
     assert out == render(DEFAULT, format="markdown", tables=TABLES)
     status, out, err = call("docs", "--table", "pairs")
     assert out == render(DEFAULT, format="markdown", tables=["pairs"])
+
+
+def test_a_one_gate_refusal_is_linked_from_every_pair_it_explains():
+    # A is served by no runner: every pair with A is served by none, for the reason of the
+    # refusal of A alone (only a refusal of both together used to be linked).
+    m = matrix.loads('[matrix]\nname = "p"\nversion = "1.0"\n[config]\n"x" = "bool"\n"y" = "bool"\n"z" = "bool"\n'
+                     '[features.a]\nname = "A"\nwhen = "x"\nsupport = { r = "no", s = "no" }\n'
+                     '[features.b]\nname = "B"\nwhen = "y"\nsupport = { r = "yes", s = "no" }\n'
+                     '[features.c]\nname = "C"\nwhen = "z"\nsupport = { r = "no", s = "yes" }\n'
+                     '[refusals.only_a]\nreason = "A is refused alone"\ntogether = [["a"]]\n'
+                     '[refusals.b_with_c]\nreason = "B and C"\ntogether = [["b"], ["c"]]\n',
+                     runners={"r": {"name": "R", "priority": 2}, "s": {"name": "S", "priority": 1}})
+    assert render(m, format="markdown", tables=["pairs"]).splitlines()[8:] == [
+        "| Feature | 1 | 2 |", "|---|---|---|",
+        "| 1. A |  |  |",
+        "| 2. B | ❌ none [^refusal-only_a] |  |",
+        "| 3. C | ❌ none [^refusal-only_a] | ❌ none [^refusal-b_with_c] |",
+        "",
+        "[^refusal-only_a]: Refused on purpose (`only_a`): A is refused alone",
+        "[^refusal-b_with_c]: Refused on purpose (`b_with_c`): B and C",
+    ]
+    assert {(p.first.id, p.second.id): p.refusal.id for p in pairs(m)} == {
+        ("a", "b"): "only_a", ("a", "c"): "only_a", ("b", "c"): "b_with_c"}

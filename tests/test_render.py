@@ -84,7 +84,7 @@ def _plain_name(cell):
 def _symbol(cell):
     """The symbol of the statement in force: the last of the cell's history."""
     last = cell.split(" → ")[-1]
-    match = re.match(r"^\[?(✅|❌|🟠|🧪) (yes|no|partial|opt-in)\b", last)
+    match = re.match(r"^\[?(✅|❌|🟠|🧪|⛔) (yes|no|partial|opt-in|removed)\b", last)
     assert match, cell
     return match.group(1)
 
@@ -104,7 +104,12 @@ def test_docs_and_resolver_never_disagree(data):
     for column, runner in enumerate(m.runners, start=2):
         blocked = {f.name for f in resolution.unsupported[runner.id]}
         for feature in resolution.active:
-            assert (_symbol(by_name[feature.name][column]) in ("❌", "🧪")) == (feature.name in blocked)
+            if feature.removed_at(v):  # refused before any runner is chosen, whatever runner is asked
+                assert _symbol(by_name[feature.name][column]) == "⛔"
+                with pytest.raises(RemovedFeatureError):
+                    m.resolve(config, version=version, runner=runner.id)
+            else:
+                assert (_symbol(by_name[feature.name][column]) in ("❌", "🧪")) == (feature.name in blocked)
 
 
 def _docutils_warnings(text):
@@ -417,3 +422,40 @@ def test_the_runners_table_in_every_format():
     assert '<meta name="viewport" content="width=device-width, initial-scale=1" />' in page
     assert '<tr><th scope="row"><code>v2</code></th><td>Model Runner V2</td><td>20</td>' in page
     assert "<p><em>Generated" not in page  # the banner is an HTML comment only
+
+
+_REMOVED = matrix.loads(
+    '[matrix]\nname = "r"\nversion = "2.0"\n[config]\n"x" = "bool"\n"y" = "bool"\n'
+    '[features.a]\nname = "A"\nwhen = "x"\nsupport = { r = "yes", s = "no" }\n'
+    'deprecated = { since = "1.0", remove_in = "2.0", removed = true, replacement = "y" }\n'
+    '[features.b]\nname = "B"\nwhen = "y"\nsupport = { r = "yes", s = "yes" }\n',
+    runners={"r": {"name": "R", "priority": 2}, "s": {"name": "S", "priority": 1}})
+_REMOVED_MEANING = "the feature no longer exists; a config that uses it is refused before any runner is chosen"
+
+
+def test_a_removed_gate_says_removed_for_every_runner_in_every_format():
+    # resolve() refuses a config that uses it before any runner is chosen: no runner's column
+    # may say yes (every one did, whatever the runners had said before the removal).
+    with pytest.raises(RemovedFeatureError):
+        _REMOVED.resolve({"x": True, "y": False}, runner="r")
+    lines = render(_REMOVED, format="markdown", tables=["support"]).splitlines()
+    assert lines[4] == f"Legend: ✅ yes: supported · ⛔ removed: {_REMOVED_MEANING}"
+    assert lines[8] == "| A | `x` | ⛔ removed since 2.0 | ⛔ removed since 2.0 | deprecated in 1.0 · removed in 2.0 · use y |"
+    before = render(_REMOVED, format="markdown", tables=["support"], version="1.5").splitlines()
+    assert before[8] == "| A | `x` | ✅ yes | ❌ no | deprecated in 1.0 · removed in 2.0 · use y |"
+    assert render(_REMOVED, format="markdown", tables=["support"], symbols=False).splitlines()[8] == (
+        "| A | `x` | removed since 2.0 | removed since 2.0 | deprecated in 1.0 · removed in 2.0 · use y |")
+    rst = render(_REMOVED, format="rst", tables=["support"])
+    assert rst.splitlines()[15:20] == ["   * - A", "     - ``x``", "     - ⛔ removed since 2.0", "     - ⛔ removed since 2.0",
+                                       "     - deprecated in 1.0 · removed in 2.0 · use y"]
+    assert _docutils_warnings(rst) == ""
+    removed = (f'<td class="cell status-removed"><span title="removed: {_REMOVED_MEANING}"><span aria-hidden="true">⛔'
+               '</span> <span class="word">removed</span></span> since 2.0</td>')
+    page = render(_REMOVED, format="html", tables=["support"], standalone=False).splitlines()
+    assert page[page.index('<th scope="row" id="feature-a">A</th>') + 2:][:2] == [removed, removed]
+    data = json.loads(render(_REMOVED, format="json", tables=["support"]))
+    _validate_json(data)
+    cell = {"status": "removed", "note": None, "link": None, "since": "2.0",
+            "history": [{"status": "removed", "since": "2.0", "note": None, "link": None}]}
+    assert data["features"][0]["support"] == {"r": cell, "s": cell}
+    assert data["legend"][-1] == {"status": "removed", "symbol": "⛔", "meaning": _REMOVED_MEANING}

@@ -1,0 +1,256 @@
+"""The documentation tables as generic tables (`tables`): header cells, rows of cells (each a
+run of pieces: text, code, a status, a note mark, any of them a link), row groups, a legend,
+paragraphs before and after, notes. Every display format (`_docs_text`, `_docs_html`) renders
+any `Table` the same way, so a new docs table is a new function here, and no format changes.
+JSON is data, not display: `_docs_json` reads the `Document` itself."""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import attrs
+
+from ._docs_model import (CAPABILITIES_INTRO, DEPRECATION_HEADER, NO_GATES, NO_SCHEMA, PAIR_SYMBOLS, PAIRS_INTRO,
+                          Document, Step, absent, choice_text, deprecation_cells, group_rows, label, legend_label,
+                          pair_label)
+
+
+@attrs.frozen
+class Piece:
+    """One run of a cell's or a paragraph's content.
+
+    ``kind`` is ``text`` (escaped by each format), ``raw`` (fixed words, numbers and versions,
+    which the text formats write as they are), ``code`` (a condition, a path, a value: an empty
+    one is plain text), ``status`` (a statement: ``text`` is its label, ``step`` the statement),
+    or a note mark, ``mark`` of a numbered note or ``named`` of a named one (``text`` is the
+    note's `Note.key`)."""
+
+    text: str
+    kind: str = "text"
+    url: Optional[str] = None  # the piece is a link
+    step: Optional[Step] = None
+    #: A space the text starts or ends with is kept (pieces of a sentence are joined); elsewhere
+    #: the text formats collapse it.
+    spaced: bool = False
+
+
+Pieces = Tuple[Piece, ...]
+
+
+@attrs.frozen
+class TableCell:
+    pieces: Pieces = ()
+    header: bool = False  # the row's header (HTML: th scope="row")
+    anchor: str = ""  # an id to link to (HTML)
+    css: str = ""  # the class that colours it by its status (HTML)
+    title: str = ""  # what the cell means in words, shown on hover (HTML); on a column header, its full name
+
+
+@attrs.frozen
+class TableRow:
+    cells: Tuple[TableCell, ...] = ()
+    group: Optional[str] = None  # a row group's heading row instead of cells
+
+
+@attrs.frozen
+class LegendEntry:
+    label: Piece
+    meaning: str
+    css: str  # the class of its status (HTML)
+
+
+@attrs.frozen
+class Note:
+    """A note the table's marks link to: ``numbered`` notes have the keys 1, 2, …; ``named``
+    ones a key of their own (``refusal-<id>``)."""
+
+    kind: str
+    key: str
+    pieces: Pieces
+
+
+@attrs.frozen
+class Table:
+    name: str  # "Support matrix": the heading (HTML), which the text formats follow with the title
+    heading: Pieces  # the heading of the text formats
+    caption: str  # reStructuredText's list-table title
+    header: Tuple[TableCell, ...]
+    rows: Tuple[TableRow, ...]
+    intro: Tuple[Pieces, ...] = ()  # paragraphs before the table
+    legend: Tuple[LegendEntry, ...] = ()
+    notes: Tuple[Note, ...] = ()
+    after: Tuple[Pieces, ...] = ()  # paragraphs after the table (after its notes)
+    empty: str = ""  # said instead of the table (and its intro, legend, notes) when it has no rows
+    css: str = ""  # the table's class (HTML)
+    #: How HTML lays its rows out: ``line`` (a row per line), ``cells`` (a cell per line), or
+    #: ``header`` (the row's header on the line of <tr>, then a cell per line).
+    layout: str = "line"
+
+
+def _text(text: str, url: Optional[str] = None) -> Piece:
+    return Piece(text, url=url)
+
+
+def _raw(text: str, url: Optional[str] = None) -> Piece:
+    return Piece(text, "raw", url=url)
+
+
+def _code(text: str) -> Piece:
+    return Piece(text, "code")
+
+
+def _cell(*pieces: Piece, header: bool = False, anchor: str = "", css: str = "", title: str = "") -> TableCell:
+    return TableCell(pieces, header, anchor, css, title)
+
+
+def _headers(*names: str) -> Tuple[TableCell, ...]:
+    return tuple(_cell(_text(name)) for name in names)
+
+
+def _heading(name: str, doc: Document, versioned: bool) -> Pieces:
+    return (_raw(f"{name}: "), _text(doc.title), *((_raw(f" {doc.version}"),) if versioned else ()))
+
+
+def _sentence(pieces: Sequence[Tuple[str, bool]]) -> Pieces:
+    """Pieces of a sentence, (text, whether it is code), their spaces kept."""
+    return tuple(Piece(text, "code" if code else "text", spaced=True) for text, code in pieces)
+
+
+def _links(links: Sequence[str], separator: str, *, before: bool = False) -> List[Piece]:
+    """``link 1``, ``link 2``, … each a link, *separator* between them (and before the first)."""
+    out: List[Piece] = []
+    for i, url in enumerate(links, 1):
+        out += [*((_raw(separator),) if before or i > 1 else ()), _raw(f"link {i}", url)]
+    return out
+
+
+def _mark(key: str, *, named: bool = False) -> Piece:
+    return Piece(key, "named" if named else "mark")
+
+
+def tables(doc: Document, names: Sequence[str], symbols: bool) -> List[Table]:
+    """The tables *names* asks for, in the order of `matrix.render.TABLES`."""
+    out: List[Table] = []
+    if "support" in names:
+        out.append(_support(doc, symbols))
+    if "runners" in names:
+        out.append(_runners(doc))
+    if "capabilities" in names and doc.candidates:
+        out.append(_capabilities(doc))
+    if "pairs" in names:
+        out.append(_pairs(doc, symbols))
+    if "config" in names:
+        out.append(_config(doc))
+    if "deprecations" in names:
+        out += _deprecations(doc)
+    return out
+
+
+def _support(doc: Document, symbols: bool) -> Table:
+    rows = []
+    for heading, row in group_rows(doc.rows):
+        if heading:
+            rows.append(TableRow(group=heading))
+        name = [_text(row.name, row.links[0] if row.links else None)]
+        name += [piece for i, url in enumerate(row.links[1:], 2) for piece in (_raw(" ("), _raw(str(i), url), _raw(")"))]
+        name += [_mark(str(row.note))] if row.note else []
+        cells = [_cell(*name, header=True, anchor=f"feature-{row.id}"), _cell(_code(row.condition))]
+        for cell in row.cells:
+            pieces: List[Piece] = []
+            for step in cell.history:
+                pieces += [_raw(" → ")] if pieces else []
+                pieces.append(Piece(label(step, symbols), "status", url=step.link, step=step))
+                pieces += [_mark(str(step.note))] if step.note else []
+                pieces += [_raw(f" since {step.since}")] if step.since else []
+            cells.append(_cell(*pieces, css=f"cell status-{cell.now.text}"))
+        cells.append(_cell(_text("; ".join(row.lifecycle)), css="lifecycle"))
+        rows.append(TableRow(tuple(cells)))
+    return Table("Support matrix", _heading("Support matrix", doc, True), "Support",
+                 _headers("Feature", "Condition", *(name for _, name in doc.runners), "Lifecycle"), tuple(rows),
+                 legend=tuple(LegendEntry(_raw(legend_label(s, t, symbols)), m, f"status status-{t}")
+                              for s, t, m in doc.legend),
+                 notes=tuple(Note("numbered", str(i), (_text(note),)) for i, note in enumerate(doc.notes, 1)),
+                 empty=NO_GATES, layout="cells")
+
+
+def _runners(doc: Document) -> Table:
+    rows = tuple(TableRow((_cell(_code(r.id), header=True), _cell(_text(r.name)), _cell(_raw(str(r.priority))),
+                           _cell(_text(r.description)), _cell(*_links(r.links, ", "))))
+                 for r in doc.runner_rows)
+    return Table("Runners", _heading("Runners", doc, False), "Runners",
+                 _headers("Runner", "Name", "Priority", "Description", "Links"), rows,
+                 after=((_text("The runner of highest priority that nothing blocks is chosen."),),))
+
+
+def _capabilities(doc: Document) -> Table:
+    rows = [TableRow((_cell(_text(c.name), header=True), *(_cell(*_sentence([cell])) for cell in c.cells),
+                      _cell(_text(c.reason or "given per runner"))))
+            for c in doc.capabilities]
+    rows.append(TableRow((_cell(_text("Candidate for automatic choice"), header=True),
+                          *(_cell(_code(c) if c else _text("always")) for c in doc.candidates), _cell(_text("")))))
+    return Table("Runner capabilities", _heading("Runner capabilities", doc, False), "Runner capabilities",
+                 _headers("Requirement", *(name for _, name in doc.runners), "Reason"), tuple(rows),
+                 intro=((_text(CAPABILITIES_INTRO),),), after=tuple(_sentence(line) for line in choice_text(doc)))
+
+
+# The colour of a pair's cell: served by all, by some, by none, never together.
+_PAIR_CLASS = {"all": "status-yes", "some": "status-partial", "none": "status-no", "never": "pair-never",
+               "undecided": "pair-undecided"}
+
+
+def _pairs(doc: Document, symbols: bool) -> Table:
+    heading = _heading("Feature pairs", doc, True)
+    if len(doc.pairs) < 2:
+        return Table("Feature pairs", heading, "Feature pairs", (), (), empty="No two features to pair at this version.")
+    intro = PAIRS_INTRO.split("`")  # `code` spans
+    columns = len(doc.pairs) - 1
+    runner_names = dict(doc.runners)
+    rows = []
+    for i, row in enumerate(doc.pairs):
+        cells = [_cell(_text(f"{i + 1}. {row.name}"), header=True, anchor=f"pair-{row.id}")]
+        for j, c in enumerate(row.cells):
+            title = f"{row.name} with {doc.pairs[j].name}: " + (
+                "served by " + ", ".join(runner_names[r] for r in c.runners) if c.kind == "some"
+                else PAIR_SYMBOLS[c.kind][2])
+            # Runner ids are text; the fixed labels (``❌ none``) are written as they are.
+            text = pair_label(c, symbols)
+            cells.append(_cell(_text(text) if c.kind == "some" else _raw(text),
+                               *((_mark(f"refusal-{c.refusal}", named=True),) if c.refusal else ()),
+                               css=_PAIR_CLASS[c.kind], title=title))
+        cells += [TableCell()] * (columns - len(row.cells))
+        rows.append(TableRow(tuple(cells)))
+    kinds: Dict[Tuple[str, str, str], str] = {value: kind for kind, value in PAIR_SYMBOLS.items()}
+    notes = tuple(Note("named", f"refusal-{r.id}", (_raw("Refused on purpose ("), _code(r.id), _raw("): "), _text(r.reason),
+                                                    *_links(r.links, " ", before=True)))
+                  for r in doc.refusals)
+    return Table("Feature pairs", heading, "Feature pairs",
+                 (_cell(_text("Feature")), *(_cell(_raw(str(j)), title=row.name)
+                                             for j, row in enumerate(doc.pairs[:columns], 1))),
+                 tuple(rows), intro=(_sentence([(text, i % 2 == 1) for i, text in enumerate(intro)]),),
+                 legend=tuple(LegendEntry(_text(legend_label(s, t, symbols)), m, _PAIR_CLASS[kinds[(s, t, m)]])
+                              for s, t, m in doc.pair_legend),
+                 notes=notes, css="pairs", layout="header")
+
+
+def _config(doc: Document) -> Table:
+    rows = tuple(TableRow((_cell(_code(e.path), header=True), _cell(_text(e.type)), _cell(_text(e.choices)),
+                           _cell(_code(e.default) if e.default else _raw(absent(e.type))), _cell(_text(e.doc))))
+                 for e in doc.config)
+    return Table("Config reference", _heading("Config reference", doc, False), "Config",
+                 _headers("Path", "Type", "Choices", "Default", "Description"), rows, empty=NO_SCHEMA)
+
+
+def _deprecations(doc: Document) -> List[Table]:
+    rows = []
+    for d in doc.deprecations:
+        since, remove_in, state = deprecation_cells(d)
+        rows.append(TableRow((_cell(_text(d.feature), header=True), _cell(_raw(since)), _cell(_raw(remove_in)),
+                              _cell(_raw(state)), _cell(_text(d.replacement)), _cell(_text(d.message)))))
+    out = [Table("Deprecations", _heading("Deprecations", doc, False), "Deprecations", _headers(*DEPRECATION_HEADER),
+                 tuple(rows), empty="No feature is deprecated.")]
+    if doc.changes:
+        out.append(Table("Changes by release", _heading("Changes by release", doc, False), "Changes by release",
+                         _headers("Release", "Feature", "Change"),
+                         tuple(TableRow((_cell(_raw(c.version), header=True), _cell(_text(c.name)), _cell(_text(c.text))))
+                               for c in doc.changes)))
+    return out
