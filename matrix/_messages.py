@@ -818,3 +818,48 @@ def class_default(path: str, member: str, mine: object, theirs: object, *, decla
     if not declared:
         return f"{member} defaults to {short_repr(theirs)}, but [config] {path!r} gives no default"
     return f"[config] {path!r} defaults to {short_repr(mine)}, but {member} defaults to {short_repr(theirs)}"
+
+
+# --- finding the matrix (cli, _files) --------------------------------------------------------
+
+def no_matrix_found(looked: Sequence[str]) -> str:
+    where = repr(looked[0]) if len(looked) == 1 else f"{looked[0]!r} and the folders above it up to {looked[-1]!r}"
+    return (f"No matrix found: no features.toml, and no pyproject.toml naming one in [tool.matrix] matrix, in "
+            f"{where}; pass --matrix FILE, or --matrix default for the packaged vLLM matrix")
+
+
+def using_matrix(shown: str) -> str:
+    return f"Using the matrix {shown}"
+
+
+def packaged_matrix(file: str) -> str:
+    return f"{file} (the packaged default matrix)"
+
+
+def cannot_read_pyproject(path: str, exc: BaseException) -> str:
+    return f"Cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
+
+
+def pyproject_not_toml(path: str, exc: BaseException) -> str:
+    return f"{path} is not valid TOML: {exc}"
+
+
+def pyproject_matrix_not_a_path(path: str, value: object) -> str:
+    return (f"{path}: [tool.matrix] matrix must be the path of a features.toml, or 'default' for the packaged "
+            f"matrix, not {value!r}")
+
+
+def check_files_and_matrix() -> str:
+    return "Pass either --matrix or the changed files to check, not both"
+
+
+def check_one_document(format: str) -> str:
+    return f"--format {format} writes one document: check one matrix at a time"
+
+
+def config_keys_undeclared(shown: str, problems: Sequence[str]) -> str:
+    hint = "--allow-extra ignores keys the matrix does not declare"
+    if len(problems) == 1:
+        return f"{problems[0]} ({hint})"
+    lines = "".join(f"\n  {p}" for p in problems)
+    return f"Config {shown}: {len(problems)} undeclared keys ({hint}){lines}"

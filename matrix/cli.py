@@ -15,7 +15,7 @@ from typing import IO, TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, NoRet
 
 from . import _access, _messages, loader
 from .errors import ConfigError, MatrixError, ResolutionError
-from .schema import CLASS_SPEC, Field, Matrix, Schema
+from .schema import CLASS_SPEC, Field, Matrix, Runner, Schema
 
 if TYPE_CHECKING:  # pragma: no cover
     from .resolver import Resolution
@@ -136,6 +136,9 @@ def _resolve_parser(commands: Commands, stdout: IO[str]) -> None:
     resolve.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
                          help="set a config value, read by the type the schema declares for PATH "
                               "(true/false, a number, text, a JSON or TOML array or table, null)")
+    resolve.add_argument("--allow-extra", action="store_true",
+                         help="ignore keys of the config file that the matrix's [config] does not declare "
+                              "(default: refuse them, with \"did you mean\")")
     resolve.add_argument("--runner", metavar="ID", help="ask for this runner instead of choosing")
     resolve.add_argument("--version", metavar="V", help="resolve as of this version")
     _matrix_option(resolve)
@@ -150,6 +153,10 @@ def _check_parser(commands: Commands, stdout: IO[str]) -> None:
         description="Lint the matrix: lifecycle, gates that can never or always fire, "
                     "contradictions, runners never chosen, and configs no runner can serve, "
                     "each with a witness config.")
+    check.add_argument("files", nargs="*", metavar="FILE",
+                       help="check the matrices these changed files belong to (each features.toml, or the "
+                            "features.toml beside the runners/ folder of a runner file), each once, as the "
+                            "pre-commit hook passes them (default: the matrix --matrix names or the one found)")
     _matrix_option(check)
     check.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text",
                        help="text; json; sarif (SARIF 2.1.0, for code scanning); github (workflow "
@@ -214,8 +221,9 @@ def _docs_parser(commands: Commands, stdout: IO[str]) -> None:
 
 def _matrix_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--matrix", metavar="FILE",
-                        help="the features.toml to use (default: ./features.toml when present, "
-                             "else the packaged vLLM matrix)")
+                        help="the features.toml to use, or 'default' for the packaged vLLM matrix (default: "
+                             "[tool.matrix] matrix of a pyproject.toml, else a features.toml, in this folder "
+                             "or the nearest above it)")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -293,20 +301,33 @@ def _wants_json(options: Optional[argparse.Namespace], args: List[str]) -> bool:
         a == "--format" and b == "json" for a, b in zip(args, args[1:]))
 
 
-def _matrix(options: argparse.Namespace) -> Matrix:
+def _matrix(options: argparse.Namespace, stderr: Optional[IO[str]] = None) -> Matrix:
+    """The matrix named by ``--matrix``, else the one found from the current folder (see
+    `_files.find_matrix`); never the packaged matrix unless it was asked for. With *stderr*,
+    says which file was used when it was found in a folder above this one."""
+    from . import _files
+
     if options.matrix is not None:
-        return loader.load(options.matrix)
-    if os.path.isfile("features.toml"):
-        return loader.load("features.toml")
-    return loader.default()
+        return loader.default() if options.matrix == _files.PACKAGED else loader.load(options.matrix)
+    found, looked = _files.find_matrix(os.getcwd())
+    if found is None:
+        raise _Usage(_messages.no_matrix_found(looked))
+    if found == _files.PACKAGED:
+        return loader.default()
+    name = _files.shown(found)
+    if stderr is not None and os.path.dirname(os.path.abspath(found)) != os.path.abspath(os.getcwd()):
+        stderr.write(f"matrix: note: {_messages.using_matrix(name)}\n")
+    return loader.load(name)
 
 
 def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
     config = _read_config(options.config, stdin)
-    matrix = _matrix(options)
-    if matrix.schema:
-        for path, reason in _access.unknown_keys(config, matrix.schema):
-            stderr.write(f"matrix: warning: {_messages.config_error(reason, path, None)}\n")
+    matrix = _matrix(options, stderr)
+    if matrix.schema and not options.allow_extra:
+        # A misspelt key would otherwise be answered for as its default: refused, as --set is.
+        unknown = [_messages.config_error(reason, path, None) for path, reason in _access.unknown_keys(config, matrix.schema)]
+        if unknown:
+            raise _Usage(_messages.config_keys_undeclared(options.config, unknown))
     for assignment in options.set:
         _assign(config, assignment, matrix.schema)
     if options.runner is not None:
@@ -333,7 +354,7 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
     how = "automatically"
     if options.runner:
         how = "as asked" if chosen.id == options.runner else f"over the {options.runner} asked for,"
-    stdout.write(f"Chose {chosen.id} ({chosen.name}) {how} at version {resolution.version}\n")
+    stdout.write(f"Chose {_named(chosen)} {how} at version {resolution.version}\n")
     explained = resolution.explanation()
     if explained["order"] is not None and options.runner is None:
         order = explained["order"]
@@ -346,17 +367,22 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
             continue
         if not entry["candidate"] and options.runner is None:
             if not passed:  # tried before the chosen one, had it been a candidate
-                stdout.write(f"Not a candidate: {runner.id} ({runner.name}), a candidate when {runner.candidate}\n")
+                stdout.write(f"Not a candidate: {_named(runner)}, a candidate when {runner.candidate}\n")
             continue
         blockers = resolution.unsupported[runner.id]
         if not blockers:
             continue
         names = ", ".join(f.name for f in blockers)
         verb = "Skipped" if not passed and options.runner is None else "Also blocked"
-        stdout.write(f"{verb} {runner.id} ({runner.name}) because of: {names}\n")
+        stdout.write(f"{verb} {_named(runner)} because of: {names}\n")
     for warning in resolution.warnings:
         stdout.write(f"Warning ({warning.kind}): {warning.message}\n")
     return EXIT_OK
+
+
+def _named(runner: Runner) -> str:
+    """``v1 (Model Runner V1)``; ``pandas`` once where the name is the id."""
+    return runner.id if runner.name == runner.id else f"{runner.id} ({runner.name})"
 
 
 def _resolution_json(resolution: Resolution, explain: bool) -> Dict[str, Any]:
@@ -506,7 +532,7 @@ def _docs(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdi
         format = _EXTENSIONS.get(extension, "markdown")
     if options.inject and format == "json":
         raise _Usage(_messages.inject_needs_page())
-    matrix = _matrix(options)
+    matrix = _matrix(options, stderr)
     # Rendered in full before any file is touched: a failure leaves every file as it was.
     tables = TABLES if "all" in (options.table or ()) else options.table or DEFAULT_TABLES
     text = render(matrix, format=format, version=options.version, tables=tables,
@@ -540,11 +566,45 @@ def _docs(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdi
 
 
 def _check(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
-    from .check import check
-
-    matrix = _matrix(options)
     if options.against is not None and not CLASS_SPEC.match(options.against):
         raise _Usage(_messages.bad_class_spec(options.against))
+    if not options.files:
+        return _check_one(_matrix(options), options, stdout=stdout)
+    if options.matrix is not None:
+        raise _Usage(_messages.check_files_and_matrix())
+    files = _changed_matrices(options.files)
+    if len(files) > 1 and options.format in ("json", "sarif"):
+        raise _Usage(_messages.check_one_document(options.format))
+    status = EXIT_OK
+    for file in files:
+        try:
+            outcome = _check_one(loader.load(file), options, stdout=stdout)
+        except MatrixError as problem:
+            stderr.write(f"matrix: error: {problem}\n")
+            outcome = EXIT_USAGE
+        status = max(status, outcome)
+    return status
+
+
+def _changed_matrices(files: Sequence[str]) -> List[str]:
+    """The features files to check for the changed *files* (as the pre-commit hook passes them):
+    a features file itself, or the one beside the runner folder of a runner file; each once."""
+    found: Dict[str, str] = {}
+    for file in files:
+        folder, base = os.path.split(file)
+        if base.endswith(".toml") and os.path.basename(folder) == "runners":
+            features = os.path.join(os.path.dirname(folder), "features.toml")
+            if not os.path.isfile(features):
+                continue  # a runner folder of something other than a matrix
+        else:
+            features = file
+        found.setdefault(os.path.normcase(os.path.abspath(features)), os.path.normpath(features))
+    return list(found.values())
+
+
+def _check_one(matrix: Matrix, options: argparse.Namespace, *, stdout: IO[str]) -> int:
+    from .check import check
+
     report = check(matrix, version=options.version, strict=options.strict, against=options.against)
     if options.format in ("sarif", "github"):
         from . import _ci_formats
@@ -569,7 +629,10 @@ def _check(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], std
             stdout.write(f"{finding}\n")
             if finding.witness is not None:
                 stdout.write(f"    witness: {_dumps(finding.witness, sort_keys=True)}\n")
-        stdout.write(f"{matrix.file or 'matrix'}: {report.summary()}\n")
+        label = matrix.file or "matrix"
+        if matrix is loader.default():
+            label = _messages.packaged_matrix(label)
+        stdout.write(f"{label}: {report.summary()}\n")
     return EXIT_FINDING if report.failed else EXIT_OK
 
 
@@ -579,9 +642,9 @@ def _schema(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], st
 
         if options.paths:
             raise _Usage(_messages.json_schema_paths())
-        if options.write and options.matrix is None and not os.path.isfile("features.toml"):
-            raise _Usage(_messages.json_schema_write_default())
         matrix = _matrix(options)
+        if options.write and matrix is loader.default():
+            raise _Usage(_messages.json_schema_write_default())
         if options.write:
             try:
                 written = editor.write(matrix)

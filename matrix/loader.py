@@ -62,11 +62,15 @@ def _live_text(window: Window) -> str:
     return "at every version" if window == (None, None) else window_text(window)
 
 
-def load(path: Union[str, os.PathLike[str]]) -> Matrix:
-    """Load ``features.toml`` at *path* and the runner files of the folder it names.
+def load(path: Union[str, os.PathLike[str], None] = None) -> Matrix:
+    """Load ``features.toml`` at *path* and the runner files of the folder it names; without
+    *path*, the packaged default matrix (`default`: Python never looks for a file, unlike the
+    command line, so an import answers the same from any folder).
 
     :raises LoadError: with every problem found, in either file.
     """
+    if path is None:
+        return default()
     name = os.fspath(path)
     text = _read(name, name)
     return _built(text, name, os.path.dirname(name))

@@ -188,3 +188,13 @@ def test_the_default_matrix():
     assert (str(mamba.deprecated.since), str(mamba.deprecated.remove_in)) == ("0.30.0", "0.32.0")
     assert "align" in mamba.deprecated.replacement
     assert m.feature("dbo").status("v2", m.version) == "opt-in"
+
+
+def test_load_without_a_path_is_the_packaged_default_wherever_it_runs(tmp_path, monkeypatch):
+    """Unlike the command line, Python never looks for a file: ``matrix.load()`` is documented
+    as the packaged matrix, and a features.toml in the current folder does not change it."""
+    import matrix
+
+    (tmp_path / "features.toml").write_text("not a matrix")
+    monkeypatch.chdir(tmp_path)
+    assert matrix.load() is matrix.default()

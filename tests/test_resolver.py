@@ -660,7 +660,7 @@ def test_undeclared_keys_are_ignored_unless_strict():
     with pytest.raises(ConfigError) as info:
         JOB.resolve(config, strict=True)
     assert info.exconly() == ("matrix.errors.ConfigError: Config 'job.gpu': Not declared in the schema, "
-                              "did you mean 'gpus' (and 1 more undeclared key)")
+                              "did you mean 'job.gpus' (and 1 more undeclared key)")
     assert JOB.resolve({"job": {"gpus": 2, "extra": {"debug": False}}}, strict=True).runner == "gpu"
     # An object's other attributes are its own business: strict looks at mappings only.
     assert JOB.resolve(_Host(_Job(gpus=2)), strict=True).runner == "gpu"
