@@ -863,3 +863,8 @@ def config_keys_undeclared(shown: str, problems: Sequence[str]) -> str:
         return f"{problems[0]} ({hint})"
     lines = "".join(f"\n  {p}" for p in problems)
     return f"Config {shown}: {len(problems)} undeclared keys ({hint}){lines}"
+
+
+def removed_ahead(remove_in: str, version: str) -> str:
+    return (f"removed = true records a removal that has happened, but remove_in {remove_in} is later than the "
+            f"file's version {version}: drop removed = true until [matrix] version reaches {remove_in}")

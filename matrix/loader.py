@@ -172,6 +172,7 @@ class _Builder:
         self.broken: Set[str] = set()  # config paths
         self.broken_runners: Dict[str, Optional[int]] = {}  # runner id: its priority, where readable
         self.runner_specs: Dict[str, Tuple[_Source, Any]] = {}  # runner id: its file and RunnerSpec
+        self.matrix_version: Optional[Version] = None  # [matrix] version, once the header is read
 
     # --- reporting -------------------------------------------------------------------------
 
@@ -208,6 +209,8 @@ class _Builder:
             if key not in _TOP_KEYS:
                 self.problem(source, (key,), _messages.unknown_choice('table', key, _TOP_KEYS))
         header = self.header(source, document.get("matrix"))
+        if header is not None:
+            self.matrix_version = Version(header.version)
         schema = self.schema(source, document.get("config", {}))
         if runners is None:
             folder = header.runners if header is not None else "runners"
@@ -830,6 +833,12 @@ class _Builder:
             return None
         if spec.removed and remove_in is None:
             self.problem(source, where + ("removed",), _messages.removed_without_version())
+            return None
+        if spec.removed and remove_in is not None and self.matrix_version is not None and remove_in > self.matrix_version:
+            # A removal recorded before it happened would answer as deprecated at the file's own
+            # version, and check would call it done (issue 24, item 7).
+            self.problem(source, where + ("removed",),
+                         _messages.removed_ahead(str(remove_in), str(self.matrix_version)))
             return None
         if remove_in is not None and remove_in == since and not spec.removed:
             self.problem(source, where + ("remove_in",), _messages.no_period_unrecorded(str(remove_in)))

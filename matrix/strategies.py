@@ -552,9 +552,12 @@ def _matrix_texts(draw: st.DrawFn, max_features: int) -> Tuple[str, Dict[str, Di
         if draw(st.integers(0, 4)) == 0:
             since = draw(st.sampled_from(_VERSIONS))
             remove_in = draw(st.sampled_from([v for v in _VERSIONS if Version(v) >= Version(since)]))
-            # A removal without a deprecation period (remove_in == since) is always recorded as done.
-            removed = remove_in == since or draw(st.booleans())
-            lines.append(f"deprecated = {_toml({'since': since, 'remove_in': remove_in, 'replacement': 'something else', 'removed': removed})}")
+            # A removal without a deprecation period (remove_in == since) is always recorded as done,
+            # and a removal is recorded only once the file's version has reached it.
+            due = Version(remove_in) <= Version(version)
+            if due or remove_in != since:
+                removed = due and (remove_in == since or draw(st.booleans()))
+                lines.append(f"deprecated = {_toml({'since': since, 'remove_in': remove_in, 'replacement': 'something else', 'removed': removed})}")
         window = draw(st.integers(0, 5))
         if window == 0:
             lines.append(f'since = "{draw(st.sampled_from(_VERSIONS[1:]))}"')
