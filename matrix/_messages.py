@@ -868,3 +868,9 @@ def config_keys_undeclared(shown: str, problems: Sequence[str]) -> str:
 def removed_ahead(remove_in: str, version: str) -> str:
     return (f"removed = true records a removal that has happened, but remove_in {remove_in} is later than the "
             f"file's version {version}: drop removed = true until [matrix] version reaches {remove_in}")
+
+
+def misnamed_runner_file(stem: str, wanted: str, count: int) -> str:
+    features = f"{count} feature{'s' if count != 1 else ''} name"
+    return (f"No feature names runner {stem!r}, this file's stem, while {features} {wanted!r}, which has no "
+            f"runner file: rename this file {wanted}.toml (a runner's id is its file's stem)")

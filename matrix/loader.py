@@ -617,6 +617,8 @@ class _Builder:
             self.problem(source, ("features",), _messages.too_many_features(len(raw), MAX_FEATURES))
             return []
         runner_ids = [r.id for r in runners] if runners is not None else None
+        if runners is not None:
+            runner_ids = self.misnamed_runner_files(raw, runners)
         features = []
         # A display name belongs to one gate at a time: two gates may share it when they are
         # never in force at the same version (a condition that changed in a release).
@@ -634,6 +636,41 @@ class _Builder:
             names.setdefault(feature.name, []).append(feature)
             features.append(feature)
         return features
+
+    def misnamed_runner_files(self, raw: Dict[str, object], runners: List[Runner]) -> List[str]:
+        """The runner ids the features are checked against, less each runner file that looks
+        misnamed: no feature names its id, while some name a close one that has no file. Such a
+        file is reported once, as the likely mistake (not once per feature, each "did you mean"
+        the typo), and the id the features name stands for it, known to be broken."""
+        ids = [r.id for r in runners]
+        named: Dict[str, int] = {}  # runner id: how many features name it
+        for value in raw.values():
+            if not isinstance(value, dict):
+                continue
+            support = value.get("support")
+            mentioned = set(support) if isinstance(support, dict) else set()
+            for key in ("prefers", "forces"):
+                table = value.get(key)
+                if isinstance(table, dict) and isinstance(table.get("runner"), str):
+                    mentioned.add(table["runner"])
+            for runner in mentioned:
+                named[runner] = named.get(runner, 0) + 1
+        unnamed = [r for r in runners if r.id not in named and r.file is not None]
+        unknown = sorted((u for u in named if u not in ids and u != "default" and u not in self.broken_runners),
+                         key=lambda u: (-named[u], u))
+        import difflib
+
+        for wanted in unknown:
+            close = difflib.get_close_matches(wanted, [r.id for r in unnamed], n=1, cutoff=0.6)
+            if not close:
+                continue
+            runner = next(r for r in unnamed if r.id == close[0])
+            unnamed.remove(runner)
+            ids.remove(runner.id)
+            self.broken_runners[wanted] = runner.priority
+            source = self.runner_specs[runner.id][0]
+            self.problem(source, (), _messages.misnamed_runner_file(runner.id, wanted, named[wanted]), at=(1, 1))
+        return ids
 
     def feature(self, source: _Source, id: str, raw: object, schema: Schema,
                 runner_ids: Optional[List[str]]) -> Optional[Feature]:
