@@ -874,3 +874,8 @@ def misnamed_runner_file(stem: str, wanted: str, count: int) -> str:
     features = f"{count} feature{'s' if count != 1 else ''} name"
     return (f"No feature names runner {stem!r}, this file's stem, while {features} {wanted!r}, which has no "
             f"runner file: rename this file {wanted}.toml (a runner's id is its file's stem)")
+
+
+def version_as_number(kind: str, value: object, written: str) -> str:
+    lost = f" (as a number, {written} is the {kind} {value!r})" if written != repr(value) else ""
+    return f"Expected a version, got the {kind} {value!r}: write the version in quotes, \"{written}\"{lost}"

@@ -108,11 +108,35 @@ class _Exit(Exception):
         self.status = status
 
 
+def _tool_version() -> str:
+    """The installed version of support-matrix ("0" when run from a source tree)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("support-matrix")
+    except PackageNotFoundError:
+        return "0"
+
+
+class _ShowVersion(argparse.Action):
+    """``matrix --version``: the version is looked up only when asked (a new process pays for
+    every import: benchmarks/coldstart.py)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, help: Optional[str] = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: Optional[str] = None) -> None:
+        parser._print_message(f"matrix {_tool_version()}\n")
+        raise _Exit(EXIT_OK)
+
+
 def _parser(stdout: IO[str], only: Optional[str] = None) -> argparse.ArgumentParser:
     """The argument parser; with *only*, the sub-command of that name alone (each sub-parser
     costs milliseconds to set up, which a new process pays: benchmarks/coldstart.py)."""
     parser = _Parser(prog="matrix", description="A declarative feature-support matrix engine.",
                      stdout=stdout)
+    parser.add_argument("--version", action=_ShowVersion, help="print the version of matrix and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
     if only in (None, "resolve"):
@@ -610,13 +634,7 @@ def _check_one(matrix: Matrix, options: argparse.Namespace, *, stdout: IO[str]) 
         from . import _ci_formats
 
         if options.format == "sarif":
-            from importlib.metadata import PackageNotFoundError, version
-
-            try:
-                tool_version = version("support-matrix")
-            except PackageNotFoundError:  # run from a source tree
-                tool_version = "0"
-            stdout.write(_ci_formats.sarif(report, tool_version=tool_version))
+            stdout.write(_ci_formats.sarif(report, tool_version=_tool_version()))
         else:
             stdout.write(_ci_formats.github(report))
     elif options.format == "json":

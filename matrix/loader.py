@@ -42,6 +42,7 @@ _PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 _TOP_KEYS = ("matrix", "config", "requirements", "orders", "features", "refusals")
 
 _NUMERIC = frozenset({"int", "float"})
+_VERSION_KEYS = frozenset({"version", "since", "until", "remove_in"})
 
 RunnersArg = Union[str, "os.PathLike[str]", Mapping[str, Union[Runner, Mapping[str, object], str]]]
 
@@ -185,8 +186,27 @@ class _Builder:
     def shaped(self, source: _Source, value: object, cls: type, path: Place) -> Tuple[Any, Set[object]]:
         spec, errors = self.shapes.structure(value, cls, path)
         for where, message in errors:
-            self.problem(source, where, message)
+            self.problem(source, where, self.version_as_number(source, where, value, path) or message)
         return spec, {w[len(path)] for w, _ in errors if len(w) > len(path)}
+
+    def version_as_number(self, source: _Source, where: Place, value: object, path: Place) -> Optional[str]:
+        """The "quote it" hint for a version written as a TOML number (``version = 2.10``, which
+        TOML reads as the float 2.1), as the predicate language gives it; None for another mistake."""
+        if not where or where[-1] not in _VERSION_KEYS:
+            return None
+        for key in where[len(path):]:
+            if isinstance(value, dict) and key in value:
+                value = value[key]
+            elif isinstance(value, list) and isinstance(key, int) and 0 <= key < len(value):
+                value = value[key]
+            else:
+                return None
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return None
+        offset = source.locations.values.get(tuple(where))
+        number = re.compile(r"[-+0-9._eE]+").match(source.text, offset) if offset is not None else None
+        written = number.group().replace("_", "") if number else repr(value)
+        return _messages.version_as_number(type(value).__name__, value, written)
 
     def version(self, source: _Source, path: Place, text: object) -> Optional[Version]:
         if text is None:

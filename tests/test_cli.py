@@ -623,3 +623,11 @@ def test_the_pre_commit_hook_passes_the_changed_files():
     with open(os.path.join(root, ".pre-commit-hooks.yaml")) as handle:
         hooks = {hook["id"]: hook for hook in yaml.safe_load(handle)}
     assert (hooks["matrix-check"]["entry"], hooks["matrix-check"]["pass_filenames"]) == ("matrix check", True)
+
+
+def test_version_prints_the_installed_version_of_matrix():
+    from importlib.metadata import version
+
+    assert call("--version") == (0, f"matrix {version('support-matrix')}\n", "")
+    # A command's own --version is the matrix version to answer as of.
+    assert call("resolve", "--version", "0.31.0")[1] == "Chose v2 (Model Runner V2) automatically at version 0.31.0\n"
