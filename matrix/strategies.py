@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from packaging.version import Version
 
+from ._messages import did_you_mean
 from ._nodes import And, Node
 from ._space import Inconclusive, Space, compared_constants
 from ._versions import VersionLike, as_version
@@ -145,8 +146,9 @@ def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Op
         for gate in ids:
             if gate not in gates:
                 known = [f.id for f in matrix.features]
-                where = "is not in force at " + str(v) if gate in known else "is not a gate of this matrix"
-                raise InvalidArgument(f"{name}: {gate!r} {where}")
+                if gate in known:
+                    raise InvalidArgument(f"{name}: {gate!r} is not in force at {v}")
+                raise InvalidArgument(f"{name}: {gate!r} is not a gate of this matrix{did_you_mean(gate, gates)}")
             if gate not in drawable:
                 path = next(p for p in sorted(gates[gate].when.paths) if p not in schema)
                 raise InvalidArgument(f"{name}: {gate!r} reads {path!r}, which the config does not have at {v}")
