@@ -879,3 +879,8 @@ def misnamed_runner_file(stem: str, wanted: str, count: int) -> str:
 def version_as_number(kind: str, value: object, written: str) -> str:
     lost = f" (as a number, {written} is the {kind} {value!r})" if written != repr(value) else ""
     return f"Expected a version, got the {kind} {value!r}: write the version in quotes, \"{written}\"{lost}"
+
+
+def preferred_summary(feature: str, passed_over: Sequence[str]) -> str:
+    over = f", passing over {', '.join(passed_over)}, which automatic choice tries first" if passed_over else ""
+    return f"Preferred because of {feature}{over}"

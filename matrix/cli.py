@@ -383,6 +383,15 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
     if explained["order"] is not None and options.runner is None:
         order = explained["order"]
         stdout.write(f"Order: {order['name']}, because {order['when']} holds\n")
+    preference = next((w for w in resolution.warnings if w.kind == "preference" and w.runner == chosen.id), None)
+    if preference is not None and options.runner is None:
+        tried_first = []  # free candidates automatic choice would have taken first
+        for entry in explained["runners"]:
+            if entry["id"] == chosen.id:
+                break
+            if entry["candidate"] and not resolution.unsupported[entry["id"]]:
+                tried_first.append(_named(matrix.runner(entry["id"])))
+        stdout.write(_messages.preferred_summary(matrix.feature(preference.feature).name, tried_first) + "\n")
     passed = False
     for entry in explained["runners"]:  # in the order automatic choice tried them
         runner = matrix.runner(entry["id"])

@@ -631,3 +631,22 @@ def test_version_prints_the_installed_version_of_matrix():
     assert call("--version") == (0, f"matrix {version('support-matrix')}\n", "")
     # A command's own --version is the matrix version to answer as of.
     assert call("resolve", "--version", "0.31.0")[1] == "Chose v2 (Model Runner V2) automatically at version 0.31.0\n"
+
+
+def test_the_summary_names_the_runners_a_preference_passed_over_and_a_runner_named_as_its_id_once(tmp_path):
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "runners").mkdir()
+    for id, name, priority in (("polars", "Polars", 3), ("duckdb", "DuckDB", 2), ("pandas", "pandas", 1)):
+        (tmp_path / "runners" / f"{id}.toml").write_text(f'name = "{name}"\npriority = {priority}\n')
+    (tmp_path / "features.toml").write_text(
+        '[matrix]\nname = "frames"\nversion = "1.0"\n[config]\n"rows" = { type = "int", default = 1000000 }\n'
+        '"strings" = { type = "bool", default = false }\n'
+        '[features.tiny]\nname = "tiny frames"\nwhen = "rows < 100"\nsupport = { default = "yes" }\n'
+        'prefers = { runner = "pandas" }\n'
+        '[features.strings]\nname = "string columns"\nwhen = "strings"\nsupport = { default = "yes", duckdb = "no" }\n')
+    assert call("resolve", "--set", "rows=10", "--set", "strings=true") == (0, (
+        "Chose pandas automatically at version 1.0\n"
+        "Preferred because of tiny frames, passing over polars (Polars), which automatic choice tries first\n"
+        "Skipped duckdb (DuckDB) because of: string columns\n"
+        "Warning (preference): tiny frames: using pandas\n"), "")
+    assert call("resolve")[1] == "Chose polars (Polars) automatically at version 1.0\n"
