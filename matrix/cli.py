@@ -679,6 +679,8 @@ def _schema(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], st
                 raise _Usage(_messages.cannot_write(exc.filename or "the schema", exc)) from None
             for path in written:
                 stdout.write(f"wrote {path}\n")
+            for path in _add_schema_lines(matrix, written):
+                stdout.write(f"added the #:schema line to {path}\n")
             return EXIT_OK
         stdout.write(editor.text(editor.runner_schema(matrix) if options.runner_file else editor.features_schema(matrix)))
         return EXIT_OK
@@ -688,6 +690,40 @@ def _schema(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], st
 
     stdout.write(derive(options.source, options.paths))
     return EXIT_OK
+
+
+def _add_schema_lines(matrix: Matrix, written: Sequence[str]) -> List[str]:
+    """Put the ``#:schema`` line that editors read (taplo, Even Better TOML) at the top of the
+    features file and of each runner file that has none; returns the files changed."""
+    from . import _files
+
+    features_schema, runner_schema = written
+    wanted = [(matrix.file, features_schema)] + [(r.file, runner_schema) for r in matrix.runners]
+    changed = []
+    for file, schema in wanted:
+        if file is None:
+            continue
+        text = _files.read_text(file)
+        if text is None or _has_schema_line(text):
+            continue
+        relative = os.path.relpath(schema, os.path.dirname(os.path.abspath(file)))
+        try:
+            _files.atomic_write(file, f"#:schema ./{relative}\n" + text)
+        except (OSError, ValueError) as exc:
+            raise _Usage(_messages.cannot_write(file, exc)) from None
+        changed.append(file)
+    return changed
+
+
+def _has_schema_line(text: str) -> bool:
+    """Whether the comments that open *text* hold a ``#:schema`` line (taplo reads it there only)."""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#:schema"):
+            return True
+        if stripped and not stripped.startswith("#"):
+            return False
+    return False
 
 
 _COMMANDS = {"resolve": _resolve, "check": _check, "docs": _docs, "schema": _schema}

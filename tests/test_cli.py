@@ -650,3 +650,20 @@ def test_the_summary_names_the_runners_a_preference_passed_over_and_a_runner_nam
         "Skipped duckdb (DuckDB) because of: string columns\n"
         "Warning (preference): tiny frames: using pandas\n"), "")
     assert call("resolve")[1] == "Chose polars (Polars) automatically at version 1.0\n"
+
+
+def test_schema_write_puts_the_schema_line_editors_read_atop_each_file_that_lacks_it(tmp_path):
+    (tmp_path / "pyproject.toml").unlink()
+    _project(tmp_path)
+    (tmp_path / "runners" / "b.toml").write_text('#:schema ./runner.schema.json\nname = "B"\npriority = 2\n')
+    assert call("schema", "--json-schema", "--write") == (0, (
+        "wrote features.schema.json\nwrote runners/runner.schema.json\n"
+        "added the #:schema line to features.toml\nadded the #:schema line to runners/a.toml\n"), "")
+    assert (tmp_path / "features.toml").read_text() == (
+        '#:schema ./features.schema.json\n[matrix]\nname = "local"\nversion = "1"\n')
+    assert (tmp_path / "runners" / "a.toml").read_text() == '#:schema ./runner.schema.json\nname = "A"\npriority = 1\n'
+    assert call("schema", "--json-schema", "--write") == (
+        0, "wrote features.schema.json\nwrote runners/runner.schema.json\n", "")
+    assert call("check") == (0, (  # and no schema-stale
+        "runners/a.toml:1:1: warning[never-chosen]: A is never chosen automatically: B is never blocked\n"
+        "features.toml: passed: 0 errors, 1 warning, 0 notes\n"), "")
