@@ -884,3 +884,7 @@ def version_as_number(kind: str, value: object, written: str) -> str:
 def preferred_summary(feature: str, passed_over: Sequence[str]) -> str:
     over = f", passing over {', '.join(passed_over)}, which automatic choice tries first" if passed_over else ""
     return f"Preferred because of {feature}{over}"
+
+
+def at_every_release(versions: Sequence[str]) -> str:
+    return f", at every release the file names ({', '.join(versions)})"

@@ -186,7 +186,11 @@ def _check_parser(commands: Commands, stdout: IO[str]) -> None:
                        help="text; json; sarif (SARIF 2.1.0, for code scanning); github (workflow "
                             "commands: annotations on the lines of a pull request)")
     check.add_argument("--strict", action="store_true", help="fail on every finding, notes included")
-    check.add_argument("--version", metavar="V", help="check the matrix as of this version")
+    when = check.add_mutually_exclusive_group()
+    when.add_argument("--version", metavar="V", help="check the matrix as of this version")
+    when.add_argument("--all-versions", action="store_true",
+                      help="check the matrix at every release its file names, up to its own version, "
+                           "each finding once (with the releases it is found at, when not all)")
     check.add_argument("--against", metavar="MODULE:CLASS",
                        help="compare [config] with this config class of the host (default: "
                             "[matrix] config_class, if the file names one)")
@@ -636,9 +640,23 @@ def _changed_matrices(files: Sequence[str]) -> List[str]:
 
 
 def _check_one(matrix: Matrix, options: argparse.Namespace, *, stdout: IO[str]) -> int:
-    from .check import check
+    from .check import Finding, Report, check
 
-    report = check(matrix, version=options.version, strict=options.strict, against=options.against)
+    versions: List[str] = []  # with --all-versions: the releases checked
+    seen_at: Dict[str, List[str]] = {}  # with --all-versions: a finding's text → the releases it is found at
+    if options.all_versions:
+        from . import _releases
+
+        versions = [str(v) for v in _releases.named(matrix)]
+        findings: Dict[str, Finding] = {}
+        for version in versions:
+            for finding in check(matrix, version=version, strict=options.strict, against=options.against).findings:
+                key = _dumps([str(finding), finding.witness], sort_keys=True)
+                findings.setdefault(key, finding)
+                seen_at.setdefault(key, []).append(version)
+        report = Report(tuple(findings.values()), strict=options.strict)
+    else:
+        report = check(matrix, version=options.version, strict=options.strict, against=options.against)
     if options.format in ("sarif", "github"):
         from . import _ci_formats
 
@@ -647,19 +665,30 @@ def _check_one(matrix: Matrix, options: argparse.Namespace, *, stdout: IO[str]) 
         else:
             stdout.write(_ci_formats.github(report))
     elif options.format == "json":
-        data = {"matrix": matrix.name, "version": str(options.version or matrix.version),
-                "failed": report.failed, "counts": report.counts(),
-                "findings": [f.to_dict() for f in report.findings]}
+        data: Dict[str, Any] = {"matrix": matrix.name, "version": str(options.version or matrix.version),
+                                "failed": report.failed, "counts": report.counts(),
+                                "findings": [f.to_dict() for f in report.findings]}
+        if options.all_versions:
+            data["versions"] = versions
+            for finding, entry in zip(report.findings, data["findings"]):
+                entry["versions"] = seen_at[_dumps([str(finding), finding.witness], sort_keys=True)]
         stdout.write(_dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
         for finding in report.findings:
             stdout.write(f"{finding}\n")
             if finding.witness is not None:
                 stdout.write(f"    witness: {_dumps(finding.witness, sort_keys=True)}\n")
+            if options.all_versions:
+                at = seen_at[_dumps([str(finding), finding.witness], sort_keys=True)]
+                if at != versions:
+                    stdout.write(f"    at: {', '.join(at)}\n")
         label = matrix.file or "matrix"
         if matrix is loader.default():
             label = _messages.packaged_matrix(label)
-        stdout.write(f"{label}: {report.summary()}\n")
+        summary = report.summary()
+        if options.all_versions:
+            summary += _messages.at_every_release(versions)
+        stdout.write(f"{label}: {summary}\n")
     return EXIT_FINDING if report.failed else EXIT_OK
 
 

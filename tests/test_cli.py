@@ -667,3 +667,54 @@ def test_schema_write_puts_the_schema_line_editors_read_atop_each_file_that_lack
     assert call("check") == (0, (  # and no schema-stale
         "runners/a.toml:1:1: warning[never-chosen]: A is never chosen automatically: B is never blocked\n"
         "features.toml: passed: 0 errors, 1 warning, 0 notes\n"), "")
+
+
+ALL_VERSIONS = """[matrix]
+name = "frames"
+version = "2.0"
+
+[config]
+"rows" = { type = "int", default = 0 }
+
+[features.big]
+name = "big frames"
+when = "rows > 1000"
+support = { polars = "yes", pandas = "no" }
+
+[features.mid]
+name = "mid frames"
+when = "rows > 100"
+since = "1.0"
+support = { polars = [{ status = "no" }, { status = "yes", since = "2.0" }], pandas = "yes" }
+"""
+
+
+def test_check_all_versions_finds_what_only_an_older_release_has(tmp_path):
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "polars.toml").write_text('name = "Polars"\npriority = 2\n')
+    (tmp_path / "runners" / "pandas.toml").write_text('name = "pandas"\npriority = 1\n')
+    (tmp_path / "features.toml").write_text(ALL_VERSIONS)
+    # At its own version, the file's contradiction of 1.0 is not seen.
+    assert call("check") == (0, (
+        "runners/pandas.toml:1:1: warning[never-chosen]: pandas is never chosen automatically: Polars is never blocked\n"
+        "features.toml: passed: 0 errors, 1 warning, 0 notes\n"), "")
+    assert call("check", "--all-versions") == (0, (
+        "features.toml:8:1: warning[implied-contradiction]: big frames implies mid frames, yet Polars supports big "
+        "frames and not mid frames: every config that uses big frames is refused there\n"
+        '    witness: {"rows": 1001}\n'
+        "    at: 1.0\n"
+        "features.toml:8:1: note[no-runner]: No runner can serve a config that uses big frames and mid frames: "
+        "Polars does not support mid frames; pandas does not support big frames\n"
+        '    witness: {"rows": 1001}\n'
+        "    at: 1.0\n"
+        "runners/pandas.toml:1:1: warning[never-chosen]: pandas is never chosen automatically: Polars is never blocked\n"
+        "    at: 2.0\n"
+        "features.toml: passed: 0 errors, 2 warnings, 1 note, at every release the file names (1.0, 2.0)\n"), "")
+    status, out, _ = call("check", "--all-versions", "--format", "json")
+    data = json.loads(out)
+    assert (status, data["versions"], [(f["code"], f["versions"]) for f in data["findings"]]) == (
+        0, ["1.0", "2.0"], [("implied-contradiction", ["1.0"]), ("no-runner", ["1.0"]), ("never-chosen", ["2.0"])])
+    assert call("check", "--all-versions", "--strict")[0] == 1
+    assert call("check", "--all-versions", "--version", "1.0") == (
+        2, "", "matrix: error: argument --version: not allowed with argument --all-versions\n")
