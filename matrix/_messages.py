@@ -888,3 +888,20 @@ def preferred_summary(feature: str, passed_over: Sequence[str]) -> str:
 
 def at_every_release(versions: Sequence[str]) -> str:
     return f", at every release the file names ({', '.join(versions)})"
+
+
+def ignore_without_reason() -> str:
+    return "An ignored finding needs its reason: say why it is not a mistake"
+
+
+def ignore_unused(code: str, gate: Optional[str]) -> str:
+    about = f" about {gate!r}" if gate else ""
+    return f"[check] ignores {code}{about}, but there is no such finding: remove the entry"
+
+
+def ignored_count(count: int) -> str:
+    return f"; {count} finding{'s' if count != 1 else ''} ignored by [check] ignore"
+
+
+def unknown_finding_code(code: str, known: Sequence[str]) -> str:
+    return f"Unknown finding code {code!r}{did_you_mean(code, known)} (matrix check's codes: see its README table)"

@@ -85,6 +85,7 @@ CODES: Dict[str, Tuple[str, str]] = {
     "runner-unusable": ("error", "a runner whose requirements, together, exclude every config"),
     "never-candidate": ("warning", "a runner whose candidate condition never holds"),
     "refusal-unused": ("warning", "a declared refusal that no combination of gates matches"),
+    "ignore-unused": ("warning", "a [check] ignore entry that matches no finding"),
     "inconclusive": ("warning", "a search ran out of its budget"),
     **DRIFT_CODES,
 }

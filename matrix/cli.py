@@ -657,6 +657,9 @@ def _check_one(matrix: Matrix, options: argparse.Namespace, *, stdout: IO[str]) 
         report = Report(tuple(findings.values()), strict=options.strict)
     else:
         report = check(matrix, version=options.version, strict=options.strict, against=options.against)
+    from . import _ignore
+
+    report, ignored = _ignore.apply(matrix, report)
     if options.format in ("sarif", "github"):
         from . import _ci_formats
 
@@ -668,6 +671,8 @@ def _check_one(matrix: Matrix, options: argparse.Namespace, *, stdout: IO[str]) 
         data: Dict[str, Any] = {"matrix": matrix.name, "version": str(options.version or matrix.version),
                                 "failed": report.failed, "counts": report.counts(),
                                 "findings": [f.to_dict() for f in report.findings]}
+        if ignored:
+            data["ignored"] = [{**f.to_dict(), "reason": entry.reason} for f, entry in ignored]
         if options.all_versions:
             data["versions"] = versions
             for finding, entry in zip(report.findings, data["findings"]):
@@ -686,6 +691,8 @@ def _check_one(matrix: Matrix, options: argparse.Namespace, *, stdout: IO[str]) 
         if matrix is loader.default():
             label = _messages.packaged_matrix(label)
         summary = report.summary()
+        if ignored:
+            summary += _messages.ignored_count(len(ignored))
         if options.all_versions:
             summary += _messages.at_every_release(versions)
         stdout.write(f"{label}: {summary}\n")

@@ -159,6 +159,15 @@ def features_schema(matrix: Optional[Matrix] = None) -> Dict[str, Any]:
             "features": {"type": "object", "description": "Feature id (the stable key) → the feature",
                          "propertyNames": {"pattern": _ID}, "additionalProperties": feature},
             "refusals": {"type": "object", "propertyNames": {"pattern": _ID}, "additionalProperties": refusal},
+            "check": _table({"ignore": {"type": "array", "description": "Findings matrix check ignores, each with "
+                                                                         "its reason (ignore-unused when none matches)",
+                                        "items": _table({
+                                            "code": {"type": "string", "description": "The finding's code"},
+                                            "gate": {"type": "string",
+                                                     "description": "The feature or runner id it is about (default: any)"},
+                                            "reason": {"type": "string", "minLength": 1,
+                                                       "description": "Why it is not a mistake"},
+                                        }, ["code", "reason"])}}, [], "What matrix check is told"),
         }, ["matrix"]),
     }
 

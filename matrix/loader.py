@@ -39,7 +39,8 @@ MAX_FEATURES = 10_000
 
 _ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
 _PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
-_TOP_KEYS = ("matrix", "config", "requirements", "orders", "features", "refusals")
+_TOP_KEYS = ("matrix", "config", "requirements", "orders", "features", "refusals", "check")
+_IGNORE_KEYS = ("code", "gate", "reason")
 
 _NUMERIC = frozenset({"int", "float"})
 _VERSION_KEYS = frozenset({"version", "since", "until", "remove_in"})
@@ -246,6 +247,8 @@ class _Builder:
         if runner_list is not None:
             runner_list = [self.requirements(r, kinds, schema) for r in runner_list]
         orders = self.orders(source, document.get("orders", {}), schema, runner_list)
+        if "check" in document:
+            self.check_table(source, document["check"], document.get("features"), runner_list)
         if self.problems:
             raise LoadError(name, self.problems)
         assert header is not None and runner_list is not None
@@ -471,6 +474,45 @@ class _Builder:
             if ok:
                 out.append(Refusal(id, spec.reason, tuple(lists), spec.links))
         return out
+
+    def check_table(self, source: _Source, raw: object, features: object, runners: Optional[List[Runner]]) -> None:
+        """``[check] ignore = [{ code, gate, reason }]``: findings `matrix check` is told to
+        ignore, each with its reason (applied by `matrix._ignore`; checked here, so that a
+        misspelt code or gate is a load error, not an entry that silently ignores nothing)."""
+        from .check import CODES  # only for a file that has a [check] table
+
+        if not isinstance(raw, dict):
+            self.problem(source, ("check",), self.shapes.expected("a table", raw).args[0])
+            return
+        for key in raw:
+            if key != "ignore":
+                self.problem(source, ("check", key), _messages.unknown_choice("key", key, ["ignore"]))
+        entries = raw.get("ignore", [])
+        if not isinstance(entries, list):
+            self.problem(source, ("check", "ignore"), self.shapes.expected("an array of tables", entries).args[0])
+            return
+        gates = (list(features) if isinstance(features, dict) else []) + [r.id for r in runners or ()]
+        for index, entry in enumerate(entries):
+            where: Place = ("check", "ignore", index)
+            if not isinstance(entry, dict):
+                self.problem(source, where, self.shapes.expected("a table", entry).args[0])
+                continue
+            for key in entry:
+                if key not in _IGNORE_KEYS:
+                    self.problem(source, where + (key,), _messages.unknown_choice("key", key, _IGNORE_KEYS))
+            for key in ("code", "reason"):
+                if key not in entry:
+                    self.problem(source, where, _messages.missing_key(key))
+            for key, value in entry.items():
+                if key in _IGNORE_KEYS and not isinstance(value, str):
+                    self.problem(source, where + (key,), self.shapes.expected("a string", value).args[0])
+            code, gate, reason = entry.get("code"), entry.get("gate"), entry.get("reason")
+            if isinstance(code, str) and code not in CODES:
+                self.problem(source, where + ("code",), _messages.unknown_finding_code(code, list(CODES)))
+            if isinstance(gate, str) and gate not in gates:
+                self.problem(source, where + ("gate",), _messages.unknown_choice("gate", gate, gates))
+            if isinstance(reason, str) and not reason.strip():
+                self.problem(source, where + ("reason",), _messages.ignore_without_reason())
 
     # --- requirements and orders -----------------------------------------------------------
 

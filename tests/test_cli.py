@@ -718,3 +718,35 @@ def test_check_all_versions_finds_what_only_an_older_release_has(tmp_path):
     assert call("check", "--all-versions", "--strict")[0] == 1
     assert call("check", "--all-versions", "--version", "1.0") == (
         2, "", "matrix: error: argument --version: not allowed with argument --all-versions\n")
+
+
+IGNORES = """
+[check]
+ignore = [
+  { code = "never-chosen", gate = "pandas", reason = "pandas is asked for by name, for small frames" },
+  { code = "implied-contradiction", gate = "big", reason = "Polars lacked mid frames in 1.0" },
+]
+"""
+
+
+def test_check_ignores_the_findings_its_file_says_to_with_their_reason(tmp_path):
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "polars.toml").write_text('name = "Polars"\npriority = 2\n')
+    (tmp_path / "runners" / "pandas.toml").write_text('name = "pandas"\npriority = 1\n')
+    (tmp_path / "features.toml").write_text(ALL_VERSIONS + IGNORES)
+    assert call("check", "--all-versions", "--strict") == (1, (
+        "features.toml:8:1: error[no-runner]: No runner can serve a config that uses big frames and mid frames: "
+        "Polars does not support mid frames; pandas does not support big frames\n"
+        '    witness: {"rows": 1001}\n'
+        "    at: 1.0\n"
+        "features.toml: failed: 1 error, 0 warnings, 0 notes (strict: every finding fails but acknowledged refusals); "
+        "2 findings ignored by [check] ignore, at every release the file names (1.0, 2.0)\n"), "")
+    # At 2.0 alone, the contradiction of 1.0 is not there: its entry ignores nothing, and says so.
+    assert call("check") == (0, (
+        "features.toml:22:3: warning[ignore-unused]: [check] ignores implied-contradiction about 'big', but there "
+        "is no such finding: remove the entry\n"
+        "features.toml: passed: 0 errors, 1 warning, 0 notes; 1 finding ignored by [check] ignore\n"), "")
+    status, out, _ = call("check", "--format", "json")
+    assert [(f["code"], f["runner"], f["reason"]) for f in json.loads(out)["ignored"]] == [
+        ("never-chosen", "pandas", "pandas is asked for by name, for small frames")]
