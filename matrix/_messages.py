@@ -635,7 +635,7 @@ def no_period_unrecorded(version: str) -> str:
 
 
 def missing_cell(runner: str) -> str:
-    return f"No support cell for runner {runner!r}, and no support.default"
+    return f"No support cell for runner {runner!r}, and no support.default nor [matrix] default_support"
 
 
 def empty_history() -> str:

@@ -175,6 +175,8 @@ class _Builder:
         self.broken_runners: Dict[str, Optional[int]] = {}  # runner id: its priority, where readable
         self.runner_specs: Dict[str, Tuple[_Source, Any]] = {}  # runner id: its file and RunnerSpec
         self.matrix_version: Optional[Version] = None  # [matrix] version, once the header is read
+        #: [matrix] default_support: what a runner a support table leaves out says of the feature.
+        self.default_support: Optional[Tuple[Statement, ...]] = None
 
     # --- reporting -------------------------------------------------------------------------
 
@@ -265,6 +267,7 @@ class _Builder:
             refusals=tuple(refusals),
             requirement_kinds=tuple(kinds.values()),
             orders=tuple(orders),
+            default_support=header.default_support,
         )
 
     def parse(self, source: _Source) -> Dict[str, Any]:
@@ -287,6 +290,14 @@ class _Builder:
         if spec is not None and spec.config_class is not None and not CLASS_SPEC.match(spec.config_class):
             self.problem(source, ("matrix", "config_class"), _messages.bad_class_spec(spec.config_class))
             return None
+        if spec is not None and spec.default_support is not None:
+            # A bare status: 'partial' needs a note, which belongs to a feature's own cell.
+            allowed = [s for s in STATUSES if s != "partial"]
+            if spec.default_support not in allowed:
+                self.problem(source, ("matrix", "default_support"),
+                             _messages.unknown_choice("default_support", spec.default_support, allowed, one_of=True))
+            # Even when refused, it stands for the cells left out: one mistake, said once.
+            self.default_support = (Statement(spec.default_support if spec.default_support in allowed else "no"),)
         header: Optional[MatrixSpec] = spec
         return header
 
@@ -864,13 +875,14 @@ class _Builder:
         if runner_ids is None:
             return None
         missing = [r for r in runner_ids if r not in raw]
-        if missing and "default" not in raw:
+        if missing and "default" not in raw and self.default_support is None:
             for runner in missing:
                 self.problem(source, where, _messages.missing_cell(runner))
             return None
         if not ok:
             return None
-        return {r: cells[r] if r in cells else cells["default"] for r in runner_ids}
+        fallback = cells["default"] if "default" in cells else self.default_support or ()
+        return {r: cells[r] if r in cells else fallback for r in runner_ids}
 
     def cell(self, source: _Source, where: Place, raw: object) -> Optional[Tuple[Statement, ...]]:
         if isinstance(raw, list):

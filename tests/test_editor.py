@@ -218,3 +218,15 @@ def test_the_api_refuses_to_place_schemas_for_a_matrix_without_a_file():
     assert str(caught.value) == ("--write needs a matrix read from a file (--matrix FILE): the default matrix ships "
                                  "its schemas in the package")
     assert editor.stale(m) == []
+
+
+def test_a_matrix_wide_default_support_lets_support_tables_leave_runners_out():
+    runners = {"polars": {"name": "Polars", "priority": 2}, "pandas": {"name": "pandas", "priority": 1}}
+    text = ('[matrix]\nname = "frames"\nversion = "1.0"\ndefault_support = "no"\n[config]\n"lazy" = "bool"\n'
+            '[features.lazy]\nname = "lazy frames"\nwhen = "lazy"\nsupport = { polars = "yes" }\n')
+    assert _errors(editor.features_schema(matrix.loads(text, runners=runners)), tomllib.loads(text)) == []
+    # Without it, a cell for every runner (or support.default) is wanted, as the loader wants it.
+    full = text.replace('default_support = "no"\n', "").replace('polars = "yes"', 'polars = "yes", pandas = "no"')
+    schema = editor.features_schema(matrix.loads(full, runners=runners))
+    assert _errors(schema, tomllib.loads(full.replace(', pandas = "no"', ""))) == [
+        "{'polars': 'yes'} is not valid under any of the given schemas"]
