@@ -905,3 +905,12 @@ def ignored_count(count: int) -> str:
 
 def unknown_finding_code(code: str, known: Sequence[str]) -> str:
     return f"Unknown finding code {code!r}{did_you_mean(code, known)} (matrix check's codes: see its README table)"
+
+
+def init_would_overwrite(paths: Sequence[str]) -> str:
+    return f"Nothing written: {', '.join(repr(p) for p in paths)} already exist (matrix init overwrites no file)"
+
+
+def init_next(folder: str) -> str:
+    where = "" if folder in (".", "") else f"cd {folder} && "
+    return f"Next: {where}matrix check && python -m pytest test_matrix.py"

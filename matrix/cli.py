@@ -147,6 +147,8 @@ def _parser(stdout: IO[str], only: Optional[str] = None) -> argparse.ArgumentPar
         _schema_parser(commands, stdout)
     if only in (None, "docs"):
         _docs_parser(commands, stdout)
+    if only in (None, "init"):
+        _init_parser(commands, stdout)
     return parser
 
 
@@ -245,6 +247,18 @@ def _docs_parser(commands: Commands, stdout: IO[str]) -> None:
                         help="replace what stands between the matrix:begin and matrix:end markers of FILE")
     docs.add_argument("--check", action="store_true",
                       help="write nothing; exit 1 with a diff when the --output or --inject file is stale")
+
+
+def _init_parser(commands: Commands, stdout: IO[str]) -> None:
+    init = commands.add_parser(
+        "init", help="write a starter matrix: features.toml, runner files, editor schemas and a test",
+        stdout=stdout,
+        description="Write a starter features.toml (two gates), runners/fast.toml and runners/simple.toml, their "
+                    "JSON Schemas for editors (with the #:schema lines that name them), and test_matrix.py, "
+                    "which proves with matrix.testing.assert_matches that the matrix answers as a gate function. "
+                    "Nothing is overwritten.")
+    init.add_argument("folder", nargs="?", default=".", metavar="FOLDER", help="where to write (default: here)")
+    init.add_argument("--name", help="the matrix's name (default: FOLDER's name)")
 
 
 def _matrix_option(parser: argparse.ArgumentParser) -> None:
@@ -762,4 +776,28 @@ def _has_schema_line(text: str) -> bool:
     return False
 
 
-_COMMANDS = {"resolve": _resolve, "check": _check, "docs": _docs, "schema": _schema}
+def _init(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
+    from . import _files, _starter, editor
+
+    folder = options.folder
+    name = options.name or os.path.basename(os.path.abspath(folder)) or "matrix"
+    planned = _starter.files(folder, name)
+    taken = [os.path.normpath(path) for path, _ in planned if os.path.lexists(path)]
+    if taken:
+        raise _Usage(_messages.init_would_overwrite(taken))
+    written = []
+    try:
+        for path, text in planned:
+            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+            _files.atomic_write(path, text)
+            written.append(path)
+        written += editor.write(loader.load(planned[0][0]))
+    except OSError as exc:
+        raise _Usage(_messages.cannot_write(exc.filename or folder, exc)) from None
+    for path in written:
+        stdout.write(f"wrote {os.path.normpath(path)}\n")
+    stdout.write(_messages.init_next(folder) + "\n")
+    return EXIT_OK
+
+
+_COMMANDS = {"resolve": _resolve, "check": _check, "docs": _docs, "schema": _schema, "init": _init}

@@ -268,7 +268,7 @@ def test_a_local_features_toml_is_the_default_matrix(tmp_path):
         (["resolve", "--version", "soon"], "matrix: error: Invalid version 'soon': expected a PEP 440 version such as '0.31.0'"),
         (["resolve", "--bogus"], "matrix: error: unrecognized arguments: --bogus"),
         ([], "matrix: error: the following arguments are required: COMMAND"),
-        (["frobnicate"], "matrix: error: argument COMMAND: invalid choice: 'frobnicate' (choose from 'resolve', 'check', 'schema', 'docs')"),
+        (["frobnicate"], "matrix: error: argument COMMAND: invalid choice: 'frobnicate' (choose from 'resolve', 'check', 'schema', 'docs', 'init')"),
         (["resolve", "nope.json"], "matrix: error: Cannot read config 'nope.json': No such file or directory"),
         (["resolve", "--set", "novalue"], "matrix: error: --set takes PATH=VALUE, such as cache_config.mamba_cache_mode=all, not 'novalue'"),
         (["resolve", "--set", "lora_config.max_loras=2", "--set", "lora_config.max_loras.x=2"],
@@ -750,3 +750,38 @@ def test_check_ignores_the_findings_its_file_says_to_with_their_reason(tmp_path)
     status, out, _ = call("check", "--format", "json")
     assert [(f["code"], f["runner"], f["reason"]) for f in json.loads(out)["ignored"]] == [
         ("never-chosen", "pandas", "pandas is asked for by name, for small frames")]
+
+
+def test_init_writes_a_starter_that_checks_clean_and_whose_test_passes(tmp_path):
+    import importlib.util
+
+    (tmp_path / "pyproject.toml").unlink()
+    assert call("init", "frames") == (0, (
+        "wrote frames/features.toml\nwrote frames/runners/fast.toml\nwrote frames/runners/simple.toml\n"
+        "wrote frames/test_matrix.py\nwrote frames/features.schema.json\nwrote frames/runners/runner.schema.json\n"
+        "Next: cd frames && matrix check && python -m pytest test_matrix.py\n"), "")
+    folder = tmp_path / "frames"
+    assert (folder / "features.toml").read_text().splitlines()[:6] == [
+        "#:schema ./features.schema.json",
+        "# Written by `matrix init`. Declare what a config holds in [config], one [features.<id>] table",
+        "# per gate, and one file per runner in runners/ (its stem is the runner id). `matrix check`",
+        "# proves the file sound; `matrix resolve --set engine.debug=true --explain` says why.",
+        "[matrix]",
+        'name = "frames"']
+    assert (folder / "runners" / "simple.toml").read_text().splitlines()[0] == "#:schema ./runner.schema.json"
+    # Clean, with current schemas (no schema-stale), and the migration test passes as written.
+    assert call("check", "frames/features.toml") == (0, "frames/features.toml: passed: 0 errors, 0 warnings, 0 notes\n", "")
+    assert call("resolve", "--matrix", "frames/features.toml", "--set", "engine.debug=true") == (0, (
+        "Chose simple (Simple) automatically at version 0.1.0\n"
+        "Skipped fast (Fast) because of: step debugger\n"
+        "Warning (fallback): Fast does not support: step debugger; using Simple instead\n"), "")
+    spec = importlib.util.spec_from_file_location("init_starter_test", folder / "test_matrix.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.test_the_matrix_answers_as_the_legacy_gate_function()
+    # It never writes over a file.
+    before = (folder / "features.toml").read_text()
+    assert call("init", "frames") == (2, "", (
+        "matrix: error: Nothing written: 'frames/features.toml', 'frames/runners/fast.toml', "
+        "'frames/runners/simple.toml', 'frames/test_matrix.py' already exist (matrix init overwrites no file)\n"))
+    assert (folder / "features.toml").read_text() == before
