@@ -346,7 +346,7 @@ def _wants_json(options: Optional[argparse.Namespace], args: List[str]) -> bool:
 def _matrix(options: argparse.Namespace, stderr: Optional[IO[str]] = None) -> Matrix:
     """The matrix named by ``--matrix``, else the one found from the current folder (see
     `_files.find_matrix`); never the packaged matrix unless it was asked for. With *stderr*,
-    says which file was used when it was found in a folder above this one."""
+    says which file was used when it is not ``./features.toml``."""
     from . import _files
 
     if options.matrix is not None:

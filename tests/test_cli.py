@@ -570,6 +570,12 @@ def test_without_a_matrix_every_command_says_where_it_looked_and_exits_2(tmp_pat
         "using Model Runner V1 instead\n"))
 
 
+def test_check_of_the_packaged_matrix_says_it_is_the_packaged_one():
+    status, out, err = call("check", "--matrix", "default")
+    assert (status, err, out.splitlines()[-1]) == (
+        0, "", "features.toml (the packaged default matrix): passed: 0 errors, 0 warnings, 2 notes")
+
+
 def test_the_matrix_of_a_folder_above_is_used_and_named(tmp_path, monkeypatch):
     (tmp_path / "pyproject.toml").unlink()
     _project(tmp_path)
@@ -586,6 +592,8 @@ def test_pyproject_names_the_matrix_and_a_broken_one_fails_the_check(tmp_path, m
     (tmp_path / "docs").mkdir()
     monkeypatch.chdir(tmp_path / "docs")
     assert call("check") == (0, "../src/pkg/features.toml: passed: 0 errors, 0 warnings, 0 notes\n", "")
+    assert call("resolve") == (0, "Chose a (A) automatically at version 1\n",
+                               "matrix: note: Using the matrix ../src/pkg/features.toml\n")
     (package / "features.toml").write_text('[matrix]\nname = "local"\nversion = "1"\n[features.x]\nname = "X"\n')
     assert call("check") == (2, "", (
         "matrix: error: ../src/pkg/features.toml: 2 problems\n"
