@@ -195,8 +195,8 @@ class _Builder:
     def version_as_number(self, source: _Source, where: Place, value: object, path: Place) -> Optional[str]:
         """The "quote it" hint for a version written as a TOML number (``version = 2.10``, which
         TOML reads as the float 2.1), as the predicate language gives it; None for another mistake."""
-        if not where or where[-1] not in _VERSION_KEYS:
-            return None
+        if not where or where[-1] not in _VERSION_KEYS or (len(where) == 2 and where[0] == "config"):
+            return None  # ("config", "version") is a field named version, not a version
         for key in where[len(path):]:
             if isinstance(value, dict) and key in value:
                 value = value[key]

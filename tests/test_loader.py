@@ -217,3 +217,13 @@ def test_a_matrix_wide_default_support_serves_every_runner_a_support_table_leave
         matrix.loads(text.replace('default_support = "no"', 'default_support = "partial"'), runners=runners)
     assert str(excinfo.value) == ("<string>: 1 problem\n  <string>:4:1: $.matrix.default_support: Unknown "
                                   "default_support 'partial' (expected one of 'no', 'opt-in', 'yes')")
+
+
+def test_a_config_field_named_version_is_not_told_to_quote_its_shorthand():
+    text = '[matrix]\nname = "t"\nversion = "1"\n[config]\n"version" = 3\n"x" = { type = "int", since = 2 }\n'
+    with pytest.raises(LoadError) as excinfo:
+        matrix.loads(text, runners={"a": {"name": "A", "priority": 1}})
+    assert str(excinfo.value) == (
+        "<string>: 2 problems\n"
+        "  <string>:5:1: $.config.version: Expected a table, got an integer 3\n"
+        '  <string>:6:23: $.config.x.since: Expected a version, got the int 2: write the version in quotes, "2"')
