@@ -622,6 +622,8 @@ def test_check_checks_the_matrix_of_each_changed_file_once(tmp_path):
                    "  src/pkg/features.toml:1:1: $.matrix: Missing required key 'version'\n")
     assert call("check", "--matrix", "default", "other/features.toml") == (
         2, "", "matrix: error: Pass either --matrix or the changed files to check, not both\n")
+    assert call("check", "--format", "sarif", "src/pkg/features.toml", "other/features.toml") == (
+        2, "", "matrix: error: --format sarif writes one document: check one matrix at a time\n")
 
 
 def test_the_pre_commit_hook_passes_the_changed_files():
