@@ -156,7 +156,7 @@ def process_start(rounds):
         "python -c pass": [python, "-c", "pass"],
         "python -c 'import attrs' (a dependency, the floor)": [python, "-c", "import attrs"],
         "python -c 'import matrix'": [python, "-c", "import matrix"],
-        "matrix resolve --set cache_config.mamba_cache_mode=all": [python, "-m", "matrix", "resolve", "--set", "cache_config.mamba_cache_mode=all"],
+        "matrix resolve --set cache_config.mamba_cache_mode=all": [python, "-m", "matrix", "resolve", "--matrix", "default", "--set", "cache_config.mamba_cache_mode=all"],
     }
     env = dict(os.environ, PYTHONPATH=str(HERE.parent))
     # "Cold process, .pyc cached": some machines set PYTHONDONTWRITEBYTECODE, which would make

@@ -109,7 +109,8 @@ def attribute_names(obj: object) -> List[str]:
 
 def unknown_keys(config: object, schema: Schema) -> List[Tuple[str, str]]:
     """``(path, reason)`` for every mapping key of *config* that the schema does not declare, at
-    every level where the schema declares fields (objects' attributes are not listed)."""
+    every level where the schema declares fields (objects' attributes are not listed); a key
+    with a dot in it is reported as such, whether or not it spells a declared path."""
     children: Dict[str, Dict[str, Field]] = {}
     for field in schema:
         parent, _, name = field.path.rpartition(".")
@@ -124,7 +125,10 @@ def unknown_keys(config: object, schema: Schema) -> List[Tuple[str, str]]:
             for key in value:
                 if key not in known:
                     path = f"{prefix}.{key}" if prefix else str(key)
-                    found.append((path, _messages.unknown_key(str(key), list(known))))
+                    if isinstance(key, str) and "." in key:  # not undeclared, but misplaced: say so
+                        found.append((path, _messages.dotted_key(key)))
+                    else:  # the whole path, as the person will write it
+                        found.append((path, _messages.unknown_key(path, [f.path for f in known.values()])))
         for name, field in known.items():
             if field.type != "section":
                 continue

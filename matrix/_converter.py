@@ -62,6 +62,7 @@ class MatrixSpec:
     runners: str = "runners"
     description: Optional[str] = None
     config_class: Optional[str] = None
+    default_support: Optional[str] = None
 
 
 @attrs.frozen

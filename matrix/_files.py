@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from typing import Dict, List, Optional, Tuple, Union
 
 from . import _messages
@@ -63,6 +62,8 @@ def atomic_write(path: str, data: Union[str, bytes], *, new_mode: int = 0o644) -
     """Replace *path* with *data* (text, written as UTF-8, or bytes) all at once: a temporary
     file beside it, then a rename, so an interrupted run never leaves a half-written file. The
     file keeps its mode; a new one gets *new_mode*."""
+    import tempfile  # not for every command that only finds its matrix (see benchmarks/coldstart.py)
+
     directory = os.path.dirname(os.path.abspath(path))
     handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
     try:
@@ -82,3 +83,70 @@ def atomic_write(path: str, data: Union[str, bytes], *, new_mode: int = 0o644) -
         except FileNotFoundError:
             pass
         raise
+
+
+#: What `find_matrix` answers for ``[tool.matrix] matrix = "default"`` (and ``--matrix default``).
+PACKAGED = "default"
+
+
+def find_matrix(start: str) -> Tuple[Optional[str], List[str]]:
+    """The matrix to use from folder *start*, found the way ruff and mypy find their config:
+    in *start*, then each folder above it, up to the root of the repository (a folder holding
+    ``.git`` or ``.hg``) or of the file system. In each folder, a ``pyproject.toml`` whose
+    ``[tool.matrix]`` names a ``matrix`` wins (a path relative to that folder, or ``default``
+    for the packaged matrix), else a ``features.toml``.
+
+    :returns: the path found (`PACKAGED` for the packaged matrix), or None, and the folders
+        looked in, for the message that says where none was found.
+    :raises UsageError: a ``pyproject.toml`` that does not parse or names no string.
+    """
+    folder = os.path.abspath(start)
+    looked: List[str] = []
+    while True:
+        looked.append(folder)
+        named = _pyproject_matrix(os.path.join(folder, "pyproject.toml"))
+        if named is not None:
+            return (named if named == PACKAGED else os.path.join(folder, named)), looked
+        candidate = os.path.join(folder, "features.toml")
+        if os.path.isfile(candidate):
+            return candidate, looked
+        parent = os.path.dirname(folder)
+        if parent == folder or any(os.path.exists(os.path.join(folder, v)) for v in (".git", ".hg")):
+            return None, looked
+        folder = parent
+
+
+def _pyproject_matrix(path: str) -> Optional[str]:
+    """``[tool.matrix] matrix`` of the ``pyproject.toml`` at *path*, or None."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise UsageError(_messages.cannot_read_pyproject(path, exc)) from None
+    if "tool.matrix" not in text and "[tool]" not in text and "tool =" not in text:
+        return None  # the common case, decided without importing a TOML reader
+    from .loader import _toml
+
+    tomllib = _toml()
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(_messages.pyproject_not_toml(path, exc)) from None
+    tool = data.get("tool")
+    section = tool.get("matrix") if isinstance(tool, dict) else None
+    if not isinstance(section, dict) or "matrix" not in section:
+        return None
+    named = section["matrix"]
+    if not isinstance(named, str) or not named:
+        raise UsageError(_messages.pyproject_matrix_not_a_path(path, named))
+    return named
+
+
+def shown(path: str) -> str:
+    """*path* as named from the current folder, so that messages give clickable places."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive, on Windows
+        return path

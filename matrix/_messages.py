@@ -644,7 +644,7 @@ def no_period_unrecorded(version: str) -> str:
 
 
 def missing_cell(runner: str) -> str:
-    return f"No support cell for runner {runner!r}, and no support.default"
+    return f"No support cell for runner {runner!r}, and no support.default nor [matrix] default_support"
 
 
 def empty_history() -> str:
@@ -827,3 +827,99 @@ def class_default(path: str, member: str, mine: object, theirs: object, *, decla
     if not declared:
         return f"{member} defaults to {short_repr(theirs)}, but [config] {path!r} gives no default"
     return f"[config] {path!r} defaults to {short_repr(mine)}, but {member} defaults to {short_repr(theirs)}"
+
+
+# --- finding the matrix (cli, _files) --------------------------------------------------------
+
+def no_matrix_found(looked: Sequence[str]) -> str:
+    where = repr(looked[0]) if len(looked) == 1 else f"{looked[0]!r} and the folders above it up to {looked[-1]!r}"
+    return (f"No matrix found: no features.toml, and no pyproject.toml naming one in [tool.matrix] matrix, in "
+            f"{where}; pass --matrix FILE, or --matrix default for the packaged vLLM matrix")
+
+
+def using_matrix(shown: str) -> str:
+    return f"Using the matrix {shown}"
+
+
+def packaged_matrix(file: str) -> str:
+    return f"{file} (the packaged default matrix)"
+
+
+def cannot_read_pyproject(path: str, exc: BaseException) -> str:
+    return f"Cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
+
+
+def pyproject_not_toml(path: str, exc: BaseException) -> str:
+    return f"{path} is not valid TOML: {exc}"
+
+
+def pyproject_matrix_not_a_path(path: str, value: object) -> str:
+    return (f"{path}: [tool.matrix] matrix must be the path of a features.toml, or 'default' for the packaged "
+            f"matrix, not {value!r}")
+
+
+def check_files_and_matrix() -> str:
+    return "Pass either --matrix or the changed files to check, not both"
+
+
+def check_one_document(format: str) -> str:
+    return f"--format {format} writes one document: check one matrix at a time"
+
+
+def config_keys_undeclared(shown: str, problems: Sequence[str]) -> str:
+    hint = "--allow-extra ignores keys the matrix does not declare"
+    if len(problems) == 1:
+        return f"{problems[0]} ({hint})"
+    lines = "".join(f"\n  {p}" for p in problems)
+    return f"Config {shown}: {len(problems)} undeclared keys ({hint}){lines}"
+
+
+def removed_ahead(remove_in: str, version: str) -> str:
+    return (f"removed = true records a removal that has happened, but remove_in {remove_in} is later than the "
+            f"file's version {version}: drop removed = true until [matrix] version reaches {remove_in}")
+
+
+def misnamed_runner_file(stem: str, wanted: str, count: int) -> str:
+    features = f"{count} feature{'s' if count != 1 else ''} name"
+    return (f"No feature names runner {stem!r}, this file's stem, while {features} {wanted!r}, which has no "
+            f"runner file: rename this file {wanted}.toml (a runner's id is its file's stem)")
+
+
+def version_as_number(kind: str, value: object, written: str) -> str:
+    lost = f" (as a number, {written} is the {kind} {value!r})" if written != repr(value) else ""
+    return f"Expected a version, got the {kind} {value!r}: write the version in quotes, \"{written}\"{lost}"
+
+
+def preferred_summary(feature: str, passed_over: Sequence[str]) -> str:
+    over = f", passing over {', '.join(passed_over)}, which automatic choice tries first" if passed_over else ""
+    return f"Preferred because of {feature}{over}"
+
+
+def at_every_release(versions: Sequence[str]) -> str:
+    return f", at every release the file names ({', '.join(versions)})"
+
+
+def ignore_without_reason() -> str:
+    return "An ignored finding needs its reason: say why it is not a mistake"
+
+
+def ignore_unused(code: str, gate: Optional[str]) -> str:
+    about = f" about {gate!r}" if gate else ""
+    return f"[check] ignores {code}{about}, but there is no such finding: remove the entry"
+
+
+def ignored_count(count: int) -> str:
+    return f"; {count} finding{'s' if count != 1 else ''} ignored by [check] ignore"
+
+
+def unknown_finding_code(code: str, known: Sequence[str]) -> str:
+    return f"Unknown finding code {code!r}{did_you_mean(code, known)} (matrix check's codes: see its README table)"
+
+
+def init_would_overwrite(paths: Sequence[str]) -> str:
+    return f"Nothing written: {', '.join(repr(p) for p in paths)} already exist (matrix init overwrites no file)"
+
+
+def init_next(folder: str) -> str:
+    where = "" if folder in (".", "") else f"cd {folder} && "
+    return f"Next: {where}matrix check && python -m pytest test_matrix.py"

@@ -90,6 +90,7 @@ CODES: Dict[str, Tuple[str, str]] = {
     "never-candidate": ("warning", "a runner whose candidate condition never holds"),
     "refusal-unused": ("warning", "a declared refusal that no combination of gates matches"),
     "refusal-shadowed": ("warning", "a declared refusal whose combinations an earlier one acknowledges already"),
+    "ignore-unused": ("warning", "a [check] ignore entry that matches no finding"),
     "inconclusive": ("warning", "a search ran out of its budget"),
     **DRIFT_CODES,
 }

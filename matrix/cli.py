@@ -15,7 +15,7 @@ from typing import IO, TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, NoRet
 
 from . import _access, _messages, loader
 from .errors import ConfigError, MatrixError, ResolutionError
-from .schema import CLASS_SPEC, Field, Matrix, Schema
+from .schema import CLASS_SPEC, Field, Matrix, Runner, Schema
 
 if TYPE_CHECKING:  # pragma: no cover
     from .resolver import Resolution
@@ -108,11 +108,35 @@ class _Exit(Exception):
         self.status = status
 
 
+def _tool_version() -> str:
+    """The installed version of support-matrix ("0" when run from a source tree)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("support-matrix")
+    except PackageNotFoundError:
+        return "0"
+
+
+class _ShowVersion(argparse.Action):
+    """``matrix --version``: the version is looked up only when asked (a new process pays for
+    every import: benchmarks/coldstart.py)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, help: Optional[str] = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: Optional[str] = None) -> None:
+        parser._print_message(f"matrix {_tool_version()}\n")
+        raise _Exit(EXIT_OK)
+
+
 def _parser(stdout: IO[str], only: Optional[str] = None) -> argparse.ArgumentParser:
     """The argument parser; with *only*, the sub-command of that name alone (each sub-parser
     costs milliseconds to set up, which a new process pays: benchmarks/coldstart.py)."""
     parser = _Parser(prog="matrix", description="A declarative feature-support matrix engine.",
                      stdout=stdout)
+    parser.add_argument("--version", action=_ShowVersion, help="print the version of matrix and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
     if only in (None, "resolve"):
@@ -123,6 +147,8 @@ def _parser(stdout: IO[str], only: Optional[str] = None) -> argparse.ArgumentPar
         _schema_parser(commands, stdout)
     if only in (None, "docs"):
         _docs_parser(commands, stdout)
+    if only in (None, "init"):
+        _init_parser(commands, stdout)
     return parser
 
 
@@ -136,6 +162,9 @@ def _resolve_parser(commands: Commands, stdout: IO[str]) -> None:
     resolve.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
                          help="set a config value, read by the type the schema declares for PATH "
                               "(true/false, a number, text, a JSON or TOML array or table, null)")
+    resolve.add_argument("--allow-extra", action="store_true",
+                         help="ignore keys of the config file that the matrix's [config] does not declare "
+                              "(default: refuse them, with \"did you mean\")")
     resolve.add_argument("--runner", metavar="ID", help="ask for this runner instead of choosing")
     resolve.add_argument("--version", metavar="V", help="resolve as of this version")
     _matrix_option(resolve)
@@ -150,12 +179,20 @@ def _check_parser(commands: Commands, stdout: IO[str]) -> None:
         description="Lint the matrix: lifecycle, gates that can never or always fire, "
                     "contradictions, runners never chosen, and configs no runner can serve, "
                     "each with a witness config.")
+    check.add_argument("files", nargs="*", metavar="FILE",
+                       help="check the matrices these changed files belong to (each features.toml, or the "
+                            "features.toml beside the runners/ folder of a runner file), each once, as the "
+                            "pre-commit hook passes them (default: the matrix --matrix names or the one found)")
     _matrix_option(check)
     check.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text",
                        help="text; json; sarif (SARIF 2.1.0, for code scanning); github (workflow "
                             "commands: annotations on the lines of a pull request)")
     check.add_argument("--strict", action="store_true", help="fail on every finding, notes included")
-    check.add_argument("--version", metavar="V", help="check the matrix as of this version")
+    when = check.add_mutually_exclusive_group()
+    when.add_argument("--version", metavar="V", help="check the matrix as of this version")
+    when.add_argument("--all-versions", action="store_true",
+                      help="check the matrix at every release its file names, up to its own version, "
+                           "each finding once (with the releases it is found at, when not all)")
     check.add_argument("--against", metavar="MODULE:CLASS",
                        help="compare [config] with this config class of the host (default: "
                             "[matrix] config_class, if the file names one)")
@@ -212,10 +249,23 @@ def _docs_parser(commands: Commands, stdout: IO[str]) -> None:
                       help="write nothing; exit 1 with a diff when the --output or --inject file is stale")
 
 
+def _init_parser(commands: Commands, stdout: IO[str]) -> None:
+    init = commands.add_parser(
+        "init", help="write a starter matrix: features.toml, runner files, editor schemas and a test",
+        stdout=stdout,
+        description="Write a starter features.toml (two gates), runners/fast.toml and runners/simple.toml, their "
+                    "JSON Schemas for editors (with the #:schema lines that name them), and test_matrix.py, "
+                    "which proves with matrix.testing.assert_matches that the matrix answers as a gate function. "
+                    "Nothing is overwritten.")
+    init.add_argument("folder", nargs="?", default=".", metavar="FOLDER", help="where to write (default: here)")
+    init.add_argument("--name", help="the matrix's name (default: FOLDER's name)")
+
+
 def _matrix_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--matrix", metavar="FILE",
-                        help="the features.toml to use (default: ./features.toml when present, "
-                             "else the packaged vLLM matrix)")
+                        help="the features.toml to use, or 'default' for the packaged vLLM matrix (default: "
+                             "[tool.matrix] matrix of a pyproject.toml, else a features.toml, in this folder "
+                             "or the nearest above it)")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -293,20 +343,33 @@ def _wants_json(options: Optional[argparse.Namespace], args: List[str]) -> bool:
         a == "--format" and b == "json" for a, b in zip(args, args[1:]))
 
 
-def _matrix(options: argparse.Namespace) -> Matrix:
+def _matrix(options: argparse.Namespace, stderr: Optional[IO[str]] = None) -> Matrix:
+    """The matrix named by ``--matrix``, else the one found from the current folder (see
+    `_files.find_matrix`); never the packaged matrix unless it was asked for. With *stderr*,
+    says which file was used when it is not ``./features.toml``."""
+    from . import _files
+
     if options.matrix is not None:
-        return loader.load(options.matrix)
-    if os.path.isfile("features.toml"):
-        return loader.load("features.toml")
-    return loader.default()
+        return loader.default() if options.matrix == _files.PACKAGED else loader.load(options.matrix)
+    found, looked = _files.find_matrix(os.getcwd())
+    if found is None:
+        raise _Usage(_messages.no_matrix_found(looked))
+    if found == _files.PACKAGED:
+        return loader.default()
+    name = _files.shown(found)
+    if stderr is not None and os.path.dirname(os.path.abspath(found)) != os.path.abspath(os.getcwd()):
+        stderr.write(f"matrix: note: {_messages.using_matrix(name)}\n")
+    return loader.load(name)
 
 
 def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
     config = _read_config(options.config, stdin)
-    matrix = _matrix(options)
-    if matrix.schema:
-        for path, reason in _access.unknown_keys(config, matrix.schema):
-            stderr.write(f"matrix: warning: {_messages.config_error(reason, path, None)}\n")
+    matrix = _matrix(options, stderr)
+    if matrix.schema and not options.allow_extra:
+        # A misspelt key would otherwise be answered for as its default: refused, as --set is.
+        unknown = [_messages.config_error(reason, path, None) for path, reason in _access.unknown_keys(config, matrix.schema)]
+        if unknown:
+            raise _Usage(_messages.config_keys_undeclared(options.config, unknown))
     for assignment in options.set:
         _assign(config, assignment, matrix.schema)
     if options.runner is not None:
@@ -333,11 +396,20 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
     how = "automatically"
     if options.runner:
         how = "as asked" if chosen.id == options.runner else f"over the {options.runner} asked for,"
-    stdout.write(f"Chose {chosen.id} ({chosen.name}) {how} at version {resolution.version}\n")
+    stdout.write(f"Chose {_named(chosen)} {how} at version {resolution.version}\n")
     explained = resolution.explanation()
     if explained["order"] is not None and options.runner is None:
         order = explained["order"]
         stdout.write(f"Order: {order['name']}, because {order['when']} holds\n")
+    preference = next((w for w in resolution.warnings if w.kind == "preference" and w.runner == chosen.id), None)
+    if preference is not None and options.runner is None:
+        tried_first = []  # free candidates automatic choice would have taken first
+        for entry in explained["runners"]:
+            if entry["id"] == chosen.id:
+                break
+            if entry["candidate"] and not resolution.unsupported[entry["id"]]:
+                tried_first.append(_named(matrix.runner(entry["id"])))
+        stdout.write(_messages.preferred_summary(matrix.feature(preference.feature).name, tried_first) + "\n")
     passed = False
     for entry in explained["runners"]:  # in the order automatic choice tried them
         runner = matrix.runner(entry["id"])
@@ -346,17 +418,22 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
             continue
         if not entry["candidate"] and options.runner is None:
             if not passed:  # tried before the chosen one, had it been a candidate
-                stdout.write(f"Not a candidate: {runner.id} ({runner.name}), a candidate when {runner.candidate}\n")
+                stdout.write(f"Not a candidate: {_named(runner)}, a candidate when {runner.candidate}\n")
             continue
         blockers = resolution.unsupported[runner.id]
         if not blockers:
             continue
         names = ", ".join(f.name for f in blockers)
         verb = "Skipped" if not passed and options.runner is None else "Also blocked"
-        stdout.write(f"{verb} {runner.id} ({runner.name}) because of: {names}\n")
+        stdout.write(f"{verb} {_named(runner)} because of: {names}\n")
     for warning in resolution.warnings:
         stdout.write(f"Warning ({warning.kind}): {warning.message}\n")
     return EXIT_OK
+
+
+def _named(runner: Runner) -> str:
+    """``v1 (Model Runner V1)``; ``pandas`` once where the name is the id."""
+    return runner.id if runner.name == runner.id else f"{runner.id} ({runner.name})"
 
 
 def _resolution_json(resolution: Resolution, explain: bool) -> Dict[str, Any]:
@@ -506,7 +583,7 @@ def _docs(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdi
         format = _EXTENSIONS.get(extension, "markdown")
     if options.inject and format == "json":
         raise _Usage(_messages.inject_needs_page())
-    matrix = _matrix(options)
+    matrix = _matrix(options, stderr)
     # Rendered in full before any file is touched: a failure leaves every file as it was.
     tables = TABLES if "all" in (options.table or ()) else options.table or DEFAULT_TABLES
     text = render(matrix, format=format, version=options.version, tables=tables,
@@ -540,36 +617,99 @@ def _docs(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdi
 
 
 def _check(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
-    from .check import check
-
-    matrix = _matrix(options)
     if options.against is not None and not CLASS_SPEC.match(options.against):
         raise _Usage(_messages.bad_class_spec(options.against))
-    report = check(matrix, version=options.version, strict=options.strict, against=options.against)
+    if not options.files:
+        return _check_one(_matrix(options), options, stdout=stdout)
+    if options.matrix is not None:
+        raise _Usage(_messages.check_files_and_matrix())
+    files = _changed_matrices(options.files)
+    if len(files) > 1 and options.format in ("json", "sarif"):
+        raise _Usage(_messages.check_one_document(options.format))
+    status = EXIT_OK
+    for file in files:
+        try:
+            outcome = _check_one(loader.load(file), options, stdout=stdout)
+        except MatrixError as problem:
+            stderr.write(f"matrix: error: {problem}\n")
+            outcome = EXIT_USAGE
+        status = max(status, outcome)
+    return status
+
+
+def _changed_matrices(files: Sequence[str]) -> List[str]:
+    """The features files to check for the changed *files* (as the pre-commit hook passes them):
+    a features file itself, or the one beside the runner folder of a runner file; each once."""
+    found: Dict[str, str] = {}
+    for file in files:
+        folder, base = os.path.split(file)
+        if base.endswith(".toml") and os.path.basename(folder) == "runners":
+            features = os.path.join(os.path.dirname(folder), "features.toml")
+            if not os.path.isfile(features):
+                continue  # a runner folder of something other than a matrix
+        else:
+            features = file
+        found.setdefault(os.path.normcase(os.path.abspath(features)), os.path.normpath(features))
+    return list(found.values())
+
+
+def _check_one(matrix: Matrix, options: argparse.Namespace, *, stdout: IO[str]) -> int:
+    from .check import Finding, Report, check
+
+    versions: List[str] = []  # with --all-versions: the releases checked
+    seen_at: Dict[str, List[str]] = {}  # with --all-versions: a finding's text → the releases it is found at
+    if options.all_versions:
+        from . import _releases
+
+        versions = [str(v) for v in _releases.named(matrix)]
+        findings: Dict[str, Finding] = {}
+        for version in versions:
+            for finding in check(matrix, version=version, strict=options.strict, against=options.against).findings:
+                key = _dumps([str(finding), finding.witness], sort_keys=True)
+                findings.setdefault(key, finding)
+                seen_at.setdefault(key, []).append(version)
+        report = Report(tuple(findings.values()), strict=options.strict)
+    else:
+        report = check(matrix, version=options.version, strict=options.strict, against=options.against)
+    from . import _ignore
+
+    report, ignored = _ignore.apply(matrix, report)
     if options.format in ("sarif", "github"):
         from . import _ci_formats
 
         if options.format == "sarif":
-            from importlib.metadata import PackageNotFoundError, version
-
-            try:
-                tool_version = version("support-matrix")
-            except PackageNotFoundError:  # run from a source tree
-                tool_version = "0"
-            stdout.write(_ci_formats.sarif(report, tool_version=tool_version))
+            stdout.write(_ci_formats.sarif(report, tool_version=_tool_version()))
         else:
             stdout.write(_ci_formats.github(report))
     elif options.format == "json":
-        data = {"matrix": matrix.name, "version": str(options.version or matrix.version),
-                "failed": report.failed, "counts": report.counts(),
-                "findings": [f.to_dict() for f in report.findings]}
+        data: Dict[str, Any] = {"matrix": matrix.name, "version": str(options.version or matrix.version),
+                                "failed": report.failed, "counts": report.counts(),
+                                "findings": [f.to_dict() for f in report.findings]}
+        if ignored:
+            data["ignored"] = [{**f.to_dict(), "reason": entry.reason} for f, entry in ignored]
+        if options.all_versions:
+            data["versions"] = versions
+            for finding, entry in zip(report.findings, data["findings"]):
+                entry["versions"] = seen_at[_dumps([str(finding), finding.witness], sort_keys=True)]
         stdout.write(_dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
         for finding in report.findings:
             stdout.write(f"{finding}\n")
             if finding.witness is not None:
                 stdout.write(f"    witness: {_dumps(finding.witness, sort_keys=True)}\n")
-        stdout.write(f"{matrix.file or 'matrix'}: {report.summary()}\n")
+            if options.all_versions:
+                at = seen_at[_dumps([str(finding), finding.witness], sort_keys=True)]
+                if at != versions:
+                    stdout.write(f"    at: {', '.join(at)}\n")
+        label = matrix.file or "matrix"
+        if matrix is loader.default():
+            label = _messages.packaged_matrix(label)
+        summary = report.summary()
+        if ignored:
+            summary += _messages.ignored_count(len(ignored))
+        if options.all_versions:
+            summary += _messages.at_every_release(versions)
+        stdout.write(f"{label}: {summary}\n")
     return EXIT_FINDING if report.failed else EXIT_OK
 
 
@@ -579,9 +719,9 @@ def _schema(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], st
 
         if options.paths:
             raise _Usage(_messages.json_schema_paths())
-        if options.write and options.matrix is None and not os.path.isfile("features.toml"):
-            raise _Usage(_messages.json_schema_write_default())
         matrix = _matrix(options)
+        if options.write and matrix is loader.default():
+            raise _Usage(_messages.json_schema_write_default())
         if options.write:
             try:
                 written = editor.write(matrix)
@@ -589,6 +729,8 @@ def _schema(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], st
                 raise _Usage(_messages.cannot_write(exc.filename or "the schema", exc)) from None
             for path in written:
                 stdout.write(f"wrote {path}\n")
+            for path in _add_schema_lines(matrix, written):
+                stdout.write(f"added the #:schema line to {path}\n")
             return EXIT_OK
         stdout.write(editor.text(editor.runner_schema(matrix) if options.runner_file else editor.features_schema(matrix)))
         return EXIT_OK
@@ -600,4 +742,62 @@ def _schema(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], st
     return EXIT_OK
 
 
-_COMMANDS = {"resolve": _resolve, "check": _check, "docs": _docs, "schema": _schema}
+def _add_schema_lines(matrix: Matrix, written: Sequence[str]) -> List[str]:
+    """Put the ``#:schema`` line that editors read (taplo, Even Better TOML) at the top of the
+    features file and of each runner file that has none; returns the files changed."""
+    from . import _files
+
+    features_schema, runner_schema = written
+    wanted = [(matrix.file, features_schema)] + [(r.file, runner_schema) for r in matrix.runners]
+    changed = []
+    for file, schema in wanted:
+        if file is None:
+            continue
+        text = _files.read_text(file)
+        if text is None or _has_schema_line(text):
+            continue
+        relative = os.path.relpath(schema, os.path.dirname(os.path.abspath(file)))
+        try:
+            _files.atomic_write(file, f"#:schema ./{relative}\n" + text)
+        except (OSError, ValueError) as exc:
+            raise _Usage(_messages.cannot_write(file, exc)) from None
+        changed.append(file)
+    return changed
+
+
+def _has_schema_line(text: str) -> bool:
+    """Whether the comments that open *text* hold a ``#:schema`` line (taplo reads it there only)."""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#:schema"):
+            return True
+        if stripped and not stripped.startswith("#"):
+            return False
+    return False
+
+
+def _init(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
+    from . import _files, _starter, editor
+
+    folder = options.folder
+    name = options.name or os.path.basename(os.path.abspath(folder)) or "matrix"
+    planned = _starter.files(folder, name)
+    taken = [os.path.normpath(path) for path, _ in planned if os.path.lexists(path)]
+    if taken:
+        raise _Usage(_messages.init_would_overwrite(taken))
+    written = []
+    try:
+        for path, text in planned:
+            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+            _files.atomic_write(path, text)
+            written.append(path)
+        written += editor.write(loader.load(planned[0][0]))
+    except OSError as exc:
+        raise _Usage(_messages.cannot_write(exc.filename or folder, exc)) from None
+    for path in written:
+        stdout.write(f"wrote {os.path.normpath(path)}\n")
+    stdout.write(_messages.init_next(folder) + "\n")
+    return EXIT_OK
+
+
+_COMMANDS = {"resolve": _resolve, "check": _check, "docs": _docs, "schema": _schema, "init": _init}

@@ -98,7 +98,8 @@ def features_schema(matrix: Optional[Matrix] = None) -> Dict[str, Any]:
     else:
         support = _table({r: cell for r in [*runners, "default"]},
                          description="Runner id (or default, for every runner not named) → its support")
-        support["anyOf"] = [{"required": ["default"]}, {"required": list(runners)}]  # a cell for every runner
+        if matrix is None or matrix.default_support is None:  # else [matrix] default_support stands for each
+            support["anyOf"] = [{"required": ["default"]}, {"required": list(runners)}]  # a cell for every runner
     field_type = {"type": "string", "enum": list(FIELD_TYPES), "description": "The field's type"}
     scalar = {"type": ["string", "integer", "number", "boolean"]}
     choice = _shapes(table=_table({"value": scalar, "since": _version("The release the value appeared in"),
@@ -156,6 +157,8 @@ def features_schema(matrix: Optional[Matrix] = None) -> Dict[str, Any]:
                 "runners": {"type": "string", "description": "Folder of runner files, relative to this file"},
                 "config_class": {"type": "string", "pattern": "^[A-Za-z_][\\w.]*:[A-Za-z_][\\w.]*$",
                                  "description": "MODULE:CLASS of the host's config class [config] describes"},
+                "default_support": {**bare, "description": "The support of a runner a feature's support table "
+                                                           "leaves out (when it has no default)"},
             }, ["name", "version"], "The matrix itself"),
             "config": {"type": "object", "description": "The config schema: one quoted dotted path per field",
                        "propertyNames": {"pattern": _PATH},
@@ -179,6 +182,15 @@ def features_schema(matrix: Optional[Matrix] = None) -> Dict[str, Any]:
             "features": {"type": "object", "description": "Feature id (the stable key) → the feature",
                          "propertyNames": {"pattern": _ID}, "additionalProperties": feature},
             "refusals": {"type": "object", "propertyNames": {"pattern": _ID}, "additionalProperties": refusal},
+            "check": _table({"ignore": {"type": "array", "description": "Findings matrix check ignores, each with "
+                                                                         "its reason (ignore-unused when none matches)",
+                                        "items": _table({
+                                            "code": {"type": "string", "description": "The finding's code"},
+                                            "gate": {"type": "string",
+                                                     "description": "The feature or runner id it is about (default: any)"},
+                                            "reason": {"type": "string", "minLength": 1,
+                                                       "description": "Why it is not a mistake"},
+                                        }, ["code", "reason"])}}, [], "What matrix check is told"),
         }, ["matrix"]),
     }
 

@@ -39,9 +39,11 @@ MAX_FEATURES = 10_000
 
 _ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
 _PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
-_TOP_KEYS = ("matrix", "config", "requirements", "orders", "features", "refusals")
+_TOP_KEYS = ("matrix", "config", "requirements", "orders", "features", "refusals", "check")
+_IGNORE_KEYS = ("code", "gate", "reason")
 
 _NUMERIC = frozenset({"int", "float"})
+_VERSION_KEYS = frozenset({"version", "since", "until", "remove_in"})
 
 RunnersArg = Union[str, "os.PathLike[str]", Mapping[str, Union[Runner, Mapping[str, object], str]]]
 
@@ -62,11 +64,15 @@ def _live_text(window: Window) -> str:
     return "at every version" if window == (None, None) else window_text(window)
 
 
-def load(path: Union[str, os.PathLike[str]]) -> Matrix:
-    """Load ``features.toml`` at *path* and the runner files of the folder it names.
+def load(path: Union[str, os.PathLike[str], None] = None) -> Matrix:
+    """Load ``features.toml`` at *path* and the runner files of the folder it names; without
+    *path*, the packaged default matrix (`default`: Python never looks for a file, unlike the
+    command line, so an import answers the same from any folder).
 
     :raises LoadError: with every problem found, in either file.
     """
+    if path is None:
+        return default()
     name = os.fspath(path)
     text = _read(name, name)
     return _built(text, name, os.path.dirname(name))
@@ -174,6 +180,9 @@ class _Builder:
         self.broken: Set[str] = set()  # config paths
         self.broken_runners: Dict[str, Optional[int]] = {}  # runner id: its priority, where readable
         self.runner_specs: Dict[str, Tuple[_Source, Any]] = {}  # runner id: its file and RunnerSpec
+        self.matrix_version: Optional[Version] = None  # [matrix] version, once the header is read
+        #: [matrix] default_support: what a runner a support table leaves out says of the feature.
+        self.default_support: Optional[Tuple[Statement, ...]] = None
 
     # --- reporting -------------------------------------------------------------------------
 
@@ -186,8 +195,27 @@ class _Builder:
     def shaped(self, source: _Source, value: object, cls: type, path: Place) -> Tuple[Any, Set[object]]:
         spec, errors = self.shapes.structure(value, cls, path)
         for where, message in errors:
-            self.problem(source, where, message)
+            self.problem(source, where, self.version_as_number(source, where, value, path) or message)
         return spec, {w[len(path)] for w, _ in errors if len(w) > len(path)}
+
+    def version_as_number(self, source: _Source, where: Place, value: object, path: Place) -> Optional[str]:
+        """The "quote it" hint for a version written as a TOML number (``version = 2.10``, which
+        TOML reads as the float 2.1), as the predicate language gives it; None for another mistake."""
+        if not where or where[-1] not in _VERSION_KEYS or (len(where) == 2 and where[0] == "config"):
+            return None  # ("config", "version") is a field named version, not a version
+        for key in where[len(path):]:
+            if isinstance(value, dict) and key in value:
+                value = value[key]
+            elif isinstance(value, list) and isinstance(key, int) and 0 <= key < len(value):
+                value = value[key]
+            else:
+                return None
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return None
+        offset = source.locations.values.get(tuple(where))
+        number = re.compile(r"[-+0-9._eE]+").match(source.text, offset) if offset is not None else None
+        written = number.group().replace("_", "") if number else repr(value)
+        return _messages.version_as_number(type(value).__name__, value, written)
 
     def version(self, source: _Source, path: Place, text: object) -> Optional[Version]:
         if text is None:
@@ -210,6 +238,8 @@ class _Builder:
             if key not in _TOP_KEYS:
                 self.problem(source, (key,), _messages.unknown_choice('table', key, _TOP_KEYS))
         header = self.header(source, document.get("matrix"))
+        if header is not None:
+            self.matrix_version = Version(header.version)
         schema = self.schema(source, document.get("config", {}))
         if runners is None:
             folder = header.runners if header is not None else "runners"
@@ -225,6 +255,8 @@ class _Builder:
         if runner_list is not None:
             runner_list = [self.requirements(r, kinds, schema) for r in runner_list]
         orders = self.orders(source, document.get("orders", {}), schema, runner_list)
+        if "check" in document:
+            self.check_table(source, document["check"], document.get("features"), runner_list)
         if self.problems:
             raise LoadError(name, self.problems)
         assert header is not None and runner_list is not None
@@ -241,6 +273,7 @@ class _Builder:
             refusals=tuple(refusals),
             requirement_kinds=tuple(kinds.values()),
             orders=tuple(orders),
+            default_support=header.default_support,
         )
 
     def parse(self, source: _Source) -> Dict[str, Any]:
@@ -263,6 +296,14 @@ class _Builder:
         if spec is not None and spec.config_class is not None and not CLASS_SPEC.match(spec.config_class):
             self.problem(source, ("matrix", "config_class"), _messages.bad_class_spec(spec.config_class))
             return None
+        if spec is not None and spec.default_support is not None:
+            # A bare status: 'partial' needs a note, which belongs to a feature's own cell.
+            allowed = [s for s in STATUSES if s != "partial"]
+            if spec.default_support not in allowed:
+                self.problem(source, ("matrix", "default_support"),
+                             _messages.unknown_choice("default_support", spec.default_support, allowed, one_of=True))
+            # Even when refused, it stands for the cells left out: one mistake, said once.
+            self.default_support = (Statement(spec.default_support if spec.default_support in allowed else "no"),)
         header: Optional[MatrixSpec] = spec
         return header
 
@@ -451,6 +492,45 @@ class _Builder:
                 out.append(Refusal(id, spec.reason, tuple(lists), spec.links))
         return out
 
+    def check_table(self, source: _Source, raw: object, features: object, runners: Optional[List[Runner]]) -> None:
+        """``[check] ignore = [{ code, gate, reason }]``: findings `matrix check` is told to
+        ignore, each with its reason (applied by `matrix._ignore`; checked here, so that a
+        misspelt code or gate is a load error, not an entry that silently ignores nothing)."""
+        from .check import CODES  # only for a file that has a [check] table
+
+        if not isinstance(raw, dict):
+            self.problem(source, ("check",), self.shapes.expected("a table", raw).args[0])
+            return
+        for key in raw:
+            if key != "ignore":
+                self.problem(source, ("check", key), _messages.unknown_choice("key", key, ["ignore"]))
+        entries = raw.get("ignore", [])
+        if not isinstance(entries, list):
+            self.problem(source, ("check", "ignore"), self.shapes.expected("an array of tables", entries).args[0])
+            return
+        gates = (list(features) if isinstance(features, dict) else []) + [r.id for r in runners or ()]
+        for index, entry in enumerate(entries):
+            where: Place = ("check", "ignore", index)
+            if not isinstance(entry, dict):
+                self.problem(source, where, self.shapes.expected("a table", entry).args[0])
+                continue
+            for key in entry:
+                if key not in _IGNORE_KEYS:
+                    self.problem(source, where + (key,), _messages.unknown_choice("key", key, _IGNORE_KEYS))
+            for key in ("code", "reason"):
+                if key not in entry:
+                    self.problem(source, where, _messages.missing_key(key))
+            for key, value in entry.items():
+                if key in _IGNORE_KEYS and not isinstance(value, str):
+                    self.problem(source, where + (key,), self.shapes.expected("a string", value).args[0])
+            code, gate, reason = entry.get("code"), entry.get("gate"), entry.get("reason")
+            if isinstance(code, str) and code not in CODES:
+                self.problem(source, where + ("code",), _messages.unknown_finding_code(code, list(CODES)))
+            if isinstance(gate, str) and gate not in gates:
+                self.problem(source, where + ("gate",), _messages.unknown_choice("gate", gate, gates))
+            if isinstance(reason, str) and not reason.strip():
+                self.problem(source, where + ("reason",), _messages.ignore_without_reason())
+
     # --- requirements and orders -----------------------------------------------------------
 
     def requirement_kinds(self, source: _Source, raw: object) -> Dict[str, RequirementKind]:
@@ -616,6 +696,8 @@ class _Builder:
             self.problem(source, ("features",), _messages.too_many_features(len(raw), MAX_FEATURES))
             return []
         runner_ids = [r.id for r in runners] if runners is not None else None
+        if runners is not None:
+            runner_ids = self.misnamed_runner_files(raw, runners)
         features = []
         # A display name belongs to one gate at a time: two gates may share it when they are
         # never in force at the same version (a condition that changed in a release).
@@ -633,6 +715,41 @@ class _Builder:
             names.setdefault(feature.name, []).append(feature)
             features.append(feature)
         return features
+
+    def misnamed_runner_files(self, raw: Dict[str, object], runners: List[Runner]) -> List[str]:
+        """The runner ids the features are checked against, less each runner file that looks
+        misnamed: no feature names its id, while some name a close one that has no file. Such a
+        file is reported once, as the likely mistake (not once per feature, each "did you mean"
+        the typo), and the id the features name stands for it, known to be broken."""
+        ids = [r.id for r in runners]
+        named: Dict[str, int] = {}  # runner id: how many features name it
+        for value in raw.values():
+            if not isinstance(value, dict):
+                continue
+            support = value.get("support")
+            mentioned = set(support) if isinstance(support, dict) else set()
+            for key in ("prefers", "forces"):
+                table = value.get(key)
+                if isinstance(table, dict) and isinstance(table.get("runner"), str):
+                    mentioned.add(table["runner"])
+            for runner in mentioned:
+                named[runner] = named.get(runner, 0) + 1
+        unnamed = [r for r in runners if r.id not in named and r.file is not None]
+        unknown = sorted((u for u in named if u not in ids and u != "default" and u not in self.broken_runners),
+                         key=lambda u: (-named[u], u))
+        import difflib
+
+        for wanted in unknown:
+            close = difflib.get_close_matches(wanted, [r.id for r in unnamed], n=1, cutoff=0.6)
+            if not close:
+                continue
+            runner = next(r for r in unnamed if r.id == close[0])
+            unnamed.remove(runner)
+            ids.remove(runner.id)
+            self.broken_runners[wanted] = runner.priority
+            source = self.runner_specs[runner.id][0]
+            self.problem(source, (), _messages.misnamed_runner_file(runner.id, wanted, named[wanted]), at=(1, 1))
+        return ids
 
     def feature(self, source: _Source, id: str, raw: object, schema: Schema,
                 runner_ids: Optional[List[str]]) -> Optional[Feature]:
@@ -764,13 +881,14 @@ class _Builder:
         if runner_ids is None:
             return None
         missing = [r for r in runner_ids if r not in raw]
-        if missing and "default" not in raw:
+        if missing and "default" not in raw and self.default_support is None:
             for runner in missing:
                 self.problem(source, where, _messages.missing_cell(runner))
             return None
         if not ok:
             return None
-        return {r: cells[r] if r in cells else cells["default"] for r in runner_ids}
+        fallback = cells["default"] if "default" in cells else self.default_support or ()
+        return {r: cells[r] if r in cells else fallback for r in runner_ids}
 
     def cell(self, source: _Source, where: Place, raw: object) -> Optional[Tuple[Statement, ...]]:
         if isinstance(raw, list):
@@ -832,6 +950,12 @@ class _Builder:
             return None
         if spec.removed and remove_in is None:
             self.problem(source, where + ("removed",), _messages.removed_without_version())
+            return None
+        if spec.removed and remove_in is not None and self.matrix_version is not None and remove_in > self.matrix_version:
+            # A removal recorded before it happened would answer as deprecated at the file's own
+            # version, and check would call it done (issue 24, item 7).
+            self.problem(source, where + ("removed",),
+                         _messages.removed_ahead(str(remove_in), str(self.matrix_version)))
             return None
         if remove_in is not None and remove_in == since and not spec.removed:
             self.problem(source, where + ("remove_in",), _messages.no_period_unrecorded(str(remove_in)))

@@ -405,6 +405,9 @@ class Matrix:
     requirement_kinds: Tuple[RequirementKind, ...] = ()
     #: Orders of automatic choice that depend on the config (``[orders]``); the first that applies wins.
     orders: Tuple[Order, ...] = ()
+    #: ``[matrix] default_support``: the status of a runner a support table leaves out (already
+    #: filled into each feature's `support`; kept for the editor schema).
+    default_support: Optional[str] = None
     # Derived from the fields above, so not part of equality.
     _runner_index: Dict[str, Runner] = attrs.field(init=False, repr=False, eq=False)
     _feature_index: Dict[str, Feature] = attrs.field(init=False, repr=False, eq=False)

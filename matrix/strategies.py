@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from packaging.version import Version
 
+from ._messages import did_you_mean
 from ._nodes import And, Node
 from ._space import Inconclusive, Space, compared_constants
 from ._versions import VersionLike, as_version
@@ -145,8 +146,9 @@ def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Op
         for gate in ids:
             if gate not in gates:
                 known = [f.id for f in matrix.features]
-                where = "is not in force at " + str(v) if gate in known else "is not a gate of this matrix"
-                raise InvalidArgument(f"{name}: {gate!r} {where}")
+                if gate in known:
+                    raise InvalidArgument(f"{name}: {gate!r} is not in force at {v}")
+                raise InvalidArgument(f"{name}: {gate!r} is not a gate of this matrix{did_you_mean(gate, gates)}")
             if gate not in drawable:
                 path = next(p for p in sorted(gates[gate].when.paths) if p not in schema)
                 raise InvalidArgument(f"{name}: {gate!r} reads {path!r}, which the config does not have at {v}")
@@ -552,9 +554,12 @@ def _matrix_texts(draw: st.DrawFn, max_features: int) -> Tuple[str, Dict[str, Di
         if draw(st.integers(0, 4)) == 0:
             since = draw(st.sampled_from(_VERSIONS))
             remove_in = draw(st.sampled_from([v for v in _VERSIONS if Version(v) >= Version(since)]))
-            # A removal without a deprecation period (remove_in == since) is always recorded as done.
-            removed = remove_in == since or draw(st.booleans())
-            lines.append(f"deprecated = {_toml({'since': since, 'remove_in': remove_in, 'replacement': 'something else', 'removed': removed})}")
+            # A removal without a deprecation period (remove_in == since) is always recorded as done,
+            # and a removal is recorded only once the file's version has reached it.
+            due = Version(remove_in) <= Version(version)
+            if due or remove_in != since:
+                removed = due and (remove_in == since or draw(st.booleans()))
+                lines.append(f"deprecated = {_toml({'since': since, 'remove_in': remove_in, 'replacement': 'something else', 'removed': removed})}")
         window = draw(st.integers(0, 5))
         if window == 0:
             lines.append(f'since = "{draw(st.sampled_from(_VERSIONS[1:]))}"')

@@ -18,8 +18,10 @@ def call(*args, stdin=""):
 
 @pytest.fixture(autouse=True)
 def _away_from_the_repository(tmp_path, monkeypatch):
-    # --matrix defaults to ./features.toml when present: run where there is none.
+    # The matrix is found from the current folder: run in one whose pyproject.toml names the
+    # packaged matrix, as a project that uses it would.
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.matrix]\nmatrix = "default"\n')
 
 
 DEPRECATION = (
@@ -201,6 +203,7 @@ def test_json_output_on_exit_2_is_an_error_object(args, error):
 def test_json_load_errors_carry_every_problem(tmp_path):
     (tmp_path / "runners").mkdir()
     (tmp_path / "runners" / "a.toml").write_text('name = "A"\npriority = 1\n')
+    (tmp_path / "pyproject.toml").unlink()  # a features.toml of this folder's own
     (tmp_path / "features.toml").write_text(
         '[matrix]\nname = "m"\nversion = "1.0"\n[config]\nflag = "bool"\n[features.f]\nname = "F"\nwhen = "flg"\n')
     status, out, _ = call("resolve", "--json")
@@ -250,6 +253,7 @@ def test_set_values_are_json_then_toml_then_text():
 def test_a_local_features_toml_is_the_default_matrix(tmp_path):
     (tmp_path / "runners").mkdir()
     (tmp_path / "runners" / "only.toml").write_text('name = "Only"\npriority = 1\n')
+    (tmp_path / "pyproject.toml").unlink()  # a features.toml of this folder's own
     (tmp_path / "features.toml").write_text('[matrix]\nname = "local"\nversion = "1"\n')
     status, out, _ = call("resolve")
     assert (status, out) == (0, "Chose only (Only) automatically at version 1\n")
@@ -264,7 +268,7 @@ def test_a_local_features_toml_is_the_default_matrix(tmp_path):
         (["resolve", "--version", "soon"], "matrix: error: Invalid version 'soon': expected a PEP 440 version such as '0.31.0'"),
         (["resolve", "--bogus"], "matrix: error: unrecognized arguments: --bogus"),
         ([], "matrix: error: the following arguments are required: COMMAND"),
-        (["frobnicate"], "matrix: error: argument COMMAND: invalid choice: 'frobnicate' (choose from 'resolve', 'check', 'schema', 'docs')"),
+        (["frobnicate"], "matrix: error: argument COMMAND: invalid choice: 'frobnicate' (choose from 'resolve', 'check', 'schema', 'docs', 'init')"),
         (["resolve", "nope.json"], "matrix: error: Cannot read config 'nope.json': No such file or directory"),
         (["resolve", "--set", "novalue"], "matrix: error: --set takes PATH=VALUE, such as cache_config.mamba_cache_mode=all, not 'novalue'"),
         (["resolve", "--set", "lora_config.max_loras=2", "--set", "lora_config.max_loras.x=2"],
@@ -371,16 +375,54 @@ support = { a = "yes" }
     assert status == 0
 
 
-def test_undeclared_keys_of_a_config_file_are_warned_about(tmp_path):
+def test_undeclared_keys_of_a_config_file_are_refused_with_the_whole_path(tmp_path):
+    """Issue 24, item 5: a misspelt key was a warning, and the answer was the default's."""
     config = tmp_path / "config.json"
+    config.write_text(json.dumps({"cache_config": {"mamba_cach_mode": "all"}}))
+    assert call("resolve", str(config)) == (2, "", (
+        "matrix: error: Config 'cache_config.mamba_cach_mode': Not declared in the schema, did you mean "
+        "'cache_config.mamba_cache_mode' (--allow-extra ignores keys the matrix does not declare)\n"))
     config.write_text(json.dumps({"cache_config": {"mamba_cach_mode": "all"}, "paralel_config": {}}))
-    status, out, err = call("resolve", str(config))
-    assert status == 0
-    assert err == ("matrix: warning: Config 'cache_config.mamba_cach_mode': Not declared in the schema, "
-                   "did you mean 'mamba_cache_mode'\n"
-                   "matrix: warning: Config 'paralel_config': Not declared in the schema, "
-                   "did you mean 'parallel_config'\n")
-    assert out.startswith("Chose v2 (Model Runner V2) automatically")
+    assert call("resolve", "config.json") == (2, "", (
+        "matrix: error: Config config.json: 2 undeclared keys (--allow-extra ignores keys the matrix does not declare)\n"
+        "  Config 'cache_config.mamba_cach_mode': Not declared in the schema, did you mean 'cache_config.mamba_cache_mode'\n"
+        "  Config 'paralel_config': Not declared in the schema, did you mean 'parallel_config'\n"))
+    # A host whose configs hold more than the matrix declares says so.
+    assert call("resolve", "config.json", "--allow-extra") == (
+        0, "Chose v2 (Model Runner V2) automatically at version 0.33.0\n", "")
+
+
+def test_a_misspelt_key_of_a_nested_section_is_refused_not_answered_for_as_its_default(tmp_path):
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "polars.toml").write_text('name = "Polars"\npriority = 2\n')
+    (tmp_path / "runners" / "pandas.toml").write_text('name = "pandas"\npriority = 1\n')
+    (tmp_path / "features.toml").write_text(
+        '[matrix]\nname = "frames"\nversion = "1.0"\n[config]\n"engine" = "section"\n'
+        '"engine.memory_limit_mb" = { type = "int", default = 4096 }\n'
+        '[features.small]\nname = "small memory"\nwhen = "engine.memory_limit_mb < 1024"\n'
+        'support = { polars = "no", pandas = "yes" }\n')
+    (tmp_path / "config.json").write_text('{"engine": {"memroy_limit_mb": 512}}')
+    assert call("resolve", "config.json") == (2, "", (
+        "matrix: error: Config 'engine.memroy_limit_mb': Not declared in the schema, did you mean "
+        "'engine.memory_limit_mb' (--allow-extra ignores keys the matrix does not declare)\n"))
+    (tmp_path / "config.json").write_text('{"engine": {"memory_limit_mb": 512}}')
+    assert call("resolve", "config.json")[:2] == (0, (
+        "Chose pandas automatically at version 1.0\nSkipped polars (Polars) because of: small memory\n"
+        "Warning (fallback): Polars does not support: small memory; using pandas instead\n"))
+
+
+def test_a_dotted_key_that_spells_a_declared_path_is_refused_for_its_dot_alone(tmp_path):
+    """Issue 24, item 14: it was first warned about as "Not declared in the schema"."""
+    (tmp_path / "config.json").write_text(json.dumps({"cache_config.mamba_cache_mode": "all"}))
+    assert call("resolve", "config.json") == (2, "", (
+        "matrix: error: Config 'cache_config.mamba_cache_mode': Key 'cache_config.mamba_cache_mode' has a dot "
+        "in it: configs are nested, so write {'cache_config': {'mamba_cache_mode': ...}} instead "
+        "(--allow-extra ignores keys the matrix does not declare)\n"))
+    # Allowed, it is still refused wherever a gate reads what it spells, now without the warning.
+    assert call("resolve", "config.json", "--allow-extra") == (2, "", (
+        "matrix: error: Config 'cache_config.mamba_cache_mode': Key 'cache_config.mamba_cache_mode' has a dot "
+        "in it: configs are nested, so write {'cache_config': {'mamba_cache_mode': ...}} instead\n"))
 
 
 # --- schema --from and check --against ---------------------------------------------------------
@@ -435,6 +477,7 @@ def test_a_derived_schema_checks_clean_and_a_renamed_path_fails_check(tmp_path, 
     gates = ("\n[features.big]\nname = \"big\"\nwhen = \"count > 10\"\nsupport = { a = \"yes\", b = \"no\" }\n"
              "\n[features.lifo]\nname = \"lifo\"\nwhen = \"policy == 'lifo'\"\nsupport = { a = \"no\", b = \"yes\" }\n")
     header = '[matrix]\nname = "jobs"\nversion = "1.0"\n'
+    (tmp_path / "pyproject.toml").unlink()  # a features.toml of this folder's own
     (tmp_path / "features.toml").write_text(header + derived + gates)
     status, out, err = call("check", "--against", "cli_shapes_c:Job")
     assert (status, err) == (0, "")
@@ -463,6 +506,7 @@ def test_a_closed_pipe_ends_every_command_quietly(tmp_path):
     # Every gate blocks both runners: a no-runner note each, far more output than a pipe holds.
     gates = "".join(f'[features.g{i}]\nname = "gate {i} {"x" * 80}"\nwhen = "x == {i}"\n'
                     f'support = {{ a = "no", b = "no" }}\n' for i in range(300))
+    (tmp_path / "pyproject.toml").unlink()  # a features.toml of this folder's own
     (tmp_path / "features.toml").write_text('[matrix]\nname = "big"\nversion = "1.0"\n[config]\n"x" = "int"\n' + gates)
     script = shutil.which("matrix") or os.path.join(os.path.dirname(sys.executable), "matrix")
     for command, status in (("docs", 0), ("docs --format json", 0), ("docs --format html", 0),
@@ -496,3 +540,258 @@ def test_docs_text_only_writes_every_status_as_its_word():
     assert (status, err) == (0, "")
     assert not any(symbol in out for symbol in "✅❌🟠🧪")
     assert "| diffusion models | `model_config.is_diffusion` | yes | no |  |" in out.splitlines()
+
+
+# --- which matrix: found up the folder tree, never the packaged one unasked (issue 24, item 1) ---
+
+def _project(root, where="", runner="a"):
+    """A small matrix in *root*/*where*, its runner file named *runner*."""
+    folder = root / where if where else root
+    (folder / "runners").mkdir(parents=True)
+    (folder / "runners" / f"{runner}.toml").write_text('name = "A"\npriority = 1\n')
+    (folder / "features.toml").write_text('[matrix]\nname = "local"\nversion = "1"\n')
+    return folder
+
+
+def test_without_a_matrix_every_command_says_where_it_looked_and_exits_2(tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / ".git").mkdir()  # the search stops at the root of the repository
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "src" / "pkg")
+    message = (f"matrix: error: No matrix found: no features.toml, and no pyproject.toml naming one in "
+               f"[tool.matrix] matrix, in '{tmp_path}/src/pkg' and the folders above it up to '{tmp_path}'; "
+               f"pass --matrix FILE, or --matrix default for the packaged vLLM matrix\n")
+    for command in (["resolve"], ["check"], ["docs"], ["schema", "--json-schema"]):
+        assert call(*command) == (2, "", message), command
+    assert call("resolve", "--matrix", "default", "--set", "speculative_config.method=suffix")[:2] == (0, (
+        "Chose v1 (Model Runner V1) automatically at version 0.33.0\n"
+        "Skipped v2 (Model Runner V2) because of: speculative method 'suffix'\n"
+        "Warning (fallback): Model Runner V2 does not support: speculative method 'suffix'; "
+        "using Model Runner V1 instead\n"))
+
+
+def test_check_of_the_packaged_matrix_says_it_is_the_packaged_one():
+    status, out, err = call("check", "--matrix", "default")
+    assert (status, err, out.splitlines()[-1]) == (
+        0, "", "features.toml (the packaged default matrix): passed: 0 errors, 0 warnings, 2 notes")
+
+
+def test_the_matrix_of_a_folder_above_is_used_and_named(tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").unlink()
+    _project(tmp_path)
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "src" / "pkg")
+    assert call("resolve") == (0, "Chose a (A) automatically at version 1\n",
+                               "matrix: note: Using the matrix ../../features.toml\n")
+    assert call("check") == (0, "../../features.toml: passed: 0 errors, 0 warnings, 0 notes\n", "")
+
+
+def test_pyproject_names_the_matrix_and_a_broken_one_fails_the_check(tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "frames"\n\n[tool.matrix]\nmatrix = "src/pkg/features.toml"\n')
+    package = _project(tmp_path, "src/pkg")
+    (tmp_path / "docs").mkdir()
+    monkeypatch.chdir(tmp_path / "docs")
+    assert call("check") == (0, "../src/pkg/features.toml: passed: 0 errors, 0 warnings, 0 notes\n", "")
+    assert call("resolve") == (0, "Chose a (A) automatically at version 1\n",
+                               "matrix: note: Using the matrix ../src/pkg/features.toml\n")
+    (package / "features.toml").write_text('[matrix]\nname = "local"\nversion = "1"\n[features.x]\nname = "X"\n')
+    assert call("check") == (2, "", (
+        "matrix: error: ../src/pkg/features.toml: 2 problems\n"
+        "  ../src/pkg/features.toml:4:1: $.features.x: Missing required key 'support'\n"
+        "  ../src/pkg/features.toml:4:1: $.features.x: Missing required key 'when'\n"))
+    (tmp_path / "pyproject.toml").write_text('[tool.matrix]\nmatrix = 3\n')
+    assert call("check") == (2, "", (
+        f"matrix: error: {tmp_path}/pyproject.toml: [tool.matrix] matrix must be the path of a features.toml, "
+        "or 'default' for the packaged matrix, not 3\n"))
+
+
+def test_check_checks_the_matrix_of_each_changed_file_once(tmp_path):
+    """The pre-commit hook passes the changed files: features files and runner files."""
+    (tmp_path / "pyproject.toml").unlink()
+    _project(tmp_path, "src/pkg")
+    _project(tmp_path, "other", runner="b")
+    (tmp_path / "ci" / "runners").mkdir(parents=True)  # another tool's runner files: not a matrix
+    assert call("check", "src/pkg/runners/a.toml", "src/pkg/features.toml", "other/runners/b.toml",
+                "ci/runners/x.toml") == (0, (
+        "src/pkg/features.toml: passed: 0 errors, 0 warnings, 0 notes\n"
+        "other/features.toml: passed: 0 errors, 0 warnings, 0 notes\n"), "")
+    (tmp_path / "src" / "pkg" / "features.toml").write_text('[matrix]\nname = "local"\n')
+    status, out, err = call("check", "src/pkg/features.toml", "other/features.toml")
+    assert (status, out) == (2, "other/features.toml: passed: 0 errors, 0 warnings, 0 notes\n")
+    assert err == ("matrix: error: src/pkg/features.toml: 1 problem\n"
+                   "  src/pkg/features.toml:1:1: $.matrix: Missing required key 'version'\n")
+    assert call("check", "--matrix", "default", "other/features.toml") == (
+        2, "", "matrix: error: Pass either --matrix or the changed files to check, not both\n")
+    assert call("check", "--format", "sarif", "src/pkg/features.toml", "other/features.toml") == (
+        2, "", "matrix: error: --format sarif writes one document: check one matrix at a time\n")
+
+
+def test_the_pre_commit_hook_passes_the_changed_files():
+    import yaml
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, ".pre-commit-hooks.yaml")) as handle:
+        hooks = {hook["id"]: hook for hook in yaml.safe_load(handle)}
+    assert (hooks["matrix-check"]["entry"], hooks["matrix-check"]["pass_filenames"]) == ("matrix check", True)
+
+
+def test_version_prints_the_installed_version_of_matrix():
+    from importlib.metadata import version
+
+    assert call("--version") == (0, f"matrix {version('support-matrix')}\n", "")
+    # A command's own --version is the matrix version to answer as of.
+    assert call("resolve", "--version", "0.31.0")[1] == "Chose v2 (Model Runner V2) automatically at version 0.31.0\n"
+
+
+def test_the_summary_names_the_runners_a_preference_passed_over_and_a_runner_named_as_its_id_once(tmp_path):
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "runners").mkdir()
+    for id, name, priority in (("polars", "Polars", 3), ("duckdb", "DuckDB", 2), ("pandas", "pandas", 1)):
+        (tmp_path / "runners" / f"{id}.toml").write_text(f'name = "{name}"\npriority = {priority}\n')
+    (tmp_path / "features.toml").write_text(
+        '[matrix]\nname = "frames"\nversion = "1.0"\n[config]\n"rows" = { type = "int", default = 1000000 }\n'
+        '"strings" = { type = "bool", default = false }\n'
+        '[features.tiny]\nname = "tiny frames"\nwhen = "rows < 100"\nsupport = { default = "yes" }\n'
+        'prefers = { runner = "pandas" }\n'
+        '[features.strings]\nname = "string columns"\nwhen = "strings"\nsupport = { default = "yes", duckdb = "no" }\n')
+    assert call("resolve", "--set", "rows=10", "--set", "strings=true") == (0, (
+        "Chose pandas automatically at version 1.0\n"
+        "Preferred because of tiny frames, passing over polars (Polars), which automatic choice tries first\n"
+        "Skipped duckdb (DuckDB) because of: string columns\n"
+        "Warning (preference): tiny frames: using pandas\n"), "")
+    assert call("resolve")[1] == "Chose polars (Polars) automatically at version 1.0\n"
+
+
+def test_schema_write_puts_the_schema_line_editors_read_atop_each_file_that_lacks_it(tmp_path):
+    (tmp_path / "pyproject.toml").unlink()
+    _project(tmp_path)
+    (tmp_path / "runners" / "b.toml").write_text('#:schema ./runner.schema.json\nname = "B"\npriority = 2\n')
+    assert call("schema", "--json-schema", "--write") == (0, (
+        "wrote features.schema.json\nwrote runners/runner.schema.json\n"
+        "added the #:schema line to features.toml\nadded the #:schema line to runners/a.toml\n"), "")
+    assert (tmp_path / "features.toml").read_text() == (
+        '#:schema ./features.schema.json\n[matrix]\nname = "local"\nversion = "1"\n')
+    assert (tmp_path / "runners" / "a.toml").read_text() == '#:schema ./runner.schema.json\nname = "A"\npriority = 1\n'
+    assert call("schema", "--json-schema", "--write") == (
+        0, "wrote features.schema.json\nwrote runners/runner.schema.json\n", "")
+    assert call("check") == (0, (  # and no schema-stale
+        "runners/a.toml:1:1: warning[never-chosen]: A is never chosen automatically: B is never blocked\n"
+        "features.toml: passed: 0 errors, 1 warning, 0 notes\n"), "")
+
+
+ALL_VERSIONS = """[matrix]
+name = "frames"
+version = "2.0"
+
+[config]
+"rows" = { type = "int", default = 0 }
+
+[features.big]
+name = "big frames"
+when = "rows > 1000"
+support = { polars = "yes", pandas = "no" }
+
+[features.mid]
+name = "mid frames"
+when = "rows > 100"
+since = "1.0"
+support = { polars = [{ status = "no" }, { status = "yes", since = "2.0" }], pandas = "yes" }
+"""
+
+
+def test_check_all_versions_finds_what_only_an_older_release_has(tmp_path):
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "polars.toml").write_text('name = "Polars"\npriority = 2\n')
+    (tmp_path / "runners" / "pandas.toml").write_text('name = "pandas"\npriority = 1\n')
+    (tmp_path / "features.toml").write_text(ALL_VERSIONS)
+    # At its own version, the file's contradiction of 1.0 is not seen.
+    assert call("check") == (0, (
+        "runners/pandas.toml:1:1: warning[never-chosen]: pandas is never chosen automatically: Polars is never blocked\n"
+        "features.toml: passed: 0 errors, 1 warning, 0 notes\n"), "")
+    assert call("check", "--all-versions") == (0, (
+        "features.toml:8:1: warning[implied-contradiction]: big frames implies mid frames, yet Polars supports big "
+        "frames and not mid frames: every config that uses big frames is refused there\n"
+        '    witness: {"rows": 1001}\n'
+        "    at: 1.0\n"
+        "features.toml:8:1: note[no-runner]: No runner can serve a config that uses big frames and mid frames: "
+        "Polars does not support mid frames; pandas does not support big frames\n"
+        '    witness: {"rows": 1001}\n'
+        "    at: 1.0\n"
+        "runners/pandas.toml:1:1: warning[never-chosen]: pandas is never chosen automatically: Polars is never blocked\n"
+        "    at: 2.0\n"
+        "features.toml: passed: 0 errors, 2 warnings, 1 note, at every release the file names (1.0, 2.0)\n"), "")
+    status, out, _ = call("check", "--all-versions", "--format", "json")
+    data = json.loads(out)
+    assert (status, data["versions"], [(f["code"], f["versions"]) for f in data["findings"]]) == (
+        0, ["1.0", "2.0"], [("implied-contradiction", ["1.0"]), ("no-runner", ["1.0"]), ("never-chosen", ["2.0"])])
+    assert call("check", "--all-versions", "--strict")[0] == 1
+    assert call("check", "--all-versions", "--version", "1.0") == (
+        2, "", "matrix: error: argument --version: not allowed with argument --all-versions\n")
+
+
+IGNORES = """
+[check]
+ignore = [
+  { code = "never-chosen", gate = "pandas", reason = "pandas is asked for by name, for small frames" },
+  { code = "implied-contradiction", gate = "big", reason = "Polars lacked mid frames in 1.0" },
+]
+"""
+
+
+def test_check_ignores_the_findings_its_file_says_to_with_their_reason(tmp_path):
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "polars.toml").write_text('name = "Polars"\npriority = 2\n')
+    (tmp_path / "runners" / "pandas.toml").write_text('name = "pandas"\npriority = 1\n')
+    (tmp_path / "features.toml").write_text(ALL_VERSIONS + IGNORES)
+    assert call("check", "--all-versions", "--strict") == (1, (
+        "features.toml:8:1: error[no-runner]: No runner can serve a config that uses big frames and mid frames: "
+        "Polars does not support mid frames; pandas does not support big frames\n"
+        '    witness: {"rows": 1001}\n'
+        "    at: 1.0\n"
+        "features.toml: failed: 1 error, 0 warnings, 0 notes (strict: every finding fails but acknowledged refusals); "
+        "2 findings ignored by [check] ignore, at every release the file names (1.0, 2.0)\n"), "")
+    # At 2.0 alone, the contradiction of 1.0 is not there: its entry ignores nothing, and says so.
+    assert call("check") == (0, (
+        "features.toml:22:3: warning[ignore-unused]: [check] ignores implied-contradiction about 'big', but there "
+        "is no such finding: remove the entry\n"
+        "features.toml: passed: 0 errors, 1 warning, 0 notes; 1 finding ignored by [check] ignore\n"), "")
+    status, out, _ = call("check", "--format", "json")
+    assert [(f["code"], f["runner"], f["reason"]) for f in json.loads(out)["ignored"]] == [
+        ("never-chosen", "pandas", "pandas is asked for by name, for small frames")]
+
+
+def test_init_writes_a_starter_that_checks_clean_and_whose_test_passes(tmp_path):
+    import importlib.util
+
+    (tmp_path / "pyproject.toml").unlink()
+    assert call("init", "frames") == (0, (
+        "wrote frames/features.toml\nwrote frames/runners/fast.toml\nwrote frames/runners/simple.toml\n"
+        "wrote frames/test_matrix.py\nwrote frames/features.schema.json\nwrote frames/runners/runner.schema.json\n"
+        "Next: cd frames && matrix check && python -m pytest test_matrix.py\n"), "")
+    folder = tmp_path / "frames"
+    assert (folder / "features.toml").read_text().splitlines()[:6] == [
+        "#:schema ./features.schema.json",
+        "# Written by `matrix init`. Declare what a config holds in [config], one [features.<id>] table",
+        "# per gate, and one file per runner in runners/ (its stem is the runner id). `matrix check`",
+        "# proves the file sound; `matrix resolve --set engine.debug=true --explain` says why.",
+        "[matrix]",
+        'name = "frames"']
+    assert (folder / "runners" / "simple.toml").read_text().splitlines()[0] == "#:schema ./runner.schema.json"
+    # Clean, with current schemas (no schema-stale), and the migration test passes as written.
+    assert call("check", "frames/features.toml") == (0, "frames/features.toml: passed: 0 errors, 0 warnings, 0 notes\n", "")
+    assert call("resolve", "--matrix", "frames/features.toml", "--set", "engine.debug=true") == (0, (
+        "Chose simple (Simple) automatically at version 0.1.0\n"
+        "Skipped fast (Fast) because of: step debugger\n"
+        "Warning (fallback): Fast does not support: step debugger; using Simple instead\n"), "")
+    spec = importlib.util.spec_from_file_location("init_starter_test", folder / "test_matrix.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.test_the_matrix_answers_as_the_legacy_gate_function()
+    # It never writes over a file.
+    before = (folder / "features.toml").read_text()
+    assert call("init", "frames") == (2, "", (
+        "matrix: error: Nothing written: 'frames/features.toml', 'frames/runners/fast.toml', "
+        "'frames/runners/simple.toml', 'frames/test_matrix.py' already exist (matrix init overwrites no file)\n"))
+    assert (folder / "features.toml").read_text() == before

@@ -98,7 +98,8 @@ UNSEEN = {
     "ordering_strings", "predicate_over_two_lines", "single_equals", "too_deep", "unbalanced_paren",
     "unterminated_string", "version_as_number",  # inside `when`
     "choices_on_bool", "default_not_a_choice", "duplicate_name", "history_out_of_order", "history_without_since",
-    "min_above_max", "no_period_unrecorded", "remove_before_since", "until_before_since",  # across fields
+    "min_above_max", "no_period_unrecorded", "remove_before_since", "removed_before_remove_in",
+    "until_before_since",  # across fields
 }
 SYNTAX = {"toml_dotted_conflict", "toml_duplicate_key", "toml_duplicate_table", "toml_end_of_document",
           "toml_quote_inside_string", "toml_syntax", "toml_unterminated_string"}
@@ -198,8 +199,8 @@ def test_taplo_validates_the_default_file_by_its_schema_line_and_flags_a_misspel
 
 
 def test_write_without_a_file_or_where_it_cannot_write_is_exit_2(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # no features.toml here: the packaged matrix
-    assert _call("schema", "--json-schema", "--write") == (
+    monkeypatch.chdir(tmp_path)
+    assert _call("schema", "--json-schema", "--write", "--matrix", "default") == (
         2, "", "matrix: error: --write needs a matrix read from a file (--matrix FILE): the default matrix ships "
                "its schemas in the package\n")
     shutil.copytree(ROOT / "examples" / "vllm-attention", tmp_path / "m")
@@ -247,3 +248,15 @@ def test_taplo_says_an_unknown_config_type_once_at_the_type_as_check_does(tmp_pa
         f"did you mean 'bool' {expected}",
         f"  {tmp_path}/features.toml:{line + 1}:1: $.config[\"parallel_config.enable_elastic_ep\"].type: Unknown type "
         f"'bol', did you mean 'bool' {expected}"]
+
+
+def test_a_matrix_wide_default_support_lets_support_tables_leave_runners_out():
+    runners = {"polars": {"name": "Polars", "priority": 2}, "pandas": {"name": "pandas", "priority": 1}}
+    text = ('[matrix]\nname = "frames"\nversion = "1.0"\ndefault_support = "no"\n[config]\n"lazy" = "bool"\n'
+            '[features.lazy]\nname = "lazy frames"\nwhen = "lazy"\nsupport = { polars = "yes" }\n')
+    assert _errors(editor.features_schema(matrix.loads(text, runners=runners)), tomllib.loads(text)) == []
+    # Without it, a cell for every runner (or support.default) is wanted, as the loader wants it.
+    full = text.replace('default_support = "no"\n', "").replace('polars = "yes"', 'polars = "yes", pandas = "no"')
+    schema = editor.features_schema(matrix.loads(full, runners=runners))
+    assert _errors(schema, tomllib.loads(full.replace(', pandas = "no"', ""))) == [
+        "{'polars': 'yes'} is not valid under any of the given schemas"]

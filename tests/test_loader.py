@@ -188,3 +188,42 @@ def test_the_default_matrix():
     assert (str(mamba.deprecated.since), str(mamba.deprecated.remove_in)) == ("0.30.0", "0.32.0")
     assert "align" in mamba.deprecated.replacement
     assert m.feature("dbo").status("v2", m.version) == "opt-in"
+
+
+def test_load_without_a_path_is_the_packaged_default_wherever_it_runs(tmp_path, monkeypatch):
+    """Unlike the command line, Python never looks for a file: ``matrix.load()`` is documented
+    as the packaged matrix, and a features.toml in the current folder does not change it."""
+    import matrix
+
+    (tmp_path / "features.toml").write_text("not a matrix")
+    monkeypatch.chdir(tmp_path)
+    assert matrix.load() is matrix.default()
+
+
+def test_a_matrix_wide_default_support_serves_every_runner_a_support_table_leaves_out():
+    """Adding a runner to a matrix of many features is one line, not a missing cell per feature."""
+    text = ('[matrix]\nname = "frames"\nversion = "1.0"\ndefault_support = "no"\n[config]\n"lazy" = "bool"\n'
+            '"joins" = "bool"\n'
+            '[features.lazy]\nname = "lazy frames"\nwhen = "lazy"\nsupport = { polars = "yes", duckdb = "yes" }\n'
+            '[features.joins]\nname = "joins"\nwhen = "joins"\nsupport = { default = "yes" }\n')
+    runners = {"polars": {"name": "Polars", "priority": 3}, "duckdb": {"name": "DuckDB", "priority": 2},
+               "pandas": {"name": "pandas", "priority": 1}}
+    m = matrix.loads(text, runners=runners)
+    assert {f.id: {r: f.status(r, m.version) for r in ("polars", "duckdb", "pandas")} for f in m.features} == {
+        "lazy": {"polars": "yes", "duckdb": "yes", "pandas": "no"},  # the matrix's default
+        "joins": {"polars": "yes", "duckdb": "yes", "pandas": "yes"},  # the table's own default wins
+    }
+    with pytest.raises(LoadError) as excinfo:
+        matrix.loads(text.replace('default_support = "no"', 'default_support = "partial"'), runners=runners)
+    assert str(excinfo.value) == ("<string>: 1 problem\n  <string>:4:1: $.matrix.default_support: Unknown "
+                                  "default_support 'partial' (expected one of 'no', 'opt-in', 'yes')")
+
+
+def test_a_config_field_named_version_is_not_told_to_quote_its_shorthand():
+    text = '[matrix]\nname = "t"\nversion = "1"\n[config]\n"version" = 3\n"x" = { type = "int", since = 2 }\n'
+    with pytest.raises(LoadError) as excinfo:
+        matrix.loads(text, runners={"a": {"name": "A", "priority": 1}})
+    assert str(excinfo.value) == (
+        "<string>: 2 problems\n"
+        "  <string>:5:1: $.config.version: Expected a table, got an integer 3\n"
+        '  <string>:6:23: $.config.x.since: Expected a version, got the int 2: write the version in quotes, "2"')

@@ -56,12 +56,14 @@ def test_the_property_test_example_passes_20_cold_runs_in_an_empty_folder(tmp_pa
     assert all("2 passed" in out for _, out in results)
 
 
-def test_the_resolve_output_in_the_readme_is_real(monkeypatch, tmp_path):
+def test_the_resolve_output_in_the_readme_is_real(monkeypatch):
     import io
 
     from matrix.cli import run
 
-    monkeypatch.chdir(tmp_path)
+    # As the README's first command runs it: at the root of the repository, whose features.toml
+    # is the default matrix (no matrix is used unless found or named).
+    monkeypatch.chdir(pathlib.Path(__file__).parent.parent)
     shown = README.split("$ matrix resolve --set speculative_config.method=suffix --explain\n", 1)[1].split("\n$ ", 1)[0]
     out = io.StringIO()
     assert run(["resolve", "--set", "speculative_config.method=suffix", "--explain"], stdout=out, stderr=io.StringIO()) == 0
@@ -140,7 +142,7 @@ def test_the_check_output_in_the_readme_is_real(monkeypatch):
     assert out.getvalue() == shown + "\n"
 
 
-def test_every_command_of_what_it_says_prints_what_the_readme_shows(monkeypatch, tmp_path):
+def test_every_command_of_what_it_says_prints_what_the_readme_shows(monkeypatch):
     """The README's first console block, command by command (the default matrix at 0.33.0):
     removed settings, the release history, the watermarking override, no runner."""
     import io
@@ -148,7 +150,7 @@ def test_every_command_of_what_it_says_prints_what_the_readme_shows(monkeypatch,
 
     from matrix.cli import run
 
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.chdir(pathlib.Path(__file__).parent.parent)  # where the README's commands run
     section = README.split("## What it says", 1)[1].split("\n## ", 1)[0]
     status = None
     blocks = list(_console_blocks(section))

@@ -324,7 +324,7 @@ def test_output_writes_whole_files_and_checks_them(tmp_path):
 def test_broken_markers_exit_2_and_leave_the_file_alone(tmp_path, monkeypatch, content, message):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "page.md").write_text(content)
-    assert call("docs", "--inject", "page.md") == (2, "", f"matrix: error: {message}\n")
+    assert call("docs", "--matrix", "default", "--inject", "page.md") == (2, "", f"matrix: error: {message}\n")
     assert (tmp_path / "page.md").read_text() == content
     assert sorted(p.name for p in tmp_path.iterdir()) == ["page.md"]
 

@@ -660,10 +660,18 @@ def test_undeclared_keys_are_ignored_unless_strict():
     with pytest.raises(ConfigError) as info:
         JOB.resolve(config, strict=True)
     assert info.exconly() == ("matrix.errors.ConfigError: Config 'job.gpu': Not declared in the schema, "
-                              "did you mean 'gpus' (and 1 more undeclared key)")
+                              "did you mean 'job.gpus' (and 1 more undeclared key)")
     assert JOB.resolve({"job": {"gpus": 2, "extra": {"debug": False}}}, strict=True).runner == "gpu"
     # An object's other attributes are its own business: strict looks at mappings only.
     assert JOB.resolve(_Host(_Job(gpus=2)), strict=True).runner == "gpu"
+
+
+def test_strict_reports_a_dotted_key_for_its_dot_never_as_undeclared():
+    """Issue 24, item 14: 'job.os' is a declared path; the mistake is the dot."""
+    with pytest.raises(ConfigError) as info:
+        JOB.resolve({"job": {"gpus": 2, "os": "linux"}, "job.os": "windows"}, strict=True)
+    assert info.exconly() == ("matrix.errors.ConfigError: Config 'job.os': Key 'job.os' has a dot in it: "
+                              "configs are nested, so write {'job': {'os': ...}} instead")
 
 
 _DECLARED_NAMES = {"job", "host", "derived", "gpus", "os", "extra", "debug", "cuda", "big"}

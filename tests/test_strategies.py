@@ -67,6 +67,7 @@ def test_every_gate_of_the_default_matrix_is_active_in_a_200_example_run():
     ("kwargs", "message"),
     [
         ({"active": ["nope"]}, "active: 'nope' is not a gate of this matrix"),
+        ({"inactive": ["diffusion_model"]}, "inactive: 'diffusion_model' is not a gate of this matrix, did you mean 'diffusion'"),
         ({"inactive": "diffusion"}, "inactive must be a list of gate ids, not 'diffusion'"),
         ({"active": ["dflash2"], "version": "0.31.0"}, "active: 'dflash2' is not in force at 0.31.0"),
         ({"version": "soon"}, "Invalid version 'soon': expected a PEP 440 version such as '0.31.0'"),
