@@ -7,15 +7,19 @@ config, what to warn about, and why.
 
 from __future__ import annotations
 
-from typing import Mapping, Optional
+from typing import TYPE_CHECKING, List, Mapping, Optional
 
 from .errors import (ConfigError, LoadError, MatrixError, NoRunnerError, PredicateError, Problem,
                      RemovedFeatureError, ResolutionError, UnsupportedFeatureError, UsageError)
 from .loader import default, load, loads
 from .predicates import Predicate
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .check import Finding, Report
 from ._versions import VersionLike
-from .resolver import Resolution, ResolutionWarning
-from .schema import Deprecation, Feature, Field, Matrix, Runner, Schema, Statement
+from .resolver import Observation, Resolution, ResolutionWarning
+from .schema import (Deprecation, Feature, Field, Forces, Matrix, Order, Prefers, Refusal, Requirement,
+                     RequirementKind, Runner, Schema, Statement)
 
 __all__ = [
     "load",
@@ -27,11 +31,21 @@ __all__ = [
     "Runner",
     "Statement",
     "Deprecation",
+    "Forces",
+    "Prefers",
+    "Order",
+    "Requirement",
+    "RequirementKind",
+    "Refusal",
     "Field",
     "Schema",
     "Predicate",
+    "VersionLike",
     "Resolution",
     "ResolutionWarning",
+    "Observation",
+    "Finding",
+    "Report",
     "MatrixError",
     "UsageError",
     "LoadError",
@@ -43,6 +57,20 @@ __all__ = [
     "UnsupportedFeatureError",
     "RemovedFeatureError",
 ]
+
+
+def __dir__() -> List[str]:
+    return __all__
+
+
+def __getattr__(name: str) -> object:
+    # The findings of `matrix check` are exported too, but imported when asked for: the checker
+    # is not needed to resolve, and `import matrix` stays small.
+    if name in ("Finding", "Report"):
+        from . import check
+
+        return getattr(check, name)
+    raise AttributeError(f"module 'matrix' has no attribute {name!r}")
 
 
 def resolve(config: object, *, runner: Optional[str] = None, version: Optional[VersionLike] = None,

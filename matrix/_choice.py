@@ -31,7 +31,7 @@ choice is written here and nowhere else.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Optional, Tuple, Type
+from typing import TYPE_CHECKING, List, Literal, Optional, Tuple, Type, get_args
 
 import attrs
 
@@ -43,14 +43,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from .schema import Deprecation, Feature
 
 #: The kinds of `ResolutionWarning`.
-WARNING_KINDS = ("deprecated", "fallback", "opt-in", "partial", "override", "preference")
+WarningKind = Literal["deprecated", "fallback", "opt-in", "partial", "override", "preference"]
+WARNING_KINDS: Tuple[str, ...] = get_args(WarningKind)
 
 
 @attrs.frozen
 class ResolutionWarning:
     """Something the user should be told: ``kind`` is one of `WARNING_KINDS`."""
 
-    kind: str = attrs.field(validator=attrs.validators.in_(WARNING_KINDS))
+    kind: WarningKind = attrs.field(validator=attrs.validators.in_(WARNING_KINDS))
     feature: Optional[str]
     runner: Optional[str]
     message: str
@@ -65,7 +66,7 @@ Decision = Tuple[Optional[str], Tuple[ResolutionWarning, ...], Optional[Type[Res
 
 #: One condition on a mask of active gates: ``(gates, wanted)`` holds when some gate of
 #: *gates* is active (``wanted`` True) or none is (``wanted`` False).
-Literal = Tuple[int, bool]
+Term = Tuple[int, bool]
 
 
 @attrs.frozen
@@ -78,7 +79,7 @@ class Step:
     #: (a runner of the order that applies is free), ``none`` (no runner of it is).
     kind: str
     runner: Optional[str]
-    literals: Tuple[Literal, ...]
+    literals: Tuple[Term, ...]
     #: The bit of the preferring gate (preference steps) or of the order (order steps, 0 for
     #: the order of priority).
     gate: int = 0
@@ -92,9 +93,9 @@ class Step:
         return next((gates for gates, wanted in self.literals if wanted), -1)
 
 
-def _free(plan: Plan, runner: str) -> Tuple[Literal, ...]:
+def _free(plan: Plan, runner: str) -> Tuple[Term, ...]:
     """A runner is free: no gate blocks it, and it is a candidate."""
-    out: List[Literal] = []
+    out: List[Term] = []
     if plan.blocking[runner]:
         out.append((plan.blocking[runner], False))
     if plan.candidate.get(runner):
@@ -107,7 +108,7 @@ def steps(plan: Plan) -> Tuple[Step, ...]:
     out: List[Step] = []
     if plan.removed:
         out.append(Step("removed", None, ((plan.removed, True),)))
-    aside: Tuple[Literal, ...] = ((plan.forcing, False),) if plan.forcing else ()
+    aside: Tuple[Term, ...] = ((plan.forcing, False),) if plan.forcing else ()
     for bit in _bits(plan.preferring):
         prefers = plan.features[bit.bit_length() - 1].prefers
         assert prefers is not None
@@ -120,7 +121,7 @@ def steps(plan: Plan) -> Tuple[Step, ...]:
                 out.append(Step("prefer-not-candidate", None, (*base, (plan.candidate[runner], False)), bit))
     earlier = 0
     for bit, _, runners in (*plan.orders, (0, None, plan.order)):
-        case: Tuple[Literal, ...] = (((bit, True),) if bit else ()) + (((earlier, False),) if earlier else ())
+        case: Tuple[Term, ...] = (((bit, True),) if bit else ()) + (((earlier, False),) if earlier else ())
         for runner, _ in runners:
             out.append(Step("order", runner, case + _free(plan, runner), bit))
         out.append(Step("none", None, case, bit))

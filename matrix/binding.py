@@ -16,7 +16,7 @@ import importlib
 import math
 import os
 import sys
-from typing import Iterable, List, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, Iterable, List, Literal, Optional, Sequence, Set, Tuple, Union
 
 import attrs
 from packaging.version import Version
@@ -34,7 +34,7 @@ def __dir__() -> List[str]:
 
 
 #: code → (severity, what it means); `matrix.check.CODES` includes these.
-DRIFT_CODES = {
+DRIFT_CODES: Dict[str, Tuple[Literal["error", "warning"], str]] = {
     "class-missing": ("error", "a [config] path the config class does not have"),
     "class-type": ("error", "a [config] type that differs from the class's"),
     "class-nullable": ("error", "nullable in one of [config] and the class, not in the other"),
@@ -56,7 +56,7 @@ class Drift:
     message: str
 
     @property
-    def severity(self) -> str:
+    def severity(self) -> Literal["error", "warning"]:
         return DRIFT_CODES[self.code][0]
 
 

@@ -1,45 +1,27 @@
 """``matrix check``: lint a matrix and prove properties over its whole config space.
 
-Each finding has a stable code, a severity, the place in ``features.toml`` it is about and,
+Each finding has a stable code (`CODES` lists every one, with its severity and meaning; the
+README's table says the same), a severity, the place in ``features.toml`` it is about and,
 where a config shows it, a witness config that ``matrix resolve`` can be run on.
 
-Lifecycle
-    ``removal-overdue`` (error): the matrix describes a version at or past a deprecated gate's
-    ``remove_in``, and the removal is not recorded (``removed = true``). ``no-removal-version`` (warning): deprecated without ``remove_in``.
-    ``message-version`` (warning): a deprecation message names a version other than
-    ``remove_in`` (versions in free text go stale; ``remove_in`` is printed for you).
-    (A gate whose ``until`` has passed is not a finding: it is the record of older releases,
-    which ``resolve(config, version=…)`` answers for.)
-    ``deprecated-by-default`` (warning): a deprecated gate that the all-defaults config makes
-    active, so every resolve warns. ``history-unused`` (warning): a support statement never
-    in force (a later one takes over before the gate begins, or the gate ends first).
-Gates
-    ``never-active`` (error): no config satisfies the condition. ``always-active`` (warning):
-    every config does. ``equivalent-gates`` (warning): two gates with equivalent conditions and
-    the same support. ``implied-contradiction`` (warning): a gate's condition implies another's,
-    yet a runner supports the first and not the second, so that support can never be used.
-Runners
-    ``never-chosen`` (warning): no config makes automatic choice pick the runner.
-    ``no-yes`` (warning): no cell of the runner says yes.
-Totality
-    ``no-runner`` (note; error with ``strict``): a minimal set of gates that, active together,
-    leave no runner free, with a witness config. vLLM has such sets on purpose (a V2-only
-    feature with a V1-only one).
-``inconclusive`` (warning)
-    a search ran out of its budget; what it did not cover is said, never guessed.
-
 Method: every question is a search over the finite partition of the config space that the
-predicates induce (see `matrix._space`): exact there, so exact over all configs. Pairwise
-questions are first narrowed by evaluating every gate on a fixed sample of configs (two gates
-that differ on a sample are not equivalent), then settled by the exact search.
+predicates induce (see `matrix._space`): exact there, so exact over all configs, or
+``inconclusive`` with its cause (`matrix._space.CAUSES`). Pairwise questions are first
+narrowed by evaluating every gate on a fixed sample of configs (two gates that differ on a
+sample are not equivalent), then settled by the exact search. Questions about runner choice
+(``never-chosen``, ``no-runner``) are put to the decision list of `matrix._choice`, the one
+statement of the rules that `resolve` reads too.
+
+The sentences of the findings are written here, beside the question each one answers; every
+other user-facing sentence lives in `matrix._messages`.
 """
 
 from __future__ import annotations
 
 import re
 from functools import partial
-from typing import (TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Generator, Iterator, List, Optional, Sequence, Set,
-                    Tuple, Union)
+from typing import (TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Generator, Iterator, List, Literal, Optional,
+                    Sequence, Set, Tuple, Union, get_args)
 
 import attrs
 from packaging.version import Version
@@ -48,7 +30,7 @@ from ._space import CAUSES, PRESENT, Inconclusive, Space
 from .binding import DRIFT_CODES
 from ._versions import VersionLike, as_version
 from ._nodes import Node, Not
-from ._choice import Literal, Step
+from ._choice import Step, Term
 from ._compile import Plan, plan
 from ._nodes import Or
 from .schema import BLOCKING, Feature, Matrix, Refusal, Requirement, Runner, Statement, refusing
@@ -69,7 +51,7 @@ def __dir__() -> List[str]:
 
 
 #: code → (severity, what it means).
-CODES: Dict[str, Tuple[str, str]] = {
+CODES: Dict[str, Tuple[Severity, str]] = {
     "removal-overdue": ("error", "a deprecated gate is past its remove_in, and the removal is not recorded"),
     "no-removal-version": ("warning", "deprecated without remove_in"),
     "message-version": ("warning", "a deprecation message names a version other than remove_in"),
@@ -95,7 +77,8 @@ CODES: Dict[str, Tuple[str, str]] = {
     **DRIFT_CODES,
 }
 
-SEVERITIES = ("error", "warning", "note")
+Severity = Literal["error", "warning", "note"]
+SEVERITIES: Tuple[Severity, ...] = get_args(Severity)
 _VERSION_IN_TEXT = re.compile(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)*)(?![\w.]*\d)")
 
 
@@ -105,7 +88,7 @@ class Finding:
     ``witness`` config (JSON-ready) when a config shows it."""
 
     code: str
-    severity: str
+    severity: Severity
     message: str
     feature: Optional[str] = None
     runner: Optional[str] = None
@@ -372,7 +355,7 @@ class _Choice:
     def _any(nodes: List[Node]) -> Node:
         return nodes[0] if len(nodes) == 1 else Or(tuple(nodes))
 
-    def goals(self, literals: Sequence[Literal]) -> Optional[Tuple[List[Node], List[Node]]]:
+    def goals(self, literals: Sequence[Term]) -> Optional[Tuple[List[Node], List[Node]]]:
         """What must hold and what must not for every literal to hold (None: one never does)."""
         true: List[Node] = []
         false: List[Node] = []
@@ -386,7 +369,7 @@ class _Choice:
                 false.extend(nodes)
         return true, false
 
-    def negation(self, literals: Sequence[Literal]) -> Optional[Tuple[str, List[Node]]]:
+    def negation(self, literals: Sequence[Term]) -> Optional[Tuple[str, List[Node]]]:
         """The group "some literal fails" (None: one never holds, so the step never does)."""
         options: List[Node] = []
         for mask, wanted in literals:
@@ -436,7 +419,7 @@ class _Places:
         return found if found else (None, None)
 
     def feature(self, code: str, feature: Feature, message: str, *, key: Sequence[object] = (),
-                severity: Optional[str] = None, **extra: Any) -> Finding:
+                severity: Optional[Severity] = None, **extra: Any) -> Finding:
         from . import _messages
 
         path = ("features", feature.id, *key)
@@ -815,7 +798,7 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, cho
     extend((), 0)
     keys = [frozenset(g.id for g in c) for c in found]
     order = {g.id: i for i, g in enumerate(live)}
-    severity = "error" if strict else "note"
+    severity: Severity = "error" if strict else "note"
     minimal = [tuple(sorted(combo, key=lambda g: order[g.id])) for combo, key in zip(found, keys)
                if not any(other < key for other in keys)]
     avoid = {g.id: g.when._node for g in (*live, *gone)}  # removed features above all
@@ -853,7 +836,7 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, cho
     for refusal_id, combos in by_refusal.items():
         refusal = refusal_of.get(refusal_id) if refusal_id is not None else None
         note = f" (acknowledged: {refusal.reason})" if refusal is not None else ""
-        level = "note" if refusal is not None else severity
+        level: Severity = "note" if refusal is not None else severity
         yield from _no_runner_findings(combos, order, blocks, refused, runners, witness_of, place, level, note, refusal_id,
                                        lambda gates: decider[frozenset(g.id for g in gates)])
     yield from _stopped(stopped, place, budget)
@@ -868,7 +851,7 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, cho
 def _no_runner_findings(minimal: List[Tuple[Feature, ...]], order: Dict[str, int], blocks: Dict[str, FrozenSet[str]],
                         refused: Dict[str, FrozenSet[str]], runners: Sequence[Runner],
                         witness_of: Callable[[Sequence[Feature]], Dict[str, Any]],
-                        place: _Places, severity: str, note: str, refusal_id: Optional[str],
+                        place: _Places, severity: Severity, note: str, refusal_id: Optional[str],
                         decided_by: Callable[[Sequence[Feature]], Feature]) -> Iterator[Finding]:
     names_of = {r.id: r.name for r in runners}
 

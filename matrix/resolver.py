@@ -175,6 +175,14 @@ class Resolution:
         return {r: plan.active(mask & block) for r, block in plan.order}
 
     @property
+    def failed(self) -> Mapping[str, Tuple[Requirement, ...]]:
+        """Runner id → the requirement clauses of the runner the config fails, in the order of
+        the kinds (the same as the tail of `unsupported`, as what they are)."""
+        plan, mask = self._plan, self._mask
+        return {r: tuple(g.origin for g in plan.active(mask & block) if isinstance(g.origin, Requirement))
+                for r, block in plan.order}
+
+    @property
     def values(self) -> Mapping[str, object]:
         """The config values the gates read, by path."""
         return dict(zip(self._plan.paths, self._values))

@@ -33,6 +33,11 @@ __all__ = [
     "Statement",
     "Deprecation",
     "Feature",
+    "Forces",
+    "Prefers",
+    "Order",
+    "Requirement",
+    "RequirementKind",
     "Refusal",
     "Matrix",
 ]

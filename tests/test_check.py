@@ -357,7 +357,8 @@ def _explains(m, compiled, ids, refused, mask, combo):
     return False
 
 
-@settings(deadline=None)
+# Thousands of matrices in CI (4 × the profile): this test is what keeps check honest.
+@settings(max_examples=settings.default.max_examples * 4, deadline=None)
 @given(_small_matrices())
 def test_check_agrees_with_brute_force_over_every_config(case):
     text, names, runners, forced = case

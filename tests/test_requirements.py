@@ -128,6 +128,11 @@ def test_the_reasons_are_listed_in_unsupported_and_in_to_dict(kernels):
     assert resolution.to_dict()["unsupported"]["big"] == [
         {"id": "big:head", "name": "head_size not supported", "status": "no"},
         {"id": "big:dtype", "name": "dtype not supported", "status": "no"}]
+    # The same requirements, as what they are: the clauses of the runner files.
+    assert {r: [(c.runner, c.kind, c.reason) for c in clauses] for r, clauses in resolution.failed.items()} == {
+        "combo": [("combo", "head", "head_size not supported")],
+        "big": [("big", "head", "head_size not supported"), ("big", "dtype", "dtype not supported")],
+        "small": [("small", "head", "head_size not supported")]}
 
 
 def test_a_chain_reports_only_its_first_failing_clause(kernels):

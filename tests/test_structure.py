@@ -2,6 +2,7 @@
 
 import ast
 import pathlib
+import sys
 
 import matrix
 import matrix.render
@@ -51,3 +52,62 @@ def test_each_concept_has_one_home():
     doc = matrix.render.document(matrix.default())
     assert type(doc.config[0]).__name__ == "ConfigRow" and doc.config[0].path == "cache_config.mamba_cache_mode"
     assert type(doc.deprecations[0]).__name__ == "DeprecationRow" and doc.deprecations[0].remove_in == "0.32.0"
+
+
+def test_every_type_a_user_can_reach_from_the_public_api_is_exported():
+    # Walk the annotations of every exported class (attrs fields, properties, methods) and of the
+    # public functions; every class of the package they name must be importable from `matrix`.
+    import inspect
+    import typing
+
+    import attrs
+
+    import matrix
+    import matrix.check
+    import matrix.strategies
+    import matrix.testing
+
+    # Names some modules import only for type checking.
+    import logging
+
+    names = {"logging": logging}
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").startswith("matrix"):
+            names.update(vars(module))
+
+    def hints_of(thing):
+        return list(typing.get_type_hints(thing, localns=names).values())
+
+    def named(hint, out):
+        if isinstance(hint, type) and hint.__module__.startswith("matrix"):
+            out.add(hint)
+        for arg in typing.get_args(hint):
+            named(arg, out)
+
+    reached = set()
+    roots = [getattr(matrix, name) for name in matrix.__all__]
+    seen = set()
+    while roots:
+        item = roots.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        hints = []
+        if inspect.isclass(item):
+            if attrs.has(item):
+                hints += hints_of(item)
+            for _, member in inspect.getmembers(item):
+                function = member.fget if isinstance(member, property) else member
+                if inspect.isfunction(function) and not function.__name__.startswith("_"):
+                    hints += hints_of(function)
+        elif inspect.isfunction(item):
+            hints += hints_of(item)
+        found = set()
+        for hint in hints:
+            named(hint, found)
+        for cls in found - reached:
+            reached.add(cls)
+            roots.append(cls)
+    missing = sorted(c.__qualname__ for c in reached
+                     if c.__name__ not in matrix.__all__ or getattr(matrix, c.__name__) is not c)
+    assert missing == []
