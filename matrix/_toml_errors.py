@@ -29,15 +29,8 @@ def syntax_problem(name: str, text: str, exc: Exception, locations: Optional[Loc
         from ._locate import Locations
 
         locations = Locations(text)
-    message = getattr(exc, "msg", None)  # Python 3.14 keeps the parts
-    line, column = getattr(exc, "lineno", None), getattr(exc, "colno", None)
-    if message is None:
-        full = str(exc)
-        match = _TOML_PLACE.search(full)
-        message = full[: match.start()] if match else full
-        if match and match.group(1):
-            line, column = int(match.group(1)), int(match.group(2))
-    if line is None or column is None:
+    message, stopped = _parts(exc)
+    if stopped is None:
         # The end of the document: said at what it left open, or after its last character.
         offset = len(text.rstrip())
         if locations.unclosed:
@@ -53,7 +46,7 @@ def syntax_problem(name: str, text: str, exc: Exception, locations: Optional[Loc
                 wording = _messages.toml_as_said(message)
         line, column = locations.line_column(offset)
         return Problem(wording, _messages.place(path), name, line, column, excerpt(text, (offset, offset + 1)))
-    offset = locations.offset(line, column)
+    offset = locations.offset(*stopped)
     path, start = locations.at(offset)
     dotted = functools.partial(_dotted, path)
     span = (offset, offset + 1)
@@ -90,6 +83,26 @@ def syntax_problem(name: str, text: str, exc: Exception, locations: Optional[Loc
         wording = _messages.toml_as_said(message)
     line, column = locations.line_column(span[0])
     return Problem(wording, _messages.place(path), name, line, column, excerpt(text, span))
+
+
+def _parts(exc: Exception) -> Tuple[str, Optional[Tuple[int, int]]]:
+    """The sentence of the TOML error *exc* and the line and column where the parser stopped,
+    or None where it stopped at the end of the document.
+
+    Python 3.11 to 3.13 and tomli 2.0 keep them only in the text: ``Invalid value (at end of
+    document)``. Python 3.14 and tomli 2.1 on keep them as attributes too, and give the end of
+    the document a line and column: there it is told by ``pos`` at the end of ``doc``.
+    """
+    message, doc, pos = getattr(exc, "msg", None), getattr(exc, "doc", None), getattr(exc, "pos", None)
+    line, column = getattr(exc, "lineno", None), getattr(exc, "colno", None)
+    if isinstance(message, str) and isinstance(doc, str) and isinstance(pos, int):
+        if pos >= len(doc) or not isinstance(line, int) or not isinstance(column, int):
+            return message, None
+        return message, (line, column)
+    full = str(exc)
+    match = _TOML_PLACE.search(full)
+    message = full[: match.start()] if match else full
+    return message, (int(match.group(1)), int(match.group(2))) if match and match.group(1) else None
 
 
 def _dotted(path: Place, end: Optional[int] = None) -> str:
