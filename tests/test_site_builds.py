@@ -13,6 +13,8 @@ from tests.test_render import DATA
 
 ROOT = DATA.parent.parent
 
+pytestmark = pytest.mark.slow  # each test starts a build, of a few seconds
+
 
 def _site(tmp_path):
     """A folder holding a copy of the default matrix, as a project's docs would."""

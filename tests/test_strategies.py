@@ -124,6 +124,7 @@ def test_matrices_load_resolve_and_check(data):
     check(m)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", ["kitchen sink", "synthetic 300 gates"])
 def test_configs_pass_the_default_health_checks_from_a_cold_start(which, tmp_path, data):
     from tests.cold import run_cold
