@@ -1,19 +1,21 @@
 """Run a test file as a user's first run would: a new process, an empty hypothesis storage
-folder (no example database, no cached Unicode tables), hypothesis's default settings."""
+folder (no example database, no cached Unicode tables), hypothesis's default settings, no
+colour and no PYTEST_ADDOPTS of the run that starts it."""
 
 from __future__ import annotations
 
 import concurrent.futures
-import os
 import pathlib
 import subprocess
 import sys
 from typing import List, Tuple
 
+from tests._env import plain_env
+
 
 def run_cold(folder: pathlib.Path, test_file: str, runs: int, scratch: pathlib.Path) -> List[Tuple[int, str]]:
     """``(exit code, the end of pytest's output)`` of each of *runs* runs, two at a time."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HYPOTHESIS")}
+    env = {k: v for k, v in plain_env().items() if not k.startswith("HYPOTHESIS") and k != "PYTEST_ADDOPTS"}
 
     def run(index: int) -> Tuple[int, str]:
         storage = scratch / f"hypothesis-{index}"
