@@ -34,6 +34,19 @@ def test_ci_runs_the_readmes_test_command_as_written_with_the_slow_tier():
     assert slow < ci.index('bash -c "$test_command"')
 
 
+def test_the_python_the_readme_promises_is_the_oldest_one_ci_tests():
+    import subprocess
+
+    from matrix.loader import _toml
+
+    root = pathlib.Path(__file__).parent.parent
+    requires = _toml().loads((root / "pyproject.toml").read_text())["project"]["requires-python"]
+    promised = re.search(r"Both need only Python ≥ (\S+) on the machine", README).group(1)
+    [oldest] = [line for line in (root / ".ci" / "run").read_text().splitlines() if line.startswith("oldest=$(")]
+    done = subprocess.run(["bash", "-c", f'{oldest}\nprintf "%s" "$oldest"'], cwd=root, capture_output=True, text=True)
+    assert (requires, done.stdout, done.stderr) == (f">={promised}", promised, "")
+
+
 def test_the_readmes_test_command_leaves_the_slow_tier_out_unless_asked(tmp_path):
     """A whole-suite run leaves out the tests marked slow; MATRIX_SLOW=1 (set by .ci/run) or
     naming the tests brings them back (tests/README.md)."""
