@@ -7,12 +7,16 @@ import tempfile
 import pytest
 from hypothesis import settings
 
-settings.register_profile("dev", max_examples=50, deadline=None)
+# Each profile is hypothesis's defaults and what it says: with CI=true in the environment
+# hypothesis loads its own "ci" profile first (the too_slow health check off, no database),
+# which profiles without a parent would inherit, so CI would not run what a developer runs.
+_DEFAULTS = settings.get_profile("default")
+settings.register_profile("dev", _DEFAULTS, max_examples=50, deadline=None)
 # CI draws the same 500 examples per test on every run (derandomize), so a landing never
 # depends on luck; the dev profile stays random to keep finding new cases.
-settings.register_profile("ci", max_examples=500, deadline=None, derandomize=True)
+settings.register_profile("ci", _DEFAULTS, max_examples=500, deadline=None, derandomize=True)
 # The fast tier that CI runs on other Pythons (.ci/fast-tier): dev's 50 examples, drawn alike.
-settings.register_profile("ci-quick", max_examples=50, deadline=None, derandomize=True)
+settings.register_profile("ci-quick", _DEFAULTS, max_examples=50, deadline=None, derandomize=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 # The cache of loaded matrices (matrix._cache) is on in the tests, as for users, but in a

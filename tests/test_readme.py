@@ -115,6 +115,32 @@ def test_the_property_test_example_passes_20_cold_runs_in_an_empty_folder(tmp_pa
     assert {out.splitlines()[-1].split(" in ")[0] for _, out in results} == {"2 passed"}
 
 
+def test_a_cold_run_has_hypothesiss_default_settings_even_on_ci(tmp_path, monkeypatch):
+    from tests.cold import run_cold
+
+    monkeypatch.setenv("CI", "true")  # as .ci/run has it
+    monkeypatch.setenv("HYPOTHESIS_PROFILE", "ci")
+    (tmp_path / "test_settings.py").write_text(
+        "from hypothesis import settings\n\n\ndef test_settings():\n"
+        "    assert settings.default == settings.get_profile('default'), settings.default\n")
+    [(code, out)] = run_cold(tmp_path, "test_settings.py", 1, tmp_path)
+    assert (code, out.splitlines()[-1].split(" in ")[0]) == (0, "1 passed"), out
+
+
+def test_the_suites_profiles_are_the_same_on_ci():
+    """Hypothesis loads its own CI profile where CI is set; the suite's profiles do not inherit it."""
+    import subprocess
+    import sys
+
+    code = ("import tests.conftest\nfrom hypothesis import settings\n"
+            "print([(p.derandomize, p.suppress_health_check, p.database is None) "
+            "for p in map(settings.get_profile, ['dev', 'ci', 'ci-quick'])])")
+    done = [subprocess.run([sys.executable, "-c", code], cwd=pathlib.Path(__file__).parent.parent, capture_output=True,
+                           text=True, env={**plain_env(), **ci}) for ci in ({}, {"CI": "true"})]
+    assert [(d.returncode, d.stdout, d.stderr) for d in done] == [
+        (0, "[(False, (), False), (True, (), True), (True, (), True)]\n", "")] * 2
+
+
 def test_the_resolve_output_in_the_readme_is_real(monkeypatch, tmp_path):
     import io
 
