@@ -70,7 +70,7 @@ Term = Tuple[int, bool]
 
 
 @attrs.frozen
-class Step:
+class Rule:
     """One step of the decision list of automatic choice: it holds when every literal does, and
     then decides *runner* (None: no runner; for ``removed``: refused)."""
 
@@ -103,28 +103,28 @@ def _free(plan: Plan, runner: str) -> Tuple[Term, ...]:
     return tuple(out)
 
 
-def steps(plan: Plan) -> Tuple[Step, ...]:
+def steps(plan: Plan) -> Tuple[Rule, ...]:
     """The decision list of automatic choice for *plan* (see the module docstring)."""
-    out: List[Step] = []
+    out: List[Rule] = []
     if plan.removed:
-        out.append(Step("removed", None, ((plan.removed, True),)))
+        out.append(Rule("removed", None, ((plan.removed, True),)))
     aside: Tuple[Term, ...] = ((plan.forcing, False),) if plan.forcing else ()
     for bit in _bits(plan.preferring):
         prefers = plan.features[bit.bit_length() - 1].prefers
         assert prefers is not None
         runner, base = prefers.runner, ((bit, True), *aside)
-        out.append(Step("prefer", runner, base + _free(plan, runner), bit))
+        out.append(Rule("prefer", runner, base + _free(plan, runner), bit))
         if prefers.outright:
             if plan.blocking[runner]:
-                out.append(Step("prefer-blocked", None, (*base, (plan.blocking[runner], True)), bit))
+                out.append(Rule("prefer-blocked", None, (*base, (plan.blocking[runner], True)), bit))
             if plan.candidate.get(runner):
-                out.append(Step("prefer-not-candidate", None, (*base, (plan.candidate[runner], False)), bit))
+                out.append(Rule("prefer-not-candidate", None, (*base, (plan.candidate[runner], False)), bit))
     earlier = 0
     for bit, _, runners in (*plan.orders, (0, None, plan.order)):
         case: Tuple[Term, ...] = (((bit, True),) if bit else ()) + (((earlier, False),) if earlier else ())
         for runner, _ in runners:
-            out.append(Step("order", runner, case + _free(plan, runner), bit))
-        out.append(Step("none", None, case, bit))
+            out.append(Rule("order", runner, case + _free(plan, runner), bit))
+        out.append(Rule("none", None, case, bit))
         earlier |= bit
     return tuple(out)
 

@@ -33,7 +33,7 @@ import attrs
 from packaging.version import Version
 
 from . import _access, _choice
-from ._choice import Step
+from ._choice import Rule
 from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path
 from ._versions import parsed
 from .errors import ConfigError
@@ -85,7 +85,7 @@ class Plan:
     #: (gate, order, (runner id, blocking mask) in that order), for each `Order`, first first.
     orders: Tuple[Tuple[int, Order, Tuple[Tuple[str, int], ...]], ...] = ()
     #: The decision list of automatic choice (`matrix._choice.steps`).
-    steps: Tuple[Step, ...] = attrs.field(init=False)
+    steps: Tuple[Rule, ...] = attrs.field(init=False)
     #: The top runner (the first of the order of priority that is always a candidate), and the
     #: gates that keep a resolution from being simply "top runner, no warnings"
     #: (`matrix._choice.quiet_top`).

@@ -30,7 +30,7 @@ from ._space import CAUSES, PRESENT, Inconclusive, Space
 from .binding import DRIFT_CODES
 from ._versions import VersionLike, as_version
 from ._nodes import Node, Not
-from ._choice import Step, Term
+from ._choice import Rule, Term
 from ._compile import Plan, plan
 from ._nodes import Or
 from .schema import BLOCKING, Feature, Matrix, Refusal, Requirement, Runner, Statement, refusing
@@ -382,7 +382,7 @@ class _Choice:
                 options.append(self._any(nodes))
         return "any", options
 
-    def fires(self, step: Step, passed: Callable[[Step], bool] = lambda s: True,
+    def fires(self, step: Rule, passed: Callable[[Rule], bool] = lambda s: True,
               true: Sequence[Node] = ()) -> Optional[Dict[str, Any]]:
         """The arguments of a search for a config where *step* decides (it holds, and no step
         before it does; steps *passed* says may hold are not asked about), with *true* holding
@@ -702,7 +702,7 @@ def _runners(matrix: Matrix, v: Version, live: List[Feature], choice: _Choice, s
                                f"{', or '.join(why) or 'another runner is chosen'}")
 
 
-def _chooses(runner: str, step: Step) -> bool:
+def _chooses(runner: str, step: Rule) -> bool:
     return step.runner == runner
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, 
 import attrs
 from packaging.version import InvalidVersion, Version
 
-from . import _access, _messages
+from . import _access, _messages, _toml_errors
 from ._nodes import Compare, ListLiteral, Literal, Path, walk
 from .errors import ConfigError, LoadError, Problem, excerpt
 from .predicates import Predicate
@@ -963,105 +963,14 @@ class _Builder:
         return Deprecation(since, remove_in, spec.message, spec.replacement, spec.removed)
 
 
-_TOML_PLACE = re.compile(r" \(at line (\d+), column (\d+)\)\Z| \(at end of document\)\Z")
-
-
 def toml_syntax_problem(name: str, text: str, exc: Exception) -> Problem:
     """The problem a TOML syntax error *exc* in *text* (shown as *name*) is: for any TOML file
     matrix reads, config files too."""
-    return _syntax_problem(_Source(name, text), exc)
+    return _toml_errors.syntax_problem(name, text, exc)
 
 
 def _syntax_problem(source: _Source, exc: Exception) -> Problem:
-    """A TOML syntax error as every other problem is said: ``file:line:col: $.key: message``,
-    with the line and a caret, naming the key the mistake belongs to."""
-    text = source.text
-    message = getattr(exc, "msg", None)  # Python 3.14 keeps the parts
-    line, column = getattr(exc, "lineno", None), getattr(exc, "colno", None)
-    if message is None:
-        full = str(exc)
-        match = _TOML_PLACE.search(full)
-        message = full[: match.start()] if match else full
-        if match and match.group(1):
-            line, column = int(match.group(1)), int(match.group(2))
-    locations = source.locations
-    if line is None or column is None:
-        # The end of the document: said at what it left open, or after its last character.
-        offset = len(text.rstrip())
-        if locations.unclosed:
-            path, opened = locations.unclosed[-1]
-            wording = _messages.toml_unclosed(text[opened], *locations.line_column(opened))
-        else:
-            path = locations.at(offset)[0]
-            if message in ("Unterminated string", 'Expected "\'"'):
-                wording = _messages.toml_unterminated_string(at_end=True)
-            elif message == "Invalid value":
-                wording = _messages.toml_ends_early()
-            else:
-                wording = _messages.toml_as_said(message)
-        line, column = locations.line_column(offset)
-        return Problem(wording, _messages.place(path), source.name, line, column, excerpt(text, (offset, offset + 1)))
-    offset = locations.offset(line, column)
-    path, start = locations.at(offset)
-    dotted = functools.partial(_dotted, path)
-    span = (offset, offset + 1)
-    if message == "Cannot overwrite a value" and start is not None:
-        for end in range(len(path), 0, -1):  # the key, or the nearest parent, set before
-            earlier = locations.keys.get(path[:end])
-            if earlier is not None and earlier < start:
-                if end == len(path):
-                    wording = _messages.toml_set_twice(str(path[-1]), locations.line_column(earlier)[0])
-                else:
-                    wording = _messages.toml_set_below_value(dotted(), dotted(end), locations.line_column(earlier)[0])
-                break
-        else:
-            wording = _messages.toml_as_said(message)
-        span = _key_span(text, start)
-    elif message.startswith("Cannot declare (") and start is not None:
-        declared = locations.keys.get(path)
-        first = locations.line_column(declared)[0] if declared is not None and declared < start else None
-        wording = _messages.toml_table_twice(dotted(), first)
-        span = _key_span(text, start)
-    elif message.startswith("Cannot mutate immutable namespace ("):
-        parent = _namespace(message)
-        where = locations.values.get(parent) if parent else None
-        inside = path[len(parent):] if parent and path[:len(parent)] == parent else path
-        wording = (_messages.toml_inline_closed(_dotted(inside), ".".join(parent), locations.line_column(where)[0])
-                   if parent and where is not None else _messages.toml_as_said(message))
-    elif message in ("Illegal character '\\n'", 'Expected "\'"') and (offset >= len(text) or text[offset] in "\r\n"):
-        wording = _messages.toml_unterminated_string()
-    elif (message == "Expected newline or end of document after a statement" and offset > 0
-          and text[offset - 1] in "\"'" and path in locations.values and text[locations.values[path]] == text[offset - 1]):
-        # `when = "mode == "all""`: the string closed at the quote meant to open a literal.
-        wording = _messages.toml_quote_inside(text[offset - 1])
-    else:
-        wording = _messages.toml_as_said(message)
-    line, column = locations.line_column(span[0])
-    return Problem(wording, _messages.place(path), source.name, line, column, excerpt(text, span))
-
-
-def _dotted(path: Place, end: Optional[int] = None) -> str:
-    return ".".join(str(p) for p in path[:end] if not isinstance(p, int))
-
-
-_KEY_OR_HEADER = re.compile(r"\[\[?[^\]\n]*\]?\]?|[^=\n]*?(?=[ \t]*=)")
-
-
-def _key_span(text: str, start: int) -> Tuple[int, int]:
-    """The key (or ``[table]`` header) that starts at *start*."""
-    match = _KEY_OR_HEADER.match(text, start)
-    return (start, match.end()) if match and match.end() > start else (start, start + 1)
-
-
-def _namespace(message: str) -> Optional[Tuple[str, ...]]:
-    """The key path in tomllib's ``Cannot mutate immutable namespace ('a', 'b')``."""
-    import ast
-
-    try:
-        value = ast.literal_eval(message[message.index("("):])
-    except (ValueError, SyntaxError):
-        return None
-    return value if isinstance(value, tuple) and all(isinstance(p, str) for p in value) else None
+    return _toml_errors.syntax_problem(source.name, source.text, exc, source.locations)
 
 
 def _facts_inherited(fields: Dict[str, Field]) -> Dict[str, Field]:

@@ -1,19 +1,29 @@
 """Run a test file as a user's first run would: a new process, an empty hypothesis storage
-folder (no example database, no cached Unicode tables), hypothesis's default settings."""
+folder (no example database, no cached Unicode tables), hypothesis's default settings (not its
+CI profile, even on CI), no colour and no PYTEST_ADDOPTS of the run that starts it."""
 
 from __future__ import annotations
 
 import concurrent.futures
-import os
 import pathlib
 import subprocess
 import sys
 from typing import List, Tuple
 
+from tests._env import plain_env
+
+# Where one of these is set, hypothesis takes itself to be on CI and loads its "ci" profile
+# (derandomized, no database, the too_slow health check off): not a user's first run. The list
+# is hypothesis's own (hypothesis._settings._CI_VARS).
+_CI_VARIABLES = frozenset({"CI", "__TOX_ENVIRONMENT_VARIABLE_ORIGINAL_CI", "TF_BUILD", "bamboo.buildKey", "BUILDKITE",
+                           "CIRCLECI", "CIRRUS_CI", "CODEBUILD_BUILD_ID", "GITHUB_ACTIONS", "GITLAB_CI",
+                           "HEROKU_TEST_RUN_ID", "TEAMCITY_VERSION"})
+
 
 def run_cold(folder: pathlib.Path, test_file: str, runs: int, scratch: pathlib.Path) -> List[Tuple[int, str]]:
     """``(exit code, the end of pytest's output)`` of each of *runs* runs, two at a time."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HYPOTHESIS")}
+    env = {k: v for k, v in plain_env().items()
+           if not k.startswith("HYPOTHESIS") and k != "PYTEST_ADDOPTS" and k not in _CI_VARIABLES}
 
     def run(index: int) -> Tuple[int, str]:
         storage = scratch / f"hypothesis-{index}"

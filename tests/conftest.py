@@ -7,10 +7,16 @@ import tempfile
 import pytest
 from hypothesis import settings
 
-settings.register_profile("dev", max_examples=50, deadline=None)
+# Each profile is hypothesis's defaults and what it says: with CI=true in the environment
+# hypothesis loads its own "ci" profile first (the too_slow health check off, no database),
+# which profiles without a parent would inherit, so CI would not run what a developer runs.
+_DEFAULTS = settings.get_profile("default")
+settings.register_profile("dev", _DEFAULTS, max_examples=50, deadline=None)
 # CI draws the same 500 examples per test on every run (derandomize), so a landing never
 # depends on luck; the dev profile stays random to keep finding new cases.
-settings.register_profile("ci", max_examples=500, deadline=None, derandomize=True)
+settings.register_profile("ci", _DEFAULTS, max_examples=500, deadline=None, derandomize=True)
+# The fast tier that CI runs on other Pythons (.ci/fast-tier): dev's 50 examples, drawn alike.
+settings.register_profile("ci-quick", _DEFAULTS, max_examples=50, deadline=None, derandomize=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 # The cache of loaded matrices (matrix._cache) is on in the tests, as for users, but in a
@@ -19,6 +25,28 @@ os.environ["MATRIX_CACHE_DIR"] = tempfile.mkdtemp(prefix="matrix-test-cache-")
 atexit.register(shutil.rmtree, os.environ["MATRIX_CACHE_DIR"], ignore_errors=True)
 
 DATA = pathlib.Path(__file__).parent / "data"
+
+_SLOW_LEFT_OUT = pytest.StashKey[int]()  # how many slow tests a run left out
+
+
+def pytest_collection_modifyitems(config, items):
+    """The slow tier (``@pytest.mark.slow``: tests that start many processes) is left out of a
+    whole-suite run unless MATRIX_SLOW=1; tests named on the command line, and any ``-m``
+    expression, decide for themselves (tests/README.md)."""
+    if (os.environ.get("MATRIX_SLOW") == "1" or config.option.markexpr
+            or config.args_source is pytest.Config.ArgsSource.ARGS):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]
+        config.stash[_SLOW_LEFT_OUT] = len(slow)
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    if _SLOW_LEFT_OUT in config.stash:
+        terminalreporter.write_line(f"Left out the slow tier ({config.stash[_SLOW_LEFT_OUT]} deselected): MATRIX_SLOW=1 "
+                                    "adds it, as .ci/run does; -m slow runs only it")
 
 
 def pytest_configure(config):

@@ -20,6 +20,8 @@ import matrix
 from matrix.render import TABLES, render
 from tests.test_render import DATA
 
+pytestmark = pytest.mark.slow  # each test starts Chromium, most build a site first
+
 _BROWSER = next((shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome")
                  if shutil.which(name)), None)
 _FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -5,6 +5,7 @@ import textwrap
 import pytest
 
 import matrix
+import matrix.loader
 from matrix import LoadError
 
 DATA = pathlib.Path(__file__).parent / "data"
@@ -29,6 +30,21 @@ def test_invalid_corpus(path, monkeypatch):
     assert str(excinfo.value) == expected
     assert excinfo.value.problems
     assert isinstance(excinfo.value, ValueError)
+
+
+@pytest.mark.parametrize("path", INVALID, ids=[p.stem for p in INVALID])
+def test_invalid_corpus_says_the_same_when_read_with_tomli(path, monkeypatch):
+    # tomli (the parser before Python 3.11) keeps its errors' parts as attributes since 2.1, as
+    # Python 3.14's tomllib does, and gives the end of the document a line and column: an
+    # unclosed bracket was said as `Invalid value` past the end of the file.
+    import tomli
+
+    monkeypatch.setattr(matrix.loader, "_toml", lambda: tomli)
+    monkeypatch.chdir(path.parent)
+    expected = path.with_suffix(".txt").read_text(encoding="utf-8").rstrip("\n")
+    with pytest.raises(LoadError) as excinfo:
+        _load_invalid(path)
+    assert str(excinfo.value) == expected
 
 
 def test_the_invalid_corpus_holds_at_least_40_mistakes():

@@ -5,6 +5,8 @@ import re
 import shutil
 import tempfile
 
+import pytest
+
 from tests._env import plain_env
 
 README = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
@@ -16,8 +18,63 @@ def test_the_readme_starts_with_the_two_commands():
         "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/matrix resolve --set speculative_config.method=suffix --explain",
         "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/python -m pytest",
     ]
-    ci = (pathlib.Path(__file__).parent.parent / ".ci" / "run").read_text()
-    assert "sed -n 2p" in ci  # .ci/run runs the README's second command, as written
+
+
+def test_ci_runs_the_readmes_test_command_as_written_with_the_slow_tier():
+    import subprocess
+
+    root = pathlib.Path(__file__).parent.parent
+    ci = (root / ".ci" / "run").read_text().splitlines()
+    [extract] = [line for line in ci if line.startswith("test_command=$(")]
+    done = subprocess.run(["bash", "-c", f'{extract}\nprintf "%s" "$test_command"'], cwd=root,
+                          capture_output=True, text=True)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0, "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/python -m pytest", "")
+    [slow] = [i for i, line in enumerate(ci) if line.startswith("export MATRIX_SLOW=1 ")]
+    assert slow < ci.index('bash -c "$test_command"')
+
+
+def test_the_python_the_readme_promises_is_the_oldest_one_ci_tests():
+    import subprocess
+
+    from matrix.loader import _toml
+
+    root = pathlib.Path(__file__).parent.parent
+    requires = _toml().loads((root / "pyproject.toml").read_text())["project"]["requires-python"]
+    promised = re.search(r"Both need only Python ≥ (\S+) on the machine", README).group(1)
+    [oldest] = [line for line in (root / ".ci" / "run").read_text().splitlines() if line.startswith("oldest=$(")]
+    done = subprocess.run(["bash", "-c", f'{oldest}\nprintf "%s" "$oldest"'], cwd=root, capture_output=True, text=True)
+    assert (requires, done.stdout, done.stderr) == (f">={promised}", promised, "")
+
+
+def test_the_readmes_test_command_leaves_the_slow_tier_out_unless_asked(tmp_path):
+    """A whole-suite run leaves out the tests marked slow; MATRIX_SLOW=1 (set by .ci/run) or
+    naming the tests brings them back (tests/README.md)."""
+    import subprocess
+    import sys
+
+    from matrix.loader import _toml
+
+    root = pathlib.Path(__file__).parent.parent
+    markers = _toml().loads((root / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["markers"]
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.pytest.ini_options]\ntestpaths = ["tests"]\naddopts = ["--strict-markers"]\nmarkers = {markers!r}\n')
+    (tmp_path / "tests").mkdir()
+    shutil.copy(root / "tests" / "conftest.py", tmp_path / "tests" / "conftest.py")
+    (tmp_path / "tests" / "test_tiers.py").write_text(
+        "import pytest\n\n\n@pytest.mark.slow\ndef test_slow():\n    pass\n\n\ndef test_fast():\n    pass\n")
+    env = {k: v for k, v in plain_env().items() if k not in ("MATRIX_SLOW", "PYTEST_ADDOPTS")}
+
+    def closing(*args, **more):
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=tmp_path,
+                              capture_output=True, text=True, env={**env, **more})
+        assert done.returncode == 0, done.stdout + done.stderr
+        return [line.split(" in ")[0] for line in done.stdout.splitlines()[-2:]]
+
+    assert closing() == ["Left out the slow tier (1 deselected): MATRIX_SLOW=1 adds it, as .ci/run does; -m slow runs only it",
+                         "1 passed, 1 deselected"]
+    assert closing(MATRIX_SLOW="1")[-1] == "2 passed"
+    assert closing("tests/test_tiers.py")[-1] == "2 passed"
 
 
 def test_the_property_test_example_runs(monkeypatch, tmp_path):
@@ -36,6 +93,7 @@ def test_the_property_test_example_runs(monkeypatch, tmp_path):
         test()
 
 
+@pytest.mark.slow
 def test_the_property_test_example_passes_20_cold_runs_in_an_empty_folder(tmp_path):
     """A user's first run: the example in a folder of its own with a copy of the matrix, run by
     pytest with hypothesis's default settings and health checks, each run in a new process with
@@ -53,7 +111,34 @@ def test_the_property_test_example_passes_20_cold_runs_in_an_empty_folder(tmp_pa
     (folder / "test_matrix.py").write_text(code)
     results = run_cold(folder, "test_matrix.py", 20, tmp_path)
     assert [out for code, out in results if code != 0] == []
-    assert all("2 passed" in out for _, out in results)
+    # Each run's closing line, less its time: no warning, nothing skipped.
+    assert {out.splitlines()[-1].split(" in ")[0] for _, out in results} == {"2 passed"}
+
+
+def test_a_cold_run_has_hypothesiss_default_settings_even_on_ci(tmp_path, monkeypatch):
+    from tests.cold import run_cold
+
+    monkeypatch.setenv("CI", "true")  # as .ci/run has it
+    monkeypatch.setenv("HYPOTHESIS_PROFILE", "ci")
+    (tmp_path / "test_settings.py").write_text(
+        "from hypothesis import settings\n\n\ndef test_settings():\n"
+        "    assert settings.default == settings.get_profile('default'), settings.default\n")
+    [(code, out)] = run_cold(tmp_path, "test_settings.py", 1, tmp_path)
+    assert (code, out.splitlines()[-1].split(" in ")[0]) == (0, "1 passed"), out
+
+
+def test_the_suites_profiles_are_the_same_on_ci():
+    """Hypothesis loads its own CI profile where CI is set; the suite's profiles do not inherit it."""
+    import subprocess
+    import sys
+
+    code = ("import tests.conftest\nfrom hypothesis import settings\n"
+            "print([(p.derandomize, p.suppress_health_check, p.database is None) "
+            "for p in map(settings.get_profile, ['dev', 'ci', 'ci-quick'])])")
+    done = [subprocess.run([sys.executable, "-c", code], cwd=pathlib.Path(__file__).parent.parent, capture_output=True,
+                           text=True, env={**plain_env(), **ci}) for ci in ({}, {"CI": "true"})]
+    assert [(d.returncode, d.stdout, d.stderr) for d in done] == [
+        (0, "[(False, (), False), (True, (), True), (True, (), True)]\n", "")] * 2
 
 
 def test_the_resolve_output_in_the_readme_is_real(monkeypatch):
