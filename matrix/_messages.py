@@ -863,3 +863,19 @@ def harness_reached(examples: int, lines: int, missed: int, never: Sequence[str]
     ran = lines - missed
     text = f"{examples} examples ran {ran} of {lines} lines of the legacy code ({100 * ran // lines}%)"
     return text + (f"; never run: {', '.join(never)}" if never else "")
+
+
+def version_past(version: str, newest: str, file: Optional[str]) -> str:
+    return (f"Version {version!r} is past {newest}, the newest release {_file_name(file)} knows of: "
+            "what a later release does it cannot say")
+
+
+def _file_name(file: Optional[str]) -> str:
+    import os
+
+    return os.path.basename(file) if file else "the matrix"
+
+
+def default_entry(unknown: Optional[str]) -> str:
+    what = f"Unknown key {unknown!r} in a default's history" if unknown else "A default's history holds tables"
+    return f"{what}: write {{ value = …, since = \"V\" }} (since left out only on the first)"

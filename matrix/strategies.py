@@ -25,7 +25,7 @@ from packaging.version import Version
 
 from ._nodes import And, Node
 from ._space import Inconclusive, Space, compared_constants
-from ._versions import VersionLike, as_version
+from ._versions import VersionLike
 from .schema import Feature, Field, Matrix, Schema
 
 __all__ = ["configs", "as_object", "values", "predicates", "predicate_sources", "matrices"]
@@ -141,7 +141,7 @@ def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Op
     if isinstance(constants, (str, bytes)) or not isinstance(constants, Sequence):
         raise InvalidArgument(f"constants must be a list of values, not {constants!r}")
     try:
-        v = matrix.version if version is None else as_version(version)
+        v = matrix.release(version)
     except MatrixError as error:
         raise InvalidArgument(str(error)) from None
     # Only what the host's config has at the version is drawn: fields and choices that come
