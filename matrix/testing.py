@@ -24,7 +24,7 @@ import attrs
 
 from . import _messages
 from .errors import ConfigError, ResolutionError, UsageError
-from ._versions import VersionLike, as_version
+from ._versions import VersionLike
 from .schema import Field, Matrix, Schema
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -112,8 +112,8 @@ def assert_matches(matrix: Matrix, legacy: Callable[..., object], *, runner: Opt
         config, both answers, and what differs.
     :raises TypeError: *legacy* returned something else, or read an attribute of the dict it
         was given.
-    :raises UsageError: *runner* is not a runner of *matrix*, or *legacy* returned names
-        without *runner*.
+    :raises UsageError: *runner* is not a runner of *matrix*, *version* is not one the file
+        can speak of, or *legacy* returned names without *runner*.
     """
     from hypothesis import HealthCheck, given, settings
 
@@ -121,7 +121,7 @@ def assert_matches(matrix: Matrix, legacy: Callable[..., object], *, runner: Opt
 
     if runner is not None:
         matrix.runner(runner)  # an unknown runner is a usage error, not a failed comparison
-    at = matrix.version if version is None else as_version(version)
+    at = matrix.release(version)  # past the newest release the file knows of: a UsageError
     schema = matrix.schema.at(at)
     takes_facts = _takes(legacy, "facts")
     asks = _takes(legacy, "runner")
