@@ -180,8 +180,9 @@ def assert_matches(matrix: Matrix, legacy: Callable[..., object], *, runner: Opt
         return out
 
     # Generation cost is the solver's, not the host's; building objects and calling the legacy
-    # function may be slow too: neither is what this harness checks.
-    @settings(max_examples=max_examples, deadline=None,
+    # function may be slow too: neither is what this harness checks. No example database: every
+    # call's inner test has the same key, so one matrix's failure would be replayed on another.
+    @settings(max_examples=max_examples, deadline=None, database=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
     @given(configs(matrix, version=at, constants=constants))
     def agree(config: Config) -> None:
