@@ -269,6 +269,11 @@ def _default_text(field: Field, version: Optional[Version] = None) -> str:
     return _value_text(field.default)
 
 
+def _with_default_at(field: Field, version: Version) -> Field:
+    """*field* with the default of *version* (what the JSON format reports), its history kept."""
+    return attrs.evolve(field, default=field.default_at(version)) if field.defaults else field
+
+
 def _value_text(value: object) -> str:
     if isinstance(value, Version):
         return repr(str(value))
@@ -355,7 +360,7 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
     config = tuple(
         ConfigRow(spell(f.path), spell(_type_text(f)),
                   spell(_choices_text(f)),
-                  spell(_default_text(f, v)), spell(f.doc or ""), f)
+                  spell(_default_text(f, v)), spell(f.doc or ""), _with_default_at(f, v))
         for f in matrix.schema.declared
     )
     deprecated = [(f, f.deprecated) for f in matrix.features if f.deprecated is not None]

@@ -373,6 +373,9 @@ def test_a_default_with_a_history_is_the_default_of_the_version_everywhere(frame
     assert drifts("2.0") == [("class-default", "[config] 'threads' defaults to 4, but Host.threads defaults to 8")]
     table = render(frames, format="markdown", version="2.0", tables=("config",))
     assert table.splitlines()[-1] == "| `threads` | int, at least 1 |  | `4 (4 until 3.0, 8 from 3.0)` | Worker threads. |"
+    as_json = {v: json.loads(render(frames, format="json", version=v, tables=("config",)))["config"][0]["default"]
+               for v in ("2.0", "3.0")}
+    assert as_json == {"2.0": 4, "3.0": 8}
 
 
 def test_a_version_past_the_newest_release_the_file_knows_of_is_an_error(frames, tmp_path, monkeypatch):
