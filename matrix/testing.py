@@ -192,8 +192,9 @@ def assert_matches(matrix: Matrix, legacy: Callable[..., object], *, runner: Opt
             config = _reduced(config, difference)
             raise AssertionError(difference(config))
 
-    # Configs where exactly one gate, or exactly two, are active (the rest inactive), solved
-    # for: how two preferences, or a refusal and a preference, are ordered shows only there.
+    # First, configs solved for that make one gate active, or two of which one weighs in the
+    # choice, and leave the rest out: how two preferences, or a refusal and a preference, are
+    # ordered shows only where both hold, which random draws may never give alone.
     sweep = [*_gate_sweep(matrix, schema, at), *_sweep(schema, constants, skip)]
     # Each literal of the legacy code (and its neighbours), alone in each field of its type with
     # the rest left to defaults: a rule on a value no predicate mentions is reached for sure
