@@ -11,7 +11,7 @@ import attrs
 from packaging.version import Version
 
 from ._versions import VersionLike, as_version
-from .schema import Feature, Field, Forces, Matrix, Prefers, Requirement, window_text
+from .schema import NOTHING, Feature, Field, Forces, Matrix, Prefers, Requirement, window_text
 
 #: status → (symbol, text equivalent, meaning): the one fixed symbol set of every format.
 SYMBOLS: Dict[str, Tuple[str, str, str]] = {
@@ -257,11 +257,27 @@ def _choices_text(field: Field) -> str:
                      for c in field.choices)
 
 
-def _default_text(field: Field) -> str:
-    """The default as Python would write it; empty when there is none."""
+def _default_text(field: Field, version: Optional[Version] = None) -> str:
+    """The default at *version* as Python would write it; empty when there is none. A default
+    with a history shows it after: ``8 (4 until 3.0, 8 from 3.0)``."""
+    if field.defaults and version is not None:
+        now = field.default_at(version)
+        steps = []
+        for index, (since, value) in enumerate(field.defaults):
+            until = field.defaults[index + 1][0] if index + 1 < len(field.defaults) else None
+            steps.append(f"{_value_text(value)} {window_text((since, until))}")
+        return ("none" if now is NOTHING else _value_text(now)) + f" ({', '.join(steps)})"
     if not field.has_default:
         return ""
-    value = field.default
+    return _value_text(field.default)
+
+
+def _with_default_at(field: Field, version: Version) -> Field:
+    """*field* with the default of *version* (what the JSON format reports), its history kept."""
+    return attrs.evolve(field, default=field.default_at(version)) if field.defaults else field
+
+
+def _value_text(value: object) -> str:
     if isinstance(value, Version):
         return repr(str(value))
     if isinstance(value, tuple):
@@ -338,7 +354,7 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
     config = tuple(
         ConfigRow(spell(f.path), spell(_type_text(f)),
                   spell(_choices_text(f)),
-                  spell(_default_text(f)), spell(f.doc or ""), f)
+                  spell(_default_text(f, v)), spell(f.doc or ""), _with_default_at(f, v))
         for f in matrix.schema.declared
     )
     deprecated = [(f, f.deprecated) for f in matrix.features if f.deprecated is not None]

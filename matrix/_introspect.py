@@ -189,11 +189,35 @@ def _hints(cls: type) -> Dict[str, Any]:
             for name, value in getattr(klass, "__annotations__", {}).items():
                 if isinstance(value, str):
                     try:
-                        value = eval(value, namespace, dict(vars(klass)))
+                        value = _evaluate(value, namespace, dict(vars(klass)))
                     except Exception:
                         pass
                 hints[name] = value
         return hints
+
+
+class _Unions(ast.NodeTransformer):
+    """``X | Y`` as ``Union[X, Y]``: PEP 604 unions, which ``from __future__ import annotations``
+    lets a module write before Python 3.10 can evaluate them (type checkers read them so)."""
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.BitOr):
+            return node
+        union = ast.Name(id="__matrix_Union__", ctx=ast.Load())
+        pair = ast.Tuple(elts=[node.left, node.right], ctx=ast.Load())
+        return ast.copy_location(ast.Subscript(value=union, slice=pair, ctx=ast.Load()), node)
+
+
+def _evaluate(text: str, globalns: Dict[str, Any], localns: Dict[str, Any]) -> object:
+    """A string annotation evaluated in its class's module, as a type checker reads it."""
+    try:
+        return eval(text, globalns, localns)
+    except TypeError:
+        if sys.version_info >= (3, 10):
+            raise
+        tree = ast.fix_missing_locations(_Unions().visit(ast.parse(text, mode="eval")))
+        return eval(compile(tree, "<annotation>", "eval"), {**globalns, "__matrix_Union__": typing.Union}, localns)
 
 
 def _attribute_docs(cls: type) -> Dict[str, str]:

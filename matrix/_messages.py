@@ -923,3 +923,64 @@ def init_would_overwrite(paths: Sequence[str]) -> str:
 def init_next(folder: str) -> str:
     where = "" if folder in (".", "") else f"cd {folder} && "
     return f"Next: {where}matrix check && python -m pytest test_matrix.py"
+
+
+# --- matrix.testing -----------------------------------------------------------------------------
+
+def harness_unsupported(runner: str, name: str, version: object, config: str, asked: Optional[str],
+                        expected: Sequence[str], actual: Sequence[str]) -> str:
+    lines = [f"The legacy function and the matrix disagree on what {runner} ({name}) cannot do at version {version}",
+             f"  config: {config}"]
+    if asked is not None:
+        lines.append(f"  asked for: {asked}")
+    only_legacy = [n for n in expected if n not in actual]
+    only_matrix = [n for n in actual if n not in expected]
+    lines += [f"  legacy: {list(expected)}", f"  matrix: {list(actual)}",
+              f"  only the legacy function names: {only_legacy}", f"  only the matrix names: {only_matrix}"]
+    return "\n".join(lines)
+
+
+def harness_choice(version: object, config: str, asked: str, legacy: str, matrix: str) -> str:
+    return "\n".join([f"The legacy function and the matrix choose differently at version {version}",
+                      f"  config: {config}", f"  asked for: {asked}", f"  legacy: {legacy}", f"  matrix: {matrix}"])
+
+
+def harness_bad_answer(answer: object) -> str:
+    return ("legacy() must return the names of what a runner cannot do, a mapping from runner id to such "
+            f"names, or a matrix.testing.Choice, not {short_repr(answer)}")
+
+
+def harness_needs_runner() -> str:
+    return "legacy() returned a list of names: pass runner= to say which runner's they are"
+
+
+def harness_read_attribute(error: str) -> str:
+    return (f"legacy() read an attribute of the config dict it was given ({error}): pass build= to make "
+            "the host's objects from it, or as_objects=True for attribute objects")
+
+
+def harness_reached(examples: int, lines: int, missed: int, never: Sequence[str], measured: bool) -> str:
+    if not measured:
+        return (f"{examples} examples; the lines of the legacy code they ran were not measured: another tracer "
+                "(a coverage tool or a debugger) was running")
+    if not lines:
+        return f"{examples} examples; no Python source of the legacy code was found to measure"
+    ran = lines - missed
+    text = f"{examples} examples ran {ran} of {lines} lines of the legacy code ({100 * ran // lines}%)"
+    return text + (f"; never run: {', '.join(never)}" if never else "")
+
+
+def version_past(version: str, newest: str, file: Optional[str]) -> str:
+    return (f"Version {version!r} is past {newest}, the newest release {_file_name(file)} knows of: "
+            "what a later release does it cannot say")
+
+
+def _file_name(file: Optional[str]) -> str:
+    import os
+
+    return os.path.basename(file) if file else "the matrix"
+
+
+def default_entry(unknown: Optional[str]) -> str:
+    what = f"Unknown key {unknown!r} in a default's history" if unknown else "A default's history holds tables"
+    return f"{what}: write {{ value = …, since = \"V\" }} (since left out only on the first)"

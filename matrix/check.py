@@ -33,7 +33,7 @@ from ._nodes import Node, Not
 from ._choice import Rule, Term
 from ._compile import Plan, plan
 from ._nodes import Or
-from .schema import BLOCKING, Feature, Matrix, Refusal, Requirement, Runner, Statement, refusing
+from .schema import BLOCKING, NOTHING, Feature, Matrix, Refusal, Requirement, Runner, Statement, refusing
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._locate import Locations
@@ -529,8 +529,8 @@ def _by_default(matrix: Matrix, v: Version, gates: Sequence[Feature], space: Spa
             continue
         if field.type == "section":
             default[path] = None if field.nullable else PRESENT
-        elif field.has_default:
-            default[path] = field.default
+        elif field.default_at(v) is not NOTHING:  # the default of the version checked
+            default[path] = field.default_at(v)
     for gate in gates:
         d = gate.deprecated
         if d is None or v < d.since or d.is_removed(v):

@@ -305,6 +305,8 @@ class _Builder:
             # Even when refused, it stands for the cells left out: one mistake, said once.
             self.default_support = (Statement(spec.default_support if spec.default_support in allowed else "no"),)
         header: Optional[MatrixSpec] = spec
+        if spec is not None:
+            self.matrix_version = Version(spec.version)  # a default's history is read as of it
         return header
 
     # --- [config] --------------------------------------------------------------------------
@@ -390,14 +392,20 @@ class _Builder:
         field = Field(path, kind, nullable=spec.nullable, choices=choices,
                       min=spec.min, max=spec.max, doc=spec.doc)
         default = spec.default
-        if default is not NOTHING:
-            if kind == "section":
-                self.problem(source, where + ("default",), _messages.section_default())
+        defaults: Tuple[Tuple[Optional[Version], object], ...] = ()
+        if default is not NOTHING and kind == "section":
+            self.problem(source, where + ("default",), _messages.section_default())
+            return None
+        if isinstance(default, list) and any(isinstance(item, dict) for item in default):
+            history = self.default_history(source, where + ("default",), field, default)
+            if history is None:
                 return None
-            if isinstance(default, list):
-                default = tuple(default)
+            defaults = history
+            history_field = Field(path, kind, nullable=spec.nullable, defaults=defaults)
+            default = history_field.default_at(self.matrix_version) if self.matrix_version is not None else defaults[-1][1]
+        elif default is not NOTHING:
             try:
-                default = _access.check(field, default)
+                default = self.default(field, default)
             except ConfigError as exc:
                 self.problem(source, where + ("default",), _messages.default_misfit(spec.default, exc.reason))
                 return None
@@ -405,7 +413,53 @@ class _Builder:
             default = None
         return Field(path, kind, nullable=spec.nullable, default=default, choices=choices,
                      min=spec.min, max=spec.max, doc=spec.doc, fact=spec.fact, since=window[0], until=window[1],
-                     choice_windows=choice_windows)
+                     choice_windows=choice_windows, defaults=defaults)
+
+    @staticmethod
+    def default(field: Field, value: object) -> object:
+        return _access.check(field, tuple(value) if isinstance(value, list) else value)
+
+    def default_history(self, source: _Source, where: Place, field: Field,
+                        raw: List[object]) -> Optional[Tuple[Tuple[Optional[Version], object], ...]]:
+        """``default = [{ value = 4 }, { value = 8, since = "3.0" }]``: the default's history,
+        oldest first; None (said) when it is malformed."""
+        history: List[Tuple[Optional[Version], object]] = []
+        ok = True
+        for index, entry in enumerate(raw):
+            at = where + (index,)
+            unknown = sorted(set(entry) - {"value", "since"}) if isinstance(entry, dict) else []
+            if not isinstance(entry, dict) or unknown or "value" not in entry:
+                self.problem(source, at + ((unknown[0],) if unknown else ()),
+                             _messages.default_entry(unknown[0] if unknown else None))
+                ok = False
+                continue
+            since: Optional[Version] = None
+            if "since" in entry:
+                if not isinstance(entry["since"], str):
+                    self.problem(source, at + ("since",), _messages.invalid_version(entry["since"]))
+                    ok = False
+                    continue
+                since = self.version(source, at + ("since",), entry["since"])
+                if since is None:
+                    ok = False
+                    continue
+            try:
+                value = self.default(field, entry["value"])
+            except ConfigError as exc:
+                self.problem(source, at + ("value",), _messages.default_misfit(entry["value"], exc.reason))
+                ok = False
+                continue
+            if history and since is None:
+                self.problem(source, at, _messages.since_left_out())
+                ok = False
+                continue
+            previous = history[-1][0] if history else None
+            if previous is not None and since is not None and since <= previous:
+                self.problem(source, at + ("since",), _messages.history_order(since, history[-1][0]))
+                ok = False
+                continue
+            history.append((since, value))
+        return tuple(history) if ok else None
 
     def window(self, source: _Source, where: Place, since_text: Optional[str],
                until_text: Optional[str]) -> Optional[Window]:

@@ -70,7 +70,7 @@ def _plan(matrix: Matrix, version: Optional[VersionLike]) -> Plan:
         return found
     except (KeyError, TypeError):
         pass
-    compiled = plan(matrix, matrix.version if version is None else as_version(version))
+    compiled = plan(matrix, matrix.release(version))  # past the file's newest release: an error
     if isinstance(version, (str, Version, type(None))):
         caches[version] = compiled
     return compiled

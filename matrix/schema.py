@@ -118,10 +118,25 @@ class Field:
     #: has no such member at that version, so an object need not have the attribute (it reads
     #: as the default; a gate recording the removal still sees a config that sets it).
     gone: bool = False
+    #: The default's history, ``((since, value), …)`` oldest first (``default = [{ value = 4 },
+    #: { value = 8, since = "3.0" }]``); empty for a plain default. ``default`` is the value in
+    #: force at the matrix's own version; `at` and `Schema.reading_at` give each version's.
+    defaults: Tuple[Tuple[Optional[Version], object], ...] = ()
 
     @property
     def has_default(self) -> bool:
         return self.default is not NOTHING
+
+    def default_at(self, version: Version) -> object:
+        """The default in force at *version*: the last of the history whose ``since`` ≤
+        *version* (before the first ``since``, none: None for a nullable field)."""
+        if not self.defaults:
+            return self.default
+        found: object = None if self.nullable else NOTHING
+        for since, value in self.defaults:
+            if since is None or since <= version:
+                found = value
+        return found
 
     @property
     def window(self) -> Window:
@@ -136,9 +151,10 @@ class Field:
         if not in_window(self.window, version):
             return None
         if not self.choice_windows or self.choices is None:
-            return self
+            return attrs.evolve(self, default=self.default_at(version)) if self.defaults else self
         choices = tuple(c for c in self.choices if in_window(self.choice_window(c), version))
-        default = self.default if self.default in choices or not self.has_default or self.default is None else NOTHING
+        default = self.default_at(version)
+        default = default if default in choices or default is NOTHING or default is None else NOTHING
         return attrs.evolve(self, choices=choices, default=default, choice_windows=FrozenMap())
 
     @property
@@ -176,14 +192,16 @@ class Schema:
     @property
     def versioned(self) -> bool:
         """Whether any field or choice exists only from or until a version."""
-        return any(f.since is not None or f.until is not None or f.choice_windows for f in self)
+        return any(f.since is not None or f.until is not None or f.choice_windows or f.defaults for f in self)
 
     def reading_at(self, version: Version) -> Schema:
         """The schema the resolver reads configs with at *version*: every field ever declared,
         those the host has not got then marked `Field.gone`."""
         if not self.versioned:
             return self
-        return Schema({path: attrs.evolve(field, gone=True) if field.at(version) is None else field
+        # Each field with the default of *version* (a gone one reads as it).
+        return Schema({path: attrs.evolve(field, gone=field.at(version) is None, default=field.default_at(version))
+                       if field.at(version) is None or field.defaults else field
                        for path, field in self.fields.items()})
 
     def at(self, version: Version) -> Schema:
@@ -442,6 +460,40 @@ class Matrix:
 
     def feature(self, id: str) -> Feature:
         return self._feature_index[id]
+
+    @property
+    def newest_release(self) -> Version:
+        """The newest release the file knows of: its ``version``, or a later version it
+        already names (a planned ``remove_in``, a ``since`` to come)."""
+        found: Optional[Version] = self._caches.get(("newest-release",))
+        if found is None:
+            named: List[Version] = [self.version]
+            for feature in self.features:
+                named += [v for v in (feature.since, feature.until) if v is not None]
+                if feature.deprecated is not None:
+                    named += [v for v in (feature.deprecated.since, feature.deprecated.remove_in) if v is not None]
+                named += [s.since for history in feature.support.values() for s in history if s.since is not None]
+            for field in self.schema:
+                windows = [field.window, *field.choice_windows.values()]
+                named += [v for window in windows for v in window if v is not None]
+                named += [since for since, _ in field.defaults if since is not None]
+            found = self._caches[("newest-release",)] = max(named)
+        return found
+
+    def release(self, version: Optional[VersionLike] = None) -> Version:
+        """*version* as a `Version` (the matrix's own by default), checked to be one the file
+        can speak of: not past `newest_release`. A version before every ``since`` is answered
+        by what held before them (the statements without ``since``, no gate that begins later).
+
+        :raises UsageError: *version* is not a version, or is past the newest release the
+            file knows of (what a later release does it cannot know).
+        """
+        if version is None:
+            return self.version
+        v = as_version(version)
+        if v > self.newest_release:
+            raise UsageError(_messages.version_past(str(v), str(self.newest_release), self.file))
+        return v
 
     def features_at(self, version: Optional[VersionLike] = None) -> Tuple[Feature, ...]:
         """The gates in force at *version* (the matrix's own version by default)."""

@@ -26,7 +26,7 @@ from packaging.version import Version
 from ._messages import did_you_mean
 from ._nodes import And, Node
 from ._space import Inconclusive, Space, compared_constants
-from ._versions import VersionLike, as_version
+from ._versions import VersionLike
 from .schema import Feature, Field, Matrix, Schema
 
 __all__ = ["configs", "as_object", "values", "predicates", "predicate_sources", "matrices"]
@@ -50,6 +50,14 @@ def _constants(matrix: Matrix) -> Dict[str, List[object]]:
 # accented and combining letters, CJK, an emoji, a right-to-left letter.
 _ALPHABET = ("ab" "AZ" "09" "_-. " "'\"\\" "\n\t\r\x00" "é" "e\u0301" "ß" "Ω" "中" "\U0001f642" "\u05d0")
 _TEXT = st.lists(st.sampled_from(_ALPHABET), max_size=8).map("".join)
+
+
+def _is_version(text: str) -> bool:
+    try:
+        Version(text)
+    except ValueError:
+        return False
+    return True
 
 
 def values(field: Field, constants: Sequence[object] = ()) -> st.SearchStrategy:
@@ -83,7 +91,7 @@ def values(field: Field, constants: Sequence[object] = ()) -> st.SearchStrategy:
         strings = [c for c in constants if isinstance(c, str)]
         base = st.sampled_from(strings) | _TEXT if strings else _TEXT
     elif kind == "version":
-        known = [c for c in constants if isinstance(c, str)]
+        known = [c for c in constants if isinstance(c, str) and _is_version(c)]
         drawn = st.builds(lambda a, b, c: f"{a}.{b}.{c}", st.integers(0, 3), st.integers(0, 40), st.integers(0, 5))
         base = st.sampled_from(known) | drawn if known else drawn
     else:  # list[str], list[int]
@@ -101,7 +109,8 @@ def values(field: Field, constants: Sequence[object] = ()) -> st.SearchStrategy:
 
 
 def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Optional[Sequence[str]] = None,
-            inactive: Optional[Sequence[str]] = None, as_objects: bool = False) -> st.SearchStrategy:
+            inactive: Optional[Sequence[str]] = None, as_objects: bool = False,
+            constants: Sequence[object] = ()) -> st.SearchStrategy:
     """Configs valid under *matrix*'s schema, as nested dicts (or attribute objects).
 
     Fields with a default are sometimes left out, so defaults are exercised; nullable fields
@@ -116,6 +125,11 @@ def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Op
     :param as_objects: attribute objects (``SimpleNamespace``) instead of dicts, complete as a
         host's config classes are: every declared field with a default is an attribute (an
         object lacking one is a `ConfigError`); facts are left out, as a host's objects would.
+    :param constants: more literals to draw, with their neighbours, for every field of their
+        type that has no choices (a number for ``int`` and ``float`` fields, a string for
+        ``str`` and ``list[str]``, a version string for ``version``), beside those the
+        predicates compare each field with: the constants of code a test compares the matrix
+        with (`matrix.testing.assert_matches` passes the legacy function's).
     :raises InvalidArgument: an unknown gate id, a gate not in force at *version*, or
         *active* and *inactive* gates that no config satisfies together.
     """
@@ -125,8 +139,10 @@ def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Op
         raise InvalidArgument(f"configs() takes a Matrix, not {type(matrix).__name__}")
     if not isinstance(as_objects, bool):
         raise InvalidArgument(f"as_objects must be a bool, not {as_objects!r}")
+    if isinstance(constants, (str, bytes)) or not isinstance(constants, Sequence):
+        raise InvalidArgument(f"constants must be a list of values, not {constants!r}")
     try:
-        v = matrix.version if version is None else as_version(version)
+        v = matrix.release(version)
     except MatrixError as error:
         raise InvalidArgument(str(error)) from None
     # Only what the host's config has at the version is drawn: fields and choices that come
@@ -168,7 +184,8 @@ def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Op
         if solved is None:
             raise InvalidArgument(f"No config makes {both} together")
         base = solved
-    plan = _Plan(matrix, schema, space, must, must_not, base, order=list(drawable.values()))
+    plan = _Plan(matrix, schema, space, must, must_not, base, order=list(drawable.values()),
+                 extra=tuple(constants))
     strategy = _steered(plan)
     if as_objects:
         return strategy.map(functools.partial(as_object, schema=schema))
@@ -188,7 +205,7 @@ class _Plan:
     recur from example to example)."""
 
     def __init__(self, matrix: Matrix, schema: Schema, space: Space, must: List[Node], must_not: List[Node],
-                 base: Dict[str, object], order: List[Feature]) -> None:
+                 base: Dict[str, object], order: List[Feature], extra: Tuple[object, ...] = ()) -> None:
         self.space = space
         self.space.budget = _STEER_BUDGET  # the plan's questions only, from here on
         self.must = must
@@ -208,7 +225,7 @@ class _Plan:
         for field in schema:
             if field.type == "section":
                 continue
-            strategy = values(field, constants.get(field.path, ()))
+            strategy = values(field, [*constants.get(field.path, ()), *extra])
             self.strategies[field.path] = st.none() | strategy if field.nullable else strategy
         self.memo: Dict[Tuple[FrozenSet[int], FrozenSet[int]], bool] = {}
 

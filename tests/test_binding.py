@@ -453,3 +453,38 @@ def test_odd_annotations_are_said_not_mapped_never_a_traceback():
         'list[str], list[int], or a nested config class)',
         '"broken" = { type = "int" }',
     ]
+
+
+def test_pep_604_unions_under_postponed_annotations_read_as_the_classs_module_means_them(tmp_path, monkeypatch):
+    # On Python 3.9 `int | None` cannot be evaluated: it was commented out by `schema --from`
+    # ("has no [config] type") and a class-type error in check, on 3.9 only.
+    (tmp_path / "future_host.py").write_text(textwrap.dedent("""
+        from __future__ import annotations
+
+        import dataclasses
+        from typing import List, Optional
+
+        @dataclasses.dataclass
+        class Inner:
+            threads: int | None = None
+            tags: List[str] | None = None
+
+        @dataclasses.dataclass
+        class Outer:
+            inner: Inner = dataclasses.field(default_factory=Inner)
+            spare: Optional[Inner] | None = None
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    derived = matrix.binding.derive("future_host:Outer")
+    assert derived.splitlines()[1:] == [
+        "[config]",
+        '"inner" = { type = "section" }',
+        '"inner.threads" = { type = "int", nullable = true }',
+        '"inner.tags" = { type = "list[str]", nullable = true }',
+        '"spare" = { type = "section", nullable = true }',
+        '"spare.threads" = { type = "int", nullable = true }',
+        '"spare.tags" = { type = "list[str]", nullable = true }',
+    ]
+    m = _matrix(derived.split("\n", 1)[1], header=HEADER + 'config_class = "future_host:Outer"\n',
+                gates='[features.t]\nname = "t"\nwhen = "inner.threads == 2"\nsupport = { a = "yes", b = "no" }\n')
+    assert _codes(m) == []

@@ -100,6 +100,7 @@ UNSEEN = {
     "choices_on_bool", "default_not_a_choice", "duplicate_name", "history_out_of_order", "history_without_since",
     "min_above_max", "no_period_unrecorded", "remove_before_since", "removed_before_remove_in",
     "until_before_since",  # across fields
+    "default_history_mistakes",  # a default is any value to the schema: its history is the loader's to check
 }
 SYNTAX = {"toml_dotted_conflict", "toml_duplicate_key", "toml_duplicate_table", "toml_end_of_document",
           "toml_quote_inside_string", "toml_syntax", "toml_unterminated_string"}

@@ -6,6 +6,7 @@ deprecation whose remove_in is its since."""
 import json
 
 import pytest
+from packaging.version import Version
 
 import matrix
 from matrix import RemovedFeatureError
@@ -315,3 +316,110 @@ def test_the_changes_by_release_of_the_default_matrix():
     assert {c["version"] for c in earlier["changes"]} == {"0.30.0", "0.31.0"}
     lines = render(matrix.default(), format="markdown", tables=["deprecations"]).splitlines()
     assert "| 0.32.0 | elastic expert parallelism | Model Runner V2: no → yes |" in lines
+
+
+# --- issue 24: versions outside the file, and defaults with a history ---------------------------
+
+ENGINES = {"polars": {"name": "Polars", "priority": 3}, "pandas": {"name": "pandas", "priority": 1}}
+THREADS = """[matrix]
+name = "frames"
+version = "3.0"
+
+[config]
+"threads" = { type = "int", min = 1, default = [{ value = 4 }, { value = 8, since = "3.0" }], doc = "Worker threads." }
+
+[features.many_threads]
+name = "more than six threads"
+when = "threads > 6"
+support = { polars = "no", pandas = "yes" }
+since = "1.0"
+"""
+
+
+@pytest.fixture
+def frames():
+    return matrix.loads(THREADS, runners=ENGINES, path="features.toml")
+
+
+def test_a_default_with_a_history_is_the_default_of_the_version_everywhere(frames):
+    # Before: `default` was a plain value, and "as of" 2.0 the new default 8 was used.
+    import dataclasses
+
+    from hypothesis import find
+
+    from matrix.binding import compare
+    from matrix.render import render
+    from matrix.strategies import as_object, values
+
+    assert frames.schema["threads"].default == 8  # as of the file's version
+    assert [frames.resolve({}, version=v).runner for v in ("2.0", "2.9", "3.0")] == ["polars", "polars", "pandas"]
+    assert frames.resolve({}).runner == "pandas"
+    # The fast path's plan and the interpreter's reading agree at each version.
+    assert [frames.resolve({"threads": 8}, version=v).runner for v in ("2.0", "3.0")] == ["pandas", "pandas"]
+    assert frames.is_supported({}, "polars", version="2.0") is True
+    assert frames.schema.at(Version("2.0"))["threads"].default == 4
+    assert find(values(frames.schema.at(Version("2.0"))["threads"]), lambda x: True) == 4
+    assert find(values(frames.schema.at(Version("3.0"))["threads"]), lambda x: True) == 8
+    assert vars(as_object({}, frames.schema.at(Version("2.0")))) == {"threads": 4}
+
+    @dataclasses.dataclass
+    class Host:
+        threads: int = 8
+
+    def drifts(v):
+        return [(d.code, d.message) for d in compare(frames.schema.at(Version(v)), Host) if d.code == "class-default"]
+
+    assert drifts("3.0") == []
+    assert drifts("2.0") == [("class-default", "[config] 'threads' defaults to 4, but Host.threads defaults to 8")]
+    table = render(frames, format="markdown", version="2.0", tables=("config",))
+    assert table.splitlines()[-1] == "| `threads` | int, at least 1 |  | `4 (4 until 3.0, 8 from 3.0)` | Worker threads. |"
+    as_json = {v: json.loads(render(frames, format="json", version=v, tables=("config",)))["config"][0]["default"]
+               for v in ("2.0", "3.0")}
+    assert as_json == {"2.0": 4, "3.0": 8}
+
+
+def test_a_version_past_the_newest_release_the_file_knows_of_is_an_error(frames, tmp_path, monkeypatch):
+    # Before: `--version 9.0` on a file whose newest release is 3.0 was answered silently.
+    import io
+
+    from hypothesis.errors import InvalidArgument
+
+    from matrix.cli import run
+    from matrix.strategies import configs
+
+    message = ("Version '9.0' is past 3.0, the newest release features.toml knows of: "
+               "what a later release does it cannot say")
+    with pytest.raises(matrix.UsageError) as info:
+        frames.resolve({}, version="9.0")
+    assert info.exconly() == "matrix.errors.UsageError: " + message
+    with pytest.raises(matrix.UsageError):
+        frames.is_supported({}, "polars", version="3.0.1")
+    with pytest.raises(InvalidArgument) as info:
+        configs(frames, version="9.0")
+    assert str(info.value) == message
+    # A release the file names past its version (a planned removal) is one it knows of.
+    planned = matrix.loads(THREADS.replace('since = "1.0"', 'deprecated = { since = "3.0", remove_in = "4.0" }'),
+                           runners=ENGINES, path="features.toml")
+    assert planned.newest_release == Version("4.0")
+    with pytest.raises(matrix.RemovedFeatureError):
+        planned.resolve({"threads": 7}, version="4.0")
+    # Before every `since`: answered by what held before (here, no gate yet).
+    assert frames.resolve({"threads": 7}, version="0.1").runner == "polars"
+    (tmp_path / "features.toml").write_text(THREADS)
+    (tmp_path / "runners").mkdir()
+    for id, spec in ENGINES.items():
+        (tmp_path / "runners" / f"{id}.toml").write_text(f'name = "{spec["name"]}"\npriority = {spec["priority"]}\n')
+    monkeypatch.chdir(tmp_path)
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["resolve", "--version", "9.0"], stdout=out, stderr=err) == 2
+    assert (out.getvalue(), err.getvalue()) == ("", f"matrix: error: {message}\n")
+
+
+def test_check_weighs_the_default_of_the_version_it_checks():
+    m = matrix.loads(THREADS.replace('since = "1.0"', 'deprecated = { since = "1.0", remove_in = "4.0" }'),
+                     runners=ENGINES, path="features.toml")
+    by_default = {v: [f.message for f in check(m, version=v).findings if f.code == "deprecated-by-default"]
+                  for v in ("2.0", "3.0")}
+    assert by_default == {"2.0": [], "3.0": [
+        "more than six threads is deprecated, and active under the default config: every resolve of a config "
+        "that leaves threads at its default warns"]}

@@ -1,9 +1,10 @@
 import dataclasses
+import types
 import pytest
 
 import matrix
 from matrix import UsageError
-from matrix.testing import assert_matches
+from matrix.testing import Choice, assert_matches
 
 from . import vllm_reference
 
@@ -97,4 +98,232 @@ def test_bad_arguments():
     assert info.exconly() == "matrix.errors.UsageError: Unknown runner 'tpu' (expected one of 'cpu', 'gpu'), did you mean 'gpu'"
     with pytest.raises(TypeError) as info:
         assert_matches(SMALL, lambda c: "Windows", runner="gpu", max_examples=5)
-    assert str(info.value) == "legacy() must return a collection of names, not the string 'Windows'"
+    assert str(info.value) == ("legacy() must return the names of what a runner cannot do, a mapping from runner id "
+                               "to such names, or a matrix.testing.Choice, not 'Windows'")
+    with pytest.raises(UsageError) as info:
+        assert_matches(SMALL, lambda c: [], max_examples=5)
+    assert str(info.value) == "legacy() returned a list of names: pass runner= to say which runner's they are"
+
+
+# --- issue 24: a dataframe library with three engines ----------------------------------------
+
+FRAMES = matrix.loads("""
+[matrix]
+name = "frames"
+version = "3.0"
+[config]
+"query.sql" = { type = "bool", default = false }
+"query.streaming" = { type = "bool", default = false }
+"query.index" = { type = "bool", default = false }
+"query.v1_api" = { type = "bool", default = false }
+"query.threads" = { type = "int", min = 1, default = 4 }
+"query.chunk_size" = { type = "int", min = 1, default = 100000 }
+"host.gpu" = { type = "bool", default = false, fact = true }
+[features.sql]
+name = "SQL queries"
+when = "query.sql"
+support = { polars = "yes", duckdb = "yes", pandas = "no" }
+prefers = { runner = "duckdb" }
+[features.streaming]
+name = "streaming"
+when = "query.streaming"
+support = { polars = "yes", duckdb = "yes", pandas = "no" }
+prefers = { runner = "polars" }
+[features.index]
+name = "row index"
+when = "query.index"
+support = { polars = "no", duckdb = "no", pandas = "yes" }
+[features.gpu]
+name = "GPU"
+when = "host.gpu"
+support = { polars = "yes", duckdb = "no", pandas = "no" }
+[features.v1_api]
+name = "the v1 API"
+when = "query.v1_api"
+support = { default = "yes" }
+deprecated = { since = "2.0", remove_in = "3.0", removed = true }
+""", runners={"polars": {"name": "Polars", "priority": 3}, "duckdb": {"name": "DuckDB", "priority": 2},
+              "pandas": {"name": "pandas", "priority": 1}})
+ENGINES = ["polars", "duckdb", "pandas"]
+
+
+def blocked(q) -> dict:
+    """The legacy gate function: what each engine cannot do (reads attributes)."""
+    out = {e: [] for e in ENGINES}
+    if q.sql:
+        out["pandas"].append("SQL queries")
+    if q.streaming:
+        out["pandas"].append("streaming")
+    if q.index:
+        out["polars"].append("row index")
+        out["duckdb"].append("row index")
+    return out
+
+
+def choose_engine(q, runner=None, sql_first=True):
+    """The legacy choice: raises ValueError on a removed setting or an engine that cannot serve."""
+    if q.v1_api:
+        raise ValueError("The v1 API was removed in 3.0")
+    no = blocked(q)
+    if runner is not None:
+        if no[runner]:
+            raise ValueError(f"{runner} cannot run this query")
+        return runner
+    preferences = [("sql", "duckdb"), ("streaming", "polars")]
+    for setting, engine in preferences if sql_first else preferences[::-1]:
+        if getattr(q, setting) and not no[engine]:
+            return engine
+    return next((e for e in ENGINES if not no[e]), None)
+
+
+def frames_legacy(config, runner=None, order=True):
+    q = config.query
+    return Choice(choose_engine(q, runner, order), blocked(q))
+
+
+def test_the_choice_is_compared_automatic_and_asked_for_and_refusals_are_answers():
+    reached = assert_matches(FRAMES, frames_legacy, as_objects=True, refuses=ValueError)
+    # 14 configs solved for (each gate, each pair with one that weighs in the choice), then 200 drawn.
+    assert str(reached) == "214 examples ran 23 of 23 lines of the legacy code (100%)"
+    assert (reached.examples, reached.measured, reached.missed, reached.fraction) == (214, True, (), 1.0)
+
+
+def test_swapped_preferences_are_found_though_every_unsupported_list_agrees():
+    # Before: only the unsupported lists were compared, and this passed.
+    with pytest.raises(AssertionError) as info:
+        assert_matches(FRAMES, lambda c, runner=None: frames_legacy(c, runner, order=False),
+                       as_objects=True, refuses=ValueError)
+    assert str(info.value) == "\n".join([
+        "The legacy function and the matrix choose differently at version 3.0",
+        '  config: {"query": {"sql": true, "streaming": true}}',
+        "  asked for: nothing (automatic choice)",
+        "  legacy: 'polars' (Polars)",
+        "  matrix: 'duckdb' (DuckDB)",
+    ])
+
+
+def test_a_request_the_matrix_refuses_but_the_legacy_function_serves_is_reported():
+    def lenient(config, runner=None):
+        if runner is not None and config.query.v1_api:  # forgot the removal when asked
+            return Choice(runner, blocked(config.query))
+        return frames_legacy(config, runner)
+
+    with pytest.raises(AssertionError) as info:
+        assert_matches(FRAMES, lenient, as_objects=True, refuses=ValueError)
+    assert str(info.value) == "\n".join([
+        "The legacy function and the matrix choose differently at version 3.0",
+        '  config: {"query": {"v1_api": true}}',
+        "  asked for: 'polars' (Polars)",
+        "  legacy: 'polars' (Polars)",
+        "  matrix: refused: RemovedFeatureError: the v1 API was removed in 3.0",
+    ])
+
+
+def test_a_legacy_refusal_is_an_answer_the_matrix_must_give_too():
+    # Before: the legacy function's ValueError crashed the harness.
+    def refuses_index(config, runner=None):
+        if config.query.index:
+            raise ValueError("No index support")
+        return frames_legacy(config, runner)
+
+    with pytest.raises(AssertionError) as info:
+        assert_matches(FRAMES, refuses_index, as_objects=True, refuses=ValueError)
+    assert str(info.value) == "\n".join([
+        "The legacy function and the matrix choose differently at version 3.0",
+        '  config: {"query": {"index": true}}',
+        "  asked for: nothing (automatic choice)",
+        "  legacy: refused: ValueError: No index support",
+        "  matrix: 'pandas' (pandas)",
+    ])
+    def removal(config):
+        if config.query.v1_api:
+            raise ValueError("The v1 API was removed in 3.0")
+        return blocked(config.query)
+
+    with pytest.raises(ValueError) as info:  # not declared: the legacy function's own error
+        assert_matches(FRAMES, removal, as_objects=True)
+    assert str(info.value) == "The v1 API was removed in 3.0"
+
+
+def test_a_mapping_of_unsupported_lists_is_compared_runner_by_runner():
+    assert_matches(FRAMES, lambda c: blocked(c.query), as_objects=True, max_examples=50)
+
+    def forgot(c):
+        out = blocked(c.query)
+        out["polars"] = []
+        return out
+
+    with pytest.raises(AssertionError) as info:
+        assert_matches(FRAMES, forgot, as_objects=True, max_examples=50)
+    assert str(info.value).splitlines()[:2] == [
+        "The legacy function and the matrix disagree on what polars (Polars) cannot do at version 3.0",
+        '  config: {"query": {"index": true}}',
+    ]
+
+
+def test_a_dict_is_handed_over_as_documented_and_reading_attributes_of_it_says_what_to_pass():
+    seen = []
+    assert_matches(FRAMES, lambda c: seen.append(type(c)) or blocked(types.SimpleNamespace(
+        **{k: c.get("query", {}).get(k, False) for k in ("sql", "streaming", "index")})), max_examples=5)
+    assert set(seen) == {dict}
+    with pytest.raises(TypeError) as info:
+        assert_matches(FRAMES, lambda c: blocked(c.query), max_examples=5)
+    assert str(info.value) == (
+        "legacy() read an attribute of the config dict it was given (AttributeError: 'dict' object "
+        "has no attribute 'query'): pass build= to make the host's objects from it, or as_objects=True for "
+        "attribute objects")
+
+
+def test_facts_are_left_at_their_defaults_for_a_legacy_function_that_takes_none():
+    # Before: host.gpu was drawn true and given to resolve, which then blocked duckdb and
+    # pandas for a reason the legacy function cannot know.
+    assert_matches(FRAMES, lambda c: blocked(c.query), as_objects=True, max_examples=100)
+    with_gpu = lambda c, facts: {**blocked(c.query), **({"duckdb": blocked(c.query)["duckdb"] + ["GPU"],
+                                                           "pandas": blocked(c.query)["pandas"] + ["GPU"]}
+                                                          if facts["host.gpu"] else {})}
+    assert_matches(FRAMES, with_gpu, as_objects=True, max_examples=100)
+    with pytest.raises(AssertionError) as info:
+        assert_matches(FRAMES, lambda c, facts: blocked(c.query), as_objects=True, max_examples=100)
+    assert str(info.value).splitlines()[:2] == [
+        "The legacy function and the matrix disagree on what duckdb (DuckDB) cannot do at version 3.0",
+        '  config: {"host": {"gpu": true}}',
+    ]
+
+
+def test_rules_on_values_no_predicate_mentions_are_found_from_the_legacy_codes_constants():
+    # Before: threads == 17 was never drawn, chunk_size == 1000 in one run of three.
+    def threads(config):
+        out = blocked(config.query)
+        if config.query.threads == 17:
+            out["polars"].append("seventeen threads")
+        return out
+
+    def chunks(config):
+        out = blocked(config.query)
+        if config.query.chunk_size >= 1000 and config.query.chunk_size < 1001:
+            out["duckdb"].append("small chunks")
+        return out
+
+    for legacy, runner, name in [(threads, "polars (Polars)", "seventeen threads"),
+                                 (chunks, "duckdb (DuckDB)", "small chunks")]:
+        with pytest.raises(AssertionError) as info:
+            assert_matches(FRAMES, legacy, as_objects=True, max_examples=1)
+        value = 17 if legacy is threads else 1000
+        assert str(info.value).splitlines()[:3] == [
+            f"The legacy function and the matrix disagree on what {runner} cannot do at version 3.0",
+            f'  config: {{"query": {{"{legacy.__name__.replace("chunks", "chunk_size")}": {value}}}}}',
+            f"  legacy: [{name!r}]",
+        ]
+
+
+def test_what_the_examples_reached_of_the_legacy_code_names_the_lines_never_run():
+    def legacy(config):
+        out = blocked(config.query)
+        if config.query.threads < 1:  # the schema's min: no config reaches it
+            out["pandas"].append("no threads")
+        return out
+
+    reached = assert_matches(FRAMES, legacy, as_objects=True, max_examples=20)
+    line = legacy.__code__.co_firstlineno + 3
+    assert reached.missed == ((__file__, line),)
+    assert str(reached) == f"38 examples ran 12 of 13 lines of the legacy code (92%); never run: tests/test_testing.py:{line}"

@@ -1,7 +1,7 @@
 """Before deleting host/gates.py: the matrix answers as it does, on steered random configs."""
 
 import matrix
-from matrix.testing import assert_matches
+from matrix.testing import Choice, assert_matches
 
 from host import config as host
 from host.gates import get_v2_unsupported_features
@@ -29,3 +29,18 @@ def legacy(config: host.VllmConfig, facts: dict) -> list:
 
 def test_the_matrix_answers_as_the_legacy_gate_function():
     assert_matches(MATRIX, legacy, runner="v2", build=build)
+
+
+def legacy_choice(config: host.VllmConfig, facts: dict, runner=None) -> Choice:
+    """The host's choice: V2 unless it cannot serve; a request for it that it cannot serve is refused."""
+    blocked = get_v2_unsupported_features(config, triton=facts["platform.has_triton"])
+    if runner is None:
+        runner = "v1" if blocked else "v2"
+    elif runner == "v2" and blocked:
+        raise ValueError(f"Model Runner V2 does not support: {', '.join(blocked)}")
+    return Choice(runner, {"v2": blocked, "v1": []})
+
+
+def test_the_matrix_chooses_as_the_legacy_code():
+    reached = assert_matches(MATRIX, legacy_choice, build=build, refuses=ValueError)
+    assert reached.missed == (), str(reached)
