@@ -2,10 +2,6 @@
 
 import pathlib
 import re
-import shutil
-import tempfile
-
-from tests._env import plain_env
 
 README = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
 
@@ -18,42 +14,6 @@ def test_the_readme_starts_with_the_two_commands():
     ]
     ci = (pathlib.Path(__file__).parent.parent / ".ci" / "run").read_text()
     assert "sed -n 2p" in ci  # .ci/run runs the README's second command, as written
-
-
-def test_the_property_test_example_runs(monkeypatch, tmp_path):
-    import importlib.util
-
-    monkeypatch.chdir(pathlib.Path(__file__).parent.parent)
-    code = README.split("## Property-test your matrix", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
-    module_path = tmp_path / "readme_example.py"
-    module_path.write_text(code)
-    spec = importlib.util.spec_from_file_location("readme_example", module_path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    tests = [value for name, value in vars(module).items() if name.startswith("test_")]
-    assert len(tests) == 2
-    for test in tests:
-        test()
-
-
-def test_the_property_test_example_passes_20_cold_runs_in_an_empty_folder(tmp_path):
-    """A user's first run: the example in a folder of its own with a copy of the matrix, run by
-    pytest with hypothesis's default settings and health checks, each run in a new process with
-    a new, empty hypothesis storage folder (no example database, no cached Unicode tables)."""
-    import shutil
-
-    from tests.cold import run_cold
-
-    root = pathlib.Path(__file__).parent.parent
-    code = README.split("## Property-test your matrix", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
-    folder = tmp_path / "project"
-    folder.mkdir()
-    shutil.copy(root / "features.toml", folder / "features.toml")
-    shutil.copytree(root / "runners", folder / "runners")
-    (folder / "test_matrix.py").write_text(code)
-    results = run_cold(folder, "test_matrix.py", 20, tmp_path)
-    assert [out for code, out in results if code != 0] == []
-    assert all("2 passed" in out for _, out in results)
 
 
 def test_the_resolve_output_in_the_readme_is_real(monkeypatch):
@@ -70,10 +30,6 @@ def test_the_resolve_output_in_the_readme_is_real(monkeypatch):
     assert out.getvalue() == shown.rstrip("\n") + "\n"
 
 
-ADOPTING = README.split("## Adopting matrix in an existing project", 1)[1].split("\n## ", 1)[0]
-EXAMPLE = pathlib.Path(__file__).parent.parent / "examples" / "adopting"
-
-
 def _console_blocks(text):
     for block in re.findall(r"```console\n(.*?)```", text, re.S):
         command, output = None, []
@@ -85,61 +41,6 @@ def _console_blocks(text):
             else:
                 output.append(line)
         yield command, "\n".join(output)
-
-
-def test_the_adoption_walkthrough_shows_real_commands_and_output(monkeypatch):
-    import io
-    import shlex
-    import subprocess
-    import sys
-
-    from matrix.cli import run
-
-    monkeypatch.chdir(EXAMPLE)
-    monkeypatch.syspath_prepend(str(EXAMPLE))
-    for name in [m for m in sys.modules if m == "host" or m.startswith("host.")]:
-        monkeypatch.delitem(sys.modules, name)
-    seen = []
-    for command, shown in _console_blocks(ADOPTING):
-        words = shlex.split(command)
-        seen.append(words[:2])
-        if words[0] == "matrix":
-            out, err = io.StringIO(), io.StringIO()
-            run(words[1:], stdout=out, stderr=err)
-            assert out.getvalue() + err.getvalue() == shown + "\n", command
-        else:
-            assert words[:3] == ["python", "-m", "pytest"]
-            basetemp = tempfile.mkdtemp(prefix="matrix-example-")  # not pytest's numbered folders: see conftest
-            done = subprocess.run([sys.executable, *words[1:], "-p", "no:cacheprovider", f"--basetemp={basetemp}"],
-                                  capture_output=True, text=True, cwd=EXAMPLE, env=plain_env())
-            shutil.rmtree(basetemp, ignore_errors=True)
-            assert done.returncode == 0, done.stdout + done.stderr
-            assert done.stdout.splitlines()[0] == shown.splitlines()[0]
-            # The same result; the time it took is the one thing that differs run to run.
-            assert done.stdout.splitlines()[-1].split(" in ")[0] == shown.splitlines()[-1].split(" in ")[0]
-    assert seen == [["matrix", "schema"], ["matrix", "check"], ["matrix", "check"], ["python", "-m"]]
-
-
-def test_the_walkthroughs_migration_test_is_the_examples():
-    shown = ADOPTING.split("[test_migration.py](examples/adopting/test_migration.py):\n\n```python\n", 1)[1]
-    shown = shown.split("```", 1)[0]
-    real = (EXAMPLE / "test_migration.py").read_text()
-    for chunk in shown.split("    ...\n"):
-        assert chunk.strip("\n") in real
-
-
-def test_the_check_output_in_the_readme_is_real(monkeypatch):
-    import io
-
-    from matrix.cli import run
-
-    section = README.split("## Checking a matrix", 1)[1].split("\n## ", 1)[0]
-    (command, shown), = list(_console_blocks(section))
-    assert command == "matrix check"
-    monkeypatch.chdir(pathlib.Path(__file__).parent.parent)
-    out = io.StringIO()
-    assert run(["check"], stdout=out, stderr=io.StringIO()) == 0
-    assert out.getvalue() == shown + "\n"
 
 
 def test_every_command_of_what_it_says_prints_what_the_readme_shows(monkeypatch):
@@ -165,3 +66,10 @@ def test_every_command_of_what_it_says_prints_what_the_readme_shows(monkeypatch)
         status = run(args[1:], stdout=out, stderr=out)
         assert out.getvalue().rstrip("\n") == shown.rstrip("\n"), command
     assert status == 1
+
+
+def test_every_link_of_the_readme_names_a_file_of_the_repository():
+    root = pathlib.Path(__file__).parent.parent
+    links = re.findall(r"\]\(([^)#]+)\)", README)
+    assert [link for link in links if not link.startswith("http") and not (root / link).exists()] == []
+    assert len(links) >= 20
