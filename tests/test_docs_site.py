@@ -265,3 +265,53 @@ def test_the_site_builds_with_strict(tmp_path):
     built = {str(page.relative_to(site).parent) + ".md" for page in site.rglob("index.html")
              if page.parent != site and page.relative_to(site).parts[0] not in ("search",)}
     assert built | {"index.md"} == pages
+
+
+def test_the_failure_the_migration_guide_shows_is_real(monkeypatch):
+    """The guide's failure: the example's matrix without its `spill` gate, which the legacy
+    function still names, fails assert_matches with exactly the message shown."""
+    from matrix.testing import assert_matches
+
+    import matrix
+
+    folder = EXAMPLES / "adopting"
+    monkeypatch.chdir(folder)
+    monkeypatch.syspath_prepend(str(folder))
+    for name in [m for m in sys.modules if m == "host" or m.startswith("host.") or m == "test_migration"]:
+        monkeypatch.delitem(sys.modules, name)
+    import test_migration
+
+    text = (folder / "features.toml").read_text()
+    gate = '[features.spill]\nname = "spilling to disk"\nwhen = "spill is not None"\nsupport = { polars = "yes", pandas = "no" }\n\n'
+    assert gate in text
+    runners = {path.stem: path.read_text() for path in (folder / "runners").glob("*.toml")}
+    without = matrix.loads(text.replace(gate, ""), runners=runners, path="features.toml")
+    shown = page_text("how-to/migrate.md").split("(hypothesis shrinks it, then every key whose absence keeps the\n"
+                                                 "difference is dropped):\n\n```\n", 1)[1].split("\n```", 1)[0]
+    with pytest.raises(AssertionError) as excinfo:
+        assert_matches(without, test_migration.legacy, runner="pandas", build=test_migration.build)
+    # pytest prints the error's type before it; hypothesis adds the failing example as a note
+    assert f"AssertionError: {excinfo.value}" == shown
+
+
+def test_the_adoption_guides_call_of_resolve_runs_on_the_hosts_object(monkeypatch, caplog):
+    import logging
+
+    import matrix
+
+    folder = EXAMPLES / "adopting"
+    monkeypatch.chdir(folder)
+    monkeypatch.syspath_prepend(str(folder))
+    for name in [m for m in sys.modules if m == "host" or m.startswith("host.")]:
+        monkeypatch.delitem(sys.modules, name)
+    from host import config as host
+
+    code = page_text("how-to/adopt.md").split("```python\n", 1)[1].split("```", 1)[0]
+    assert code.startswith("resolution = MATRIX.resolve(frames_config, ")
+    namespace = {"MATRIX": matrix.load("features.toml"), "has_pyarrow": lambda: True,
+                 "frames_config": host.FramesConfig(query=host.QueryConfig(udf=True))}
+    with caplog.at_level(logging.WARNING, logger="matrix"):
+        exec(code, namespace)
+    assert namespace["runner"] == "pandas"
+    assert [record.getMessage() for record in caplog.records] == [
+        "Polars does not support: Python row functions; using pandas instead"]

@@ -4,28 +4,27 @@ import matrix
 from matrix.testing import assert_matches
 
 from host import config as host
-from host.gates import get_v2_unsupported_features
+from host.gates import pandas_unsupported
 
 MATRIX = matrix.load("features.toml")
 
 
-def build(values: dict) -> host.VllmConfig:
+def build(values: dict) -> host.FramesConfig:
     """A config dict drawn from the schema, as the host's own objects."""
-    compilation = dict(values.get("compilation_config", {}))
-    if "mode" in compilation:
-        compilation["mode"] = host.CompilationMode[compilation["mode"]]
-    speculative = values.get("speculative_config")
-    return host.VllmConfig(
-        cache_config=host.CacheConfig(**values.get("cache_config", {})),
-        parallel_config=host.ParallelConfig(**values.get("parallel_config", {})),
-        compilation_config=host.CompilationConfig(**compilation),
-        speculative_config=None if speculative is None else host.SpeculativeConfig(**speculative),
+    query = dict(values.get("query", {}))
+    if "join" in query:
+        query["join"] = host.Join(query["join"])
+    spill = values.get("spill")
+    return host.FramesConfig(
+        io=host.IoConfig(**values.get("io", {})),
+        query=host.QueryConfig(**query),
+        spill=None if spill is None else host.SpillConfig(**spill),
     )
 
 
-def legacy(config: host.VllmConfig, facts: dict) -> list:
-    return get_v2_unsupported_features(config, triton=facts["platform.has_triton"])
+def legacy(config: host.FramesConfig, facts: dict) -> list:
+    return pandas_unsupported(config, pyarrow=facts["platform.has_pyarrow"])
 
 
 def test_the_matrix_answers_as_the_legacy_gate_function():
-    assert_matches(MATRIX, legacy, runner="v2", build=build)
+    assert_matches(MATRIX, legacy, runner="pandas", build=build)
