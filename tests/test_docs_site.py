@@ -315,3 +315,16 @@ def test_the_adoption_guides_call_of_resolve_runs_on_the_hosts_object(monkeypatc
     assert namespace["runner"] == "pandas"
     assert [record.getMessage() for record in caplog.records] == [
         "Polars does not support: Python row functions; using pandas instead"]
+
+
+def test_every_page_is_in_the_nav():
+    import yaml
+
+    def pages(entries):
+        for entry in entries:
+            for value in entry.values():
+                yield from pages(value) if isinstance(value, list) else [value]
+
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)
+    listed = list(pages(config["nav"]))
+    assert sorted(listed) == sorted(str(page.relative_to(DOCS)) for page in DOCS.rglob("*.md"))
