@@ -328,3 +328,47 @@ def test_every_page_is_in_the_nav():
     config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)
     listed = list(pages(config["nav"]))
     assert sorted(listed) == sorted(str(page.relative_to(DOCS)) for page in DOCS.rglob("*.md"))
+
+
+def _all_docs():
+    return (ROOT / "README.md").read_text() + "".join(page.read_text() for page in sorted(DOCS.rglob("*.md")))
+
+
+def test_every_file_of_the_repository_the_docs_name_exists():
+    """The README cited a facts file that is not in the repository (issue 24, item 17)."""
+    named = set(re.findall(r"`([\w.-]+(?:/[\w.-]+)+\.(?:md|py|toml|json))`", _all_docs()))
+    # Files the docs name that are not this repository's: what `matrix init` writes, and the
+    # layout of a project whose matrix lives below its root.
+    elsewhere = {"runners/fast.toml", "runners/simple.toml", "src/pkg/features.toml", "src/pkg/runners/polars.toml"}
+    missing = sorted(name for name in named - elsewhere
+                     if not any((base / name).exists() for base in (ROOT, EXAMPLES / "frames", EXAMPLES / "adopting")))
+    assert missing == []
+    assert len(named) >= 20
+
+
+def test_the_python_api_page_names_every_attribute_of_a_feature_and_every_warning_kind():
+    import attrs
+
+    from matrix.resolver import WARNING_KINDS
+    from matrix.schema import Feature
+
+    page = page_text("reference/python-api.md")
+    sentence = page.split("A `Feature` has ", 1)[1].split("A `Resolution` is", 1)[0]
+    named = set(re.findall(r"`(\w+)`", sentence))
+    assert {field.name for field in attrs.fields(Feature)} - named == set()
+    logging_section = page.split("**Warnings and logging.**", 1)[1].split("```", 1)[0]
+    assert re.findall(r"`matrix\.([\w-]+)`", logging_section) == list(WARNING_KINDS)
+
+
+def test_the_cli_page_names_every_value_of_how():
+    import matrix
+
+    frames = matrix.load(EXAMPLES / "frames" / "features.toml")
+    default = matrix.default()
+    seen = {default.resolve({}).explanation()["how"],
+            default.resolve({}, runner="v1").explanation()["how"],
+            default.resolve({"watermark_config": {}}, runner="v1").explanation()["how"],
+            frames.resolve({"query": {"sql": True}}).explanation()["how"]}
+    assert seen == {"automatic", "requested", "overridden", "preferred"}
+    listed = page_text("reference/cli.md").split("`how` (", 1)[1].split("),\n", 1)[0]
+    assert set(re.findall(r"`(\w+)`", listed)) == seen | {"prefers"}
