@@ -1,6 +1,6 @@
 """The rules of runner choice, stated once.
 
-A config is resolved in this order (the README's "How a runner is chosen" says the same):
+A config is resolved in this order (docs/explanation/choice.md shows this text, up to the list's end):
 
 1. **Removed features.** A config that uses a feature removed at the version is refused
    (`RemovedFeatureError`) before any runner is considered; deprecated ones only warn.

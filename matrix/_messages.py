@@ -913,7 +913,7 @@ def ignored_count(count: int) -> str:
 
 
 def unknown_finding_code(code: str, known: Sequence[str]) -> str:
-    return f"Unknown finding code {code!r}{did_you_mean(code, known)} (matrix check's codes: see its README table)"
+    return f"Unknown finding code {code!r}{did_you_mean(code, known)} (matrix check's codes: see docs/reference/check.md)"
 
 
 def init_would_overwrite(paths: Sequence[str]) -> str:

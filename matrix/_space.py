@@ -82,7 +82,7 @@ class Inconclusive(Exception):
 
 
 #: Why a path's partition may not be exact: each is a cause of an ``inconclusive`` finding, and
-#: the README lists them all.
+#: docs/explanation/exact-check.md lists them all.
 CAUSES = {
     "related": "more than four fields are compared with each other",
     "local": "a version is compared near its own local variant (between 1.0 and 1.0+a nothing can be constructed)",

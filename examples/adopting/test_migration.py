@@ -4,41 +4,43 @@ import matrix
 from matrix.testing import Choice, assert_matches
 
 from host import config as host
-from host.gates import get_v2_unsupported_features
+from host.gates import pandas_unsupported
 
 MATRIX = matrix.load("features.toml")
 
 
-def build(values: dict) -> host.VllmConfig:
+def build(values: dict) -> host.FramesConfig:
     """A config dict drawn from the schema, as the host's own objects."""
-    compilation = dict(values.get("compilation_config", {}))
-    if "mode" in compilation:
-        compilation["mode"] = host.CompilationMode[compilation["mode"]]
-    speculative = values.get("speculative_config")
-    return host.VllmConfig(
-        cache_config=host.CacheConfig(**values.get("cache_config", {})),
-        parallel_config=host.ParallelConfig(**values.get("parallel_config", {})),
-        compilation_config=host.CompilationConfig(**compilation),
-        speculative_config=None if speculative is None else host.SpeculativeConfig(**speculative),
+    query = dict(values.get("query", {}))
+    if "join" in query:
+        query["join"] = host.Join(query["join"])
+    spill = values.get("spill")
+    return host.FramesConfig(
+        io=host.IoConfig(**values.get("io", {})),
+        query=host.QueryConfig(**query),
+        spill=None if spill is None else host.SpillConfig(**spill),
     )
 
 
-def legacy(config: host.VllmConfig, facts: dict) -> list:
-    return get_v2_unsupported_features(config, triton=facts["platform.has_triton"])
+def legacy(config: host.FramesConfig, facts: dict) -> list:
+    return pandas_unsupported(config, pyarrow=facts["platform.has_pyarrow"])
 
 
 def test_the_matrix_answers_as_the_legacy_gate_function():
-    assert_matches(MATRIX, legacy, runner="v2", build=build)
+    assert_matches(MATRIX, legacy, runner="pandas", build=build)
 
 
-def legacy_choice(config: host.VllmConfig, facts: dict, runner=None) -> Choice:
-    """The host's choice: V2 unless it cannot serve; a request for it that it cannot serve is refused."""
-    blocked = get_v2_unsupported_features(config, triton=facts["platform.has_triton"])
+def legacy_choice(config: host.FramesConfig, facts: dict, runner=None) -> Choice:
+    """frames' choice: Polars unless a row function needs pandas; a request an engine cannot serve is refused."""
+    pandas = pandas_unsupported(config, pyarrow=facts["platform.has_pyarrow"])
+    polars = ["Python row functions"] if config.query.udf else []
     if runner is None:
-        runner = "v1" if blocked else "v2"
-    elif runner == "v2" and blocked:
-        raise ValueError(f"Model Runner V2 does not support: {', '.join(blocked)}")
-    return Choice(runner, {"v2": blocked, "v1": []})
+        runner = "pandas" if polars else "polars"
+        if polars and pandas:
+            raise ValueError("No engine can run this query")
+    elif {"polars": polars, "pandas": pandas}[runner]:
+        raise ValueError(f"{runner} cannot run this query")
+    return Choice(runner, {"polars": polars, "pandas": pandas})
 
 
 def test_the_matrix_chooses_as_the_legacy_code():

@@ -1,1 +1,1 @@
-"""A host project shaped like vLLM: config classes, and the hand-written gate being replaced."""
+"""frames, a dataframe library: the part of it that picks an engine."""

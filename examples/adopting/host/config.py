@@ -1,4 +1,4 @@
-"""Config classes shaped like vLLM's (vllm/config/*.py), cut down to what the gates read."""
+"""frames' config classes, cut down to what its choice of engine reads."""
 
 from __future__ import annotations
 
@@ -6,49 +6,42 @@ import enum
 from dataclasses import dataclass, field
 from typing import Literal, Optional
 
-MambaCacheMode = Literal["none", "align", "all"]
-SpeculativeMethod = Literal["ngram", "draft_model", "eagle", "eagle3", "mtp"]
+FileFormat = Literal["csv", "parquet", "json"]
 
 
-class CompilationMode(enum.IntEnum):
-    NONE = 0
-    STOCK_TORCH_COMPILE = 1
-    DYNAMO_TRACE_ONCE = 2
-    VLLM_COMPILE = 3
-
-
-@dataclass
-class CacheConfig:
-    mamba_cache_mode: MambaCacheMode = "none"
-    """How the Mamba state cache is kept."""
+class Join(str, enum.Enum):
+    HASH = "hash"
+    SORT_MERGE = "sort_merge"
+    ASOF = "asof"
 
 
 @dataclass
-class ParallelConfig:
-    tensor_parallel_size: int = 1
-    """Number of tensor parallel groups."""
-    pipeline_parallel_size: int = 1
-    """Number of pipeline parallel groups."""
-    enable_elastic_ep: bool = False
-    """Elastic expert parallelism."""
+class IoConfig:
+    format: FileFormat = "csv"
+    """The input file's format."""
+    lazy: bool = False
+    """Plan the query, read on collect."""
 
 
 @dataclass
-class CompilationConfig:
-    mode: CompilationMode = CompilationMode.VLLM_COMPILE
-    """The compilation approach."""
+class QueryConfig:
+    threads: int = 1
+    """Worker threads."""
+    udf: bool = False
+    """The query calls a Python function per row."""
+    join: Join = Join.HASH
+    """How frames are joined."""
 
 
 @dataclass
-class SpeculativeConfig:
-    method: SpeculativeMethod = "eagle"
-    """The speculative decoding method."""
+class SpillConfig:
+    memory_limit_mb: int = 1024
+    """Memory the engine may use before it spills to disk."""
 
 
 @dataclass
-class VllmConfig:
-    cache_config: CacheConfig = field(default_factory=CacheConfig)
-    parallel_config: ParallelConfig = field(default_factory=ParallelConfig)
-    compilation_config: CompilationConfig = field(default_factory=CompilationConfig)
-    speculative_config: Optional[SpeculativeConfig] = None
-    """None when speculative decoding is off."""
+class FramesConfig:
+    io: IoConfig = field(default_factory=IoConfig)
+    query: QueryConfig = field(default_factory=QueryConfig)
+    spill: Optional[SpillConfig] = None
+    """None when the engine may use all memory."""

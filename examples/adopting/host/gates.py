@@ -1,27 +1,27 @@
-"""The hand-written gate function that features.toml replaces, as vLLM writes it."""
+"""The hand-written gate function that features.toml replaces, as frames writes it."""
 
-from .config import CompilationMode, VllmConfig
+from .config import FramesConfig, Join
 
 
-def has_triton() -> bool:
-    """A fact the host computes from its environment, not a config field."""
+def has_pyarrow() -> bool:
+    """A fact frames computes from its environment, not a config field."""
     try:
-        import triton  # noqa: F401
+        import pyarrow  # noqa: F401
     except ImportError:
         return False
     return True
 
 
-def get_v2_unsupported_features(config: VllmConfig, triton: bool) -> list:
+def pandas_unsupported(config: FramesConfig, pyarrow: bool) -> list:
     unsupported = []
-    if config.compilation_config.mode == CompilationMode.STOCK_TORCH_COMPILE:
-        unsupported.append("stock torch.compile")
-    if config.speculative_config is not None and config.speculative_config.method in ("ngram", "draft_model"):
-        unsupported.append(f"speculative method '{config.speculative_config.method}'")
-    if config.parallel_config.enable_elastic_ep:
-        unsupported.append("elastic expert parallelism")
-    if config.cache_config.mamba_cache_mode == "all":
-        unsupported.append("mamba cache mode 'all'")
-    if not triton:
-        unsupported.append("missing Triton")
+    if config.io.lazy:
+        unsupported.append("lazy reading")
+    if config.query.threads > 1:
+        unsupported.append("multithreaded execution")
+    if config.query.join == Join.SORT_MERGE:
+        unsupported.append("sort-merge joins")
+    if config.spill is not None:
+        unsupported.append("spilling to disk")
+    if config.io.format == "parquet" and not pyarrow:
+        unsupported.append("parquet without pyarrow")
     return unsupported

@@ -1,29 +1,34 @@
-"""The host's next release, for the README's drift example: a field renamed, a method dropped."""
+"""frames' next release, for the drift example: a field renamed, a format dropped and one added."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Literal, Optional
 
-from .config import CompilationConfig, ParallelConfig
+from .config import Join, SpillConfig
 
 
 @dataclass
-class CacheConfig:
-    mamba_mode: Literal["none", "align", "all"] = "none"
-    """How the Mamba state cache is kept."""
+class IoConfig:
+    format: Literal["csv", "parquet", "avro"] = "csv"
+    """The input file's format."""
+    lazy: bool = False
+    """Plan the query, read on collect."""
 
 
 @dataclass
-class SpeculativeConfig:
-    method: Literal["ngram", "eagle", "eagle3", "mtp", "suffix"] = "eagle"
-    """The speculative decoding method."""
+class QueryConfig:
+    n_threads: int = 1
+    """Worker threads."""
+    udf: bool = False
+    """The query calls a Python function per row."""
+    join: Join = Join.HASH
+    """How frames are joined."""
 
 
 @dataclass
-class VllmConfig:
-    cache_config: CacheConfig = field(default_factory=CacheConfig)
-    parallel_config: ParallelConfig = field(default_factory=ParallelConfig)
-    compilation_config: CompilationConfig = field(default_factory=CompilationConfig)
-    speculative_config: Optional[SpeculativeConfig] = None
-    """None when speculative decoding is off."""
+class FramesConfig:
+    io: IoConfig = field(default_factory=IoConfig)
+    query: QueryConfig = field(default_factory=QueryConfig)
+    spill: Optional[SpillConfig] = None
+    """None when the engine may use all memory."""
