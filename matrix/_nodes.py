@@ -117,7 +117,6 @@ class Or:
         return " or ".join(_child(op, AND) for op in self.operands)
 
 
-Operand = Union[Path, Literal, ListLiteral, Mod]
 Node = Union[Path, Literal, ListLiteral, Mod, Compare, IsNone, Not, And, Or]
 
 _STRENGTH = {Or: OR, And: AND, Not: NOT, Compare: TEST, IsNone: TEST, Mod: ARITH}
