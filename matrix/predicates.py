@@ -167,8 +167,9 @@ class Predicate:
     @property
     def node(self) -> Node:
         """The parsed tree: frozen nodes of `matrix._nodes` (`And`, `Or`, `Not`, `Compare`,
-        `IsNone`, `Path`, `Literal`, `ListLiteral`, `Mod`), each with the span of its text in
-        `source` (spans take no part in equality). Read-only: nodes are values."""
+        `IsNone`, `Path`, `Literal`, `ListLiteral`, `Mod`). Read-only: nodes are values. Each
+        node parsed carries the span of its text in the source it was parsed from (`source`,
+        unless this predicate was composed); spans take no part in equality."""
         return self._node
 
     @property
