@@ -73,7 +73,7 @@ def _dicts(value):
 def _chain(features, schema):
     lines = ["def evaluate(c):", "    active = []"]
     for i, f in enumerate(features):
-        lines += [f"    if {translate.python(f.when._node, schema)}:", f"        active.append({i})"]
+        lines += [f"    if {translate.python(f.when.node, schema)}:", f"        active.append({i})"]
     lines.append("    return active")
     namespace = {}
     exec("\n".join(lines) + "\n", namespace)
@@ -95,10 +95,10 @@ def peers(m, samples, rounds, seconds, label):
         chosen, markers = [], []
         for f in m.features_at():
             try:
-                text = translate.marker(f.when._node, schema, dict(variables))
+                text = translate.marker(f.when.node, schema, dict(variables))
             except translate.Unsupported:
                 continue
-            translate.marker(f.when._node, schema, variables)
+            translate.marker(f.when.node, schema, variables)
             chosen.append(f)
             markers.append(Marker(text))
         if chosen:
@@ -126,13 +126,13 @@ def peers(m, samples, rounds, seconds, label):
     try:
         import cel
         # One program that evaluates every gate, so the context crosses into Rust once.
-        program = cel.compile("[" + ", ".join(translate.cel(f.when._node, schema) for f in features) + "]")
+        program = cel.compile("[" + ", ".join(translate.cel(f.when.node, schema) for f in features) + "]")
         contenders["CEL (common-expression-language)"] = lambda p: program.execute({"c": p[1]})
     except ImportError:
         pass
     try:
         from json_logic import jsonLogic
-        rules = [translate.jsonlogic(f.when._node, schema) for f in features]
+        rules = [translate.jsonlogic(f.when.node, schema) for f in features]
         contenders["JsonLogic (panzi-json-logic)"] = lambda p: [jsonLogic(r, p[1]) for r in rules]
     except ImportError:
         pass

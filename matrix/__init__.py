@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, List, Mapping, Optional
 from .errors import (ConfigError, LoadError, MatrixError, NoRunnerError, PredicateError, Problem,
                      RemovedFeatureError, ResolutionError, UnsupportedFeatureError, UsageError)
 from .loader import default, load, loads
-from .predicates import Predicate
+from .predicates import And, Compare, IsNone, ListLiteral, Literal, Mod, Not, Or, Path, Predicate
 
 if TYPE_CHECKING:  # pragma: no cover
     from .check import Finding, Report
@@ -40,6 +40,16 @@ __all__ = [
     "Field",
     "Schema",
     "Predicate",
+    # The nodes of a predicate's tree (`Predicate.node`).
+    "And",
+    "Or",
+    "Not",
+    "Compare",
+    "IsNone",
+    "Mod",
+    "Path",
+    "Literal",
+    "ListLiteral",
     "VersionLike",
     "Resolution",
     "ResolutionWarning",

@@ -293,7 +293,7 @@ class _Generator:
         tables: Dict[str, Dict[object, int]] = {}
         groups: Dict[Node, List[Tuple[int, Optional[Node]]]] = {}
         for index, feature in enumerate(features):
-            node = feature.when._node
+            node = feature.when.node
             equality = self.equality(node)
             if equality is not None:
                 local, value = equality

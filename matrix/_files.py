@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Optional, Tuple, Union
+import sys
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 from . import _messages
 from .errors import UsageError
@@ -13,6 +14,15 @@ MARKERS = {
     "rst": (".. matrix:begin", ".. matrix:end"),
     "markup": ("<!-- matrix:begin -->", "<!-- matrix:end -->"),
 }
+
+
+def toml() -> Any:  # the tomllib module (tomli before Python 3.11)
+    # Imported on first load, not by `import matrix` (see benchmarks/).
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    return tomllib
 
 
 def markers_for(path: str) -> Tuple[str, str]:
@@ -127,9 +137,7 @@ def _pyproject_matrix(path: str) -> Optional[str]:
         raise UsageError(_messages.cannot_read_pyproject(path, exc)) from None
     if "tool.matrix" not in text and "[tool]" not in text and "tool =" not in text:
         return None  # the common case, decided without importing a TOML reader
-    from .loader import _toml
-
-    tomllib = _toml()
+    tomllib = toml()
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -176,10 +176,6 @@ def cannot_order(what: str, op: str) -> str:
     return f"Cannot order {what} with {op!r}: only int, float and version values are ordered"
 
 
-def out_of_bounds(value: object, path: str, bound: str, limit: object) -> str:
-    return f"{value!r} is outside the range of {path!r} ({bound} {limit!r}), so this test is constant"
-
-
 def not_nullable(path: str) -> str:
     return f"{path!r} is never None: declare it nullable to test it with 'is None'"
 
@@ -201,10 +197,6 @@ def bare_operand(what: str) -> str:
 
 def invalid_version_literal(value: str, path: str) -> str:
     return f"{value!r} is not a valid PEP 440 version, so it cannot be compared with {path!r}"
-
-
-def path_is_section(path: str) -> str:
-    return f"{path!r} is a section; compare one of its fields, or test it with 'is None'"
 
 
 # --- configs -------------------------------------------------------------------------------

@@ -23,6 +23,8 @@ def _literal_key(value: object) -> Tuple[type, object]:
 
 @attrs.frozen
 class Path:
+    """A config path read by the predicate (``speculative_config.method``)."""
+
     name: str
     span: Tuple[int, int] = _SPAN
 
@@ -36,6 +38,8 @@ class Path:
 
 @attrs.frozen
 class Literal:
+    """A literal value: a string, an int, a float, a bool or None."""
+
     value: object = attrs.field(eq=_literal_key)
     span: Tuple[int, int] = _SPAN
 
@@ -45,6 +49,8 @@ class Literal:
 
 @attrs.frozen
 class ListLiteral:
+    """A list of literals (the right side of ``in``)."""
+
     items: Tuple[Literal, ...]
     span: Tuple[int, int] = _SPAN
 
@@ -58,6 +64,8 @@ class ListLiteral:
 
 @attrs.frozen
 class Mod:
+    """``path % divisor``: the remainder of an int field by a positive literal (None for None)."""
+
     """``path % divisor``: the remainder of an int field by a positive int literal (None when
     the field is None)."""
 
@@ -71,6 +79,8 @@ class Mod:
 
 @attrs.frozen
 class Compare:
+    """``left op right``, ``op`` one of the comparison operators, ``in`` or ``not in``."""
+
     left: Node
     op: str
     right: Node
@@ -82,6 +92,8 @@ class Compare:
 
 @attrs.frozen
 class IsNone:
+    """``operand is None`` (``is not None`` when ``negated``)."""
+
     operand: Node
     negated: bool
     span: Tuple[int, int] = _SPAN
@@ -92,6 +104,8 @@ class IsNone:
 
 @attrs.frozen
 class Not:
+    """``not operand``."""
+
     operand: Node
     span: Tuple[int, int] = _SPAN
 
@@ -101,6 +115,8 @@ class Not:
 
 @attrs.frozen
 class And:
+    """``a and b and …``."""
+
     operands: Tuple[Node, ...]
     span: Tuple[int, int] = _SPAN
 
@@ -110,6 +126,8 @@ class And:
 
 @attrs.frozen
 class Or:
+    """``a or b or …``."""
+
     operands: Tuple[Node, ...]
     span: Tuple[int, int] = _SPAN
 
@@ -117,7 +135,6 @@ class Or:
         return " or ".join(_child(op, AND) for op in self.operands)
 
 
-Operand = Union[Path, Literal, ListLiteral, Mod]
 Node = Union[Path, Literal, ListLiteral, Mod, Compare, IsNone, Not, And, Or]
 
 _STRENGTH = {Or: OR, And: AND, Not: NOT, Compare: TEST, IsNone: TEST, Mod: ARITH}

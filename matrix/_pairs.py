@@ -20,17 +20,14 @@ from ._space import Inconclusive, Space
 from ._versions import VersionLike, as_version
 from .schema import Feature, Matrix, Refusal
 
-#: What a pair's cell says: every runner serves it, some do, none does, the two are never
-#: active together, or the search could not decide.
-KINDS = ("all", "some", "none", "never", "undecided")
-
-
 @attrs.frozen
 class Pair:
     """Two gates (``first`` declared before ``second``) and the runners that serve them together."""
 
     first: Feature
     second: Feature
+    #: What its cell says: every runner serves it (``all``), ``some`` do, ``none`` does, the two
+    #: are ``never`` active together, or the search could not decide (``undecided``).
     kind: str
     runners: Tuple[str, ...] = ()  # the ids of the runners that serve both, priority order
     witnesses: Mapping[str, Dict[str, Any]] = attrs.field(factory=dict, eq=False)  # runner id → a config it serves
@@ -48,10 +45,10 @@ def pairs(matrix: Matrix, version: Optional[VersionLike] = None, *, budget: int 
     v = matrix.version if version is None else as_version(version)
     in_force = matrix.features_at(v)
     gates = pair_gates(matrix, v)
-    removed = [g.when._node for g in in_force if g not in gates]
+    removed = [g.when.node for g in in_force if g not in gates]
     # A runner's requirements refuse configs as the features it says no to do (`Matrix.gates_at`).
     every = matrix.gates_at(v)
-    space = Space(matrix.schema, [g.when._node for g in every], budget=budget)
+    space = Space(matrix.schema, [g.when.node for g in every], budget=budget)
     refusing = {r.id: [g for g in every if g.status(r.id, v) == "no"] for r in matrix.runners}
     out = []
     for j, second in enumerate(gates):
@@ -62,7 +59,7 @@ def pairs(matrix: Matrix, version: Optional[VersionLike] = None, *, budget: int 
 
 def _pair(matrix: Matrix, space: Space, first: Feature, second: Feature, removed: List[Any],
           refusing: Dict[str, List[Feature]]) -> Pair:
-    both = [first.when._node, second.when._node]
+    both = [first.when.node, second.when.node]
     try:
         if space.solve(true=both, false=removed) is None:
             return Pair(first, second, "never")
@@ -70,7 +67,7 @@ def _pair(matrix: Matrix, space: Space, first: Feature, second: Feature, removed
         for runner in matrix.runners:
             if first in refusing[runner.id] or second in refusing[runner.id]:
                 continue  # one of the two is refused there (the search would find that out slowly)
-            avoid = [g.when._node for g in refusing[runner.id]] + removed
+            avoid = [g.when.node for g in refusing[runner.id]] + removed
             found = space.solve(true=both, false=avoid)
             if found is not None:
                 witnesses[runner.id] = space.witness(found, avoid=avoid)

@@ -180,7 +180,7 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
     # Runner requirements, candidacies and orders are gates too (`Matrix.gates_at`): the space
     # tells apart every value they compare, and the runner analyses count them.
     derived = [g for g in matrix.gates_at(v) if g.origin is not None]
-    space = Space(matrix.schema, [g.when._node for g in (*gates, *derived)], budget=budget)
+    space = Space(matrix.schema, [g.when.node for g in (*gates, *derived)], budget=budget)
     yield from _by_default(matrix, v, gates, space, place)
 
     solve = space.solve
@@ -190,7 +190,7 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
     seen: List[Assignment] = []  # configs (as assignments) the searches found: they sharpen the samples
     for gate in gates:
         try:
-            found = solve(true=[gate.when._node])
+            found = solve(true=[gate.when.node])
             if found is None:
                 yield place.feature("never-active", gate, f"{gate.name} can never be active: no config satisfies {gate.when}")
                 continue
@@ -201,7 +201,7 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
             continue
         live.append(gate)
         try:
-            if solve(false=[gate.when._node]) is None:
+            if solve(false=[gate.when.node]) is None:
                 always.append(gate)
                 yield place.feature("always-active", gate, f"{gate.name} is active for every config: {gate.when} always holds")
         except Inconclusive as error:
@@ -220,7 +220,7 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
         found = solve(true=true, false=false, **extra)
         if found is None or not any(g.when.evaluate(space.witness(found), schema=schema) for g in gone):
             return found
-        return solve(true=true, false=[*false, *(g.when._node for g in gone)], **extra)
+        return solve(true=true, false=[*false, *(g.when.node for g in gone)], **extra)
 
     requirements = [g for g in derived if isinstance(g.origin, Requirement)]
     unusable = yield from _requirements(matrix, requirements, solve, place, budget)
@@ -266,11 +266,8 @@ def _merged(matrix: Matrix, gates: List[Feature]) -> List[Feature]:
 
 def _not_candidate(matrix: Matrix, runner: Runner) -> Feature:
     """A gate, for the no-runner analysis only, that holds where *runner* is not a candidate."""
-    from .predicates import Predicate
-
     assert runner.candidate is not None
-    return Feature(f"{runner.id}:not-candidate", f"{runner.name} not being a candidate",
-                   Predicate(f"not ({runner.candidate})", schema=matrix.schema if len(matrix.schema) else None),
+    return Feature(f"{runner.id}:not-candidate", f"{runner.name} not being a candidate", ~runner.candidate,
                    refusing(matrix, {runner.id}), origin=runner)
 
 
@@ -297,12 +294,12 @@ def _requirements(matrix: Matrix, gates: List[Feature], solve: Solve, place: _Pl
             what = f"{runner.name}'s requirement {clause.kind!r}" + (
                 f", clause {number} ({clause.reason})," if number.isdigit() else f" ({clause.reason})")
             try:
-                if solve(true=[clause.condition._node]) is None:
+                if solve(true=[clause.condition.node]) is None:
                     unmet = True
                     yield place.runner("requirement-unmet", runner.id,
                                        f"{what} is met by no config: {clause.condition} never holds, so "
                                        f"{runner.name} can serve no config")
-                elif solve(true=[gate.when._node]) is None:
+                elif solve(true=[gate.when.node]) is None:
                     after = " that meets the clauses before it" if number.isdigit() else ""
                     idle.append(place.runner("requirement-idle", runner.id,
                                              f"{what} never fails: {clause.condition} holds for every config{after}; "
@@ -311,13 +308,13 @@ def _requirements(matrix: Matrix, gates: List[Feature], solve: Solve, place: _Pl
                 yield place.runner("inconclusive", runner.id,
                                    f"Could not decide {_undecided(error, budget)} whether {what} can fail and hold")
         try:
-            if not unmet and mine and solve(false=[g.when._node for g in mine]) is None:
+            if not unmet and mine and solve(false=[g.when.node for g in mine]) is None:
                 unmet = True
                 yield place.runner("runner-unusable", runner.id,
                                    f"No config meets all of {runner.name}'s requirements at once: it can serve no config")
             if not unmet:
                 yield from idle
-            if runner.candidate is not None and solve(true=[runner.candidate._node]) is None:
+            if runner.candidate is not None and solve(true=[runner.candidate.node]) is None:
                 unmet = True  # never chosen automatically: said once, here
                 yield place.runner("never-candidate", runner.id,
                                    f"{runner.name} is never a candidate: no config satisfies {runner.candidate}")
@@ -338,7 +335,7 @@ class _Choice:
         # A config that uses a removed feature is refused before anything is chosen: the
         # analyses leave such configs out themselves (`kept`), so the step is dropped here.
         self.steps = [s for s in compiled.steps if s.kind != "removed"]
-        self.nodes = [None if f.id in dead else f.when._node for f in compiled.features]
+        self.nodes = [None if f.id in dead else f.when.node for f in compiled.features]
         self.ids = [f.id for f in compiled.features]
 
     def _nodes(self, mask: int) -> List[Node]:
@@ -535,7 +532,7 @@ def _by_default(matrix: Matrix, v: Version, gates: Sequence[Feature], space: Spa
         d = gate.deprecated
         if d is None or v < d.since or d.is_removed(v):
             continue
-        if space.truth(gate.when._node, default) is True:
+        if space.truth(gate.when.node, default) is True:
             yield place.feature("deprecated-by-default", gate,
                                 f"{gate.name} is deprecated, and active under the default config: every "
                                 f"resolve of a config that leaves {', '.join(sorted(gate.when.paths))} at "
@@ -591,7 +588,7 @@ def _fingerprints(matrix: Matrix, v: Version, live: List[Feature], space: Space,
         try:
             mask, _ = compiled.evaluate(space.witness(sample))
         except Exception:
-            mask = sum(1 << index[g.id] for g in live if space.truth(g.when._node, sample) is True)
+            mask = sum(1 << index[g.id] for g in live if space.truth(g.when.node, sample) is True)
         bit = 1 << number
         while mask:  # only the gates active on this sample: most are not
             low = mask & -mask
@@ -613,14 +610,14 @@ def _pairs(matrix: Matrix, v: Version, live: List[Feature], space: Space, solve:
     support = {g.id: _support(g, matrix, v) for g in live}
     serving = {g.id: {r.id for r, s in zip(matrix.runners, support[g.id]) if s in ("yes", "partial")} for g in live}
     refusing = {g.id: {r.id for r, s in zip(matrix.runners, support[g.id]) if s in BLOCKING} for g in live}
-    all_nodes = [g.when._node for g in live]
+    all_nodes = [g.when.node for g in live]
     for i, a in enumerate(live):
         for b in live[i + 1:]:
             same_support = support[a.id] == support[b.id]
             fa, fb = prints[a.id], prints[b.id]
             try:
-                if same_support and fa == fb and solve(true=[a.when._node], false=[b.when._node]) is None \
-                        and solve(true=[b.when._node], false=[a.when._node]) is None:
+                if same_support and fa == fb and solve(true=[a.when.node], false=[b.when.node]) is None \
+                        and solve(true=[b.when.node], false=[a.when.node]) is None:
                     yield place.feature("equivalent-gates", b,
                                         f"{b.name} has a condition equivalent to that of {a.name} and the "
                                         "same support: merge the two", features=(a.id, b.id))
@@ -630,10 +627,10 @@ def _pairs(matrix: Matrix, v: Version, live: List[Feature], space: Space, solve:
                         continue
                     both = serving[narrow.id] & refusing[broad.id]
                     runners = [r.name for r in matrix.runners if r.id in both]
-                    if not runners or solve(true=[narrow.when._node], false=[broad.when._node]) is not None:
+                    if not runners or solve(true=[narrow.when.node], false=[broad.when.node]) is not None:
                         continue
                     # Every other gate as few as may be: narrow and broad hold anyway.
-                    holds = solve(true=[narrow.when._node])
+                    holds = solve(true=[narrow.when.node])
                     assert holds is not None  # narrow is a live gate: it can hold
                     witness = space.witness(holds, avoid=all_nodes)
                     yield place.feature(
@@ -679,8 +676,8 @@ def _runners(matrix: Matrix, v: Version, live: List[Feature], choice: _Choice, s
             continue
         if found is None:
             try:
-                candidate = [runner.candidate._node] if runner.candidate is not None else []
-                never_free = solve(true=candidate, false=[g.when._node for g in blockers[runner.id]]) is None
+                candidate = [runner.candidate.node] if runner.candidate is not None else []
+                never_free = solve(true=candidate, false=[g.when.node for g in blockers[runner.id]]) is None
             except Inconclusive:
                 never_free = False
             if never_free:
@@ -729,7 +726,7 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, cho
     found: List[Tuple[Feature, ...]] = []
     seen: Set[FrozenSet[str]] = set()
     stopped: List[Tuple[Tuple[Feature, ...], Inconclusive]] = []
-    nodes = {g.id: g.when._node for g in live}
+    nodes = {g.id: g.when.node for g in live}
 
     def joint(chosen: Tuple[Feature, ...]) -> Optional[Assignment]:
         """A config where every gate of *chosen* holds (the search prunes with it)."""
@@ -801,7 +798,7 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, cho
     severity: Severity = "error" if strict else "note"
     minimal = [tuple(sorted(combo, key=lambda g: order[g.id])) for combo, key in zip(found, keys)
                if not any(other < key for other in keys)]
-    avoid = {g.id: g.when._node for g in (*live, *gone)}  # removed features above all
+    avoid = {g.id: g.when.node for g in (*live, *gone)}  # removed features above all
 
     def witness_of(gates: Sequence[Feature]) -> Dict[str, Any]:
         key = frozenset(g.id for g in gates)

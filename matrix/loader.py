@@ -10,13 +10,13 @@ from __future__ import annotations
 import functools
 import os
 import re
-import sys
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Set, Tuple, Union
 
 import attrs
 from packaging.version import InvalidVersion, Version
 
 from . import _access, _messages, _toml_errors
+from ._files import toml
 from ._nodes import Compare, ListLiteral, Literal, Path, walk
 from .errors import ConfigError, LoadError, Problem, excerpt
 from .predicates import Predicate
@@ -125,13 +125,7 @@ def _built(text: str, name: str, base: str, *, shipped: bool = False) -> Matrix:
     return matrix
 
 
-def _toml() -> Any:  # the tomllib module (tomli before Python 3.11)
-    # Imported on first load, not by `import matrix` (see benchmarks/).
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
-    return tomllib
+_toml = toml  # the tomllib module (read by the CLI and `matrix check`'s ignore list too)
 
 
 def _read(name: str, path: str) -> str:
@@ -868,7 +862,7 @@ class _Builder:
                 self.problem(source, where, _messages.outside_window(what, window_text(window), _live_text(live)),
                              at=at, detail=excerpt(text, span))
 
-        for node in walk(feature.when._node):
+        for node in walk(feature.when.node):
             if isinstance(node, Path):
                 parts = node.name.split(".")
                 for end_index in range(1, len(parts) + 1):
@@ -902,7 +896,7 @@ class _Builder:
         return Forces(spec.runner, spec.override, spec.message)
 
     def predicate(self, source: _Source, where: Place, text: str, schema: Schema) -> Optional[Predicate]:
-        predicate, errors = Predicate._checked(text, schema)
+        predicate, errors = Predicate.checked(text, schema=schema)
         for error in errors:
             message = error.message
             unknown = error.unknown_path

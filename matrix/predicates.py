@@ -17,16 +17,18 @@ from __future__ import annotations
 
 import functools
 import operator
-from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Optional, Tuple, Type, Union
 
 from packaging.version import InvalidVersion, Version
 
 from . import _access, _messages
 from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path, walk
 from .errors import ConfigError, PredicateError
-from .schema import Schema
 
-__all__ = ["Predicate", "OPERATORS"]
+if TYPE_CHECKING:  # pragma: no cover
+    from .schema import Schema
+
+__all__ = ["Predicate", "OPERATORS", "And", "Or", "Not", "Compare", "IsNone", "Mod", "Path", "Literal", "ListLiteral"]
 
 
 def __dir__() -> List[str]:
@@ -61,7 +63,7 @@ def _ordered(compare: Callable[[Any, Any], Any]) -> Callable[[object, object], b
         a, b = _align(a, b)
         try:
             return bool(compare(a, b))
-        except TypeError:  # None < 4, 'a' < 1: False, never an exception (DESIGN.md)
+        except TypeError:  # None < 4, 'a' < 1: False, never an exception (README, "The predicate language")
             return False
         except Exception as exc:
             raise _host_error(a, b, exc) from None
@@ -104,8 +106,25 @@ def _restored(source: str, node: Node, paths: FrozenSet[str]) -> Predicate:
     return self
 
 
+def _joined(kind: Union[Type[And], Type[Or]], left: Predicate, right: Predicate) -> Predicate:
+    # Flattened as the parser flattens `a and (b and c)`: one tree for the text and the value.
+    operands: List[Node] = []
+    for side in (left._node, right._node):
+        operands.extend(side.operands if isinstance(side, (And, Or)) and type(side) is kind else (side,))
+    node = kind(tuple(operands))
+    return _restored(str(node), node, left._paths | right._paths)
+
+
 class Predicate:
     """A parsed condition over a config.
+
+    Predicates compose without text: ``p & q``, ``p | q`` and ``~p`` are the predicates
+    ``p and q``, ``p or q`` and ``not p`` (equal to those parsed from that text; the tree is
+    built, not parsed again, so a composition of checked predicates needs no checking).
+
+    >>> p = Predicate("a.b > 1") & ~Predicate("a.c or a.d")
+    >>> p == Predicate("a.b > 1 and not (a.c or a.d)"), str(p)
+    (True, 'a.b > 1 and not (a.c or a.d)')
 
     :param source: the predicate's text.
     :param schema: when given, the predicate is type-checked against it.
@@ -117,7 +136,7 @@ class Predicate:
     def __init__(self, source: str, *, schema: Optional[Schema] = None) -> None:
         if not isinstance(source, str):
             raise TypeError(f"Predicate() takes a str, not {type(source).__name__}")
-        checked, errors = self._checked(source, schema)
+        checked, errors = self.checked(source, schema=schema)
         if errors or checked is None:
             raise errors[0]
         self._node: Node = checked._node
@@ -125,8 +144,13 @@ class Predicate:
         self._paths: FrozenSet[str] = checked._paths
 
     @classmethod
-    def _checked(cls, source: str, schema: Optional[Schema]) -> tuple[Optional[Predicate], List[PredicateError]]:
-        """Parse and type-check *source*, returning every error instead of the first."""
+    def checked(cls, source: str, *, schema: Optional[Schema] = None) -> Tuple[Optional[Predicate], List[PredicateError]]:
+        """Parse and type-check *source*, returning every error instead of raising the first:
+        ``(predicate, [])``, or ``(None, errors)`` in source order (the loader reports them all).
+
+        >>> Predicate.checked("a ==")[1][0].message
+        "Expected a config path, a value, '(' or '[', found end of text"
+        """
         from . import _parser  # not imported by `import matrix`: a cached matrix is not parsed
 
         try:
@@ -138,11 +162,15 @@ class Predicate:
         errors = _typecheck.check(node, schema, source) if schema else []
         if errors:
             return None, errors
-        self = cls.__new__(cls)
-        self._node = node
-        self._source = source
-        self._paths = frozenset(n.name for n in walk(node) if isinstance(n, Path))
-        return self, []
+        return _restored(source, node, frozenset(n.name for n in walk(node) if isinstance(n, Path))), []
+
+    @property
+    def node(self) -> Node:
+        """The parsed tree: frozen nodes of `matrix._nodes` (`And`, `Or`, `Not`, `Compare`,
+        `IsNone`, `Path`, `Literal`, `ListLiteral`, `Mod`). Read-only: nodes are values. Each
+        node parsed carries the span of its text in the source it was parsed from (`source`,
+        unless this predicate was composed); spans take no part in equality."""
+        return self._node
 
     @property
     def source(self) -> str:
@@ -167,6 +195,20 @@ class Predicate:
 
     def __hash__(self) -> int:
         return hash(self._node)
+
+    def __and__(self, other: object) -> Predicate:
+        if not isinstance(other, Predicate):
+            return NotImplemented
+        return _joined(And, self, other)
+
+    def __or__(self, other: object) -> Predicate:
+        if not isinstance(other, Predicate):
+            return NotImplemented
+        return _joined(Or, self, other)
+
+    def __invert__(self) -> Predicate:
+        node = Not(self._node)
+        return _restored(str(node), node, self._paths)
 
     def __copy__(self) -> Predicate:
         return self

@@ -434,14 +434,17 @@ class Matrix:
     # Derived from the fields above, so not part of equality.
     _runner_index: Dict[str, Runner] = attrs.field(init=False, repr=False, eq=False)
     _feature_index: Dict[str, Feature] = attrs.field(init=False, repr=False, eq=False)
+    #: What the engine derives from this matrix and keeps as long as it lives (`matrix._compile`
+    #: owns it; nothing here reads it). It must hang off the matrix itself: what is derived
+    #: refers back to the matrix, so a table beside it would keep every matrix alive.
     _caches: Dict[Any, Any] = attrs.field(init=False, repr=False, factory=dict, eq=False)
 
     def __attrs_post_init__(self) -> None:
         object.__setattr__(self, "_runner_index", {r.id: r for r in self.runners})
         object.__setattr__(self, "_feature_index", {f.id: f for f in self.features})
 
-    # Pickled (a cache entry, a worker process) without what is derived: the indexes are
-    # rebuilt, and the compiled plans (generated functions) are compiled again when needed.
+    # Pickled (a cache entry, a worker process) as the value alone: what is derived from it is
+    # rebuilt where it is needed.
     def __getstate__(self) -> Dict[str, object]:
         return {f.name: getattr(self, f.name) for f in attrs.fields(Matrix) if f.init}
 
@@ -507,15 +510,13 @@ class Matrix:
         others ``yes``), per runner with a ``candidate`` condition (active when it holds) and per
         order (active when it applies). Derived gates carry their `Feature.origin`."""
         v = self.version if version is None else as_version(version)
-        key = ("gates", v)
-        found: Optional[Tuple[Feature, ...]] = self._caches.get(key)
-        if found is None:
-            found = self._caches[key] = self.features_at(v) + _derived_gates(self)
-        return found
+        return self.features_at(v) + _derived_gates(self)
 
-    # resolve() and is_supported() are the resolver's functions, bound to this class by the
-    # resolver module (which `import matrix` imports; this module imports no resolver):
-    # resolve() runs at the speed of an if chain, and a forwarding call would cost a tenth of it.
+    # resolve() and is_supported() are `matrix.resolver.resolve` and `is_supported` themselves,
+    # bound to this class by the resolver module, which `import matrix` imports. They cannot be
+    # defined here: the resolver reads these values (`Requirement`, `Runner`, `Order`), so this
+    # module importing it, even inside a method, would make an import cycle; and resolve() runs
+    # at the speed of an if chain, which a forwarding method would slow by a few per cent.
     if TYPE_CHECKING:  # pragma: no cover
         def resolve(self, config: object, *, runner: Optional[str] = None,
                     version: Optional[VersionLike] = None, facts: Optional[Mapping[str, object]] = None,
@@ -532,9 +533,6 @@ def refusing(matrix: Matrix, runners: Collection[str]) -> Dict[str, Tuple[Statem
 
 
 def _derived_gates(matrix: Matrix) -> Tuple[Feature, ...]:
-    from .predicates import Predicate
-
-    schema = matrix.schema if len(matrix.schema) else None
     gates = []
     for runner in matrix.runners:
         refuses = refusing(matrix, {runner.id})
@@ -544,10 +542,11 @@ def _derived_gates(matrix: Matrix) -> Tuple[Feature, ...]:
         for kind, chain in by_kind.items():
             for index, clause in enumerate(chain):
                 # A clause fails when its condition does not hold and every one before it does.
-                text = " and ".join([f"not ({clause.condition})", *(f"({c.condition})" for c in chain[:index])])
+                fails = ~clause.condition
+                for earlier in chain[:index]:
+                    fails &= earlier.condition
                 suffix = f":{index + 1}" if len(chain) > 1 else ""
-                gates.append(Feature(f"{runner.id}:{kind}{suffix}", clause.reason, Predicate(text, schema=schema),
-                                     refuses, origin=clause))
+                gates.append(Feature(f"{runner.id}:{kind}{suffix}", clause.reason, fails, refuses, origin=clause))
     everyone = refusing(matrix, ())
     for runner in matrix.runners:
         if runner.candidate is not None:

@@ -40,7 +40,7 @@ def _constants(matrix: Matrix) -> Dict[str, List[object]]:
     """The literals each path is compared with in the matrix's predicates (its runner
     requirements, candidacies and orders included)."""
     derived = [g for g in matrix.gates_at() if g.origin is not None]
-    return compared_constants(f.when._node for f in (*matrix.features, *derived))
+    return compared_constants(f.when.node for f in (*matrix.features, *derived))
 
 
 # Strings are drawn from this alphabet, not with `st.text()`: hypothesis builds its Unicode
@@ -169,9 +169,9 @@ def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Op
                 path = next(p for p in sorted(gates[gate].when.paths) if p not in schema)
                 raise InvalidArgument(f"{name}: {gate!r} reads {path!r}, which the config does not have at {v}")
         wanted[name] = [gates[i] for i in ids]
-    space = Space(schema, [f.when._node for f in drawable.values()])
-    must = [f.when._node for f in wanted["active"]]
-    must_not = [f.when._node for f in wanted["inactive"]]
+    space = Space(schema, [f.when.node for f in drawable.values()])
+    must = [f.when.node for f in wanted["active"]]
+    must_not = [f.when.node for f in wanted["inactive"]]
     base: Dict[str, object] = {}
     if must or must_not:
         both = (f"{', '.join(repr(f.id) for f in wanted['active']) or 'nothing'} active and "
@@ -293,7 +293,7 @@ def _steered(draw: st.DrawFn, plan: _Plan) -> Dict[str, object]:
     if picks and draw(st.integers(0, 3)) == 3:
         # A near miss: every condition of the first gate but one holds, so a check that
         # ignores that one condition (a forgotten fact, a missing `and`) is caught.
-        node = picks[0].when._node
+        node = picks[0].when.node
         if isinstance(node, And):
             index = rng.randrange(len(node.operands))
             near = [o for i, o in enumerate(node.operands) if i != index]
@@ -304,8 +304,8 @@ def _steered(draw: st.DrawFn, plan: _Plan) -> Dict[str, object]:
     fixed: Dict[str, object] = {}
     if true or false or picks:
         for gate in picks:
-            if plan.possible(true + [gate.when._node], false):
-                true.append(gate.when._node)
+            if plan.possible(true + [gate.when.node], false):
+                true.append(gate.when.node)
         fixed = plan.solve(true, false, rng)
     return plan.section(draw, "", fixed)
 

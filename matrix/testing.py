@@ -478,7 +478,7 @@ def _gate_sweep(matrix: Matrix, schema: Schema, at: Version) -> Iterator[Config]
     from .strategies import _plain
 
     gates = [g for g in matrix.gates_at(at) if all(p in schema for p in g.when.paths)]
-    nodes = [g.when._node for g in gates]
+    nodes = [g.when.node for g in gates]
     choosing = [i for i, g in enumerate(gates) if g.prefers is not None or g.forces is not None
                 or g.deprecated is not None or g.origin is not None]
     space = Space(schema, nodes, budget=_SOLVE_BUDGET)

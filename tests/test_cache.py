@@ -183,3 +183,21 @@ def test_a_cached_load_and_the_cli_import_only_what_they_need(cache):
                           capture_output=True, text=True)
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout == "[]\n[]\n"
+
+
+def test_the_gates_derived_from_runner_requirements_need_no_parser(cache):
+    """A cached matrix whose runners have requirements, candidacies and orders (the attention
+    example) builds the gates derived from them without parsing: they are composed as trees."""
+    path = str(ROOT / "examples" / "vllm-attention" / "features.toml")
+    m = matrix.load(path)  # the entry
+    derived = [g.id for g in m.gates_at() if g.origin is not None]
+    code = (
+        "import sys\n"
+        "import matrix\n"
+        f"m = matrix.load({path!r})\n"
+        "print(len([g for g in m.gates_at() if g.origin is not None]))\n"
+        "print(sorted(set(sys.modules) & {'matrix._parser', 'matrix._tokenizer', 'matrix._typecheck', 'cattrs'}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "MATRIX_CACHE_DIR": str(cache)},
+                          capture_output=True, text=True)
+    assert (done.returncode, done.stderr, done.stdout) == (0, "", f"{len(derived)}\n[]\n")

@@ -94,10 +94,10 @@ def test_the_default_matrix_has_no_errors_and_lists_its_no_runner_combinations()
     assert second.witness == {"parallel_config": {"distributed_executor_backend": "external_launcher",
                                                   "pipeline_parallel_size": 2}, "speculative_config": {"method": "dspark"}}
     # Every pair of a product is refused: each one, resolved.
-    space = Space(m.schema, [f.when._node for f in m.features_at()])
+    space = Space(m.schema, [f.when.node for f in m.features_at()])
     for finding in report.findings:
         for pair in finding.combinations:
-            config = space.witness(space.solve(true=[m.feature(gate).when._node for gate in pair]))
+            config = space.witness(space.solve(true=[m.feature(gate).when.node for gate in pair]))
             with pytest.raises(NoRunnerError) as info:
                 m.resolve(config)
             assert set(pair) <= {f.id for f in info.value.resolution.active}, pair
@@ -375,7 +375,7 @@ def test_check_agrees_with_brute_force_over_every_config(case):
     report = check(m)
     gates = list(m.features)
     bit = {g.id: 1 << i for i, g in enumerate(compiled.features)}
-    space = Space(m.schema, [g.when._node for g in compiled.features])
+    space = Space(m.schema, [g.when.node for g in compiled.features])
     by_code = {}
     for finding in report.findings:
         by_code.setdefault(finding.code, []).append(finding)
@@ -392,7 +392,7 @@ def test_check_agrees_with_brute_force_over_every_config(case):
 
     def shows(goal_true, goal_false=()):
         """A config the exact search finds, re-resolved: its mask, or None."""
-        found = space.solve(true=[g.when._node for g in goal_true], false=[g.when._node for g in goal_false])
+        found = space.solve(true=[g.when.node for g in goal_true], false=[g.when.node for g in goal_false])
         return None if found is None else compiled.evaluate(space.witness(found))[0]
 
     never = {f.feature for f in by_code.get("never-active", [])}
@@ -536,12 +536,12 @@ def test_gates_the_partition_once_missed_are_live_with_witnesses_that_resolve(co
     m = _one_gate(config, when)
     assert [f.code for f in check(m).findings if f.feature == "g"] == []
     gate = m.feature("g")
-    space = Space(m.schema, [gate.when._node])
-    found = space.witness(space.solve(true=[gate.when._node]))
+    space = Space(m.schema, [gate.when.node])
+    found = space.witness(space.solve(true=[gate.when.node]))
     assert found == witness
     assert m.resolve(found).runner == "a" and m.resolve(found).active == (gate,)
     # ... and the witness of the other side, where the gate does not hold, resolves too.
-    assert m.resolve(space.witness(space.solve(false=[gate.when._node]))).active == ()
+    assert m.resolve(space.witness(space.solve(false=[gate.when.node]))).active == ()
 
 
 def test_nan_is_refused_everywhere_so_a_total_condition_is_always_active():

@@ -405,6 +405,37 @@ def test_typed_predicates_print_parse_and_evaluate_alike(data):
     assert predicate.evaluate(config, schema=SCHEMA) == again.evaluate(config, schema=SCHEMA)
 
 
+@given(st.data())
+def test_composed_predicates_are_the_predicates_of_the_joined_text(data):
+    from matrix.strategies import predicates
+
+    p, q = data.draw(predicates(SCHEMA)), data.draw(predicates(SCHEMA))
+    for composed, text in ((p & q, f"({p}) and ({q})"), (p | q, f"({p}) or ({q})"), (~p, f"not ({p})")):
+        parsed = Predicate(text, schema=SCHEMA)
+        assert (composed, str(composed), composed.source, composed.paths) == (parsed, str(parsed), str(parsed), parsed.paths)
+
+
+def test_predicates_compose_only_with_predicates_and_their_tree_is_read_only():
+    p = Predicate("a and (b or c)")
+    assert str(p & Predicate("d and e") | ~Predicate("not f")) == "a and (b or c) and d and e or not not f"
+    with pytest.raises(TypeError) as caught:
+        p & "d"
+    assert caught.exconly() == "TypeError: unsupported operand type(s) for &: 'Predicate' and 'str'"
+    assert p.node == Predicate("a and (b or c)").node and p.node.operands[1] == Predicate("b or c").node
+    with pytest.raises(AttributeError) as caught:
+        p.node = Predicate("d").node
+    assert caught.exconly() == "AttributeError: property 'node' of 'Predicate' object has no setter"
+
+
+def test_checked_returns_every_type_error_instead_of_raising():
+    predicate, errors = Predicate.checked("size == 'a' or mode == 3", schema=SCHEMA)
+    assert predicate is None
+    assert [e.message for e in errors] == [
+        "Cannot compare int 'size' with str 'a' using '=='", "Cannot compare str 'mode' with int 3 using '=='"]
+    predicate, errors = Predicate.checked("size > 2", schema=SCHEMA)
+    assert (predicate, errors) == (Predicate("size > 2"), [])
+
+
 # --- semantics that the resolver, the interpreter and matrix check share ---------------------------
 
 _SEMANTICS = """
@@ -436,8 +467,8 @@ def test_and_or_yield_a_bool_everywhere_and_a_path_under_a_nullable_section_may_
     # Python would answer `(None and True) == False` with False; here `and` gives False, so True.
     assert gate.when.evaluate({"a": None, "b": True}) is True
     assert [f.id for f in m.resolve({"a": None}).active] == ["and_is_bool", "method_none"]
-    space = Space(m.schema, [gate.when._node, method.when._node])
-    assert space.truth(gate.when._node, {"a": None, "b": True}) is True
+    space = Space(m.schema, [gate.when.node, method.when.node])
+    assert space.truth(gate.when.node, {"a": None, "b": True}) is True
     # `spec.method is None` holds exactly when spec is None (method itself is never None).
     assert method.when.evaluate({"spec": None}) is True
     assert method.when.evaluate({"spec": {"method": "x"}}) is False

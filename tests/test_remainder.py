@@ -121,7 +121,7 @@ _MATRICES: dict = {}
 
 
 def test_the_solver_splits_int_domains_into_residue_classes():
-    nodes = [Predicate(t, schema=SCHEMA)._node for t in ("s.head % 8 == 0 and s.head <= 256", "s.head % 16 != 0")]
+    nodes = [Predicate(t, schema=SCHEMA).node for t in ("s.head % 8 == 0 and s.head <= 256", "s.head % 16 != 0")]
     space = Space(SCHEMA, nodes)
     # below 256: not a multiple of 8, a multiple of 8 but not of 16, a multiple of 16; then 256, then above.
     assert space.domains["s.head"] == [1, 2, 8, 16, 256, 257, 264, 272]

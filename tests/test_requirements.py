@@ -312,3 +312,35 @@ def test_requirements_read_only_fields_that_exist_at_every_version(tmp_path):
     assert [p.message for p in caught.value.problems] == [
         "[config] 's.new' exists from 1.0, but runner requirements, candidacies and orders apply at every version: "
         "read a field that always exists"]
+
+
+def test_a_chain_longer_than_any_predicate_text_resolves(tmp_path):
+    # The gate of clause 150 fails where clause 150 does and the 149 before it hold: as text,
+    # 5,441 characters, past the 4,096 a predicate may be written in. Derived gates are built
+    # as trees, never pasted together and parsed again.
+    features = textwrap.dedent("""\
+        [matrix]
+        name = "chain"
+        version = "1.0"
+
+        [config]
+        "s.h" = { type = "int" }
+        "s.dtype" = { type = "str", choices = ["f16", "f32"], default = "f16" }
+
+        [requirements]
+        combination = { name = "Combinations" }
+        """)
+    clauses = ",\n".join(f"  {{ condition = \"s.h != {i} or s.dtype == 'f16'\", reason = \"head {i} needs f16\" }}"
+                         for i in range(1, 151))
+    runners = {"chain": f'name = "Chain"\npriority = 20\n\n[requires]\ncombination = [\n{clauses},\n]\n',
+               "plain": 'name = "Plain"\npriority = 10\n'}
+    m = _load(tmp_path, features, runners)
+    resolution = m.resolve({"s": {"h": 150, "dtype": "f32"}})
+    assert (resolution.runner, [w.message for w in resolution.warnings]) == (
+        "plain", ["Chain is not valid for this config: head 150 needs f16; using Plain instead"])
+    last = m.gates_at()[-1]
+    chain = [c.condition for c in m.runner("chain").requires]
+    expected = ~chain[-1]
+    for clause in chain[:-1]:
+        expected &= clause
+    assert (last.id, last.when, len(str(last.when))) == ("chain:combination:150", expected, 5441)

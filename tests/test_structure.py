@@ -12,12 +12,17 @@ from matrix import _versions
 PACKAGE = pathlib.Path(matrix.__file__).parent
 
 
-def _top_level_imports(path: pathlib.Path) -> set:
-    """The package modules a module imports when it is imported (not inside functions, not
-    under ``if TYPE_CHECKING``)."""
+def _imports(path: pathlib.Path) -> set:
+    """The package modules a module imports at run time: at its top level and inside every
+    function and class (a function-level import is a dependency too, taken later), not under
+    ``if TYPE_CHECKING`` (which type checkers follow and Python does not)."""
+    tree = ast.parse(path.read_text())
+    typing_only = {id(inner) for node in ast.walk(tree)
+                   if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+                   for statement in node.body for inner in ast.walk(statement)}
     found = set()
-    for node in ast.parse(path.read_text()).body:
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and id(node) not in typing_only:
             if node.module:
                 found.add(node.module.split(".")[0])
             else:
@@ -25,24 +30,60 @@ def _top_level_imports(path: pathlib.Path) -> set:
     return found
 
 
-def test_the_modules_import_each_other_without_a_cycle():
-    graph = {p.stem: _top_level_imports(p) & {q.stem for q in PACKAGE.glob("*.py")} for p in PACKAGE.glob("*.py")}
+def _cycle(graph: dict):
+    """One import cycle of *graph* (module → modules it imports), as a list of modules, or None."""
     done, active = set(), []
 
     def visit(name):
         if name in active:
-            raise AssertionError(" -> ".join([*active[active.index(name):], name]))
+            return [*active[active.index(name):], name]
         if name in done:
-            return
+            return None
         active.append(name)
         for other in sorted(graph.get(name, ())):
-            visit(other)
+            found = visit(other)
+            if found:
+                return found
         active.pop()
         done.add(name)
+        return None
 
     for name in sorted(graph):
-        visit(name)
-    assert "resolver" not in graph["schema"]  # the resolver binds Matrix.resolve, not the other way round
+        found = visit(name)
+        if found:
+            return found
+    return None
+
+
+def _graph() -> dict:
+    modules = {q.stem for q in PACKAGE.glob("*.py")}
+    return {p.stem: _imports(p) & modules for p in PACKAGE.glob("*.py")}
+
+
+def test_the_modules_import_each_other_without_a_cycle_even_inside_functions():
+    assert _cycle(_graph()) is None
+    assert "resolver" not in _graph()["schema"]  # the values know nothing of the engine
+
+
+def test_a_cycle_through_a_function_level_import_is_found(tmp_path):
+    (tmp_path / "values.py").write_text("def later():\n    from .engine import run\n")
+    (tmp_path / "engine.py").write_text("from typing import TYPE_CHECKING\nfrom .values import later\n"
+                                        "if TYPE_CHECKING:\n    from .more import Thing\n")
+    (tmp_path / "more.py").write_text("from .engine import run\n")
+    graph = {p.stem: _imports(p) for p in tmp_path.glob("*.py")}
+    assert graph == {"values": {"engine"}, "engine": {"values"}, "more": {"engine"}}
+    assert _cycle(graph) == ["engine", "values", "engine"]
+
+
+def test_no_module_outside_predicates_reads_a_private_attribute_of_a_predicate():
+    private = {name for name in dir(matrix.Predicate) if name.startswith("_") and not name.startswith("__")}
+    private |= set(matrix.Predicate.__slots__) - {"__weakref__"}
+    assert private == {"_node", "_source", "_paths"}
+    folders = [PACKAGE, PACKAGE.parent / "tests", PACKAGE.parent / "benchmarks", PACKAGE.parent / "examples"]
+    readers = sorted(f"{path.relative_to(PACKAGE.parent)}:{node.lineno} .{node.attr}"
+                     for folder in folders for path in folder.rglob("*.py") if path != PACKAGE / "predicates.py"
+                     for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.Attribute) and node.attr in private)
+    assert readers == []
 
 
 def test_each_public_class_is_defined_in_one_module():
@@ -87,7 +128,10 @@ def test_every_type_a_user_can_reach_from_the_public_api_is_exported():
     names["logging"] = logging  # the standard one (matrix.sphinx imports Sphinx's under that name)
 
     def hints_of(thing):
-        return list(typing.get_type_hints(thing, localns=names).values())
+        try:  # the names of the thing's own module first
+            return list(typing.get_type_hints(thing).values())
+        except NameError:
+            return list(typing.get_type_hints(thing, localns=names).values())
 
     def named(hint, out):
         if isinstance(hint, type) and hint.__module__.startswith("matrix"):
@@ -122,3 +166,20 @@ def test_every_type_a_user_can_reach_from_the_public_api_is_exported():
     missing = sorted(c.__qualname__ for c in reached
                      if c.__name__ not in matrix.__all__ or getattr(matrix, c.__name__) is not c)
     assert missing == []
+
+
+def test_every_message_is_said_somewhere():
+    """Each wording in `matrix._messages` is used by the package: a message nothing says is
+    dead code that drifts from the behaviour it once described."""
+    messages = PACKAGE / "_messages.py"
+    defined = [n.name for n in ast.parse(messages.read_text()).body if isinstance(n, ast.FunctionDef)]
+    used = set()
+    for path in PACKAGE.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "_messages":
+                used.add(node.attr)
+            elif isinstance(node, ast.ImportFrom) and node.module == "_messages":
+                used.update(alias.name for alias in node.names)
+            elif path == messages and isinstance(node, ast.Name):
+                used.add(node.id)  # one message built from another
+    assert [name for name in defined if name not in used] == []
