@@ -98,6 +98,13 @@ def test_history_gives_0_31_0_answers():
     assert names(matrix.resolve(pp_async, version="0.31.0").unsupported["v1"]) == ["pipeline parallelism with async scheduling"]
 
 
+def test_use_heterogeneous_vocab_is_a_field_at_every_release():
+    # 0.30.0's SpeculativeConfig already has it; no gate reads it before 0.32.0.
+    for version in ("0.30.0", "0.31.0", "0.32.0", "0.33.0"):
+        field = DEFAULT.schema.at(as_version(version)).get("speculative_config.use_heterogeneous_vocab")
+        assert field is not None and (field.since, field.until) == (None, None), version
+
+
 def test_explain_shows_the_gate_and_the_values_that_made_it_true():
     config = {"cache_config": {"mamba_cache_mode": "all"}, "parallel_config": {"use_ubatching": True, "pipeline_parallel_size": 2}}
     assert matrix.resolve(config, version="0.31.0").explain() == "\n".join([
