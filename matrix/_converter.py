@@ -76,6 +76,7 @@ class FieldSpec:
     fact: bool = False
     since: Optional[str] = None
     until: Optional[str] = None
+    classes: bool = False
 
 
 @attrs.frozen

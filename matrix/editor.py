@@ -85,7 +85,7 @@ def features_schema(matrix: Optional[Matrix] = None) -> Dict[str, Any]:
     scalar = {"type": ["string", "integer", "number", "boolean"]}
     choice = {"anyOf": [scalar, _table({"value": scalar, "since": _version("The release the value appeared in"),
                                         "until": _version("The release that removed the value")}, ["value"])]}
-    field = _table({
+    field: Dict[str, Any] = _table({
         "type": field_type,
         "choices": {"type": "array", "items": choice, "uniqueItems": True,
                     "description": "The values allowed (str, int, float)"},
@@ -96,7 +96,11 @@ def features_schema(matrix: Optional[Matrix] = None) -> Dict[str, Any]:
         "fact": {"type": "boolean", "description": "Computed by the host and passed to resolve(facts=…)"},
         "since": _version("The release the host's config gained this field"),
         "until": _version("The release the host's config lost this field"),
+        "classes": {"type": "boolean", "description": "A str or list[str] field whose values may be classes, "
+                                                      "read as their qualified names (module.Qualname)"},
     }, ["type"], "A config field")
+    field.update({"if": {"properties": {"classes": {"const": True}}, "required": ["classes"]},
+                  "then": {"properties": {"type": {"enum": ["str", "list[str]"]}}}})
     feature = _table({
         "name": {"type": "string", "description": "Display string, used in messages, lists and docs"},
         "when": {"type": "string", "description": "When a config uses the feature. " + _PREDICATE},

@@ -337,6 +337,9 @@ class _Builder:
         if ok and spec.min is not None and spec.max is not None and spec.min > spec.max:
             self.problem(source, where + ("max",), _messages.max_below_min(spec.max, spec.min))
             ok = False
+        if spec.classes and kind not in ("str", "list[str]"):
+            self.problem(source, where + ("classes",), _messages.classes_for(kind))
+            ok = False
         window = self.window(source, where, spec.since, spec.until)
         if not ok or window is None:
             return None
@@ -358,7 +361,7 @@ class _Builder:
             default = None
         return Field(path, kind, nullable=spec.nullable, default=default, choices=choices,
                      min=spec.min, max=spec.max, doc=spec.doc, fact=spec.fact, since=window[0], until=window[1],
-                     choice_windows=choice_windows)
+                     choice_windows=choice_windows, classes=spec.classes)
 
     def window(self, source: _Source, where: Place, since_text: Optional[str],
                until_text: Optional[str]) -> Optional[Window]:

@@ -573,6 +573,7 @@ def _decide(compiled: Plan, mask: int, runner: Optional[str]) -> Decision:
                     [_blockers(compiled, mask, r) for r in skipped], matrix.runner(chosen).name)))
     else:
         chosen = runner
+        overriding: Optional[Feature] = None
         # A feature that forces another runner refuses the request, or overrides it: then the
         # forced runner is validated as if it had been asked for.
         for feature in compiled.active(mask & compiled.forcing):
@@ -586,14 +587,15 @@ def _decide(compiled: Plan, mask: int, runner: Optional[str]) -> Decision:
                     feature.name, target, asked)
             warnings.append(ResolutionWarning("override", feature.id, forces.runner, forces.message or _messages.overridden(
                 feature.name, target, asked)))
-            chosen = forces.runner
+            chosen, overriding = forces.runner, feature
         name = matrix.runner(chosen).name
         if mask & compiled.no[chosen]:
             return None, tuple(warnings), UnsupportedFeatureError, _blockers(compiled, mask, chosen, compiled.no[chosen])
         for feature in compiled.active(mask & compiled.opt_in[chosen]):
             note = feature.statement(chosen, compiled.version).note
+            by = None if overriding is None else overriding.name
             warnings.append(ResolutionWarning(
-                "opt-in", feature.id, chosen, _messages.opt_in(feature.name, name, note)))
+                "opt-in", feature.id, chosen, _messages.opt_in(feature.name, name, note, by)))
     name = matrix.runner(chosen).name
     for feature in compiled.active(mask & compiled.partial[chosen]):
         note = feature.statement(chosen, compiled.version).note

@@ -113,6 +113,10 @@ class Field:
     #: has no such member at that version, so an object need not have the attribute (it reads
     #: as the default; a gate recording the removal still sees a config that sets it).
     gone: bool = False
+    #: ``classes = true`` (``str`` and ``list[str]`` fields): the host may hold a class where
+    #: a name is expected (vLLM's ``logits_processors: list[str | type[LogitsProcessor]]``); a
+    #: class reads as its qualified name, ``module.Qualname``.
+    classes: bool = False
 
     @property
     def has_default(self) -> bool:

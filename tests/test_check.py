@@ -81,7 +81,7 @@ def test_the_default_matrix_has_no_errors_and_lists_its_no_runner_combinations()
     assert ("prefill_context_parallel", "spec_suffix") in first.combinations
     assert set(first.combinations) == {(a, b) for a in first.features[:10] for b in first.features[10:]}
     assert str(second) == (
-        "features.toml:274:1: note[no-runner]: No runner can serve a config that uses any of [dspark speculative "
+        "features.toml:275:1: note[no-runner]: No runner can serve a config that uses any of [dspark speculative "
         "decoding, xpress speculative decoding, mixed sliding/full dflash drafts, DFlash candidate-head drafts] "
         "together with any of [pipeline parallelism with external_launcher, heterogeneous-vocabulary draft models, "
         "dual batch overlap, dual batch overlap with LoRA, dual batch overlap with speculative decoding, dual batch "
@@ -113,7 +113,7 @@ def test_the_default_matrix_records_its_removals_and_an_unrecorded_one_is_overdu
         'remove_in = "0.32.0", removed = true, replacement', 'remove_in = "0.32.0", replacement')
     unrecorded = matrix.loads(text, runners=str(ROOT / "runners"), path="features.toml")
     assert [str(f) for f in check(unrecorded, version="0.32.0").findings if f.severity == "error"] == [
-        "features.toml:239:34: error[removal-overdue]: mamba cache mode 'all' was due for removal in 0.32.0, "
+        "features.toml:240:34: error[removal-overdue]: mamba cache mode 'all' was due for removal in 0.32.0, "
         "and the matrix is checked as of 0.32.0: record the removal with removed = true (configs that use it are "
         "then refused with the replacement), or move remove_in"
     ]

@@ -183,7 +183,7 @@ def test_json_output_is_typed_data_that_its_schema_accepts():
     _validate_json(default)
     entries = {entry["path"]: entry for entry in default["config"]}
     assert entries["cache_config.mamba_cache_mode"]["choices"] == ["none", "align", "all"]
-    assert entries["model_config.logits_processors"]["default"] == []
+    assert entries["speculative_config.draft_model_config.architectures"]["default"] == []
     assert entries["speculative_config"] == {
         "path": "speculative_config", "type": "section", "nullable": True, "choices": None, "min": None, "max": None,
         "has_default": True, "default": None, "fact": False, "since": None, "until": None, "choice_versions": [],

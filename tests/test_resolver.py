@@ -1,5 +1,8 @@
+import dataclasses
 import logging
 import threading
+
+import attrs
 
 import pytest
 from hypothesis import given
@@ -84,6 +87,17 @@ def test_dual_batch_overlap_is_opt_in_on_v2():
     with pytest.raises(UnsupportedFeatureError) as excinfo:
         matrix.resolve({"parallel_config": {"use_ubatching": True}, "lora_config": {}}, runner="v2")
     assert str(excinfo.value) == "Model Runner V2 does not support: dual batch overlap with LoRA"
+
+
+def test_an_opt_in_feature_on_a_runner_forced_over_the_request_says_what_forced_it():
+    config = {"parallel_config": {"use_ubatching": True}, "watermark_config": {}}
+    resolution = matrix.resolve(config, runner="v1")
+    assert resolution.runner == "v2"
+    assert [(w.kind, w.message) for w in resolution.warnings] == [
+        ("override", "Watermarking requires Model Runner V2 and overrides VLLM_USE_V2_MODEL_RUNNER=0."),
+        ("opt-in", "dual batch overlap is opt-in on Model Runner V2: used because watermarking requires Model "
+                   "Runner V2 (DBO on V2 is under development: used only when V2 is asked for)"),
+    ]
 
 
 def test_history_gives_0_31_0_answers():
@@ -353,9 +367,9 @@ def _versioned_configs(draw):
     return draw(configs(DEFAULT, version=version)), version
 
 
-def _choice(config, version, asked):
+def _choice(config, version, asked, facts=None):
     try:
-        return DEFAULT.resolve(config, version=version, runner=asked).runner, None
+        return DEFAULT.resolve(config, version=version, runner=asked, facts=facts).runner, None
     except RemovedFeatureError:
         return None, "removed"
     except (NoRunnerError, UnsupportedFeatureError):
@@ -379,6 +393,119 @@ def test_the_choice_matches_vllms_at_every_release_automatic_and_asked(drawn, as
     settings, HiSparse and watermarking forcing V2, the ROCm default to V1, missing Triton."""
     config, version = drawn
     assert _choice(config, version, asked) == vllm_reference.choose(config, version, asked)
+
+
+# --- vLLM's own config objects, resolved directly ------------------------------------------
+
+from tests.hosts import shapes  # noqa: E402
+
+_VLLM_CLASSES = {
+    "": shapes.VllmConfig, "model_config": shapes.ModelConfig, "cache_config": shapes.CacheConfig,
+    "compilation_config": shapes.CompilationConfig, "compilation_config.pass_config": shapes.PassConfig,
+    "parallel_config": shapes.ParallelConfig, "scheduler_config": shapes.SchedulerConfig,
+    "speculative_config": shapes.SpeculativeConfig, "speculative_config.draft_model_config": shapes.DraftModelConfig,
+    "lora_config": shapes.LoRAConfig, "attention_config": shapes.AttentionConfig,
+    "attention_config.hisparse_config": shapes.HiSparseConfig, "watermark_config": shapes.WatermarkConfig,
+}
+_ENUMS = {"compilation_config.mode": shapes.CompilationMode, "compilation_config.cudagraph_mode": shapes.CUDAGraphMode}
+
+
+class _CustomLogitsProcessor(shapes.LogitsProcessor):
+    pass
+
+
+def _vllm_objects(config, draw, version):
+    """A drawn config as vLLM holds it: its own classes (a field a release no longer has set as
+    an attribute), enum members, None for an empty list of logits processors or a class in
+    it; and the facts the host passes beside it."""
+    facts = {}
+
+    def build(values, path):
+        if values is None:
+            return None
+        cls = _VLLM_CLASSES[path]
+        names = {f.name for f in dataclasses.fields(cls)}
+        known, later = {}, {}
+        for key, value in values.items():
+            full = f"{path}.{key}" if path else key
+            field = DEFAULT.schema.get(full)
+            if field is not None and field.fact and field.type != "section":
+                facts[full] = value
+                continue
+            if full not in _VLLM_CLASSES and isinstance(value, dict):  # platform: facts only
+                facts.update({f"{full}.{k}": v for k, v in value.items()})
+                continue
+            if full in _VLLM_CLASSES:
+                value = build(value, full)
+            elif full in _ENUMS:
+                value = _ENUMS[full][value]
+            elif full == "model_config.logits_processors":
+                if value == [] and draw(st.booleans()):
+                    value = None
+                elif value:
+                    value = [_CustomLogitsProcessor if draw(st.booleans()) else v for v in value]
+            (known if key in names else later)[key] = value
+        if "method" in names and "method" not in known:
+            known["method"] = later.pop("method", "eagle")
+        obj = cls(**known)
+        for key, value in later.items():
+            setattr(obj, key, value)
+        return obj
+
+    built = build(config, "")
+    return shapes.vllm_config(version, **{f.name: getattr(built, f.name) for f in dataclasses.fields(built)}), facts
+
+
+def test_vllms_all_defaults_config_and_one_without_a_model_resolve_at_every_release():
+    for version in ("0.30.0", "0.31.0", "0.32.0", "0.33.0"):
+        assert DEFAULT.resolve(shapes.vllm_config(version), version=version).runner == "v2"
+        with_model = shapes.vllm_config(version, model_config=shapes.ModelConfig())
+        assert DEFAULT.resolve(with_model, version=version).runner == "v2"
+    processors = shapes.ModelConfig(logits_processors=["my.Processor", _CustomLogitsProcessor])
+    resolution = DEFAULT.resolve(shapes.vllm_config("0.30.0", model_config=processors), version="0.30.0")
+    assert resolution.runner == "v1"
+    assert resolution.values["model_config.logits_processors"] == (
+        "my.Processor", "tests.test_resolver._CustomLogitsProcessor")
+
+
+def test_installed_logits_processor_plugins_block_v2_only_with_a_model_config():
+    plugins = {"platform.logits_processor_plugins": True}
+    assert DEFAULT.resolve(shapes.vllm_config("0.30.0"), version="0.30.0", facts=plugins).runner == "v2"
+    with_model = shapes.vllm_config("0.30.0", model_config=shapes.ModelConfig())
+    assert names(DEFAULT.resolve(with_model, version="0.30.0", facts=plugins).unsupported["v2"]) == [
+        "custom logits processors"]
+
+
+def test_the_schema_accepts_vllms_classes_and_says_where_it_would_not():
+    from matrix import binding
+
+    assert binding.compare(DEFAULT.schema.at(as_version("0.33.0")), shapes.VllmConfig) == ()
+    assert binding.derive(shapes.VllmConfig, ["model_config.logits_processors"]).splitlines()[1:] == [
+        "[config]",
+        '"model_config" = { type = "section", nullable = true }',
+        '"model_config.logits_processors" = { type = "list[str]", nullable = true, classes = true }',
+    ]
+    field = DEFAULT.schema["model_config.logits_processors"]
+    without = matrix.schema.Schema({**DEFAULT.schema.fields, field.path: attrs.evolve(field, classes=False)})
+    assert [d.message for d in binding.compare(without.at(as_version("0.33.0")), shapes.VllmConfig)] == [
+        "ModelConfig.logits_processors is Optional[List[Union[str, type[tests.hosts.shapes.LogitsProcessor]]]], "
+        "which may hold "
+        "classes, but [config] 'model_config.logits_processors' refuses them: declare classes = true to read a "
+        "class as its qualified name"]
+
+
+@given(_versioned_configs(), st.sampled_from([None, "v1", "v2"]), st.data())
+def test_vllms_own_objects_resolve_directly_as_vllm_decides(drawn, asked, data):
+    config, version = drawn
+    obj, facts = _vllm_objects(config, data.draw, version)
+    host = vllm_reference.Host(obj, facts)
+    assert _choice(obj, version, asked, facts) == vllm_reference.choose(host, version, asked)
+    try:
+        resolution = DEFAULT.resolve(obj, version=version, facts=facts)
+    except (NoRunnerError, RemovedFeatureError) as error:
+        resolution = error.resolution
+    assert names(resolution.unsupported["v2"]) == vllm_reference.v2_blockers(host, version)
+    assert names(resolution.unsupported["v1"]) == vllm_reference.v1_blockers(host, version)
 
 
 @given(_versioned_configs())
@@ -551,7 +678,6 @@ def test_iter_observations_yields_the_facts_one_by_one():
 
 # --- binding to the host's objects: missing attributes, dotted keys, strict, facts ---------
 
-import dataclasses  # noqa: E402
 from typing import Optional as _Optional  # noqa: E402
 
 

@@ -8,6 +8,8 @@ list also names "HiSparse" and "watermarking" (the features that force V2), and 
 setting ends the choice before any runner ("removed").
 """
 
+import enum
+
 from packaging.version import Version
 
 V030, V031, V032, V033 = Version("0.30.0"), Version("0.31.0"), Version("0.32.0"), Version("0.33.0")
@@ -35,7 +37,8 @@ DEFAULTS = {
     "speculative_config.draft_model_config": None,
     "speculative_config.draft_model_config.architectures": [],
     "speculative_config.draft_model_config.mixed_sliding_attention": False,
-    "model_config.logits_processors": [],
+    "model_config": None,  # vLLM's VllmConfig() has no model config
+    "model_config.logits_processors": None,
     "model_config.is_multimodal_model": False,
     "model_config.is_encoder_decoder": False,
     "model_config.is_hybrid": False,
@@ -53,15 +56,36 @@ DEFAULTS = {
 }
 
 
+class Host:
+    """A host's config object (vLLM's own classes, or the nested dicts the matrix reads) and the
+    facts it passes beside it, as ``resolve(config, facts=...)`` takes them."""
+
+    def __init__(self, config, facts=None):
+        self.config, self.facts = config, facts or {}
+
+
+_ABSENT = object()
+
+
 def get(config, path):
+    """What vLLM's code reads at *path*: None through a section that is None, an enum member by
+    its name (vLLM compares members), the default for what a dict or object leaves out."""
+    facts = {}
+    if isinstance(config, Host):
+        config, facts = config.config, config.facts
     value = config
-    for part in path.split("."):
+    parts = path.split(".")
+    for index, part in enumerate(parts):
         if value is None:
             return None
-        if part not in value:
-            return DEFAULTS.get(path)
-        value = value[part]
-    return value
+        prefix = ".".join(parts[: index + 1])
+        if prefix in facts:
+            value = facts[prefix]
+            continue
+        value = value.get(part, _ABSENT) if isinstance(value, dict) else getattr(value, part, _ABSENT)
+        if value is _ABSENT:  # (vLLM's VllmConfig has no platform: the host passes it as facts)
+            return facts.get(path, DEFAULTS.get(path))
+    return value.name if isinstance(value, enum.Enum) else value
 
 
 def _v2_methods(v):
@@ -123,7 +147,9 @@ def v2_blockers(c, version="0.33.0", detailed=True):
                 out.append("dual batch overlap with encoder only models")
     if v < V032 and get(c, "parallel_config.enable_elastic_ep"):
         out.append("elastic expert parallelism")
-    if v < V031 and (get(c, "model_config.logits_processors") or get(c, "platform.logits_processor_plugins")):
+    # 0.30.0 looks for installed logits-processor plugins only when there is a model config.
+    if v < V031 and (get(c, "model_config.logits_processors") or (
+            get(c, "model_config") is not None and get(c, "platform.logits_processor_plugins"))):
         out.append("custom logits processors")
     if v < V032 and get(c, "cache_config.mamba_cache_mode") == "all":
         out.append("mamba cache mode 'all'")
