@@ -123,6 +123,7 @@ class FeatureSpec:
     group: Optional[str] = None
     forces: Optional[ForcesSpec] = None
     prefers: Optional[PrefersSpec] = None
+    applies: str = "always"
 
 
 @attrs.frozen

@@ -86,6 +86,7 @@ def json_text(doc: Document, tables: Sequence[str]) -> str:
                     "runner": row.forces.runner, "override": row.forces.override, "message": row.forces.message},
                 "prefers": None if row.prefers is None else {
                     "runner": row.prefers.runner, "outright": row.prefers.outright, "message": row.prefers.message},
+                "applies": row.applies,
                 "note": note(row.note),
                 "links": list(row.links),
                 "support": {

@@ -90,6 +90,11 @@ class Row:
     deprecated: Optional[DeprecationRow] = None  # when deprecated at the table's version
     forces: Optional[Forces] = None
     prefers: Optional[Prefers] = None
+    applies: str = "always"
+
+
+#: The badge of a gate in force only in one mode of choice (`Feature.applies`).
+APPLIES_TEXT = {"automatic": "in automatic choice only", "asked": "only when a runner is asked for"}
 
 
 @attrs.frozen
@@ -294,6 +299,8 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
             lifecycle.append(f"since {feature.since}")
         if feature.until is not None:
             lifecycle.append(f"until {feature.until}")
+        if feature.applies != "always":
+            lifecycle.append(APPLIES_TEXT[feature.applies])
         if feature.prefers is not None:
             lifecycle.append(_prefers_text(matrix, feature.prefers))
         if feature.forces is not None:
@@ -332,7 +339,7 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
                         tuple(spell(x) for x in lifecycle), feature_note, feature.links, tuple(cells),
                         _version_text(feature.since) or None, _version_text(feature.until) or None,
                         _deprecation_row(feature, v, spell) if d is not None and v >= d.since else None,
-                        feature.forces, feature.prefers))
+                        feature.forces, feature.prefers, feature.applies))
     if any(row.group for row in rows):
         # Grouped: each group's rows together, groups in the order they first appear, the
         # ungrouped ones last (declaration order within each).

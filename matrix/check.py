@@ -217,7 +217,8 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
     yield from _pairs(matrix, v, [g for g in live if g not in always], space, solve, place, budget, seen)
     # A removed feature is refused before any runner is chosen: no runner analysis counts it,
     # and every config they find or rule out uses none.
-    choosing = [g for g in live if not g.removed_at(v)]
+    # Automatic choice leaves out a gate in force only when a runner is asked for.
+    choosing = [g for g in live if not g.removed_at(v) and g.applies != "asked"]
     gone = [g for g in live if g.removed_at(v)]
     schema = matrix.schema if len(matrix.schema) else None
 

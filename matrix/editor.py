@@ -17,7 +17,7 @@ import json
 import os
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .schema import FIELD_TYPES, STATUSES, Matrix
+from .schema import APPLIES, FIELD_TYPES, STATUSES, Matrix
 
 __all__ = ["features_schema", "runner_schema", "schema_paths", "text", "write", "stale"]
 
@@ -120,6 +120,8 @@ def features_schema(matrix: Optional[Matrix] = None) -> Dict[str, Any]:
         "forces": _table({"runner": _ids(runners, "The runner a config that uses it must run on"),
                           "override": {"type": "boolean", "description": "Override a request for another runner"},
                           "message": {"type": "string"}}, ["runner"], "A feature that forces a runner"),
+        "applies": {"enum": list(APPLIES), "description": "When the gate is in force: always (the default), "
+                    "only in automatic choice, or only when a runner is asked for"},
         "prefers": _table({"runner": _ids(runners, "The runner automatic choice tries first"),
                            "outright": {"type": "boolean", "description": "Chosen whatever blocks it"},
                            "message": {"type": "string"}}, ["runner"], "A feature that changes automatic choice"),

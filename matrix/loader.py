@@ -20,7 +20,7 @@ from . import _access, _messages
 from ._nodes import Compare, ListLiteral, Literal, Path, walk
 from .errors import ConfigError, LoadError, Problem, excerpt
 from .predicates import Predicate
-from .schema import (CLASS_SPEC, FIELD_TYPES, NOTHING, STATUSES, Deprecation, Feature, Field, Forces, Matrix, Order,
+from .schema import (APPLIES, CLASS_SPEC, FIELD_TYPES, NOTHING, STATUSES, Deprecation, Feature, Field, Forces, Matrix, Order,
                      Prefers, Refusal, Requirement, RequirementKind, Runner, Schema, Statement, Window, window_text)
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -666,10 +666,13 @@ class _Builder:
                     self.problem(source, where + ("prefers", "runner"), _messages.unknown_runner(spec.prefers.runner, runner_ids))
             else:
                 prefers = Prefers(spec.prefers.runner, spec.prefers.outright, spec.prefers.message)
+        if spec is not None and spec.applies not in APPLIES:
+            self.problem(source, where + ("applies",), _messages.unknown_choice("applies", spec.applies, APPLIES,
+                                                                                 one_of=True))
         if len(self.problems) > before or spec is None or predicate is None or history is None:
             return None
         feature = Feature(id, spec.name, predicate, history, spec.note, spec.links, since, until, deprecation,
-                          spec.group, forces, prefers)
+                          spec.group, forces, prefers, spec.applies)
         return feature
 
     def lifetimes(self, source: _Source, where: Place, feature: Feature, schema: Schema) -> None:

@@ -26,7 +26,7 @@ from packaging.version import Version
 from ._nodes import And, Node
 from ._space import Inconclusive, Space, compared_constants
 from ._versions import VersionLike, as_version
-from .schema import Feature, Field, Matrix, Schema
+from .schema import APPLIES, Feature, Field, Matrix, Schema
 
 __all__ = ["configs", "as_object", "values", "predicates", "predicate_sources", "matrices"]
 
@@ -560,6 +560,9 @@ def _matrix_texts(draw: st.DrawFn, max_features: int) -> Tuple[str, Dict[str, Di
             lines.append(f'since = "{draw(st.sampled_from(_VERSIONS[1:]))}"')
         elif window == 1:
             lines.append(f'until = "{draw(st.sampled_from(_VERSIONS[1:]))}"')
+        applies = draw(st.integers(0, 6))  # mostly left out (always); each value written sometimes
+        if applies < len(APPLIES):
+            lines.append(f'applies = "{APPLIES[applies]}"')
     runner_tables: Dict[str, Dict[str, Any]] = {
         r: {"name": f"Runner {r.upper()}", "priority": 10 - i} for i, r in enumerate(runners)}
     # Runner requirements (a kind's reason, a runner's own, a chain of two), candidacies, an order.

@@ -187,4 +187,5 @@ def test_the_default_matrix():
     mamba = m.feature("mamba_cache_all")
     assert (str(mamba.deprecated.since), str(mamba.deprecated.remove_in)) == ("0.30.0", "0.32.0")
     assert "align" in mamba.deprecated.replacement
-    assert m.feature("dbo").status("v2", m.version) == "opt-in"
+    assert (m.feature("dbo").status("v2", m.version), m.feature("dbo").applies) == ("no", "automatic")
+    assert m.feature("dbo_lora").applies == "asked" and m.feature("stock_torch_compile").applies == "always"

@@ -60,7 +60,11 @@ def test_the_default_markdown_table():
     assert mamba[0] == "[mamba cache mode 'all'](<https://github.com/vllm-project/vllm/pull/55041>)"  # the feature's link
     assert mamba[2] == "❌ no"  # not repeated on the status
     assert mamba[4] == "deprecated in 0.30.0 · removed in 0.32.0 · use cache\\_config.mamba\\_cache\\_mode = 'align'"
-    assert "Legend: ✅ yes: supported · ❌ no: not supported · 🧪 opt-in: works only when this runner is asked for explicitly; never chosen automatically" in text
+    assert "Legend: ✅ yes: supported · ❌ no: not supported\n" in text  # no opt-in left: DBO says when it applies
+    dbo = next(r for r in rows if _plain_name(r[0]) == "dual batch overlap")
+    assert (dbo[2], dbo[3], dbo[4]) == ("❌ no", "✅ yes", "in automatic choice only")
+    lora = next(r for r in rows if _plain_name(r[0]) == "dual batch overlap with LoRA")
+    assert (lora[2], lora[4]) == ("❌ no", "only when a runner is asked for")
 
 
 def test_the_0_31_0_table_shows_v2_supporting_custom_logits_processors():

@@ -74,30 +74,54 @@ def test_a_v2_only_and_a_v1_only_feature_leave_no_runner():
         "v2": ["mamba cache mode 'all'"], "v1": ["prefill context parallel"]}
 
 
-def test_dual_batch_overlap_is_opt_in_on_v2():
-    config = {"parallel_config": {"use_ubatching": True}}
-    assert matrix.resolve(config).runner == "v1"
-    asked = matrix.resolve(config, runner="v2")
-    assert asked.runner == "v2"
-    assert [(w.kind, w.message) for w in asked.warnings] == [(
-        "opt-in",
-        "dual batch overlap is opt-in on Model Runner V2: used because Model Runner V2 was asked "
-        "for explicitly (DBO on V2 is under development: used only when V2 is asked for)",
-    )]
+def test_dual_batch_overlap_blocks_v2_in_automatic_choice_and_its_detailed_rules_apply_when_asked():
+    config = {"parallel_config": {"use_ubatching": True}, "lora_config": {}}
+    automatic = matrix.resolve(config)
+    assert automatic.runner == "v1"
+    assert names(automatic.unsupported["v2"]) == ["dual batch overlap"]  # vLLM's collapsed entry only
+    assert [w.message for w in automatic.warnings] == [
+        "Model Runner V2 does not support: dual batch overlap; using Model Runner V1 instead"]
     with pytest.raises(UnsupportedFeatureError) as excinfo:
-        matrix.resolve({"parallel_config": {"use_ubatching": True}, "lora_config": {}}, runner="v2")
+        matrix.resolve(config, runner="v2")
     assert str(excinfo.value) == "Model Runner V2 does not support: dual batch overlap with LoRA"
+    assert names(excinfo.value.resolution.unsupported["v2"]) == ["dual batch overlap with LoRA"]
+    asked = matrix.resolve({"parallel_config": {"use_ubatching": True}}, runner="v2")
+    assert (asked.runner, asked.warnings, asked.active) == ("v2", (), ())  # vLLM says nothing
+    # Watermarking overrides a request for V1: a runner was asked for, so the detailed rules apply.
+    overridden = matrix.resolve({"parallel_config": {"use_ubatching": True}, "watermark_config": {}}, runner="v1")
+    assert overridden.runner == "v2"
+    assert [w.kind for w in overridden.warnings] == ["override"]
 
 
 def test_an_opt_in_feature_on_a_runner_forced_over_the_request_says_what_forced_it():
-    config = {"parallel_config": {"use_ubatching": True}, "watermark_config": {}}
-    resolution = matrix.resolve(config, runner="v1")
+    m = matrix.loads("""
+[matrix]
+name = "t"
+version = "1.0"
+[config]
+"dbo" = { type = "bool", default = false }
+"watermark" = { type = "bool", default = false }
+[features.dbo]
+name = "dual batch overlap"
+when = "dbo"
+support.v1 = "yes"
+support.v2 = { status = "opt-in", note = "under development" }
+[features.watermarking]
+name = "watermarking"
+when = "watermark"
+support = { v1 = "no", v2 = "yes" }
+forces = { runner = "v2", override = true }
+""", runners={"v2": {"name": "Model Runner V2", "priority": 20}, "v1": {"name": "Model Runner V1", "priority": 10}})
+    resolution = m.resolve({"dbo": True, "watermark": True}, runner="v1")
     assert resolution.runner == "v2"
     assert [(w.kind, w.message) for w in resolution.warnings] == [
-        ("override", "Watermarking requires Model Runner V2 and overrides VLLM_USE_V2_MODEL_RUNNER=0."),
-        ("opt-in", "dual batch overlap is opt-in on Model Runner V2: used because watermarking requires Model "
-                   "Runner V2 (DBO on V2 is under development: used only when V2 is asked for)"),
+        ("override", "watermarking requires Model Runner V2 and overrides the request for Model Runner V1"),
+        ("opt-in", "dual batch overlap is opt-in on Model Runner V2: used because watermarking requires "
+                   "Model Runner V2 (under development)"),
     ]
+    assert [w.message for w in m.resolve({"dbo": True}, runner="v2").warnings] == [
+        "dual batch overlap is opt-in on Model Runner V2: used because Model Runner V2 was asked for explicitly "
+        "(under development)"]
 
 
 def test_history_gives_0_31_0_answers():
@@ -124,22 +148,18 @@ def test_explain_shows_the_gate_and_the_values_that_made_it_true():
     assert matrix.resolve(config, version="0.31.0").explain() == "\n".join([
         "Runner: v1 (Model Runner V1), chosen automatically, at version 0.31.0",
         "Runners, highest priority first:",
-        "  v2 (Model Runner V2, priority 20): blocked by 3 features",
-        "    - dual batch overlap [opt-in]",
+        "  v2 (Model Runner V2, priority 20): blocked by 2 features",
+        "    - dual batch overlap [no]",
         "        when: parallel_config.use_ubatching",
         "        because: parallel_config.use_ubatching = True",
-        "        note: DBO on V2 is under development: used only when V2 is asked for",
-        "    - dual batch overlap with pipeline parallelism [no]",
-        "        when: parallel_config.use_ubatching and parallel_config.pipeline_parallel_size > 1",
-        "        because: parallel_config.pipeline_parallel_size = 2, parallel_config.use_ubatching = True",
         "    - mamba cache mode 'all' [no]",
         "        when: cache_config.mamba_cache_mode == 'all'",
         "        because: cache_config.mamba_cache_mode = 'all'",
         "  v1 (Model Runner V1, priority 10): no blockers, chosen",
-        "Active features: dual batch overlap, dual batch overlap with pipeline parallelism, mamba cache mode 'all'",
+        "Active features: dual batch overlap, mamba cache mode 'all'",
         "Warnings:",
         "  - deprecated: mamba cache mode 'all' is deprecated since 0.30.0 and will be removed in 0.32.0; use cache_config.mamba_cache_mode = 'align' instead (Open an issue if that is a problem)",
-        "  - fallback: Model Runner V2 does not support: dual batch overlap (opt-in), dual batch overlap with pipeline parallelism, mamba cache mode 'all'; using Model Runner V1 instead",
+        "  - fallback: Model Runner V2 does not support: dual batch overlap, mamba cache mode 'all'; using Model Runner V1 instead",
     ])
 
 
@@ -207,7 +227,7 @@ def test_emit_logs_each_warning_once(caplog):
         resolution.emit(logger)
         matrix.resolve(config).emit(logger)
     assert [r.getMessage() for r in caplog.records] == [
-        "Model Runner V2 does not support: dual batch overlap (opt-in); using Model Runner V1 instead"
+        "Model Runner V2 does not support: dual batch overlap; using Model Runner V1 instead"
     ]
 
 
@@ -310,7 +330,7 @@ def test_a_bool_given_something_else_is_told_the_spelling(value, reason):
 
 
 def test_emit_from_racing_threads_logs_once(caplog):
-    config = {"parallel_config": {"use_ubatching": True, "tensor_parallel_size": 5}, "model_config": {"is_hybrid": True}}
+    config = {"parallel_config": {"use_ubatching": True}, "speculative_config": {"method": "custom_class"}}
     logger = logging.getLogger("test_emit_from_racing_threads_logs_once")
     barrier = threading.Barrier(8)
 
@@ -374,6 +394,78 @@ def _choice(config, version, asked, facts=None):
         return None, "removed"
     except (NoRunnerError, UnsupportedFeatureError):
         return None, "error"
+
+
+def _says(config, version, asked, facts=None):
+    """The matrix's answer in the shape of `vllm_reference.says`: the lists and the messages."""
+    from matrix import _messages
+
+    error = None
+    try:
+        resolution = DEFAULT.resolve(config, version=version, runner=asked, facts=facts)
+    except RemovedFeatureError as caught:
+        resolution = caught.resolution
+    except (NoRunnerError, UnsupportedFeatureError) as caught:
+        resolution, error = caught.resolution, caught
+    v2, v1 = names(resolution.unsupported["v2"]), names(resolution.unsupported["v1"])
+    said = []
+    for w in resolution.warnings:
+        if w.kind in ("deprecated", "partial"):
+            said.append((w.kind, DEFAULT.feature(w.feature).name))
+        elif w.kind == "fallback":
+            assert w.message == _messages.fallback([_messages.does_not_support("Model Runner V2", v2)], "Model Runner V1")
+            said.append(("fallback", v2))
+        elif w.kind == "preference":  # the ROCm default: vLLM names the architectures, the matrix cannot
+            archs = [a for a in resolution.values.get("model_config.architectures") or ()
+                     if a in vllm_reference.ROCM_V1_ARCHS]
+            said.append(("skipped" if "would prefer" in w.message else "preference", archs))
+        else:
+            said.append((w.kind, w.message))
+    if error is not None:
+        said.extend(_error_says(error, v2, v1))
+    return v2, v1, said
+
+
+def _error_says(error, v2, v1):
+    """What the error reports, its text checked against the lists: which runner's list it
+    gives ("hisparse": the forced runner's own message). Where vLLM logs the fallback and then
+    raises the V1 error, the matrix says both in one error."""
+    from matrix import _messages
+
+    text = str(error)
+    if text == vllm_reference.HISPARSE_ERROR:
+        return [("error", "hisparse")]
+    v1_says, v2_says = _messages.does_not_support("Model Runner V1", v1), _messages.does_not_support("Model Runner V2", v2)
+    if isinstance(error, UnsupportedFeatureError):
+        assert text in (v1_says, v2_says), text
+        return [("error", "v1" if text == v1_says else "v2")]
+    if text.startswith("No runner can serve this config: ROCm V1 default"):
+        assert text == _messages.preferred_blocked("ROCm V1 default for DeepSeek V3.2 / V4 and GLM-MoE-DSA", v1_says)
+        return [("error", "v1")]
+    assert text == _messages.no_runner([v2_says, v1_says]), text
+    # vLLM raises for the runner it validated last: V2 when it was forced, else V1 after a fallback.
+    if "HiSparse" in v1 or "watermarking" in v1:
+        return [("error", "v2")]
+    return [("fallback", v2), ("error", "v1")]
+
+
+@given(_versioned_configs(), st.sampled_from([None, "v1", "v2"]))
+def test_the_lists_and_messages_are_vllms_automatic_and_asked(drawn, asked):
+    """The display strings vLLM appends to its V2 and V1 lists (V2's DBO entries collapsed in
+    automatic choice, detailed when a runner is asked for) and what it reports, in order."""
+    config, version = drawn
+    expected = vllm_reference.says(config, version, asked)
+    got = _says(config, version, asked)
+    if version >= "0.32.0" and _get_mode(config) == ("STOCK_TORCH_COMPILE", "NONE"):
+        # Issue 27: the matrix still warns that stock torch.compile is partial on V2 when
+        # cudagraph_mode is already NONE, where vLLM has nothing to override and says nothing.
+        got = got[:2] + ([m for m in got[2] if m != ("partial", "stock torch.compile")],)
+    assert got == expected
+
+
+def _get_mode(config):
+    return (vllm_reference.get(config, "compilation_config.mode"),
+            vllm_reference.get(config, "compilation_config.cudagraph_mode"))
 
 
 @given(_versioned_configs())
@@ -534,7 +626,8 @@ def test_unsupported_equals_evaluating_each_gate_directly(drawn):
         resolution = DEFAULT.resolve(config, version=version)
     except (NoRunnerError, RemovedFeatureError) as error:
         resolution = error.resolution
-    active = [f for f in DEFAULT.features if f.in_force(v) and f.when.evaluate(config, schema=DEFAULT.schema)]
+    active = [f for f in DEFAULT.features
+              if f.in_force(v) and f.applies != "asked" and f.when.evaluate(config, schema=DEFAULT.schema)]
     assert list(resolution.active) == active
     for runner in DEFAULT.runners:
         assert list(resolution.unsupported[runner.id]) == [f for f in active if f.status(runner.id, v) in BLOCKING]
@@ -574,7 +667,8 @@ from matrix.strategies import matrices  # noqa: E402
 
 def reference(m, config, version):
     """What the plain interpreter says: the first bad value (in the order resolve reads
-    them), else the active gates (runner requirements, candidacies and orders included)."""
+    them), else the gates active in automatic choice (runner requirements, candidacies and
+    orders included; a gate in force only when a runner is asked for left out)."""
     gates = m.gates_at(version)
     for feature in gates:
         for path in sorted(feature.when.paths):
@@ -582,7 +676,7 @@ def reference(m, config, version):
                 Predicate(f"{path} is None").evaluate(config, schema=m.schema)
             except ConfigError as error:
                 return ("ConfigError", error.path, error.reason)
-    return [f.id for f in gates if f.when.evaluate(config, schema=m.schema)]
+    return [f.id for f in gates if f.applies != "asked" and f.when.evaluate(config, schema=m.schema)]
 
 
 def compiled(m, config, version):
@@ -668,7 +762,7 @@ def test_iter_observations_yields_the_facts_one_by_one():
     config = {"cache_config": {"mamba_cache_mode": "all"}, "parallel_config": {"use_ubatching": True}}
     assert [(f.kind, f.feature.id, f.runner, f.status) for f in iter_observations(DEFAULT, config, version="0.31.0")] == [
         ("active", "dbo", None, None),
-        ("status", "dbo", "v2", "opt-in"),
+        ("status", "dbo", "v2", "no"),
         ("active", "mamba_cache_all", None, None),
         ("deprecated", "mamba_cache_all", None, None),
         ("status", "mamba_cache_all", "v2", "no"),

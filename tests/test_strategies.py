@@ -22,6 +22,11 @@ def _active(m, config, **kwargs):
         return {f.id for f in error.resolution.active}
 
 
+def _active_either_way(m, config):
+    """The gates active in automatic choice or with some runner asked for (`Feature.applies`)."""
+    return set().union(_active(m, config), *(_active(m, config, runner=r.id) for r in m.runners))
+
+
 @given(configs(DEFAULT))
 def test_configs_are_valid_under_the_schema(config):
     _active(DEFAULT, config)  # a ConfigError would fail the test
@@ -51,7 +56,7 @@ def test_every_gate_of_the_default_matrix_is_active_in_a_200_example_run():
     @settings(max_examples=200, derandomize=True, database=None)
     @given(configs(DEFAULT))
     def run(config):
-        active = _active(DEFAULT, config)
+        active = _active_either_way(DEFAULT, config)
         for gate in active:
             event(f"active: {gate}")  # see them with --hypothesis-show-statistics
         seen.update(active)
@@ -61,6 +66,13 @@ def test_every_gate_of_the_default_matrix_is_active_in_a_200_example_run():
     records = {f.id for f in DEFAULT.features_at() if f.deprecated and f.deprecated.is_removed(DEFAULT.version)}
     assert records == {"enable_sp_removed", "mamba_cache_all", "spec_medusa", "spec_mlp_speculator"}
     assert {f.id for f in DEFAULT.features_at()} - set(seen) == records
+
+
+@given(configs(DEFAULT, active=["dbo_lora"]))
+def test_configs_make_a_gate_active_that_applies_only_when_a_runner_is_asked_for(config):
+    # The condition holds; the gate is in force only when a runner is asked for.
+    assert "dbo_lora" in _active(DEFAULT, config, runner="v2")
+    assert "dbo_lora" not in _active(DEFAULT, config) and "dbo" in _active(DEFAULT, config)
 
 
 @pytest.mark.parametrize(
