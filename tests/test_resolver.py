@@ -416,17 +416,19 @@ def _says(config, version, asked, facts=None):
             assert w.message == _messages.fallback([_messages.does_not_support("Model Runner V2", v2)], "Model Runner V1")
             said.append(("fallback", v2))
         elif w.kind == "preference":  # the ROCm default: vLLM names the architectures, the matrix cannot
-            archs = [a for a in resolution.values.get("model_config.architectures") or ()
-                     if a in vllm_reference.ROCM_V1_ARCHS]
-            said.append(("skipped" if "would prefer" in w.message else "preference", archs))
+            said.append(("skipped" if "would prefer" in w.message else "preference", _rocm_archs(resolution)))
         else:
             said.append((w.kind, w.message))
     if error is not None:
-        said.extend(_error_says(error, v2, v1))
+        said.extend(_error_says(error, v2, v1, _rocm_archs(resolution)))
     return v2, v1, said
 
 
-def _error_says(error, v2, v1):
+def _rocm_archs(resolution):
+    return [a for a in resolution.values.get("model_config.architectures") or () if a in vllm_reference.ROCM_V1_ARCHS]
+
+
+def _error_says(error, v2, v1, archs):
     """What the error reports, its text checked against the lists: which runner's list it
     gives ("hisparse": the forced runner's own message). Where vLLM logs the fallback and then
     raises the V1 error, the matrix says both in one error."""
@@ -441,7 +443,7 @@ def _error_says(error, v2, v1):
         return [("error", "v1" if text == v1_says else "v2")]
     if text.startswith("No runner can serve this config: ROCm V1 default"):
         assert text == _messages.preferred_blocked("ROCm V1 default for DeepSeek V3.2 / V4 and GLM-MoE-DSA", v1_says)
-        return [("error", "v1")]
+        return [("preference", archs), ("error", "v1")]  # vLLM logs its default, then raises
     assert text == _messages.no_runner([v2_says, v1_says]), text
     # vLLM raises for the runner it validated last: V2 when it was forced, else V1 after a fallback.
     if "HiSparse" in v1 or "watermarking" in v1:
@@ -454,18 +456,17 @@ def test_the_lists_and_messages_are_vllms_automatic_and_asked(drawn, asked):
     """The display strings vLLM appends to its V2 and V1 lists (V2's DBO entries collapsed in
     automatic choice, detailed when a runner is asked for) and what it reports, in order."""
     config, version = drawn
-    expected = vllm_reference.says(config, version, asked)
-    got = _says(config, version, asked)
-    if version >= "0.32.0" and _get_mode(config) == ("STOCK_TORCH_COMPILE", "NONE"):
+    _assert_says(_says(config, version, asked), vllm_reference.says(config, version, asked), config, version)
+
+
+def _assert_says(got, expected, config, version):
+    modes = (vllm_reference.get(config, "compilation_config.mode"),
+             vllm_reference.get(config, "compilation_config.cudagraph_mode"))
+    if version >= "0.32.0" and modes == ("STOCK_TORCH_COMPILE", "NONE"):
         # Issue 27: the matrix still warns that stock torch.compile is partial on V2 when
         # cudagraph_mode is already NONE, where vLLM has nothing to override and says nothing.
         got = got[:2] + ([m for m in got[2] if m != ("partial", "stock torch.compile")],)
     assert got == expected
-
-
-def _get_mode(config):
-    return (vllm_reference.get(config, "compilation_config.mode"),
-            vllm_reference.get(config, "compilation_config.cudagraph_mode"))
 
 
 @given(_versioned_configs())
@@ -592,12 +593,7 @@ def test_vllms_own_objects_resolve_directly_as_vllm_decides(drawn, asked, data):
     obj, facts = _vllm_objects(config, data.draw, version)
     host = vllm_reference.Host(obj, facts)
     assert _choice(obj, version, asked, facts) == vllm_reference.choose(host, version, asked)
-    try:
-        resolution = DEFAULT.resolve(obj, version=version, facts=facts)
-    except (NoRunnerError, RemovedFeatureError) as error:
-        resolution = error.resolution
-    assert names(resolution.unsupported["v2"]) == vllm_reference.v2_blockers(host, version)
-    assert names(resolution.unsupported["v1"]) == vllm_reference.v1_blockers(host, version)
+    _assert_says(_says(obj, version, asked, facts), vllm_reference.says(host, version, asked), host, version)
 
 
 @given(_versioned_configs())
