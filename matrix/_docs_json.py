@@ -38,6 +38,7 @@ def _field(path: str, doc: str, field: Optional[Field]) -> Dict[str, Any]:
         "has_default": field.has_default,
         "default": _value(field.default) if field.has_default else None,
         "fact": field.fact,
+        "classes": field.classes,
         "since": _version(field.since),
         "until": _version(field.until),
         "choice_versions": [{"value": _value(c), "since": _version(field.choice_window(c)[0]),

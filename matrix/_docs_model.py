@@ -244,6 +244,7 @@ def _type_text(field: Field) -> str:
     elif field.max is not None:
         text += f", at most {field.max!r}"
     text += ", or None" if field.nullable else ""
+    text += "; a class reads as its qualified name" if field.classes else ""
     # A fact is not a member of the host's config classes: readers should know where it comes from.
     text += "; a fact the host computes" if field.fact else ""
     # When the host's config has it: "; from 0.33.0", "; until 0.32.0".

@@ -180,7 +180,7 @@ def test_json_output_is_typed_data_that_its_schema_accepts():
     # Config entries carry values, not display strings.
     by_path = {entry["path"]: entry for entry in data["config"]}
     assert by_path["mode"] == {"path": "mode", "type": "str", "nullable": False, "choices": ["fast", "safe", "legacy"],
-                               "min": None, "max": None, "has_default": True, "default": "safe", "fact": False, "since": None,
+                               "min": None, "max": None, "has_default": True, "default": "safe", "fact": False, "classes": False, "since": None,
                                "until": None, "choice_versions": [], "doc": "How | to run"}
     assert (by_path["workers"]["min"], by_path["workers"]["max"], by_path["workers"]["default"]) == (1, 64, 1)
     default = json.loads(render(DEFAULT, format="json", tables=["config"]))
@@ -188,9 +188,11 @@ def test_json_output_is_typed_data_that_its_schema_accepts():
     entries = {entry["path"]: entry for entry in default["config"]}
     assert entries["cache_config.mamba_cache_mode"]["choices"] == ["none", "align", "all"]
     assert entries["speculative_config.draft_model_config.architectures"]["default"] == []
+    processors = entries["model_config.logits_processors"]
+    assert (processors["nullable"], processors["default"], processors["classes"]) == (True, None, True)
     assert entries["speculative_config"] == {
         "path": "speculative_config", "type": "section", "nullable": True, "choices": None, "min": None, "max": None,
-        "has_default": True, "default": None, "fact": False, "since": None, "until": None, "choice_versions": [],
+        "has_default": True, "default": None, "fact": False, "classes": False, "since": None, "until": None, "choice_versions": [],
         "doc": entries["speculative_config"]["doc"]}
     assert set(default) == {"format", "generated_by", "matrix", "version", "runners", "config"}
 
