@@ -185,6 +185,8 @@ def check(field: Field, value: object) -> object:
     if kind == "str":
         member = value if isinstance(value, enum.Enum) else None
         value = _enum_name(value)
+        if field.classes and isinstance(value, type):
+            value = qualified_name(value)
         if not isinstance(value, str):
             raise ConfigError(_messages.wrong_type("str", value), path=path)
         if field.choices is not None and value not in field.choices:
@@ -201,12 +203,19 @@ def check(field: Field, value: object) -> object:
     if not isinstance(value, (list, tuple)):
         raise ConfigError(_messages.wrong_type(kind, value), path=path)
     item_type = str if kind == "list[str]" else int
+    if field.classes and any(isinstance(item, type) for item in value):
+        value = [qualified_name(item) if isinstance(item, type) else item for item in value]
     for item in value:
         if type(item) is not item_type and not (
             item_type is str and isinstance(item, str)
         ):
             raise ConfigError(_messages.wrong_type(f"{kind} items of type {item_type.__name__}", item), path=path)
     return tuple(value)
+
+
+def qualified_name(cls: type) -> str:
+    """How a class reads where a field takes names (``classes = true``): ``module.Qualname``."""
+    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 def _bounded(field: Field, value: Any) -> Any:

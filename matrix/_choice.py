@@ -257,7 +257,7 @@ def requested(plan: Plan, mask: int, runner: str, warnings: List[ResolutionWarni
         if not forces.override:
             return None, (UnsupportedFeatureError, forces.message or _messages.forced(
                 feature.name, matrix.runner(forces.runner).name, asked))
-    chosen = runner
+    chosen, overriding = runner, None
     for feature in forcing:
         forces = feature.forces
         assert forces is not None
@@ -265,13 +265,15 @@ def requested(plan: Plan, mask: int, runner: str, warnings: List[ResolutionWarni
             continue
         warnings.append(ResolutionWarning("override", feature.id, forces.runner, forces.message or _messages.overridden(
             feature.name, matrix.runner(forces.runner).name, matrix.runner(chosen).name)))
-        chosen = forces.runner
+        chosen, overriding = forces.runner, feature
     if mask & plan.no[chosen]:
         return None, (UnsupportedFeatureError, blockers(plan, mask, chosen, plan.no[chosen]))
     name = matrix.runner(chosen).name
     for feature in plan.active(mask & plan.opt_in[chosen]):
         note = feature.statement(chosen, plan.version).note
-        warnings.append(ResolutionWarning("opt-in", feature.id, chosen, _messages.opt_in(feature.name, name, note)))
+        # An opt-in used because a forced runner overrode the request says so, not that it was asked for.
+        by = None if overriding is None else overriding.name
+        warnings.append(ResolutionWarning("opt-in", feature.id, chosen, _messages.opt_in(feature.name, name, note, by)))
     return chosen, None
 
 

@@ -80,6 +80,10 @@ class Plan:
     preferring: int = 0
     #: The gates that are features (not derived from the runners: see `Matrix.gates_at`).
     feature_bits: int = -1
+    #: The gates in force in automatic choice, and when a runner is asked for (`Feature.applies`):
+    #: the resolver keeps only these bits of an evaluated mask.
+    automatic: int = -1
+    asked: int = -1
     #: runner id → the gate active when it is a candidate (0: it always is).
     candidate: Dict[str, int] = attrs.Factory(dict)
     #: (gate, order, (runner id, blocking mask) in that order), for each `Order`, first first.
@@ -179,6 +183,8 @@ def _build(matrix: Matrix, version: Version) -> Plan:
             orders.append((1 << index, gate.origin, tuple((r, blocking[r]) for r in ids)))
     return Plan(
         feature_bits=sum(1 << i for i, f in enumerate(features) if f.origin is None),
+        automatic=sum(1 << i for i, f in enumerate(features) if f.applies != "asked"),
+        asked=sum(1 << i for i, f in enumerate(features) if f.applies != "automatic"),
         candidate=candidate, orders=tuple(orders),
         matrix=matrix, version=version, features=features, paths=paths,
         evaluate=namespace["evaluate"], no=masks["no"], opt_in=masks["opt-in"],

@@ -77,6 +77,7 @@ class FieldSpec:
     fact: bool = False
     since: Optional[str] = None
     until: Optional[str] = None
+    classes: bool = False
 
 
 @attrs.frozen
@@ -123,6 +124,7 @@ class FeatureSpec:
     group: Optional[str] = None
     forces: Optional[ForcesSpec] = None
     prefers: Optional[PrefersSpec] = None
+    applies: str = "always"
 
 
 @attrs.frozen

@@ -38,6 +38,7 @@ def _field(path: str, doc: str, field: Optional[Field]) -> Dict[str, Any]:
         "has_default": field.has_default,
         "default": _value(field.default) if field.has_default else None,
         "fact": field.fact,
+        "classes": field.classes,
         "since": _version(field.since),
         "until": _version(field.until),
         "choice_versions": [{"value": _value(c), "since": _version(field.choice_window(c)[0]),
@@ -86,6 +87,7 @@ def json_text(doc: Document, tables: Sequence[str]) -> str:
                     "runner": row.forces.runner, "override": row.forces.override, "message": row.forces.message},
                 "prefers": None if row.prefers is None else {
                     "runner": row.prefers.runner, "outright": row.prefers.outright, "message": row.prefers.message},
+                "applies": row.applies,
                 "note": note(row.note),
                 "links": list(row.links),
                 "support": {

@@ -93,6 +93,11 @@ class Row:
     deprecated: Optional[DeprecationRow] = None  # when deprecated at the table's version
     forces: Optional[Forces] = None
     prefers: Optional[Prefers] = None
+    applies: str = "always"
+
+
+#: The badge of a gate in force only in one mode of choice (`Feature.applies`).
+APPLIES_TEXT = {"automatic": "in automatic choice only", "asked": "only when a runner is asked for"}
 
 
 @attrs.frozen
@@ -242,6 +247,7 @@ def _type_text(field: Field) -> str:
     elif field.max is not None:
         text += f", at most {field.max!r}"
     text += ", or None" if field.nullable else ""
+    text += "; a class reads as its qualified name" if field.classes else ""
     # A fact is not a member of the host's config classes: readers should know where it comes from.
     text += "; a fact the host computes" if field.fact else ""
     # When the host's config has it: "; from 0.33.0", "; until 0.32.0".
@@ -313,6 +319,8 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
             lifecycle.append(f"since {feature.since}")
         if feature.until is not None:
             lifecycle.append(f"until {feature.until}")
+        if feature.applies != "always":
+            lifecycle.append(APPLIES_TEXT[feature.applies])
         if feature.prefers is not None:
             lifecycle.append(_prefers_text(matrix, feature.prefers))
         if feature.forces is not None:
@@ -342,7 +350,7 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
                         tuple(spell(x) for x in lifecycle), feature_note, feature.links, tuple(cells),
                         _version_text(feature.since) or None, _version_text(feature.until) or None,
                         _deprecation_row(feature, v, spell) if d is not None and v >= d.since else None,
-                        feature.forces, feature.prefers))
+                        feature.forces, feature.prefers, feature.applies))
     if any(row.group for row in rows):
         # Grouped: each group's rows together, groups in the order they first appear, the
         # ungrouped ones last (declaration order within each).

@@ -5,7 +5,9 @@ a path named explicitly, annotated properties). Each member's annotation is mapp
 type of the ``[config]`` schema the way `matrix._access` reads values: ``Literal`` values and
 enum members become ``choices`` (an enum member as its value for ``str`` enums, else its name),
 ``Optional[X]`` is ``nullable``, a nested class is a ``section``, pydantic ``ge``/``le`` (and
-``gt``/``lt`` on ints) are ``min``/``max``. A member that has no such type says why.
+``gt``/``lt`` on ints) are ``min``/``max``; ``str | type[X]``, and a list of those, is ``str`` or
+``list[str]`` with ``classes = true`` (a class reads as its qualified name). A member that has
+no such type says why.
 """
 
 from __future__ import annotations
@@ -67,6 +69,8 @@ class Member:
     others: Tuple[str, ...] = ()
     #: Read through a property, not a field (only looked up by name).
     computed: bool = False
+    #: A class may stand for a name (``str | type[X]``, or a list of those): ``classes = true``.
+    classes: bool = False
 
 
 def is_config_class(cls: object) -> bool:
@@ -311,7 +315,40 @@ def _member(owner: type, path: str, name: str, annotation: Any, default: object,
         low, high, lost = _limits(kind, bounds)
     value = _default(default, kind)
     return Member(**base, type=kind, nullable=nullable, choices=choices, min=low, max=high,
-                  lost_bound=lost, default=value, cls=cls, others=others, why=why)
+                  lost_bound=lost, default=value, cls=cls, others=others, why=why,
+                  classes=kind in ("str", "list[str]") and _takes_classes(annotation))
+
+
+def _is_class(annotation: Any) -> bool:
+    """``type`` or ``type[X]``: an annotation whose values are classes."""
+    return annotation is type or typing.get_origin(annotation) is type
+
+
+def _union_arms(annotation: Any) -> Optional[List[Any]]:
+    origin = typing.get_origin(annotation)
+    if origin is typing.Union or (hasattr(types, "UnionType") and isinstance(annotation, types.UnionType)):
+        return [_unannotated(a)[0] for a in typing.get_args(annotation) if a is not _NONE]
+    return None
+
+
+def _names_or_classes(annotation: Any) -> bool:
+    """``str | type[X]`` (None aside): a name, or a class standing for one."""
+    arms = _union_arms(annotation)
+    return arms is not None and str in arms and any(map(_is_class, arms)) and all(
+        a is str or _is_class(a) for a in arms)
+
+
+def _takes_classes(annotation: Any) -> bool:
+    """Whether a ``str`` or ``list[str]`` member may hold classes for names."""
+    if _names_or_classes(annotation):
+        return True
+    arms = _union_arms(annotation)
+    if arms is not None and len(arms) == 1:
+        annotation = arms[0]
+    if typing.get_origin(annotation) in _SEQUENCES:
+        args = [a for a in typing.get_args(annotation) if a is not Ellipsis]
+        return len(args) == 1 and _names_or_classes(_unannotated(args[0])[0])
+    return False
 
 
 def _map(annotation: Any) -> Mapped:
@@ -324,6 +361,8 @@ def _map(annotation: Any) -> Mapped:
             values = tuple(v for a in arms for v in typing.get_args(_unannotated(a)[0]))
             kind, lit_nullable, choices, _, _, why = _literal(values)
             return kind, nullable or lit_nullable, choices, None, (), why
+        if _names_or_classes(annotation):  # classes read as names: `classes = true`
+            return "str", nullable, None, None, (), None
         mapped = [_map(_unannotated(a)[0]) for a in arms]
         if len(mapped) == 1:
             kind, inner_nullable, choices, cls, others, why = mapped[0]
@@ -348,6 +387,8 @@ def _map(annotation: Any) -> Mapped:
         if origin is tuple and len(typing.get_args(annotation)) != 2 and len(set(args)) > 1:
             return None, False, None, None, (), f"{_show(annotation)} is a fixed-shape tuple; a [config] list has one item type"
         item = set(args)
+        if len(args) == 1 and _names_or_classes(_unannotated(args[0])[0]):
+            return "list[str]", False, None, None, (), None
         if item in ({str}, {int}):
             return f"list[{next(iter(item)).__name__}]", False, None, None, (), None
         return None, False, None, None, (), f"{_show(annotation)}: a [config] list holds str or int items"

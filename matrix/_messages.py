@@ -278,6 +278,10 @@ def nan_value() -> str:
     return "Is NaN, which no comparison can order: give a number (inf and -inf are numbers)"
 
 
+def classes_for(kind: str) -> str:
+    return f"Only str and list[str] fields read classes as names (classes = true), not {kind}"
+
+
 def not_nullable_value() -> str:
     return "Is None, but the schema does not declare it nullable"
 
@@ -345,8 +349,9 @@ def removed(name: str, remove_in: str, replacement: Optional[str], message: Opti
     return text
 
 
-def opt_in(name: str, runner: str, note: Optional[str]) -> str:
-    text = f"{name} is opt-in on {runner}: used because {runner} was asked for explicitly"
+def opt_in(name: str, runner: str, note: Optional[str], forced_by: Optional[str] = None) -> str:
+    why = f"{runner} was asked for explicitly" if forced_by is None else f"{forced_by} requires {runner}"
+    text = f"{name} is opt-in on {runner}: used because {why}"
     return f"{text} ({note})" if note else text
 
 
@@ -788,6 +793,11 @@ def class_type_unmapped(path: str, declared: str, member: str, annotation: str, 
 
 def class_also(path: str, member: str, others: Sequence[str]) -> str:
     return f"{member} also allows {', '.join(others)}, which [config] {path!r} refuses"
+
+
+def class_takes_classes(path: str, member: str, annotation: str) -> str:
+    return (f"{member} is {annotation}, which may hold classes, but [config] {path!r} refuses them: "
+            "declare classes = true to read a class as its qualified name")
 
 
 def class_nullable(path: str, nullable: bool, member: str, annotation: str) -> str:

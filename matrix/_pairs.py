@@ -3,7 +3,8 @@
 For two gates A and B in force at a version, and a runner R, R *serves the pair* when some
 config makes A and B active, makes no gate that R says ``no`` to active, meets R's
 requirements (`Matrix.gates_at`), and uses no removed
-feature: that config, asked of R explicitly, resolves (an ``opt-in`` asked for is served). The
+feature: that config, asked of R explicitly, resolves (an ``opt-in`` asked for is served; a
+gate of automatic choice only, ``applies = "automatic"``, is neither paired nor refusing). The
 answer is exact, decided over the same partition of the config space as ``matrix check``
 (`matrix._space`), and each "serves" comes with its witness config; a pair no config makes
 active together is ``never``; a question the search could not settle within its budget is
@@ -35,9 +36,10 @@ class Pair:
 
 
 def pair_gates(matrix: Matrix, version: Optional[VersionLike] = None) -> Tuple[Feature, ...]:
-    """The gates the table pairs: those in force and not removed at *version*."""
+    """The gates the table pairs: those in force and not removed at *version*, and in force
+    when a runner is asked for (not ``applies = "automatic"``)."""
     v = matrix.version if version is None else as_version(version)
-    return tuple(g for g in matrix.features_at(v) if not g.removed_at(v))
+    return tuple(g for g in matrix.features_at(v) if not g.removed_at(v) and g.applies != "automatic")
 
 
 def pairs(matrix: Matrix, version: Optional[VersionLike] = None, *, budget: int = 200_000) -> List[Pair]:
@@ -45,11 +47,13 @@ def pairs(matrix: Matrix, version: Optional[VersionLike] = None, *, budget: int 
     v = matrix.version if version is None else as_version(version)
     in_force = matrix.features_at(v)
     gates = pair_gates(matrix, v)
-    removed = [g.when.node for g in in_force if g not in gates]
+    removed = [g.when.node for g in in_force if g.removed_at(v)]
     # A runner's requirements refuse configs as the features it says no to do (`Matrix.gates_at`).
     every = matrix.gates_at(v)
     space = Space(matrix.schema, [g.when.node for g in every], budget=budget)
-    refusing = {r.id: [g for g in every if g.status(r.id, v) == "no"] for r in matrix.runners}
+    # Asked for, a runner is refused by what it says no to, except the gates of automatic choice only.
+    refusing = {r.id: [g for g in every if g.status(r.id, v) == "no" and g.applies != "automatic"]
+                for r in matrix.runners}
     out = []
     for j, second in enumerate(gates):
         for first in gates[:j]:

@@ -155,6 +155,8 @@ def _entry(member: Member) -> Iterable[str]:
     items: List[Tuple[str, object]] = [("type", member.type)]
     if member.nullable:
         items.append(("nullable", True))
+    if member.classes:
+        items.append(("classes", True))
     if member.choices is not None:
         items.append(("choices", list(member.choices)))
     for bound in ("min", "max"):
@@ -253,6 +255,8 @@ def _field_drift(field: Field, member: Member) -> Iterable[Drift]:
         return
     if member.others:
         yield Drift("class-wider", path, where, _messages.class_also(path, where, member.others))
+    if member.classes and not field.classes:
+        yield Drift("class-wider", path, where, _messages.class_takes_classes(path, where, member.annotation))
     if field.nullable != member.nullable and not (field.implied and not member.nullable):
         yield Drift("class-nullable", path, where, _messages.class_nullable(
             path, field.nullable, where, member.annotation))

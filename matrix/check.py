@@ -210,8 +210,9 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
     yield from _pairs(matrix, v, [g for g in live if g not in always], space, solve, place, budget, seen)
     # A removed feature is refused before any runner is chosen: no runner analysis counts it,
     # and every config they find or rule out uses none.
-    choosing = [g for g in live if not g.removed_at(v)]
-    gone = [g for g in live if g.removed_at(v)]
+    # Automatic choice leaves out a gate in force only when a runner is asked for.
+    choosing = [g for g in live if not g.removed_at(v) and g.applies != "asked"]
+    gone = [g for g in live if g.removed_at(v) and g.applies != "asked"]  # automatic choice sees these
     schema = matrix.schema if len(matrix.schema) else None
 
     def kept(true: Sequence[Node] = (), false: Sequence[Node] = (), **extra: Any) -> Optional[Assignment]:
@@ -226,7 +227,8 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
     unusable = yield from _requirements(matrix, requirements, solve, place, budget)
     # Questions about automatic choice read its decision list (`matrix._choice`); gates that
     # can never be active (and removed ones: `kept` rules them out where it matters) read False.
-    dead = {g.id for g in gates if g not in live} | {g.id for g in gone}
+    # A gate that applies only when a runner is asked for is never active in automatic choice.
+    dead = {g.id for g in gates if g not in live or g.applies == "asked"} | {g.id for g in gone}
     choice = _Choice(plan(matrix, v), dead)
     yield from _runners(matrix, v, choosing + requirements, choice, kept, place, budget, unusable)
     # A runner that is a candidate only sometimes is out of automatic choice where it is not:

@@ -17,7 +17,7 @@ import json
 import os
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .schema import FIELD_TYPES, STATUSES, Matrix
+from .schema import APPLIES, FIELD_TYPES, STATUSES, Matrix
 
 __all__ = ["features_schema", "runner_schema", "schema_paths", "text", "write", "stale"]
 
@@ -104,7 +104,7 @@ def features_schema(matrix: Optional[Matrix] = None) -> Dict[str, Any]:
     scalar = {"type": ["string", "integer", "number", "boolean"]}
     choice = _shapes(table=_table({"value": scalar, "since": _version("The release the value appeared in"),
                                    "until": _version("The release that removed the value")}, ["value"]), other=scalar)
-    field = _table({
+    field: Dict[str, Any] = _table({
         "type": field_type,
         "choices": {"type": "array", "items": choice, "uniqueItems": True,
                     "description": "The values allowed (str, int, float)"},
@@ -115,7 +115,11 @@ def features_schema(matrix: Optional[Matrix] = None) -> Dict[str, Any]:
         "fact": {"type": "boolean", "description": "Computed by the host and passed to resolve(facts=…)"},
         "since": _version("The release the host's config gained this field"),
         "until": _version("The release the host's config lost this field"),
+        "classes": {"type": "boolean", "description": "A str or list[str] field whose values may be classes, "
+                                                      "read as their qualified names (module.Qualname)"},
     }, ["type"], "A config field")
+    field.update({"if": {"properties": {"classes": {"const": True}}, "required": ["classes"]},
+                  "then": {"properties": {"type": {"enum": ["str", "list[str]"]}}}})
     feature = _table({
         "name": {"type": "string", "description": "Display string, used in messages, lists and docs"},
         "when": {"type": "string", "description": "When a config uses the feature. " + _PREDICATE},
@@ -135,6 +139,8 @@ def features_schema(matrix: Optional[Matrix] = None) -> Dict[str, Any]:
         "forces": _table({"runner": _ids(runners, "The runner a config that uses it must run on"),
                           "override": {"type": "boolean", "description": "Override a request for another runner"},
                           "message": {"type": "string"}}, ["runner"], "A feature that forces a runner"),
+        "applies": {"enum": list(APPLIES), "description": "When the gate is in force: always (the default), "
+                    "only in automatic choice, or only when a runner is asked for"},
         "prefers": _table({"runner": _ids(runners, "The runner automatic choice tries first"),
                            "outright": {"type": "boolean", "description": "Chosen whatever blocks it"},
                            "message": {"type": "string"}}, ["runner"], "A feature that changes automatic choice"),

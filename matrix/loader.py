@@ -20,7 +20,7 @@ from ._files import toml
 from ._nodes import Compare, ListLiteral, Literal, Path, walk
 from .errors import ConfigError, LoadError, Problem, excerpt
 from .predicates import Predicate
-from .schema import (CLASS_SPEC, FIELD_TYPES, NOTHING, STATUSES, Deprecation, Feature, Field, Forces, Matrix, Order,
+from .schema import (APPLIES, CLASS_SPEC, FIELD_TYPES, NOTHING, STATUSES, Deprecation, Feature, Field, Forces, Matrix, Order,
                      Prefers, Refusal, Requirement, RequirementKind, Runner, Schema, Statement, Window, window_text)
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -380,6 +380,9 @@ class _Builder:
         if ok and spec.min is not None and spec.max is not None and spec.min > spec.max:
             self.problem(source, where + ("max",), _messages.max_below_min(spec.max, spec.min))
             ok = False
+        if spec.classes and kind not in ("str", "list[str]"):
+            self.problem(source, where + ("classes",), _messages.classes_for(kind))
+            ok = False
         window = self.window(source, where, spec.since, spec.until)
         if not ok or window is None:
             return None
@@ -407,7 +410,8 @@ class _Builder:
             default = None
         return Field(path, kind, nullable=spec.nullable, default=default, choices=choices,
                      min=spec.min, max=spec.max, doc=spec.doc, fact=spec.fact, since=window[0], until=window[1],
-                     choice_windows=choice_windows, defaults=defaults)
+                     choice_windows=choice_windows, defaults=defaults,
+                     classes=spec.classes)
 
     @staticmethod
     def default(field: Field, value: object) -> object:
@@ -834,10 +838,13 @@ class _Builder:
                     self.problem(source, where + ("prefers", "runner"), _messages.unknown_runner(spec.prefers.runner, runner_ids))
             else:
                 prefers = Prefers(spec.prefers.runner, spec.prefers.outright, spec.prefers.message)
+        if spec is not None and spec.applies not in APPLIES:
+            self.problem(source, where + ("applies",), _messages.unknown_choice("applies", spec.applies, APPLIES,
+                                                                                 one_of=True))
         if len(self.problems) > before or spec is None or predicate is None or history is None:
             return None
         feature = Feature(id, spec.name, predicate, history, spec.note, spec.links, since, until, deprecation,
-                          spec.group, forces, prefers)
+                          spec.group, forces, prefers, spec.applies)
         return feature
 
     def lifetimes(self, source: _Source, where: Place, feature: Feature, schema: Schema) -> None:

@@ -479,6 +479,7 @@ def resolve(matrix: Matrix, config: object, *, runner: Optional[str] = None,
         _refuse_unknown_keys(matrix, config)
     if runner is None:
         mask, values = compiled.evaluate(config, facts)
+        mask &= compiled.automatic
         # The common case, answered with integer operations: the top runner is free and
         # there is nothing to warn about.
         if not mask & compiled.quiet_top and compiled.fast:
@@ -489,7 +490,7 @@ def resolve(matrix: Matrix, config: object, *, runner: Optional[str] = None,
     if runner not in compiled.no:
         matrix.runner(runner)  # raises UsageError, naming the known runners
     mask, values = compiled.evaluate(config, facts)
-    return _resolve_slowly(compiled, mask, values, runner)
+    return _resolve_slowly(compiled, mask & compiled.asked, values, runner)
 
 
 def _refuse_unknown_keys(matrix: Matrix, config: object) -> None:
@@ -531,7 +532,7 @@ def is_supported(matrix: Matrix, config: object, runner: str, *,
     compiled = _plan(matrix, version)
     matrix.runner(runner)
     mask, _ = compiled.evaluate(config, facts)
-    return not mask & (compiled.no[runner] | compiled.removed)
+    return not mask & compiled.asked & (compiled.no[runner] | compiled.removed)
 
 
 

@@ -26,6 +26,7 @@ __all__ = [
     "CLASS_SPEC",
     "FIELD_TYPES",
     "STATUSES",
+    "APPLIES",
     "NOTHING",
     "Field",
     "Schema",
@@ -51,6 +52,10 @@ def __dir__() -> list[str]:
 CLASS_SPEC = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\Z")
 FIELD_TYPES = ("bool", "int", "float", "str", "version", "list[str]", "list[int]", "section")
 STATUSES = ("yes", "no", "partial", "opt-in")
+#: When a gate is in force (``applies``): always, only in automatic choice, or only when a
+#: runner is asked for (vLLM checks dual batch overlap one way when VLLM_USE_V2_MODEL_RUNNER
+#: is unset and another when it is set).
+APPLIES = ("always", "automatic", "asked")
 #: The statuses that keep a runner from being chosen automatically.
 BLOCKING = frozenset({"no", "opt-in"})
 
@@ -122,6 +127,10 @@ class Field:
     #: { value = 8, since = "3.0" }]``); empty for a plain default. ``default`` is the value in
     #: force at the matrix's own version; `at` and `Schema.reading_at` give each version's.
     defaults: Tuple[Tuple[Optional[Version], object], ...] = ()
+    #: ``classes = true`` (``str`` and ``list[str]`` fields): the host may hold a class where
+    #: a name is expected (vLLM's ``logits_processors: list[str | type[LogitsProcessor]]``); a
+    #: class reads as its qualified name, ``module.Qualname``.
+    classes: bool = False
 
     @property
     def has_default(self) -> bool:
@@ -375,6 +384,9 @@ class Feature:
     forces: Optional[Forces] = None
     #: The runner automatic choice tries first for a config that uses it (``prefers``).
     prefers: Optional[Prefers] = None
+    #: ``automatic``: the gate is in force only in automatic choice; ``asked``: only when a
+    #: runner is asked for (including a request a forced runner overrides).
+    applies: str = attrs.field(default="always", validator=attrs.validators.in_(APPLIES))
     #: For a gate derived from the runners rather than declared (see `Matrix.gates_at`): the
     #: `Requirement` that fails, the `Runner` that is a candidate, or the `Order` that applies.
     origin: Union[None, Requirement, Runner, Order] = attrs.field(default=None, repr=False)

@@ -27,7 +27,7 @@ from ._messages import did_you_mean
 from ._nodes import And, Node
 from ._space import Inconclusive, Space, compared_constants
 from ._versions import VersionLike
-from .schema import Feature, Field, Matrix, Schema
+from .schema import APPLIES, Feature, Field, Matrix, Schema
 
 __all__ = ["configs", "as_object", "values", "predicates", "predicate_sources", "matrices"]
 
@@ -227,12 +227,15 @@ class _Plan:
                 continue
             strategy = values(field, [*constants.get(field.path, ()), *extra])
             self.strategies[field.path] = st.none() | strategy if field.nullable else strategy
-        self.memo: Dict[Tuple[FrozenSet[int], FrozenSet[int]], bool] = {}
+        self.memo: Dict[Tuple[FrozenSet[Node], FrozenSet[Node]], bool] = {}
 
     def possible(self, true: List[Node], false: List[Node]) -> bool:
         """Whether some config makes every *true* node hold and no *false* one (False when the
         search is cut short)."""
-        key = (frozenset(map(id, true)), frozenset(map(id, false)))
+        # Keyed by the nodes themselves (frozen values): ids of nodes built for one draw are
+        # reused by others once those are gone, and an id-keyed memo then answered for the wrong
+        # question (what a draw reached depended on what the process had allocated before).
+        key = (frozenset(true), frozenset(false))
         known = self.memo.get(key)
         if known is None:
             try:
@@ -582,6 +585,9 @@ def _matrix_texts(draw: st.DrawFn, max_features: int) -> Tuple[str, Dict[str, Di
             lines.append(f'since = "{draw(st.sampled_from(_VERSIONS[1:]))}"')
         elif window == 1:
             lines.append(f'until = "{draw(st.sampled_from(_VERSIONS[1:]))}"')
+        applies = draw(st.integers(0, 6))  # mostly left out (always); each value written sometimes
+        if applies < len(APPLIES):
+            lines.append(f'applies = "{APPLIES[applies]}"')
     runner_tables: Dict[str, Dict[str, Any]] = {
         r: {"name": f"Runner {r.upper()}", "priority": 10 - i} for i, r in enumerate(runners)}
     # Runner requirements (a kind's reason, a runner's own, a chain of two), candidacies, an order.

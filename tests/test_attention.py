@@ -196,6 +196,28 @@ def test_example_11_pcp_leaves_no_backend():
     assert reasons["TURBOQUANT"] == ["kv_cache_dtype not supported", "PCP not supported"]
 
 
+def test_every_backend_gives_check_15_for_non_causal_mla_with_dcp_in_the_order_of_section_5():
+    config = _example(H100, _H100_FA, head_size=128, use_mla=True, use_non_causal=True, use_dcp=True)
+    chosen, reasons = _answer(config)
+    mla, check_15 = "MLA not supported", "non-causal MLA attention with DCP not supported"
+    assert chosen is None
+    assert reasons == {
+        "TRITON_FLASH_ATTN": ["head_size not supported", mla, "non-causal attention not supported", check_15,
+                              "DCP not supported"],
+        "TRITON_FLASHINFER": ["head_size not supported", mla, "compute capability not supported",
+                              "non-causal attention not supported", check_15, "DCP not supported"],
+        "FLASH_ATTN": [mla, check_15],
+        "FLASHINFER": [mla, check_15],
+        "TRITON_ATTN": [mla, check_15, "DCP not supported"],
+        "FLEX_ATTENTION": [mla, check_15, "DCP not supported"],
+        "TURBOQUANT": ["kv_cache_dtype not supported", mla, "non-causal attention not supported", check_15,
+                       "DCP not supported"],
+    }
+    assert reasons == {b: reference.reasons(b, config) for b in reasons}
+    # Two of the three alone are not check 15.
+    assert _answer(_example(H100, _H100_FA, head_size=128, use_mla=True, use_dcp=True))[1]["FLASH_ATTN"] == [mla]
+
+
 def test_a_composite_that_is_not_a_candidate_is_never_chosen_but_can_be_asked_for():
     config = _example(H100, _H100_FA, head_size=256)  # no mm_prefix: TRITON_FLASH_ATTN is no candidate
     assert ATTENTION.resolve(config).runner == "FLASH_ATTN"
@@ -207,7 +229,7 @@ def test_a_composite_that_is_not_a_candidate_is_never_chosen_but_can_be_asked_fo
 
 def test_matrix_check_is_clean_and_finds_that_no_backend_serves_pcp():
     report = check(ATTENTION)
-    assert report.counts() == {"error": 0, "warning": 0, "note": 16}
+    assert report.counts() == {"error": 0, "warning": 0, "note": 17}
     pcp = next(f for f in report.findings if f.code == "no-runner" and "PCP" in f.message)
     assert pcp.message.startswith(
         "No runner can serve a config with 'PCP not supported' (failing not selector.use_pcp): "

@@ -46,7 +46,7 @@ JOB_CONFIG = """\
 "extras" = { type = "section" }
 "extras.level" = { type = "int", min = 1, default = 2 }
 # "settings" is not mapped: Dict[str, Any] has no [config] type (bool, int, float, str, version, list[str], list[int], or a nested config class)
-# "backend" is not mapped: Union[str, type, NoneType] is a union of several types; a [config] field has one
+"backend" = { type = "str", nullable = true, classes = true }
 # "weights" is not mapped: List[float]: a [config] list holds str or int items
 "required" = { type = "int", default = 0, doc = "From metadata" }
 """
@@ -108,7 +108,7 @@ def test_the_derived_schema_loads_and_equals_the_class_member_by_member():
             assert field.default == default, path
     assert m.schema["branch.leaf.depth"].doc == "How deep the leaf is."
     assert m.schema["tuning.ratio"].doc == "A fraction"
-    assert "settings" not in m.schema and "backend" not in m.schema
+    assert "settings" not in m.schema and m.schema["backend"].classes  # str | type: a class reads as its name
     # ... and the class itself passes the drift check: nothing to report.
     assert compare(m.schema, shapes.Job) == ()
 
@@ -212,10 +212,13 @@ def test_each_kind_of_drift_is_found_at_its_entry(old, new, expected):
 
 
 def test_a_union_the_schema_narrows_is_a_warning_and_facts_are_exempt():
-    config = JOB_CONFIG + '"backend" = { type = "str", nullable = true }\n"host.cuda" = "bool"\n"host.cuda_version" = "version"\n'
+    config = JOB_CONFIG.replace('"backend" = { type = "str", nullable = true, classes = true }',
+                                '"backend" = { type = "str", nullable = true }')
+    config += '"host.cuda" = "bool"\n"host.cuda_version" = "version"\n'
     m = _matrix(config.replace('"host.cuda" = "bool"', '"host" = { type = "section", fact = true }\n"host.cuda" = "bool"'), BOUND)
     assert _codes(m) == [
-        ("class-wider", 37, "Job.backend also allows type, which [config] 'backend' refuses"),
+        ("class-wider", 34, "Job.backend is Union[str, type, NoneType], which may hold classes, but [config] "
+                            "'backend' refuses them: declare classes = true to read a class as its qualified name"),
     ]
 
 

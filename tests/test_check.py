@@ -75,19 +75,17 @@ def test_the_default_matrix_has_no_errors_and_lists_its_no_runner_combinations()
     assert report.failed is False
     assert report.counts()["error"] == 0
     assert {f.code for f in report.findings} == {"no-runner"}
-    # 198 refused pairs, a V1-only feature with a V2-only one each, read as two products.
+    # 86 refused pairs, a V1-only feature with a V2-only one each, read as two products (the
+    # "with …" DBO rules apply only when a runner is asked for: automatic choice has no pair of them).
     first, second = report.findings
-    assert (len(first.combinations), len(second.combinations)) == (150, 48)
+    assert (len(first.combinations), len(second.combinations)) == (70, 16)
     assert ("prefill_context_parallel", "spec_suffix") in first.combinations
     assert set(first.combinations) == {(a, b) for a in first.features[:10] for b in first.features[10:]}
     assert str(second) == (
-        "features.toml:274:1: note[no-runner]: No runner can serve a config that uses any of [dspark speculative "
+        "features.toml:287:1: note[no-runner]: No runner can serve a config that uses any of [dspark speculative "
         "decoding, xpress speculative decoding, mixed sliding/full dflash drafts, DFlash candidate-head drafts] "
         "together with any of [pipeline parallelism with external_launcher, heterogeneous-vocabulary draft models, "
-        "dual batch overlap, dual batch overlap with LoRA, dual batch overlap with speculative decoding, dual batch "
-        "overlap with pipeline parallelism, dual batch overlap with context parallelism, dual batch overlap with "
-        "multimodal models, dual batch overlap with hybrid models, dual batch overlap with PIECEWISE CUDA graphs, "
-        "dual batch overlap with encoder only models, missing Triton] (48 combinations): Model Runner V2 does not "
+        "dual batch overlap, missing Triton] (16 combinations): Model Runner V2 does not "
         "support the second list; Model Runner V1 does not support the first list (acknowledged: a feature only "
         "Model Runner V1 serves cannot be combined with one only Model Runner V2 serves: vLLM raises the V1 error)"
     )
@@ -113,10 +111,40 @@ def test_the_default_matrix_records_its_removals_and_an_unrecorded_one_is_overdu
         'remove_in = "0.32.0", removed = true, replacement', 'remove_in = "0.32.0", replacement')
     unrecorded = matrix.loads(text, runners=str(ROOT / "runners"), path="features.toml")
     assert [str(f) for f in check(unrecorded, version="0.32.0").findings if f.severity == "error"] == [
-        "features.toml:239:34: error[removal-overdue]: mamba cache mode 'all' was due for removal in 0.32.0, "
+        "features.toml:252:34: error[removal-overdue]: mamba cache mode 'all' was due for removal in 0.32.0, "
         "and the matrix is checked as of 0.32.0: record the removal with removed = true (configs that use it are "
         "then refused with the replacement), or move remove_in"
     ]
+
+
+def test_automatic_choice_analyses_leave_out_a_gate_that_applies_only_when_asked():
+    text = """
+[matrix]
+name = "t"
+version = "1.0"
+[config]
+"x" = { type = "bool", default = false }
+"y" = { type = "bool", default = false }
+[features.both_refuse]
+name = "both refuse"
+when = "x"
+support = { a = "no", b = "no" }
+APPLIES
+[features.a_refuses]
+name = "a refuses"
+when = "y"
+support = { a = "no", b = "yes" }
+"""
+    runners = {"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}}
+    always = check(matrix.loads(text.replace("APPLIES", ""), runners=runners))
+    assert [f.message for f in always.findings if f.code == "no-runner"] == [
+        "No runner can serve a config that uses both refuse: A does not support both refuse; B does not support both refuse"]
+    asked = check(matrix.loads(text.replace("APPLIES", 'applies = "asked"'), runners=runners))
+    assert [f.code for f in asked.findings if f.code == "no-runner"] == []
+    # In force only in automatic choice, it still blocks both there.
+    automatic = check(matrix.loads(text.replace("APPLIES", 'applies = "automatic"'), runners=runners))
+    assert [f.message for f in automatic.findings if f.code == "no-runner"] == [
+        "No runner can serve a config that uses both refuse: A does not support both refuse; B does not support both refuse"]
 
 
 def test_a_search_over_budget_is_inconclusive_never_a_guess():
@@ -298,6 +326,8 @@ def _small_matrices(draw):
             extra += f'prefers = {{ runner = "{prefer[0]}", outright = {str(prefer[1]).lower()} }}\n'
         if draw(st.integers(0, 4)) == 0:  # a removal: configs that use it are refused first
             extra += 'deprecated = { since = "0.5", remove_in = "1.0", removed = true }\n'
+        if forces is None and draw(st.integers(0, 3)) == 0:  # in force in one mode of choice only
+            extra += f'applies = "{draw(st.sampled_from(["asked", "automatic"]))}"\n'
         cells = ", ".join(f'{r} = "{s}"' for r, s in support.items())
         text += f'[features.g{index}]\nname = "g{index}"\nwhen = "{when}"\nsupport = {{ {cells} }}\n{extra}'
     runners = {r: {"name": r.upper(), "priority": 3 - i} for i, r in enumerate(ids)}
@@ -464,6 +494,7 @@ def test_check_agrees_with_brute_force_over_every_config(case):
         for mask, answer in outcome.items():
             if answer is not NoRunnerError:
                 continue
+            mask &= compiled.automatic  # what automatic choice sees: no gate of requests only
             active = {g.id for g in compiled.features if mask & bit[g.id] and g.id in refused}
             active |= {merged[str(g.when)] for g in compiled.features if isinstance(g.origin, Requirement)
                        and mask & bit[g.id]}

@@ -155,7 +155,7 @@ def test_the_command_prints_writes_and_check_reports_stale(tmp_path):
     status, out, err = _call("schema", "--json-schema", "--write", "--matrix", str(path))
     assert (status, err) == (0, "")
     assert out == f"wrote {tmp_path}/m/features.schema.json\nwrote {tmp_path}/m/runners/runner.schema.json\n"
-    assert _call("check", "--matrix", str(path))[1].endswith("passed: 0 errors, 0 warnings, 16 notes\n")
+    assert _call("check", "--matrix", str(path))[1].endswith("passed: 0 errors, 0 warnings, 17 notes\n")
     # A new requirement kind changes the runner schema (the features schema does not name kinds):
     # check says the runner schema is stale.
     path.write_text(path.read_text().replace('combination = { name = "Combinations (supports_combination)" }',

@@ -203,7 +203,8 @@ def test_the_default_matrix():
     mamba = m.feature("mamba_cache_all")
     assert (str(mamba.deprecated.since), str(mamba.deprecated.remove_in)) == ("0.30.0", "0.32.0")
     assert "align" in mamba.deprecated.replacement
-    assert m.feature("dbo").status("v2", m.version) == "opt-in"
+    assert (m.feature("dbo").status("v2", m.version), m.feature("dbo").applies) == ("no", "automatic")
+    assert m.feature("dbo_lora").applies == "asked" and m.feature("stock_torch_compile").applies == "always"
 
 
 def test_load_without_a_path_is_the_packaged_default_wherever_it_runs(tmp_path, monkeypatch):

@@ -60,7 +60,11 @@ def test_the_default_markdown_table():
     assert mamba[0] == "[mamba cache mode 'all'](<https://github.com/vllm-project/vllm/pull/55041>)"  # the feature's link
     assert mamba[2] == "❌ no"  # not repeated on the status
     assert mamba[4] == "deprecated in 0.30.0 · removed in 0.32.0 · use cache\\_config.mamba\\_cache\\_mode = 'align'"
-    assert "Legend: ✅ yes: supported · ❌ no: not supported · 🧪 opt-in: works only when this runner is asked for explicitly; never chosen automatically" in text
+    assert "Legend: ✅ yes: supported · ❌ no: not supported\n" in text  # no opt-in left: DBO says when it applies
+    dbo = next(r for r in rows if _plain_name(r[0]) == "dual batch overlap")
+    assert (dbo[2], dbo[3], dbo[4]) == ("❌ no", "✅ yes", "in automatic choice only")
+    lora = next(r for r in rows if _plain_name(r[0]) == "dual batch overlap with LoRA")
+    assert (lora[2], lora[4]) == ("❌ no", "only when a runner is asked for")
 
 
 def test_the_0_31_0_table_shows_v2_supporting_custom_logits_processors():
@@ -183,17 +187,19 @@ def test_json_output_is_typed_data_that_its_schema_accepts():
     # Config entries carry values, not display strings.
     by_path = {entry["path"]: entry for entry in data["config"]}
     assert by_path["mode"] == {"path": "mode", "type": "str", "nullable": False, "choices": ["fast", "safe", "legacy"],
-                               "min": None, "max": None, "has_default": True, "default": "safe", "fact": False, "since": None,
+                               "min": None, "max": None, "has_default": True, "default": "safe", "fact": False, "classes": False, "since": None,
                                "until": None, "choice_versions": [], "doc": "How | to run"}
     assert (by_path["workers"]["min"], by_path["workers"]["max"], by_path["workers"]["default"]) == (1, 64, 1)
     default = json.loads(render(DEFAULT, format="json", tables=["config"]))
     _validate_json(default)
     entries = {entry["path"]: entry for entry in default["config"]}
     assert entries["cache_config.mamba_cache_mode"]["choices"] == ["none", "align", "all"]
-    assert entries["model_config.logits_processors"]["default"] == []
+    assert entries["speculative_config.draft_model_config.architectures"]["default"] == []
+    processors = entries["model_config.logits_processors"]
+    assert (processors["nullable"], processors["default"], processors["classes"]) == (True, None, True)
     assert entries["speculative_config"] == {
         "path": "speculative_config", "type": "section", "nullable": True, "choices": None, "min": None, "max": None,
-        "has_default": True, "default": None, "fact": False, "since": None, "until": None, "choice_versions": [],
+        "has_default": True, "default": None, "fact": False, "classes": False, "since": None, "until": None, "choice_versions": [],
         "doc": entries["speculative_config"]["doc"]}
     assert set(default) == {"format", "generated_by", "matrix", "version", "runners", "config"}
 

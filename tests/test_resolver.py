@@ -1,5 +1,8 @@
+import dataclasses
 import logging
 import threading
+
+import attrs
 
 import pytest
 from hypothesis import given
@@ -71,19 +74,54 @@ def test_a_v2_only_and_a_v1_only_feature_leave_no_runner():
         "v2": ["mamba cache mode 'all'"], "v1": ["prefill context parallel"]}
 
 
-def test_dual_batch_overlap_is_opt_in_on_v2():
-    config = {"parallel_config": {"use_ubatching": True}}
-    assert matrix.resolve(config).runner == "v1"
-    asked = matrix.resolve(config, runner="v2")
-    assert asked.runner == "v2"
-    assert [(w.kind, w.message) for w in asked.warnings] == [(
-        "opt-in",
-        "dual batch overlap is opt-in on Model Runner V2: used because Model Runner V2 was asked "
-        "for explicitly (DBO on V2 is under development: used only when V2 is asked for)",
-    )]
+def test_dual_batch_overlap_blocks_v2_in_automatic_choice_and_its_detailed_rules_apply_when_asked():
+    config = {"parallel_config": {"use_ubatching": True}, "lora_config": {}}
+    automatic = matrix.resolve(config)
+    assert automatic.runner == "v1"
+    assert names(automatic.unsupported["v2"]) == ["dual batch overlap"]  # vLLM's collapsed entry only
+    assert [w.message for w in automatic.warnings] == [
+        "Model Runner V2 does not support: dual batch overlap; using Model Runner V1 instead"]
     with pytest.raises(UnsupportedFeatureError) as excinfo:
-        matrix.resolve({"parallel_config": {"use_ubatching": True}, "lora_config": {}}, runner="v2")
+        matrix.resolve(config, runner="v2")
     assert str(excinfo.value) == "Model Runner V2 does not support: dual batch overlap with LoRA"
+    assert names(excinfo.value.resolution.unsupported["v2"]) == ["dual batch overlap with LoRA"]
+    asked = matrix.resolve({"parallel_config": {"use_ubatching": True}}, runner="v2")
+    assert (asked.runner, asked.warnings, asked.active) == ("v2", (), ())  # vLLM says nothing
+    # Watermarking overrides a request for V1: a runner was asked for, so the detailed rules apply.
+    overridden = matrix.resolve({"parallel_config": {"use_ubatching": True}, "watermark_config": {}}, runner="v1")
+    assert overridden.runner == "v2"
+    assert [w.kind for w in overridden.warnings] == ["override"]
+
+
+def test_an_opt_in_feature_on_a_runner_forced_over_the_request_says_what_forced_it():
+    m = matrix.loads("""
+[matrix]
+name = "t"
+version = "1.0"
+[config]
+"dbo" = { type = "bool", default = false }
+"watermark" = { type = "bool", default = false }
+[features.dbo]
+name = "dual batch overlap"
+when = "dbo"
+support.v1 = "yes"
+support.v2 = { status = "opt-in", note = "under development" }
+[features.watermarking]
+name = "watermarking"
+when = "watermark"
+support = { v1 = "no", v2 = "yes" }
+forces = { runner = "v2", override = true }
+""", runners={"v2": {"name": "Model Runner V2", "priority": 20}, "v1": {"name": "Model Runner V1", "priority": 10}})
+    resolution = m.resolve({"dbo": True, "watermark": True}, runner="v1")
+    assert resolution.runner == "v2"
+    assert [(w.kind, w.message) for w in resolution.warnings] == [
+        ("override", "watermarking requires Model Runner V2 and overrides the request for Model Runner V1"),
+        ("opt-in", "dual batch overlap is opt-in on Model Runner V2: used because watermarking requires "
+                   "Model Runner V2 (under development)"),
+    ]
+    assert [w.message for w in m.resolve({"dbo": True}, runner="v2").warnings] == [
+        "dual batch overlap is opt-in on Model Runner V2: used because Model Runner V2 was asked for explicitly "
+        "(under development)"]
 
 
 def test_history_gives_0_31_0_answers():
@@ -98,27 +136,30 @@ def test_history_gives_0_31_0_answers():
     assert names(matrix.resolve(pp_async, version="0.31.0").unsupported["v1"]) == ["pipeline parallelism with async scheduling"]
 
 
+def test_use_heterogeneous_vocab_is_a_field_at_every_release():
+    # 0.30.0's SpeculativeConfig already has it; no gate reads it before 0.32.0.
+    for version in ("0.30.0", "0.31.0", "0.32.0", "0.33.0"):
+        field = DEFAULT.schema.at(as_version(version)).get("speculative_config.use_heterogeneous_vocab")
+        assert field is not None and (field.since, field.until) == (None, None), version
+
+
 def test_explain_shows_the_gate_and_the_values_that_made_it_true():
     config = {"cache_config": {"mamba_cache_mode": "all"}, "parallel_config": {"use_ubatching": True, "pipeline_parallel_size": 2}}
     assert matrix.resolve(config, version="0.31.0").explain() == "\n".join([
         "Runner: v1 (Model Runner V1), chosen automatically, at version 0.31.0",
         "Runners, highest priority first:",
-        "  v2 (Model Runner V2, priority 20): blocked by 3 features",
-        "    - dual batch overlap [opt-in]",
+        "  v2 (Model Runner V2, priority 20): blocked by 2 features",
+        "    - dual batch overlap [no]",
         "        when: parallel_config.use_ubatching",
         "        because: parallel_config.use_ubatching = True",
-        "        note: DBO on V2 is under development: used only when V2 is asked for",
-        "    - dual batch overlap with pipeline parallelism [no]",
-        "        when: parallel_config.use_ubatching and parallel_config.pipeline_parallel_size > 1",
-        "        because: parallel_config.pipeline_parallel_size = 2, parallel_config.use_ubatching = True",
         "    - mamba cache mode 'all' [no]",
         "        when: cache_config.mamba_cache_mode == 'all'",
         "        because: cache_config.mamba_cache_mode = 'all'",
         "  v1 (Model Runner V1, priority 10): no blockers, chosen",
-        "Active features: dual batch overlap, dual batch overlap with pipeline parallelism, mamba cache mode 'all'",
+        "Active features: dual batch overlap, mamba cache mode 'all'",
         "Warnings:",
         "  - deprecated: mamba cache mode 'all' is deprecated since 0.30.0 and will be removed in 0.32.0; use cache_config.mamba_cache_mode = 'align' instead (Open an issue if that is a problem)",
-        "  - fallback: Model Runner V2 does not support: dual batch overlap (opt-in), dual batch overlap with pipeline parallelism, mamba cache mode 'all'; using Model Runner V1 instead",
+        "  - fallback: Model Runner V2 does not support: dual batch overlap, mamba cache mode 'all'; using Model Runner V1 instead",
     ])
 
 
@@ -186,7 +227,7 @@ def test_emit_logs_each_warning_once(caplog):
         resolution.emit(logger)
         matrix.resolve(config).emit(logger)
     assert [r.getMessage() for r in caplog.records] == [
-        "Model Runner V2 does not support: dual batch overlap (opt-in); using Model Runner V1 instead"
+        "Model Runner V2 does not support: dual batch overlap; using Model Runner V1 instead"
     ]
 
 
@@ -289,7 +330,7 @@ def test_a_bool_given_something_else_is_told_the_spelling(value, reason):
 
 
 def test_emit_from_racing_threads_logs_once(caplog):
-    config = {"parallel_config": {"use_ubatching": True, "tensor_parallel_size": 5}, "model_config": {"is_hybrid": True}}
+    config = {"parallel_config": {"use_ubatching": True}, "speculative_config": {"method": "custom_class"}}
     logger = logging.getLogger("test_emit_from_racing_threads_logs_once")
     barrier = threading.Barrier(8)
 
@@ -346,13 +387,86 @@ def _versioned_configs(draw):
     return draw(configs(DEFAULT, version=version)), version
 
 
-def _choice(config, version, asked):
+def _choice(config, version, asked, facts=None):
     try:
-        return DEFAULT.resolve(config, version=version, runner=asked).runner, None
+        return DEFAULT.resolve(config, version=version, runner=asked, facts=facts).runner, None
     except RemovedFeatureError:
         return None, "removed"
     except (NoRunnerError, UnsupportedFeatureError):
         return None, "error"
+
+
+def _says(config, version, asked, facts=None):
+    """The matrix's answer in the shape of `vllm_reference.says`: the lists and the messages."""
+    from matrix import _messages
+
+    error = None
+    try:
+        resolution = DEFAULT.resolve(config, version=version, runner=asked, facts=facts)
+    except RemovedFeatureError as caught:
+        resolution = caught.resolution
+    except (NoRunnerError, UnsupportedFeatureError) as caught:
+        resolution, error = caught.resolution, caught
+    v2, v1 = names(resolution.unsupported["v2"]), names(resolution.unsupported["v1"])
+    said = []
+    for w in resolution.warnings:
+        if w.kind in ("deprecated", "partial"):
+            said.append((w.kind, DEFAULT.feature(w.feature).name))
+        elif w.kind == "fallback":
+            assert w.message == _messages.fallback([_messages.does_not_support("Model Runner V2", v2)], "Model Runner V1")
+            said.append(("fallback", v2))
+        elif w.kind == "preference":  # the ROCm default: vLLM names the architectures, the matrix cannot
+            said.append(("skipped" if "would prefer" in w.message else "preference", _rocm_archs(resolution)))
+        else:
+            said.append((w.kind, w.message))
+    if error is not None:
+        said.extend(_error_says(error, v2, v1, _rocm_archs(resolution)))
+    return v2, v1, said
+
+
+def _rocm_archs(resolution):
+    return [a for a in resolution.values.get("model_config.architectures") or () if a in vllm_reference.ROCM_V1_ARCHS]
+
+
+def _error_says(error, v2, v1, archs):
+    """What the error reports, its text checked against the lists: which runner's list it
+    gives ("hisparse": the forced runner's own message). Where vLLM logs the fallback and then
+    raises the V1 error, the matrix says both in one error."""
+    from matrix import _messages
+
+    text = str(error)
+    if text == vllm_reference.HISPARSE_ERROR:
+        return [("error", "hisparse")]
+    v1_says, v2_says = _messages.does_not_support("Model Runner V1", v1), _messages.does_not_support("Model Runner V2", v2)
+    if isinstance(error, UnsupportedFeatureError):
+        assert text in (v1_says, v2_says), text
+        return [("error", "v1" if text == v1_says else "v2")]
+    if text.startswith("No runner can serve this config: ROCm V1 default"):
+        assert text == _messages.preferred_blocked("ROCm V1 default for DeepSeek V3.2 / V4 and GLM-MoE-DSA", v1_says)
+        return [("preference", archs), ("error", "v1")]  # vLLM logs its default, then raises
+    assert text == _messages.no_runner([v2_says, v1_says]), text
+    # vLLM raises for the runner it validated last: V2 when it was forced, else V1 after a fallback.
+    if "HiSparse" in v1 or "watermarking" in v1:
+        return [("error", "v2")]
+    return [("fallback", v2), ("error", "v1")]
+
+
+@given(_versioned_configs(), st.sampled_from([None, "v1", "v2"]))
+def test_the_lists_and_messages_are_vllms_automatic_and_asked(drawn, asked):
+    """The display strings vLLM appends to its V2 and V1 lists (V2's DBO entries collapsed in
+    automatic choice, detailed when a runner is asked for) and what it reports, in order."""
+    config, version = drawn
+    _assert_says(_says(config, version, asked), vllm_reference.says(config, version, asked), config, version)
+
+
+def _assert_says(got, expected, config, version):
+    modes = (vllm_reference.get(config, "compilation_config.mode"),
+             vllm_reference.get(config, "compilation_config.cudagraph_mode"))
+    if version >= "0.32.0" and modes == ("STOCK_TORCH_COMPILE", "NONE"):
+        # Issue 27: the matrix still warns that stock torch.compile is partial on V2 when
+        # cudagraph_mode is already NONE, where vLLM has nothing to override and says nothing.
+        got = got[:2] + ([m for m in got[2] if m != ("partial", "stock torch.compile")],)
+    assert got == expected
 
 
 @given(_versioned_configs())
@@ -372,6 +486,114 @@ def test_the_choice_matches_vllms_at_every_release_automatic_and_asked(drawn, as
     settings, HiSparse and watermarking forcing V2, the ROCm default to V1, missing Triton."""
     config, version = drawn
     assert _choice(config, version, asked) == vllm_reference.choose(config, version, asked)
+
+
+# --- vLLM's own config objects, resolved directly ------------------------------------------
+
+from tests.hosts import shapes  # noqa: E402
+
+_VLLM_CLASSES = {
+    "": shapes.VllmConfig, "model_config": shapes.ModelConfig, "cache_config": shapes.CacheConfig,
+    "compilation_config": shapes.CompilationConfig, "compilation_config.pass_config": shapes.PassConfig,
+    "parallel_config": shapes.ParallelConfig, "scheduler_config": shapes.SchedulerConfig,
+    "speculative_config": shapes.SpeculativeConfig, "speculative_config.draft_model_config": shapes.DraftModelConfig,
+    "lora_config": shapes.LoRAConfig, "attention_config": shapes.AttentionConfig,
+    "attention_config.hisparse_config": shapes.HiSparseConfig, "watermark_config": shapes.WatermarkConfig,
+}
+_ENUMS = {"compilation_config.mode": shapes.CompilationMode, "compilation_config.cudagraph_mode": shapes.CUDAGraphMode}
+
+
+class _CustomLogitsProcessor(shapes.LogitsProcessor):
+    pass
+
+
+def _vllm_objects(config, draw, version):
+    """A drawn config as vLLM holds it: its own classes (a field a release no longer has set as
+    an attribute), enum members, None for an empty list of logits processors or a class in
+    it; and the facts the host passes beside it."""
+    facts = {}
+
+    def build(values, path):
+        if values is None:
+            return None
+        cls = _VLLM_CLASSES[path]
+        names = {f.name for f in dataclasses.fields(cls)}
+        known, later = {}, {}
+        for key, value in values.items():
+            full = f"{path}.{key}" if path else key
+            field = DEFAULT.schema.get(full)
+            if field is not None and field.fact and field.type != "section":
+                facts[full] = value
+                continue
+            if full not in _VLLM_CLASSES and isinstance(value, dict):  # platform: facts only
+                facts.update({f"{full}.{k}": v for k, v in value.items()})
+                continue
+            if full in _VLLM_CLASSES:
+                value = build(value, full)
+            elif full in _ENUMS:
+                value = _ENUMS[full][value]
+            elif full == "model_config.logits_processors":
+                if value == [] and draw(st.booleans()):
+                    value = None
+                elif value:
+                    value = [_CustomLogitsProcessor if draw(st.booleans()) else v for v in value]
+            (known if key in names else later)[key] = value
+        if "method" in names and "method" not in known:
+            known["method"] = later.pop("method", "eagle")
+        obj = cls(**known)
+        for key, value in later.items():
+            setattr(obj, key, value)
+        return obj
+
+    built = build(config, "")
+    return shapes.vllm_config(version, **{f.name: getattr(built, f.name) for f in dataclasses.fields(built)}), facts
+
+
+def test_vllms_all_defaults_config_and_one_without_a_model_resolve_at_every_release():
+    for version in ("0.30.0", "0.31.0", "0.32.0", "0.33.0"):
+        assert DEFAULT.resolve(shapes.vllm_config(version), version=version).runner == "v2"
+        with_model = shapes.vllm_config(version, model_config=shapes.ModelConfig())
+        assert DEFAULT.resolve(with_model, version=version).runner == "v2"
+    processors = shapes.ModelConfig(logits_processors=["my.Processor", _CustomLogitsProcessor])
+    resolution = DEFAULT.resolve(shapes.vllm_config("0.30.0", model_config=processors), version="0.30.0")
+    assert resolution.runner == "v1"
+    assert resolution.values["model_config.logits_processors"] == (
+        "my.Processor", "tests.test_resolver._CustomLogitsProcessor")
+
+
+def test_installed_logits_processor_plugins_block_v2_only_with_a_model_config():
+    plugins = {"platform.logits_processor_plugins": True}
+    assert DEFAULT.resolve(shapes.vllm_config("0.30.0"), version="0.30.0", facts=plugins).runner == "v2"
+    with_model = shapes.vllm_config("0.30.0", model_config=shapes.ModelConfig())
+    assert names(DEFAULT.resolve(with_model, version="0.30.0", facts=plugins).unsupported["v2"]) == [
+        "custom logits processors"]
+
+
+def test_the_schema_accepts_vllms_classes_and_says_where_it_would_not():
+    from matrix import binding
+
+    assert binding.compare(DEFAULT.schema.at(as_version("0.33.0")), shapes.VllmConfig) == ()
+    assert binding.derive(shapes.VllmConfig, ["model_config.logits_processors"]).splitlines()[1:] == [
+        "[config]",
+        '"model_config" = { type = "section", nullable = true }',
+        '"model_config.logits_processors" = { type = "list[str]", nullable = true, classes = true }',
+    ]
+    field = DEFAULT.schema["model_config.logits_processors"]
+    without = matrix.schema.Schema({**DEFAULT.schema.fields, field.path: attrs.evolve(field, classes=False)})
+    assert [d.message for d in binding.compare(without.at(as_version("0.33.0")), shapes.VllmConfig)] == [
+        "ModelConfig.logits_processors is Optional[List[Union[str, type[tests.hosts.shapes.LogitsProcessor]]]], "
+        "which may hold "
+        "classes, but [config] 'model_config.logits_processors' refuses them: declare classes = true to read a "
+        "class as its qualified name"]
+
+
+@given(_versioned_configs(), st.sampled_from([None, "v1", "v2"]), st.data())
+def test_vllms_own_objects_resolve_directly_as_vllm_decides(drawn, asked, data):
+    config, version = drawn
+    obj, facts = _vllm_objects(config, data.draw, version)
+    host = vllm_reference.Host(obj, facts)
+    assert _choice(obj, version, asked, facts) == vllm_reference.choose(host, version, asked)
+    _assert_says(_says(obj, version, asked, facts), vllm_reference.says(host, version, asked), host, version)
 
 
 @given(_versioned_configs())
@@ -400,7 +622,8 @@ def test_unsupported_equals_evaluating_each_gate_directly(drawn):
         resolution = DEFAULT.resolve(config, version=version)
     except (NoRunnerError, RemovedFeatureError) as error:
         resolution = error.resolution
-    active = [f for f in DEFAULT.features if f.in_force(v) and f.when.evaluate(config, schema=DEFAULT.schema)]
+    active = [f for f in DEFAULT.features
+              if f.in_force(v) and f.applies != "asked" and f.when.evaluate(config, schema=DEFAULT.schema)]
     assert list(resolution.active) == active
     for runner in DEFAULT.runners:
         assert list(resolution.unsupported[runner.id]) == [f for f in active if f.status(runner.id, v) in BLOCKING]
@@ -440,7 +663,8 @@ from matrix.strategies import matrices  # noqa: E402
 
 def reference(m, config, version):
     """What the plain interpreter says: the first bad value (in the order resolve reads
-    them), else the active gates (runner requirements, candidacies and orders included)."""
+    them), else the gates active in automatic choice (runner requirements, candidacies and
+    orders included; a gate in force only when a runner is asked for left out)."""
     gates = m.gates_at(version)
     for feature in gates:
         for path in sorted(feature.when.paths):
@@ -448,7 +672,7 @@ def reference(m, config, version):
                 Predicate(f"{path} is None").evaluate(config, schema=m.schema)
             except ConfigError as error:
                 return ("ConfigError", error.path, error.reason)
-    return [f.id for f in gates if f.when.evaluate(config, schema=m.schema)]
+    return [f.id for f in gates if f.applies != "asked" and f.when.evaluate(config, schema=m.schema)]
 
 
 def compiled(m, config, version):
@@ -536,7 +760,7 @@ def test_iter_observations_yields_the_facts_one_by_one():
     config = {"cache_config": {"mamba_cache_mode": "all"}, "parallel_config": {"use_ubatching": True}}
     assert [(f.kind, f.feature.id, f.runner, f.status) for f in iter_observations(DEFAULT, config, version="0.31.0")] == [
         ("active", "dbo", None, None),
-        ("status", "dbo", "v2", "opt-in"),
+        ("status", "dbo", "v2", "no"),
         ("active", "mamba_cache_all", None, None),
         ("deprecated", "mamba_cache_all", None, None),
         ("status", "mamba_cache_all", "v2", "no"),
@@ -546,7 +770,6 @@ def test_iter_observations_yields_the_facts_one_by_one():
 
 # --- binding to the host's objects: missing attributes, dotted keys, strict, facts ---------
 
-import dataclasses  # noqa: E402
 from typing import Optional as _Optional  # noqa: E402
 
 

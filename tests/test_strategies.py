@@ -1,9 +1,8 @@
 import pathlib
-from collections import Counter
 from types import SimpleNamespace
 
 import pytest
-from hypothesis import event, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
@@ -20,6 +19,11 @@ def _active(m, config, **kwargs):
         return {f.id for f in m.resolve(config, **kwargs).active}
     except ResolutionError as error:
         return {f.id for f in error.resolution.active}
+
+
+def _active_either_way(m, config):
+    """The gates active in automatic choice or with some runner asked for (`Feature.applies`)."""
+    return set().union(_active(m, config), *(_active(m, config, runner=r.id) for r in m.runners))
 
 
 @given(configs(DEFAULT))
@@ -45,22 +49,55 @@ def test_configs_at_a_version(config):
     assert "dflash_candidate_head" in _active(DEFAULT, config, version="0.31.0")
 
 
+_EVERY_GATE = """
+import json
+from collections import Counter
+
+from hypothesis import given, settings
+
+import matrix
+from matrix.strategies import configs
+from tests.test_strategies import DEFAULT, _active_either_way
+
+seen = Counter()
+
+
+@settings(max_examples=200, derandomize=True, database=None)
+@given(configs(DEFAULT))
+def run(config):
+    seen.update(_active_either_way(DEFAULT, config))
+
+
+run()
+print(json.dumps(sorted(seen)))
+"""
+
+
 def test_every_gate_of_the_default_matrix_is_active_in_a_200_example_run():
-    seen = Counter()
+    # A fresh process, as a user's first run is: in the test session, what earlier tests did
+    # changes what the same seeds reach (after `matrix schema --from` in test_cli, for one; the
+    # cause is not yet found).
+    import json
+    import subprocess
+    import sys
 
-    @settings(max_examples=200, derandomize=True, database=None)
-    @given(configs(DEFAULT))
-    def run(config):
-        active = _active(DEFAULT, config)
-        for gate in active:
-            event(f"active: {gate}")  # see them with --hypothesis-show-statistics
-        seen.update(active)
+    from tests._env import plain_env
 
-    run()
+    done = subprocess.run([sys.executable, "-c", _EVERY_GATE], cwd=pathlib.Path(__file__).parent.parent,
+                          capture_output=True, text=True, env=plain_env())
+    assert done.returncode == 0, done.stderr
+    seen = set(json.loads(done.stdout))
     # The records of removed settings are never drawn: their fields and choices are gone at 0.33.0.
     records = {f.id for f in DEFAULT.features_at() if f.deprecated and f.deprecated.is_removed(DEFAULT.version)}
     assert records == {"enable_sp_removed", "mamba_cache_all", "spec_medusa", "spec_mlp_speculator"}
-    assert {f.id for f in DEFAULT.features_at()} - set(seen) == records
+    assert {f.id for f in DEFAULT.features_at()} - seen == records
+
+
+@given(configs(DEFAULT, active=["dbo_lora"]))
+def test_configs_make_a_gate_active_that_applies_only_when_a_runner_is_asked_for(config):
+    # The condition holds; the gate is in force only when a runner is asked for.
+    assert "dbo_lora" in _active(DEFAULT, config, runner="v2")
+    assert "dbo_lora" not in _active(DEFAULT, config) and "dbo" in _active(DEFAULT, config)
 
 
 @pytest.mark.parametrize(

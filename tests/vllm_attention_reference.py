@@ -136,6 +136,9 @@ def reasons(backend, config):
         out.append("R-SWA not supported")
     if s["use_non_causal"] and not non_causal:
         out.append("non-causal attention not supported")
+    # Check 15: none of these backends' builders has the non-causal multi-token DCP flag.
+    if s["use_mla"] and s["use_non_causal"] and s["use_dcp"]:
+        out.append("non-causal MLA attention with DCP not supported")
     if s["use_batch_invariant"] and not batch_invariant:
         out.append("batch invariance not supported")
     if s["use_pcp"]:

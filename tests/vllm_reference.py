@@ -3,10 +3,16 @@ shared/reference/vllm-model-runners.md.
 
 This is deliberately written the way vLLM writes it (an if-chain that appends display strings,
 then the choice as a sequence of early returns) and independently of features.toml, so that
-the engine's answers can be checked against it. Two conventions of the matrix are kept: the V1
-list also names "HiSparse" and "watermarking" (the features that force V2), and a removed
-setting ends the choice before any runner ("removed").
+the engine's answers can be checked against it: the lists vLLM builds, the choice, and what it
+reports (`says`). It reads a config as vLLM's code does: nested dicts or vLLM's own objects
+(enum members, None sections, classes among the logits processors), with the host's facts
+beside them (`Host`). Three conventions of the matrix are kept: the V1 list also names
+"HiSparse" and "watermarking" (the features that force V2), "missing Triton" is a V2 blocker
+(vLLM reports it on its own), and a removed setting ends the choice before any runner
+("removed").
 """
+
+import enum
 
 from packaging.version import Version
 
@@ -35,7 +41,8 @@ DEFAULTS = {
     "speculative_config.draft_model_config": None,
     "speculative_config.draft_model_config.architectures": [],
     "speculative_config.draft_model_config.mixed_sliding_attention": False,
-    "model_config.logits_processors": [],
+    "model_config": None,  # vLLM's VllmConfig() has no model config
+    "model_config.logits_processors": None,
     "model_config.is_multimodal_model": False,
     "model_config.is_encoder_decoder": False,
     "model_config.is_hybrid": False,
@@ -53,15 +60,36 @@ DEFAULTS = {
 }
 
 
+class Host:
+    """A host's config object (vLLM's own classes, or the nested dicts the matrix reads) and the
+    facts it passes beside it, as ``resolve(config, facts=...)`` takes them."""
+
+    def __init__(self, config, facts=None):
+        self.config, self.facts = config, facts or {}
+
+
+_ABSENT = object()
+
+
 def get(config, path):
+    """What vLLM's code reads at *path*: None through a section that is None, an enum member by
+    its name (vLLM compares members), the default for what a dict or object leaves out."""
+    facts = {}
+    if isinstance(config, Host):
+        config, facts = config.config, config.facts
     value = config
-    for part in path.split("."):
+    parts = path.split(".")
+    for index, part in enumerate(parts):
         if value is None:
             return None
-        if part not in value:
-            return DEFAULTS.get(path)
-        value = value[part]
-    return value
+        prefix = ".".join(parts[: index + 1])
+        if prefix in facts:
+            value = facts[prefix]
+            continue
+        value = value.get(part, _ABSENT) if isinstance(value, dict) else getattr(value, part, _ABSENT)
+        if value is _ABSENT:  # (vLLM's VllmConfig has no platform: the host passes it as facts)
+            return facts.get(path, DEFAULTS.get(path))
+    return value.name if isinstance(value, enum.Enum) else value
 
 
 def _v2_methods(v):
@@ -81,10 +109,9 @@ def missing_triton(c, version):
     return not get(c, "platform.has_triton")
 
 
-def v2_blockers(c, version="0.33.0", detailed=True):
-    """What blocks V2. *detailed*: the "with …" DBO rules (VLLM_USE_V2_MODEL_RUNNER set);
-    otherwise only the collapsed "dual batch overlap" entry. The matrix lists both (the collapsed
-    entry is opt-in there), which is the default here."""
+def v2_blockers(c, version="0.33.0", detailed=False):
+    """What blocks V2. *detailed*: the "with …" DBO rules (VLLM_USE_V2_MODEL_RUNNER set, to
+    either value); otherwise (unset: automatic choice) only the collapsed "dual batch overlap"."""
     v = Version(version)
     out = []
     stock = get(c, "compilation_config.mode") == "STOCK_TORCH_COMPILE"
@@ -102,8 +129,9 @@ def v2_blockers(c, version="0.33.0", detailed=True):
     if v >= V032 and get(c, "speculative_config.use_heterogeneous_vocab"):
         out.append("heterogeneous-vocabulary draft models")
     if get(c, "parallel_config.use_ubatching"):
-        out.append("dual batch overlap")
-        if detailed:
+        if not detailed:
+            out.append("dual batch overlap")
+        else:
             if get(c, "lora_config") is not None:
                 out.append("dual batch overlap with LoRA")
             if get(c, "speculative_config") is not None:
@@ -123,7 +151,9 @@ def v2_blockers(c, version="0.33.0", detailed=True):
                 out.append("dual batch overlap with encoder only models")
     if v < V032 and get(c, "parallel_config.enable_elastic_ep"):
         out.append("elastic expert parallelism")
-    if v < V031 and (get(c, "model_config.logits_processors") or get(c, "platform.logits_processor_plugins")):
+    # 0.30.0 looks for installed logits-processor plugins only when there is a model config.
+    if v < V031 and (get(c, "model_config.logits_processors") or (
+            get(c, "model_config") is not None and get(c, "platform.logits_processor_plugins"))):
         out.append("custom logits processors")
     if v < V032 and get(c, "cache_config.mamba_cache_mode") == "all":
         out.append("mamba cache mode 'all'")
@@ -184,12 +214,7 @@ def _removed(c, v):
 
 
 def _validate_v2(c, version, detailed):
-    blockers = v2_blockers(c, version, detailed=detailed)
-    if detailed:
-        # Asked for (the variable set), only the "with …" DBO rules apply: DBO with none of them
-        # passes. (The list keeps the collapsed entry, as the matrix lists it: opt-in on V2.)
-        blockers = [b for b in blockers if b != "dual batch overlap"]
-    if blockers:
+    if v2_blockers(c, version, detailed=detailed):
         return None, "error"  # "Model Runner V2 does not yet support: …" (or its Triton error)
     return "v2", None
 
@@ -230,3 +255,51 @@ def choose(c, version="0.33.0", asked=None):
     if v2_blockers(c, version, detailed=False):
         return _validate_v1(c, version)
     return "v2", None
+
+
+V1_NAME, V2_NAME = "Model Runner V1", "Model Runner V2"
+WATERMARK_OVERRIDE = "Watermarking requires Model Runner V2 and overrides VLLM_USE_V2_MODEL_RUNNER=0."
+HISPARSE_ERROR = "HiSparse requires Model Runner V2; remove VLLM_USE_V2_MODEL_RUNNER=0."
+
+
+def says(c, version="0.33.0", asked=None):
+    """What vLLM reports: ``(v2 list, v1 list, messages)``. The lists are the display strings
+    vLLM appends (V2's collapsed or detailed as the variable is unset or set); *messages* are
+    ``(kind, what)`` in the order vLLM gives them: ``("deprecated", name)``, ``("override",
+    text)``, ``("preference", archs)`` (the ROCm default taken), ``("skipped", archs)`` (0.31.0:
+    not taken, V1 blocked), ``("fallback", v2 list)`` (automatic, V1 used instead), ``("partial",
+    name)`` (0.32.0 on: V2 turns CUDA graphs off for stock torch.compile, when they are on), and
+    last, when vLLM raises, ``("error", runner validated)`` or ``("error", "hisparse")``."""
+    v = Version(version)
+    hisparse = get(c, "attention_config.hisparse_config") is not None
+    watermark = get(c, "watermark_config") is not None
+    v2 = v2_blockers(c, version, detailed=asked is not None)
+    v1 = v1_blockers(c, version)
+    messages = []
+    if v < V032 and get(c, "cache_config.mamba_cache_mode") == "all":
+        messages.append(("deprecated", "mamba cache mode 'all'"))
+    if _removed(c, v):
+        return v2, v1, messages
+    runner, error = choose(c, version, asked)
+    if hisparse and asked == "v1":
+        return v2, v1, messages + [("error", "hisparse")]
+    if not hisparse and watermark and asked == "v1":
+        messages.append(("override", WATERMARK_OVERRIDE))
+    if asked is None and not hisparse and not watermark:
+        archs = get(c, "model_config.architectures") or []
+        rocm = [a for a in archs if a in ROCM_V1_ARCHS] if v < V032 and get(c, "platform.is_rocm") else []
+        v1_free = not [b for b in v1 if b not in ("HiSparse", "watermarking")]
+        if rocm and (v < V031 or v1_free):
+            messages.append(("preference", rocm))
+            return v2, v1, messages + ([] if v1_free else [("error", "v1")])
+        if rocm:
+            messages.append(("skipped", rocm))
+        if v2:
+            messages.append(("fallback", v2))
+            return v2, v1, messages + ([] if runner else [("error", "v1")])
+    if error:
+        return v2, v1, messages + [("error", "v1" if asked == "v1" and not watermark else "v2")]
+    stock = get(c, "compilation_config.mode") == "STOCK_TORCH_COMPILE"
+    if runner == "v2" and v >= V032 and stock and get(c, "compilation_config.cudagraph_mode") != "NONE":
+        messages.append(("partial", "stock torch.compile"))
+    return v2, v1, messages

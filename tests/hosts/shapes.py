@@ -87,3 +87,139 @@ class Job:
 class Node:
     name: str = "n"
     child: Optional[Node] = None
+
+
+# --- vLLM's config classes, shaped as vLLM 0.33.0 holds them (the fields the default matrix reads)
+
+PositiveInt = Annotated[int, pydantic.Field(ge=1)]
+
+
+class CompilationMode(enum.IntEnum):
+    NONE = 0
+    STOCK_TORCH_COMPILE = 1
+    DYNAMO_TRACE_ONCE = 2
+    VLLM_COMPILE = 3
+
+
+class CUDAGraphMode(enum.Enum):
+    NONE = 0
+    PIECEWISE = 1
+    FULL = 2
+    FULL_DECODE_ONLY = (2, 0)
+    FULL_AND_PIECEWISE = (2, 1)
+
+
+class LogitsProcessor:
+    """vLLM's base class of logits processors: ``logits_processors`` may hold subclasses."""
+
+
+@dataclasses.dataclass
+class CacheConfig:
+    mamba_cache_mode: Literal["none", "align"] = "none"
+
+
+@dataclasses.dataclass
+class PassConfig:
+    fuse_norm_quant: bool = False
+
+
+@dataclasses.dataclass
+class CompilationConfig:
+    mode: CompilationMode = CompilationMode.VLLM_COMPILE
+    cudagraph_mode: CUDAGraphMode = CUDAGraphMode.FULL_AND_PIECEWISE
+    pass_config: PassConfig = dataclasses.field(default_factory=PassConfig)
+
+
+@dataclasses.dataclass
+class ParallelConfig:
+    tensor_parallel_size: PositiveInt = 1
+    pipeline_parallel_size: PositiveInt = 1
+    decode_context_parallel_size: PositiveInt = 1
+    prefill_context_parallel_size: PositiveInt = 1
+    distributed_executor_backend: Optional[Literal["ray", "mp", "uni", "external_launcher"]] = None
+    use_ubatching: bool = False
+    enable_elastic_ep: bool = False
+    enable_batch_sharded_sampling: bool = False
+
+
+@dataclasses.dataclass
+class SchedulerConfig:
+    async_scheduling: bool = False
+
+
+@dataclasses.dataclass
+class DraftModelConfig:
+    architectures: List[str] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class SpeculativeConfig:
+    method: Literal["ngram", "ngram_gpu", "draft_model", "suffix", "custom_class", "eagle", "eagle3",
+                    "extract_hidden_states", "mtp", "dflash", "dspark"]
+    parallel_drafting: bool = False
+    enable_adaptive_verification: bool = False
+    use_heterogeneous_vocab: bool = False
+    draft_lm_head_quantization: Optional[Literal["fp8", "nvfp4"]] = None
+    draft_model_config: Optional[DraftModelConfig] = None
+
+
+@dataclasses.dataclass
+class ModelConfig:
+    logits_processors: Optional[List[Union[str, type[LogitsProcessor]]]] = None
+    is_multimodal_model: bool = False
+    is_encoder_decoder: bool = False
+    is_hybrid: bool = False
+    is_diffusion: bool = False
+
+
+@dataclasses.dataclass
+class LoRAConfig:
+    max_loras: PositiveInt = 1
+
+
+@dataclasses.dataclass
+class HiSparseConfig:
+    top_k: int = 2048
+
+
+@dataclasses.dataclass
+class AttentionConfig:
+    hisparse_config: Optional[HiSparseConfig] = None
+
+
+@dataclasses.dataclass
+class WatermarkConfig:
+    key: int = 0
+
+
+@dataclasses.dataclass
+class VllmConfig:
+    """A config with no model (``model_config`` None) is one vLLM's tests and tools build."""
+
+    model_config: Optional[ModelConfig] = None
+    cache_config: CacheConfig = dataclasses.field(default_factory=CacheConfig)
+    compilation_config: CompilationConfig = dataclasses.field(default_factory=CompilationConfig)
+    parallel_config: ParallelConfig = dataclasses.field(default_factory=ParallelConfig)
+    scheduler_config: SchedulerConfig = dataclasses.field(default_factory=SchedulerConfig)
+    speculative_config: Optional[SpeculativeConfig] = None
+    lora_config: Optional[LoRAConfig] = None
+    attention_config: AttentionConfig = dataclasses.field(default_factory=AttentionConfig)
+    watermark_config: Optional[WatermarkConfig] = None
+    is_mm_encoder_only: bool = False
+
+
+@dataclasses.dataclass
+class PassConfigBefore032(PassConfig):
+    """0.30.0 and 0.31.0: the sequence-parallelism pass (removed in 0.32.0)."""
+
+    enable_sp: bool = False
+
+
+def vllm_config(version: str, **sections: Any) -> VllmConfig:
+    """A `VllmConfig` shaped as *version* holds it (before 0.32.0, `PassConfigBefore032`)."""
+    config = VllmConfig(**sections)
+    if Version(version) < Version("0.32.0"):
+        passes = config.compilation_config.pass_config
+        config.compilation_config.pass_config = PassConfigBefore032(
+            fuse_norm_quant=passes.fuse_norm_quant, enable_sp=getattr(passes, "enable_sp", False))
+    return config
