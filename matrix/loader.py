@@ -338,7 +338,7 @@ class _Builder:
         if not _PATH.match(path):
             self.problem(source, where, _messages.bad_config_path(path))
             return None
-        if any(part.startswith("_") for part in path.split(".")):
+        if not _format.FIELD_PATH_RE.match(path):
             self.problem(source, where, _messages.underscore_segment(next(p for p in path.split(".") if p.startswith("_"))))
             return None
         if isinstance(raw, str):
