@@ -284,10 +284,10 @@ def bare(kind: Any) -> Any:
     return kind
 
 
-def _marks(kind: Any) -> Tuple[object, ...]:
+def marks(kind: Any) -> Tuple[object, ...]:
     """The marks of *kind*, under Optional."""
     if get_origin(kind) is Union:
-        return tuple(m for a in get_args(kind) for m in _marks(a))
+        return tuple(m for a in get_args(kind) for m in marks(a))
     return tuple(get_args(kind)[1:]) if get_origin(kind) is Annotated else ()
 
 
@@ -311,7 +311,7 @@ for _cls in SPECS:
     converter.register_structure_hook(_cls, _spec(_cls))
 #: The keys that hold a version, wherever they are (a version written as a TOML number there is
 #: told to be quoted).
-VERSION_KEYS = frozenset(a.name for cls in SPECS for a in attrs.fields(cls) if VERSION in _marks(a.type))
+VERSION_KEYS = frozenset(a.name for cls in SPECS for a in attrs.fields(cls) if VERSION in marks(a.type))
 
 
 def structure(value: object, cls: type, path: Place) -> Tuple[Optional[Any], List[Tuple[Place, str]]]:

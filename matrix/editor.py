@@ -2,13 +2,17 @@
 ``features.toml`` and ``runners/<id>.toml`` (taplo, the engine of VS Code's Even Better TOML,
 reads a ``#:schema ./features.schema.json`` line at the top of a file).
 
-The schemas are JSON Schema draft-07, which taplo implements in full. Per matrix they name its
-runner ids (the keys of ``support``, ``forces.runner``, an order's ``runners``), its feature ids
-(in ``[refusals]``) and its requirement kinds (the keys of a runner's ``[requires]``); without a
-matrix (`features_schema()`), any well-formed id is allowed: the generic schemas the wheel ships
-(``matrix/features.schema.json``, ``matrix/runner.schema.json``) are these. What a schema cannot
-say (the predicate language inside ``when``, a status history's order, cross-field rules) stays
-with ``matrix check``, and the descriptions say so.
+The schemas are JSON Schema draft-07, which taplo implements in full. They are generated from
+the specs the loader structures the files with (`matrix._converter`: each spec a table, its
+fields the keys, a field without a default required, the marks on its type the patterns and
+enums) and the table of descriptions in `matrix._format`: a key added to a spec is in them
+without more. Per matrix they name its runner ids (the keys of ``support``, ``forces.runner``,
+an order's ``runners``), its feature ids (in ``[refusals]``) and its requirement kinds (the keys
+of a runner's ``[requires]``); without a matrix (`features_schema()`), any well-formed id is
+allowed: the generic schemas the wheel ships (``matrix/features.schema.json``,
+``matrix/runner.schema.json``) are these. What a schema cannot say (the predicate language
+inside ``when``, a status history's order, cross-field rules) stays with ``matrix check``, and
+the descriptions say so.
 """
 
 from __future__ import annotations
@@ -76,7 +80,7 @@ def _mark(mark: object, known: _Known) -> Dict[str, Any]:
 
 
 # What a mark says of a key, after the key's own description.
-_MARK_WORDS = {_converter.VERSION: " (a PEP 440 version, as text)", _converter.PREDICATE: ". " + _format.PREDICATE}
+_MARK_WORDS: Dict[object, str] = {_converter.VERSION: " (a PEP 440 version, as text)", _converter.PREDICATE: ". " + _format.PREDICATE}
 # Rules across the keys of a table that a JSON Schema can say (the others are the loader's).
 _RULES: Dict[str, Dict[str, Any]] = {
     "StatementSpec": {"if": {"properties": {"status": {"const": "partial"}}}, "then": {"required": ["note"]}},
@@ -133,11 +137,7 @@ def _table(cls: type, known: _Known) -> Dict[str, Any]:
         schema = _of(field.type, known)
         words = _format.DESCRIPTIONS.get((name, field.name), _format.DESCRIPTIONS.get((None, field.name)))
         if words is not None:
-            marks = get_args(field.type)[1:] if get_origin(field.type) is Annotated else ()
-            if get_origin(field.type) is Union:  # Optional
-                inner = next(a for a in get_args(field.type) if a is not type(None))
-                marks = get_args(inner)[1:] if get_origin(inner) is Annotated else ()
-            words += "".join(_MARK_WORDS.get(m, "") for m in marks)
+            words += "".join(_MARK_WORDS.get(m, "") for m in _converter.marks(field.type))
             schema = {"description": words, **{k: v for k, v in schema.items() if k != "description"}}
         properties[field.name] = schema
     out: Dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
