@@ -108,8 +108,8 @@ def _of(kind: Any, known: _Known) -> Dict[str, Any]:
         keys, values = _of(args[0], known), _of(args[1], known)
         if "enum" in keys:
             return {"type": "object", "properties": {k: values for k in keys["enum"]}, "additionalProperties": False}
-        return {"type": "object", "propertyNames": {k: v for k, v in keys.items() if k != "type"},
-                "additionalProperties": values}
+        names = {k: v for k, v in keys.items() if k != "type"}
+        return {"type": "object", **({"propertyNames": names} if names else {}), "additionalProperties": values}
     if kind is object:
         return {}
     return {"type": _JSON_TYPES[kind]}

@@ -393,3 +393,10 @@ def test_a_matrix_wide_default_support_lets_support_tables_leave_runners_out():
     schema = editor.features_schema(matrix.loads(full, runners=runners))
     assert _errors(schema, tomllib.loads(full.replace(', pandas = "no"', ""))) == [
         "{'polars': 'yes'} is not valid under any of the given schemas"]
+
+
+@pytest.mark.parametrize("reason", ["", "   ", "\t", "v1 is asked for by name"])
+def test_the_loader_and_the_schema_agree_on_an_ignore_reason(reason):
+    # The hand-written schema wanted one character, where the loader wants one that is not blank.
+    header = f'version = "1"\n[check]\nignore = [{{ code = "no-yes", reason = {json.dumps(reason)} }}]'
+    assert _schema_accepts(header) == _loader_accepts(header) == bool(reason.strip())
