@@ -80,7 +80,8 @@ def _mark(mark: object, known: _Known) -> Dict[str, Any]:
 
 
 # What a mark says of a key, after the key's own description.
-_MARK_WORDS: Dict[object, str] = {_converter.VERSION: " (a PEP 440 version, as text)", _converter.PREDICATE: ". " + _format.PREDICATE}
+_MARK_WORDS: Dict[object, str] = {_converter.VERSION: " (a PEP 440 version, as text)",
+                                  _converter.PREDICATE: ". " + _format.PREDICATE}
 # Rules across the keys of a table that a JSON Schema can say (the others are the loader's).
 _RULES: Dict[str, Dict[str, Any]] = {
     "StatementSpec": {"if": {"properties": {"status": {"const": "partial"}}}, "then": {"required": ["note"]}},

@@ -45,7 +45,8 @@ def _call(*args):
     return status, out.getvalue(), err.getvalue()
 
 
-VALID = [ROOT / "features.toml", *sorted(ROOT.glob("examples/*/features.toml")), *sorted((DATA / "valid").glob("*.toml"))]
+VALID = [ROOT / "features.toml", *sorted(ROOT.glob("examples/*/features.toml")),
+         *sorted((DATA / "valid").glob("*.toml"))]
 
 
 @pytest.mark.parametrize("path", VALID, ids=[str(p.relative_to(ROOT)) for p in VALID])
@@ -253,7 +254,8 @@ def test_every_key_of_every_spec_is_in_the_schemas_and_no_other(generic):
     # spec is in them without more, and each table takes only its spec's keys.
     m = None if generic else matrix.load(ROOT / "examples" / "vllm-attention" / "features.toml")
     seen = set()
-    for root, cls in ((editor.features_schema(m), _converter.DocumentSpec), (editor.runner_schema(m), _converter.RunnerSpec)):
+    for root, cls in ((editor.features_schema(m), _converter.DocumentSpec),
+                      (editor.runner_schema(m), _converter.RunnerSpec)):
         for path, spec, table in _spec_tables(root, cls):
             assert (table["type"], table["additionalProperties"]) == ("object", False), path
             assert list(table["properties"]) == [f.name for f in attrs.fields(spec)], path
