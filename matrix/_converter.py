@@ -63,6 +63,8 @@ RUNNER, SUPPORT_KEY, FEATURE, KIND = "runner", "support key", "feature", "kind"
 NONEMPTY, UNIQUE, NOT_BLANK = "nonempty", "unique", "not blank"
 #: A TOML scalar (a choice), a number (a bound) and any TOML value (a default).
 SCALAR, NUMBER, ANY = "scalar", "number", "any"
+#: Values of several shapes, described in `matrix._format.SHAPES`.
+CELL, CHAIN, ENTRY = "cell", "chain", "config entry"
 
 Version = Annotated[str, VERSION]
 Condition = Annotated[str, PREDICATE]
@@ -133,7 +135,8 @@ class PrefersSpec:
 
 
 #: A support cell: a status, a statement, or a history of them (the loader reads each itself).
-Cell = Union[BareStatus, StatementSpec, Annotated[Tuple[Union[BareStatus, StatementSpec], ...], NONEMPTY]]
+Cell = Annotated[Union[BareStatus, StatementSpec, Annotated[Tuple[Union[BareStatus, StatementSpec], ...], NONEMPTY]],
+                 CELL]
 
 
 @attrs.frozen
@@ -166,7 +169,7 @@ class ClauseSpec:
 
 
 #: What a runner requires of one kind: a condition, a chain of clauses, or one clause.
-Requirement = Union[Condition, Annotated[Tuple[ClauseSpec, ...], NONEMPTY], ClauseSpec]
+Requirement = Union[Condition, Annotated[Tuple[ClauseSpec, ...], NONEMPTY, CHAIN], ClauseSpec]
 
 
 @attrs.frozen
@@ -210,7 +213,8 @@ class DocumentSpec:
     not hide another); this spec names the tables, for it and for the JSON Schemas."""
 
     matrix: MatrixSpec
-    config: Dict[Annotated[str, PATH], Union[Annotated[str, FIELD_TYPE], FieldSpec]] = attrs.Factory(dict)
+    config: Dict[Annotated[str, PATH], Annotated[Union[Annotated[str, FIELD_TYPE], FieldSpec], ENTRY]] = attrs.Factory(
+        dict)
     requirements: Dict[Annotated[str, ID], KindSpec] = attrs.Factory(dict)
     orders: Dict[Annotated[str, ID], OrderSpec] = attrs.Factory(dict)
     features: Dict[Annotated[str, ID], FeatureSpec] = attrs.Factory(dict)

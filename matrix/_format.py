@@ -156,3 +156,16 @@ DESCRIPTIONS: Dict[Tuple[Optional[str], Optional[str]], str] = {
     ("OrderSpec", "when"): "When the order applies",
     ("OrderSpec", "runners"): "Tried first, in this order; then the others by priority",
 }
+
+#: What a value of several shapes (a mark of `matrix._converter`) is, and what a bare id or
+#: predicate is where its key does not say.
+SHAPES: Dict[str, str] = {
+    "cell": "A status, a statement table, or a history: an array of statements, ordered by since (the order is "
+            "checked by matrix check)",
+    "chain": "A chain: the first clause that fails is the reason",
+    "config entry": "A type, or a table with the type",
+    "field type": "The field's type",
+    "predicate": PREDICATE,
+    "runner": "A runner id",
+    "feature": "A feature id",
+}

@@ -76,7 +76,8 @@ def _mark(mark: object, known: _Known) -> Dict[str, Any]:
         c.NUMBER: {"type": "number"},
         c.ANY: {},
     }
-    return table[mark]
+    words = _format.SHAPES.get(str(mark))
+    return {**table.get(mark, {}), **({"description": words} if words is not None else {})}
 
 
 # What a mark says of a key, after the key's own description.
