@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import matrix
-from matrix import _converter, editor
+from matrix import _converter, _messages, editor
 from matrix.cli import run
 from matrix.strategies import _matrix_texts
 from tests._env import plain_env
@@ -127,6 +127,39 @@ def test_every_structural_mistake_of_the_corpus_is_rejected_by_the_schema(path):
         assert errors == [], errors  # the list above is exact: a case the schema learns to see moves out
     else:
         assert errors != []
+
+
+# Where the schema built from the runner files' names sees a mistake the loader says another way:
+# at the file (a misnamed runner file is said once, at it), or not at all (no runners were read).
+ELSEWHERE = {
+    "runner_file_misnamed": (["$.features.f0.support", "$.features.f1.support", "$.features.f2.support",
+                              "$.features.g.prefers.runner", "$.features.g.support"],
+                             "the loader says the misnamed runner file once, not each table naming its id"),
+    "runners_is_a_string": (["$.features.f.support"],
+                            "with no runner folder the loader checks no support table against runner ids"),
+}
+
+
+@pytest.mark.parametrize("path", [p for p in CORPUS if p.stem not in SYNTAX], ids=lambda p: p.stem)
+def test_the_schema_refuses_nothing_the_loader_accepts(path, monkeypatch):
+    # Each place the schema refuses in a corpus file is one the loader refuses too (or inside
+    # it, or holding it): the schema is never stricter than the loader.
+    file = path / "features.toml" if path.is_dir() else path
+    folder = path / "runners" if (path / "runners").is_dir() else DATA / "runners"
+    shell = matrix.loads('[matrix]\nname = "x"\nversion = "1"\n', runners={
+        r: {"name": r, "priority": i} for i, r in enumerate(sorted(p.stem for p in folder.glob("*.toml")))})
+    validator = jsonschema.Draft7Validator(editor.features_schema(shell))
+    refused = {_messages.place(list(e.absolute_path)) for e in validator.iter_errors(tomllib.loads(file.read_text()))}
+    monkeypatch.chdir(path.parent)
+    with pytest.raises(matrix.LoadError) as caught:
+        if path.is_dir():
+            matrix.load(f"{path.name}/features.toml")
+        else:
+            matrix.loads(path.read_text(encoding="utf-8"), runners=(DATA / "runners").resolve(), path=path.name)
+    name = f"{path.name}/features.toml" if path.is_dir() else path.name
+    said = {p.place for p in caught.value.problems if p.file == name}  # not the runner files
+    alone = sorted(r for r in refused if not any(r.startswith(p) or p.startswith(r) for p in said))
+    assert alone == ELSEWHERE.get(path.stem, ([], ""))[0]
 
 
 @settings(max_examples=settings.default.max_examples, deadline=None)
