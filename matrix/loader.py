@@ -508,16 +508,17 @@ class _Builder:
             self.problem(source, ("check", "ignore"), self.shapes.expected("an array of tables", entries).args[0])
             return
         gates = (list(features) if isinstance(features, dict) else []) + [r.id for r in runners or ()]
+        keys = [a.name for a in attrs.fields(self.shapes.IgnoreSpec)]
+        required = [a.name for a in attrs.fields(self.shapes.IgnoreSpec) if a.default is attrs.NOTHING]
         for index, entry in enumerate(entries):
             where: Place = ("check", "ignore", index)
-            keys = [a.name for a in attrs.fields(self.shapes.IgnoreSpec)]
             if not isinstance(entry, dict):
                 self.problem(source, where, self.shapes.expected("a table", entry).args[0])
                 continue
             for key in entry:
                 if key not in keys:
                     self.problem(source, where + (key,), _messages.unknown_choice("key", key, keys))
-            for key in (a.name for a in attrs.fields(self.shapes.IgnoreSpec) if a.default is attrs.NOTHING):
+            for key in required:
                 if key not in entry:
                     self.problem(source, where, _messages.missing_key(key))
             for key, value in entry.items():
