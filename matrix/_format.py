@@ -163,6 +163,7 @@ SHAPES: Dict[str, str] = {
     "cell": "A status, a statement table, or a history: an array of statements, ordered by since (the order is "
             "checked by matrix check)",
     "chain": "A chain: the first clause that fails is the reason",
+    "bare status": "yes, no or opt-in; partial needs a note: { status = \"partial\", note = \"…\" }",
     "config entry": "A type, or a table with the type",
     "field type": "The field's type",
     "predicate": PREDICATE,

@@ -62,8 +62,7 @@ def _mark(mark: object, known: _Known) -> Dict[str, Any]:
         c.CLASS: {"pattern": _format.anchored(_format.CLASS_SPEC)},
         c.PREDICATE: {},
         c.STATUS: {"enum": list(STATUSES)},
-        c.BARE_STATUS: {"enum": bare, "description": "yes, no or opt-in; partial needs a note: "
-                                                     "{ status = \"partial\", note = \"…\" }"},
+        c.BARE_STATUS: {"enum": bare},
         c.FIELD_TYPE: {"enum": list(FIELD_TYPES)},
         c.RUNNER: _ids(known.runners),
         c.SUPPORT_KEY: _ids(None if known.runners is None else (*known.runners, "default")),
