@@ -8,9 +8,7 @@ The specs below are the file's words; the loader turns them into the model in `s
 
 from __future__ import annotations
 
-import functools
-import operator
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Annotated, Any, Callable, Dict, Iterator, List, Optional, Tuple, Union, get_args, get_origin
 
 import attrs
 import cattrs
@@ -55,43 +53,69 @@ def expected(what: str, value: object) -> Invalid:
     return Invalid(_messages.expected_toml(what, toml_type(value), value))
 
 
+# The words a key's type is marked with, for the JSON Schemas `editor` generates from these
+# specs (structuring reads the type under the mark): a string of a given form; a runner, feature
+# or requirement kind id (one of the matrix's own, in its schemas); an array that may not be
+# empty or repeat an item.
+VERSION, ID, PATH, CLASS, PREDICATE = "version", "id", "path", "class", "predicate"
+STATUS, BARE_STATUS, FIELD_TYPE, APPLIES = "status", "bare status", "field type", "applies"
+RUNNER, SUPPORT_KEY, FEATURE, KIND = "runner", "support key", "feature", "kind"
+NONEMPTY, UNIQUE, NOT_BLANK = "nonempty", "unique", "not blank"
+#: A TOML scalar (a choice), a number (a bound) and any TOML value (a default).
+SCALAR, NUMBER, ANY = "scalar", "number", "any"
+#: Values of several shapes, described in `matrix._format.SHAPES`.
+CELL, CHAIN, ENTRY = "cell", "chain", "config entry"
+
+Version = Annotated[str, VERSION]
+Condition = Annotated[str, PREDICATE]
+BareStatus = Annotated[str, BARE_STATUS]
+Scalar = Annotated[object, SCALAR]
+
+
 @attrs.frozen
 class MatrixSpec:
     name: str
-    version: str
+    version: Version
     runners: str = "runners"
     description: Optional[str] = None
-    config_class: Optional[str] = None
-    default_support: Optional[str] = None
+    config_class: Optional[Annotated[str, CLASS]] = None
+    default_support: Optional[BareStatus] = None
+
+
+@attrs.frozen
+class ChoiceSpec:
+    value: Scalar
+    since: Optional[Version] = None
+    until: Optional[Version] = None
 
 
 @attrs.frozen
 class FieldSpec:
-    type: str
+    type: Annotated[str, FIELD_TYPE]
     nullable: bool = False
-    default: object = NOTHING
-    choices: Optional[Tuple[object, ...]] = None
-    min: object = None
-    max: object = None
+    default: Annotated[object, ANY] = NOTHING
+    choices: Optional[Annotated[Tuple[Union[Scalar, ChoiceSpec], ...], UNIQUE]] = None
+    min: Optional[Annotated[object, NUMBER]] = None
+    max: Optional[Annotated[object, NUMBER]] = None
     doc: Optional[str] = None
     fact: bool = False
-    since: Optional[str] = None
-    until: Optional[str] = None
+    since: Optional[Version] = None
+    until: Optional[Version] = None
     classes: bool = False
 
 
 @attrs.frozen
 class StatementSpec:
-    status: str
+    status: Annotated[str, STATUS]
     note: Optional[str] = None
     links: Tuple[str, ...] = ()
-    since: Optional[str] = None
+    since: Optional[Version] = None
 
 
 @attrs.frozen
 class DeprecationSpec:
-    since: str
-    remove_in: Optional[str] = None
+    since: Version
+    remove_in: Optional[Version] = None
     message: Optional[str] = None
     replacement: Optional[str] = None
     removed: bool = False
@@ -99,39 +123,55 @@ class DeprecationSpec:
 
 @attrs.frozen
 class ForcesSpec:
-    runner: str
+    runner: Annotated[str, RUNNER]
     override: bool = False
     message: Optional[str] = None
 
 
 @attrs.frozen
 class PrefersSpec:
-    runner: str
+    runner: Annotated[str, RUNNER]
     outright: bool = False
     message: Optional[str] = None
+
+
+#: A support cell: a status, a statement, or a history of them (the loader reads each itself).
+Cell = Annotated[Union[BareStatus, StatementSpec, Annotated[Tuple[Union[BareStatus, StatementSpec], ...], NONEMPTY]],
+                 CELL]
 
 
 @attrs.frozen
 class FeatureSpec:
     name: str
-    when: str
-    support: Dict[str, object]
+    when: Condition
+    support: Dict[Annotated[str, SUPPORT_KEY], Cell]
     note: Optional[str] = None
     links: Tuple[str, ...] = ()
-    since: Optional[str] = None
-    until: Optional[str] = None
+    since: Optional[Version] = None
+    until: Optional[Version] = None
     deprecated: Optional[DeprecationSpec] = None
     group: Optional[str] = None
     forces: Optional[ForcesSpec] = None
     prefers: Optional[PrefersSpec] = None
-    applies: str = "always"
+    applies: Annotated[str, APPLIES] = "always"
 
 
 @attrs.frozen
 class RefusalSpec:
     reason: str
-    together: Tuple[object, ...]
+    together: Annotated[Tuple[Annotated[Tuple[Annotated[str, FEATURE], ...], NONEMPTY], ...], NONEMPTY]
     links: Tuple[str, ...] = ()
+
+
+@attrs.frozen
+class ClauseSpec:
+    condition: Condition
+    reason: Optional[str] = None
+    doc: Optional[str] = None
+
+
+#: What a runner requires of one kind: a condition, a chain of clauses, or one clause.
+Requirement = Union[Condition, Annotated[Tuple[ClauseSpec, ...], NONEMPTY, CHAIN], ClauseSpec]
 
 
 @attrs.frozen
@@ -140,15 +180,8 @@ class RunnerSpec:
     priority: int
     description: Optional[str] = None
     links: Tuple[str, ...] = ()
-    candidate: Optional[str] = None
-    requires: Dict[str, object] = attrs.Factory(dict)
-
-
-@attrs.frozen
-class ClauseSpec:
-    condition: str
-    reason: Optional[str] = None
-    doc: Optional[str] = None
+    candidate: Optional[Condition] = None
+    requires: Dict[Annotated[str, KIND], Requirement] = attrs.Factory(dict)
 
 
 @attrs.frozen
@@ -160,8 +193,35 @@ class KindSpec:
 @attrs.frozen
 class OrderSpec:
     name: str
-    when: str
-    runners: Tuple[str, ...]
+    when: Condition
+    runners: Annotated[Tuple[Annotated[str, RUNNER], ...], NONEMPTY, UNIQUE]
+
+
+@attrs.frozen
+class IgnoreSpec:
+    code: str
+    reason: Annotated[str, NOT_BLANK]
+    gate: Optional[str] = None
+
+
+@attrs.frozen
+class CheckSpec:
+    ignore: Tuple[IgnoreSpec, ...] = ()
+
+
+@attrs.frozen
+class DocumentSpec:
+    """The whole of ``features.toml``. The loader reads each table itself (one bad table must
+    not hide another); this spec names the tables, for it and for the JSON Schemas."""
+
+    matrix: MatrixSpec
+    config: Dict[Annotated[str, PATH], Annotated[Union[Annotated[str, FIELD_TYPE], FieldSpec], ENTRY]] = attrs.Factory(
+        dict)
+    requirements: Dict[Annotated[str, ID], KindSpec] = attrs.Factory(dict)
+    orders: Dict[Annotated[str, ID], OrderSpec] = attrs.Factory(dict)
+    features: Dict[Annotated[str, ID], FeatureSpec] = attrs.Factory(dict)
+    refusals: Dict[Annotated[str, ID], RefusalSpec] = attrs.Factory(dict)
+    check: Optional[CheckSpec] = None
 
 
 def _exact(kind: type) -> Hook:
@@ -215,20 +275,49 @@ def _spec(cls: type) -> Hook:
     return structure
 
 
+def bare(kind: Any) -> Any:
+    """*kind* without the marks of `Annotated` (structuring reads the type under them)."""
+    if get_origin(kind) is Annotated:
+        return bare(get_args(kind)[0])
+    args = get_args(kind)
+    origin = get_origin(kind)
+    if origin is Union:
+        return Union[tuple(bare(a) for a in args)]
+    if origin is tuple:
+        return Tuple[tuple(a if a is Ellipsis else bare(a) for a in args)]
+    if origin is dict:
+        return Dict[bare(args[0]), bare(args[1])]  # type: ignore[misc]
+    return kind
+
+
+def marks(kind: Any) -> Tuple[object, ...]:
+    """The marks of *kind*, under Optional."""
+    if get_origin(kind) is Union:
+        return tuple(m for a in get_args(kind) for m in marks(a))
+    return tuple(get_args(kind)[1:]) if get_origin(kind) is Annotated else ()
+
+
 converter = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
 for _kind in (str, int, bool):
     converter.register_structure_hook(_kind, _exact(_kind))
 converter.register_structure_hook(float, _exact(float))
-for _generic, _hook in (
-    (Tuple[str, ...], _array_of(str)),
-    (Tuple[object, ...], _any_array),
-    (Dict[str, object], _table),
-):
-    converter.register_structure_hook_func(functools.partial(operator.eq, _generic), _hook)
 converter.register_structure_hook(object, _anything)
-for _cls in (MatrixSpec, FieldSpec, StatementSpec, DeprecationSpec, ForcesSpec, PrefersSpec, FeatureSpec, RunnerSpec,
-             RefusalSpec, ClauseSpec, KindSpec, OrderSpec):
+# An array of strings (or of tables of a spec) is structured strictly; the items of any other
+# array (refusals' lists of gates, choices, a history) and the values of a table (support cells,
+# requirements) are read by the loader itself, which says each mistake in its own words.
+converter.register_structure_hook_func(lambda kind: get_origin(bare(kind)) is tuple, _any_array)
+converter.register_structure_hook_func(lambda kind: bare(kind) == Tuple[str, ...], _array_of(str))
+converter.register_structure_hook_func(lambda kind: get_origin(bare(kind)) is dict, _table)
+converter.register_structure_hook_func(lambda kind: bare(kind) == Tuple[IgnoreSpec, ...], _array_of(IgnoreSpec))
+#: Every spec: the document and what its tables and runner files hold.
+SPECS = (DocumentSpec, MatrixSpec, FieldSpec, ChoiceSpec, StatementSpec, DeprecationSpec, ForcesSpec, PrefersSpec,
+         FeatureSpec, RefusalSpec, CheckSpec, IgnoreSpec, RunnerSpec, ClauseSpec, KindSpec, OrderSpec)
+for _cls in SPECS:
+    attrs.resolve_types(_cls, include_extras=True)  # the marks stay, for `editor`
     converter.register_structure_hook(_cls, _spec(_cls))
+#: The keys that hold a version, wherever they are (a version written as a TOML number there is
+#: told to be quoted).
+VERSION_KEYS = frozenset(a.name for cls in SPECS for a in attrs.fields(cls) if VERSION in marks(a.type))
 
 
 def structure(value: object, cls: type, path: Place) -> Tuple[Optional[Any], List[Tuple[Place, str]]]:

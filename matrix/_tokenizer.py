@@ -7,7 +7,7 @@ from typing import Dict, NoReturn, Optional, Tuple
 
 import attrs
 
-from . import _messages
+from . import _format, _messages
 from .errors import PredicateError
 
 
@@ -42,7 +42,7 @@ RULES: Dict[str, re.Pattern[str]] = {
         r"[+-]?(?:\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\d+)"
         r"(?![A-Za-z0-9_.])"
     ),
-    "NAME": re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?![A-Za-z0-9_.])"),
+    "NAME": re.compile(_format.PATH + r"(?![A-Za-z0-9_.])"),
 }
 
 # All rules in one pattern, tried in the order above, after any whitespace: one regex call

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, 
 import attrs
 from packaging.version import InvalidVersion, Version
 
-from . import _access, _messages, _toml_errors
+from . import _access, _format, _messages, _toml_errors
 from ._files import toml
 from ._nodes import Compare, ListLiteral, Literal, Path, walk
 from .errors import ConfigError, LoadError, Problem, excerpt
@@ -37,13 +37,10 @@ def __dir__() -> List[str]:
 MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_FEATURES = 10_000
 
-_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
-_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
-_TOP_KEYS = ("matrix", "config", "requirements", "orders", "features", "refusals", "check")
-_IGNORE_KEYS = ("code", "gate", "reason")
+_ID = _format.ID_RE
+_PATH = _format.PATH_RE
 
 _NUMERIC = frozenset({"int", "float"})
-_VERSION_KEYS = frozenset({"version", "since", "until", "remove_in"})
 
 RunnersArg = Union[str, "os.PathLike[str]", Mapping[str, Union[Runner, Mapping[str, object], str]]]
 
@@ -195,7 +192,7 @@ class _Builder:
     def version_as_number(self, source: _Source, where: Place, value: object, path: Place) -> Optional[str]:
         """The "quote it" hint for a version written as a TOML number (``version = 2.10``, which
         TOML reads as the float 2.1), as the predicate language gives it; None for another mistake."""
-        if not where or where[-1] not in _VERSION_KEYS or (len(where) == 2 and where[0] == "config"):
+        if not where or where[-1] not in self.shapes.VERSION_KEYS or (len(where) == 2 and where[0] == "config"):
             return None  # ("config", "version") is a field named version, not a version
         for key in where[len(path):]:
             if isinstance(value, dict) and key in value:
@@ -228,9 +225,10 @@ class _Builder:
             raise LoadError(name, [Problem(
                 _messages.text_too_long(len(text), MAX_FILE_BYTES), "$", name)])
         document = self.parse(source)
+        tables = [a.name for a in attrs.fields(self.shapes.DocumentSpec)]
         for key in document:
-            if key not in _TOP_KEYS:
-                self.problem(source, (key,), _messages.unknown_choice('table', key, _TOP_KEYS))
+            if key not in tables:
+                self.problem(source, (key,), _messages.unknown_choice('table', key, tables))
         header = self.header(source, document.get("matrix"))
         if header is not None:
             self.matrix_version = Version(header.version)
@@ -336,7 +334,7 @@ class _Builder:
         if not _PATH.match(path):
             self.problem(source, where, _messages.bad_config_path(path))
             return None
-        if any(part.startswith("_") for part in path.split(".")):
+        if not _format.FIELD_PATH_RE.match(path):
             self.problem(source, where, _messages.underscore_segment(next(p for p in path.split(".") if p.startswith("_"))))
             return None
         if isinstance(raw, str):
@@ -485,7 +483,7 @@ class _Builder:
                 values.append(choice)
                 continue
             at = where + ("choices", index)
-            unknown = sorted(set(choice) - {"value", "since", "until"})
+            unknown = sorted(set(choice) - {a.name for a in attrs.fields(self.shapes.ChoiceSpec)})
             if unknown or "value" not in choice:
                 self.problem(source, at + ((unknown[0],) if unknown else ()), _messages.choice_table(unknown[0] if unknown else None))
                 ok = False
@@ -553,27 +551,30 @@ class _Builder:
         if not isinstance(raw, dict):
             self.problem(source, ("check",), self.shapes.expected("a table", raw).args[0])
             return
+        known = [a.name for a in attrs.fields(self.shapes.CheckSpec)]
         for key in raw:
-            if key != "ignore":
-                self.problem(source, ("check", key), _messages.unknown_choice("key", key, ["ignore"]))
+            if key not in known:
+                self.problem(source, ("check", key), _messages.unknown_choice("key", key, known))
         entries = raw.get("ignore", [])
         if not isinstance(entries, list):
             self.problem(source, ("check", "ignore"), self.shapes.expected("an array of tables", entries).args[0])
             return
         gates = (list(features) if isinstance(features, dict) else []) + [r.id for r in runners or ()]
+        keys = [a.name for a in attrs.fields(self.shapes.IgnoreSpec)]
+        required = [a.name for a in attrs.fields(self.shapes.IgnoreSpec) if a.default is attrs.NOTHING]
         for index, entry in enumerate(entries):
             where: Place = ("check", "ignore", index)
             if not isinstance(entry, dict):
                 self.problem(source, where, self.shapes.expected("a table", entry).args[0])
                 continue
             for key in entry:
-                if key not in _IGNORE_KEYS:
-                    self.problem(source, where + (key,), _messages.unknown_choice("key", key, _IGNORE_KEYS))
-            for key in ("code", "reason"):
+                if key not in keys:
+                    self.problem(source, where + (key,), _messages.unknown_choice("key", key, keys))
+            for key in required:
                 if key not in entry:
                     self.problem(source, where, _messages.missing_key(key))
             for key, value in entry.items():
-                if key in _IGNORE_KEYS and not isinstance(value, str):
+                if key in keys and not isinstance(value, str):
                     self.problem(source, where + (key,), self.shapes.expected("a string", value).args[0])
             code, gate, reason = entry.get("code"), entry.get("gate"), entry.get("reason")
             if isinstance(code, str) and code not in CODES:

@@ -7,13 +7,12 @@ possible but skips the cross-checks.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any, Collection, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import attrs
 from packaging.version import Version
 
-from . import _messages
+from . import _format, _messages
 from ._frozen import FrozenMap, frozen_map
 from ._versions import VersionLike, as_version
 from .errors import UsageError
@@ -49,7 +48,7 @@ def __dir__() -> list[str]:
 
 
 #: ``package.module:Class.Nested``: how ``[matrix] config_class`` and ``--from`` name a class.
-CLASS_SPEC = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\Z")
+CLASS_SPEC = _format.CLASS_SPEC_RE
 FIELD_TYPES = ("bool", "int", "float", "str", "version", "list[str]", "list[int]", "section")
 STATUSES = ("yes", "no", "partial", "opt-in")
 #: When a gate is in force (``applies``): always, only in automatic choice, or only when a

@@ -96,6 +96,10 @@ SHAPES = {
     "OrderSpec": "`[orders.<id>]`",
     "RunnerSpec": "a runner file, `runners/<id>.toml`",
     "ClauseSpec": "a clause of a runner's `[requires]` written as a table (or an item of a chain)",
+    "ChoiceSpec": "a choice of `choices` written as a table (`{ value, since, until }`)",
+    "CheckSpec": "`[check]` in features.toml",
+    "IgnoreSpec": "an item of `[check] ignore`",
+    "DocumentSpec": "features.toml itself: its tables",
 }
 
 _TOML = {str: "string", int: "integer", bool: "boolean", float: "float", object: "any value"}
@@ -107,10 +111,16 @@ def _type(annotation: Any) -> str:
     import typing
 
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is typing.Annotated:  # a mark for the editor's schemas: the type is under it
+        return _type(args[0])
     if origin is typing.Union:
-        return _type(next(arg for arg in args if arg is not type(None)))
+        arms = [arg for arg in args if arg is not type(None)]
+        return " or ".join(dict.fromkeys(_type(arm) for arm in arms))
     if origin is tuple:
-        return f"array of {_PLURAL[args[0]]}"
+        item = args[0]
+        while typing.get_origin(item) is typing.Annotated:
+            item = typing.get_args(item)[0]
+        return f"array of {_PLURAL[item]}" if item in _PLURAL else f"array, each {_type(item)}"
     if origin is dict:
         return "table"
     if attrs.has(annotation):
