@@ -163,6 +163,29 @@ def test_explain_shows_the_gate_and_the_values_that_made_it_true():
     ])
 
 
+def test_explain_renders_the_explanation_data(monkeypatch):
+    resolution = matrix.resolve(MAMBA_ALL, version="0.31.0")
+    data = resolution.explanation()
+    assert (data["active"], data["warnings"]) == (resolution.to_dict()["active"], resolution.to_dict()["warnings"])
+    data["runners"][1]["name"] = "renamed"
+    data["runners"][0]["blockers"][0]["note"] = "a note said only in the data"
+    data["warnings"] = data["warnings"][:1]
+    monkeypatch.setattr(matrix.Resolution, "explanation", lambda self: data)
+    assert resolution.explain() == "\n".join([
+        "Runner: v1 (renamed), chosen automatically, at version 0.31.0",
+        "Runners, highest priority first:",
+        "  v2 (Model Runner V2, priority 20): blocked by 1 feature",
+        "    - mamba cache mode 'all' [no]",
+        "        when: cache_config.mamba_cache_mode == 'all'",
+        "        because: cache_config.mamba_cache_mode = 'all'",
+        "        note: a note said only in the data",
+        "  v1 (renamed, priority 10): no blockers, chosen",
+        "Active features: mamba cache mode 'all'",
+        "Warnings:",
+        "  - deprecated: mamba cache mode 'all' is deprecated since 0.30.0 and will be removed in 0.32.0; use cache_config.mamba_cache_mode = 'align' instead (Open an issue if that is a problem)",
+    ])
+
+
 def test_to_dict_has_stable_keys():
     assert matrix.resolve(MAMBA_ALL, version="0.31.0").to_dict() == {
         "matrix": "vLLM model runners",
