@@ -264,13 +264,14 @@ class Resolution:
         Then the active features and the warnings, as `to_dict` gives them."""
         values = self.values
         order = self._choice()[0]
+        overrider, preferrer = self._overrider(), self._preferrer()
         return {
             "runner": self.runner,
             "requested": self.requested,
-            "how": ("overridden" if self._overrider() else "requested" if self.requested
-                    else "preferred" if self._preferrer() else "automatic"),
-            "overridden_by": _feature_data(self._overrider()),
-            "preferred_by": _feature_data(self._preferrer()),
+            "how": ("overridden" if overrider else "requested" if self.requested
+                    else "preferred" if preferrer else "automatic"),
+            "overridden_by": _feature_data(overrider),
+            "preferred_by": _feature_data(preferrer),
             "order": None if order is None else _order_data(order),
             "orders": [_order_data(o) for o in self.matrix.orders],
             "version": str(self.version),
