@@ -211,17 +211,21 @@ class Resolution:
             "version": str(version),
             "requested": self.requested,
             "runner": self.runner,
-            "active": [{"id": f.id, "name": f.name} for f in self.active],
+            "active": self._active_data(),
             "unsupported": {
                 runner: [{"id": f.id, "name": f.name, "status": f.status(runner, version)}
                          for f in features]
                 for runner, features in self.unsupported.items()
             },
-            "warnings": [
-                {"kind": w.kind, "feature": w.feature, "runner": w.runner, "message": w.message}
-                for w in self.warnings
-            ],
+            "warnings": self._warnings_data(),
         }
+
+    def _active_data(self) -> List[Dict[str, Any]]:
+        return [{"id": f.id, "name": f.name} for f in self.active]
+
+    def _warnings_data(self) -> List[Dict[str, Any]]:
+        return [{"kind": w.kind, "feature": w.feature, "runner": w.runner, "message": w.message}
+                for w in self.warnings]
 
     def _choice(self) -> Tuple[Optional[Order], List[Runner], Set[str]]:
         """The order of automatic choice that applied (None: by priority), every runner in that
@@ -249,22 +253,31 @@ class Resolution:
                 for feature in blockers]
 
     def explanation(self) -> Dict[str, Any]:
-        """`explain` as JSON-ready data: how the runner was chosen, the order of automatic
-        choice that applied (None: by priority), and per runner (in that order) whether it was
-        a candidate and chosen, and its blockers, each with its status, note, gate, and the
-        config values that made the gate true (``because``; a section read as a whole shows as
-        ``"<section>"``); a failed requirement has ``requirement`` (its kind and condition)."""
+        """Why this runner, as JSON-ready data (`explain` is its text): how the runner was
+        chosen, the feature that overrode the request (``overridden_by``) and the one that put
+        the chosen runner first (``preferred_by``), the order of automatic choice that applied
+        (None: by priority) and every order the matrix declares (``orders``), and per runner (in
+        the order tried) whether it was a candidate (and when it is one: ``candidate_when``)
+        and chosen, and its blockers, each with its status, note, gate, and the config values
+        that made the gate true (``because``; a section read as a whole shows as
+        ``"<section>"``); a failed requirement has ``requirement`` (its kind and condition).
+        Then the active features and the warnings, as `to_dict` gives them."""
         values = self.values
         order = self._choice()[0]
+        overrider, preferrer = self._overrider(), self._preferrer()
         return {
             "runner": self.runner,
             "requested": self.requested,
-            "how": ("overridden" if self._overrider() else "requested" if self.requested
-                    else "preferred" if self._preferrer() else "automatic"),
-            "order": None if order is None else {"id": order.id, "name": order.name, "when": str(order.when)},
+            "how": ("overridden" if overrider else "requested" if self.requested
+                    else "preferred" if preferrer else "automatic"),
+            "overridden_by": _feature_data(overrider),
+            "preferred_by": _feature_data(preferrer),
+            "order": None if order is None else _order_data(order),
+            "orders": [_order_data(o) for o in self.matrix.orders],
             "version": str(self.version),
             "runners": [
                 {"id": runner.id, "name": runner.name, "priority": runner.priority, "candidate": candidate,
+                 "candidate_when": None if runner.candidate is None else str(runner.candidate),
                  "chosen": runner.id == self.runner,
                  "blockers": [{"id": f.id, "name": f.name, "status": statement.status, "note": statement.note,
                                "when": str(f.when), "because": {p: _json_value(values[p]) for p in read},
@@ -273,6 +286,8 @@ class Resolution:
                               for f, statement, read in blockers]}
                 for runner, candidate, blockers in self._reports()
             ],
+            "active": self._active_data(),
+            "warnings": self._warnings_data(),
         }
 
     def _overrider(self) -> Optional[Feature]:
@@ -289,66 +304,11 @@ class Resolution:
         return None if feature is None else self.matrix.feature(feature)
 
     def explain(self) -> str:
-        """Why this runner: the order automatic choice followed, every runner's blockers (the
-        features it does not support, with the gate and the values that made it true; the
-        requirements the config fails, with the condition and the values), then the warnings."""
-        matrix = self.matrix
-        values = self.values
-        lines = []
-        how = f"asked for {self.requested!r}" if self.requested else "chosen automatically"
-        overrider = self._overrider()
-        if overrider is not None:
-            how += f", overridden: {overrider.name} forces it"
-        preferrer = self._preferrer()
-        if preferrer is not None:
-            how += f", first because of {preferrer.name}"
-        if self.runner is not None:
-            chosen = matrix.runner(self.runner)
-            lines.append(f"Runner: {chosen.id} ({chosen.name}), {how}, at version {self.version}")
-        else:
-            lines.append(f"Runner: none ({how}), at version {self.version}")
-        order = self._choice()[0]
-        if order is not None:
-            lines.append(f"Order: {order.name}, because {order.when} holds; runners in that order:")
-        elif matrix.orders and self.requested is None:
-            names = " nor ".join(o.name for o in matrix.orders)
-            lines.append(f"Order: by priority ({names} does not apply); runners, highest priority first:")
-        else:
-            lines.append("Runners, highest priority first:")
-        for runner, candidate, blockers in self._reports():
-            said = []
-            if not candidate and self.requested is None:
-                said.append(f"not a candidate (a candidate when {runner.candidate})")
-            features = sum(1 for f, _, _ in blockers if f.origin is None)
-            failed = len(blockers) - features
-            if features:
-                said.append(f"blocked by {features} feature{'s' if features != 1 else ''}")
-            if failed:
-                said.append(f"fails {failed} requirement{'s' if failed != 1 else ''}")
-            if not said:
-                said.append("no blockers")
-            if runner.id == self.runner:
-                said.append("chosen")
-            lines.append(f"  {runner.id} ({runner.name}, priority {runner.priority}): {', '.join(said)}")
-            for feature, statement, read in blockers:
-                origin = feature.origin
-                if isinstance(origin, Requirement):
-                    lines.append(f"    - {feature.name} (requirement {origin.kind!r})")
-                    lines.append(f"        requires: {origin.condition}")
-                else:
-                    lines.append(f"    - {feature.name} [{statement.status}]")
-                    lines.append(f"        when: {feature.when}")
-                if read:
-                    shown = ", ".join(f"{p} = {_show(values[p])}" for p in read)
-                    lines.append(f"        because: {shown}")
-                if statement.note:
-                    lines.append(f"        note: {statement.note}")
-        names = ", ".join(f.name for f in self.active) or "none"
-        lines.append(f"Active features: {names}")
-        if self.warnings:
-            lines.append("Warnings:")
-            lines.extend(f"  - {w.kind}: {w.message}" for w in self.warnings)
-        return "\n".join(lines)
+        """Why this runner, as text: `explanation` rendered. The order automatic choice
+        followed, every runner's blockers (the features it does not support, with the gate and
+        the values that made it true; the requirements the config fails, with the condition and
+        the values), then the active features and the warnings."""
+        return _explanation_text(self.explanation(), self.values)
 
     def emit(self, logger: Optional[logging.Logger] = None, *,
              levels: Optional[Mapping[str, int]] = None, once: bool = True) -> None:
@@ -423,6 +383,74 @@ def _plain(value: object) -> object:
 def _restored(matrix: Matrix, version: str, mask: int, values: Tuple[object, ...], runner: Optional[str],
               requested: Optional[str], warnings: Tuple[ResolutionWarning, ...]) -> Resolution:
     return Resolution(_plan(matrix, version), mask, values, runner, requested, warnings)
+
+
+def _feature_data(feature: Optional[Feature]) -> Optional[Dict[str, str]]:
+    return None if feature is None else {"id": feature.id, "name": feature.name}
+
+
+def _order_data(order: Order) -> Dict[str, str]:
+    return {"id": order.id, "name": order.name, "when": str(order.when)}
+
+
+def _explanation_text(data: Mapping[str, Any], values: Mapping[str, object]) -> str:
+    """`Resolution.explain`'s text from `Resolution.explanation`'s *data*. A value read shows
+    as Python spells it, from *values* at the paths ``because`` names: JSON cannot tell a
+    section from the text ``'<section>'``, nor inf from ``'inf'``."""
+    requested = data["requested"]
+    how = f"asked for {requested!r}" if requested else "chosen automatically"
+    if data["overridden_by"] is not None:
+        how += f", overridden: {data['overridden_by']['name']} forces it"
+    if data["preferred_by"] is not None:
+        how += f", first because of {data['preferred_by']['name']}"
+    chosen = next((r for r in data["runners"] if r["chosen"]), None)
+    if chosen is not None:
+        lines = [f"Runner: {chosen['id']} ({chosen['name']}), {how}, at version {data['version']}"]
+    else:
+        lines = [f"Runner: none ({how}), at version {data['version']}"]
+    order = data["order"]
+    if order is not None:
+        lines.append(f"Order: {order['name']}, because {order['when']} holds; runners in that order:")
+    elif data["orders"] and requested is None:
+        names = " nor ".join(o["name"] for o in data["orders"])
+        lines.append(f"Order: by priority ({names} does not apply); runners, highest priority first:")
+    else:
+        lines.append("Runners, highest priority first:")
+    for runner in data["runners"]:
+        said = []
+        if not runner["candidate"] and requested is None:
+            said.append(f"not a candidate (a candidate when {runner['candidate_when']})")
+        failed = sum(1 for b in runner["blockers"] if "requirement" in b)
+        features = len(runner["blockers"]) - failed
+        if features:
+            said.append(f"blocked by {features} feature{'s' if features != 1 else ''}")
+        if failed:
+            said.append(f"fails {failed} requirement{'s' if failed != 1 else ''}")
+        if not said:
+            said.append("no blockers")
+        if runner["chosen"]:
+            said.append("chosen")
+        lines.append(f"  {runner['id']} ({runner['name']}, priority {runner['priority']}): {', '.join(said)}")
+        for blocker in runner["blockers"]:
+            requirement = blocker.get("requirement")
+            if requirement is not None:
+                lines.append(f"    - {blocker['name']} (requirement {requirement['kind']!r})")
+                lines.append(f"        requires: {requirement['condition']}")
+            else:
+                lines.append(f"    - {blocker['name']} [{blocker['status']}]")
+                lines.append(f"        when: {blocker['when']}")
+            if blocker["because"]:
+                shown = ", ".join(f"{p} = {_show(values[p])}" for p in blocker["because"])
+                lines.append(f"        because: {shown}")
+            if blocker["note"]:
+                lines.append(f"        note: {blocker['note']}")
+    names = ", ".join(f["name"] for f in data["active"]) or "none"
+    lines.append(f"Active features: {names}")
+    if data["warnings"]:
+        lines.append("Warnings:")
+        lines.extend(f"  - {w['kind']}: {w['message']}" for w in data["warnings"])
+    return "\n".join(lines)
+
 
 def _show(value: object) -> str:
     if value is None or isinstance(value, (bool, int, float, str)):

@@ -149,18 +149,36 @@ def test_resolve_json_explain_holds_the_explanation():
                             "--set", "parallel_config.enable_elastic_ep=true")[1])
     assert {k: v for k, v in data.items() if k != "explanation"} == plain
     assert data["explanation"] == {
-        "runner": "v1", "requested": None, "how": "automatic", "order": None, "version": "0.31.0",
+        "runner": "v1", "requested": None, "how": "automatic", "overridden_by": None, "preferred_by": None,
+        "order": None, "orders": [], "version": "0.31.0",
         "runners": [
-            {"id": "v2", "name": "Model Runner V2", "priority": 20, "candidate": True, "chosen": False, "blockers": [
+            {"id": "v2", "name": "Model Runner V2", "priority": 20, "candidate": True, "candidate_when": None,
+             "chosen": False, "blockers": [
                 {"id": "elastic_ep", "name": "elastic expert parallelism", "status": "no", "note": None,
                  "when": "parallel_config.enable_elastic_ep", "because": {"parallel_config.enable_elastic_ep": True}},
                 {"id": "mamba_cache_all", "name": "mamba cache mode 'all'", "status": "no", "note": None,
                  "when": "cache_config.mamba_cache_mode == 'all'",
                  "because": {"cache_config.mamba_cache_mode": "all"}},
             ]},
-            {"id": "v1", "name": "Model Runner V1", "priority": 10, "candidate": True, "chosen": True, "blockers": []},
+            {"id": "v1", "name": "Model Runner V1", "priority": 10, "candidate": True, "candidate_when": None,
+             "chosen": True, "blockers": []},
         ],
+        "active": plain["active"], "warnings": plain["warnings"],
     }
+
+
+def test_the_cli_page_names_every_key_of_the_explanation():
+    import re
+    from pathlib import Path
+
+    import matrix
+
+    page = (Path(__file__).parents[1] / "docs" / "reference" / "cli.md").read_text()
+    described = page.split("With `--explain` it also holds `explanation`", 1)[1].split("On exit 1", 1)[0]
+    data = matrix.default().resolve({"cache_config": {"mamba_cache_mode": "all"}}, version="0.31.0").explanation()
+    blocker = data["runners"][0]["blockers"][0]
+    keys = set(data) | set(data["runners"][0]) | set(blocker) | {"requirement"}
+    assert keys - set(re.findall(r"`(\w+)`", described)) == set()
 
 
 def test_resolve_json_explain_on_a_finding_holds_the_explanation_and_the_error():

@@ -57,6 +57,8 @@ def test_an_overriding_feature_runs_on_its_runner_and_says_so_at_info_level(capl
     assert resolution.explain().splitlines()[0] == (
         "Runner: v2 (Model Runner V2), asked for 'v1', overridden: watermarking forces it, at version 1.0")
     assert resolution.explanation()["how"] == "overridden"
+    assert (resolution.explanation()["overridden_by"], resolution.explanation()["preferred_by"]) == (
+        {"id": "watermark", "name": "watermarking"}, None)
     with caplog.at_level(logging.INFO, logger="matrix"):
         resolution.emit(once=False)
     assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [
@@ -164,6 +166,8 @@ def test_a_preference_puts_its_runner_first_in_automatic_choice_only(outright):
     assert resolution.explain().splitlines()[0] == (
         "Runner: v1 (Model Runner V1), chosen automatically, first because of ROCm architecture default, at version 1.0")
     assert resolution.explanation()["how"] == "preferred"
+    assert (resolution.explanation()["overridden_by"], resolution.explanation()["preferred_by"]) == (
+        None, {"id": "rocm", "name": "ROCm architecture default"})
     assert m.resolve({"rocm_arch": True}, runner="v2").runner == "v2"  # a request wins
     assert m.resolve({}).runner == "v2"
 

@@ -192,6 +192,14 @@ def test_explanation_data_names_the_failed_requirement(kernels):
     assert data["runner"] == "small"
 
 
+def test_explanation_data_holds_the_orders_and_when_each_runner_is_a_candidate(kernels):
+    data = kernels.resolve(_config(128)).explanation()
+    assert (data["order"], data["orders"]) == (None, [
+        {"id": "new_gpu", "name": "new-GPU order", "when": "gpu.cc >= '10.0' and not s.fast"}])
+    assert [(r["id"], r["candidate"], r["candidate_when"]) for r in data["runners"]] == [
+        ("combo", False, "s.fast and gpu.cc < '10.0'"), ("big", True, None), ("small", True, None)]
+
+
 def test_observations_say_which_requirements_fail(kernels):
     seen = [(o.kind, o.feature.name, o.runner, o.status) for o in iter_observations(kernels, _config(12, sink=True))]
     assert seen == [

@@ -163,6 +163,58 @@ def test_explain_shows_the_gate_and_the_values_that_made_it_true():
     ])
 
 
+def test_explain_renders_the_explanation_data(monkeypatch):
+    resolution = matrix.resolve(MAMBA_ALL, version="0.31.0")
+    data = resolution.explanation()
+    assert (data["active"], data["warnings"]) == (resolution.to_dict()["active"], resolution.to_dict()["warnings"])
+    data["runners"][1]["name"] = "renamed"
+    data["runners"][0]["blockers"][0]["note"] = "a note said only in the data"
+    data["warnings"] = data["warnings"][:1]
+    monkeypatch.setattr(matrix.Resolution, "explanation", lambda self: data)
+    assert resolution.explain() == "\n".join([
+        "Runner: v1 (renamed), chosen automatically, at version 0.31.0",
+        "Runners, highest priority first:",
+        "  v2 (Model Runner V2, priority 20): blocked by 1 feature",
+        "    - mamba cache mode 'all' [no]",
+        "        when: cache_config.mamba_cache_mode == 'all'",
+        "        because: cache_config.mamba_cache_mode = 'all'",
+        "        note: a note said only in the data",
+        "  v1 (renamed, priority 10): no blockers, chosen",
+        "Active features: mamba cache mode 'all'",
+        "Warnings:",
+        "  - deprecated: mamba cache mode 'all' is deprecated since 0.30.0 and will be removed in 0.32.0; use cache_config.mamba_cache_mode = 'align' instead (Open an issue if that is a problem)",
+    ])
+
+
+def test_explain_shows_the_values_read_as_python_spells_them_where_json_cannot():
+    m = matrix.loads("""
+[matrix]
+name = "t"
+version = "1.0"
+[config]
+"x" = { type = "float", default = 0.0 }
+"s" = { type = "section", nullable = true }
+"t" = { type = "str", default = "" }
+[features.big]
+name = "big"
+when = "x > 5.0 or s is not None or t == '<section>'"
+support = { a = { status = "no", note = "a note" }, b = "yes" }
+""", runners={"a": {"name": "A", "priority": 20}, "b": {"name": "B", "priority": 10}})
+    for config, json_values, shown in [
+        ({"x": float("inf"), "s": {"k": 1}}, {"s": "<section>", "t": "", "x": "inf"}, "s = <section>, t = '', x = inf"),
+        ({"t": "<section>"}, {"s": None, "t": "<section>", "x": 0.0}, "s = None, t = '<section>', x = 0.0"),
+    ]:
+        resolution = m.resolve(config)
+        assert resolution.explanation()["runners"][0]["blockers"][0]["because"] == json_values
+        assert resolution.explain().splitlines()[2:7] == [
+            "  a (A, priority 20): blocked by 1 feature",
+            "    - big [no]",
+            "        when: x > 5.0 or s is not None or t == '<section>'",
+            f"        because: {shown}",
+            "        note: a note",
+        ]
+
+
 def test_to_dict_has_stable_keys():
     assert matrix.resolve(MAMBA_ALL, version="0.31.0").to_dict() == {
         "matrix": "vLLM model runners",
