@@ -197,6 +197,7 @@ def main(argv=None):
     parser.add_argument("--write", action="store_true", help="write the table into benchmarks/README.md")
     args = parser.parse_args(argv)
     rounds, seconds = (5, 0.05) if args.quick else (15, 0.2)
+    load = os.getloadavg()[0]
     table = ["| benchmark | contender | median | ratio |", "|---|---|---|---|"]
 
     # 1. The default matrix against vLLM's hand-written chain.
@@ -271,7 +272,8 @@ def main(argv=None):
     header = [
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()} "
         f"({platform.python_implementation()}); {datetime.date.today().isoformat()}; "
-        f"`python benchmarks/run.py{' --quick' if args.quick else ''}`.",
+        f"`python benchmarks/run.py{' --quick' if args.quick else ''}`; load average {load:.1f} at the start, "
+        f"{os.getloadavg()[0]:.1f} at the end (the machine's other work: absolute times scale with it).",
         "",
     ]
     result = "\n".join(header + table)
