@@ -2,7 +2,7 @@
 written as plain Python (`tests/vllm_attention_reference.py`: every backend's checks, then the
 first valid candidate), side by side in one process, interleaved round by round.
 
-    python benchmarks/attention.py [--rounds N]
+    python benchmarks/attention.py [--rounds N] [--quick]
 
 The configs are realistic layers (section 10 of the facts and their neighbours: H100, B200 and
 A100, heads 64 to 256, sinks, PrefixLM, FP8 KV caches, an explicit block size), each given as
@@ -51,7 +51,10 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=21)
     parser.add_argument("--seconds", type=float, default=0.2)
+    parser.add_argument("--quick", action="store_true", help="3 short rounds (CI: that it runs)")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.rounds, args.seconds = 3, 0.02
     attention = matrix.load(os.path.join(os.path.dirname(HERE), "examples", "vllm-attention", "features.toml"))
 
     def resolve(config):

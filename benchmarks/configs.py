@@ -17,12 +17,12 @@ def config(**changes):
         scheduler_config=NS(async_scheduling=False),
         speculative_config=None,
         model_config=NS(logits_processors=[], is_multimodal_model=False, is_encoder_decoder=False, is_hybrid=False,
-                        is_diffusion=False),
+                        is_diffusion=False, architectures=["LlamaForCausalLM"], architecture="LlamaForCausalLM"),
         lora_config=None,
         attention_config=NS(hisparse_config=None),
         watermark_config=None,
         is_mm_encoder_only=False,
-        platform=NS(has_triton=True, logits_processor_plugins=False),
+        platform=NS(has_triton=True, logits_processor_plugins=False, is_rocm=False, is_unspecified=False),
     )
     for path, value in changes.items():
         target = c

@@ -1,6 +1,6 @@
 """How fast `matrix.strategies.configs()` draws, from a cold start, against another revision.
 
-    python benchmarks/generation.py [REV] [--runs N] [--examples N]
+    python benchmarks/generation.py [REV] [--runs N] [--examples N] [--quick]
 
 Each run is a new process with a new, empty ``HYPOTHESIS_STORAGE_DIRECTORY`` (no example
 database, no cached Unicode tables: what a user's first run, or a fresh CI machine, sees). It
@@ -99,7 +99,11 @@ def run_once(package_root: str, which: str, examples: int) -> dict:
         done = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"{which} ({package_root}) failed:\n{done.stderr}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    # A failed health check is a result; any other error is a broken benchmark.
+    if result["passed"] not in (True, "FailedHealthCheck"):
+        raise SystemExit(f"{which} ({package_root}): the test raised {result['passed']}")
+    return result
 
 
 def summary(results: list) -> dict:
@@ -125,7 +129,10 @@ def main(argv=None) -> None:
     parser.add_argument("rev", nargs="?")
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--examples", type=int, default=100)
+    parser.add_argument("--quick", action="store_true", help="one run of 20 examples (CI: that every row runs)")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.runs, args.examples = 1, 20
     roots = {"this checkout": ROOT}
     if args.rev:
         roots = {args.rev: export(args.rev), "this checkout": ROOT}

@@ -80,12 +80,23 @@ def _chain(features, schema):
     return namespace["evaluate"]
 
 
-def peers(m, samples, rounds, seconds, label):
-    """Each installed peer, on the gates of *m* it can express, beside a hand-written chain
-    and matrix on the same gates."""
+def _active_ids(m, config, version=None):
+    """The ids of the gates active for *config*, whether or not a runner is chosen."""
+    try:
+        resolution = m.resolve(config, version=version)
+    except matrix.ResolutionError as error:
+        resolution = error.resolution
+    return [f.id for f in resolution.active]
+
+
+def peers(m, samples, rounds, seconds, label, version=None):
+    """Each installed peer, on the gates of *m* (as of *version*) it can express, beside a
+    hand-written chain and matrix on the same gates; every contender's answers are checked
+    against the others' before any is timed."""
     out = []
     dict_samples = [_dicts(s) for s in samples]
     schema = m.schema
+    features = m.features_at(version)
     try:
         from packaging.markers import Marker
     except ImportError:  # pragma: no cover
@@ -93,7 +104,7 @@ def peers(m, samples, rounds, seconds, label):
     if Marker is not None:
         variables = {}
         chosen, markers = [], []
-        for f in m.features_at():
+        for f in features:
             try:
                 text = translate.marker(f.when.node, schema, dict(variables))
             except translate.Unsupported:
@@ -114,15 +125,19 @@ def peers(m, samples, rounds, seconds, label):
             sub = attrs.evolve(m, features=tuple(chosen))
             chain = _chain(chosen, schema)
             pairs = list(zip(samples, envs))
+            for s, env in pairs:
+                expected = [chosen[i].id for i in chain(s)]
+                assert _active_ids(sub, s, version) == expected, (s, expected)
+                assert [f.id for f, mk in zip(chosen, markers) if mk.evaluate(env)] == expected, (env, expected)
             medians = compare({
                 "hand-written if chain": lambda p: chain(p[0]),
-                "matrix.resolve": lambda p: sub.resolve(p[0]),
+                "matrix.resolve": lambda p: sub.resolve(p[0], version=version),
                 "PEP 508 markers (packaging)": lambda p: [mk.evaluate(p[1]) for mk in markers],
             }, samples=pairs, rounds=rounds, seconds=seconds)
             out += rows(f"{label}: the {len(chosen)} gates PEP 508 markers can express", medians, "hand-written if chain")
-    features = m.features_at()
     chain = _chain(features, schema)
-    contenders = {"hand-written if chain": lambda p: chain(p[0]), "matrix.resolve": lambda p: m.resolve(p[0])}
+    contenders = {"hand-written if chain": lambda p: chain(p[0]),
+                  "matrix.resolve": lambda p: m.resolve(p[0], version=version)}
     try:
         import cel
         # One program that evaluates every gate, so the context crosses into Rust once.
@@ -141,6 +156,8 @@ def peers(m, samples, rounds, seconds, label):
         # The peers must agree with matrix before their times mean anything.
         for s, d in pairs:
             expected = [bool(f.when.evaluate(s, schema=schema)) for f in features]
+            assert [features[i].id for i in chain(s)] == _active_ids(m, s, version) == [
+                f.id for f, on in zip(features, expected) if on], s
             if "CEL (common-expression-language)" in contenders:
                 assert [bool(x) for x in program.execute({"c": d})] == expected
             if "JsonLogic (panzi-json-logic)" in contenders:
@@ -156,7 +173,7 @@ def process_start(rounds):
         "python -c pass": [python, "-c", "pass"],
         "python -c 'import attrs' (a dependency, the floor)": [python, "-c", "import attrs"],
         "python -c 'import matrix'": [python, "-c", "import matrix"],
-        "matrix resolve --set cache_config.mamba_cache_mode=all": [python, "-m", "matrix", "resolve", "--matrix", "default", "--set", "cache_config.mamba_cache_mode=all"],
+        "matrix resolve --set cache_config.mamba_cache_mode=align": [python, "-m", "matrix", "resolve", "--matrix", "default", "--set", "cache_config.mamba_cache_mode=align"],
     }
     env = dict(os.environ, PYTHONPATH=str(HERE.parent))
     # "Cold process, .pyc cached": some machines set PYTHONDONTWRITEBYTECODE, which would make
@@ -180,6 +197,7 @@ def main(argv=None):
     parser.add_argument("--write", action="store_true", help="write the table into benchmarks/README.md")
     args = parser.parse_args(argv)
     rounds, seconds = (5, 0.05) if args.quick else (15, 0.2)
+    load = os.getloadavg()[0]
     table = ["| benchmark | contender | median | ratio |", "|---|---|---|---|"]
 
     # 1. The default matrix against vLLM's hand-written chain.
@@ -213,7 +231,7 @@ def main(argv=None):
     print("\n".join(table[-2:]), flush=True)
 
     # 3. Peers, where installed.
-    table += peers(default, samples, rounds, seconds, "default matrix")
+    table += peers(default, samples, rounds, seconds, "default matrix", vllm_configs.VERSION)
     small_big = big_samples[:10]
     table += peers(big, small_big, max(3, rounds // 3), seconds, "synthetic 1,000")
     print("\n".join(table), flush=True)
@@ -254,7 +272,8 @@ def main(argv=None):
     header = [
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()} "
         f"({platform.python_implementation()}); {datetime.date.today().isoformat()}; "
-        f"`python benchmarks/run.py{' --quick' if args.quick else ''}`.",
+        f"`python benchmarks/run.py{' --quick' if args.quick else ''}`; load average {load:.1f} at the start, "
+        f"{os.getloadavg()[0]:.1f} at the end (the machine's other work: absolute times scale with it).",
         "",
     ]
     result = "\n".join(header + table)

@@ -1,6 +1,6 @@
 """Per-call figures of this checkout against another revision, side by side in one process.
 
-    python benchmarks/versus.py REV [--rounds N]
+    python benchmarks/versus.py REV [--rounds N] [--quick]
 
 The `matrix` package of REV (any git revision) is exported into a temporary folder under the
 name ``matrix_base`` (the package imports itself only relatively, so both load side by side),
@@ -37,25 +37,42 @@ def main(argv=None):
     parser.add_argument("rev")
     parser.add_argument("--rounds", type=int, default=21)
     parser.add_argument("--seconds", type=float, default=0.2)
+    parser.add_argument("--quick", action="store_true", help="3 short rounds (CI: that it runs)")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.rounds, args.seconds = 3, 0.02
     folder = export(args.rev)
     import matrix
     base = importlib.import_module("matrix_base")
     here_default = matrix.load(os.path.join(os.path.dirname(HERE), "features.toml"))
     base_default = base.load(os.path.join(folder, "features.toml"))
     dicts = [_dicts(s) for s in SAMPLES]
-    big_text, big_runners, _ = synthetic.generate(1000)
+    big_text, big_runners, big_chain = synthetic.generate(1000)
     here_big = matrix.loads(big_text, runners=big_runners)
     base_big = base.loads(big_text, runners=big_runners)
     big = synthetic.configs(50)
 
     def resolver(m, version=None):
         def call(config):
-            try:
-                return m.resolve(config, version=version)
-            except Exception:
-                return None
+            return m.resolve(config, version=version)
         return call
+
+    # The answers first: this checkout's against the chains (a wrong answer is a broken
+    # benchmark), and REV's against this checkout's (a revision may change answers on purpose:
+    # said, since times of different answers compare different work).
+    namespace: dict = {}
+    exec(big_chain, namespace)
+    for config in SAMPLES:
+        assert here_default.resolve(config, version=VERSION).runner == choose(config), config
+    for config in big:
+        assert here_big.resolve(config).runner == namespace["choose"](config), config
+    for there, here, samples, version in ((base_default, here_default, SAMPLES + dicts, VERSION),
+                                          (base_big, here_big, big, None)):
+        differ = [config for config in samples
+                  if there.resolve(config, version=version).runner != here.resolve(config, version=version).runner]
+        if differ:
+            print(f"{args.rev} chooses another runner than this checkout for {len(differ)} of {len(samples)} "
+                  f"configs: {differ!r}", file=sys.stderr)
 
     print(f"| benchmark | {args.rev} | this checkout | this / {args.rev} | if chain |")
     print("|---|---|---|---|---|")

@@ -1,0 +1,102 @@
+"""Deterministic guards of what the benchmarks measure, so that a cost can fail CI without
+timing anything (timings on a shared 2-core machine are noise). Each figure is pinned to its
+exact value: a change that raises it on purpose updates the number and the comment beside it
+(what raised it, and why it is worth it). The third guard, the modules that ``import matrix``
+and a cached ``resolve`` import, is in tests/test_cache.py
+(test_a_cached_load_and_the_cli_import_only_what_they_need).
+
+Each figure is taken in a new process, so that nothing an earlier test imported or warmed
+counts; the classes and calls counted are matrix's own (the generated plan included), which
+the Python version does not change.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PROBE = r"""
+import gc, json, os, sys
+import matrix
+
+gc.collect()  # attrs' slotted classes replace the classes they were made from: count the survivors
+classes = sorted(f"{t.__module__}.{t.__qualname__}" for t in gc.get_objects()
+                 if isinstance(t, type) and t.__module__.split(".")[0] == "matrix")
+
+config = {"speculative_config": {"method": "suffix"}, "parallel_config": {"tensor_parallel_size": 2}}
+matrix.resolve(config)  # the warm-up: the default matrix loaded and its plan compiled
+calls = []
+
+
+def count(frame, event, arg):
+    if event == "call":  # a Python function's frame (C functions give "c_call")
+        calls.append(f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_code.co_name}")
+
+
+sys.setprofile(count)
+matrix.resolve(config)
+sys.setprofile(None)
+print(json.dumps({"classes": classes, "calls": calls}))
+"""
+
+
+def _probe(tmp_path: Path) -> dict:
+    import json
+
+    env = {**os.environ, "MATRIX_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", PROBE], env=env, cwd=tmp_path, capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (0, "")
+    result: dict = json.loads(done.stdout)
+    return result
+
+
+def test_the_classes_import_matrix_creates(tmp_path):
+    # 46 (issue 29, counted as it stood): the predicate nodes (9), the schema's classes (14),
+    # Predicate, the loader's (2), the errors (10), the compiled plan's (4), the resolver's (3),
+    # the choice's (2), FrozenMap. A new class on the import path of `import matrix` raises it:
+    # update the number and say here what raised it and what it is for.
+    classes = _probe(tmp_path)["classes"]
+    assert len(classes) == 46, classes
+
+
+def test_the_calls_one_cached_resolve_makes(tmp_path):
+    # 36 (issue 29, counted as it stood): matrix.resolve, resolver.resolve, the plan's generated
+    # evaluate, _compile._absent once per field the dict leaves out whose default is taken (31:
+    # it looks for a flat dotted key), resolver._resolve_slowly (suffix decoding keeps the top
+    # runner from being chosen on the integer fast path) and Resolution.__init__. A change that
+    # makes resolve call more (a wrapper, a helper per gate or per field) raises it: update the
+    # number and say here what raised it and what the calls buy.
+    calls = _probe(tmp_path)["calls"]
+    assert len(calls) == 36, calls
+
+
+def test_ci_runs_every_benchmark_in_its_quick_mode():
+    """Every script of benchmarks/ that is a benchmark (it has a ``__main__`` block) runs in
+    .ci/run with ``--quick``, so none can rot unseen."""
+    scripts = sorted(p.name for p in (ROOT / "benchmarks").glob("*.py") if 'if __name__ == "__main__":' in p.read_text())
+    ci = (ROOT / ".ci" / "run").read_text()
+    run = sorted(set(re.findall(r"^\.venv/bin/python benchmarks/(\w+\.py)\b[^\n]* --quick\b", ci, re.M)))
+    assert run == scripts == ["attention.py", "coldstart.py", "coverage.py", "generation.py", "run.py", "versus.py"]
+
+
+def test_the_peers_section_of_run_py_runs_and_checks_its_answers(tmp_path):
+    """The peers of benchmarks/run.py (PEP 508 markers always; CEL and JsonLogic where the
+    bench extra is installed) on the default matrix at the release the benchmarks' configs are
+    for: it once resolved at the default version, where a sample's setting is removed, and
+    crashed unseen."""
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT / 'benchmarks')!r})\n"
+        "import matrix, run, configs\n"
+        "rows = run.peers(matrix.default(), configs.SAMPLES, 1, 0.001, 'default matrix', configs.VERSION)\n"
+        "print(rows[0].split(' | ')[0])\n"
+    )
+    env = {**os.environ, "MATRIX_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True)
+    assert (done.returncode, done.stderr, done.stdout) == (
+        0, "", "| default matrix: the 10 gates PEP 508 markers can express\n")
