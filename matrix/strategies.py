@@ -94,19 +94,23 @@ def _integers(low: Optional[int] = None, high: Optional[int] = None) -> st.Searc
 
 
 def _spread(low: Optional[int], high: Optional[int]) -> st.SearchStrategy:
-    if low is None and high is None:
-        return st.tuples(st.booleans(), _MAGNITUDE).map(lambda pair: -pair[1] if pair[0] else pair[1])
+    """`_integers` of a range wider than the digits: a magnitude of base-100 digits, signed
+    (toward 0) or counted from the bound nearest 0, folded into the range."""
+    if (low is None or low <= 0) and (high is None or high >= 0):
+        def signed(pair: Tuple[bool, int]) -> int:
+            negative, m = pair
+            if negative:
+                return -m if low is None else -(m % (1 - low))
+            return m if high is None else m % (high + 1)
+
+        return st.tuples(st.booleans(), _MAGNITUDE).map(signed)
     if low is None:
         assert high is not None
         top = high
-        return _MAGNITUDE.map(lambda m: min(top, 0) - m)
+        return _MAGNITUDE.map(lambda m: top - m)
     if high is None:
         bottom = low
-        return _MAGNITUDE.map(lambda m: max(bottom, 0) + m)
-    if low <= 0 <= high:
-        down, up = low, high
-        return st.tuples(st.booleans(), _MAGNITUDE).map(
-            lambda pair: -(pair[1] % (1 - down)) if pair[0] else pair[1] % (up + 1))
+        return _MAGNITUDE.map(lambda m: bottom + m)
     start, span = (low, high - low + 1) if low > 0 else (high, low - high - 1)
     return _MAGNITUDE.map(lambda m: start + m % span if span > 0 else start - m % -span)
 
