@@ -60,6 +60,91 @@ def _is_version(text: str) -> bool:
     return True
 
 
+# Hypothesis draws an integer, float or string, with some probability, from the literals in the
+# source of every local module imported so far (not the standard library's, site-packages' or
+# tests'; integers between -99 and 99 and the floats 0.0 and infinity left out), and the pool
+# grows as the process imports more (`resolve` imports some modules lazily, mid-run): what such
+# a draw gives for a seed would depend on what the process imported before. `configs` draws
+# only what that pool cannot hold: booleans, integers between -99 and 99 (sampled indices among
+# at most 100 items included), and wider numbers built from those.
+_DIGIT = 100
+
+
+def _seed(draw: st.DrawFn) -> int:
+    """A 32-bit seed, drawn bit by bit."""
+    return sum(draw(st.booleans()) << bit for bit in range(32))
+
+
+_MAGNITUDE = st.lists(st.integers(0, _DIGIT - 1), min_size=1, max_size=5).map(
+    lambda digits: sum(d * _DIGIT ** i for i, d in enumerate(digits)))
+
+
+# Sizes where integer handling breaks (hypothesis's own constants include them too).
+_EDGES = (2 ** 31 - 1, 2 ** 31, 2 ** 32, 2 ** 53 + 1, 2 ** 63 - 1, 2 ** 63, 2 ** 64)
+
+
+def _integers(low: Optional[int] = None, high: Optional[int] = None) -> st.SearchStrategy:
+    """Integers from *low* to *high* (either unbounded when None), shrinking toward 0 or the
+    bound nearest it, never from the pool of local literals."""
+    if low is not None and high is not None and -_DIGIT < low and high < _DIGIT:
+        return st.integers(low, high)
+    edges = [v for e in _EDGES for v in (e, -e) if (low is None or v >= low) and (high is None or v <= high)]
+    spread = _spread(low, high)
+    return spread | st.sampled_from(edges) if edges else spread
+
+
+def _spread(low: Optional[int], high: Optional[int]) -> st.SearchStrategy:
+    """`_integers` of a range wider than the digits: a magnitude of base-100 digits, signed
+    (toward 0) or counted from the bound nearest 0, folded into the range."""
+    if (low is None or low <= 0) and (high is None or high >= 0):
+        def signed(pair: Tuple[bool, int]) -> int:
+            negative, m = pair
+            if negative:
+                return -m if low is None else -(m % (1 - low))
+            return m if high is None else m % (high + 1)
+
+        return st.tuples(st.booleans(), _MAGNITUDE).map(signed)
+    if low is None:
+        assert high is not None
+        top = high
+        return _MAGNITUDE.map(lambda m: top - m)
+    if high is None:
+        bottom = low
+        return _MAGNITUDE.map(lambda m: bottom + m)
+    start, span = (low, high - low + 1) if low > 0 else (high, low - high - 1)
+    return _MAGNITUDE.map(lambda m: start + m % span if span > 0 else start - m % -span)
+
+
+def _sampled(items: Sequence[Any]) -> st.SearchStrategy:
+    """One of *items*, shrinking toward the first."""
+    if len(items) <= _DIGIT:
+        return st.sampled_from(items)
+    chosen = list(items)
+    return _integers(0, len(chosen) - 1).map(chosen.__getitem__)
+
+
+def _floats(low: Optional[float], high: Optional[float], allow_infinity: bool) -> st.SearchStrategy:
+    """Floats from *low* to *high* (never NaN), shrinking toward 0 or the bound nearest it:
+    an integer mantissa times a power of two, and infinities when allowed."""
+    def build(pair: Tuple[int, int]) -> float:
+        value = pair[0] * 2.0 ** pair[1]
+        if low is not None and high is not None:
+            if not low <= value <= high:
+                value = low + abs(value) % (high - low) if high > low else low
+        elif low is not None and value < low:
+            value = low + (low - value)  # reflected into the range
+        elif high is not None and value > high:
+            value = high - (value - high)
+        return float(value)
+
+    finite = st.tuples(_integers(), st.integers(-60, 20)).map(build)
+    if not allow_infinity:
+        return finite
+    ends = [v for v in (float("inf"), float("-inf"))
+            if (low is None or v >= low) and (high is None or v <= high)]
+    return finite | st.sampled_from(ends)
+
+
 def values(field: Field, constants: Sequence[object] = ()) -> st.SearchStrategy:
     """Values *field* allows (never None), shrinking toward its default and the constants the
     predicates compare it with."""
@@ -67,7 +152,7 @@ def values(field: Field, constants: Sequence[object] = ()) -> st.SearchStrategy:
     if kind == "bool":
         base: st.SearchStrategy = st.booleans()
     elif field.choices is not None:
-        base = st.sampled_from(field.choices)
+        base = _sampled(field.choices)
     elif kind in ("int", "float"):
         low = field.min
         high = field.max
@@ -81,24 +166,22 @@ def values(field: Field, constants: Sequence[object] = ()) -> st.SearchStrategy:
                         near.append(v)
         wide: st.SearchStrategy[Any]
         if kind == "int":
-            wide = st.integers(min_value=None if low is None else int(-(-low // 1)),
-                               max_value=None if high is None else int(high // 1))
-        else:
-            wide = st.floats(min_value=low, max_value=high, allow_nan=False,
-                             allow_infinity=low is None or high is None)  # inf is a config value; NaN is not
-        base = st.sampled_from(sorted(set(near))) | wide if near else wide
+            wide = _integers(None if low is None else int(-(-low // 1)), None if high is None else int(high // 1))
+        else:  # inf is a config value; NaN is not
+            wide = _floats(low, high, allow_infinity=low is None or high is None)
+        base = _sampled(sorted(set(near))) | wide if near else wide
     elif kind == "str":
         strings = [c for c in constants if isinstance(c, str)]
-        base = st.sampled_from(strings) | _TEXT if strings else _TEXT
+        base = _sampled(strings) | _TEXT if strings else _TEXT
     elif kind == "version":
         known = [c for c in constants if isinstance(c, str) and _is_version(c)]
         drawn = st.builds(lambda a, b, c: f"{a}.{b}.{c}", st.integers(0, 3), st.integers(0, 40), st.integers(0, 5))
-        base = st.sampled_from(known) | drawn if known else drawn
+        base = _sampled(known) | drawn if known else drawn
     else:  # list[str], list[int]
         item_constants = [c for c in constants if isinstance(c, (str if kind == "list[str]" else int))]
-        items: st.SearchStrategy[Any] = _TEXT if kind == "list[str]" else st.integers()
+        items: st.SearchStrategy[Any] = _TEXT if kind == "list[str]" else _integers()
         if item_constants:
-            items = st.sampled_from(item_constants) | items
+            items = _sampled(item_constants) | items
         base = st.lists(items, max_size=3)
     if field.has_default and field.default is not None:
         default = list(field.default) if isinstance(field.default, tuple) else field.default
@@ -285,12 +368,12 @@ def _steered(draw: st.DrawFn, plan: _Plan) -> Dict[str, object]:
     steered = draw(st.integers(0, 7)) > 0  # 0: random values only; shrinks toward it
     # The gates to steer toward, and the order values are tried in, come from one seed:
     # hypothesis's own draws favour the first of many choices, a seeded RNG does not.
-    rng = random.Random(draw(st.integers(0, 2 ** 32 - 1)))
+    rng = random.Random(_seed(draw))
     picks = rng.sample(order, min(len(order), rng.randint(2, 8))) if steered else []
     if picks:
         # The first pick, which is always made active, comes straight from hypothesis:
         # seeds repeat more often than small integers do.
-        first = order[draw(st.integers(0, len(order) - 1))]
+        first = draw(_sampled(order))
         picks = [first] + [p for p in picks if p is not first]
     true, false = list(plan.must), list(plan.must_not)
     if picks and draw(st.integers(0, 3)) == 3:

@@ -49,48 +49,76 @@ def test_configs_at_a_version(config):
     assert "dflash_candidate_head" in _active(DEFAULT, config, version="0.31.0")
 
 
-_EVERY_GATE = """
-import json
-from collections import Counter
+def test_every_gate_of_the_default_matrix_is_active_in_a_200_example_run():
+    # In the session, after whatever earlier tests imported (`matrix schema --from` in test_cli
+    # imports a module of its own): the same seeds reach the same gates whatever the process
+    # imported before (see test_configs_draw_the_same_examples_whatever_the_process_imported).
+    seen = set()
+
+    @settings(max_examples=200, derandomize=True, database=None)
+    @given(configs(DEFAULT))
+    def run(config):
+        seen.update(_active_either_way(DEFAULT, config))
+
+    run()
+    # The records of removed settings are never drawn: their fields and choices are gone at 0.33.0.
+    records = {f.id for f in DEFAULT.features_at() if f.deprecated and f.deprecated.is_removed(DEFAULT.version)}
+    assert records == {"enable_sp_removed", "mamba_cache_all", "spec_medusa", "spec_mlp_speculator"}
+    assert {f.id for f in DEFAULT.features_at()} - seen == records
+
+
+_DRAWN = """
+import sys
+
+if len(sys.argv) > 1:  # a module of the user's with literals of its own, and more of matrix's
+    sys.path.insert(0, sys.argv[1])
+    import literals  # noqa: F401
+
+    import matrix.binding  # noqa: F401
 
 from hypothesis import given, settings
 
 import matrix
 from matrix.strategies import configs
-from tests.test_strategies import DEFAULT, _active_either_way
 
-seen = Counter()
+D = matrix.default()
 
 
 @settings(max_examples=200, derandomize=True, database=None)
-@given(configs(DEFAULT))
+@given(configs(D))
 def run(config):
-    seen.update(_active_either_way(DEFAULT, config))
+    print(repr(config))
+    try:
+        D.resolve(config)  # imports modules lazily, mid-run
+    except matrix.ResolutionError:
+        pass
 
 
 run()
-print(json.dumps(sorted(seen)))
 """
 
 
-def test_every_gate_of_the_default_matrix_is_active_in_a_200_example_run():
-    # A fresh process, as a user's first run is: in the test session, what earlier tests did
-    # changes what the same seeds reach (after `matrix schema --from` in test_cli, for one; the
-    # cause is not yet found).
-    import json
+def test_configs_draw_the_same_examples_whatever_the_process_imported(tmp_path):
+    # Hypothesis draws a wide integer, float or string, with some probability, from the literals
+    # of the local modules imported so far (matrix's own, in a checkout, and the user's):
+    # configs() draws nothing that pool could hold (see `_integers` in matrix/strategies.py).
     import subprocess
     import sys
 
     from tests._env import plain_env
 
-    done = subprocess.run([sys.executable, "-c", _EVERY_GATE], cwd=pathlib.Path(__file__).parent.parent,
-                          capture_output=True, text=True, env=plain_env())
-    assert done.returncode == 0, done.stderr
-    seen = set(json.loads(done.stdout))
-    # The records of removed settings are never drawn: their fields and choices are gone at 0.33.0.
-    records = {f.id for f in DEFAULT.features_at() if f.deprecated and f.deprecated.is_removed(DEFAULT.version)}
-    assert records == {"enable_sp_removed", "mamba_cache_all", "spec_medusa", "spec_mlp_speculator"}
-    assert {f.id for f in DEFAULT.features_at()} - seen == records
+    (tmp_path / "literals.py").write_text("SIZES = [128, 256, 1000, 4096, 65536, 123456, 1000000007, -500]\n"
+                                          "RATIOS = [0.25, 1.5, 1e6, -3.75]\n"
+                                          "NAMES = ['FLASHINFER', 'dspark', 'LlamaForCausalLM']\n")
+    (tmp_path / "drawn.py").write_text(_DRAWN)
+    drawn = []
+    for extra in ([], [str(tmp_path)]):
+        done = subprocess.run([sys.executable, str(tmp_path / "drawn.py"), *extra], cwd=pathlib.Path(__file__).parent.parent,
+                              capture_output=True, text=True, env=plain_env())
+        assert done.returncode == 0, done.stderr
+        drawn.append(done.stdout.splitlines())
+    assert len(drawn[0]) == 200
+    assert drawn[0] == drawn[1]
 
 
 @given(configs(DEFAULT, active=["dbo_lora"]))
