@@ -91,7 +91,7 @@ def test_the_html_page_reads_at_every_width(browser, tmp_path, name, m, width):
     assert found["scrollWidth"] <= width  # the body never scrolls sideways: wide tables scroll in their box
     statuses = page.count('<span class="word">')
     assert (found["words"], found["drawn"]) == (statuses, statuses)  # every status's word is drawn
-    assert set(found["texts"]) <= {"yes", "no", "partial", "opt-in"} and found["texts"]
+    assert set(found["texts"]) <= {"yes", "no", "partial", "opt-in", "removed"} and found["texts"]
     assert found["legendAbove"] is True
     # The sticky first column leaves most of a narrow screen to the status columns scrolling under it.
     assert found["stickyWidth"] <= width * 0.45, found["stickyWidth"]
