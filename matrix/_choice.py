@@ -87,6 +87,10 @@ class Rule:
     def holds(self, mask: int) -> bool:
         return all(bool(mask & gates) is wanted for gates, wanted in self.literals)
 
+    def gate_of(self, plan: Plan) -> Feature:
+        """The preferring gate of a preference step."""
+        return plan.features[self.gate.bit_length() - 1]
+
     @property
     def trigger(self) -> int:
         """Gates one of which must be active for the step to hold (-1: it may hold without)."""
@@ -202,7 +206,7 @@ def automatic(plan: Plan, mask: int, warnings: List[ResolutionWarning]) -> _Outc
     for step in plan.steps:
         if not step.holds(mask):
             if step.kind == "prefer" and mask & step.gate and not mask & plan.forcing:
-                feature = plan.features[step.gate.bit_length() - 1]
+                feature = step.gate_of(plan)
                 assert feature.prefers is not None and step.runner is not None
                 if not feature.prefers.outright:  # passed over: said, and the list goes on
                     name = matrix.runner(step.runner).name
@@ -211,13 +215,13 @@ def automatic(plan: Plan, mask: int, warnings: List[ResolutionWarning]) -> _Outc
                                                           feature.name, name, _not_free(plan, mask, step.runner))))
             continue
         if step.kind == "prefer":
-            feature = plan.features[step.gate.bit_length() - 1]
+            feature = step.gate_of(plan)
             assert feature.prefers is not None and step.runner is not None
             warnings.append(ResolutionWarning("preference", feature.id, step.runner, feature.prefers.message
                                               or _messages.preferred(feature.name, matrix.runner(step.runner).name)))
             return step.runner, None
         if step.kind in ("prefer-blocked", "prefer-not-candidate"):
-            feature = plan.features[step.gate.bit_length() - 1]
+            feature = step.gate_of(plan)
             assert feature.prefers is not None
             return None, (NoRunnerError, _messages.preferred_blocked(
                 feature.name, _not_free(plan, mask, feature.prefers.runner)))

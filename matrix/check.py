@@ -337,18 +337,10 @@ class _Choice:
         # A config that uses a removed feature is refused before anything is chosen: the
         # analyses leave such configs out themselves (`kept`), so the step is dropped here.
         self.steps = [s for s in compiled.steps if s.kind != "removed"]
-        self.nodes = [None if f.id in dead else f.when.node for f in compiled.features]
-        self.ids = [f.id for f in compiled.features]
+        self.plan, self.dead = compiled, dead
 
     def _nodes(self, mask: int) -> List[Node]:
-        out = []
-        while mask:
-            low = mask & -mask
-            node = self.nodes[low.bit_length() - 1]
-            if node is not None:
-                out.append(node)
-            mask ^= low
-        return out
+        return [f.when.node for f in self.plan.active(mask) if f.id not in self.dead]
 
     @staticmethod
     def _any(nodes: List[Node]) -> Node:
@@ -752,7 +744,7 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, cho
                     continue
                 for step in choice.steps:
                     if step.kind in ("prefer-blocked", "prefer-not-candidate") and \
-                            choice.ids[step.gate.bit_length() - 1] == g.id:
+                            step.gate_of(choice.plan).id == g.id:
                         question = choice.fires(step, passed=lambda s: False, true=[nodes[h.id] for h in chosen])
                         if question is not None and (hit := solve(**question)) is not None:
                             exact[key], decider[key] = hit, g
