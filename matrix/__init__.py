@@ -15,11 +15,11 @@ from .loader import default, load, loads
 from .predicates import And, Compare, IsNone, ListLiteral, Literal, Mod, Not, Or, Path, Predicate
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .check import Finding, Report
+    from .check import Finding, Report, Severity
 from ._versions import VersionLike
-from .resolver import Observation, Resolution, ResolutionWarning
-from .schema import (Deprecation, Feature, Field, Forces, Matrix, Order, Prefers, Refusal, Requirement,
-                     RequirementKind, Runner, Schema, Statement)
+from .resolver import Observation, Resolution, ResolutionWarning, WarningKind
+from .schema import (Applies, Deprecation, Feature, Field, FieldType, Forces, Matrix, Order, Prefers, Refusal,
+                     Requirement, RequirementKind, Runner, Schema, Statement, Status)
 
 __all__ = [
     "load",
@@ -39,6 +39,12 @@ __all__ = [
     "Refusal",
     "Field",
     "Schema",
+    # The closed sets of values (`typing.Literal` types; `typing.get_args` lists each).
+    "Status",
+    "FieldType",
+    "Applies",
+    "WarningKind",
+    "Severity",
     "Predicate",
     # The nodes of a predicate's tree (`Predicate.node`).
     "And",
@@ -76,7 +82,7 @@ def __dir__() -> List[str]:
 def __getattr__(name: str) -> object:
     # The findings of `matrix check` are exported too, but imported when asked for: the checker
     # is not needed to resolve, and `import matrix` stays small.
-    if name in ("Finding", "Report"):
+    if name in ("Finding", "Report", "Severity"):
         from . import check
 
         return getattr(check, name)

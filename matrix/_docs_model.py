@@ -239,7 +239,7 @@ def _version_text(v: Optional[Version]) -> str:
 
 
 def _type_text(field: Field) -> str:
-    text = field.type
+    text: str = field.type
     if field.min is not None and field.max is not None:
         text += f", {field.min!r} to {field.max!r}"
     elif field.min is not None:

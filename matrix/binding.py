@@ -16,7 +16,7 @@ import importlib
 import math
 import os
 import sys
-from typing import Dict, Iterable, List, Literal, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, Iterable, List, Literal, Optional, Sequence, Set, Tuple, Union, cast
 
 import attrs
 from packaging.version import Version
@@ -24,7 +24,7 @@ from packaging.version import Version
 from . import _introspect, _messages
 from ._introspect import Member
 from .errors import ConfigError, UsageError
-from .schema import CLASS_SPEC, NOTHING, Field, Schema
+from .schema import CLASS_SPEC, NOTHING, Field, FieldType, Schema
 
 __all__ = ["Drift", "DRIFT_CODES", "derive", "compare", "import_class"]
 
@@ -164,7 +164,8 @@ def _entry(member: Member) -> Iterable[str]:
             items.append((bound, getattr(member, bound)))
     default = member.default
     if default is not NOTHING and not (member.nullable and default is None):
-        field = Field(member.path, member.type, nullable=member.nullable, choices=member.choices,
+        # `_introspect` names one of FIELD_TYPES (Field's validator says so if it ever did not).
+        field = Field(member.path, cast(FieldType, member.type), nullable=member.nullable, choices=member.choices,
                       min=member.min, max=member.max)
         try:
             from ._access import check

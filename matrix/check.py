@@ -43,7 +43,7 @@ Assignment = Dict[str, object]
 #: `Space.solve`.
 Solve = Callable[..., Optional[Assignment]]
 
-__all__ = ["CODES", "Finding", "Report", "check", "iter_findings"]
+__all__ = ["CODES", "SEVERITIES", "Finding", "Report", "Severity", "check", "iter_findings"]
 
 
 def __dir__() -> List[str]:

@@ -17,7 +17,7 @@ from packaging.version import Version
 
 from . import _messages
 from . import _access, _choice
-from ._choice import WARNING_KINDS, ResolutionWarning
+from ._choice import WARNING_KINDS, ResolutionWarning, WarningKind
 from ._compile import Plan, plan
 from ._versions import VersionLike, as_version
 from .errors import (ConfigError, UsageError)
@@ -31,6 +31,7 @@ __all__ = [
     "Observation",
     "Resolution",
     "ResolutionWarning",
+    "WarningKind",
     "WARNING_KINDS",
     "iter_observations",
     "resolve",

@@ -7,7 +7,8 @@ possible but skips the cross-checks.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Collection, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import (TYPE_CHECKING, Any, Collection, Dict, Iterable, Iterator, List, Literal, Mapping, Optional, Sequence,
+                    Tuple, Union, get_args)
 
 import attrs
 from packaging.version import Version
@@ -23,8 +24,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "CLASS_SPEC",
+    "FieldType",
     "FIELD_TYPES",
+    "Status",
     "STATUSES",
+    "Applies",
     "APPLIES",
     "NOTHING",
     "Field",
@@ -49,12 +53,17 @@ def __dir__() -> list[str]:
 
 #: ``package.module:Class.Nested``: how ``[matrix] config_class`` and ``--from`` name a class.
 CLASS_SPEC = _format.CLASS_SPEC_RE
-FIELD_TYPES = ("bool", "int", "float", "str", "version", "list[str]", "list[int]", "section")
-STATUSES = ("yes", "no", "partial", "opt-in")
-#: When a gate is in force (``applies``): always, only in automatic choice, or only when a
+#: The type of a ``[config]`` path (`Field.type`).
+FieldType = Literal["bool", "int", "float", "str", "version", "list[str]", "list[int]", "section"]
+FIELD_TYPES: Tuple[FieldType, ...] = get_args(FieldType)
+#: What a runner says of a feature (`Statement.status`).
+Status = Literal["yes", "no", "partial", "opt-in"]
+STATUSES: Tuple[Status, ...] = get_args(Status)
+#: When a gate is in force (`Feature.applies`): always, only in automatic choice, or only when a
 #: runner is asked for (vLLM checks dual batch overlap one way when VLLM_USE_V2_MODEL_RUNNER
 #: is unset and another when it is set).
-APPLIES = ("always", "automatic", "asked")
+Applies = Literal["always", "automatic", "asked"]
+APPLIES: Tuple[Applies, ...] = get_args(Applies)
 #: The statuses that keep a runner from being chosen automatically.
 BLOCKING = frozenset({"no", "opt-in"})
 
@@ -100,7 +109,7 @@ class Field:
     """One declared config path: its type and what values it takes."""
 
     path: str
-    type: str = attrs.field(validator=attrs.validators.in_(FIELD_TYPES))
+    type: FieldType = attrs.field(validator=attrs.validators.in_(FIELD_TYPES))
     nullable: bool = False
     default: object = NOTHING
     choices: Optional[Tuple[object, ...]] = None
@@ -289,7 +298,7 @@ class Order:
 class Statement:
     """What one runner says of one feature from version ``since`` on (None: always)."""
 
-    status: str = attrs.field(validator=attrs.validators.in_(STATUSES))
+    status: Status = attrs.field(validator=attrs.validators.in_(STATUSES))
     note: Optional[str] = None
     links: Tuple[str, ...] = ()
     since: Optional[Version] = None
@@ -385,7 +394,7 @@ class Feature:
     prefers: Optional[Prefers] = None
     #: ``automatic``: the gate is in force only in automatic choice; ``asked``: only when a
     #: runner is asked for (including a request a forced runner overrides).
-    applies: str = attrs.field(default="always", validator=attrs.validators.in_(APPLIES))
+    applies: Applies = attrs.field(default="always", validator=attrs.validators.in_(APPLIES))
     #: For a gate derived from the runners rather than declared (see `Matrix.gates_at`): the
     #: `Requirement` that fails, the `Runner` that is a candidate, or the `Order` that applies.
     origin: Union[None, Requirement, Runner, Order] = attrs.field(default=None, repr=False)
@@ -412,7 +421,7 @@ class Feature:
                 break
         return found
 
-    def status(self, runner: str, version: Version) -> str:
+    def status(self, runner: str, version: Version) -> Status:
         return self.statement(runner, version).status
 
 

@@ -168,6 +168,49 @@ def test_every_type_a_user_can_reach_from_the_public_api_is_exported():
     assert missing == []
 
 
+
+def test_every_closed_set_a_user_can_reach_is_an_exported_literal_type():
+    # A field that takes one of a few strings (an `in_` validator) is annotated with a
+    # `typing.Literal` type that `matrix` exports, and its values are the validator's.
+    import typing
+
+    import attrs
+
+    import matrix
+    import matrix.check
+
+    exported = {name: getattr(matrix, name) for name in matrix.__all__}
+    names = {}  # what some modules import only for type checking
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").startswith("matrix"):
+            names.update(vars(module))
+    closed = {}
+    for name, cls in exported.items():
+        if not (isinstance(cls, type) and attrs.has(cls)):
+            continue
+        try:  # the names of the class's own module first
+            hints = typing.get_type_hints(cls)
+        except NameError:
+            hints = typing.get_type_hints(cls, localns=names)
+        for field in attrs.fields(cls):
+            options = getattr(field.validator, "options", None)
+            if options is not None:
+                hint = hints[field.name]
+                aliases = [n for n, value in exported.items()
+                           if typing.get_origin(hint) is typing.Literal and value == hint]
+                closed[f"{name}.{field.name}"] = (aliases, typing.get_args(hint) == tuple(options))
+    assert closed == {
+        "Statement.status": (["Status"], True),
+        "Field.type": (["FieldType"], True),
+        "Feature.applies": (["Applies"], True),
+        "ResolutionWarning.kind": (["WarningKind"], True),
+    }
+    assert typing.get_type_hints(matrix.Finding)["severity"] == matrix.Severity
+    assert [typing.get_args(matrix.Status), typing.get_args(matrix.FieldType), typing.get_args(matrix.Applies),
+            typing.get_args(matrix.WarningKind), typing.get_args(matrix.Severity)] == [
+        matrix.schema.STATUSES, matrix.schema.FIELD_TYPES, matrix.schema.APPLIES,
+        matrix.resolver.WARNING_KINDS, matrix.check.SEVERITIES]
+
 def test_every_message_is_said_somewhere():
     """Each wording in `matrix._messages` is used by the package: a message nothing says is
     dead code that drifts from the behaviour it once described."""
