@@ -2,6 +2,32 @@
 
 Every error keeps its data in attributes (``source``, ``span``, ``path``, ``problems``,
 ``resolution``…), not only in its text. All wording lives in :mod:`matrix._messages`.
+
+Diagnostic records
+------------------
+
+Four records say what is wrong or what was seen. Two words mean one thing in all of them and in
+the errors above: ``place`` is a JSON-path-like string naming a place in the matrix's files
+(``$.features.fp8.support.v2[1]``, made by one function, `matrix._messages.place`, from the key
+tuples the loader and the checker walk), and ``path`` is a dotted ``[config]`` path
+(``speculative_config.method``). A record about something other than the files has no
+``place`` rather than an empty one. jsonschema's ``ValidationError`` carries the keys
+(``absolute_path``) beside their string (``json_path``); here the key tuples stay private,
+because what a caller selects by (the feature, the runner, the config path) is a field of its
+own. The records differ because they answer different questions:
+
+- `Problem` (message, place, file, line, column, detail): the files cannot be loaded. Each is
+  an error (no severity) and has no code: the fix is in the message. All of a load's problems
+  are raised at once in a `LoadError`; ``detail`` is the drawing under a predicate's error.
+- `matrix.check.Finding` (code, severity, message, feature, runner, place, file, line, column,
+  witness, features, combinations, refusal, path, member): the files load, and ``matrix
+  check`` reports a property of the matrix. Its place fields are `Problem`'s, with the same
+  meaning; it adds a stable code, a severity, the ids it is about and a witness config.
+- `matrix.resolver.Observation` (kind, feature, runner, status): one thing seen while
+  resolving one config. It is about a config, not the files, so it has no place.
+- `matrix.binding.Drift` (code, path, member, message): a ``[config]`` entry that differs from
+  the host class member it describes, found by comparing a schema with a class, with no file at
+  hand; ``matrix check`` reports each as a `Finding` placed at that entry.
 """
 
 from __future__ import annotations

@@ -211,6 +211,31 @@ def test_every_closed_set_a_user_can_reach_is_an_exported_literal_type():
         matrix.schema.STATUSES, matrix.schema.FIELD_TYPES, matrix.schema.APPLIES,
         matrix.resolver.WARNING_KINDS, matrix.check.SEVERITIES]
 
+
+def test_the_diagnostic_records_are_the_ones_errors_documents_with_their_fields():
+    # The "Diagnostic records" section of matrix.errors states each record's fields and why
+    # they differ; a field added or renamed without that section saying so fails here.
+    import re
+
+    import attrs
+
+    import matrix.binding
+    import matrix.check
+    import matrix.errors
+    import matrix.resolver
+
+    section = matrix.errors.__doc__.split("Diagnostic records\n")[1]
+    documented = {name: [f.strip() for f in " ".join(fields.split()).split(",")]
+                  for name, fields in re.findall(r"^- `([\w.]+)` \(([^)]*)\)", section, re.M)}
+    records = {"Problem": matrix.errors.Problem, "matrix.check.Finding": matrix.check.Finding,
+               "matrix.resolver.Observation": matrix.resolver.Observation,
+               "matrix.binding.Drift": matrix.binding.Drift}
+    assert documented == {name: [f.name for f in attrs.fields(cls)] for name, cls in records.items()}
+    # One meaning of place: the same fields, of the same types, where a record has a place.
+    shared = ("message", "place", "file", "line", "column")
+    problem, finding = attrs.fields_dict(matrix.errors.Problem), attrs.fields_dict(matrix.check.Finding)
+    assert [problem[name].type for name in shared] == [finding[name].type for name in shared]
+
 def test_every_message_is_said_somewhere():
     """Each wording in `matrix._messages` is used by the package: a message nothing says is
     dead code that drifts from the behaviour it once described."""
