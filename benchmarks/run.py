@@ -89,7 +89,7 @@ def _active_ids(m, config, version=None):
     return [f.id for f in resolution.active]
 
 
-def peers(m, samples, rounds, seconds, label, version=None):
+def peers(m, samples, rounds, seconds, label, version=None):  # noqa: C901 — each peer is optional (skipped when not installed) and checked against the others before it is timed, in one report
     """Each installed peer, on the gates of *m* (as of *version*) it can express, beside a
     hand-written chain and matrix on the same gates; every contender's answers are checked
     against the others' before any is timed."""

@@ -291,7 +291,7 @@ def _value_text(value: object) -> str:
     return repr(value)  # None, bool, int, float, str
 
 
-def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bool = True,
+def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bool = True,  # noqa: C901 — one pass over the features fills every column of a row; the branches are the lifecycle column's phrases
              pairs: bool = False) -> Document:
     """The tables of *matrix* as of *version* (its own by default), ready for any format.
 

@@ -201,7 +201,7 @@ class _Walker:
         self.pos = pos + 1
         return "".join(out)
 
-    def value(self, path: KeyPath) -> None:
+    def value(self, path: KeyPath) -> None:  # noqa: C901 — one branch per TOML value syntax, a recursive-descent rule like tomli's
         text = self.text
         self.loc.values[path] = self.pos
         char = text[self.pos]

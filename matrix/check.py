@@ -697,7 +697,7 @@ def _chooses(runner: str, step: Rule) -> bool:
     return step.runner == runner
 
 
-def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, choice: _Choice, solve: Solve,
+def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, choice: _Choice, solve: Solve,  # noqa: C901 — one search for no-runner sets whose memo tables (satisfiable, exact, decider) every step shares
               place: _Places, strict: bool, budget: int, limit: Optional[int] = None,
               gone: Sequence[Feature] = ()) -> Iterator[Finding]:
     """``no-runner``: the minimal sets of gates S such that some config with every gate of S

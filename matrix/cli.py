@@ -362,7 +362,7 @@ def _matrix(options: argparse.Namespace, stderr: Optional[IO[str]] = None) -> Ma
     return loader.load(name)
 
 
-def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
+def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:  # noqa: C901 — the resolve command's flow in order: read, --set, resolve, each output format and its exit code
     config = _read_config(options.config, stdin)
     matrix = _matrix(options, stderr)
     if matrix.schema and not options.allow_extra:
@@ -653,7 +653,7 @@ def _changed_matrices(files: Sequence[str]) -> List[str]:
     return list(found.values())
 
 
-def _check_one(matrix: Matrix, options: argparse.Namespace, *, stdout: IO[str]) -> int:
+def _check_one(matrix: Matrix, options: argparse.Namespace, *, stdout: IO[str]) -> int:  # noqa: C901 — one check run: --all-versions merges findings per release, then each output format and the exit code
     from .check import Finding, Report, check
 
     versions: List[str] = []  # with --all-versions: the releases checked

@@ -329,7 +329,7 @@ class _Builder:
             fields[path] = field
         return Schema(_facts_inherited(fields))
 
-    def field(self, source: _Source, path: str, raw: object) -> Optional[Field]:
+    def field(self, source: _Source, path: str, raw: object) -> Optional[Field]:  # noqa: C901 — every rule of one [config] entry, each problem collected in the order the entry is read
         where = ("config", path)
         if not _PATH.match(path):
             self.problem(source, where, _messages.bad_config_path(path))
@@ -542,7 +542,7 @@ class _Builder:
                 out.append(Refusal(id, spec.reason, tuple(lists), spec.links))
         return out
 
-    def check_table(self, source: _Source, raw: object, features: object, runners: Optional[List[Runner]]) -> None:
+    def check_table(self, source: _Source, raw: object, features: object, runners: Optional[List[Runner]]) -> None:  # noqa: C901 — every rule of a [check] ignore entry, each problem collected in the order the entry is read
         """``[check] ignore = [{ code, gate, reason }]``: findings `matrix check` is told to
         ignore, each with its reason (applied by `matrix._ignore`; checked here, so that a
         misspelt code or gate is a load error, not an entry that silently ignores nothing)."""

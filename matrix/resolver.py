@@ -394,7 +394,7 @@ def _order_data(order: Order) -> Dict[str, str]:
     return {"id": order.id, "name": order.name, "when": str(order.when)}
 
 
-def _explanation_text(data: Mapping[str, Any], values: Mapping[str, object]) -> str:
+def _explanation_text(data: Mapping[str, Any], values: Mapping[str, object]) -> str:  # noqa: C901 — one branch per part of the explanation, in the order the text prints them
     """`Resolution.explain`'s text from `Resolution.explanation`'s *data*. A value read shows
     as Python spells it, from *values* at the paths ``because`` names: JSON cannot tell a
     section from the text ``'<section>'``, nor inf from ``'inf'``."""

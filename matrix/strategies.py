@@ -191,7 +191,7 @@ def values(field: Field, constants: Sequence[object] = ()) -> st.SearchStrategy:
 
 
 
-def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Optional[Sequence[str]] = None,
+def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Optional[Sequence[str]] = None,  # noqa: C901 — the branches check each argument at the call (hypothesis's InvalidArgument rule), then one strategy is built
             inactive: Optional[Sequence[str]] = None, as_objects: bool = False,
             constants: Sequence[object] = ()) -> st.SearchStrategy:
     """Configs valid under *matrix*'s schema, as nested dicts (or attribute objects).
@@ -637,7 +637,7 @@ def _cells(draw: st.DrawFn, runners: List[str]) -> Dict[str, Any]:
 
 
 @st.composite
-def _matrix_texts(draw: st.DrawFn, max_features: int) -> Tuple[str, Dict[str, Dict[str, Any]]]:
+def _matrix_texts(draw: st.DrawFn, max_features: int) -> Tuple[str, Dict[str, Dict[str, Any]]]:  # noqa: C901 — draws one random matrix file section by section; each branch is one optional construct
     runner_count = draw(st.integers(1, 3))
     runners = [f"r{i}" for i in range(runner_count)]
     specs = draw(_field_specs())

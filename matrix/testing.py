@@ -80,7 +80,7 @@ class Reached:
                                          [f"{_short(f)}:{n}" for f, n in self.missed], self.measured)
 
 
-def assert_matches(matrix: Matrix, legacy: Callable[..., object], *, runner: Optional[str] = None,
+def assert_matches(matrix: Matrix, legacy: Callable[..., object], *, runner: Optional[str] = None,  # noqa: C901 — one hypothesis test body that compares each kind of legacy answer (names, mapping, Choice, refusal)
                    build: Optional[Callable[[Config], object]] = None, as_objects: bool = False,
                    refuses: Union[Type[BaseException], Tuple[Type[BaseException], ...]] = (),
                    version: Optional[VersionLike] = None, max_examples: int = 200) -> Reached:

@@ -290,7 +290,7 @@ _FIELDS["i"] = (_FIELDS["i"][0], sorted(set(_FIELDS["i"][1][:-1]) | set(range(-1
 
 
 @st.composite
-def _small_matrices(draw):
+def _small_matrices(draw):  # noqa: C901 — one composite strategy that draws every construct of a matrix, so that they combine
     """Small matrices with every construct of choice: forces, prefers (outright or not), orders,
     candidacy, requirements and chains (a clause may be one no config meets), removals and
     refusals (one may repeat another), over fields with remainders beside float bounds and
@@ -390,7 +390,7 @@ def _explains(m, compiled, ids, refused, mask, combo):
 # Thousands of matrices in CI (4 × the profile): this test is what keeps check honest.
 @settings(max_examples=settings.default.max_examples * 4, deadline=None)
 @given(_small_matrices())
-def test_check_agrees_with_brute_force_over_every_config(case):
+def test_check_agrees_with_brute_force_over_every_config(case):  # noqa: C901 — the oracle: each rule of choice restated naively in one place, to be read against the engine
     text, names, runners, forced = case
     try:
         m = matrix.loads(text, runners=runners)

@@ -58,7 +58,7 @@ def _fi_combination(s, cc):
     return None
 
 
-def reasons(backend, config):
+def reasons(backend, config):  # noqa: C901 — vLLM's attention-backend checks transcribed line for line, to be read against its source
     """The reasons vLLM gives for *backend* on *config*, in the order it checks them ([]: valid)."""
     s = _selector(config)
     cc = _cc(config)

@@ -109,7 +109,7 @@ def missing_triton(c, version):
     return not get(c, "platform.has_triton")
 
 
-def v2_blockers(c, version="0.33.0", detailed=False):
+def v2_blockers(c, version="0.33.0", detailed=False):  # noqa: C901 — vLLM's V2 model-runner checks transcribed line for line, to be read against its source
     """What blocks V2. *detailed*: the "with …" DBO rules (VLLM_USE_V2_MODEL_RUNNER set, to
     either value); otherwise (unset: automatic choice) only the collapsed "dual batch overlap"."""
     v = Version(version)
@@ -162,7 +162,7 @@ def v2_blockers(c, version="0.33.0", detailed=False):
     return out
 
 
-def v1_blockers(c, version="0.33.0"):
+def v1_blockers(c, version="0.33.0"):  # noqa: C901 — vLLM's V1 model-runner checks transcribed line for line, to be read against its source
     v = Version(version)
     out = []
     method = get(c, "speculative_config.method")
