@@ -1,6 +1,6 @@
 """Every sentence ``matrix`` says to a person, in one place.
 
-Wording rules (STYLE.md): a capital first letter, no final period, offending values in
+Wording rules: a capital first letter, no final period, offending values in
 ``repr``, allowed values sorted, "did you mean 'x'" for near misses.
 """
 
