@@ -363,6 +363,16 @@ def test_the_python_api_page_names_every_attribute_of_a_feature_and_every_warnin
     assert re.findall(r"`matrix\.([\w-]+)`", logging_section) == list(WARNING_KINDS)
 
 
+def test_the_python_api_page_names_every_closed_set_matrix_exports():
+    import typing
+
+    import matrix
+
+    page = page_text("reference/python-api.md")
+    sentence = page.split("The closed sets of\nvalues are", 1)[1].split("\n\n", 1)[0]
+    exported = [name for name in matrix.__all__ if typing.get_origin(getattr(matrix, name)) is typing.Literal]
+    assert re.findall(r"`matrix\.(\w+)`", sentence) == exported
+
 def test_the_cli_page_names_every_value_of_how():
     import matrix
 
