@@ -17,7 +17,7 @@ from .predicates import And, Compare, IsNone, ListLiteral, Literal, Mod, Not, Or
 if TYPE_CHECKING:  # pragma: no cover
     from .check import Finding, Report, Severity
 from ._versions import VersionLike
-from .resolver import Observation, Resolution, ResolutionWarning, WarningKind
+from .resolver import Observation, ObservationKind, Resolution, ResolutionWarning, WarningKind
 from .schema import (Applies, Deprecation, Feature, Field, FieldType, Forces, Matrix, Order, Prefers, Refusal,
                      Requirement, RequirementKind, Runner, Schema, Statement, Status)
 
@@ -44,6 +44,7 @@ __all__ = [
     "FieldType",
     "Applies",
     "WarningKind",
+    "ObservationKind",
     "Severity",
     "Predicate",
     # The nodes of a predicate's tree (`Predicate.node`).

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import threading
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Literal, Mapping, Optional, Set, Tuple, get_args
 
 import attrs
 from packaging.version import Version
@@ -22,13 +22,15 @@ from ._compile import Plan, plan
 from ._versions import VersionLike, as_version
 from .errors import (ConfigError, UsageError)
 from .predicates import Predicate
-from .schema import Feature, Matrix, Order, Requirement, Runner, Statement
+from .schema import Feature, Matrix, Order, Requirement, Runner, Statement, Status
 
 if TYPE_CHECKING:  # pragma: no cover
     import logging
 
 __all__ = [
     "Observation",
+    "ObservationKind",
+    "OBSERVATION_KINDS",
     "Resolution",
     "ResolutionWarning",
     "WarningKind",
@@ -48,16 +50,21 @@ def __dir__() -> List[str]:
 _DEFAULT_LEVELS = {"override": 20, "preference": 20}  # logging.INFO, without importing logging here
 
 
+#: What an `Observation` says of its feature.
+ObservationKind = Literal["active", "deprecated", "removed", "status"]
+OBSERVATION_KINDS: Tuple[ObservationKind, ...] = get_args(ObservationKind)
+
+
 @attrs.frozen
 class Observation:
     """One thing observed about a config: a feature is ``active``, ``deprecated`` or
     ``removed``, or a runner's ``status`` for an active feature is not ``yes``. (A finding of
     ``matrix check`` is about the matrix; an observation is about one config.)"""
 
-    kind: str
+    kind: ObservationKind
     feature: Feature
     runner: Optional[str] = None
-    status: Optional[str] = None
+    status: Optional[Status] = None
     # A runner requirement the config fails is a ``status`` observation of ``no`` on the gate
     # derived from it (`Feature.origin` is the `Requirement`; its name is the reason).
 

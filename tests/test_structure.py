@@ -205,11 +205,15 @@ def test_every_closed_set_a_user_can_reach_is_an_exported_literal_type():
         "Feature.applies": (["Applies"], True),
         "ResolutionWarning.kind": (["WarningKind"], True),
     }
-    assert typing.get_type_hints(matrix.Finding)["severity"] == matrix.Severity
+    # Closed sets without a validator (the engine makes every value).
+    assert ([typing.get_type_hints(matrix.Finding)["severity"], typing.get_type_hints(matrix.Observation)["kind"],
+             typing.get_type_hints(matrix.Observation)["status"]]
+            == [matrix.Severity, matrix.ObservationKind, typing.Optional[matrix.Status]])
     assert [typing.get_args(matrix.Status), typing.get_args(matrix.FieldType), typing.get_args(matrix.Applies),
-            typing.get_args(matrix.WarningKind), typing.get_args(matrix.Severity)] == [
+            typing.get_args(matrix.WarningKind), typing.get_args(matrix.ObservationKind),
+            typing.get_args(matrix.Severity)] == [
         matrix.schema.STATUSES, matrix.schema.FIELD_TYPES, matrix.schema.APPLIES,
-        matrix.resolver.WARNING_KINDS, matrix.check.SEVERITIES]
+        matrix.resolver.WARNING_KINDS, matrix.resolver.OBSERVATION_KINDS, matrix.check.SEVERITIES]
 
 
 def test_the_diagnostic_records_are_the_ones_errors_documents_with_their_fields():
