@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, 
 import attrs
 from packaging.version import InvalidVersion, Version
 
-from . import _access, _format, _messages, _toml_errors
+from . import _format, _messages, _toml_errors
 from ._files import toml
 from ._nodes import Compare, ListLiteral, Literal, Path, walk
-from .errors import ConfigError, LoadError, Problem, excerpt
+from .errors import LoadError, Problem, excerpt
 from .predicates import Predicate
-from .schema import (APPLIES, CLASS_SPEC, FIELD_TYPES, NOTHING, STATUSES, Deprecation, Feature, Field, Forces, Matrix, Order,
+from .schema import (APPLIES, CLASS_SPEC, STATUSES, Deprecation, Feature, Forces, Matrix, Order,
                      Prefers, Refusal, Requirement, RequirementKind, Runner, Schema, Statement, Window, window_text)
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -220,6 +220,9 @@ class _Builder:
     # --- the document ----------------------------------------------------------------------
 
     def build(self, text: str, name: str, *, runners: Optional[RunnersArg], base: str) -> Matrix:
+        # Each section is its own unit, handed this builder (imported here, not by `import matrix`).
+        from . import _load_config
+
         source = _Source(name, text)
         if len(text) > MAX_FILE_BYTES:
             raise LoadError(name, [Problem(
@@ -232,7 +235,7 @@ class _Builder:
         header = self.header(source, document.get("matrix"))
         if header is not None:
             self.matrix_version = Version(header.version)
-        schema = self.schema(source, document.get("config", {}))
+        schema = _load_config.schema(self, source, document.get("config", {}))
         if runners is None:
             folder = header.runners if header is not None else "runners"
             runner_list = self.runner_folder(source, os.path.join(base, folder), folder)
@@ -301,162 +304,6 @@ class _Builder:
             self.matrix_version = Version(spec.version)  # a default's history is read as of it
         return header
 
-    # --- [config] --------------------------------------------------------------------------
-
-    def schema(self, source: _Source, raw: object) -> Schema:
-        if not isinstance(raw, dict):
-            self.problem(source, ("config",), self.shapes.expected("a table", raw).args[0])
-            return Schema({})
-        declared: Dict[str, Field] = {}
-        for path, value in raw.items():
-            field = self.field(source, path, value)
-            if field is not None:
-                declared[path] = field
-            else:
-                # Reported already: predicates that read it are not told it is unknown too.
-                self.broken.add(path)
-        fields: Dict[str, Field] = {}
-        for path, field in declared.items():
-            parts = path.split(".")
-            for end in range(1, len(parts)):
-                prefix = ".".join(parts[:end])
-                parent = declared.get(prefix)
-                if parent is None:
-                    fields.setdefault(prefix, Field(prefix, "section", implied=True))
-                elif parent.type != "section":
-                    self.problem(source, ("config", path),
-                                 _messages.not_a_section(prefix, parent.type, path))
-            fields[path] = field
-        return Schema(_facts_inherited(fields))
-
-    def field(self, source: _Source, path: str, raw: object) -> Optional[Field]:
-        where = ("config", path)
-        if not _PATH.match(path):
-            self.problem(source, where, _messages.bad_config_path(path))
-            return None
-        if not _format.FIELD_PATH_RE.match(path):
-            self.problem(source, where, _messages.underscore_segment(next(p for p in path.split(".") if p.startswith("_"))))
-            return None
-        if isinstance(raw, str):
-            raw = {"type": raw}
-        spec, bad = self.shaped(source, raw, self.shapes.FieldSpec, where)
-        if spec is None:
-            return None
-        if spec.type not in FIELD_TYPES:
-            self.problem(source, where + ("type",), _messages.unknown_type(spec.type, FIELD_TYPES))
-            return None
-        kind = spec.type
-        choices, choice_windows = self.choices(source, where, spec.choices)
-        ok = choices is not None or spec.choices is None
-        if choices is not None:
-            if kind not in ("str", "int", "float"):
-                self.problem(source, where + ("choices",), _messages.no_choices_for(kind))
-                ok = False
-            elif not choices:
-                self.problem(source, where + ("choices",), _messages.empty_choices())
-                ok = False
-            else:
-                for index, choice in enumerate(choices):
-                    try:
-                        _access.check(Field(path, kind), choice)
-                    except ConfigError:
-                        self.problem(source, where + ("choices", index), _messages.choice_misfit(choice, kind))
-                        ok = False
-                if len(set(map(repr, choices))) != len(choices):
-                    self.problem(source, where + ("choices",), _messages.repeated_choices())
-                    ok = False
-        for bound in ("min", "max"):
-            value = getattr(spec, bound)
-            if value is None:
-                continue
-            if kind not in _NUMERIC:
-                self.problem(source, where + (bound,), _messages.no_bound_for(bound, kind))
-                ok = False
-            elif isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-                self.problem(source, where + (bound,), _messages.not_a_number(value))
-                ok = False
-        if ok and spec.min is not None and spec.max is not None and spec.min > spec.max:
-            self.problem(source, where + ("max",), _messages.max_below_min(spec.max, spec.min))
-            ok = False
-        if spec.classes and kind not in ("str", "list[str]"):
-            self.problem(source, where + ("classes",), _messages.classes_for(kind))
-            ok = False
-        window = self.window(source, where, spec.since, spec.until)
-        if not ok or window is None:
-            return None
-        field = Field(path, kind, nullable=spec.nullable, choices=choices,
-                      min=spec.min, max=spec.max, doc=spec.doc)
-        default = spec.default
-        defaults: Tuple[Tuple[Optional[Version], object], ...] = ()
-        if default is not NOTHING and kind == "section":
-            self.problem(source, where + ("default",), _messages.section_default())
-            return None
-        if isinstance(default, list) and any(isinstance(item, dict) for item in default):
-            history = self.default_history(source, where + ("default",), field, default)
-            if history is None:
-                return None
-            defaults = history
-            history_field = Field(path, kind, nullable=spec.nullable, defaults=defaults)
-            default = history_field.default_at(self.matrix_version) if self.matrix_version is not None else defaults[-1][1]
-        elif default is not NOTHING:
-            try:
-                default = self.default(field, default)
-            except ConfigError as exc:
-                self.problem(source, where + ("default",), _messages.default_misfit(spec.default, exc.reason))
-                return None
-        elif spec.nullable:
-            default = None
-        return Field(path, kind, nullable=spec.nullable, default=default, choices=choices,
-                     min=spec.min, max=spec.max, doc=spec.doc, fact=spec.fact, since=window[0], until=window[1],
-                     choice_windows=choice_windows, defaults=defaults,
-                     classes=spec.classes)
-
-    @staticmethod
-    def default(field: Field, value: object) -> object:
-        return _access.check(field, tuple(value) if isinstance(value, list) else value)
-
-    def default_history(self, source: _Source, where: Place, field: Field,
-                        raw: List[object]) -> Optional[Tuple[Tuple[Optional[Version], object], ...]]:
-        """``default = [{ value = 4 }, { value = 8, since = "3.0" }]``: the default's history,
-        oldest first; None (said) when it is malformed."""
-        history: List[Tuple[Optional[Version], object]] = []
-        ok = True
-        for index, entry in enumerate(raw):
-            at = where + (index,)
-            unknown = sorted(set(entry) - {"value", "since"}) if isinstance(entry, dict) else []
-            if not isinstance(entry, dict) or unknown or "value" not in entry:
-                self.problem(source, at + ((unknown[0],) if unknown else ()),
-                             _messages.default_entry(unknown[0] if unknown else None))
-                ok = False
-                continue
-            since: Optional[Version] = None
-            if "since" in entry:
-                if not isinstance(entry["since"], str):
-                    self.problem(source, at + ("since",), _messages.invalid_version(entry["since"]))
-                    ok = False
-                    continue
-                since = self.version(source, at + ("since",), entry["since"])
-                if since is None:
-                    ok = False
-                    continue
-            try:
-                value = self.default(field, entry["value"])
-            except ConfigError as exc:
-                self.problem(source, at + ("value",), _messages.default_misfit(entry["value"], exc.reason))
-                ok = False
-                continue
-            if history and since is None:
-                self.problem(source, at, _messages.since_left_out())
-                ok = False
-                continue
-            previous = history[-1][0] if history else None
-            if previous is not None and since is not None and since <= previous:
-                self.problem(source, at + ("since",), _messages.history_order(since, history[-1][0]))
-                ok = False
-                continue
-            history.append((since, value))
-        return tuple(history) if ok else None
-
     def window(self, source: _Source, where: Place, since_text: Optional[str],
                until_text: Optional[str]) -> Optional[Window]:
         """``since`` and ``until`` of a field or a choice; None (said) when either is malformed."""
@@ -468,39 +315,6 @@ class _Builder:
             self.problem(source, where + ("until",), _messages.not_after('until', until, 'since', since))
             return None
         return (since, until)
-
-    def choices(self, source: _Source, where: Place, raw: Optional[Tuple[object, ...]]) -> Tuple[
-            Optional[Tuple[object, ...]], Dict[object, Window]]:
-        """The choices, each a value or ``{ value = …, since = …, until = … }``, and the windows
-        of those that exist only from or until a version. (None, {}) when one is malformed."""
-        if raw is None:
-            return None, {}
-        values: List[object] = []
-        windows: Dict[object, Window] = {}
-        ok = True
-        for index, choice in enumerate(raw):
-            if not isinstance(choice, dict):
-                values.append(choice)
-                continue
-            at = where + ("choices", index)
-            unknown = sorted(set(choice) - {a.name for a in attrs.fields(self.shapes.ChoiceSpec)})
-            if unknown or "value" not in choice:
-                self.problem(source, at + ((unknown[0],) if unknown else ()), _messages.choice_table(unknown[0] if unknown else None))
-                ok = False
-                continue
-            since, until = choice.get("since"), choice.get("until")
-            if not all(v is None or isinstance(v, str) for v in (since, until)):
-                self.problem(source, at, _messages.choice_table(None))
-                ok = False
-                continue
-            window = self.window(source, at, since, until)
-            if window is None:
-                ok = False
-                continue
-            values.append(choice["value"])
-            if window != (None, None):
-                windows[choice["value"]] = window
-        return (tuple(values) if ok else None), windows
 
     # --- [refusals] ---
 
@@ -1027,22 +841,3 @@ def toml_syntax_problem(name: str, text: str, exc: Exception) -> Problem:
 
 def _syntax_problem(source: _Source, exc: Exception) -> Problem:
     return _toml_errors.syntax_problem(source.name, source.text, exc, source.locations)
-
-
-def _facts_inherited(fields: Dict[str, Field]) -> Dict[str, Field]:
-    """Every field below a fact section is a fact; an implied section is one when every field
-    below it is (the host supplies all of it: vLLM's ``platform``)."""
-    import attrs
-
-    out = dict(fields)
-    for path, field in fields.items():
-        if not field.fact and not field.implied:
-            parts = path.split(".")
-            if any(fields[".".join(parts[:end])].fact for end in range(1, len(parts))):
-                out[path] = attrs.evolve(field, fact=True)
-    for path, field in fields.items():
-        if field.implied:
-            below = [f for p, f in out.items() if p.startswith(path + ".") and not f.implied]
-            if below and all(f.fact for f in below):
-                out[path] = attrs.evolve(field, fact=True)
-    return out
