@@ -20,11 +20,11 @@ from ._files import toml
 from ._nodes import Compare, ListLiteral, Literal, Path, walk
 from .errors import LoadError, Problem, excerpt
 from .predicates import Predicate
-from .schema import (APPLIES, CLASS_SPEC, STATUSES, Deprecation, Feature, Forces, Matrix, Order,
+from .schema import (APPLIES, STATUSES, Deprecation, Feature, Forces, Matrix, Order,
                      Prefers, Refusal, Requirement, RequirementKind, Runner, Schema, Statement, Window, window_text)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._converter import DeprecationSpec, ForcesSpec, MatrixSpec, Place
+    from ._converter import DeprecationSpec, ForcesSpec, Place
     from ._locate import Locations
 
 __all__ = ["load", "loads", "default", "MAX_FILE_BYTES", "MAX_FEATURES"]
@@ -217,11 +217,21 @@ class _Builder:
             self.problem(source, path, _messages.invalid_version(text))
             return None
 
+    def source(self, name: str, text: str) -> _Source:
+        return _Source(name, text)
+
+    def read(self, name: str, path: str) -> _Source:
+        """The file at *path*, shown as *name*.
+
+        :raises LoadError: when it cannot be read, is too big or is not UTF-8.
+        """
+        return _Source(name, _read(name, path))
+
     # --- the document ----------------------------------------------------------------------
 
     def build(self, text: str, name: str, *, runners: Optional[RunnersArg], base: str) -> Matrix:
         # Each section is its own unit, handed this builder (imported here, not by `import matrix`).
-        from . import _load_config
+        from . import _load_config, _load_header, _load_runners
 
         source = _Source(name, text)
         if len(text) > MAX_FILE_BYTES:
@@ -232,18 +242,18 @@ class _Builder:
         for key in document:
             if key not in tables:
                 self.problem(source, (key,), _messages.unknown_choice('table', key, tables))
-        header = self.header(source, document.get("matrix"))
+        header = _load_header.header(self, source, document.get("matrix"))
         if header is not None:
             self.matrix_version = Version(header.version)
         schema = _load_config.schema(self, source, document.get("config", {}))
         if runners is None:
             folder = header.runners if header is not None else "runners"
-            runner_list = self.runner_folder(source, os.path.join(base, folder), folder)
+            runner_list = _load_runners.folder(self, source, os.path.join(base, folder), folder)
         elif isinstance(runners, Mapping):
-            runner_list = self.runner_mapping(source, runners)
+            runner_list = _load_runners.mapping(self, source, runners)
         else:
             folder = os.fspath(runners)
-            runner_list = self.runner_folder(source, os.path.join(base, folder), folder)
+            runner_list = _load_runners.folder(self, source, os.path.join(base, folder), folder)
         features = self.features(source, document.get("features", {}), schema, runner_list)
         refusals = self.refusals(source, document.get("refusals", {}), document.get("features", {}))
         kinds = self.requirement_kinds(source, document.get("requirements", {}))
@@ -280,29 +290,6 @@ class _Builder:
             raise LoadError(source.name, [_syntax_problem(source, exc)]) from None
         except RecursionError:
             raise LoadError(source.name, [Problem(_messages.nested_too_deeply(), "$", source.name)]) from None
-
-    def header(self, source: _Source, raw: object) -> Optional[MatrixSpec]:
-        if raw is None:
-            self.problem(source, ("matrix",), _messages.missing_header())
-            return None
-        spec, bad = self.shaped(source, raw, self.shapes.MatrixSpec, ("matrix",))
-        if spec is not None and self.version(source, ("matrix", "version"), spec.version) is None:
-            return None
-        if spec is not None and spec.config_class is not None and not CLASS_SPEC.match(spec.config_class):
-            self.problem(source, ("matrix", "config_class"), _messages.bad_class_spec(spec.config_class))
-            return None
-        if spec is not None and spec.default_support is not None:
-            # A bare status: 'partial' needs a note, which belongs to a feature's own cell.
-            allowed = [s for s in STATUSES if s != "partial"]
-            if spec.default_support not in allowed:
-                self.problem(source, ("matrix", "default_support"),
-                             _messages.unknown_choice("default_support", spec.default_support, allowed, one_of=True))
-            # Even when refused, it stands for the cells left out: one mistake, said once.
-            self.default_support = (Statement(spec.default_support if spec.default_support in allowed else "no"),)
-        header: Optional[MatrixSpec] = spec
-        if spec is not None:
-            self.matrix_version = Version(spec.version)  # a default's history is read as of it
-        return header
 
     def window(self, source: _Source, where: Place, since_text: Optional[str],
                until_text: Optional[str]) -> Optional[Window]:
@@ -472,85 +459,6 @@ class _Builder:
             if ok and when is not None:
                 out.append(Order(id, spec.name, when, tuple(spec.runners)))
         return out
-
-    # --- runners ---------------------------------------------------------------------------
-
-    def runner_folder(self, source: _Source, folder: str, shown: str) -> Optional[List[Runner]]:
-        if "\0" in folder or not os.path.isdir(folder):
-            self.problem(source, ("matrix", "runners"), _messages.no_runner_folder(shown, source.name))
-            return None
-        self.runners_read_from = folder
-        runners = []
-        sources: Dict[str, _Source] = {}
-        for file in sorted(f for f in os.listdir(folder) if f.endswith(".toml")):
-            stem = file[: -len(".toml")]
-            name = os.path.join(os.path.dirname(source.name), shown, file) if source.name != "<string>" else os.path.join(shown, file)
-            try:
-                text = _read(name, os.path.join(folder, file))
-            except LoadError as exc:
-                self.problems.extend(exc.problems)
-                continue
-            sources[stem] = _Source(name, text)
-            runner = self.runner(sources[stem], stem, None)
-            if runner is not None:
-                runners.append(runner)
-        return self.runner_set(source, runners, sources, _messages.empty_runner_folder(shown))
-
-    def runner_mapping(self, source: _Source, mapping: Mapping[str, object]) -> Optional[List[Runner]]:
-        runners = []
-        sources: Dict[str, _Source] = {}
-        for id, value in mapping.items():
-            name = f"runners/{id}.toml"
-            sources[id] = _Source(name, value if isinstance(value, str) else "")
-            if isinstance(value, Runner):
-                runners.append(value)
-                continue
-            runner = self.runner(sources[id], id, None if isinstance(value, str) else value)
-            if runner is not None:
-                runners.append(runner)
-        return self.runner_set(source, runners, sources, _messages.no_runners_given())
-
-    def runner(self, source: _Source, id: object, raw: object) -> Optional[Runner]:
-        if not isinstance(id, str) or not _ID.match(id) or id == "default":
-            self.problem(source, (), _messages.bad_runner_id(id))
-            return None
-        if raw is None:
-            tomllib = _toml()
-            try:
-                raw = tomllib.loads(source.text)
-            except tomllib.TOMLDecodeError as exc:
-                self.problems.append(_syntax_problem(source, exc))
-                self.broken_runners[id] = None
-                return None
-            except RecursionError:
-                self.problems.append(Problem(_messages.nested_too_deeply(), "$", source.name))
-                self.broken_runners[id] = None
-                return None
-        spec, bad = self.shaped(source, raw, self.shapes.RunnerSpec, ())
-        if spec is None:
-            priority = raw.get("priority") if isinstance(raw, dict) and "priority" not in bad else None
-            ok = isinstance(priority, int) and not isinstance(priority, bool)
-            self.broken_runners[id] = priority if ok else None
-            return None
-        path = source.name if source.text else None
-        self.runner_specs[id] = (source, spec)
-        return Runner(id, spec.name, spec.priority, spec.description, spec.links, path)
-
-    def runner_set(self, source: _Source, runners: List[Runner], sources: Dict[str, _Source],
-                   empty: str) -> Optional[List[Runner]]:
-        # Runners that failed to load still hold their priority, where it could be read.
-        priorities = [(r.id, r.priority) for r in runners]
-        priorities += [(id, p) for id, p in self.broken_runners.items() if p is not None]
-        by_priority: Dict[int, str] = {}
-        for id, priority in sorted(priorities):
-            other = by_priority.setdefault(priority, id)
-            if other != id:
-                self.problem(sources.get(id, source), ("priority",), _messages.same_priority(id, priority, other))
-        if not runners:
-            if not self.problems:
-                self.problem(source, ("matrix", "runners"), empty)
-            return None
-        return runners
 
     # --- [features] ------------------------------------------------------------------------
 
