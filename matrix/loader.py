@@ -17,14 +17,13 @@ from packaging.version import InvalidVersion, Version
 
 from . import _format, _messages, _toml_errors
 from ._files import toml
-from ._nodes import Compare, ListLiteral, Literal, Path, walk
 from .errors import LoadError, Problem, excerpt
 from .predicates import Predicate
-from .schema import (APPLIES, STATUSES, Deprecation, Feature, Forces, Matrix, Order,
-                     Prefers, Refusal, Requirement, RequirementKind, Runner, Schema, Statement, Window, window_text)
+from .schema import (Matrix, Order,
+                     Refusal, Requirement, RequirementKind, Runner, Schema, Statement, Window, window_text)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._converter import DeprecationSpec, ForcesSpec, Place
+    from ._converter import Place
     from ._locate import Locations
 
 __all__ = ["load", "loads", "default", "MAX_FILE_BYTES", "MAX_FEATURES"]
@@ -43,22 +42,6 @@ _PATH = _format.PATH_RE
 _NUMERIC = frozenset({"int", "float"})
 
 RunnersArg = Union[str, "os.PathLike[str]", Mapping[str, Union[Runner, Mapping[str, object], str]]]
-
-
-def _overlap(a: Feature, b: Feature) -> bool:
-    """Whether two gates are in force at some version together."""
-    return ((a.until is None or b.since is None or b.since < a.until)
-            and (b.until is None or a.since is None or a.since < b.until))
-
-
-def _covers(outer: Window, inner: Window) -> bool:
-    """Whether every version of *inner* is in *outer*."""
-    return ((outer[0] is None or (inner[0] is not None and inner[0] >= outer[0]))
-            and (outer[1] is None or (inner[1] is not None and inner[1] <= outer[1])))
-
-
-def _live_text(window: Window) -> str:
-    return "at every version" if window == (None, None) else window_text(window)
 
 
 def load(path: Union[str, os.PathLike[str], None] = None) -> Matrix:
@@ -231,7 +214,7 @@ class _Builder:
 
     def build(self, text: str, name: str, *, runners: Optional[RunnersArg], base: str) -> Matrix:
         # Each section is its own unit, handed this builder (imported here, not by `import matrix`).
-        from . import _load_config, _load_header, _load_runners
+        from . import _load_config, _load_features, _load_header, _load_runners
 
         source = _Source(name, text)
         if len(text) > MAX_FILE_BYTES:
@@ -254,7 +237,8 @@ class _Builder:
         else:
             folder = os.fspath(runners)
             runner_list = _load_runners.folder(self, source, os.path.join(base, folder), folder)
-        features = self.features(source, document.get("features", {}), schema, runner_list)
+        features = _load_features.features(self, source, document.get("features", {}), schema, runner_list,
+                                           limit=MAX_FEATURES)
         refusals = self.refusals(source, document.get("refusals", {}), document.get("features", {}))
         kinds = self.requirement_kinds(source, document.get("requirements", {}))
         if runner_list is not None:
@@ -460,171 +444,6 @@ class _Builder:
                 out.append(Order(id, spec.name, when, tuple(spec.runners)))
         return out
 
-    # --- [features] ------------------------------------------------------------------------
-
-    def features(self, source: _Source, raw: object, schema: Schema,
-                 runners: Optional[List[Runner]]) -> List[Feature]:
-        if not isinstance(raw, dict):
-            self.problem(source, ("features",), self.shapes.expected("a table", raw).args[0])
-            return []
-        if len(raw) > MAX_FEATURES:
-            self.problem(source, ("features",), _messages.too_many_features(len(raw), MAX_FEATURES))
-            return []
-        runner_ids = [r.id for r in runners] if runners is not None else None
-        if runners is not None:
-            runner_ids = self.misnamed_runner_files(raw, runners)
-        features = []
-        # A display name belongs to one gate at a time: two gates may share it when they are
-        # never in force at the same version (a condition that changed in a release).
-        names: Dict[str, List[Feature]] = {}
-        versioned = schema.versioned  # asked once, not once per gate
-        for id, value in raw.items():
-            feature = self.feature(source, id, value, schema, runner_ids)
-            if feature is None:
-                continue
-            if versioned:
-                self.lifetimes(source, ("features", id, "when"), feature, schema)
-            clash = next((f for f in names.get(feature.name, ()) if _overlap(f, feature)), None)
-            if clash is not None:
-                self.problem(source, ("features", id, "name"), _messages.name_taken(feature.name, clash.id))
-            names.setdefault(feature.name, []).append(feature)
-            features.append(feature)
-        return features
-
-    def misnamed_runner_files(self, raw: Dict[str, object], runners: List[Runner]) -> List[str]:
-        """The runner ids the features are checked against, less each runner file that looks
-        misnamed: no feature names its id, while some name a close one that has no file. Such a
-        file is reported once, as the likely mistake (not once per feature, each "did you mean"
-        the typo), and the id the features name stands for it, known to be broken."""
-        ids = [r.id for r in runners]
-        named: Dict[str, int] = {}  # runner id: how many features name it
-        for value in raw.values():
-            if not isinstance(value, dict):
-                continue
-            support = value.get("support")
-            mentioned = set(support) if isinstance(support, dict) else set()
-            for key in ("prefers", "forces"):
-                table = value.get(key)
-                if isinstance(table, dict) and isinstance(table.get("runner"), str):
-                    mentioned.add(table["runner"])
-            for runner in mentioned:
-                named[runner] = named.get(runner, 0) + 1
-        unnamed = [r for r in runners if r.id not in named and r.file is not None]
-        unknown = sorted((u for u in named if u not in ids and u != "default" and u not in self.broken_runners),
-                         key=lambda u: (-named[u], u))
-        import difflib
-
-        for wanted in unknown:
-            close = difflib.get_close_matches(wanted, [r.id for r in unnamed], n=1, cutoff=0.6)
-            if not close:
-                continue
-            runner = next(r for r in unnamed if r.id == close[0])
-            unnamed.remove(runner)
-            ids.remove(runner.id)
-            self.broken_runners[wanted] = runner.priority
-            source = self.runner_specs[runner.id][0]
-            self.problem(source, (), _messages.misnamed_runner_file(runner.id, wanted, named[wanted]), at=(1, 1))
-        return ids
-
-    def feature(self, source: _Source, id: str, raw: object, schema: Schema,
-                runner_ids: Optional[List[str]]) -> Optional[Feature]:
-        where = ("features", id)
-        before = len(self.problems)
-        if not _ID.match(id):
-            self.problem(source, where, _messages.bad_feature_id(id))
-        if not isinstance(raw, dict):
-            self.problem(source, where, self.shapes.expected("a table", raw).args[0])
-            return None
-        spec, bad = self.shaped(source, raw, self.shapes.FeatureSpec, where)
-        when = raw.get("when")
-        predicate = None
-        if "when" not in bad and isinstance(when, str):
-            predicate = self.predicate(source, where + ("when",), when, schema)
-        support = raw.get("support")
-        history = None
-        if "support" not in bad and isinstance(support, dict):
-            history = self.support(source, where + ("support",), support, runner_ids)
-        since = self.version(source, where + ("since",), raw.get("since")) if "since" not in bad else None
-        until = self.version(source, where + ("until",), raw.get("until")) if "until" not in bad else None
-        if since is not None and until is not None and until <= since:
-            self.problem(source, where + ("until",), _messages.not_after('until', until, 'since', since))
-        deprecation = None
-        if spec is not None and spec.deprecated is not None:
-            deprecation = self.deprecation(source, where + ("deprecated",), spec.deprecated)
-        forces = None
-        if spec is not None and spec.forces is not None and history is not None:
-            forces = self.forces(source, where, spec.forces, history, runner_ids)
-        prefers = None
-        if spec is not None and spec.prefers is not None:
-            if runner_ids is not None and spec.prefers.runner not in runner_ids:
-                if spec.prefers.runner not in self.broken_runners:
-                    self.problem(source, where + ("prefers", "runner"), _messages.unknown_runner(spec.prefers.runner, runner_ids))
-            else:
-                prefers = Prefers(spec.prefers.runner, spec.prefers.outright, spec.prefers.message)
-        if spec is not None and spec.applies not in APPLIES:
-            self.problem(source, where + ("applies",), _messages.unknown_choice("applies", spec.applies, APPLIES,
-                                                                                 one_of=True))
-        if len(self.problems) > before or spec is None or predicate is None or history is None:
-            return None
-        feature = Feature(id, spec.name, predicate, history, spec.note, spec.links, since, until, deprecation,
-                          spec.group, forces, prefers, spec.applies)
-        return feature
-
-    def lifetimes(self, source: _Source, where: Place, feature: Feature, schema: Schema) -> None:
-        """A gate may read a field, and compare it with a choice, only while they exist: from
-        the gate's since to its until or its removal (a gate that records a removal reads what
-        configs still set after it, when the field or the choice has gone)."""
-        end = feature.until
-        d = feature.deprecated
-        if d is not None and d.remove_in is not None and (end is None or d.remove_in < end):
-            end = d.remove_in
-        live: Window = (feature.since, end)
-        if live[0] is not None and live[1] is not None and live[1] <= live[0]:
-            return  # removed from its start: a record of a removal only
-        said: Set[str] = set()
-
-        text = feature.when.source
-
-        def need(what: str, window: Window, span: Tuple[int, int]) -> None:
-            if not _covers(window, live) and what not in said:
-                said.add(what)
-                at = source.locations.in_string(where, span[0]) if source.text else None
-                self.problem(source, where, _messages.outside_window(what, window_text(window), _live_text(live)),
-                             at=at, detail=excerpt(text, span))
-
-        for node in walk(feature.when.node):
-            if isinstance(node, Path):
-                parts = node.name.split(".")
-                for end_index in range(1, len(parts) + 1):
-                    field = schema.get(".".join(parts[:end_index]))
-                    if field is not None:
-                        need(f"[config] {field.path!r}", field.window, node.span)
-            elif isinstance(node, Compare):
-                for side, other in ((node.left, node.right), (node.right, node.left)):
-                    field = schema.get(side.name) if isinstance(side, Path) else None
-                    if field is None or not field.choice_windows:
-                        continue
-                    literals = [other] if isinstance(other, Literal) else list(other.items) if isinstance(
-                        other, ListLiteral) else []
-                    for literal in literals:
-                        if literal.value in field.choice_windows:
-                            need(f"The choice {literal.value!r} of {field.path!r}", field.choice_window(literal.value),
-                                 literal.span)
-
-    def forces(self, source: _Source, where: Place, spec: ForcesSpec, history: Mapping[str, Tuple[Statement, ...]],
-               runner_ids: Optional[List[str]]) -> Optional[Forces]:
-        """A forced runner: a known one, and every other runner says no to the feature at every
-        version (automatic choice and `matrix check` then see the forcing in the statuses)."""
-        if spec.runner in self.broken_runners:
-            return None
-        if runner_ids is not None and spec.runner not in runner_ids:
-            self.problem(source, where + ("forces", "runner"), _messages.unknown_runner(spec.runner, runner_ids))
-            return None
-        for runner in runner_ids or sorted(history):
-            if runner != spec.runner and any(s.status != "no" for s in history.get(runner, ())):
-                self.problem(source, where + ("support", runner), _messages.forced_elsewhere(runner, spec.runner))
-        return Forces(spec.runner, spec.override, spec.message)
-
     def predicate(self, source: _Source, where: Place, text: str, schema: Schema) -> Optional[Predicate]:
         predicate, errors = Predicate.checked(text, schema=schema)
         for error in errors:
@@ -638,108 +457,6 @@ class _Builder:
             self.problem(source, where, message, at=at,
                          detail=excerpt(error.source, error.span, opened=error.opened))
         return predicate
-
-    def support(self, source: _Source, where: Place, raw: Dict[str, object],
-                runner_ids: Optional[List[str]]) -> Optional[Dict[str, Tuple[Statement, ...]]]:
-        cells: Dict[str, Tuple[Statement, ...]] = {}
-        ok = True
-        for runner, cell in raw.items():
-            if runner in self.broken_runners:
-                ok = False  # its file failed to load, and said so
-                continue
-            if runner_ids is not None and runner != "default" and runner not in runner_ids:
-                self.problem(source, where + (runner,), _messages.unknown_runner(runner, runner_ids + ["default"]))
-                ok = False
-                continue
-            history = self.cell(source, where + (runner,), cell)
-            if history is None:
-                ok = False
-            else:
-                cells[runner] = history
-        if runner_ids is None:
-            return None
-        missing = [r for r in runner_ids if r not in raw]
-        if missing and "default" not in raw and self.default_support is None:
-            for runner in missing:
-                self.problem(source, where, _messages.missing_cell(runner))
-            return None
-        if not ok:
-            return None
-        fallback = cells["default"] if "default" in cells else self.default_support or ()
-        return {r: cells[r] if r in cells else fallback for r in runner_ids}
-
-    def cell(self, source: _Source, where: Place, raw: object) -> Optional[Tuple[Statement, ...]]:
-        if isinstance(raw, list):
-            if not raw:
-                self.problem(source, where, _messages.empty_history())
-                return None
-            items = [(where + (i,), item) for i, item in enumerate(raw)]
-        elif isinstance(raw, (str, dict)):
-            items = [(where, raw)]
-        else:
-            self.problem(source, where, _messages.bad_cell(STATUSES, self.shapes.toml_type(raw), raw))
-            return None
-        history: List[Statement] = []
-        ok = True
-        for place, item in items:
-            statement = self.statement(source, place, item)
-            if statement is None:
-                ok = False
-                continue
-            if history and statement.since is None:
-                self.problem(source, place, _messages.since_left_out())
-                ok = False
-            elif history and history[-1].since is not None and statement.since is not None \
-                    and statement.since <= history[-1].since:
-                self.problem(source, place + ("since",), _messages.history_order(statement.since, history[-1].since))
-                ok = False
-            history.append(statement)
-        return tuple(history) if ok else None
-
-    def statement(self, source: _Source, where: Place, raw: object) -> Optional[Statement]:
-        if isinstance(raw, str) and raw in STATUSES and raw != "partial":
-            return Statement(raw)  # the common case, with nothing to check
-        if isinstance(raw, str):
-            raw = {"status": raw}
-            status_place = where
-        else:
-            status_place = where + ("status",)
-        spec, bad = self.shaped(source, raw, self.shapes.StatementSpec, where)
-        if spec is None:
-            return None
-        if spec.status not in STATUSES:
-            self.problem(source, status_place, _messages.unknown_choice('status', spec.status, STATUSES, one_of=True))
-            return None
-        if spec.status == "partial" and not spec.note:
-            self.problem(source, where, _messages.partial_without_note())
-            return None
-        since = self.version(source, where + ("since",), spec.since)
-        if spec.since is not None and since is None:
-            return None
-        return Statement(spec.status, spec.note, spec.links, since)
-
-    def deprecation(self, source: _Source, where: Place, spec: DeprecationSpec) -> Optional[Deprecation]:
-        since = self.version(source, where + ("since",), spec.since)
-        remove_in = self.version(source, where + ("remove_in",), spec.remove_in)
-        if since is None or (spec.remove_in is not None and remove_in is None):
-            return None
-        if remove_in is not None and remove_in < since:
-            self.problem(source, where + ("remove_in",), _messages.not_before('remove_in', spec.remove_in, 'since', spec.since))
-            return None
-        if spec.removed and remove_in is None:
-            self.problem(source, where + ("removed",), _messages.removed_without_version())
-            return None
-        if spec.removed and remove_in is not None and self.matrix_version is not None and remove_in > self.matrix_version:
-            # A removal recorded before it happened would answer as deprecated at the file's own
-            # version, and check would call it done (issue 24, item 7).
-            self.problem(source, where + ("removed",),
-                         _messages.removed_ahead(str(remove_in), str(self.matrix_version)))
-            return None
-        if remove_in is not None and remove_in == since and not spec.removed:
-            self.problem(source, where + ("remove_in",), _messages.no_period_unrecorded(str(remove_in)))
-            return None
-        return Deprecation(since, remove_in, spec.message, spec.replacement, spec.removed)
-
 
 def toml_syntax_problem(name: str, text: str, exc: Exception) -> Problem:
     """The problem a TOML syntax error *exc* in *text* (shown as *name*) is: for any TOML file
