@@ -19,8 +19,7 @@ from . import _format, _messages, _toml_errors
 from ._files import toml
 from .errors import LoadError, Problem, excerpt
 from .predicates import Predicate
-from .schema import (Matrix, Order,
-                     Refusal, Requirement, RequirementKind, Runner, Schema, Statement, Window, window_text)
+from .schema import (Matrix, Runner, Schema, Statement, Window)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._converter import Place
@@ -214,7 +213,7 @@ class _Builder:
 
     def build(self, text: str, name: str, *, runners: Optional[RunnersArg], base: str) -> Matrix:
         # Each section is its own unit, handed this builder (imported here, not by `import matrix`).
-        from . import _load_config, _load_features, _load_header, _load_runners
+        from . import _load_check, _load_choice, _load_config, _load_features, _load_header, _load_refusals, _load_runners
 
         source = _Source(name, text)
         if len(text) > MAX_FILE_BYTES:
@@ -239,13 +238,13 @@ class _Builder:
             runner_list = _load_runners.folder(self, source, os.path.join(base, folder), folder)
         features = _load_features.features(self, source, document.get("features", {}), schema, runner_list,
                                            limit=MAX_FEATURES)
-        refusals = self.refusals(source, document.get("refusals", {}), document.get("features", {}))
-        kinds = self.requirement_kinds(source, document.get("requirements", {}))
+        refusals = _load_refusals.refusals(self, source, document.get("refusals", {}), document.get("features", {}))
+        kinds = _load_choice.requirement_kinds(self, source, document.get("requirements", {}))
         if runner_list is not None:
-            runner_list = [self.requirements(r, kinds, schema) for r in runner_list]
-        orders = self.orders(source, document.get("orders", {}), schema, runner_list)
+            runner_list = [_load_choice.requirements(self, r, kinds, schema) for r in runner_list]
+        orders = _load_choice.orders(self, source, document.get("orders", {}), schema, runner_list)
         if "check" in document:
-            self.check_table(source, document["check"], document.get("features"), runner_list)
+            _load_check.ignores(self, source, document["check"], document.get("features"), runner_list)
         if self.problems:
             raise LoadError(name, self.problems)
         assert header is not None and runner_list is not None
@@ -287,7 +286,7 @@ class _Builder:
             return None
         return (since, until)
 
-    # --- [refusals] ---
+    # --- shared by the sections ------------------------------------------------------------
 
     def entries(self, source: _Source, raw: object, table: str, what: str, cls: type) -> Iterator[Tuple[str, Place, Any]]:
         """``(id, place, spec)`` for each well-formed entry of a table of named tables
@@ -303,146 +302,6 @@ class _Builder:
             spec, _ = self.shaped(source, value, cls, where)
             if spec is not None:
                 yield id, where, spec
-
-    def refusals(self, source: _Source, raw: object, features: object) -> List[Refusal]:
-        known = list(features) if isinstance(features, dict) else []
-        out = []
-        for id, where, spec in self.entries(source, raw, "refusals", "Refusal", self.shapes.RefusalSpec):
-            lists = []
-            ok = bool(spec.together)
-            if not spec.together:
-                self.problem(source, where + ("together",), _messages.refusal_shape())
-            for index, part in enumerate(spec.together):
-                if not isinstance(part, list) or not part or not all(isinstance(g, str) for g in part):
-                    self.problem(source, where + ("together", index), _messages.refusal_shape())
-                    ok = False
-                    continue
-                for position, gate in enumerate(part):
-                    if gate not in known:
-                        self.problem(source, where + ("together", index, position),
-                                     _messages.unknown_choice("gate", gate, known))
-                        ok = False
-                lists.append(tuple(part))
-            if ok:
-                out.append(Refusal(id, spec.reason, tuple(lists), spec.links))
-        return out
-
-    def check_table(self, source: _Source, raw: object, features: object, runners: Optional[List[Runner]]) -> None:
-        """``[check] ignore = [{ code, gate, reason }]``: findings `matrix check` is told to
-        ignore, each with its reason (applied by `matrix._ignore`; checked here, so that a
-        misspelt code or gate is a load error, not an entry that silently ignores nothing)."""
-        from .check import CODES  # only for a file that has a [check] table
-
-        if not isinstance(raw, dict):
-            self.problem(source, ("check",), self.shapes.expected("a table", raw).args[0])
-            return
-        known = [a.name for a in attrs.fields(self.shapes.CheckSpec)]
-        for key in raw:
-            if key not in known:
-                self.problem(source, ("check", key), _messages.unknown_choice("key", key, known))
-        entries = raw.get("ignore", [])
-        if not isinstance(entries, list):
-            self.problem(source, ("check", "ignore"), self.shapes.expected("an array of tables", entries).args[0])
-            return
-        gates = (list(features) if isinstance(features, dict) else []) + [r.id for r in runners or ()]
-        keys = [a.name for a in attrs.fields(self.shapes.IgnoreSpec)]
-        required = [a.name for a in attrs.fields(self.shapes.IgnoreSpec) if a.default is attrs.NOTHING]
-        for index, entry in enumerate(entries):
-            where: Place = ("check", "ignore", index)
-            if not isinstance(entry, dict):
-                self.problem(source, where, self.shapes.expected("a table", entry).args[0])
-                continue
-            for key in entry:
-                if key not in keys:
-                    self.problem(source, where + (key,), _messages.unknown_choice("key", key, keys))
-            for key in required:
-                if key not in entry:
-                    self.problem(source, where, _messages.missing_key(key))
-            for key, value in entry.items():
-                if key in keys and not isinstance(value, str):
-                    self.problem(source, where + (key,), self.shapes.expected("a string", value).args[0])
-            code, gate, reason = entry.get("code"), entry.get("gate"), entry.get("reason")
-            if isinstance(code, str) and code not in CODES:
-                self.problem(source, where + ("code",), _messages.unknown_finding_code(code, list(CODES)))
-            if isinstance(gate, str) and gate not in gates:
-                self.problem(source, where + ("gate",), _messages.unknown_choice("gate", gate, gates))
-            if isinstance(reason, str) and not reason.strip():
-                self.problem(source, where + ("reason",), _messages.ignore_without_reason())
-
-    # --- requirements and orders -----------------------------------------------------------
-
-    def requirement_kinds(self, source: _Source, raw: object) -> Dict[str, RequirementKind]:
-        return {id: RequirementKind(id, spec.name, spec.reason)
-                for id, _, spec in self.entries(source, raw, "requirements", "Requirement kind", self.shapes.KindSpec)}
-
-    def requirements(self, runner: Runner, kinds: Dict[str, RequirementKind], schema: Schema) -> Runner:
-        """*runner* with what its file says it requires (``[requires]``) and when it is a candidate."""
-        found = self.runner_specs.get(runner.id)
-        if found is None:
-            return runner
-        source, spec = found
-        candidate = None
-        if spec.candidate is not None:
-            candidate = self.predicate(source, ("candidate",), spec.candidate, schema)
-            self.everlasting(source, ("candidate",), candidate, schema)
-        clauses: Dict[str, List[Requirement]] = {}
-        for kind, value in spec.requires.items():
-            where: Place = ("requires", kind)
-            if kind not in kinds:
-                self.problem(source, where, _messages.unknown_choice("requirement kind", kind, list(kinds)))
-                continue
-            items = value if isinstance(value, list) else [value]
-            if not items:
-                self.problem(source, where, _messages.empty_requirement(kind))
-            for index, item in enumerate(items):
-                at: Place = where + (index,) if isinstance(value, list) else where
-                if isinstance(item, str):
-                    item = {"condition": item}
-                clause, _ = self.shaped(source, item, self.shapes.ClauseSpec, at)
-                if clause is None:
-                    continue
-                condition = self.predicate(source, at + (("condition",) if isinstance(value, (dict, list)) else ()),
-                                           clause.condition, schema)
-                self.everlasting(source, at, condition, schema)
-                reason = clause.reason or kinds[kind].reason
-                if reason is None:
-                    self.problem(source, at, _messages.requirement_without_reason(kind))
-                    continue
-                if condition is not None:
-                    clauses.setdefault(kind, []).append(Requirement(runner.id, kind, condition, reason, clause.doc))
-        ordered = tuple(c for kind in kinds for c in clauses.get(kind, ()))
-        return attrs.evolve(runner, requires=ordered, candidate=candidate)
-
-    def everlasting(self, source: _Source, where: Place, predicate: Optional[Predicate], schema: Schema) -> None:
-        """Requirements, candidacies and orders apply at every version: what they read must exist
-        at every version too."""
-        if predicate is None or not schema.versioned:
-            return
-        for path in sorted(predicate.paths):
-            field = schema.get(path)
-            if field is not None and (field.since is not None or field.until is not None):
-                self.problem(source, where, _messages.not_everlasting(path, window_text(field.window)))
-
-    def orders(self, source: _Source, raw: object, schema: Schema, runners: Optional[List[Runner]]) -> List[Order]:
-        known = [r.id for r in runners or ()] + list(self.broken_runners)
-        out = []
-        for id, where, spec in self.entries(source, raw, "orders", "Order", self.shapes.OrderSpec):
-            when = self.predicate(source, where + ("when",), spec.when, schema)
-            self.everlasting(source, where + ("when",), when, schema)
-            ok = bool(spec.runners)
-            if not spec.runners:
-                self.problem(source, where + ("runners",), _messages.empty_order())
-            for index, runner in enumerate(spec.runners):
-                if runner not in known:
-                    if runners is not None:
-                        self.problem(source, where + ("runners", index), _messages.unknown_choice("runner", runner, known))
-                    ok = False
-                elif runner in spec.runners[:index]:
-                    self.problem(source, where + ("runners", index), _messages.listed_twice(runner))
-                    ok = False
-            if ok and when is not None:
-                out.append(Order(id, spec.name, when, tuple(spec.runners)))
-        return out
 
     def predicate(self, source: _Source, where: Place, text: str, schema: Schema) -> Optional[Predicate]:
         predicate, errors = Predicate.checked(text, schema=schema)
