@@ -3,6 +3,21 @@
 Every problem is collected before anything is raised: one `LoadError` lists them all, sorted,
 each with its file, line and column where the text shows it, and its ``$.path`` always. One
 bad feature never hides another.
+
+This module holds the entry points and the orchestration (`_Builder.build`); each section of
+the file is built by its own unit, a module of functions handed the builder (its problems, the
+helpers every section uses, and what earlier sections found):
+
+- `matrix._load_header`: ``[matrix]``; `matrix._load_config`: ``[config]``;
+- `matrix._load_runners`: the runner files (a folder, or a mapping given to `loads`);
+- `matrix._load_features`: ``[features]``, with `matrix._load_support` (support tables) and
+  `matrix._load_lifecycle` (deprecations, removals, the windows a gate's condition reads);
+- `matrix._load_refusals`: ``[refusals]``; `matrix._load_choice`: ``[requirements]``, each
+  runner's ``[requires]`` and ``candidate``, ``[orders]``; `matrix._load_check`: ``[check]``;
+- `matrix._toml_errors`: tomllib's syntax errors said in the user's terms.
+
+A unit imports nothing of this module at run time (the builder's type only, for the type
+checker): the units are imported when a file is built, not by ``import matrix``.
 """
 
 from __future__ import annotations
@@ -19,7 +34,7 @@ from . import _format, _messages, _toml_errors
 from ._files import toml
 from .errors import LoadError, Problem, excerpt
 from .predicates import Predicate
-from .schema import (Matrix, Runner, Schema, Statement, Window)
+from .schema import Matrix, Runner, Schema, Statement, Window
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._converter import Place
@@ -36,9 +51,6 @@ MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_FEATURES = 10_000
 
 _ID = _format.ID_RE
-_PATH = _format.PATH_RE
-
-_NUMERIC = frozenset({"int", "float"})
 
 RunnersArg = Union[str, "os.PathLike[str]", Mapping[str, Union[Runner, Mapping[str, object], str]]]
 
@@ -142,6 +154,10 @@ class _Source:
 
 
 class _Builder:
+    """One load: the problems found so far and what each section found that the others read.
+    A section's unit reports through `problem` and reads its input through `shaped`, `version`,
+    `window`, `predicate` and `entries` (their names and signatures are what the units rely on)."""
+
     def __init__(self) -> None:
         # cattrs is imported on first load, not by `import matrix` (see benchmarks/).
         from . import _converter
@@ -157,15 +173,18 @@ class _Builder:
         #: [matrix] default_support: what a runner a support table leaves out says of the feature.
         self.default_support: Optional[Tuple[Statement, ...]] = None
 
-    # --- reporting -------------------------------------------------------------------------
+    # --- what every section uses -----------------------------------------------------------
 
     def problem(self, source: _Source, path: Place, message: str, *,
                 at: Optional[Tuple[int, int]] = None, detail: Optional[str] = None) -> None:
+        """Say *message* about *path* of *source*, at its key's line and column unless *at*."""
         where = at or source.locations.key(path)
         line, column = where if where else (None, None)
         self.problems.append(Problem(message, _messages.place(path), source.name, line, column, detail))
 
     def shaped(self, source: _Source, value: object, cls: type, path: Place) -> Tuple[Any, Set[object]]:
+        """*value* structured as the shape *cls* (None when it does not fit, said), and the keys
+        directly below *path* that were wrong."""
         spec, errors = self.shapes.structure(value, cls, path)
         for where, message in errors:
             self.problem(source, where, self.version_as_number(source, where, value, path) or message)
@@ -191,6 +210,7 @@ class _Builder:
         return _messages.version_as_number(type(value).__name__, value, written)
 
     def version(self, source: _Source, path: Place, text: object) -> Optional[Version]:
+        """*text* as a version; None when it is None, or not a version (said)."""
         if text is None:
             return None
         try:
@@ -199,7 +219,53 @@ class _Builder:
             self.problem(source, path, _messages.invalid_version(text))
             return None
 
+    def window(self, source: _Source, where: Place, since_text: Optional[str],
+               until_text: Optional[str]) -> Optional[Window]:
+        """``since`` and ``until`` of a field or a choice; None (said) when either is malformed."""
+        since = self.version(source, where + ("since",), since_text)
+        until = self.version(source, where + ("until",), until_text)
+        if (since_text is not None and since is None) or (until_text is not None and until is None):
+            return None
+        if since is not None and until is not None and until <= since:
+            self.problem(source, where + ("until",), _messages.not_after('until', until, 'since', since))
+            return None
+        return (since, until)
+
+    def entries(self, source: _Source, raw: object, table: str, what: str, cls: type) -> Iterator[Tuple[str, Place, Any]]:
+        """``(id, place, spec)`` for each well-formed entry of a table of named tables
+        (``[refusals]``, ``[requirements]``, ``[orders]``); every other one is a problem."""
+        if not isinstance(raw, dict):
+            self.problem(source, (table,), self.shapes.expected("a table", raw).args[0])
+            return
+        for id, value in raw.items():
+            where: Place = (table, id)
+            if not _ID.match(id):
+                self.problem(source, where, _messages.bad_feature_id(id, what))
+                continue
+            spec, _ = self.shaped(source, value, cls, where)
+            if spec is not None:
+                yield id, where, spec
+
+    def predicate(self, source: _Source, where: Place, text: str, schema: Schema) -> Optional[Predicate]:
+        """*text* as a predicate on *schema*; None when it is not one (said, with a caret).
+        A path below a field that failed to load is not said to be unknown too."""
+        predicate, errors = Predicate.checked(text, schema=schema)
+        for error in errors:
+            message = error.message
+            unknown = error.unknown_path
+            if unknown is not None and self.broken:
+                if any(unknown == b or unknown.startswith(b + ".") for b in self.broken):
+                    continue  # a field that failed to load: reported at its declaration
+                message = _messages.unknown_path(unknown, [*schema.fields, *sorted(self.broken)])
+            at = source.locations.in_string(where, error.span[0]) if source.text else None
+            self.problem(source, where, message, at=at,
+                         detail=excerpt(error.source, error.span, opened=error.opened))
+        return predicate
+
+    # --- files -----------------------------------------------------------------------------
+
     def source(self, name: str, text: str) -> _Source:
+        """A file's text, shown as *name*, for the problems about it."""
         return _Source(name, text)
 
     def read(self, name: str, path: str) -> _Source:
@@ -208,6 +274,20 @@ class _Builder:
         :raises LoadError: when it cannot be read, is too big or is not UTF-8.
         """
         return _Source(name, _read(name, path))
+
+    def parse(self, source: _Source) -> Dict[str, Any]:
+        """The TOML document of *source*.
+
+        :raises LoadError: with its syntax error (or a nesting too deep for the reader).
+        """
+        tomllib = _toml()
+        try:
+            document: Dict[str, Any] = tomllib.loads(source.text)
+            return document
+        except tomllib.TOMLDecodeError as exc:
+            raise LoadError(source.name, [_syntax_problem(source, exc)]) from None
+        except RecursionError:
+            raise LoadError(source.name, [Problem(_messages.nested_too_deeply(), "$", source.name)]) from None
 
     # --- the document ----------------------------------------------------------------------
 
@@ -225,8 +305,6 @@ class _Builder:
             if key not in tables:
                 self.problem(source, (key,), _messages.unknown_choice('table', key, tables))
         header = _load_header.header(self, source, document.get("matrix"))
-        if header is not None:
-            self.matrix_version = Version(header.version)
         schema = _load_config.schema(self, source, document.get("config", {}))
         if runners is None:
             folder = header.runners if header is not None else "runners"
@@ -264,58 +342,7 @@ class _Builder:
             default_support=header.default_support,
         )
 
-    def parse(self, source: _Source) -> Dict[str, Any]:
-        tomllib = _toml()
-        try:
-            document: Dict[str, Any] = tomllib.loads(source.text)
-            return document
-        except tomllib.TOMLDecodeError as exc:
-            raise LoadError(source.name, [_syntax_problem(source, exc)]) from None
-        except RecursionError:
-            raise LoadError(source.name, [Problem(_messages.nested_too_deeply(), "$", source.name)]) from None
 
-    def window(self, source: _Source, where: Place, since_text: Optional[str],
-               until_text: Optional[str]) -> Optional[Window]:
-        """``since`` and ``until`` of a field or a choice; None (said) when either is malformed."""
-        since = self.version(source, where + ("since",), since_text)
-        until = self.version(source, where + ("until",), until_text)
-        if (since_text is not None and since is None) or (until_text is not None and until is None):
-            return None
-        if since is not None and until is not None and until <= since:
-            self.problem(source, where + ("until",), _messages.not_after('until', until, 'since', since))
-            return None
-        return (since, until)
-
-    # --- shared by the sections ------------------------------------------------------------
-
-    def entries(self, source: _Source, raw: object, table: str, what: str, cls: type) -> Iterator[Tuple[str, Place, Any]]:
-        """``(id, place, spec)`` for each well-formed entry of a table of named tables
-        (``[refusals]``, ``[requirements]``, ``[orders]``); every other one is a problem."""
-        if not isinstance(raw, dict):
-            self.problem(source, (table,), self.shapes.expected("a table", raw).args[0])
-            return
-        for id, value in raw.items():
-            where: Place = (table, id)
-            if not _ID.match(id):
-                self.problem(source, where, _messages.bad_feature_id(id, what))
-                continue
-            spec, _ = self.shaped(source, value, cls, where)
-            if spec is not None:
-                yield id, where, spec
-
-    def predicate(self, source: _Source, where: Place, text: str, schema: Schema) -> Optional[Predicate]:
-        predicate, errors = Predicate.checked(text, schema=schema)
-        for error in errors:
-            message = error.message
-            unknown = error.unknown_path
-            if unknown is not None and self.broken:
-                if any(unknown == b or unknown.startswith(b + ".") for b in self.broken):
-                    continue  # a field that failed to load: reported at its declaration
-                message = _messages.unknown_path(unknown, [*schema.fields, *sorted(self.broken)])
-            at = source.locations.in_string(where, error.span[0]) if source.text else None
-            self.problem(source, where, message, at=at,
-                         detail=excerpt(error.source, error.span, opened=error.opened))
-        return predicate
 
 def toml_syntax_problem(name: str, text: str, exc: Exception) -> Problem:
     """The problem a TOML syntax error *exc* in *text* (shown as *name*) is: for any TOML file
