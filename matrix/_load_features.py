@@ -16,8 +16,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def features(b: _Builder, source: _Source, raw: object, schema: Schema, runners: Optional[List[Runner]], *,
              limit: int) -> List[Feature]:
-    """The gates of ``[features]``, at most *limit* of them, each checked against the schema and
-    the runners; a display name is one gate's at a time."""
+    """The gates of ``[features]`` (at most *limit*), each checked against the schema and the
+    runners."""
     if not isinstance(raw, dict):
         b.problem(source, ("features",), b.shapes.expected("a table", raw).args[0])
         return []
