@@ -65,6 +65,18 @@ def test_the_modules_import_each_other_without_a_cycle_even_inside_functions():
     assert "resolver" not in _graph()["schema"]  # the values know nothing of the engine
 
 
+def test_each_section_of_a_matrix_file_is_built_by_a_unit_the_loader_hands_its_builder():
+    # loader.py orchestrates; each section is a `_load_*` module of functions taking the
+    # builder. Only the loader (or another unit) imports a unit, and a unit imports nothing of
+    # the loader at run time (the builder's type only, under TYPE_CHECKING).
+    graph = _graph()
+    units = {name for name in graph if name.startswith("_load_")}
+    assert {"_load_header", "_load_config", "_load_features", "_load_runners", "_load_choice",
+            "_load_refusals", "_load_lifecycle"} <= units
+    assert sorted(name for name in graph if graph[name] & units and name not in units) == ["loader"]
+    assert sorted(name for name in units if "loader" in graph[name]) == []
+
+
 def test_a_cycle_through_a_function_level_import_is_found(tmp_path):
     (tmp_path / "values.py").write_text("def later():\n    from .engine import run\n")
     (tmp_path / "engine.py").write_text("from typing import TYPE_CHECKING\nfrom .values import later\n"

@@ -1,0 +1,96 @@
+"""What the choice of a runner reads beyond the features: the kinds of requirement
+(``[requirements]``), each runner file's ``[requires]`` and ``candidate``, and the ``[orders]``.
+All of them apply at every version, so what they read must exist at every version."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Dict, List, Optional
+
+import attrs
+
+from . import _messages
+from .predicates import Predicate
+from .schema import Order, Requirement, RequirementKind, Runner, Schema, window_text
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._converter import Place
+    from .loader import _Builder, _Source
+
+
+def requirement_kinds(b: _Builder, source: _Source, raw: object) -> Dict[str, RequirementKind]:
+    """``[requirements]``: the kinds of requirement a runner file may state, by id."""
+    return {id: RequirementKind(id, spec.name, spec.reason)
+            for id, _, spec in b.entries(source, raw, "requirements", "Requirement kind", b.shapes.KindSpec)}
+
+
+def requirements(b: _Builder, runner: Runner, kinds: Dict[str, RequirementKind], schema: Schema) -> Runner:
+    """*runner* with what its file says it requires (``[requires]``) and when it is a candidate."""
+    found = b.runner_specs.get(runner.id)
+    if found is None:
+        return runner
+    source, spec = found
+    candidate = None
+    if spec.candidate is not None:
+        candidate = b.predicate(source, ("candidate",), spec.candidate, schema)
+        _everlasting(b, source, ("candidate",), candidate, schema)
+    clauses: Dict[str, List[Requirement]] = {}
+    for kind, value in spec.requires.items():
+        where: Place = ("requires", kind)
+        if kind not in kinds:
+            b.problem(source, where, _messages.unknown_choice("requirement kind", kind, list(kinds)))
+            continue
+        items = value if isinstance(value, list) else [value]
+        if not items:
+            b.problem(source, where, _messages.empty_requirement(kind))
+        for index, item in enumerate(items):
+            at: Place = where + (index,) if isinstance(value, list) else where
+            if isinstance(item, str):
+                item = {"condition": item}
+            clause, _ = b.shaped(source, item, b.shapes.ClauseSpec, at)
+            if clause is None:
+                continue
+            condition = b.predicate(source, at + (("condition",) if isinstance(value, (dict, list)) else ()),
+                                    clause.condition, schema)
+            _everlasting(b, source, at, condition, schema)
+            reason = clause.reason or kinds[kind].reason
+            if reason is None:
+                b.problem(source, at, _messages.requirement_without_reason(kind))
+                continue
+            if condition is not None:
+                clauses.setdefault(kind, []).append(Requirement(runner.id, kind, condition, reason, clause.doc))
+    ordered = tuple(c for kind in kinds for c in clauses.get(kind, ()))
+    return attrs.evolve(runner, requires=ordered, candidate=candidate)
+
+
+def orders(b: _Builder, source: _Source, raw: object, schema: Schema, runners: Optional[List[Runner]]) -> List[Order]:
+    """``[orders]``: the runners to try first, in order, when a condition holds."""
+    known = [r.id for r in runners or ()] + list(b.broken_runners)
+    out = []
+    for id, where, spec in b.entries(source, raw, "orders", "Order", b.shapes.OrderSpec):
+        when = b.predicate(source, where + ("when",), spec.when, schema)
+        _everlasting(b, source, where + ("when",), when, schema)
+        ok = bool(spec.runners)
+        if not spec.runners:
+            b.problem(source, where + ("runners",), _messages.empty_order())
+        for index, runner in enumerate(spec.runners):
+            if runner not in known:
+                if runners is not None:
+                    b.problem(source, where + ("runners", index), _messages.unknown_choice("runner", runner, known))
+                ok = False
+            elif runner in spec.runners[:index]:
+                b.problem(source, where + ("runners", index), _messages.listed_twice(runner))
+                ok = False
+        if ok and when is not None:
+            out.append(Order(id, spec.name, when, tuple(spec.runners)))
+    return out
+
+
+def _everlasting(b: _Builder, source: _Source, where: Place, predicate: Optional[Predicate], schema: Schema) -> None:
+    """Requirements, candidacies and orders apply at every version: what they read must exist
+    at every version too."""
+    if predicate is None or not schema.versioned:
+        return
+    for path in sorted(predicate.paths):
+        field = schema.get(path)
+        if field is not None and (field.since is not None or field.until is not None):
+            b.problem(source, where, _messages.not_everlasting(path, window_text(field.window)))

@@ -1,0 +1,227 @@
+"""The ``[config]`` table: each field's declaration (type, choices, bounds, default and its
+history, since/until), the sections its dotted paths imply, and the facts they inherit."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+
+import attrs
+from packaging.version import Version
+
+from . import _access, _format, _messages
+from .errors import ConfigError
+from .schema import FIELD_TYPES, NOTHING, Field, Schema, Window
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._converter import Place
+    from .loader import _Builder, _Source
+
+_NUMERIC = frozenset({"int", "float"})
+
+
+def schema(b: _Builder, source: _Source, raw: object) -> Schema:
+    if not isinstance(raw, dict):
+        b.problem(source, ("config",), b.shapes.expected("a table", raw).args[0])
+        return Schema({})
+    declared: Dict[str, Field] = {}
+    for path, value in raw.items():
+        field = _field(b, source, path, value)
+        if field is not None:
+            declared[path] = field
+        else:
+            # Reported already: predicates that read it are not told it is unknown too.
+            b.broken.add(path)
+    fields: Dict[str, Field] = {}
+    for path, field in declared.items():
+        parts = path.split(".")
+        for end in range(1, len(parts)):
+            prefix = ".".join(parts[:end])
+            parent = declared.get(prefix)
+            if parent is None:
+                fields.setdefault(prefix, Field(prefix, "section", implied=True))
+            elif parent.type != "section":
+                b.problem(source, ("config", path),
+                          _messages.not_a_section(prefix, parent.type, path))
+        fields[path] = field
+    return Schema(_facts_inherited(fields))
+
+
+def _field(b: _Builder, source: _Source, path: str, raw: object) -> Optional[Field]:  # noqa: C901 — every rule of one [config] entry, each problem collected in the order the entry is read
+    where = ("config", path)
+    if not _format.PATH_RE.match(path):
+        b.problem(source, where, _messages.bad_config_path(path))
+        return None
+    if not _format.FIELD_PATH_RE.match(path):
+        b.problem(source, where, _messages.underscore_segment(next(p for p in path.split(".") if p.startswith("_"))))
+        return None
+    if isinstance(raw, str):
+        raw = {"type": raw}
+    spec, bad = b.shaped(source, raw, b.shapes.FieldSpec, where)
+    if spec is None:
+        return None
+    if spec.type not in FIELD_TYPES:
+        b.problem(source, where + ("type",), _messages.unknown_type(spec.type, FIELD_TYPES))
+        return None
+    kind = spec.type
+    choices, choice_windows = _choices(b, source, where, spec.choices)
+    ok = choices is not None or spec.choices is None
+    if choices is not None:
+        if kind not in ("str", "int", "float"):
+            b.problem(source, where + ("choices",), _messages.no_choices_for(kind))
+            ok = False
+        elif not choices:
+            b.problem(source, where + ("choices",), _messages.empty_choices())
+            ok = False
+        else:
+            for index, choice in enumerate(choices):
+                try:
+                    _access.check(Field(path, kind), choice)
+                except ConfigError:
+                    b.problem(source, where + ("choices", index), _messages.choice_misfit(choice, kind))
+                    ok = False
+            if len(set(map(repr, choices))) != len(choices):
+                b.problem(source, where + ("choices",), _messages.repeated_choices())
+                ok = False
+    for bound in ("min", "max"):
+        value = getattr(spec, bound)
+        if value is None:
+            continue
+        if kind not in _NUMERIC:
+            b.problem(source, where + (bound,), _messages.no_bound_for(bound, kind))
+            ok = False
+        elif isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+            b.problem(source, where + (bound,), _messages.not_a_number(value))
+            ok = False
+    if ok and spec.min is not None and spec.max is not None and spec.min > spec.max:
+        b.problem(source, where + ("max",), _messages.max_below_min(spec.max, spec.min))
+        ok = False
+    if spec.classes and kind not in ("str", "list[str]"):
+        b.problem(source, where + ("classes",), _messages.classes_for(kind))
+        ok = False
+    window = b.window(source, where, spec.since, spec.until)
+    if not ok or window is None:
+        return None
+    field = Field(path, kind, nullable=spec.nullable, choices=choices,
+                  min=spec.min, max=spec.max, doc=spec.doc)
+    default = spec.default
+    defaults: Tuple[Tuple[Optional[Version], object], ...] = ()
+    if default is not NOTHING and kind == "section":
+        b.problem(source, where + ("default",), _messages.section_default())
+        return None
+    if isinstance(default, list) and any(isinstance(item, dict) for item in default):
+        history = _default_history(b, source, where + ("default",), field, default)
+        if history is None:
+            return None
+        defaults = history
+        history_field = Field(path, kind, nullable=spec.nullable, defaults=defaults)
+        default = history_field.default_at(b.matrix_version) if b.matrix_version is not None else defaults[-1][1]
+    elif default is not NOTHING:
+        try:
+            default = _default(field, default)
+        except ConfigError as exc:
+            b.problem(source, where + ("default",), _messages.default_misfit(spec.default, exc.reason))
+            return None
+    elif spec.nullable:
+        default = None
+    return Field(path, kind, nullable=spec.nullable, default=default, choices=choices,
+                 min=spec.min, max=spec.max, doc=spec.doc, fact=spec.fact, since=window[0], until=window[1],
+                 choice_windows=choice_windows, defaults=defaults,
+                 classes=spec.classes)
+
+
+def _default(field: Field, value: object) -> object:
+    return _access.check(field, tuple(value) if isinstance(value, list) else value)
+
+
+def _default_history(b: _Builder, source: _Source, where: Place, field: Field,
+                     raw: List[object]) -> Optional[Tuple[Tuple[Optional[Version], object], ...]]:
+    """``default = [{ value = 4 }, { value = 8, since = "3.0" }]``: the default's history,
+    oldest first; None (said) when it is malformed."""
+    history: List[Tuple[Optional[Version], object]] = []
+    ok = True
+    for index, entry in enumerate(raw):
+        at = where + (index,)
+        unknown = sorted(set(entry) - {"value", "since"}) if isinstance(entry, dict) else []
+        if not isinstance(entry, dict) or unknown or "value" not in entry:
+            b.problem(source, at + ((unknown[0],) if unknown else ()),
+                      _messages.default_entry(unknown[0] if unknown else None))
+            ok = False
+            continue
+        since: Optional[Version] = None
+        if "since" in entry:
+            if not isinstance(entry["since"], str):
+                b.problem(source, at + ("since",), _messages.invalid_version(entry["since"]))
+                ok = False
+                continue
+            since = b.version(source, at + ("since",), entry["since"])
+            if since is None:
+                ok = False
+                continue
+        try:
+            value = _default(field, entry["value"])
+        except ConfigError as exc:
+            b.problem(source, at + ("value",), _messages.default_misfit(entry["value"], exc.reason))
+            ok = False
+            continue
+        if history and since is None:
+            b.problem(source, at, _messages.since_left_out())
+            ok = False
+            continue
+        previous = history[-1][0] if history else None
+        if previous is not None and since is not None and since <= previous:
+            b.problem(source, at + ("since",), _messages.history_order(since, history[-1][0]))
+            ok = False
+            continue
+        history.append((since, value))
+    return tuple(history) if ok else None
+
+
+def _choices(b: _Builder, source: _Source, where: Place, raw: Optional[Tuple[object, ...]]) -> Tuple[
+        Optional[Tuple[object, ...]], Dict[object, Window]]:
+    """The choices, each a value or ``{ value = …, since = …, until = … }``, and the windows
+    of those that exist only from or until a version. (None, {}) when one is malformed."""
+    if raw is None:
+        return None, {}
+    values: List[object] = []
+    windows: Dict[object, Window] = {}
+    ok = True
+    for index, choice in enumerate(raw):
+        if not isinstance(choice, dict):
+            values.append(choice)
+            continue
+        at = where + ("choices", index)
+        unknown = sorted(set(choice) - {a.name for a in attrs.fields(b.shapes.ChoiceSpec)})
+        if unknown or "value" not in choice:
+            b.problem(source, at + ((unknown[0],) if unknown else ()), _messages.choice_table(unknown[0] if unknown else None))
+            ok = False
+            continue
+        since, until = choice.get("since"), choice.get("until")
+        if not all(v is None or isinstance(v, str) for v in (since, until)):
+            b.problem(source, at, _messages.choice_table(None))
+            ok = False
+            continue
+        window = b.window(source, at, since, until)
+        if window is None:
+            ok = False
+            continue
+        values.append(choice["value"])
+        if window != (None, None):
+            windows[choice["value"]] = window
+    return (tuple(values) if ok else None), windows
+
+
+def _facts_inherited(fields: Dict[str, Field]) -> Dict[str, Field]:
+    """Every field below a fact section is a fact; an implied section is one when every field
+    below it is (the host supplies all of it: vLLM's ``platform``)."""
+    out = dict(fields)
+    for path, field in fields.items():
+        if not field.fact and not field.implied:
+            parts = path.split(".")
+            if any(fields[".".join(parts[:end])].fact for end in range(1, len(parts))):
+                out[path] = attrs.evolve(field, fact=True)
+    for path, field in fields.items():
+        if field.implied:
+            below = [f for p, f in out.items() if p.startswith(path + ".") and not f.implied]
+            if below and all(f.fact for f in below):
+                out[path] = attrs.evolve(field, fact=True)
+    return out

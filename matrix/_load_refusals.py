@@ -1,0 +1,37 @@
+"""The ``[refusals]`` table: gates that are refused together, whatever the runner."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, List
+
+from . import _messages
+from .schema import Refusal
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .loader import _Builder, _Source
+
+
+def refusals(b: _Builder, source: _Source, raw: object, features: object) -> List[Refusal]:
+    """``[refusals]``: combinations of gates no runner serves, each with its reason; a gate they
+    name must be one of *features* (the raw ``[features]`` table)."""
+    known = list(features) if isinstance(features, dict) else []
+    out = []
+    for id, where, spec in b.entries(source, raw, "refusals", "Refusal", b.shapes.RefusalSpec):
+        lists = []
+        ok = bool(spec.together)
+        if not spec.together:
+            b.problem(source, where + ("together",), _messages.refusal_shape())
+        for index, part in enumerate(spec.together):
+            if not isinstance(part, list) or not part or not all(isinstance(g, str) for g in part):
+                b.problem(source, where + ("together", index), _messages.refusal_shape())
+                ok = False
+                continue
+            for position, gate in enumerate(part):
+                if gate not in known:
+                    b.problem(source, where + ("together", index, position),
+                              _messages.unknown_choice("gate", gate, known))
+                    ok = False
+            lists.append(tuple(part))
+        if ok:
+            out.append(Refusal(id, spec.reason, tuple(lists), spec.links))
+    return out
