@@ -1,5 +1,6 @@
 import io
 import os
+import re
 import sys
 import json
 
@@ -644,13 +645,24 @@ def test_check_checks_the_matrix_of_each_changed_file_once(tmp_path):
         2, "", "matrix: error: --format sarif writes one document: check one matrix at a time\n")
 
 
-def test_the_pre_commit_hook_passes_the_changed_files():
+def test_the_pre_commit_hook_passes_the_changed_files(tmp_path):
+    """The hook run as pre-commit runs it: its entry, then the changed files its pattern selects."""
     import yaml
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     with open(os.path.join(root, ".pre-commit-hooks.yaml")) as handle:
-        hooks = {hook["id"]: hook for hook in yaml.safe_load(handle)}
-    assert (hooks["matrix-check"]["entry"], hooks["matrix-check"]["pass_filenames"]) == ("matrix check", True)
+        hook = {hook["id"]: hook for hook in yaml.safe_load(handle)}["matrix-check"]
+    (tmp_path / "pyproject.toml").unlink()
+    _project(tmp_path, "src/pkg")
+    _project(tmp_path, "other", runner="b")
+    changed = ["README.md", "other/runners/b.toml", "src/pkg/features.toml", "src/pkg/features.toml.orig", "setup.py"]
+    passed = [path for path in changed if re.search(hook["files"], path)] if hook["pass_filenames"] else []
+    assert passed == ["other/runners/b.toml", "src/pkg/features.toml"]
+    program, *words = hook["entry"].split()
+    assert program == "matrix"
+    assert call(*words, *passed) == (0, (
+        "other/features.toml: passed: 0 errors, 0 warnings, 0 notes\n"
+        "src/pkg/features.toml: passed: 0 errors, 0 warnings, 0 notes\n"), "")
 
 
 def test_version_prints_the_installed_version_of_matrix():
