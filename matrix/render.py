@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence
 
 from ._docs_model import SYMBOLS, document
+from ._docs_tables import BUILDERS
 from ._versions import VersionLike
 from .schema import Matrix
 
@@ -36,10 +37,10 @@ def __dir__() -> List[str]:
 
 
 FORMATS = ("markdown", "rst", "html", "json")
-TABLES = ("support", "runners", "capabilities", "pairs", "config", "deprecations")
+TABLES = tuple(BUILDERS)
 #: What `render` and ``matrix docs`` give when no table is named: all but the pairs, a search
 #: whose time grows with the square of the number of features (``--table all`` adds it).
-DEFAULT_TABLES = ("support", "runners", "capabilities", "config", "deprecations")
+DEFAULT_TABLES = tuple(name for name in TABLES if name != "pairs")
 #: What ``matrix docs --table`` accepts.
 TABLE_CHOICES = (*TABLES, "all")
 
