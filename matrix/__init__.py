@@ -15,6 +15,7 @@ from .loader import default, load, loads
 from .predicates import And, Compare, IsNone, ListLiteral, Literal, Mod, Not, Or, Path, Predicate
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ._remedy import Change, Remedies, Remedy
     from .check import Finding, Report
 from ._versions import VersionLike
 from .resolver import Observation, Resolution, ResolutionWarning
@@ -56,6 +57,9 @@ __all__ = [
     "Observation",
     "Finding",
     "Report",
+    "Remedies",
+    "Remedy",
+    "Change",
     "MatrixError",
     "UsageError",
     "LoadError",
@@ -80,6 +84,10 @@ def __getattr__(name: str) -> object:
         from . import check
 
         return getattr(check, name)
+    if name in ("Remedies", "Remedy", "Change"):  # imported when a remedy is first asked for
+        from . import _remedy
+
+        return getattr(_remedy, name)
     raise AttributeError(f"module 'matrix' has no attribute {name!r}")
 
 

@@ -13,6 +13,7 @@ import attrs
 from . import _messages
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ._remedy import Remedies
     from .resolver import Resolution
 
 __all__ = [
@@ -201,18 +202,23 @@ class ConfigError(MatrixError, KeyError):
 
 
 class ResolutionError(MatrixError, ValueError):
-    """No runner can serve a config; ``resolution`` is the `Resolution` that led here."""
+    """No runner can serve a config; ``resolution`` is the `Resolution` that led here, and
+    ``reason`` the sentence that says why (``message`` adds the remedies where there are)."""
 
     def __init__(self, message: str, resolution: Resolution) -> None:
         super().__init__(message)
-        self.message = message
+        self.reason = message
         self.resolution = resolution
+
+    @property
+    def message(self) -> str:
+        return self.reason
 
     def __str__(self) -> str:
         return self.message
 
     def __reduce__(self) -> Tuple[Any, ...]:
-        return (type(self), (self.message, self.resolution))
+        return (type(self), (self.reason, self.resolution))
 
 
 def _rebuilt(cls: Type[Exception], args: Tuple[object, ...], kwargs: Dict[str, Any]) -> Exception:
@@ -220,12 +226,35 @@ def _rebuilt(cls: Type[Exception], args: Tuple[object, ...], kwargs: Dict[str, A
     return cls(*args, **kwargs)
 
 
-class NoRunnerError(ResolutionError):
-    """Automatic choice found every runner blocked."""
+class _Remedied(ResolutionError):
+    """An error whose message ends with the remedies (`Resolution.remedies`): one line per
+    runner, worked out when the message is first read, not when the error is raised (the
+    search resolves many configs; a caller that catches the error and goes on never pays)."""
+
+    @property
+    def remedies(self) -> Tuple[Remedies, ...]:
+        found: Optional[Tuple[Remedies, ...]] = self.__dict__.get("_remedies")
+        if found is None:
+            found = self.__dict__["_remedies"] = self.resolution.remedies()
+        return found
+
+    @property
+    def message(self) -> str:
+        return "\n".join([self.reason, *(str(r) for r in self.remedies)])
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"kind": type(self).__name__, "message": self.message, "reason": self.reason,
+                "remedies": [r.to_dict() for r in self.remedies]}
 
 
-class UnsupportedFeatureError(ResolutionError):
-    """The runner asked for does not support a feature the config uses."""
+class NoRunnerError(_Remedied):
+    """Automatic choice found every runner blocked; the message ends with a remedy for each
+    runner."""
+
+
+class UnsupportedFeatureError(_Remedied):
+    """The runner asked for does not support a feature the config uses; the message ends with
+    the remedy for it."""
 
 
 class RemovedFeatureError(ResolutionError):

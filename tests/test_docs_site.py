@@ -27,6 +27,7 @@ PAGES = {
     "how-to/migrate.md": EXAMPLES / "adopting",
     "how-to/ci.md": EXAMPLES / "frames",
     "reference/check.md": ROOT,
+    "explanation/remedies.md": ROOT,
     "reference/file-format.md": ROOT / "tests" / "data" / "invalid",
 }
 
