@@ -138,6 +138,18 @@ def search(plan: Plan, values: Mapping[str, object], runner: str, *, asked: bool
     """The smallest remedies for the config whose gate-read *values* are given (see the module
     docstring), for *runner* asked for (*asked*) or chosen automatically; *resolve* is
     `matrix.resolver.resolve`, the judge of every candidate."""
+    kept = dict(plan.decisions)
+    try:
+        return _search(plan, values, runner, asked, resolve, limit, budget, cap)
+    finally:
+        # The candidates' decisions would crowd out the host's own (the cache is cleared when
+        # full): resolve's cache is left as the search found it.
+        plan.decisions.clear()
+        plan.decisions.update(kept)
+
+
+def _search(plan: Plan, values: Mapping[str, object], runner: str, asked: bool, resolve: Resolve,
+            limit: int, budget: int, cap: int) -> Remedies:
     name = plan.matrix.runner(runner).name
     space, constants, user = _space(plan, values)
     config = _config(space, user)
@@ -375,10 +387,13 @@ def _spell(space: Space, constants: List[object], path: str, field: Optional[Fie
     """How *values* (representatives of the classes that work) read: each value, or, for a
     number not compared with another field, the ranges the classes make up."""
     pieces: List[str] = []
+    spans = 0  # pieces that are ranges, not single values
     rest = list(values)
     if field is not None and field.type in ("int", "float") and len(space._groups.get(path, {path})) <= 1:
         numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
-        pieces += _ranges(space, path, field, numbers, constants)
+        for piece, single in _ranges(space, path, field, numbers, constants):
+            pieces.append(piece)
+            spans += not single
         rest = [v for v in values if v is None]
     for value in rest:
         if isinstance(value, str) and field is not None and field.type == "str" and field.choices is None \
@@ -392,11 +407,13 @@ def _spell(space: Space, constants: List[object], path: str, field: Optional[Fie
             pieces.append(repr(value))
     if len(pieces) == 1:
         return pieces[0]
-    return _messages.remedy_one_of(pieces, ranges=len(pieces) > len(rest))
+    return _messages.remedy_one_of(pieces, ranges=spans > 0)
 
 
-def _ranges(space: Space, path: str, field: Field, working: List[Any], constants: List[object]) -> List[str]:
-    """Runs of consecutive working representatives, each spelled as the range of its classes."""
+def _ranges(space: Space, path: str, field: Field, working: List[Any],
+            constants: List[object]) -> List[Tuple[str, bool]]:
+    """Runs of consecutive working representatives, each spelled as the range of its classes,
+    and whether that range is a single value."""
     domain = [v for v in space.domains[path] if isinstance(v, (int, float)) and not isinstance(v, bool)]
     cuts = sorted({c for c in [*constants, field.min, field.max]
                    if isinstance(c, (int, float)) and not isinstance(c, bool) and _finite(c)})
@@ -413,7 +430,8 @@ def _ranges(space: Space, path: str, field: Field, working: List[Any], constants
     for run in runs:
         low, low_closed = _class_low(run[0], cuts)
         high, high_closed = _class_high(run[-1], cuts)
-        out.append(_messages.remedy_range(field.type, low, low_closed, high, high_closed))
+        text = _messages.remedy_range(field.type, low, low_closed, high, high_closed)
+        out.append((text, text == repr(run[0])))
     return out
 
 

@@ -203,7 +203,13 @@ class ConfigError(MatrixError, KeyError):
 
 class ResolutionError(MatrixError, ValueError):
     """No runner can serve a config; ``resolution`` is the `Resolution` that led here, and
-    ``reason`` the sentence that says why (``message`` adds the remedies where there are)."""
+    ``reason`` the sentence that says why. The message of a `NoRunnerError` and of an
+    `UnsupportedFeatureError` ends with the remedies (``remedies``, `Resolution.remedies`): one
+    line per runner, worked out when the message is first read, not when the error is raised
+    (the search resolves many configs; a caller that catches the error and goes on never pays)."""
+
+    #: Whether the message ends with the remedies.
+    _remedied = False
 
     def __init__(self, message: str, resolution: Resolution) -> None:
         super().__init__(message)
@@ -211,28 +217,9 @@ class ResolutionError(MatrixError, ValueError):
         self.resolution = resolution
 
     @property
-    def message(self) -> str:
-        return self.reason
-
-    def __str__(self) -> str:
-        return self.message
-
-    def __reduce__(self) -> Tuple[Any, ...]:
-        return (type(self), (self.reason, self.resolution))
-
-
-def _rebuilt(cls: Type[Exception], args: Tuple[object, ...], kwargs: Dict[str, Any]) -> Exception:
-    """An error unpickled: its class called as it was (some take keyword-only data)."""
-    return cls(*args, **kwargs)
-
-
-class _Remedied(ResolutionError):
-    """An error whose message ends with the remedies (`Resolution.remedies`): one line per
-    runner, worked out when the message is first read, not when the error is raised (the
-    search resolves many configs; a caller that catches the error and goes on never pays)."""
-
-    @property
     def remedies(self) -> Tuple[Remedies, ...]:
+        if not self._remedied:
+            return ()
         found: Optional[Tuple[Remedies, ...]] = self.__dict__.get("_remedies")
         if found is None:
             found = self.__dict__["_remedies"] = self.resolution.remedies()
@@ -242,19 +229,36 @@ class _Remedied(ResolutionError):
     def message(self) -> str:
         return "\n".join([self.reason, *(str(r) for r in self.remedies)])
 
+    def __str__(self) -> str:
+        return self.message
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        return (type(self), (self.reason, self.resolution))
+
     def to_dict(self) -> Dict[str, Any]:
+        if not self._remedied:
+            return super().to_dict()
         return {"kind": type(self).__name__, "message": self.message, "reason": self.reason,
                 "remedies": [r.to_dict() for r in self.remedies]}
 
 
-class NoRunnerError(_Remedied):
+def _rebuilt(cls: Type[Exception], args: Tuple[object, ...], kwargs: Dict[str, Any]) -> Exception:
+    """An error unpickled: its class called as it was (some take keyword-only data)."""
+    return cls(*args, **kwargs)
+
+
+class NoRunnerError(ResolutionError):
     """Automatic choice found every runner blocked; the message ends with a remedy for each
     runner."""
 
+    _remedied = True
 
-class UnsupportedFeatureError(_Remedied):
+
+class UnsupportedFeatureError(ResolutionError):
     """The runner asked for does not support a feature the config uses; the message ends with
     the remedy for it."""
+
+    _remedied = True
 
 
 class RemovedFeatureError(ResolutionError):

@@ -856,7 +856,9 @@ def test_every_remedy_serves_and_no_smaller_change_does(case, data):
                     assert _serves(m, _apply_remedy(config, remedy, pick), runner.id, asked), (config, str(remedy))
             if found.gave_up or found.inexact:
                 continue
-            smaller = found.size - 1 if found.options else found.size
+            # Every change of fewer paths (or, with none found, of as many as were searched in
+            # full), up to two paths: three fields' universes together are too many configs.
+            smaller = min(found.size - 1 if found.options else found.size, 2)
             for count in range(1, smaller + 1):
                 for paths in itertools.combinations(names, count):
                     for values in itertools.product(*(_FIELDS[n][1] for n in paths)):
