@@ -29,7 +29,7 @@ The rules (docs/explanation/remedies.md explains them with examples):
 - **Honesty.** A search stops after `BUDGET` candidate configs, and then says it gave up; where
   the partition of a path is not exact (`matrix._space.CAUSES`), a remedy found is still one
   (the resolver said so) but not proved the smallest, and none found proves nothing: both are
-  said. "No remedy within N changes" is said only when every smaller set was tried.
+  said. "No remedy found within N changes" is said only when every smaller set was tried.
 """
 
 from __future__ import annotations

@@ -406,7 +406,7 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
     if options.runner:
         how = "as asked" if chosen.id == options.runner else f"over the {options.runner} asked for,"
     stdout.write(f"Chose {_named(chosen)} {how} at version {resolution.version}\n")
-    explained = resolution.explanation()
+    explained = resolution.explanation(remedies=False)  # the summary does not show them
     if explained["order"] is not None and options.runner is None:
         order = explained["order"]
         stdout.write(f"Order: {order['name']}, because {order['when']} holds\n")

@@ -254,7 +254,7 @@ class Resolution:
                  [p for p in sorted(_read(feature).paths) if p in values])
                 for feature in blockers]
 
-    def explanation(self) -> Dict[str, Any]:
+    def explanation(self, *, remedies: bool = True) -> Dict[str, Any]:
         """Why this runner, as JSON-ready data (`explain` is its text): how the runner was
         chosen, the feature that overrode the request (``overridden_by``) and the one that put
         the chosen runner first (``preferred_by``), the order of automatic choice that applied
@@ -264,7 +264,8 @@ class Resolution:
         that made the gate true (``because``; a section read as a whole shows as
         ``"<section>"``); a failed requirement has ``requirement`` (its kind and condition).
         Then the active features and the warnings, as `to_dict` gives them, and the remedies
-        (`remedies`, each as `matrix.Remedies.to_dict` gives it)."""
+        (`remedies`, each as `matrix.Remedies.to_dict` gives it; an empty list with *remedies*
+        False, for a caller that does not show them: the search resolves many configs)."""
         values = self.values
         order = self._choice()[0]
         overrider, preferrer = self._overrider(), self._preferrer()
@@ -291,7 +292,7 @@ class Resolution:
             ],
             "active": self._active_data(),
             "warnings": self._warnings_data(),
-            "remedies": [r.to_dict() for r in self.remedies()],
+            "remedies": [r.to_dict() for r in self.remedies()] if remedies else [],
         }
 
     def remedy(self, runner: str, *, limit: Optional[int] = None, budget: Optional[int] = None) -> Remedies:

@@ -1106,3 +1106,11 @@ def test_an_errors_remedies_are_worked_out_when_its_message_is_read_not_when_it_
 
     again = pickle.loads(pickle.dumps(excinfo.value))
     assert (str(again), again.reason) == (str(excinfo.value), excinfo.value.reason)
+
+
+def test_explanation_holds_the_remedies_unless_told_not_to_search():
+    resolution = matrix.resolve({"speculative_config": {"method": "suffix"}})
+    assert resolution.explanation()["remedies"] == [resolution.remedy("v2").to_dict()]
+    assert resolution.explanation(remedies=False)["remedies"] == []
+    assert {k: v for k, v in resolution.explanation(remedies=False).items() if k != "remedies"} == {
+        k: v for k, v in resolution.explanation().items() if k != "remedies"}
