@@ -15,6 +15,7 @@ from .loader import default, load, loads
 from .predicates import And, Compare, IsNone, ListLiteral, Literal, Mod, Not, Or, Path, Predicate
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ._remedy import Change, ChangeAction, Remedies, Remedy
     from .check import Finding, Report, Severity
 from ._versions import VersionLike
 from .resolver import Observation, ObservationKind, Resolution, ResolutionWarning, WarningKind
@@ -63,6 +64,10 @@ __all__ = [
     "Observation",
     "Finding",
     "Report",
+    "Remedies",
+    "Remedy",
+    "Change",
+    "ChangeAction",
     "MatrixError",
     "UsageError",
     "LoadError",
@@ -87,6 +92,10 @@ def __getattr__(name: str) -> object:
         from . import check
 
         return getattr(check, name)
+    if name in ("Remedies", "Remedy", "Change", "ChangeAction"):  # imported when a remedy is first asked for
+        from . import _remedy
+
+        return getattr(_remedy, name)
     raise AttributeError(f"module 'matrix' has no attribute {name!r}")
 
 

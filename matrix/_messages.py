@@ -6,6 +6,7 @@ Wording rules: a capital first letter, no final period, offending values in
 
 from __future__ import annotations
 
+import math
 import re
 from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
@@ -986,3 +987,74 @@ def _file_name(file: Optional[str]) -> str:
 def default_entry(unknown: Optional[str]) -> str:
     what = f"Unknown key {unknown!r} in a default's history" if unknown else "A default's history holds tables"
     return f"{what}: write {{ value = …, since = \"V\" }} (since left out only on the first)"
+
+
+# --- remedies (matrix._remedy) ------------------------------------------------------------------
+
+
+def remedy_change(action: str, path: str, spelled: str, doc: Optional[str]) -> str:
+    """One change of a remedy as the user would make it, or a condition on a fact (``where``)."""
+    if action == "unset":
+        return f"unset {path}"
+    if action == "add":
+        return f"add {path} (a section, its fields at their defaults)"
+    if action == "where":  # a fact: the user does not set it, the host (or the model) gives it
+        return f"only where {path} is {spelled}" + (f" (a fact: {doc})" if doc else " (a fact)")
+    return f"set {path} to {spelled}"
+
+
+def remedy_text(changes: Sequence[str], conditions: Sequence[str]) -> str:
+    said = " and ".join(changes) or "no setting"
+    return said + (", " + " and ".join(conditions) if conditions else "")
+
+
+def remedy_one_of(pieces: Sequence[str], ranges: bool = False) -> str:
+    """Values that work (``one of 'a', 'b'``), or, where ranges are among them, each said in turn."""
+    return " or ".join(pieces) if ranges else "one of " + ", ".join(pieces)
+
+
+def remedy_other_string(named: Sequence[str]) -> str:
+    return "a value other than " + ", ".join(repr(n) for n in named) if named else "any value"
+
+
+def remedy_range(kind: str, low: Optional[float], low_closed: bool, high: Optional[float], high_closed: bool) -> str:
+    """A range of values that work, from the classes it joins (None: unbounded on that side)."""
+    if kind == "int":
+        lo = None if low is None else low if low_closed else math.floor(low) + 1
+        hi = None if high is None else high if high_closed else math.ceil(high) - 1
+        if lo is not None and lo == hi:
+            return repr(int(lo))
+        if lo is None and hi is None:
+            return "any value"
+        if lo is None:
+            return f"a value ≤ {int(hi or 0)}"
+        if hi is None:
+            return f"a value ≥ {int(lo)}"
+        return f"a value from {int(lo)} to {int(hi)}"
+    if low is not None and low_closed and high_closed and low == high:
+        return repr(low)
+    parts = ([f"{'≥' if low_closed else '>'} {low!r}"] if low is not None else []) + \
+            ([f"{'≤' if high_closed else '<'} {high!r}"] if high is not None else [])
+    return "a value " + " and ".join(parts) if parts else "any value"
+
+
+def remedy_budget(budget: int, size: int) -> str:
+    return f"it resolved {budget} configs before it finished the changes of {size} path{'s' if size != 1 else ''}"
+
+
+def remedies_line(name: str, options: Sequence[str], more: int, served: bool, size: int, exhausted: bool,
+                  gave_up: Optional[str], inexact: Sequence[str]) -> str:
+    """One line: the remedies for a runner, or why there is none."""
+    caveat = f" (the search is not exact: {'; '.join(inexact)})" if inexact else ""
+    if served:
+        return f"{name} serves this config as it is"
+    if options:
+        line = f"To use {name}, change: " + "; or ".join(options)
+        if more:
+            line += f"; or {more} more"
+        return line + (f" (not proved the smallest: {'; '.join(inexact)})" if inexact else "")
+    if gave_up is not None:
+        return f"No remedy found for {name}: the search gave up: {gave_up}{caveat}"
+    if exhausted and not inexact:
+        return f"No change of the config makes {name} serve it"
+    return f"No remedy found for {name} within {size} change{'s' if size != 1 else ''}{caveat}"

@@ -170,6 +170,9 @@ def _resolve_parser(commands: Commands, stdout: IO[str]) -> None:
     _matrix_option(resolve)
     resolve.add_argument("--json", action="store_true", help="print the resolution as JSON")
     resolve.add_argument("--explain", action="store_true", help="explain every runner's blockers")
+    resolve.add_argument("--how", metavar="RUNNER",
+                         help="say the smallest changes to the config that make RUNNER serve it "
+                              "(asked for with --runner, else chosen automatically)")
 
 
 def _check_parser(commands: Commands, stdout: IO[str]) -> None:
@@ -372,32 +375,38 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
             raise _Usage(_messages.config_keys_undeclared(options.config, unknown))
     for assignment in options.set:
         _assign(config, assignment, matrix.schema)
-    if options.runner is not None:
-        matrix.runner(options.runner)  # an unknown id is a usage error, exit 2
+    for runner in (options.runner, options.how):
+        if runner is not None:
+            matrix.runner(runner)  # an unknown id is a usage error, exit 2
     try:
         resolution = matrix.resolve(config, runner=options.runner, version=options.version)
     except ResolutionError as finding:
         if options.json:
             data = _resolution_json(finding.resolution, options.explain)
             data["error"] = finding.to_dict()
+            _how(finding.resolution, options, data)
             stdout.write(_dumps(data, indent=2, ensure_ascii=False) + "\n")
         else:
             stderr.write(f"matrix: {finding.message}\n")
             if options.explain:
                 stdout.write(finding.resolution.explain() + "\n")
+            _how(finding.resolution, options, stdout=stdout)
         return EXIT_FINDING
     if options.json:
-        stdout.write(_dumps(_resolution_json(resolution, options.explain), indent=2, ensure_ascii=False) + "\n")
+        data = _resolution_json(resolution, options.explain)
+        _how(resolution, options, data)
+        stdout.write(_dumps(data, indent=2, ensure_ascii=False) + "\n")
         return EXIT_OK
     if options.explain:  # the explanation says all the summary would, and more
         stdout.write(resolution.explain() + "\n")
+        _how(resolution, options, stdout=stdout)
         return EXIT_OK
     chosen = matrix.runner(resolution.runner)
     how = "automatically"
     if options.runner:
         how = "as asked" if chosen.id == options.runner else f"over the {options.runner} asked for,"
     stdout.write(f"Chose {_named(chosen)} {how} at version {resolution.version}\n")
-    explained = resolution.explanation()
+    explained = resolution.explanation(remedies=False)  # the summary does not show them
     if explained["order"] is not None and options.runner is None:
         order = explained["order"]
         stdout.write(f"Order: {order['name']}, because {order['when']} holds\n")
@@ -428,7 +437,20 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
         stdout.write(f"{verb} {_named(runner)} because of: {names}\n")
     for warning in resolution.warnings:
         stdout.write(f"Warning ({warning.kind}): {warning.message}\n")
+    _how(resolution, options, stdout=stdout)
     return EXIT_OK
+
+
+def _how(resolution: Resolution, options: argparse.Namespace, data: Optional[Dict[str, Any]] = None, *,
+         stdout: Optional[IO[str]] = None) -> None:
+    """``--how RUNNER``: the remedy for RUNNER, as a line of text or under ``how`` in *data*."""
+    if options.how is None:
+        return
+    remedies = resolution.remedy(options.how)
+    if data is not None:
+        data["how"] = remedies.to_dict()
+    elif stdout is not None:
+        stdout.write(f"How: {remedies}\n")
 
 
 def _named(runner: Runner) -> str:

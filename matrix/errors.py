@@ -39,6 +39,7 @@ import attrs
 from . import _messages
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ._remedy import Remedies
     from .resolver import Resolution
 
 __all__ = [
@@ -227,18 +228,44 @@ class ConfigError(MatrixError, KeyError):
 
 
 class ResolutionError(MatrixError, ValueError):
-    """No runner can serve a config; ``resolution`` is the `Resolution` that led here."""
+    """No runner can serve a config; ``resolution`` is the `Resolution` that led here, and
+    ``reason`` the sentence that says why. The message of a `NoRunnerError` and of an
+    `UnsupportedFeatureError` ends with the remedies (``remedies``, `Resolution.remedies`): one
+    line per runner, worked out when the message is first read, not when the error is raised
+    (the search resolves many configs; a caller that catches the error and goes on never pays)."""
+
+    #: Whether the message ends with the remedies.
+    _remedied = False
 
     def __init__(self, message: str, resolution: Resolution) -> None:
         super().__init__(message)
-        self.message = message
+        self.reason = message
         self.resolution = resolution
+
+    @property
+    def remedies(self) -> Tuple[Remedies, ...]:
+        if not self._remedied:
+            return ()
+        found: Optional[Tuple[Remedies, ...]] = self.__dict__.get("_remedies")
+        if found is None:
+            found = self.__dict__["_remedies"] = self.resolution.remedies()
+        return found
+
+    @property
+    def message(self) -> str:
+        return "\n".join([self.reason, *(str(r) for r in self.remedies)])
 
     def __str__(self) -> str:
         return self.message
 
     def __reduce__(self) -> Tuple[Any, ...]:
-        return (type(self), (self.message, self.resolution))
+        return (type(self), (self.reason, self.resolution))
+
+    def to_dict(self) -> Dict[str, Any]:
+        if not self._remedied:
+            return super().to_dict()
+        return {"kind": type(self).__name__, "message": self.message, "reason": self.reason,
+                "remedies": [r.to_dict() for r in self.remedies]}
 
 
 def _rebuilt(cls: Type[Exception], args: Tuple[object, ...], kwargs: Dict[str, Any]) -> Exception:
@@ -247,11 +274,17 @@ def _rebuilt(cls: Type[Exception], args: Tuple[object, ...], kwargs: Dict[str, A
 
 
 class NoRunnerError(ResolutionError):
-    """Automatic choice found every runner blocked."""
+    """Automatic choice found every runner blocked; the message ends with a remedy for each
+    runner."""
+
+    _remedied = True
 
 
 class UnsupportedFeatureError(ResolutionError):
-    """The runner asked for does not support a feature the config uses."""
+    """The runner asked for does not support a feature the config uses; the message ends with
+    the remedy for it."""
+
+    _remedied = True
 
 
 class RemovedFeatureError(ResolutionError):

@@ -27,6 +27,8 @@ from .schema import Feature, Matrix, Order, Requirement, Runner, Statement, Stat
 if TYPE_CHECKING:  # pragma: no cover
     import logging
 
+    from ._remedy import Remedies
+
 __all__ = [
     "Observation",
     "ObservationKind",
@@ -260,7 +262,7 @@ class Resolution:
                  [p for p in sorted(_read(feature).paths) if p in values])
                 for feature in blockers]
 
-    def explanation(self) -> Dict[str, Any]:
+    def explanation(self, *, remedies: bool = True) -> Dict[str, Any]:
         """Why this runner, as JSON-ready data (`explain` is its text): how the runner was
         chosen, the feature that overrode the request (``overridden_by``) and the one that put
         the chosen runner first (``preferred_by``), the order of automatic choice that applied
@@ -269,7 +271,9 @@ class Resolution:
         and chosen, and its blockers, each with its status, note, gate, and the config values
         that made the gate true (``because``; a section read as a whole shows as
         ``"<section>"``); a failed requirement has ``requirement`` (its kind and condition).
-        Then the active features and the warnings, as `to_dict` gives them."""
+        Then the active features and the warnings, as `to_dict` gives them, and the remedies
+        (`remedies`, each as `matrix.Remedies.to_dict` gives it; an empty list with *remedies*
+        False, for a caller that does not show them: the search resolves many configs)."""
         values = self.values
         order = self._choice()[0]
         overrider, preferrer = self._overrider(), self._preferrer()
@@ -296,7 +300,31 @@ class Resolution:
             ],
             "active": self._active_data(),
             "warnings": self._warnings_data(),
+            "remedies": [r.to_dict() for r in self.remedies()] if remedies else [],
         }
+
+    def remedy(self, runner: str, *, limit: Optional[int] = None, budget: Optional[int] = None) -> Remedies:
+        """The smallest changes to this config that make *runner* serve it: asked for, when a
+        runner was asked for here, else chosen automatically (`matrix._remedy` states the
+        rules). Worked out on each call: it resolves many configs.
+
+        :param limit: the most paths a remedy may change (3 by default).
+        :param budget: the most candidate configs the search resolves (15,000 by default).
+        :raises UsageError: *runner* is not a runner of the matrix.
+        """
+        from . import _remedy
+
+        self.matrix.runner(runner)
+        return _remedy.search(self._plan, self.values, runner, asked=self.requested is not None, resolve=resolve,
+                              limit=_remedy.LIMIT if limit is None else limit,
+                              budget=_remedy.BUDGET if budget is None else budget)
+
+    def remedies(self) -> Tuple[Remedies, ...]:
+        """The remedies worth saying: for the runner asked for when it does not serve; for
+        every runner when automatic choice found none; else for the runner automatic choice
+        would have taken first (a preference passed over, or the first of the order tried) when
+        another was chosen; else none."""
+        return tuple(self.remedy(r) for r in _remedy_targets(self))
 
     def _overrider(self) -> Optional[Feature]:
         """The feature that overrode the runner asked for, if one did."""
@@ -393,6 +421,21 @@ def _restored(matrix: Matrix, version: str, mask: int, values: Tuple[object, ...
     return Resolution(_plan(matrix, version), mask, values, runner, requested, warnings)
 
 
+def _remedy_targets(resolution: Resolution) -> List[str]:
+    """The runners `Resolution.remedies` answers for."""
+    chosen, requested = resolution.runner, resolution.requested
+    if requested is not None:
+        return [] if chosen == requested else [requested]
+    tried = [r.id for r in resolution._choice()[1]]
+    if chosen is None:
+        return tried + [r.id for r in resolution.matrix.runners if r.id not in tried]
+    preferred = [w.runner for w in resolution.warnings if w.kind == "preference"]
+    if chosen in preferred:
+        return []  # a preference put it first: automatic choice took it first
+    first = preferred[0] if preferred and preferred[0] is not None else tried[0]  # one passed over, else the order's
+    return [] if first == chosen else [first]
+
+
 def _feature_data(feature: Optional[Feature]) -> Optional[Dict[str, str]]:
     return None if feature is None else {"id": feature.id, "name": feature.name}
 
@@ -457,6 +500,9 @@ def _explanation_text(data: Mapping[str, Any], values: Mapping[str, object]) -> 
     if data["warnings"]:
         lines.append("Warnings:")
         lines.extend(f"  - {w['kind']}: {w['message']}" for w in data["warnings"])
+    if data["remedies"]:
+        lines.append("Remedies:")
+        lines.extend(f"  - {r['text']}" for r in data["remedies"])
     return "\n".join(lines)
 
 

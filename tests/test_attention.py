@@ -168,7 +168,7 @@ def test_example_7_h100_mm_prefix():
 def test_example_8_no_backend_lists_every_candidates_reasons():
     with pytest.raises(NoRunnerError) as caught:
         ATTENTION.resolve(_example(H100, _H100_FA, head_size=16, dtype="float32", kv_cache_dtype="fp8"))
-    assert str(caught.value) == (
+    assert caught.value.reason == (
         "No runner can serve this config: FlashAttention is not valid for this config: dtype not supported; "
         "FlashInfer is not valid for this config: head_size not supported, dtype not supported; "
         "Triton is not valid for this config: head_size not supported; "
@@ -179,7 +179,8 @@ def test_example_8_no_backend_lists_every_candidates_reasons():
 def test_example_9_an_explicit_backend_does_not_fall_back():
     with pytest.raises(UnsupportedFeatureError) as caught:
         ATTENTION.resolve(_example(H100, _H100_FA, head_size=96), runner="FLASHINFER")
-    assert str(caught.value) == "FlashInfer is not valid for this config: head_size not supported"
+    assert str(caught.value) == ("FlashInfer is not valid for this config: head_size not supported\n"
+                                 "To use FlashInfer, change: set selector.head_size to one of 64, 128, 256, 512")
 
 
 def test_example_10_batch_invariance_on_b200():

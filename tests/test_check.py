@@ -807,3 +807,60 @@ def test_a_refusing_forced_runner_wins_over_an_overriding_one_whatever_the_order
     assert excinfo.exconly() == ("matrix.errors.UnsupportedFeatureError: fn requires R0; it cannot run on R1, which "
                                  "was asked for")
     assert m.resolve({"a": True}, runner="r1").runner == "r0"  # the override alone still overrides
+
+
+# --- remedies (issue 27 item 4) ----------------------------------------------------------------
+
+
+def _apply_remedy(config, remedy, pick):
+    """*config* with the remedy's changes and conditions made, each value chosen by *pick*."""
+    out = dict(config)
+    for change in (*remedy.changes, *remedy.conditions):
+        out[change.path] = None if change.action == "unset" else pick(change.values)
+    return out
+
+
+def _serves(m, config, runner, asked):
+    try:
+        return m.resolve(config, runner=runner if asked else None).runner == runner
+    except matrix.MatrixError:
+        return False
+
+
+@settings(deadline=None)
+@given(_small_matrices(), st.data())
+def test_every_remedy_serves_and_no_smaller_change_does(case, data):
+    """On random matrices: every remedy, with any of its values, makes its runner serve the
+    config (asked for and automatic), and no change of fewer paths does: brute force over the
+    independent universe of each field's values."""
+    text, names, runners, _ = case
+    try:
+        m = matrix.loads(text, runners=runners)
+    except matrix.LoadError:
+        return
+    config = data.draw(st.sampled_from(list(itertools.islice(_universe(m, names), 0, None, 97)) or [{}]))
+    for runner in m.runners:
+        for asked in (True, False):
+            try:
+                resolution = m.resolve(config, runner=runner.id if asked else None)
+            except matrix.ResolutionError as error:
+                resolution = error.resolution
+            except matrix.MatrixError:
+                return  # a config the schema refuses
+            found = resolution.remedy(runner.id)
+            assert found.asked is asked
+            assert found.served is _serves(m, config, runner.id, asked)
+            for remedy in found.options:
+                assert len(remedy.changes) + len(remedy.conditions) == found.size
+                for pick in (lambda vs: vs[0], lambda vs: vs[-1]):
+                    assert _serves(m, _apply_remedy(config, remedy, pick), runner.id, asked), (config, str(remedy))
+            if found.gave_up or found.inexact:
+                continue
+            # Every change of fewer paths (or, with none found, of as many as were searched in
+            # full), up to two paths: three fields' universes together are too many configs.
+            smaller = min(found.size - 1 if found.options else found.size, 2)
+            for count in range(1, smaller + 1):
+                for paths in itertools.combinations(names, count):
+                    for values in itertools.product(*(_FIELDS[n][1] for n in paths)):
+                        changed = {**config, **dict(zip(paths, values))}
+                        assert not _serves(m, changed, runner.id, asked), (config, changed, str(found))

@@ -57,13 +57,16 @@ def test_resolve_explain_prints_the_explanation_with_each_warning_once():
         "Warnings:\n"
         f"  - deprecated: {DEPRECATION}\n"
         "  - fallback: Model Runner V2 does not support: mamba cache mode 'all'; using Model Runner V1 instead\n"
+        "Remedies:\n"
+        "  - To use Model Runner V2, change: set cache_config.mamba_cache_mode to one of 'none', 'align'\n"
     )
 
 
 def test_resolve_asking_for_v2_exits_1():
     status, out, err = call("resolve", "--version", "0.31.0", "--set", "cache_config.mamba_cache_mode=all", "--runner", "v2")
     assert (status, out) == (1, "")
-    assert err == "matrix: Model Runner V2 does not support: mamba cache mode 'all'\n"
+    assert err == ("matrix: Model Runner V2 does not support: mamba cache mode 'all'\n"
+                   "To use Model Runner V2, change: set cache_config.mamba_cache_mode to one of 'none', 'align'\n")
 
 
 def test_resolve_at_the_removal_version_exits_1():
@@ -101,13 +104,16 @@ def test_resolve_with_no_runner_lists_both_runners_blockers():
     assert err == (
         "matrix: No runner can serve this config: Model Runner V2 does not support: mamba cache mode 'all'; "
         "Model Runner V1 does not support: diffusion models\n"
+        "To use Model Runner V2, change: set cache_config.mamba_cache_mode to one of 'none', 'align'\n"
+        "To use Model Runner V1, change: unset model_config; or set model_config.is_diffusion to False\n"
     )
 
 
 def test_resolve_explain_on_a_finding_prints_the_explanation():
     status, out, err = call("resolve", "--set", "model_config.is_diffusion=true", "--runner", "v1", "--explain")
     assert status == 1
-    assert err == "matrix: Model Runner V1 does not support: diffusion models\n"
+    assert err == ("matrix: Model Runner V1 does not support: diffusion models\n"
+                   "To use Model Runner V1, change: unset model_config; or set model_config.is_diffusion to False\n")
     assert out == (
         "Runner: none (asked for 'v1'), at version 0.33.0\n"
         "Runners, highest priority first:\n"
@@ -117,7 +123,56 @@ def test_resolve_explain_on_a_finding_prints_the_explanation():
         "        when: model_config.is_diffusion\n"
         "        because: model_config.is_diffusion = True\n"
         "Active features: diffusion models\n"
+        "Remedies:\n"
+        "  - To use Model Runner V1, change: unset model_config; or set model_config.is_diffusion to False\n"
     )
+
+
+SUFFIX_REMEDY = ("To use Model Runner V2, change: unset speculative_config; or set speculative_config.method to one "
+                 "of 'ngram', 'ngram_gpu', 'draft_model', 'eagle', 'eagle3', 'extract_hidden_states', 'mtp', "
+                 "'dflash', 'dspark'")
+
+
+def test_resolve_how_prints_the_remedy_for_the_runner_after_the_summary():
+    status, out, err = call("resolve", "--set", "speculative_config.method=suffix", "--how", "v2")
+    assert (status, err) == (0, "")
+    assert out == (
+        "Chose v1 (Model Runner V1) automatically at version 0.33.0\n"
+        "Skipped v2 (Model Runner V2) because of: speculative method 'suffix'\n"
+        "Warning (fallback): Model Runner V2 does not support: speculative method 'suffix'; using Model Runner V1 instead\n"
+        f"How: {SUFFIX_REMEDY}\n"
+    )
+    assert call("resolve", "--how", "v2") == (0, "Chose v2 (Model Runner V2) automatically at version 0.33.0\n"
+                                                 "How: Model Runner V2 serves this config as it is\n", "")
+
+
+def test_resolve_asking_for_a_runner_that_refuses_fails_with_the_remedy_in_the_message():
+    status, out, err = call("resolve", "--set", "speculative_config.method=suffix", "--runner", "v2", "--how", "v2")
+    assert status == 1
+    assert err == f"matrix: Model Runner V2 does not support: speculative method 'suffix'\n{SUFFIX_REMEDY}\n"
+    assert out == f"How: {SUFFIX_REMEDY}\n"
+
+
+def test_resolve_how_json_holds_the_structured_remedy():
+    status, out, err = call("resolve", "--json", "--set", "speculative_config.method=suffix", "--how", "v2")
+    assert (status, err) == (0, "")
+    how = json.loads(out)["how"]
+    methods = ["ngram", "ngram_gpu", "draft_model", "eagle", "eagle3", "extract_hidden_states", "mtp", "dflash", "dspark"]
+    assert how == {
+        "runner": "v2", "asked": False, "served": False, "more": 0, "size": 1, "exhausted": False,
+        "gave_up": None, "inexact": [], "text": SUFFIX_REMEDY,
+        "options": [
+            {"runner": "v2", "conditions": [], "text": "unset speculative_config",
+             "changes": [{"path": "speculative_config", "action": "unset", "values": [None],
+                          "text": "unset speculative_config"}]},
+            {"runner": "v2", "conditions": [], "text": SUFFIX_REMEDY.split("change: unset speculative_config; or ")[1],
+             "changes": [{"path": "speculative_config.method", "action": "set", "values": methods,
+                          "text": SUFFIX_REMEDY.split("change: unset speculative_config; or ")[1]}]},
+        ]}
+
+
+def test_resolve_how_names_an_unknown_runner_as_bad_usage():
+    assert call("resolve", "--how", "v3") == (2, "", "matrix: error: Unknown runner 'v3' (expected one of 'v1', 'v2')\n")
 
 
 def test_resolve_json_from_a_file(tmp_path):
@@ -137,7 +192,16 @@ def test_resolve_json_on_a_finding_carries_the_error():
                             "--set", "parallel_config.enable_elastic_ep=true")
     assert (status, err) == (1, "")
     data = json.loads(out)
-    assert data["error"] == {"kind": "UnsupportedFeatureError", "message": "Model Runner V2 does not support: elastic expert parallelism"}
+    reason = "Model Runner V2 does not support: elastic expert parallelism"
+    remedy = "To use Model Runner V2, change: set parallel_config.enable_elastic_ep to False"
+    change = {"path": "parallel_config.enable_elastic_ep", "action": "set", "values": [False],
+              "text": "set parallel_config.enable_elastic_ep to False"}
+    assert data["error"] == {
+        "kind": "UnsupportedFeatureError", "message": f"{reason}\n{remedy}", "reason": reason,
+        "remedies": [{"runner": "v2", "asked": True, "served": False, "more": 0, "size": 1, "exhausted": False,
+                      "gave_up": None, "inexact": [], "text": remedy,
+                      "options": [{"runner": "v2", "changes": [change], "conditions": [],
+                                   "text": change["text"]}]}]}
     assert data["runner"] is None and data["requested"] == "v2"
 
 
@@ -165,7 +229,13 @@ def test_resolve_json_explain_holds_the_explanation():
              "chosen": True, "blockers": []},
         ],
         "active": plain["active"], "warnings": plain["warnings"],
+        "remedies": [{"runner": "v2", "asked": False, "served": False, "more": 0, "size": 2, "exhausted": False,
+                      "gave_up": None, "inexact": [], "text": data["explanation"]["remedies"][0]["text"],
+                      "options": data["explanation"]["remedies"][0]["options"]}],
     }
+    assert data["explanation"]["remedies"][0]["text"] == (
+        "To use Model Runner V2, change: set parallel_config.enable_elastic_ep to False and set "
+        "cache_config.mamba_cache_mode to one of 'none', 'align'")
 
 
 def test_the_cli_page_names_every_key_of_the_explanation():
@@ -186,7 +256,11 @@ def test_resolve_json_explain_on_a_finding_holds_the_explanation_and_the_error()
     status, out, err = call("resolve", "--json", "--explain", "--runner", "v1", "--set", "model_config.is_diffusion=true")
     assert (status, err) == (1, "")
     data = json.loads(out)
-    assert data["error"] == {"kind": "UnsupportedFeatureError", "message": "Model Runner V1 does not support: diffusion models"}
+    assert (data["error"]["kind"], data["error"]["reason"]) == (
+        "UnsupportedFeatureError", "Model Runner V1 does not support: diffusion models")
+    assert data["error"]["message"] == (
+        "Model Runner V1 does not support: diffusion models\n"
+        "To use Model Runner V1, change: unset model_config; or set model_config.is_diffusion to False")
     assert data["explanation"]["how"] == "requested" and data["explanation"]["runner"] is None
     assert [(r["id"], [b["id"] for b in r["blockers"]]) for r in data["explanation"]["runners"]] == [
         ("v2", []), ("v1", ["diffusion"])]

@@ -27,6 +27,7 @@ PAGES = {
     "how-to/migrate.md": EXAMPLES / "adopting",
     "how-to/ci.md": EXAMPLES / "frames",
     "reference/check.md": ROOT,
+    "explanation/remedies.md": ROOT,
     "reference/file-format.md": ROOT / "tests" / "data" / "invalid",
 }
 
@@ -218,6 +219,9 @@ def test_the_reference_is_generated_from_the_code():
     choice = hook.choice()
     assert choice.startswith("1. **Removed features.** A config that uses a feature removed at the version is refused\n")
     assert choice.endswith("`matrix.schema.Matrix.gates_at`).")
+    remedies = hook.remedies()  # docs/explanation/remedies.md: matrix/_remedy.py's rules
+    assert remedies.startswith("- **The space searched** is the one ``matrix check`` searches (`matrix._space`): every path the\n")
+    assert remedies.endswith("said. \"No remedy found within N changes\" is said only when every smaller set was tried.")
 
 
 def test_a_spec_the_hook_does_not_place_fails_the_build(monkeypatch):
@@ -246,7 +250,7 @@ def test_an_unknown_reference_fails_the_build():
     with pytest.raises(PluginError) as excinfo:
         _hook().on_page_markdown("# CLI\n\n<!-- reference clli -->\n", page, None, None)
     assert excinfo.exconly() == ("mkdocs.exceptions.PluginError: reference/cli.md: unknown reference 'clli' "
-                                 "(expected one of 'choice', 'cli', 'codes', 'grammar', 'shapes')")
+                                 "(expected one of 'choice', 'cli', 'codes', 'grammar', 'remedies', 'shapes')")
 
 
 @pytest.mark.slow

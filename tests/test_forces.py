@@ -44,7 +44,10 @@ M = matrix.loads(TEXT, runners=RUNNERS, path="forces.toml")
 def test_a_request_for_another_runner_is_an_error_with_the_features_message():
     with pytest.raises(UnsupportedFeatureError) as excinfo:
         M.resolve({"hisparse": True}, runner="v1")
-    assert str(excinfo.value) == "HiSparse requires Model Runner V2; remove VLLM_USE_V2_MODEL_RUNNER=0."
+    assert excinfo.value.reason == "HiSparse requires Model Runner V2; remove VLLM_USE_V2_MODEL_RUNNER=0."
+    # The message ends with what to change for the runner asked for (a forced runner refuses it).
+    assert str(excinfo.value) == ("HiSparse requires Model Runner V2; remove VLLM_USE_V2_MODEL_RUNNER=0.\n"
+                                  "To use Model Runner V1, change: set hisparse to False")
     assert M.resolve({"hisparse": True}, runner="v2").runner == "v2"
     assert M.resolve({"hisparse": True}).runner == "v2"
 
@@ -68,10 +71,10 @@ def test_an_overriding_feature_runs_on_its_runner_and_says_so_at_info_level(capl
 def test_the_forced_runner_is_validated_and_a_blocked_one_is_no_runner():
     with pytest.raises(UnsupportedFeatureError) as excinfo:
         M.resolve({"watermark": True, "ngram": True}, runner="v1")
-    assert str(excinfo.value) == "Model Runner V2 does not support: speculative method 'ngram'"
+    assert excinfo.value.reason == "Model Runner V2 does not support: speculative method 'ngram'"
     with pytest.raises(NoRunnerError) as excinfo:
         M.resolve({"hisparse": True, "ngram": True})
-    assert str(excinfo.value) == ("No runner can serve this config: Model Runner V2 does not support: speculative "
+    assert excinfo.value.reason == ("No runner can serve this config: Model Runner V2 does not support: speculative "
                                   "method 'ngram'; Model Runner V1 does not support: HiSparse")
 
 
@@ -81,7 +84,7 @@ def test_the_default_wordings():
                          runners=RUNNERS, path="forces.toml")
     with pytest.raises(UnsupportedFeatureError) as excinfo:
         plain.resolve({"hisparse": True}, runner="v1")
-    assert str(excinfo.value) == "HiSparse requires Model Runner V2; it cannot run on Model Runner V1, which was asked for"
+    assert excinfo.value.reason == "HiSparse requires Model Runner V2; it cannot run on Model Runner V1, which was asked for"
     assert plain.resolve({"watermark": True}, runner="v1").warnings[0].message == (
         "watermarking requires Model Runner V2 and overrides the request for Model Runner V1")
 
@@ -183,7 +186,7 @@ def test_a_preference_for_a_blocked_runner_falls_back_to_the_usual_order():
 def test_an_outright_preference_for_a_blocked_runner_is_no_runner():
     with pytest.raises(NoRunnerError) as excinfo:
         _prefers(True).resolve({"rocm_arch": True, "pcp": True})
-    assert str(excinfo.value) == ("No runner can serve this config: ROCm architecture default makes the choice, and "
+    assert excinfo.value.reason == ("No runner can serve this config: ROCm architecture default makes the choice, and "
                                   "Model Runner V1 does not support: prefill context parallel")
 
 
@@ -262,7 +265,7 @@ def test_a_preference_for_a_runner_that_is_no_candidate_is_passed_over():
     m = matrix.loads(TWO_PREFERENCES.replace('v1 = "no"', 'v1 = "yes"'), runners=runners, path="two.toml")
     with pytest.raises(NoRunnerError) as excinfo:
         m.resolve({"b": True, "pcp": True})
-    assert str(excinfo.value) == ("No runner can serve this config: second preference makes the choice, and "
+    assert excinfo.value.reason == ("No runner can serve this config: second preference makes the choice, and "
                                   "Model Runner V1 is not a candidate for this config")
     text = TWO_PREFERENCES.replace('v1 = "no"', 'v1 = "yes"').replace('{ runner = "v2" }', '{ runner = "v1" }')
     resolution = matrix.loads(text, runners=runners, path="two.toml").resolve({"a": True, "pcp": True})

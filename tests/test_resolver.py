@@ -43,8 +43,10 @@ def test_asking_for_v2_with_mamba_all_is_refused():
     with pytest.raises(UnsupportedFeatureError) as excinfo:
         matrix.resolve(MAMBA_ALL, runner="v2", version="0.31.0")
     assert excinfo.exconly() == (
-        "matrix.errors.UnsupportedFeatureError: Model Runner V2 does not support: mamba cache mode 'all'"
+        "matrix.errors.UnsupportedFeatureError: Model Runner V2 does not support: mamba cache mode 'all'\n"
+        "To use Model Runner V2, change: set cache_config.mamba_cache_mode to one of 'none', 'align'"
     )
+    assert excinfo.value.reason == "Model Runner V2 does not support: mamba cache mode 'all'"
     assert excinfo.value.resolution.runner is None
     assert excinfo.value.resolution.requested == "v2"
     assert isinstance(excinfo.value, ValueError)
@@ -66,7 +68,9 @@ def test_a_v2_only_and_a_v1_only_feature_leave_no_runner():
         matrix.resolve(config, version="0.31.0")
     assert str(excinfo.value) == (
         "No runner can serve this config: Model Runner V2 does not support: mamba cache mode 'all'; "
-        "Model Runner V1 does not support: prefill context parallel"
+        "Model Runner V1 does not support: prefill context parallel\n"
+        "To use Model Runner V2, change: set cache_config.mamba_cache_mode to one of 'none', 'align'\n"
+        "To use Model Runner V1, change: set parallel_config.prefill_context_parallel_size to 1"
     )
     resolution = excinfo.value.resolution
     assert resolution.runner is None
@@ -83,7 +87,9 @@ def test_dual_batch_overlap_blocks_v2_in_automatic_choice_and_its_detailed_rules
         "Model Runner V2 does not support: dual batch overlap; using Model Runner V1 instead"]
     with pytest.raises(UnsupportedFeatureError) as excinfo:
         matrix.resolve(config, runner="v2")
-    assert str(excinfo.value) == "Model Runner V2 does not support: dual batch overlap with LoRA"
+    assert str(excinfo.value) == ("Model Runner V2 does not support: dual batch overlap with LoRA\n"
+                                  "To use Model Runner V2, change: set parallel_config.use_ubatching to False; "
+                                  "or unset lora_config")
     assert names(excinfo.value.resolution.unsupported["v2"]) == ["dual batch overlap with LoRA"]
     asked = matrix.resolve({"parallel_config": {"use_ubatching": True}}, runner="v2")
     assert (asked.runner, asked.warnings, asked.active) == ("v2", (), ())  # vLLM says nothing
@@ -160,6 +166,9 @@ def test_explain_shows_the_gate_and_the_values_that_made_it_true():
         "Warnings:",
         "  - deprecated: mamba cache mode 'all' is deprecated since 0.30.0 and will be removed in 0.32.0; use cache_config.mamba_cache_mode = 'align' instead (Open an issue if that is a problem)",
         "  - fallback: Model Runner V2 does not support: dual batch overlap, mamba cache mode 'all'; using Model Runner V1 instead",
+        "Remedies:",
+        "  - To use Model Runner V2, change: set parallel_config.use_ubatching to False and set "
+        "cache_config.mamba_cache_mode to one of 'none', 'align'",
     ])
 
 
@@ -170,6 +179,7 @@ def test_explain_renders_the_explanation_data(monkeypatch):
     data["runners"][1]["name"] = "renamed"
     data["runners"][0]["blockers"][0]["note"] = "a note said only in the data"
     data["warnings"] = data["warnings"][:1]
+    data["remedies"][0]["text"] = "a remedy said only in the data"
     monkeypatch.setattr(matrix.Resolution, "explanation", lambda self: data)
     assert resolution.explain() == "\n".join([
         "Runner: v1 (renamed), chosen automatically, at version 0.31.0",
@@ -183,6 +193,8 @@ def test_explain_renders_the_explanation_data(monkeypatch):
         "Active features: mamba cache mode 'all'",
         "Warnings:",
         "  - deprecated: mamba cache mode 'all' is deprecated since 0.30.0 and will be removed in 0.32.0; use cache_config.mamba_cache_mode = 'align' instead (Open an issue if that is a problem)",
+        "Remedies:",
+        "  - a remedy said only in the data",
     ])
 
 
@@ -486,7 +498,7 @@ def _error_says(error, v2, v1, archs):
     raises the V1 error, the matrix says both in one error."""
     from matrix import _messages
 
-    text = str(error)
+    text = error.reason  # vLLM's sentence; the remedies follow it in str(error)
     if text == vllm_reference.HISPARSE_ERROR:
         return [("error", "hisparse")]
     v1_says, v2_says = _messages.does_not_support("Model Runner V1", v1), _messages.does_not_support("Model Runner V2", v2)
@@ -1002,3 +1014,103 @@ def test_a_dotted_key_is_refused_wherever_a_read_key_is_absent_by_every_reader()
         with pytest.raises(ConfigError) as info:
             JOB.resolve(partial)
         assert info.value.reason.startswith("Key 'host.cuda' has a dot in it")
+
+
+# --- remedies (issue 27 item 4) ----------------------------------------------------------------
+
+
+def test_a_remedy_is_structured_and_says_every_working_value_of_its_class():
+    from matrix import Change, Remedies, Remedy
+
+    resolution = matrix.resolve({"speculative_config": {"method": "suffix"}})
+    methods = ("ngram", "ngram_gpu", "draft_model", "eagle", "eagle3", "extract_hidden_states", "mtp", "dflash", "dspark")
+    spelled = "one of " + ", ".join(repr(m) for m in methods)
+    assert resolution.remedy("v2") == Remedies(
+        "v2", "Model Runner V2", False, (
+            Remedy("v2", (Change("speculative_config", "unset", (None,), "", "None when speculative decoding is off"),)),
+            Remedy("v2", (Change("speculative_config.method", "set", methods, spelled),)),
+        ), size=1)
+    assert resolution.remedies() == (resolution.remedy("v2"),)  # automatic choice would have taken v2 first
+    assert resolution.remedy("v1") == Remedies("v1", "Model Runner V1", False, served=True)
+    assert str(resolution.remedy("v1")) == "Model Runner V1 serves this config as it is"
+    assert matrix.resolve({}).remedies() == ()
+
+
+def test_a_remedy_never_proposes_a_choice_whose_until_has_passed():
+    config = {"speculative_config": {"method": "eagle"}}
+    common = ("; or set speculative_config.parallel_drafting to True; or set speculative_config.use_heterogeneous_vocab "
+              "to True; or set parallel_config.use_ubatching to True; or no setting, only where platform.has_triton is "
+              "False (a fact: Environment fact supplied by the host)")
+    assert str(matrix.resolve(config, version="0.33.0").remedy("v1")) == (
+        "To use Model Runner V1, change: set speculative_config.method to one of 'suffix', 'custom_class'" + common)
+    assert str(matrix.resolve(config, version="0.32.0").remedy("v1")) == (
+        "To use Model Runner V1, change: set speculative_config.method to one of 'suffix', 'medusa', 'mlp_speculator', "
+        "'custom_class'" + common)
+
+
+def test_a_fact_is_never_changed_but_stated_as_a_condition_after_the_remedies_without_one():
+    found = matrix.resolve({"speculative_config": {"method": "eagle"}}).remedy("v1")
+    assert [(c.path, c.action, c.values) for o in found.options for c in o.conditions] == [
+        ("platform.has_triton", "where", (False,))]
+    assert [o.changes for o in found.options][-1] == ()
+    assert str(matrix.resolve({"platform": {"has_triton": False}}).remedy("v2")) == (
+        "To use Model Runner V2, change: no setting, only where platform.has_triton is True (a fact: Environment fact "
+        "supplied by the host); or no setting, only where platform.is_unspecified is True (a fact: vLLM detected no "
+        "platform (its UnspecifiedPlatform))")
+
+
+def test_numbers_are_said_as_the_ranges_their_classes_make_and_a_search_says_where_it_stopped():
+    m = matrix.loads('''[matrix]
+name = "t"
+version = "1.0"
+[config]
+"x" = { type = "int", min = 0, default = 0 }
+"f" = { type = "float", default = 1.0 }
+"s" = { type = "str", default = "" }
+[features.big]
+name = "big x"
+when = "x > 2 and x != 7"
+support = { a = "no", b = "yes" }
+[features.small]
+name = "small f"
+when = "f < 0.5"
+support = { a = "no", b = "yes" }
+[features.named]
+name = "named s"
+when = "s in ['p', 'q']"
+support = { a = "no", b = "yes" }
+''', runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}})
+    assert str(m.resolve({}).remedy("b")) == (
+        "To use B, change: set x to a value from 3 to 6 or a value ≥ 8; or set f to a value < 0.5; "
+        "or set s to one of 'p', 'q'")
+    used = m.resolve({"x": 5, "f": 0.1, "s": "p"})
+    assert str(used.remedy("a")) == (
+        "To use A, change: set x to a value from 0 to 2 or 7 and set f to a value ≥ 0.5 and set s to a value other "
+        "than 'p', 'q'")
+    assert str(used.remedy("a", limit=2)) == "No remedy found for A within 2 changes"
+    assert str(used.remedy("a", budget=10)) == (
+        "No remedy found for A: the search gave up: it resolved 10 configs before it finished the changes of 1 path")
+    with pytest.raises(matrix.UsageError) as excinfo:
+        used.remedy("c")
+    assert excinfo.exconly() == "matrix.errors.UsageError: Unknown runner 'c' (expected one of 'a', 'b')"
+
+
+def test_an_errors_remedies_are_worked_out_when_its_message_is_read_not_when_it_is_raised():
+    with pytest.raises(UnsupportedFeatureError) as excinfo:
+        matrix.resolve({"speculative_config": {"method": "suffix"}}, runner="v2")
+    assert "_remedies" not in vars(excinfo.value)
+    assert excinfo.value.reason == "Model Runner V2 does not support: speculative method 'suffix'"
+    assert str(excinfo.value).split("\n")[1] == str(excinfo.value.resolution.remedy("v2"))
+    assert excinfo.value.remedies == (excinfo.value.resolution.remedy("v2"),)
+    import pickle
+
+    again = pickle.loads(pickle.dumps(excinfo.value))
+    assert (str(again), again.reason) == (str(excinfo.value), excinfo.value.reason)
+
+
+def test_explanation_holds_the_remedies_unless_told_not_to_search():
+    resolution = matrix.resolve({"speculative_config": {"method": "suffix"}})
+    assert resolution.explanation()["remedies"] == [resolution.remedy("v2").to_dict()]
+    assert resolution.explanation(remedies=False)["remedies"] == []
+    assert {k: v for k, v in resolution.explanation(remedies=False).items() if k != "remedies"} == {
+        k: v for k, v in resolution.explanation().items() if k != "remedies"}

@@ -5,6 +5,7 @@ itself, so that they cannot drift: a line ``<!-- reference NAME -->`` in a page 
 - ``codes``: the table of ``matrix check``'s finding codes, from ``matrix.check.CODES``;
 - ``cli``: every command's ``--help``, from ``matrix/cli.py``'s argparse parser;
 - ``choice``: how a runner is chosen, from ``matrix/_choice.py``'s docstring;
+- ``remedies``: the rules of remedies, from ``matrix/_remedy.py``'s docstring;
 - ``shapes``: the keys of every table of the file format, from the specs of
   ``matrix/_converter.py`` (the strict converter that gives a file its shape).
 
@@ -48,6 +49,14 @@ def choice() -> str:
     # The docstring indents a list item's body by 3 and a nested item's by 5, as reST reads it;
     # Python-Markdown nests by 4.
     return re.sub(r"^ +", lambda m: " " * {3: 4, 5: 8}.get(len(m.group()), len(m.group())), text, flags=re.M)
+
+
+def remedies() -> str:
+    from matrix import _remedy
+
+    doc = _remedy.__doc__ or ""
+    text = doc.split(":\n\n", 1)[1].strip("\n")
+    return re.sub(r"^ +", lambda m: " " * {2: 4}.get(len(m.group()), len(m.group())), text, flags=re.M)
 
 
 def codes() -> str:
@@ -147,7 +156,8 @@ def shapes() -> str:
 
 
 GENERATORS: Dict[str, Callable[[], str]] = {
-    "grammar": grammar, "codes": codes, "cli": cli, "shapes": shapes, "choice": choice}
+    "grammar": grammar, "codes": codes, "cli": cli, "shapes": shapes, "choice": choice,
+    "remedies": remedies}
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:

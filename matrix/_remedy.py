@@ -1,0 +1,460 @@
+"""Remedies: the smallest changes to a config that make a given runner serve it.
+
+The rules (docs/explanation/remedies.md explains them with examples):
+
+- **The space searched** is the one ``matrix check`` searches (`matrix._space`): every path the
+  gates in force read, each cut into the classes the constants of the gates tell apart, one
+  representative per class, a section either None or present. Where fields are compared with
+  each other, the user's own values of those fields are constants too, so that changing one of
+  them alone is decided exactly against the others as the user has them.
+- **What "serves" means** is the resolver's own answer, never a second reading of the rules:
+  a candidate config serves runner R when ``resolve(config, runner=R)`` returns R (the runner
+  was asked for), or when ``resolve(config)`` chooses R (automatic choice). Anything else (an
+  error, another runner) does not serve.
+- **What may change.** Every path the gates read but facts (``fact = true``): a user cannot
+  change the GPU, so a fact that must differ is a *condition*, stated apart from the changes.
+  A field the host no longer has at the version (``until``) may only go back to its default; a
+  choice whose ``until`` has passed is never proposed; a value that uses a removed feature is
+  refused by the resolver, so it never serves. Setting a field below a section that is None
+  makes the section present (its other fields at their defaults); a section made None is
+  ``unset``.
+- **The order.** A remedy's size is the number of paths it changes or conditions. The search
+  tries sizes 1, 2, 3… up to `LIMIT`, every path set of that size in the order of the space,
+  every combination of representatives, keeping every other path at the user's value, and stops
+  at the first size with solutions: every remedy given is of the smallest size there is. Among
+  remedies of that size, those with fewer conditions come first, then the path sets in the
+  order of the space. One path set's solutions are grouped into products, each a `Remedy` whose
+  changes list every working value of their class (``one of 'eagle', 'eagle3'``; for a number
+  outside related comparisons, the ranges the working classes make up: ``≥ 2``).
+- **Honesty.** A search stops after `BUDGET` candidate configs, and then says it gave up; where
+  the partition of a path is not exact (`matrix._space.CAUSES`), a remedy found is still one
+  (the resolver said so) but not proved the smallest, and none found proves nothing: both are
+  said. "No remedy found within N changes" is said only when every smaller set was tried.
+"""
+
+from __future__ import annotations
+
+import itertools
+import typing
+import math
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, get_args
+
+import attrs
+from packaging.version import Version
+
+from . import _messages
+from ._nodes import Compare, Literal, Node, Path
+from ._space import CAUSES, PRESENT, Space, compared_constants, related
+from .errors import MatrixError
+from .schema import Field, in_window
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._compile import Plan
+
+#: `matrix.resolver.resolve` (passed in: the resolver imports this module).
+Resolve = Callable[..., Any]
+
+#: The largest number of paths a remedy changes (or conditions) that is searched.
+LIMIT = 3
+#: The most candidate configs one search resolves.
+BUDGET = 15_000
+#: The most remedies one search returns (the others are counted in `Remedies.more`).
+CAP = 6
+
+
+#: What a `Change` does: ``set`` a path, ``unset`` a section, ``add`` a section, or ``where`` (a
+#: condition on a fact, which the user cannot change).
+ChangeAction = typing.Literal["set", "unset", "add", "where"]
+CHANGE_ACTIONS: Tuple[str, ...] = get_args(ChangeAction)
+
+
+@attrs.frozen
+class Change:
+    """One change to a config: ``set`` a path to one of ``values`` (a representative of each
+    class of values that works), ``unset`` a section (None), or ``add`` a section that is None
+    (its fields at their defaults). A condition (a fact that must differ) is a ``where``.
+    ``spelled`` is how the values read (``one of 'a', 'b'``, ``≥ 2``); ``doc`` the field's."""
+
+    path: str
+    action: ChangeAction = attrs.field(validator=attrs.validators.in_(CHANGE_ACTIONS))
+    values: Tuple[object, ...] = ()
+    spelled: str = ""
+    doc: Optional[str] = None
+
+    def __str__(self) -> str:
+        return _messages.remedy_change(self.action, self.path, self.spelled, self.doc)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"path": self.path, "action": self.action, "values": [_json(v) for v in self.values],
+                "text": str(self)}
+
+
+@attrs.frozen
+class Remedy:
+    """One way to make ``runner`` serve a config: the ``changes`` to make, on a host (or model)
+    where the ``conditions`` hold (facts, which the user does not set)."""
+
+    runner: str
+    changes: Tuple[Change, ...] = ()
+    conditions: Tuple[Change, ...] = ()
+
+    def __str__(self) -> str:
+        return _messages.remedy_text([str(c) for c in self.changes], [str(c) for c in self.conditions])
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"runner": self.runner, "changes": [c.to_dict() for c in self.changes],
+                "conditions": [c.to_dict() for c in self.conditions], "text": str(self)}
+
+
+@attrs.frozen
+class Remedies:
+    """The answer of one search: the smallest `Remedy` values (``options``, at most `CAP`;
+    ``more`` left out), for ``runner`` asked for (``asked``) or chosen automatically.
+
+    ``served``: the runner serves the config as it is. ``size``: the number of paths every
+    option changes or conditions, or, with no option, the largest size searched in full.
+    ``gave_up``: why the search stopped short (None: it did not). ``inexact``: causes (keys of
+    `matrix._space.CAUSES`) the partition of a path searched is not exact for: options found
+    are not proved the smallest, and none found proves nothing."""
+
+    runner: str
+    name: str
+    asked: bool
+    options: Tuple[Remedy, ...] = ()
+    more: int = 0
+    served: bool = False
+    size: int = 0
+    exhausted: bool = False
+    gave_up: Optional[str] = None
+    inexact: Tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return _messages.remedies_line(self.name, [str(o) for o in self.options], self.more, self.served,
+                                       self.size, self.exhausted, self.gave_up,
+                                       [CAUSES[c] for c in self.inexact])
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"runner": self.runner, "asked": self.asked, "served": self.served,
+                "options": [o.to_dict() for o in self.options], "more": self.more, "size": self.size,
+                "exhausted": self.exhausted, "gave_up": self.gave_up, "inexact": list(self.inexact),
+                "text": str(self)}
+
+
+def search(plan: Plan, values: Mapping[str, object], runner: str, *, asked: bool, resolve: Resolve,
+           limit: int = LIMIT, budget: int = BUDGET, cap: int = CAP) -> Remedies:
+    """The smallest remedies for the config whose gate-read *values* are given (see the module
+    docstring), for *runner* asked for (*asked*) or chosen automatically; *resolve* is
+    `matrix.resolver.resolve`, the judge of every candidate."""
+    kept = dict(plan.decisions)
+    try:
+        return _search(plan, values, runner, asked, resolve, limit, budget, cap)
+    finally:
+        # The candidates' decisions would crowd out the host's own (the cache is cleared when
+        # full): resolve's cache is left as the search found it.
+        plan.decisions.clear()
+        plan.decisions.update(kept)
+
+
+def _search(plan: Plan, values: Mapping[str, object], runner: str, asked: bool, resolve: Resolve,
+            limit: int, budget: int, cap: int) -> Remedies:
+    name = plan.matrix.runner(runner).name
+    space, constants, user = _space(plan, values)
+    config = _config(space, user)
+    if _serves(resolve, plan, config, runner, asked):
+        return Remedies(runner, name, asked, served=True)
+    units = [(path, options) for path in space.paths for options in [_options(space, plan, path, user)] if options]
+    inexact = tuple(dict.fromkeys(space.inexact[p] for p in space.paths if p in space.inexact))
+    tries = 0
+    size = 0
+    for size in range(1, min(limit, len(units)) + 1):
+        found: List[Tuple[Tuple[str, ...], List[Tuple[object, ...]]]] = []
+        for combo in itertools.combinations(units, size):
+            paths = tuple(p for p, _ in combo)
+            if _nested(paths):
+                continue  # a section and a path below it: one of them says it all
+            working = []
+            for choice in itertools.product(*(options for _, options in combo)):
+                tries += 1
+                if tries > budget:
+                    return Remedies(runner, name, asked, size=size - 1, exhausted=False,
+                                    gave_up=_messages.remedy_budget(budget, size), inexact=inexact)
+                if _serves(resolve, plan, _apply(config, paths, choice), runner, asked):
+                    working.append(choice)
+            if working:
+                found.append((paths, working))
+        if found:
+            options = [o for paths, working in found for o in _products(space, constants, runner, paths, working)]
+            options.sort(key=lambda o: len(o.conditions))
+            return Remedies(runner, name, asked, tuple(options[:cap]), max(0, len(options) - cap), size=size,
+                            inexact=inexact)
+    return Remedies(runner, name, asked, size=size, exhausted=size == len(units), inexact=inexact)
+
+
+def _serves(resolve: Resolve, plan: Plan, config: Dict[str, Any], runner: str, asked: bool) -> bool:
+    try:
+        chosen: Optional[str] = resolve(plan.matrix, config, runner=runner if asked else None,
+                                        version=plan.version).runner
+        return chosen == runner
+    except MatrixError:
+        return False
+
+
+# --- the space and the user's place in it ---------------------------------------------------
+
+
+def _space(plan: Plan, values: Mapping[str, object]) -> Tuple[Space, Dict[str, List[object]], Dict[str, object]]:
+    """The space of the plan's gates and the constants each path is compared with (cached on
+    the matrix when no fields are related), and the user's assignment in it."""
+    nodes: List[Node] = [f.when.node for f in plan.features]
+    groups = related(nodes)
+    if groups:
+        # The user's values of related fields become constants of the group: changing one of
+        # them alone is then decided exactly against the others as they are.
+        nodes += [Compare(Path(p), "==", Literal(_plain(values[p]))) for p in sorted(groups)
+                  if isinstance(values.get(p), (bool, int, float, str, Version))]
+        space, constants = Space(plan.matrix.schema, nodes), compared_constants(nodes)
+    else:
+        key = ("remedy-space", plan.version)
+        cached = plan.matrix._caches.get(key)
+        if cached is None:
+            cached = plan.matrix._caches[key] = (Space(plan.matrix.schema, nodes), compared_constants(nodes))
+        space, constants = cached
+    return space, constants, _assignment(space, values)
+
+
+def _plain(value: object) -> object:
+    return str(value) if isinstance(value, Version) else value
+
+
+def _is_section(space: Space, path: str) -> bool:
+    return PRESENT in space.domains[path]
+
+
+def _assignment(space: Space, values: Mapping[str, object]) -> Dict[str, object]:
+    """The user's config as an assignment of the space: every path the gates read, a section
+    present or None (one not read itself is None only when a field below it that cannot be
+    None reads None; every field below read None either way, so the gates cannot tell)."""
+    out: Dict[str, object] = {}
+    for path in space.paths:
+        if space.lookup(out, path) is None:
+            continue  # below a section that is None
+        if not _is_section(space, path):
+            value = values.get(path)
+            out[path] = tuple(value) if isinstance(value, list) else value
+            continue
+        if path in values:
+            out[path] = None if values[path] is None else PRESENT
+            continue
+        below = [(p, v) for p, v in values.items() if p.startswith(path + ".")]
+        field = space.field(path)
+        if field is not None and not field.nullable:
+            out[path] = PRESENT
+        elif any(v is not None for _, v in below):
+            out[path] = PRESENT
+        elif any((f := space.field(p)) is None or not f.nullable for p, _ in below):
+            out[path] = None
+        else:
+            out[path] = PRESENT
+    return out
+
+
+def _options(space: Space, plan: Plan, path: str, user: Mapping[str, object]) -> List[object]:
+    """The values a remedy may give *path*, in the order of the space."""
+    field = space.field(path)
+    if field is not None and field.fact and _is_section(space, path):
+        return []
+    current = user.get(path, _ABSENT)
+    if _is_section(space, path):
+        if current is None:
+            return [PRESENT]
+        return [None] if None in space.domains[path] and current is PRESENT else []
+    if field is not None and field.at(plan.version) is None:
+        # The host has no such field at this version: only back to its default.
+        if field.has_default and not _same(field.default, current) and current is not _ABSENT:
+            return [field.default]
+        return []
+    out = []
+    for value in space.domains[path]:
+        if _same(value, current):
+            continue
+        if field is not None and field.choices is not None and value is not None \
+                and not in_window(field.choice_window(value), plan.version):
+            continue  # a choice the host no longer has (or not yet)
+        out.append(value)
+    return out
+
+
+_ABSENT = object()
+
+
+def _same(a: object, b: object) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def _nested(paths: Sequence[str]) -> bool:
+    return any(q.startswith(p + ".") for p in paths for q in paths)
+
+
+def _apply(config: Dict[str, Any], paths: Sequence[str], values: Sequence[object]) -> Dict[str, Any]:
+    """*config* with each path set to its value, the tables on the way copied (the rest is
+    shared): a field set below a section that is None makes the section present, its other
+    fields at their defaults."""
+    out = dict(config)
+    copied: Dict[str, Dict[str, Any]] = {"": out}
+    for path, value in zip(paths, values):
+        parts = path.split(".")
+        holder, prefix = out, ""
+        for part in parts[:-1]:
+            prefix = f"{prefix}.{part}" if prefix else part
+            inner = copied.get(prefix)
+            if inner is None:
+                old = holder.get(part)
+                inner = copied[prefix] = dict(old) if isinstance(old, dict) else {}
+                holder[part] = inner
+            holder = inner
+        holder[parts[-1]] = _json(value)
+    return out
+
+
+def _config(space: Space, assignment: Mapping[str, object]) -> Dict[str, Any]:
+    """A plain config holding *assignment* (a section present as a table, left-out fields at
+    their defaults)."""
+    config: Dict[str, Any] = {}
+    holders: Dict[str, Dict[str, Any]] = {"": config}
+    for path in space.paths:  # sections before their fields
+        if path not in assignment:
+            continue
+        parent, _, name = path.rpartition(".")
+        holder = holders.get(parent)
+        if holder is None:
+            continue  # below a section that is None
+        value = assignment[path]
+        if value is PRESENT:
+            holders[path] = holder[name] = {}
+        else:
+            holder[name] = _json(value)
+    return config
+
+
+def _json(value: object) -> object:
+    if value is PRESENT:
+        return {}
+    if isinstance(value, Version):
+        return str(value)
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+# --- remedies as the user would write them --------------------------------------------------
+
+
+def _products(space: Space, constants: Dict[str, List[object]], runner: str, paths: Tuple[str, ...],
+              working: List[Tuple[object, ...]]) -> Iterator[Remedy]:
+    """The solutions of one path set as products: each a remedy whose changes may take any of
+    their values together."""
+    items: List[Tuple[Tuple[object, ...], ...]] = [tuple((v,) for v in w) for w in working]
+    for i in reversed(range(len(paths))):
+        merged: Dict[Tuple[object, ...], Tuple[Tuple[Tuple[object, ...], ...], List[object]]] = {}
+        for item in items:
+            key = tuple(_key(v) for v in item[:i] + item[i + 1:])
+            first, values = merged.setdefault(key, (item, []))
+            values.extend(item[i])
+        items = [first[:i] + (tuple(values),) + first[i + 1:] for first, values in merged.values()]
+    for item in items:
+        changes, conditions = [], []
+        for path, held in zip(paths, item):
+            change = _change(space, constants.get(path, []), path, held)
+            field = space.field(path)
+            if field is not None and field.fact:
+                conditions.append(attrs.evolve(change, action="where"))
+            else:
+                changes.append(change)
+        yield Remedy(runner, tuple(changes), tuple(conditions))
+
+
+def _key(values: Tuple[object, ...]) -> Tuple[object, ...]:
+    return tuple((type(v).__name__, repr(v)) for v in values)
+
+
+def _change(space: Space, constants: List[object], path: str, values: Tuple[object, ...]) -> Change:
+    field = space.field(path)
+    doc = field.doc if field is not None else None
+    if values == (None,) and _is_section(space, path):
+        return Change(path, "unset", values, "", doc)
+    if values == (PRESENT,):
+        return Change(path, "add", values, "", doc)
+    order = space.domains[path]
+    values = tuple(sorted(values, key=lambda v: next(i for i, d in enumerate(order) if _same(d, v))))
+    return Change(path, "set", values, _spell(space, constants, path, field, values), doc)
+
+
+def _spell(space: Space, constants: List[object], path: str, field: Optional[Field],
+           values: Tuple[object, ...]) -> str:
+    """How *values* (representatives of the classes that work) read: each value, or, for a
+    number not compared with another field, the ranges the classes make up."""
+    pieces: List[str] = []
+    spans = 0  # pieces that are ranges, not single values
+    rest = list(values)
+    if field is not None and field.type in ("int", "float") and len(space._groups.get(path, {path})) <= 1:
+        numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        for piece, single in _ranges(space, path, field, numbers, constants):
+            pieces.append(piece)
+            spans += not single
+        rest = [v for v in values if v is None]
+    for value in rest:
+        if isinstance(value, str) and field is not None and field.type == "str" and field.choices is None \
+                and value not in constants:
+            pieces.append(_messages.remedy_other_string(sorted(c for c in constants if isinstance(c, str))))
+        elif isinstance(value, Version):
+            pieces.append(repr(str(value)))
+        elif isinstance(value, tuple):
+            pieces.append(repr(list(value)))
+        else:
+            pieces.append(repr(value))
+    if len(pieces) == 1:
+        return pieces[0]
+    return _messages.remedy_one_of(pieces, ranges=spans > 0)
+
+
+def _ranges(space: Space, path: str, field: Field, working: List[Any],
+            constants: List[object]) -> List[Tuple[str, bool]]:
+    """Runs of consecutive working representatives, each spelled as the range of its classes,
+    and whether that range is a single value."""
+    domain = [v for v in space.domains[path] if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    cuts = sorted({c for c in [*constants, field.min, field.max]
+                   if isinstance(c, (int, float)) and not isinstance(c, bool) and _finite(c)})
+    runs: List[List[Any]] = []
+    previous = None
+    for value in domain:
+        if any(_same(value, w) for w in working):
+            if runs and previous is not None and runs[-1][-1] is previous:
+                runs[-1].append(value)
+            else:
+                runs.append([value])
+        previous = value
+    out = []
+    for run in runs:
+        low, low_closed = _class_low(run[0], cuts)
+        high, high_closed = _class_high(run[-1], cuts)
+        text = _messages.remedy_range(field.type, low, low_closed, high, high_closed)
+        out.append((text, text == repr(run[0])))
+    return out
+
+
+def _class_low(value: Any, cuts: List[Any]) -> Tuple[Optional[Any], bool]:
+    if any(c == value for c in cuts):
+        return value, True
+    below = [c for c in cuts if c < value]
+    return (below[-1], False) if below else (None, False)
+
+
+def _class_high(value: Any, cuts: List[Any]) -> Tuple[Optional[Any], bool]:
+    if any(c == value for c in cuts):
+        return value, True
+    above = [c for c in cuts if c > value]
+    return (above[0], False) if above else (None, False)
+
+
+def _finite(value: object) -> bool:
+    return not isinstance(value, float) or math.isfinite(value)
