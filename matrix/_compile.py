@@ -34,15 +34,14 @@ from packaging.version import Version
 
 from . import _access, _choice
 from ._choice import Rule
-from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path
+from ._nodes import LITERAL_TYPES, And, Compare, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path
+from ._operators import AND, BY_SPELLING, EQUALS, IS_NONE, IS_NOT_NONE, MOD, NOT, OR, PLAIN_TYPES, remainder, truthy
 from ._versions import parsed
 from .errors import ConfigError
-from .predicates import OPERATORS, _truthy, remainder
+from .predicates import OPERATORS
 from .schema import Feature, Field, Matrix, Order, Runner, Schema
 
-_SCALAR_TYPES = (bool, int, float, str, bytes, list, tuple, set, frozenset)
-_ORDERING = ("<", "<=", ">", ">=")
-_SIMPLE = (bool, int, float, str, type(None))
+_SIMPLE = tuple(LITERAL_TYPES)
 
 
 #: Config paths by the section that holds them ("" for the top level).
@@ -253,7 +252,7 @@ class _Generator:
         values = ", ".join(self.local[p] for p in self.paths)
         unpack = f"        {values}, = _general(config, facts)" if self.paths else "        pass"
         general = _general_reader(self.schema, self.paths, readers)
-        self.constants.update(_general=general, _Slow=_Slow, _SCALARS=_SCALAR_TYPES,
+        self.constants.update(_general=general, _Slow=_Slow, _SCALARS=PLAIN_TYPES,
                               _MISS=_access.MISSING, _absent=_absent, _Mapping=Mapping, _NoAttributes=_NoAttributes(),
                               _check_facts=_access.check_facts, _schema=self.schema)
         facts = [f.path for f in (self.schema or ()) if f.fact and f.type != "section"]
@@ -276,7 +275,7 @@ class _Generator:
             ]
         else:
             read = ["    if True:", unpack]
-        self.constants.update(_ops=OPERATORS, _truthy=_truthy, _rem=remainder, _parsed=parsed)
+        self.constants.update(_ops=OPERATORS, _truthy=truthy, _rem=remainder, _parsed=parsed)
         arguments = ", ".join(f"{name}={name}" for name in self.constants)
         lines = [
             f"def evaluate(config, facts=None, {arguments}):",
@@ -335,7 +334,7 @@ class _Generator:
 
     def equality(self, node: Node) -> Optional[Tuple[str, object]]:
         """``(local, value)`` when *node* is ``path == literal`` on a scalar field."""
-        if not isinstance(node, Compare) or node.op != "==":
+        if not isinstance(node, Compare) or node.op != EQUALS.spelling:
             return None
         if isinstance(node.left, Path) and isinstance(node.right, Literal):
             path, literal = node.left, node.right
@@ -415,7 +414,7 @@ class _Generator:
         # A section read for itself (`lora_config is not None`) is always checked.
         children = tree.get(path, [])
         return not children or any(
-            any(hasattr(t, child.rpartition(".")[2]) for t in _SCALAR_TYPES + (dict,))
+            any(hasattr(t, child.rpartition(".")[2]) for t in PLAIN_TYPES + (dict,))
             for child in children
         )
 
@@ -529,14 +528,16 @@ class _Generator:
 
     def condition(self, node: Node) -> str:
         """Python source that is truthy exactly when *node* holds (the interpreter's rules)."""
+        # The language's and, or, not and is None are Python's, spelt the same.
         if isinstance(node, And):
-            return "(" + " and ".join(self.condition(o) for o in node.operands) + ")"
+            return "(" + f" {AND.spelling} ".join(self.condition(o) for o in node.operands) + ")"
         if isinstance(node, Or):
-            return "(" + " or ".join(self.condition(o) for o in node.operands) + ")"
+            return "(" + f" {OR.spelling} ".join(self.condition(o) for o in node.operands) + ")"
         if isinstance(node, Not):
-            return f"(not {self.condition(node.operand)})"
+            return f"({NOT.spelling} {self.condition(node.operand)})"
         if isinstance(node, IsNone):
-            return f"({self.value(node.operand)} is {'not ' if node.negated else ''}None)"
+            test = IS_NOT_NONE if node.negated else IS_NONE
+            return "(" + test.python.format(a=self.value(node.operand)) + ")"
         if isinstance(node, Compare):
             return self.compare(node)
         if isinstance(node, Path):
@@ -548,7 +549,7 @@ class _Generator:
                 return local
             return f"_truthy({local})"
         if isinstance(node, Literal):
-            return repr(_truthy(node.value))
+            return repr(truthy(node.value))
         return f"_truthy({self.value(node)})"
 
     def value(self, node: Node) -> str:
@@ -562,22 +563,23 @@ class _Generator:
             local, field = self.local[node.path.name], self.field(node.path)
             if field is None or field.type != "int":
                 return f"_rem({local}, {node.divisor})"
+            native = MOD.python.format(a=local, b=node.divisor)
             if self.may_be_none(node.path.name):
-                return f"(None if {local} is None else {local} % {node.divisor})"
-            return f"({local} % {node.divisor})"
+                return f"(None if {local} is None else {native})"
+            return f"({native})"
         return f"bool({self.condition(node)})"
 
     def compare(self, node: Compare) -> str:
-        op = node.op
+        op = BY_SPELLING[node.op]
         left, right = node.left, node.right
         left_field, right_field = self.field(left), self.field(right)
-        generic = f"_ops[{op!r}]({self.value(left)}, {self.value(right)})"
+        generic = f"_ops[{node.op!r}]({self.value(left)}, {self.value(right)})"
         remainder = self.remainder(node)
         if remainder is not None:
             return remainder
         if left_field is None and right_field is None:
             return generic
-        if op in ("in", "not in"):
+        if op.kind == "membership":
             return self.membership(node, left_field, right_field) or generic
         # A path and a literal of a type the schema checked: Python's own operator is exact.
         if left_field is not None and isinstance(left, Path) and isinstance(right, Literal):
@@ -592,13 +594,13 @@ class _Generator:
         if field.type == "version":
             if not isinstance(value, str):
                 return generic
-            value = Version(value)
+            value = parsed(value)
         elif value is not None and not isinstance(value, _SIMPLE):
             return generic
         local = self.local[path.name]
         constant = self.literal(value)
-        text = f"{constant} {op} {local}" if flipped else f"{local} {op} {constant}"
-        if op in _ORDERING:
+        text = op.python.format(a=constant, b=local) if flipped else op.python.format(a=local, b=constant)
+        if op.none_is_false:
             if value is None:
                 return "False"
             if self.may_be_none(path.name):
@@ -608,26 +610,30 @@ class _Generator:
     def remainder(self, node: Compare) -> Optional[str]:
         """``path % n <op> INT`` on an int field that is never None: Python's own operators."""
         left, right = node.left, node.right
-        if not (isinstance(left, Mod) and isinstance(right, Literal)) or node.op in ("in", "not in"):
+        op = BY_SPELLING[node.op]
+        if not (isinstance(left, Mod) and isinstance(right, Literal)) or op.kind == "membership":
             return None
         field = self.field(left.path)
         if field is None or field.type != "int" or type(right.value) is not int or self.may_be_none(left.path.name):
             return None
-        return f"({self.local[left.path.name]} % {left.divisor} {node.op} {right.value!r})"
+        native = MOD.python.format(a=self.local[left.path.name], b=left.divisor)
+        return "(" + op.python.format(a=native, b=repr(right.value)) + ")"
 
     def membership(self, node: Compare, left_field: Optional[Field], right_field: Optional[Field]) -> Optional[str]:
-        negate = node.op == "not in"
+        op = BY_SPELLING[node.op]
+        # `not in` is the negation of `in`: the list-field form tests None before `in`.
+        positive = BY_SPELLING[op.negates] if op.negates is not None else op
         if isinstance(node.right, ListLiteral) and left_field is not None and isinstance(node.left, Path):
             items = node.right.values
             if left_field.type == "version":
-                items = tuple(Version(v) if isinstance(v, str) else v for v in items)
+                items = tuple(parsed(v) if isinstance(v, str) else v for v in items)
             if left_field.type == "section" or not all(isinstance(v, (Version,) + _SIMPLE) for v in items):
                 return None
             local = self.local[node.left.name]
-            return f"({local} {'not in' if negate else 'in'} {self.constant(frozenset(items))})"
+            return "(" + op.python.format(a=local, b=self.constant(frozenset(items))) + ")"
         if right_field is not None and right_field.item_type is not None and isinstance(node.left, Literal) \
                 and isinstance(node.right, Path):
             local = self.local[node.right.name]
-            test = f"({local} is not None and {self.literal(node.left.value)} in {local})"
-            return f"(not {test})" if negate else test
+            test = "(" + f"{local} is not None and " + positive.python.format(a=self.literal(node.left.value), b=local) + ")"
+            return f"(not {test})" if op.negates is not None else test
         return None

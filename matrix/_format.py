@@ -15,6 +15,8 @@ from typing import Dict, Optional, Tuple
 
 from packaging.version import VERSION_PATTERN
 
+from . import _operators
+
 #: A feature, runner, requirement kind, order or refusal id.
 ID = r"[A-Za-z0-9_][A-Za-z0-9_.-]*"
 #: A ``[config]`` field's dotted path.
@@ -68,8 +70,8 @@ def anchored(pattern: str) -> str:
     return f"^(?:{pattern})$"
 
 
-PREDICATE = ("A predicate over the config (Python-like: and, or, not, ==, in, is None, path % 16). "
-             "Its syntax and types are checked by `matrix check`, not by this schema.")
+#: The language in one line, from the table of its operators.
+PREDICATE = _operators.description()
 
 #: (spec class name, key) → what the key means; (spec class name, None) → what the table is;
 #: (None, key) → what the key means in any table. A key missing here is still in the schemas,

@@ -10,10 +10,12 @@ from typing import Iterator, Tuple, Union
 
 import attrs
 
+from ._operators import AND, ATOM_LEVEL, IS_NONE, IS_NOT_NONE, MOD, NOT, OR, TEST_LEVEL
+
 _SPAN = attrs.field(default=(0, 0), eq=False, hash=False, repr=False)
 
-# Binding strength, loosest first; a child looser than its parent needs parentheses.
-OR, AND, NOT, TEST, ARITH, ATOM = range(1, 7)
+#: The types of a literal's value, and their names in type errors.
+LITERAL_TYPES = {bool: "bool", int: "int", float: "float", str: "str", type(None): "none"}
 
 
 def _literal_key(value: object) -> Tuple[type, object]:
@@ -74,7 +76,7 @@ class Mod:
     span: Tuple[int, int] = _SPAN
 
     def __str__(self) -> str:
-        return f"{self.path} % {self.divisor}"
+        return MOD.python.format(a=self.path, b=self.divisor)
 
 
 @attrs.frozen
@@ -87,7 +89,7 @@ class Compare:
     span: Tuple[int, int] = _SPAN
 
     def __str__(self) -> str:
-        return f"{_child(self.left, ARITH)} {self.op} {_child(self.right, ARITH)}"
+        return f"{_child(self.left, MOD.strength)} {self.op} {_child(self.right, MOD.strength)}"
 
 
 @attrs.frozen
@@ -99,7 +101,8 @@ class IsNone:
     span: Tuple[int, int] = _SPAN
 
     def __str__(self) -> str:
-        return f"{_child(self.operand, ARITH)} is {'not ' if self.negated else ''}None"
+        test = IS_NOT_NONE if self.negated else IS_NONE
+        return f"{_child(self.operand, MOD.strength)} {test.spelling}"
 
 
 @attrs.frozen
@@ -110,7 +113,7 @@ class Not:
     span: Tuple[int, int] = _SPAN
 
     def __str__(self) -> str:
-        return f"not {_child(self.operand, NOT)}"
+        return f"{NOT.spelling} {_child(self.operand, NOT.strength)}"
 
 
 @attrs.frozen
@@ -121,7 +124,7 @@ class And:
     span: Tuple[int, int] = _SPAN
 
     def __str__(self) -> str:
-        return " and ".join(_child(op, NOT) for op in self.operands)
+        return f" {AND.spelling} ".join(_child(op, NOT.strength) for op in self.operands)
 
 
 @attrs.frozen
@@ -132,16 +135,17 @@ class Or:
     span: Tuple[int, int] = _SPAN
 
     def __str__(self) -> str:
-        return " or ".join(_child(op, AND) for op in self.operands)
+        return f" {OR.spelling} ".join(_child(op, AND.strength) for op in self.operands)
 
 
 Node = Union[Path, Literal, ListLiteral, Mod, Compare, IsNone, Not, And, Or]
 
-_STRENGTH = {Or: OR, And: AND, Not: NOT, Compare: TEST, IsNone: TEST, Mod: ARITH}
+_STRENGTH = {Or: OR.strength, And: AND.strength, Not: NOT.strength, Compare: TEST_LEVEL,
+             IsNone: IS_NONE.strength, Mod: MOD.strength}
 
 
 def strength(node: Node) -> int:
-    return _STRENGTH.get(type(node), ATOM)
+    return _STRENGTH.get(type(node), ATOM_LEVEL)
 
 
 def _child(node: Node, needed: int) -> str:

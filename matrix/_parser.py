@@ -14,7 +14,7 @@ The grammar (each rule is one ``_parse_<rule>`` function whose docstring is its 
     list       := '[' literal (',' literal)* ','? ']'
     tuple      := '(' literal ',' (literal (',' literal)* ','?)? ')'
 
-    COMPARISON := '==' | '!=' | '<' | '<=' | '>' | '>=' | 'in' | 'not' 'in'
+    COMPARISON := (the comparisons of matrix._operators.TABLE)
 
 Examples, each of which parses (a test reads them from here)::
 
@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 from typing import List, NoReturn, Optional, Tuple, Type, Union
 
-from . import _messages
+from . import _messages, _operators
 from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path
 from ._tokenizer import Token, Tokenizer, decode_string
 from .errors import PredicateError
@@ -41,8 +41,17 @@ MAX_LENGTH = 4096
 MAX_DEPTH = 64
 MAX_LIST_ITEMS = 1024
 
-COMPARISONS = ("==", "!=", "<", "<=", ">", ">=", "in", "not in")
+# The docstring's COMPARISON production is the table's, so that the grammar the docs show
+# (docs/hooks/reference.py reads this docstring) cannot drift from the operators parsed.
+__doc__ = (__doc__ or "").replace("(the comparisons of matrix._operators.TABLE)", _operators.production())
+
+COMPARISONS = tuple(op.spelling for op in _operators.COMPARISONS)
 EXPECTED_COMPARISON = "a comparison operator (" + ", ".join(COMPARISONS) + ")"
+#: The first word of each comparison spelt in words (`in`, `not` of `not in`) → the spellings
+#: that start with it.
+_WORDS = {op.words[0]: tuple(o.words for o in _operators.COMPARISONS if o.words[0] == op.words[0])
+          for op in _operators.COMPARISONS if op.spelling[0].isalpha()}
+_AND, _OR, _NOT = _operators.AND.spelling, _operators.OR.spelling, _operators.NOT.spelling
 
 
 def parse(source: str) -> Node:
@@ -80,7 +89,7 @@ class _Parser:
     def _parse_or(self) -> Node:
         """or := and ('or' and)*"""
         operands = [self._parse_and()]
-        while self.tokens.check("or"):
+        while self.tokens.check(_OR):
             self.tokens.read()
             operands.append(self._parse_and())
         return _join(Or, operands)
@@ -88,14 +97,14 @@ class _Parser:
     def _parse_and(self) -> Node:
         """and := not ('and' not)*"""
         operands = [self._parse_not()]
-        while self.tokens.check("and"):
+        while self.tokens.check(_AND):
             self.tokens.read()
             operands.append(self._parse_not())
         return _join(And, operands)
 
     def _parse_not(self) -> Node:
         """not := 'not' not | test"""
-        if self.tokens.check("not"):
+        if self.tokens.check(_NOT):
             token = self.tokens.read()
             self._descend(token.span)
             operand = self._parse_not()
@@ -120,19 +129,26 @@ class _Parser:
             return left
         right = self._parse_operand()
         following = tokens.next_token
-        if following is not None and tokens.check("OP", "in", "not", "is"):
+        if following is not None and tokens.check("OP", "is", *_WORDS):
             tokens.raise_syntax_error(_messages.chained(following.text), span=following.span)
         return Compare(left, op, right, span=(left.span[0], right.span[1]))
 
     def _parse_comparison(self) -> Optional[str]:
-        """COMPARISON := '==' | '!=' | '<' | '<=' | '>' | '>=' | 'in' | 'not' 'in'"""
+        """COMPARISON := (the comparisons of matrix._operators.TABLE)"""
         tokens = self.tokens
-        if tokens.check("OP", "in"):
+        if tokens.check("OP"):
             return tokens.read().text
-        if tokens.check("not"):
-            tokens.read()
-            tokens.expect("in", expected="'in' after 'not' in a comparison")
-            return "not in"
+        first = tokens.next_token
+        if first is not None and first.name in _WORDS:
+            spellings = _WORDS[tokens.read().text]
+            read: Tuple[str, ...] = (first.text,)
+            while read not in spellings:
+                following = sorted({s[len(read)] for s in spellings if s[:len(read)] == read and len(s) > len(read)})
+                if not tokens.check(*following):
+                    words = " or ".join(repr(word) for word in following)
+                    tokens.raise_unexpected(f"{words} after {' '.join(read)!r} in a comparison")
+                read += (tokens.read().text,)
+            return " ".join(read)
         if tokens.check("MISSPELT"):
             tokens.read()  # raises, naming the right spelling
         if tokens.check("NAME", "STRING", "NUMBER", "True", "False", "None", "LPAREN", "LBRACKET"):

@@ -47,7 +47,9 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Un
 from packaging.version import Version
 
 from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path, walk
-from .predicates import OPERATORS, _truthy, remainder
+from ._operators import BY_SPELLING, remainder, truthy
+from ._versions import parsed
+from .predicates import OPERATORS
 from .schema import Field, Schema
 
 UNKNOWN = object()
@@ -227,7 +229,7 @@ class Space:
         value = self.value(node, assignment)
         if value is UNKNOWN:
             return UNKNOWN
-        return value is PRESENT or _truthy(value)
+        return value is PRESENT or truthy(value)
 
     # --- search ------------------------------------------------------------------------------
 
@@ -397,10 +399,13 @@ def _collect(node: Compare, constants: Dict[str, List[object]], inexact: Dict[st
         if not isinstance(one, Path):
             continue
         bucket = constants.setdefault(one.name, [])
+        # What a literal adds to the partition is the operator's to say (the literal itself,
+        # for every operator so far).
+        added = BY_SPELLING[node.op].constants
         if isinstance(other, Literal):
-            items = [other.value]
+            items = list(added(other.value))
         elif isinstance(other, ListLiteral):
-            items = list(other.values)
+            items = [c for value in other.values for c in added(value)]
         elif isinstance(other, Mod):
             # A field compared with a remainder (y == x % 5): every remainder is a constant.
             items = list(range(min(other.divisor, _MAX_REMAINDER_CONSTANTS)))
@@ -474,7 +479,7 @@ def _representatives(field: Optional[Field], constants: List[object], related: i
             cause = cause or modulus or (None if free <= 1 else "remainder-related")
         return values, cause
     if kind == "version":
-        found = sorted({Version(c) if isinstance(c, str) else c for c in constants
+        found = sorted({parsed(c) if isinstance(c, str) else c for c in constants
                         if isinstance(c, (str, Version))})
         values, local = _versions(found, k)
         return values, cause or local

@@ -7,7 +7,7 @@ from typing import Dict, NoReturn, Optional, Tuple
 
 import attrs
 
-from . import _format, _messages
+from . import _format, _messages, _operators
 from .errors import PredicateError
 
 
@@ -22,7 +22,12 @@ class Token:
         return (self.position, self.position + len(self.text))
 
 
-KEYWORDS = frozenset({"and", "or", "not", "in", "is", "None", "True", "False"})
+KEYWORDS = _operators.KEYWORDS
+
+
+def _either(spellings: Tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(spelling) for spelling in spellings))
+
 
 # Order matters: the first rule that matches at the cursor wins.
 RULES: Dict[str, re.Pattern[str]] = {
@@ -34,8 +39,9 @@ RULES: Dict[str, re.Pattern[str]] = {
     "COMMA": re.compile(r","),
     # Spellings from other languages, recognised only to say what to write instead.
     "MISSPELT": re.compile(r"===|&&|\|\||<>|!(?!=)|=(?!=)"),
-    "OP": re.compile(r"==|!=|<=|>=|<|>"),
-    "PERCENT": re.compile(r"%"),
+    # The operators spelt with symbols, from the table (words are NAMEs that are KEYWORDS).
+    "OP": _either(_operators.symbols("comparison", "membership")),
+    "PERCENT": _either(_operators.symbols("arithmetic")),
     "STRING": re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*\""""),
     "OPEN_STRING": re.compile(r"""['"]"""),
     "NUMBER": re.compile(

@@ -10,16 +10,16 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 import attrs
-from packaging.version import InvalidVersion, Version
 
 from . import _messages
+from ._nodes import LITERAL_TYPES as _LITERAL_TYPES
 from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path
+from ._operators import BY_SPELLING, MOD, Operator
+from ._versions import to_version
 from .errors import PredicateError
 from .schema import Field, Schema
 
-_ORDERING = frozenset({"<", "<=", ">", ">="})
 _NUMBERS = frozenset({"int", "float"})
-_LITERAL_TYPES = {bool: "bool", int: "int", float: "float", str: "str", type(None): "none"}
 
 
 @attrs.frozen
@@ -107,8 +107,9 @@ class _Checker:
         field = self.field(node.path)
         if field is None:
             return None
-        if field.type != "int":
-            self.error(_messages.mod_needs_int(f"{field.type} {field.path!r}"), node.path.span)
+        if MOD.operands is not None and field.type not in MOD.operands:
+            assert MOD.refused is not None
+            self.error(MOD.refused(f"{field.type} {field.path!r}", MOD.spelling), node.path.span)
             return None
         return _Type("int", describe=f"the remainder {node}")
 
@@ -139,10 +140,11 @@ class _Checker:
         right = self.operand(node.right)
         if left is None or right is None:
             return
-        if node.op in ("in", "not in"):
+        op = BY_SPELLING[node.op]
+        if op.kind == "membership":
             self.membership(node, left, right)
-        elif node.op in _ORDERING:
-            self.ordering(node, left, right)
+        elif op.operands is not None:
+            self.restricted(node, op, left, right)
         else:
             self.equality(node, left, right, node.span)
 
@@ -166,9 +168,7 @@ class _Checker:
             return True
         kind = _LITERAL_TYPES[type(value)]
         if field.type == "version" and isinstance(value, str):
-            try:
-                Version(value)
-            except InvalidVersion:
+            if to_version(value) is None:
                 self.error(_messages.invalid_version_literal(value, field.path), literal.span)
                 return False
             return True
@@ -185,13 +185,16 @@ class _Checker:
             return False
         return True
 
-    def ordering(self, node: Compare, left: _Type, right: _Type) -> None:
+    def restricted(self, node: Compare, op: Operator, left: _Type, right: _Type) -> None:
+        """A comparison whose sides must be of the operator's operand types (a str literal
+        beside a version counts as a version)."""
+        assert op.operands is not None and op.refused is not None
         for side in (left, right):
-            if side.name not in _NUMBERS and side.name != "version" and not (
+            if side.name not in op.operands and not (
                 side.literal is not None and side.name == "str"
-                and "version" in (left.name, right.name)
+                and "version" in (left.name, right.name) and "version" in op.operands
             ):
-                self.error(_messages.cannot_order(side.describe, node.op), node.span)
+                self.error(op.refused(side.describe, node.op), node.span)
                 return
         self.equality(node, left, right, node.span)
 

@@ -17,8 +17,9 @@ VersionLike = Union[str, Version]
 
 @functools.lru_cache(maxsize=4096)
 def parsed(text: str) -> Version:
-    """``Version(text)``, remembered: the compiled fast path reads version fields given as text
-    ('9.0') at the cost of a dict look-up. Raises `InvalidVersion`."""
+    """``Version(text)``, remembered: the one place text becomes a version (the compiled fast
+    path reads version fields given as text, '9.0', at the cost of a dict look-up; predicates,
+    configs and the API read theirs through `to_version`). Raises `InvalidVersion`."""
     return Version(text)
 
 
@@ -28,7 +29,7 @@ def to_version(value: object) -> Optional[Version]:
         return value
     if isinstance(value, str):
         try:
-            return Version(value)
+            return parsed(value)
         except InvalidVersion:
             return None
     return None

@@ -28,7 +28,7 @@ from packaging.version import Version
 
 from ._space import CAUSES, PRESENT, Inconclusive, Space
 from .binding import DRIFT_CODES
-from ._versions import VersionLike, as_version
+from ._versions import VersionLike, as_version, to_version
 from ._nodes import Node, Not
 from ._choice import Rule, Term
 from ._compile import Plan, plan
@@ -559,10 +559,7 @@ def _undecided(error: Inconclusive, budget: int) -> str:
 
 
 def _differs(text: str, version: Version) -> bool:
-    try:
-        return Version(text) != version
-    except Exception:
-        return True
+    return to_version(text) != version
 
 
 def _fingerprints(matrix: Matrix, v: Version, live: List[Feature], space: Space,

@@ -15,15 +15,12 @@ True
 
 from __future__ import annotations
 
-import functools
-import operator
 from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Optional, Tuple, Type, Union
 
-from packaging.version import InvalidVersion, Version
-
-from . import _access, _messages
+from . import _access, _operators
 from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path, walk
-from .errors import ConfigError, PredicateError
+from ._operators import remainder, truthy
+from .errors import PredicateError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .schema import Schema
@@ -35,67 +32,10 @@ def __dir__() -> List[str]:
     return __all__
 
 
-@functools.lru_cache(maxsize=1024)
-def _as_version(text: str) -> Optional[Version]:
-    try:
-        return Version(text)
-    except InvalidVersion:
-        return None
-
-
-def _align(a: object, b: object) -> Tuple[object, object]:
-    """Version fields compare with version strings as versions, not as text."""
-    if type(a) is Version and type(b) is str:
-        return a, _as_version(b)
-    if type(b) is Version and type(a) is str:
-        return _as_version(a), b
-    return a, b
-
-
-def _host_error(a: object, b: object, exc: Exception) -> ConfigError:
-    # Only a config without a schema can hold objects whose comparisons raise: with one,
-    # every value is checked to be a plain value first.
-    return ConfigError(_messages.comparing_raised(a, b, exc), path="(a compared value)")
-
-
-def _ordered(compare: Callable[[Any, Any], Any]) -> Callable[[object, object], bool]:
-    def apply(a: object, b: object) -> bool:
-        a, b = _align(a, b)
-        try:
-            return bool(compare(a, b))
-        except TypeError:  # None < 4, 'a' < 1: False, never an exception (README, "The predicate language")
-            return False
-        except Exception as exc:
-            raise _host_error(a, b, exc) from None
-
-    return apply
-
-
-def _contains(a: object, b: object) -> bool:
-    if b is None:
-        return False
-    if type(a) is Version and isinstance(b, tuple):
-        b = tuple(_as_version(x) if type(x) is str else x for x in b)
-    try:
-        return a in b  # type: ignore[operator]  # whatever the config holds; TypeError is False
-    except TypeError:
-        return False
-    except Exception as exc:
-        raise _host_error(a, b, exc) from None
-
-
-#: The comparison operators: spelling → function. The parser's "Expected a comparison
-#: operator (…)" is generated from the same spellings.
+#: The comparison operators: spelling → function, from the table of `matrix._operators`
+#: (the parser's "Expected a comparison operator (…)" is generated from the same table).
 OPERATORS: Dict[str, Callable[[object, object], bool]] = {
-    "==": _ordered(operator.eq),
-    "!=": lambda a, b: not OPERATORS["=="](a, b),
-    "<": _ordered(operator.lt),
-    "<=": _ordered(operator.le),
-    ">": _ordered(operator.gt),
-    ">=": _ordered(operator.ge),
-    "in": _contains,
-    "not in": lambda a, b: not _contains(a, b),
-}
+    op.spelling: op.evaluate for op in _operators.COMPARISONS if op.evaluate is not None}
 
 
 def _restored(source: str, node: Node, paths: FrozenSet[str]) -> Predicate:
@@ -252,13 +192,6 @@ def value(node: Node, lookup: Callable[[str], object]) -> object:
     return truth(node, lookup)
 
 
-def remainder(number: object, divisor: int) -> object:
-    """``number % divisor`` for an int (not a bool); None for anything else (None included):
-    the remainder of what is not an integer is no number, so every test of it but ``!=`` and
-    ``is None`` is False."""
-    return int(number) % divisor if isinstance(number, int) and not isinstance(number, bool) else None
-
-
 def truth(node: Node, lookup: Callable[[str], object]) -> bool:
     """Whether *node* holds, reading config values through *lookup*."""
     if isinstance(node, And):
@@ -271,20 +204,4 @@ def truth(node: Node, lookup: Callable[[str], object]) -> bool:
         return OPERATORS[node.op](value(node.left, lookup), value(node.right, lookup))
     if isinstance(node, IsNone):
         return (value(node.operand, lookup) is None) is not node.negated
-    return _truthy(value(node, lookup))
-
-
-_PLAIN = (bool, int, float, str, bytes, list, tuple, set, frozenset)
-
-
-def _truthy(obj: object) -> bool:
-    """A bare operand's truth: scalars and lists as Python says; None is False; anything else
-    is a section, and a section that is there is True (even an empty dict: "is present")."""
-    if obj is None:
-        return False
-    if isinstance(obj, _PLAIN):
-        try:
-            return bool(obj)
-        except Exception as exc:  # a list subclass with a hostile __len__, in a schema-less config
-            raise ConfigError(_messages.reading_raised(exc), path="(a tested value)") from None
-    return True
+    return truthy(value(node, lookup))

@@ -25,8 +25,9 @@ from packaging.version import Version
 
 from ._messages import did_you_mean
 from ._nodes import And, Node
+from ._operators import COMPARISONS, comparisons_for
 from ._space import Inconclusive, Space, compared_constants
-from ._versions import VersionLike
+from ._versions import VersionLike, parsed, to_version
 from .schema import APPLIES, Feature, Field, Matrix, Schema
 
 __all__ = ["configs", "as_object", "values", "predicates", "predicate_sources", "matrices"]
@@ -53,11 +54,7 @@ _TEXT = st.lists(st.sampled_from(_ALPHABET), max_size=8).map("".join)
 
 
 def _is_version(text: str) -> bool:
-    try:
-        Version(text)
-    except ValueError:
-        return False
-    return True
+    return to_version(text) is not None
 
 
 # Hypothesis draws an integer, float or string, with some probability, from the literals in the
@@ -435,7 +432,8 @@ def as_object(config: object, schema: Schema, prefix: str = "") -> object:
 
 # --- predicates -----------------------------------------------------------------------------
 
-_OPS = ("==", "!=", "<", "<=", ">", ">=")
+# The operators drawn for a field of each type, from the table (`matrix._operators`).
+_MEMBERSHIP = tuple(op.spelling for op in COMPARISONS if op.kind == "membership")
 
 
 def _atoms(field: Field) -> st.SearchStrategy:
@@ -458,28 +456,30 @@ def _atoms(field: Field) -> st.SearchStrategy:
             low = -5 if field.min is None else field.min
             high = low + 10 if field.max is None else field.max
             constants = st.integers(int(low) - 1, int(high) + 1)
-        atoms.append(st.builds(lambda op, k: f"{path} {op} {k!r}", st.sampled_from(_OPS), constants))
-        atoms.append(st.builds(lambda ks: f"{path} in {sorted(set(ks))!r}", st.lists(constants, min_size=1, max_size=3)))
+        atoms.append(st.builds(lambda op, k: f"{path} {op} {k!r}", st.sampled_from(comparisons_for(kind)), constants))
+        atoms.append(st.builds(lambda ks: f"{path} {_MEMBERSHIP[0]} {sorted(set(ks))!r}",
+                               st.lists(constants, min_size=1, max_size=3)))
         if kind == "int":
             # Divisors whose least common multiple stays small (48): matrix check enumerates the
             # residues modulo it, exactly up to 5,040.
             atoms.append(st.builds(lambda d, op, r: f"{path} % {d} {op} {r}", st.sampled_from([1, 2, 3, 4, 6, 8, 16]),
-                                   st.sampled_from(_OPS), st.integers(-1, 16)))
+                                   st.sampled_from(comparisons_for("int")), st.integers(-1, 16)))
     elif kind == "str":
         if field.choices is not None:
             constants = st.sampled_from(field.choices)
         else:
             constants = st.sampled_from(["", "a", "b", "it's", "x\ny"])
-        atoms.append(st.builds(lambda op, k: f"{path} {op} {k!r}", st.sampled_from(("==", "!=")), constants))
-        atoms.append(st.builds(lambda op, ks: f"{path} {op} {sorted(set(ks))!r}", st.sampled_from(("in", "not in")),
+        atoms.append(st.builds(lambda op, k: f"{path} {op} {k!r}", st.sampled_from(comparisons_for("str")), constants))
+        atoms.append(st.builds(lambda op, ks: f"{path} {op} {sorted(set(ks))!r}", st.sampled_from(_MEMBERSHIP),
                                st.lists(constants, min_size=1, max_size=3)))
     elif kind == "version":
         constants = st.sampled_from(["0.9", "1.0", "1.0.1", "1.2", "2.0"])
-        atoms.append(st.builds(lambda op, k: f"{path} {op} {k!r}", st.sampled_from(_OPS), constants))
+        atoms.append(st.builds(lambda op, k: f"{path} {op} {k!r}", st.sampled_from(comparisons_for("version")),
+                               constants))
     else:
         item = st.sampled_from(["a", "b"]) if kind == "list[str]" else st.integers(0, 3)
         atoms.append(st.just(path))
-        atoms.append(st.builds(lambda op, k: f"{k!r} {op} {path}", st.sampled_from(("in", "not in")), item))
+        atoms.append(st.builds(lambda op, k: f"{k!r} {op} {path}", st.sampled_from(_MEMBERSHIP), item))
     return st.one_of(atoms)
 
 
@@ -656,10 +656,10 @@ def _matrix_texts(draw: st.DrawFn, max_features: int) -> Tuple[str, Dict[str, Di
                   f"support = {_toml(draw(_cells(runners)))}"]
         if draw(st.integers(0, 4)) == 0:
             since = draw(st.sampled_from(_VERSIONS))
-            remove_in = draw(st.sampled_from([v for v in _VERSIONS if Version(v) >= Version(since)]))
+            remove_in = draw(st.sampled_from([v for v in _VERSIONS if parsed(v) >= parsed(since)]))
             # A removal without a deprecation period (remove_in == since) is always recorded as done,
             # and a removal is recorded only once the file's version has reached it.
-            due = Version(remove_in) <= Version(version)
+            due = parsed(remove_in) <= parsed(version)
             if due or remove_in != since:
                 removed = due and (remove_in == since or draw(st.booleans()))
                 lines.append(f"deprecated = {_toml({'since': since, 'remove_in': remove_in, 'replacement': 'something else', 'removed': removed})}")

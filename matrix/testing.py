@@ -24,7 +24,7 @@ import attrs
 
 from . import _messages
 from .errors import ConfigError, ResolutionError, UsageError
-from ._versions import VersionLike
+from ._versions import VersionLike, to_version
 from .schema import Field, Matrix, Schema
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -557,13 +557,7 @@ def _candidates(field: Field, constants: List[object]) -> Iterator[object]:
 
 
 def _is_version(text: str) -> bool:
-    from packaging.version import InvalidVersion, Version
-
-    try:
-        Version(text)
-    except InvalidVersion:
-        return False
-    return True
+    return to_version(text) is not None
 
 
 def _lines(code: types.CodeType) -> Set[Tuple[str, int]]:

@@ -135,6 +135,35 @@ def test_the_comparison_operator_message_is_generated_from_the_operator_table():
     assert error_of("a b") == f"Expected a comparison operator ({spellings}), found 'b'\n    a b\n      ^"
 
 
+def test_each_operator_is_one_record_of_the_table_that_every_consumer_reads():
+    from matrix import _format, _operators, _tokenizer
+
+    assert [op.spelling for op in _operators.TABLE] == [
+        "and", "or", "not", "==", "!=", "<", "<=", ">", ">=", "in", "not in", "is None", "is not None", "%"]
+    # The parser, the interpreter, the grammar the docs show and the tokenizer's words.
+    assert _parser.COMPARISONS == ("==", "!=", "<", "<=", ">", ">=", "in", "not in")
+    assert tuple(matrix.predicates.OPERATORS) == _parser.COMPARISONS
+    assert "\n    COMPARISON := '==' | '!=' | '<' | '<=' | '>' | '>=' | 'in' | 'not' 'in'\n" in _parser.__doc__
+    assert _tokenizer.KEYWORDS == {"and", "or", "not", "in", "is", "None", "True", "False"}
+    assert _tokenizer.RULES["OP"].pattern == "==|!=|<=|>=|<|>"
+    # The steering of the strategies: the comparisons each type of field is drawn with.
+    assert {kind: _operators.comparisons_for(kind) for kind in ("int", "float", "version", "str", "bool")} == {
+        "int": ("==", "!=", "<", "<=", ">", ">="), "float": ("==", "!=", "<", "<=", ">", ">="),
+        "version": ("==", "!=", "<", "<=", ">", ">="), "str": ("==", "!="), "bool": ("==", "!=")}
+    # The editor's description of the language.
+    assert _format.PREDICATE == (
+        "A predicate over the config (Python-like: and, or, not, ==, in, is None, path % 16). "
+        "Its syntax and types are checked by `matrix check`, not by this schema.")
+
+
+def test_a_comparison_spelt_in_words_names_the_word_it_needs_next():
+    assert error_of("a not 3") == (
+        "Expected 'in' after 'not' in a comparison, found '3'\n"
+        "    a not 3\n"
+        "          ^"
+    )
+
+
 def test_limits_are_errors_not_crashes():
     deep = "not " * 100 + "x"
     message = error_of(deep)
