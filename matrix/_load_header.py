@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-from packaging.version import Version
 
 from . import _messages
+from ._versions import parsed
 from .schema import CLASS_SPEC, STATUSES, Statement
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,5 +37,5 @@ def header(b: _Builder, source: _Source, raw: object) -> Optional[MatrixSpec]:
         b.default_support = (Statement(spec.default_support if spec.default_support in allowed else "no"),)
     found: Optional[MatrixSpec] = spec
     if spec is not None:
-        b.matrix_version = Version(spec.version)  # a default's history is read as of it
+        b.matrix_version = parsed(spec.version)  # a default's history is read as of it
     return found

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING, Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence
+
+from packaging.version import Version
 
 if TYPE_CHECKING:  # pragma: no cover
     import enum
@@ -1017,7 +1019,7 @@ def remedy_other_string(named: Sequence[str]) -> str:
     return "a value other than " + ", ".join(repr(n) for n in named) if named else "any value"
 
 
-def remedy_range(kind: str, low: Optional[float], low_closed: bool, high: Optional[float], high_closed: bool) -> str:
+def remedy_range(kind: str, low: Optional[Any], low_closed: bool, high: Optional[Any], high_closed: bool) -> str:
     """A range of values that work, from the classes it joins (None: unbounded on that side)."""
     if kind == "int":
         lo = None if low is None else low if low_closed else math.floor(low) + 1
@@ -1032,10 +1034,16 @@ def remedy_range(kind: str, low: Optional[float], low_closed: bool, high: Option
             return f"a value ≥ {int(lo)}"
         return f"a value from {int(lo)} to {int(hi)}"
     if low is not None and low_closed and high_closed and low == high:
-        return repr(low)
-    parts = ([f"{'≥' if low_closed else '>'} {low!r}"] if low is not None else []) + \
-            ([f"{'≤' if high_closed else '<'} {high!r}"] if high is not None else [])
-    return "a value " + " and ".join(parts) if parts else "any value"
+        return remedy_value(low)
+    parts = ([f"{'≥' if low_closed else '>'} {remedy_value(low)}"] if low is not None else []) + \
+            ([f"{'≤' if high_closed else '<'} {remedy_value(high)}"] if high is not None else [])
+    what = "a version " if kind == "version" else "a value "
+    return what + " and ".join(parts) if parts else "any " + what.split()[1]
+
+
+def remedy_value(value: object) -> str:
+    """A value as a remedy writes it: a version as the text the user would give."""
+    return repr(str(value)) if isinstance(value, Version) else repr(value)
 
 
 def remedy_budget(budget: int, size: int) -> str:

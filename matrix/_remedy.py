@@ -44,6 +44,7 @@ from packaging.version import Version
 
 from . import _messages
 from ._nodes import Compare, Literal, Node, Path
+from ._versions import to_version
 from ._space import CAUSES, PRESENT, Space, compared_constants, related
 from .errors import MatrixError
 from .schema import Field, in_window
@@ -396,9 +397,9 @@ def _spell(space: Space, constants: List[object], path: str, field: Optional[Fie
     pieces: List[str] = []
     spans = 0  # pieces that are ranges, not single values
     rest = list(values)
-    if field is not None and field.type in ("int", "float") and len(space._groups.get(path, {path})) <= 1:
-        numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
-        for piece, single in _ranges(space, path, field, numbers, constants):
+    if field is not None and field.type in ("int", "float", "version") and len(space._groups.get(path, {path})) <= 1:
+        ordered = [v for v in values if _ordered(field, v)]
+        for piece, single in _ranges(space, path, field, ordered, constants):
             pieces.append(piece)
             spans += not single
         rest = [v for v in values if v is None]
@@ -421,9 +422,9 @@ def _ranges(space: Space, path: str, field: Field, working: List[Any],
             constants: List[object]) -> List[Tuple[str, bool]]:
     """Runs of consecutive working representatives, each spelled as the range of its classes,
     and whether that range is a single value."""
-    domain = [v for v in space.domains[path] if isinstance(v, (int, float)) and not isinstance(v, bool)]
-    cuts = sorted({c for c in [*constants, field.min, field.max]
-                   if isinstance(c, (int, float)) and not isinstance(c, bool) and _finite(c)})
+    domain = [v for v in space.domains[path] if _ordered(field, v)]
+    bounds = [to_version(c) if field.type == "version" else c for c in [*constants, field.min, field.max]]
+    cuts: List[Any] = sorted({c for c in bounds if _ordered(field, c) and _finite(c)})
     runs: List[List[Any]] = []
     previous = None
     for value in domain:
@@ -438,7 +439,7 @@ def _ranges(space: Space, path: str, field: Field, working: List[Any],
         low, low_closed = _class_low(run[0], cuts)
         high, high_closed = _class_high(run[-1], cuts)
         text = _messages.remedy_range(field.type, low, low_closed, high, high_closed)
-        out.append((text, text == repr(run[0])))
+        out.append((text, text == _messages.remedy_value(run[0])))
     return out
 
 
@@ -454,6 +455,14 @@ def _class_high(value: Any, cuts: List[Any]) -> Tuple[Optional[Any], bool]:
         return value, True
     above = [c for c in cuts if c > value]
     return (above[0], False) if above else (None, False)
+
+
+def _ordered(field: Field, value: object) -> bool:
+    """Whether *value* is one of the ordered values of *field* (a number, or a version) that a
+    remedy says as ranges."""
+    if field.type == "version":
+        return isinstance(value, Version)
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _finite(value: object) -> bool:

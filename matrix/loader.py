@@ -32,6 +32,7 @@ from packaging.version import InvalidVersion, Version
 
 from . import _format, _messages, _toml_errors
 from ._files import toml
+from ._versions import parsed
 from .errors import LoadError, Problem, excerpt
 from .predicates import Predicate
 from .schema import Matrix, Runner, Schema, Statement, Window
@@ -214,7 +215,9 @@ class _Builder:
         if text is None:
             return None
         try:
-            return Version(text)  # type: ignore[arg-type]  # not a str: InvalidVersion, reported below
+            if not isinstance(text, str):
+                raise InvalidVersion(text)
+            return parsed(text)
         except InvalidVersion:
             self.problem(source, path, _messages.invalid_version(text))
             return None
@@ -326,7 +329,7 @@ class _Builder:
         if self.problems:
             raise LoadError(name, self.problems)
         assert header is not None and runner_list is not None
-        version = Version(header.version)
+        version = parsed(header.version)
         return Matrix(
             name=header.name,
             version=version,

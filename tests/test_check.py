@@ -804,8 +804,10 @@ def test_a_refusing_forced_runner_wins_over_an_overriding_one_whatever_the_order
                fo + fn if first == "fo" else fn + fo, {"r0": {"name": "R0", "priority": 2}, "r1": {"name": "R1", "priority": 1}})
     with pytest.raises(matrix.UnsupportedFeatureError) as excinfo:
         m.resolve({"a": True, "b": True}, runner="r1")
+    changes = ("set a to False", "set b to False")  # in the order the gates that read them stand
     assert excinfo.exconly() == ("matrix.errors.UnsupportedFeatureError: fn requires R0; it cannot run on R1, which "
-                                 "was asked for")
+                                 "was asked for\nTo use R1, change: "
+                                 + " and ".join(changes if first == "fo" else changes[::-1]))
     assert m.resolve({"a": True}, runner="r1").runner == "r0"  # the override alone still overrides
 
 
