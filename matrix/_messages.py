@@ -986,3 +986,61 @@ def _file_name(file: Optional[str]) -> str:
 def default_entry(unknown: Optional[str]) -> str:
     what = f"Unknown key {unknown!r} in a default's history" if unknown else "A default's history holds tables"
     return f"{what}: write {{ value = …, since = \"V\" }} (since left out only on the first)"
+
+
+# --- redirects and runner aliases (issue 27, item 3) ------------------------------------------
+
+
+def former_id(alias: str, runner: str) -> str:
+    return f"Unknown runner {alias!r}: {alias!r} is a former id of {runner!r}"
+
+
+def redirect_name(runner: str, to: str) -> str:
+    return f"A request for {runner} redirected to {to}"
+
+
+def redirected(asked: str, to: str, because: str) -> str:
+    """*because*: the values the redirect read (``kv_cache_dtype = 'fp8_e5m2'``)."""
+    return f"Asked for {asked!r}, redirected to {to!r}: {because}"
+
+
+def redirected_refused(asked: str, to: str, refusal: str) -> str:
+    return f"Asked for {asked!r}, redirected to {to!r}; {refusal}"
+
+
+def deprecated_alias(alias: str, runner: str, since: str, remove_in: Optional[str], message: Optional[str]) -> str:
+    text = f"Runner id {alias!r} is deprecated since {since}"
+    if remove_in:
+        text += f" and will be removed in {remove_in}"
+    text += f"; use {runner!r} instead"
+    if message:
+        text += f" ({message})"
+    return text
+
+
+def removed_alias(alias: str, runner: str, remove_in: str, message: Optional[str]) -> str:
+    text = f"Runner id {alias!r} was removed in {remove_in}: use {runner!r} instead"
+    return text + (f" ({message})" if message else "")
+
+
+def alias_taken(alias: str, owner: Optional[str]) -> str:
+    """*owner*: the runner whose alias *alias* is already (None: it is a runner's id)."""
+    if owner is None:
+        return f"Alias {alias!r} is the id of a runner: a request for it must mean one runner"
+    return f"Alias {alias!r} is already an alias of {owner!r}: a request for it must mean one runner"
+
+
+def bad_alias_id(alias: object) -> str:
+    return f"Alias {alias!r} must be letters, digits, '_', '.' or '-', and not 'default'"
+
+
+def redirect_to_self(runner: str) -> str:
+    return f"A redirect of {runner!r} to itself: a request for it already goes there"
+
+
+def redirect_to_alias(to: str, runner: str) -> str:
+    return f"Redirect to {to!r}, a former id of {runner!r}: name the runner by its id"
+
+
+def redirect_not_everlasting(path: str, window: str) -> str:
+    return f"A redirect reads {path!r}, which exists only {window}: give the redirect since/until inside it"

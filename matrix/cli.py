@@ -393,11 +393,16 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
         stdout.write(resolution.explain() + "\n")
         return EXIT_OK
     chosen = matrix.runner(resolution.runner)
+    explained = resolution.explanation()
     how = "automatically"
     if options.runner:
-        how = "as asked" if chosen.id == options.runner else f"over the {options.runner} asked for,"
+        if explained["redirected"] is not None and explained["how"] == "redirected":
+            how = f"redirected from the {options.runner} asked for,"
+        elif chosen.id in (options.runner, explained["alias_of"]):
+            how = "as asked"
+        else:
+            how = f"over the {options.runner} asked for,"
     stdout.write(f"Chose {_named(chosen)} {how} at version {resolution.version}\n")
-    explained = resolution.explanation()
     if explained["order"] is not None and options.runner is None:
         order = explained["order"]
         stdout.write(f"Order: {order['name']}, because {order['when']} holds\n")

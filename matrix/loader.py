@@ -246,6 +246,9 @@ class _Builder:
         kinds = self.requirement_kinds(source, document.get("requirements", {}))
         if runner_list is not None:
             runner_list = [self.requirements(r, kinds, schema) for r in runner_list]
+            from . import _load_redirects
+
+            runner_list = _load_redirects.runners(self, runner_list, schema)
         orders = self.orders(source, document.get("orders", {}), schema, runner_list)
         if "check" in document:
             self.check_table(source, document["check"], document.get("features"), runner_list)

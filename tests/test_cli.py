@@ -125,7 +125,7 @@ def test_resolve_json_from_a_file(tmp_path):
     assert (status, err) == (0, "")
     assert json.loads(out) == {
         "matrix": "vLLM model runners", "version": "0.33.0", "requested": None, "runner": "v2",
-        "active": [{"id": "diffusion", "name": "diffusion models"}],
+        "redirected": None, "active": [{"id": "diffusion", "name": "diffusion models"}],
         "unsupported": {"v2": [], "v1": [{"id": "diffusion", "name": "diffusion models", "status": "no"}]},
         "warnings": [],
     }
@@ -149,8 +149,8 @@ def test_resolve_json_explain_holds_the_explanation():
                             "--set", "parallel_config.enable_elastic_ep=true")[1])
     assert {k: v for k, v in data.items() if k != "explanation"} == plain
     assert data["explanation"] == {
-        "runner": "v1", "requested": None, "how": "automatic", "overridden_by": None, "preferred_by": None,
-        "order": None, "orders": [], "version": "0.31.0",
+        "runner": "v1", "requested": None, "how": "automatic", "alias_of": None, "redirected": None,
+        "overridden_by": None, "preferred_by": None, "order": None, "orders": [], "version": "0.31.0",
         "runners": [
             {"id": "v2", "name": "Model Runner V2", "priority": 20, "candidate": True, "candidate_when": None,
              "chosen": False, "blockers": [

@@ -221,6 +221,7 @@ def test_to_dict_has_stable_keys():
         "version": "0.31.0",
         "requested": None,
         "runner": "v1",
+        "redirected": None,
         "active": [{"id": "mamba_cache_all", "name": "mamba cache mode 'all'"}],
         "unsupported": {"v2": [{"id": "mamba_cache_all", "name": "mamba cache mode 'all'", "status": "no"}], "v1": []},
         "warnings": [
@@ -314,7 +315,7 @@ def test_emit_refuses_an_unknown_kind():
     with pytest.raises(UsageError) as info:
         DEFAULT.resolve({}).emit(levels={"fallbak": logging.INFO})
     assert str(info.value) == ("Unknown warning kind 'fallbak', did you mean 'fallback' "
-                               "(expected one of 'deprecated', 'fallback', 'opt-in', 'override', 'partial', 'preference')")
+                               "(expected one of 'deprecated', 'deprecated-alias', 'fallback', 'opt-in', 'override', 'partial', 'preference', 'redirected')")
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
@@ -325,7 +326,7 @@ def test_emit_refuses_an_unknown_kind():
     ({"levels": {"fallback": True}},
      "The level for 'fallback' must be a logging level (an int such as logging.INFO), not True"),
     ({"levels": {1: logging.INFO}},
-     "Unknown warning kind '1' (expected one of 'deprecated', 'fallback', 'opt-in', 'override', 'partial', 'preference')"),
+     "Unknown warning kind '1' (expected one of 'deprecated', 'deprecated-alias', 'fallback', 'opt-in', 'override', 'partial', 'preference', 'redirected')"),
     ({"once": "no"}, "once must be True or False, not 'no'"),
 ])
 def test_emit_refuses_bad_arguments_before_logging_anything(kwargs, message, caplog):
