@@ -14,8 +14,8 @@ A config is resolved in this order (docs/explanation/choice.md shows this text, 
    ``override``, replaces it by the forced runner (a refusal wins over an override, whatever
    the order of declaration); the runner then serves unless a gate it says ``no`` to is
    active or it fails a requirement. Candidacy, orders and preferences are not consulted.
-3. **Automatic choice** (`automatic`), a decision list read top down, the first step that
-   holds deciding:
+3. **Automatic choice** (`automatic`), a decision list read top down (redirects play no part
+   in it), the first step that holds deciding:
 
    - each feature that prefers a runner, in declaration order, while no feature that forces a
      runner is active: its runner is chosen when it is free (not blocked, and a candidate);
@@ -26,7 +26,7 @@ A config is resolved in this order (docs/explanation/choice.md shows this text, 
 
    A runner is *blocked* by an active gate it says ``no`` or ``opt-in`` to, and by a
    requirement it fails (requirements are gates derived from the runner files, see
-   `matrix.schema.Matrix.gates_at`). Redirects play no part in automatic choice.
+   `matrix.schema.Matrix.gates_at`).
 
 The decision list (`steps`) is data: `automatic` reads it on a mask of active gates; the
 compiled plan's fast path (`quiet_top`) and ``matrix check``'s questions about choice (which

@@ -1044,3 +1044,29 @@ def redirect_to_alias(to: str, runner: str) -> str:
 
 def redirect_not_everlasting(path: str, window: str) -> str:
     return f"A redirect reads {path!r}, which exists only {window}: give the redirect since/until inside it"
+
+
+def redirect_what(runner: str, to: str, when: str) -> str:
+    return f"The redirect of {runner} to {to} ({when})"
+
+
+def redirect_never(what: str, alone: bool) -> str:
+    if alone:
+        return f"{what} never applies: an earlier redirect of the same runner applies wherever it holds"
+    return f"{what} never applies: no config satisfies its condition"
+
+
+def redirect_refused(what: str, to: str, gate: str, reason: Optional[str]) -> str:
+    why = f"{to} fails a requirement ({reason})" if reason is not None else f"{to} does not support {gate}"
+    return f"{what} can leave a request {to} refuses: where it applies, {why}"
+
+
+def alias_no_removal_version(alias: str, runner: str, since: str) -> str:
+    return (f"Former id {alias!r} of {runner!r} is deprecated since {since} without remove_in: users cannot plan "
+            "for its removal")
+
+
+def alias_overdue(alias: str, remove_in: str, version: str) -> str:
+    return (f"Former id {alias!r} was due for removal in {remove_in}, and the matrix is checked as of {version}: "
+            "record the removal with removed = true (a request by it is then refused, naming the new id), or "
+            "move remove_in")

@@ -57,6 +57,13 @@ def _shows(m, finding):
         except (NoRunnerError, RemovedFeatureError) as error:
             active = {f.id for f in error.resolution.active}
         assert {narrow, broad} <= active
+    elif finding.code == "redirect-refused":
+        # The request for the redirect's runner goes to its target, which refuses it.
+        with pytest.raises(matrix.UnsupportedFeatureError) as excinfo:
+            m.resolve(config, runner=finding.runner)
+        resolution = excinfo.value.resolution
+        assert resolution.redirect is not None and resolution.redirect.runner == finding.runner
+        assert excinfo.value.args[0].startswith(f"Asked for {finding.runner!r}, redirected to ")
     else:  # pragma: no cover - every code with a witness is listed above
         raise AssertionError(finding.code)
 
