@@ -225,7 +225,10 @@ class Resolution:
 
     @property
     def redirect(self) -> Optional[Redirect]:
-        """The redirect that made the request one for another runner (None: none did)."""
+        """The redirect that made the request one for another runner (None: none did; a config
+        refused before the request is considered, for a removed feature, has none)."""
+        if not any(w.kind == "redirected" for w in self.warnings):
+            return None
         return _redirect(self._plan, self._mask, self.requested)
 
     def _asked(self) -> Optional[str]:
