@@ -372,8 +372,8 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
             raise _Usage(_messages.config_keys_undeclared(options.config, unknown))
     for assignment in options.set:
         _assign(config, assignment, matrix.schema)
-    if options.runner is not None:
-        matrix.runner(options.runner)  # an unknown id is a usage error, exit 2
+    if options.runner is not None and matrix.alias(options.runner) is None:
+        matrix.runner(options.runner)  # an unknown id is a usage error, exit 2 (resolve judges a former id)
     try:
         resolution = matrix.resolve(config, runner=options.runner, version=options.version)
     except ResolutionError as finding:
