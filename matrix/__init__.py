@@ -18,8 +18,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .check import Finding, Report
 from ._versions import VersionLike
 from .resolver import Observation, Resolution, ResolutionWarning
-from .schema import (Deprecation, Feature, Field, Forces, Matrix, Order, Prefers, Refusal, Requirement,
-                     RequirementKind, Runner, Schema, Statement)
+from .schema import (Alias, Deprecation, Feature, Field, Forces, Matrix, Order, Prefers, Redirect, Refusal,
+                     Requirement, RequirementKind, Runner, Schema, Statement)
 
 __all__ = [
     "load",
@@ -34,6 +34,8 @@ __all__ = [
     "Forces",
     "Prefers",
     "Order",
+    "Alias",
+    "Redirect",
     "Requirement",
     "RequirementKind",
     "Refusal",
