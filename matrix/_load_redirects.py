@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional
 import attrs
 
 from . import _format, _messages
-from .schema import Alias, Deprecation, Redirect, Runner, Schema, in_window, window_text
+from .schema import Alias, Deprecation, Redirect, Runner, Schema, window_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._converter import AliasSpec, Place, RedirectSpec
@@ -125,7 +125,7 @@ def _redirect(builder: _Builder, source: _Source, where: Place, runner: str, ind
         # The field exists through the whole window: from its start (or always) to its end.
         starts = field.since is None or (since is not None and since >= field.since)
         ends = field.until is None or (until is not None and until <= field.until)
-        if not (starts and ends) or (since is not None and not in_window(field.window, since)):
+        if not (starts and ends):
             builder.problem(source, where + ("when",), _messages.redirect_not_everlasting(path, window_text(field.window)))
             return None
     return Redirect(runner, to, when, spec.message, window[0], window[1], index)
