@@ -258,9 +258,9 @@ def requested(plan: Plan, mask: int, runner: str, warnings: List[ResolutionWarni
     A former id asks for the runner it names; the first redirect of that runner whose gate is
     active makes it a request for the redirect's runner (one hop; the message names the
     condition here: the resolver, which has the config's values, says those instead when the
-    file gives no message). A feature that forces another runner refuses the request, or (``override``) replaces it by
-    the forced runner, which is then validated as if it had been asked for. A refusal wins over
-    an override whatever their order in the file."""
+    file gives no message). A feature that forces another runner refuses the request, or
+    (``override``) replaces it by the forced runner, which is then validated as if it had been
+    asked for. A refusal wins over an override whatever their order in the file."""
     matrix = plan.matrix
     said = runner  # as asked: an alias stays an alias in what is said
     alias = plan.aliases.get(runner)

@@ -1046,14 +1046,17 @@ def redirect_not_everlasting(path: str, window: str) -> str:
     return f"A redirect reads {path!r}, which exists only {window}: give the redirect since/until inside it"
 
 
-def redirect_what(runner: str, to: str, when: str) -> str:
-    return f"The redirect of {runner} to {to} ({when})"
+def redirect_what(runner: str, number: int, to: str, when: str) -> str:
+    return f"{runner}'s redirect {number} to {to} ({when})"
 
 
-def redirect_never(what: str, alone: bool) -> str:
-    if alone:
-        return f"{what} never applies: an earlier redirect of the same runner applies wherever it holds"
-    return f"{what} never applies: no config satisfies its condition"
+def redirect_never(what: str, why: str) -> str:
+    """*why*: ``unsatisfiable``, ``removed`` (it holds only with a removed feature active) or
+    ``shadowed`` (an earlier redirect of the runner holds wherever it does)."""
+    reasons = {"unsatisfiable": "no config satisfies its condition",
+               "removed": "every config it holds for uses a removed feature, which is refused first",
+               "shadowed": "an earlier redirect of the same runner applies wherever it holds"}
+    return f"{what} never applies: {reasons[why]}"
 
 
 def redirect_refused(what: str, to: str, gate: str, reason: Optional[str]) -> str:

@@ -523,11 +523,13 @@ def _redirects(matrix: Matrix, v: Version, compiled: Plan, space: Space, place: 
         for _, redirect in compiled.redirects.get(runner.id, ()):
             to = matrix.runner(redirect.to)
             key = ("redirects", redirect.index)
-            what = _messages.redirect_what(runner.name, to.name, str(redirect.when))
+            what = _messages.redirect_what(runner.name, redirect.index + 1, to.name, str(redirect.when))
             try:
                 if space.solve(true=[redirect.when.node], false=[*earlier, *removed]) is None:
-                    alone = space.solve(true=[redirect.when.node], false=removed) is not None
-                    yield place.runner("redirect-never", runner.id, _messages.redirect_never(what, alone), key=key)
+                    why = ("unsatisfiable" if space.solve(true=[redirect.when.node]) is None
+                           else "removed" if space.solve(true=[redirect.when.node], false=removed) is None
+                           else "shadowed")
+                    yield place.runner("redirect-never", runner.id, _messages.redirect_never(what, why), key=key)
                     earlier.append(redirect.when.node)
                     continue
                 away = [g.when.node for g in asked if g.forces is not None and g.forces.override
