@@ -19,8 +19,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .check import Finding, Report, Severity
 from ._versions import VersionLike
 from .resolver import Observation, ObservationKind, Resolution, ResolutionWarning, WarningKind
-from .schema import (Applies, Deprecation, Feature, Field, FieldType, Forces, Matrix, Order, Prefers, Refusal,
-                     Requirement, RequirementKind, Runner, Schema, Statement, Status)
+from .schema import (Alias, Applies, Deprecation, Feature, Field, FieldType, Forces, Matrix, Order, Prefers, Redirect,
+                     Refusal, Requirement, RequirementKind, Runner, Schema, Statement, Status)
 
 __all__ = [
     "load",
@@ -35,6 +35,8 @@ __all__ = [
     "Forces",
     "Prefers",
     "Order",
+    "Alias",
+    "Redirect",
     "Requirement",
     "RequirementKind",
     "Refusal",

@@ -4,13 +4,18 @@ A config is resolved in this order (docs/explanation/choice.md shows this text, 
 
 1. **Removed features.** A config that uses a feature removed at the version is refused
    (`RemovedFeatureError`) before any runner is considered; deprecated ones only warn.
-2. **A runner asked for** (`requested`): a feature that forces another runner refuses the
-   request, or, with ``override``, replaces it by the forced runner (a refusal wins over an
-   override, whatever the order of declaration); the runner then serves unless a gate it says
-   ``no`` to is active or it fails a requirement. Candidacy, orders and preferences are not
-   consulted.
-3. **Automatic choice** (`automatic`), a decision list read top down, the first step that
-   holds deciding:
+2. **A runner asked for** (`requested`): a former id (an ``aliases`` entry of a runner file)
+   asks for the runner it names, with a warning of kind ``deprecated-alias`` from the alias's
+   ``since`` on (from its ``remove_in`` on it is refused before the config is read:
+   `UsageError`, naming the new id). Then the first of that runner's ``redirects`` in force
+   whose condition holds, in declaration order, makes the request one for the redirect's
+   runner, with a warning of kind ``redirected``; that runner's own redirects do not apply
+   (one hop). Then a feature that forces another runner refuses the request, or, with
+   ``override``, replaces it by the forced runner (a refusal wins over an override, whatever
+   the order of declaration); the runner then serves unless a gate it says ``no`` to is
+   active or it fails a requirement. Candidacy, orders and preferences are not consulted.
+3. **Automatic choice** (`automatic`), a decision list read top down (redirects play no part
+   in it), the first step that holds deciding:
 
    - each feature that prefers a runner, in declaration order, while no feature that forces a
      runner is active: its runner is chosen when it is free (not blocked, and a candidate);
@@ -36,14 +41,15 @@ from typing import TYPE_CHECKING, List, Literal, Optional, Tuple, Type, get_args
 import attrs
 
 from . import _messages
-from .errors import NoRunnerError, RemovedFeatureError, ResolutionError, UnsupportedFeatureError
+from .errors import NoRunnerError, RemovedFeatureError, ResolutionError, UnsupportedFeatureError, UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._compile import Plan
-    from .schema import Deprecation, Feature
+    from .schema import Deprecation, Feature, Redirect
 
 #: The kinds of `ResolutionWarning`.
-WarningKind = Literal["deprecated", "fallback", "opt-in", "partial", "override", "preference"]
+WarningKind = Literal["deprecated", "fallback", "opt-in", "partial", "override", "preference", "deprecated-alias",
+                      "redirected"]
 WARNING_KINDS: Tuple[str, ...] = get_args(WarningKind)
 
 
@@ -249,18 +255,36 @@ def _not_free(plan: Plan, mask: int, runner: str) -> str:
 def requested(plan: Plan, mask: int, runner: str, warnings: List[ResolutionWarning]) -> _Outcome:
     """The runner that serves a request for *runner*, or the error; notices go to *warnings*.
 
-    A feature that forces another runner refuses the request, or (``override``) replaces it by
-    the forced runner, which is then validated as if it had been asked for. A refusal wins over
-    an override whatever their order in the file."""
+    A former id asks for the runner it names; the first redirect of that runner whose gate is
+    active makes it a request for the redirect's runner (one hop; the message names the
+    condition here: the resolver, which has the config's values, says those instead when the
+    file gives no message). A feature that forces another runner refuses the request, or
+    (``override``) replaces it by the forced runner, which is then validated as if it had been
+    asked for. A refusal wins over an override whatever their order in the file."""
     matrix = plan.matrix
+    said = runner  # as asked: an alias stays an alias in what is said
+    alias = plan.aliases.get(runner)
+    if alias is not None:
+        d = alias.deprecation
+        assert not d.is_removed(plan.version), "asked() refuses a removed alias"
+        if plan.version >= d.since:
+            warnings.append(ResolutionWarning("deprecated-alias", None, alias.runner, _messages.deprecated_alias(
+                alias.id, alias.runner, str(d.since), _str(d.remove_in), d.message)))
+        runner = alias.runner
+    redirect = redirect_of(plan, mask, runner)
+    redirected = None
+    if redirect is not None:
+        warnings.append(ResolutionWarning("redirected", None, redirect.to, redirect.message or _messages.redirected(
+            said, redirect.to, str(redirect.when))))
+        redirected, runner = said, redirect.to
     forcing = [f for f in plan.active(mask & plan.forcing) if f.forces is not None and f.forces.runner != runner]
     asked = matrix.runner(runner).name
     for feature in forcing:
         forces = feature.forces
         assert forces is not None
         if not forces.override:
-            return None, (UnsupportedFeatureError, forces.message or _messages.forced(
-                feature.name, matrix.runner(forces.runner).name, asked))
+            return None, (UnsupportedFeatureError, _said(redirected, runner, forces.message or _messages.forced(
+                feature.name, matrix.runner(forces.runner).name, asked)))
     chosen, overriding = runner, None
     for feature in forcing:
         forces = feature.forces
@@ -271,7 +295,7 @@ def requested(plan: Plan, mask: int, runner: str, warnings: List[ResolutionWarni
             feature.name, matrix.runner(forces.runner).name, matrix.runner(chosen).name)))
         chosen, overriding = forces.runner, feature
     if mask & plan.no[chosen]:
-        return None, (UnsupportedFeatureError, blockers(plan, mask, chosen, plan.no[chosen]))
+        return None, (UnsupportedFeatureError, _said(redirected, runner, blockers(plan, mask, chosen, plan.no[chosen])))
     name = matrix.runner(chosen).name
     for feature in plan.active(mask & plan.opt_in[chosen]):
         note = feature.statement(chosen, plan.version).note
@@ -279,6 +303,35 @@ def requested(plan: Plan, mask: int, runner: str, warnings: List[ResolutionWarni
         by = None if overriding is None else overriding.name
         warnings.append(ResolutionWarning("opt-in", feature.id, chosen, _messages.opt_in(feature.name, name, note, by)))
     return chosen, None
+
+
+def _said(redirected: Optional[str], to: str, refusal: str) -> str:
+    """A refusal of a request, saying the redirect that made it a request for *to*."""
+    return refusal if redirected is None else _messages.redirected_refused(redirected, to, refusal)
+
+
+def asked(plan: Plan, runner: str) -> None:
+    """Refuse a request for *runner* that names no runner: an unknown id, or a former id removed
+    at the plan's version (`UsageError`)."""
+    if runner in plan.no:
+        return
+    alias = plan.aliases.get(runner) if isinstance(runner, str) else None
+    if alias is None:
+        plan.matrix.runner(runner)  # raises UsageError, naming the known runners
+        return
+    d = alias.deprecation
+    if d.is_removed(plan.version):
+        assert d.remove_in is not None
+        raise UsageError(_messages.removed_alias(alias.id, alias.runner, str(d.remove_in), d.message))
+
+
+def redirect_of(plan: Plan, mask: int, runner: str) -> Optional[Redirect]:
+    """The redirect that applies to a request for *runner* (by its id): the first in force whose
+    gate is active in *mask*."""
+    for bit, redirect in plan.redirects.get(runner, ()):
+        if mask & bit:
+            return redirect
+    return None
 
 
 def _str(value: object) -> Optional[str]:

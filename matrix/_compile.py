@@ -39,7 +39,7 @@ from ._operators import AND, BY_SPELLING, EQUALS, IS_NONE, IS_NOT_NONE, MOD, NOT
 from ._versions import parsed
 from .errors import ConfigError
 from .predicates import OPERATORS
-from .schema import Feature, Field, Matrix, Order, Runner, Schema
+from .schema import Alias, Feature, Field, Matrix, Order, Redirect, Runner, Schema
 
 _SIMPLE = tuple(LITERAL_TYPES)
 
@@ -87,6 +87,12 @@ class Plan:
     candidate: Dict[str, int] = attrs.Factory(dict)
     #: (gate, order, (runner id, blocking mask) in that order), for each `Order`, first first.
     orders: Tuple[Tuple[int, Order, Tuple[Tuple[str, int], ...]], ...] = ()
+    #: Former runner ids (`Alias`), by id.
+    aliases: Dict[str, Alias] = attrs.Factory(dict)
+    #: runner id → its redirects in force, each with its gate, in declaration order; and every
+    #: redirect's gate (`matrix._choice.requested` reads them).
+    redirects: Dict[str, Tuple[Tuple[int, Redirect], ...]] = attrs.Factory(dict)
+    redirecting: int = 0
     #: The decision list of automatic choice (`matrix._choice.steps`).
     steps: Tuple[Rule, ...] = attrs.field(init=False)
     #: The top runner (the first of the order of priority that is always a candidate), and the
@@ -173,6 +179,7 @@ def _build(matrix: Matrix, version: Version) -> Plan:
             else:
                 deprecated |= 1 << index
     candidate = {r.id: 0 for r in matrix.runners}
+    redirects: Dict[str, List[Tuple[int, Redirect]]] = {}
     orders = []
     for index, gate in enumerate(features):
         if isinstance(gate.origin, Runner):
@@ -180,7 +187,12 @@ def _build(matrix: Matrix, version: Version) -> Plan:
         elif isinstance(gate.origin, Order):
             ids = gate.origin.tried([r.id for r in matrix.runners])
             orders.append((1 << index, gate.origin, tuple((r, blocking[r]) for r in ids)))
+        elif isinstance(gate.origin, Redirect):
+            redirects.setdefault(gate.origin.runner, []).append((1 << index, gate.origin))
     return Plan(
+        aliases={a.id: a for r in matrix.runners for a in r.aliases},
+        redirects={r: tuple(found) for r, found in redirects.items()},
+        redirecting=sum(1 << i for i, f in enumerate(features) if isinstance(f.origin, Redirect)),
         feature_bits=sum(1 << i for i, f in enumerate(features) if f.origin is None),
         automatic=sum(1 << i for i, f in enumerate(features) if f.applies != "asked"),
         asked=sum(1 << i for i, f in enumerate(features) if f.applies != "automatic"),

@@ -170,6 +170,27 @@ class ClauseSpec:
     doc: Optional[str] = None
 
 
+@attrs.frozen
+class AliasSpec:
+    """A former id of the runner, with its deprecation (the fields of `DeprecationSpec`; the
+    replacement is the runner itself)."""
+
+    id: Annotated[str, ID]
+    since: Version
+    remove_in: Optional[Version] = None
+    message: Optional[str] = None
+    removed: bool = False
+
+
+@attrs.frozen
+class RedirectSpec:
+    to: Annotated[str, RUNNER]
+    when: Condition
+    message: Optional[str] = None
+    since: Optional[Version] = None
+    until: Optional[Version] = None
+
+
 #: What a runner requires of one kind: a condition, a chain of clauses, or one clause.
 Requirement = Union[Condition, Annotated[Tuple[ClauseSpec, ...], NONEMPTY, CHAIN], ClauseSpec]
 
@@ -182,6 +203,8 @@ class RunnerSpec:
     links: Tuple[str, ...] = ()
     candidate: Optional[Condition] = None
     requires: Dict[Annotated[str, KIND], Requirement] = attrs.Factory(dict)
+    aliases: Tuple[AliasSpec, ...] = ()
+    redirects: Tuple[RedirectSpec, ...] = ()
 
 
 @attrs.frozen
@@ -309,9 +332,12 @@ converter.register_structure_hook_func(lambda kind: get_origin(bare(kind)) is tu
 converter.register_structure_hook_func(lambda kind: bare(kind) == Tuple[str, ...], _array_of(str))
 converter.register_structure_hook_func(lambda kind: get_origin(bare(kind)) is dict, _table)
 converter.register_structure_hook_func(lambda kind: bare(kind) == Tuple[IgnoreSpec, ...], _array_of(IgnoreSpec))
+converter.register_structure_hook_func(lambda kind: bare(kind) == Tuple[AliasSpec, ...], _array_of(AliasSpec))
+converter.register_structure_hook_func(lambda kind: bare(kind) == Tuple[RedirectSpec, ...], _array_of(RedirectSpec))
 #: Every spec: the document and what its tables and runner files hold.
 SPECS = (DocumentSpec, MatrixSpec, FieldSpec, ChoiceSpec, StatementSpec, DeprecationSpec, ForcesSpec, PrefersSpec,
-         FeatureSpec, RefusalSpec, CheckSpec, IgnoreSpec, RunnerSpec, ClauseSpec, KindSpec, OrderSpec)
+         FeatureSpec, RefusalSpec, CheckSpec, IgnoreSpec, RunnerSpec, ClauseSpec, KindSpec, OrderSpec, AliasSpec,
+         RedirectSpec)
 for _cls in SPECS:
     attrs.resolve_types(_cls, include_extras=True)  # the marks stay, for `editor`
     converter.register_structure_hook(_cls, _spec(_cls))

@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from packaging.version import Version
 
-from ._docs_model import Document, DeprecationRow, banner
+from ._docs_model import Document, DeprecationRow, RunnerRow, banner
 from .schema import Field
 
 #: The version of the shape below; it changes only when a key changes meaning or goes away.
@@ -58,19 +58,28 @@ def _deprecation(d: DeprecationRow) -> Dict[str, Any]:
             "replacement": d.replacement or None, "message": d.message or None}
 
 
+def _redirect_data(row: RunnerRow) -> Dict[str, Any]:
+    return {"aliases": [{"id": a.id, "since": a.since, "remove_in": a.remove_in, "removed": a.removed,
+                         "message": a.message} for a in row.aliases],
+            "redirects": [{"to": d.to, "when": d.when, "message": d.message, "since": d.since, "until": d.until}
+                          for d in row.redirects]}
+
+
 def json_text(doc: Document, tables: Sequence[str]) -> str:
     notes = dict(enumerate(doc.notes, 1))
 
     def note(number: Optional[int]) -> Optional[str]:
         return notes[number] if number is not None else None
 
+    # Every runner has aliases and redirects, or none has (a matrix without either).
+    extra = any(r.aliases or r.redirects for r in doc.runner_rows)
     data: Dict[str, Any] = {
         "format": FORMAT,
         "generated_by": banner(doc.source),
         "matrix": doc.title,
         "version": doc.version,
         "runners": [{"id": r.id, "name": r.name, "priority": r.priority, "description": r.description or None,
-                     "links": list(r.links)} for r in doc.runner_rows],
+                     "links": list(r.links), **(_redirect_data(r) if extra else {})} for r in doc.runner_rows],
     }
     if "support" in tables:
         data["legend"] = [{"status": t, "symbol": s, "meaning": m} for s, t, m in doc.legend]

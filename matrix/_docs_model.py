@@ -11,7 +11,7 @@ import attrs
 from packaging.version import Version
 
 from ._versions import VersionLike, as_version
-from .schema import NOTHING, Feature, Field, Forces, Matrix, Prefers, Requirement, window_text
+from .schema import NOTHING, Alias, Feature, Field, Forces, Matrix, Prefers, Redirect, Requirement, in_window, window_text
 
 #: status → (symbol, text equivalent, meaning): the one fixed symbol set of every format.
 SYMBOLS: Dict[str, Tuple[str, str, str]] = {
@@ -100,6 +100,36 @@ class Row:
 APPLIES_TEXT = {"automatic": "in automatic choice only", "asked": "only when a runner is asked for"}
 
 
+#: Said after a runners table that shows former ids or redirects.
+REDIRECTS_AFTER = ("A runner asked for by a former id is that runner (with a deprecation warning); a request for "
+                   "a runner goes to the runner of its first redirect whose condition holds (automatic choice "
+                   "ignores redirects).")
+
+
+@attrs.frozen
+class AliasRow:
+    """A former id of a runner, as the runners table shows it (``lifecycle``: its deprecation
+    in words, at the version the tables describe)."""
+
+    id: str
+    since: str
+    remove_in: Optional[str]
+    removed: bool
+    message: Optional[str]
+    lifecycle: str
+
+
+@attrs.frozen
+class RedirectRow:
+    """A redirect of requests for a runner, as the runners table shows it."""
+
+    to: str
+    when: str
+    message: Optional[str]
+    since: Optional[str]
+    until: Optional[str]
+
+
 @attrs.frozen
 class RunnerRow:
     """One runner, as the runners table shows it."""
@@ -109,6 +139,9 @@ class RunnerRow:
     priority: int
     description: str
     links: Tuple[str, ...]
+    aliases: Tuple[AliasRow, ...] = ()
+    #: The redirects in force at the version the tables describe, in declaration order.
+    redirects: Tuple[RedirectRow, ...] = ()
 
 
 @attrs.frozen
@@ -232,6 +265,31 @@ class Document:
     #: Per runner (priority order): the condition under which it is a candidate, "" when always.
     candidates: Tuple[str, ...] = ()
     orders: Tuple[OrderRow, ...] = ()
+
+
+def _alias_row(alias: Alias, v: Version, spell: Callable[[str], str]) -> AliasRow:
+    d = alias.deprecation
+    if d.is_removed(v):
+        lifecycle = f"removed in {d.remove_in}"
+    elif v < d.since:
+        lifecycle = f"deprecated from {d.since}"
+    else:
+        lifecycle = f"deprecated since {d.since}" + (f", to be removed in {d.remove_in}" if d.remove_in else "")
+    return AliasRow(spell(alias.id), str(d.since), _str(d.remove_in), d.removed, _str_or_none(d.message, spell),
+                    lifecycle)
+
+
+def _redirect_row(redirect: Redirect, spell: Callable[[str], str]) -> RedirectRow:
+    return RedirectRow(spell(redirect.to), spell(str(redirect.when)), _str_or_none(redirect.message, spell),
+                       _str(redirect.since), _str(redirect.until))
+
+
+def _str(value: Optional[Version]) -> Optional[str]:
+    return None if value is None else str(value)
+
+
+def _str_or_none(text: Optional[str], spell: Callable[[str], str]) -> Optional[str]:
+    return None if text is None else spell(text)
 
 
 def _version_text(v: Optional[Version]) -> str:
@@ -370,7 +428,9 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
     deprecations = tuple(_deprecation_row(f, v, spell) for f, _ in deprecated)
     source = matrix.file or "features.toml"
     source = source.replace("\\", "/").rsplit("/", 1)[-1]
-    runner_rows = tuple(RunnerRow(spell(r.id), spell(r.name), r.priority, spell(r.description or ""), r.links)
+    runner_rows = tuple(RunnerRow(spell(r.id), spell(r.name), r.priority, spell(r.description or ""), r.links,
+                                  tuple(_alias_row(a, v, spell) for a in r.aliases),
+                                  tuple(_redirect_row(d, spell) for d in r.redirects if in_window(d.window, v)))
                         for r in matrix.runners)
     pair_rows, pair_legend, refusals = _pair_rows(matrix, v, rows, spell) if pairs else ((), (), ())
     return Document(spell(matrix.name), str(v), spell(source), tuple((r.id, spell(r.name)) for r in matrix.runners),

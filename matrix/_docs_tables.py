@@ -11,8 +11,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import attrs
 
 from ._docs_model import (CAPABILITIES_INTRO, DEPRECATION_HEADER, NO_GATES, NO_SCHEMA, PAIR_SYMBOLS, PAIRS_INTRO,
-                          Document, Step, absent, choice_text, deprecation_cells, group_rows, label, legend_label,
-                          pair_label)
+                          REDIRECTS_AFTER, Document, RunnerRow, Step, absent, choice_text, deprecation_cells,
+                          group_rows, label, legend_label, pair_label)
 
 
 @attrs.frozen
@@ -161,12 +161,37 @@ def _support(doc: Document, symbols: bool) -> Table:
 
 
 def _runners(doc: Document) -> Table:
+    # Former ids and redirects are columns only for a matrix that has any.
+    extra = any(r.aliases or r.redirects for r in doc.runner_rows)
     rows = tuple(TableRow((_cell(_code(r.id), header=True), _cell(_text(r.name)), _cell(_raw(str(r.priority))),
-                           _cell(_text(r.description)), _cell(*_links(r.links, ", "))))
+                           _cell(_text(r.description)), _cell(*_links(r.links, ", ")),
+                           *((_cell(*_former_ids(r)), _cell(*_redirects(r))) if extra else ())))
                  for r in doc.runner_rows)
+    after: Tuple[Pieces, ...] = ((_text("The runner of highest priority that nothing blocks is chosen."),),)
+    if extra:
+        after += ((_text(REDIRECTS_AFTER),),)
     return Table("Runners", _heading("Runners", doc, False), "Runners",
-                 _headers("Runner", "Name", "Priority", "Description", "Links"), rows,
-                 after=((_text("The runner of highest priority that nothing blocks is chosen."),),))
+                 _headers("Runner", "Name", "Priority", "Description", "Links",
+                          *(("Former ids", "Redirects") if extra else ())), rows, after=after)
+
+
+def _former_ids(row: RunnerRow) -> List[Piece]:
+    """``nsa`` (deprecated since 0.5, removed in 0.7), … for each former id."""
+    out: List[Piece] = []
+    for i, alias in enumerate(row.aliases):
+        out += [*((_raw("; "),) if i else ()), _code(alias.id), _raw(f" ({alias.lifecycle})")]
+    return out
+
+
+def _redirects(row: RunnerRow) -> List[Piece]:
+    """to ``triton`` when ``kv == 'fp8'`` (from 0.9), … for each redirect in force."""
+    out: List[Piece] = []
+    for i, redirect in enumerate(row.redirects):
+        window = " ".join([*([f"from {redirect.since}"] if redirect.since else []),
+                           *([f"until {redirect.until}"] if redirect.until else [])])
+        out += [*((_raw("; "),) if i else ()), _raw("to "), _code(redirect.to), _raw(" when "), _code(redirect.when),
+                *((_raw(f" ({window})"),) if window else ())]
+    return out
 
 
 def _capabilities(doc: Document) -> Table:

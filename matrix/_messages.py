@@ -1066,3 +1066,90 @@ def remedies_line(name: str, options: Sequence[str], more: int, served: bool, si
     if exhausted and not inexact:
         return f"No change of the config makes {name} serve it"
     return f"No remedy found for {name} within {size} change{'s' if size != 1 else ''}{caveat}"
+
+
+# --- redirects and runner aliases (issue 27, item 3) ------------------------------------------
+
+
+def former_id(alias: str, runner: str) -> str:
+    return f"Unknown runner {alias!r}: {alias!r} is a former id of {runner!r}"
+
+
+def redirect_name(runner: str, to: str) -> str:
+    return f"A request for {runner} redirected to {to}"
+
+
+def redirected(asked: str, to: str, because: str) -> str:
+    """*because*: the values the redirect read (``kv_cache_dtype = 'fp8_e5m2'``)."""
+    return f"Asked for {asked!r}, redirected to {to!r}: {because}"
+
+
+def redirected_refused(asked: str, to: str, refusal: str) -> str:
+    return f"Asked for {asked!r}, redirected to {to!r}; {refusal}"
+
+
+def deprecated_alias(alias: str, runner: str, since: str, remove_in: Optional[str], message: Optional[str]) -> str:
+    text = f"Runner id {alias!r} is deprecated since {since}"
+    if remove_in:
+        text += f" and will be removed in {remove_in}"
+    text += f"; use {runner!r} instead"
+    if message:
+        text += f" ({message})"
+    return text
+
+
+def removed_alias(alias: str, runner: str, remove_in: str, message: Optional[str]) -> str:
+    text = f"Runner id {alias!r} was removed in {remove_in}: use {runner!r} instead"
+    return text + (f" ({message})" if message else "")
+
+
+def alias_taken(alias: str, owner: Optional[str]) -> str:
+    """*owner*: the runner whose alias *alias* is already (None: it is a runner's id)."""
+    if owner is None:
+        return f"Alias {alias!r} is the id of a runner: a request for it must mean one runner"
+    return f"Alias {alias!r} is already an alias of {owner!r}: a request for it must mean one runner"
+
+
+def bad_alias_id(alias: object) -> str:
+    return f"Alias {alias!r} must be letters, digits, '_', '.' or '-', and not 'default'"
+
+
+def redirect_to_self(runner: str) -> str:
+    return f"A redirect of {runner!r} to itself: a request for it already goes there"
+
+
+def redirect_to_alias(to: str, runner: str) -> str:
+    return f"Redirect to {to!r}, a former id of {runner!r}: name the runner by its id"
+
+
+def redirect_not_everlasting(path: str, window: str) -> str:
+    return f"A redirect reads {path!r}, which exists only {window}: give the redirect since/until inside it"
+
+
+def redirect_what(runner: str, number: int, to: str, when: str) -> str:
+    return f"{runner}'s redirect {number} to {to} ({when})"
+
+
+def redirect_never(what: str, why: str) -> str:
+    """*why*: ``unsatisfiable``, ``removed`` (it holds only with a removed feature active) or
+    ``shadowed`` (an earlier redirect of the runner holds wherever it does)."""
+    reasons = {"unsatisfiable": "no config satisfies its condition",
+               "removed": "every config it holds for uses a removed feature, which is refused first",
+               "shadowed": "an earlier redirect of the same runner applies wherever it holds"}
+    return f"{what} never applies: {reasons[why]}"
+
+
+def redirect_refused(what: str, to: str, gate: str, reason: Optional[str]) -> str:
+    why = f"{to} fails a requirement ({reason})" if reason is not None else f"{to} does not support {gate}"
+    return f"{what} can leave a request {to} refuses: where it applies, {why}"
+
+
+def alias_no_removal_version(alias: str, runner: str, since: str) -> str:
+    return (f"Former id {alias!r} of {runner!r} is deprecated since {since} without remove_in: users cannot plan "
+            "for its removal")
+
+
+def alias_overdue(alias: str, remove_in: str, version: str) -> str:
+    return (f"Former id {alias!r} was due for removal in {remove_in}, and the matrix is checked as of {version}: "
+            "record the removal with removed = true (a request by it is then refused, naming the new id), or "
+            "move remove_in")

@@ -73,6 +73,10 @@ CODES: Dict[str, Tuple[Severity, str]] = {
     "refusal-unused": ("warning", "a declared refusal that no combination of gates matches"),
     "refusal-shadowed": ("warning", "a declared refusal whose combinations an earlier one acknowledges already"),
     "ignore-unused": ("warning", "a [check] ignore entry that matches no finding"),
+    "redirect-never": ("warning", "a redirect of a request that no config makes apply"),
+    "redirect-refused": ("warning", "a redirect to a runner that refuses some config where the redirect applies"),
+    "alias-overdue": ("error", "a former runner id past its remove_in, and the removal is not recorded"),
+    "alias-no-removal-version": ("warning", "a former runner id deprecated without remove_in"),
     "inconclusive": ("warning", "a search ran out of its budget"),
     **DRIFT_CODES,
 }
@@ -225,6 +229,8 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
 
     requirements = [g for g in derived if isinstance(g.origin, Requirement)]
     unusable = yield from _requirements(matrix, requirements, solve, place, budget)
+    yield from _aliases(matrix, v, place)
+    yield from _redirects(matrix, v, plan(matrix, v), space, place, budget)
     # Questions about automatic choice read its decision list (`matrix._choice`); gates that
     # can never be active (and removed ones: `kept` rules them out where it matters) read False.
     # A gate that applies only when a runner is asked for is never active in automatic choice.
@@ -425,14 +431,17 @@ class _Places:
         return Finding(code, CODES[code][0], message, place=_messages.place(key), file=self.file,
                        line=line, column=column, **extra)
 
-    def runner(self, code: str, runner: str, message: str) -> Finding:
+    def runner(self, code: str, runner: str, message: str, *, key: Sequence[object] = (), **extra: Any) -> Finding:
+        from . import _messages
+
+        where = _messages.place(("runners", runner, *key))
         path = self.matrix.runner(runner).file
         if path is not None:  # the runner's own file
-            return Finding(code, CODES[code][0], message, runner=runner, place=f"$.runners.{runner}",
-                           file=path, line=1, column=1)
+            return Finding(code, CODES[code][0], message, runner=runner, place=where,
+                           file=path, line=1, column=1, **extra)
         line, column = self.where(("matrix", "runners"))
-        return Finding(code, CODES[code][0], message, runner=runner, place=f"$.runners.{runner}",
-                       file=self.file, line=line, column=column)
+        return Finding(code, CODES[code][0], message, runner=runner, place=where,
+                       file=self.file, line=line, column=column, **extra)
 
 
 def _drift(matrix: Matrix, v: Version, bound: Union[str, type], place: _Places) -> Iterator[Finding]:
@@ -478,6 +487,68 @@ def _lifecycle(matrix: Matrix, v: Version, place: _Places) -> Iterator[Finding]:
                                         f"The deprecation message of {feature.name} names {named[0]!r}, but "
                                         f"remove_in is {d.remove_in}: leave versions to remove_in, which "
                                         "every warning prints", key=("deprecated", "message"))
+
+
+def _aliases(matrix: Matrix, v: Version, place: _Places) -> Iterator[Finding]:
+    """Former runner ids whose deprecation says no removal, or whose removal is due and not
+    recorded (what the loader cannot say: it depends on the version checked)."""
+    from . import _messages
+
+    for runner in matrix.runners:
+        for index, alias in enumerate(runner.aliases):
+            d = alias.deprecation
+            if d.remove_in is None:
+                yield place.runner("alias-no-removal-version", runner.id,
+                                   _messages.alias_no_removal_version(alias.id, runner.id, str(d.since)),
+                                   key=("aliases", index))
+            elif v >= d.remove_in and not d.removed:
+                yield place.runner("alias-overdue", runner.id,
+                                   _messages.alias_overdue(alias.id, str(d.remove_in), str(v)),
+                                   key=("aliases", index, "remove_in"))
+
+
+def _redirects(matrix: Matrix, v: Version, compiled: Plan, space: Space, place: _Places,
+               budget: int) -> Iterator[Finding]:
+    """Redirects no config makes apply (their condition never holds where no earlier redirect
+    of the runner does), and redirects whose runner refuses some config where they apply: a
+    gate it says no to is active (or it fails a requirement), with no removed feature active
+    (refused first) and no feature that forces another runner with ``override`` (which takes
+    the request elsewhere)."""
+    from . import _messages
+
+    asked = [g for g in compiled.features if g.applies != "automatic"]
+    removed = [g.when.node for g in asked if g.origin is None and g.removed_at(v)]
+    for runner in matrix.runners:
+        earlier: List[Node] = []
+        for _, redirect in compiled.redirects.get(runner.id, ()):
+            to = matrix.runner(redirect.to)
+            key = ("redirects", redirect.index)
+            what = _messages.redirect_what(runner.name, redirect.index + 1, to.name, str(redirect.when))
+            try:
+                if space.solve(true=[redirect.when.node], false=[*earlier, *removed]) is None:
+                    why = ("unsatisfiable" if space.solve(true=[redirect.when.node]) is None
+                           else "removed" if space.solve(true=[redirect.when.node], false=removed) is None
+                           else "shadowed")
+                    yield place.runner("redirect-never", runner.id, _messages.redirect_never(what, why), key=key)
+                    earlier.append(redirect.when.node)
+                    continue
+                away = [g.when.node for g in asked if g.forces is not None and g.forces.override
+                        and g.forces.runner != to.id and not g.removed_at(v)]
+                for gate in compiled.active(compiled.no[to.id]):
+                    if gate.applies == "automatic" or gate.removed_at(v) or (
+                            gate.forces is not None and gate.forces.override):
+                        continue
+                    found = space.solve(true=[redirect.when.node, gate.when.node], false=[*earlier, *removed, *away])
+                    if found is not None:
+                        reason = gate.origin.reason if isinstance(gate.origin, Requirement) else None
+                        yield place.runner("redirect-refused", runner.id,
+                                           _messages.redirect_refused(what, to.name, gate.name, reason),
+                                           key=key, witness=space.witness(found))
+                        break
+            except Inconclusive as error:
+                yield place.runner("inconclusive", runner.id,
+                                   f"Could not decide {_undecided(error, budget)} whether {what} applies and is served")
+            earlier.append(redirect.when.node)
 
 
 def _history(matrix: Matrix, place: _Places) -> Iterator[Finding]:

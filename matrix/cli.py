@@ -375,9 +375,10 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
             raise _Usage(_messages.config_keys_undeclared(options.config, unknown))
     for assignment in options.set:
         _assign(config, assignment, matrix.schema)
-    for runner in (options.runner, options.how):
-        if runner is not None:
-            matrix.runner(runner)  # an unknown id is a usage error, exit 2
+    if options.runner is not None and matrix.alias(options.runner) is None:
+        matrix.runner(options.runner)  # an unknown id is a usage error, exit 2 (resolve judges a former id)
+    if options.how is not None:
+        matrix.runner(options.how)
     try:
         resolution = matrix.resolve(config, runner=options.runner, version=options.version)
     except ResolutionError as finding:
@@ -402,11 +403,16 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
         _how(resolution, options, stdout=stdout)
         return EXIT_OK
     chosen = matrix.runner(resolution.runner)
+    explained = resolution.explanation(remedies=False)  # the summary does not show them
     how = "automatically"
     if options.runner:
-        how = "as asked" if chosen.id == options.runner else f"over the {options.runner} asked for,"
+        if explained["redirected"] is not None and explained["how"] == "redirected":
+            how = f"redirected from the {options.runner} asked for,"
+        elif chosen.id in (options.runner, explained["alias_of"]):
+            how = "as asked"
+        else:
+            how = f"over the {options.runner} asked for,"
     stdout.write(f"Chose {_named(chosen)} {how} at version {resolution.version}\n")
-    explained = resolution.explanation(remedies=False)  # the summary does not show them
     if explained["order"] is not None and options.runner is None:
         order = explained["order"]
         stdout.write(f"Order: {order['name']}, because {order['when']} holds\n")

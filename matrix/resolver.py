@@ -22,7 +22,7 @@ from ._compile import Plan, plan
 from ._versions import VersionLike, as_version
 from .errors import (ConfigError, UsageError)
 from .predicates import Predicate
-from .schema import Feature, Matrix, Order, Requirement, Runner, Statement, Status
+from .schema import Feature, Matrix, Order, Redirect, Requirement, Runner, Statement, Status
 
 if TYPE_CHECKING:  # pragma: no cover
     import logging
@@ -214,13 +214,16 @@ class Resolution:
 
 
     def to_dict(self) -> Dict[str, Any]:
-        """A JSON-ready dict with stable keys."""
+        """A JSON-ready dict with stable keys. ``requested`` is the runner id as asked (a former
+        id stays one); ``redirected`` is None, or the redirect that applied: ``from`` and ``to``
+        (runner ids), ``when`` and ``because`` (the values its condition read)."""
         version = self.version
         return {
             "matrix": self.matrix.name,
             "version": str(version),
             "requested": self.requested,
             "runner": self.runner,
+            "redirected": self._redirect_data(),
             "active": self._active_data(),
             "unsupported": {
                 runner: [{"id": f.id, "name": f.name, "status": f.status(runner, version)}
@@ -229,6 +232,30 @@ class Resolution:
             },
             "warnings": self._warnings_data(),
         }
+
+    @property
+    def redirect(self) -> Optional[Redirect]:
+        """The redirect that made the request one for another runner (None: none did; a config
+        refused before the request is considered, for a removed feature, has none)."""
+        if not any(w.kind == "redirected" for w in self.warnings):
+            return None
+        return _redirect(self._plan, self._mask, self.requested)
+
+    def _asked(self) -> Optional[str]:
+        """The runner the request was for once its alias and its redirect are applied (the one
+        validated as asked for), or None in automatic choice."""
+        redirect = self.redirect
+        if redirect is not None:
+            return redirect.to
+        alias = self.matrix.alias(self.requested) if self.requested is not None else None
+        return alias.runner if alias is not None else self.requested
+
+    def _redirect_data(self) -> Optional[Dict[str, Any]]:
+        redirect = self.redirect
+        if redirect is None:
+            return None
+        return {"from": redirect.runner, "to": redirect.to, "when": str(redirect.when),
+                "because": {p: _json_value(v) for p, v in _because(redirect, self.values).items()}}
 
     def _active_data(self) -> List[Dict[str, Any]]:
         return [{"id": f.id, "name": f.name} for f in self.active]
@@ -255,7 +282,7 @@ class Resolution:
         _, runners, candidates = self._choice()
         for runner in runners:
             blockers = self.unsupported[runner.id]
-            if self.requested == runner.id:
+            if self._asked() == runner.id:
                 blockers = tuple(f for f in blockers if f.status(runner.id, self.version) == "no")
             yield runner, runner.id in candidates, [
                 (feature, feature.statement(runner.id, self.version),
@@ -271,17 +298,23 @@ class Resolution:
         and chosen, and its blockers, each with its status, note, gate, and the config values
         that made the gate true (``because``; a section read as a whole shows as
         ``"<section>"``); a failed requirement has ``requirement`` (its kind and condition).
+        A request by a former id names the runner it is an alias of (``alias_of``); a
+        redirected request has ``how`` ``redirected`` and ``redirected`` as `to_dict` gives it.
         Then the active features and the warnings, as `to_dict` gives them, and the remedies
         (`remedies`, each as `matrix.Remedies.to_dict` gives it; an empty list with *remedies*
         False, for a caller that does not show them: the search resolves many configs)."""
         values = self.values
         order = self._choice()[0]
         overrider, preferrer = self._overrider(), self._preferrer()
+        redirected = self._redirect_data()
+        alias = self.matrix.alias(self.requested) if self.requested is not None else None
         return {
             "runner": self.runner,
             "requested": self.requested,
-            "how": ("overridden" if overrider else "requested" if self.requested
+            "how": ("overridden" if overrider else "redirected" if redirected else "requested" if self.requested
                     else "preferred" if preferrer else "automatic"),
+            "alias_of": None if alias is None else alias.runner,
+            "redirected": redirected,
             "overridden_by": _feature_data(overrider),
             "preferred_by": _feature_data(preferrer),
             "order": None if order is None else _order_data(order),
@@ -352,7 +385,7 @@ class Resolution:
 
         Each kind has its own logger below *logger* (default ``matrix``): ``matrix.deprecated``,
         ``matrix.fallback``, ``matrix.opt-in``, ``matrix.partial``, ``matrix.override``,
-        ``matrix.preference``, so a host routes, raises or silences one kind with the standard
+        ``matrix.preference``, ``matrix.deprecated-alias``, ``matrix.redirected``, so a host routes, raises or silences one kind with the standard
         `logging` module. Every kind logs at WARNING, but ``override`` (a forced runner overriding
         a request) and ``preference`` (a feature choosing the runner to try first), which vLLM logs
         at INFO, unless *levels* (kind → level) says otherwise. Records carry ``matrix_kind``,
@@ -425,6 +458,8 @@ def _remedy_targets(resolution: Resolution) -> List[str]:
     """The runners `Resolution.remedies` answers for."""
     chosen, requested = resolution.runner, resolution.requested
     if requested is not None:
+        alias = resolution.matrix.alias(requested)  # asked for by a former id: the runner it names
+        requested = alias.runner if alias is not None else requested
         return [] if chosen == requested else [requested]
     tried = [r.id for r in resolution._choice()[1]]
     if chosen is None:
@@ -450,6 +485,12 @@ def _explanation_text(data: Mapping[str, Any], values: Mapping[str, object]) -> 
     section from the text ``'<section>'``, nor inf from ``'inf'``."""
     requested = data["requested"]
     how = f"asked for {requested!r}" if requested else "chosen automatically"
+    if data["alias_of"] is not None:
+        how += f" (a former id of {data['alias_of']!r})"
+    redirected = data["redirected"]
+    if redirected is not None:
+        shown = ", ".join(f"{p} = {_show(values[p])}" for p in redirected["because"])
+        how += f", redirected to {redirected['to']!r}: {shown}"
     if data["overridden_by"] is not None:
         how += f", overridden: {data['overridden_by']['name']} forces it"
     if data["preferred_by"] is not None:
@@ -570,7 +611,7 @@ def resolve(matrix: Matrix, config: object, *, runner: Optional[str] = None,
             return resolution
         return _resolve_slowly(compiled, mask, values, runner)
     if runner not in compiled.no:
-        matrix.runner(runner)  # raises UsageError, naming the known runners
+        _choice.asked(compiled, runner)  # raises UsageError for an unknown or removed id
     mask, values = compiled.evaluate(config, facts)
     return _resolve_slowly(compiled, mask & compiled.asked, values, runner)
 
@@ -601,10 +642,38 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...],
             compiled.decisions.clear()
         compiled.decisions[key] = decision
     chosen, warnings, error, message = decision
+    if runner is not None and mask & compiled.redirecting:
+        warnings = _with_values(compiled, mask, values, runner, warnings)
     resolution = Resolution(compiled, mask, values, chosen, runner, warnings)
     if error is not None:
         raise error(message or "", resolution)
     return resolution
+
+
+def _redirect(plan: Plan, mask: int, runner: Optional[str]) -> Optional[Redirect]:
+    """The redirect that applied to a request for *runner* (an id or a former id), if any."""
+    if runner is None:
+        return None
+    alias = plan.aliases.get(runner)
+    return _choice.redirect_of(plan, mask, alias.runner if alias is not None else runner)
+
+
+def _because(redirect: Redirect, values: Mapping[str, object]) -> Dict[str, object]:
+    """The config values a redirect's condition read, by path (what made it hold)."""
+    return {p: values[p] for p in sorted(redirect.when.paths) if p in values}
+
+
+def _with_values(plan: Plan, mask: int, values: Tuple[object, ...], runner: str,
+                 warnings: Tuple[ResolutionWarning, ...]) -> Tuple[ResolutionWarning, ...]:
+    """*warnings* with the ``redirected`` one naming this config's values (the decision, shared
+    by every config of the mask, names the condition), unless the file gave the message."""
+    redirect = _redirect(plan, mask, runner)
+    if redirect is None or redirect.message is not None:
+        return warnings
+    read = _because(redirect, dict(zip(plan.paths, values)))
+    shown = ", ".join(f"{p} = {_show(v)}" for p, v in read.items())
+    said = _messages.redirected(runner, redirect.to, shown)
+    return tuple(attrs.evolve(w, message=said) if w.kind == "redirected" else w for w in warnings)
 
 
 def is_supported(matrix: Matrix, config: object, runner: str, *,

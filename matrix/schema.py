@@ -43,6 +43,8 @@ __all__ = [
     "Requirement",
     "RequirementKind",
     "Refusal",
+    "Alias",
+    "Redirect",
     "Matrix",
 ]
 
@@ -262,6 +264,37 @@ class Requirement:
 
 
 @attrs.frozen
+class Alias:
+    """A former id of *runner* (``aliases`` in its file) that a request may still use: from
+    ``deprecation.since`` on with a warning of kind ``deprecated-alias``, refused from
+    ``deprecation.remove_in`` on (`UsageError`, naming the new id)."""
+
+    id: str
+    runner: str
+    deprecation: Deprecation
+
+
+@attrs.frozen
+class Redirect:
+    """A request for *runner* that becomes a request for *to* where *when* holds (``redirects``
+    in the runner's file), while ``since`` ≤ version < ``until``; a warning of kind
+    ``redirected`` says so (*message*, or the default wording with the values read)."""
+
+    runner: str
+    to: str
+    when: Predicate
+    message: Optional[str] = None
+    since: Optional[Version] = None
+    until: Optional[Version] = None
+    #: Its place in the runner's ``redirects`` (the first that holds applies).
+    index: int = 0
+
+    @property
+    def window(self) -> Window:
+        return (self.since, self.until)
+
+
+@attrs.frozen
 class Runner:
     """One runner (a backend, an executor, a model runner…) that features may be served by."""
 
@@ -276,6 +309,10 @@ class Runner:
     requires: Tuple[Requirement, ...] = ()
     #: When it is a candidate for automatic choice (None: always); asked for, it is tried anyway.
     candidate: Optional[Predicate] = None
+    #: Its former ids (``aliases`` in its file).
+    aliases: Tuple[Alias, ...] = ()
+    #: Where a request for it goes to another runner (``redirects``), in declaration order.
+    redirects: Tuple[Redirect, ...] = ()
 
 
 @attrs.frozen
@@ -396,8 +433,9 @@ class Feature:
     #: runner is asked for (including a request a forced runner overrides).
     applies: Applies = attrs.field(default="always", validator=attrs.validators.in_(APPLIES))
     #: For a gate derived from the runners rather than declared (see `Matrix.gates_at`): the
-    #: `Requirement` that fails, the `Runner` that is a candidate, or the `Order` that applies.
-    origin: Union[None, Requirement, Runner, Order] = attrs.field(default=None, repr=False)
+    #: `Requirement` that fails, the `Runner` that is a candidate, the `Order` that applies, or
+    #: the `Redirect` that holds.
+    origin: Union[None, Requirement, Runner, Order, Redirect] = attrs.field(default=None, repr=False)
 
     def in_force(self, version: Version) -> bool:
         """Whether this gate exists at *version* (``since`` ≤ version < ``until``)."""
@@ -454,6 +492,7 @@ class Matrix:
     # Derived from the fields above, so not part of equality.
     _runner_index: Dict[str, Runner] = attrs.field(init=False, repr=False, eq=False)
     _feature_index: Dict[str, Feature] = attrs.field(init=False, repr=False, eq=False)
+    _alias_index: Dict[str, Alias] = attrs.field(init=False, repr=False, eq=False)
     #: What the engine derives from this matrix and keeps as long as it lives (`matrix._compile`
     #: owns it; nothing here reads it). It must hang off the matrix itself: what is derived
     #: refers back to the matrix, so a table beside it would keep every matrix alive.
@@ -462,6 +501,7 @@ class Matrix:
     def __attrs_post_init__(self) -> None:
         object.__setattr__(self, "_runner_index", {r.id: r for r in self.runners})
         object.__setattr__(self, "_feature_index", {f.id: f for f in self.features})
+        object.__setattr__(self, "_alias_index", {a.id: a for r in self.runners for a in r.aliases})
 
     # Pickled (a cache entry, a worker process) as the value alone: what is derived from it is
     # rebuilt where it is needed.
@@ -475,11 +515,22 @@ class Matrix:
         self.__attrs_post_init__()
 
     def runner(self, id: str) -> Runner:
-        """The runner with this id; raises `UsageError` naming the known ones."""
+        """The runner with this id; raises `UsageError` naming the known ones (for a former id,
+        the runner it names now: `alias` reads a former id)."""
         try:
             return self._runner_index[id]
         except (KeyError, TypeError):
+            alias = self.alias(id)
+            if alias is not None:
+                raise UsageError(_messages.former_id(id, alias.runner)) from None
             raise UsageError(_messages.unknown_runner(id, list(self._runner_index))) from None
+
+    def alias(self, id: str) -> Optional[Alias]:
+        """The `Alias` a former runner id is (None: *id* is not one)."""
+        try:
+            return self._alias_index.get(id)
+        except TypeError:
+            return None
 
     def feature(self, id: str) -> Feature:
         return self._feature_index[id]
@@ -500,6 +551,10 @@ class Matrix:
                 windows = [field.window, *field.choice_windows.values()]
                 named += [v for window in windows for v in window if v is not None]
                 named += [since for since, _ in field.defaults if since is not None]
+            for runner in self.runners:
+                named += [v for a in runner.aliases for v in (a.deprecation.since, a.deprecation.remove_in)
+                          if v is not None]
+                named += [v for r in runner.redirects for v in r.window if v is not None]
             found = self._caches[("newest-release",)] = max(named)
         return found
 
@@ -530,7 +585,7 @@ class Matrix:
         others ``yes``), per runner with a ``candidate`` condition (active when it holds) and per
         order (active when it applies). Derived gates carry their `Feature.origin`."""
         v = self.version if version is None else as_version(version)
-        return self.features_at(v) + _derived_gates(self)
+        return self.features_at(v) + tuple(g for g in _derived_gates(self) if g.in_force(v))
 
     # resolve() and is_supported() are `matrix.resolver.resolve` and `is_supported` themselves,
     # bound to this class by the resolver module, which `import matrix` imports. They cannot be
@@ -574,4 +629,11 @@ def _derived_gates(matrix: Matrix) -> Tuple[Feature, ...]:
                                  everyone, origin=runner))
     for order in matrix.orders:
         gates.append(Feature(f"order:{order.id}", order.name, order.when, everyone, origin=order))
+    for runner in matrix.runners:
+        for redirect in runner.redirects:
+            # In force only when a runner is asked for: automatic choice ignores redirects.
+            gates.append(Feature(f"{runner.id}:redirect:{redirect.index + 1}",
+                                 _messages.redirect_name(runner.name, matrix.runner(redirect.to).name),
+                                 redirect.when, everyone, since=redirect.since, until=redirect.until,
+                                 applies="asked", origin=redirect))
     return tuple(gates)

@@ -200,7 +200,9 @@ def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Op
     the rest drawn at random. Shrinks toward an unsteered config with every field at its
     default.
 
-    :param active: ids of gates every example must make active.
+    :param active: ids of gates every example must make active: features, or gates derived
+        from the runner files (``<runner>:<kind>`` a failed requirement, ``<runner>:candidate``,
+        ``order:<id>``, ``<runner>:redirect:<n>`` the *n*-th redirect's condition holding).
     :param inactive: ids of gates every example must leave inactive.
     :param as_objects: attribute objects (``SimpleNamespace``) instead of dicts, complete as a
         host's config classes are: every declared field with a default is an attribute (an
@@ -229,8 +231,8 @@ def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Op
     # later or have gone are left out, and so are the gates that read a field gone by then
     # (records of a removal, which a drawn config never uses).
     schema = matrix.schema.at(v)
-    # Steered toward features, and toward passing and failing each runner requirement (the
-    # gates derived from the runners: see `Matrix.gates_at`).
+    # Steered toward features, and toward passing and failing each runner requirement and each
+    # redirect's condition (the gates derived from the runners: see `Matrix.gates_at`).
     gates = {f.id: f for f in matrix.gates_at(v)}
     drawable = {i: f for i, f in gates.items() if all(p in schema for p in f.when.paths)}
     wanted = {}

@@ -57,6 +57,13 @@ def _shows(m, finding):
         except (NoRunnerError, RemovedFeatureError) as error:
             active = {f.id for f in error.resolution.active}
         assert {narrow, broad} <= active
+    elif finding.code == "redirect-refused":
+        # The request for the redirect's runner goes to its target, which refuses it.
+        with pytest.raises(matrix.UnsupportedFeatureError) as excinfo:
+            m.resolve(config, runner=finding.runner)
+        resolution = excinfo.value.resolution
+        assert resolution.redirect is not None and resolution.redirect.runner == finding.runner
+        assert excinfo.value.args[0].startswith(f"Asked for {finding.runner!r}, redirected to ")
     else:  # pragma: no cover - every code with a witness is listed above
         raise AssertionError(finding.code)
 
@@ -290,12 +297,15 @@ _FIELDS["i"] = (_FIELDS["i"][0], sorted(set(_FIELDS["i"][1][:-1]) | set(range(-1
 
 
 @st.composite
-def _small_matrices(draw):  # noqa: C901 — one composite strategy that draws every construct of a matrix, so that they combine
+def _small_matrices(draw, pool=None):  # noqa: C901 — one composite strategy that draws every construct of a matrix, so that they combine
     """Small matrices with every construct of choice: forces, prefers (outright or not), orders,
     candidacy, requirements and chains (a clause may be one no config meets), removals and
-    refusals (one may repeat another), over fields with remainders beside float bounds and
-    remainders compared with fields."""
-    if draw(st.booleans()):  # half the matrices are built around two related fields
+    refusals (one may repeat another), runners' former ids (deprecated, removed, overdue) and
+    redirects (in force or not at the version), over fields with remainders beside float bounds
+    and remainders compared with fields. With *pool*, the fields are drawn from it only."""
+    if pool is not None:
+        names = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=3, unique=True))
+    elif draw(st.booleans()):  # half the matrices are built around two related fields
         x, y, _ = draw(st.sampled_from(_RELATIONS))
         names = [x, y] + draw(st.lists(st.sampled_from(sorted(_FIELDS)), max_size=1))
         names = list(dict.fromkeys(names))
@@ -341,6 +351,19 @@ def _small_matrices(draw):  # noqa: C901 — one composite strategy that draws e
                 requires[kind] = [{"condition": draw(atom)} for _ in range(2)]
         if requires:
             runners[r]["requires"] = requires
+    for r in ids:
+        if draw(st.integers(0, 2)) == 0:  # a former id: deprecated, removal planned, recorded or overdue
+            alias = {"id": f"old_{r}", "since": "0.5"}
+            alias.update(draw(st.sampled_from([{}, {"remove_in": "2.0"}, {"remove_in": "1.0", "removed": True},
+                                               {"remove_in": "0.9"}])))
+            runners[r]["aliases"] = [alias]
+        redirects = []
+        for _ in range(draw(st.integers(0, 2))):
+            redirect = {"to": draw(st.sampled_from([o for o in ids if o != r])), "when": draw(atom)}
+            redirect.update(draw(st.sampled_from([{}, {}, {"since": "1.0"}, {"until": "1.0"}])))
+            redirects.append(redirect)
+        if redirects:
+            runners[r]["redirects"] = redirects
     if draw(st.booleans()):
         runners[draw(st.sampled_from(ids[1:]))]["candidate"] = draw(atom)
     if draw(st.booleans()):  # an order that tries b first where its condition holds
@@ -529,11 +552,131 @@ def test_check_agrees_with_brute_force_over_every_config(case):  # noqa: C901 �
     # A runner that serves no config, or is never a candidate, is said so instead.
     never_chosen = {f.runner for code in ("never-chosen", "never-candidate", "runner-unusable", "requirement-unmet")
                     for f in by_code.get(code, [])}
+    _redirect_findings_agree(m, universe, by_code, unsure)
     for runner in m.runners:
         if runner.id not in unsure and not undecided:
             assert (runner.id in never_chosen) == (runner.id not in chosen), (
                 f"{runner.id}: reported never chosen: {runner.id in never_chosen}; chosen for some config: "
                 f"{runner.id in chosen}")
+
+
+def _applied(m, config, runner):
+    """The redirect of a request for *runner* that applies to *config*, as the docs say: the
+    first of its file's redirects in force at the version whose condition holds."""
+    from matrix.schema import in_window
+
+    for redirect in m.runner(runner).redirects:
+        if in_window(redirect.window, m.version) and redirect.when.evaluate(config, schema=m.schema):
+            return redirect
+    return None
+
+
+def _redirect_findings_agree(m, universe, by_code, unsure):
+    """redirect-never and redirect-refused, and the former ids' findings, against brute force:
+    a redirect is said never to apply exactly when no config makes it the one that applies
+    (with no removed feature active); said refused exactly when some such config leaves a
+    request its runner refuses at itself (a gate in force for requests it says no to, not a
+    force with override, or a failed requirement; no overriding force to another runner)."""
+    from matrix.schema import in_window
+
+    v, schema = m.version, m.schema
+    asked = [f for f in m.features_at(v) if f.applies != "automatic"]
+    said = {code: {f.place for f in by_code.get(code, [])} for code in ("redirect-never", "redirect-refused")}
+    for runner in m.runners:
+        if runner.id in unsure:
+            continue
+        for redirect in runner.redirects:
+            place = f"$.runners.{runner.id}.redirects[{redirect.index}]"
+            if not in_window(redirect.window, v):
+                assert place not in said["redirect-never"] | said["redirect-refused"], place
+                continue
+            applies = refused = False
+            for config in universe:
+                active = [f for f in asked if f.when.evaluate(config, schema=schema)]
+                if any(f.removed_at(v) for f in active) or _applied(m, config, runner.id) != redirect:
+                    continue
+                applies = True
+                to = redirect.to
+                if any(f.forces is not None and f.forces.override and f.forces.runner != to for f in active):
+                    continue
+                if any(f.status(to, v) == "no" and not (f.forces is not None and f.forces.override) for f in active) \
+                        or any(not c.condition.evaluate(config, schema=schema) for c in m.runner(to).requires):
+                    refused = True
+                    break
+            assert (place in said["redirect-never"]) == (not applies), place
+            assert (place in said["redirect-refused"]) == refused, place
+    for code, due in (("alias-no-removal-version", lambda d: d.remove_in is None),
+                      ("alias-overdue", lambda d: d.remove_in is not None and v >= d.remove_in and not d.removed)):
+        expected = {r.id for r in m.runners for a in r.aliases if due(a.deprecation)}
+        assert {f.runner for f in by_code.get(code, [])} == expected, code
+
+
+def _requested_reference(m, config, asked):
+    """What a request for *asked* (a runner id or a former one) answers for *config*, written
+    from matrix/_choice.py's docstring with the plain interpreter: the runner or the error's
+    class, and the kinds of the notices about the request, in order."""
+    v, schema = m.version, m.schema
+    active = [f for f in m.features_at(v) if f.applies != "automatic" and f.when.evaluate(config, schema=schema)]
+    alias = next((a for r in m.runners for a in r.aliases if a.id == asked), None)
+    if alias is not None and alias.deprecation.is_removed(v):
+        return matrix.UsageError, []
+    if any(f.removed_at(v) for f in active):
+        return RemovedFeatureError, []
+    said, runner = [], asked
+    if alias is not None:
+        if v >= alias.deprecation.since:
+            said.append("deprecated-alias")
+        runner = alias.runner
+    redirect = _applied(m, config, runner)
+    if redirect is not None:
+        said.append("redirected")
+        runner = redirect.to
+    forcing = [f for f in active if f.forces is not None and f.forces.runner != runner]
+    if any(not f.forces.override for f in forcing):
+        return matrix.UnsupportedFeatureError, said
+    for f in forcing:
+        if f.forces.runner != runner:
+            said.append("override")
+            runner = f.forces.runner
+    if any(f.status(runner, v) == "no" for f in active) \
+            or any(not c.condition.evaluate(config, schema=schema) for c in m.runner(runner).requires):
+        return matrix.UnsupportedFeatureError, said
+    return runner, said
+
+
+@settings(deadline=None)
+@given(_small_matrices(pool=["j", "t", "b", "s"]))
+def test_a_request_resolves_as_the_rules_say_over_every_config(case):
+    """Each runner and each former id asked for, over the whole config space: resolve agrees
+    with the reference (the runner or the error, the notices about the request), and a
+    redirect's notice names the values its condition read."""
+    text, names, runners, _ = case
+    try:
+        m = matrix.loads(text, runners=runners)
+    except matrix.LoadError:
+        return
+    asking = [r.id for r in m.runners] + [a.id for r in m.runners for a in r.aliases]
+    for config in _universe(m, names):
+        for asked in asking:
+            expected, said = _requested_reference(m, config, asked)
+            try:
+                resolution = m.resolve(config, runner=asked)
+                got = resolution.runner
+            except matrix.UsageError:
+                got, resolution = matrix.UsageError, None
+            except matrix.ResolutionError as error:
+                got, resolution = type(error), error.resolution
+            assert got == expected, (asked, config)
+            if resolution is None:
+                continue
+            kinds = [w.kind for w in resolution.warnings if w.kind in ("deprecated-alias", "redirected", "override")]
+            assert kinds == said, (asked, config)
+            redirect = resolution.redirect
+            assert ("redirected" in said) == (redirect is not None)
+            if redirect is not None and redirect.message is None:
+                shown = ", ".join(f"{p} = {config[p]!r}" for p in sorted(redirect.when.paths))
+                message = next(w.message for w in resolution.warnings if w.kind == "redirected")
+                assert message == f"Asked for {asked!r}, redirected to {redirect.to!r}: {shown}"
 
 
 def _one_gate(config, when):

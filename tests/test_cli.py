@@ -181,7 +181,7 @@ def test_resolve_json_from_a_file(tmp_path):
     assert (status, err) == (0, "")
     assert json.loads(out) == {
         "matrix": "vLLM model runners", "version": "0.33.0", "requested": None, "runner": "v2",
-        "active": [{"id": "diffusion", "name": "diffusion models"}],
+        "redirected": None, "active": [{"id": "diffusion", "name": "diffusion models"}],
         "unsupported": {"v2": [], "v1": [{"id": "diffusion", "name": "diffusion models", "status": "no"}]},
         "warnings": [],
     }
@@ -214,8 +214,8 @@ def test_resolve_json_explain_holds_the_explanation():
                             "--set", "parallel_config.enable_elastic_ep=true")[1])
     assert {k: v for k, v in data.items() if k != "explanation"} == plain
     assert data["explanation"] == {
-        "runner": "v1", "requested": None, "how": "automatic", "overridden_by": None, "preferred_by": None,
-        "order": None, "orders": [], "version": "0.31.0",
+        "runner": "v1", "requested": None, "how": "automatic", "alias_of": None, "redirected": None,
+        "overridden_by": None, "preferred_by": None, "order": None, "orders": [], "version": "0.31.0",
         "runners": [
             {"id": "v2", "name": "Model Runner V2", "priority": 20, "candidate": True, "candidate_when": None,
              "chosen": False, "blockers": [
@@ -899,3 +899,34 @@ def test_init_writes_a_starter_that_checks_clean_and_whose_test_passes(tmp_path)
         "matrix: error: Nothing written: 'frames/features.toml', 'frames/runners/fast.toml', "
         "'frames/runners/simple.toml', 'frames/test_matrix.py' already exist (matrix init overwrites no file)\n"))
     assert (folder / "features.toml").read_text() == before
+
+
+def _redirecting(tmp_path):
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "fa3.toml").write_text(
+        'name = "FA3"\npriority = 2\nredirects = [{ to = "triton", when = "kv == \'fp8_e5m2\'" }]\n')
+    (tmp_path / "runners" / "triton.toml").write_text(
+        'name = "Triton"\npriority = 1\naliases = [{ id = "old", since = "0.5", remove_in = "2.0" },'
+        ' { id = "older", since = "0.1", remove_in = "0.9", removed = true }]\n')
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "features.toml").write_text(
+        '[matrix]\nname = "attention"\nversion = "1.0"\n[config]\n'
+        'kv = { type = "str", choices = ["auto", "fp8_e5m2"], default = "auto" }\n')
+
+
+def test_resolve_says_a_redirect_and_a_former_id(tmp_path):
+    _redirecting(tmp_path)
+    assert call("resolve", "--runner", "fa3", "--set", "kv=fp8_e5m2") == (0, (
+        "Chose triton (Triton) redirected from the fa3 asked for, at version 1.0\n"
+        "Warning (redirected): Asked for 'fa3', redirected to 'triton': kv = 'fp8_e5m2'\n"), "")
+    assert call("resolve", "--runner", "old") == (0, (
+        "Chose triton (Triton) as asked at version 1.0\n"
+        "Warning (deprecated-alias): Runner id 'old' is deprecated since 0.5 and will be removed in 2.0; "
+        "use 'triton' instead\n"), "")
+    status, out, err = call("resolve", "--runner", "fa3", "--set", "kv=fp8_e5m2", "--json")
+    assert (status, err) == (0, "")
+    data = json.loads(out)
+    assert (data["requested"], data["runner"], data["redirected"]) == (
+        "fa3", "triton", {"from": "fa3", "to": "triton", "when": "kv == 'fp8_e5m2'", "because": {"kv": "fp8_e5m2"}})
+    assert call("resolve", "--runner", "older") == (
+        2, "", "matrix: error: Runner id 'older' was removed in 0.9: use 'triton' instead\n")

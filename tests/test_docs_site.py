@@ -386,6 +386,9 @@ def test_the_cli_page_names_every_value_of_how():
             default.resolve({}, runner="v1").explanation()["how"],
             default.resolve({"watermark_config": {}}, runner="v1").explanation()["how"],
             frames.resolve({"query": {"sql": True}}).explanation()["how"]}
-    assert seen == {"automatic", "requested", "overridden", "preferred"}
+    redirecting = matrix.loads('[matrix]\nname = "r"\nversion = "1"\n[config]\nx = "bool"\n', runners={
+        "a": {"name": "A", "priority": 2, "redirects": [{"to": "b", "when": "x"}]}, "b": {"name": "B", "priority": 1}})
+    seen.add(redirecting.resolve({"x": True}, runner="a").explanation()["how"])
+    assert seen == {"automatic", "requested", "overridden", "preferred", "redirected"}
     listed = page_text("reference/cli.md").split("`how` (", 1)[1].split("),\n", 1)[0]
     assert set(re.findall(r"`(\w+)`", listed)) == seen | {"prefers"}

@@ -1005,3 +1005,39 @@ def test_a_removed_gate_says_removed_for_every_runner_in_every_format():
             "history": [{"status": "removed", "since": "2.0", "note": None, "link": None}]}
     assert data["features"][0]["support"] == {"r": cell, "s": cell}
     assert data["legend"][-1] == {"status": "removed", "symbol": "⛔", "meaning": _REMOVED_MEANING}
+
+
+def test_the_runners_table_shows_former_ids_and_redirects_in_every_format():
+    from tests.test_resolver import SGLANG, SGLANG_RUNNERS
+
+    m = matrix.loads(SGLANG, runners=SGLANG_RUNNERS)
+    text = render(m, tables=["runners"], standalone=False)
+    assert text.splitlines()[4:12] == [
+        "| Runner | Name | Priority | Description | Links | Former ids | Redirects |",
+        "|---|---|---|---|---|---|---|",
+        "| `fa3` | FlashAttention 3 | 40 |  |  |  | to `triton` when `kv_cache_dtype == 'fp8_e5m2'` |",
+        "| `triton` | Triton | 30 |  |  |  | to `torch_native` when `kv_cache_dtype == 'fp8_e5m2'` |",
+        "| `intel_amx` | Intel AMX | 20 |  |  |  | to `torch_native` when `not has_amx` |",
+        "| `torch_native` | Torch native | 10 |  |  |  |  |",
+        "| `dsa` | DSA | 5 |  |  | `nsa` (deprecated since 0.5, to be removed in 2.0); `old_dsa` (removed in 0.8) |  |",
+        "",
+    ]
+    assert "<td><code>nsa</code> (deprecated since 0.5, to be removed in 2.0); <code>old_dsa</code> (removed in 0.8)</td>" \
+        in render(m, format="html", tables=["runners"], standalone=False)
+    assert "     - to ``triton`` when ``kv_cache_dtype == 'fp8_e5m2'``\n" in render(m, format="rst", tables=["runners"])
+    data = json.loads(render(m, format="json", tables=["runners"]))
+    _validate_json(data)
+    assert data["runners"][0]["redirects"] == [{"to": "triton", "when": "kv_cache_dtype == 'fp8_e5m2'", "message": None,
+                                                "since": None, "until": None}]
+    assert data["runners"][4]["aliases"][1] == {"id": "old_dsa", "since": "0.3", "remove_in": "0.8", "removed": True,
+                                                "message": None}
+    # Before a former id's deprecation, and a redirect outside its window, as the version says.
+    windowed = {**SGLANG_RUNNERS, "fa3": {"name": "FlashAttention 3", "priority": 40, "redirects": [
+        {"to": "triton", "when": "kv_cache_dtype == 'fp8_e5m2'", "since": "0.9"}]}}
+    early = render(matrix.loads(SGLANG, runners=windowed), tables=["runners"], version="0.4", standalone=False)
+    assert "| `fa3` | FlashAttention 3 | 40 |  |  |  |  |" in early.splitlines()
+    assert "| `dsa` | DSA | 5 |  |  | `nsa` (deprecated from 0.5); `old_dsa` (deprecated since 0.3, to be removed in 0.8) |  |" \
+        in early.splitlines()
+    # A matrix with neither has neither column, nor the JSON keys.
+    assert "Former ids" not in render(KITCHEN, tables=["runners"])
+    assert "aliases" not in json.loads(render(KITCHEN, format="json", tables=["runners"]))["runners"][0]

@@ -233,6 +233,7 @@ def test_to_dict_has_stable_keys():
         "version": "0.31.0",
         "requested": None,
         "runner": "v1",
+        "redirected": None,
         "active": [{"id": "mamba_cache_all", "name": "mamba cache mode 'all'"}],
         "unsupported": {"v2": [{"id": "mamba_cache_all", "name": "mamba cache mode 'all'", "status": "no"}], "v1": []},
         "warnings": [
@@ -326,7 +327,7 @@ def test_emit_refuses_an_unknown_kind():
     with pytest.raises(UsageError) as info:
         DEFAULT.resolve({}).emit(levels={"fallbak": logging.INFO})
     assert str(info.value) == ("Unknown warning kind 'fallbak', did you mean 'fallback' "
-                               "(expected one of 'deprecated', 'fallback', 'opt-in', 'override', 'partial', 'preference')")
+                               "(expected one of 'deprecated', 'deprecated-alias', 'fallback', 'opt-in', 'override', 'partial', 'preference', 'redirected')")
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
@@ -337,7 +338,7 @@ def test_emit_refuses_an_unknown_kind():
     ({"levels": {"fallback": True}},
      "The level for 'fallback' must be a logging level (an int such as logging.INFO), not True"),
     ({"levels": {1: logging.INFO}},
-     "Unknown warning kind '1' (expected one of 'deprecated', 'fallback', 'opt-in', 'override', 'partial', 'preference')"),
+     "Unknown warning kind '1' (expected one of 'deprecated', 'deprecated-alias', 'fallback', 'opt-in', 'override', 'partial', 'preference', 'redirected')"),
     ({"once": "no"}, "once must be True or False, not 'no'"),
 ])
 def test_emit_refuses_bad_arguments_before_logging_anything(kwargs, message, caplog):
@@ -1114,3 +1115,131 @@ def test_explanation_holds_the_remedies_unless_told_not_to_search():
     assert resolution.explanation(remedies=False)["remedies"] == []
     assert {k: v for k, v in resolution.explanation(remedies=False).items() if k != "remedies"} == {
         k: v for k, v in resolution.explanation().items() if k != "remedies"}
+
+
+# --- redirects and runner aliases (issue 27, item 3) ----------------------------------------------
+
+from matrix.resolver import ResolutionWarning  # noqa: E402
+
+SGLANG = """[matrix]
+name = "attention"
+version = "1.0"
+[config]
+kv_cache_dtype = { type = "str", choices = ["auto", "fp8_e5m2", "fp8_e4m3"], default = "auto" }
+has_amx = { type = "bool", default = true, fact = true }
+watermark = { type = "bool", default = false }
+sinks = { type = "bool", default = false }
+[features.fp8_e5m2]
+name = "FP8 e5m2 KV cache"
+when = "kv_cache_dtype == 'fp8_e5m2'"
+support = { default = "yes" }
+[features.sinks]
+name = "attention sinks"
+when = "sinks"
+support = { default = "yes", triton = "no" }
+[features.watermark]
+name = "watermarking"
+when = "watermark"
+support = { default = "no", torch_native = "yes" }
+forces = { runner = "torch_native", override = true }
+"""
+
+SGLANG_RUNNERS = {
+    "fa3": {"name": "FlashAttention 3", "priority": 40,
+            "redirects": [{"to": "triton", "when": "kv_cache_dtype == 'fp8_e5m2'"}]},
+    "triton": {"name": "Triton", "priority": 30,
+               "redirects": [{"to": "torch_native", "when": "kv_cache_dtype == 'fp8_e5m2'"}]},
+    "intel_amx": {"name": "Intel AMX", "priority": 20,
+                  "redirects": [{"to": "torch_native", "when": "not has_amx",
+                                 "message": "Intel AMX is not available on this CPU; using torch_native"}]},
+    "torch_native": {"name": "Torch native", "priority": 10},
+    "dsa": {"name": "DSA", "priority": 5,
+            "aliases": [{"id": "nsa", "since": "0.5", "remove_in": "2.0", "message": "renamed to dsa"},
+                        {"id": "old_dsa", "since": "0.3", "remove_in": "0.8", "removed": True}]},
+}
+
+
+@pytest.fixture(scope="module")
+def sglang():
+    return matrix.loads(SGLANG, runners=SGLANG_RUNNERS)
+
+
+def test_a_redirect_makes_the_request_one_for_its_runner_and_says_the_values(sglang):
+    resolution = sglang.resolve({"kv_cache_dtype": "fp8_e5m2"}, runner="fa3")
+    assert (resolution.runner, resolution.requested) == ("triton", "fa3")
+    assert resolution.warnings == (ResolutionWarning(
+        "redirected", None, "triton", "Asked for 'fa3', redirected to 'triton': kv_cache_dtype = 'fp8_e5m2'"),)
+    assert resolution.redirect == sglang.runner("fa3").redirects[0]
+    assert resolution.to_dict()["redirected"] == {"from": "fa3", "to": "triton", "when": "kv_cache_dtype == 'fp8_e5m2'",
+                                                  "because": {"kv_cache_dtype": "fp8_e5m2"}}
+    data = resolution.explanation()
+    assert (data["how"], data["alias_of"], data["redirected"]) == ("redirected", None, resolution.to_dict()["redirected"])
+    assert resolution.explain().splitlines()[0] == (
+        "Runner: triton (Triton), asked for 'fa3', redirected to 'triton': kv_cache_dtype = 'fp8_e5m2', at version 1.0")
+    # Where the condition does not hold, the request stands; automatic choice ignores redirects.
+    assert sglang.resolve({"kv_cache_dtype": "fp8_e4m3"}, runner="fa3").warnings == ()
+    assert sglang.resolve({"kv_cache_dtype": "fp8_e4m3"}, runner="fa3").to_dict()["redirected"] is None
+    assert sglang.resolve({"kv_cache_dtype": "fp8_e5m2"}).runner == "fa3"
+
+
+def test_a_redirect_is_one_hop_and_its_message_is_the_files(sglang):
+    # triton's own redirect (to torch_native, on the same condition) does not apply to fa3's.
+    assert sglang.resolve({"kv_cache_dtype": "fp8_e5m2"}, runner="fa3").runner == "triton"
+    assert sglang.resolve({"kv_cache_dtype": "fp8_e5m2"}, runner="triton").runner == "torch_native"
+    resolution = sglang.resolve({}, runner="intel_amx", facts={"has_amx": False})
+    assert resolution.runner == "torch_native"
+    assert [w.message for w in resolution.warnings] == ["Intel AMX is not available on this CPU; using torch_native"]
+    assert sglang.resolve({}, runner="intel_amx").runner == "intel_amx"
+
+
+def test_forces_act_on_the_redirected_request_and_a_refusal_names_the_redirect(sglang):
+    resolution = sglang.resolve({"kv_cache_dtype": "fp8_e5m2", "watermark": True}, runner="fa3")
+    assert resolution.runner == "torch_native"
+    assert [(w.kind, w.message) for w in resolution.warnings] == [
+        ("redirected", "Asked for 'fa3', redirected to 'triton': kv_cache_dtype = 'fp8_e5m2'"),
+        ("override", "watermarking requires Torch native and overrides the request for Triton")]
+    with pytest.raises(matrix.UnsupportedFeatureError) as excinfo:
+        sglang.resolve({"kv_cache_dtype": "fp8_e5m2", "sinks": True}, runner="fa3")
+    assert excinfo.value.args[0] == "Asked for 'fa3', redirected to 'triton'; Triton does not support: attention sinks"
+    assert [w.kind for w in excinfo.value.resolution.warnings] == ["redirected"]
+
+
+def test_a_former_id_asks_for_its_runner_with_a_deprecation(sglang):
+    resolution = sglang.resolve({}, runner="nsa")
+    assert (resolution.runner, resolution.requested) == ("dsa", "nsa")
+    assert resolution.warnings == (ResolutionWarning(
+        "deprecated-alias", None, "dsa",
+        "Runner id 'nsa' is deprecated since 0.5 and will be removed in 2.0; use 'dsa' instead (renamed to dsa)"),)
+    assert resolution.explanation()["alias_of"] == "dsa"
+    assert resolution.explain().splitlines()[0] == (
+        "Runner: dsa (DSA), asked for 'nsa' (a former id of 'dsa'), at version 1.0")
+    # Before its deprecation the former id was the id: no warning.
+    assert sglang.resolve({}, runner="nsa", version="0.4").warnings == ()
+    with pytest.raises(matrix.UsageError) as excinfo:
+        sglang.resolve({}, runner="old_dsa")
+    assert excinfo.exconly() == "matrix.errors.UsageError: Runner id 'old_dsa' was removed in 0.8: use 'dsa' instead"
+    assert sglang.resolve({}, runner="old_dsa", version="0.7").runner == "dsa"
+    with pytest.raises(matrix.UsageError) as excinfo:
+        sglang.runner("nsa")
+    assert excinfo.exconly() == "matrix.errors.UsageError: Unknown runner 'nsa': 'nsa' is a former id of 'dsa'"
+    with pytest.raises(matrix.UsageError) as excinfo:
+        sglang.resolve({}, runner="nsaa")
+    assert excinfo.exconly() == ("matrix.errors.UsageError: Unknown runner 'nsaa' (expected one of 'dsa', 'fa3', "
+                                 "'intel_amx', 'torch_native', 'triton')")
+
+
+def test_a_redirect_holds_only_in_its_window():
+    runners = {**SGLANG_RUNNERS, "fa3": {"name": "FA3", "priority": 40, "redirects": [
+        {"to": "triton", "when": "kv_cache_dtype == 'fp8_e5m2'", "since": "0.9"}]}}
+    m = matrix.loads(SGLANG, runners=runners)
+    assert m.resolve({"kv_cache_dtype": "fp8_e5m2"}, runner="fa3").runner == "triton"
+    assert m.resolve({"kv_cache_dtype": "fp8_e5m2"}, runner="fa3", version="0.8").runner == "fa3"
+    assert [g.id for g in m.gates_at("0.8") if g.origin is not None] == ["triton:redirect:1", "intel_amx:redirect:1"]
+
+
+def test_a_redirected_resolution_survives_a_pickle(sglang):
+    import pickle
+
+    resolution = sglang.resolve({"kv_cache_dtype": "fp8_e5m2"}, runner="fa3")
+    again = pickle.loads(pickle.dumps(resolution))
+    assert again == resolution and again.explain() == resolution.explain()

@@ -207,3 +207,26 @@ def test_configs_pass_the_default_health_checks_from_a_cold_start(which, tmp_pat
     assert [out for code, out in results if code != 0] == []
     # Each run's closing line, less its time: no warning, nothing skipped.
     assert {out.splitlines()[-1].split(" in ")[0] for _, out in results} == {"1 passed"}
+
+
+# A runner file's redirects are gates of the plan (`<runner>:redirect:<n>`): configs() steers
+# toward a redirect applying and not, as toward any gate (issue 27, item 7).
+REDIRECTING = matrix.loads(
+    '[matrix]\nname = "r"\nversion = "1.0"\n[config]\n'
+    'kv = { type = "str", choices = ["auto", "fp8_e5m2", "fp8_e4m3"], default = "auto" }\n'
+    'page = { type = "int", default = 1, min = 1 }\n',
+    runners={"fa3": {"name": "FA3", "priority": 2, "redirects": [
+                 {"to": "triton", "when": "kv == 'fp8_e5m2' and page > 16"}, {"to": "triton", "when": "page == 7"}]},
+             "triton": {"name": "Triton", "priority": 1}})
+
+
+@given(configs(REDIRECTING, active=["fa3:redirect:1"]))
+def test_configs_steer_toward_a_redirect_applying(config):
+    resolution = REDIRECTING.resolve(config, runner="fa3")
+    assert resolution.runner == "triton" and resolution.redirect == REDIRECTING.runner("fa3").redirects[0]
+
+
+@given(configs(REDIRECTING, inactive=["fa3:redirect:1", "fa3:redirect:2"]))
+def test_configs_steer_away_from_a_redirect_applying(config):
+    resolution = REDIRECTING.resolve(config, runner="fa3")
+    assert (resolution.runner, resolution.redirect) == ("fa3", None)

@@ -105,6 +105,8 @@ SHAPES = {
     "OrderSpec": "`[orders.<id>]`",
     "RunnerSpec": "a runner file, `runners/<id>.toml`",
     "ClauseSpec": "a clause of a runner's `[requires]` written as a table (or an item of a chain)",
+    "AliasSpec": "an item of a runner file's `aliases` (a former id)",
+    "RedirectSpec": "an item of a runner file's `redirects`",
     "ChoiceSpec": "a choice of `choices` written as a table (`{ value, since, until }`)",
     "CheckSpec": "`[check]` in features.toml",
     "IgnoreSpec": "an item of `[check] ignore`",

@@ -1,0 +1,131 @@
+"""The loader's unit for a runner file's ``aliases`` and ``redirects`` (issue 27, item 3).
+
+A runner file may list its former ids, each with a deprecation shaped as a feature's
+``deprecated`` table (the replacement is the runner itself)::
+
+    aliases = [{ id = "nsa", since = "0.5", remove_in = "0.7", message = "renamed" }]
+
+and the requests for it that go to another runner::
+
+    redirects = [{ to = "triton", when = "kv_cache_dtype == 'fp8_e5m2'" }]
+
+An alias is an id (the pattern of runner ids) that no runner has and no other alias is; a
+redirect goes to a runner by its id (not an alias, not itself), and reads only fields that
+exist through its ``since``/``until`` window. The semantics are in `matrix._choice`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Dict, List, Optional
+
+import attrs
+
+from . import _format, _messages
+from .schema import Alias, Deprecation, Redirect, Runner, Schema, window_text
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._converter import AliasSpec, Place, RedirectSpec
+    from .loader import _Builder, _Source
+
+
+def runners(builder: _Builder, runner_list: List[Runner], schema: Schema) -> List[Runner]:
+    """*runner_list* with each runner's aliases and redirects, every problem reported."""
+    ids = [r.id for r in runner_list]
+    # id → the runner whose alias it is (None: a runner's own id).
+    taken: Dict[str, Optional[str]] = {id: None for id in [*ids, *builder.broken_runners]}
+    aliases: Dict[str, Alias] = {}
+    out = []
+    for runner in runner_list:
+        found = builder.runner_specs.get(runner.id)
+        if found is None:
+            out.append(runner)
+            continue
+        source, spec = found
+        mine = []
+        for index, item in enumerate(spec.aliases):
+            alias = _alias(builder, source, ("aliases", index), runner.id, item, taken)
+            if alias is not None:
+                taken[alias.id] = runner.id
+                aliases[alias.id] = alias
+                mine.append(alias)
+        out.append(attrs.evolve(runner, aliases=tuple(mine)))
+    final = []
+    for runner in out:
+        found = builder.runner_specs.get(runner.id)
+        if found is None:
+            final.append(runner)
+            continue
+        source, spec = found
+        redirects = []
+        for index, item in enumerate(spec.redirects):
+            where: Place = ("redirects", index)
+            redirect = _redirect(builder, source, where, runner.id, index, item, ids, aliases, schema)
+            if redirect is not None:
+                redirects.append(redirect)
+        final.append(attrs.evolve(runner, redirects=tuple(redirects)))
+    return final
+
+
+def _alias(builder: _Builder, source: _Source, where: Place, runner: str, spec: AliasSpec,
+           taken: Dict[str, Optional[str]]) -> Optional[Alias]:
+    ok = True
+    if not _format.ID_RE.match(spec.id) or spec.id == "default":
+        builder.problem(source, where + ("id",), _messages.bad_alias_id(spec.id))
+        ok = False
+    elif spec.id in taken:
+        builder.problem(source, where + ("id",), _messages.alias_taken(spec.id, taken[spec.id]))
+        ok = False
+    since = builder.version(source, where + ("since",), spec.since)
+    remove_in = builder.version(source, where + ("remove_in",), spec.remove_in)
+    if since is None or (spec.remove_in is not None and remove_in is None):
+        return None
+    if remove_in is not None and remove_in < since:
+        builder.problem(source, where + ("remove_in",),
+                        _messages.not_before('remove_in', spec.remove_in, 'since', spec.since))
+        return None
+    if spec.removed and remove_in is None:
+        builder.problem(source, where + ("removed",), _messages.removed_without_version())
+        return None
+    version = builder.matrix_version
+    if spec.removed and remove_in is not None and version is not None and remove_in > version:
+        builder.problem(source, where + ("removed",), _messages.removed_ahead(str(remove_in), str(version)))
+        return None
+    if remove_in is not None and remove_in == since and not spec.removed:
+        builder.problem(source, where + ("remove_in",), _messages.no_period_unrecorded(str(remove_in)))
+        return None
+    if not ok:
+        return None
+    return Alias(spec.id, runner, Deprecation(since, remove_in, spec.message, runner, spec.removed))
+
+
+def _redirect(builder: _Builder, source: _Source, where: Place, runner: str, index: int, spec: RedirectSpec,
+              ids: List[str], aliases: Dict[str, Alias], schema: Schema) -> Optional[Redirect]:
+    to = spec.to
+    ok = True
+    if to in builder.broken_runners:
+        ok = False  # its file failed to load, and said so
+    elif to in aliases:
+        builder.problem(source, where + ("to",), _messages.redirect_to_alias(to, aliases[to].runner))
+        ok = False
+    elif to not in ids:
+        builder.problem(source, where + ("to",), _messages.unknown_runner(to, ids))
+        ok = False
+    elif to == runner:
+        builder.problem(source, where + ("to",), _messages.redirect_to_self(runner))
+        ok = False
+    when = builder.predicate(source, where + ("when",), spec.when, schema)
+    window = builder.window(source, where, spec.since, spec.until)
+    if when is None or window is None or not ok:
+        return None
+    for path in sorted(when.paths):
+        field = schema.get(path)
+        if field is None or (field.since is None and field.until is None):
+            continue
+        since, until = window
+        # The field exists through the whole window: from its start (or always) to its end.
+        starts = field.since is None or (since is not None and since >= field.since)
+        ends = field.until is None or (until is not None and until <= field.until)
+        if not (starts and ends):
+            builder.problem(source, where + ("when",), _messages.redirect_not_everlasting(path, window_text(field.window)))
+            return None
+    return Redirect(runner, to, when, spec.message, window[0], window[1], index)
