@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, Mapping, Optional
 
-from .errors import (ConfigError, LoadError, MatrixError, NoRunnerError, PredicateError, Problem,
+from .errors import (AdjustmentError, ConfigError, LoadError, MatrixError, NoRunnerError, PredicateError, Problem,
                      RemovedFeatureError, ResolutionError, UnsupportedFeatureError, UsageError)
 from .loader import default, load, loads
 from .predicates import And, Compare, IsNone, ListLiteral, Literal, Mod, Not, Or, Path, Predicate
@@ -17,8 +17,8 @@ from .predicates import And, Compare, IsNone, ListLiteral, Literal, Mod, Not, Or
 if TYPE_CHECKING:  # pragma: no cover
     from .check import Finding, Report
 from ._versions import VersionLike
-from .resolver import Observation, Resolution, ResolutionWarning
-from .schema import (Deprecation, Feature, Field, Forces, Matrix, Order, Prefers, Refusal, Requirement,
+from .resolver import Adjusted, Observation, Resolution, ResolutionWarning
+from .schema import (Adjustment, Deprecation, From, Feature, Field, Forces, Matrix, Order, Prefers, Refusal, Requirement,
                      RequirementKind, Runner, Schema, Statement)
 
 __all__ = [
@@ -37,6 +37,8 @@ __all__ = [
     "Requirement",
     "RequirementKind",
     "Refusal",
+    "Adjustment",
+    "From",
     "Field",
     "Schema",
     "Predicate",
@@ -53,6 +55,7 @@ __all__ = [
     "VersionLike",
     "Resolution",
     "ResolutionWarning",
+    "Adjusted",
     "Observation",
     "Finding",
     "Report",
@@ -66,6 +69,7 @@ __all__ = [
     "NoRunnerError",
     "UnsupportedFeatureError",
     "RemovedFeatureError",
+    "AdjustmentError",
 ]
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, 
 import attrs
 from packaging.version import InvalidVersion, Version
 
-from . import _access, _format, _messages, _toml_errors
+from . import _access, _format, _load_adjustments, _messages, _toml_errors
 from ._files import toml
 from ._nodes import Compare, ListLiteral, Literal, Path, walk
 from .errors import ConfigError, LoadError, Problem, excerpt
@@ -247,6 +247,7 @@ class _Builder:
         if runner_list is not None:
             runner_list = [self.requirements(r, kinds, schema) for r in runner_list]
         orders = self.orders(source, document.get("orders", {}), schema, runner_list)
+        adjustments = _load_adjustments.adjustments(self, source, document.get("adjustments", {}), schema, runner_list)
         if "check" in document:
             self.check_table(source, document["check"], document.get("features"), runner_list)
         if self.problems:
@@ -266,6 +267,7 @@ class _Builder:
             requirement_kinds=tuple(kinds.values()),
             orders=tuple(orders),
             default_support=header.default_support,
+            adjustments=tuple(adjustments),
         )
 
     def parse(self, source: _Source) -> Dict[str, Any]:

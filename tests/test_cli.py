@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import matrix
 from matrix.cli import run
 
 
@@ -123,12 +124,16 @@ def test_resolve_json_from_a_file(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps({"model_config": {"is_diffusion": True}}))
     status, out, err = call("resolve", "config.json", "--json")
     assert (status, err) == (0, "")
-    assert json.loads(out) == {
+    data = json.loads(out)
+    effective = data.pop("effective")
+    assert data == {
         "matrix": "vLLM model runners", "version": "0.33.0", "requested": None, "runner": "v2",
         "active": [{"id": "diffusion", "name": "diffusion models"}],
         "unsupported": {"v2": [], "v1": [{"id": "diffusion", "name": "diffusion models", "status": "no"}]},
-        "warnings": [],
+        "warnings": [], "adjustments": [],
     }
+    assert effective == matrix.default().resolve({"model_config": {"is_diffusion": True}}).to_dict()["effective"]
+    assert (effective["model_config.is_diffusion"], effective["model_config.is_hybrid"]) == (True, False)
 
 
 def test_resolve_json_on_a_finding_carries_the_error():
@@ -163,7 +168,7 @@ def test_resolve_json_explain_holds_the_explanation():
             {"id": "v1", "name": "Model Runner V1", "priority": 10, "candidate": True, "candidate_when": None,
              "chosen": True, "blockers": []},
         ],
-        "active": plain["active"], "warnings": plain["warnings"],
+        "active": plain["active"], "warnings": plain["warnings"], "adjustments": [],
     }
 
 
@@ -813,3 +818,27 @@ def test_init_writes_a_starter_that_checks_clean_and_whose_test_passes(tmp_path)
         "matrix: error: Nothing written: 'frames/features.toml', 'frames/runners/fast.toml', "
         "'frames/runners/simple.toml', 'frames/test_matrix.py' already exist (matrix init overwrites no file)\n"))
     assert (folder / "features.toml").read_text() == before
+
+
+def test_resolve_says_the_adjustments_in_text_and_json():
+    """Issue 27 items 1-2: what an adjustment changed, in the summary and in --json."""
+    args = ("resolve", "--version", "0.32.0", "--set", "compilation_config.mode=STOCK_TORCH_COMPILE")
+    status, out, err = call(*args)
+    message = ("CUDA graphs are not supported with stock torch.compile in Model Runner V2. "
+               "Overriding cudagraph_mode FULL_AND_PIECEWISE to NONE.")
+    assert (status, err) == (0, "")
+    assert out == (
+        "Chose v2 (Model Runner V2) automatically at version 0.32.0\n"
+        "Adjusted compilation_config.cudagraph_mode: 'FULL_AND_PIECEWISE' -> 'NONE' "
+        "(adjustment 'stock_compile_cudagraphs', for v2)\n"
+        f"Warning (adjusted): {message}\n")
+    status, out, err = call(*args, "--json")
+    data = json.loads(out)
+    assert (status, err) == (0, "")
+    assert data["warnings"] == [{"kind": "adjusted", "feature": "stock_compile_cudagraphs", "runner": "v2",
+                                 "message": message, "level": "info"}]
+    assert data["adjustments"] == [{"id": "stock_compile_cudagraphs", "runner": "v2",
+                                    "path": "compilation_config.cudagraph_mode", "before": "FULL_AND_PIECEWISE",
+                                    "after": "NONE", "message": message, "level": "info", "overrode_user": True}]
+    assert (data["effective"]["compilation_config.cudagraph_mode"], data["effective"]["compilation_config.mode"]) == (
+        "NONE", "STOCK_TORCH_COMPILE")
