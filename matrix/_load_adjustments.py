@@ -68,6 +68,15 @@ def adjustments(builder: _Builder, source: _Source, raw: object, schema: Schema,
 _BAD = object()
 
 
+def _within(source: Field, target: Field) -> bool:
+    """Whether every value *source* allows is one *target* allows (choices and bounds)."""
+    if target.choices is not None and (source.choices is None or not set(source.choices) <= set(target.choices)):
+        return False
+    if target.min is not None and (source.min is None or source.min < target.min):
+        return False
+    return target.max is None or (source.max is not None and source.max <= target.max)
+
+
 def _kind(field: Field) -> str:
     return f"{'a nullable ' if field.nullable else ''}{field.type}"
 
@@ -113,6 +122,9 @@ def _value(builder: _Builder, source: _Source, where: Sequence[Any], schema: Sch
         if (other.type, other.item_type) != (field.type, field.item_type) or (other.nullable and not field.nullable):
             builder.problem(source, tuple(where) + ("from",), _messages.adjustment_from_type(
                 path, _kind(field), other.path, _kind(other)))
+            return _BAD
+        if not _within(other, field):
+            builder.problem(source, tuple(where) + ("from",), _messages.adjustment_from_range(path, other.path))
             return _BAD
         return From(other.path)
     if field.type == "section" and value is not None:

@@ -1044,3 +1044,8 @@ def adjustment_blocks(adjusted: Sequence[str], blockers: str) -> str:
 
 def adjusted_summary(path: str, before: object, after: object, id: str, when: str) -> str:
     return f"Adjusted {path}: {before!r} -> {after!r} (adjustment {id!r}, {when})"
+
+
+def adjustment_from_range(path: str, source: str) -> str:
+    return (f"{path!r} does not take every value {source!r}, which it copies, may hold "
+            "(its choices or bounds are narrower)")
