@@ -1049,3 +1049,9 @@ def adjusted_summary(path: str, before: object, after: object, id: str, when: st
 def adjustment_from_range(path: str, source: str) -> str:
     return (f"{path!r} does not take every value {source!r}, which it copies, may hold "
             "(its choices or bounds are narrower)")
+
+
+def adjustment_unchecked(name: str, paths: Sequence[str]) -> str:
+    return (f"{name} sets {', '.join(repr(p) for p in paths)}, which gates read: never-active, always-active, "
+            "never-chosen and no-runner read configs as given, before any adjustment, and are not exact "
+            "where it applies")

@@ -74,6 +74,8 @@ CODES: Dict[str, Tuple[Severity, str]] = {
     "refusal-shadowed": ("warning", "a declared refusal whose combinations an earlier one acknowledges already"),
     "ignore-unused": ("warning", "a [check] ignore entry that matches no finding"),
     "inconclusive": ("warning", "a search ran out of its budget"),
+    "adjustment-unchecked": ("note", "an adjustment changes a value gates read: the answers about choice do not "
+                                     "weigh it"),
     **DRIFT_CODES,
 }
 
@@ -176,6 +178,7 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
     bound = against if against is not None else matrix.config_class
     if bound is not None:
         yield from _drift(matrix, v, bound, place)
+    yield from _adjustments(matrix, v, place)
     gates = matrix.features_at(v)
     # Runner requirements, candidacies and orders are gates too (`Matrix.gates_at`): the space
     # tells apart every value they compare, and the runner analyses count them.
@@ -433,6 +436,21 @@ class _Places:
         line, column = self.where(("matrix", "runners"))
         return Finding(code, CODES[code][0], message, runner=runner, place=f"$.runners.{runner}",
                        file=self.file, line=line, column=column)
+
+
+def _adjustments(matrix: Matrix, v: Version, place: _Places) -> Iterator[Finding]:
+    """The searches below read configs as given: an adjustment that sets a value some gate reads
+    may change what a config resolves to, which they do not weigh (issue 27: not yet searched).
+    Said of each such adjustment, so that no answer claims an exactness it has not got; one
+    that sets only values no gate reads changes no answer."""
+    from . import _messages
+
+    read = {p for g in matrix.gates_at(v) for p in g.when.paths}
+    for adjustment in matrix.adjustments_at(v):
+        touched = sorted(p for p in read if any(p == s or p.startswith(s + ".") for s in adjustment.set))
+        if touched:
+            yield place.config("adjustment-unchecked", ("adjustments", adjustment.id),
+                               _messages.adjustment_unchecked(adjustment.name, touched))
 
 
 def _drift(matrix: Matrix, v: Version, bound: Union[str, type], place: _Places) -> Iterator[Finding]:
