@@ -27,6 +27,7 @@ PAGES = {
     "how-to/migrate.md": EXAMPLES / "adopting",
     "how-to/ci.md": EXAMPLES / "frames",
     "reference/check.md": ROOT,
+    "explanation/effective-config.md": ROOT,
     "reference/file-format.md": ROOT / "tests" / "data" / "invalid",
 }
 
@@ -217,7 +218,8 @@ def test_the_reference_is_generated_from_the_code():
     assert "| `priority` | integer | yes |" in shapes
     choice = hook.choice()
     assert choice.startswith("1. **Removed features.** A config that uses a feature removed at the version is refused\n")
-    assert choice.endswith("`matrix.schema.Matrix.gates_at`).")
+    assert "`matrix.schema.Matrix.gates_at`).\n4. **Adjustments**" in choice
+    assert choice.endswith("What is said of the other\n    runners reads C.")
 
 
 def test_a_spec_the_hook_does_not_place_fails_the_build(monkeypatch):

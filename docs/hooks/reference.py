@@ -94,6 +94,7 @@ SHAPES = {
     "RefusalSpec": "`[refusals.<id>]`",
     "KindSpec": "`[requirements.<kind>]`",
     "OrderSpec": "`[orders.<id>]`",
+    "AdjustmentSpec": "`[adjustments.<id>]` (see [The effective configuration](../explanation/effective-config.md))",
     "RunnerSpec": "a runner file, `runners/<id>.toml`",
     "ClauseSpec": "a clause of a runner's `[requires]` written as a table (or an item of a chain)",
     "ChoiceSpec": "a choice of `choices` written as a table (`{ value, since, until }`)",
