@@ -96,6 +96,8 @@ class Plan:
     adjustments: Dict[str, Tuple[Adjustment, ...]] = attrs.Factory(dict)
     pre_adjusting: int = 0
     adjusting: Dict[str, int] = attrs.Factory(dict)
+    #: Every adjustment's gate: a mask with none of them resolves as if there were none.
+    any_adjusting: int = 0
     #: The decision list of automatic choice (`matrix._choice.steps`).
     steps: Tuple[Rule, ...] = attrs.field(init=False)
     #: The top runner (the first of the order of priority that is always a candidate), and the
@@ -213,6 +215,7 @@ def _build(matrix: Matrix, version: Version) -> Plan:
         forcing=sum(1 << i for i, f in enumerate(features) if f.forces is not None),
         preferring=sum(1 << i for i, f in enumerate(features) if f.prefers is not None),
         pre_adjustments=pre, adjustments=by_runner, pre_adjusting=pre_bits, adjusting=runner_bits,
+        any_adjusting=sum(1 << (first + i) for i in range(len(in_force))),
     )
 
 

@@ -633,6 +633,19 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
     The decisions for a mask are remembered on the plan (keyed by the masks they read); the
     `Resolution` (and the error, if any) is new each time, since it carries this config's values.
     """
+    if not mask & compiled.any_adjusting:  # no adjustment can apply: C = F = the config
+        key = (mask, runner)
+        decision = compiled.decisions.get(key)
+        if decision is None:
+            decision = _choice.decide(compiled, mask, runner)
+            if len(compiled.decisions) >= _DECISIONS_KEPT:
+                compiled.decisions.clear()
+            compiled.decisions[key] = decision
+        chosen, warnings, error, message = decision
+        resolution = Resolution(compiled, mask, values, chosen, runner, warnings, config, facts)
+        if error is not None:
+            raise error(message or "", resolution)
+        return resolution
     kept = compiled.automatic if runner is None else compiled.asked
     view: Optional[_access.Effective] = None
     adjusted: List[Adjusted] = []
