@@ -634,13 +634,13 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
     `Resolution` (and the error, if any) is new each time, since it carries this config's values.
     """
     if not mask & compiled.any_adjusting:  # no adjustment can apply: C = F = the config
-        key = (mask, runner)
-        decision = compiled.decisions.get(key)
+        plain = (mask, runner)
+        decision = compiled.decisions.get(plain)
         if decision is None:
             decision = _choice.decide(compiled, mask, runner)
             if len(compiled.decisions) >= _DECISIONS_KEPT:
                 compiled.decisions.clear()
-            compiled.decisions[key] = decision
+            compiled.decisions[plain] = decision
         chosen, warnings, error, message = decision
         resolution = Resolution(compiled, mask, values, chosen, runner, warnings, config, facts)
         if error is not None:
