@@ -712,10 +712,24 @@ def _adjusted_warnings(adjusted: List[Adjusted]) -> Tuple[ResolutionWarning, ...
 def is_supported(matrix: Matrix, config: object, runner: str, *,
                  version: Optional[VersionLike] = None,
                  facts: Optional[Mapping[str, object]] = None) -> bool:
-    """Whether *runner*, asked for explicitly, can serve *config* (see `resolve`)."""
+    """Whether *runner*, asked for explicitly, can serve *config* (see `resolve`): no feature
+    removed at *version* is used (on the config after the adjustments before the choice) and
+    none the runner says no to is active, nor a requirement it fails, on the config after its
+    own adjustments. Features that force another runner are not weighed."""
     compiled = _plan(matrix, version)
     matrix.runner(runner)
     mask, _ = compiled.evaluate(config, facts)
+    if mask & compiled.any_adjusting:  # removal read on C, the runner's gates on its F
+        view = _access.Effective(config)
+        if mask & compiled.pre_adjusting and _adjust.apply(compiled.pre_adjustments, view, _reading(compiled),
+                                                           facts, None):
+            mask = compiled.evaluate(view, facts)[0]
+        if mask & compiled.asked & compiled.removed:
+            return False
+        if mask & compiled.adjusting[runner] and _adjust.apply(compiled.adjustments[runner], view, _reading(compiled),
+                                                               facts, runner):
+            mask = compiled.evaluate(view, facts)[0]
+        return not mask & compiled.asked & compiled.no[runner]
     return not mask & compiled.asked & (compiled.no[runner] | compiled.removed)
 
 

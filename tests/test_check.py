@@ -945,3 +945,11 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
                    {n: _plain(resolution.effective[n]) for n in names})
             expected, changes, effective = _reference_resolve(m, m0, config, asked)
             assert got == (expected, changes, {n: _plain(effective[n]) for n in names}), (config, asked)
+            if asked is not None:  # is_supported: removal on C, the runner's own refusals on its F
+                c, _ = _reference_apply(m, [a for a in m.adjustments_at(m.version) if not a.runners], config, None)
+                f, _ = _reference_apply(m, [a for a in m.adjustments_at(m.version) if asked in a.runners], c, asked)
+                removed = any(g.removed_at(m.version) and g.applies != "automatic" and g.when.evaluate(c, schema=m.schema)
+                              for g in m0.features_at(m.version))
+                refused = any(g.applies != "automatic" and g.status(asked, m.version) == "no"
+                              and g.when.evaluate(f, schema=m.schema) for g in m0.gates_at(m.version))
+                assert m.is_supported(config, asked) is not (removed or refused), (config, asked)
