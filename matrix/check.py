@@ -79,6 +79,10 @@ CODES: Dict[str, Tuple[Severity, str]] = {
     **DRIFT_CODES,
 }
 
+#: Findings about the reach of check itself, not about the matrix: they never fail it, even with
+#: ``strict`` (there is nothing in the file to change; they say where its answers are not exact).
+ABOUT_CHECK = frozenset({"adjustment-unchecked"})
+
 Severity = Literal["error", "warning", "note"]
 SEVERITIES: Tuple[Severity, ...] = get_args(Severity)
 _VERSION_IN_TEXT = re.compile(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)*)(?![\w.]*\d)")
@@ -130,8 +134,10 @@ class Report:
 
     @property
     def failed(self) -> bool:
-        """Whether the check fails: any error, or any finding at all with ``strict``."""
-        return any(f.severity == "error" or (self.strict and f.refusal is None) for f in self.findings)
+        """Whether the check fails: any error, or with ``strict`` any finding but an
+        acknowledged refusal and a note on what check does not weigh (`ABOUT_CHECK`)."""
+        return any(f.severity == "error" or (self.strict and f.refusal is None and f.code not in ABOUT_CHECK)
+                   for f in self.findings)
 
     def counts(self) -> Dict[str, int]:
         return {s: sum(1 for f in self.findings if f.severity == s) for s in SEVERITIES}
@@ -140,7 +146,10 @@ class Report:
         counts = self.counts()
         parts = [f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items()]
         verdict = "failed" if self.failed else "passed"
-        return f"{verdict}: {', '.join(parts)}" + (" (strict: every finding fails but acknowledged refusals)" if self.strict else "")
+        if not self.strict:
+            return f"{verdict}: {', '.join(parts)}"
+        about = " and notes on adjustments" if any(f.code in ABOUT_CHECK for f in self.findings) else ""
+        return f"{verdict}: {', '.join(parts)} (strict: every finding fails but acknowledged refusals{about})"
 
 
 def check(matrix: Matrix, *, version: Optional[VersionLike] = None, strict: bool = False,
