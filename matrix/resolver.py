@@ -642,7 +642,8 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
                 compiled.decisions.clear()
             compiled.decisions[plain] = decision
         chosen, warnings, error, message = decision
-        resolution = Resolution(compiled, mask, values, chosen, runner, warnings, config, facts)
+        resolution = _new(Resolution)  # as the fast path builds it: no __init__ call
+        _set_fields(resolution, (chosen, runner, warnings, compiled, mask, values, config, facts, None))
         if error is not None:
             raise error(message or "", resolution)
         return resolution
