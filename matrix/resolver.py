@@ -80,7 +80,8 @@ def _plan(matrix: Matrix, version: Optional[VersionLike]) -> Plan:
 
 def iter_observations(matrix: Matrix, config: object, *, version: Optional[VersionLike] = None,
                       facts: Optional[Mapping[str, object]] = None) -> Iterator[Observation]:
-    """Evaluate every gate in force at *version* against *config*, yielding what holds.
+    """Evaluate every gate in force at *version* against *config*, yielding what holds. The
+    config is read as given: adjustments are not applied (`resolve` says the effective config).
 
     :raises ConfigError: naming the path and the feature whose gate read it.
     """
