@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, Mapping, Optional
 
-from .errors import (ConfigError, LoadError, MatrixError, NoRunnerError, PredicateError, Problem,
+from .errors import (AdjustmentError, ConfigError, LoadError, MatrixError, NoRunnerError, PredicateError, Problem,
                      RemovedFeatureError, ResolutionError, UnsupportedFeatureError, UsageError)
 from .loader import default, load, loads
 from .predicates import And, Compare, IsNone, ListLiteral, Literal, Mod, Not, Or, Path, Predicate
@@ -18,9 +18,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._remedy import Change, ChangeAction, Remedies, Remedy
     from .check import Finding, Report, Severity
 from ._versions import VersionLike
-from .resolver import Observation, ObservationKind, Resolution, ResolutionWarning, WarningKind
-from .schema import (Alias, Applies, Deprecation, Feature, Field, FieldType, Forces, Matrix, Order, Prefers, Redirect,
-                     Refusal, Requirement, RequirementKind, Runner, Schema, Statement, Status)
+from .resolver import Adjusted, Observation, ObservationKind, Resolution, ResolutionWarning, WarningKind
+from .schema import (Adjustment, AdjustmentLevel, Alias, Applies, Deprecation, Feature, Field, FieldType, Forces, From, Matrix, Order,
+                     Prefers, Redirect, Refusal, Requirement, RequirementKind, Runner, Schema, Statement, Status)
 
 __all__ = [
     "load",
@@ -40,6 +40,8 @@ __all__ = [
     "Requirement",
     "RequirementKind",
     "Refusal",
+    "Adjustment",
+    "From",
     "Field",
     "Schema",
     # The closed sets of values (`typing.Literal` types; `typing.get_args` lists each).
@@ -63,6 +65,7 @@ __all__ = [
     "VersionLike",
     "Resolution",
     "ResolutionWarning",
+    "Adjusted",
     "Observation",
     "Finding",
     "Report",
@@ -70,6 +73,7 @@ __all__ = [
     "Remedy",
     "Change",
     "ChangeAction",
+    "AdjustmentLevel",
     "MatrixError",
     "UsageError",
     "LoadError",
@@ -80,6 +84,7 @@ __all__ = [
     "NoRunnerError",
     "UnsupportedFeatureError",
     "RemovedFeatureError",
+    "AdjustmentError",
 ]
 
 

@@ -40,9 +40,50 @@ def child(obj: object, name: str, path: str) -> object:
         raise ConfigError(_messages.reading_raised(exc), path=path) from None
 
 
+class _ViewRead(Exception):
+    """Raised by attribute access on an `Effective` view: the compiled fast readers then fall
+    through to the general reader, which reads a view as one."""
+
+
+class Effective:
+    """A read-only view of a config with some paths set (by adjustments): a set path reads as
+    set; a path below a section set to None reads as below a None section; everything else
+    reads through to the config."""
+
+    __slots__ = ("config", "sets")
+
+    config: object
+    sets: Dict[str, object]
+
+    def __init__(self, config: object, sets: Optional[Dict[str, object]] = None) -> None:
+        object.__setattr__(self, "config", config)
+        object.__setattr__(self, "sets", {} if sets is None else sets)
+
+    def __getattr__(self, name: str) -> object:
+        raise _ViewRead(name)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("An effective config is read-only")
+
+    def read(self, path: str, schema: Optional[Schema], facts: Optional[Mapping[str, object]]) -> object:
+        sets = self.sets
+        if path in sets:
+            return sets[path]
+        if sets:
+            end = path.rfind(".")
+            while end > 0:
+                section = path[:end]
+                if section in sets and sets[section] is None:
+                    return None
+                end = path.rfind(".", 0, end)
+        return read(self.config, path, schema, facts)
+
+
 def read(config: object, path: str, schema: Optional[Schema],
          facts: Optional[Mapping[str, object]] = None) -> object:
     """The value at *path* in *config* (or *facts*), checked against *schema* when there is one."""
+    if isinstance(config, Effective):
+        return config.read(path, schema, facts)
     parts = path.split(".")
     current = config
     prefix = ""

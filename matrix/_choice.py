@@ -27,6 +27,13 @@ A config is resolved in this order (docs/explanation/choice.md shows this text, 
    A runner is *blocked* by an active gate it says ``no`` or ``opt-in`` to, and by a
    requirement it fails (requirements are gates derived from the runner files, see
    `matrix.schema.Matrix.gates_at`).
+4. **Adjustments** (``[adjustments]``, `matrix._adjust`): the steps above read the config of
+   choice, C (the config after the adjustments that name no runner, applied first in
+   declaration order). The adjustments of the runner that serves then apply to C, giving the
+   effective config F, and that runner's blockers, requirements and ``partial`` / ``opt-in``
+   warnings are evaluated on F: a runner asked for is validated on F only; a runner automatic
+   choice found free on C but blocked on F is an `AdjustmentError`. What is said of the other
+   runners reads C.
 
 The decision list (`steps`) is data: `automatic` reads it on a mask of active gates; the
 compiled plan's fast path (`quiet_top`) and ``matrix check``'s questions about choice (which
@@ -41,26 +48,30 @@ from typing import TYPE_CHECKING, List, Literal, Optional, Tuple, Type, get_args
 import attrs
 
 from . import _messages
-from .errors import NoRunnerError, RemovedFeatureError, ResolutionError, UnsupportedFeatureError, UsageError
+from .errors import (AdjustmentError, NoRunnerError, RemovedFeatureError, ResolutionError, UnsupportedFeatureError,
+                     UsageError)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._compile import Plan
-    from .schema import Deprecation, Feature, Redirect
+    from .schema import AdjustmentLevel, Deprecation, Feature, Redirect
 
 #: The kinds of `ResolutionWarning`.
 WarningKind = Literal["deprecated", "fallback", "opt-in", "partial", "override", "preference", "deprecated-alias",
-                      "redirected"]
+                      "redirected", "adjusted"]
 WARNING_KINDS: Tuple[str, ...] = get_args(WarningKind)
 
 
 @attrs.frozen
 class ResolutionWarning:
-    """Something the user should be told: ``kind`` is one of `WARNING_KINDS`."""
+    """Something the user should be told: ``kind`` is one of `WARNING_KINDS`. A warning of
+    kind ``adjusted`` names the adjustment in ``feature`` and carries its ``level``
+    (``info`` or ``warning``); the other kinds have none."""
 
     kind: WarningKind = attrs.field(validator=attrs.validators.in_(WARNING_KINDS))
     feature: Optional[str]
     runner: Optional[str]
     message: str
+    level: Optional[AdjustmentLevel] = None
 
     def __str__(self) -> str:
         return self.message
@@ -178,7 +189,29 @@ def _deprecation(feature: Feature) -> Deprecation:
 
 
 def decide(plan: Plan, mask: int, runner: Optional[str]) -> Decision:
-    """What resolving a config with active gates *mask* answers, *runner* asked for or not."""
+    """What resolving a config with active gates *mask* answers, *runner* asked for or not
+    (no adjustment of the runner that serves applying: `choose`, then `serve` on the same mask)."""
+    chosen, warnings, error, message, overriding, redirected = choose(plan, mask, runner)
+    if error is not None:
+        return None, warnings, error, message
+    assert chosen is not None
+    more, error, message = serve(plan, mask, runner, chosen, overriding, redirected)
+    if error is not None:
+        return None, warnings + more, error, message
+    return chosen, warnings + more, None, None
+
+
+#: A request that a redirect sent elsewhere: (the id asked for, the runner it was sent to).
+Redirected = Optional[Tuple[str, str]]
+#: What `choose` answers: a `Decision`, the feature that overrode the request, if one did, and
+#: the redirect of the request, if one applied.
+Choice = Tuple[Optional[str], Tuple[ResolutionWarning, ...], Optional[Type[ResolutionError]], Optional[str],
+               Optional["Feature"], Redirected]
+
+
+def choose(plan: Plan, mask: int, runner: Optional[str]) -> Choice:
+    """The runner that serves a config with active gates *mask* (the config of choice), before
+    it is validated (`serve`): removal, deprecations, and automatic choice or the request."""
     warnings: List[ResolutionWarning] = []
     for feature in plan.active(mask & plan.deprecated):
         d = _deprecation(feature)
@@ -187,20 +220,44 @@ def decide(plan: Plan, mask: int, runner: Optional[str]) -> Decision:
     if mask & plan.removed:
         removed = [(f, _deprecation(f)) for f in plan.active(mask & plan.removed)]
         message = "; ".join(_messages.removed(f.name, str(d.remove_in), d.replacement, d.message) for f, d in removed)
-        return None, tuple(warnings), RemovedFeatureError, message
+        return None, tuple(warnings), RemovedFeatureError, message, None, None
+    overriding: Optional[Feature] = None
+    redirected: Redirected = None
     if runner is None:
         decided = automatic(plan, mask, warnings)
     else:
-        decided = requested(plan, mask, runner, warnings)
+        decided, overriding, redirected = requested(plan, mask, runner, warnings)
     chosen, error = decided
     if error is not None:
-        return None, tuple(warnings), error[0], error[1]
-    assert chosen is not None
+        return None, tuple(warnings), error[0], error[1], None, None
+    return chosen, tuple(warnings), None, None, overriding, redirected
+
+
+def serve(plan: Plan, mask: int, runner: Optional[str], chosen: str, overriding: Optional[Feature],
+          redirected: Redirected = None) -> Tuple[Tuple[ResolutionWarning, ...], Optional[Type[ResolutionError]],
+                                                  Optional[str]]:
+    """*chosen* validated on the effective config, whose active gates are *mask*: for a request
+    (*runner* asked for), the gates it says no to refuse it and its opt-ins are said; in
+    automatic choice a blocking gate is an `AdjustmentError` (the message is what blocks it:
+    the resolver names the adjustments before it). Then its partial support is said."""
+    warnings: List[ResolutionWarning] = []
     name = plan.matrix.runner(chosen).name
+    if runner is not None:
+        if mask & plan.no[chosen]:
+            refusal = blockers(plan, mask, chosen, plan.no[chosen])
+            return (), UnsupportedFeatureError, refusal if redirected is None else _said(*redirected, refusal)
+        for feature in plan.active(mask & plan.opt_in[chosen]):
+            note = feature.statement(chosen, plan.version).note
+            # An opt-in used because a forced runner overrode the request says so, not that it was asked for.
+            by = None if overriding is None else overriding.name
+            warnings.append(ResolutionWarning("opt-in", feature.id, chosen, _messages.opt_in(feature.name, name, note,
+                                                                                              by)))
+    elif mask & plan.blocking[chosen]:
+        return (), AdjustmentError, blockers(plan, mask, chosen)
     for feature in plan.active(mask & plan.partial[chosen]):
         note = feature.statement(chosen, plan.version).note
         warnings.append(ResolutionWarning("partial", feature.id, chosen, _messages.partial(feature.name, name, note)))
-    return chosen, tuple(warnings), None, None
+    return tuple(warnings), None, None
 
 
 _Outcome = Tuple[Optional[str], Optional[Tuple[Type[ResolutionError], str]]]
@@ -252,8 +309,11 @@ def _not_free(plan: Plan, mask: int, runner: str) -> str:
     return _messages.not_a_candidate(plan.matrix.runner(runner).name)
 
 
-def requested(plan: Plan, mask: int, runner: str, warnings: List[ResolutionWarning]) -> _Outcome:
-    """The runner that serves a request for *runner*, or the error; notices go to *warnings*.
+def requested(plan: Plan, mask: int, runner: str,
+              warnings: List[ResolutionWarning]) -> Tuple[_Outcome, Optional[Feature], Redirected]:
+    """The runner that serves a request for *runner* (validated by `serve`), or the error, the
+    feature that overrode the request, if one did, and the redirect that applied, if one did;
+    notices go to *warnings*.
 
     A former id asks for the runner it names; the first redirect of that runner whose gate is
     active makes it a request for the redirect's runner (one hop; the message names the
@@ -283,8 +343,8 @@ def requested(plan: Plan, mask: int, runner: str, warnings: List[ResolutionWarni
         forces = feature.forces
         assert forces is not None
         if not forces.override:
-            return None, (UnsupportedFeatureError, _said(redirected, runner, forces.message or _messages.forced(
-                feature.name, matrix.runner(forces.runner).name, asked)))
+            return (None, (UnsupportedFeatureError, _said(redirected, runner, forces.message or _messages.forced(
+                feature.name, matrix.runner(forces.runner).name, asked)))), None, None
     chosen, overriding = runner, None
     for feature in forcing:
         forces = feature.forces
@@ -294,15 +354,7 @@ def requested(plan: Plan, mask: int, runner: str, warnings: List[ResolutionWarni
         warnings.append(ResolutionWarning("override", feature.id, forces.runner, forces.message or _messages.overridden(
             feature.name, matrix.runner(forces.runner).name, matrix.runner(chosen).name)))
         chosen, overriding = forces.runner, feature
-    if mask & plan.no[chosen]:
-        return None, (UnsupportedFeatureError, _said(redirected, runner, blockers(plan, mask, chosen, plan.no[chosen])))
-    name = matrix.runner(chosen).name
-    for feature in plan.active(mask & plan.opt_in[chosen]):
-        note = feature.statement(chosen, plan.version).note
-        # An opt-in used because a forced runner overrode the request says so, not that it was asked for.
-        by = None if overriding is None else overriding.name
-        warnings.append(ResolutionWarning("opt-in", feature.id, chosen, _messages.opt_in(feature.name, name, note, by)))
-    return chosen, None
+    return (chosen, None), overriding, None if redirected is None else (redirected, runner)
 
 
 def _said(redirected: Optional[str], to: str, refusal: str) -> str:

@@ -39,7 +39,7 @@ from ._operators import AND, BY_SPELLING, EQUALS, IS_NONE, IS_NOT_NONE, MOD, NOT
 from ._versions import parsed
 from .errors import ConfigError
 from .predicates import OPERATORS
-from .schema import Alias, Feature, Field, Matrix, Order, Redirect, Runner, Schema
+from .schema import Adjustment, Alias, Feature, Field, Matrix, Order, Redirect, Runner, Schema, refusing
 
 _SIMPLE = tuple(LITERAL_TYPES)
 
@@ -93,6 +93,16 @@ class Plan:
     #: redirect's gate (`matrix._choice.requested` reads them).
     redirects: Dict[str, Tuple[Tuple[int, Redirect], ...]] = attrs.Factory(dict)
     redirecting: int = 0
+    #: The adjustments in force (`matrix._adjust`): those applied before the choice, and by
+    #: runner id those of the runner that serves, in declaration order; each one's ``when`` is a
+    #: gate of the plan (origin: the `Adjustment`), so that one evaluation tells whether any
+    #: may apply: ``pre_adjusting`` and ``adjusting`` (runner id → bits) hold those gates.
+    pre_adjustments: Tuple[Adjustment, ...] = ()
+    adjustments: Dict[str, Tuple[Adjustment, ...]] = attrs.Factory(dict)
+    pre_adjusting: int = 0
+    adjusting: Dict[str, int] = attrs.Factory(dict)
+    #: Every adjustment's gate: a mask with none of them resolves as if there were none.
+    any_adjusting: int = 0
     #: The decision list of automatic choice (`matrix._choice.steps`).
     steps: Tuple[Rule, ...] = attrs.field(init=False)
     #: The top runner (the first of the order of priority that is always a candidate), and the
@@ -113,7 +123,9 @@ class Plan:
         top = unconditional[0] if unconditional else self.order[0][0]
         object.__setattr__(self, "fast", bool(unconditional))
         object.__setattr__(self, "top", top)
-        object.__setattr__(self, "quiet_top", _choice.quiet_top(self, top))
+        # A config where an adjustment may apply is never answered by the fast path.
+        object.__setattr__(self, "quiet_top", _choice.quiet_top(self, top) | self.pre_adjusting
+                           | self.adjusting.get(top, 0))
 
     def choice(self, mask: int) -> Tuple[Optional[Order], Tuple[Tuple[str, int], ...]]:
         """The order that applies to *mask* (None: by priority), and every runner in it, each
@@ -148,7 +160,17 @@ def plan(matrix: Matrix, version: Version) -> Plan:
 
 
 def _build(matrix: Matrix, version: Version) -> Plan:
-    features = matrix.gates_at(version)
+    in_force = matrix.adjustments_at(version)
+    everyone = refusing(matrix, ())
+    # Derived gates like candidacies and orders: every runner says yes, so choice ignores them.
+    features = matrix.gates_at(version) + tuple(
+        Feature(f"adjustment:{a.id}", a.name, a.when, everyone, origin=a) for a in in_force)
+    first = len(features) - len(in_force)
+    pre = tuple(a for a in in_force if not a.runners)
+    pre_bits = sum(1 << (first + i) for i, a in enumerate(in_force) if not a.runners)
+    by_runner = {r.id: tuple(a for a in in_force if r.id in a.runners) for r in matrix.runners}
+    runner_bits = {r.id: sum(1 << (first + i) for i, a in enumerate(in_force) if r.id in a.runners)
+                   for r in matrix.runners}
     readers: Dict[str, str] = {}
     for feature in features:
         for path in sorted(feature.when.paths):
@@ -203,6 +225,8 @@ def _build(matrix: Matrix, version: Version) -> Plan:
         order=tuple((r.id, blocking[r.id]) for r in matrix.runners), source=source,
         forcing=sum(1 << i for i, f in enumerate(features) if f.forces is not None),
         preferring=sum(1 << i for i, f in enumerate(features) if f.prefers is not None),
+        pre_adjustments=pre, adjustments=by_runner, pre_adjusting=pre_bits, adjusting=runner_bits,
+        any_adjusting=sum(1 << (first + i) for i in range(len(in_force))),
     )
 
 

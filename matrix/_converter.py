@@ -221,6 +221,20 @@ class OrderSpec:
 
 
 @attrs.frozen
+class AdjustmentSpec:
+    name: str
+    when: Condition
+    set: Dict[Annotated[str, PATH], Annotated[object, ANY]]
+    runners: Annotated[Tuple[Annotated[str, RUNNER], ...], NONEMPTY, UNIQUE] = ()
+    override: bool = True
+    level: str = "warning"
+    message: Optional[str] = None
+    since: Optional[Version] = None
+    until: Optional[Version] = None
+    links: Tuple[str, ...] = ()
+
+
+@attrs.frozen
 class IgnoreSpec:
     code: str
     reason: Annotated[str, NOT_BLANK]
@@ -244,6 +258,7 @@ class DocumentSpec:
     orders: Dict[Annotated[str, ID], OrderSpec] = attrs.Factory(dict)
     features: Dict[Annotated[str, ID], FeatureSpec] = attrs.Factory(dict)
     refusals: Dict[Annotated[str, ID], RefusalSpec] = attrs.Factory(dict)
+    adjustments: Dict[Annotated[str, ID], AdjustmentSpec] = attrs.Factory(dict)
     check: Optional[CheckSpec] = None
 
 
@@ -337,7 +352,7 @@ converter.register_structure_hook_func(lambda kind: bare(kind) == Tuple[Redirect
 #: Every spec: the document and what its tables and runner files hold.
 SPECS = (DocumentSpec, MatrixSpec, FieldSpec, ChoiceSpec, StatementSpec, DeprecationSpec, ForcesSpec, PrefersSpec,
          FeatureSpec, RefusalSpec, CheckSpec, IgnoreSpec, RunnerSpec, ClauseSpec, KindSpec, OrderSpec, AliasSpec,
-         RedirectSpec)
+         RedirectSpec, AdjustmentSpec)
 for _cls in SPECS:
     attrs.resolve_types(_cls, include_extras=True)  # the marks stay, for `editor`
     converter.register_structure_hook(_cls, _spec(_cls))

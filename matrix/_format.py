@@ -138,6 +138,18 @@ DESCRIPTIONS: Dict[Tuple[Optional[str], Optional[str]], str] = {
     ("FeatureSpec", "group"): "The heading the docs show it under",
     ("FeatureSpec", "applies"): "The mode of choice the gate is in force in: always, automatic choice only, or "
                                 "only when a runner is asked for",
+    ("DocumentSpec", "adjustments"): "Declared changes of config values, applied in declaration order",
+    ("AdjustmentSpec", None): "An adjustment: config values the host changes where its condition holds",
+    ("AdjustmentSpec", "name"): "Display string, used in messages and docs",
+    ("AdjustmentSpec", "when"): "When the adjustment applies (on the config as the adjustments before it left it)",
+    ("AdjustmentSpec", "set"): "Config path → the value it takes: a value, { from = \"path\" } or { none = true }",
+    ("AdjustmentSpec", "runners"): "The runners whose adjustment it is (applied once one serves); none: before "
+                                   "the choice, to every config",
+    ("AdjustmentSpec", "override"): "Replace a value the config holds; false: set only paths that read None",
+    ("AdjustmentSpec", "level"): "The level its message is logged at: info or warning",
+    ("AdjustmentSpec", "message"): "What users read; {dotted.path} is that path's value before the adjustment",
+    ("AdjustmentSpec", "since"): "The adjustment exists from this release",
+    ("AdjustmentSpec", "until"): "The adjustment exists until this release (exclusive)",
     ("RefusalSpec", None): "Combinations no runner is meant to serve",
     ("RefusalSpec", "reason"): "Why no runner is meant to serve these combinations",
     ("RefusalSpec", "together"): "Lists of gate ids: any of each, active at once",

@@ -1153,3 +1153,70 @@ def alias_overdue(alias: str, remove_in: str, version: str) -> str:
     return (f"Former id {alias!r} was due for removal in {remove_in}, and the matrix is checked as of {version}: "
             "record the removal with removed = true (a request by it is then refused, naming the new id), or "
             "move remove_in")
+# --- adjustments (issue 27) ------------------------------------------------------------------
+
+def adjustment_value(path: str, reason: str) -> str:
+    return f"The value set for {path!r}: {reason}"
+
+
+def adjustment_section(path: str) -> str:
+    return f"{path!r} is a section: an adjustment may only set a nullable section to None"
+
+
+def adjustment_fact(path: str) -> str:
+    return f"{path!r} is a fact the host computes: an adjustment cannot change it"
+
+
+def adjustment_window(path: str, exists: str, applies: str) -> str:
+    return (f"[config] {path!r} exists {exists}, but this adjustment sets it {applies}: bound the adjustment "
+            "with since/until, or widen the [config] entry")
+
+
+def adjustment_from_type(path: str, kind: str, source: str, source_kind: str) -> str:
+    return f"{path!r} is {kind}, but {source!r}, which it copies, is {source_kind}"
+
+
+def adjustment_from_table(unknown: Optional[str]) -> str:
+    what = f"Unknown key {unknown!r} in a value" if unknown else "A value given as a table"
+    return (f"{what}: write a value, {{ from = \"path\" }} to copy another field's value, "
+            "or { none = true } for None")
+
+
+def adjustment_fill_not_nullable(path: str) -> str:
+    return (f"{path!r} is never None, so an adjustment that only fills unset values (override = false) "
+            "could never set it")
+
+
+def adjustment_empty_set() -> str:
+    return "An adjustment sets at least one path: set = { \"path\" = value }"
+
+
+def adjustment_template(reason: str) -> str:
+    return f"In the message: {reason}"
+
+
+def adjustment_template_brace() -> str:
+    return "A single '{' or '}': write {{ and }} for a brace, {dotted.path} for a value"
+
+
+def adjusted(name: str, path: str, before: object, after: object) -> str:
+    return f"{name}: set {path} from {before!r} to {after!r}"
+
+
+def adjustment_blocks(adjusted: Sequence[str], blockers: str) -> str:
+    return f"An adjustment leaves a config the runner cannot serve: {'; '.join(adjusted)}; then {blockers}"
+
+
+def adjusted_summary(path: str, before: object, after: object, id: str, when: str) -> str:
+    return f"Adjusted {path}: {before!r} -> {after!r} (adjustment {id!r}, {when})"
+
+
+def adjustment_from_range(path: str, source: str) -> str:
+    return (f"{path!r} does not take every value {source!r}, which it copies, may hold "
+            "(its choices or bounds are narrower)")
+
+
+def adjustment_unchecked(name: str, paths: Sequence[str]) -> str:
+    return (f"{name} sets {', '.join(repr(p) for p in paths)}, which gates read: never-active, always-active, "
+            "never-chosen and no-runner read configs as given, before any adjustment, and are not exact "
+            "where it applies")

@@ -78,8 +78,14 @@ CODES: Dict[str, Tuple[Severity, str]] = {
     "alias-overdue": ("error", "a former runner id past its remove_in, and the removal is not recorded"),
     "alias-no-removal-version": ("warning", "a former runner id deprecated without remove_in"),
     "inconclusive": ("warning", "a search ran out of its budget"),
+    "adjustment-unchecked": ("note", "an adjustment changes a value gates read: the answers about choice do not "
+                                     "weigh it"),
     **DRIFT_CODES,
 }
+
+#: Findings about the reach of check itself, not about the matrix: they never fail it, even with
+#: ``strict`` (there is nothing in the file to change; they say where its answers are not exact).
+ABOUT_CHECK = frozenset({"adjustment-unchecked"})
 
 Severity = Literal["error", "warning", "note"]
 SEVERITIES: Tuple[Severity, ...] = get_args(Severity)
@@ -132,8 +138,10 @@ class Report:
 
     @property
     def failed(self) -> bool:
-        """Whether the check fails: any error, or any finding at all with ``strict``."""
-        return any(f.severity == "error" or (self.strict and f.refusal is None) for f in self.findings)
+        """Whether the check fails: any error, or with ``strict`` any finding but an
+        acknowledged refusal and a note on what check does not weigh (`ABOUT_CHECK`)."""
+        return any(f.severity == "error" or (self.strict and f.refusal is None and f.code not in ABOUT_CHECK)
+                   for f in self.findings)
 
     def counts(self) -> Dict[str, int]:
         return {s: sum(1 for f in self.findings if f.severity == s) for s in SEVERITIES}
@@ -142,7 +150,10 @@ class Report:
         counts = self.counts()
         parts = [f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items()]
         verdict = "failed" if self.failed else "passed"
-        return f"{verdict}: {', '.join(parts)}" + (" (strict: every finding fails but acknowledged refusals)" if self.strict else "")
+        if not self.strict:
+            return f"{verdict}: {', '.join(parts)}"
+        about = " and notes on adjustments" if any(f.code in ABOUT_CHECK for f in self.findings) else ""
+        return f"{verdict}: {', '.join(parts)} (strict: every finding fails but acknowledged refusals{about})"
 
 
 def check(matrix: Matrix, *, version: Optional[VersionLike] = None, strict: bool = False,
@@ -180,6 +191,7 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
     bound = against if against is not None else matrix.config_class
     if bound is not None:
         yield from _drift(matrix, v, bound, place)
+    yield from _adjustments(matrix, v, place)
     gates = matrix.features_at(v)
     # Runner requirements, candidacies and orders are gates too (`Matrix.gates_at`): the space
     # tells apart every value they compare, and the runner analyses count them.
@@ -442,6 +454,21 @@ class _Places:
         line, column = self.where(("matrix", "runners"))
         return Finding(code, CODES[code][0], message, runner=runner, place=where,
                        file=self.file, line=line, column=column, **extra)
+
+
+def _adjustments(matrix: Matrix, v: Version, place: _Places) -> Iterator[Finding]:
+    """The searches below read configs as given: an adjustment that sets a value some gate reads
+    may change what a config resolves to, which they do not weigh (issue 27: not yet searched).
+    Said of each such adjustment, so that no answer claims an exactness it has not got; one
+    that sets only values no gate reads changes no answer."""
+    from . import _messages
+
+    read = {p for g in matrix.gates_at(v) for p in g.when.paths}
+    for adjustment in matrix.adjustments_at(v):
+        touched = sorted(p for p in read if any(p == s or p.startswith(s + ".") for s in adjustment.set))
+        if touched:
+            yield place.config("adjustment-unchecked", ("adjustments", adjustment.id),
+                               _messages.adjustment_unchecked(adjustment.name, touched))
 
 
 def _drift(matrix: Matrix, v: Version, bound: Union[str, type], place: _Places) -> Iterator[Finding]:

@@ -441,6 +441,9 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
         names = ", ".join(f.name for f in blockers)
         verb = "Skipped" if not passed and options.runner is None else "Also blocked"
         stdout.write(f"{verb} {_named(runner)} because of: {names}\n")
+    for change in resolution.adjustments:
+        when = "before the choice" if change.runner is None else f"for {change.runner}"
+        stdout.write(_messages.adjusted_summary(change.path, change.before, change.after, change.id, when) + "\n")
     for warning in resolution.warnings:
         stdout.write(f"Warning ({warning.kind}): {warning.message}\n")
     _how(resolution, options, stdout=stdout)

@@ -53,6 +53,7 @@ __all__ = [
     "NoRunnerError",
     "UnsupportedFeatureError",
     "RemovedFeatureError",
+    "AdjustmentError",
 ]
 
 
@@ -289,3 +290,8 @@ class UnsupportedFeatureError(ResolutionError):
 
 class RemovedFeatureError(ResolutionError):
     """The config uses a feature removed at the version resolved for."""
+
+
+class AdjustmentError(ResolutionError):
+    """Automatic choice chose a runner free on the config of choice, and that runner's own
+    adjustments left a config it cannot serve (the message names both steps)."""

@@ -296,8 +296,8 @@ class _Builder:
 
     def build(self, text: str, name: str, *, runners: Optional[RunnersArg], base: str) -> Matrix:
         # Each section is its own unit, handed this builder (imported here, not by `import matrix`).
-        from . import (_load_check, _load_choice, _load_config, _load_features, _load_header, _load_redirects,
-                       _load_refusals, _load_runners)
+        from . import (_load_adjustments, _load_check, _load_choice, _load_config, _load_features, _load_header,
+                       _load_redirects, _load_refusals, _load_runners)
 
         source = _Source(name, text)
         if len(text) > MAX_FILE_BYTES:
@@ -326,6 +326,7 @@ class _Builder:
             runner_list = [_load_choice.requirements(self, r, kinds, schema) for r in runner_list]
             runner_list = _load_redirects.runners(self, runner_list, schema)
         orders = _load_choice.orders(self, source, document.get("orders", {}), schema, runner_list)
+        adjustments = _load_adjustments.adjustments(self, source, document.get("adjustments", {}), schema, runner_list)
         if "check" in document:
             _load_check.ignores(self, source, document["check"], document.get("features"), runner_list)
         if self.problems:
@@ -345,6 +346,7 @@ class _Builder:
             requirement_kinds=tuple(kinds.values()),
             orders=tuple(orders),
             default_support=header.default_support,
+            adjustments=tuple(adjustments),
         )
 
 

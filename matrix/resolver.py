@@ -16,11 +16,12 @@ import attrs
 from packaging.version import Version
 
 from . import _messages
-from . import _access, _choice
+from . import _access, _adjust, _choice
+from ._adjust import Adjusted
 from ._choice import WARNING_KINDS, ResolutionWarning, WarningKind
 from ._compile import Plan, plan
 from ._versions import VersionLike, as_version
-from .errors import (ConfigError, UsageError)
+from .errors import (AdjustmentError, ConfigError, UsageError)
 from .predicates import Predicate
 from .schema import Feature, Matrix, Order, Redirect, Requirement, Runner, Statement, Status
 
@@ -33,6 +34,7 @@ __all__ = [
     "Observation",
     "ObservationKind",
     "OBSERVATION_KINDS",
+    "Adjusted",
     "Resolution",
     "ResolutionWarning",
     "WarningKind",
@@ -88,7 +90,8 @@ def _plan(matrix: Matrix, version: Optional[VersionLike]) -> Plan:
 
 def iter_observations(matrix: Matrix, config: object, *, version: Optional[VersionLike] = None,
                       facts: Optional[Mapping[str, object]] = None) -> Iterator[Observation]:
-    """Evaluate every gate in force at *version* against *config*, yielding what holds.
+    """Evaluate every gate in force at *version* against *config*, yielding what holds. The
+    config is read as given: adjustments are not applied (`resolve` says the effective config).
 
     :raises ConfigError: naming the path and the feature whose gate read it.
     """
@@ -127,14 +130,18 @@ class Resolution:
 
     # One slot holding a tuple: building a Resolution is then one object and one tuple, the
     # cheapest frozen value in CPython (resolve() runs at the speed of an if chain; see
-    # benchmarks/). Fields of the tuple: runner, requested, warnings, plan, mask, values.
+    # benchmarks/). Fields of the tuple: runner, requested, warnings, plan, mask, values (of the
+    # effective config F), the config and facts as given, then the adjusting: None when no
+    # adjustment changed anything (C = F = the config), else ``(served runner, mask and values of
+    # C, Adjusted records, paths set → values on F)``.
     __slots__ = ("_fields",)
 
     _fields: Tuple[Any, ...]
 
     def __init__(self, plan: Plan, mask: int, values: Tuple[object, ...], runner: Optional[str],
-                 requested: Optional[str], warnings: Tuple[ResolutionWarning, ...]) -> None:
-        _set_fields(self, (runner, requested, warnings, plan, mask, values))
+                 requested: Optional[str], warnings: Tuple[ResolutionWarning, ...], config: object = None,
+                 facts: Optional[Mapping[str, object]] = None, adjusting: Optional[Tuple[Any, ...]] = None) -> None:
+        _set_fields(self, (runner, requested, warnings, plan, mask, values, config, facts, adjusting))
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("A Resolution is read-only")
@@ -147,6 +154,41 @@ class Resolution:
     _plan = property(lambda self: self._fields[3])
     _mask = property(lambda self: self._fields[4])
     _values = property(lambda self: self._fields[5])
+    _adjusting = property(lambda self: self._fields[8])
+
+    @property
+    def adjustments(self) -> Tuple[Adjusted, ...]:
+        """The paths adjustments changed, one `Adjusted` per path, in the order applied (those
+        applied before the choice first: see `matrix._adjust`)."""
+        adjusting = self._adjusting
+        return () if adjusting is None else adjusting[3]
+
+    @property
+    def effective(self) -> Mapping[str, object]:
+        """The effective config F (a read-only mapping): every ``[config]`` path at the version
+        (sections left out) with the value the runner sees, the paths adjustments set with
+        their value, the others read through to the config as given."""
+        found = self._fields[6] if isinstance(self._fields[6], FrozenEffective) else None
+        if found is not None:
+            return found
+        plan: Plan = self._plan
+        adjusting = self._adjusting
+        view = _access.Effective(self._fields[6], {} if adjusting is None else dict(adjusting[4]))
+        schema = _reading(plan)
+        return FrozenEffective({f.path: _access.read(view, f.path, schema, self._fields[7])
+                                for f in plan.matrix.schema.at(plan.version) if f.type != "section"})
+
+    def _mask_of(self, runner: str) -> int:
+        """The mask a runner's statuses read: F for the runner that serves, C for the others."""
+        adjusting = self._adjusting
+        if adjusting is None or adjusting[0] == runner:
+            return self._mask  # type: ignore[no-any-return]
+        return adjusting[1]  # type: ignore[no-any-return]
+
+    def _values_of(self, runner: str) -> Mapping[str, object]:
+        adjusting = self._adjusting
+        values = self._values if adjusting is None or adjusting[0] == runner else adjusting[2]
+        return dict(zip(self._plan.paths, values))
 
     def __copy__(self) -> Resolution:
         return self
@@ -155,10 +197,17 @@ class Resolution:
         return self
 
     def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
-        runner, requested, warnings, plan, mask, values = self._fields
-        # Sections read as a whole are the host's objects: a pickle keeps what is said of them.
+        runner, requested, warnings, plan, mask, values, _, _, adjusting = self._fields
+        # Sections read as a whole are the host's objects: a pickle keeps what is said of them,
+        # and the effective config as plain values.
         plain = tuple(_plain(v) for v in values)
-        return (_restored, (plan.matrix, str(plan.version), mask, plain, runner, requested, warnings))
+        if adjusting is not None:
+            served, cmask, cvalues, adjusted, sets = adjusting
+            adjusting = (served, cmask, tuple(_plain(v) for v in cvalues), adjusted,
+                         {p: _plain(v) for p, v in sets.items()})
+        effective = FrozenEffective({p: _plain(v) for p, v in self.effective.items()})
+        return (_restored, (plan.matrix, str(plan.version), mask, plain, runner, requested, warnings, effective,
+                            adjusting))
 
     @property
     def version(self) -> Version:
@@ -181,20 +230,20 @@ class Resolution:
         """Runner id → the active features whose status there is ``no`` or ``opt-in``, then the
         runner's requirements the config fails (gates whose name is the reason: `Feature.origin`
         is the `Requirement`)."""
-        plan, mask = self._plan, self._mask
-        return {r: plan.active(mask & block) for r, block in plan.order}
+        plan = self._plan
+        return {r: plan.active(self._mask_of(r) & block) for r, block in plan.order}
 
     @property
     def failed(self) -> Mapping[str, Tuple[Requirement, ...]]:
         """Runner id → the requirement clauses of the runner the config fails, in the order of
         the kinds (the same as the tail of `unsupported`, as what they are)."""
-        plan, mask = self._plan, self._mask
-        return {r: tuple(g.origin for g in plan.active(mask & block) if isinstance(g.origin, Requirement))
+        plan = self._plan
+        return {r: tuple(g.origin for g in plan.active(self._mask_of(r) & block) if isinstance(g.origin, Requirement))
                 for r, block in plan.order}
 
     @property
     def values(self) -> Mapping[str, object]:
-        """The config values the gates read, by path."""
+        """The config values the gates read, by path (on the effective config)."""
         return dict(zip(self._plan.paths, self._values))
 
     def __repr__(self) -> str:
@@ -209,7 +258,7 @@ class Resolution:
 
     def __hash__(self) -> int:  # of what equality compares (`to_dict`)
         return hash((self.matrix.name, str(self.version), self.runner, self.requested,
-                     tuple(f.id for f in self.active), self.warnings))
+                     tuple(f.id for f in self.active), self.warnings, self.adjustments))
 
 
 
@@ -231,6 +280,8 @@ class Resolution:
                 for runner, features in self.unsupported.items()
             },
             "warnings": self._warnings_data(),
+            "adjustments": self._adjustments_data(),
+            "effective": {p: _json_value(v) for p, v in self.effective.items()},
         }
 
     @property
@@ -239,7 +290,8 @@ class Resolution:
         refused before the request is considered, for a removed feature, has none)."""
         if not any(w.kind == "redirected" for w in self.warnings):
             return None
-        return _redirect(self._plan, self._mask, self.requested)
+        adjusting = self._adjusting  # decided on the config of choice
+        return _redirect(self._plan, self._mask if adjusting is None else adjusting[1], self.requested)
 
     def _asked(self) -> Optional[str]:
         """The runner the request was for once its alias and its redirect are applied (the one
@@ -255,20 +307,27 @@ class Resolution:
         if redirect is None:
             return None
         return {"from": redirect.runner, "to": redirect.to, "when": str(redirect.when),
-                "because": {p: _json_value(v) for p, v in _because(redirect, self.values).items()}}
+                "because": {p: _json_value(v) for p, v in _because(redirect, self._values_of(redirect.runner)).items()}}
+
+    def _adjustments_data(self) -> List[Dict[str, Any]]:
+        return [{"id": a.id, "runner": a.runner, "path": a.path, "before": _json_value(a.before),
+                 "after": _json_value(a.after), "message": a.message, "level": a.level,
+                 "overrode_user": a.overrode_user} for a in self.adjustments]
 
     def _active_data(self) -> List[Dict[str, Any]]:
         return [{"id": f.id, "name": f.name} for f in self.active]
 
     def _warnings_data(self) -> List[Dict[str, Any]]:
-        return [{"kind": w.kind, "feature": w.feature, "runner": w.runner, "message": w.message}
+        return [{"kind": w.kind, "feature": w.feature, "runner": w.runner, "message": w.message,
+                 **({"level": w.level} if w.level is not None else {})}
                 for w in self.warnings]
 
     def _choice(self) -> Tuple[Optional[Order], List[Runner], Set[str]]:
         """The order of automatic choice that applied (None: by priority), every runner in that
         order, and the ids of those that are candidates."""
         plan: Plan = self._plan
-        mask = self._mask
+        adjusting = self._adjusting
+        mask = self._mask if adjusting is None else adjusting[1]  # the choice was made on C
         order, every = plan.choice(mask)
         return order, [self.matrix.runner(r) for r, _ in every], {r for r, _ in every if plan.is_candidate(r, mask)}
 
@@ -278,10 +337,11 @@ class Resolution:
         (for the runner asked for, only what it does not support at all: an opt-in asked for
         is not a blocker). A requirement the config fails is a gate whose `Feature.origin` is
         the `Requirement`."""
-        values = self.values
         _, runners, candidates = self._choice()
+        unsupported = self.unsupported
         for runner in runners:
-            blockers = self.unsupported[runner.id]
+            values = self._values_of(runner.id)
+            blockers = unsupported[runner.id]
             if self._asked() == runner.id:
                 blockers = tuple(f for f in blockers if f.status(runner.id, self.version) == "no")
             yield runner, runner.id in candidates, [
@@ -300,10 +360,9 @@ class Resolution:
         ``"<section>"``); a failed requirement has ``requirement`` (its kind and condition).
         A request by a former id names the runner it is an alias of (``alias_of``); a
         redirected request has ``how`` ``redirected`` and ``redirected`` as `to_dict` gives it.
-        Then the active features and the warnings, as `to_dict` gives them, and the remedies
-        (`remedies`, each as `matrix.Remedies.to_dict` gives it; an empty list with *remedies*
-        False, for a caller that does not show them: the search resolves many configs)."""
-        values = self.values
+        Then the active features, the warnings and the adjustments, as `to_dict` gives them, and
+        the remedies (`remedies`, each as `matrix.Remedies.to_dict` gives it; an empty list with
+        *remedies* False, for a caller that does not show them: the search resolves many configs)."""
         order = self._choice()[0]
         overrider, preferrer = self._overrider(), self._preferrer()
         redirected = self._redirect_data()
@@ -325,7 +384,8 @@ class Resolution:
                  "candidate_when": None if runner.candidate is None else str(runner.candidate),
                  "chosen": runner.id == self.runner,
                  "blockers": [{"id": f.id, "name": f.name, "status": statement.status, "note": statement.note,
-                               "when": str(f.when), "because": {p: _json_value(values[p]) for p in read},
+                               "when": str(f.when),
+                               "because": {p: _json_value(self._values_of(runner.id)[p]) for p in read},
                                **({"requirement": {"kind": f.origin.kind, "condition": str(f.origin.condition)}}
                                   if isinstance(f.origin, Requirement) else {})}
                               for f, statement, read in blockers]}
@@ -333,6 +393,7 @@ class Resolution:
             ],
             "active": self._active_data(),
             "warnings": self._warnings_data(),
+            "adjustments": self._adjustments_data(),
             "remedies": [r.to_dict() for r in self.remedies()] if remedies else [],
         }
 
@@ -377,7 +438,8 @@ class Resolution:
         followed, every runner's blockers (the features it does not support, with the gate and
         the values that made it true; the requirements the config fails, with the condition and
         the values), then the active features and the warnings."""
-        return _explanation_text(self.explanation(), self.values)
+        values = {r.id: self._values_of(r.id) for r in self.matrix.runners}
+        return _explanation_text(self.explanation(), values, self.adjustments)
 
     def emit(self, logger: Optional[logging.Logger] = None, *,
              levels: Optional[Mapping[str, int]] = None, once: bool = True) -> None:
@@ -385,10 +447,11 @@ class Resolution:
 
         Each kind has its own logger below *logger* (default ``matrix``): ``matrix.deprecated``,
         ``matrix.fallback``, ``matrix.opt-in``, ``matrix.partial``, ``matrix.override``,
-        ``matrix.preference``, ``matrix.deprecated-alias``, ``matrix.redirected``, so a host routes, raises or silences one kind with the standard
+        ``matrix.preference``, ``matrix.deprecated-alias``, ``matrix.redirected``, ``matrix.adjusted``, so a host routes, raises or silences one kind with the standard
         `logging` module. Every kind logs at WARNING, but ``override`` (a forced runner overriding
         a request) and ``preference`` (a feature choosing the runner to try first), which vLLM logs
-        at INFO, unless *levels* (kind → level) says otherwise. Records carry ``matrix_kind``,
+        at INFO, and ``adjusted``, logged at the adjustment's own level (``info``: INFO), unless
+        *levels* (kind → level) says otherwise. Records carry ``matrix_kind``,
         ``matrix_feature`` and ``matrix_runner`` for filters and formatters.
 
         :param once: False logs every time, not once per process.
@@ -414,8 +477,9 @@ class Resolution:
                     if key in _EMITTED:
                         continue
                     _EMITTED.add(key)
+            default = logging.INFO if warning.level == "info" else _DEFAULT_LEVELS.get(warning.kind, logging.WARNING)
             base.getChild(warning.kind).log(
-                chosen.get(warning.kind, _DEFAULT_LEVELS.get(warning.kind, logging.WARNING)), "%s", warning.message,
+                chosen.get(warning.kind, default), "%s", warning.message,
                 extra={"matrix_kind": warning.kind, "matrix_feature": warning.feature,
                        "matrix_runner": warning.runner})
 
@@ -449,9 +513,31 @@ def _plain(value: object) -> object:
     return _SECTION
 
 
+class FrozenEffective(Dict[str, object]):
+    """The effective config as a read-only mapping (`Resolution.effective`)."""
+
+    def _refuse(self, *args: object, **kwargs: object) -> None:
+        raise TypeError("The effective config is read-only")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _refuse  # type: ignore[assignment]
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        return (FrozenEffective, (dict(self),))
+
+
 def _restored(matrix: Matrix, version: str, mask: int, values: Tuple[object, ...], runner: Optional[str],
-              requested: Optional[str], warnings: Tuple[ResolutionWarning, ...]) -> Resolution:
-    return Resolution(_plan(matrix, version), mask, values, runner, requested, warnings)
+              requested: Optional[str], warnings: Tuple[ResolutionWarning, ...],
+              effective: Optional[FrozenEffective] = None, adjusting: Optional[Tuple[Any, ...]] = None) -> Resolution:
+    return Resolution(_plan(matrix, version), mask, values, runner, requested, warnings, effective, None, adjusting)
+
+
+def _reading(plan: Plan) -> Optional[Any]:
+    """The schema the plan reads configs with (cached on the matrix)."""
+    key = ("reading", plan.version)
+    found = plan.matrix._caches.get(key)
+    if found is None:
+        found = plan.matrix._caches[key] = plan.matrix.schema.reading_at(plan.version) or None
+    return found
 
 
 def _remedy_targets(resolution: Resolution) -> List[str]:
@@ -479,17 +565,20 @@ def _order_data(order: Order) -> Dict[str, str]:
     return {"id": order.id, "name": order.name, "when": str(order.when)}
 
 
-def _explanation_text(data: Mapping[str, Any], values: Mapping[str, object]) -> str:  # noqa: C901 — one branch per part of the explanation, in the order the text prints them
+def _explanation_text(data: Mapping[str, Any], by_runner: Mapping[str, Mapping[str, object]],  # noqa: C901 — one branch per part of the explanation, in the order the text prints them
+                      adjusted: Tuple[Adjusted, ...] = ()) -> str:
     """`Resolution.explain`'s text from `Resolution.explanation`'s *data*. A value read shows
-    as Python spells it, from *values* at the paths ``because`` names: JSON cannot tell a
-    section from the text ``'<section>'``, nor inf from ``'inf'``."""
+    as Python spells it, from *by_runner* (runner id → the values its statuses read) at the
+    paths ``because`` names, and so do the *adjusted* values: JSON cannot tell a section from
+    the text ``'<section>'``, nor inf from ``'inf'``."""
     requested = data["requested"]
     how = f"asked for {requested!r}" if requested else "chosen automatically"
     if data["alias_of"] is not None:
         how += f" (a former id of {data['alias_of']!r})"
     redirected = data["redirected"]
     if redirected is not None:
-        shown = ", ".join(f"{p} = {_show(values[p])}" for p in redirected["because"])
+        read = by_runner[redirected["from"]]  # the config of choice: the redirect's runner does not serve
+        shown = ", ".join(f"{p} = {_show(read[p])}" for p in redirected["because"])
         how += f", redirected to {redirected['to']!r}: {shown}"
     if data["overridden_by"] is not None:
         how += f", overridden: {data['overridden_by']['name']} forces it"
@@ -509,6 +598,7 @@ def _explanation_text(data: Mapping[str, Any], values: Mapping[str, object]) -> 
     else:
         lines.append("Runners, highest priority first:")
     for runner in data["runners"]:
+        values = by_runner[runner["id"]]
         said = []
         if not runner["candidate"] and requested is None:
             said.append(f"not a candidate (a candidate when {runner['candidate_when']})")
@@ -536,6 +626,12 @@ def _explanation_text(data: Mapping[str, Any], values: Mapping[str, object]) -> 
                 lines.append(f"        because: {shown}")
             if blocker["note"]:
                 lines.append(f"        note: {blocker['note']}")
+    if adjusted:
+        lines.append("Adjustments:")
+        for a in adjusted:
+            when = "before the choice" if a.runner is None else f"for {a.runner}"
+            user = ", overriding the config's value" if a.overrode_user else ""
+            lines.append(f"  - {a.id} ({when}): {a.path} = {_show(a.before)} -> {_show(a.after)}{user}")
     names = ", ".join(f["name"] for f in data["active"]) or "none"
     lines.append(f"Active features: {names}")
     if data["warnings"]:
@@ -607,13 +703,16 @@ def resolve(matrix: Matrix, config: object, *, runner: Optional[str] = None,
         # there is nothing to warn about.
         if not mask & compiled.quiet_top and compiled.fast:
             resolution = _new(Resolution)
-            _set_fields(resolution, (compiled.top, None, (), compiled, mask, values))
+            _set_fields(resolution, (compiled.top, None, (), compiled, mask, values, config, facts, None))
             return resolution
-        return _resolve_slowly(compiled, mask, values, runner)
+        slowly = _resolve_unadjusted if not mask & compiled.any_adjusting else _resolve_slowly
+        return slowly(compiled, mask, values, runner, config, facts)
     if runner not in compiled.no:
         _choice.asked(compiled, runner)  # raises UsageError for an unknown or removed id
     mask, values = compiled.evaluate(config, facts)
-    return _resolve_slowly(compiled, mask & compiled.asked, values, runner)
+    mask &= compiled.asked
+    slowly = _resolve_unadjusted if not mask & compiled.any_adjusting else _resolve_slowly
+    return slowly(compiled, mask, values, runner, config, facts)
 
 
 def _refuse_unknown_keys(matrix: Matrix, config: object) -> None:
@@ -627,24 +726,78 @@ def _refuse_unknown_keys(matrix: Matrix, config: object) -> None:
 _DECISIONS_KEPT = 4096
 
 
-def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...],
-                    runner: Optional[str]) -> Resolution:
-    """Every case with something to say: warnings, fallbacks, explicit runners, errors.
-
-    The decision for a (mask, runner) pair is remembered on the plan; the `Resolution` (and
-    the error, if any) is new each time, since it carries this config's values.
-    """
-    key = (mask, runner)
-    decision = compiled.decisions.get(key)
+def _resolve_unadjusted(compiled: Plan, mask: int, values: Tuple[object, ...], runner: Optional[str],
+                        config: object, facts: Optional[Mapping[str, object]]) -> Resolution:
+    """Every case with something to say where no adjustment can apply (C = F = the config): one
+    decision for the mask, remembered; `_resolve_slowly` is the case with adjustments."""
+    plain = (mask, runner)
+    decision = compiled.decisions.get(plain)
     if decision is None:
         decision = _choice.decide(compiled, mask, runner)
         if len(compiled.decisions) >= _DECISIONS_KEPT:
             compiled.decisions.clear()
-        compiled.decisions[key] = decision
+        compiled.decisions[plain] = decision
     chosen, warnings, error, message = decision
     if runner is not None and mask & compiled.redirecting:
         warnings = _with_values(compiled, mask, values, runner, warnings)
-    resolution = Resolution(compiled, mask, values, chosen, runner, warnings)
+    resolution = _new(Resolution)  # as the fast path builds it: no __init__ call
+    _set_fields(resolution, (chosen, runner, warnings, compiled, mask, values, config, facts, None))
+    if error is not None:
+        raise error(message or "", resolution)
+    return resolution
+
+
+def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runner: Optional[str],
+                    config: object, facts: Optional[Mapping[str, object]]) -> Resolution:
+    """Every case with something to say: warnings, fallbacks, explicit runners, errors,
+    adjustments (`matrix._adjust`: the order is stated there).
+
+    The decisions for a mask are remembered on the plan (keyed by the masks they read); the
+    `Resolution` (and the error, if any) is new each time, since it carries this config's values.
+    """
+    assert mask & compiled.any_adjusting, "resolve() takes _resolve_unadjusted where no adjustment can apply"
+    kept = compiled.automatic if runner is None else compiled.asked
+    view: Optional[_access.Effective] = None
+    adjusted: List[Adjusted] = []
+    cmask, cvalues = mask, values
+    if mask & compiled.pre_adjusting:
+        view = _access.Effective(config)
+        adjusted = _adjust.apply(compiled.pre_adjustments, view, _reading(compiled), facts, None)
+        if view.sets:
+            cmask, cvalues = compiled.evaluate(view, facts)
+            cmask &= kept
+    chosen, warnings, error, message, overriding, redirected = _decided(
+        compiled, ("choose", cmask, runner), lambda: _choice.choose(compiled, cmask, runner))
+    if runner is not None and cmask & compiled.redirecting:
+        warnings = _with_values(compiled, cmask, cvalues, runner, warnings)
+    fmask, fvalues, before = cmask, cvalues, len(adjusted)
+    served = chosen if chosen is not None else None
+    if error is None:
+        assert chosen is not None
+        if cmask & compiled.adjusting[chosen]:
+            view = view or _access.Effective(config)
+            changed = len(view.sets)
+            adjusted += _adjust.apply(compiled.adjustments[chosen], view, _reading(compiled), facts, chosen)
+            if len(adjusted) > before or len(view.sets) != changed:
+                fmask, fvalues = compiled.evaluate(view, facts)
+                fmask &= kept
+        key = ("serve", fmask, runner, chosen, None if overriding is None else overriding.id, redirected)
+        more, error, message = _decided(compiled, key, lambda: _choice.serve(compiled, fmask, runner, chosen,
+                                                                              overriding, redirected))
+        told = _adjusted_warnings(adjusted[:before])
+        warnings = told + warnings + _adjusted_warnings(adjusted[before:]) + more
+        if error is AdjustmentError:
+            message = _messages.adjustment_blocks(list(dict.fromkeys(a.message for a in adjusted[before:])),
+                                                  message or "")
+        if error is not None:
+            chosen = None
+    else:
+        warnings = _adjusted_warnings(adjusted) + warnings
+    adjusting = None
+    if adjusted:
+        assert view is not None
+        adjusting = (served, cmask, cvalues, tuple(adjusted), dict(view.sets))
+    resolution = Resolution(compiled, fmask, fvalues, chosen, runner, warnings, config, facts, adjusting)
     if error is not None:
         raise error(message or "", resolution)
     return resolution
@@ -676,13 +829,45 @@ def _with_values(plan: Plan, mask: int, values: Tuple[object, ...], runner: str,
     return tuple(attrs.evolve(w, message=said) if w.kind == "redirected" else w for w in warnings)
 
 
+def _decided(compiled: Plan, key: Tuple[Any, ...], work: Any) -> Any:
+    decision = compiled.decisions.get(key)
+    if decision is None:
+        decision = work()
+        if len(compiled.decisions) >= _DECISIONS_KEPT:
+            compiled.decisions.clear()
+        compiled.decisions[key] = decision
+    return decision
+
+
+def _adjusted_warnings(adjusted: List[Adjusted]) -> Tuple[ResolutionWarning, ...]:
+    """One warning of kind ``adjusted`` per adjustment that changed a path."""
+    out: Dict[Tuple[str, Optional[str]], ResolutionWarning] = {}
+    for a in adjusted:
+        out.setdefault((a.id, a.runner), ResolutionWarning("adjusted", a.id, a.runner, a.message, a.level))
+    return tuple(out.values())
+
+
 def is_supported(matrix: Matrix, config: object, runner: str, *,
                  version: Optional[VersionLike] = None,
                  facts: Optional[Mapping[str, object]] = None) -> bool:
-    """Whether *runner*, asked for explicitly, can serve *config* (see `resolve`)."""
+    """Whether *runner*, asked for explicitly, can serve *config* (see `resolve`): no feature
+    removed at *version* is used (on the config after the adjustments before the choice) and
+    none the runner says no to is active, nor a requirement it fails, on the config after its
+    own adjustments. Features that force another runner are not weighed."""
     compiled = _plan(matrix, version)
     matrix.runner(runner)
     mask, _ = compiled.evaluate(config, facts)
+    if mask & compiled.any_adjusting:  # removal read on C, the runner's gates on its F
+        view = _access.Effective(config)
+        if mask & compiled.pre_adjusting and _adjust.apply(compiled.pre_adjustments, view, _reading(compiled),
+                                                           facts, None):
+            mask = compiled.evaluate(view, facts)[0]
+        if mask & compiled.asked & compiled.removed:
+            return False
+        if mask & compiled.adjusting[runner] and _adjust.apply(compiled.adjustments[runner], view, _reading(compiled),
+                                                               facts, runner):
+            mask = compiled.evaluate(view, facts)[0]
+        return not mask & compiled.asked & compiled.no[runner]
     return not mask & compiled.asked & (compiled.no[runner] | compiled.removed)
 
 

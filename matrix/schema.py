@@ -45,6 +45,10 @@ __all__ = [
     "Refusal",
     "Alias",
     "Redirect",
+    "Adjustment",
+    "AdjustmentLevel",
+    "From",
+    "ADJUSTMENT_LEVELS",
     "Matrix",
 ]
 
@@ -66,6 +70,9 @@ STATUSES: Tuple[Status, ...] = get_args(Status)
 #: is unset and another when it is set).
 Applies = Literal["always", "automatic", "asked"]
 APPLIES: Tuple[Applies, ...] = get_args(Applies)
+#: The levels an adjustment's message is logged at (`Adjustment.level`).
+AdjustmentLevel = Literal["info", "warning"]
+ADJUSTMENT_LEVELS: Tuple[AdjustmentLevel, ...] = get_args(AdjustmentLevel)
 #: The statuses that keep a runner from being chosen automatically.
 BLOCKING = frozenset({"no", "opt-in"})
 
@@ -406,6 +413,38 @@ class Refusal:
         return all(g in members for g in gates) and all(any(g in part for g in gates) for part in self.together)
 
 
+@attrs.frozen
+class From:
+    """An adjustment's value that copies another field's current value (``{ from = "path" }``)."""
+
+    path: str
+
+
+@attrs.frozen
+class Adjustment:
+    """A declared change of config values (``[adjustments.<id>]``): where *when* holds, each
+    path of *set* takes its value (a constant, or `From` another path). With no *runners* it
+    applies before the choice, to every config; else only once one of *runners* serves it.
+    Without *override* a path is set only where it reads None. *message* is a template:
+    ``{dotted.path}`` is that path's value as the adjustment found it (see `matrix._adjust`)."""
+
+    id: str
+    name: str
+    when: Predicate
+    set: Mapping[str, object] = attrs.field(converter=frozen_map)
+    runners: Tuple[str, ...] = ()
+    override: bool = True
+    level: AdjustmentLevel = attrs.field(default="warning", validator=attrs.validators.in_(ADJUSTMENT_LEVELS))
+    message: Optional[str] = None
+    since: Optional[Version] = None
+    until: Optional[Version] = None
+    links: Tuple[str, ...] = ()
+
+    def in_force(self, version: Version) -> bool:
+        """Whether this adjustment exists at *version* (``since`` ≤ version < ``until``)."""
+        return in_window((self.since, self.until), version)
+
+
 _NEVER = Statement("no")
 
 
@@ -433,9 +472,9 @@ class Feature:
     #: runner is asked for (including a request a forced runner overrides).
     applies: Applies = attrs.field(default="always", validator=attrs.validators.in_(APPLIES))
     #: For a gate derived from the runners rather than declared (see `Matrix.gates_at`): the
-    #: `Requirement` that fails, the `Runner` that is a candidate, the `Order` that applies, or
-    #: the `Redirect` that holds.
-    origin: Union[None, Requirement, Runner, Order, Redirect] = attrs.field(default=None, repr=False)
+    #: `Requirement` that fails, the `Runner` that is a candidate, the `Order` that applies, the
+    #: `Redirect` that holds, or the `Adjustment` that may apply.
+    origin: Union[None, Requirement, Runner, Order, Redirect, Adjustment] = attrs.field(default=None, repr=False)
 
     def in_force(self, version: Version) -> bool:
         """Whether this gate exists at *version* (``since`` ≤ version < ``until``)."""
@@ -489,6 +528,8 @@ class Matrix:
     #: ``[matrix] default_support``: the status of a runner a support table leaves out (already
     #: filled into each feature's `support`; kept for the editor schema).
     default_support: Optional[str] = None
+    #: Declared changes of config values (``[adjustments]``), in declaration order.
+    adjustments: Tuple[Adjustment, ...] = ()
     # Derived from the fields above, so not part of equality.
     _runner_index: Dict[str, Runner] = attrs.field(init=False, repr=False, eq=False)
     _feature_index: Dict[str, Feature] = attrs.field(init=False, repr=False, eq=False)
@@ -555,6 +596,8 @@ class Matrix:
                 named += [v for a in runner.aliases for v in (a.deprecation.since, a.deprecation.remove_in)
                           if v is not None]
                 named += [v for r in runner.redirects for v in r.window if v is not None]
+            for adjustment in self.adjustments:
+                named += [v for v in (adjustment.since, adjustment.until) if v is not None]
             found = self._caches[("newest-release",)] = max(named)
         return found
 
@@ -578,6 +621,12 @@ class Matrix:
 
         v = self.version if version is None else as_version(version)
         return tuple(f for f in self.features if f.in_force(v))
+
+    def adjustments_at(self, version: Optional[VersionLike] = None) -> Tuple[Adjustment, ...]:
+        """The adjustments in force at *version* (the matrix's own version by default), in
+        declaration order."""
+        v = self.version if version is None else as_version(version)
+        return tuple(a for a in self.adjustments if a.in_force(v))
 
     def gates_at(self, version: Optional[VersionLike] = None) -> Tuple[Feature, ...]:
         """Every gate the resolver evaluates at *version*: the features in force, then one gate

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import matrix
 from matrix.cli import run
 
 
@@ -179,12 +180,16 @@ def test_resolve_json_from_a_file(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps({"model_config": {"is_diffusion": True}}))
     status, out, err = call("resolve", "config.json", "--json")
     assert (status, err) == (0, "")
-    assert json.loads(out) == {
+    data = json.loads(out)
+    effective = data.pop("effective")
+    assert data == {
         "matrix": "vLLM model runners", "version": "0.33.0", "requested": None, "runner": "v2",
         "redirected": None, "active": [{"id": "diffusion", "name": "diffusion models"}],
         "unsupported": {"v2": [], "v1": [{"id": "diffusion", "name": "diffusion models", "status": "no"}]},
-        "warnings": [],
+        "warnings": [], "adjustments": [],
     }
+    assert effective == matrix.default().resolve({"model_config": {"is_diffusion": True}}).to_dict()["effective"]
+    assert (effective["model_config.is_diffusion"], effective["model_config.is_hybrid"]) == (True, False)
 
 
 def test_resolve_json_on_a_finding_carries_the_error():
@@ -228,7 +233,7 @@ def test_resolve_json_explain_holds_the_explanation():
             {"id": "v1", "name": "Model Runner V1", "priority": 10, "candidate": True, "candidate_when": None,
              "chosen": True, "blockers": []},
         ],
-        "active": plain["active"], "warnings": plain["warnings"],
+        "active": plain["active"], "warnings": plain["warnings"], "adjustments": [],
         "remedies": [{"runner": "v2", "asked": False, "served": False, "more": 0, "size": 2, "exhausted": False,
                       "gave_up": None, "inexact": [], "text": data["explanation"]["remedies"][0]["text"],
                       "options": data["explanation"]["remedies"][0]["options"]}],
@@ -666,7 +671,7 @@ def test_without_a_matrix_every_command_says_where_it_looked_and_exits_2(tmp_pat
 def test_check_of_the_packaged_matrix_says_it_is_the_packaged_one():
     status, out, err = call("check", "--matrix", "default")
     assert (status, err, out.splitlines()[-1]) == (
-        0, "", "features.toml (the packaged default matrix): passed: 0 errors, 0 warnings, 2 notes")
+        0, "", "features.toml (the packaged default matrix): passed: 0 errors, 0 warnings, 5 notes")
 
 
 def test_the_matrix_of_a_folder_above_is_used_and_named(tmp_path, monkeypatch):
@@ -930,3 +935,27 @@ def test_resolve_says_a_redirect_and_a_former_id(tmp_path):
         "fa3", "triton", {"from": "fa3", "to": "triton", "when": "kv == 'fp8_e5m2'", "because": {"kv": "fp8_e5m2"}})
     assert call("resolve", "--runner", "older") == (
         2, "", "matrix: error: Runner id 'older' was removed in 0.9: use 'triton' instead\n")
+
+
+def test_resolve_says_the_adjustments_in_text_and_json():
+    """Issue 27 items 1-2: what an adjustment changed, in the summary and in --json."""
+    args = ("resolve", "--version", "0.32.0", "--set", "compilation_config.mode=STOCK_TORCH_COMPILE")
+    status, out, err = call(*args)
+    message = ("CUDA graphs are not supported with stock torch.compile in Model Runner V2. "
+               "Overriding cudagraph_mode FULL_AND_PIECEWISE to NONE.")
+    assert (status, err) == (0, "")
+    assert out == (
+        "Chose v2 (Model Runner V2) automatically at version 0.32.0\n"
+        "Adjusted compilation_config.cudagraph_mode: 'FULL_AND_PIECEWISE' -> 'NONE' "
+        "(adjustment 'stock_compile_cudagraphs', for v2)\n"
+        f"Warning (adjusted): {message}\n")
+    status, out, err = call(*args, "--json")
+    data = json.loads(out)
+    assert (status, err) == (0, "")
+    assert data["warnings"] == [{"kind": "adjusted", "feature": "stock_compile_cudagraphs", "runner": "v2",
+                                 "message": message, "level": "info"}]
+    assert data["adjustments"] == [{"id": "stock_compile_cudagraphs", "runner": "v2",
+                                    "path": "compilation_config.cudagraph_mode", "before": "FULL_AND_PIECEWISE",
+                                    "after": "NONE", "message": message, "level": "info", "overrode_user": True}]
+    assert (data["effective"]["compilation_config.cudagraph_mode"], data["effective"]["compilation_config.mode"]) == (
+        "NONE", "STOCK_TORCH_COMPILE")

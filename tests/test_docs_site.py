@@ -28,6 +28,7 @@ PAGES = {
     "how-to/ci.md": EXAMPLES / "frames",
     "reference/check.md": ROOT,
     "explanation/remedies.md": ROOT,
+    "explanation/effective-config.md": ROOT,
     "reference/file-format.md": ROOT / "tests" / "data" / "invalid",
 }
 
@@ -218,7 +219,8 @@ def test_the_reference_is_generated_from_the_code():
     assert "| `priority` | integer | yes |" in shapes
     choice = hook.choice()
     assert choice.startswith("1. **Removed features.** A config that uses a feature removed at the version is refused\n")
-    assert choice.endswith("`matrix.schema.Matrix.gates_at`).")
+    assert "`matrix.schema.Matrix.gates_at`).\n4. **Adjustments**" in choice
+    assert choice.endswith("What is said of the other\n    runners reads C.")
     remedies = hook.remedies()  # docs/explanation/remedies.md: matrix/_remedy.py's rules
     assert remedies.startswith("- **The space searched** is the one ``matrix check`` searches (`matrix._space`): every path the\n")
     assert remedies.endswith("said. \"No remedy found within N changes\" is said only when every smaller set was tried.")

@@ -274,7 +274,8 @@ def _nested(schema, kind, path):
     elif origin is tuple:
         yield from _nested(schema["items"], args[0], path + "[]")
     elif origin is dict:
-        values = schema["additionalProperties"] or next(iter(schema["properties"].values()))
+        # Any value (an adjustment's set: {}) has no table inside to check.
+        values = schema["additionalProperties"] or next(iter(schema.get("properties", {}).values()), {})
         yield from _nested(values, args[1], path + "{}")
 
 

@@ -200,6 +200,10 @@ def test_the_default_matrix():
     assert str(m.version) == "0.33.0"
     assert [(r.id, r.name, r.priority) for r in m.runners] == [("v2", "Model Runner V2", 20), ("v1", "Model Runner V1", 10)]
     assert len(m.features) == 46
+    assert [(a.id, a.runners, str(a.since)) for a in m.adjustments] == [
+        ("stock_compile_cudagraphs", ("v2",), "0.32.0"), ("mamba_cache_align", (), "0.32.0"),
+        ("mamba_cache_none", (), "0.32.0"), ("draft_max_model_len", ("v2",), "0.33.0")]
+    assert m.adjustments_at("0.31.0") == ()
     mamba = m.feature("mamba_cache_all")
     assert (str(mamba.deprecated.since), str(mamba.deprecated.remove_in)) == ("0.30.0", "0.32.0")
     assert "align" in mamba.deprecated.replacement

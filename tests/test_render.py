@@ -60,21 +60,21 @@ def _row(text, format, start):
 
 #: (version, table, what the row shows, {format: (how its first line starts, its exact lines)}).
 DEFAULT_ROWS = [
-    ('0.33.0', 'support', 'stock torch.compile: a note mark and a since in the history', {
+    ('0.33.0', 'support', 'stock torch.compile: a since in the history (from 0.32.0 V2 runs it, adjusted: no caveat)', {
         'markdown': ('| stock torch.compile |', [
-            "| stock torch.compile | `compilation_config.mode == 'STOCK_TORCH_COMPILE'` | ❌ no → 🟠 partial [^1] since 0.32.0 | ✅ yes |  |",
+            "| stock torch.compile | `compilation_config.mode == 'STOCK_TORCH_COMPILE'` | ❌ no → ✅ yes since 0.32.0 | ✅ yes |  |",
         ]),
         'rst': ('   * - stock torch.compile', [
             '   * - stock torch.compile',
             "     - ``compilation_config.mode == 'STOCK_TORCH_COMPILE'``",
-            '     - ❌ no → 🟠 partial [1]_ since 0.32.0',
+            '     - ❌ no → ✅ yes since 0.32.0',
             '     - ✅ yes',
             '     -  ',
         ]),
         'html': ('<th scope="row" id="feature-stock_torch_compile">', [
             '<th scope="row" id="feature-stock_torch_compile">stock torch.compile</th>',
             '<td><code>compilation_config.mode == &#x27;STOCK_TORCH_COMPILE&#x27;</code></td>',
-            '<td class="cell status-partial"><span title="no: not supported"><span aria-hidden="true">❌</span> <span class="word">no</span></span> → <span title="partial: supported with a caveat (see the note)"><span aria-hidden="true">🟠</span> <span class="word">partial</span></span> <sup><a href="#note-1">1</a></sup> since 0.32.0</td>',
+            '<td class="cell status-yes"><span title="no: not supported"><span aria-hidden="true">❌</span> <span class="word">no</span></span> → <span title="yes: supported"><span aria-hidden="true">✅</span> <span class="word">yes</span></span> since 0.32.0</td>',
             '<td class="cell status-yes"><span title="yes: supported"><span aria-hidden="true">✅</span> <span class="word">yes</span></span></td>',
             '<td class="lifecycle"></td>',
             '</tr>',
@@ -122,17 +122,17 @@ DEFAULT_ROWS = [
     }),
     ('0.33.0', 'support', 'async PP: a link and a note mark on the name', {
         'markdown': ('| [pipeline parallelism with async', [
-            '| [pipeline parallelism with async scheduling](<https://github.com/vllm-project/vllm/issues/45014>) [^8] | `parallel_config.pipeline_parallel_size > 1 and scheduler_config.async_scheduling` | ✅ yes | ❌ no | since 0.31.0 |',
+            '| [pipeline parallelism with async scheduling](<https://github.com/vllm-project/vllm/issues/45014>) [^7] | `parallel_config.pipeline_parallel_size > 1 and scheduler_config.async_scheduling` | ✅ yes | ❌ no | since 0.31.0 |',
         ]),
         'rst': ('   * - `pipeline parallelism with async', [
-            '   * - `pipeline parallelism with async scheduling <https://github.com/vllm-project/vllm/issues/45014>`__ [8]_',
+            '   * - `pipeline parallelism with async scheduling <https://github.com/vllm-project/vllm/issues/45014>`__ [7]_',
             '     - ``parallel_config.pipeline_parallel_size > 1 and scheduler_config.async_scheduling``',
             '     - ✅ yes',
             '     - ❌ no',
             '     - since 0.31.0',
         ]),
         'html': ('<th scope="row" id="feature-pp_async_scheduling">', [
-            '<th scope="row" id="feature-pp_async_scheduling"><a href="https://github.com/vllm-project/vllm/issues/45014">pipeline parallelism with async scheduling</a> <sup><a href="#note-8">8</a></sup></th>',
+            '<th scope="row" id="feature-pp_async_scheduling"><a href="https://github.com/vllm-project/vllm/issues/45014">pipeline parallelism with async scheduling</a> <sup><a href="#note-7">7</a></sup></th>',
             '<td><code>parallel_config.pipeline_parallel_size &gt; 1 and scheduler_config.async_scheduling</code></td>',
             '<td class="cell status-yes"><span title="yes: supported"><span aria-hidden="true">✅</span> <span class="word">yes</span></span></td>',
             '<td class="cell status-no"><span title="no: not supported"><span aria-hidden="true">❌</span> <span class="word">no</span></span></td>',
@@ -142,17 +142,17 @@ DEFAULT_ROWS = [
     }),
     ('0.33.0', 'support', 'DBO: applies in automatic choice only', {
         'markdown': ('| dual batch overlap [', [
-            '| dual batch overlap [^5] | `parallel_config.use_ubatching` | ❌ no | ✅ yes | in automatic choice only |',
+            '| dual batch overlap [^4] | `parallel_config.use_ubatching` | ❌ no | ✅ yes | in automatic choice only |',
         ]),
         'rst': ('   * - dual batch overlap [', [
-            '   * - dual batch overlap [5]_',
+            '   * - dual batch overlap [4]_',
             '     - ``parallel_config.use_ubatching``',
             '     - ❌ no',
             '     - ✅ yes',
             '     - in automatic choice only',
         ]),
         'html': ('<th scope="row" id="feature-dbo">', [
-            '<th scope="row" id="feature-dbo">dual batch overlap <sup><a href="#note-5">5</a></sup></th>',
+            '<th scope="row" id="feature-dbo">dual batch overlap <sup><a href="#note-4">4</a></sup></th>',
             '<td><code>parallel_config.use_ubatching</code></td>',
             '<td class="cell status-no"><span title="no: not supported"><span aria-hidden="true">❌</span> <span class="word">no</span></span></td>',
             '<td class="cell status-yes"><span title="yes: supported"><span aria-hidden="true">✅</span> <span class="word">yes</span></span></td>',
@@ -217,24 +217,24 @@ DEFAULT_ROWS = [
     }),
     ('0.33.0', 'support', 'a numbered note', {
         'markdown': ('[^1]:', [
-            '[^1]: CUDA graphs are not supported with stock torch.compile in Model Runner V2: cudagraph\\_mode is overridden to NONE',
+            '[^1]: V2 lacks the torchrun pipeline-parallel output broadcast',
         ]),
         'rst': ('.. [1]', [
-            '.. [1] CUDA graphs are not supported with stock torch.compile in Model Runner V2\\: cudagraph\\_mode is overridden to NONE',
+            '.. [1] V2 lacks the torchrun pipeline-parallel output broadcast',
         ]),
         'html': ('<li id="note-1">', [
-            '<li id="note-1">CUDA graphs are not supported with stock torch.compile in Model Runner V2: cudagraph_mode is overridden to NONE</li>',
+            '<li id="note-1">V2 lacks the torchrun pipeline-parallel output broadcast</li>',
         ]),
     }),
     ('0.33.0', 'support', 'the support legend', {
         'markdown': ('Legend: ✅ yes', [
-            'Legend: ✅ yes: supported · ❌ no: not supported · 🟠 partial: supported with a caveat (see the note) · ⛔ removed: the feature no longer exists; a config that uses it is refused before any runner is chosen',
+            'Legend: ✅ yes: supported · ❌ no: not supported · ⛔ removed: the feature no longer exists; a config that uses it is refused before any runner is chosen',
         ]),
         'rst': ('Legend: ✅ yes', [
-            'Legend: ✅ yes: supported · ❌ no: not supported · 🟠 partial: supported with a caveat (see the note) · ⛔ removed: the feature no longer exists; a config that uses it is refused before any runner is chosen',
+            'Legend: ✅ yes: supported · ❌ no: not supported · ⛔ removed: the feature no longer exists; a config that uses it is refused before any runner is chosen',
         ]),
         'html': ('<p>Legend: ', [
-            '<p>Legend: <span class="status status-yes">✅ yes</span>: supported · <span class="status status-no">❌ no</span>: not supported · <span class="status status-partial">🟠 partial</span>: supported with a caveat (see the note) · <span class="status status-removed">⛔ removed</span>: the feature no longer exists; a config that uses it is refused before any runner is chosen</p>',
+            '<p>Legend: <span class="status status-yes">✅ yes</span>: supported · <span class="status status-no">❌ no</span>: not supported · <span class="status status-removed">⛔ removed</span>: the feature no longer exists; a config that uses it is refused before any runner is chosen</p>',
         ]),
     }),
     ('0.33.0', 'pairs', "pairs: a row, a refusal's mark", {
@@ -246,14 +246,72 @@ DEFAULT_ROWS = [
             '     - v2',
             '     - ❌ none [#refusal-v1_only_with_v2_only]_',
             '     - v2',
-            *['     -  '] * 30,
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
+            '     -  ',
         ]),
         'html': ('<tr><th scope="row" id="pair-prefill_context_parallel">', [
             '<tr><th scope="row" id="pair-prefill_context_parallel">4. prefill context parallel</th>',
             '<td class="status-partial" title="prefill context parallel with stock torch.compile: served by Model Runner V2">v2</td>',
             '<td class="status-no" title="prefill context parallel with pipeline parallelism with external_launcher: no runner serves a config that uses both">❌ none <sup><a href="#refusal-v1_only_with_v2_only">why</a></sup></td>',
             '<td class="status-partial" title="prefill context parallel with elastic expert parallelism: served by Model Runner V2">v2</td>',
-            *['<td></td>'] * 30,
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
+            '<td></td>',
             '</tr>',
         ]),
     }),
@@ -485,8 +543,8 @@ _DEFAULT_GROUPS = {
                ("Dual batch overlap", 9), ("Models and sampling", 5), ("Platform", 2)],
 }
 #: version → table → its body rows: (pairs, config; deprecations with the changes by release).
-_DEFAULT_COUNTS = {"0.33.0": {"runners": 2, "pairs": 34, "config": 39, "deprecations": 4 + 26},
-                   "0.31.0": {"runners": 2, "pairs": 34, "config": 39, "deprecations": 4 + 7}}
+_DEFAULT_COUNTS = {"0.33.0": {"runners": 2, "pairs": 34, "config": 42, "deprecations": 4 + 26},
+                   "0.31.0": {"runners": 2, "pairs": 34, "config": 42, "deprecations": 4 + 7}}
 
 
 @pytest.mark.parametrize("format", ["markdown", "rst", "html"])
@@ -523,12 +581,12 @@ def test_the_default_matrix_as_json():
         # In the support table's order: group by group, as the display formats show them.
         groups = [(group, len(list(rows))) for group, rows in itertools.groupby(f["group"] for f in data["features"])]
         assert groups == _DEFAULT_GROUPS[version]
-        assert len(data["pairs"]) == 34 * 33 // 2 and len(data["config"]) == 39
+        assert len(data["pairs"]) == 34 * 33 // 2 and len(data["config"]) == 42
         assert json.loads(render(DEFAULT, format="json", version=version, tables=TABLES)) == data  # deterministic
     old = json.loads(render(DEFAULT, format="json", version="0.31.0", tables=TABLES))
     new = json.loads(render(DEFAULT, format="json", tables=TABLES))
     assert [e["status"] for e in old["legend"]] == ["yes", "no"]  # only the statuses the version shows
-    assert [e["status"] for e in new["legend"]] == ["yes", "no", "partial", "removed"]
+    assert [e["status"] for e in new["legend"]] == ["yes", "no", "removed"]  # no partial since stock compile is an adjustment
     elastic = {"id": "elastic_ep", "name": "elastic expert parallelism", "group": "Parallelism",
                "condition": "parallel_config.enable_elastic_ep", "since": None, "until": None, "deprecated": None,
                "forces": None, "prefers": None, "applies": "always", "note": None,

@@ -242,7 +242,34 @@ def test_to_dict_has_stable_keys():
             {"kind": "fallback", "feature": None, "runner": "v1",
              "message": "Model Runner V2 does not support: mamba cache mode 'all'; using Model Runner V1 instead"},
         ],
+        "adjustments": [],
+        "effective": EFFECTIVE_MAMBA_ALL_031,
     }
+
+
+#: The effective config of MAMBA_ALL at 0.31.0 (no adjustment in force): every path at that
+#: version, as given or by default; what no section holds reads None.
+EFFECTIVE_MAMBA_ALL_031 = {
+    "cache_config.mamba_cache_mode": "all", "cache_config.enable_prefix_caching": None,
+    "compilation_config.mode": "VLLM_COMPILE", "compilation_config.pass_config.enable_sp": False,
+    "compilation_config.cudagraph_mode": "FULL_AND_PIECEWISE",
+    "parallel_config.tensor_parallel_size": 1, "parallel_config.pipeline_parallel_size": 1,
+    "parallel_config.decode_context_parallel_size": 1, "parallel_config.prefill_context_parallel_size": 1,
+    "parallel_config.distributed_executor_backend": None, "parallel_config.use_ubatching": False,
+    "parallel_config.enable_elastic_ep": False, "parallel_config.enable_batch_sharded_sampling": False,
+    "scheduler_config.async_scheduling": False,
+    **dict.fromkeys(["speculative_config.method", "speculative_config.parallel_drafting",
+                     "speculative_config.enable_adaptive_verification", "speculative_config.use_heterogeneous_vocab",
+                     "speculative_config.draft_model_config.architectures",
+                     "speculative_config.draft_model_config.max_model_len",
+                     "speculative_config.draft_model_config.mixed_sliding_attention",
+                     "model_config.logits_processors", "model_config.is_multimodal_model",
+                     "model_config.is_encoder_decoder", "model_config.is_hybrid", "model_config.max_model_len",
+                     "model_config.is_diffusion", "model_config.architectures", "model_config.architecture",
+                     "lora_config.max_loras"]),
+    "is_mm_encoder_only": False, "platform.has_triton": True, "platform.logits_processor_plugins": False,
+    "platform.is_rocm": False, "platform.is_unspecified": False,
+}
 
 
 def test_bad_arguments_are_usage_errors():
@@ -327,7 +354,7 @@ def test_emit_refuses_an_unknown_kind():
     with pytest.raises(UsageError) as info:
         DEFAULT.resolve({}).emit(levels={"fallbak": logging.INFO})
     assert str(info.value) == ("Unknown warning kind 'fallbak', did you mean 'fallback' "
-                               "(expected one of 'deprecated', 'deprecated-alias', 'fallback', 'opt-in', 'override', 'partial', 'preference', 'redirected')")
+                               "(expected one of 'adjusted', 'deprecated', 'deprecated-alias', 'fallback', 'opt-in', 'override', 'partial', 'preference', 'redirected')")
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
@@ -338,7 +365,7 @@ def test_emit_refuses_an_unknown_kind():
     ({"levels": {"fallback": True}},
      "The level for 'fallback' must be a logging level (an int such as logging.INFO), not True"),
     ({"levels": {1: logging.INFO}},
-     "Unknown warning kind '1' (expected one of 'deprecated', 'deprecated-alias', 'fallback', 'opt-in', 'override', 'partial', 'preference', 'redirected')"),
+     "Unknown warning kind '1' (expected one of 'adjusted', 'deprecated', 'deprecated-alias', 'fallback', 'opt-in', 'override', 'partial', 'preference', 'redirected')"),
     ({"once": "no"}, "once must be True or False, not 'no'"),
 ])
 def test_emit_refuses_bad_arguments_before_logging_anything(kwargs, message, caplog):
@@ -454,11 +481,24 @@ def _versioned_configs(draw):
 
 def _choice(config, version, asked, facts=None):
     try:
-        return DEFAULT.resolve(config, version=version, runner=asked, facts=facts).runner, None
+        resolution = DEFAULT.resolve(config, version=version, runner=asked, facts=facts)
     except RemovedFeatureError:
         return None, "removed"
     except (NoRunnerError, UnsupportedFeatureError):
         return None, "error"
+    return resolution.runner, None, _changed(resolution)
+
+
+def _changed(resolution):
+    """The effective values the adjustments changed, by path, checked against `effective`."""
+    changed = {a.path: a.after for a in resolution.adjustments}
+    assert {p: resolution.effective[p] for p in changed} == changed
+    return changed
+
+
+def _vllm_choice(config, version, asked):
+    runner, error = vllm_reference.choose(config, version, asked)
+    return (runner, error) if runner is None else (runner, error, vllm_reference.effective(config, version, asked))
 
 
 def _says(config, version, asked, facts=None):
@@ -482,6 +522,8 @@ def _says(config, version, asked, facts=None):
             said.append(("fallback", v2))
         elif w.kind == "preference":  # the ROCm default: vLLM names the architectures, the matrix cannot
             said.append(("skipped" if "would prefer" in w.message else "preference", _rocm_archs(resolution)))
+        elif w.kind == "adjusted":  # vLLM's text where the facts give it, else the adjustment's id
+            said.append(("adjusted", w.message if w.feature == "stock_compile_cudagraphs" else w.feature))
         else:
             said.append((w.kind, w.message))
     if error is not None:
@@ -521,16 +563,17 @@ def test_the_lists_and_messages_are_vllms_automatic_and_asked(drawn, asked):
     """The display strings vLLM appends to its V2 and V1 lists (V2's DBO entries collapsed in
     automatic choice, detailed when a runner is asked for) and what it reports, in order."""
     config, version = drawn
-    _assert_says(_says(config, version, asked), vllm_reference.says(config, version, asked), config, version)
+    _assert_says(_says(config, version, asked), vllm_reference.says(config, version, asked), asked)
 
 
-def _assert_says(got, expected, config, version):
-    modes = (vllm_reference.get(config, "compilation_config.mode"),
-             vllm_reference.get(config, "compilation_config.cudagraph_mode"))
-    if version >= "0.32.0" and modes == ("STOCK_TORCH_COMPILE", "NONE"):
-        # Issue 27: the matrix still warns that stock torch.compile is partial on V2 when
-        # cudagraph_mode is already NONE, where vLLM has nothing to override and says nothing.
-        got = got[:2] + ([m for m in got[2] if m != ("partial", "stock torch.compile")],)
+def _assert_says(got, expected, asked):
+    # Issue 25 item 4: no partial warning for stock torch.compile where cudagraph_mode is
+    # already NONE (the adjustment applies only where there is something to override).
+    if asked is None and expected[2][-1:] == [("error", "v2")] and got[2][-1:] == [("error", "v2")]:
+        # The one difference by design (docs/default-matrix.md): where a feature forces V2 in
+        # automatic choice and no runner serves, vLLM has logged V2's overrides before V2 fails;
+        # the matrix applies a runner's adjustments only to the runner that serves.
+        expected = expected[:2] + ([m for m in expected[2] if m[0] != "adjusted" or m in got[2]],)
     assert got == expected
 
 
@@ -550,7 +593,7 @@ def test_the_choice_matches_vllms_at_every_release_automatic_and_asked(drawn, as
     """The chosen runner, or the kind of error, as vLLM 0.30.0 to 0.33.0 decide it: removed
     settings, HiSparse and watermarking forcing V2, the ROCm default to V1, missing Triton."""
     config, version = drawn
-    assert _choice(config, version, asked) == vllm_reference.choose(config, version, asked)
+    assert _choice(config, version, asked) == _vllm_choice(config, version, asked)
 
 
 # --- vLLM's own config objects, resolved directly ------------------------------------------
@@ -657,8 +700,8 @@ def test_vllms_own_objects_resolve_directly_as_vllm_decides(drawn, asked, data):
     config, version = drawn
     obj, facts = _vllm_objects(config, data.draw, version)
     host = vllm_reference.Host(obj, facts)
-    assert _choice(obj, version, asked, facts) == vllm_reference.choose(host, version, asked)
-    _assert_says(_says(obj, version, asked, facts), vllm_reference.says(host, version, asked), host, version)
+    assert _choice(obj, version, asked, facts) == _vllm_choice(host, version, asked)
+    _assert_says(_says(obj, version, asked, facts), vllm_reference.says(host, version, asked), asked)
 
 
 @given(_versioned_configs())
@@ -737,7 +780,10 @@ def reference(m, config, version):
                 Predicate(f"{path} is None").evaluate(config, schema=m.schema)
             except ConfigError as error:
                 return ("ConfigError", error.path, error.reason)
-    return [f.id for f in gates if f.applies != "asked" and f.when.evaluate(config, schema=m.schema)]
+    adjustments = [a for a in m.adjustments_at(version)
+                   if Predicate(str(a.when)).evaluate(config, schema=m.schema)]
+    return [f.id for f in gates if f.applies != "asked" and f.when.evaluate(config, schema=m.schema)] + [
+        f"adjustment:{a.id}" for a in adjustments]
 
 
 def compiled(m, config, version):
@@ -748,8 +794,11 @@ def compiled(m, config, version):
     except matrix.ResolutionError as error:
         resolution = error.resolution
     # Every gate the compiled plan found active: the features, and the gates derived from the
-    # runners (a failed requirement, a candidacy, an order), which only the plan itself lists.
-    return [f.id for f in resolution._plan.active(resolution._mask)]
+    # runners (a failed requirement, a candidacy, an order) and from the adjustments (on the
+    # config as given: the resolution's own mask is of the effective config), which only the
+    # plan itself lists.
+    plan = resolution._plan
+    return [f.id for f in plan.active(plan.evaluate(config)[0] & plan.automatic)]
 
 
 WEIRD = st.sampled_from([None, True, False, 0, 1, -3, 2.5, "", "a", "all", [], ["a"], [1], {}, {"x": True}, (), object()])
@@ -1243,3 +1292,204 @@ def test_a_redirected_resolution_survives_a_pickle(sglang):
     resolution = sglang.resolve({"kv_cache_dtype": "fp8_e5m2"}, runner="fa3")
     again = pickle.loads(pickle.dumps(resolution))
     assert again == resolution and again.explain() == resolution.explain()
+
+
+# --- adjustments and the effective config (issue 27 items 1, 2 and 6) -----------------------
+
+STOCK_FULL = {"compilation_config": {"mode": "STOCK_TORCH_COMPILE", "cudagraph_mode": "FULL_AND_PIECEWISE"}}
+STOCK_MESSAGE = ("CUDA graphs are not supported with stock torch.compile in Model Runner V2. "
+                 "Overriding cudagraph_mode FULL_AND_PIECEWISE to NONE.")
+
+
+def test_stock_compile_at_032_runs_v2_with_cuda_graphs_off_and_at_031_falls_back():
+    resolution = DEFAULT.resolve(STOCK_FULL, version="0.32.0")
+    assert resolution.runner == "v2"
+    assert resolution.effective["compilation_config.cudagraph_mode"] == "NONE"
+    assert resolution.effective["compilation_config.mode"] == "STOCK_TORCH_COMPILE"
+    assert resolution.warnings == (
+        matrix.ResolutionWarning("adjusted", "stock_compile_cudagraphs", "v2", STOCK_MESSAGE, "info"),)
+    assert resolution.adjustments == (matrix.Adjusted(
+        "stock_compile_cudagraphs", "v2", "compilation_config.cudagraph_mode", "FULL_AND_PIECEWISE", "NONE",
+        STOCK_MESSAGE, "info", True),)
+    old = DEFAULT.resolve(STOCK_FULL, version="0.31.0")
+    assert (old.runner, old.adjustments, old.effective["compilation_config.cudagraph_mode"]) == (
+        "v1", (), "FULL_AND_PIECEWISE")
+    assert [(w.kind, w.message) for w in old.warnings] == [
+        ("fallback", "Model Runner V2 does not support: stock torch.compile; using Model Runner V1 instead")]
+
+
+def test_stock_compile_with_cuda_graphs_already_off_says_nothing():
+    """Issue 25 item 4: no partial warning, no adjustment, where there is nothing to override."""
+    resolution = DEFAULT.resolve({"compilation_config": {"mode": "STOCK_TORCH_COMPILE", "cudagraph_mode": "NONE"}},
+                                 version="0.32.0")
+    assert (resolution.runner, resolution.warnings, resolution.adjustments) == ("v2", (), ())
+
+
+def test_v2_asked_with_dbo_and_piecewise_is_validated_after_the_adjustment():
+    config = {"compilation_config": {"mode": "STOCK_TORCH_COMPILE", "cudagraph_mode": "PIECEWISE"},
+              "parallel_config": {"use_ubatching": True}}
+    resolution = DEFAULT.resolve(config, version="0.32.0", runner="v2")
+    assert (resolution.runner, resolution.effective["compilation_config.cudagraph_mode"]) == ("v2", "NONE")
+    assert resolution.unsupported["v2"] == ()
+    assert [w.message for w in resolution.warnings] == [
+        "CUDA graphs are not supported with stock torch.compile in Model Runner V2. "
+        "Overriding cudagraph_mode PIECEWISE to NONE."]
+    without_stock = {"compilation_config": {"cudagraph_mode": "PIECEWISE"}, "parallel_config": {"use_ubatching": True}}
+    with pytest.raises(UnsupportedFeatureError) as excinfo:
+        DEFAULT.resolve(without_stock, version="0.32.0", runner="v2")
+    assert excinfo.value.reason == "Model Runner V2 does not support: dual batch overlap with PIECEWISE CUDA graphs"
+    with pytest.raises(UnsupportedFeatureError) as excinfo:
+        DEFAULT.resolve(config, version="0.31.0", runner="v2")
+    assert excinfo.value.reason == ("Model Runner V2 does not support: stock torch.compile, "
+                                     "dual batch overlap with PIECEWISE CUDA graphs")
+
+
+def test_mamba_cache_mode_follows_prefix_caching_before_the_choice_from_032():
+    hybrid = {"model_config": {"is_hybrid": True}, "cache_config": {"enable_prefix_caching": True}}
+    resolution = DEFAULT.resolve(hybrid, version="0.32.0")
+    assert resolution.adjustments == (matrix.Adjusted(
+        "mamba_cache_align", None, "cache_config.mamba_cache_mode", "none", "align",
+        "Mamba cache mode follows prefix caching (on): set cache_config.mamba_cache_mode from 'none' to 'align'",
+        "info", True),)
+    off = {"model_config": {"is_hybrid": True}, "cache_config": {"enable_prefix_caching": False,
+                                                                   "mamba_cache_mode": "align"}}
+    assert [(a.id, a.after) for a in DEFAULT.resolve(off, version="0.33.0").adjustments] == [("mamba_cache_none", "none")]
+    unknown = {"model_config": {"is_hybrid": True}}  # prefix caching None: the facts do not say
+    assert DEFAULT.resolve(unknown, version="0.33.0").adjustments == ()
+    assert DEFAULT.resolve(hybrid, version="0.31.0").adjustments == ()
+    with pytest.raises(RemovedFeatureError):  # 'all' is refused, not adjusted
+        DEFAULT.resolve({**hybrid, "cache_config": {"enable_prefix_caching": True, "mamba_cache_mode": "all"}},
+                        version="0.32.0")
+
+
+def test_v2_lowers_max_model_len_to_the_draft_models_at_033():
+    config = {"model_config": {"max_model_len": 8192},
+              "speculative_config": {"method": "eagle", "draft_model_config": {"max_model_len": 4096}}}
+    resolution = DEFAULT.resolve(config)
+    message = ("The draft model's max_model_len (4096) is smaller than the target model's (8192): "
+               "Model Runner V2 lowers max_model_len to 4096")
+    assert (resolution.runner, resolution.effective["model_config.max_model_len"]) == ("v2", 4096)
+    assert resolution.warnings == (matrix.ResolutionWarning("adjusted", "draft_max_model_len", "v2", message,
+                                                            "warning"),)
+    assert DEFAULT.resolve(config, runner="v1").effective["model_config.max_model_len"] == 8192
+    assert DEFAULT.resolve(config, version="0.32.0").adjustments == ()
+
+
+ADJUSTING = """
+[matrix]
+name = "adjusting"
+version = "1.0"
+
+[config]
+"x" = { type = "int", default = 0 }
+"y" = { type = "int", nullable = true }
+"z" = { type = "int", nullable = true }
+"s" = { type = "section", nullable = true }
+"s.k" = { type = "int", nullable = true }
+
+[features.big]
+name = "big x"
+when = "x > 5"
+support = { a = "no", b = "yes" }
+
+[adjustments.first]
+name = "First"
+when = "x == 1"
+set = { "x" = 2, "y" = { from = "x" } }
+
+[adjustments.second]
+name = "Second"
+when = "x == 2"
+set = { "z" = 7 }
+override = false
+message = "x was {x}, z was {z} {{kept}}"
+
+[adjustments.drop_s]
+name = "Drop s"
+when = "x == 3"
+set = { "s" = { none = true }, "s.k" = 4 }
+
+[adjustments.grow]
+name = "Grow x on a"
+when = "x == 4"
+set = { "x" = 9 }
+runners = ["a"]
+"""
+AB = {"a": {"name": "A", "priority": 20}, "b": {"name": "B", "priority": 10}}
+
+
+def test_adjustments_apply_in_order_each_seeing_the_last():
+    m = matrix.loads(ADJUSTING, runners=AB)
+    resolution = m.resolve({"x": 1, "z": 3})
+    assert resolution.adjustments == (
+        matrix.Adjusted("first", None, "x", 1, 2, "First: set x from 1 to 2; First: set y from None to 1", "warning", True),
+        matrix.Adjusted("first", None, "y", None, 1, "First: set x from 1 to 2; First: set y from None to 1",
+                        "warning", False),
+    )  # second sees x == 2, but z is 3, not None: a fill leaves it
+    filled = m.resolve({"x": 1})
+    assert [(a.id, a.path, a.after, a.overrode_user) for a in filled.adjustments] == [
+        ("first", "x", 2, True), ("first", "y", 1, False), ("second", "z", 7, False)]
+    assert filled.warnings[-1] == matrix.ResolutionWarning("adjusted", "second", None, "x was 2, z was None {kept}",
+                                                           "warning")
+    assert (filled.effective["x"], filled.effective["y"], filled.effective["z"]) == (2, 1, 7)
+
+
+def test_a_section_set_to_none_hides_what_is_below_it():
+    m = matrix.loads(ADJUSTING, runners=AB)
+    resolution = m.resolve({"x": 3, "s": {"k": 1}})
+    assert [(a.path, a.before, a.after) for a in resolution.adjustments] == [("s", {"k": 1}, None)]
+    assert resolution.effective["s.k"] is None
+
+
+def test_a_runner_free_on_the_config_of_choice_but_blocked_after_its_adjustments_is_an_adjustment_error():
+    m = matrix.loads(ADJUSTING, runners=AB)
+    with pytest.raises(matrix.AdjustmentError) as excinfo:
+        m.resolve({"x": 4})
+    assert excinfo.exconly() == (
+        "matrix.errors.AdjustmentError: An adjustment leaves a config the runner cannot serve: "
+        "Grow x on a: set x from 4 to 9; then A does not support: big x")
+    assert isinstance(excinfo.value, matrix.ResolutionError)
+    resolution = excinfo.value.resolution
+    assert (resolution.runner, resolution.unsupported, [a.after for a in resolution.adjustments]) == (
+        None, {"a": (m.feature("big"),), "b": ()}, [9])
+    asked = pytest.raises(UnsupportedFeatureError, m.resolve, {"x": 4}, runner="a")
+    assert asked.value.reason == "A does not support: big x"
+    assert m.resolve({"x": 4}, runner="b").effective["x"] == 4
+
+
+def test_emit_logs_an_adjustment_at_its_level(caplog):
+    resolution = DEFAULT.resolve(STOCK_FULL, version="0.32.0")
+    with caplog.at_level(logging.DEBUG, logger="matrix"):
+        resolution.emit(once=False)
+    assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [
+        ("matrix.adjusted", logging.INFO, STOCK_MESSAGE)]
+
+
+def test_a_resolution_with_adjustments_pickles_copies_and_compares_as_a_value():
+    import copy
+    import pickle
+
+    resolution = DEFAULT.resolve(STOCK_FULL, version="0.32.0")
+    again = pickle.loads(pickle.dumps(resolution))
+    assert again == resolution and copy.deepcopy(resolution) == resolution
+    assert (again.adjustments, dict(again.effective), again.warnings) == (
+        resolution.adjustments, dict(resolution.effective), resolution.warnings)
+    assert resolution != DEFAULT.resolve(STOCK_FULL, version="0.31.0")
+    with pytest.raises(TypeError):
+        resolution.effective["compilation_config.mode"] = "NONE"
+
+
+def test_explain_and_explanation_say_the_adjustments():
+    resolution = DEFAULT.resolve(STOCK_FULL, version="0.32.0")
+    assert resolution.explanation()["adjustments"] == resolution.to_dict()["adjustments"] == [
+        {"id": "stock_compile_cudagraphs", "runner": "v2", "path": "compilation_config.cudagraph_mode",
+         "before": "FULL_AND_PIECEWISE", "after": "NONE", "message": STOCK_MESSAGE, "level": "info",
+         "overrode_user": True}]
+    assert resolution.explain().splitlines()[-5:] == [
+        "Adjustments:",
+        "  - stock_compile_cudagraphs (for v2): compilation_config.cudagraph_mode = 'FULL_AND_PIECEWISE' -> 'NONE', "
+        "overriding the config's value",
+        "Active features: stock torch.compile",
+        "Warnings:",
+        f"  - adjusted: {STOCK_MESSAGE}",
+    ]

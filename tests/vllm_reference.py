@@ -21,6 +21,7 @@ ROCM_V1_ARCHS = ("DeepseekV32ForCausalLM", "DeepseekV4ForCausalLM", "GlmMoeDsaFo
 
 DEFAULTS = {
     "cache_config.mamba_cache_mode": "none",
+    "cache_config.enable_prefix_caching": None,  # the facts do not give vLLM's default
     "compilation_config.mode": "VLLM_COMPILE",
     "compilation_config.pass_config.enable_sp": False,
     "compilation_config.cudagraph_mode": "FULL_AND_PIECEWISE",
@@ -40,6 +41,7 @@ DEFAULTS = {
     "speculative_config.draft_lm_head_quantization": None,
     "speculative_config.draft_model_config": None,
     "speculative_config.draft_model_config.architectures": [],
+    "speculative_config.draft_model_config.max_model_len": None,
     "speculative_config.draft_model_config.mixed_sliding_attention": False,
     "model_config": None,  # vLLM's VllmConfig() has no model config
     "model_config.logits_processors": None,
@@ -47,6 +49,7 @@ DEFAULTS = {
     "model_config.is_encoder_decoder": False,
     "model_config.is_hybrid": False,
     "model_config.is_diffusion": False,
+    "model_config.max_model_len": None,
     "model_config.architectures": [],
     "model_config.architecture": "",
     "watermark_config": None,
@@ -268,14 +271,16 @@ def says(c, version="0.33.0", asked=None):
     ``(kind, what)`` in the order vLLM gives them: ``("deprecated", name)``, ``("override",
     text)``, ``("preference", archs)`` (the ROCm default taken), ``("skipped", archs)`` (0.31.0:
     not taken, V1 blocked), ``("fallback", v2 list)`` (automatic, V1 used instead), ``("partial",
-    name)`` (0.32.0 on: V2 turns CUDA graphs off for stock torch.compile, when they are on), and
-    last, when vLLM raises, ``("error", runner validated)`` or ``("error", "hisparse")``."""
+    name)``, ``("adjusted", text)`` (0.32.0 on: V2 turns CUDA graphs off for stock torch.compile,
+    when they are on, with vLLM's text; where the facts give no text, the matrix's adjustment id:
+    the Mamba cache mode before anything is chosen, V2's max_model_len), and last, when vLLM
+    raises, ``("error", runner validated)`` or ``("error", "hisparse")``."""
     v = Version(version)
     hisparse = get(c, "attention_config.hisparse_config") is not None
     watermark = get(c, "watermark_config") is not None
     v2 = v2_blockers(c, version, detailed=asked is not None)
     v1 = v1_blockers(c, version)
-    messages = []
+    messages = [("adjusted", said) for _, _, said in _pre_adjustments(c, v)]
     if v < V032 and get(c, "cache_config.mamba_cache_mode") == "all":
         messages.append(("deprecated", "mamba cache mode 'all'"))
     if _removed(c, v):
@@ -297,9 +302,50 @@ def says(c, version="0.33.0", asked=None):
         if v2:
             messages.append(("fallback", v2))
             return v2, v1, messages + ([] if runner else [("error", "v1")])
+    validated = "v1" if asked == "v1" and not watermark else "v2"
+    if error or runner == "v2":  # V2 is in use: its overrides are logged before it is validated
+        messages += [("adjusted", text) for _, _, text in _v2_adjustments(c, v)] if validated == "v2" else []
     if error:
-        return v2, v1, messages + [("error", "v1" if asked == "v1" and not watermark else "v2")]
-    stock = get(c, "compilation_config.mode") == "STOCK_TORCH_COMPILE"
-    if runner == "v2" and v >= V032 and stock and get(c, "compilation_config.cudagraph_mode") != "NONE":
-        messages.append(("partial", "stock torch.compile"))
+        return v2, v1, messages + [("error", validated)]
     return v2, v1, messages
+
+
+STOCK_OVERRIDE = ("CUDA graphs are not supported with stock torch.compile in Model Runner V2. "
+                  "Overriding cudagraph_mode {} to NONE.")
+
+
+def _pre_adjustments(c, v):
+    """``(path, value, what is said)`` of what vLLM changes before any runner is chosen: for
+    Mamba/hybrid models (0.32.0 on) the cache mode follows prefix caching (unknown: left)."""
+    if v < V032 or not get(c, "model_config.is_hybrid") or get(c, "cache_config.mamba_cache_mode") == "all":
+        return []
+    caching = get(c, "cache_config.enable_prefix_caching")
+    wanted = {True: "align", False: "none"}.get(caching)
+    if wanted is None or get(c, "cache_config.mamba_cache_mode") == wanted:
+        return []
+    return [("cache_config.mamba_cache_mode", wanted, "mamba_cache_align" if caching else "mamba_cache_none")]
+
+
+def _v2_adjustments(c, v):
+    """What V2 changes when it is used: CUDA graphs off under stock torch.compile (0.32.0 on),
+    max_model_len lowered to the draft model's when that is smaller (0.33.0 on)."""
+    out = []
+    mode = get(c, "compilation_config.cudagraph_mode")
+    if v >= V032 and get(c, "compilation_config.mode") == "STOCK_TORCH_COMPILE" and mode != "NONE":
+        out.append(("compilation_config.cudagraph_mode", "NONE", STOCK_OVERRIDE.format(mode)))
+    target, draft = get(c, "model_config.max_model_len"), get(c, "speculative_config.draft_model_config.max_model_len")
+    if v >= V033 and target is not None and draft is not None and draft < target:
+        out.append(("model_config.max_model_len", draft, "draft_max_model_len"))
+    return out
+
+
+def effective(c, version="0.33.0", asked=None):
+    """The values vLLM changes in the config it runs with (path → value), when it runs."""
+    v = Version(version)
+    runner, _ = choose(c, version, asked)
+    if runner is None:
+        return None
+    changed = {path: value for path, value, _ in _pre_adjustments(c, v)}
+    if runner == "v2":
+        changed.update((path, value) for path, value, _ in _v2_adjustments(c, v))
+    return changed

@@ -103,6 +103,7 @@ SHAPES = {
     "RefusalSpec": "`[refusals.<id>]`",
     "KindSpec": "`[requirements.<kind>]`",
     "OrderSpec": "`[orders.<id>]`",
+    "AdjustmentSpec": "`[adjustments.<id>]` (see [The effective configuration](../explanation/effective-config.md))",
     "RunnerSpec": "a runner file, `runners/<id>.toml`",
     "ClauseSpec": "a clause of a runner's `[requires]` written as a table (or an item of a chain)",
     "AliasSpec": "an item of a runner file's `aliases` (a former id)",

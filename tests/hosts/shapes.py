@@ -116,6 +116,7 @@ class LogitsProcessor:
 @dataclasses.dataclass
 class CacheConfig:
     mamba_cache_mode: Literal["none", "align"] = "none"
+    enable_prefix_caching: Optional[bool] = None
 
 
 @dataclasses.dataclass
@@ -150,6 +151,7 @@ class SchedulerConfig:
 @dataclasses.dataclass
 class DraftModelConfig:
     architectures: List[str] = dataclasses.field(default_factory=list)
+    max_model_len: Optional[int] = None
 
 
 @dataclasses.dataclass
@@ -170,6 +172,7 @@ class ModelConfig:
     is_encoder_decoder: bool = False
     is_hybrid: bool = False
     is_diffusion: bool = False
+    max_model_len: Optional[int] = None
 
 
 @dataclasses.dataclass

@@ -1,0 +1,150 @@
+"""Adjustments: declared changes of config values, and the effective configuration.
+
+An adjustment (``[adjustments.<id>]`` in features.toml, `matrix.schema.Adjustment`) sets one
+or more paths where its ``when`` holds. A config is resolved in this order:
+
+1. The adjustments that name no runner apply first, in declaration order, each ``when``
+   reading the values the ones before it set. This gives the *config of choice*, C.
+2. Removal, deprecation warnings and the choice (automatic, or the runner asked for, with
+   ``forces``) are decided on C.
+3. The adjustments of the runner that serves, R (those whose ``runners`` list R), then apply
+   to C, in declaration order: the *effective config*, F.
+4. R's blockers (for a request, the gates it says ``no`` to; in automatic choice, its blocking
+   gates), its requirements and its ``partial`` / ``opt-in`` warnings are evaluated on F: a
+   runner asked for is validated on F only. In automatic choice R was chosen because it was
+   free on C; when it is blocked on F, resolve raises `AdjustmentError`, naming the
+   adjustments and what then blocks R.
+5. What is said of the other runners (their blockers, fallback warnings, the explanation of
+   the choice) reads C; `Resolution.active` and the served runner's statuses read F.
+
+One adjustment, where its ``when`` holds on the config it finds:
+
+- each path of ``set`` takes its value: a constant, or ``{ from = "path" }``, the value that
+  other path has on the config as the adjustment found it (all paths of one adjustment are
+  set at once, from the values before it);
+- with ``override = false``, a path is set only where it reads None (fill only);
+- a path below a section that reads None, or that the same adjustment sets to None, is left
+  alone (there is nothing to set it on);
+- a path whose value would not change is not set, and not reported.
+
+Each path changed is one `Adjusted` record (``Resolution.adjustments``), in order. Its
+``overrode_user`` is True when the value before was not None and no earlier adjustment had
+set the path: the adjustment replaced a value the config itself held (given by the user, or
+the schema's default). Each adjustment that changed a path is one warning of kind
+``adjusted`` at the adjustment's level; its text is the ``message`` template filled with the
+values the adjustment found (``{dotted.path}``; ``{{`` and ``}}`` are braces), or one
+generated sentence per path.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import attrs
+
+from . import _access, _messages
+from ._access import Effective
+from .errors import ConfigError
+from .predicates import truth
+from .schema import Adjustment, AdjustmentLevel, Field, From, Schema
+
+__all__ = ["Adjusted", "apply", "template_paths", "fill", "typed"]
+
+_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([^{}]*)\}|[{}]")
+
+
+@attrs.frozen
+class Adjusted:
+    """One path an adjustment changed: ``runner`` is None for an adjustment applied before the
+    choice; ``before`` and ``after`` are the values; ``message`` the adjustment's filled
+    message; ``overrode_user`` see `matrix._adjust`."""
+
+    id: str
+    runner: Optional[str]
+    path: str
+    before: object
+    after: object
+    message: str
+    level: AdjustmentLevel
+    overrode_user: bool
+
+
+def template_paths(text: str) -> Tuple[str, ...]:
+    """The paths a message template names, in order; ValueError for a lone brace."""
+    out = []
+    for match in _PLACEHOLDER.finditer(text):
+        token = match.group()
+        if token in ("{{", "}}"):
+            continue
+        if match.group(1) is None or not match.group(1).strip():
+            raise ValueError(_messages.adjustment_template_brace())
+        out.append(match.group(1).strip())
+    return tuple(out)
+
+
+def fill(text: str, values: Mapping[str, object]) -> str:
+    """*text* with each ``{path}`` replaced by its value (text as it is, others as repr)."""
+    def replace(match: re.Match[str]) -> str:
+        token = match.group()
+        if token in ("{{", "}}"):
+            return token[0]
+        value = values[match.group(1).strip()]
+        return value if isinstance(value, str) else repr(value)
+
+    return _PLACEHOLDER.sub(replace, text)
+
+
+def typed(field: Field, value: object) -> object:
+    """A constant of features.toml as the config would hold it; `ConfigError` if *field* does
+    not allow it."""
+    if isinstance(value, float) and field.type == "int":
+        raise ConfigError(_messages.wrong_type("int", value), path=field.path)
+    return _access.check(field, value)
+
+
+def _under_none(view: Effective, path: str, schema: Optional[Schema], facts: Optional[Mapping[str, object]]) -> bool:
+    parts = path.split(".")
+    return any(_access.read(view, ".".join(parts[:end]), schema, facts) is None for end in range(1, len(parts)))
+
+
+def apply(adjustments: Sequence[Adjustment], view: Effective, schema: Optional[Schema],
+          facts: Optional[Mapping[str, object]], runner: Optional[str], name_of: Any = None) -> List[Adjusted]:
+    """Apply *adjustments* in order to *view* (its ``sets`` change in place); what changed."""
+    out: List[Adjusted] = []
+
+    def lookup(path: str) -> object:
+        return _access.read(view, path, schema, facts)
+
+    for adjustment in adjustments:
+        if not truth(adjustment.when.node, lookup):
+            continue
+        changes: Dict[str, Tuple[object, object]] = {}
+        for path, value in adjustment.set.items():
+            if _under_none(view, path, schema, facts):
+                continue
+            before = lookup(path)
+            if not adjustment.override and before is not None:
+                continue
+            after = lookup(value.path) if isinstance(value, From) else value
+            if type(after) is type(before) and after == before:
+                continue
+            changes[path] = (before, after)
+        gone = [p for p, (_, after) in changes.items() if after is None]
+        changes = {p: c for p, c in changes.items() if not any(p.startswith(g + ".") for g in gone)}
+        if not changes:
+            continue
+        if adjustment.message is not None:
+            message = fill(adjustment.message, {p: lookup(p) for p in template_paths(adjustment.message)})
+        else:
+            message = "; ".join(_messages.adjusted(adjustment.name, p, b, a) for p, (b, a) in changes.items())
+        for path, (before, after) in changes.items():
+            out.append(Adjusted(adjustment.id, runner, path, before, after, message, adjustment.level,
+                                before is not None and path not in view.sets))
+        for path, (_, after) in changes.items():
+            sets = view.sets
+            if after is None:  # a section set None: what was set below it is gone with it
+                for below in [p for p in sets if p.startswith(path + ".")]:
+                    del sets[below]
+            sets[path] = after
+    return out

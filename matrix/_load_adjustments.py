@@ -1,0 +1,143 @@
+"""The ``[adjustments]`` table of features.toml: each entry checked against ``[config]``.
+
+Every value an adjustment sets is typed at load, as a config value would be at resolve time
+(`matrix._access.check`), and the paths it sets, copies and names in its message must be
+declared for the whole window of the adjustment. See `matrix._adjust` for what they do.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
+
+from . import _adjust, _messages
+from .errors import ConfigError
+from .schema import ADJUSTMENT_LEVELS, Adjustment, Field, From, Runner, Schema, Window, window_text
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .loader import _Builder, _Source
+
+
+def _covers(outer: Window, inner: Window) -> bool:
+    (a, b), (c, d) = outer, inner
+    return (a is None or (c is not None and c >= a)) and (b is None or (d is not None and d <= b))
+
+
+def adjustments(builder: _Builder, source: _Source, raw: object, schema: Schema,
+                runners: Optional[List[Runner]]) -> List[Adjustment]:
+    """The well-formed adjustments of *raw*, in declaration order; each mistake is a problem."""
+    known = [r.id for r in runners or ()]
+    out = []
+    for id, where, spec in builder.entries(source, raw, "adjustments", "Adjustment", builder.shapes.AdjustmentSpec):
+        before = len(builder.problems)
+        window = builder.window(source, where, spec.since, spec.until)
+        when = builder.predicate(source, where + ("when",), spec.when, schema)
+        if spec.level not in ADJUSTMENT_LEVELS:
+            builder.problem(source, where + ("level",),
+                            _messages.unknown_choice("level", spec.level, ADJUSTMENT_LEVELS, one_of=True))
+        for index, runner in enumerate(spec.runners):
+            if runners is not None and runner not in known and runner not in builder.broken_runners:
+                builder.problem(source, where + ("runners", index), _messages.unknown_runner(runner, known))
+        if not spec.set:
+            builder.problem(source, where + ("set",), _messages.adjustment_empty_set())
+        values: Dict[str, object] = {}
+        for path, value in spec.set.items():
+            checked = _value(builder, source, where + ("set", path), schema, path, value, window, spec.override)
+            if checked is not _BAD:
+                values[path] = checked
+        if spec.message is not None:
+            try:
+                named = _adjust.template_paths(spec.message)
+            except ValueError as error:
+                builder.problem(source, where + ("message",), _messages.adjustment_template(str(error)))
+            else:
+                for path in named:
+                    field = schema.get(path)
+                    if field is None:
+                        builder.problem(source, where + ("message",), _messages.adjustment_template(
+                            _messages.unknown_path(path, schema.fields)))
+                    elif window is not None and not _covers(field.window, window):
+                        builder.problem(source, where + ("message",), _messages.adjustment_window(
+                            path, window_text(field.window), window_text(window)))
+        if len(builder.problems) > before or when is None or window is None:
+            continue
+        out.append(Adjustment(id, spec.name, when, values, tuple(spec.runners), spec.override, spec.level,
+                              spec.message, window[0], window[1], tuple(spec.links)))
+    return out
+
+
+_BAD = object()
+
+
+def _within(source: Field, target: Field) -> bool:
+    """Whether every value *source* allows is one *target* allows (choices and bounds)."""
+    if target.choices is not None and (source.choices is None or not set(source.choices) <= set(target.choices)):
+        return False
+    if target.min is not None and (source.min is None or source.min < target.min):
+        return False
+    return target.max is None or (source.max is not None and source.max <= target.max)
+
+
+def _kind(field: Field) -> str:
+    return f"{'a nullable ' if field.nullable else ''}{field.type}"
+
+
+def _field(builder: _Builder, source: _Source, where: Sequence[Any], schema: Schema, path: str,
+           window: Optional[Window]) -> Optional[Field]:
+    """The field at *path*, declared for the whole *window*, that a user may change; None (said)
+    otherwise."""
+    field = schema.get(path)
+    if field is None:
+        if not any(path == b or path.startswith(b + ".") for b in builder.broken):
+            builder.problem(source, tuple(where), _messages.unknown_path(path, schema.fields))
+        return None
+    if field.fact:
+        builder.problem(source, tuple(where), _messages.adjustment_fact(path))
+        return None
+    if window is not None and not _covers(field.window, window):
+        builder.problem(source, tuple(where), _messages.adjustment_window(
+            path, window_text(field.window), window_text(window)))
+        return None
+    return field
+
+
+def _value(builder: _Builder, source: _Source, where: Sequence[Any], schema: Schema, path: str,
+           value: object, window: Optional[Window], override: bool) -> object:
+    """*value* as the resolver will set it at *path* (a `From`, or the checked constant)."""
+    field = _field(builder, source, where, schema, path, window)
+    if field is None:
+        return _BAD
+    if not override and not field.nullable:
+        builder.problem(source, tuple(where), _messages.adjustment_fill_not_nullable(path))
+        return _BAD
+    if isinstance(value, dict) and set(value) == {"none"} and value["none"] is True:
+        value = None  # TOML has no None: { none = true } stands for it
+    elif isinstance(value, dict):
+        unknown = sorted(set(value) - {"from"})
+        if unknown or not isinstance(value.get("from"), str):
+            builder.problem(source, tuple(where), _messages.adjustment_from_table(unknown[0] if unknown else None))
+            return _BAD
+        other = _field(builder, source, tuple(where) + ("from",), schema, value["from"], window)
+        if other is None:
+            return _BAD
+        if (other.type, other.item_type) != (field.type, field.item_type) or (other.nullable and not field.nullable):
+            builder.problem(source, tuple(where) + ("from",), _messages.adjustment_from_type(
+                path, _kind(field), other.path, _kind(other)))
+            return _BAD
+        if not _within(other, field):
+            builder.problem(source, tuple(where) + ("from",), _messages.adjustment_from_range(path, other.path))
+            return _BAD
+        return From(other.path)
+    if field.type == "section" and value is not None:
+        builder.problem(source, tuple(where), _messages.adjustment_section(path))
+        return _BAD
+    try:
+        checked = _adjust.typed(field, value)
+    except ConfigError as error:
+        builder.problem(source, tuple(where), _messages.adjustment_value(path, error.reason))
+        return _BAD
+    if checked is not None and checked in field.choice_windows and window is not None \
+            and not _covers(field.choice_window(checked), window):
+        builder.problem(source, tuple(where), _messages.adjustment_window(
+            f"{path} = {checked!r}", window_text(field.choice_window(checked)), window_text(window)))
+        return _BAD
+    return checked
