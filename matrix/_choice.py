@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, List, Literal, Optional, Tuple, Type, get_args
 
 import attrs
 
-from . import _messages
+from . import _messages, _templates
 from .errors import NoRunnerError, RemovedFeatureError, ResolutionError, UnsupportedFeatureError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -155,14 +155,51 @@ def _bits(mask: int) -> List[int]:
     return out
 
 
-def blockers(plan: Plan, mask: int, runner: str, gates: int = 0) -> str:
-    """What keeps *runner* from the config: the features of *gates* (its blocking gates by
-    default) that it does not support, an opt-in marked so, then the requirements it fails."""
+def _blocked_by(plan: Plan, mask: int, runner: str, gates: int = 0) -> Tuple[List[str], List[str]]:
+    """The features of *gates* (the runner's blocking gates by default) that *runner* does not
+    support, an opt-in marked so, and the reasons of the requirements it fails."""
     opt_in = plan.opt_in[runner]
     found = plan.active(mask & (gates or plan.blocking[runner]))
     names = [f.name + (" (opt-in)" if opt_in >> plan.features.index(f) & 1 else "") for f in found if f.origin is None]
-    return _messages.does_not_support(plan.matrix.runner(runner).name, names,
-                                      [f.name for f in found if f.origin is not None])
+    return names, [f.name for f in found if f.origin is not None]
+
+
+def blockers(plan: Plan, mask: int, runner: str, gates: int = 0) -> str:
+    """What keeps *runner* from the config: the features of *gates* (its blocking gates by
+    default) that it does not support, an opt-in marked so, then the requirements it fails."""
+    names, reasons = _blocked_by(plan, mask, runner, gates)
+    return _messages.does_not_support(plan.matrix.runner(runner).name, names, reasons,
+                                      _templates.lookup(plan.matrix.messages, "does_not_support", runner))
+
+
+def _fallback(plan: Plan, mask: int, skipped: List[str], chosen: str) -> str:
+    """The notice that automatic choice passed over *skipped* for *chosen*."""
+    said: List[str] = []
+    for runner in skipped:
+        names, reasons = _blocked_by(plan, mask, runner)
+        said += names + reasons
+    return _messages.fallback([blockers(plan, mask, r) for r in skipped], plan.matrix.runner(chosen).name,
+                              _templates.lookup(plan.matrix.messages, "fallback", chosen),
+                              _messages.listing([plan.matrix.runner(r).name for r in skipped]),
+                              list(dict.fromkeys(said)))
+
+
+def _no_runner(plan: Plan, mask: int, candidates: List[str], warnings: List[ResolutionWarning]) -> str:
+    """The error of automatic choice when no candidate is free. A matrix's own sentence may say
+    only the refusal of the runner the choice ends on (the runner an active feature forces, else
+    the last candidate): the candidates before it are then said as a fallback to it, as a host
+    that falls back and then refuses says them (vLLM); those forced away are not said at all."""
+    forced = [f.forces.runner for f in plan.active(mask & plan.forcing) if f.forces is not None]
+    last = forced[0] if forced and forced[0] in candidates else candidates[-1]
+    template = _templates.lookup(plan.matrix.messages, "no_runner", last)
+    said = [blockers(plan, mask, r) for r in candidates]
+    if template is None:
+        return _messages.no_runner(said)
+    if "blocked" not in template.names and not forced and len(candidates) > 1:
+        warnings.append(ResolutionWarning("fallback", None, last, _fallback(plan, mask, candidates[:-1], last)))
+    names, reasons = _blocked_by(plan, mask, last)
+    return _messages.no_runner(said, template, blockers(plan, mask, last), plan.matrix.runner(last).name,
+                               names + reasons)
 
 
 def _deprecation(feature: Feature) -> Deprecation:
@@ -231,12 +268,12 @@ def automatic(plan: Plan, mask: int, warnings: List[ResolutionWarning]) -> _Outc
             assert step.runner is not None
             skipped = candidates[: candidates.index(step.runner)]
             if skipped:
-                warnings.append(ResolutionWarning("fallback", None, step.runner, _messages.fallback(
-                    [blockers(plan, mask, r) for r in skipped], matrix.runner(step.runner).name)))
+                warnings.append(ResolutionWarning("fallback", None, step.runner,
+                                                  _fallback(plan, mask, skipped, step.runner)))
             return step.runner, None
         if not candidates:
             return None, (NoRunnerError, _messages.no_candidate())
-        return None, (NoRunnerError, _messages.no_runner([blockers(plan, mask, r) for r in candidates]))
+        return None, (NoRunnerError, _no_runner(plan, mask, candidates, warnings))
     raise AssertionError("the decision list ends with a step that always holds")  # pragma: no cover
 
 

@@ -381,10 +381,13 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
             data = _resolution_json(finding.resolution, options.explain)
             data["error"] = finding.to_dict()
             stdout.write(_dumps(data, indent=2, ensure_ascii=False) + "\n")
-        else:
+        elif options.explain:
             stderr.write(f"matrix: {finding.message}\n")
-            if options.explain:
-                stdout.write(finding.resolution.explain() + "\n")
+            stdout.write(finding.resolution.explain() + "\n")
+        else:  # what was said on the way (a fallback before the refusal) comes first, as a host logs it
+            for warning in finding.resolution.warnings:
+                stdout.write(f"Warning ({warning.kind}): {warning.message}\n")
+            stderr.write(f"matrix: {finding.message}\n")
         return EXIT_FINDING
     if options.json:
         stdout.write(_dumps(_resolution_json(resolution, options.explain), indent=2, ensure_ascii=False) + "\n")

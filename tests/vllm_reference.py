@@ -258,6 +258,18 @@ def choose(c, version="0.33.0", asked=None):
 
 
 V1_NAME, V2_NAME = "Model Runner V1", "Model Runner V2"
+
+
+def fallback_text(v2):
+    """The fallback vLLM logs in automatic choice (no colon before the list)."""
+    return f"Model Runner V2 does not yet support {', '.join(v2)}; using the V1 model runner instead."
+
+
+def error_text(runner, v2, v1):
+    """The ValueError vLLM raises when it validates *runner* and its list is not empty."""
+    if runner == "v2":
+        return f"Model Runner V2 does not yet support: {', '.join(v2)}"
+    return f"Model Runner V1 does not support: {', '.join(b for b in v1 if b not in ('HiSparse', 'watermarking'))}"
 WATERMARK_OVERRIDE = "Watermarking requires Model Runner V2 and overrides VLLM_USE_V2_MODEL_RUNNER=0."
 HISPARSE_ERROR = "HiSparse requires Model Runner V2; remove VLLM_USE_V2_MODEL_RUNNER=0."
 
