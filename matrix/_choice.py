@@ -260,8 +260,7 @@ def automatic(plan: Plan, mask: int, warnings: List[ResolutionWarning]) -> _Outc
         if step.kind in ("prefer-blocked", "prefer-not-candidate"):
             feature = step.gate_of(plan)
             assert feature.prefers is not None
-            return None, (NoRunnerError, _messages.preferred_blocked(
-                feature.name, _not_free(plan, mask, feature.prefers.runner)))
+            return None, (NoRunnerError, _preferred_blocked(plan, mask, feature, warnings))
         _, tried = plan.choice(mask)
         candidates = [r for r, _ in tried if plan.is_candidate(r, mask)]
         if step.kind == "order":
@@ -275,6 +274,20 @@ def automatic(plan: Plan, mask: int, warnings: List[ResolutionWarning]) -> _Outc
             return None, (NoRunnerError, _messages.no_candidate())
         return None, (NoRunnerError, _no_runner(plan, mask, candidates, warnings))
     raise AssertionError("the decision list ends with a step that always holds")  # pragma: no cover
+
+
+def _preferred_blocked(plan: Plan, mask: int, feature: Feature, warnings: List[ResolutionWarning]) -> str:
+    """The error of an outright preference whose runner is not free. A matrix's own sentence
+    that leaves out ``{feature}`` says only the runner's refusal: the preference is then said
+    first, as a warning, as a host that takes its default and then refuses says it (vLLM)."""
+    assert feature.prefers is not None
+    runner = feature.prefers.runner
+    template = _templates.lookup(plan.matrix.messages, "preferred_blocked", runner)
+    if template is not None and "feature" not in template.names:
+        warnings.append(ResolutionWarning("preference", feature.id, runner, feature.prefers.message
+                                          or _messages.preferred(feature.name, plan.matrix.runner(runner).name)))
+    return _messages.preferred_blocked(feature.name, _not_free(plan, mask, runner), template,
+                                       plan.matrix.runner(runner).name)
 
 
 def _not_free(plan: Plan, mask: int, runner: str) -> str:

@@ -216,6 +216,7 @@ class SentencesSpec:
     does_not_support: Optional[str] = None
     fallback: Optional[str] = None
     no_runner: Optional[str] = None
+    preferred_blocked: Optional[str] = None
 
 
 @attrs.frozen
@@ -225,6 +226,7 @@ class MessagesSpec:
     does_not_support: Optional[str] = None
     fallback: Optional[str] = None
     no_runner: Optional[str] = None
+    preferred_blocked: Optional[str] = None
     runners: Dict[Annotated[str, RUNNER], SentencesSpec] = attrs.Factory(dict)
 
 

@@ -550,7 +550,11 @@ def preferred(feature: str, runner: str) -> str:
     return f"{feature}: using {runner}"
 
 
-def preferred_blocked(feature: str, blockers: str) -> str:
+def preferred_blocked(feature: str, blockers: str, template: Optional[Template] = None, runner: str = "") -> str:
+    """An outright preference whose *runner* is not free (*blockers*: why); a *template* of the
+    matrix's names the ``feature``, the ``refusal`` and the ``runner``."""
+    if template is not None:
+        return template.fill({"feature": feature, "refusal": blockers, "runner": runner})
     return f"No runner can serve this config: {feature} makes the choice, and {blockers}"
 
 

@@ -93,11 +93,13 @@ def parse(text: str, names: Iterable[str], paths: Iterable[str] = ()) -> Tuple[O
 
 #: The sentences a matrix may say in its own words (``[messages]``), each with the named parts
 #: its template may use. Each is about a runner, whose own table (``[messages.runners.ID]``)
-#: overrides the matrix's: the runner blocked, the one chosen, the one the choice ends on.
+#: overrides the matrix's: the runner blocked, the one chosen, the one the choice ends on, the
+#: one an outright preference wants.
 SENTENCES: Mapping[str, Tuple[str, ...]] = {
     "does_not_support": ("runner", "features"),
     "fallback": ("runner", "features", "skipped", "chosen"),
     "no_runner": ("runner", "features", "refusal", "blocked"),
+    "preferred_blocked": ("feature", "refusal", "runner"),
 }
 
 

@@ -514,6 +514,31 @@ def test_with_a_forcing_feature_active_the_no_runner_sentence_is_the_forced_runn
     assert excinfo.value.resolution.warnings == ()
 
 
+def test_the_rocm_default_of_0_30_0_with_v1_blocked_is_said_as_vllm_says_it():
+    """vLLM 0.30.0 logs its ROCm default to V1, then raises V1's error alone."""
+    config = {"platform": {"is_rocm": True},
+              "model_config": {"architectures": ["DeepseekV32ForCausalLM"], "is_diffusion": True}}
+    with pytest.raises(NoRunnerError) as excinfo:
+        matrix.resolve(config, version="0.30.0")
+    assert excinfo.exconly() == "matrix.errors.NoRunnerError: Model Runner V1 does not support: diffusion models"
+    assert [(w.kind, w.feature, w.message) for w in excinfo.value.resolution.warnings] == [
+        ("preference", "rocm_v1_default", "Defaulting to V1 model runner on ROCm for this model architecture")]
+
+
+def test_an_outright_preference_sentence_that_names_the_feature_says_no_warning():
+    text = HOST_WORDS.replace('forces = { runner = "a" }', 'prefers = { runner = "b", outright = true }')
+    worded = text.replace('no_runner = "{refusal}"', 'preferred_blocked = "{feature} wants {runner}: {refusal}"')
+    with pytest.raises(NoRunnerError) as excinfo:
+        matrix.loads(worded, runners=HOST_RUNNERS).resolve({"forced": True})
+    assert excinfo.exconly() == "matrix.errors.NoRunnerError: forced path wants B: B does not support: forced path"
+    assert excinfo.value.resolution.warnings == ()
+    refusal = text.replace('no_runner = "{refusal}"', 'preferred_blocked = "{refusal}"')
+    with pytest.raises(NoRunnerError) as excinfo:
+        matrix.loads(refusal, runners=HOST_RUNNERS).resolve({"forced": True})
+    assert excinfo.exconly() == "matrix.errors.NoRunnerError: B does not support: forced path"
+    assert [(w.kind, w.message) for w in excinfo.value.resolution.warnings] == [("preference", "forced path: using B")]
+
+
 def test_without_messages_the_engines_sentences_are_unchanged():
     m = matrix.loads(HOST_WORDS[:HOST_WORDS.index("[messages]")], runners=HOST_RUNNERS)
     assert m.messages == {}
@@ -568,7 +593,7 @@ def _says(config, version, asked, facts=None):
         else:
             said.append((w.kind, w.message))
     if error is not None:
-        said.extend(_error_says(error, v2, v1, _rocm_archs(resolution)))
+        said.extend(_error_says(error, v2, v1))
     return v2, v1, said
 
 
@@ -576,19 +601,13 @@ def _rocm_archs(resolution):
     return [a for a in resolution.values.get("model_config.architectures") or () if a in vllm_reference.ROCM_V1_ARCHS]
 
 
-def _error_says(error, v2, v1, archs):
+def _error_says(error, v2, v1):
     """What the error reports, its text vLLM's own: which runner's error it is ("hisparse": the
-    forced runner's own message). Where vLLM logs the fallback and then raises the V1 error,
-    the matrix warns the fallback (in `resolution.warnings`) and raises the V1 error."""
-    from matrix import _messages
-
+    forced runner's own message). Where vLLM logs the fallback (or 0.30.0's ROCm default) and
+    then raises the V1 error, the matrix warns so (in `resolution.warnings`) and raises it."""
     text = str(error)
     if text == vllm_reference.HISPARSE_ERROR:
         return [("error", "hisparse")]
-    if text.startswith("No runner can serve this config: ROCm V1 default"):
-        assert text == _messages.preferred_blocked("ROCm V1 default for DeepSeek V3.2 / V4 and GLM-MoE-DSA",
-                                                   vllm_reference.error_text("v1", v2, v1))
-        return [("preference", archs), ("error", "v1")]  # vLLM logs its default, then raises
     runner = "v1" if text == vllm_reference.error_text("v1", v2, v1) else "v2"
     assert text == vllm_reference.error_text(runner, v2, v1), text
     return [("error", runner)]

@@ -6,10 +6,11 @@ then the choice as a sequence of early returns) and independently of features.to
 the engine's answers can be checked against it: the lists vLLM builds, the choice, and what it
 reports (`says`). It reads a config as vLLM's code does: nested dicts or vLLM's own objects
 (enum members, None sections, classes among the logits processors), with the host's facts
-beside them (`Host`). Three conventions of the matrix are kept: the V1 list also names
-"HiSparse" and "watermarking" (the features that force V2), "missing Triton" is a V2 blocker
-(vLLM reports it on its own), and a removed setting ends the choice before any runner
-("removed").
+beside them (`Host`). Three conventions of the matrix are kept: the V1 list (`v1_blockers`, compared
+with `Resolution.unsupported`) also names "HiSparse" and "watermarking" (the features that
+force V2; vLLM's V1 error, `error_text`, never names them, nor does the matrix's), "missing
+Triton" is a V2 blocker (vLLM reports it on its own), and a removed setting ends the choice
+before any runner ("removed"). `fallback_text` and `error_text` are vLLM's own words.
 """
 
 import enum
