@@ -189,13 +189,14 @@ def _no_runner(plan: Plan, mask: int, candidates: List[str], warnings: List[Reso
     only the refusal of the runner the choice ends on (the runner an active feature forces, else
     the last candidate): the candidates before it are then said as a fallback to it, as a host
     that falls back and then refuses says them (vLLM); those forced away are not said at all."""
-    forced = [f.forces.runner for f in plan.active(mask & plan.forcing) if f.forces is not None]
-    last = forced[0] if forced and forced[0] in candidates else candidates[-1]
+    forcing = [f.forces.runner for f in plan.active(mask & plan.forcing) if f.forces is not None]
+    forced = next((r for r in forcing if r in candidates), None)
+    last = forced or candidates[-1]
     template = _templates.lookup(plan.matrix.messages, "no_runner", last)
     said = [blockers(plan, mask, r) for r in candidates]
     if template is None:
         return _messages.no_runner(said)
-    if "blocked" not in template.names and not forced and len(candidates) > 1:
+    if "blocked" not in template.names and forced is None and len(candidates) > 1:
         warnings.append(ResolutionWarning("fallback", None, last, _fallback(plan, mask, candidates[:-1], last)))
     names, reasons = _blocked_by(plan, mask, last)
     return _messages.no_runner(said, template, blockers(plan, mask, last), plan.matrix.runner(last).name,

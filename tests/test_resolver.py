@@ -539,6 +539,33 @@ def test_an_outright_preference_sentence_that_names_the_feature_says_no_warning(
     assert [(w.kind, w.message) for w in excinfo.value.resolution.warnings] == [("preference", "forced path: using B")]
 
 
+def test_a_runners_sentence_says_its_features_and_the_engine_adds_the_requirements_it_fails():
+    m = matrix.loads("""[matrix]
+name = "r"
+version = "1.0"
+
+[config]
+"h" = { type = "int", default = 64 }
+"fast" = { type = "bool", default = false }
+
+[requirements.head]
+name = "Head sizes"
+reason = "head_size not supported"
+
+[features.fast]
+name = "fast path"
+when = "fast"
+support = { a = "no", b = "yes" }
+
+[messages.runners.a]
+does_not_support = "{runner} lacks {features}"
+""", runners={"a": 'name = "A"\npriority = 20\n[requires]\nhead = "h >= 32"\n', "b": {"name": "B", "priority": 10}})
+    assert [w.message for w in m.resolve({"h": 16, "fast": True}).warnings] == [
+        "A lacks fast path; and is not valid for this config: head_size not supported; using B instead"]
+    assert [w.message for w in m.resolve({"h": 16}).warnings] == [
+        "A is not valid for this config: head_size not supported; using B instead"]
+
+
 def test_without_messages_the_engines_sentences_are_unchanged():
     m = matrix.loads(HOST_WORDS[:HOST_WORDS.index("[messages]")], runners=HOST_RUNNERS)
     assert m.messages == {}
