@@ -525,6 +525,19 @@ def test_the_rocm_default_of_0_30_0_with_v1_blocked_is_said_as_vllm_says_it():
         ("preference", "rocm_v1_default", "Defaulting to V1 model runner on ROCm for this model architecture")]
 
 
+def test_with_watermarking_or_hisparse_and_v2_blocked_vllms_v2_error_is_said_alone():
+    """vLLM validates V2 alone when a feature forces it (V1 is never tried): no fallback, and
+    the error is V2's, its DBO entry collapsed in automatic choice."""
+    for forcing in ({"watermark_config": {}}, {"attention_config": {"hisparse_config": {}}}):
+        config = {**forcing, "speculative_config": {"method": "suffix"}, "parallel_config": {"use_ubatching": True},
+                  "model_config": {"is_diffusion": True}}
+        with pytest.raises(NoRunnerError) as excinfo:
+            matrix.resolve(config)
+        assert excinfo.exconly() == ("matrix.errors.NoRunnerError: Model Runner V2 does not yet support: "
+                                     "speculative method 'suffix', dual batch overlap")
+        assert excinfo.value.resolution.warnings == ()
+
+
 def test_an_outright_preference_sentence_that_names_the_feature_says_no_warning():
     text = HOST_WORDS.replace('forces = { runner = "a" }', 'prefers = { runner = "b", outright = true }')
     worded = text.replace('no_runner = "{refusal}"', 'preferred_blocked = "{feature} wants {runner}: {refusal}"')
