@@ -3,8 +3,9 @@
 A template is text with placeholders: ``{name}`` is a named part of the sentence (the runner,
 the features, …), ``{dotted.path}`` a config value, and ``{{`` and ``}}`` are a brace. Which
 names and paths a template may use is said by whoever reads it (`parse`); an unknown one, or
-a brace left open, is a problem with "did you mean" for a near miss. The syntax is the one of
-the adjustments' messages, parsed here for both.
+a brace left open, is a problem with "did you mean" for a near miss. ``[messages]`` allows
+named parts only; config paths are for messages that are filled with a config's values (the
+adjustments'), which are meant to be parsed here too.
 """
 
 from __future__ import annotations
