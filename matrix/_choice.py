@@ -35,11 +35,12 @@ from typing import TYPE_CHECKING, List, Literal, Optional, Tuple, Type, get_args
 
 import attrs
 
-from . import _messages, _templates
+from . import _messages
 from .errors import NoRunnerError, RemovedFeatureError, ResolutionError, UnsupportedFeatureError
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._compile import Plan
+    from ._templates import Template
     from .schema import Deprecation, Feature
 
 #: The kinds of `ResolutionWarning`.
@@ -155,6 +156,16 @@ def _bits(mask: int) -> List[int]:
     return out
 
 
+def _own(plan: Plan, sentence: str, runner: Optional[str]) -> Optional[Template]:
+    """The matrix's own template of *sentence* about *runner* (``[messages]``), or None: the
+    engine's words. The templates are imported for a matrix that has some, not by ``import matrix``."""
+    if not plan.matrix.messages:
+        return None
+    from ._templates import lookup
+
+    return lookup(plan.matrix.messages, sentence, runner)
+
+
 def _blocked_by(plan: Plan, mask: int, runner: str, gates: int = 0) -> Tuple[List[str], List[str]]:
     """The features of *gates* (the runner's blocking gates by default) that *runner* does not
     support, an opt-in marked so, and the reasons of the requirements it fails."""
@@ -169,7 +180,7 @@ def blockers(plan: Plan, mask: int, runner: str, gates: int = 0) -> str:
     default) that it does not support, an opt-in marked so, then the requirements it fails."""
     names, reasons = _blocked_by(plan, mask, runner, gates)
     return _messages.does_not_support(plan.matrix.runner(runner).name, names, reasons,
-                                      _templates.lookup(plan.matrix.messages, "does_not_support", runner))
+                                      _own(plan, "does_not_support", runner))
 
 
 def _fallback(plan: Plan, mask: int, skipped: List[str], chosen: str) -> str:
@@ -179,7 +190,7 @@ def _fallback(plan: Plan, mask: int, skipped: List[str], chosen: str) -> str:
         names, reasons = _blocked_by(plan, mask, runner)
         said += names + reasons
     return _messages.fallback([blockers(plan, mask, r) for r in skipped], plan.matrix.runner(chosen).name,
-                              _templates.lookup(plan.matrix.messages, "fallback", chosen),
+                              _own(plan, "fallback", chosen),
                               _messages.listing([plan.matrix.runner(r).name for r in skipped]),
                               list(dict.fromkeys(said)))
 
@@ -192,7 +203,7 @@ def _no_runner(plan: Plan, mask: int, candidates: List[str], warnings: List[Reso
     forcing = [f.forces.runner for f in plan.active(mask & plan.forcing) if f.forces is not None]
     forced = next((r for r in forcing if r in candidates), None)
     last = forced or candidates[-1]
-    template = _templates.lookup(plan.matrix.messages, "no_runner", last)
+    template = _own(plan, "no_runner", last)
     said = [blockers(plan, mask, r) for r in candidates]
     if template is None:
         return _messages.no_runner(said)
@@ -283,7 +294,7 @@ def _preferred_blocked(plan: Plan, mask: int, feature: Feature, warnings: List[R
     first, as a warning, as a host that takes its default and then refuses says it (vLLM)."""
     assert feature.prefers is not None
     runner = feature.prefers.runner
-    template = _templates.lookup(plan.matrix.messages, "preferred_blocked", runner)
+    template = _own(plan, "preferred_blocked", runner)
     if template is not None and "feature" not in template.names:
         warnings.append(ResolutionWarning("preference", feature.id, runner, feature.prefers.message
                                           or _messages.preferred(feature.name, plan.matrix.runner(runner).name)))
