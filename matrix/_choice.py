@@ -53,6 +53,7 @@ from .errors import (AdjustmentError, NoRunnerError, RemovedFeatureError, Resolu
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._compile import Plan
+    from ._templates import Template
     from .schema import AdjustmentLevel, Deprecation, Feature, Redirect
 
 #: The kinds of `ResolutionWarning`.
@@ -172,14 +173,62 @@ def _bits(mask: int) -> List[int]:
     return out
 
 
-def blockers(plan: Plan, mask: int, runner: str, gates: int = 0) -> str:
-    """What keeps *runner* from the config: the features of *gates* (its blocking gates by
-    default) that it does not support, an opt-in marked so, then the requirements it fails."""
+def _own(plan: Plan, sentence: str, runner: Optional[str]) -> Optional[Template]:
+    """The matrix's own template of *sentence* about *runner* (``[messages]``), or None: the
+    engine's words. The templates are imported for a matrix that has some, not by ``import matrix``."""
+    if not plan.matrix.messages:
+        return None
+    from ._templates import lookup
+
+    return lookup(plan.matrix.messages, sentence, runner)
+
+
+def _blocked_by(plan: Plan, mask: int, runner: str, gates: int = 0) -> Tuple[List[str], List[str]]:
+    """The features of *gates* (the runner's blocking gates by default) that *runner* does not
+    support, an opt-in marked so, and the reasons of the requirements it fails."""
     opt_in = plan.opt_in[runner]
     found = plan.active(mask & (gates or plan.blocking[runner]))
     names = [f.name + (" (opt-in)" if opt_in >> plan.features.index(f) & 1 else "") for f in found if f.origin is None]
-    return _messages.does_not_support(plan.matrix.runner(runner).name, names,
-                                      [f.name for f in found if f.origin is not None])
+    return names, [f.name for f in found if f.origin is not None]
+
+
+def blockers(plan: Plan, mask: int, runner: str, gates: int = 0) -> str:
+    """What keeps *runner* from the config: the features of *gates* (its blocking gates by
+    default) that it does not support, an opt-in marked so, then the requirements it fails."""
+    names, reasons = _blocked_by(plan, mask, runner, gates)
+    return _messages.does_not_support(plan.matrix.runner(runner).name, names, reasons,
+                                      _own(plan, "does_not_support", runner))
+
+
+def _fallback(plan: Plan, mask: int, skipped: List[str], chosen: str) -> str:
+    """The notice that automatic choice passed over *skipped* for *chosen*."""
+    said: List[str] = []
+    for runner in skipped:
+        names, reasons = _blocked_by(plan, mask, runner)
+        said += names + reasons
+    return _messages.fallback([blockers(plan, mask, r) for r in skipped], plan.matrix.runner(chosen).name,
+                              _own(plan, "fallback", chosen),
+                              _messages.listing([plan.matrix.runner(r).name for r in skipped]),
+                              list(dict.fromkeys(said)))
+
+
+def _no_runner(plan: Plan, mask: int, candidates: List[str], warnings: List[ResolutionWarning]) -> str:
+    """The error of automatic choice when no candidate is free. A matrix's own sentence may say
+    only the refusal of the runner the choice ends on (the runner an active feature forces, else
+    the last candidate): the candidates before it are then said as a fallback to it, as a host
+    that falls back and then refuses says them (vLLM); those forced away are not said at all."""
+    forcing = [f.forces.runner for f in plan.active(mask & plan.forcing) if f.forces is not None]
+    forced = next((r for r in forcing if r in candidates), None)
+    last = forced or candidates[-1]
+    template = _own(plan, "no_runner", last)
+    said = [blockers(plan, mask, r) for r in candidates]
+    if template is None:
+        return _messages.no_runner(said)
+    if "blocked" not in template.names and forced is None and len(candidates) > 1:
+        warnings.append(ResolutionWarning("fallback", None, last, _fallback(plan, mask, candidates[:-1], last)))
+    names, reasons = _blocked_by(plan, mask, last)
+    return _messages.no_runner(said, template, blockers(plan, mask, last), plan.matrix.runner(last).name,
+                               names + reasons)
 
 
 def _deprecation(feature: Feature) -> Deprecation:
@@ -286,21 +335,34 @@ def automatic(plan: Plan, mask: int, warnings: List[ResolutionWarning]) -> _Outc
         if step.kind in ("prefer-blocked", "prefer-not-candidate"):
             feature = step.gate_of(plan)
             assert feature.prefers is not None
-            return None, (NoRunnerError, _messages.preferred_blocked(
-                feature.name, _not_free(plan, mask, feature.prefers.runner)))
+            return None, (NoRunnerError, _preferred_blocked(plan, mask, feature, warnings))
         _, tried = plan.choice(mask)
         candidates = [r for r, _ in tried if plan.is_candidate(r, mask)]
         if step.kind == "order":
             assert step.runner is not None
             skipped = candidates[: candidates.index(step.runner)]
             if skipped:
-                warnings.append(ResolutionWarning("fallback", None, step.runner, _messages.fallback(
-                    [blockers(plan, mask, r) for r in skipped], matrix.runner(step.runner).name)))
+                warnings.append(ResolutionWarning("fallback", None, step.runner,
+                                                  _fallback(plan, mask, skipped, step.runner)))
             return step.runner, None
         if not candidates:
             return None, (NoRunnerError, _messages.no_candidate())
-        return None, (NoRunnerError, _messages.no_runner([blockers(plan, mask, r) for r in candidates]))
+        return None, (NoRunnerError, _no_runner(plan, mask, candidates, warnings))
     raise AssertionError("the decision list ends with a step that always holds")  # pragma: no cover
+
+
+def _preferred_blocked(plan: Plan, mask: int, feature: Feature, warnings: List[ResolutionWarning]) -> str:
+    """The error of an outright preference whose runner is not free. A matrix's own sentence
+    that leaves out ``{feature}`` says only the runner's refusal: the preference is then said
+    first, as a warning, as a host that takes its default and then refuses says it (vLLM)."""
+    assert feature.prefers is not None
+    runner = feature.prefers.runner
+    template = _own(plan, "preferred_blocked", runner)
+    if template is not None and "feature" not in template.names:
+        warnings.append(ResolutionWarning("preference", feature.id, runner, feature.prefers.message
+                                          or _messages.preferred(feature.name, plan.matrix.runner(runner).name)))
+    return _messages.preferred_blocked(feature.name, _not_free(plan, mask, runner), template,
+                                       plan.matrix.runner(runner).name)
 
 
 def _not_free(plan: Plan, mask: int, runner: str) -> str:

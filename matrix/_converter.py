@@ -247,6 +247,27 @@ class CheckSpec:
 
 
 @attrs.frozen
+class SentencesSpec:
+    """Sentences in the matrix's own words (templates: see `matrix._templates`)."""
+
+    does_not_support: Optional[str] = None
+    fallback: Optional[str] = None
+    no_runner: Optional[str] = None
+    preferred_blocked: Optional[str] = None
+
+
+@attrs.frozen
+class MessagesSpec:
+    """``[messages]``: the matrix's sentences, and a runner's own (``[messages.runners.ID]``)."""
+
+    does_not_support: Optional[str] = None
+    fallback: Optional[str] = None
+    no_runner: Optional[str] = None
+    preferred_blocked: Optional[str] = None
+    runners: Dict[Annotated[str, RUNNER], SentencesSpec] = attrs.Factory(dict)
+
+
+@attrs.frozen
 class DocumentSpec:
     """The whole of ``features.toml``. The loader reads each table itself (one bad table must
     not hide another); this spec names the tables, for it and for the JSON Schemas."""
@@ -260,6 +281,7 @@ class DocumentSpec:
     refusals: Dict[Annotated[str, ID], RefusalSpec] = attrs.Factory(dict)
     adjustments: Dict[Annotated[str, ID], AdjustmentSpec] = attrs.Factory(dict)
     check: Optional[CheckSpec] = None
+    messages: Optional[MessagesSpec] = None
 
 
 def _exact(kind: type) -> Hook:
@@ -352,7 +374,7 @@ converter.register_structure_hook_func(lambda kind: bare(kind) == Tuple[Redirect
 #: Every spec: the document and what its tables and runner files hold.
 SPECS = (DocumentSpec, MatrixSpec, FieldSpec, ChoiceSpec, StatementSpec, DeprecationSpec, ForcesSpec, PrefersSpec,
          FeatureSpec, RefusalSpec, CheckSpec, IgnoreSpec, RunnerSpec, ClauseSpec, KindSpec, OrderSpec, AliasSpec,
-         RedirectSpec, AdjustmentSpec)
+         RedirectSpec, AdjustmentSpec, MessagesSpec, SentencesSpec)
 for _cls in SPECS:
     attrs.resolve_types(_cls, include_extras=True)  # the marks stay, for `editor`
     converter.register_structure_hook(_cls, _spec(_cls))

@@ -15,6 +15,8 @@ from packaging.version import Version
 if TYPE_CHECKING:  # pragma: no cover
     import enum
 
+    from ._templates import Template
+
 
 def quoted(values: Iterable[object]) -> str:
     """``'a', 'b', 'c'``: the allowed values, sorted, as the user would write them."""
@@ -308,14 +310,18 @@ def short_repr(value: object) -> str:
 
 # --- resolution -----------------------------------------------------------------------------
 
-def does_not_support(runner: str, features: Sequence[str], reasons: Sequence[str] = ()) -> str:
+def does_not_support(runner: str, features: Sequence[str], reasons: Sequence[str] = (),
+                     template: Optional[Template] = None) -> str:
     """What keeps *runner* from a config: the features it does not support, and the reasons of
-    the requirements the config fails (vLLM's "is not valid for this configuration")."""
+    the requirements the config fails (vLLM's "is not valid for this configuration"). A
+    *template* of the matrix's (parts ``runner``, ``features``) says the features."""
     said = []
     if features:
         said.append(f"does not support: {listing(features)}")
     if reasons:
         said.append(f"is not valid for this config: {', '.join(reasons)}")
+    if template is not None and features:
+        return "; and ".join([template.fill({"runner": runner, "features": listing(features)}), *said[1:]])
     return f"{runner} {'; and '.join(said)}"
 
 
@@ -323,11 +329,23 @@ def no_candidate() -> str:
     return "No runner can serve this config: no runner is a candidate for it"
 
 
-def fallback(skipped: Sequence[str], chosen: str) -> str:
+def fallback(skipped: Sequence[str], chosen: str, template: Optional[Template] = None,
+             runner: str = "", features: Sequence[str] = ()) -> str:
+    """The runners passed over (*skipped*: what keeps each), and the one *chosen*; a *template*
+    of the matrix's may also name the passed-over *runner* (their names) and their *features*."""
+    if template is not None:
+        return template.fill({"skipped": "; ".join(skipped), "chosen": chosen, "runner": runner,
+                              "features": listing(features)})
     return f"{'; '.join(skipped)}; using {chosen} instead"
 
 
-def no_runner(blockers: Sequence[str]) -> str:
+def no_runner(blockers: Sequence[str], template: Optional[Template] = None, refusal: str = "",
+              runner: str = "", features: Sequence[str] = ()) -> str:
+    """What keeps every candidate (*blockers*); a *template* of the matrix's may instead say the
+    *refusal* of the runner the choice ends on, its name (*runner*) and its *features*."""
+    if template is not None:
+        return template.fill({"blocked": "; ".join(blockers), "refusal": refusal, "runner": runner,
+                              "features": listing(features)})
     return f"No runner can serve this config: {'; '.join(blockers)}"
 
 
@@ -535,7 +553,11 @@ def preferred(feature: str, runner: str) -> str:
     return f"{feature}: using {runner}"
 
 
-def preferred_blocked(feature: str, blockers: str) -> str:
+def preferred_blocked(feature: str, blockers: str, template: Optional[Template] = None, runner: str = "") -> str:
+    """An outright preference whose *runner* is not free (*blockers*: why); a *template* of the
+    matrix's names the ``feature``, the ``refusal`` and the ``runner``."""
+    if template is not None:
+        return template.fill({"feature": feature, "refusal": blockers, "runner": runner})
     return f"No runner can serve this config: {feature} makes the choice, and {blockers}"
 
 
@@ -1220,3 +1242,15 @@ def adjustment_unchecked(name: str, paths: Sequence[str]) -> str:
     return (f"{name} sets {', '.join(repr(p) for p in paths)}, which gates read: never-active, always-active, "
             "never-chosen and no-runner read configs as given, before any adjustment, and are not exact "
             "where it applies")
+# --- a matrix's own sentences ([messages] of features.toml, matrix._templates) ----------------
+
+def template_brace(text: str, token: str) -> str:
+    return f"A lone {token!r} in the template {text!r}: write '{token * 2}' for a brace"
+
+
+def template_unknown(name: str, names: Sequence[str], paths: Sequence[str], well_formed: bool) -> str:
+    expected = f"one of {quoted(names)}" + (", or a config path" if paths else "")
+    if not well_formed:
+        return f"Expected a part's name between braces ({expected}), got {'{' + name + '}'!r}"
+    what = "config path" if "." in name else "part"
+    return f"Unknown {what} {name!r} (expected {expected}){did_you_mean(name, [*names, *paths])}"

@@ -387,10 +387,14 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
             data["error"] = finding.to_dict()
             _how(finding.resolution, options, data)
             stdout.write(_dumps(data, indent=2, ensure_ascii=False) + "\n")
-        else:
+        elif options.explain:
             stderr.write(f"matrix: {finding.message}\n")
-            if options.explain:
-                stdout.write(finding.resolution.explain() + "\n")
+            stdout.write(finding.resolution.explain() + "\n")
+            _how(finding.resolution, options, stdout=stdout)
+        else:  # what was said on the way (a fallback before the refusal) comes first, as a host logs it
+            for warning in finding.resolution.warnings:
+                stdout.write(f"Warning ({warning.kind}): {warning.message}\n")
+            stderr.write(f"matrix: {finding.message}\n")
             _how(finding.resolution, options, stdout=stdout)
         return EXIT_FINDING
     if options.json:

@@ -14,6 +14,7 @@ helpers every section uses, and what earlier sections found):
   `matrix._load_lifecycle` (deprecations, removals, the windows a gate's condition reads);
 - `matrix._load_refusals`: ``[refusals]``; `matrix._load_choice`: ``[requirements]``, each
   runner's ``[requires]`` and ``candidate``, ``[orders]``; `matrix._load_check`: ``[check]``;
+- `matrix._load_messages`: ``[messages]``, the matrix's own sentences;
 - `matrix._toml_errors`: tomllib's syntax errors said in the user's terms.
 
 A unit imports nothing of this module at run time (the builder's type only, for the type
@@ -297,7 +298,7 @@ class _Builder:
     def build(self, text: str, name: str, *, runners: Optional[RunnersArg], base: str) -> Matrix:
         # Each section is its own unit, handed this builder (imported here, not by `import matrix`).
         from . import (_load_adjustments, _load_check, _load_choice, _load_config, _load_features, _load_header,
-                       _load_redirects, _load_refusals, _load_runners)
+                       _load_messages, _load_redirects, _load_refusals, _load_runners)
 
         source = _Source(name, text)
         if len(text) > MAX_FILE_BYTES:
@@ -329,6 +330,7 @@ class _Builder:
         adjustments = _load_adjustments.adjustments(self, source, document.get("adjustments", {}), schema, runner_list)
         if "check" in document:
             _load_check.ignores(self, source, document["check"], document.get("features"), runner_list)
+        messages = _load_messages.messages(self, source, document.get("messages", {}), runner_list)
         if self.problems:
             raise LoadError(name, self.problems)
         assert header is not None and runner_list is not None
@@ -347,6 +349,7 @@ class _Builder:
             orders=tuple(orders),
             default_support=header.default_support,
             adjustments=tuple(adjustments),
+            messages=messages,
         )
 
 

@@ -530,6 +530,9 @@ class Matrix:
     default_support: Optional[str] = None
     #: Declared changes of config values (``[adjustments]``), in declaration order.
     adjustments: Tuple[Adjustment, ...] = ()
+    #: The matrix's own sentences (``[messages]``), said instead of the engine's: template text
+    #: by its place in the table (``fallback``, ``runners.v2.does_not_support``).
+    messages: Mapping[str, str] = attrs.field(factory=FrozenMap, converter=frozen_map)
     # Derived from the fields above, so not part of equality.
     _runner_index: Dict[str, Runner] = attrs.field(init=False, repr=False, eq=False)
     _feature_index: Dict[str, Feature] = attrs.field(init=False, repr=False, eq=False)

@@ -39,7 +39,7 @@ def test_resolve_mamba_all_chooses_v1_and_says_why():
         "Chose v1 (Model Runner V1) automatically at version 0.31.0\n"
         "Skipped v2 (Model Runner V2) because of: mamba cache mode 'all'\n"
         f"Warning (deprecated): {DEPRECATION}\n"
-        "Warning (fallback): Model Runner V2 does not support: mamba cache mode 'all'; using Model Runner V1 instead\n"
+        "Warning (fallback): Model Runner V2 does not yet support mamba cache mode 'all'; using the V1 model runner instead.\n"
     )
 
 
@@ -57,7 +57,7 @@ def test_resolve_explain_prints_the_explanation_with_each_warning_once():
         "Active features: mamba cache mode 'all'\n"
         "Warnings:\n"
         f"  - deprecated: {DEPRECATION}\n"
-        "  - fallback: Model Runner V2 does not support: mamba cache mode 'all'; using Model Runner V1 instead\n"
+        "  - fallback: Model Runner V2 does not yet support mamba cache mode 'all'; using the V1 model runner instead.\n"
         "Remedies:\n"
         "  - To use Model Runner V2, change: set cache_config.mamba_cache_mode to one of 'none', 'align'\n"
     )
@@ -65,8 +65,11 @@ def test_resolve_explain_prints_the_explanation_with_each_warning_once():
 
 def test_resolve_asking_for_v2_exits_1():
     status, out, err = call("resolve", "--version", "0.31.0", "--set", "cache_config.mamba_cache_mode=all", "--runner", "v2")
-    assert (status, out) == (1, "")
-    assert err == ("matrix: Model Runner V2 does not support: mamba cache mode 'all'\n"
+    # What was said on the way comes first, on stdout, as on success.
+    assert (status, out) == (1, (
+        "Warning (deprecated): mamba cache mode 'all' is deprecated since 0.30.0 and will be removed in 0.32.0; "
+        "use cache_config.mamba_cache_mode = 'align' instead (Open an issue if that is a problem)\n"))
+    assert err == ("matrix: Model Runner V2 does not yet support: mamba cache mode 'all'\n"
                    "To use Model Runner V2, change: set cache_config.mamba_cache_mode to one of 'none', 'align'\n")
 
 
@@ -98,16 +101,17 @@ def test_resolve_watermarking_with_v1_asked_for_runs_on_v2_and_says_the_request_
     )
 
 
-def test_resolve_with_no_runner_lists_both_runners_blockers():
+def test_resolve_with_no_runner_says_the_fallback_then_the_v1_error_as_vllm_does():
     status, out, err = call("resolve", "--version", "0.31.0", "--set", "cache_config.mamba_cache_mode=all",
                             "--set", "model_config.is_diffusion=true")
-    assert (status, out) == (1, "")
-    assert err == (
-        "matrix: No runner can serve this config: Model Runner V2 does not support: mamba cache mode 'all'; "
-        "Model Runner V1 does not support: diffusion models\n"
-        "To use Model Runner V2, change: set cache_config.mamba_cache_mode to one of 'none', 'align'\n"
-        "To use Model Runner V1, change: unset model_config; or set model_config.is_diffusion to False\n"
-    )
+    assert (status, out) == (1, (
+        "Warning (deprecated): mamba cache mode 'all' is deprecated since 0.30.0 and will be removed in 0.32.0; "
+        "use cache_config.mamba_cache_mode = 'align' instead (Open an issue if that is a problem)\n"
+        "Warning (fallback): Model Runner V2 does not yet support mamba cache mode 'all'; "
+        "using the V1 model runner instead.\n"))
+    assert err == ("matrix: Model Runner V1 does not support: diffusion models\n"
+                   "To use Model Runner V2, change: set cache_config.mamba_cache_mode to one of 'none', 'align'\n"
+                   "To use Model Runner V1, change: unset model_config; or set model_config.is_diffusion to False\n")
 
 
 def test_resolve_explain_on_a_finding_prints_the_explanation():
@@ -140,7 +144,7 @@ def test_resolve_how_prints_the_remedy_for_the_runner_after_the_summary():
     assert out == (
         "Chose v1 (Model Runner V1) automatically at version 0.33.0\n"
         "Skipped v2 (Model Runner V2) because of: speculative method 'suffix'\n"
-        "Warning (fallback): Model Runner V2 does not support: speculative method 'suffix'; using Model Runner V1 instead\n"
+        "Warning (fallback): Model Runner V2 does not yet support speculative method 'suffix'; using the V1 model runner instead.\n"
         f"How: {SUFFIX_REMEDY}\n"
     )
     assert call("resolve", "--how", "v2") == (0, "Chose v2 (Model Runner V2) automatically at version 0.33.0\n"
@@ -150,7 +154,7 @@ def test_resolve_how_prints_the_remedy_for_the_runner_after_the_summary():
 def test_resolve_asking_for_a_runner_that_refuses_fails_with_the_remedy_in_the_message():
     status, out, err = call("resolve", "--set", "speculative_config.method=suffix", "--runner", "v2", "--how", "v2")
     assert status == 1
-    assert err == f"matrix: Model Runner V2 does not support: speculative method 'suffix'\n{SUFFIX_REMEDY}\n"
+    assert err == f"matrix: Model Runner V2 does not yet support: speculative method 'suffix'\n{SUFFIX_REMEDY}\n"
     assert out == f"How: {SUFFIX_REMEDY}\n"
 
 
@@ -197,7 +201,7 @@ def test_resolve_json_on_a_finding_carries_the_error():
                             "--set", "parallel_config.enable_elastic_ep=true")
     assert (status, err) == (1, "")
     data = json.loads(out)
-    reason = "Model Runner V2 does not support: elastic expert parallelism"
+    reason = "Model Runner V2 does not yet support: elastic expert parallelism"
     remedy = "To use Model Runner V2, change: set parallel_config.enable_elastic_ep to False"
     change = {"path": "parallel_config.enable_elastic_ep", "action": "set", "values": [False],
               "text": "set parallel_config.enable_elastic_ep to False"}
@@ -664,8 +668,8 @@ def test_without_a_matrix_every_command_says_where_it_looked_and_exits_2(tmp_pat
     assert call("resolve", "--matrix", "default", "--set", "speculative_config.method=suffix")[:2] == (0, (
         "Chose v1 (Model Runner V1) automatically at version 0.33.0\n"
         "Skipped v2 (Model Runner V2) because of: speculative method 'suffix'\n"
-        "Warning (fallback): Model Runner V2 does not support: speculative method 'suffix'; "
-        "using Model Runner V1 instead\n"))
+        "Warning (fallback): Model Runner V2 does not yet support speculative method 'suffix'; "
+        "using the V1 model runner instead.\n"))
 
 
 def test_check_of_the_packaged_matrix_says_it_is_the_packaged_one():

@@ -25,6 +25,13 @@ def names(features):
     return [f.name for f in features]
 
 
+
+def _said(excinfo):
+    """The error as ``exconly()`` shows it, up to the remedy lines that follow its sentence
+    (`ResolutionError.reason`; the remedies are tested on their own, below)."""
+    error = excinfo.value
+    return f"{type(error).__module__}.{type(error).__qualname__}: {error.reason}"
+
 def test_mamba_all_falls_back_to_v1_with_a_deprecation_warning():
     resolution = matrix.resolve(MAMBA_ALL, version="0.31.0")
     assert resolution.runner == "v1"
@@ -35,18 +42,17 @@ def test_mamba_all_falls_back_to_v1_with_a_deprecation_warning():
          "mamba cache mode 'all' is deprecated since 0.30.0 and will be removed in 0.32.0; "
          "use cache_config.mamba_cache_mode = 'align' instead (Open an issue if that is a problem)"),
         ("fallback", None, "v1",
-         "Model Runner V2 does not support: mamba cache mode 'all'; using Model Runner V1 instead"),
+         "Model Runner V2 does not yet support mamba cache mode 'all'; using the V1 model runner instead."),
     ]
 
 
 def test_asking_for_v2_with_mamba_all_is_refused():
     with pytest.raises(UnsupportedFeatureError) as excinfo:
         matrix.resolve(MAMBA_ALL, runner="v2", version="0.31.0")
-    assert excinfo.exconly() == (
-        "matrix.errors.UnsupportedFeatureError: Model Runner V2 does not support: mamba cache mode 'all'\n"
-        "To use Model Runner V2, change: set cache_config.mamba_cache_mode to one of 'none', 'align'"
+    assert _said(excinfo) == (
+        "matrix.errors.UnsupportedFeatureError: Model Runner V2 does not yet support: mamba cache mode 'all'"
     )
-    assert excinfo.value.reason == "Model Runner V2 does not support: mamba cache mode 'all'"
+    assert excinfo.value.reason == "Model Runner V2 does not yet support: mamba cache mode 'all'"
     assert excinfo.value.resolution.runner is None
     assert excinfo.value.resolution.requested == "v2"
     assert isinstance(excinfo.value, ValueError)
@@ -62,17 +68,14 @@ def test_mamba_all_is_removed_in_0_32_0():
     assert names(excinfo.value.resolution.active) == ["mamba cache mode 'all'"]
 
 
-def test_a_v2_only_and_a_v1_only_feature_leave_no_runner():
+def test_a_v2_only_and_a_v1_only_feature_leave_no_runner_said_as_vllm_falls_back_then_refuses():
     config = {"cache_config": {"mamba_cache_mode": "all"}, "parallel_config": {"prefill_context_parallel_size": 2}}
     with pytest.raises(NoRunnerError) as excinfo:
         matrix.resolve(config, version="0.31.0")
-    assert str(excinfo.value) == (
-        "No runner can serve this config: Model Runner V2 does not support: mamba cache mode 'all'; "
-        "Model Runner V1 does not support: prefill context parallel\n"
-        "To use Model Runner V2, change: set cache_config.mamba_cache_mode to one of 'none', 'align'\n"
-        "To use Model Runner V1, change: set parallel_config.prefill_context_parallel_size to 1"
-    )
+    assert _said(excinfo) == "matrix.errors.NoRunnerError: Model Runner V1 does not support: prefill context parallel"
     resolution = excinfo.value.resolution
+    assert [(w.kind, w.runner, w.message) for w in resolution.warnings][1:] == [
+        ("fallback", "v1", "Model Runner V2 does not yet support mamba cache mode 'all'; using the V1 model runner instead.")]
     assert resolution.runner is None
     assert {r: names(fs) for r, fs in resolution.unsupported.items()} == {
         "v2": ["mamba cache mode 'all'"], "v1": ["prefill context parallel"]}
@@ -84,12 +87,10 @@ def test_dual_batch_overlap_blocks_v2_in_automatic_choice_and_its_detailed_rules
     assert automatic.runner == "v1"
     assert names(automatic.unsupported["v2"]) == ["dual batch overlap"]  # vLLM's collapsed entry only
     assert [w.message for w in automatic.warnings] == [
-        "Model Runner V2 does not support: dual batch overlap; using Model Runner V1 instead"]
+        "Model Runner V2 does not yet support dual batch overlap; using the V1 model runner instead."]
     with pytest.raises(UnsupportedFeatureError) as excinfo:
         matrix.resolve(config, runner="v2")
-    assert str(excinfo.value) == ("Model Runner V2 does not support: dual batch overlap with LoRA\n"
-                                  "To use Model Runner V2, change: set parallel_config.use_ubatching to False; "
-                                  "or unset lora_config")
+    assert excinfo.value.reason == "Model Runner V2 does not yet support: dual batch overlap with LoRA"
     assert names(excinfo.value.resolution.unsupported["v2"]) == ["dual batch overlap with LoRA"]
     asked = matrix.resolve({"parallel_config": {"use_ubatching": True}}, runner="v2")
     assert (asked.runner, asked.warnings, asked.active) == ("v2", (), ())  # vLLM says nothing
@@ -165,7 +166,7 @@ def test_explain_shows_the_gate_and_the_values_that_made_it_true():
         "Active features: dual batch overlap, mamba cache mode 'all'",
         "Warnings:",
         "  - deprecated: mamba cache mode 'all' is deprecated since 0.30.0 and will be removed in 0.32.0; use cache_config.mamba_cache_mode = 'align' instead (Open an issue if that is a problem)",
-        "  - fallback: Model Runner V2 does not support: dual batch overlap, mamba cache mode 'all'; using Model Runner V1 instead",
+        "  - fallback: Model Runner V2 does not yet support dual batch overlap, mamba cache mode 'all'; using the V1 model runner instead.",
         "Remedies:",
         "  - To use Model Runner V2, change: set parallel_config.use_ubatching to False and set "
         "cache_config.mamba_cache_mode to one of 'none', 'align'",
@@ -240,7 +241,7 @@ def test_to_dict_has_stable_keys():
             {"kind": "deprecated", "feature": "mamba_cache_all", "runner": None,
              "message": "mamba cache mode 'all' is deprecated since 0.30.0 and will be removed in 0.32.0; use cache_config.mamba_cache_mode = 'align' instead (Open an issue if that is a problem)"},
             {"kind": "fallback", "feature": None, "runner": "v1",
-             "message": "Model Runner V2 does not support: mamba cache mode 'all'; using Model Runner V1 instead"},
+             "message": "Model Runner V2 does not yet support mamba cache mode 'all'; using the V1 model runner instead."},
         ],
         "adjustments": [],
         "effective": EFFECTIVE_MAMBA_ALL_031,
@@ -319,7 +320,7 @@ def test_emit_logs_each_warning_once(caplog):
         resolution.emit(logger)
         matrix.resolve(config).emit(logger)
     assert [r.getMessage() for r in caplog.records] == [
-        "Model Runner V2 does not support: dual batch overlap; using Model Runner V1 instead"
+        "Model Runner V2 does not yet support dual batch overlap; using the V1 model runner instead."
     ]
 
 
@@ -467,6 +468,170 @@ def _outcome(m, config, **kwargs):
         return (type(error).__name__, str(error), error.resolution.to_dict())
 
 
+# --- a matrix's own sentences ([messages]) -----------------------------------------------------
+
+HOST_WORDS = """[matrix]
+name = "host words"
+version = "1.0"
+
+[config]
+"fast" = { type = "bool", default = false }
+"slow" = { type = "bool", default = false }
+"forced" = { type = "bool", default = false }
+
+[features.fast]
+name = "fast path"
+when = "fast"
+support = { a = "no", b = "yes", c = "no" }
+
+[features.slow]
+name = "slow path"
+when = "slow"
+support = { a = "yes", b = "no", c = "no" }
+
+[features.forced]
+name = "forced path"
+when = "forced"
+support = { a = "yes", b = "no", c = "no" }
+forces = { runner = "a" }
+
+[messages]
+fallback = "{runner} cannot do {features} ({{{skipped}}}); using {chosen}."
+no_runner = "{refusal}"
+
+[messages.runners.a]
+does_not_support = "{runner} does not yet support: {features}"
+"""
+HOST_RUNNERS = {"a": {"name": "A", "priority": 30}, "b": {"name": "B", "priority": 20},
+                "c": {"name": "C", "priority": 10}}
+
+
+def _host(**messages):
+    text = HOST_WORDS
+    for key, value in messages.items():
+        text = text.replace(f"\n{key} = ", f"\n{key} = {value!r}\n#", 1)
+    return matrix.loads(text, runners=HOST_RUNNERS)
+
+
+def test_a_matrix_says_its_hosts_words_a_runners_own_over_the_matrixs():
+    m = _host()
+    assert m.messages == {"fallback": "{runner} cannot do {features} ({{{skipped}}}); using {chosen}.",
+                          "no_runner": "{refusal}", "runners.a.does_not_support": "{runner} does not yet support: {features}"}
+    with pytest.raises(UnsupportedFeatureError) as excinfo:
+        m.resolve({"fast": True}, runner="a")
+    assert _said(excinfo) == "matrix.errors.UnsupportedFeatureError: A does not yet support: fast path"
+    with pytest.raises(UnsupportedFeatureError) as excinfo:
+        m.resolve({"slow": True}, runner="b")
+    assert _said(excinfo) == "matrix.errors.UnsupportedFeatureError: B does not support: slow path"
+    assert [w.message for w in m.resolve({"fast": True}).warnings] == [
+        "A cannot do fast path ({A does not yet support: fast path}); using B."]
+
+
+def test_a_no_runner_sentence_of_the_last_refusal_says_the_runners_before_it_as_a_fallback():
+    """A host that falls back and then refuses (vLLM): the error is the last runner's refusal,
+    and the runners passed over on the way are said in a fallback warning to it."""
+    with pytest.raises(NoRunnerError) as excinfo:
+        _host().resolve({"fast": True, "slow": True})
+    assert _said(excinfo) == "matrix.errors.NoRunnerError: C does not support: fast path, slow path"
+    assert [(w.kind, w.runner, w.message) for w in excinfo.value.resolution.warnings] == [
+        ("fallback", "c", "A, B cannot do fast path, slow path ({A does not yet support: fast path; "
+                          "B does not support: slow path}); using C.")]
+
+
+def test_a_no_runner_sentence_that_names_every_runner_says_no_fallback():
+    with pytest.raises(NoRunnerError) as excinfo:
+        _host(no_runner="Nothing runs this: {blocked}").resolve({"fast": True, "slow": True})
+    assert _said(excinfo) == (
+        "matrix.errors.NoRunnerError: Nothing runs this: A does not yet support: fast path; "
+        "B does not support: slow path; C does not support: fast path, slow path")
+    assert excinfo.value.resolution.warnings == ()
+
+
+def test_with_a_forcing_feature_active_the_no_runner_sentence_is_the_forced_runners_refusal():
+    """vLLM validates V2 alone when HiSparse or watermarking forces it: the runners forced away
+    are not said, neither in the error nor as a fallback."""
+    with pytest.raises(NoRunnerError) as excinfo:
+        _host().resolve({"forced": True, "fast": True})
+    assert _said(excinfo) == "matrix.errors.NoRunnerError: A does not yet support: fast path"
+    assert excinfo.value.resolution.warnings == ()
+
+
+def test_the_rocm_default_of_0_30_0_with_v1_blocked_is_said_as_vllm_says_it():
+    """vLLM 0.30.0 logs its ROCm default to V1, then raises V1's error alone."""
+    config = {"platform": {"is_rocm": True},
+              "model_config": {"architectures": ["DeepseekV32ForCausalLM"], "is_diffusion": True}}
+    with pytest.raises(NoRunnerError) as excinfo:
+        matrix.resolve(config, version="0.30.0")
+    assert _said(excinfo) == "matrix.errors.NoRunnerError: Model Runner V1 does not support: diffusion models"
+    assert [(w.kind, w.feature, w.message) for w in excinfo.value.resolution.warnings] == [
+        ("preference", "rocm_v1_default", "Defaulting to V1 model runner on ROCm for this model architecture")]
+
+
+def test_with_watermarking_or_hisparse_and_v2_blocked_vllms_v2_error_is_said_alone():
+    """vLLM validates V2 alone when a feature forces it (V1 is never tried): no fallback, and
+    the error is V2's, its DBO entry collapsed in automatic choice."""
+    for forcing in ({"watermark_config": {}}, {"attention_config": {"hisparse_config": {}}}):
+        config = {**forcing, "speculative_config": {"method": "suffix"}, "parallel_config": {"use_ubatching": True},
+                  "model_config": {"is_diffusion": True}}
+        with pytest.raises(NoRunnerError) as excinfo:
+            matrix.resolve(config)
+        assert _said(excinfo) == ("matrix.errors.NoRunnerError: Model Runner V2 does not yet support: "
+                                     "speculative method 'suffix', dual batch overlap")
+        assert excinfo.value.resolution.warnings == ()
+
+
+def test_an_outright_preference_sentence_that_names_the_feature_says_no_warning():
+    text = HOST_WORDS.replace('forces = { runner = "a" }', 'prefers = { runner = "b", outright = true }')
+    worded = text.replace('no_runner = "{refusal}"', 'preferred_blocked = "{feature} wants {runner}: {refusal}"')
+    with pytest.raises(NoRunnerError) as excinfo:
+        matrix.loads(worded, runners=HOST_RUNNERS).resolve({"forced": True})
+    assert _said(excinfo) == "matrix.errors.NoRunnerError: forced path wants B: B does not support: forced path"
+    assert excinfo.value.resolution.warnings == ()
+    refusal = text.replace('no_runner = "{refusal}"', 'preferred_blocked = "{refusal}"')
+    with pytest.raises(NoRunnerError) as excinfo:
+        matrix.loads(refusal, runners=HOST_RUNNERS).resolve({"forced": True})
+    assert _said(excinfo) == "matrix.errors.NoRunnerError: B does not support: forced path"
+    assert [(w.kind, w.message) for w in excinfo.value.resolution.warnings] == [("preference", "forced path: using B")]
+
+
+def test_a_runners_sentence_says_its_features_and_the_engine_adds_the_requirements_it_fails():
+    m = matrix.loads("""[matrix]
+name = "r"
+version = "1.0"
+
+[config]
+"h" = { type = "int", default = 64 }
+"fast" = { type = "bool", default = false }
+
+[requirements.head]
+name = "Head sizes"
+reason = "head_size not supported"
+
+[features.fast]
+name = "fast path"
+when = "fast"
+support = { a = "no", b = "yes" }
+
+[messages.runners.a]
+does_not_support = "{runner} lacks {features}"
+""", runners={"a": 'name = "A"\npriority = 20\n[requires]\nhead = "h >= 32"\n', "b": {"name": "B", "priority": 10}})
+    assert [w.message for w in m.resolve({"h": 16, "fast": True}).warnings] == [
+        "A lacks fast path; and is not valid for this config: head_size not supported; using B instead"]
+    assert [w.message for w in m.resolve({"h": 16}).warnings] == [
+        "A is not valid for this config: head_size not supported; using B instead"]
+
+
+def test_without_messages_the_engines_sentences_are_unchanged():
+    m = matrix.loads(HOST_WORDS[:HOST_WORDS.index("[messages]")], runners=HOST_RUNNERS)
+    assert m.messages == {}
+    with pytest.raises(NoRunnerError) as excinfo:
+        m.resolve({"fast": True, "slow": True})
+    assert _said(excinfo) == (
+        "matrix.errors.NoRunnerError: No runner can serve this config: A does not support: fast path; "
+        "B does not support: slow path; C does not support: fast path, slow path")
+    assert [w.message for w in m.resolve({"fast": True}).warnings] == ["A does not support: fast path; using B instead"]
+
+
 # --- properties over random configs drawn from the schema ----------------------------------
 
 VERSIONS = st.sampled_from(["0.30.0", "0.31.0", "0.32.0", "0.33.0"])
@@ -503,8 +668,6 @@ def _vllm_choice(config, version, asked):
 
 def _says(config, version, asked, facts=None):
     """The matrix's answer in the shape of `vllm_reference.says`: the lists and the messages."""
-    from matrix import _messages
-
     error = None
     try:
         resolution = DEFAULT.resolve(config, version=version, runner=asked, facts=facts)
@@ -518,7 +681,7 @@ def _says(config, version, asked, facts=None):
         if w.kind in ("deprecated", "partial"):
             said.append((w.kind, DEFAULT.feature(w.feature).name))
         elif w.kind == "fallback":
-            assert w.message == _messages.fallback([_messages.does_not_support("Model Runner V2", v2)], "Model Runner V1")
+            assert w.message == vllm_reference.fallback_text(v2)
             said.append(("fallback", v2))
         elif w.kind == "preference":  # the ROCm default: vLLM names the architectures, the matrix cannot
             said.append(("skipped" if "would prefer" in w.message else "preference", _rocm_archs(resolution)))
@@ -527,7 +690,7 @@ def _says(config, version, asked, facts=None):
         else:
             said.append((w.kind, w.message))
     if error is not None:
-        said.extend(_error_says(error, v2, v1, _rocm_archs(resolution)))
+        said.extend(_error_says(error, v2, v1))
     return v2, v1, said
 
 
@@ -535,27 +698,16 @@ def _rocm_archs(resolution):
     return [a for a in resolution.values.get("model_config.architectures") or () if a in vllm_reference.ROCM_V1_ARCHS]
 
 
-def _error_says(error, v2, v1, archs):
-    """What the error reports, its text checked against the lists: which runner's list it
-    gives ("hisparse": the forced runner's own message). Where vLLM logs the fallback and then
-    raises the V1 error, the matrix says both in one error."""
-    from matrix import _messages
-
+def _error_says(error, v2, v1):
+    """What the error reports, its text vLLM's own: which runner's error it is ("hisparse": the
+    forced runner's own message). Where vLLM logs the fallback (or 0.30.0's ROCm default) and
+    then raises the V1 error, the matrix warns so (in `resolution.warnings`) and raises it."""
     text = error.reason  # vLLM's sentence; the remedies follow it in str(error)
     if text == vllm_reference.HISPARSE_ERROR:
         return [("error", "hisparse")]
-    v1_says, v2_says = _messages.does_not_support("Model Runner V1", v1), _messages.does_not_support("Model Runner V2", v2)
-    if isinstance(error, UnsupportedFeatureError):
-        assert text in (v1_says, v2_says), text
-        return [("error", "v1" if text == v1_says else "v2")]
-    if text.startswith("No runner can serve this config: ROCm V1 default"):
-        assert text == _messages.preferred_blocked("ROCm V1 default for DeepSeek V3.2 / V4 and GLM-MoE-DSA", v1_says)
-        return [("preference", archs), ("error", "v1")]  # vLLM logs its default, then raises
-    assert text == _messages.no_runner([v2_says, v1_says]), text
-    # vLLM raises for the runner it validated last: V2 when it was forced, else V1 after a fallback.
-    if "HiSparse" in v1 or "watermarking" in v1:
-        return [("error", "v2")]
-    return [("fallback", v2), ("error", "v1")]
+    runner = "v1" if text == vllm_reference.error_text("v1", v2, v1) else "v2"
+    assert text == vllm_reference.error_text(runner, v2, v1), text
+    return [("error", runner)]
 
 
 @given(_versioned_configs(), st.sampled_from([None, "v1", "v2"]))
@@ -774,8 +926,10 @@ def reference(m, config, version):
     them), else the gates active in automatic choice (runner requirements, candidacies and
     orders included; a gate in force only when a runner is asked for left out)."""
     gates = m.gates_at(version)
-    for feature in gates:
-        for path in sorted(feature.when.paths):
+    # The plan reads what the gates read, then what the adjustments' conditions read.
+    conditions = [f.when for f in gates] + [a.when for a in m.adjustments_at(version)]
+    for when in conditions:
+        for path in sorted(when.paths):
             try:
                 Predicate(f"{path} is None").evaluate(config, schema=m.schema)
             except ConfigError as error:
@@ -1149,7 +1303,7 @@ def test_an_errors_remedies_are_worked_out_when_its_message_is_read_not_when_it_
     with pytest.raises(UnsupportedFeatureError) as excinfo:
         matrix.resolve({"speculative_config": {"method": "suffix"}}, runner="v2")
     assert "_remedies" not in vars(excinfo.value)
-    assert excinfo.value.reason == "Model Runner V2 does not support: speculative method 'suffix'"
+    assert excinfo.value.reason == "Model Runner V2 does not yet support: speculative method 'suffix'"
     assert str(excinfo.value).split("\n")[1] == str(excinfo.value.resolution.remedy("v2"))
     assert excinfo.value.remedies == (excinfo.value.resolution.remedy("v2"),)
     import pickle
@@ -1315,7 +1469,7 @@ def test_stock_compile_at_032_runs_v2_with_cuda_graphs_off_and_at_031_falls_back
     assert (old.runner, old.adjustments, old.effective["compilation_config.cudagraph_mode"]) == (
         "v1", (), "FULL_AND_PIECEWISE")
     assert [(w.kind, w.message) for w in old.warnings] == [
-        ("fallback", "Model Runner V2 does not support: stock torch.compile; using Model Runner V1 instead")]
+        ("fallback", "Model Runner V2 does not yet support stock torch.compile; using the V1 model runner instead.")]
 
 
 def test_stock_compile_with_cuda_graphs_already_off_says_nothing():
@@ -1337,10 +1491,10 @@ def test_v2_asked_with_dbo_and_piecewise_is_validated_after_the_adjustment():
     without_stock = {"compilation_config": {"cudagraph_mode": "PIECEWISE"}, "parallel_config": {"use_ubatching": True}}
     with pytest.raises(UnsupportedFeatureError) as excinfo:
         DEFAULT.resolve(without_stock, version="0.32.0", runner="v2")
-    assert excinfo.value.reason == "Model Runner V2 does not support: dual batch overlap with PIECEWISE CUDA graphs"
+    assert excinfo.value.reason == "Model Runner V2 does not yet support: dual batch overlap with PIECEWISE CUDA graphs"
     with pytest.raises(UnsupportedFeatureError) as excinfo:
         DEFAULT.resolve(config, version="0.31.0", runner="v2")
-    assert excinfo.value.reason == ("Model Runner V2 does not support: stock torch.compile, "
+    assert excinfo.value.reason == ("Model Runner V2 does not yet support: stock torch.compile, "
                                      "dual batch overlap with PIECEWISE CUDA graphs")
 
 

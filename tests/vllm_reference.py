@@ -6,10 +6,11 @@ then the choice as a sequence of early returns) and independently of features.to
 the engine's answers can be checked against it: the lists vLLM builds, the choice, and what it
 reports (`says`). It reads a config as vLLM's code does: nested dicts or vLLM's own objects
 (enum members, None sections, classes among the logits processors), with the host's facts
-beside them (`Host`). Three conventions of the matrix are kept: the V1 list also names
-"HiSparse" and "watermarking" (the features that force V2), "missing Triton" is a V2 blocker
-(vLLM reports it on its own), and a removed setting ends the choice before any runner
-("removed").
+beside them (`Host`). Three conventions of the matrix are kept: the V1 list (`v1_blockers`, compared
+with `Resolution.unsupported`) also names "HiSparse" and "watermarking" (the features that
+force V2; vLLM's V1 error, `error_text`, never names them, nor does the matrix's), "missing
+Triton" is a V2 blocker (vLLM reports it on its own), and a removed setting ends the choice
+before any runner ("removed"). `fallback_text` and `error_text` are vLLM's own words.
 """
 
 import enum
@@ -261,6 +262,18 @@ def choose(c, version="0.33.0", asked=None):
 
 
 V1_NAME, V2_NAME = "Model Runner V1", "Model Runner V2"
+
+
+def fallback_text(v2):
+    """The fallback vLLM logs in automatic choice (no colon before the list)."""
+    return f"Model Runner V2 does not yet support {', '.join(v2)}; using the V1 model runner instead."
+
+
+def error_text(runner, v2, v1):
+    """The ValueError vLLM raises when it validates *runner* and its list is not empty."""
+    if runner == "v2":
+        return f"Model Runner V2 does not yet support: {', '.join(v2)}"
+    return f"Model Runner V1 does not support: {', '.join(b for b in v1 if b not in ('HiSparse', 'watermarking'))}"
 WATERMARK_OVERRIDE = "Watermarking requires Model Runner V2 and overrides VLLM_USE_V2_MODEL_RUNNER=0."
 HISPARSE_ERROR = "HiSparse requires Model Runner V2; remove VLLM_USE_V2_MODEL_RUNNER=0."
 

@@ -111,6 +111,8 @@ SHAPES = {
     "ChoiceSpec": "a choice of `choices` written as a table (`{ value, since, until }`)",
     "CheckSpec": "`[check]` in features.toml",
     "IgnoreSpec": "an item of `[check] ignore`",
+    "MessagesSpec": "`[messages]` in features.toml: the sentences in the host's words",
+    "SentencesSpec": "`[messages.runners.<id>]`: a runner's own sentences",
     "DocumentSpec": "features.toml itself: its tables",
 }
 

@@ -1,0 +1,119 @@
+"""Templates of sentences a matrix says in its host's words (``[messages]`` of features.toml).
+
+A template is text with placeholders: ``{name}`` is a named part of the sentence (the runner,
+the features, …), ``{dotted.path}`` a config value, and ``{{`` and ``}}`` are a brace. Which
+names and paths a template may use is said by whoever reads it (`parse`); an unknown one, or
+a brace left open, is a problem with "did you mean" for a near miss. ``[messages]`` allows
+named parts only; config paths are for messages that are filled with a config's values (the
+adjustments'), which are meant to be parsed here too.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Iterable, List, Mapping, Optional, Tuple, Union
+
+import attrs
+
+from . import _messages
+
+_TOKEN = re.compile(r"\{\{|\}\}|\{([^{}]*)\}|\{|\}")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
+
+
+@attrs.frozen
+class Part:
+    """A placeholder: a named part of the sentence, or (``path``) a config value."""
+
+    name: str
+    path: bool = False
+
+
+@attrs.frozen
+class Template:
+    """A parsed template: literal text and `Part` s, in order, and the text it was read from."""
+
+    text: str
+    pieces: Tuple[Union[str, Part], ...]
+
+    @property
+    def names(self) -> Tuple[str, ...]:
+        """The named parts it uses, in order."""
+        return tuple(p.name for p in self.pieces if isinstance(p, Part) and not p.path)
+
+    def fill(self, parts: Mapping[str, str], values: Optional[Mapping[str, object]] = None) -> str:
+        """The sentence: each part by its name in *parts*, each path by its value in *values*."""
+        out = []
+        for piece in self.pieces:
+            if isinstance(piece, str):
+                out.append(piece)
+            elif piece.path:
+                out.append(str((values or {})[piece.name]))
+            else:
+                out.append(parts[piece.name])
+        return "".join(out)
+
+
+def parse(text: str, names: Iterable[str], paths: Iterable[str] = ()) -> Tuple[Optional[Template], Tuple[str, ...]]:
+    """*text* as a `Template` whose parts are among *names* and whose paths among *paths*, and
+    ``()``; or None and the problems found, each said once."""
+    names, paths = tuple(names), tuple(paths)
+    pieces: List[Union[str, Part]] = []
+    problems: List[str] = []
+    at = 0
+    for match in _TOKEN.finditer(text):
+        if match.start() > at:
+            pieces.append(text[at:match.start()])
+        at = match.end()
+        token = match.group()
+        if token in ("{{", "}}"):
+            pieces.append(token[0])
+            continue
+        name = match.group(1)
+        if name is None:
+            problems.append(_messages.template_brace(text, token))
+        elif name in names:
+            pieces.append(Part(name))
+        elif name in paths:
+            pieces.append(Part(name, path=True))
+        else:
+            problems.append(_messages.template_unknown(name, names, paths, bool(_NAME.match(name))))
+    if at < len(text):
+        pieces.append(text[at:])
+    if problems:
+        return None, tuple(dict.fromkeys(problems))
+    merged: List[Union[str, Part]] = []
+    for piece in pieces:  # "{{" gives a piece of its own: join literal text back together
+        if merged and isinstance(piece, str) and isinstance(merged[-1], str):
+            merged[-1] += piece
+        else:
+            merged.append(piece)
+    return Template(text, tuple(merged)), ()
+
+
+#: The sentences a matrix may say in its own words (``[messages]``), each with the named parts
+#: its template may use. Each is about a runner, whose own table (``[messages.runners.ID]``)
+#: overrides the matrix's: the runner blocked, the one chosen, the one the choice ends on, the
+#: one an outright preference wants.
+SENTENCES: Mapping[str, Tuple[str, ...]] = {
+    "does_not_support": ("runner", "features"),
+    "fallback": ("runner", "features", "skipped", "chosen"),
+    "no_runner": ("runner", "features", "refusal", "blocked"),
+    "preferred_blocked": ("feature", "refusal", "runner"),
+}
+
+
+def lookup(messages: Mapping[str, str], sentence: str, runner: Optional[str]) -> Optional[Template]:
+    """The template of *sentence* about *runner* in a matrix's `messages`: the runner's own
+    (``runners.ID.sentence``), else the matrix's, else None (the engine's own words)."""
+    text = messages.get(f"runners.{runner}.{sentence}") if runner is not None else None
+    text = text if text is not None else messages.get(sentence)
+    return None if text is None else _parsed(text, sentence)
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(text: str, sentence: str) -> Template:
+    template, problems = parse(text, SENTENCES[sentence])
+    assert template is not None, problems  # checked when the matrix was loaded
+    return template
