@@ -1,0 +1,188 @@
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import matrix
+from matrix import _diff
+from matrix.diff import CHANGES, diff, observe
+from matrix.resolver import _plan
+
+from .test_check import _ATOMS, _FIELDS, _small_matrices, _universe
+
+SMALL = '''[matrix]
+name = "small"
+version = "2.0"
+[config]
+x = { type = "bool", default = false }
+y = { type = "bool", default = false }
+[features.fx]
+name = "feature x"
+when = "x"
+support = { a = "no", b = "yes" }
+[features.fy]
+name = "feature y"
+when = "y"
+support = { a = "yes", b = "no" }
+'''
+RUNNERS = {"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}}
+
+
+def _summary(report):
+    return [(c.id, c.level, c.message, c.region, c.witness, [str(e) for e in c.entries]) for c in report.changes]
+
+
+def test_a_cell_flipped_moves_configs_to_the_fallback_runner_and_names_the_cell():
+    old = matrix.loads(SMALL, runners=RUNNERS)
+    new = matrix.loads(SMALL.replace('support = { a = "yes", b = "no" }', 'support = { a = "no", b = "no" }'),
+                       runners=RUNNERS)
+    report = diff(old, new)
+    assert report.headline() == "3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic"
+    assert _summary(report) == [
+        ("served-refused", "breaking", "Automatic choice: A → refused", "y", {"x": False, "y": True},
+         ["<string>:11 (new: $.features.fy)"]),
+        ("request-refused", "breaking", "Asking for A: A → refused", "y", {"x": False, "y": True},
+         ["<string>:11 (new: $.features.fy)"]),
+        ("blocker-added", "behaviour", "A and feature y: not blocked by it → blocked by it", "y", {"y": True},
+         ["<string>:11 (new: $.features.fy)"]),
+    ]
+    assert report.undecided == ()
+
+
+def _removals(old_text, new_text, **versions):
+    report = diff(matrix.loads(old_text, runners=RUNNERS), matrix.loads(new_text, runners=RUNNERS), **versions)
+    return [(c.id, c.level, c.message, c.witness) for c in report.changes if c.id.startswith("remov")]
+
+
+def test_a_removal_is_breaking_without_a_deprecation_or_before_its_remove_in_and_behaviour_after_it():
+    removed = SMALL + 'deprecated = { since = "1.0", remove_in = "2.0", removed = true }\n'
+    said = "feature y: not refused for it → refused (the feature is removed)"
+    assert _removals(SMALL, removed) == [("removed-without-deprecation", "breaking", said, {"y": True})]
+    announced = SMALL + 'deprecated = { since = "1.0", remove_in = "3.0" }\n'
+    assert _removals(announced, removed) == [("removed-early", "breaking", said, {"y": True})]
+    due = SMALL + 'deprecated = { since = "1.0", remove_in = "2.0" }\n'
+    assert _removals(due, removed, old_version="1.5") == [("removed", "behaviour", said, {"y": True})]
+    assert _removals(removed, SMALL) == [
+        ("removal-lifted", "behaviour", "feature y: refused (the feature is removed) → not refused for it", {"y": True})]
+
+
+def test_no_change_is_said_in_one_line():
+    m = matrix.loads(SMALL, runners=RUNNERS)
+    report = diff(m, m)
+    assert (report.changes, report.headline()) == ((), "No change for any config (2.0 → 2.0)")
+
+
+# --- brute force ------------------------------------------------------------------------------
+
+
+@st.composite
+def _edited(draw):
+    """A small matrix, and a random edit of it: a cell flipped, a gate added or removed, two
+    priorities swapped, a deprecation (or a removal) added."""
+    text, names, runners, _ = draw(_small_matrices())
+    edit = draw(st.sampled_from(["cell", "add", "remove", "priority", "deprecate", "remove-now"]))
+    new_text, new_runners = text, {r: dict(v) for r, v in runners.items()}
+    cells = list(re.finditer(r'(\b[abc]) = "(yes|no)"', text))
+    if edit == "cell" and cells:
+        cell = draw(st.sampled_from(cells))
+        flipped = "no" if cell.group(2) == "yes" else "yes"
+        new_text = text[:cell.start()] + f'{cell.group(1)} = "{flipped}"' + text[cell.end():]
+    elif edit == "add":
+        atom = draw(st.sampled_from([a for n in names for a in _ATOMS[n]]))
+        support = ", ".join(f'{r} = "{draw(st.sampled_from(["yes", "no"]))}"' for r in runners)
+        new_text = text + f'[features.added]\nname = "added"\nwhen = "{atom}"\nsupport = {{ {support} }}\n'
+    elif edit == "remove":
+        blocks = list(re.finditer(r"\[features\.g\d+\]\n(?:(?!\[).*\n)*", text))
+        block = draw(st.sampled_from(blocks))
+        new_text = text[:block.start()] + text[block.end():]
+    elif edit == "priority":
+        first, second = draw(st.permutations(sorted(runners)))[:2]
+        new_runners[first]["priority"], new_runners[second]["priority"] = (runners[second]["priority"],
+                                                                           runners[first]["priority"])
+    else:
+        blocks = list(re.finditer(r"\[features\.g\d+\]\n(?:(?!\[).*\n)*", text))
+        block = draw(st.sampled_from(blocks))
+        if "deprecated" not in block.group(0):
+            line = ('deprecated = { since = "0.5", remove_in = "2.0" }\n' if edit == "deprecate"
+                    else 'deprecated = { since = "0.5", remove_in = "1.0", removed = true }\n')
+            new_text = text[:block.end()] + line + text[block.end():]
+    return text, runners, new_text, new_runners, names
+
+
+def _answers(side, config):
+    """Every answer the diff compares, for one config on one side."""
+    plan = side.plan
+    out = {("automatic", None, None): observe(side, config, "automatic")}
+    for runner in plan.no:
+        out[("asked", runner, None)] = observe(side, config, "asked", runner)
+    for gate in plan.features:
+        out[("deprecation", None, gate.id)] = observe(side, config, "deprecation", feature=gate.id)
+        for runner in plan.no:
+            out[("blocker", runner, gate.id)] = observe(side, config, "blocker", feature=gate.id, blocked=runner)
+    return out
+
+
+_AUTOMATIC = {k for k in CHANGES if k in ("served-refused", "refused-served", "runner-changed") or
+              k.startswith(("fallback-", "preference-"))}
+_REMOVAL = {"removed", "removed-early", "removed-without-deprecation", "removal-lifted"}
+
+
+_AUTO = ("automatic", None, None)
+removed = "refused (the feature is removed)"
+
+
+def _expected(kind, old, new):
+    """The ids a difference must be reported under (a reference written from the README)."""
+    if kind == "automatic":
+        if removed in (old, new):
+            return _REMOVAL
+        return _AUTOMATIC
+    if kind == "asked":
+        return _REMOVAL if removed in (old, new) else {"request-refused", "request-served", "request-overridden"}
+    if kind == "deprecation":
+        return {"deprecation-started" if new.startswith("warned") else "deprecation-ended"}
+    return {"blocker-added" if new.startswith("blocked") else "blocker-lifted"}
+
+
+@settings(deadline=None)
+@given(_edited())
+def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
+    text, runners, new_text, new_runners, names = case
+    try:
+        old = matrix.loads(text, runners=runners)
+        new = matrix.loads(new_text, runners=new_runners)
+    except matrix.LoadError:
+        return  # an ill-typed combination of atoms, or a refusal naming the gate removed
+    report = diff(old, new)
+    # Every witness reproduces: it resolves as the change says on both sides.
+    sides = _diff.Side("old", _plan(old, None)), _diff.Side("new", _plan(new, None))
+    for change in report.changes:
+        kind = ("automatic" if change.id in _AUTOMATIC else "asked" if change.id.startswith("request-")
+                else "removal" if change.id in _REMOVAL else change.id.split("-")[0])
+        asked = change.runner if kind == "asked" else None
+        seen = [observe(s, change.witness, kind, asked, change.features[0] if change.features else None,
+                        change.runner) for s in sides]
+        assert seen == [change.old, change.new], change
+    if report.undecided:
+        return
+    universe = list(_universe(old, names))
+    if len(universe) > 3000:
+        universe = universe[:: len(universe) // 3000 + 1]
+    by_id = {}
+    for change in report.changes:
+        by_id.setdefault(change.id, []).append(change)
+    for config in universe:
+        before, after = _answers(sides[0], config), _answers(sides[1], config)
+        if any(a.startswith("a config error") for a in (*before.values(), *after.values())):
+            continue
+        for key in before.keys() & after.keys():
+            if before[key] == after[key]:
+                continue
+            kind, runner, gate = key
+            if kind in ("deprecation", "blocker") and removed in (before[_AUTO], after[_AUTO]):
+                continue  # the warnings and blockers of a config a removal refuses are not compared
+            reported = [c for i in _expected(kind, before[key], after[key]) for c in by_id.get(i, [])
+                        if kind in ("automatic", "removal") or c.runner in (runner, None)
+                        and (gate is None or gate in c.features or c.id in _REMOVAL)]
+            assert reported, (key, config, before[key], after[key], [c.id for c in report.changes])
