@@ -23,7 +23,7 @@ from packaging.version import Version
 
 from ._choice import Rule, Term
 from ._compile import Plan
-from ._nodes import Node, Or
+from ._nodes import Node
 from ._space import Inconclusive, Space
 from .check import _Choice
 from .schema import BLOCKING, Feature, Field, Matrix, Schema
@@ -215,10 +215,11 @@ class Search:
                               for f in _bound(choice, step))
                 yield Region("asked" if asked else "automatic", runner, a_out, b_out, found, gates)
 
-    def one_gate(self, kind: str, warned: Callable[[Side, Feature], bool], *, asked: bool = False,
+    def one_gate(self, kind: str, warned: Callable[[Side, Feature], bool], *, asked: Optional[str] = None,
                  blocked: Optional[str] = None) -> Iterator[Region]:
         """For each gate id on either side: configs where it is active and *warned* on one side
-        and not on the other (not active there, or not *warned*), no removal refusing either."""
+        and not on the other (not active there, or not *warned*), no removal refusing either; with
+        *asked*, as a request for that runner reads the gates."""
         ids = list(dict.fromkeys(f.id for side in (self.old, self.new) for f in side.plan.features))
         for feature_id in ids:
             for this, other, sign in ((self.new, self.old, "added"), (self.old, self.new, "lifted")):
@@ -230,13 +231,13 @@ class Search:
                 other_choice = other.asked if asked else other.automatic
                 # Configs a removal refuses: on the other side for a removal question, else on either.
                 refusing = (other,) if kind == "removal" else (self.old, self.new)
-                false = [n for side in refusing for n in side.removed(asked)]
+                false = [n for side in refusing for n in side.removed(asked is not None)]
                 if there is not None and there.id not in other_choice.dead and warned(other, there):
                     false.append(there.when.node)
                 found = self._solve({"true": [gate.when.node], "false": false}, f"where {gate.name} changes")
                 if found is None:
                     continue
-                yield Region(kind, None, ("", None, ""), ("", None, sign), found, ((this.name, feature_id),),
+                yield Region(kind, asked, ("", None, ""), ("", None, sign), found, ((this.name, feature_id),),
                              feature=feature_id, blocked=blocked)
 
 
@@ -246,6 +247,7 @@ def deprecated(side: Side, gate: Feature) -> bool:
 
 
 def removed(side: Side, gate: Feature) -> bool:
+    """The gate refuses the configs that use it (a removal)."""
     return bool(side.plan.removed >> side.plan.features.index(gate) & 1)
 
 
@@ -289,7 +291,3 @@ def _undecided(error: Inconclusive, budget: int, what: str) -> str:
     from .check import _undecided as words
 
     return f"Could not decide {words(error, budget)} {what}"
-
-
-def any_of(nodes: List[Node]) -> Node:
-    return nodes[0] if len(nodes) == 1 else Or(tuple(nodes))

@@ -32,7 +32,7 @@ from ._versions import VersionLike
 from .errors import ConfigError, RemovedFeatureError, ResolutionError
 from .schema import Feature, Matrix
 
-__all__ = ["CHANGES", "LEVELS", "Accepted", "Change", "DiffReport", "Entry", "Level", "diff"]
+__all__ = ["CHANGES", "LEVELS", "Accepted", "Change", "DiffReport", "Entry", "Level", "diff", "json_schema"]
 
 
 def __dir__() -> List[str]:
@@ -178,6 +178,9 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
     for runner in runners:
         changes.add_regions(search.pairs(runner))
     changes.add_regions(search.one_gate("removal", _diff.removed))
+    if runners:
+        # A removal a request reads (merged with what automatic choice says of the same gate).
+        changes.add_regions(search.one_gate("removal", _diff.removed, asked=runners[0]))
     changes.add_regions(search.one_gate("deprecation", _diff.deprecated))
     for runner in runners:
         changes.add_regions(search.one_gate("blocker", _diff.blocking(runner), blocked=runner))
@@ -235,7 +238,7 @@ class _Changes:
     def add(self, region: _diff.Region) -> None:
         change_id = _classify(region, self.old, self.new)
         causes = self.causes(region)
-        key = (change_id, region.runner, region.blocked, region.old[:2], region.new[:2],
+        key = (change_id, None if region.kind == "removal" else region.runner, region.blocked, region.old[:2], region.new[:2],
                tuple(g.id for _, g in causes))
         region_text = _region_text([g for _, g in causes] or self._bound(region))
         if key in self._merged:
@@ -255,7 +258,7 @@ class _Changes:
         message = _message(change_id, region, old_text, new_text, self.new)
         self._merged[key] = len(self.out)
         self.out.append(Change(change_id, CHANGES[change_id][0], message, region_text, witness, old_text, new_text,
-                               runner=region.runner if region.kind == "asked" else region.blocked,
+                               runner=region.runner or region.blocked,
                                features=tuple(g.id for _, g in causes), entries=entries))
 
     def cosmetic(self) -> None:
@@ -304,7 +307,7 @@ def observe(side: _diff.Side, config: Dict[str, Any], kind: str, runner: Optiona
     """What *config* resolves to on *side*, as a diff reads it for one kind of question."""
     from .resolver import resolve
 
-    asked = runner if kind == "asked" else None
+    asked = runner if kind in ("asked", "removal") else None
     try:
         resolution = resolve(side.matrix, config, runner=asked, version=side.version)
         error: Optional[ResolutionError] = None
@@ -407,7 +410,7 @@ def command(change: Change, matrix_file: Optional[str], version: str) -> str:
     if matrix_file:
         parts += ["--matrix", matrix_file]
     parts += ["--version", version]
-    if change.runner is not None and change.id.startswith("request-"):
+    if change.runner is not None and not change.id.startswith("blocker-"):
         parts += ["--runner", change.runner]
     for path, value in _flat(change.witness):
         shown = value if isinstance(value, str) else json.dumps(value)
@@ -423,3 +426,12 @@ def _flat(config: Mapping[str, Any], prefix: str = "") -> List[Tuple[str, Any]]:
         else:
             out.append((prefix + key, value))
     return out
+
+
+def json_schema() -> Dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of ``matrix diff --format json``: ``matrix/diff.schema.json``."""
+    import os
+
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "diff.schema.json"), encoding="utf-8") as f:
+        data: Dict[str, Any] = json.load(f)
+    return data
