@@ -191,7 +191,7 @@ def text(report: DiffReport, old_file: Optional[str], new_file: Optional[str], f
             lines.append(f"    cause: {entry}")
         if change.witness:
             lines.append(f"    witness: {json.dumps(change.witness, sort_keys=True)}")
-            for label, file, version in (("before", old_file, report.old_version),
+            for label, file, version in (("before:", old_file, report.old_version),
                                          ("after: ", new_file, report.new_version)):
                 if file is not None:
                     lines.append(f"    {label} {command(change, file, version)}")

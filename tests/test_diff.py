@@ -1,5 +1,6 @@
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -185,3 +186,157 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
                         if c.id in _REMOVAL or kind == "automatic" or c.runner == runner
                         and (gate is None or gate in c.features)]
             assert reported, (key, config, before[key], after[key], [c.id for c in report.changes])
+
+
+# --- the command ------------------------------------------------------------------------------
+
+FLIPPED = SMALL.replace('support = { a = "yes", b = "no" }', 'support = { a = "no", b = "no" }')
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "a.toml").write_text('name = "A"\npriority = 2\n')
+    (tmp_path / "runners" / "b.toml").write_text('name = "B"\npriority = 1\n')
+    (tmp_path / "old.toml").write_text(SMALL)
+    (tmp_path / "new.toml").write_text(FLIPPED)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _run(*args):
+    import io
+
+    from matrix.cli import run
+
+    out, err = io.StringIO(), io.StringIO()
+    status = run(list(args), stdout=out, stderr=err)
+    return status, out.getvalue(), err.getvalue()
+
+
+TEXT = """\
+3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic
+breaking[served-refused]: Automatic choice: A → refused
+    configs: y
+    cause: new.toml:11 (new: $.features.fy)
+    witness: {"x": false, "y": true}
+    before: matrix resolve --matrix old.toml --version 2.0 --set x=false --set y=true
+    after:  matrix resolve --matrix new.toml --version 2.0 --set x=false --set y=true
+breaking[request-refused]: Asking for A: A → refused
+    configs: y
+    cause: new.toml:11 (new: $.features.fy)
+    witness: {"x": false, "y": true}
+    before: matrix resolve --matrix old.toml --version 2.0 --runner a --set x=false --set y=true
+    after:  matrix resolve --matrix new.toml --version 2.0 --runner a --set x=false --set y=true
+behaviour[blocker-added]: A and feature y: not blocked by it → blocked by it
+    configs: y
+    cause: new.toml:11 (new: $.features.fy)
+    witness: {"y": true}
+    before: matrix resolve --matrix old.toml --version 2.0 --set y=true
+    after:  matrix resolve --matrix new.toml --version 2.0 --set y=true
+failed (--fail-on breaking)
+"""
+
+
+def test_the_text_report_gives_each_change_its_witness_and_the_resolve_commands(folder):
+    assert _run("diff", "old.toml", "new.toml") == (1, TEXT, "")
+
+
+def test_the_resolve_commands_of_the_report_reproduce_the_witness(folder):
+    status, out, _ = _run("resolve", "--matrix", "old.toml", "--version", "2.0", "--set", "x=false", "--set", "y=true")
+    assert (status, out) == (0, "Chose a (A) automatically at version 2.0\nAlso blocked b (B) because of: feature y\n")
+    status, _, err = _run("resolve", "--matrix", "new.toml", "--version", "2.0", "--set", "x=false", "--set", "y=true")
+    assert (status, err) == (1, "matrix: No runner can serve this config: A does not support: feature y; "
+                                "B does not support: feature y\n")
+
+
+def test_fail_on_and_levels_set_the_exit_status(folder):
+    assert _run("diff", "old.toml", "new.toml", "--fail-on", "behaviour")[0] == 1
+    assert _run("diff", "old.toml", "new.toml", "--level", "served-refused=behaviour",
+                "--level", "request-refused=cosmetic")[0] == 0
+    (folder / "pyproject.toml").write_text(
+        '[tool.matrix.diff]\nlevels = { blocker-added = "cosmetic" }\nfail-on = "behaviour"\n'
+        'accept = [{ id = "served-refused", features = ["fy"], reason = "y needs a new runner" },\n'
+        '          { id = "request-refused", reason = "y needs a new runner" }]\n')
+    status, out, _ = _run("diff", "old.toml", "new.toml")
+    assert status == 0
+    assert [line for line in out.splitlines() if "[" in line and "]:" in line] == [
+        "breaking[served-refused]: Automatic choice: A → refused (accepted: y needs a new runner)",
+        "breaking[request-refused]: Asking for A: A → refused (accepted: y needs a new runner)",
+        "cosmetic[blocker-added]: A and feature y: not blocked by it → blocked by it",
+    ]
+
+
+def test_bad_levels_and_broken_files_exit_2_never_1(folder):
+    assert _run("diff", "old.toml", "new.toml", "--level", "served-refsed=behaviour") == (
+        2, "", "matrix: error: --level: unknown change id 'served-refsed', did you mean 'served-refused'\n")
+    assert _run("diff", "old.toml", "new.toml", "--level", "served-refused=breakin") == (
+        2, "", "matrix: error: --level: the level of 'served-refused' must be one of 'behaviour', 'breaking', "
+               "'cosmetic', not 'breakin', did you mean 'breaking'\n")
+    (folder / "new.toml").write_text(SMALL.replace('when = "y"', 'when = "y and"'))
+    status, out, err = _run("diff", "old.toml", "new.toml")
+    assert (status, out, err.splitlines()[0]) == (2, "", "matrix: error: new.toml: 1 problem")
+
+
+def test_markdown_is_one_line_without_changes_and_a_table_with_them(folder):
+    assert _run("diff", "old.toml", "old.toml", "--format", "markdown") == (
+        0, "**matrix diff**: No change for any config (2.0 → 2.0)\n", "")
+    status, out, _ = _run("diff", "old.toml", "new.toml", "--format", "markdown")
+    assert (status, out) == (1, """\
+**matrix diff**: 3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic
+
+| Level | Change | What | Configs | Witness | Cause |
+|---|---|---|---|---|---|
+| breaking | `served-refused` | Automatic choice: A → refused | `y` | `{"x": false, "y": true}` | new.toml:11 (new: $.features.fy) |
+| breaking | `request-refused` | Asking for A: A → refused | `y` | `{"x": false, "y": true}` | new.toml:11 (new: $.features.fy) |
+| behaviour | `blocker-added` | A and feature y: not blocked by it → blocked by it | `y` | `{"y": true}` | new.toml:11 (new: $.features.fy) |
+""")
+
+
+def test_the_markdown_comment_folds_the_changes_past_the_first_ten():
+    from matrix._diff_cli import markdown
+    from matrix.diff import Change, DiffReport
+
+    changes = tuple(Change("runner-changed", "behaviour", f"change {i}", "x", {"x": i}, "A", "B") for i in range(12))
+    lines = markdown(DiffReport(changes, "1.0", "2.0")).splitlines()
+    assert lines[0] == "**matrix diff**: 12 changes (1.0 → 2.0): 0 breaking, 12 behaviour, 0 cosmetic"
+    assert lines[14:] == ["", "<details><summary>2 more</summary>", "",
+                          "| Level | Change | What | Configs | Witness | Cause |", "|---|---|---|---|---|---|",
+                          '| behaviour | `runner-changed` | change 10 | `x` | `{"x": 10}` |  |',
+                          '| behaviour | `runner-changed` | change 11 | `x` | `{"x": 11}` |  |', "", "</details>"]
+
+
+def test_the_json_report_follows_the_packaged_schema(folder):
+    import json
+
+    import jsonschema
+
+    from matrix.diff import json_schema
+
+    jsonschema.Draft202012Validator.check_schema(json_schema())
+    status, out, _ = _run("diff", "old.toml", "new.toml", "--format", "json")
+    data = json.loads(out)
+    jsonschema.Draft202012Validator(json_schema()).validate(data)
+    assert (status, data["counts"], data["failed"], data["changes"][0]["entries"]) == (
+        1, {"breaking": 2, "behaviour": 1, "cosmetic": 0}, True,
+        [{"side": "new", "place": "$.features.fy", "file": "new.toml", "line": 11, "column": 1}])
+    assert json_schema()["$defs"]["change"]["properties"]["id"]["enum"] == list(CHANGES)
+
+
+def test_a_side_read_from_git_is_that_revision_with_its_runner_files(folder):
+    import subprocess
+
+    (folder / "features.toml").write_text(SMALL)
+    for command in (["init", "-q"], ["add", "features.toml", "runners"],
+                    ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "old"]):
+        subprocess.run(["git", *command], check=True, cwd=folder)
+    (folder / "features.toml").write_text(FLIPPED)
+    (folder / "runners" / "a.toml").write_text('name = "A"\npriority = 2\n')
+    status, out, _ = _run("diff", "--base", "HEAD")
+    assert (status, out.splitlines()[:3]) == (1, [
+        "3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic",
+        "breaking[served-refused]: Automatic choice: A → refused",
+        "    configs: y"])
+    assert "    before:" not in out  # a side read from git has no file to resolve against
+    assert _run("diff", "HEAD:features.toml", "features.toml")[1] == out
+    assert _run("diff", "nosuchrev:features.toml", "features.toml")[0] == 2
