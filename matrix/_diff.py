@@ -208,7 +208,8 @@ class Search:
                 question = {key: a_q[key] + b_q[key] for key in ("true", "false", "extra")}
                 if self.changed is not None:
                     question["extra"] = question["extra"][:-1]  # said once
-                found = self._solve(question, f"whether {_what(runner)} changes")
+                found = self._solve(question, f"whether {_what(runner)} goes from {_said(a_out)} to {_said(b_out)} "
+                                              "for any config")
                 if found is None:
                     continue
                 gates = tuple((s, f.id) for s, choice, step in (("old", old_choice, a_step), ("new", new_choice, b_step))
@@ -281,6 +282,13 @@ def _bound(choice: _Choice, step: Rule) -> List[Feature]:
         if wanted:
             out += [f for f in choice.plan.active(mask) if f.id not in choice.dead]
     return out
+
+
+def _said(outcome: Outcome) -> str:
+    status, runner, note = outcome
+    if status == "refused":
+        return "refused"
+    return repr(runner) + (f" ({note})" if note else "")
 
 
 def _what(runner: Optional[str]) -> str:

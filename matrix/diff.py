@@ -161,11 +161,12 @@ class DiffReport:
 
 
 def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
-         new_version: Optional[VersionLike] = None, budget: int = 200_000) -> DiffReport:
+         new_version: Optional[VersionLike] = None, budget: int = 20_000) -> DiffReport:
     """Every change from *old* (as of *old_version*, its own by default) to *new*.
 
     :param budget: the most search steps any one question may take; a question that needs
-        more is listed in `DiffReport.undecided`.
+        more is listed in `DiffReport.undecided` (a diff asks a question per pair of rules, so
+        its default is a tenth of ``matrix check``'s).
     :raises UsageError: a version is past its matrix's newest release.
     """
     from .resolver import _plan

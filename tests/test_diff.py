@@ -340,3 +340,25 @@ def test_a_side_read_from_git_is_that_revision_with_its_runner_files(folder):
     assert "    before:" not in out  # a side read from git has no file to resolve against
     assert _run("diff", "HEAD:features.toml", "features.toml")[1] == out
     assert _run("diff", "nosuchrev:features.toml", "features.toml")[0] == 2
+
+
+def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_release():
+    # ../shared/reference/vllm-model-runners.md, "Changes in 0.32.0": each entry it names.
+    m = matrix.default()
+    report = diff(m, m, old_version="0.31.0", new_version="0.32.0")
+    said = {(c.id, c.runner, c.features) for c in report.changes}
+    assert {
+        ("blocker-lifted", "v2", ("stock_torch_compile",)),  # V2 runs stock torch.compile
+        ("blocker-lifted", "v2", ("spec_ngram",)),  # V2 supports 'ngram' and 'ngram_gpu'
+        ("blocker-lifted", "v2", ("spec_ngram_gpu",)),
+        ("blocker-lifted", "v2", ("elastic_ep",)),  # V2 supports elastic expert parallelism
+        ("blocker-added", "v2", ("heterogeneous_vocab",)),  # heterogeneous-vocabulary draft models block V2
+        ("removed-without-deprecation", None, ("enable_sp_removed",)),  # enable_sp gone, no deprecation
+        ("removed", None, ("mamba_cache_all",)),  # deprecated in 0.30.0, removed as announced in 0.32.0
+        # ROCm's default to V1 ends: configs it sent to V1 go to V2.
+        ("runner-changed", None, ("spec_ngram", "rocm_v1_default_when_free")),
+    } <= said
+    # Nothing else: every change is caused by one of those entries.
+    assert {f for c in report.changes for f in c.features} == {
+        "stock_torch_compile", "spec_ngram", "spec_ngram_gpu", "elastic_ep", "heterogeneous_vocab",
+        "enable_sp_removed", "mamba_cache_all", "rocm_v1_default_when_free"}
