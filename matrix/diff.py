@@ -15,8 +15,9 @@ never guessed.
 
 What is not compared (yet): preference notices for a preference passed over, warnings of the
 ``opt-in`` and ``partial`` kinds, the answer for a config that one side's ``[config]`` rejects
-(a choice or field only one side has), and a runner only one side has (said as a cosmetic
-change of the runners).
+(a choice or field only one side has), the blockers and deprecation warnings of a config a
+removal refuses, and a runner only one side has (no change names it). A ``[config]`` field one
+side lacks reads, on that side, as if the config did not set it.
 """
 
 from __future__ import annotations

@@ -362,3 +362,23 @@ def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_rel
     assert {f for c in report.changes for f in c.features} == {
         "stock_torch_compile", "spec_ngram", "spec_ngram_gpu", "elastic_ep", "heterogeneous_vocab",
         "enable_sp_removed", "mamba_cache_all", "rocm_v1_default_when_free"}
+
+
+def test_the_ways_of_naming_the_sides_that_do_not_go_together_exit_2(folder):
+    assert _run("diff", "--from-version", "1.0", "--matrix", "old.toml") == (
+        2, "", "matrix: error: --from-version and --to-version go together\n")
+    assert _run("diff", "old.toml", "--from-version", "1.0", "--to-version", "2.0") == (
+        2, "", "matrix: error: --from-version and --to-version compare one matrix (--matrix), not OLD and NEW\n")
+    assert _run("diff", "old.toml") == (2, "", "matrix: error: Give OLD and NEW, --base REV, or --from-version and "
+                                               "--to-version\n")
+    assert _run("diff", "old.toml", "new.toml", "--base", "HEAD") == (
+        2, "", "matrix: error: --base compares one file at REV with the working tree: give OLD only\n")
+
+
+def test_one_matrix_at_two_versions_is_compared_as_its_history_says(folder):
+    (folder / "features.toml").write_text(SMALL.replace('support = { a = "yes", b = "no" }',
+                                                        'support = { a = [{ status = "yes" }, { status = "no", since = "2.0" }], b = "no" }'))
+    status, out, err = _run("diff", "--from-version", "1.0", "--to-version", "2.0")
+    assert (status, err, out.splitlines()[:2]) == (1, "", [
+        "3 changes (1.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic",
+        "breaking[served-refused]: Automatic choice: A → refused"])
