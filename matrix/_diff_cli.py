@@ -31,8 +31,10 @@ def add_parser(commands: Any, stdout: IO[str]) -> None:
                                                           "features.toml)")
     parser.add_argument("--from-version", metavar="A", help="the version of the old side")
     parser.add_argument("--to-version", metavar="B", help="the version of the new side")
-    parser.add_argument("--format", choices=("text", "json", "markdown"), default="text",
-                        help="text; json (matrix/diff.schema.json); markdown (a pull-request comment)")
+    parser.add_argument("--format", choices=("text", "json", "markdown", "github"), default="text",
+                        help="text; json (matrix/diff.schema.json); markdown (a pull-request comment); github "
+                             "(workflow commands: an annotation on the line of each change's cause, the base "
+                             "file's line for what was removed)")
     parser.add_argument("--level", action="append", default=[], metavar="ID=LEVEL",
                         help="the level of a change id (breaking, behaviour, cosmetic); repeatable")
     parser.add_argument("--fail-on", choices=LEVELS, default=None,
@@ -54,6 +56,8 @@ def run(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin:
         stdout.write(json.dumps(to_json(report, fail_on), indent=2, ensure_ascii=False) + "\n")
     elif options.format == "markdown":
         stdout.write(markdown(report))
+    elif options.format == "github":
+        stdout.write(github(report))
     else:
         stdout.write(text(report, old[1], new[1], fail_on))
     return 1 if report.failed(fail_on) else 0
@@ -200,6 +204,39 @@ def text(report: DiffReport, old_file: Optional[str], new_file: Optional[str], f
     if report.changes:
         lines.append(("failed" if report.failed(fail_on) else "passed") + f" (--fail-on {fail_on})")
     return "\n".join(lines) + "\n"
+
+
+#: breaking, behaviour, cosmetic → the workflow command that shows it.
+_GITHUB = {"breaking": "error", "behaviour": "warning", "cosmetic": "notice"}
+
+
+def github(report: DiffReport) -> str:
+    """One workflow command per change, on the line of its first cause (a side read from git,
+    ``REV:PATH``, is annotated on PATH)."""
+    from ._ci_formats import _data, _property
+
+    lines = []
+    for change in report.changes:
+        properties = []
+        entry = change.entries[0] if change.entries else None
+        if entry is not None and entry.file is not None:
+            properties.append(f"file={_property(_in_tree(entry.file))}")
+            if entry.line is not None:
+                properties.append(f"line={entry.line}")
+        properties.append(f"title={_property('matrix diff ' + change.id)}")
+        message = change.message + (f" (accepted: {change.accepted})" if change.accepted else "")
+        message += f"\nconfigs: {change.region}"
+        if change.witness:
+            message += "\nwitness: " + json.dumps(change.witness, sort_keys=True)
+        lines.append(f"::{_GITHUB[change.level]} {','.join(properties)}::{_data(message)}")
+    return "".join(line + "\n" for line in lines)
+
+
+def _in_tree(file: str) -> str:
+    """The path of a file in the working tree: PATH for a side read from git as ``REV:PATH``."""
+    if ":" in file and not os.path.exists(file):
+        return file.split(":", 1)[1]
+    return file
 
 
 def to_json(report: DiffReport, fail_on: Level) -> Dict[str, Any]:

@@ -257,7 +257,7 @@ class _Changes:
             return
         old_text, new_text = seen
         entries = tuple(_entry(self.side(side), gate) for side, gate in causes) or (_order_entry(self.new),)
-        message = _message(change_id, region, old_text, new_text, self.new)
+        message = _message(change_id, region, old_text, new_text, self.new, self.old)
         self._merged[key] = len(self.out)
         self.out.append(Change(change_id, CHANGES[change_id][0], message, region_text, witness, old_text, new_text,
                                runner=region.runner or region.blocked,
@@ -391,14 +391,15 @@ def _order_entry(side: _diff.Side) -> Entry:
     return Entry(side.name, "$.matrix.runners", side.matrix.file, line, column)  # type: ignore[arg-type]
 
 
-def _message(change_id: str, region: _diff.Region, old: str, new: str, side: _diff.Side) -> str:
+def _message(change_id: str, region: _diff.Region, old: str, new: str, side: _diff.Side,
+             before: _diff.Side) -> str:
     if region.kind == "automatic":
         return f"Automatic choice: {old} → {new}"
     if region.kind == "asked":
         assert region.runner is not None
         return f"Asking for {side.matrix.runner(region.runner).name}: {old} → {new}"
     assert region.feature is not None
-    gate = side.gate(region.feature)
+    gate = side.gate(region.feature) or before.gate(region.feature)  # a gate gone: its old name
     name = gate.name if gate is not None else region.feature
     if region.kind == "blocker":
         assert region.blocked is not None

@@ -382,3 +382,16 @@ def test_one_matrix_at_two_versions_is_compared_as_its_history_says(folder):
     assert (status, err, out.splitlines()[:2]) == (1, "", [
         "3 changes (1.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic",
         "breaking[served-refused]: Automatic choice: A → refused"])
+
+
+def test_github_annotations_stand_on_the_cause_and_on_the_base_file_for_what_was_removed(folder):
+    (folder / "new.toml").write_text(SMALL.split("[features.fy]")[0])
+    assert _run("diff", "old.toml", "new.toml", "--format", "github") == (0, (
+        "::warning file=old.toml,line=11,title=matrix diff refused-served::Automatic choice: refused → B (fallback)"
+        '%0Aconfigs: y%0Awitness: {"x": true, "y": true}\n'
+        "::warning file=old.toml,line=11,title=matrix diff request-served::Asking for B: refused → B"
+        '%0Aconfigs: y%0Awitness: {"y": true}\n'
+        "::warning file=old.toml,line=11,title=matrix diff blocker-lifted::B and feature y: blocked by it → "
+        'not blocked by it%0Aconfigs: y%0Awitness: {"y": true}\n'), "")
+    status, out, _ = _run("diff", "old.toml", "old.toml", "--format", "github")
+    assert (status, out) == (0, "")
