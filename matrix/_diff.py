@@ -48,6 +48,9 @@ class Region:
     gates: Tuple[Tuple[str, str], ...]  # (side, gate id) whose conditions hold there
     feature: Optional[str] = None  # the gate of a one-gate question
     blocked: Optional[str] = None  # the runner a blocker question is about
+    #: (side, gate id) of the gates a deciding rule needs inactive (a runner's blockers), and
+    #: that are inactive there: they bound the region too.
+    excluded: Tuple[Tuple[str, str], ...] = ()
 
 
 def union_schema(old: Schema, new: Schema) -> Schema:
@@ -214,7 +217,10 @@ class Search:
                     continue
                 gates = tuple((s, f.id) for s, choice, step in (("old", old_choice, a_step), ("new", new_choice, b_step))
                               for f in _bound(choice, step))
-                yield Region("asked" if asked else "automatic", runner, a_out, b_out, found, gates)
+                sides_steps = (("old", old_choice, a_step), ("new", new_choice, b_step))
+                excluded = tuple((s, f.id) for s, choice, step in sides_steps for f in _bound(choice, step, False)
+                                 if self.space.truth(f.when.node, found) is False)
+                yield Region("asked" if asked else "automatic", runner, a_out, b_out, found, gates, excluded=excluded)
 
     def one_gate(self, kind: str, warned: Callable[[Side, Feature], bool], *, asked: Optional[str] = None,
                  blocked: Optional[str] = None) -> Iterator[Region]:
@@ -275,11 +281,11 @@ def _same(a: Outcome, b: Outcome) -> bool:
     return a[0] == b[0] and a[1] == b[1] and (a[0] == "refused" or a[2] == b[2])
 
 
-def _bound(choice: _Choice, step: Rule) -> List[Feature]:
-    """The gates whose conditions a rule needs to hold."""
+def _bound(choice: _Choice, step: Rule, held: bool = True) -> List[Feature]:
+    """The gates whose conditions a rule needs to hold (*held*), or not to."""
     out: List[Feature] = []
     for mask, wanted in step.literals:
-        if wanted:
+        if wanted is held:
             out += [f for f in choice.plan.active(mask) if f.id not in choice.dead]
     return out
 

@@ -242,7 +242,7 @@ class _Changes:
         causes = self.causes(region)
         key = (change_id, None if region.kind == "removal" else region.runner, region.blocked, region.old[:2], region.new[:2],
                tuple(g.id for _, g in causes))
-        region_text = _region_text([g for _, g in causes] or self._bound(region))
+        region_text = _region_text([g for _, g in causes] or self._bound(region), self._excluded(region, causes))
         if key in self._merged:
             index = self._merged[key]
             before = self.out[index]
@@ -284,6 +284,15 @@ class _Changes:
                                        f"{old.runner(runner.id).name!r} → {runner.name!r}", "no config", {},
                                        repr(old.runner(runner.id).name), repr(runner.name), runner=runner.id,
                                        entries=(_order_entry(self.new),)))
+
+    def _excluded(self, region: _diff.Region, causes: Sequence[Tuple[str, Feature]]) -> List[Feature]:
+        out: List[Feature] = []
+        for side, gate_id in region.excluded:
+            gate = self.side(side).gate(gate_id)
+            if gate is not None and gate.origin is None and all(gate.when != g.when for g in out) \
+                    and all(gate.when != c.when for _, c in causes):
+                out.append(gate)
+        return out
 
     def _bound(self, region: _diff.Region) -> List[Feature]:
         out = []
@@ -363,10 +372,12 @@ def _classify(region: _diff.Region, old: _diff.Side, new: _diff.Side) -> str:
     return "removed-early" if remove_in is None or new.version < remove_in else "removed"
 
 
-def _region_text(gates: Sequence[Feature]) -> str:
-    if not gates:
-        return "every config"
-    return " and ".join(f"({g.when})" if " or " in str(g.when) else str(g.when) for g in gates)
+def _region_text(gates: Sequence[Feature], excluded: Sequence[Feature] = ()) -> str:
+    """The configs of a region as the matrix writes them: the conditions that hold there, then
+    ``not (…)`` of those a deciding rule needs inactive."""
+    parts = [f"({g.when})" if " or " in str(g.when) else str(g.when) for g in gates]
+    parts += [f"not ({g.when})" if " " in str(g.when) else f"not {g.when}" for g in excluded]
+    return " and ".join(parts) or "every config"
 
 
 def _entry(side: _diff.Side, gate: Feature) -> Entry:

@@ -40,9 +40,9 @@ def test_a_cell_flipped_moves_configs_to_the_fallback_runner_and_names_the_cell(
     report = diff(old, new)
     assert report.headline() == "3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic"
     assert _summary(report) == [
-        ("served-refused", "breaking", "Automatic choice: A → refused", "y", {"x": False, "y": True},
+        ("served-refused", "breaking", "Automatic choice: A → refused", "y and not x", {"x": False, "y": True},
          ["<string>:11 (new: $.features.fy)"]),
-        ("request-refused", "breaking", "Asking for A: A → refused", "y", {"x": False, "y": True},
+        ("request-refused", "breaking", "Asking for A: A → refused", "y and not x", {"x": False, "y": True},
          ["<string>:11 (new: $.features.fy)"]),
         ("blocker-added", "behaviour", "A and feature y: not blocked by it → blocked by it", "y", {"y": True},
          ["<string>:11 (new: $.features.fy)"]),
@@ -217,13 +217,13 @@ def _run(*args):
 TEXT = """\
 3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic
 breaking[served-refused]: Automatic choice: A → refused
-    configs: y
+    configs: y and not x
     cause: new.toml:11 (new: $.features.fy)
     witness: {"x": false, "y": true}
     before: matrix resolve --matrix old.toml --version 2.0 --set x=false --set y=true
     after:  matrix resolve --matrix new.toml --version 2.0 --set x=false --set y=true
 breaking[request-refused]: Asking for A: A → refused
-    configs: y
+    configs: y and not x
     cause: new.toml:11 (new: $.features.fy)
     witness: {"x": false, "y": true}
     before: matrix resolve --matrix old.toml --version 2.0 --runner a --set x=false --set y=true
@@ -287,8 +287,8 @@ def test_markdown_is_one_line_without_changes_and_a_table_with_them(folder):
 
 | Level | Change | What | Configs | Witness | Cause |
 |---|---|---|---|---|---|
-| breaking | `served-refused` | Automatic choice: A → refused | `y` | `{"x": false, "y": true}` | new.toml:11 (new: $.features.fy) |
-| breaking | `request-refused` | Asking for A: A → refused | `y` | `{"x": false, "y": true}` | new.toml:11 (new: $.features.fy) |
+| breaking | `served-refused` | Automatic choice: A → refused | `y and not x` | `{"x": false, "y": true}` | new.toml:11 (new: $.features.fy) |
+| breaking | `request-refused` | Asking for A: A → refused | `y and not x` | `{"x": false, "y": true}` | new.toml:11 (new: $.features.fy) |
 | behaviour | `blocker-added` | A and feature y: not blocked by it → blocked by it | `y` | `{"y": true}` | new.toml:11 (new: $.features.fy) |
 """)
 
@@ -336,7 +336,7 @@ def test_a_side_read_from_git_is_that_revision_with_its_runner_files(folder):
     assert (status, out.splitlines()[:3]) == (1, [
         "3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic",
         "breaking[served-refused]: Automatic choice: A → refused",
-        "    configs: y"])
+        "    configs: y and not x"])
     assert "    before:" not in out  # a side read from git has no file to resolve against
     assert _run("diff", "HEAD:features.toml", "features.toml")[1] == out
     assert _run("diff", "nosuchrev:features.toml", "features.toml")[0] == 2
