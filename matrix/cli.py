@@ -149,6 +149,10 @@ def _parser(stdout: IO[str], only: Optional[str] = None) -> argparse.ArgumentPar
         _docs_parser(commands, stdout)
     if only in (None, "init"):
         _init_parser(commands, stdout)
+    if only in (None, "diff"):
+        from . import _diff_cli
+
+        _diff_cli.add_parser(commands, stdout)
     return parser
 
 
@@ -835,4 +839,10 @@ def _init(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdi
     return EXIT_OK
 
 
-_COMMANDS = {"resolve": _resolve, "check": _check, "docs": _docs, "schema": _schema, "init": _init}
+def _diff(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
+    from . import _diff_cli
+
+    return _diff_cli.run(options, stdout=stdout, stderr=stderr, stdin=stdin)
+
+
+_COMMANDS = {"resolve": _resolve, "check": _check, "docs": _docs, "schema": _schema, "init": _init, "diff": _diff}

@@ -26,6 +26,7 @@ PAGES = {
     "how-to/adopt.md": EXAMPLES / "adopting",
     "how-to/migrate.md": EXAMPLES / "adopting",
     "how-to/ci.md": EXAMPLES / "frames",
+    "how-to/review-a-change.md": None,
     "reference/check.md": ROOT,
     "explanation/remedies.md": ROOT,
     "explanation/effective-config.md": ROOT,

@@ -1,0 +1,307 @@
+"""The exact search behind `matrix.diff`: where two matrices (or one at two versions) answer a
+config differently.
+
+Both sides are compiled plans over one config space: a `Space` built over the nodes of every
+gate of both sides and the union of their ``[config]`` fields. Every answer of a side is decided
+by one rule of a decision list: automatic choice reads `matrix._choice.steps`; a request for a
+runner reads the list `requested_rules` writes (the same rules as `matrix._choice.requested`,
+as data). ``check``'s `_Choice` turns "rule r decides" (it holds and no earlier rule does) into
+goals of the search, so "the answer changes from X to Y" is exactly "some rule of the old side
+deciding X and some rule of the new side deciding Y hold together": one search per pair of
+rules whose answers differ. Warnings of one gate (a deprecation, a blocker, a removal) are one
+search per gate: active and warned on one side, not on the other.
+
+Each region found is re-resolved with the real `resolve` on both sides before it is reported.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+import attrs
+from packaging.version import Version
+
+from ._choice import Rule, Term
+from ._compile import Plan
+from ._nodes import Node
+from ._space import Inconclusive, Space
+from .check import _Choice
+from .schema import BLOCKING, Feature, Field, Matrix, Schema
+
+#: What one rule answers: ``("served", runner, warning)`` or ``("refused", None, why)``;
+#: *warning* is ``"fallback"``, ``"preference"`` or ``""``, *why* ``"no-runner"`` or ``"forced"``
+#: / ``"blocked"`` for a request.
+Outcome = Tuple[str, Optional[str], str]
+Assignment = Dict[str, object]
+
+
+@attrs.frozen
+class Region:
+    """One region found: the rules deciding on each side (for one-gate questions, the gate), the
+    search's assignment, the answers, and the ids of the gates that bound it."""
+
+    kind: str
+    runner: Optional[str]  # the runner asked for (None: automatic choice)
+    old: Outcome
+    new: Outcome
+    assignment: Assignment
+    gates: Tuple[Tuple[str, str], ...]  # (side, gate id) whose conditions hold there
+    feature: Optional[str] = None  # the gate of a one-gate question
+    blocked: Optional[str] = None  # the runner a blocker question is about
+    #: (side, gate id) of the gates a deciding rule needs inactive (a runner's blockers), and
+    #: that are inactive there: they bound the region too.
+    excluded: Tuple[Tuple[str, str], ...] = ()
+
+
+def union_schema(old: Schema, new: Schema) -> Schema:
+    """Every field of either side; a field on both keeps the new side's, with the choices of both
+    (the search must try a value either side accepts)."""
+    fields: Dict[str, Field] = dict(old.fields)
+    for path, field in new.fields.items():
+        before = fields.get(path)
+        if before is not None and before.choices is not None and field.choices is not None:
+            field = attrs.evolve(field, choices=tuple(dict.fromkeys((*field.choices, *before.choices))))
+        fields[path] = field
+    return Schema(fields)
+
+
+class Side:
+    """One side's plan, and its decision lists as questions for the search."""
+
+    def __init__(self, name: str, compiled: Plan) -> None:
+        self.name, self.plan = name, compiled
+        self.matrix: Matrix = compiled.matrix
+        self.version: Version = compiled.version
+        features = compiled.features
+        asked_only = {f.id for f in features if f.applies == "asked"}
+        automatic_only = {f.id for f in features if f.applies == "automatic"}
+        self.automatic = _Choice(compiled, asked_only)
+        self.asked = _Choice(compiled, automatic_only)
+        self._asked_steps: Dict[str, List[Rule]] = {}
+
+    def removed(self, asked: bool) -> List[Node]:
+        """The conditions of the removed gates in force in one mode of choice."""
+        choice = self.asked if asked else self.automatic
+        return choice._nodes(self.plan.removed)
+
+    def automatic_rules(self) -> Iterator[Tuple[Rule, Tuple[Term, ...], Outcome]]:
+        """Each rule of automatic choice (removal left out: asked separately), with the literals
+        that split it by the warning it gives, and what it answers."""
+        plan = self.plan
+        for step in self.automatic.steps:
+            if step.kind == "prefer":
+                yield step, (), ("served", step.runner, "preference")
+            elif step.kind == "order":
+                assert step.runner is not None
+                tried = [r for r, _ in next((rs for bit, _, rs in plan.orders if bit == step.gate), plan.order)]
+                earlier = tried[: tried.index(step.runner)]
+                if not earlier:
+                    yield step, (), ("served", step.runner, "")
+                elif any(not plan.candidate.get(r) for r in earlier):
+                    yield step, (), ("served", step.runner, "fallback")
+                else:  # a fallback when a runner before it is a candidate (and not free)
+                    bits = sum(plan.candidate[r] for r in earlier)
+                    yield step, ((bits, True),), ("served", step.runner, "fallback")
+                    yield step, ((bits, False),), ("served", step.runner, "")
+            else:
+                yield step, (), ("refused", None, "no-runner")
+
+    def requested_rules(self, runner: str) -> Iterator[Tuple[Rule, Tuple[Term, ...], Outcome]]:
+        """The decision list of a request for *runner* (`matrix._choice.requested`): a forcing
+        gate that does not override refuses it; else the last overriding gate active chooses its
+        runner; the runner chosen serves unless a gate it says no to is active."""
+        plan = self.plan
+        forcing = [(1 << plan.features.index(f), f) for f in plan.active(plan.forcing)
+                   if f.forces is not None and f.forces.runner != runner]
+        rules: List[Tuple[Rule, Outcome]] = []
+        refusing = sum(bit for bit, f in forcing if f.forces is not None and not f.forces.override)
+        if refusing:
+            rules.append((Rule("forced", None, ((refusing, True),)), ("refused", None, "forced")))
+        overriding = [(bit, f) for bit, f in forcing if f.forces is not None and f.forces.override]
+        later = 0
+        for bit, feature in reversed(overriding):
+            assert feature.forces is not None
+            chosen = feature.forces.runner
+            case: Tuple[Term, ...] = ((bit, True),) + (((later, False),) if later else ())
+            no = ((plan.no[chosen], False),) if plan.no[chosen] else ()
+            rules.append((Rule("override", chosen, case + no, bit), ("served", chosen, "override")))
+            rules.append((Rule("override-blocked", None, case, bit), ("refused", None, "blocked")))
+            later |= bit
+        no = ((plan.no[runner], False),) if plan.no[runner] else ()
+        rules.append((Rule("asked", runner, no), ("served", runner, "")))
+        rules.append((Rule("asked-blocked", None, ()), ("refused", None, "blocked")))
+        self.asked.steps = [rule for rule, _ in rules]
+        for rule, outcome in rules:
+            yield rule, (), outcome
+
+    def gate(self, feature_id: str) -> Optional[Feature]:
+        return next((f for f in self.plan.features if f.id == feature_id), None)
+
+
+class Search:
+    """The questions of one diff, over one space; regions found, and what was not decided."""
+
+    def __init__(self, old: Side, new: Side, budget: int) -> None:
+        self.old, self.new = old, new
+        nodes = [g.when.node for side in (old, new) for g in side.plan.features]
+        self.space = Space(union_schema(old.matrix.schema, new.matrix.schema), nodes, budget=budget)
+        self.undecided: List[str] = []
+        self.changed = self._changed()
+
+    def _changed(self) -> Optional[Tuple[str, List[Node]]]:
+        """"Some gate whose entry differs is active on its side": where none is, both sides
+        read the same mask of the same gates, so they answer alike when they order the runners
+        alike (None when they do not: every config is asked about)."""
+        old, new = self.old, self.new
+        if [r for r, _ in old.plan.order] != [r for r, _ in new.plan.order]:
+            return None
+        nodes: List[Node] = []
+        for this, other in ((old, new), (new, old)):
+            for gate in this.plan.features:
+                if signature(this, gate) != signature(other, other.gate(gate.id)):
+                    nodes.append(gate.when.node)
+        return "any", nodes
+
+    def _solve(self, question: Dict[str, Any], what: str) -> Optional[Assignment]:
+        try:
+            return self.space.solve(**question)
+        except Inconclusive as error:
+            self.undecided.append(_undecided(error, self.space.budget, what))
+            return None
+
+    def _goals(self, choice: _Choice, literals: Sequence[Term]) -> Optional[Tuple[List[Node], List[Node]]]:
+        return choice.goals(literals) if literals else ([], [])
+
+    def _decides(self, choice: _Choice, step: Rule, split: Tuple[Term, ...]) -> Optional[Dict[str, Any]]:
+        question = choice.fires(step, passed=lambda before: False)
+        extra = self._goals(choice, split)
+        if question is None or extra is None:
+            return None
+        question["true"] += extra[0]
+        question["false"] += extra[1]
+        return question
+
+    def pairs(self, runner: Optional[str]) -> Iterator[Region]:
+        """Regions where the rules deciding on the two sides answer differently (automatic
+        choice, or a request for *runner*); configs refused for a removal on either side are left
+        to `removals`."""
+        asked = runner is not None
+        sides = []
+        for side in (self.old, self.new):
+            if asked and runner not in side.plan.no:
+                return  # a runner one side lacks: said by the runner changes
+            choice = side.asked if asked else side.automatic
+            rules = list(side.requested_rules(runner) if runner is not None else side.automatic_rules())
+            live = []
+            for step, split, outcome in rules:
+                question = self._decides(choice, step, split)
+                if question is None:
+                    continue
+                question["false"] += side.removed(asked)
+                if self.changed is not None:
+                    question["extra"].append(self.changed)
+                if self._solve(question, "where " + _what(runner)) is not None:
+                    live.append((step, split, outcome, question))
+            sides.append((side, choice, live))
+        (_, old_choice, old_live), (_, new_choice, new_live) = sides
+        for a_step, _, a_out, a_q in old_live:
+            for b_step, _, b_out, b_q in new_live:
+                if _same(a_out, b_out):
+                    continue
+                question = {key: a_q[key] + b_q[key] for key in ("true", "false", "extra")}
+                if self.changed is not None:
+                    question["extra"] = question["extra"][:-1]  # said once
+                found = self._solve(question, f"whether {_what(runner)} goes from {_said(a_out)} to {_said(b_out)} "
+                                              "for any config")
+                if found is None:
+                    continue
+                gates = tuple((s, f.id) for s, choice, step in (("old", old_choice, a_step), ("new", new_choice, b_step))
+                              for f in _bound(choice, step))
+                sides_steps = (("old", old_choice, a_step), ("new", new_choice, b_step))
+                excluded = tuple((s, f.id) for s, choice, step in sides_steps for f in _bound(choice, step, False)
+                                 if self.space.truth(f.when.node, found) is False)
+                yield Region("asked" if asked else "automatic", runner, a_out, b_out, found, gates, excluded=excluded)
+
+    def one_gate(self, kind: str, warned: Callable[[Side, Feature], bool], *, asked: Optional[str] = None,
+                 blocked: Optional[str] = None) -> Iterator[Region]:
+        """For each gate id on either side: configs where it is active and *warned* on one side
+        and not on the other (not active there, or not *warned*), no removal refusing either; with
+        *asked*, as a request for that runner reads the gates."""
+        ids = list(dict.fromkeys(f.id for side in (self.old, self.new) for f in side.plan.features))
+        for feature_id in ids:
+            for this, other, sign in ((self.new, self.old, "added"), (self.old, self.new, "lifted")):
+                gate = this.gate(feature_id)
+                choice = this.asked if asked else this.automatic
+                if gate is None or gate.id in choice.dead or not warned(this, gate):
+                    continue
+                there = other.gate(feature_id)
+                other_choice = other.asked if asked else other.automatic
+                # Configs a removal refuses: on the other side for a removal question, else on either.
+                refusing = (other,) if kind == "removal" else (self.old, self.new)
+                false = [n for side in refusing for n in side.removed(asked is not None)]
+                if there is not None and there.id not in other_choice.dead and warned(other, there):
+                    false.append(there.when.node)
+                found = self._solve({"true": [gate.when.node], "false": false}, f"where {gate.name} changes")
+                if found is None:
+                    continue
+                yield Region(kind, asked, ("", None, ""), ("", None, sign), found, ((this.name, feature_id),),
+                             feature=feature_id, blocked=blocked)
+
+
+def deprecated(side: Side, gate: Feature) -> bool:
+    """The gate warns that it is deprecated when it is active."""
+    return bool(side.plan.deprecated >> side.plan.features.index(gate) & 1)
+
+
+def removed(side: Side, gate: Feature) -> bool:
+    """The gate refuses the configs that use it (a removal)."""
+    return bool(side.plan.removed >> side.plan.features.index(gate) & 1)
+
+
+def blocking(runner: str) -> Callable[[Side, Feature], bool]:
+    def blocks(side: Side, gate: Feature) -> bool:
+        return runner in gate.support and gate.status(runner, side.version) in BLOCKING \
+            and runner in side.plan.no
+    return blocks
+
+
+def signature(side: Side, gate: Optional[Feature]) -> object:
+    """What of a gate decides answers at the side's version (None: the side lacks it)."""
+    if gate is None:
+        return None
+    plan, v = side.plan, side.version
+    bit = plan.features.index(gate)
+    origin = gate.origin
+    return (str(gate.when), tuple((r.id, gate.status(r.id, v)) for r in side.matrix.runners if r.id in gate.support),
+            plan.deprecated >> bit & 1, plan.removed >> bit & 1, gate.forces, gate.prefers, gate.applies,
+            None if origin is None else (type(origin).__name__, getattr(origin, "runners", None)))
+
+
+def _same(a: Outcome, b: Outcome) -> bool:
+    return a[0] == b[0] and a[1] == b[1] and (a[0] == "refused" or a[2] == b[2])
+
+
+def _bound(choice: _Choice, step: Rule, held: bool = True) -> List[Feature]:
+    """The gates whose conditions a rule needs to hold (*held*), or not to."""
+    out: List[Feature] = []
+    for mask, wanted in step.literals:
+        if wanted is held:
+            out += [f for f in choice.plan.active(mask) if f.id not in choice.dead]
+    return out
+
+
+def _said(outcome: Outcome) -> str:
+    status, runner, note = outcome
+    if status == "refused":
+        return "refused"
+    return repr(runner) + (f" ({note})" if note else "")
+
+
+def _what(runner: Optional[str]) -> str:
+    return "the automatic runner" if runner is None else f"the answer to a request for {runner!r}"
+
+
+def _undecided(error: Inconclusive, budget: int, what: str) -> str:
+    from .check import _undecided as words
+
+    return f"Could not decide {words(error, budget)} {what}"

@@ -1,0 +1,270 @@
+"""``matrix diff``: the command (reading both sides, ``[tool.matrix.diff]``, the output formats)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+from typing import IO, Any, Dict, List, Optional, Tuple
+
+from . import _messages, loader
+from ._files import toml
+from .diff import CHANGES, LEVELS, Accepted, Change, DiffReport, Level, command, diff
+from .errors import UsageError
+from .schema import Matrix
+
+#: Findings shown in the table of a Markdown comment; the rest go in a <details> block.
+MARKDOWN_ROWS = 10
+
+
+def add_parser(commands: Any, stdout: IO[str]) -> None:
+    parser = commands.add_parser(
+        "diff", help="what a change to the matrix does to every config", stdout=stdout,
+        description="Compare two matrices (files, or REV:PATH read from git with the runner files of that "
+                    "revision), or one matrix at two versions, over every config: each change with its level, "
+                    "the configs it changes, a witness and the entries that cause it.")
+    parser.add_argument("old", nargs="?", metavar="OLD", help="the matrix before: a file, or REV:PATH")
+    parser.add_argument("new", nargs="?", metavar="NEW", help="the matrix after: a file, or REV:PATH")
+    parser.add_argument("--base", metavar="REV", help="compare OLD (default: features.toml) at REV with the working tree")
+    parser.add_argument("--matrix", metavar="FILE", help="with --from-version/--to-version: the matrix (default: "
+                                                          "features.toml)")
+    parser.add_argument("--from-version", metavar="A", help="the version of the old side")
+    parser.add_argument("--to-version", metavar="B", help="the version of the new side")
+    parser.add_argument("--format", choices=("text", "json", "markdown", "github"), default="text",
+                        help="text; json (matrix/diff.schema.json); markdown (a pull-request comment); github "
+                             "(workflow commands: an annotation on the line of each change's cause, the base "
+                             "file's line for what was removed)")
+    parser.add_argument("--level", action="append", default=[], metavar="ID=LEVEL",
+                        help="the level of a change id (breaking, behaviour, cosmetic); repeatable")
+    parser.add_argument("--fail-on", choices=LEVELS, default=None,
+                        help="exit 1 when a change not accepted is at this level or more severe (default: "
+                             "[tool.matrix.diff] fail-on, else breaking)")
+
+
+def run(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
+    old, new = _sides(options)
+    settings = _settings(os.getcwd())
+    levels = dict(settings.levels)
+    for assignment in options.level:
+        change_id, _, level = assignment.partition("=")
+        levels[change_id] = _level(change_id, level, "--level")
+    fail_on: Level = options.fail_on or settings.fail_on
+    report = diff(old[0], new[0], old_version=options.from_version, new_version=options.to_version)
+    report = report.with_levels(levels, settings.accept)
+    if options.format == "json":
+        stdout.write(json.dumps(to_json(report, fail_on), indent=2, ensure_ascii=False) + "\n")
+    elif options.format == "markdown":
+        stdout.write(markdown(report))
+    elif options.format == "github":
+        stdout.write(github(report))
+    else:
+        stdout.write(text(report, old[1], new[1], fail_on))
+    return 1 if report.failed(fail_on) else 0
+
+
+# --- inputs -----------------------------------------------------------------------------------
+
+
+def _sides(options: argparse.Namespace) -> Tuple[Tuple[Matrix, Optional[str]], Tuple[Matrix, Optional[str]]]:
+    """Each side's matrix, and the file a ``matrix resolve`` command names for it."""
+    versions = options.from_version is not None or options.to_version is not None
+    if versions:
+        if options.old is not None or options.base is not None:
+            raise UsageError("--from-version and --to-version compare one matrix (--matrix), not OLD and NEW")
+        if options.from_version is None or options.to_version is None:
+            raise UsageError("--from-version and --to-version go together")
+        file = options.matrix or "features.toml"
+        one = loader.default() if file == "default" else loader.load(file)
+        return (one, file), (one, file)
+    if options.base is not None:
+        if options.new is not None:
+            raise UsageError("--base compares one file at REV with the working tree: give OLD only")
+        file = options.old or "features.toml"
+        return _read(f"{options.base}:{file}"), _read(file)
+    if options.old is None or options.new is None:
+        raise UsageError("Give OLD and NEW, --base REV, or --from-version and --to-version")
+    return _read(options.old), _read(options.new)
+
+
+def _read(spec: str) -> Tuple[Matrix, Optional[str]]:
+    if os.path.exists(spec) or ":" not in spec:
+        return loader.load(spec), spec
+    revision, _, path = spec.partition(":")
+    text = _git_show(revision, path)
+    tomllib = toml()
+    try:
+        header = tomllib.loads(text).get("matrix", {})
+    except tomllib.TOMLDecodeError:
+        header = {}
+    folder = header.get("runners", "runners") if isinstance(header, dict) else "runners"
+    runners: Dict[str, str] = {}
+    if isinstance(folder, str):
+        base = os.path.dirname(path)
+        where = os.path.normpath(os.path.join(base, folder)).replace(os.sep, "/")
+        listed = _git(["ls-tree", "--name-only", f"{revision}:{where}"], spec)
+        for name in listed.split():
+            if name.endswith(".toml"):
+                runners[name[:-5]] = _git_show(revision, f"{where}/{name}")
+    return loader.loads(text, runners=runners, path=spec), None
+
+
+def _git_show(revision: str, path: str) -> str:
+    return _git(["show", f"{revision}:{os.path.normpath(path).replace(os.sep, '/')}"], f"{revision}:{path}")
+
+
+def _git(arguments: List[str], spec: str) -> str:
+    try:
+        done = subprocess.run(["git", *arguments], capture_output=True, text=True, check=False)
+    except OSError as error:
+        raise UsageError(f"Cannot read {spec!r} from git: {error}") from None
+    if done.returncode != 0:
+        raise UsageError(f"Cannot read {spec!r} from git: {done.stderr.strip()}")
+    return done.stdout
+
+
+# --- [tool.matrix.diff] -------------------------------------------------------------------------
+
+
+class _Settings:
+    def __init__(self) -> None:
+        self.levels: Dict[str, Level] = {}
+        self.fail_on: Level = "breaking"
+        self.accept: List[Accepted] = []
+
+
+def _level(change_id: str, level: str, where: str) -> Level:
+    if change_id not in CHANGES:
+        raise UsageError(f"{where}: unknown change id {change_id!r}{_messages.did_you_mean(change_id, CHANGES)}")
+    if level not in LEVELS:
+        raise UsageError(f"{where}: the level of {change_id!r} must be one of {_messages.quoted(LEVELS)}, not "
+                         f"{level!r}{_messages.did_you_mean(level, LEVELS)}")
+    return level
+
+
+def _settings(folder: str) -> _Settings:
+    """``[tool.matrix.diff]`` of the nearest pyproject.toml: ``levels = { ID = LEVEL }``,
+    ``fail-on = LEVEL``, ``accept = [{ id = ID, features = [GATE, …], reason = "…" }]``."""
+    settings = _Settings()
+    while True:
+        path = os.path.join(folder, "pyproject.toml")
+        if os.path.isfile(path):
+            break
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return settings
+        folder = parent
+    tomllib = toml()
+    with open(path, "rb") as f:
+        try:
+            table = tomllib.load(f).get("tool", {}).get("matrix", {}).get("diff")
+        except tomllib.TOMLDecodeError:
+            return settings  # not ours to report
+    if table is None:
+        return settings
+    where = f"{path}: [tool.matrix.diff]"
+    unknown = sorted(set(table) - {"levels", "fail-on", "accept"})
+    if unknown:
+        raise UsageError(f"{where}: unknown key {unknown[0]!r}"
+                         f"{_messages.did_you_mean(unknown[0], ['levels', 'fail-on', 'accept'])}")
+    for change_id, level in dict(table.get("levels", {})).items():
+        settings.levels[change_id] = _level(change_id, level, where)
+    if "fail-on" in table:
+        settings.fail_on = _level("served-refused", table["fail-on"], f"{where} fail-on")
+    for entry in table.get("accept", []):
+        if not isinstance(entry, dict) or not isinstance(entry.get("reason"), str) or "id" not in entry:
+            raise UsageError(f"{where}: each accept entry is {{ id = ID, features = [GATE, …], reason = \"…\" }}, "
+                             f"not {entry!r}")
+        _level(entry["id"], "breaking", where)
+        settings.accept.append(Accepted(entry["id"], entry["reason"], tuple(entry.get("features", ()))))
+    return settings
+
+
+# --- outputs ----------------------------------------------------------------------------------
+
+
+def text(report: DiffReport, old_file: Optional[str], new_file: Optional[str], fail_on: Level) -> str:
+    """Every change, most severe first, with its witness and the ``matrix resolve`` commands
+    that show it on each side (none for a side read from git)."""
+    lines = [report.headline()]
+    for change in report.changes:
+        accepted = f" (accepted: {change.accepted})" if change.accepted else ""
+        lines.append(f"{change.level}[{change.id}]: {change.message}{accepted}")
+        lines.append(f"    configs: {change.region}")
+        for entry in change.entries:
+            lines.append(f"    cause: {entry}")
+        if change.witness:
+            lines.append(f"    witness: {json.dumps(change.witness, sort_keys=True)}")
+            for label, file, version in (("before:", old_file, report.old_version),
+                                         ("after: ", new_file, report.new_version)):
+                if file is not None:
+                    lines.append(f"    {label} {command(change, file, version)}")
+    for note in report.undecided:
+        lines.append(f"undecided: {note}")
+    if report.changes:
+        lines.append(("failed" if report.failed(fail_on) else "passed") + f" (--fail-on {fail_on})")
+    return "\n".join(lines) + "\n"
+
+
+#: breaking, behaviour, cosmetic → the workflow command that shows it.
+_GITHUB = {"breaking": "error", "behaviour": "warning", "cosmetic": "notice"}
+
+
+def github(report: DiffReport) -> str:
+    """One workflow command per change, on the line of its first cause (a side read from git,
+    ``REV:PATH``, is annotated on PATH)."""
+    from ._ci_formats import _data, _property
+
+    lines = []
+    for change in report.changes:
+        properties = []
+        entry = change.entries[0] if change.entries else None
+        if entry is not None and entry.file is not None:
+            properties.append(f"file={_property(_in_tree(entry.file))}")
+            if entry.line is not None:
+                properties.append(f"line={entry.line}")
+        properties.append(f"title={_property('matrix diff ' + change.id)}")
+        message = change.message + (f" (accepted: {change.accepted})" if change.accepted else "")
+        message += f"\nconfigs: {change.region}"
+        if change.witness:
+            message += "\nwitness: " + json.dumps(change.witness, sort_keys=True)
+        lines.append(f"::{_GITHUB[change.level]} {','.join(properties)}::{_data(message)}")
+    return "".join(line + "\n" for line in lines)
+
+
+def _in_tree(file: str) -> str:
+    """The path of a file in the working tree: PATH for a side read from git as ``REV:PATH``."""
+    if ":" in file and not os.path.exists(file):
+        return file.split(":", 1)[1]
+    return file
+
+
+def to_json(report: DiffReport, fail_on: Level) -> Dict[str, Any]:
+    return {"old_version": report.old_version, "new_version": report.new_version, "failed": report.failed(fail_on),
+            "fail_on": fail_on, "counts": report.counts(), "changes": [c.to_dict() for c in report.changes],
+            "undecided": list(report.undecided)}
+
+
+def _row(change: Change) -> str:
+    def cell(value: str) -> str:
+        return value.replace("|", "\\|").replace("\n", " ")
+
+    where = ", ".join(str(e) for e in change.entries)
+    witness = f"`{json.dumps(change.witness, sort_keys=True)}`" if change.witness else ""
+    return (f"| {change.level} | `{change.id}` | {cell(change.message)} | `{cell(change.region)}` | {cell(witness)} | "
+            f"{cell(where)} |")
+
+
+def markdown(report: DiffReport) -> str:
+    """A pull-request comment: the headline, a table of the first changes, the rest folded."""
+    if not report.changes:
+        return f"**matrix diff**: {report.headline()}\n"
+    header = ["| Level | Change | What | Configs | Witness | Cause |", "|---|---|---|---|---|---|"]
+    shown, rest = report.changes[:MARKDOWN_ROWS], report.changes[MARKDOWN_ROWS:]
+    lines = [f"**matrix diff**: {report.headline()}", "", *header, *(_row(c) for c in shown)]
+    if rest:
+        lines += ["", f"<details><summary>{len(rest)} more</summary>", "", *header, *(_row(c) for c in rest), "",
+                  "</details>"]
+    for note in report.undecided:
+        lines += ["", f"> undecided: {note}"]
+    return "\n".join(lines) + "\n"

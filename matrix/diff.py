@@ -1,0 +1,451 @@
+"""``matrix diff``: what a change to a matrix does to every config, exactly.
+
+`diff` compares two matrices (or one matrix at two versions: pass it twice with
+``old_version`` and ``new_version``) over the union of their config spaces and returns a
+`DiffReport`: one `Change` per cause, each with a stable ``id`` (`CHANGES` lists them with their
+default level), the region of configs it changes in the matrix's own terms, a witness config
+that resolves differently on the two sides (re-resolved on both with `resolve` before it is
+reported), and the entries that cause it with ``file:line`` on the side where they stand (the old
+file for what was removed).
+
+Method: `matrix._diff`. The questions asked, in order: the automatic runner (no runner and
+removals included); the answer to a request for each runner both sides have; deprecation
+warnings; each runner's blockers. Searches that give up are listed in `DiffReport.undecided`,
+never guessed.
+
+What is not compared (yet): preference notices for a preference passed over, warnings of the
+``opt-in`` and ``partial`` kinds, the answer for a config that one side's ``[config]`` rejects
+(a choice or field only one side has), the blockers and deprecation warnings of a config a
+removal refuses, and a runner only one side has (no change names it). A ``[config]`` field one
+side lacks reads, on that side, as if the config did not set it.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Any, Dict, Iterable, List, Literal, Mapping, Optional, Sequence, Tuple, get_args
+
+import attrs
+
+from . import _diff
+from ._versions import VersionLike
+from .errors import ConfigError, RemovedFeatureError, ResolutionError
+from .schema import Feature, Matrix
+
+__all__ = ["CHANGES", "LEVELS", "Accepted", "Change", "DiffReport", "Entry", "Level", "diff", "json_schema"]
+
+
+def __dir__() -> List[str]:
+    return __all__
+
+
+Level = Literal["breaking", "behaviour", "cosmetic"]
+#: Most severe first.
+LEVELS: Tuple[Level, ...] = get_args(Level)
+
+#: id → (default level, what it means).
+CHANGES: Dict[str, Tuple[Level, str]] = {
+    "served-refused": ("breaking", "configs automatic choice served are refused: no runner is free"),
+    "request-refused": ("breaking", "a runner that served a request for it now refuses it"),
+    "removed-without-deprecation": ("breaking", "configs are refused for a feature removed without a deprecation period"),
+    "removed-early": ("breaking", "configs are refused for a feature removed before its announced remove_in"),
+    "removed": ("behaviour", "configs are refused for a feature removed at or after its announced remove_in"),
+    "removal-lifted": ("behaviour", "configs refused for a removed feature are resolved again"),
+    "runner-changed": ("behaviour", "automatic choice picks another runner"),
+    "refused-served": ("behaviour", "configs automatic choice refused are served"),
+    "fallback-added": ("behaviour", "automatic choice picks the same runner, now with a fallback warning"),
+    "fallback-lifted": ("behaviour", "automatic choice picks the same runner, without the fallback warning"),
+    "preference-added": ("behaviour", "automatic choice picks the same runner, now because a feature prefers it"),
+    "preference-lifted": ("behaviour", "automatic choice picks the same runner, no longer by a preference"),
+    "request-served": ("behaviour", "a request a runner refused is now served"),
+    "request-overridden": ("behaviour", "a request is now served by another runner (an override starts or ends)"),
+    "deprecation-started": ("behaviour", "configs that use a feature are warned that it is deprecated"),
+    "deprecation-ended": ("behaviour", "configs that use a feature are no longer warned that it is deprecated"),
+    "blocker-added": ("behaviour", "a runner does not support a feature that configs use"),
+    "blocker-lifted": ("behaviour", "a runner supports a feature it did not"),
+    "renamed": ("cosmetic", "a feature or runner is named differently"),
+    "note-changed": ("cosmetic", "a feature's note changed"),
+    "links-changed": ("cosmetic", "a feature's links changed"),
+    "group-changed": ("cosmetic", "a feature moved to another group"),
+}
+
+Side = Literal["old", "new"]
+
+
+@attrs.frozen
+class Entry:
+    """An entry of a matrix that causes a change, where it stands: ``side`` is the matrix it
+    is read from (``old`` for what was removed)."""
+
+    side: Side
+    place: str  # ``$.features.fp8``
+    file: Optional[str] = None
+    line: Optional[int] = None
+    column: Optional[int] = None
+
+    def __str__(self) -> str:
+        where = self.file or "<matrix>"
+        if self.line is not None:
+            where += f":{self.line}"
+        return f"{where} ({self.side}: {self.place})"
+
+
+@attrs.frozen
+class Accepted:
+    """An intended change: its ``id``, the gate ids it is accepted for (empty: any), and why."""
+
+    id: str
+    reason: str
+    features: Tuple[str, ...] = ()
+
+    def covers(self, change: Change) -> bool:
+        return change.id == self.id and (not self.features or bool(set(self.features) & set(change.features)))
+
+
+@attrs.frozen
+class Change:
+    """One change: what it is (``id``, see `CHANGES`; ``level``), in words, for which configs
+    (``region``), shown by ``witness``, caused by ``entries``."""
+
+    id: str
+    level: Level = attrs.field(validator=attrs.validators.in_(LEVELS))
+    message: str
+    region: str
+    witness: Dict[str, Any]
+    old: str  # what the witness resolves to on each side
+    new: str
+    runner: Optional[str] = None  # the runner asked for (None: automatic choice)
+    features: Tuple[str, ...] = ()
+    entries: Tuple[Entry, ...] = ()
+    accepted: Optional[str] = None  # the reason of the accept entry that covers it
+
+    def to_dict(self) -> Dict[str, Any]:
+        out = attrs.asdict(self, recurse=False)
+        out["features"] = list(self.features)
+        out["entries"] = [attrs.asdict(e) for e in self.entries]
+        return out
+
+
+@attrs.frozen
+class DiffReport:
+    """Every change of one diff, most severe first; searches that gave up in ``undecided``."""
+
+    changes: Tuple[Change, ...]
+    old_version: str
+    new_version: str
+    undecided: Tuple[str, ...] = ()
+
+    def counts(self) -> Dict[str, int]:
+        return {level: sum(1 for c in self.changes if c.level == level) for level in LEVELS}
+
+    def failed(self, fail_on: Level = "breaking") -> bool:
+        """Whether a change not accepted is at *fail_on* or more severe."""
+        worst = LEVELS.index(fail_on)
+        return any(LEVELS.index(c.level) <= worst and c.accepted is None for c in self.changes)
+
+    def headline(self) -> str:
+        if not self.changes:
+            return f"No change for any config ({self.old_version} → {self.new_version})"
+        parts = [f"{n} {level}" for level, n in self.counts().items()]
+        total = len(self.changes)
+        return f"{total} change{'s' if total != 1 else ''} ({self.old_version} → {self.new_version}): {', '.join(parts)}"
+
+    def with_levels(self, levels: Mapping[str, Level], accept: Sequence[Accepted] = ()) -> DiffReport:
+        """The report with the levels of *levels* (id → level) and the accept list applied."""
+        changes = []
+        for change in self.changes:
+            level = levels.get(change.id, change.level)
+            reason = next((a.reason for a in accept if a.covers(change)), None)
+            changes.append(attrs.evolve(change, level=level, accepted=reason))
+        return attrs.evolve(self, changes=_sorted(changes))
+
+
+def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
+         new_version: Optional[VersionLike] = None, budget: int = 20_000) -> DiffReport:
+    """Every change from *old* (as of *old_version*, its own by default) to *new*.
+
+    :param budget: the most search steps any one question may take; a question that needs
+        more is listed in `DiffReport.undecided` (a diff asks a question per pair of rules, so
+        its default is a tenth of ``matrix check``'s).
+    :raises UsageError: a version is past its matrix's newest release.
+    """
+    from .resolver import _plan
+
+    sides = _diff.Side("old", _plan(old, old_version)), _diff.Side("new", _plan(new, new_version))
+    search = _diff.Search(*sides, budget=budget)
+    changes = _Changes(search)
+    changes.add_regions(search.pairs(None))
+    runners = [r.id for r in new.runners if r.id in {o.id for o in old.runners}]
+    for runner in runners:
+        changes.add_regions(search.pairs(runner))
+    changes.add_regions(search.one_gate("removal", _diff.removed))
+    if runners:
+        # A removal a request reads (merged with what automatic choice says of the same gate).
+        changes.add_regions(search.one_gate("removal", _diff.removed, asked=runners[0]))
+    changes.add_regions(search.one_gate("deprecation", _diff.deprecated))
+    for runner in runners:
+        changes.add_regions(search.one_gate("blocker", _diff.blocking(runner), blocked=runner))
+    changes.cosmetic()
+    return DiffReport(_sorted(changes.out), str(sides[0].version), str(sides[1].version),
+                      tuple(dict.fromkeys(search.undecided)) + tuple(changes.unreproduced))
+
+
+def _sorted(changes: Iterable[Change]) -> Tuple[Change, ...]:
+    order = list(CHANGES)
+    return tuple(sorted(changes, key=lambda c: (LEVELS.index(c.level), order.index(c.id), c.runner or "",
+                                                c.features, c.region)))
+
+
+# --- from regions to changes --------------------------------------------------------------------
+
+
+class _Changes:
+    """Regions classified, merged by cause and re-resolved."""
+
+    def __init__(self, search: _diff.Search) -> None:
+        self.search = search
+        self.old, self.new = search.old, search.new
+        self.out: List[Change] = []
+        self.unreproduced: List[str] = []
+        self._merged: Dict[Tuple[Any, ...], int] = {}
+
+    def side(self, name: str) -> _diff.Side:
+        return self.old if name == "old" else self.new
+
+    def add_regions(self, regions: Iterable[_diff.Region]) -> None:
+        for region in regions:
+            self.add(region)
+
+    def causes(self, region: _diff.Region) -> List[Tuple[str, Feature]]:
+        """The gates active in the region whose entry differs between the sides (or exists on one
+        side only), each on the side where it stands (the old side for a gate gone)."""
+        if region.feature is not None:
+            side = self.side(region.gates[0][0])
+            gate = side.gate(region.feature)
+            assert gate is not None
+            return [(side.name, gate)]
+        out: List[Tuple[str, Feature]] = []
+        seen = set()
+        for side in (self.new, self.old):
+            for gate in side.plan.features:
+                if gate.id in seen or self.search.space.truth(gate.when.node, region.assignment) is not True:
+                    continue
+                other = (self.old if side is self.new else self.new)
+                if _diff.signature(side, gate) != _diff.signature(other, other.gate(gate.id)):
+                    seen.add(gate.id)
+                    out.append((side.name, gate))
+        return out
+
+    def add(self, region: _diff.Region) -> None:
+        change_id = _classify(region, self.old, self.new)
+        causes = self.causes(region)
+        key = (change_id, None if region.kind == "removal" else region.runner, region.blocked, region.old[:2], region.new[:2],
+               tuple(g.id for _, g in causes))
+        region_text = _region_text([g for _, g in causes] or self._bound(region), self._excluded(region, causes))
+        if key in self._merged:
+            index = self._merged[key]
+            before = self.out[index]
+            if region_text not in before.region.split(" or "):
+                self.out[index] = attrs.evolve(before, region=f"{before.region} or {region_text}")
+            return
+        avoid = [g.when.node for side in (self.old, self.new) for g in side.plan.features
+                 if g.id not in {c.id for _, c in causes}]
+        witness = self.search.space.witness(region.assignment, avoid=avoid)
+        seen = self.observe(region, witness)
+        if seen is None:
+            return
+        old_text, new_text = seen
+        entries = tuple(_entry(self.side(side), gate) for side, gate in causes) or (_order_entry(self.new),)
+        message = _message(change_id, region, old_text, new_text, self.new, self.old)
+        self._merged[key] = len(self.out)
+        self.out.append(Change(change_id, CHANGES[change_id][0], message, region_text, witness, old_text, new_text,
+                               runner=region.runner or region.blocked,
+                               features=tuple(g.id for _, g in causes), entries=entries))
+
+    def cosmetic(self) -> None:
+        """Names, notes, links and groups that changed (no config answers differently)."""
+        old, new = self.old.matrix, self.new.matrix
+        for after in new.features:
+            before = next((f for f in old.features if f.id == after.id), None)
+            if before is None:
+                continue
+            for change_id, what, a, b in (("renamed", "name", before.name, after.name),
+                                          ("note-changed", "note", before.note, after.note),
+                                          ("links-changed", "links", before.links, after.links),
+                                          ("group-changed", "group", before.group, after.group)):
+                if a != b:
+                    self.out.append(Change(change_id, CHANGES[change_id][0], f"{after.name}: {what} {a!r} → {b!r}",
+                                           "no config", {}, repr(a), repr(b), features=(after.id,),
+                                           entries=(_entry(self.new, after),)))
+        for runner in new.runners:
+            if runner.id in {r.id for r in old.runners} and old.runner(runner.id).name != runner.name:
+                self.out.append(Change("renamed", "cosmetic", f"Runner {runner.id!r}: name "
+                                       f"{old.runner(runner.id).name!r} → {runner.name!r}", "no config", {},
+                                       repr(old.runner(runner.id).name), repr(runner.name), runner=runner.id,
+                                       entries=(_order_entry(self.new),)))
+
+    def _excluded(self, region: _diff.Region, causes: Sequence[Tuple[str, Feature]]) -> List[Feature]:
+        out: List[Feature] = []
+        for side, gate_id in region.excluded:
+            gate = self.side(side).gate(gate_id)
+            if gate is not None and gate.origin is None and all(gate.when != g.when for g in out) \
+                    and all(gate.when != c.when for _, c in causes):
+                out.append(gate)
+        return out
+
+    def _bound(self, region: _diff.Region) -> List[Feature]:
+        out = []
+        for side, gate_id in region.gates:
+            gate = self.side(side).gate(gate_id)
+            if gate is not None and gate not in out:
+                out.append(gate)
+        return out
+
+    def observe(self, region: _diff.Region, witness: Dict[str, Any]) -> Optional[Tuple[str, str]]:
+        """What the witness resolves to on each side, in the terms of the region's question;
+        None (and a line in `unreproduced`) when both say the same."""
+        answers = [observe(side, witness, region.kind, region.runner, region.feature, region.blocked)
+                   for side in (self.old, self.new)]
+        if answers[0] == answers[1]:
+            self.unreproduced.append(f"A witness did not reproduce ({region.kind}): {json.dumps(witness)}")
+            return None
+        return answers[0], answers[1]
+
+
+def observe(side: _diff.Side, config: Dict[str, Any], kind: str, runner: Optional[str] = None,
+            feature: Optional[str] = None, blocked: Optional[str] = None) -> str:
+    """What *config* resolves to on *side*, as a diff reads it for one kind of question."""
+    from .resolver import resolve
+
+    asked = runner if kind in ("asked", "removal") else None
+    try:
+        resolution = resolve(side.matrix, config, runner=asked, version=side.version)
+        error: Optional[ResolutionError] = None
+    except ConfigError as refused:
+        return f"a config error: {refused}"
+    except ResolutionError as raised:
+        resolution, error = raised.resolution, raised
+    if kind in ("automatic", "asked"):
+        if error is not None:
+            return "refused (the feature is removed)" if isinstance(error, RemovedFeatureError) else "refused"
+        assert resolution.runner is not None
+        name = side.matrix.runner(resolution.runner).name
+        kinds = {w.kind for w in resolution.warnings if w.kind in ("fallback", "override") or
+                 (w.kind == "preference" and w.runner == resolution.runner)}
+        return name + "".join(f" ({k})" for k in sorted(kinds))
+    if kind == "removal":
+        return "refused (the feature is removed)" if isinstance(error, RemovedFeatureError) else "not refused for it"
+    if kind == "deprecation":
+        warned = any(w.kind == "deprecated" and w.feature == feature for w in resolution.warnings)
+        return "warned: deprecated" if warned else "not warned"
+    assert blocked is not None
+    blockers = {g.id for g in resolution.unsupported.get(blocked, ())}
+    return "blocked by it" if feature in blockers else "not blocked by it"
+
+
+def _classify(region: _diff.Region, old: _diff.Side, new: _diff.Side) -> str:
+    a, b = region.old, region.new
+    if region.kind == "automatic":
+        if a[0] == "served" and b[0] == "served":
+            if a[1] != b[1]:
+                return "runner-changed"
+            return f"{b[2]}-added" if b[2] else f"{a[2]}-lifted"
+        return "served-refused" if a[0] == "served" else "refused-served"
+    if region.kind == "asked":
+        if a[0] == "served" and b[0] == "served":
+            return "request-overridden"
+        return "request-refused" if a[0] == "served" else "request-served"
+    added = b[2] == "added"
+    if region.kind == "deprecation":
+        return "deprecation-started" if added else "deprecation-ended"
+    if region.kind == "blocker":
+        return "blocker-added" if added else "blocker-lifted"
+    if not added:
+        return "removal-lifted"
+    assert region.feature is not None
+    before = old.gate(region.feature)
+    if before is None or not _diff.deprecated(old, before):
+        return "removed-without-deprecation"
+    assert before.deprecated is not None
+    remove_in = before.deprecated.remove_in
+    return "removed-early" if remove_in is None or new.version < remove_in else "removed"
+
+
+def _region_text(gates: Sequence[Feature], excluded: Sequence[Feature] = ()) -> str:
+    """The configs of a region as the matrix writes them: the conditions that hold there, then
+    ``not (…)`` of those a deciding rule needs inactive."""
+    parts = [f"({g.when})" if " or " in str(g.when) else str(g.when) for g in gates]
+    parts += [f"not ({g.when})" if " " in str(g.when) else f"not {g.when}" for g in excluded]
+    return " and ".join(parts) or "every config"
+
+
+def _entry(side: _diff.Side, gate: Feature) -> Entry:
+    from .check import _Places
+
+    matrix = side.matrix
+    origin = gate.origin
+    if origin is not None:
+        runner = getattr(origin, "runner", None) or getattr(origin, "id", None)
+        if isinstance(runner, str) and runner in {r.id for r in matrix.runners}:
+            file = matrix.runner(runner).file
+            if file is not None:
+                return Entry(side.name, f"$.runners.{runner}", file, 1, 1)  # type: ignore[arg-type]
+    line, column = _Places(matrix).where(("features", gate.id))
+    return Entry(side.name, f"$.features.{gate.id}", matrix.file, line, column)  # type: ignore[arg-type]
+
+
+def _order_entry(side: _diff.Side) -> Entry:
+    from .check import _Places
+
+    line, column = _Places(side.matrix).where(("matrix", "runners"))
+    return Entry(side.name, "$.matrix.runners", side.matrix.file, line, column)  # type: ignore[arg-type]
+
+
+def _message(change_id: str, region: _diff.Region, old: str, new: str, side: _diff.Side,
+             before: _diff.Side) -> str:
+    if region.kind == "automatic":
+        return f"Automatic choice: {old} → {new}"
+    if region.kind == "asked":
+        assert region.runner is not None
+        return f"Asking for {side.matrix.runner(region.runner).name}: {old} → {new}"
+    assert region.feature is not None
+    gate = side.gate(region.feature) or before.gate(region.feature)  # a gate gone: its old name
+    name = gate.name if gate is not None else region.feature
+    if region.kind == "blocker":
+        assert region.blocked is not None
+        return f"{side.matrix.runner(region.blocked).name} and {name}: {old} → {new}"
+    return f"{name}: {old} → {new}"
+
+
+def command(change: Change, matrix_file: Optional[str], version: str) -> str:
+    """The ``matrix resolve`` command that shows the witness on one side."""
+    parts = ["matrix", "resolve"]
+    if matrix_file:
+        parts += ["--matrix", matrix_file]
+    parts += ["--version", version]
+    if change.runner is not None and not change.id.startswith("blocker-"):
+        parts += ["--runner", change.runner]
+    for path, value in _flat(change.witness):
+        shown = value if isinstance(value, str) else json.dumps(value)
+        parts += ["--set", f"{path}={shown}"]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def _flat(config: Mapping[str, Any], prefix: str = "") -> List[Tuple[str, Any]]:
+    out: List[Tuple[str, Any]] = []
+    for key, value in config.items():
+        if isinstance(value, dict) and value:
+            out += _flat(value, f"{prefix}{key}.")
+        else:
+            out.append((prefix + key, value))
+    return out
+
+
+def json_schema() -> Dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of ``matrix diff --format json``: ``matrix/diff.schema.json``."""
+    import os
+
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "diff.schema.json"), encoding="utf-8") as f:
+        data: Dict[str, Any] = json.load(f)
+    return data

@@ -1,0 +1,397 @@
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import matrix
+from matrix import _diff
+from matrix.diff import CHANGES, diff, observe
+from matrix.resolver import _plan
+
+from .test_check import _ATOMS, _small_matrices, _universe
+
+SMALL = '''[matrix]
+name = "small"
+version = "2.0"
+[config]
+x = { type = "bool", default = false }
+y = { type = "bool", default = false }
+[features.fx]
+name = "feature x"
+when = "x"
+support = { a = "no", b = "yes" }
+[features.fy]
+name = "feature y"
+when = "y"
+support = { a = "yes", b = "no" }
+'''
+RUNNERS = {"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}}
+
+
+def _summary(report):
+    return [(c.id, c.level, c.message, c.region, c.witness, [str(e) for e in c.entries]) for c in report.changes]
+
+
+def test_a_cell_flipped_moves_configs_to_the_fallback_runner_and_names_the_cell():
+    old = matrix.loads(SMALL, runners=RUNNERS)
+    new = matrix.loads(SMALL.replace('support = { a = "yes", b = "no" }', 'support = { a = "no", b = "no" }'),
+                       runners=RUNNERS)
+    report = diff(old, new)
+    assert report.headline() == "3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic"
+    assert _summary(report) == [
+        ("served-refused", "breaking", "Automatic choice: A → refused", "y and not x", {"x": False, "y": True},
+         ["<string>:11 (new: $.features.fy)"]),
+        ("request-refused", "breaking", "Asking for A: A → refused", "y and not x", {"x": False, "y": True},
+         ["<string>:11 (new: $.features.fy)"]),
+        ("blocker-added", "behaviour", "A and feature y: not blocked by it → blocked by it", "y", {"y": True},
+         ["<string>:11 (new: $.features.fy)"]),
+    ]
+    assert report.undecided == ()
+
+
+def _removals(old_text, new_text, **versions):
+    report = diff(matrix.loads(old_text, runners=RUNNERS), matrix.loads(new_text, runners=RUNNERS), **versions)
+    return [(c.id, c.level, c.message, c.witness) for c in report.changes if c.id.startswith("remov")]
+
+
+def test_a_removal_is_breaking_without_a_deprecation_or_before_its_remove_in_and_behaviour_after_it():
+    removed = SMALL + 'deprecated = { since = "1.0", remove_in = "2.0", removed = true }\n'
+    said = "feature y: not refused for it → refused (the feature is removed)"
+    assert _removals(SMALL, removed) == [("removed-without-deprecation", "breaking", said, {"y": True})]
+    announced = SMALL + 'deprecated = { since = "1.0", remove_in = "3.0" }\n'
+    assert _removals(announced, removed) == [("removed-early", "breaking", said, {"y": True})]
+    due = SMALL + 'deprecated = { since = "1.0", remove_in = "2.0" }\n'
+    assert _removals(due, removed, old_version="1.5") == [("removed", "behaviour", said, {"y": True})]
+    assert _removals(removed, SMALL) == [
+        ("removal-lifted", "behaviour", "feature y: refused (the feature is removed) → not refused for it", {"y": True})]
+
+
+def test_no_change_is_said_in_one_line():
+    m = matrix.loads(SMALL, runners=RUNNERS)
+    report = diff(m, m)
+    assert (report.changes, report.headline()) == ((), "No change for any config (2.0 → 2.0)")
+
+
+# --- brute force ------------------------------------------------------------------------------
+
+
+@st.composite
+def _edited(draw):
+    """A small matrix, and a random edit of it: a cell flipped, a gate added or removed, two
+    priorities swapped, a deprecation (or a removal) added."""
+    text, names, runners, _ = draw(_small_matrices())
+    edit = draw(st.sampled_from(["cell", "add", "remove", "priority", "deprecate", "remove-now"]))
+    new_text, new_runners = text, {r: dict(v) for r, v in runners.items()}
+    cells = list(re.finditer(r'(\b[abc]) = "(yes|no)"', text))
+    if edit == "cell" and cells:
+        cell = draw(st.sampled_from(cells))
+        flipped = "no" if cell.group(2) == "yes" else "yes"
+        new_text = text[:cell.start()] + f'{cell.group(1)} = "{flipped}"' + text[cell.end():]
+    elif edit == "add":
+        atom = draw(st.sampled_from([a for n in names for a in _ATOMS[n]]))
+        support = ", ".join(f'{r} = "{draw(st.sampled_from(["yes", "no"]))}"' for r in runners)
+        new_text = text + f'[features.added]\nname = "added"\nwhen = "{atom}"\nsupport = {{ {support} }}\n'
+    elif edit == "remove":
+        blocks = list(re.finditer(r"\[features\.g\d+\]\n(?:(?!\[).*\n)*", text))
+        block = draw(st.sampled_from(blocks))
+        new_text = text[:block.start()] + text[block.end():]
+    elif edit == "priority":
+        first, second = draw(st.permutations(sorted(runners)))[:2]
+        new_runners[first]["priority"], new_runners[second]["priority"] = (runners[second]["priority"],
+                                                                           runners[first]["priority"])
+    else:
+        blocks = list(re.finditer(r"\[features\.g\d+\]\n(?:(?!\[).*\n)*", text))
+        block = draw(st.sampled_from(blocks))
+        if "deprecated" not in block.group(0):
+            line = ('deprecated = { since = "0.5", remove_in = "2.0" }\n' if edit == "deprecate"
+                    else 'deprecated = { since = "0.5", remove_in = "1.0", removed = true }\n')
+            new_text = text[:block.end()] + line + text[block.end():]
+    return text, runners, new_text, new_runners, names
+
+
+def _answers(side, config):
+    """Every answer the diff compares, for one config on one side."""
+    plan = side.plan
+    out = {("automatic", None, None): observe(side, config, "automatic")}
+    for runner in plan.no:
+        out[("asked", runner, None)] = observe(side, config, "asked", runner)
+    for gate in plan.features:
+        out[("deprecation", None, gate.id)] = observe(side, config, "deprecation", feature=gate.id)
+        for runner in plan.no:
+            out[("blocker", runner, gate.id)] = observe(side, config, "blocker", feature=gate.id, blocked=runner)
+    return out
+
+
+_AUTOMATIC = {k for k in CHANGES if k in ("served-refused", "refused-served", "runner-changed") or
+              k.startswith(("fallback-", "preference-"))}
+_REMOVAL = {"removed", "removed-early", "removed-without-deprecation", "removal-lifted"}
+
+
+_AUTO = ("automatic", None, None)
+removed = "refused (the feature is removed)"
+
+
+def _expected(kind, old, new):
+    """The ids a difference must be reported under (a reference written from the README)."""
+    if kind == "automatic":
+        if removed in (old, new):
+            return _REMOVAL
+        return _AUTOMATIC
+    if kind == "asked":
+        return _REMOVAL if removed in (old, new) else {"request-refused", "request-served", "request-overridden"}
+    if kind == "deprecation":
+        return {"deprecation-started" if new.startswith("warned") else "deprecation-ended"}
+    return {"blocker-added" if new.startswith("blocked") else "blocker-lifted"}
+
+
+@settings(deadline=None)
+@given(_edited())
+def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
+    text, runners, new_text, new_runners, names = case
+    try:
+        old = matrix.loads(text, runners=runners)
+        new = matrix.loads(new_text, runners=new_runners)
+    except matrix.LoadError:
+        return  # an ill-typed combination of atoms, or a refusal naming the gate removed
+    report = diff(old, new)
+    # Every witness reproduces: it resolves as the change says on both sides.
+    sides = _diff.Side("old", _plan(old, None)), _diff.Side("new", _plan(new, None))
+    for change in report.changes:
+        kind = ("automatic" if change.id in _AUTOMATIC else "asked" if change.id.startswith("request-")
+                else "removal" if change.id in _REMOVAL else change.id.split("-")[0])
+        asked = change.runner if kind in ("asked", "removal") else None
+        seen = [observe(s, change.witness, kind, asked, change.features[0] if change.features else None,
+                        change.runner) for s in sides]
+        assert seen == [change.old, change.new], change
+    if report.undecided:
+        return
+    universe = list(_universe(old, names))
+    if len(universe) > 3000:
+        universe = universe[:: len(universe) // 3000 + 1]
+    by_id = {}
+    for change in report.changes:
+        by_id.setdefault(change.id, []).append(change)
+    for config in universe:
+        before, after = _answers(sides[0], config), _answers(sides[1], config)
+        if any(a.startswith("a config error") for a in (*before.values(), *after.values())):
+            continue
+        for key in before.keys() & after.keys():
+            if before[key] == after[key]:
+                continue
+            kind, runner, gate = key
+            if kind in ("deprecation", "blocker") and removed in (before[_AUTO], after[_AUTO]):
+                continue  # the warnings and blockers of a config a removal refuses are not compared
+            reported = [c for i in _expected(kind, before[key], after[key]) for c in by_id.get(i, [])
+                        if c.id in _REMOVAL or kind == "automatic" or c.runner == runner
+                        and (gate is None or gate in c.features)]
+            assert reported, (key, config, before[key], after[key], [c.id for c in report.changes])
+
+
+# --- the command ------------------------------------------------------------------------------
+
+FLIPPED = SMALL.replace('support = { a = "yes", b = "no" }', 'support = { a = "no", b = "no" }')
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "a.toml").write_text('name = "A"\npriority = 2\n')
+    (tmp_path / "runners" / "b.toml").write_text('name = "B"\npriority = 1\n')
+    (tmp_path / "old.toml").write_text(SMALL)
+    (tmp_path / "new.toml").write_text(FLIPPED)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _run(*args):
+    import io
+
+    from matrix.cli import run
+
+    out, err = io.StringIO(), io.StringIO()
+    status = run(list(args), stdout=out, stderr=err)
+    return status, out.getvalue(), err.getvalue()
+
+
+TEXT = """\
+3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic
+breaking[served-refused]: Automatic choice: A → refused
+    configs: y and not x
+    cause: new.toml:11 (new: $.features.fy)
+    witness: {"x": false, "y": true}
+    before: matrix resolve --matrix old.toml --version 2.0 --set x=false --set y=true
+    after:  matrix resolve --matrix new.toml --version 2.0 --set x=false --set y=true
+breaking[request-refused]: Asking for A: A → refused
+    configs: y and not x
+    cause: new.toml:11 (new: $.features.fy)
+    witness: {"x": false, "y": true}
+    before: matrix resolve --matrix old.toml --version 2.0 --runner a --set x=false --set y=true
+    after:  matrix resolve --matrix new.toml --version 2.0 --runner a --set x=false --set y=true
+behaviour[blocker-added]: A and feature y: not blocked by it → blocked by it
+    configs: y
+    cause: new.toml:11 (new: $.features.fy)
+    witness: {"y": true}
+    before: matrix resolve --matrix old.toml --version 2.0 --set y=true
+    after:  matrix resolve --matrix new.toml --version 2.0 --set y=true
+failed (--fail-on breaking)
+"""
+
+
+def test_the_text_report_gives_each_change_its_witness_and_the_resolve_commands(folder):
+    assert _run("diff", "old.toml", "new.toml") == (1, TEXT, "")
+
+
+def test_the_resolve_commands_of_the_report_reproduce_the_witness(folder):
+    status, out, _ = _run("resolve", "--matrix", "old.toml", "--version", "2.0", "--set", "x=false", "--set", "y=true")
+    assert (status, out) == (0, "Chose a (A) automatically at version 2.0\nAlso blocked b (B) because of: feature y\n")
+    status, _, err = _run("resolve", "--matrix", "new.toml", "--version", "2.0", "--set", "x=false", "--set", "y=true")
+    assert (status, err) == (1, "matrix: No runner can serve this config: A does not support: feature y; "
+                                "B does not support: feature y\n")
+
+
+def test_fail_on_and_levels_set_the_exit_status(folder):
+    assert _run("diff", "old.toml", "new.toml", "--fail-on", "behaviour")[0] == 1
+    assert _run("diff", "old.toml", "new.toml", "--level", "served-refused=behaviour",
+                "--level", "request-refused=cosmetic")[0] == 0
+    (folder / "pyproject.toml").write_text(
+        '[tool.matrix.diff]\nlevels = { blocker-added = "cosmetic" }\nfail-on = "behaviour"\n'
+        'accept = [{ id = "served-refused", features = ["fy"], reason = "y needs a new runner" },\n'
+        '          { id = "request-refused", reason = "y needs a new runner" }]\n')
+    status, out, _ = _run("diff", "old.toml", "new.toml")
+    assert status == 0
+    assert [line for line in out.splitlines() if "[" in line and "]:" in line] == [
+        "breaking[served-refused]: Automatic choice: A → refused (accepted: y needs a new runner)",
+        "breaking[request-refused]: Asking for A: A → refused (accepted: y needs a new runner)",
+        "cosmetic[blocker-added]: A and feature y: not blocked by it → blocked by it",
+    ]
+
+
+def test_bad_levels_and_broken_files_exit_2_never_1(folder):
+    assert _run("diff", "old.toml", "new.toml", "--level", "served-refsed=behaviour") == (
+        2, "", "matrix: error: --level: unknown change id 'served-refsed', did you mean 'served-refused'\n")
+    assert _run("diff", "old.toml", "new.toml", "--level", "served-refused=breakin") == (
+        2, "", "matrix: error: --level: the level of 'served-refused' must be one of 'behaviour', 'breaking', "
+               "'cosmetic', not 'breakin', did you mean 'breaking'\n")
+    (folder / "new.toml").write_text(SMALL.replace('when = "y"', 'when = "y and"'))
+    status, out, err = _run("diff", "old.toml", "new.toml")
+    assert (status, out, err.splitlines()[0]) == (2, "", "matrix: error: new.toml: 1 problem")
+
+
+def test_markdown_is_one_line_without_changes_and_a_table_with_them(folder):
+    assert _run("diff", "old.toml", "old.toml", "--format", "markdown") == (
+        0, "**matrix diff**: No change for any config (2.0 → 2.0)\n", "")
+    status, out, _ = _run("diff", "old.toml", "new.toml", "--format", "markdown")
+    assert (status, out) == (1, """\
+**matrix diff**: 3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic
+
+| Level | Change | What | Configs | Witness | Cause |
+|---|---|---|---|---|---|
+| breaking | `served-refused` | Automatic choice: A → refused | `y and not x` | `{"x": false, "y": true}` | new.toml:11 (new: $.features.fy) |
+| breaking | `request-refused` | Asking for A: A → refused | `y and not x` | `{"x": false, "y": true}` | new.toml:11 (new: $.features.fy) |
+| behaviour | `blocker-added` | A and feature y: not blocked by it → blocked by it | `y` | `{"y": true}` | new.toml:11 (new: $.features.fy) |
+""")
+
+
+def test_the_markdown_comment_folds_the_changes_past_the_first_ten():
+    from matrix._diff_cli import markdown
+    from matrix.diff import Change, DiffReport
+
+    changes = tuple(Change("runner-changed", "behaviour", f"change {i}", "x", {"x": i}, "A", "B") for i in range(12))
+    lines = markdown(DiffReport(changes, "1.0", "2.0")).splitlines()
+    assert lines[0] == "**matrix diff**: 12 changes (1.0 → 2.0): 0 breaking, 12 behaviour, 0 cosmetic"
+    assert lines[14:] == ["", "<details><summary>2 more</summary>", "",
+                          "| Level | Change | What | Configs | Witness | Cause |", "|---|---|---|---|---|---|",
+                          '| behaviour | `runner-changed` | change 10 | `x` | `{"x": 10}` |  |',
+                          '| behaviour | `runner-changed` | change 11 | `x` | `{"x": 11}` |  |', "", "</details>"]
+
+
+def test_the_json_report_follows_the_packaged_schema(folder):
+    import json
+
+    import jsonschema
+
+    from matrix.diff import json_schema
+
+    jsonschema.Draft202012Validator.check_schema(json_schema())
+    status, out, _ = _run("diff", "old.toml", "new.toml", "--format", "json")
+    data = json.loads(out)
+    jsonschema.Draft202012Validator(json_schema()).validate(data)
+    assert (status, data["counts"], data["failed"], data["changes"][0]["entries"]) == (
+        1, {"breaking": 2, "behaviour": 1, "cosmetic": 0}, True,
+        [{"side": "new", "place": "$.features.fy", "file": "new.toml", "line": 11, "column": 1}])
+    assert json_schema()["$defs"]["change"]["properties"]["id"]["enum"] == list(CHANGES)
+
+
+def test_a_side_read_from_git_is_that_revision_with_its_runner_files(folder):
+    import subprocess
+
+    (folder / "features.toml").write_text(SMALL)
+    for command in (["init", "-q"], ["add", "features.toml", "runners"],
+                    ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "old"]):
+        subprocess.run(["git", *command], check=True, cwd=folder)
+    (folder / "features.toml").write_text(FLIPPED)
+    (folder / "runners" / "a.toml").write_text('name = "A"\npriority = 2\n')
+    status, out, _ = _run("diff", "--base", "HEAD")
+    assert (status, out.splitlines()[:3]) == (1, [
+        "3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic",
+        "breaking[served-refused]: Automatic choice: A → refused",
+        "    configs: y and not x"])
+    assert "    before:" not in out  # a side read from git has no file to resolve against
+    assert _run("diff", "HEAD:features.toml", "features.toml")[1] == out
+    assert _run("diff", "nosuchrev:features.toml", "features.toml")[0] == 2
+
+
+def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_release():
+    # ../shared/reference/vllm-model-runners.md, "Changes in 0.32.0": each entry it names.
+    m = matrix.default()
+    report = diff(m, m, old_version="0.31.0", new_version="0.32.0")
+    said = {(c.id, c.runner, c.features) for c in report.changes}
+    assert {
+        ("blocker-lifted", "v2", ("stock_torch_compile",)),  # V2 runs stock torch.compile
+        ("blocker-lifted", "v2", ("spec_ngram",)),  # V2 supports 'ngram' and 'ngram_gpu'
+        ("blocker-lifted", "v2", ("spec_ngram_gpu",)),
+        ("blocker-lifted", "v2", ("elastic_ep",)),  # V2 supports elastic expert parallelism
+        ("blocker-added", "v2", ("heterogeneous_vocab",)),  # heterogeneous-vocabulary draft models block V2
+        ("removed-without-deprecation", None, ("enable_sp_removed",)),  # enable_sp gone, no deprecation
+        ("removed", None, ("mamba_cache_all",)),  # deprecated in 0.30.0, removed as announced in 0.32.0
+        # ROCm's default to V1 ends: configs it sent to V1 go to V2.
+        ("runner-changed", None, ("spec_ngram", "rocm_v1_default_when_free")),
+    } <= said
+    # Nothing else: every change is caused by one of those entries.
+    assert {f for c in report.changes for f in c.features} == {
+        "stock_torch_compile", "spec_ngram", "spec_ngram_gpu", "elastic_ep", "heterogeneous_vocab",
+        "enable_sp_removed", "mamba_cache_all", "rocm_v1_default_when_free"}
+
+
+def test_the_ways_of_naming_the_sides_that_do_not_go_together_exit_2(folder):
+    assert _run("diff", "--from-version", "1.0", "--matrix", "old.toml") == (
+        2, "", "matrix: error: --from-version and --to-version go together\n")
+    assert _run("diff", "old.toml", "--from-version", "1.0", "--to-version", "2.0") == (
+        2, "", "matrix: error: --from-version and --to-version compare one matrix (--matrix), not OLD and NEW\n")
+    assert _run("diff", "old.toml") == (2, "", "matrix: error: Give OLD and NEW, --base REV, or --from-version and "
+                                               "--to-version\n")
+    assert _run("diff", "old.toml", "new.toml", "--base", "HEAD") == (
+        2, "", "matrix: error: --base compares one file at REV with the working tree: give OLD only\n")
+
+
+def test_one_matrix_at_two_versions_is_compared_as_its_history_says(folder):
+    (folder / "features.toml").write_text(SMALL.replace('support = { a = "yes", b = "no" }',
+                                                        'support = { a = [{ status = "yes" }, { status = "no", since = "2.0" }], b = "no" }'))
+    status, out, err = _run("diff", "--from-version", "1.0", "--to-version", "2.0")
+    assert (status, err, out.splitlines()[:2]) == (1, "", [
+        "3 changes (1.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic",
+        "breaking[served-refused]: Automatic choice: A → refused"])
+
+
+def test_github_annotations_stand_on_the_cause_and_on_the_base_file_for_what_was_removed(folder):
+    (folder / "new.toml").write_text(SMALL.split("[features.fy]")[0])
+    assert _run("diff", "old.toml", "new.toml", "--format", "github") == (0, (
+        "::warning file=old.toml,line=11,title=matrix diff refused-served::Automatic choice: refused → B (fallback)"
+        '%0Aconfigs: y%0Awitness: {"x": true, "y": true}\n'
+        "::warning file=old.toml,line=11,title=matrix diff request-served::Asking for B: refused → B"
+        '%0Aconfigs: y%0Awitness: {"y": true}\n'
+        "::warning file=old.toml,line=11,title=matrix diff blocker-lifted::B and feature y: blocked by it → "
+        'not blocked by it%0Aconfigs: y%0Awitness: {"y": true}\n'), "")
+    status, out, _ = _run("diff", "old.toml", "old.toml", "--format", "github")
+    assert (status, out) == (0, "")
