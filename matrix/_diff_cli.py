@@ -10,7 +10,7 @@ from typing import IO, Any, Dict, List, Optional, Tuple
 
 from . import _messages, loader
 from ._files import toml
-from .diff import CHANGES, LEVELS, Accepted, Change, DiffReport, Level, command, diff
+from .diff import CHANGES, LEVELS, Accepted, Difference, DiffReport, Level, command, diff
 from .errors import UsageError
 from .schema import Matrix
 
@@ -245,7 +245,7 @@ def to_json(report: DiffReport, fail_on: Level) -> Dict[str, Any]:
             "undecided": list(report.undecided)}
 
 
-def _row(change: Change) -> str:
+def _row(change: Difference) -> str:
     def cell(value: str) -> str:
         return value.replace("|", "\\|").replace("\n", " ")
 

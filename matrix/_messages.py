@@ -1254,3 +1254,7 @@ def template_unknown(name: str, names: Sequence[str], paths: Sequence[str], well
         return f"Expected a part's name between braces ({expected}), got {'{' + name + '}'!r}"
     what = "config path" if "." in name else "part"
     return f"Unknown {what} {name!r} (expected {expected}){did_you_mean(name, [*names, *paths])}"
+
+
+def diff_not_compared(what: str, where: str) -> str:
+    return f"Not compared: {what} (the answers for {where} may differ unseen)"

@@ -2,7 +2,7 @@
 
 `diff` compares two matrices (or one matrix at two versions: pass it twice with
 ``old_version`` and ``new_version``) over the union of their config spaces and returns a
-`DiffReport`: one `Change` per cause, each with a stable ``id`` (`CHANGES` lists them with their
+`DiffReport`: one `Difference` per cause, each with a stable ``id`` (`CHANGES` lists them with their
 default level), the region of configs it changes in the matrix's own terms, a witness config
 that resolves differently on the two sides (re-resolved on both with `resolve` before it is
 reported), and the entries that cause it with ``file:line`` on the side where they stand (the old
@@ -28,12 +28,12 @@ from typing import Any, Dict, Iterable, List, Literal, Mapping, Optional, Sequen
 
 import attrs
 
-from . import _diff
+from . import _diff, _messages
 from ._versions import VersionLike
 from .errors import ConfigError, RemovedFeatureError, ResolutionError
 from .schema import Feature, Matrix
 
-__all__ = ["CHANGES", "LEVELS", "Accepted", "Change", "DiffReport", "Entry", "Level", "diff", "json_schema"]
+__all__ = ["CHANGES", "LEVELS", "Accepted", "Difference", "DiffReport", "Entry", "Level", "diff", "json_schema"]
 
 
 def __dir__() -> List[str]:
@@ -99,12 +99,12 @@ class Accepted:
     reason: str
     features: Tuple[str, ...] = ()
 
-    def covers(self, change: Change) -> bool:
+    def covers(self, change: Difference) -> bool:
         return change.id == self.id and (not self.features or bool(set(self.features) & set(change.features)))
 
 
 @attrs.frozen
-class Change:
+class Difference:
     """One change: what it is (``id``, see `CHANGES`; ``level``), in words, for which configs
     (``region``), shown by ``witness``, caused by ``entries``."""
 
@@ -131,7 +131,7 @@ class Change:
 class DiffReport:
     """Every change of one diff, most severe first; searches that gave up in ``undecided``."""
 
-    changes: Tuple[Change, ...]
+    changes: Tuple[Difference, ...]
     old_version: str
     new_version: str
     undecided: Tuple[str, ...] = ()
@@ -188,10 +188,23 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
         changes.add_regions(search.one_gate("blocker", _diff.blocking(runner), blocked=runner))
     changes.cosmetic()
     return DiffReport(_sorted(changes.out), str(sides[0].version), str(sides[1].version),
-                      tuple(dict.fromkeys(search.undecided)) + tuple(changes.unreproduced))
+                      tuple(dict.fromkeys(search.undecided)) + tuple(changes.unreproduced)
+                      + _not_compared(sides[0].plan, sides[1].plan))
 
 
-def _sorted(changes: Iterable[Change]) -> Tuple[Change, ...]:
+def _not_compared(*plans: Any) -> Tuple[str, ...]:
+    """What the diff does not compare yet, said rather than claimed unchanged: answers where a
+    redirect of a request or an adjustment applies (the questions read configs as given and
+    requests as made)."""
+    out = []
+    if any(p.redirecting for p in plans):
+        out.append(_messages.diff_not_compared("redirects", "a request a redirect sends elsewhere"))
+    if any(p.any_adjusting for p in plans):
+        out.append(_messages.diff_not_compared("adjustments", "a config an adjustment changes"))
+    return tuple(out)
+
+
+def _sorted(changes: Iterable[Difference]) -> Tuple[Difference, ...]:
     order = list(CHANGES)
     return tuple(sorted(changes, key=lambda c: (LEVELS.index(c.level), order.index(c.id), c.runner or "",
                                                 c.features, c.region)))
@@ -206,7 +219,7 @@ class _Changes:
     def __init__(self, search: _diff.Search) -> None:
         self.search = search
         self.old, self.new = search.old, search.new
-        self.out: List[Change] = []
+        self.out: List[Difference] = []
         self.unreproduced: List[str] = []
         self._merged: Dict[Tuple[Any, ...], int] = {}
 
@@ -259,7 +272,7 @@ class _Changes:
         entries = tuple(_entry(self.side(side), gate) for side, gate in causes) or (_order_entry(self.new),)
         message = _message(change_id, region, old_text, new_text, self.new, self.old)
         self._merged[key] = len(self.out)
-        self.out.append(Change(change_id, CHANGES[change_id][0], message, region_text, witness, old_text, new_text,
+        self.out.append(Difference(change_id, CHANGES[change_id][0], message, region_text, witness, old_text, new_text,
                                runner=region.runner or region.blocked,
                                features=tuple(g.id for _, g in causes), entries=entries))
 
@@ -275,12 +288,12 @@ class _Changes:
                                           ("links-changed", "links", before.links, after.links),
                                           ("group-changed", "group", before.group, after.group)):
                 if a != b:
-                    self.out.append(Change(change_id, CHANGES[change_id][0], f"{after.name}: {what} {a!r} → {b!r}",
+                    self.out.append(Difference(change_id, CHANGES[change_id][0], f"{after.name}: {what} {a!r} → {b!r}",
                                            "no config", {}, repr(a), repr(b), features=(after.id,),
                                            entries=(_entry(self.new, after),)))
         for runner in new.runners:
             if runner.id in {r.id for r in old.runners} and old.runner(runner.id).name != runner.name:
-                self.out.append(Change("renamed", "cosmetic", f"Runner {runner.id!r}: name "
+                self.out.append(Difference("renamed", "cosmetic", f"Runner {runner.id!r}: name "
                                        f"{old.runner(runner.id).name!r} → {runner.name!r}", "no config", {},
                                        repr(old.runner(runner.id).name), repr(runner.name), runner=runner.id,
                                        entries=(_order_entry(self.new),)))
@@ -418,7 +431,7 @@ def _message(change_id: str, region: _diff.Region, old: str, new: str, side: _di
     return f"{name}: {old} → {new}"
 
 
-def command(change: Change, matrix_file: Optional[str], version: str) -> str:
+def command(change: Difference, matrix_file: Optional[str], version: str) -> str:
     """The ``matrix resolve`` command that shows the witness on one side."""
     parts = ["matrix", "resolve"]
     if matrix_file:

@@ -315,7 +315,7 @@ def _toml_value(value):
 
 
 @st.composite
-def _small_matrices(draw, pool=None, adjustments=False):  # noqa: C901 — one composite strategy that draws every construct of a matrix, so that they combine
+def _small_matrices(draw, pool=None, adjustments=False, requests=True):  # noqa: C901 — one composite strategy that draws every construct of a matrix, so that they combine
     """Small matrices with every construct of choice: forces, prefers (outright or not), orders,
     candidacy, requirements and chains (a clause may be one no config meets), removals and
     refusals (one may repeat another), runners' former ids (deprecated, removed, overdue) and
@@ -323,7 +323,7 @@ def _small_matrices(draw, pool=None, adjustments=False):  # noqa: C901 — one c
     and remainders compared with fields. With *pool*, the fields are drawn from it only. With
     *adjustments*: over at most two of the small fields, and 0 to 3 adjustments after
     `ADJUSTMENTS_MARK` (before the choice and per runner, override and fill, constants and
-    copies of another field)."""
+    copies of another field). Without *requests*, no former ids or redirects."""
     if adjustments:
         names = draw(st.lists(st.sampled_from(_ADJUSTABLE), min_size=1, max_size=2, unique=True))
     elif pool is not None:
@@ -376,7 +376,7 @@ def _small_matrices(draw, pool=None, adjustments=False):  # noqa: C901 — one c
             runners[r]["requires"] = requires
     # Former ids and redirects: not with adjustments, whose reference (below) validates the runner
     # asked for itself; the two are held to their own references here.
-    for r in ids if not adjustments else ():
+    for r in ids if requests and not adjustments else ():
         if draw(st.integers(0, 2)) == 0:  # a former id: deprecated, removal planned, recorded or overdue
             alias = {"id": f"old_{r}", "since": "0.5"}
             alias.update(draw(st.sampled_from([{}, {"remove_in": "2.0"}, {"remove_in": "1.0", "removed": True},
