@@ -257,7 +257,10 @@ _FIELDS = {
     "j": ('"j" = { type = "int", min = 0, max = 3, default = 0 }', [0, 1, 2, 3]),
     "f": ('"f" = { type = "float", default = 0.0 }',
           sorted({v for c in _FLOAT_CONSTANTS for v in (c, math.nextafter(c, math.inf), math.nextafter(c, -math.inf))}
-                 | {0.0, 0.75, 1.5, 3.0, -1.0, -2.0, math.inf, -math.inf, 2 ** 60 + 1, 2 ** 60 - 1})),
+                 | {0.0, 0.75, 1.5, 3.0, -1.0, -2.0, math.inf, -math.inf, 2 ** 60 + 1, 2 ** 60 - 1}
+                 # An int is a value of a float field too, compared exactly: f == i holds at
+                 # i = f = 2**53 + 1, which no float equals (the brute force once missed it).
+                 | {b for b in _BIG if abs(b) < 2 ** 1024})),
     "v": ('"v" = { type = "version", default = "1.0" }', _VERSIONS),
     "w": ('"w" = { type = "version", nullable = true }', _VERSIONS + [None]),
     "s": ('"s" = { type = "str", default = "" }', ["", "a", "b", "c", "q", "zz"]),
@@ -1164,3 +1167,4 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
                 refused = any(g.applies != "automatic" and g.status(asked, m.version) == "no"
                               and g.when.evaluate(f, schema=m.schema) for g in m0.gates_at(m.version))
                 assert m.is_supported(config, asked) is not (removed or refused), (config, asked)
+
