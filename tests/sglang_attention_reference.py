@@ -1,7 +1,9 @@
 """SGLang 0.5.23's attention-backend resolution, transcribed by hand as plain Python from
-`../shared/reference/sglang-attention-backends.md` (sections 1 to 6; cited as §n and by the
-facts' rule ids S, D, A, E, W), independently of any matrix file: a future
-`examples/sglang-attention/` matrix is held to it.
+`../shared/reference/sglang-attention-backends.md` (sections 1 to 6), independently of any
+matrix file: a future `examples/sglang-attention/` matrix is held to it. Each rule is cited
+beside its code by the facts' id (S and D: §3's selection and default ladder; A: §4's
+adjustments; E and W: §5's refusals and warnings) and SGLang's `file:line`; each function by its
+step of §2.
 
 Out of scope, as the facts scope it: the per-architecture overrides of step 6 and step 10 (§8),
 the speculative-decoding step (§7.1), the model-specific asserts (§7.2) and the checks at model
@@ -32,8 +34,8 @@ Environment writes are adjustments of `env.<NAME>`, with typed values.
 
 import attrs
 
-__all__ = ["ATTENTION_BACKEND_CHOICES", "ENV", "ENV_WRITTEN", "KINDS", "MODEL", "PLATFORM", "REFUSALS", "SERVER_ARGS", "Adjustment",
-           "Record", "Refusal", "resolve"]
+__all__ = ["ATTENTION_BACKEND_CHOICES", "ENV", "ENV_WRITTEN", "KINDS", "MODEL", "PLATFORM", "REFUSALS", "SERVER_ARGS",
+           "Adjustment", "Record", "Refusal", "resolve"]
 
 # §1.1, `arg_groups/choices.py:69–99`.
 ATTENTION_BACKEND_CHOICES = (
