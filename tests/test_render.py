@@ -973,7 +973,13 @@ _NASTY = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=
 @given(matrices(max_features=4), st.lists(_NASTY, min_size=4, max_size=4, unique=True), _NASTY)
 def test_renderers_never_raise_and_escape_what_they_must(m, names, note):
     features = tuple(attrs.evolve(f, name=name, note=note) for f, name in zip(m.features, names))
-    m = attrs.evolve(m, name=names[0], features=features)
+    # Two adjustments with hostile text: one before the choice (a constant), one of a runner (a copy).
+    path = m.schema.declared[0].path if m.schema.declared else "x"
+    adjustments = (matrix.Adjustment("a1", names[1], matrix.Predicate("True"), {path: note}, message=names[2]),
+                   matrix.Adjustment("a2", names[3], matrix.Predicate("False"), {path: matrix.schema.From(path)},
+                                     runners=(m.runners[0].id,), override=False, level="info",
+                                     links=("https://example.org/a2",)))
+    m = attrs.evolve(m, name=names[0], features=features, adjustments=adjustments)
     for format in FORMATS:
         text = render(m, format=format)
         assert text.endswith("\n")
@@ -988,6 +994,9 @@ def test_renderers_never_raise_and_escape_what_they_must(m, names, note):
         assert all(len(r) == len(header) for r in rows)
     else:
         assert "\nNo gate is in force at this version.\n" in markdown
+    header, rows = _markdown_table(markdown, "### Adjustments: ")
+    assert (len(rows), {len(r) for r in rows}) == (2, {len(header)})
+    assert [a["name"] for a in data["adjustments"]] == [names[1], names[3]]
     assert _docutils_warnings(render(m, format="rst")) == ""
 
 
