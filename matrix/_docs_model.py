@@ -10,8 +10,8 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tupl
 import attrs
 from packaging.version import Version
 
-from ._versions import VersionLike, as_version
 from ._docs_adjustments import AdjustmentRow, adjustment_rows
+from ._versions import VersionLike, as_version
 from .schema import NOTHING, Alias, Feature, Field, Forces, Matrix, Prefers, Redirect, Requirement, in_window, window_text
 
 #: status → (symbol, text equivalent, meaning): the one fixed symbol set of every format.
