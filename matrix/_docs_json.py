@@ -10,6 +10,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from packaging.version import Version
 
+from ._docs_adjustments import AdjustmentRow
 from ._docs_model import Document, DeprecationRow, RunnerRow, banner
 from .schema import Field
 
@@ -65,6 +66,14 @@ def _redirect_data(row: RunnerRow) -> Dict[str, Any]:
                           for d in row.redirects]}
 
 
+def _adjustment(a: AdjustmentRow) -> Dict[str, Any]:
+    return {"id": a.id, "name": a.name, "runners": list(a.runners), "when": a.when,
+            "set": [{"path": s.path, "value": None if s.source is not None else _value(s.value), "from": s.source}
+                    for s in a.sets],
+            "override": a.override, "level": a.level, "message": a.message, "since": a.since, "until": a.until,
+            "links": list(a.links)}
+
+
 def json_text(doc: Document, tables: Sequence[str]) -> str:
     notes = dict(enumerate(doc.notes, 1))
 
@@ -117,6 +126,8 @@ def json_text(doc: Document, tables: Sequence[str]) -> str:
             for row in doc.capabilities]
         data["candidates"] = {rid: c or None for (rid, _), c in zip(doc.runners, doc.candidates)}
         data["orders"] = [{"id": o.id, "name": o.name, "when": o.when, "runners": list(o.runners)} for o in doc.orders]
+    if "adjustments" in tables and doc.adjusts:
+        data["adjustments"] = [_adjustment(a) for a in doc.adjustments]
     if "pairs" in tables:
         refusals = {r.id: r for r in doc.refusals}
         pairs: List[Dict[str, Any]] = []

@@ -10,6 +10,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tupl
 import attrs
 from packaging.version import Version
 
+from ._docs_adjustments import AdjustmentRow, adjustment_rows
 from ._versions import VersionLike, as_version
 from .schema import NOTHING, Alias, Feature, Field, Forces, Matrix, Prefers, Redirect, Requirement, in_window, window_text
 
@@ -265,6 +266,11 @@ class Document:
     #: Per runner (priority order): the condition under which it is a candidate, "" when always.
     candidates: Tuple[str, ...] = ()
     orders: Tuple[OrderRow, ...] = ()
+    #: The adjustments in force at the version (`matrix._docs_adjustments`), in the order shown.
+    adjustments: Tuple[AdjustmentRow, ...] = ()
+    #: Whether the matrix declares any adjustment, in force at the version or not: the
+    #: adjustments table exists only then.
+    adjusts: bool = False
 
 
 def _alias_row(alias: Alias, v: Version, spell: Callable[[str], str]) -> AliasRow:
@@ -433,9 +439,11 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
                                   tuple(_redirect_row(d, spell) for d in r.redirects if in_window(d.window, v)))
                         for r in matrix.runners)
     pair_rows, pair_legend, refusals = _pair_rows(matrix, v, rows, spell) if pairs else ((), (), ())
+    adjustments = adjustment_rows(matrix, v, spell, _value_text)
     return Document(spell(matrix.name), str(v), spell(source), tuple((r.id, spell(r.name)) for r in matrix.runners),
                     tuple(rows), tuple(notes), legend, config, deprecations, runner_rows,
-                    pair_rows, pair_legend, refusals, _changes(matrix, v, spell), *_capabilities(matrix, spell))
+                    pair_rows, pair_legend, refusals, _changes(matrix, v, spell), *_capabilities(matrix, spell),
+                    adjustments=adjustments, adjusts=bool(matrix.adjustments))
 
 
 def _cell(feature: Feature, runner: str, v: Version, footnote: Callable[[Optional[str]], Optional[int]],

@@ -10,6 +10,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import attrs
 
+from ._docs_adjustments import ADJUSTMENTS_INTRO, GENERATED_MESSAGE, NO_ADJUSTMENTS, AdjustmentRow
 from ._docs_model import (CAPABILITIES_INTRO, DEPRECATION_HEADER, NO_GATES, NO_SCHEMA, PAIR_SYMBOLS, PAIRS_INTRO,
                           REDIRECTS_AFTER, Document, RunnerRow, Step, absent, choice_text, deprecation_cells,
                           group_rows, label, legend_label, pair_label)
@@ -205,6 +206,38 @@ def _capabilities(doc: Document) -> Table:
                  intro=((_text(CAPABILITIES_INTRO),),), after=tuple(_sentence(line) for line in choice_text(doc)))
 
 
+def _adjustments(doc: Document) -> Table:
+    rows = tuple(TableRow((_cell(_code(a.id), header=True, anchor=f"adjustment-{a.id}"), _cell(*_named(a)),
+                           _cell(_text(a.applies)), _cell(_code(a.when)), _cell(*_sets(a)),
+                           _cell(_raw("yes") if a.override else _text("no (fills only where None)")),
+                           _cell(_raw(a.level)), _cell(_text(a.message if a.message is not None else GENERATED_MESSAGE)),
+                           _cell(_text(a.lifecycle), css="lifecycle")))
+                 for a in doc.adjustments)
+    return Table("Adjustments", _heading("Adjustments", doc, True), "Adjustments",
+                 _headers("Adjustment", "Name", "Applies to", "When", "Sets", "Override", "Level", "Message", "Lifecycle"),
+                 rows, intro=((_text(ADJUSTMENTS_INTRO),),), empty=NO_ADJUSTMENTS, layout="cells")
+
+
+def _named(a: AdjustmentRow) -> List[Piece]:
+    """The name, a link on it, and each further link as `` (2)``."""
+    return [_text(a.name, a.links[0] if a.links else None),
+            *(piece for i, url in enumerate(a.links[1:], 2) for piece in (_raw(" ("), _raw(str(i), url), _raw(")")))]
+
+
+def _sets(a: AdjustmentRow) -> List[Piece]:
+    """``path = value``, ``path`` from ``other``, unset ``path``; ``; `` between them."""
+    out: List[Piece] = []
+    for i, s in enumerate(a.sets):
+        out += [_raw("; ")] if i else []
+        if s.source is not None:
+            out += [_code(s.path), _raw(" from "), _code(s.source)]
+        elif s.value is None:
+            out += [_raw("unset "), _code(s.path)]
+        else:
+            out.append(_code(f"{s.path} = {s.value_text}"))
+    return out
+
+
 # The colour of a pair's cell: served by all, by some, by none, never together.
 _PAIR_CLASS = {"all": "status-yes", "some": "status-partial", "none": "status-no", "never": "pair-never",
                "undecided": "pair-undecided"}
@@ -275,6 +308,8 @@ BUILDERS: Dict[str, Callable[[Document, bool], List[Table]]] = {
     "runners": lambda doc, symbols: [_runners(doc)],
     # Left out of a matrix whose runners state no requirement, candidacy or order.
     "capabilities": lambda doc, symbols: [_capabilities(doc)] if doc.candidates else [],
+    # Left out of a matrix that declares no adjustment (at any version).
+    "adjustments": lambda doc, symbols: [_adjustments(doc)] if doc.adjusts else [],
     "pairs": lambda doc, symbols: [_pairs(doc, symbols)],
     "config": lambda doc, symbols: [_config(doc)],
     "deprecations": lambda doc, symbols: _deprecations(doc),

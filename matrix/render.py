@@ -1,10 +1,12 @@
 """Documentation tables generated from a matrix: Markdown, reStructuredText, HTML and JSON.
 
-Six tables, each available on its own: the **support** table (one row per gate in force at
+Seven tables, each available on its own: the **support** table (one row per gate in force at
 the version, one column per runner in priority order), the **runners** table, the
 **capabilities** table (what each runner requires, one row per kind of requirement, with when
 each runner is a candidate and the orders of automatic choice; left out of a matrix whose
-runners state no requirement, candidacy or order), the **pairs**
+runners state no requirement, candidacy or order), the **adjustments** table (each adjustment
+in force: who applies it, when, what it sets and how, what it says; left out of a matrix that
+declares none), the **pairs**
 table (which runners serve a config that uses two features, derived exactly: `matrix._pairs`),
 the **config** reference (every schema path) and the **deprecations** timeline. Every format is
 rendered from one format-free model (`document`, in `matrix._docs_model`), so the formats cannot

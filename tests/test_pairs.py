@@ -154,11 +154,11 @@ def test_docs_leaves_the_pairs_out_unless_asked_and_table_all_gives_every_table(
     headings = [line for line in out.splitlines() if line.startswith("### ")]
     assert (status, err) == (0, "")
     assert headings == ["### Support matrix: vLLM model runners 0.33.0", "### Runners: vLLM model runners",
-                        "### Config reference: vLLM model runners", "### Deprecations: vLLM model runners",
-                        "### Changes by release: vLLM model runners"]
+                        "### Adjustments: vLLM model runners 0.33.0", "### Config reference: vLLM model runners",
+                        "### Deprecations: vLLM model runners", "### Changes by release: vLLM model runners"]
     status, out, err = call("docs", "--table", "all")
     assert [line for line in out.splitlines() if line.startswith("### ")] == [
-        *headings[:2], "### Feature pairs: vLLM model runners 0.33.0", *headings[2:]]
+        *headings[:3], "### Feature pairs: vLLM model runners 0.33.0", *headings[3:]]
     assert out == render(DEFAULT, format="markdown", tables=TABLES)
     status, out, err = call("docs", "--table", "pairs")
     assert out == render(DEFAULT, format="markdown", tables=["pairs"])

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import matrix
 from matrix import NoRunnerError, RemovedFeatureError, UsageError
 from matrix.cli import run
-from matrix.render import FORMATS, TABLES, json_schema, render
+from matrix.render import DEFAULT_TABLES, FORMATS, TABLES, json_schema, render
 from matrix.strategies import configs, matrices
 
 DATA = pathlib.Path(__file__).parent / "data"
@@ -499,6 +499,102 @@ DEFAULT_ROWS = [
             '<tr><th scope="row">mamba cache mode &#x27;all&#x27;</th><td>0.30.0</td><td>0.32.0</td><td>deprecated</td><td>cache_config.mamba_cache_mode = &#x27;align&#x27;</td><td>Open an issue if that is a problem</td></tr>',
         ]),
     }),
+    # The adjustments table (issue 27, item 7): what vLLM changes in a config, who, when, since when.
+    ('0.33.0', 'adjustments', "stock compile: a runner's adjustment, a constant, vLLM's message template", {
+        'markdown': ('| `stock_compile_cudagraphs` |', [
+            "| `stock_compile_cudagraphs` | CUDA graphs off under stock torch.compile | Model Runner V2 | `compilation_config.mode == 'STOCK_TORCH_COMPILE' and compilation_config.cudagraph_mode != 'NONE'` | `compilation_config.cudagraph_mode = 'NONE'` | yes | info | CUDA graphs are not supported with stock torch.compile in Model Runner V2. Overriding cudagraph\\_mode {compilation\\_config.cudagraph\\_mode} to NONE. | since 0.32.0 |",
+        ]),
+        'rst': ('   * - ``stock_compile_cudagraphs``', [
+            '   * - ``stock_compile_cudagraphs``',
+            '     - CUDA graphs off under stock torch.compile',
+            '     - Model Runner V2',
+            "     - ``compilation_config.mode == 'STOCK_TORCH_COMPILE' and compilation_config.cudagraph_mode != 'NONE'``",
+            "     - ``compilation_config.cudagraph_mode = 'NONE'``",
+            '     - yes',
+            '     - info',
+            '     - CUDA graphs are not supported with stock torch.compile in Model Runner V2. Overriding cudagraph\\_mode {compilation\\_config.cudagraph\\_mode} to NONE.',
+            '     - since 0.32.0',
+        ]),
+        'html': ('<th scope="row" id="adjustment-stock_compile_cudagraphs">', [
+            '<th scope="row" id="adjustment-stock_compile_cudagraphs"><code>stock_compile_cudagraphs</code></th>',
+            '<td>CUDA graphs off under stock torch.compile</td>',
+            '<td>Model Runner V2</td>',
+            '<td><code>compilation_config.mode == &#x27;STOCK_TORCH_COMPILE&#x27; and compilation_config.cudagraph_mode != &#x27;NONE&#x27;</code></td>',
+            '<td><code>compilation_config.cudagraph_mode = &#x27;NONE&#x27;</code></td>',
+            '<td>yes</td>',
+            '<td>info</td>',
+            '<td>CUDA graphs are not supported with stock torch.compile in Model Runner V2. Overriding cudagraph_mode {compilation_config.cudagraph_mode} to NONE.</td>',
+            '<td class="lifecycle">since 0.32.0</td>',
+            '</tr>',
+        ]),
+    }),
+    ('0.33.0', 'adjustments', 'max_model_len: a value copied from another path (from), warning level', {
+        'markdown': ('| `draft_max_model_len` |', [
+            "| `draft_max_model_len` | max\\_model\\_len lowered to the draft model's | Model Runner V2 | `model_config.max_model_len is not None and speculative_config.draft_model_config.max_model_len is not None and speculative_config.draft_model_config.max_model_len < model_config.max_model_len` | `model_config.max_model_len` from `speculative_config.draft_model_config.max_model_len` | yes | warning | The draft model's max\\_model\\_len ({speculative\\_config.draft\\_model\\_config.max\\_model\\_len}) is smaller than the target model's ({model\\_config.max\\_model\\_len}): Model Runner V2 lowers max\\_model\\_len to {speculative\\_config.draft\\_model\\_config.max\\_model\\_len} | since 0.33.0 |",
+        ]),
+        'rst': ('   * - ``draft_max_model_len``', [
+            '   * - ``draft_max_model_len``',
+            "     - max\\_model\\_len lowered to the draft model's",
+            '     - Model Runner V2',
+            '     - ``model_config.max_model_len is not None and speculative_config.draft_model_config.max_model_len is not None and speculative_config.draft_model_config.max_model_len < model_config.max_model_len``',
+            '     - ``model_config.max_model_len`` from ``speculative_config.draft_model_config.max_model_len``',
+            '     - yes',
+            '     - warning',
+            "     - The draft model's max\\_model\\_len ({speculative\\_config.draft\\_model\\_config.max\\_model\\_len}) is smaller than the target model's ({model\\_config.max\\_model\\_len})\\: Model Runner V2 lowers max\\_model\\_len to {speculative\\_config.draft\\_model\\_config.max\\_model\\_len}",
+            '     - since 0.33.0',
+        ]),
+        'html': ('<th scope="row" id="adjustment-draft_max_model_len">', [
+            '<th scope="row" id="adjustment-draft_max_model_len"><code>draft_max_model_len</code></th>',
+            '<td>max_model_len lowered to the draft model&#x27;s</td>',
+            '<td>Model Runner V2</td>',
+            '<td><code>model_config.max_model_len is not None and speculative_config.draft_model_config.max_model_len is not None and speculative_config.draft_model_config.max_model_len &lt; model_config.max_model_len</code></td>',
+            '<td><code>model_config.max_model_len</code> from <code>speculative_config.draft_model_config.max_model_len</code></td>',
+            '<td>yes</td>',
+            '<td>warning</td>',
+            '<td>The draft model&#x27;s max_model_len ({speculative_config.draft_model_config.max_model_len}) is smaller than the target model&#x27;s ({model_config.max_model_len}): Model Runner V2 lowers max_model_len to {speculative_config.draft_model_config.max_model_len}</td>',
+            '<td class="lifecycle">since 0.33.0</td>',
+            '</tr>',
+        ]),
+    }),
+    ('0.33.0', 'adjustments', 'Mamba cache mode: before the choice, a generated message', {
+        'markdown': ('| `mamba_cache_align` |', [
+            "| `mamba_cache_align` | Mamba cache mode follows prefix caching (on) | every config, before the choice | `model_config.is_hybrid and cache_config.enable_prefix_caching and cache_config.mamba_cache_mode != 'all'` | `cache_config.mamba_cache_mode = 'align'` | yes | info | generated, per path: \\<name\\>: set \\<path\\> from \\<before\\> to \\<after\\> | since 0.32.0 |",
+        ]),
+        'rst': ('   * - ``mamba_cache_align``', [
+            '   * - ``mamba_cache_align``',
+            '     - Mamba cache mode follows prefix caching (on)',
+            '     - every config, before the choice',
+            "     - ``model_config.is_hybrid and cache_config.enable_prefix_caching and cache_config.mamba_cache_mode != 'all'``",
+            "     - ``cache_config.mamba_cache_mode = 'align'``",
+            '     - yes',
+            '     - info',
+            '     - generated, per path\\: \\<name\\>\\: set \\<path\\> from \\<before\\> to \\<after\\>',
+            '     - since 0.32.0',
+        ]),
+        'html': ('<th scope="row" id="adjustment-mamba_cache_align">', [
+            '<th scope="row" id="adjustment-mamba_cache_align"><code>mamba_cache_align</code></th>',
+            '<td>Mamba cache mode follows prefix caching (on)</td>',
+            '<td>every config, before the choice</td>',
+            '<td><code>model_config.is_hybrid and cache_config.enable_prefix_caching and cache_config.mamba_cache_mode != &#x27;all&#x27;</code></td>',
+            '<td><code>cache_config.mamba_cache_mode = &#x27;align&#x27;</code></td>',
+            '<td>yes</td>',
+            '<td>info</td>',
+            '<td>generated, per path: &lt;name&gt;: set &lt;path&gt; from &lt;before&gt; to &lt;after&gt;</td>',
+            '<td class="lifecycle">since 0.32.0</td>',
+            '</tr>',
+        ]),
+    }),
+    ('0.31.0', 'adjustments', 'at 0.31.0: the table says no adjustment is in force', {
+        'markdown': ('No adjustment', [
+            'No adjustment is in force at this version.',
+        ]),
+        'rst': ('No adjustment', [
+            'No adjustment is in force at this version.',
+        ]),
+        'html': ('<p>No adjustment', [
+            '<p>No adjustment is in force at this version.</p>',
+        ]),
+    }),
 ]
 
 
@@ -543,8 +639,8 @@ _DEFAULT_GROUPS = {
                ("Dual batch overlap", 9), ("Models and sampling", 5), ("Platform", 2)],
 }
 #: version → table → its body rows: (pairs, config; deprecations with the changes by release).
-_DEFAULT_COUNTS = {"0.33.0": {"runners": 2, "pairs": 34, "config": 42, "deprecations": 4 + 26},
-                   "0.31.0": {"runners": 2, "pairs": 34, "config": 42, "deprecations": 4 + 7}}
+_DEFAULT_COUNTS = {"0.33.0": {"runners": 2, "adjustments": 4, "pairs": 34, "config": 42, "deprecations": 4 + 26},
+                   "0.31.0": {"runners": 2, "adjustments": 0, "pairs": 34, "config": 42, "deprecations": 4 + 7}}
 
 
 @pytest.mark.parametrize("format", ["markdown", "rst", "html"])
@@ -561,9 +657,9 @@ def test_the_default_matrix_has_every_row_in_every_display_format(version, forma
                 "rst": [line for line, after in zip(whole.splitlines(), whole.splitlines()[1:]) if after and set(after) == {"-"}],
                 "html": re.findall(r"<h2>(.*)</h2>", whole)}[format]
     names = {"markdown": "### {}: vLLM model runners{}", "rst": "{}: vLLM model runners{}", "html": "{}"}[format]
-    assert headings == [names.format(name, f" {version}" if name in ("Support matrix", "Feature pairs") else "")
-                        for name in ("Support matrix", "Runners", "Feature pairs", "Config reference", "Deprecations",
-                                     "Changes by release")]
+    assert headings == [names.format(name, f" {version}" if name in ("Support matrix", "Adjustments", "Feature pairs") else "")
+                        for name in ("Support matrix", "Runners", "Adjustments", "Feature pairs", "Config reference",
+                                     "Deprecations", "Changes by release")]
     pairs = render(DEFAULT, format=format, version=version, tables=["pairs"])
     columns = {"markdown": lambda: next(line for line in pairs.splitlines() if line.startswith("|---")).count("---"),
                "rst": lambda: len(_row(pairs, "rst", "   * - Feature")),
@@ -575,8 +671,8 @@ def test_the_default_matrix_as_json():
     for version in ("0.33.0", "0.31.0"):
         data = json.loads(render(DEFAULT, format="json", version=version, tables=TABLES))
         _validate_json(data)
-        assert list(data) == ["format", "generated_by", "matrix", "version", "runners", "legend", "features", "pairs",
-                              "config", "deprecations", "changes"]
+        assert list(data) == ["format", "generated_by", "matrix", "version", "runners", "legend", "features",
+                              "adjustments", "pairs", "config", "deprecations", "changes"]
         assert sorted(f["id"] for f in data["features"]) == sorted(f.id for f in DEFAULT.features_at(version))
         # In the support table's order: group by group, as the display formats show them.
         groups = [(group, len(list(rows))) for group, rows in itertools.groupby(f["group"] for f in data["features"])]
@@ -622,6 +718,22 @@ def test_the_default_matrix_as_json():
         ("mamba_cache_all", "removed", False), ("enable_sp_removed", "removed", True), ("spec_medusa", "removed", True),
         ("spec_mlp_speculator", "removed", True)]
     assert new["changes"][:len(old["changes"])] == old["changes"]  # the changes up to the version
+    # The adjustments in force, those before the choice first: none at 0.31.0.
+    assert old["adjustments"] == []
+    assert [(a["id"], a["runners"]) for a in new["adjustments"]] == [
+        ("mamba_cache_align", []), ("mamba_cache_none", []), ("stock_compile_cudagraphs", ["v2"]),
+        ("draft_max_model_len", ["v2"])]
+    assert new["adjustments"][2] == {
+        "id": "stock_compile_cudagraphs", "name": "CUDA graphs off under stock torch.compile", "runners": ["v2"],
+        "when": "compilation_config.mode == 'STOCK_TORCH_COMPILE' and compilation_config.cudagraph_mode != 'NONE'",
+        "set": [{"path": "compilation_config.cudagraph_mode", "value": "NONE", "from": None}],
+        "override": True, "level": "info",
+        "message": "CUDA graphs are not supported with stock torch.compile in Model Runner V2. Overriding cudagraph_mode "
+                   "{compilation_config.cudagraph_mode} to NONE.",
+        "since": "0.32.0", "until": None, "links": []}
+    assert new["adjustments"][3]["set"] == [{"path": "model_config.max_model_len", "value": None,
+                                             "from": "speculative_config.draft_model_config.max_model_len"}]
+    assert (new["adjustments"][0]["message"], new["adjustments"][3]["level"]) == (None, "warning")
     # One change of each kind, as the changes table writes it.
     assert {c["kind"]: (c["version"], c["feature"], c["text"]) for c in reversed(new["changes"])} == {
         "deprecated": ("0.30.0", "mamba_cache_all", "deprecated"),
@@ -786,6 +898,21 @@ def test_json_output_is_typed_data_that_its_schema_accepts():
                                "min": None, "max": None, "has_default": True, "default": "safe", "fact": False, "classes": False, "since": None,
                                "until": None, "choice_versions": [], "doc": "How | to run"}
     assert (by_path["workers"]["min"], by_path["workers"]["max"], by_path["workers"]["default"]) == (1, 64, 1)
+    # Adjustments as data: a constant, an unset (null), a copy (from); runners as ids, priority order.
+    assert data["adjustments"] == [
+        {"id": "fast_ratio", "name": "fast mode lowers the ratio", "runners": [], "when": "mode == 'fast' and ratio > 0.25",
+         "set": [{"path": "ratio", "value": 0.25, "from": None}, {"path": "log_dir", "value": None, "from": None}],
+         "override": True, "level": "warning", "message": "Fast mode caps the ratio at 0.25 (not {ratio}) and writes no logs",
+         "since": "1.0", "until": None, "links": ["https://example.org/fast", "https://example.org/fast-logs"]},
+        {"id": "threads_per_worker", "name": "a thread per worker", "runners": ["v2", "v1"], "when": "workers > 16",
+         "set": [{"path": "threads", "value": None, "from": "workers"}], "override": False, "level": "info",
+         "message": None, "since": None, "until": None, "links": []},
+        {"id": "v2_threads", "name": "at most 32 threads on V2", "runners": ["v2"],
+         "when": "threads is not None and threads > 32", "set": [{"path": "threads", "value": 32, "from": None}],
+         "override": True, "level": "warning", "message": "Model Runner V2 runs at most 32 threads, not {threads}",
+         "since": None, "until": "2.0", "links": []}]
+    assert [a["id"] for a in json.loads(render(KITCHEN, format="json", version="2.0"))["adjustments"]] == [
+        "fast_ratio", "threads_per_worker"]  # v2_threads ends at 2.0
     default = json.loads(render(DEFAULT, format="json", tables=["config"]))
     _validate_json(default)
     entries = {entry["path"]: entry for entry in default["config"]}
@@ -836,7 +963,7 @@ def test_tables_on_their_own():
     assert str(excinfo.value) == "Unknown format 'markdwn' (expected one of 'html', 'json', 'markdown', 'rst'), did you mean 'markdown'"
     with pytest.raises(UsageError) as excinfo:
         render(DEFAULT, tables=["suport"])
-    assert str(excinfo.value) == "Unknown table 'suport' (expected one of 'capabilities', 'config', 'deprecations', 'pairs', 'runners', 'support'), did you mean 'support'"
+    assert str(excinfo.value) == "Unknown table 'suport' (expected one of 'adjustments', 'capabilities', 'config', 'deprecations', 'pairs', 'runners', 'support'), did you mean 'support'"
 
 
 _NASTY = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12).filter(lambda s: s.strip())
@@ -846,7 +973,13 @@ _NASTY = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=
 @given(matrices(max_features=4), st.lists(_NASTY, min_size=4, max_size=4, unique=True), _NASTY)
 def test_renderers_never_raise_and_escape_what_they_must(m, names, note):
     features = tuple(attrs.evolve(f, name=name, note=note) for f, name in zip(m.features, names))
-    m = attrs.evolve(m, name=names[0], features=features)
+    # Two adjustments with hostile text: one before the choice (a constant), one of a runner (a copy).
+    path = m.schema.declared[0].path if m.schema.declared else "x"
+    adjustments = (matrix.Adjustment("a1", names[1], matrix.Predicate("True"), {path: note}, message=names[2]),
+                   matrix.Adjustment("a2", names[3], matrix.Predicate("False"), {path: matrix.schema.From(path)},
+                                     runners=(m.runners[0].id,), override=False, level="info",
+                                     links=("https://example.org/a2",)))
+    m = attrs.evolve(m, name=names[0], features=features, adjustments=adjustments)
     for format in FORMATS:
         text = render(m, format=format)
         assert text.endswith("\n")
@@ -861,6 +994,9 @@ def test_renderers_never_raise_and_escape_what_they_must(m, names, note):
         assert all(len(r) == len(header) for r in rows)
     else:
         assert "\nNo gate is in force at this version.\n" in markdown
+    header, rows = _markdown_table(markdown, "### Adjustments: ")
+    assert (len(rows), {len(r) for r in rows}) == (2, {len(header)})
+    assert [a["name"] for a in data["adjustments"]] == [names[1], names[3]]
     assert _docutils_warnings(render(m, format="rst")) == ""
 
 
@@ -1099,3 +1235,18 @@ def test_the_runners_table_shows_former_ids_and_redirects_in_every_format():
     # A matrix with neither has neither column, nor the JSON keys.
     assert "Former ids" not in render(KITCHEN, tables=["runners"])
     assert "aliases" not in json.loads(render(KITCHEN, format="json", tables=["runners"]))["runners"][0]
+
+
+def test_a_matrix_without_adjustments_has_no_adjustments_table_in_any_format():
+    # _REMOVED declares no [adjustments]: asked for, the table is left out (as capabilities is),
+    # so its default tables render as before the table existed.
+    others = [t for t in DEFAULT_TABLES if t != "adjustments"]
+    for format in FORMATS:
+        assert render(_REMOVED, format=format) == render(_REMOVED, format=format, tables=others)
+    assert render(_REMOVED, tables=["adjustments"]) == "<!-- Generated by `matrix docs` from <string>: do not edit by hand. -->\n"
+    data = json.loads(render(_REMOVED, format="json", tables=["adjustments"]))
+    _validate_json(data)
+    assert list(data) == ["format", "generated_by", "matrix", "version", "runners"]
+    # A matrix whose adjustments all start later shows the table, saying none is in force.
+    assert render(DEFAULT, version="0.31.0", tables=["adjustments"]).splitlines()[2:] == [
+        "### Adjustments: vLLM model runners 0.31.0", "", "No adjustment is in force at this version."]
