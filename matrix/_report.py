@@ -15,8 +15,8 @@ Schema of the dict, and docs/reference/report.md explains it with real output. T
   2. ``redirect``: the runner asked for was replaced by another, by a redirect of its runner
      file or by a feature that forces a runner with ``override``;
   3. ``fall-back``: automatic choice passed over a runner it would have taken first: a
-     candidate of the order before the chosen one is blocked (a ``fallback`` warning), or a
-     preference's runner is not free (a ``preference`` warning for another runner);
+     candidate of the order before the chosen one is blocked (a ``fallback`` warning), or the
+     runner of a preference that is not ``outright`` is not free (it is passed over);
   4. ``adjust``: an adjustment changed the config;
   5. ``run``: none of the above: the runner asked for, or the first runner automatic choice
      tries (by priority, an order or a preference), runs the config as given. It is listed
@@ -45,7 +45,7 @@ from . import _messages
 if TYPE_CHECKING:  # pragma: no cover
     from ._locate import Locations
     from .predicates import Predicate
-    from .resolver import Resolution
+    from .resolver import Resolution, ResolutionWarning
     from .schema import Feature, Runner
 
 #: What resolution did with a config (`Resolution.report`'s ``action``), in order of precedence.
@@ -117,12 +117,20 @@ def _actions(resolution: Resolution, explained: Mapping[str, Any]) -> List[str]:
     done = {
         "refuse": resolution.runner is None,
         "redirect": explained["how"] in ("redirected", "overridden"),
-        "fall-back": resolution.requested is None and (
-            "fallback" in kinds or any(w.kind == "preference" and w.runner != resolution.runner
-                                       for w in resolution.warnings)),
+        "fall-back": resolution.requested is None and ("fallback" in kinds or any(_passed_over(resolution, w)
+                                                                                   for w in resolution.warnings)),
         "adjust": bool(resolution.adjustments),
     }
     return [a for a in ACTIONS if done.get(a)] or ["run"]
+
+
+def _passed_over(resolution: Resolution, warning: ResolutionWarning) -> bool:
+    """Whether *warning* says a preference was passed over (one that is not outright, for a
+    runner that does not serve; an outright one refuses instead, and may say the preference)."""
+    if warning.kind != "preference" or warning.feature is None or warning.runner == resolution.runner:
+        return False
+    prefers = resolution.matrix.feature(warning.feature).prefers
+    return prefers is not None and not prefers.outright
 
 
 class _Rules:
@@ -140,6 +148,7 @@ class _Rules:
         self.choice: _Values = resolution._values_of("\0")
         self.final: _Values = resolution.values
         self._texts: Dict[Optional[str], Optional[Locations]] = {}
+        self._gates: Optional[Dict[str, Feature]] = None
 
     # --- where ---------------------------------------------------------------------------------
 
@@ -214,7 +223,9 @@ class _Rules:
         return self._feature("blocks", gate, runner.id, values)
 
     def _gate(self, id: str) -> Feature:
-        return next(g for g in self.matrix.gates_at(self.version) if g.id == id)
+        if self._gates is None:
+            self._gates = {g.id: g for g in self.matrix.gates_at(self.version)}
+        return self._gates[id]
 
     def _not_candidate(self, runner: Runner) -> Dict[str, Any]:
         return self._rule("not-a-candidate", "candidate", f"{runner.id}:candidate", f"{runner.name} is a candidate",

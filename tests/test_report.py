@@ -191,6 +191,17 @@ def test_a_preference_that_chose_the_runner_is_why_and_one_passed_over_is_a_fall
                       {"parallel_config.prefill_context_parallel_size": 2}, when("prefill_context_parallel"))])
 
 
+def test_an_outright_preference_whose_runner_is_blocked_refuses_without_falling_back():
+    """vLLM 0.30.0 says it defaults to V1 on ROCm for these models, then raises V1's error: a
+    preference said, no runner passed over."""
+    config = {"platform": {"is_rocm": True}, "model_config": {"architectures": ["DeepseekV32ForCausalLM"]},
+              "parallel_config": {"prefill_context_parallel_size": 2}}
+    data = report(DEFAULT, config, version="0.30.0")
+    assert [(w["kind"], w["runner"]) for w in data["warnings"]] == [("preference", "v1")]
+    assert (data["supported"], data["actions"], [(r["role"], r["id"], r["runner"]) for r in data["why"]]) == (
+        False, ["refuse"], [("prefers", "rocm_v1_default", "v1"), ("blocks", "prefill_context_parallel", "v1")])
+
+
 def test_the_kitchen_sink_falls_back_warns_and_refuses_with_lines_in_its_own_file():
     legacy = rule("blocks", "legacy", "legacy mode", "v2", "mode == 'legacy'", {"mode": "legacy"}, 20, file=SINK)
     data = report(KITCHEN, {"mode": "legacy", "workers": 9, "debug": False})
