@@ -221,6 +221,44 @@ def test_the_kitchen_sink_falls_back_warns_and_refuses_with_lines_in_its_own_fil
              file=SINK)])
 
 
+ATTENTION = Path(__file__).parents[1] / "examples" / "vllm-attention"
+
+
+def test_the_attention_example_says_runners_not_candidates_and_failed_requirement_clauses_in_their_files():
+    m = matrix.load(ATTENTION / "features.toml")
+    facts = {"fa": {"version": 3, "layer_version": 3, "fp8_ok": False, "fp8_kv_ok": False, "kernel_block_size": 16},
+             "flashinfer": {"trtllm": True, "use_trtllm_attention": None}}
+    config = {"selector": {"head_size": 128, "dtype": "bfloat16", "has_sink": True}, "device": {"capability": "8.0"},
+              **facts}
+    data = report(m, config)
+    runners = str(ATTENTION / "runners")
+    assert (data["effective"], data["actions"]) == ({"runner": "TRITON_ATTN", "name": "Triton", "settings": {}},
+                                                    ["fall-back"])
+    assert data["why"] == [
+        rule("not-a-candidate", "TRITON_FLASH_ATTN:candidate", "Triton + FlashAttention is a candidate",
+             "TRITON_FLASH_ATTN", "device.capability >= '9.0' and device.capability < '10.0' and selector.use_mm_prefix",
+             {"device.capability": "8.0", "selector.use_mm_prefix": False}, 5, kind="candidate", holds=False,
+             file=f"{runners}/TRITON_FLASH_ATTN.toml", place="$.candidate"),
+        rule("not-a-candidate", "TRITON_FLASHINFER:candidate", "Triton + FlashInfer is a candidate",
+             "TRITON_FLASHINFER", "device.capability >= '10.0' and device.capability < '11.0' and not "
+             "selector.use_non_causal and selector.use_mm_prefix",
+             {"device.capability": "8.0", "selector.use_mm_prefix": False, "selector.use_non_causal": False}, 5,
+             kind="candidate", holds=False, file=f"{runners}/TRITON_FLASHINFER.toml", place="$.candidate"),
+        rule("blocks", "FLASH_ATTN:combination:1", "sink not supported on compute capability < 9.0", "FLASH_ATTN",
+             "not (selector.has_sink and device.capability < '9.0')", {"device.capability": "8.0",
+                                                                       "selector.has_sink": True}, 20,
+             kind="requirement", holds=False, file=f"{runners}/FLASH_ATTN.toml", place="$.requires.combination[0]",
+             column=3),
+        rule("blocks", "FLASHINFER:sinks", "attention sinks not supported", "FLASHINFER",
+             "not selector.has_sink or flashinfer.use_trtllm_attention != False and flashinfer.trtllm and "
+             "(device.capability == '9.0' or device.capability >= '10.0' and device.capability < '11.0' or "
+             "device.capability >= '12.0' and device.capability < '13.0')",
+             {"device.capability": "8.0", "flashinfer.trtllm": True, "flashinfer.use_trtllm_attention": None,
+              "selector.has_sink": True}, 16, kind="requirement", holds=False, file=f"{runners}/FLASHINFER.toml",
+             place="$.requires.sinks"),
+    ]
+
+
 def _attention(folder):
     """A small matrix in files: a request for fa3 with an fp8 KV cache goes to triton, whose own
     adjustment then sets pages triton's requirement refuses."""
