@@ -165,6 +165,16 @@ def test_adjustments_before_the_choice_and_of_the_runner_each_read_the_config_th
          {"model_config.max_model_len": 4096}, when("draft_max_model_len", "adjustments"))]
 
 
+def test_a_pickled_resolution_reports_the_same():
+    import pickle
+
+    config = {"model_config": {"is_hybrid": True, "max_model_len": 8192},
+              "cache_config": {"enable_prefix_caching": True},
+              "speculative_config": {"method": "eagle", "draft_model_config": {"max_model_len": 4096}}}
+    resolution = DEFAULT.resolve(config)
+    assert pickle.loads(pickle.dumps(resolution)).report() == resolution.report()
+
+
 def test_a_forced_runner_over_the_request_is_a_redirect_and_not_supported():
     data = report(DEFAULT, {"watermark_config": {}}, runner="v1")
     assert (data["supported"], data["effective"], data["action"], data["why"]) == (False, V2, "redirect", [
