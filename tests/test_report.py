@@ -2,6 +2,7 @@
 answers of vLLM's RFC #57649 as data, and ``matrix/report.schema.json``."""
 
 import io
+import itertools
 import json
 import re
 import subprocess
@@ -17,6 +18,8 @@ import matrix
 from matrix import cli
 from matrix._report import ACTIONS, ROLES, json_schema
 from matrix.strategies import configs, matrices
+
+from .test_check import _small_matrices, _universe
 
 DATA = Path(__file__).parent / "data"
 DEFAULT = matrix.default()
@@ -368,7 +371,7 @@ def _checked(resolution, data):
             assert found["line"] is not None, found
 
 
-@settings(max_examples=20)
+@settings(max_examples=10, deadline=None)
 @given(configs(DEFAULT), st.sampled_from(["0.30.0", "0.31.0", "0.32.0", "0.33.0"]),
        st.sampled_from([None, "v1", "v2"]))
 def test_the_report_of_any_default_matrix_config_fits_the_schema(config, version, runner):
@@ -390,6 +393,28 @@ def test_the_report_of_any_config_of_a_random_matrix_fits_the_schema(data):
     except matrix.ResolutionError as error:
         resolution = error.resolution
     _checked(resolution, resolution.report(remedies=False))
+
+
+@settings(deadline=None)
+@given(st.booleans().flatmap(lambda adjusting: _small_matrices(adjustments=adjusting)))
+def test_the_report_fits_the_schema_on_matrices_with_every_construct_of_choice(case):
+    """Forces, preferences, orders, candidacy, requirement chains, removals, former ids and
+    redirects, or adjustments (`test_check`'s matrices): every request, over a small config space."""
+    text, names, runners, _ = case
+    try:
+        m = matrix.loads(text, runners=runners)
+    except matrix.LoadError:
+        return  # an ill-typed combination of atoms (see test_check)
+    asks = [None, *(r.id for r in m.runners), *(a.id for r in m.runners for a in r.aliases)]
+    for config in itertools.islice(_universe(m, names), 12):
+        for ask in asks:
+            try:
+                resolution = m.resolve(config, runner=ask)
+            except matrix.UsageError:  # a former id removed at the version
+                continue
+            except matrix.ResolutionError as error:
+                resolution = error.resolution
+            _checked(resolution, resolution.report(remedies=False))
 
 
 def test_resolving_imports_nothing_of_the_report():
