@@ -18,9 +18,9 @@ Schema of the dict, and docs/reference/report.md explains it with real output. T
      candidate of the order before the chosen one is blocked (a ``fallback`` warning), or the
      runner of a preference that is not ``outright`` is not free (it is passed over);
   4. ``adjust``: an adjustment changed the config;
-  5. ``run``: none of the above: the runner asked for, or the first runner automatic choice
-     tries (by priority, an order or a preference), runs the config as given. It is listed
-     only alone.
+  5. ``run``: none of the above: the runner asked for, or the first candidate automatic
+     choice tries (by priority, an order or a preference), runs the config as given. It is
+     listed only alone.
 
   ``action`` is the first of ``actions``.
 - ``why``: the deciding rules, in the order resolution meets them (`ROLES` says what each
