@@ -272,6 +272,22 @@ def test_the_attention_example_says_runners_not_candidates_and_failed_requiremen
     ]
 
 
+def test_the_order_that_applied_is_a_deciding_rule_and_its_first_runner_not_a_candidate_too():
+    m = matrix.load(ATTENTION / "features.toml")
+    facts = {"fa": {"version": 3, "layer_version": 3, "fp8_ok": False, "fp8_kv_ok": False, "kernel_block_size": 16},
+             "flashinfer": {"trtllm": True, "use_trtllm_attention": None}}
+    config = {"selector": {"head_size": 128, "dtype": "bfloat16"}, "device": {"capability": "10.0"}, **facts}
+    data = report(m, config)
+    assert (data["effective"]["runner"], data["actions"]) == ("FLASHINFER", ["run"])
+    assert [(r["role"], r["kind"], r["id"], r["holds"], r["because"], r["file"], r["line"], r["place"])
+            for r in data["why"]] == [
+        ("orders", "order", "sm100", True, {"device.capability": "10.0", "selector.use_non_causal": False},
+         str(ATTENTION / "features.toml"), 68, "$.orders.sm100.when"),
+        ("not-a-candidate", "candidate", "TRITON_FLASHINFER:candidate", False,
+         {"device.capability": "10.0", "selector.use_mm_prefix": False, "selector.use_non_causal": False},
+         str(ATTENTION / "runners" / "TRITON_FLASHINFER.toml"), 5, "$.candidate")]
+
+
 def _attention(folder):
     """A small matrix in files: a request for fa3 with an fp8 KV cache goes to triton, whose own
     adjustment then sets pages triton's requirement refuses."""
