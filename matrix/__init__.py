@@ -16,6 +16,7 @@ from .predicates import And, Compare, IsNone, ListLiteral, Literal, Mod, Not, Or
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._remedy import Change, ChangeAction, Remedies, Remedy
+    from ._report import ResolutionAction
     from .check import Finding, Report, Severity
 from ._versions import VersionLike
 from .resolver import Adjusted, Observation, ObservationKind, Resolution, ResolutionWarning, WarningKind
@@ -74,6 +75,7 @@ __all__ = [
     "Change",
     "ChangeAction",
     "AdjustmentLevel",
+    "ResolutionAction",
     "MatrixError",
     "UsageError",
     "LoadError",
@@ -103,6 +105,10 @@ def __getattr__(name: str) -> object:
         from . import _remedy
 
         return getattr(_remedy, name)
+    if name == "ResolutionAction":  # imported when a report is first asked for
+        from . import _report
+
+        return _report.ResolutionAction
     raise AttributeError(f"module 'matrix' has no attribute {name!r}")
 
 

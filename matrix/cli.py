@@ -18,6 +18,7 @@ from .errors import ConfigError, MatrixError, ResolutionError
 from .schema import CLASS_SPEC, Field, Matrix, Runner, Schema
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ._remedy import Remedies
     from .resolver import Resolution
 
     Commands = argparse._SubParsersAction["_Parser"]
@@ -387,7 +388,7 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
         resolution = matrix.resolve(config, runner=options.runner, version=options.version)
     except ResolutionError as finding:
         if options.json:
-            data = _resolution_json(finding.resolution, options.explain)
+            data = _resolution_json(finding.resolution, options.explain, finding.remedies)
             data["error"] = finding.to_dict()
             _how(finding.resolution, options, data)
             stdout.write(_dumps(data, indent=2, ensure_ascii=False) + "\n")
@@ -475,10 +476,17 @@ def _named(runner: Runner) -> str:
     return runner.id if runner.name == runner.id else f"{runner.id} ({runner.name})"
 
 
-def _resolution_json(resolution: Resolution, explain: bool) -> Dict[str, Any]:
+def _resolution_json(resolution: Resolution, explain: bool,
+                     remedies: Optional[Sequence[Remedies]] = None) -> Dict[str, Any]:
+    """`Resolution.to_dict`, with the report (``report``) and with *explain* the explanation, the
+    remedies searched once for both (those of the error, when it has them)."""
     data = resolution.to_dict()
+    found = [r.to_dict() for r in (remedies or resolution.remedies())]
     if explain:
-        data["explanation"] = resolution.explanation()
+        data["explanation"] = resolution.explanation(remedies=False)
+        data["explanation"]["remedies"] = found
+    data["report"] = resolution.report(remedies=False)
+    data["report"]["remedy"] = found
     return data
 
 

@@ -413,6 +413,18 @@ class Resolution:
                               limit=_remedy.LIMIT if limit is None else limit,
                               budget=_remedy.BUDGET if budget is None else budget)
 
+    def report(self, *, remedies: bool = True) -> Dict[str, Any]:
+        """The five answers of vLLM's RFC #57649 as JSON-ready data (``matrix/report.schema.json``;
+        `matrix._report` states each key): ``supported``, ``effective`` (the runner and the
+        settings adjustments changed), ``action`` (``refuse``, ``redirect``, ``fall-back``,
+        ``adjust`` or ``run``: the first that happened, in that order; ``actions`` lists them),
+        ``why`` (each deciding rule: id, predicate, the values it read, ``file:line``) and
+        ``remedy`` (`remedies`; an empty list with *remedies* False). Worked out on each call.
+        """
+        from . import _report
+
+        return _report.report(self, remedies=remedies, json_value=_json_value)
+
     def remedies(self) -> Tuple[Remedies, ...]:
         """The remedies worth saying: for the runner asked for when it does not serve; for
         every runner when automatic choice found none; else for the runner automatic choice

@@ -186,6 +186,7 @@ def test_resolve_json_from_a_file(tmp_path):
     assert (status, err) == (0, "")
     data = json.loads(out)
     effective = data.pop("effective")
+    assert data.pop("report") == matrix.default().resolve({"model_config": {"is_diffusion": True}}).report()
     assert data == {
         "matrix": "vLLM model runners", "version": "0.33.0", "requested": None, "runner": "v2",
         "redirected": None, "active": [{"id": "diffusion", "name": "diffusion models"}],
