@@ -56,9 +56,10 @@ def option(runner, *changes):
             "conditions": [], "text": "; ".join(t for _, _, _, t in changes)}
 
 
-def when(id, table="features"):
-    """The line of the ``when`` of ``[<table>.<id>]`` in the default matrix's features.toml."""
-    lines = DEFAULT.text.splitlines()
+def when(id, table="features", m=None):
+    """The line of the ``when`` of ``[<table>.<id>]`` in the features.toml of *m* (the default
+    matrix unless given)."""
+    lines = (m or DEFAULT).text.splitlines()
     start = lines.index(f"[{table}.{id}]")
     return next(n + 1 for n in range(start, len(lines)) if lines[n].startswith("when = "))
 
@@ -216,21 +217,21 @@ def test_an_outright_preference_whose_runner_is_blocked_refuses_without_falling_
 
 
 def test_the_kitchen_sink_falls_back_warns_and_refuses_with_lines_in_its_own_file():
-    legacy = rule("blocks", "legacy", "legacy mode", "v2", "mode == 'legacy'", {"mode": "legacy"}, 20, file=SINK)
+    legacy = rule("blocks", "legacy", "legacy mode", "v2", "mode == 'legacy'", {"mode": "legacy"}, when("legacy", m=KITCHEN), file=SINK)
     data = report(KITCHEN, {"mode": "legacy", "workers": 9, "debug": False})
     assert (data["effective"], data["actions"], data["why"]) == (V1, ["fall-back"], [
         legacy, dict(legacy, role="warns", runner=None),
-        rule("warns", "many_workers", "many workers", "v1", "workers > 8", {"workers": 9}, 27, file=SINK)])
+        rule("warns", "many_workers", "many workers", "v1", "workers > 8", {"workers": 9}, when("many_workers", m=KITCHEN), file=SINK)])
     assert [w["kind"] for w in data["warnings"]] == ["deprecated", "fallback", "partial"]
     data = report(KITCHEN, {"spec": {"method": "ngram"}, "debug": False}, runner="v2")
     assert (data["supported"], data["actions"], data["why"], data["remedy"]) == (False, ["refuse"], [
-        rule("blocks", "ngram", "n-gram drafts", "v2", "spec.method == 'ngram'", {"spec.method": "ngram"}, 39,
+        rule("blocks", "ngram", "n-gram drafts", "v2", "spec.method == 'ngram'", {"spec.method": "ngram"}, when("ngram", m=KITCHEN),
              file=SINK)], [remedies("v2", "To use Model Runner V2, change: unset spec; or set spec.method to 'eagle'", [
                  option("v2", ("spec", "unset", [None], "unset spec")),
                  option("v2", ("spec.method", "set", ["eagle"], "set spec.method to 'eagle'"))], asked=True)])
     data = report(KITCHEN, {"spec": {"method": "eagle"}, "debug": False}, runner="v2")
     assert (data["supported"], data["actions"], data["why"]) == (True, ["run"], [
-        rule("warns", "eagle", "EAGLE drafts", "v2", "spec.method == 'eagle'", {"spec.method": "eagle"}, 33,
+        rule("warns", "eagle", "EAGLE drafts", "v2", "spec.method == 'eagle'", {"spec.method": "eagle"}, when("eagle", m=KITCHEN),
              file=SINK)])
 
 
