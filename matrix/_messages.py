@@ -310,6 +310,12 @@ def short_repr(value: object) -> str:
 
 # --- resolution -----------------------------------------------------------------------------
 
+def _in_words(template: Optional[Template], default: str, **parts: str) -> str:
+    """A sentence a matrix may say in its own words: its *template* filled with *parts*, else
+    the engine's *default* (a format string of the same parts)."""
+    return default.format_map(parts) if template is None else template.fill(parts)
+
+
 def does_not_support(runner: str, features: Sequence[str], reasons: Sequence[str] = (),
                      template: Optional[Template] = None) -> str:
     """What keeps *runner* from a config: the features it does not support, and the reasons of
@@ -317,12 +323,12 @@ def does_not_support(runner: str, features: Sequence[str], reasons: Sequence[str
     *template* of the matrix's (parts ``runner``, ``features``) says the features."""
     said = []
     if features:
-        said.append(f"does not support: {listing(features)}")
+        said.append(_in_words(template, "{runner} does not support: {features}", runner=runner,
+                              features=listing(features)))
     if reasons:
-        said.append(f"is not valid for this config: {', '.join(reasons)}")
-    if template is not None and features:
-        return "; and ".join([template.fill({"runner": runner, "features": listing(features)}), *said[1:]])
-    return f"{runner} {'; and '.join(said)}"
+        invalid = f"is not valid for this config: {', '.join(reasons)}"
+        said.append(invalid if said else f"{runner} {invalid}")
+    return "; and ".join(said) if said else f"{runner} "
 
 
 def no_candidate() -> str:
@@ -333,20 +339,16 @@ def fallback(skipped: Sequence[str], chosen: str, template: Optional[Template] =
              runner: str = "", features: Sequence[str] = ()) -> str:
     """The runners passed over (*skipped*: what keeps each), and the one *chosen*; a *template*
     of the matrix's may also name the passed-over *runner* (their names) and their *features*."""
-    if template is not None:
-        return template.fill({"skipped": "; ".join(skipped), "chosen": chosen, "runner": runner,
-                              "features": listing(features)})
-    return f"{'; '.join(skipped)}; using {chosen} instead"
+    return _in_words(template, "{skipped}; using {chosen} instead", skipped="; ".join(skipped), chosen=chosen,
+                     runner=runner, features=listing(features))
 
 
 def no_runner(blockers: Sequence[str], template: Optional[Template] = None, refusal: str = "",
               runner: str = "", features: Sequence[str] = ()) -> str:
     """What keeps every candidate (*blockers*); a *template* of the matrix's may instead say the
     *refusal* of the runner the choice ends on, its name (*runner*) and its *features*."""
-    if template is not None:
-        return template.fill({"blocked": "; ".join(blockers), "refusal": refusal, "runner": runner,
-                              "features": listing(features)})
-    return f"No runner can serve this config: {'; '.join(blockers)}"
+    return _in_words(template, "No runner can serve this config: {blocked}", blocked="; ".join(blockers),
+                     refusal=refusal, runner=runner, features=listing(features))
 
 
 def deprecated(name: str, since: str, remove_in: Optional[str], replacement: Optional[str],
@@ -556,9 +558,8 @@ def preferred(feature: str, runner: str) -> str:
 def preferred_blocked(feature: str, blockers: str, template: Optional[Template] = None, runner: str = "") -> str:
     """An outright preference whose *runner* is not free (*blockers*: why); a *template* of the
     matrix's names the ``feature``, the ``refusal`` and the ``runner``."""
-    if template is not None:
-        return template.fill({"feature": feature, "refusal": blockers, "runner": runner})
-    return f"No runner can serve this config: {feature} makes the choice, and {blockers}"
+    return _in_words(template, "No runner can serve this config: {feature} makes the choice, and {refusal}",
+                     feature=feature, refusal=blockers, runner=runner)
 
 
 def not_a_candidate(runner: str) -> str:
