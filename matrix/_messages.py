@@ -1214,14 +1214,6 @@ def adjustment_empty_set() -> str:
     return "An adjustment sets at least one path: set = { \"path\" = value }"
 
 
-def adjustment_template(reason: str) -> str:
-    return f"In the message: {reason}"
-
-
-def adjustment_template_brace() -> str:
-    return "A single '{' or '}': write {{ and }} for a brace, {dotted.path} for a value"
-
-
 def adjusted(name: str, path: str, before: object, after: object) -> str:
     return f"{name}: set {path} from {before!r} to {after!r}"
 
@@ -1250,6 +1242,10 @@ def template_brace(text: str, token: str) -> str:
 
 
 def template_unknown(name: str, names: Sequence[str], paths: Sequence[str], well_formed: bool) -> str:
+    if not names:  # a template of config values only (an adjustment's message)
+        if not well_formed:
+            return f"Expected a config path between braces, got {'{' + name + '}'!r}"
+        return unknown_path(name, paths)
     expected = f"one of {quoted(names)}" + (", or a config path" if paths else "")
     if not well_formed:
         return f"Expected a part's name between braces ({expected}), got {'{' + name + '}'!r}"
