@@ -1255,3 +1255,24 @@ def template_unknown(name: str, names: Sequence[str], paths: Sequence[str], well
 
 def diff_not_compared(what: str, where: str) -> str:
     return f"Not compared: {what} (the answers for {where} may differ unseen)"
+
+
+# --- assert_matches: effective values (matrix.testing) --------------------------------------
+
+def harness_effective(version: object, config: str, asked: str, runner: str,
+                      differences: Sequence[Any]) -> str:
+    """The paths whose effective value the legacy function and the matrix disagree on:
+    *differences* are (path, legacy's value, the matrix's)."""
+    lines = [f"The legacy function and the matrix disagree on the effective config at version {version}",
+             f"  config: {config}", f"  asked for: {asked}", f"  runner: {runner}"]
+    lines += [f"  {path}: legacy {short_repr(theirs)}, matrix {short_repr(ours)}" for path, theirs, ours in differences]
+    return "\n".join(lines)
+
+
+def harness_bad_effective(effective: object) -> str:
+    return f"Choice.effective must be a mapping from config path to value, not {short_repr(effective)}"
+
+
+def harness_effective_path(path: str, version: object, known: Iterable[str]) -> str:
+    return (f"legacy() returned the effective value of {path!r}, which is not a [config] field at version "
+            f"{version}{did_you_mean(path, known)}")
