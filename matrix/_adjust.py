@@ -32,13 +32,12 @@ Each path changed is one `Adjusted` record (``Resolution.adjustments``), in orde
 set the path: the adjustment replaced a value the config itself held (given by the user, or
 the schema's default). Each adjustment that changed a path is one warning of kind
 ``adjusted`` at the adjustment's level; its text is the ``message`` template filled with the
-values the adjustment found (``{dotted.path}``; ``{{`` and ``}}`` are braces), or one
-generated sentence per path.
+values the adjustment found (``{dotted.path}``; ``{{`` and ``}}`` are braces:
+`matrix._templates`), or one generated sentence per path.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import attrs
@@ -49,9 +48,7 @@ from .errors import ConfigError
 from .predicates import truth
 from .schema import Adjustment, AdjustmentLevel, Field, From, Schema
 
-__all__ = ["Adjusted", "apply", "template_paths", "fill", "typed"]
-
-_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([^{}]*)\}|[{}]")
+__all__ = ["Adjusted", "apply", "typed"]
 
 
 @attrs.frozen
@@ -68,31 +65,6 @@ class Adjusted:
     message: str
     level: AdjustmentLevel
     overrode_user: bool
-
-
-def template_paths(text: str) -> Tuple[str, ...]:
-    """The paths a message template names, in order; ValueError for a lone brace."""
-    out = []
-    for match in _PLACEHOLDER.finditer(text):
-        token = match.group()
-        if token in ("{{", "}}"):
-            continue
-        if match.group(1) is None or not match.group(1).strip():
-            raise ValueError(_messages.adjustment_template_brace())
-        out.append(match.group(1).strip())
-    return tuple(out)
-
-
-def fill(text: str, values: Mapping[str, object]) -> str:
-    """*text* with each ``{path}`` replaced by its value (text as it is, others as repr)."""
-    def replace(match: re.Match[str]) -> str:
-        token = match.group()
-        if token in ("{{", "}}"):
-            return token[0]
-        value = values[match.group(1).strip()]
-        return value if isinstance(value, str) else repr(value)
-
-    return _PLACEHOLDER.sub(replace, text)
 
 
 def typed(field: Field, value: object) -> object:
@@ -135,7 +107,10 @@ def apply(adjustments: Sequence[Adjustment], view: Effective, schema: Optional[S
         if not changes:
             continue
         if adjustment.message is not None:
-            message = fill(adjustment.message, {p: lookup(p) for p in template_paths(adjustment.message)})
+            from ._templates import paths_only  # imported for a matrix whose adjustments have a message
+
+            template = paths_only(adjustment.message)
+            message = template.fill({}, {p: lookup(p) for p in template.paths})
         else:
             message = "; ".join(_messages.adjusted(adjustment.name, p, b, a) for p, (b, a) in changes.items())
         for path, (before, after) in changes.items():

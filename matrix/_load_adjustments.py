@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
-from . import _adjust, _messages
+from . import _adjust, _messages, _templates
 from .errors import ConfigError
 from .schema import ADJUSTMENT_LEVELS, Adjustment, Field, From, Runner, Schema, Window, window_text
 
@@ -45,19 +45,14 @@ def adjustments(builder: _Builder, source: _Source, raw: object, schema: Schema,
             if checked is not _BAD:
                 values[path] = checked
         if spec.message is not None:
-            try:
-                named = _adjust.template_paths(spec.message)
-            except ValueError as error:
-                builder.problem(source, where + ("message",), _messages.adjustment_template(str(error)))
-            else:
-                for path in named:
-                    field = schema.get(path)
-                    if field is None:
-                        builder.problem(source, where + ("message",), _messages.adjustment_template(
-                            _messages.unknown_path(path, schema.fields)))
-                    elif window is not None and not _covers(field.window, window):
-                        builder.problem(source, where + ("message",), _messages.adjustment_window(
-                            path, window_text(field.window), window_text(window)))
+            template, problems = _templates.parse(spec.message, (), schema.fields)
+            for problem in problems:
+                builder.problem(source, where + ("message",), problem)
+            for path in template.paths if template is not None else ():
+                field = schema.fields[path]
+                if window is not None and not _covers(field.window, window):
+                    builder.problem(source, where + ("message",), _messages.adjustment_window(
+                        path, window_text(field.window), window_text(window)))
         if len(builder.problems) > before or when is None or window is None:
             continue
         out.append(Adjustment(id, spec.name, when, values, tuple(spec.runners), spec.override, spec.level,

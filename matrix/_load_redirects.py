@@ -16,7 +16,7 @@ exist through its ``since``/``until`` window. The semantics are in `matrix._choi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 import attrs
 
@@ -34,36 +34,30 @@ def runners(builder: _Builder, runner_list: List[Runner], schema: Schema) -> Lis
     # id → the runner whose alias it is (None: a runner's own id).
     taken: Dict[str, Optional[str]] = {id: None for id in [*ids, *builder.broken_runners]}
     aliases: Dict[str, Alias] = {}
-    out = []
+    read: List[Tuple[Runner, Any]] = []  # each runner with its aliases, and its (file, RunnerSpec)
     for runner in runner_list:
         found = builder.runner_specs.get(runner.id)
-        if found is None:
-            out.append(runner)
-            continue
-        source, spec = found
-        mine = []
-        for index, item in enumerate(spec.aliases):
-            alias = _alias(builder, source, ("aliases", index), runner.id, item, taken)
-            if alias is not None:
-                taken[alias.id] = runner.id
-                aliases[alias.id] = alias
-                mine.append(alias)
-        out.append(attrs.evolve(runner, aliases=tuple(mine)))
-    final = []
-    for runner in out:
-        found = builder.runner_specs.get(runner.id)
-        if found is None:
-            final.append(runner)
-            continue
-        source, spec = found
-        redirects = []
-        for index, item in enumerate(spec.redirects):
-            where: Place = ("redirects", index)
-            redirect = _redirect(builder, source, where, runner.id, index, item, ids, aliases, schema)
-            if redirect is not None:
-                redirects.append(redirect)
-        final.append(attrs.evolve(runner, redirects=tuple(redirects)))
-    return final
+        if found is not None:
+            source, spec = found
+            mine = []
+            for index, item in enumerate(spec.aliases):
+                alias = _alias(builder, source, ("aliases", index), runner.id, item, taken)
+                if alias is not None:
+                    taken[alias.id] = runner.id
+                    aliases[alias.id] = alias
+                    mine.append(alias)
+            runner = attrs.evolve(runner, aliases=tuple(mine))
+        read.append((runner, found))
+    # A redirect to an alias is refused: the redirects are read once every alias is known.
+    out = []
+    for runner, found in read:
+        if found is not None:
+            source, spec = found
+            redirects = (_redirect(builder, source, ("redirects", index), runner.id, index, item, ids, aliases, schema)
+                         for index, item in enumerate(spec.redirects))
+            runner = attrs.evolve(runner, redirects=tuple(r for r in redirects if r is not None))
+        out.append(runner)
+    return out
 
 
 def _alias(builder: _Builder, source: _Source, where: Place, runner: str, spec: AliasSpec,

@@ -310,6 +310,12 @@ def short_repr(value: object) -> str:
 
 # --- resolution -----------------------------------------------------------------------------
 
+def _in_words(template: Optional[Template], default: str, **parts: str) -> str:
+    """A sentence a matrix may say in its own words: its *template* filled with *parts*, else
+    the engine's *default* (a format string of the same parts)."""
+    return default.format_map(parts) if template is None else template.fill(parts)
+
+
 def does_not_support(runner: str, features: Sequence[str], reasons: Sequence[str] = (),
                      template: Optional[Template] = None) -> str:
     """What keeps *runner* from a config: the features it does not support, and the reasons of
@@ -317,12 +323,12 @@ def does_not_support(runner: str, features: Sequence[str], reasons: Sequence[str
     *template* of the matrix's (parts ``runner``, ``features``) says the features."""
     said = []
     if features:
-        said.append(f"does not support: {listing(features)}")
+        said.append(_in_words(template, "{runner} does not support: {features}", runner=runner,
+                              features=listing(features)))
     if reasons:
-        said.append(f"is not valid for this config: {', '.join(reasons)}")
-    if template is not None and features:
-        return "; and ".join([template.fill({"runner": runner, "features": listing(features)}), *said[1:]])
-    return f"{runner} {'; and '.join(said)}"
+        invalid = f"is not valid for this config: {', '.join(reasons)}"
+        said.append(invalid if said else f"{runner} {invalid}")
+    return "; and ".join(said) if said else f"{runner} "
 
 
 def no_candidate() -> str:
@@ -333,20 +339,16 @@ def fallback(skipped: Sequence[str], chosen: str, template: Optional[Template] =
              runner: str = "", features: Sequence[str] = ()) -> str:
     """The runners passed over (*skipped*: what keeps each), and the one *chosen*; a *template*
     of the matrix's may also name the passed-over *runner* (their names) and their *features*."""
-    if template is not None:
-        return template.fill({"skipped": "; ".join(skipped), "chosen": chosen, "runner": runner,
-                              "features": listing(features)})
-    return f"{'; '.join(skipped)}; using {chosen} instead"
+    return _in_words(template, "{skipped}; using {chosen} instead", skipped="; ".join(skipped), chosen=chosen,
+                     runner=runner, features=listing(features))
 
 
 def no_runner(blockers: Sequence[str], template: Optional[Template] = None, refusal: str = "",
               runner: str = "", features: Sequence[str] = ()) -> str:
     """What keeps every candidate (*blockers*); a *template* of the matrix's may instead say the
     *refusal* of the runner the choice ends on, its name (*runner*) and its *features*."""
-    if template is not None:
-        return template.fill({"blocked": "; ".join(blockers), "refusal": refusal, "runner": runner,
-                              "features": listing(features)})
-    return f"No runner can serve this config: {'; '.join(blockers)}"
+    return _in_words(template, "No runner can serve this config: {blocked}", blocked="; ".join(blockers),
+                     refusal=refusal, runner=runner, features=listing(features))
 
 
 def deprecated(name: str, since: str, remove_in: Optional[str], replacement: Optional[str],
@@ -556,9 +558,8 @@ def preferred(feature: str, runner: str) -> str:
 def preferred_blocked(feature: str, blockers: str, template: Optional[Template] = None, runner: str = "") -> str:
     """An outright preference whose *runner* is not free (*blockers*: why); a *template* of the
     matrix's names the ``feature``, the ``refusal`` and the ``runner``."""
-    if template is not None:
-        return template.fill({"feature": feature, "refusal": blockers, "runner": runner})
-    return f"No runner can serve this config: {feature} makes the choice, and {blockers}"
+    return _in_words(template, "No runner can serve this config: {feature} makes the choice, and {refusal}",
+                     feature=feature, refusal=blockers, runner=runner)
 
 
 def not_a_candidate(runner: str) -> str:
@@ -1213,14 +1214,6 @@ def adjustment_empty_set() -> str:
     return "An adjustment sets at least one path: set = { \"path\" = value }"
 
 
-def adjustment_template(reason: str) -> str:
-    return f"In the message: {reason}"
-
-
-def adjustment_template_brace() -> str:
-    return "A single '{' or '}': write {{ and }} for a brace, {dotted.path} for a value"
-
-
 def adjusted(name: str, path: str, before: object, after: object) -> str:
     return f"{name}: set {path} from {before!r} to {after!r}"
 
@@ -1249,6 +1242,10 @@ def template_brace(text: str, token: str) -> str:
 
 
 def template_unknown(name: str, names: Sequence[str], paths: Sequence[str], well_formed: bool) -> str:
+    if not names:  # a template of config values only (an adjustment's message)
+        if not well_formed:
+            return f"Expected a config path between braces, got {'{' + name + '}'!r}"
+        return unknown_path(name, paths)
     expected = f"one of {quoted(names)}" + (", or a config path" if paths else "")
     if not well_formed:
         return f"Expected a part's name between braces ({expected}), got {'{' + name + '}'!r}"
@@ -1258,3 +1255,24 @@ def template_unknown(name: str, names: Sequence[str], paths: Sequence[str], well
 
 def diff_not_compared(what: str, where: str) -> str:
     return f"Not compared: {what} (the answers for {where} may differ unseen)"
+
+
+# --- assert_matches: effective values (matrix.testing) --------------------------------------
+
+def harness_effective(version: object, config: str, asked: str, runner: str,
+                      differences: Sequence[Any]) -> str:
+    """The paths whose effective value the legacy function and the matrix disagree on:
+    *differences* are (path, legacy's value, the matrix's)."""
+    lines = [f"The legacy function and the matrix disagree on the effective config at version {version}",
+             f"  config: {config}", f"  asked for: {asked}", f"  runner: {runner}"]
+    lines += [f"  {path}: legacy {short_repr(theirs)}, matrix {short_repr(ours)}" for path, theirs, ours in differences]
+    return "\n".join(lines)
+
+
+def harness_bad_effective(effective: object) -> str:
+    return f"Choice.effective must be a mapping from config path to value, not {short_repr(effective)}"
+
+
+def harness_effective_path(path: str, version: object, known: Iterable[str]) -> str:
+    return (f"legacy() returned the effective value of {path!r}, which is not a [config] field at version "
+            f"{version}{did_you_mean(path, known)}")

@@ -47,7 +47,9 @@ def pairs(matrix: Matrix, version: Optional[VersionLike] = None, *, budget: int 
     v = matrix.version if version is None else as_version(version)
     in_force = matrix.features_at(v)
     gates = pair_gates(matrix, v)
-    removed = [g.when.node for g in in_force if g.removed_at(v)]
+    # A removed gate refuses the configs that use it only where it is in force: a gate of
+    # automatic choice only is not, when a runner is asked for.
+    removed = [g.when.node for g in in_force if g.removed_at(v) and g.applies != "automatic"]
     # A runner's requirements refuse configs as the features it says no to do (`Matrix.gates_at`).
     every = matrix.gates_at(v)
     space = Space(matrix.schema, [g.when.node for g in every], budget=budget)

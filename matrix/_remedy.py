@@ -45,7 +45,7 @@ from packaging.version import Version
 from . import _messages
 from ._nodes import Compare, Literal, Node, Path
 from ._versions import to_version
-from ._space import CAUSES, PRESENT, Space, compared_constants, related
+from ._space import CAUSES, PRESENT, Space, compared_constants, json_value, related
 from .errors import MatrixError
 from .schema import Field, in_window
 
@@ -86,7 +86,7 @@ class Change:
         return _messages.remedy_change(self.action, self.path, self.spelled, self.doc)
 
     def to_dict(self) -> Dict[str, Any]:
-        return {"path": self.path, "action": self.action, "values": [_json(v) for v in self.values],
+        return {"path": self.path, "action": self.action, "values": [json_value(v) for v in self.values],
                 "text": str(self)}
 
 
@@ -313,7 +313,7 @@ def _apply(config: Dict[str, Any], paths: Sequence[str], values: Sequence[object
                 inner = copied[prefix] = dict(old) if isinstance(old, dict) else {}
                 holder[part] = inner
             holder = inner
-        holder[parts[-1]] = _json(value)
+        holder[parts[-1]] = json_value(value)
     return out
 
 
@@ -333,18 +333,8 @@ def _config(space: Space, assignment: Mapping[str, object]) -> Dict[str, Any]:
         if value is PRESENT:
             holders[path] = holder[name] = {}
         else:
-            holder[name] = _json(value)
+            holder[name] = json_value(value)
     return config
-
-
-def _json(value: object) -> object:
-    if value is PRESENT:
-        return {}
-    if isinstance(value, Version):
-        return str(value)
-    if isinstance(value, tuple):
-        return list(value)
-    return value
 
 
 # --- remedies as the user would write them --------------------------------------------------

@@ -346,7 +346,7 @@ class Space:
         config: Dict[str, Any] = {}
         ordered = sorted(full, key=lambda p: p.count("."))
         for path in ordered:
-            _set(config, path, _json_value(full[path]))
+            _set(config, path, json_value(full[path]))
         return config
 
 
@@ -680,7 +680,9 @@ def _unique(values: List[object]) -> List[object]:
     return out
 
 
-def _json_value(value: object) -> object:
+def json_value(value: object) -> object:
+    """A representative as a config (JSON) holds it: a present section as ``{}``, a version as
+    text, a tuple as a list."""
     if value is PRESENT:
         return {}
     if isinstance(value, Version):

@@ -4,8 +4,8 @@ A template is text with placeholders: ``{name}`` is a named part of the sentence
 the features, …), ``{dotted.path}`` a config value, and ``{{`` and ``}}`` are a brace. Which
 names and paths a template may use is said by whoever reads it (`parse`); an unknown one, or
 a brace left open, is a problem with "did you mean" for a near miss. ``[messages]`` allows
-named parts only; config paths are for messages that are filled with a config's values (the
-adjustments'), which are meant to be parsed here too.
+named parts only; an adjustment's ``message`` config paths only (`paths_only`), each filled with
+the value the adjustment found: text as it is, any other value as its ``repr``.
 """
 
 from __future__ import annotations
@@ -42,14 +42,21 @@ class Template:
         """The named parts it uses, in order."""
         return tuple(p.name for p in self.pieces if isinstance(p, Part) and not p.path)
 
+    @property
+    def paths(self) -> Tuple[str, ...]:
+        """The config paths it uses, in order."""
+        return tuple(p.name for p in self.pieces if isinstance(p, Part) and p.path)
+
     def fill(self, parts: Mapping[str, str], values: Optional[Mapping[str, object]] = None) -> str:
-        """The sentence: each part by its name in *parts*, each path by its value in *values*."""
+        """The sentence: each part by its name in *parts*, each path by its value in *values*
+        (text as it is, any other value as its ``repr``)."""
         out = []
         for piece in self.pieces:
             if isinstance(piece, str):
                 out.append(piece)
             elif piece.path:
-                out.append(str((values or {})[piece.name]))
+                value = (values or {})[piece.name]
+                out.append(value if isinstance(value, str) else repr(value))
             else:
                 out.append(parts[piece.name])
         return "".join(out)
@@ -116,4 +123,13 @@ def lookup(messages: Mapping[str, str], sentence: str, runner: Optional[str]) ->
 def _parsed(text: str, sentence: str) -> Template:
     template, problems = parse(text, SENTENCES[sentence])
     assert template is not None, problems  # checked when the matrix was loaded
+    return template
+
+
+@functools.lru_cache(maxsize=256)
+def paths_only(text: str) -> Template:
+    """An adjustment's message as a template of config paths, checked against the schema when
+    its matrix was loaded (`parse` with no named parts and the schema's paths)."""
+    template, problems = parse(text, (), [m.group(1) for m in _TOKEN.finditer(text) if m.group(1) is not None])
+    assert template is not None, problems
     return template

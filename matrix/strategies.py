@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import random
 import re
 import types
@@ -28,7 +29,7 @@ from ._nodes import And, Node
 from ._operators import COMPARISONS, comparisons_for
 from ._space import Inconclusive, Space, compared_constants
 from ._versions import VersionLike, parsed, to_version
-from .schema import APPLIES, Feature, Field, Matrix, Schema
+from .schema import APPLIES, Adjustment, Feature, Field, From, Matrix, Redirect, Schema
 
 __all__ = ["configs", "as_object", "values", "predicates", "predicate_sources", "matrices"]
 
@@ -39,9 +40,9 @@ def __dir__() -> List[str]:
 
 def _constants(matrix: Matrix) -> Dict[str, List[object]]:
     """The literals each path is compared with in the matrix's predicates (its runner
-    requirements, candidacies and orders included)."""
+    requirements, candidacies, orders, redirects and adjustments included)."""
     derived = [g for g in matrix.gates_at() if g.origin is not None]
-    return compared_constants(f.when.node for f in (*matrix.features, *derived))
+    return compared_constants([f.when.node for f in (*matrix.features, *derived)] + [a.when.node for a in matrix.adjustments])
 
 
 # Strings are drawn from this alphabet, not with `st.text()`: hypothesis builds its Unicode
@@ -197,7 +198,8 @@ def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Op
     and sections are sometimes None. Random values rarely reach rare gates, so most examples
     are steered: a few gates in force at *version* are picked, and the values that make them
     active together are solved for (exactly, over the values the predicates can tell apart),
-    the rest drawn at random. Shrinks toward an unsteered config with every field at its
+    the rest drawn at random; each steered example also aims toward or away from one
+    adjustment or redirect applying. Shrinks toward an unsteered config with every field at its
     default.
 
     :param active: ids of gates every example must make active: features, or gates derived
@@ -232,9 +234,11 @@ def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Op
     # (records of a removal, which a drawn config never uses).
     schema = matrix.schema.at(v)
     # Steered toward features, and toward passing and failing each runner requirement and each
-    # redirect's condition (the gates derived from the runners: see `Matrix.gates_at`).
+    # redirect's condition (the gates derived from the runners: see `Matrix.gates_at`), and
+    # toward each adjustment in force applying and not.
     gates = {f.id: f for f in matrix.gates_at(v)}
     drawable = {i: f for i, f in gates.items() if all(p in schema for p in f.when.paths)}
+    adjustments = [_applies(a) for a in matrix.adjustments_at(v) if all(p in schema for p in a.when.paths)]
     wanted = {}
     for name, ids in (("active", active), ("inactive", inactive)):
         if ids is None:
@@ -251,7 +255,7 @@ def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Op
                 path = next(p for p in sorted(gates[gate].when.paths) if p not in schema)
                 raise InvalidArgument(f"{name}: {gate!r} reads {path!r}, which the config does not have at {v}")
         wanted[name] = [gates[i] for i in ids]
-    space = Space(schema, [f.when.node for f in drawable.values()])
+    space = Space(schema, [f.when.node for f in drawable.values()] + adjustments)
     must = [f.when.node for f in wanted["active"]]
     must_not = [f.when.node for f in wanted["inactive"]]
     base: Dict[str, object] = {}
@@ -266,12 +270,66 @@ def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Op
         if solved is None:
             raise InvalidArgument(f"No config makes {both} together")
         base = solved
-    plan = _Plan(matrix, schema, space, must, must_not, base, order=list(drawable.values()),
+    plan = _Plan(matrix, schema, space, must, must_not, base, order=_targets(list(drawable.values()), adjustments),
                  extra=tuple(constants))
     strategy = _steered(plan)
     if as_objects:
         return strategy.map(functools.partial(as_object, schema=schema))
     return strategy
+
+
+class _Target:
+    """What one steering pick aims at: *node* holding with every node of *unless* failing (a
+    gate active, the n-th redirect of a runner applying: none before it does, an adjustment's
+    condition holding); one that goes *both_ways* is as often aimed away from (*node* failing),
+    where drawing at random would seldom miss it."""
+
+    __slots__ = ("node", "unless", "both_ways")
+
+    def __init__(self, node: Node, unless: Tuple[Node, ...] = (), both_ways: bool = False) -> None:
+        self.node, self.unless, self.both_ways = node, unless, both_ways
+
+
+def _applies(adjustment: Adjustment) -> Node:
+    """Where *adjustment* applies to a config as given: its condition holds and some path it
+    sets would change (a value the user or a default set is left alone otherwise); only its
+    condition where that change cannot be said as a predicate (a list, an infinity)."""
+    from .errors import PredicateError
+    from .predicates import Predicate
+
+    tests = []
+    for path, value in adjustment.set.items():
+        if not adjustment.override:
+            tests.append(f"{path} is None")
+        elif isinstance(value, From):
+            tests.append(f"{path} != {value.path}")
+        elif value is None:
+            tests.append(f"{path} is not None")
+        elif isinstance(value, (bool, int, str)) or (isinstance(value, float) and math.isfinite(value)):
+            tests.append(f"{path} != {value!r}")
+        else:
+            return adjustment.when.node
+    try:
+        return (adjustment.when & Predicate(" or ".join(f"({t})" for t in tests))).node
+    except PredicateError:  # a string no predicate literal spells
+        return adjustment.when.node
+
+
+def _targets(gates: List[Feature], adjustments: List[Node]) -> List[_Target]:
+    """The steering targets: each gate (a redirect's applies only where no earlier redirect of
+    its runner does, and is steered both ways), then each adjustment, both ways."""
+    out = []
+    earlier: Dict[str, List[Node]] = {}  # runner id → the conditions of its redirects so far
+    for gate in gates:
+        origin = gate.origin
+        if isinstance(origin, Redirect):
+            before = earlier.setdefault(origin.runner, [])
+            out.append(_Target(gate.when.node, tuple(before), both_ways=True))
+            before.append(gate.when.node)
+        else:
+            out.append(_Target(gate.when.node))
+    out += [_Target(node, both_ways=True) for node in adjustments]
+    return out
 
 
 # A steering question's search is cut short after this many steps and the gate is skipped
@@ -287,13 +345,14 @@ class _Plan:
     recur from example to example)."""
 
     def __init__(self, matrix: Matrix, schema: Schema, space: Space, must: List[Node], must_not: List[Node],
-                 base: Dict[str, object], order: List[Feature], extra: Tuple[object, ...] = ()) -> None:
+                 base: Dict[str, object], order: List[_Target], extra: Tuple[object, ...] = ()) -> None:
         self.space = space
         self.space.budget = _STEER_BUDGET  # the plan's questions only, from here on
         self.must = must
         self.must_not = must_not
         self.base = base  # a config that meets *must* and *must_not*: the fallback of every draw
         self.order = order
+        self.both_ways = [t for t in order if t.both_ways]
         self.children: Dict[str, List[Field]] = {}
         # Sections that hold a field a config must have (no default, never None): never left out.
         self.needed: Set[str] = set()
@@ -369,16 +428,25 @@ def _steered(draw: st.DrawFn, plan: _Plan) -> Dict[str, object]:
     # hypothesis's own draws favour the first of many choices, a seeded RNG does not.
     rng = random.Random(_seed(draw))
     picks = rng.sample(order, min(len(order), rng.randint(2, 8))) if steered else []
+    away: Dict[_Target, bool] = {}  # a target that goes both ways → whether it is aimed away from
     if picks:
         # The first pick, which is always made active, comes straight from hypothesis:
         # seeds repeat more often than small integers do.
         first = draw(_sampled(order))
         picks = [first] + [p for p in picks if p is not first]
+        if plan.both_ways:
+            # Adjustments and redirects are few among many gates: each steered example aims at
+            # one of them too, right after the first pick, toward it or away from it (drawn
+            # from hypothesis, which tries each of a few choices, as a seed does not).
+            other = draw(_sampled(plan.both_ways))
+            away[other] = draw(st.booleans())
+            if other is not first:
+                picks = [first, other] + [p for p in picks[1:] if p is not other]
     true, false = list(plan.must), list(plan.must_not)
     if picks and draw(st.integers(0, 3)) == 3:
         # A near miss: every condition of the first gate but one holds, so a check that
         # ignores that one condition (a forgotten fact, a missing `and`) is caught.
-        node = picks[0].when.node
+        node = picks[0].node
         if isinstance(node, And):
             index = rng.randrange(len(node.operands))
             near = [o for i, o in enumerate(node.operands) if i != index]
@@ -388,9 +456,13 @@ def _steered(draw: st.DrawFn, plan: _Plan) -> Dict[str, object]:
                 picks = picks[1:]
     fixed: Dict[str, object] = {}
     if true or false or picks:
-        for gate in picks:
-            if plan.possible(true + [gate.when.node], false):
-                true.append(gate.when.node)
+        for index, target in enumerate(picks):
+            if target.both_ways and index > 0 and away.get(target, rng.random() < 0.5):  # the first pick holds
+                if plan.possible(true, false + [target.node]):
+                    false.append(target.node)
+            elif plan.possible(true + [target.node], false + list(target.unless)):
+                true.append(target.node)
+                false.extend(target.unless)
         fixed = plan.solve(true, false, rng)
     return plan.section(draw, "", fixed)
 

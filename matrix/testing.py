@@ -43,11 +43,14 @@ def __dir__() -> List[str]:
 @attrs.frozen
 class Choice:
     """What a legacy function may return when it chooses a runner too: *runner* is the runner
-    it chose (None: none can serve the config) and *unsupported*, if given, what each runner it
-    names cannot do (display names), as the plain mapping form says."""
+    it chose (None: none can serve the config), *unsupported*, if given, what each runner it
+    names cannot do (display names), as the plain mapping form says, and *effective*, if given,
+    values the chosen runner runs with, by config path (after the host's own adjustments: the
+    paths it names are compared with `Resolution.effective`)."""
 
     runner: Optional[str]
     unsupported: Optional[Mapping[str, Iterable[str]]] = None
+    effective: Optional[Mapping[str, object]] = None
 
 
 @attrs.frozen
@@ -98,7 +101,9 @@ def assert_matches(matrix: Matrix, legacy: Callable[..., object], *, runner: Opt
       ``resolve(...).unsupported[runner]``;
     - a mapping from runner id to such names, each compared so;
     - a `Choice`: the runner it chose (None: none), compared with ``resolve(...).runner``
-      (a `ResolutionError` is none), and optionally such a mapping.
+      (a `ResolutionError` is none), optionally such a mapping, and optionally the values the
+      chosen runner runs with (``effective``, by config path), each compared with
+      ``resolve(...).effective[path]`` where both choose that runner.
 
     *legacy* raising one of *refuses* says the config is refused; the matrix must then refuse
     it too (a `ResolutionError`). When *legacy* has a parameter ``runner``, it is called once
@@ -113,7 +118,8 @@ def assert_matches(matrix: Matrix, legacy: Callable[..., object], *, runner: Opt
     :raises TypeError: *legacy* returned something else, or read an attribute of the dict it
         was given.
     :raises UsageError: *runner* is not a runner of *matrix*, *version* is not one the file
-        can speak of, or *legacy* returned names without *runner*.
+        can speak of, *legacy* returned names without *runner*, or an effective value of a path
+        that is not a ``[config]`` field at the version.
     """
     from hypothesis import HealthCheck, given, settings
 
@@ -155,7 +161,8 @@ def assert_matches(matrix: Matrix, legacy: Callable[..., object], *, runner: Opt
             theirs = _call(legacy, host, kwargs, refuses, tracer, dict_given=build is None and not as_objects)
             try:
                 resolution = matrix.resolve(host, runner=asked, version=at, facts=given or None)
-                ours = _Outcome(resolution.runner, _names(resolution), None)
+                effective = None if theirs.effective is None else resolution.effective
+                ours = _Outcome(resolution.runner, _names(resolution), None, effective=effective)
             except ResolutionError as error:
                 ours = _Outcome(None, _names(error.resolution), error)
             yield asked, theirs, ours
@@ -220,12 +227,14 @@ def assert_matches(matrix: Matrix, legacy: Callable[..., object], *, runner: Opt
 class _Outcome:
     """One side's answer to one call: the runner chosen (None: none), the names each runner
     cannot do, and the refusal (an exception) or None. A legacy side that does not choose has
-    ``chooses`` False."""
+    ``chooses`` False; ``effective`` is the values the runner runs with, by path (the legacy
+    side's, if it says them; the matrix's only then)."""
 
     runner: Optional[str]
     unsupported: Optional[Mapping[str, FrozenSet[str]]]
     refused: Optional[BaseException]
     chooses: bool = True
+    effective: Optional[Mapping[str, object]] = None
 
 
 _ABSENT = object()
@@ -258,7 +267,11 @@ def _call(legacy: Callable[..., object], host: object, kwargs: Mapping[str, obje
         if answer.runner is not None and not isinstance(answer.runner, str):
             raise TypeError(_messages.harness_bad_answer(answer.runner))
         mapping = None if answer.unsupported is None else _mapping(answer.unsupported)
-        return _Outcome(answer.runner, mapping, None)
+        effective = answer.effective
+        if effective is not None and (not isinstance(effective, Mapping)
+                                      or not all(isinstance(k, str) for k in effective)):
+            raise TypeError(_messages.harness_bad_effective(effective))
+        return _Outcome(answer.runner, mapping, None, effective=effective)
     if isinstance(answer, Mapping):
         return _Outcome(None, _mapping(answer), None, chooses=False)
     if isinstance(answer, str) or not isinstance(answer, Iterable):
@@ -292,6 +305,10 @@ def _compare(matrix: Matrix, runner: Optional[str], at: object, config: Config, 
         if chosen != ours.runner:
             return _messages.harness_choice(at, shown, _asked(matrix, asked), _said(matrix, theirs),
                                             _said(matrix, ours))
+    if theirs.effective is not None and theirs.runner is not None and ours.effective is not None:
+        found = _effective_differences(at, theirs.effective, ours.effective)
+        if found:
+            return _messages.harness_effective(at, shown, _asked(matrix, asked), _said(matrix, ours), found)
     if theirs.unsupported is None:
         return None
     for key in sorted(theirs.unsupported):
@@ -306,6 +323,28 @@ def _compare(matrix: Matrix, runner: Optional[str], at: object, config: Config, 
                                                  _asked(matrix, asked) if asked is not None else None,
                                                  sorted(expected), sorted(actual))
     return None
+
+
+def _effective_differences(at: object, theirs: Mapping[str, object],
+                           ours: Mapping[str, object]) -> List[Tuple[str, object, object]]:
+    """(path, legacy's value, the matrix's) for each path *theirs* names whose values differ,
+    sorted by path."""
+    out = []
+    for path in sorted(theirs):
+        if path not in ours:
+            raise UsageError(_messages.harness_effective_path(path, at, ours))
+        if not _same(theirs[path], ours[path]):
+            out.append((path, theirs[path], ours[path]))
+    return out
+
+
+def _same(a: object, b: object) -> bool:
+    """Whether two config values are one: a version equals its text, a tuple its list, and
+    True is not 1."""
+    from packaging.version import Version
+
+    a, b = (str(v) if isinstance(v, Version) else list(v) if isinstance(v, tuple) else v for v in (a, b))
+    return isinstance(a, bool) == isinstance(b, bool) and a == b
 
 
 def _asked(matrix: Matrix, asked: Optional[str]) -> str:
@@ -470,20 +509,22 @@ _SOLVE_BUDGET = 2_000
 
 
 def _gate_sweep(matrix: Matrix, schema: Schema, at: Version) -> Iterator[Config]:
-    """A config for each gate that makes it active, then for each pair of gates of which one
-    weighs in the choice (a preference, a forced runner, a removal, a runner's requirement,
-    candidacy or order) that makes both active: the solver's first answer, which sets only the
-    fields those gates read (skipped where there is none, or the search gives up)."""
+    """A config for each gate, and each adjustment, that makes its condition hold, then for
+    each pair of gates of which one weighs in the choice (a preference, a forced runner, a
+    removal, a runner's requirement, candidacy or order) that makes both active: the solver's
+    first answer, which sets only the fields those conditions read (skipped where there is
+    none, or the search gives up)."""
     from ._space import Inconclusive, Space
     from .strategies import _plain
 
     gates = [g for g in matrix.gates_at(at) if all(p in schema for p in g.when.paths)]
-    nodes = [g.when.node for g in gates]
+    adjustments = [a.when.node for a in matrix.adjustments_at(at) if all(p in schema for p in a.when.paths)]
+    nodes = [g.when.node for g in gates] + adjustments
     choosing = [i for i, g in enumerate(gates) if g.prefers is not None or g.forces is not None
                 or g.deprecated is not None or g.origin is not None]
     space = Space(schema, nodes, budget=_SOLVE_BUDGET)
     groups = [[i] for i in range(len(nodes))]
-    groups += [[i, j] for i in choosing for j in range(len(nodes)) if j != i and (j not in choosing or j > i)]
+    groups += [[i, j] for i in choosing for j in range(len(gates)) if j != i and (j not in choosing or j > i)]
     for group in groups[:_MOST_SOLVED]:
         try:
             found = space.solve(true=[nodes[i] for i in group])

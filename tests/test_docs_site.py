@@ -304,6 +304,16 @@ def test_the_failure_the_migration_guide_shows_is_real(monkeypatch):
     assert f"AssertionError: {excinfo.value}" == shown
 
 
+def test_the_effective_value_failure_the_migration_guide_shows_is_real():
+    from matrix.testing import assert_matches
+    from tests.test_testing import GRAPHS, graphs_legacy
+
+    shown = page_text("how-to/migrate.md").split("`UsageError`; a difference reads:\n\n```\n", 1)[1].split("\n```", 1)[0]
+    with pytest.raises(AssertionError) as excinfo:
+        assert_matches(GRAPHS, lambda c, runner=None: graphs_legacy(c, runner, adjusts=False), max_examples=50)
+    assert f"AssertionError: {excinfo.value}" == shown
+
+
 def test_the_adoption_guides_call_of_resolve_runs_on_the_hosts_object(monkeypatch, caplog):
     import logging
 

@@ -185,3 +185,17 @@ def test_a_one_gate_refusal_is_linked_from_every_pair_it_explains():
     ]
     assert {(p.first.id, p.second.id): p.refusal.id for p in pairs(m)} == {
         ("a", "b"): "only_a", ("a", "c"): "only_a", ("b", "c"): "b_with_c"}
+
+
+def test_a_removed_gate_of_automatic_choice_only_does_not_hide_a_pair():
+    # Z is removed, but only in force in automatic choice: a runner asked for serves a config
+    # that makes Z's condition hold, so X and Y are active together (the table said "never").
+    m = matrix.loads('[matrix]\nname = "p"\nversion = "1.0"\n[config]\n"a" = "bool"\n"b" = "bool"\n'
+                     '[features.x]\nname = "X"\nwhen = "a"\nsupport = { r = "yes" }\n'
+                     '[features.y]\nname = "Y"\nwhen = "b"\nsupport = { r = "yes" }\n'
+                     '[features.z]\nname = "Z"\nwhen = "a"\napplies = "automatic"\nsupport = { r = "yes" }\n'
+                     'deprecated = { since = "0.9", remove_in = "1.0", removed = true }\n',
+                     runners={"r": {"name": "R", "priority": 1}})
+    assert [(p.first.id, p.second.id, p.kind, p.runners, p.witnesses) for p in pairs(m)] == [
+        ("x", "y", "all", ("r",), {"r": {"a": True, "b": True}})]
+    assert [f.id for f in m.resolve({"a": True, "b": True}, runner="r").active] == ["x", "y"]

@@ -230,3 +230,33 @@ def test_configs_steer_toward_a_redirect_applying(config):
 def test_configs_steer_away_from_a_redirect_applying(config):
     resolution = REDIRECTING.resolve(config, runner="fa3")
     assert (resolution.runner, resolution.redirect) == ("fa3", None)
+
+
+KITCHEN = matrix.load(pathlib.Path(__file__).parent / "data" / "valid" / "kitchen_sink.toml")
+ATTENTION = matrix.load(pathlib.Path(__file__).parent.parent / "examples" / "vllm-attention" / "features.toml")
+
+
+@pytest.mark.parametrize("m", [DEFAULT, KITCHEN, ATTENTION, REDIRECTING], ids=["default", "kitchen sink", "attention",
+                                                                                "redirecting"])
+def test_each_adjustment_and_redirect_applies_and_does_not_in_a_100_example_run(m):
+    # An adjustment of a runner applies once that runner serves: asked for, or chosen. A
+    # redirect applies to a request for its runner (issue 27, item 7).
+    seen = set()
+
+    @settings(max_examples=100, derandomize=True, database=None)
+    @given(configs(m))
+    def run(config):
+        for asked in [None, *(r.id for r in m.runners)]:
+            try:
+                resolution = m.resolve(config, runner=asked)
+            except ResolutionError as error:
+                resolution = error.resolution
+            applied = {a.id for a in resolution.adjustments}
+            seen.update((a.id, a.id in applied) for a in m.adjustments_at())
+            if asked is not None:
+                seen.update((f"{asked}:redirect:{r.index + 1}", resolution.redirect == r)
+                            for r in m.runner(asked).redirects)
+
+    run()
+    ids = [a.id for a in m.adjustments_at()] + [f"{r.id}:redirect:{x.index + 1}" for r in m.runners for x in r.redirects]
+    assert {(i, applies) for i in ids for applies in (True, False)} - seen == set()

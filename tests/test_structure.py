@@ -345,3 +345,17 @@ def test_the_package_cites_only_files_and_names_that_exist():
             if found is None:
                 missing.append(f"{path.relative_to(root)}: {dotted}")
     assert missing == []
+
+
+def test_no_function_is_a_copy_of_another():
+    """Two functions with the same body (docstrings aside) are one helper written twice: the
+    copies drift apart."""
+    bodies: dict = {}
+    for path in sorted(PACKAGE.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef):
+                body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+                if len(body) > 1:
+                    bodies.setdefault(ast.dump(ast.Module(body=body, type_ignores=[])), []).append(
+                        f"{path.stem}.{node.name}")
+    assert [names for names in bodies.values() if len(names) > 1] == []

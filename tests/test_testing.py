@@ -327,3 +327,60 @@ def test_what_the_examples_reached_of_the_legacy_code_names_the_lines_never_run(
     line = legacy.__code__.co_firstlineno + 3
     assert reached.missed == ((__file__, line),)
     assert str(reached) == f"38 examples ran 12 of 13 lines of the legacy code (92%); never run: tests/test_testing.py:{line}"
+
+
+# A runner that switches CUDA graphs off under stock compile (an adjustment, issue 27 item 7):
+# a legacy function that says the values it runs with has them compared with `effective`.
+GRAPHS = matrix.loads("""
+[matrix]
+name = "graphs"
+version = "1.0"
+
+[config]
+"compile" = { type = "str", choices = ["inductor", "stock"], default = "inductor" }
+"graphs" = { type = "str", choices = ["FULL", "NONE"], default = "FULL" }
+"threads" = { type = "int", default = 1, min = 1 }
+
+[features.stock]
+name = "stock compile"
+when = "compile == 'stock'"
+support = { v1 = "yes", v2 = "yes" }
+
+[adjustments.no_graphs]
+name = "No CUDA graphs under stock compile"
+when = "compile == 'stock' and graphs != 'NONE'"
+set = { "graphs" = "NONE" }
+runners = ["v2"]
+message = "Overriding graphs {graphs} to NONE"
+""", runners={"v2": {"name": "V2", "priority": 2}, "v1": {"name": "V1", "priority": 1}})
+
+
+def graphs_legacy(config, runner=None, adjusts=True):
+    chosen = runner or "v2"
+    graphs = config.get("graphs", "FULL")
+    if adjusts and chosen == "v2" and config.get("compile", "inductor") == "stock":
+        graphs = "NONE"
+    return Choice(chosen, effective={"graphs": graphs, "threads": config.get("threads", 1)})
+
+
+def test_effective_values_the_legacy_function_returns_are_compared():
+    assert_matches(GRAPHS, graphs_legacy, max_examples=50)
+    with pytest.raises(AssertionError) as info:
+        assert_matches(GRAPHS, lambda c, runner=None: graphs_legacy(c, runner, adjusts=False), max_examples=50)
+    assert str(info.value) == "\n".join([
+        "The legacy function and the matrix disagree on the effective config at version 1.0",
+        '  config: {"compile": "stock"}',
+        "  asked for: nothing (automatic choice)",
+        "  runner: 'v2' (V2)",
+        "  graphs: legacy 'FULL', matrix 'NONE'",
+    ])
+
+
+def test_effective_values_must_name_config_fields_and_be_a_mapping():
+    with pytest.raises(matrix.UsageError) as info:
+        assert_matches(GRAPHS, lambda c: Choice("v2", effective={"graph": "FULL"}), max_examples=1)
+    assert info.exconly() == ("matrix.errors.UsageError: legacy() returned the effective value of 'graph', which is "
+                              "not a [config] field at version 1.0, did you mean 'graphs'")
+    with pytest.raises(TypeError) as info:
+        assert_matches(GRAPHS, lambda c: Choice("v2", effective=["graphs"]), max_examples=1)
+    assert info.exconly() == "TypeError: Choice.effective must be a mapping from config path to value, not ['graphs']"
