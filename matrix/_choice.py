@@ -46,7 +46,7 @@ choice is written here and nowhere else.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Literal, Optional, Tuple, Type, get_args
+from typing import TYPE_CHECKING, List, Literal, Mapping, Optional, Tuple, Type, get_args
 
 import attrs
 
@@ -342,23 +342,20 @@ _Outcome = Tuple[Optional[str], Optional[Tuple[Type[ResolutionError], str]]]
 
 def automatic(plan: Plan, mask: int, warnings: List[ResolutionWarning]) -> _Outcome:
     """The runner automatic choice takes for *mask*, or the error; notices go to *warnings*."""
-    matrix = plan.matrix
     for step in plan.steps:
         if not step.holds(mask):
             if step.kind == "prefer" and mask & step.gate and not mask & plan.forcing:
                 feature = step.gate_of(plan)
                 assert feature.prefers is not None and step.runner is not None
                 if not feature.prefers.outright:  # passed over: said, and the list goes on
-                    name = matrix.runner(step.runner).name
                     warnings.append(ResolutionWarning("preference", feature.id, step.runner,
-                                                      _messages.preference_skipped(
-                                                          feature.name, name, _not_free(plan, mask, step.runner))))
+                                                      _preference_said(plan, mask, feature)))
             continue
         if step.kind == "prefer":
             feature = step.gate_of(plan)
             assert feature.prefers is not None and step.runner is not None
-            warnings.append(ResolutionWarning("preference", feature.id, step.runner, feature.prefers.message
-                                              or _messages.preferred(feature.name, matrix.runner(step.runner).name)))
+            warnings.append(ResolutionWarning("preference", feature.id, step.runner,
+                                              _preference_said(plan, mask, feature)))
             return step.runner, None
         if step.kind in ("prefer-blocked", "prefer-not-candidate"):
             feature = step.gate_of(plan)
@@ -386,10 +383,54 @@ def _preferred_blocked(plan: Plan, mask: int, feature: Feature, warnings: List[R
     runner = feature.prefers.runner
     template = _own(plan, "preferred_blocked", runner)
     if template is not None and "feature" not in template.names:
-        warnings.append(ResolutionWarning("preference", feature.id, runner, feature.prefers.message
-                                          or _messages.preferred(feature.name, plan.matrix.runner(runner).name)))
+        warnings.append(ResolutionWarning("preference", feature.id, runner, _preference_said(plan, mask, feature)))
     return _messages.preferred_blocked(feature.name, _not_free(plan, mask, runner), template,
                                        plan.matrix.runner(runner).name)
+
+
+def _preference_said(plan: Plan, mask: int, feature: Feature, values: Optional[Mapping[str, object]] = None) -> str:
+    """The notice of *feature*'s preference: its ``message`` when its runner is taken first
+    (free, or the preference is outright), its ``skipped`` when it is passed over, else the
+    engine's words. A template that names config paths says them from *values* (by path: a
+    list as the entries the condition looks for, `matrix._templates.said`); without *values*
+    (a decision shared by every config of the mask) it says the paths as written, and
+    `preferences_with_values` says them for one config."""
+    prefers = feature.prefers
+    assert prefers is not None
+    runner = prefers.runner
+    name = plan.matrix.runner(runner).name
+    passed = not prefers.outright and (bool(mask & plan.blocking[runner]) or not plan.is_candidate(runner, mask))
+    text = prefers.skipped if passed else prefers.message
+    if text is None:
+        return (_messages.preference_skipped(feature.name, name, _not_free(plan, mask, runner)) if passed
+                else _messages.preferred(feature.name, name))
+    from ._templates import looked_for, preference, said
+
+    sentence = "skipped" if passed else "message"
+    template = preference(text, sentence)
+    parts = {"feature": feature.name, "runner": name}
+    if passed:
+        names, reasons = _blocked_by(plan, mask, runner) if mask & plan.blocking[runner] else ([], [])
+        parts.update(features=_messages.listing(names + reasons), refusal=_not_free(plan, mask, runner))
+    shown = {p: "{" + p + "}" if values is None else said(values[p], looked_for(feature.when.node, p))
+             for p in template.paths}
+    return template.fill(parts, shown)
+
+
+def preferences_with_values(plan: Plan, mask: int, values: Tuple[object, ...],
+                            warnings: Tuple[ResolutionWarning, ...]) -> Tuple[ResolutionWarning, ...]:
+    """*warnings* with each ``preference`` notice whose template names config paths saying this
+    config's *values* (of the plan's paths, on the config of choice, whose gates are *mask*)."""
+    out = []
+    read = None
+    for w in warnings:
+        feature = plan.matrix.feature(w.feature) if w.kind == "preference" and w.feature is not None else None
+        prefers = feature.prefers if feature is not None else None
+        if prefers is not None and any("{" in t for t in (prefers.message or "", prefers.skipped or "")):
+            read = read if read is not None else dict(zip(plan.paths, values))
+            w = attrs.evolve(w, message=_preference_said(plan, mask, feature, read))  # type: ignore[arg-type]
+        out.append(w)
+    return tuple(out)
 
 
 def _not_free(plan: Plan, mask: int, runner: str) -> str:

@@ -1258,3 +1258,10 @@ def template_unknown(name: str, names: Sequence[str], paths: Sequence[str], well
 
 def diff_not_compared(what: str, where: str) -> str:
     return f"Not compared: {what} (the answers for {where} may differ unseen)"
+
+
+# --- lane vllm (issue 25): the sentences of a feature's prefers ---------------------------------
+
+def template_path_unread(path: str, read: Sequence[str]) -> str:
+    return (f"The template names {path!r}, which the feature's condition does not read "
+            f"(it reads {quoted(read)}){did_you_mean(path, read)}")

@@ -740,6 +740,8 @@ def _resolve_unadjusted(compiled: Plan, mask: int, values: Tuple[object, ...], r
     chosen, warnings, error, message = decision
     if runner is not None and mask & compiled.redirecting:
         warnings = _with_values(compiled, mask, values, runner, warnings)
+    if runner is None and mask & compiled.preferring:
+        warnings = _choice.preferences_with_values(compiled, mask, values, warnings)
     resolution = _new(Resolution)  # as the fast path builds it: no __init__ call
     _set_fields(resolution, (chosen, runner, warnings, compiled, mask, values, config, facts, None))
     if error is not None:
@@ -770,6 +772,8 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
         compiled, ("choose", cmask, runner), lambda: _choice.choose(compiled, cmask, runner))
     if runner is not None and cmask & compiled.redirecting:
         warnings = _with_values(compiled, cmask, cvalues, runner, warnings)
+    if runner is None and cmask & compiled.preferring:
+        warnings = _choice.preferences_with_values(compiled, cmask, cvalues, warnings)
     fmask, fvalues, before = cmask, cvalues, len(adjusted)
     forced = None
     if error is NoRunnerError and runner is None:  # a forced runner is validated on its F, as one asked for

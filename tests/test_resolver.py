@@ -564,7 +564,64 @@ def test_the_rocm_default_of_0_30_0_with_v1_blocked_is_said_as_vllm_says_it():
         matrix.resolve(config, version="0.30.0")
     assert _said(excinfo) == "matrix.errors.NoRunnerError: Model Runner V1 does not support: diffusion models"
     assert [(w.kind, w.feature, w.message) for w in excinfo.value.resolution.warnings] == [
-        ("preference", "rocm_v1_default", "Defaulting to V1 model runner on ROCm for this model architecture")]
+        ("preference", "rocm_v1_default",
+         "Defaulting to V1 model runner on ROCm for model architectures: DeepseekV32ForCausalLM")]
+
+
+def test_the_rocm_notices_name_the_architectures_found_as_vllm_does():
+    """vLLM names the ROCm V1 architectures the model has (not the others) when it defaults to
+    V1, and in 0.31.0, when V1 is blocked, when it skips the default (then V2 serves here)."""
+    archs = ["MyDraftHelper", "GlmMoeDsaForCausalLM", "DeepseekV32ForCausalLM"]
+    for version in ("0.30.0", "0.31.0"):
+        taken = matrix.resolve({"platform": {"is_rocm": True}, "model_config": {"architectures": archs}},
+                               version=version)
+        assert (taken.runner, [w.message for w in taken.warnings]) == ("v1", [
+            "Defaulting to V1 model runner on ROCm for model architectures: GlmMoeDsaForCausalLM, "
+            "DeepseekV32ForCausalLM"])
+    config = {"platform": {"is_rocm": True}, "parallel_config": {"prefill_context_parallel_size": 2,
+              "enable_batch_sharded_sampling": True}, "model_config": {"architectures": archs}}
+    skipped = matrix.resolve(config, version="0.31.0")
+    assert (skipped.runner, [(w.kind, w.runner, w.message) for w in skipped.warnings]) == ("v2", [
+        ("preference", "v1", "Skipping the ROCm V1 model runner default for GlmMoeDsaForCausalLM, "
+         "DeepseekV32ForCausalLM: V1 does not support prefill context parallel, batch-sharded sampling.")])
+    assert _says(config, "0.31.0", None) == vllm_reference.says(config, "0.31.0", None)
+
+
+def test_a_preferences_sentences_name_its_parts_and_the_values_its_condition_read():
+    m = matrix.loads("""[matrix]
+name = "p"
+version = "1.0"
+
+[config]
+"tags" = { type = "list[str]", default = [] }
+"size" = { type = "int", default = 1 }
+"slow" = { type = "bool", default = false }
+
+[features.slow]
+name = "slow path"
+when = "slow"
+support = { a = "yes", b = "no" }
+
+[features.tagged]
+name = "tagged"
+when = "'x' in tags or 'y' in tags"
+support = { a = "yes", b = "yes" }
+prefers = { runner = "b", message = "{{{feature}}}: {runner} for {tags}", skipped = "{runner} skipped for {tags}: {features} ({refusal})" }
+
+[features.sized]
+name = "sized"
+when = "size > 4 and tags"
+support = { a = "yes", b = "yes" }
+prefers = { runner = "b", message = "{runner} for size {size}, tags {tags}" }
+""", runners={"a": {"name": "A", "priority": 20}, "b": {"name": "B", "priority": 10}})
+    taken = m.resolve({"tags": ["z", "y", "x"]})
+    assert (taken.runner, [w.message for w in taken.warnings]) == ("b", ["{tagged}: B for y, x"])
+    skipped = m.resolve({"tags": ["y", "z"], "slow": True, "size": 9})
+    assert (skipped.runner, [w.message for w in skipped.warnings]) == ("a", [
+        "B skipped for y: slow path (B does not support: slow path)",
+        "sized would prefer B, but B does not support: slow path; choosing in the usual order"])
+    sized = m.resolve({"tags": ["z"], "size": 9})  # a condition that looks for no entry: every entry
+    assert [w.message for w in sized.warnings] == ["B for size 9, tags z"]
 
 
 def test_with_watermarking_or_hisparse_and_v2_blocked_vllms_v2_error_is_said_alone():
@@ -754,8 +811,6 @@ def _says(config, version, asked, facts=None):
         elif w.kind == "fallback":
             assert w.message == vllm_reference.fallback_text(v2)
             said.append(("fallback", v2))
-        elif w.kind == "preference":  # the ROCm default: vLLM names the architectures, the matrix cannot
-            said.append(("skipped" if "would prefer" in w.message else "preference", _rocm_archs(resolution)))
         elif w.kind == "adjusted":  # vLLM's text where the facts give it, else the adjustment's id
             said.append(("adjusted", w.message if w.feature == "stock_compile_cudagraphs" else w.feature))
         else:
@@ -763,10 +818,6 @@ def _says(config, version, asked, facts=None):
     if error is not None:
         said.extend(_error_says(error, v2, v1))
     return v2, v1, said
-
-
-def _rocm_archs(resolution):
-    return [a for a in resolution.values.get("model_config.architectures") or () if a in vllm_reference.ROCM_V1_ARCHS]
 
 
 def _error_says(error, v2, v1):

@@ -274,6 +274,10 @@ def error_text(runner, v2, v1):
     if runner == "v2":
         return f"Model Runner V2 does not yet support: {', '.join(v2)}"
     return f"Model Runner V1 does not support: {', '.join(b for b in v1 if b not in ('HiSparse', 'watermarking'))}"
+# The facts give "<list>" / "<archs>" for the architectures and V1's blockers: said here as
+# vLLM's lists are said, joined by ", ".
+ROCM_DEFAULT = "Defaulting to V1 model runner on ROCm for model architectures: {}"
+ROCM_SKIPPED = "Skipping the ROCm V1 model runner default for {}: V1 does not support {}."
 WATERMARK_OVERRIDE = "Watermarking requires Model Runner V2 and overrides VLLM_USE_V2_MODEL_RUNNER=0."
 HISPARSE_ERROR = "HiSparse requires Model Runner V2; remove VLLM_USE_V2_MODEL_RUNNER=0."
 
@@ -282,8 +286,8 @@ def says(c, version="0.33.0", asked=None):
     """What vLLM reports: ``(v2 list, v1 list, messages)``. The lists are the display strings
     vLLM appends (V2's collapsed or detailed as the variable is unset or set); *messages* are
     ``(kind, what)`` in the order vLLM gives them: ``("deprecated", name)``, ``("override",
-    text)``, ``("preference", archs)`` (the ROCm default taken), ``("skipped", archs)`` (0.31.0:
-    not taken, V1 blocked), ``("fallback", v2 list)`` (automatic, V1 used instead), ``("partial",
+    text)``, ``("preference", text)`` (the ROCm default taken, or in 0.31.0 skipped because
+    V1 is blocked: vLLM's notices, naming the architectures found), ``("fallback", v2 list)`` (automatic, V1 used instead), ``("partial",
     name)``, ``("adjusted", text)`` (0.32.0 on: V2 turns CUDA graphs off for stock torch.compile,
     when they are on, with vLLM's text; where the facts give no text, the matrix's adjustment id:
     the Mamba cache mode before anything is chosen, V2's max_model_len), and last, when vLLM
@@ -308,10 +312,11 @@ def says(c, version="0.33.0", asked=None):
         rocm = [a for a in archs if a in ROCM_V1_ARCHS] if v < V032 and get(c, "platform.is_rocm") else []
         v1_free = not [b for b in v1 if b not in ("HiSparse", "watermarking")]
         if rocm and (v < V031 or v1_free):
-            messages.append(("preference", rocm))
+            messages.append(("preference", ROCM_DEFAULT.format(", ".join(rocm))))
             return v2, v1, messages + ([] if v1_free else [("error", "v1")])
         if rocm:
-            messages.append(("skipped", rocm))
+            blocked = ", ".join(b for b in v1 if b not in ("HiSparse", "watermarking"))
+            messages.append(("preference", ROCM_SKIPPED.format(", ".join(rocm), blocked)))
         if v2:
             messages.append(("fallback", v2))
             return v2, v1, messages + ([] if runner else [("error", "v1")])
