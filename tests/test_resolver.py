@@ -803,7 +803,7 @@ def _says(config, version, asked, facts=None):
         resolution = caught.resolution
     except (NoRunnerError, UnsupportedFeatureError) as caught:
         resolution, error = caught.resolution, caught
-    v2, v1 = names(resolution.unsupported["v2"]), names(resolution.unsupported["v1"])
+    v2, v1 = names(resolution.unsupported["v2"]), _v1_list(resolution)
     said = []
     for w in resolution.warnings:
         if w.kind in ("deprecated", "partial"):
@@ -818,6 +818,16 @@ def _says(config, version, asked, facts=None):
     if error is not None:
         said.extend(_error_says(error, v2, v1))
     return v2, v1, said
+
+
+def _v1_list(resolution):
+    """V1's list as vLLM builds it: `unsupported["v1"]` without the features that force V2,
+    which it names last (V1 does not serve them). vLLM builds the list only when it validates
+    V1, which it never does while one of them is active (`vllm_reference.forcing_v2`)."""
+    v1 = names(resolution.unsupported["v1"])
+    forcing = [f.name for f in resolution.active if f.forces is not None]
+    assert v1[len(v1) - len(forcing):] == forcing
+    return v1[:len(v1) - len(forcing)]
 
 
 def _error_says(error, v2, v1):
@@ -856,7 +866,9 @@ def test_unsupported_matches_vllm_own_checks(drawn):
     except (NoRunnerError, RemovedFeatureError) as error:
         resolution = error.resolution
     assert names(resolution.unsupported["v2"]) == vllm_reference.v2_blockers(config, version)
-    assert names(resolution.unsupported["v1"]) == vllm_reference.v1_blockers(config, version)
+    # vLLM's V1 list, then what V1 does not serve and vLLM checks first, making it use V2.
+    assert names(resolution.unsupported["v1"]) == (vllm_reference.v1_blockers(config, version)
+                                                   + vllm_reference.forcing_v2(config))
 
 
 @given(_versioned_configs(), st.sampled_from([None, "v1", "v2"]))
