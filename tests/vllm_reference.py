@@ -166,7 +166,7 @@ def v2_blockers(c, version="0.33.0", detailed=False):  # noqa: C901 — vLLM's V
     return out
 
 
-def v1_blockers(c, version="0.33.0"):  # noqa: C901 — vLLM's V1 model-runner checks transcribed line for line, to be read against its source
+def v1_blockers(c, version="0.33.0"):
     v = Version(version)
     out = []
     method = get(c, "speculative_config.method")
