@@ -32,7 +32,10 @@ A config is resolved in this order (docs/explanation/choice.md shows this text, 
    declaration order). The adjustments of the runner that serves then apply to C, giving the
    effective config F, and that runner's blockers, requirements and ``partial`` / ``opt-in``
    warnings are evaluated on F: a runner asked for is validated on F only; a runner automatic
-   choice found free on C but blocked on F is an `AdjustmentError`. What is said of the other
+   choice found free on C but blocked on F is an `AdjustmentError`. Where automatic choice
+   finds no runner free on C and an active feature forces a candidate, that runner is the one
+   the choice ends on and is validated on its F as a runner asked for is: it serves when free
+   there, else no runner (`NoRunnerError`, its refusal read on F). What is said of the other
    runners reads C.
 
 The decision list (`steps`) is data: `automatic` reads it on a mask of active gates; the
@@ -43,7 +46,7 @@ choice is written here and nowhere else.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Literal, Optional, Tuple, Type, get_args
+from typing import TYPE_CHECKING, List, Literal, Mapping, Optional, Tuple, Type, get_args
 
 import attrs
 
@@ -212,23 +215,48 @@ def _fallback(plan: Plan, mask: int, skipped: List[str], chosen: str) -> str:
                               list(dict.fromkeys(said)))
 
 
-def _no_runner(plan: Plan, mask: int, candidates: List[str], warnings: List[ResolutionWarning]) -> str:
+def _no_runner(plan: Plan, mask: int, candidates: List[str], warnings: List[ResolutionWarning],
+               served: Optional[int] = None) -> str:
     """The error of automatic choice when no candidate is free. A matrix's own sentence may say
     only the refusal of the runner the choice ends on (the runner an active feature forces, else
     the last candidate): the candidates before it are then said as a fallback to it, as a host
-    that falls back and then refuses says them (vLLM); those forced away are not said at all."""
-    forcing = [f.forces.runner for f in plan.active(mask & plan.forcing) if f.forces is not None]
-    forced = next((r for r in forcing if r in candidates), None)
+    that falls back and then refuses says them (vLLM); those forced away are not said at all.
+    *served*: the mask of the forced runner's effective config (`forced`), its refusal read there."""
+    forced = _forced(plan, mask, candidates)
     last = forced or candidates[-1]
     template = _own(plan, "no_runner", last)
-    said = [blockers(plan, mask, r) for r in candidates]
+    at = {r: served if r == forced and served is not None else mask for r in candidates}
+    said = [blockers(plan, at[r], r) for r in candidates]
     if template is None:
         return _messages.no_runner(said)
     if "blocked" not in template.names and forced is None and len(candidates) > 1:
         warnings.append(ResolutionWarning("fallback", None, last, _fallback(plan, mask, candidates[:-1], last)))
-    names, reasons = _blocked_by(plan, mask, last)
-    return _messages.no_runner(said, template, blockers(plan, mask, last), plan.matrix.runner(last).name,
+    names, reasons = _blocked_by(plan, at[last], last)
+    return _messages.no_runner(said, template, blockers(plan, at[last], last), plan.matrix.runner(last).name,
                                names + reasons)
+
+
+def _forced(plan: Plan, mask: int, candidates: List[str]) -> Optional[str]:
+    forcing = [f.forces.runner for f in plan.active(mask & plan.forcing) if f.forces is not None]
+    return next((r for r in forcing if r in candidates), None)
+
+
+def _candidates(plan: Plan, mask: int) -> List[str]:
+    _, tried = plan.choice(mask)
+    return [r for r, _ in tried if plan.is_candidate(r, mask)]
+
+
+def forced(plan: Plan, mask: int) -> Optional[str]:
+    """The runner automatic choice ends on, on the config of choice (active gates *mask*), when
+    no runner is free there and an active feature forces a candidate: the first such runner.
+    Like a runner asked for, it is validated on its effective config (`matrix._adjust`, step 4)."""
+    return _forced(plan, mask, _candidates(plan, mask))
+
+
+def forced_refusal(plan: Plan, mask: int, served: int) -> str:
+    """The no-runner error of automatic choice on *mask* (the config of choice) when the runner
+    an active feature forces (`forced`) is blocked on its effective config too (*served*)."""
+    return _no_runner(plan, mask, _candidates(plan, mask), [], served)
 
 
 def _deprecation(feature: Feature) -> Deprecation:
@@ -314,30 +342,26 @@ _Outcome = Tuple[Optional[str], Optional[Tuple[Type[ResolutionError], str]]]
 
 def automatic(plan: Plan, mask: int, warnings: List[ResolutionWarning]) -> _Outcome:
     """The runner automatic choice takes for *mask*, or the error; notices go to *warnings*."""
-    matrix = plan.matrix
     for step in plan.steps:
         if not step.holds(mask):
             if step.kind == "prefer" and mask & step.gate and not mask & plan.forcing:
                 feature = step.gate_of(plan)
                 assert feature.prefers is not None and step.runner is not None
                 if not feature.prefers.outright:  # passed over: said, and the list goes on
-                    name = matrix.runner(step.runner).name
                     warnings.append(ResolutionWarning("preference", feature.id, step.runner,
-                                                      _messages.preference_skipped(
-                                                          feature.name, name, _not_free(plan, mask, step.runner))))
+                                                      _preference_said(plan, mask, feature)))
             continue
         if step.kind == "prefer":
             feature = step.gate_of(plan)
             assert feature.prefers is not None and step.runner is not None
-            warnings.append(ResolutionWarning("preference", feature.id, step.runner, feature.prefers.message
-                                              or _messages.preferred(feature.name, matrix.runner(step.runner).name)))
+            warnings.append(ResolutionWarning("preference", feature.id, step.runner,
+                                              _preference_said(plan, mask, feature)))
             return step.runner, None
         if step.kind in ("prefer-blocked", "prefer-not-candidate"):
             feature = step.gate_of(plan)
             assert feature.prefers is not None
             return None, (NoRunnerError, _preferred_blocked(plan, mask, feature, warnings))
-        _, tried = plan.choice(mask)
-        candidates = [r for r, _ in tried if plan.is_candidate(r, mask)]
+        candidates = _candidates(plan, mask)
         if step.kind == "order":
             assert step.runner is not None
             skipped = candidates[: candidates.index(step.runner)]
@@ -359,10 +383,54 @@ def _preferred_blocked(plan: Plan, mask: int, feature: Feature, warnings: List[R
     runner = feature.prefers.runner
     template = _own(plan, "preferred_blocked", runner)
     if template is not None and "feature" not in template.names:
-        warnings.append(ResolutionWarning("preference", feature.id, runner, feature.prefers.message
-                                          or _messages.preferred(feature.name, plan.matrix.runner(runner).name)))
+        warnings.append(ResolutionWarning("preference", feature.id, runner, _preference_said(plan, mask, feature)))
     return _messages.preferred_blocked(feature.name, _not_free(plan, mask, runner), template,
                                        plan.matrix.runner(runner).name)
+
+
+def _preference_said(plan: Plan, mask: int, feature: Feature, values: Optional[Mapping[str, object]] = None) -> str:
+    """The notice of *feature*'s preference: its ``message`` when its runner is taken first
+    (free, or the preference is outright), its ``skipped`` when it is passed over, else the
+    engine's words. A template that names config paths says them from *values* (by path: a
+    list as the entries the condition looks for, `matrix._templates.said`); without *values*
+    (a decision shared by every config of the mask) it says the paths as written, and
+    `preferences_with_values` says them for one config."""
+    prefers = feature.prefers
+    assert prefers is not None
+    runner = prefers.runner
+    name = plan.matrix.runner(runner).name
+    passed = not prefers.outright and (bool(mask & plan.blocking[runner]) or not plan.is_candidate(runner, mask))
+    text = prefers.skipped if passed else prefers.message
+    if text is None:
+        return (_messages.preference_skipped(feature.name, name, _not_free(plan, mask, runner)) if passed
+                else _messages.preferred(feature.name, name))
+    from ._templates import looked_for, preference, said
+
+    sentence = "skipped" if passed else "message"
+    template = preference(text, sentence)
+    parts = {"feature": feature.name, "runner": name}
+    if passed:
+        names, reasons = _blocked_by(plan, mask, runner) if mask & plan.blocking[runner] else ([], [])
+        parts.update(features=_messages.listing(names + reasons), refusal=_not_free(plan, mask, runner))
+    shown = {p: "{" + p + "}" if values is None else said(values[p], looked_for(feature.when.node, p))
+             for p in template.paths}
+    return template.fill(parts, shown)
+
+
+def preferences_with_values(plan: Plan, mask: int, values: Tuple[object, ...],
+                            warnings: Tuple[ResolutionWarning, ...]) -> Tuple[ResolutionWarning, ...]:
+    """*warnings* with each ``preference`` notice whose template names config paths saying this
+    config's *values* (of the plan's paths, on the config of choice, whose gates are *mask*)."""
+    out = []
+    read = None
+    for w in warnings:
+        feature = plan.matrix.feature(w.feature) if w.kind == "preference" and w.feature is not None else None
+        prefers = feature.prefers if feature is not None else None
+        if prefers is not None and any("{" in t for t in (prefers.message or "", prefers.skipped or "")):
+            read = read if read is not None else dict(zip(plan.paths, values))
+            w = attrs.evolve(w, message=_preference_said(plan, mask, feature, read))  # type: ignore[arg-type]
+        out.append(w)
+    return tuple(out)
 
 
 def _not_free(plan: Plan, mask: int, runner: str) -> str:

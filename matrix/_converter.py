@@ -133,6 +133,7 @@ class PrefersSpec:
     runner: Annotated[str, RUNNER]
     outright: bool = False
     message: Optional[str] = None
+    skipped: Optional[str] = None
 
 
 #: A support cell: a status, a statement, or a history of them (the loader reads each itself).

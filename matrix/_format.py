@@ -128,6 +128,7 @@ DESCRIPTIONS: Dict[Tuple[Optional[str], Optional[str]], str] = {
     ("PrefersSpec", "runner"): "The runner automatic choice tries first",
     ("PrefersSpec", "outright"): "Chosen whatever blocks it",
     ("PrefersSpec", "message"): "What users read when it is preferred",
+    ("PrefersSpec", "skipped"): "What users read when its runner is not free and it is passed over",
     ("FeatureSpec", None): "A feature: its condition and its support by each runner",
     ("FeatureSpec", "name"): "Display string, used in messages, lists and docs",
     ("FeatureSpec", "when"): "When a config uses the feature",

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Tuple
 
-from . import _format, _load_lifecycle, _load_support, _messages
+from . import _format, _load_lifecycle, _load_support, _messages, _templates
 from .schema import APPLIES, Feature, Forces, Prefers, Runner, Schema, Statement
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._converter import ForcesSpec, Place
+    from .predicates import Predicate
     from .loader import _Builder, _Source
 
 
@@ -116,7 +117,9 @@ def _feature(b: _Builder, source: _Source, id: str, raw: object, schema: Schema,
             if spec.prefers.runner not in b.broken_runners:
                 b.problem(source, where + ("prefers", "runner"), _messages.unknown_runner(spec.prefers.runner, runner_ids))
         else:
-            prefers = Prefers(spec.prefers.runner, spec.prefers.outright, spec.prefers.message)
+            prefers = Prefers(spec.prefers.runner, spec.prefers.outright, spec.prefers.message, spec.prefers.skipped)
+            if predicate is not None:
+                _preference_templates(b, source, where, prefers, predicate, schema)
     if spec is not None and spec.applies not in APPLIES:
         b.problem(source, where + ("applies",), _messages.unknown_choice("applies", spec.applies, APPLIES,
                                                                          one_of=True))
@@ -140,6 +143,22 @@ def _forces(b: _Builder, source: _Source, where: Place, spec: ForcesSpec, histor
         if runner != spec.runner and any(s.status != "no" for s in history.get(runner, ())):
             b.problem(source, where + ("support", runner), _messages.forced_elsewhere(runner, spec.runner))
     return Forces(spec.runner, spec.override, spec.message)
+
+
+def _preference_templates(b: _Builder, source: _Source, where: Place, prefers: Prefers, when: Predicate,
+                          schema: Schema) -> None:
+    """The sentences of ``prefers``: templates of their parts and of the paths the condition
+    reads (the values a notice can say are those the decision read)."""
+    for sentence, parts in _templates.PREFERENCE.items():
+        text = getattr(prefers, sentence)
+        if text is None:
+            continue
+        template, problems = _templates.parse(text, parts, sorted(p for p in schema.fields if p not in parts))
+        for problem in problems:
+            b.problem(source, where + ("prefers", sentence), problem)
+        for path in template.paths if template is not None else ():
+            if path not in when.paths:
+                b.problem(source, where + ("prefers", sentence), _messages.template_path_unread(path, sorted(when.paths)))
 
 
 def _overlap(one: Feature, other: Feature) -> bool:

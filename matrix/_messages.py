@@ -1276,3 +1276,10 @@ def harness_bad_effective(effective: object) -> str:
 def harness_effective_path(path: str, version: object, known: Iterable[str]) -> str:
     return (f"legacy() returned the effective value of {path!r}, which is not a [config] field at version "
             f"{version}{did_you_mean(path, known)}")
+
+
+# --- lane vllm (issue 25): the sentences of a feature's prefers ---------------------------------
+
+def template_path_unread(path: str, read: Sequence[str]) -> str:
+    return (f"The template names {path!r}, which the feature's condition does not read "
+            f"(it reads {quoted(read)}){did_you_mean(path, read)}")

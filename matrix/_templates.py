@@ -44,7 +44,7 @@ class Template:
 
     @property
     def paths(self) -> Tuple[str, ...]:
-        """The config paths it uses, in order."""
+        """The config paths it names, in order."""
         return tuple(p.name for p in self.pieces if isinstance(p, Part) and p.path)
 
     def fill(self, parts: Mapping[str, str], values: Optional[Mapping[str, object]] = None) -> str:
@@ -133,3 +133,56 @@ def paths_only(text: str) -> Template:
     template, problems = parse(text, (), [m.group(1) for m in _TOKEN.finditer(text) if m.group(1) is not None])
     assert template is not None, problems
     return template
+
+
+# --- the sentences of a feature's ``prefers`` (issue 25: vLLM's ROCm notices name the
+# architectures found) --------------------------------------------------------------------------
+
+#: The sentences of a feature's ``prefers``, each with the named parts its template may use:
+#: ``message`` when it puts its runner first, ``skipped`` when that runner is not free and the
+#: preference is passed over (``features``: what keeps the runner, listed; ``refusal``: the
+#: runner's refusal as a sentence). Both may name the config paths the feature's condition reads.
+PREFERENCE: Mapping[str, Tuple[str, ...]] = {
+    "message": ("feature", "runner"),
+    "skipped": ("feature", "runner", "features", "refusal"),
+}
+
+
+@functools.lru_cache(maxsize=256)
+def preference(text: str, sentence: str) -> Template:
+    """A ``prefers`` sentence's template, checked when the matrix was loaded (paths are not
+    checked again here: the loader held them to the feature's condition)."""
+    names = PREFERENCE[sentence]
+    paths = tuple(m.group(1) for m in _TOKEN.finditer(text) if m.group(1) and m.group(1) not in names)
+    template, problems = parse(text, names, paths)
+    assert template is not None, problems
+    return template
+
+
+def looked_for(node: object, path: str) -> Tuple[object, ...]:
+    """The literals a condition (a predicate's node) looks for in the list at *path*
+    (``'x' in path``, ``'x' not in path``), in the order written, each once."""
+    from ._nodes import And, Compare, Literal, Not, Or, Path
+
+    found: List[object] = []
+
+    def walk(n: object) -> None:
+        if isinstance(n, (And, Or)):
+            for operand in n.operands:
+                walk(operand)
+        elif isinstance(n, Not):
+            walk(n.operand)
+        elif isinstance(n, Compare) and isinstance(n.left, Literal) and isinstance(n.right, Path) \
+                and n.right.name == path and n.op in ("in", "not in"):
+            found.append(n.left.value)
+
+    walk(node)
+    return tuple(dict.fromkeys(found))
+
+
+def said(value: object, wanted: Tuple[object, ...] = ()) -> str:
+    """A config value as a sentence says it: a list as its entries joined by ", " (only those
+    among *wanted*, when given: the entries a condition found), anything else as text."""
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(v) for v in value if not wanted or v in wanted)
+    return str(value)

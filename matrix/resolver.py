@@ -21,7 +21,7 @@ from ._adjust import Adjusted
 from ._choice import WARNING_KINDS, ResolutionWarning, WarningKind
 from ._compile import Plan, plan
 from ._versions import VersionLike, as_version
-from .errors import (AdjustmentError, ConfigError, UsageError)
+from .errors import AdjustmentError, ConfigError, NoRunnerError, UsageError
 from .predicates import Predicate
 from .schema import Feature, Matrix, Order, Redirect, Requirement, Runner, Statement, Status
 
@@ -752,6 +752,8 @@ def _resolve_unadjusted(compiled: Plan, mask: int, values: Tuple[object, ...], r
     chosen, warnings, error, message = decision
     if runner is not None and mask & compiled.redirecting:
         warnings = _with_values(compiled, mask, values, runner, warnings)
+    if runner is None and mask & compiled.preferring:
+        warnings = _choice.preferences_with_values(compiled, mask, values, warnings)
     resolution = _new(Resolution)  # as the fast path builds it: no __init__ call
     _set_fields(resolution, (chosen, runner, warnings, compiled, mask, values, config, facts, None))
     if error is not None:
@@ -782,7 +784,14 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
         compiled, ("choose", cmask, runner), lambda: _choice.choose(compiled, cmask, runner))
     if runner is not None and cmask & compiled.redirecting:
         warnings = _with_values(compiled, cmask, cvalues, runner, warnings)
+    if runner is None and cmask & compiled.preferring:
+        warnings = _choice.preferences_with_values(compiled, cmask, cvalues, warnings)
     fmask, fvalues, before = cmask, cvalues, len(adjusted)
+    forced = None
+    if error is NoRunnerError and runner is None:  # a forced runner is validated on its F, as one asked for
+        forced = _choice.forced(compiled, cmask)
+        if forced is not None and cmask & compiled.adjusting[forced]:
+            chosen, error = forced, None
     served = chosen if chosen is not None else None
     if error is None:
         assert chosen is not None
@@ -798,7 +807,9 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
                                                                               overriding, redirected))
         told = _adjusted_warnings(adjusted[:before])
         warnings = told + warnings + _adjusted_warnings(adjusted[before:]) + more
-        if error is AdjustmentError:
+        if error is AdjustmentError and chosen == forced:
+            error, message = NoRunnerError, _choice.forced_refusal(compiled, cmask, fmask)
+        elif error is AdjustmentError:
             message = _messages.adjustment_blocks(list(dict.fromkeys(a.message for a in adjusted[before:])),
                                                   message or "")
         if error is not None:

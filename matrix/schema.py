@@ -389,11 +389,14 @@ class Prefers:
     feature is active (a request for a runner still wins). With *outright*, *runner* is chosen
     whatever blocks it (and a blocked one is no runner); without, it is chosen when free, else
     the usual order applies. *message* is the notice shown when it is chosen (kind
-    ``preference``, logged at info level)."""
+    ``preference``, logged at info level), *skipped* the one shown when it is passed over;
+    both are templates (`matrix._templates.PREFERENCE`) that may name the values the
+    feature's condition reads."""
 
     runner: str
     outright: bool = False
     message: Optional[str] = None
+    skipped: Optional[str] = None
 
 
 @attrs.frozen

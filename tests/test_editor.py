@@ -112,6 +112,7 @@ UNSEEN = {
     "until_before_since": "until compared with since",
     "removed_before_remove_in": "remove_in compared with [matrix] version",
     "default_history_mistakes": "a default is any value to the schema: its history is the loader's to check",
+    "prefers_templates": "a template's parts, and the paths a feature's condition reads, are the loader's to check",
 }
 SYNTAX = {"toml_dotted_conflict", "toml_duplicate_key", "toml_duplicate_table", "toml_end_of_document",
           "toml_quote_inside_string", "toml_syntax", "toml_unterminated_string"}

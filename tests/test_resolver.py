@@ -564,7 +564,64 @@ def test_the_rocm_default_of_0_30_0_with_v1_blocked_is_said_as_vllm_says_it():
         matrix.resolve(config, version="0.30.0")
     assert _said(excinfo) == "matrix.errors.NoRunnerError: Model Runner V1 does not support: diffusion models"
     assert [(w.kind, w.feature, w.message) for w in excinfo.value.resolution.warnings] == [
-        ("preference", "rocm_v1_default", "Defaulting to V1 model runner on ROCm for this model architecture")]
+        ("preference", "rocm_v1_default",
+         "Defaulting to V1 model runner on ROCm for model architectures: DeepseekV32ForCausalLM")]
+
+
+def test_the_rocm_notices_name_the_architectures_found_as_vllm_does():
+    """vLLM names the ROCm V1 architectures the model has (not the others) when it defaults to
+    V1, and in 0.31.0, when V1 is blocked, when it skips the default (then V2 serves here)."""
+    archs = ["MyDraftHelper", "GlmMoeDsaForCausalLM", "DeepseekV32ForCausalLM"]
+    for version in ("0.30.0", "0.31.0"):
+        taken = matrix.resolve({"platform": {"is_rocm": True}, "model_config": {"architectures": archs}},
+                               version=version)
+        assert (taken.runner, [w.message for w in taken.warnings]) == ("v1", [
+            "Defaulting to V1 model runner on ROCm for model architectures: GlmMoeDsaForCausalLM, "
+            "DeepseekV32ForCausalLM"])
+    config = {"platform": {"is_rocm": True}, "parallel_config": {"prefill_context_parallel_size": 2,
+              "enable_batch_sharded_sampling": True}, "model_config": {"architectures": archs}}
+    skipped = matrix.resolve(config, version="0.31.0")
+    assert (skipped.runner, [(w.kind, w.runner, w.message) for w in skipped.warnings]) == ("v2", [
+        ("preference", "v1", "Skipping the ROCm V1 model runner default for GlmMoeDsaForCausalLM, "
+         "DeepseekV32ForCausalLM: V1 does not support prefill context parallel, batch-sharded sampling.")])
+    assert _says(config, "0.31.0", None) == vllm_reference.says(config, "0.31.0", None)
+
+
+def test_a_preferences_sentences_name_its_parts_and_the_values_its_condition_read():
+    m = matrix.loads("""[matrix]
+name = "p"
+version = "1.0"
+
+[config]
+"tags" = { type = "list[str]", default = [] }
+"size" = { type = "int", default = 1 }
+"slow" = { type = "bool", default = false }
+
+[features.slow]
+name = "slow path"
+when = "slow"
+support = { a = "yes", b = "no" }
+
+[features.tagged]
+name = "tagged"
+when = "'x' in tags or 'y' in tags"
+support = { a = "yes", b = "yes" }
+prefers = { runner = "b", message = "{{{feature}}}: {runner} for {tags}", skipped = "{runner} skipped for {tags}: {features} ({refusal})" }
+
+[features.sized]
+name = "sized"
+when = "size > 4 and tags"
+support = { a = "yes", b = "yes" }
+prefers = { runner = "b", message = "{runner} for size {size}, tags {tags}" }
+""", runners={"a": {"name": "A", "priority": 20}, "b": {"name": "B", "priority": 10}})
+    taken = m.resolve({"tags": ["z", "y", "x"]})
+    assert (taken.runner, [w.message for w in taken.warnings]) == ("b", ["{tagged}: B for y, x"])
+    skipped = m.resolve({"tags": ["y", "z"], "slow": True, "size": 9})
+    assert (skipped.runner, [w.message for w in skipped.warnings]) == ("a", [
+        "B skipped for y: slow path (B does not support: slow path)",
+        "sized would prefer B, but B does not support: slow path; choosing in the usual order"])
+    sized = m.resolve({"tags": ["z"], "size": 9})  # a condition that looks for no entry: every entry
+    assert [w.message for w in sized.warnings] == ["B for size 9, tags z"]
 
 
 def test_with_watermarking_or_hisparse_and_v2_blocked_vllms_v2_error_is_said_alone():
@@ -578,6 +635,77 @@ def test_with_watermarking_or_hisparse_and_v2_blocked_vllms_v2_error_is_said_alo
         assert _said(excinfo) == ("matrix.errors.NoRunnerError: Model Runner V2 does not yet support: "
                                      "speculative method 'suffix', dual batch overlap")
         assert excinfo.value.resolution.warnings == ()
+
+
+def test_with_a_feature_forcing_v2_and_v2_blocked_vllms_cuda_graph_override_is_said_before_v2s_error():
+    """vLLM uses V2 when HiSparse or watermarking forces it, applies V2's overrides (logging
+    them) and then validates V2: the matrix validates a forced runner on its effective config."""
+    for forcing in ({"watermark_config": {}}, {"attention_config": {"hisparse_config": {}}}):
+        config = {**forcing, "speculative_config": {"method": "suffix"},
+                  "compilation_config": {"mode": "STOCK_TORCH_COMPILE", "cudagraph_mode": "PIECEWISE"}}
+        with pytest.raises(NoRunnerError) as excinfo:
+            matrix.resolve(config, version="0.32.0")
+        assert _said(excinfo) == ("matrix.errors.NoRunnerError: Model Runner V2 does not yet support: "
+                                  "speculative method 'suffix'")
+        resolution = excinfo.value.resolution
+        assert [(w.kind, w.feature, w.runner, w.message) for w in resolution.warnings] == [
+            ("adjusted", "stock_compile_cudagraphs", "v2", "CUDA graphs are not supported with stock torch.compile "
+             "in Model Runner V2. Overriding cudagraph_mode PIECEWISE to NONE.")]
+        assert resolution.effective["compilation_config.cudagraph_mode"] == "NONE"
+        assert _says(config, "0.32.0", None) == vllm_reference.says(config, "0.32.0", None)
+
+
+FORCED_ADJUSTED = """[matrix]
+name = "forced and adjusted"
+version = "1.0"
+
+[config]
+"x" = { type = "int", default = 1 }
+"forced" = { type = "bool", default = false }
+"pinned" = { type = "bool", default = false }
+
+[features.forced]
+name = "forced path"
+when = "forced"
+support = { a = "yes", b = "no" }
+forces = { runner = "a" }
+
+[features.big]
+name = "big x"
+when = "x > 4"
+support = { a = "no", b = "yes" }
+
+[features.pinned]
+name = "pinned path"
+when = "pinned"
+support = { a = "no", b = "yes" }
+
+[adjustments.shrink]
+name = "Shrink x"
+when = "x > 4"
+set = { x = 4 }
+runners = ["a"]
+message = "A shrinks x from {x} to 4"
+"""
+
+
+def test_a_runner_a_feature_forces_is_validated_on_its_effective_config_in_automatic_choice():
+    """Blocked on the config of choice, the forced runner is the one the choice ends on: its
+    adjustments apply, it serves when they free it, and its refusal reads its effective config."""
+    m = matrix.loads(FORCED_ADJUSTED, runners={"a": {"name": "A", "priority": 20}, "b": {"name": "B", "priority": 10}})
+    served = m.resolve({"forced": True, "x": 9})
+    assert (served.runner, [(w.kind, w.message) for w in served.warnings]) == (
+        "a", [("adjusted", "A shrinks x from 9 to 4")])
+    assert served.effective["x"] == 4
+    with pytest.raises(NoRunnerError) as excinfo:
+        m.resolve({"forced": True, "x": 9, "pinned": True})
+    assert _said(excinfo) == ("matrix.errors.NoRunnerError: No runner can serve this config: A does not support: "
+                              "pinned path; B does not support: forced path")
+    assert [w.kind for w in excinfo.value.resolution.warnings] == ["adjusted"]
+    assert {r: names(fs) for r, fs in excinfo.value.resolution.unsupported.items()} == {
+        "a": ["pinned path"], "b": ["forced path"]}
+    unforced = m.resolve({"x": 9})  # not forced: the usual order, a's adjustments not applied
+    assert (unforced.runner, unforced.adjustments, unforced.effective["x"]) == ("b", (), 9)
 
 
 def test_an_outright_preference_sentence_that_names_the_feature_says_no_warning():
@@ -675,7 +803,7 @@ def _says(config, version, asked, facts=None):
         resolution = caught.resolution
     except (NoRunnerError, UnsupportedFeatureError) as caught:
         resolution, error = caught.resolution, caught
-    v2, v1 = names(resolution.unsupported["v2"]), names(resolution.unsupported["v1"])
+    v2, v1 = names(resolution.unsupported["v2"]), _v1_list(resolution)
     said = []
     for w in resolution.warnings:
         if w.kind in ("deprecated", "partial"):
@@ -683,8 +811,6 @@ def _says(config, version, asked, facts=None):
         elif w.kind == "fallback":
             assert w.message == vllm_reference.fallback_text(v2)
             said.append(("fallback", v2))
-        elif w.kind == "preference":  # the ROCm default: vLLM names the architectures, the matrix cannot
-            said.append(("skipped" if "would prefer" in w.message else "preference", _rocm_archs(resolution)))
         elif w.kind == "adjusted":  # vLLM's text where the facts give it, else the adjustment's id
             said.append(("adjusted", w.message if w.feature == "stock_compile_cudagraphs" else w.feature))
         else:
@@ -694,8 +820,14 @@ def _says(config, version, asked, facts=None):
     return v2, v1, said
 
 
-def _rocm_archs(resolution):
-    return [a for a in resolution.values.get("model_config.architectures") or () if a in vllm_reference.ROCM_V1_ARCHS]
+def _v1_list(resolution):
+    """V1's list as vLLM builds it: `unsupported["v1"]` without the features that force V2,
+    which it names last (V1 does not serve them). vLLM builds the list only when it validates
+    V1, which it never does while one of them is active (`vllm_reference.forcing_v2`)."""
+    v1 = names(resolution.unsupported["v1"])
+    forcing = [f.name for f in resolution.active if f.forces is not None]
+    assert v1[len(v1) - len(forcing):] == forcing
+    return v1[:len(v1) - len(forcing)]
 
 
 def _error_says(error, v2, v1):
@@ -720,12 +852,9 @@ def test_the_lists_and_messages_are_vllms_automatic_and_asked(drawn, asked):
 
 def _assert_says(got, expected, asked):
     # Issue 25 item 4: no partial warning for stock torch.compile where cudagraph_mode is
-    # already NONE (the adjustment applies only where there is something to override).
-    if asked is None and expected[2][-1:] == [("error", "v2")] and got[2][-1:] == [("error", "v2")]:
-        # The one difference by design (docs/default-matrix.md): where a feature forces V2 in
-        # automatic choice and no runner serves, vLLM has logged V2's overrides before V2 fails;
-        # the matrix applies a runner's adjustments only to the runner that serves.
-        expected = expected[:2] + ([m for m in expected[2] if m[0] != "adjusted" or m in got[2]],)
+    # already NONE (the adjustment applies only where there is something to override). Where a
+    # feature forces V2 in automatic choice and V2 fails, V2's overrides are said first, as
+    # vLLM logs them before it validates V2.
     assert got == expected
 
 
@@ -737,7 +866,9 @@ def test_unsupported_matches_vllm_own_checks(drawn):
     except (NoRunnerError, RemovedFeatureError) as error:
         resolution = error.resolution
     assert names(resolution.unsupported["v2"]) == vllm_reference.v2_blockers(config, version)
-    assert names(resolution.unsupported["v1"]) == vllm_reference.v1_blockers(config, version)
+    # vLLM's V1 list, then what V1 does not serve and vLLM checks first, making it use V2.
+    assert names(resolution.unsupported["v1"]) == (vllm_reference.v1_blockers(config, version)
+                                                   + vllm_reference.forcing_v2(config))
 
 
 @given(_versioned_configs(), st.sampled_from([None, "v1", "v2"]))

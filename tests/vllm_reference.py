@@ -6,11 +6,11 @@ then the choice as a sequence of early returns) and independently of features.to
 the engine's answers can be checked against it: the lists vLLM builds, the choice, and what it
 reports (`says`). It reads a config as vLLM's code does: nested dicts or vLLM's own objects
 (enum members, None sections, classes among the logits processors), with the host's facts
-beside them (`Host`). Three conventions of the matrix are kept: the V1 list (`v1_blockers`, compared
-with `Resolution.unsupported`) also names "HiSparse" and "watermarking" (the features that
-force V2; vLLM's V1 error, `error_text`, never names them, nor does the matrix's), "missing
-Triton" is a V2 blocker (vLLM reports it on its own), and a removed setting ends the choice
-before any runner ("removed"). `fallback_text` and `error_text` are vLLM's own words.
+beside them (`Host`). Two conventions of the matrix are kept: "missing Triton" is a V2
+blocker (vLLM reports it on its own), and a removed setting ends the choice before any runner
+("removed"). `fallback_text` and `error_text` are vLLM's own words. `v1_blockers` is vLLM's V1
+list exactly; vLLM builds it only when it validates V1, which it never does while HiSparse or
+watermarking is active (`forcing_v2`: both are checked first, and V2 is then validated alone).
 """
 
 import enum
@@ -166,7 +166,7 @@ def v2_blockers(c, version="0.33.0", detailed=False):  # noqa: C901 — vLLM's V
     return out
 
 
-def v1_blockers(c, version="0.33.0"):  # noqa: C901 — vLLM's V1 model-runner checks transcribed line for line, to be read against its source
+def v1_blockers(c, version="0.33.0"):
     v = Version(version)
     out = []
     method = get(c, "speculative_config.method")
@@ -202,11 +202,15 @@ def v1_blockers(c, version="0.33.0"):  # noqa: C901 — vLLM's V1 model-runner c
         out.append("batch-sharded sampling")
     if v >= V033 and get(c, "model_config.architecture") in ("Step5ForCausalLM", "Step5ForConditionalGeneration"):
         out.append("Step5")
-    if get(c, "attention_config.hisparse_config") is not None:
-        out.append("HiSparse")
-    if get(c, "watermark_config") is not None:
-        out.append("watermarking")
     return out
+
+
+def forcing_v2(c):
+    """The features vLLM checks before anything else and that make it use V2 ("HiSparse
+    requires Model Runner V2", "Watermarking requires Model Runner V2"): while one is active,
+    V1 is never validated."""
+    return [name for name, path in (("HiSparse", "attention_config.hisparse_config"),
+                                    ("watermarking", "watermark_config")) if get(c, path) is not None]
 
 
 def _removed(c, v):
@@ -224,8 +228,8 @@ def _validate_v2(c, version, detailed):
 
 
 def _validate_v1(c, version):
-    # The matrix's V1 list also names HiSparse and watermarking; vLLM never validates V1 with them.
-    if [b for b in v1_blockers(c, version) if b not in ("HiSparse", "watermarking")]:
+    assert not forcing_v2(c), "vLLM checks HiSparse and watermarking before it validates V1"
+    if v1_blockers(c, version):
         return None, "error"
     return "v1", None
 
@@ -273,7 +277,11 @@ def error_text(runner, v2, v1):
     """The ValueError vLLM raises when it validates *runner* and its list is not empty."""
     if runner == "v2":
         return f"Model Runner V2 does not yet support: {', '.join(v2)}"
-    return f"Model Runner V1 does not support: {', '.join(b for b in v1 if b not in ('HiSparse', 'watermarking'))}"
+    return f"Model Runner V1 does not support: {', '.join(v1)}"
+# The facts give "<list>" / "<archs>" for the architectures and V1's blockers: said here as
+# vLLM's lists are said, joined by ", ".
+ROCM_DEFAULT = "Defaulting to V1 model runner on ROCm for model architectures: {}"
+ROCM_SKIPPED = "Skipping the ROCm V1 model runner default for {}: V1 does not support {}."
 WATERMARK_OVERRIDE = "Watermarking requires Model Runner V2 and overrides VLLM_USE_V2_MODEL_RUNNER=0."
 HISPARSE_ERROR = "HiSparse requires Model Runner V2; remove VLLM_USE_V2_MODEL_RUNNER=0."
 
@@ -282,8 +290,8 @@ def says(c, version="0.33.0", asked=None):
     """What vLLM reports: ``(v2 list, v1 list, messages)``. The lists are the display strings
     vLLM appends (V2's collapsed or detailed as the variable is unset or set); *messages* are
     ``(kind, what)`` in the order vLLM gives them: ``("deprecated", name)``, ``("override",
-    text)``, ``("preference", archs)`` (the ROCm default taken), ``("skipped", archs)`` (0.31.0:
-    not taken, V1 blocked), ``("fallback", v2 list)`` (automatic, V1 used instead), ``("partial",
+    text)``, ``("preference", text)`` (the ROCm default taken, or in 0.31.0 skipped because
+    V1 is blocked: vLLM's notices, naming the architectures found), ``("fallback", v2 list)`` (automatic, V1 used instead), ``("partial",
     name)``, ``("adjusted", text)`` (0.32.0 on: V2 turns CUDA graphs off for stock torch.compile,
     when they are on, with vLLM's text; where the facts give no text, the matrix's adjustment id:
     the Mamba cache mode before anything is chosen, V2's max_model_len), and last, when vLLM
@@ -306,12 +314,12 @@ def says(c, version="0.33.0", asked=None):
     if asked is None and not hisparse and not watermark:
         archs = get(c, "model_config.architectures") or []
         rocm = [a for a in archs if a in ROCM_V1_ARCHS] if v < V032 and get(c, "platform.is_rocm") else []
-        v1_free = not [b for b in v1 if b not in ("HiSparse", "watermarking")]
+        v1_free = not v1
         if rocm and (v < V031 or v1_free):
-            messages.append(("preference", rocm))
+            messages.append(("preference", ROCM_DEFAULT.format(", ".join(rocm))))
             return v2, v1, messages + ([] if v1_free else [("error", "v1")])
         if rocm:
-            messages.append(("skipped", rocm))
+            messages.append(("preference", ROCM_SKIPPED.format(", ".join(rocm), ", ".join(v1))))
         if v2:
             messages.append(("fallback", v2))
             return v2, v1, messages + ([] if runner else [("error", "v1")])
