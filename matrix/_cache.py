@@ -32,6 +32,7 @@ import os
 import sys
 from typing import Dict, List, Optional, Tuple
 
+from . import _derived
 from .schema import Matrix
 
 # The C modules themselves where CPython has them: `hashlib` loads OpenSSL and `pickle` its
@@ -123,8 +124,9 @@ def get(entry_key: str, base: str, *, path: Optional[str] = None, trusted: bool 
         runners = os.path.join(base, entry["runner_folder"])
         if not isinstance(matrix, Matrix) or runner_files(runners) != entry["runner_files"]:
             return None
+        codes = _derived.of(matrix).code
         for version, (source, code) in entry["code"].items():
-            matrix._caches[("code", version)] = (source, marshal.loads(code))
+            codes[version] = (source, marshal.loads(code))
         return matrix
     except Exception:  # a missing, partial, foreign or stale entry: load as if there were none
         return None
@@ -139,11 +141,8 @@ def entry(entry_key: str, matrix: Matrix, base: str, runner_folder: str) -> byte
     from ._compile import plan
 
     plan(matrix, matrix.version)  # the fast path at the matrix's own version, compiled once
-    code: Dict[object, Tuple[str, bytes]] = {}
-    for cache_key, value in matrix._caches.items():
-        if isinstance(cache_key, tuple) and cache_key[0] == "code":
-            source, compiled = value
-            code[cache_key[1]] = (source, marshal.dumps(compiled))
+    code: Dict[object, Tuple[str, bytes]] = {version: (source, marshal.dumps(compiled))
+                                             for version, (source, compiled) in _derived.of(matrix).code.items()}
     # A Matrix pickles without its plans and other caches (Matrix.__getstate__).
     return pickle.dumps({"key": entry_key, "matrix": matrix, "runner_folder": os.path.relpath(runner_folder, base or "."),
                          "runner_files": runner_files(runner_folder), "code": code},

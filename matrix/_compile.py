@@ -32,7 +32,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import attrs
 from packaging.version import Version
 
-from . import _access, _choice
+from . import _access, _choice, _derived
 from ._choice import Rule
 from ._nodes import LITERAL_TYPES, And, Compare, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path
 from ._operators import AND, BY_SPELLING, EQUALS, IS_NONE, IS_NOT_NONE, MOD, NOT, OR, PLAIN_TYPES, remainder, truthy
@@ -73,6 +73,9 @@ class Plan:
     #: (runner id, blocking mask), highest priority first.
     order: Tuple[Tuple[str, int], ...]
     source: str = attrs.field(repr=False)
+    #: The schema configs are read with at this version (`Schema.reading_at`; None: the
+    #: matrix declares no fields).
+    reading: Optional[Schema] = attrs.field(default=None, repr=False)
     #: Gates that force a runner (`Forces`): a request for another runner is refused or overridden.
     forcing: int = 0
     #: Gates that change the order of automatic choice (`Prefers`).
@@ -151,11 +154,12 @@ class Plan:
 
 
 def plan(matrix: Matrix, version: Version) -> Plan:
-    """The compiled plan of *matrix* at *version*, built once and cached on the matrix."""
-    key = ("plan", version)
-    cached = matrix._caches.get(key)
+    """The compiled plan of *matrix* at *version*, built once and kept as long as the matrix
+    lives (`matrix._derived`)."""
+    plans = _derived.of(matrix).plans
+    cached = plans.get(version)
     if cached is None:
-        cached = matrix._caches[key] = _build(matrix, version)
+        cached = plans[version] = _build(matrix, version)
     return cached
 
 
@@ -176,15 +180,17 @@ def _build(matrix: Matrix, version: Version) -> Plan:
         for path in sorted(feature.when.paths):
             readers.setdefault(path, feature.id)
     paths = tuple(readers)
-    generator = _Generator(matrix.schema.reading_at(version), paths)
+    reading = matrix.schema.reading_at(version)
+    generator = _Generator(reading, paths)
     source, namespace = generator.module(features, readers)
     # A loaded cache entry holds the code compiled from this very source (matrix._cache).
-    cached = matrix._caches.get(("code", version))
+    codes = _derived.of(matrix).code
+    cached = codes.get(version)
     if cached is not None and cached[0] == source:
         code = cached[1]
     else:
         code = compile(source, f"<matrix plan {matrix.name!r} {version}>", "exec")
-        matrix._caches[("code", version)] = (source, code)
+        codes[version] = (source, code)
     exec(code, namespace)
     masks: Dict[str, Dict[str, int]] = {s: {} for s in ("no", "opt-in", "partial")}
     for runner in matrix.runners:
@@ -222,7 +228,7 @@ def _build(matrix: Matrix, version: Version) -> Plan:
         matrix=matrix, version=version, features=features, paths=paths,
         evaluate=namespace["evaluate"], no=masks["no"], opt_in=masks["opt-in"],
         partial=masks["partial"], blocking=blocking, deprecated=deprecated, removed=removed,
-        order=tuple((r.id, blocking[r.id]) for r in matrix.runners), source=source,
+        order=tuple((r.id, blocking[r.id]) for r in matrix.runners), source=source, reading=reading or None,
         forcing=sum(1 << i for i, f in enumerate(features) if f.forces is not None),
         preferring=sum(1 << i for i, f in enumerate(features) if f.prefers is not None),
         pre_adjustments=pre, adjustments=by_runner, pre_adjusting=pre_bits, adjusting=runner_bits,

@@ -16,7 +16,7 @@ import attrs
 from packaging.version import Version
 
 from . import _messages
-from . import _access, _adjust, _choice
+from . import _access, _adjust, _choice, _derived
 from ._adjust import Adjusted
 from ._choice import WARNING_KINDS, ResolutionWarning, WarningKind
 from ._compile import Plan, plan
@@ -74,17 +74,17 @@ class Observation:
 
 
 def _plan(matrix: Matrix, version: Optional[VersionLike]) -> Plan:
-    """The plan for the version argument as given (None, a string or a `Version`), cached
-    under that argument so that a repeated call costs one dict look-up."""
-    caches = matrix._caches
+    """The plan for the version argument as given (None, a string or a `Version`), kept
+    under that argument too (`matrix._derived`) so that a repeated call costs one look-up."""
+    plans = _derived.of(matrix).plans
     try:
-        found: Plan = caches[version]
+        found: Plan = plans[version]
         return found
     except (KeyError, TypeError):
         pass
     compiled = plan(matrix, matrix.release(version))  # past the file's newest release: an error
     if isinstance(version, (str, Version, type(None))):
-        caches[version] = compiled
+        plans[version] = compiled
     return compiled
 
 
@@ -174,7 +174,7 @@ class Resolution:
         plan: Plan = self._plan
         adjusting = self._adjusting
         view = _access.Effective(self._fields[6], {} if adjusting is None else dict(adjusting[4]))
-        schema = _reading(plan)
+        schema = plan.reading
         return FrozenEffective({f.path: _access.read(view, f.path, schema, self._fields[7])
                                 for f in plan.matrix.schema.at(plan.version) if f.type != "section"})
 
@@ -531,15 +531,6 @@ def _restored(matrix: Matrix, version: str, mask: int, values: Tuple[object, ...
     return Resolution(_plan(matrix, version), mask, values, runner, requested, warnings, effective, None, adjusting)
 
 
-def _reading(plan: Plan) -> Optional[Any]:
-    """The schema the plan reads configs with (cached on the matrix)."""
-    key = ("reading", plan.version)
-    found = plan.matrix._caches.get(key)
-    if found is None:
-        found = plan.matrix._caches[key] = plan.matrix.schema.reading_at(plan.version) or None
-    return found
-
-
 def _remedy_targets(resolution: Resolution) -> List[str]:
     """The runners `Resolution.remedies` answers for."""
     chosen, requested = resolution.runner, resolution.requested
@@ -691,8 +682,8 @@ def resolve(matrix: Matrix, config: object, *, runner: Optional[str] = None,
     :raises UsageError: *runner* or *version* is not valid.
     """
     try:
-        compiled = matrix._caches[version]
-    except (KeyError, TypeError):
+        compiled = matrix._engine.plans[version]
+    except (AttributeError, KeyError, TypeError):  # no plan yet (the slot is None at first)
         compiled = _plan(matrix, version)
     if strict:
         _refuse_unknown_keys(matrix, config)
@@ -762,7 +753,7 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
     cmask, cvalues = mask, values
     if mask & compiled.pre_adjusting:
         view = _access.Effective(config)
-        adjusted = _adjust.apply(compiled.pre_adjustments, view, _reading(compiled), facts, None)
+        adjusted = _adjust.apply(compiled.pre_adjustments, view, compiled.reading, facts, None)
         if view.sets:
             cmask, cvalues = compiled.evaluate(view, facts)
             cmask &= kept
@@ -777,7 +768,7 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
         if cmask & compiled.adjusting[chosen]:
             view = view or _access.Effective(config)
             changed = len(view.sets)
-            adjusted += _adjust.apply(compiled.adjustments[chosen], view, _reading(compiled), facts, chosen)
+            adjusted += _adjust.apply(compiled.adjustments[chosen], view, compiled.reading, facts, chosen)
             if len(adjusted) > before or len(view.sets) != changed:
                 fmask, fvalues = compiled.evaluate(view, facts)
                 fmask &= kept
@@ -859,12 +850,12 @@ def is_supported(matrix: Matrix, config: object, runner: str, *,
     mask, _ = compiled.evaluate(config, facts)
     if mask & compiled.any_adjusting:  # removal read on C, the runner's gates on its F
         view = _access.Effective(config)
-        if mask & compiled.pre_adjusting and _adjust.apply(compiled.pre_adjustments, view, _reading(compiled),
+        if mask & compiled.pre_adjusting and _adjust.apply(compiled.pre_adjustments, view, compiled.reading,
                                                            facts, None):
             mask = compiled.evaluate(view, facts)[0]
         if mask & compiled.asked & compiled.removed:
             return False
-        if mask & compiled.adjusting[runner] and _adjust.apply(compiled.adjustments[runner], view, _reading(compiled),
+        if mask & compiled.adjusting[runner] and _adjust.apply(compiled.adjustments[runner], view, compiled.reading,
                                                                facts, runner):
             mask = compiled.evaluate(view, facts)[0]
         return not mask & compiled.asked & compiled.no[runner]

@@ -537,10 +537,10 @@ class Matrix:
     _runner_index: Dict[str, Runner] = attrs.field(init=False, repr=False, eq=False)
     _feature_index: Dict[str, Feature] = attrs.field(init=False, repr=False, eq=False)
     _alias_index: Dict[str, Alias] = attrs.field(init=False, repr=False, eq=False)
-    #: What the engine derives from this matrix and keeps as long as it lives (`matrix._compile`
-    #: owns it; nothing here reads it). It must hang off the matrix itself: what is derived
-    #: refers back to the matrix, so a table beside it would keep every matrix alive.
-    _caches: Dict[Any, Any] = attrs.field(init=False, repr=False, factory=dict, eq=False)
+    _newest_release: Optional[Version] = attrs.field(init=False, repr=False, default=None, eq=False)
+    #: The engine's slot: `matrix._derived` keeps what it derives from this matrix there (the
+    #: compiled plans), for as long as the matrix lives; nothing here reads it.
+    _engine: Any = attrs.field(init=False, repr=False, default=None, eq=False)
 
     def __attrs_post_init__(self) -> None:
         object.__setattr__(self, "_runner_index", {r.id: r for r in self.runners})
@@ -555,7 +555,8 @@ class Matrix:
     def __setstate__(self, state: Dict[str, object]) -> None:
         for name, value in state.items():
             object.__setattr__(self, name, value)
-        object.__setattr__(self, "_caches", {})
+        object.__setattr__(self, "_newest_release", None)
+        object.__setattr__(self, "_engine", None)
         self.__attrs_post_init__()
 
     def runner(self, id: str) -> Runner:
@@ -583,7 +584,7 @@ class Matrix:
     def newest_release(self) -> Version:
         """The newest release the file knows of: its ``version``, or a later version it
         already names (a planned ``remove_in``, a ``since`` to come)."""
-        found: Optional[Version] = self._caches.get(("newest-release",))
+        found = self._newest_release
         if found is None:
             named: List[Version] = [self.version]
             for feature in self.features:
@@ -601,7 +602,8 @@ class Matrix:
                 named += [v for r in runner.redirects for v in r.window if v is not None]
             for adjustment in self.adjustments:
                 named += [v for v in (adjustment.since, adjustment.until) if v is not None]
-            found = self._caches[("newest-release",)] = max(named)
+            found = max(named)
+            object.__setattr__(self, "_newest_release", found)
         return found
 
     def release(self, version: Optional[VersionLike] = None) -> Version:
