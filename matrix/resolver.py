@@ -757,12 +757,14 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
         if view.sets:
             cmask, cvalues = compiled.evaluate(view, facts)
             cmask &= kept
-    chosen, warnings, error, message, overriding, redirected = _decided(
-        compiled, ("choose", cmask, runner), lambda: _choice.choose(compiled, cmask, runner))
+    choice: _choice.Chosen = _decided(compiled, ("choose", cmask, runner),
+                                      lambda: _choice.choose(compiled, cmask, runner))
+    warnings = choice.warnings
     if runner is not None and cmask & compiled.redirecting:
         warnings = _with_values(compiled, cmask, cvalues, runner, warnings)
     fmask, fvalues, before = cmask, cvalues, len(adjusted)
-    served = chosen if chosen is not None else None
+    chosen = served = choice.runner
+    error, message = choice.error, choice.message
     if error is None:
         assert chosen is not None
         if cmask & compiled.adjusting[chosen]:
@@ -772,9 +774,10 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
             if len(adjusted) > before or len(view.sets) != changed:
                 fmask, fvalues = compiled.evaluate(view, facts)
                 fmask &= kept
-        key = ("serve", fmask, runner, chosen, None if overriding is None else overriding.id, redirected)
+        overriding = choice.overriding
+        key = ("serve", fmask, runner, chosen, None if overriding is None else overriding.id, choice.redirected)
         more, error, message = _decided(compiled, key, lambda: _choice.serve(compiled, fmask, runner, chosen,
-                                                                              overriding, redirected))
+                                                                              overriding, choice.redirected))
         told = _adjusted_warnings(adjusted[:before])
         warnings = told + warnings + _adjusted_warnings(adjusted[before:]) + more
         if error is AdjustmentError:
