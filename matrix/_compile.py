@@ -117,8 +117,9 @@ class Plan:
     #: of every quiet config, and every resolution takes the slow path.
     fast: bool = attrs.field(init=False)
     #: (mask, runner asked for) → what the resolver decided: a resolution depends on nothing
-    #: else, so each distinct case is worked out (and its messages written) once.
-    decisions: Dict[Tuple[int, Optional[str]], Any] = attrs.field(init=False, factory=dict, repr=False)
+    #: else, so each distinct case is worked out (and its messages written) once. Automatic
+    #: choice where nothing is adjusted is keyed by the mask alone (`matrix.resolver.resolve`).
+    decisions: Dict[Any, Any] = attrs.field(init=False, factory=dict, repr=False)
 
     def __attrs_post_init__(self) -> None:
         object.__setattr__(self, "steps", _choice.steps(self))
@@ -252,14 +253,6 @@ def _general_reader(schema: Optional[Schema], paths: Tuple[str, ...],
     return read
 
 
-def _absent(mapping: object, default: object) -> object:
-    """*default*, for a key missing from *mapping*, unless a dotted key stands in for it."""
-    for key in mapping:  # type: ignore[attr-defined]
-        if key.__class__ is str and "." in key:
-            raise _Slow
-    return default
-
-
 class _NoAttributes:
     """What an absent fact section reads as on an object: every fact below takes its default."""
 
@@ -295,7 +288,7 @@ class _Generator:
         unpack = f"        {values}, = _general(config, facts)" if self.paths else "        pass"
         general = _general_reader(self.schema, self.paths, readers)
         self.constants.update(_general=general, _Slow=_Slow, _SCALARS=PLAIN_TYPES,
-                              _MISS=_access.MISSING, _absent=_absent, _Mapping=Mapping, _NoAttributes=_NoAttributes(),
+                              _MISS=_access.MISSING, _join="".join, _type=type, _Mapping=Mapping, _NoAttributes=_NoAttributes(),
                               _check_facts=_access.check_facts, _schema=self.schema)
         facts = [f.path for f in (self.schema or ()) if f.fact and f.type != "section"]
         check_facts = [
@@ -409,6 +402,8 @@ class _Generator:
 
     def emit_section(self, prefix: str, tree: Tree, flavour: str, lines: List[str], indent: str) -> None:
         holder = self.section_names[prefix]
+        if flavour == "dict" and tree.get(prefix):
+            lines.append(f"{indent}d_{holder} = None")  # whether the mapping has a dotted key, once asked
         for path in tree.get(prefix, []):
             field = self._declared(path)
             name = path.rpartition(".")[2]
@@ -491,9 +486,15 @@ class _Generator:
         default = self.default(field)
         if flavour == "dict" and default is not None:
             # A key left out takes the default, unless the mapping has a key with a dot in it
-            # (a flat {"a.b": …} meant for this path): the general reader refuses that.
+            # (a flat {"a.b": …} meant for this path): the general reader refuses that. The keys
+            # are looked at once per mapping, without a Python call (a key that is not text
+            # makes the join raise: the general reader then reads the mapping).
+            flag = f"d_{holder}"
             lines.append(f"{indent}{target} = {holder}.get({name!r}, _MISS)")
-            lines.append(f"{indent}if {target} is _MISS: {target} = _absent({holder}, {default})")
+            lines.append(f"{indent}if {target} is _MISS:")
+            lines.append(f"{indent}    if {flag} is None: {flag} = '.' in _join({holder})")
+            lines.append(f"{indent}    if {flag}: raise _Slow")
+            lines.append(f"{indent}    {target} = {default}")
         else:
             lines.append(f"{indent}{target} = {self.access(holder, name, field, flavour)}")
 
@@ -541,8 +542,12 @@ class _Generator:
         if kind == "version":
             return f"{none}{local}.__class__ is not {self.constant(Version)}"
         item = "str" if kind == "list[str]" else "int"
+        # The first item on its own, then the others without a Python frame (a generator per
+        # list read cost more than every other check of a config together).
+        items = self.constant(frozenset({str if item == "str" else int}))
         test = (f"({local}.__class__ is not list and {local}.__class__ is not tuple"
-                f" or {local} and any(x.__class__ is not {item} for x in {local}))")
+                f" or {local} and ({local}[0].__class__ is not {item}"
+                f" or len({local}) > 1 and not {items}.issuperset(map(_type, {local}))))")
         return f"{none}{test}"
 
     # --- gates -----------------------------------------------------------------------------

@@ -696,6 +696,13 @@ def resolve(matrix: Matrix, config: object, *, runner: Optional[str] = None,
             resolution = _new(Resolution)
             _set_fields(resolution, (compiled.top, None, (), compiled, mask, values, config, facts, None))
             return resolution
+        # The next most common: a mask already decided, with nothing to adjust and no error (a
+        # fallback, a notice): one look-up, keyed by the mask alone (`_resolve_unadjusted`).
+        decision = compiled.decisions.get(mask)
+        if decision is not None and decision[2] is None:
+            resolution = _new(Resolution)
+            _set_fields(resolution, (decision[0], None, decision[1], compiled, mask, values, config, facts, None))
+            return resolution
         slowly = _resolve_unadjusted if not mask & compiled.any_adjusting else _resolve_slowly
         return slowly(compiled, mask, values, runner, config, facts)
     if runner not in compiled.no:
@@ -720,8 +727,9 @@ _DECISIONS_KEPT = 4096
 def _resolve_unadjusted(compiled: Plan, mask: int, values: Tuple[object, ...], runner: Optional[str],
                         config: object, facts: Optional[Mapping[str, object]]) -> Resolution:
     """Every case with something to say where no adjustment can apply (C = F = the config): one
-    decision for the mask, remembered; `_resolve_slowly` is the case with adjustments."""
-    plain = (mask, runner)
+    decision for the mask, remembered (in automatic choice under the mask alone, which `resolve`
+    looks up itself); `_resolve_slowly` is the case with adjustments."""
+    plain = mask if runner is None else (mask, runner)
     decision = compiled.decisions.get(plain)
     if decision is None:
         decision = _choice.decide(compiled, mask, runner)
