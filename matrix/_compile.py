@@ -26,6 +26,7 @@ two agree on random configs and random matrices.
 from __future__ import annotations
 
 import keyword
+import marshal
 from collections.abc import Mapping
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -184,14 +185,14 @@ def _build(matrix: Matrix, version: Version) -> Plan:
     reading = matrix.schema.reading_at(version)
     generator = _Generator(reading, paths)
     source, namespace = generator.module(features, readers)
-    # A loaded cache entry holds the code compiled from this very source (matrix._cache).
+    # A loaded cache entry holds the code compiled from this very source (matrix._cache), for
+    # every release the file names.
     codes = _derived.of(matrix).code
-    cached = codes.get(version)
-    if cached is not None and cached[0] == source:
-        code = cached[1]
-    else:
-        code = compile(source, f"<matrix plan {matrix.name!r} {version}>", "exec")
-        codes[version] = (source, code)
+    code = codes.get(source)
+    if code is None:
+        code = codes[source] = compile(source, f"<matrix plan {matrix.name!r} {version}>", "exec")
+    elif isinstance(code, bytes):
+        code = codes[source] = marshal.loads(code)
     exec(code, namespace)
     masks: Dict[str, Dict[str, int]] = {s: {} for s in ("no", "opt-in", "partial")}
     for runner in matrix.runners:

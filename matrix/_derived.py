@@ -15,7 +15,7 @@ the matrix, and not in a table beside it keyed by the matrix, for two reasons (i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Union
 
 if TYPE_CHECKING:  # pragma: no cover
     from types import CodeType
@@ -29,16 +29,17 @@ class Derived:
 
     ``plans``: the compiled plans (`matrix._compile.plan`), by `Version`, and also by the
     version argument of `matrix.resolver.resolve` as given (None, text), so that a repeated
-    call costs one look-up. ``code``: by `Version`, the source of a plan's evaluator and the
-    code compiled from it (a cache entry brings it along: `matrix._cache`). ``spaces``: by
-    `Version`, what `matrix._remedy` derives from a plan's gates.
+    call costs one look-up. ``code``: by the source of a plan's evaluator (versions whose gates
+    are the same share it), the code compiled from it, or its marshalled bytes as a cache entry
+    brought them (`matrix._cache`: loaded when a plan needs them). ``spaces``: by `Version`,
+    what `matrix._remedy` derives from a plan's gates.
     """
 
     __slots__ = ("plans", "code", "spaces")
 
     def __init__(self) -> None:
         self.plans: Dict[object, Plan] = {}
-        self.code: Dict[object, Tuple[str, CodeType]] = {}
+        self.code: Dict[str, Union[bytes, CodeType]] = {}
         self.spaces: Dict[object, Any] = {}
 
 

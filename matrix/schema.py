@@ -586,23 +586,7 @@ class Matrix:
         already names (a planned ``remove_in``, a ``since`` to come)."""
         found = self._newest_release
         if found is None:
-            named: List[Version] = [self.version]
-            for feature in self.features:
-                named += [v for v in (feature.since, feature.until) if v is not None]
-                if feature.deprecated is not None:
-                    named += [v for v in (feature.deprecated.since, feature.deprecated.remove_in) if v is not None]
-                named += [s.since for history in feature.support.values() for s in history if s.since is not None]
-            for field in self.schema:
-                windows = [field.window, *field.choice_windows.values()]
-                named += [v for window in windows for v in window if v is not None]
-                named += [since for since, _ in field.defaults if since is not None]
-            for runner in self.runners:
-                named += [v for a in runner.aliases for v in (a.deprecation.since, a.deprecation.remove_in)
-                          if v is not None]
-                named += [v for r in runner.redirects for v in r.window if v is not None]
-            for adjustment in self.adjustments:
-                named += [v for v in (adjustment.since, adjustment.until) if v is not None]
-            found = max(named)
+            found = max(named_versions(self))
             object.__setattr__(self, "_newest_release", found)
         return found
 
@@ -655,6 +639,28 @@ class Matrix:
 
         def is_supported(self, config: object, runner: str, *, version: Optional[VersionLike] = None,
                          facts: Optional[Mapping[str, object]] = None) -> bool: ...
+
+
+def named_versions(matrix: Matrix) -> Tuple[Version, ...]:
+    """Every version *matrix* names (its own, each ``since``, ``until`` and ``remove_in``), oldest
+    first: the releases it knows of (`Matrix.newest_release` is the last)."""
+    named: List[Version] = [matrix.version]
+    for feature in matrix.features:
+        named += [v for v in (feature.since, feature.until) if v is not None]
+        if feature.deprecated is not None:
+            named += [v for v in (feature.deprecated.since, feature.deprecated.remove_in) if v is not None]
+        named += [s.since for history in feature.support.values() for s in history if s.since is not None]
+    for field in matrix.schema:
+        windows = [field.window, *field.choice_windows.values()]
+        named += [v for window in windows for v in window if v is not None]
+        named += [since for since, _ in field.defaults if since is not None]
+    for runner in matrix.runners:
+        named += [v for a in runner.aliases for v in (a.deprecation.since, a.deprecation.remove_in)
+                  if v is not None]
+        named += [v for r in runner.redirects for v in r.window if v is not None]
+    for adjustment in matrix.adjustments:
+        named += [v for v in (adjustment.since, adjustment.until) if v is not None]
+    return tuple(sorted(set(named)))
 
 
 def refusing(matrix: Matrix, runners: Collection[str]) -> Dict[str, Tuple[Statement, ...]]:
