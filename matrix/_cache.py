@@ -3,7 +3,7 @@
 Loading a matrix costs more than everything else a host's first `resolve` does (importing
 cattrs and tomllib, building the converter, parsing and type-checking every gate, compiling the
 fast path). `load()` and `default()` therefore keep what they built in a cache file: the
-`Matrix` (pickled) and the compiled code of its fast path at its own version (marshalled).
+`Matrix` (pickled) and the compiled code of its fast path at every release it names (marshalled).
 
 An entry is used only when everything it was built from is the same, byte for byte:
 
@@ -30,9 +30,10 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-from typing import Dict, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
-from .schema import Matrix
+from . import _derived
+from .schema import Matrix, named_versions
 
 # The C modules themselves where CPython has them: `hashlib` loads OpenSSL and `pickle` its
 # Python layer, 5 ms each, which a new process would pay on every cached load.
@@ -45,7 +46,7 @@ try:
 except ImportError:  # pragma: no cover - another Python
     from pickle import load as _unpickle
 
-_FORMAT = 1  # of an entry; part of the key
+_FORMAT = 2  # of an entry; part of the key (2: code by its source, for every release named)
 _engine: Optional[str] = None
 
 #: Where the wheel puts the default matrix's entry, next to the default matrix itself.
@@ -123,8 +124,7 @@ def get(entry_key: str, base: str, *, path: Optional[str] = None, trusted: bool 
         runners = os.path.join(base, entry["runner_folder"])
         if not isinstance(matrix, Matrix) or runner_files(runners) != entry["runner_files"]:
             return None
-        for version, (source, code) in entry["code"].items():
-            matrix._caches[("code", version)] = (source, marshal.loads(code))
+        _derived.of(matrix).code.update(entry["code"])  # unmarshalled when a plan needs it
         return matrix
     except Exception:  # a missing, partial, foreign or stale entry: load as if there were none
         return None
@@ -138,12 +138,12 @@ def entry(entry_key: str, matrix: Matrix, base: str, runner_folder: str) -> byte
 
     from ._compile import plan
 
-    plan(matrix, matrix.version)  # the fast path at the matrix's own version, compiled once
-    code: Dict[object, Tuple[str, bytes]] = {}
-    for cache_key, value in matrix._caches.items():
-        if isinstance(cache_key, tuple) and cache_key[0] == "code":
-            source, compiled = value
-            code[cache_key[1]] = (source, marshal.dumps(compiled))
+    # The fast path at every release the file names (a host may resolve as of an older one),
+    # compiled once: a few milliseconds each, which the process that writes the entry pays.
+    for version in named_versions(matrix):
+        plan(matrix, version)
+    code = {source: compiled if isinstance(compiled, bytes) else marshal.dumps(compiled)
+            for source, compiled in _derived.of(matrix).code.items()}
     # A Matrix pickles without its plans and other caches (Matrix.__getstate__).
     return pickle.dumps({"key": entry_key, "matrix": matrix, "runner_folder": os.path.relpath(runner_folder, base or "."),
                          "runner_files": runner_files(runner_folder), "code": code},

@@ -26,13 +26,14 @@ two agree on random configs and random matrices.
 from __future__ import annotations
 
 import keyword
+import marshal
 from collections.abc import Mapping
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import attrs
 from packaging.version import Version
 
-from . import _access, _choice
+from . import _access, _choice, _derived
 from ._choice import Rule
 from ._nodes import LITERAL_TYPES, And, Compare, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path
 from ._operators import AND, BY_SPELLING, EQUALS, IS_NONE, IS_NOT_NONE, MOD, NOT, OR, PLAIN_TYPES, remainder, truthy
@@ -73,6 +74,9 @@ class Plan:
     #: (runner id, blocking mask), highest priority first.
     order: Tuple[Tuple[str, int], ...]
     source: str = attrs.field(repr=False)
+    #: The schema configs are read with at this version (`Schema.reading_at`; None: the
+    #: matrix declares no fields).
+    reading: Optional[Schema] = attrs.field(default=None, repr=False)
     #: Gates that force a runner (`Forces`): a request for another runner is refused or overridden.
     forcing: int = 0
     #: Gates that change the order of automatic choice (`Prefers`).
@@ -114,8 +118,9 @@ class Plan:
     #: of every quiet config, and every resolution takes the slow path.
     fast: bool = attrs.field(init=False)
     #: (mask, runner asked for) → what the resolver decided: a resolution depends on nothing
-    #: else, so each distinct case is worked out (and its messages written) once.
-    decisions: Dict[Tuple[int, Optional[str]], Any] = attrs.field(init=False, factory=dict, repr=False)
+    #: else, so each distinct case is worked out (and its messages written) once. Automatic
+    #: choice where nothing is adjusted is keyed by the mask alone (`matrix.resolver.resolve`).
+    decisions: Dict[Any, Any] = attrs.field(init=False, factory=dict, repr=False)
 
     def __attrs_post_init__(self) -> None:
         object.__setattr__(self, "steps", _choice.steps(self))
@@ -151,11 +156,12 @@ class Plan:
 
 
 def plan(matrix: Matrix, version: Version) -> Plan:
-    """The compiled plan of *matrix* at *version*, built once and cached on the matrix."""
-    key = ("plan", version)
-    cached = matrix._caches.get(key)
+    """The compiled plan of *matrix* at *version*, built once and kept as long as the matrix
+    lives (`matrix._derived`)."""
+    plans = _derived.of(matrix).plans
+    cached = plans.get(version)
     if cached is None:
-        cached = matrix._caches[key] = _build(matrix, version)
+        cached = plans[version] = _build(matrix, version)
     return cached
 
 
@@ -176,15 +182,17 @@ def _build(matrix: Matrix, version: Version) -> Plan:
         for path in sorted(feature.when.paths):
             readers.setdefault(path, feature.id)
     paths = tuple(readers)
-    generator = _Generator(matrix.schema.reading_at(version), paths)
+    reading = matrix.schema.reading_at(version)
+    generator = _Generator(reading, paths)
     source, namespace = generator.module(features, readers)
-    # A loaded cache entry holds the code compiled from this very source (matrix._cache).
-    cached = matrix._caches.get(("code", version))
-    if cached is not None and cached[0] == source:
-        code = cached[1]
-    else:
-        code = compile(source, f"<matrix plan {matrix.name!r} {version}>", "exec")
-        matrix._caches[("code", version)] = (source, code)
+    # A loaded cache entry holds the code compiled from this very source (matrix._cache), for
+    # every release the file names.
+    codes = _derived.of(matrix).code
+    code = codes.get(source)
+    if code is None:
+        code = codes[source] = compile(source, f"<matrix plan {matrix.name!r} {version}>", "exec")
+    elif isinstance(code, bytes):
+        code = codes[source] = marshal.loads(code)
     exec(code, namespace)
     masks: Dict[str, Dict[str, int]] = {s: {} for s in ("no", "opt-in", "partial")}
     for runner in matrix.runners:
@@ -222,7 +230,7 @@ def _build(matrix: Matrix, version: Version) -> Plan:
         matrix=matrix, version=version, features=features, paths=paths,
         evaluate=namespace["evaluate"], no=masks["no"], opt_in=masks["opt-in"],
         partial=masks["partial"], blocking=blocking, deprecated=deprecated, removed=removed,
-        order=tuple((r.id, blocking[r.id]) for r in matrix.runners), source=source,
+        order=tuple((r.id, blocking[r.id]) for r in matrix.runners), source=source, reading=reading or None,
         forcing=sum(1 << i for i, f in enumerate(features) if f.forces is not None),
         preferring=sum(1 << i for i, f in enumerate(features) if f.prefers is not None),
         pre_adjustments=pre, adjustments=by_runner, pre_adjusting=pre_bits, adjusting=runner_bits,
@@ -244,14 +252,6 @@ def _general_reader(schema: Optional[Schema], paths: Tuple[str, ...],
         return tuple(values)
 
     return read
-
-
-def _absent(mapping: object, default: object) -> object:
-    """*default*, for a key missing from *mapping*, unless a dotted key stands in for it."""
-    for key in mapping:  # type: ignore[attr-defined]
-        if key.__class__ is str and "." in key:
-            raise _Slow
-    return default
 
 
 class _NoAttributes:
@@ -289,7 +289,7 @@ class _Generator:
         unpack = f"        {values}, = _general(config, facts)" if self.paths else "        pass"
         general = _general_reader(self.schema, self.paths, readers)
         self.constants.update(_general=general, _Slow=_Slow, _SCALARS=PLAIN_TYPES,
-                              _MISS=_access.MISSING, _absent=_absent, _Mapping=Mapping, _NoAttributes=_NoAttributes(),
+                              _MISS=_access.MISSING, _join="".join, _type=type, _Mapping=Mapping, _NoAttributes=_NoAttributes(),
                               _check_facts=_access.check_facts, _schema=self.schema)
         facts = [f.path for f in (self.schema or ()) if f.fact and f.type != "section"]
         check_facts = [
@@ -403,6 +403,8 @@ class _Generator:
 
     def emit_section(self, prefix: str, tree: Tree, flavour: str, lines: List[str], indent: str) -> None:
         holder = self.section_names[prefix]
+        if flavour == "dict" and tree.get(prefix):
+            lines.append(f"{indent}d_{holder} = None")  # whether the mapping has a dotted key, once asked
         for path in tree.get(prefix, []):
             field = self._declared(path)
             name = path.rpartition(".")[2]
@@ -485,9 +487,15 @@ class _Generator:
         default = self.default(field)
         if flavour == "dict" and default is not None:
             # A key left out takes the default, unless the mapping has a key with a dot in it
-            # (a flat {"a.b": …} meant for this path): the general reader refuses that.
+            # (a flat {"a.b": …} meant for this path): the general reader refuses that. The keys
+            # are looked at once per mapping, without a Python call (a key that is not text
+            # makes the join raise: the general reader then reads the mapping).
+            flag = f"d_{holder}"
             lines.append(f"{indent}{target} = {holder}.get({name!r}, _MISS)")
-            lines.append(f"{indent}if {target} is _MISS: {target} = _absent({holder}, {default})")
+            lines.append(f"{indent}if {target} is _MISS:")
+            lines.append(f"{indent}    if {flag} is None: {flag} = '.' in _join({holder})")
+            lines.append(f"{indent}    if {flag}: raise _Slow")
+            lines.append(f"{indent}    {target} = {default}")
         else:
             lines.append(f"{indent}{target} = {self.access(holder, name, field, flavour)}")
 
@@ -535,8 +543,12 @@ class _Generator:
         if kind == "version":
             return f"{none}{local}.__class__ is not {self.constant(Version)}"
         item = "str" if kind == "list[str]" else "int"
+        # The first item on its own, then the others without a Python frame (a generator per
+        # list read cost more than every other check of a config together).
+        items = self.constant(frozenset({str if item == "str" else int}))
         test = (f"({local}.__class__ is not list and {local}.__class__ is not tuple"
-                f" or {local} and any(x.__class__ is not {item} for x in {local}))")
+                f" or {local} and ({local}[0].__class__ is not {item}"
+                f" or len({local}) > 1 and not {items}.issuperset(map(_type, {local}))))")
         return f"{none}{test}"
 
     # --- gates -----------------------------------------------------------------------------

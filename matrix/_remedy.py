@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, 
 import attrs
 from packaging.version import Version
 
-from . import _messages
+from . import _derived, _messages
 from ._nodes import Compare, Literal, Node, Path
 from ._versions import to_version
 from ._space import CAUSES, PRESENT, Space, compared_constants, json_value, related
@@ -215,10 +215,10 @@ def _space(plan: Plan, values: Mapping[str, object]) -> Tuple[Space, Dict[str, L
                   if isinstance(values.get(p), (bool, int, float, str, Version))]
         space, constants = Space(plan.matrix.schema, nodes), compared_constants(nodes)
     else:
-        key = ("remedy-space", plan.version)
-        cached = plan.matrix._caches.get(key)
+        spaces = _derived.of(plan.matrix).spaces
+        cached = spaces.get(plan.version)
         if cached is None:
-            cached = plan.matrix._caches[key] = (Space(plan.matrix.schema, nodes), compared_constants(nodes))
+            cached = spaces[plan.version] = (Space(plan.matrix.schema, nodes), compared_constants(nodes))
         space, constants = cached
     return space, constants, _assignment(space, values)
 

@@ -16,7 +16,7 @@ import attrs
 from packaging.version import Version
 
 from . import _messages
-from . import _access, _adjust, _choice
+from . import _access, _adjust, _choice, _derived
 from ._adjust import Adjusted
 from ._choice import WARNING_KINDS, ResolutionWarning, WarningKind
 from ._compile import Plan, plan
@@ -74,17 +74,17 @@ class Observation:
 
 
 def _plan(matrix: Matrix, version: Optional[VersionLike]) -> Plan:
-    """The plan for the version argument as given (None, a string or a `Version`), cached
-    under that argument so that a repeated call costs one dict look-up."""
-    caches = matrix._caches
+    """The plan for the version argument as given (None, a string or a `Version`), kept
+    under that argument too (`matrix._derived`) so that a repeated call costs one look-up."""
+    plans = _derived.of(matrix).plans
     try:
-        found: Plan = caches[version]
+        found: Plan = plans[version]
         return found
     except (KeyError, TypeError):
         pass
     compiled = plan(matrix, matrix.release(version))  # past the file's newest release: an error
     if isinstance(version, (str, Version, type(None))):
-        caches[version] = compiled
+        plans[version] = compiled
     return compiled
 
 
@@ -174,7 +174,7 @@ class Resolution:
         plan: Plan = self._plan
         adjusting = self._adjusting
         view = _access.Effective(self._fields[6], {} if adjusting is None else dict(adjusting[4]))
-        schema = _reading(plan)
+        schema = plan.reading
         return FrozenEffective({f.path: _access.read(view, f.path, schema, self._fields[7])
                                 for f in plan.matrix.schema.at(plan.version) if f.type != "section"})
 
@@ -543,15 +543,6 @@ def _restored(matrix: Matrix, version: str, mask: int, values: Tuple[object, ...
     return Resolution(_plan(matrix, version), mask, values, runner, requested, warnings, effective, None, adjusting)
 
 
-def _reading(plan: Plan) -> Optional[Any]:
-    """The schema the plan reads configs with (cached on the matrix)."""
-    key = ("reading", plan.version)
-    found = plan.matrix._caches.get(key)
-    if found is None:
-        found = plan.matrix._caches[key] = plan.matrix.schema.reading_at(plan.version) or None
-    return found
-
-
 def _remedy_targets(resolution: Resolution) -> List[str]:
     """The runners `Resolution.remedies` answers for."""
     chosen, requested = resolution.runner, resolution.requested
@@ -703,8 +694,8 @@ def resolve(matrix: Matrix, config: object, *, runner: Optional[str] = None,
     :raises UsageError: *runner* or *version* is not valid.
     """
     try:
-        compiled = matrix._caches[version]
-    except (KeyError, TypeError):
+        compiled = matrix._engine.plans[version]
+    except (AttributeError, KeyError, TypeError):  # no plan yet (the slot is None at first)
         compiled = _plan(matrix, version)
     if strict:
         _refuse_unknown_keys(matrix, config)
@@ -716,6 +707,14 @@ def resolve(matrix: Matrix, config: object, *, runner: Optional[str] = None,
         if not mask & compiled.quiet_top and compiled.fast:
             resolution = _new(Resolution)
             _set_fields(resolution, (compiled.top, None, (), compiled, mask, values, config, facts, None))
+            return resolution
+        # The next most common: a mask already decided, with nothing to adjust and no error (a
+        # fallback, a notice): one look-up, keyed by the mask alone (`_resolve_unadjusted`). A
+        # preference's notice may say this config's values: it is said there.
+        decision = compiled.decisions.get(mask)
+        if decision is not None and decision[2] is None and not mask & compiled.preferring:
+            resolution = _new(Resolution)
+            _set_fields(resolution, (decision[0], None, decision[1], compiled, mask, values, config, facts, None))
             return resolution
         slowly = _resolve_unadjusted if not mask & compiled.any_adjusting else _resolve_slowly
         return slowly(compiled, mask, values, runner, config, facts)
@@ -741,8 +740,9 @@ _DECISIONS_KEPT = 4096
 def _resolve_unadjusted(compiled: Plan, mask: int, values: Tuple[object, ...], runner: Optional[str],
                         config: object, facts: Optional[Mapping[str, object]]) -> Resolution:
     """Every case with something to say where no adjustment can apply (C = F = the config): one
-    decision for the mask, remembered; `_resolve_slowly` is the case with adjustments."""
-    plain = (mask, runner)
+    decision for the mask, remembered (in automatic choice under the mask alone, which `resolve`
+    looks up itself); `_resolve_slowly` is the case with adjustments."""
+    plain = mask if runner is None else (mask, runner)
     decision = compiled.decisions.get(plain)
     if decision is None:
         decision = _choice.decide(compiled, mask, runner)
@@ -776,35 +776,38 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
     cmask, cvalues = mask, values
     if mask & compiled.pre_adjusting:
         view = _access.Effective(config)
-        adjusted = _adjust.apply(compiled.pre_adjustments, view, _reading(compiled), facts, None)
+        adjusted = _adjust.apply(compiled.pre_adjustments, view, compiled.reading, facts, None)
         if view.sets:
             cmask, cvalues = compiled.evaluate(view, facts)
             cmask &= kept
-    chosen, warnings, error, message, overriding, redirected = _decided(
-        compiled, ("choose", cmask, runner), lambda: _choice.choose(compiled, cmask, runner))
+    choice: _choice.Chosen = _decided(compiled, ("choose", cmask, runner),
+                                      lambda: _choice.choose(compiled, cmask, runner))
+    warnings = choice.warnings
     if runner is not None and cmask & compiled.redirecting:
         warnings = _with_values(compiled, cmask, cvalues, runner, warnings)
     if runner is None and cmask & compiled.preferring:
         warnings = _choice.preferences_with_values(compiled, cmask, cvalues, warnings)
     fmask, fvalues, before = cmask, cvalues, len(adjusted)
+    chosen, error, message = choice.runner, choice.error, choice.message
     forced = None
     if error is NoRunnerError and runner is None:  # a forced runner is validated on its F, as one asked for
         forced = _choice.forced(compiled, cmask)
         if forced is not None and cmask & compiled.adjusting[forced]:
             chosen, error = forced, None
-    served = chosen if chosen is not None else None
+    served = chosen
     if error is None:
         assert chosen is not None
         if cmask & compiled.adjusting[chosen]:
             view = view or _access.Effective(config)
             changed = len(view.sets)
-            adjusted += _adjust.apply(compiled.adjustments[chosen], view, _reading(compiled), facts, chosen)
+            adjusted += _adjust.apply(compiled.adjustments[chosen], view, compiled.reading, facts, chosen)
             if len(adjusted) > before or len(view.sets) != changed:
                 fmask, fvalues = compiled.evaluate(view, facts)
                 fmask &= kept
-        key = ("serve", fmask, runner, chosen, None if overriding is None else overriding.id, redirected)
+        overriding = choice.overriding
+        key = ("serve", fmask, runner, chosen, None if overriding is None else overriding.id, choice.redirected)
         more, error, message = _decided(compiled, key, lambda: _choice.serve(compiled, fmask, runner, chosen,
-                                                                              overriding, redirected))
+                                                                              overriding, choice.redirected))
         told = _adjusted_warnings(adjusted[:before])
         warnings = told + warnings + _adjusted_warnings(adjusted[before:]) + more
         if error is AdjustmentError and chosen == forced:
@@ -882,12 +885,12 @@ def is_supported(matrix: Matrix, config: object, runner: str, *,
     mask, _ = compiled.evaluate(config, facts)
     if mask & compiled.any_adjusting:  # removal read on C, the runner's gates on its F
         view = _access.Effective(config)
-        if mask & compiled.pre_adjusting and _adjust.apply(compiled.pre_adjustments, view, _reading(compiled),
+        if mask & compiled.pre_adjusting and _adjust.apply(compiled.pre_adjustments, view, compiled.reading,
                                                            facts, None):
             mask = compiled.evaluate(view, facts)[0]
         if mask & compiled.asked & compiled.removed:
             return False
-        if mask & compiled.adjusting[runner] and _adjust.apply(compiled.adjustments[runner], view, _reading(compiled),
+        if mask & compiled.adjusting[runner] and _adjust.apply(compiled.adjustments[runner], view, compiled.reading,
                                                                facts, runner):
             mask = compiled.evaluate(view, facts)[0]
         return not mask & compiled.asked & compiled.no[runner]

@@ -540,10 +540,10 @@ class Matrix:
     _runner_index: Dict[str, Runner] = attrs.field(init=False, repr=False, eq=False)
     _feature_index: Dict[str, Feature] = attrs.field(init=False, repr=False, eq=False)
     _alias_index: Dict[str, Alias] = attrs.field(init=False, repr=False, eq=False)
-    #: What the engine derives from this matrix and keeps as long as it lives (`matrix._compile`
-    #: owns it; nothing here reads it). It must hang off the matrix itself: what is derived
-    #: refers back to the matrix, so a table beside it would keep every matrix alive.
-    _caches: Dict[Any, Any] = attrs.field(init=False, repr=False, factory=dict, eq=False)
+    _newest_release: Optional[Version] = attrs.field(init=False, repr=False, default=None, eq=False)
+    #: The engine's slot: `matrix._derived` keeps what it derives from this matrix there (the
+    #: compiled plans), for as long as the matrix lives; nothing here reads it.
+    _engine: Any = attrs.field(init=False, repr=False, default=None, eq=False)
 
     def __attrs_post_init__(self) -> None:
         object.__setattr__(self, "_runner_index", {r.id: r for r in self.runners})
@@ -558,7 +558,8 @@ class Matrix:
     def __setstate__(self, state: Dict[str, object]) -> None:
         for name, value in state.items():
             object.__setattr__(self, name, value)
-        object.__setattr__(self, "_caches", {})
+        object.__setattr__(self, "_newest_release", None)
+        object.__setattr__(self, "_engine", None)
         self.__attrs_post_init__()
 
     def runner(self, id: str) -> Runner:
@@ -586,25 +587,10 @@ class Matrix:
     def newest_release(self) -> Version:
         """The newest release the file knows of: its ``version``, or a later version it
         already names (a planned ``remove_in``, a ``since`` to come)."""
-        found: Optional[Version] = self._caches.get(("newest-release",))
+        found = self._newest_release
         if found is None:
-            named: List[Version] = [self.version]
-            for feature in self.features:
-                named += [v for v in (feature.since, feature.until) if v is not None]
-                if feature.deprecated is not None:
-                    named += [v for v in (feature.deprecated.since, feature.deprecated.remove_in) if v is not None]
-                named += [s.since for history in feature.support.values() for s in history if s.since is not None]
-            for field in self.schema:
-                windows = [field.window, *field.choice_windows.values()]
-                named += [v for window in windows for v in window if v is not None]
-                named += [since for since, _ in field.defaults if since is not None]
-            for runner in self.runners:
-                named += [v for a in runner.aliases for v in (a.deprecation.since, a.deprecation.remove_in)
-                          if v is not None]
-                named += [v for r in runner.redirects for v in r.window if v is not None]
-            for adjustment in self.adjustments:
-                named += [v for v in (adjustment.since, adjustment.until) if v is not None]
-            found = self._caches[("newest-release",)] = max(named)
+            found = max(named_versions(self))
+            object.__setattr__(self, "_newest_release", found)
         return found
 
     def release(self, version: Optional[VersionLike] = None) -> Version:
@@ -646,7 +632,9 @@ class Matrix:
     # bound to this class by the resolver module, which `import matrix` imports. They cannot be
     # defined here: the resolver reads these values (`Requirement`, `Runner`, `Order`), so this
     # module importing it, even inside a method, would make an import cycle; and resolve() runs
-    # at the speed of an if chain, which a forwarding method would slow by a few per cent.
+    # at the speed of an if chain, which a forwarding method slows (issue 23, measured on the
+    # benchmarks' configs: a method here calling a function the resolver registers, 1-3 %; one
+    # forwarding its keywords, 2.5-3 %; one forwarding **kwargs, 10 %).
     if TYPE_CHECKING:  # pragma: no cover
         def resolve(self, config: object, *, runner: Optional[str] = None,
                     version: Optional[VersionLike] = None, facts: Optional[Mapping[str, object]] = None,
@@ -654,6 +642,28 @@ class Matrix:
 
         def is_supported(self, config: object, runner: str, *, version: Optional[VersionLike] = None,
                          facts: Optional[Mapping[str, object]] = None) -> bool: ...
+
+
+def named_versions(matrix: Matrix) -> Tuple[Version, ...]:
+    """Every version *matrix* names (its own, each ``since``, ``until`` and ``remove_in``), oldest
+    first: the releases it knows of (`Matrix.newest_release` is the last)."""
+    named: List[Version] = [matrix.version]
+    for feature in matrix.features:
+        named += [v for v in (feature.since, feature.until) if v is not None]
+        if feature.deprecated is not None:
+            named += [v for v in (feature.deprecated.since, feature.deprecated.remove_in) if v is not None]
+        named += [s.since for history in feature.support.values() for s in history if s.since is not None]
+    for field in matrix.schema:
+        windows = [field.window, *field.choice_windows.values()]
+        named += [v for window in windows for v in window if v is not None]
+        named += [since for since, _ in field.defaults if since is not None]
+    for runner in matrix.runners:
+        named += [v for a in runner.aliases for v in (a.deprecation.since, a.deprecation.remove_in)
+                  if v is not None]
+        named += [v for r in runner.redirects for v in r.window if v is not None]
+    for adjustment in matrix.adjustments:
+        named += [v for v in (adjustment.since, adjustment.until) if v is not None]
+    return tuple(sorted(set(named)))
 
 
 def refusing(matrix: Matrix, runners: Collection[str]) -> Dict[str, Tuple[Statement, ...]]:

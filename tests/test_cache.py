@@ -11,7 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import matrix
+import matrix._compile
 from matrix import _cache
+from matrix._compile import plan
+from matrix.schema import named_versions
 from matrix.strategies import _matrix_texts, _toml, configs
 
 ROOT = pathlib.Path(__file__).parent.parent
@@ -54,7 +57,25 @@ def test_a_second_load_comes_from_the_cache_and_equals_the_first(cache, monkeypa
     monkeypatch.setattr(matrix.loader._Builder, "build", no_parsing)
     second = matrix.load(path)
     assert second == first and second is not first
-    assert ("code", second.version) in second._caches  # the compiled fast path came with it
+    assert type(second._engine.code[plan(first, first.version).source]) is bytes  # the fast path came with it
+
+
+def test_a_cached_matrix_compiles_no_plan_at_any_release_it_names(cache, monkeypatch):
+    """The entry holds the compiled fast path of every release the file names, so a host that
+    resolves as of an older one (``version="0.31.0"``) compiles nothing in a new process
+    (issue 29, item 2); a version between two named releases shares its release's code."""
+    path = ROOT / "features.toml"
+    first = matrix.load(path)
+
+    def no_compiling(*args, **kwargs):
+        raise AssertionError("compiled although the cache holds the code")
+
+    second = matrix.load(path)
+    monkeypatch.setattr(matrix._compile, "compile", no_compiling, raising=False)
+    config = {"cache_config": {"mamba_cache_mode": "align"}}
+    assert [str(v) for v in named_versions(second)] == ["0.30.0", "0.31.0", "0.32.0", "0.33.0"]
+    for version in ("0.30.0", "0.31.0", "0.31.5", "0.32.0", None):
+        assert _answers(second, config, version) == _answers(first, config, version)
     assert _answers(second, {"cache_config": {"mamba_cache_mode": "all"}}) == _answers(
         first, {"cache_config": {"mamba_cache_mode": "all"}})
 

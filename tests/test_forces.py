@@ -4,6 +4,7 @@ is an error) and watermarking (a request for V1 is overridden, at info level).""
 import json
 import logging
 
+import attrs
 import pytest
 
 import matrix
@@ -66,6 +67,25 @@ def test_an_overriding_feature_runs_on_its_runner_and_says_so_at_info_level(capl
         resolution.emit(once=False)
     assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [
         ("matrix.override", logging.INFO, "Watermarking requires Model Runner V2 and overrides VLLM_USE_V2_MODEL_RUNNER=0.")]
+
+
+def test_the_choice_before_validation_is_a_record_with_named_fields():
+    """What the rules of choice answer for a mask before the runner is validated is a record
+    (issue 23: it was a 6-tuple read by position): an override names its feature, a refusal its
+    error, and nothing is left to a field's place."""
+    from matrix import _choice
+    from matrix._compile import plan
+
+    compiled = plan(M, M.version)
+    watermark, hisparse = (1 << [f.id for f in compiled.features].index(i) for i in ("watermark", "hisparse"))
+    overridden = _choice.choose(compiled, watermark, "v1")
+    assert overridden == _choice.Chosen(runner="v2", warnings=overridden.warnings, overriding=M.feature("watermark"))
+    assert [w.kind for w in overridden.warnings] == ["override"]
+    assert _choice.choose(compiled, hisparse, "v1") == _choice.Chosen(
+        runner=None, warnings=(), error=UnsupportedFeatureError,
+        message="HiSparse requires Model Runner V2; remove VLLM_USE_V2_MODEL_RUNNER=0.")
+    assert [f.name for f in attrs.fields(_choice.Chosen)] == [
+        "runner", "warnings", "error", "message", "overriding", "redirected"]
 
 
 def test_the_forced_runner_is_validated_and_a_blocked_one_is_no_runner():

@@ -1791,3 +1791,26 @@ def test_explain_and_explanation_say_the_adjustments():
         "Warnings:",
         f"  - adjusted: {STOCK_MESSAGE}",
     ]
+
+
+def test_the_fast_readers_check_every_item_of_a_list_and_any_mapping_keys():
+    """The compiled readers check a list's first item, then the others at once, and look at a
+    mapping's keys for a dotted one with a join (issue 29): every item is still checked, a key
+    that is not text still reads, and the messages are the general reader's."""
+    m = matrix.loads('[matrix]\nname = "m"\nversion = "1.0"\n[config]\nx = { type = "int", default = 0 }\n'
+                     'names = { type = "list[str]", default = [] }\n'
+                     '[features.f]\nname = "F"\nwhen = "x > 1"\nsupport = { a = "no", b = "yes" }\n'
+                     '[features.g]\nname = "G"\nwhen = "\'q\' in names"\nsupport = { a = "yes", b = "yes" }\n',
+                     runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}})
+    assert [m.resolve({1: "x", "x": 2}).runner, m.resolve({1: "x"}).runner] == ["b", "a"]
+    assert [[f.id for f in m.resolve({"names": names}).active] for names in (["a", "q"], ("q",), [])] == [
+        ["g"], ["g"], []]
+    for names, bad in ((["a", 3], "int 3"), ([3], "int 3"), (["a", "b", True], "bool True")):
+        with pytest.raises(matrix.ConfigError) as excinfo:
+            m.resolve({"names": names})
+        assert str(excinfo.value) == (
+            f"Config 'names' (read by feature 'g'): Expected list[str] items of type str, got {bad}")
+    with pytest.raises(matrix.ConfigError) as excinfo:
+        m.resolve({"x.y": 1})
+    assert str(excinfo.value) == ("Config 'x.y': Key 'x.y' has a dot in it: configs are nested, so write "
+                                  "{'x': {'y': ...}} instead")

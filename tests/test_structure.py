@@ -122,6 +122,39 @@ def test_text_becomes_a_version_in_one_place():
     assert found == [("_versions", "Version(text)")]
 
 
+def test_a_matrix_value_carries_no_plan_and_lives_no_longer_than_its_users_keep_it():
+    """The compiled plans are the engine's (`matrix._derived`, in the matrix's one engine slot,
+    which schema.py never reads): no field of the value holds a plan; and though every plan
+    refers back to its matrix, a matrix nobody holds is freed with its plans (issue 23)."""
+    import gc
+    import weakref
+
+    import attrs
+
+    from matrix import _derived
+    from matrix._compile import Plan, plan
+
+    m = matrix.loads('[matrix]\nname = "m"\nversion = "1.0"\n[config]\nx = { type = "int", default = 0 }\n'
+                     '[features.f]\nname = "F"\nwhen = "x > 1"\nsupport = { a = "no", b = "yes" }\n',
+                     runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}})
+    assert (m.resolve({"x": 2}).runner, m.resolve({"x": 0}, version="1.0").runner) == ("b", "a")
+    derived = _derived.of(m)
+    assert type(derived) is _derived.Derived and derived.plans == {None: plan(m, m.version), "1.0": plan(m, m.version),
+                                                                    m.version: plan(m, m.version)}
+    assert [f.name for f in attrs.fields(matrix.Matrix) if f.name.startswith("_")] == [
+        "_runner_index", "_feature_index", "_alias_index", "_newest_release", "_engine"]
+    assert [f.name for f in attrs.fields(matrix.Matrix) if f.name != "_engine"
+            and (isinstance(getattr(m, f.name), Plan) or isinstance(getattr(m, f.name), dict)
+                 and any(isinstance(v, Plan) for v in getattr(m, f.name).values()))] == []
+    reads = sorted({node.attr for node in ast.walk(ast.parse((PACKAGE / "schema.py").read_text()))
+                    if isinstance(node, ast.Attribute) and node.attr in ("_engine", "plans", "_caches")})
+    assert reads == []  # the slot is set by name in __setstate__ only ("_engine", a string)
+    alive = weakref.ref(m)
+    del m, derived
+    gc.collect()
+    assert alive() is None
+
+
 def test_each_concept_has_one_home():
     assert matrix.resolver.as_version is _versions.as_version
     assert matrix.Matrix.resolve is matrix.resolver.resolve
