@@ -1258,3 +1258,51 @@ def template_unknown(name: str, names: Sequence[str], paths: Sequence[str], well
 
 def diff_not_compared(what: str, where: str) -> str:
     return f"Not compared: {what} (the answers for {where} may differ unseen)"
+
+
+# --- matrix check on adjustments (lane adjcheck: matrix._check_adjust) ------------------------
+
+def adjustment_refuses(runner: str, resolved: str) -> str:
+    said = f"; resolve then says: {resolved}" if resolved else ""
+    return (f"Automatic choice gives {runner} configs that its own adjustments leave it unable to serve "
+            f"(an AdjustmentError){said}")
+
+
+_NEVER_WHY = {
+    "unsatisfiable": "its condition holds for no config",
+    "shadowed": "the adjustments before it leave no config where its condition holds",
+    "unchanged": "wherever it applies, every path it sets has that value already",
+}
+
+
+def adjustment_never(name: str, why: str) -> str:
+    if why.startswith("unreached:"):
+        runners = why.partition(":")[2]
+        reason = (f"no config that automatic choice gives to {runners}, or that a request for it leaves with it, "
+                  "makes it change a value")
+    else:
+        reason = _NEVER_WHY[why]
+    return f"{name} never changes a value: {reason}; delete it, or check its condition"
+
+
+def adjustment_undone(name: str) -> str:
+    return (f"{name} is always undone: wherever it changes a value, the adjustments after it leave the config "
+            "as it would be without it; delete it, or check the ones after it")
+
+
+def adjustment_undecided(within: str, runner: str) -> str:
+    return f"Could not decide {within} whether {runner}'s own adjustments can leave a config it cannot serve"
+
+
+def adjustment_inconclusive(within: str, name: str) -> str:
+    return f"Could not decide {within} whether {name} ever changes a value, or is always undone"
+
+
+def adjustment_too_large_to_decide() -> str:
+    return "exactly (the conditions read through the adjustments grow too large to search)"
+
+
+def adjustment_too_large(name: str, paths: Sequence[str]) -> str:
+    return (f"{name} sets {', '.join(repr(p) for p in paths)}, which gates read, and the conditions read through "
+            "the adjustments grow too large to search: the answers about choice read configs as given, before "
+            "any adjustment, and are not exact where it applies")

@@ -57,6 +57,11 @@ def _shows(m, finding):
         except (NoRunnerError, RemovedFeatureError) as error:
             active = {f.id for f in error.resolution.active}
         assert {narrow, broad} <= active
+    elif finding.code == "adjustment-refuses":
+        # Free on the config of choice, blocked on the runner's effective config.
+        with pytest.raises(matrix.AdjustmentError) as excinfo:
+            m.resolve(config)
+        assert excinfo.value.resolution.adjustments[-1].runner == finding.runner
     elif finding.code == "redirect-refused":
         # The request for the redirect's runner goes to its target, which refuses it.
         with pytest.raises(matrix.UnsupportedFeatureError) as excinfo:
@@ -81,7 +86,8 @@ def test_the_default_matrix_has_no_errors_and_lists_its_no_runner_combinations()
     report = check(m)
     assert report.failed is False
     assert report.counts()["error"] == 0
-    assert {f.code for f in report.findings} == {"no-runner", "adjustment-unchecked"}
+    # Issue 27: its adjustments are weighed exactly, and none of them refuses, never applies, or is undone.
+    assert {f.code for f in report.findings} == {"no-runner"}
     # 86 refused pairs, a V1-only feature with a V2-only one each, read as two products (the
     # "with …" DBO rules apply only when a runner is asked for: automatic choice has no pair of them).
     first, second = [f for f in report.findings if f.code == "no-runner"]
@@ -107,8 +113,7 @@ def test_the_default_matrix_has_no_errors_and_lists_its_no_runner_combinations()
                 m.resolve(config)
             assert set(pair) <= {f.id for f in info.value.resolution.active}, pair
     for finding in report.findings:
-        if finding.code != "adjustment-unchecked":  # about check's reach: no witness to show
-            _shows(m, finding)
+        _shows(m, finding)
     assert check(m, strict=True).failed is False  # its refusals are declared: see below
 
 
@@ -855,11 +860,9 @@ def test_strict_passes_on_the_default_matrix_with_its_refusals_and_fails_on_one_
     assert not report.failed
     refusals = [f for f in report.findings if f.code == "no-runner"]
     assert {f.refusal for f in refusals} == {"v1_only_with_v2_only"}
-    # Issue 27: the adjustments that set a value gates read are said, and fail nothing.
-    assert [f.place for f in report.findings if f.code == "adjustment-unchecked"] == [
-        "$.adjustments.stock_compile_cudagraphs", "$.adjustments.mamba_cache_align", "$.adjustments.mamba_cache_none"]
-    assert report.summary() == ("passed: 0 errors, 0 warnings, 5 notes (strict: every finding fails but acknowledged "
-                                "refusals and notes on adjustments)")
+    # Issue 27: its adjustments are weighed exactly (no note says otherwise), and none is found wanting.
+    assert not [f for f in report.findings if f.code.startswith("adjustment-")]
+    assert report.summary() == "passed: 0 errors, 0 warnings, 2 notes (strict: every finding fails but acknowledged refusals)"
     assert all(f.message.endswith("(acknowledged: a feature only Model Runner V1 serves cannot be combined with one "
                                   "only Model Runner V2 serves: vLLM raises the V1 error)") for f in refusals)
     root = pathlib.Path(__file__).parent.parent
@@ -870,7 +873,7 @@ def test_strict_passes_on_the_default_matrix_with_its_refusals_and_fails_on_one_
     (tmp_path / "features.toml").write_text(text + extra)
     report = check(matrix.load(tmp_path / "features.toml"), strict=True)
     assert report.failed
-    new = [f for f in report.findings if f.refusal is None and f.code != "adjustment-unchecked"]
+    new = [f for f in report.findings if f.refusal is None]
     assert [(f.code, f.severity, f.features[-8:]) for f in new][0][:2] == ("no-runner", "error")
     assert all("new_v2_gap" in f.features for f in new)
 
