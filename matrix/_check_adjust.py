@@ -106,7 +106,8 @@ class _Reach:
     def __init__(self, ctx: Contexts, space: Space, choice: Any, dead: AbstractSet[str], gone: Sequence[Node],
                  chooses: Callable[[str, Any], bool]) -> None:
         self.ctx, self.space, self.choice, self.gone, self.chooses = ctx, space, choice, gone, chooses
-        self.asked = [f for f in ctx.plan.features if f.applies != "automatic" and f.id not in dead]
+        # (*dead* is automatic choice's: a request sees the gates of requests and removed ones.)
+        self.asked = [f for f in ctx.plan.features if f.applies != "automatic"]
 
     def automatic(self, runner: str, true: Sequence[Node]) -> Optional[Dict[str, object]]:
         """A config automatic choice gives to *runner* (on C), with *true* holding too."""
