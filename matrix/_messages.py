@@ -1286,8 +1286,8 @@ def adjustment_never(name: str, why: str) -> str:
 
 
 def adjustment_undone(name: str) -> str:
-    return (f"{name} is always undone: wherever it changes a value, the adjustments after it leave the config "
-            "as it would be without it; delete it, or check the ones after it")
+    return (f"{name} has no effect: wherever it changes a value, the adjustments after it leave the config as "
+            "they would without it (they undo it, or do the same); delete it, or check the ones after it")
 
 
 def adjustment_undecided(within: str, runner: str) -> str:

@@ -85,7 +85,8 @@ CODES: Dict[str, Tuple[Severity, str]] = {
     "adjustment-refuses": ("warning", "a runner's own adjustment leaves a config automatic choice gave it that it "
                                     "cannot serve"),
     "adjustment-never": ("warning", "an adjustment that changes no value of any config"),
-    "adjustment-undone": ("warning", "an adjustment that the adjustments after it always undo"),
+    "adjustment-undone": ("warning", "an adjustment that the adjustments after it always undo (or repeat): it has "
+                                   "no effect"),
     **DRIFT_CODES,
 }
 

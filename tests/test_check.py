@@ -1259,3 +1259,61 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
                               and g.when.evaluate(f, schema=m.schema) for g in m0.gates_at(m.version))
                 assert m.is_supported(config, asked) is not (removed or refused), (config, asked)
 
+
+
+_SECTIONS = '''[matrix]
+name = "sections"
+version = "1.0"
+
+[config]
+"x" = { type = "bool", default = false }
+"m" = { type = "int", default = 0 }
+"spec" = { type = "section", nullable = true }
+"spec.n" = { type = "int", default = 1 }
+
+[features.many]
+name = "many steps"
+when = "spec.n > 4"
+support = { a = "no", b = "yes" }
+
+[adjustments.drop]
+name = "no spec when x"
+when = "x"
+set = { "spec" = { none = true } }
+
+[adjustments.steps]
+name = "steps from m"
+when = "m > 0"
+set = { "spec.n" = { from = "m" } }
+runners = ["a"]
+
+[adjustments.again]
+name = "drop again"
+when = "x and spec is not None"
+set = { "spec" = { none = true } }
+'''
+
+
+def test_check_reads_adjustments_through_sections_set_none_and_copies():
+    """Issue 27: a section set to None hides what is below it from a later adjustment and from
+    the gates, a copy reads the other field as found: check says where A's own adjustment leaves
+    a config it cannot serve (its witness raises AdjustmentError), that the second drop never
+    changes a value after the first, and that the first has no effect since the second does the same."""
+    m = matrix.loads(_SECTIONS, runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}})
+    findings = [f for f in check(m).findings if f.code.startswith("adjustment-")]
+    assert [str(f) for f in findings] == [
+        "<string>:16:1: warning[adjustment-undone]: no spec when x has no effect: wherever it changes a value, the "
+        "adjustments after it leave the config as they would without it (they undo it, or do the same); delete it, "
+        "or check the ones after it",
+        "<string>:21:1: warning[adjustment-refuses]: Automatic choice gives A configs that its own adjustments leave "
+        "it unable to serve (an AdjustmentError); resolve then says: An adjustment leaves a config the runner cannot "
+        "serve: steps from m: set spec.n from -2 to 5; then A does not support: many steps",
+        "<string>:27:1: warning[adjustment-never]: drop again never changes a value: the adjustments before it leave "
+        "no config where its condition holds; delete it, or check its condition",
+    ]
+    refuses = findings[1]
+    assert refuses.witness == {"spec": {"n": -2}, "x": False, "m": 5}
+    with pytest.raises(matrix.AdjustmentError):
+        m.resolve(refuses.witness)
+    # With x, the spec is gone before A's adjustment: A is served.
+    assert m.resolve({**refuses.witness, "x": True}).runner == "a"
