@@ -28,7 +28,7 @@ value some gate reads: there, and only there, its answers do not weigh adjustmen
 
 from __future__ import annotations
 
-from typing import AbstractSet, Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from . import _access, _messages
 from ._compile import Plan
@@ -103,10 +103,9 @@ class _Reach:
     """Searches for configs where a runner serves: given it by automatic choice, or kept by a
     request for it, on the config of choice."""
 
-    def __init__(self, ctx: Contexts, space: Space, choice: Any, dead: AbstractSet[str], gone: Sequence[Node],
+    def __init__(self, ctx: Contexts, space: Space, choice: Any, gone: Sequence[Node],
                  chooses: Callable[[str, Any], bool]) -> None:
         self.ctx, self.space, self.choice, self.gone, self.chooses = ctx, space, choice, gone, chooses
-        # (*dead* is automatic choice's: a request sees the gates of requests and removed ones.)
         self.asked = [f for f in ctx.plan.features if f.applies != "automatic"]
 
     def automatic(self, runner: str, true: Sequence[Node]) -> Optional[Dict[str, object]]:
@@ -133,7 +132,7 @@ class _Reach:
         return self.space.solve(true=true, false=[self.ctx.choice(f.when.node) for f in (*away, *redirects)])
 
 
-def findings(ctx: Contexts, space: Space, choice: Any, dead: AbstractSet[str], gone: Sequence[Node],
+def findings(ctx: Contexts, space: Space, choice: Any, gone: Sequence[Node],
              place: Any, budget: int, undecided: Callable[[Inconclusive, int], str],
              chooses: Callable[[str, Any], bool]) -> Iterator[Finding]:
     """``adjustment-refuses``, ``adjustment-never`` and ``adjustment-undone`` (module docstring).
@@ -141,8 +140,8 @@ def findings(ctx: Contexts, space: Space, choice: Any, dead: AbstractSet[str], g
     on C (a config that uses one is refused first)."""
     if ctx.too_large is not None or not ctx.any:
         return
-    reach = _Reach(ctx, space, choice, dead, gone, chooses)
-    yield from _refuses(ctx, space, reach, dead, place, budget, undecided)
+    reach = _Reach(ctx, space, choice, gone, chooses)
+    yield from _refuses(ctx, space, reach, place, budget, undecided)
     for adjustment in ctx.matrix.adjustments_at(ctx.plan.version):
         key = ("adjustments", adjustment.id)
         try:
@@ -155,15 +154,15 @@ def findings(ctx: Contexts, space: Space, choice: Any, dead: AbstractSet[str], g
                 _messages.adjustment_too_large_to_decide(), adjustment.name))
 
 
-def _refuses(ctx: Contexts, space: Space, reach: _Reach, dead: AbstractSet[str], place: Any, budget: int,
+def _refuses(ctx: Contexts, space: Space, reach: _Reach, place: Any, budget: int,
              undecided: Callable[[Inconclusive, int], str]) -> Iterator[Finding]:
     """``adjustment-refuses``: free on C, blocked on F."""
     compiled, matrix = ctx.plan, ctx.matrix
     for runner in matrix.runners:
         if not ctx.own_adjustments.get(runner.id):
             continue
-        blockers = [f for f in compiled.active(compiled.blocking[runner.id] & compiled.automatic)
-                    if f.id not in dead]
+        # Every gate of automatic choice: one removed is refused on C first, yet blocks on F.
+        blockers = list(compiled.active(compiled.blocking[runner.id] & compiled.automatic))
         if not blockers:
             continue
         blocked = disjoin([ctx.served(runner.id, f.when.node) for f in blockers])

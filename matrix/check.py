@@ -269,7 +269,7 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
     blocking = _merged(matrix, requirements) + outside
     yield from _totality(matrix, v, choosing + blocking, space, choice, kept, place, strict, budget,
                          limit=_MAX_COMBINATION if requirements else None, gone=gone, on_c=on_c)
-    yield from _check_adjust.findings(ctx, space, choice, dead, [on_c(g.when.node) for g in gone], place, budget,
+    yield from _check_adjust.findings(ctx, space, choice, [on_c(g.when.node) for g in gone], place, budget,
                                       _undecided, _chooses)
 
 
@@ -584,8 +584,10 @@ def _redirects(matrix: Matrix, v: Version, compiled: Plan, space: Space, place: 
                 away = [on_c(g.when.node) for g in asked if g.forces is not None and g.forces.override
                         and g.forces.runner != to.id and not g.removed_at(v)]
                 for gate in compiled.active(compiled.no[to.id]):
-                    if gate.applies == "automatic" or gate.removed_at(v) or (
-                            gate.forces is not None and gate.forces.override):
+                    # A removed gate, or one that forces another runner with override, refuses the
+                    # runner only where it holds on F and not on C (on C it refuses the request
+                    # first, or takes it elsewhere): the search rules out the rest.
+                    if gate.applies == "automatic":
                         continue
                     refusal = ctx.served(to.id, gate.when.node) if ctx is not None else gate.when.node
                     found = space.solve(true=[on_c(redirect.when.node), refusal], false=[*earlier, *removed, *away])

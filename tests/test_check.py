@@ -323,7 +323,7 @@ def _toml_value(value):
 
 
 @st.composite
-def _small_matrices(draw, pool=None, adjustments=False, requests=True):  # noqa: C901 — one composite strategy that draws every construct of a matrix, so that they combine
+def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects=False):  # noqa: C901 — one composite strategy that draws every construct of a matrix, so that they combine
     """Small matrices with every construct of choice: forces, prefers (outright or not), orders,
     candidacy, requirements and chains (a clause may be one no config meets), removals and
     refusals (one may repeat another), runners' former ids (deprecated, removed, overdue) and
@@ -331,7 +331,8 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True):  # noqa:
     and remainders compared with fields. With *pool*, the fields are drawn from it only. With
     *adjustments*: over at most two of the small fields, and 0 to 3 adjustments after
     `ADJUSTMENTS_MARK` (before the choice and per runner, override and fill, constants and
-    copies of another field). Without *requests*, no former ids or redirects."""
+    copies of another field); with *redirects* too, former ids and redirects beside them. Without
+    *requests*, no former ids or redirects."""
     if adjustments:
         names = draw(st.lists(st.sampled_from(_ADJUSTABLE), min_size=1, max_size=2, unique=True))
     elif pool is not None:
@@ -384,7 +385,7 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True):  # noqa:
             runners[r]["requires"] = requires
     # Former ids and redirects: not with adjustments, whose reference (below) validates the runner
     # asked for itself; the two are held to their own references here.
-    for r in ids if requests and not adjustments else ():
+    for r in ids if requests and (redirects or not adjustments) else ():
         if draw(st.integers(0, 2)) == 0:  # a former id: deprecated, removal planned, recorded or overdue
             alias = {"id": f"old_{r}", "since": "0.5"}
             alias.update(draw(st.sampled_from([{}, {"remove_in": "2.0"}, {"remove_in": "1.0", "removed": True},
@@ -472,7 +473,7 @@ def test_check_agrees_with_brute_force_over_every_config(case):
 
 
 @settings(deadline=None)
-@given(_small_matrices(adjustments=True))
+@given(_small_matrices(adjustments=True, redirects=True))
 def test_check_agrees_with_brute_force_over_every_config_with_adjustments(case):
     """Issue 27: on matrices with adjustments, the questions about choice are put to the config
     of choice (the choice reference: the matrix without adjustments, resolving the reference's
@@ -627,7 +628,7 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
     # A runner that serves no config, or is never a candidate, is said so instead.
     never_chosen = {f.runner for code in ("never-chosen", "never-candidate", "runner-unusable", "requirement-unmet")
                     for f in by_code.get(code, [])}
-    _redirect_findings_agree(m, universe, by_code, unsure)
+    _redirect_findings_agree(m, universe, by_code, unsure, chosen_on)
     _adjustment_findings_agree(m, m0, universe, by_code, chosen_on)
     for runner in m.runners:
         if runner.id not in unsure and not undecided:
@@ -712,12 +713,14 @@ def _applied(m, config, runner):
     return None
 
 
-def _redirect_findings_agree(m, universe, by_code, unsure):
+def _redirect_findings_agree(m, universe, by_code, unsure, chosen_on=lambda config: config):
     """redirect-never and redirect-refused, and the former ids' findings, against brute force:
     a redirect is said never to apply exactly when no config makes it the one that applies
     (with no removed feature active); said refused exactly when some such config leaves a
     request its runner refuses at itself (a gate in force for requests it says no to, not a
-    force with override, or a failed requirement; no overriding force to another runner)."""
+    force with override, or a failed requirement; no overriding force to another runner). With
+    adjustments the request is decided on the config of choice and the runner it is sent to
+    validated on its effective config."""
     from matrix.schema import in_window
 
     v, schema = m.version, m.schema
@@ -733,6 +736,7 @@ def _redirect_findings_agree(m, universe, by_code, unsure):
                 continue
             applies = refused = False
             for config in universe:
+                config = chosen_on(config)
                 active = [f for f in asked if f.when.evaluate(config, schema=schema)]
                 if any(f.removed_at(v) for f in active) or _applied(m, config, runner.id) != redirect:
                     continue
@@ -740,7 +744,9 @@ def _redirect_findings_agree(m, universe, by_code, unsure):
                 to = redirect.to
                 if any(f.forces is not None and f.forces.override and f.forces.runner != to for f in active):
                     continue
-                if any(f.status(to, v) == "no" and not (f.forces is not None and f.forces.override) for f in active) \
+                config = _reference_apply(m, [a for a in m.adjustments_at(v) if to in a.runners], config, to)[0]
+                active = [f for f in asked if f.when.evaluate(config, schema=schema)]
+                if any(f.status(to, v) == "no" for f in active) \
                         or any(not c.condition.evaluate(config, schema=schema) for c in m.runner(to).requires):
                     refused = True
                     break
@@ -1317,3 +1323,106 @@ def test_check_reads_adjustments_through_sections_set_none_and_copies():
         m.resolve(refuses.witness)
     # With x, the spec is gone before A's adjustment: A is served.
     assert m.resolve({**refuses.witness, "x": True}).runner == "a"
+
+
+# Cases the brute force with adjustments found: a removed feature (refused on the config of choice
+# first) that a runner's own adjustment makes active on its effective config refuses it there, as
+# the runner a request is redirected to (redirect-refused) and in automatic choice
+# (adjustment-refuses).
+_REMOVED_ON_F = [
+    ("""[matrix]
+name = "small"
+version = "1.0"
+[config]
+"j" = { type = "int", min = 0, max = 3, default = 0 }
+"t" = { type = "str", choices = ["a", "b", "c"], default = "a" }
+[requirements]
+k1 = { name = "K1", reason = "k1 fails" }
+k2 = { name = "K2", reason = "k2 fails" }
+[features.g0]
+name = "g0"
+when = "j < 0"
+support = { a = "yes", b = "yes" }
+deprecated = { since = "0.5", remove_in = "1.0", removed = true }
+applies = "asked"
+[features.g1]
+name = "g1"
+when = "j < 0"
+support = { a = "yes", b = "yes" }
+deprecated = { since = "0.5", remove_in = "1.0", removed = true }
+applies = "asked"
+[features.g2]
+name = "g2"
+when = "t == 'a'"
+support = { a = "yes", b = "no" }
+deprecated = { since = "0.5", remove_in = "1.0", removed = true }
+applies = "asked"
+[features.g3]
+name = "g3"
+when = "j < 0"
+support = { a = "yes", b = "yes" }
+deprecated = { since = "0.5", remove_in = "1.0", removed = true }
+applies = "asked"
+[refusals.r0_0]
+reason = "r0"
+together = [["g0"]]
+# --- adjustments
+[adjustments.a0]
+name = "a0"
+when = "not (j < 0)"
+set = { "t" = "a" }
+override = true
+runners = ["b"]
+""", ["j", "t"],
+     {"a": {"name": "A", "priority": 3, "redirects": [{"to": "b", "when": "j == 3"}]},
+      "b": {"name": "B", "priority": 2, "aliases": [{"id": "old_b", "since": "0.5"}]}}, False),
+    ("""[matrix]
+name = "small"
+version = "1.0"
+[config]
+"j" = { type = "int", min = 0, max = 3, default = 0 }
+"t" = { type = "str", choices = ["a", "b", "c"], default = "a" }
+[requirements]
+k1 = { name = "K1", reason = "k1 fails" }
+k2 = { name = "K2", reason = "k2 fails" }
+[features.g0]
+name = "g0"
+when = "j < 0"
+support = { a = "yes", b = "yes" }
+deprecated = { since = "0.5", remove_in = "1.0", removed = true }
+applies = "asked"
+[features.g1]
+name = "g1"
+when = "j < 0"
+support = { a = "yes", b = "yes" }
+deprecated = { since = "0.5", remove_in = "1.0", removed = true }
+applies = "asked"
+[features.g2]
+name = "g2"
+when = "t == 'a'"
+support = { a = "yes", b = "no" }
+deprecated = { since = "0.5", remove_in = "1.0", removed = true }
+[features.g3]
+name = "g3"
+when = "j < 0"
+support = { a = "yes", b = "yes" }
+deprecated = { since = "0.5", remove_in = "1.0", removed = true }
+# --- adjustments
+[adjustments.a0]
+name = "a0"
+when = "j < 1.5"
+set = { "t" = "a" }
+override = true
+runners = ["b"]
+""", ["j", "t"],
+     {"a": {"name": "A", "priority": 3, "requires": {"k2": "j < 0"}, "aliases": [{"id": "old_a", "since": "0.5"}]},
+      "b": {"name": "B", "priority": 2, "aliases": [{"id": "old_b", "since": "0.5"}]}}, False),
+]
+
+
+@pytest.mark.parametrize("case", _REMOVED_ON_F, ids=["redirect-refused", "adjustment-refuses"])
+def test_a_removed_feature_active_only_on_the_effective_config_refuses_the_runner(case):
+    _check_agrees(case)
+    m = matrix.loads(case[0], runners=case[2])
+    code = "redirect-refused" if "redirects" in case[2]["a"] else "adjustment-refuses"
+    assert [f.code for f in check(m).findings if f.code == code] == [code]
