@@ -58,6 +58,8 @@ class Contexts:
         self.too_large: Optional[str] = None
         #: The rewritten conditions the space must represent.
         self.nodes: List[Node] = []
+        if not self.any:
+            return
         try:
             for feature in compiled.features:
                 self.nodes.append(self.choice(feature.when.node))
