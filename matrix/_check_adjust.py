@@ -163,8 +163,12 @@ def _refuses(ctx: Contexts, space: Space, reach: _Reach, place: Any, budget: int
     for runner in matrix.runners:
         if not ctx.own_adjustments.get(runner.id):
             continue
-        # Every gate of automatic choice: one removed is refused on C first, yet blocks on F.
-        blockers = list(compiled.active(compiled.blocking[runner.id] & compiled.automatic))
+        # Every gate of automatic choice (one removed is refused on C first, yet blocks on F)
+        # that the runner's adjustments rewrite: one they leave alone holds on F where it holds
+        # on C, and there the runner was not free.
+        own = ctx.own[runner.id]
+        blockers = [f for f in compiled.active(compiled.blocking[runner.id] & compiled.automatic)
+                    if own(f.when.node) != f.when.node]
         if not blockers:
             continue
         blocked = disjoin([ctx.served(runner.id, f.when.node) for f in blockers])

@@ -248,8 +248,10 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
         # Most answers use no removed feature as they are; constraining them all the same would
         # write every removed setting's field into the witnesses.
         found = solve(true=true, false=false, **extra)
-        if found is None or not any(_check_adjust.holds(on_c(g.when.node), space.witness(found), schema)
-                                    for g in gone):
+        if found is None or not gone:
+            return found
+        witness = space.witness(found)
+        if not any(_check_adjust.holds(on_c(g.when.node), witness, schema) for g in gone):
             return found
         return solve(true=true, false=[*false, *(on_c(g.when.node) for g in gone)], **extra)
 
