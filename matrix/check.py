@@ -10,7 +10,8 @@ predicates induce (see `matrix._space`): exact there, so exact over all configs,
 narrowed by evaluating every gate on a fixed sample of configs (two gates that differ on a
 sample are not equivalent), then settled by the exact search. Questions about runner choice
 (``never-chosen``, ``no-runner``) are put to the decision list of `matrix._choice`, the one
-statement of the rules that `resolve` reads too.
+statement of the rules that `resolve` reads too; with adjustments, each gate as the choice reads
+it, on the config of choice (`matrix._check_adjust`, `matrix._substitute`).
 
 The sentences of the findings are written here, beside the question each one answers; every
 other user-facing sentence lives in `matrix._messages`.
