@@ -1231,10 +1231,6 @@ def adjustment_from_range(path: str, source: str) -> str:
             "(its choices or bounds are narrower)")
 
 
-def adjustment_unchecked(name: str, paths: Sequence[str]) -> str:
-    return (f"{name} sets {', '.join(repr(p) for p in paths)}, which gates read: never-active, always-active, "
-            "never-chosen and no-runner read configs as given, before any adjustment, and are not exact "
-            "where it applies")
 # --- a matrix's own sentences ([messages] of features.toml, matrix._templates) ----------------
 
 def template_brace(text: str, token: str) -> str:
@@ -1283,3 +1279,51 @@ def harness_effective_path(path: str, version: object, known: Iterable[str]) -> 
 def template_path_unread(path: str, read: Sequence[str]) -> str:
     return (f"The template names {path!r}, which the feature's condition does not read "
             f"(it reads {quoted(read)}){did_you_mean(path, read)}")
+
+
+# --- matrix check on adjustments (lane adjcheck: matrix._check_adjust) ------------------------
+
+def adjustment_refuses(runner: str, resolved: str) -> str:
+    said = f"; resolve then says: {resolved}" if resolved else ""
+    return (f"Automatic choice gives {runner} configs that its own adjustments leave it unable to serve "
+            f"(an AdjustmentError){said}")
+
+
+_NEVER_WHY = {
+    "unsatisfiable": "its condition holds for no config",
+    "shadowed": "the adjustments before it leave no config where its condition holds",
+    "unchanged": "wherever it applies, every path it sets has that value already",
+}
+
+
+def adjustment_never(name: str, why: str) -> str:
+    if why.startswith("unreached:"):
+        runners = why.partition(":")[2]
+        reason = (f"no config that automatic choice gives to {runners}, or that a request for it leaves with it, "
+                  "makes it change a value")
+    else:
+        reason = _NEVER_WHY[why]
+    return f"{name} never changes a value: {reason}; delete it, or check its condition"
+
+
+def adjustment_undone(name: str) -> str:
+    return (f"{name} has no effect: wherever it changes a value, the adjustments after it leave the config as "
+            "they would without it (they undo it, or do the same); delete it, or check the ones after it")
+
+
+def adjustment_undecided(within: str, runner: str) -> str:
+    return f"Could not decide {within} whether {runner}'s own adjustments can leave a config it cannot serve"
+
+
+def adjustment_inconclusive(within: str, name: str) -> str:
+    return f"Could not decide {within} whether {name} ever changes a value, or is always undone"
+
+
+def adjustment_too_large_to_decide() -> str:
+    return "exactly (the conditions read through the adjustments grow too large to search)"
+
+
+def adjustment_too_large(name: str, paths: Sequence[str]) -> str:
+    return (f"{name} sets {', '.join(repr(p) for p in paths)}, which gates read, and the conditions read through "
+            "the adjustments grow too large to search: the answers about choice read configs as given, before "
+            "any adjustment, and are not exact where it applies")

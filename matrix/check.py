@@ -10,7 +10,8 @@ predicates induce (see `matrix._space`): exact there, so exact over all configs,
 narrowed by evaluating every gate on a fixed sample of configs (two gates that differ on a
 sample are not equivalent), then settled by the exact search. Questions about runner choice
 (``never-chosen``, ``no-runner``) are put to the decision list of `matrix._choice`, the one
-statement of the rules that `resolve` reads too.
+statement of the rules that `resolve` reads too; with adjustments, each gate as the choice reads
+it, on the config of choice (`matrix._check_adjust`, `matrix._substitute`).
 
 The sentences of the findings are written here, beside the question each one answers; every
 other user-facing sentence lives in `matrix._messages`.
@@ -33,6 +34,8 @@ from ._nodes import Node, Not
 from ._choice import Rule, Term
 from ._compile import Plan, plan
 from ._nodes import Or
+from . import _check_adjust
+from ._substitute import Rewrite, identity
 from .schema import BLOCKING, NOTHING, Feature, Matrix, Refusal, Requirement, Runner, Statement, refusing
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -78,8 +81,13 @@ CODES: Dict[str, Tuple[Severity, str]] = {
     "alias-overdue": ("error", "a former runner id past its remove_in, and the removal is not recorded"),
     "alias-no-removal-version": ("warning", "a former runner id deprecated without remove_in"),
     "inconclusive": ("warning", "a search ran out of its budget"),
-    "adjustment-unchecked": ("note", "an adjustment changes a value gates read: the answers about choice do not "
-                                     "weigh it"),
+    "adjustment-unchecked": ("note", "an adjustment changes a value gates read, and the conditions read through the "
+                                     "adjustments are too large to search: the answers about choice do not weigh it"),
+    "adjustment-refuses": ("warning", "a runner's own adjustment leaves a config automatic choice gave it that it "
+                                    "cannot serve"),
+    "adjustment-never": ("warning", "an adjustment that changes no value of any config"),
+    "adjustment-undone": ("warning", "an adjustment that the adjustments after it always undo (or repeat): it has "
+                                   "no effect"),
     **DRIFT_CODES,
 }
 
@@ -191,13 +199,19 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
     bound = against if against is not None else matrix.config_class
     if bound is not None:
         yield from _drift(matrix, v, bound, place)
-    yield from _adjustments(matrix, v, place)
+    compiled = plan(matrix, v)
+    # The choice reads the config of choice C, and the runner that serves its effective config
+    # F (`matrix._adjust`): each condition on them, as a predicate over the config given.
+    ctx = _check_adjust.Contexts(matrix, compiled)
+    if ctx.too_large is not None:
+        yield from _adjustments(matrix, v, place)
+    on_c = ctx.choice
     gates = matrix.features_at(v)
     # Runner requirements, candidacies and orders are gates too (`Matrix.gates_at`): the space
     # tells apart every value they compare, and the runner analyses count them.
     derived = [g for g in matrix.gates_at(v) if g.origin is not None]
-    space = Space(matrix.schema, [g.when.node for g in (*gates, *derived)], budget=budget)
-    yield from _by_default(matrix, v, gates, space, place)
+    space = Space(matrix.schema, [g.when.node for g in (*gates, *derived)] + ctx.nodes, budget=budget)
+    yield from _by_default(matrix, v, gates, space, place, on_c)
 
     solve = space.solve
 
@@ -235,26 +249,31 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
         # Most answers use no removed feature as they are; constraining them all the same would
         # write every removed setting's field into the witnesses.
         found = solve(true=true, false=false, **extra)
-        if found is None or not any(g.when.evaluate(space.witness(found), schema=schema) for g in gone):
+        if found is None or not gone:
             return found
-        return solve(true=true, false=[*false, *(g.when.node for g in gone)], **extra)
+        witness = space.witness(found)
+        if not any(_check_adjust.holds(on_c(g.when.node), witness, schema) for g in gone):
+            return found
+        return solve(true=true, false=[*false, *(on_c(g.when.node) for g in gone)], **extra)
 
     requirements = [g for g in derived if isinstance(g.origin, Requirement)]
     unusable = yield from _requirements(matrix, requirements, solve, place, budget)
     yield from _aliases(matrix, v, place)
-    yield from _redirects(matrix, v, plan(matrix, v), space, place, budget)
+    yield from _redirects(matrix, v, compiled, space, place, budget, ctx)
     # Questions about automatic choice read its decision list (`matrix._choice`); gates that
     # can never be active (and removed ones: `kept` rules them out where it matters) read False.
     # A gate that applies only when a runner is asked for is never active in automatic choice.
     dead = {g.id for g in gates if g not in live or g.applies == "asked"} | {g.id for g in gone}
-    choice = _Choice(plan(matrix, v), dead)
-    yield from _runners(matrix, v, choosing + requirements, choice, kept, place, budget, unusable)
+    choice = _Choice(compiled, dead, on_c)
+    yield from _runners(matrix, v, choosing + requirements, choice, kept, place, budget, unusable, on_c)
     # A runner that is a candidate only sometimes is out of automatic choice where it is not:
     # for the no-runner analysis, "not a candidate" blocks it.
     outside = [_not_candidate(matrix, r) for r in matrix.runners if r.candidate is not None]
     blocking = _merged(matrix, requirements) + outside
     yield from _totality(matrix, v, choosing + blocking, space, choice, kept, place, strict, budget,
-                         limit=_MAX_COMBINATION if requirements else None, gone=gone)
+                         limit=_MAX_COMBINATION if requirements else None, gone=gone, on_c=on_c)
+    yield from _check_adjust.findings(ctx, space, choice, [on_c(g.when.node) for g in gone], place, budget,
+                                      _undecided, _chooses)
 
 
 #: With runner requirements, configs no runner serves are searched among combinations of
@@ -351,14 +370,17 @@ class _Choice:
     """The decision list of automatic choice (`matrix._choice.steps`) as questions for the
     search: each gate bit of a step reads as that gate's condition."""
 
-    def __init__(self, compiled: Plan, dead: Set[str]) -> None:
+    def __init__(self, compiled: Plan, dead: Set[str], rewrite: Rewrite = identity) -> None:
         # A config that uses a removed feature is refused before anything is chosen: the
         # analyses leave such configs out themselves (`kept`), so the step is dropped here.
         self.steps = [s for s in compiled.steps if s.kind != "removed"]
         self.plan, self.dead = compiled, dead
+        #: Each gate's condition as the choice reads it: on the config of choice C, a predicate
+        #: over the config given (`matrix._substitute`).
+        self.rewrite = rewrite
 
     def _nodes(self, mask: int) -> List[Node]:
-        return [f.when.node for f in self.plan.active(mask) if f.id not in self.dead]
+        return [self.rewrite(f.when.node) for f in self.plan.active(mask) if f.id not in self.dead]
 
     @staticmethod
     def _any(nodes: List[Node]) -> Node:
@@ -457,10 +479,10 @@ class _Places:
 
 
 def _adjustments(matrix: Matrix, v: Version, place: _Places) -> Iterator[Finding]:
-    """The searches below read configs as given: an adjustment that sets a value some gate reads
-    may change what a config resolves to, which they do not weigh (issue 27: not yet searched).
-    Said of each such adjustment, so that no answer claims an exactness it has not got; one
-    that sets only values no gate reads changes no answer."""
+    """Where the conditions read through the adjustments grow too large to search
+    (`matrix._substitute.MAX_NODES`), the searches read configs as given: an adjustment that
+    sets a value some gate reads may change what a config resolves to, which they do not weigh
+    then. Said of each such adjustment, so that no answer claims an exactness it has not got."""
     from . import _messages
 
     read = {p for g in matrix.gates_at(v) for p in g.when.paths}
@@ -468,7 +490,7 @@ def _adjustments(matrix: Matrix, v: Version, place: _Places) -> Iterator[Finding
         touched = sorted(p for p in read if any(p == s or p.startswith(s + ".") for s in adjustment.set))
         if touched:
             yield place.config("adjustment-unchecked", ("adjustments", adjustment.id),
-                               _messages.adjustment_unchecked(adjustment.name, touched))
+                               _messages.adjustment_too_large(adjustment.name, touched))
 
 
 def _drift(matrix: Matrix, v: Version, bound: Union[str, type], place: _Places) -> Iterator[Finding]:
@@ -535,16 +557,19 @@ def _aliases(matrix: Matrix, v: Version, place: _Places) -> Iterator[Finding]:
 
 
 def _redirects(matrix: Matrix, v: Version, compiled: Plan, space: Space, place: _Places,
-               budget: int) -> Iterator[Finding]:
+               budget: int, ctx: Optional[_check_adjust.Contexts] = None) -> Iterator[Finding]:
     """Redirects no config makes apply (their condition never holds where no earlier redirect
     of the runner does), and redirects whose runner refuses some config where they apply: a
     gate it says no to is active (or it fails a requirement), with no removed feature active
     (refused first) and no feature that forces another runner with ``override`` (which takes
-    the request elsewhere)."""
+    the request elsewhere). The request is decided on the config of choice, and the runner it
+    is sent to validated on its effective config (*ctx*)."""
     from . import _messages
 
+    on_c: Rewrite = ctx.choice if ctx is not None else identity
+
     asked = [g for g in compiled.features if g.applies != "automatic"]
-    removed = [g.when.node for g in asked if g.origin is None and g.removed_at(v)]
+    removed = [on_c(g.when.node) for g in asked if g.origin is None and g.removed_at(v)]
     for runner in matrix.runners:
         earlier: List[Node] = []
         for _, redirect in compiled.redirects.get(runner.id, ()):
@@ -552,20 +577,23 @@ def _redirects(matrix: Matrix, v: Version, compiled: Plan, space: Space, place: 
             key = ("redirects", redirect.index)
             what = _messages.redirect_what(runner.name, redirect.index + 1, to.name, str(redirect.when))
             try:
-                if space.solve(true=[redirect.when.node], false=[*earlier, *removed]) is None:
-                    why = ("unsatisfiable" if space.solve(true=[redirect.when.node]) is None
-                           else "removed" if space.solve(true=[redirect.when.node], false=removed) is None
+                if space.solve(true=[on_c(redirect.when.node)], false=[*earlier, *removed]) is None:
+                    why = ("unsatisfiable" if space.solve(true=[on_c(redirect.when.node)]) is None
+                           else "removed" if space.solve(true=[on_c(redirect.when.node)], false=removed) is None
                            else "shadowed")
                     yield place.runner("redirect-never", runner.id, _messages.redirect_never(what, why), key=key)
-                    earlier.append(redirect.when.node)
+                    earlier.append(on_c(redirect.when.node))
                     continue
-                away = [g.when.node for g in asked if g.forces is not None and g.forces.override
+                away = [on_c(g.when.node) for g in asked if g.forces is not None and g.forces.override
                         and g.forces.runner != to.id and not g.removed_at(v)]
                 for gate in compiled.active(compiled.no[to.id]):
-                    if gate.applies == "automatic" or gate.removed_at(v) or (
-                            gate.forces is not None and gate.forces.override):
+                    # A removed gate, or one that forces another runner with override, refuses the
+                    # runner only where it holds on F and not on C (on C it refuses the request
+                    # first, or takes it elsewhere): the search rules out the rest.
+                    if gate.applies == "automatic":
                         continue
-                    found = space.solve(true=[redirect.when.node, gate.when.node], false=[*earlier, *removed, *away])
+                    refusal = ctx.served(to.id, gate.when.node) if ctx is not None else gate.when.node
+                    found = space.solve(true=[on_c(redirect.when.node), refusal], false=[*earlier, *removed, *away])
                     if found is not None:
                         reason = gate.origin.reason if isinstance(gate.origin, Requirement) else None
                         yield place.runner("redirect-refused", runner.id,
@@ -575,7 +603,7 @@ def _redirects(matrix: Matrix, v: Version, compiled: Plan, space: Space, place: 
             except Inconclusive as error:
                 yield place.runner("inconclusive", runner.id,
                                    f"Could not decide {_undecided(error, budget)} whether {what} applies and is served")
-            earlier.append(redirect.when.node)
+            earlier.append(on_c(redirect.when.node))
 
 
 def _history(matrix: Matrix, place: _Places) -> Iterator[Finding]:
@@ -609,7 +637,8 @@ def _unused_reason(feature: Feature, runner: str, statement: Statement, history:
     return f"{said} is never in force"
 
 
-def _by_default(matrix: Matrix, v: Version, gates: Sequence[Feature], space: Space, place: _Places) -> Iterator[Finding]:
+def _by_default(matrix: Matrix, v: Version, gates: Sequence[Feature], space: Space, place: _Places,
+                on_c: Rewrite = identity) -> Iterator[Finding]:
     """Deprecated gates that the all-defaults config makes active: every resolve warns."""
     default: Dict[str, object] = {}
     for path in space.paths:
@@ -624,7 +653,7 @@ def _by_default(matrix: Matrix, v: Version, gates: Sequence[Feature], space: Spa
         d = gate.deprecated
         if d is None or v < d.since or d.is_removed(v):
             continue
-        if space.truth(gate.when.node, default) is True:
+        if space.truth(on_c(gate.when.node), default) is True:
             yield place.feature("deprecated-by-default", gate,
                                 f"{gate.name} is deprecated, and active under the default config: every "
                                 f"resolve of a config that leaves {', '.join(sorted(gate.when.paths))} at "
@@ -732,7 +761,8 @@ def _pairs(matrix: Matrix, v: Version, live: List[Feature], space: Space, solve:
 
 
 def _runners(matrix: Matrix, v: Version, live: List[Feature], choice: _Choice, solve: Solve, place: _Places,
-             budget: int, unusable: Set[str] = frozenset()) -> Iterator[Finding]:  # type: ignore[assignment]
+             budget: int, unusable: Set[str] = frozenset(),  # type: ignore[assignment]
+             on_c: Rewrite = identity) -> Iterator[Finding]:
     """``no-yes`` and ``never-chosen``: a runner is chosen by some config exactly when some step
     of the decision list that chooses it can decide (it holds, and no earlier step that decides
     otherwise does)."""
@@ -765,8 +795,8 @@ def _runners(matrix: Matrix, v: Version, live: List[Feature], choice: _Choice, s
             continue
         if found is None:
             try:
-                candidate = [runner.candidate.node] if runner.candidate is not None else []
-                never_free = solve(true=candidate, false=[g.when.node for g in blockers[runner.id]]) is None
+                candidate = [on_c(runner.candidate.node)] if runner.candidate is not None else []
+                never_free = solve(true=candidate, false=[on_c(g.when.node) for g in blockers[runner.id]]) is None
             except Inconclusive:
                 never_free = False
             if never_free:
@@ -794,7 +824,7 @@ def _chooses(runner: str, step: Rule) -> bool:
 
 def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, choice: _Choice, solve: Solve,  # noqa: C901 — one search for no-runner sets whose memo tables (satisfiable, exact, decider) every step shares
               place: _Places, strict: bool, budget: int, limit: Optional[int] = None,
-              gone: Sequence[Feature] = ()) -> Iterator[Finding]:
+              gone: Sequence[Feature] = (), on_c: Rewrite = identity) -> Iterator[Finding]:
     """``no-runner``: the minimal sets of gates S such that some config with every gate of S
     active is refused with `NoRunnerError` *because of S*: every runner is refused by a gate of
     S, or a gate of S prefers a runner that S refuses outright, and decides (it is the step of
@@ -815,7 +845,7 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, cho
     found: List[Tuple[Feature, ...]] = []
     seen: Set[FrozenSet[str]] = set()
     stopped: List[Tuple[Tuple[Feature, ...], Inconclusive]] = []
-    nodes = {g.id: g.when.node for g in live}
+    nodes = {g.id: on_c(g.when.node) for g in live}
 
     def joint(chosen: Tuple[Feature, ...]) -> Optional[Assignment]:
         """A config where every gate of *chosen* holds (the search prunes with it)."""
@@ -887,7 +917,7 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, cho
     severity: Severity = "error" if strict else "note"
     minimal = [tuple(sorted(combo, key=lambda g: order[g.id])) for combo, key in zip(found, keys)
                if not any(other < key for other in keys)]
-    avoid = {g.id: g.when.node for g in (*live, *gone)}  # removed features above all
+    avoid = {g.id: on_c(g.when.node) for g in (*live, *gone)}  # removed features above all
 
     def witness_of(gates: Sequence[Feature]) -> Dict[str, Any]:
         key = frozenset(g.id for g in gates)

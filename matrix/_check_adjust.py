@@ -1,0 +1,296 @@
+"""``matrix check`` on a matrix with adjustments: the configs each rule reads, and the findings
+about the adjustments themselves.
+
+Resolution reads two configs besides the one given (`matrix._adjust`): the choice reads the
+config of choice C, and the runner that serves is validated on its effective config F. With
+`matrix._substitute`, every gate's condition on C (and on a runner's F) is a predicate over the
+config given, so check's questions about choice are put, exactly, on the configs resolution
+reads. The questions about a condition alone (``never-active``, ``always-active``,
+``equivalent-gates``, ``implied-contradiction``, the requirement findings) stay about the
+condition over every config: C and F are configs too, so what they say holds of them as well.
+
+The findings of this module:
+
+- ``adjustment-refuses``: a config that automatic choice gives to a runner (free on C) and that
+  the runner's own adjustments leave blocked on F: resolve raises `AdjustmentError` there.
+- ``adjustment-never``: an adjustment in force that changes no value of any config: its
+  condition never holds where it is read (the adjustments before it leave no such config, or,
+  for a runner's, no config is served by it), or every path it sets has that value already. A
+  runner's adjustment is *reached* where automatic choice takes one of its runners, or a request
+  for one of them is served by that runner (not redirected or overridden elsewhere).
+- ``adjustment-undone``: an adjustment that changes values, and that the adjustments after it
+  always undo: the config they leave is the same with it as without it, wherever it applies.
+
+Where a rewritten condition grows past `matrix._substitute.MAX_NODES`, check falls back to
+reading the config as given, and says ``adjustment-unchecked`` of each adjustment that sets a
+value some gate reads: there, and only there, its answers do not weigh adjustments.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
+
+from . import _access, _messages
+from ._compile import Plan
+from ._nodes import Compare, IsNone, Literal, Node, Not, Path
+from ._space import Inconclusive, Space
+from ._substitute import Rewriter, TooLarge, conjoin, constant, disjoin
+from .errors import AdjustmentError
+from .predicates import truth
+from .schema import Adjustment, From, Matrix
+
+Finding = Any  # check.Finding (check imports this module)
+
+
+class Contexts:
+    """The adjustments in force at a version, as rewriters: `choice` reads a node on C, `served`
+    on a runner's F."""
+
+    def __init__(self, matrix: Matrix, compiled: Plan) -> None:
+        self.matrix, self.plan = matrix, compiled
+        schema = matrix.schema if len(matrix.schema) else None
+        self.schema = schema
+        self.pre_adjustments = compiled.pre_adjustments
+        self.own_adjustments = compiled.adjustments
+        self.pre = Rewriter(self.pre_adjustments, schema)
+        self.own = {r: Rewriter(a, schema) for r, a in self.own_adjustments.items()}
+        #: The adjustment whose rewriting grew too large (then every rewrite is the identity).
+        self.too_large: Optional[str] = None
+        #: The rewritten conditions the space must represent.
+        self.nodes: List[Node] = []
+        if not self.any:
+            return
+        try:
+            for feature in compiled.features:
+                self.nodes.append(self.choice(feature.when.node))
+            for runner in matrix.runners:
+                if runner.candidate is not None:
+                    self.nodes.append(self.choice(Not(runner.candidate.node)))
+                if self.own.get(runner.id):
+                    for feature in compiled.active(compiled.blocking[runner.id] | compiled.no[runner.id]):
+                        self.nodes.append(self.served(runner.id, feature.when.node))
+            for index in range(len(self.pre_adjustments)):
+                self.nodes.extend(n for n in (self.pre.changes(index),) if n is not None)
+            for own in self.own.values():
+                for index in range(len(own.steps)):
+                    found = own.changes(index)
+                    if found is not None:
+                        self.nodes.append(self.choice(found))
+        except TooLarge as error:
+            self.too_large = error.adjustment
+            self.pre = Rewriter((), schema)
+            self.own = {r: Rewriter((), schema) for r in self.own}
+            self.nodes = []
+
+    @property
+    def any(self) -> bool:
+        return bool(self.pre_adjustments) or any(self.own_adjustments.values())
+
+    def choice(self, node: Node) -> Node:
+        """*node* read on the config of choice C."""
+        return self.pre(node) if self.pre else node
+
+    def served(self, runner: str, node: Node) -> Node:
+        """*node* read on *runner*'s effective config F."""
+        own = self.own.get(runner)
+        return self.choice(own(node) if own else node)
+
+
+def holds(node: Node, config: object, schema: Any) -> bool:
+    """Whether a (rewritten) node holds for a witness config."""
+    return truth(node, lambda path: _access.read(config, path, schema))
+
+
+class _Reach:
+    """Searches for configs where a runner serves: given it by automatic choice, or kept by a
+    request for it, on the config of choice."""
+
+    def __init__(self, ctx: Contexts, space: Space, choice: Any, gone: Sequence[Node],
+                 chooses: Callable[[str, Any], bool]) -> None:
+        self.ctx, self.space, self.choice, self.gone, self.chooses = ctx, space, choice, gone, chooses
+        self.asked = [f for f in ctx.plan.features if f.applies != "automatic"]
+
+    def automatic(self, runner: str, true: Sequence[Node]) -> Optional[Dict[str, object]]:
+        """A config automatic choice gives to *runner* (on C), with *true* holding too."""
+        for step in self.choice.steps:
+            if step.runner != runner:
+                continue
+            question = self.choice.fires(step, passed=lambda s: self.chooses(runner, s), true=true)
+            if question is None:
+                continue
+            question["false"] = [*question["false"], *self.gone]
+            found = self.space.solve(**question)
+            if found is not None:
+                return found
+        return None
+
+    def requested(self, runner: str, true: Sequence[Node]) -> Optional[Dict[str, object]]:
+        """A config a request for *runner* leaves with *runner* (on C: no removed feature, no
+        feature that forces another runner, no redirect of it), with *true* holding."""
+        compiled = self.ctx.plan
+        away = [f for f in self.asked if f.removed_at(compiled.version)
+                or (f.forces is not None and f.forces.runner != runner)]
+        redirects = [compiled.features[bit.bit_length() - 1] for bit, _ in compiled.redirects.get(runner, ())]
+        return self.space.solve(true=true, false=[self.ctx.choice(f.when.node) for f in (*away, *redirects)])
+
+
+def findings(ctx: Contexts, space: Space, choice: Any, gone: Sequence[Node],
+             place: Any, budget: int, undecided: Callable[[Inconclusive, int], str],
+             chooses: Callable[[str, Any], bool]) -> Iterator[Finding]:
+    """``adjustment-refuses``, ``adjustment-never`` and ``adjustment-undone`` (module docstring).
+    *choice* is check's `_Choice` of automatic choice on C; *gone* the removed gates' conditions
+    on C (a config that uses one is refused first)."""
+    if ctx.too_large is not None or not ctx.any:
+        return
+    reach = _Reach(ctx, space, choice, gone, chooses)
+    yield from _refuses(ctx, space, reach, place, budget, undecided)
+    for adjustment in ctx.matrix.adjustments_at(ctx.plan.version):
+        key = ("adjustments", adjustment.id)
+        try:
+            yield from _never_or_undone(ctx, space, reach, adjustment, place, key)
+        except Inconclusive as error:
+            yield place.config("inconclusive", key, _messages.adjustment_inconclusive(
+                undecided(error, budget), adjustment.name))
+        except TooLarge:
+            yield place.config("inconclusive", key, _messages.adjustment_inconclusive(
+                _messages.adjustment_too_large_to_decide(), adjustment.name))
+
+
+def _refuses(ctx: Contexts, space: Space, reach: _Reach, place: Any, budget: int,
+             undecided: Callable[[Inconclusive, int], str]) -> Iterator[Finding]:
+    """``adjustment-refuses``: free on C, blocked on F."""
+    compiled, matrix = ctx.plan, ctx.matrix
+    for runner in matrix.runners:
+        if not ctx.own_adjustments.get(runner.id):
+            continue
+        # Every gate of automatic choice (one removed is refused on C first, yet blocks on F)
+        # that the runner's adjustments rewrite: one they leave alone holds on F where it holds
+        # on C, and there the runner was not free.
+        own = ctx.own[runner.id]
+        blockers = [f for f in compiled.active(compiled.blocking[runner.id] & compiled.automatic)
+                    if own(f.when.node) != f.when.node]
+        if not blockers:
+            continue
+        blocked = disjoin([ctx.served(runner.id, f.when.node) for f in blockers])
+        try:
+            found = reach.automatic(runner.id, [blocked])
+        except Inconclusive as error:
+            yield place.runner("inconclusive", runner.id, _messages.adjustment_undecided(
+                undecided(error, budget), runner.name))
+            continue
+        if found is None:
+            continue
+        witness = space.witness(found)
+        said, first = "", ctx.own_adjustments[runner.id][0].id
+        try:
+            matrix.resolve(witness)
+        except AdjustmentError as error:
+            said = str(error)
+            mine = [a.id for a in error.resolution.adjustments if a.runner == runner.id]
+            first = mine[0] if mine else first
+        yield place.config("adjustment-refuses", ("adjustments", first),
+                           _messages.adjustment_refuses(runner.name, said), runner=runner.id, witness=witness)
+
+
+def _never_or_undone(ctx: Contexts, space: Space, reach: _Reach, adjustment: Adjustment, place: Any,
+                     key: Tuple[str, str]) -> Iterator[Finding]:
+    """``adjustment-never`` or ``adjustment-undone`` for one adjustment, if either."""
+    if not adjustment.runners:
+        pre = list(ctx.pre_adjustments)
+        index = pre.index(adjustment)
+        changes = ctx.pre.changes(index)
+        if changes is None:
+            return
+        if space.solve(true=[changes]) is None:
+            yield place.config("adjustment-never", key, _messages.adjustment_never(
+                adjustment.name, _why(ctx, space, adjustment, index, None)))
+        elif _undone(ctx, space, pre, index, None):
+            yield place.config("adjustment-undone", key, _messages.adjustment_undone(adjustment.name))
+        return
+    reached = False
+    for runner in adjustment.runners:
+        index = list(ctx.own_adjustments[runner]).index(adjustment)
+        mine = ctx.own[runner].changes(index)
+        if mine is None:
+            return
+        mine = ctx.choice(mine)
+        reached = reached or reach.automatic(runner, [mine]) is not None or reach.requested(runner, [mine]) is not None
+    if not reached:
+        names = [ctx.matrix.runner(r).name for r in adjustment.runners]
+        yield place.config("adjustment-never", key, _messages.adjustment_never(
+            adjustment.name, _why(ctx, space, adjustment, None, names)))
+    elif all(_undone(ctx, space, list(ctx.own_adjustments[r]), list(ctx.own_adjustments[r]).index(adjustment), r)
+             for r in adjustment.runners):
+        yield place.config("adjustment-undone", key, _messages.adjustment_undone(adjustment.name))
+
+
+def _why(ctx: Contexts, space: Space, adjustment: Adjustment, index: Optional[int],
+         runners: Optional[List[str]]) -> str:
+    """Why an adjustment never applies: one of the reasons `matrix._messages.adjustment_never`
+    words."""
+    if space.solve(true=[adjustment.when.node]) is None:
+        return "unsatisfiable"
+    if runners is not None:
+        return "unreached:" + ", ".join(runners)
+    assert index is not None
+    if space.solve(true=[ctx.pre(adjustment.when.node, index)]) is None:
+        return "shadowed"
+    return "unchanged"
+
+
+def _undone(ctx: Contexts, space: Space, adjustments: List[Adjustment], index: int,
+            runner: Optional[str]) -> bool:
+    """Whether the adjustments after the one at *index* always leave the config they end with
+    as it would be without it, wherever it changes a value."""
+    schema = ctx.schema
+    later = adjustments[index + 1:]
+    if not later:
+        return False
+    read: Set[str] = set()
+    for a in adjustments[index:]:
+        read.update(a.set)
+        read.update(v.path for v in a.set.values() if isinstance(v, From))
+    if any(schema is not None and (f := schema.get(p)) is not None and f.item_type is not None for p in read):
+        return False  # a list: the search tests no list for equality
+    with_it = Rewriter(adjustments[index:], schema)
+    without = Rewriter(later, schema)
+    first = with_it.changes(0)
+    assert first is not None  # no list among its paths
+    differs: List[Node] = []
+    for path in sorted({p for a in adjustments[index:] for p in a.set}):
+        for c1, t1 in _terms(with_it, path):
+            for c2, t2 in _terms(without, path):
+                differs.append(conjoin([c1, c2, _differ(t1, t2)]))
+    question = conjoin([first, disjoin(differs)])
+    node = ctx.pre(question, index) if runner is None else ctx.choice(ctx.own[runner](question, index))
+    return space.solve(true=[node]) is None
+
+
+def _terms(rewriter: Rewriter, path: str) -> List[Tuple[Node, Node]]:
+    """What *path* reads after every adjustment of *rewriter*: exclusive conditions over the
+    config before them, each with a path or a literal."""
+    cases: List[Tuple[Node, Node]] = [(conjoin([]), Path(path))]
+    for index in reversed(range(len(rewriter.steps))):
+        out: List[Tuple[Node, Node]] = []
+        for condition, term in cases:
+            condition = rewriter.through(index, condition)
+            if not isinstance(term, Path):
+                out.append((condition, term))
+                continue
+            for c, t in rewriter.steps[index].cases(term.name):
+                out.append((conjoin([condition, c]), t))
+        cases = [(c, t) for c, t in out if constant(c) is not False]
+    return cases
+
+
+def _differ(a: Node, b: Node) -> Node:
+    """Where two terms read differently (as `matrix._adjust` tells a change: None is None only)."""
+    if isinstance(a, Literal) and a.value is None:
+        return IsNone(b, True) if not isinstance(b, Literal) else Literal(b.value is not None)
+    if isinstance(b, Literal) and b.value is None:
+        return _differ(b, a)
+    if isinstance(a, Literal) and isinstance(b, Literal):
+        same = type(a.value) is type(b.value) and a.value == b.value
+        return Literal(not same)
+    return Not(Compare(a, "==", b))
+
