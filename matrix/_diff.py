@@ -25,7 +25,8 @@ from ._choice import Rule, Term
 from ._compile import Plan
 from ._nodes import Node
 from ._space import Inconclusive, Space
-from .check import _Choice
+from ._split import Split
+from .check import _Choice, _Places
 from .schema import BLOCKING, Feature, Field, Matrix, Schema
 
 #: What one rule answers: ``("served", runner, warning)`` or ``("refused", None, why)``;
@@ -78,6 +79,8 @@ class Side:
         self.automatic = _Choice(compiled, asked_only)
         self.asked = _Choice(compiled, automatic_only)
         self._asked_steps: Dict[str, List[Rule]] = {}
+        #: Where entries stand in the side's file (its text parsed once, when first asked).
+        self.places = _Places(self.matrix)
 
     def removed(self, asked: bool) -> List[Node]:
         """The conditions of the removed gates in force in one mode of choice."""
@@ -145,6 +148,7 @@ class Search:
         self.old, self.new = old, new
         nodes = [g.when.node for side in (old, new) for g in side.plan.features]
         self.space = Space(union_schema(old.matrix.schema, new.matrix.schema), nodes, budget=budget)
+        self.split = Split(self.space)
         self.undecided: List[str] = []
         self.changed = self._changed()
 
@@ -164,7 +168,7 @@ class Search:
 
     def _solve(self, question: Dict[str, Any], what: str) -> Optional[Assignment]:
         try:
-            return self.space.solve(**question)
+            return self.split.solve(**question)
         except Inconclusive as error:
             self.undecided.append(_undecided(error, self.space.budget, what))
             return None

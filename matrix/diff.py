@@ -394,8 +394,6 @@ def _region_text(gates: Sequence[Feature], excluded: Sequence[Feature] = ()) -> 
 
 
 def _entry(side: _diff.Side, gate: Feature) -> Entry:
-    from .check import _Places
-
     matrix = side.matrix
     origin = gate.origin
     if origin is not None:
@@ -404,14 +402,12 @@ def _entry(side: _diff.Side, gate: Feature) -> Entry:
             file = matrix.runner(runner).file
             if file is not None:
                 return Entry(side.name, f"$.runners.{runner}", file, 1, 1)  # type: ignore[arg-type]
-    line, column = _Places(matrix).where(("features", gate.id))
+    line, column = side.places.where(("features", gate.id))
     return Entry(side.name, f"$.features.{gate.id}", matrix.file, line, column)  # type: ignore[arg-type]
 
 
 def _order_entry(side: _diff.Side) -> Entry:
-    from .check import _Places
-
-    line, column = _Places(side.matrix).where(("matrix", "runners"))
+    line, column = side.places.where(("matrix", "runners"))
     return Entry(side.name, "$.matrix.runners", side.matrix.file, line, column)  # type: ignore[arg-type]
 
 
