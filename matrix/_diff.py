@@ -78,7 +78,12 @@ class Side:
         automatic_only = {f.id for f in features if f.applies == "automatic"}
         self.automatic = _Choice(compiled, asked_only)
         self.asked = _Choice(compiled, automatic_only)
-        self._asked_steps: Dict[str, List[Rule]] = {}
+        #: Each gate's bit (by identity: a plan's gates are compared often, and attrs equality
+        #: reads every field), and the first gate of each id.
+        self._bits = {id(f): i for i, f in enumerate(features)}
+        self._gates: Dict[str, Feature] = {}
+        for f in features:
+            self._gates.setdefault(f.id, f)
         #: Where entries stand in the side's file (its text parsed once, when first asked).
         self.places = _Places(self.matrix)
 
@@ -114,7 +119,7 @@ class Side:
         gate that does not override refuses it; else the last overriding gate active chooses its
         runner; the runner chosen serves unless a gate it says no to is active."""
         plan = self.plan
-        forcing = [(1 << plan.features.index(f), f) for f in plan.active(plan.forcing)
+        forcing = [(1 << self.bit(f), f) for f in plan.active(plan.forcing)
                    if f.forces is not None and f.forces.runner != runner]
         rules: List[Tuple[Rule, Outcome]] = []
         refusing = sum(bit for bit, f in forcing if f.forces is not None and not f.forces.override)
@@ -138,7 +143,12 @@ class Side:
             yield rule, (), outcome
 
     def gate(self, feature_id: str) -> Optional[Feature]:
-        return next((f for f in self.plan.features if f.id == feature_id), None)
+        return self._gates.get(feature_id)
+
+    def bit(self, gate: Feature) -> int:
+        """The index of *gate* in the plan's gates."""
+        found = self._bits.get(id(gate))
+        return self.plan.features.index(gate) if found is None else found
 
 
 class Search:
@@ -213,18 +223,45 @@ class Search:
                 if _same(a_out, b_out):
                     continue
                 question = {key: a_q[key] + b_q[key] for key in ("true", "false", "extra")}
-                if self.changed is not None:
-                    question["extra"] = question["extra"][:-1]  # said once
-                found = self._solve(question, f"whether {_what(runner)} goes from {_said(a_out)} to {_said(b_out)} "
-                                              "for any config")
-                if found is None:
-                    continue
-                gates = tuple((s, f.id) for s, choice, step in (("old", old_choice, a_step), ("new", new_choice, b_step))
-                              for f in _bound(choice, step))
+                # "Some gate whose entry differs is active" is asked below, cause by cause.
+                question["extra"] = [group for group in question["extra"] if group is not self.changed]
                 sides_steps = (("old", old_choice, a_step), ("new", new_choice, b_step))
-                excluded = tuple((s, f.id) for s, choice, step in sides_steps for f in _bound(choice, step, False)
-                                 if self.space.truth(f.when.node, found) is False)
-                yield Region("asked" if asked else "automatic", runner, a_out, b_out, found, gates, excluded=excluded)
+                gates = tuple((s, f.id) for s, choice, step in sides_steps for f in _bound(choice, step))
+                for found in self._regions(question, f"whether {_what(runner)} goes from {_said(a_out)} to "
+                                                     f"{_said(b_out)} for any config"):
+                    excluded = tuple((s, f.id) for s, choice, step in sides_steps for f in _bound(choice, step, False)
+                                     if self.space.truth(f.when.node, found) is False)
+                    yield Region("asked" if asked else "automatic", runner, a_out, b_out, found, gates,
+                                 excluded=excluded)
+
+    def _regions(self, question: Dict[str, Any], what: str) -> Iterator[Assignment]:
+        """Where *question* holds and some gate whose entry differs is active (any config when
+        the sides order the runners differently): one region, with as few such gates active as
+        can be (`_fewest_causes`)."""
+        if self.changed is not None:
+            question = {**question, "extra": [*question["extra"], self.changed]}
+        found = self._solve(question, what)
+        if found is not None:
+            yield self._fewest_causes(question, found)
+
+    def _fewest_causes(self, question: Dict[str, Any], found: Assignment) -> Assignment:
+        """A region of the same question where as few gates whose entry differs as can be are
+        active: each one active in *found* is asked inactive in turn, and stays so where the
+        question still holds (so a finding names the entries that make it, not those its first
+        witness happened to use)."""
+        if self.changed is None:
+            return found
+        for node in dict.fromkeys(self.changed[1]):
+            if self.space.truth(node, found) is not True:
+                continue
+            narrower = {**question, "false": [*question["false"], node]}
+            try:
+                again = self.split.solve(**narrower)
+            except Inconclusive:
+                continue  # kept as found: no question left undecided for a shorter text
+            if again is not None:
+                question, found = narrower, again
+        return found
 
     def one_gate(self, kind: str, warned: Callable[[Side, Feature], bool], *, asked: Optional[str] = None,
                  blocked: Optional[str] = None) -> Iterator[Region]:
@@ -254,12 +291,12 @@ class Search:
 
 def deprecated(side: Side, gate: Feature) -> bool:
     """The gate warns that it is deprecated when it is active."""
-    return bool(side.plan.deprecated >> side.plan.features.index(gate) & 1)
+    return bool(side.plan.deprecated >> side.bit(gate) & 1)
 
 
 def removed(side: Side, gate: Feature) -> bool:
     """The gate refuses the configs that use it (a removal)."""
-    return bool(side.plan.removed >> side.plan.features.index(gate) & 1)
+    return bool(side.plan.removed >> side.bit(gate) & 1)
 
 
 def blocking(runner: str) -> Callable[[Side, Feature], bool]:
@@ -274,7 +311,7 @@ def signature(side: Side, gate: Optional[Feature]) -> object:
     if gate is None:
         return None
     plan, v = side.plan, side.version
-    bit = plan.features.index(gate)
+    bit = side.bit(gate)
     origin = gate.origin
     return (str(gate.when), tuple((r.id, gate.status(r.id, v)) for r in side.matrix.runners if r.id in gate.support),
             plan.deprecated >> bit & 1, plan.removed >> bit & 1, gate.forces, gate.prefers, gate.applies,

@@ -191,6 +191,8 @@ def text(report: DiffReport, old_file: Optional[str], new_file: Optional[str], f
         accepted = f" (accepted: {change.accepted})" if change.accepted else ""
         lines.append(f"{change.level}[{change.id}]: {change.message}{accepted}")
         lines.append(f"    configs: {change.region}")
+        if change.also:
+            lines.append(f"    also: {', '.join(change.also)} (the same cause)")
         for entry in change.entries:
             lines.append(f"    cause: {entry}")
         if change.witness:

@@ -133,7 +133,10 @@ class Split:
             space.budget = budget
 
     def _branch(self, goals: FrozenSet[Goal], groups: FrozenSet[Group]) -> Optional[Assignment]:
-        group = min(groups, key=lambda g: (len(g), g))
+        # The group that ties most paths together: once one of its options is chosen, the part
+        # tends to fall apart into independent ones (branching on small local groups first
+        # multiplies the branches by choices that do not matter).
+        group = max(groups, key=lambda g: (len(frozenset().union(*(self._paths[n] for n in g))), -len(g), g))
         rest = [g for g in groups if g != group]
         inexact: Optional[Inconclusive] = None
         for index, option in enumerate(group):

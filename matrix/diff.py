@@ -119,10 +119,13 @@ class Difference:
     features: Tuple[str, ...] = ()
     entries: Tuple[Entry, ...] = ()
     accepted: Optional[str] = None  # the reason of the accept entry that covers it
+    #: The ids of the changes of the same cause folded into this one (`_folded`).
+    also: Tuple[str, ...] = ()
 
     def to_dict(self) -> Dict[str, Any]:
         out = attrs.asdict(self, recurse=False)
         out["features"] = list(self.features)
+        out["also"] = list(self.also)
         out["entries"] = [attrs.asdict(e) for e in self.entries]
         return out
 
@@ -187,9 +190,37 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
     for runner in runners:
         changes.add_regions(search.one_gate("blocker", _diff.blocking(runner), blocked=runner))
     changes.cosmetic()
-    return DiffReport(_sorted(changes.out), str(sides[0].version), str(sides[1].version),
+    return DiffReport(_sorted(_folded(changes.out)), str(sides[0].version), str(sides[1].version),
                       tuple(dict.fromkeys(search.undecided)) + tuple(changes.unreproduced)
                       + _not_compared(sides[0].plan, sides[1].plan))
+
+
+#: The one-gate changes that a change of automatic choice of the same cause already shows, and
+#: the note they add to its new answer.
+_FOLDED = {"deprecation-started": "deprecated", "blocker-added": "", "blocker-lifted": ""}
+_AUTOMATIC = ("runner-changed", "refused-served", "fallback-added", "fallback-lifted", "preference-added",
+              "preference-lifted")
+
+
+def _folded(changes: List[Difference]) -> List[Difference]:
+    """One finding per cause: a deprecation that starts, or a blocker added or lifted, whose
+    gate alone causes a behaviour change of automatic choice, is said by that change (its id in
+    ``also``, a deprecation in its message), not beside it."""
+    out = list(changes)
+    for one in changes:
+        if one.id not in _FOLDED or one.level != "behaviour" or len(one.features) != 1:
+            continue
+        into = next((i for i, c in enumerate(out) if c.id in _AUTOMATIC and c.level == "behaviour"
+                     and c.features == one.features), None)
+        if into is None:
+            continue
+        target = out[into]
+        note, message = _FOLDED[one.id], target.message
+        if note:  # in the message only: ``new`` stays what `observe` says of the witness
+            message = message[:-1] + f", {note})" if message.endswith(")") else f"{message} ({note})"
+        out[into] = attrs.evolve(target, message=message, also=(*target.also, one.id))
+        out.remove(one)
+    return out
 
 
 def _not_compared(*plans: Any) -> Tuple[str, ...]:

@@ -172,7 +172,8 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
         universe = universe[:: len(universe) // 3000 + 1]
     by_id = {}
     for change in report.changes:
-        by_id.setdefault(change.id, []).append(change)
+        for change_id in (change.id, *change.also):  # a change folded into another is said by it
+            by_id.setdefault(change_id, []).append(change)
     for config in universe:
         before, after = _answers(sides[0], config), _answers(sides[1], config)
         if any(a.startswith("a config error") for a in (*before.values(), *after.values())):
@@ -183,8 +184,10 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
             kind, runner, gate = key
             if kind in ("deprecation", "blocker") and removed in (before[_AUTO], after[_AUTO]):
                 continue  # the warnings and blockers of a config a removal refuses are not compared
+            # A blocker or deprecation folded into a change of automatic choice (its id in
+            # ``also``) is said by that change, of the same single gate.
             reported = [c for i in _expected(kind, before[key], after[key]) for c in by_id.get(i, [])
-                        if c.id in _REMOVAL or kind == "automatic" or c.runner == runner
+                        if c.id in _REMOVAL or kind == "automatic" or (c.runner == runner or i in c.also)
                         and (gate is None or gate in c.features)]
             assert reported, (key, config, before[key], after[key], [c.id for c in report.changes])
 
@@ -353,17 +356,90 @@ def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_rel
         ("blocker-lifted", "v2", ("stock_torch_compile",)),  # V2 runs stock torch.compile
         ("blocker-lifted", "v2", ("spec_ngram",)),  # V2 supports 'ngram' and 'ngram_gpu'
         ("blocker-lifted", "v2", ("spec_ngram_gpu",)),
-        ("blocker-lifted", "v2", ("elastic_ep",)),  # V2 supports elastic expert parallelism
-        ("blocker-added", "v2", ("heterogeneous_vocab",)),  # heterogeneous-vocabulary draft models block V2
+        # V2 supports elastic expert parallelism; heterogeneous-vocabulary draft models block V2:
+        # said by the change of automatic choice each causes, the blocker folded into it.
+        ("runner-changed", None, ("elastic_ep",)),
+        ("runner-changed", None, ("heterogeneous_vocab",)),
         ("removed-without-deprecation", None, ("enable_sp_removed",)),  # enable_sp gone, no deprecation
         ("removed", None, ("mamba_cache_all",)),  # deprecated in 0.30.0, removed as announced in 0.32.0
-        # ROCm's default to V1 ends: configs it sent to V1 go to V2.
-        ("runner-changed", None, ("spec_ngram", "rocm_v1_default_when_free")),
+        # ROCm's default to V1 ends: configs it sent to V1 go to V2 (that entry alone causes it).
+        ("runner-changed", None, ("rocm_v1_default_when_free",)),
     } <= said
     # Nothing else: every change is caused by one of those entries.
     assert {f for c in report.changes for f in c.features} == {
         "stock_torch_compile", "spec_ngram", "spec_ngram_gpu", "elastic_ep", "heterogeneous_vocab",
         "enable_sp_removed", "mamba_cache_all", "rocm_v1_default_when_free"}
+    assert {c.features: c.also for c in report.changes if c.id == "runner-changed"} == {
+        ("elastic_ep",): ("blocker-lifted",), ("heterogeneous_vocab",): ("blocker-added",),
+        ("rocm_v1_default_when_free",): ()}
+
+
+def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_release():
+    # ../shared/reference/vllm-model-runners.md, "Changes in 0.33.0": each entry it names.
+    m = matrix.default()
+    report = diff(m, m, old_version="0.32.0", new_version="0.33.0")
+    said = {(c.id, c.runner, c.features) for c in report.changes}
+    assert {
+        # 'medusa' and 'mlp_speculator' are no longer methods: refused, with no deprecation before.
+        ("removed-without-deprecation", None, ("spec_medusa",)),
+        ("removed-without-deprecation", None, ("spec_mlp_speculator",)),
+        # Blocks V1, added: xpress, draft lm_head quantization, Parse 3.5 MTP, Step5.
+        ("blocker-added", "v1", ("xpress",)),
+        ("blocker-added", "v1", ("draft_lm_head_quantization",)),
+        ("blocker-added", "v1", ("parse_mtp",)),
+        ("blocker-added", "v1", ("step5",)),
+        # V1 refuses Step5 models that it served when V2 was blocked (a fallback): no runner is left.
+        ("served-refused", None, ("step5",)),
+        ("request-refused", "v1", ("step5",)),
+        # DFlash candidate-head drafts now also match DFlash2BeamDraftModel (a new entry replaces
+        # the old one: the old entry's blocker ends where the new one's starts).
+        ("blocker-added", "v1", ("dflash_candidate_head_beam",)),
+        ("blocker-lifted", "v1", ("dflash_candidate_head",)),
+        # The Triton rule: missing Triton sends automatic choice to V1 only on a detected platform,
+        # and V2 validation no longer refuses it (the unspecified platform is accepted).
+        ("blocker-added", "v2", ("missing_triton_detected",)),
+        ("runner-changed", None, ("missing_triton",)),
+        ("refused-served", None, ("missing_triton",)),
+        ("request-served", "v1", ("missing_triton",)),
+        ("request-served", "v2", ("missing_triton",)),
+    } == said
+    runner_changed = next(c for c in report.changes if c.id == "runner-changed")
+    assert (runner_changed.message, runner_changed.also, runner_changed.witness["platform"]) == (
+        "Automatic choice: Model Runner V1 (fallback) → Model Runner V2", ("blocker-lifted",),
+        {"has_triton": False, "is_unspecified": True})
+    assert report.undecided == (
+        "Not compared: adjustments (the answers for a config an adjustment changes may differ unseen)",)
+
+
+def test_pr_55041_replayed_as_a_diff_moves_mamba_cache_mode_all_from_v2_to_v1_with_two_warnings(tmp_path):
+    # vLLM PR #55041 added the gate of mamba cache mode 'all' (it blocks V2, deprecated in
+    # 0.30.0): the matrix before it is the default one without that gate, at 0.31.0.
+    import pathlib
+    import shutil
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    shutil.copytree(root / "runners", tmp_path / "runners")
+    text = (root / "features.toml").read_text()
+    gate = re.search(r"\[features\.mamba_cache_all\]\n(?:(?!\[).*\n)*", text)
+    assert gate is not None
+    before = text[:gate.start()] + text[gate.end():]
+    before = before.replace('    "mamba_cache_all",\n', "")
+    assert "mamba_cache_all" not in before
+    (tmp_path / "before.toml").write_text(before)
+    (tmp_path / "after.toml").write_text(text)
+    report = diff(matrix.load(tmp_path / "before.toml"), matrix.load(tmp_path / "after.toml"),
+                  old_version="0.31.0", new_version="0.31.0")
+    behaviour = [c for c in report.changes if c.level == "behaviour"]
+    assert [(c.id, c.message, c.features, c.also, c.region.split(" and ")[0], c.witness["cache_config"],
+             [str(e) for e in c.entries]) for c in behaviour] == [
+        ("runner-changed", "Automatic choice: Model Runner V2 → Model Runner V1 (fallback, deprecated)",
+         ("mamba_cache_all",), ("deprecation-started", "blocker-added"), "cache_config.mamba_cache_mode == 'all'",
+         {"mamba_cache_mode": "all"}, [f"{tmp_path / 'after.toml'}:252 (new: $.features.mamba_cache_all)"])]
+    # The rest is breaking: configs that also use a feature only V2 serves are refused, and so
+    # are requests for V2 (and for V1 where watermarking overrides it to V2).
+    assert [(c.id, c.runner, c.features) for c in report.changes if c.level != "behaviour"] == [
+        ("served-refused", None, ("mamba_cache_all",)), ("request-refused", "v1", ("mamba_cache_all",)),
+        ("request-refused", "v2", ("mamba_cache_all",))]
 
 
 def test_the_ways_of_naming_the_sides_that_do_not_go_together_exit_2(folder):
@@ -392,9 +468,7 @@ def test_github_annotations_stand_on_the_cause_and_on_the_base_file_for_what_was
         "::warning file=old.toml,line=11,title=matrix diff refused-served::Automatic choice: refused → B (fallback)"
         '%0Aconfigs: y%0Awitness: {"x": true, "y": true}\n'
         "::warning file=old.toml,line=11,title=matrix diff request-served::Asking for B: refused → B"
-        '%0Aconfigs: y%0Awitness: {"y": true}\n'
-        "::warning file=old.toml,line=11,title=matrix diff blocker-lifted::B and feature y: blocked by it → "
-        'not blocked by it%0Aconfigs: y%0Awitness: {"y": true}\n'), "")
+        '%0Aconfigs: y%0Awitness: {"y": true}\n'), "")  # B's blocker lifted: said by refused-served (also)
     status, out, _ = _run("diff", "old.toml", "old.toml", "--format", "github")
     assert (status, out) == (0, "")
 
