@@ -1258,3 +1258,13 @@ def template_unknown(name: str, names: Sequence[str], paths: Sequence[str], well
 
 def diff_not_compared(what: str, where: str) -> str:
     return f"Not compared: {what} (the answers for {where} may differ unseen)"
+
+
+# --- matrix diff --configs ----------------------------------------------------------------------
+
+def diff_configs_unreadable(name: str, error: Exception) -> str:
+    return f"--configs: cannot read {name!r}: {error}"
+
+
+def diff_config_line(name: str, line: int, problem: str) -> str:
+    return f"--configs: {name}:{line} is not a JSON config: {problem}"

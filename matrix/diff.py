@@ -466,7 +466,7 @@ def command(change: Difference, matrix_file: Optional[str], version: str) -> str
     parts += ["--version", version]
     if change.runner is not None and not change.id.startswith("blocker-"):
         parts += ["--runner", change.runner]
-    for path, value in _flat(change.witness):
+    for path, value in sorted(_flat(change.witness)):
         shown = value if isinstance(value, str) else json.dumps(value)
         parts += ["--set", f"{path}={shown}"]
     return " ".join(shlex.quote(p) for p in parts)

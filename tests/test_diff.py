@@ -484,3 +484,77 @@ def test_a_diff_says_it_does_not_compare_redirects_and_adjustments():
                             runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}})
     assert diff(adjusted, adjusted).undecided == (
         "Not compared: adjustments (the answers for a config an adjustment changes may differ unseen)",)
+
+
+def test_sarif_is_one_run_with_a_rule_per_change_id_and_a_result_on_the_cause(folder):
+    import json
+
+    (folder / "pyproject.toml").write_text(
+        '[tool.matrix.diff]\naccept = [{ id = "request-refused", reason = "y needs a new runner" }]\n')
+    status, out, err = _run("diff", "old.toml", "new.toml", "--format", "sarif", "--level", "blocker-added=cosmetic")
+    log = json.loads(out)
+    # The keys SARIF 2.1.0 requires (sarif-schema-2.1.0.json: sarifLog, run, tool, toolComponent,
+    # reportingDescriptor, result, message, location, physicalLocation, artifactLocation, region).
+    assert (status, err, sorted(log), log["version"], len(log["runs"])) == (
+        1, "", ["$schema", "runs", "version"], "2.1.0", 1)
+    run = log["runs"][0]
+    assert (sorted(run), sorted(run["tool"]), run["tool"]["driver"]["name"]) == (
+        ["results", "tool"], ["driver"], "matrix diff")
+    rules = run["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == list(CHANGES)
+    assert {r["id"]: r["defaultConfiguration"]["level"] for r in rules if r["id"] in (
+        "served-refused", "runner-changed", "renamed", "blocker-added")} == {
+        "served-refused": "error", "runner-changed": "warning", "renamed": "note", "blocker-added": "note"}
+    assert [(r["ruleId"], rules[r["ruleIndex"]]["id"], r["level"], r["message"]["text"], r["locations"],
+             r.get("suppressions")) for r in run["results"]] == [
+        ("served-refused", "served-refused", "error", "Automatic choice: A → refused\nconfigs: y and not x",
+         [{"physicalLocation": {"artifactLocation": {"uri": "new.toml"}, "region": {"startLine": 11, "startColumn": 1}},
+           "logicalLocations": [{"fullyQualifiedName": "$.features.fy"}]}], None),
+        ("request-refused", "request-refused", "error", "Asking for A: A → refused\nconfigs: y and not x",
+         [{"physicalLocation": {"artifactLocation": {"uri": "new.toml"}, "region": {"startLine": 11, "startColumn": 1}},
+           "logicalLocations": [{"fullyQualifiedName": "$.features.fy"}]}],
+         [{"kind": "external", "justification": "y needs a new runner"}]),
+        ("blocker-added", "blocker-added", "note", "A and feature y: not blocked by it → blocked by it\nconfigs: y",
+         [{"physicalLocation": {"artifactLocation": {"uri": "new.toml"}, "region": {"startLine": 11, "startColumn": 1}},
+           "logicalLocations": [{"fullyQualifiedName": "$.features.fy"}]}], None)]
+    assert run["results"][0]["properties"] == {"witness": {"x": False, "y": True}, "features": ["fy"], "old": "A",
+                                               "new": "refused", "side": "new"}
+
+
+FLEET = """\
+1 of 3 configs change (2.0 → 2.0)
+
+| Config | Before | After | Change |
+|---|---|---|---|
+| fleet.jsonl:1 | a | refused | breaking[served-refused] |
+| fleet.jsonl:2 | a | a | — |
+| fleet.jsonl:4 | refused | refused | — |
+"""
+
+
+def test_configs_of_a_fleet_say_which_change_and_how_from_json_lines_or_a_folder(folder):
+    (folder / "fleet.jsonl").write_text('{"x": false, "y": true}\n{}\n\n{"x": true, "y": true}\n')
+    assert _run("diff", "old.toml", "new.toml", "--configs", "fleet.jsonl") == (1, FLEET, "")
+    (folder / "fleet").mkdir()
+    (folder / "fleet" / "a.toml").write_text("y = true\n")
+    (folder / "fleet" / "b.json").write_text('{"x": true}')
+    (folder / "fleet" / "notes.txt").write_text("not a config")
+    assert _run("diff", "old.toml", "new.toml", "--configs", "fleet") == (1, """\
+1 of 2 configs change (2.0 → 2.0)
+
+| Config | Before | After | Change |
+|---|---|---|---|
+| a.toml | a | refused | breaking[served-refused] |
+| b.json | b (fallback) | b (fallback) | — |
+""", "")
+
+
+def test_configs_that_cannot_be_read_exit_2(folder):
+    (folder / "bad.jsonl").write_text('{"x": true}\n[1, 2]\n')
+    assert _run("diff", "old.toml", "new.toml", "--configs", "bad.jsonl") == (
+        2, "", "matrix: error: --configs: bad.jsonl:2 is not a JSON config: not a table: [1, 2]\n")
+    (folder / "bad.jsonl").write_text('{"x": tru}\n')
+    assert _run("diff", "old.toml", "new.toml", "--configs", "bad.jsonl") == (
+        2, "", "matrix: error: --configs: bad.jsonl:1 is not a JSON config: Expecting value: line 1 column 7 (char 6)\n")
+    assert _run("diff", "old.toml", "new.toml", "--configs", "nope.jsonl") == (
+        2, "", "matrix: error: --configs: cannot read 'nope.jsonl': [Errno 2] No such file or directory: 'nope.jsonl'\n")
