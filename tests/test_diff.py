@@ -558,3 +558,48 @@ def test_configs_that_cannot_be_read_exit_2(folder):
         2, "", "matrix: error: --configs: bad.jsonl:1 is not a JSON config: Expecting value: line 1 column 7 (char 6)\n")
     assert _run("diff", "old.toml", "new.toml", "--configs", "nope.jsonl") == (
         2, "", "matrix: error: --configs: cannot read 'nope.jsonl': [Errno 2] No such file or directory: 'nope.jsonl'\n")
+
+
+def _ci_step():
+    """The step of .ci/run that diffs the default matrix against the previous commit that changed it."""
+    import pathlib
+
+    text = (pathlib.Path(__file__).resolve().parent.parent / ".ci" / "run").read_text()
+    start = text.index('echo "+ matrix diff of the default matrix against the previous commit that changed it"')
+    return text[start:text.index("\nfi\n", start) + 4]
+
+
+def test_ci_prints_the_diff_against_the_previous_commit_that_changed_the_matrix_and_fails_only_on_exit_2(folder):
+    import os
+    import subprocess
+    import sys
+
+    (folder / ".venv" / "bin").mkdir(parents=True)
+    matrix_command = os.path.join(os.path.dirname(sys.executable), "matrix")
+    (folder / ".venv" / "bin" / "matrix").symlink_to(matrix_command)
+    (folder / "features.toml").write_text(SMALL)
+
+    def commit(message):
+        for command in (["add", "features.toml", "runners"],
+                        ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", message]):
+            subprocess.run(["git", *command], check=True, cwd=folder)
+
+    subprocess.run(["git", "init", "-q"], check=True, cwd=folder)
+    commit("old")
+    (folder / "features.toml").write_text(FLIPPED)
+    commit("flip fy for a")
+
+    def step():
+        done = subprocess.run(["bash", "-c", "set -euo pipefail\n" + _ci_step()], cwd=folder, capture_output=True,
+                              text=True)
+        return done.returncode, done.stdout.splitlines()
+
+    status, lines = step()
+    assert (status, lines[:4], lines[-1]) == (0, [
+        "+ matrix diff of the default matrix against the previous commit that changed it",
+        f"  (base: {subprocess.run(['git', 'log', '-1', '--format=%h old', 'HEAD~'], cwd=folder, capture_output=True, text=True).stdout.strip()})",
+        "3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic",
+        "breaking[served-refused]: Automatic choice: A → refused"], "failed (--fail-on breaking)")
+    (folder / "features.toml").write_text(SMALL.replace('when = "y"', 'when = "y and"'))
+    status, lines = step()
+    assert (status, lines[-1]) == (2, "matrix diff could not read a side (exit 2)")
