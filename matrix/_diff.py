@@ -11,7 +11,10 @@ deciding X and some rule of the new side deciding Y hold together": one search p
 rules whose answers differ. Warnings of one gate (a deprecation, a blocker, a removal) are one
 search per gate: active and warned on one side, not on the other.
 
-Each region found is re-resolved with the real `resolve` on both sides before it is reported.
+Every search goes through `matrix._split` (the question cut into parts that share no path),
+and a region found for a pair of rules is narrowed to as few gates whose entry differs as can be
+(`Search._fewest_causes`), so that its causes are the entries that make it. Each region found is
+re-resolved with the real `resolve` on both sides before it is reported.
 """
 
 from __future__ import annotations

@@ -10,8 +10,11 @@ file for what was removed).
 
 Method: `matrix._diff`. The questions asked, in order: the automatic runner (no runner and
 removals included); the answer to a request for each runner both sides have; deprecation
-warnings; each runner's blockers. Searches that give up are listed in `DiffReport.undecided`,
-never guessed.
+warnings; each runner's blockers. Each question is split into independent parts before it is
+searched (`matrix._split`). Searches that give up are listed in `DiffReport.undecided`, never
+guessed. One finding per cause: a region is bounded by as few of the entries that differ as can
+be, and a deprecation or blocker whose gate alone causes a behaviour change of automatic choice
+is said by that change (`Difference.also`).
 
 What is not compared (yet): preference notices for a preference passed over, warnings of the
 ``opt-in`` and ``partial`` kinds, the answer for a config that one side's ``[config]`` rejects
