@@ -302,6 +302,9 @@ class _Changes:
         seen = self.observe(region, witness)
         if seen is None:
             return
+        shorter = _pruned(witness, self.old, self.new)
+        if shorter != witness and self.answers(region, shorter) == seen:
+            witness = shorter  # the same answers on both sides, said with only the paths that matter
         old_text, new_text = seen
         entries = tuple(_entry(self.side(side), gate) for side, gate in causes) or (_order_entry(self.new),)
         message = _message(change_id, region, old_text, new_text, self.new, self.old)
@@ -352,12 +355,43 @@ class _Changes:
     def observe(self, region: _diff.Region, witness: Dict[str, Any]) -> Optional[Tuple[str, str]]:
         """What the witness resolves to on each side, in the terms of the region's question;
         None (and a line in `unreproduced`) when both say the same."""
-        answers = [observe(side, witness, region.kind, region.runner, region.feature, region.blocked)
-                   for side in (self.old, self.new)]
+        answers = self.answers(region, witness)
         if answers[0] == answers[1]:
             self.unreproduced.append(f"A witness did not reproduce ({region.kind}): {json.dumps(witness)}")
             return None
-        return answers[0], answers[1]
+        return answers
+
+    def answers(self, region: _diff.Region, witness: Dict[str, Any]) -> Tuple[str, str]:
+        old, new = (observe(side, witness, region.kind, region.runner, region.feature, region.blocked)
+                    for side in (self.old, self.new))
+        return old, new
+
+
+def _pruned(witness: Dict[str, Any], *sides: _diff.Side) -> Dict[str, Any]:
+    """*witness* without the values that every side's ``[config]`` has as the default at its
+    version (a config that leaves them out reads the same), nor the tables that leaves empty
+    where no side declares the section nullable."""
+    def pruned(table: Dict[str, Any], prefix: str) -> Dict[str, Any]:
+        out: Dict[str, Any] = {}
+        for key, value in table.items():
+            path = prefix + key
+            fields = [side.matrix.schema.get(path) for side in sides]
+            if isinstance(value, dict):
+                inner = pruned(value, path + ".")
+                if inner or any(f is not None and f.nullable for f in fields):
+                    out[key] = inner  # an empty table of a nullable section: the section is there
+                continue
+            if all(f is not None and f.has_default and _same_value(f.default_at(side.version), value)
+                   for f, side in zip(fields, sides)):
+                continue
+            out[key] = value
+        return out
+
+    return pruned(witness, "")
+
+
+def _same_value(a: object, b: object) -> bool:
+    return type(a) is type(b) and a == b
 
 
 def observe(side: _diff.Side, config: Dict[str, Any], kind: str, runner: Optional[str] = None,

@@ -40,9 +40,9 @@ def test_a_cell_flipped_moves_configs_to_the_fallback_runner_and_names_the_cell(
     report = diff(old, new)
     assert report.headline() == "3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic"
     assert _summary(report) == [
-        ("served-refused", "breaking", "Automatic choice: A → refused", "y and not x", {"x": False, "y": True},
+        ("served-refused", "breaking", "Automatic choice: A → refused", "y and not x", {"y": True},
          ["<string>:11 (new: $.features.fy)"]),
-        ("request-refused", "breaking", "Asking for A: A → refused", "y and not x", {"x": False, "y": True},
+        ("request-refused", "breaking", "Asking for A: A → refused", "y and not x", {"y": True},
          ["<string>:11 (new: $.features.fy)"]),
         ("blocker-added", "behaviour", "A and feature y: not blocked by it → blocked by it", "y", {"y": True},
          ["<string>:11 (new: $.features.fy)"]),
@@ -223,15 +223,15 @@ TEXT = """\
 breaking[served-refused]: Automatic choice: A → refused
     configs: y and not x
     cause: new.toml:11 (new: $.features.fy)
-    witness: {"x": false, "y": true}
-    before: matrix resolve --matrix old.toml --version 2.0 --set x=false --set y=true
-    after:  matrix resolve --matrix new.toml --version 2.0 --set x=false --set y=true
+    witness: {"y": true}
+    before: matrix resolve --matrix old.toml --version 2.0 --set y=true
+    after:  matrix resolve --matrix new.toml --version 2.0 --set y=true
 breaking[request-refused]: Asking for A: A → refused
     configs: y and not x
     cause: new.toml:11 (new: $.features.fy)
-    witness: {"x": false, "y": true}
-    before: matrix resolve --matrix old.toml --version 2.0 --runner a --set x=false --set y=true
-    after:  matrix resolve --matrix new.toml --version 2.0 --runner a --set x=false --set y=true
+    witness: {"y": true}
+    before: matrix resolve --matrix old.toml --version 2.0 --runner a --set y=true
+    after:  matrix resolve --matrix new.toml --version 2.0 --runner a --set y=true
 behaviour[blocker-added]: A and feature y: not blocked by it → blocked by it
     configs: y
     cause: new.toml:11 (new: $.features.fy)
@@ -292,8 +292,8 @@ def test_markdown_is_one_line_without_changes_and_a_table_with_them(folder):
 
 | Level | Change | What | Configs | Witness | Cause |
 |---|---|---|---|---|---|
-| breaking | `served-refused` | Automatic choice: A → refused | `y and not x` | `{"x": false, "y": true}` | new.toml:11 (new: $.features.fy) |
-| breaking | `request-refused` | Asking for A: A → refused | `y and not x` | `{"x": false, "y": true}` | new.toml:11 (new: $.features.fy) |
+| breaking | `served-refused` | Automatic choice: A → refused | `y and not x` | `{"y": true}` | new.toml:11 (new: $.features.fy) |
+| breaking | `request-refused` | Asking for A: A → refused | `y and not x` | `{"y": true}` | new.toml:11 (new: $.features.fy) |
 | behaviour | `blocker-added` | A and feature y: not blocked by it → blocked by it | `y` | `{"y": true}` | new.toml:11 (new: $.features.fy) |
 """)
 
@@ -517,7 +517,7 @@ def test_sarif_is_one_run_with_a_rule_per_change_id_and_a_result_on_the_cause(fo
         ("blocker-added", "blocker-added", "note", "A and feature y: not blocked by it → blocked by it\nconfigs: y",
          [{"physicalLocation": {"artifactLocation": {"uri": "new.toml"}, "region": {"startLine": 11, "startColumn": 1}},
            "logicalLocations": [{"fullyQualifiedName": "$.features.fy"}]}], None)]
-    assert run["results"][0]["properties"] == {"witness": {"x": False, "y": True}, "features": ["fy"], "old": "A",
+    assert run["results"][0]["properties"] == {"witness": {"y": True}, "features": ["fy"], "old": "A",
                                                "new": "refused", "side": "new"}
 
 
@@ -533,7 +533,7 @@ FLEET = """\
 
 
 def test_configs_of_a_fleet_say_which_change_and_how_from_json_lines_or_a_folder(folder):
-    (folder / "fleet.jsonl").write_text('{"x": false, "y": true}\n{}\n\n{"x": true, "y": true}\n')
+    (folder / "fleet.jsonl").write_text('{"y": true}\n{}\n\n{"x": true, "y": true}\n')
     assert _run("diff", "old.toml", "new.toml", "--configs", "fleet.jsonl") == (1, FLEET, "")
     (folder / "fleet").mkdir()
     (folder / "fleet" / "a.toml").write_text("y = true\n")
