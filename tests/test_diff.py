@@ -372,6 +372,10 @@ def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_rel
     assert {c.features: c.also for c in report.changes if c.id == "runner-changed"} == {
         ("elastic_ep",): ("blocker-lifted",), ("heterogeneous_vocab",): ("blocker-added",),
         ("rocm_v1_default_when_free",): ()}
+    # Every question decided within the budget (before the questions were split into independent
+    # parts, ten of them ran out of it): the only note is what a diff does not compare yet.
+    assert report.undecided == (
+        "Not compared: adjustments (the answers for a config an adjustment changes may differ unseen)",)
 
 
 def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_release():
