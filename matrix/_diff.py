@@ -285,11 +285,20 @@ class Search:
                 false = [n for side in refusing for n in side.removed(asked is not None)]
                 if there is not None and there.id not in other_choice.dead and warned(other, there):
                     false.append(there.when.node)
-                found = self._solve({"true": [gate.when.node], "false": false}, f"where {gate.name} changes")
+                namesakes: List[Feature] = []
+                if blocked is not None:
+                    # A blocker is said by its name: where another entry of the same name blocks
+                    # the runner on the other side (an entry rewritten under a new id), the
+                    # config sees no change.
+                    namesakes = [g for g in other.plan.features if g.name == gate.name and g.id != feature_id
+                                 and g.id not in other_choice.dead and warned(other, g)]
+                found = self._solve({"true": [gate.when.node], "false": false + [g.when.node for g in namesakes]},
+                                    f"where {gate.name} changes")
                 if found is None:
                     continue
                 yield Region(kind, asked, ("", None, ""), ("", None, sign), found, ((this.name, feature_id),),
-                             feature=feature_id, blocked=blocked)
+                             feature=feature_id, blocked=blocked,
+                             excluded=tuple((other.name, g.id) for g in namesakes))
 
 
 def deprecated(side: Side, gate: Feature) -> bool:

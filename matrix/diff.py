@@ -362,7 +362,11 @@ class _Changes:
         return answers
 
     def answers(self, region: _diff.Region, witness: Dict[str, Any]) -> Tuple[str, str]:
-        old, new = (observe(side, witness, region.kind, region.runner, region.feature, region.blocked)
+        name = None
+        if region.kind == "blocker" and region.feature is not None:
+            gate = self.new.gate(region.feature) or self.old.gate(region.feature)
+            name = gate.name if gate is not None else None
+        old, new = (observe(side, witness, region.kind, region.runner, region.feature, region.blocked, name)
                     for side in (self.old, self.new))
         return old, new
 
@@ -395,8 +399,9 @@ def _same_value(a: object, b: object) -> bool:
 
 
 def observe(side: _diff.Side, config: Dict[str, Any], kind: str, runner: Optional[str] = None,
-            feature: Optional[str] = None, blocked: Optional[str] = None) -> str:
-    """What *config* resolves to on *side*, as a diff reads it for one kind of question."""
+            feature: Optional[str] = None, blocked: Optional[str] = None, name: Optional[str] = None) -> str:
+    """What *config* resolves to on *side*, as a diff reads it for one kind of question (with
+    *name*, a blocker is the feature's name, whichever entry of that name blocks)."""
     from .resolver import resolve
 
     asked = runner if kind in ("asked", "removal") else None
@@ -421,6 +426,9 @@ def observe(side: _diff.Side, config: Dict[str, Any], kind: str, runner: Optiona
         warned = any(w.kind == "deprecated" and w.feature == feature for w in resolution.warnings)
         return "warned: deprecated" if warned else "not warned"
     assert blocked is not None
+    if name is not None:
+        return "blocked by it" if name in {g.name for g in resolution.unsupported.get(blocked, ())} else \
+            "not blocked by it"
     blockers = {g.id for g in resolution.unsupported.get(blocked, ())}
     return "blocked by it" if feature in blockers else "not blocked by it"
 

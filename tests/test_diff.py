@@ -395,13 +395,12 @@ def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_rel
         # V1 refuses Step5 models that it served when V2 was blocked (a fallback): no runner is left.
         ("served-refused", None, ("step5",)),
         ("request-refused", "v1", ("step5",)),
-        # DFlash candidate-head drafts now also match DFlash2BeamDraftModel (a new entry replaces
-        # the old one: the old entry's blocker ends where the new one's starts).
+        # DFlash candidate-head drafts now also match DFlash2BeamDraftModel: a new entry of the
+        # same name replaces the old one, and only the beam drafts see a change.
         ("blocker-added", "v1", ("dflash_candidate_head_beam",)),
-        ("blocker-lifted", "v1", ("dflash_candidate_head",)),
         # The Triton rule: missing Triton sends automatic choice to V1 only on a detected platform,
-        # and V2 validation no longer refuses it (the unspecified platform is accepted).
-        ("blocker-added", "v2", ("missing_triton_detected",)),
+        # and V2 validation no longer refuses it (the unspecified platform is accepted; the V2
+        # blocker "missing Triton", rewritten, stays on a detected platform).
         ("runner-changed", None, ("missing_triton",)),
         ("refused-served", None, ("missing_triton",)),
         ("request-served", "v1", ("missing_triton",)),
@@ -411,6 +410,12 @@ def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_rel
     assert (runner_changed.message, runner_changed.also, runner_changed.witness["platform"]) == (
         "Automatic choice: Model Runner V1 (fallback) → Model Runner V2", ("blocker-lifted",),
         {"has_triton": False, "is_unspecified": True})
+    beam = next(c for c in report.changes if c.features == ("dflash_candidate_head_beam",))
+    assert (beam.witness, beam.region.split(" and not ")[1]) == (
+        {"speculative_config": {"method": "dflash", "draft_model_config": {"architectures": ["DFlash2BeamDraftModel"]}}},
+        "(speculative_config.method == 'dflash' and ('DFlash2DraftModel' in "
+        "speculative_config.draft_model_config.architectures or 'LiLiCorrDraftModel' in "
+        "speculative_config.draft_model_config.architectures))")
     assert report.undecided == (
         "Not compared: adjustments (the answers for a config an adjustment changes may differ unseen)",)
 
