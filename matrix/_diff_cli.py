@@ -376,7 +376,8 @@ def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str,
         said = [f"{c.level}[{c.id}]" for c in report.changes if c.runner is None and before != after
                 and _applies(c, before, after)]
         changed += before != after
-        rows.append(f"| {name} | {before} | {after} | {', '.join(said) or ('—' if before == after else 'changed')} |")
+        cells = (name, before, after, ", ".join(said) or ("—" if before == after else "changed"))
+        rows.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
     head = f"{changed} of {len(configs)} config{'s' if len(configs) != 1 else ''} change ({report.old_version} → " \
            f"{report.new_version})"
     return "\n".join([head, "", *rows]) + "\n"
