@@ -288,8 +288,6 @@ def sarif(report: DiffReport, levels: Dict[str, Level]) -> str:
     """The report as one SARIF 2.1.0 log: a rule per change id (at its level, *levels* applied),
     a result per change on the line of its first cause (an accepted change is suppressed, with
     the accept entry's reason)."""
-    from .cli import _tool_version
-
     ids = list(CHANGES)
     rules = [{"id": change_id, "shortDescription": {"text": meaning},
               "defaultConfiguration": {"level": _SARIF[levels.get(change_id, level)]}}
@@ -323,33 +321,67 @@ def sarif(report: DiffReport, levels: Dict[str, Level]) -> str:
 
 def _configs(spec: str) -> List[Tuple[str, Dict[str, Any]]]:
     """(name, config) for each config of *spec*: a folder of ``.toml`` and ``.json`` files (read
-    as ``matrix resolve`` reads a config file; sorted by name), or a file of JSON lines (named
-    ``FILE:LINE``; blank lines skipped)."""
-    from .cli import _read_config, _Usage
+    as ``matrix resolve`` reads a config file, with its messages; sorted by name), or a file of
+    JSON lines (named ``FILE:LINE``; blank lines skipped)."""
+    if os.path.isdir(spec):
+        names = sorted(n for n in os.listdir(spec) if n.endswith((".toml", ".json")))
+        return [(name, _config_file(os.path.join(spec, name))) for name in names]
+    out = []
+    try:
+        with open(spec, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except (OSError, ValueError) as error:
+        raise UsageError(_messages.diff_configs_unreadable(spec, error)) from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except ValueError as error:
+            raise UsageError(_messages.diff_config_line(spec, number, str(error))) from None
+        if not isinstance(data, dict):
+            raise UsageError(_messages.diff_config_line(spec, number, f"not a table: {data!r}"))
+        out.append((f"{spec}:{number}", data))
+    return out
+
+
+def _config_file(path: str) -> Dict[str, Any]:
+    """One config file of a folder, as ``matrix resolve CONFIG`` reads it (the same messages)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except (OSError, ValueError) as error:
+        raise UsageError(_messages.cannot_read_config(path, error)) from None
+    data: object
+    if path.endswith(".toml"):
+        tomllib = toml()
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:
+            raise UsageError(_messages.config_not_toml(path, loader.toml_syntax_problem(path, text, error))) from None
+        except RecursionError:
+            raise UsageError(_messages.config_too_deep(path)) from None
+    else:
+        try:
+            data = json.loads(text)
+        except ValueError as error:
+            raise UsageError(_messages.config_not_json(path, error)) from None
+        except RecursionError:
+            raise UsageError(_messages.config_too_deep(path)) from None
+    if not isinstance(data, dict):
+        raise UsageError(_messages.config_not_a_table(path, data))
+    return data
+
+
+def _tool_version() -> str:
+    """The installed version of support-matrix ("0" when run from a source tree), as
+    ``matrix --version`` says it."""
+    from importlib.metadata import PackageNotFoundError, version
 
     try:
-        if os.path.isdir(spec):
-            names = sorted(n for n in os.listdir(spec) if n.endswith((".toml", ".json")))
-            return [(name, _read_config(os.path.join(spec, name), None)) for name in names]
-        out = []
-        try:
-            with open(spec, encoding="utf-8") as handle:
-                lines = handle.read().splitlines()
-        except (OSError, ValueError) as error:
-            raise UsageError(_messages.diff_configs_unreadable(spec, error)) from None
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except ValueError as error:
-                raise UsageError(_messages.diff_config_line(spec, number, str(error))) from None
-            if not isinstance(data, dict):
-                raise UsageError(_messages.diff_config_line(spec, number, f"not a table: {data!r}"))
-            out.append((f"{spec}:{number}", data))
-        return out
-    except _Usage as error:
-        raise UsageError(str(error)) from None
+        return version("support-matrix")
+    except PackageNotFoundError:
+        return "0"
 
 
 def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str, Dict[str, Any]]]) -> str:

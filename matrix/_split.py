@@ -52,7 +52,7 @@ class Split:
         self._by_id: Dict[int, int] = {}
         self._alive: List[Node] = []
         self._not: Dict[int, int] = {}
-        self._paths: List[FrozenSet[str]] = []
+        self._reads: List[FrozenSet[str]] = []
         self._answers: Dict[Part, Optional[Assignment]] = {}
         self._left = 0
 
@@ -63,7 +63,7 @@ class Split:
             known = self._numbers.setdefault(node, len(self.nodes))
             if known == len(self.nodes):
                 self.nodes.append(node)
-                self._paths.append(self._read(node))
+                self._reads.append(self._read(node))
             self._by_id[id(node)] = known
             self._alive.append(node)  # its id stays its own while it is known by it
         return known
@@ -106,10 +106,10 @@ class Split:
         goals, groups = part
         paths: Set[str] = set()
         for number, _ in goals:
-            paths |= self._paths[number]
+            paths |= self._reads[number]
         for group in groups:
             for number in group:
-                paths |= self._paths[number]
+                paths |= self._reads[number]
         size = 1
         for path in paths:
             size *= len(self.space.domains.get(path, (None,)))
@@ -136,7 +136,7 @@ class Split:
         # The group that ties most paths together: once one of its options is chosen, the part
         # tends to fall apart into independent ones (branching on small local groups first
         # multiplies the branches by choices that do not matter).
-        group = max(groups, key=lambda g: (len(frozenset().union(*(self._paths[n] for n in g))), -len(g), g))
+        group = max(groups, key=lambda g: (len(frozenset().union(*(self._reads[n] for n in g))), -len(g), g))
         rest = [g for g in groups if g != group]
         inexact: Optional[Inconclusive] = None
         for index, option in enumerate(group):
@@ -177,8 +177,8 @@ class Split:
                 path = parent[path]
             return path
 
-        goal_paths = [(goal, self._paths[goal[0]]) for goal in sorted(goals)]
-        group_paths = [(group, frozenset().union(*(self._paths[n] for n in group))) for group in sorted(groups)]
+        goal_paths = [(goal, self._reads[goal[0]]) for goal in sorted(goals)]
+        group_paths = [(group, frozenset().union(*(self._reads[n] for n in group))) for group in sorted(groups)]
         for paths in [p for _, p in goal_paths] + [p for _, p in group_paths]:
             ordered = sorted(paths)
             for path in ordered[1:]:

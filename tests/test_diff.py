@@ -567,6 +567,14 @@ def test_configs_that_cannot_be_read_exit_2(folder):
         2, "", "matrix: error: --configs: bad.jsonl:1 is not a JSON config: Expecting value: line 1 column 7 (char 6)\n")
     assert _run("diff", "old.toml", "new.toml", "--configs", "nope.jsonl") == (
         2, "", "matrix: error: --configs: cannot read 'nope.jsonl': [Errno 2] No such file or directory: 'nope.jsonl'\n")
+    (folder / "fleet").mkdir()
+    (folder / "fleet" / "a.json").write_text("[true]")
+    assert _run("diff", "old.toml", "new.toml", "--configs", "fleet") == (
+        2, "", "matrix: error: Config fleet/a.json must be a table (a JSON object), not list\n")
+    (folder / "fleet" / "a.json").write_text("{")
+    assert _run("diff", "old.toml", "new.toml", "--configs", "fleet") == (
+        2, "", "matrix: error: Config fleet/a.json is not valid JSON: Expecting property name enclosed in double "
+               "quotes: line 1 column 2 (char 1)\n")
 
 
 def _ci_step():
