@@ -11,7 +11,10 @@ deciding X and some rule of the new side deciding Y hold together": one search p
 rules whose answers differ. Warnings of one gate (a deprecation, a blocker, a removal) are one
 search per gate: active and warned on one side, not on the other.
 
-Each region found is re-resolved with the real `resolve` on both sides before it is reported.
+Every search goes through `matrix._split` (the question cut into parts that share no path),
+and a region found for a pair of rules is narrowed to as few gates whose entry differs as can be
+(`Search._fewest_causes`), so that its causes are the entries that make it. Each region found is
+re-resolved with the real `resolve` on both sides before it is reported.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ from ._choice import Rule, Term
 from ._compile import Plan
 from ._nodes import Node
 from ._space import Inconclusive, Space
-from .check import _Choice
+from ._split import Split
+from .check import _Choice, _Places
 from .schema import BLOCKING, Feature, Field, Matrix, Schema
 
 #: What one rule answers: ``("served", runner, warning)`` or ``("refused", None, why)``;
@@ -77,7 +81,14 @@ class Side:
         automatic_only = {f.id for f in features if f.applies == "automatic"}
         self.automatic = _Choice(compiled, asked_only)
         self.asked = _Choice(compiled, automatic_only)
-        self._asked_steps: Dict[str, List[Rule]] = {}
+        #: Each gate's bit (by identity: a plan's gates are compared often, and attrs equality
+        #: reads every field), and the first gate of each id.
+        self._bits = {id(f): i for i, f in enumerate(features)}
+        self._gates: Dict[str, Feature] = {}
+        for f in features:
+            self._gates.setdefault(f.id, f)
+        #: Where entries stand in the side's file (its text parsed once, when first asked).
+        self.places = _Places(self.matrix)
 
     def removed(self, asked: bool) -> List[Node]:
         """The conditions of the removed gates in force in one mode of choice."""
@@ -111,7 +122,7 @@ class Side:
         gate that does not override refuses it; else the last overriding gate active chooses its
         runner; the runner chosen serves unless a gate it says no to is active."""
         plan = self.plan
-        forcing = [(1 << plan.features.index(f), f) for f in plan.active(plan.forcing)
+        forcing = [(1 << self.bit(f), f) for f in plan.active(plan.forcing)
                    if f.forces is not None and f.forces.runner != runner]
         rules: List[Tuple[Rule, Outcome]] = []
         refusing = sum(bit for bit, f in forcing if f.forces is not None and not f.forces.override)
@@ -135,7 +146,12 @@ class Side:
             yield rule, (), outcome
 
     def gate(self, feature_id: str) -> Optional[Feature]:
-        return next((f for f in self.plan.features if f.id == feature_id), None)
+        return self._gates.get(feature_id)
+
+    def bit(self, gate: Feature) -> int:
+        """The index of *gate* in the plan's gates."""
+        found = self._bits.get(id(gate))
+        return self.plan.features.index(gate) if found is None else found
 
 
 class Search:
@@ -145,6 +161,7 @@ class Search:
         self.old, self.new = old, new
         nodes = [g.when.node for side in (old, new) for g in side.plan.features]
         self.space = Space(union_schema(old.matrix.schema, new.matrix.schema), nodes, budget=budget)
+        self.split = Split(self.space)
         self.undecided: List[str] = []
         self.changed = self._changed()
 
@@ -164,7 +181,7 @@ class Search:
 
     def _solve(self, question: Dict[str, Any], what: str) -> Optional[Assignment]:
         try:
-            return self.space.solve(**question)
+            return self.split.solve(**question)
         except Inconclusive as error:
             self.undecided.append(_undecided(error, self.space.budget, what))
             return None
@@ -209,18 +226,45 @@ class Search:
                 if _same(a_out, b_out):
                     continue
                 question = {key: a_q[key] + b_q[key] for key in ("true", "false", "extra")}
-                if self.changed is not None:
-                    question["extra"] = question["extra"][:-1]  # said once
-                found = self._solve(question, f"whether {_what(runner)} goes from {_said(a_out)} to {_said(b_out)} "
-                                              "for any config")
-                if found is None:
-                    continue
-                gates = tuple((s, f.id) for s, choice, step in (("old", old_choice, a_step), ("new", new_choice, b_step))
-                              for f in _bound(choice, step))
+                # "Some gate whose entry differs is active" is asked below, cause by cause.
+                question["extra"] = [group for group in question["extra"] if group is not self.changed]
                 sides_steps = (("old", old_choice, a_step), ("new", new_choice, b_step))
-                excluded = tuple((s, f.id) for s, choice, step in sides_steps for f in _bound(choice, step, False)
-                                 if self.space.truth(f.when.node, found) is False)
-                yield Region("asked" if asked else "automatic", runner, a_out, b_out, found, gates, excluded=excluded)
+                gates = tuple((s, f.id) for s, choice, step in sides_steps for f in _bound(choice, step))
+                for found in self._regions(question, f"whether {_what(runner)} goes from {_said(a_out)} to "
+                                                     f"{_said(b_out)} for any config"):
+                    excluded = tuple((s, f.id) for s, choice, step in sides_steps for f in _bound(choice, step, False)
+                                     if self.space.truth(f.when.node, found) is False)
+                    yield Region("asked" if asked else "automatic", runner, a_out, b_out, found, gates,
+                                 excluded=excluded)
+
+    def _regions(self, question: Dict[str, Any], what: str) -> Iterator[Assignment]:
+        """Where *question* holds and some gate whose entry differs is active (any config when
+        the sides order the runners differently): one region, with as few such gates active as
+        can be (`_fewest_causes`)."""
+        if self.changed is not None:
+            question = {**question, "extra": [*question["extra"], self.changed]}
+        found = self._solve(question, what)
+        if found is not None:
+            yield self._fewest_causes(question, found)
+
+    def _fewest_causes(self, question: Dict[str, Any], found: Assignment) -> Assignment:
+        """A region of the same question where as few gates whose entry differs as can be are
+        active: each one active in *found* is asked inactive in turn, and stays so where the
+        question still holds (so a finding names the entries that make it, not those its first
+        witness happened to use)."""
+        if self.changed is None:
+            return found
+        for node in dict.fromkeys(self.changed[1]):
+            if self.space.truth(node, found) is not True:
+                continue
+            narrower = {**question, "false": [*question["false"], node]}
+            try:
+                again = self.split.solve(**narrower)
+            except Inconclusive:
+                continue  # kept as found: no question left undecided for a shorter text
+            if again is not None:
+                question, found = narrower, again
+        return found
 
     def one_gate(self, kind: str, warned: Callable[[Side, Feature], bool], *, asked: Optional[str] = None,
                  blocked: Optional[str] = None) -> Iterator[Region]:
@@ -241,21 +285,30 @@ class Search:
                 false = [n for side in refusing for n in side.removed(asked is not None)]
                 if there is not None and there.id not in other_choice.dead and warned(other, there):
                     false.append(there.when.node)
-                found = self._solve({"true": [gate.when.node], "false": false}, f"where {gate.name} changes")
+                namesakes: List[Feature] = []
+                if blocked is not None:
+                    # A blocker is said by its name: where another entry of the same name blocks
+                    # the runner on the other side (an entry rewritten under a new id), the
+                    # config sees no change.
+                    namesakes = [g for g in other.plan.features if g.name == gate.name and g.id != feature_id
+                                 and g.id not in other_choice.dead and warned(other, g)]
+                found = self._solve({"true": [gate.when.node], "false": false + [g.when.node for g in namesakes]},
+                                    f"where {gate.name} changes")
                 if found is None:
                     continue
                 yield Region(kind, asked, ("", None, ""), ("", None, sign), found, ((this.name, feature_id),),
-                             feature=feature_id, blocked=blocked)
+                             feature=feature_id, blocked=blocked,
+                             excluded=tuple((other.name, g.id) for g in namesakes))
 
 
 def deprecated(side: Side, gate: Feature) -> bool:
     """The gate warns that it is deprecated when it is active."""
-    return bool(side.plan.deprecated >> side.plan.features.index(gate) & 1)
+    return bool(side.plan.deprecated >> side.bit(gate) & 1)
 
 
 def removed(side: Side, gate: Feature) -> bool:
     """The gate refuses the configs that use it (a removal)."""
-    return bool(side.plan.removed >> side.plan.features.index(gate) & 1)
+    return bool(side.plan.removed >> side.bit(gate) & 1)
 
 
 def blocking(runner: str) -> Callable[[Side, Feature], bool]:
@@ -270,7 +323,7 @@ def signature(side: Side, gate: Optional[Feature]) -> object:
     if gate is None:
         return None
     plan, v = side.plan, side.version
-    bit = plan.features.index(gate)
+    bit = side.bit(gate)
     origin = gate.origin
     return (str(gate.when), tuple((r.id, gate.status(r.id, v)) for r in side.matrix.runners if r.id in gate.support),
             plan.deprecated >> bit & 1, plan.removed >> bit & 1, gate.forces, gate.prefers, gate.applies,

@@ -11,7 +11,7 @@ from typing import IO, Any, Dict, List, Optional, Tuple
 from . import _messages, loader
 from ._files import toml
 from .diff import CHANGES, LEVELS, Accepted, Difference, DiffReport, Level, command, diff
-from .errors import UsageError
+from .errors import ConfigError, RemovedFeatureError, ResolutionError, UsageError
 from .schema import Matrix
 
 #: Findings shown in the table of a Markdown comment; the rest go in a <details> block.
@@ -31,10 +31,13 @@ def add_parser(commands: Any, stdout: IO[str]) -> None:
                                                           "features.toml)")
     parser.add_argument("--from-version", metavar="A", help="the version of the old side")
     parser.add_argument("--to-version", metavar="B", help="the version of the new side")
-    parser.add_argument("--format", choices=("text", "json", "markdown", "github"), default="text",
+    parser.add_argument("--format", choices=("text", "json", "markdown", "github", "sarif"), default="text",
                         help="text; json (matrix/diff.schema.json); markdown (a pull-request comment); github "
                              "(workflow commands: an annotation on the line of each change's cause, the base "
-                             "file's line for what was removed)")
+                             "file's line for what was removed); sarif (SARIF 2.1.0, for code scanning)")
+    parser.add_argument("--configs", metavar="FILE",
+                        help="for these configs only, a table of which change and how: a file of JSON lines "
+                             "(one config each), or a folder of TOML and JSON configs")
     parser.add_argument("--level", action="append", default=[], metavar="ID=LEVEL",
                         help="the level of a change id (breaking, behaviour, cosmetic); repeatable")
     parser.add_argument("--fail-on", choices=LEVELS, default=None,
@@ -52,12 +55,17 @@ def run(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin:
     fail_on: Level = options.fail_on or settings.fail_on
     report = diff(old[0], new[0], old_version=options.from_version, new_version=options.to_version)
     report = report.with_levels(levels, settings.accept)
+    if options.configs is not None:
+        stdout.write(fleet(report, old[0], new[0], _configs(options.configs)))
+        return 1 if report.failed(fail_on) else 0
     if options.format == "json":
         stdout.write(json.dumps(to_json(report, fail_on), indent=2, ensure_ascii=False) + "\n")
     elif options.format == "markdown":
         stdout.write(markdown(report))
     elif options.format == "github":
         stdout.write(github(report))
+    elif options.format == "sarif":
+        stdout.write(sarif(report, levels))
     else:
         stdout.write(text(report, old[1], new[1], fail_on))
     return 1 if report.failed(fail_on) else 0
@@ -191,6 +199,8 @@ def text(report: DiffReport, old_file: Optional[str], new_file: Optional[str], f
         accepted = f" (accepted: {change.accepted})" if change.accepted else ""
         lines.append(f"{change.level}[{change.id}]: {change.message}{accepted}")
         lines.append(f"    configs: {change.region}")
+        if change.also:
+            lines.append(f"    also: {', '.join(change.also)} (the same cause)")
         for entry in change.entries:
             lines.append(f"    cause: {entry}")
         if change.witness:
@@ -268,3 +278,149 @@ def markdown(report: DiffReport) -> str:
     for note in report.undecided:
         lines += ["", f"> undecided: {note}"]
     return "\n".join(lines) + "\n"
+
+
+#: breaking, behaviour, cosmetic → SARIF's level.
+_SARIF = {"breaking": "error", "behaviour": "warning", "cosmetic": "note"}
+
+
+def sarif(report: DiffReport, levels: Dict[str, Level]) -> str:
+    """The report as one SARIF 2.1.0 log: a rule per change id (at its level, *levels* applied),
+    a result per change on the line of its first cause (an accepted change is suppressed, with
+    the accept entry's reason)."""
+    ids = list(CHANGES)
+    rules = [{"id": change_id, "shortDescription": {"text": meaning},
+              "defaultConfiguration": {"level": _SARIF[levels.get(change_id, level)]}}
+             for change_id, (level, meaning) in CHANGES.items()]
+    results = []
+    for change in report.changes:
+        result: Dict[str, Any] = {"ruleId": change.id, "ruleIndex": ids.index(change.id), "level": _SARIF[change.level],
+                                  "message": {"text": f"{change.message}\nconfigs: {change.region}"}}
+        entry = change.entries[0] if change.entries else None
+        if entry is not None and entry.file is not None:
+            location: Dict[str, Any] = {"artifactLocation": {"uri": _in_tree(entry.file).replace("\\", "/")}}
+            if entry.line is not None:
+                location["region"] = {"startLine": entry.line, "startColumn": entry.column or 1}
+            result["locations"] = [{"physicalLocation": location,
+                                    "logicalLocations": [{"fullyQualifiedName": entry.place}]}]
+        result["properties"] = {"witness": change.witness, "features": list(change.features), "old": change.old,
+                                "new": change.new, "side": entry.side if entry is not None else None}
+        if change.accepted is not None:
+            result["suppressions"] = [{"kind": "external", "justification": change.accepted}]
+        results.append(result)
+    log = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
+           "runs": [{"tool": {"driver": {"name": "matrix diff", "version": _tool_version(),
+                                         "informationUri": "https://pypi.org/project/support-matrix/",
+                                         "rules": rules}},
+                     "results": results}]}
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+# --- --configs: a fleet of real configs -----------------------------------------------------------
+
+
+def _configs(spec: str) -> List[Tuple[str, Dict[str, Any]]]:
+    """(name, config) for each config of *spec*: a folder of ``.toml`` and ``.json`` files (read
+    as ``matrix resolve`` reads a config file, with its messages; sorted by name), or a file of
+    JSON lines (named ``FILE:LINE``; blank lines skipped)."""
+    if os.path.isdir(spec):
+        names = sorted(n for n in os.listdir(spec) if n.endswith((".toml", ".json")))
+        return [(name, _config_file(os.path.join(spec, name))) for name in names]
+    out = []
+    try:
+        with open(spec, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except (OSError, ValueError) as error:
+        raise UsageError(_messages.diff_configs_unreadable(spec, error)) from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except ValueError as error:
+            raise UsageError(_messages.diff_config_line(spec, number, str(error))) from None
+        if not isinstance(data, dict):
+            raise UsageError(_messages.diff_config_line(spec, number, f"not a table: {data!r}"))
+        out.append((f"{spec}:{number}", data))
+    return out
+
+
+def _config_file(path: str) -> Dict[str, Any]:
+    """One config file of a folder, as ``matrix resolve CONFIG`` reads it (the same messages)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except (OSError, ValueError) as error:
+        raise UsageError(_messages.cannot_read_config(path, error)) from None
+    data: object
+    if path.endswith(".toml"):
+        tomllib = toml()
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:
+            raise UsageError(_messages.config_not_toml(path, loader.toml_syntax_problem(path, text, error))) from None
+        except RecursionError:
+            raise UsageError(_messages.config_too_deep(path)) from None
+    else:
+        try:
+            data = json.loads(text)
+        except ValueError as error:
+            raise UsageError(_messages.config_not_json(path, error)) from None
+        except RecursionError:
+            raise UsageError(_messages.config_too_deep(path)) from None
+    if not isinstance(data, dict):
+        raise UsageError(_messages.config_not_a_table(path, data))
+    return data
+
+
+def _tool_version() -> str:
+    """The installed version of support-matrix ("0" when run from a source tree), as
+    ``matrix --version`` says it."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("support-matrix")
+    except PackageNotFoundError:
+        return "0"
+
+
+def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str, Dict[str, Any]]]) -> str:
+    """For each config: what it resolves to on each side (the runner chosen automatically, or the
+    refusal), and the change of the report it falls under; a Markdown table, configs that do not
+    change included."""
+    from .resolver import resolve
+
+    def answer(matrix: Matrix, config: Dict[str, Any], version: str) -> str:
+        try:
+            resolution = resolve(matrix, config, version=version)
+        except ConfigError as error:
+            return f"config error: {error}"
+        except ResolutionError as error:
+            return "refused (removed)" if isinstance(error, RemovedFeatureError) else "refused"
+        runner: str = resolution.runner
+        kinds = sorted({w.kind for w in resolution.warnings if w.kind in ("fallback", "override", "deprecated")})
+        return runner + "".join(f" ({k})" for k in kinds)
+
+    changed = 0
+    rows = ["| Config | Before | After | Change |", "|---|---|---|---|"]
+    for name, config in configs:
+        before, after = answer(old, config, report.old_version), answer(new, config, report.new_version)
+        said = [f"{c.level}[{c.id}]" for c in report.changes if c.runner is None and before != after
+                and _applies(c, before, after)]
+        changed += before != after
+        cells = (name, before, after, ", ".join(said) or ("—" if before == after else "changed"))
+        rows.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
+    head = f"{changed} of {len(configs)} config{'s' if len(configs) != 1 else ''} change ({report.old_version} → " \
+           f"{report.new_version})"
+    return "\n".join([head, "", *rows]) + "\n"
+
+
+def _applies(change: Difference, before: str, after: str) -> bool:
+    """Whether a change of automatic choice (or a removal) can be the one a config shows."""
+    if change.id.startswith("remov"):
+        return "removed" in before + after
+    if change.id in ("served-refused", "refused-served"):
+        return ("refused" in before) != ("refused" in after)
+    if change.id == "runner-changed":
+        return before.split()[0] != after.split()[0] and "refused" not in before + after
+    return before.split()[0] == after.split()[0]

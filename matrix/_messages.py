@@ -1327,3 +1327,13 @@ def adjustment_too_large(name: str, paths: Sequence[str]) -> str:
     return (f"{name} sets {', '.join(repr(p) for p in paths)}, which gates read, and the conditions read through "
             "the adjustments grow too large to search: the answers about choice read configs as given, before "
             "any adjustment, and are not exact where it applies")
+
+
+# --- matrix diff --configs ----------------------------------------------------------------------
+
+def diff_configs_unreadable(name: str, error: Exception) -> str:
+    return f"--configs: cannot read {name!r}: {error}"
+
+
+def diff_config_line(name: str, line: int, problem: str) -> str:
+    return f"--configs: {name}:{line} is not a JSON config: {problem}"

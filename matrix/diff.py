@@ -10,8 +10,11 @@ file for what was removed).
 
 Method: `matrix._diff`. The questions asked, in order: the automatic runner (no runner and
 removals included); the answer to a request for each runner both sides have; deprecation
-warnings; each runner's blockers. Searches that give up are listed in `DiffReport.undecided`,
-never guessed.
+warnings; each runner's blockers. Each question is split into independent parts before it is
+searched (`matrix._split`). Searches that give up are listed in `DiffReport.undecided`, never
+guessed. One finding per cause: a region is bounded by as few of the entries that differ as can
+be, and a deprecation or blocker whose gate alone causes a behaviour change of automatic choice
+is said by that change (`Difference.also`).
 
 What is not compared (yet): preference notices for a preference passed over, warnings of the
 ``opt-in`` and ``partial`` kinds, the answer for a config that one side's ``[config]`` rejects
@@ -119,10 +122,13 @@ class Difference:
     features: Tuple[str, ...] = ()
     entries: Tuple[Entry, ...] = ()
     accepted: Optional[str] = None  # the reason of the accept entry that covers it
+    #: The ids of the changes of the same cause folded into this one (`_folded`).
+    also: Tuple[str, ...] = ()
 
     def to_dict(self) -> Dict[str, Any]:
         out = attrs.asdict(self, recurse=False)
         out["features"] = list(self.features)
+        out["also"] = list(self.also)
         out["entries"] = [attrs.asdict(e) for e in self.entries]
         return out
 
@@ -187,9 +193,37 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
     for runner in runners:
         changes.add_regions(search.one_gate("blocker", _diff.blocking(runner), blocked=runner))
     changes.cosmetic()
-    return DiffReport(_sorted(changes.out), str(sides[0].version), str(sides[1].version),
+    return DiffReport(_sorted(_folded(changes.out)), str(sides[0].version), str(sides[1].version),
                       tuple(dict.fromkeys(search.undecided)) + tuple(changes.unreproduced)
                       + _not_compared(sides[0].plan, sides[1].plan))
+
+
+#: The one-gate changes that a change of automatic choice of the same cause already shows, and
+#: the note they add to its new answer.
+_FOLDED = {"deprecation-started": "deprecated", "blocker-added": "", "blocker-lifted": ""}
+_AUTOMATIC = ("runner-changed", "refused-served", "fallback-added", "fallback-lifted", "preference-added",
+              "preference-lifted")
+
+
+def _folded(changes: List[Difference]) -> List[Difference]:
+    """One finding per cause: a deprecation that starts, or a blocker added or lifted, whose
+    gate alone causes a behaviour change of automatic choice, is said by that change (its id in
+    ``also``, a deprecation in its message), not beside it."""
+    out = list(changes)
+    for one in changes:
+        if one.id not in _FOLDED or one.level != "behaviour" or len(one.features) != 1:
+            continue
+        into = next((i for i, c in enumerate(out) if c.id in _AUTOMATIC and c.level == "behaviour"
+                     and c.features == one.features), None)
+        if into is None:
+            continue
+        target = out[into]
+        note, message = _FOLDED[one.id], target.message
+        if note:  # in the message only: ``new`` stays what `observe` says of the witness
+            message = message[:-1] + f", {note})" if message.endswith(")") else f"{message} ({note})"
+        out[into] = attrs.evolve(target, message=message, also=(*target.also, one.id))
+        out.remove(one)
+    return out
 
 
 def _not_compared(*plans: Any) -> Tuple[str, ...]:
@@ -268,6 +302,9 @@ class _Changes:
         seen = self.observe(region, witness)
         if seen is None:
             return
+        shorter = _pruned(witness, self.old, self.new)
+        if shorter != witness and self.answers(region, shorter) == seen:
+            witness = shorter  # the same answers on both sides, said with only the paths that matter
         old_text, new_text = seen
         entries = tuple(_entry(self.side(side), gate) for side, gate in causes) or (_order_entry(self.new),)
         message = _message(change_id, region, old_text, new_text, self.new, self.old)
@@ -318,17 +355,53 @@ class _Changes:
     def observe(self, region: _diff.Region, witness: Dict[str, Any]) -> Optional[Tuple[str, str]]:
         """What the witness resolves to on each side, in the terms of the region's question;
         None (and a line in `unreproduced`) when both say the same."""
-        answers = [observe(side, witness, region.kind, region.runner, region.feature, region.blocked)
-                   for side in (self.old, self.new)]
+        answers = self.answers(region, witness)
         if answers[0] == answers[1]:
             self.unreproduced.append(f"A witness did not reproduce ({region.kind}): {json.dumps(witness)}")
             return None
-        return answers[0], answers[1]
+        return answers
+
+    def answers(self, region: _diff.Region, witness: Dict[str, Any]) -> Tuple[str, str]:
+        name = None
+        if region.kind == "blocker" and region.feature is not None:
+            gate = self.new.gate(region.feature) or self.old.gate(region.feature)
+            name = gate.name if gate is not None else None
+        old, new = (observe(side, witness, region.kind, region.runner, region.feature, region.blocked, name)
+                    for side in (self.old, self.new))
+        return old, new
+
+
+def _pruned(witness: Dict[str, Any], *sides: _diff.Side) -> Dict[str, Any]:
+    """*witness* without the values that every side's ``[config]`` has as the default at its
+    version (a config that leaves them out reads the same), nor the tables that leaves empty
+    where no side declares the section nullable."""
+    def pruned(table: Dict[str, Any], prefix: str) -> Dict[str, Any]:
+        out: Dict[str, Any] = {}
+        for key, value in table.items():
+            path = prefix + key
+            fields = [side.matrix.schema.get(path) for side in sides]
+            if isinstance(value, dict):
+                inner = pruned(value, path + ".")
+                if inner or any(f is not None and f.nullable for f in fields):
+                    out[key] = inner  # an empty table of a nullable section: the section is there
+                continue
+            if all(f is not None and f.has_default and _same_value(f.default_at(side.version), value)
+                   for f, side in zip(fields, sides)):
+                continue
+            out[key] = value
+        return out
+
+    return pruned(witness, "")
+
+
+def _same_value(a: object, b: object) -> bool:
+    return type(a) is type(b) and a == b
 
 
 def observe(side: _diff.Side, config: Dict[str, Any], kind: str, runner: Optional[str] = None,
-            feature: Optional[str] = None, blocked: Optional[str] = None) -> str:
-    """What *config* resolves to on *side*, as a diff reads it for one kind of question."""
+            feature: Optional[str] = None, blocked: Optional[str] = None, name: Optional[str] = None) -> str:
+    """What *config* resolves to on *side*, as a diff reads it for one kind of question (with
+    *name*, a blocker is the feature's name, whichever entry of that name blocks)."""
     from .resolver import resolve
 
     asked = runner if kind in ("asked", "removal") else None
@@ -353,6 +426,9 @@ def observe(side: _diff.Side, config: Dict[str, Any], kind: str, runner: Optiona
         warned = any(w.kind == "deprecated" and w.feature == feature for w in resolution.warnings)
         return "warned: deprecated" if warned else "not warned"
     assert blocked is not None
+    if name is not None:
+        return "blocked by it" if name in {g.name for g in resolution.unsupported.get(blocked, ())} else \
+            "not blocked by it"
     blockers = {g.id for g in resolution.unsupported.get(blocked, ())}
     return "blocked by it" if feature in blockers else "not blocked by it"
 
@@ -394,8 +470,6 @@ def _region_text(gates: Sequence[Feature], excluded: Sequence[Feature] = ()) -> 
 
 
 def _entry(side: _diff.Side, gate: Feature) -> Entry:
-    from .check import _Places
-
     matrix = side.matrix
     origin = gate.origin
     if origin is not None:
@@ -404,14 +478,12 @@ def _entry(side: _diff.Side, gate: Feature) -> Entry:
             file = matrix.runner(runner).file
             if file is not None:
                 return Entry(side.name, f"$.runners.{runner}", file, 1, 1)  # type: ignore[arg-type]
-    line, column = _Places(matrix).where(("features", gate.id))
+    line, column = side.places.where(("features", gate.id))
     return Entry(side.name, f"$.features.{gate.id}", matrix.file, line, column)  # type: ignore[arg-type]
 
 
 def _order_entry(side: _diff.Side) -> Entry:
-    from .check import _Places
-
-    line, column = _Places(side.matrix).where(("matrix", "runners"))
+    line, column = side.places.where(("matrix", "runners"))
     return Entry(side.name, "$.matrix.runners", side.matrix.file, line, column)  # type: ignore[arg-type]
 
 
@@ -439,7 +511,7 @@ def command(change: Difference, matrix_file: Optional[str], version: str) -> str
     parts += ["--version", version]
     if change.runner is not None and not change.id.startswith("blocker-"):
         parts += ["--runner", change.runner]
-    for path, value in _flat(change.witness):
+    for path, value in sorted(_flat(change.witness)):
         shown = value if isinstance(value, str) else json.dumps(value)
         parts += ["--set", f"{path}={shown}"]
     return " ".join(shlex.quote(p) for p in parts)

@@ -40,9 +40,9 @@ def test_a_cell_flipped_moves_configs_to_the_fallback_runner_and_names_the_cell(
     report = diff(old, new)
     assert report.headline() == "3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic"
     assert _summary(report) == [
-        ("served-refused", "breaking", "Automatic choice: A → refused", "y and not x", {"x": False, "y": True},
+        ("served-refused", "breaking", "Automatic choice: A → refused", "y and not x", {"y": True},
          ["<string>:11 (new: $.features.fy)"]),
-        ("request-refused", "breaking", "Asking for A: A → refused", "y and not x", {"x": False, "y": True},
+        ("request-refused", "breaking", "Asking for A: A → refused", "y and not x", {"y": True},
          ["<string>:11 (new: $.features.fy)"]),
         ("blocker-added", "behaviour", "A and feature y: not blocked by it → blocked by it", "y", {"y": True},
          ["<string>:11 (new: $.features.fy)"]),
@@ -172,7 +172,8 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
         universe = universe[:: len(universe) // 3000 + 1]
     by_id = {}
     for change in report.changes:
-        by_id.setdefault(change.id, []).append(change)
+        for change_id in (change.id, *change.also):  # a change folded into another is said by it
+            by_id.setdefault(change_id, []).append(change)
     for config in universe:
         before, after = _answers(sides[0], config), _answers(sides[1], config)
         if any(a.startswith("a config error") for a in (*before.values(), *after.values())):
@@ -183,8 +184,10 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
             kind, runner, gate = key
             if kind in ("deprecation", "blocker") and removed in (before[_AUTO], after[_AUTO]):
                 continue  # the warnings and blockers of a config a removal refuses are not compared
+            # A blocker or deprecation folded into a change of automatic choice (its id in
+            # ``also``) is said by that change, of the same single gate.
             reported = [c for i in _expected(kind, before[key], after[key]) for c in by_id.get(i, [])
-                        if c.id in _REMOVAL or kind == "automatic" or c.runner == runner
+                        if c.id in _REMOVAL or kind == "automatic" or (c.runner == runner or i in c.also)
                         and (gate is None or gate in c.features)]
             assert reported, (key, config, before[key], after[key], [c.id for c in report.changes])
 
@@ -220,15 +223,15 @@ TEXT = """\
 breaking[served-refused]: Automatic choice: A → refused
     configs: y and not x
     cause: new.toml:11 (new: $.features.fy)
-    witness: {"x": false, "y": true}
-    before: matrix resolve --matrix old.toml --version 2.0 --set x=false --set y=true
-    after:  matrix resolve --matrix new.toml --version 2.0 --set x=false --set y=true
+    witness: {"y": true}
+    before: matrix resolve --matrix old.toml --version 2.0 --set y=true
+    after:  matrix resolve --matrix new.toml --version 2.0 --set y=true
 breaking[request-refused]: Asking for A: A → refused
     configs: y and not x
     cause: new.toml:11 (new: $.features.fy)
-    witness: {"x": false, "y": true}
-    before: matrix resolve --matrix old.toml --version 2.0 --runner a --set x=false --set y=true
-    after:  matrix resolve --matrix new.toml --version 2.0 --runner a --set x=false --set y=true
+    witness: {"y": true}
+    before: matrix resolve --matrix old.toml --version 2.0 --runner a --set y=true
+    after:  matrix resolve --matrix new.toml --version 2.0 --runner a --set y=true
 behaviour[blocker-added]: A and feature y: not blocked by it → blocked by it
     configs: y
     cause: new.toml:11 (new: $.features.fy)
@@ -289,8 +292,8 @@ def test_markdown_is_one_line_without_changes_and_a_table_with_them(folder):
 
 | Level | Change | What | Configs | Witness | Cause |
 |---|---|---|---|---|---|
-| breaking | `served-refused` | Automatic choice: A → refused | `y and not x` | `{"x": false, "y": true}` | new.toml:11 (new: $.features.fy) |
-| breaking | `request-refused` | Asking for A: A → refused | `y and not x` | `{"x": false, "y": true}` | new.toml:11 (new: $.features.fy) |
+| breaking | `served-refused` | Automatic choice: A → refused | `y and not x` | `{"y": true}` | new.toml:11 (new: $.features.fy) |
+| breaking | `request-refused` | Asking for A: A → refused | `y and not x` | `{"y": true}` | new.toml:11 (new: $.features.fy) |
 | behaviour | `blocker-added` | A and feature y: not blocked by it → blocked by it | `y` | `{"y": true}` | new.toml:11 (new: $.features.fy) |
 """)
 
@@ -353,17 +356,99 @@ def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_rel
         ("blocker-lifted", "v2", ("stock_torch_compile",)),  # V2 runs stock torch.compile
         ("blocker-lifted", "v2", ("spec_ngram",)),  # V2 supports 'ngram' and 'ngram_gpu'
         ("blocker-lifted", "v2", ("spec_ngram_gpu",)),
-        ("blocker-lifted", "v2", ("elastic_ep",)),  # V2 supports elastic expert parallelism
-        ("blocker-added", "v2", ("heterogeneous_vocab",)),  # heterogeneous-vocabulary draft models block V2
+        # V2 supports elastic expert parallelism; heterogeneous-vocabulary draft models block V2:
+        # said by the change of automatic choice each causes, the blocker folded into it.
+        ("runner-changed", None, ("elastic_ep",)),
+        ("runner-changed", None, ("heterogeneous_vocab",)),
         ("removed-without-deprecation", None, ("enable_sp_removed",)),  # enable_sp gone, no deprecation
         ("removed", None, ("mamba_cache_all",)),  # deprecated in 0.30.0, removed as announced in 0.32.0
-        # ROCm's default to V1 ends: configs it sent to V1 go to V2.
-        ("runner-changed", None, ("spec_ngram", "rocm_v1_default_when_free")),
+        # ROCm's default to V1 ends: configs it sent to V1 go to V2 (that entry alone causes it).
+        ("runner-changed", None, ("rocm_v1_default_when_free",)),
     } <= said
     # Nothing else: every change is caused by one of those entries.
     assert {f for c in report.changes for f in c.features} == {
         "stock_torch_compile", "spec_ngram", "spec_ngram_gpu", "elastic_ep", "heterogeneous_vocab",
         "enable_sp_removed", "mamba_cache_all", "rocm_v1_default_when_free"}
+    assert {c.features: c.also for c in report.changes if c.id == "runner-changed"} == {
+        ("elastic_ep",): ("blocker-lifted",), ("heterogeneous_vocab",): ("blocker-added",),
+        ("rocm_v1_default_when_free",): ()}
+    # Every question decided within the budget (before the questions were split into independent
+    # parts, ten of them ran out of it): the only note is what a diff does not compare yet.
+    assert report.undecided == (
+        "Not compared: adjustments (the answers for a config an adjustment changes may differ unseen)",)
+
+
+def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_release():
+    # ../shared/reference/vllm-model-runners.md, "Changes in 0.33.0": each entry it names.
+    m = matrix.default()
+    report = diff(m, m, old_version="0.32.0", new_version="0.33.0")
+    said = {(c.id, c.runner, c.features) for c in report.changes}
+    assert {
+        # 'medusa' and 'mlp_speculator' are no longer methods: refused, with no deprecation before.
+        ("removed-without-deprecation", None, ("spec_medusa",)),
+        ("removed-without-deprecation", None, ("spec_mlp_speculator",)),
+        # Blocks V1, added: xpress, draft lm_head quantization, Parse 3.5 MTP, Step5.
+        ("blocker-added", "v1", ("xpress",)),
+        ("blocker-added", "v1", ("draft_lm_head_quantization",)),
+        ("blocker-added", "v1", ("parse_mtp",)),
+        ("blocker-added", "v1", ("step5",)),
+        # V1 refuses Step5 models that it served when V2 was blocked (a fallback): no runner is left.
+        ("served-refused", None, ("step5",)),
+        ("request-refused", "v1", ("step5",)),
+        # DFlash candidate-head drafts now also match DFlash2BeamDraftModel: a new entry of the
+        # same name replaces the old one, and only the beam drafts see a change.
+        ("blocker-added", "v1", ("dflash_candidate_head_beam",)),
+        # The Triton rule: missing Triton sends automatic choice to V1 only on a detected platform,
+        # and V2 validation no longer refuses it (the unspecified platform is accepted; the V2
+        # blocker "missing Triton", rewritten, stays on a detected platform).
+        ("runner-changed", None, ("missing_triton",)),
+        ("refused-served", None, ("missing_triton",)),
+        ("request-served", "v1", ("missing_triton",)),
+        ("request-served", "v2", ("missing_triton",)),
+    } == said
+    runner_changed = next(c for c in report.changes if c.id == "runner-changed")
+    assert (runner_changed.message, runner_changed.also, runner_changed.witness["platform"]) == (
+        "Automatic choice: Model Runner V1 (fallback) → Model Runner V2", ("blocker-lifted",),
+        {"has_triton": False, "is_unspecified": True})
+    beam = next(c for c in report.changes if c.features == ("dflash_candidate_head_beam",))
+    assert (beam.witness, beam.region.split(" and not ")[1]) == (
+        {"speculative_config": {"method": "dflash", "draft_model_config": {"architectures": ["DFlash2BeamDraftModel"]}}},
+        "(speculative_config.method == 'dflash' and ('DFlash2DraftModel' in "
+        "speculative_config.draft_model_config.architectures or 'LiLiCorrDraftModel' in "
+        "speculative_config.draft_model_config.architectures))")
+    assert report.undecided == (
+        "Not compared: adjustments (the answers for a config an adjustment changes may differ unseen)",)
+
+
+def test_pr_55041_replayed_as_a_diff_moves_mamba_cache_mode_all_from_v2_to_v1_with_two_warnings(tmp_path):
+    # vLLM PR #55041 added the gate of mamba cache mode 'all' (it blocks V2, deprecated in
+    # 0.30.0): the matrix before it is the default one without that gate, at 0.31.0.
+    import pathlib
+    import shutil
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    shutil.copytree(root / "runners", tmp_path / "runners")
+    text = (root / "features.toml").read_text()
+    gate = re.search(r"\[features\.mamba_cache_all\]\n(?:(?!\[).*\n)*", text)
+    assert gate is not None
+    before = text[:gate.start()] + text[gate.end():]
+    before = before.replace('    "mamba_cache_all",\n', "")
+    assert "mamba_cache_all" not in before
+    (tmp_path / "before.toml").write_text(before)
+    (tmp_path / "after.toml").write_text(text)
+    report = diff(matrix.load(tmp_path / "before.toml"), matrix.load(tmp_path / "after.toml"),
+                  old_version="0.31.0", new_version="0.31.0")
+    behaviour = [c for c in report.changes if c.level == "behaviour"]
+    assert [(c.id, c.message, c.features, c.also, c.region.split(" and ")[0], c.witness["cache_config"],
+             [str(e) for e in c.entries]) for c in behaviour] == [
+        ("runner-changed", "Automatic choice: Model Runner V2 → Model Runner V1 (fallback, deprecated)",
+         ("mamba_cache_all",), ("deprecation-started", "blocker-added"), "cache_config.mamba_cache_mode == 'all'",
+         {"mamba_cache_mode": "all"}, [f"{tmp_path / 'after.toml'}:252 (new: $.features.mamba_cache_all)"])]
+    # The rest is breaking: configs that also use a feature only V2 serves are refused, and so
+    # are requests for V2 (and for V1 where watermarking overrides it to V2).
+    assert [(c.id, c.runner, c.features) for c in report.changes if c.level != "behaviour"] == [
+        ("served-refused", None, ("mamba_cache_all",)), ("request-refused", "v1", ("mamba_cache_all",)),
+        ("request-refused", "v2", ("mamba_cache_all",))]
 
 
 def test_the_ways_of_naming_the_sides_that_do_not_go_together_exit_2(folder):
@@ -392,9 +477,7 @@ def test_github_annotations_stand_on_the_cause_and_on_the_base_file_for_what_was
         "::warning file=old.toml,line=11,title=matrix diff refused-served::Automatic choice: refused → B (fallback)"
         '%0Aconfigs: y%0Awitness: {"x": true, "y": true}\n'
         "::warning file=old.toml,line=11,title=matrix diff request-served::Asking for B: refused → B"
-        '%0Aconfigs: y%0Awitness: {"y": true}\n'
-        "::warning file=old.toml,line=11,title=matrix diff blocker-lifted::B and feature y: blocked by it → "
-        'not blocked by it%0Aconfigs: y%0Awitness: {"y": true}\n'), "")
+        '%0Aconfigs: y%0Awitness: {"y": true}\n'), "")  # B's blocker lifted: said by refused-served (also)
     status, out, _ = _run("diff", "old.toml", "old.toml", "--format", "github")
     assert (status, out) == (0, "")
 
@@ -410,3 +493,130 @@ def test_a_diff_says_it_does_not_compare_redirects_and_adjustments():
                             runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}})
     assert diff(adjusted, adjusted).undecided == (
         "Not compared: adjustments (the answers for a config an adjustment changes may differ unseen)",)
+
+
+def test_sarif_is_one_run_with_a_rule_per_change_id_and_a_result_on_the_cause(folder):
+    import json
+
+    (folder / "pyproject.toml").write_text(
+        '[tool.matrix.diff]\naccept = [{ id = "request-refused", reason = "y needs a new runner" }]\n')
+    status, out, err = _run("diff", "old.toml", "new.toml", "--format", "sarif", "--level", "blocker-added=cosmetic")
+    log = json.loads(out)
+    # The keys SARIF 2.1.0 requires (sarif-schema-2.1.0.json: sarifLog, run, tool, toolComponent,
+    # reportingDescriptor, result, message, location, physicalLocation, artifactLocation, region).
+    assert (status, err, sorted(log), log["version"], len(log["runs"])) == (
+        1, "", ["$schema", "runs", "version"], "2.1.0", 1)
+    run = log["runs"][0]
+    assert (sorted(run), sorted(run["tool"]), run["tool"]["driver"]["name"]) == (
+        ["results", "tool"], ["driver"], "matrix diff")
+    rules = run["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == list(CHANGES)
+    assert {r["id"]: r["defaultConfiguration"]["level"] for r in rules if r["id"] in (
+        "served-refused", "runner-changed", "renamed", "blocker-added")} == {
+        "served-refused": "error", "runner-changed": "warning", "renamed": "note", "blocker-added": "note"}
+    assert [(r["ruleId"], rules[r["ruleIndex"]]["id"], r["level"], r["message"]["text"], r["locations"],
+             r.get("suppressions")) for r in run["results"]] == [
+        ("served-refused", "served-refused", "error", "Automatic choice: A → refused\nconfigs: y and not x",
+         [{"physicalLocation": {"artifactLocation": {"uri": "new.toml"}, "region": {"startLine": 11, "startColumn": 1}},
+           "logicalLocations": [{"fullyQualifiedName": "$.features.fy"}]}], None),
+        ("request-refused", "request-refused", "error", "Asking for A: A → refused\nconfigs: y and not x",
+         [{"physicalLocation": {"artifactLocation": {"uri": "new.toml"}, "region": {"startLine": 11, "startColumn": 1}},
+           "logicalLocations": [{"fullyQualifiedName": "$.features.fy"}]}],
+         [{"kind": "external", "justification": "y needs a new runner"}]),
+        ("blocker-added", "blocker-added", "note", "A and feature y: not blocked by it → blocked by it\nconfigs: y",
+         [{"physicalLocation": {"artifactLocation": {"uri": "new.toml"}, "region": {"startLine": 11, "startColumn": 1}},
+           "logicalLocations": [{"fullyQualifiedName": "$.features.fy"}]}], None)]
+    assert run["results"][0]["properties"] == {"witness": {"y": True}, "features": ["fy"], "old": "A",
+                                               "new": "refused", "side": "new"}
+
+
+FLEET = """\
+1 of 3 configs change (2.0 → 2.0)
+
+| Config | Before | After | Change |
+|---|---|---|---|
+| fleet.jsonl:1 | a | refused | breaking[served-refused] |
+| fleet.jsonl:2 | a | a | — |
+| fleet.jsonl:4 | refused | refused | — |
+"""
+
+
+def test_configs_of_a_fleet_say_which_change_and_how_from_json_lines_or_a_folder(folder):
+    (folder / "fleet.jsonl").write_text('{"y": true}\n{}\n\n{"x": true, "y": true}\n')
+    assert _run("diff", "old.toml", "new.toml", "--configs", "fleet.jsonl") == (1, FLEET, "")
+    (folder / "fleet").mkdir()
+    (folder / "fleet" / "a.toml").write_text("y = true\n")
+    (folder / "fleet" / "b.json").write_text('{"x": true}')
+    (folder / "fleet" / "notes.txt").write_text("not a config")
+    assert _run("diff", "old.toml", "new.toml", "--configs", "fleet") == (1, """\
+1 of 2 configs change (2.0 → 2.0)
+
+| Config | Before | After | Change |
+|---|---|---|---|
+| a.toml | a | refused | breaking[served-refused] |
+| b.json | b (fallback) | b (fallback) | — |
+""", "")
+
+
+def test_configs_that_cannot_be_read_exit_2(folder):
+    (folder / "bad.jsonl").write_text('{"x": true}\n[1, 2]\n')
+    assert _run("diff", "old.toml", "new.toml", "--configs", "bad.jsonl") == (
+        2, "", "matrix: error: --configs: bad.jsonl:2 is not a JSON config: not a table: [1, 2]\n")
+    (folder / "bad.jsonl").write_text('{"x": tru}\n')
+    assert _run("diff", "old.toml", "new.toml", "--configs", "bad.jsonl") == (
+        2, "", "matrix: error: --configs: bad.jsonl:1 is not a JSON config: Expecting value: line 1 column 7 (char 6)\n")
+    assert _run("diff", "old.toml", "new.toml", "--configs", "nope.jsonl") == (
+        2, "", "matrix: error: --configs: cannot read 'nope.jsonl': [Errno 2] No such file or directory: 'nope.jsonl'\n")
+    (folder / "fleet").mkdir()
+    (folder / "fleet" / "a.json").write_text("[true]")
+    assert _run("diff", "old.toml", "new.toml", "--configs", "fleet") == (
+        2, "", "matrix: error: Config fleet/a.json must be a table (a JSON object), not list\n")
+    (folder / "fleet" / "a.json").write_text("{")
+    assert _run("diff", "old.toml", "new.toml", "--configs", "fleet") == (
+        2, "", "matrix: error: Config fleet/a.json is not valid JSON: Expecting property name enclosed in double "
+               "quotes: line 1 column 2 (char 1)\n")
+
+
+def _ci_step():
+    """The step of .ci/run that diffs the default matrix against the previous commit that changed it."""
+    import pathlib
+
+    text = (pathlib.Path(__file__).resolve().parent.parent / ".ci" / "run").read_text()
+    start = text.index('echo "+ matrix diff of the default matrix against the previous commit that changed it"')
+    return text[start:text.index("\nfi\n", start) + 4]
+
+
+def test_ci_prints_the_diff_against_the_previous_commit_that_changed_the_matrix_and_fails_only_on_exit_2(folder):
+    import os
+    import subprocess
+    import sys
+
+    (folder / ".venv" / "bin").mkdir(parents=True)
+    matrix_command = os.path.join(os.path.dirname(sys.executable), "matrix")
+    (folder / ".venv" / "bin" / "matrix").symlink_to(matrix_command)
+    (folder / "features.toml").write_text(SMALL)
+
+    def commit(message):
+        for command in (["add", "features.toml", "runners"],
+                        ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", message]):
+            subprocess.run(["git", *command], check=True, cwd=folder)
+
+    subprocess.run(["git", "init", "-q"], check=True, cwd=folder)
+    commit("old")
+    (folder / "features.toml").write_text(FLIPPED)
+    commit("flip fy for a")
+
+    def step():
+        done = subprocess.run(["bash", "-c", "set -euo pipefail\n" + _ci_step()], cwd=folder, capture_output=True,
+                              text=True)
+        return done.returncode, done.stdout.splitlines()
+
+    status, lines = step()
+    assert (status, lines[:4], lines[-1]) == (0, [
+        "+ matrix diff of the default matrix against the previous commit that changed it",
+        f"  (base: {subprocess.run(['git', 'log', '-1', '--format=%h old', 'HEAD~'], cwd=folder, capture_output=True, text=True).stdout.strip()})",
+        "3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic",
+        "breaking[served-refused]: Automatic choice: A → refused"], "failed (--fail-on breaking)")
+    (folder / "features.toml").write_text(SMALL.replace('when = "y"', 'when = "y and"'))
+    status, lines = step()
+    assert (status, lines[-1]) == (2, "matrix diff could not read a side (exit 2)")
