@@ -34,7 +34,6 @@ The rules (docs/explanation/remedies.md explains them with examples):
 
 from __future__ import annotations
 
-import itertools
 import typing
 import math
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, get_args
@@ -42,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, 
 import attrs
 from packaging.version import Version
 
-from . import _messages
+from . import _messages, _prune
 from ._nodes import Compare, Literal, Node, Path
 from ._versions import to_version
 from ._space import CAUSES, PRESENT, Space, compared_constants, related
@@ -165,20 +164,23 @@ def _search(plan: Plan, values: Mapping[str, object], runner: str, asked: bool, 
         return Remedies(runner, name, asked, served=True)
     units = [(path, options) for path in space.paths for options in [_options(space, plan, path, user)] if options]
     inexact = tuple(dict.fromkeys(space.inexact[p] for p in space.paths if p in space.inexact))
+    totals = _prune.totals(units, limit)
+    pruning = _prune.Pruning(plan, config, runner, asked, units, _apply, _reading(plan))
     tries = 0
     size = 0
     for size in range(1, min(limit, len(units)) + 1):
+        # The budget counts every candidate of the size, as trying them one by one would, so
+        # that where the search gives up does not depend on how many are pruned.
+        tries += totals[size]
+        if tries > budget:
+            return Remedies(runner, name, asked, size=size - 1, exhausted=False,
+                            gave_up=_messages.remedy_budget(budget, size), inexact=inexact)
         found: List[Tuple[Tuple[str, ...], List[Tuple[object, ...]]]] = []
-        for combo in itertools.combinations(units, size):
-            paths = tuple(p for p, _ in combo)
-            if _nested(paths):
-                continue  # a section and a path below it: one of them says it all
+        for combo, choices in pruning.candidates(size):
+            paths = tuple(units[i][0] for i in combo)
             working = []
-            for choice in itertools.product(*(options for _, options in combo)):
-                tries += 1
-                if tries > budget:
-                    return Remedies(runner, name, asked, size=size - 1, exhausted=False,
-                                    gave_up=_messages.remedy_budget(budget, size), inexact=inexact)
+            for picks in choices:
+                choice = tuple(units[i][1][o] for i, o in zip(combo, picks))
                 if _serves(resolve, plan, _apply(config, paths, choice), runner, asked):
                     working.append(choice)
             if working:
@@ -189,6 +191,12 @@ def _search(plan: Plan, values: Mapping[str, object], runner: str, asked: bool, 
             return Remedies(runner, name, asked, tuple(options[:cap]), max(0, len(options) - cap), size=size,
                             inexact=inexact)
     return Remedies(runner, name, asked, size=size, exhausted=size == len(units), inexact=inexact)
+
+
+def _reading(plan: Plan) -> Optional[Any]:
+    from .resolver import _reading  # the resolver imports this module
+
+    return _reading(plan)
 
 
 def _serves(resolve: Resolve, plan: Plan, config: Dict[str, Any], runner: str, asked: bool) -> bool:
