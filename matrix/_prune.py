@@ -74,10 +74,10 @@ class Pruning:
     """The candidates of one search worth resolving (see the module docstring)."""
 
     def __init__(self, plan: Plan, config: Dict[str, Any], runner: str, asked: bool, units: Sequence[Unit],
-                 apply: Callable[[Dict[str, Any], Sequence[str], Sequence[object]], Dict[str, Any]],
-                 reading: Optional[Any]) -> None:
+                 apply: Callable[[Dict[str, Any], Sequence[str], Sequence[object]], Dict[str, Any]]) -> None:
         self.plan, self.config, self.runner, self.asked, self.units = plan, config, runner, asked, units
-        self.apply, self.reading = apply, reading
+        self.apply = apply
+        self._schema: Optional[List[Optional[Any]]] = None
         self.kept = plan.asked if asked else plan.automatic
         self.adjustments = plan.pre_adjustments + plan.adjustments.get(runner, ())
         features = plan.features
@@ -97,6 +97,14 @@ class Pruning:
             self.choice_refusing, self.served_refusing = plan.removed | blocking, blocking
             self.wanted = plan.candidate.get(runner, 0)
         self.depends: Dict[int, FrozenSet[int]] = {}
+
+    @property
+    def reading(self) -> Optional[Any]:
+        """The schema resolve reads configs with (`matrix.resolver._reading`), made when an
+        adjustment is first applied."""
+        if self._schema is None:
+            self._schema = [self.plan.matrix.schema.reading_at(self.plan.version) or None]
+        return self._schema[0]
 
     def candidates(self, size: int) -> Iterator[Tuple[Tuple[int, ...], List[Tuple[int, ...]]]]:
         """The candidates of *size* paths where no refusing gate is active, grouped by path set:

@@ -165,7 +165,7 @@ def _search(plan: Plan, values: Mapping[str, object], runner: str, asked: bool, 
     units = [(path, options) for path in space.paths for options in [_options(space, plan, path, user)] if options]
     inexact = tuple(dict.fromkeys(space.inexact[p] for p in space.paths if p in space.inexact))
     totals = _prune.totals(units, limit)
-    pruning = _prune.Pruning(plan, config, runner, asked, units, _apply, _reading(plan))
+    pruning = _prune.Pruning(plan, config, runner, asked, units, _apply)
     tries = 0
     size = 0
     for size in range(1, min(limit, len(units)) + 1):
@@ -191,12 +191,6 @@ def _search(plan: Plan, values: Mapping[str, object], runner: str, asked: bool, 
             return Remedies(runner, name, asked, tuple(options[:cap]), max(0, len(options) - cap), size=size,
                             inexact=inexact)
     return Remedies(runner, name, asked, size=size, exhausted=size == len(units), inexact=inexact)
-
-
-def _reading(plan: Plan) -> Optional[Any]:
-    from .resolver import _reading  # the resolver imports this module
-
-    return _reading(plan)
 
 
 def _serves(resolve: Resolve, plan: Plan, config: Dict[str, Any], runner: str, asked: bool) -> bool:
