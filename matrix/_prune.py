@@ -97,6 +97,7 @@ class Pruning:
             self.choice_refusing, self.served_refusing = plan.removed | blocking, blocking
             self.wanted = plan.candidate.get(runner, 0)
         self.depends: Dict[int, FrozenSet[int]] = {}
+        self.above = [_above(p) for p, _ in units]
 
     @property
     def reading(self) -> Optional[Any]:
@@ -193,7 +194,7 @@ class Pruning:
         # other fields go from None to their defaults.
         found = self.depends[gate] = frozenset(
             i for i, (p, _) in enumerate(self.units)
-            if p in paths or any(a in paths and not self._table(a) for a in _above(p)))
+            if p in paths or any(a in paths and not self._table(a) for a in self.above[i]))
         return found
 
     def _table(self, section: str) -> bool:

@@ -42,7 +42,7 @@ import attrs
 from packaging.version import Version
 
 from . import _messages, _prune
-from ._nodes import Compare, Literal, Node, Path
+from ._nodes import Compare, Literal, Path
 from ._versions import to_version
 from ._space import CAUSES, PRESENT, Space, compared_constants, related
 from .errors import MatrixError
@@ -206,22 +206,25 @@ def _serves(resolve: Resolve, plan: Plan, config: Dict[str, Any], runner: str, a
 
 
 def _space(plan: Plan, values: Mapping[str, object]) -> Tuple[Space, Dict[str, List[object]], Dict[str, object]]:
-    """The space of the plan's gates and the constants each path is compared with (cached on
-    the matrix when no fields are related), and the user's assignment in it."""
-    nodes: List[Node] = [f.when.node for f in plan.features]
-    groups = related(nodes)
-    if groups:
-        # The user's values of related fields become constants of the group: changing one of
-        # them alone is then decided exactly against the others as they are.
-        nodes += [Compare(Path(p), "==", Literal(_plain(values[p]))) for p in sorted(groups)
-                  if isinstance(values.get(p), (bool, int, float, str, Version))]
-        space, constants = Space(plan.matrix.schema, nodes), compared_constants(nodes)
-    else:
-        key = ("remedy-space", plan.version)
-        cached = plan.matrix._caches.get(key)
-        if cached is None:
-            cached = plan.matrix._caches[key] = (Space(plan.matrix.schema, nodes), compared_constants(nodes))
-        space, constants = cached
+    """The space of the plan's gates and the constants each path is compared with, and the
+    user's assignment in it. Cached on the matrix: the one of the user's values last asked
+    about (the remedies of one error are searched for each runner on one config)."""
+    key = ("remedy-space", plan.version)
+    cached = plan.matrix._caches.get(key)
+    if cached is None:
+        nodes = [f.when.node for f in plan.features]
+        cached = plan.matrix._caches[key] = [nodes, related(nodes), None, None]
+    nodes, groups, last, built = cached
+    # The user's values of related fields become constants of the group: changing one of them
+    # alone is then decided exactly against the others as they are.
+    extra = tuple((p, _plain(values[p])) for p in sorted(groups)
+                  if isinstance(values.get(p), (bool, int, float, str, Version)))
+    seen = tuple((p, type(v), v) for p, v in extra)
+    if built is None or last != seen:
+        nodes = nodes + [Compare(Path(p), "==", Literal(v)) for p, v in extra]
+        built = cached[3] = (Space(plan.matrix.schema, nodes), compared_constants(nodes))
+        cached[2] = seen
+    space, constants = built
     return space, constants, _assignment(space, values)
 
 
