@@ -26,10 +26,16 @@ The rules (docs/explanation/remedies.md explains them with examples):
   order of the space. One path set's solutions are grouped into products, each a `Remedy` whose
   changes list every working value of their class (``one of 'eagle', 'eagle3'``; for a number
   outside related comparisons, the ranges the working classes make up: ``≥ 2``).
-- **Honesty.** A search stops after `BUDGET` candidate configs, and then says it gave up; where
-  the partition of a path is not exact (`matrix._space.CAUSES`), a remedy found is still one
-  (the resolver said so) but not proved the smallest, and none found proves nothing: both are
-  said. "No remedy found within N changes" is said only when every smaller set was tried.
+- **Resolving only what can serve.** A candidate in which a gate that refuses the runner is
+  still active (read by the plan's masks, adjustments applied as resolve applies them) cannot
+  serve, and neither can any candidate that adds only paths that gate does not depend on: the
+  search grows candidates from the paths such gates depend on and resolves only those where
+  none is active (`matrix._prune`). This changes no answer, only how many configs are resolved.
+- **Honesty.** A search stops after `BUDGET` candidate configs, and then says it gave up (every
+  candidate of a size counts, resolved or ruled out, so where it gives up does not depend on
+  the pruning); where the partition of a path is not exact (`matrix._space.CAUSES`), a remedy
+  found is still one (the resolver said so) but not proved the smallest, and none found proves
+  nothing: both are said. "No remedy found within N changes" is said only when every smaller set was tried.
 """
 
 from __future__ import annotations
