@@ -35,7 +35,8 @@ The rules (docs/explanation/remedies.md explains them with examples):
   candidate of a size counts, resolved or ruled out, so where it gives up does not depend on
   the pruning); where the partition of a path is not exact (`matrix._space.CAUSES`), a remedy
   found is still one (the resolver said so) but not proved the smallest, and none found proves
-  nothing: both are said. "No remedy found within N changes" is said only when every smaller set was tried.
+  nothing: both are said. "No remedy found within N changes" is said only when every smaller
+  set was tried.
 """
 
 from __future__ import annotations
@@ -219,18 +220,17 @@ def _space(plan: Plan, values: Mapping[str, object]) -> Tuple[Space, Dict[str, L
     cached = plan.matrix._caches.get(key)
     if cached is None:
         nodes = [f.when.node for f in plan.features]
-        cached = plan.matrix._caches[key] = [nodes, related(nodes), None, None]
-    nodes, groups, last, built = cached
+        cached = plan.matrix._caches[key] = [nodes, related(nodes), None]
+    nodes, groups, last = cached
     # The user's values of related fields become constants of the group: changing one of them
     # alone is then decided exactly against the others as they are.
     extra = tuple((p, _plain(values[p])) for p in sorted(groups)
                   if isinstance(values.get(p), (bool, int, float, str, Version)))
-    seen = tuple((p, type(v), v) for p, v in extra)
-    if built is None or last != seen:
+    seen = tuple((p, type(v), repr(v)) for p, v in extra)
+    if last is None or last[0] != seen:
         nodes = nodes + [Compare(Path(p), "==", Literal(v)) for p, v in extra]
-        built = cached[3] = (Space(plan.matrix.schema, nodes), compared_constants(nodes))
-        cached[2] = seen
-    space, constants = built
+        last = cached[2] = (seen, Space(plan.matrix.schema, nodes), compared_constants(nodes))
+    _, space, constants = last
     return space, constants, _assignment(space, values)
 
 
@@ -301,10 +301,6 @@ _ABSENT = object()
 
 def _same(a: object, b: object) -> bool:
     return type(a) is type(b) and a == b
-
-
-def _nested(paths: Sequence[str]) -> bool:
-    return any(q.startswith(p + ".") for p in paths for q in paths)
 
 
 def _apply(config: Dict[str, Any], paths: Sequence[str], values: Sequence[object]) -> Dict[str, Any]:
