@@ -4,7 +4,10 @@ A candidate changes a set S of paths of the user's config. It cannot serve runne
 that refuses R is active in it (asked for: a removed feature, a feature R says no to, read on
 the effective config; with no feature in force that overrides a request into R, also a feature
 that forces another runner and a redirect of R; automatic: a removed feature, a gate that
-blocks R, read on the config of choice and on the effective one, and R's candidacy not active).
+blocks R, read on the config of choice and on the effective one, and R's candidacy not active;
+and an outright preference for another runner, active with no feature that forces a runner and
+no preference for R before it active: then what it depends on is its own paths, the forcing
+features' and those preferences').
 Whether a gate is active depends only on the paths it *depends on*: those it reads, and the
 sections above them, closed under the adjustments that may apply (one that sets such a path
 adds its ``when`` paths, its ``from`` paths and every path it sets). A change of a path depends
@@ -96,6 +99,20 @@ class Pruning:
             blocking = plan.blocking[runner]
             self.choice_refusing, self.served_refusing = plan.removed | blocking, blocking
             self.wanted = plan.candidate.get(runner, 0)
+        # Automatic choice: an outright preference for another runner, active with no forcing
+        # feature active and no preference for this runner before it, chooses that runner or
+        # fails (matrix._choice.steps): changing it means changing one of those gates.
+        self.outright: List[Tuple[int, int]] = []
+        if not asked:
+            forcing = plan.forcing & plan.automatic
+            for bit in _bits(plan.preferring & plan.automatic):
+                prefers = features[bit.bit_length() - 1].prefers
+                if prefers is None:
+                    continue
+                if prefers.outright and prefers.runner != runner:
+                    before = sum(b for b in _bits(plan.preferring & plan.automatic & (bit - 1))
+                                 if (p := features[b.bit_length() - 1].prefers) is not None and p.runner == runner)
+                    self.outright.append((bit, forcing | before))
         self.depends: Dict[int, FrozenSet[int]] = {}
         self.above = [_above(p) for p, _ in units]
 
@@ -128,7 +145,7 @@ class Pruning:
             if refusing:
                 # Every candidate that serves changes a path each gate depends on: one path for
                 # each of the gates that depend on no path in common, at least.
-                needs = sorted((self._depends(g) - used for g in refusing), key=lambda s: (len(s), sorted(s)))
+                needs = sorted((d - used for d in refusing), key=lambda s: (len(s), sorted(s)))
                 if _disjoint(needs) > size - len(state):
                     continue
                 pool = needs[0]
@@ -146,9 +163,10 @@ class Pruning:
             grouped.setdefault(tuple(u for u, _ in state), []).append(tuple(o for _, o in state))
         yield from sorted(grouped.items())
 
-    def _refusing(self, state: State) -> List[int]:
-        """The gates that refuse the runner on the candidate *state*, as resolve reads them (its
-        masks, adjustments applied as it applies them); none when they cannot be read."""
+    def _refusing(self, state: State) -> List[FrozenSet[int]]:
+        """For each gate that refuses the runner on the candidate *state*, as resolve reads them
+        (its masks, adjustments applied as it applies them), the units it depends on (one of
+        which a candidate that serves changes); none when the gates cannot be read."""
         plan = self.plan
         units = self.units
         config = self.apply(self.config, [units[u][0] for u, _ in state], [units[u][1][o] for u, o in state])
@@ -171,7 +189,11 @@ class Pruning:
         except MatrixError:
             return []
         gates = mask & self.choice_refusing | served & self.served_refusing | self.wanted & ~mask
-        return [bit.bit_length() - 1 for bit in _bits(gates)]
+        out = [self._depends(bit.bit_length() - 1) for bit in _bits(gates)]
+        for bit, unless in self.outright:
+            if mask & bit and not mask & unless:
+                out.append(frozenset().union(*(self._depends(b.bit_length() - 1) for b in _bits(bit | unless))))
+        return out
 
     def _depends(self, gate: int) -> FrozenSet[int]:
         """The units whose change can change whether *gate* is active."""
