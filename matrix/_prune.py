@@ -1,23 +1,29 @@
 """Which candidates of a remedy search (`matrix._remedy`) are worth resolving.
 
-A candidate changes a set S of paths of the user's config. It cannot serve runner R while a gate
-that refuses R is active in it (asked for: a removed feature, a feature R says no to, read on
-the effective config; with no feature in force that overrides a request into R, also a feature
-that forces another runner and a redirect of R; automatic: a removed feature, a gate that
-blocks R, read on the config of choice and on the effective one, and R's candidacy not active;
-and an outright preference for another runner, active with no feature that forces a runner and
-no preference for R before it active: then what it depends on is its own paths, the forcing
-features' and those preferences').
-Whether a gate is active depends only on the paths it *depends on*: those it reads, and the
+A candidate changes some paths of the user's config. It cannot serve runner R while a gate
+that refuses R is active in it, as resolve reads the gates (the plan's masks, adjustments
+applied as it applies them):
+
+- R asked for: a removed feature (on the config of choice); a feature R says no to (on the
+  effective config); unless some feature in force overrides a request into R, a feature that
+  forces another runner and a redirect of R (on the config of choice);
+- automatic choice: a removed feature; a gate that blocks R (on the config of choice and on the
+  effective one); R's candidacy, when it is not active; an outright preference for another
+  runner, active while no feature that forces a runner is, nor a preference for R before it
+  (it then depends on its own paths, the forcing features' and those preferences').
+
+Whether a gate is active depends only on the paths it *depends on*: those it reads and the
 sections above them, closed under the adjustments that may apply (one that sets such a path
-adds its ``when`` paths, its ``from`` paths and every path it sets). A change of a path depends
-on no other than itself and the sections above it, and those sections' fields when it makes a
-section the config does not hold as a table present (a section present stays so: a remedy never
-changes a section and a path below it). So a candidate extending a config where such a gate is active can only serve
-if it also changes a path that gate depends on: the search grows candidates from the user's
-config one path at a time, always from the paths of one active refusing gate, and resolves
-only the candidates of the size searched where no refusing gate is active. This finds every
-candidate that can serve, so the search stays exact; what it says of each is the resolver's.
+adds its ``when`` paths, its ``from`` paths and every path it sets). Changing a path changes
+no value but its own, those of the sections above it and, where it makes a section present
+that the config does not hold as a table, that section's fields (a remedy never changes a
+section and a path below it, so a section present stays so). Hence a candidate that extends
+one where such a gate is active can only serve if it also changes a path the gate depends on.
+The search grows candidates from the user's config one path at a time, always from the paths
+of one active refusing gate, drops one when more active refusing gates that share no path
+remain than it has paths left to change, and resolves only the candidates of the size searched
+where no refusing gate is active. Every candidate that can serve is among them, so the search
+stays exact; what it says of each is the resolver's.
 """
 
 from __future__ import annotations
