@@ -26,15 +26,21 @@ The rules (docs/explanation/remedies.md explains them with examples):
   order of the space. One path set's solutions are grouped into products, each a `Remedy` whose
   changes list every working value of their class (``one of 'eagle', 'eagle3'``; for a number
   outside related comparisons, the ranges the working classes make up: ``≥ 2``).
-- **Honesty.** A search stops after `BUDGET` candidate configs, and then says it gave up; where
-  the partition of a path is not exact (`matrix._space.CAUSES`), a remedy found is still one
-  (the resolver said so) but not proved the smallest, and none found proves nothing: both are
-  said. "No remedy found within N changes" is said only when every smaller set was tried.
+- **Resolving only what can serve.** A candidate in which a gate that refuses the runner is
+  still active (read by the plan's masks, adjustments applied as resolve applies them) cannot
+  serve, and neither can any candidate that adds only paths that gate does not depend on: the
+  search grows candidates from the paths such gates depend on and resolves only those where
+  none is active (`matrix._prune`). This changes no answer, only how many configs are resolved.
+- **Honesty.** A search stops after `BUDGET` candidate configs, and then says it gave up (every
+  candidate of a size counts, resolved or ruled out, so where it gives up does not depend on
+  the pruning); where the partition of a path is not exact (`matrix._space.CAUSES`), a remedy
+  found is still one (the resolver said so) but not proved the smallest, and none found proves
+  nothing: both are said. "No remedy found within N changes" is said only when every smaller
+  set was tried.
 """
 
 from __future__ import annotations
 
-import itertools
 import typing
 import math
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, get_args
@@ -42,8 +48,8 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, 
 import attrs
 from packaging.version import Version
 
-from . import _derived, _messages
-from ._nodes import Compare, Literal, Node, Path
+from . import _derived, _messages, _prune
+from ._nodes import Compare, Literal, Path
 from ._versions import to_version
 from ._space import CAUSES, PRESENT, Space, compared_constants, json_value, related
 from .errors import MatrixError
@@ -165,20 +171,23 @@ def _search(plan: Plan, values: Mapping[str, object], runner: str, asked: bool, 
         return Remedies(runner, name, asked, served=True)
     units = [(path, options) for path in space.paths for options in [_options(space, plan, path, user)] if options]
     inexact = tuple(dict.fromkeys(space.inexact[p] for p in space.paths if p in space.inexact))
+    totals = _prune.totals(units, limit)
+    pruning = _prune.Pruning(plan, config, runner, asked, units, _apply)
     tries = 0
     size = 0
     for size in range(1, min(limit, len(units)) + 1):
+        # The budget counts every candidate of the size, as trying them one by one would, so
+        # that where the search gives up does not depend on how many are pruned.
+        tries += totals[size]
+        if tries > budget:
+            return Remedies(runner, name, asked, size=size - 1, exhausted=False,
+                            gave_up=_messages.remedy_budget(budget, size), inexact=inexact)
         found: List[Tuple[Tuple[str, ...], List[Tuple[object, ...]]]] = []
-        for combo in itertools.combinations(units, size):
-            paths = tuple(p for p, _ in combo)
-            if _nested(paths):
-                continue  # a section and a path below it: one of them says it all
+        for combo, choices in pruning.candidates(size):
+            paths = tuple(units[i][0] for i in combo)
             working = []
-            for choice in itertools.product(*(options for _, options in combo)):
-                tries += 1
-                if tries > budget:
-                    return Remedies(runner, name, asked, size=size - 1, exhausted=False,
-                                    gave_up=_messages.remedy_budget(budget, size), inexact=inexact)
+            for picks in choices:
+                choice = tuple(units[i][1][o] for i, o in zip(combo, picks))
                 if _serves(resolve, plan, _apply(config, paths, choice), runner, asked):
                     working.append(choice)
             if working:
@@ -204,22 +213,24 @@ def _serves(resolve: Resolve, plan: Plan, config: Dict[str, Any], runner: str, a
 
 
 def _space(plan: Plan, values: Mapping[str, object]) -> Tuple[Space, Dict[str, List[object]], Dict[str, object]]:
-    """The space of the plan's gates and the constants each path is compared with (cached on
-    the matrix when no fields are related), and the user's assignment in it."""
-    nodes: List[Node] = [f.when.node for f in plan.features]
-    groups = related(nodes)
-    if groups:
-        # The user's values of related fields become constants of the group: changing one of
-        # them alone is then decided exactly against the others as they are.
-        nodes += [Compare(Path(p), "==", Literal(_plain(values[p]))) for p in sorted(groups)
-                  if isinstance(values.get(p), (bool, int, float, str, Version))]
-        space, constants = Space(plan.matrix.schema, nodes), compared_constants(nodes)
-    else:
-        spaces = _derived.of(plan.matrix).spaces
-        cached = spaces.get(plan.version)
-        if cached is None:
-            cached = spaces[plan.version] = (Space(plan.matrix.schema, nodes), compared_constants(nodes))
-        space, constants = cached
+    """The space of the plan's gates and the constants each path is compared with, and the
+    user's assignment in it. Cached on the matrix: the one of the user's values last asked
+    about (the remedies of one error are searched for each runner on one config)."""
+    spaces = _derived.of(plan.matrix).spaces
+    cached = spaces.get(plan.version)
+    if cached is None:
+        nodes = [f.when.node for f in plan.features]
+        cached = spaces[plan.version] = [nodes, related(nodes), None]
+    nodes, groups, last = cached
+    # The user's values of related fields become constants of the group: changing one of them
+    # alone is then decided exactly against the others as they are.
+    extra = tuple((p, _plain(values[p])) for p in sorted(groups)
+                  if isinstance(values.get(p), (bool, int, float, str, Version)))
+    seen = tuple((p, type(v), repr(v)) for p, v in extra)
+    if last is None or last[0] != seen:
+        nodes = nodes + [Compare(Path(p), "==", Literal(v)) for p, v in extra]
+        last = cached[2] = (seen, Space(plan.matrix.schema, nodes), compared_constants(nodes))
+    _, space, constants = last
     return space, constants, _assignment(space, values)
 
 
@@ -290,10 +301,6 @@ _ABSENT = object()
 
 def _same(a: object, b: object) -> bool:
     return type(a) is type(b) and a == b
-
-
-def _nested(paths: Sequence[str]) -> bool:
-    return any(q.startswith(p + ".") for p in paths for q in paths)
 
 
 def _apply(config: Dict[str, Any], paths: Sequence[str], values: Sequence[object]) -> Dict[str, Any]:

@@ -1161,6 +1161,36 @@ def test_every_remedy_serves_and_no_smaller_change_does(case, data):
                         assert not _serves(m, changed, runner.id, asked), (config, changed, str(found))
 
 
+@settings(deadline=None)
+@given(st.booleans().flatmap(lambda adjusting: _small_matrices(adjustments=adjusting)), st.data())
+def test_a_remedy_search_answers_as_resolving_every_candidate_would(case, data):
+    """The search resolves only the candidates where no gate refusing the runner is active, by
+    the plan's masks (matrix._prune); resolving every candidate instead (no gate ever said to
+    refuse) gives the same answer, on matrices with adjustments too, which the brute force
+    above leaves out."""
+    from matrix import _prune
+
+    text, names, runners, _ = case
+    try:
+        m = matrix.loads(text, runners=runners)
+    except matrix.LoadError:
+        return
+    config = data.draw(st.sampled_from(list(itertools.islice(_universe(m, names), 0, None, 97)) or [{}]))
+    for runner in m.runners:
+        for asked in (True, False):
+            try:
+                resolution = m.resolve(config, runner=runner.id if asked else None)
+            except matrix.ResolutionError as error:
+                resolution = error.resolution
+            except matrix.MatrixError:
+                return  # a config the schema refuses
+            pruned = resolution.remedy(runner.id)
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(_prune.Pruning, "_refusing", lambda self, state: [])
+                every = resolution.remedy(runner.id)
+            assert pruned == every, (config, runner.id, asked, str(pruned), str(every))
+
+
 # --- adjustments: resolve held to a reference written from the documented semantics ------------
 
 def _plain(value):

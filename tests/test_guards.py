@@ -18,6 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 PROBE = r"""
@@ -93,13 +95,52 @@ def test_the_calls_one_cached_resolve_makes(tmp_path):
     assert len(calls) == 3, calls
 
 
+def test_the_configs_one_remedy_search_resolves(monkeypatch):
+    """The remedy of an error on the default matrix (benchmarks/remedy.py times them) resolves
+    only the candidates no refusing gate rules out by the plan's masks (matrix._prune)."""
+    import matrix
+    import matrix.resolver
+
+    config = {"parallel_config": {"pipeline_parallel_size": 2, "distributed_executor_backend": "external_launcher"},
+              "speculative_config": {"method": "suffix"}}
+    with pytest.raises(matrix.UnsupportedFeatureError) as excinfo:
+        matrix.resolve(config, runner="v2")
+    resolved = []
+    real = matrix.resolver.resolve
+
+    def counting(*args, **kwargs):
+        resolved.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(matrix.resolver, "resolve", counting)
+    found = excinfo.value.resolution.remedy("v2")
+    # 6,580 (issue 27, item 4, before pruning): the user's config and every candidate changing 1
+    # or 2 of the 37 paths (133 and 6,446: each path's classes; never a section and a path below
+    # it), size 2 being the first with remedies. 51: the user's config, then only the 50
+    # candidates that serve: 4 values of the executor backend or 1 pipeline size, each with
+    # speculative_config unset or one of 9 methods (every other candidate keeps a gate that
+    # refuses Model Runner V2 active, which the plan's masks tell without resolving). A change
+    # that raises it makes every error message slower to read: say here what it buys.
+    assert len(resolved) == 51
+    assert [str(o) for o in found.options] == [
+        "set parallel_config.distributed_executor_backend to one of 'ray', 'mp', 'uni', None and unset "
+        "speculative_config",
+        "set parallel_config.distributed_executor_backend to one of 'ray', 'mp', 'uni', None and set "
+        "speculative_config.method to one of 'ngram', 'ngram_gpu', 'draft_model', 'eagle', 'eagle3', "
+        "'extract_hidden_states', 'mtp', 'dflash', 'dspark'",
+        "set parallel_config.pipeline_parallel_size to 1 and unset speculative_config",
+        "set parallel_config.pipeline_parallel_size to 1 and set speculative_config.method to one of 'ngram', "
+        "'ngram_gpu', 'draft_model', 'eagle', 'eagle3', 'extract_hidden_states', 'mtp', 'dflash', 'dspark'"]
+
+
 def test_ci_runs_every_benchmark_in_its_quick_mode():
     """Every script of benchmarks/ that is a benchmark (it has a ``__main__`` block) runs in
     .ci/run with ``--quick``, so none can rot unseen."""
     scripts = sorted(p.name for p in (ROOT / "benchmarks").glob("*.py") if 'if __name__ == "__main__":' in p.read_text())
     ci = (ROOT / ".ci" / "run").read_text()
     run = sorted(set(re.findall(r"^\.venv/bin/python benchmarks/(\w+\.py)\b[^\n]* --quick\b", ci, re.M)))
-    assert run == scripts == ["attention.py", "coldstart.py", "coverage.py", "diff.py", "generation.py", "run.py", "versus.py"]
+    assert run == scripts == ["attention.py", "coldstart.py", "coverage.py", "diff.py", "generation.py", "remedy.py",
+                              "run.py", "versus.py"]
 
 
 def test_the_peers_section_of_run_py_runs_and_checks_its_answers(tmp_path):

@@ -1,0 +1,254 @@
+"""Which candidates of a remedy search (`matrix._remedy`) are worth resolving.
+
+A candidate changes some paths of the user's config. It cannot serve runner R while a gate
+that refuses R is active in it, as resolve reads the gates (the plan's masks, adjustments
+applied as it applies them):
+
+- R asked for: a removed feature (on the config of choice); a feature R says no to (on the
+  effective config); unless some feature in force overrides a request into R, a feature that
+  forces another runner and a redirect of R (on the config of choice);
+- automatic choice: a removed feature; a gate that blocks R (on the config of choice and on the
+  effective one); R's candidacy, when it is not active; an outright preference for another
+  runner, active while no feature that forces a runner is, nor a preference for R before it
+  (it then depends on its own paths, the forcing features' and those preferences').
+
+Whether a gate is active depends only on the paths it *depends on*: those it reads and the
+sections above them, closed under the adjustments that may apply (one that sets such a path
+adds its ``when`` paths, its ``from`` paths and every path it sets). Changing a path changes
+no value but its own, those of the sections above it and, where it makes a section present
+that the config does not hold as a table, that section's fields (a remedy never changes a
+section and a path below it, so a section present stays so). Hence a candidate that extends
+one where such a gate is active can only serve if it also changes a path the gate depends on.
+The search grows candidates from the user's config one path at a time, always from the paths
+of one active refusing gate, drops one when more active refusing gates that share no path
+remain than it has paths left to change, and resolves only the candidates of the size searched
+where no refusing gate is active. Every candidate that can serve is among them, so the search
+stays exact; what it says of each is the resolver's.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
+
+from . import _access, _adjust
+from .errors import MatrixError
+from .schema import From
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._compile import Plan
+
+#: A unit of the search: a path and the values a remedy may give it.
+Unit = Tuple[str, Sequence[object]]
+#: A candidate: (unit index, option index) pairs, by unit index.
+State = Tuple[Tuple[int, int], ...]
+
+
+def totals(units: Sequence[Unit], limit: int) -> List[int]:
+    """By size up to *limit*, how many candidates the search has: every set of that many paths
+    none of which is below another, times the values each may take."""
+    paths = [p for p, _ in units]
+    index = {p: i for i, p in enumerate(paths)}
+    children: Dict[int, List[int]] = {-1: []}
+    for i, path in enumerate(paths):
+        parent = next((index[a] for a in reversed(_above(path)) if a in index), -1)
+        children.setdefault(parent, []).append(i)
+
+    def poly(node: int) -> List[int]:
+        out = [1] + [0] * limit
+        for child in children.get(node, ()):
+            out = _times(out, poly(child), limit)
+        if node >= 0:  # this path, and then nothing below it
+            out[1] += len(units[node][1])
+        return out
+
+    return poly(-1)
+
+
+def _times(a: List[int], b: List[int], limit: int) -> List[int]:
+    out = [0] * (limit + 1)
+    for i, x in enumerate(a):
+        if x:
+            for j in range(limit + 1 - i):
+                out[i + j] += x * b[j]
+    return out
+
+
+def _above(path: str) -> List[str]:
+    """The sections above *path*, outermost first."""
+    parts = path.split(".")
+    return [".".join(parts[:end]) for end in range(1, len(parts))]
+
+
+class Pruning:
+    """The candidates of one search worth resolving (see the module docstring)."""
+
+    def __init__(self, plan: Plan, config: Dict[str, Any], runner: str, asked: bool, units: Sequence[Unit],
+                 apply: Callable[[Dict[str, Any], Sequence[str], Sequence[object]], Dict[str, Any]]) -> None:
+        self.plan, self.config, self.runner, self.asked, self.units = plan, config, runner, asked, units
+        self.apply = apply
+        self._schema: Optional[List[Optional[Any]]] = None
+        self.kept = plan.asked if asked else plan.automatic
+        self.adjustments = plan.pre_adjustments + plan.adjustments.get(runner, ())
+        features = plan.features
+        if asked:
+            overridden = any(f.forces is not None and f.forces.runner == runner and f.forces.override
+                             for f in plan.active(plan.forcing & plan.asked))
+            elsewhere = 0
+            if not overridden:  # else a request sent elsewhere may still be overridden into R
+                elsewhere = sum(1 << i for i, f in enumerate(features) if plan.forcing >> i & 1
+                                and f.forces is not None and f.forces.runner != runner)
+                redirects = plan.redirects.get(runner, ())
+                if all(r.to != runner for _, r in redirects):  # the first that holds applies
+                    elsewhere |= sum(bit for bit, _ in redirects)
+            self.choice_refusing, self.served_refusing, self.wanted = plan.removed | elsewhere, plan.no[runner], 0
+        else:
+            blocking = plan.blocking[runner]
+            self.choice_refusing, self.served_refusing = plan.removed | blocking, blocking
+            self.wanted = plan.candidate.get(runner, 0)
+        # Automatic choice: an outright preference for another runner, active with no forcing
+        # feature active and no preference for this runner before it, chooses that runner or
+        # fails (matrix._choice.steps): changing it means changing one of those gates.
+        self.outright: List[Tuple[int, int]] = []
+        if not asked:
+            forcing = plan.forcing & plan.automatic
+            for bit in _bits(plan.preferring & plan.automatic):
+                prefers = features[bit.bit_length() - 1].prefers
+                if prefers is None:
+                    continue
+                if prefers.outright and prefers.runner != runner:
+                    before = sum(b for b in _bits(plan.preferring & plan.automatic & (bit - 1))
+                                 if (p := features[b.bit_length() - 1].prefers) is not None and p.runner == runner)
+                    self.outright.append((bit, forcing | before))
+        self.depends: Dict[int, FrozenSet[int]] = {}
+        self.above = [_above(p) for p, _ in units]
+
+    @property
+    def reading(self) -> Optional[Any]:
+        """The schema resolve reads configs with (`matrix.resolver._reading`), made when an
+        adjustment is first applied."""
+        if self._schema is None:
+            self._schema = [self.plan.matrix.schema.reading_at(self.plan.version) or None]
+        return self._schema[0]
+
+    def candidates(self, size: int) -> Iterator[Tuple[Tuple[int, ...], List[Tuple[int, ...]]]]:
+        """The candidates of *size* paths where no refusing gate is active, grouped by path set:
+        (unit indices, option indices of each candidate), path sets in the order of
+        `itertools.combinations` over the units, candidates in the order of their product."""
+        seen: Set[State] = set()
+        found: Set[State] = set()
+        stack: List[State] = [()]
+        while stack:
+            state = stack.pop()
+            if state in seen:
+                continue
+            seen.add(state)
+            refusing = self._refusing(state)
+            if len(state) == size:
+                if not refusing:
+                    found.add(state)
+                continue
+            used = {u for u, _ in state}
+            if refusing:
+                # Every candidate that serves changes a path each gate depends on: one path for
+                # each of the gates that depend on no path in common, at least.
+                needs = sorted((d - used for d in refusing), key=lambda s: (len(s), sorted(s)))
+                if _disjoint(needs) > size - len(state):
+                    continue
+                pool = needs[0]
+            else:
+                pool = frozenset(range(len(self.units))) - used
+            paths = [self.units[u][0] for u in used]
+            for unit in sorted(pool):
+                path = self.units[unit][0]
+                if any(path.startswith(p + ".") or p.startswith(path + ".") for p in paths):
+                    continue  # a section and a path below it: one of them says it all
+                for option in range(len(self.units[unit][1])):
+                    stack.append(tuple(sorted((*state, (unit, option)))))
+        grouped: Dict[Tuple[int, ...], List[Tuple[int, ...]]] = {}
+        for state in sorted(found):
+            grouped.setdefault(tuple(u for u, _ in state), []).append(tuple(o for _, o in state))
+        yield from sorted(grouped.items())
+
+    def _refusing(self, state: State) -> List[FrozenSet[int]]:
+        """For each gate that refuses the runner on the candidate *state*, as resolve reads them
+        (its masks, adjustments applied as it applies them), the units it depends on (one of
+        which a candidate that serves changes); none when the gates cannot be read."""
+        plan = self.plan
+        units = self.units
+        config = self.apply(self.config, [units[u][0] for u, _ in state], [units[u][1][o] for u, o in state])
+        kept = self.kept
+        try:
+            mask = plan.evaluate(config, None)[0] & kept
+            view: Optional[_access.Effective] = None
+            if mask & plan.pre_adjusting:
+                view = _access.Effective(config)
+                _adjust.apply(plan.pre_adjustments, view, self.reading, None, None)
+                if view.sets:
+                    mask = plan.evaluate(view, None)[0] & kept
+            served = mask
+            if mask & plan.adjusting.get(self.runner, 0):
+                view = view or _access.Effective(config)
+                changed = len(view.sets)
+                if _adjust.apply(plan.adjustments[self.runner], view, self.reading, None, self.runner) \
+                        or len(view.sets) != changed:
+                    served = plan.evaluate(view, None)[0] & kept
+        except MatrixError:
+            return []
+        gates = mask & self.choice_refusing | served & self.served_refusing | self.wanted & ~mask
+        out = [self._depends(bit.bit_length() - 1) for bit in _bits(gates)]
+        for bit, unless in self.outright:
+            if mask & bit and not mask & unless:
+                out.append(frozenset().union(*(self._depends(b.bit_length() - 1) for b in _bits(bit | unless))))
+        return out
+
+    def _depends(self, gate: int) -> FrozenSet[int]:
+        """The units whose change can change whether *gate* is active."""
+        found = self.depends.get(gate)
+        if found is not None:
+            return found
+        paths: Set[str] = set()
+        todo = list(self.plan.features[gate].when.paths)
+        while todo:
+            path = todo.pop()
+            if path in paths:
+                continue
+            paths.add(path)
+            todo += _above(path)
+            for adjustment in self.adjustments:
+                if path in adjustment.set:
+                    todo += [*adjustment.when.paths, *adjustment.set,
+                             *(v.path for v in adjustment.set.values() if isinstance(v, From))]
+        # A path set below a section the config does not hold as a table makes it one: its
+        # other fields go from None to their defaults.
+        found = self.depends[gate] = frozenset(
+            i for i, (p, _) in enumerate(self.units)
+            if p in paths or any(a in paths and not self._table(a) for a in self.above[i]))
+        return found
+
+    def _table(self, section: str) -> bool:
+        """Whether the user's config holds *section* as a table."""
+        holder: object = self.config
+        for part in section.split("."):
+            if not isinstance(holder, dict):
+                return False
+            holder = holder.get(part)
+        return isinstance(holder, dict)
+
+
+def _disjoint(sets: Sequence[FrozenSet[int]]) -> int:
+    """How many of *sets* (smallest first) are picked when each picked has no element of those
+    picked before: a lower bound of how many elements it takes to meet them all."""
+    taken: Set[int] = set()
+    count = 0
+    for each in sets:
+        if not each & taken:
+            taken |= each
+            count += 1
+    return count
+
+
+def _bits(mask: int) -> Iterator[int]:
+    while mask:
+        low = mask & -mask
+        yield low
+        mask ^= low
