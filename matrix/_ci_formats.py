@@ -10,6 +10,17 @@ if TYPE_CHECKING:  # pragma: no cover
     from .check import Report
 
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "note": "note"}
+
+
+def tool_version() -> str:
+    """The installed version of support-matrix ("0" when run from a source tree), as
+    ``matrix --version`` says it and each SARIF log (of ``check`` and of ``diff``) names its tool."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("support-matrix")
+    except PackageNotFoundError:
+        return "0"
 _GITHUB_LEVEL = {"error": "error", "warning": "warning", "note": "notice"}
 
 

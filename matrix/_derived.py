@@ -32,15 +32,17 @@ class Derived:
     call costs one look-up. ``code``: by the source of a plan's evaluator (versions whose gates
     are the same share it), the code compiled from it, or its marshalled bytes as a cache entry
     brought them (`matrix._cache`: loaded when a plan needs them). ``spaces``: by `Version`,
-    what `matrix._remedy` derives from a plan's gates.
+    what `matrix._remedy` derives from a plan's gates. ``pairs``: by version and budget, the
+    pairs of `matrix._pairs.pairs` (each docs table of pairs, in every format, reads them).
     """
 
-    __slots__ = ("plans", "code", "spaces")
+    __slots__ = ("plans", "code", "spaces", "pairs")
 
     def __init__(self) -> None:
         self.plans: Dict[object, Plan] = {}
         self.code: Dict[str, Union[bytes, CodeType]] = {}
         self.spaces: Dict[object, Any] = {}
+        self.pairs: Dict[object, Any] = {}
 
 
 def of(matrix: Matrix) -> Derived:

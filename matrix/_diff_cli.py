@@ -9,6 +9,7 @@ import subprocess
 from typing import IO, Any, Dict, List, Optional, Tuple
 
 from . import _messages, loader
+from ._ci_formats import tool_version
 from ._files import toml
 from .diff import CHANGES, LEVELS, Accepted, Difference, DiffReport, Level, command, diff
 from .errors import ConfigError, RemovedFeatureError, ResolutionError, UsageError
@@ -309,7 +310,7 @@ def sarif(report: DiffReport, levels: Dict[str, Level]) -> str:
             result["suppressions"] = [{"kind": "external", "justification": change.accepted}]
         results.append(result)
     log = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
-           "runs": [{"tool": {"driver": {"name": "matrix diff", "version": _tool_version(),
+           "runs": [{"tool": {"driver": {"name": "matrix diff", "version": tool_version(),
                                          "informationUri": "https://pypi.org/project/support-matrix/",
                                          "rules": rules}},
                      "results": results}]}
@@ -371,17 +372,6 @@ def _config_file(path: str) -> Dict[str, Any]:
     if not isinstance(data, dict):
         raise UsageError(_messages.config_not_a_table(path, data))
     return data
-
-
-def _tool_version() -> str:
-    """The installed version of support-matrix ("0" when run from a source tree), as
-    ``matrix --version`` says it."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("support-matrix")
-    except PackageNotFoundError:
-        return "0"
 
 
 def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str, Dict[str, Any]]]) -> str:

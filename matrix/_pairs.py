@@ -16,7 +16,9 @@ from __future__ import annotations
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import attrs
+from packaging.version import Version
 
+from . import _derived
 from ._space import Inconclusive, Space
 from ._versions import VersionLike, as_version
 from .schema import Feature, Matrix, Refusal
@@ -43,8 +45,17 @@ def pair_gates(matrix: Matrix, version: Optional[VersionLike] = None) -> Tuple[F
 
 
 def pairs(matrix: Matrix, version: Optional[VersionLike] = None, *, budget: int = 200_000) -> List[Pair]:
-    """Every pair of the gates of `pair_gates`, in declaration order: (1, 2), (1, 3), (2, 3), …"""
+    """Every pair of the gates of `pair_gates`, in declaration order: (1, 2), (1, 3), (2, 3), …
+    (worked out once per matrix, version and budget)."""
     v = matrix.version if version is None else as_version(version)
+    kept = _derived.of(matrix).pairs
+    found = kept.get((v, budget))
+    if found is None:
+        found = kept[(v, budget)] = tuple(_pairs(matrix, v, budget))
+    return list(found)
+
+
+def _pairs(matrix: Matrix, v: Version, budget: int) -> List[Pair]:
     in_force = matrix.features_at(v)
     gates = pair_gates(matrix, v)
     # A removed gate refuses the configs that use it only where it is in force: a gate of

@@ -86,7 +86,6 @@ class Pruning:
                  apply: Callable[[Dict[str, Any], Sequence[str], Sequence[object]], Dict[str, Any]]) -> None:
         self.plan, self.config, self.runner, self.asked, self.units = plan, config, runner, asked, units
         self.apply = apply
-        self._schema: Optional[List[Optional[Any]]] = None
         self.kept = plan.asked if asked else plan.automatic
         self.adjustments = plan.pre_adjustments + plan.adjustments.get(runner, ())
         features = plan.features
@@ -124,11 +123,8 @@ class Pruning:
 
     @property
     def reading(self) -> Optional[Any]:
-        """The schema resolve reads configs with (`matrix.resolver._reading`), made when an
-        adjustment is first applied."""
-        if self._schema is None:
-            self._schema = [self.plan.matrix.schema.reading_at(self.plan.version) or None]
-        return self._schema[0]
+        """The schema resolve reads configs with (`matrix._compile.Plan.reading`)."""
+        return self.plan.reading
 
     def candidates(self, size: int) -> Iterator[Tuple[Tuple[int, ...], List[Tuple[int, ...]]]]:
         """The candidates of *size* paths where no refusing gate is active, grouped by path set:

@@ -109,16 +109,6 @@ class _Exit(Exception):
         self.status = status
 
 
-def _tool_version() -> str:
-    """The installed version of support-matrix ("0" when run from a source tree)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("support-matrix")
-    except PackageNotFoundError:
-        return "0"
-
-
 class _ShowVersion(argparse.Action):
     """``matrix --version``: the version is looked up only when asked (a new process pays for
     every import: benchmarks/coldstart.py)."""
@@ -128,7 +118,9 @@ class _ShowVersion(argparse.Action):
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
                  values: object, option_string: Optional[str] = None) -> None:
-        parser._print_message(f"matrix {_tool_version()}\n")
+        from ._ci_formats import tool_version
+
+        parser._print_message(f"matrix {tool_version()}\n")
         raise _Exit(EXIT_OK)
 
 
@@ -725,7 +717,7 @@ def _check_one(matrix: Matrix, options: argparse.Namespace, *, stdout: IO[str]) 
         from . import _ci_formats
 
         if options.format == "sarif":
-            stdout.write(_ci_formats.sarif(report, tool_version=_tool_version()))
+            stdout.write(_ci_formats.sarif(report, tool_version=_ci_formats.tool_version()))
         else:
             stdout.write(_ci_formats.github(report))
     elif options.format == "json":
