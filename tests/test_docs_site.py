@@ -224,7 +224,7 @@ def test_the_reference_is_generated_from_the_code():
     assert choice.endswith("What is said of the other\n    runners reads C.")
     remedies = hook.remedies()  # docs/explanation/remedies.md: matrix/_remedy.py's rules
     assert remedies.startswith("- **The space searched** is the one ``matrix check`` searches (`matrix._space`): every path the\n")
-    assert remedies.endswith("said. \"No remedy found within N changes\" is said only when every smaller set was tried.")
+    assert remedies.endswith("nothing: both are said. \"No remedy found within N changes\" is said only when every smaller\n    set was tried.")
 
 
 def test_a_spec_the_hook_does_not_place_fails_the_build(monkeypatch):
