@@ -13,10 +13,7 @@ or more paths where its ``when`` holds. A config is resolved in this order:
    gates), its requirements and its ``partial`` / ``opt-in`` warnings are evaluated on F: a
    runner asked for is validated on F only. In automatic choice R was chosen because it was
    free on C; when it is blocked on F, resolve raises `AdjustmentError`, naming the
-   adjustments and what then blocks R. Where no runner is free on C and an active feature
-   forces a candidate, that runner is R, validated as a runner asked for is: it serves when
-   free on F, else `NoRunnerError` says its refusal on F (a host that uses the forced runner
-   changes the config before it validates it, as vLLM does).
+   adjustments and what then blocks R.
 5. What is said of the other runners (their blockers, fallback warnings, the explanation of
    the choice) reads C; `Resolution.active` and the served runner's statuses read F.
 

@@ -32,10 +32,7 @@ A config is resolved in this order (docs/explanation/choice.md shows this text, 
    declaration order). The adjustments of the runner that serves then apply to C, giving the
    effective config F, and that runner's blockers, requirements and ``partial`` / ``opt-in``
    warnings are evaluated on F: a runner asked for is validated on F only; a runner automatic
-   choice found free on C but blocked on F is an `AdjustmentError`. Where automatic choice
-   finds no runner free on C and an active feature forces a candidate, that runner is the one
-   the choice ends on and is validated on its F as a runner asked for is: it serves when free
-   there, else no runner (`NoRunnerError`, its refusal read on F). What is said of the other
+   choice found free on C but blocked on F is an `AdjustmentError`. What is said of the other
    runners reads C.
 
 The decision list (`steps`) is data: `automatic` reads it on a mask of active gates; the
@@ -215,48 +212,23 @@ def _fallback(plan: Plan, mask: int, skipped: List[str], chosen: str) -> str:
                               list(dict.fromkeys(said)))
 
 
-def _no_runner(plan: Plan, mask: int, candidates: List[str], warnings: List[ResolutionWarning],
-               served: Optional[int] = None) -> str:
+def _no_runner(plan: Plan, mask: int, candidates: List[str], warnings: List[ResolutionWarning]) -> str:
     """The error of automatic choice when no candidate is free. A matrix's own sentence may say
     only the refusal of the runner the choice ends on (the runner an active feature forces, else
     the last candidate): the candidates before it are then said as a fallback to it, as a host
-    that falls back and then refuses says them (vLLM); those forced away are not said at all.
-    *served*: the mask of the forced runner's effective config (`forced`), its refusal read there."""
-    forced = _forced(plan, mask, candidates)
+    that falls back and then refuses says them (vLLM); those forced away are not said at all."""
+    forcing = [f.forces.runner for f in plan.active(mask & plan.forcing) if f.forces is not None]
+    forced = next((r for r in forcing if r in candidates), None)
     last = forced or candidates[-1]
     template = _own(plan, "no_runner", last)
-    at = {r: served if r == forced and served is not None else mask for r in candidates}
-    said = [blockers(plan, at[r], r) for r in candidates]
+    said = [blockers(plan, mask, r) for r in candidates]
     if template is None:
         return _messages.no_runner(said)
     if "blocked" not in template.names and forced is None and len(candidates) > 1:
         warnings.append(ResolutionWarning("fallback", None, last, _fallback(plan, mask, candidates[:-1], last)))
-    names, reasons = _blocked_by(plan, at[last], last)
-    return _messages.no_runner(said, template, blockers(plan, at[last], last), plan.matrix.runner(last).name,
+    names, reasons = _blocked_by(plan, mask, last)
+    return _messages.no_runner(said, template, blockers(plan, mask, last), plan.matrix.runner(last).name,
                                names + reasons)
-
-
-def _forced(plan: Plan, mask: int, candidates: List[str]) -> Optional[str]:
-    forcing = [f.forces.runner for f in plan.active(mask & plan.forcing) if f.forces is not None]
-    return next((r for r in forcing if r in candidates), None)
-
-
-def _candidates(plan: Plan, mask: int) -> List[str]:
-    _, tried = plan.choice(mask)
-    return [r for r, _ in tried if plan.is_candidate(r, mask)]
-
-
-def forced(plan: Plan, mask: int) -> Optional[str]:
-    """The runner automatic choice ends on, on the config of choice (active gates *mask*), when
-    no runner is free there and an active feature forces a candidate: the first such runner.
-    Like a runner asked for, it is validated on its effective config (`matrix._adjust`, step 4)."""
-    return _forced(plan, mask, _candidates(plan, mask))
-
-
-def forced_refusal(plan: Plan, mask: int, served: int) -> str:
-    """The no-runner error of automatic choice on *mask* (the config of choice) when the runner
-    an active feature forces (`forced`) is blocked on its effective config too (*served*)."""
-    return _no_runner(plan, mask, _candidates(plan, mask), [], served)
 
 
 def _deprecation(feature: Feature) -> Deprecation:
@@ -374,7 +346,8 @@ def automatic(plan: Plan, mask: int, warnings: List[ResolutionWarning]) -> _Outc
             feature = step.gate_of(plan)
             assert feature.prefers is not None
             return None, (NoRunnerError, _preferred_blocked(plan, mask, feature, warnings))
-        candidates = _candidates(plan, mask)
+        _, tried = plan.choice(mask)
+        candidates = [r for r, _ in tried if plan.is_candidate(r, mask)]
         if step.kind == "order":
             assert step.runner is not None
             skipped = candidates[: candidates.index(step.runner)]

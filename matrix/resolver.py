@@ -21,7 +21,7 @@ from ._adjust import Adjusted
 from ._choice import WARNING_KINDS, ResolutionWarning, WarningKind
 from ._compile import Plan, plan
 from ._versions import VersionLike, as_version
-from .errors import AdjustmentError, ConfigError, NoRunnerError, UsageError
+from .errors import (AdjustmentError, ConfigError, UsageError)
 from .predicates import Predicate
 from .schema import Feature, Matrix, Order, Redirect, Requirement, Runner, Statement, Status
 
@@ -788,13 +788,8 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
     if runner is None and cmask & compiled.preferring:
         warnings = _choice.preferences_with_values(compiled, cmask, cvalues, warnings)
     fmask, fvalues, before = cmask, cvalues, len(adjusted)
-    chosen, error, message = choice.runner, choice.error, choice.message
-    forced = None
-    if error is NoRunnerError and runner is None:  # a forced runner is validated on its F, as one asked for
-        forced = _choice.forced(compiled, cmask)
-        if forced is not None and cmask & compiled.adjusting[forced]:
-            chosen, error = forced, None
-    served = chosen
+    chosen = served = choice.runner
+    error, message = choice.error, choice.message
     if error is None:
         assert chosen is not None
         if cmask & compiled.adjusting[chosen]:
@@ -810,9 +805,7 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
                                                                               overriding, choice.redirected))
         told = _adjusted_warnings(adjusted[:before])
         warnings = told + warnings + _adjusted_warnings(adjusted[before:]) + more
-        if error is AdjustmentError and chosen == forced:
-            error, message = NoRunnerError, _choice.forced_refusal(compiled, cmask, fmask)
-        elif error is AdjustmentError:
+        if error is AdjustmentError:
             message = _messages.adjustment_blocks(list(dict.fromkeys(a.message for a in adjusted[before:])),
                                                   message or "")
         if error is not None:

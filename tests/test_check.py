@@ -1230,24 +1230,14 @@ def _reference_resolve(m, m0, config, asked):
     """``(runner or error class, adjustments, effective)`` by the documented order: the
     adjustments that name no runner give C; the choice is made on C (by the matrix without
     adjustments, whose choice the other tests hold to the README); the runner's adjustments give
-    F; the runner is validated on F. Where automatic choice finds no runner free on C and an
-    active feature forces a candidate, that runner is validated on its F as one asked for is."""
+    F; the runner is validated on F."""
     v = m.version
     pre = [a for a in m.adjustments_at(v) if not a.runners]
     c, changes = _reference_apply(m, pre, config, None)
     gates = m0.gates_at(v)
-    forced = None
     if asked is None:
         try:
             chosen = m0.resolve(c).runner
-        except matrix.NoRunnerError as error:
-            candidates = [r.id for r in m0.runners if r.candidate is None or r.candidate.evaluate(c, schema=m.schema)]
-            forced = next((g.forces.runner for g in m0.features_at(v) if g.forces is not None
-                           and g.applies != "asked" and g.forces.runner in candidates
-                           and g.when.evaluate(c, schema=m.schema)), None)
-            if forced is None:
-                return type(error), changes, c
-            chosen = forced
         except matrix.ResolutionError as error:
             return type(error), changes, c
     else:
@@ -1270,8 +1260,7 @@ def _reference_resolve(m, m0, config, asked):
     mode = "automatic" if asked is not None else "asked"
     if any(g.applies != mode and g.status(chosen, v) in refusing and g.when.evaluate(f, schema=m.schema)
            for g in gates):
-        refused = matrix.NoRunnerError if forced is not None else matrix.AdjustmentError
-        return (matrix.UnsupportedFeatureError if asked is not None else refused), changes + more, f
+        return (matrix.UnsupportedFeatureError if asked is not None else matrix.AdjustmentError), changes + more, f
     return chosen, changes + more, f
 
 
