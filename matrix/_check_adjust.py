@@ -125,13 +125,42 @@ class _Reach:
         return None
 
     def requested(self, runner: str, true: Sequence[Node]) -> Optional[Dict[str, object]]:
-        """A config a request for *runner* leaves with *runner* (on C: no removed feature, no
-        feature that forces another runner, no redirect of it), with *true* holding."""
+        """A config a request leaves with *runner* (on C), with *true* holding: a request for
+        *runner* itself (no removed feature, no feature that forces another runner, no redirect
+        of it), for another runner that a redirect sends to *runner* (its first redirect that
+        holds), or for any runner while a feature forces *runner* over the one asked for (the
+        runner is then adjusted even where it is refused after)."""
         compiled = self.ctx.plan
-        away = [f for f in self.asked if f.removed_at(compiled.version)
-                or (f.forces is not None and f.forces.runner != runner)]
-        redirects = [compiled.features[bit.bit_length() - 1] for bit, _ in compiled.redirects.get(runner, ())]
-        return self.space.solve(true=true, false=[self.ctx.choice(f.when.node) for f in (*away, *redirects)])
+        choice = self.ctx.choice
+        refusing = [choice(f.when.node) for f in self.asked if f.removed_at(compiled.version)
+                    or (f.forces is not None and f.forces.runner != runner)]
+
+        def redirects(of: str) -> List[Tuple[Node, str]]:
+            return [(choice(compiled.features[bit.bit_length() - 1].when.node), r.to)
+                    for bit, r in compiled.redirects.get(of, ())]
+
+        found = self.space.solve(true=true, false=[*refusing, *(n for n, _ in redirects(runner))])
+        if found is not None:
+            return found
+        for other in compiled.redirects:
+            earlier: List[Node] = []
+            for node, to in redirects(other):
+                if to == runner:
+                    found = self.space.solve(true=[*true, node], false=[*refusing, *earlier])
+                    if found is not None:
+                        return found
+                earlier.append(node)
+        # An overriding feature takes any request to its runner, whatever another feature forces
+        # without overriding (the runner is adjusted, then refused by it), unless a removed
+        # feature or another overriding one is active.
+        taken = [choice(f.when.node) for f in self.asked if f.removed_at(compiled.version)
+                 or (f.forces is not None and f.forces.override and f.forces.runner != runner)]
+        for f in self.asked:
+            if f.forces is not None and f.forces.runner == runner and f.forces.override:
+                found = self.space.solve(true=[*true, choice(f.when.node)], false=taken)
+                if found is not None:
+                    return found
+        return None
 
 
 def findings(ctx: Contexts, space: Space, choice: Any, gone: Sequence[Node],

@@ -1355,6 +1355,44 @@ def test_check_reads_adjustments_through_sections_set_none_and_copies():
     assert m.resolve({**refuses.witness, "x": True}).runner == "a"
 
 
+_REACHED_BY_REDIRECT = """[matrix]
+name = "p5"
+version = "1.0"
+
+[config]
+"q" = { type = "bool", default = false }
+"z" = { type = "int", choices = [1, 2], default = 1 }
+
+[features.fq]
+name = "q on"
+when = "q"
+support = { r1 = "yes", r2 = "no" }
+applies = "automatic"
+
+[features.fz]
+name = "z two"
+when = "z == 2"
+support = { r1 = "yes", r2 = "yes" }
+
+[adjustments.adj]
+name = "r2 sets z"
+when = "q"
+set = { "z" = 2 }
+runners = ["r2"]
+"""
+
+
+def test_an_adjustment_of_a_runner_reached_only_by_a_redirect_is_not_said_never_to_apply():
+    """Review of this round: r2 serves only requests redirected to it from r1, and there its
+    adjustment applies; check said adjustment-never (it searched only requests for r2 itself)."""
+    m = matrix.loads(_REACHED_BY_REDIRECT, runners={
+        "r1": {"name": "Runner One", "priority": 2, "redirects": [{"to": "r2", "when": "q"}]},
+        "r2": {"name": "Runner Two", "priority": 1, "redirects": [{"to": "r1", "when": "q"}]}})
+    resolution = m.resolve({"q": True}, runner="r1")
+    assert (resolution.runner, [(a.id, a.before, a.after) for a in resolution.adjustments]) == ("r2", [("adj", 1, 2)])
+    assert [f.code for f in check(m).findings] == ["never-chosen"]
+
+
 # Cases the brute force with adjustments found: a removed feature (refused on the config of choice
 # first) that a runner's own adjustment makes active on its effective config refuses it there, as
 # the runner a request is redirected to (redirect-refused) and in automatic choice
