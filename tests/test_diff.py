@@ -675,3 +675,42 @@ def test_ci_prints_the_diff_against_the_previous_commit_that_changed_the_matrix_
     (folder / "features.toml").write_text(SMALL.replace('when = "y"', 'when = "y and"'))
     status, lines = step()
     assert (status, lines[-1]) == (2, "matrix diff could not read a side (exit 2)")
+
+
+def test_the_pre_commit_hook_and_the_documented_github_step_run_in_a_git_repository(folder):
+    """The ``matrix-diff`` hook's entry and the GitHub Actions step of docs/how-to/ci.md, run as
+    written: the working tree against HEAD, and against origin/main."""
+    import pathlib
+    import shlex
+    import subprocess
+
+    import yaml
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    hook = {h["id"]: h for h in yaml.safe_load((root / ".pre-commit-hooks.yaml").read_text())}["matrix-diff"]
+    assert (hook["pass_filenames"], [p for p in ("features.toml", "runners/a.toml", "old.toml")
+                                     if re.search(hook["files"], p)]) == (False, ["features.toml", "runners/a.toml"])
+    docs = (root / "docs" / "how-to" / "ci.md").read_text()
+    steps = re.findall(r"^- run: (matrix diff .*)$", docs, re.M)
+    assert (steps, "fetch-depth: 0" in docs) == (["matrix diff --base origin/main --format github --fail-on breaking"],
+                                                 True)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    (folder / "features.toml").write_text(SMALL)
+    subprocess.run(["git", "init", "-q"], check=True, cwd=folder)
+    subprocess.run([*git, "add", "features.toml", "runners"], check=True, cwd=folder)
+    subprocess.run([*git, "commit", "-q", "-m", "base"], check=True, cwd=folder)
+    subprocess.run(["git", "update-ref", "refs/remotes/origin/main", "HEAD"], check=True, cwd=folder)
+
+    def run(command):
+        program, *words = shlex.split(command)
+        assert program == "matrix"
+        return _run(*words)
+
+    assert run(hook["entry"]) == (0, "No change for any config (2.0 → 2.0)\n", "")
+    (folder / "features.toml").write_text(FLIPPED)
+    status, out, err = run(hook["entry"])
+    assert (status, out.splitlines()[0], err) == (1, "3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic", "")
+    status, out, err = run(steps[0])
+    assert (status, out.splitlines()[0], err) == (
+        1, "::error file=features.toml,line=11,title=matrix diff served-refused::Automatic choice: A → refused"
+           "%0Aconfigs: y and not x%0Awitness: {\"y\": true}", "")
