@@ -9,7 +9,7 @@ from matrix import _diff
 from matrix.diff import CHANGES, diff, effective_value, observe
 from matrix.resolver import _plan
 
-from .test_check import _ATOMS, _small_matrices, _universe
+from .test_check import _ADJUSTABLE, _ATOMS, _FIELDS, _KINDS, _small_matrices, _toml_value, _universe
 
 SMALL = '''[matrix]
 name = "small"
@@ -80,10 +80,10 @@ def test_no_change_is_said_in_one_line():
 def _edited(draw):
     """A small matrix (with adjustments half the time, and redirects), and a random edit of it:
     a cell flipped, a gate added or removed, two priorities swapped, a deprecation (or a removal)
-    added, an adjustment or a runner's redirects dropped."""
+    added, an adjustment added before the choice, an adjustment or a runner's redirects dropped."""
     text, names, runners, _ = draw(_small_matrices(adjustments=draw(st.booleans()), redirects=True))
     edit = draw(st.sampled_from(["cell", "add", "remove", "priority", "deprecate", "remove-now", "adjustment",
-                                 "redirects"]))
+                                 "adjustment", "add-adjustment", "add-adjustment", "redirects"]))
     new_text, new_runners = text, {r: dict(v) for r, v in runners.items()}
     cells = list(re.finditer(r'(\b[abc]) = "(yes|no)"', text))
     if edit == "cell" and cells:
@@ -103,6 +103,14 @@ def _edited(draw):
         if blocks:
             block = draw(st.sampled_from(blocks))
             new_text = text[:block.start()] + text[block.end():]
+    elif edit == "add-adjustment" and set(names) <= set(_ADJUSTABLE):
+        path = draw(st.sampled_from(names))
+        value = draw(st.sampled_from([v for v in _FIELDS[path][1] if (v is not None or _KINDS[path][1])
+                                      and (not isinstance(v, int) or abs(v) < 2 ** 31)
+                                      and not (isinstance(v, str) and "+" in v)]))
+        atom = draw(st.sampled_from([a for n in names for a in _ATOMS[n]]))
+        new_text = text + (f'[adjustments.added]\nname = "added"\nwhen = "{atom}"\n'
+                           f'set = {{ "{path}" = {_toml_value(value)} }}\n')
     elif edit == "redirects":
         for runner in new_runners.values():
             if runner.pop("redirects", None) is not None:
@@ -121,6 +129,10 @@ def _edited(draw):
     return text, runners, new_text, new_runners, names
 
 
+def _names(sides, features):
+    return {g.name for side in sides for f in features for g in (side.gate(f),) if g is not None}
+
+
 def _answers(side, config, names):
     """Every answer the diff compares, for one config on one side."""
     plan = side.plan
@@ -132,7 +144,10 @@ def _answers(side, config, names):
     for gate in plan.features:
         out[("deprecation", None, gate.id)] = observe(side, config, "deprecation", feature=gate.id)
         for runner in plan.no:
-            out[("blocker", runner, gate.id)] = observe(side, config, "blocker", feature=gate.id, blocked=runner)
+            # A blocker is said by its name (the diff's rule: an entry of the same name that
+            # blocks on the other side, a requirement's other clause say, is no change).
+            out[("blocker", runner, gate.name)] = observe(side, config, "blocker", feature=gate.id, blocked=runner,
+                                                          name=gate.name)
     return out
 
 
@@ -208,7 +223,7 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
             # ``also``) is said by that change, of the same single gate.
             reported = [c for i in _expected(kind, before[key], after[key]) for c in by_id.get(i, [])
                         if c.id in _REMOVAL or c.id in _ADJUSTMENT or kind == "automatic" or (c.runner == runner or i in c.also)
-                        and (gate is None or gate in c.features)]
+                        and (gate is None or gate in c.features or gate in _names(sides, c.features))]
             assert reported, (key, config, before[key], after[key], [c.id for c in report.changes])
 
 
