@@ -24,6 +24,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 import attrs
 from packaging.version import Version
 
+from ._check_adjust import Contexts
 from ._choice import Rule, Term
 from ._compile import Plan
 from ._nodes import Node
@@ -79,8 +80,16 @@ class Side:
         features = compiled.features
         asked_only = {f.id for f in features if f.applies == "asked"}
         automatic_only = {f.id for f in features if f.applies == "automatic"}
-        self.automatic = _Choice(compiled, asked_only)
-        self.asked = _Choice(compiled, automatic_only)
+        #: The adjustments in force, as rewriters (`matrix._check_adjust`). The choice reads the
+        #: config of choice C; with no runner's own adjustments in force the runner that serves
+        #: is validated on C too, and every question of the diff is put on C exactly (``exact``).
+        #: A runner's own adjustments (or a rewrite too large) leave the configs as given, and the
+        #: diff says it did not compare them.
+        self.ctx = Contexts(self.matrix, compiled)
+        self.exact = self.ctx.too_large is None and not any(compiled.adjustments.values())
+        self.on_c: Callable[[Node], Node] = self.ctx.choice if self.exact else (lambda node: node)
+        self.automatic = _Choice(compiled, asked_only, self.on_c)
+        self.asked = _Choice(compiled, automatic_only, self.on_c)
         #: Each gate's bit (by identity: a plan's gates are compared often, and attrs equality
         #: reads every field), and the first gate of each id.
         self._bits = {id(f): i for i, f in enumerate(features)}
@@ -118,32 +127,48 @@ class Side:
                 yield step, (), ("refused", None, "no-runner")
 
     def requested_rules(self, runner: str) -> Iterator[Tuple[Rule, Tuple[Term, ...], Outcome]]:
-        """The decision list of a request for *runner* (`matrix._choice.requested`): a forcing
-        gate that does not override refuses it; else the last overriding gate active chooses its
-        runner; the runner chosen serves unless a gate it says no to is active."""
+        """The decision list of a request for *runner* (`matrix._choice.requested`): the first
+        redirect of *runner* whose gate is active makes it a request for the redirect's runner;
+        then a forcing gate that does not override refuses it; else the last overriding gate
+        active chooses its runner; the runner chosen serves unless a gate it says no to is
+        active."""
+        rules: List[Tuple[Rule, Outcome]] = []
+        earlier = 0
+        for bit, redirect in self.plan.redirects.get(runner, ()):
+            case: Tuple[Term, ...] = ((bit, True),) + (((earlier, False),) if earlier else ())
+            rules += self._target_rules(redirect.to, case, "redirected")
+            earlier |= bit
+        rules += self._target_rules(runner, ((earlier, False),) if earlier else (), "")
+        self.asked.steps = [rule for rule, _ in rules]
+        for rule, outcome in rules:
+            yield rule, (), outcome
+
+    def _target_rules(self, runner: str, case: Tuple[Term, ...], note: str) -> List[Tuple[Rule, Outcome]]:
+        """The rules of a request made one for *runner* where *case* holds (*note*: how it was
+        made so, said by the answers it serves)."""
         plan = self.plan
         forcing = [(1 << self.bit(f), f) for f in plan.active(plan.forcing)
                    if f.forces is not None and f.forces.runner != runner]
         rules: List[Tuple[Rule, Outcome]] = []
         refusing = sum(bit for bit, f in forcing if f.forces is not None and not f.forces.override)
         if refusing:
-            rules.append((Rule("forced", None, ((refusing, True),)), ("refused", None, "forced")))
+            rules.append((Rule("forced", None, (*case, (refusing, True))), ("refused", None, "forced")))
         overriding = [(bit, f) for bit, f in forcing if f.forces is not None and f.forces.override]
         later = 0
+        served = note
         for bit, feature in reversed(overriding):
             assert feature.forces is not None
             chosen = feature.forces.runner
-            case: Tuple[Term, ...] = ((bit, True),) + (((later, False),) if later else ())
+            when: Tuple[Term, ...] = (*case, (bit, True)) + (((later, False),) if later else ())
             no = ((plan.no[chosen], False),) if plan.no[chosen] else ()
-            rules.append((Rule("override", chosen, case + no, bit), ("served", chosen, "override")))
-            rules.append((Rule("override-blocked", None, case, bit), ("refused", None, "blocked")))
+            said = ", ".join(n for n in ("override", note) if n)
+            rules.append((Rule("override", chosen, when + no, bit), ("served", chosen, said)))
+            rules.append((Rule("override-blocked", None, when, bit), ("refused", None, "blocked")))
             later |= bit
         no = ((plan.no[runner], False),) if plan.no[runner] else ()
-        rules.append((Rule("asked", runner, no), ("served", runner, "")))
-        rules.append((Rule("asked-blocked", None, ()), ("refused", None, "blocked")))
-        self.asked.steps = [rule for rule, _ in rules]
-        for rule, outcome in rules:
-            yield rule, (), outcome
+        rules.append((Rule("asked", runner, case + no), ("served", runner, served)))
+        rules.append((Rule("asked-blocked", None, case), ("refused", None, "blocked")))
+        return rules
 
     def gate(self, feature_id: str) -> Optional[Feature]:
         return self._gates.get(feature_id)
@@ -160,6 +185,9 @@ class Search:
     def __init__(self, old: Side, new: Side, budget: int) -> None:
         self.old, self.new = old, new
         nodes = [g.when.node for side in (old, new) for g in side.plan.features]
+        nodes += [n for side in (old, new) if side.exact for n in side.ctx.nodes]
+        self.effective = effective_questions(old, new)
+        nodes += [n for _, _, question in self.effective for n in question]
         self.space = Space(union_schema(old.matrix.schema, new.matrix.schema), nodes, budget=budget)
         self.split = Split(self.space)
         self.undecided: List[str] = []
@@ -172,11 +200,13 @@ class Search:
         old, new = self.old, self.new
         if [r for r, _ in old.plan.order] != [r for r, _ in new.plan.order]:
             return None
+        if old.exact and new.exact and adjusting(old) != adjusting(new):
+            return None  # the config of choice differs: any gate may read it differently
         nodes: List[Node] = []
         for this, other in ((old, new), (new, old)):
             for gate in this.plan.features:
                 if signature(this, gate) != signature(other, other.gate(gate.id)):
-                    nodes.append(gate.when.node)
+                    nodes.append(this.on_c(gate.when.node))
         return "any", nodes
 
     def _solve(self, question: Dict[str, Any], what: str) -> Optional[Assignment]:
@@ -284,7 +314,7 @@ class Search:
                 refusing = (other,) if kind == "removal" else (self.old, self.new)
                 false = [n for side in refusing for n in side.removed(asked is not None)]
                 if there is not None and there.id not in other_choice.dead and warned(other, there):
-                    false.append(there.when.node)
+                    false.append(other.on_c(there.when.node))
                 namesakes: List[Feature] = []
                 if blocked is not None:
                     # A blocker is said by its name: where another entry of the same name blocks
@@ -292,7 +322,8 @@ class Search:
                     # config sees no change.
                     namesakes = [g for g in other.plan.features if g.name == gate.name and g.id != feature_id
                                  and g.id not in other_choice.dead and warned(other, g)]
-                found = self._solve({"true": [gate.when.node], "false": false + [g.when.node for g in namesakes]},
+                found = self._solve({"true": [this.on_c(gate.when.node)],
+                                     "false": false + [other.on_c(g.when.node) for g in namesakes]},
                                     f"where {gate.name} changes")
                 if found is None:
                     continue
@@ -327,7 +358,50 @@ def signature(side: Side, gate: Optional[Feature]) -> object:
     origin = gate.origin
     return (str(gate.when), tuple((r.id, gate.status(r.id, v)) for r in side.matrix.runners if r.id in gate.support),
             plan.deprecated >> bit & 1, plan.removed >> bit & 1, gate.forces, gate.prefers, gate.applies,
-            None if origin is None else (type(origin).__name__, getattr(origin, "runners", None)))
+            None if origin is None else (type(origin).__name__, getattr(origin, "runners", None),
+                                         getattr(origin, "to", None)))
+
+
+def adjusting(side: Side) -> object:
+    """What of a side's adjustments decides its answers (every field but names and messages)."""
+    def one(a: Any) -> object:
+        return (a.id, str(a.when), tuple(sorted((p, repr(v)) for p, v in a.set.items())), a.override, a.runners)
+
+    return (tuple(one(a) for a in side.plan.pre_adjustments),
+            tuple(sorted((r, tuple(one(a) for a in own)) for r, own in side.plan.adjustments.items())))
+
+
+def effective_questions(old: Side, new: Side) -> List[Tuple[str, Tuple[str, ...], List[Node]]]:
+    """For each path an adjustment that differs between the sides sets: where its value on the
+    config of choice differs (one option per pair of cases, `matrix._check_adjust._terms`), and
+    the ids of those adjustments. Only where both sides are ``exact``."""
+    from ._check_adjust import _differ, _terms
+    from ._substitute import conjoin
+
+    if not (old.exact and new.exact):
+        return []
+    mine = {a.id: a for a in old.plan.pre_adjustments}
+    theirs = {a.id: a for a in new.plan.pre_adjustments}
+    differing = [i for i in dict.fromkeys([*mine, *theirs]) if
+                 (mine.get(i) is None) != (theirs.get(i) is None) or
+                 (i in mine and (adjusting_one(mine[i]) != adjusting_one(theirs[i])))]
+    out: List[Tuple[str, Tuple[str, ...], List[Node]]] = []
+    for path in dict.fromkeys(p for i in differing for a in (mine.get(i), theirs.get(i)) if a is not None
+                              for p in a.set):
+        causes = tuple(i for i in differing if any(a is not None and path in a.set
+                                                    for a in (mine.get(i), theirs.get(i))))
+        fields = [side.matrix.schema.get(path) for side in (old, new)]
+        if any(f is not None and f.item_type is not None for f in fields):
+            out.append((path, causes, []))  # a list: the search tests no list for equality
+            continue
+        options = [conjoin([c1, c2, _differ(t1, t2)]) for c1, t1 in _terms(old.ctx.pre, path)
+                   for c2, t2 in _terms(new.ctx.pre, path)]
+        out.append((path, causes, options))
+    return out
+
+
+def adjusting_one(a: Any) -> object:
+    return (str(a.when), tuple(sorted((p, repr(v)) for p, v in a.set.items())), a.override, a.runners)
 
 
 def _same(a: Outcome, b: Outcome) -> bool:

@@ -148,4 +148,10 @@ def json_text(doc: Document, tables: Sequence[str]) -> str:
         data["deprecations"] = [_deprecation(d) for d in doc.deprecations]
         data["changes"] = [{"version": c.version, "feature": c.feature, "kind": c.kind, "text": c.text}
                            for c in doc.changes]
+    if "release-notes" in tables:
+        data["release_notes"] = [{"version": n.version, "previous": n.previous, "id": n.id, "level": n.level,
+                                  "message": n.message, "region": n.region, "witness": n.witness,
+                                  "features": list(n.features)} for n in doc.release_notes]
+        data["release_gaps"] = [{"version": g.version, "previous": g.previous, "text": g.text}
+                                for g in doc.release_gaps]
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

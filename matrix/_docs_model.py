@@ -5,12 +5,13 @@ public entry point is `matrix.render`."""
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 import attrs
 from packaging.version import Version
 
 from ._docs_adjustments import AdjustmentRow, adjustment_rows
+from ._docs_release import ReleaseGap, ReleaseNote, release_notes
 from ._versions import VersionLike, as_version
 from .schema import NOTHING, Alias, Feature, Field, Forces, Matrix, Prefers, Redirect, Requirement, in_window, window_text
 
@@ -271,6 +272,10 @@ class Document:
     #: Whether the matrix declares any adjustment, in force at the version or not: the
     #: adjustments table exists only then.
     adjusts: bool = False
+    #: What each release changed for users (`matrix._docs_release`): empty unless asked for (a
+    #: diff per pair of releases takes time), with what those diffs did not compare.
+    release_notes: Tuple[ReleaseNote, ...] = ()
+    release_gaps: Tuple[ReleaseGap, ...] = ()
 
 
 def _alias_row(alias: Alias, v: Version, spell: Callable[[str], str]) -> AliasRow:
@@ -356,11 +361,12 @@ def _value_text(value: object) -> str:
 
 
 def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bool = True,  # noqa: C901 — one pass over the features fills every column of a row; the branches are the lifecycle column's phrases
-             pairs: bool = False) -> Document:
+             pairs: bool = False, releases: bool = False) -> Document:
     """The tables of *matrix* as of *version* (its own by default), ready for any format.
 
     :param clean: spell out control characters, which text formats cannot show (JSON can).
     :param pairs: derive the feature pairs table too (a search over the config space).
+    :param releases: derive the release notes too (a diff of each pair of consecutive releases).
     """
     spell = _clean if clean else _as_is
 
@@ -443,7 +449,15 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
     return Document(spell(matrix.name), str(v), spell(source), tuple((r.id, spell(r.name)) for r in matrix.runners),
                     tuple(rows), tuple(notes), legend, config, deprecations, runner_rows,
                     pair_rows, pair_legend, refusals, _changes(matrix, v, spell), *_capabilities(matrix, spell),
-                    adjustments=adjustments, adjusts=bool(matrix.adjustments))
+                    adjustments=adjustments, adjusts=bool(matrix.adjustments),
+                    **_release_fields(matrix, v, spell, releases))
+
+
+def _release_fields(matrix: Matrix, v: Version, spell: Callable[[str], str], wanted: bool) -> Dict[str, Any]:
+    if not wanted:
+        return {}
+    found, gaps = release_notes(matrix, v, spell)
+    return {"release_notes": found, "release_gaps": gaps}
 
 
 def _cell(feature: Feature, runner: str, v: Version, footnote: Callable[[Optional[str]], Optional[int]],

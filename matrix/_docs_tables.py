@@ -11,6 +11,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import attrs
 
 from ._docs_adjustments import ADJUSTMENTS_INTRO, GENERATED_MESSAGE, NO_ADJUSTMENTS, AdjustmentRow
+from ._docs_release import NO_RELEASE_NOTES, RELEASE_NOTES_INTRO
 from ._docs_model import (CAPABILITIES_INTRO, DEPRECATION_HEADER, NO_GATES, NO_SCHEMA, PAIR_SYMBOLS, PAIRS_INTRO,
                           REDIRECTS_AFTER, Document, RunnerRow, Step, absent, choice_text, deprecation_cells,
                           group_rows, label, legend_label, pair_label)
@@ -301,6 +302,16 @@ def _deprecations(doc: Document) -> List[Table]:
     return out
 
 
+def _release_notes(doc: Document) -> Table:
+    rows = tuple(TableRow((_cell(_raw(n.version), header=True), _cell(_raw(n.level)), _cell(_code(n.id)),
+                           _cell(_text(n.message)), _cell(_code(n.region)), _cell(_code(n.witness_text))))
+                 for n in doc.release_notes)
+    after = tuple((_raw(f"{g.previous} → {g.version}: "), _text(g.text)) for g in doc.release_gaps)
+    return Table("What changed for users", _heading("What changed for users", doc, False), "What changed for users",
+                 _headers("Release", "Level", "Change", "What", "Configs", "Witness"), rows,
+                 intro=((_text(RELEASE_NOTES_INTRO),),), after=after, empty=NO_RELEASE_NOTES)
+
+
 #: Every docs table by name, in the order they are rendered: a new table is one entry here (and
 #: its builder above); `matrix.render.TABLES`, the CLI's choices and ``--table all`` read it.
 BUILDERS: Dict[str, Callable[[Document, bool], List[Table]]] = {
@@ -313,4 +324,6 @@ BUILDERS: Dict[str, Callable[[Document, bool], List[Table]]] = {
     "pairs": lambda doc, symbols: [_pairs(doc, symbols)],
     "config": lambda doc, symbols: [_config(doc)],
     "deprecations": lambda doc, symbols: _deprecations(doc),
+    # Beside the changes by release: what they did for users (a diff per pair of releases).
+    "release-notes": lambda doc, symbols: [_release_notes(doc)],
 }

@@ -1337,3 +1337,9 @@ def diff_configs_unreadable(name: str, error: Exception) -> str:
 
 def diff_config_line(name: str, line: int, problem: str) -> str:
     return f"--configs: {name}:{line} is not a JSON config: {problem}"
+
+
+# --- matrix diff: adjustments and redirects compared (diff lane) -----------------------------
+
+def diff_effective(path: str, old: str, new: str) -> str:
+    return f"Effective value of {path}: {old} → {new}"

@@ -238,7 +238,8 @@ def _docs_parser(commands: Commands, stdout: IO[str]) -> None:
     docs.add_argument("--version", metavar="V", help="document the matrix as of this version")
     docs.add_argument("--table", action="append", choices=TABLES, metavar="TABLE",
                       help="only this table (%(choices)s); repeatable (default: all but pairs, "
-                           "a search that grows with the square of the number of features)")
+                           "a search that grows with the square of the number of features, and "
+                           "release-notes, a diff per pair of releases)")
     docs.add_argument("--text-only", action="store_true",
                       help="write each status as its word alone (yes, no, partial, opt-in), without its symbol")
     target = docs.add_mutually_exclusive_group()

@@ -21,6 +21,14 @@ What is not compared (yet): preference notices for a preference passed over, war
 (a choice or field only one side has), the blockers and deprecation warnings of a config a
 removal refuses, and a runner only one side has (no change names it). A ``[config]`` field one
 side lacks reads, on that side, as if the config did not set it.
+
+Adjustments and redirects: every question reads the config of choice C (the adjustments before
+the choice, by predicate substitution: `matrix._substitute`, as ``matrix check`` does), a request
+follows the first redirect that applies, and each path an adjustment that differs sets is one
+question "its value on C differs" (``adjustment-added`` / ``-removed`` / ``-changed``, with the
+witness's ``Resolution.effective`` on both sides). A runner's own adjustments (the runner
+validated on its effective config F), a list value, or a rewrite past
+`matrix._substitute.MAX_NODES` are not compared: the report says so in ``undecided``.
 """
 
 from __future__ import annotations
@@ -63,10 +71,15 @@ CHANGES: Dict[str, Tuple[Level, str]] = {
     "preference-lifted": ("behaviour", "automatic choice picks the same runner, no longer by a preference"),
     "request-served": ("behaviour", "a request a runner refused is now served"),
     "request-overridden": ("behaviour", "a request is now served by another runner (an override starts or ends)"),
+    "redirect-added": ("behaviour", "a request is now redirected to another runner, which serves it"),
+    "redirect-removed": ("behaviour", "a request that was redirected is now served by another runner"),
     "deprecation-started": ("behaviour", "configs that use a feature are warned that it is deprecated"),
     "deprecation-ended": ("behaviour", "configs that use a feature are no longer warned that it is deprecated"),
     "blocker-added": ("behaviour", "a runner does not support a feature that configs use"),
     "blocker-lifted": ("behaviour", "a runner supports a feature it did not"),
+    "adjustment-added": ("behaviour", "configs have other effective values: an adjustment was added"),
+    "adjustment-removed": ("behaviour", "configs have other effective values: an adjustment was removed"),
+    "adjustment-changed": ("behaviour", "configs have other effective values: an adjustment changed"),
     "renamed": ("cosmetic", "a feature or runner is named differently"),
     "note-changed": ("cosmetic", "a feature's note changed"),
     "links-changed": ("cosmetic", "a feature's links changed"),
@@ -192,10 +205,11 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
     changes.add_regions(search.one_gate("deprecation", _diff.deprecated))
     for runner in runners:
         changes.add_regions(search.one_gate("blocker", _diff.blocking(runner), blocked=runner))
+    changes.effective()
     changes.cosmetic()
     return DiffReport(_sorted(_folded(changes.out)), str(sides[0].version), str(sides[1].version),
                       tuple(dict.fromkeys(search.undecided)) + tuple(changes.unreproduced)
-                      + _not_compared(sides[0].plan, sides[1].plan))
+                      + _not_compared(*sides))
 
 
 #: The one-gate changes that a change of automatic choice of the same cause already shows, and
@@ -226,16 +240,13 @@ def _folded(changes: List[Difference]) -> List[Difference]:
     return out
 
 
-def _not_compared(*plans: Any) -> Tuple[str, ...]:
-    """What the diff does not compare yet, said rather than claimed unchanged: answers where a
-    redirect of a request or an adjustment applies (the questions read configs as given and
-    requests as made)."""
-    out = []
-    if any(p.redirecting for p in plans):
-        out.append(_messages.diff_not_compared("redirects", "a request a redirect sends elsewhere"))
-    if any(p.any_adjusting for p in plans):
-        out.append(_messages.diff_not_compared("adjustments", "a config an adjustment changes"))
-    return tuple(out)
+def _not_compared(*sides: _diff.Side) -> Tuple[str, ...]:
+    """What the diff does not compare yet, said rather than claimed unchanged: answers where an
+    adjustment of a runner applies, or where the conditions read through the adjustments grow
+    too large (`matrix._substitute.MAX_NODES`): there the questions read configs as given."""
+    if all(side.exact for side in sides) or not any(side.plan.any_adjusting for side in sides):
+        return ()
+    return (_messages.diff_not_compared("adjustments", "a config an adjustment changes"),)
 
 
 def _sorted(changes: Iterable[Difference]) -> Tuple[Difference, ...]:
@@ -276,7 +287,7 @@ class _Changes:
         seen = set()
         for side in (self.new, self.old):
             for gate in side.plan.features:
-                if gate.id in seen or self.search.space.truth(gate.when.node, region.assignment) is not True:
+                if gate.id in seen or self.search.space.truth(side.on_c(gate.when.node), region.assignment) is not True:
                     continue
                 other = (self.old if side is self.new else self.new)
                 if _diff.signature(side, gate) != _diff.signature(other, other.gate(gate.id)):
@@ -334,6 +345,54 @@ class _Changes:
                                        f"{old.runner(runner.id).name!r} → {runner.name!r}", "no config", {},
                                        repr(old.runner(runner.id).name), repr(runner.name), runner=runner.id,
                                        entries=(_order_entry(self.new),)))
+
+    def effective(self) -> None:
+        """Paths whose value after the adjustments differs (`matrix._diff.effective_questions`):
+        one finding per path, caused by the adjustments that differ and set it."""
+        from .schema import Adjustment
+
+        search = self.search
+        for path, causes, options in search.effective:
+            field = search.space.schema.get(path)
+            if field is not None and field.item_type is not None:
+                search.undecided.append(_messages.diff_not_compared(
+                    f"the effective value of {path}", "a config an adjustment changes (a list)"))
+                continue
+            found = search._solve({"true": [], "false": [], "extra": [("any", options)]},
+                                  f"where the effective value of {path} changes") if options else None
+            if found is None:
+                continue
+            witness = search.space.witness(found)
+            seen = tuple(effective_value(side, witness, path) for side in (self.old, self.new))
+            if seen[0] == seen[1]:
+                self.unreproduced.append(f"A witness did not reproduce (effective): {json.dumps(witness)}")
+                continue
+            shorter = _pruned(witness, self.old, self.new)
+            if shorter != witness and tuple(effective_value(s, shorter, path) for s in (self.old, self.new)) == seen:
+                witness = shorter
+            adjustments: List[Tuple[_diff.Side, Adjustment]] = []
+            for cause in causes:
+                for side in (self.new, self.old):
+                    mine = next((a for a in side.plan.pre_adjustments if a.id == cause), None)
+                    if mine is not None:
+                        adjustments.append((side, mine))
+                        break
+            sides = {s.name for s, _ in adjustments}
+            change_id = ("adjustment-changed" if any(c in {a.id for a in self.old.plan.pre_adjustments}
+                                                     and c in {a.id for a in self.new.plan.pre_adjustments}
+                                                     for c in causes)
+                         else "adjustment-added" if sides == {"new"} else "adjustment-removed"
+                         if sides == {"old"} else "adjustment-changed")
+            whens = list(dict.fromkeys(str(a.when) for _, a in adjustments))
+            region = " or ".join(f"({w})" if " or " in w and len(whens) > 1 else w for w in whens)
+            entries = []
+            for side, adjustment in adjustments:
+                line, column = side.places.where(("adjustments", adjustment.id))
+                entries.append(Entry(side.name, f"$.adjustments.{adjustment.id}", side.matrix.file,  # type: ignore[arg-type]
+                                     line, column))
+            self.out.append(Difference(change_id, CHANGES[change_id][0],
+                                       _messages.diff_effective(path, seen[0], seen[1]), region or "every config",
+                                       witness, seen[0], seen[1], features=causes, entries=tuple(entries)))
 
     def _excluded(self, region: _diff.Region, causes: Sequence[Tuple[str, Feature]]) -> List[Feature]:
         out: List[Feature] = []
@@ -417,7 +476,7 @@ def observe(side: _diff.Side, config: Dict[str, Any], kind: str, runner: Optiona
             return "refused (the feature is removed)" if isinstance(error, RemovedFeatureError) else "refused"
         assert resolution.runner is not None
         name = side.matrix.runner(resolution.runner).name
-        kinds = {w.kind for w in resolution.warnings if w.kind in ("fallback", "override") or
+        kinds = {w.kind for w in resolution.warnings if w.kind in ("fallback", "override", "redirected") or
                  (w.kind == "preference" and w.runner == resolution.runner)}
         return name + "".join(f" ({k})" for k in sorted(kinds))
     if kind == "removal":
@@ -433,6 +492,19 @@ def observe(side: _diff.Side, config: Dict[str, Any], kind: str, runner: Optiona
     return "blocked by it" if feature in blockers else "not blocked by it"
 
 
+def effective_value(side: _diff.Side, config: Dict[str, Any], path: str) -> str:
+    """The value of *path* in *config*'s effective config on *side* (``Resolution.effective``)."""
+    from .resolver import resolve
+
+    try:
+        resolution = resolve(side.matrix, config, version=side.version)
+    except ConfigError as refused:
+        return f"a config error: {refused}"
+    except ResolutionError as raised:
+        resolution = raised.resolution
+    return repr(resolution.effective.get(path))
+
+
 def _classify(region: _diff.Region, old: _diff.Side, new: _diff.Side) -> str:
     a, b = region.old, region.new
     if region.kind == "automatic":
@@ -443,6 +515,10 @@ def _classify(region: _diff.Region, old: _diff.Side, new: _diff.Side) -> str:
         return "served-refused" if a[0] == "served" else "refused-served"
     if region.kind == "asked":
         if a[0] == "served" and b[0] == "served":
+            if "redirected" in b[2] and ("redirected" not in a[2] or a[1] != b[1]):
+                return "redirect-added"
+            if "redirected" in a[2] and "redirected" not in b[2]:
+                return "redirect-removed"
             return "request-overridden"
         return "request-refused" if a[0] == "served" else "request-served"
     added = b[2] == "added"
@@ -470,8 +546,16 @@ def _region_text(gates: Sequence[Feature], excluded: Sequence[Feature] = ()) -> 
 
 
 def _entry(side: _diff.Side, gate: Feature) -> Entry:
+    from .schema import Adjustment, Redirect
+
     matrix = side.matrix
     origin = gate.origin
+    if isinstance(origin, Adjustment):
+        line, column = side.places.where(("adjustments", origin.id))
+        return Entry(side.name, f"$.adjustments.{origin.id}", matrix.file, line, column)  # type: ignore[arg-type]
+    if isinstance(origin, Redirect) and matrix.runner(origin.runner).file is None:
+        line, column = side.places.where(("matrix", "runners"))
+        return Entry(side.name, f"$.runners.{origin.runner}.redirects", matrix.file, line, column)  # type: ignore[arg-type]
     if origin is not None:
         runner = getattr(origin, "runner", None) or getattr(origin, "id", None)
         if isinstance(runner, str) and runner in {r.id for r in matrix.runners}:

@@ -6,10 +6,10 @@ from hypothesis import strategies as st
 
 import matrix
 from matrix import _diff
-from matrix.diff import CHANGES, diff, observe
+from matrix.diff import CHANGES, diff, effective_value, observe
 from matrix.resolver import _plan
 
-from .test_check import _ATOMS, _small_matrices, _universe
+from .test_check import _ADJUSTABLE, _ATOMS, _FIELDS, _KINDS, _small_matrices, _toml_value, _universe
 
 SMALL = '''[matrix]
 name = "small"
@@ -78,11 +78,12 @@ def test_no_change_is_said_in_one_line():
 
 @st.composite
 def _edited(draw):
-    """A small matrix, and a random edit of it: a cell flipped, a gate added or removed, two
-    priorities swapped, a deprecation (or a removal) added."""
-    # Without former ids and redirects: the diff does not compare them yet, and says so (below).
-    text, names, runners, _ = draw(_small_matrices(requests=False))
-    edit = draw(st.sampled_from(["cell", "add", "remove", "priority", "deprecate", "remove-now"]))
+    """A small matrix (with adjustments half the time, and redirects), and a random edit of it:
+    a cell flipped, a gate added or removed, two priorities swapped, a deprecation (or a removal)
+    added, an adjustment added before the choice, an adjustment or a runner's redirects dropped."""
+    text, names, runners, _ = draw(_small_matrices(adjustments=draw(st.booleans()), redirects=True))
+    edit = draw(st.sampled_from(["cell", "add", "remove", "priority", "deprecate", "remove-now", "adjustment",
+                                 "adjustment", "add-adjustment", "add-adjustment", "redirects"]))
     new_text, new_runners = text, {r: dict(v) for r, v in runners.items()}
     cells = list(re.finditer(r'(\b[abc]) = "(yes|no)"', text))
     if edit == "cell" and cells:
@@ -97,6 +98,23 @@ def _edited(draw):
         blocks = list(re.finditer(r"\[features\.g\d+\]\n(?:(?!\[).*\n)*", text))
         block = draw(st.sampled_from(blocks))
         new_text = text[:block.start()] + text[block.end():]
+    elif edit == "adjustment":
+        blocks = list(re.finditer(r"\[adjustments\.a\d+\]\n(?:(?!\[).*\n)*", text))
+        if blocks:
+            block = draw(st.sampled_from(blocks))
+            new_text = text[:block.start()] + text[block.end():]
+    elif edit == "add-adjustment" and set(names) <= set(_ADJUSTABLE):
+        path = draw(st.sampled_from(names))
+        value = draw(st.sampled_from([v for v in _FIELDS[path][1] if (v is not None or _KINDS[path][1])
+                                      and (not isinstance(v, int) or abs(v) < 2 ** 31)
+                                      and not (isinstance(v, str) and "+" in v)]))
+        atom = draw(st.sampled_from([a for n in names for a in _ATOMS[n]]))
+        new_text = text + (f'[adjustments.added]\nname = "added"\nwhen = "{atom}"\n'
+                           f'set = {{ "{path}" = {_toml_value(value)} }}\n')
+    elif edit == "redirects":
+        for runner in new_runners.values():
+            if runner.pop("redirects", None) is not None:
+                break
     elif edit == "priority":
         first, second = draw(st.permutations(sorted(runners)))[:2]
         new_runners[first]["priority"], new_runners[second]["priority"] = (runners[second]["priority"],
@@ -111,16 +129,25 @@ def _edited(draw):
     return text, runners, new_text, new_runners, names
 
 
-def _answers(side, config):
+def _names(sides, features):
+    return {g.name for side in sides for f in features for g in (side.gate(f),) if g is not None}
+
+
+def _answers(side, config, names):
     """Every answer the diff compares, for one config on one side."""
     plan = side.plan
     out = {("automatic", None, None): observe(side, config, "automatic")}
     for runner in plan.no:
         out[("asked", runner, None)] = observe(side, config, "asked", runner)
+    for path in names:
+        out[("effective", None, path)] = effective_value(side, config, path)
     for gate in plan.features:
         out[("deprecation", None, gate.id)] = observe(side, config, "deprecation", feature=gate.id)
         for runner in plan.no:
-            out[("blocker", runner, gate.id)] = observe(side, config, "blocker", feature=gate.id, blocked=runner)
+            # A blocker is said by its name (the diff's rule: an entry of the same name that
+            # blocks on the other side, a requirement's other clause say, is no change).
+            out[("blocker", runner, gate.name)] = observe(side, config, "blocker", feature=gate.id, blocked=runner,
+                                                          name=gate.name)
     return out
 
 
@@ -129,6 +156,7 @@ _AUTOMATIC = {k for k in CHANGES if k in ("served-refused", "refused-served", "r
 _REMOVAL = {"removed", "removed-early", "removed-without-deprecation", "removal-lifted"}
 
 
+_ADJUSTMENT = {"adjustment-added", "adjustment-removed", "adjustment-changed"}
 _AUTO = ("automatic", None, None)
 removed = "refused (the feature is removed)"
 
@@ -140,7 +168,10 @@ def _expected(kind, old, new):
             return _REMOVAL
         return _AUTOMATIC
     if kind == "asked":
-        return _REMOVAL if removed in (old, new) else {"request-refused", "request-served", "request-overridden"}
+        return _REMOVAL if removed in (old, new) else {"request-refused", "request-served", "request-overridden",
+                                                        "redirect-added", "redirect-removed"}
+    if kind == "effective":
+        return _ADJUSTMENT
     if kind == "deprecation":
         return {"deprecation-started" if new.startswith("warned") else "deprecation-ended"}
     return {"blocker-added" if new.startswith("blocked") else "blocker-lifted"}
@@ -159,11 +190,15 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     # Every witness reproduces: it resolves as the change says on both sides.
     sides = _diff.Side("old", _plan(old, None)), _diff.Side("new", _plan(new, None))
     for change in report.changes:
-        kind = ("automatic" if change.id in _AUTOMATIC else "asked" if change.id.startswith("request-")
+        kind = ("automatic" if change.id in _AUTOMATIC else "asked" if change.id.startswith(("request-", "redirect-"))
                 else "removal" if change.id in _REMOVAL else change.id.split("-")[0])
         asked = change.runner if kind in ("asked", "removal") else None
-        seen = [observe(s, change.witness, kind, asked, change.features[0] if change.features else None,
-                        change.runner) for s in sides]
+        if kind == "adjustment":  # the path is the message's
+            path = change.message.split(":")[0].removeprefix("Effective value of ")
+            seen = [effective_value(s, change.witness, path) for s in sides]
+        else:
+            seen = [observe(s, change.witness, kind, asked, change.features[0] if change.features else None,
+                            change.runner) for s in sides]
         assert seen == [change.old, change.new], change
     if report.undecided:
         return
@@ -175,7 +210,7 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
         for change_id in (change.id, *change.also):  # a change folded into another is said by it
             by_id.setdefault(change_id, []).append(change)
     for config in universe:
-        before, after = _answers(sides[0], config), _answers(sides[1], config)
+        before, after = _answers(sides[0], config, names), _answers(sides[1], config, names)
         if any(a.startswith("a config error") for a in (*before.values(), *after.values())):
             continue
         for key in before.keys() & after.keys():
@@ -187,8 +222,8 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
             # A blocker or deprecation folded into a change of automatic choice (its id in
             # ``also``) is said by that change, of the same single gate.
             reported = [c for i in _expected(kind, before[key], after[key]) for c in by_id.get(i, [])
-                        if c.id in _REMOVAL or kind == "automatic" or (c.runner == runner or i in c.also)
-                        and (gate is None or gate in c.features)]
+                        if c.id in _REMOVAL or c.id in _ADJUSTMENT or kind == "automatic" or (c.runner == runner or i in c.also)
+                        and (gate is None or gate in c.features or gate in _names(sides, c.features))]
             assert reported, (key, config, before[key], after[key], [c.id for c in report.changes])
 
 
@@ -482,16 +517,51 @@ def test_github_annotations_stand_on_the_cause_and_on_the_base_file_for_what_was
     assert (status, out) == (0, "")
 
 
-def test_a_diff_says_it_does_not_compare_redirects_and_adjustments():
-    text = '[matrix]\nname = "m"\nversion = "1.0"\n[config]\n"x" = { type = "bool", default = false }\n'
-    runners = {"a": {"name": "A", "priority": 2, "redirects": [{"to": "b", "when": "x"}]},
+_TEXT = ('[matrix]\nname = "m"\nversion = "1.0"\n[config]\n"x" = { type = "bool", default = false }\n'
+         '"y" = { type = "bool", default = false }\n[features.fy]\nname = "Y"\nwhen = "y"\n'
+         'support = { a = "yes", b = "no" }\n')
+_PLAIN = {"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}}
+_REDIRECTED = {"a": {"name": "A", "priority": 2, "redirects": [{"to": "b", "when": "x"}]},
                "b": {"name": "B", "priority": 1}}
-    m = matrix.loads(text, runners=runners)
-    assert diff(m, m).undecided == (
-        "Not compared: redirects (the answers for a request a redirect sends elsewhere may differ unseen)",)
-    adjusted = matrix.loads(text + '[adjustments.on]\nname = "on"\nwhen = "not x"\nset = { "x" = true }\n',
-                            runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}})
-    assert diff(adjusted, adjusted).undecided == (
+
+
+def _said(report):
+    return [(c.id, c.level, c.message, c.region, c.witness, [str(e) for e in c.entries]) for c in report.changes]
+
+
+def test_a_redirect_added_is_behaviour_where_its_runner_serves_and_breaking_where_it_refuses():
+    old, new = matrix.loads(_TEXT, runners=_PLAIN), matrix.loads(_TEXT, runners=_REDIRECTED)
+    report = diff(old, new)
+    place = "<string>:1 (new: $.runners.a.redirects)"  # runners given in code: the [matrix] table
+    assert (_said(report), report.undecided) == ([
+        ("request-refused", "breaking", "Asking for A: A → refused", "x", {"x": True, "y": True}, [place]),
+        ("redirect-added", "behaviour", "Asking for A: A → B (redirected)", "x and not y", {"x": True}, [place]),
+    ], ())
+    assert [(c.id, c.message) for c in diff(new, old).changes] == [
+        ("request-served", "Asking for A: refused → A"),
+        ("redirect-removed", "Asking for A: B (redirected) → A")]
+
+
+def test_an_adjustment_before_the_choice_is_compared_on_the_config_of_choice_with_its_effective_values():
+    old = matrix.loads(_TEXT, runners=_PLAIN)
+    new = matrix.loads(_TEXT + '[adjustments.on]\nname = "on"\nwhen = "x"\nset = { "y" = true }\n', runners=_PLAIN)
+    report = diff(old, new)
+    assert (_said(report), report.undecided) == ([
+        ("request-refused", "breaking", "Asking for B: B → refused", "x and not y", {"x": True},
+         ["<string>:11 (new: $.adjustments.on)"]),
+        ("blocker-added", "behaviour", "B and Y: not blocked by it → blocked by it", "y", {"x": True},
+         ["<string>:7 (new: $.features.fy)"]),
+        ("adjustment-added", "behaviour", "Effective value of y: False → True", "x", {"x": True},
+         ["<string>:11 (new: $.adjustments.on)"]),
+    ], ())
+    assert [(c.id, c.message) for c in diff(new, old).changes][-1] == (
+        "adjustment-removed", "Effective value of y: True → False")
+
+
+def test_a_diff_says_it_does_not_compare_the_adjustments_of_a_runner():
+    own = matrix.loads(_TEXT + '[adjustments.on]\nname = "on"\nwhen = "x"\nset = { "y" = true }\nrunners = ["b"]\n',
+                       runners=_PLAIN)
+    assert diff(own, own).undecided == (
         "Not compared: adjustments (the answers for a config an adjustment changes may differ unseen)",)
 
 
@@ -620,3 +690,42 @@ def test_ci_prints_the_diff_against_the_previous_commit_that_changed_the_matrix_
     (folder / "features.toml").write_text(SMALL.replace('when = "y"', 'when = "y and"'))
     status, lines = step()
     assert (status, lines[-1]) == (2, "matrix diff could not read a side (exit 2)")
+
+
+def test_the_pre_commit_hook_and_the_documented_github_step_run_in_a_git_repository(folder):
+    """The ``matrix-diff`` hook's entry and the GitHub Actions step of docs/how-to/ci.md, run as
+    written: the working tree against HEAD, and against origin/main."""
+    import pathlib
+    import shlex
+    import subprocess
+
+    import yaml
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    hook = {h["id"]: h for h in yaml.safe_load((root / ".pre-commit-hooks.yaml").read_text())}["matrix-diff"]
+    assert (hook["pass_filenames"], [p for p in ("features.toml", "runners/a.toml", "old.toml")
+                                     if re.search(hook["files"], p)]) == (False, ["features.toml", "runners/a.toml"])
+    docs = (root / "docs" / "how-to" / "ci.md").read_text()
+    steps = re.findall(r"^- run: (matrix diff .*)$", docs, re.M)
+    assert (steps, "fetch-depth: 0" in docs) == (["matrix diff --base origin/main --format github --fail-on breaking"],
+                                                 True)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    (folder / "features.toml").write_text(SMALL)
+    subprocess.run(["git", "init", "-q"], check=True, cwd=folder)
+    subprocess.run([*git, "add", "features.toml", "runners"], check=True, cwd=folder)
+    subprocess.run([*git, "commit", "-q", "-m", "base"], check=True, cwd=folder)
+    subprocess.run(["git", "update-ref", "refs/remotes/origin/main", "HEAD"], check=True, cwd=folder)
+
+    def run(command):
+        program, *words = shlex.split(command)
+        assert program == "matrix"
+        return _run(*words)
+
+    assert run(hook["entry"]) == (0, "No change for any config (2.0 → 2.0)\n", "")
+    (folder / "features.toml").write_text(FLIPPED)
+    status, out, err = run(hook["entry"])
+    assert (status, out.splitlines()[0], err) == (1, "3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic", "")
+    status, out, err = run(steps[0])
+    assert (status, out.splitlines()[0], err) == (
+        1, "::error file=features.toml,line=11,title=matrix diff served-refused::Automatic choice: A → refused"
+           "%0Aconfigs: y and not x%0Awitness: {\"y\": true}", "")
