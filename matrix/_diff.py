@@ -31,7 +31,7 @@ from ._nodes import Node
 from ._space import Inconclusive, Space
 from ._split import Split
 from .check import _Choice, _Places
-from .schema import BLOCKING, Feature, Field, Matrix, Schema
+from .schema import BLOCKING, Feature, Field, Matrix, Order, Schema
 
 #: What one rule answers: ``("served", runner, warning)`` or ``("refused", None, why)``;
 #: *warning* is ``"fallback"``, ``"preference"`` or ``""``, *why* ``"no-runner"`` or ``"forced"``
@@ -200,6 +200,9 @@ class Search:
         old, new = self.old, self.new
         if [r for r, _ in old.plan.order] != [r for r, _ in new.plan.order]:
             return None
+        before, after = _rules_in_order(old.plan), _rules_in_order(new.plan)
+        if [r for r in before if r in after] != [r for r in after if r in before]:
+            return None  # preferences, forces and orders are read in declaration order
         if old.exact and new.exact and adjusting(old) != adjusting(new):
             return None  # the config of choice differs: any gate may read it differently
         nodes: List[Node] = []
@@ -432,3 +435,11 @@ def _undecided(error: Inconclusive, budget: int, what: str) -> str:
     from .check import _undecided as words
 
     return f"Could not decide {words(error, budget)} {what}"
+
+
+def _rules_in_order(plan: Plan) -> List[str]:
+    """The gates that are rules of choice read in declaration order (preferences, forces,
+    orders), in that order: two sides that order the ones they share differently may choose
+    differently on the same mask (one side's own rules are gates whose entry differs)."""
+    return [g.id for g in plan.features if g.prefers is not None or g.forces is not None
+            or isinstance(g.origin, Order)]

@@ -50,6 +50,55 @@ def test_a_cell_flipped_moves_configs_to_the_fallback_runner_and_names_the_cell(
     assert report.undecided == ()
 
 
+_PREFERS = """[matrix]
+name = "order"
+version = "1.0"
+
+[config]
+"a" = { type = "bool", default = false }
+"b" = { type = "bool", default = false }
+"""
+_PA = """
+[features.pa]
+name = "pa"
+when = "a"
+support = { r1 = "yes", r2 = "yes" }
+prefers = { runner = "r1" }
+"""
+_PB = """
+[features.pb]
+name = "pb"
+when = "b"
+support = { r1 = "yes", r2 = "yes" }
+prefers = { runner = "r2" }
+"""
+_OA = """
+[orders.oa]
+name = "oa"
+when = "a"
+runners = ["r1"]
+"""
+_OB = """
+[orders.ob]
+name = "ob"
+when = "b"
+runners = ["r2"]
+"""
+
+
+@pytest.mark.parametrize("first, second", [(_PA, _PB), (_OA, _OB)], ids=["prefers", "orders"])
+def test_rules_of_choice_declared_in_another_order_change_the_choice_where_both_apply(first, second):
+    """Review of this round: preferences and orders are read in declaration order, so swapping
+    two changes the runner where both apply; the diff said "No change for any config"."""
+    runners = {"r1": {"name": "Runner One", "priority": 1}, "r2": {"name": "Runner Two", "priority": 2}}
+    old = matrix.loads(_PREFERS + first + second, runners=runners)
+    new = matrix.loads(_PREFERS + second + first, runners=runners)
+    both = {"a": True, "b": True}
+    assert (old.resolve(both).runner, new.resolve(both).runner) == ("r1", "r2")
+    report = diff(old, new)
+    assert [(c.id, c.region, c.witness) for c in report.changes] == [("runner-changed", "a and b", both)]
+
+
 def _removals(old_text, new_text, **versions):
     report = diff(matrix.loads(old_text, runners=RUNNERS), matrix.loads(new_text, runners=RUNNERS), **versions)
     return [(c.id, c.level, c.message, c.witness) for c in report.changes if c.id.startswith("remov")]
