@@ -190,6 +190,22 @@ class Resolution:
         values = self._values if adjusting is None or adjusting[0] == runner else adjusting[2]
         return dict(zip(self._plan.paths, values))
 
+    def _given(self) -> Mapping[str, object]:
+        """The values the gates read on the config as given, before any adjustment: what a
+        remedy changes (on a resolution restored from a pickle, F with each adjusted path as the
+        first adjustment found it)."""
+        adjusting = self._adjusting
+        if adjusting is None:
+            return self.values
+        config = self._fields[6]
+        if isinstance(config, FrozenEffective):
+            values = dict(self.values)
+            for adjusted in reversed(adjusting[3]):
+                if adjusted.path in values:
+                    values[adjusted.path] = adjusted.before
+            return values
+        return dict(zip(self._plan.paths, self._plan.evaluate(config, self._fields[7])[1]))
+
     def __copy__(self) -> Resolution:
         return self
 
@@ -409,7 +425,7 @@ class Resolution:
         from . import _remedy
 
         self.matrix.runner(runner)
-        return _remedy.search(self._plan, self.values, runner, asked=self.requested is not None, resolve=resolve,
+        return _remedy.search(self._plan, self._given(), runner, asked=self.requested is not None, resolve=resolve,
                               limit=_remedy.LIMIT if limit is None else limit,
                               budget=_remedy.BUDGET if budget is None else budget)
 

@@ -1299,6 +1299,47 @@ def test_a_dotted_key_is_refused_wherever_a_read_key_is_absent_by_every_reader()
 # --- remedies (issue 27 item 4) ----------------------------------------------------------------
 
 
+_ADJUSTED_THEN_ASKED = """[matrix]
+name = "w4"
+version = "1.0"
+
+[config]
+"a" = { type = "int", choices = [1, 2], default = 1 }
+"b" = { type = "bool", default = false }
+
+[features.nb]
+name = "b on"
+when = "b"
+support = { r1 = "yes", r2 = "no" }
+
+[features.k]
+name = "a is two"
+when = "a == 2"
+support = { r1 = "no", r2 = "yes" }
+
+[adjustments.up]
+name = "r2 sets a"
+when = "a == 1"
+set = { "a" = 2 }
+runners = ["r2"]
+"""
+
+
+def test_a_remedy_changes_the_config_as_given_not_the_one_an_adjustment_made():
+    """Review of this round: the search started from the effective config, so it proposed to
+    set back a value the user had (a = 1, which Runner Two's adjustment made 2), also on a
+    resolution restored from a pickle."""
+    import pickle
+
+    m = matrix.loads(_ADJUSTED_THEN_ASKED, runners={"r1": {"name": "Runner One", "priority": 1},
+                                                   "r2": {"name": "Runner Two", "priority": 2}})
+    resolution = m.resolve({})
+    assert (resolution.runner, [(a.path, a.before, a.after) for a in resolution.adjustments]) == ("r2", [("a", 1, 2)])
+    for r in (resolution, pickle.loads(pickle.dumps(resolution))):
+        assert str(r.remedy("r1")) == "To use Runner One, change: set b to True"
+    assert m.resolve({"b": True}).runner == "r1"
+
+
 def test_a_remedy_is_structured_and_says_every_working_value_of_its_class():
     from matrix import Change, Remedies, Remedy
 
