@@ -410,6 +410,9 @@ def _spell(space: Space, constants: List[object], path: str, field: Optional[Fie
             pieces.append(repr(list(value)))
         else:
             pieces.append(repr(value))
+    # Several classes may read alike (each "a value other than 'a'", the classes a related
+    # field's constants cut): said once.
+    pieces = list(dict.fromkeys(pieces))
     if len(pieces) == 1:
         return pieces[0]
     return _messages.remedy_one_of(pieces, ranges=spans > 0)

@@ -1340,6 +1340,31 @@ def test_a_remedy_changes_the_config_as_given_not_the_one_an_adjustment_made():
     assert m.resolve({"b": True}).runner == "r1"
 
 
+def test_classes_of_a_remedy_that_read_alike_are_said_once():
+    """A new user's trial: a free string compared with a field of choices (s == t) has several
+    classes "other than 'a'"; the remedy said "one of a value other than 'a', a value other than 'a', …"."""
+    text = """[matrix]
+name = "small"
+version = "1.0"
+[config]
+"s" = { type = "str", default = "" }
+"t" = { type = "str", choices = ["a", "b", "c"], default = "a" }
+[requirements]
+k2 = { name = "K2", reason = "k2 fails" }
+[features.g0]
+name = "g0"
+when = "s == 'a'"
+support = { a = "no", b = "yes" }
+forces = { runner = "b", override = false }
+"""
+    m = matrix.loads(text, runners={"a": {"name": "A", "priority": 3}, "b": {"name": "B", "priority": 2, "requires": {
+        "k2": [{"condition": "s == 'a'"}, {"condition": "s == t"}]}}})
+    with pytest.raises(matrix.NoRunnerError) as info:
+        m.resolve({"s": "a", "t": "b"})
+    assert str(info.value).splitlines()[1:] == ["To use A, change: set s to a value other than 'a'",
+                                                "To use B, change: set t to 'a'"]
+
+
 def test_a_remedy_is_structured_and_says_every_working_value_of_its_class():
     from matrix import Change, Remedies, Remedy
 
