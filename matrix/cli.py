@@ -363,16 +363,24 @@ def _matrix(options: argparse.Namespace, stderr: Optional[IO[str]] = None) -> Ma
     return loader.load(name)
 
 
+def _every_value_checked(resolution: Resolution) -> None:
+    """Raises the `ConfigError` of the first value of the config the field does not allow, read
+    by a gate or not: resolve checks what the gates read, the JSON output reads every path (the
+    effective config), and the command answers alike in every format."""
+    dict(resolution.effective)
+
+
 def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:  # noqa: C901 — the resolve command's flow in order: read, --set, resolve, each output format and its exit code
     config = _read_config(options.config, stdin)
     matrix = _matrix(options, stderr)
-    if matrix.schema and not options.allow_extra:
-        # A misspelt key would otherwise be answered for as its default: refused, as --set is.
-        unknown = [_messages.config_error(reason, path, None) for path, reason in _access.unknown_keys(config, matrix.schema)]
-        if unknown:
-            raise _Usage(_messages.config_keys_undeclared(options.config, unknown))
     for assignment in options.set:
         _assign(config, assignment, matrix.schema)
+    if matrix.schema and not options.allow_extra:
+        # A misspelt key would otherwise be answered for as its default: refused, in the file
+        # and in a table --set gives alike.
+        unknown = [_messages.config_error(reason, path, None) for path, reason in _access.unknown_keys(config, matrix.schema)]
+        if unknown:
+            raise _Usage(_messages.config_keys_undeclared(options.config or "given", unknown))
     if options.runner is not None and matrix.alias(options.runner) is None:
         matrix.runner(options.runner)  # an unknown id is a usage error, exit 2 (resolve judges a former id)
     if options.how is not None:
@@ -380,6 +388,7 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
     try:
         resolution = matrix.resolve(config, runner=options.runner, version=options.version)
     except ResolutionError as finding:
+        _every_value_checked(finding.resolution)
         if options.json:
             data = _resolution_json(finding.resolution, options.explain, finding.remedies)
             data["error"] = finding.to_dict()
@@ -395,6 +404,7 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
             stderr.write(f"matrix: {finding.message}\n")
             _how(finding.resolution, options, stdout=stdout)
         return EXIT_FINDING
+    _every_value_checked(resolution)
     if options.json:
         data = _resolution_json(resolution, options.explain)
         _how(resolution, options, data)

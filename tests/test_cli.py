@@ -495,6 +495,28 @@ def test_undeclared_keys_of_a_config_file_are_refused_with_the_whole_path(tmp_pa
         0, "Chose v2 (Model Runner V2) automatically at version 0.33.0\n", "")
 
 
+def test_a_value_no_gate_reads_is_refused_in_every_output_format(tmp_path, data):
+    """A new user's trial: a wrong type at a path no gate reads was answered in text and with
+    --explain (exit 0) and refused with --json (whose effective config reads every path)."""
+    sink = str(data / "valid" / "kitchen_sink.toml")
+    (tmp_path / "config.json").write_text(json.dumps({"log_dir": 5, "debug": False}))
+    for options in ([], ["--explain"], ["--runner", "v1"]):
+        assert call("resolve", "--matrix", sink, "config.json", *options) == (
+            2, "", "matrix: error: Config 'log_dir': Expected str, got int 5\n"), options
+    status, out, err = call("resolve", "--matrix", sink, "config.json", "--json")
+    assert (status, json.loads(out), err) == (2, {"error": {
+        "kind": "ConfigError", "message": "Config 'log_dir': Expected str, got int 5", "path": "log_dir",
+        "feature": None, "reason": "Expected str, got int 5"}}, "matrix: error: Config 'log_dir': Expected str, got int 5\n")
+
+
+def test_a_table_given_by_set_is_held_to_the_schema_as_a_config_file_is():
+    """A new user's trial: a misspelt key inside a table value of --set was answered for as the
+    default."""
+    assert call("resolve", "--set", 'cache_config={"mamba_cach_mode": "all"}') == (2, "", (
+        "matrix: error: Config 'cache_config.mamba_cach_mode': Not declared in the schema, did you mean "
+        "'cache_config.mamba_cache_mode' (--allow-extra ignores keys the matrix does not declare)\n"))
+
+
 def test_a_misspelt_key_of_a_nested_section_is_refused_not_answered_for_as_its_default(tmp_path):
     (tmp_path / "pyproject.toml").unlink()
     (tmp_path / "runners").mkdir()

@@ -226,7 +226,9 @@ def _expected(kind, old, new):
     return {"blocker-added" if new.startswith("blocked") else "blocker-lifted"}
 
 
-@settings(deadline=None)
+# Each example diffs two matrices over both config spaces (a few hundred ms): CI's 500 would
+# take minutes; 200 there, the profile's own count on a developer's machine.
+@settings(max_examples=min(settings.default.max_examples, 200), deadline=None)
 @given(_edited())
 def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     text, runners, new_text, new_runners, names = case
