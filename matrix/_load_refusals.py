@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List
+from typing import TYPE_CHECKING, Dict, List
 
 from . import _messages
-from .schema import Refusal
+from .schema import Refusal, Runner
 
 if TYPE_CHECKING:  # pragma: no cover
     from .loader import _Builder, _Source
 
 
-def refusals(b: _Builder, source: _Source, raw: object, features: object) -> List[Refusal]:
+def refusals(b: _Builder, source: _Source, raw: object, features: object, runners: List[Runner]) -> List[Refusal]:
     """``[refusals]``: combinations of gates no runner serves, each with its reason; a gate they
-    name must be one of *features* (the raw ``[features]`` table)."""
+    name must be one of *features* (the raw ``[features]`` table) or a gate derived from the
+    runners' files, as `matrix check` names them: ``RUNNER:KIND`` for a failed requirement
+    (``RUNNER:KIND:N`` for clause N of a chain), ``RUNNER:not-candidate``."""
     known = list(features) if isinstance(features, dict) else []
+    for runner in runners:
+        chains: Dict[str, int] = {}
+        for clause in runner.requires:
+            chains[clause.kind] = chains.get(clause.kind, 0) + 1
+        for kind, length in chains.items():
+            known += [f"{runner.id}:{kind}"] if length == 1 else [f"{runner.id}:{kind}:{n}" for n in range(1, length + 1)]
+        if runner.candidate is not None:
+            known.append(f"{runner.id}:not-candidate")
     out = []
     for id, where, spec in b.entries(source, raw, "refusals", "Refusal", b.shapes.RefusalSpec):
         lists = []

@@ -321,11 +321,12 @@ class _Builder:
             runner_list = _load_runners.folder(self, source, os.path.join(base, folder), folder)
         features = _load_features.features(self, source, document.get("features", {}), schema, runner_list,
                                            limit=MAX_FEATURES)
-        refusals = _load_refusals.refusals(self, source, document.get("refusals", {}), document.get("features", {}))
         kinds = _load_choice.requirement_kinds(self, source, document.get("requirements", {}))
         if runner_list is not None:
             runner_list = [_load_choice.requirements(self, r, kinds, schema) for r in runner_list]
             runner_list = _load_redirects.runners(self, runner_list, schema)
+        refusals = _load_refusals.refusals(self, source, document.get("refusals", {}), document.get("features", {}),
+                                           runner_list or [])
         orders = _load_choice.orders(self, source, document.get("orders", {}), schema, runner_list)
         adjustments = _load_adjustments.adjustments(self, source, document.get("adjustments", {}), schema, runner_list)
         if "check" in document:

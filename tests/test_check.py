@@ -980,6 +980,41 @@ def test_a_refusal_is_checked_when_loaded():
         ("$.refusals.stale.together[1][0]", "Unknown gate 'cc', did you mean 'c' (expected 'a', 'b', 'c')")]
 
 
+_REQUIRED_GPU = """[matrix]
+name = "req"
+version = "1.0"
+[config]
+"gpu" = { type = "bool", default = false }
+"hdr" = { type = "bool", default = false }
+[requirements]
+device = { name = "Device", reason = "needs a GPU" }
+[features.hdr]
+name = "HDR"
+when = "hdr"
+support = { cuda = "yes", cpu = "no" }
+[refusals.hdr_without_gpu]
+reason = "HDR needs the GPU encoder"
+together = [["hdr"], ["GATE"]]
+"""
+
+
+def test_a_refusal_names_the_gates_derived_from_runner_files_as_the_findings_do():
+    """A new user's trial: the file format says `together` names RUNNER:KIND and
+    RUNNER:not-candidate, as check's findings do; the loader knew only feature ids, so a
+    no-runner finding of a requirement could not be acknowledged."""
+    runners = {"cuda": {"name": "CUDA", "priority": 2, "requires": {"device": [{"condition": "gpu"}]}},
+               "cpu": {"name": "CPU", "priority": 1}}
+    m = matrix.loads(_REQUIRED_GPU.replace("GATE", "cuda:device"), runners=runners)
+    assert [str(f) for f in check(m).findings if f.code == "no-runner"] == [
+        "<string>:9:1: note[no-runner]: No runner can serve a config with HDR and 'needs a GPU' (failing gpu): CUDA "
+        "is not valid for it: needs a GPU; CPU does not support HDR (acknowledged: HDR needs the GPU encoder)"]
+    with pytest.raises(matrix.LoadError) as info:
+        matrix.loads(_REQUIRED_GPU.replace("GATE", "cuda:devise"), runners=runners)
+    assert [(p.place, p.message) for p in info.value.problems] == [
+        ("$.refusals.hdr_without_gpu.together[1][0]",
+         "Unknown gate 'cuda:devise', did you mean 'cuda:device' (expected 'cuda:device', 'hdr')")]
+
+
 def test_a_malformed_refusal_id_is_named_as_such():
     text = (DATA / "refusal-unused.toml").read_text().replace("[refusals.stale]", '[refusals."bad id!"]')
     with pytest.raises(matrix.LoadError) as info:
