@@ -158,7 +158,8 @@ def test_docs_leaves_the_pairs_out_unless_asked_and_table_all_gives_every_table(
                         "### Deprecations: vLLM model runners", "### Changes by release: vLLM model runners"]
     status, out, err = call("docs", "--table", "all")
     assert [line for line in out.splitlines() if line.startswith("### ")] == [
-        *headings[:3], "### Feature pairs: vLLM model runners 0.33.0", *headings[3:]]
+        *headings[:3], "### Feature pairs: vLLM model runners 0.33.0", *headings[3:],
+        "### What changed for users: vLLM model runners"]
     assert out == render(DEFAULT, format="markdown", tables=TABLES)
     status, out, err = call("docs", "--table", "pairs")
     assert out == render(DEFAULT, format="markdown", tables=["pairs"])
