@@ -641,8 +641,8 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on):
     """adjustment-refuses, adjustment-never and adjustment-undone against resolve over every
     config: a runner is refused by its adjustments exactly when some config resolves
     automatically to AdjustmentError with it chosen on C (and each witness does); an adjustment
-    never changes a value exactly when no resolution records it (automatic, or a request for one
-    of its runners left with that runner); one is undone exactly when, wherever it changes a
+    never changes a value exactly when no resolution records it (automatic, or a request for any
+    runner: one of its runners, or one a redirect or an overriding feature takes to it); one is undone exactly when, wherever it changes a
     value (a runner's: on any C, for each of its runners), the adjustments after it leave the
     same config with it as without it."""
     v = m.version
@@ -662,7 +662,7 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on):
                 resolution = m.resolve(config, runner=runner.id)
             except matrix.ResolutionError as error:
                 resolution = error.resolution
-            applied.update(a.id for a in resolution.adjustments if a.runner in (None, runner.id))
+            applied.update(a.id for a in resolution.adjustments)  # a redirect's or an override's runner too
     if not any(f.runner for f in by_code.get("inconclusive", [])):
         assert {f.runner for f in by_code.get("adjustment-refuses", [])} == refused
     for finding in by_code.get("adjustment-refuses", []):
