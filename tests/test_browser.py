@@ -138,7 +138,7 @@ def test_a_built_site_page_with_the_tables_never_scrolls_sideways(browser, tmp_p
     (tmp_path / "source").mkdir()
     page_file, box = build(_site(tmp_path / "source"))
     page = page_file.read_text()
-    assert len(re.findall(re.escape(box) + r"\s*<table\b", page)) == page.count(box) == 6  # every table boxed
+    assert len(re.findall(re.escape(box) + r"\s*<table\b", page)) == page.count(box) == 8  # every table boxed (--table all: 8 tables)
     probe = page_file.with_name("probe.html")
     probe.write_text(page.replace("</body>", _WIDTH_PROBE), encoding="utf-8")
     dom = _chromium(tmp_path, f"--window-size={width},1000", "--virtual-time-budget=5000", "--dump-dom", probe.as_uri())
