@@ -244,8 +244,12 @@ from matrix._space import Space  # noqa: E402
 
 _VERSIONS = ["0.dev0", "0.1", "1.0.dev0", "1.0a0", "1.0", "1.0+a", "1.0+local", "1.0+local.1", "1.0.post1", "1.5",
              "2.0.dev0", "2.0a0", "2.0a1", "2.0b1", "2.0", "2.0+x", "2.0.post1", "2.0.post1+0", "3.0"]
-_BIG = [2 ** 53, 2 ** 53 + 1, 10 ** 16 - 1, 10 ** 16, 10 ** 16 + 1, 2 ** 1025, -2 ** 1025]  # the last two: past every float
 _MAX = 1.7976931348623157e308
+# The last six: past every float (an int of a float field is compared exactly; one below 2**1024
+# is a value of it: f > _MAX and f < i holds at f = int(_MAX) + 1, i = 2**1025, which the
+# brute force once missed).
+_BIG = [2 ** 53, 2 ** 53 + 1, 10 ** 16 - 1, 10 ** 16, 10 ** 16 + 1, 2 ** 1025, -2 ** 1025,
+        int(_MAX) + 1, int(_MAX) + 2, -int(_MAX) - 1, -int(_MAX) - 2]
 _INT_CONSTANTS = [0, 1, 2, 2.5, -1, 0.5, 1e16, 2 ** 53 + 1]
 _FLOAT_CONSTANTS = [0.5, 1.0, 2, 1e16, _MAX, -_MAX, 2 ** 60]
 _VERSION_CONSTANTS = ["1.0", "2.0.dev0", "2.0", "2.0.post1", "1.0+local", "2.0a1"]
