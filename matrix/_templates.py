@@ -127,12 +127,19 @@ def _parsed(text: str, sentence: str) -> Template:
 
 
 @functools.lru_cache(maxsize=256)
-def paths_only(text: str) -> Template:
-    """An adjustment's message as a template of config paths, checked against the schema when
-    its matrix was loaded (`parse` with no named parts and the schema's paths)."""
-    template, problems = parse(text, (), [m.group(1) for m in _TOKEN.finditer(text) if m.group(1) is not None])
+def checked(text: str, names: Tuple[str, ...] = ()) -> Template:
+    """A template the loader has checked already (its named parts *names*, its paths against
+    the schema), parsed again at resolve time: every other part it holds is a config path. An
+    adjustment's message has no named parts (`paths_only`)."""
+    paths = tuple(m.group(1) for m in _TOKEN.finditer(text) if m.group(1) and m.group(1) not in names)
+    template, problems = parse(text, names, paths)
     assert template is not None, problems
     return template
+
+
+def paths_only(text: str) -> Template:
+    """An adjustment's message as a template of config paths (`checked`, no named parts)."""
+    return checked(text)
 
 
 # --- the sentences of a feature's ``prefers`` (issue 25: vLLM's ROCm notices name the
@@ -148,15 +155,10 @@ PREFERENCE: Mapping[str, Tuple[str, ...]] = {
 }
 
 
-@functools.lru_cache(maxsize=256)
 def preference(text: str, sentence: str) -> Template:
     """A ``prefers`` sentence's template, checked when the matrix was loaded (paths are not
     checked again here: the loader held them to the feature's condition)."""
-    names = PREFERENCE[sentence]
-    paths = tuple(m.group(1) for m in _TOKEN.finditer(text) if m.group(1) and m.group(1) not in names)
-    template, problems = parse(text, names, paths)
-    assert template is not None, problems
-    return template
+    return checked(text, PREFERENCE[sentence])
 
 
 def looked_for(node: object, path: str) -> Tuple[object, ...]:
