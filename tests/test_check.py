@@ -404,13 +404,15 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
             runners[r]["redirects"] = redirects
     if draw(st.booleans()):
         runners[draw(st.sampled_from(ids[1:]))]["candidate"] = draw(atom)
+    final = []
     if draw(st.booleans()):  # an order that tries b first where its condition holds, perhaps without fallback
         text += f'[orders.b_first]\nname = "b first"\nwhen = "{draw(atom)}"\nrunners = ["b"]\n'
         if draw(st.booleans()):
             text += "fallback = false\n"
+            final.append("order:b_first")  # a gate a refusal may name
     # Refusals over the gates, one of them perhaps repeated.
     for number in range(draw(st.integers(0, 2))):
-        parts = draw(st.lists(st.lists(st.sampled_from([f"g{i}" for i in range(len(gates))]), min_size=1, max_size=2,
+        parts = draw(st.lists(st.lists(st.sampled_from([f"g{i}" for i in range(len(gates))] + final), min_size=1, max_size=2,
                                        unique=True), min_size=1, max_size=2))
         together = ", ".join("[" + ", ".join(f'"{g}"' for g in part) + "]" for part in parts)
         for copy in range(1 + (number == 0 and draw(st.booleans()))):
@@ -1576,3 +1578,24 @@ def test_a_removed_feature_active_only_on_the_effective_config_refuses_the_runne
     m = matrix.loads(case[0], runners=case[2])
     code = "redirect-refused" if "redirects" in case[2]["a"] else "adjustment-refuses"
     assert [f.code for f in check(m).findings if f.code == code] == [code]
+
+
+def test_a_refused_default_is_a_no_runner_set_with_the_orders_gate_and_a_refusal_may_acknowledge_it():
+    text = ('[matrix]\nname = "m"\nversion = "1.0"\n[config]\nx = { type = "int", default = 0 }\n'
+            '[features.big]\nname = "big x"\nwhen = "x > 5"\nsupport = { a = "no", b = "yes" }\n'
+            '[orders.small]\nname = "small default"\nwhen = "x > 2"\nrunners = ["a"]\nfallback = false\n')
+    runners = {"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}}
+    m = matrix.loads(text, runners=runners)
+    with pytest.raises(NoRunnerError) as excinfo:
+        m.resolve({"x": 6})
+    assert str(excinfo.value).splitlines()[0] == (
+        "No runner can serve this config: small default chooses A, and A does not support: big x")
+    assert m.resolve({"x": 2}).runner == "a"  # the order does not apply: by priority
+    message = ("No runner can serve a config with big x and the order 'small default' applying (x > 2), without "
+               "fallback: A does not support big x; B is not tried: small default does not fall back")
+    assert [(f.message, f.combinations, f.witness) for f in check(m).findings if f.code == "no-runner"] == [
+        (message, (("big", "order:small"),), {"x": 6})]
+    acknowledged = matrix.loads(text + '[refusals.r]\nreason = "a refused default is final"\n'
+                                       'together = [["big", "order:small"]]\n', runners=runners)
+    assert [(f.severity, f.message) for f in check(acknowledged).findings if f.code == "no-runner"] == [
+        ("note", message + " (acknowledged: a refused default is final)")]
