@@ -1590,6 +1590,11 @@ def test_a_refused_default_is_a_no_runner_set_with_the_orders_gate_and_a_refusal
         m.resolve({"x": 6})
     assert str(excinfo.value).splitlines()[0] == (
         "No runner can serve this config: small default chooses A, and A does not support: big x")
+    assert excinfo.value.resolution.explain().splitlines()[1] == (
+        "Order: small default, because x > 2 holds; its first candidate is validated, without fallback; runners in "
+        "that order:")
+    assert excinfo.value.resolution.explanation()["order"] == {"id": "small", "name": "small default", "when": "x > 2",
+                                                              "fallback": False}
     assert m.resolve({"x": 2}).runner == "a"  # the order does not apply: by priority
     message = ("No runner can serve a config with big x and the order 'small default' applying (x > 2), without "
                "fallback: A does not support big x; B is not tried: small default does not fall back")
