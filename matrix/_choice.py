@@ -22,7 +22,10 @@ A config is resolved in this order (docs/explanation/choice.md shows this text, 
      when it is not, an ``outright`` preference leaves no runner (`NoRunnerError`), and one
      that is not outright is passed over with a notice;
    - the first ``[orders]`` entry whose condition holds, else the order of priority: the first
-     runner of that order that is a candidate and free is chosen; when none is, no runner.
+     runner of that order that is a candidate and free is chosen; when none is, no runner. An
+     order with ``fallback = false`` is a validated default: its first candidate is chosen, and
+     when that runner is not free the config has no runner (`NoRunnerError`, saying what
+     blocks it), never the next runner of the order.
 
    A runner is *blocked* by an active gate it says ``no`` or ``opt-in`` to, and by a
    requirement it fails (requirements are gates derived from the runner files, see
@@ -94,13 +97,17 @@ class Rule:
 
     #: ``removed``, ``prefer`` (the preference's runner is free), ``prefer-blocked`` and
     #: ``prefer-not-candidate`` (an outright preference whose runner is not free), ``order``
-    #: (a runner of the order that applies is free), ``none`` (no runner of it is).
+    #: (a runner of the order that applies is free), ``order-refused`` (the first candidate of
+    #: an order without fallback is blocked: ``blocked`` names it, no runner serves),
+    #: ``none`` (no runner of it is).
     kind: str
     runner: Optional[str]
     literals: Tuple[Term, ...]
     #: The bit of the preferring gate (preference steps) or of the order (order steps, 0 for
     #: the order of priority).
     gate: int = 0
+    #: The runner an ``order-refused`` step finds blocked.
+    blocked: Optional[str] = None
 
     def holds(self, mask: int) -> bool:
         return all(bool(mask & gates) is wanted for gates, wanted in self.literals)
@@ -142,10 +149,18 @@ def steps(plan: Plan) -> Tuple[Rule, ...]:
             if plan.candidate.get(runner):
                 out.append(Rule("prefer-not-candidate", None, (*base, (plan.candidate[runner], False)), bit))
     earlier = 0
-    for bit, _, runners in (*plan.orders, (0, None, plan.order)):
+    for bit, order, runners in (*plan.orders, (0, None, plan.order)):
         case: Tuple[Term, ...] = (((bit, True),) if bit else ()) + (((earlier, False),) if earlier else ())
         for runner, _ in runners:
             out.append(Rule("order", runner, case + _free(plan, runner), bit))
+            if order is not None and not order.fallback:
+                # A validated default: its first candidate blocked, no later runner is tried.
+                if plan.blocking[runner]:
+                    candidate = ((plan.candidate[runner], True),) if plan.candidate.get(runner) else ()
+                    out.append(Rule("order-refused", None, case + candidate + ((plan.blocking[runner], True),), bit,
+                                    runner))
+                if not plan.candidate.get(runner):
+                    break  # always a candidate: the runners after it are never tried
         out.append(Rule("none", None, case, bit))
         earlier |= bit
     return tuple(out)
@@ -346,6 +361,8 @@ def automatic(plan: Plan, mask: int, warnings: List[ResolutionWarning]) -> _Outc
             feature = step.gate_of(plan)
             assert feature.prefers is not None
             return None, (NoRunnerError, _preferred_blocked(plan, mask, feature, warnings))
+        if step.kind == "order-refused":
+            return None, (NoRunnerError, _order_refused(plan, mask, step))
         _, tried = plan.choice(mask)
         candidates = [r for r, _ in tried if plan.is_candidate(r, mask)]
         if step.kind == "order":
@@ -372,6 +389,16 @@ def _preferred_blocked(plan: Plan, mask: int, feature: Feature, warnings: List[R
         warnings.append(ResolutionWarning("preference", feature.id, runner, _preference_said(plan, mask, feature)))
     return _messages.preferred_blocked(feature.name, _not_free(plan, mask, runner), template,
                                        plan.matrix.runner(runner).name)
+
+
+def _order_refused(plan: Plan, mask: int, step: Rule) -> str:
+    """The error of an order without fallback whose first candidate (*step*'s ``blocked``) is
+    blocked: the order's name and what blocks the runner, or the matrix's own sentence."""
+    order, _ = plan.choice(mask)
+    runner = step.blocked
+    assert order is not None and runner is not None
+    return _messages.order_refused(order.name, blockers(plan, mask, runner), _own(plan, "order_refused", runner),
+                                   plan.matrix.runner(runner).name)
 
 
 def _preference_said(plan: Plan, mask: int, feature: Feature, values: Optional[Mapping[str, object]] = None) -> str:

@@ -219,6 +219,7 @@ class OrderSpec:
     name: str
     when: Condition
     runners: Annotated[Tuple[Annotated[str, RUNNER], ...], NONEMPTY, UNIQUE]
+    fallback: bool = True
 
 
 @attrs.frozen
@@ -255,6 +256,7 @@ class SentencesSpec:
     fallback: Optional[str] = None
     no_runner: Optional[str] = None
     preferred_blocked: Optional[str] = None
+    order_refused: Optional[str] = None
 
 
 @attrs.frozen
@@ -265,6 +267,7 @@ class MessagesSpec:
     fallback: Optional[str] = None
     no_runner: Optional[str] = None
     preferred_blocked: Optional[str] = None
+    order_refused: Optional[str] = None
     runners: Dict[Annotated[str, RUNNER], SentencesSpec] = attrs.Factory(dict)
 
 

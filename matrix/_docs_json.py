@@ -125,7 +125,8 @@ def json_text(doc: Document, tables: Sequence[str]) -> str:
                           for (rid, _), clauses in zip(doc.runners, row.clauses)}}
             for row in doc.capabilities]
         data["candidates"] = {rid: c or None for (rid, _), c in zip(doc.runners, doc.candidates)}
-        data["orders"] = [{"id": o.id, "name": o.name, "when": o.when, "runners": list(o.runners)} for o in doc.orders]
+        data["orders"] = [{"id": o.id, "name": o.name, "when": o.when, "runners": list(o.runners),
+                           **({} if o.fallback else {"fallback": False})} for o in doc.orders]
     if "adjustments" in tables and doc.adjusts:
         data["adjustments"] = [_adjustment(a) for a in doc.adjustments]
     if "pairs" in tables:

@@ -13,7 +13,7 @@ from packaging.version import Version
 from ._docs_adjustments import AdjustmentRow, adjustment_rows
 from ._docs_release import ReleaseGap, ReleaseNote, release_notes
 from ._versions import VersionLike, as_version
-from .schema import NOTHING, Alias, Feature, Field, Forces, Matrix, Prefers, Redirect, Requirement, in_window, window_text
+from .schema import NOTHING, Alias, Feature, Field, Forces, Matrix, Order, Prefers, Redirect, Requirement, in_window, window_text
 
 #: status → (symbol, text equivalent, meaning): the one fixed symbol set of every format.
 SYMBOLS: Dict[str, Tuple[str, str, str]] = {
@@ -165,7 +165,8 @@ class OrderRow:
     id: str
     name: str
     when: str
-    runners: Tuple[str, ...]  # every runner id, in that order
+    runners: Tuple[str, ...]  # every runner id, in that order (without fallback: those it may choose)
+    fallback: bool = True
 
 
 @attrs.frozen
@@ -496,11 +497,20 @@ def _capabilities(matrix: Matrix, spell: Callable[[str], str]) -> Tuple[
             clauses.append(mine)
         rows.append(CapabilityRow(kind.id, spell(kind.name), spell(kind.reason or ""), tuple(cells), tuple(clauses)))
     candidates = tuple(spell(str(r.candidate)) if r.candidate is not None else "" for r in matrix.runners)
-    orders = tuple(OrderRow(o.id, spell(o.name), spell(str(o.when)),
-                            (*o.runners, *(r.id for r in matrix.runners if r.id not in o.runners)))
+    orders = tuple(OrderRow(o.id, spell(o.name), spell(str(o.when)), _may_choose(matrix, o), o.fallback)
                    for o in matrix.orders)
     has_any = bool(rows) or any(candidates) or bool(orders)
     return tuple(rows), candidates if has_any else (), orders
+
+
+def _may_choose(matrix: Matrix, order: Order) -> Tuple[str, ...]:
+    """The runners *order* tries, in order: without fallback, up to the first that is always a
+    candidate (the runners after it are never tried)."""
+    tried = order.tried([r.id for r in matrix.runners])
+    if order.fallback:
+        return tried
+    always = next((i for i, r in enumerate(tried) if matrix.runner(r).candidate is None), len(tried) - 1)
+    return tried[: always + 1]
 
 
 CAPABILITIES_INTRO = ("What each runner requires of a config, one row per kind of requirement (a blank cell: "
@@ -514,8 +524,9 @@ def choice_text(doc: Document) -> List[Tuple[Tuple[str, bool], ...]]:
     candidates only sometimes."""
     lines: List[Tuple[Tuple[str, bool], ...]] = []
     for order in doc.orders:
-        lines.append((("When ", False), (order.when, True),
-                      (f": {order.name}, trying {', '.join(order.runners)}.", False)))
+        tries = (f"trying {', '.join(order.runners)}" if order.fallback else
+                 f"the first candidate of {', '.join(order.runners)}, validated without fallback (blocked: no runner)")
+        lines.append((("When ", False), (order.when, True), (f": {order.name}, {tries}.", False)))
     lines.append(((("Otherwise" if doc.orders else "Automatic choice tries the runners")
                    + f" by priority: {', '.join(r for r, _ in doc.runners)}; the first that nothing blocks is "
                    "chosen.", False),))

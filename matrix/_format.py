@@ -188,6 +188,7 @@ DESCRIPTIONS: Dict[Tuple[Optional[str], Optional[str]], str] = {
     ("OrderSpec", "name"): "The order's display name",
     ("OrderSpec", "when"): "When the order applies",
     ("OrderSpec", "runners"): "Tried first, in this order; then the others by priority",
+    ("OrderSpec", "fallback"): "False: the first candidate is chosen and validated, a refusal is final (no next runner)",
 }
 
 #: What a value of several shapes (a mark of `matrix._converter`) is, and what a bare id or

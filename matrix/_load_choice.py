@@ -4,7 +4,7 @@ All of them apply at every version, so what they read must exist at every versio
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
 import attrs
 
@@ -80,9 +80,23 @@ def orders(b: _Builder, source: _Source, raw: object, schema: Schema, runners: O
             elif runner in spec.runners[:index]:
                 b.problem(source, where + ("runners", index), _messages.listed_twice(runner))
                 ok = False
+        if ok and not spec.fallback:
+            ok = _all_tried(b, source, where, id, spec.runners, runners or [])
         if ok and when is not None:
-            out.append(Order(id, spec.name, when, tuple(spec.runners)))
+            out.append(Order(id, spec.name, when, tuple(spec.runners), spec.fallback))
     return out
+
+
+def _all_tried(b: _Builder, source: _Source, where: Place, id: str, listed: Sequence[str],
+               runners: List[Runner]) -> bool:
+    """An order without fallback tries no runner after one that is always a candidate: a
+    runner listed after it is never tried, a mistake of the file."""
+    always = {r.id for r in runners if r.candidate is None}
+    for index, runner in enumerate(listed[:-1]):
+        if runner in always:
+            b.problem(source, where + ("runners", index + 1), _messages.order_never_tries(id, listed[index + 1], runner))
+            return False
+    return True
 
 
 def _everlasting(b: _Builder, source: _Source, where: Place, predicate: Optional[Predicate], schema: Schema) -> None:

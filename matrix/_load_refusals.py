@@ -11,12 +11,16 @@ if TYPE_CHECKING:  # pragma: no cover
     from .loader import _Builder, _Source
 
 
-def refusals(b: _Builder, source: _Source, raw: object, features: object, runners: List[Runner]) -> List[Refusal]:
+def refusals(b: _Builder, source: _Source, raw: object, features: object, runners: List[Runner],
+             orders: object = None) -> List[Refusal]:
     """``[refusals]``: combinations of gates no runner serves, each with its reason; a gate they
     name must be one of *features* (the raw ``[features]`` table) or a gate derived from the
     runners' files, as `matrix check` names them: ``RUNNER:KIND`` for a failed requirement
-    (``RUNNER:KIND:N`` for clause N of a chain), ``RUNNER:not-candidate``."""
+    (``RUNNER:KIND:N`` for clause N of a chain), ``RUNNER:not-candidate``; or ``order:ID`` for
+    an order without fallback (the raw *orders* table)."""
     known = list(features) if isinstance(features, dict) else []
+    if isinstance(orders, dict):
+        known += [f"order:{id}" for id, spec in orders.items() if isinstance(spec, dict) and spec.get("fallback") is False]
     for runner in runners:
         chains: Dict[str, int] = {}
         for clause in runner.requires:

@@ -1343,3 +1343,17 @@ def diff_config_line(name: str, line: int, problem: str) -> str:
 
 def diff_effective(path: str, old: str, new: str) -> str:
     return f"Effective value of {path}: {old} → {new}"
+
+
+# --- sglang lane (#30): orders without fallback, validated defaults -------------------------
+
+def order_refused(order: str, blockers: str, template: Optional[Template] = None, runner: str = "") -> str:
+    """An order without fallback whose first candidate, *runner*, is not free (*blockers*:
+    why); a *template* of the matrix's names the ``order``, the ``refusal`` and the ``runner``."""
+    return _in_words(template, "No runner can serve this config: {order} chooses {runner}, and {refusal}",
+                     order=order, refusal=blockers, runner=runner)
+
+
+def order_never_tries(order: str, runner: str, before: str) -> str:
+    return (f"Order {order!r} does not fall back, so {runner!r} is never tried: {before!r} before it is always a "
+            "candidate")

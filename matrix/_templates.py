@@ -108,6 +108,7 @@ SENTENCES: Mapping[str, Tuple[str, ...]] = {
     "fallback": ("runner", "features", "skipped", "chosen"),
     "no_runner": ("runner", "features", "refusal", "blocked"),
     "preferred_blocked": ("feature", "refusal", "runner"),
+    "order_refused": ("order", "refusal", "runner"),
 }
 
 

@@ -36,7 +36,7 @@ from ._compile import Plan, plan
 from ._nodes import Or
 from . import _check_adjust
 from ._substitute import Rewrite, identity
-from .schema import BLOCKING, NOTHING, Feature, Matrix, Refusal, Requirement, Runner, Statement, refusing
+from .schema import BLOCKING, NOTHING, Feature, Matrix, Order, Refusal, Requirement, Runner, Statement, refusing
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._locate import Locations
@@ -270,7 +270,10 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
     # for the no-runner analysis, "not a candidate" blocks it.
     outside = [_not_candidate(matrix, r) for r in matrix.runners if r.candidate is not None]
     blocking = _merged(matrix, requirements) + outside
-    yield from _totality(matrix, v, choosing + blocking, space, choice, kept, place, strict, budget,
+    # An order without fallback refuses where its first candidate is blocked: its gate is one
+    # of a no-runner set, as an outright preference is.
+    final = [g for g in derived if isinstance(g.origin, Order) and not g.origin.fallback]
+    yield from _totality(matrix, v, choosing + blocking + final, space, choice, kept, place, strict, budget,
                          limit=_MAX_COMBINATION if requirements else None, gone=gone, on_c=on_c)
     yield from _check_adjust.findings(ctx, space, choice, [on_c(g.when.node) for g in gone], place, budget,
                                       _undecided, _chooses)
@@ -674,6 +677,8 @@ def _gate_text(gate: Feature) -> str:
         return f"'{gate.name}' (failing {gate.origin.condition}{clause})"
     if isinstance(gate.origin, Runner):
         return f"{gate.origin.name} not being a candidate (not {gate.origin.candidate})"
+    if isinstance(gate.origin, Order):
+        return f"the order {gate.name!r} applying ({gate.origin.when}), without fallback"
     return gate.name
 
 
@@ -828,7 +833,8 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, cho
     """``no-runner``: the minimal sets of gates S such that some config with every gate of S
     active is refused with `NoRunnerError` *because of S*: every runner is refused by a gate of
     S, or a gate of S prefers a runner that S refuses outright, and decides (it is the step of
-    the decision list that holds first)."""
+    the decision list that holds first), or S holds an order without fallback that decides and
+    refuses every runner it tries up to its first candidate."""
     runners = matrix.runners
     everyone = frozenset(r.id for r in runners)
     # Out of the way (a "no" or "opt-in", a failed requirement, not a candidate), per gate.
@@ -836,6 +842,11 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, cho
     # An outright preference (`Prefers`) that decides for its runner out of the way passes
     # every other runner over: the search may count it for them (`unserved` says when it decides).
     outright = {g.id: g.prefers.runner for g in live if g.prefers is not None and g.prefers.outright}
+    # An order without fallback that decides passes over every runner after its first
+    # candidate: the search may count it for every runner but the first it tries.
+    final = {g.id: g.origin.tried([r.id for r in runners]) for g in live
+             if isinstance(g.origin, Order) and not g.origin.fallback}
+    outright.update({i: tried[0] for i, tried in final.items()})
     blocks = {g.id: refused[g.id] | (everyone - {outright[g.id]} if g.id in outright else frozenset()) for g in live}
     by_runner = {r.id: [g for g in live if r.id in blocks[g.id]] for r in runners}
     satisfiable: Dict[FrozenSet[str], Optional[Assignment]] = {}
@@ -867,13 +878,11 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, cho
                     break
                 if outright.get(g.id) not in away:
                     continue
-                for step in choice.steps:
-                    if step.kind in ("prefer-blocked", "prefer-not-candidate") and \
-                            step.gate_of(choice.plan).id == g.id:
-                        question = choice.fires(step, passed=lambda s: False, true=[nodes[h.id] for h in chosen])
-                        if question is not None and (hit := solve(**question)) is not None:
-                            exact[key], decider[key] = hit, g
-                            break
+                for step in _deciding(choice, g, away):
+                    question = choice.fires(step, passed=lambda s: False, true=[nodes[h.id] for h in chosen])
+                    if question is not None and (hit := solve(**question)) is not None:
+                        exact[key], decider[key] = hit, g
+                        break
         return exact[key]
 
     cut: List[bool] = []
@@ -964,6 +973,22 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, cho
                            "reason a config is refused")
 
 
+def _deciding(choice: _Choice, gate: Feature, away: FrozenSet[str]) -> Iterator[Rule]:
+    """The steps at which *gate* leaves no runner, the runners *away* refused: its outright
+    preference's runner not free, or, for an order without fallback, its first candidate
+    blocked where every runner it tries before that one is away too."""
+    plan = choice.plan
+    if isinstance(gate.origin, Order):
+        bit = next(b for b, order, _ in plan.orders if order is gate.origin)
+        for step in choice.steps:
+            if step.kind == "order-refused" and step.gate == bit and step.blocked in away:
+                yield step
+        return
+    for step in choice.steps:
+        if step.kind in ("prefer-blocked", "prefer-not-candidate") and step.gate_of(plan).id == gate.id:
+            yield step
+
+
 def _no_runner_findings(minimal: List[Tuple[Feature, ...]], order: Dict[str, int], blocks: Dict[str, FrozenSet[str]],
                         refused: Dict[str, FrozenSet[str]], runners: Sequence[Runner],
                         witness_of: Callable[[Sequence[Feature]], Dict[str, Any]],
@@ -977,6 +1002,9 @@ def _no_runner_findings(minimal: List[Tuple[Feature, ...]], order: Dict[str, int
             refusing = [g for g in gates if r.id in refused[g.id]]
             if not refusing:  # passed over: an outright preference for another runner decides
                 g = decided_by(gates)
+                if isinstance(g.origin, Order):
+                    out.append(f"{r.name} is not tried: {g.name} does not fall back")
+                    continue
                 assert g.prefers is not None
                 out.append(f"{r.name} is passed over: {g.name} chooses {names_of[g.prefers.runner]} outright")
             elif any(g.origin is None for g in refusing):

@@ -326,7 +326,7 @@ class _Builder:
             runner_list = [_load_choice.requirements(self, r, kinds, schema) for r in runner_list]
             runner_list = _load_redirects.runners(self, runner_list, schema)
         refusals = _load_refusals.refusals(self, source, document.get("refusals", {}), document.get("features", {}),
-                                           runner_list or [])
+                                           runner_list or [], document.get("orders", {}))
         orders = _load_choice.orders(self, source, document.get("orders", {}), schema, runner_list)
         adjustments = _load_adjustments.adjustments(self, source, document.get("adjustments", {}), schema, runner_list)
         if "check" in document:

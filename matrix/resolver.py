@@ -580,8 +580,11 @@ def _feature_data(feature: Optional[Feature]) -> Optional[Dict[str, str]]:
     return None if feature is None else {"id": feature.id, "name": feature.name}
 
 
-def _order_data(order: Order) -> Dict[str, str]:
-    return {"id": order.id, "name": order.name, "when": str(order.when)}
+def _order_data(order: Order) -> Dict[str, object]:
+    data: Dict[str, object] = {"id": order.id, "name": order.name, "when": str(order.when)}
+    if not order.fallback:  # said only where it is so: the data of every other order is as it was
+        data["fallback"] = False
+    return data
 
 
 def _explanation_text(data: Mapping[str, Any], by_runner: Mapping[str, Mapping[str, object]],  # noqa: C901 — one branch per part of the explanation, in the order the text prints them
@@ -610,7 +613,8 @@ def _explanation_text(data: Mapping[str, Any], by_runner: Mapping[str, Mapping[s
         lines = [f"Runner: none ({how}), at version {data['version']}"]
     order = data["order"]
     if order is not None:
-        lines.append(f"Order: {order['name']}, because {order['when']} holds; runners in that order:")
+        final = "" if order.get("fallback", True) else "; its first candidate is validated, without fallback"
+        lines.append(f"Order: {order['name']}, because {order['when']} holds{final}; runners in that order:")
     elif data["orders"] and requested is None:
         names = " nor ".join(o["name"] for o in data["orders"])
         lines.append(f"Order: by priority ({names} does not apply); runners, highest priority first:")

@@ -325,12 +325,15 @@ class Runner:
 @attrs.frozen
 class Order:
     """An order of automatic choice that applies when *when* holds (``[orders.<id>]``): the
-    runners it lists first, in that order, then the others by priority."""
+    runners it lists first, in that order, then the others by priority. Without *fallback*
+    (``fallback = false``) its first candidate is chosen and then validated: a refusal is the
+    answer (`NoRunnerError`), never a move to the next runner."""
 
     id: str
     name: str
     when: Predicate
     runners: Tuple[str, ...]
+    fallback: bool = True
 
     def tried(self, by_priority: Sequence[str]) -> Tuple[str, ...]:
         """The runner ids in the order automatic choice tries them under this order: those it

@@ -25,11 +25,11 @@ from hypothesis.errors import InvalidArgument
 from packaging.version import Version
 
 from ._messages import did_you_mean
-from ._nodes import And, Node
+from ._nodes import And, Node, Not, Or
 from ._operators import COMPARISONS, comparisons_for
 from ._space import Inconclusive, Space, compared_constants
 from ._versions import VersionLike, parsed, to_version
-from .schema import APPLIES, Adjustment, Feature, Field, From, Matrix, Redirect, Schema
+from .schema import APPLIES, BLOCKING, Adjustment, Feature, Field, From, Matrix, Order, Redirect, Schema
 
 __all__ = ["configs", "as_object", "values", "predicates", "predicate_sources", "matrices"]
 
@@ -239,6 +239,7 @@ def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Op
     gates = {f.id: f for f in matrix.gates_at(v)}
     drawable = {i: f for i, f in gates.items() if all(p in schema for p in f.when.paths)}
     adjustments = [_applies(a) for a in matrix.adjustments_at(v) if all(p in schema for p in a.when.paths)]
+    adjustments += _refused_defaults(matrix, v, list(drawable.values()))
     wanted = {}
     for name, ids in (("active", active), ("inactive", inactive)):
         if ids is None:
@@ -313,6 +314,23 @@ def _applies(adjustment: Adjustment) -> Node:
         return (adjustment.when & Predicate(" or ".join(f"({t})" for t in tests))).node
     except PredicateError:  # a string no predicate literal spells
         return adjustment.when.node
+
+
+def _refused_defaults(matrix: Matrix, v: Version, gates: List[Feature]) -> List[Node]:
+    """Where an order without fallback applies and a gate blocks the first runner it tries (its
+    default refused, `NoRunnerError`), and where it applies and none does (its default served):
+    each steered toward and away from like an adjustment."""
+    out: List[Node] = []
+    for gate in gates:
+        order = gate.origin
+        if not isinstance(order, Order) or order.fallback:
+            continue
+        first = order.runners[0]
+        blocking = [g.when.node for g in gates if g.status(first, v) in BLOCKING and g.applies != "asked"]
+        if blocking:
+            blocked = blocking[0] if len(blocking) == 1 else Or(tuple(blocking))
+            out += [And((gate.when.node, blocked)), And((gate.when.node, Not(blocked)))]
+    return out
 
 
 def _targets(gates: List[Feature], adjustments: List[Node]) -> List[_Target]:
@@ -773,6 +791,10 @@ def _matrix_texts(draw: st.DrawFn, max_features: int) -> Tuple[str, Dict[str, Di
         order = list(draw(st.permutations(runners)))[: draw(st.integers(1, len(runners)))]
         lines += ["", "[orders.o0]", 'name = "order zero"', f"when = {json.dumps(draw(condition))}",
                   f"runners = {json.dumps(order)}"]
+        # Without fallback (a validated default): valid when no runner but the last it lists is
+        # always a candidate (one after such a runner would never be tried).
+        if all("candidate" in runner_tables[r] for r in order[:-1]) and draw(st.booleans()):
+            lines.append("fallback = false")
     return "\n".join(lines) + "\n", runner_tables
 
 

@@ -404,11 +404,15 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
             runners[r]["redirects"] = redirects
     if draw(st.booleans()):
         runners[draw(st.sampled_from(ids[1:]))]["candidate"] = draw(atom)
-    if draw(st.booleans()):  # an order that tries b first where its condition holds
+    final = []
+    if draw(st.booleans()):  # an order that tries b first where its condition holds, perhaps without fallback
         text += f'[orders.b_first]\nname = "b first"\nwhen = "{draw(atom)}"\nrunners = ["b"]\n'
+        if draw(st.booleans()):
+            text += "fallback = false\n"
+            final.append("order:b_first")  # a gate a refusal may name
     # Refusals over the gates, one of them perhaps repeated.
     for number in range(draw(st.integers(0, 2))):
-        parts = draw(st.lists(st.lists(st.sampled_from([f"g{i}" for i in range(len(gates))]), min_size=1, max_size=2,
+        parts = draw(st.lists(st.lists(st.sampled_from([f"g{i}" for i in range(len(gates))] + final), min_size=1, max_size=2,
                                        unique=True), min_size=1, max_size=2))
         together = ", ".join("[" + ", ".join(f'"{g}"' for g in part) + "]" for part in parts)
         for copy in range(1 + (number == 0 and draw(st.booleans()))):
@@ -447,10 +451,20 @@ def _explains(m, compiled, ids, refused, mask, combo):
     *mask*, as the README defines no-runner: every gate of it is active, and it refuses every
     runner, or one of its gates prefers outright a runner it refuses and decides (no feature that
     forces a runner is active, and every active preference declared before it is not outright
-    and its runner is not free)."""
+    and its runner is not free), or it holds an order without fallback that decides (no active
+    preference decides) and refuses every runner the order tries up to its first candidate."""
     away = set().union(*(refused[g] for g in combo))
     if away == {r.id for r in m.runners}:
         return True
+    for g in combo:
+        order = next((o for o in m.orders if f"order:{o.id}" == g and not o.fallback), None)
+        if order is None or _a_preference_decides(compiled, mask):
+            continue
+        for r in order.tried([r.id for r in m.runners]):
+            if r not in away:
+                break
+            if compiled.is_candidate(r, mask):
+                return True
     for g in combo:
         feature = m.feature(g) if g in {f.id for f in m.features} else None
         if feature is None or feature.prefers is None or not feature.prefers.outright \
@@ -467,6 +481,23 @@ def _explains(m, compiled, ids, refused, mask, combo):
         if decides:
             return True
     return False
+
+
+def _a_preference_decides(compiled, mask):
+    """Whether an active preference decides automatic choice for *mask* (no feature forcing a
+    runner is active, and one is outright or its runner is free)."""
+    if mask & compiled.forcing:
+        return False
+    for h in compiled.active(mask & compiled.preferring):
+        if h.prefers.outright or (not mask & compiled.blocking[h.prefers.runner]
+                                  and compiled.is_candidate(h.prefers.runner, mask)):
+            return True
+    return False
+
+
+def _failed_requirement(gate_id):
+    """A gate id of a no-runner set that names a failed requirement (RUNNER:KIND[:N])."""
+    return ":" in gate_id and not gate_id.endswith(":not-candidate") and not gate_id.startswith("order:")
 
 
 # Thousands of matrices in CI (4 × the profile): this test is what keeps check honest.
@@ -576,6 +607,15 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
                 outcome[mask] = m0.resolve(c).runner
             except matrix.ResolutionError as error:
                 outcome[mask] = type(error)
+    # An order without fallback that decides chooses its first candidate, and no runner serves
+    # when that candidate is blocked (docs/explanation/choice.md).
+    for o in m.orders:
+        for mask, answer in outcome.items() if not o.fallback else ():
+            auto = mask & compiled.automatic
+            if not auto & bit[f"order:{o.id}"] or auto & compiled.removed or _a_preference_decides(compiled, auto):
+                continue
+            first = next((r for r in o.tried([r.id for r in m.runners]) if compiled.is_candidate(r, auto)), None)
+            assert answer == (NoRunnerError if first is None or auto & compiled.blocking[first] else first), mask
     # No runner: the reported combinations are exactly the minimal sets of gates that explain a
     # config no runner serves (failed requirements with one condition count as one gate, a runner
     # that is no candidate as its pseudo-gate; at most two failed requirements in a set).
@@ -592,6 +632,9 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
     for r in m.runners:
         if r.candidate is not None:
             refused[f"{r.id}:not-candidate"] = {r.id}
+    for o in m.orders:
+        if not o.fallback:  # refuses no runner itself: it keeps the runners after its first candidate away
+            refused[f"order:{o.id}"] = set()
     expected = set()
     if not undecided and not unsure:
         for mask, answer in outcome.items():
@@ -604,9 +647,9 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
             active |= {f"{r.id}:not-candidate" for r in m.runners if r.candidate is not None
                        and not compiled.is_candidate(r.id, mask)}
             explaining = [frozenset(s) for n in range(1, len(active) + 1) for s in itertools.combinations(sorted(active), n)
-                          if sum(1 for g in s if ":" in g and not g.endswith(":not-candidate")) <= 2
+                          if sum(1 for g in s if _failed_requirement(g)) <= 2
                           and _explains(m, compiled, active, refused, mask, s)]
-            assert explaining or sum(1 for g in active if ":" in g and not g.endswith(":not-candidate")) > 2, \
+            assert explaining or sum(1 for g in active if _failed_requirement(g)) > 2, \
                 f"nothing explains {sorted(active)}"
             expected.update(explaining)
         expected = {s for s in expected if not any(o < s for o in expected)}
@@ -1535,3 +1578,29 @@ def test_a_removed_feature_active_only_on_the_effective_config_refuses_the_runne
     m = matrix.loads(case[0], runners=case[2])
     code = "redirect-refused" if "redirects" in case[2]["a"] else "adjustment-refuses"
     assert [f.code for f in check(m).findings if f.code == code] == [code]
+
+
+def test_a_refused_default_is_a_no_runner_set_with_the_orders_gate_and_a_refusal_may_acknowledge_it():
+    text = ('[matrix]\nname = "m"\nversion = "1.0"\n[config]\nx = { type = "int", default = 0 }\n'
+            '[features.big]\nname = "big x"\nwhen = "x > 5"\nsupport = { a = "no", b = "yes" }\n'
+            '[orders.small]\nname = "small default"\nwhen = "x > 2"\nrunners = ["a"]\nfallback = false\n')
+    runners = {"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}}
+    m = matrix.loads(text, runners=runners)
+    with pytest.raises(NoRunnerError) as excinfo:
+        m.resolve({"x": 6})
+    assert str(excinfo.value).splitlines()[0] == (
+        "No runner can serve this config: small default chooses A, and A does not support: big x")
+    assert excinfo.value.resolution.explain().splitlines()[1] == (
+        "Order: small default, because x > 2 holds; its first candidate is validated, without fallback; runners in "
+        "that order:")
+    assert excinfo.value.resolution.explanation()["order"] == {"id": "small", "name": "small default", "when": "x > 2",
+                                                              "fallback": False}
+    assert m.resolve({"x": 2}).runner == "a"  # the order does not apply: by priority
+    message = ("No runner can serve a config with big x and the order 'small default' applying (x > 2), without "
+               "fallback: A does not support big x; B is not tried: small default does not fall back")
+    assert [(f.message, f.combinations, f.witness) for f in check(m).findings if f.code == "no-runner"] == [
+        (message, (("big", "order:small"),), {"x": 6})]
+    acknowledged = matrix.loads(text + '[refusals.r]\nreason = "a refused default is final"\n'
+                                       'together = [["big", "order:small"]]\n', runners=runners)
+    assert [(f.severity, f.message) for f in check(acknowledged).findings if f.code == "no-runner"] == [
+        ("note", message + " (acknowledged: a refused default is final)")]

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 import matrix
-from matrix import Predicate, PredicateError, ResolutionError
+from matrix import NoRunnerError, Predicate, PredicateError, ResolutionError
 from matrix.check import check
 from matrix.strategies import configs, matrices, predicate_sources, predicates
 
@@ -260,3 +260,32 @@ def test_each_adjustment_and_redirect_applies_and_does_not_in_a_100_example_run(
     run()
     ids = [a.id for a in m.adjustments_at()] + [f"{r.id}:redirect:{x.index + 1}" for r in m.runners for x in r.redirects]
     assert {(i, applies) for i in ids for applies in (True, False)} - seen == set()
+
+
+# An order without fallback refuses where its first runner is blocked (a validated default):
+# configs() steers toward that refusal and away from it, as toward an adjustment applying.
+VALIDATED = matrix.loads(
+    '[matrix]\nname = "v"\nversion = "1.0"\n[config]\n'
+    'm = { type = "int", default = 0 }\nn = { type = "int", default = 0 }\npage = { type = "int", default = 1, min = 1 }\n'
+    # Many gates beside: steering toward gates one by one seldom picks the order and the
+    # blocker together.
+    + "".join(f'[features.g{i}]\nname = "g{i}"\nwhen = "m == {i}"\nsupport = {{ fa3 = "yes", triton = "yes" }}\n'
+              for i in range(100))
+    + '[features.odd_page]\nname = "pages of 7 mod 1000"\nwhen = "page % 1000 == 7"\nsupport = { fa3 = "no", triton = "yes" }\n'
+      '[orders.hopper]\nname = "Hopper default"\nwhen = "n > 5000 and n < 5003"\nrunners = ["fa3"]\nfallback = false\n',
+    runners={"fa3": {"name": "FA3", "priority": 1}, "triton": {"name": "Triton", "priority": 2}})
+
+
+def test_configs_reach_a_refused_default_and_a_served_one_in_a_100_example_run():
+    seen = set()
+
+    @settings(max_examples=100, derandomize=True, database=None)
+    @given(configs(VALIDATED))
+    def run(config):
+        try:
+            seen.add(VALIDATED.resolve(config).runner)
+        except NoRunnerError:
+            seen.add(NoRunnerError)
+
+    run()
+    assert seen == {"fa3", "triton", NoRunnerError}
