@@ -29,7 +29,7 @@ from packaging.version import Version
 
 from ._space import CAUSES, PRESENT, Inconclusive, Space
 from .binding import DRIFT_CODES
-from ._versions import VersionLike, as_version, to_version
+from ._versions import VersionLike, to_version
 from ._nodes import Node, Not
 from ._choice import Rule, Term
 from ._compile import Plan, plan
@@ -187,7 +187,7 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
                   budget: int = 200_000, against: Optional[Union[str, type]] = None) -> Iterator[Finding]:
     """Every finding, as it is found (see `check`)."""
 
-    v = matrix.version if version is None else as_version(version)
+    v = matrix.release(version)  # past the newest release the file knows of: a UsageError
     place = _Places(matrix)
     yield from _lifecycle(matrix, v, place)
     yield from _history(matrix, place)

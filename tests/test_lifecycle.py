@@ -415,6 +415,33 @@ def test_a_version_past_the_newest_release_the_file_knows_of_is_an_error(frames,
     assert (out.getvalue(), err.getvalue()) == ("", f"matrix: error: {message}\n")
 
 
+def test_docs_and_check_refuse_a_version_past_the_newest_release_as_resolve_does(frames, tmp_path, monkeypatch):
+    # Before: `matrix docs --version 9.0` and `matrix check --version 9.0` answered as of 9.0.
+    import io
+
+    from matrix.cli import run
+    from matrix.render import render
+
+    message = ("Version '9.0' is past 3.0, the newest release features.toml knows of: "
+               "what a later release does it cannot say")
+    for call in (lambda: render(frames, version="9.0"), lambda: check(frames, version="9.0")):
+        with pytest.raises(matrix.UsageError) as info:
+            call()
+        assert info.exconly() == "matrix.errors.UsageError: " + message
+    (tmp_path / "features.toml").write_text(THREADS)
+    (tmp_path / "runners").mkdir()
+    for id, spec in ENGINES.items():
+        (tmp_path / "runners" / f"{id}.toml").write_text(f'name = "{spec["name"]}"\npriority = {spec["priority"]}\n')
+    monkeypatch.chdir(tmp_path)
+    for command in (["docs", "--version", "9.0"], ["check", "--version", "9.0"]):
+        out, err = io.StringIO(), io.StringIO()
+        assert run(command, stdout=out, stderr=err) == 2
+        assert (out.getvalue(), err.getvalue()) == ("", f"matrix: error: {message}\n")
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["check", "--version", "9.0", "--format", "json"], stdout=out, stderr=err) == 2
+    assert json.loads(out.getvalue()) == {"error": {"kind": "UsageError", "message": message}}
+
+
 def test_check_weighs_the_default_of_the_version_it_checks():
     m = matrix.loads(THREADS.replace('since = "1.0"', 'deprecated = { since = "1.0", remove_in = "4.0" }'),
                      runners=ENGINES, path="features.toml")
