@@ -24,15 +24,9 @@ def quoted(values: Iterable[object]) -> str:
 
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str:
-    """``", did you mean 'x'"`` when a candidate is close to *word*, else ``""``."""
-    import difflib
-
-    candidates = list(candidates)
-    same = [c for c in candidates if c.lower() == word.lower()]  # 'FAST' for 'fast'
-    if same:
-        return f", did you mean {same[0]!r}"
-    close = difflib.get_close_matches(word, candidates, n=1, cutoff=0.6)
-    return f", did you mean {close[0]!r}" if close else ""
+    """``", did you mean 'x'"`` when a candidate is close to *word* (`near_miss`), else ``""``."""
+    close = near_miss(word, candidates)
+    return f", did you mean {close!r}" if close is not None else ""
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
@@ -1343,3 +1337,19 @@ def diff_config_line(name: str, line: int, problem: str) -> str:
 
 def diff_effective(path: str, old: str, new: str) -> str:
     return f"Effective value of {path}: {old} → {new}"
+
+
+# --- lane inputs: input checking (near misses said once, ended choices, former ids) ---------------
+
+
+def near_miss(word: str, candidates: Iterable[str]) -> Optional[str]:
+    """The candidate "did you mean" names for *word*: one that differs only in case ('FAST' for
+    'fast'), else the closest that is close enough; None when none is."""
+    import difflib
+
+    candidates = list(candidates)
+    same = [c for c in candidates if c.lower() == word.lower()]
+    if same:
+        return same[0]
+    close = difflib.get_close_matches(word, candidates, n=1, cutoff=0.6)
+    return close[0] if close else None
