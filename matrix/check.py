@@ -469,10 +469,13 @@ class _Places:
         from . import _messages
 
         where = _messages.place(("runners", runner, *key))
-        path = self.matrix.runner(runner).file
-        if path is not None:  # the runner's own file
+        found = self.matrix.runner(runner)
+        if found.file is not None:  # the runner's own file: the line of *key* in it, where it is known
+            from ._locate import Locations
+
+            at = Locations(found.text).key(tuple(key)) if found.text is not None else None
             return Finding(code, CODES[code][0], message, runner=runner, place=where,
-                           file=path, line=1, column=1, **extra)
+                           file=found.file, line=at[0] if at else 1, column=at[1] if at else 1, **extra)
         line, column = self.where(("matrix", "runners"))
         return Finding(code, CODES[code][0], message, runner=runner, place=where,
                        file=self.file, line=line, column=column, **extra)

@@ -320,6 +320,8 @@ class Runner:
     aliases: Tuple[Alias, ...] = ()
     #: Where a request for it goes to another runner (``redirects``), in declaration order.
     redirects: Tuple[Redirect, ...] = ()
+    #: The text of its runner file, if any (where `matrix check` finds the line of a finding).
+    text: Optional[str] = attrs.field(default=None, eq=False, repr=False)
 
 
 @attrs.frozen

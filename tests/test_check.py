@@ -1535,3 +1535,22 @@ def test_a_removed_feature_active_only_on_the_effective_config_refuses_the_runne
     m = matrix.loads(case[0], runners=case[2])
     code = "redirect-refused" if "redirects" in case[2]["a"] else "adjustment-refuses"
     assert [f.code for f in check(m).findings if f.code == code] == [code]
+
+
+def test_an_alias_finding_points_at_the_alias_entry_in_its_runner_file(tmp_path):
+    # Before: both findings stood at runners/b.toml:1:1, the top of the file.
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "a.toml").write_text('name = "A"\npriority = 2\n')
+    (tmp_path / "runners" / "b.toml").write_text(
+        'name = "B"\npriority = 1\n\naliases = [\n  { id = "old_b", since = "0.5" },\n'
+        '  { id = "older_b", since = "0.5", remove_in = "1.0" },\n]\n')
+    (tmp_path / "features.toml").write_text(
+        '[matrix]\nname = "t"\nversion = "1.0"\n[config]\n"x" = "bool"\n'
+        '[features.f]\nname = "F"\nwhen = "x"\nsupport = { a = "no", b = "yes" }\n')
+    report = check(matrix.load(tmp_path / "features.toml"))
+    found = [(f.code, f.file, f.line, f.column, f.place) for f in report.findings if f.code.startswith("alias-")]
+    runner_file = str(tmp_path / "runners" / "b.toml")
+    assert found == [
+        ("alias-no-removal-version", runner_file, 5, 3, "$.runners.b.aliases[0]"),
+        ("alias-overdue", runner_file, 6, 36, "$.runners.b.aliases[1].remove_in"),
+    ]
