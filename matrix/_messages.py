@@ -1353,3 +1353,9 @@ def near_miss(word: str, candidates: Iterable[str]) -> Optional[str]:
         return same[0]
     close = difflib.get_close_matches(word, candidates, n=1, cutoff=0.6)
     return close[0] if close else None
+
+
+def choice_outside_window(value: object, choices: Sequence[object], version: str, window: str) -> str:
+    """A choice the host has not got at *version*: said as any value not among the choices is,
+    with when the choice exists (*window*: ``until 0.33.0``, ``from 0.33.0``)."""
+    return f"{value!r} is not one of {quoted(choices)} at {version}: that choice exists {window} only"

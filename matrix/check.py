@@ -210,7 +210,8 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
     # Runner requirements, candidacies and orders are gates too (`Matrix.gates_at`): the space
     # tells apart every value they compare, and the runner analyses count them.
     derived = [g for g in matrix.gates_at(v) if g.origin is not None]
-    space = Space(matrix.schema, [g.when.node for g in (*gates, *derived)] + ctx.nodes, budget=budget)
+    # Over the configs resolve reads at the version: a choice the host has not got then is none.
+    space = Space(compiled.reading or matrix.schema, [g.when.node for g in (*gates, *derived)] + ctx.nodes, budget=budget)
     yield from _by_default(matrix, v, gates, space, place, on_c)
 
     solve = space.solve
