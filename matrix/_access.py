@@ -231,7 +231,8 @@ def check(field: Field, value: object) -> object:  # noqa: C901 — one branch p
         if not isinstance(value, str):
             raise ConfigError(_messages.wrong_type("str", value), path=path)
         if field.choices is not None and value not in field.choices:
-            raise ConfigError(_messages.not_in_choices(value, field.choices, member), path=path)
+            raise ConfigError(field.refused.get(value) or _messages.not_in_choices(value, field.choices, member),
+                              path=path)
         return value
     if kind == "version":
         version = to_version(value)
@@ -261,7 +262,7 @@ def qualified_name(cls: type) -> str:
 
 def _bounded(field: Field, value: Any) -> Any:
     if field.choices is not None and value not in field.choices:
-        raise ConfigError(_messages.not_in_choices(value, field.choices), path=field.path)
+        raise ConfigError(field.refused.get(value) or _messages.not_in_choices(value, field.choices), path=field.path)
     if field.min is not None and value < field.min:
         raise ConfigError(_messages.below_min(value, field.min), path=field.path)
     if field.max is not None and value > field.max:

@@ -466,14 +466,7 @@ def requested(plan: Plan, mask: int, runner: str,
     asked for. A refusal wins over an override whatever their order in the file."""
     matrix = plan.matrix
     said = runner  # as asked: an alias stays an alias in what is said
-    alias = plan.aliases.get(runner)
-    if alias is not None:
-        d = alias.deprecation
-        assert not d.is_removed(plan.version), "asked() refuses a removed alias"
-        if plan.version >= d.since:
-            warnings.append(ResolutionWarning("deprecated-alias", None, alias.runner, _messages.deprecated_alias(
-                alias.id, alias.runner, str(d.since), _str(d.remove_in), d.message)))
-        runner = alias.runner
+    runner = former(plan, runner, warnings)
     redirect = redirect_of(plan, mask, runner)
     redirected = None
     if redirect is not None:
@@ -531,3 +524,18 @@ def redirect_of(plan: Plan, mask: int, runner: str) -> Optional[Redirect]:
 
 def _str(value: object) -> Optional[str]:
     return None if value is None else str(value)
+
+
+def former(plan: Plan, runner: str, warnings: List[ResolutionWarning]) -> str:
+    """The runner a request for *runner* names: itself, or the runner a former id stands for
+    now, with its ``deprecated-alias`` warning added to *warnings* from the alias's ``since``
+    on (`asked` has refused a removed one)."""
+    alias = plan.aliases.get(runner)
+    if alias is None:
+        return runner
+    d = alias.deprecation
+    assert not d.is_removed(plan.version), "asked() refuses a removed alias"
+    if plan.version >= d.since:
+        warnings.append(ResolutionWarning("deprecated-alias", None, alias.runner, _messages.deprecated_alias(
+            alias.id, alias.runner, str(d.since), _str(d.remove_in), d.message)))
+    return alias.runner

@@ -182,7 +182,7 @@ def _build(matrix: Matrix, version: Version) -> Plan:
         for path in sorted(feature.when.paths):
             readers.setdefault(path, feature.id)
     paths = tuple(readers)
-    reading = matrix.schema.reading_at(version)
+    reading = matrix.schema.reading_at(version, features)  # a choice gone then: refused, unless a gate reads it
     generator = _Generator(reading, paths)
     source, namespace = generator.module(features, readers)
     # A loaded cache entry holds the code compiled from this very source (matrix._cache), for

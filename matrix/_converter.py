@@ -398,9 +398,14 @@ def structure(value: object, cls: type, path: Place) -> Tuple[Optional[Any], Lis
 def _problems(exc: BaseException, path: Place, cls: Optional[type]) -> Iterator[Tuple[Place, str]]:
     if isinstance(exc, ClassValidationError):
         with_notes, without = exc.group_exceptions()
+        # A misspelt key is said once, as the unknown key whose "did you mean" names the key
+        # it stands for: that key is missing because of it, which is not a second mistake.
+        meant = {_messages.near_miss(key, [a.name for a in attrs.fields(extra.cl)])
+                 for extra in without if isinstance(extra, ForbiddenExtraKeysError) for key in extra.extra_fields}
         for inner, note in with_notes:
             if isinstance(inner, KeyError):
-                yield path, _messages.missing_key(note.name)
+                if note.name not in meant:
+                    yield path, _messages.missing_key(note.name)
             else:
                 yield from _problems(inner, path + (note.name,), None)
         for inner in without:

@@ -12,7 +12,7 @@ from packaging.version import Version
 
 from ._docs_adjustments import AdjustmentRow, adjustment_rows
 from ._docs_release import ReleaseGap, ReleaseNote, release_notes
-from ._versions import VersionLike, as_version
+from ._versions import VersionLike
 from .schema import NOTHING, Alias, Feature, Field, Forces, Matrix, Order, Prefers, Redirect, Requirement, in_window, window_text
 
 #: status → (symbol, text equivalent, meaning): the one fixed symbol set of every format.
@@ -371,7 +371,7 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
     """
     spell = _clean if clean else _as_is
 
-    v = matrix.version if version is None else as_version(version)
+    v = matrix.release(version)  # past the newest release the file knows of: a UsageError
     notes: List[str] = []
 
     def footnote(text: Optional[str]) -> Optional[int]:

@@ -45,7 +45,7 @@ def adjustments(builder: _Builder, source: _Source, raw: object, schema: Schema,
             if checked is not _BAD:
                 values[path] = checked
         if spec.message is not None:
-            template, problems = _templates.parse(spec.message, (), schema.fields)
+            template, problems = _templates.parse(spec.message, (), schema.fields, sorted(builder.broken))
             for problem in problems:
                 builder.problem(source, where + ("message",), problem)
             for path in template.paths if template is not None else ():

@@ -153,7 +153,8 @@ def _preference_templates(b: _Builder, source: _Source, where: Place, prefers: P
         text = getattr(prefers, sentence)
         if text is None:
             continue
-        template, problems = _templates.parse(text, parts, sorted(p for p in schema.fields if p not in parts))
+        template, problems = _templates.parse(text, parts, sorted(p for p in schema.fields if p not in parts),
+                                              sorted(b.broken))
         for problem in problems:
             b.problem(source, where + ("prefers", sentence), problem)
         for path in template.paths if template is not None else ():

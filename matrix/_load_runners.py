@@ -72,7 +72,7 @@ def _runner(b: _Builder, source: _Source, id: object, raw: object) -> Optional[R
         return None
     path = source.name if source.text else None
     b.runner_specs[id] = (source, spec)
-    return Runner(id, spec.name, spec.priority, spec.description, spec.links, path)
+    return Runner(id, spec.name, spec.priority, spec.description, spec.links, path, text=source.text or None)
 
 
 def _runner_set(b: _Builder, source: _Source, runners: List[Runner], sources: Dict[str, _Source],

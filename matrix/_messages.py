@@ -24,15 +24,9 @@ def quoted(values: Iterable[object]) -> str:
 
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str:
-    """``", did you mean 'x'"`` when a candidate is close to *word*, else ``""``."""
-    import difflib
-
-    candidates = list(candidates)
-    same = [c for c in candidates if c.lower() == word.lower()]  # 'FAST' for 'fast'
-    if same:
-        return f", did you mean {same[0]!r}"
-    close = difflib.get_close_matches(word, candidates, n=1, cutoff=0.6)
-    return f", did you mean {close[0]!r}" if close else ""
+    """``", did you mean 'x'"`` when a candidate is close to *word* (`near_miss`), else ``""``."""
+    close = near_miss(word, candidates)
+    return f", did you mean {close!r}" if close is not None else ""
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
@@ -1357,3 +1351,25 @@ def order_refused(order: str, blockers: str, template: Optional[Template] = None
 def order_never_tries(order: str, runner: str, before: str) -> str:
     return (f"Order {order!r} does not fall back, so {runner!r} is never tried: {before!r} before it is always a "
             "candidate")
+
+
+# --- lane inputs: input checking (near misses said once, ended choices, former ids) ---------------
+
+
+def near_miss(word: str, candidates: Iterable[str]) -> Optional[str]:
+    """The candidate "did you mean" names for *word*: one that differs only in case ('FAST' for
+    'fast'), else the closest that is close enough; None when none is."""
+    import difflib
+
+    candidates = list(candidates)
+    same = [c for c in candidates if c.lower() == word.lower()]
+    if same:
+        return same[0]
+    close = difflib.get_close_matches(word, candidates, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def choice_outside_window(value: object, choices: Sequence[object], version: str, window: str) -> str:
+    """A choice the host has not got at *version*: said as any value not among the choices is,
+    with when the choice exists (*window*: ``until 0.33.0``, ``from 0.33.0``)."""
+    return f"{value!r} is not one of {quoted(choices)} at {version}: that choice exists {window} only"

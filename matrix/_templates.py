@@ -62,12 +62,16 @@ class Template:
         return "".join(out)
 
 
-def parse(text: str, names: Iterable[str], paths: Iterable[str] = ()) -> Tuple[Optional[Template], Tuple[str, ...]]:
+def parse(text: str, names: Iterable[str], paths: Iterable[str] = (),
+          broken: Iterable[str] = ()) -> Tuple[Optional[Template], Tuple[str, ...]]:
     """*text* as a `Template` whose parts are among *names* and whose paths among *paths*, and
-    ``()``; or None and the problems found, each said once."""
-    names, paths = tuple(names), tuple(paths)
+    ``()``; or None and the problems found, each said once. A path at or below one of *broken*
+    (a ``[config]`` entry that failed to load, said there) fails the template unsaid, and "did
+    you mean" may offer them."""
+    names, paths, broken = tuple(names), tuple(paths), tuple(broken)
     pieces: List[Union[str, Part]] = []
     problems: List[str] = []
+    failed = False
     at = 0
     for match in _TOKEN.finditer(text):
         if match.start() > at:
@@ -84,11 +88,13 @@ def parse(text: str, names: Iterable[str], paths: Iterable[str] = ()) -> Tuple[O
             pieces.append(Part(name))
         elif name in paths:
             pieces.append(Part(name, path=True))
+        elif any(name == b or name.startswith(b + ".") for b in broken):
+            failed = True
         else:
-            problems.append(_messages.template_unknown(name, names, paths, bool(_NAME.match(name))))
+            problems.append(_messages.template_unknown(name, names, (*paths, *broken), bool(_NAME.match(name))))
     if at < len(text):
         pieces.append(text[at:])
-    if problems:
+    if problems or failed:
         return None, tuple(dict.fromkeys(problems))
     merged: List[Union[str, Part]] = []
     for piece in pieces:  # "{{" gives a piece of its own: join literal text back together

@@ -29,7 +29,7 @@ from packaging.version import Version
 
 from ._space import CAUSES, PRESENT, Inconclusive, Space
 from .binding import DRIFT_CODES
-from ._versions import VersionLike, as_version, to_version
+from ._versions import VersionLike, to_version
 from ._nodes import Node, Not
 from ._choice import Rule, Term
 from ._compile import Plan, plan
@@ -187,7 +187,7 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
                   budget: int = 200_000, against: Optional[Union[str, type]] = None) -> Iterator[Finding]:
     """Every finding, as it is found (see `check`)."""
 
-    v = matrix.version if version is None else as_version(version)
+    v = matrix.release(version)  # past the newest release the file knows of: a UsageError
     place = _Places(matrix)
     yield from _lifecycle(matrix, v, place)
     yield from _history(matrix, place)
@@ -210,7 +210,8 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
     # Runner requirements, candidacies and orders are gates too (`Matrix.gates_at`): the space
     # tells apart every value they compare, and the runner analyses count them.
     derived = [g for g in matrix.gates_at(v) if g.origin is not None]
-    space = Space(matrix.schema, [g.when.node for g in (*gates, *derived)] + ctx.nodes, budget=budget)
+    # Over the configs resolve reads at the version: a choice the host has not got then is none.
+    space = Space(compiled.reading or matrix.schema, [g.when.node for g in (*gates, *derived)] + ctx.nodes, budget=budget)
     yield from _by_default(matrix, v, gates, space, place, on_c)
 
     solve = space.solve
@@ -472,10 +473,13 @@ class _Places:
         from . import _messages
 
         where = _messages.place(("runners", runner, *key))
-        path = self.matrix.runner(runner).file
-        if path is not None:  # the runner's own file
+        found = self.matrix.runner(runner)
+        if found.file is not None:  # the runner's own file: the line of *key* in it, where it is known
+            from ._locate import Locations
+
+            at = Locations(found.text).key(tuple(key)) if found.text is not None else None
             return Finding(code, CODES[code][0], message, runner=runner, place=where,
-                           file=path, line=1, column=1, **extra)
+                           file=found.file, line=at[0] if at else 1, column=at[1] if at else 1, **extra)
         line, column = self.where(("matrix", "runners"))
         return Finding(code, CODES[code][0], message, runner=runner, place=where,
                        file=self.file, line=line, column=column, **extra)

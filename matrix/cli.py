@@ -384,7 +384,7 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
     if options.runner is not None and matrix.alias(options.runner) is None:
         matrix.runner(options.runner)  # an unknown id is a usage error, exit 2 (resolve judges a former id)
     if options.how is not None:
-        matrix.runner(options.how)
+        _how_asked(matrix, options)
     try:
         resolution = matrix.resolve(config, runner=options.runner, version=options.version)
     except ResolutionError as finding:
@@ -467,11 +467,33 @@ def _how(resolution: Resolution, options: argparse.Namespace, data: Optional[Dic
     """``--how RUNNER``: the remedy for RUNNER, as a line of text or under ``how`` in *data*."""
     if options.how is None:
         return
-    remedies = resolution.remedy(options.how)
+    from . import _choice
+
+    # A former id is a request for the runner it names, with its warning, as --runner's is
+    # (said here unless the resolution said it already).
+    said: List[Any] = []
+    runner = _choice.former(resolution._plan, options.how, said)
+    said = [w for w in said if w not in resolution.warnings]
+    remedies = resolution.remedy(runner)
     if data is not None:
         data["how"] = remedies.to_dict()
+        data.setdefault("warnings", []).extend(
+            {"kind": w.kind, "feature": w.feature, "runner": w.runner, "message": w.message} for w in said)
     elif stdout is not None:
+        for warning in said:
+            stdout.write(f"Warning ({warning.kind}): {warning.message}\n")
         stdout.write(f"How: {remedies}\n")
+
+
+def _how_asked(matrix: Matrix, options: argparse.Namespace) -> None:
+    """Refuse ``--how`` naming no runner before anything is resolved, as a request is refused:
+    an unknown id, or a former id removed at the version (`UsageError`, naming the new id)."""
+    from . import _choice, resolver
+
+    if matrix.alias(options.how) is None:
+        matrix.runner(options.how)
+    else:
+        _choice.asked(resolver._plan(matrix, options.version), options.how)
 
 
 def _named(runner: Runner) -> str:

@@ -8,7 +8,7 @@ possible but skips the cross-checks.
 from __future__ import annotations
 
 from typing import (TYPE_CHECKING, Any, Collection, Dict, Iterable, Iterator, List, Literal, Mapping, Optional, Sequence,
-                    Tuple, Union, get_args)
+                    Set, Tuple, Union, get_args)
 
 import attrs
 from packaging.version import Version
@@ -148,6 +148,10 @@ class Field:
     #: a name is expected (vLLM's ``logits_processors: list[str | type[LogitsProcessor]]``); a
     #: class reads as its qualified name, ``module.Qualname``.
     classes: bool = False
+    #: Set in the schema a version's plan reads with (`Schema.reading_at`): the choices the
+    #: host has not got at that version (before their ``since``, from their ``until`` on) that
+    #: no gate in force then reads, each with the reason a config that sets it is refused.
+    refused: Mapping[object, str] = attrs.field(factory=FrozenMap, converter=frozen_map)
 
     @property
     def has_default(self) -> bool:
@@ -220,15 +224,29 @@ class Schema:
         """Whether any field or choice exists only from or until a version."""
         return any(f.since is not None or f.until is not None or f.choice_windows or f.defaults for f in self)
 
-    def reading_at(self, version: Version) -> Schema:
+    def reading_at(self, version: Version, gates: Iterable[Feature] = ()) -> Schema:
         """The schema the resolver reads configs with at *version*: every field ever declared,
-        those the host has not got then marked `Field.gone`."""
+        those the host has not got then marked `Field.gone`; a choice the host has not got
+        then is refused (`Field.refused`), unless one of *gates* (those in force) compares
+        with it: the loader allows that only to a gate that records its removal, which refuses
+        the config itself (`RemovedFeatureError`)."""
         if not self.versioned:
             return self
-        # Each field with the default of *version* (a gone one reads as it).
-        return Schema({path: attrs.evolve(field, gone=field.at(version) is None, default=field.default_at(version))
-                       if field.at(version) is None or field.defaults else field
-                       for path, field in self.fields.items()})
+        compared = _compared(gates)
+        fields = {}
+        for path, field in self.fields.items():
+            if field.at(version) is None or field.defaults:
+                # Each field with the default of *version* (a gone one reads as it).
+                field = attrs.evolve(field, gone=field.at(version) is None, default=field.default_at(version))
+            if field.choice_windows and field.choices is not None:
+                now = tuple(c for c in field.choices if in_window(field.choice_window(c), version)
+                            or (path, c) in compared)
+                refused = {c: _messages.choice_outside_window(c, now, str(version), window_text(field.choice_window(c)))
+                           for c in field.choices if c not in now}
+                if refused:
+                    field = attrs.evolve(field, choices=now, refused=refused)
+            fields[path] = field
+        return Schema(fields)
 
     def at(self, version: Version) -> Schema:
         """The schema as the host has it at *version*: the fields and choices that exist then
@@ -245,6 +263,24 @@ class Schema:
             if field is not None and all(now.get(section, field) is not None for section in sections):
                 fields[path] = field
         return Schema(fields)
+
+
+def _compared(gates: Iterable[Feature]) -> Set[Tuple[str, object]]:
+    """``(path, value)`` for each literal *gates* compare a path with (``path == 'x'``,
+    ``path in ['x', 'y']``, either side)."""
+    from ._nodes import Compare, ListLiteral, Literal as Constant, Path, walk
+
+    found: Set[Tuple[str, object]] = set()
+    for gate in gates:
+        for node in walk(gate.when.node):
+            if not isinstance(node, Compare):
+                continue
+            for side, other in ((node.left, node.right), (node.right, node.left)):
+                if isinstance(side, Path):
+                    items = [other] if isinstance(other, Constant) else list(other.items) if isinstance(
+                        other, ListLiteral) else []
+                    found.update((side.name, item.value) for item in items if isinstance(item, Constant))
+    return found
 
 
 @attrs.frozen
@@ -320,6 +356,8 @@ class Runner:
     aliases: Tuple[Alias, ...] = ()
     #: Where a request for it goes to another runner (``redirects``), in declaration order.
     redirects: Tuple[Redirect, ...] = ()
+    #: The text of its runner file, if any (where `matrix check` finds the line of a finding).
+    text: Optional[str] = attrs.field(default=None, eq=False, repr=False)
 
 
 @attrs.frozen

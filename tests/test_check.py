@@ -1604,3 +1604,22 @@ def test_a_refused_default_is_a_no_runner_set_with_the_orders_gate_and_a_refusal
                                        'together = [["big", "order:small"]]\n', runners=runners)
     assert [(f.severity, f.message) for f in check(acknowledged).findings if f.code == "no-runner"] == [
         ("note", message + " (acknowledged: a refused default is final)")]
+
+
+def test_an_alias_finding_points_at_the_alias_entry_in_its_runner_file(tmp_path):
+    # Before: both findings stood at runners/b.toml:1:1, the top of the file.
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "a.toml").write_text('name = "A"\npriority = 2\n')
+    (tmp_path / "runners" / "b.toml").write_text(
+        'name = "B"\npriority = 1\n\naliases = [\n  { id = "old_b", since = "0.5" },\n'
+        '  { id = "older_b", since = "0.5", remove_in = "1.0" },\n]\n')
+    (tmp_path / "features.toml").write_text(
+        '[matrix]\nname = "t"\nversion = "1.0"\n[config]\n"x" = "bool"\n'
+        '[features.f]\nname = "F"\nwhen = "x"\nsupport = { a = "no", b = "yes" }\n')
+    report = check(matrix.load(tmp_path / "features.toml"))
+    found = [(f.code, f.file, f.line, f.column, f.place) for f in report.findings if f.code.startswith("alias-")]
+    runner_file = str(tmp_path / "runners" / "b.toml")
+    assert found == [
+        ("alias-no-removal-version", runner_file, 5, 3, "$.runners.b.aliases[0]"),
+        ("alias-overdue", runner_file, 6, 36, "$.runners.b.aliases[1].remove_in"),
+    ]

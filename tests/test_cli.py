@@ -964,6 +964,27 @@ def test_resolve_says_a_redirect_and_a_former_id(tmp_path):
         2, "", "matrix: error: Runner id 'older' was removed in 0.9: use 'triton' instead\n")
 
 
+def test_resolve_how_takes_a_former_id_as_a_request_by_it_does(tmp_path):
+    # Before: `--how old` was "Unknown runner 'old': 'old' is a former id of 'triton'", exit 2.
+    _redirecting(tmp_path)
+    warning = ("Runner id 'old' is deprecated since 0.5 and will be removed in 2.0; use 'triton' instead")
+    assert call("resolve", "--how", "old") == (0, (
+        "Chose fa3 (FA3) automatically at version 1.0\n"
+        f"Warning (deprecated-alias): {warning}\n"
+        "How: No change of the config makes Triton serve it\n"), "")
+    # Asked for by it too: the warning is said once.
+    assert call("resolve", "--runner", "old", "--how", "old") == (0, (
+        "Chose triton (Triton) as asked at version 1.0\n"
+        f"Warning (deprecated-alias): {warning}\n"
+        "How: Triton serves this config as it is\n"), "")
+    status, out, err = call("resolve", "--how", "old", "--json")
+    data = json.loads(out)
+    assert (status, err, data["how"]["runner"], data["warnings"]) == (0, "", "triton", [
+        {"kind": "deprecated-alias", "feature": None, "runner": "triton", "message": warning}])
+    assert call("resolve", "--how", "older") == (
+        2, "", "matrix: error: Runner id 'older' was removed in 0.9: use 'triton' instead\n")
+
+
 def test_resolve_says_the_adjustments_in_text_and_json():
     """Issue 27 items 1-2: what an adjustment changed, in the summary and in --json."""
     args = ("resolve", "--version", "0.32.0", "--set", "compilation_config.mode=STOCK_TORCH_COMPILE")

@@ -245,6 +245,68 @@ def test_strategies_draw_only_what_exists_at_the_version():
     assert ("method", "xpress") not in seen["0.31.0"] and ("method", "medusa") in seen["0.31.0"]
 
 
+ENDED = """[matrix]
+name = "versions"
+version = "0.33.0"
+
+[config]
+"method" = { type = "str", nullable = true, choices = ["ngram", { value = "medusa", until = "0.33.0" }, { value = "xpress", since = "0.33.0" }] }
+
+[features.other]
+name = "other methods"
+when = "method is not None and method != 'ngram'"
+support = { v1 = "no", v2 = "no" }
+"""
+
+
+def test_a_choice_outside_its_window_is_refused_where_no_gate_records_its_removal(tmp_path, monkeypatch):
+    # Before: 'medusa' at 0.33.0, after its until, was answered as any other method.
+    import io
+
+    from hypothesis import given, settings
+
+    from matrix.cli import run
+    from matrix.strategies import configs
+
+    m = matrix.loads(ENDED, runners=RUNNERS, path="versions.toml")
+    for version, value, said in [
+        ("0.33.0", "medusa", "'medusa' is not one of 'ngram', 'xpress' at 0.33.0: that choice exists until 0.33.0 only"),
+        ("0.32.0", "xpress", "'xpress' is not one of 'medusa', 'ngram' at 0.32.0: that choice exists from 0.33.0 only"),
+    ]:
+        with pytest.raises(matrix.ConfigError) as excinfo:
+            m.resolve({"method": value}, version=version)
+        assert excinfo.exconly() == f"matrix.errors.ConfigError: Config 'method' (read by feature 'other'): {said}"
+    with pytest.raises(matrix.NoRunnerError):
+        m.resolve({"method": "medusa"}, version="0.32.0")  # in its window: served as it was
+    # A gate that records the removal still says it (test_a_removed_setting_is_refused_...).
+    with pytest.raises(RemovedFeatureError):
+        _versioned().resolve({"method": "medusa"}, version="0.33.0")
+    # matrix resolve: the same error, bad input (exit 2).
+    (tmp_path / "features.toml").write_text(ENDED)
+    (tmp_path / "runners").mkdir()
+    for id, spec in RUNNERS.items():
+        (tmp_path / "runners" / f"{id}.toml").write_text(f'name = "{spec["name"]}"\npriority = {spec["priority"]}\n')
+    monkeypatch.chdir(tmp_path)
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["resolve", "--set", "method=medusa"], stdout=out, stderr=err) == 2
+    assert (out.getvalue(), err.getvalue()) == ("", (
+        "matrix: error: Config 'method' (read by feature 'other'): 'medusa' is not one of 'ngram', 'xpress' at "
+        "0.33.0: that choice exists until 0.33.0 only\n"))
+    # configs() never draws it, and every witness of matrix check is a config resolve reads.
+    seen = set()
+
+    @settings(max_examples=100, database=None)
+    @given(configs(m))
+    def draw(config):
+        seen.add(config.get("method"))
+
+    draw()
+    assert "medusa" not in seen and "xpress" in seen
+    witnesses = [f.witness for f in check(m).findings if f.witness is not None]
+    assert witnesses == [{"method": "xpress"}]
+    assert [f.witness for f in check(m, version="0.32.0").findings if f.witness is not None] == [{"method": "medusa"}]
+
+
 def test_the_config_reference_says_when_fields_and_choices_exist():
     m = _versioned()
     lines = render(m, format="markdown", tables=["config"]).splitlines()
@@ -413,6 +475,33 @@ def test_a_version_past_the_newest_release_the_file_knows_of_is_an_error(frames,
     out, err = io.StringIO(), io.StringIO()
     assert run(["resolve", "--version", "9.0"], stdout=out, stderr=err) == 2
     assert (out.getvalue(), err.getvalue()) == ("", f"matrix: error: {message}\n")
+
+
+def test_docs_and_check_refuse_a_version_past_the_newest_release_as_resolve_does(frames, tmp_path, monkeypatch):
+    # Before: `matrix docs --version 9.0` and `matrix check --version 9.0` answered as of 9.0.
+    import io
+
+    from matrix.cli import run
+    from matrix.render import render
+
+    message = ("Version '9.0' is past 3.0, the newest release features.toml knows of: "
+               "what a later release does it cannot say")
+    for call in (lambda: render(frames, version="9.0"), lambda: check(frames, version="9.0")):
+        with pytest.raises(matrix.UsageError) as info:
+            call()
+        assert info.exconly() == "matrix.errors.UsageError: " + message
+    (tmp_path / "features.toml").write_text(THREADS)
+    (tmp_path / "runners").mkdir()
+    for id, spec in ENGINES.items():
+        (tmp_path / "runners" / f"{id}.toml").write_text(f'name = "{spec["name"]}"\npriority = {spec["priority"]}\n')
+    monkeypatch.chdir(tmp_path)
+    for command in (["docs", "--version", "9.0"], ["check", "--version", "9.0"]):
+        out, err = io.StringIO(), io.StringIO()
+        assert run(command, stdout=out, stderr=err) == 2
+        assert (out.getvalue(), err.getvalue()) == ("", f"matrix: error: {message}\n")
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["check", "--version", "9.0", "--format", "json"], stdout=out, stderr=err) == 2
+    assert json.loads(out.getvalue()) == {"error": {"kind": "UsageError", "message": message}}
 
 
 def test_check_weighs_the_default_of_the_version_it_checks():
