@@ -1343,3 +1343,17 @@ def diff_config_line(name: str, line: int, problem: str) -> str:
 
 def diff_effective(path: str, old: str, new: str) -> str:
     return f"Effective value of {path}: {old} → {new}"
+
+
+# --- matrix check: a forced runner its own adjustments would free (forced lane) --------------
+
+def forced_freed(runner: str, feature: str, blockers: Sequence[str], adjustments: Sequence[str]) -> str:
+    which = (f"adjustment {adjustments[0]!r} removes" if len(adjustments) == 1
+             else f"adjustments {', '.join(repr(a) for a in adjustments)} remove")
+    return (f"{runner}, forced by {feature}, is refused on the config as given for {listing(blockers)} that its own "
+            f"{which}: a host that validates the forced runner after adjusting would serve it")
+
+
+def forced_freed_undecided(within: str, runner: str, feature: str) -> str:
+    return (f"Could not decide {within} whether {runner}, forced by {feature}, is refused on some config that its own "
+            "adjustments would free")
