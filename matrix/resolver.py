@@ -133,7 +133,8 @@ class Resolution:
     # benchmarks/). Fields of the tuple: runner, requested, warnings, plan, mask, values (of the
     # effective config F), the config and facts as given, then the adjusting: None when no
     # adjustment changed anything (C = F = the config), else ``(served runner, mask and values of
-    # C, Adjusted records, paths set → values on F)``.
+    # C, Adjusted records, paths set → values on F)``; the served runner is None on an error's,
+    # where F is C after the forced runner's adjustments when no runner is free (`_choice.forced`).
     __slots__ = ("_fields",)
 
     _fields: Tuple[Any, ...]
