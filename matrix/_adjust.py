@@ -14,6 +14,12 @@ or more paths where its ``when`` holds. A config is resolved in this order:
    runner asked for is validated on F only. In automatic choice R was chosen because it was
    free on C; when it is blocked on F, resolve raises `AdjustmentError`, naming the
    adjustments and what then blocks R.
+   Where automatic choice finds no runner free on C and an active feature forces a candidate
+   (`matrix._choice.forced`: the runner the no-runner error ends on), that runner's
+   adjustments apply to C too and are said, as a host that uses the forced runner changes the
+   config before it validates it (vLLM); the answer stays `NoRunnerError`, the runner's
+   refusal read on C (its F decides nothing: ``matrix check`` says ``forced-freed`` where it
+   would serve there).
 5. What is said of the other runners (their blockers, fallback warnings, the explanation of
    the choice) reads C; `Resolution.active` and the served runner's statuses read F.
 

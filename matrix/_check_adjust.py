@@ -17,27 +17,35 @@ The findings of this module:
   condition never holds where it is read (the adjustments before it leave no such config, or,
   for a runner's, no config is served by it), or every path it sets has that value already. A
   runner's adjustment is *reached* where automatic choice takes one of its runners, or a request
-  for one of them is served by that runner (not redirected or overridden elsewhere).
+  for one of them is served by that runner (not redirected or overridden elsewhere), or the
+  no-runner error of automatic choice ends on one of them because a feature forces it.
 - ``adjustment-undone``: an adjustment that changes values, and that the adjustments after it
   always undo: the config they leave is the same with it as without it, wherever it applies.
+- ``forced-freed``: a config where automatic choice finds no runner free on C and a feature
+  forces the runner the no-runner error ends on (`matrix._choice.forced`), R, whose own
+  adjustments remove every gate that blocks it: resolve says R's adjustments and raises
+  `NoRunnerError` with R's refusal read on C, where a host that validates the forced runner
+  after adjusting (on F) would serve it. The mirror of ``adjustment-refuses`` (free on C,
+  blocked on F): blocked on C, free on F, where the forced step decides.
 
 Where a rewritten condition grows past `matrix._substitute.MAX_NODES`, check falls back to
 reading the config as given, and says ``adjustment-unchecked`` of each adjustment that sets a
-value some gate reads: there, and only there, its answers do not weigh adjustments.
+value some gate reads: there, and only there, its answers do not weigh adjustments (and each
+``forced-freed`` question is said ``inconclusive``).
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
-from . import _access, _messages
+from . import _access, _choice, _messages
 from ._compile import Plan
 from ._nodes import Compare, IsNone, Literal, Node, Not, Path
 from ._space import Inconclusive, Space
 from ._substitute import Rewriter, TooLarge, conjoin, constant, disjoin
-from .errors import AdjustmentError
+from .errors import AdjustmentError, ResolutionError
 from .predicates import truth
-from .schema import Adjustment, From, Matrix
+from .schema import Adjustment, Feature, From, Matrix
 
 Finding = Any  # check.Finding (check imports this module)
 
@@ -166,9 +174,10 @@ class _Reach:
 def findings(ctx: Contexts, space: Space, choice: Any, gone: Sequence[Node],
              place: Any, budget: int, undecided: Callable[[Inconclusive, int], str],
              chooses: Callable[[str, Any], bool]) -> Iterator[Finding]:
-    """``adjustment-refuses``, ``adjustment-never`` and ``adjustment-undone`` (module docstring).
-    *choice* is check's `_Choice` of automatic choice on C; *gone* the removed gates' conditions
-    on C (a config that uses one is refused first)."""
+    """``adjustment-refuses``, ``adjustment-never``, ``adjustment-undone`` and ``forced-freed``
+    (module docstring). *choice* is check's `_Choice` of automatic choice on C; *gone* the
+    removed gates' conditions on C (a config that uses one is refused first)."""
+    yield from _forced_freed(ctx, space, choice, gone, place, budget, undecided)
     if ctx.too_large is not None or not ctx.any:
         return
     reach = _Reach(ctx, space, choice, gone, chooses)
@@ -221,6 +230,93 @@ def _refuses(ctx: Contexts, space: Space, reach: _Reach, place: Any, budget: int
                            _messages.adjustment_refuses(runner.name, said), runner=runner.id, witness=witness)
 
 
+def _forced_freed(ctx: Contexts, space: Space, choice: Any, gone: Sequence[Node], place: Any, budget: int,
+                  undecided: Callable[[Inconclusive, int], str]) -> Iterator[Finding]:
+    """``forced-freed``: blocked on C, free on F, where the forced step decides: for each feature
+    of automatic choice that forces a runner R with adjustments, a config where the step "no
+    runner" decides (`matrix._choice.steps`), the feature is active, R is a candidate and the
+    first forced runner that is one (no feature declared before it forces another candidate),
+    and no gate that blocks R in automatic choice holds on R's F."""
+    compiled, matrix = ctx.plan, ctx.matrix
+    forcing = _forcing(ctx, choice)
+    for feature in forcing:
+        assert feature.forces is not None
+        runner = matrix.runner(feature.forces.runner)
+        if not ctx.own_adjustments.get(runner.id):
+            continue
+        key = ("features", feature.id, "forces")
+        why = _messages.adjustment_too_large_to_decide() if ctx.too_large is not None else None
+        found = None
+        if why is None:
+            try:
+                found = _forced_free(ctx, space, choice, gone, feature, runner.id, forcing)
+            except Inconclusive as error:
+                why = undecided(error, budget)
+            except TooLarge:
+                why = _messages.adjustment_too_large_to_decide()
+        if why is not None:
+            yield place.config("inconclusive", key, _messages.forced_freed_undecided(why, runner.name, feature.name),
+                               runner=runner.id)
+            continue
+        if found is None:
+            continue
+        witness = space.witness(found)
+        try:
+            resolution = matrix.resolve(witness, version=compiled.version)
+        except ResolutionError as error:  # NoRunnerError: the search is exact (the tests re-resolve it)
+            resolution = error.resolution
+        adjusting = resolution._adjusting
+        names, reasons = _choice._blocked_by(compiled, resolution._mask if adjusting is None else adjusting[1],
+                                             runner.id)
+        ids = list(dict.fromkeys(a.id for a in resolution.adjustments if a.runner == runner.id))
+        yield place.feature("forced-freed", feature, _messages.forced_freed(runner.name, feature.name,
+                                                                            names + reasons, ids),
+                            key=("forces",), runner=runner.id, witness=witness)
+
+
+def _forcing(ctx: Contexts, choice: Any) -> List[Feature]:
+    """The features of automatic choice that force a runner (some config makes them active)."""
+    compiled = ctx.plan
+    return [f for f in compiled.active(compiled.forcing & compiled.automatic) if f.id not in choice.dead]
+
+
+def _forced_free(ctx: Contexts, space: Space, choice: Any, gone: Sequence[Node], feature: Feature, runner: str,
+                 forcing: Sequence[Feature], more: Sequence[Node] = (), free: bool = True
+                 ) -> Optional[Dict[str, object]]:
+    """A config where the no-runner error of automatic choice ends on *runner* because *feature*
+    (one of *forcing*) forces it, with *more* holding too, and (*free*) no gate that blocks it
+    holding on its F: `_forced_freed`'s question, or None."""
+    compiled, on_c = ctx.plan, ctx.choice
+    true = [on_c(feature.when.node), *more]
+    candidacy = ctx.matrix.runner(runner).candidate
+    if candidacy is not None:
+        true.append(on_c(candidacy.node))
+    false = list(gone)
+    if free:
+        false += [ctx.served(runner, g.when.node) for g in compiled.active(compiled.blocking[runner] & compiled.automatic)]
+    extra: List[Tuple[str, List[Node]]] = []
+    for other in forcing[: forcing.index(feature)]:
+        assert other.forces is not None
+        if other.forces.runner == runner:
+            continue
+        theirs = ctx.matrix.runner(other.forces.runner).candidate
+        if theirs is None:
+            false.append(on_c(other.when.node))
+        else:  # it forces a runner that is no candidate there
+            extra.append(("any", [Not(on_c(other.when.node)), Not(on_c(theirs.node))]))
+    for step in choice.steps:
+        if step.kind != "none":
+            continue
+        question = choice.fires(step, passed=lambda s: False, true=true)
+        if question is None:
+            continue
+        found = space.solve(true=question["true"], false=[*question["false"], *false],
+                            extra=[*question["extra"], *extra])
+        if found is not None:
+            return found
+    return None
+
+
 def _never_or_undone(ctx: Contexts, space: Space, reach: _Reach, adjustment: Adjustment, place: Any,
                      key: Tuple[str, str]) -> Iterator[Finding]:
     """``adjustment-never`` or ``adjustment-undone`` for one adjustment, if either."""
@@ -244,6 +340,9 @@ def _never_or_undone(ctx: Contexts, space: Space, reach: _Reach, adjustment: Adj
             return
         mine = ctx.choice(mine)
         reached = reached or reach.automatic(runner, [mine]) is not None or reach.requested(runner, [mine]) is not None
+        forcing = _forcing(ctx, reach.choice)
+        reached = reached or any(_forced_free(ctx, space, reach.choice, reach.gone, f, runner, forcing, [mine], False)
+                                 is not None for f in forcing if f.forces is not None and f.forces.runner == runner)
     if not reached:
         names = [ctx.matrix.runner(r).name for r in adjustment.runners]
         yield place.config("adjustment-never", key, _messages.adjustment_never(

@@ -35,8 +35,12 @@ A config is resolved in this order (docs/explanation/choice.md shows this text, 
    declaration order). The adjustments of the runner that serves then apply to C, giving the
    effective config F, and that runner's blockers, requirements and ``partial`` / ``opt-in``
    warnings are evaluated on F: a runner asked for is validated on F only; a runner automatic
-   choice found free on C but blocked on F is an `AdjustmentError`. What is said of the other
-   runners reads C.
+   choice found free on C but blocked on F is an `AdjustmentError`. Where automatic choice
+   finds no runner free on C and an active feature forces a candidate R (the runner the
+   no-runner error ends on: `forced`), R's adjustments apply to C and are said (their
+   ``adjusted`` warnings, after the choice's), as a host that uses the forced runner changes
+   the config before it validates it (vLLM); the answer stays `NoRunnerError`, R's refusal
+   read on C: no config's answer depends on F there. What is said of the other runners reads C.
 
 The decision list (`steps`) is data: `automatic` reads it on a mask of active gates; the
 compiled plan's fast path (`quiet_top`) and ``matrix check``'s questions about choice (which
@@ -232,8 +236,7 @@ def _no_runner(plan: Plan, mask: int, candidates: List[str], warnings: List[Reso
     only the refusal of the runner the choice ends on (the runner an active feature forces, else
     the last candidate): the candidates before it are then said as a fallback to it, as a host
     that falls back and then refuses says them (vLLM); those forced away are not said at all."""
-    forcing = [f.forces.runner for f in plan.active(mask & plan.forcing) if f.forces is not None]
-    forced = next((r for r in forcing if r in candidates), None)
+    forced = _forced(plan, mask, candidates)
     last = forced or candidates[-1]
     template = _own(plan, "no_runner", last)
     said = [blockers(plan, mask, r) for r in candidates]
@@ -244,6 +247,21 @@ def _no_runner(plan: Plan, mask: int, candidates: List[str], warnings: List[Reso
     names, reasons = _blocked_by(plan, mask, last)
     return _messages.no_runner(said, template, blockers(plan, mask, last), plan.matrix.runner(last).name,
                                names + reasons)
+
+
+def _forced(plan: Plan, mask: int, candidates: List[str]) -> Optional[str]:
+    """The first runner an active feature forces (in declaration order) that is a candidate."""
+    forcing = [f.forces.runner for f in plan.active(mask & plan.forcing) if f.forces is not None]
+    return next((r for r in forcing if r in candidates), None)
+
+
+def forced(plan: Plan, mask: int) -> Optional[str]:
+    """The runner the no-runner error of automatic choice on *mask* (the config of choice, where
+    no runner is free) ends on because an active feature forces it, or None (no such feature, or
+    its runner is no candidate). Its adjustments apply and are said; its refusal reads *mask*
+    (step 4 of the module docstring)."""
+    _, tried = plan.choice(mask)
+    return _forced(plan, mask, [r for r, _ in tried if plan.is_candidate(r, mask)])
 
 
 def _deprecation(feature: Feature) -> Deprecation:

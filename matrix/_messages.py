@@ -1373,3 +1373,17 @@ def choice_outside_window(value: object, choices: Sequence[object], version: str
     """A choice the host has not got at *version*: said as any value not among the choices is,
     with when the choice exists (*window*: ``until 0.33.0``, ``from 0.33.0``)."""
     return f"{value!r} is not one of {quoted(choices)} at {version}: that choice exists {window} only"
+
+
+# --- matrix check: a forced runner its own adjustments would free (forced lane) --------------
+
+def forced_freed(runner: str, feature: str, blockers: Sequence[str], adjustments: Sequence[str]) -> str:
+    which = (f"adjustment {adjustments[0]!r} removes" if len(adjustments) == 1
+             else f"adjustments {', '.join(repr(a) for a in adjustments)} remove")
+    return (f"{runner}, forced by {feature}, is refused on the config as given for {listing(blockers)} that its own "
+            f"{which}: a host that validates the forced runner after adjusting would serve it")
+
+
+def forced_freed_undecided(within: str, runner: str, feature: str) -> str:
+    return (f"Could not decide {within} whether {runner}, forced by {feature}, is refused on some config that its own "
+            "adjustments would free")

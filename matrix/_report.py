@@ -262,8 +262,9 @@ class _Rules:
 
     def _active_on_choice(self) -> Sequence[Feature]:
         """The features active on the config of choice, which the choice read (`Resolution.active`
-        reads the effective config: the same config unless the runner serving adjusted it)."""
-        if self.served is None:
+        reads the effective config: the same config unless the runner serving, or the runner a
+        no-runner error ends on because a feature forces it, adjusted it)."""
+        if self.resolution._adjusting is None:
             return self.resolution.active
         from .predicates import truth
 

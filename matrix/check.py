@@ -88,6 +88,8 @@ CODES: Dict[str, Tuple[Severity, str]] = {
     "adjustment-never": ("warning", "an adjustment that changes no value of any config"),
     "adjustment-undone": ("warning", "an adjustment that the adjustments after it always undo (or repeat): it has "
                                    "no effect"),
+    "forced-freed": ("warning", "a runner a feature forces is refused where no runner is free, for gates that its "
+                              "own adjustments remove: a host that validates it after adjusting would serve it"),
     **DRIFT_CODES,
 }
 

@@ -21,7 +21,7 @@ from ._adjust import Adjusted
 from ._choice import WARNING_KINDS, ResolutionWarning, WarningKind
 from ._compile import Plan, plan
 from ._versions import VersionLike, as_version
-from .errors import (AdjustmentError, ConfigError, UsageError)
+from .errors import AdjustmentError, ConfigError, NoRunnerError, UsageError
 from .predicates import Predicate
 from .schema import Feature, Matrix, Order, Redirect, Requirement, Runner, Statement, Status
 
@@ -133,7 +133,8 @@ class Resolution:
     # benchmarks/). Fields of the tuple: runner, requested, warnings, plan, mask, values (of the
     # effective config F), the config and facts as given, then the adjusting: None when no
     # adjustment changed anything (C = F = the config), else ``(served runner, mask and values of
-    # C, Adjusted records, paths set → values on F)``.
+    # C, Adjusted records, paths set → values on F)``; the served runner is None on an error's,
+    # where F is C after the forced runner's adjustments when no runner is free (`_choice.forced`).
     __slots__ = ("_fields",)
 
     _fields: Tuple[Any, ...]
@@ -831,7 +832,15 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
         if error is not None:
             chosen = None
     else:
-        warnings = _adjusted_warnings(adjusted) + warnings
+        forced = _choice.forced(compiled, cmask) if error is NoRunnerError and runner is None else None
+        if forced is not None and cmask & compiled.adjusting[forced]:  # said, then refused on C (`matrix._choice`)
+            view = view or _access.Effective(config)
+            changed = len(view.sets)
+            adjusted += _adjust.apply(compiled.adjustments[forced], view, compiled.reading, facts, forced)
+            if len(adjusted) > before or len(view.sets) != changed:
+                fmask, fvalues = compiled.evaluate(view, facts)
+                fmask &= kept
+        warnings = _adjusted_warnings(adjusted[:before]) + warnings + _adjusted_warnings(adjusted[before:])
     adjusting = None
     if adjusted:
         assert view is not None

@@ -62,6 +62,17 @@ def _shows(m, finding):
         with pytest.raises(matrix.AdjustmentError) as excinfo:
             m.resolve(config)
         assert excinfo.value.resolution.adjustments[-1].runner == finding.runner
+    elif finding.code == "forced-freed":
+        # No runner on the config of choice, the forced runner's adjustments said (and applied
+        # on its effective config, where no gate that blocks it holds).
+        with pytest.raises(NoRunnerError) as excinfo:
+            m.resolve(config)
+        resolution = excinfo.value.resolution
+        mine = [a for a in resolution.adjustments if a.runner == finding.runner]
+        assert mine and [w.feature for w in resolution.warnings if w.kind == "adjusted" and w.runner == finding.runner] \
+            == list(dict.fromkeys(a.id for a in mine))
+        plan = resolution._plan
+        assert not resolution._mask & plan.blocking[finding.runner] & plan.automatic
     elif finding.code == "redirect-refused":
         # The request for the redirect's runner goes to its target, which refuses it.
         with pytest.raises(matrix.UnsupportedFeatureError) as excinfo:
@@ -358,6 +369,7 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
     text = '[matrix]\nname = "small"\nversion = "1.0"\n[config]\n' + "\n".join(_FIELDS[n][0] for n in names) + "\n"
     text += '[requirements]\nk1 = { name = "K1", reason = "k1 fails" }\nk2 = { name = "K2", reason = "k2 fails" }\n'
     forced = False
+    forced_runners = []  # an adjustment of a forced runner is drawn more often: forced-freed needs one
     for index, when in enumerate(gates):
         support = {r: draw(st.sampled_from(["yes", "no"])) for r in ids}
         extra = ""
@@ -367,6 +379,7 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
             support = {r: "yes" if r == forces[0] else "no" for r in ids}
             extra += f'forces = {{ runner = "{forces[0]}", override = {str(forces[1]).lower()} }}\n'
             forced = True
+            forced_runners.append(forces[0])
         prefer = draw(st.none() | st.tuples(st.sampled_from(ids), st.booleans()))
         if prefer is not None:
             extra += f'prefers = {{ runner = "{prefer[0]}", outright = {str(prefer[1]).lower()} }}\n'
@@ -432,7 +445,7 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
                                                           (not isinstance(v, int) or abs(v) < 2 ** 31)
                                                           and not (isinstance(v, str) and "+" in v)])))
             override = draw(st.booleans()) if nullable else True
-            applies_to = draw(st.sampled_from([[], [], [ids[0]], [ids[-1]], ids[:2]]))
+            applies_to = draw(st.sampled_from([[], [], [ids[0]], [ids[-1]], ids[:2]] + [[r] for r in forced_runners] * 2))
             text += (f'[adjustments.a{number}]\nname = "a{number}"\nwhen = "{draw(gate)}"\n'
                      f'set = {{ "{path}" = {value} }}\noverride = {str(override).lower()}\n'
                      f'runners = {json.dumps(applies_to)}\n' if applies_to else
@@ -712,6 +725,12 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on):
             applied.update(a.id for a in resolution.adjustments)  # a redirect's or an override's runner too
     if not any(f.runner for f in by_code.get("inconclusive", [])):
         assert {f.runner for f in by_code.get("adjustment-refuses", [])} == refused
+    # forced-freed, both ways: said of a forcing feature exactly when some config shows it.
+    if not any(f.place.endswith(".forces") for f in by_code.get("inconclusive", [])):
+        assert {f.feature for f in by_code.get("forced-freed", [])} == _reference_forced_freed(m, m0, universe,
+                                                                                               chosen_on)
+    for finding in by_code.get("forced-freed", []):
+        _shows(m, finding)
     for finding in by_code.get("adjustment-refuses", []):
         with pytest.raises(matrix.AdjustmentError):
             m.resolve(finding.witness)
@@ -1308,6 +1327,44 @@ def _reference_apply(m, adjustments, config, runner):
     return current, changes
 
 
+def _reference_forced(m0, c):
+    """The runner automatic choice's no-runner error ends on because a feature forces it, on C:
+    the first active feature of automatic choice (in declaration order) that forces a runner
+    that is a candidate there; None when there is none."""
+    v = m0.version
+    candidates = {r.id for r in m0.runners if r.candidate is None or r.candidate.evaluate(c, schema=m0.schema)}
+    forcing = [g.forces.runner for g in m0.features_at(v) if g.forces is not None and g.applies != "asked"
+               and g.when.evaluate(c, schema=m0.schema)]
+    return next((r for r in forcing if r in candidates), None)
+
+
+def _reference_forced_freed(m, m0, universe, chosen_on):
+    """The ids of the features that force a runner R where some config has no runner free on C,
+    R is the runner the error ends on (`_reference_forced`), the feature is active on C, and no
+    gate that blocks R in automatic choice holds on R's F (R's adjustments applied to C)."""
+    v = m.version
+    out = set()
+    for config in universe:
+        c = chosen_on(config)
+        try:
+            m0.resolve(c)
+            continue
+        except NoRunnerError:
+            pass
+        except matrix.ResolutionError:
+            continue
+        forced = _reference_forced(m0, c)
+        if forced is None:
+            continue
+        f, _ = _reference_apply(m, [a for a in m.adjustments_at(v) if forced in a.runners], c, forced)
+        if any(g.applies != "asked" and g.status(forced, v) in ("no", "opt-in") and g.when.evaluate(f, schema=m.schema)
+               for g in m0.gates_at(v)):
+            continue
+        out |= {g.id for g in m0.features_at(v) if g.forces is not None and g.forces.runner == forced
+                and g.applies != "asked" and g.when.evaluate(c, schema=m.schema)}
+    return out
+
+
 def _reference_resolve(m, m0, config, asked):
     """``(runner or error class, adjustments, effective)`` by the documented order: the
     adjustments that name no runner give C; the choice is made on C (by the matrix without
@@ -1321,7 +1378,13 @@ def _reference_resolve(m, m0, config, asked):
         try:
             chosen = m0.resolve(c).runner
         except matrix.ResolutionError as error:
-            return type(error), changes, c
+            forced = _reference_forced(m0, c) if isinstance(error, NoRunnerError) else None
+            if forced is None:
+                return type(error), changes, c
+            # The runner a feature forces, where no runner is free: its adjustments are said, and
+            # the answer is no runner, its refusal read on C (docs/explanation/effective-config.md).
+            f, more = _reference_apply(m, [a for a in m.adjustments_at(v) if forced in a.runners], c, forced)
+            return NoRunnerError, changes + more, f
     else:
         try:
             m0.resolve(c, runner=asked)
@@ -1370,6 +1433,11 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
                    {n: _plain(resolution.effective[n]) for n in names})
             expected, changes, effective = _reference_resolve(m, m0, config, asked)
             assert got == (expected, changes, {n: _plain(effective[n]) for n in names}), (config, asked)
+            # One warning per adjustment that changed a path, at its level, an error's too (a forced
+            # runner's, where no runner serves, included).
+            levels = {a.id: a.level for a in m.adjustments_at(m.version)}
+            assert [(w.feature, w.runner, w.level) for w in resolution.warnings if w.kind == "adjusted"] == \
+                [(i, r, levels[i]) for i, r in dict.fromkeys((i, r) for i, r, *_ in changes)], (config, asked)
             if asked is not None:  # is_supported: removal on C, the runner's own refusals on its F
                 c, _ = _reference_apply(m, [a for a in m.adjustments_at(m.version) if not a.runners], config, None)
                 f, _ = _reference_apply(m, [a for a in m.adjustments_at(m.version) if asked in a.runners], c, asked)
@@ -1623,3 +1691,71 @@ def test_an_alias_finding_points_at_the_alias_entry_in_its_runner_file(tmp_path)
         ("alias-no-removal-version", runner_file, 5, 3, "$.runners.b.aliases[0]"),
         ("alias-overdue", runner_file, 6, 36, "$.runners.b.aliases[1].remove_in"),
     ]
+
+
+# --- forced-freed (issue 25): a forced runner its own adjustments would free --------------------
+
+_FORCED = '''[matrix]
+name = "forced"
+version = "1.0"
+
+[config]
+"w" = { type = "bool", default = false }
+"x" = { type = "int", default = 0 }
+
+[features.wm]
+name = "watermarking"
+when = "w"
+support = { a = "no", b = "yes" }
+forces = { runner = "b" }
+
+[features.big]
+name = "big x"
+when = "x > 4"
+support = { a = "yes", b = "no" }
+
+[adjustments.shrink]
+name = "Shrink x on b"
+when = "x > 4"
+set = { "x" = SET }
+runners = ["b"]
+'''
+_FORCED_RUNNERS = {"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}}
+
+
+def test_forced_freed_where_the_forced_runners_own_adjustment_removes_its_blocker():
+    """Where no runner is free and watermarking forces B, B's adjustment would remove what blocks
+    it: check says so, and its witness resolves to NoRunnerError after saying the adjustment."""
+    m = matrix.loads(_FORCED.replace("SET", "4"), runners=_FORCED_RUNNERS)
+    findings = [f for f in check(m).findings if f.code == "forced-freed"]
+    assert [str(f) for f in findings] == [
+        "<string>:13:1: warning[forced-freed]: B, forced by watermarking, is refused on the config as given for big x "
+        "that its own adjustment 'shrink' removes: a host that validates the forced runner after adjusting would "
+        "serve it"]
+    assert (findings[0].feature, findings[0].runner, findings[0].witness) == ("wm", "b", {"w": True, "x": 5})
+    with pytest.raises(NoRunnerError) as excinfo:
+        m.resolve(findings[0].witness)
+    assert excinfo.value.args[0] == "No runner can serve this config: A does not support: watermarking; B does not " \
+                                    "support: big x"
+    assert [(w.kind, w.feature, w.runner, w.message) for w in excinfo.value.resolution.warnings] == [
+        ("adjusted", "shrink", "b", "Shrink x on b: set x from 5 to 4")]
+
+
+def test_no_forced_freed_where_the_forced_runners_adjustment_leaves_it_blocked():
+    """B's adjustment sets x to 9: B stays blocked on its effective config, so nothing is said
+    (the adjustment is said on the way, and is not adjustment-never: the forced step reaches it)."""
+    m = matrix.loads(_FORCED.replace("SET", "9"), runners=_FORCED_RUNNERS)
+    assert [f.code for f in check(m).findings] == ["no-runner"]
+    with pytest.raises(NoRunnerError) as excinfo:
+        m.resolve({"w": True, "x": 5})
+    assert [(w.kind, w.message) for w in excinfo.value.resolution.warnings] == [
+        ("adjusted", "Shrink x on b: set x from 5 to 9")]
+
+
+def test_forced_freed_never_fires_on_the_default_matrix():
+    """Issue 25: where HiSparse or watermarking forces V2 and no runner is free, V2's own
+    adjustments (CUDA graphs off under stock torch.compile, max_model_len lowered to the draft's)
+    remove none of its blockers in automatic choice: decided at every release, never inconclusive."""
+    for version in ("0.30.0", "0.31.0", "0.32.0", "0.33.0"):
+        codes = {f.code for f in check(matrix.default(), version=version).findings}
+        assert codes.isdisjoint({"forced-freed", "inconclusive"}), (version, codes)

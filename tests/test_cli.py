@@ -1007,3 +1007,18 @@ def test_resolve_says_the_adjustments_in_text_and_json():
                                     "after": "NONE", "message": message, "level": "info", "overrode_user": True}]
     assert (data["effective"]["compilation_config.cudagraph_mode"], data["effective"]["compilation_config.mode"]) == (
         "NONE", "STOCK_TORCH_COMPILE")
+
+
+def test_resolve_says_the_forced_runners_override_before_no_runner():
+    """Issue 25: watermarking forces V2, which refuses speculative method 'suffix', and V1 does not
+    serve watermarking: V2's CUDA-graph override under stock torch.compile is said first, as vLLM
+    logs it, then V2's error and its remedies."""
+    status, out, err = call("resolve", "--set", "watermark_config={}", "--set", "compilation_config.mode=STOCK_TORCH_COMPILE",
+                            "--set", "compilation_config.cudagraph_mode=PIECEWISE", "--set", "speculative_config.method=suffix")
+    assert (status, out) == (1, "Warning (adjusted): CUDA graphs are not supported with stock torch.compile in Model "
+                                "Runner V2. Overriding cudagraph_mode PIECEWISE to NONE.\n")
+    assert err == (
+        "matrix: Model Runner V2 does not yet support: speculative method 'suffix'\n"
+        "To use Model Runner V2, change: unset speculative_config; or set speculative_config.method to one of 'ngram', "
+        "'ngram_gpu', 'draft_model', 'eagle', 'eagle3', 'extract_hidden_states', 'mtp', 'dflash', 'dspark'\n"
+        "To use Model Runner V1, change: unset watermark_config\n")
