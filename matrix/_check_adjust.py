@@ -304,9 +304,10 @@ def _forced_free(ctx: Contexts, space: Space, choice: Any, gone: Sequence[Node],
             false.append(on_c(other.when.node))
         else:  # it forces a runner that is no candidate there
             extra.append(("any", [Not(on_c(other.when.node)), Not(on_c(theirs.node))]))
+    orders = {bit: [r for r, _ in runners] for bit, _, runners in compiled.orders}
     for step in choice.steps:
-        if step.kind != "none":
-            continue
+        if step.kind != "none" or runner not in orders.get(step.gate, [r for r, _ in compiled.order]):
+            continue  # the error ends on a runner of the order that applies
         question = choice.fires(step, passed=lambda s: False, true=true)
         if question is None:
             continue

@@ -36,7 +36,8 @@ A config is resolved in this order (docs/explanation/choice.md shows this text, 
    effective config F, and that runner's blockers, requirements and ``partial`` / ``opt-in``
    warnings are evaluated on F: a runner asked for is validated on F only; a runner automatic
    choice found free on C but blocked on F is an `AdjustmentError`. Where automatic choice
-   finds no runner free on C and an active feature forces a candidate R (the runner the
+   finds no runner free on C (under an order with fallback: an order without it ends on its
+   first candidate) and an active feature forces a candidate R (the runner the
    no-runner error ends on: `forced`), R's adjustments apply to C and are said (their
    ``adjusted`` warnings, after the choice's), as a host that uses the forced runner changes
    the config before it validates it (vLLM); the answer stays `NoRunnerError`, R's refusal
@@ -259,7 +260,11 @@ def forced(plan: Plan, mask: int) -> Optional[str]:
     """The runner the no-runner error of automatic choice on *mask* (the config of choice, where
     no runner is free) ends on because an active feature forces it, or None (no such feature, or
     its runner is no candidate). Its adjustments apply and are said; its refusal reads *mask*
-    (step 4 of the module docstring)."""
+    (step 4 of the module docstring). Only where the step that decides is ``none``: no runner of
+    the order that applies is free (an order without fallback that refuses its first candidate
+    ends on that runner, not on a forced one)."""
+    if next(s for s in plan.steps if s.holds(mask)).kind != "none":
+        return None
     _, tried = plan.choice(mask)
     return _forced(plan, mask, [r for r, _ in tried if plan.is_candidate(r, mask)])
 

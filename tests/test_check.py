@@ -1330,8 +1330,12 @@ def _reference_apply(m, adjustments, config, runner):
 def _reference_forced(m0, c):
     """The runner automatic choice's no-runner error ends on because a feature forces it, on C:
     the first active feature of automatic choice (in declaration order) that forces a runner
-    that is a candidate there; None when there is none."""
+    that is a candidate there; None when there is none, or when the order that applies has no
+    fallback (its refusal ends on its first candidate: a runner of it is always tried)."""
     v = m0.version
+    applying = next((o for o in m0.orders if o.when.evaluate(c, schema=m0.schema)), None)
+    if applying is not None and not applying.fallback:
+        return None
     candidates = {r.id for r in m0.runners if r.candidate is None or r.candidate.evaluate(c, schema=m0.schema)}
     forcing = [g.forces.runner for g in m0.features_at(v) if g.forces is not None and g.applies != "asked"
                and g.when.evaluate(c, schema=m0.schema)]
