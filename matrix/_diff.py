@@ -19,7 +19,7 @@ re-resolved with the real `resolve` on both sides before it is reported.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Container, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import attrs
 from packaging.version import Version
@@ -27,7 +27,7 @@ from packaging.version import Version
 from ._check_adjust import Contexts
 from ._choice import Rule, Term
 from ._compile import Plan
-from ._nodes import Node
+from ._nodes import And, Node, Not, Or
 from ._space import Inconclusive, Space
 from ._split import Split
 from .check import _Choice, _Places
@@ -56,6 +56,11 @@ class Region:
     #: (side, gate id) of the gates a deciding rule needs inactive (a runner's blockers), and
     #: that are inactive there: they bound the region too.
     excluded: Tuple[Tuple[str, str], ...] = ()
+    #: The question the region answers, exactly (on the config as given): conditions that hold,
+    #: conditions that do not, and groups one of whose conditions holds (`Search.conjuncts`).
+    true: Tuple[Node, ...] = ()
+    false: Tuple[Node, ...] = ()
+    groups: Tuple[Tuple[Node, ...], ...] = ()
 
 
 def union_schema(old: Schema, new: Schema) -> Schema:
@@ -268,7 +273,7 @@ class Search:
                     excluded = tuple((s, f.id) for s, choice, step in sides_steps for f in _bound(choice, step, False)
                                      if self.space.truth(f.when.node, found) is False)
                     yield Region("asked" if asked else "automatic", runner, a_out, b_out, found, gates,
-                                 excluded=excluded)
+                                 excluded=excluded, **_question(question))
 
     def _regions(self, question: Dict[str, Any], what: str) -> Iterator[Assignment]:
         """Where *question* holds and some gate whose entry differs is active (any config when
@@ -325,14 +330,73 @@ class Search:
                     # config sees no change.
                     namesakes = [g for g in other.plan.features if g.name == gate.name and g.id != feature_id
                                  and g.id not in other_choice.dead and warned(other, g)]
-                found = self._solve({"true": [this.on_c(gate.when.node)],
-                                     "false": false + [other.on_c(g.when.node) for g in namesakes]},
-                                    f"where {gate.name} changes")
+                question = {"true": [this.on_c(gate.when.node)],
+                            "false": false + [other.on_c(g.when.node) for g in namesakes], "extra": []}
+                found = self._solve(question, f"where {gate.name} changes")
                 if found is None:
                     continue
                 yield Region(kind, asked, ("", None, ""), ("", None, sign), found, ((this.name, feature_id),),
                              feature=feature_id, blocked=blocked,
-                             excluded=tuple((other.name, g.id) for g in namesakes))
+                             excluded=tuple((other.name, g.id) for g in namesakes), **_question(question))
+
+
+    def fewest_conjuncts(self, conjuncts: Sequence[Tuple[Node, bool]],
+                         whole: Container[Node] = ()) -> List[Tuple[Node, bool]]:
+        """The same set of configs, said with as few conditions as can be: *conjuncts*
+        (condition, wanted) are split where they are conjunctions (but those in *whole*, a gate's
+        condition as its matrix writes it); an option of a disjunction that the others contradict
+        is dropped; a conjunct the others imply (they and its negation cannot hold together) is
+        dropped, earlier ones first. A search that gives up keeps what it asked about (exact,
+        only longer)."""
+        def flat(pending: List[Tuple[Node, bool]]) -> List[Tuple[Node, bool]]:
+            out: List[Tuple[Node, bool]] = []
+            while pending:
+                node, wanted = pending.pop(0)
+                while isinstance(node, Not) and node not in whole:
+                    node, wanted = node.operand, not wanted
+                if node not in whole and (isinstance(node, And) and wanted or isinstance(node, Or) and not wanted):
+                    pending[:0] = [(operand, wanted) for operand in node.operands]
+                else:
+                    out.append((node, wanted))
+            return list(dict.fromkeys(out))
+
+        def holds(goals: Sequence[Tuple[Node, bool]]) -> Optional[bool]:
+            try:
+                return self.split.solve(true=[n for n, w in goals if w], false=[n for n, w in goals if not w]) \
+                    is not None
+            except Inconclusive:
+                return None
+
+        kept = flat(list(conjuncts))
+        narrowed = True
+        while narrowed:
+            narrowed = False
+            for index, (node, wanted) in enumerate(kept):
+                if node in whole or not (isinstance(node, Or) and wanted or isinstance(node, And) and not wanted):
+                    continue
+                others = kept[:index] + kept[index + 1:]
+                options = [(operand, wanted) for operand in node.operands]
+                live = [option for option in options if holds([*others, option]) is not False]
+                if len(live) == len(options):
+                    continue
+                if not live:
+                    return [(node, wanted)]  # no config: said by the condition that cannot hold
+                rest = (live[0] if len(live) == 1 else
+                        (Or(tuple(o for o, _ in live)), True) if wanted else (And(tuple(o for o, _ in live)), False))
+                kept = flat(others[:index] + [rest] + others[index:])
+                narrowed = True
+                break
+        for conjunct in list(kept):
+            others = [c for c in kept if c != conjunct]
+            if holds([*others, (conjunct[0], not conjunct[1])]) is False:
+                kept = others
+        return kept
+
+
+def _question(question: Dict[str, Any]) -> Dict[str, Any]:
+    """A search question as the fields of a `Region`."""
+    return {"true": tuple(question["true"]), "false": tuple(question["false"]),
+            "groups": tuple(tuple(nodes) for _, nodes in question["extra"])}
 
 
 def deprecated(side: Side, gate: Feature) -> bool:

@@ -298,20 +298,27 @@ class _Changes:
     def add(self, region: _diff.Region) -> None:
         change_id = _classify(region, self.old, self.new)
         causes = self.causes(region)
-        key = (change_id, None if region.kind == "removal" else region.runner, region.blocked, region.old[:2], region.new[:2],
-               tuple(g.id for _, g in causes))
-        region_text = _region_text([g for _, g in causes] or self._bound(region), self._excluded(region, causes))
-        if key in self._merged:
-            index = self._merged[key]
-            before = self.out[index]
-            if region_text not in before.region.split(" or "):
-                self.out[index] = attrs.evolve(before, region=f"{before.region} or {region_text}")
-            return
         avoid = [g.when.node for side in (self.old, self.new) for g in side.plan.features
                  if g.id not in {c.id for _, c in causes}]
         witness = self.search.space.witness(region.assignment, avoid=avoid)
         seen = self.observe(region, witness)
         if seen is None:
+            return
+        # One finding per cause and per pair of answers: configs merged into one finding all go
+        # from the same answer to the same answer (review finding W5).
+        key = (change_id, region.runner, region.blocked, seen, tuple(g.id for _, g in causes))
+        region_text = self.region_text(region, causes)
+        if region.kind == "removal" and region.runner is not None:
+            # What a request reads of a removal is said by automatic choice's finding of the same
+            # gate where both describe the same configs (a gate that applies in both modes).
+            automatic = self._merged.get((change_id, None, None, seen, key[-1]))
+            if automatic is not None and self.out[automatic].region == region_text:
+                return
+        if key in self._merged:
+            index = self._merged[key]
+            before = self.out[index]
+            if region_text not in before.region.split(" or "):
+                self.out[index] = attrs.evolve(before, region=f"{before.region} or {_grouped(region_text)}")
             return
         shorter = _pruned(witness, self.old, self.new)
         if shorter != witness and self.answers(region, shorter) == seen:
@@ -320,9 +327,56 @@ class _Changes:
         entries = tuple(_entry(self.side(side), gate) for side, gate in causes) or (_order_entry(self.new),)
         message = _message(change_id, region, old_text, new_text, self.new, self.old)
         self._merged[key] = len(self.out)
-        self.out.append(Difference(change_id, CHANGES[change_id][0], message, region_text, witness, old_text, new_text,
-                               runner=region.runner or region.blocked,
-                               features=tuple(g.id for _, g in causes), entries=entries))
+        self.out.append(Difference(change_id, CHANGES[change_id][0], message, _grouped(region_text, alone=True),
+                                   witness, old_text, new_text, runner=region.runner or region.blocked,
+                                   features=tuple(g.id for _, g in causes), entries=entries))
+
+    def region_text(self, region: _diff.Region, causes: Sequence[Tuple[str, Feature]]) -> str:
+        """The configs of a region, exactly, as the conditions that bound it: the question the
+        region answers (its deciding rules, the earlier rules that do not hold, the removals
+        that do not refuse) with its causes active, less every condition the others imply
+        (`matrix._diff.Search.fewest_conjuncts`). Conditions read the config as given: a gate
+        that reads the config of choice is said rewritten (`matrix._substitute`)."""
+        from ._nodes import Or
+
+        conjuncts: List[Tuple[Any, bool]] = [(node, False) for node in region.false]
+        conjuncts += [(group[0] if len(group) == 1 else Or(group), True) for group in region.groups]
+        conjuncts += [(node, True) for node in region.true]
+        conjuncts += [(self.side(side).on_c(gate.when.node), True) for side, gate in causes]
+        self._text(Or(()))  # the gates' own texts, known
+        kept = self.search.fewest_conjuncts(conjuncts, whole=self._texts)
+        first = [self.side(side).on_c(gate.when.node) for side, gate in causes]  # the causes said first
+        positive = sorted((node for node, wanted in kept if wanted),
+                          key=lambda node: first.index(node) if node in first else len(first))
+        texts = [self._text(node) for node in positive]
+        texts = [f"({t})" if " or " in t else t for t in texts]
+        texts += [f"not ({t})" if " " in t else f"not {t}" for t in (self._text(n) for n, w in kept if not w)]
+        return " and ".join(dict.fromkeys(texts)) or "every config"
+
+    def _text(self, node: Any) -> str:
+        from ._nodes import Or
+
+        if not hasattr(self, "_texts"):
+            # A gate whose condition reads the config as given is said as the matrix writes it.
+            self._texts: Dict[Any, str] = {}
+            for side in (self.old, self.new):
+                for gate in side.plan.features:
+                    if side.on_c(gate.when.node) == gate.when.node:
+                        self._texts.setdefault(gate.when.node, str(gate.when))
+        if isinstance(node, Or):
+            return " or ".join(f"({t})" if " and " in t or " or " in t else t
+                               for t in (self._text(o) for o in node.operands))
+        from ._nodes import And, Not
+
+        known = self._texts.get(node)
+        if known is not None:
+            return known
+        if isinstance(node, And):
+            return " and ".join(f"({t})" if " or " in t else t for t in (self._text(o) for o in node.operands))
+        if isinstance(node, Not):
+            inner = self._text(node.operand)
+            return f"not ({inner})" if " " in inner else f"not {inner}"
+        return str(node)
 
     def cosmetic(self) -> None:
         """Names, notes, links and groups that changed (no config answers differently)."""
@@ -537,6 +591,11 @@ def _classify(region: _diff.Region, old: _diff.Side, new: _diff.Side) -> str:
     return "removed-early" if remove_in is None or new.version < remove_in else "removed"
 
 
+def _grouped(text: str, alone: bool = False) -> str:
+    """A region's text as one operand of ``or`` (*alone*: as it stands)."""
+    return text if alone or " and " not in text and " or " not in text else f"({text})"
+
+
 def _region_text(gates: Sequence[Feature], excluded: Sequence[Feature] = ()) -> str:
     """The configs of a region as the matrix writes them: the conditions that hold there, then
     ``not (…)`` of those a deciding rule needs inactive."""
@@ -584,6 +643,8 @@ def _message(change_id: str, region: _diff.Region, old: str, new: str, side: _di
     if region.kind == "blocker":
         assert region.blocked is not None
         return f"{side.matrix.runner(region.blocked).name} and {name}: {old} → {new}"
+    if region.runner is not None:  # a removal a request reads, not automatic choice
+        return f"{name}, asking for {side.matrix.runner(region.runner).name}: {old} → {new}"
     return f"{name}: {old} → {new}"
 
 

@@ -226,6 +226,35 @@ def _expected(kind, old, new):
     return {"blocker-added" if new.startswith("blocked") else "blocker-lifted"}
 
 
+def _holds(region, config, schema):
+    """Whether *config* lies in *region* (False for a config that leaves out a value the region
+    reads and that has no default: ``matrix resolve`` refuses it with a config error)."""
+    try:
+        return region.evaluate(config, schema=schema)
+    except matrix.ConfigError:
+        return False
+
+
+def _regions_hold_their_answers(old, new, sides, kinds, universe):
+    """Every config a region describes goes from the finding's answer to its answer, as its
+    witness does (review finding W5: a region built from one pair of rules held configs of
+    another answer). The region of an effective value is the adjustments' conditions, not
+    compared here."""
+    schema = _diff.union_schema(old.schema, new.schema)
+    for change, kind, asked in kinds:
+        if kind == "adjustment":
+            continue
+        region = None if change.region == "every config" else matrix.Predicate(change.region)
+        inside = [c for c in universe if region is None or _holds(region, c, schema)]
+        assert inside, change
+        for config in inside[:200]:
+            seen = [observe(s, config, kind, asked, change.features[0] if change.features else None, change.runner)
+                    for s in sides]
+            if any(a.startswith("a config error") for a in seen):
+                continue
+            assert seen == [change.old, change.new], (change, config)
+
+
 # Each example diffs two matrices over both config spaces (a few hundred ms): CI's 500 would
 # take minutes; 200 there, the profile's own count on a developer's machine.
 @settings(max_examples=min(settings.default.max_examples, 200), deadline=None)
@@ -240,10 +269,12 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     report = diff(old, new)
     # Every witness reproduces: it resolves as the change says on both sides.
     sides = _diff.Side("old", _plan(old, None)), _diff.Side("new", _plan(new, None))
+    kinds = []
     for change in report.changes:
         kind = ("automatic" if change.id in _AUTOMATIC else "asked" if change.id.startswith(("request-", "redirect-"))
                 else "removal" if change.id in _REMOVAL else change.id.split("-")[0])
         asked = change.runner if kind in ("asked", "removal") else None
+        kinds.append((change, kind, asked))
         if kind == "adjustment":  # the path is the message's
             path = change.message.split(":")[0].removeprefix("Effective value of ")
             seen = [effective_value(s, change.witness, path) for s in sides]
@@ -276,6 +307,7 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
                         if c.id in _REMOVAL or c.id in _ADJUSTMENT or kind == "automatic" or (c.runner == runner or i in c.also)
                         and (gate is None or gate in c.features or gate in _names(sides, c.features))]
             assert reported, (key, config, before[key], after[key], [c.id for c in report.changes])
+    _regions_hold_their_answers(old, new, sides, kinds, universe)
 
 
 # --- the command ------------------------------------------------------------------------------
@@ -497,11 +529,13 @@ def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_rel
         "Automatic choice: Model Runner V1 (fallback) → Model Runner V2", ("blocker-lifted",),
         {"has_triton": False, "is_unspecified": True})
     beam = next(c for c in report.changes if c.features == ("dflash_candidate_head_beam",))
-    assert (beam.witness, beam.region.split(" and not ")[1]) == (
+    # The region is exact: the new entry, not the old one of the same name, and no removal refusing.
+    assert (beam.witness, beam.region.split(" and not ")[1:]) == (
         {"speculative_config": {"method": "dflash", "draft_model_config": {"architectures": ["DFlash2BeamDraftModel"]}}},
-        "(speculative_config.method == 'dflash' and ('DFlash2DraftModel' in "
-        "speculative_config.draft_model_config.architectures or 'LiLiCorrDraftModel' in "
-        "speculative_config.draft_model_config.architectures))")
+        ["compilation_config.pass_config.enable_sp", "(cache_config.mamba_cache_mode == 'all')",
+         "(speculative_config.method == 'dflash' and ('DFlash2DraftModel' in "
+         "speculative_config.draft_model_config.architectures or 'LiLiCorrDraftModel' in "
+         "speculative_config.draft_model_config.architectures))"])
     assert report.undecided == (
         "Not compared: adjustments (the answers for a config an adjustment changes may differ unseen)",)
 
@@ -560,8 +594,9 @@ def test_one_matrix_at_two_versions_is_compared_as_its_history_says(folder):
 def test_github_annotations_stand_on_the_cause_and_on_the_base_file_for_what_was_removed(folder):
     (folder / "new.toml").write_text(SMALL.split("[features.fy]")[0])
     assert _run("diff", "old.toml", "new.toml", "--format", "github") == (0, (
+        # Only where x holds too: y alone was served by A, and still is.
         "::warning file=old.toml,line=11,title=matrix diff refused-served::Automatic choice: refused → B (fallback)"
-        '%0Aconfigs: y%0Awitness: {"x": true, "y": true}\n'
+        '%0Aconfigs: y and x%0Awitness: {"x": true, "y": true}\n'
         "::warning file=old.toml,line=11,title=matrix diff request-served::Asking for B: refused → B"
         '%0Aconfigs: y%0Awitness: {"y": true}\n'), "")  # B's blocker lifted: said by refused-served (also)
     status, out, _ = _run("diff", "old.toml", "old.toml", "--format", "github")
@@ -585,7 +620,8 @@ def test_a_redirect_added_is_behaviour_where_its_runner_serves_and_breaking_wher
     report = diff(old, new)
     place = "<string>:1 (new: $.runners.a.redirects)"  # runners given in code: the [matrix] table
     assert (_said(report), report.undecided) == ([
-        ("request-refused", "breaking", "Asking for A: A → refused", "x", {"x": True, "y": True}, [place]),
+        # Exactly the configs refused: where y holds too (x alone is redirected, the next finding).
+        ("request-refused", "breaking", "Asking for A: A → refused", "x and y", {"x": True, "y": True}, [place]),
         ("redirect-added", "behaviour", "Asking for A: A → B (redirected)", "x and not y", {"x": True}, [place]),
     ], ())
     assert [(c.id, c.message) for c in diff(new, old).changes] == [
@@ -600,7 +636,8 @@ def test_an_adjustment_before_the_choice_is_compared_on_the_config_of_choice_wit
     assert (_said(report), report.undecided) == ([
         ("request-refused", "breaking", "Asking for B: B → refused", "x and not y", {"x": True},
          ["<string>:11 (new: $.adjustments.on)"]),
-        ("blocker-added", "behaviour", "B and Y: not blocked by it → blocked by it", "y", {"x": True},
+        # On the config as given: y is set by the adjustment, where x holds and y is not set.
+        ("blocker-added", "behaviour", "B and Y: not blocked by it → blocked by it", "x and not y", {"x": True},
          ["<string>:7 (new: $.features.fy)"]),
         ("adjustment-added", "behaviour", "Effective value of y: False → True", "x", {"x": True},
          ["<string>:11 (new: $.adjustments.on)"]),
