@@ -696,6 +696,8 @@ FLEET = """\
 | fleet.jsonl:1 | a | refused | breaking[served-refused] |
 | fleet.jsonl:2 | a | a | — |
 | fleet.jsonl:4 | refused | refused | — |
+
+Exit status 1: 1 config changes at or above --fail-on breaking (not accepted)
 """
 
 
@@ -713,6 +715,38 @@ def test_configs_of_a_fleet_say_which_change_and_how_from_json_lines_or_a_folder
 |---|---|---|---|
 | a.toml | a | refused | breaking[served-refused] |
 | b.json | b (fallback) | b (fallback) | — |
+
+Exit status 1: 1 config changes at or above --fail-on breaking (not accepted)
+""", "")
+    # The exit status is the fleet's: its one change made behaviour, nothing is at --fail-on breaking.
+    assert _run("diff", "old.toml", "new.toml", "--configs", "fleet", "--level", "served-refused=behaviour")[1] \
+        .splitlines()[-1] == "Exit status 0: no config changes at or above --fail-on breaking (not accepted)"
+
+
+def test_configs_of_a_fleet_are_held_to_the_schema_as_resolve_holds_them_and_the_exit_status_is_said(folder):
+    """A new user's trial: a config with a misspelt key or a value the schema does not allow read as
+    "unchanged" (its defaults), and "exit 1" was not explained."""
+    (folder / "fleet.jsonl").write_text('{"y": true}\n{"z": true}\n{"x": 3}\n')
+    assert _run("diff", "old.toml", "new.toml", "--configs", "fleet.jsonl") == (2, """\
+1 of 3 configs change (2.0 → 2.0); 2 rejected by both sides, not compared
+
+| Config | Before | After | Change |
+|---|---|---|---|
+| fleet.jsonl:1 | a | refused | breaking[served-refused] |
+| fleet.jsonl:2 | config error: Config 'z': Not declared in the schema | config error: Config 'z': Not declared in the schema | not compared: both sides reject it |
+| fleet.jsonl:3 | config error: Config 'x' (read by feature 'fx'): Expected bool, got int 3 | config error: Config 'x' (read by feature 'fx'): Expected bool, got int 3 | not compared: both sides reject it |
+
+Exit status 2: 2 configs rejected by both sides (fleet.jsonl:2, fleet.jsonl:3): fix or drop them
+""", "")
+    (folder / "fleet.jsonl").write_text('{"x": true}\n')
+    assert _run("diff", "old.toml", "new.toml", "--configs", "fleet.jsonl") == (0, """\
+0 of 1 config change (2.0 → 2.0)
+
+| Config | Before | After | Change |
+|---|---|---|---|
+| fleet.jsonl:1 | b (fallback) | b (fallback) | — |
+
+Exit status 0: no config changes at or above --fail-on breaking (not accepted)
 """, "")
 
 
