@@ -38,7 +38,8 @@ def add_parser(commands: Any, stdout: IO[str]) -> None:
                              "file's line for what was removed); sarif (SARIF 2.1.0, for code scanning)")
     parser.add_argument("--configs", metavar="FILE",
                         help="for these configs only, a table of which change and how: a file of JSON lines "
-                             "(one config each), or a folder of TOML and JSON configs")
+                             "(one config each), or a folder of TOML and JSON configs; the exit status is then "
+                             "the fleet's (printed under the table: 2 for a config both sides reject)")
     parser.add_argument("--level", action="append", default=[], metavar="ID=LEVEL",
                         help="the level of a change id (breaking, behaviour, cosmetic); repeatable")
     parser.add_argument("--fail-on", choices=LEVELS, default=None,
