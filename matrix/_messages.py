@@ -1370,3 +1370,9 @@ def diff_fleet_exit(status: int, fail_on: str, failing: int, rejected: Sequence[
         return (f"Exit status 1: {failing} config{'s change' if failing != 1 else ' changes'} at or above --fail-on "
                 f"{fail_on} (not accepted)")
     return f"Exit status 0: no config changes at or above --fail-on {fail_on} (not accepted)"
+
+
+# --- matrix diff: more than one region per pair of rules (diff lane) -----------------------------
+
+def diff_regions_left(most: int, what: str) -> str:
+    return f"Not compared: past the first {most} regions of other causes, {what}"

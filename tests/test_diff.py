@@ -99,6 +99,21 @@ def test_rules_of_choice_declared_in_another_order_change_the_choice_where_both_
     assert [(c.id, c.region, c.witness) for c in report.changes] == [("runner-changed", "a and b", both)]
 
 
+def test_a_pair_of_rules_whose_configs_change_by_two_causes_is_said_by_a_region_per_cause():
+    """Issue 28: one region was named per pair of rules ("A serves" → "B serves, a fallback"), so
+    the configs that feature y moves were said by feature x's finding, or not at all."""
+    both = SMALL.replace('support = { a = "no", b = "yes" }', 'support = { a = "yes", b = "yes" }').replace(
+        'support = { a = "yes", b = "no" }', 'support = { a = "yes", b = "yes" }')
+    old = matrix.loads(both, runners=RUNNERS)
+    new = matrix.loads(both.replace('a = "yes"', 'a = "no"'), runners=RUNNERS)
+    assert [(c.id, c.runner, c.features, c.region, c.witness, c.also) for c in diff(old, new).changes] == [
+        ("request-refused", "a", ("fx",), "x", {"x": True}, ()),
+        ("request-refused", "a", ("fy",), "y", {"y": True}, ()),
+        ("runner-changed", None, ("fx",), "x", {"x": True}, ("blocker-added",)),
+        ("runner-changed", None, ("fy",), "y", {"y": True}, ("blocker-added",)),
+    ]
+
+
 def _removals(old_text, new_text, **versions):
     report = diff(matrix.loads(old_text, runners=RUNNERS), matrix.loads(new_text, runners=RUNNERS), **versions)
     return [(c.id, c.level, c.message, c.witness) for c in report.changes if c.id.startswith("remov")]
@@ -471,9 +486,11 @@ def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_rel
     report = diff(m, m, old_version="0.31.0", new_version="0.32.0")
     said = {(c.id, c.runner, c.features) for c in report.changes}
     assert {
-        ("blocker-lifted", "v2", ("stock_torch_compile",)),  # V2 runs stock torch.compile
-        ("blocker-lifted", "v2", ("spec_ngram",)),  # V2 supports 'ngram' and 'ngram_gpu'
-        ("blocker-lifted", "v2", ("spec_ngram_gpu",)),
+        # V2 runs stock torch.compile, supports 'ngram' and 'ngram_gpu': configs that fell back to
+        # V1 for it alone go to V2 (the blocker lifted, folded into that change).
+        ("runner-changed", None, ("stock_torch_compile",)),
+        ("runner-changed", None, ("spec_ngram",)),
+        ("runner-changed", None, ("spec_ngram_gpu",)),
         # V2 supports elastic expert parallelism; heterogeneous-vocabulary draft models block V2:
         # said by the change of automatic choice each causes, the blocker folded into it.
         ("runner-changed", None, ("elastic_ep",)),
@@ -489,7 +506,8 @@ def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_rel
         "enable_sp_removed", "mamba_cache_all", "rocm_v1_default_when_free"}
     assert {c.features: c.also for c in report.changes if c.id == "runner-changed"} == {
         ("elastic_ep",): ("blocker-lifted",), ("heterogeneous_vocab",): ("blocker-added",),
-        ("rocm_v1_default_when_free",): ()}
+        ("rocm_v1_default_when_free",): (), ("stock_torch_compile",): ("blocker-lifted",),
+        ("spec_ngram",): ("blocker-lifted",), ("spec_ngram_gpu",): ("blocker-lifted",)}
     # Every question decided within the budget (before the questions were split into independent
     # parts, ten of them ran out of it): the only note is what a diff does not compare yet.
     assert report.undecided == (
@@ -510,9 +528,18 @@ def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_rel
         ("blocker-added", "v1", ("draft_lm_head_quantization",)),
         ("blocker-added", "v1", ("parse_mtp",)),
         ("blocker-added", "v1", ("step5",)),
-        # V1 refuses Step5 models that it served when V2 was blocked (a fallback): no runner is left.
+        # V1 refuses what it served when V2 was blocked (a fallback): no runner is left (a region
+        # per cause of the same pair of rules, each its own finding).
         ("served-refused", None, ("step5",)),
+        ("served-refused", None, ("xpress",)),
+        ("served-refused", None, ("draft_lm_head_quantization",)),
+        ("served-refused", None, ("parse_mtp",)),
+        ("served-refused", None, ("dflash_candidate_head_beam",)),
         ("request-refused", "v1", ("step5",)),
+        ("request-refused", "v1", ("xpress",)),
+        ("request-refused", "v1", ("draft_lm_head_quantization",)),
+        ("request-refused", "v1", ("parse_mtp",)),
+        ("request-refused", "v1", ("dflash_candidate_head_beam",)),
         # DFlash candidate-head drafts now also match DFlash2BeamDraftModel: a new entry of the
         # same name replaces the old one, and only the beam drafts see a change.
         ("blocker-added", "v1", ("dflash_candidate_head_beam",)),
@@ -528,7 +555,7 @@ def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_rel
     assert (runner_changed.message, runner_changed.also, runner_changed.witness["platform"]) == (
         "Automatic choice: Model Runner V1 (fallback) → Model Runner V2", ("blocker-lifted",),
         {"has_triton": False, "is_unspecified": True})
-    beam = next(c for c in report.changes if c.features == ("dflash_candidate_head_beam",))
+    beam = next(c for c in report.changes if c.features == ("dflash_candidate_head_beam",) and c.id == "blocker-added")
     # The region is exact: the new entry, not the old one of the same name, and no removal refusing.
     assert (beam.witness, beam.region.split(" and not ")[1:]) == (
         {"speculative_config": {"method": "dflash", "draft_model_config": {"architectures": ["DFlash2BeamDraftModel"]}}},
