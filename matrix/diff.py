@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from typing import Any, Dict, Iterable, List, Literal, Mapping, Optional, Sequence, Tuple, get_args
+from typing import Any, Callable, Dict, Iterable, List, Literal, Mapping, Optional, Sequence, Tuple, get_args
 
 import attrs
 
@@ -323,6 +323,7 @@ class _Changes:
         shorter = _pruned(witness, self.old, self.new)
         if shorter != witness and self.answers(region, shorter) == seen:
             witness = shorter  # the same answers on both sides, said with only the paths that matter
+        witness = _fewest_paths(witness, lambda config: self.answers(region, config) == seen)
         old_text, new_text = seen
         entries = tuple(_entry(self.side(side), gate) for side, gate in causes) or (_order_entry(self.new),)
         message = _message(change_id, region, old_text, new_text, self.new, self.old)
@@ -505,6 +506,36 @@ def _pruned(witness: Dict[str, Any], *sides: _diff.Side) -> Dict[str, Any]:
         return out
 
     return pruned(witness, "")
+
+
+def _fewest_paths(witness: Dict[str, Any], same: Callable[[Dict[str, Any]], bool]) -> Dict[str, Any]:
+    """*witness* without each value (or table) that it answers alike without, in turn: a config
+    that leaves a value out reads its default, a table left out its section's absence (so the
+    witness and its ``matrix resolve`` commands carry only what the change needs)."""
+    def without(config: Dict[str, Any], keys: Tuple[str, ...]) -> Dict[str, Any]:
+        out = dict(config)
+        if len(keys) == 1:
+            del out[keys[0]]
+        else:
+            out[keys[0]] = without(out[keys[0]], keys[1:])
+        return out
+
+    def places(config: Dict[str, Any], prefix: Tuple[str, ...] = ()) -> List[Tuple[str, ...]]:
+        out: List[Tuple[str, ...]] = []
+        for key, value in config.items():
+            out.append((*prefix, key))
+            if isinstance(value, dict):
+                out += places(value, (*prefix, key))
+        return out
+
+    for keys in places(witness):  # a table before what is in it: the whole of it first
+        try:
+            shorter = without(witness, keys)
+        except KeyError:
+            continue  # inside a table already left out
+        if same(shorter):
+            witness = shorter
+    return witness
 
 
 def _same_value(a: object, b: object) -> bool:
