@@ -13,8 +13,11 @@ removals included); the answer to a request for each runner both sides have; dep
 warnings; each runner's blockers. Each question is split into independent parts before it is
 searched (`matrix._split`). Searches that give up are listed in `DiffReport.undecided`, never
 guessed. One finding per cause: a region is bounded by as few of the entries that differ as can
-be, and a deprecation or blocker whose gate alone causes a behaviour change of automatic choice
-is said by that change (`Difference.also`).
+be (a pair of rules whose configs change by other causes too gives a region per cause, up to
+`matrix._diff.MAX_REGIONS`), and a deprecation or blocker whose gate alone causes a behaviour
+change of automatic choice is said by that change (`Difference.also`). A region's text is exact:
+every config it describes goes from the finding's ``old`` answer to its ``new`` one (findings are
+merged only where their witnesses answer alike); it reads the config as given.
 
 What is not compared (yet): preference notices for a preference passed over, warnings of the
 ``opt-in`` and ``partial`` kinds, the answer for a config that one side's ``[config]`` rejects
