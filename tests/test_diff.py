@@ -250,7 +250,7 @@ def _holds(region, config, schema):
         return False
 
 
-def _regions_hold_their_answers(old, new, sides, kinds, universe):
+def _regions_hold_their_answers(old, new, sides, kinds, universe, whole):
     """Every config a region describes goes from the finding's answer to its answer, as its
     witness does (review finding W5: a region built from one pair of rules held configs of
     another answer). The region of an effective value is the adjustments' conditions, not
@@ -261,7 +261,7 @@ def _regions_hold_their_answers(old, new, sides, kinds, universe):
             continue
         region = None if change.region == "every config" else matrix.Predicate(change.region)
         inside = [c for c in universe if region is None or _holds(region, c, schema)]
-        assert inside, change
+        assert inside or not whole, change  # a sample of the universe may miss a small region
         for config in inside[:200]:
             seen = [observe(s, config, kind, asked, change.features[0] if change.features else None, change.runner)
                     for s in sides]
@@ -300,7 +300,8 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     if report.undecided:
         return
     universe = list(_universe(old, names))
-    if len(universe) > 3000:
+    whole = len(universe) <= 3000
+    if not whole:
         universe = universe[:: len(universe) // 3000 + 1]
     by_id = {}
     for change in report.changes:
@@ -322,7 +323,7 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
                         if c.id in _REMOVAL or c.id in _ADJUSTMENT or kind == "automatic" or (c.runner == runner or i in c.also)
                         and (gate is None or gate in c.features or gate in _names(sides, c.features))]
             assert reported, (key, config, before[key], after[key], [c.id for c in report.changes])
-    _regions_hold_their_answers(old, new, sides, kinds, universe)
+    _regions_hold_their_answers(old, new, sides, kinds, universe, whole)
 
 
 # --- the command ------------------------------------------------------------------------------
