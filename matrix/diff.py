@@ -341,7 +341,7 @@ class _Changes:
         that do not refuse) with its causes active, less every condition the others imply
         (`matrix._diff.Search.fewest_conjuncts`). Conditions read the config as given: a gate
         that reads the config of choice is said rewritten (`matrix._substitute`)."""
-        from ._nodes import Or
+        from ._nodes import Not, Or
 
         conjuncts: List[Tuple[Any, bool]] = [(node, False) for node in region.false]
         conjuncts += [(group[0] if len(group) == 1 else Or(group), True) for group in region.groups]
@@ -354,7 +354,13 @@ class _Changes:
                           key=lambda node: first.index(node) if node in first else len(first))
         texts = [self._text(node) for node in positive]
         texts = [f"({t})" if " or " in t else t for t in texts]
-        texts += [f"not ({t})" if " " in t else f"not {t}" for t in (self._text(n) for n, w in kept if not w)]
+        for node in (n for n, w in kept if not w):
+            if isinstance(node, Not):  # ``not (not x)`` said as ``x``
+                inner = self._text(node.operand)
+                texts.append(f"({inner})" if " or " in inner else inner)
+            else:
+                text = self._text(node)
+                texts.append(f"not ({text})" if " " in text else f"not {text}")
         return " and ".join(dict.fromkeys(texts)) or "every config"
 
     def _text(self, node: Any) -> str:
