@@ -13,21 +13,24 @@ search per gate: active and warned on one side, not on the other.
 
 Every search goes through `matrix._split` (the question cut into parts that share no path),
 and a region found for a pair of rules is narrowed to as few gates whose entry differs as can be
-(`Search._fewest_causes`), so that its causes are the entries that make it. Each region found is
+(`Search._fewest_causes`), so that its causes are the entries that make it; the pair is asked again
+where not all of those are active, for the regions of other causes (`Search._regions`). A
+region's text is its question, exactly, less what the rest implies (`Search.fewest_conjuncts`). Each region found is
 re-resolved with the real `resolve` on both sides before it is reported.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Container, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
 import attrs
 from packaging.version import Version
 
+from . import _messages
 from ._check_adjust import Contexts
 from ._choice import Rule, Term
 from ._compile import Plan
-from ._nodes import Node
+from ._nodes import And, Node, Not, Or
 from ._space import Inconclusive, Space
 from ._split import Split
 from .check import _Choice, _Places
@@ -37,6 +40,8 @@ from .schema import BLOCKING, Feature, Field, Matrix, Order, Schema
 #: *warning* is ``"fallback"``, ``"preference"`` or ``""``, *why* ``"no-runner"`` or ``"forced"``
 #: / ``"blocked"`` for a request.
 Outcome = Tuple[str, Optional[str], str]
+#: The most regions of other causes named for one pair of rules (the rest said in ``undecided``).
+MAX_REGIONS = 8
 Assignment = Dict[str, object]
 
 
@@ -56,6 +61,11 @@ class Region:
     #: (side, gate id) of the gates a deciding rule needs inactive (a runner's blockers), and
     #: that are inactive there: they bound the region too.
     excluded: Tuple[Tuple[str, str], ...] = ()
+    #: The question the region answers, exactly (on the config as given): conditions that hold,
+    #: conditions that do not, and groups one of whose conditions holds (`Search.conjuncts`).
+    true: Tuple[Node, ...] = ()
+    false: Tuple[Node, ...] = ()
+    groups: Tuple[Tuple[Node, ...], ...] = ()
 
 
 def union_schema(old: Schema, new: Schema) -> Schema:
@@ -268,17 +278,29 @@ class Search:
                     excluded = tuple((s, f.id) for s, choice, step in sides_steps for f in _bound(choice, step, False)
                                      if self.space.truth(f.when.node, found) is False)
                     yield Region("asked" if asked else "automatic", runner, a_out, b_out, found, gates,
-                                 excluded=excluded)
+                                 excluded=excluded, **_question(question))
 
     def _regions(self, question: Dict[str, Any], what: str) -> Iterator[Assignment]:
         """Where *question* holds and some gate whose entry differs is active (any config when
-        the sides order the runners differently): one region, with as few such gates active as
-        can be (`_fewest_causes`)."""
+        the sides order the runners differently): a region with as few such gates active as can
+        be (`_fewest_causes`), then again where not all of those are active, until no config is
+        left (each region of its own causes: a finding per cause), or `MAX_REGIONS` are found."""
         if self.changed is not None:
             question = {**question, "extra": [*question["extra"], self.changed]}
         found = self._solve(question, what)
+        for _ in range(MAX_REGIONS):
+            if found is None:
+                return
+            found = self._fewest_causes(question, found)
+            yield found
+            active = [node for node in dict.fromkeys(self.changed[1]) if self.space.truth(node, found) is True] \
+                if self.changed is not None else []
+            if not active:
+                return  # every config of the question is said by that one region
+            question = {**question, "extra": [*question["extra"], ("any", [Not(node) for node in active])]}
+            found = self._solve(question, what)
         if found is not None:
-            yield self._fewest_causes(question, found)
+            self.undecided.append(_messages.diff_regions_left(MAX_REGIONS, what))
 
     def _fewest_causes(self, question: Dict[str, Any], found: Assignment) -> Assignment:
         """A region of the same question where as few gates whose entry differs as can be are
@@ -325,14 +347,110 @@ class Search:
                     # config sees no change.
                     namesakes = [g for g in other.plan.features if g.name == gate.name and g.id != feature_id
                                  and g.id not in other_choice.dead and warned(other, g)]
-                found = self._solve({"true": [this.on_c(gate.when.node)],
-                                     "false": false + [other.on_c(g.when.node) for g in namesakes]},
-                                    f"where {gate.name} changes")
+                question = {"true": [this.on_c(gate.when.node)],
+                            "false": false + [other.on_c(g.when.node) for g in namesakes], "extra": []}
+                found = self._solve(question, f"where {gate.name} changes")
                 if found is None:
                     continue
                 yield Region(kind, asked, ("", None, ""), ("", None, sign), found, ((this.name, feature_id),),
                              feature=feature_id, blocked=blocked,
-                             excluded=tuple((other.name, g.id) for g in namesakes))
+                             excluded=tuple((other.name, g.id) for g in namesakes), **_question(question))
+
+
+    def fewest_conjuncts(self, conjuncts: Sequence[Tuple[Node, bool]],
+                         whole: Container[Node] = ()) -> List[Tuple[Node, bool]]:
+        """The same set of configs, said with as few conditions as can be: *conjuncts*
+        (condition, wanted) are split where they are conjunctions (but those in *whole*, a gate's
+        condition as its matrix writes it); an option of a disjunction that the others contradict
+        is dropped; a conjunct the others imply (they and its negation cannot hold together) is
+        dropped, earlier ones first. A search that gives up keeps what it asked about (exact,
+        only longer). The conjuncts hold together (the region has a witness)."""
+        return _Conjuncts(self.split, whole).fewest(conjuncts)
+
+
+Goal = Tuple[Node, bool]
+
+
+class _Conjuncts:
+    """`Search.fewest_conjuncts`, step by step."""
+
+    def __init__(self, split: Split, whole: Container[Node]) -> None:
+        self.split, self.whole = split, whole
+        self.reads: Dict[Node, FrozenSet[str]] = {}
+
+    def fewest(self, conjuncts: Sequence[Goal]) -> List[Goal]:
+        kept = self.flat(list(conjuncts))
+        narrowed = True
+        while narrowed:
+            narrowed = False
+            for index, (node, wanted) in enumerate(kept):
+                if node in self.whole or not (isinstance(node, Or) and wanted or isinstance(node, And) and not wanted):
+                    continue
+                others = kept[:index] + kept[index + 1:]
+                options = [(operand, wanted) for operand in node.operands]
+                live = [option for option in options if self.holds([*self.tied(option, others), option]) is not False]
+                if len(live) == len(options):
+                    continue
+                if not live:
+                    return [(node, wanted)]  # no config: said by the condition that cannot hold
+                rest = (live[0] if len(live) == 1 else
+                        (Or(tuple(o for o, _ in live)), True) if wanted else (And(tuple(o for o, _ in live)), False))
+                kept = self.flat(others[:index] + [rest] + others[index:])
+                narrowed = True
+                break
+        for conjunct in list(kept):
+            others = [c for c in kept if c != conjunct]
+            if self.holds([*self.tied(conjunct, others), (conjunct[0], not conjunct[1])]) is False:
+                kept = others
+        return kept
+
+    def flat(self, pending: List[Goal]) -> List[Goal]:
+        out: List[Goal] = []
+        while pending:
+            node, wanted = pending.pop(0)
+            while isinstance(node, Not) and node not in self.whole:
+                node, wanted = node.operand, not wanted
+            if node not in self.whole and (isinstance(node, And) and wanted or isinstance(node, Or) and not wanted):
+                pending[:0] = [(operand, wanted) for operand in node.operands]
+            else:
+                out.append((node, wanted))
+        return list(dict.fromkeys(out))
+
+    def holds(self, goals: Sequence[Goal]) -> Optional[bool]:
+        try:
+            return self.split.solve(true=[n for n, w in goals if w], false=[n for n, w in goals if not w]) is not None
+        except Inconclusive:
+            return None
+
+    def paths(self, node: Node) -> FrozenSet[str]:
+        read = self.reads.get(node)
+        if read is None:
+            read = self.reads[node] = self.split._read(node)
+        return read
+
+    def tied(self, goal: Goal, others: Sequence[Goal]) -> List[Goal]:
+        """The others that share a path with *goal*, through one another: the others hold
+        together, so only those can imply it or contradict it."""
+        reach, left, out = set(self.paths(goal[0])), [(o, self.paths(o[0])) for o in others], []
+        grown = True
+        while grown:
+            grown = False
+            rest = []
+            for other, read in left:
+                if reach.isdisjoint(read):
+                    rest.append((other, read))
+                else:
+                    reach |= read
+                    out.append(other)
+                    grown = True
+            left = rest
+        return out
+
+
+def _question(question: Dict[str, Any]) -> Dict[str, Any]:
+    """A search question as the fields of a `Region`."""
+    return {"true": tuple(question["true"]), "false": tuple(question["false"]),
+            "groups": tuple(tuple(nodes) for _, nodes in question["extra"])}
 
 
 def deprecated(side: Side, gate: Feature) -> bool:

@@ -38,7 +38,8 @@ def add_parser(commands: Any, stdout: IO[str]) -> None:
                              "file's line for what was removed); sarif (SARIF 2.1.0, for code scanning)")
     parser.add_argument("--configs", metavar="FILE",
                         help="for these configs only, a table of which change and how: a file of JSON lines "
-                             "(one config each), or a folder of TOML and JSON configs")
+                             "(one config each), or a folder of TOML and JSON configs; the exit status is then "
+                             "the fleet's (printed under the table: 2 for a config both sides reject)")
     parser.add_argument("--level", action="append", default=[], metavar="ID=LEVEL",
                         help="the level of a change id (breaking, behaviour, cosmetic); repeatable")
     parser.add_argument("--fail-on", choices=LEVELS, default=None,
@@ -57,8 +58,9 @@ def run(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin:
     report = diff(old[0], new[0], old_version=options.from_version, new_version=options.to_version)
     report = report.with_levels(levels, settings.accept)
     if options.configs is not None:
-        stdout.write(fleet(report, old[0], new[0], _configs(options.configs)))
-        return 1 if report.failed(fail_on) else 0
+        table, status = fleet(report, old[0], new[0], _configs(options.configs), fail_on)
+        stdout.write(table)
+        return status
     if options.format == "json":
         stdout.write(json.dumps(to_json(report, fail_on), indent=2, ensure_ascii=False) + "\n")
     elif options.format == "markdown":
@@ -374,35 +376,62 @@ def _config_file(path: str) -> Dict[str, Any]:
     return data
 
 
-def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str, Dict[str, Any]]]) -> str:
+def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str, Dict[str, Any]]],
+          fail_on: Level = "breaking") -> Tuple[str, int]:
     """For each config: what it resolves to on each side (the runner chosen automatically, or the
-    refusal), and the change of the report it falls under; a Markdown table, configs that do not
-    change included."""
+    refusal, or why the side's ``[config]`` rejects it, held to the schema as ``matrix resolve``
+    holds it), and the change of the report it falls under; a Markdown table, configs that do not
+    change included, and the exit status with what it means: 2 where a config is rejected on
+    both sides (not compared), else 1 where a config changes under a change at or above
+    *fail_on* that is not accepted (or is rejected on one side only: breaking), else 0."""
+    from ._access import unknown_keys
+    from .diff import LEVELS
     from .resolver import resolve
 
-    def answer(matrix: Matrix, config: Dict[str, Any], version: str) -> str:
+    def answer(matrix: Matrix, config: Dict[str, Any], version: str) -> Tuple[str, bool]:
+        """The answer, and whether the side rejects the config."""
+        if matrix.schema:
+            unknown = [_messages.config_error(reason, path, None) for path, reason in unknown_keys(config, matrix.schema)]
+            if unknown:
+                return _messages.diff_fleet_rejected("; ".join(unknown)), True
         try:
-            resolution = resolve(matrix, config, version=version)
+            try:
+                resolution = resolve(matrix, config, version=version)
+            except ResolutionError as error:
+                dict(error.resolution.effective)  # every value held to the schema, as resolve's command does
+                return ("refused (removed)" if isinstance(error, RemovedFeatureError) else "refused"), False
+            dict(resolution.effective)
         except ConfigError as error:
-            return f"config error: {error}"
-        except ResolutionError as error:
-            return "refused (removed)" if isinstance(error, RemovedFeatureError) else "refused"
+            return _messages.diff_fleet_rejected(str(error)), True
         runner: str = resolution.runner
         kinds = sorted({w.kind for w in resolution.warnings if w.kind in ("fallback", "override", "deprecated")})
-        return runner + "".join(f" ({k})" for k in kinds)
+        return runner + "".join(f" ({k})" for k in kinds), False
 
-    changed = 0
+    changed, failing, broken = 0, 0, []
+    worst = LEVELS.index(fail_on)
     rows = ["| Config | Before | After | Change |", "|---|---|---|---|"]
     for name, config in configs:
-        before, after = answer(old, config, report.old_version), answer(new, config, report.new_version)
-        said = [f"{c.level}[{c.id}]" for c in report.changes if c.runner is None and before != after
+        (before, rejected_before), (after, rejected_after) = (answer(old, config, report.old_version),
+                                                              answer(new, config, report.new_version))
+        if rejected_before and rejected_after:
+            broken.append(name)
+            rows.append(_fleet_row(name, before, after, _messages.diff_fleet_not_compared()))
+            continue
+        said = [c for c in report.changes if c.runner is None and before != after and not (rejected_before or rejected_after)
                 and _applies(c, before, after)]
         changed += before != after
-        cells = (name, before, after, ", ".join(said) or ("—" if before == after else "changed"))
-        rows.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
-    head = f"{changed} of {len(configs)} config{'s' if len(configs) != 1 else ''} change ({report.old_version} → " \
-           f"{report.new_version})"
-    return "\n".join([head, "", *rows]) + "\n"
+        failing += rejected_before != rejected_after or any(
+            LEVELS.index(c.level) <= worst and c.accepted is None for c in said)
+        cell = ", ".join(f"{c.level}[{c.id}]" for c in said) or ("—" if before == after else "changed")
+        rows.append(_fleet_row(name, before, after, cell))
+    status = 2 if broken else 1 if failing else 0
+    head = _messages.diff_fleet_head(changed, len(configs), report.old_version, report.new_version, len(broken))
+    foot = _messages.diff_fleet_exit(status, fail_on, failing, broken)
+    return "\n".join([head, "", *rows, "", foot]) + "\n", status
+
+
+def _fleet_row(*cells: str) -> str:
+    return "| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |"
 
 
 def _applies(change: Difference, before: str, after: str) -> bool:

@@ -1387,3 +1387,36 @@ def forced_freed(runner: str, feature: str, blockers: Sequence[str], adjustments
 def forced_freed_undecided(within: str, runner: str, feature: str) -> str:
     return (f"Could not decide {within} whether {runner}, forced by {feature}, is refused on some config that its own "
             "adjustments would free")
+
+
+# --- matrix diff --configs: configs held to the schema, and the exit status (diff lane) ----------
+
+def diff_fleet_rejected(problem: str) -> str:
+    return f"config error: {problem}"
+
+
+def diff_fleet_not_compared() -> str:
+    return "not compared: both sides reject it"
+
+
+def diff_fleet_head(changed: int, total: int, old: str, new: str, rejected: int) -> str:
+    head = f"{changed} of {total} config{'s' if total != 1 else ''} change ({old} → {new})"
+    if rejected:
+        head += f"; {rejected} rejected by both sides, not compared"
+    return head
+
+
+def diff_fleet_exit(status: int, fail_on: str, failing: int, rejected: Sequence[str]) -> str:
+    if status == 2:
+        return (f"Exit status 2: {len(rejected)} config{'s' if len(rejected) != 1 else ''} rejected by both sides "
+                f"({', '.join(rejected)}): fix or drop {'them' if len(rejected) != 1 else 'it'}")
+    if status == 1:
+        return (f"Exit status 1: {failing} config{'s change' if failing != 1 else ' changes'} at or above --fail-on "
+                f"{fail_on} (not accepted)")
+    return f"Exit status 0: no config changes at or above --fail-on {fail_on} (not accepted)"
+
+
+# --- matrix diff: more than one region per pair of rules (diff lane) -----------------------------
+
+def diff_regions_left(most: int, what: str) -> str:
+    return f"Not compared: past the first {most} regions of other causes, {what}"

@@ -13,8 +13,11 @@ removals included); the answer to a request for each runner both sides have; dep
 warnings; each runner's blockers. Each question is split into independent parts before it is
 searched (`matrix._split`). Searches that give up are listed in `DiffReport.undecided`, never
 guessed. One finding per cause: a region is bounded by as few of the entries that differ as can
-be, and a deprecation or blocker whose gate alone causes a behaviour change of automatic choice
-is said by that change (`Difference.also`).
+be (a pair of rules whose configs change by other causes too gives a region per cause, up to
+`matrix._diff.MAX_REGIONS`), and a deprecation or blocker whose gate alone causes a behaviour
+change of automatic choice is said by that change (`Difference.also`). A region's text is exact:
+every config it describes goes from the finding's ``old`` answer to its ``new`` one (findings are
+merged only where their witnesses answer alike); it reads the config as given.
 
 What is not compared (yet): preference notices for a preference passed over, warnings of the
 ``opt-in`` and ``partial`` kinds, the answer for a config that one side's ``[config]`` rejects
@@ -35,7 +38,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from typing import Any, Dict, Iterable, List, Literal, Mapping, Optional, Sequence, Tuple, get_args
+from typing import Any, Callable, Dict, Iterable, List, Literal, Mapping, Optional, Sequence, Tuple, get_args
 
 import attrs
 
@@ -298,31 +301,92 @@ class _Changes:
     def add(self, region: _diff.Region) -> None:
         change_id = _classify(region, self.old, self.new)
         causes = self.causes(region)
-        key = (change_id, None if region.kind == "removal" else region.runner, region.blocked, region.old[:2], region.new[:2],
-               tuple(g.id for _, g in causes))
-        region_text = _region_text([g for _, g in causes] or self._bound(region), self._excluded(region, causes))
-        if key in self._merged:
-            index = self._merged[key]
-            before = self.out[index]
-            if region_text not in before.region.split(" or "):
-                self.out[index] = attrs.evolve(before, region=f"{before.region} or {region_text}")
-            return
         avoid = [g.when.node for side in (self.old, self.new) for g in side.plan.features
                  if g.id not in {c.id for _, c in causes}]
         witness = self.search.space.witness(region.assignment, avoid=avoid)
         seen = self.observe(region, witness)
         if seen is None:
             return
+        # One finding per cause and per pair of answers: configs merged into one finding all go
+        # from the same answer to the same answer (review finding W5).
+        key = (change_id, region.runner, region.blocked, seen, tuple(g.id for _, g in causes))
+        region_text = self.region_text(region, causes)
+        if region.kind == "removal" and region.runner is not None:
+            # What a request reads of a removal is said by automatic choice's finding of the same
+            # gate where both describe the same configs (a gate that applies in both modes).
+            automatic = self._merged.get((change_id, None, None, seen, key[-1]))
+            if automatic is not None and self.out[automatic].region == region_text:
+                return
+        if key in self._merged:
+            index = self._merged[key]
+            before = self.out[index]
+            if region_text not in before.region.split(" or "):
+                self.out[index] = attrs.evolve(before, region=f"{before.region} or {_grouped(region_text)}")
+            return
         shorter = _pruned(witness, self.old, self.new)
         if shorter != witness and self.answers(region, shorter) == seen:
             witness = shorter  # the same answers on both sides, said with only the paths that matter
+        witness = _fewest_paths(witness, lambda config: self.answers(region, config) == seen)
         old_text, new_text = seen
         entries = tuple(_entry(self.side(side), gate) for side, gate in causes) or (_order_entry(self.new),)
         message = _message(change_id, region, old_text, new_text, self.new, self.old)
         self._merged[key] = len(self.out)
-        self.out.append(Difference(change_id, CHANGES[change_id][0], message, region_text, witness, old_text, new_text,
-                               runner=region.runner or region.blocked,
-                               features=tuple(g.id for _, g in causes), entries=entries))
+        self.out.append(Difference(change_id, CHANGES[change_id][0], message, _grouped(region_text, alone=True),
+                                   witness, old_text, new_text, runner=region.runner or region.blocked,
+                                   features=tuple(g.id for _, g in causes), entries=entries))
+
+    def region_text(self, region: _diff.Region, causes: Sequence[Tuple[str, Feature]]) -> str:
+        """The configs of a region, exactly, as the conditions that bound it: the question the
+        region answers (its deciding rules, the earlier rules that do not hold, the removals
+        that do not refuse) with its causes active, less every condition the others imply
+        (`matrix._diff.Search.fewest_conjuncts`). Conditions read the config as given: a gate
+        that reads the config of choice is said rewritten (`matrix._substitute`)."""
+        from ._nodes import Not, Or
+
+        conjuncts: List[Tuple[Any, bool]] = [(node, False) for node in region.false]
+        conjuncts += [(group[0] if len(group) == 1 else Or(group), True) for group in region.groups]
+        conjuncts += [(node, True) for node in region.true]
+        conjuncts += [(self.side(side).on_c(gate.when.node), True) for side, gate in causes]
+        self._text(Or(()))  # the gates' own texts, known
+        kept = self.search.fewest_conjuncts(conjuncts, whole=self._texts)
+        first = [self.side(side).on_c(gate.when.node) for side, gate in causes]  # the causes said first
+        positive = sorted((node for node, wanted in kept if wanted),
+                          key=lambda node: first.index(node) if node in first else len(first))
+        texts = [self._text(node) for node in positive]
+        texts = [f"({t})" if " or " in t else t for t in texts]
+        for node in (n for n, w in kept if not w):
+            if isinstance(node, Not):  # ``not (not x)`` said as ``x``
+                inner = self._text(node.operand)
+                texts.append(f"({inner})" if " or " in inner else inner)
+            else:
+                text = self._text(node)
+                texts.append(f"not ({text})" if " " in text else f"not {text}")
+        return " and ".join(dict.fromkeys(texts)) or "every config"
+
+    def _text(self, node: Any) -> str:
+        from ._nodes import Or
+
+        if not hasattr(self, "_texts"):
+            # A gate whose condition reads the config as given is said as the matrix writes it.
+            self._texts: Dict[Any, str] = {}
+            for side in (self.old, self.new):
+                for gate in side.plan.features:
+                    if side.on_c(gate.when.node) == gate.when.node:
+                        self._texts.setdefault(gate.when.node, str(gate.when))
+        if isinstance(node, Or):
+            return " or ".join(f"({t})" if " and " in t or " or " in t else t
+                               for t in (self._text(o) for o in node.operands))
+        from ._nodes import And, Not
+
+        known = self._texts.get(node)
+        if known is not None:
+            return known
+        if isinstance(node, And):
+            return " and ".join(f"({t})" if " or " in t else t for t in (self._text(o) for o in node.operands))
+        if isinstance(node, Not):
+            inner = self._text(node.operand)
+            return f"not ({inner})" if " " in inner else f"not {inner}"
+        return str(node)
 
     def cosmetic(self) -> None:
         """Names, notes, links and groups that changed (no config answers differently)."""
@@ -453,6 +517,36 @@ def _pruned(witness: Dict[str, Any], *sides: _diff.Side) -> Dict[str, Any]:
     return pruned(witness, "")
 
 
+def _fewest_paths(witness: Dict[str, Any], same: Callable[[Dict[str, Any]], bool]) -> Dict[str, Any]:
+    """*witness* without each value (or table) that it answers alike without, in turn: a config
+    that leaves a value out reads its default, a table left out its section's absence (so the
+    witness and its ``matrix resolve`` commands carry only what the change needs)."""
+    def without(config: Dict[str, Any], keys: Tuple[str, ...]) -> Dict[str, Any]:
+        out = dict(config)
+        if len(keys) == 1:
+            del out[keys[0]]
+        else:
+            out[keys[0]] = without(out[keys[0]], keys[1:])
+        return out
+
+    def places(config: Dict[str, Any], prefix: Tuple[str, ...] = ()) -> List[Tuple[str, ...]]:
+        out: List[Tuple[str, ...]] = []
+        for key, value in config.items():
+            out.append((*prefix, key))
+            if isinstance(value, dict):
+                out += places(value, (*prefix, key))
+        return out
+
+    for keys in places(witness):  # a table before what is in it: the whole of it first
+        try:
+            shorter = without(witness, keys)
+        except KeyError:
+            continue  # inside a table already left out
+        if same(shorter):
+            witness = shorter
+    return witness
+
+
 def _same_value(a: object, b: object) -> bool:
     return type(a) is type(b) and a == b
 
@@ -537,6 +631,11 @@ def _classify(region: _diff.Region, old: _diff.Side, new: _diff.Side) -> str:
     return "removed-early" if remove_in is None or new.version < remove_in else "removed"
 
 
+def _grouped(text: str, alone: bool = False) -> str:
+    """A region's text as one operand of ``or`` (*alone*: as it stands)."""
+    return text if alone or " and " not in text and " or " not in text else f"({text})"
+
+
 def _region_text(gates: Sequence[Feature], excluded: Sequence[Feature] = ()) -> str:
     """The configs of a region as the matrix writes them: the conditions that hold there, then
     ``not (…)`` of those a deciding rule needs inactive."""
@@ -584,6 +683,8 @@ def _message(change_id: str, region: _diff.Region, old: str, new: str, side: _di
     if region.kind == "blocker":
         assert region.blocked is not None
         return f"{side.matrix.runner(region.blocked).name} and {name}: {old} → {new}"
+    if region.runner is not None:  # a removal a request reads, not automatic choice
+        return f"{name}, asking for {side.matrix.runner(region.runner).name}: {old} → {new}"
     return f"{name}: {old} → {new}"
 
 

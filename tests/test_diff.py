@@ -99,6 +99,21 @@ def test_rules_of_choice_declared_in_another_order_change_the_choice_where_both_
     assert [(c.id, c.region, c.witness) for c in report.changes] == [("runner-changed", "a and b", both)]
 
 
+def test_a_pair_of_rules_whose_configs_change_by_two_causes_is_said_by_a_region_per_cause():
+    """Issue 28: one region was named per pair of rules ("A serves" → "B serves, a fallback"), so
+    the configs that feature y moves were said by feature x's finding, or not at all."""
+    both = SMALL.replace('support = { a = "no", b = "yes" }', 'support = { a = "yes", b = "yes" }').replace(
+        'support = { a = "yes", b = "no" }', 'support = { a = "yes", b = "yes" }')
+    old = matrix.loads(both, runners=RUNNERS)
+    new = matrix.loads(both.replace('a = "yes"', 'a = "no"'), runners=RUNNERS)
+    assert [(c.id, c.runner, c.features, c.region, c.witness, c.also) for c in diff(old, new).changes] == [
+        ("request-refused", "a", ("fx",), "x", {"x": True}, ()),
+        ("request-refused", "a", ("fy",), "y", {"y": True}, ()),
+        ("runner-changed", None, ("fx",), "x", {"x": True}, ("blocker-added",)),
+        ("runner-changed", None, ("fy",), "y", {"y": True}, ("blocker-added",)),
+    ]
+
+
 def _removals(old_text, new_text, **versions):
     report = diff(matrix.loads(old_text, runners=RUNNERS), matrix.loads(new_text, runners=RUNNERS), **versions)
     return [(c.id, c.level, c.message, c.witness) for c in report.changes if c.id.startswith("remov")]
@@ -226,6 +241,35 @@ def _expected(kind, old, new):
     return {"blocker-added" if new.startswith("blocked") else "blocker-lifted"}
 
 
+def _holds(region, config, schema):
+    """Whether *config* lies in *region* (False for a config that leaves out a value the region
+    reads and that has no default: ``matrix resolve`` refuses it with a config error)."""
+    try:
+        return region.evaluate(config, schema=schema)
+    except matrix.ConfigError:
+        return False
+
+
+def _regions_hold_their_answers(old, new, sides, kinds, universe, whole):
+    """Every config a region describes goes from the finding's answer to its answer, as its
+    witness does (review finding W5: a region built from one pair of rules held configs of
+    another answer). The region of an effective value is the adjustments' conditions, not
+    compared here."""
+    schema = _diff.union_schema(old.schema, new.schema)
+    for change, kind, asked in kinds:
+        if kind == "adjustment":
+            continue
+        region = None if change.region == "every config" else matrix.Predicate(change.region)
+        inside = [c for c in universe if region is None or _holds(region, c, schema)]
+        assert inside or not whole, change  # a sample of the universe may miss a small region
+        for config in inside[:200]:
+            seen = [observe(s, config, kind, asked, change.features[0] if change.features else None, change.runner)
+                    for s in sides]
+            if any(a.startswith("a config error") for a in seen):
+                continue
+            assert seen == [change.old, change.new], (change, config)
+
+
 # Each example diffs two matrices over both config spaces (a few hundred ms): CI's 500 would
 # take minutes; 200 there, the profile's own count on a developer's machine.
 @settings(max_examples=min(settings.default.max_examples, 200), deadline=None)
@@ -240,10 +284,12 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     report = diff(old, new)
     # Every witness reproduces: it resolves as the change says on both sides.
     sides = _diff.Side("old", _plan(old, None)), _diff.Side("new", _plan(new, None))
+    kinds = []
     for change in report.changes:
         kind = ("automatic" if change.id in _AUTOMATIC else "asked" if change.id.startswith(("request-", "redirect-"))
                 else "removal" if change.id in _REMOVAL else change.id.split("-")[0])
         asked = change.runner if kind in ("asked", "removal") else None
+        kinds.append((change, kind, asked))
         if kind == "adjustment":  # the path is the message's
             path = change.message.split(":")[0].removeprefix("Effective value of ")
             seen = [effective_value(s, change.witness, path) for s in sides]
@@ -254,7 +300,8 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     if report.undecided:
         return
     universe = list(_universe(old, names))
-    if len(universe) > 3000:
+    whole = len(universe) <= 3000
+    if not whole:
         universe = universe[:: len(universe) // 3000 + 1]
     by_id = {}
     for change in report.changes:
@@ -276,6 +323,7 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
                         if c.id in _REMOVAL or c.id in _ADJUSTMENT or kind == "automatic" or (c.runner == runner or i in c.also)
                         and (gate is None or gate in c.features or gate in _names(sides, c.features))]
             assert reported, (key, config, before[key], after[key], [c.id for c in report.changes])
+    _regions_hold_their_answers(old, new, sides, kinds, universe, whole)
 
 
 # --- the command ------------------------------------------------------------------------------
@@ -439,9 +487,11 @@ def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_rel
     report = diff(m, m, old_version="0.31.0", new_version="0.32.0")
     said = {(c.id, c.runner, c.features) for c in report.changes}
     assert {
-        ("blocker-lifted", "v2", ("stock_torch_compile",)),  # V2 runs stock torch.compile
-        ("blocker-lifted", "v2", ("spec_ngram",)),  # V2 supports 'ngram' and 'ngram_gpu'
-        ("blocker-lifted", "v2", ("spec_ngram_gpu",)),
+        # V2 runs stock torch.compile, supports 'ngram' and 'ngram_gpu': configs that fell back to
+        # V1 for it alone go to V2 (the blocker lifted, folded into that change).
+        ("runner-changed", None, ("stock_torch_compile",)),
+        ("runner-changed", None, ("spec_ngram",)),
+        ("runner-changed", None, ("spec_ngram_gpu",)),
         # V2 supports elastic expert parallelism; heterogeneous-vocabulary draft models block V2:
         # said by the change of automatic choice each causes, the blocker folded into it.
         ("runner-changed", None, ("elastic_ep",)),
@@ -457,7 +507,11 @@ def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_rel
         "enable_sp_removed", "mamba_cache_all", "rocm_v1_default_when_free"}
     assert {c.features: c.also for c in report.changes if c.id == "runner-changed"} == {
         ("elastic_ep",): ("blocker-lifted",), ("heterogeneous_vocab",): ("blocker-added",),
-        ("rocm_v1_default_when_free",): ()}
+        ("rocm_v1_default_when_free",): (), ("stock_torch_compile",): ("blocker-lifted",),
+        ("spec_ngram",): ("blocker-lifted",), ("spec_ngram_gpu",): ("blocker-lifted",)}
+    # A gate that does not hold, whose condition is a negation, is said plainly (it read
+    # "not (not platform.has_triton)").
+    assert [c.region for c in report.changes if "not (not " in c.region] == []
     # Every question decided within the budget (before the questions were split into independent
     # parts, ten of them ran out of it): the only note is what a diff does not compare yet.
     assert report.undecided == (
@@ -478,9 +532,18 @@ def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_rel
         ("blocker-added", "v1", ("draft_lm_head_quantization",)),
         ("blocker-added", "v1", ("parse_mtp",)),
         ("blocker-added", "v1", ("step5",)),
-        # V1 refuses Step5 models that it served when V2 was blocked (a fallback): no runner is left.
+        # V1 refuses what it served when V2 was blocked (a fallback): no runner is left (a region
+        # per cause of the same pair of rules, each its own finding).
         ("served-refused", None, ("step5",)),
+        ("served-refused", None, ("xpress",)),
+        ("served-refused", None, ("draft_lm_head_quantization",)),
+        ("served-refused", None, ("parse_mtp",)),
+        ("served-refused", None, ("dflash_candidate_head_beam",)),
         ("request-refused", "v1", ("step5",)),
+        ("request-refused", "v1", ("xpress",)),
+        ("request-refused", "v1", ("draft_lm_head_quantization",)),
+        ("request-refused", "v1", ("parse_mtp",)),
+        ("request-refused", "v1", ("dflash_candidate_head_beam",)),
         # DFlash candidate-head drafts now also match DFlash2BeamDraftModel: a new entry of the
         # same name replaces the old one, and only the beam drafts see a change.
         ("blocker-added", "v1", ("dflash_candidate_head_beam",)),
@@ -493,15 +556,20 @@ def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_rel
         ("request-served", "v2", ("missing_triton",)),
     } == said
     runner_changed = next(c for c in report.changes if c.id == "runner-changed")
-    assert (runner_changed.message, runner_changed.also, runner_changed.witness["platform"]) == (
+    # The witness carries only what the change needs (it carried a speculative method, an executor
+    # backend and an empty model_config the search had set): each value and table it answers
+    # alike without is left out.
+    assert (runner_changed.message, runner_changed.also, runner_changed.witness) == (
         "Automatic choice: Model Runner V1 (fallback) → Model Runner V2", ("blocker-lifted",),
-        {"has_triton": False, "is_unspecified": True})
-    beam = next(c for c in report.changes if c.features == ("dflash_candidate_head_beam",))
-    assert (beam.witness, beam.region.split(" and not ")[1]) == (
+        {"platform": {"has_triton": False, "is_unspecified": True}})
+    beam = next(c for c in report.changes if c.features == ("dflash_candidate_head_beam",) and c.id == "blocker-added")
+    # The region is exact: the new entry, not the old one of the same name, and no removal refusing.
+    assert (beam.witness, beam.region.split(" and not ")[1:]) == (
         {"speculative_config": {"method": "dflash", "draft_model_config": {"architectures": ["DFlash2BeamDraftModel"]}}},
-        "(speculative_config.method == 'dflash' and ('DFlash2DraftModel' in "
-        "speculative_config.draft_model_config.architectures or 'LiLiCorrDraftModel' in "
-        "speculative_config.draft_model_config.architectures))")
+        ["compilation_config.pass_config.enable_sp", "(cache_config.mamba_cache_mode == 'all')",
+         "(speculative_config.method == 'dflash' and ('DFlash2DraftModel' in "
+         "speculative_config.draft_model_config.architectures or 'LiLiCorrDraftModel' in "
+         "speculative_config.draft_model_config.architectures))"])
     assert report.undecided == (
         "Not compared: adjustments (the answers for a config an adjustment changes may differ unseen)",)
 
@@ -560,8 +628,9 @@ def test_one_matrix_at_two_versions_is_compared_as_its_history_says(folder):
 def test_github_annotations_stand_on_the_cause_and_on_the_base_file_for_what_was_removed(folder):
     (folder / "new.toml").write_text(SMALL.split("[features.fy]")[0])
     assert _run("diff", "old.toml", "new.toml", "--format", "github") == (0, (
+        # Only where x holds too: y alone was served by A, and still is.
         "::warning file=old.toml,line=11,title=matrix diff refused-served::Automatic choice: refused → B (fallback)"
-        '%0Aconfigs: y%0Awitness: {"x": true, "y": true}\n'
+        '%0Aconfigs: y and x%0Awitness: {"x": true, "y": true}\n'
         "::warning file=old.toml,line=11,title=matrix diff request-served::Asking for B: refused → B"
         '%0Aconfigs: y%0Awitness: {"y": true}\n'), "")  # B's blocker lifted: said by refused-served (also)
     status, out, _ = _run("diff", "old.toml", "old.toml", "--format", "github")
@@ -585,7 +654,8 @@ def test_a_redirect_added_is_behaviour_where_its_runner_serves_and_breaking_wher
     report = diff(old, new)
     place = "<string>:1 (new: $.runners.a.redirects)"  # runners given in code: the [matrix] table
     assert (_said(report), report.undecided) == ([
-        ("request-refused", "breaking", "Asking for A: A → refused", "x", {"x": True, "y": True}, [place]),
+        # Exactly the configs refused: where y holds too (x alone is redirected, the next finding).
+        ("request-refused", "breaking", "Asking for A: A → refused", "x and y", {"x": True, "y": True}, [place]),
         ("redirect-added", "behaviour", "Asking for A: A → B (redirected)", "x and not y", {"x": True}, [place]),
     ], ())
     assert [(c.id, c.message) for c in diff(new, old).changes] == [
@@ -600,7 +670,8 @@ def test_an_adjustment_before_the_choice_is_compared_on_the_config_of_choice_wit
     assert (_said(report), report.undecided) == ([
         ("request-refused", "breaking", "Asking for B: B → refused", "x and not y", {"x": True},
          ["<string>:11 (new: $.adjustments.on)"]),
-        ("blocker-added", "behaviour", "B and Y: not blocked by it → blocked by it", "y", {"x": True},
+        # On the config as given: y is set by the adjustment, where x holds and y is not set.
+        ("blocker-added", "behaviour", "B and Y: not blocked by it → blocked by it", "x and not y", {"x": True},
          ["<string>:7 (new: $.features.fy)"]),
         ("adjustment-added", "behaviour", "Effective value of y: False → True", "x", {"x": True},
          ["<string>:11 (new: $.adjustments.on)"]),
@@ -659,6 +730,8 @@ FLEET = """\
 | fleet.jsonl:1 | a | refused | breaking[served-refused] |
 | fleet.jsonl:2 | a | a | — |
 | fleet.jsonl:4 | refused | refused | — |
+
+Exit status 1: 1 config changes at or above --fail-on breaking (not accepted)
 """
 
 
@@ -676,6 +749,38 @@ def test_configs_of_a_fleet_say_which_change_and_how_from_json_lines_or_a_folder
 |---|---|---|---|
 | a.toml | a | refused | breaking[served-refused] |
 | b.json | b (fallback) | b (fallback) | — |
+
+Exit status 1: 1 config changes at or above --fail-on breaking (not accepted)
+""", "")
+    # The exit status is the fleet's: its one change made behaviour, nothing is at --fail-on breaking.
+    assert _run("diff", "old.toml", "new.toml", "--configs", "fleet", "--level", "served-refused=behaviour")[1] \
+        .splitlines()[-1] == "Exit status 0: no config changes at or above --fail-on breaking (not accepted)"
+
+
+def test_configs_of_a_fleet_are_held_to_the_schema_as_resolve_holds_them_and_the_exit_status_is_said(folder):
+    """A new user's trial: a config with a misspelt key or a value the schema does not allow read as
+    "unchanged" (its defaults), and "exit 1" was not explained."""
+    (folder / "fleet.jsonl").write_text('{"y": true}\n{"z": true}\n{"x": 3}\n')
+    assert _run("diff", "old.toml", "new.toml", "--configs", "fleet.jsonl") == (2, """\
+1 of 3 configs change (2.0 → 2.0); 2 rejected by both sides, not compared
+
+| Config | Before | After | Change |
+|---|---|---|---|
+| fleet.jsonl:1 | a | refused | breaking[served-refused] |
+| fleet.jsonl:2 | config error: Config 'z': Not declared in the schema | config error: Config 'z': Not declared in the schema | not compared: both sides reject it |
+| fleet.jsonl:3 | config error: Config 'x' (read by feature 'fx'): Expected bool, got int 3 | config error: Config 'x' (read by feature 'fx'): Expected bool, got int 3 | not compared: both sides reject it |
+
+Exit status 2: 2 configs rejected by both sides (fleet.jsonl:2, fleet.jsonl:3): fix or drop them
+""", "")
+    (folder / "fleet.jsonl").write_text('{"x": true}\n')
+    assert _run("diff", "old.toml", "new.toml", "--configs", "fleet.jsonl") == (0, """\
+0 of 1 config change (2.0 → 2.0)
+
+| Config | Before | After | Change |
+|---|---|---|---|
+| fleet.jsonl:1 | b (fallback) | b (fallback) | — |
+
+Exit status 0: no config changes at or above --fail-on breaking (not accepted)
 """, "")
 
 
