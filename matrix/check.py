@@ -34,7 +34,7 @@ from ._nodes import Node, Not
 from ._choice import Rule, Term
 from ._compile import Plan, plan
 from ._nodes import Or
-from . import _check_adjust
+from . import _check_adjust, _check_overlay
 from ._substitute import Rewrite, identity
 from .schema import BLOCKING, NOTHING, Feature, Matrix, Refusal, Requirement, Runner, Statement, refusing
 
@@ -89,6 +89,7 @@ CODES: Dict[str, Tuple[Severity, str]] = {
     "adjustment-undone": ("warning", "an adjustment that the adjustments after it always undo (or repeat): it has "
                                    "no effect"),
     **DRIFT_CODES,
+    **_check_overlay.CODES,
 }
 
 #: Findings about the reach of check itself, not about the matrix: they never fail it, even with
@@ -189,6 +190,8 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
 
     v = matrix.version if version is None else as_version(version)
     place = _Places(matrix)
+    if matrix.overlay is not None:
+        yield from _check_overlay.findings(matrix.overlay, Finding)
     yield from _lifecycle(matrix, v, place)
     yield from _history(matrix, place)
     from .editor import stale
