@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, NamedTupl
 
 import attrs
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion
 
 from . import _messages, _overlay
 from ._overlay import Operation, Overlay
+from ._versions import parsed
 from .errors import LoadError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -225,7 +227,10 @@ class _Reader:
                 self.problem(where + (key,), _messages.overlay_expected_text(key, value))
                 ok = False
         if isinstance(until, str) and until != _overlay.UPSTREAM_SUPPORTS_IT:
-            if self.b.version(self.source, where + ("until",), until) is None:
+            try:
+                parsed(until)
+            except InvalidVersion:
+                self.problem(where + ("until",), _messages.overlay_bad_until(until))
                 ok = False
         if isinstance(upstream, str):
             try:
@@ -337,7 +342,7 @@ class _Reader:
             return []
         for r in order:
             if r not in runners:
-                self.problem(where + ("order",), _messages.overlay_unknown_id("runner", r, runners))
+                self.problem(where + ("order",), _messages.overlay_unknown_runner(r, runners))
         return [(op, body, _own_choice(order))] if op is not None else []
 
     def body_ok(self, kind: str, where: Place, body: Dict[str, Any], runners: List[str]) -> bool:
@@ -357,7 +362,7 @@ class _Reader:
         ok = True
         for runner in support:
             if runner != "*" and runner not in runners:
-                self.problem(where + ("support", runner), _messages.overlay_unknown_id("runner", runner, runners))
+                self.problem(where + ("support", runner), _messages.overlay_unknown_runner(runner, runners))
                 ok = False
         names: Set[str] = set()
         for key in ("lift", "block"):
@@ -368,7 +373,7 @@ class _Reader:
                 continue
             for runner in value:
                 if runner not in runners:
-                    self.problem(where + (key,), _messages.overlay_unknown_id("runner", runner, runners))
+                    self.problem(where + (key,), _messages.overlay_unknown_runner(runner, runners))
                     ok = False
                 elif runner in names or runner in support:
                     self.problem(where + (key,), _messages.overlay_cell_twice(runner))

@@ -1433,3 +1433,11 @@ def overlay_ended(kind: str, target: str, until: str, version: str) -> str:
 def overlay_dangling(kind: str, target: str, upstream: str, version: str) -> str:
     return (f"Overlay operation {kind} on {target!r} is dangling: upstream {version} has no such id, "
             f"and the operation is written for upstream {upstream!r}")
+
+
+def overlay_unknown_runner(id: str, known: Sequence[str]) -> str:
+    return f"Neither upstream nor the overlay has runner {id!r}{did_you_mean(id, known)}"
+
+
+def overlay_bad_until(text: str) -> str:
+    return f"Invalid until {text!r}: expected an upstream version such as '0.34.0', or 'upstream supports it'"
