@@ -122,21 +122,31 @@ def normal_cell(cell: Any) -> Any:
     if isinstance(cell, str):
         return [{"status": cell}]
     if isinstance(cell, dict):
-        return [cell]
+        return [{k: v for k, v in cell.items() if not (k == "links" and v == [])}]
     if isinstance(cell, list):
         return [normal_cell(s)[0] if not isinstance(s, list) else s for s in cell]
     return cell
 
 
 def normal(features: Mapping[str, Any], runners: Mapping[str, Any], rest: Mapping[str, Any]) -> Any:
-    """The documents an overlay changes, with every cell in one spelling (for "changed nothing")."""
+    """The documents an overlay changes, with every cell in one spelling (for "changed nothing"):
+    a cell left out is the feature's ``support.default`` or ``[matrix] default_support``, as the
+    loader reads it, and a left-out ``links`` is an empty list."""
+    header = rest.get("matrix")
+    fallback = header.get("default_support") if isinstance(header, dict) else None
     out: Dict[str, Any] = {}
     for id, feature in features.items():
         if isinstance(feature, dict):
             feature = dict(feature)
+            feature.setdefault("links", [])
             support = feature.get("support")
             if isinstance(support, dict):
-                feature["support"] = {r: normal_cell(c) for r, c in support.items()}
+                cells = {r: normal_cell(c) for r, c in support.items() if r != "default"}
+                default = support.get("default", fallback)
+                for runner in runners:
+                    if runner not in cells and default is not None:
+                        cells[runner] = normal_cell(default)
+                feature["support"] = cells
         out[id] = feature
     return out, dict(runners), dict(rest)
 

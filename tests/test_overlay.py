@@ -446,3 +446,24 @@ def _plain(features_doc, runners_doc, ops):
         return value
     return clean(doc), clean(runners)
 
+
+
+def test_a_cell_the_feature_leaves_to_its_default_is_what_a_lift_to_the_same_status_says(tmp_path):
+    # Found by the random test: upstream's `support.default = "yes"` says yes for r1 already.
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "r1.toml").write_text('name = "R1"\npriority = 2\n')
+    (tmp_path / "runners" / "r2.toml").write_text('name = "R2"\npriority = 1\n')
+    (tmp_path / "features.toml").write_text(
+        '[matrix]\nname = "up"\nversion = "1.0"\n\n[config]\n"b" = { type = "bool", default = false }\n\n'
+        '[features.g]\nname = "g"\nwhen = "b"\nsupport = { default = "yes", r2 = "no" }\n')
+    path = _overlay(tmp_path, """\
+        [overlay]
+        extends = "features.toml"
+
+        [change.features.g]
+        lift = ["r1"]
+        why = "r1 serves g"
+        """)
+    assert _findings(matrix.load(path)) == [
+        f"{path}:4:1: warning[overlay-noop]: Overlay operation change-feature on 'g' changes nothing: upstream "
+        "already says the same"]
