@@ -467,3 +467,28 @@ def test_a_cell_the_feature_leaves_to_its_default_is_what_a_lift_to_the_same_sta
     assert _findings(matrix.load(path)) == [
         f"{path}:4:1: warning[overlay-noop]: Overlay operation change-feature on 'g' changes nothing: upstream "
         "already says the same"]
+
+
+def test_explain_says_the_reason_of_a_blocker_the_overlay_added_and_the_record_keeps_its_place(tmp_path):
+    path = _overlay(tmp_path, """\
+        [overlay]
+        extends = "default"
+        name = "p"
+
+        [change.features.spec_ngram]
+        block = ["v2"]
+        why = "the NPU drafter lacks ngram"
+        link = "https://example.com/1"
+        """)
+    m = matrix.load(path)
+    text = m.resolve({"speculative_config": {"method": "ngram"}}).explain()
+    assert text.splitlines()[3:8] == [
+        "    - speculative method 'ngram' [no]",
+        "        when: speculative_config.method == 'ngram'",
+        "        because: speculative_config.method = 'ngram'",
+        "        note: set by p: the NPU drafter lacks ngram (https://example.com/1)",
+        "  v1 (Model Runner V1, priority 10): no blockers, chosen",
+    ]
+    (op,) = m.overlay.changes("spec_ngram")
+    assert (op.kind, op.file, op.line, op.why, op.link, op.noop) == (
+        "change-feature", path, 5, "the NPU drafter lacks ngram", "https://example.com/1", False)
