@@ -1420,3 +1420,101 @@ def diff_fleet_exit(status: int, fail_on: str, failing: int, rejected: Sequence[
 
 def diff_regions_left(most: int, what: str) -> str:
     return f"Not compared: past the first {most} regions of other causes, {what}"
+
+
+# --- overlays (issue 31: matrix._load_overlay, matrix._check_overlay) ------------------------
+
+def overlay_provenance(overlay: str, why: str, link: Optional[str]) -> str:
+    return f"set by {overlay}: {why}" + (f" ({link})" if link else "")
+
+
+def overlay_not_a_table(value: object) -> str:
+    return f"Expected a table, got {value!r}"
+
+
+def overlay_expected_text(key: str, value: object) -> str:
+    return f"Expected {key} to be a string, got {value!r}"
+
+
+def overlay_expected_ids(key: str, value: object) -> str:
+    return f"Expected {key} to be an array of ids, got {value!r}"
+
+
+def overlay_no_extends(value: object) -> str:
+    if value is None:
+        return "An overlay names its upstream: extends = \"<matrix name>\" or the path of its features.toml"
+    return f"Expected extends to be a matrix name or a path, got {value!r}"
+
+
+def overlay_unknown_upstream(extends: str, packaged: str) -> str:
+    return (f"Unknown upstream matrix {extends!r}{did_you_mean(extends, [packaged, 'default'])}: "
+            f"name the packaged matrix ({packaged!r}) or give the path of a features.toml")
+
+
+def overlay_upstream_missing(extends: str, name: str) -> str:
+    return f"Upstream features.toml {extends!r} does not exist next to {name}"
+
+
+def overlay_of_overlay(extends: str) -> str:
+    return f"Upstream {extends!r} is an overlay itself: an overlay extends a matrix"
+
+
+def overlay_bad_specifier(text: str) -> str:
+    return f"Invalid version specifier {text!r}: expected a PEP 440 specifier such as '>=0.33,<0.34'"
+
+
+def overlay_off_target(targets: str, name: str, version: str) -> str:
+    return f"The overlay targets upstream {targets!r}, and {name} is {version}"
+
+
+def overlay_no_why(kind: str, target: str, why: object) -> str:
+    if why is None:
+        return f"Operation {kind} on {target!r} gives no reason: add why = \"…\""
+    return f"Expected why to be a sentence, got {why!r}"
+
+
+def overlay_unknown_id(what: str, id: str, known: Sequence[str]) -> str:
+    return f"Upstream has no {what} {id!r}{did_you_mean(id, known)}"
+
+
+def overlay_already_upstream(what: str, id: str, table: str) -> str:
+    return f"Upstream has {what} {id!r} already: change it under [{table}.{id}]" if table != "config" else \
+        f"Upstream has {what} {id!r} already: an overlay adds fields, it does not change them"
+
+
+def overlay_cell_twice(runner: str) -> str:
+    return f"The cell of {runner!r} is set twice in one operation"
+
+
+def overlay_set_and_unset(key: str) -> str:
+    return f"{key!r} is both set and unset"
+
+
+def overlay_choice_false(value: object) -> str:
+    return f"choice = false removes a runner from automatic choice; got {value!r}"
+
+
+def overlay_noop(kind: str, target: str) -> str:
+    return f"Overlay operation {kind} on {target!r} changes nothing: upstream already says the same"
+
+
+def overlay_ended_supported(kind: str, target: str) -> str:
+    return (f"Overlay operation {kind} on {target!r} has ended (until upstream supports it): "
+            "upstream says the same now; remove it")
+
+
+def overlay_ended(kind: str, target: str, until: str, version: str) -> str:
+    return f"Overlay operation {kind} on {target!r} has ended: until {until}, and upstream is {version}; remove it"
+
+
+def overlay_dangling(kind: str, target: str, upstream: str, version: str) -> str:
+    return (f"Overlay operation {kind} on {target!r} is dangling: upstream {version} has no such id, "
+            f"and the operation is written for upstream {upstream!r}")
+
+
+def overlay_unknown_runner(id: str, known: Sequence[str]) -> str:
+    return f"Neither upstream nor the overlay has runner {id!r}{did_you_mean(id, known)}"
+
+
+def overlay_bad_until(text: str) -> str:
+    return f"Invalid until {text!r}: expected an upstream version such as '0.34.0', or 'upstream supports it'"

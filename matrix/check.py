@@ -34,7 +34,7 @@ from ._nodes import Node, Not
 from ._choice import Rule, Term
 from ._compile import Plan, plan
 from ._nodes import Or
-from . import _check_adjust
+from . import _check_adjust, _check_overlay
 from ._substitute import Rewrite, identity
 from .schema import BLOCKING, NOTHING, Feature, Matrix, Order, Refusal, Requirement, Runner, Statement, refusing
 
@@ -91,6 +91,7 @@ CODES: Dict[str, Tuple[Severity, str]] = {
     "forced-freed": ("warning", "a runner a feature forces is refused where no runner is free, for gates that its "
                               "own adjustments remove: a host that validates it after adjusting would serve it"),
     **DRIFT_CODES,
+    **_check_overlay.CODES,
 }
 
 #: Findings about the reach of check itself, not about the matrix: they never fail it, even with
@@ -191,6 +192,8 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
 
     v = matrix.release(version)  # past the newest release the file knows of: a UsageError
     place = _Places(matrix)
+    if matrix.overlay is not None:
+        yield from _check_overlay.findings(matrix.overlay, Finding)
     yield from _lifecycle(matrix, v, place)
     yield from _history(matrix, place)
     from .editor import stale

@@ -68,6 +68,8 @@ def load(path: Union[str, os.PathLike[str], None] = None) -> Matrix:
         return default()
     name = os.fspath(path)
     text = _read(name, name)
+    if _overlay_file(text):  # an [overlay] over an upstream matrix (issue 31): matrix._load_overlay
+        return _load_overlay(name, text)
     return _built(text, name, os.path.dirname(name))
 
 
@@ -82,6 +84,18 @@ def loads(text: str, *, runners: RunnersArg, path: Optional[str] = None) -> Matr
     name = path if path is not None else "<string>"
     base = os.path.dirname(path) if path is not None else os.getcwd()
     return _Builder().build(text, name, runners=runners, base=base)
+
+
+def _overlay_file(text: str) -> bool:
+    from ._load_overlay import is_overlay
+
+    return is_overlay(text)
+
+
+def _load_overlay(name: str, text: str) -> Matrix:
+    from ._load_overlay import Loading, load as load_overlay
+
+    return load_overlay(name, text, Loading(_Builder, _read, load, default, _default_file))
 
 
 def _default_file() -> str:
@@ -295,16 +309,18 @@ class _Builder:
 
     # --- the document ----------------------------------------------------------------------
 
-    def build(self, text: str, name: str, *, runners: Optional[RunnersArg], base: str) -> Matrix:
+    def build(self, text: str, name: str, *, runners: Optional[RunnersArg], base: str,
+              composed: Optional[Tuple[_Source, Dict[str, Any]]] = None) -> Matrix:
         # Each section is its own unit, handed this builder (imported here, not by `import matrix`).
         from . import (_load_adjustments, _load_check, _load_choice, _load_config, _load_features, _load_header,
                        _load_messages, _load_redirects, _load_refusals, _load_runners)
 
-        source = _Source(name, text)
+        # composed: an overlay's source and the document it made of upstream's (matrix._load_overlay)
+        source = _Source(name, text) if composed is None else composed[0]
         if len(text) > MAX_FILE_BYTES:
             raise LoadError(name, [Problem(
                 _messages.text_too_long(len(text), MAX_FILE_BYTES), "$", name)])
-        document = self.parse(source)
+        document = self.parse(source) if composed is None else composed[1]
         tables = [a.name for a in attrs.fields(self.shapes.DocumentSpec)]
         for key in document:
             if key not in tables:

@@ -577,6 +577,8 @@ class Matrix:
     #: The matrix's own sentences (``[messages]``), said instead of the engine's: template text
     #: by its place in the table (``fallback``, ``runners.v2.does_not_support``).
     messages: Mapping[str, str] = attrs.field(factory=FrozenMap, converter=frozen_map)
+    #: The `matrix._overlay.Overlay` this matrix was composed by (None: not an overlay's).
+    overlay: Any = attrs.field(default=None, eq=False, repr=False)
     # Derived from the fields above, so not part of equality.
     _runner_index: Dict[str, Runner] = attrs.field(init=False, repr=False, eq=False)
     _feature_index: Dict[str, Feature] = attrs.field(init=False, repr=False, eq=False)

@@ -31,6 +31,7 @@ PAGES = {
     "explanation/remedies.md": ROOT,
     "explanation/effective-config.md": ROOT,
     "reference/file-format.md": ROOT / "tests" / "data" / "invalid",
+    "how-to/overlays.md": ROOT,
 }
 
 # A console block, or a file a page tells the reader to write: `<!-- file: PATH -->` on the line

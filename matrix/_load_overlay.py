@@ -1,0 +1,508 @@
+"""Loading an overlay file: its upstream, its operations checked on upstream's ids, and the
+composed matrix built by the ordinary loader (`matrix.loader._Builder`) from upstream's
+documents with the operations applied (issue 31; the rules: `matrix._overlay.MERGE_RULES`).
+
+``matrix.load(path)`` comes here when the file at *path* has an ``[overlay]`` table.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Set, Tuple
+
+import attrs
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion
+
+from . import _messages, _overlay
+from ._overlay import Operation, Overlay
+from ._versions import parsed
+from .errors import LoadError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._converter import Place
+    from ._locate import Locations
+    from .loader import _Builder
+    from .schema import Matrix
+
+_HEADER = re.compile(r"^[ \t]*\[[ \t]*overlay[ \t]*[\].]", re.MULTILINE)
+
+TABLES = ("change", "config", "features", "overlay", "runners")
+OVERLAY_KEYS = ("choice", "extends", "name", "targets")
+PROVENANCE = ("link", "until", "upstream", "why")
+CHANGES = {
+    "features": ("block", "forces", "group", "lift", "links", "name", "note", "prefers", "support", "unset"),
+    "runners": ("candidate", "choice", "description", "links", "name", "priority", "unset"),
+    "orders": ("name", "runners", "when"),
+}
+_DEFAULT_NAMES = ("default",)
+#: One operation: its record, its body (the keys without provenance), and how it applies.
+_Op = Tuple[Operation, Dict[str, Any], Any]
+
+
+def is_overlay(text: str) -> bool:
+    """Whether *text* is an overlay file (it has an ``[overlay]`` table)."""
+    return _HEADER.search(text) is not None
+
+
+class _Where:
+    """The overlay file's locations, where a change to an upstream id is found under
+    ``[change]``: a problem the composed build finds at ``features.X.support.v2`` points at
+    ``[change.features.X]`` when the overlay wrote it there."""
+
+    def __init__(self, locations: Locations) -> None:
+        self._locations = locations
+        self.values = locations.values
+
+    def key(self, path: Place) -> Optional[Tuple[int, int]]:
+        found = self._locations.key(path)
+        change: Place = ("change", *path)
+        while not found and len(change) >= 3:
+            found = self._locations.key(change)
+            change = change[:-1]
+        return found or None
+
+    def in_string(self, path: Place, offset: int) -> Optional[Tuple[int, int]]:
+        return self._locations.in_string(path, offset) or self._locations.in_string(("change", *path), offset)
+
+
+class Loading(NamedTuple):
+    """What `matrix.loader` hands this unit (which imports nothing of it at run time)."""
+
+    builder: Callable[[], _Builder]
+    read: Callable[[str, str], str]
+    load: Callable[[str], Matrix]
+    default: Callable[[], Matrix]
+    default_file: Callable[[], str]
+
+
+def load(name: str, text: str, loading: Loading) -> Matrix:
+    """The matrix the overlay *text* (shown as *name*) makes of its upstream.
+
+    :raises LoadError: with every problem of the overlay (upstream's own, when upstream does
+        not load).
+    """
+    b = loading.builder()
+    source = b.source(name, text)
+    document = b.parse(source)
+    reader = _Reader(b, source, name, loading)
+    composed = reader.read(document)
+    if b.problems or composed is None:
+        raise LoadError(name, b.problems)
+    features_doc, runners_doc, operations, upstream = composed
+    # The composed build reads the overlay's locations, with changes found under [change].
+    place = b.source(name, text)
+    object.__setattr__(place, "_locations", _Where(source.locations))
+    built = loading.builder().build(text, name, runners=runners_doc, base=os.path.dirname(name),
+                             composed=(place, features_doc))
+    record = Overlay(reader.title, name, upstream.name, reader.upstream_file, str(upstream.version),
+                     reader.targets, tuple(operations))
+    return attrs.evolve(built, overlay=record)
+
+
+class _Reader:
+    """One overlay file read: its header, upstream, and operations (each checked)."""
+
+    def __init__(self, b: _Builder, source: Any, name: str, loading: Loading) -> None:
+        self.b = b
+        self.loading = loading
+        self.source = source
+        self.name = name
+        self.title = name
+        self.targets: Optional[str] = None
+        self.upstream_file = ""
+        self.document: Dict[str, Any] = {}
+        self.matrix: Any = None
+
+    def problem(self, path: Place, message: str) -> None:
+        self.b.problem(self.source, path, message)
+
+    def read(self, document: Dict[str, Any]) -> Optional[Tuple[Dict[str, Any], Dict[str, Any], List[Operation], Matrix]]:
+        for key in document:
+            if key not in TABLES:
+                self.problem((key,), _messages.unknown_choice("table", key, TABLES))
+        head = document.get("overlay")
+        if not isinstance(head, dict):
+            self.problem(("overlay",), _messages.overlay_not_a_table(head))
+            return None
+        for key in head:
+            if key not in OVERLAY_KEYS:
+                self.problem(("overlay", key), _messages.unknown_choice("key", key, OVERLAY_KEYS))
+        upstream = self.upstream(head.get("extends"))
+        if upstream is None:
+            return None
+        matrix, features_doc, runners_doc = upstream
+        title = head.get("name", f"{matrix.name} (overlay)")
+        if not isinstance(title, str):
+            self.problem(("overlay", "name"), _messages.overlay_expected_text("name", title))
+        else:
+            self.title = title
+        self.check_targets(head.get("targets"), matrix)
+        features_doc.setdefault("matrix", {})["name"] = self.title
+        ops = self.operations(document, head, matrix, features_doc, runners_doc)
+        if self.b.problems:
+            return None
+        words = {id(body): _overlay.provenance(self.title, op.why, op.link) for op, body, _ in ops}
+        # Pass 1, without the provenance words: which operations change nothing upstream says.
+        plain_features, plain_runners = copy.deepcopy(features_doc), copy.deepcopy(runners_doc)
+        final: List[Operation] = []
+        for op, body, apply in ops:
+            if op.dangling:
+                final.append(op)
+                continue
+            before = copy.deepcopy(_overlay.normal(plain_features.get("features", {}), plain_runners, _rest(plain_features)))
+            apply(plain_features, plain_runners, body, None)
+            after = _overlay.normal(plain_features.get("features", {}), plain_runners, _rest(plain_features))
+            final.append(attrs.evolve(op, noop=before == after))
+            # Pass 2: the documents built, with the words.
+            apply(features_doc, runners_doc, body, words[id(body)])
+        return features_doc, runners_doc, final, matrix
+
+    # --- the upstream --------------------------------------------------------------------
+
+    def upstream(self, extends: object) -> Optional[Tuple[Matrix, Dict[str, Any], Dict[str, Any]]]:
+        loader = self.loading
+        if not isinstance(extends, str):
+            self.problem(("overlay", "extends") if extends is not None else ("overlay",),
+                         _messages.overlay_no_extends(extends))
+            return None
+        packaged = loader.default()
+        if extends in (*_DEFAULT_NAMES, packaged.name):
+            path = loader.default_file()
+            matrix = packaged
+        elif extends.endswith(".toml") or "/" in extends or os.sep in extends:
+            path = os.path.join(os.path.dirname(self.name), extends)
+            if not os.path.isfile(path):
+                self.problem(("overlay", "extends"), _messages.overlay_upstream_missing(extends, self.name))
+                return None
+            if is_overlay(loader.read(path, path)):
+                self.problem(("overlay", "extends"), _messages.overlay_of_overlay(extends))
+                return None
+            matrix = loader.load(path)
+        else:
+            self.problem(("overlay", "extends"), _messages.overlay_unknown_upstream(extends, packaged.name))
+            return None
+        self.upstream_file = path
+        text = loader.read(path, path)
+        features_doc = self.b.parse(self.b.source(path, text))
+        folder = os.path.join(os.path.dirname(path), str(features_doc.get("matrix", {}).get("runners", "runners")))
+        runners_doc: Dict[str, Any] = {}
+        for runner in matrix.runners:
+            file = os.path.join(folder, f"{runner.id}.toml")
+            runners_doc[runner.id] = self.b.parse(self.b.source(file, loader.read(file, file)))
+        return matrix, features_doc, runners_doc
+
+    def check_targets(self, targets: object, matrix: Matrix) -> None:
+        if targets is None:
+            return
+        where: Place = ("overlay", "targets")
+        if not isinstance(targets, str):
+            self.problem(where, _messages.overlay_expected_text("targets", targets))
+            return
+        try:
+            spec = SpecifierSet(targets)
+        except InvalidSpecifier:
+            self.problem(where, _messages.overlay_bad_specifier(targets))
+            return
+        self.targets = targets
+        if not spec.contains(matrix.version, prereleases=True):
+            self.problem(where, _messages.overlay_off_target(targets, matrix.name, str(matrix.version)))
+
+    # --- the operations ------------------------------------------------------------------
+
+    def provenance(self, where: Place, body: Dict[str, Any], kind: str, target: str,
+                   matrix: Matrix) -> Optional[Operation]:
+        why = body.pop("why", None)
+        link = body.pop("link", None)
+        until = body.pop("until", None)
+        upstream = body.pop("upstream", None)
+        ok = True
+        if not isinstance(why, str) or not why.strip():
+            self.problem(where, _messages.overlay_no_why(kind, target, why))
+            ok = False
+        for key, value in (("link", link), ("until", until), ("upstream", upstream)):
+            if value is not None and not isinstance(value, str):
+                self.problem(where + (key,), _messages.overlay_expected_text(key, value))
+                ok = False
+        if isinstance(until, str) and until != _overlay.UPSTREAM_SUPPORTS_IT:
+            try:
+                parsed(until)
+            except InvalidVersion:
+                self.problem(where + ("until",), _messages.overlay_bad_until(until))
+                ok = False
+        if isinstance(upstream, str):
+            try:
+                SpecifierSet(upstream)
+            except InvalidSpecifier:
+                self.problem(where + ("upstream",), _messages.overlay_bad_specifier(upstream))
+                ok = False
+        if not ok:
+            return None
+        line, column = self.source.locations.key(where) or (None, None)
+        return Operation(kind, target, _messages.place(where), str(why), self.name, line, column,
+                         link, until, upstream)
+
+    def known(self, where: Place, op: Operation, id: str, known: List[str], what: str,
+              version: Any) -> Optional[Operation]:
+        """*op* when *id* is one of *known*; dangling when it is not and *op* is written for
+        other upstream versions; else None (said, with "did you mean")."""
+        if id in known:
+            return op
+        if op.upstream is not None and not SpecifierSet(op.upstream).contains(version, prereleases=True):
+            return attrs.evolve(op, dangling=True)
+        self.problem(where, _messages.overlay_unknown_id(what, id, known))
+        return None
+
+    def operations(self, document: Dict[str, Any], head: Dict[str, Any], matrix: Matrix,
+                   features_doc: Dict[str, Any], runners_doc: Dict[str, Any]) -> List[_Op]:
+        """Every operation, in the order they apply: fields, runners, the choice, features, then
+        the changes (features, runners, orders), each in the file's order."""
+        self.document = document
+        self.matrix = matrix
+        ops: List[_Op] = []
+        upstream_runners = list(runners_doc)
+        fields = list(features_doc.get("config", {}))
+        for path, where, body, op in self.entries(("config",), "add-field"):
+            if path in fields:
+                self.problem(where, _messages.overlay_already_upstream("[config] field", path, "config"))
+            elif op is not None:
+                ops.append((op, body, _add_field(path)))
+        runners = list(upstream_runners)
+        for id, where, body, op in self.entries(("runners",), "add-runner"):
+            base = body.pop("from", None)
+            if id in upstream_runners:
+                self.problem(where, _messages.overlay_already_upstream("runner", id, "change.runners"))
+            elif base is not None and (not isinstance(base, str) or base not in upstream_runners):
+                self.problem(where + ("from",), _messages.overlay_unknown_id("runner", str(base), upstream_runners))
+            else:
+                runners.append(id)
+                if op is not None:
+                    ops.append((op, body, _add_runner(id, base)))
+        if "choice" in head:
+            ops += self.choice(head["choice"], runners)
+        features = list(features_doc.get("features", {}))
+        for id, where, body, op in self.entries(("features",), "add-feature"):
+            if id in features:
+                self.problem(where, _messages.overlay_already_upstream("feature", id, "change.features"))
+            elif op is not None:
+                ops.append((op, body, _add_feature(id)))
+        known = {"features": features, "runners": upstream_runners, "orders": list(features_doc.get("orders", {}))}
+        return ops + self.changes(known, runners)
+
+    def changes(self, known: Dict[str, List[str]], runners: List[str]) -> List[_Op]:
+        ops: List[_Op] = []
+        change = self.document.get("change", {})
+        for kind in change if isinstance(change, dict) else ():
+            if kind not in CHANGES:
+                self.problem(("change", kind), _messages.unknown_choice("table", kind, list(CHANGES)))
+        for kind, (what, change_of) in _CHANGE_OPS.items():
+            for id, where, body, op in self.entries(("change", kind), f"change-{what}"):
+                for key in body:
+                    if key not in CHANGES[kind]:
+                        self.problem(where + (key,), _messages.unknown_choice("key", key, [*CHANGES[kind], *PROVENANCE]))
+                if op is not None:
+                    op = self.known(where, op, id, known[kind], what, self.matrix.version)
+                if op is not None and self.body_ok(kind, where, body, runners):
+                    ops.append((op, body, change_of(id)))
+        return ops
+
+    def entries(self, table: Place, kind: str) -> Iterator[Tuple[str, Place, Dict[str, Any], Optional[Operation]]]:
+        """``(id, place, body, operation)`` for each entry of *table*: the body without its
+        provenance keys, the operation None when its provenance is wrong (said)."""
+        raw: Any = self.document
+        for key in table:
+            raw = raw.get(key, {}) if isinstance(raw, dict) else {}
+        if not isinstance(raw, dict):
+            self.problem(table, _messages.overlay_not_a_table(raw))
+            return
+        for id, value in raw.items():
+            where: Place = (*table, id)
+            if not isinstance(value, dict):
+                self.problem(where, _messages.overlay_not_a_table(value))
+                continue
+            body = dict(value)
+            op = self.provenance(where, body, kind, id, self.matrix)
+            yield id, where, body, op
+
+    def choice(self, choice: object, runners: List[str]) -> List[_Op]:
+        where: Place = ("overlay", "choice")
+        if not isinstance(choice, dict):
+            self.problem(where, _messages.overlay_not_a_table(choice))
+            return []
+        body = dict(choice)
+        op = self.provenance(where, body, "own-choice", "choice", self.matrix)
+        order = body.get("order", [])
+        for key in body:
+            if key != "order":
+                self.problem(where + (key,), _messages.unknown_choice("key", key, ["order", *PROVENANCE]))
+        if not isinstance(order, list) or not all(isinstance(r, str) for r in order):
+            self.problem(where + ("order",), _messages.overlay_expected_ids("order", order))
+            return []
+        for r in order:
+            if r not in runners:
+                self.problem(where + ("order",), _messages.overlay_unknown_runner(r, runners))
+        return [(op, body, _own_choice(order))] if op is not None else []
+
+    def body_ok(self, kind: str, where: Place, body: Dict[str, Any], runners: List[str]) -> bool:
+        ok = self.cells_ok(where, body, runners) if kind == "features" else True
+        if kind in ("features", "runners"):
+            ok = self.unset_ok(where, body, _overlay.FEATURE_UNSET if kind == "features" else _overlay.RUNNER_UNSET) and ok
+        if kind == "runners" and body.get("choice", False) is not False:
+            self.problem(where + ("choice",), _messages.overlay_choice_false(body.get("choice")))
+            ok = False
+        return ok
+
+    def cells_ok(self, where: Place, body: Dict[str, Any], runners: List[str]) -> bool:
+        support = body.get("support", {})
+        if not isinstance(support, dict):
+            self.problem(where + ("support",), _messages.overlay_not_a_table(support))
+            return False
+        ok = True
+        for runner in support:
+            if runner != "*" and runner not in runners:
+                self.problem(where + ("support", runner), _messages.overlay_unknown_runner(runner, runners))
+                ok = False
+        names: Set[str] = set()
+        for key in ("lift", "block"):
+            value = body.get(key, [])
+            if not isinstance(value, list) or not all(isinstance(r, str) for r in value):
+                self.problem(where + (key,), _messages.overlay_expected_ids(key, value))
+                ok = False
+                continue
+            for runner in value:
+                if runner not in runners:
+                    self.problem(where + (key,), _messages.overlay_unknown_runner(runner, runners))
+                    ok = False
+                elif runner in names or runner in support:
+                    self.problem(where + (key,), _messages.overlay_cell_twice(runner))
+                    ok = False
+                names.add(runner)
+        return ok
+
+    def unset_ok(self, where: Place, body: Dict[str, Any], allowed: Tuple[str, ...]) -> bool:
+        unset = body.get("unset", [])
+        if not isinstance(unset, list) or not all(isinstance(u, str) for u in unset):
+            self.problem(where + ("unset",), _messages.overlay_expected_ids("unset", unset))
+            return False
+        ok = True
+        for key in unset:
+            if key not in allowed:
+                self.problem(where + ("unset",), _messages.unknown_choice("key to unset", key, allowed))
+                ok = False
+            elif key in body:
+                self.problem(where + ("unset",), _messages.overlay_set_and_unset(key))
+                ok = False
+        return ok
+
+
+def _rest(features_doc: Dict[str, Any]) -> Dict[str, Any]:
+    return {k: v for k, v in features_doc.items() if k != "features"}
+
+
+# --- applying one operation: (features.toml document, runner tables, its body, provenance words) ---
+
+def _add_field(path: str) -> Any:
+    def apply(doc: Dict[str, Any], runners: Dict[str, Any], body: Dict[str, Any], words: Optional[str]) -> None:
+        field = copy.deepcopy(body)
+        if words is not None:
+            field["doc"] = _overlay.annotated_note(field.get("doc"), words)
+        doc.setdefault("config", {})[path] = field
+    return apply
+
+
+def _add_runner(id: str, base: Optional[str]) -> Any:
+    def apply(doc: Dict[str, Any], runners: Dict[str, Any], body: Dict[str, Any], words: Optional[str]) -> None:
+        table: Dict[str, Any] = {}
+        if base is not None:
+            table = {k: copy.deepcopy(v) for k, v in runners[base].items() if k not in ("aliases", "redirects")}
+            for feature in doc.get("features", {}).values():
+                support = feature.get("support", {})
+                forced = isinstance(feature.get("forces"), dict) and feature["forces"].get("runner") == base
+                if forced:
+                    support[id] = "no"
+                elif base in support:
+                    support[id] = copy.deepcopy(support[base])
+        table.update(copy.deepcopy(body))
+        if words is not None:
+            table["description"] = _overlay.annotated_note(table.get("description"), words)
+        runners[id] = table
+    return apply
+
+
+def _own_choice(order: List[str]) -> Any:
+    def apply(doc: Dict[str, Any], runners: Dict[str, Any], body: Dict[str, Any], words: Optional[str]) -> None:
+        for feature in doc.get("features", {}).values():
+            if "prefers" in feature:
+                del feature["prefers"]
+                if words is not None:
+                    feature["note"] = _overlay.annotated_note(feature.get("note"), words)
+        doc.pop("orders", None)
+        priorities = _overlay.ordered([(r, t.get("priority", 0)) for r, t in runners.items()], order)
+        for r, table in runners.items():
+            table["priority"] = priorities[r]
+            if r not in order:
+                table["candidate"] = "False"
+    return apply
+
+
+def _add_feature(id: str) -> Any:
+    def apply(doc: Dict[str, Any], runners: Dict[str, Any], body: Dict[str, Any], words: Optional[str]) -> None:
+        feature = copy.deepcopy(body)
+        if words is not None:
+            feature["note"] = _overlay.annotated_note(feature.get("note"), words)
+        doc.setdefault("features", {})[id] = feature
+    return apply
+
+
+def _change_feature(id: str) -> Any:
+    def apply(doc: Dict[str, Any], runners: Dict[str, Any], body: Dict[str, Any], words: Optional[str]) -> None:
+        feature = doc["features"][id]
+        support = feature.setdefault("support", {})
+        cells = dict(body.get("support", {}))
+        if "*" in cells:
+            every = cells.pop("*")
+            cells = {r: every for r in runners} | cells
+        cells |= {r: "yes" for r in body.get("lift", [])} | {r: "no" for r in body.get("block", [])}
+        for runner, cell in cells.items():
+            support[runner] = _overlay.annotated_cell(cell, words)
+        touched = False
+        for key in ("name", "group", "note", "links", "prefers", "forces"):
+            if key in body:
+                feature[key] = copy.deepcopy(body[key])
+                touched = True
+        for key in body.get("unset", []):
+            feature.pop(key, None)
+            touched = True
+        if touched and words is not None:
+            feature["note"] = _overlay.annotated_note(feature.get("note"), words)
+    return apply
+
+
+def _change_runner(id: str) -> Any:
+    def apply(doc: Dict[str, Any], runners: Dict[str, Any], body: Dict[str, Any], words: Optional[str]) -> None:
+        table = runners[id]
+        for key in ("name", "priority", "description", "links", "candidate"):
+            if key in body:
+                table[key] = copy.deepcopy(body[key])
+        if body.get("choice") is False:
+            table["candidate"] = "False"
+        for key in body.get("unset", []):
+            table.pop(key, None)
+        if words is not None:
+            table["description"] = _overlay.annotated_note(table.get("description"), words)
+    return apply
+
+
+def _change_order(id: str) -> Any:
+    def apply(doc: Dict[str, Any], runners: Dict[str, Any], body: Dict[str, Any], words: Optional[str]) -> None:
+        order = doc["orders"][id]
+        for key in ("name", "when", "runners"):
+            if key in body:
+                order[key] = copy.deepcopy(body[key])
+    return apply
+
+
+_CHANGE_OPS = {"features": ("feature", _change_feature), "runners": ("runner", _change_runner),
+               "orders": ("order", _change_order)}

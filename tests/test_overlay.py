@@ -1,0 +1,494 @@
+"""Overlays (issue 31): an overlay file loaded with its upstream into one `Matrix`; typed
+operations on stable ids with their reasons; the merge rules; `matrix check`'s overlay findings;
+the examples; random overlays on random matrices against a hand merge of the documented rules."""
+
+import copy
+import io
+import json
+import pathlib
+import re
+import tempfile
+import textwrap
+
+import attrs
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import matrix
+from matrix import LoadError, check
+from matrix.cli import run
+
+ROOT = pathlib.Path(__file__).parent.parent
+ASCEND = ROOT / "examples" / "ascend-overlay" / "overlay.toml"
+OPENVINO = ROOT / "examples" / "openvino-overlay" / "overlay.toml"
+PP_EXTERNAL = {"parallel_config": {"pipeline_parallel_size": 2, "distributed_executor_backend": "external_launcher"}}
+
+
+def _overlay(tmp_path, text, name="overlay.toml"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+def _findings(m):
+    return [str(f) for f in check.iter_findings(m) if f.code.startswith("overlay-")]
+
+
+# --- the examples ---------------------------------------------------------------------------
+
+def test_the_ascend_overlay_lifts_the_pipeline_parallel_blocker_of_v2_by_id():
+    upstream, m = matrix.load(), matrix.load(ASCEND)
+    assert isinstance(m, matrix.Matrix)
+    assert upstream.resolve(PP_EXTERNAL).runner == "v1"
+    assert m.resolve(PP_EXTERNAL).runner == "v2"
+    assert m.feature("pp_external_launcher").support["v2"] == (matrix.Statement(
+        "yes", note="set by vLLM model runners on Ascend NPU: vllm-ascend lifts upstream's pipeline-parallelism "
+        "blocker of V2 on the NPU (its patch filtered 'EAGLE3 with pipeline parallelism' by display text) "
+        "(https://github.com/vllm-project/vllm-ascend/pull/16626)"),)
+    # Everything the overlay does not touch is upstream's.
+    others = [f for f in m.features if f.id != "pp_external_launcher"]
+    assert [(f.id, f.support, f.when) for f in others] == [
+        (f.id, f.support, f.when) for f in upstream.features if f.id != "pp_external_launcher"]
+    assert [(r.id, r.priority) for r in m.runners] == [("v2", 20), ("v1", 10)]
+    assert all(f.prefers is None for f in m.features)  # the overlay owns the choice
+    assert _findings(m) == []
+
+
+def test_renaming_a_feature_upstream_does_not_change_what_the_ascend_overlay_does(tmp_path):
+    upstream = tmp_path / "upstream"
+    (upstream / "runners").mkdir(parents=True)
+    text = (ROOT / "features.toml").read_text().replace(
+        'name = "pipeline parallelism with external_launcher"', 'name = "PP with the external launcher"')
+    (upstream / "features.toml").write_text(text)
+    for runner in ("v1", "v2"):
+        (upstream / "runners" / f"{runner}.toml").write_text((ROOT / "runners" / f"{runner}.toml").read_text())
+    overlay = ASCEND.read_text().replace('extends = "vLLM model runners"', 'extends = "upstream/features.toml"')
+    m = matrix.load(_overlay(tmp_path, overlay))
+    assert m.feature("pp_external_launcher").name == "PP with the external launcher"
+    assert m.resolve(PP_EXTERNAL).runner == "v2"
+    # Deleting the id upstream makes the operation a load error, with "did you mean".
+    (upstream / "features.toml").write_text(re.sub(r"\bpp_external_launcher\b", "pp_external_launch", text))
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load(str(tmp_path / "overlay.toml"))
+    assert excinfo.exconly() == (
+        f"matrix.errors.LoadError: {tmp_path}/overlay.toml: 1 problem\n"
+        f"  {tmp_path}/overlay.toml:20:1: $.change.features.pp_external_launcher: Upstream has no feature "
+        "'pp_external_launcher', did you mean 'pp_external_launch'")
+
+
+def test_the_openvino_overlay_removes_v2_from_choice_and_a_request_still_gets_it():
+    m = matrix.load(OPENVINO)
+    assert matrix.load().resolve({}).runner == "v2"
+    assert m.resolve({}).runner == "v1"
+    assert m.resolve({}, runner="v2").runner == "v2"
+    assert m.runner("v2").candidate == matrix.Predicate("False")
+    assert m.runner("v2").description.endswith(
+        "; set by vLLM model runners on OpenVINO: The OpenVINO plugin cannot ship Triton, which Model Runner V2 "
+        "needs (https://github.com/vllm-project/vllm/issues/57684)")
+
+
+def test_the_cli_takes_an_overlay_wherever_it_takes_a_matrix():
+    out, err = io.StringIO(), io.StringIO()
+    status = run(["resolve", "--matrix", str(OPENVINO)], stdout=out, stderr=err)
+    assert (status, out.getvalue(), err.getvalue()) == (0, (
+        "Chose v1 (Model Runner V1) automatically at version 0.33.0\n"
+        "Not a candidate: v2 (Model Runner V2), a candidate when False\n"), "")
+
+
+def test_the_docs_page_of_the_ascend_example_is_current():
+    from matrix.render import render
+
+    page = (ROOT / "docs" / "ascend-overlay.md").read_text()
+    begin, end = page.index("<!-- matrix:begin -->\n"), page.index("<!-- matrix:end -->")
+    assert page[begin + len("<!-- matrix:begin -->\n"):end].strip("\n") == render(
+        matrix.load(str(ASCEND.relative_to(ROOT))), tables=("support",)).strip("\n")
+
+
+# --- operations -----------------------------------------------------------------------------
+
+def test_a_derived_runner_is_its_base_except_where_it_says_and_where_a_feature_forces_the_base(tmp_path):
+    m = matrix.load(_overlay(tmp_path, """\
+        [overlay]
+        extends = "default"
+        name = "npu"
+
+        [config."platform.is_npu"]
+        type = "bool"
+        default = false
+        fact = true
+        why = "the platform's own fact"
+
+        [runners.npu]
+        from = "v2"
+        name = "NPU runner"
+        priority = 30
+        why = "as V2, on the NPU"
+
+        [features.aclgraph]
+        name = "ACL graph"
+        when = "platform.is_npu"
+        support = { v1 = "no", v2 = "no", npu = "yes" }
+        why = "only the NPU has ACL graphs"
+        """))
+    npu = m.runner("npu")
+    assert (npu.name, npu.priority, npu.links) == ("NPU runner", 30, m.runner("v2").links)
+    for feature in m.features:
+        if feature.forces is not None:
+            assert feature.support["npu"] == (matrix.Statement("no"),), feature.id
+        elif feature.id != "aclgraph":
+            assert feature.support["npu"] == feature.support["v2"], feature.id
+    assert m.resolve({}, facts={"platform.is_npu": True}).runner == "npu"
+    assert m.schema["platform.is_npu"].doc == "set by npu: the platform's own fact"
+
+
+def test_unset_removes_a_note_and_links_and_a_star_sets_every_runner(tmp_path):
+    m = matrix.load(_overlay(tmp_path, """\
+        [overlay]
+        extends = "default"
+        name = "p"
+
+        [change.features.pp_async_scheduling]
+        support."*" = "no"
+        unset = ["note", "links"]
+        why = "no async scheduling here"
+        """))
+    feature = m.feature("pp_async_scheduling")
+    assert feature.note == "set by p: no async scheduling here"
+    assert feature.links == ()
+    assert feature.support == {r: (matrix.Statement("no", note="set by p: no async scheduling here"),)
+                               for r in ("v1", "v2")}
+
+
+def test_check_says_noop_dangling_and_ended_operations_at_their_lines(tmp_path):
+    path = _overlay(tmp_path, """\
+        [overlay]
+        extends = "default"
+
+        [change.features.dbo]
+        support.v1 = "yes"
+        why = "upstream says so already"
+
+        [change.features.eagle3_pipeline_parallel]
+        lift = ["v2"]
+        why = "vllm-ascend's patch of an entry upstream later dropped"
+        upstream = "<0.33"
+
+        [change.features.pp_external_launcher]
+        lift = ["v2"]
+        why = "the NPU supports it"
+        until = "0.33.0"
+
+        [change.features.dbo_lora]
+        support.v1 = "yes"
+        why = "the NPU supports it"
+        until = "upstream supports it"
+
+        [change.features.dbo_hybrid]
+        lift = ["v2"]
+        why = "the NPU supports it"
+        until = "upstream supports it"
+        """)
+    m = matrix.load(path)
+    assert _findings(m) == [
+        f"{path}:4:1: warning[overlay-noop]: Overlay operation change-feature on 'dbo' changes nothing: upstream "
+        "already says the same",
+        f"{path}:8:1: warning[overlay-dangling]: Overlay operation change-feature on 'eagle3_pipeline_parallel' is "
+        "dangling: upstream 0.33.0 has no such id, and the operation is written for upstream '<0.33'",
+        f"{path}:13:1: warning[overlay-ended]: Overlay operation change-feature on 'pp_external_launcher' has ended: "
+        "until 0.33.0, and upstream is 0.33.0; remove it",
+        f"{path}:18:1: warning[overlay-ended]: Overlay operation change-feature on 'dbo_lora' has ended (until "
+        "upstream supports it): upstream says the same now; remove it",
+    ]
+    out = io.StringIO()
+    run(["check", "--matrix", path], stdout=out, stderr=out)
+    assert f"{path}:4:1: warning[overlay-noop]:" in out.getvalue().splitlines()[0]
+
+
+def test_the_overlay_owns_the_choice_upstream_preferences_and_orders_do_not_apply(tmp_path):
+    m = matrix.load(_overlay(tmp_path, """\
+        [overlay]
+        extends = "default"
+        name = "p"
+
+        [overlay.choice]
+        order = ["v1"]
+        why = "the platform chooses"
+        """))
+    assert [(r.id, r.priority, r.candidate) for r in m.runners] == [
+        ("v1", 20, None), ("v2", 10, matrix.Predicate("False"))]
+    rocm = m.feature("rocm_v1_default")
+    assert (rocm.prefers, rocm.note) == (None, "set by p: the platform chooses")
+
+
+@pytest.mark.parametrize("body, message", [
+    ('[change.features.dbo]\nlift = ["v2"]\nwhy = ""\n', "$.change.features.dbo: Expected why to be a sentence, got ''"),
+    ('[features.dbo]\nname = "x"\nwhen = "True"\nsupport = { v1 = "yes", v2 = "yes" }\nwhy = "w"\n',
+     "$.features.dbo: Upstream has feature 'dbo' already: change it under [change.features.dbo]"),
+    ('[change.features.dbo]\nnote = "n"\nunset = ["note"]\nwhy = "w"\n',
+     "$.change.features.dbo.unset: 'note' is both set and unset"),
+    ('[change.features.dbo]\nlift = ["v2"]\nblock = ["v2"]\nwhy = "w"\n',
+     "$.change.features.dbo.block: The cell of 'v2' is set twice in one operation"),
+    ('[change.runners.v2]\nchoice = true\nwhy = "w"\n',
+     "$.change.runners.v2.choice: choice = false removes a runner from automatic choice; got True"),
+    ('[runners.v3]\nfrom = "v22"\nname = "V3"\npriority = 5\nwhy = "w"\n',
+     "$.runners.v3.from: Upstream has no runner 'v22', did you mean 'v2'"),
+])
+def test_a_malformed_operation_is_a_load_error(tmp_path, body, message):
+    path = _overlay(tmp_path, '[overlay]\nextends = "default"\n\n' + body)
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load(path)
+    (problem,) = excinfo.value.problems
+    assert f"{problem.place}: {problem.message}" == message
+
+
+def test_an_unknown_upstream_is_a_load_error_with_did_you_mean(tmp_path):
+    path = _overlay(tmp_path, '[overlay]\nextends = "vLLM model runner"\n')
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load(path)
+    assert excinfo.exconly() == (
+        f"matrix.errors.LoadError: {path}: 1 problem\n"
+        f"  {path}:2:1: $.overlay.extends: Unknown upstream matrix 'vLLM model runner', did you mean 'vLLM model "
+        "runners': name the packaged matrix ('vLLM model runners') or give the path of a features.toml")
+
+
+def test_the_merge_rules_are_stated_once_the_how_to_page_prints_the_table_of_the_code():
+    from matrix._overlay import MERGE_RULES
+
+    page = (ROOT / "docs" / "how-to" / "overlays.md").read_text()
+    rows = re.findall(r"^\| (.+) \| (.+) \|$", page.split("<!-- merge rules -->")[1], re.M)[1:]
+    assert rows[:len(MERGE_RULES)] == list(MERGE_RULES)
+
+
+# --- random overlays on random matrices, against a hand merge of the documented rules -------
+
+def _value(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    return "{ " + ", ".join(f"{json.dumps(k)} = {_value(x)}" for k, x in v.items()) + " }"
+
+
+def _toml(document):
+    """A TOML text of *document*: each top-level table a header, its entries inline."""
+    lines = []
+    for table, entries in document.items():
+        if isinstance(entries, dict):
+            lines.append(f"[{json.dumps(table)}]")
+            lines += [f"{json.dumps(k)} = {_value(v)}" for k, v in entries.items()]
+        else:
+            lines.insert(0, f"{json.dumps(table)} = {_value(entries)}")
+    return "\n".join(lines) + "\n"
+
+
+WORDS = "set by p: r"  # the provenance each operation appends: overlay "p", why "r"
+
+
+def _note(note):
+    if WORDS is None:
+        return note
+    return f"{note}; {WORDS}" if note else WORDS
+
+
+def _cell(cell):
+    """A cell set by an operation, its provenance after each statement's note (the rule)."""
+    if WORDS is None:
+        return cell
+    if isinstance(cell, str):
+        return {"status": cell, "note": WORDS}
+    if isinstance(cell, list):
+        return [_cell(s) for s in cell]
+    return dict(cell, note=_note(cell.get("note")))
+
+
+@st.composite
+def _operations(draw, features, runners):
+    """Random change operations on upstream's ids, as (table, id, body)."""
+    ops = []
+    for id in draw(st.lists(st.sampled_from(sorted(features)), unique=True, max_size=3)):
+        body = {}
+        runner = draw(st.sampled_from(runners))
+        kind = draw(st.sampled_from(["lift", "block", "support", "star"]))
+        if kind in ("lift", "block"):
+            body[kind] = [runner]
+        elif kind == "support":
+            body["support"] = {runner: draw(st.sampled_from(["yes", "no", "opt-in"]))}
+        else:
+            body["support"] = {"*": draw(st.sampled_from(["yes", "no"]))}
+        extra = draw(st.sampled_from(["", "note", "unset-note", "links", "unset-links"]))
+        if extra == "note":
+            body["note"] = "n"
+        elif extra == "links":
+            body["links"] = ["https://example.com/x"]
+        elif extra:
+            body["unset"] = [extra[len("unset-"):]]
+        ops.append(("features", id, body))
+    if draw(st.booleans()):
+        ops.append(("runners", draw(st.sampled_from(runners)), {"choice": False}))
+    return ops
+
+
+def _hand_merged(features_doc, runners_doc, ops):
+    """The documented rules, applied by hand: a cell replaces the cell ("*": every runner), a
+    note or links replace theirs, unset removes them, a feature-level change and each cell end
+    with the provenance, choice = false makes the candidate "False"."""
+    features_doc, runners_doc = copy.deepcopy(features_doc), copy.deepcopy(runners_doc)
+    for table, id, body in ops:
+        if table == "runners":
+            runners_doc[id]["candidate"] = "False"
+            runners_doc[id]["description"] = _note(runners_doc[id].get("description"))
+            continue
+        feature = features_doc["features"][id]
+        cells = {}
+        if "*" in body.get("support", {}):
+            cells = {r: body["support"]["*"] for r in runners_doc}
+        else:
+            cells.update(body.get("support", {}))
+        cells.update({r: "yes" for r in body.get("lift", [])})
+        cells.update({r: "no" for r in body.get("block", [])})
+        for runner, cell in cells.items():
+            feature.setdefault("support", {})[runner] = _cell(cell)
+        if "note" in body or "links" in body or "unset" in body:
+            if "note" in body:
+                feature["note"] = body["note"]
+            if "links" in body:
+                feature["links"] = body["links"]
+            for key in body.get("unset", []):
+                feature.pop(key, None)
+            feature["note"] = _note(feature.get("note"))
+    return features_doc, runners_doc
+
+
+def _write_upstream(folder, text, runners):
+    (folder / "runners").mkdir(parents=True, exist_ok=True)
+    (folder / "features.toml").write_text(text)
+    for id, table in runners.items():
+        (folder / "runners" / f"{id}.toml").write_text(_toml(table))
+
+
+def _comparable(m):
+    return attrs.evolve(m, file=None, text=None)
+
+
+@given(data=st.data())
+def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(data):
+    import tomllib
+
+    from matrix.strategies import _matrix_texts
+
+    text, runners = data.draw(_matrix_texts(4))
+    upstream_doc = tomllib.loads(text)
+    ids = list(upstream_doc.get("features", {}))
+    ops = data.draw(_operations(ids, list(runners)))
+    overlay = {"overlay": {"name": "p", "extends": "upstream/features.toml"}}
+    for table, id, body in ops:
+        overlay.setdefault("change", {}).setdefault(table, {})[id] = dict(body, why="r")
+    lines = ['[overlay]\nname = "p"\nextends = "upstream/features.toml"\n']
+    for table, id, body in ops:
+        lines.append(f"[change.{table}.{id}]\n" + "".join(f"{json.dumps(k)} = {_value(v)}\n"
+                                                          for k, v in dict(body, why="r").items()))
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="matrix-overlay-"))
+    try:
+        _write_upstream(folder / "upstream", text, runners)
+        (folder / "overlay.toml").write_text("\n".join(lines))
+        try:
+            expected_doc, expected_runners = _hand_merged(upstream_doc, runners, ops)
+            expected_doc["matrix"]["name"] = "p"
+            expected = matrix.loads(_toml(expected_doc), runners=expected_runners, path="hand.toml")
+        except LoadError:
+            # The hand merge is not a valid matrix (a 'partial' cell lost its note, a forced
+            # runner's rival now says yes): the overlay must say so as a load error too.
+            with pytest.raises(LoadError):
+                matrix.load(str(folder / "overlay.toml"))
+            return
+        composed = matrix.load(str(folder / "overlay.toml"))
+        assert _comparable(composed) == _comparable(expected)
+        # Each operation is a no-op exactly when the matrix without it, by hand and without the
+        # provenance words, equals the matrix with it.
+        for index, op in enumerate(composed.overlay.operations):
+            before_doc, before_runners = _plain(upstream_doc, runners, ops[:index])
+            after_doc, after_runners = _plain(upstream_doc, runners, ops[:index + 1])
+            try:
+                before = matrix.loads(_toml(before_doc), runners=before_runners, path="x.toml")
+            except LoadError:
+                continue
+            try:
+                after = matrix.loads(_toml(after_doc), runners=after_runners, path="x.toml")
+            except LoadError:
+                assert not op.noop
+                continue
+            assert op.noop == (_comparable(before) == _comparable(after)), (op, ops[index])
+    finally:
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _plain(features_doc, runners_doc, ops):
+    """The hand merge without the provenance words."""
+    global WORDS
+    saved, WORDS = WORDS, None
+    try:
+        doc, runners = _hand_merged(features_doc, runners_doc, ops)
+    finally:
+        WORDS = saved
+
+    def clean(value):
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items() if not (k in ("note", "description") and v is None)}
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+    return clean(doc), clean(runners)
+
+
+
+def test_a_cell_the_feature_leaves_to_its_default_is_what_a_lift_to_the_same_status_says(tmp_path):
+    # Found by the random test: upstream's `support.default = "yes"` says yes for r1 already.
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "r1.toml").write_text('name = "R1"\npriority = 2\n')
+    (tmp_path / "runners" / "r2.toml").write_text('name = "R2"\npriority = 1\n')
+    (tmp_path / "features.toml").write_text(
+        '[matrix]\nname = "up"\nversion = "1.0"\n\n[config]\n"b" = { type = "bool", default = false }\n\n'
+        '[features.g]\nname = "g"\nwhen = "b"\nsupport = { default = "yes", r2 = "no" }\n')
+    path = _overlay(tmp_path, """\
+        [overlay]
+        extends = "features.toml"
+
+        [change.features.g]
+        lift = ["r1"]
+        why = "r1 serves g"
+        """)
+    assert _findings(matrix.load(path)) == [
+        f"{path}:4:1: warning[overlay-noop]: Overlay operation change-feature on 'g' changes nothing: upstream "
+        "already says the same"]
+
+
+def test_explain_says_the_reason_of_a_blocker_the_overlay_added_and_the_record_keeps_its_place(tmp_path):
+    path = _overlay(tmp_path, """\
+        [overlay]
+        extends = "default"
+        name = "p"
+
+        [change.features.spec_ngram]
+        block = ["v2"]
+        why = "the NPU drafter lacks ngram"
+        link = "https://example.com/1"
+        """)
+    m = matrix.load(path)
+    text = m.resolve({"speculative_config": {"method": "ngram"}}).explain()
+    assert text.splitlines()[3:8] == [
+        "    - speculative method 'ngram' [no]",
+        "        when: speculative_config.method == 'ngram'",
+        "        because: speculative_config.method = 'ngram'",
+        "        note: set by p: the NPU drafter lacks ngram (https://example.com/1)",
+        "  v1 (Model Runner V1, priority 10): no blockers, chosen",
+    ]
+    (op,) = m.overlay.changes("spec_ngram")
+    assert (op.kind, op.file, op.line, op.why, op.link, op.noop) == (
+        "change-feature", path, 5, "the NPU drafter lacks ngram", "https://example.com/1", False)
