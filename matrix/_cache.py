@@ -3,7 +3,8 @@
 Loading a matrix costs more than everything else a host's first `resolve` does (importing
 cattrs and tomllib, building the converter, parsing and type-checking every gate, compiling the
 fast path). `load()` and `default()` therefore keep what they built in a cache file: the
-`Matrix` (pickled) and the compiled code of its fast path at every release it names (marshalled).
+`Matrix` (pickled), what its fast path is made of at every release it names (`matrix._compile.Parts`,
+pickled with it: a cached plan is assembled, not generated) and the compiled code (marshalled).
 
 An entry is used only when everything it was built from is the same, byte for byte:
 
@@ -46,7 +47,7 @@ try:
 except ImportError:  # pragma: no cover - another Python
     from pickle import load as _unpickle
 
-_FORMAT = 2  # of an entry; part of the key (2: code by its source, for every release named)
+_FORMAT = 3  # of an entry; part of the key (2: code by its source, for every release named; 3: plans' parts)
 _engine: Optional[str] = None
 
 #: Where the wheel puts the default matrix's entry, next to the default matrix itself.
@@ -124,7 +125,9 @@ def get(entry_key: str, base: str, *, path: Optional[str] = None, trusted: bool 
         runners = os.path.join(base, entry["runner_folder"])
         if not isinstance(matrix, Matrix) or runner_files(runners) != entry["runner_files"]:
             return None
-        _derived.of(matrix).code.update(entry["code"])  # unmarshalled when a plan needs it
+        derived = _derived.of(matrix)
+        derived.code.update(entry["code"])  # unmarshalled when a plan needs it
+        derived.parts.update(entry["parts"])  # assembled into a plan when one is asked for
         return matrix
     except Exception:  # a missing, partial, foreign or stale entry: load as if there were none
         return None
@@ -136,17 +139,20 @@ def entry(entry_key: str, matrix: Matrix, base: str, runner_folder: str) -> byte
     the source tree and read where the package is installed)."""
     import pickle
 
-    from ._compile import plan
+    from ._compile import parts, plan
 
     # The fast path at every release the file names (a host may resolve as of an older one),
     # compiled once: a few milliseconds each, which the process that writes the entry pays.
+    made = {}
     for version in named_versions(matrix):
         plan(matrix, version)
+        made[version] = parts(matrix, version)
     code = {source: compiled if isinstance(compiled, bytes) else marshal.dumps(compiled)
             for source, compiled in _derived.of(matrix).code.items()}
-    # A Matrix pickles without its plans and other caches (Matrix.__getstate__).
+    # A Matrix pickles without its plans and other caches (Matrix.__getstate__); the parts are
+    # pickled with it, so the gates they hold are the matrix's own objects when read back.
     return pickle.dumps({"key": entry_key, "matrix": matrix, "runner_folder": os.path.relpath(runner_folder, base or "."),
-                         "runner_files": runner_files(runner_folder), "code": code},
+                         "runner_files": runner_files(runner_folder), "code": code, "parts": made},
                         protocol=pickle.HIGHEST_PROTOCOL)
 
 

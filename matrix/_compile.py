@@ -158,14 +158,28 @@ class Plan:
 def plan(matrix: Matrix, version: Version) -> Plan:
     """The compiled plan of *matrix* at *version*, built once and kept as long as the matrix
     lives (`matrix._derived`)."""
-    plans = _derived.of(matrix).plans
-    cached = plans.get(version)
+    derived = _derived.of(matrix)
+    cached = derived.plans.get(version)
     if cached is None:
-        cached = plans[version] = _build(matrix, version)
+        # A loaded cache entry holds what a plan is made of at every release the file names
+        # (`matrix._cache`): assembled without generating its source again (issue 29).
+        parts = derived.parts.pop(version, None)
+        cached = derived.plans[version] = _assemble(matrix, version, parts or _parts(matrix, version))
     return cached
 
 
-def _build(matrix: Matrix, version: Version) -> Plan:
+#: What a plan is made of, all of it picklable: the evaluator's source, the constants the
+#: generator bound to it (``_k0``, …), the gate that first reads each path, and every field of
+#: the `Plan` but its matrix and its evaluator. A cache entry keeps one per release.
+Parts = Tuple[str, Dict[str, object], Dict[str, str], Dict[str, Any]]
+
+
+def parts(matrix: Matrix, version: Version) -> Parts:
+    """What the plan of *matrix* at *version* is made of (`Parts`), for a cache entry."""
+    return _parts(matrix, version)
+
+
+def _parts(matrix: Matrix, version: Version) -> Parts:
     in_force = matrix.adjustments_at(version)
     everyone = refusing(matrix, ())
     # Derived gates like candidacies and orders: every runner says yes, so choice ignores them.
@@ -184,16 +198,7 @@ def _build(matrix: Matrix, version: Version) -> Plan:
     paths = tuple(readers)
     reading = matrix.schema.reading_at(version, features)  # a choice gone then: refused, unless a gate reads it
     generator = _Generator(reading, paths)
-    source, namespace = generator.module(features, readers)
-    # A loaded cache entry holds the code compiled from this very source (matrix._cache), for
-    # every release the file names.
-    codes = _derived.of(matrix).code
-    code = codes.get(source)
-    if code is None:
-        code = codes[source] = compile(source, f"<matrix plan {matrix.name!r} {version}>", "exec")
-    elif isinstance(code, bytes):
-        code = codes[source] = marshal.loads(code)
-    exec(code, namespace)
+    source, constants = generator.module(features, readers)
     masks: Dict[str, Dict[str, int]] = {s: {} for s in ("no", "opt-in", "partial")}
     for runner in matrix.runners:
         for status in masks:
@@ -219,7 +224,7 @@ def _build(matrix: Matrix, version: Version) -> Plan:
             orders.append((1 << index, gate.origin, tuple((r, blocking[r]) for r in ids)))
         elif isinstance(gate.origin, Redirect):
             redirects.setdefault(gate.origin.runner, []).append((1 << index, gate.origin))
-    return Plan(
+    fields = dict(
         aliases={a.id: a for r in matrix.runners for a in r.aliases},
         redirects={r: tuple(found) for r, found in redirects.items()},
         redirecting=sum(1 << i for i, f in enumerate(features) if isinstance(f.origin, Redirect)),
@@ -227,8 +232,8 @@ def _build(matrix: Matrix, version: Version) -> Plan:
         automatic=sum(1 << i for i, f in enumerate(features) if f.applies != "asked"),
         asked=sum(1 << i for i, f in enumerate(features) if f.applies != "automatic"),
         candidate=candidate, orders=tuple(orders),
-        matrix=matrix, version=version, features=features, paths=paths,
-        evaluate=namespace["evaluate"], no=masks["no"], opt_in=masks["opt-in"],
+        version=version, features=features, paths=paths,
+        no=masks["no"], opt_in=masks["opt-in"],
         partial=masks["partial"], blocking=blocking, deprecated=deprecated, removed=removed,
         order=tuple((r.id, blocking[r.id]) for r in matrix.runners), source=source, reading=reading or None,
         forcing=sum(1 << i for i, f in enumerate(features) if f.forces is not None),
@@ -236,6 +241,32 @@ def _build(matrix: Matrix, version: Version) -> Plan:
         pre_adjustments=pre, adjustments=by_runner, pre_adjusting=pre_bits, adjusting=runner_bits,
         any_adjusting=sum(1 << (first + i) for i in range(len(in_force))),
     )
+    return source, constants, readers, fields
+
+
+def _assemble(matrix: Matrix, version: Version, parts: Parts) -> Plan:
+    source, constants, readers, fields = parts
+    reading: Optional[Schema] = fields["reading"]
+    namespace: Dict[str, Any] = {**_fixed(reading, fields["paths"], readers), **constants}
+    # A loaded cache entry holds the code compiled from this very source (matrix._cache), for
+    # every release the file names.
+    codes = _derived.of(matrix).code
+    code = codes.get(source)
+    if code is None:
+        code = codes[source] = compile(source, f"<matrix plan {matrix.name!r} {version}>", "exec")
+    elif isinstance(code, bytes):
+        code = codes[source] = marshal.loads(code)
+    exec(code, namespace)
+    return Plan(matrix=matrix, evaluate=namespace["evaluate"], **fields)
+
+
+def _fixed(schema: Optional[Schema], paths: Tuple[str, ...], readers: Dict[str, str]) -> Dict[str, object]:
+    """The names every evaluator is given that are the engine's own (never pickled: a sentinel
+    must stay the very object the engine compares with)."""
+    return dict(_general=_general_reader(schema, paths, readers), _Slow=_Slow, _SCALARS=PLAIN_TYPES,
+                _MISS=_access.MISSING, _join="".join, _type=type, _Mapping=Mapping, _NoAttributes=_NO_ATTRIBUTES,
+                _check_facts=_access.check_facts, _schema=schema, _ops=OPERATORS, _truthy=truthy,
+                _rem=remainder, _parsed=parsed)
 
 
 def _general_reader(schema: Optional[Schema], paths: Tuple[str, ...],
@@ -258,6 +289,12 @@ class _NoAttributes:
     """What an absent fact section reads as on an object: every fact below takes its default."""
 
     __slots__ = ()
+
+
+_NO_ATTRIBUTES = _NoAttributes()
+#: The names of `_fixed`, which every evaluator takes as default arguments.
+_FIXED = ("_general", "_Slow", "_SCALARS", "_MISS", "_join", "_type", "_Mapping", "_NoAttributes", "_check_facts",
+          "_schema", "_ops", "_truthy", "_rem", "_parsed")
 
 
 class _Generator:
@@ -283,14 +320,11 @@ class _Generator:
 
     # --- the module ------------------------------------------------------------------------
 
-    def module(self, features: Tuple[Feature, ...], readers: Dict[str, str]) -> Tuple[str, Dict[str, Any]]:
+    def module(self, features: Tuple[Feature, ...], readers: Dict[str, str]) -> Tuple[str, Dict[str, object]]:
+        """The evaluator's source and the constants it binds (`_fixed` gives it the rest)."""
         gates = self.gates(features)
         values = ", ".join(self.local[p] for p in self.paths)
         unpack = f"        {values}, = _general(config, facts)" if self.paths else "        pass"
-        general = _general_reader(self.schema, self.paths, readers)
-        self.constants.update(_general=general, _Slow=_Slow, _SCALARS=PLAIN_TYPES,
-                              _MISS=_access.MISSING, _join="".join, _type=type, _Mapping=Mapping, _NoAttributes=_NoAttributes(),
-                              _check_facts=_access.check_facts, _schema=self.schema)
         facts = [f.path for f in (self.schema or ()) if f.fact and f.type != "section"]
         check_facts = [
             "    if facts is not None and (facts.__class__ is not dict"
@@ -311,8 +345,7 @@ class _Generator:
             ]
         else:
             read = ["    if True:", unpack]
-        self.constants.update(_ops=OPERATORS, _truthy=truthy, _rem=remainder, _parsed=parsed)
-        arguments = ", ".join(f"{name}={name}" for name in self.constants)
+        arguments = ", ".join(f"{name}={name}" for name in (*_FIXED, *self.constants))
         lines = [
             f"def evaluate(config, facts=None, {arguments}):",
             *check_facts,

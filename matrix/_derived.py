@@ -34,15 +34,18 @@ class Derived:
     brought them (`matrix._cache`: loaded when a plan needs them). ``spaces``: by `Version`,
     what `matrix._remedy` derives from a plan's gates. ``pairs``: by version and budget, the
     pairs of `matrix._pairs.pairs` (each docs table of pairs, in every format, reads them).
+    ``parts``: by `Version`, what a plan is made of (`matrix._compile.Parts`) as a cache entry
+    brought it, taken out when that plan is assembled.
     """
 
-    __slots__ = ("plans", "code", "spaces", "pairs")
+    __slots__ = ("plans", "code", "spaces", "pairs", "parts")
 
     def __init__(self) -> None:
         self.plans: Dict[object, Plan] = {}
         self.code: Dict[str, Union[bytes, CodeType]] = {}
         self.spaces: Dict[object, Any] = {}
         self.pairs: Dict[object, Any] = {}
+        self.parts: Dict[object, Any] = {}
 
 
 def of(matrix: Matrix) -> Derived:

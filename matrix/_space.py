@@ -42,7 +42,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 from packaging.version import Version
 
@@ -58,6 +58,8 @@ UNKNOWN = object()
 Assignment = Dict[str, object]
 #: What a search must make true (True) or false (False).
 Goals = List[Tuple[Node, bool]]
+#: A node's three-valued evaluation, made once (`Space._truther`).
+Truth = Callable[[Dict[str, object]], object]
 #: Groups of nodes of which at least one must hold.
 Groups = List[List[Node]]
 Number = Union[int, float]
@@ -98,6 +100,21 @@ CAUSES = {
 }
 
 
+def _reader(path: str) -> Callable[[Dict[str, object]], object]:
+    """`Space.lookup` of one path: None below a section that is None, else its value or UNKNOWN."""
+    parts = path.split(".")
+    sections = tuple(".".join(parts[:end]) for end in range(1, len(parts)))
+    get = dict.get
+
+    def read(assignment: Dict[str, object]) -> object:
+        for section in sections:
+            if get(assignment, section, UNKNOWN) is None:
+                return None
+        return get(assignment, path, UNKNOWN)
+
+    return read
+
+
 class Space:
     """The representatives of every path the given gates read, and searches over them."""
 
@@ -106,6 +123,10 @@ class Space:
         self.budget = budget
         self.spent = 0
         self.rng: Optional[random.Random] = None
+        self._truths: Dict[int, Tuple[Node, Callable[[Dict[str, object]], object]]] = {}
+        self._values: Dict[int, Tuple[Node, Callable[[Dict[str, object]], object]]] = {}
+        self._paths_of: Dict[int, Tuple[Node, FrozenSet[str]]] = {}
+        self._required: Optional[List[Field]] = None
         #: path → the cause (a key of `CAUSES`) its partition is not exact for.
         self.inexact: Dict[str, str] = {}
         constants = compared_constants(nodes, self.inexact)
@@ -180,56 +201,119 @@ class Space:
         return assignment.get(path, UNKNOWN)
 
     def value(self, node: Node, assignment: Dict[str, object]) -> object:
-        if isinstance(node, Path):
-            value = self.lookup(assignment, node.name)
-            return value
-        if isinstance(node, Literal):
-            return node.value
-        if isinstance(node, ListLiteral):
-            return node.values
-        if isinstance(node, Mod):
-            value = self.lookup(assignment, node.path.name)
-            return value if value is UNKNOWN else remainder(value, node.divisor)
-        return self.truth(node, assignment)
+        return self._valuer(node)(assignment)
 
     def truth(self, node: Node, assignment: Dict[str, object]) -> object:
         """True, False, or UNKNOWN when the assignment does not decide it yet."""
-        if isinstance(node, And):
-            result: object = True
-            for operand in node.operands:
-                value = self.truth(operand, assignment)
-                if value is False:
-                    return False
-                if value is UNKNOWN:
-                    result = UNKNOWN
-            return result
-        if isinstance(node, Or):
-            result = False
-            for operand in node.operands:
-                value = self.truth(operand, assignment)
-                if value is True:
-                    return True
-                if value is UNKNOWN:
-                    result = UNKNOWN
-            return result
+        try:
+            return self._truths[id(node)][1](assignment)
+        except KeyError:
+            return self._truther(node)(assignment)
+
+    # Each node's three-valued evaluation is made once into closures (`_truther`, `_valuer`),
+    # kept by the node's identity with the node itself (so the identity is never reused): the
+    # searches of `matrix check` evaluate the same few thousand nodes millions of times, and a
+    # walk of the tree per evaluation (a chain of isinstance tests, a method call per node,
+    # the path split per read) was most of its time (issue 29).
+
+    def _truther(self, node: Node) -> Callable[[Dict[str, object]], object]:
+        kept = self._truths.get(id(node))
+        if kept is not None:
+            return kept[1]
+        fn = self._make_truth(node)
+        self._truths[id(node)] = (node, fn)
+        return fn
+
+    def _valuer(self, node: Node) -> Callable[[Dict[str, object]], object]:
+        kept = self._values.get(id(node))
+        if kept is not None:
+            return kept[1]
+        fn = self._make_value(node)
+        self._values[id(node)] = (node, fn)
+        return fn
+
+    def _make_value(self, node: Node) -> Callable[[Dict[str, object]], object]:
+        if isinstance(node, Path):
+            return _reader(node.name)
+        if isinstance(node, Literal):
+            constant = node.value
+            return lambda assignment: constant
+        if isinstance(node, ListLiteral):
+            constant = node.values
+            return lambda assignment: constant
+        if isinstance(node, Mod):
+            read, divisor = _reader(node.path.name), node.divisor
+
+            def mod(assignment: Dict[str, object]) -> object:
+                value = read(assignment)
+                return value if value is UNKNOWN else remainder(value, divisor)
+
+            return mod
+        return self._truther(node)
+
+    def _make_truth(self, node: Node) -> Callable[[Dict[str, object]], object]:  # noqa: C901 — one closure per kind of node
+        if isinstance(node, (And, Or)):
+            operands = tuple(self._truther(operand) for operand in node.operands)
+            # And: False decides, True is the neutral; Or the other way round.
+            decides, neutral = (False, True) if isinstance(node, And) else (True, False)
+
+            def junction(assignment: Dict[str, object]) -> object:
+                result: object = neutral
+                for operand in operands:
+                    value = operand(assignment)
+                    if value is decides:
+                        return decides
+                    if value is UNKNOWN:
+                        result = UNKNOWN
+                return result
+
+            return junction
         if isinstance(node, Not):
-            value = self.truth(node.operand, assignment)
-            return value if value is UNKNOWN else not value
+            inner = self._truther(node.operand)
+
+            def negation(assignment: Dict[str, object]) -> object:
+                value = inner(assignment)
+                return value if value is UNKNOWN else not value
+
+            return negation
         if isinstance(node, Compare):
-            left = self.value(node.left, assignment)
-            right = self.value(node.right, assignment)
-            if left is UNKNOWN or right is UNKNOWN:
-                return UNKNOWN
-            return OPERATORS[node.op](left, right)
+            left, right, op = self._valuer(node.left), self._valuer(node.right), OPERATORS[node.op]
+            if isinstance(node.right, (Literal, ListLiteral)):  # the usual shape: a path and a constant
+                constant = node.right.value if isinstance(node.right, Literal) else node.right.values
+
+                def against_constant(assignment: Dict[str, object]) -> object:
+                    a = left(assignment)
+                    return UNKNOWN if a is UNKNOWN else op(a, constant)
+
+                return against_constant
+
+            def comparison(assignment: Dict[str, object]) -> object:
+                a = left(assignment)
+                b = right(assignment)
+                if a is UNKNOWN or b is UNKNOWN:
+                    return UNKNOWN
+                return op(a, b)
+
+            return comparison
         if isinstance(node, IsNone):
-            value = self.value(node.operand, assignment)
+            operand, negated = self._valuer(node.operand), node.negated
+
+            def is_none(assignment: Dict[str, object]) -> object:
+                value = operand(assignment)
+                if value is UNKNOWN:
+                    return UNKNOWN
+                return (value is None) is not negated
+
+            return is_none
+        read = self._valuer(node)
+
+        def test(assignment: Dict[str, object]) -> object:
+            value = read(assignment)
             if value is UNKNOWN:
                 return UNKNOWN
-            return (value is None) is not node.negated
-        value = self.value(node, assignment)
-        if value is UNKNOWN:
-            return UNKNOWN
-        return value is PRESENT or truthy(value)
+            return value is PRESENT or truthy(value)
+
+        return test
 
     # --- search ------------------------------------------------------------------------------
 
@@ -245,18 +329,12 @@ class Space:
         """
         self.rng = rng
         self.spent = 0  # the budget is per question
-        goals = [(node, True) for node in true] + [(node, False) for node in false]
-        groups = [list(nodes) for _, nodes in extra]
-        used: Set[str] = set()
-        for node, _ in goals:
-            used.update(n.name for n in walk(node) if isinstance(n, Path))
-        for nodes in groups:
-            for node in nodes:
-                used.update(n.name for n in walk(node) if isinstance(n, Path))
+        truther = self._truther
+        goals = [(truther(node), True) for node in true] + [(truther(node), False) for node in false]
+        groups = [[truther(node) for node in nodes] for _, nodes in extra]
         needed: Set[str] = set()
-        for name in used:  # each path read, and the sections above it
-            parts = name.split(".")
-            needed.update(".".join(parts[:end]) for end in range(1, len(parts) + 1))
+        for node in (*true, *false, *(node for _, nodes in extra for node in nodes)):
+            needed |= self._needed(node)
         order = [p for p in self.paths if p in needed]
         found = self._search(order, 0, {}, goals, groups)
         inexact = sorted(p for p in order if p in self.inexact)
@@ -265,16 +343,29 @@ class Space:
             raise Inconclusive(inexact, list(dict.fromkeys(self.inexact[p] for p in inexact)))
         return found
 
-    def _status(self, assignment: Assignment, goals: Goals, groups: Groups) -> object:
+    def _needed(self, node: Node) -> FrozenSet[str]:
+        """Each path *node* reads, and the sections above it (kept by the node's identity)."""
+        kept = self._paths_of.get(id(node))
+        if kept is not None:
+            return kept[1]
+        needed: Set[str] = set()
+        for name in {n.name for n in walk(node) if isinstance(n, Path)}:
+            parts = name.split(".")
+            needed.update(".".join(parts[:end]) for end in range(1, len(parts) + 1))
+        found = frozenset(needed)
+        self._paths_of[id(node)] = (node, found)
+        return found
+
+    def _status(self, assignment: Assignment, goals: List[Tuple[Truth, bool]], groups: List[List[Truth]]) -> object:
         result: object = True
-        for node, wanted in goals:
-            value = self.truth(node, assignment)
+        for truth, wanted in goals:
+            value = truth(assignment)
             if value is UNKNOWN:
                 result = UNKNOWN
             elif value is not wanted:
                 return False
-        for nodes in groups:
-            values = [self.truth(node, assignment) for node in nodes]
+        for truths in groups:
+            values = [truth(assignment) for truth in truths]
             if True in values:
                 continue
             if UNKNOWN in values:
@@ -283,8 +374,8 @@ class Space:
                 return False
         return result
 
-    def _search(self, order: List[str], index: int, assignment: Assignment, goals: Goals,
-                groups: Groups) -> Optional[Assignment]:
+    def _search(self, order: List[str], index: int, assignment: Assignment, goals: List[Tuple[Truth, bool]],
+                groups: List[List[Truth]]) -> Optional[Assignment]:
         self.spent += 1
         if self.spent > self.budget:
             raise Inconclusive()
@@ -332,8 +423,10 @@ class Space:
         fewest of the *avoid* gates true (so the witness shows what it is a witness of)."""
         full = dict(assignment)
         if self.schema:
-            for field in self.schema:
-                if field.has_default or field.type == "section" or field.path in full:
+            if self._required is None:  # once per space: a schema has hundreds of fields
+                self._required = [f for f in self.schema if not f.has_default and f.type != "section"]
+            for field in self._required:
+                if field.path in full:
                     continue
                 parents = field.path.split(".")[:-1]
                 if any(self._absent(full, ".".join(parents[:i + 1])) for i in range(len(parents))):

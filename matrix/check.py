@@ -269,7 +269,8 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
     # Questions about automatic choice read its decision list (`matrix._choice`); gates that
     # can never be active (and removed ones: `kept` rules them out where it matters) read False.
     # A gate that applies only when a runner is asked for is never active in automatic choice.
-    dead = {g.id for g in gates if g not in live or g.applies == "asked"} | {g.id for g in gone}
+    alive = {g.id for g in live}  # by id: `g not in live` compared whole gates, n² of them
+    dead = {g.id for g in gates if g.id not in alive or g.applies == "asked"} | {g.id for g in gone}
     choice = _Choice(compiled, dead, on_c)
     yield from _runners(matrix, v, choosing + requirements, choice, kept, place, budget, unusable, on_c)
     # A runner that is a candidate only sometimes is out of automatic choice where it is not:
@@ -743,10 +744,13 @@ def _pairs(matrix: Matrix, v: Version, live: List[Feature], space: Space, solve:
     serving = {g.id: {r.id for r, s in zip(matrix.runners, support[g.id]) if s in ("yes", "partial")} for g in live}
     refusing = {g.id: {r.id for r, s in zip(matrix.runners, support[g.id]) if s in BLOCKING} for g in live}
     all_nodes = [g.when.node for g in live]
+    marked = [(g, prints[g.id]) for g in live]
     for i, a in enumerate(live):
-        for b in live[i + 1:]:
+        fa = prints[a.id]
+        for b, fb in marked[i + 1:]:
+            if fa & ~fb and fb & ~fa:
+                continue  # a sample tells them apart both ways: neither implies the other
             same_support = support[a.id] == support[b.id]
-            fa, fb = prints[a.id], prints[b.id]
             try:
                 if same_support and fa == fb and solve(true=[a.when.node], false=[b.when.node]) is None \
                         and solve(true=[b.when.node], false=[a.when.node]) is None:

@@ -80,6 +80,32 @@ def test_a_cached_matrix_compiles_no_plan_at_any_release_it_names(cache, monkeyp
         first, {"cache_config": {"mamba_cache_mode": "all"}})
 
 
+def test_a_cached_matrix_generates_no_plan_at_any_release_it_names(cache, monkeypatch):
+    """The entry holds what each named release's plan is made of (`matrix._compile.Parts`), so a
+    new process assembles the plan without generating the evaluator's source again (10 ms of a
+    first resolve on the default matrix before; issue 29, item 2), as of 0.31.0 too; the plan
+    assembled answers as the one generated, and its gates are the matrix's own objects."""
+    path = ROOT / "features.toml"
+    first = matrix.load(path)
+
+    def no_generating(*args, **kwargs):
+        raise AssertionError("generated although the cache holds the plan's parts")
+
+    second = matrix.load(path)
+    monkeypatch.setattr(matrix._compile._Generator, "module", no_generating)
+    config = {"cache_config": {"mamba_cache_mode": "align"}, "speculative_config": {"method": "suffix"}}
+    for version in ("0.30.0", "0.31.0", "0.32.0", None):
+        assert _answers(second, config, version) == _answers(first, config, version)
+    assembled = plan(second, second.version)
+    assert assembled.source == plan(first, first.version).source
+    assert all(any(g is f for f in second.features) for g in assembled.features if g.origin is None)
+    assert second._engine.parts == {}  # each taken out when its plan was assembled
+
+
+def test_the_names_every_evaluator_is_given_are_the_engines_own():
+    assert tuple(matrix._compile._fixed(None, (), {})) == matrix._compile._FIXED
+
+
 def test_an_edited_runner_file_or_features_file_makes_the_entry_stale(cache, tmp_path):
     path = _write(tmp_path / "m", (ROOT / "features.toml").read_text(),
                   {"v1": {"name": "Model Runner V1", "priority": 10}, "v2": {"name": "Model Runner V2", "priority": 20}})

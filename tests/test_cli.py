@@ -701,6 +701,25 @@ def test_check_of_the_packaged_matrix_says_it_is_the_packaged_one():
         0, "", "features.toml (the packaged default matrix): passed: 0 errors, 0 warnings, 2 notes")
 
 
+def test_check_of_a_users_matrix_does_not_load_the_packaged_one(tmp_path, monkeypatch):
+    """Only to tell whether to say "(the packaged default matrix)", `matrix check` loaded it:
+    0.27 s of a check of a user's matrix (issue 29, item 4). A new process, so that no earlier
+    test has loaded it."""
+    (tmp_path / "pyproject.toml").unlink()
+    _project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    code = ("import io, sys\n"
+            "from matrix import cli, loader\n"
+            "out = io.StringIO()\n"
+            "print(cli.run(['check'], stdout=out, stderr=sys.stderr), out.getvalue().strip())\n"
+            "print(loader.default.cache_info().currsize)\n")
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (done.returncode, done.stderr, done.stdout) == (
+        0, "", "0 features.toml: passed: 0 errors, 0 warnings, 0 notes\n0\n")
+
+
 def test_the_matrix_of_a_folder_above_is_used_and_named(tmp_path, monkeypatch):
     (tmp_path / "pyproject.toml").unlink()
     _project(tmp_path)

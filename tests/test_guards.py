@@ -159,3 +159,35 @@ def test_the_peers_section_of_run_py_runs_and_checks_its_answers(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True)
     assert (done.returncode, done.stderr, done.stdout) == (
         0, "", "| default matrix: the 10 gates PEP 508 markers can express\n")
+
+
+def test_the_calls_one_search_of_check_makes():
+    """`matrix check` asks `Space.solve` thousands of questions (9,818 on the 1,000-gate synthetic
+    matrix of benchmarks/): the Python calls of one, on a fixed question of the default matrix."""
+    import matrix
+    from matrix._space import PRESENT, Space
+
+    m = matrix.default()
+    gates = m.gates_at()
+    space = Space(m.schema, [g.when.node for g in gates])
+    a, b = gates[0].when.node, gates[1].when.node
+    assert (gates[0].id, gates[1].id) == ("stock_torch_compile", "enable_sp_removed")
+    assert space.solve(true=[a], false=[b]) is not None  # the warm-up: each node's closures made
+    calls = []
+
+    def count(frame, event, arg):
+        if event == "call":
+            calls.append(f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_code.co_name}")
+
+    sys.setprofile(count)
+    found = space.solve(true=[a], false=[b])
+    sys.setprofile(None)
+    assert found == {"compilation_config": PRESENT, "compilation_config.mode": "STOCK_TORCH_COMPILE",
+                     "compilation_config.pass_config": PRESENT, "compilation_config.pass_config.enable_sp": False}
+    # 87 (issue 29, counted as it stood): the tree walked per evaluation (Space.truth and
+    # Space.value per node, Space.lookup splitting the path per read) and the paths of each
+    # goal walked per question. 58: each node's evaluation made once into closures (a read per
+    # path with its sections split once, a comparison with a constant reading one value), and
+    # each node's paths kept. A change that raises it slows every question check asks: say
+    # here what it buys.
+    assert len(calls) == 58, calls
