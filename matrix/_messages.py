@@ -1068,9 +1068,11 @@ def remedy_budget(budget: int, size: int) -> str:
 
 
 def remedies_line(name: str, options: Sequence[str], more: int, served: bool, size: int, exhausted: bool,
-                  gave_up: Optional[str], inexact: Sequence[str]) -> str:
-    """One line: the remedies for a runner, or why there is none."""
+                  gave_up: Optional[str], inexact: Sequence[str], by_id: Optional[str] = None) -> str:
+    """One line: the remedies for a runner, or why there is none (*by_id*: the runner's id when
+    automatic choice has none but a request for it serves the config as it is)."""
     caveat = f" (the search is not exact: {'; '.join(inexact)})" if inexact else ""
+    request = f"; asked for by id (runner={by_id!r}), {name} serves this config as it is" if by_id else ""
     if served:
         return f"{name} serves this config as it is"
     if options:
@@ -1079,10 +1081,10 @@ def remedies_line(name: str, options: Sequence[str], more: int, served: bool, si
             line += f"; or {more} more"
         return line + (f" (not proved the smallest: {'; '.join(inexact)})" if inexact else "")
     if gave_up is not None:
-        return f"No remedy found for {name}: the search gave up: {gave_up}{caveat}"
+        return f"No remedy found for {name}: the search gave up: {gave_up}{caveat}{request}"
     if exhausted and not inexact:
-        return f"No change of the config makes {name} serve it"
-    return f"No remedy found for {name} within {size} change{'s' if size != 1 else ''}{caveat}"
+        return f"No change of the config makes {name} serve it{request}"
+    return f"No remedy found for {name} within {size} change{'s' if size != 1 else ''}{caveat}{request}"
 
 
 # --- redirects and runner aliases (issue 27, item 3) ------------------------------------------

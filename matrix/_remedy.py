@@ -134,11 +134,14 @@ class Remedies:
     exhausted: bool = False
     gave_up: Optional[str] = None
     inexact: Tuple[str, ...] = ()
+    #: With no option for automatic choice: the runner serves the config as it is when asked
+    #: for by id (automatic choice never takes it there, a request does).
+    serves_asked: bool = False
 
     def __str__(self) -> str:
         return _messages.remedies_line(self.name, [str(o) for o in self.options], self.more, self.served,
                                        self.size, self.exhausted, self.gave_up,
-                                       [CAUSES[c] for c in self.inexact])
+                                       [CAUSES[c] for c in self.inexact], self.runner if self.serves_asked else None)
 
     def to_dict(self) -> Dict[str, Any]:
         return {"runner": self.runner, "asked": self.asked, "served": self.served,
@@ -181,7 +184,8 @@ def _search(plan: Plan, values: Mapping[str, object], runner: str, asked: bool, 
         tries += totals[size]
         if tries > budget:
             return Remedies(runner, name, asked, size=size - 1, exhausted=False,
-                            gave_up=_messages.remedy_budget(budget, size), inexact=inexact)
+                            gave_up=_messages.remedy_budget(budget, size), inexact=inexact,
+                            serves_asked=not asked and _serves(resolve, plan, config, runner, True))
         found: List[Tuple[Tuple[str, ...], List[Tuple[object, ...]]]] = []
         for combo, choices in pruning.candidates(size):
             paths = tuple(units[i][0] for i in combo)
@@ -197,7 +201,8 @@ def _search(plan: Plan, values: Mapping[str, object], runner: str, asked: bool, 
             options.sort(key=lambda o: len(o.conditions))
             return Remedies(runner, name, asked, tuple(options[:cap]), max(0, len(options) - cap), size=size,
                             inexact=inexact)
-    return Remedies(runner, name, asked, size=size, exhausted=size == len(units), inexact=inexact)
+    return Remedies(runner, name, asked, size=size, exhausted=size == len(units), inexact=inexact,
+                    serves_asked=not asked and _serves(resolve, plan, config, runner, True))
 
 
 def _serves(resolve: Resolve, plan: Plan, config: Dict[str, Any], runner: str, asked: bool) -> bool:

@@ -1050,12 +1050,14 @@ def _no_runner_findings(minimal: List[Tuple[Feature, ...]], order: Dict[str, int
         lefts.sort(key=lambda g: order[g.id])
         combos = tuple((left.id, right.id) for left in lefts for right in rights)
         sides = []
+        by_order = any(isinstance(g.origin, Order) for g in lefts + rights)
+        by_preference = any(g.prefers is not None for g in lefts + rights) or not by_order
+        passer = " or ".join(["an outright preference"] * by_preference + ["an order without fallback"] * by_order)
         for r in runners:
             first, second = (any(r.id in blocks[g.id] for g in side) for side in (lefts, rights))
             which = "either list" if first and second else "the first list" if first else "the second list"
             passed = any(r.id in blocks[g.id] and r.id not in refused[g.id] for g in lefts + rights)
-            sides.append(f"{r.name} does not support {which}"
-                         + (", or is passed over by an outright preference there" if passed else ""))
+            sides.append(f"{r.name} does not support {which}" + (f", or is passed over by {passer} there" if passed else ""))
         what = "that uses" if all(g.origin is None for g in lefts + rights) else "with"
         message = (f"No runner can serve a config {what} any of [{_names(lefts)}] together with any of "
                    f"[{_names(rights)}] ({len(combos)} combinations): {'; '.join(sides)}{note}")

@@ -1850,3 +1850,17 @@ def test_the_differences_from_vllm_are_the_triton_sentence_alone():
         "What differs from vLLM, and the tests say so where they compare: where vLLM reports missing\n"
         "Triton relative to the blocker list (both are reported here when both apply, \"missing Triton\"\n"
         "as a V2 blocker).")
+
+
+def test_a_remedy_that_automatic_choice_never_takes_says_that_a_request_serves():
+    # A new user's trial: "No remedy found for In-memory within 3 changes", for a runner that a
+    # request serves as the config is: automatic choice never takes it there, and the line said
+    # nothing of the request.
+    m = matrix.loads('[matrix]\nname = "t"\nversion = "1.0"\n[config]\n"x" = { type = "int", default = 0 }\n'
+                     '[features.big]\nname = "big x"\nwhen = "x > 2"\nsupport = { a = "yes", b = "yes" }\n',
+                     runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}})
+    resolution = m.resolve({"x": 5})
+    assert str(resolution.remedy("b")) == (
+        "No change of the config makes B serve it; asked for by id (runner='b'), B serves this config as it is")
+    assert resolution.remedy("b").serves_asked is True
+    assert str(m.resolve({"x": 5}, runner="b").remedy("b")) == "B serves this config as it is"
