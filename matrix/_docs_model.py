@@ -646,7 +646,8 @@ def pair_label(cell: PairCell, symbols: bool) -> str:
 
 
 PAIRS_INTRO = ("Which runners serve a config that uses both features: derived from the conditions over "
-               "every config, exactly as `matrix check` does, each runner asked for explicitly.")
+               "every config, exactly as `matrix check` does, each runner asked for explicitly, on the config as given "
+               "(adjustments are not applied: a runner that its own adjustment frees is not counted).")
 
 
 def label(step: Step, symbols: bool) -> str:

@@ -8,7 +8,9 @@ gate of automatic choice only, ``applies = "automatic"``, is neither paired nor 
 answer is exact, decided over the same partition of the config space as ``matrix check``
 (`matrix._space`), and each "serves" comes with its witness config; a pair no config makes
 active together is ``never``; a question the search could not settle within its budget is
-``undecided``, never guessed.
+``undecided``, never guessed. The conditions are read on the config as given: adjustments
+(`matrix._adjust`) are not applied, so a runner that its own adjustment frees of a refusing gate
+is not counted as serving the pair (the table's introduction says so).
 """
 
 from __future__ import annotations

@@ -93,7 +93,8 @@ def test_markdown_pairs_table_of_the_default_matrix():
     lines = text.splitlines()
     assert lines[2] == "### Feature pairs: vLLM model runners 0.30.0"
     assert lines[4] == ("Which runners serve a config that uses both features: derived from the conditions over every "
-                        "config, exactly as `matrix check` does, each runner asked for explicitly.")
+                        "config, exactly as `matrix check` does, each runner asked for explicitly, on the config as given "
+                        "(adjustments are not applied: a runner that its own adjustment frees is not counted).")
     # No pair at 0.30.0 is served by both (dual batch overlap, which V2 serves when asked for, is
     # a gate of automatic choice only: the table, each runner asked for, pairs its "with …" rules).
     assert lines[6] == ("Legend: runner ids: only the runners named serve a config that uses both · ❌ none: no runner "
