@@ -160,14 +160,17 @@ class _Reach:
                 earlier.append(node)
         # An overriding feature takes any request to its runner, whatever another feature forces
         # without overriding (the runner is adjusted, then refused by it), unless a removed
-        # feature or another overriding one is active.
-        taken = [choice(f.when.node) for f in self.asked if f.removed_at(compiled.version)
-                 or (f.forces is not None and f.forces.override and f.forces.runner != runner)]
-        for f in self.asked:
-            if f.forces is not None and f.forces.runner == runner and f.forces.override:
-                found = self.space.solve(true=[*true, choice(f.when.node)], false=taken)
-                if found is not None:
-                    return found
+        # feature or an overriding one that forces a third runner is active (one that forces the
+        # runner asked for does not act against the request).
+        removed = [choice(f.when.node) for f in self.asked if f.removed_at(compiled.version)]
+        for asked in (r.id for r in self.ctx.matrix.runners if r.id != runner):
+            taken = removed + [choice(f.when.node) for f in self.asked if f.forces is not None and f.forces.override
+                               and f.forces.runner not in (runner, asked)]
+            for f in self.asked:
+                if f.forces is not None and f.forces.runner == runner and f.forces.override:
+                    found = self.space.solve(true=[*true, choice(f.when.node)], false=taken)
+                    if found is not None:
+                        return found
         return None
 
 

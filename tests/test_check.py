@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import matrix
-from matrix import NoRunnerError, RemovedFeatureError
+from matrix import NoRunnerError, RemovedFeatureError, UnsupportedFeatureError
 from matrix.check import CODES, check
 from matrix.schema import Requirement
 from matrix.cli import run
@@ -1763,3 +1763,21 @@ def test_forced_freed_never_fires_on_the_default_matrix():
     for version in ("0.30.0", "0.31.0", "0.32.0", "0.33.0"):
         codes = {f.code for f in check(matrix.default(), version=version).findings}
         assert codes.isdisjoint({"forced-freed", "inconclusive"}), (version, codes)
+
+
+def test_an_overriding_feature_that_forces_the_runner_asked_for_does_not_hide_another_override():
+    # Review: g1 overrides a request for A to B (g0 forces A itself), B's adjustment applies, and
+    # check said adjustment-never (it ruled out every config where any other override was active).
+    m = matrix.loads('[matrix]\nname = "small"\nversion = "1.0"\n[config]\n"i" = { type = "int", nullable = true }\n'
+                     '"j" = { type = "int", min = 0, max = 3, default = 0 }\n'
+                     '[features.g0]\nname = "g0"\nwhen = "i < 0"\nsupport = { a = "yes", b = "no" }\n'
+                     'forces = { runner = "a", override = true }\n'
+                     '[features.g1]\nname = "g1"\nwhen = "i < 0"\nsupport = { a = "no", b = "yes" }\n'
+                     'forces = { runner = "b", override = true }\n'
+                     '[adjustments.a0]\nname = "a0"\nwhen = "i < 0"\nset = { "j" = 0 }\noverride = true\nrunners = ["b"]\n',
+                     runners={"a": {"name": "A", "priority": 3}, "b": {"name": "B", "priority": 2}})
+    with pytest.raises(UnsupportedFeatureError) as excinfo:
+        m.resolve({"i": -1, "j": 2}, runner="a")
+    assert [(w.kind, w.message) for w in excinfo.value.resolution.warnings] == [
+        ("override", "g1 requires B and overrides the request for A"), ("adjusted", "a0: set j from 2 to 0")]
+    assert [f.code for f in check(m).findings if f.code.startswith("adjustment-")] == []
