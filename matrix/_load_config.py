@@ -3,14 +3,14 @@ history, since/until), the sections its dotted paths imply, and the facts they i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Tuple
 
 import attrs
 from packaging.version import Version
 
 from . import _access, _format, _messages
 from .errors import ConfigError
-from .schema import FIELD_TYPES, NOTHING, Field, Schema, Window
+from .schema import FIELD_TYPES, NOTHING, Field, Schema, Window, window_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._converter import Place
@@ -123,10 +123,29 @@ def _field(b: _Builder, source: _Source, path: str, raw: object) -> Optional[Fie
             return None
     elif spec.nullable:
         default = None
+    if choice_windows and not _defaults_are_choices(b, source, where, choice_windows, default, defaults):
+        return None
     return Field(path, kind, nullable=spec.nullable, default=default, choices=choices,
                  min=spec.min, max=spec.max, doc=spec.doc, fact=spec.fact, since=window[0], until=window[1],
                  choice_windows=choice_windows, defaults=defaults,
                  classes=spec.classes)
+
+
+def _defaults_are_choices(b: _Builder, source: _Source, where: Place, windows: Mapping[object, Window],
+                          default: object, defaults: Tuple[Tuple[Optional[Version], object], ...]) -> bool:
+    """A default is a choice wherever it is the default: a choice with a window (``since`` /
+    ``until``) is the default only inside it (a default with a history moves off it in time)."""
+    spans = [(since, defaults[i + 1][0] if i + 1 < len(defaults) else None, value)
+             for i, (since, value) in enumerate(defaults)] if defaults else [(None, None, default)]
+    for since, until, value in spans:
+        if value not in windows:
+            continue
+        first, last = windows[value]
+        if (first is not None and (since is None or since < first)) or (last is not None and (until is None or until > last)):
+            b.problem(source, where + ("default",), _messages.default_outside_choice(value, window_text((first, last)),
+                                                                                     window_text((since, until))))
+            return False
+    return True
 
 
 def _default(field: Field, value: object) -> object:

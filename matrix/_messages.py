@@ -1520,3 +1520,13 @@ def overlay_unknown_runner(id: str, known: Sequence[str]) -> str:
 
 def overlay_bad_until(text: str) -> str:
     return f"Invalid until {text!r}: expected an upstream version such as '0.34.0', or 'upstream supports it'"
+
+
+# --- lead: a default outside its choice's window --------------------------------------------
+
+
+def default_outside_choice(value: object, choice: str, default: str) -> str:
+    """A default that is a choice with a window, the default beyond it (*choice*, *default*:
+    `matrix.schema.window_text` of each)."""
+    return (f"Default {value!r} is a choice {choice} only, but it is the default {default}: give the default a history "
+            "that moves off it where the choice ends")

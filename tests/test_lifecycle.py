@@ -512,3 +512,20 @@ def test_check_weighs_the_default_of_the_version_it_checks():
     assert by_default == {"2.0": [], "3.0": [
         "more than six threads is deprecated, and active under the default config: every resolve of a config "
         "that leaves threads at its default warns"]}
+
+
+def test_a_default_is_a_choice_wherever_it_is_the_default():
+    # Review: a default that is a choice until 2.0 was accepted; at 2.0 resolve read {} as the
+    # ended choice while check searched without it (and said a gate on the other choice always held).
+    field = '"method" = { type = "str", default = DEFAULT, choices = ["ngram", { value = "medusa", until = "2.0" }] }\n'
+    text = ('[matrix]\nname = "p"\nversion = "2.0"\n[config]\n' + field +
+            '[features.ng]\nname = "ngram"\nwhen = "method == \'ngram\'"\nsupport = { r1 = "yes", r2 = "no" }\n')
+    runners = {"r1": {"name": "R1", "priority": 2}, "r2": {"name": "R2", "priority": 1}}
+    with pytest.raises(matrix.LoadError) as excinfo:
+        matrix.loads(text.replace("DEFAULT", '"medusa"'), runners=runners)
+    assert str(excinfo.value).splitlines()[1] == (
+        "  <string>:5:28: $.config.method.default: Default 'medusa' is a choice until 2.0 only, but it is the default "
+        "always: give the default a history that moves off it where the choice ends")
+    moved = matrix.loads(text.replace("DEFAULT", '[{ value = "medusa" }, { value = "ngram", since = "2.0" }]'),
+                         runners=runners)
+    assert [f.id for f in moved.resolve({}).active] == ["ng"]
