@@ -1529,3 +1529,7 @@ def overlay_conflict(kind: str, target: str, keys: Sequence[str], this: Tuple[st
     return (f"Overlays {this[0]!r} ({this[1]}) and {earlier[0]!r} ({earlier[1]}) both change "
             f"{', '.join(keys)} of {target!r} ({kind}): say after = [{earlier[0]!r}] in [overlay] of "
             f"{this[0]!r} to apply it after {earlier[0]!r}")
+
+
+def overlay_origin(verb: str, overlay: str, place: str, why: str, link: Optional[str]) -> str:
+    return f"{verb} by overlay {overlay!r} ({place}): {why}" + (f" ({link})" if link else "")

@@ -495,11 +495,12 @@ def test_explain_says_the_reason_of_a_blocker_the_overlay_added_and_the_record_k
         """)
     m = matrix.load(path)
     text = m.resolve({"speculative_config": {"method": "ngram"}}).explain()
-    assert text.splitlines()[3:8] == [
+    assert text.splitlines()[3:9] == [
         "    - speculative method 'ngram' [no]",
         "        when: speculative_config.method == 'ngram'",
         "        because: speculative_config.method = 'ngram'",
         "        note: set by p: the NPU drafter lacks ngram (https://example.com/1)",
+        f"        origin: blocked by overlay 'p' ({path}:5): the NPU drafter lacks ngram (https://example.com/1)",
         "  v1 (Model Runner V1, priority 10): no blockers, chosen",
     ]
     (op,) = m.overlay.changes("spec_ngram")
@@ -562,3 +563,29 @@ def test_after_names_an_overlay_of_the_chain_with_did_you_mean(tmp_path):
         matrix.load(second)
     assert [p.message for p in excinfo.value.problems][0] == (
         "after names 'A', which this overlay does not extend, did you mean 'a'")
+
+
+# --- origin: which overlay operation an answer depends on -----------------------------------
+
+def test_explain_names_the_overlay_that_removed_a_runner_from_choice_and_upstream_says_no_origin():
+    m = matrix.load(str(OPENVINO))
+    resolution = m.resolve({})
+    said = ("removed from choice by overlay 'vLLM model runners on OpenVINO' "
+            f"({OPENVINO}:10): The OpenVINO plugin cannot ship Triton, which Model Runner V2 needs "
+            "(https://github.com/vllm-project/vllm/issues/57684)")
+    assert resolution.explain().splitlines()[2:4] == [
+        "  v2 (Model Runner V2, priority 20): not a candidate (a candidate when False)",
+        f"    origin: {said}"]
+    assert [r["origin"] for r in resolution.explanation()["runners"]] == [[said], []]
+    assert ["origin" in r for r in matrix.default().resolve({}).explanation()["runners"]] == [False, False]
+
+
+def test_explain_names_the_overlay_that_blocked_a_cell_and_the_last_of_a_chain_that_set_it(tmp_path):
+    first = _overlay(tmp_path, _FIRST, "a.toml")
+    text = matrix.load(first).resolve({"speculative_config": {"method": "ngram"}}).explain()
+    assert text.splitlines()[7] == f"        origin: blocked by overlay 'a' ({first}:5): A blocks ngram"
+    second = _overlay(tmp_path, _second('after = ["a"]').replace('lift = ["v2"]', 'support = { v2 = "no" }'),
+                      "b.toml")
+    explained = matrix.load(second).resolve({"speculative_config": {"method": "ngram"}}).explanation()
+    assert [[b["origin"] for b in r["blockers"]] for r in explained["runners"]] == [
+        [f"blocked by overlay 'b' ({second}:6): B lifts ngram"], []]
