@@ -5,13 +5,13 @@ overlay, its file:line and its reason. Upstream's own matrix has no overlay: not
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
 from . import _messages
 from ._overlay import Operation
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .schema import Matrix
+    from .schema import Feature, Matrix
 
 
 def _said(verb: str, op: Operation) -> str:
@@ -29,7 +29,7 @@ def runner(matrix: Matrix, id: str) -> List[str]:
     out: List[str] = []
     for op in _live(matrix):
         if op.kind == "own-choice":
-            out.append(_said("removed from choice" if removed else "placed in the choice", op))
+            out.append(_said("removed from choice" if removed else "ranked", op))
         elif op.kind == "change-runner" and op.target == id:
             if "candidate" in op.keys:
                 out.append(_said("removed from choice" if removed else "candidacy set", op))
@@ -54,10 +54,14 @@ def cell(matrix: Matrix, feature: str, runner: str, verb: str) -> Optional[str]:
     return found
 
 
-def of_runner(matrix: Matrix, id: str) -> Dict[str, List[str]]:
+def of_runner(matrix: Matrix, id: str, serves: Sequence[Feature]) -> Dict[str, List[str]]:
     """``{"origin": […]}`` for a runner entry of the explanation of a composed matrix, else ``{}``
-    (upstream's explanation keeps its keys)."""
-    return {} if matrix.overlay is None else {"origin": runner(matrix, id)}
+    (upstream's explanation keeps its keys): its place in choice, then each active feature it
+    *serves* whose cell an overlay set ("FEATURE: lifted by …")."""
+    if matrix.overlay is None:
+        return {}
+    cells = [(f.name, cell(matrix, f.id, id, "lifted")) for f in serves]
+    return {"origin": [*runner(matrix, id), *(f"{name}: {said}" for name, said in cells if said is not None)]}
 
 
 def blocker(matrix: Matrix, feature: str, runner: str) -> Dict[str, Optional[str]]:

@@ -408,7 +408,8 @@ class Resolution:
                                   if isinstance(f.origin, Requirement) else {}),
                                **_origin.blocker(self.matrix, f.id, runner.id)}
                               for f, statement, read in blockers],
-                 **_origin.of_runner(self.matrix, runner.id)}
+                 **_origin.of_runner(self.matrix, runner.id, [f for f in self.active if f not in
+                                                               {b for b, _, _ in blockers}])}
                 for runner, candidate, blockers in self._reports()
             ],
             "active": self._active_data(),

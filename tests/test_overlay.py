@@ -589,3 +589,16 @@ def test_explain_names_the_overlay_that_blocked_a_cell_and_the_last_of_a_chain_t
     explained = matrix.load(second).resolve({"speculative_config": {"method": "ngram"}}).explanation()
     assert [[b["origin"] for b in r["blockers"]] for r in explained["runners"]] == [
         [f"blocked by overlay 'b' ({second}:6): B lifts ngram"], []]
+
+
+def test_explain_names_the_owned_choice_and_the_lift_the_ascend_overlay_decided_by():
+    m = matrix.load(str(ASCEND))
+    (choice,) = m.overlay.changes("choice")
+    (lift,) = m.overlay.changes("pp_external_launcher")
+    ranked = (f"ranked by overlay 'vLLM model runners on Ascend NPU' ({ASCEND}:{choice.line}): {choice.why} "
+              f"({choice.link})")
+    lifted = (f"pipeline parallelism with external_launcher: lifted by overlay 'vLLM model runners on Ascend NPU' "
+              f"({ASCEND}:{lift.line}): {lift.why} ({lift.link})")
+    explained = m.resolve(PP_EXTERNAL).explanation()
+    assert [(r["id"], r["origin"]) for r in explained["runners"]] == [("v2", [ranked, lifted]), ("v1", [ranked])]
+    assert (choice.line, lift.line) == (15, 20)
