@@ -98,7 +98,7 @@ def load(name: str, text: str, loading: Loading) -> Matrix:
     built = loading.builder().build(text, name, runners=runners_doc, base=os.path.dirname(name),
                              composed=(place, features_doc))
     record = Overlay(reader.title, name, upstream.name, reader.upstream_file, str(upstream.version),
-                     reader.targets, tuple(operations))
+                     reader.targets, tuple(operations), reader.runners_folder)
     return attrs.evolve(built, overlay=record)
 
 
@@ -113,6 +113,7 @@ class _Reader:
         self.title = name
         self.targets: Optional[str] = None
         self.upstream_file = ""
+        self.runners_folder = ""
         self.document: Dict[str, Any] = {}
         self.matrix: Any = None
         #: The operations of the overlays this one extends (a chain applies in its order).
@@ -222,6 +223,7 @@ class _Reader:
         features_doc = self.b.parse(self.b.source(path, text))
         folder = os.path.join(os.path.dirname(path), str(features_doc.get("matrix", {}).get("runners", "runners")))
         runners_doc: Dict[str, Any] = {}
+        self.runners_folder = folder
         for runner in matrix.runners:
             file = os.path.join(folder, f"{runner.id}.toml")
             runners_doc[runner.id] = self.b.parse(self.b.source(file, loader.read(file, file)))
@@ -236,7 +238,7 @@ class _Reader:
         composed = inner.read(inner.b.parse(inner.source))
         assert composed is not None  # it loaded
         features_doc, runners_doc, self.inherited, _ = composed
-        self.upstream_file = inner.upstream_file
+        self.upstream_file, self.runners_folder = inner.upstream_file, inner.runners_folder
         return matrix, features_doc, runners_doc
 
     def check_targets(self, targets: object, matrix: Matrix) -> None:

@@ -86,6 +86,7 @@ class Overlay:
     upstream_version: str
     targets: Optional[str]
     operations: Tuple[Operation, ...]
+    runners_folder: str = ""  # upstream's folder of runner files
 
     def changes(self, target: str) -> Tuple[Operation, ...]:
         """The operations on *target* (a feature, runner or order id, or a ``[config]`` path)."""

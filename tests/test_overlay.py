@@ -602,3 +602,36 @@ def test_explain_names_the_owned_choice_and_the_lift_the_ascend_overlay_decided_
     explained = m.resolve(PP_EXTERNAL).explanation()
     assert [(r["id"], r["origin"]) for r in explained["runners"]] == [("v2", [ranked, lifted]), ("v1", [ranked])]
     assert (choice.line, lift.line) == (15, 20)
+
+
+# --- line numbers: a finding on an upstream feature points at upstream's line ---------------
+
+def _line_of(path, header):
+    return pathlib.Path(path).read_text().splitlines().index(header) + 1
+
+
+def test_check_findings_on_upstream_features_of_a_composed_matrix_point_at_the_upstream_line():
+    m = matrix.load(str(ASCEND))
+    upstream = m.overlay.upstream_file
+    assert [(f.code, f.feature, f.file, f.line, f.column) for f in check.iter_findings(m)] == [
+        ("no-runner", "prefill_context_parallel", upstream, _line_of(upstream, "[features.prefill_context_parallel]"), 1),
+        ("no-runner", "dspark", upstream, _line_of(upstream, "[features.dspark]"), 1)]
+
+
+def test_a_finding_on_a_feature_the_overlay_changes_points_at_its_change(tmp_path):
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "r1.toml").write_text('name = "R1"\npriority = 2\n')
+    (tmp_path / "features.toml").write_text(
+        '[matrix]\nname = "up"\nversion = "1.0"\n\n[config]\n"b" = { type = "bool", default = false }\n\n'
+        '[features.g]\nname = "g"\nwhen = "b"\nsupport = { r1 = "yes" }\n')
+    path = _overlay(tmp_path, """\
+        [overlay]
+        extends = "features.toml"
+
+        [change.features.g]
+        block = ["r1"]
+        why = "r1 cannot"
+        """)
+    assert [(f.code, f.file, f.line) for f in check.iter_findings(matrix.load(path))
+            if not f.code.startswith("overlay-")] == [
+        ("no-yes", str(tmp_path / "runners" / "r1.toml"), 1), ("no-runner", path, 4)]
