@@ -95,10 +95,13 @@ def load(name: str, text: str, loading: Loading) -> Matrix:
     # The composed build reads the overlay's locations, with changes found under [change].
     place = b.source(name, text)
     object.__setattr__(place, "_locations", _Where(source.locations))
-    built = loading.builder().build(text, name, runners=runners_doc, base=os.path.dirname(name),
-                             composed=(place, features_doc))
     record = Overlay(reader.title, name, upstream.name, reader.upstream_file, str(upstream.version),
                      reader.targets, tuple(operations), reader.runners_folder)
+    try:
+        built = loading.builder().build(text, name, runners=runners_doc, base=os.path.dirname(name),
+                                        composed=(place, features_doc))
+    except LoadError as error:
+        raise LoadError(name, [_in_runner_file(p, record, text) for p in error.problems]) from None
     return attrs.evolve(built, overlay=record)
 
 
@@ -442,6 +445,20 @@ class _Reader:
                 self.problem(where + ("unset",), _messages.overlay_set_and_unset(key))
                 ok = False
         return ok
+
+
+def _in_runner_file(problem: Any, record: Overlay, text: str) -> Any:
+    """*problem* of a composed runner table (``runners/ID.toml``, no line: the table is built,
+    not read) said where the key is written: the overlay's ``[change.runners.ID]`` or
+    ``[runners.ID]``, else upstream's runner file."""
+    from ._check_overlay import Where
+
+    folder, _, file = (problem.file or "").rpartition("/")
+    if problem.line is not None or folder != "runners" or not file.endswith(".toml"):
+        return problem
+    path = tuple(problem.place.removeprefix("$").lstrip(".").split(".")) if problem.place != "$" else ()
+    file, line, column = Where(record, text).runner(file[:-len(".toml")], tuple(p for p in path if p))
+    return attrs.evolve(problem, file=file, line=line, column=column)
 
 
 def _keys(kind: str, body: Dict[str, Any], runners: List[str]) -> Tuple[str, ...]:

@@ -635,3 +635,19 @@ def test_a_finding_on_a_feature_the_overlay_changes_points_at_its_change(tmp_pat
     assert [(f.code, f.file, f.line) for f in check.iter_findings(matrix.load(path))
             if not f.code.startswith("overlay-")] == [
         ("no-yes", str(tmp_path / "runners" / "r1.toml"), 1), ("no-runner", path, 4)]
+
+
+def test_a_problem_in_a_composed_runner_table_points_at_the_overlay_line_that_wrote_it(tmp_path):
+    path = _overlay(tmp_path, """\
+        [overlay]
+        name = "c"
+        extends = "default"
+
+        [change.runners.v2]
+        priority = "high"
+        why = "V2 first"
+        """)
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load(path)
+    assert [(p.file, p.line, p.column, p.message) for p in excinfo.value.problems if p.place == "$.priority"] == [
+        (path, 6, 1, "Expected an integer, got a string 'high'")]
