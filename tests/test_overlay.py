@@ -651,3 +651,18 @@ def test_a_problem_in_a_composed_runner_table_points_at_the_overlay_line_that_wr
         matrix.load(path)
     assert [(p.file, p.line, p.column, p.message) for p in excinfo.value.problems if p.place == "$.priority"] == [
         (path, 6, 1, "Expected an integer, got a string 'high'")]
+
+
+def test_report_why_names_the_overlay_that_removed_a_runner_from_choice_and_validates():
+    import jsonschema
+
+    from matrix import _report
+
+    report = matrix.load(str(OPENVINO)).resolve({}).report()
+    assert [(r["role"], r["runner"], r["origin"]) for r in report["why"]] == [
+        ("not-a-candidate", "v2", ["removed from choice by overlay 'vLLM model runners on OpenVINO' "
+                                   f"({OPENVINO}:10): The OpenVINO plugin cannot ship Triton, which Model Runner V2 "
+                                   "needs (https://github.com/vllm-project/vllm/issues/57684)"])]
+    jsonschema.validate(report, _report.json_schema())
+    upstream = matrix.default().resolve(PP_EXTERNAL).report()["why"]
+    assert [r["role"] for r in upstream] == ["blocks"] and all("origin" not in r for r in upstream)
