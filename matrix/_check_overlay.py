@@ -3,7 +3,8 @@ in the overlay file (file:line), from the record the load kept (`Matrix.overlay`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, Iterator, Optional, Tuple, Type
+import os
+from typing import TYPE_CHECKING, Any, Dict, Iterator, Optional, Tuple, Type
 
 from packaging.version import Version
 
@@ -49,3 +50,54 @@ def _finding(cls: Type[Finding], op: Operation, version: Version, shown: str) ->
             return finding("overlay-ended", _messages.overlay_ended_supported(op.kind, op.target))
         return finding("overlay-noop", _messages.overlay_noop(op.kind, op.target))
     return None
+
+
+class Where:
+    """Where a finding on a composed matrix stands: in the overlay file where the overlay
+    writes the key (``[features.X]`` added, or ``[change.features.X]`` changed), else in the
+    upstream file (issue 31: an upstream feature's finding points at upstream's line)."""
+
+    def __init__(self, overlay: Overlay, text: Optional[str]) -> None:
+        self.overlay = overlay
+        self.texts = {overlay.file: text}
+        self.found: Dict[str, Any] = {}
+
+    def _key(self, file: str, path: Tuple[object, ...]) -> Optional[Tuple[int, int]]:
+        if file not in self.found:
+            from ._locate import Locations
+
+            text = self.texts.get(file)
+            if text is None and os.path.isfile(file):
+                with open(file, encoding="utf-8") as f:
+                    text = f.read()
+            self.found[file] = None if text is None else Locations(text)
+        locations = self.found[file]
+        # The key or its nearest parent, but not above the entry (``features.X``, or under
+        # ``change``, ``change.features.X``): an entry the file does not write is not in it.
+        least = 3 if path[:1] == ("change",) else min(2, len(path)) if file == self.overlay.file else 1
+        while locations is not None and len(path) >= least:
+            if path in locations.keys:
+                at: Tuple[int, int] = locations.line_column(locations.keys[path])
+                return at
+            path = path[:-1]
+        return None
+
+    def runner(self, id: str, key: Tuple[object, ...]) -> Tuple[str, Optional[int], Optional[int]]:
+        """The file, line and column of *key* of runner *id*: where the overlay adds or changes
+        it, else in upstream's runner file (its first line when the key is not written)."""
+        for file, path in ((self.overlay.file, ("runners", id, *key)), (self.overlay.file, ("change", "runners", id, *key))):
+            at = self._key(file, path)
+            if at is not None:
+                return file, at[0], at[1]
+        file = os.path.join(self.overlay.runners_folder, f"{id}.toml")
+        at = self._key(file, key) if key else None
+        return file, at[0] if at else 1, at[1] if at else 1
+
+    def __call__(self, path: Tuple[object, ...]) -> Tuple[str, Optional[int], Optional[int]]:
+        """The file, line and column of *path* (a place of the composed features.toml)."""
+        for file, key in ((self.overlay.file, path), (self.overlay.file, ("change", *path)),
+                          (self.overlay.upstream_file, path)):
+            at = self._key(file, key)
+            if at is not None:
+                return file, at[0], at[1]
+        return self.overlay.file, None, None

@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
 _HEADER = re.compile(r"^[ \t]*\[[ \t]*overlay[ \t]*[\].]", re.MULTILINE)
 
 TABLES = ("change", "config", "features", "overlay", "runners")
-OVERLAY_KEYS = ("choice", "extends", "name", "targets")
+OVERLAY_KEYS = ("after", "choice", "extends", "name", "targets")
 PROVENANCE = ("link", "until", "upstream", "why")
 CHANGES = {
     "features": ("block", "forces", "group", "lift", "links", "name", "note", "prefers", "support", "unset"),
@@ -95,10 +95,13 @@ def load(name: str, text: str, loading: Loading) -> Matrix:
     # The composed build reads the overlay's locations, with changes found under [change].
     place = b.source(name, text)
     object.__setattr__(place, "_locations", _Where(source.locations))
-    built = loading.builder().build(text, name, runners=runners_doc, base=os.path.dirname(name),
-                             composed=(place, features_doc))
     record = Overlay(reader.title, name, upstream.name, reader.upstream_file, str(upstream.version),
-                     reader.targets, tuple(operations))
+                     reader.targets, tuple(operations), reader.runners_folder)
+    try:
+        built = loading.builder().build(text, name, runners=runners_doc, base=os.path.dirname(name),
+                                        composed=(place, features_doc))
+    except LoadError as error:
+        raise LoadError(name, [_in_runner_file(p, record, text) for p in error.problems]) from None
     return attrs.evolve(built, overlay=record)
 
 
@@ -113,8 +116,11 @@ class _Reader:
         self.title = name
         self.targets: Optional[str] = None
         self.upstream_file = ""
+        self.runners_folder = ""
         self.document: Dict[str, Any] = {}
         self.matrix: Any = None
+        #: The operations of the overlays this one extends (a chain applies in its order).
+        self.inherited: List[Operation] = []
 
     def problem(self, path: Place, message: str) -> None:
         self.b.problem(self.source, path, message)
@@ -144,11 +150,13 @@ class _Reader:
         ops = self.operations(document, head, matrix, features_doc, runners_doc)
         if self.b.problems:
             return None
+        follows = self.after(head.get("after"))
         words = {id(body): _overlay.provenance(self.title, op.why, op.link) for op, body, _ in ops}
         # Pass 1, without the provenance words: which operations change nothing upstream says.
         plain_features, plain_runners = copy.deepcopy(features_doc), copy.deepcopy(runners_doc)
         final: List[Operation] = []
         for op, body, apply in ops:
+            op = attrs.evolve(op, overlay=self.title, keys=_keys(op.kind, body, list(plain_runners)))
             if op.dangling:
                 final.append(op)
                 continue
@@ -158,7 +166,37 @@ class _Reader:
             final.append(attrs.evolve(op, noop=before == after))
             # Pass 2: the documents built, with the words.
             apply(features_doc, runners_doc, body, words[id(body)])
-        return features_doc, runners_doc, final, matrix
+        self.conflicts(final, follows)
+        if self.b.problems:
+            return None
+        return features_doc, runners_doc, [*self.inherited, *final], matrix
+
+    def after(self, after: object) -> Tuple[str, ...]:
+        """The names of the earlier overlays of the chain that ``after`` says this one follows."""
+        if after is None:
+            return ()
+        where: Place = ("overlay", "after")
+        if not isinstance(after, list) or not all(isinstance(a, str) for a in after):
+            self.problem(where, _messages.overlay_expected_ids("after", after))
+            return ()
+        earlier = list(dict.fromkeys(o.overlay for o in self.inherited if o.overlay is not None))
+        for name in after:
+            if name not in earlier:
+                self.problem(where, _messages.overlay_unknown_earlier(name, earlier))
+        return tuple(after)
+
+    def conflicts(self, ops: List[Operation], after: Tuple[str, ...]) -> None:
+        """Say each operation that changes an id and key an earlier overlay of the chain changed
+        too, unless ``after`` names that overlay."""
+        for op in ops:
+            for earlier in self.inherited:
+                if earlier.overlay in after or op.dangling or earlier.dangling:
+                    continue
+                shared = sorted(set(op.keys) & set(earlier.keys))
+                if op.kind == earlier.kind and op.target == earlier.target and shared:
+                    self.problem(_place(op.place), _messages.overlay_conflict(
+                        op.kind, op.target, shared, (self.title, f"{op.file}:{op.line}"),
+                        (str(earlier.overlay), f"{earlier.file}:{earlier.line}")))
 
     # --- the upstream --------------------------------------------------------------------
 
@@ -178,8 +216,7 @@ class _Reader:
                 self.problem(("overlay", "extends"), _messages.overlay_upstream_missing(extends, self.name))
                 return None
             if is_overlay(loader.read(path, path)):
-                self.problem(("overlay", "extends"), _messages.overlay_of_overlay(extends))
-                return None
+                return self.earlier(path)
             matrix = loader.load(path)
         else:
             self.problem(("overlay", "extends"), _messages.overlay_unknown_upstream(extends, packaged.name))
@@ -189,9 +226,22 @@ class _Reader:
         features_doc = self.b.parse(self.b.source(path, text))
         folder = os.path.join(os.path.dirname(path), str(features_doc.get("matrix", {}).get("runners", "runners")))
         runners_doc: Dict[str, Any] = {}
+        self.runners_folder = folder
         for runner in matrix.runners:
             file = os.path.join(folder, f"{runner.id}.toml")
             runners_doc[runner.id] = self.b.parse(self.b.source(file, loader.read(file, file)))
+        return matrix, features_doc, runners_doc
+
+    def earlier(self, path: str) -> Tuple[Matrix, Dict[str, Any], Dict[str, Any]]:
+        """The overlay at *path* that this one extends: its composed matrix and documents, and
+        its operations (inherited: they apply first)."""
+        matrix = self.loading.load(path)  # its own problems are said by its own load
+        inner = _Reader(self.loading.builder(), None, path, self.loading)
+        inner.source = inner.b.source(path, self.loading.read(path, path))
+        composed = inner.read(inner.b.parse(inner.source))
+        assert composed is not None  # it loaded
+        features_doc, runners_doc, self.inherited, _ = composed
+        self.upstream_file, self.runners_folder = inner.upstream_file, inner.runners_folder
         return matrix, features_doc, runners_doc
 
     def check_targets(self, targets: object, matrix: Matrix) -> None:
@@ -395,6 +445,42 @@ class _Reader:
                 self.problem(where + ("unset",), _messages.overlay_set_and_unset(key))
                 ok = False
         return ok
+
+
+def _in_runner_file(problem: Any, record: Overlay, text: str) -> Any:
+    """*problem* of a composed runner table (``runners/ID.toml``, no line: the table is built,
+    not read) said where the key is written: the overlay's ``[change.runners.ID]`` or
+    ``[runners.ID]``, else upstream's runner file."""
+    from ._check_overlay import Where
+
+    folder, _, file = (problem.file or "").rpartition("/")
+    if problem.line is not None or folder != "runners" or not file.endswith(".toml"):
+        return problem
+    path = tuple(problem.place.removeprefix("$").lstrip(".").split(".")) if problem.place != "$" else ()
+    file, line, column = Where(record, text).runner(file[:-len(".toml")], tuple(p for p in path if p))
+    return attrs.evolve(problem, file=file, line=line, column=column)
+
+
+def _keys(kind: str, body: Dict[str, Any], runners: List[str]) -> Tuple[str, ...]:
+    """What an operation changes of its target, for "two overlays change the same thing"."""
+    if kind == "own-choice":
+        return ("choice",)
+    if not kind.startswith("change-"):
+        return ()
+    keys = {k for k in body if k not in ("support", "lift", "block", "unset", "choice")}
+    keys |= set(body.get("unset", []))
+    if body.get("choice") is False:
+        keys.add("candidate")
+    support = body.get("support", {})
+    cells = [*(runners if "*" in support else ()), *support, *body.get("lift", []), *body.get("block", [])]
+    keys |= {f"support.{r}" for r in cells if r != "*"}
+    return tuple(sorted(keys))
+
+
+def _place(place: str) -> Place:
+    """The path of an operation's place (``$.change.features.x``, ``$.overlay.choice``): its
+    ids are plain names (`matrix._format.ID_RE`)."""
+    return tuple(place.removeprefix("$.").split("."))
 
 
 def _rest(features_doc: Dict[str, Any]) -> Dict[str, Any]:

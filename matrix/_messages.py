@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence, Tuple
 
 from packaging.version import Version
 
@@ -1457,10 +1457,6 @@ def overlay_upstream_missing(extends: str, name: str) -> str:
     return f"Upstream features.toml {extends!r} does not exist next to {name}"
 
 
-def overlay_of_overlay(extends: str) -> str:
-    return f"Upstream {extends!r} is an overlay itself: an overlay extends a matrix"
-
-
 def overlay_bad_specifier(text: str) -> str:
     return f"Invalid version specifier {text!r}: expected a PEP 440 specifier such as '>=0.33,<0.34'"
 
@@ -1530,3 +1526,22 @@ def default_outside_choice(value: object, choice: str, default: str) -> str:
     `matrix.schema.window_text` of each)."""
     return (f"Default {value!r} is a choice {choice} only, but it is the default {default}: give the default a history "
             "that moves off it where the choice ends")
+
+
+# --- overlays in a chain (issue 31: matrix._load_overlay) -----------------------------------
+
+def overlay_unknown_earlier(name: str, earlier: Sequence[str]) -> str:
+    if not earlier:
+        return f"after = [{name!r}] names no overlay: this overlay extends a matrix, not an overlay"
+    return f"after names {name!r}, which this overlay does not extend{did_you_mean(name, earlier)}"
+
+
+def overlay_conflict(kind: str, target: str, keys: Sequence[str], this: Tuple[str, str],
+                     earlier: Tuple[str, str]) -> str:
+    return (f"Overlays {this[0]!r} ({this[1]}) and {earlier[0]!r} ({earlier[1]}) both change "
+            f"{', '.join(keys)} of {target!r} ({kind}): say after = [{earlier[0]!r}] in [overlay] of "
+            f"{this[0]!r} to apply it after {earlier[0]!r}")
+
+
+def overlay_origin(verb: str, overlay: str, place: str, why: str, link: Optional[str]) -> str:
+    return f"{verb} by overlay {overlay!r} ({place}): {why}" + (f" ({link})" if link else "")

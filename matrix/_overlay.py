@@ -42,6 +42,8 @@ MERGE_RULES: Tuple[Tuple[str, str], ...] = (
      "asked for by name, it still serves"),
     ("`[overlay.choice]`", "the overlay owns the choice: every upstream `prefers` and `[orders]` entry is "
      "dropped, and priorities follow `order` (first highest); runners it leaves out are removed from choice"),
+    ("an overlay extending an overlay", "applies after it: `extends = \"a-overlay.toml\"`; a change of the same "
+     "id and key as an earlier overlay's is a load error unless `after = [\"ITS NAME\"]` says it comes after"),
     ("provenance", "every cell and note an operation sets ends with \"set by OVERLAY: WHY (LINK)\""),
 )
 
@@ -69,6 +71,8 @@ class Operation:
     upstream: Optional[str] = None
     dangling: bool = False
     noop: bool = False
+    overlay: Optional[str] = None  # the name of the overlay that wrote it (several may apply in a chain)
+    keys: Tuple[str, ...] = ()  # what it changes of its target: ``support.v2``, ``note``, ``candidate``…
 
 
 @attrs.frozen
@@ -82,6 +86,7 @@ class Overlay:
     upstream_version: str
     targets: Optional[str]
     operations: Tuple[Operation, ...]
+    runners_folder: str = ""  # upstream's folder of runner files
 
     def changes(self, target: str) -> Tuple[Operation, ...]:
         """The operations on *target* (a feature, runner or order id, or a ``[config]`` path)."""

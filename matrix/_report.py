@@ -234,9 +234,12 @@ class _Rules:
     def _tried(self, entry: Mapping[str, Any], automatic: bool, only_no: bool = False) -> List[Dict[str, Any]]:
         """Why a runner of the explanation did not serve: not a candidate, or its blockers."""
         runner = self.matrix.runner(entry["id"])
+        # A composed matrix's explanation says the overlay operations its answers depend on
+        # (matrix._overlay_origin): each rule carries them as "origin".
         if automatic and not entry["candidate"]:
-            return [self._not_candidate(runner)]
-        return [self._blocker(runner, b) for b in entry["blockers"] if not only_no or b["status"] == "no"]
+            return [dict(self._not_candidate(runner), **({"origin": entry["origin"]} if "origin" in entry else {}))]
+        return [dict(self._blocker(runner, b), **({"origin": [b["origin"]] if b["origin"] else []} if "origin" in b else {}))
+                for b in entry["blockers"] if not only_no or b["status"] == "no"]
 
     def _adjusts(self, before: bool) -> List[Dict[str, Any]]:
         """The adjustments that changed the config, before the choice or the runner's, each read

@@ -448,6 +448,7 @@ class _Places:
         self.matrix = matrix
         self.file = matrix.file
         self._locations: Optional[Locations] = None
+        self._overlay: Optional[_check_overlay.Where] = None
 
     def where(self, key: Tuple[object, ...]) -> Tuple[Optional[int], Optional[int]]:
         if self.matrix.text is None:
@@ -464,16 +465,28 @@ class _Places:
         from . import _messages
 
         path = ("features", feature.id, *key)
-        line, column = self.where(path)
+        file, line, column = self.located(path)
         return Finding(code, severity or CODES[code][0], message, feature=feature.id,
-                       place=_messages.place(path), file=self.file, line=line, column=column, **extra)
+                       place=_messages.place(path), file=file, line=line, column=column, **extra)
 
     def config(self, code: str, key: Tuple[object, ...], message: str, **extra: Any) -> Finding:
         from . import _messages
 
-        line, column = self.where(key)
-        return Finding(code, CODES[code][0], message, place=_messages.place(key), file=self.file,
+        file, line, column = self.located(key)
+        return Finding(code, CODES[code][0], message, place=_messages.place(key), file=file,
                        line=line, column=column, **extra)
+
+    def located(self, path: Tuple[object, ...]) -> Tuple[Optional[str], Optional[int], Optional[int]]:
+        if self.matrix.overlay is None:
+            return (self.file, *self.where(path))
+        return self.composed()(path)
+
+    def composed(self) -> _check_overlay.Where:
+        """Where an overlay's matrix says a key: the overlay file, or upstream's (matrix._check_overlay)."""
+        assert self.matrix.overlay is not None
+        if self._overlay is None:
+            self._overlay = _check_overlay.Where(self.matrix.overlay, self.matrix.text)
+        return self._overlay
 
     def runner(self, code: str, runner: str, message: str, *, key: Sequence[object] = (), **extra: Any) -> Finding:
         from . import _messages
@@ -486,9 +499,11 @@ class _Places:
             at = Locations(found.text).key(tuple(key)) if found.text is not None else None
             return Finding(code, CODES[code][0], message, runner=runner, place=where,
                            file=found.file, line=at[0] if at else 1, column=at[1] if at else 1, **extra)
-        line, column = self.where(("matrix", "runners"))
+        file, line, column = (self.file, *self.where(("matrix", "runners")))
+        if self.matrix.overlay is not None:  # an overlay's matrix: its runner tables are upstream's or the overlay's
+            file, line, column = self.composed().runner(runner, tuple(key))
         return Finding(code, CODES[code][0], message, runner=runner, place=where,
-                       file=self.file, line=line, column=column, **extra)
+                       file=file, line=line, column=column, **extra)
 
 
 def _adjustments(matrix: Matrix, v: Version, place: _Places) -> Iterator[Finding]:

@@ -17,6 +17,7 @@ from packaging.version import Version
 
 from . import _messages
 from . import _access, _adjust, _choice, _derived
+from . import _overlay_origin as _origin
 from ._adjust import Adjusted
 from ._choice import WARNING_KINDS, ResolutionWarning, WarningKind
 from ._compile import Plan, plan
@@ -404,8 +405,11 @@ class Resolution:
                                "when": str(f.when),
                                "because": {p: _json_value(self._values_of(runner.id)[p]) for p in read},
                                **({"requirement": {"kind": f.origin.kind, "condition": str(f.origin.condition)}}
-                                  if isinstance(f.origin, Requirement) else {})}
-                              for f, statement, read in blockers]}
+                                  if isinstance(f.origin, Requirement) else {}),
+                               **_origin.blocker(self.matrix, f.id, runner.id)}
+                              for f, statement, read in blockers],
+                 **_origin.of_runner(self.matrix, runner.id, [f for f in self.active if f not in
+                                                               {b for b, _, _ in blockers}])}
                 for runner, candidate, blockers in self._reports()
             ],
             "active": self._active_data(),
@@ -637,6 +641,7 @@ def _explanation_text(data: Mapping[str, Any], by_runner: Mapping[str, Mapping[s
         if runner["chosen"]:
             said.append("chosen")
         lines.append(f"  {runner['id']} ({runner['name']}, priority {runner['priority']}): {', '.join(said)}")
+        lines.extend(f"    origin: {o}" for o in runner.get("origin", ()))  # an overlay's (matrix._overlay_origin)
         for blocker in runner["blockers"]:
             requirement = blocker.get("requirement")
             if requirement is not None:
@@ -650,6 +655,8 @@ def _explanation_text(data: Mapping[str, Any], by_runner: Mapping[str, Mapping[s
                 lines.append(f"        because: {shown}")
             if blocker["note"]:
                 lines.append(f"        note: {blocker['note']}")
+            if blocker.get("origin"):
+                lines.append(f"        origin: {blocker['origin']}")
     if adjusted:
         lines.append("Adjustments:")
         for a in adjusted:

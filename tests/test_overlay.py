@@ -287,23 +287,24 @@ def _toml(document):
 
 
 WORDS = "set by p: r"  # the provenance each operation appends: overlay "p", why "r"
+FIRST = "set by q: r"  # that of the operations of a first overlay "q", which "p" extends
 
 
-def _note(note):
-    if WORDS is None:
+def _note(note, words):
+    if words is None:
         return note
-    return f"{note}; {WORDS}" if note else WORDS
+    return f"{note}; {words}" if note else words
 
 
-def _cell(cell):
+def _cell(cell, words):
     """A cell set by an operation, its provenance after each statement's note (the rule)."""
-    if WORDS is None:
+    if words is None:
         return cell
     if isinstance(cell, str):
-        return {"status": cell, "note": WORDS}
+        return {"status": cell, "note": words}
     if isinstance(cell, list):
-        return [_cell(s) for s in cell]
-    return dict(cell, note=_note(cell.get("note")))
+        return [_cell(s, words) for s in cell]
+    return dict(cell, note=_note(cell.get("note"), words))
 
 
 @st.composite
@@ -333,15 +334,17 @@ def _operations(draw, features, runners):
     return ops
 
 
-def _hand_merged(features_doc, runners_doc, ops):
+def _hand_merged(features_doc, runners_doc, ops, first=0):
     """The documented rules, applied by hand: a cell replaces the cell ("*": every runner), a
     note or links replace theirs, unset removes them, a feature-level change and each cell end
-    with the provenance, choice = false makes the candidate "False"."""
+    with the provenance, choice = false makes the candidate "False". The *first* operations are
+    a first overlay's, which the second extends: they apply first, with their own provenance."""
     features_doc, runners_doc = copy.deepcopy(features_doc), copy.deepcopy(runners_doc)
-    for table, id, body in ops:
+    for index, (table, id, body) in enumerate(ops):
+        words = None if WORDS is None else FIRST if index < first else WORDS
         if table == "runners":
             runners_doc[id]["candidate"] = "False"
-            runners_doc[id]["description"] = _note(runners_doc[id].get("description"))
+            runners_doc[id]["description"] = _note(runners_doc[id].get("description"), words)
             continue
         feature = features_doc["features"][id]
         cells = {}
@@ -352,7 +355,7 @@ def _hand_merged(features_doc, runners_doc, ops):
         cells.update({r: "yes" for r in body.get("lift", [])})
         cells.update({r: "no" for r in body.get("block", [])})
         for runner, cell in cells.items():
-            feature.setdefault("support", {})[runner] = _cell(cell)
+            feature.setdefault("support", {})[runner] = _cell(cell, words)
         if "note" in body or "links" in body or "unset" in body:
             if "note" in body:
                 feature["note"] = body["note"]
@@ -360,7 +363,7 @@ def _hand_merged(features_doc, runners_doc, ops):
                 feature["links"] = body["links"]
             for key in body.get("unset", []):
                 feature.pop(key, None)
-            feature["note"] = _note(feature.get("note"))
+            feature["note"] = _note(feature.get("note"), words)
     return features_doc, runners_doc
 
 
@@ -381,28 +384,38 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
 
     from matrix.strategies import _matrix_texts
 
-    text, runners = data.draw(_matrix_texts(4))
-    upstream_doc = tomllib.loads(text)
+    matrix_text, runners = data.draw(_matrix_texts(4))
+    upstream_doc = tomllib.loads(matrix_text)
     ids = list(upstream_doc.get("features", {}))
     ops = data.draw(_operations(ids, list(runners)))
-    overlay = {"overlay": {"name": "p", "extends": "upstream/features.toml"}}
-    for table, id, body in ops:
-        overlay.setdefault("change", {}).setdefault(table, {})[id] = dict(body, why="r")
-    lines = ['[overlay]\nname = "p"\nextends = "upstream/features.toml"\n']
-    for table, id, body in ops:
-        lines.append(f"[change.{table}.{id}]\n" + "".join(f"{json.dumps(k)} = {_value(v)}\n"
-                                                          for k, v in dict(body, why="r").items()))
+    # The first operations may be a first overlay's ("q"), which the overlay ("p") extends.
+    first = data.draw(st.integers(0, len(ops)))
+
+    def text(name, extends, ops, after=""):
+        lines = [f'[overlay]\nname = "{name}"\nextends = "{extends}"\n{after}']
+        for table, id, body in ops:
+            lines.append(f"[change.{table}.{id}]\n" + "".join(f"{json.dumps(k)} = {_value(v)}\n"
+                                                              for k, v in dict(body, why="r").items()))
+        return "\n".join(lines)
     folder = pathlib.Path(tempfile.mkdtemp(prefix="matrix-overlay-"))
     try:
-        _write_upstream(folder / "upstream", text, runners)
-        (folder / "overlay.toml").write_text("\n".join(lines))
+        _write_upstream(folder / "upstream", matrix_text, runners)
+        if first:
+            (folder / "q.toml").write_text(text("q", "upstream/features.toml", ops[:first]))
+            (folder / "overlay.toml").write_text(text("p", "q.toml", ops[first:], 'after = ["q"]\n'))
+        else:
+            (folder / "overlay.toml").write_text(text("p", "upstream/features.toml", ops))
         try:
-            expected_doc, expected_runners = _hand_merged(upstream_doc, runners, ops)
+            if first:  # the first overlay's matrix is a matrix too
+                first_doc, first_runners = _hand_merged(upstream_doc, runners, ops[:first], first)
+                matrix.loads(_toml(first_doc), runners=first_runners, path="hand.toml")
+            expected_doc, expected_runners = _hand_merged(upstream_doc, runners, ops, first)
             expected_doc["matrix"]["name"] = "p"
             expected = matrix.loads(_toml(expected_doc), runners=expected_runners, path="hand.toml")
         except LoadError:
-            # The hand merge is not a valid matrix (a 'partial' cell lost its note, a forced
-            # runner's rival now says yes): the overlay must say so as a load error too.
+            # The hand merge (or the first overlay's) is not a valid matrix (a 'partial' cell
+            # lost its note, a forced runner's rival now says yes): the overlay must say so as a
+            # load error too.
             with pytest.raises(LoadError):
                 matrix.load(str(folder / "overlay.toml"))
             return
@@ -482,13 +495,174 @@ def test_explain_says_the_reason_of_a_blocker_the_overlay_added_and_the_record_k
         """)
     m = matrix.load(path)
     text = m.resolve({"speculative_config": {"method": "ngram"}}).explain()
-    assert text.splitlines()[3:8] == [
+    assert text.splitlines()[3:9] == [
         "    - speculative method 'ngram' [no]",
         "        when: speculative_config.method == 'ngram'",
         "        because: speculative_config.method = 'ngram'",
         "        note: set by p: the NPU drafter lacks ngram (https://example.com/1)",
+        f"        origin: blocked by overlay 'p' ({path}:5): the NPU drafter lacks ngram (https://example.com/1)",
         "  v1 (Model Runner V1, priority 10): no blockers, chosen",
     ]
     (op,) = m.overlay.changes("spec_ngram")
     assert (op.kind, op.file, op.line, op.why, op.link, op.noop) == (
         "change-feature", path, 5, "the NPU drafter lacks ngram", "https://example.com/1", False)
+
+
+# --- several overlays: a chain in a stated order --------------------------------------------
+
+_FIRST = """\
+    [overlay]
+    name = "a"
+    extends = "default"
+
+    [change.features.spec_ngram]
+    block = ["v2"]
+    why = "A blocks ngram"
+    """
+
+
+def _second(after):
+    return f"""\
+    [overlay]
+    name = "b"
+    extends = "a.toml"
+    {after}
+
+    [change.features.spec_ngram]
+    lift = ["v2"]
+    why = "B lifts ngram"
+    """
+
+
+def test_an_overlay_extends_an_overlay_and_applies_after_it_when_it_says_so(tmp_path):
+    first = _overlay(tmp_path, _FIRST, "a.toml")
+    second = _overlay(tmp_path, _second('after = ["a"]'), "b.toml")
+    m = matrix.load(second)
+    assert [(o.overlay, o.file, o.line, o.keys) for o in m.overlay.operations] == [
+        ("a", first, 5, ("support.v2",)), ("b", second, 6, ("support.v2",))]
+    assert (m.name, m.overlay.extends) == ("b", "a")
+    assert m.resolve({"speculative_config": {"method": "ngram"}}).runner == "v2"
+    assert matrix.load(first).resolve({"speculative_config": {"method": "ngram"}}).runner == "v1"
+
+
+def test_two_overlays_changing_the_same_cell_are_a_load_error_naming_both_places(tmp_path):
+    first = _overlay(tmp_path, _FIRST, "a.toml")
+    second = _overlay(tmp_path, _second(""), "b.toml")
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load(second)
+    assert excinfo.value.problems[0].message == (
+        f"Overlays 'b' ({second}:6) and 'a' ({first}:5) both change support.v2 of 'spec_ngram' "
+        "(change-feature): say after = ['a'] in [overlay] of 'b' to apply it after 'a'")
+    assert len(excinfo.value.problems) == 1
+
+
+def test_after_names_an_overlay_of_the_chain_with_did_you_mean(tmp_path):
+    _overlay(tmp_path, _FIRST, "a.toml")
+    second = _overlay(tmp_path, _second('after = ["A"]'), "b.toml")
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load(second)
+    assert [p.message for p in excinfo.value.problems][0] == (
+        "after names 'A', which this overlay does not extend, did you mean 'a'")
+
+
+# --- origin: which overlay operation an answer depends on -----------------------------------
+
+def test_explain_names_the_overlay_that_removed_a_runner_from_choice_and_upstream_says_no_origin():
+    m = matrix.load(str(OPENVINO))
+    resolution = m.resolve({})
+    said = ("removed from choice by overlay 'vLLM model runners on OpenVINO' "
+            f"({OPENVINO}:10): The OpenVINO plugin cannot ship Triton, which Model Runner V2 needs "
+            "(https://github.com/vllm-project/vllm/issues/57684)")
+    assert resolution.explain().splitlines()[2:4] == [
+        "  v2 (Model Runner V2, priority 20): not a candidate (a candidate when False)",
+        f"    origin: {said}"]
+    assert [r["origin"] for r in resolution.explanation()["runners"]] == [[said], []]
+    assert ["origin" in r for r in matrix.default().resolve({}).explanation()["runners"]] == [False, False]
+
+
+def test_explain_names_the_overlay_that_blocked_a_cell_and_the_last_of_a_chain_that_set_it(tmp_path):
+    first = _overlay(tmp_path, _FIRST, "a.toml")
+    text = matrix.load(first).resolve({"speculative_config": {"method": "ngram"}}).explain()
+    assert text.splitlines()[7] == f"        origin: blocked by overlay 'a' ({first}:5): A blocks ngram"
+    second = _overlay(tmp_path, _second('after = ["a"]').replace('lift = ["v2"]', 'support = { v2 = "no" }'),
+                      "b.toml")
+    explained = matrix.load(second).resolve({"speculative_config": {"method": "ngram"}}).explanation()
+    assert [[b["origin"] for b in r["blockers"]] for r in explained["runners"]] == [
+        [f"blocked by overlay 'b' ({second}:6): B lifts ngram"], []]
+
+
+def test_explain_names_the_owned_choice_and_the_lift_the_ascend_overlay_decided_by():
+    m = matrix.load(str(ASCEND))
+    (choice,) = m.overlay.changes("choice")
+    (lift,) = m.overlay.changes("pp_external_launcher")
+    ranked = (f"ranked by overlay 'vLLM model runners on Ascend NPU' ({ASCEND}:{choice.line}): {choice.why} "
+              f"({choice.link})")
+    lifted = (f"pipeline parallelism with external_launcher: lifted by overlay 'vLLM model runners on Ascend NPU' "
+              f"({ASCEND}:{lift.line}): {lift.why} ({lift.link})")
+    explained = m.resolve(PP_EXTERNAL).explanation()
+    assert [(r["id"], r["origin"]) for r in explained["runners"]] == [("v2", [ranked, lifted]), ("v1", [ranked])]
+    assert (choice.line, lift.line) == (15, 20)
+
+
+# --- line numbers: a finding on an upstream feature points at upstream's line ---------------
+
+def _line_of(path, header):
+    return pathlib.Path(path).read_text().splitlines().index(header) + 1
+
+
+def test_check_findings_on_upstream_features_of_a_composed_matrix_point_at_the_upstream_line():
+    m = matrix.load(str(ASCEND))
+    upstream = m.overlay.upstream_file
+    assert [(f.code, f.feature, f.file, f.line, f.column) for f in check.iter_findings(m)] == [
+        ("no-runner", "prefill_context_parallel", upstream, _line_of(upstream, "[features.prefill_context_parallel]"), 1),
+        ("no-runner", "dspark", upstream, _line_of(upstream, "[features.dspark]"), 1)]
+
+
+def test_a_finding_on_a_feature_the_overlay_changes_points_at_its_change(tmp_path):
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "r1.toml").write_text('name = "R1"\npriority = 2\n')
+    (tmp_path / "features.toml").write_text(
+        '[matrix]\nname = "up"\nversion = "1.0"\n\n[config]\n"b" = { type = "bool", default = false }\n\n'
+        '[features.g]\nname = "g"\nwhen = "b"\nsupport = { r1 = "yes" }\n')
+    path = _overlay(tmp_path, """\
+        [overlay]
+        extends = "features.toml"
+
+        [change.features.g]
+        block = ["r1"]
+        why = "r1 cannot"
+        """)
+    assert [(f.code, f.file, f.line) for f in check.iter_findings(matrix.load(path))
+            if not f.code.startswith("overlay-")] == [
+        ("no-yes", str(tmp_path / "runners" / "r1.toml"), 1), ("no-runner", path, 4)]
+
+
+def test_a_problem_in_a_composed_runner_table_points_at_the_overlay_line_that_wrote_it(tmp_path):
+    path = _overlay(tmp_path, """\
+        [overlay]
+        name = "c"
+        extends = "default"
+
+        [change.runners.v2]
+        priority = "high"
+        why = "V2 first"
+        """)
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load(path)
+    assert [(p.file, p.line, p.column, p.message) for p in excinfo.value.problems if p.place == "$.priority"] == [
+        (path, 6, 1, "Expected an integer, got a string 'high'")]
+
+
+def test_report_why_names_the_overlay_that_removed_a_runner_from_choice_and_validates():
+    import jsonschema
+
+    from matrix import _report
+
+    report = matrix.load(str(OPENVINO)).resolve({}).report()
+    assert [(r["role"], r["runner"], r["origin"]) for r in report["why"]] == [
+        ("not-a-candidate", "v2", ["removed from choice by overlay 'vLLM model runners on OpenVINO' "
+                                   f"({OPENVINO}:10): The OpenVINO plugin cannot ship Triton, which Model Runner V2 "
+                                   "needs (https://github.com/vllm-project/vllm/issues/57684)"])]
+    jsonschema.validate(report, _report.json_schema())
+    upstream = matrix.default().resolve(PP_EXTERNAL).report()["why"]
+    assert [r["role"] for r in upstream] == ["blocks"] and all("origin" not in r for r in upstream)

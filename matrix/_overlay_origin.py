@@ -1,0 +1,69 @@
+"""Which overlay operation an answer depends on (issue 31, "origin everywhere"): the words
+`matrix.resolver.Resolution.explanation` and ``explain()`` add beside a runner whose candidacy
+or priority an overlay set, and beside a blocker whose cell an overlay set, each naming the
+overlay, its file:line and its reason. Upstream's own matrix has no overlay: nothing is added."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
+
+from . import _messages
+from ._overlay import Operation
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .schema import Feature, Matrix
+
+
+def _said(verb: str, op: Operation) -> str:
+    return _messages.overlay_origin(verb, str(op.overlay), f"{op.file}:{op.line}", op.why, op.link)
+
+
+def _live(matrix: Matrix) -> List[Operation]:
+    overlay = matrix.overlay
+    return [] if overlay is None else [o for o in overlay.operations if not (o.dangling or o.noop)]
+
+
+def runner(matrix: Matrix, id: str) -> List[str]:
+    """What the overlays did to runner *id*'s place in automatic choice, in the order they apply."""
+    removed = matrix.runner(id).candidate is not None and str(matrix.runner(id).candidate) == "False"
+    out: List[str] = []
+    for op in _live(matrix):
+        if op.kind == "own-choice":
+            out.append(_said("removed from choice" if removed else "ranked", op))
+        elif op.kind == "change-runner" and op.target == id:
+            if "candidate" in op.keys:
+                out.append(_said("removed from choice" if removed else "candidacy set", op))
+            if "priority" in op.keys:
+                out.append(_said("priority set", op))
+        elif op.kind == "add-runner" and op.target == id:
+            out.append(_said("added", op))
+    return out
+
+
+def cell(matrix: Matrix, feature: str, runner: str, verb: str) -> Optional[str]:
+    """The last operation that set *feature*'s cell for *runner* (or added the feature), said
+    with *verb* (``blocked``, ``lifted``)."""
+    found: Optional[str] = None
+    for op in _live(matrix):
+        if op.target != feature:
+            continue
+        if op.kind == "change-feature" and f"support.{runner}" in op.keys:
+            found = _said(verb, op)
+        elif op.kind == "add-feature":
+            found = _said("added", op)
+    return found
+
+
+def of_runner(matrix: Matrix, id: str, serves: Sequence[Feature]) -> Dict[str, List[str]]:
+    """``{"origin": […]}`` for a runner entry of the explanation of a composed matrix, else ``{}``
+    (upstream's explanation keeps its keys): its place in choice, then each active feature it
+    *serves* whose cell an overlay set ("FEATURE: lifted by …")."""
+    if matrix.overlay is None:
+        return {}
+    cells = [(f.name, cell(matrix, f.id, id, "lifted")) for f in serves]
+    return {"origin": [*runner(matrix, id), *(f"{name}: {said}" for name, said in cells if said is not None)]}
+
+
+def blocker(matrix: Matrix, feature: str, runner: str) -> Dict[str, Optional[str]]:
+    """``{"origin": …}`` for a blocker of the explanation of a composed matrix, else ``{}``."""
+    return {} if matrix.overlay is None else {"origin": cell(matrix, feature, runner, "blocked")}
