@@ -36,7 +36,8 @@ MERGE_RULES: Tuple[Tuple[str, str], ...] = (
     ("`[config]` field, `[features]` entry, `[runners]` entry",
      "added: an id upstream already has is a load error"),
     ("runner `from = \"ID\"`",
-     "copies ID's runner table (not its aliases or redirects) and ID's cell in every feature, "
+     "copies ID's runner table (not its aliases or redirects) and ID's cell in every feature (not the "
+     "adjustments that name ID: the new runner has none of them, and an overlay cannot change adjustments yet), "
      "except where a feature forces ID (there the new runner says `no`); its own keys replace ID's"),
     ("`choice = false` on a runner", "removes it from automatic choice (`candidate = \"False\"`); "
      "asked for by name, it still serves"),
