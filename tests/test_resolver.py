@@ -985,8 +985,9 @@ def reference(m, config, version):
     orders included; a gate in force only when a runner is asked for left out)."""
     gates = m.gates_at(version)
     # The schema as resolve reads it at *version*: a field the host no longer has (gone) may be
-    # missing from an object, and reads as its default.
-    schema = m.schema.reading_at(version)
+    # missing from an object, and reads as its default; a choice it has not got then is refused,
+    # unless a gate in force compares with it (the gate that records its removal).
+    schema = m.schema.reading_at(version, gates)
     # The plan reads what the gates read, then what the adjustments' conditions read.
     conditions = [f.when for f in gates] + [a.when for a in m.adjustments_at(version)]
     for when in conditions:
