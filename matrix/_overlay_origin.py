@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
 from . import _messages
-from ._overlay import Operation
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ._overlay import Operation
     from .schema import Feature, Matrix
 
 
