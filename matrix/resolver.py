@@ -789,6 +789,20 @@ def _resolve_unadjusted(compiled: Plan, mask: int, values: Tuple[object, ...], r
     return resolution
 
 
+def _adjusted_for(compiled: Plan, runner: str, config: object, view: Optional[_access.Effective], facts: Any,
+                  adjusted: List[Adjusted], kept: int, fmask: int, fvalues: Tuple[object, ...]
+                  ) -> Tuple[_access.Effective, int, Tuple[object, ...]]:
+    """*runner*'s own adjustments applied to the config of choice (appended to *adjusted*):
+    the effective view, and the mask and values of F (those of C when nothing changed)."""
+    view = view or _access.Effective(config)
+    changed, before = len(view.sets), len(adjusted)
+    adjusted += _adjust.apply(compiled.adjustments[runner], view, compiled.reading, facts, runner)
+    if len(adjusted) > before or len(view.sets) != changed:
+        fmask, fvalues = compiled.evaluate(view, facts)
+        fmask &= kept
+    return view, fmask, fvalues
+
+
 def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runner: Optional[str],
                     config: object, facts: Optional[Mapping[str, object]]) -> Resolution:
     """Every case with something to say: warnings, fallbacks, explicit runners, errors,
@@ -821,12 +835,7 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
     if error is None:
         assert chosen is not None
         if cmask & compiled.adjusting[chosen]:
-            view = view or _access.Effective(config)
-            changed = len(view.sets)
-            adjusted += _adjust.apply(compiled.adjustments[chosen], view, compiled.reading, facts, chosen)
-            if len(adjusted) > before or len(view.sets) != changed:
-                fmask, fvalues = compiled.evaluate(view, facts)
-                fmask &= kept
+            view, fmask, fvalues = _adjusted_for(compiled, chosen, config, view, facts, adjusted, kept, fmask, fvalues)
         overriding = choice.overriding
         key = ("serve", fmask, runner, chosen, None if overriding is None else overriding.id, choice.redirected)
         more, error, message = _decided(compiled, key, lambda: _choice.serve(compiled, fmask, runner, chosen,
@@ -841,12 +850,7 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
     else:
         forced = _choice.forced(compiled, cmask) if error is NoRunnerError and runner is None else None
         if forced is not None and cmask & compiled.adjusting[forced]:  # said, then refused on C (`matrix._choice`)
-            view = view or _access.Effective(config)
-            changed = len(view.sets)
-            adjusted += _adjust.apply(compiled.adjustments[forced], view, compiled.reading, facts, forced)
-            if len(adjusted) > before or len(view.sets) != changed:
-                fmask, fvalues = compiled.evaluate(view, facts)
-                fmask &= kept
+            view, fmask, fvalues = _adjusted_for(compiled, forced, config, view, facts, adjusted, kept, fmask, fvalues)
         warnings = _adjusted_warnings(adjusted[:before]) + warnings + _adjusted_warnings(adjusted[before:])
     adjusting = None
     if adjusted:
