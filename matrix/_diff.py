@@ -34,7 +34,7 @@ from ._nodes import And, Node, Not, Or
 from ._space import Inconclusive, Space
 from ._split import Split
 from .check import _Choice, _Places
-from .schema import BLOCKING, Feature, Field, Matrix, Order, Schema
+from .schema import BLOCKING, Feature, Field, Matrix, Order, Runner, Schema
 
 #: What one rule answers: ``("served", runner, warning)`` or ``("refused", None, why)``;
 #: *warning* is ``"fallback"``, ``"preference"`` or ``""``, *why* ``"no-runner"`` or ``"forced"``
@@ -219,7 +219,10 @@ class Search:
         for this, other in ((old, new), (new, old)):
             for gate in this.plan.features:
                 if signature(this, gate) != signature(other, other.gate(gate.id)):
-                    nodes.append(this.on_c(gate.when.node))
+                    # A candidacy decides where it does not hold (the runner is passed over), the
+                    # other side having none or another: a runner's candidacy is always one of them.
+                    candidacy = isinstance(gate.origin, Runner) and gate.id == f"{gate.origin.id}:candidate"
+                    nodes.append(this.on_c(Not(gate.when.node) if candidacy else gate.when.node))
         return "any", nodes
 
     def _solve(self, question: Dict[str, Any], what: str) -> Optional[Assignment]:

@@ -206,7 +206,7 @@ def text(report: DiffReport, old_file: Optional[str], new_file: Optional[str], f
             lines.append(f"    also: {', '.join(change.also)} (the same cause)")
         for entry in change.entries:
             lines.append(f"    cause: {entry}")
-        if change.witness:
+        if change.witness is not None:
             lines.append(f"    witness: {json.dumps(change.witness, sort_keys=True)}")
             for label, file, version in (("before:", old_file, report.old_version),
                                          ("after: ", new_file, report.new_version)):
@@ -239,7 +239,7 @@ def github(report: DiffReport) -> str:
         properties.append(f"title={_property('matrix diff ' + change.id)}")
         message = change.message + (f" (accepted: {change.accepted})" if change.accepted else "")
         message += f"\nconfigs: {change.region}"
-        if change.witness:
+        if change.witness is not None:
             message += "\nwitness: " + json.dumps(change.witness, sort_keys=True)
         lines.append(f"::{_GITHUB[change.level]} {','.join(properties)}::{_data(message)}")
     return "".join(line + "\n" for line in lines)
@@ -263,7 +263,7 @@ def _row(change: Difference) -> str:
         return value.replace("|", "\\|").replace("\n", " ")
 
     where = ", ".join(str(e) for e in change.entries)
-    witness = f"`{json.dumps(change.witness, sort_keys=True)}`" if change.witness else ""
+    witness = f"`{json.dumps(change.witness, sort_keys=True)}`" if change.witness is not None else ""
     return (f"| {change.level} | `{change.id}` | {cell(change.message)} | `{cell(change.region)}` | {cell(witness)} | "
             f"{cell(where)} |")
 

@@ -885,3 +885,19 @@ def test_the_pre_commit_hook_and_the_documented_github_step_run_in_a_git_reposit
     assert (status, out.splitlines()[0], err) == (
         1, "::error file=features.toml,line=11,title=matrix diff served-refused::Automatic choice: A → refused"
            "%0Aconfigs: y and not x%0Awitness: {\"y\": true}", "")
+
+
+def test_a_runner_removed_from_choice_by_an_overlay_changes_the_choice_where_it_was_taken():
+    # Before: "No change for any config" (the diff compared candidacies nowhere: a gate of
+    # candidacy is active where the runner is one, and it decides where it is not).
+    old, new = matrix.default(), matrix.load("examples/openvino-overlay/overlay.toml")
+    report = diff(old, new)
+    assert [(c.id, c.level, c.old, c.new, c.witness) for c in report.changes] == [
+        ("served-refused", "breaking", "Model Runner V2", "refused", {"parallel_config": {"prefill_context_parallel_size": 2}}),
+        ("runner-changed", "behaviour", "Model Runner V2", "Model Runner V1", {}),
+        ("fallback-lifted", "behaviour", "Model Runner V1 (fallback)", "Model Runner V1",
+         {"parallel_config": {"distributed_executor_backend": "external_launcher", "pipeline_parallel_size": 2}})]
+    assert (old.resolve({}).runner, new.resolve({}).runner) == ("v2", "v1")
+    with pytest.raises(matrix.NoRunnerError):
+        new.resolve({"parallel_config": {"prefill_context_parallel_size": 2}})
+    assert old.resolve({"parallel_config": {"prefill_context_parallel_size": 2}}).runner == "v2"
