@@ -380,7 +380,10 @@ def _comparable(m):
 
 @given(data=st.data())
 def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(data):
-    import tomllib
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        import tomli as tomllib
 
     from matrix.strategies import _matrix_texts
 
