@@ -189,5 +189,6 @@ def test_the_calls_one_search_of_check_makes():
     # goal walked per question. 58: each node's evaluation made once into closures (a read per
     # path with its sections split once, a comparison with a constant reading one value), and
     # each node's paths kept. A change that raises it slows every question check asks: say
-    # here what it buys.
-    assert len(calls) == 58, calls
+    # here what it buys. Python 3.12 on runs a list or dict comprehension in its caller's
+    # frame (PEP 709): 4 of the 58 calls are comprehensions, so it counts 54.
+    assert len(calls) == (58 if sys.version_info < (3, 12) else 54), calls
