@@ -5,6 +5,7 @@ CI profile, even on CI), no colour and no PYTEST_ADDOPTS of the run that starts 
 from __future__ import annotations
 
 import concurrent.futures
+import os
 import pathlib
 import subprocess
 import sys
@@ -21,7 +22,9 @@ _CI_VARIABLES = frozenset({"CI", "__TOX_ENVIRONMENT_VARIABLE_ORIGINAL_CI", "TF_B
 
 
 def run_cold(folder: pathlib.Path, test_file: str, runs: int, scratch: pathlib.Path) -> List[Tuple[int, str]]:
-    """``(exit code, the end of pytest's output)`` of each of *runs* runs, two at a time."""
+    """``(exit code, the end of pytest's output)`` of each of *runs* runs, two at a time, or one
+    at a time under pytest-xdist (``.ci/run``: the other workers already load every core, and a
+    user's first run is timed by hypothesis's too_slow health check)."""
     env = {k: v for k, v in plain_env().items()
            if not k.startswith("HYPOTHESIS") and k != "PYTEST_ADDOPTS" and k not in _CI_VARIABLES}
 
@@ -35,5 +38,5 @@ def run_cold(folder: pathlib.Path, test_file: str, runs: int, scratch: pathlib.P
             cwd=folder, env={**env, "HYPOTHESIS_STORAGE_DIRECTORY": str(storage)}, capture_output=True, text=True)
         return done.returncode, done.stdout[-3000:]
 
-    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+    with concurrent.futures.ThreadPoolExecutor(1 if os.environ.get("PYTEST_XDIST_WORKER") else 2) as pool:
         return list(pool.map(run, range(runs)))
