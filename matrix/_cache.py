@@ -10,7 +10,8 @@ An entry is used only when everything it was built from is the same, byte for by
 
 - the key hashes the engine (the source of every module of this package, and the Python
   implementation and version: marshalled code and pickles are never trusted across Python
-  versions) with the name the file was loaded by (it is shown in messages), which names the
+  versions; the hash of the source is kept in the folder under the modules' sizes and times, see
+  `engine`) with the name the file was loaded by (it is shown in messages), which names the
   cache file (an edited file replaces its entry), and the text of ``features.toml``, which the
   entry must hold;
 - the entry lists the runner files it read, with their hashes; a runner file added, removed
@@ -55,17 +56,60 @@ SHIPPED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_default", "
 
 
 def engine() -> str:
-    """A hash of this package's source and of the Python running it."""
+    """A hash of this package's source and of the Python running it.
+
+    Reading and hashing every module's source (a megabyte) was a quarter of a cached first
+    resolve (issue 29): the hash of the sources is kept in the cache folder under a hash of
+    their names, sizes and modification times (``engine-<that>.txt``, as Python keeps its
+    bytecode by a source's size and time), so a new process reads the source only when a
+    module was changed, added or removed since."""
     global _engine
     if _engine is None:
-        digest = blake2b(f"{_FORMAT} {sys.implementation.cache_tag} {sys.version}".encode())
         here = os.path.dirname(os.path.abspath(__file__))
-        for name in sorted(os.listdir(here)):
-            if name.endswith(".py"):
+        names = sorted(name for name in os.listdir(here) if name.endswith(".py"))
+        head = f"{_FORMAT} {sys.implementation.cache_tag} {sys.version}".encode()
+        stamp = blake2b(head, digest_size=16)
+        for name in names:
+            info = os.stat(os.path.join(here, name))
+            stamp.update(f"{name}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+        where = folder()
+        memo = None if where is None else os.path.join(where, f"engine-{stamp.hexdigest()}.txt")
+        _engine = _remembered(memo)
+        if _engine is None:
+            digest = blake2b(head)
+            for name in names:
                 with open(os.path.join(here, name), "rb") as handle:
                     digest.update(name.encode() + b"\0" + handle.read() + b"\0")
-        _engine = digest.hexdigest()
+            _engine = digest.hexdigest()
+            if memo is not None:
+                _remember(memo, _engine)
     return _engine
+
+
+def _remembered(memo: Optional[str]) -> Optional[str]:
+    """The engine hash kept at *memo* (a file of ours only: a forged one would make a stale
+    entry look fresh), or None."""
+    if memo is None:
+        return None
+    try:
+        with open(memo, "rb") as handle:
+            if not _safe(handle.fileno()):
+                return None
+            text = handle.read(200).decode("ascii")
+    except (OSError, ValueError):
+        return None
+    return text if len(text) == 128 and all(c in "0123456789abcdef" for c in text) else None
+
+
+def _remember(memo: str, value: str) -> None:
+    from ._files import atomic_write
+
+    try:
+        os.makedirs(os.path.dirname(memo), mode=0o700, exist_ok=True)
+        atomic_write(memo, value.encode("ascii"), new_mode=0o600)
+        os.chmod(memo, 0o600)  # a kept hash replaced because others could write it: ours only now
+    except Exception:  # a folder that cannot be written: the source is read again next time
+        return
 
 
 def folder() -> Optional[str]:
@@ -183,7 +227,7 @@ def _prune(where: str) -> None:
     cutoff = time.time() - MAX_AGE_SECONDS
     for item in os.scandir(where):
         try:
-            if item.name.endswith((".pickle", ".tmp")):
+            if item.name.endswith((".pickle", ".tmp")) or item.name.startswith("engine-"):
                 info = item.stat()
                 if max(info.st_atime, info.st_mtime) < cutoff:
                     os.unlink(item.path)

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, 
 import attrs
 from packaging.version import InvalidVersion, Version
 
-from . import _format, _messages, _toml_errors
+from . import _format, _messages
 from ._files import toml
 from ._versions import parsed
 from .errors import LoadError, Problem, excerpt
@@ -374,8 +374,12 @@ class _Builder:
 def toml_syntax_problem(name: str, text: str, exc: Exception) -> Problem:
     """The problem a TOML syntax error *exc* in *text* (shown as *name*) is: for any TOML file
     matrix reads, config files too."""
+    from . import _toml_errors  # imported on a syntax error only: a cached load reads no TOML
+
     return _toml_errors.syntax_problem(name, text, exc)
 
 
 def _syntax_problem(source: _Source, exc: Exception) -> Problem:
+    from . import _toml_errors
+
     return _toml_errors.syntax_problem(source.name, source.text, exc, source.locations)

@@ -17,7 +17,6 @@ from packaging.version import Version
 
 from . import _messages
 from . import _access, _adjust, _choice, _derived
-from . import _overlay_origin as _origin
 from ._adjust import Adjusted
 from ._choice import WARNING_KINDS, ResolutionWarning, WarningKind
 from ._compile import Plan, plan
@@ -381,6 +380,8 @@ class Resolution:
         Then the active features, the warnings and the adjustments, as `to_dict` gives them, and
         the remedies (`remedies`, each as `matrix.Remedies.to_dict` gives it; an empty list with
         *remedies* False, for a caller that does not show them: the search resolves many configs)."""
+        from . import _overlay_origin as _origin  # imported when an explanation is asked for: a resolve needs none
+
         order = self._choice()[0]
         overrider, preferrer = self._overrider(), self._preferrer()
         redirected = self._redirect_data()

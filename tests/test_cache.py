@@ -28,6 +28,32 @@ def cache(tmp_path, monkeypatch):
     return folder
 
 
+def _entries(folder):
+    """The cache folder's entries (and temporary files), not the engine hash it keeps
+    (``engine-*.txt``, `test_the_engine_hash_is_kept_under_the_sources_sizes_and_times`)."""
+    return sorted(p for p in folder.iterdir() if not p.name.startswith("engine-"))
+
+
+def test_the_engine_hash_is_kept_under_the_sources_sizes_and_times(cache, monkeypatch):
+    """A new process reads the package's source only when a module changed (issue 29: hashing
+    it was 2.6 ms of a cached first resolve); a kept hash others could have written is not read."""
+    monkeypatch.setattr(_cache, "_engine", None)
+    monkeypatch.setenv("MATRIX_CACHE_DIR", "")  # off: the hash of the source itself
+    whole = _cache.engine()
+    monkeypatch.setenv("MATRIX_CACHE_DIR", str(cache))
+    monkeypatch.setattr(_cache, "_engine", None)
+    assert _cache.engine() == whole
+    [memo] = [p for p in cache.iterdir() if p.name.startswith("engine-")]
+    assert (memo.read_text(), oct(memo.stat().st_mode & 0o777)) == (whole, "0o600")
+    memo.write_text("0" * 128)
+    monkeypatch.setattr(_cache, "_engine", None)
+    assert _cache.engine() == "0" * 128  # the kept hash is what is read
+    memo.chmod(0o666)
+    monkeypatch.setattr(_cache, "_engine", None)
+    assert _cache.engine() == whole
+    assert (memo.read_text(), oct(memo.stat().st_mode & 0o777)) == (whole, "0o600")
+
+
 def _write(folder, text, runners):
     (folder / "runners").mkdir(parents=True, exist_ok=True)
     (folder / "features.toml").write_text(text)
@@ -47,7 +73,7 @@ def _answers(m, config, version=None):
 def test_a_second_load_comes_from_the_cache_and_equals_the_first(cache, monkeypatch):
     path = ROOT / "features.toml"
     first = matrix.load(path)
-    [entry] = list(cache.iterdir())
+    [entry] = _entries(cache)
     assert entry.name == _cache.key(str(path), path.read_text()).partition("-")[0] + ".pickle"
     assert oct(entry.stat().st_mode & 0o777) == "0o600" and oct(cache.stat().st_mode & 0o777) == "0o700"
 
@@ -118,7 +144,7 @@ def test_an_edited_runner_file_or_features_file_makes_the_entry_stale(cache, tmp
     (tmp_path / "m" / "runners" / "v3.toml").unlink()
     path.write_text(path.read_text().replace('name = "vLLM model runners"', 'name = "edited"'))
     assert matrix.load(path).name == "edited"
-    assert len(list(cache.iterdir())) == 1  # one entry per file: the edit replaced it
+    assert len(_entries(cache)) == 1  # one entry per file: the edit replaced it
 
 
 def test_a_read_only_or_unusable_cache_folder_only_means_nothing_is_saved(tmp_path, monkeypatch):
@@ -131,7 +157,7 @@ def test_a_read_only_or_unusable_cache_folder_only_means_nothing_is_saved(tmp_pa
 
     monkeypatch.setattr("tempfile.mkstemp", read_only)
     assert matrix.load(ROOT / "features.toml").name == "vLLM model runners"
-    assert list(folder.iterdir()) == []
+    assert _entries(folder) == []
     monkeypatch.undo()
     blocked = tmp_path / "a file"
     blocked.write_text("")
@@ -145,7 +171,7 @@ def test_a_read_only_or_unusable_cache_folder_only_means_nothing_is_saved(tmp_pa
 def test_entries_that_are_corrupt_foreign_or_writable_by_others_are_not_read(cache):
     path = ROOT / "features.toml"
     matrix.load(path)
-    [entry] = list(cache.iterdir())
+    [entry] = _entries(cache)
     key = _cache.key(str(path), path.read_text())
     entry.chmod(0o666)
     assert _cache.get(key, str(ROOT)) is None  # others could have written it: a pickle runs code when read
@@ -161,13 +187,13 @@ def test_entries_that_are_corrupt_foreign_or_writable_by_others_are_not_read(cac
 
 def test_entries_unused_for_30_days_are_removed_when_another_is_written(cache):
     matrix.load(ROOT / "features.toml")
-    [old] = list(cache.iterdir())
+    [old] = _entries(cache)
     month_ago = old.stat().st_mtime - _cache.MAX_AGE_SECONDS - 60
     os.utime(old, (month_ago, month_ago))
     (cache / ".entry-left.tmp").write_bytes(b"")
     os.utime(cache / ".entry-left.tmp", (month_ago, month_ago))
     matrix.load(DATA / "valid" / "kitchen_sink.toml")
-    assert [p.name for p in cache.iterdir()] == [
+    assert [p.name for p in _entries(cache)] == [
         _cache.key(str(DATA / "valid" / "kitchen_sink.toml"), (DATA / "valid" / "kitchen_sink.toml").read_text())
         .partition("-")[0] + ".pickle"]
 
@@ -186,7 +212,7 @@ def test_processes_writing_the_same_entry_at_once_leave_one_whole_entry(cache, t
     procs = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True)
              for _ in range(6)]
     assert [p.communicate()[0] for p in procs] == ["v2\n"] * 6
-    assert [p.name for p in cache.iterdir() if not p.name.startswith(".")] == [
+    assert [p.name for p in _entries(cache) if not p.name.startswith(".")] == [
         _cache.key(str(ROOT / "features.toml"), (ROOT / "features.toml").read_text()).partition("-")[0] + ".pickle"]
     assert [p.name for p in cache.iterdir() if p.name.startswith(".")] == []  # no temporary file left
     assert _cache.get(_cache.key(str(ROOT / "features.toml"), (ROOT / "features.toml").read_text()), str(ROOT)) is not None

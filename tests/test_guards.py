@@ -192,3 +192,29 @@ def test_the_calls_one_search_of_check_makes():
     # here what it buys. Python 3.12 on runs a list or dict comprehension in its caller's
     # frame (PEP 709): 4 of the 58 calls are comprehensions, so it counts 54.
     assert len(calls) == (58 if sys.version_info < (3, 12) else 54), calls
+
+
+def test_a_cached_first_resolve_reads_no_source_of_the_package(tmp_path):
+    """The cache's key hashes the engine, the source of every module of the package (1 MB): a
+    new process takes that hash from the cache folder, kept under the modules' sizes and times,
+    so that a cached first resolve opens only the matrix's own files and its entry (issue 29: reading and
+    hashing the source was 2.6 ms of it)."""
+    code = (
+        "import builtins, json, os\n"
+        "opened = []\n"
+        "real = builtins.open\n"
+        "def logged(file, *args, **kwargs):\n"
+        "    opened.append(os.path.relpath(str(file), os.environ['ROOT']))\n"
+        "    return real(file, *args, **kwargs)\n"
+        "builtins.open = logged\n"
+        "import matrix\n"
+        "matrix.resolve({'cache_config': {'mamba_cache_mode': 'align'}}, version='0.31.0')\n"
+        "print(json.dumps(sorted(p for p in opened if not p.startswith('..'))))\n"
+    )
+    env = {**os.environ, "MATRIX_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT), "ROOT": str(ROOT)}
+    for _ in range(2):  # the first run writes the entry and the engine's hash; the second reads them
+        done = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True)
+        assert (done.returncode, done.stderr) == (0, "")
+    # The matrix's file, the wheel's entry for it (absent in a checkout: its own entry is in the
+    # cache folder, outside ROOT) and the runner files the entry lists with their hashes.
+    assert done.stdout == '["features.toml", "matrix/_default/compiled.pickle", "runners/v1.toml", "runners/v2.toml"]\n'
