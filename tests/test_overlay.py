@@ -391,8 +391,10 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
     upstream_doc = tomllib.loads(matrix_text)
     ids = list(upstream_doc.get("features", {}))
     ops = data.draw(_operations(ids, list(runners)))
-    # The first operations may be a first overlay's ("q"), which the overlay ("p") extends.
+    # The first operations may be a first overlay's ("q"), which the overlay ("p") extends, or
+    # which comes before it in a list (``matrix.load(upstream, overlays=[q, p])``).
     first = data.draw(st.integers(0, len(ops)))
+    listed = data.draw(st.booleans())
 
     def text(name, extends, ops, after=""):
         lines = [f'[overlay]\nname = "{name}"\nextends = "{extends}"\n{after}']
@@ -405,9 +407,16 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
         _write_upstream(folder / "upstream", matrix_text, runners)
         if first:
             (folder / "q.toml").write_text(text("q", "upstream/features.toml", ops[:first]))
-            (folder / "overlay.toml").write_text(text("p", "q.toml", ops[first:], 'after = ["q"]\n'))
+            extends = "upstream/features.toml" if listed else "q.toml"
+            (folder / "overlay.toml").write_text(text("p", extends, ops[first:], 'after = ["q"]\n'))
         else:
             (folder / "overlay.toml").write_text(text("p", "upstream/features.toml", ops))
+
+        def composed_matrix():
+            if listed:
+                files = [str(folder / "q.toml")] if first else []
+                return matrix.load(folder / "upstream" / "features.toml", [*files, str(folder / "overlay.toml")])
+            return matrix.load(str(folder / "overlay.toml"))
         try:
             if first:  # the first overlay's matrix is a matrix too
                 first_doc, first_runners = _hand_merged(upstream_doc, runners, ops[:first], first)
@@ -420,9 +429,9 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
             # lost its note, a forced runner's rival now says yes): the overlay must say so as a
             # load error too.
             with pytest.raises(LoadError):
-                matrix.load(str(folder / "overlay.toml"))
+                composed_matrix()
             return
-        composed = matrix.load(str(folder / "overlay.toml"))
+        composed = composed_matrix()
         assert _comparable(composed) == _comparable(expected)
         # Each operation is a no-op exactly when the matrix without it, by hand and without the
         # provenance words, equals the matrix with it.
@@ -565,7 +574,7 @@ def test_after_names_an_overlay_of_the_chain_with_did_you_mean(tmp_path):
     with pytest.raises(LoadError) as excinfo:
         matrix.load(second)
     assert [p.message for p in excinfo.value.problems][0] == (
-        "after names 'A', which this overlay does not extend, did you mean 'a'")
+        "after names 'A', which does not apply before this overlay, did you mean 'a'")
 
 
 # --- origin: which overlay operation an answer depends on -----------------------------------
@@ -669,3 +678,61 @@ def test_report_why_names_the_overlay_that_removed_a_runner_from_choice_and_vali
     jsonschema.validate(report, _report.json_schema())
     upstream = matrix.default().resolve(PP_EXTERNAL).report()["why"]
     assert [r["role"] for r in upstream] == ["blocks"] and all("origin" not in r for r in upstream)
+
+
+# --- a list of overlays: matrix.load(upstream, overlays=[…]) and --overlay ----------------------
+
+def test_a_list_of_overlays_applies_in_its_order_each_extending_upstream(tmp_path):
+    first = _overlay(tmp_path, _FIRST, "a.toml")
+    second = _overlay(tmp_path, _second('after = ["a"]').replace('"a.toml"', '"vLLM model runners"'), "b.toml")
+    ngram = {"speculative_config": {"method": "ngram"}}
+    m = matrix.load(None, overlays=[first, second])
+    assert [(o.overlay, o.file, o.line, o.keys) for o in m.overlay.operations] == [
+        ("a", first, 5, ("support.v2",)), ("b", second, 6, ("support.v2",))]
+    assert (m.name, m.resolve(ngram).runner) == ("b", "v2")
+    assert matrix.load(None, overlays=[first]).resolve(ngram).runner == "v1"
+    # The list is the order: b first, then a (which does not say after) changes the same cell.
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load(None, overlays=[second, first])
+    assert excinfo.exconly() == (
+        f"matrix.errors.LoadError: {second}: 1 problem\n"
+        f"  {second}:4:1: $.overlay.after: after = ['a'] names no overlay: none applies before this one")
+    # An empty list is upstream; upstream given by its file is the same matrix.
+    assert matrix.load(None, overlays=[]) is matrix.default()
+    assert _comparable(matrix.load(ROOT / "features.toml", [first])) == _comparable(matrix.load(first))
+
+
+def test_an_overlay_of_a_list_extends_the_matrix_it_is_loaded_over(tmp_path):
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "r.toml").write_text('name = "R"\npriority = 1\n')
+    (tmp_path / "features.toml").write_text('[matrix]\nname = "other"\nversion = "1.0"\n')
+    first = _overlay(tmp_path, _FIRST, "a.toml")
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load(tmp_path / "features.toml", overlays=[first])
+    assert excinfo.exconly() == (
+        f"matrix.errors.LoadError: {first}: 1 problem\n"
+        f"  {first}:3:1: $.overlay.extends: The overlay extends 'default', and it is loaded over 'other': an "
+        "overlay of a list extends the upstream matrix, or an overlay before it in the list")
+
+
+def test_the_cli_takes_overlay_files_in_order_for_resolve_check_and_docs(tmp_path):
+    first = _overlay(tmp_path, _FIRST, "a.toml")
+    second = _overlay(tmp_path, _second('after = ["a"]').replace('"a.toml"', '"default"'), "b.toml")
+
+    def cli(*args):
+        out, err = io.StringIO(), io.StringIO()
+        return run(list(args), stdout=out, stderr=err), out.getvalue(), err.getvalue()
+    over = ("--matrix", "default", "--overlay", first, "--overlay", second)
+    assert cli("resolve", *over, "--set", "speculative_config.method=ngram") == (0, (
+        "Chose v2 (Model Runner V2) automatically at version 0.33.0\n"), "")
+    assert cli("resolve", "--matrix", "default", "--overlay", first, "--set", "speculative_config.method=ngram")[1] == (
+        "Chose v1 (Model Runner V1) automatically at version 0.33.0\n"
+        "Skipped v2 (Model Runner V2) because of: speculative method 'ngram'\n"
+        "Warning (fallback): Model Runner V2 does not yet support speculative method 'ngram'; using the V1 model "
+        "runner instead.\n")
+    status, out, _ = cli("check", *over, "--format", "json")
+    assert status == 0 and json.loads(out)["matrix"] == "b"
+    status, out, _ = cli("docs", *over, "--table", "support", "--format", "json")
+    assert status == 0 and json.loads(out)["matrix"] == "b"
+    assert cli("check", "features.toml", "--overlay", first) == (
+        2, "", "matrix: error: " + matrix.cli._messages.check_files_and_matrix() + "\n")
