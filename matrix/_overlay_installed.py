@@ -86,10 +86,10 @@ def file_of(entry: Any) -> str:
             folder = (list(spec.submodule_search_locations or ())[:1] or [os.path.dirname(spec.origin or "")])[0]
             path = FILE
     except (ImportError, AttributeError, TypeError, ValueError) as exc:
-        raise LoadError(where, [Problem(_messages.installed_overlay_missing(exc), "$")]) from None
+        raise LoadError(where, [Problem(_messages.installed_overlay_missing(exc), "$", file=where)]) from None
     path = os.path.join(folder, path)
     if not os.path.isfile(path):
-        raise LoadError(where, [Problem(_messages.installed_overlay_no_file(path), "$")])
+        raise LoadError(where, [Problem(_messages.installed_overlay_no_file(path), "$", file=where)])
     return path
 
 

@@ -736,3 +736,111 @@ def test_the_cli_takes_overlay_files_in_order_for_resolve_check_and_docs(tmp_pat
     assert status == 0 and json.loads(out)["matrix"] == "b"
     assert cli("check", "features.toml", "--overlay", first) == (
         2, "", "matrix: error: " + matrix.cli._messages.check_files_and_matrix() + "\n")
+
+
+# --- installed overlays: the entry-point group matrix.overlays --------------------------------
+
+NPU_PACKAGE = ROOT / "examples" / "npu-overlay"
+NPU = NPU_PACKAGE / "vllm_npu_matrix" / "overlay.toml"
+QWEN3 = {"model_config": {"architecture": "Qwen3ForCausalLM"}}
+
+
+def _installed(tmp_path, monkeypatch, entries):
+    """A distribution on sys.path (its .dist-info as pip writes it) declaring *entries* in
+    matrix.overlays, with the example's package beside it."""
+    import shutil
+
+    site = tmp_path / "site"
+    shutil.copytree(NPU_PACKAGE / "vllm_npu_matrix", site / "vllm_npu_matrix")
+    info = site / "vllm_npu_matrix-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: vllm-npu-matrix\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text("[matrix.overlays]\n" + "".join(f"{k} = {v}\n" for k, v in entries.items()))
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.delenv("MATRIX_REFUSE_OVERLAYS", raising=False)
+    return site
+
+
+def test_an_installed_overlay_adjusts_the_matrix_a_host_loads_only_when_it_asks(tmp_path, monkeypatch):
+    site = _installed(tmp_path, monkeypatch, {"vllm-npu": "vllm_npu_matrix"})
+    file = str(site / "vllm_npu_matrix" / "overlay.toml")
+    listed = matrix.installed_overlays()
+    assert [attrs.astuple(o) for o in listed] == [
+        ("vllm-npu", "vllm_npu_matrix", "vllm-npu-matrix 0.1.0", file, "vLLM model runners", "vllm-npu", (), False)]
+    assert matrix.load().resolve(QWEN3).runner == "v2"  # not asked: upstream's
+    composed = matrix.load(installed=True)
+    assert (composed.name, composed.resolve(QWEN3).runner) == ("vllm-npu", "npu")
+    assert [o.file for o in composed.overlay.operations] == [file] * 5
+    assert "vllm_npu_matrix" not in __import__("sys").modules  # found by its spec, not imported
+    # A host refuses by name (or "*"), or its environment does.
+    assert matrix.load(installed=True, refuse=["vllm-npu"]).resolve(QWEN3).runner == "v2"
+    assert matrix.load(installed=True, refuse=["*"]).overlay is None
+    monkeypatch.setenv("MATRIX_REFUSE_OVERLAYS", "other, vllm-npu")
+    assert matrix.load(installed=True).resolve(QWEN3).runner == "v2"
+    assert matrix.installed_overlays()[0].refused
+    out = io.StringIO()
+    assert run(["overlays", "--matrix", "default"], stdout=out, stderr=io.StringIO()) == 0
+    assert out.getvalue() == (
+        f"vllm-npu: 'vllm-npu' from vllm-npu-matrix 0.1.0, {file}, extends 'vLLM model runners' "
+        "(refused by MATRIX_REFUSE_OVERLAYS)\n")
+    monkeypatch.delenv("MATRIX_REFUSE_OVERLAYS")
+    out = io.StringIO()
+    assert run(["resolve", "--matrix", "default", "--installed-overlays", "--set",
+                "model_config.architecture=Qwen3ForCausalLM"], stdout=out, stderr=io.StringIO()) == 0
+    assert out.getvalue() == "Chose npu (NPU model runner) automatically at version 0.33.0\n"
+
+
+def test_an_installed_overlay_of_another_matrix_is_not_listed_and_a_missing_one_is_a_load_error(tmp_path, monkeypatch):
+    site = _installed(tmp_path, monkeypatch, {"vllm-npu": "vllm_npu_matrix", "gone": "no_such_module"})
+    other = tmp_path / "other"
+    (other / "runners").mkdir(parents=True)
+    (other / "runners" / "r.toml").write_text('name = "R"\npriority = 1\n')
+    (other / "features.toml").write_text('[matrix]\nname = "other"\nversion = "1.0"\n')
+    with pytest.raises(LoadError) as excinfo:
+        matrix.installed_overlays(other / "features.toml")
+    assert excinfo.exconly() == (
+        "matrix.errors.LoadError: entry point 'gone' = 'no_such_module' (matrix.overlays): 1 problem\n"
+        "  entry point 'gone' = 'no_such_module' (matrix.overlays): $: The installed overlay cannot be found: "
+        "ImportError: no_such_module")
+    (site / "vllm_npu_matrix-0.1.0.dist-info" / "entry_points.txt").write_text("[matrix.overlays]\nvllm-npu = vllm_npu_matrix\n")
+    assert matrix.installed_overlays(other / "features.toml") == ()
+    out = io.StringIO()
+    assert run(["overlays", "--matrix", str(other / "features.toml")], stdout=out, stderr=io.StringIO()) == 0
+    assert out.getvalue() == "No installed package declares an overlay of 'other' (entry points matrix.overlays)\n"
+
+
+def test_import_and_resolve_read_no_entry_points():
+    # Cold start (issue 31): entry points are read only when the host asks for installed overlays.
+    import subprocess
+    import sys
+
+    code = ("import sys, matrix; matrix.resolve({}); matrix.load().resolve({}); "
+            "print(sorted(m for m in sys.modules if m in ('importlib.metadata', 'matrix._overlay_installed')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout == "[]\n"
+
+
+@pytest.mark.slow
+def test_the_npu_plugin_installed_with_pip_changes_the_hosts_resolve(tmp_path):
+    import subprocess
+    import sysconfig
+    import venv
+
+    venv.create(tmp_path / "env", with_pip=True)
+    python = str(tmp_path / "env" / "bin" / "python")
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    # The host (matrix and its dependencies) is this interpreter's: a .pth puts it on the new path.
+    pathlib.Path(site, "host.pth").write_text(sysconfig.get_path("purelib") + "\n" + str(ROOT) + "\n")
+    host = "import matrix; print(matrix.load(installed=True).resolve({'model_config': {'architecture': 'Qwen3ForCausalLM'}}).runner)"
+    assert subprocess.run([python, "-c", host], capture_output=True, text=True, check=True).stdout == "v2\n"
+    subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", str(NPU_PACKAGE)], check=True,
+                   capture_output=True)
+    assert subprocess.run([python, "-c", host], capture_output=True, text=True, check=True).stdout == "npu\n"
+    listed = subprocess.run([python, "-m", "matrix", "overlays", "--matrix", "default"], capture_output=True,
+                            text=True, check=True).stdout
+    assert listed == (f"vllm-npu: 'vllm-npu' from vllm-npu-matrix 0.1.0, {site}/vllm_npu_matrix/overlay.toml, "
+                      "extends 'vLLM model runners'\n")
+    refused = subprocess.run([python, "-c", host], capture_output=True, text=True, check=True,
+                             env={**__import__("os").environ, "MATRIX_REFUSE_OVERLAYS": "vllm-npu"}).stdout
+    assert refused == "v2\n"
