@@ -1575,3 +1575,8 @@ def installed_overlay_line(name: str, overlay: str, distribution: Optional[str],
     source = f" from {distribution}" if distribution else ""
     return (f"{name}: {overlay!r}{source}, {file}, extends {extends!r}"
             + (" (refused by MATRIX_REFUSE_OVERLAYS)" if refused else ""))
+
+
+def overlay_removed_from_choice(overlay: str, why: str) -> str:
+    """A runner an overlay removed from automatic choice, as resolve, explain() and check say it."""
+    return f"removed from choice by overlay {overlay!r}: {why}"

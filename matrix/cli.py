@@ -482,7 +482,10 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
             continue
         if not entry["candidate"] and options.runner is None:
             if not passed:  # tried before the chosen one, had it been a candidate
-                stdout.write(f"Not a candidate: {_named(runner)}, a candidate when {runner.candidate}\n")
+                from ._overlay_origin import removed
+
+                why = removed(matrix, runner.id) or f"a candidate when {runner.candidate}"
+                stdout.write(f"Not a candidate: {_named(runner)}, {why}\n")
             continue
         blockers = resolution.unsupported[runner.id]
         if not blockers:

@@ -80,7 +80,8 @@ def load(path: Union[str, os.PathLike[str], None] = None,
         files = [os.fspath(o) for o in overlays or ()]
         if installed:
             files += [o.file for o in _overlay_installed.applied(_upstream_names(name), refuse)]
-        return _load_list(name, files)
+        if files:
+            return _load_list(name, files)
     if name is None:
         return default()
     text = _read(name, name)

@@ -93,7 +93,8 @@ def test_the_cli_takes_an_overlay_wherever_it_takes_a_matrix():
     status = run(["resolve", "--matrix", str(OPENVINO)], stdout=out, stderr=err)
     assert (status, out.getvalue(), err.getvalue()) == (0, (
         "Chose v1 (Model Runner V1) automatically at version 0.33.0\n"
-        "Not a candidate: v2 (Model Runner V2), a candidate when False\n"), "")
+        "Not a candidate: v2 (Model Runner V2), removed from choice by overlay 'vLLM model runners on OpenVINO': "
+        "The OpenVINO plugin cannot ship Triton, which Model Runner V2 needs\n"), "")
 
 
 def test_the_docs_page_of_the_ascend_example_is_current():
@@ -586,7 +587,8 @@ def test_explain_names_the_overlay_that_removed_a_runner_from_choice_and_upstrea
             f"({OPENVINO}:10): The OpenVINO plugin cannot ship Triton, which Model Runner V2 needs "
             "(https://github.com/vllm-project/vllm/issues/57684)")
     assert resolution.explain().splitlines()[2:4] == [
-        "  v2 (Model Runner V2, priority 20): not a candidate (a candidate when False)",
+        "  v2 (Model Runner V2, priority 20): not a candidate (removed from choice by overlay 'vLLM model runners on "
+        "OpenVINO': The OpenVINO plugin cannot ship Triton, which Model Runner V2 needs)",
         f"    origin: {said}"]
     assert [r["origin"] for r in resolution.explanation()["runners"]] == [[said], []]
     assert ["origin" in r for r in matrix.default().resolve({}).explanation()["runners"]] == [False, False]
@@ -844,3 +846,85 @@ def test_the_npu_plugin_installed_with_pip_changes_the_hosts_resolve(tmp_path):
     refused = subprocess.run([python, "-c", host], capture_output=True, text=True, check=True,
                              env={**__import__("os").environ, "MATRIX_REFUSE_OVERLAYS": "vllm-npu"}).stdout
     assert refused == "v2\n"
+
+
+# --- the NPU plugin's overlay (examples/npu-overlay) ----------------------------------------
+
+NPU_PP = {**QWEN3, **PP_EXTERNAL}
+NO_TRITON = {"platform.has_triton": False}
+
+
+def test_the_npu_overlay_chooses_its_runner_for_allowlisted_architectures_and_says_why_v2_is_out():
+    m = matrix.load(None, [NPU])
+    assert [(r.id, r.priority, str(r.candidate)[:16]) for r in m.runners] == [
+        ("npu", 30, "platform.is_npu "), ("v2", 20, "False"), ("v1", 10, "None")]
+    assert m.resolve({}, facts=NO_TRITON).runner == "v1"  # not an allowlisted architecture
+    assert m.resolve(NPU_PP, facts=NO_TRITON).runner == "npu"
+    assert matrix.load().resolve(NPU_PP, facts=NO_TRITON).runner == "v1"
+    assert m.resolve({}, runner="v2").runner == "v2"  # asked for by name, it still serves
+    said = [str(f) for f in check.iter_findings(m) if f.code == "never-candidate"]
+    assert said == [f"{NPU}:28:1: warning[never-candidate]: Model Runner V2 is never a candidate: removed from "
+                    "choice by overlay 'vllm-npu': The NPU has no Triton, which upstream's Model Runner V2 needs"]
+    assert _findings(m) == []
+
+
+def test_explain_on_the_npu_overlay_names_the_overlay_for_every_decision_it_made():
+    m = matrix.load(None, [NPU])
+    explained = m.resolve(NPU_PP, facts=NO_TRITON).explanation()
+    at = f"overlay 'vllm-npu' ({NPU}"
+    origins = {r["id"]: r.get("origin") for r in explained["runners"]}
+    assert origins == {
+        "npu": [f"added by {at}:19): vllm-ascend enables V2 on the NPU for an allowlist of verified architectures "
+                "(https://github.com/vllm-project/vllm-ascend/pull/16626)",
+                f"pipeline parallelism with external_launcher: lifted by {at}:40): The NPU runner serves pipeline "
+                "parallelism with external_launcher (https://github.com/vllm-project/vllm-ascend/pull/16626)",
+                f"missing Triton: lifted by {at}:33): The NPU runner runs on the NPU's own kernels, not Triton"],
+        "v2": [f"removed from choice by {at}:28): The NPU has no Triton, which upstream's Model Runner V2 needs "
+               "(https://github.com/vllm-project/vllm-ascend/pull/11389)"],
+        "v1": []}
+    # Every live operation but the added field (a fact, which decides nothing itself) is named.
+    named = {int(o.split(f"{NPU}:")[1].split(")")[0]) for r in origins.values() for o in r}
+    assert named == {o.line for o in m.overlay.operations if o.kind != "add-field"}
+    assert "  v2 (Model Runner V2, priority 20): not a candidate (removed from choice by overlay 'vllm-npu': The NPU " \
+           "has no Triton, which upstream's Model Runner V2 needs), blocked by 2 features\n" in m.resolve(
+               NPU_PP, facts=NO_TRITON).explain()
+
+
+def _upstream_copy(tmp_path, edit):
+    upstream = tmp_path / "upstream"
+    (upstream / "runners").mkdir(parents=True, exist_ok=True)
+    (upstream / "features.toml").write_text(edit((ROOT / "features.toml").read_text()))
+    for runner in ("v1", "v2"):
+        (upstream / "runners" / f"{runner}.toml").write_text((ROOT / "runners" / f"{runner}.toml").read_text())
+    return upstream / "features.toml"
+
+
+def test_renaming_a_feature_upstream_does_not_change_what_the_npu_overlay_does(tmp_path):
+    renamed = _upstream_copy(tmp_path, lambda t: t.replace(
+        'name = "pipeline parallelism with external_launcher"', 'name = "PP with the external launcher"'))
+    m = matrix.load(renamed, [NPU])
+    assert m.feature("pp_external_launcher").name == "PP with the external launcher"
+    assert m.resolve(NPU_PP, facts=NO_TRITON).runner == "npu"
+    baseline = matrix.load(None, [NPU])
+    assert [(o.kind, o.target, o.keys, o.noop) for o in m.overlay.operations] == [
+        (o.kind, o.target, o.keys, o.noop) for o in baseline.overlay.operations]
+
+
+def test_deleting_a_feature_id_upstream_makes_the_npu_operation_a_load_error_or_dangling_in_its_window(tmp_path):
+    gone = _upstream_copy(tmp_path, lambda t: re.sub(r"\bpp_external_launcher\b", "pp_external_launch", t))
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load(gone, [NPU])
+    assert excinfo.exconly() == (
+        f"matrix.errors.LoadError: {NPU}: 1 problem\n"
+        f"  {NPU}:40:1: $.change.features.pp_external_launcher: Upstream has no feature 'pp_external_launcher', "
+        "did you mean 'pp_external_launch'")
+    # Written for the releases before 0.33 (which had the id), the operation dangles instead.
+    windowed = _overlay(tmp_path, NPU.read_text().replace(
+        'link = "https://github.com/vllm-project/vllm-ascend/pull/16626"\n',
+        'link = "https://github.com/vllm-project/vllm-ascend/pull/16626"\nupstream = "<0.33"\n', 2)
+        .replace('targets = ">=0.33.0,<0.34"', 'targets = ">=0.32"'), "npu.toml")
+    m = matrix.load(gone, [windowed])
+    assert m.resolve(NPU_PP, facts=NO_TRITON).runner == "v1"
+    assert _findings(m) == [
+        f"{windowed}:41:1: warning[overlay-dangling]: Overlay operation change-feature on 'pp_external_launcher' is "
+        "dangling: upstream 0.33.0 has no such id, and the operation is written for upstream '<0.33'"]
