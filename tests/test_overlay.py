@@ -928,3 +928,42 @@ def test_deleting_a_feature_id_upstream_makes_the_npu_operation_a_load_error_or_
     assert _findings(m) == [
         f"{windowed}:41:1: warning[overlay-dangling]: Overlay operation change-feature on 'pp_external_launcher' is "
         "dangling: upstream 0.33.0 has no such id, and the operation is written for upstream '<0.33'"]
+
+
+# --- the docs of a composed matrix: each cell an overlay set marked, and its changes alone ------
+
+def test_the_docs_page_of_the_npu_example_is_current_and_marks_every_cell_the_overlay_set():
+    from matrix.render import render
+
+    m = matrix.load(None, [NPU.relative_to(ROOT)])
+    page = (ROOT / "docs" / "npu-overlay.md").read_text()
+    begin, end = page.index("<!-- matrix:begin -->\n"), page.index("<!-- matrix:end -->")
+    assert page[begin + len("<!-- matrix:begin -->\n"):end].strip("\n") == render(
+        m, tables=("support", "overlay")).strip("\n")
+    rows = {line.split(" | ")[0].lstrip("| ").split(" [^")[0]: line.split(" | ")[2:5]
+            for line in page.splitlines() if line.startswith("| ") and " | `" in line}
+    marked = sorted((name, m.runners[i].id) for name, cells in rows.items() for i, c in enumerate(cells) if "🧩" in c)
+    assert marked == [("missing Triton", "npu"), ("pipeline parallelism with external\\_launcher", "npu")]
+    assert "· 🧩 overlay: set by an overlay (its reason is in the cell's note)\n" in page
+    assert ("| vllm-npu | changes the runner | `v2` | `candidate` | The NPU has no Triton, which upstream's Model "
+            "Runner V2 needs ([link](<https://github.com/vllm-project/vllm-ascend/pull/11389>)) | "
+            "`examples/npu-overlay/vllm_npu_matrix/overlay.toml:28` |  |\n") in page
+
+
+def test_the_json_docs_of_a_composed_matrix_name_the_overlay_of_each_cell_and_its_operations():
+    import jsonschema
+
+    from matrix.render import TABLES, json_schema, render
+
+    data = json.loads(render(matrix.load(None, [NPU]), format="json", tables=TABLES))
+    jsonschema.validate(data, json_schema())
+    cells = {(f["id"], r): c["overlay"] for f in data["features"] for r, c in f["support"].items() if c["overlay"]}
+    assert cells == {("pp_external_launcher", "npu"): "vllm-npu", ("missing_triton_detected", "npu"): "vllm-npu"}
+    assert [(o["kind"], o["target"], o["keys"], o["state"]) for o in data["overlay"]["operations"]] == [
+        ("add-field", "platform.is_npu", [], ""), ("add-runner", "npu", [], ""),
+        ("change-feature", "missing_triton_detected", ["support.npu"], ""),
+        ("change-feature", "pp_external_launcher", ["support.npu"], ""), ("change-runner", "v2", ["candidate"], "")]
+    assert (data["overlay"]["extends"], data["overlay"]["version"]) == ("vLLM model runners", "0.33.0")
+    # Upstream's docs have neither key, and no overlay table.
+    upstream = json.loads(render(matrix.load(), format="json", tables=TABLES))
+    assert "overlay" not in upstream and all("overlay" not in c for f in upstream["features"] for c in f["support"].values())
