@@ -745,6 +745,8 @@ def test_the_cli_takes_overlay_files_in_order_for_resolve_check_and_docs(tmp_pat
 NPU_PACKAGE = ROOT / "examples" / "npu-overlay"
 NPU = NPU_PACKAGE / "vllm_npu_matrix" / "overlay.toml"
 QWEN3 = {"model_config": {"architecture": "Qwen3ForCausalLM"}}
+#: The host's line of the README's overlay section (run by the slow test in a new environment).
+HOST = "import matrix; print(matrix.load(installed=True).resolve({'model_config': {'architecture': 'Qwen3ForCausalLM'}}).runner)"
 
 
 def _installed(tmp_path, monkeypatch, entries):
@@ -834,7 +836,7 @@ def test_the_npu_plugin_installed_with_pip_changes_the_hosts_resolve(tmp_path):
                           capture_output=True, text=True, check=True).stdout.strip()
     # The host (matrix and its dependencies) is this interpreter's: a .pth puts it on the new path.
     pathlib.Path(site, "host.pth").write_text(sysconfig.get_path("purelib") + "\n" + str(ROOT) + "\n")
-    host = "import matrix; print(matrix.load(installed=True).resolve({'model_config': {'architecture': 'Qwen3ForCausalLM'}}).runner)"
+    host = HOST
     assert subprocess.run([python, "-c", host], capture_output=True, text=True, check=True).stdout == "v2\n"
     subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", str(NPU_PACKAGE)], check=True,
                    capture_output=True)
