@@ -434,6 +434,18 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
             return
         composed = composed_matrix()
         assert _comparable(composed) == _comparable(expected)
+        # The docs JSON: the hand merge's, and each cell a live operation set names its overlay.
+        from matrix.render import render
+
+        docs, hand = (json.loads(render(x, format="json", tables=("support",))) for x in (composed, expected))
+        marks = _marks(ops, composed.overlay.operations, list(runners), first)
+        found = {(f["id"], r): c.pop("overlay") for f in docs["features"] for r, c in f["support"].items()}
+        # The features in force at the version, not removed (a removed one's cells all say removed).
+        shown = {f["id"] for f in docs["features"] if not composed.feature(f["id"]).removed_at(composed.version)}
+        assert {k: v for k, v in found.items() if v} == {k: v for k, v in marks.items() if k[0] in shown}
+        for data in (docs, hand):
+            data.pop("generated_by")
+        assert docs == hand
         # Each operation is a no-op exactly when the matrix without it, by hand and without the
         # provenance words, equals the matrix with it.
         for index, op in enumerate(composed.overlay.operations):
@@ -453,6 +465,18 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
         import shutil
 
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _marks(ops, operations, runners, first):
+    """(feature, runner) → the overlay ("q" for the *first* operations, else "p") of the last
+    operation that set the cell and changed something: what the docs mark."""
+    marks = {}
+    for index, ((table, id, body), op) in enumerate(zip(ops, operations)):
+        if table == "features" and not op.noop:
+            support = body.get("support", {})
+            for runner in [*(runners if "*" in support else support), *body.get("lift", []), *body.get("block", [])]:
+                marks[(id, runner)] = "q" if index < first else "p"
+    return marks
 
 
 def _plain(features_doc, runners_doc, ops):
