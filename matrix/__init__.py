@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, List, Mapping, Optional
 
 from .errors import (AdjustmentError, ConfigError, LoadError, MatrixError, NoRunnerError, PredicateError, Problem,
                      RemovedFeatureError, ResolutionError, UnsupportedFeatureError, UsageError)
-from .loader import default, load, loads
+from .loader import default, installed_overlays, load, loads
 from .predicates import And, Compare, IsNone, ListLiteral, Literal, Mod, Not, Or, Path, Predicate
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -27,6 +27,7 @@ __all__ = [
     "load",
     "loads",
     "default",
+    "installed_overlays",
     "resolve",
     "Matrix",
     "Feature",

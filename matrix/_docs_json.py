@@ -112,7 +112,8 @@ def json_text(doc: Document, tables: Sequence[str]) -> str:
                     rid: {"status": cell.now.status, "note": note(cell.now.note), "link": cell.now.link,
                           "since": cell.now.since,
                           "history": [{"status": step.status, "since": step.since, "note": note(step.note),
-                                       "link": step.link} for step in cell.history]}
+                                       "link": step.link} for step in cell.history],
+                          **({"overlay": cell.overlay} if doc.extends is not None else {})}
                     for (rid, _), cell in zip(doc.runners, row.cells)
                 },
             }
@@ -149,6 +150,10 @@ def json_text(doc: Document, tables: Sequence[str]) -> str:
         data["deprecations"] = [_deprecation(d) for d in doc.deprecations]
         data["changes"] = [{"version": c.version, "feature": c.feature, "kind": c.kind, "text": c.text}
                            for c in doc.changes]
+    if "overlay" in tables and doc.extends is not None:
+        data["overlay"] = {"extends": doc.extends[0], "version": doc.extends[1], "operations": [
+            {"overlay": o.overlay, "kind": o.kind, "target": o.target, "keys": list(o.keys), "why": o.why,
+             "link": o.link, "place": o.place, "state": o.state} for o in doc.overlay_rows]}
     if "release-notes" in tables:
         data["release_notes"] = [{"version": n.version, "previous": n.previous, "id": n.id, "level": n.level,
                                   "message": n.message, "region": n.region, "witness": n.witness,

@@ -10,6 +10,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set,
 import attrs
 from packaging.version import Version
 
+from . import _docs_overlay
 from ._docs_adjustments import AdjustmentRow, adjustment_rows
 from ._docs_release import ReleaseGap, ReleaseNote, release_notes
 from ._versions import VersionLike
@@ -74,6 +75,7 @@ class Cell:
     version, oldest first; the last is the one in force (`now`)."""
 
     history: Tuple[Step, ...]
+    overlay: Optional[str] = None  # the name of the overlay that set it (matrix._docs_overlay)
 
     @property
     def now(self) -> Step:
@@ -277,6 +279,9 @@ class Document:
     #: diff per pair of releases takes time), with what those diffs did not compare.
     release_notes: Tuple[ReleaseNote, ...] = ()
     release_gaps: Tuple[ReleaseGap, ...] = ()
+    #: A composed matrix's overlay operations (`matrix._docs_overlay`), and what it extends.
+    overlay_rows: Tuple[Any, ...] = ()
+    extends: Optional[Tuple[str, str]] = None
 
 
 def _alias_row(alias: Alias, v: Version, spell: Callable[[str], str]) -> AliasRow:
@@ -384,6 +389,7 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
 
     used: Set[str] = set()
     rows: List[Row] = []
+    set_by = _docs_overlay.cells_set(matrix)
     for feature in matrix.features_at(v):
         lifecycle = []
         if feature.since is not None:
@@ -416,6 +422,8 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
             cells = [Cell((Step("removed", symbol, text, meaning, None, None, str(d.remove_in)),))] * len(matrix.runners)
         else:
             cells = [_cell(feature, runner.id, v, footnote, used) for runner in matrix.runners]
+            if set_by:
+                cells = [attrs.evolve(c, overlay=set_by.get((feature.id, r.id))) for c, r in zip(cells, matrix.runners)]
         rows.append(Row(feature.id, spell(feature.name), spell(feature.group) if feature.group else None,
                         spell(str(feature.when)),
                         tuple(spell(x) for x in lifecycle), feature_note, feature.links, tuple(cells),
@@ -451,7 +459,8 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
                     tuple(rows), tuple(notes), legend, config, deprecations, runner_rows,
                     pair_rows, pair_legend, refusals, _changes(matrix, v, spell), *_capabilities(matrix, spell),
                     adjustments=adjustments, adjusts=bool(matrix.adjustments),
-                    **_release_fields(matrix, v, spell, releases))
+                    **_release_fields(matrix, v, spell, releases),
+                    overlay_rows=_docs_overlay.rows(matrix, spell), extends=_docs_overlay.extends(matrix))
 
 
 def _release_fields(matrix: Matrix, v: Version, spell: Callable[[str], str], wanted: bool) -> Dict[str, Any]:

@@ -10,6 +10,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import attrs
 
+from . import _docs_overlay
 from ._docs_adjustments import ADJUSTMENTS_INTRO, GENERATED_MESSAGE, NO_ADJUSTMENTS, AdjustmentRow
 from ._docs_release import NO_RELEASE_NOTES, RELEASE_NOTES_INTRO
 from ._docs_model import (CAPABILITIES_INTRO, DEPRECATION_HEADER, NO_GATES, NO_SCHEMA, PAIR_SYMBOLS, PAIRS_INTRO,
@@ -151,13 +152,15 @@ def _support(doc: Document, symbols: bool) -> Table:
                 pieces.append(Piece(label(step, symbols), "status", url=step.link, step=step))
                 pieces += [_mark(str(step.note))] if step.note else []
                 pieces += [_raw(f" since {step.since}")] if step.since else []
+            if cell.overlay is not None:  # the reason is in the note: the mark says that an overlay set it
+                pieces.append(_raw(f" {_docs_overlay.SYMBOL}" if symbols else f" ({_docs_overlay.WORD})"))
             cells.append(_cell(*pieces, css=f"cell status-{cell.now.text}"))
         cells.append(_cell(_text("; ".join(row.lifecycle)), css="lifecycle"))
         rows.append(TableRow(tuple(cells)))
     return Table("Support matrix", _heading("Support matrix", doc, True), "Support",
                  _headers("Feature", "Condition", *(name for _, name in doc.runners), "Lifecycle"), tuple(rows),
                  legend=tuple(LegendEntry(_raw(legend_label(s, t, symbols)), m, f"status status-{t}")
-                              for s, t, m in doc.legend),
+                              for s, t, m in doc.legend) + _overlay_legend(doc, symbols),
                  notes=tuple(Note("numbered", str(i), (_text(note),)) for i, note in enumerate(doc.notes, 1)),
                  empty=NO_GATES, layout="cells")
 
@@ -302,6 +305,30 @@ def _deprecations(doc: Document) -> List[Table]:
     return out
 
 
+def _overlay_legend(doc: Document, symbols: bool) -> Tuple[LegendEntry, ...]:
+    if not any(cell.overlay for row in doc.rows for cell in row.cells):
+        return ()
+    label = legend_label(_docs_overlay.SYMBOL, _docs_overlay.WORD, True) if symbols else f"({_docs_overlay.WORD})"
+    return (LegendEntry(_raw(label), _docs_overlay.MEANING, "overlay"),)
+
+
+def _overlay(doc: Document) -> Table:
+    rows = tuple(TableRow((_cell(_text(o.overlay), header=True), _cell(_raw(_docs_overlay.KINDS[o.kind])), _cell(_code(o.target)),
+                           _cell(_code(", ".join(o.keys))), _cell(_text(o.why), _raw(" ("), _raw("link", o.link), _raw(")"))
+                           if o.link else _cell(_text(o.why)), _cell(_code(o.place)), _cell(_raw(o.state))))
+                 for o in doc.overlay_rows)
+    assert doc.extends is not None
+    intro = ((_text(OVERLAY_INTRO.format(upstream=doc.extends[0], version=doc.extends[1])),),)
+    return Table("What this platform changes", _heading("What this platform changes", doc, False),
+                 "What this platform changes",
+                 _headers("Overlay", "Operation", "Id", "Changes", "Why", "Where", "State"), rows, intro=intro)
+
+
+#: The overlay table's introduction.
+OVERLAY_INTRO = ("The matrix is {upstream} {version}, extended from upstream by these operations, in the order "
+                 "they apply; each cell they set is marked in the support table, with its reason in its note.")
+
+
 def _release_notes(doc: Document) -> Table:
     rows = tuple(TableRow((_cell(_raw(n.version), header=True), _cell(_raw(n.level)), _cell(_code(n.id)),
                            _cell(_text(n.message)), _cell(_code(n.region)), _cell(_code(n.witness_text))))
@@ -326,4 +353,6 @@ BUILDERS: Dict[str, Callable[[Document, bool], List[Table]]] = {
     "deprecations": lambda doc, symbols: _deprecations(doc),
     # Beside the changes by release: what they did for users (a diff per pair of releases).
     "release-notes": lambda doc, symbols: [_release_notes(doc)],
+    # Only of a matrix composed by overlays: what they change, alone (issue 31).
+    "overlay": lambda doc, symbols: [_overlay(doc)] if doc.extends is not None else [],
 }

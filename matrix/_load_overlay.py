@@ -78,20 +78,75 @@ class Loading(NamedTuple):
     default_file: Callable[[], str]
 
 
+class Base(NamedTuple):
+    """What the next overlay of a list applies to: the matrix so far, its documents, and the
+    operations that made it (`load_list`)."""
+
+    matrix: Matrix
+    features_doc: Dict[str, Any]
+    runners_doc: Dict[str, Any]
+    operations: Tuple[Operation, ...]
+    upstream_file: str
+    runners_folder: str
+    #: What an overlay's ``extends`` may say to name this matrix: names, and real paths.
+    names: Tuple[str, ...]
+
+
 def load(name: str, text: str, loading: Loading) -> Matrix:
     """The matrix the overlay *text* (shown as *name*) makes of its upstream.
 
     :raises LoadError: with every problem of the overlay (upstream's own, when upstream does
         not load).
     """
+    return _compose(name, text, loading, None)[0]
+
+
+def load_list(upstream: Optional[str], overlays: List[str], loading: Loading) -> Matrix:
+    """The matrix the overlay files *overlays* make of *upstream* (a features.toml or an
+    overlay file; None: the packaged matrix), applied in the list's order: each overlay's
+    ``extends`` names *upstream* (or an overlay before it in the list), and two overlays that
+    change the same id and key are a load error unless the later says ``after``.
+
+    :raises LoadError: with the problems of the first overlay (or upstream) that does not load.
+    """
+    base = _base(upstream, loading)
+    matrix = base.matrix
+    for path in overlays:
+        matrix, base = _compose(path, loading.read(path, path), loading, base)
+    return matrix
+
+
+def _base(upstream: Optional[str], loading: Loading) -> Base:
+    if upstream is None:
+        matrix = loading.default()
+        path = loading.default_file()
+        names: Tuple[str, ...] = (*_DEFAULT_NAMES, matrix.name, os.path.realpath(path))
+    else:
+        text = loading.read(upstream, upstream)
+        if is_overlay(text):
+            return _compose(upstream, text, loading, None)[1]
+        matrix = loading.load(upstream)
+        path = upstream
+        names = (matrix.name, os.path.realpath(path))
+        if os.path.realpath(path) == os.path.realpath(loading.default_file()):
+            names += _DEFAULT_NAMES
+    b = loading.builder()
+    features_doc, runners_doc, folder = _documents(b, loading, path, matrix)
+    return Base(matrix, features_doc, runners_doc, (), path, folder, names)
+
+
+def _compose(name: str, text: str, loading: Loading, base: Optional[Base]) -> Tuple[Matrix, Base]:
     b = loading.builder()
     source = b.source(name, text)
     document = b.parse(source)
-    reader = _Reader(b, source, name, loading)
+    reader = _Reader(b, source, name, loading, base)
     composed = reader.read(document)
     if b.problems or composed is None:
         raise LoadError(name, b.problems)
     features_doc, runners_doc, operations, upstream = composed
+    following = Base(upstream, copy.deepcopy(features_doc), copy.deepcopy(runners_doc), tuple(operations),
+                     reader.upstream_file, reader.runners_folder,
+                     (*(base.names if base is not None else ()), reader.title, os.path.realpath(name)))
     # The composed build reads the overlay's locations, with changes found under [change].
     place = b.source(name, text)
     object.__setattr__(place, "_locations", _Where(source.locations))
@@ -102,14 +157,29 @@ def load(name: str, text: str, loading: Loading) -> Matrix:
                                         composed=(place, features_doc))
     except LoadError as error:
         raise LoadError(name, [_in_runner_file(p, record, text) for p in error.problems]) from None
-    return attrs.evolve(built, overlay=record)
+    matrix = attrs.evolve(built, overlay=record)
+    return matrix, following._replace(matrix=matrix)
+
+
+def _documents(b: _Builder, loading: Loading, path: str, matrix: Matrix) -> Tuple[Dict[str, Any], Dict[str, Any], str]:
+    """The features.toml document at *path*, its runner tables, and its runner folder."""
+    text = loading.read(path, path)
+    features_doc = b.parse(b.source(path, text))
+    folder = os.path.join(os.path.dirname(path), str(features_doc.get("matrix", {}).get("runners", "runners")))
+    runners_doc: Dict[str, Any] = {}
+    for runner in matrix.runners:
+        file = os.path.join(folder, f"{runner.id}.toml")
+        runners_doc[runner.id] = b.parse(b.source(file, loading.read(file, file)))
+    return features_doc, runners_doc, folder
 
 
 class _Reader:
     """One overlay file read: its header, upstream, and operations (each checked)."""
 
-    def __init__(self, b: _Builder, source: Any, name: str, loading: Loading) -> None:
+    def __init__(self, b: _Builder, source: Any, name: str, loading: Loading,
+                 base: Optional[Base] = None) -> None:
         self.b = b
+        self.base = base
         self.loading = loading
         self.source = source
         self.name = name
@@ -206,6 +276,8 @@ class _Reader:
             self.problem(("overlay", "extends") if extends is not None else ("overlay",),
                          _messages.overlay_no_extends(extends))
             return None
+        if self.base is not None:
+            return self.over(extends, self.base)
         packaged = loader.default()
         if extends in (*_DEFAULT_NAMES, packaged.name):
             path = loader.default_file()
@@ -222,15 +294,19 @@ class _Reader:
             self.problem(("overlay", "extends"), _messages.overlay_unknown_upstream(extends, packaged.name))
             return None
         self.upstream_file = path
-        text = loader.read(path, path)
-        features_doc = self.b.parse(self.b.source(path, text))
-        folder = os.path.join(os.path.dirname(path), str(features_doc.get("matrix", {}).get("runners", "runners")))
-        runners_doc: Dict[str, Any] = {}
-        self.runners_folder = folder
-        for runner in matrix.runners:
-            file = os.path.join(folder, f"{runner.id}.toml")
-            runners_doc[runner.id] = self.b.parse(self.b.source(file, loader.read(file, file)))
+        features_doc, runners_doc, self.runners_folder = _documents(self.b, loader, path, matrix)
         return matrix, features_doc, runners_doc
+
+    def over(self, extends: str, base: Base) -> Optional[Tuple[Matrix, Dict[str, Any], Dict[str, Any]]]:
+        """The matrix of a list this overlay is loaded over (`load_list`), when its ``extends``
+        names it: by name, or by a path to its file."""
+        path = os.path.realpath(os.path.join(os.path.dirname(self.name), extends))
+        if extends not in base.names and path not in base.names:
+            self.problem(("overlay", "extends"), _messages.overlay_not_over(extends, base.matrix.name))
+            return None
+        self.inherited = list(base.operations)
+        self.upstream_file, self.runners_folder = base.upstream_file, base.runners_folder
+        return base.matrix, copy.deepcopy(base.features_doc), copy.deepcopy(base.runners_doc)
 
     def earlier(self, path: str) -> Tuple[Matrix, Dict[str, Any], Dict[str, Any]]:
         """The overlay at *path* that this one extends: its composed matrix and documents, and

@@ -1532,8 +1532,8 @@ def default_outside_choice(value: object, choice: str, default: str) -> str:
 
 def overlay_unknown_earlier(name: str, earlier: Sequence[str]) -> str:
     if not earlier:
-        return f"after = [{name!r}] names no overlay: this overlay extends a matrix, not an overlay"
-    return f"after names {name!r}, which this overlay does not extend{did_you_mean(name, earlier)}"
+        return f"after = [{name!r}] names no overlay: none applies before this one"
+    return f"after names {name!r}, which does not apply before this overlay{did_you_mean(name, earlier)}"
 
 
 def overlay_conflict(kind: str, target: str, keys: Sequence[str], this: Tuple[str, str],
@@ -1545,3 +1545,38 @@ def overlay_conflict(kind: str, target: str, keys: Sequence[str], this: Tuple[st
 
 def overlay_origin(verb: str, overlay: str, place: str, why: str, link: Optional[str]) -> str:
     return f"{verb} by overlay {overlay!r} ({place}): {why}" + (f" ({link})" if link else "")
+
+
+# --- lane overlay ---------------------------------------------------------------------------
+
+def overlay_not_over(extends: str, upstream: str) -> str:
+    """An overlay of a list (``matrix.load(upstream, overlays=[…])``, ``--overlay``) whose
+    ``extends`` names another matrix than the one it is loaded over."""
+    return (f"The overlay extends {extends!r}, and it is loaded over {upstream!r}: an overlay of a list "
+            "extends the upstream matrix, or an overlay before it in the list")
+
+
+def installed_overlay_missing(exc: BaseException) -> str:
+    """An entry point of ``matrix.overlays`` whose module or attribute cannot be found."""
+    return f"The installed overlay cannot be found: {type(exc).__name__}: {exc}"
+
+
+def installed_overlay_no_file(path: str) -> str:
+    return f"The installed overlay names {path!r}, which is not a file"
+
+
+def no_installed_overlays(matrix: str) -> str:
+    return f"No installed package declares an overlay of {matrix!r} (entry points matrix.overlays)"
+
+
+def installed_overlay_line(name: str, overlay: str, distribution: Optional[str], file: str, extends: str,
+                           refused: bool) -> str:
+    """One line of ``matrix overlays``."""
+    source = f" from {distribution}" if distribution else ""
+    return (f"{name}: {overlay!r}{source}, {file}, extends {extends!r}"
+            + (" (refused by MATRIX_REFUSE_OVERLAYS)" if refused else ""))
+
+
+def overlay_removed_from_choice(overlay: str, why: str) -> str:
+    """A runner an overlay removed from automatic choice, as resolve, explain() and check say it."""
+    return f"removed from choice by overlay {overlay!r}: {why}"

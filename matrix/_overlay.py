@@ -45,6 +45,8 @@ MERGE_RULES: Tuple[Tuple[str, str], ...] = (
      "dropped, and priorities follow `order` (first highest); runners it leaves out are removed from choice"),
     ("an overlay extending an overlay", "applies after it: `extends = \"a-overlay.toml\"`; a change of the same "
      "id and key as an earlier overlay's is a load error unless `after = [\"ITS NAME\"]` says it comes after"),
+    ("a list of overlays (`overlays=[…]`, `--overlay`, installed ones)", "applies in the list's order, each over "
+     "the matrix the ones before it made: its `extends` names upstream (or an overlay before it); conflicts as in a chain"),
     ("provenance", "every cell and note an operation sets ends with \"set by OVERLAY: WHY (LINK)\""),
 )
 

@@ -67,3 +67,21 @@ def of_runner(matrix: Matrix, id: str, serves: Sequence[Feature]) -> Dict[str, L
 def blocker(matrix: Matrix, feature: str, runner: str) -> Dict[str, Optional[str]]:
     """``{"origin": …}`` for a blocker of the explanation of a composed matrix, else ``{}``."""
     return {} if matrix.overlay is None else {"origin": cell(matrix, feature, runner, "blocked")}
+
+
+def removed(matrix: Matrix, id: str) -> Optional[str]:
+    """"removed from choice by overlay 'NAME': WHY" when the last operation that set runner
+    *id*'s candidacy removed it from choice (``choice = false``, or an owned choice that leaves
+    it out), else None: what a runner out of choice is said as, instead of "a candidate when
+    False" (no config satisfies False)."""
+    candidate = matrix.runner(id).candidate
+    if candidate is None or str(candidate) != "False":
+        return None
+    found: Optional[Operation] = None
+    for op in _live(matrix):
+        if (op.kind == "own-choice" or (op.kind in ("change-runner", "add-runner") and op.target == id
+                                        and "candidate" in op.keys)):
+            found = op
+    if found is None:
+        return None
+    return _messages.overlay_removed_from_choice(str(found.overlay), found.why)

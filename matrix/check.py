@@ -315,8 +315,12 @@ def _merged(matrix: Matrix, gates: List[Feature]) -> List[Feature]:
 
 def _not_candidate(matrix: Matrix, runner: Runner) -> Feature:
     """A gate, for the no-runner analysis only, that holds where *runner* is not a candidate."""
+    from ._overlay_origin import removed
+
     assert runner.candidate is not None
-    return Feature(f"{runner.id}:not-candidate", f"{runner.name} not being a candidate", ~runner.candidate,
+    out = removed(matrix, runner.id)  # an overlay's choice = false: said as the overlay's, not "not False"
+    name = f"{runner.name} {out}" if out is not None else f"{runner.name} not being a candidate"
+    return Feature(f"{runner.id}:not-candidate", name, ~runner.candidate,
                    refusing(matrix, {runner.id}), origin=runner)
 
 
@@ -365,8 +369,10 @@ def _requirements(matrix: Matrix, gates: List[Feature], solve: Solve, place: _Pl
                 yield from idle
             if runner.candidate is not None and solve(true=[runner.candidate.node]) is None:
                 unmet = True  # never chosen automatically: said once, here
-                yield place.runner("never-candidate", runner.id,
-                                   f"{runner.name} is never a candidate: no config satisfies {runner.candidate}")
+                from ._overlay_origin import removed
+
+                yield place.runner("never-candidate", runner.id, f"{runner.name} is never a candidate: "
+                                   + (removed(matrix, runner.id) or f"no config satisfies {runner.candidate}"))
         except Inconclusive as error:
             yield place.runner("inconclusive", runner.id,
                                f"Could not decide {_undecided(error, budget)} whether any config meets all of "
@@ -701,6 +707,8 @@ def _gate_text(gate: Feature) -> str:
         clause = f", clause {number} of {gate.origin.kind!r}" if number.isdigit() else ""
         return f"'{gate.name}' (failing {gate.origin.condition}{clause})"
     if isinstance(gate.origin, Runner):
+        if str(gate.origin.candidate) == "False":  # never a candidate: its name says why
+            return gate.name
         return f"{gate.origin.name} not being a candidate (not {gate.origin.candidate})"
     if isinstance(gate.origin, Order):
         return f"the order {gate.name!r} applying ({gate.origin.when}), without fallback"

@@ -142,6 +142,8 @@ def _parser(stdout: IO[str], only: Optional[str] = None) -> argparse.ArgumentPar
         _docs_parser(commands, stdout)
     if only in (None, "init"):
         _init_parser(commands, stdout)
+    if only in (None, "overlays"):
+        _overlays_parser(commands, stdout)
     if only in (None, "diff"):
         from . import _diff_cli
 
@@ -250,6 +252,27 @@ def _docs_parser(commands: Commands, stdout: IO[str]) -> None:
                       help="write nothing; exit 1 with a diff when the --output or --inject file is stale")
 
 
+def _overlays_parser(commands: Commands, stdout: IO[str]) -> None:
+    overlays = commands.add_parser(
+        "overlays", help="list the overlays installed packages declare for the matrix", stdout=stdout,
+        description="List the overlays installed packages declare in the entry-point group matrix.overlays "
+                    "that extend the matrix, in the order --installed-overlays applies them, each with "
+                    "its distribution and file, and whether MATRIX_REFUSE_OVERLAYS refuses it.")
+    overlays.add_argument("--matrix", metavar="FILE",
+                          help="the features.toml they extend, or 'default' for the packaged vLLM matrix "
+                               "(default: the one found, as for resolve)")
+
+
+def _overlays(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
+    upstream = _upstream(options, stderr)
+    listed = loader.installed_overlays(upstream)
+    if not listed:
+        stdout.write(_messages.no_installed_overlays(loader.load(upstream).name) + "\n")
+    for o in listed:
+        stdout.write(_messages.installed_overlay_line(o.name, o.overlay, o.distribution, o.file, o.extends, o.refused) + "\n")
+    return EXIT_OK
+
+
 def _init_parser(commands: Commands, stdout: IO[str]) -> None:
     init = commands.add_parser(
         "init", help="write a starter matrix: features.toml, runner files, editor schemas and a test",
@@ -267,6 +290,11 @@ def _matrix_option(parser: argparse.ArgumentParser) -> None:
                         help="the features.toml to use, or 'default' for the packaged vLLM matrix (default: "
                              "[tool.matrix] matrix of a pyproject.toml, else a features.toml, in this folder "
                              "or the nearest above it)")
+    parser.add_argument("--overlay", action="append", metavar="FILE",
+                        help="apply this overlay file to the matrix; repeatable, applied in the order given")
+    parser.add_argument("--installed-overlays", action="store_true",
+                        help="also apply the overlays installed packages declare (entry points "
+                             "matrix.overlays) for this matrix, except those MATRIX_REFUSE_OVERLAYS names")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -348,19 +376,28 @@ def _matrix(options: argparse.Namespace, stderr: Optional[IO[str]] = None) -> Ma
     """The matrix named by ``--matrix``, else the one found from the current folder (see
     `_files.find_matrix`); never the packaged matrix unless it was asked for. With *stderr*,
     says which file was used when it is not ``./features.toml``."""
+    upstream = _upstream(options, stderr)
+    overlays, installed = getattr(options, "overlay", None), getattr(options, "installed_overlays", False)
+    if overlays or installed:
+        return loader.load(upstream, overlays or (), installed=installed)
+    return loader.default() if upstream is None else loader.load(upstream)
+
+
+def _upstream(options: argparse.Namespace, stderr: Optional[IO[str]] = None) -> Optional[str]:
+    """The file of the matrix ``--matrix`` names or the one found (None: the packaged matrix)."""
     from . import _files
 
     if options.matrix is not None:
-        return loader.default() if options.matrix == _files.PACKAGED else loader.load(options.matrix)
+        return None if options.matrix == _files.PACKAGED else str(options.matrix)
     found, looked = _files.find_matrix(os.getcwd())
     if found is None:
         raise _Usage(_messages.no_matrix_found(looked))
     if found == _files.PACKAGED:
-        return loader.default()
+        return None
     name = _files.shown(found)
     if stderr is not None and os.path.dirname(os.path.abspath(found)) != os.path.abspath(os.getcwd()):
         stderr.write(f"matrix: note: {_messages.using_matrix(name)}\n")
-    return loader.load(name)
+    return name
 
 
 def _every_value_checked(resolution: Resolution) -> None:
@@ -445,7 +482,10 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
             continue
         if not entry["candidate"] and options.runner is None:
             if not passed:  # tried before the chosen one, had it been a candidate
-                stdout.write(f"Not a candidate: {_named(runner)}, a candidate when {runner.candidate}\n")
+                from ._overlay_origin import removed
+
+                why = removed(matrix, runner.id) or f"a candidate when {runner.candidate}"
+                stdout.write(f"Not a candidate: {_named(runner)}, {why}\n")
             continue
         blockers = resolution.unsupported[runner.id]
         if not blockers:
@@ -693,7 +733,7 @@ def _check(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], std
         raise _Usage(_messages.bad_class_spec(options.against))
     if not options.files:
         return _check_one(_matrix(options), options, stdout=stdout)
-    if options.matrix is not None:
+    if options.matrix is not None or options.overlay or options.installed_overlays:
         raise _Usage(_messages.check_files_and_matrix())
     files = _changed_matrices(options.files)
     if len(files) > 1 and options.format in ("json", "sarif"):
@@ -884,4 +924,5 @@ def _diff(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdi
     return _diff_cli.run(options, stdout=stdout, stderr=stderr, stdin=stdin)
 
 
-_COMMANDS = {"resolve": _resolve, "check": _check, "docs": _docs, "schema": _schema, "init": _init, "diff": _diff}
+_COMMANDS = {"resolve": _resolve, "check": _check, "docs": _docs, "schema": _schema, "init": _init, "diff": _diff,
+             "overlays": _overlays}

@@ -26,7 +26,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Set, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import attrs
 from packaging.version import InvalidVersion, Version
@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._converter import Place
     from ._locate import Locations
 
-__all__ = ["load", "loads", "default", "MAX_FILE_BYTES", "MAX_FEATURES"]
+__all__ = ["load", "loads", "default", "installed_overlays", "MAX_FILE_BYTES", "MAX_FEATURES"]
 
 
 def __dir__() -> List[str]:
@@ -57,20 +57,64 @@ _ID = _format.ID_RE
 RunnersArg = Union[str, "os.PathLike[str]", Mapping[str, Union[Runner, Mapping[str, object], str]]]
 
 
-def load(path: Union[str, os.PathLike[str], None] = None) -> Matrix:
+def load(path: Union[str, os.PathLike[str], None] = None,
+         overlays: Optional[Sequence[Union[str, os.PathLike[str]]]] = None, *,
+         installed: bool = False, refuse: Sequence[str] = ()) -> Matrix:
     """Load ``features.toml`` at *path* and the runner files of the folder it names; without
     *path*, the packaged default matrix (`default`: Python never looks for a file, unlike the
     command line, so an import answers the same from any folder).
 
+    :param overlays: overlay files to apply to the matrix at *path*, in this order (each one's
+        ``extends`` names that matrix, or an overlay before it in the list).
+    :param installed: also apply the overlays installed packages declare in the entry-point
+        group ``matrix.overlays`` that extend this matrix (`installed_overlays`), after
+        *overlays*. Entry points are read only when this is true.
+    :param refuse: the names of installed overlays not to apply (``"*"``: none of them); the
+        environment variable ``MATRIX_REFUSE_OVERLAYS`` (names, comma-separated) adds to it.
     :raises LoadError: with every problem found, in either file.
     """
-    if path is None:
+    name = None if path is None else os.fspath(path)
+    if overlays is not None or installed:
+        from . import _overlay_installed
+
+        files = [os.fspath(o) for o in overlays or ()]
+        if installed:
+            files += [o.file for o in _overlay_installed.applied(_upstream_names(name), refuse)]
+        if files:
+            return _load_list(name, files)
+    if name is None:
         return default()
-    name = os.fspath(path)
     text = _read(name, name)
     if _overlay_file(text):  # an [overlay] over an upstream matrix (issue 31): matrix._load_overlay
         return _load_overlay(name, text)
     return _built(text, name, os.path.dirname(name))
+
+
+def installed_overlays(path: Union[str, os.PathLike[str], None] = None) -> Tuple[Any, ...]:
+    """The overlays installed packages declare in the entry-point group ``matrix.overlays``
+    that extend the matrix at *path* (None: the packaged matrix), each an
+    ``InstalledOverlay`` (``name``, ``distribution``, ``file``, ``extends``, ``refused``: by
+    ``MATRIX_REFUSE_OVERLAYS``), in the order ``load(installed=True)`` applies them.
+    """
+    from . import _overlay_installed
+
+    return _overlay_installed.listed(_upstream_names(None if path is None else os.fspath(path)))
+
+
+def _upstream_names(name: Optional[str]) -> Tuple[str, ...]:
+    """What an overlay's ``extends`` may say to name the matrix at *name* (None: packaged)."""
+    matrix = default() if name is None else load(name)
+    file = _default_file() if name is None else name
+    names: Tuple[str, ...] = (matrix.name, os.path.realpath(file))
+    if name is None or os.path.realpath(file) == os.path.realpath(_default_file()):
+        names += ("default",)
+    return names
+
+
+def _load_list(upstream: Optional[str], files: List[str]) -> Matrix:
+    from ._load_overlay import Loading, load_list
+
+    return load_list(upstream, files, Loading(_Builder, _read, load, default, _default_file))
 
 
 def loads(text: str, *, runners: RunnersArg, path: Optional[str] = None) -> Matrix:

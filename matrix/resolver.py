@@ -473,7 +473,9 @@ class Resolution:
         the values that made it true; the requirements the config fails, with the condition and
         the values), then the active features and the warnings."""
         values = {r.id: self._values_of(r.id) for r in self.matrix.runners}
-        return _explanation_text(self.explanation(), values, self.adjustments)
+        # A runner an overlay removed from choice is said so, not "a candidate when False".
+        removed = {} if self.matrix.overlay is None else {r.id: _origin.removed(self.matrix, r.id) for r in self.matrix.runners}
+        return _explanation_text(self.explanation(), values, self.adjustments, removed)
 
     def emit(self, logger: Optional[logging.Logger] = None, *,
              levels: Optional[Mapping[str, int]] = None, once: bool = True) -> None:
@@ -594,7 +596,7 @@ def _order_data(order: Order) -> Dict[str, object]:
 
 
 def _explanation_text(data: Mapping[str, Any], by_runner: Mapping[str, Mapping[str, object]],  # noqa: C901 — one branch per part of the explanation, in the order the text prints them
-                      adjusted: Tuple[Adjusted, ...] = ()) -> str:
+                      adjusted: Tuple[Adjusted, ...] = (), removed: Optional[Mapping[str, Optional[str]]] = None) -> str:
     """`Resolution.explain`'s text from `Resolution.explanation`'s *data*. A value read shows
     as Python spells it, from *by_runner* (runner id → the values its statuses read) at the
     paths ``because`` names, and so do the *adjusted* values: JSON cannot tell a section from
@@ -630,7 +632,8 @@ def _explanation_text(data: Mapping[str, Any], by_runner: Mapping[str, Mapping[s
         values = by_runner[runner["id"]]
         said = []
         if not runner["candidate"] and requested is None:
-            said.append(f"not a candidate (a candidate when {runner['candidate_when']})")
+            out = (removed or {}).get(runner["id"]) or f"a candidate when {runner['candidate_when']}"
+            said.append(f"not a candidate ({out})")
         failed = sum(1 for b in runner["blockers"] if "requirement" in b)
         features = len(runner["blockers"]) - failed
         if features:

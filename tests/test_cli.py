@@ -371,7 +371,7 @@ def test_a_local_features_toml_is_the_default_matrix(tmp_path):
         (["resolve", "--version", "soon"], "matrix: error: Invalid version 'soon': expected a PEP 440 version such as '0.31.0'"),
         (["resolve", "--bogus"], "matrix: error: unrecognized arguments: --bogus"),
         ([], "matrix: error: the following arguments are required: COMMAND"),
-        (["frobnicate"], "matrix: error: argument COMMAND: invalid choice: 'frobnicate' (choose from 'resolve', 'check', 'schema', 'docs', 'init', 'diff')"),
+        (["frobnicate"], "matrix: error: argument COMMAND: invalid choice: 'frobnicate' (choose from 'resolve', 'check', 'schema', 'docs', 'init', 'overlays', 'diff')"),
         (["resolve", "nope.json"], "matrix: error: Cannot read config 'nope.json': No such file or directory"),
         (["resolve", "--set", "novalue"], "matrix: error: --set takes PATH=VALUE, such as cache_config.mamba_cache_mode=all, not 'novalue'"),
         (["resolve", "--set", "lora_config.max_loras=2", "--set", "lora_config.max_loras.x=2"],

@@ -93,7 +93,8 @@ def test_the_cli_takes_an_overlay_wherever_it_takes_a_matrix():
     status = run(["resolve", "--matrix", str(OPENVINO)], stdout=out, stderr=err)
     assert (status, out.getvalue(), err.getvalue()) == (0, (
         "Chose v1 (Model Runner V1) automatically at version 0.33.0\n"
-        "Not a candidate: v2 (Model Runner V2), a candidate when False\n"), "")
+        "Not a candidate: v2 (Model Runner V2), removed from choice by overlay 'vLLM model runners on OpenVINO': "
+        "The OpenVINO plugin cannot ship Triton, which Model Runner V2 needs\n"), "")
 
 
 def test_the_docs_page_of_the_ascend_example_is_current():
@@ -391,8 +392,10 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
     upstream_doc = tomllib.loads(matrix_text)
     ids = list(upstream_doc.get("features", {}))
     ops = data.draw(_operations(ids, list(runners)))
-    # The first operations may be a first overlay's ("q"), which the overlay ("p") extends.
+    # The first operations may be a first overlay's ("q"), which the overlay ("p") extends, or
+    # which comes before it in a list (``matrix.load(upstream, overlays=[q, p])``).
     first = data.draw(st.integers(0, len(ops)))
+    listed = data.draw(st.booleans())
 
     def text(name, extends, ops, after=""):
         lines = [f'[overlay]\nname = "{name}"\nextends = "{extends}"\n{after}']
@@ -405,9 +408,16 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
         _write_upstream(folder / "upstream", matrix_text, runners)
         if first:
             (folder / "q.toml").write_text(text("q", "upstream/features.toml", ops[:first]))
-            (folder / "overlay.toml").write_text(text("p", "q.toml", ops[first:], 'after = ["q"]\n'))
+            extends = "upstream/features.toml" if listed else "q.toml"
+            (folder / "overlay.toml").write_text(text("p", extends, ops[first:], 'after = ["q"]\n'))
         else:
             (folder / "overlay.toml").write_text(text("p", "upstream/features.toml", ops))
+
+        def composed_matrix():
+            if listed:
+                files = [str(folder / "q.toml")] if first else []
+                return matrix.load(folder / "upstream" / "features.toml", [*files, str(folder / "overlay.toml")])
+            return matrix.load(str(folder / "overlay.toml"))
         try:
             if first:  # the first overlay's matrix is a matrix too
                 first_doc, first_runners = _hand_merged(upstream_doc, runners, ops[:first], first)
@@ -420,10 +430,22 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
             # lost its note, a forced runner's rival now says yes): the overlay must say so as a
             # load error too.
             with pytest.raises(LoadError):
-                matrix.load(str(folder / "overlay.toml"))
+                composed_matrix()
             return
-        composed = matrix.load(str(folder / "overlay.toml"))
+        composed = composed_matrix()
         assert _comparable(composed) == _comparable(expected)
+        # The docs JSON: the hand merge's, and each cell a live operation set names its overlay.
+        from matrix.render import render
+
+        docs, hand = (json.loads(render(x, format="json", tables=("support",))) for x in (composed, expected))
+        marks = _marks(ops, composed.overlay.operations, list(runners), first)
+        found = {(f["id"], r): c.pop("overlay") for f in docs["features"] for r, c in f["support"].items()}
+        # The features in force at the version, not removed (a removed one's cells all say removed).
+        shown = {f["id"] for f in docs["features"] if not composed.feature(f["id"]).removed_at(composed.version)}
+        assert {k: v for k, v in found.items() if v} == {k: v for k, v in marks.items() if k[0] in shown}
+        for data in (docs, hand):
+            data.pop("generated_by")
+        assert docs == hand
         # Each operation is a no-op exactly when the matrix without it, by hand and without the
         # provenance words, equals the matrix with it.
         for index, op in enumerate(composed.overlay.operations):
@@ -443,6 +465,18 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
         import shutil
 
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _marks(ops, operations, runners, first):
+    """(feature, runner) → the overlay ("q" for the *first* operations, else "p") of the last
+    operation that set the cell and changed something: what the docs mark."""
+    marks = {}
+    for index, ((table, id, body), op) in enumerate(zip(ops, operations)):
+        if table == "features" and not op.noop:
+            support = body.get("support", {})
+            for runner in [*(runners if "*" in support else support), *body.get("lift", []), *body.get("block", [])]:
+                marks[(id, runner)] = "q" if index < first else "p"
+    return marks
 
 
 def _plain(features_doc, runners_doc, ops):
@@ -565,7 +599,7 @@ def test_after_names_an_overlay_of_the_chain_with_did_you_mean(tmp_path):
     with pytest.raises(LoadError) as excinfo:
         matrix.load(second)
     assert [p.message for p in excinfo.value.problems][0] == (
-        "after names 'A', which this overlay does not extend, did you mean 'a'")
+        "after names 'A', which does not apply before this overlay, did you mean 'a'")
 
 
 # --- origin: which overlay operation an answer depends on -----------------------------------
@@ -577,7 +611,8 @@ def test_explain_names_the_overlay_that_removed_a_runner_from_choice_and_upstrea
             f"({OPENVINO}:10): The OpenVINO plugin cannot ship Triton, which Model Runner V2 needs "
             "(https://github.com/vllm-project/vllm/issues/57684)")
     assert resolution.explain().splitlines()[2:4] == [
-        "  v2 (Model Runner V2, priority 20): not a candidate (a candidate when False)",
+        "  v2 (Model Runner V2, priority 20): not a candidate (removed from choice by overlay 'vLLM model runners on "
+        "OpenVINO': The OpenVINO plugin cannot ship Triton, which Model Runner V2 needs)",
         f"    origin: {said}"]
     assert [r["origin"] for r in resolution.explanation()["runners"]] == [[said], []]
     assert ["origin" in r for r in matrix.default().resolve({}).explanation()["runners"]] == [False, False]
@@ -669,3 +704,292 @@ def test_report_why_names_the_overlay_that_removed_a_runner_from_choice_and_vali
     jsonschema.validate(report, _report.json_schema())
     upstream = matrix.default().resolve(PP_EXTERNAL).report()["why"]
     assert [r["role"] for r in upstream] == ["blocks"] and all("origin" not in r for r in upstream)
+
+
+# --- a list of overlays: matrix.load(upstream, overlays=[…]) and --overlay ----------------------
+
+def test_a_list_of_overlays_applies_in_its_order_each_extending_upstream(tmp_path):
+    first = _overlay(tmp_path, _FIRST, "a.toml")
+    second = _overlay(tmp_path, _second('after = ["a"]').replace('"a.toml"', '"vLLM model runners"'), "b.toml")
+    ngram = {"speculative_config": {"method": "ngram"}}
+    m = matrix.load(None, overlays=[first, second])
+    assert [(o.overlay, o.file, o.line, o.keys) for o in m.overlay.operations] == [
+        ("a", first, 5, ("support.v2",)), ("b", second, 6, ("support.v2",))]
+    assert (m.name, m.resolve(ngram).runner) == ("b", "v2")
+    assert matrix.load(None, overlays=[first]).resolve(ngram).runner == "v1"
+    # The list is the order: b first, then a (which does not say after) changes the same cell.
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load(None, overlays=[second, first])
+    assert excinfo.exconly() == (
+        f"matrix.errors.LoadError: {second}: 1 problem\n"
+        f"  {second}:4:1: $.overlay.after: after = ['a'] names no overlay: none applies before this one")
+    # An empty list is upstream; upstream given by its file is the same matrix.
+    assert matrix.load(None, overlays=[]) is matrix.default()
+    assert _comparable(matrix.load(ROOT / "features.toml", [first])) == _comparable(matrix.load(first))
+
+
+def test_an_overlay_of_a_list_extends_the_matrix_it_is_loaded_over(tmp_path):
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "r.toml").write_text('name = "R"\npriority = 1\n')
+    (tmp_path / "features.toml").write_text('[matrix]\nname = "other"\nversion = "1.0"\n')
+    first = _overlay(tmp_path, _FIRST, "a.toml")
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load(tmp_path / "features.toml", overlays=[first])
+    assert excinfo.exconly() == (
+        f"matrix.errors.LoadError: {first}: 1 problem\n"
+        f"  {first}:3:1: $.overlay.extends: The overlay extends 'default', and it is loaded over 'other': an "
+        "overlay of a list extends the upstream matrix, or an overlay before it in the list")
+
+
+def test_the_cli_takes_overlay_files_in_order_for_resolve_check_and_docs(tmp_path):
+    first = _overlay(tmp_path, _FIRST, "a.toml")
+    second = _overlay(tmp_path, _second('after = ["a"]').replace('"a.toml"', '"default"'), "b.toml")
+
+    def cli(*args):
+        out, err = io.StringIO(), io.StringIO()
+        return run(list(args), stdout=out, stderr=err), out.getvalue(), err.getvalue()
+    over = ("--matrix", "default", "--overlay", first, "--overlay", second)
+    assert cli("resolve", *over, "--set", "speculative_config.method=ngram") == (0, (
+        "Chose v2 (Model Runner V2) automatically at version 0.33.0\n"), "")
+    assert cli("resolve", "--matrix", "default", "--overlay", first, "--set", "speculative_config.method=ngram")[1] == (
+        "Chose v1 (Model Runner V1) automatically at version 0.33.0\n"
+        "Skipped v2 (Model Runner V2) because of: speculative method 'ngram'\n"
+        "Warning (fallback): Model Runner V2 does not yet support speculative method 'ngram'; using the V1 model "
+        "runner instead.\n")
+    status, out, _ = cli("check", *over, "--format", "json")
+    assert status == 0 and json.loads(out)["matrix"] == "b"
+    status, out, _ = cli("docs", *over, "--table", "support", "--format", "json")
+    assert status == 0 and json.loads(out)["matrix"] == "b"
+    assert cli("check", "features.toml", "--overlay", first) == (
+        2, "", "matrix: error: " + matrix.cli._messages.check_files_and_matrix() + "\n")
+
+
+# --- installed overlays: the entry-point group matrix.overlays --------------------------------
+
+NPU_PACKAGE = ROOT / "examples" / "npu-overlay"
+NPU = NPU_PACKAGE / "vllm_npu_matrix" / "overlay.toml"
+QWEN3 = {"model_config": {"architecture": "Qwen3ForCausalLM"}}
+#: The host's line of the README's overlay section (run by the slow test in a new environment).
+HOST = "import matrix; print(matrix.load(installed=True).resolve({'model_config': {'architecture': 'Qwen3ForCausalLM'}}).runner)"
+
+
+def _installed(tmp_path, monkeypatch, entries):
+    """A distribution on sys.path (its .dist-info as pip writes it) declaring *entries* in
+    matrix.overlays, with the example's package beside it."""
+    import shutil
+
+    site = tmp_path / "site"
+    shutil.copytree(NPU_PACKAGE / "vllm_npu_matrix", site / "vllm_npu_matrix")
+    info = site / "vllm_npu_matrix-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: vllm-npu-matrix\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text("[matrix.overlays]\n" + "".join(f"{k} = {v}\n" for k, v in entries.items()))
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.delenv("MATRIX_REFUSE_OVERLAYS", raising=False)
+    return site
+
+
+def test_an_installed_overlay_adjusts_the_matrix_a_host_loads_only_when_it_asks(tmp_path, monkeypatch):
+    site = _installed(tmp_path, monkeypatch, {"vllm-npu": "vllm_npu_matrix"})
+    file = str(site / "vllm_npu_matrix" / "overlay.toml")
+    listed = matrix.installed_overlays()
+    assert [attrs.astuple(o) for o in listed] == [
+        ("vllm-npu", "vllm_npu_matrix", "vllm-npu-matrix 0.1.0", file, "vLLM model runners", "vllm-npu", (), False)]
+    assert matrix.load().resolve(QWEN3).runner == "v2"  # not asked: upstream's
+    composed = matrix.load(installed=True)
+    assert (composed.name, composed.resolve(QWEN3).runner) == ("vllm-npu", "npu")
+    assert [o.file for o in composed.overlay.operations] == [file] * 5
+    assert "vllm_npu_matrix" not in __import__("sys").modules  # found by its spec, not imported
+    # A host refuses by name (or "*"), or its environment does.
+    assert matrix.load(installed=True, refuse=["vllm-npu"]).resolve(QWEN3).runner == "v2"
+    assert matrix.load(installed=True, refuse=["*"]).overlay is None
+    monkeypatch.setenv("MATRIX_REFUSE_OVERLAYS", "other, vllm-npu")
+    assert matrix.load(installed=True).resolve(QWEN3).runner == "v2"
+    assert matrix.installed_overlays()[0].refused
+    out = io.StringIO()
+    assert run(["overlays", "--matrix", "default"], stdout=out, stderr=io.StringIO()) == 0
+    assert out.getvalue() == (
+        f"vllm-npu: 'vllm-npu' from vllm-npu-matrix 0.1.0, {file}, extends 'vLLM model runners' "
+        "(refused by MATRIX_REFUSE_OVERLAYS)\n")
+    monkeypatch.delenv("MATRIX_REFUSE_OVERLAYS")
+    out = io.StringIO()
+    assert run(["resolve", "--matrix", "default", "--installed-overlays", "--set",
+                "model_config.architecture=Qwen3ForCausalLM"], stdout=out, stderr=io.StringIO()) == 0
+    assert out.getvalue() == "Chose npu (NPU model runner) automatically at version 0.33.0\n"
+
+
+def test_an_installed_overlay_of_another_matrix_is_not_listed_and_a_missing_one_is_a_load_error(tmp_path, monkeypatch):
+    site = _installed(tmp_path, monkeypatch, {"vllm-npu": "vllm_npu_matrix", "gone": "no_such_module"})
+    other = tmp_path / "other"
+    (other / "runners").mkdir(parents=True)
+    (other / "runners" / "r.toml").write_text('name = "R"\npriority = 1\n')
+    (other / "features.toml").write_text('[matrix]\nname = "other"\nversion = "1.0"\n')
+    with pytest.raises(LoadError) as excinfo:
+        matrix.installed_overlays(other / "features.toml")
+    assert excinfo.exconly() == (
+        "matrix.errors.LoadError: entry point 'gone' = 'no_such_module' (matrix.overlays): 1 problem\n"
+        "  entry point 'gone' = 'no_such_module' (matrix.overlays): $: The installed overlay cannot be found: "
+        "ImportError: no_such_module")
+    (site / "vllm_npu_matrix-0.1.0.dist-info" / "entry_points.txt").write_text("[matrix.overlays]\nvllm-npu = vllm_npu_matrix\n")
+    assert matrix.installed_overlays(other / "features.toml") == ()
+    out = io.StringIO()
+    assert run(["overlays", "--matrix", str(other / "features.toml")], stdout=out, stderr=io.StringIO()) == 0
+    assert out.getvalue() == "No installed package declares an overlay of 'other' (entry points matrix.overlays)\n"
+
+
+def test_import_and_resolve_read_no_entry_points():
+    # Cold start (issue 31): entry points are read only when the host asks for installed overlays.
+    import subprocess
+    import sys
+
+    code = ("import sys, matrix; matrix.resolve({}); matrix.load().resolve({}); "
+            "print(sorted(m for m in sys.modules if m in ('importlib.metadata', 'matrix._overlay_installed')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout == "[]\n"
+
+
+@pytest.mark.slow
+def test_the_npu_plugin_installed_with_pip_changes_the_hosts_resolve(tmp_path):
+    import subprocess
+    import sysconfig
+    import venv
+
+    venv.create(tmp_path / "env", with_pip=True)
+    python = str(tmp_path / "env" / "bin" / "python")
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    # The host (matrix and its dependencies) is this interpreter's: a .pth puts it on the new path.
+    pathlib.Path(site, "host.pth").write_text(sysconfig.get_path("purelib") + "\n" + str(ROOT) + "\n")
+    host = HOST
+    assert subprocess.run([python, "-c", host], capture_output=True, text=True, check=True).stdout == "v2\n"
+    subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", str(NPU_PACKAGE)], check=True,
+                   capture_output=True)
+    assert subprocess.run([python, "-c", host], capture_output=True, text=True, check=True).stdout == "npu\n"
+    listed = subprocess.run([python, "-m", "matrix", "overlays", "--matrix", "default"], capture_output=True,
+                            text=True, check=True).stdout
+    assert listed == (f"vllm-npu: 'vllm-npu' from vllm-npu-matrix 0.1.0, {site}/vllm_npu_matrix/overlay.toml, "
+                      "extends 'vLLM model runners'\n")
+    refused = subprocess.run([python, "-c", host], capture_output=True, text=True, check=True,
+                             env={**__import__("os").environ, "MATRIX_REFUSE_OVERLAYS": "vllm-npu"}).stdout
+    assert refused == "v2\n"
+
+
+# --- the NPU plugin's overlay (examples/npu-overlay) ----------------------------------------
+
+NPU_PP = {**QWEN3, **PP_EXTERNAL}
+NO_TRITON = {"platform.has_triton": False}
+
+
+def test_the_npu_overlay_chooses_its_runner_for_allowlisted_architectures_and_says_why_v2_is_out():
+    m = matrix.load(None, [NPU])
+    assert [(r.id, r.priority, str(r.candidate)[:16]) for r in m.runners] == [
+        ("npu", 30, "platform.is_npu "), ("v2", 20, "False"), ("v1", 10, "None")]
+    assert m.resolve({}, facts=NO_TRITON).runner == "v1"  # not an allowlisted architecture
+    assert m.resolve(NPU_PP, facts=NO_TRITON).runner == "npu"
+    assert matrix.load().resolve(NPU_PP, facts=NO_TRITON).runner == "v1"
+    assert m.resolve({}, runner="v2").runner == "v2"  # asked for by name, it still serves
+    said = [str(f) for f in check.iter_findings(m) if f.code == "never-candidate"]
+    assert said == [f"{NPU}:28:1: warning[never-candidate]: Model Runner V2 is never a candidate: removed from "
+                    "choice by overlay 'vllm-npu': The NPU has no Triton, which upstream's Model Runner V2 needs"]
+    assert _findings(m) == []
+
+
+def test_explain_on_the_npu_overlay_names_the_overlay_for_every_decision_it_made():
+    m = matrix.load(None, [NPU])
+    explained = m.resolve(NPU_PP, facts=NO_TRITON).explanation()
+    at = f"overlay 'vllm-npu' ({NPU}"
+    origins = {r["id"]: r.get("origin") for r in explained["runners"]}
+    assert origins == {
+        "npu": [f"added by {at}:19): vllm-ascend enables V2 on the NPU for an allowlist of verified architectures "
+                "(https://github.com/vllm-project/vllm-ascend/pull/16626)",
+                f"pipeline parallelism with external_launcher: lifted by {at}:40): The NPU runner serves pipeline "
+                "parallelism with external_launcher (https://github.com/vllm-project/vllm-ascend/pull/16626)",
+                f"missing Triton: lifted by {at}:33): The NPU runner runs on the NPU's own kernels, not Triton"],
+        "v2": [f"removed from choice by {at}:28): The NPU has no Triton, which upstream's Model Runner V2 needs "
+               "(https://github.com/vllm-project/vllm-ascend/pull/11389)"],
+        "v1": []}
+    # Every live operation but the added field (a fact, which decides nothing itself) is named.
+    named = {int(o.split(f"{NPU}:")[1].split(")")[0]) for r in origins.values() for o in r}
+    assert named == {o.line for o in m.overlay.operations if o.kind != "add-field"}
+    assert "  v2 (Model Runner V2, priority 20): not a candidate (removed from choice by overlay 'vllm-npu': The NPU " \
+           "has no Triton, which upstream's Model Runner V2 needs), blocked by 2 features\n" in m.resolve(
+               NPU_PP, facts=NO_TRITON).explain()
+
+
+def _upstream_copy(tmp_path, edit):
+    upstream = tmp_path / "upstream"
+    (upstream / "runners").mkdir(parents=True, exist_ok=True)
+    (upstream / "features.toml").write_text(edit((ROOT / "features.toml").read_text()))
+    for runner in ("v1", "v2"):
+        (upstream / "runners" / f"{runner}.toml").write_text((ROOT / "runners" / f"{runner}.toml").read_text())
+    return upstream / "features.toml"
+
+
+def test_renaming_a_feature_upstream_does_not_change_what_the_npu_overlay_does(tmp_path):
+    renamed = _upstream_copy(tmp_path, lambda t: t.replace(
+        'name = "pipeline parallelism with external_launcher"', 'name = "PP with the external launcher"'))
+    m = matrix.load(renamed, [NPU])
+    assert m.feature("pp_external_launcher").name == "PP with the external launcher"
+    assert m.resolve(NPU_PP, facts=NO_TRITON).runner == "npu"
+    baseline = matrix.load(None, [NPU])
+    assert [(o.kind, o.target, o.keys, o.noop) for o in m.overlay.operations] == [
+        (o.kind, o.target, o.keys, o.noop) for o in baseline.overlay.operations]
+
+
+def test_deleting_a_feature_id_upstream_makes_the_npu_operation_a_load_error_or_dangling_in_its_window(tmp_path):
+    gone = _upstream_copy(tmp_path, lambda t: re.sub(r"\bpp_external_launcher\b", "pp_external_launch", t))
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load(gone, [NPU])
+    assert excinfo.exconly() == (
+        f"matrix.errors.LoadError: {NPU}: 1 problem\n"
+        f"  {NPU}:40:1: $.change.features.pp_external_launcher: Upstream has no feature 'pp_external_launcher', "
+        "did you mean 'pp_external_launch'")
+    # Written for the releases before 0.33 (which had the id), the operation dangles instead.
+    windowed = _overlay(tmp_path, NPU.read_text().replace(
+        'link = "https://github.com/vllm-project/vllm-ascend/pull/16626"\n',
+        'link = "https://github.com/vllm-project/vllm-ascend/pull/16626"\nupstream = "<0.33"\n', 2)
+        .replace('targets = ">=0.33.0,<0.34"', 'targets = ">=0.32"'), "npu.toml")
+    m = matrix.load(gone, [windowed])
+    assert m.resolve(NPU_PP, facts=NO_TRITON).runner == "v1"
+    assert _findings(m) == [
+        f"{windowed}:41:1: warning[overlay-dangling]: Overlay operation change-feature on 'pp_external_launcher' is "
+        "dangling: upstream 0.33.0 has no such id, and the operation is written for upstream '<0.33'"]
+
+
+# --- the docs of a composed matrix: each cell an overlay set marked, and its changes alone ------
+
+def test_the_docs_page_of_the_npu_example_is_current_and_marks_every_cell_the_overlay_set():
+    from matrix.render import render
+
+    m = matrix.load(None, [NPU.relative_to(ROOT)])
+    page = (ROOT / "docs" / "npu-overlay.md").read_text()
+    begin, end = page.index("<!-- matrix:begin -->\n"), page.index("<!-- matrix:end -->")
+    assert page[begin + len("<!-- matrix:begin -->\n"):end].strip("\n") == render(
+        m, tables=("support", "overlay")).strip("\n")
+    rows = {line.split(" | ")[0].lstrip("| ").split(" [^")[0]: line.split(" | ")[2:5]
+            for line in page.splitlines() if line.startswith("| ") and " | `" in line}
+    marked = sorted((name, m.runners[i].id) for name, cells in rows.items() for i, c in enumerate(cells) if "🧩" in c)
+    assert marked == [("missing Triton", "npu"), ("pipeline parallelism with external\\_launcher", "npu")]
+    assert "· 🧩 overlay: set by an overlay (its reason is in the cell's note)\n" in page
+    assert ("| vllm-npu | changes the runner | `v2` | `candidate` | The NPU has no Triton, which upstream's Model "
+            "Runner V2 needs ([link](<https://github.com/vllm-project/vllm-ascend/pull/11389>)) | "
+            "`examples/npu-overlay/vllm_npu_matrix/overlay.toml:28` |  |\n") in page
+
+
+def test_the_json_docs_of_a_composed_matrix_name_the_overlay_of_each_cell_and_its_operations():
+    import jsonschema
+
+    from matrix.render import TABLES, json_schema, render
+
+    data = json.loads(render(matrix.load(None, [NPU]), format="json", tables=TABLES))
+    jsonschema.validate(data, json_schema())
+    cells = {(f["id"], r): c["overlay"] for f in data["features"] for r, c in f["support"].items() if c["overlay"]}
+    assert cells == {("pp_external_launcher", "npu"): "vllm-npu", ("missing_triton_detected", "npu"): "vllm-npu"}
+    assert [(o["kind"], o["target"], o["keys"], o["state"]) for o in data["overlay"]["operations"]] == [
+        ("add-field", "platform.is_npu", [], ""), ("add-runner", "npu", [], ""),
+        ("change-feature", "missing_triton_detected", ["support.npu"], ""),
+        ("change-feature", "pp_external_launcher", ["support.npu"], ""), ("change-runner", "v2", ["candidate"], "")]
+    assert (data["overlay"]["extends"], data["overlay"]["version"]) == ("vLLM model runners", "0.33.0")
+    # Upstream's docs have neither key, and no overlay table.
+    upstream = json.loads(render(matrix.load(), format="json", tables=TABLES))
+    assert "overlay" not in upstream and all("overlay" not in c for f in upstream["features"] for c in f["support"].values())

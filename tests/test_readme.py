@@ -158,3 +158,28 @@ def test_the_readmes_test_command_leaves_the_slow_tier_out_unless_asked(tmp_path
                          "1 passed, 1 deselected"]
     assert closing(MATRIX_SLOW="1")[-1] == "2 passed"
     assert closing("tests/test_tiers.py")[-1] == "2 passed"
+
+
+def test_the_overlay_section_prints_what_the_readme_shows(monkeypatch):
+    """"Overlays for out-of-tree platforms": each command of its console block, and the host's
+    line its sh block runs (tests/test_overlay.py's slow test installs the plugin and runs it)."""
+    import io
+    import shlex
+
+    from matrix.cli import run
+
+    monkeypatch.chdir(pathlib.Path(__file__).parent.parent)
+    section = README.split("## Overlays for out-of-tree platforms\n", 1)[1].split("\n## ", 1)[0]
+    blocks = list(_console_blocks(section))
+    assert len(blocks) == 3
+    for command, shown in blocks:
+        args = shlex.split(command)
+        assert args[0] == "matrix"
+        out = io.StringIO()
+        assert run(args[1:], stdout=out, stderr=out) == 0, command
+        assert out.getvalue().rstrip("\n") == shown.rstrip("\n"), command
+    [sh] = re.findall(r"```sh\n(.*?)```", section, re.S)
+    from tests.test_overlay import HOST
+
+    assert sh.splitlines() == [".venv/bin/pip install ./examples/npu-overlay", f'.venv/bin/python -c "{HOST}"']
+    assert "prints `npu` (`v2` before the install)" in section

@@ -964,7 +964,7 @@ def test_tables_on_their_own():
     assert str(excinfo.value) == "Unknown format 'markdwn' (expected one of 'html', 'json', 'markdown', 'rst'), did you mean 'markdown'"
     with pytest.raises(UsageError) as excinfo:
         render(DEFAULT, tables=["suport"])
-    assert str(excinfo.value) == "Unknown table 'suport' (expected one of 'adjustments', 'capabilities', 'config', 'deprecations', 'pairs', 'release-notes', 'runners', 'support'), did you mean 'support'"
+    assert str(excinfo.value) == "Unknown table 'suport' (expected one of 'adjustments', 'capabilities', 'config', 'deprecations', 'overlay', 'pairs', 'release-notes', 'runners', 'support'), did you mean 'support'"
 
 
 _NASTY = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12).filter(lambda s: s.strip())

@@ -1,0 +1,76 @@
+"""What the docs say of a composed matrix's overlays (issue 31): which support cells an overlay
+set (marked with `SYMBOL` in the support table, the reason in the cell's note), and the
+``overlay`` table, "What this platform changes": the overlay's operations alone."""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, Optional, Tuple
+
+import attrs
+
+from .schema import Matrix
+
+#: The mark beside a cell an overlay set, and the legend's words for it.
+SYMBOL = "🧩"
+WORD = "overlay"
+MEANING = "set by an overlay (its reason is in the cell's note)"
+
+#: What each kind of operation is called in the table.
+KINDS = {
+    "add-field": "adds the field", "add-runner": "adds the runner", "add-feature": "adds the feature",
+    "change-feature": "changes the feature", "change-runner": "changes the runner",
+    "change-order": "changes the order", "own-choice": "owns the runner choice",
+}
+
+
+@attrs.frozen
+class OverlayRow:
+    """One operation of the overlays a matrix was composed by, as the table shows it."""
+
+    overlay: str
+    kind: str  # `matrix._overlay.Operation.kind` (the table says `KINDS`' words)
+    target: str
+    keys: Tuple[str, ...]
+    why: str
+    link: Optional[str]
+    place: str  # FILE:LINE
+    state: str  # "", "changes nothing", "dangling"
+
+
+def cells_set(matrix: Matrix) -> Dict[Tuple[str, str], str]:
+    """``(feature id, runner id) → overlay name`` of each support cell an overlay set: by a
+    change of the feature's cell or by adding the feature (the last operation that set it). An
+    added runner's cells are not marked: copied from its ``from`` runner, they say no reason
+    of their own (the runner's description says the overlay's)."""
+    overlay = matrix.overlay
+    out: Dict[Tuple[str, str], str] = {}
+    if overlay is None:
+        return out
+    runners = [r.id for r in matrix.runners]
+    for op in overlay.operations:
+        if op.dangling or op.noop:
+            continue
+        name = str(op.overlay)
+        if op.kind == "change-feature":
+            out.update({(op.target, k[len("support."):]): name for k in op.keys if k.startswith("support.")})
+        elif op.kind == "add-feature":
+            out.update({(op.target, r): name for r in runners})
+    return out
+
+
+def rows(matrix: Matrix, spell: Callable[[str], str]) -> Tuple[OverlayRow, ...]:
+    """The operations of *matrix*'s overlays in the order they apply (none: not composed)."""
+    overlay = matrix.overlay
+    if overlay is None:
+        return ()
+    return tuple(
+        OverlayRow(spell(str(op.overlay)), op.kind, spell(op.target), op.keys, spell(op.why),
+                   op.link, spell(f"{op.file}:{op.line}"),
+                   "dangling" if op.dangling else "changes nothing" if op.noop else "")
+        for op in overlay.operations)
+
+
+def extends(matrix: Matrix) -> Optional[Tuple[str, str]]:
+    """(upstream's name, its version) of a composed matrix, else None."""
+    overlay = matrix.overlay
+    return None if overlay is None else (overlay.extends, overlay.upstream_version)
