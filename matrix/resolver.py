@@ -474,7 +474,11 @@ class Resolution:
         the values), then the active features and the warnings."""
         values = {r.id: self._values_of(r.id) for r in self.matrix.runners}
         # A runner an overlay removed from choice is said so, not "a candidate when False".
-        removed = {} if self.matrix.overlay is None else {r.id: _origin.removed(self.matrix, r.id) for r in self.matrix.runners}
+        removed = {}
+        if self.matrix.overlay is not None:
+            from . import _overlay_origin as _origin  # imported when an explanation is asked for
+
+            removed = {r.id: _origin.removed(self.matrix, r.id) for r in self.matrix.runners}
         return _explanation_text(self.explanation(), values, self.adjustments, removed)
 
     def emit(self, logger: Optional[logging.Logger] = None, *,
