@@ -1545,3 +1545,22 @@ def overlay_conflict(kind: str, target: str, keys: Sequence[str], this: Tuple[st
 
 def overlay_origin(verb: str, overlay: str, place: str, why: str, link: Optional[str]) -> str:
     return f"{verb} by overlay {overlay!r} ({place}): {why}" + (f" ({link})" if link else "")
+
+
+# --- lane diff ---------------------------------------------------------------------------------
+
+
+def diff_configs_format(form: str) -> str:
+    return (f"--configs prints a table of configs (--format text or markdown) or one JSON document (--format json): "
+            f"--format {form} annotates the matrix's lines, which a fleet of configs has none of")
+
+
+def diff_no_revision(spec: str, revision: str, names: Sequence[str]) -> str:
+    """A side read from git (``REV:PATH``, ``--base REV``) whose revision git does not know;
+    *names*: the branches, tags and remote branches, for a near miss."""
+    return f"Cannot read {spec!r} from git: no revision {revision!r}{did_you_mean(revision, names)}"
+
+
+def diff_region_more(count: int) -> str:
+    """What a region's brief text leaves out (`matrix.diff.brief`)."""
+    return f" and {count} more condition{'s' if count != 1 else ''} (the whole region: --format json)"

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from typing import Any, Callable, Dict, Iterable, List, Literal, Mapping, Optional, Sequence, Tuple, get_args
+from typing import Any, Callable, Dict, Iterable, List, Literal, Mapping, Optional, Sequence, Tuple, Union, get_args
 
 import attrs
 
@@ -47,7 +47,8 @@ from ._versions import VersionLike
 from .errors import ConfigError, RemovedFeatureError, ResolutionError
 from .schema import Feature, Matrix
 
-__all__ = ["CHANGES", "LEVELS", "Accepted", "Difference", "DiffReport", "Entry", "Level", "diff", "json_schema"]
+__all__ = ["CHANGES", "LEVELS", "Accepted", "Difference", "DiffReport", "Entry", "Level", "brief", "diff", "json_schema",
+           "reproduces"]
 
 
 def __dir__() -> List[str]:
@@ -451,9 +452,7 @@ class _Changes:
             region = " or ".join(f"({w})" if " or " in w and len(whens) > 1 else w for w in whens)
             entries = []
             for side, adjustment in adjustments:
-                line, column = side.places.where(("adjustments", adjustment.id))
-                entries.append(Entry(side.name, f"$.adjustments.{adjustment.id}", side.matrix.file,  # type: ignore[arg-type]
-                                     line, column))
+                entries.append(_located(side, ("adjustments", adjustment.id)))
             self.out.append(Difference(change_id, CHANGES[change_id][0],
                                        _messages.diff_effective(path, seen[0], seen[1]), region or "every config",
                                        witness, seen[0], seen[1], features=causes, entries=tuple(entries)))
@@ -551,7 +550,7 @@ def _same_value(a: object, b: object) -> bool:
     return type(a) is type(b) and a == b
 
 
-def observe(side: _diff.Side, config: Dict[str, Any], kind: str, runner: Optional[str] = None,
+def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, runner: Optional[str] = None,
             feature: Optional[str] = None, blocked: Optional[str] = None, name: Optional[str] = None) -> str:
     """What *config* resolves to on *side*, as a diff reads it for one kind of question (with
     *name*, a blocker is the feature's name, whichever entry of that name blocks)."""
@@ -586,7 +585,67 @@ def observe(side: _diff.Side, config: Dict[str, Any], kind: str, runner: Optiona
     return "blocked by it" if feature in blockers else "not blocked by it"
 
 
-def effective_value(side: _diff.Side, config: Dict[str, Any], path: str) -> str:
+def kind_of(change: Difference) -> str:
+    """The kind of question a change answers (``automatic``, ``asked``, ``removal``,
+    ``deprecation``, ``blocker``, ``effective``, or ``cosmetic``)."""
+    if change.id in _AUTOMATIC or change.id == "served-refused":
+        return "automatic"
+    if change.id.startswith(("request-", "redirect-")):
+        return "asked"
+    if change.id.startswith("remov"):
+        return "removal"
+    if change.id.startswith(("deprecation-", "blocker-")):
+        return change.id.split("-")[0]
+    if change.id.startswith("adjustment-"):
+        return "effective"
+    return "cosmetic"
+
+
+def effective_path(change: Difference) -> str:
+    """The path whose effective value an ``adjustment-*`` change is about (`_messages.diff_effective`)."""
+    return change.message.split(":", 1)[0][len("Effective value of "):]
+
+
+def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, Any], *,
+               old_version: Optional[VersionLike] = None, new_version: Optional[VersionLike] = None) -> bool:
+    """Whether *config* is one of the configs *change* is about: it lies in the change's region
+    and resolves, re-resolved on both sides, as the change says (its ``old`` and ``new``)."""
+    from .predicates import Predicate
+    from .resolver import _plan
+
+    kind = kind_of(change)
+    if kind == "cosmetic":
+        return False
+    if change.region != "every config":
+        schema = _diff.union_schema(old.schema, new.schema)
+        try:
+            if not Predicate(change.region).evaluate(config, schema=schema):
+                return False
+        except ConfigError:
+            return False
+    sides = [_At(m, _plan(m, v).version) for m, v in ((old, old_version), (new, new_version))]
+    if kind == "effective":
+        seen = [effective_value(side, config, effective_path(change)) for side in sides]
+    else:
+        asked = change.runner if kind in ("asked", "removal") else None
+        feature = change.features[0] if change.features else None
+        name = None
+        if kind == "blocker" and feature is not None:
+            gate = next((f for m in (new, old) for f in m.features if f.id == feature), None)
+            name = gate.name if gate is not None else None
+        seen = [observe(side, config, kind, asked, feature, change.runner, name) for side in sides]
+    return seen == [change.old, change.new]
+
+
+@attrs.frozen
+class _At:
+    """A matrix at a version: what `observe` reads of a side."""
+
+    matrix: Matrix
+    version: Any
+
+
+def effective_value(side: Union[_diff.Side, _At], config: Dict[str, Any], path: str) -> str:
     """The value of *path* in *config*'s effective config on *side* (``Resolution.effective``)."""
     from .resolver import resolve
 
@@ -645,13 +704,14 @@ def _region_text(gates: Sequence[Feature], excluded: Sequence[Feature] = ()) -> 
 
 
 def _entry(side: _diff.Side, gate: Feature) -> Entry:
-    from .schema import Adjustment, Redirect
+    from .schema import Adjustment, Order, Redirect
 
     matrix = side.matrix
     origin = gate.origin
     if isinstance(origin, Adjustment):
-        line, column = side.places.where(("adjustments", origin.id))
-        return Entry(side.name, f"$.adjustments.{origin.id}", matrix.file, line, column)  # type: ignore[arg-type]
+        return _located(side, ("adjustments", origin.id))
+    if isinstance(origin, Order):  # the [orders.ID] table, not the gate made of it
+        return _located(side, ("orders", origin.id))
     if isinstance(origin, Redirect) and matrix.runner(origin.runner).file is None:
         line, column = side.places.where(("matrix", "runners"))
         return Entry(side.name, f"$.runners.{origin.runner}.redirects", matrix.file, line, column)  # type: ignore[arg-type]
@@ -661,8 +721,14 @@ def _entry(side: _diff.Side, gate: Feature) -> Entry:
             file = matrix.runner(runner).file
             if file is not None:
                 return Entry(side.name, f"$.runners.{runner}", file, 1, 1)  # type: ignore[arg-type]
-    line, column = side.places.where(("features", gate.id))
-    return Entry(side.name, f"$.features.{gate.id}", matrix.file, line, column)  # type: ignore[arg-type]
+    return _located(side, ("features", gate.id))
+
+
+def _located(side: _diff.Side, key: Tuple[str, ...]) -> Entry:
+    """An entry at *key* on *side*: its line in the side's file (on a composed matrix, the
+    overlay's line that wrote it, else upstream's, as ``matrix check`` says it)."""
+    file, line, column = side.places.located(key)
+    return Entry(side.name, _messages.place(key), file, line, column)  # type: ignore[arg-type]
 
 
 def _order_entry(side: _diff.Side) -> Entry:
@@ -719,3 +785,100 @@ def json_schema() -> Dict[str, Any]:
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "diff.schema.json"), encoding="utf-8") as f:
         data: Dict[str, Any] = json.load(f)
     return data
+
+
+#: The most characters of a region said in a report's text (the rest counted: `brief`).
+REGION_WIDTH = 320
+#: The most options of one ``or`` said in a region's brief text.
+REGION_OPTIONS = 4
+
+
+def _top_level(text: str, word: str) -> List[str]:
+    """*text* split at each `` word `` outside parentheses, brackets and quotes."""
+    parts, depth, quote, start, i = [], 0, "", 0, 0
+    sep = f" {word} "
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif depth == 0 and text.startswith(sep, i):
+            parts.append(text[start:i])
+            i += len(sep)
+            start = i
+            continue
+        i += 1
+    parts.append(text[start:])
+    return parts
+
+
+def _wrapped(text: str) -> bool:
+    """Whether *text* is one parenthesised whole: ``(a or b)``, not ``(a) and (b)``."""
+    return text.startswith("(") and text.endswith(")") and _closes(text) == len(text) - 1
+
+
+def _closes(text: str) -> int:
+    """The index of the parenthesis that closes the one *text* opens with (outside quotes)."""
+    depth, quote, i = 0, "", 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
+
+
+def _brief_or(part: str) -> str:
+    """One conjunct of a region, an ``or`` of more than `REGION_OPTIONS` options said by its first
+    ones and how many more."""
+    inner, wrapped = part, False
+    if _wrapped(part) and len(_top_level(part[1:-1], "or")) > 1:
+        inner, wrapped = part[1:-1], True
+    options = _top_level(inner, "or")
+    if len(options) <= REGION_OPTIONS:
+        return part
+    said = " or ".join(options[:REGION_OPTIONS]) + f" or {len(options) - REGION_OPTIONS} more"
+    return f"({said})" if wrapped else said
+
+
+def brief(region: str, width: int = REGION_WIDTH) -> str:
+    """A region's text as a report says it: whole where it is short, else its first conditions
+    (each ``or`` of many options by its first `REGION_OPTIONS`) up to about *width* characters
+    and ``and N more conditions`` (the whole text stays in `Difference.region` and
+    ``--format json``)."""
+    if len(region) <= width:
+        return region
+    options = _top_level(region, "or")
+    if len(options) > 1:  # regions merged: each option said briefly
+        said = [brief(o[1:-1] if _wrapped(o) else o, max(width // 3, 80))
+                for o in options[:REGION_OPTIONS]]
+        more = len(options) - REGION_OPTIONS
+        return " or ".join(f"({o})" if " and " in o or " or " in o else o for o in said) + (f" or {more} more" if more > 0 else "")
+    parts = [_brief_or(p) for p in _top_level(region, "and")]
+    kept: List[str] = []
+    for part in parts:
+        if kept and len(" and ".join([*kept, part])) > width:
+            break
+        kept.append(part)
+    rest = len(parts) - len(kept)
+    text = " and ".join(kept)
+    return text + _messages.diff_region_more(rest) if rest else text

@@ -901,3 +901,170 @@ def test_a_runner_removed_from_choice_by_an_overlay_changes_the_choice_where_it_
     with pytest.raises(matrix.NoRunnerError):
         new.resolve({"parallel_config": {"prefill_context_parallel_size": 2}})
     assert old.resolve({"parallel_config": {"prefill_context_parallel_size": 2}}).runner == "v2"
+
+
+# --- a new user's trial and a review (lane diff) ------------------------------------------------
+
+ENGINES = '''[matrix]
+name = "db engines"
+version = "1.0"
+
+[config]
+engine = { type = "str", choices = ["row", "column"], default = "row" }
+compress = { type = "bool", default = false }
+threads = { type = "int", default = 1 }
+
+[features.compress]
+name = "compression"
+when = "compress"
+support = { fast = "no", safe = "yes" }
+
+[features.many]
+name = "many threads"
+when = "threads > 4"
+support = { fast = "yes", safe = "yes" }
+
+[orders.columnar]
+name = "columnar prefers safe"
+when = "engine == 'column'"
+runners = ["safe"]
+'''
+ENGINES_NEW = ENGINES.replace('support = { fast = "yes", safe = "yes" }', 'support = { fast = "no", safe = "yes" }') \
+    .replace('runners = ["safe"]', 'runners = ["fast"]')
+ENGINE_RUNNERS = {"fast": {"name": "Fast", "priority": 2}, "safe": {"name": "Safe", "priority": 1}}
+
+
+@pytest.fixture
+def engines(tmp_path, monkeypatch):
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "fast.toml").write_text('name = "Fast"\npriority = 2\n')
+    (tmp_path / "runners" / "safe.toml").write_text('name = "Safe"\npriority = 1\n')
+    (tmp_path / "features.toml").write_text(ENGINES)
+    (tmp_path / "new.toml").write_text(ENGINES_NEW)
+    (tmp_path / "fleet.jsonl").write_text('{"threads": 5}\n{"engine": "column"}\n{}\n'
+                                          '{"compress": true, "engine": "column"}\n')
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_a_cause_that_is_an_order_stands_on_its_orders_table(engines):
+    """A review: an order's finding pointed at $.features.order:ID on the first feature's line."""
+    report = diff(matrix.load("features.toml"), matrix.load("new.toml"))
+    assert [(c.id, c.old, c.new, [str(e) for e in c.entries]) for c in report.changes] == [
+        ("request-refused", "Fast", "refused", ["new.toml:15 (new: $.features.many)"]),
+        ("runner-changed", "Fast", "Safe (fallback)", ["new.toml:15 (new: $.features.many)"]),
+        ("runner-changed", "Safe", "Fast", ["new.toml:20 (new: $.orders.columnar)"]),
+        ("fallback-added", "Safe", "Safe (fallback)", ["new.toml:20 (new: $.orders.columnar)"]),
+    ]
+    # The order gone: its line in the old file.
+    gone = ENGINES.split("[orders.columnar]")[0]
+    (engines / "gone.toml").write_text(gone)
+    report = diff(matrix.load("features.toml"), matrix.load("gone.toml"))
+    assert [(c.id, [str(e) for e in c.entries]) for c in report.changes] == [
+        ("runner-changed", ["features.toml:20 (old: $.orders.columnar)"]),
+        ("fallback-added", ["features.toml:20 (old: $.orders.columnar)"])]
+
+
+FLEET_ENGINES = """\
+3 of 4 configs change (1.0 → 1.0)
+
+| Config | Before | After | Change |
+|---|---|---|---|
+| fleet.jsonl:1 | fast | safe (fallback) | behaviour[runner-changed] |
+| fleet.jsonl:2 | safe | fast | behaviour[runner-changed] |
+| fleet.jsonl:3 | fast | fast | — |
+| fleet.jsonl:4 | safe | safe (fallback) | behaviour[fallback-added] |
+
+Exit status 0: no config changes at or above --fail-on breaking (not accepted)
+"""
+
+
+def test_configs_of_a_fleet_list_only_the_changes_each_config_reproduces(engines):
+    """A review: a config was listed under every change of automatic choice of its kind (both
+    runner-changed findings, and refused → served where it was not refused), not the one it has."""
+    assert _run("diff", "features.toml", "new.toml", "--configs", "fleet.jsonl") == (0, FLEET_ENGINES, "")
+    assert _run("diff", "features.toml", "new.toml", "--configs", "fleet.jsonl", "--format", "markdown") == (
+        0, FLEET_ENGINES, "")
+    old, new = matrix.load("features.toml"), matrix.load("new.toml")
+    report = diff(old, new)
+    for config in ({"threads": 5}, {"engine": "column"}, {}, {"compress": True, "engine": "column"}):
+        for change in report.changes:
+            if matrix.diff.reproduces(change, old, new, config):
+                assert [observe(s, config, "automatic") for s in
+                        (_diff.Side("old", _plan(old, None)), _diff.Side("new", _plan(new, None)))] == [
+                    change.old, change.new] or change.runner is not None
+
+
+def test_configs_of_a_fleet_as_json_follow_the_packaged_schema_and_other_formats_are_a_usage_error(engines):
+    """A new user's trial: --configs --format json printed the text table."""
+    import json
+
+    import jsonschema
+
+    from matrix.diff import json_schema
+
+    status, out, err = _run("diff", "features.toml", "new.toml", "--configs", "fleet.jsonl", "--format", "json")
+    data = json.loads(out)
+    jsonschema.Draft202012Validator(json_schema()).validate(data)
+    assert (status, err) == (0, "")
+    assert data == {
+        "old_version": "1.0", "new_version": "1.0", "fail_on": "breaking", "status": 0, "changed": 3, "rejected": [],
+        "configs": [
+            {"name": "fleet.jsonl:1", "config": {"threads": 5}, "before": "fast", "after": "safe (fallback)",
+             "compared": True, "changes": [{"id": "runner-changed", "level": "behaviour",
+                                            "message": "Automatic choice: Fast → Safe (fallback)", "accepted": None}]},
+            {"name": "fleet.jsonl:2", "config": {"engine": "column"}, "before": "safe", "after": "fast",
+             "compared": True, "changes": [{"id": "runner-changed", "level": "behaviour",
+                                            "message": "Automatic choice: Safe → Fast", "accepted": None}]},
+            {"name": "fleet.jsonl:3", "config": {}, "before": "fast", "after": "fast", "compared": True,
+             "changes": []},
+            {"name": "fleet.jsonl:4", "config": {"compress": True, "engine": "column"}, "before": "safe",
+             "after": "safe (fallback)", "compared": True,
+             "changes": [{"id": "fallback-added", "level": "behaviour",
+                          "message": "Automatic choice: Safe → Safe (fallback)", "accepted": None}]}]}
+    status, out, _ = _run("diff", "features.toml", "new.toml", "--format", "json")
+    jsonschema.Draft202012Validator(json_schema()).validate(json.loads(out))
+    for form in ("github", "sarif"):
+        assert _run("diff", "features.toml", "new.toml", "--configs", "fleet.jsonl", "--format", form) == (
+            2, "", "matrix: error: --configs prints a table of configs (--format text or markdown) or one JSON "
+                   f"document (--format json): --format {form} annotates the matrix's lines, which a fleet of "
+                   "configs has none of\n")
+
+
+def test_a_revision_git_does_not_know_is_said_with_a_near_miss_and_exits_2(engines):
+    import subprocess
+
+    for command in (["init", "-q", "-b", "main"], ["add", "features.toml", "runners"],
+                    ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "old"],
+                    ["tag", "v1.0"]):
+        subprocess.run(["git", *command], check=True, cwd=engines)
+    assert _run("diff", "mian:features.toml", "new.toml") == (
+        2, "", "matrix: error: Cannot read 'mian:features.toml' from git: no revision 'mian', did you mean 'main'\n")
+    assert _run("diff", "--base", "mian") == (
+        2, "", "matrix: error: Cannot read 'mian:features.toml' from git: no revision 'mian', did you mean 'main'\n")
+    assert _run("diff", "--base", "v1.1") == (
+        2, "", "matrix: error: Cannot read 'v1.1:features.toml' from git: no revision 'v1.1', did you mean 'v1.0'\n")
+    assert _run("diff", "--base", "zzz") == (
+        2, "", "matrix: error: Cannot read 'zzz:features.toml' from git: no revision 'zzz'\n")
+    assert _run("diff", "main:nope.toml", "new.toml") == (
+        2, "", "matrix: error: Cannot read 'main:nope.toml' from git: fatal: path 'nope.toml' does not exist in "
+               "'main'\n")
+
+
+def test_a_long_region_is_said_by_its_first_conditions_and_how_many_more():
+    from matrix.diff import brief
+
+    assert brief("x and y") == "x and y"
+    long = " and ".join(f"not (field_{i} == 'value number {i}')" for i in range(30))
+    said = brief(long)
+    assert said == " and ".join(f"not (field_{i} == 'value number {i}')" for i in range(8)) + \
+        " and 22 more conditions (the whole region: --format json)"
+    many = "(" + " or ".join(f"option_{i}" for i in range(40)) + ") and " + long
+    assert brief(many).startswith("(option_0 or option_1 or option_2 or option_3 or 36 more) and not (field_0")
+    merged = " or ".join(f"({long})" for _ in range(6))
+    assert brief(merged).count(" more conditions") == 4 and brief(merged).endswith(" or 2 more")
+    # The release diff's regions, said briefly in the text and whole in the data.
+    old = matrix.default()
+    report = diff(old, old, old_version="0.31.0", new_version="0.32.0")
+    assert max(len(c.region) for c in report.changes) > 1000
+    assert max(len(brief(c.region)) for c in report.changes) < 500
