@@ -201,6 +201,7 @@ class Search:
         self.space = Space(union_schema(old.matrix.schema, new.matrix.schema), nodes, budget=budget)
         self.split = Split(self.space)
         self.undecided: List[str] = []
+        self.shared = shared_runners(old, new)
         self.changed = self._changed()
 
     def _changed(self) -> Optional[Tuple[str, List[Node]]]:
@@ -218,7 +219,7 @@ class Search:
         nodes: List[Node] = []
         for this, other in ((old, new), (new, old)):
             for gate in this.plan.features:
-                if signature(this, gate) != signature(other, other.gate(gate.id)):
+                if signature(this, gate, self.shared) != signature(other, other.gate(gate.id), self.shared):
                     # A candidacy decides where it does not hold (the runner is passed over), the
                     # other side having none or another: a runner's candidacy is always one of them.
                     candidacy = isinstance(gate.origin, Runner) and gate.id == f"{gate.origin.id}:candidate"
@@ -473,14 +474,22 @@ def blocking(runner: str) -> Callable[[Side, Feature], bool]:
     return blocks
 
 
-def signature(side: Side, gate: Optional[Feature]) -> object:
-    """What of a gate decides answers at the side's version (None: the side lacks it)."""
+def shared_runners(old: Side, new: Side) -> FrozenSet[str]:
+    """The ids of the runners both sides have."""
+    return frozenset(r.id for r in old.matrix.runners) & frozenset(r.id for r in new.matrix.runners)
+
+
+def signature(side: Side, gate: Optional[Feature], runners: Container[str]) -> object:
+    """What of a gate decides answers at the side's version (None: the side lacks it), its
+    cells read for *runners* only (those both sides have: a runner added or removed is a cause of
+    its own, not a change of every gate that gains or loses a cell for it)."""
     if gate is None:
         return None
     plan, v = side.plan, side.version
     bit = side.bit(gate)
     origin = gate.origin
-    return (str(gate.when), tuple((r.id, gate.status(r.id, v)) for r in side.matrix.runners if r.id in gate.support),
+    return (str(gate.when), tuple((r.id, gate.status(r.id, v)) for r in side.matrix.runners
+                                  if r.id in gate.support and r.id in runners),
             plan.deprecated >> bit & 1, plan.removed >> bit & 1, gate.forces, gate.prefers, gate.applies,
             None if origin is None else (type(origin).__name__, getattr(origin, "runners", None),
                                          getattr(origin, "to", None)))

@@ -294,14 +294,54 @@ class _Changes:
                 if gate.id in seen or self.search.space.truth(side.on_c(gate.when.node), region.assignment) is not True:
                     continue
                 other = (self.old if side is self.new else self.new)
-                if _diff.signature(side, gate) != _diff.signature(other, other.gate(gate.id)):
+                shared = self.search.shared
+                if _diff.signature(side, gate, shared) != _diff.signature(other, other.gate(gate.id), shared):
                     seen.add(gate.id)
+                    out.append((side.name, gate))
+        return out
+
+    def one_sided(self, region: _diff.Region) -> List[Tuple[str, str]]:
+        """The runners only one side has that the region's answers involve, as (side, runner id):
+        one that answers on its side, or one passed over there (automatic choice: it is not the
+        answer); none for a one-gate question. A runner added or removed is a cause of its own."""
+        if region.feature is not None:
+            return []
+        out = []
+        for side, outcome in ((self.old, region.old), (self.new, region.new)):
+            for runner in side.matrix.runners:
+                if runner.id in self.search.shared:
+                    continue
+                if outcome[1] == runner.id or region.kind == "automatic":
+                    out.append((side.name, runner.id))
+        return out
+
+    def blocking_one_sided(self, region: _diff.Region, runners: Sequence[Tuple[str, str]],
+                           causes: Sequence[Tuple[str, Feature]]) -> List[Tuple[str, Feature]]:
+        """The gates active in the region that block a one-sided runner passed over there (they
+        decide its answer: the choice moves past it), beside *causes*."""
+        out: List[Tuple[str, Feature]] = []
+        known = {g.id for _, g in causes}
+        for name, runner in runners:
+            side = self.side(name)
+            answer = region.old if side is self.old else region.new
+            if answer[1] == runner:
+                continue
+            blocks = _diff.blocking(runner)
+            for gate in side.plan.features:
+                if gate.id not in known and blocks(side, gate) and \
+                        self.search.space.truth(side.on_c(gate.when.node), region.assignment) is True:
+                    known.add(gate.id)
                     out.append((side.name, gate))
         return out
 
     def add(self, region: _diff.Region) -> None:
         change_id = _classify(region, self.old, self.new)
         causes = self.causes(region)
+        runners = self.one_sided(region)
+        causes += self.blocking_one_sided(region, runners, causes)
+        if causes and not any(r in (region.old[1], region.new[1]) for _, r in runners) \
+                and not any(_diff.blocking(r)(self.side(n), g) for n, r in runners for s, g in causes if s == n):
+            runners = []  # passed over where nothing blocks it, and other causes: not what decides
         avoid = [g.when.node for side in (self.old, self.new) for g in side.plan.features
                  if g.id not in {c.id for _, c in causes}]
         witness = self.search.space.witness(region.assignment, avoid=avoid)
@@ -310,12 +350,12 @@ class _Changes:
             return
         # One finding per cause and per pair of answers: configs merged into one finding all go
         # from the same answer to the same answer (review finding W5).
-        key = (change_id, region.runner, region.blocked, seen, tuple(g.id for _, g in causes))
+        key = (change_id, region.runner, region.blocked, seen, tuple(g.id for _, g in causes), tuple(runners))
         region_text = self.region_text(region, causes)
         if region.kind == "removal" and region.runner is not None:
             # What a request reads of a removal is said by automatic choice's finding of the same
             # gate where both describe the same configs (a gate that applies in both modes).
-            automatic = self._merged.get((change_id, None, None, seen, key[-1]))
+            automatic = self._merged.get((change_id, None, None, seen, key[-2], key[-1]))
             if automatic is not None and self.out[automatic].region == region_text:
                 return
         if key in self._merged:
@@ -329,7 +369,9 @@ class _Changes:
             witness = shorter  # the same answers on both sides, said with only the paths that matter
         witness = _fewest_paths(witness, lambda config: self.answers(region, config) == seen)
         old_text, new_text = seen
-        entries = tuple(_entry(self.side(side), gate) for side, gate in causes) or (_order_entry(self.new),)
+        entries = tuple(_runner_entry(self.side(side), runner) for side, runner in runners) + \
+            tuple(_entry(self.side(side), gate) for side, gate in causes)
+        entries = entries or (_order_entry(self.new),)
         message = _message(change_id, region, old_text, new_text, self.new, self.old)
         self._merged[key] = len(self.out)
         self.out.append(Difference(change_id, CHANGES[change_id][0], message, _grouped(region_text, alone=True),
@@ -729,6 +771,17 @@ def _located(side: _diff.Side, key: Tuple[str, ...]) -> Entry:
     overlay's line that wrote it, else upstream's, as ``matrix check`` says it)."""
     file, line, column = side.places.located(key)
     return Entry(side.name, _messages.place(key), file, line, column)  # type: ignore[arg-type]
+
+
+def _runner_entry(side: _diff.Side, runner_id: str) -> Entry:
+    """A runner added (new side) or removed (old side): its own file, else its table."""
+    runner = side.matrix.runner(runner_id)
+    if runner.file is not None:
+        return Entry(side.name, _messages.place(("runners", runner_id)), runner.file, 1, 1)
+    file, line, column = side.places.located(("runners", runner_id))
+    if line is None:
+        file, line, column = side.places.located(("matrix", "runners"))
+    return Entry(side.name, _messages.place(("runners", runner_id)), file, line, column)  # type: ignore[arg-type]
 
 
 def _order_entry(side: _diff.Side) -> Entry:

@@ -1068,3 +1068,47 @@ def test_a_long_region_is_said_by_its_first_conditions_and_how_many_more():
     report = diff(old, old, old_version="0.31.0", new_version="0.32.0")
     assert max(len(c.region) for c in report.changes) > 1000
     assert max(len(brief(c.region)) for c in report.changes) < 500
+
+
+def test_a_runner_added_or_removed_is_the_cause_with_the_gates_that_block_it_not_every_gate():
+    """A review: adding a runner named every gate that gained a cell for it as a cause (the cells
+    of every runner were compared), one finding per gate rather than per cause."""
+    turbo = ENGINES.replace('support = { fast = "no", safe = "yes" }',
+                            'support = { fast = "no", safe = "yes", turbo = "yes" }').replace(
+        'support = { fast = "yes", safe = "yes" }', 'support = { fast = "yes", safe = "yes", turbo = "no" }')
+    with_turbo = dict(ENGINE_RUNNERS, turbo={"name": "Turbo", "priority": 3})
+    before, after = matrix.loads(ENGINES, runners=ENGINE_RUNNERS), matrix.loads(turbo, runners=with_turbo)
+    said = [(c.id, c.message, c.region, c.witness, [str(e) for e in c.entries]) for c in diff(before, after).changes]
+    assert said == [
+        ("runner-changed", "Automatic choice: Safe (fallback) → Turbo",
+         "compress and not (engine == 'column') and not (threads > 4)", {"compress": True},
+         ["<string>:1 (new: $.runners.turbo)"]),
+        ("runner-changed", "Automatic choice: Fast → Turbo",
+         "not (engine == 'column') and not compress and not (threads > 4)", {},
+         ["<string>:1 (new: $.runners.turbo)"]),
+        ("fallback-added", "Automatic choice: Fast → Fast (fallback)",
+         "threads > 4 and not (engine == 'column') and not compress", {"threads": 5},
+         ["<string>:1 (new: $.runners.turbo)", "<string>:15 (new: $.features.many)"]),
+    ]
+    assert [(c.id, [str(e) for e in c.entries]) for c in diff(after, before).changes] == [
+        ("runner-changed", ["<string>:1 (old: $.runners.turbo)"]),
+        ("runner-changed", ["<string>:1 (old: $.runners.turbo)"]),
+        ("fallback-lifted", ["<string>:1 (old: $.runners.turbo)", "<string>:15 (old: $.features.many)"]),
+    ]
+
+
+def test_a_runner_added_in_its_own_file_is_said_at_that_file(engines):
+    (engines / "runners" / "turbo.toml").write_text('name = "Turbo"\npriority = 0\n')
+    (engines / "new.toml").write_text(ENGINES.replace('support = { fast = "no", safe = "yes" }',
+                                                      'support = { fast = "no", safe = "no", turbo = "yes" }')
+                                      .replace('fast = "yes", safe = "yes" }', 'fast = "yes", safe = "yes", turbo = "no" }'))
+    (engines / "features.toml").write_text(ENGINES.replace('support = { fast = "no", safe = "yes" }',
+                                                           'support = { fast = "no", safe = "no" }'))
+    (engines / "runners" / "turbo.toml").rename(engines / "turbo.toml")
+    old = matrix.load("features.toml")
+    (engines / "turbo.toml").rename(engines / "runners" / "turbo.toml")
+    report = diff(old, matrix.load("new.toml"))
+    assert [(c.id, c.message, c.region, [str(e) for e in c.entries]) for c in report.changes] == [
+        ("refused-served", "Automatic choice: refused → Turbo (fallback)",
+         "compress and engine == 'column' and not (threads > 4) or (compress and not (engine == 'column') and not "
+         "(threads > 4))", ["runners/turbo.toml:1 (new: $.runners.turbo)"])]
