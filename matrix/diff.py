@@ -777,7 +777,7 @@ def _runner_entry(side: _diff.Side, runner_id: str) -> Entry:
     """A runner added (new side) or removed (old side): its own file, else its table."""
     runner = side.matrix.runner(runner_id)
     if runner.file is not None:
-        return Entry(side.name, _messages.place(("runners", runner_id)), runner.file, 1, 1)
+        return Entry(side.name, _messages.place(("runners", runner_id)), runner.file, 1, 1)  # type: ignore[arg-type]
     file, line, column = side.places.located(("runners", runner_id))
     if line is None:
         file, line, column = side.places.located(("matrix", "runners"))
