@@ -245,9 +245,9 @@ def _folded(changes: List[Difference]) -> List[Difference]:
 
 
 def _not_compared(*sides: _diff.Side) -> Tuple[str, ...]:
-    """What the diff does not compare yet, said rather than claimed unchanged: answers where an
-    adjustment of a runner applies, or where the conditions read through the adjustments grow
-    too large (`matrix._substitute.MAX_NODES`): there the questions read configs as given."""
+    """What the diff does not compare yet, said rather than claimed unchanged: answers where the
+    conditions read through the adjustments grow too large (`matrix._substitute.MAX_NODES`):
+    there the questions read configs as given."""
     if all(side.exact for side in sides) or not any(side.plan.any_adjusting for side in sides):
         return ()
     return (_messages.diff_not_compared("adjustments", "a config an adjustment changes"),)
@@ -342,6 +342,9 @@ class _Changes:
         if causes and not any(r in (region.old[1], region.new[1]) for _, r in runners) \
                 and not any(_diff.blocking(r)(self.side(n), g) for n, r in runners for s, g in causes if s == n):
             runners = []  # passed over where nothing blocks it, and other causes: not what decides
+        adjusted = [] if region.feature is not None else [
+            (side, a, node) for side, a, node in (self.search.adjusted() or [])
+            if self.search.space.truth(node, region.assignment) is True]
         avoid = [g.when.node for side in (self.old, self.new) for g in side.plan.features
                  if g.id not in {c.id for _, c in causes}]
         witness = self.search.space.witness(region.assignment, avoid=avoid)
@@ -350,8 +353,9 @@ class _Changes:
             return
         # One finding per cause and per pair of answers: configs merged into one finding all go
         # from the same answer to the same answer (review finding W5).
-        key = (change_id, region.runner, region.blocked, seen, tuple(g.id for _, g in causes), tuple(runners))
-        region_text = self.region_text(region, causes)
+        key = (change_id, region.runner, region.blocked, seen, tuple(g.id for _, g in causes),
+               tuple(runners) + tuple((side.name, a.id) for side, a, _ in adjusted))
+        region_text = self.region_text(region, causes, [node for _, _, node in adjusted])
         if region.kind == "removal" and region.runner is not None:
             # What a request reads of a removal is said by automatic choice's finding of the same
             # gate where both describe the same configs (a gate that applies in both modes).
@@ -370,15 +374,18 @@ class _Changes:
         witness = _fewest_paths(witness, lambda config: self.answers(region, config) == seen)
         old_text, new_text = seen
         entries = tuple(_runner_entry(self.side(side), runner) for side, runner in runners) + \
-            tuple(_entry(self.side(side), gate) for side, gate in causes)
-        entries = entries or (_order_entry(self.new),)
+            tuple(_entry(self.side(side), gate) for side, gate in causes) + \
+            tuple(dict.fromkeys(_located(side, ("adjustments", a.id)) for side, a, _ in adjusted))
+        entries = tuple(dict.fromkeys(entries)) or (_order_entry(self.new),)
         message = _message(change_id, region, old_text, new_text, self.new, self.old)
         self._merged[key] = len(self.out)
         self.out.append(Difference(change_id, CHANGES[change_id][0], message, _grouped(region_text, alone=True),
                                    witness, old_text, new_text, runner=region.runner or region.blocked,
-                                   features=tuple(g.id for _, g in causes), entries=entries))
+                                   features=tuple(g.id for _, g in causes) +
+                                   tuple(dict.fromkeys(a.id for _, a, _ in adjusted)), entries=entries))
 
-    def region_text(self, region: _diff.Region, causes: Sequence[Tuple[str, Feature]]) -> str:
+    def region_text(self, region: _diff.Region, causes: Sequence[Tuple[str, Feature]],
+                    adjusting: Sequence[Any] = ()) -> str:
         """The configs of a region, exactly, as the conditions that bound it: the question the
         region answers (its deciding rules, the earlier rules that do not hold, the removals
         that do not refuse) with its causes active, less every condition the others imply
@@ -390,6 +397,7 @@ class _Changes:
         conjuncts += [(group[0] if len(group) == 1 else Or(group), True) for group in region.groups]
         conjuncts += [(node, True) for node in region.true]
         conjuncts += [(self.side(side).on_c(gate.when.node), True) for side, gate in causes]
+        conjuncts += [(node, True) for node in adjusting]  # where an adjustment that differs changes a value
         self._text(Or(()))  # the gates' own texts, known
         kept = self.search.fewest_conjuncts(conjuncts, whole=self._texts)
         first = [self.side(side).on_c(gate.when.node) for side, gate in causes]  # the causes said first
@@ -414,8 +422,11 @@ class _Changes:
             self._texts: Dict[Any, str] = {}
             for side in (self.old, self.new):
                 for gate in side.plan.features:
-                    if side.on_c(gate.when.node) == gate.when.node:
-                        self._texts.setdefault(gate.when.node, str(gate.when))
+                    on_c = side.on_c(gate.when.node)
+                    if on_c == gate.when.node or self._equivalent(on_c, gate.when.node):
+                        # Read on C, it holds exactly where it holds on the config as given (the
+                        # adjustments leave what it reads alone): said as the matrix writes it.
+                        self._texts.setdefault(on_c, str(gate.when))
         if isinstance(node, Or):
             return " or ".join(f"({t})" if " and " in t or " or " in t else t
                                for t in (self._text(o) for o in node.operands))
@@ -424,12 +435,37 @@ class _Changes:
         known = self._texts.get(node)
         if known is not None:
             return known
+        plain = self._plain_bool(node)
+        if plain is not None:
+            return plain
         if isinstance(node, And):
             return " and ".join(f"({t})" if " or " in t else t for t in (self._text(o) for o in node.operands))
         if isinstance(node, Not):
             inner = self._text(node.operand)
             return f"not ({inner})" if " " in inner else f"not {inner}"
         return str(node)
+
+    def _plain_bool(self, node: Any) -> Optional[str]:
+        """``x == True`` said ``x`` (``x == False``: ``not x``) for a bool field that is never None
+        (a rewritten condition compares a path with the value an adjustment sets)."""
+        from ._nodes import Compare, Literal, Path
+
+        if not (isinstance(node, Compare) and node.op == "==" and isinstance(node.left, Path)
+                and isinstance(node.right, Literal) and isinstance(node.right.value, bool)):
+            return None
+        field = self.search.space.schema.get(node.left.name)
+        if field is None or field.type != "bool" or field.nullable:
+            return None
+        return node.left.name if node.right.value else f"not {node.left.name}"
+
+    def _equivalent(self, a: Any, b: Any) -> bool:
+        """Whether two conditions hold for the same configs (False where a search gives up)."""
+        from ._space import Inconclusive
+
+        try:
+            return all(self.search.split.solve(true=[x], false=[y]) is None for x, y in ((a, b), (b, a)))
+        except Inconclusive:
+            return False
 
     def cosmetic(self) -> None:
         """Names, notes, links and groups that changed (no config answers differently)."""
@@ -459,14 +495,13 @@ class _Changes:
         from .schema import Adjustment
 
         search = self.search
-        for path, causes, options in search.effective:
+        for path, causes, by_runner in search.effective:
             field = search.space.schema.get(path)
             if field is not None and field.item_type is not None:
                 search.undecided.append(_messages.diff_not_compared(
                     f"the effective value of {path}", "a config an adjustment changes (a list)"))
                 continue
-            found = search._solve({"true": [], "false": [], "extra": [("any", options)]},
-                                  f"where the effective value of {path} changes") if options else None
+            found = search.effective_region(path, by_runner) if by_runner else None
             if found is None:
                 continue
             witness = search.space.witness(found)
@@ -474,20 +509,31 @@ class _Changes:
             if seen[0] == seen[1]:
                 self.unreproduced.append(f"A witness did not reproduce (effective): {json.dumps(witness)}")
                 continue
+            # A shorter witness answers alike: the same effective values and the same answers of
+            # automatic choice (it stays a config of the case the search found).
+            said = tuple(observe(s, witness, "automatic") for s in (self.old, self.new))
+
+            def same(config: Dict[str, Any], path: str = path, seen: Tuple[str, ...] = seen,
+                     said: Tuple[str, ...] = said) -> bool:
+                return tuple(effective_value(s, config, path) for s in (self.old, self.new)) == seen and \
+                    tuple(observe(s, config, "automatic") for s in (self.old, self.new)) == said
+
             shorter = _pruned(witness, self.old, self.new)
-            if shorter != witness and tuple(effective_value(s, shorter, path) for s in (self.old, self.new)) == seen:
+            if shorter != witness and same(shorter):
                 witness = shorter
+            witness = _fewest_paths(witness, same)
             adjustments: List[Tuple[_diff.Side, Adjustment]] = []
             for cause in causes:
                 for side in (self.new, self.old):
-                    mine = next((a for a in side.plan.pre_adjustments if a.id == cause), None)
+                    everyone = [*side.plan.pre_adjustments, *(a for own in side.plan.adjustments.values() for a in own)]
+                    mine = next((a for a in everyone if a.id == cause), None)
                     if mine is not None:
                         adjustments.append((side, mine))
                         break
             sides = {s.name for s, _ in adjustments}
-            change_id = ("adjustment-changed" if any(c in {a.id for a in self.old.plan.pre_adjustments}
-                                                     and c in {a.id for a in self.new.plan.pre_adjustments}
-                                                     for c in causes)
+            ids = [{a.id for a in [*side.plan.pre_adjustments, *(a for own in side.plan.adjustments.values()
+                                                                 for a in own)]} for side in (self.old, self.new)]
+            change_id = ("adjustment-changed" if any(c in ids[0] and c in ids[1] for c in causes)
                          else "adjustment-added" if sides == {"new"} else "adjustment-removed"
                          if sides == {"old"} else "adjustment-changed")
             whens = list(dict.fromkeys(str(a.when) for _, a in adjustments))
