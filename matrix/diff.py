@@ -22,16 +22,19 @@ merged only where their witnesses answer alike); it reads the config as given.
 What is not compared (yet): preference notices for a preference passed over, warnings of the
 ``opt-in`` and ``partial`` kinds, the answer for a config that one side's ``[config]`` rejects
 (a choice or field only one side has), the blockers and deprecation warnings of a config a
-removal refuses, and a runner only one side has (no change names it). A ``[config]`` field one
-side lacks reads, on that side, as if the config did not set it.
+removal refuses, a request for a runner only one side has (a runner added or removed is the cause
+it names of what automatic choice does differently), and the blockers of a runner with its own
+adjustments read on its F where it serves (they are read on C). A ``[config]`` field one side
+lacks reads, on that side, as if the config did not set it.
 
 Adjustments and redirects: every question reads the config of choice C (the adjustments before
 the choice, by predicate substitution: `matrix._substitute`, as ``matrix check`` does), a request
-follows the first redirect that applies, and each path an adjustment that differs sets is one
-question "its value on C differs" (``adjustment-added`` / ``-removed`` / ``-changed``, with the
-witness's ``Resolution.effective`` on both sides). A runner's own adjustments (the runner
-validated on its effective config F), a list value, or a rewrite past
-`matrix._substitute.MAX_NODES` are not compared: the report says so in ``undecided``.
+follows the first redirect that applies, and the runner chosen is validated on its effective
+config F (its own adjustments: `matrix._diff.Side.on_its_f`). Each path an adjustment that differs
+sets is one question "its value differs where both sides choose the same runner, or both refuse"
+over each pair of runners whose F the resolutions end on (``adjustment-added`` / ``-removed`` / ``-changed``, with
+the witness's ``Resolution.effective`` on both sides). A list value, or a rewrite past
+`matrix._substitute.MAX_NODES`, is not compared: the report says so in ``undecided``.
 """
 
 from __future__ import annotations
