@@ -21,7 +21,7 @@ re-resolved with the real `resolve` on both sides before it is reported.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Container, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Container, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
 import attrs
 from packaging.version import Version
@@ -97,7 +97,11 @@ class Side:
         #: not compare them.
         self.ctx = Contexts(self.matrix, compiled)
         self.exact = self.ctx.too_large is None
-        self.on_c: Callable[[Node], Node] = self.ctx.choice if self.exact else (lambda node: node)
+        #: Gate conditions that hold on C exactly where they hold on the config as given (the
+        #: adjustments leave what they read alone, as the search finds): read as written, the
+        #: questions stay small (`Search.same_on_c`).
+        self.same_on_c: Set[Node] = set()
+        self.on_c: Callable[[Node], Node] = self._on_c if self.exact else (lambda node: node)
         self.automatic = _Choice(compiled, asked_only, self.on_c)
         self.asked = _Choice(compiled, automatic_only, self.on_c)
         #: Each gate's bit (by identity: a plan's gates are compared often, and attrs equality
@@ -108,6 +112,9 @@ class Side:
             self._gates.setdefault(f.id, f)
         #: Where entries stand in the side's file (its text parsed once, when first asked).
         self.places = _Places(self.matrix)
+
+    def _on_c(self, node: Node) -> Node:
+        return node if node in self.same_on_c else self.ctx.choice(node)
 
     def own(self, runner: Optional[str]) -> bool:
         """Whether *runner* has adjustments of its own in force (it is validated on its F)."""
@@ -234,6 +241,8 @@ class Search:
         nodes += [n for _, _, by_runner in self.effective for options in by_runner.values() for n in options]
         self.space = Space(union_schema(old.matrix.schema, new.matrix.schema), nodes, budget=budget)
         self.split = Split(self.space)
+        for side in (old, new):
+            self._same_on_c(side)
         self.undecided: List[str] = []
         self.shared = shared_runners(old, new)
         self.changed = self._changed()
@@ -267,6 +276,22 @@ class Search:
                     nodes += [this.on_f(r.id, gate.when.node) for r in this.matrix.runners
                               if this.own(r.id) and not candidacy]
         return "any", nodes
+
+    def _same_on_c(self, side: Side) -> None:
+        """Each gate condition of *side* whose reading on C holds for exactly the same configs
+        (neither holds without the other, within the budget) is read as written."""
+        if not side.exact or not side.plan.pre_adjustments:
+            return
+        for gate in side.plan.features:
+            node = gate.when.node
+            rewritten = side.ctx.choice(node)
+            if rewritten == node or node in side.same_on_c:
+                continue
+            try:
+                if all(self.split.solve(true=[a], false=[b]) is None for a, b in ((node, rewritten), (rewritten, node))):
+                    side.same_on_c.add(node)
+            except Inconclusive:
+                continue
 
     def adjusted(self) -> Optional[List[Tuple[Side, Any, Node]]]:
         """Each adjustment that differs between the sides (added, removed or changed, before the
