@@ -21,7 +21,7 @@ re-resolved with the real `resolve` on both sides before it is reported.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Container, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Container, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
 import attrs
 from packaging.version import Version
@@ -30,7 +30,7 @@ from . import _messages
 from ._check_adjust import Contexts
 from ._choice import Rule, Term
 from ._compile import Plan
-from ._nodes import And, Node, Not, Or
+from ._nodes import And, Node, Not, Or, Path
 from ._space import Inconclusive, Space
 from ._split import Split
 from .check import _Choice, _Places
@@ -91,13 +91,17 @@ class Side:
         asked_only = {f.id for f in features if f.applies == "asked"}
         automatic_only = {f.id for f in features if f.applies == "automatic"}
         #: The adjustments in force, as rewriters (`matrix._check_adjust`). The choice reads the
-        #: config of choice C; with no runner's own adjustments in force the runner that serves
-        #: is validated on C too, and every question of the diff is put on C exactly (``exact``).
-        #: A runner's own adjustments (or a rewrite too large) leave the configs as given, and the
-        #: diff says it did not compare them.
+        #: config of choice C, and every question of the diff is put on C exactly (``exact``); the
+        #: runner chosen is validated on its effective config F (its own adjustments applied to
+        #: C: `on_f`). A rewrite too large leaves the configs as given, and the diff says it did
+        #: not compare them.
         self.ctx = Contexts(self.matrix, compiled)
-        self.exact = self.ctx.too_large is None and not any(compiled.adjustments.values())
-        self.on_c: Callable[[Node], Node] = self.ctx.choice if self.exact else (lambda node: node)
+        self.exact = self.ctx.too_large is None
+        #: Gate conditions that hold on C exactly where they hold on the config as given (the
+        #: adjustments leave what they read alone, as the search finds): read as written, the
+        #: questions stay small (`Search.same_on_c`).
+        self.same_on_c: Set[Node] = set()
+        self.on_c: Callable[[Node], Node] = self._on_c if self.exact else (lambda node: node)
         self.automatic = _Choice(compiled, asked_only, self.on_c)
         self.asked = _Choice(compiled, automatic_only, self.on_c)
         #: Each gate's bit (by identity: a plan's gates are compared often, and attrs equality
@@ -108,6 +112,26 @@ class Side:
             self._gates.setdefault(f.id, f)
         #: Where entries stand in the side's file (its text parsed once, when first asked).
         self.places = _Places(self.matrix)
+
+    def _on_c(self, node: Node) -> Node:
+        return node if node in self.same_on_c else self.ctx.choice(node)
+
+    def own(self, runner: Optional[str]) -> bool:
+        """Whether *runner* has adjustments of its own in force (it is validated on its F)."""
+        return runner is not None and self.exact and bool(self.plan.adjustments.get(runner))
+
+    def on_f(self, runner: str, node: Node) -> Node:
+        """*node* read on *runner*'s effective config F."""
+        return self.ctx.served(runner, node) if self.exact else node
+
+    def validated(self, runner: str, asked: bool) -> List[Node]:
+        """The conditions of the gates that refuse *runner* once it is chosen, read on its F: those
+        it says no to for a request, those that block it in automatic choice (`matrix._choice.serve`)."""
+        plan = self.plan
+        choice = self.asked if asked else self.automatic
+        mask = plan.no[runner] if asked else plan.blocking[runner]
+        return list(dict.fromkeys(self.on_f(runner, f.when.node) for f in plan.active(mask)
+                                  if f.id not in choice.dead))
 
     def removed(self, asked: bool) -> List[Node]:
         """The conditions of the removed gates in force in one mode of choice."""
@@ -170,15 +194,32 @@ class Side:
             assert feature.forces is not None
             chosen = feature.forces.runner
             when: Tuple[Term, ...] = (*case, (bit, True)) + (((later, False),) if later else ())
-            no = ((plan.no[chosen], False),) if plan.no[chosen] else ()
+            no = ((plan.no[chosen], False),) if plan.no[chosen] and not self.own(chosen) else ()
             said = ", ".join(n for n in ("override", note) if n)
             rules.append((Rule("override", chosen, when + no, bit), ("served", chosen, said)))
             rules.append((Rule("override-blocked", None, when, bit), ("refused", None, "blocked")))
             later |= bit
-        no = ((plan.no[runner], False),) if plan.no[runner] else ()
+        # A runner validated on its F is refused there (`Search.pairs` splits its rule), not on C.
+        no = ((plan.no[runner], False),) if plan.no[runner] and not self.own(runner) else ()
         rules.append((Rule("asked", runner, case + no), ("served", runner, served)))
         rules.append((Rule("asked-blocked", None, case), ("refused", None, "blocked")))
         return rules
+
+    def on_its_f(self, question: Dict[str, Any], outcome: Outcome, asked: bool
+                 ) -> List[Tuple[Dict[str, Any], Outcome]]:
+        """A rule's question as the runner it chooses is validated (`matrix._choice.serve`): for a
+        runner with adjustments of its own, served where no gate that refuses it holds on its F,
+        refused where one does; else the question as it is."""
+        runner = outcome[1]
+        if outcome[0] != "served" or not self.own(runner):
+            return [(question, outcome)]
+        assert runner is not None
+        refusing = self.validated(runner, asked)
+        if not refusing:
+            return [(question, outcome)]
+        served = {**question, "false": [*question["false"], *refusing]}
+        refused = {**question, "extra": [*question["extra"], ("any", refusing)]}
+        return [(served, outcome), (refused, ("refused", None, "blocked" if asked else "adjusted"))]
 
     def gate(self, feature_id: str) -> Optional[Feature]:
         return self._gates.get(feature_id)
@@ -197,10 +238,13 @@ class Search:
         nodes = [g.when.node for side in (old, new) for g in side.plan.features]
         nodes += [n for side in (old, new) if side.exact for n in side.ctx.nodes]
         self.effective = effective_questions(old, new)
-        nodes += [n for _, _, question in self.effective for n in question]
+        nodes += [n for _, _, by_runner in self.effective for options in by_runner.values() for n in options]
         self.space = Space(union_schema(old.matrix.schema, new.matrix.schema), nodes, budget=budget)
         self.split = Split(self.space)
+        for side in (old, new):
+            self._same_on_c(side)
         self.undecided: List[str] = []
+        self.shared = shared_runners(old, new)
         self.changed = self._changed()
 
     def _changed(self) -> Optional[Tuple[str, List[Node]]]:
@@ -213,17 +257,134 @@ class Search:
         before, after = _rules_in_order(old.plan), _rules_in_order(new.plan)
         if [r for r in before if r in after] != [r for r in after if r in before]:
             return None  # preferences, forces and orders are read in declaration order
-        if old.exact and new.exact and adjusting(old) != adjusting(new):
-            return None  # the config of choice differs: any gate may read it differently
         nodes: List[Node] = []
+        if old.exact and new.exact and adjusting(old) != adjusting(new):
+            # The config of choice (or a runner's F) differs where an adjustment that differs
+            # changes a value on its side: those configs are asked about too.
+            found = self.adjusted()
+            if found is None:
+                return None
+            nodes += [node for _, _, node in found]
         for this, other in ((old, new), (new, old)):
             for gate in this.plan.features:
-                if signature(this, gate) != signature(other, other.gate(gate.id)):
+                if signature(this, gate, self.shared) != signature(other, other.gate(gate.id), self.shared):
                     # A candidacy decides where it does not hold (the runner is passed over), the
                     # other side having none or another: a runner's candidacy is always one of them.
                     candidacy = isinstance(gate.origin, Runner) and gate.id == f"{gate.origin.id}:candidate"
                     nodes.append(this.on_c(Not(gate.when.node) if candidacy else gate.when.node))
+                    # A gate that refuses a runner validated on its F holds there, not on C.
+                    nodes += [this.on_f(r.id, gate.when.node) for r in this.matrix.runners
+                              if this.own(r.id) and not candidacy]
         return "any", nodes
+
+    def _same_on_c(self, side: Side) -> None:
+        """Each gate condition of *side* whose reading on C holds for exactly the same configs
+        (neither holds without the other, within the budget) is read as written."""
+        if not side.exact or not side.plan.pre_adjustments:
+            return
+        for gate in side.plan.features:
+            node = gate.when.node
+            rewritten = side.ctx.choice(node)
+            if rewritten == node or node in side.same_on_c:
+                continue
+            try:
+                if all(self.split.solve(true=[a], false=[b]) is None for a, b in ((node, rewritten), (rewritten, node))):
+                    side.same_on_c.add(node)
+            except Inconclusive:
+                continue
+
+    def adjusted(self) -> Optional[List[Tuple[Side, Any, Node]]]:
+        """Each adjustment that differs between the sides (added, removed or changed, before the
+        choice or a runner's own), with where it changes a value on its side, read on the config
+        as given; None where that cannot be said (a list value, or the adjustments both sides have
+        applied in another order)."""
+        if hasattr(self, "_adjusted"):
+            return self._adjusted
+        old, new = self.old, self.new
+        runners = list(dict.fromkeys(r for side in (old, new) for r, own in side.plan.adjustments.items() if own))
+        found = [self._adjusted_in(runner) for runner in [None, *runners]]
+        out = None if any(f is None for f in found) else [one for f in found if f is not None for one in f]
+        self._adjusted: Optional[List[Tuple[Side, Any, Node]]] = out
+        return out
+
+    def value_cases(self, side: Side) -> List[Tuple[Dict[str, Any], Optional[str], bool]]:
+        """The configs of each rule of automatic choice, with the runner whose effective config the
+        resolution ends on (None: the config of choice C) and whether it refuses: the runner it
+        chooses (served, or refused where its F fails it), the runner forced where no runner is free (`matrix._choice.forced`), none for a
+        removal or where no runner is free and none is forced."""
+        plan = side.plan
+        # Where no runner is free, the first runner an active feature forces that is a candidate
+        # (`matrix._choice.forced`): its adjustments apply.
+        forcing: List[Tuple[List[Node], Optional[str]]] = []
+        for f in plan.active(plan.forcing):
+            if f.forces is None or f.id in side.automatic.dead:
+                continue
+            runner = f.forces.runner
+            bit = plan.candidate.get(runner)
+            holds = [side.on_c(f.when.node)] + [side.on_c(g.when.node) for g in plan.active(bit or 0)]
+            forcing.append((holds, runner if side.own(runner) else None))
+        cases: List[Tuple[Dict[str, Any], Optional[str], bool]] = []
+        removed = side.removed(False)
+        if removed:
+            cases.append(({"true": [], "false": [], "extra": [("any", removed)]}, None, True))
+        for step, split, outcome in side.automatic_rules():
+            question = self._decides(side.automatic, step, split)
+            if question is None:
+                continue
+            question["false"] += removed
+            if outcome[0] == "served":  # validated on its F: served, or refused there
+                cases += [(q, outcome[1], said[0] == "refused") for q, said in side.on_its_f(question, outcome, False)]
+                continue
+            earlier: List[Tuple[str, List[Node]]] = []
+            for holds, forced in forcing:
+                cases.append(({**question, "true": [*question["true"], *holds],
+                               "extra": [*question["extra"], *earlier]}, forced, True))
+                earlier.append(("any", [Not(node) for node in holds]))
+            cases.append(({**question, "extra": [*question["extra"], *earlier]}, None, True))
+        return cases
+
+    def effective_region(self, path: str, by_runner: Dict[Tuple[Optional[str], Optional[str]], List[Node]]
+                         ) -> Optional[Assignment]:
+        """A config whose effective value of *path* differs, the same runner (or none) chosen on
+        both sides, or refused on both (where the answer changes, that change says it)."""
+        def served_first(cases: List[Tuple[Dict[str, Any], Optional[str], bool]]) -> List[Any]:
+            return sorted(cases, key=lambda case: case[2])  # a witness served on both sides, where there is one
+
+        for a_question, a_runner, a_refused in served_first(self.value_cases(self.old)):
+            for b_question, b_runner, b_refused in served_first(self.value_cases(self.new)):
+                same = a_runner == b_runner or a_refused and b_refused
+                options = by_runner.get((a_runner, b_runner)) if same else None
+                if not options:
+                    continue
+                question = {key: a_question[key] + b_question[key] for key in ("true", "false", "extra")}
+                question["extra"] = [*question["extra"], ("any", options)]
+                found = self._solve(question, f"where the effective value of {path} changes")
+                if found is not None:
+                    return found
+        return None
+
+    def _adjusted_in(self, runner: Optional[str]) -> Optional[List[Tuple[Side, Any, Node]]]:
+        """`adjusted` for one list of adjustments: those before the choice (*runner* None) or a
+        runner's own."""
+        def listed(side: Side) -> Sequence[Any]:
+            return side.plan.pre_adjustments if runner is None else side.plan.adjustments.get(runner, ())
+
+        mine, theirs = list(listed(self.old)), list(listed(self.new))
+        shared = [a.id for a in mine if a.id in {b.id for b in theirs}]
+        if shared != [b.id for b in theirs if b.id in {a.id for a in mine}]:
+            return None
+        out: List[Tuple[Side, Any, Node]] = []
+        for this, these, those in ((self.old, mine, theirs), (self.new, theirs, mine)):
+            by_id = {a.id: a for a in those}
+            for index, a in enumerate(these):
+                there = by_id.get(a.id)
+                if there is not None and adjusting_one(there) == adjusting_one(a):
+                    continue
+                node = this.ctx.pre.changes(index) if runner is None else this.ctx.own[runner].changes(index)
+                if node is None:
+                    return None
+                out.append((this, a, node if runner is None else this.ctx.choice(node)))
+        return out
 
     def _solve(self, question: Dict[str, Any], what: str) -> Optional[Assignment]:
         try:
@@ -263,8 +424,9 @@ class Search:
                 question["false"] += side.removed(asked)
                 if self.changed is not None:
                     question["extra"].append(self.changed)
-                if self._solve(question, "where " + _what(runner)) is not None:
-                    live.append((step, split, outcome, question))
+                for variant, answer in side.on_its_f(question, outcome, asked):
+                    if self._solve(variant, "where " + _what(runner)) is not None:
+                        live.append((step, split, answer, variant))
             sides.append((side, choice, live))
         (_, old_choice, old_live), (_, new_choice, new_live) = sides
         for a_step, _, a_out, a_q in old_live:
@@ -473,17 +635,25 @@ def blocking(runner: str) -> Callable[[Side, Feature], bool]:
     return blocks
 
 
-def signature(side: Side, gate: Optional[Feature]) -> object:
-    """What of a gate decides answers at the side's version (None: the side lacks it)."""
+def shared_runners(old: Side, new: Side) -> FrozenSet[str]:
+    """The ids of the runners both sides have."""
+    return frozenset(r.id for r in old.matrix.runners) & frozenset(r.id for r in new.matrix.runners)
+
+
+def signature(side: Side, gate: Optional[Feature], runners: Container[str]) -> object:
+    """What of a gate decides answers at the side's version (None: the side lacks it), its
+    cells read for *runners* only (those both sides have: a runner added or removed is a cause of
+    its own, not a change of every gate that gains or loses a cell for it)."""
     if gate is None:
         return None
     plan, v = side.plan, side.version
     bit = side.bit(gate)
     origin = gate.origin
-    return (str(gate.when), tuple((r.id, gate.status(r.id, v)) for r in side.matrix.runners if r.id in gate.support),
+    return (str(gate.when), tuple((r.id, gate.status(r.id, v)) for r in side.matrix.runners
+                                  if r.id in gate.support and r.id in runners),
             plan.deprecated >> bit & 1, plan.removed >> bit & 1, gate.forces, gate.prefers, gate.applies,
             None if origin is None else (type(origin).__name__, getattr(origin, "runners", None),
-                                         getattr(origin, "to", None)))
+                                         getattr(origin, "to", None), getattr(origin, "fallback", None)))
 
 
 def adjusting(side: Side) -> object:
@@ -495,32 +665,77 @@ def adjusting(side: Side) -> object:
             tuple(sorted((r, tuple(one(a) for a in own)) for r, own in side.plan.adjustments.items())))
 
 
-def effective_questions(old: Side, new: Side) -> List[Tuple[str, Tuple[str, ...], List[Node]]]:
-    """For each path an adjustment that differs between the sides sets: where its value on the
-    config of choice differs (one option per pair of cases, `matrix._check_adjust._terms`), and
-    the ids of those adjustments. Only where both sides are ``exact``."""
-    from ._check_adjust import _differ, _terms
+#: One path's effective-value question: the path, the ids of the adjustments that differ and set
+#: it, and for each pair of runners (the one whose F the resolution ends on, on each side; None:
+#: C) where the value differs (options over the config as given).
+Effective = Tuple[str, Tuple[str, ...], Dict[Tuple[Optional[str], Optional[str]], List[Node]]]
+
+
+def value_terms(side: Side, runner: Optional[str], path: str) -> List[Tuple[Node, Node]]:
+    """What *path* reads on *side*'s effective config when *runner* is chosen (None: on C): exclusive
+    conditions over the config as given, each with a path or a literal (the runner's own
+    adjustments read through those before the choice)."""
+    from ._check_adjust import _terms
     from ._substitute import conjoin
+
+    before = _terms(side.ctx.pre, path)
+    if not side.own(runner):
+        return before
+    assert runner is not None
+    out: List[Tuple[Node, Node]] = []
+    for condition, term in _terms(side.ctx.own[runner], path):
+        on_config = side.ctx.choice(condition)
+        if isinstance(term, Path):
+            out += [(conjoin([on_config, c]), t) for c, t in _terms(side.ctx.pre, term.name)]
+        else:
+            out.append((on_config, term))
+    return out
+
+
+def effective_questions(old: Side, new: Side) -> List[Effective]:
+    """For each path an adjustment that differs between the sides sets (before the choice, or a
+    runner's own): for each pair of runners (one of each side, or None: no runner chosen), where
+    its value on the effective config differs (one option per pair of cases, `matrix._check_adjust._terms`).
+    Only where both sides are ``exact``."""
+    from ._check_adjust import _differ
+    from ._substitute import conjoin, constant
 
     if not (old.exact and new.exact):
         return []
-    mine = {a.id: a for a in old.plan.pre_adjustments}
-    theirs = {a.id: a for a in new.plan.pre_adjustments}
-    differing = [i for i in dict.fromkeys([*mine, *theirs]) if
-                 (mine.get(i) is None) != (theirs.get(i) is None) or
-                 (i in mine and (adjusting_one(mine[i]) != adjusting_one(theirs[i])))]
-    out: List[Tuple[str, Tuple[str, ...], List[Node]]] = []
-    for path in dict.fromkeys(p for i in differing for a in (mine.get(i), theirs.get(i)) if a is not None
-                              for p in a.set):
-        causes = tuple(i for i in differing if any(a is not None and path in a.set
-                                                    for a in (mine.get(i), theirs.get(i))))
+    differing: Dict[str, Any] = {}  # id → an adjustment of that id (either side)
+    lists = [(old.plan.pre_adjustments, new.plan.pre_adjustments)]
+    runners = dict.fromkeys(r for side in (old, new) for r in side.plan.adjustments)
+    lists += [(old.plan.adjustments.get(r, ()), new.plan.adjustments.get(r, ())) for r in runners]
+    for mine_list, theirs_list in lists:
+        mine, theirs = {a.id: a for a in mine_list}, {a.id: a for a in theirs_list}
+        for i in dict.fromkeys([*mine, *theirs]):
+            a, b = mine.get(i), theirs.get(i)
+            if a is None or b is None or adjusting_one(a) != adjusting_one(b):
+                differing.setdefault(i, a if a is not None else b)
+    # With the same adjustments on both sides, a value still differs where the resolution ends on
+    # another runner's F (both refusing: one chose a runner and refused it there, the other none).
+    alike = not differing
+    if alike:
+        differing = {a.id: a for side in (old, new) for own in side.plan.adjustments.values() for a in own}
+    out: List[Effective] = []
+    for path in dict.fromkeys(p for a in differing.values() for p in a.set):
+        causes = tuple(i for i, a in differing.items() if path in a.set)
         fields = [side.matrix.schema.get(path) for side in (old, new)]
         if any(f is not None and f.item_type is not None for f in fields):
-            out.append((path, causes, []))  # a list: the search tests no list for equality
+            out.append((path, causes, {}))  # a list: the search tests no list for equality
             continue
-        options = [conjoin([c1, c2, _differ(t1, t2)]) for c1, t1 in _terms(old.ctx.pre, path)
-                   for c2, t2 in _terms(new.ctx.pre, path)]
-        out.append((path, causes, options))
+        by_runner: Dict[Tuple[Optional[str], Optional[str]], List[Node]] = {}
+        terms = [{r: value_terms(side, r, path) for r in [None, *(r.id for r in side.matrix.runners)]}
+                 for side in (old, new)]
+        for on_old, before in terms[0].items():
+            for on_new, after in terms[1].items():
+                if alike and on_old == on_new:
+                    continue
+                options = [conjoin([c1, c2, _differ(t1, t2)]) for c1, t1 in before for c2, t2 in after]
+                options = [o for o in options if constant(o) is not False]
+                if options:
+                    by_runner[on_old, on_new] = options
+        out.append((path, causes, by_runner))
     return out
 
 

@@ -11,7 +11,7 @@ from typing import IO, Any, Dict, List, Optional, Tuple
 from . import _messages, loader
 from ._ci_formats import tool_version
 from ._files import toml
-from .diff import CHANGES, LEVELS, Accepted, Difference, DiffReport, Level, command, diff
+from .diff import CHANGES, LEVELS, Accepted, Difference, DiffReport, Level, brief, command, diff
 from .errors import ConfigError, RemovedFeatureError, ResolutionError, UsageError
 from .schema import Matrix
 
@@ -58,7 +58,9 @@ def run(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin:
     report = diff(old[0], new[0], old_version=options.from_version, new_version=options.to_version)
     report = report.with_levels(levels, settings.accept)
     if options.configs is not None:
-        table, status = fleet(report, old[0], new[0], _configs(options.configs), fail_on)
+        if options.format in ("github", "sarif"):
+            raise UsageError(_messages.diff_configs_format(options.format))
+        table, status = fleet(report, old[0], new[0], _configs(options.configs), fail_on, options.format)
         stdout.write(table)
         return status
     if options.format == "json":
@@ -130,8 +132,21 @@ def _git(arguments: List[str], spec: str) -> str:
     except OSError as error:
         raise UsageError(f"Cannot read {spec!r} from git: {error}") from None
     if done.returncode != 0:
+        revision = spec.partition(":")[0]
+        if revision and not _git_ok(["rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"]):
+            names = _git_ok(["for-each-ref", "--format=%(refname:short)", "refs/heads", "refs/tags", "refs/remotes"])
+            raise UsageError(_messages.diff_no_revision(spec, revision, (names or "").split()))
         raise UsageError(f"Cannot read {spec!r} from git: {done.stderr.strip()}")
     return done.stdout
+
+
+def _git_ok(arguments: List[str]) -> Optional[str]:
+    """What git prints for *arguments*, or None where it fails."""
+    try:
+        done = subprocess.run(["git", *arguments], capture_output=True, text=True, check=False)
+    except OSError:
+        return None
+    return done.stdout if done.returncode == 0 else None
 
 
 # --- [tool.matrix.diff] -------------------------------------------------------------------------
@@ -201,7 +216,7 @@ def text(report: DiffReport, old_file: Optional[str], new_file: Optional[str], f
     for change in report.changes:
         accepted = f" (accepted: {change.accepted})" if change.accepted else ""
         lines.append(f"{change.level}[{change.id}]: {change.message}{accepted}")
-        lines.append(f"    configs: {change.region}")
+        lines.append(f"    configs: {brief(change.region)}")
         if change.also:
             lines.append(f"    also: {', '.join(change.also)} (the same cause)")
         for entry in change.entries:
@@ -238,7 +253,7 @@ def github(report: DiffReport) -> str:
                 properties.append(f"line={entry.line}")
         properties.append(f"title={_property('matrix diff ' + change.id)}")
         message = change.message + (f" (accepted: {change.accepted})" if change.accepted else "")
-        message += f"\nconfigs: {change.region}"
+        message += f"\nconfigs: {brief(change.region)}"
         if change.witness is not None:
             message += "\nwitness: " + json.dumps(change.witness, sort_keys=True)
         lines.append(f"::{_GITHUB[change.level]} {','.join(properties)}::{_data(message)}")
@@ -264,7 +279,7 @@ def _row(change: Difference) -> str:
 
     where = ", ".join(str(e) for e in change.entries)
     witness = f"`{json.dumps(change.witness, sort_keys=True)}`" if change.witness is not None else ""
-    return (f"| {change.level} | `{change.id}` | {cell(change.message)} | `{cell(change.region)}` | {cell(witness)} | "
+    return (f"| {change.level} | `{change.id}` | {cell(change.message)} | `{cell(brief(change.region))}` | {cell(witness)} | "
             f"{cell(where)} |")
 
 
@@ -298,7 +313,7 @@ def sarif(report: DiffReport, levels: Dict[str, Level]) -> str:
     results = []
     for change in report.changes:
         result: Dict[str, Any] = {"ruleId": change.id, "ruleIndex": ids.index(change.id), "level": _SARIF[change.level],
-                                  "message": {"text": f"{change.message}\nconfigs: {change.region}"}}
+                                  "message": {"text": f"{change.message}\nconfigs: {brief(change.region)}"}}
         entry = change.entries[0] if change.entries else None
         if entry is not None and entry.file is not None:
             location: Dict[str, Any] = {"artifactLocation": {"uri": _in_tree(entry.file).replace("\\", "/")}}
@@ -377,15 +392,17 @@ def _config_file(path: str) -> Dict[str, Any]:
 
 
 def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str, Dict[str, Any]]],
-          fail_on: Level = "breaking") -> Tuple[str, int]:
+          fail_on: Level = "breaking", form: str = "text") -> Tuple[str, int]:
     """For each config: what it resolves to on each side (the runner chosen automatically, or the
     refusal, or why the side's ``[config]`` rejects it, held to the schema as ``matrix resolve``
-    holds it), and the change of the report it falls under; a Markdown table, configs that do not
-    change included, and the exit status with what it means: 2 where a config is rejected on
-    both sides (not compared), else 1 where a config changes under a change at or above
-    *fail_on* that is not accepted (or is rejected on one side only: breaking), else 0."""
+    holds it), and the changes of the report it is one of the configs of (`matrix.diff.reproduces`:
+    in the change's region, and re-resolved as it says); a Markdown table (*form* ``json``: the
+    same as one JSON document, `matrix/diff.schema.json`), configs that do not change included,
+    and the exit status with what it means: 2 where a config is rejected on both sides (not
+    compared), else 1 where a config changes under a change at or above *fail_on* that is not
+    accepted (or is rejected on one side only: breaking), else 0."""
     from ._access import unknown_keys
-    from .diff import LEVELS
+    from .diff import LEVELS, reproduces
     from .resolver import resolve
 
     def answer(matrix: Matrix, config: Dict[str, Any], version: str) -> Tuple[str, bool]:
@@ -410,21 +427,32 @@ def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str,
     changed, failing, broken = 0, 0, []
     worst = LEVELS.index(fail_on)
     rows = ["| Config | Before | After | Change |", "|---|---|---|---|"]
+    items: List[Dict[str, Any]] = []
     for name, config in configs:
         (before, rejected_before), (after, rejected_after) = (answer(old, config, report.old_version),
                                                               answer(new, config, report.new_version))
         if rejected_before and rejected_after:
             broken.append(name)
             rows.append(_fleet_row(name, before, after, _messages.diff_fleet_not_compared()))
+            items.append({"name": name, "config": config, "before": before, "after": after, "compared": False,
+                          "changes": []})
             continue
-        said = [c for c in report.changes if c.runner is None and before != after and not (rejected_before or rejected_after)
-                and _applies(c, before, after)]
-        changed += before != after
+        said = [] if rejected_before or rejected_after else [
+            c for c in report.changes if c.runner is None and
+            reproduces(c, old, new, config, old_version=report.old_version, new_version=report.new_version)]
+        changed += before != after or bool(said)
         failing += rejected_before != rejected_after or any(
             LEVELS.index(c.level) <= worst and c.accepted is None for c in said)
         cell = ", ".join(f"{c.level}[{c.id}]" for c in said) or ("—" if before == after else "changed")
         rows.append(_fleet_row(name, before, after, cell))
+        items.append({"name": name, "config": config, "before": before, "after": after, "compared": True,
+                      "changes": [{"id": c.id, "level": c.level, "message": c.message, "accepted": c.accepted}
+                                  for c in said]})
     status = 2 if broken else 1 if failing else 0
+    if form == "json":
+        document = {"old_version": report.old_version, "new_version": report.new_version, "fail_on": fail_on,
+                    "status": status, "changed": changed, "rejected": broken, "configs": items}
+        return json.dumps(document, indent=2, ensure_ascii=False) + "\n", status
     head = _messages.diff_fleet_head(changed, len(configs), report.old_version, report.new_version, len(broken))
     foot = _messages.diff_fleet_exit(status, fail_on, failing, broken)
     return "\n".join([head, "", *rows, "", foot]) + "\n", status
@@ -432,14 +460,3 @@ def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str,
 
 def _fleet_row(*cells: str) -> str:
     return "| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |"
-
-
-def _applies(change: Difference, before: str, after: str) -> bool:
-    """Whether a change of automatic choice (or a removal) can be the one a config shows."""
-    if change.id.startswith("remov"):
-        return "removed" in before + after
-    if change.id in ("served-refused", "refused-served"):
-        return ("refused" in before) != ("refused" in after)
-    if change.id == "runner-changed":
-        return before.split()[0] != after.split()[0] and "refused" not in before + after
-    return before.split()[0] == after.split()[0]

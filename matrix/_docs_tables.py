@@ -330,8 +330,10 @@ OVERLAY_INTRO = ("The matrix is {upstream} {version}, extended from upstream by 
 
 
 def _release_notes(doc: Document) -> Table:
+    from .diff import brief  # a long region said by its first conditions (the whole in the JSON)
+
     rows = tuple(TableRow((_cell(_raw(n.version), header=True), _cell(_raw(n.level)), _cell(_code(n.id)),
-                           _cell(_text(n.message)), _cell(_code(n.region)), _cell(_code(n.witness_text))))
+                           _cell(_text(n.message)), _cell(_code(brief(n.region))), _cell(_code(n.witness_text))))
                  for n in doc.release_notes)
     after = tuple((_raw(f"{g.previous} → {g.version}: "), _text(g.text)) for g in doc.release_gaps)
     return Table("What changed for users", _heading("What changed for users", doc, False), "What changed for users",

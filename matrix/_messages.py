@@ -1580,3 +1580,22 @@ def installed_overlay_line(name: str, overlay: str, distribution: Optional[str],
 def overlay_removed_from_choice(overlay: str, why: str) -> str:
     """A runner an overlay removed from automatic choice, as resolve, explain() and check say it."""
     return f"removed from choice by overlay {overlay!r}: {why}"
+
+
+# --- lane diff ---------------------------------------------------------------------------------
+
+
+def diff_configs_format(form: str) -> str:
+    return (f"--configs prints a table of configs (--format text or markdown) or one JSON document (--format json): "
+            f"--format {form} annotates the matrix's lines, which a fleet of configs has none of")
+
+
+def diff_no_revision(spec: str, revision: str, names: Sequence[str]) -> str:
+    """A side read from git (``REV:PATH``, ``--base REV``) whose revision git does not know;
+    *names*: the branches, tags and remote branches, for a near miss."""
+    return f"Cannot read {spec!r} from git: no revision {revision!r}{did_you_mean(revision, names)}"
+
+
+def diff_region_more(count: int) -> str:
+    """What a region's brief text leaves out (`matrix.diff.brief`)."""
+    return f" and {count} more condition{'s' if count != 1 else ''} (the whole region: --format json)"

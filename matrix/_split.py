@@ -54,6 +54,7 @@ class Split:
         self._not: Dict[int, int] = {}
         self._reads: List[FrozenSet[str]] = []
         self._answers: Dict[Part, Optional[Assignment]] = {}
+        self._answered: Dict[Tuple[FrozenSet[Goal], FrozenSet[Group]], Optional[Assignment]] = {}
         self._left = 0
 
     def number(self, node: Node) -> int:
@@ -75,7 +76,16 @@ class Split:
         self._left = self.space.budget
         goals = [(self.number(node), True) for node in true] + [(self.number(node), False) for node in false]
         groups = [tuple(self.number(n) for n in nodes) for _, nodes in extra]
-        return self._solve({}, goals, groups)
+        # The same question is asked again (a diff narrows regions and their texts by many
+        # questions that share goals): answered once. An assignment is shared: callers copy it.
+        key = (frozenset(goals), frozenset(groups))
+        if key in self._answered:
+            return self._answered[key]
+        found = self._solve({}, goals, groups)
+        if len(self._answered) >= 4096:
+            self._answered.clear()
+        self._answered[key] = found
+        return found
 
     def _solve(self, known: Dict[int, bool], goals: List[Goal], groups: List[Group]) -> Optional[Assignment]:
         """The question of the goals already normalised (*known*), more *goals*, and *groups*."""

@@ -22,23 +22,26 @@ merged only where their witnesses answer alike); it reads the config as given.
 What is not compared (yet): preference notices for a preference passed over, warnings of the
 ``opt-in`` and ``partial`` kinds, the answer for a config that one side's ``[config]`` rejects
 (a choice or field only one side has), the blockers and deprecation warnings of a config a
-removal refuses, and a runner only one side has (no change names it). A ``[config]`` field one
-side lacks reads, on that side, as if the config did not set it.
+removal refuses, a request for a runner only one side has (a runner added or removed is the cause
+it names of what automatic choice does differently), and the blockers of a runner with its own
+adjustments read on its F where it serves (they are read on C). A ``[config]`` field one side
+lacks reads, on that side, as if the config did not set it.
 
 Adjustments and redirects: every question reads the config of choice C (the adjustments before
 the choice, by predicate substitution: `matrix._substitute`, as ``matrix check`` does), a request
-follows the first redirect that applies, and each path an adjustment that differs sets is one
-question "its value on C differs" (``adjustment-added`` / ``-removed`` / ``-changed``, with the
-witness's ``Resolution.effective`` on both sides). A runner's own adjustments (the runner
-validated on its effective config F), a list value, or a rewrite past
-`matrix._substitute.MAX_NODES` are not compared: the report says so in ``undecided``.
+follows the first redirect that applies, and the runner chosen is validated on its effective
+config F (its own adjustments: `matrix._diff.Side.on_its_f`). Each path an adjustment that differs
+sets is one question "its value differs where both sides choose the same runner, or both refuse"
+over each pair of runners whose F the resolutions end on (``adjustment-added`` / ``-removed`` / ``-changed``, with
+the witness's ``Resolution.effective`` on both sides). A list value, or a rewrite past
+`matrix._substitute.MAX_NODES`, is not compared: the report says so in ``undecided``.
 """
 
 from __future__ import annotations
 
 import json
 import shlex
-from typing import Any, Callable, Dict, Iterable, List, Literal, Mapping, Optional, Sequence, Tuple, get_args
+from typing import Any, Callable, Dict, Iterable, List, Literal, Mapping, Optional, Sequence, Tuple, Union, get_args
 
 import attrs
 
@@ -47,7 +50,8 @@ from ._versions import VersionLike
 from .errors import ConfigError, RemovedFeatureError, ResolutionError
 from .schema import Feature, Matrix
 
-__all__ = ["CHANGES", "LEVELS", "Accepted", "Difference", "DiffReport", "Entry", "Level", "diff", "json_schema"]
+__all__ = ["CHANGES", "LEVELS", "Accepted", "Difference", "DiffReport", "Entry", "Level", "brief", "diff", "json_schema",
+           "reproduces"]
 
 
 def __dir__() -> List[str]:
@@ -244,9 +248,9 @@ def _folded(changes: List[Difference]) -> List[Difference]:
 
 
 def _not_compared(*sides: _diff.Side) -> Tuple[str, ...]:
-    """What the diff does not compare yet, said rather than claimed unchanged: answers where an
-    adjustment of a runner applies, or where the conditions read through the adjustments grow
-    too large (`matrix._substitute.MAX_NODES`): there the questions read configs as given."""
+    """What the diff does not compare yet, said rather than claimed unchanged: answers where the
+    conditions read through the adjustments grow too large (`matrix._substitute.MAX_NODES`):
+    there the questions read configs as given."""
     if all(side.exact for side in sides) or not any(side.plan.any_adjusting for side in sides):
         return ()
     return (_messages.diff_not_compared("adjustments", "a config an adjustment changes"),)
@@ -293,14 +297,57 @@ class _Changes:
                 if gate.id in seen or self.search.space.truth(side.on_c(gate.when.node), region.assignment) is not True:
                     continue
                 other = (self.old if side is self.new else self.new)
-                if _diff.signature(side, gate) != _diff.signature(other, other.gate(gate.id)):
+                shared = self.search.shared
+                if _diff.signature(side, gate, shared) != _diff.signature(other, other.gate(gate.id), shared):
                     seen.add(gate.id)
+                    out.append((side.name, gate))
+        return out
+
+    def one_sided(self, region: _diff.Region) -> List[Tuple[str, str]]:
+        """The runners only one side has that the region's answers involve, as (side, runner id):
+        one that answers on its side, or one passed over there (automatic choice: it is not the
+        answer); none for a one-gate question. A runner added or removed is a cause of its own."""
+        if region.feature is not None:
+            return []
+        out = []
+        for side, outcome in ((self.old, region.old), (self.new, region.new)):
+            for runner in side.matrix.runners:
+                if runner.id in self.search.shared:
+                    continue
+                if outcome[1] == runner.id or region.kind == "automatic":
+                    out.append((side.name, runner.id))
+        return out
+
+    def blocking_one_sided(self, region: _diff.Region, runners: Sequence[Tuple[str, str]],
+                           causes: Sequence[Tuple[str, Feature]]) -> List[Tuple[str, Feature]]:
+        """The gates active in the region that block a one-sided runner passed over there (they
+        decide its answer: the choice moves past it), beside *causes*."""
+        out: List[Tuple[str, Feature]] = []
+        known = {g.id for _, g in causes}
+        for name, runner in runners:
+            side = self.side(name)
+            answer = region.old if side is self.old else region.new
+            if answer[1] == runner:
+                continue
+            blocks = _diff.blocking(runner)
+            for gate in side.plan.features:
+                if gate.id not in known and blocks(side, gate) and \
+                        self.search.space.truth(side.on_c(gate.when.node), region.assignment) is True:
+                    known.add(gate.id)
                     out.append((side.name, gate))
         return out
 
     def add(self, region: _diff.Region) -> None:
         change_id = _classify(region, self.old, self.new)
         causes = self.causes(region)
+        runners = self.one_sided(region)
+        causes += self.blocking_one_sided(region, runners, causes)
+        if causes and not any(r in (region.old[1], region.new[1]) for _, r in runners) \
+                and not any(_diff.blocking(r)(self.side(n), g) for n, r in runners for s, g in causes if s == n):
+            runners = []  # passed over where nothing blocks it, and other causes: not what decides
+        adjusted = [] if region.feature is not None else [
+            (side, a, node) for side, a, node in (self.search.adjusted() or [])
+            if self.search.space.truth(node, region.assignment) is True]
         avoid = [g.when.node for side in (self.old, self.new) for g in side.plan.features
                  if g.id not in {c.id for _, c in causes}]
         witness = self.search.space.witness(region.assignment, avoid=avoid)
@@ -309,12 +356,13 @@ class _Changes:
             return
         # One finding per cause and per pair of answers: configs merged into one finding all go
         # from the same answer to the same answer (review finding W5).
-        key = (change_id, region.runner, region.blocked, seen, tuple(g.id for _, g in causes))
-        region_text = self.region_text(region, causes)
+        key = (change_id, region.runner, region.blocked, seen, tuple(g.id for _, g in causes),
+               tuple(runners) + tuple((side.name, a.id) for side, a, _ in adjusted))
+        region_text = self.region_text(region, causes, [node for _, _, node in adjusted])
         if region.kind == "removal" and region.runner is not None:
             # What a request reads of a removal is said by automatic choice's finding of the same
             # gate where both describe the same configs (a gate that applies in both modes).
-            automatic = self._merged.get((change_id, None, None, seen, key[-1]))
+            automatic = self._merged.get((change_id, None, None, seen, key[-2], key[-1]))
             if automatic is not None and self.out[automatic].region == region_text:
                 return
         if key in self._merged:
@@ -328,14 +376,19 @@ class _Changes:
             witness = shorter  # the same answers on both sides, said with only the paths that matter
         witness = _fewest_paths(witness, lambda config: self.answers(region, config) == seen)
         old_text, new_text = seen
-        entries = tuple(_entry(self.side(side), gate) for side, gate in causes) or (_order_entry(self.new),)
+        entries = tuple(_runner_entry(self.side(side), runner) for side, runner in runners) + \
+            tuple(_entry(self.side(side), gate) for side, gate in causes) + \
+            tuple(dict.fromkeys(_located(side, ("adjustments", a.id)) for side, a, _ in adjusted))
+        entries = tuple(dict.fromkeys(entries)) or (_order_entry(self.new),)
         message = _message(change_id, region, old_text, new_text, self.new, self.old)
         self._merged[key] = len(self.out)
         self.out.append(Difference(change_id, CHANGES[change_id][0], message, _grouped(region_text, alone=True),
                                    witness, old_text, new_text, runner=region.runner or region.blocked,
-                                   features=tuple(g.id for _, g in causes), entries=entries))
+                                   features=tuple(g.id for _, g in causes) +
+                                   tuple(dict.fromkeys(a.id for _, a, _ in adjusted)), entries=entries))
 
-    def region_text(self, region: _diff.Region, causes: Sequence[Tuple[str, Feature]]) -> str:
+    def region_text(self, region: _diff.Region, causes: Sequence[Tuple[str, Feature]],
+                    adjusting: Sequence[Any] = ()) -> str:
         """The configs of a region, exactly, as the conditions that bound it: the question the
         region answers (its deciding rules, the earlier rules that do not hold, the removals
         that do not refuse) with its causes active, less every condition the others imply
@@ -347,6 +400,7 @@ class _Changes:
         conjuncts += [(group[0] if len(group) == 1 else Or(group), True) for group in region.groups]
         conjuncts += [(node, True) for node in region.true]
         conjuncts += [(self.side(side).on_c(gate.when.node), True) for side, gate in causes]
+        conjuncts += [(node, True) for node in adjusting]  # where an adjustment that differs changes a value
         self._text(Or(()))  # the gates' own texts, known
         kept = self.search.fewest_conjuncts(conjuncts, whole=self._texts)
         first = [self.side(side).on_c(gate.when.node) for side, gate in causes]  # the causes said first
@@ -371,8 +425,11 @@ class _Changes:
             self._texts: Dict[Any, str] = {}
             for side in (self.old, self.new):
                 for gate in side.plan.features:
-                    if side.on_c(gate.when.node) == gate.when.node:
-                        self._texts.setdefault(gate.when.node, str(gate.when))
+                    on_c = side.on_c(gate.when.node)
+                    if on_c == gate.when.node or self._equivalent(on_c, gate.when.node):
+                        # Read on C, it holds exactly where it holds on the config as given (the
+                        # adjustments leave what it reads alone): said as the matrix writes it.
+                        self._texts.setdefault(on_c, str(gate.when))
         if isinstance(node, Or):
             return " or ".join(f"({t})" if " and " in t or " or " in t else t
                                for t in (self._text(o) for o in node.operands))
@@ -381,12 +438,37 @@ class _Changes:
         known = self._texts.get(node)
         if known is not None:
             return known
+        plain = self._plain_bool(node)
+        if plain is not None:
+            return plain
         if isinstance(node, And):
             return " and ".join(f"({t})" if " or " in t else t for t in (self._text(o) for o in node.operands))
         if isinstance(node, Not):
             inner = self._text(node.operand)
             return f"not ({inner})" if " " in inner else f"not {inner}"
         return str(node)
+
+    def _plain_bool(self, node: Any) -> Optional[str]:
+        """``x == True`` said ``x`` (``x == False``: ``not x``) for a bool field that is never None
+        (a rewritten condition compares a path with the value an adjustment sets)."""
+        from ._nodes import Compare, Literal, Path
+
+        if not (isinstance(node, Compare) and node.op == "==" and isinstance(node.left, Path)
+                and isinstance(node.right, Literal) and isinstance(node.right.value, bool)):
+            return None
+        field = self.search.space.schema.get(node.left.name)
+        if field is None or field.type != "bool" or field.nullable:
+            return None
+        return node.left.name if node.right.value else f"not {node.left.name}"
+
+    def _equivalent(self, a: Any, b: Any) -> bool:
+        """Whether two conditions hold for the same configs (False where a search gives up)."""
+        from ._space import Inconclusive
+
+        try:
+            return all(self.search.split.solve(true=[x], false=[y]) is None for x, y in ((a, b), (b, a)))
+        except Inconclusive:
+            return False
 
     def cosmetic(self) -> None:
         """Names, notes, links and groups that changed (no config answers differently)."""
@@ -416,14 +498,13 @@ class _Changes:
         from .schema import Adjustment
 
         search = self.search
-        for path, causes, options in search.effective:
+        for path, causes, by_runner in search.effective:
             field = search.space.schema.get(path)
             if field is not None and field.item_type is not None:
                 search.undecided.append(_messages.diff_not_compared(
                     f"the effective value of {path}", "a config an adjustment changes (a list)"))
                 continue
-            found = search._solve({"true": [], "false": [], "extra": [("any", options)]},
-                                  f"where the effective value of {path} changes") if options else None
+            found = search.effective_region(path, by_runner) if by_runner else None
             if found is None:
                 continue
             witness = search.space.witness(found)
@@ -431,29 +512,38 @@ class _Changes:
             if seen[0] == seen[1]:
                 self.unreproduced.append(f"A witness did not reproduce (effective): {json.dumps(witness)}")
                 continue
+            # A shorter witness answers alike: the same effective values and the same answers of
+            # automatic choice (it stays a config of the case the search found).
+            said = tuple(observe(s, witness, "automatic") for s in (self.old, self.new))
+
+            def same(config: Dict[str, Any], path: str = path, seen: Tuple[str, ...] = seen,
+                     said: Tuple[str, ...] = said) -> bool:
+                return tuple(effective_value(s, config, path) for s in (self.old, self.new)) == seen and \
+                    tuple(observe(s, config, "automatic") for s in (self.old, self.new)) == said
+
             shorter = _pruned(witness, self.old, self.new)
-            if shorter != witness and tuple(effective_value(s, shorter, path) for s in (self.old, self.new)) == seen:
+            if shorter != witness and same(shorter):
                 witness = shorter
+            witness = _fewest_paths(witness, same)
             adjustments: List[Tuple[_diff.Side, Adjustment]] = []
             for cause in causes:
                 for side in (self.new, self.old):
-                    mine = next((a for a in side.plan.pre_adjustments if a.id == cause), None)
+                    everyone = [*side.plan.pre_adjustments, *(a for own in side.plan.adjustments.values() for a in own)]
+                    mine = next((a for a in everyone if a.id == cause), None)
                     if mine is not None:
                         adjustments.append((side, mine))
                         break
             sides = {s.name for s, _ in adjustments}
-            change_id = ("adjustment-changed" if any(c in {a.id for a in self.old.plan.pre_adjustments}
-                                                     and c in {a.id for a in self.new.plan.pre_adjustments}
-                                                     for c in causes)
+            ids = [{a.id for a in [*side.plan.pre_adjustments, *(a for own in side.plan.adjustments.values()
+                                                                 for a in own)]} for side in (self.old, self.new)]
+            change_id = ("adjustment-changed" if any(c in ids[0] and c in ids[1] for c in causes)
                          else "adjustment-added" if sides == {"new"} else "adjustment-removed"
                          if sides == {"old"} else "adjustment-changed")
             whens = list(dict.fromkeys(str(a.when) for _, a in adjustments))
             region = " or ".join(f"({w})" if " or " in w and len(whens) > 1 else w for w in whens)
             entries = []
             for side, adjustment in adjustments:
-                line, column = side.places.where(("adjustments", adjustment.id))
-                entries.append(Entry(side.name, f"$.adjustments.{adjustment.id}", side.matrix.file,  # type: ignore[arg-type]
-                                     line, column))
+                entries.append(_located(side, ("adjustments", adjustment.id)))
             self.out.append(Difference(change_id, CHANGES[change_id][0],
                                        _messages.diff_effective(path, seen[0], seen[1]), region or "every config",
                                        witness, seen[0], seen[1], features=causes, entries=tuple(entries)))
@@ -551,7 +641,7 @@ def _same_value(a: object, b: object) -> bool:
     return type(a) is type(b) and a == b
 
 
-def observe(side: _diff.Side, config: Dict[str, Any], kind: str, runner: Optional[str] = None,
+def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, runner: Optional[str] = None,
             feature: Optional[str] = None, blocked: Optional[str] = None, name: Optional[str] = None) -> str:
     """What *config* resolves to on *side*, as a diff reads it for one kind of question (with
     *name*, a blocker is the feature's name, whichever entry of that name blocks)."""
@@ -586,7 +676,67 @@ def observe(side: _diff.Side, config: Dict[str, Any], kind: str, runner: Optiona
     return "blocked by it" if feature in blockers else "not blocked by it"
 
 
-def effective_value(side: _diff.Side, config: Dict[str, Any], path: str) -> str:
+def kind_of(change: Difference) -> str:
+    """The kind of question a change answers (``automatic``, ``asked``, ``removal``,
+    ``deprecation``, ``blocker``, ``effective``, or ``cosmetic``)."""
+    if change.id in _AUTOMATIC or change.id == "served-refused":
+        return "automatic"
+    if change.id.startswith(("request-", "redirect-")):
+        return "asked"
+    if change.id.startswith("remov"):
+        return "removal"
+    if change.id.startswith(("deprecation-", "blocker-")):
+        return change.id.split("-")[0]
+    if change.id.startswith("adjustment-"):
+        return "effective"
+    return "cosmetic"
+
+
+def effective_path(change: Difference) -> str:
+    """The path whose effective value an ``adjustment-*`` change is about (`_messages.diff_effective`)."""
+    return change.message.split(":", 1)[0][len("Effective value of "):]
+
+
+def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, Any], *,
+               old_version: Optional[VersionLike] = None, new_version: Optional[VersionLike] = None) -> bool:
+    """Whether *config* is one of the configs *change* is about: it lies in the change's region
+    and resolves, re-resolved on both sides, as the change says (its ``old`` and ``new``)."""
+    from .predicates import Predicate
+    from .resolver import _plan
+
+    kind = kind_of(change)
+    if kind == "cosmetic":
+        return False
+    if change.region != "every config":
+        schema = _diff.union_schema(old.schema, new.schema)
+        try:
+            if not Predicate(change.region).evaluate(config, schema=schema):
+                return False
+        except ConfigError:
+            return False
+    sides = [_At(m, _plan(m, v).version) for m, v in ((old, old_version), (new, new_version))]
+    if kind == "effective":
+        seen = [effective_value(side, config, effective_path(change)) for side in sides]
+    else:
+        asked = change.runner if kind in ("asked", "removal") else None
+        feature = change.features[0] if change.features else None
+        name = None
+        if kind == "blocker" and feature is not None:
+            gate = next((f for m in (new, old) for f in m.features if f.id == feature), None)
+            name = gate.name if gate is not None else None
+        seen = [observe(side, config, kind, asked, feature, change.runner, name) for side in sides]
+    return seen == [change.old, change.new]
+
+
+@attrs.frozen
+class _At:
+    """A matrix at a version: what `observe` reads of a side."""
+
+    matrix: Matrix
+    version: Any
+
+
+def effective_value(side: Union[_diff.Side, _At], config: Dict[str, Any], path: str) -> str:
     """The value of *path* in *config*'s effective config on *side* (``Resolution.effective``)."""
     from .resolver import resolve
 
@@ -645,13 +795,14 @@ def _region_text(gates: Sequence[Feature], excluded: Sequence[Feature] = ()) -> 
 
 
 def _entry(side: _diff.Side, gate: Feature) -> Entry:
-    from .schema import Adjustment, Redirect
+    from .schema import Adjustment, Order, Redirect
 
     matrix = side.matrix
     origin = gate.origin
     if isinstance(origin, Adjustment):
-        line, column = side.places.where(("adjustments", origin.id))
-        return Entry(side.name, f"$.adjustments.{origin.id}", matrix.file, line, column)  # type: ignore[arg-type]
+        return _located(side, ("adjustments", origin.id))
+    if isinstance(origin, Order):  # the [orders.ID] table, not the gate made of it
+        return _located(side, ("orders", origin.id))
     if isinstance(origin, Redirect) and matrix.runner(origin.runner).file is None:
         line, column = side.places.where(("matrix", "runners"))
         return Entry(side.name, f"$.runners.{origin.runner}.redirects", matrix.file, line, column)  # type: ignore[arg-type]
@@ -661,8 +812,25 @@ def _entry(side: _diff.Side, gate: Feature) -> Entry:
             file = matrix.runner(runner).file
             if file is not None:
                 return Entry(side.name, f"$.runners.{runner}", file, 1, 1)  # type: ignore[arg-type]
-    line, column = side.places.where(("features", gate.id))
-    return Entry(side.name, f"$.features.{gate.id}", matrix.file, line, column)  # type: ignore[arg-type]
+    return _located(side, ("features", gate.id))
+
+
+def _located(side: _diff.Side, key: Tuple[str, ...]) -> Entry:
+    """An entry at *key* on *side*: its line in the side's file (on a composed matrix, the
+    overlay's line that wrote it, else upstream's, as ``matrix check`` says it)."""
+    file, line, column = side.places.located(key)
+    return Entry(side.name, _messages.place(key), file, line, column)  # type: ignore[arg-type]
+
+
+def _runner_entry(side: _diff.Side, runner_id: str) -> Entry:
+    """A runner added (new side) or removed (old side): its own file, else its table."""
+    runner = side.matrix.runner(runner_id)
+    if runner.file is not None:
+        return Entry(side.name, _messages.place(("runners", runner_id)), runner.file, 1, 1)  # type: ignore[arg-type]
+    file, line, column = side.places.located(("runners", runner_id))
+    if line is None:
+        file, line, column = side.places.located(("matrix", "runners"))
+    return Entry(side.name, _messages.place(("runners", runner_id)), file, line, column)  # type: ignore[arg-type]
 
 
 def _order_entry(side: _diff.Side) -> Entry:
@@ -719,3 +887,100 @@ def json_schema() -> Dict[str, Any]:
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "diff.schema.json"), encoding="utf-8") as f:
         data: Dict[str, Any] = json.load(f)
     return data
+
+
+#: The most characters of a region said in a report's text (the rest counted: `brief`).
+REGION_WIDTH = 320
+#: The most options of one ``or`` said in a region's brief text.
+REGION_OPTIONS = 4
+
+
+def _top_level(text: str, word: str) -> List[str]:
+    """*text* split at each `` word `` outside parentheses, brackets and quotes."""
+    parts, depth, quote, start, i = [], 0, "", 0, 0
+    sep = f" {word} "
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif depth == 0 and text.startswith(sep, i):
+            parts.append(text[start:i])
+            i += len(sep)
+            start = i
+            continue
+        i += 1
+    parts.append(text[start:])
+    return parts
+
+
+def _wrapped(text: str) -> bool:
+    """Whether *text* is one parenthesised whole: ``(a or b)``, not ``(a) and (b)``."""
+    return text.startswith("(") and text.endswith(")") and _closes(text) == len(text) - 1
+
+
+def _closes(text: str) -> int:
+    """The index of the parenthesis that closes the one *text* opens with (outside quotes)."""
+    depth, quote, i = 0, "", 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
+
+
+def _brief_or(part: str) -> str:
+    """One conjunct of a region, an ``or`` of more than `REGION_OPTIONS` options said by its first
+    ones and how many more."""
+    inner, wrapped = part, False
+    if _wrapped(part) and len(_top_level(part[1:-1], "or")) > 1:
+        inner, wrapped = part[1:-1], True
+    options = _top_level(inner, "or")
+    if len(options) <= REGION_OPTIONS:
+        return part
+    said = " or ".join(options[:REGION_OPTIONS]) + f" or {len(options) - REGION_OPTIONS} more"
+    return f"({said})" if wrapped else said
+
+
+def brief(region: str, width: int = REGION_WIDTH) -> str:
+    """A region's text as a report says it: whole where it is short, else its first conditions
+    (each ``or`` of many options by its first `REGION_OPTIONS`) up to about *width* characters
+    and ``and N more conditions`` (the whole text stays in `Difference.region` and
+    ``--format json``)."""
+    if len(region) <= width:
+        return region
+    options = _top_level(region, "or")
+    if len(options) > 1:  # regions merged: each option said briefly
+        said = [brief(o[1:-1] if _wrapped(o) else o, max(width // 3, 80))
+                for o in options[:REGION_OPTIONS]]
+        more = len(options) - REGION_OPTIONS
+        return " or ".join(f"({o})" if " and " in o or " or " in o else o for o in said) + (f" or {more} more" if more > 0 else "")
+    parts = [_brief_or(p) for p in _top_level(region, "and")]
+    kept: List[str] = []
+    for part in parts:
+        if kept and len(" and ".join([*kept, part])) > width:
+            break
+        kept.append(part)
+    rest = len(parts) - len(kept)
+    text = " and ".join(kept)
+    return text + _messages.diff_region_more(rest) if rest else text

@@ -1,3 +1,4 @@
+import json
 import re
 
 import pytest
@@ -9,6 +10,7 @@ from matrix import _diff
 from matrix.diff import CHANGES, diff, effective_value, observe
 from matrix.resolver import _plan
 
+from .test_overlay import _toml
 from .test_check import _ADJUSTABLE, _ATOMS, _FIELDS, _KINDS, _small_matrices, _toml_value, _universe
 
 SMALL = '''[matrix]
@@ -140,17 +142,100 @@ def test_no_change_is_said_in_one_line():
 # --- brute force ------------------------------------------------------------------------------
 
 
+def _overlay_operations(draw, text, runners, atoms):
+    """An overlay's operations on the ids of the matrix *text*: cells lifted, blocked or set, a
+    runner out of choice, its priority or candidacy changed, an order's runners."""
+    ops = []
+    features = re.findall(r"\[features\.(g\d+)\]", text)
+    for feature in draw(st.lists(st.sampled_from(features), unique=True, max_size=2)):
+        runner = draw(st.sampled_from(sorted(runners)))
+        kind = draw(st.sampled_from(["lift", "block", "support"]))
+        body = (f"{kind} = [{json.dumps(runner)}]" if kind != "support" else
+                f'support = {{ {runner} = "{draw(st.sampled_from(["yes", "no"]))}" }}')
+        ops.append(f"[change.features.{feature}]\n{body}\nwhy = \"r\"\n")
+    runner = draw(st.sampled_from(sorted(runners)))
+    what = draw(st.sampled_from(["", "choice = false", "priority", "candidate"]))
+    if what == "priority":
+        ops.append(f'[change.runners.{runner}]\npriority = {draw(st.integers(0, 4))}\nwhy = "r"\n')
+    elif what == "candidate":
+        ops.append(f'[change.runners.{runner}]\ncandidate = "{draw(st.sampled_from(atoms))}"\nwhy = "r"\n')
+    elif what:
+        ops.append(f'[change.runners.{runner}]\n{what}\nwhy = "r"\n')
+    if "[orders.b_first]" in text and draw(st.booleans()):
+        ops.append(f'[change.orders.b_first]\nrunners = {json.dumps(draw(st.permutations(sorted(runners)))[:1])}\n'
+                   'why = "r"\n')
+    return "".join(ops)
+
+
+def _structural_edit(draw, edit, text, runners, new_runners, names):
+    """The edits of the choice's structure: a runner's candidacy, an order, an overlay's operations,
+    a runner added or removed; (new text, overlay operations or None), or None for another edit."""
+    new_text = text
+    atoms = [a for n in names for a in _ATOMS[n]]
+    overlay = None
+    if edit == "candidacy":  # a runner's candidacy gate changed, added or removed
+        runner = draw(st.sampled_from(sorted(runners)))
+        if "candidate" in runners[runner] and draw(st.booleans()):
+            del new_runners[runner]["candidate"]
+        else:
+            new_runners[runner]["candidate"] = draw(st.sampled_from(atoms))
+    elif edit == "order":  # an order added, removed, its runners, condition or fallback changed
+        block = re.search(r"\[orders\.b_first\]\n(?:(?!\[).*\n)*", text)
+        how = draw(st.sampled_from(["remove", "runners", "when", "fallback"]))
+        if block is None:
+            new_text = text + (f'[orders.added]\nname = "added"\nwhen = "{draw(st.sampled_from(atoms))}"\n'
+                               f'runners = {json.dumps(draw(st.permutations(sorted(runners)))[:2])}\n')
+        elif how == "remove":
+            new_text = text[:block.start()] + text[block.end():]
+        elif how == "runners":
+            body = re.sub(r"runners = \[.*\]", f"runners = {json.dumps(draw(st.permutations(sorted(runners)))[:2])}",
+                          block.group(0))
+            new_text = text[:block.start()] + body + text[block.end():]
+        elif how == "when":
+            body = re.sub(r'when = ".*"', f'when = "{draw(st.sampled_from(atoms))}"', block.group(0))
+            new_text = text[:block.start()] + body + text[block.end():]
+        else:
+            body = block.group(0)
+            body = body.replace("fallback = false\n", "") if "fallback = false" in body else body + "fallback = false\n"
+            new_text = text[:block.start()] + body + text[block.end():]
+    elif edit == "overlay":  # the new side an overlay of the old: operations on its ids
+        overlay = _overlay_operations(draw, text, runners, atoms)
+    elif edit == "runner-added":  # a runner 'd', with a cell in every feature (no where a feature forces)
+        new_runners["d"] = {"name": "D", "priority": draw(st.integers(0, 4))}
+        blocks = list(re.finditer(r"\[features\.g\d+\]\n(?:(?!\[).*\n)*", text))
+        for block in reversed(blocks):
+            cell = "no" if "forces" in block.group(0) else draw(st.sampled_from(["yes", "no"]))
+            body = re.sub(r"support = \{ (.*) \}", lambda m, cell=cell: f'support = {{ {m.group(1)}, d = "{cell}" }}',
+                          block.group(0))
+            new_text = new_text[:block.start()] + body + new_text[block.end():]
+    elif edit == "runner-removed" and "c" in runners:  # runner 'c' and its cells gone
+        del new_runners["c"]
+        new_text = re.sub(r', c = "(yes|no)"', "", text)
+    else:
+        return None
+    return new_text, overlay
+
+
 @st.composite
 def _edited(draw):
-    """A small matrix (with adjustments half the time, and redirects), and a random edit of it:
-    a cell flipped, a gate added or removed, two priorities swapped, a deprecation (or a removal)
-    added, an adjustment added before the choice, an adjustment or a runner's redirects dropped."""
+    """A small matrix (with adjustments half the time, a runner's own among them, and redirects),
+    and a random edit of it: a cell flipped, a gate added or removed, two priorities swapped, a
+    deprecation (or a removal) added, an adjustment added before the choice, an adjustment or a
+    runner's redirects dropped, a runner's candidacy changed, added or removed, an order added,
+    removed or rewritten (its runners, condition, fallback), a runner added or removed, or the
+    edit made by an overlay's operations (`_overlay_operations`)."""
     text, names, runners, _ = draw(_small_matrices(adjustments=draw(st.booleans()), redirects=True))
     edit = draw(st.sampled_from(["cell", "add", "remove", "priority", "deprecate", "remove-now", "adjustment",
-                                 "adjustment", "add-adjustment", "add-adjustment", "redirects"]))
+                                 "adjustment", "add-adjustment", "add-adjustment", "redirects", "candidacy",
+                                 "candidacy", "order", "order", "overlay", "overlay", "runner-added",
+                                 "runner-removed"]))
     new_text, new_runners = text, {r: dict(v) for r, v in runners.items()}
     cells = list(re.finditer(r'(\b[abc]) = "(yes|no)"', text))
-    if edit == "cell" and cells:
+    overlay = None
+    structural = _structural_edit(draw, edit, text, runners, new_runners, names)
+    if structural is not None:
+        new_text, overlay = structural
+    elif edit == "cell" and cells:
         cell = draw(st.sampled_from(cells))
         flipped = "no" if cell.group(2) == "yes" else "yes"
         new_text = text[:cell.start()] + f'{cell.group(1)} = "{flipped}"' + text[cell.end():]
@@ -190,7 +275,25 @@ def _edited(draw):
             line = ('deprecated = { since = "0.5", remove_in = "2.0" }\n' if edit == "deprecate"
                     else 'deprecated = { since = "0.5", remove_in = "1.0", removed = true }\n')
             new_text = text[:block.end()] + line + text[block.end():]
-    return text, runners, new_text, new_runners, names
+    return text, runners, new_text, new_runners, names, overlay
+
+
+def _overlaid(text, runners, operations):
+    """The matrix an overlay of *operations* makes of the matrix *text* (written to a folder)."""
+    import pathlib
+    import shutil
+    import tempfile
+
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="matrix-diff-overlay-"))
+    try:
+        (folder / "runners").mkdir()
+        (folder / "features.toml").write_text(text)
+        for id, table in runners.items():
+            (folder / "runners" / f"{id}.toml").write_text(_toml(table))
+        (folder / "overlay.toml").write_text(f'[overlay]\nname = "p"\nextends = "features.toml"\n\n{operations}')
+        return matrix.load(str(folder / "overlay.toml"))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _names(sides, features):
@@ -241,6 +344,11 @@ def _expected(kind, old, new):
     return {"blocker-added" if new.startswith("blocked") else "blocker-lifted"}
 
 
+def _runner_of(answer):
+    """The runner an answer of automatic choice names (None: refused)."""
+    return None if answer.startswith("refused") else answer.split(" (")[0]
+
+
 def _holds(region, config, schema):
     """Whether *config* lies in *region* (False for a config that leaves out a value the region
     reads and that has no default: ``matrix resolve`` refuses it with a config error)."""
@@ -275,10 +383,10 @@ def _regions_hold_their_answers(old, new, sides, kinds, universe, whole):
 @settings(max_examples=min(settings.default.max_examples, 200), deadline=None)
 @given(_edited())
 def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
-    text, runners, new_text, new_runners, names = case
+    text, runners, new_text, new_runners, names, overlay = case
     try:
         old = matrix.loads(text, runners=runners)
-        new = matrix.loads(new_text, runners=new_runners)
+        new = matrix.loads(new_text, runners=new_runners) if overlay is None else _overlaid(text, runners, overlay)
     except matrix.LoadError:
         return  # an ill-typed combination of atoms, or a refusal naming the gate removed
     report = diff(old, new)
@@ -286,6 +394,9 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     sides = _diff.Side("old", _plan(old, None)), _diff.Side("new", _plan(new, None))
     kinds = []
     for change in report.changes:
+        if change.level == "cosmetic":
+            assert change.region == "no config"  # an overlay's provenance in the notes
+            continue
         kind = ("automatic" if change.id in _AUTOMATIC else "asked" if change.id.startswith(("request-", "redirect-"))
                 else "removal" if change.id in _REMOVAL else change.id.split("-")[0])
         asked = change.runner if kind in ("asked", "removal") else None
@@ -317,6 +428,8 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
             kind, runner, gate = key
             if kind in ("deprecation", "blocker") and removed in (before[_AUTO], after[_AUTO]):
                 continue  # the warnings and blockers of a config a removal refuses are not compared
+            if kind == "effective" and before[_AUTO] != after[_AUTO]:
+                continue  # the effective config follows the answer: the change of the answer says it
             # A blocker or deprecation folded into a change of automatic choice (its id in
             # ``also``) is said by that change, of the same single gate.
             reported = [c for i in _expected(kind, before[key], after[key]) for c in by_id.get(i, [])
@@ -500,11 +613,19 @@ def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_rel
         ("removed", None, ("mamba_cache_all",)),  # deprecated in 0.30.0, removed as announced in 0.32.0
         # ROCm's default to V1 ends: configs it sent to V1 go to V2 (that entry alone causes it).
         ("runner-changed", None, ("rocm_v1_default_when_free",)),
+        # "For Mamba/hybrid models vLLM overrides the field anyway: align when prefix caching is
+        # on, none when it is off": the two adjustments before the choice that say it.
+        ("adjustment-added", None, ("mamba_cache_align", "mamba_cache_none")),
+        # "vLLM ... sets cudagraph_mode to NONE" with stock torch.compile on V2: its own adjustment,
+        # new in 0.32.0 (where automatic choice moves to V2, that change says it; where no runner
+        # is free and V2 is forced, its effective config has it).
+        ("adjustment-added", None, ("stock_compile_cudagraphs",)),
     } <= said
     # Nothing else: every change is caused by one of those entries.
     assert {f for c in report.changes for f in c.features} == {
         "stock_torch_compile", "spec_ngram", "spec_ngram_gpu", "elastic_ep", "heterogeneous_vocab",
-        "enable_sp_removed", "mamba_cache_all", "rocm_v1_default_when_free"}
+        "enable_sp_removed", "mamba_cache_all", "rocm_v1_default_when_free", "mamba_cache_align", "mamba_cache_none",
+        "stock_compile_cudagraphs"}
     assert {c.features: c.also for c in report.changes if c.id == "runner-changed"} == {
         ("elastic_ep",): ("blocker-lifted",), ("heterogeneous_vocab",): ("blocker-added",),
         ("rocm_v1_default_when_free",): (), ("stock_torch_compile",): ("blocker-lifted",),
@@ -513,9 +634,8 @@ def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_rel
     # "not (not platform.has_triton)").
     assert [c.region for c in report.changes if "not (not " in c.region] == []
     # Every question decided within the budget (before the questions were split into independent
-    # parts, ten of them ran out of it): the only note is what a diff does not compare yet.
-    assert report.undecided == (
-        "Not compared: adjustments (the answers for a config an adjustment changes may differ unseen)",)
+    # parts, ten of them ran out of it), the adjustments compared exactly: nothing undecided.
+    assert report.undecided == ()
 
 
 def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_release():
@@ -554,6 +674,9 @@ def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_rel
         ("refused-served", None, ("missing_triton",)),
         ("request-served", "v1", ("missing_triton",)),
         ("request-served", "v2", ("missing_triton",)),
+        # "On V2, max_model_len is lowered to the draft model's when the draft's is smaller": V2's
+        # own adjustment, new in 0.33.0.
+        ("adjustment-added", None, ("draft_max_model_len",)),
     } == said
     runner_changed = next(c for c in report.changes if c.id == "runner-changed")
     # The witness carries only what the change needs (it carried a speculative method, an executor
@@ -570,8 +693,7 @@ def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_rel
          "(speculative_config.method == 'dflash' and ('DFlash2DraftModel' in "
          "speculative_config.draft_model_config.architectures or 'LiLiCorrDraftModel' in "
          "speculative_config.draft_model_config.architectures))"])
-    assert report.undecided == (
-        "Not compared: adjustments (the answers for a config an adjustment changes may differ unseen)",)
+    assert report.undecided == ()
 
 
 def test_pr_55041_replayed_as_a_diff_moves_mamba_cache_mode_all_from_v2_to_v1_with_two_warnings(tmp_path):
@@ -680,11 +802,25 @@ def test_an_adjustment_before_the_choice_is_compared_on_the_config_of_choice_wit
         "adjustment-removed", "Effective value of y: True → False")
 
 
-def test_a_diff_says_it_does_not_compare_the_adjustments_of_a_runner():
-    own = matrix.loads(_TEXT + '[adjustments.on]\nname = "on"\nwhen = "x"\nset = { "y" = true }\nrunners = ["b"]\n',
+def test_a_runners_own_adjustment_is_compared_exactly_where_it_validates_the_runner_and_in_effective_values():
+    """A review: a runner's own adjustments were said "Not compared". Runner A, chosen on the config
+    as given where x holds, is validated on its effective config, where its adjustment sets y, which
+    it does not support: refused (and y's effective value changes)."""
+    text = _TEXT.replace('support = { a = "yes", b = "no" }', 'support = { a = "no", b = "yes" }')
+    old = matrix.loads(text, runners=_PLAIN)
+    new = matrix.loads(text + '[adjustments.on]\nname = "on"\nwhen = "x"\nset = { "y" = true }\nrunners = ["a"]\n',
                        runners=_PLAIN)
-    assert diff(own, own).undecided == (
-        "Not compared: adjustments (the answers for a config an adjustment changes may differ unseen)",)
+    place = ["<string>:11 (new: $.adjustments.on)"]
+    report = diff(old, new)
+    assert (_said(report), report.undecided) == ([
+        ("served-refused", "breaking", "Automatic choice: A → refused", "x and not y", {"x": True}, place),
+        ("request-refused", "breaking", "Asking for A: A → refused", "x and not y", {"x": True}, place),
+        ("adjustment-added", "behaviour", "Effective value of y: False → True", "x", {"x": True}, place),
+    ], ())
+    assert [(c.id, c.message) for c in diff(new, old).changes] == [
+        ("refused-served", "Automatic choice: refused → A"), ("request-served", "Asking for A: refused → A"),
+        ("adjustment-removed", "Effective value of y: True → False")]
+    assert (diff(new, new).changes, diff(new, new).undecided) == ((), ())
 
 
 def test_sarif_is_one_run_with_a_rule_per_change_id_and_a_result_on_the_cause(folder):
@@ -896,8 +1032,230 @@ def test_a_runner_removed_from_choice_by_an_overlay_changes_the_choice_where_it_
         ("served-refused", "breaking", "Model Runner V2", "refused", {"parallel_config": {"prefill_context_parallel_size": 2}}),
         ("runner-changed", "behaviour", "Model Runner V2", "Model Runner V1", {}),
         ("fallback-lifted", "behaviour", "Model Runner V1 (fallback)", "Model Runner V1",
-         {"parallel_config": {"distributed_executor_backend": "external_launcher", "pipeline_parallel_size": 2}})]
+         {"parallel_config": {"distributed_executor_backend": "external_launcher", "pipeline_parallel_size": 2}}),
+        # Where no runner is free and a feature forces V2 (a hisparse config), V2's own adjustments
+        # applied upstream; with V2 no candidate the forced runner is none, and they do not.
+        ("adjustment-changed", "behaviour", "0", "1",
+         {"speculative_config": {"method": "ngram", "draft_model_config": {"max_model_len": 0}},
+          "model_config": {"max_model_len": 1},
+          "parallel_config": {"distributed_executor_backend": "external_launcher", "pipeline_parallel_size": 2},
+          "attention_config": {"hisparse_config": {}}}),
+        ("adjustment-changed", "behaviour", "'NONE'", "'PIECEWISE'",
+         {"compilation_config": {"mode": "STOCK_TORCH_COMPILE", "cudagraph_mode": "PIECEWISE"},
+          "parallel_config": {"distributed_executor_backend": "external_launcher", "pipeline_parallel_size": 2},
+          "attention_config": {"hisparse_config": {}}})]
     assert (old.resolve({}).runner, new.resolve({}).runner) == ("v2", "v1")
     with pytest.raises(matrix.NoRunnerError):
         new.resolve({"parallel_config": {"prefill_context_parallel_size": 2}})
     assert old.resolve({"parallel_config": {"prefill_context_parallel_size": 2}}).runner == "v2"
+
+
+# --- a new user's trial and a review (lane diff) ------------------------------------------------
+
+ENGINES = '''[matrix]
+name = "db engines"
+version = "1.0"
+
+[config]
+engine = { type = "str", choices = ["row", "column"], default = "row" }
+compress = { type = "bool", default = false }
+threads = { type = "int", default = 1 }
+
+[features.compress]
+name = "compression"
+when = "compress"
+support = { fast = "no", safe = "yes" }
+
+[features.many]
+name = "many threads"
+when = "threads > 4"
+support = { fast = "yes", safe = "yes" }
+
+[orders.columnar]
+name = "columnar prefers safe"
+when = "engine == 'column'"
+runners = ["safe"]
+'''
+ENGINES_NEW = ENGINES.replace('support = { fast = "yes", safe = "yes" }', 'support = { fast = "no", safe = "yes" }') \
+    .replace('runners = ["safe"]', 'runners = ["fast"]')
+ENGINE_RUNNERS = {"fast": {"name": "Fast", "priority": 2}, "safe": {"name": "Safe", "priority": 1}}
+
+
+@pytest.fixture
+def engines(tmp_path, monkeypatch):
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "fast.toml").write_text('name = "Fast"\npriority = 2\n')
+    (tmp_path / "runners" / "safe.toml").write_text('name = "Safe"\npriority = 1\n')
+    (tmp_path / "features.toml").write_text(ENGINES)
+    (tmp_path / "new.toml").write_text(ENGINES_NEW)
+    (tmp_path / "fleet.jsonl").write_text('{"threads": 5}\n{"engine": "column"}\n{}\n'
+                                          '{"compress": true, "engine": "column"}\n')
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_a_cause_that_is_an_order_stands_on_its_orders_table(engines):
+    """A review: an order's finding pointed at $.features.order:ID on the first feature's line."""
+    report = diff(matrix.load("features.toml"), matrix.load("new.toml"))
+    assert [(c.id, c.old, c.new, [str(e) for e in c.entries]) for c in report.changes] == [
+        ("request-refused", "Fast", "refused", ["new.toml:15 (new: $.features.many)"]),
+        ("runner-changed", "Fast", "Safe (fallback)", ["new.toml:15 (new: $.features.many)"]),
+        ("runner-changed", "Safe", "Fast", ["new.toml:20 (new: $.orders.columnar)"]),
+        ("fallback-added", "Safe", "Safe (fallback)", ["new.toml:20 (new: $.orders.columnar)"]),
+    ]
+    # The order gone: its line in the old file.
+    gone = ENGINES.split("[orders.columnar]")[0]
+    (engines / "gone.toml").write_text(gone)
+    report = diff(matrix.load("features.toml"), matrix.load("gone.toml"))
+    assert [(c.id, [str(e) for e in c.entries]) for c in report.changes] == [
+        ("runner-changed", ["features.toml:20 (old: $.orders.columnar)"]),
+        ("fallback-added", ["features.toml:20 (old: $.orders.columnar)"])]
+
+
+FLEET_ENGINES = """\
+3 of 4 configs change (1.0 → 1.0)
+
+| Config | Before | After | Change |
+|---|---|---|---|
+| fleet.jsonl:1 | fast | safe (fallback) | behaviour[runner-changed] |
+| fleet.jsonl:2 | safe | fast | behaviour[runner-changed] |
+| fleet.jsonl:3 | fast | fast | — |
+| fleet.jsonl:4 | safe | safe (fallback) | behaviour[fallback-added] |
+
+Exit status 0: no config changes at or above --fail-on breaking (not accepted)
+"""
+
+
+def test_configs_of_a_fleet_list_only_the_changes_each_config_reproduces(engines):
+    """A review: a config was listed under every change of automatic choice of its kind (both
+    runner-changed findings, and refused → served where it was not refused), not the one it has."""
+    assert _run("diff", "features.toml", "new.toml", "--configs", "fleet.jsonl") == (0, FLEET_ENGINES, "")
+    assert _run("diff", "features.toml", "new.toml", "--configs", "fleet.jsonl", "--format", "markdown") == (
+        0, FLEET_ENGINES, "")
+    old, new = matrix.load("features.toml"), matrix.load("new.toml")
+    report = diff(old, new)
+    for config in ({"threads": 5}, {"engine": "column"}, {}, {"compress": True, "engine": "column"}):
+        for change in report.changes:
+            if matrix.diff.reproduces(change, old, new, config):
+                assert [observe(s, config, "automatic") for s in
+                        (_diff.Side("old", _plan(old, None)), _diff.Side("new", _plan(new, None)))] == [
+                    change.old, change.new] or change.runner is not None
+
+
+def test_configs_of_a_fleet_as_json_follow_the_packaged_schema_and_other_formats_are_a_usage_error(engines):
+    """A new user's trial: --configs --format json printed the text table."""
+    import json
+
+    import jsonschema
+
+    from matrix.diff import json_schema
+
+    status, out, err = _run("diff", "features.toml", "new.toml", "--configs", "fleet.jsonl", "--format", "json")
+    data = json.loads(out)
+    jsonschema.Draft202012Validator(json_schema()).validate(data)
+    assert (status, err) == (0, "")
+    assert data == {
+        "old_version": "1.0", "new_version": "1.0", "fail_on": "breaking", "status": 0, "changed": 3, "rejected": [],
+        "configs": [
+            {"name": "fleet.jsonl:1", "config": {"threads": 5}, "before": "fast", "after": "safe (fallback)",
+             "compared": True, "changes": [{"id": "runner-changed", "level": "behaviour",
+                                            "message": "Automatic choice: Fast → Safe (fallback)", "accepted": None}]},
+            {"name": "fleet.jsonl:2", "config": {"engine": "column"}, "before": "safe", "after": "fast",
+             "compared": True, "changes": [{"id": "runner-changed", "level": "behaviour",
+                                            "message": "Automatic choice: Safe → Fast", "accepted": None}]},
+            {"name": "fleet.jsonl:3", "config": {}, "before": "fast", "after": "fast", "compared": True,
+             "changes": []},
+            {"name": "fleet.jsonl:4", "config": {"compress": True, "engine": "column"}, "before": "safe",
+             "after": "safe (fallback)", "compared": True,
+             "changes": [{"id": "fallback-added", "level": "behaviour",
+                          "message": "Automatic choice: Safe → Safe (fallback)", "accepted": None}]}]}
+    status, out, _ = _run("diff", "features.toml", "new.toml", "--format", "json")
+    jsonschema.Draft202012Validator(json_schema()).validate(json.loads(out))
+    for form in ("github", "sarif"):
+        assert _run("diff", "features.toml", "new.toml", "--configs", "fleet.jsonl", "--format", form) == (
+            2, "", "matrix: error: --configs prints a table of configs (--format text or markdown) or one JSON "
+                   f"document (--format json): --format {form} annotates the matrix's lines, which a fleet of "
+                   "configs has none of\n")
+
+
+def test_a_revision_git_does_not_know_is_said_with_a_near_miss_and_exits_2(engines):
+    import subprocess
+
+    for command in (["init", "-q", "-b", "main"], ["add", "features.toml", "runners"],
+                    ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "old"],
+                    ["tag", "v1.0"]):
+        subprocess.run(["git", *command], check=True, cwd=engines)
+    assert _run("diff", "mian:features.toml", "new.toml") == (
+        2, "", "matrix: error: Cannot read 'mian:features.toml' from git: no revision 'mian', did you mean 'main'\n")
+    assert _run("diff", "--base", "mian") == (
+        2, "", "matrix: error: Cannot read 'mian:features.toml' from git: no revision 'mian', did you mean 'main'\n")
+    assert _run("diff", "--base", "v1.1") == (
+        2, "", "matrix: error: Cannot read 'v1.1:features.toml' from git: no revision 'v1.1', did you mean 'v1.0'\n")
+    assert _run("diff", "--base", "zzz") == (
+        2, "", "matrix: error: Cannot read 'zzz:features.toml' from git: no revision 'zzz'\n")
+    assert _run("diff", "main:nope.toml", "new.toml") == (
+        2, "", "matrix: error: Cannot read 'main:nope.toml' from git: fatal: path 'nope.toml' does not exist in "
+               "'main'\n")
+
+
+def test_a_long_region_is_said_by_its_first_conditions_and_how_many_more():
+    from matrix.diff import brief
+
+    assert brief("x and y") == "x and y"
+    long = " and ".join(f"not (field_{i} == 'value number {i}')" for i in range(30))
+    said = brief(long)
+    assert said == " and ".join(f"not (field_{i} == 'value number {i}')" for i in range(8)) + \
+        " and 22 more conditions (the whole region: --format json)"
+    many = "(" + " or ".join(f"option_{i}" for i in range(40)) + ") and " + long
+    assert brief(many).startswith("(option_0 or option_1 or option_2 or option_3 or 36 more) and not (field_0")
+    merged = " or ".join(f"({long})" for _ in range(6))
+    assert brief(merged).count(" more conditions") == 4 and brief(merged).endswith(" or 2 more")
+    # The release diff's regions, said briefly in the text and whole in the data.
+    old = matrix.default()
+    report = diff(old, old, old_version="0.31.0", new_version="0.32.0")
+    assert max(len(c.region) for c in report.changes) > 1000
+    assert max(len(brief(c.region)) for c in report.changes) < 500
+
+
+def test_a_runner_added_or_removed_is_the_cause_with_the_gates_that_block_it_not_every_gate():
+    """A review: adding a runner named every gate that gained a cell for it as a cause (the cells
+    of every runner were compared), one finding per gate rather than per cause."""
+    turbo = ENGINES.replace('support = { fast = "no", safe = "yes" }',
+                            'support = { fast = "no", safe = "yes", turbo = "yes" }').replace(
+        'support = { fast = "yes", safe = "yes" }', 'support = { fast = "yes", safe = "yes", turbo = "no" }')
+    with_turbo = dict(ENGINE_RUNNERS, turbo={"name": "Turbo", "priority": 3})
+    before, after = matrix.loads(ENGINES, runners=ENGINE_RUNNERS), matrix.loads(turbo, runners=with_turbo)
+    said = [(c.id, c.message, c.region, c.witness, [str(e) for e in c.entries]) for c in diff(before, after).changes]
+    assert said == [
+        ("runner-changed", "Automatic choice: Safe (fallback) → Turbo",
+         "compress and not (engine == 'column') and not (threads > 4)", {"compress": True},
+         ["<string>:1 (new: $.runners.turbo)"]),
+        ("runner-changed", "Automatic choice: Fast → Turbo",
+         "not (engine == 'column') and not compress and not (threads > 4)", {},
+         ["<string>:1 (new: $.runners.turbo)"]),
+        ("fallback-added", "Automatic choice: Fast → Fast (fallback)",
+         "threads > 4 and not (engine == 'column') and not compress", {"threads": 5},
+         ["<string>:1 (new: $.runners.turbo)", "<string>:15 (new: $.features.many)"]),
+    ]
+    assert [(c.id, [str(e) for e in c.entries]) for c in diff(after, before).changes] == [
+        ("runner-changed", ["<string>:1 (old: $.runners.turbo)"]),
+        ("runner-changed", ["<string>:1 (old: $.runners.turbo)"]),
+        ("fallback-lifted", ["<string>:1 (old: $.runners.turbo)", "<string>:15 (old: $.features.many)"]),
+    ]
+
+
+def test_a_runner_added_in_its_own_file_is_said_at_that_file(engines):
+    (engines / "runners" / "turbo.toml").write_text('name = "Turbo"\npriority = 0\n')
+    (engines / "new.toml").write_text(ENGINES.replace('support = { fast = "no", safe = "yes" }',
+                                                      'support = { fast = "no", safe = "no", turbo = "yes" }')
+                                      .replace('fast = "yes", safe = "yes" }', 'fast = "yes", safe = "yes", turbo = "no" }'))
+    (engines / "features.toml").write_text(ENGINES.replace('support = { fast = "no", safe = "yes" }',
+                                                           'support = { fast = "no", safe = "no" }'))
+    (engines / "runners" / "turbo.toml").rename(engines / "turbo.toml")
+    old = matrix.load("features.toml")
+    (engines / "turbo.toml").rename(engines / "runners" / "turbo.toml")
+    report = diff(old, matrix.load("new.toml"))
+    assert [(c.id, c.message, c.region, [str(e) for e in c.entries]) for c in report.changes] == [
+        ("refused-served", "Automatic choice: refused → Turbo (fallback)",
+         "compress and engine == 'column' and not (threads > 4) or (compress and not (engine == 'column') and not "
+         "(threads > 4))", ["runners/turbo.toml:1 (new: $.runners.turbo)"])]
