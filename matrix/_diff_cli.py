@@ -12,7 +12,7 @@ from . import _messages, loader
 from ._ci_formats import tool_version
 from ._files import toml
 from .diff import CHANGES, LEVELS, Accepted, Difference, DiffReport, Level, brief, command, diff
-from .errors import ConfigError, RemovedFeatureError, ResolutionError, UsageError
+from .errors import RemovedFeatureError, ResolutionError, UsageError
 from .schema import Matrix
 
 #: Findings shown in the table of a Markdown comment; the rest go in a <details> block.
@@ -401,25 +401,18 @@ def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str,
     and the exit status with what it means: 2 where a config is rejected on both sides (not
     compared), else 1 where a config changes under a change at or above *fail_on* that is not
     accepted (or is rejected on one side only: breaking), else 0."""
-    from ._access import unknown_keys
-    from .diff import LEVELS, reproduces
+    from .diff import LEVELS, rejection, reproduces
     from .resolver import resolve
 
     def answer(matrix: Matrix, config: Dict[str, Any], version: str) -> Tuple[str, bool]:
-        """The answer, and whether the side rejects the config."""
-        if matrix.schema:
-            unknown = [_messages.config_error(reason, path, None) for path, reason in unknown_keys(config, matrix.schema)]
-            if unknown:
-                return _messages.diff_fleet_rejected("; ".join(unknown)), True
+        """The answer, and whether the side rejects the config (`matrix.diff.rejection`)."""
+        rejected = rejection(matrix, config, version)
+        if rejected is not None:
+            return _messages.diff_fleet_rejected(rejected), True
         try:
-            try:
-                resolution = resolve(matrix, config, version=version)
-            except ResolutionError as error:
-                dict(error.resolution.effective)  # every value held to the schema, as resolve's command does
-                return ("refused (removed)" if isinstance(error, RemovedFeatureError) else "refused"), False
-            dict(resolution.effective)
-        except ConfigError as error:
-            return _messages.diff_fleet_rejected(str(error)), True
+            resolution = resolve(matrix, config, version=version)
+        except ResolutionError as error:
+            return ("refused (removed)" if isinstance(error, RemovedFeatureError) else "refused"), False
         runner: str = resolution.runner
         kinds = sorted({w.kind for w in resolution.warnings if w.kind in ("fallback", "override", "deprecated")})
         return runner + "".join(f" ({k})" for k in kinds), False

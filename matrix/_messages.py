@@ -1599,3 +1599,19 @@ def diff_no_revision(spec: str, revision: str, names: Sequence[str]) -> str:
 def diff_region_more(count: int) -> str:
     """What a region's brief text leaves out (`matrix.diff.brief`)."""
     return f" and {count} more condition{'s' if count != 1 else ''} (the whole region: --format json)"
+
+
+# --- lead: diff of [config] ------------------------------------------------------------------------
+
+
+def diff_config_value(path: str, rejected: bool, error: str) -> str:
+    """A config-rejected or config-accepted change (`matrix.diff`): *error*, the refusing side's message."""
+    if rejected:
+        return f"Config {path!r}: a value that was accepted is now a config error ({error})"
+    return f"Config {path!r}: a value that was a config error is now accepted (it was: {error})"
+
+
+def diff_config_default(path: str, before: object, after: object, choice: Optional[Sequence[str]]) -> str:
+    """*choice*: automatic choice on the empty config, old and new, where it differs."""
+    moved = f"; automatic choice on {{}}: {choice[0]} → {choice[1]}" if choice else ""
+    return f"Config {path!r}: default {before!r} → {after!r} (configs that leave it unset read the new one{moved})"

@@ -68,6 +68,7 @@ CHANGES: Dict[str, Tuple[Level, str]] = {
     "request-refused": ("breaking", "a runner that served a request for it now refuses it"),
     "removed-without-deprecation": ("breaking", "configs are refused for a feature removed without a deprecation period"),
     "removed-early": ("breaking", "configs are refused for a feature removed before its announced remove_in"),
+    "config-rejected": ("breaking", "a [config] value that was accepted is now a config error (a field, choice or bound gone)"),
     "removed": ("behaviour", "configs are refused for a feature removed at or after its announced remove_in"),
     "removal-lifted": ("behaviour", "configs refused for a removed feature are resolved again"),
     "runner-changed": ("behaviour", "automatic choice picks another runner"),
@@ -84,6 +85,8 @@ CHANGES: Dict[str, Tuple[Level, str]] = {
     "deprecation-ended": ("behaviour", "configs that use a feature are no longer warned that it is deprecated"),
     "blocker-added": ("behaviour", "a runner does not support a feature that configs use"),
     "blocker-lifted": ("behaviour", "a runner supports a feature it did not"),
+    "config-accepted": ("behaviour", "a [config] value that was a config error is now accepted"),
+    "config-default-changed": ("behaviour", "configs that leave a [config] field unset read another default"),
     "adjustment-added": ("behaviour", "configs have other effective values: an adjustment was added"),
     "adjustment-removed": ("behaviour", "configs have other effective values: an adjustment was removed"),
     "adjustment-changed": ("behaviour", "configs have other effective values: an adjustment changed"),
@@ -213,6 +216,7 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
     for runner in runners:
         changes.add_regions(search.one_gate("blocker", _diff.blocking(runner), blocked=runner))
     changes.effective()
+    changes.config()
     changes.cosmetic()
     return DiffReport(_sorted(_folded(changes.out)), str(sides[0].version), str(sides[1].version),
                       tuple(dict.fromkeys(search.undecided)) + tuple(changes.unreproduced)
@@ -251,9 +255,31 @@ def _not_compared(*sides: _diff.Side) -> Tuple[str, ...]:
     """What the diff does not compare yet, said rather than claimed unchanged: answers where the
     conditions read through the adjustments grow too large (`matrix._substitute.MAX_NODES`):
     there the questions read configs as given."""
-    if all(side.exact for side in sides) or not any(side.plan.any_adjusting for side in sides):
-        return ()
-    return (_messages.diff_not_compared("adjustments", "a config an adjustment changes"),)
+    out: List[str] = []
+    if not all(side.exact for side in sides) and any(side.plan.any_adjusting for side in sides):
+        out.append(_messages.diff_not_compared("adjustments", "a config an adjustment changes"))
+    # A runner's blockers are read on its effective config where the resolution ends on it
+    # (`Resolution.unsupported`), and the one-gate questions read the config of choice: where a
+    # runner with adjustments of its own gains or loses a blocker, that is said, not guessed.
+    old, new = sides
+    runners = _diff.shared_runners(old, new)
+    if _diff.adjusting(old) == _diff.adjusting(new) and len(runners) == len(old.matrix.runners) == len(new.matrix.runners) \
+            and [_diff.signature(old, g, runners) for g in old.plan.features] == \
+            [_diff.signature(new, g, runners) for g in new.plan.features]:
+        return tuple(out)  # the same rules on both sides: no answer can differ
+    for r in old.matrix.runners:
+        if r.id not in {n.id for n in new.matrix.runners}:
+            continue
+        written = {path for side in sides for a in side.plan.adjustments.get(r.id, ()) for path in a.set}
+        if not written:
+            continue
+        block = _diff.blocking(r.id)
+        # Where the resolution ends on the runner (chosen, or forced) a gate that reads a path its
+        # adjustments write may block it on F and not on C: which F it ends on moves with the choice.
+        if any(written & set(g.when.paths) for side in sides for g in side.plan.features if block(side, g)):
+            out.append(_messages.diff_not_compared(f"the blockers of {r.name} on its effective config",
+                                                   f"a config {r.name}'s own adjustments change where it serves"))
+    return tuple(out)
 
 
 def _sorted(changes: Iterable[Difference]) -> Tuple[Difference, ...]:
@@ -354,6 +380,8 @@ class _Changes:
         seen = self.observe(region, witness)
         if seen is None:
             return
+        if any(text.startswith(_CONFIG_ERROR) for text in seen):
+            return  # a value one side's [config] refuses: said by the config-* finding of its field (`config`)
         # One finding per cause and per pair of answers: configs merged into one finding all go
         # from the same answer to the same answer (review finding W5).
         key = (change_id, region.runner, region.blocked, seen, tuple(g.id for _, g in causes),
@@ -470,6 +498,54 @@ class _Changes:
         except Inconclusive:
             return False
 
+    def config(self) -> None:
+        """``[config]`` as each side has it at its version: a value one side accepts and the
+        other refuses (a field, a choice, a bound or None gone or added), and a default that
+        changed; each value re-resolved on both sides before it is said."""
+        from .schema import NOTHING
+
+        old, new = (side.matrix.schema.at(side.version) for side in (self.old, self.new))
+        for path in dict.fromkeys([*old.fields, *new.fields]):
+            a, b = old.fields.get(path), new.fields.get(path)
+            if a == b:
+                continue
+            flips: Dict[str, List[Tuple[object, str]]] = {"config-rejected": [], "config-accepted": []}
+            for value in _probes(a, b):
+                config = _nested(path, value)
+                seen = [_acceptance(side, config) for side in (self.old, self.new)]
+                if (seen[0] is None) != (seen[1] is None):
+                    flips["config-rejected" if seen[0] is None else "config-accepted"].append(
+                        (value, seen[0] or seen[1] or ""))
+            for change_id, values in flips.items():
+                if not values:
+                    continue
+                narrow = (b if change_id == "config-rejected" else a)
+                if narrow is not None and narrow.type in ("int", "float"):  # the witness next to the bound that moved
+                    bounds = [x for x in (narrow.min, narrow.max) if x is not None]
+                    values.sort(key=lambda found: min((abs(found[0] - x) for x in bounds), default=0)
+                                if isinstance(found[0], (int, float)) else float("inf"))
+                side = self.new if b is not None else self.old  # a field gone: its old line
+                value, error = values[0]
+                region = _config_region(path, a, b, [v for v, _ in values], change_id == "config-rejected")
+                old_text, new_text = ("accepted", _CONFIG_ERROR) if change_id == "config-rejected" else \
+                    (_CONFIG_ERROR, "accepted")
+                self.out.append(Difference(
+                    change_id, CHANGES[change_id][0], _messages.diff_config_value(path, change_id == "config-rejected",
+                                                                                  error),
+                    region, _nested(path, value), old_text, new_text,
+                    entries=(_located(side, ("config", path)),)))
+            if a is not None and b is not None and a.default is not NOTHING and b.default is not NOTHING \
+                    and not _same_value(a.default, b.default):
+                # What a config that leaves it unset resolves to, said at the witness {} (the
+                # regions compare configs that set every value they read alike on both sides).
+                choice = [observe(side, {}, "automatic") for side in (self.old, self.new)]
+                self.out.append(Difference(
+                    "config-default-changed", "behaviour",
+                    _messages.diff_config_default(path, a.default, b.default,
+                                                  choice if choice[0] != choice[1] else None),
+                    f"{path} left unset", {}, repr(a.default), repr(b.default),
+                    entries=(_located(self.new, ("config", path)),)))
+
     def cosmetic(self) -> None:
         """Names, notes, links and groups that changed (no config answers differently)."""
         old, new = self.old.matrix, self.new.matrix
@@ -584,6 +660,93 @@ class _Changes:
         return old, new
 
 
+_CONFIG_ERROR = "a config error"
+
+
+def _acceptance(side: Union[_diff.Side, _At], config: Dict[str, Any]) -> Optional[str]:
+    return rejection(side.matrix, config, side.version)
+
+
+def rejection(matrix: Matrix, config: Dict[str, Any], version: Optional[VersionLike] = None) -> Optional[str]:
+    """Why *matrix*'s ``[config]`` at *version* rejects *config*, held to the schema as ``matrix
+    resolve`` holds it (a key it does not declare, and every value, read or not), or None where
+    it accepts it (it resolves, or is refused: an answer)."""
+    from ._access import unknown_keys
+    from .resolver import resolve
+
+    if matrix.schema:
+        unknown = [_messages.config_error(reason, path, None) for path, reason in unknown_keys(config, matrix.schema)]
+        if unknown:
+            return "; ".join(unknown)
+    try:
+        try:
+            resolution = resolve(matrix, config, version=version)
+        except ResolutionError as error:
+            resolution = error.resolution
+        dict(resolution.effective)  # every value held to the schema
+    except ConfigError as refused:
+        return str(refused)
+    return None
+
+
+def _probes(*fields: Optional[Any]) -> List[object]:
+    """Values of a field that one side may accept and the other refuse: every choice of either
+    side, None, the booleans, each bound and its neighbours, each default."""
+    from .schema import NOTHING
+
+    out: List[object] = []
+    for field in fields:
+        if field is None:
+            continue
+        if field.choices is not None:
+            out += list(field.choices)
+        elif field.type == "bool":
+            out += [True, False]
+        elif field.type in ("int", "float"):
+            for bound in (field.min, field.max):
+                if bound is not None:
+                    out += [type_(bound + step) for step in (-1, 0, 1)
+                            for type_ in ((int,) if field.type == "int" else (float,))]
+        out.append(None)
+        if field.default is not NOTHING and field.default is not None:
+            out.append(field.default)
+    seen: List[object] = []
+    for value in out:
+        if not any(_same_value(value, other) for other in seen):
+            seen.append(value)
+    return seen
+
+
+def _nested(path: str, value: object) -> Dict[str, Any]:
+    """``{"a": {"b": value}}`` for ``a.b``."""
+    out: Dict[str, Any] = {}
+    table = out
+    *sections, last = path.split(".")
+    for section in sections:
+        table = table.setdefault(section, {})
+    table[last] = value
+    return out
+
+
+def _config_region(path: str, a: Optional[Any], b: Optional[Any], values: List[object], rejected: bool) -> str:
+    """The values of *path* one side accepts and the other refuses, as text: a field on one side
+    only (any value), the bounds that moved (numbers: exactly), else the values found."""
+    if a is None or b is None:
+        return f"{path} set to any value"
+    if a.type == b.type and a.type in ("int", "float") and a.choices is None and b.choices is None:
+        wide, narrow = (a, b) if rejected else (b, a)
+        parts = []
+        if narrow.max is not None and (wide.max is None or wide.max > narrow.max):
+            parts.append(f"{path} > {narrow.max}" + (f" and {path} <= {wide.max}" if wide.max is not None else ""))
+        if narrow.min is not None and (wide.min is None or wide.min < narrow.min):
+            parts.append(f"{path} < {narrow.min}" + (f" and {path} >= {wide.min}" if wide.min is not None else ""))
+        parts += [f"{path} is None" for v in values if v is None]
+        if parts:
+            return " or ".join(f"({p})" if " and " in p and len(parts) > 1 else p for p in parts)
+    texts = [f"{path} is None" if v is None else f"{path} == {v!r}" for v in values]
+    return " or ".join(texts[:4]) + (_messages.diff_region_more(len(texts) - 4) if len(texts) > 4 else "")
+
+
 def _pruned(witness: Dict[str, Any], *sides: _diff.Side) -> Dict[str, Any]:
     """*witness* without the values that every side's ``[config]`` has as the default at its
     version (a config that leaves them out reads the same), nor the tables that leaves empty
@@ -689,6 +852,8 @@ def kind_of(change: Difference) -> str:
         return change.id.split("-")[0]
     if change.id.startswith("adjustment-"):
         return "effective"
+    if change.id.startswith("config-"):
+        return "config"
     return "cosmetic"
 
 
@@ -707,6 +872,8 @@ def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, A
     kind = kind_of(change)
     if kind == "cosmetic":
         return False
+    if kind == "config":
+        return _config_reproduces(change, old, new, config, old_version, new_version)
     if change.region != "every config":
         schema = _diff.union_schema(old.schema, new.schema)
         try:
@@ -726,6 +893,29 @@ def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, A
             name = gate.name if gate is not None else None
         seen = [observe(side, config, kind, asked, feature, change.runner, name) for side in sides]
     return seen == [change.old, change.new]
+
+
+def _config_reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, Any],
+                       old_version: Optional[VersionLike], new_version: Optional[VersionLike]) -> bool:
+    """A config-* change holds for *config*: it sets the field (leaves it unset, for a default)
+    and each side accepts or refuses it as the change says."""
+    from .resolver import _plan
+
+    key = change.entries[0].place[len("$.config"):]  # ``.name`` or ``["a.b"]`` (`_messages.place`)
+    path = key[1:] if key.startswith(".") else json.loads(key[1:-1])
+    table: Any = config
+    for part in path.split("."):
+        table = table.get(part, _UNSET) if isinstance(table, dict) else _UNSET
+    if change.id == "config-default-changed":
+        return table is _UNSET
+    if table is _UNSET:
+        return False
+    sides = [_At(m, _plan(m, v).version) for m, v in ((old, old_version), (new, new_version))]
+    seen = ["accepted" if _acceptance(side, config) is None else _CONFIG_ERROR for side in sides]
+    return seen == [change.old, change.new]
+
+
+_UNSET = object()
 
 
 @attrs.frozen

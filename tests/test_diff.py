@@ -13,6 +13,11 @@ from matrix.resolver import _plan
 from .test_overlay import _toml
 from .test_check import _ADJUSTABLE, _ATOMS, _FIELDS, _KINDS, _small_matrices, _toml_value, _universe
 
+# A runner whose own adjustments write a path one of its blockers reads: its blockers are read on
+# the config of choice by the diff, on its effective config by resolve where it serves (said).
+V2_BLOCKERS_NOT_COMPARED = ("Not compared: the blockers of Model Runner V2 on its effective config (the answers for "
+                            "a config Model Runner V2's own adjustments change where it serves may differ unseen)",)
+
 SMALL = '''[matrix]
 name = "small"
 version = "2.0"
@@ -634,8 +639,9 @@ def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_rel
     # "not (not platform.has_triton)").
     assert [c.region for c in report.changes if "not (not " in c.region] == []
     # Every question decided within the budget (before the questions were split into independent
-    # parts, ten of them ran out of it), the adjustments compared exactly: nothing undecided.
-    assert report.undecided == ()
+    # parts, ten of them ran out of it), the adjustments compared exactly; V2's blockers are read
+    # on the config of choice, and its adjustments write what some of them read: said.
+    assert report.undecided == V2_BLOCKERS_NOT_COMPARED
 
 
 def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_release():
@@ -693,7 +699,7 @@ def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_rel
          "(speculative_config.method == 'dflash' and ('DFlash2DraftModel' in "
          "speculative_config.draft_model_config.architectures or 'LiLiCorrDraftModel' in "
          "speculative_config.draft_model_config.architectures))"])
-    assert report.undecided == ()
+    assert report.undecided == V2_BLOCKERS_NOT_COMPARED
 
 
 def test_pr_55041_replayed_as_a_diff_moves_mamba_cache_mode_all_from_v2_to_v1_with_two_warnings(tmp_path):
@@ -816,7 +822,8 @@ def test_a_runners_own_adjustment_is_compared_exactly_where_it_validates_the_run
         ("served-refused", "breaking", "Automatic choice: A → refused", "x and not y", {"x": True}, place),
         ("request-refused", "breaking", "Asking for A: A → refused", "x and not y", {"x": True}, place),
         ("adjustment-added", "behaviour", "Effective value of y: False → True", "x", {"x": True}, place),
-    ], ())
+    ], ("Not compared: the blockers of A on its effective config (the answers for a config A's own adjustments "
+        "change where it serves may differ unseen)",))
     assert [(c.id, c.message) for c in diff(new, old).changes] == [
         ("refused-served", "Automatic choice: refused → A"), ("request-served", "Asking for A: refused → A"),
         ("adjustment-removed", "Effective value of y: True → False")]
@@ -1259,3 +1266,52 @@ def test_a_runner_added_in_its_own_file_is_said_at_that_file(engines):
         ("refused-served", "Automatic choice: refused → Turbo (fallback)",
          "compress and engine == 'column' and not (threads > 4) or (compress and not (engine == 'column') and not "
          "(threads > 4))", ["runners/turbo.toml:1 (new: $.runners.turbo)"])]
+
+
+# [config] compared as each side has it: a value one side accepts and the other refuses, and a
+# default that changed, each said at the field's line and re-resolved on both sides.
+_MODES = SMALL.replace('y = { type = "bool", default = false }\n',
+                       'y = { type = "bool", default = false }\n'
+                       'mode = { type = "str", default = "a", choices = ["a", "b", "c"] }\n'
+                       'threads = { type = "int", default = 1, min = 1, max = 16 }\n')
+
+
+def test_a_choice_or_bound_gone_from_config_is_breaking_and_one_added_is_behaviour():
+    old = matrix.loads(_MODES, runners=RUNNERS)
+    new = matrix.loads(_MODES.replace('choices = ["a", "b", "c"]', 'choices = ["a", "b"]').replace("max = 16", "max = 8"),
+                       runners=RUNNERS)
+    report = diff(old, new)
+    assert report.headline() == "2 changes (2.0 → 2.0): 2 breaking, 0 behaviour, 0 cosmetic"
+    assert _summary(report) == [
+        ("config-rejected", "breaking",
+         "Config 'mode': a value that was accepted is now a config error (Config 'mode': 'c' is not one of 'a', 'b')",
+         "mode == 'c'", {"mode": "c"}, ["<string>:7 (new: $.config.mode)"]),
+        ("config-rejected", "breaking",
+         "Config 'threads': a value that was accepted is now a config error (Config 'threads': 9 is more than the "
+         "maximum 8)", "threads > 8 and threads <= 16", {"threads": 9},
+         ["<string>:8 (new: $.config.threads)"]),
+    ]
+    back = diff(new, old)
+    assert [(c.id, c.level, c.region, c.old, c.new, [str(e) for e in c.entries]) for c in back.changes] == [
+        ("config-accepted", "behaviour", "mode == 'c'", "a config error", "accepted", ["<string>:7 (new: $.config.mode)"]),
+        ("config-accepted", "behaviour", "threads > 8 and threads <= 16", "a config error", "accepted",
+         ["<string>:8 (new: $.config.threads)"]),
+    ]
+    assert matrix.diff.reproduces(report.changes[0], old, new, {"mode": "c", "x": True})
+    assert not matrix.diff.reproduces(report.changes[0], old, new, {"mode": "b"})
+
+
+def test_a_field_gone_is_breaking_at_its_old_line_and_a_default_changed_says_what_the_empty_config_does():
+    old = matrix.loads(_MODES, runners=RUNNERS)
+    gone = matrix.loads(_MODES.replace('threads = { type = "int", default = 1, min = 1, max = 16 }\n', ""),
+                        runners=RUNNERS)
+    assert [(c.id, c.region, c.witness, [str(e) for e in c.entries]) for c in diff(old, gone).changes] == [
+        ("config-rejected", "threads set to any value", {"threads": 1}, ["<string>:8 (old: $.config.threads)"])]
+    flipped = matrix.loads(_MODES.replace('x = { type = "bool", default = false }', 'x = { type = "bool", default = true }'),
+                           runners=RUNNERS)
+    report = diff(old, flipped)
+    assert _summary(report) == [
+        ("config-default-changed", "behaviour", "Config 'x': default False → True (configs that leave it unset "
+         "read the new one; automatic choice on {}: A → B (fallback))", "x left unset", {}, ["<string>:5 (new: $.config.x)"])]
+    assert matrix.diff.reproduces(report.changes[0], old, flipped, {"y": True})
+    assert not matrix.diff.reproduces(report.changes[0], old, flipped, {"x": False})
