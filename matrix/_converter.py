@@ -102,6 +102,7 @@ class FieldSpec:
     since: Optional[Version] = None
     until: Optional[Version] = None
     classes: bool = False
+    derive: Optional[str] = None
 
 
 @attrs.frozen

@@ -104,6 +104,8 @@ DESCRIPTIONS: Dict[Tuple[Optional[str], Optional[str]], str] = {
     ("FieldSpec", "fact"): "Computed by the host and passed to resolve(facts=…)",
     ("FieldSpec", "classes"): "The host may hold a class where a name is expected: it reads as module.Qualname "
                               "(str and list[str] only)",
+    ("FieldSpec", "derive"): "A derived int field: its value is this int expression over int fields and literals "
+                             "(+ - * // %, min, max), never read from a config",
     ("FieldSpec", "since"): "The release the host's config gained this field",
     ("FieldSpec", "until"): "The release the host's config lost this field",
     ("ChoiceSpec", None): "A choice that exists only from or until a release",
