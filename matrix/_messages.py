@@ -1587,3 +1587,7 @@ def adjustment_derived(path: str) -> str:
 def derived_never_none(path: str) -> str:
     return (f"{path!r} is never None: its expression reads no field that can be None and divides by nothing that "
             "can be zero")
+
+
+def raise_as_host_needs(found: str) -> str:
+    return f"raise_as_host() takes a matrix.ResolutionError, not {found}"

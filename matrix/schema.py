@@ -306,6 +306,9 @@ class RequirementKind:
     id: str
     name: str
     reason: Optional[str] = None
+    #: ``kind = "ValueError"``: the built-in exception the host raises when a requirement of
+    #: this kind fails (`matrix._error_kinds.ERROR_KINDS`), unless the clause names its own.
+    error_kind: Optional[str] = None
 
 
 @attrs.frozen
@@ -319,6 +322,9 @@ class Requirement:
     condition: Predicate
     reason: str
     doc: Optional[str] = None
+    #: The built-in exception the host raises when this clause fails (``kind = "…"`` on the
+    #: clause or its requirement kind; `ResolutionError.kind`), or None.
+    error_kind: Optional[str] = None
 
 
 @attrs.frozen
