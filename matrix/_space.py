@@ -47,7 +47,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Seq
 
 from packaging.version import Version
 
-from ._nodes import (ARITHMETIC_NODES, And, Arith, Call, Compare, DerivedField, IsNone, ListLiteral, Literal, Mod, Node, Not,
+from ._nodes import (And, Arith, Call, Compare, DerivedField, IsNone, ListLiteral, Literal, Mod, Node, Not,
                      Or, Path, walk)
 from ._operators import ARITHMETIC, BY_SPELLING, FUNCTIONS, integers, remainder, truthy
 from ._versions import parsed
@@ -531,15 +531,17 @@ def enumerated(nodes: Iterable[Node], schema: Optional[Schema], inexact: Dict[st
             find(paths[0])
 
     plain: List[Tuple[str, str]] = []
+    arithmetic = (Arith, Call, DerivedField)
     for node in nodes:
-        for part in walk(node):
-            if isinstance(part, ARITHMETIC_NODES) and not isinstance(part, Mod):
+        parts = list(walk(node))
+        plain += [(p.left.name, p.right.name) for p in parts
+                  if isinstance(p, Compare) and isinstance(p.left, Path) and isinstance(p.right, Path)]
+        if not any(isinstance(p, arithmetic) for p in parts):
+            continue  # most gates: one walk, nothing to enumerate
+        for part in parts:
+            if isinstance(part, arithmetic) or (isinstance(part, Compare) and any(
+                    isinstance(n, arithmetic) for n in walk(part))):
                 join(n.name for n in walk(part) if isinstance(n, Path))
-            elif isinstance(part, Compare):
-                if any(isinstance(n, ARITHMETIC_NODES) and not isinstance(n, Mod) for n in walk(part)):
-                    join(n.name for n in walk(part) if isinstance(n, Path))
-                elif isinstance(part.left, Path) and isinstance(part.right, Path):
-                    plain.append((part.left.name, part.right.name))
     if not parent:
         return {}
     # Fields compared with a field of a group are in it (their order with it must be kept).
