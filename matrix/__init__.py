@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, List, Mapping, Optional
 from .errors import (AdjustmentError, ConfigError, LoadError, MatrixError, NoRunnerError, PredicateError, Problem,
                      RemovedFeatureError, ResolutionError, UnsupportedFeatureError, UsageError)
 from .loader import default, installed_overlays, load, loads
-from .predicates import And, Compare, IsNone, ListLiteral, Literal, Mod, Not, Or, Path, Predicate
+from .predicates import And, Arith, Call, Compare, DerivedField, IsNone, ListLiteral, Literal, Mod, Not, Or, Path, Predicate
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._remedy import Change, ChangeAction, Remedies, Remedy
@@ -61,6 +61,9 @@ __all__ = [
     "Compare",
     "IsNone",
     "Mod",
+    "Arith",
+    "Call",
+    "DerivedField",
     "Path",
     "Literal",
     "ListLiteral",

@@ -82,6 +82,12 @@ class Effective:
 def read(config: object, path: str, schema: Optional[Schema],
          facts: Optional[Mapping[str, object]] = None) -> object:
     """The value at *path* in *config* (or *facts*), checked against *schema* when there is one."""
+    if schema is not None and schema.derivations and path in schema.derivations:
+        # A derived field is computed, never read (a message template may name one), from the
+        # values as read here (an effective config's, adjusted).
+        from ._derive import value as derived
+
+        return derived(schema.derivations[path], lambda p: read(config, p, schema, facts))
     if isinstance(config, Effective):
         return config.read(path, schema, facts)
     parts = path.split(".")

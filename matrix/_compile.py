@@ -35,8 +35,9 @@ from packaging.version import Version
 
 from . import _access, _choice, _derived
 from ._choice import Rule
-from ._nodes import LITERAL_TYPES, And, Compare, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path
-from ._operators import AND, BY_SPELLING, EQUALS, IS_NONE, IS_NOT_NONE, MOD, NOT, OR, PLAIN_TYPES, remainder, truthy
+from ._nodes import LITERAL_TYPES, And, Arith, Call, Compare, DerivedField, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path
+from ._operators import (AND, ARITHMETIC, BY_SPELLING, EQUALS, FUNCTIONS, IS_NONE, IS_NOT_NONE, MOD, NOT, OR, PLAIN_TYPES,
+                         integers, remainder, truthy)
 from ._versions import parsed
 from .errors import ConfigError
 from .predicates import OPERATORS
@@ -182,7 +183,7 @@ def parts(matrix: Matrix, version: Version) -> Parts:
 def _parts(matrix: Matrix, version: Version) -> Parts:
     in_force = matrix.adjustments_at(version)
     everyone = refusing(matrix, ())
-    # Derived gates like candidacies and orders: every runner says yes, so choice ignores them.
+    # DerivedField gates like candidacies and orders: every runner says yes, so choice ignores them.
     features = matrix.gates_at(version) + tuple(
         Feature(f"adjustment:{a.id}", a.name, a.when, everyone, origin=a) for a in in_force)
     first = len(features) - len(in_force)
@@ -266,7 +267,11 @@ def _fixed(schema: Optional[Schema], paths: Tuple[str, ...], readers: Dict[str, 
     return dict(_general=_general_reader(schema, paths, readers), _Slow=_Slow, _SCALARS=PLAIN_TYPES,
                 _MISS=_access.MISSING, _join="".join, _type=type, _Mapping=Mapping, _NoAttributes=_NO_ATTRIBUTES,
                 _check_facts=_access.check_facts, _schema=schema, _ops=OPERATORS, _truthy=truthy,
-                _rem=remainder, _parsed=parsed)
+                _rem=remainder, _parsed=parsed, _arith=ARITHMETIC, _ints=_ints)
+
+
+def _ints(name: str, values: Tuple[object, ...]) -> object:
+    return integers(FUNCTIONS[name], values)
 
 
 def _general_reader(schema: Optional[Schema], paths: Tuple[str, ...],
@@ -294,7 +299,7 @@ class _NoAttributes:
 _NO_ATTRIBUTES = _NoAttributes()
 #: The names of `_fixed`, which every evaluator takes as default arguments.
 _FIXED = ("_general", "_Slow", "_SCALARS", "_MISS", "_join", "_type", "_Mapping", "_NoAttributes", "_check_facts",
-          "_schema", "_ops", "_truthy", "_rem", "_parsed")
+          "_schema", "_ops", "_truthy", "_rem", "_parsed", "_arith", "_ints")
 
 
 class _Generator:
@@ -648,6 +653,14 @@ class _Generator:
             if self.may_be_none(node.path.name):
                 return f"(None if {local} is None else {native})"
             return f"({native})"
+        # Arithmetic (issue 30, F3) by the interpreter's own functions: None for None and for a
+        # zero divisor, where Python would raise.
+        if isinstance(node, Arith):
+            return f"_arith[{node.op!r}]({self.value(node.left)}, {self.value(node.right)})"
+        if isinstance(node, Call):
+            return f"_ints({node.name!r}, (" + "".join(f"{self.value(a)}, " for a in node.args) + "))"
+        if isinstance(node, DerivedField):
+            return self.value(node.expression)
         return f"bool({self.condition(node)})"
 
     def compare(self, node: Compare) -> str:

@@ -59,6 +59,8 @@ def expected(what: str, value: object) -> Invalid:
 # empty or repeat an item.
 VERSION, ID, PATH, CLASS, PREDICATE = "version", "id", "path", "class", "predicate"
 STATUS, BARE_STATUS, FIELD_TYPE, APPLIES = "status", "bare status", "field type", "applies"
+#: A built-in exception's name, one of `matrix._error_kinds.ERROR_KINDS` (issue 30, F5).
+ERROR_KIND = "error kind"
 RUNNER, SUPPORT_KEY, FEATURE, KIND = "runner", "support key", "feature", "kind"
 NONEMPTY, UNIQUE, NOT_BLANK = "nonempty", "unique", "not blank"
 #: A TOML scalar (a choice), a number (a bound) and any TOML value (a default).
@@ -102,6 +104,7 @@ class FieldSpec:
     since: Optional[Version] = None
     until: Optional[Version] = None
     classes: bool = False
+    derive: Optional[str] = None
 
 
 @attrs.frozen
@@ -169,6 +172,7 @@ class ClauseSpec:
     condition: Condition
     reason: Optional[str] = None
     doc: Optional[str] = None
+    kind: Optional[Annotated[str, ERROR_KIND]] = None
 
 
 @attrs.frozen
@@ -212,6 +216,7 @@ class RunnerSpec:
 class KindSpec:
     name: str
     reason: Optional[str] = None
+    kind: Optional[Annotated[str, ERROR_KIND]] = None
 
 
 @attrs.frozen

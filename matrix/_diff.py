@@ -77,7 +77,7 @@ def union_schema(old: Schema, new: Schema) -> Schema:
         if before is not None and before.choices is not None and field.choices is not None:
             field = attrs.evolve(field, choices=tuple(dict.fromkeys((*field.choices, *before.choices))))
         fields[path] = field
-    return Schema(fields)
+    return Schema(fields, {**old.derivations, **new.derivations})
 
 
 class Side:

@@ -122,7 +122,8 @@ def json_text(doc: Document, tables: Sequence[str]) -> str:
     if "capabilities" in tables and doc.candidates:
         data["capabilities"] = [
             {"id": row.id, "name": row.name, "reason": row.reason or None,
-             "requires": {rid: [{"condition": str(c.condition), "reason": c.reason, "doc": c.doc} for c in clauses]
+             "requires": {rid: [{"condition": str(c.condition), "reason": c.reason, "doc": c.doc,
+                                **({} if c.error_kind is None else {"kind": c.error_kind})} for c in clauses]
                           for (rid, _), clauses in zip(doc.runners, row.clauses)}}
             for row in doc.capabilities]
         data["candidates"] = {rid: c or None for (rid, _), c in zip(doc.runners, doc.candidates)}

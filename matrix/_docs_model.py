@@ -158,6 +158,9 @@ class CapabilityRow:
     reason: str  # the kind's default reason, "" when each clause gives its own
     cells: Tuple[Tuple[str, bool], ...]  # (text, whether it is a condition: code) per runner
     clauses: Tuple[Tuple[Requirement, ...], ...] = ()  # per runner, for formats that carry data (JSON)
+    #: The built-in exceptions the host raises when a requirement of this kind fails (each
+    #: clause's ``kind``, or the kind's own), in order, each once (issue 30, F5).
+    error_kinds: Tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -504,7 +507,9 @@ def _capabilities(matrix: Matrix, spell: Callable[[str], str]) -> Tuple[
             cells.append((spell("; ".join(docs)), False) if docs else (spell(" and ".join(
                 str(c.condition) if len(mine) == 1 else f"({c.condition})" for c in mine)), True))
             clauses.append(mine)
-        rows.append(CapabilityRow(kind.id, spell(kind.name), spell(kind.reason or ""), tuple(cells), tuple(clauses)))
+        raised = tuple(dict.fromkeys(c.error_kind for mine in clauses for c in mine if c.error_kind is not None))
+        rows.append(CapabilityRow(kind.id, spell(kind.name), spell(kind.reason or ""), tuple(cells), tuple(clauses),
+                                  raised or ((kind.error_kind,) if kind.error_kind else ())))
     candidates = tuple(spell(str(r.candidate)) if r.candidate is not None else "" for r in matrix.runners)
     orders = tuple(OrderRow(o.id, spell(o.name), spell(str(o.when)), _may_choose(matrix, o), o.fallback)
                    for o in matrix.orders)

@@ -201,7 +201,8 @@ def _redirects(row: RunnerRow) -> List[Piece]:
 
 def _capabilities(doc: Document) -> Table:
     rows = [TableRow((_cell(_text(c.name), header=True), *(_cell(*_sentence([cell])) for cell in c.cells),
-                      _cell(_text(c.reason or "given per runner"))))
+                      _cell(_text((c.reason or "given per runner")
+                                  + (f" (raises {', '.join(c.error_kinds)})" if c.error_kinds else "")))))
             for c in doc.capabilities]
     rows.append(TableRow((_cell(_text("Candidate for automatic choice"), header=True),
                           *(_cell(_code(c) if c else _text("always")) for c in doc.candidates), _cell(_text("")))))

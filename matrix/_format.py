@@ -104,6 +104,11 @@ DESCRIPTIONS: Dict[Tuple[Optional[str], Optional[str]], str] = {
     ("FieldSpec", "fact"): "Computed by the host and passed to resolve(facts=…)",
     ("FieldSpec", "classes"): "The host may hold a class where a name is expected: it reads as module.Qualname "
                               "(str and list[str] only)",
+    ("KindSpec", "kind"): "The built-in exception the host raises when a requirement of this kind fails "
+                          "(ValueError, AssertionError, …): ResolutionError.kind, matrix.binding.raise_as_host",
+    ("ClauseSpec", "kind"): "The built-in exception the host raises when this clause fails, over the kind's own",
+    ("FieldSpec", "derive"): "A derived int field: its value is this int expression over int fields and literals "
+                             "(+ - * // %, min, max), never read from a config",
     ("FieldSpec", "since"): "The release the host's config gained this field",
     ("FieldSpec", "until"): "The release the host's config lost this field",
     ("ChoiceSpec", None): "A choice that exists only from or until a release",

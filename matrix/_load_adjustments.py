@@ -45,10 +45,13 @@ def adjustments(builder: _Builder, source: _Source, raw: object, schema: Schema,
             if checked is not _BAD:
                 values[path] = checked
         if spec.message is not None:
-            template, problems = _templates.parse(spec.message, (), schema.fields, sorted(builder.broken))
+            template, problems = _templates.parse(spec.message, (), (*schema.fields, *schema.derived),
+                                                  sorted(builder.broken))
             for problem in problems:
                 builder.problem(source, where + ("message",), problem)
             for path in template.paths if template is not None else ():
+                if path in schema.derivations:
+                    continue  # computed from fields that the expression's types checked
                 field = schema.fields[path]
                 if window is not None and not _covers(field.window, window):
                     builder.problem(source, where + ("message",), _messages.adjustment_window(
@@ -81,6 +84,9 @@ def _field(builder: _Builder, source: _Source, where: Sequence[Any], schema: Sch
     """The field at *path*, declared for the whole *window*, that a user may change; None (said)
     otherwise."""
     field = schema.get(path)
+    if field is None and path in schema.derivations:
+        builder.problem(source, tuple(where), _messages.adjustment_derived(path))
+        return None
     if field is None:
         if not any(path == b or path.startswith(b + ".") for b in builder.broken):
             builder.problem(source, tuple(where), _messages.unknown_path(path, schema.fields))

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 import attrs
 
 from . import _messages
+from ._error_kinds import ERROR_KINDS
 from .predicates import Predicate
 from .schema import Order, Requirement, RequirementKind, Runner, Schema, window_text
 
@@ -19,8 +20,19 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def requirement_kinds(b: _Builder, source: _Source, raw: object) -> Dict[str, RequirementKind]:
     """``[requirements]``: the kinds of requirement a runner file may state, by id."""
-    return {id: RequirementKind(id, spec.name, spec.reason)
-            for id, _, spec in b.entries(source, raw, "requirements", "Requirement kind", b.shapes.KindSpec)}
+    out = {}
+    for id, _, spec in b.entries(source, raw, "requirements", "Requirement kind", b.shapes.KindSpec):
+        out[id] = RequirementKind(id, spec.name, spec.reason,
+                                  _error_kind(b, source, ("requirements", id, "kind"), spec.kind))
+    return out
+
+
+def _error_kind(b: _Builder, source: _Source, where: Place, kind: Optional[str]) -> Optional[str]:
+    """*kind* when it is one of the built-in exceptions a requirement may name; None (said) else."""
+    if kind is None or kind in ERROR_KINDS:
+        return kind
+    b.problem(source, where, _messages.unknown_choice("error kind", kind, ERROR_KINDS, one_of=True))
+    return None
 
 
 def requirements(b: _Builder, runner: Runner, kinds: Dict[str, RequirementKind], schema: Schema) -> Runner:
@@ -56,8 +68,10 @@ def requirements(b: _Builder, runner: Runner, kinds: Dict[str, RequirementKind],
             if reason is None:
                 b.problem(source, at, _messages.requirement_without_reason(kind))
                 continue
+            error_kind = _error_kind(b, source, at + ("kind",), clause.kind) or kinds[kind].error_kind
             if condition is not None:
-                clauses.setdefault(kind, []).append(Requirement(runner.id, kind, condition, reason, clause.doc))
+                clauses.setdefault(kind, []).append(Requirement(runner.id, kind, condition, reason, clause.doc,
+                                                                error_kind))
     ordered = tuple(c for kind in kinds for c in clauses.get(kind, ()))
     return attrs.evolve(runner, requires=ordered, candidate=candidate)
 

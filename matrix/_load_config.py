@@ -3,13 +3,13 @@ history, since/until), the sections its dotted paths imply, and the facts they i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 
 import attrs
 from packaging.version import Version
 
 from . import _access, _format, _messages
-from .errors import ConfigError
+from .errors import ConfigError, excerpt
 from .schema import FIELD_TYPES, NOTHING, Field, Schema, Window, window_text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -31,6 +31,19 @@ def schema(b: _Builder, source: _Source, raw: object) -> Schema:
         else:
             # Reported already: predicates that read it are not told it is unknown too.
             b.broken.add(path)
+    sources = {p: f.derive for p, f in declared.items() if isinstance(f.derive, str)}
+    derivations: Dict[str, Field] = {}
+    if sources:
+        from . import _load_derive
+
+        declared = {p: f for p, f in declared.items() if p not in sources}
+        derivations, problems = _load_derive.expressions(declared, sources)
+        for path, error in problems:
+            where = ("config", path, "derive")
+            at = source.locations.in_string(where, error.span[0]) if source.text else None
+            b.problem(source, where, error.message, at=at,
+                      detail=excerpt(error.source, error.span, opened=error.opened))
+            b.broken.add(path)
     fields: Dict[str, Field] = {}
     for path, field in declared.items():
         parts = path.split(".")
@@ -43,7 +56,7 @@ def schema(b: _Builder, source: _Source, raw: object) -> Schema:
                 b.problem(source, ("config", path),
                           _messages.not_a_section(prefix, parent.type, path))
         fields[path] = field
-    return Schema(_facts_inherited(fields))
+    return Schema(_facts_inherited(fields), derivations)
 
 
 def _field(b: _Builder, source: _Source, path: str, raw: object) -> Optional[Field]:  # noqa: C901 — every rule of one [config] entry, each problem collected in the order the entry is read
@@ -62,6 +75,8 @@ def _field(b: _Builder, source: _Source, path: str, raw: object) -> Optional[Fie
     if spec.type not in FIELD_TYPES:
         b.problem(source, where + ("type",), _messages.unknown_type(spec.type, FIELD_TYPES))
         return None
+    if spec.derive is not None:
+        return _derived(b, source, where, path, spec)
     kind = spec.type
     choices, choice_windows = _choices(b, source, where, spec.choices)
     ok = choices is not None or spec.choices is None
@@ -129,6 +144,21 @@ def _field(b: _Builder, source: _Source, path: str, raw: object) -> Optional[Fie
                  min=spec.min, max=spec.max, doc=spec.doc, fact=spec.fact, since=window[0], until=window[1],
                  choice_windows=choice_windows, defaults=defaults,
                  classes=spec.classes)
+
+
+def _derived(b: _Builder, source: _Source, where: Place, path: str, spec: Any) -> Optional[Field]:
+    """A derived field: an int, with no key that says how a config holds it (its expression is
+    parsed once every field is declared: `matrix._load_derive.expressions`)."""
+    if spec.type != "int":
+        b.problem(source, where + ("type",), _messages.derive_type(spec.type))
+        return None
+    given = [key for key, unset in (("nullable", False), ("default", NOTHING), ("choices", None), ("min", None),
+                                    ("max", None), ("fact", False), ("since", None), ("until", None),
+                                    ("classes", False)) if getattr(spec, key) is not unset and getattr(spec, key) != unset]
+    if given:
+        b.problem(source, where + (given[0],), _messages.derive_keys(given))
+        return None
+    return Field(path, "int", doc=spec.doc, derive=spec.derive)
 
 
 def _defaults_are_choices(b: _Builder, source: _Source, where: Place, windows: Mapping[object, Window],

@@ -73,13 +73,6 @@ def list_too_long(limit: int) -> str:
     return f"List literal has more than the limit of {limit} items"
 
 
-EXPECTED_DIVISOR = "a positive integer after '%' (path % 16)"
-
-
-def mod_of_non_path() -> str:
-    return "'%' takes a config path on its left and a positive integer on its right (path % 16), once"
-
-
 def mod_needs_int(described: str) -> str:
     return f"'%' takes an int field, not {described}"
 
@@ -1615,3 +1608,56 @@ def diff_config_default(path: str, before: object, after: object, choice: Option
     """*choice*: automatic choice on the empty config, old and new, where it differs."""
     moved = f"; automatic choice on {{}}: {choice[0]} → {choice[1]}" if choice else ""
     return f"Config {path!r}: default {before!r} → {after!r} (configs that leave it unset read the new one{moved})"
+
+
+# --- lane arith ---
+# Arithmetic across fields (issue 30, F3: matrix._parser, _typecheck, _load_derive) and error
+# kinds (F5: matrix._load_kinds, binding.raise_as_host).
+
+def arith_needs_int(described: str, spelling: str) -> str:
+    return f"{spelling!r} takes ints (int fields, int literals, arithmetic), not {described}"
+
+
+def divides_by_zero(expression: str) -> str:
+    return f"Division by zero whatever the config: {expression} (the divisor is the literal 0)"
+
+
+def unknown_function(name: str) -> str:
+    return f"{name}(...) is not a function of the language: only min(...) and max(...) are"
+
+
+def function_arity(name: str) -> str:
+    return f"{name}(...) takes two or more arguments"
+
+
+EXPECTED_ARITH_END = "',' or ')' to close the arguments"
+
+
+def derive_not_int(described: str) -> str:
+    return f"derive takes an int expression (int fields, int literals, + - * // %, min, max), not {described}"
+
+
+def derive_cycle(cycle: Sequence[str]) -> str:
+    return "Derived fields read each other in a cycle: " + " -> ".join(cycle)
+
+
+def derive_type(kind: str) -> str:
+    return f"derive makes an int field, not {kind}: write type = \"int\""
+
+
+def derive_keys(keys: Sequence[str]) -> str:
+    return ("A derived field takes only type, derive and doc, not " + ", ".join(keys)
+            + ": its value is computed, never read from a config")
+
+
+def adjustment_derived(path: str) -> str:
+    return f"{path!r} is a derived field: its value is computed from its expression, so no adjustment sets it"
+
+
+def derived_never_none(path: str) -> str:
+    return (f"{path!r} is never None: its expression reads no field that can be None and divides by nothing that "
+            "can be zero")
+
+
+def raise_as_host_needs(found: str) -> str:
+    return f"raise_as_host() takes a matrix.ResolutionError, not {found}"

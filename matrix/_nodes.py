@@ -10,7 +10,7 @@ from typing import Iterator, Tuple, Union
 
 import attrs
 
-from ._operators import AND, ATOM_LEVEL, IS_NONE, IS_NOT_NONE, MOD, NOT, OR, TEST_LEVEL
+from ._operators import AND, ATOM_LEVEL, BY_SPELLING, IS_NONE, IS_NOT_NONE, MOD, NOT, OR, SUM_LEVEL, TEST_LEVEL
 
 _SPAN = attrs.field(default=(0, 0), eq=False, hash=False, repr=False)
 
@@ -66,8 +66,6 @@ class ListLiteral:
 
 @attrs.frozen
 class Mod:
-    """``path % divisor``: the remainder of an int field by a positive literal (None for None)."""
-
     """``path % divisor``: the remainder of an int field by a positive int literal (None when
     the field is None)."""
 
@@ -80,6 +78,49 @@ class Mod:
 
 
 @attrs.frozen
+class Arith:
+    """``left op right`` over ints, ``op`` one of ``+ - * // %`` (Python's integer operators);
+    None where a side is None or the divisor is zero. ``path % INT`` (a positive literal) is a
+    `Mod`, not an `Arith`."""
+
+    left: Node
+    op: str
+    right: Node
+    span: Tuple[int, int] = _SPAN
+
+    def __str__(self) -> str:
+        level = BY_SPELLING[self.op].strength
+        # Left-associative: a right operand as loose as the operator needs parentheses.
+        return f"{_child(self.left, level)} {self.op} {_child(self.right, level + 1)}"
+
+
+@attrs.frozen
+class Call:
+    """``min(a, b, …)`` or ``max(a, b, …)`` of ints (None where one of them is None)."""
+
+    name: str
+    args: Tuple[Node, ...]
+    span: Tuple[int, int] = _SPAN
+
+    def __str__(self) -> str:
+        return f"{self.name}(" + ", ".join(str(arg) for arg in self.args) + ")"
+
+
+@attrs.frozen
+class DerivedField:
+    """A derived field (``derive = "…"`` in ``[config]``) where a predicate reads it: prints as
+    its path, evaluates as its expression (put in place of the `Path` when the predicate is
+    checked against the schema)."""
+
+    path: Path
+    expression: Node
+    span: Tuple[int, int] = _SPAN
+
+    def __str__(self) -> str:
+        return str(self.path)
+
+
+@attrs.frozen
 class Compare:
     """``left op right``, ``op`` one of the comparison operators, ``in`` or ``not in``."""
 
@@ -89,7 +130,7 @@ class Compare:
     span: Tuple[int, int] = _SPAN
 
     def __str__(self) -> str:
-        return f"{_child(self.left, MOD.strength)} {self.op} {_child(self.right, MOD.strength)}"
+        return f"{_child(self.left, SUM_LEVEL)} {self.op} {_child(self.right, SUM_LEVEL)}"
 
 
 @attrs.frozen
@@ -102,7 +143,7 @@ class IsNone:
 
     def __str__(self) -> str:
         test = IS_NOT_NONE if self.negated else IS_NONE
-        return f"{_child(self.operand, MOD.strength)} {test.spelling}"
+        return f"{_child(self.operand, SUM_LEVEL)} {test.spelling}"
 
 
 @attrs.frozen
@@ -138,13 +179,18 @@ class Or:
         return f" {OR.spelling} ".join(_child(op, AND.strength) for op in self.operands)
 
 
-Node = Union[Path, Literal, ListLiteral, Mod, Compare, IsNone, Not, And, Or]
+Node = Union[Path, Literal, ListLiteral, Mod, Arith, Call, DerivedField, Compare, IsNone, Not, And, Or]
+
+#: The nodes whose value is an int computed from other values.
+ARITHMETIC_NODES = (Mod, Arith, Call, DerivedField)
 
 _STRENGTH = {Or: OR.strength, And: AND.strength, Not: NOT.strength, Compare: TEST_LEVEL,
              IsNone: IS_NONE.strength, Mod: MOD.strength}
 
 
 def strength(node: Node) -> int:
+    if isinstance(node, Arith):
+        return BY_SPELLING[node.op].strength
     return _STRENGTH.get(type(node), ATOM_LEVEL)
 
 
@@ -169,3 +215,11 @@ def walk(node: Node) -> Iterator[Node]:
             stack.extend(reversed(current.items))
         elif isinstance(current, Mod):
             stack.append(current.path)
+        elif isinstance(current, Arith):
+            stack.extend((current.right, current.left))
+        elif isinstance(current, Call):
+            stack.extend(reversed(current.args))
+        elif isinstance(current, DerivedField):
+            # What a derived field reads is what the predicate reads (its own path is no
+            # config value).
+            stack.append(current.expression)

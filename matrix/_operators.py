@@ -26,7 +26,8 @@ from ._versions import to_version
 from .errors import ConfigError
 
 #: Binding strength, loosest first; a child looser than its parent needs parentheses.
-OR_LEVEL, AND_LEVEL, NOT_LEVEL, TEST_LEVEL, ARITH_LEVEL, ATOM_LEVEL = range(1, 7)
+#: (``+`` and ``-`` bind looser than ``*``, ``//`` and ``%``, as in Python.)
+OR_LEVEL, AND_LEVEL, NOT_LEVEL, TEST_LEVEL, SUM_LEVEL, ARITH_LEVEL, ATOM_LEVEL = range(1, 8)
 
 #: Types whose values Python's ``bool`` judges (a bare operand's truth); anything else a config
 #: holds is a section.
@@ -49,7 +50,7 @@ class Operator:
     spelling: str
     #: ``logic`` (and, or, not), ``comparison`` (``left op right``, both sides values),
     #: ``membership`` (``left op list``), ``test`` (``operand is None``), ``arithmetic``
-    #: (``path op INT``).
+    #: (``a op b`` over ints: ``+ - * // %``).
     kind: str = attrs.field(validator=attrs.validators.in_(
         ("logic", "comparison", "membership", "test", "arithmetic")))
     strength: int
@@ -131,6 +132,32 @@ def remainder(number: object, divisor: int) -> object:
     return int(number) % divisor if isinstance(number, int) and not isinstance(number, bool) else None
 
 
+def _integer(function: Callable[[int, int], int]) -> Callable[[object, object], object]:
+    """An arithmetic operator of the language: *function* of two ints (not bools); None when
+    either side is not an int (None included) or the divisor is zero (README, "Arithmetic")."""
+    def apply(a: object, b: object) -> object:
+        if not isinstance(a, int) or isinstance(a, bool) or not isinstance(b, int) or isinstance(b, bool):
+            return None
+        try:
+            return function(int(a), int(b))
+        except ZeroDivisionError:
+            return None
+
+    return apply
+
+
+def integers(function: Callable[..., int], values: Tuple[object, ...]) -> object:
+    """``min(…)`` / ``max(…)`` of ints (not bools); None when one of them is not an int."""
+    for value in values:
+        if not isinstance(value, int) or isinstance(value, bool):
+            return None
+    return function([int(v) for v in values if isinstance(v, int)])
+
+
+#: The functions of an arithmetic expression (``max(1, a // b)``), by name.
+FUNCTIONS: Dict[str, Callable[..., int]] = {"min": min, "max": max}
+
+
 def truthy(obj: object) -> bool:
     """A bare operand's truth: scalars and lists as Python says; None is False; anything else
     is a section, and a section that is there is True (even an empty dict: "is present")."""
@@ -166,12 +193,25 @@ TABLE: Tuple[Operator, ...] = (
     Operator("is not None", "test", TEST_LEVEL, python="{a} is not None", negates="is None"),
     Operator("%", "arithmetic", ARITH_LEVEL, remainder, "{a} % {b}", operands=frozenset({"int"}),
              refused=_not_an_int, example="path % 16"),
+    *(Operator(spelling, "arithmetic", level, _integer(function), "{a} " + spelling + " {b}",
+               operands=frozenset({"int"}), refused=_messages.arith_needs_int,
+               example="a * b // c" if spelling == "*" else "")
+      for spelling, level, function in (("+", SUM_LEVEL, operator.add), ("-", SUM_LEVEL, operator.sub),
+                                        ("*", ARITH_LEVEL, operator.mul), ("//", ARITH_LEVEL, operator.floordiv))),
 )
 
 BY_SPELLING: Dict[str, Operator] = {op.spelling: op for op in TABLE}
 AND, OR, NOT = BY_SPELLING["and"], BY_SPELLING["or"], BY_SPELLING["not"]
 IS_NONE, IS_NOT_NONE = BY_SPELLING["is None"], BY_SPELLING["is not None"]
 MOD = BY_SPELLING["%"]
+#: The arithmetic operators by spelling, each a function of two values (``%`` by any int,
+#: not only ``path % INT``'s positive literal).
+ARITHMETIC: Dict[str, Callable[[object, object], object]] = {
+    **{op.spelling: op.evaluate for op in TABLE if op.kind == "arithmetic" and op.evaluate is not None},
+    "%": _integer(operator.mod),
+}
+#: The arithmetic operators that divide (a literal 0 on their right is a load error).
+DIVIDING = frozenset({"//", "%"})
 EQUALS = BY_SPELLING["=="]
 
 #: The operators of ``left op right`` (the parser's COMPARISON), in the table's order.
@@ -180,10 +220,11 @@ COMPARISONS: Tuple[Operator, ...] = tuple(op for op in TABLE if op.kind in ("com
 KEYWORDS = frozenset({word for op in TABLE for word in op.words if word.isidentifier()} | {"None", "True", "False"})
 
 
-def symbols(*kinds: str) -> Tuple[str, ...]:
+def symbols(*kinds: str, level: Optional[int] = None) -> Tuple[str, ...]:
     """The spellings of the operators of *kinds* made of symbols, longest first (the tokenizer
     tries them in this order: ``<=`` before ``<``)."""
-    found = [op.spelling for op in TABLE if op.kind in kinds and not op.spelling[0].isalpha()]
+    found = [op.spelling for op in TABLE if op.kind in kinds and not op.spelling[0].isalpha()
+             and (level is None or op.strength == level)]
     return tuple(sorted(found, key=len, reverse=True))
 
 

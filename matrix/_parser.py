@@ -8,7 +8,11 @@ The grammar (each rule is one ``_parse_<rule>`` function whose docstring is its 
     not        := 'not' not | test
     test       := operand (COMPARISON operand)?
                 | operand 'is' ['not'] 'None'
-    operand    := path ['%' INT] | literal | list | '(' expr ')' | tuple
+    operand    := sum | list
+    sum        := product (('+' | '-') product)*
+    product    := factor (('*' | '//' | '%') factor)*
+    factor     := call | path | literal | '(' expr ')' | tuple
+    call       := ('min' | 'max') '(' sum (',' sum)+ ')'
     path       := NAME ('.' NAME)*
     literal    := STRING | NUMBER | 'True' | 'False' | 'None'
     list       := '[' literal (',' literal)* ','? ']'
@@ -25,6 +29,7 @@ Examples, each of which parses (a test reads them from here)::
     lora_config is not None and not platform.has_triton
     (a == 1 or b != 2.5) and c <= -3 and d is None and e == True
     selector.block_size is None or selector.block_size % 16 == 0
+    tp_size % dcp_size != 0 and max(1, kv_heads // tp_size) * 2 >= heads - 1
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import math
 from typing import List, NoReturn, Optional, Tuple, Type, Union
 
 from . import _messages, _operators
-from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path
+from ._nodes import And, Arith, Call, Compare, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path
 from ._tokenizer import Token, Tokenizer, decode_string
 from .errors import PredicateError
 
@@ -66,6 +71,21 @@ def parse(source: str) -> Node:
     node = parser._parse_expr()
     if parser.tokens.next_token is not None:
         parser.tokens.raise_unexpected("'and', 'or' or the end of the predicate")
+    return node
+
+
+def parse_expression(source: str) -> Node:
+    """Parse *source* as an int expression (a derived field's ``derive``: ``sum`` of the
+    grammar); raises `PredicateError` with a caret."""
+    if len(source) > MAX_LENGTH:
+        raise PredicateError(_messages.too_long(len(source), MAX_LENGTH), source=source[:200],
+                             span=(0, min(len(source), 200)))
+    parser = _Parser(source)
+    if parser.tokens.next_token is None:
+        parser.tokens.raise_unexpected("an int expression")
+    node = parser._parse_sum()
+    if parser.tokens.next_token is not None:
+        parser.tokens.raise_unexpected("an arithmetic operator (+, -, *, //, %) or the end of the expression")
     return node
 
 
@@ -153,31 +173,91 @@ class _Parser:
             tokens.read()  # raises, naming the right spelling
         if tokens.check("NAME", "STRING", "NUMBER", "True", "False", "None", "LPAREN", "LBRACKET"):
             tokens.raise_unexpected(EXPECTED_COMPARISON)
-        if tokens.check("PERCENT"):
-            tokens.raise_syntax_error(_messages.mod_of_non_path(), span=tokens.next_token.span)  # type: ignore[union-attr]
         return None
 
     def _parse_operand(self) -> Node:
-        """operand := path ['%' INT] | literal | list | '(' expr ')' | tuple"""
+        """operand := sum | list"""
+        if self.tokens.check("LBRACKET"):
+            return self._parse_list()
+        return self._parse_sum()
+
+    def _signed(self) -> bool:
+        """A NUMBER written against its sign after an operand (``a -1``): ``a - 1``."""
+        token = self.tokens.next_token
+        return token is not None and token.name == "NUMBER" and token.text[0] in "+-"
+
+    def _parse_sum(self) -> Node:
+        """sum := product (('+' | '-') product)*"""
+        tokens = self.tokens
+        depth = self.depth
+        left = self._parse_product()
+        while tokens.check("SUM") or self._signed():
+            token = tokens.read()
+            # Each operator is a level of the tree: a long chain is as deep as its length.
+            self._descend(token.span)
+            if token.name == "SUM":
+                right = self._parse_product()
+            else:
+                digits = Token("NUMBER", token.text[1:], token.position + 1)
+                right = self._parse_product(Literal(_literal_value(digits, self.source), span=digits.span))
+            left = Arith(left, token.text[0], right, span=(left.span[0], right.span[1]))
+        self.depth = depth
+        return left
+
+    def _parse_product(self, first: Optional[Node] = None) -> Node:
+        """product := factor (('*' | '//' | '%') factor)*"""
+        tokens = self.tokens
+        depth = self.depth
+        left = self._parse_factor() if first is None else first
+        while tokens.check("PERCENT"):
+            token = tokens.read()
+            self._descend(token.span)
+            right = self._parse_factor()
+            span = (left.span[0], right.span[1])
+            if isinstance(right, Literal) and type(right.value) is int and right.value == 0 and token.text != "*":
+                tokens.raise_syntax_error(_messages.divides_by_zero(f"{left} {token.text} 0"), span=right.span)
+            if token.text == "%" and isinstance(left, Path) and isinstance(right, Literal) \
+                    and type(right.value) is int and right.value > 0:
+                left = Mod(left, right.value, span=span)
+            else:
+                left = Arith(left, token.text, right, span=span)
+        self.depth = depth
+        return left
+
+    def _parse_factor(self) -> Node:
+        """factor := call | path | literal | '(' expr ')' | tuple"""
         tokens = self.tokens
         if tokens.check("NAME"):
             path = self._parse_path()
-            if not tokens.check("PERCENT"):
-                return path
-            tokens.read()
-            divisor = tokens.next_token
-            if divisor is None or not tokens.check("NUMBER") or type(_literal_value(divisor, self.source)) is not int \
-                    or _literal_value(divisor, self.source) <= 0:  # type: ignore[operator]
-                tokens.raise_unexpected(_messages.EXPECTED_DIVISOR)
-            tokens.read()
-            return Mod(path, int(divisor.text), span=(path.span[0], divisor.span[1]))
-        if tokens.check("LBRACKET"):
-            return self._parse_list()
+            if tokens.check("LPAREN"):
+                return self._parse_call(path)
+            return path
         if tokens.check("LPAREN"):
             return self._parse_parenthesized()
         if tokens.check("STRING", "NUMBER", "True", "False", "None"):
             return self._parse_literal()
         tokens.raise_unexpected("a config path, a value, '(' or '['")
+
+    def _parse_call(self, name: Path) -> Node:
+        """call := ('min' | 'max') '(' sum (',' sum)+ ')'"""
+        tokens = self.tokens
+        if name.name not in _operators.FUNCTIONS:
+            tokens.raise_syntax_error(_messages.unknown_function(name.name), span=name.span)
+        opening = tokens.read()
+        self._descend(opening.span)
+        args = [self._parse_sum()]
+        while tokens.check("COMMA"):
+            tokens.read()
+            args.append(self._parse_sum())
+        if not tokens.check("RPAREN"):
+            if tokens.next_token is None:
+                self._raise_unclosed(opening, ")")
+            tokens.raise_unexpected(_messages.EXPECTED_ARITH_END)
+        end = tokens.read()
+        self.depth -= 1
+        if len(args) < 2:
+            tokens.raise_syntax_error(_messages.function_arity(name.name), span=(name.span[0], end.span[1]))
+        return Call(name.name, tuple(args), span=(name.span[0], end.span[1]))
 
     def _parse_path(self) -> Path:
         """path := NAME ('.' NAME)*"""

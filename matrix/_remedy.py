@@ -399,7 +399,10 @@ def _spell(space: Space, constants: List[object], path: str, field: Optional[Fie
     pieces: List[str] = []
     spans = 0  # pieces that are ranges, not single values
     rest = list(values)
-    if field is not None and field.type in ("int", "float", "version") and len(space._groups.get(path, {path})) <= 1:
+    # A field arithmetic reads has every value as its own class (or only some values tried):
+    # the values that work are said one by one, never as ranges between constants.
+    if field is not None and field.type in ("int", "float", "version") and len(space._groups.get(path, {path})) <= 1 \
+            and path not in space.enumerated and space.inexact.get(path) != "arithmetic":
         ordered = [v for v in values if _ordered(field, v)]
         for piece, single in _ranges(space, path, field, ordered, constants):
             pieces.append(piece)

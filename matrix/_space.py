@@ -39,6 +39,7 @@ exceeds its budget says so (`Inconclusive`) and never guesses.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import random
@@ -46,8 +47,9 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Seq
 
 from packaging.version import Version
 
-from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path, walk
-from ._operators import BY_SPELLING, remainder, truthy
+from ._nodes import (And, Arith, Call, Compare, DerivedField, IsNone, ListLiteral, Literal, Mod, Node, Not,
+                     Or, Path, walk)
+from ._operators import ARITHMETIC, BY_SPELLING, FUNCTIONS, integers, remainder, truthy
 from ._versions import parsed
 from .predicates import OPERATORS
 from .schema import Field, Schema
@@ -97,6 +99,9 @@ CAUSES = {
     "sparse": "a float field is compared with another field near a constant of magnitude 2**52 or more",
     "remainder-field": "a field is compared with a remainder by more than 64 (y == x % 100)",
     "no-schema": "the matrix declares no [config] schema",
+    "arithmetic": "a field that arithmetic across fields reads (a + b, a % b, a derived field), or that is compared "
+                  "with it, has no min and max or is not an int, or the fields read together take more than 20000 "
+                  "combinations of values",
 }
 
 
@@ -140,11 +145,17 @@ class Space:
                 if prefix not in self.paths:
                     self.paths.append(prefix)
         prefixes = {p.rsplit(".", 1)[0] for p in self.paths if "." in p}
+        #: path → every value it can take, for the fields arithmetic reads (`enumerated`).
+        tried: Dict[str, List[object]] = {}
+        self.enumerated = enumerated(nodes, schema, self.inexact, tried)
         self.domains: Dict[str, List[object]] = {}
         # Scalars first: a list field related to a scalar one takes the scalar's values as items.
         for path in sorted(self.paths, key=lambda p: self._is_list(p)):
             if self.field(path) is None and path in prefixes:
                 self.domains[path] = [PRESENT, None]
+                continue
+            if path in self.enumerated:
+                self.domains[path] = self.enumerated[path]
                 continue
             peers = groups.get(path, {path})
             shared = [c for peer in sorted(peers) for c in constants.get(peer, [])]
@@ -160,6 +171,8 @@ class Space:
                 shared += [v for peer in sorted(peers) if peer != path and not self._is_list(peer)
                            for v in self.domains.get(peer, []) if v is not None]
             self.domains[path] = self._domain(path, shared, len(peers))
+            if path in tried:
+                self.domains[path] = _unique([*tried[path], *self.domains[path]])
         self.domains = {path: self.domains[path] for path in self.paths}
 
     def _free_peers(self, path: str) -> int:
@@ -249,6 +262,27 @@ class Space:
                 return value if value is UNKNOWN else remainder(value, divisor)
 
             return mod
+        if isinstance(node, Arith):
+            left, right, apply = self._valuer(node.left), self._valuer(node.right), ARITHMETIC[node.op]
+
+            def arith(assignment: Dict[str, object]) -> object:
+                a = left(assignment)
+                if a is UNKNOWN:
+                    return UNKNOWN
+                b = right(assignment)
+                return UNKNOWN if b is UNKNOWN else apply(a, b)
+
+            return arith
+        if isinstance(node, Call):
+            args, function = tuple(self._valuer(arg) for arg in node.args), FUNCTIONS[node.name]
+
+            def call(assignment: Dict[str, object]) -> object:
+                values = tuple(arg(assignment) for arg in args)
+                return UNKNOWN if any(v is UNKNOWN for v in values) else integers(function, values)
+
+            return call
+        if isinstance(node, DerivedField):
+            return self._valuer(node.expression)
         return self._truther(node)
 
     def _make_truth(self, node: Node) -> Callable[[Dict[str, object]], object]:  # noqa: C901 — one closure per kind of node
@@ -466,6 +500,112 @@ def compared_constants(nodes: Iterable[Node], inexact: Optional[Dict[str, str]] 
     return constants
 
 
+def _root(parent: Dict[str, str], path: str) -> str:
+    """The root of *path* in the union-find forest *parent* (added as its own root if new)."""
+    while parent.setdefault(path, path) != path:
+        path = parent[path]
+    return path
+
+
+#: The most combinations of values the fields of one arithmetic group may take for `Space` to
+#: enumerate them all (issue 30, F3).
+MAX_COMBINATIONS = 20_000
+
+
+def enumerated(nodes: Iterable[Node], schema: Optional[Schema], inexact: Dict[str, str],  # noqa: C901 — the groups and their enumeration, one rule read as one
+               tried: Dict[str, List[object]]) -> Dict[str, List[object]]:
+    """path → every value it can take, for each field read by arithmetic (``a + b``, ``a % b``
+    by a field, ``min``/``max``, a derived field) or compared with it, where the fields of its
+    group (those read by one expression, or compared with each other or with one) are bounded
+    ints that together take at most `MAX_COMBINATIONS` values: arithmetic mixes values, so no
+    partition by constants is exact, but every value is. The paths of a group that cannot be
+    enumerated go to *inexact* (cause ``arithmetic``), keeping their representatives."""
+    parent: Dict[str, str] = {}
+
+    find = functools.partial(_root, parent)
+    def join(paths: Iterable[str]) -> None:
+        paths = list(paths)
+        for other in paths[1:]:
+            parent[find(other)] = find(paths[0])
+        if paths:
+            find(paths[0])
+
+    plain: List[Tuple[str, str]] = []
+    arithmetic = (Arith, Call, DerivedField)
+    for node in nodes:
+        parts = list(walk(node))
+        plain += [(p.left.name, p.right.name) for p in parts
+                  if isinstance(p, Compare) and isinstance(p.left, Path) and isinstance(p.right, Path)]
+        if not any(isinstance(p, arithmetic) for p in parts):
+            continue  # most gates: one walk, nothing to enumerate
+        for part in parts:
+            if isinstance(part, arithmetic) or (isinstance(part, Compare) and any(
+                    isinstance(n, arithmetic) for n in walk(part))):
+                join(n.name for n in walk(part) if isinstance(n, Path))
+    if not parent:
+        return {}
+    # Fields compared with a field of a group are in it (their order with it must be kept).
+    changed = True
+    while changed:
+        changed = False
+        for a, b in plain:
+            if (a in parent or b in parent) and find(a) != find(b):
+                join((a, b))
+                changed = True
+    groups: Dict[str, List[str]] = {}
+    for path in parent:
+        groups.setdefault(find(path), []).append(path)
+    out: Dict[str, List[object]] = {}
+    for members in groups.values():
+        values: Dict[str, List[object]] = {}
+        combinations = 1
+        for path in sorted(members):
+            field = schema.get(path) if schema else None
+            found = _every_value(field)
+            if found is None:
+                combinations = MAX_COMBINATIONS + 1
+                break
+            values[path] = found
+            combinations *= len(found)
+        if combinations > MAX_COMBINATIONS:
+            for path in members:
+                inexact.setdefault(path, "arithmetic")
+                if path not in tried:
+                    tried[path] = _some_values(schema.get(path) if schema else None)
+            continue
+        out.update(values)
+    return out
+
+
+def _some_values(field: Optional[Field]) -> List[object]:
+    """Values worth trying for an int field of a group that cannot be enumerated: -8 … 16 and
+    its bounds' neighbourhoods, within its bounds."""
+    if field is None or field.type != "int" or field.choices is not None:
+        return []
+    low = math.ceil(field.min) if field.min is not None else None
+    high = math.floor(field.max) if field.max is not None else None
+    near = set(range(-8, 17))
+    if low is not None:
+        near.update(range(low, low + 9))
+    if high is not None:
+        near.update(range(high - 8, high + 1))
+    return [v for v in sorted(near) if (low is None or v >= low) and (high is None or v <= high)]
+
+
+def _every_value(field: Optional[Field]) -> Optional[List[object]]:
+    """Every value *field* can hold (None included where the field is nullable), or None when
+    it is not an int with both bounds or with choices."""
+    if field is None or field.type != "int":
+        return None
+    if field.choices is not None:
+        found: List[object] = [c for c in field.choices]
+    elif field.min is None or field.max is None or field.max - field.min >= MAX_COMBINATIONS:
+        return None
+    else:
+        found = list(range(math.ceil(field.min), math.floor(field.max) + 1))
+    return found + [None] if field.nullable else found
+
+
 def compared_remainders(nodes: Iterable[Node]) -> Dict[str, Dict[int, List[object]]]:
     """path → divisor → the literals ``path % divisor`` is compared with."""
     found: Dict[str, Dict[int, List[object]]] = {}
@@ -515,11 +655,7 @@ def related(nodes: Iterable[Node]) -> Dict[str, Set[str]]:
     """path → the set of paths it is compared with, directly or through others (itself included)."""
     parent: Dict[str, str] = {}
 
-    def find(path: str) -> str:
-        while parent.setdefault(path, path) != path:
-            path = parent[path]
-        return path
-
+    find = functools.partial(_root, parent)
     for node in nodes:
         for part in walk(node):
             if isinstance(part, Compare) and isinstance(part.left, Path) and isinstance(part.right, Path):

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path, walk
+from ._nodes import And, Arith, Call, Compare, DerivedField, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path, walk
 from ._operators import remainder
 from .predicates import truth
 from .schema import Adjustment, From, Schema
@@ -109,6 +109,13 @@ def _replaced(node: Node, terms: Dict[str, Node]) -> Node:
             return Literal(remainder(term.value, node.divisor))
         assert isinstance(term, Path)
         return Mod(term, node.divisor)
+    if isinstance(node, Arith):
+        return Arith(_replaced(node.left, terms), node.op, _replaced(node.right, terms))
+    if isinstance(node, Call):
+        return Call(node.name, tuple(_replaced(arg, terms) for arg in node.args))
+    if isinstance(node, DerivedField):
+        # Said as its expression once a path it reads is replaced: the name would say otherwise.
+        return _replaced(node.expression, terms)
     if isinstance(node, Compare):
         return Compare(_replaced(node.left, terms), node.op, _replaced(node.right, terms))
     if isinstance(node, IsNone):

@@ -41,13 +41,16 @@ RULES: Dict[str, re.Pattern[str]] = {
     "MISSPELT": re.compile(r"===|&&|\|\||<>|!(?!=)|=(?!=)"),
     # The operators spelt with symbols, from the table (words are NAMEs that are KEYWORDS).
     "OP": _either(_operators.symbols("comparison", "membership")),
-    "PERCENT": _either(_operators.symbols("arithmetic")),
+    # `*`, `//` and `%`; `+` and `-` come after NUMBER, which takes a sign written against its
+    # digits (`x == -1`): the parser reads `a -1` as `a - 1`, as Python does.
+    "PERCENT": _either(_operators.symbols("arithmetic", level=_operators.ARITH_LEVEL)),
     "STRING": re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*\""""),
     "OPEN_STRING": re.compile(r"""['"]"""),
     "NUMBER": re.compile(
         r"[+-]?(?:\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\d+)"
         r"(?![A-Za-z0-9_.])"
     ),
+    "SUM": _either(_operators.symbols("arithmetic", level=_operators.SUM_LEVEL)),
     "NAME": re.compile(_format.PATH + r"(?![A-Za-z0-9_.])"),
 }
 

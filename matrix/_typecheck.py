@@ -13,7 +13,7 @@ import attrs
 
 from . import _messages
 from ._nodes import LITERAL_TYPES as _LITERAL_TYPES
-from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path
+from ._nodes import ARITHMETIC_NODES, And, Arith, Call, Compare, DerivedField, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path
 from ._operators import BY_SPELLING, MOD, Operator
 from ._versions import to_version
 from .errors import PredicateError
@@ -39,6 +39,15 @@ def check(node: Node, schema: Schema, source: str) -> List[PredicateError]:
     return sorted(checker.errors, key=lambda e: e.span)
 
 
+def check_expression(node: Node, schema: Schema, source: str) -> List[PredicateError]:
+    """Every type error in *node* as an int expression (a derived field's ``derive``)."""
+    checker = _Checker(schema, source)
+    found = checker.operand(node)
+    if found is not None and found.name != "int":
+        checker.error(_messages.derive_not_int(found.describe), node.span)
+    return sorted(checker.errors, key=lambda e: e.span)
+
+
 class _Checker:
     def __init__(self, schema: Schema, source: str) -> None:
         self.schema = schema
@@ -48,7 +57,7 @@ class _Checker:
     def error(self, message: str, span: Tuple[int, int], unknown_path: Optional[str] = None) -> None:
         self.errors.append(PredicateError(message, source=self.source, span=span, unknown_path=unknown_path))
 
-    def condition(self, node: Node) -> None:
+    def condition(self, node: Node) -> None:  # noqa: C901 — one branch per kind of node, each its rule
         """Check *node* where a truth value is expected."""
         if isinstance(node, (And, Or)):
             for operand in node.operands:
@@ -73,6 +82,9 @@ class _Checker:
         elif isinstance(node, Mod):
             if self.remainder(node) is not None:
                 self.error(_messages.bare_operand(f"The remainder {node}"), node.span)
+        elif isinstance(node, (Arith, Call, DerivedField)):
+            if self.arithmetic(node) is not None:
+                self.error(_messages.bare_operand(f"The expression {node}"), node.span)
         elif isinstance(node, Literal):
             if type(node.value) is not bool:
                 self.error(_messages.bare_operand(f"The value {node.value!r}"), node.span)
@@ -81,6 +93,8 @@ class _Checker:
 
     def field(self, node: Path) -> Optional[Field]:
         field = self.schema.get(node.name)
+        if field is None and self.schema.derivations:
+            field = self.schema.derived_field(node.name)
         if field is None:
             self.error(_messages.unknown_path(node.name, self.schema.fields), node.span, node.name)
         return field
@@ -99,6 +113,8 @@ class _Checker:
             return _Type("list", describe=f"the list {node}")
         if isinstance(node, Mod):
             return self.remainder(node)
+        if isinstance(node, (Arith, Call, DerivedField)):
+            return self.arithmetic(node)
         self.condition(node)
         return _Type("bool", describe="a condition")
 
@@ -113,6 +129,26 @@ class _Checker:
             return None
         return _Type("int", describe=f"the remainder {node}")
 
+    def arithmetic(self, node: Node) -> Optional[_Type]:
+        """``a op b``, ``min(…)``, ``max(…)``: ints of ints (int fields, int literals, arithmetic)."""
+        if isinstance(node, DerivedField):
+            return _Type("int", describe=f"int {node.path.name!r}")
+        if isinstance(node, Arith):
+            operands: Tuple[Node, ...] = (node.left, node.right)
+            spelling = node.op
+        else:
+            assert isinstance(node, Call)
+            operands, spelling = node.args, f"{node.name}(...)"
+        ok = True
+        for operand in operands:
+            found = self.operand(operand)
+            if found is None:
+                ok = False
+            elif found.name != "int" or (found.literal is not None and type(found.literal.value) is not int):
+                self.error(_messages.arith_needs_int(found.describe, spelling), operand.span)
+                ok = False
+        return _Type("int", describe=f"the expression {node}") if ok else None
+
     def is_none(self, node: IsNone) -> None:
         if not isinstance(node.operand, Path):
             found = self.operand(node.operand)
@@ -121,7 +157,8 @@ class _Checker:
             return
         field = self.field(node.operand)
         if field is not None and not self.may_be_none(field):
-            self.error(_messages.not_nullable(node.operand.name), node.span)
+            message = _messages.derived_never_none if field.derive is not None else _messages.not_nullable
+            self.error(message(node.operand.name), node.span)
 
     def may_be_none(self, field: Field) -> bool:
         """Whether reading *field* can give None: it is nullable, or a section above it is
@@ -203,7 +240,7 @@ class _Checker:
             if left.field is not None:
                 for item in node.right.items:
                     self.fits(left.field, item, node.op)
-            elif left.literal is not None or isinstance(node.left, Mod):
+            elif left.literal is not None or isinstance(node.left, ARITHMETIC_NODES):
                 kinds = {_LITERAL_TYPES[type(i.value)] for i in node.right.items}
                 if kinds and not any(_same_kind(left.name, k) for k in kinds):
                     self.error(_messages.type_mismatch(left.describe, node.op, right.describe), node.span)

@@ -16,17 +16,17 @@ import importlib
 import math
 import os
 import sys
-from typing import Dict, Iterable, List, Literal, Optional, Sequence, Set, Tuple, Union, cast
+from typing import Dict, Iterable, List, Literal, NoReturn, Optional, Sequence, Set, Tuple, Union, cast
 
 import attrs
 from packaging.version import Version
 
 from . import _introspect, _messages
 from ._introspect import Member
-from .errors import ConfigError, UsageError
+from .errors import ConfigError, ResolutionError, UsageError
 from .schema import CLASS_SPEC, NOTHING, Field, FieldType, Schema
 
-__all__ = ["Drift", "DRIFT_CODES", "derive", "compare", "import_class"]
+__all__ = ["Drift", "DRIFT_CODES", "derive", "compare", "import_class", "raise_as_host"]
 
 
 def __dir__() -> List[str]:
@@ -301,3 +301,27 @@ def _comparable(value: object) -> object:
 def _same_number(a: object, b: object) -> bool:
     return (isinstance(a, (int, float)) and isinstance(b, (int, float))
             and not isinstance(a, bool) and not isinstance(b, bool) and a == b)
+
+
+def raise_as_host(error: ResolutionError) -> NoReturn:
+    """Raise *error* as its host would: the built-in exception its `ResolutionError.kind` names
+    (``kind = "ValueError"`` on the requirement that failed), with its reason (the message
+    without the remedy lines a matrix adds), chained
+    from *error*; *error* itself when it has no kind. A host that moves its checks to `matrix`
+    keeps its public exceptions this way::
+
+        try:
+            resolution = m.resolve(config)
+        except matrix.ResolutionError as error:
+            matrix.binding.raise_as_host(error)
+
+    :raises TypeError: *error* is not a `ResolutionError`.
+    """
+    if not isinstance(error, ResolutionError):
+        raise TypeError(_messages.raise_as_host_needs(type(error).__name__))
+    kind = error.kind
+    if kind is None:
+        raise error
+    from ._error_kinds import builtin
+
+    raise builtin(kind)(error.reason) from error

@@ -24,6 +24,7 @@ from typing import Annotated, Any, Dict, List, Optional, Tuple, Union, get_args,
 import attrs
 
 from . import _converter, _format
+from ._error_kinds import ERROR_KINDS
 from .schema import APPLIES, FIELD_TYPES, STATUSES, Matrix
 
 __all__ = ["features_schema", "runner_schema", "schema_paths", "text", "write", "stale"]
@@ -65,6 +66,7 @@ def _mark(mark: object, known: _Known) -> Dict[str, Any]:
         c.BARE_STATUS: {"enum": bare},
         c.FIELD_TYPE: {"enum": list(FIELD_TYPES)},
         c.APPLIES: {"enum": list(APPLIES)},
+        c.ERROR_KIND: {"enum": list(ERROR_KINDS)},
         c.RUNNER: _ids(known.runners),
         c.SUPPORT_KEY: _ids(None if known.runners is None else (*known.runners, "default")),
         c.FEATURE: _ids(known.features),

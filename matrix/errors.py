@@ -244,6 +244,25 @@ class ResolutionError(MatrixError, ValueError):
         self.resolution = resolution
 
     @property
+    def kind(self) -> Optional[str]:
+        """The built-in exception the host raises for this refusal (``kind = "…"`` on a
+        requirement, issue 30 F5; `matrix.binding.raise_as_host`), or None: the kind of the
+        first failed requirement with a kind that the message gives as a reason, among the
+        runners it names, in the order it names them."""
+        resolution = self.resolution
+        reason = self.reason
+        unsupported = resolution.unsupported
+        named = sorted((reason.find(resolution.matrix.runner(r).name), r) for r in unsupported
+                       if resolution.matrix.runner(r).name in reason)
+        for _, runner in named:
+            for gate in unsupported[runner]:
+                origin = getattr(gate, "origin", None)
+                error_kind = getattr(origin, "error_kind", None)
+                if error_kind is not None and gate.name in reason:
+                    return str(error_kind)
+        return None
+
+    @property
     def remedies(self) -> Tuple[Remedies, ...]:
         if not self._remedied:
             return ()

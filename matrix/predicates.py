@@ -18,14 +18,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Optional, Tuple, Type, Union
 
 from . import _access, _operators
-from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path, walk
+from ._derive import evaluate
+from ._nodes import (ARITHMETIC_NODES, And, Arith, Call, Compare, DerivedField, IsNone, ListLiteral, Literal, Mod, Node,
+                     Not, Or, Path, walk)
 from ._operators import remainder, truthy
 from .errors import PredicateError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .schema import Schema
 
-__all__ = ["Predicate", "OPERATORS", "And", "Or", "Not", "Compare", "IsNone", "Mod", "Path", "Literal", "ListLiteral"]
+__all__ = ["Predicate", "OPERATORS", "And", "Or", "Not", "Compare", "IsNone", "Mod", "Arith", "Call", "DerivedField", "Path",
+           "Literal", "ListLiteral"]
 
 
 def __dir__() -> List[str]:
@@ -102,12 +105,16 @@ class Predicate:
         errors = _typecheck.check(node, schema, source) if schema else []
         if errors:
             return None, errors
+        if schema is not None and schema.derivations:
+            from ._derive import inlined
+
+            node = inlined(node, schema)
         return _restored(source, node, frozenset(n.name for n in walk(node) if isinstance(n, Path))), []
 
     @property
     def node(self) -> Node:
         """The parsed tree: frozen nodes of `matrix._nodes` (`And`, `Or`, `Not`, `Compare`,
-        `IsNone`, `Path`, `Literal`, `ListLiteral`, `Mod`). Read-only: nodes are values. Each
+        `IsNone`, `Path`, `Literal`, `ListLiteral`, `Mod`, `Arith`, `Call`, `DerivedField`). Read-only: nodes are values. Each
         node parsed carries the span of its text in the source it was parsed from (`source`,
         unless this predicate was composed); spans take no part in equality."""
         return self._node
@@ -189,6 +196,8 @@ def value(node: Node, lookup: Callable[[str], object]) -> object:
         return node.values
     if isinstance(node, Mod):
         return remainder(lookup(node.path.name), node.divisor)
+    if isinstance(node, ARITHMETIC_NODES):
+        return evaluate(node, lookup)
     return truth(node, lookup)
 
 

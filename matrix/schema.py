@@ -152,6 +152,9 @@ class Field:
     #: host has not got at that version (before their ``since``, from their ``until`` on) that
     #: no gate in force then reads, each with the reason a config that sets it is refused.
     refused: Mapping[object, str] = attrs.field(factory=FrozenMap, converter=frozen_map)
+    #: ``derive = "…"``: a derived int field, its value this expression (a node of
+    #: `matrix._nodes`, derived fields it reads already put in place), never read from a config.
+    derive: Optional[Any] = None
 
     @property
     def has_default(self) -> bool:
@@ -198,6 +201,18 @@ class Schema:
     """What predicates may read: every declared path, and the sections they imply."""
 
     fields: Mapping[str, Field] = attrs.field(factory=FrozenMap, converter=frozen_map)
+    #: The derived fields (``derive = "…"``: `Field.derive`), by path, in file order. They are
+    #: not among `fields` (no config holds them: what reads a config's fields never sees them);
+    #: a predicate reads them (`derived_field`), as its expression.
+    derivations: Mapping[str, Field] = attrs.field(factory=FrozenMap, converter=frozen_map)
+
+    @property
+    def derived(self) -> Tuple[str, ...]:
+        return tuple(self.derivations)
+
+    def derived_field(self, path: str) -> Optional[Field]:
+        """The derived field at *path*, if one is declared there."""
+        return self.derivations.get(path) if self.derivations else None
 
     def __contains__(self, path: object) -> bool:
         return path in self.fields
@@ -246,7 +261,7 @@ class Schema:
                 if refused:
                     field = attrs.evolve(field, choices=now, refused=refused)
             fields[path] = field
-        return Schema(fields)
+        return Schema(fields, self.derivations)
 
     def at(self, version: Version) -> Schema:
         """The schema as the host has it at *version*: the fields and choices that exist then
@@ -262,7 +277,7 @@ class Schema:
             # A field exists when it does and so does every section above it that is declared.
             if field is not None and all(now.get(section, field) is not None for section in sections):
                 fields[path] = field
-        return Schema(fields)
+        return Schema(fields, self.derivations)
 
 
 def _compared(gates: Iterable[Feature]) -> Set[Tuple[str, object]]:
@@ -291,6 +306,9 @@ class RequirementKind:
     id: str
     name: str
     reason: Optional[str] = None
+    #: ``kind = "ValueError"``: the built-in exception the host raises when a requirement of
+    #: this kind fails (`matrix._error_kinds.ERROR_KINDS`), unless the clause names its own.
+    error_kind: Optional[str] = None
 
 
 @attrs.frozen
@@ -304,6 +322,9 @@ class Requirement:
     condition: Predicate
     reason: str
     doc: Optional[str] = None
+    #: The built-in exception the host raises when this clause fails (``kind = "…"`` on the
+    #: clause or its requirement kind; `ResolutionError.kind`), or None.
+    error_kind: Optional[str] = None
 
 
 @attrs.frozen

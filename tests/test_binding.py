@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 import matrix
 from matrix import UsageError
+from matrix import binding
 from matrix.binding import compare, derive
 from matrix.check import check
 
@@ -491,3 +492,66 @@ def test_pep_604_unions_under_postponed_annotations_read_as_the_classs_module_me
     m = _matrix(derived.split("\n", 1)[1], header=HEADER + 'config_class = "future_host:Outer"\n',
                 gates='[features.t]\nname = "t"\nwhen = "inner.threads == 2"\nsupport = { a = "yes", b = "no" }\n')
     assert _codes(m) == []
+
+
+# --- error kinds (issue 30, F5): the built-in a host raises, kept by raise_as_host --------------
+
+_KINDS_MATRIX = '''[matrix]
+name = "t"
+version = "1.0"
+[config]
+tp = { type = "int", min = 1, max = 8, default = 1 }
+dcp = { type = "int", min = 1, max = 8, default = 1 }
+[requirements]
+split = { name = "DCP split", reason = "tp_size must be divisible by dcp_size", kind = "ValueError" }
+fast = { name = "Fast", reason = "needs tp 1" }
+[features.g]
+name = "g"
+when = "tp > 7"
+support = { a = "no", b = "no" }
+'''
+_KINDS_RUNNERS = {"a": {"name": "A", "priority": 2, "requires": {"split": "tp % dcp == 0"}},
+                  "b": {"name": "B", "priority": 1, "requires": {"fast": {"condition": "tp == 1",
+                                                                          "kind": "AssertionError"}}}}
+
+
+@pytest.mark.parametrize(("config", "runner", "error", "kind", "reason"), [
+    ({"tp": 4, "dcp": 3}, "a", matrix.UnsupportedFeatureError, "ValueError",
+     "A is not valid for this config: tp_size must be divisible by dcp_size"),
+    ({"tp": 2}, "b", matrix.UnsupportedFeatureError, "AssertionError", "B is not valid for this config: needs tp 1"),
+    # Automatic choice: the first runner its message names with a failed requirement of a kind.
+    ({"tp": 4, "dcp": 3}, None, matrix.NoRunnerError, "ValueError",
+     "No runner can serve this config: A is not valid for this config: tp_size must be divisible by dcp_size; "
+     "B is not valid for this config: needs tp 1"),
+    ({"tp": 8}, "a", matrix.UnsupportedFeatureError, None, "A does not support: g"),  # a feature: no kind
+])
+def test_a_refusal_carries_the_kind_of_the_requirement_it_says_and_raise_as_host_raises_it(config, runner, error,
+                                                                                            kind, reason):
+    m = matrix.loads(_KINDS_MATRIX, runners=_KINDS_RUNNERS)
+    with pytest.raises(error) as excinfo:
+        m.resolve(config, runner=runner)
+    assert (excinfo.value.kind, excinfo.value.reason) == (kind, reason)
+    with pytest.raises(BaseException) as hosted:
+        binding.raise_as_host(excinfo.value)
+    if kind is None:
+        assert hosted.value is excinfo.value
+    else:
+        assert type(hosted.value).__name__ == kind and hosted.value.args == (reason,)
+        assert hosted.value.__cause__ is excinfo.value
+
+
+def test_raise_as_host_takes_a_resolution_error_only():
+    with pytest.raises(TypeError) as excinfo:
+        binding.raise_as_host(ValueError("x"))  # type: ignore[arg-type]
+    assert excinfo.exconly() == "TypeError: raise_as_host() takes a matrix.ResolutionError, not ValueError"
+
+
+def test_the_error_kinds_are_built_in_exceptions_that_take_a_message():
+    import builtins
+
+    from matrix._error_kinds import ERROR_KINDS, builtin
+
+    assert list(ERROR_KINDS) == sorted(ERROR_KINDS)
+    for kind in ERROR_KINDS:
+        assert builtin(kind) is getattr(builtins, kind)
+        assert builtin(kind)("why").args == ("why",)

@@ -320,6 +320,51 @@ _RELATIONS += [("i", "j", "j == i % 3"), ("i", "j", "i % 2 < j % 3"), ("i", "f",
 _FIELDS["i"] = (_FIELDS["i"][0], sorted(set(_FIELDS["i"][1][:-1]) | set(range(-14, 20))) + [None])
 
 
+# Arithmetic across fields (issue 30, F3): bounded ints, enumerated by the solver; a derived
+# field of p; divisions by a field that may be 0 or None; and one sum with the unbounded i,
+# which check may only leave undecided (inconclusive), never answer wrongly.
+_FIELDS["p"] = ('"p" = { type = "int", min = -2, max = 5, default = 0 }\n'
+                '"pd" = { type = "int", derive = "p * p // 3 - max(p, 1)" }', list(range(-2, 6)))
+_FIELDS["q"] = ('"q" = { type = "int", min = 0, max = 4, nullable = true }', list(range(0, 5)) + [None])
+
+
+def _div(a, b, f):
+    """The README's rule: an int operation of None, or by a zero divisor, is None."""
+    return None if a is None or b is None or (b == 0 and f in ("//", "%")) else \
+        {"+": a + b, "-": a - b, "*": a * b, "//": a // b if b else None, "%": a % b if b else None}[f]
+
+
+def _pd(p):
+    return _div(_div(p * p, 3, "//"), max(p, 1), "-")
+
+
+# Each arithmetic atom with its reference, written from the README, not from the engine.
+_ARITH = {
+    "p + 1 == 3": lambda c: c["p"] + 1 == 3,
+    "p * 2 > 5": lambda c: c["p"] * 2 > 5,
+    "p // 2 == -1": lambda c: c["p"] // 2 == -1,
+    "(p - 1) % 3 == 0": lambda c: (c["p"] - 1) % 3 == 0,
+    "pd >= 2": lambda c: _pd(c["p"]) >= 2,
+    "pd == -1": lambda c: _pd(c["p"]) == -1,
+    "max(p, 1) == 1": lambda c: max(c["p"], 1) == 1,
+    "min(p, 0) - 1 < -2": lambda c: min(c["p"], 0) - 1 < -2,
+    "q * q > 5": lambda c: c["q"] is not None and c["q"] * c["q"] > 5,
+    "q - 1 <= 0": lambda c: c["q"] is not None and c["q"] - 1 <= 0,
+    "p % q == 1": lambda c: _div(c["p"], c["q"], "%") == 1,
+    "p % q != 0": lambda c: _div(c["p"], c["q"], "%") != 0,
+    "p // q < 1": lambda c: (lambda v: v is not None and v < 1)(_div(c["p"], c["q"], "//")),
+    "max(p, j) > j + 1": lambda c: max(c["p"], c["j"]) > c["j"] + 1,
+    "p + i == 3": lambda c: c["i"] is not None and c["p"] + c["i"] == 3,
+    "q * 2 == pd": lambda c: c["q"] is not None and _pd(c["p"]) == c["q"] * 2,
+}
+_ATOMS["p"] = ["p + 1 == 3", "p * 2 > 5", "p // 2 == -1", "(p - 1) % 3 == 0", "pd >= 2", "pd == -1",
+               "max(p, 1) == 1", "min(p, 0) - 1 < -2", "p == 1", "p > 3"]
+_ATOMS["q"] = ["q * q > 5", "q - 1 <= 0", "q is None", "q % 2 == 0"]
+_RELATIONS += [("p", "q", "p % q == 1"), ("p", "q", "p % q != 0"), ("p", "q", "p // q < 1"),
+               ("p", "j", "max(p, j) > j + 1"), ("p", "i", "p + i == 3"), ("p", "q", "q < p"),
+               ("p", "q", "q * 2 == pd")]
+
+
 #: Fields small enough for a brute force over every config with adjustments (resolved once per
 #: runner asked for and automatically, and by the reference).
 _ADJUSTABLE = ["i", "j", "t", "b", "w", "s"]
@@ -518,6 +563,23 @@ def _failed_requirement(gate_id):
 @given(_small_matrices())
 def test_check_agrees_with_brute_force_over_every_config(case):
     _check_agrees(case)
+
+
+@pytest.mark.parametrize("atom", sorted(_ARITH))
+def test_brute_force_arithmetic_atoms_agree_with_the_readme_reference(atom):
+    """Each arithmetic atom the brute force draws, on every config of its fields, by the
+    interpreter and by the compiled fast path, against its reference written from the README."""
+    names = [n for n in ("p", "q", "i", "j") if re.search(rf"\b{n}\b", atom) or (n == "p" and "pd" in atom)]
+    text = ('[matrix]\nname = "a"\nversion = "1.0"\n[config]\n' + "\n".join(_FIELDS[n][0] for n in names)
+            + f'\n[features.g]\nname = "g"\nwhen = "{atom}"\nsupport = {{ r = "yes" }}\n')
+    m = matrix.loads(text, runners={"r": {"name": "R", "priority": 1}})
+    from matrix._compile import plan
+
+    compiled = plan(m, m.version)
+    for config in _universe(m, names):
+        expected = bool(_ARITH[atom](config))
+        assert m.feature("g").when.evaluate(config, schema=m.schema) is expected, config
+        assert bool(compiled.evaluate(config)[0] & 1) is expected, config
 
 
 @settings(deadline=None)

@@ -102,6 +102,7 @@ UNSEEN = {
         "unbalanced_paren", "unterminated_string", "version_as_number"], _IN_A_PREDICATE),
     "choices_on_bool": "which types take choices depends on the field's type",
     "classes_on_int": "which types take classes depends on the field's type",
+    "derived_fields": "a derive expression is the predicate language's, and which keys go with derive the loader's",
     "default_not_a_choice": "the default is checked against the field's own type and choices",
     "min_above_max": "two numbers compared",
     "duplicate_name": "two features' names compared (and their windows)",

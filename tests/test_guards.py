@@ -71,8 +71,10 @@ def test_the_classes_import_matrix_creates(tmp_path):
     # 58 (issue 23): _derived.Derived, the engine's holder of what it derives from a matrix (the
     # plan cache that was a dict on Matrix), and _choice.Chosen, the record `choose` answers (a
     # 6-tuple read by position before).
+    # 61 (issue 30, F3): the predicate nodes of arithmetic across fields, _nodes.Arith (a op b),
+    # _nodes.Call (min / max) and _nodes.DerivedField (a derived field read by a predicate).
     classes = _probe(tmp_path)["classes"]
-    assert len(classes) == 58, classes
+    assert len(classes) == 61, classes
 
 
 def test_the_calls_one_cached_resolve_makes(tmp_path):

@@ -35,7 +35,7 @@ def test_grammar_examples_in_the_module_docstring_parse():
     doc = _parser.__doc__
     examples = doc.split("Examples, each of which parses (a test reads them from here)::")[1]
     lines = [line.strip() for line in examples.strip().splitlines() if line.strip()]
-    assert len(lines) == 7
+    assert len(lines) == 8
     for line in lines:
         assert Predicate(str(Predicate(line))) == Predicate(line)
 
@@ -139,7 +139,7 @@ def test_each_operator_is_one_record_of_the_table_that_every_consumer_reads():
     from matrix import _format, _operators, _tokenizer
 
     assert [op.spelling for op in _operators.TABLE] == [
-        "and", "or", "not", "==", "!=", "<", "<=", ">", ">=", "in", "not in", "is None", "is not None", "%"]
+        "and", "or", "not", "==", "!=", "<", "<=", ">", ">=", "in", "not in", "is None", "is not None", "%", "+", "-", "*", "//"]
     # The parser, the interpreter, the grammar the docs show and the tokenizer's words.
     assert _parser.COMPARISONS == ("==", "!=", "<", "<=", ">", ">=", "in", "not in")
     assert tuple(matrix.predicates.OPERATORS) == _parser.COMPARISONS
@@ -152,7 +152,7 @@ def test_each_operator_is_one_record_of_the_table_that_every_consumer_reads():
         "version": ("==", "!=", "<", "<=", ">", ">="), "str": ("==", "!="), "bool": ("==", "!=")}
     # The editor's description of the language.
     assert _format.PREDICATE == (
-        "A predicate over the config (Python-like: and, or, not, ==, in, is None, path % 16). "
+        "A predicate over the config (Python-like: and, or, not, ==, in, is None, path % 16, a * b // c). "
         "Its syntax and types are checked by `matrix check`, not by this schema.")
 
 

@@ -273,7 +273,7 @@ def test_mistakes_in_requirements_and_orders_are_reported_all_at_once(tmp_path):
         "  features.toml:16:1: $.requirements[\"bad id!\"]: Requirement kind id 'bad id!' must be letters, digits, "
         "'_', '.' or '-'",
         "  features.toml:17:23: $.requirements.extra.reson: Unknown key 'reson', did you mean 'reason' (expected "
-        "'name', 'reason')",
+        "'kind', 'name', 'reason')",
         "  features.toml:22:19: $.orders.new_gpu.runners[1]: Unknown runner 'c' (expected 'big', 'combo', 'small')",
         "  features.toml:22:24: $.orders.new_gpu.runners[2]: Runner 'big' is listed twice",
         "  features.toml:26:9: $.orders.empty.when: Unknown config path 's.fst', did you mean 's.fast'",
@@ -290,14 +290,14 @@ def test_mistakes_in_requirements_and_orders_are_reported_all_at_once(tmp_path):
         "  runners/big.toml:7:16: $.requires.combination[0]: Requirement 'combination' needs a reason, the text users "
         "read when it fails: give { condition = \"…\", reason = \"…\" } here, or reason = \"…\" in "
         "[requirements.combination]",
-        "  runners/big.toml:7:63: $.requires.combination[1].condition: Expected a positive integer after '%' "
-        "(path % 16), found '0'",
+        "  runners/big.toml:7:63: $.requires.combination[1].condition: Division by zero whatever the config: "
+        "s.h % 0 (the divisor is the literal 0)",
         "      s.h % 0 == 1",
         "            ^",
         "  runners/small.toml:3:14: $.requires.head: Requirement 'head' is an empty array: give a condition, or "
         "delete the key",
         "  runners/small.toml:3:82: $.requires.combination.extra: Unknown key 'extra' (expected 'condition', 'doc', "
-        "'reason')",
+        "'kind', 'reason')",
     ]
 
 
