@@ -68,10 +68,13 @@ def engine() -> str:
         here = os.path.dirname(os.path.abspath(__file__))
         names = sorted(name for name in os.listdir(here) if name.endswith(".py"))
         head = f"{_FORMAT} {sys.implementation.cache_tag} {sys.version}".encode()
-        stamp = blake2b(head, digest_size=16)
+        # The folder's real path, and each module's inode and change time beside its size and
+        # modification time: a copy or an edit whose modification time is set back (cp -p,
+        # rsync -t, os.utime) changes the change time, which no one can set (review).
+        stamp = blake2b(head + os.path.realpath(here).encode(), digest_size=16)
         for name in names:
             info = os.stat(os.path.join(here, name))
-            stamp.update(f"{name}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+            stamp.update(f"{name}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ino}\0{info.st_ctime_ns}\0".encode())
         where = folder()
         memo = None if where is None else os.path.join(where, f"engine-{stamp.hexdigest()}.txt")
         _engine = _remembered(memo)

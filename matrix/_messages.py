@@ -1566,8 +1566,9 @@ def installed_overlay_line(name: str, overlay: str, distribution: Optional[str],
                            refused: bool) -> str:
     """One line of ``matrix overlays``."""
     source = f" from {distribution}" if distribution else ""
-    return (f"{name}: {overlay!r}{source}, {file}, extends {extends!r}"
-            + (" (refused by MATRIX_REFUSE_OVERLAYS)" if refused else ""))
+    if refused:  # not read: neither its file nor what it extends is known
+        return f"{name}{source}: refused (MATRIX_REFUSE_OVERLAYS or refuse=), not read"
+    return f"{name}: {overlay!r}{source}, {file}, extends {extends!r}"
 
 
 def overlay_removed_from_choice(overlay: str, why: str) -> str:

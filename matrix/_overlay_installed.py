@@ -104,21 +104,37 @@ def listed(upstream: Tuple[str, ...], refuse: Sequence[str] = ()) -> Tuple[Insta
     the order they apply: by entry name, an overlay after those its ``after`` names."""
     from ._files import toml
 
+    from ._toml_errors import syntax_problem
+
     refused = refused_names(refuse)
     found: List[InstalledOverlay] = []
     for entry in entry_points():
+        dist = getattr(entry, "dist", None)
+        source = f"{dist.name} {dist.version}" if dist is not None else None
+        if "*" in refused or entry.name in refused:
+            # Refused: neither imported nor read (a broken plugin cannot break its host), listed
+            # as refused for whatever matrix it extends.
+            found.append(InstalledOverlay(entry.name, entry.value, source, "", "", entry.name, (), True))
+            continue
         file = file_of(entry)
-        with open(file, "rb") as handle:
-            head = toml().load(handle).get("overlay", {})
+        try:
+            with open(file, encoding="utf-8") as handle:
+                text = handle.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise LoadError(file, [Problem(_messages.installed_overlay_missing(exc), "$", file=file)]) from None
+        try:
+            data = toml().loads(text)
+        except Exception as exc:  # the TOML parser's own error (tomllib or tomli)
+            raise LoadError(file, [syntax_problem(file, text, exc)]) from None
+        head = data.get("overlay", {})
         extends = head.get("extends") if isinstance(head, dict) else None
         if not isinstance(extends, str):
             continue  # said by its load, if a host loads it
         if extends not in upstream and os.path.realpath(os.path.join(os.path.dirname(file), extends)) not in upstream:
             continue
-        dist = getattr(entry, "dist", None)
         after = head.get("after", [])
         found.append(InstalledOverlay(
-            entry.name, entry.value, f"{dist.name} {dist.version}" if dist is not None else None, file, extends,
+            entry.name, entry.value, source, file, extends,
             str(head.get("name", entry.name)), tuple(a for a in after if isinstance(a, str)) if isinstance(after, list) else (),
             "*" in refused or entry.name in refused))
     return _ordered(found)

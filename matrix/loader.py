@@ -77,6 +77,10 @@ def load(path: Union[str, os.PathLike[str], None] = None,
     if overlays is not None or installed:
         from . import _overlay_installed
 
+        if isinstance(overlays, (str, os.PathLike)):
+            overlays = [overlays]  # one file, not its characters
+        if isinstance(refuse, str):
+            refuse = [refuse]
         files = [os.fspath(o) for o in overlays or ()]
         if installed:
             files += [o.file for o in _overlay_installed.applied(_upstream_names(name), refuse)]

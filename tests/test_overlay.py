@@ -808,9 +808,7 @@ def test_an_installed_overlay_adjusts_the_matrix_a_host_loads_only_when_it_asks(
     assert matrix.installed_overlays()[0].refused
     out = io.StringIO()
     assert run(["overlays", "--matrix", "default"], stdout=out, stderr=io.StringIO()) == 0
-    assert out.getvalue() == (
-        f"vllm-npu: 'vllm-npu' from vllm-npu-matrix 0.1.0, {file}, extends 'vLLM model runners' "
-        "(refused by MATRIX_REFUSE_OVERLAYS)\n")
+    assert out.getvalue() == "vllm-npu from vllm-npu-matrix 0.1.0: refused (MATRIX_REFUSE_OVERLAYS or refuse=), not read\n"
     monkeypatch.delenv("MATRIX_REFUSE_OVERLAYS")
     out = io.StringIO()
     assert run(["resolve", "--matrix", "default", "--installed-overlays", "--set",
@@ -835,6 +833,22 @@ def test_an_installed_overlay_of_another_matrix_is_not_listed_and_a_missing_one_
     out = io.StringIO()
     assert run(["overlays", "--matrix", str(other / "features.toml")], stdout=out, stderr=io.StringIO()) == 0
     assert out.getvalue() == "No installed package declares an overlay of 'other' (entry points matrix.overlays)\n"
+
+
+def test_a_refused_overlay_is_not_read_and_a_broken_one_is_a_load_error(tmp_path, monkeypatch):
+    # Review: a refused overlay was read (a broken one broke its host whatever it refused), a
+    # TOML error escaped as tomllib's own, and refuse="name" refused its characters.
+    site = _installed(tmp_path, monkeypatch, {"vllm-npu": "vllm_npu_matrix"})
+    assert matrix.load(installed=True, refuse="vllm-npu").resolve(QWEN3).runner == "v2"
+    overlay = site / "vllm_npu_matrix" / "overlay.toml"
+    overlay.write_text("[overlay\n")
+    assert matrix.load(installed=True, refuse=["vllm-npu"]).overlay is None
+    monkeypatch.setenv("MATRIX_REFUSE_OVERLAYS", "*")
+    assert [o.refused for o in matrix.installed_overlays()] == [True]
+    monkeypatch.delenv("MATRIX_REFUSE_OVERLAYS")
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load(installed=True)
+    assert excinfo.value.problems[0].file == str(overlay) and excinfo.value.problems[0].line == 1
 
 
 def test_import_and_resolve_read_no_entry_points():
