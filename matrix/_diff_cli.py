@@ -133,7 +133,9 @@ def _git(arguments: List[str], spec: str) -> str:
         raise UsageError(f"Cannot read {spec!r} from git: {error}") from None
     if done.returncode != 0:
         revision = spec.partition(":")[0]
-        if revision and not _git_ok(["rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"]):
+        # A near miss only in a repository (outside one, git's own words say so).
+        if revision and _git_ok(["rev-parse", "--git-dir"]) is not None and \
+                not _git_ok(["rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"]):
             names = _git_ok(["for-each-ref", "--format=%(refname:short)", "refs/heads", "refs/tags", "refs/remotes"])
             raise UsageError(_messages.diff_no_revision(spec, revision, (names or "").split()))
         raise UsageError(f"Cannot read {spec!r} from git: {done.stderr.strip()}")

@@ -615,8 +615,27 @@ class _Changes:
             change_id = ("adjustment-changed" if any(c in ids[0] and c in ids[1] for c in causes)
                          else "adjustment-added" if sides == {"new"} else "adjustment-removed"
                          if sides == {"old"} else "adjustment-changed")
-            whens = list(dict.fromkeys(str(a.when) for _, a in adjustments))
-            region = " or ".join(f"({w})" if " or " in w and len(whens) > 1 else w for w in whens)
+            # The configs as given where the value differs: the search's own options (the
+            # adjustments' conditions read the config after the earlier ones, not as given).
+            from ._nodes import Or
+
+            from ._space import Inconclusive
+
+            texts: List[str] = []
+            self._text(Or(()))  # the gates' own texts, known
+            for option in dict.fromkeys(n for nodes in by_runner.values() for n in nodes):
+                try:
+                    if search.space.solve(true=[option]) is None:
+                        continue  # no config: said by none
+                    kept = search.fewest_conjuncts([(option, True)], whole=self._texts)
+                except Inconclusive:  # said as it stands
+                    kept = [(option, True)]
+                parts = [self._text(n) if w else f"not ({self._text(n)})" if " " in self._text(n)
+                         else f"not {self._text(n)}" for n, w in kept]
+                text = " and ".join(f"({t})" if " or " in t else t for t in dict.fromkeys(parts)) or "every config"
+                if text not in texts:
+                    texts.append(text)
+            region = " or ".join(f"({t})" if " and " in t and len(texts) > 1 else t for t in texts)
             entries = []
             for side, adjustment in adjustments:
                 entries.append(_located(side, ("adjustments", adjustment.id)))
@@ -882,8 +901,9 @@ def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, A
         except ConfigError:
             return False
     sides = [_At(m, _plan(m, v).version) for m, v in ((old, old_version), (new, new_version))]
-    if kind == "effective":
+    if kind == "effective":  # one of its configs where the value differs, whatever the values
         seen = [effective_value(side, config, effective_path(change)) for side in sides]
+        return seen[0] != seen[1]
     else:
         asked = change.runner if kind in ("asked", "removal") else None
         feature = change.features[0] if change.features else None

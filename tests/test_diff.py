@@ -801,7 +801,7 @@ def test_an_adjustment_before_the_choice_is_compared_on_the_config_of_choice_wit
         # On the config as given: y is set by the adjustment, where x holds and y is not set.
         ("blocker-added", "behaviour", "B and Y: not blocked by it → blocked by it", "x and not y", {"x": True},
          ["<string>:7 (new: $.features.fy)"]),
-        ("adjustment-added", "behaviour", "Effective value of y: False → True", "x", {"x": True},
+        ("adjustment-added", "behaviour", "Effective value of y: False → True", "x and not y", {"x": True},
          ["<string>:11 (new: $.adjustments.on)"]),
     ], ())
     assert [(c.id, c.message) for c in diff(new, old).changes][-1] == (
@@ -821,7 +821,7 @@ def test_a_runners_own_adjustment_is_compared_exactly_where_it_validates_the_run
     assert (_said(report), report.undecided) == ([
         ("served-refused", "breaking", "Automatic choice: A → refused", "x and not y", {"x": True}, place),
         ("request-refused", "breaking", "Asking for A: A → refused", "x and not y", {"x": True}, place),
-        ("adjustment-added", "behaviour", "Effective value of y: False → True", "x", {"x": True}, place),
+        ("adjustment-added", "behaviour", "Effective value of y: False → True", "x and not y", {"x": True}, place),
     ], ("Not compared: the blockers of A on its effective config (the answers for a config A's own adjustments "
         "change where it serves may differ unseen)",))
     assert [(c.id, c.message) for c in diff(new, old).changes] == [
@@ -1188,6 +1188,10 @@ def test_configs_of_a_fleet_as_json_follow_the_packaged_schema_and_other_formats
 def test_a_revision_git_does_not_know_is_said_with_a_near_miss_and_exits_2(engines):
     import subprocess
 
+    # Outside a repository, git's own words (review: it said "no revision 'main'").
+    outside = subprocess.run(["git", "show", "main:features.toml"], cwd=engines, capture_output=True, text=True)
+    assert _run("diff", "main:features.toml", "new.toml") == (
+        2, "", f"matrix: error: Cannot read 'main:features.toml' from git: {outside.stderr.strip()}\n")
     for command in (["init", "-q", "-b", "main"], ["add", "features.toml", "runners"],
                     ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "old"],
                     ["tag", "v1.0"]):
