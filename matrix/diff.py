@@ -512,7 +512,7 @@ class _Changes:
             flips: Dict[str, List[Tuple[object, str]]] = {"config-rejected": [], "config-accepted": []}
             for value in _probes(a, b):
                 config = _nested(path, value)
-                seen = [_acceptance(side, config) for side in (self.old, self.new)]
+                seen = [rejection(side.matrix, config, side.version) for side in (self.old, self.new)]
                 if (seen[0] is None) != (seen[1] is None):
                     flips["config-rejected" if seen[0] is None else "config-accepted"].append(
                         (value, seen[0] or seen[1] or ""))
@@ -571,6 +571,8 @@ class _Changes:
     def effective(self) -> None:
         """Paths whose value after the adjustments differs (`matrix._diff.effective_questions`):
         one finding per path, caused by the adjustments that differ and set it."""
+        from ._nodes import Or
+        from ._space import Inconclusive
         from .schema import Adjustment
 
         search = self.search
@@ -617,10 +619,6 @@ class _Changes:
                          if sides == {"old"} else "adjustment-changed")
             # The configs as given where the value differs: the search's own options (the
             # adjustments' conditions read the config after the earlier ones, not as given).
-            from ._nodes import Or
-
-            from ._space import Inconclusive
-
             texts: List[str] = []
             self._text(Or(()))  # the gates' own texts, known
             for option in dict.fromkeys(n for nodes in by_runner.values() for n in nodes):
@@ -680,10 +678,6 @@ class _Changes:
 
 
 _CONFIG_ERROR = "a config error"
-
-
-def _acceptance(side: Union[_diff.Side, _At], config: Dict[str, Any]) -> Optional[str]:
-    return rejection(side.matrix, config, side.version)
 
 
 def rejection(matrix: Matrix, config: Dict[str, Any], version: Optional[VersionLike] = None) -> Optional[str]:
@@ -931,7 +925,7 @@ def _config_reproduces(change: Difference, old: Matrix, new: Matrix, config: Dic
     if table is _UNSET:
         return False
     sides = [_At(m, _plan(m, v).version) for m, v in ((old, old_version), (new, new_version))]
-    seen = ["accepted" if _acceptance(side, config) is None else _CONFIG_ERROR for side in sides]
+    seen = ["accepted" if rejection(side.matrix, config, side.version) is None else _CONFIG_ERROR for side in sides]
     return seen == [change.old, change.new]
 
 
@@ -1105,27 +1099,39 @@ REGION_WIDTH = 320
 REGION_OPTIONS = 4
 
 
-def _top_level(text: str, word: str) -> List[str]:
-    """*text* split at each `` word `` outside parentheses, brackets and quotes."""
-    parts, depth, quote, start, i = [], 0, "", 0, 0
-    sep = f" {word} "
-    while i < len(text):
-        ch = text[i]
+def _depths(text: str) -> List[Optional[int]]:
+    """For each character of *text*, how many parentheses and brackets are open before it, or
+    None inside quotes (a backslash escapes the next character there)."""
+    out: List[Optional[int]] = []
+    depth, quote, escaped = 0, "", False
+    for ch in text:
         if quote:
-            if ch == "\\":
-                i += 1
+            out.append(None)
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
             elif ch == quote:
                 quote = ""
-        elif ch in "'\"":
+            continue
+        out.append(depth)
+        if ch in "'\"":
             quote = ch
         elif ch in "([":
             depth += 1
         elif ch in ")]":
             depth -= 1
-        elif depth == 0 and text.startswith(sep, i):
+    return out
+
+
+def _top_level(text: str, word: str) -> List[str]:
+    """*text* split at each `` word `` outside parentheses, brackets and quotes."""
+    depths, sep = _depths(text), f" {word} "
+    parts, start, i = [], 0, 0
+    while i < len(text):
+        if depths[i] == 0 and text.startswith(sep, i):
             parts.append(text[start:i])
-            i += len(sep)
-            start = i
+            i = start = i + len(sep)
             continue
         i += 1
     parts.append(text[start:])
@@ -1139,24 +1145,7 @@ def _wrapped(text: str) -> bool:
 
 def _closes(text: str) -> int:
     """The index of the parenthesis that closes the one *text* opens with (outside quotes)."""
-    depth, quote, i = 0, "", 0
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return -1
+    return next((i for i, depth in enumerate(_depths(text)) if depth == 1 and text[i] in ")]"), -1)
 
 
 def _brief_or(part: str) -> str:
