@@ -116,20 +116,24 @@ def load_list(upstream: Optional[str], overlays: List[str], loading: Loading) ->
     return matrix
 
 
+def upstream_names(matrix: Matrix, path: str, default_file: str) -> Tuple[str, ...]:
+    """What an overlay's ``extends`` may say to name *matrix*, loaded from *path*: its name, its
+    real path, and ``default`` for the packaged matrix (*default_file*)."""
+    names: Tuple[str, ...] = (matrix.name, os.path.realpath(path))
+    return names + _DEFAULT_NAMES if os.path.realpath(path) == os.path.realpath(default_file) else names
+
+
 def _base(upstream: Optional[str], loading: Loading) -> Base:
     if upstream is None:
         matrix = loading.default()
         path = loading.default_file()
-        names: Tuple[str, ...] = (*_DEFAULT_NAMES, matrix.name, os.path.realpath(path))
     else:
         text = loading.read(upstream, upstream)
         if is_overlay(text):
             return _compose(upstream, text, loading, None)[1]
         matrix = loading.load(upstream)
         path = upstream
-        names = (matrix.name, os.path.realpath(path))
-        if os.path.realpath(path) == os.path.realpath(loading.default_file()):
-            names += _DEFAULT_NAMES
+    names = upstream_names(matrix, path, loading.default_file())
     b = loading.builder()
     features_doc, runners_doc, folder = _documents(b, loading, path, matrix)
     return Base(matrix, features_doc, runners_doc, (), path, folder, names)

@@ -107,12 +107,10 @@ def installed_overlays(path: Union[str, os.PathLike[str], None] = None) -> Tuple
 
 def _upstream_names(name: Optional[str]) -> Tuple[str, ...]:
     """What an overlay's ``extends`` may say to name the matrix at *name* (None: packaged)."""
+    from ._load_overlay import upstream_names
+
     matrix = default() if name is None else load(name)
-    file = _default_file() if name is None else name
-    names: Tuple[str, ...] = (matrix.name, os.path.realpath(file))
-    if name is None or os.path.realpath(file) == os.path.realpath(_default_file()):
-        names += ("default",)
-    return names
+    return upstream_names(matrix, _default_file() if name is None else name, _default_file())
 
 
 def _load_list(upstream: Optional[str], files: List[str]) -> Matrix:
