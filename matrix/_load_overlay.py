@@ -230,7 +230,8 @@ class _Reader:
         plain_features, plain_runners = copy.deepcopy(features_doc), copy.deepcopy(runners_doc)
         final: List[Operation] = []
         for op, body, apply in ops:
-            op = attrs.evolve(op, overlay=self.title, keys=_keys(op.kind, body, list(plain_runners)))
+            op = attrs.evolve(op, overlay=self.title, keys=_keys(op.kind, body, list(plain_runners)),
+                              removes=_removes(op, body, list(plain_runners)))
             if op.dangling:
                 final.append(op)
                 continue
@@ -555,6 +556,15 @@ def _keys(kind: str, body: Dict[str, Any], runners: List[str]) -> Tuple[str, ...
     cells = [*(runners if "*" in support else ()), *support, *body.get("lift", []), *body.get("block", [])]
     keys |= {f"support.{r}" for r in cells if r != "*"}
     return tuple(sorted(keys))
+
+
+def _removes(op: Operation, body: Dict[str, Any], runners: List[str]) -> Tuple[str, ...]:
+    """The runners *op* removes from automatic choice (`Operation.removes`)."""
+    if op.kind == "own-choice":
+        return tuple(r for r in runners if r not in body.get("order", []))
+    if op.kind in ("change-runner", "add-runner") and (body.get("choice") is False or body.get("candidate") == "False"):
+        return (op.target,)
+    return ()
 
 
 def _place(place: str) -> Place:

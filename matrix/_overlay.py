@@ -76,6 +76,10 @@ class Operation:
     noop: bool = False
     overlay: Optional[str] = None  # the name of the overlay that wrote it (several may apply in a chain)
     keys: Tuple[str, ...] = ()  # what it changes of its target: ``support.v2``, ``note``, ``candidate``…
+    #: The runners it removes from automatic choice: those an owned choice leaves out, a runner
+    #: changed or added with ``choice = false`` or ``candidate = "False"`` (a runner an owned
+    #: choice ranks keeps its own candidacy: it is not removed).
+    removes: Tuple[str, ...] = ()
 
 
 @attrs.frozen

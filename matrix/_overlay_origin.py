@@ -24,15 +24,16 @@ def _live(matrix: Matrix) -> List[Operation]:
 
 
 def runner(matrix: Matrix, id: str) -> List[str]:
-    """What the overlays did to runner *id*'s place in automatic choice, in the order they apply."""
-    removed = matrix.runner(id).candidate is not None and str(matrix.runner(id).candidate) == "False"
+    """What the overlays did to runner *id*'s place in automatic choice, in the order they apply:
+    an owned choice ranks the runners of its order (each keeps its own candidacy) and removes
+    the others; a change removes it (`Operation.removes`) or sets its candidacy."""
     out: List[str] = []
     for op in _live(matrix):
         if op.kind == "own-choice":
-            out.append(_said("removed from choice" if removed else "ranked", op))
+            out.append(_said("removed from choice" if id in op.removes else "ranked", op))
         elif op.kind == "change-runner" and op.target == id:
             if "candidate" in op.keys:
-                out.append(_said("removed from choice" if removed else "candidacy set", op))
+                out.append(_said("removed from choice" if id in op.removes else "candidacy set", op))
             if "priority" in op.keys:
                 out.append(_said("priority set", op))
         elif op.kind == "add-runner" and op.target == id:
@@ -79,9 +80,10 @@ def removed(matrix: Matrix, id: str) -> Optional[str]:
         return None
     found: Optional[Operation] = None
     for op in _live(matrix):
-        if (op.kind == "own-choice" or (op.kind in ("change-runner", "add-runner") and op.target == id
-                                        and "candidate" in op.keys)):
+        if (op.kind == "own-choice" and id in op.removes) or (
+                op.kind in ("change-runner", "add-runner") and op.target == id
+                and ("candidate" in op.keys or op.kind == "add-runner")):
             found = op
-    if found is None:
-        return None
+    if found is None or id not in found.removes:
+        return None  # upstream's own candidacy, or a runner an owned choice ranks and keeps
     return _messages.overlay_removed_from_choice(str(found.overlay), found.why)

@@ -642,6 +642,64 @@ def test_explain_names_the_owned_choice_and_the_lift_the_ascend_overlay_decided_
     assert (choice.line, lift.line) == (15, 20)
 
 
+
+def test_a_runner_an_owned_choice_ranks_keeps_its_own_candidacy_and_is_not_said_removed_by_it(tmp_path):
+    # v2 ranked by the owned choice, then removed by its own change: each operation said as what it did.
+    path = _overlay(tmp_path, """\
+        [overlay]
+        name = "o"
+        extends = "default"
+
+        [overlay.choice]
+        order = ["v2", "v1"]
+        why = "owns"
+
+        [change.runners.v2]
+        choice = false
+        why = "no triton"
+        """)
+    m = matrix.load(path)
+    assert [(op.kind, op.removes) for op in m.overlay.operations] == [("own-choice", ()), ("change-runner", ("v2",))]
+    assert [r["origin"] for r in m.resolve({}).explanation()["runners"]] == [
+        [f"ranked by overlay 'o' ({path}:5): owns", f"removed from choice by overlay 'o' ({path}:9): no triton"],
+        [f"ranked by overlay 'o' ({path}:5): owns"]]
+    # v2 left out of the owned choice, then given a candidacy again: removed, then set, and a candidate.
+    again = _overlay(tmp_path, """\
+        [overlay]
+        name = "o"
+        extends = "default"
+
+        [overlay.choice]
+        order = ["v1"]
+        why = "owns"
+
+        [change.runners.v2]
+        candidate = "True"
+        why = "back"
+        """, "again.toml")
+    explained = matrix.load(again).resolve({}).explanation()["runners"]
+    assert [(r["id"], r["candidate"], r["origin"]) for r in explained] == [
+        ("v1", True, [f"ranked by overlay 'o' ({again}:5): owns"]),
+        ("v2", True, [f"removed from choice by overlay 'o' ({again}:5): owns", f"candidacy set by overlay 'o' ({again}:9): back"])]
+    # A runner out of choice upstream that the owned choice ranks: upstream's, not the overlay's.
+    upstream = tmp_path / "up"
+    _write_upstream(upstream, '[matrix]\nname = "u"\nversion = "1.0.0"\n',
+                    {"a": {"name": "A", "priority": 2, "candidate": "False"}, "b": {"name": "B", "priority": 1}})
+    ranked = _overlay(tmp_path, """\
+        [overlay]
+        name = "o"
+        extends = "up/features.toml"
+
+        [overlay.choice]
+        order = ["a", "b"]
+        why = "owns"
+        """, "ranked.toml")
+    resolution = matrix.load(ranked).resolve({})
+    assert resolution.explain().splitlines()[2:4] == [
+        "  a (A, priority 20): not a candidate (a candidate when False)",
+        f"    origin: ranked by overlay 'o' ({ranked}:5): owns"]
+
+
 # --- line numbers: a finding on an upstream feature points at upstream's line ---------------
 
 def _line_of(path, header):
