@@ -410,7 +410,7 @@ class _Reader:
             else:
                 runners.append(id)
                 if op is not None:
-                    ops.append((op, body, _add_runner(id, base)))
+                    ops.append((attrs.evolve(op, copies=base), body, _add_runner(id, base)))
         if "choice" in head:
             ops += self.choice(head["choice"], runners)
         features = list(features_doc.get("features", {}))
@@ -546,6 +546,8 @@ def _keys(kind: str, body: Dict[str, Any], runners: List[str]) -> Tuple[str, ...
     """What an operation changes of its target, for "two overlays change the same thing"."""
     if kind == "own-choice":
         return ("choice",)
+    if kind == "add-runner":
+        return tuple(sorted(body))
     if not kind.startswith("change-"):
         return ()
     keys = {k for k in body if k not in ("support", "lift", "block", "unset", "choice")}
@@ -600,6 +602,10 @@ def _add_runner(id: str, base: Optional[str]) -> Any:
                     support[id] = "no"
                 elif base in support:
                     support[id] = copy.deepcopy(support[base])
+            for adjustment in doc.get("adjustments", {}).values():  # "as BASE, except …": its adjustments too
+                named = adjustment.get("runners") if isinstance(adjustment, dict) else None
+                if isinstance(named, list) and base in named and id not in named:
+                    named.append(id)
         table.update(copy.deepcopy(body))
         if words is not None:
             table["description"] = _overlay.annotated_note(table.get("description"), words)

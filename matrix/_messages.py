@@ -1662,3 +1662,10 @@ def derived_never_none(path: str) -> str:
 
 def raise_as_host_needs(found: str) -> str:
     return f"raise_as_host() takes a matrix.ResolutionError, not {found}"
+
+
+# --- lane overlay ---
+
+def overlay_copied_from(runner: str) -> str:
+    """The verb of the origin of a cell a runner made ``from`` *runner* copied from it."""
+    return f"copied from {runner}"

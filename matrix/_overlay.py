@@ -36,9 +36,10 @@ MERGE_RULES: Tuple[Tuple[str, str], ...] = (
     ("`[config]` field, `[features]` entry, `[runners]` entry",
      "added: an id upstream already has is a load error"),
     ("runner `from = \"ID\"`",
-     "copies ID's runner table (not its aliases or redirects) and ID's cell in every feature (not the "
-     "adjustments that name ID: the new runner has none of them, and an overlay cannot change adjustments yet), "
-     "except where a feature forces ID (there the new runner says `no`); its own keys replace ID's"),
+     "copies ID's runner table (not its aliases or redirects), ID's cell in every feature, except where a "
+     "feature forces ID (there the new runner says `no`), and ID's adjustments (each adjustment whose `runners` "
+     "names ID names the new runner too); its own keys replace ID's; `explain()` says each copied cell "
+     "\"copied from ID by overlay …\""),
     ("`choice = false` on a runner", "removes it from automatic choice (`candidate = \"False\"`); "
      "asked for by name, it still serves"),
     ("`[overlay.choice]`", "the overlay owns the choice: every upstream `prefers` and `[orders]` entry is "
@@ -75,11 +76,12 @@ class Operation:
     dangling: bool = False
     noop: bool = False
     overlay: Optional[str] = None  # the name of the overlay that wrote it (several may apply in a chain)
-    keys: Tuple[str, ...] = ()  # what it changes of its target: ``support.v2``, ``note``, ``candidate``…
+    keys: Tuple[str, ...] = ()  # what it changes of its target: ``support.v2``, ``note``, ``candidate``… (an added runner: the keys it writes)
     #: The runners it removes from automatic choice: those an owned choice leaves out, a runner
     #: changed or added with ``choice = false`` or ``candidate = "False"`` (a runner an owned
     #: choice ranks keeps its own candidacy: it is not removed).
     removes: Tuple[str, ...] = ()
+    copies: Optional[str] = None  # an added runner's ``from``: the runner it is made from
 
 
 @attrs.frozen

@@ -5,7 +5,7 @@ overlay, its file:line and its reason. Upstream's own matrix has no overlay: not
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from . import _messages
 
@@ -42,10 +42,15 @@ def runner(matrix: Matrix, id: str) -> List[str]:
 
 
 def cell(matrix: Matrix, feature: str, runner: str, verb: str) -> Optional[str]:
-    """The last operation that set *feature*'s cell for *runner* (or added the feature), said
-    with *verb* (``blocked``, ``lifted``)."""
+    """The last operation that set *feature*'s cell for *runner* (or added the feature, or added
+    the runner ``from`` another: its cells are copied from that runner's, except where the
+    feature forces that runner), said with *verb* (``blocked``, ``lifted``)."""
     found: Optional[str] = None
     for op in _live(matrix):
+        if op.kind == "add-runner" and op.target == runner and op.copies is not None:
+            forces = matrix.feature(feature).forces if feature in _ids(matrix) else None
+            found = _said(verb if forces is not None and forces.runner == op.copies
+                          else _messages.overlay_copied_from(op.copies), op)
         if op.target != feature:
             continue
         if op.kind == "change-feature" and f"support.{runner}" in op.keys:
@@ -53,6 +58,10 @@ def cell(matrix: Matrix, feature: str, runner: str, verb: str) -> Optional[str]:
         elif op.kind == "add-feature":
             found = _said("added", op)
     return found
+
+
+def _ids(matrix: Matrix) -> List[str]:
+    return [f.id for f in matrix.features]
 
 
 def of_runner(matrix: Matrix, id: str, serves: Sequence[Feature]) -> Dict[str, List[str]]:
@@ -87,3 +96,40 @@ def removed(matrix: Matrix, id: str) -> Optional[str]:
     if found is None or id not in found.removes:
         return None  # upstream's own candidacy, or a runner an owned choice ranks and keeps
     return _messages.overlay_removed_from_choice(str(found.overlay), found.why)
+
+
+#: The key of a change of a feature that decides a rule of the report, by the rule's role
+#: (``{runner}``: the rule's runner); a rule of another role is decided by the feature's
+#: ``when`` and lifecycle, which an overlay does not change.
+_DECIDES = {"blocks": "support.{runner}", "forbids": "forces", "overrides": "forces", "prefers": "prefers"}
+
+
+def deciding(matrix: Matrix, key: Tuple[object, ...], role: str, runner: Optional[str],
+             declared: Optional[str]) -> Optional[Operation]:
+    """The last operation that wrote the rule at *key* (a place of features.toml, or of runner
+    *declared*'s file) as the report's rule of *role* on *runner* reads it, or None: upstream's
+    own (`matrix._report` then points at upstream's file, not the overlay's)."""
+    found: Optional[Operation] = None
+    for op in _live(matrix):
+        if declared is not None:
+            if op.kind == "own-choice" and key == ("candidate",) and declared in op.removes:
+                found = op
+            elif op.target == declared and op.kind in ("add-runner", "change-runner") and (
+                    (op.kind == "add-runner" and op.copies is None) or key[:1] and key[0] in op.keys):
+                found = op
+        elif key[:1] == ("features",) and op.target == key[1]:
+            decides = _DECIDES.get(role, "").format(runner=runner)
+            if op.kind == "add-feature" or (op.kind == "change-feature" and decides in op.keys):
+                found = op
+        elif key[:1] == ("orders",) and op.kind == "change-order" and op.target == key[1]:
+            found = op
+    return found
+
+
+def upstream_runner(matrix: Matrix, id: str) -> str:
+    """The upstream runner whose file holds what runner *id* does not write itself: *id*, or the
+    runner an added one is made from (``from``), followed through every overlay of a chain."""
+    for op in reversed(_live(matrix)):
+        if op.kind == "add-runner" and op.target == id and op.copies is not None:
+            return upstream_runner(matrix, op.copies)
+    return id

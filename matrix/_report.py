@@ -182,8 +182,12 @@ class _Rules:
         except (OSError, UnicodeDecodeError):
             return False
 
-    def _where(self, runner: Optional[Runner], key: Tuple[object, ...]) -> Dict[str, Any]:
-        """Where *key* stands: in features.toml, or in *runner*'s file (None: given as a table)."""
+    def _where(self, runner: Optional[Runner], key: Tuple[object, ...], role: str = "",
+               about: Optional[str] = None) -> Dict[str, Any]:
+        """Where *key* stands: in features.toml, or in *runner*'s file (None: given as a table);
+        on a composed matrix, `_composed_where`."""
+        if self.matrix.overlay is not None:
+            return self._composed_where(runner, key, role, about)
         if runner is not None and runner.file is None:
             return {"file": None, "line": None, "column": None, "place": _messages.place(key)}
         file = None if runner is None else runner.file
@@ -191,6 +195,37 @@ class _Rules:
         line, column = (located.key(key) if located is not None else None) or (None, None)
         return {"file": self.matrix.file if file is None else file, "line": line, "column": column,
                 "place": _messages.place(key)}
+
+    def _composed_where(self, runner: Optional[Runner], key: Tuple[object, ...], role: str,
+                        about: Optional[str]) -> Dict[str, Any]:
+        """Where the rule at *key* of a composed matrix is written: at the overlay operation that
+        decided it (`matrix._overlay_origin.deciding`), else in upstream's features.toml or
+        runner file (a runner made ``from`` another: that one's), never the overlay's."""
+        from . import _overlay_origin
+
+        overlay = self.matrix.overlay
+        assert overlay is not None
+        place = _messages.place(key)
+        op = _overlay_origin.deciding(self.matrix, key, role, about, None if runner is None else runner.id)
+        if op is not None:
+            return {"file": op.file, "line": op.line, "column": op.column, "place": place}
+        file = overlay.upstream_file if runner is None else os.path.join(
+            overlay.runners_folder, f"{_overlay_origin.upstream_runner(self.matrix, runner.id)}.toml")
+        located = self._upstream_locations(file)
+        line, column = (located.key(key) if located is not None else None) or (None, None)
+        return {"file": file, "line": line, "column": column, "place": place}
+
+    def _upstream_locations(self, file: str) -> Optional[Locations]:
+        """The located text of an upstream file of a composed matrix (read where it is)."""
+        if file not in self._texts:
+            from ._locate import Locations
+
+            try:
+                with open(file, encoding="utf-8") as handle:
+                    self._texts[file] = Locations(handle.read())
+            except (OSError, UnicodeDecodeError):
+                self._texts[file] = None
+        return self._texts[file]
 
     # --- rules ---------------------------------------------------------------------------------
 
@@ -201,7 +236,7 @@ class _Rules:
         return {"role": role, "kind": kind, "id": id, "name": name, "runner": runner,
                 "predicate": None if predicate is None else str(predicate), "holds": holds,
                 "because": {p: self.json(values[p]) for p in read if p in values},
-                **self._where(declared, key)}
+                **self._where(declared, key, role, runner)}
 
     def _feature(self, role: str, feature: Feature, runner: Optional[str], values: _Values) -> Dict[str, Any]:
         return self._rule(role, "feature", feature.id, feature.name, runner, feature.when, True, values, None,

@@ -764,6 +764,59 @@ def test_report_why_names_the_overlay_that_removed_a_runner_from_choice_and_vali
     assert [r["role"] for r in upstream] == ["blocks"] and all("origin" not in r for r in upstream)
 
 
+
+def test_report_why_points_upstream_rules_at_upstream_and_the_overlays_at_the_overlay(tmp_path):
+    path = _overlay(tmp_path, """\
+        [overlay]
+        extends = "default"
+        name = "p"
+
+        [change.features.spec_ngram]
+        block = ["v2"]
+        why = "the NPU drafter lacks ngram"
+
+        [change.features.pp_external_launcher]
+        note = "a note of the overlay's: the cells stay upstream's"
+        why = "notes"
+        """)
+    m = matrix.load(path)
+    config = dict(PP_EXTERNAL, speculative_config={"method": "ngram"})
+    (upstream_rule,) = matrix.default().resolve(PP_EXTERNAL).report()["why"]
+    upstream = m.overlay.upstream_file
+    assert [(r["id"], r["file"], r["line"], r["place"]) for r in m.resolve(config).report()["why"]] == [
+        ("pp_external_launcher", upstream, upstream_rule["line"], "$.features.pp_external_launcher.when"),
+        ("spec_ngram", path, 5, "$.features.spec_ngram.when")]
+    # A runner the overlay removes from choice: its change; one it adds: its table; a runner made
+    # from V2 blocked by V2's cell: upstream's line, as upstream's V2.
+    npu = matrix.load(None, overlays=[str(NPU)])
+    suffix = {"model_config": {"architecture": "Qwen3ForCausalLM"}, "speculative_config": {"method": "suffix"}}
+    (upstream_suffix,) = matrix.default().resolve(suffix).report()["why"][:1]
+    assert [(r["id"], r["file"], r["line"]) for r in npu.resolve(suffix).report()["why"]] == [
+        ("spec_suffix", npu.overlay.upstream_file, upstream_suffix["line"]), ("v2:candidate", str(NPU), 28)]
+    assert [(r["id"], r["file"], r["line"]) for r in npu.resolve({}).report()["why"]] == [
+        ("npu:candidate", str(NPU), 19), ("v2:candidate", str(NPU), 28)]
+
+
+
+def test_a_runner_made_from_v2_says_each_copied_cell_came_from_v2_and_gets_v2s_adjustments():
+    m = matrix.load(None, overlays=[str(NPU)])
+    (added,) = m.overlay.changes("npu")
+    said = f"by overlay 'vllm-npu' ({NPU}:19): {added.why} ({added.link})"
+    suffix = {"model_config": {"architecture": "Qwen3ForCausalLM"}, "speculative_config": {"method": "suffix"}}
+    (npu, v2, v1) = m.resolve(suffix).explanation()["runners"]
+    assert ([b["origin"] for b in npu["blockers"]], [b["origin"] for b in v2["blockers"]]) == (
+        [f"copied from v2 {said}"], [None])
+    assert m.resolve(suffix).report()["why"][0]["origin"] == [f"copied from v2 {said}"]
+    # "as v2, except …": v2's adjustments adjust the NPU runner too.
+    assert [(a.id, a.runners) for a in m.adjustments if "v2" in a.runners] == [
+        ("stock_compile_cudagraphs", ("v2", "npu")), ("draft_max_model_len", ("v2", "npu"))]
+    stock = {"model_config": {"architecture": "Qwen3ForCausalLM"},
+             "compilation_config": {"mode": "STOCK_TORCH_COMPILE", "cudagraph_mode": "FULL"}}
+    resolution = m.resolve(stock)
+    assert (resolution.runner, [(a.id, a.path, a.before, a.after, a.runner) for a in resolution.adjustments]) == (
+        "npu", [("stock_compile_cudagraphs", "compilation_config.cudagraph_mode", "FULL", "NONE", "npu")])
+
+
 # --- a list of overlays: matrix.load(upstream, overlays=[…]) and --overlay ----------------------
 
 def test_a_list_of_overlays_applies_in_its_order_each_extending_upstream(tmp_path):
@@ -1058,7 +1111,7 @@ def test_the_json_docs_of_a_composed_matrix_name_the_overlay_of_each_cell_and_it
     cells = {(f["id"], r): c["overlay"] for f in data["features"] for r, c in f["support"].items() if c["overlay"]}
     assert cells == {("pp_external_launcher", "npu"): "vllm-npu", ("missing_triton_detected", "npu"): "vllm-npu"}
     assert [(o["kind"], o["target"], o["keys"], o["state"]) for o in data["overlay"]["operations"]] == [
-        ("add-field", "platform.is_npu", [], ""), ("add-runner", "npu", [], ""),
+        ("add-field", "platform.is_npu", [], ""), ("add-runner", "npu", ["candidate", "name", "priority"], ""),
         ("change-feature", "missing_triton_detected", ["support.npu"], ""),
         ("change-feature", "pp_external_launcher", ["support.npu"], ""), ("change-runner", "v2", ["candidate"], "")]
     assert (data["overlay"]["extends"], data["overlay"]["version"]) == ("vLLM model runners", "0.33.0")
