@@ -145,6 +145,22 @@ def applied(upstream: Tuple[str, ...], refuse: Sequence[str] = ()) -> Tuple[Inst
     return tuple(o for o in listed(upstream, refuse) if not o.refused)
 
 
+def not_given(installed: Sequence[InstalledOverlay], given: Sequence[str]) -> List[str]:
+    """The files of *installed* that are none of the overlay files *given* explicitly (the same
+    file by its real path, or a copy of it, byte for byte: a plugin's overlay given by
+    ``--overlay`` from its source tree and installed too is applied once, where it is given)."""
+    def read(path: str) -> Optional[bytes]:
+        try:
+            with open(path, "rb") as handle:
+                return handle.read()
+        except OSError:
+            return None
+
+    paths = {os.path.realpath(f) for f in given}
+    texts = {read(f) for f in given} - {None}
+    return [o.file for o in installed if os.path.realpath(o.file) not in paths and read(o.file) not in texts]
+
+
 def _ordered(found: List[InstalledOverlay]) -> Tuple[InstalledOverlay, ...]:
     """*found* (sorted by name) with each overlay moved after those its ``after`` names."""
     by_title: Dict[str, InstalledOverlay] = {o.overlay: o for o in found}

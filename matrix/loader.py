@@ -83,7 +83,7 @@ def load(path: Union[str, os.PathLike[str], None] = None,
             refuse = [refuse]
         files = [os.fspath(o) for o in overlays or ()]
         if installed:
-            files += [o.file for o in _overlay_installed.applied(_upstream_names(name), refuse)]
+            files += _overlay_installed.not_given(_overlay_installed.applied(_upstream_names(name), refuse), files)
         if files:
             return _load_list(name, files)
     if name is None:

@@ -927,6 +927,29 @@ def test_an_installed_overlay_adjusts_the_matrix_a_host_loads_only_when_it_asks(
     assert out.getvalue() == "Chose npu (NPU model runner) automatically at version 0.33.0\n"
 
 
+
+def test_an_overlay_given_and_installed_too_is_applied_once(tmp_path, monkeypatch):
+    site = _installed(tmp_path, monkeypatch, {"vllm-npu": "vllm_npu_matrix"})
+    file = site / "vllm_npu_matrix" / "overlay.toml"
+    # The installed file itself, its copy in the source tree, given explicitly: once, no conflict.
+    for explicit in (file, NPU):
+        composed = matrix.load(None, [explicit], installed=True)
+        assert ([o.file for o in composed.overlay.operations], composed.resolve(QWEN3).runner) == (
+            [str(explicit)] * 5, "npu")
+    out = io.StringIO()
+    assert run(["resolve", "--matrix", "default", "--overlay", str(NPU), "--installed-overlays", "--set",
+                "model_config.architecture=Qwen3ForCausalLM"], stdout=out, stderr=io.StringIO()) == 0
+    assert out.getvalue() == "Chose npu (NPU model runner) automatically at version 0.33.0\n"
+    # Another version of it (a different text) is another overlay: the conflict stands.
+    edited = tmp_path / "edited.toml"
+    edited.write_text(NPU.read_text().replace('name = "vllm-npu"', 'name = "vllm-npu-dev"'))
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load(None, [edited], installed=True)
+    assert [(p.file, p.line, p.message) for p in excinfo.value.problems] == [
+        (str(file), 10, "Upstream has [config] field 'platform.is_npu' already: an overlay adds fields, it does not change them"),
+        (str(file), 19, "Upstream has runner 'npu' already: change it under [change.runners.npu]")]
+
+
 def test_an_installed_overlay_of_another_matrix_is_not_listed_and_a_missing_one_is_a_load_error(tmp_path, monkeypatch):
     site = _installed(tmp_path, monkeypatch, {"vllm-npu": "vllm_npu_matrix", "gone": "no_such_module"})
     other = tmp_path / "other"
