@@ -1669,3 +1669,9 @@ def raise_as_host_needs(found: str) -> str:
 def overlay_copied_from(runner: str) -> str:
     """The verb of the origin of a cell a runner made ``from`` *runner* copied from it."""
     return f"copied from {runner}"
+
+
+def installed_overlay_extends_overlay(entry: str, extends: str) -> str:
+    return (f"The installed overlay {entry!r} extends the overlay file {extends!r}: an installed overlay extends "
+            "its upstream matrix (by name or by a path to its features.toml); give the chain with overlays=[…] "
+            "or --overlay instead")

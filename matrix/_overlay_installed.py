@@ -130,7 +130,9 @@ def listed(upstream: Tuple[str, ...], refuse: Sequence[str] = ()) -> Tuple[Insta
         extends = head.get("extends") if isinstance(head, dict) else None
         if not isinstance(extends, str):
             continue  # said by its load, if a host loads it
-        if extends not in upstream and os.path.realpath(os.path.join(os.path.dirname(file), extends)) not in upstream:
+        target = os.path.realpath(os.path.join(os.path.dirname(file), extends))
+        if extends not in upstream and target not in upstream:
+            _path_extends(entry.name, file, text, extends, target)  # a path that names no matrix: said
             continue
         after = head.get("after", [])
         found.append(InstalledOverlay(
@@ -138,6 +140,31 @@ def listed(upstream: Tuple[str, ...], refuse: Sequence[str] = ()) -> Tuple[Insta
             str(head.get("name", entry.name)), tuple(a for a in after if isinstance(a, str)) if isinstance(after, list) else (),
             "*" in refused or entry.name in refused))
     return _ordered(found)
+
+
+def _path_extends(entry: str, file: str, text: str, extends: str, target: str) -> None:
+    """Say an ``extends`` written as a path (as the overlay's load reads one) that names no
+    matrix an installed overlay can apply to: a file that is not there, or an overlay file (a
+    chain is given by the host, not installed). A path to another matrix's features.toml is
+    that matrix's overlay: not listed, as one that names another matrix by name.
+
+    :raises LoadError: at the overlay file's ``extends``.
+    """
+    if not (extends.endswith(".toml") or "/" in extends or os.sep in extends):
+        return
+    if not os.path.isfile(target):
+        message = _messages.overlay_upstream_missing(extends, file)
+    else:
+        from ._load_overlay import is_overlay
+
+        with open(target, encoding="utf-8") as handle:
+            if not is_overlay(handle.read()):
+                return
+        message = _messages.installed_overlay_extends_overlay(entry, extends)
+    from ._locate import Locations
+
+    line, column = Locations(text).key(("overlay", "extends")) or (None, None)
+    raise LoadError(file, [Problem(message, "$.overlay.extends", file=file, line=line, column=column)])
 
 
 def applied(upstream: Tuple[str, ...], refuse: Sequence[str] = ()) -> Tuple[InstalledOverlay, ...]:

@@ -969,6 +969,30 @@ def test_an_installed_overlay_of_another_matrix_is_not_listed_and_a_missing_one_
     assert out.getvalue() == "No installed package declares an overlay of 'other' (entry points matrix.overlays)\n"
 
 
+
+@pytest.mark.parametrize("extends, message", [
+    ("../nowhere/features.toml", "Upstream features.toml '../nowhere/features.toml' does not exist next to {file}"),
+    ("chain.toml", "The installed overlay 'vllm-npu' extends the overlay file 'chain.toml': an installed overlay "
+                   "extends its upstream matrix (by name or by a path to its features.toml); give the chain with "
+                   "overlays=[…] or --overlay instead")])
+def test_an_installed_overlay_whose_extends_is_a_path_to_no_matrix_is_said_not_skipped(tmp_path, monkeypatch,
+                                                                                     extends, message):
+    site = _installed(tmp_path, monkeypatch, {"vllm-npu": "vllm_npu_matrix"})
+    file = site / "vllm_npu_matrix" / "overlay.toml"
+    (file.parent / "chain.toml").write_text('[overlay]\nname = "base"\nextends = "default"\n')
+    file.write_text(file.read_text().replace('extends = "vLLM model runners"', f'extends = "{extends}"'))
+    for ask in (matrix.installed_overlays, lambda: matrix.load(installed=True)):
+        with pytest.raises(LoadError) as excinfo:
+            ask()
+        assert [(p.file, p.line, p.column, p.message) for p in excinfo.value.problems] == [
+            (str(file), 7, 1, message.format(file=file))]
+    # A path to upstream's own features.toml is upstream: listed and applied.
+    file.write_text(file.read_text().replace(f'extends = "{extends}"',
+                                             f'extends = "{matrix.loader._default_file()}"'))
+    assert [o.name for o in matrix.installed_overlays()] == ["vllm-npu"]
+    assert matrix.load(installed=True).resolve(QWEN3).runner == "npu"
+
+
 def test_a_refused_overlay_is_not_read_and_a_broken_one_is_a_load_error(tmp_path, monkeypatch):
     # Review: a refused overlay was read (a broken one broke its host whatever it refused), a
     # TOML error escaped as tomllib's own, and refuse="name" refused its characters.
