@@ -1675,3 +1675,8 @@ def installed_overlay_extends_overlay(entry: str, extends: str) -> str:
     return (f"The installed overlay {entry!r} extends the overlay file {extends!r}: an installed overlay extends "
             "its upstream matrix (by name or by a path to its features.toml); give the chain with overlays=[…] "
             "or --overlay instead")
+
+
+def refused_overlay_unknown(name: str, source: str, installed: Sequence[str]) -> str:
+    return (f"{source} refuses {name!r}, which no installed package declares in matrix.overlays"
+            f"{did_you_mean(name, installed)} (installed: {quoted(installed) if installed else 'none'})")

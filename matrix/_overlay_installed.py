@@ -107,8 +107,10 @@ def listed(upstream: Tuple[str, ...], refuse: Sequence[str] = ()) -> Tuple[Insta
     from ._toml_errors import syntax_problem
 
     refused = refused_names(refuse)
+    entries = entry_points()
+    _warn_unknown(refuse, refused[len(refuse):], [e.name for e in entries])
     found: List[InstalledOverlay] = []
-    for entry in entry_points():
+    for entry in entries:
         dist = getattr(entry, "dist", None)
         source = f"{dist.name} {dist.version}" if dist is not None else None
         if "*" in refused or entry.name in refused:
@@ -140,6 +142,18 @@ def listed(upstream: Tuple[str, ...], refuse: Sequence[str] = ()) -> Tuple[Insta
             str(head.get("name", entry.name)), tuple(a for a in after if isinstance(a, str)) if isinstance(after, list) else (),
             "*" in refused or entry.name in refused))
     return _ordered(found)
+
+
+def _warn_unknown(refuse: Sequence[str], env: Sequence[str], names: List[str]) -> None:
+    """Warn of each refused name that no installed entry has (a slip would let the overlay it
+    meant apply), with "did you mean"."""
+    import warnings
+
+    for source, given in (("refuse=", refuse), (REFUSE_ENV, env)):
+        for name in given:
+            if name != "*" and name not in names:
+                warnings.warn(_messages.refused_overlay_unknown(name, source, sorted(set(names))), UserWarning,
+                              stacklevel=4)
 
 
 def _path_extends(entry: str, file: str, text: str, extends: str, target: str) -> None:

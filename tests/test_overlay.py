@@ -914,7 +914,7 @@ def test_an_installed_overlay_adjusts_the_matrix_a_host_loads_only_when_it_asks(
     # A host refuses by name (or "*"), or its environment does.
     assert matrix.load(installed=True, refuse=["vllm-npu"]).resolve(QWEN3).runner == "v2"
     assert matrix.load(installed=True, refuse=["*"]).overlay is None
-    monkeypatch.setenv("MATRIX_REFUSE_OVERLAYS", "other, vllm-npu")
+    monkeypatch.setenv("MATRIX_REFUSE_OVERLAYS", " vllm-npu,")
     assert matrix.load(installed=True).resolve(QWEN3).runner == "v2"
     assert matrix.installed_overlays()[0].refused
     out = io.StringIO()
@@ -991,6 +991,23 @@ def test_an_installed_overlay_whose_extends_is_a_path_to_no_matrix_is_said_not_s
                                              f'extends = "{matrix.loader._default_file()}"'))
     assert [o.name for o in matrix.installed_overlays()] == ["vllm-npu"]
     assert matrix.load(installed=True).resolve(QWEN3).runner == "npu"
+
+
+
+def test_a_refused_name_no_installed_overlay_has_is_a_warning_with_did_you_mean(tmp_path, monkeypatch):
+    _installed(tmp_path, monkeypatch, {"vllm-npu": "vllm_npu_matrix"})
+    with pytest.warns(UserWarning) as caught:
+        composed = matrix.load(installed=True, refuse=["vllm-nup"])
+    assert [str(w.message) for w in caught] == [
+        "refuse= refuses 'vllm-nup', which no installed package declares in matrix.overlays, did you mean "
+        "'vllm-npu' (installed: 'vllm-npu')"]
+    assert composed.resolve(QWEN3).runner == "npu"  # the slip refused nothing: said, not silent
+    monkeypatch.setenv("MATRIX_REFUSE_OVERLAYS", "vllm_npu, vllm-npu")
+    with pytest.warns(UserWarning) as caught:
+        assert matrix.load(installed=True).resolve(QWEN3).runner == "v2"
+    assert [str(w.message) for w in caught] == [
+        "MATRIX_REFUSE_OVERLAYS refuses 'vllm_npu', which no installed package declares in matrix.overlays, "
+        "did you mean 'vllm-npu' (installed: 'vllm-npu')"]
 
 
 def test_a_refused_overlay_is_not_read_and_a_broken_one_is_a_load_error(tmp_path, monkeypatch):
