@@ -8,19 +8,12 @@ from typing import Callable, Dict, Optional, Tuple
 
 import attrs
 
+from . import _messages
 from .schema import Matrix
 
-#: The mark beside a cell an overlay set, and the legend's words for it.
+#: The mark beside a cell an overlay set (its words: `matrix._messages.OVERLAY_MARK_WORD`,
+#: ``OVERLAY_MARK_MEANING``; each kind of operation as the table says it: ``OVERLAY_KINDS``).
 SYMBOL = "🧩"
-WORD = "overlay"
-MEANING = "set by an overlay (its reason is in the cell's note)"
-
-#: What each kind of operation is called in the table.
-KINDS = {
-    "add-field": "adds the field", "add-runner": "adds the runner", "add-feature": "adds the feature",
-    "change-feature": "changes the feature", "change-runner": "changes the runner",
-    "change-order": "changes the order", "own-choice": "owns the runner choice",
-}
 
 
 @attrs.frozen
@@ -28,13 +21,13 @@ class OverlayRow:
     """One operation of the overlays a matrix was composed by, as the table shows it."""
 
     overlay: str
-    kind: str  # `matrix._overlay.Operation.kind` (the table says `KINDS`' words)
+    kind: str  # `matrix._overlay.Operation.kind` (the table says `matrix._messages.OVERLAY_KINDS`' words)
     target: str
     keys: Tuple[str, ...]
     why: str
     link: Optional[str]
     place: str  # FILE:LINE
-    state: str  # "", "changes nothing", "dangling"
+    state: str  # "", or `matrix._messages.OVERLAY_STATE_NOOP` / ``OVERLAY_STATE_DANGLING``
 
 
 def cells_set(matrix: Matrix) -> Dict[Tuple[str, str], str]:
@@ -66,7 +59,8 @@ def rows(matrix: Matrix, spell: Callable[[str], str]) -> Tuple[OverlayRow, ...]:
     return tuple(
         OverlayRow(spell(str(op.overlay)), op.kind, spell(op.target), op.keys, spell(op.why),
                    op.link, spell(f"{op.file}:{op.line}"),
-                   "dangling" if op.dangling else "changes nothing" if op.noop else "")
+                   _messages.OVERLAY_STATE_DANGLING if op.dangling else _messages.OVERLAY_STATE_NOOP if op.noop
+                   else "")
         for op in overlay.operations)
 
 

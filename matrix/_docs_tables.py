@@ -10,7 +10,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import attrs
 
-from . import _docs_overlay
+from . import _docs_overlay, _messages
 from ._docs_adjustments import ADJUSTMENTS_INTRO, GENERATED_MESSAGE, NO_ADJUSTMENTS, AdjustmentRow
 from ._docs_release import NO_RELEASE_NOTES, RELEASE_NOTES_INTRO
 from ._docs_model import (CAPABILITIES_INTRO, DEPRECATION_HEADER, NO_GATES, NO_SCHEMA, PAIR_SYMBOLS, PAIRS_INTRO,
@@ -153,7 +153,7 @@ def _support(doc: Document, symbols: bool) -> Table:
                 pieces += [_mark(str(step.note))] if step.note else []
                 pieces += [_raw(f" since {step.since}")] if step.since else []
             if cell.overlay is not None:  # the reason is in the note: the mark says that an overlay set it
-                pieces.append(_raw(f" {_docs_overlay.SYMBOL}" if symbols else f" ({_docs_overlay.WORD})"))
+                pieces.append(_raw(f" {_docs_overlay.SYMBOL}" if symbols else f" ({_messages.OVERLAY_MARK_WORD})"))
             cells.append(_cell(*pieces, css=f"cell status-{cell.now.text}"))
         cells.append(_cell(_text("; ".join(row.lifecycle)), css="lifecycle"))
         rows.append(TableRow(tuple(cells)))
@@ -309,25 +309,21 @@ def _deprecations(doc: Document) -> List[Table]:
 def _overlay_legend(doc: Document, symbols: bool) -> Tuple[LegendEntry, ...]:
     if not any(cell.overlay for row in doc.rows for cell in row.cells):
         return ()
-    label = legend_label(_docs_overlay.SYMBOL, _docs_overlay.WORD, True) if symbols else f"({_docs_overlay.WORD})"
-    return (LegendEntry(_raw(label), _docs_overlay.MEANING, "overlay"),)
+    word = _messages.OVERLAY_MARK_WORD
+    label = legend_label(_docs_overlay.SYMBOL, word, True) if symbols else f"({word})"
+    return (LegendEntry(_raw(label), _messages.OVERLAY_MARK_MEANING, "overlay"),)
 
 
 def _overlay(doc: Document) -> Table:
-    rows = tuple(TableRow((_cell(_text(o.overlay), header=True), _cell(_raw(_docs_overlay.KINDS[o.kind])), _cell(_code(o.target)),
+    rows = tuple(TableRow((_cell(_text(o.overlay), header=True), _cell(_raw(_messages.OVERLAY_KINDS[o.kind])), _cell(_code(o.target)),
                            _cell(_code(", ".join(o.keys))), _cell(_text(o.why), _raw(" ("), _raw("link", o.link), _raw(")"))
                            if o.link else _cell(_text(o.why)), _cell(_code(o.place)), _cell(_raw(o.state))))
                  for o in doc.overlay_rows)
     assert doc.extends is not None
-    intro = ((_text(OVERLAY_INTRO.format(upstream=doc.extends[0], version=doc.extends[1])),),)
-    return Table("What this platform changes", _heading("What this platform changes", doc, False),
-                 "What this platform changes",
-                 _headers("Overlay", "Operation", "Id", "Changes", "Why", "Where", "State"), rows, intro=intro)
-
-
-#: The overlay table's introduction.
-OVERLAY_INTRO = ("The matrix is {upstream} {version}, extended from upstream by these operations, in the order "
-                 "they apply; each cell they set is marked in the support table, with its reason in its note.")
+    intro = ((_text(_messages.overlay_table_intro(doc.extends[0], doc.extends[1])),),)
+    title = _messages.OVERLAY_TABLE_TITLE
+    return Table(title, _heading(title, doc, False), title, _headers(*_messages.OVERLAY_TABLE_HEADERS), rows,
+                 intro=intro)
 
 
 def _release_notes(doc: Document) -> Table:

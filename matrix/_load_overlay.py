@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import os
-import re
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Set, Tuple
 
 import attrs
@@ -17,7 +16,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion
 
 from . import _messages, _overlay
-from ._overlay import Operation, Overlay
+from ._overlay import Operation, Overlay, is_overlay
 from ._versions import parsed
 from .errors import LoadError
 
@@ -27,7 +26,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from .loader import _Builder
     from .schema import Matrix
 
-_HEADER = re.compile(r"^[ \t]*\[[ \t]*overlay[ \t]*[\].]", re.MULTILINE)
 
 TABLES = ("change", "config", "features", "overlay", "runners")
 OVERLAY_KEYS = ("after", "choice", "extends", "name", "targets")
@@ -40,11 +38,6 @@ CHANGES = {
 _DEFAULT_NAMES = ("default",)
 #: One operation: its record, its body (the keys without provenance), and how it applies.
 _Op = Tuple[Operation, Dict[str, Any], Any]
-
-
-def is_overlay(text: str) -> bool:
-    """Whether *text* is an overlay file (it has an ``[overlay]`` table)."""
-    return _HEADER.search(text) is not None
 
 
 class _Where:

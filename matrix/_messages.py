@@ -1680,3 +1680,24 @@ def installed_overlay_extends_overlay(entry: str, extends: str) -> str:
 def refused_overlay_unknown(name: str, source: str, installed: Sequence[str]) -> str:
     return (f"{source} refuses {name!r}, which no installed package declares in matrix.overlays"
             f"{did_you_mean(name, installed)} (installed: {quoted(installed) if installed else 'none'})")
+
+
+# The docs of a composed matrix (matrix._docs_overlay, matrix._docs_tables): the mark's word
+# and meaning, each kind of operation as the overlay table says it, an operation's state, and
+# the overlay table's title, headers and introduction.
+OVERLAY_MARK_WORD = "overlay"
+OVERLAY_MARK_MEANING = "set by an overlay (its reason is in the cell's note)"
+OVERLAY_KINDS = {
+    "add-field": "adds the field", "add-runner": "adds the runner", "add-feature": "adds the feature",
+    "change-feature": "changes the feature", "change-runner": "changes the runner",
+    "change-order": "changes the order", "own-choice": "owns the runner choice",
+}
+OVERLAY_STATE_DANGLING = "dangling"
+OVERLAY_STATE_NOOP = "changes nothing"
+OVERLAY_TABLE_TITLE = "What this platform changes"
+OVERLAY_TABLE_HEADERS = ("Overlay", "Operation", "Id", "Changes", "Why", "Where", "State")
+
+
+def overlay_table_intro(upstream: str, version: str) -> str:
+    return (f"The matrix is {upstream} {version}, extended from upstream by these operations, in the order "
+            "they apply; each cell they set is marked in the support table, with its reason in its note.")

@@ -14,6 +14,7 @@ The merge rules are stated once, in `MERGE_RULES`; the how-to page prints the sa
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import attrs
@@ -50,6 +51,14 @@ MERGE_RULES: Tuple[Tuple[str, str], ...] = (
      "the matrix the ones before it made: its `extends` names upstream (or an overlay before it); conflicts as in a chain"),
     ("provenance", "every cell and note an operation sets ends with \"set by OVERLAY: WHY (LINK)\""),
 )
+
+
+_HEADER = re.compile(r"^[ \t]*\[[ \t]*overlay[ \t]*[\].]", re.MULTILINE)
+
+
+def is_overlay(text: str) -> bool:
+    """Whether *text* is an overlay file (it has an ``[overlay]`` table)."""
+    return _HEADER.search(text) is not None
 
 
 @attrs.frozen

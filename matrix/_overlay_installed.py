@@ -169,7 +169,7 @@ def _path_extends(entry: str, file: str, text: str, extends: str, target: str) -
     if not os.path.isfile(target):
         message = _messages.overlay_upstream_missing(extends, file)
     else:
-        from ._load_overlay import is_overlay
+        from ._overlay import is_overlay
 
         with open(target, encoding="utf-8") as handle:
             if not is_overlay(handle.read()):
