@@ -133,7 +133,7 @@ def loads(text: str, *, runners: RunnersArg, path: Optional[str] = None) -> Matr
 
 
 def _overlay_file(text: str) -> bool:
-    from ._load_overlay import is_overlay
+    from ._overlay import is_overlay
 
     return is_overlay(text)
 
