@@ -22,6 +22,9 @@ CODES: Dict[str, Tuple[Severity, str]] = {
                                     "upstream versions"),
     "overlay-ended": ("warning", "an overlay operation whose until has passed (or whose until upstream "
                                  "supports it holds)"),
+    "overlay-out-of-choice": ("note", "a runner an overlay removed from automatic choice (choice = false, or an "
+                                      "owned choice that leaves it out): never a candidate, as the overlay says; "
+                                      "asked for by name, it still serves"),
 }
 
 

@@ -371,8 +371,9 @@ def _requirements(matrix: Matrix, gates: List[Feature], solve: Solve, place: _Pl
                 unmet = True  # never chosen automatically: said once, here
                 from ._overlay_origin import removed
 
-                yield place.runner("never-candidate", runner.id, f"{runner.name} is never a candidate: "
-                                   + (removed(matrix, runner.id) or f"no config satisfies {runner.candidate}"))
+                out = removed(matrix, runner.id)  # an overlay's deliberate choice = false: a note, not a warning
+                yield place.runner("never-candidate" if out is None else "overlay-out-of-choice", runner.id,
+                                   f"{runner.name} is never a candidate: " + (out or f"no config satisfies {runner.candidate}"))
         except Inconclusive as error:
             yield place.runner("inconclusive", runner.id,
                                f"Could not decide {_undecided(error, budget)} whether any config meets all of "

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import matrix
 from matrix import LoadError, check
 from matrix.cli import run
+from matrix.strategies import configs
 
 ROOT = pathlib.Path(__file__).parent.parent
 ASCEND = ROOT / "examples" / "ascend-overlay" / "overlay.toml"
@@ -32,7 +33,8 @@ def _overlay(tmp_path, text, name="overlay.toml"):
 
 
 def _findings(m):
-    return [str(f) for f in check.iter_findings(m) if f.code.startswith("overlay-")]
+    """The findings on the overlay's operations."""
+    return [str(f) for f in check.iter_findings(m) if f.code in ("overlay-noop", "overlay-dangling", "overlay-ended")]
 
 
 # --- the examples ---------------------------------------------------------------------------
@@ -332,6 +334,8 @@ def _operations(draw, features, runners):
         ops.append(("features", id, body))
     if draw(st.booleans()):
         ops.append(("runners", draw(st.sampled_from(runners)), {"choice": False}))
+    if draw(st.booleans()):  # the overlay owns the choice: it applies first (README order)
+        ops.insert(0, ("choice", None, {"order": draw(st.lists(st.sampled_from(runners), unique=True, min_size=1))}))
     return ops
 
 
@@ -343,6 +347,22 @@ def _hand_merged(features_doc, runners_doc, ops, first=0):
     features_doc, runners_doc = copy.deepcopy(features_doc), copy.deepcopy(runners_doc)
     for index, (table, id, body) in enumerate(ops):
         words = None if WORDS is None else FIRST if index < first else WORDS
+        if table == "choice":
+            # Owned: upstream's prefers (the note says so) and orders dropped; priorities by the
+            # order, first highest, then the others as they ranked; the runners left out, out of choice.
+            order = body["order"]
+            for feature in features_doc.get("features", {}).values():
+                if "prefers" in feature:
+                    del feature["prefers"]
+                    feature["note"] = _note(feature.get("note"), words)
+            features_doc.pop("orders", None)
+            ranked = order + [r for r, t in sorted(runners_doc.items(), key=lambda p: -p[1].get("priority", 0))
+                              if r not in order]
+            for rank, runner in enumerate(ranked):
+                runners_doc[runner]["priority"] = 10 * (len(ranked) - rank)
+                if runner not in order:
+                    runners_doc[runner]["candidate"] = "False"
+            continue
         if table == "runners":
             runners_doc[id]["candidate"] = "False"
             runners_doc[id]["description"] = _note(runners_doc[id].get("description"), words)
@@ -400,8 +420,9 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
     def text(name, extends, ops, after=""):
         lines = [f'[overlay]\nname = "{name}"\nextends = "{extends}"\n{after}']
         for table, id, body in ops:
-            lines.append(f"[change.{table}.{id}]\n" + "".join(f"{json.dumps(k)} = {_value(v)}\n"
-                                                              for k, v in dict(body, why="r").items()))
+            header = "[overlay.choice]" if table == "choice" else f"[change.{table}.{id}]"
+            lines.append(f"{header}\n" + "".join(f"{json.dumps(k)} = {_value(v)}\n"
+                                                for k, v in dict(body, why="r").items()))
         return "\n".join(lines)
     folder = pathlib.Path(tempfile.mkdtemp(prefix="matrix-overlay-"))
     try:
@@ -443,9 +464,10 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
         # The features in force at the version, not removed (a removed one's cells all say removed).
         shown = {f["id"] for f in docs["features"] if not composed.feature(f["id"]).removed_at(composed.version)}
         assert {k: v for k, v in found.items() if v} == {k: v for k, v in marks.items() if k[0] in shown}
-        for data in (docs, hand):
-            data.pop("generated_by")
+        for page in (docs, hand):
+            page.pop("generated_by")
         assert docs == hand
+        _origins_are_the_live_operations(composed, ops, data.draw(configs(composed)), folder)
         # Each operation is a no-op exactly when the matrix without it, by hand and without the
         # provenance words, equals the matrix with it.
         for index, op in enumerate(composed.overlay.operations):
@@ -465,6 +487,59 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
         import shutil
 
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _origins_are_the_live_operations(composed, ops, config, folder):
+    """explain()'s origins and the report's places, against the operations written: a runner's
+    place in choice is said by each live operation on it (an owned choice ranks the runners of
+    its order and removes the others; choice = false removes), a blocker's origin is the last
+    live operation that set its cell, and a report rule points at that operation, else at
+    upstream's file (features.toml, or the runner's file)."""
+    live = [(table, id, body, op) for (table, id, body), op in zip(ops, composed.overlay.operations) if not op.noop]
+
+    def said(verb, op):
+        return f"{verb} by overlay '{op.overlay}' ({op.file}:{op.line}): r"
+
+    def cell_op(feature, runner):
+        found = None
+        for table, id, body, op in live:
+            support = body.get("support", {})
+            if table == "features" and id == feature and (
+                    "*" in support or runner in support or runner in body.get("lift", []) + body.get("block", [])):
+                found = op
+        return found
+
+    def candidacy_op(runner):
+        found = None
+        for table, id, body, op in live:
+            if (table == "choice" and runner not in body["order"]) or (table == "runners" and id == runner):
+                found = op
+        return found
+
+    try:
+        resolution = composed.resolve(config)
+    except matrix.ResolutionError as error:
+        resolution = error.resolution
+    verbs = ("ranked by", "removed from choice by")
+    for entry in resolution.explanation()["runners"]:
+        runner = entry["id"]
+        expected = [said("ranked" if table == "choice" and runner in body["order"] else "removed from choice", op)
+                    for table, id, body, op in live if table == "choice" or (table == "runners" and id == runner)]
+        assert [o for o in entry["origin"] if o.startswith(verbs)] == expected
+        for blocker in entry["blockers"]:
+            op = cell_op(blocker["id"], runner)
+            assert blocker["origin"] == (None if op is None else said("blocked", op))
+    upstream = folder / "upstream"
+    for rule in resolution.report()["why"]:
+        if rule["role"] == "blocks" and rule["kind"] == "feature":
+            op, file = cell_op(rule["id"], rule["runner"]), str(upstream / "features.toml")
+        elif rule["role"] == "not-a-candidate":
+            op, file = candidacy_op(rule["runner"]), str(upstream / "runners" / f"{rule['runner']}.toml")
+        else:
+            continue
+        assert rule["file"] == (file if op is None else op.file), rule
+        if op is not None:
+            assert rule["line"] == op.line
 
 
 def _marks(ops, operations, runners, first):
@@ -1077,10 +1152,12 @@ def test_the_npu_overlay_chooses_its_runner_for_allowlisted_architectures_and_sa
     assert m.resolve(NPU_PP, facts=NO_TRITON).runner == "npu"
     assert matrix.load().resolve(NPU_PP, facts=NO_TRITON).runner == "v1"
     assert m.resolve({}, runner="v2").runner == "v2"  # asked for by name, it still serves
-    said = [str(f) for f in check.iter_findings(m) if f.code == "never-candidate"]
-    assert said == [f"{NPU}:28:1: warning[never-candidate]: Model Runner V2 is never a candidate: removed from "
-                    "choice by overlay 'vllm-npu': The NPU has no Triton, which upstream's Model Runner V2 needs"]
+    # Deliberate: a note of the overlay's, not upstream's never-candidate warning.
+    assert [f.code for f in check.iter_findings(m) if f.code == "never-candidate"] == []
     assert _findings(m) == []
+    assert [str(f) for f in check.iter_findings(m) if f.code == "overlay-out-of-choice"] == [
+        f"{NPU}:28:1: note[overlay-out-of-choice]: Model Runner V2 is never a candidate: removed from choice by "
+        "overlay 'vllm-npu': The NPU has no Triton, which upstream's Model Runner V2 needs"]
 
 
 def test_explain_on_the_npu_overlay_names_the_overlay_for_every_decision_it_made():
