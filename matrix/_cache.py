@@ -16,6 +16,9 @@ An entry is used only when everything it was built from is the same, byte for by
   entry must hold;
 - the entry lists the runner files it read, with their hashes; a runner file added, removed
   or changed makes it stale.
+- a matrix composed with overlays (issue 31) is keyed by the names and texts of the files given,
+  and its entry lists every file the composition read (upstream's, each overlay of a chain),
+  with its hash: a change to any makes it stale.
 
 Entries are written atomically (`matrix._files.atomic_write`: a temporary file renamed into
 place), so processes sharing
@@ -32,7 +35,7 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from . import _derived
 from .schema import Matrix, named_versions
@@ -172,6 +175,8 @@ def get(entry_key: str, base: str, *, path: Optional[str] = None, trusted: bool 
         runners = os.path.join(base, entry["runner_folder"])
         if not isinstance(matrix, Matrix) or runner_files(runners) != entry["runner_files"]:
             return None
+        if _hashes([path for path, _ in entry.get("files", ())]) != entry.get("files", []):
+            return None  # a file a composed matrix was made of changed
         derived = _derived.of(matrix)
         derived.code.update(entry["code"])  # unmarshalled when a plan needs it
         derived.parts.update(entry["parts"])  # assembled into a plan when one is asked for
@@ -180,7 +185,19 @@ def get(entry_key: str, base: str, *, path: Optional[str] = None, trusted: bool 
         return None
 
 
-def entry(entry_key: str, matrix: Matrix, base: str, runner_folder: str) -> bytes:
+def _hashes(paths: Sequence[str]) -> List[Tuple[str, str]]:
+    """``(absolute path, hash)`` of each file of *paths* ("" for one that cannot be read)."""
+    out = []
+    for path in paths:
+        try:
+            with open(path, "rb") as handle:
+                out.append((os.path.abspath(path), blake2b(handle.read()).hexdigest()))
+        except OSError:
+            out.append((os.path.abspath(path), ""))
+    return out
+
+
+def entry(entry_key: str, matrix: Matrix, base: str, runner_folder: str, files: Sequence[str] = ()) -> bytes:
     """The bytes of an entry for *matrix*, loaded from a file in the folder *base* whose
     runners are in *runner_folder* (kept relative to *base*: the wheel's entry is written in
     the source tree and read where the package is installed)."""
@@ -199,19 +216,21 @@ def entry(entry_key: str, matrix: Matrix, base: str, runner_folder: str) -> byte
     # A Matrix pickles without its plans and other caches (Matrix.__getstate__); the parts are
     # pickled with it, so the gates they hold are the matrix's own objects when read back.
     return pickle.dumps({"key": entry_key, "matrix": matrix, "runner_folder": os.path.relpath(runner_folder, base or "."),
-                         "runner_files": runner_files(runner_folder), "code": code, "parts": made},
+                         "runner_files": runner_files(runner_folder), "code": code, "parts": made,
+                         "files": _hashes(list(dict.fromkeys(files)))},
                         protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def put(entry_key: str, matrix: Matrix, base: str, runner_folder: str) -> None:
-    """Save an entry for *matrix*; nothing happens when the folder cannot be written."""
+def put(entry_key: str, matrix: Matrix, base: str, runner_folder: str, *, files: Sequence[str] = ()) -> None:
+    """Save an entry for *matrix*; nothing happens when the folder cannot be written. *files*:
+    the files beside features.toml it was made of (a composed matrix's), checked by `get`."""
     where = folder()
     if where is None:
         return
     from ._files import atomic_write
 
     try:
-        data = entry(entry_key, matrix, base, runner_folder)
+        data = entry(entry_key, matrix, base, runner_folder, files)
         os.makedirs(where, mode=0o700, exist_ok=True)
         atomic_write(_file(where, entry_key), data, new_mode=0o600)  # others never read a pickle of ours
         _prune(where)

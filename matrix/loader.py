@@ -26,7 +26,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import attrs
 from packaging.version import InvalidVersion, Version
@@ -114,9 +114,36 @@ def _upstream_names(name: Optional[str]) -> Tuple[str, ...]:
 
 
 def _load_list(upstream: Optional[str], files: List[str]) -> Matrix:
-    from ._load_overlay import Loading, load_list
+    from ._load_overlay import load_list
 
-    return load_list(upstream, files, Loading(_Builder, _read, load, default, _default_file))
+    texts = [_read(f, f) for f in files]
+    return _composed(("" if upstream is None else upstream, *files), texts,
+                     lambda loading: load_list(upstream, files, loading))
+
+
+def _composed(names: Sequence[str], texts: Sequence[str], build: Callable[[Any], Matrix]) -> Matrix:
+    """A composed matrix (issue 31) from the cache when its entry is fresh, else built by
+    *build* (handed a `Loading` that records every file it reads) and saved: the key holds the
+    names and texts given (upstream's name, "" for the packaged matrix, and the overlay files),
+    the entry the hash of every file the composition read (upstream's features.toml and runner
+    files, each overlay of a chain) and upstream's runner folder (`matrix._cache`)."""
+    from . import _cache
+    from ._load_overlay import Loading
+
+    key = _cache.key("\0".join(["overlay", *names]), "\0".join(texts))
+    cached = _cache.get(key, "")
+    if cached is not None:
+        return cached
+    read: List[str] = []
+
+    def recording(name: str, path: str) -> str:
+        read.append(path)
+        return _read(name, path)
+
+    matrix = build(Loading(_Builder, recording, load, default, _default_file))
+    if matrix.overlay is not None:
+        _cache.put(key, matrix, "", matrix.overlay.runners_folder, files=read)
+    return matrix
 
 
 def loads(text: str, *, runners: RunnersArg, path: Optional[str] = None) -> Matrix:
@@ -139,9 +166,9 @@ def _overlay_file(text: str) -> bool:
 
 
 def _load_overlay(name: str, text: str) -> Matrix:
-    from ._load_overlay import Loading, load as load_overlay
+    from ._load_overlay import load as load_overlay
 
-    return load_overlay(name, text, Loading(_Builder, _read, load, default, _default_file))
+    return _composed((name,), (text,), lambda loading: load_overlay(name, text, loading))
 
 
 def _default_file() -> str:

@@ -274,3 +274,40 @@ def test_the_gates_derived_from_runner_requirements_need_no_parser(cache):
     done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "MATRIX_CACHE_DIR": str(cache)},
                           capture_output=True, text=True)
     assert (done.returncode, done.stderr, done.stdout) == (0, "", f"{len(derived)}\n[]\n")
+
+
+def test_a_composed_matrix_comes_from_the_cache_until_a_file_it_was_made_of_changes(cache, tmp_path, monkeypatch):
+    """The cache knows the overlay files (issue 31): the files given are the key; each file the
+    composition read (upstream's features.toml and runner files, the overlay a chain extends)
+    is in the entry, and a change to any makes it stale."""
+    upstream = _write(tmp_path / "m", (ROOT / "features.toml").read_text(),
+                      {"v1": {"name": "Model Runner V1", "priority": 10}, "v2": {"name": "Model Runner V2", "priority": 20}})
+    first = tmp_path / "a.toml"
+    first.write_text('[overlay]\nname = "a"\nextends = "m/features.toml"\n\n'
+                     '[change.runners.v2]\npriority = 5\nwhy = "A lowers V2"\n')
+    second = tmp_path / "b.toml"
+    second.write_text('[overlay]\nname = "b"\nextends = "a.toml"\n')
+    built = matrix.load(second)
+    assert (built.name, built.runner("v2").priority, built.resolve({}).runner) == ("b", 5, "v1")
+    build = matrix.loader._Builder.build
+
+    def no_parsing(*args, **kwargs):
+        raise AssertionError("parsed although the cache holds the matrix")
+
+    monkeypatch.setattr(matrix.loader._Builder, "build", no_parsing)
+    cached = matrix.load(second)
+    assert cached == built and cached is not built and cached.overlay == built.overlay
+    monkeypatch.setattr(matrix.loader._Builder, "build", build)
+    listed = matrix.load(upstream, [first])
+    monkeypatch.setattr(matrix.loader._Builder, "build", no_parsing)
+    assert matrix.load(upstream, [first]) == listed
+    monkeypatch.setattr(matrix.loader._Builder, "build", build)
+    # The overlay the given one extends, edited: stale.
+    first.write_text(first.read_text().replace("priority = 5", "priority = 7"))
+    assert matrix.load(second).runner("v2").priority == 7
+    assert matrix.load(upstream, [first]).runner("v2").priority == 7
+    # Upstream's features.toml, edited; a runner file, edited: stale.
+    upstream.write_text(upstream.read_text().replace('name = "speculative method \'suffix\'"', 'name = "edited"'))
+    assert matrix.load(second).feature("spec_suffix").name == "edited"
+    (tmp_path / "m" / "runners" / "v1.toml").write_text('name = "Model Runner V1"\npriority = 30\n')
+    assert matrix.load(second).resolve({}).runner == "v1" and matrix.load(second).runner("v1").priority == 30
