@@ -130,8 +130,12 @@ def _composed(names: Sequence[str], texts: Sequence[str], build: Callable[[Any],
     from . import _cache
     from ._load_overlay import Loading
 
-    key = _cache.key("\0".join(["overlay", *names]), "\0".join(texts))
-    cached = _cache.get(key, "")
+    # The names as given (messages show them) and where they are (a relative name read from
+    # another folder is another file).
+    where = [os.path.abspath(n) if n else "" for n in names]
+    key = _cache.key("\0".join(["overlay", *names, *where]), "\0".join(texts))
+    root = os.path.abspath(os.sep)  # the runner folder kept as an absolute path
+    cached = _cache.get(key, root)
     if cached is not None:
         return cached
     read: List[str] = []
@@ -142,7 +146,7 @@ def _composed(names: Sequence[str], texts: Sequence[str], build: Callable[[Any],
 
     matrix = build(Loading(_Builder, recording, load, default, _default_file))
     if matrix.overlay is not None:
-        _cache.put(key, matrix, "", matrix.overlay.runners_folder, files=read)
+        _cache.put(key, matrix, root, os.path.abspath(matrix.overlay.runners_folder), files=read)
     return matrix
 
 

@@ -311,3 +311,15 @@ def test_a_composed_matrix_comes_from_the_cache_until_a_file_it_was_made_of_chan
     assert matrix.load(second).feature("spec_suffix").name == "edited"
     (tmp_path / "m" / "runners" / "v1.toml").write_text('name = "Model Runner V1"\npriority = 30\n')
     assert matrix.load(second).resolve({}).runner == "v1" and matrix.load(second).runner("v1").priority == 30
+    # The same overlay text under the same name, read from another folder whose upstream has the
+    # same runner files and whose first overlay differs: another file, not the entry of the first.
+    other = tmp_path / "other"
+    import shutil
+
+    shutil.copytree(tmp_path / "m", other / "m")
+    (other / "a.toml").write_text(first.read_text().replace("priority = 7", "priority = 3"))
+    (other / "b.toml").write_text(second.read_text())
+    for folder, priority in ((tmp_path, 7), (other, 3), (tmp_path, 7)):
+        monkeypatch.chdir(folder)
+        assert matrix.load("b.toml").runner("v2").priority == priority
+
