@@ -45,6 +45,7 @@ import functools
 import itertools
 import math
 import random
+from operator import itemgetter
 from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 from packaging.version import Version
@@ -58,6 +59,7 @@ from .predicates import OPERATORS
 from .schema import Field, Schema
 
 UNKNOWN = object()
+_BOOLEAN = (And, Or, Not)  # the nodes with Boolean parts
 
 #: A search's partial answer: path → representative value.
 Assignment = Dict[str, object]
@@ -134,7 +136,7 @@ class Space:
         self._truths: Dict[int, Tuple[Node, Callable[[Dict[str, object]], object]]] = {}
         self._values: Dict[int, Tuple[Node, Callable[[Dict[str, object]], object]]] = {}
         self._paths_of: Dict[int, Tuple[Node, FrozenSet[str]]] = {}
-        self._shapes: Dict[int, Tuple[Node, int, FrozenSet[int]]] = {}
+        self._shapes: Dict[int, Tuple[Node, FrozenSet[int]]] = {}
         self._required: Optional[List[Field]] = None
         #: path → the cause (a key of `CAUSES`) its partition is not exact for.
         self.inexact: Dict[str, str] = {}
@@ -395,40 +397,39 @@ class Space:
         return found
 
     def _settles(self, true: Sequence[Node], false: Sequence[Node], extra: Sequence[Tuple[str, Sequence[Node]]]) -> bool:
-        """Whether `_settled` may change the question: a goal asked twice, or a goal's hash among
-        those of the Boolean parts of a goal or a group's node (hashes kept by identity: most
-        questions have neither, and hashing their trees each time would cost a tenth of a
-        1,000-gate check)."""
+        """Whether `_settled` may change the question: a goal asked twice, or a goal among the
+        Boolean parts of a goal or of a group's node, told by identity (the questions of check
+        share their nodes; most have neither, and hashing their trees each time would cost a
+        tenth of a 1,000-gate check). A part equal to a goal but not the same node is left to
+        the search: the answer is the same, found later."""
         if len(true) + len(false) + len(extra) < 2:
             return False
         kept = self._shapes
-        hashes: Set[int] = set()
-        parts: List[FrozenSet[int]] = []
-        for node in (*true, *false):
-            _, h, below = kept.get(id(node)) or self._shape(node)
-            if h in hashes:
-                return True
-            hashes.add(h)
-            parts.append(below)
-        for below in parts:
-            if not below.isdisjoint(hashes):
-                return True
-        for _, nodes in extra:
-            for node in nodes:
-                if not (kept.get(id(node)) or self._shape(node))[2].isdisjoint(hashes):
+        goals = set(map(id, true))
+        goals.update(map(id, false))
+        if len(goals) < len(true) + len(false):
+            return True
+        # (Iterated in C: `tests/test_guards.py` counts the Python calls of one question.)
+        for node in itertools.chain(true, false, itertools.chain.from_iterable(map(itemgetter(1), extra))):
+            if isinstance(node, _BOOLEAN):  # an atom has no Boolean part
+                parts = kept.get(id(node))
+                if not (parts[1] if parts is not None else self._parts(node)).isdisjoint(goals):
                     return True
         return False
 
-    def _shape(self, node: Node) -> Tuple[Node, int, FrozenSet[int]]:
-        """*node*, its hash, and those of its Boolean parts (under and, or, not), kept."""
-        parts: Set[int] = set()
+    def _parts(self, node: Node) -> FrozenSet[int]:
+        """The identities of *node*'s Boolean parts (under and, or, not), kept by its identity."""
+        found: Set[int] = set()
         operands = node.operands if isinstance(node, (And, Or)) else (node.operand,) if isinstance(node, Not) else ()
         for operand in operands:
-            _, h, below = self._shapes.get(id(operand)) or self._shape(operand)
-            parts.add(h)
-            parts |= below
-        found = self._shapes[id(node)] = (node, hash(node), frozenset(parts))
-        return found
+            found.add(id(operand))
+            if not isinstance(operand, _BOOLEAN):
+                continue
+            kept = self._shapes.get(id(operand))
+            found |= kept[1] if kept is not None else self._parts(operand)
+        parts = frozenset(found)
+        self._shapes[id(node)] = (node, parts)
+        return parts
 
     def _needed(self, node: Node) -> FrozenSet[str]:
         """Each path *node* reads, and the sections above it (kept by the node's identity)."""
