@@ -1,6 +1,6 @@
 """What a new process pays before its first answer, as ratios to ``python -c "import attrs"``.
 
-    python benchmarks/coldstart.py [REV] [--runs N] [--quick]
+    python benchmarks/coldstart.py [REV] [--runs N] [--quick] [--cpu]
 
 Every row is a new process, timed from start to exit; the rows run interleaved, round by
 round, and each reports the median of its rounds and its ratio to ``import attrs`` (a
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -51,12 +52,16 @@ def rows(big: str) -> list:
     ]
 
 
-def timed(args: list, env: dict, cwd: str) -> float:
-    start = time.perf_counter()
+def timed(args: list, env: dict, cwd: str, cpu: bool = False) -> float:
+    """The wall time of a new process, or (*cpu*) the CPU time it used (user and system, its
+    children's included), which a machine shared with other work disturbs far less."""
+    start, used = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run([sys.executable, *args], env=env, cwd=cwd, capture_output=True)
-    elapsed = time.perf_counter() - start
+    elapsed, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:  # an error's time is no cold start
         raise SystemExit(f"{args} failed:\n{done.stderr.decode()}")
+    if cpu:
+        return (after.ru_utime - used.ru_utime) + (after.ru_stime - used.ru_stime)
     return elapsed
 
 
@@ -65,6 +70,7 @@ def main(argv=None) -> None:
     parser.add_argument("rev", nargs="?")
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--quick", action="store_true", help="one round (CI: that every row runs)")
+    parser.add_argument("--cpu", action="store_true", help="time each process by the CPU time it used, not the wall")
     args = parser.parse_args(argv)
     if args.quick:
         args.runs = 1
@@ -99,9 +105,11 @@ def main(argv=None) -> None:
     for index in range(args.runs):
         for title, python_args, cached in table:
             for name in roots:
-                times[title, name].append(timed(python_args, envs[name, cached is not False], cwd))
+                times[title, name].append(timed(python_args, envs[name, cached is not False], cwd, args.cpu))
         print(f"round {index + 1}/{args.runs}", file=sys.stderr)
-    print(f"New processes, medians of {args.runs} interleaved rounds; ratios to `import attrs` of the same revision.\n")
+    clock = "CPU time (user and system)" if args.cpu else "wall time"
+    print(f"New processes, {clock}, medians of {args.runs} interleaved rounds; ratios to `import attrs` of the "
+          "same revision.\n")
     header = " | ".join(f"{name} | ratio" for name in roots)
     print(f"| row | {header} |")
     print("|---|" + "---|---|" * len(roots))

@@ -195,6 +195,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds, shorter rounds")
     parser.add_argument("--write", action="store_true", help="write the table into benchmarks/README.md")
+    parser.add_argument("--note", help="a remark for the table's header (how busy the machine was)")
     args = parser.parse_args(argv)
     rounds, seconds = (5, 0.05) if args.quick else (15, 0.2)
     load = os.getloadavg()[0]
@@ -273,7 +274,8 @@ def main(argv=None):
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()} "
         f"({platform.python_implementation()}); {datetime.date.today().isoformat()}; "
         f"`python benchmarks/run.py{' --quick' if args.quick else ''}`; load average {load:.1f} at the start, "
-        f"{os.getloadavg()[0]:.1f} at the end (the machine's other work: absolute times scale with it).",
+        f"{os.getloadavg()[0]:.1f} at the end (the machine's other work: absolute times scale with it)"
+        f"{'; ' + args.note if args.note else ''}.",
         "",
     ]
     result = "\n".join(header + table)

@@ -192,8 +192,10 @@ def test_the_calls_one_search_of_check_makes():
     # path with its sections split once, a comparison with a constant reading one value), and
     # each node's paths kept. A change that raises it slows every question check asks: say
     # here what it buys. Python 3.12 on runs a list or dict comprehension in its caller's
-    # frame (PEP 709): 4 of the 58 calls are comprehensions, so it counts 54.
-    assert len(calls) == (58 if sys.version_info < (3, 12) else 54), calls
+    # frame (PEP 709): 4 of the 58 calls are comprehensions, so it counts 54. 59 (issue 29,
+    # fourth round): `Space._settles`, which asks whether a part of the question is one of its
+    # own goals (the forced-freed search of the default matrix: 10,236 steps to none, now 1).
+    assert len(calls) == (59 if sys.version_info < (3, 12) else 55), calls
 
 
 def test_a_cached_first_resolve_reads_no_source_of_the_package(tmp_path):
