@@ -227,13 +227,14 @@ def _edited(draw):
     and a random edit of it: a cell flipped, a gate added or removed, two priorities swapped, a
     deprecation (or a removal) added, an adjustment added before the choice, an adjustment or a
     runner's redirects dropped, a runner's candidacy changed, added or removed, an order added,
-    removed or rewritten (its runners, condition, fallback), a runner added or removed, or the
-    edit made by an overlay's operations (`_overlay_operations`)."""
+    removed or rewritten (its runners, condition, fallback), a runner added or removed, a
+    [config] field's declaration rewritten (`_CONFIG_EDITS`: a choice or bound gone or added, a
+    default changed), or the edit made by an overlay's operations (`_overlay_operations`)."""
     text, names, runners, _ = draw(_small_matrices(adjustments=draw(st.booleans()), redirects=True))
     edit = draw(st.sampled_from(["cell", "add", "remove", "priority", "deprecate", "remove-now", "adjustment",
                                  "adjustment", "add-adjustment", "add-adjustment", "redirects", "candidacy",
                                  "candidacy", "order", "order", "overlay", "overlay", "runner-added",
-                                 "runner-removed"]))
+                                 "runner-removed", "config", "config", "config"]))
     new_text, new_runners = text, {r: dict(v) for r, v in runners.items()}
     cells = list(re.finditer(r'(\b[abc]) = "(yes|no)"', text))
     overlay = None
@@ -269,6 +270,8 @@ def _edited(draw):
         for runner in new_runners.values():
             if runner.pop("redirects", None) is not None:
                 break
+    elif edit == "config":
+        new_text = _config_edit(draw, text, names)
     elif edit == "priority":
         first, second = draw(st.permutations(sorted(runners)))[:2]
         new_runners[first]["priority"], new_runners[second]["priority"] = (runners[second]["priority"],
@@ -281,6 +284,65 @@ def _edited(draw):
                     else 'deprecated = { since = "0.5", remove_in = "1.0", removed = true }\n')
             new_text = text[:block.end()] + line + text[block.end():]
     return text, runners, new_text, new_runners, names, overlay
+
+
+#: The [config] edits of the brute force: each field's declaration rewritten (a choice removed
+#: or added, a bound moved, a default changed), and the values probed for them.
+_CONFIG_EDITS = {
+    "t": ['"t" = { type = "str", choices = ["a", "b"], default = "a" }',
+          '"t" = { type = "str", choices = ["a", "b", "c", "d"], default = "a" }',
+          '"t" = { type = "str", choices = ["a", "b", "c"], default = "b" }'],
+    "j": ['"j" = { type = "int", min = 0, max = 2, default = 0 }', '"j" = { type = "int", min = -1, max = 4, default = 0 }',
+          '"j" = { type = "int", min = 0, max = 3, default = 1 }'],
+    "b": ['"b" = { type = "bool", default = true }'],
+    "s": ['"s" = { type = "str", default = "a" }', '"s" = { type = "str", choices = ["", "a"], default = "" }'],
+    "f": ['"f" = { type = "float", default = 1.5 }', '"f" = { type = "float", min = -1.0, default = 0.0 }'],
+}
+_CONFIG_PROBES = {"t": ["a", "b", "c", "d", None], "j": [-2, -1, 0, 1, 2, 3, 4, 5, None], "b": [False, True, None],
+                  "s": ["", "a", "b", None], "f": [-2.0, -1.0, 0.0, 1.5, None]}
+
+
+def _config_edit(draw, text, names):
+    """*text* with one [config] field's declaration rewritten (`_CONFIG_EDITS`), or as it was."""
+    editable = [n for n in names if n in _CONFIG_EDITS]
+    if not editable:
+        return text
+    path = draw(st.sampled_from(editable))
+    return text.replace(_FIELDS[path][0], draw(st.sampled_from(_CONFIG_EDITS[path])))
+
+
+def _config_findings_agree(report, old, new, sides):
+    """The [config] findings against a reference written from the README: a value of a field one
+    side accepts and the other refuses is ``config-rejected`` (accepted before) or
+    ``config-accepted``, a finding at the field whose region holds it; a default changed is
+    ``config-default-changed`` with both defaults; and each finding's witness shows it."""
+    said = {}
+    for change in report.changes:
+        if change.id.startswith("config-"):
+            path = change.entries[0].place.removeprefix("$.config.")
+            said.setdefault((change.id, path), []).append(change)
+            if change.id != "config-default-changed":
+                seen = [observe(s, change.witness, "automatic").startswith("a config error") for s in sides]
+                assert seen == ([False, True] if change.id == "config-rejected" else [True, False]), change
+    for path, values in _CONFIG_PROBES.items():
+        fields = [m.schema.fields.get(path) for m in (old, new)]
+        if fields[0] is None or fields[0] == fields[1]:
+            continue
+        for value in values:
+            seen = [observe(s, {path: value}, "automatic").startswith("a config error") for s in sides]
+            if seen[0] == seen[1]:
+                continue
+            change_id = "config-rejected" if seen[1] else "config-accepted"
+            found = said.get((change_id, path), [])
+            accepting = (old if seen[1] else new).schema  # the region read as the side that accepts it
+            assert any(" set to any value" in c.region or " more" in c.region
+                       or _holds(matrix.Predicate(c.region), {path: value}, accepting) for c in found), (
+                change_id, path, value, [c.region for c in found])
+        a, b = (f.default for f in fields)
+        if a != b or type(a) is not type(b):
+            assert [(c.old, c.new) for c in said.get(("config-default-changed", path), [])] == [(repr(a), repr(b))]
+        else:
+            assert ("config-default-changed", path) not in said
 
 
 def _overlaid(text, runners, operations):
@@ -425,6 +487,29 @@ def _regions_hold_their_answers(old, new, sides, kinds, universe, whole):
             assert seen == [change.old, change.new], (change, config)
 
 
+def _witnesses_reproduce(report, sides):
+    """Every witness resolves as its change says on both sides; each change with what it asks."""
+    kinds = []
+    for change in report.changes:
+        if change.level == "cosmetic":
+            assert change.region == "no config"  # an overlay's provenance in the notes
+            continue
+        if change.id.startswith("config-"):
+            continue  # held to its own reference (`_config_findings_agree`)
+        kind = ("automatic" if change.id in _AUTOMATIC else "asked" if change.id.startswith(("request-", "redirect-"))
+                else "removal" if change.id in _REMOVAL else change.id.split("-")[0])
+        asked = change.runner if kind in ("asked", "removal") else None
+        kinds.append((change, kind, asked))
+        if kind == "adjustment":  # the path is the message's
+            path = change.message.split(":")[0].removeprefix("Effective value of ")
+            seen = [effective_value(s, change.witness, path) for s in sides]
+        else:
+            seen = [observe(s, change.witness, kind, asked, change.features[0] if change.features else None,
+                            change.runner) for s in sides]
+        assert seen == [change.old, change.new], change
+    return kinds
+
+
 # Each example diffs two matrices over both config spaces (a few hundred ms): CI's 500 would
 # take minutes; 200 there, the profile's own count on a developer's machine.
 @settings(max_examples=min(settings.default.max_examples, 200), deadline=None)
@@ -437,25 +522,10 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     except matrix.LoadError:
         return  # an ill-typed combination of atoms, or a refusal naming the gate removed
     report = diff(old, new)
-    # Every witness reproduces: it resolves as the change says on both sides.
     sides = _diff.Side("old", _plan(old, None)), _diff.Side("new", _plan(new, None))
-    kinds = []
-    for change in report.changes:
-        if change.level == "cosmetic":
-            assert change.region == "no config"  # an overlay's provenance in the notes
-            continue
-        kind = ("automatic" if change.id in _AUTOMATIC else "asked" if change.id.startswith(("request-", "redirect-"))
-                else "removal" if change.id in _REMOVAL else change.id.split("-")[0])
-        asked = change.runner if kind in ("asked", "removal") else None
-        kinds.append((change, kind, asked))
-        if kind == "adjustment":  # the path is the message's
-            path = change.message.split(":")[0].removeprefix("Effective value of ")
-            seen = [effective_value(s, change.witness, path) for s in sides]
-        else:
-            seen = [observe(s, change.witness, kind, asked, change.features[0] if change.features else None,
-                            change.runner) for s in sides]
-        assert seen == [change.old, change.new], change
+    kinds = _witnesses_reproduce(report, sides)
     _causes_are_entries_that_differ(report, text, new_text, runners, new_runners, overlay)
+    _config_findings_agree(report, old, new, sides)
     if report.undecided:
         return
     universe = list(_universe(old, names))
@@ -468,7 +538,10 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
         for change_id in (change.id, *change.also):  # a change folded into another is said by it
             by_id.setdefault(change_id, []).append(change)
     for config in universe:
-        before, after = _answers(sides[0], config, names), _answers(sides[1], config, names)
+        try:
+            before, after = _answers(sides[0], config, names), _answers(sides[1], config, names)
+        except matrix.ConfigError:
+            continue  # a value one side's [config] refuses (read by no gate): the config-* findings say it
         if any(a.startswith("a config error") for a in (*before.values(), *after.values())):
             continue
         for key in before.keys() & after.keys():
@@ -1285,6 +1358,16 @@ def test_a_cause_that_is_an_order_stands_on_its_orders_table(engines):
     assert [(c.id, [str(e) for e in c.entries]) for c in report.changes] == [
         ("runner-changed", ["features.toml:20 (old: $.orders.columnar)"]),
         ("fallback-added", ["features.toml:20 (old: $.orders.columnar)"])]
+
+
+def test_a_priority_swapped_names_no_gate_and_no_order_as_its_cause():
+    """A review: the cells of a gate were compared in the runners' order (by priority), so a
+    priority swap named a gate with a cell (an order's gate among them) as the cause."""
+    swapped = {"fast": {"name": "Fast", "priority": 1}, "safe": {"name": "Safe", "priority": 2}}
+    report = diff(matrix.loads(ENGINES, runners=ENGINE_RUNNERS), matrix.loads(ENGINES, runners=swapped))
+    assert [(c.id, c.region, c.features, [str(e) for e in c.entries]) for c in report.changes] == [
+        ("runner-changed", "not (engine == 'column') and not compress", (), ["<string>:1 (new: $.matrix.runners)"]),
+        ("fallback-lifted", "compress and not (engine == 'column')", (), ["<string>:1 (new: $.matrix.runners)"])]
 
 
 FLEET_ENGINES = """\
