@@ -347,6 +347,13 @@ class _Changes:
                     out.append((side.name, gate))
         return out
 
+    def reprioritised(self) -> Tuple[Entry, ...]:
+        """The runners of both sides whose priority differs, each where it stands on the new side
+        (its runner file, or the overlay's line that set it): what decides a change no gate causes."""
+        old = {r.id: r.priority for r in self.old.matrix.runners}
+        return tuple(_runner_entry(self.new, r.id) for r in self.new.matrix.runners
+                     if r.id in old and old[r.id] != r.priority)
+
     def standing(self, region: _diff.Region, side: str, gate: Feature) -> Tuple[_diff.Side, Feature]:
         """Where the entry of a one-gate question's gate stands: on the new side where it has the
         gate (on a composed matrix, the overlay's line that changed it), the old side only for a
@@ -433,7 +440,7 @@ class _Changes:
         entries = tuple(_runner_entry(self.side(side), runner) for side, runner in runners) + \
             tuple(_entry(*self.standing(region, side, gate)) for side, gate in causes) + \
             tuple(dict.fromkeys(_located(side, ("adjustments", a.id)) for side, a, _ in adjusted))
-        entries = tuple(dict.fromkeys(entries)) or (_order_entry(self.new),)
+        entries = tuple(dict.fromkeys(entries)) or self.reprioritised() or (_order_entry(self.new),)
         message = _message(change_id, region, old_text, new_text, self.new, self.old)
         self._merged[key] = len(self.out)
         self.nodes[len(self.out)] = [self.region_node(region, causes, [node for _, _, node in adjusted])]

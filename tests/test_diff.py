@@ -717,6 +717,13 @@ def test_a_composed_side_is_reproduced_on_each_side_and_its_causes_stand_on_the_
     assert len(commands) == 2 * out.count("    witness:") and commands
     assert [c for c in commands if _run(*c.split()[1:])[0] not in (0, 1)] == []
     assert _run("resolve", "--matrix", "old.toml", "--set", "hdr=true")[0] == 2
+    # A priority an overlay sets: the cause is the overlay's line, not the upstream's runner list.
+    (folder / "overlay.toml").write_text('[overlay]\nname = "plat"\nextends = "old.toml"\n\n'
+                                         '[change.runners.b]\npriority = 5\nwhy = "b first here"\n')
+    status, out, _ = _run("diff", "old.toml", "overlay.toml")
+    assert [line for line in out.splitlines() if line.startswith(("behaviour", "    cause"))] == [
+        "behaviour[runner-changed]: Automatic choice: A → B", "    cause: overlay.toml:5 (new: $.runners.b)",
+        "behaviour[fallback-lifted]: Automatic choice: B (fallback) → B", "    cause: overlay.toml:5 (new: $.runners.b)"]
 
 
 def test_bad_levels_and_broken_files_exit_2_never_1(folder):
@@ -1366,8 +1373,10 @@ def test_a_priority_swapped_names_no_gate_and_no_order_as_its_cause():
     swapped = {"fast": {"name": "Fast", "priority": 1}, "safe": {"name": "Safe", "priority": 2}}
     report = diff(matrix.loads(ENGINES, runners=ENGINE_RUNNERS), matrix.loads(ENGINES, runners=swapped))
     assert [(c.id, c.region, c.features, [str(e) for e in c.entries]) for c in report.changes] == [
-        ("runner-changed", "not (engine == 'column') and not compress", (), ["<string>:1 (new: $.matrix.runners)"]),
-        ("fallback-lifted", "compress and not (engine == 'column')", (), ["<string>:1 (new: $.matrix.runners)"])]
+        ("runner-changed", "not (engine == 'column') and not compress", (), ["<string>:1 (new: $.runners.safe)",
+                                                                              "<string>:1 (new: $.runners.fast)"]),
+        ("fallback-lifted", "compress and not (engine == 'column')", (), ["<string>:1 (new: $.runners.safe)",
+                                                                           "<string>:1 (new: $.runners.fast)"])]
 
 
 FLEET_ENGINES = """\
