@@ -10,7 +10,7 @@ from typing import IO, Any, Dict, List, Optional, Tuple
 
 from . import _messages, loader
 from ._ci_formats import tool_version
-from ._files import toml
+from ._files import is_revision, toml
 from .diff import CHANGES, LEVELS, Accepted, Difference, DiffReport, Level, brief, command, diff
 from .errors import RemovedFeatureError, ResolutionError, UsageError
 from .schema import Matrix
@@ -109,12 +109,6 @@ def _read(spec: str) -> Tuple[Matrix, Optional[str]]:
     if not is_revision(spec):
         return loader.load(spec), spec
     return from_git(spec), spec
-
-
-def is_revision(spec: str) -> bool:
-    """Whether *spec* names a matrix in git, ``REV:PATH`` (not a file that exists, nor a Windows drive)."""
-    revision, colon, _ = spec.partition(":")
-    return bool(colon) and not os.path.exists(spec) and len(revision) > 1
 
 
 def from_git(spec: str) -> Matrix:

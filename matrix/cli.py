@@ -380,9 +380,11 @@ def _matrix(options: argparse.Namespace, stderr: Optional[IO[str]] = None) -> Ma
     upstream = _upstream(options, stderr)
     overlays, installed = getattr(options, "overlay", None), getattr(options, "installed_overlays", False)
     if upstream is not None and options.matrix is not None and not (overlays or installed):
-        from . import _diff_cli
+        from . import _files
 
-        if _diff_cli.is_revision(upstream):  # REV:PATH, read from git as matrix diff reads it
+        if _files.is_revision(upstream):  # REV:PATH, read from git as matrix diff reads it
+            from . import _diff_cli
+
             return _diff_cli.from_git(upstream)
     if overlays or installed:
         return loader.load(upstream, overlays or (), installed=installed)

@@ -15,7 +15,8 @@ searched (`matrix._split`). Searches that give up are listed in `DiffReport.unde
 guessed. One finding per cause: a region is bounded by as few of the entries that differ as can
 be (a pair of rules whose configs change by other causes too gives a region per cause, up to
 `matrix._diff.MAX_REGIONS`), and a deprecation or blocker whose gate alone causes a behaviour
-change of automatic choice is said by that change (`Difference.also`). A region's text is exact:
+change of automatic choice is said by that change (`Difference.also`) where every config it
+changes is one of that change's (else it is a finding of its own). A region's text is exact:
 every config it describes goes from the finding's ``old`` answer to its ``new`` one (findings are
 merged only where their witnesses answer alike); it reads the config as given.
 
