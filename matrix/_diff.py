@@ -649,8 +649,10 @@ def signature(side: Side, gate: Optional[Feature], runners: Container[str]) -> o
     plan, v = side.plan, side.version
     bit = side.bit(gate)
     origin = gate.origin
-    return (str(gate.when), tuple((r.id, gate.status(r.id, v)) for r in side.matrix.runners
-                                  if r.id in gate.support and r.id in runners),
+    # The cells by runner id: the runners' order (by priority) is no part of the gate (a priority
+    # swapped named every gate with a cell as a cause, and narrowed regions to their conditions).
+    return (str(gate.when), tuple(sorted((r.id, gate.status(r.id, v)) for r in side.matrix.runners
+                                         if r.id in gate.support and r.id in runners)),
             plan.deprecated >> bit & 1, plan.removed >> bit & 1, gate.forces, gate.prefers, gate.applies,
             None if origin is None else (type(origin).__name__, getattr(origin, "runners", None),
                                          getattr(origin, "to", None), getattr(origin, "fallback", None)))

@@ -10,7 +10,7 @@ from typing import IO, Any, Dict, List, Optional, Tuple
 
 from . import _messages, loader
 from ._ci_formats import tool_version
-from ._files import toml
+from ._files import is_revision, toml
 from .diff import CHANGES, LEVELS, Accepted, Difference, DiffReport, Level, brief, command, diff
 from .errors import RemovedFeatureError, ResolutionError, UsageError
 from .schema import Matrix
@@ -55,12 +55,15 @@ def run(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin:
         change_id, _, level = assignment.partition("=")
         levels[change_id] = _level(change_id, level, "--level")
     fail_on: Level = options.fail_on or settings.fail_on
-    report = diff(old[0], new[0], old_version=options.from_version, new_version=options.to_version)
-    report = report.with_levels(levels, settings.accept)
-    if options.configs is not None:
+    configs = None
+    if options.configs is not None:  # read (and every mistake in it said) before the diff runs
         if options.format in ("github", "sarif"):
             raise UsageError(_messages.diff_configs_format(options.format))
-        table, status = fleet(report, old[0], new[0], _configs(options.configs), fail_on, options.format)
+        configs = _configs(options.configs)
+    report = diff(old[0], new[0], old_version=options.from_version, new_version=options.to_version)
+    report = report.with_levels(levels, settings.accept)
+    if configs is not None:
+        table, status = fleet(report, old[0], new[0], configs, fail_on, options.format)
         stdout.write(table)
         return status
     if options.format == "json":
@@ -72,7 +75,7 @@ def run(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin:
     elif options.format == "sarif":
         stdout.write(sarif(report, levels))
     else:
-        stdout.write(text(report, old[1], new[1], fail_on))
+        stdout.write(text(report, old[1], new[1], fail_on, old[0], new[0]))
     return 1 if report.failed(fail_on) else 0
 
 
@@ -101,8 +104,15 @@ def _sides(options: argparse.Namespace) -> Tuple[Tuple[Matrix, Optional[str]], T
 
 
 def _read(spec: str) -> Tuple[Matrix, Optional[str]]:
-    if os.path.exists(spec) or ":" not in spec:
+    """A side, and what ``matrix resolve --matrix`` names it by (a side read from git too: ``resolve``
+    reads ``REV:PATH`` as the diff does, `from_git`)."""
+    if not is_revision(spec):
         return loader.load(spec), spec
+    return from_git(spec), spec
+
+
+def from_git(spec: str) -> Matrix:
+    """The matrix ``REV:PATH`` with the runner files of that revision, read with ``git show``."""
     revision, _, path = spec.partition(":")
     text = _git_show(revision, path)
     tomllib = toml()
@@ -119,7 +129,7 @@ def _read(spec: str) -> Tuple[Matrix, Optional[str]]:
         for name in listed.split():
             if name.endswith(".toml"):
                 runners[name[:-5]] = _git_show(revision, f"{where}/{name}")
-    return loader.loads(text, runners=runners, path=spec), None
+    return loader.loads(text, runners=runners, path=spec)
 
 
 def _git_show(revision: str, path: str) -> str:
@@ -211,12 +221,13 @@ def _settings(folder: str) -> _Settings:
 # --- outputs ----------------------------------------------------------------------------------
 
 
-def text(report: DiffReport, old_file: Optional[str], new_file: Optional[str], fail_on: Level) -> str:
+def text(report: DiffReport, old_file: Optional[str], new_file: Optional[str], fail_on: Level,
+         old: Optional[Matrix] = None, new: Optional[Matrix] = None) -> str:
     """Every change, most severe first, with its witness and the ``matrix resolve`` commands
-    that show it on each side (none for a side read from git)."""
+    that show it on each side (``--matrix REV:PATH`` for a side read from git)."""
     lines = [report.headline()]
     for change in report.changes:
-        accepted = f" (accepted: {change.accepted})" if change.accepted else ""
+        accepted = f" ({_messages.diff_accepted(change.accepted)})" if change.accepted else ""
         lines.append(f"{change.level}[{change.id}]: {change.message}{accepted}")
         lines.append(f"    configs: {brief(change.region)}")
         if change.also:
@@ -225,10 +236,10 @@ def text(report: DiffReport, old_file: Optional[str], new_file: Optional[str], f
             lines.append(f"    cause: {entry}")
         if change.witness is not None:
             lines.append(f"    witness: {json.dumps(change.witness, sort_keys=True)}")
-            for label, file, version in (("before:", old_file, report.old_version),
-                                         ("after: ", new_file, report.new_version)):
+            for label, file, version, side in (("before:", old_file, report.old_version, old),
+                                               ("after: ", new_file, report.new_version, new)):
                 if file is not None:
-                    lines.append(f"    {label} {command(change, file, version)}")
+                    lines.append(f"    {label} {command(change, file, version, side)}")
     for note in report.undecided:
         lines.append(f"undecided: {note}")
     if report.changes:
@@ -254,11 +265,13 @@ def github(report: DiffReport) -> str:
             if entry.line is not None:
                 properties.append(f"line={entry.line}")
         properties.append(f"title={_property('matrix diff ' + change.id)}")
-        message = change.message + (f" (accepted: {change.accepted})" if change.accepted else "")
+        message = change.message + (f" ({_messages.diff_accepted(change.accepted)})" if change.accepted else "")
         message += f"\nconfigs: {brief(change.region)}"
         if change.witness is not None:
             message += "\nwitness: " + json.dumps(change.witness, sort_keys=True)
-        lines.append(f"::{_GITHUB[change.level]} {','.join(properties)}::{_data(message)}")
+        # An accepted change fails nothing: a notice that says so, never an error or a warning.
+        command = "notice" if change.accepted is not None else _GITHUB[change.level]
+        lines.append(f"::{command} {','.join(properties)}::{_data(message)}")
     return "".join(line + "\n" for line in lines)
 
 
@@ -281,7 +294,8 @@ def _row(change: Difference) -> str:
 
     where = ", ".join(str(e) for e in change.entries)
     witness = f"`{json.dumps(change.witness, sort_keys=True)}`" if change.witness is not None else ""
-    return (f"| {change.level} | `{change.id}` | {cell(change.message)} | `{cell(brief(change.region))}` | {cell(witness)} | "
+    what = change.message + (f" ({_messages.diff_accepted(change.accepted)})" if change.accepted else "")
+    return (f"| {change.level} | `{change.id}` | {cell(what)} | `{cell(brief(change.region))}` | {cell(witness)} | "
             f"{cell(where)} |")
 
 
@@ -314,8 +328,9 @@ def sarif(report: DiffReport, levels: Dict[str, Level]) -> str:
              for change_id, (level, meaning) in CHANGES.items()]
     results = []
     for change in report.changes:
+        said = change.message + (f" ({_messages.diff_accepted(change.accepted)})" if change.accepted else "")
         result: Dict[str, Any] = {"ruleId": change.id, "ruleIndex": ids.index(change.id), "level": _SARIF[change.level],
-                                  "message": {"text": f"{change.message}\nconfigs: {brief(change.region)}"}}
+                                  "message": {"text": f"{said}\nconfigs: {brief(change.region)}"}}
         entry = change.entries[0] if change.entries else None
         if entry is not None and entry.file is not None:
             location: Dict[str, Any] = {"artifactLocation": {"uri": _in_tree(entry.file).replace("\\", "/")}}
@@ -326,7 +341,8 @@ def sarif(report: DiffReport, levels: Dict[str, Level]) -> str:
         result["properties"] = {"witness": change.witness, "features": list(change.features), "old": change.old,
                                 "new": change.new, "side": entry.side if entry is not None else None}
         if change.accepted is not None:
-            result["suppressions"] = [{"kind": "external", "justification": change.accepted}]
+            # Suppressed as accepted (SARIF 2.1.0 §3.35.3): code scanning lists it as dismissed.
+            result["suppressions"] = [{"kind": "external", "status": "accepted", "justification": change.accepted}]
         results.append(result)
     log = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
            "runs": [{"tool": {"driver": {"name": "matrix diff", "version": tool_version(),
@@ -343,25 +359,41 @@ def _configs(spec: str) -> List[Tuple[str, Dict[str, Any]]]:
     """(name, config) for each config of *spec*: a folder of ``.toml`` and ``.json`` files (read
     as ``matrix resolve`` reads a config file, with its messages; sorted by name), or a file of
     JSON lines (named ``FILE:LINE``; blank lines skipped)."""
+    out = []
     if os.path.isdir(spec):
         names = sorted(n for n in os.listdir(spec) if n.endswith((".toml", ".json")))
-        return [(name, _config_file(os.path.join(spec, name))) for name in names]
-    out = []
+        unread = []
+        for name in names:  # every file that cannot be read is said, not only the first
+            try:
+                out.append((name, _config_file(os.path.join(spec, name))))
+            except UsageError as error:
+                unread.append(str(error))
+        if unread:
+            raise UsageError(_messages.diff_config_files(spec, unread))
+        return out
     try:
         with open(spec, encoding="utf-8") as handle:
             lines = handle.read().splitlines()
     except (OSError, ValueError) as error:
         raise UsageError(_messages.diff_configs_unreadable(spec, error)) from None
+    problems: List[Tuple[int, str]] = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             data = json.loads(line)
         except ValueError as error:
-            raise UsageError(_messages.diff_config_line(spec, number, str(error))) from None
+            problems.append((number, str(error)))
+            continue
+        except RecursionError:
+            problems.append((number, _messages.DIFF_CONFIG_TOO_DEEP))
+            continue
         if not isinstance(data, dict):
-            raise UsageError(_messages.diff_config_line(spec, number, f"not a table: {data!r}"))
+            problems.append((number, f"not a table: {data!r}"))
+            continue
         out.append((f"{spec}:{number}", data))
+    if problems:  # every line that is not a config, each at its line
+        raise UsageError(_messages.diff_config_lines(spec, problems))
     return out
 
 

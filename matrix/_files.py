@@ -158,3 +158,9 @@ def shown(path: str) -> str:
         return os.path.relpath(path)
     except ValueError:  # another drive, on Windows
         return path
+
+
+def is_revision(spec: str) -> bool:
+    """Whether *spec* names a matrix in git, ``REV:PATH`` (not a file that exists, nor a Windows drive)."""
+    revision, colon, _ = spec.partition(":")
+    return bool(colon) and not os.path.exists(spec) and len(revision) > 1

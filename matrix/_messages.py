@@ -1701,3 +1701,26 @@ OVERLAY_TABLE_HEADERS = ("Overlay", "Operation", "Id", "Changes", "Why", "Where"
 def overlay_table_intro(upstream: str, version: str) -> str:
     return (f"The matrix is {upstream} {version}, extended from upstream by these operations, in the order "
             "they apply; each cell they set is marked in the support table, with its reason in its note.")
+
+
+# --- lane diff ---
+def diff_config_lines(name: str, problems: Sequence[Tuple[int, str]]) -> str:
+    """Every line of a JSON-lines fleet that is not a config, one each (the first alone as before)."""
+    if len(problems) == 1:
+        return diff_config_line(name, *problems[0])
+    listed = "".join(f"\n  {name}:{line}: {problem}" for line, problem in problems)
+    return f"--configs: {name}: {len(problems)} lines are not JSON configs{listed}"
+
+
+def diff_config_files(name: str, problems: Sequence[str]) -> str:
+    """Every config file of a fleet folder that cannot be read, one each."""
+    if len(problems) == 1:
+        return problems[0]
+    return f"--configs: {name}: {len(problems)} config files cannot be read" + "".join(f"\n  {p}" for p in problems)
+
+
+DIFF_CONFIG_TOO_DEEP = "nests too deeply"
+
+
+def diff_accepted(reason: str) -> str:
+    return f"accepted: {reason}"

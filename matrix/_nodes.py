@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Iterator, Tuple, Union
 
 import attrs
+from packaging.version import Version
 
 from ._operators import AND, ATOM_LEVEL, BY_SPELLING, IS_NONE, IS_NOT_NONE, MOD, NOT, OR, SUM_LEVEL, TEST_LEVEL
 
@@ -46,7 +47,9 @@ class Literal:
     span: Tuple[int, int] = _SPAN
 
     def __str__(self) -> str:
-        return repr(self.value)
+        # A version an adjustment sets stands in a condition read through it (`matrix._substitute`)
+        # as the packaging Version of its field: said as the string the matrix writes.
+        return repr(str(self.value)) if isinstance(self.value, Version) else repr(self.value)
 
 
 @attrs.frozen

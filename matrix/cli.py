@@ -287,7 +287,8 @@ def _init_parser(commands: Commands, stdout: IO[str]) -> None:
 
 def _matrix_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--matrix", metavar="FILE",
-                        help="the features.toml to use, or 'default' for the packaged vLLM matrix (default: "
+                        help="the features.toml to use (REV:PATH: as of a git revision, with its runner files), "
+                             "or 'default' for the packaged vLLM matrix (default: "
                              "[tool.matrix] matrix of a pyproject.toml, else a features.toml, in this folder "
                              "or the nearest above it)")
     parser.add_argument("--overlay", action="append", metavar="FILE",
@@ -378,6 +379,13 @@ def _matrix(options: argparse.Namespace, stderr: Optional[IO[str]] = None) -> Ma
     says which file was used when it is not ``./features.toml``."""
     upstream = _upstream(options, stderr)
     overlays, installed = getattr(options, "overlay", None), getattr(options, "installed_overlays", False)
+    if upstream is not None and options.matrix is not None and not (overlays or installed):
+        from . import _files
+
+        if _files.is_revision(upstream):  # REV:PATH, read from git as matrix diff reads it
+            from . import _diff_cli
+
+            return _diff_cli.from_git(upstream)
     if overlays or installed:
         return loader.load(upstream, overlays or (), installed=installed)
     return loader.default() if upstream is None else loader.load(upstream)

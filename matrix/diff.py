@@ -15,7 +15,8 @@ searched (`matrix._split`). Searches that give up are listed in `DiffReport.unde
 guessed. One finding per cause: a region is bounded by as few of the entries that differ as can
 be (a pair of rules whose configs change by other causes too gives a region per cause, up to
 `matrix._diff.MAX_REGIONS`), and a deprecation or blocker whose gate alone causes a behaviour
-change of automatic choice is said by that change (`Difference.also`). A region's text is exact:
+change of automatic choice is said by that change (`Difference.also`) where every config it
+changes is one of that change's (else it is a finding of its own). A region's text is exact:
 every config it describes goes from the finding's ``old`` answer to its ``new`` one (findings are
 merged only where their witnesses answer alike); it reads the config as given.
 
@@ -218,7 +219,7 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
     changes.effective()
     changes.config()
     changes.cosmetic()
-    return DiffReport(_sorted(_folded(changes.out)), str(sides[0].version), str(sides[1].version),
+    return DiffReport(_sorted(_folded(changes)), str(sides[0].version), str(sides[1].version),
                       tuple(dict.fromkeys(search.undecided)) + tuple(changes.unreproduced)
                       + _not_compared(*sides))
 
@@ -230,16 +231,30 @@ _AUTOMATIC = ("runner-changed", "refused-served", "fallback-added", "fallback-li
               "preference-lifted")
 
 
-def _folded(changes: List[Difference]) -> List[Difference]:
+def _folded(changes: _Changes) -> List[Difference]:
     """One finding per cause: a deprecation that starts, or a blocker added or lifted, whose
     gate alone causes a behaviour change of automatic choice, is said by that change (its id in
-    ``also``, a deprecation in its message), not beside it."""
-    out = list(changes)
-    for one in changes:
+    ``also``, a deprecation in its message), not beside it, where every config it changes is one
+    of that change's configs (else its region would say fewer configs than change)."""
+    out: Dict[int, Difference] = dict(enumerate(changes.out))
+
+    def covers(target: int, one: int) -> bool:
+        from ._nodes import Or
+        from ._space import Inconclusive
+
+        inner, outer = changes.nodes.get(one), changes.nodes.get(target)
+        if inner is None or outer is None:
+            return False
+        try:
+            return changes.search.split.solve(true=[Or(tuple(inner))], false=[Or(tuple(outer))]) is None
+        except Inconclusive:
+            return False  # not known to be covered: said beside it
+
+    for index, one in enumerate(changes.out):
         if one.id not in _FOLDED or one.level != "behaviour" or len(one.features) != 1:
             continue
-        into = next((i for i, c in enumerate(out) if c.id in _AUTOMATIC and c.level == "behaviour"
-                     and c.features == one.features), None)
+        into = next((i for i, c in enumerate(changes.out) if c.id in _AUTOMATIC and c.level == "behaviour"
+                     and c.features == one.features and covers(i, index)), None)
         if into is None:
             continue
         target = out[into]
@@ -247,8 +262,8 @@ def _folded(changes: List[Difference]) -> List[Difference]:
         if note:  # in the message only: ``new`` stays what `observe` says of the witness
             message = message[:-1] + f", {note})" if message.endswith(")") else f"{message} ({note})"
         out[into] = attrs.evolve(target, message=message, also=(*target.also, one.id))
-        out.remove(one)
-    return out
+        del out[index]
+    return list(out.values())
 
 
 def _not_compared(*sides: _diff.Side) -> Tuple[str, ...]:
@@ -300,6 +315,10 @@ class _Changes:
         self.out: List[Difference] = []
         self.unreproduced: List[str] = []
         self._merged: Dict[Tuple[Any, ...], int] = {}
+        #: The configs of each finding of a region search (by its index in ``out``), as the
+        #: conditions of the regions merged into it: a change folds into another only where its
+        #: configs are all the other's (`_folded`).
+        self.nodes: Dict[int, List[Any]] = {}
 
     def side(self, name: str) -> _diff.Side:
         return self.old if name == "old" else self.new
@@ -328,6 +347,20 @@ class _Changes:
                     seen.add(gate.id)
                     out.append((side.name, gate))
         return out
+
+    def reprioritised(self) -> Tuple[Entry, ...]:
+        """The runners of both sides whose priority differs, each where it stands on the new side
+        (its runner file, or the overlay's line that set it): what decides a change no gate causes."""
+        old = {r.id: r.priority for r in self.old.matrix.runners}
+        return tuple(_runner_entry(self.new, r.id) for r in self.new.matrix.runners
+                     if r.id in old and old[r.id] != r.priority)
+
+    def standing(self, region: _diff.Region, side: str, gate: Feature) -> Tuple[_diff.Side, Feature]:
+        """Where the entry of a one-gate question's gate stands: on the new side where it has the
+        gate (on a composed matrix, the overlay's line that changed it), the old side only for a
+        gate gone (a blocker an overlay lifted was said at upstream's line, where it was active)."""
+        now = self.new.gate(gate.id) if region.feature == gate.id else None
+        return (self.new, now) if now is not None else (self.side(side), gate)
 
     def one_sided(self, region: _diff.Region) -> List[Tuple[str, str]]:
         """The runners only one side has that the region's answers involve, as (side, runner id):
@@ -396,6 +429,7 @@ class _Changes:
         if key in self._merged:
             index = self._merged[key]
             before = self.out[index]
+            self.nodes[index].append(self.region_node(region, causes, [node for _, _, node in adjusted]))
             if region_text not in before.region.split(" or "):
                 self.out[index] = attrs.evolve(before, region=f"{before.region} or {_grouped(region_text)}")
             return
@@ -405,15 +439,36 @@ class _Changes:
         witness = _fewest_paths(witness, lambda config: self.answers(region, config) == seen)
         old_text, new_text = seen
         entries = tuple(_runner_entry(self.side(side), runner) for side, runner in runners) + \
-            tuple(_entry(self.side(side), gate) for side, gate in causes) + \
+            tuple(_entry(*self.standing(region, side, gate)) for side, gate in causes) + \
             tuple(dict.fromkeys(_located(side, ("adjustments", a.id)) for side, a, _ in adjusted))
-        entries = tuple(dict.fromkeys(entries)) or (_order_entry(self.new),)
+        entries = tuple(dict.fromkeys(entries)) or self.reprioritised() or (_order_entry(self.new),)
         message = _message(change_id, region, old_text, new_text, self.new, self.old)
         self._merged[key] = len(self.out)
+        self.nodes[len(self.out)] = [self.region_node(region, causes, [node for _, _, node in adjusted])]
         self.out.append(Difference(change_id, CHANGES[change_id][0], message, _grouped(region_text, alone=True),
                                    witness, old_text, new_text, runner=region.runner or region.blocked,
                                    features=tuple(g.id for _, g in causes) +
                                    tuple(dict.fromkeys(a.id for _, a, _ in adjusted)), entries=entries))
+
+    def conjuncts(self, region: _diff.Region, causes: Sequence[Tuple[str, Feature]],
+                  adjusting: Sequence[Any] = ()) -> List[Tuple[Any, bool]]:
+        """The question a region answers, with its causes active, as (condition, holds) pairs."""
+        from ._nodes import Or
+
+        conjuncts: List[Tuple[Any, bool]] = [(node, False) for node in region.false]
+        conjuncts += [(group[0] if len(group) == 1 else Or(group), True) for group in region.groups]
+        conjuncts += [(node, True) for node in region.true]
+        conjuncts += [(self.side(side).on_c(gate.when.node), True) for side, gate in causes]
+        conjuncts += [(node, True) for node in adjusting]  # where an adjustment that differs changes a value
+        return conjuncts
+
+    def region_node(self, region: _diff.Region, causes: Sequence[Tuple[str, Feature]],
+                    adjusting: Sequence[Any] = ()) -> Any:
+        """The configs of a region as one condition (its text's, before the text drops what the
+        rest implies)."""
+        from ._nodes import And, Not
+
+        return And(tuple(node if holds else Not(node) for node, holds in self.conjuncts(region, causes, adjusting)))
 
     def region_text(self, region: _diff.Region, causes: Sequence[Tuple[str, Feature]],
                     adjusting: Sequence[Any] = ()) -> str:
@@ -424,11 +479,7 @@ class _Changes:
         that reads the config of choice is said rewritten (`matrix._substitute`)."""
         from ._nodes import Not, Or
 
-        conjuncts: List[Tuple[Any, bool]] = [(node, False) for node in region.false]
-        conjuncts += [(group[0] if len(group) == 1 else Or(group), True) for group in region.groups]
-        conjuncts += [(node, True) for node in region.true]
-        conjuncts += [(self.side(side).on_c(gate.when.node), True) for side, gate in causes]
-        conjuncts += [(node, True) for node in adjusting]  # where an adjustment that differs changes a value
+        conjuncts = self.conjuncts(region, causes, adjusting)
         self._text(Or(()))  # the gates' own texts, known
         kept = self.search.fewest_conjuncts(conjuncts, whole=self._texts)
         first = [self.side(side).on_c(gate.when.node) for side, gate in causes]  # the causes said first
@@ -1060,15 +1111,19 @@ def _message(change_id: str, region: _diff.Region, old: str, new: str, side: _di
     return f"{name}: {old} → {new}"
 
 
-def command(change: Difference, matrix_file: Optional[str], version: str) -> str:
-    """The ``matrix resolve`` command that shows the witness on one side."""
+def command(change: Difference, matrix_file: Optional[str], version: str, matrix: Optional[Matrix] = None) -> str:
+    """The ``matrix resolve`` command that shows the witness on one side (*matrix*, where given:
+    a value of a field it does not declare is left out, as the diff reads it there: unset)."""
     parts = ["matrix", "resolve"]
     if matrix_file:
         parts += ["--matrix", matrix_file]
     parts += ["--version", version]
     if change.runner is not None and not change.id.startswith("blocker-"):
         parts += ["--runner", change.runner]
+    fields = None if matrix is None else matrix.schema.fields
     for path, value in sorted(_flat(change.witness)):
+        if fields is not None and path not in fields and not any(f.startswith(path + ".") for f in fields):
+            continue  # a field only the other side declares: this side reads its default
         shown = value if isinstance(value, str) else json.dumps(value)
         parts += ["--set", f"{path}={shown}"]
     return " ".join(shlex.quote(p) for p in parts)

@@ -227,13 +227,14 @@ def _edited(draw):
     and a random edit of it: a cell flipped, a gate added or removed, two priorities swapped, a
     deprecation (or a removal) added, an adjustment added before the choice, an adjustment or a
     runner's redirects dropped, a runner's candidacy changed, added or removed, an order added,
-    removed or rewritten (its runners, condition, fallback), a runner added or removed, or the
-    edit made by an overlay's operations (`_overlay_operations`)."""
+    removed or rewritten (its runners, condition, fallback), a runner added or removed, a
+    [config] field's declaration rewritten (`_CONFIG_EDITS`: a choice or bound gone or added, a
+    default changed), or the edit made by an overlay's operations (`_overlay_operations`)."""
     text, names, runners, _ = draw(_small_matrices(adjustments=draw(st.booleans()), redirects=True))
     edit = draw(st.sampled_from(["cell", "add", "remove", "priority", "deprecate", "remove-now", "adjustment",
                                  "adjustment", "add-adjustment", "add-adjustment", "redirects", "candidacy",
                                  "candidacy", "order", "order", "overlay", "overlay", "runner-added",
-                                 "runner-removed"]))
+                                 "runner-removed", "config", "config", "config"]))
     new_text, new_runners = text, {r: dict(v) for r, v in runners.items()}
     cells = list(re.finditer(r'(\b[abc]) = "(yes|no)"', text))
     overlay = None
@@ -269,6 +270,8 @@ def _edited(draw):
         for runner in new_runners.values():
             if runner.pop("redirects", None) is not None:
                 break
+    elif edit == "config":
+        new_text = _config_edit(draw, text, names)
     elif edit == "priority":
         first, second = draw(st.permutations(sorted(runners)))[:2]
         new_runners[first]["priority"], new_runners[second]["priority"] = (runners[second]["priority"],
@@ -281,6 +284,65 @@ def _edited(draw):
                     else 'deprecated = { since = "0.5", remove_in = "1.0", removed = true }\n')
             new_text = text[:block.end()] + line + text[block.end():]
     return text, runners, new_text, new_runners, names, overlay
+
+
+#: The [config] edits of the brute force: each field's declaration rewritten (a choice removed
+#: or added, a bound moved, a default changed), and the values probed for them.
+_CONFIG_EDITS = {
+    "t": ['"t" = { type = "str", choices = ["a", "b"], default = "a" }',
+          '"t" = { type = "str", choices = ["a", "b", "c", "d"], default = "a" }',
+          '"t" = { type = "str", choices = ["a", "b", "c"], default = "b" }'],
+    "j": ['"j" = { type = "int", min = 0, max = 2, default = 0 }', '"j" = { type = "int", min = -1, max = 4, default = 0 }',
+          '"j" = { type = "int", min = 0, max = 3, default = 1 }'],
+    "b": ['"b" = { type = "bool", default = true }'],
+    "s": ['"s" = { type = "str", default = "a" }', '"s" = { type = "str", choices = ["", "a"], default = "" }'],
+    "f": ['"f" = { type = "float", default = 1.5 }', '"f" = { type = "float", min = -1.0, default = 0.0 }'],
+}
+_CONFIG_PROBES = {"t": ["a", "b", "c", "d", None], "j": [-2, -1, 0, 1, 2, 3, 4, 5, None], "b": [False, True, None],
+                  "s": ["", "a", "b", None], "f": [-2.0, -1.0, 0.0, 1.5, None]}
+
+
+def _config_edit(draw, text, names):
+    """*text* with one [config] field's declaration rewritten (`_CONFIG_EDITS`), or as it was."""
+    editable = [n for n in names if n in _CONFIG_EDITS]
+    if not editable:
+        return text
+    path = draw(st.sampled_from(editable))
+    return text.replace(_FIELDS[path][0], draw(st.sampled_from(_CONFIG_EDITS[path])))
+
+
+def _config_findings_agree(report, old, new, sides):
+    """The [config] findings against a reference written from the README: a value of a field one
+    side accepts and the other refuses is ``config-rejected`` (accepted before) or
+    ``config-accepted``, a finding at the field whose region holds it; a default changed is
+    ``config-default-changed`` with both defaults; and each finding's witness shows it."""
+    said = {}
+    for change in report.changes:
+        if change.id.startswith("config-"):
+            path = change.entries[0].place.removeprefix("$.config.")
+            said.setdefault((change.id, path), []).append(change)
+            if change.id != "config-default-changed":
+                seen = [observe(s, change.witness, "automatic").startswith("a config error") for s in sides]
+                assert seen == ([False, True] if change.id == "config-rejected" else [True, False]), change
+    for path, values in _CONFIG_PROBES.items():
+        fields = [m.schema.fields.get(path) for m in (old, new)]
+        if fields[0] is None or fields[0] == fields[1]:
+            continue
+        for value in values:
+            seen = [observe(s, {path: value}, "automatic").startswith("a config error") for s in sides]
+            if seen[0] == seen[1]:
+                continue
+            change_id = "config-rejected" if seen[1] else "config-accepted"
+            found = said.get((change_id, path), [])
+            accepting = (old if seen[1] else new).schema  # the region read as the side that accepts it
+            assert any(" set to any value" in c.region or " more" in c.region
+                       or _holds(matrix.Predicate(c.region), {path: value}, accepting) for c in found), (
+                change_id, path, value, [c.region for c in found])
+        a, b = (f.default for f in fields)
+        if a != b or type(a) is not type(b):
+            assert [(c.old, c.new) for c in said.get(("config-default-changed", path), [])] == [(repr(a), repr(b))]
+        else:
+            assert ("config-default-changed", path) not in said
 
 
 def _overlaid(text, runners, operations):
@@ -363,6 +425,48 @@ def _holds(region, config, schema):
         return False
 
 
+_BLOCK = re.compile(r"^\[(features|orders|adjustments)\.(\w+)\]\n(?:(?!\[).*\n)*", re.M)
+
+
+def _causes_are_entries_that_differ(report, text, new_text, runners, new_runners, overlay):
+    """Every gate or order a change names as its cause is an entry the edit changed (its table's
+    text differs, or an overlay's operation names it): one that stands alike on both sides
+    produces no difference (review: an order, or every gate with a cell after a priority swap,
+    was named where another entry alone decides). Where a runner is added or removed, each gate
+    gains or loses a cell: not held here."""
+    if set(runners) != set(new_runners):
+        return
+    tables = [{(m.group(1), m.group(2)): m.group(0) for m in _BLOCK.finditer(t)} for t in (text, new_text)]
+    edited = {key for key in tables[0].keys() | tables[1].keys() if tables[0].get(key) != tables[1].get(key)}
+    if overlay is not None:
+        edited |= set(re.findall(r"^\[change\.(features|orders)\.(\w+)\]", overlay, re.M))
+    known = tables[0].keys() | tables[1].keys()
+    # Where an overlay changed a feature, the feature's entry is the overlay's line that decided
+    # (a review: a blocker an overlay lifted was said at upstream's line).
+    touched = set(re.findall(r"^\[change\.features\.(\w+)\]", overlay or "", re.M))
+    assert [(c.id, str(e)) for c in report.changes for e in c.entries
+            if e.place.removeprefix("$.features.") in touched and not str(e.file).endswith("overlay.toml")] == []
+    for change in report.changes:
+        if change.level == "cosmetic" or change.id.startswith("config-"):
+            continue
+        # A one-gate finding (a removal, a deprecation, a blocker) is about its gate: said first,
+        # whatever else made it change (an adjustment before the choice that now makes it hold).
+        about = change.features[:1] if change.id in _REMOVAL or change.id.startswith(("deprecation-", "blocker-")) \
+            else ()
+        for feature in change.features:
+            if feature in about:
+                continue
+            table, _, name = feature.rpartition(":")
+            key = ("orders" if table == "order" else "features", name if table else feature)
+            if key in known:
+                assert key in edited, (change.id, change.features, [str(e) for e in change.entries])
+
+
+def _inside(change, config, schema):
+    """Whether *config* lies in the region *change* reports."""
+    return change.region == "every config" or _holds(matrix.Predicate(change.region), config, schema)
+
+
 def _regions_hold_their_answers(old, new, sides, kinds, universe, whole):
     """Every config a region describes goes from the finding's answer to its answer, as its
     witness does (review finding W5: a region built from one pair of rules held configs of
@@ -383,6 +487,29 @@ def _regions_hold_their_answers(old, new, sides, kinds, universe, whole):
             assert seen == [change.old, change.new], (change, config)
 
 
+def _witnesses_reproduce(report, sides):
+    """Every witness resolves as its change says on both sides; each change with what it asks."""
+    kinds = []
+    for change in report.changes:
+        if change.level == "cosmetic":
+            assert change.region == "no config"  # an overlay's provenance in the notes
+            continue
+        if change.id.startswith("config-"):
+            continue  # held to its own reference (`_config_findings_agree`)
+        kind = ("automatic" if change.id in _AUTOMATIC else "asked" if change.id.startswith(("request-", "redirect-"))
+                else "removal" if change.id in _REMOVAL else change.id.split("-")[0])
+        asked = change.runner if kind in ("asked", "removal") else None
+        kinds.append((change, kind, asked))
+        if kind == "adjustment":  # the path is the message's
+            path = change.message.split(":")[0].removeprefix("Effective value of ")
+            seen = [effective_value(s, change.witness, path) for s in sides]
+        else:
+            seen = [observe(s, change.witness, kind, asked, change.features[0] if change.features else None,
+                            change.runner) for s in sides]
+        assert seen == [change.old, change.new], change
+    return kinds
+
+
 # Each example diffs two matrices over both config spaces (a few hundred ms): CI's 500 would
 # take minutes; 200 there, the profile's own count on a developer's machine.
 @settings(max_examples=min(settings.default.max_examples, 200), deadline=None)
@@ -395,36 +522,26 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     except matrix.LoadError:
         return  # an ill-typed combination of atoms, or a refusal naming the gate removed
     report = diff(old, new)
-    # Every witness reproduces: it resolves as the change says on both sides.
     sides = _diff.Side("old", _plan(old, None)), _diff.Side("new", _plan(new, None))
-    kinds = []
-    for change in report.changes:
-        if change.level == "cosmetic":
-            assert change.region == "no config"  # an overlay's provenance in the notes
-            continue
-        kind = ("automatic" if change.id in _AUTOMATIC else "asked" if change.id.startswith(("request-", "redirect-"))
-                else "removal" if change.id in _REMOVAL else change.id.split("-")[0])
-        asked = change.runner if kind in ("asked", "removal") else None
-        kinds.append((change, kind, asked))
-        if kind == "adjustment":  # the path is the message's
-            path = change.message.split(":")[0].removeprefix("Effective value of ")
-            seen = [effective_value(s, change.witness, path) for s in sides]
-        else:
-            seen = [observe(s, change.witness, kind, asked, change.features[0] if change.features else None,
-                            change.runner) for s in sides]
-        assert seen == [change.old, change.new], change
+    kinds = _witnesses_reproduce(report, sides)
+    _causes_are_entries_that_differ(report, text, new_text, runners, new_runners, overlay)
+    _config_findings_agree(report, old, new, sides)
     if report.undecided:
         return
     universe = list(_universe(old, names))
     whole = len(universe) <= 3000
     if not whole:
         universe = universe[:: len(universe) // 3000 + 1]
+    schema = _diff.union_schema(old.schema, new.schema)
     by_id = {}
     for change in report.changes:
         for change_id in (change.id, *change.also):  # a change folded into another is said by it
             by_id.setdefault(change_id, []).append(change)
     for config in universe:
-        before, after = _answers(sides[0], config, names), _answers(sides[1], config, names)
+        try:
+            before, after = _answers(sides[0], config, names), _answers(sides[1], config, names)
+        except matrix.ConfigError:
+            continue  # a value one side's [config] refuses (read by no gate): the config-* findings say it
         if any(a.startswith("a config error") for a in (*before.values(), *after.values())):
             continue
         for key in before.keys() & after.keys():
@@ -441,6 +558,10 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
                         if c.id in _REMOVAL or c.id in _ADJUSTMENT or kind == "automatic" or (c.runner == runner or i in c.also)
                         and (gate is None or gate in c.features or gate in _names(sides, c.features))]
             assert reported, (key, config, before[key], after[key], [c.id for c in report.changes])
+            # ... and the config lies in the region of one of them (a change folded into another
+            # is said by that one's region: it must hold the config too).
+            assert any(_inside(c, config, schema) for c in reported), (key, config, before[key], after[key],
+                                                                        [(c.id, c.region) for c in reported])
     _regions_hold_their_answers(old, new, sides, kinds, universe, whole)
 
 
@@ -524,6 +645,87 @@ def test_fail_on_and_levels_set_the_exit_status(folder):
     ]
 
 
+def test_an_accepted_change_is_a_notice_on_github_and_says_so_in_markdown(folder):
+    """A review: an accepted break was an ::error annotation, and the PR comment did not say it was accepted."""
+    (folder / "pyproject.toml").write_text(
+        '[tool.matrix.diff]\naccept = [{ id = "request-refused", reason = "y needs a new runner" }]\n')
+    status, out, _ = _run("diff", "old.toml", "new.toml", "--format", "github")
+    assert (status, [line.split("::")[1] + "::" + line.split("::")[2].split("%0A")[0] for line in out.splitlines()]) == (
+        1, ["error file=new.toml,line=11,title=matrix diff served-refused::Automatic choice: A → refused",
+            "notice file=new.toml,line=11,title=matrix diff request-refused::Asking for A: A → refused (accepted: y "
+            "needs a new runner)",
+            "warning file=new.toml,line=11,title=matrix diff blocker-added::A and feature y: not blocked by it → "
+            "blocked by it"])
+    status, out, _ = _run("diff", "old.toml", "new.toml", "--format", "markdown")
+    assert [line.split(" | ")[2] for line in out.splitlines() if line.startswith("| ") and "`" in line] == [
+        "Automatic choice: A → refused", "Asking for A: A → refused (accepted: y needs a new runner)",
+        "A and feature y: not blocked by it → blocked by it"]
+
+
+OVERLAY_UPSTREAM = '''[matrix]
+name = "small"
+version = "2.0"
+[config]
+x = { type = "bool", default = false }
+[features.fx]
+name = "feature x"
+when = "x"
+support = { a = "no", b = "yes" }
+'''
+OVERLAY = '''[overlay]
+name = "plat"
+extends = "old.toml"
+
+[config."hdr"]
+type = "bool"
+default = false
+why = "the platform's header mode"
+
+[features.hdr_mode]
+name = "header mode"
+when = "hdr"
+support = { a = "no", b = "yes" }
+why = "a does not run with headers"
+
+[change.features.fx]
+support = { a = "yes" }
+why = "a runs x on this platform"
+'''
+
+
+def test_a_composed_side_is_reproduced_on_each_side_and_its_causes_stand_on_the_overlay(folder):
+    """A review: a witness of a field only the overlay declares broke the before: command (the
+    upstream side refuses the key), and a blocker the overlay lifted was said at upstream's line."""
+    (folder / "old.toml").write_text(OVERLAY_UPSTREAM)
+    (folder / "overlay.toml").write_text(OVERLAY)
+    status, out, err = _run("diff", "old.toml", "overlay.toml")
+    said = {}
+    for block in out.split("\n")[1:]:
+        if not block.startswith(" "):
+            current = block
+        elif block.startswith(("    cause:", "    before:", "    after:")):
+            said.setdefault(current, []).append(block.strip())
+    assert said["behaviour[runner-changed]: Automatic choice: A → B (fallback)"] == [
+        "cause: overlay.toml:10 (new: $.features.hdr_mode)",
+        "before: matrix resolve --matrix old.toml --version 2.0",
+        "after:  matrix resolve --matrix overlay.toml --version 2.0 --set hdr=true"]
+    assert said["behaviour[blocker-lifted]: A and feature x: blocked by it → not blocked by it"][0] == \
+        "cause: overlay.toml:16 (new: $.features.fx)"
+    # Every command of the report runs: the side that does not declare hdr reads its default.
+    commands = [line.split(": ", 1)[1].strip() for lines in said.values() for line in lines
+                if line.startswith(("before:", "after:"))]
+    assert len(commands) == 2 * out.count("    witness:") and commands
+    assert [c for c in commands if _run(*c.split()[1:])[0] not in (0, 1)] == []
+    assert _run("resolve", "--matrix", "old.toml", "--set", "hdr=true")[0] == 2
+    # A priority an overlay sets: the cause is the overlay's line, not the upstream's runner list.
+    (folder / "overlay.toml").write_text('[overlay]\nname = "plat"\nextends = "old.toml"\n\n'
+                                         '[change.runners.b]\npriority = 5\nwhy = "b first here"\n')
+    status, out, _ = _run("diff", "old.toml", "overlay.toml")
+    assert [line for line in out.splitlines() if line.startswith(("behaviour", "    cause"))] == [
+        "behaviour[runner-changed]: Automatic choice: A → B", "    cause: overlay.toml:5 (new: $.runners.b)",
+        "behaviour[fallback-lifted]: Automatic choice: B (fallback) → B", "    cause: overlay.toml:5 (new: $.runners.b)"]
+
+
 def test_bad_levels_and_broken_files_exit_2_never_1(folder):
     assert _run("diff", "old.toml", "new.toml", "--level", "served-refsed=behaviour") == (
         2, "", "matrix: error: --level: unknown change id 'served-refsed', did you mean 'served-refused'\n")
@@ -594,7 +796,14 @@ def test_a_side_read_from_git_is_that_revision_with_its_runner_files(folder):
         "3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic",
         "breaking[served-refused]: Automatic choice: A → refused",
         "    configs: y and not x"])
-    assert "    before:" not in out  # a side read from git has no file to resolve against
+    # The side read from git is reproduced by matrix resolve reading the same REV:PATH (a review:
+    # the before: line was left out), with that revision's runner files.
+    before = [line.split("before: ", 1)[1] for line in out.splitlines() if line.startswith("    before:")]
+    assert before[0] == "matrix resolve --matrix HEAD:features.toml --version 2.0 --set y=true"
+    assert len(before) == out.count("    witness:")
+    assert _run(*before[0].split()[1:]) == (
+        0, "Chose a (A) automatically at version 2.0\nAlso blocked b (B) because of: feature y\n", "")
+    assert _run("resolve", "--matrix", "features.toml", "--set", "y=true")[0] == 1
     assert _run("diff", "HEAD:features.toml", "features.toml")[1] == out
     assert _run("diff", "nosuchrev:features.toml", "features.toml")[0] == 2
 
@@ -632,9 +841,9 @@ def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_rel
         "enable_sp_removed", "mamba_cache_all", "rocm_v1_default_when_free", "mamba_cache_align", "mamba_cache_none",
         "stock_compile_cudagraphs"}
     assert {c.features: c.also for c in report.changes if c.id == "runner-changed"} == {
-        ("elastic_ep",): ("blocker-lifted",), ("heterogeneous_vocab",): ("blocker-added",),
-        ("rocm_v1_default_when_free",): (), ("stock_torch_compile",): ("blocker-lifted",),
-        ("spec_ngram",): ("blocker-lifted",), ("spec_ngram_gpu",): ("blocker-lifted",)}
+        ("elastic_ep",): (), ("heterogeneous_vocab",): (),
+        ("rocm_v1_default_when_free",): (), ("stock_torch_compile",): (),
+        ("spec_ngram",): (), ("spec_ngram_gpu",): ()}
     # A gate that does not hold, whose condition is a negation, is said plainly (it read
     # "not (not platform.has_triton)").
     assert [c.region for c in report.changes if "not (not " in c.region] == []
@@ -683,13 +892,16 @@ def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_rel
         # "On V2, max_model_len is lowered to the draft model's when the draft's is smaller": V2's
         # own adjustment, new in 0.33.0.
         ("adjustment-added", None, ("draft_max_model_len",)),
+        # V2's blocker "missing Triton" lifted on the unspecified platform: for more configs than
+        # automatic choice moves (those another blocker keeps off V2), so its own finding.
+        ("blocker-lifted", "v2", ("missing_triton",)),
     } == said
     runner_changed = next(c for c in report.changes if c.id == "runner-changed")
     # The witness carries only what the change needs (it carried a speculative method, an executor
     # backend and an empty model_config the search had set): each value and table it answers
     # alike without is left out.
     assert (runner_changed.message, runner_changed.also, runner_changed.witness) == (
-        "Automatic choice: Model Runner V1 (fallback) → Model Runner V2", ("blocker-lifted",),
+        "Automatic choice: Model Runner V1 (fallback) → Model Runner V2", (),
         {"platform": {"has_triton": False, "is_unspecified": True}})
     beam = next(c for c in report.changes if c.features == ("dflash_candidate_head_beam",) and c.id == "blocker-added")
     # The region is exact: the new entry, not the old one of the same name, and no removal refusing.
@@ -721,11 +933,19 @@ def test_pr_55041_replayed_as_a_diff_moves_mamba_cache_mode_all_from_v2_to_v1_wi
     report = diff(matrix.load(tmp_path / "before.toml"), matrix.load(tmp_path / "after.toml"),
                   old_version="0.31.0", new_version="0.31.0")
     behaviour = [c for c in report.changes if c.level == "behaviour"]
+    # The deprecation warning and V2's blocker start for every config with mamba cache mode 'all',
+    # automatic choice moves only those V2 served: three findings of the one gate (folded into the
+    # change of automatic choice, the warnings of the configs it does not move were said by none).
+    cause = [f"{tmp_path / 'after.toml'}:252 (new: $.features.mamba_cache_all)"]
     assert [(c.id, c.message, c.features, c.also, c.region.split(" and ")[0], c.witness["cache_config"],
              [str(e) for e in c.entries]) for c in behaviour] == [
-        ("runner-changed", "Automatic choice: Model Runner V2 → Model Runner V1 (fallback, deprecated)",
-         ("mamba_cache_all",), ("deprecation-started", "blocker-added"), "cache_config.mamba_cache_mode == 'all'",
-         {"mamba_cache_mode": "all"}, [f"{tmp_path / 'after.toml'}:252 (new: $.features.mamba_cache_all)"])]
+        ("runner-changed", "Automatic choice: Model Runner V2 → Model Runner V1 (fallback)",
+         ("mamba_cache_all",), (), "cache_config.mamba_cache_mode == 'all'", {"mamba_cache_mode": "all"}, cause),
+        ("deprecation-started", "mamba cache mode 'all': not warned → warned: deprecated", ("mamba_cache_all",), (),
+         "cache_config.mamba_cache_mode == 'all'", {"mamba_cache_mode": "all"}, cause),
+        ("blocker-added", "Model Runner V2 and mamba cache mode 'all': not blocked by it → blocked by it",
+         ("mamba_cache_all",), (), "cache_config.mamba_cache_mode == 'all'", {"mamba_cache_mode": "all"}, cause)]
+    assert [c.region for c in behaviour[1:]] == ["cache_config.mamba_cache_mode == 'all'"] * 2
     # The rest is breaking: configs that also use a feature only V2 serves are refused, and so
     # are requests for V2 (and for V1 where watermarking overrides it to V2).
     assert [(c.id, c.runner, c.features) for c in report.changes if c.level != "behaviour"] == [
@@ -760,7 +980,11 @@ def test_github_annotations_stand_on_the_cause_and_on_the_base_file_for_what_was
         "::warning file=old.toml,line=11,title=matrix diff refused-served::Automatic choice: refused → B (fallback)"
         '%0Aconfigs: y and x%0Awitness: {"x": true, "y": true}\n'
         "::warning file=old.toml,line=11,title=matrix diff request-served::Asking for B: refused → B"
-        '%0Aconfigs: y%0Awitness: {"y": true}\n'), "")  # B's blocker lifted: said by refused-served (also)
+        '%0Aconfigs: y%0Awitness: {"y": true}\n'
+        # B's blocker is lifted for every config with y, not only where automatic choice changes:
+        # its own finding (folded into refused-served, configs with y alone were said by none).
+        "::warning file=old.toml,line=11,title=matrix diff blocker-lifted::B and feature y: blocked by it → not "
+        'blocked by it%0Aconfigs: y%0Awitness: {"y": true}\n'), "")
     status, out, _ = _run("diff", "old.toml", "old.toml", "--format", "github")
     assert (status, out) == (0, "")
 
@@ -854,10 +1078,11 @@ def test_sarif_is_one_run_with_a_rule_per_change_id_and_a_result_on_the_cause(fo
         ("served-refused", "served-refused", "error", "Automatic choice: A → refused\nconfigs: y and not x",
          [{"physicalLocation": {"artifactLocation": {"uri": "new.toml"}, "region": {"startLine": 11, "startColumn": 1}},
            "logicalLocations": [{"fullyQualifiedName": "$.features.fy"}]}], None),
-        ("request-refused", "request-refused", "error", "Asking for A: A → refused\nconfigs: y and not x",
+        ("request-refused", "request-refused", "error",
+         "Asking for A: A → refused (accepted: y needs a new runner)\nconfigs: y and not x",
          [{"physicalLocation": {"artifactLocation": {"uri": "new.toml"}, "region": {"startLine": 11, "startColumn": 1}},
            "logicalLocations": [{"fullyQualifiedName": "$.features.fy"}]}],
-         [{"kind": "external", "justification": "y needs a new runner"}]),
+         [{"kind": "external", "status": "accepted", "justification": "y needs a new runner"}]),
         ("blocker-added", "blocker-added", "note", "A and feature y: not blocked by it → blocked by it\nconfigs: y",
          [{"physicalLocation": {"artifactLocation": {"uri": "new.toml"}, "region": {"startLine": 11, "startColumn": 1}},
            "logicalLocations": [{"fullyQualifiedName": "$.features.fy"}]}], None)]
@@ -944,6 +1169,27 @@ def test_configs_that_cannot_be_read_exit_2(folder):
     assert _run("diff", "old.toml", "new.toml", "--configs", "fleet") == (
         2, "", "matrix: error: Config fleet/a.json is not valid JSON: Expecting property name enclosed in double "
                "quotes: line 1 column 2 (char 1)\n")
+
+
+def test_every_line_of_a_fleet_that_is_not_a_config_is_said_at_its_line_before_the_diff_runs(folder):
+    """A review: one bad line stopped the run at the first; a line nested too deeply was a traceback."""
+    (folder / "bad.jsonl").write_text('{"x": true}\nnot json\n\n[1, 2]\n{"y": false}\n' + "[" * 100_000 + "\n")
+    assert _run("diff", "old.toml", "new.toml", "--configs", "bad.jsonl") == (
+        2, "", "matrix: error: --configs: bad.jsonl: 3 lines are not JSON configs\n"
+               "  bad.jsonl:2: Expecting value: line 1 column 1 (char 0)\n"
+               "  bad.jsonl:4: not a table: [1, 2]\n"
+               "  bad.jsonl:6: nests too deeply\n")
+    (folder / "fleet").mkdir()
+    (folder / "fleet" / "a.json").write_text("[true]")
+    (folder / "fleet" / "b.json").write_text('{"x": true}')
+    (folder / "fleet" / "c.json").write_text("{")
+    assert _run("diff", "old.toml", "new.toml", "--configs", "fleet") == (
+        2, "", "matrix: error: --configs: fleet: 2 config files cannot be read\n"
+               "  Config fleet/a.json must be a table (a JSON object), not list\n"
+               "  Config fleet/c.json is not valid JSON: Expecting property name enclosed in double quotes: line 1 "
+               "column 2 (char 1)\n")
+    # Read before the diff: a broken fleet of a broken side is said for the side, as without --configs.
+    assert _run("diff", "old.toml", "nope.toml", "--configs", "bad.jsonl")[0] == 2
 
 
 def _ci_step():
@@ -1109,6 +1355,8 @@ def test_a_cause_that_is_an_order_stands_on_its_orders_table(engines):
         ("runner-changed", "Fast", "Safe (fallback)", ["new.toml:15 (new: $.features.many)"]),
         ("runner-changed", "Safe", "Fast", ["new.toml:20 (new: $.orders.columnar)"]),
         ("fallback-added", "Safe", "Safe (fallback)", ["new.toml:20 (new: $.orders.columnar)"]),
+        # Fast's new blocker stands for more configs than automatic choice moves: its own finding.
+        ("blocker-added", "not blocked by it", "blocked by it", ["new.toml:15 (new: $.features.many)"]),
     ]
     # The order gone: its line in the old file.
     gone = ENGINES.split("[orders.columnar]")[0]
@@ -1117,6 +1365,18 @@ def test_a_cause_that_is_an_order_stands_on_its_orders_table(engines):
     assert [(c.id, [str(e) for e in c.entries]) for c in report.changes] == [
         ("runner-changed", ["features.toml:20 (old: $.orders.columnar)"]),
         ("fallback-added", ["features.toml:20 (old: $.orders.columnar)"])]
+
+
+def test_a_priority_swapped_names_no_gate_and_no_order_as_its_cause():
+    """A review: the cells of a gate were compared in the runners' order (by priority), so a
+    priority swap named a gate with a cell (an order's gate among them) as the cause."""
+    swapped = {"fast": {"name": "Fast", "priority": 1}, "safe": {"name": "Safe", "priority": 2}}
+    report = diff(matrix.loads(ENGINES, runners=ENGINE_RUNNERS), matrix.loads(ENGINES, runners=swapped))
+    assert [(c.id, c.region, c.features, [str(e) for e in c.entries]) for c in report.changes] == [
+        ("runner-changed", "not (engine == 'column') and not compress", (), ["<string>:1 (new: $.runners.safe)",
+                                                                              "<string>:1 (new: $.runners.fast)"]),
+        ("fallback-lifted", "compress and not (engine == 'column')", (), ["<string>:1 (new: $.runners.safe)",
+                                                                           "<string>:1 (new: $.runners.fast)"])]
 
 
 FLEET_ENGINES = """\
