@@ -1701,3 +1701,9 @@ OVERLAY_TABLE_HEADERS = ("Overlay", "Operation", "Id", "Changes", "Why", "Where"
 def overlay_table_intro(upstream: str, version: str) -> str:
     return (f"The matrix is {upstream} {version}, extended from upstream by these operations, in the order "
             "they apply; each cell they set is marked in the support table, with its reason in its note.")
+
+
+def overlay_order_dropped(id: str) -> str:
+    """A change of an upstream order in an overlay that owns the choice, which drops it."""
+    return (f"The overlay owns the choice ([overlay.choice]), which drops upstream's order {id!r}: "
+            f"a change of it would change nothing; remove [change.orders.{id}]")
