@@ -428,6 +428,9 @@ class _Reader:
                         self.problem(where + (key,), _messages.unknown_choice("key", key, [*CHANGES[kind], *PROVENANCE]))
                 if op is not None:
                     op = self.known(where, op, id, known[kind], what, self.matrix.version)
+                if op is not None and kind == "orders" and "choice" in self.document.get("overlay", {}):
+                    self.problem(where, _messages.overlay_order_dropped(id))  # the owned choice drops it
+                    op = None
                 if op is not None and self.body_ok(kind, where, body, runners):
                     ops.append((op, body, change_of(id)))
         return ops

@@ -1724,3 +1724,9 @@ DIFF_CONFIG_TOO_DEEP = "nests too deeply"
 
 def diff_accepted(reason: str) -> str:
     return f"accepted: {reason}"
+
+
+def overlay_order_dropped(id: str) -> str:
+    """A change of an upstream order in an overlay that owns the choice, which drops it."""
+    return (f"The overlay owns the choice ([overlay.choice]), which drops upstream's order {id!r}: "
+            f"a change of it would change nothing; remove [change.orders.{id}]")

@@ -245,6 +245,33 @@ def test_a_malformed_operation_is_a_load_error(tmp_path, body, message):
     assert f"{problem.place}: {problem.message}" == message
 
 
+def test_a_change_of_an_order_the_overlays_own_choice_drops_is_a_load_error_at_its_line(tmp_path):
+    # Found by the random test: it was a KeyError of the composition, not a load error.
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "r0.toml").write_text('name = "R0"\npriority = 10\n')
+    (tmp_path / "runners" / "r1.toml").write_text('name = "R1"\npriority = 9\n')
+    (tmp_path / "features.toml").write_text(
+        '[matrix]\nname = "u"\nversion = "1.0"\n[config]\n"f0" = { type = "bool" }\n'
+        '[features.g0]\nname = "g"\nwhen = "f0"\nsupport = { r0 = "yes", r1 = "yes" }\n'
+        '[orders.o0]\nname = "o"\nwhen = "f0"\nrunners = ["r1", "r0"]\n')
+    path = _overlay(tmp_path, """\
+        [overlay]
+        name = "p"
+        extends = "features.toml"
+        [overlay.choice]
+        order = ["r0"]
+        why = "r"
+        [change.orders.o0]
+        runners = ["r0"]
+        why = "r"
+        """)
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load(path)
+    assert [str(p) for p in excinfo.value.problems] == [
+        f"{path}:7:1: $.change.orders.o0: The overlay owns the choice ([overlay.choice]), which drops upstream's "
+        "order 'o0': a change of it would change nothing; remove [change.orders.o0]"]
+
+
 def test_an_unknown_upstream_is_a_load_error_with_did_you_mean(tmp_path):
     path = _overlay(tmp_path, '[overlay]\nextends = "vLLM model runner"\n')
     with pytest.raises(LoadError) as excinfo:
@@ -311,12 +338,40 @@ def _cell(cell, words):
 
 
 @st.composite
-def _operations(draw, features, runners):
-    """Random change operations on upstream's ids, as (table, id, body)."""
+def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws each kind of operation, one branch each
+    """Random operations on upstream's ids, as (table, id, body), in the order they apply (the
+    how-to's): an added [config] field, added runners (one made from another: "as r0, except
+    …"), an owned choice, an added feature, then changes of features (cells, note, links,
+    name, group, prefers, forces, unset), runners (choice = false, priority, candidate, name,
+    unset) and upstream's order."""
     ops = []
+    field = draw(st.booleans())
+    if field:
+        ops.append(("config", "o0", {"type": "bool", "default": False}))
+    added = []
+    for index in range(draw(st.integers(0, 2))):
+        id = f"n{index}"
+        body = {"name": f"Runner N{index}", "priority": draw(st.sampled_from([0, 5, 30]))}
+        if draw(st.booleans()):
+            body["from"] = draw(st.sampled_from(runners))
+            if draw(st.booleans()):
+                del body["name"]  # the base's name, copied
+        ops.append(("add-runners", id, body))
+        added.append(id)
+    every = [*runners, *added]
+    if draw(st.booleans()):  # the overlay owns the choice
+        ops.append(("choice", None, {"order": draw(st.lists(st.sampled_from(every), unique=True, min_size=1))}))
+    if draw(st.booleans()):
+        feature_ids = sorted(features)
+        when = "o0" if field else upstream_doc["features"][draw(st.sampled_from(feature_ids))]["when"]
+        body = {"name": "added", "when": when,
+                "support": {r: draw(st.sampled_from(["yes", "no"])) for r in every}}
+        if draw(st.booleans()):
+            body["prefers"] = {"runner": draw(st.sampled_from(every))}
+        ops.append(("add-features", "x0", body))
     for id in draw(st.lists(st.sampled_from(sorted(features)), unique=True, max_size=3)):
         body = {}
-        runner = draw(st.sampled_from(runners))
+        runner = draw(st.sampled_from(every))
         kind = draw(st.sampled_from(["lift", "block", "support", "star"]))
         if kind in ("lift", "block"):
             body[kind] = [runner]
@@ -324,29 +379,83 @@ def _operations(draw, features, runners):
             body["support"] = {runner: draw(st.sampled_from(["yes", "no", "opt-in"]))}
         else:
             body["support"] = {"*": draw(st.sampled_from(["yes", "no"]))}
-        extra = draw(st.sampled_from(["", "note", "unset-note", "links", "unset-links"]))
+        extra = draw(st.sampled_from(["", "note", "unset-note", "links", "unset-links", "name", "group",
+                                      "prefers", "forces", "unset-prefers", "unset-forces"]))
         if extra == "note":
             body["note"] = "n"
         elif extra == "links":
             body["links"] = ["https://example.com/x"]
+        elif extra == "name":
+            body["name"] = "renamed"
+        elif extra == "group":
+            body["group"] = "G"
+        elif extra == "prefers":
+            body["prefers"] = {"runner": runner, **({"outright": True} if draw(st.booleans()) else {})}
+        elif extra == "forces":  # every other runner says no (the loader's rule)
+            body = {"support": {r: "yes" if r == runner else "no" for r in every},
+                    "forces": {"runner": runner, **({"override": True} if draw(st.booleans()) else {})}}
         elif extra:
             body["unset"] = [extra[len("unset-"):]]
         ops.append(("features", id, body))
-    if draw(st.booleans()):
-        ops.append(("runners", draw(st.sampled_from(runners)), {"choice": False}))
-    if draw(st.booleans()):  # the overlay owns the choice: it applies first (README order)
-        ops.insert(0, ("choice", None, {"order": draw(st.lists(st.sampled_from(runners), unique=True, min_size=1))}))
+    for id in draw(st.lists(st.sampled_from(runners), unique=True, max_size=2)):
+        change = draw(st.sampled_from(["choice", "priority", "candidate", "unset-candidate", "name"]))
+        body = {"choice": {"choice": False}, "priority": {"priority": draw(st.sampled_from([1, 15, 40]))},
+                "candidate": {"candidate": upstream_doc["features"][sorted(features)[0]]["when"]},
+                "unset-candidate": {"unset": ["candidate"]}, "name": {"name": "Renamed"}}[change]
+        ops.append(("runners", id, body))
+    orders = upstream_doc.get("orders", {})
+    if orders and draw(st.booleans()):
+        change = draw(st.sampled_from(["runners", "name", "when"]))
+        body = {"runners": {"runners": list(draw(st.permutations(runners)))[:draw(st.integers(1, len(runners)))]},
+                "name": {"name": "order renamed"},
+                "when": {"when": upstream_doc["features"][sorted(features)[0]]["when"]}}[change]
+        ops.append(("orders", "o0", body))
     return ops
 
 
-def _hand_merged(features_doc, runners_doc, ops, first=0):
+class _Refused(Exception):
+    """The hand merge says the overlay is a load error (a change of an order its choice drops)."""
+
+
+def _hand_merged(features_doc, runners_doc, ops, first=0):  # noqa: C901 — one branch per documented merge rule
     """The documented rules, applied by hand: a cell replaces the cell ("*": every runner), a
-    note or links replace theirs, unset removes them, a feature-level change and each cell end
-    with the provenance, choice = false makes the candidate "False". The *first* operations are
-    a first overlay's, which the second extends: they apply first, with their own provenance."""
+    note, links, name, group, prefers or forces replace theirs, unset removes them, a
+    feature-level change and each cell end with the provenance, choice = false makes the
+    candidate "False", a runner's name, priority or candidate replace its own, an order's keys
+    replace its own; an added field, feature or runner is added with the provenance in its doc,
+    note or description, a runner ``from`` another copies its table (not aliases or redirects)
+    and its cell in every feature, except where the feature forces it (there "no"). The *first*
+    operations are a first overlay's, which the second extends: they apply first, with their
+    own provenance."""
     features_doc, runners_doc = copy.deepcopy(features_doc), copy.deepcopy(runners_doc)
     for index, (table, id, body) in enumerate(ops):
         words = None if WORDS is None else FIRST if index < first else WORDS
+        if table == "config":
+            features_doc.setdefault("config", {})[id] = dict(body, doc=words)
+            continue
+        if table == "add-runners":
+            body = dict(body)
+            base = body.pop("from", None)
+            runner = {}
+            if base is not None:
+                runner = {k: copy.deepcopy(v) for k, v in runners_doc[base].items() if k not in ("aliases", "redirects")}
+                for feature in features_doc.get("features", {}).values():
+                    if feature.get("forces", {}).get("runner") == base:
+                        feature["support"][id] = "no"
+                    elif base in feature.get("support", {}):
+                        feature["support"][id] = copy.deepcopy(feature["support"][base])
+            runner.update(body)
+            runner["description"] = _note(runner.get("description"), words)
+            runners_doc[id] = runner
+            continue
+        if table == "add-features":
+            features_doc.setdefault("features", {})[id] = dict(copy.deepcopy(body), note=words)
+            continue
+        if table == "orders":
+            if any(t == "choice" for t, _, _ in ops[:index]):
+                raise _Refused("the owned choice dropped upstream's orders")  # the how-to's rule
+            features_doc["orders"][id].update(copy.deepcopy(body))
+            continue
         if table == "choice":
             # Owned: upstream's prefers (the note says so) and orders dropped; priorities by the
             # order, first highest, then the others as they ranked; the runners left out, out of choice.
@@ -364,8 +473,13 @@ def _hand_merged(features_doc, runners_doc, ops, first=0):
                     runners_doc[runner]["candidate"] = "False"
             continue
         if table == "runners":
-            runners_doc[id]["candidate"] = "False"
-            runners_doc[id]["description"] = _note(runners_doc[id].get("description"), words)
+            runner = runners_doc[id]
+            runner.update({k: v for k, v in body.items() if k in ("name", "priority", "candidate")})
+            if body.get("choice") is False:
+                runner["candidate"] = "False"
+            for key in body.get("unset", []):
+                runner.pop(key, None)
+            runner["description"] = _note(runner.get("description"), words)
             continue
         feature = features_doc["features"][id]
         cells = {}
@@ -377,11 +491,9 @@ def _hand_merged(features_doc, runners_doc, ops, first=0):
         cells.update({r: "no" for r in body.get("block", [])})
         for runner, cell in cells.items():
             feature.setdefault("support", {})[runner] = _cell(cell, words)
-        if "note" in body or "links" in body or "unset" in body:
-            if "note" in body:
-                feature["note"] = body["note"]
-            if "links" in body:
-                feature["links"] = body["links"]
+        values = {k: v for k, v in body.items() if k in ("note", "links", "name", "group", "prefers", "forces")}
+        if values or "unset" in body:
+            feature.update(copy.deepcopy(values))
             for key in body.get("unset", []):
                 feature.pop(key, None)
             feature["note"] = _note(feature.get("note"), words)
@@ -411,7 +523,7 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
     matrix_text, runners = data.draw(_matrix_texts(4))
     upstream_doc = tomllib.loads(matrix_text)
     ids = list(upstream_doc.get("features", {}))
-    ops = data.draw(_operations(ids, list(runners)))
+    ops = data.draw(_operations(ids, list(runners), upstream_doc))
     # The first operations may be a first overlay's ("q"), which the overlay ("p") extends, or
     # which comes before it in a list (``matrix.load(upstream, overlays=[q, p])``).
     first = data.draw(st.integers(0, len(ops)))
@@ -420,7 +532,9 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
     def text(name, extends, ops, after=""):
         lines = [f'[overlay]\nname = "{name}"\nextends = "{extends}"\n{after}']
         for table, id, body in ops:
-            header = "[overlay.choice]" if table == "choice" else f"[change.{table}.{id}]"
+            header = ("[overlay.choice]" if table == "choice" else f"[{table[len('add-'):]}.{id}]"
+                      if table.startswith("add-") else f"[config.{id}]" if table == "config"
+                      else f"[change.{table}.{id}]")
             lines.append(f"{header}\n" + "".join(f"{json.dumps(k)} = {_value(v)}\n"
                                                 for k, v in dict(body, why="r").items()))
         return "\n".join(lines)
@@ -446,7 +560,7 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
             expected_doc, expected_runners = _hand_merged(upstream_doc, runners, ops, first)
             expected_doc["matrix"]["name"] = "p"
             expected = matrix.loads(_toml(expected_doc), runners=expected_runners, path="hand.toml")
-        except LoadError:
+        except (LoadError, _Refused):
             # The hand merge (or the first overlay's) is not a valid matrix (a 'partial' cell
             # lost its note, a forced runner's rival now says yes): the overlay must say so as a
             # load error too.
@@ -459,7 +573,7 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
         from matrix.render import render
 
         docs, hand = (json.loads(render(x, format="json", tables=("support",))) for x in (composed, expected))
-        marks = _marks(ops, composed.overlay.operations, list(runners), first)
+        marks = _marks(ops, composed.overlay.operations, [r.id for r in composed.runners], first)
         found = {(f["id"], r): c.pop("overlay") for f in docs["features"] for r, c in f["support"].items()}
         # The features in force at the version, not removed (a removed one's cells all say removed).
         shown = {f["id"] for f in docs["features"] if not composed.feature(f["id"]).removed_at(composed.version)}
@@ -467,7 +581,8 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
         for page in (docs, hand):
             page.pop("generated_by")
         assert docs == hand
-        _origins_are_the_live_operations(composed, ops, data.draw(configs(composed)), folder)
+        _origins_are_the_live_operations(composed, expected, ops, data.draw(configs(composed)), folder)
+        _resolve_and_check_agree(composed, expected, ops, first)
         # Each operation is a no-op exactly when the matrix without it, by hand and without the
         # provenance words, equals the matrix with it.
         for index, op in enumerate(composed.overlay.operations):
@@ -489,52 +604,108 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _origins_are_the_live_operations(composed, ops, config, folder):
+def _origins_are_the_live_operations(composed, expected, ops, config, folder):  # noqa: C901 — one reference per origin and report role
     """explain()'s origins and the report's places, against the operations written: a runner's
     place in choice is said by each live operation on it (an owned choice ranks the runners of
-    its order and removes the others; choice = false removes), a blocker's origin is the last
-    live operation that set its cell, and a report rule points at that operation, else at
-    upstream's file (features.toml, or the runner's file)."""
+    its order and removes the others; choice = false removes; a candidate or its unset sets its
+    candidacy; a priority sets it; adding adds), a blocker's origin is the last live operation
+    that set its cell (a change of the cell, the feature added, or the runner added from another:
+    "copied from", except where the feature forces that one), and a report rule points at the
+    operation that decided it (a cell: its change or the feature added; a prefers or forces: the
+    change that wrote it or the feature added; a candidacy: the choice or change that set it, or
+    the runner added; an order: its change), else at upstream's file (features.toml, or the
+    runner's file: a runner made from another, that one's)."""
     live = [(table, id, body, op) for (table, id, body), op in zip(ops, composed.overlay.operations) if not op.noop]
 
     def said(verb, op):
         return f"{verb} by overlay '{op.overlay}' ({op.file}:{op.line}): r"
 
+    def sets_cell(table, id, body, feature, runner):
+        support = body.get("support", {})
+        return (table == "add-features" and id == feature) or (table == "features" and id == feature and (
+            "*" in support or runner in support or runner in body.get("lift", []) + body.get("block", [])))
+
     def cell_op(feature, runner):
         found = None
         for table, id, body, op in live:
-            support = body.get("support", {})
-            if table == "features" and id == feature and (
-                    "*" in support or runner in support or runner in body.get("lift", []) + body.get("block", [])):
+            if sets_cell(table, id, body, feature, runner):
                 found = op
         return found
+
+    def blocker_origin(feature, runner):
+        found = None
+        for table, id, body, op in live:
+            if table == "add-runners" and id == runner and "from" in body:
+                forces = expected.feature(feature).forces if feature in {f.id for f in expected.features} else None
+                forced = forces is not None and forces.runner == body["from"]
+                found = said("blocked" if forced else f"copied from {body['from']}", op)
+            elif sets_cell(table, id, body, feature, runner):
+                found = said("added" if table == "add-features" else "blocked", op)
+        return found
+
+    def sets_candidacy(table, id, body, runner):
+        return ((table == "choice" and runner not in body["order"])
+                or (table == "runners" and id == runner and ("choice" in body or "candidate" in body
+                                                             or "candidate" in body.get("unset", [])))
+                or (table == "add-runners" and id == runner and "from" not in body))
 
     def candidacy_op(runner):
         found = None
         for table, id, body, op in live:
-            if (table == "choice" and runner not in body["order"]) or (table == "runners" and id == runner):
+            if sets_candidacy(table, id, body, runner):
                 found = op
         return found
+
+    def feature_op(feature, key):
+        found = None
+        for table, id, body, op in live:
+            if id == feature and (table == "add-features" or (table == "features" and key in body)):
+                found = op
+        return found
+
+    def base(runner):
+        for table, id, body, _op in live:
+            if table == "add-runners" and id == runner and "from" in body:
+                return body["from"]
+        return runner
 
     try:
         resolution = composed.resolve(config)
     except matrix.ResolutionError as error:
         resolution = error.resolution
-    verbs = ("ranked by", "removed from choice by")
+    verbs = ("ranked by", "removed from choice by", "candidacy set by", "priority set by", "added by")
     for entry in resolution.explanation()["runners"]:
         runner = entry["id"]
-        expected = [said("ranked" if table == "choice" and runner in body["order"] else "removed from choice", op)
-                    for table, id, body, op in live if table == "choice" or (table == "runners" and id == runner)]
-        assert [o for o in entry["origin"] if o.startswith(verbs)] == expected
+        origin = []
+        for table, id, body, op in live:
+            if table == "choice":
+                origin.append(said("ranked" if runner in body["order"] else "removed from choice", op))
+            elif table == "runners" and id == runner:
+                if "choice" in body:
+                    origin.append(said("removed from choice", op))
+                elif "candidate" in body or "candidate" in body.get("unset", []):
+                    origin.append(said("candidacy set", op))
+                if "priority" in body:
+                    origin.append(said("priority set", op))
+            elif table == "add-runners" and id == runner:
+                origin.append(said("added", op))
+        assert [o for o in entry["origin"] if o.startswith(verbs)] == origin
         for blocker in entry["blockers"]:
-            op = cell_op(blocker["id"], runner)
-            assert blocker["origin"] == (None if op is None else said("blocked", op))
+            assert blocker["origin"] == blocker_origin(blocker["id"], runner)
     upstream = folder / "upstream"
+    features_file = str(upstream / "features.toml")
     for rule in resolution.report()["why"]:
         if rule["role"] == "blocks" and rule["kind"] == "feature":
-            op, file = cell_op(rule["id"], rule["runner"]), str(upstream / "features.toml")
+            op, file = cell_op(rule["id"], rule["runner"]), features_file
         elif rule["role"] == "not-a-candidate":
-            op, file = candidacy_op(rule["runner"]), str(upstream / "runners" / f"{rule['runner']}.toml")
+            op, file = candidacy_op(rule["runner"]), str(upstream / "runners" / f"{base(rule['runner'])}.toml")
+        elif rule["role"] == "prefers":
+            op, file = feature_op(rule["id"], "prefers"), features_file
+        elif rule["role"] in ("forbids", "overrides"):
+            op, file = feature_op(rule["id"], "forces"), features_file
+        elif rule["role"] == "orders":
+            op, file = next(
+                (o for t, i, _, o in reversed(live) if t == "orders" and i == rule["id"]), None), features_file
         else:
             continue
         assert rule["file"] == (file if op is None else op.file), rule
@@ -542,14 +713,66 @@ def _origins_are_the_live_operations(composed, ops, config, folder):
             assert rule["line"] == op.line
 
 
+def _resolve_and_check_agree(composed, expected, ops, first):
+    """resolve over the small config space (a config for each gate and pair of gates, one per
+    field and literal, and the empty one) and matrix check's findings: the composed matrix's are
+    the hand-written one's, but that a runner the overlay removes from choice (its last live
+    operation on the runner's candidacy is an owned choice that leaves it out, or choice = false)
+    is the note overlay-out-of-choice with the overlay's reason, not never-candidate."""
+    from matrix.testing import _gate_sweep, _sweep
+
+    def outcome(m, config):
+        try:
+            r = m.resolve(config)
+        except matrix.ResolutionError as error:
+            r = error.resolution
+            return type(error).__name__, r.runner, [w.kind for w in r.warnings], [f.id for f in r.active]
+        except matrix.errors.ConfigError as error:  # the sweep's config may leave out a field without default
+            return "ConfigError", str(error)
+        return None, r.runner, [w.kind for w in r.warnings], [f.id for f in r.active]
+
+    space = [{}, *_gate_sweep(expected, expected.schema, expected.version), *_sweep(expected.schema, [0, 1, "a", ""], set())]
+    for config in space:
+        assert outcome(composed, config) == outcome(expected, config), config
+    removed = {}
+    for index, ((table, id, body), op) in enumerate(zip(ops, composed.overlay.operations)):
+        if op.noop:
+            continue
+        overlay = "q" if index < first else "p"
+        if table == "choice":
+            removed.update({r.id: None for r in composed.runners if r.id in body["order"]})
+            removed.update({r.id: overlay for r in composed.runners if r.id not in body["order"]})
+        elif table == "runners" and ("choice" in body or "candidate" in body or "unset" in body):
+            removed[id] = overlay if "choice" in body else None
+        elif table == "add-runners":
+            removed[id] = None
+
+    def seen(m):
+        return [(f.code, f.severity, f.message, f.feature, f.runner, f.place) for f in check.iter_findings(m)
+                if f.code not in ("overlay-noop", "overlay-dangling", "overlay-ended")]
+    hand = []
+    for code, severity, message, feature, runner, place in seen(expected):
+        if code == "never-candidate" and removed.get(runner):
+            code, severity = "overlay-out-of-choice", "note"
+            message = message.replace("no config satisfies False", f"removed from choice by overlay '{removed[runner]}': r")
+        for r in composed.runners:  # a no-runner finding names the overlay's reason too
+            if removed.get(r.id):
+                message = re.sub(re.escape(f"{r.name} not being a candidate") + r"(?! \(not )",
+                                 f"{r.name} removed from choice by overlay '{removed[r.id]}': r", message)
+        hand.append((code, severity, message, feature, runner, place))
+    assert seen(composed) == hand
+
+
 def _marks(ops, operations, runners, first):
     """(feature, runner) → the overlay ("q" for the *first* operations, else "p") of the last
-    operation that set the cell and changed something: what the docs mark."""
+    operation that set the cell and changed something: what the docs mark (a feature added:
+    each of its cells)."""
     marks = {}
     for index, ((table, id, body), op) in enumerate(zip(ops, operations)):
-        if table == "features" and not op.noop:
+        if table in ("features", "add-features") and not op.noop:
             support = body.get("support", {})
-            for runner in [*(runners if "*" in support else support), *body.get("lift", []), *body.get("block", [])]:
+            every = table == "add-features" or "*" in support
+            for runner in [*(runners if every else support), *body.get("lift", []), *body.get("block", [])]:
                 marks[(id, runner)] = "q" if index < first else "p"
     return marks
 
@@ -565,7 +788,7 @@ def _plain(features_doc, runners_doc, ops):
 
     def clean(value):
         if isinstance(value, dict):
-            return {k: clean(v) for k, v in value.items() if not (k in ("note", "description") and v is None)}
+            return {k: clean(v) for k, v in value.items() if not (k in ("note", "description", "doc") and v is None)}
         if isinstance(value, list):
             return [clean(v) for v in value]
         return value
