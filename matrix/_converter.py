@@ -201,6 +201,23 @@ Requirement = Union[Condition, Annotated[Tuple[ClauseSpec, ...], NONEMPTY, CHAIN
 
 
 @attrs.frozen
+class WideClauseSpec:
+    """A clause of a matrix-wide requirement (``[requires]`` of features.toml): a runner
+    file's clause, and the runners it is not required of (``exempt``: a chain's first clause)."""
+
+    condition: Condition
+    reason: Optional[str] = None
+    doc: Optional[str] = None
+    kind: Optional[Annotated[str, ERROR_KIND]] = None
+    exempt: Annotated[Tuple[Annotated[str, RUNNER], ...], NONEMPTY, UNIQUE] = ()
+
+
+#: What every runner requires of one kind (``[requires]`` of features.toml): a condition, a
+#: chain of clauses, or one clause.
+WideRequirement = Union[Condition, Annotated[Tuple[WideClauseSpec, ...], NONEMPTY, CHAIN], WideClauseSpec]
+
+
+@attrs.frozen
 class RunnerSpec:
     name: str
     priority: int
@@ -285,6 +302,7 @@ class DocumentSpec:
     config: Dict[Annotated[str, PATH], Annotated[Union[Annotated[str, FIELD_TYPE], FieldSpec], ENTRY]] = attrs.Factory(
         dict)
     requirements: Dict[Annotated[str, ID], KindSpec] = attrs.Factory(dict)
+    requires: Dict[Annotated[str, KIND], WideRequirement] = attrs.Factory(dict)
     orders: Dict[Annotated[str, ID], OrderSpec] = attrs.Factory(dict)
     features: Dict[Annotated[str, ID], FeatureSpec] = attrs.Factory(dict)
     refusals: Dict[Annotated[str, ID], RefusalSpec] = attrs.Factory(dict)
@@ -382,7 +400,7 @@ converter.register_structure_hook_func(lambda kind: bare(kind) == Tuple[AliasSpe
 converter.register_structure_hook_func(lambda kind: bare(kind) == Tuple[RedirectSpec, ...], _array_of(RedirectSpec))
 #: Every spec: the document and what its tables and runner files hold.
 SPECS = (DocumentSpec, MatrixSpec, FieldSpec, ChoiceSpec, StatementSpec, DeprecationSpec, ForcesSpec, PrefersSpec,
-         FeatureSpec, RefusalSpec, CheckSpec, IgnoreSpec, RunnerSpec, ClauseSpec, KindSpec, OrderSpec, AliasSpec,
+         FeatureSpec, RefusalSpec, CheckSpec, IgnoreSpec, RunnerSpec, ClauseSpec, WideClauseSpec, KindSpec, OrderSpec, AliasSpec,
          RedirectSpec, AdjustmentSpec, MessagesSpec, SentencesSpec)
 for _cls in SPECS:
     attrs.resolve_types(_cls, include_extras=True)  # the marks stay, for `editor`

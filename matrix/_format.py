@@ -188,6 +188,14 @@ DESCRIPTIONS: Dict[Tuple[Optional[str], Optional[str]], str] = {
     ("ClauseSpec", "condition"): "Must hold",
     ("ClauseSpec", "reason"): "What users read when it fails",
     ("ClauseSpec", "doc"): "The clause in words, for the capability table",
+    ("DocumentSpec", "requires"): "Kind (declared in [requirements]) → what every runner requires, but those a "
+                                  "clause exempts",
+    ("WideClauseSpec", "condition"): "Must hold",
+    ("WideClauseSpec", "reason"): "What users read when it fails",
+    ("WideClauseSpec", "doc"): "The clause in words, for the capability table",
+    ("WideClauseSpec", "kind"): "The built-in exception the host raises when this clause fails, over the kind's own",
+    ("WideClauseSpec", "exempt"): "The runners it is not required of (a chain: on its first clause); none: a "
+                                  "config that fails it is refused whatever the runner, with its reason alone",
     ("KindSpec", "name"): "The row of the capability table",
     ("KindSpec", "reason"): "What users read when it fails",
     ("OrderSpec", "name"): "The order's display name",

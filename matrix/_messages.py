@@ -1662,3 +1662,41 @@ def derived_never_none(path: str) -> str:
 
 def raise_as_host_needs(found: str) -> str:
     return f"raise_as_host() takes a matrix.ResolutionError, not {found}"
+
+
+# --- lane sglang ---
+
+
+def exempt_not_first(kind: str) -> str:
+    return (f"Requirement {kind!r} is a chain: the runners it exempts are its first clause's exempt, so a later "
+            "clause takes none")
+
+
+def required_refused(reasons: Sequence[str]) -> str:
+    """A config that fails a matrix-wide requirement without ``exempt``, refused whatever the
+    runner: the requirements' reasons alone, in the order of the kinds."""
+    return "; ".join(reasons)
+
+
+def wide_requirement(kind: str, reason: str, number: str) -> str:
+    """A matrix-wide requirement as a finding names it."""
+    clause = f", clause {number} ({reason})," if number.isdigit() else f" ({reason})"
+    return f"The matrix-wide requirement {kind!r}{clause}"
+
+
+def wide_unmet(what: str, condition: str, exempt: Sequence[str]) -> str:
+    who = "no runner" if not exempt else "no runner but " + listing(list(exempt))
+    return f"{what} is met by no config: {condition} never holds, so {who} can serve any config"
+
+
+def wide_idle(what: str, condition: str, chained: bool) -> str:
+    after = " that meets the clauses before it" if chained else ""
+    return f"{what} never fails: {condition} holds for every config{after}; delete it, or check its condition"
+
+
+def wide_acknowledged(reason: str) -> str:
+    return "a matrix-wide requirement, which refuses it whatever the runner"
+
+
+def wide_refuses(reasons: Sequence[str]) -> str:
+    return "every runner refuses it: " + "; ".join(reasons)

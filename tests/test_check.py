@@ -413,6 +413,19 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
     gates = draw(st.lists(gate, min_size=1, max_size=4))
     text = '[matrix]\nname = "small"\nversion = "1.0"\n[config]\n' + "\n".join(_FIELDS[n][0] for n in names) + "\n"
     text += '[requirements]\nk1 = { name = "K1", reason = "k1 fails" }\nk2 = { name = "K2", reason = "k2 fails" }\n'
+    # Matrix-wide requirements (issue 30, F4): of every runner, or but one (exempt), a condition or a chain.
+    wide = {}
+    for kind in ("k1", "k2"):
+        shape = draw(st.sampled_from(["none", "none", "plain", "exempt", "chain"]))
+        if shape == "plain":
+            wide[kind] = json.dumps(draw(atom))
+        elif shape == "exempt":
+            wide[kind] = f'{{ condition = {json.dumps(draw(atom))}, exempt = ["{draw(st.sampled_from(ids))}"] }}'
+        elif shape == "chain":
+            wide[kind] = f'[{{ condition = {json.dumps(draw(atom))}, reason = "{kind} first" }}, ' \
+                         f'{{ condition = {json.dumps(draw(atom))} }}]'
+    if wide:
+        text += "[requires]\n" + "".join(f"{k} = {v}\n" for k, v in wide.items())
     forced = False
     forced_runners = []  # an adjustment of a forced runner is drawn more often: forced-freed needs one
     for index, when in enumerate(gates):
@@ -553,6 +566,19 @@ def _a_preference_decides(compiled, mask):
     return False
 
 
+def _wide_failing(m, config):
+    """The clauses of the matrix-wide requirements that *config* fails, in the order of the kinds:
+    of each chain, the first clause that does not hold (README: a chain's first failing clause is
+    its reason)."""
+    out = []
+    for kind in m.requirement_kinds:
+        chain = [c for c in m.requires if c.kind == kind.id]
+        failed = next((c for c in chain if not c.condition.evaluate(config, schema=m.schema)), None)
+        if failed is not None:
+            out.append(failed)
+    return out
+
+
 def _failed_requirement(gate_id):
     """A gate id of a no-runner set that names a failed requirement (RUNNER:KIND[:N])."""
     return ":" in gate_id and not gate_id.endswith(":not-candidate") and not gate_id.startswith("order:")
@@ -671,6 +697,15 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
         assert (runner.id in said["runner-unusable"]) == unusable, runner.id
         idle = not unmet and not unusable and any(not any(mask & bit[c.id] for mask in masks) for c in clauses)
         assert (runner.id in said["requirement-idle"]) == idle, runner.id
+    # A matrix-wide requirement's clause (issue 30, F4): unmet where no config meets it, idle where
+    # it never fails (among the configs that meet the clauses before it), said of its gate.
+    wide_said = {code: {f.feature for f in by_code.get(code, []) if f.runner is None}
+                 for code in ("requirement-unmet", "requirement-idle")}
+    for g in compiled.features if not unsure and not undecided else ():
+        if isinstance(g.origin, Requirement) and g.origin.runner == "*":
+            unmet = not any(g.origin.condition.evaluate(config, schema=m.schema) for config in universe)
+            assert (g.id in wide_said["requirement-unmet"]) == unmet, g.id
+            assert (g.id in wide_said["requirement-idle"]) == (not unmet and not any(mask & bit[g.id] for mask in masks))
     # What automatic choice answers for each mask (the answer depends on the mask alone).
     # With adjustments, the choice reads C: the runner the matrix without them gives C.
     outcome = {}
@@ -702,8 +737,9 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
     for g in compiled.features:
         if g.origin is None and not g.removed_at(m.version):
             refused[g.id] = {r.id for r in m.runners if g.status(r.id, m.version) in ("no", "opt-in")}
-        elif isinstance(g.origin, Requirement):
-            refused.setdefault(merged[str(g.when)], set()).add(g.origin.runner)
+        elif isinstance(g.origin, Requirement):  # a matrix-wide one: every runner it does not exempt
+            refused.setdefault(merged[str(g.when)], set()).update(
+                {r.id for r in m.runners if r.id not in g.origin.exempt} if g.origin.runner == "*" else {g.origin.runner})
     for r in m.runners:
         if r.candidate is not None:
             refused[f"{r.id}:not-candidate"] = {r.id}
@@ -733,6 +769,26 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
     for finding in by_code.get("no-runner", []):
         with pytest.raises(NoRunnerError):
             m.resolve(finding.witness)
+    # A combination is acknowledged by the first [refusals] entry that covers it, else by a
+    # matrix-wide requirement of it that exempts no runner (merged gates: the first one's origin).
+    origin = {g.id: g.origin for g in reversed(compiled.features)}
+    for finding in by_code.get("no-runner", []) if not undecided and not unsure else ():
+        for combo in finding.combinations:
+            covering = next((r.id for r in m.refusals if r.covers(set(combo))), None)
+            wide = [g for g in combo if isinstance(origin.get(g), Requirement) and origin[g].runner == "*"
+                    and not origin[g].exempt]
+            assert finding.refusal == (covering if covering is not None else wide[0] if wide else None), combo
+    # Automatic choice refuses a config of choice that fails a matrix-wide requirement exempting no
+    # runner with the reasons alone (no removed feature active), in the order of the kinds.
+    for config in universe if m.requires else ():
+        c = chosen_on(config)
+        failing = [clause.reason for clause in _wide_failing(m, c) if not clause.exempt]
+        removed = any(g.removed_at(m.version) and g.applies != "asked" and g.when.evaluate(c, schema=m.schema)
+                      for g in m.features)
+        if failing and not removed:
+            with pytest.raises(NoRunnerError) as caught:
+                m0.resolve(c)
+            assert caught.value.reason == "; ".join(failing), c
     # Refusals: one that acknowledges no combination is unused; one whose combinations an earlier
     # one acknowledges is shadowed.
     if not undecided and not unsure:
@@ -875,7 +931,8 @@ def _redirect_findings_agree(m, universe, by_code, unsure, chosen_on=lambda conf
                 config = _reference_apply(m, [a for a in m.adjustments_at(v) if to in a.runners], config, to)[0]
                 active = [f for f in asked if f.when.evaluate(config, schema=schema)]
                 if any(f.status(to, v) == "no" for f in active) \
-                        or any(not c.condition.evaluate(config, schema=schema) for c in m.runner(to).requires):
+                        or any(not c.condition.evaluate(config, schema=schema)
+                               for c in [*(w for w in m.requires if to not in w.exempt), *m.runner(to).requires]):
                     refused = True
                     break
             assert (place in said["redirect-never"]) == (not applies), place
@@ -914,7 +971,8 @@ def _requested_reference(m, config, asked):
             said.append("override")
             runner = f.forces.runner
     if any(f.status(runner, v) == "no" for f in active) \
-            or any(not c.condition.evaluate(config, schema=schema) for c in m.runner(runner).requires):
+            or any(not c.condition.evaluate(config, schema=schema)
+                   for c in [*(w for w in m.requires if runner not in w.exempt), *m.runner(runner).requires]):
         return matrix.UnsupportedFeatureError, said
     return runner, said
 
