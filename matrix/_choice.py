@@ -30,7 +30,9 @@ A config is resolved in this order (docs/explanation/choice.md shows this text, 
      runner of that order that is a candidate and free is chosen; when none is, no runner. An
      order with ``fallback = false`` is a validated default: its first candidate is chosen, and
      when that runner is not free the config has no runner (`NoRunnerError`, saying what
-     blocks it), never the next runner of the order.
+     blocks it), never the next runner of the order. An order without ``when`` (the last one)
+     applies wherever no order before it does: with ``fallback = false``, "else this runner,
+     validated" (the order of priority is then never reached).
 
    A runner is *blocked* by an active gate it says ``no`` or ``opt-in`` to, and by a
    requirement it fails (requirements are gates derived from the runner files, see

@@ -239,8 +239,8 @@ class KindSpec:
 @attrs.frozen
 class OrderSpec:
     name: str
-    when: Condition
     runners: Annotated[Tuple[Annotated[str, RUNNER], ...], NONEMPTY, UNIQUE]
+    when: Optional[Condition] = None
     fallback: bool = True
 
 

@@ -540,10 +540,14 @@ def choice_text(doc: Document) -> List[Tuple[Tuple[str, bool], ...]]:
     for order in doc.orders:
         tries = (f"trying {', '.join(order.runners)}" if order.fallback else
                  f"the first candidate of {', '.join(order.runners)}, validated without fallback (blocked: no runner)")
-        lines.append((("When ", False), (order.when, True), (f": {order.name}, {tries}.", False)))
-    lines.append(((("Otherwise" if doc.orders else "Automatic choice tries the runners")
-                   + f" by priority: {', '.join(r for r, _ in doc.runners)}; the first that nothing blocks is "
-                   "chosen.", False),))
+        if order.when == "True":  # no when: the last order, which the order of priority never follows
+            lines.append(((f"Otherwise: {order.name}, {tries}.", False),))
+        else:
+            lines.append((("When ", False), (order.when, True), (f": {order.name}, {tries}.", False)))
+    if not doc.orders or doc.orders[-1].when != "True" or doc.orders[-1].fallback:  # else never reached
+        lines.append(((("Otherwise" if doc.orders else "Automatic choice tries the runners")
+                       + f" by priority: {', '.join(r for r, _ in doc.runners)}; the first that nothing blocks is "
+                       "chosen.", False),))
     for (runner, _), candidate in zip(doc.runners, doc.candidates):
         if candidate:
             lines.append(((f"{runner} is a candidate only when ", False), (candidate, True),

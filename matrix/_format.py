@@ -199,7 +199,7 @@ DESCRIPTIONS: Dict[Tuple[Optional[str], Optional[str]], str] = {
     ("KindSpec", "name"): "The row of the capability table",
     ("KindSpec", "reason"): "What users read when it fails",
     ("OrderSpec", "name"): "The order's display name",
-    ("OrderSpec", "when"): "When the order applies",
+    ("OrderSpec", "when"): "When the order applies; none: wherever no order before it does (the last order only)",
     ("OrderSpec", "runners"): "Tried first, in this order; then the others by priority",
     ("OrderSpec", "fallback"): "False: the first candidate is chosen and validated, a refusal is final (no next runner)",
 }

@@ -118,8 +118,13 @@ def orders(b: _Builder, source: _Source, raw: object, schema: Schema, runners: O
     """``[orders]``: the runners to try first, in order, when a condition holds."""
     known = [r.id for r in runners or ()] + list(b.broken_runners)
     out = []
+    final: Optional[str] = None  # an order without when: it always applies, so none after it ever does
     for id, where, spec in b.entries(source, raw, "orders", "Order", b.shapes.OrderSpec):
-        when = b.predicate(source, where + ("when",), spec.when, schema)
+        if final is not None:
+            b.problem(source, where, _messages.order_after_final(id, final))
+        if spec.when is None:
+            final = id
+        when = b.predicate(source, where + ("when",), ALWAYS if spec.when is None else spec.when, schema)
         _everlasting(b, source, where + ("when",), when, schema)
         ok = bool(spec.runners)
         if not spec.runners:
@@ -137,6 +142,10 @@ def orders(b: _Builder, source: _Source, raw: object, schema: Schema, runners: O
         if ok and when is not None:
             out.append(Order(id, spec.name, when, tuple(spec.runners), spec.fallback))
     return out
+
+
+#: The condition of an order without ``when``: it applies wherever no order before it does.
+ALWAYS = "True"
 
 
 def _all_tried(b: _Builder, source: _Source, where: Place, id: str, listed: Sequence[str],

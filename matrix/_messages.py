@@ -1700,3 +1700,17 @@ def wide_acknowledged(reason: str) -> str:
 
 def wide_refuses(reasons: Sequence[str]) -> str:
     return "every runner refuses it: " + "; ".join(reasons)
+
+
+def order_after_final(id: str, final: str) -> str:
+    return (f"Order {id!r} is never reached: the order {final!r} before it has no when, so it applies wherever "
+            "no order before it does; give it a when, or put this order first")
+
+
+#: The condition of an order without ``when`` (its ``when`` reads ``True``), as said.
+ORDER_ALWAYS = "wherever no order before it does"
+
+
+def order_applies(name: str, when: str) -> str:
+    """Why an order applies, as explain() and ``matrix resolve`` say it."""
+    return f"{name}, which applies {ORDER_ALWAYS}" if when == "True" else f"{name}, because {when} holds"

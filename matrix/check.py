@@ -737,7 +737,8 @@ def _gate_text(gate: Feature) -> str:
             return gate.name
         return f"{gate.origin.name} not being a candidate (not {gate.origin.candidate})"
     if isinstance(gate.origin, Order):
-        return f"the order {gate.name!r} applying ({gate.origin.when}), without fallback"
+        when = _messages.ORDER_ALWAYS if str(gate.origin.when) == "True" else f"({gate.origin.when})"
+        return f"the order {gate.name!r} applying {when}, without fallback"
     return gate.name
 
 

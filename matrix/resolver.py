@@ -626,7 +626,7 @@ def _explanation_text(data: Mapping[str, Any], by_runner: Mapping[str, Mapping[s
     order = data["order"]
     if order is not None:
         final = "" if order.get("fallback", True) else "; its first candidate is validated, without fallback"
-        lines.append(f"Order: {order['name']}, because {order['when']} holds{final}; runners in that order:")
+        lines.append(f"Order: {_messages.order_applies(order['name'], order['when'])}{final}; runners in that order:")
     elif data["orders"] and requested is None:
         names = " nor ".join(o["name"] for o in data["orders"])
         lines.append(f"Order: by priority ({names} does not apply); runners, highest priority first:")

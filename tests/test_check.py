@@ -481,6 +481,11 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
         if draw(st.booleans()):
             text += "fallback = false\n"
             final.append("order:b_first")  # a gate a refusal may name
+    if draw(st.integers(0, 2)) == 0:  # a last order without when (D12): it applies wherever b_first does not
+        text += f'[orders.last]\nname = "last"\nrunners = ["{draw(st.sampled_from(ids))}"]\n'
+        if draw(st.booleans()):
+            text += "fallback = false\n"
+            final.append("order:last")
     # Refusals over the gates, one of them perhaps repeated.
     for number in range(draw(st.integers(0, 2))):
         parts = draw(st.lists(st.lists(st.sampled_from([f"g{i}" for i in range(len(gates))] + final), min_size=1, max_size=2,
@@ -527,9 +532,11 @@ def _explains(m, compiled, ids, refused, mask, combo):
     away = set().union(*(refused[g] for g in combo))
     if away == {r.id for r in m.runners}:
         return True
+    bits = {g.id: 1 << i for i, g in enumerate(compiled.features)}
+    applying = next((o for o in m.orders if mask & bits[f"order:{o.id}"]), None)  # the first that applies decides
     for g in combo:
         order = next((o for o in m.orders if f"order:{o.id}" == g and not o.fallback), None)
-        if order is None or _a_preference_decides(compiled, mask):
+        if order is None or order is not applying or _a_preference_decides(compiled, mask):
             continue
         for r in order.tried([r.id for r in m.runners]):
             if r not in away:
@@ -719,13 +726,34 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
                 outcome[mask] = type(error)
     # An order without fallback that decides chooses its first candidate, and no runner serves
     # when that candidate is blocked (docs/explanation/choice.md).
-    for o in m.orders:
+    for index, o in enumerate(m.orders):
         for mask, answer in outcome.items() if not o.fallback else ():
             auto = mask & compiled.automatic
-            if not auto & bit[f"order:{o.id}"] or auto & compiled.removed or _a_preference_decides(compiled, auto):
+            if not auto & bit[f"order:{o.id}"] or auto & compiled.removed or _a_preference_decides(compiled, auto) \
+                    or any(auto & bit[f"order:{e.id}"] for e in m.orders[:index]):  # the first order that applies
                 continue
             first = next((r for r in o.tried([r.id for r in m.runners]) if compiled.is_candidate(r, auto)), None)
             assert answer == (NoRunnerError if first is None or auto & compiled.blocking[first] else first), mask
+    # Orders (docs/explanation/choice.md), restated where no preference, force, removal or
+    # matrix-wide refusal speaks: the first order whose condition holds (one without when holds
+    # wherever none before it does) tries its runners, then the rest by priority; without an
+    # order, by priority. With fallback the first free candidate serves; without, the first
+    # candidate, or no runner when it is blocked.
+    for o in m.orders:
+        if f"[orders.{o.id}]\nname = \"{o.name}\"\nrunners" in text:  # written without when
+            assert all(mask & bit[f"order:{o.id}"] for mask in masks), o.id
+    priority = [r.id for r in m.runners]
+    for mask, answer in outcome.items():
+        auto = mask & compiled.automatic
+        if auto & (compiled.preferring | compiled.forcing | compiled.removed | compiled.required):
+            continue
+        applying = next((o for o in m.orders if auto & bit[f"order:{o.id}"]), None)
+        tried = [r for r in (applying.tried(priority) if applying is not None else priority)
+                 if compiled.is_candidate(r, auto)]
+        if applying is not None and not applying.fallback:
+            tried = tried[:1]
+        expected_answer = next((r for r in tried if not auto & compiled.blocking[r]), NoRunnerError)
+        assert answer == expected_answer, (mask, applying)
     # No runner: the reported combinations are exactly the minimal sets of gates that explain a
     # config no runner serves (failed requirements with one condition count as one gate, a runner
     # that is no candidate as its pseudo-gate; at most two failed requirements in a set).

@@ -437,3 +437,61 @@ def test_check_reports_a_matrix_wide_refusal_acknowledged_and_a_refusal_may_name
     named = matrix.loads(WIDE + '[refusals.x]\nreason = "said"\ntogether = [["*:split"]]\n', runners=WIDE_RUNNERS)
     assert [(f.refusal, f.message.endswith("(acknowledged: said)")) for f in check(named).findings
             if f.code == "no-runner"] == [("x", True)]
+
+
+# --- an order without when (issue 30, D12): the last rule of a ladder -----------------------------
+
+LADDER = """\
+[matrix]
+name = "ladder"
+version = "1.0"
+
+[config]
+sm = { type = "int", min = 0, max = 100, default = 0 }
+kv = { type = "str", choices = ["auto", "fp8"], default = "auto" }
+
+[features.fp8]
+name = "FP8 KV cache"
+when = "kv == 'fp8'"
+support = { fa3 = "yes", triton = "no", flashinfer = "yes" }
+
+[orders.hopper]
+name = "Hopper default"
+when = "sm == 90"
+runners = ["fa3"]
+fallback = false
+
+[orders.rest]
+name = "Default"
+runners = ["triton"]
+fallback = false
+"""
+
+LADDER_RUNNERS = {"fa3": {"name": "FA3", "priority": 3}, "flashinfer": {"name": "FlashInfer", "priority": 2},
+                  "triton": {"name": "Triton", "priority": 1}}
+
+
+def test_an_order_without_when_is_the_validated_default_wherever_no_order_before_it_applies():
+    m = matrix.loads(LADDER, runners=LADDER_RUNNERS)
+    assert [m.resolve(c).runner for c in ({}, {"sm": 90}, {"sm": 90, "kv": "fp8"})] == ["triton", "fa3", "fa3"]
+    with pytest.raises(NoRunnerError) as excinfo:
+        m.resolve({"kv": "fp8"})  # FlashInfer serves FP8, but the last order does not fall back to it
+    assert excinfo.value.reason == ("No runner can serve this config: Default chooses Triton, and Triton does not "
+                                    "support: FP8 KV cache")
+    assert m.resolve({}).explain().splitlines()[1] == (
+        "Order: Default, which applies wherever no order before it does; its first candidate is validated, "
+        "without fallback; runners in that order:")
+    from matrix.check import check
+    from matrix.render import render
+
+    assert [f.message for f in check(m).findings if f.code in ("no-runner", "never-chosen")] == [
+        "FlashInfer is never chosen automatically: whenever it is free, a runner before it in the order that applies "
+        "is free too",
+        "No runner can serve a config with FP8 KV cache and the order 'Default' applying wherever no order before it "
+        "does, without fallback: FA3 is not tried: Default does not fall back; FlashInfer is not tried: Default does "
+        "not fall back; Triton does not support FP8 KV cache"]
+    text = render(m, tables=["capabilities"])
+    assert text.splitlines()[-3:] == [
+        "When `sm == 90`: Hopper default, the first candidate of fa3, validated without fallback (blocked: no runner).",
+        "",
+        "Otherwise: Default, the first candidate of triton, validated without fallback (blocked: no runner)."]
