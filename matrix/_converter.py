@@ -59,6 +59,8 @@ def expected(what: str, value: object) -> Invalid:
 # empty or repeat an item.
 VERSION, ID, PATH, CLASS, PREDICATE = "version", "id", "path", "class", "predicate"
 STATUS, BARE_STATUS, FIELD_TYPE, APPLIES = "status", "bare status", "field type", "applies"
+#: When an adjustment's message is said, one of `matrix.schema.ADJUSTMENT_SAYS` (issue 30, F9).
+SAYS = "says"
 #: A built-in exception's name, one of `matrix._error_kinds.ERROR_KINDS` (issue 30, F5).
 ERROR_KIND = "error kind"
 RUNNER, SUPPORT_KEY, FEATURE, KIND = "runner", "support key", "feature", "kind"
@@ -248,11 +250,12 @@ class OrderSpec:
 class AdjustmentSpec:
     name: str
     when: Condition
-    set: Dict[Annotated[str, PATH], Annotated[object, ANY]]
+    set: Optional[Dict[Annotated[str, PATH], Annotated[object, ANY]]] = None
     runners: Annotated[Tuple[Annotated[str, RUNNER], ...], NONEMPTY, UNIQUE] = ()
     override: bool = True
     level: str = "warning"
     message: Optional[str] = None
+    says: Annotated[str, SAYS] = "changes"
     since: Optional[Version] = None
     until: Optional[Version] = None
     links: Tuple[str, ...] = ()

@@ -148,7 +148,10 @@ DESCRIPTIONS: Dict[Tuple[Optional[str], Optional[str]], str] = {
     ("AdjustmentSpec", None): "An adjustment: config values the host changes where its condition holds",
     ("AdjustmentSpec", "name"): "Display string, used in messages and docs",
     ("AdjustmentSpec", "when"): "When the adjustment applies (on the config as the adjustments before it left it)",
-    ("AdjustmentSpec", "set"): "Config path → the value it takes: a value, { from = \"path\" } or { none = true }",
+    ("AdjustmentSpec", "set"): "Config path → the value it takes: a value, { from = \"path\" } or { none = true }; "
+                               "left out: a notice, its message said wherever its condition holds",
+    ("AdjustmentSpec", "says"): "When its message is said: changes (where it changes a value) or always (wherever "
+                                "its condition holds, a value changed or not; needs a message)",
     ("AdjustmentSpec", "runners"): "The runners whose adjustment it is (applied once one serves); none: before "
                                    "the choice, to every config",
     ("AdjustmentSpec", "override"): "Replace a value the config holds; false: set only paths that read None",

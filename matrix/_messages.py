@@ -1200,7 +1200,8 @@ def adjustment_fill_not_nullable(path: str) -> str:
 
 
 def adjustment_empty_set() -> str:
-    return "An adjustment sets at least one path: set = { \"path\" = value }"
+    return ("An adjustment sets at least one path: set = { \"path\" = value } (or leave set out: a notice, its "
+            "message said wherever its condition holds)")
 
 
 def adjusted(name: str, path: str, before: object, after: object) -> str:
@@ -1714,3 +1715,21 @@ ORDER_ALWAYS = "wherever no order before it does"
 def order_applies(name: str, when: str) -> str:
     """Why an order applies, as explain() and ``matrix resolve`` say it."""
     return f"{name}, which applies {ORDER_ALWAYS}" if when == "True" else f"{name}, because {when} holds"
+
+
+def notice_without_message(notice: bool) -> str:
+    if notice:
+        return ("An adjustment without set is a notice, said wherever its condition holds: give it a message (it "
+                "changes nothing, so there is no change to describe)")
+    return ("says = 'always' needs a message: it is said wherever the condition holds, also where nothing changes, "
+            "and then there is no change to describe")
+
+
+def adjustment_never_says(name: str, why: str) -> str:
+    """An adjustment that says its message always (``says = "always"``, or a notice) never does."""
+    if why.startswith("unreached:"):
+        reason = (f"no config that automatic choice gives to {why.partition(':')[2]}, or that a request for it "
+                  "leaves with it, makes its condition hold")
+    else:
+        reason = _NEVER_WHY[why]
+    return f"{name} is never said: {reason}; delete it, or check its condition"

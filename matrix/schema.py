@@ -498,6 +498,10 @@ class From:
     path: str
 
 
+#: The values of an adjustment's ``says``.
+ADJUSTMENT_SAYS = ("changes", "always")
+
+
 @attrs.frozen
 class Adjustment:
     """A declared change of config values (``[adjustments.<id>]``): where *when* holds, each
@@ -517,6 +521,9 @@ class Adjustment:
     since: Optional[Version] = None
     until: Optional[Version] = None
     links: Tuple[str, ...] = ()
+    #: When its message is said (`ADJUSTMENT_SAYS`): ``changes``, where it changes a value;
+    #: ``always``, wherever its ``when`` holds on the config it finds (a notice, without *set*).
+    says: str = attrs.field(default="changes", validator=attrs.validators.in_(("changes", "always")))
 
     def in_force(self, version: Version) -> bool:
         """Whether this adjustment exists at *version* (``since`` ≤ version < ``until``)."""

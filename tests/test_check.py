@@ -509,11 +509,15 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
                                                           and not (isinstance(v, str) and "+" in v)])))
             override = draw(st.booleans()) if nullable else True
             applies_to = draw(st.sampled_from([[], [], [ids[0]], [ids[-1]], ids[:2]] + [[r] for r in forced_runners] * 2))
-            text += (f'[adjustments.a{number}]\nname = "a{number}"\nwhen = "{draw(gate)}"\n'
-                     f'set = {{ "{path}" = {value} }}\noverride = {str(override).lower()}\n'
-                     f'runners = {json.dumps(applies_to)}\n' if applies_to else
-                     f'[adjustments.a{number}]\nname = "a{number}"\nwhen = "{draw(gate)}"\n'
-                     f'set = {{ "{path}" = {value} }}\noverride = {str(override).lower()}\n')
+            # When it speaks (issue 30, F9): where it changes a value, always, or a notice (no set).
+            speaks = draw(st.sampled_from(["changes", "changes", "always", "notice"]))
+            text += f'[adjustments.a{number}]\nname = "a{number}"\nwhen = "{draw(gate)}"\n'
+            if speaks != "notice":
+                text += f'set = {{ "{path}" = {value} }}\noverride = {str(override).lower()}\n'
+            if speaks != "changes":
+                text += f'message = "a{number} says"\n' + ('says = "always"\n' if speaks == "always" else "")
+            if applies_to:
+                text += f'runners = {json.dumps(applies_to)}\n'
     return text, names, runners, forced
 
 
@@ -862,13 +866,15 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on):
             resolution = error.resolution
         except matrix.ResolutionError as error:
             resolution = error.resolution
-        applied.update(a.id for a in resolution.adjustments)
+        # Said: a change's warning, or one that says always (README: an adjustment speaks where it
+        # changes a value; with says = "always", or a notice, wherever its when holds).
+        applied.update(w.feature for w in resolution.warnings if w.kind == "adjusted")
         for runner in m.runners:
             try:
                 resolution = m.resolve(config, runner=runner.id)
             except matrix.ResolutionError as error:
                 resolution = error.resolution
-            applied.update(a.id for a in resolution.adjustments)  # a redirect's or an override's runner too
+            applied.update(w.feature for w in resolution.warnings if w.kind == "adjusted")  # a redirect's runner too
     if not any(f.runner for f in by_code.get("inconclusive", [])):
         assert {f.runner for f in by_code.get("adjustment-refuses", [])} == refused
     # forced-freed, both ways: said of a forcing feature exactly when some config shows it.
@@ -888,8 +894,8 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on):
         if place in undecided:
             continue
         assert (place in never) == (a.id not in applied), place
-        if a.id in applied:
-            assert (place in undone) == _undone_reference(m, a, universe, chosen_on), place
+        if a.id in applied:  # one that says always: its message is its effect, never undone
+            assert (place in undone) == (a.says != "always" and _undone_reference(m, a, universe, chosen_on)), place
 
 
 def _undone_reference(m, a, universe, chosen_on):
@@ -1471,6 +1477,8 @@ def _reference_apply(m, adjustments, config, runner):
                 continue
             new[path] = after
             changes.append((a.id, runner, path, _plain(before), _plain(after)))
+        if not new and a.says == "always":  # said, nothing changed: (id, runner, None, None, None)
+            changes.append((a.id, runner, None, None, None))
         current.update(new)
     return current, changes
 
@@ -1584,7 +1592,12 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
             got = (outcome, [(a.id, a.runner, a.path, _plain(a.before), _plain(a.after)) for a in resolution.adjustments],
                    {n: _plain(resolution.effective[n]) for n in names})
             expected, changes, effective = _reference_resolve(m, m0, config, asked)
-            assert got == (expected, changes, {n: _plain(effective[n]) for n in names}), (config, asked)
+            assert got == (expected, [c for c in changes if c[2] is not None],
+                           {n: _plain(effective[n]) for n in names}), (config, asked)
+            # A notice, or one that says always and changed nothing, says its message as written.
+            said = {i for i, _, path, *_ in changes if path is None}
+            assert all(w.message == f"{w.feature} says" for w in resolution.warnings
+                       if w.kind == "adjusted" and w.feature in said), (config, asked)
             # One warning per adjustment that changed a path, at its level, an error's too (a forced
             # runner's, where no runner serves, included).
             levels = {a.id: a.level for a in m.adjustments_at(m.version)}
