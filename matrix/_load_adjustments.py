@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from . import _adjust, _messages, _templates
 from .errors import ConfigError
-from .schema import ADJUSTMENT_LEVELS, ADJUSTMENT_SAYS, Adjustment, Field, From, Runner, Schema, Window, window_text
+from .schema import ADJUSTMENT_LEVELS, ADJUSTMENT_SAYS, Adjustment, AdjustmentSays, Field, From, Runner, Schema, Window, window_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from .loader import _Builder, _Source
@@ -67,7 +67,7 @@ def adjustments(builder: _Builder, source: _Source, raw: object, schema: Schema,
 _BAD = object()
 
 
-def _says(builder: _Builder, source: _Source, where: Sequence[Any], spec: Any) -> str:
+def _says(builder: _Builder, source: _Source, where: Sequence[Any], spec: Any) -> AdjustmentSays:
     """When the adjustment's message is said (`Adjustment.says`): a notice (no ``set``) changes
     nothing, so it says always; one that says always needs a message (said, else)."""
     if spec.says not in ADJUSTMENT_SAYS:
@@ -76,7 +76,7 @@ def _says(builder: _Builder, source: _Source, where: Sequence[Any], spec: Any) -
     says = "always" if spec.set is None else spec.says
     if says == "always" and spec.message is None:
         builder.problem(source, (*where, "message"), _messages.notice_without_message(spec.set is None))
-    return str(says)
+    return "always" if says == "always" else "changes"
 
 
 def _within(source: Field, target: Field) -> bool:

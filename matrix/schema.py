@@ -47,6 +47,7 @@ __all__ = [
     "Redirect",
     "Adjustment",
     "AdjustmentLevel",
+    "AdjustmentSays",
     "From",
     "ADJUSTMENT_LEVELS",
     "Matrix",
@@ -498,8 +499,9 @@ class From:
     path: str
 
 
-#: The values of an adjustment's ``says``.
-ADJUSTMENT_SAYS = ("changes", "always")
+#: When an adjustment's message is said (``says``): where it changes a value, or always.
+AdjustmentSays = Literal["changes", "always"]
+ADJUSTMENT_SAYS: Tuple[AdjustmentSays, ...] = get_args(AdjustmentSays)
 
 
 @attrs.frozen
@@ -523,7 +525,7 @@ class Adjustment:
     links: Tuple[str, ...] = ()
     #: When its message is said (`ADJUSTMENT_SAYS`): ``changes``, where it changes a value;
     #: ``always``, wherever its ``when`` holds on the config it finds (a notice, without *set*).
-    says: str = attrs.field(default="changes", validator=attrs.validators.in_(("changes", "always")))
+    says: AdjustmentSays = attrs.field(default="changes", validator=attrs.validators.in_(ADJUSTMENT_SAYS))
 
     def in_force(self, version: Version) -> bool:
         """Whether this adjustment exists at *version* (``since`` ≤ version < ``until``)."""
