@@ -20,8 +20,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .check import Finding, Report, Severity
 from ._versions import VersionLike
 from .resolver import Adjusted, Observation, ObservationKind, Resolution, ResolutionWarning, WarningKind
-from .schema import (Adjustment, AdjustmentLevel, Alias, Applies, Deprecation, Feature, Field, FieldType, Forces, From, Matrix, Order,
-                     Prefers, Redirect, Refusal, Requirement, RequirementKind, Runner, Schema, Statement, Status)
+from .schema import (Adjustment, AdjustmentLevel, AdjustmentSays, Alias, Applies, Deprecation, Feature, Field, FieldType,
+                     Forces, From, Matrix, Order, Prefers, Redirect, Refusal, Requirement, RequirementKind, Runner, Schema, Statement, Status)
 
 __all__ = [
     "load",
@@ -79,6 +79,7 @@ __all__ = [
     "Change",
     "ChangeAction",
     "AdjustmentLevel",
+    "AdjustmentSays",
     "ResolutionAction",
     "MatrixError",
     "UsageError",

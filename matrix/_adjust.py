@@ -31,7 +31,10 @@ One adjustment, where its ``when`` holds on the config it finds:
 - with ``override = false``, a path is set only where it reads None (fill only);
 - a path below a section that reads None, or that the same adjustment sets to None, is left
   alone (there is nothing to set it on);
-- a path whose value would not change is not set, and not reported.
+- a path whose value would not change is not set, and not reported;
+- its message is said where it changes a value; with ``says = "always"``, wherever its
+  ``when`` holds, a value changed or not (an adjustment without ``set`` is a notice: it
+  changes nothing and says always).
 
 Each path changed is one `Adjusted` record (``Resolution.adjustments``), in order. Its
 ``overrode_user`` is True when the value before was not None and no earlier adjustment had
@@ -44,7 +47,7 @@ values the adjustment found (``{dotted.path}``; ``{{`` and ``}}`` are braces:
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import attrs
 
@@ -54,7 +57,19 @@ from .errors import ConfigError
 from .predicates import truth
 from .schema import Adjustment, AdjustmentLevel, Field, From, Schema
 
-__all__ = ["Adjusted", "apply", "typed"]
+__all__ = ["Adjusted", "Said", "apply", "typed"]
+
+
+@attrs.frozen
+class Said:
+    """An adjustment that spoke and changed nothing (``says = "always"``, or a notice: no
+    ``set``): its filled message, at its level. `apply` lists it among the `Adjusted` records,
+    in order, for the warnings; `Resolution.adjustments` lists the changes only."""
+
+    id: str
+    runner: Optional[str]
+    message: str
+    level: AdjustmentLevel
 
 
 @attrs.frozen
@@ -87,9 +102,11 @@ def _under_none(view: Effective, path: str, schema: Optional[Schema], facts: Opt
 
 
 def apply(adjustments: Sequence[Adjustment], view: Effective, schema: Optional[Schema],
-          facts: Optional[Mapping[str, object]], runner: Optional[str], name_of: Any = None) -> List[Adjusted]:
-    """Apply *adjustments* in order to *view* (its ``sets`` change in place); what changed."""
-    out: List[Adjusted] = []
+          facts: Optional[Mapping[str, object]], runner: Optional[str],
+          name_of: Any = None) -> List[Union[Adjusted, Said]]:
+    """Apply *adjustments* in order to *view* (its ``sets`` change in place); what changed, and
+    what spoke without a change (`Said`)."""
+    out: List[Union[Adjusted, Said]] = []
 
     def lookup(path: str) -> object:
         return _access.read(view, path, schema, facts)
@@ -110,7 +127,7 @@ def apply(adjustments: Sequence[Adjustment], view: Effective, schema: Optional[S
             changes[path] = (before, after)
         gone = [p for p, (_, after) in changes.items() if after is None]
         changes = {p: c for p, c in changes.items() if not any(p.startswith(g + ".") for g in gone)}
-        if not changes:
+        if not changes and adjustment.says != "always":
             continue
         if adjustment.message is not None:
             from ._templates import paths_only  # imported for a matrix whose adjustments have a message
@@ -119,6 +136,9 @@ def apply(adjustments: Sequence[Adjustment], view: Effective, schema: Optional[S
             message = template.fill({}, {p: lookup(p) for p in template.paths})
         else:
             message = "; ".join(_messages.adjusted(adjustment.name, p, b, a) for p, (b, a) in changes.items())
+        if not changes:  # says = "always": said wherever it holds, a value changed or not
+            out.append(Said(adjustment.id, runner, message, adjustment.level))
+            continue
         for path, (before, after) in changes.items():
             out.append(Adjusted(adjustment.id, runner, path, before, after, message, adjustment.level,
                                 before is not None and path not in view.sets))

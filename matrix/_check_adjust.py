@@ -323,23 +323,27 @@ def _forced_free(ctx: Contexts, space: Space, choice: Any, gone: Sequence[Node],
 
 def _never_or_undone(ctx: Contexts, space: Space, reach: _Reach, adjustment: Adjustment, place: Any,
                      key: Tuple[str, str]) -> Iterator[Finding]:
-    """``adjustment-never`` or ``adjustment-undone`` for one adjustment, if either."""
+    """``adjustment-never`` or ``adjustment-undone`` for one adjustment, if either. One that says
+    its message always (``says = "always"``, a notice) speaks wherever its ``when`` holds on the
+    config it finds: it is never said where that holds for no config it can find, and its
+    message is its effect, so it is never undone."""
+    always = adjustment.says == "always"
+    never = _messages.adjustment_never_says if always else _messages.adjustment_never
     if not adjustment.runners:
         pre = list(ctx.pre_adjustments)
         index = pre.index(adjustment)
-        changes = ctx.pre.changes(index)
+        changes = ctx.pre(adjustment.when.node, index) if always else ctx.pre.changes(index)
         if changes is None:
             return
         if space.solve(true=[changes]) is None:
-            yield place.config("adjustment-never", key, _messages.adjustment_never(
-                adjustment.name, _why(ctx, space, adjustment, index, None)))
-        elif _undone(ctx, space, pre, index, None):
+            yield place.config("adjustment-never", key, never(adjustment.name, _why(ctx, space, adjustment, index, None)))
+        elif not always and _undone(ctx, space, pre, index, None):
             yield place.config("adjustment-undone", key, _messages.adjustment_undone(adjustment.name))
         return
     reached = False
     for runner in adjustment.runners:
         index = list(ctx.own_adjustments[runner]).index(adjustment)
-        mine = ctx.own[runner].changes(index)
+        mine = ctx.own[runner](adjustment.when.node, index) if always else ctx.own[runner].changes(index)
         if mine is None:
             return
         mine = ctx.choice(mine)
@@ -349,9 +353,8 @@ def _never_or_undone(ctx: Contexts, space: Space, reach: _Reach, adjustment: Adj
                                  is not None for f in forcing if f.forces is not None and f.forces.runner == runner)
     if not reached:
         names = [ctx.matrix.runner(r).name for r in adjustment.runners]
-        yield place.config("adjustment-never", key, _messages.adjustment_never(
-            adjustment.name, _why(ctx, space, adjustment, None, names)))
-    elif all(_undone(ctx, space, list(ctx.own_adjustments[r]), list(ctx.own_adjustments[r]).index(adjustment), r)
+        yield place.config("adjustment-never", key, never(adjustment.name, _why(ctx, space, adjustment, None, names)))
+    elif not always and all(_undone(ctx, space, list(ctx.own_adjustments[r]), list(ctx.own_adjustments[r]).index(adjustment), r)
              for r in adjustment.runners):
         yield place.config("adjustment-undone", key, _messages.adjustment_undone(adjustment.name))
 

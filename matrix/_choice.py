@@ -3,7 +3,12 @@
 A config is resolved in this order (docs/explanation/choice.md shows this text, up to the list's end):
 
 1. **Removed features.** A config that uses a feature removed at the version is refused
-   (`RemovedFeatureError`) before any runner is considered; deprecated ones only warn.
+   (`RemovedFeatureError`) before any runner is considered; deprecated ones only warn. A
+   matrix-wide requirement (``[requires]`` of features.toml) is a requirement of every runner
+   it does not exempt; one that exempts no runner refuses a config that fails it whatever the
+   runner, with the requirements' reasons alone: in automatic choice (`NoRunnerError`) before
+   the steps below, which could only refuse it too; for a runner asked for where that runner
+   is validated (`UnsupportedFeatureError`, step 2).
 2. **A runner asked for** (`requested`): a former id (an ``aliases`` entry of a runner file)
    asks for the runner it names, with a warning of kind ``deprecated-alias`` from the alias's
    ``since`` on (from its ``remove_in`` on it is refused before the config is read:
@@ -25,7 +30,9 @@ A config is resolved in this order (docs/explanation/choice.md shows this text, 
      runner of that order that is a candidate and free is chosen; when none is, no runner. An
      order with ``fallback = false`` is a validated default: its first candidate is chosen, and
      when that runner is not free the config has no runner (`NoRunnerError`, saying what
-     blocks it), never the next runner of the order.
+     blocks it), never the next runner of the order. An order without ``when`` (the last one)
+     applies wherever no order before it does: with ``fallback = false``, "else this runner,
+     validated" (the order of priority is then never reached).
 
    A runner is *blocked* by an active gate it says ``no`` or ``opt-in`` to, and by a
    requirement it fails (requirements are gates derived from the runner files, see
@@ -220,6 +227,12 @@ def blockers(plan: Plan, mask: int, runner: str, gates: int = 0) -> str:
                                       _own(plan, "does_not_support", runner))
 
 
+def required(plan: Plan, mask: int) -> str:
+    """The refusal of a config that fails a matrix-wide requirement exempting no runner (a gate
+    of *mask* in ``plan.required``): the reasons alone, whatever the runner."""
+    return _messages.required_refused([g.name for g in plan.active(mask & plan.required)])
+
+
 def _fallback(plan: Plan, mask: int, skipped: List[str], chosen: str) -> str:
     """The notice that automatic choice passed over *skipped* for *chosen*."""
     said: List[str] = []
@@ -321,6 +334,8 @@ def choose(plan: Plan, mask: int, runner: Optional[str]) -> Chosen:
         removed = [(f, _deprecation(f)) for f in plan.active(mask & plan.removed)]
         message = "; ".join(_messages.removed(f.name, str(d.remove_in), d.replacement, d.message) for f, d in removed)
         return Chosen(None, tuple(warnings), RemovedFeatureError, message)
+    if runner is None and mask & plan.required:  # a matrix-wide requirement that exempts no runner
+        return Chosen(None, tuple(warnings), NoRunnerError, required(plan, mask))
     overriding: Optional[Feature] = None
     redirected: Redirected = None
     if runner is None:
@@ -342,6 +357,8 @@ def serve(plan: Plan, mask: int, runner: Optional[str], chosen: str, overriding:
     the resolver names the adjustments before it). Then its partial support is said."""
     warnings: List[ResolutionWarning] = []
     name = plan.matrix.runner(chosen).name
+    if mask & plan.required:  # a matrix-wide requirement exempting no runner: its reasons alone
+        return (), UnsupportedFeatureError if runner is not None else AdjustmentError, required(plan, mask)
     if runner is not None:
         if mask & plan.no[chosen]:
             refusal = blockers(plan, mask, chosen, plan.no[chosen])

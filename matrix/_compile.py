@@ -41,7 +41,7 @@ from ._operators import (AND, ARITHMETIC, BY_SPELLING, EQUALS, FUNCTIONS, IS_NON
 from ._versions import parsed
 from .errors import ConfigError
 from .predicates import OPERATORS
-from .schema import Adjustment, Alias, Feature, Field, Matrix, Order, Redirect, Runner, Schema, refusing
+from .schema import Adjustment, Alias, Feature, Field, Matrix, Order, Redirect, Requirement, Runner, Schema, refusing
 
 _SIMPLE = tuple(LITERAL_TYPES)
 
@@ -108,6 +108,9 @@ class Plan:
     adjusting: Dict[str, int] = attrs.Factory(dict)
     #: Every adjustment's gate: a mask with none of them resolves as if there were none.
     any_adjusting: int = 0
+    #: The gates of matrix-wide requirements that exempt no runner: one active refuses the config
+    #: whatever the runner, with its reason alone (`matrix._choice.choose`).
+    required: int = 0
     #: The decision list of automatic choice (`matrix._choice.steps`).
     steps: Tuple[Rule, ...] = attrs.field(init=False)
     #: The top runner (the first of the order of priority that is always a candidate), and the
@@ -241,6 +244,8 @@ def _parts(matrix: Matrix, version: Version) -> Parts:
         preferring=sum(1 << i for i, f in enumerate(features) if f.prefers is not None),
         pre_adjustments=pre, adjustments=by_runner, pre_adjusting=pre_bits, adjusting=runner_bits,
         any_adjusting=sum(1 << (first + i) for i in range(len(in_force))),
+        required=sum(1 << i for i, f in enumerate(features)
+                     if isinstance(f.origin, Requirement) and f.origin.wide and not f.origin.exempt),
     )
     return source, constants, readers, fields
 

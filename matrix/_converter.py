@@ -59,6 +59,8 @@ def expected(what: str, value: object) -> Invalid:
 # empty or repeat an item.
 VERSION, ID, PATH, CLASS, PREDICATE = "version", "id", "path", "class", "predicate"
 STATUS, BARE_STATUS, FIELD_TYPE, APPLIES = "status", "bare status", "field type", "applies"
+#: When an adjustment's message is said, one of `matrix.schema.ADJUSTMENT_SAYS` (issue 30, F9).
+SAYS = "says"
 #: A built-in exception's name, one of `matrix._error_kinds.ERROR_KINDS` (issue 30, F5).
 ERROR_KIND = "error kind"
 RUNNER, SUPPORT_KEY, FEATURE, KIND = "runner", "support key", "feature", "kind"
@@ -201,6 +203,23 @@ Requirement = Union[Condition, Annotated[Tuple[ClauseSpec, ...], NONEMPTY, CHAIN
 
 
 @attrs.frozen
+class WideClauseSpec:
+    """A clause of a matrix-wide requirement (``[requires]`` of features.toml): a runner
+    file's clause, and the runners it is not required of (``exempt``: a chain's first clause)."""
+
+    condition: Condition
+    reason: Optional[str] = None
+    doc: Optional[str] = None
+    kind: Optional[Annotated[str, ERROR_KIND]] = None
+    exempt: Annotated[Tuple[Annotated[str, RUNNER], ...], NONEMPTY, UNIQUE] = ()
+
+
+#: What every runner requires of one kind (``[requires]`` of features.toml): a condition, a
+#: chain of clauses, or one clause.
+WideRequirement = Union[Condition, Annotated[Tuple[WideClauseSpec, ...], NONEMPTY, CHAIN], WideClauseSpec]
+
+
+@attrs.frozen
 class RunnerSpec:
     name: str
     priority: int
@@ -222,8 +241,8 @@ class KindSpec:
 @attrs.frozen
 class OrderSpec:
     name: str
-    when: Condition
     runners: Annotated[Tuple[Annotated[str, RUNNER], ...], NONEMPTY, UNIQUE]
+    when: Optional[Condition] = None
     fallback: bool = True
 
 
@@ -231,11 +250,12 @@ class OrderSpec:
 class AdjustmentSpec:
     name: str
     when: Condition
-    set: Dict[Annotated[str, PATH], Annotated[object, ANY]]
+    set: Optional[Dict[Annotated[str, PATH], Annotated[object, ANY]]] = None
     runners: Annotated[Tuple[Annotated[str, RUNNER], ...], NONEMPTY, UNIQUE] = ()
     override: bool = True
     level: str = "warning"
     message: Optional[str] = None
+    says: Annotated[str, SAYS] = "changes"
     since: Optional[Version] = None
     until: Optional[Version] = None
     links: Tuple[str, ...] = ()
@@ -285,6 +305,7 @@ class DocumentSpec:
     config: Dict[Annotated[str, PATH], Annotated[Union[Annotated[str, FIELD_TYPE], FieldSpec], ENTRY]] = attrs.Factory(
         dict)
     requirements: Dict[Annotated[str, ID], KindSpec] = attrs.Factory(dict)
+    requires: Dict[Annotated[str, KIND], WideRequirement] = attrs.Factory(dict)
     orders: Dict[Annotated[str, ID], OrderSpec] = attrs.Factory(dict)
     features: Dict[Annotated[str, ID], FeatureSpec] = attrs.Factory(dict)
     refusals: Dict[Annotated[str, ID], RefusalSpec] = attrs.Factory(dict)
@@ -382,7 +403,7 @@ converter.register_structure_hook_func(lambda kind: bare(kind) == Tuple[AliasSpe
 converter.register_structure_hook_func(lambda kind: bare(kind) == Tuple[RedirectSpec, ...], _array_of(RedirectSpec))
 #: Every spec: the document and what its tables and runner files hold.
 SPECS = (DocumentSpec, MatrixSpec, FieldSpec, ChoiceSpec, StatementSpec, DeprecationSpec, ForcesSpec, PrefersSpec,
-         FeatureSpec, RefusalSpec, CheckSpec, IgnoreSpec, RunnerSpec, ClauseSpec, KindSpec, OrderSpec, AliasSpec,
+         FeatureSpec, RefusalSpec, CheckSpec, IgnoreSpec, RunnerSpec, ClauseSpec, WideClauseSpec, KindSpec, OrderSpec, AliasSpec,
          RedirectSpec, AdjustmentSpec, MessagesSpec, SentencesSpec)
 for _cls in SPECS:
     attrs.resolve_types(_cls, include_extras=True)  # the marks stay, for `editor`

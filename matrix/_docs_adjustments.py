@@ -22,6 +22,10 @@ NO_ADJUSTMENTS = "No adjustment is in force at this version."
 BEFORE_CHOICE = "every config, before the choice"
 #: The Message cell of an adjustment without a message of its own (`matrix._messages.adjusted`).
 GENERATED_MESSAGE = "generated, per path: <name>: set <path> from <before> to <after>"
+#: The Sets cell of a notice (an adjustment without ``set``), and what the Message cell adds for
+#: one that says its message always.
+NOTICE_SETS = "nothing: a notice"
+SAYS_ALWAYS = " (said wherever it holds, a value changed or not)"
 
 
 @attrs.frozen
@@ -51,6 +55,8 @@ class AdjustmentRow:
     since: Optional[str]
     until: Optional[str]
     links: Tuple[str, ...]
+    #: ``always``: its message is said wherever its condition holds (a notice: no sets).
+    says: str = "changes"
 
     @property
     def lifecycle(self) -> str:
@@ -80,4 +86,5 @@ def _row(adjustment: Adjustment, names: Dict[str, str], spell: Callable[[str], s
                          applies, spell(str(adjustment.when)), sets, adjustment.override, adjustment.level,
                          None if adjustment.message is None else spell(adjustment.message),
                          None if adjustment.since is None else str(adjustment.since),
-                         None if adjustment.until is None else str(adjustment.until), adjustment.links)
+                         None if adjustment.until is None else str(adjustment.until), adjustment.links,
+                         adjustment.says)

@@ -14,7 +14,7 @@ from . import _docs_overlay
 from ._docs_adjustments import AdjustmentRow, adjustment_rows
 from ._docs_release import ReleaseGap, ReleaseNote, release_notes
 from ._versions import VersionLike
-from .schema import NOTHING, Alias, Feature, Field, Forces, Matrix, Order, Prefers, Redirect, Requirement, in_window, window_text
+from .schema import NOTHING, Alias, Feature, Field, Forces, Matrix, Order, Prefers, Redirect, Requirement, in_window, required_of, window_text
 
 #: status → (symbol, text equivalent, meaning): the one fixed symbol set of every format.
 SYMBOLS: Dict[str, Tuple[str, str, str]] = {
@@ -502,7 +502,7 @@ def _capabilities(matrix: Matrix, spell: Callable[[str], str]) -> Tuple[
     for kind in matrix.requirement_kinds:
         cells, clauses = [], []
         for runner in matrix.runners:
-            mine = tuple(c for c in runner.requires if c.kind == kind.id)
+            mine = tuple(c for c in required_of(matrix, runner) if c.kind == kind.id)
             docs = [c.doc for c in mine if c.doc]
             cells.append((spell("; ".join(docs)), False) if docs else (spell(" and ".join(
                 str(c.condition) if len(mine) == 1 else f"({c.condition})" for c in mine)), True))
@@ -540,10 +540,14 @@ def choice_text(doc: Document) -> List[Tuple[Tuple[str, bool], ...]]:
     for order in doc.orders:
         tries = (f"trying {', '.join(order.runners)}" if order.fallback else
                  f"the first candidate of {', '.join(order.runners)}, validated without fallback (blocked: no runner)")
-        lines.append((("When ", False), (order.when, True), (f": {order.name}, {tries}.", False)))
-    lines.append(((("Otherwise" if doc.orders else "Automatic choice tries the runners")
-                   + f" by priority: {', '.join(r for r, _ in doc.runners)}; the first that nothing blocks is "
-                   "chosen.", False),))
+        if order.when == "True":  # no when: the last order, which the order of priority never follows
+            lines.append(((f"Otherwise: {order.name}, {tries}.", False),))
+        else:
+            lines.append((("When ", False), (order.when, True), (f": {order.name}, {tries}.", False)))
+    if not doc.orders or doc.orders[-1].when != "True" or doc.orders[-1].fallback:  # else never reached
+        lines.append(((("Otherwise" if doc.orders else "Automatic choice tries the runners")
+                       + f" by priority: {', '.join(r for r, _ in doc.runners)}; the first that nothing blocks is "
+                       "chosen.", False),))
     for (runner, _), candidate in zip(doc.runners, doc.candidates):
         if candidate:
             lines.append(((f"{runner} is a candidate only when ", False), (candidate, True),

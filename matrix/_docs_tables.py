@@ -11,7 +11,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import attrs
 
 from . import _docs_overlay, _messages
-from ._docs_adjustments import ADJUSTMENTS_INTRO, GENERATED_MESSAGE, NO_ADJUSTMENTS, AdjustmentRow
+from ._docs_adjustments import (ADJUSTMENTS_INTRO, GENERATED_MESSAGE, NO_ADJUSTMENTS, NOTICE_SETS, SAYS_ALWAYS,
+                                AdjustmentRow)
 from ._docs_release import NO_RELEASE_NOTES, RELEASE_NOTES_INTRO
 from ._docs_model import (CAPABILITIES_INTRO, DEPRECATION_HEADER, NO_GATES, NO_SCHEMA, PAIR_SYMBOLS, PAIRS_INTRO,
                           REDIRECTS_AFTER, Document, RunnerRow, Step, absent, choice_text, deprecation_cells,
@@ -215,7 +216,8 @@ def _adjustments(doc: Document) -> Table:
     rows = tuple(TableRow((_cell(_code(a.id), header=True, anchor=f"adjustment-{a.id}"), _cell(*_named(a)),
                            _cell(_text(a.applies)), _cell(_code(a.when)), _cell(*_sets(a)),
                            _cell(_raw("yes") if a.override else _text("no (fills only where None)")),
-                           _cell(_raw(a.level)), _cell(_text(a.message if a.message is not None else GENERATED_MESSAGE)),
+                           _cell(_raw(a.level)), _cell(_text((a.message if a.message is not None else GENERATED_MESSAGE)
+                                        + (SAYS_ALWAYS if a.says == "always" else ""))),
                            _cell(_text(a.lifecycle), css="lifecycle")))
                  for a in doc.adjustments)
     return Table("Adjustments", _heading("Adjustments", doc, True), "Adjustments",
@@ -231,7 +233,7 @@ def _named(a: AdjustmentRow) -> List[Piece]:
 
 def _sets(a: AdjustmentRow) -> List[Piece]:
     """``path = value``, ``path`` from ``other``, unset ``path``; ``; `` between them."""
-    out: List[Piece] = []
+    out: List[Piece] = [] if a.sets else [_raw(NOTICE_SETS)]
     for i, s in enumerate(a.sets):
         out += [_raw("; ")] if i else []
         if s.source is not None:

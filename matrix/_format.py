@@ -148,7 +148,10 @@ DESCRIPTIONS: Dict[Tuple[Optional[str], Optional[str]], str] = {
     ("AdjustmentSpec", None): "An adjustment: config values the host changes where its condition holds",
     ("AdjustmentSpec", "name"): "Display string, used in messages and docs",
     ("AdjustmentSpec", "when"): "When the adjustment applies (on the config as the adjustments before it left it)",
-    ("AdjustmentSpec", "set"): "Config path → the value it takes: a value, { from = \"path\" } or { none = true }",
+    ("AdjustmentSpec", "set"): "Config path → the value it takes: a value, { from = \"path\" } or { none = true }; "
+                               "left out: a notice, its message said wherever its condition holds",
+    ("AdjustmentSpec", "says"): "When its message is said: changes (where it changes a value) or always (wherever "
+                                "its condition holds, a value changed or not; needs a message)",
     ("AdjustmentSpec", "runners"): "The runners whose adjustment it is (applied once one serves); none: before "
                                    "the choice, to every config",
     ("AdjustmentSpec", "override"): "Replace a value the config holds; false: set only paths that read None",
@@ -188,10 +191,18 @@ DESCRIPTIONS: Dict[Tuple[Optional[str], Optional[str]], str] = {
     ("ClauseSpec", "condition"): "Must hold",
     ("ClauseSpec", "reason"): "What users read when it fails",
     ("ClauseSpec", "doc"): "The clause in words, for the capability table",
+    ("DocumentSpec", "requires"): "Kind (declared in [requirements]) → what every runner requires, but those a "
+                                  "clause exempts",
+    ("WideClauseSpec", "condition"): "Must hold",
+    ("WideClauseSpec", "reason"): "What users read when it fails",
+    ("WideClauseSpec", "doc"): "The clause in words, for the capability table",
+    ("WideClauseSpec", "kind"): "The built-in exception the host raises when this clause fails, over the kind's own",
+    ("WideClauseSpec", "exempt"): "The runners it is not required of (a chain: on its first clause); none: a "
+                                  "config that fails it is refused whatever the runner, with its reason alone",
     ("KindSpec", "name"): "The row of the capability table",
     ("KindSpec", "reason"): "What users read when it fails",
     ("OrderSpec", "name"): "The order's display name",
-    ("OrderSpec", "when"): "When the order applies",
+    ("OrderSpec", "when"): "When the order applies; none: wherever no order before it does (the last order only)",
     ("OrderSpec", "runners"): "Tried first, in this order; then the others by priority",
     ("OrderSpec", "fallback"): "False: the first candidate is chosen and validated, a refusal is final (no next runner)",
 }

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from . import _adjust, _messages, _templates
 from .errors import ConfigError
-from .schema import ADJUSTMENT_LEVELS, Adjustment, Field, From, Runner, Schema, Window, window_text
+from .schema import ADJUSTMENT_LEVELS, ADJUSTMENT_SAYS, Adjustment, AdjustmentSays, Field, From, Runner, Schema, Window, window_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from .loader import _Builder, _Source
@@ -37,10 +37,11 @@ def adjustments(builder: _Builder, source: _Source, raw: object, schema: Schema,
         for index, runner in enumerate(spec.runners):
             if runners is not None and runner not in known and runner not in builder.broken_runners:
                 builder.problem(source, where + ("runners", index), _messages.unknown_runner(runner, known))
-        if not spec.set:
+        if spec.set is not None and not spec.set:
             builder.problem(source, where + ("set",), _messages.adjustment_empty_set())
+        says = _says(builder, source, where, spec)
         values: Dict[str, object] = {}
-        for path, value in spec.set.items():
+        for path, value in (spec.set or {}).items():
             checked = _value(builder, source, where + ("set", path), schema, path, value, window, spec.override)
             if checked is not _BAD:
                 values[path] = checked
@@ -59,11 +60,23 @@ def adjustments(builder: _Builder, source: _Source, raw: object, schema: Schema,
         if len(builder.problems) > before or when is None or window is None:
             continue
         out.append(Adjustment(id, spec.name, when, values, tuple(spec.runners), spec.override, spec.level,
-                              spec.message, window[0], window[1], tuple(spec.links)))
+                              spec.message, window[0], window[1], tuple(spec.links), says))
     return out
 
 
 _BAD = object()
+
+
+def _says(builder: _Builder, source: _Source, where: Sequence[Any], spec: Any) -> AdjustmentSays:
+    """When the adjustment's message is said (`Adjustment.says`): a notice (no ``set``) changes
+    nothing, so it says always; one that says always needs a message (said, else)."""
+    if spec.says not in ADJUSTMENT_SAYS:
+        builder.problem(source, (*where, "says"), _messages.unknown_choice("says", spec.says, ADJUSTMENT_SAYS,
+                                                                           one_of=True))
+    says = "always" if spec.set is None else spec.says
+    if says == "always" and spec.message is None:
+        builder.problem(source, (*where, "message"), _messages.notice_without_message(spec.set is None))
+    return "always" if says == "always" else "changes"
 
 
 def _within(source: Field, target: Field) -> bool:

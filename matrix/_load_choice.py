@@ -4,14 +4,14 @@ All of them apply at every version, so what they read must exist at every versio
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import attrs
 
 from . import _messages
 from ._error_kinds import ERROR_KINDS
 from .predicates import Predicate
-from .schema import Order, Requirement, RequirementKind, Runner, Schema, window_text
+from .schema import WIDE, Order, Requirement, RequirementKind, Runner, Schema, window_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._converter import Place
@@ -45,20 +45,43 @@ def requirements(b: _Builder, runner: Runner, kinds: Dict[str, RequirementKind],
     if spec.candidate is not None:
         candidate = b.predicate(source, ("candidate",), spec.candidate, schema)
         _everlasting(b, source, ("candidate",), candidate, schema)
+    ordered = _clauses(b, source, ("requires",), spec.requires, kinds, schema, runner.id, b.shapes.ClauseSpec)
+    return attrs.evolve(runner, requires=ordered, candidate=candidate)
+
+
+def wide_requirements(b: _Builder, source: _Source, raw: object, kinds: Dict[str, RequirementKind], schema: Schema,
+                      runners: Optional[List[Runner]]) -> Tuple[Requirement, ...]:
+    """``[requires]`` of features.toml: what every runner requires (a runner file's ``[requires]``),
+    each chain but of the runners its first clause exempts (``exempt``)."""
+    if not isinstance(raw, dict):
+        if raw is not None:
+            b.problem(source, ("requires",), b.shapes.expected("a table", raw).args[0])
+        return ()
+    known = [r.id for r in runners or ()] + list(b.broken_runners)
+    return _clauses(b, source, ("requires",), raw, kinds, schema, WIDE, b.shapes.WideClauseSpec,
+                    known if runners is not None else None)
+
+
+def _clauses(b: _Builder, source: _Source, top: Place, requires: Mapping[str, object],
+             kinds: Dict[str, RequirementKind], schema: Schema, owner: str, shape: type,
+             runners: Optional[List[str]] = None) -> Tuple[Requirement, ...]:
+    """The clauses of a ``[requires]`` table (a runner file's, or features.toml's: *owner* `WIDE`,
+    whose clauses may name *runners* in ``exempt``), in the order of the kinds."""
     clauses: Dict[str, List[Requirement]] = {}
-    for kind, value in spec.requires.items():
-        where: Place = ("requires", kind)
+    for kind, value in requires.items():
+        where: Place = top + (kind,)
         if kind not in kinds:
             b.problem(source, where, _messages.unknown_choice("requirement kind", kind, list(kinds)))
             continue
         items = value if isinstance(value, list) else [value]
         if not items:
             b.problem(source, where, _messages.empty_requirement(kind))
+        exempt: Tuple[str, ...] = ()
         for index, item in enumerate(items):
             at: Place = where + (index,) if isinstance(value, list) else where
             if isinstance(item, str):
                 item = {"condition": item}
-            clause, _ = b.shaped(source, item, b.shapes.ClauseSpec, at)
+            clause, _ = b.shaped(source, item, shape, at)
             if clause is None:
                 continue
             condition = b.predicate(source, at + (("condition",) if isinstance(value, (dict, list)) else ()),
@@ -69,19 +92,39 @@ def requirements(b: _Builder, runner: Runner, kinds: Dict[str, RequirementKind],
                 b.problem(source, at, _messages.requirement_without_reason(kind))
                 continue
             error_kind = _error_kind(b, source, at + ("kind",), clause.kind) or kinds[kind].error_kind
+            given = tuple(getattr(clause, "exempt", ()))
+            if index == 0:
+                exempt = _exempt(b, source, at + ("exempt",), given, runners)
+            elif given:
+                b.problem(source, at + ("exempt",), _messages.exempt_not_first(kind))
             if condition is not None:
-                clauses.setdefault(kind, []).append(Requirement(runner.id, kind, condition, reason, clause.doc,
-                                                                error_kind))
-    ordered = tuple(c for kind in kinds for c in clauses.get(kind, ()))
-    return attrs.evolve(runner, requires=ordered, candidate=candidate)
+                clauses.setdefault(kind, []).append(Requirement(owner, kind, condition, reason, clause.doc,
+                                                                error_kind, exempt))
+    return tuple(c for kind in kinds for c in clauses.get(kind, ()))
+
+
+def _exempt(b: _Builder, source: _Source, where: Place, given: Tuple[str, ...],
+            runners: Optional[List[str]]) -> Tuple[str, ...]:
+    """The runners a matrix-wide chain exempts: each one a runner of the matrix (said, else)."""
+    for index, runner in enumerate(given):
+        if runners is not None and runner not in runners:
+            b.problem(source, where + (index,), _messages.unknown_choice("runner", runner, runners))
+        elif runner in given[:index]:
+            b.problem(source, where + (index,), _messages.listed_twice(runner))
+    return tuple(dict.fromkeys(given))
 
 
 def orders(b: _Builder, source: _Source, raw: object, schema: Schema, runners: Optional[List[Runner]]) -> List[Order]:
     """``[orders]``: the runners to try first, in order, when a condition holds."""
     known = [r.id for r in runners or ()] + list(b.broken_runners)
     out = []
+    final: Optional[str] = None  # an order without when: it always applies, so none after it ever does
     for id, where, spec in b.entries(source, raw, "orders", "Order", b.shapes.OrderSpec):
-        when = b.predicate(source, where + ("when",), spec.when, schema)
+        if final is not None:
+            b.problem(source, where, _messages.order_after_final(id, final))
+        if spec.when is None:
+            final = id
+        when = b.predicate(source, where + ("when",), ALWAYS if spec.when is None else spec.when, schema)
         _everlasting(b, source, where + ("when",), when, schema)
         ok = bool(spec.runners)
         if not spec.runners:
@@ -99,6 +142,10 @@ def orders(b: _Builder, source: _Source, raw: object, schema: Schema, runners: O
         if ok and when is not None:
             out.append(Order(id, spec.name, when, tuple(spec.runners), spec.fallback))
     return out
+
+
+#: The condition of an order without ``when``: it applies wherever no order before it does.
+ALWAYS = "True"
 
 
 def _all_tried(b: _Builder, source: _Source, where: Place, id: str, listed: Sequence[str],

@@ -2,31 +2,31 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List
+from typing import TYPE_CHECKING, List, Sequence
 
 from . import _messages
-from .schema import Refusal, Runner
+from .schema import WIDE, Refusal, Requirement, Runner, requirement_chains
 
 if TYPE_CHECKING:  # pragma: no cover
     from .loader import _Builder, _Source
 
 
 def refusals(b: _Builder, source: _Source, raw: object, features: object, runners: List[Runner],
-             orders: object = None) -> List[Refusal]:
+             orders: object = None, wide: Sequence[Requirement] = ()) -> List[Refusal]:
     """``[refusals]``: combinations of gates no runner serves, each with its reason; a gate they
     name must be one of *features* (the raw ``[features]`` table) or a gate derived from the
     runners' files, as `matrix check` names them: ``RUNNER:KIND`` for a failed requirement
-    (``RUNNER:KIND:N`` for clause N of a chain), ``RUNNER:not-candidate``; or ``order:ID`` for
-    an order without fallback (the raw *orders* table)."""
+    (``RUNNER:KIND:N`` for clause N of a chain), ``RUNNER:not-candidate``; ``*:KIND`` for a
+    matrix-wide requirement (*wide*); or ``order:ID`` for an order without fallback (the raw
+    *orders* table)."""
     known = list(features) if isinstance(features, dict) else []
     if isinstance(orders, dict):
         known += [f"order:{id}" for id, spec in orders.items() if isinstance(spec, dict) and spec.get("fallback") is False]
+    for owner, clauses in ((WIDE, wide), *((r.id, r.requires) for r in runners)):
+        for kind, chain in requirement_chains(clauses).items():
+            length = len(chain)
+            known += [f"{owner}:{kind}"] if length == 1 else [f"{owner}:{kind}:{n}" for n in range(1, length + 1)]
     for runner in runners:
-        chains: Dict[str, int] = {}
-        for clause in runner.requires:
-            chains[clause.kind] = chains.get(clause.kind, 0) + 1
-        for kind, length in chains.items():
-            known += [f"{runner.id}:{kind}"] if length == 1 else [f"{runner.id}:{kind}:{n}" for n in range(1, length + 1)]
         if runner.candidate is not None:
             known.append(f"{runner.id}:not-candidate")
     out = []

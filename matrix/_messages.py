@@ -1200,7 +1200,8 @@ def adjustment_fill_not_nullable(path: str) -> str:
 
 
 def adjustment_empty_set() -> str:
-    return "An adjustment sets at least one path: set = { \"path\" = value }"
+    return ("An adjustment sets at least one path: set = { \"path\" = value } (or leave set out: a notice, its "
+            "message said wherever its condition holds)")
 
 
 def adjusted(name: str, path: str, before: object, after: object) -> str:
@@ -1730,3 +1731,73 @@ def overlay_order_dropped(id: str) -> str:
     """A change of an upstream order in an overlay that owns the choice, which drops it."""
     return (f"The overlay owns the choice ([overlay.choice]), which drops upstream's order {id!r}: "
             f"a change of it would change nothing; remove [change.orders.{id}]")
+
+
+# --- lane sglang ---
+
+
+def exempt_not_first(kind: str) -> str:
+    return (f"Requirement {kind!r} is a chain: the runners it exempts are its first clause's exempt, so a later "
+            "clause takes none")
+
+
+def required_refused(reasons: Sequence[str]) -> str:
+    """A config that fails a matrix-wide requirement without ``exempt``, refused whatever the
+    runner: the requirements' reasons alone, in the order of the kinds."""
+    return "; ".join(reasons)
+
+
+def wide_requirement(kind: str, reason: str, number: str) -> str:
+    """A matrix-wide requirement as a finding names it."""
+    clause = f", clause {number} ({reason})," if number.isdigit() else f" ({reason})"
+    return f"The matrix-wide requirement {kind!r}{clause}"
+
+
+def wide_unmet(what: str, condition: str, exempt: Sequence[str]) -> str:
+    who = "no runner" if not exempt else "no runner but " + listing(list(exempt))
+    return f"{what} is met by no config: {condition} never holds, so {who} can serve any config"
+
+
+def wide_idle(what: str, condition: str, chained: bool) -> str:
+    after = " that meets the clauses before it" if chained else ""
+    return f"{what} never fails: {condition} holds for every config{after}; delete it, or check its condition"
+
+
+def wide_acknowledged(reason: str) -> str:
+    return "a matrix-wide requirement, which refuses it whatever the runner"
+
+
+def wide_refuses(reasons: Sequence[str]) -> str:
+    return "every runner refuses it: " + "; ".join(reasons)
+
+
+def order_after_final(id: str, final: str) -> str:
+    return (f"Order {id!r} is never reached: the order {final!r} before it has no when, so it applies wherever "
+            "no order before it does; give it a when, or put this order first")
+
+
+#: The condition of an order without ``when`` (its ``when`` reads ``True``), as said.
+ORDER_ALWAYS = "wherever no order before it does"
+
+
+def order_applies(name: str, when: str) -> str:
+    """Why an order applies, as explain() and ``matrix resolve`` say it."""
+    return f"{name}, which applies {ORDER_ALWAYS}" if when == "True" else f"{name}, because {when} holds"
+
+
+def notice_without_message(notice: bool) -> str:
+    if notice:
+        return ("An adjustment without set is a notice, said wherever its condition holds: give it a message (it "
+                "changes nothing, so there is no change to describe)")
+    return ("says = 'always' needs a message: it is said wherever the condition holds, also where nothing changes, "
+            "and then there is no change to describe")
+
+
+def adjustment_never_says(name: str, why: str) -> str:
+    """An adjustment that says its message always (``says = "always"``, or a notice) never does."""
+    if why.startswith("unreached:"):
+        reason = (f"no config that automatic choice gives to {why.partition(':')[2]}, or that a request for it "
+                  "leaves with it, makes its condition hold")
+    else:
+        reason = _NEVER_WHY[why]
+    return f"{name} is never said: {reason}; delete it, or check its condition"

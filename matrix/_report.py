@@ -249,12 +249,13 @@ class _Rules:
         from .schema import Requirement
 
         if isinstance(origin, Requirement):
-            chain = [r for r in runner.requires if r.kind == origin.kind]
+            # A matrix-wide requirement stands in features.toml, a runner's in its file.
+            chain = [r for r in (self.matrix.requires if origin.wide else runner.requires) if r.kind == origin.kind]
             key: Tuple[object, ...] = ("requires", origin.kind)
             if len(chain) > 1:
                 key += (chain.index(origin),)
             return self._rule("blocks", "requirement", gate.id, gate.name, runner.id, origin.condition, False, values,
-                              runner, key)
+                              None if origin.wide else runner, key)
         return self._feature("blocks", gate, runner.id, values)
 
     def _gate(self, id: str) -> Feature:

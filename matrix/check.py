@@ -34,7 +34,7 @@ from ._nodes import Node, Not
 from ._choice import Rule, Term
 from ._compile import Plan, plan
 from ._nodes import Or
-from . import _check_adjust, _check_overlay
+from . import _check_adjust, _check_overlay, _messages
 from ._substitute import Rewrite, identity
 from .schema import BLOCKING, NOTHING, Feature, Matrix, Order, Refusal, Requirement, Runner, Statement, refusing
 
@@ -380,7 +380,31 @@ def _requirements(matrix: Matrix, gates: List[Feature], solve: Solve, place: _Pl
                                f"{runner.name}'s requirements")
         if unmet:
             unusable.add(runner.id)
+    yield from _wide_requirements(matrix, [g for g in gates if g.origin is not None and g.origin.wide],  # type: ignore[union-attr]
+                                  solve, place, budget)
     return unusable
+
+
+def _wide_requirements(matrix: Matrix, gates: List[Feature], solve: Solve, place: _Places,
+                       budget: int) -> Iterator[Finding]:
+    """A matrix-wide requirement's clause no config meets (``requirement-unmet``: no runner it is
+    required of serves any config), or that never fails (``requirement-idle``), as a runner's."""
+    for gate in gates:
+        clause = gate.origin
+        assert isinstance(clause, Requirement)
+        number = gate.id.rpartition(":")[2]
+        what = _messages.wide_requirement(clause.kind, clause.reason, number)
+        key: Tuple[object, ...] = ("requires", clause.kind) + ((int(number) - 1,) if number.isdigit() else ())
+        try:
+            if solve(true=[clause.condition.node]) is None:
+                yield place.config("requirement-unmet", key, _messages.wide_unmet(
+                    what, str(clause.condition), [matrix.runner(r).name for r in clause.exempt]), feature=gate.id)
+            elif solve(true=[gate.when.node]) is None:
+                yield place.config("requirement-idle", key, _messages.wide_idle(what, str(clause.condition),
+                                                                                number.isdigit()), feature=gate.id)
+        except Inconclusive as error:
+            yield place.config("inconclusive", key, f"Could not decide {_undecided(error, budget)} whether {what} "
+                               "can fail and hold", feature=gate.id)
 
 
 class _Choice:
@@ -471,7 +495,9 @@ class _Places:
                 severity: Optional[Severity] = None, **extra: Any) -> Finding:
         from . import _messages
 
-        path = ("features", feature.id, *key)
+        path: Tuple[object, ...] = ("features", feature.id, *key)
+        if isinstance(feature.origin, Requirement) and feature.origin.wide:  # features.toml's [requires]
+            path = ("requires", feature.origin.kind)
         file, line, column = self.located(path)
         return Finding(code, severity or CODES[code][0], message, feature=feature.id,
                        place=_messages.place(path), file=file, line=line, column=column, **extra)
@@ -712,8 +738,14 @@ def _gate_text(gate: Feature) -> str:
             return gate.name
         return f"{gate.origin.name} not being a candidate (not {gate.origin.candidate})"
     if isinstance(gate.origin, Order):
-        return f"the order {gate.name!r} applying ({gate.origin.when}), without fallback"
+        when = _messages.ORDER_ALWAYS if str(gate.origin.when) == "True" else f"({gate.origin.when})"
+        return f"the order {gate.name!r} applying {when}, without fallback"
     return gate.name
+
+
+def _required(gate: Feature) -> bool:
+    """Whether *gate* is a matrix-wide requirement that exempts no runner (it refuses every one)."""
+    return isinstance(gate.origin, Requirement) and gate.origin.wide and not gate.origin.exempt
 
 
 def _undecided(error: Inconclusive, budget: int) -> str:
@@ -1012,6 +1044,10 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, cho
         ids = {g.id for g in combo}
         covering = [r for r in matrix.refusals if r.covers(ids)]
         refusal = covering[0] if covering else None
+        if refusal is None:  # a matrix-wide requirement exempting no runner declares its own refusal
+            required = next((g for g in combo if _required(g)), None)
+            if required is not None:
+                refusal = Refusal(required.id, _messages.wide_acknowledged(required.name), ((required.id,),))
         by_refusal.setdefault(refusal.id if refusal else None, []).append(combo)
         if refusal is not None:
             refusal_of[refusal.id] = refusal
@@ -1067,6 +1103,9 @@ def _no_runner_findings(minimal: List[Tuple[Feature, ...]], order: Dict[str, int
     names_of = {r.id: r.name for r in runners}
 
     def reasons(gates: Sequence[Feature]) -> str:
+        required = [g.name for g in gates if _required(g)]
+        if required:
+            return _messages.wide_refuses(required)
         out = []
         for r in runners:
             refusing = [g for g in gates if r.id in refused[g.id]]

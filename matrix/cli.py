@@ -472,7 +472,7 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
     stdout.write(f"Chose {_named(chosen)} {how} at version {resolution.version}\n")
     if explained["order"] is not None and options.runner is None:
         order = explained["order"]
-        stdout.write(f"Order: {order['name']}, because {order['when']} holds\n")
+        stdout.write(f"Order: {_messages.order_applies(order['name'], order['when'])}\n")
     preference = next((w for w in resolution.warnings if w.kind == "preference" and w.runner == chosen.id), None)
     if preference is not None and options.runner is None:
         tried_first = []  # free candidates automatic choice would have taken first

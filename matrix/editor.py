@@ -25,7 +25,7 @@ import attrs
 
 from . import _converter, _format
 from ._error_kinds import ERROR_KINDS
-from .schema import APPLIES, FIELD_TYPES, STATUSES, Matrix
+from .schema import ADJUSTMENT_SAYS, APPLIES, FIELD_TYPES, STATUSES, Matrix
 
 __all__ = ["features_schema", "runner_schema", "schema_paths", "text", "write", "stale"]
 
@@ -66,6 +66,7 @@ def _mark(mark: object, known: _Known) -> Dict[str, Any]:
         c.BARE_STATUS: {"enum": bare},
         c.FIELD_TYPE: {"enum": list(FIELD_TYPES)},
         c.APPLIES: {"enum": list(APPLIES)},
+        c.SAYS: {"enum": list(ADJUSTMENT_SAYS)},
         c.ERROR_KIND: {"enum": list(ERROR_KINDS)},
         c.RUNNER: _ids(known.runners),
         c.SUPPORT_KEY: _ids(None if known.runners is None else (*known.runners, "default")),

@@ -248,7 +248,9 @@ class ResolutionError(MatrixError, ValueError):
         """The built-in exception the host raises for this refusal (``kind = "…"`` on a
         requirement, issue 30 F5; `matrix.binding.raise_as_host`), or None: the kind of the
         first failed requirement with a kind that the message gives as a reason, among the
-        runners it names, in the order it names them."""
+        runners it names, in the order it names them; where it names none (a matrix-wide
+        requirement refuses the config whatever the runner), among the matrix-wide requirements
+        it fails, in the order the message gives their reasons."""
         resolution = self.resolution
         reason = self.reason
         unsupported = resolution.unsupported
@@ -260,6 +262,11 @@ class ResolutionError(MatrixError, ValueError):
                 error_kind = getattr(origin, "error_kind", None)
                 if error_kind is not None and gate.name in reason:
                     return str(error_kind)
+        wide = {g.id: g for gates in unsupported.values() for g in gates if getattr(g.origin, "wide", False)}
+        for _, gate_id in sorted((reason.find(g.name), g.id) for g in wide.values() if g.name in reason):
+            error_kind = getattr(wide[gate_id].origin, "error_kind", None)
+            if error_kind is not None:
+                return str(error_kind)
         return None
 
     @property

@@ -418,8 +418,9 @@ class _Builder:
         if runner_list is not None:
             runner_list = [_load_choice.requirements(self, r, kinds, schema) for r in runner_list]
             runner_list = _load_redirects.runners(self, runner_list, schema)
+        wide = _load_choice.wide_requirements(self, source, document.get("requires"), kinds, schema, runner_list)
         refusals = _load_refusals.refusals(self, source, document.get("refusals", {}), document.get("features", {}),
-                                           runner_list or [], document.get("orders", {}))
+                                           runner_list or [], document.get("orders", {}), wide)
         orders = _load_choice.orders(self, source, document.get("orders", {}), schema, runner_list)
         adjustments = _load_adjustments.adjustments(self, source, document.get("adjustments", {}), schema, runner_list)
         if "check" in document:
@@ -441,6 +442,7 @@ class _Builder:
             refusals=tuple(refusals),
             requirement_kinds=tuple(kinds.values()),
             orders=tuple(orders),
+            requires=wide,
             default_support=header.default_support,
             adjustments=tuple(adjustments),
             messages=messages,

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import math
 import threading
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Literal, Mapping, Optional, Set, Tuple, get_args
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Set, Tuple, Union, get_args
 
 import attrs
 from packaging.version import Version
 
 from . import _messages
 from . import _access, _adjust, _choice, _derived
-from ._adjust import Adjusted
+from ._adjust import Adjusted, Said
 from ._choice import WARNING_KINDS, ResolutionWarning, WarningKind
 from ._compile import Plan, plan
 from ._versions import VersionLike, as_version
@@ -626,7 +626,7 @@ def _explanation_text(data: Mapping[str, Any], by_runner: Mapping[str, Mapping[s
     order = data["order"]
     if order is not None:
         final = "" if order.get("fallback", True) else "; its first candidate is validated, without fallback"
-        lines.append(f"Order: {order['name']}, because {order['when']} holds{final}; runners in that order:")
+        lines.append(f"Order: {_messages.order_applies(order['name'], order['when'])}{final}; runners in that order:")
     elif data["orders"] and requested is None:
         names = " nor ".join(o["name"] for o in data["orders"])
         lines.append(f"Order: by priority ({names} does not apply); runners, highest priority first:")
@@ -798,7 +798,7 @@ def _resolve_unadjusted(compiled: Plan, mask: int, values: Tuple[object, ...], r
 
 
 def _adjusted_for(compiled: Plan, runner: str, config: object, view: Optional[_access.Effective], facts: Any,
-                  adjusted: List[Adjusted], kept: int, fmask: int, fvalues: Tuple[object, ...]
+                  adjusted: List[Union[Adjusted, Said]], kept: int, fmask: int, fvalues: Tuple[object, ...]
                   ) -> Tuple[_access.Effective, int, Tuple[object, ...]]:
     """*runner*'s own adjustments applied to the config of choice (appended to *adjusted*):
     the effective view, and the mask and values of F (those of C when nothing changed)."""
@@ -822,7 +822,7 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
     assert mask & compiled.any_adjusting, "resolve() takes _resolve_unadjusted where no adjustment can apply"
     kept = compiled.automatic if runner is None else compiled.asked
     view: Optional[_access.Effective] = None
-    adjusted: List[Adjusted] = []
+    adjusted: List[Union[Adjusted, Said]] = []
     cmask, cvalues = mask, values
     if mask & compiled.pre_adjusting:
         view = _access.Effective(config)
@@ -851,7 +851,8 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
         told = _adjusted_warnings(adjusted[:before])
         warnings = told + warnings + _adjusted_warnings(adjusted[before:]) + more
         if error is AdjustmentError:
-            message = _messages.adjustment_blocks(list(dict.fromkeys(a.message for a in adjusted[before:])),
+            message = _messages.adjustment_blocks(list(dict.fromkeys(a.message for a in adjusted[before:]
+                                                                     if isinstance(a, Adjusted))),
                                                   message or "")
         if error is not None:
             chosen = None
@@ -863,7 +864,7 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
     adjusting = None
     if adjusted:
         assert view is not None
-        adjusting = (served, cmask, cvalues, tuple(adjusted), dict(view.sets))
+        adjusting = (served, cmask, cvalues, tuple(a for a in adjusted if isinstance(a, Adjusted)), dict(view.sets))
     resolution = Resolution(compiled, fmask, fvalues, chosen, runner, warnings, config, facts, adjusting)
     if error is not None:
         raise error(message or "", resolution)
@@ -906,8 +907,8 @@ def _decided(compiled: Plan, key: Tuple[Any, ...], work: Any) -> Any:
     return decision
 
 
-def _adjusted_warnings(adjusted: List[Adjusted]) -> Tuple[ResolutionWarning, ...]:
-    """One warning of kind ``adjusted`` per adjustment that changed a path."""
+def _adjusted_warnings(adjusted: Sequence[Union[Adjusted, Said]]) -> Tuple[ResolutionWarning, ...]:
+    """One warning of kind ``adjusted`` per adjustment that changed a path or spoke (`Said`)."""
     out: Dict[Tuple[str, Optional[str]], ResolutionWarning] = {}
     for a in adjusted:
         out.setdefault((a.id, a.runner), ResolutionWarning("adjusted", a.id, a.runner, a.message, a.level))

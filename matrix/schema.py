@@ -47,6 +47,7 @@ __all__ = [
     "Redirect",
     "Adjustment",
     "AdjustmentLevel",
+    "AdjustmentSays",
     "From",
     "ADJUSTMENT_LEVELS",
     "Matrix",
@@ -298,6 +299,11 @@ def _compared(gates: Iterable[Feature]) -> Set[Tuple[str, object]]:
     return found
 
 
+#: The runner of a matrix-wide requirement (``[requires]`` of features.toml), and the first part of
+#: its gate ids (``*:KIND``): no runner id can be it.
+WIDE = "*"
+
+
 @attrs.frozen
 class RequirementKind:
     """A kind of requirement (``[requirements.<id>]``): one row of the capability table, with
@@ -325,6 +331,14 @@ class Requirement:
     #: The built-in exception the host raises when this clause fails (``kind = "…"`` on the
     #: clause or its requirement kind; `ResolutionError.kind`), or None.
     error_kind: Optional[str] = None
+    #: For a matrix-wide requirement (``[requires]`` of features.toml; *runner* is ``"*"``): the
+    #: runners it is not required of (``exempt``), in the order given.
+    exempt: Tuple[str, ...] = ()
+
+    @property
+    def wide(self) -> bool:
+        """Whether it is a matrix-wide requirement, required of every runner but the exempt."""
+        return self.runner == WIDE
 
 
 @attrs.frozen
@@ -485,6 +499,11 @@ class From:
     path: str
 
 
+#: When an adjustment's message is said (``says``): where it changes a value, or always.
+AdjustmentSays = Literal["changes", "always"]
+ADJUSTMENT_SAYS: Tuple[AdjustmentSays, ...] = get_args(AdjustmentSays)
+
+
 @attrs.frozen
 class Adjustment:
     """A declared change of config values (``[adjustments.<id>]``): where *when* holds, each
@@ -504,6 +523,9 @@ class Adjustment:
     since: Optional[Version] = None
     until: Optional[Version] = None
     links: Tuple[str, ...] = ()
+    #: When its message is said (`ADJUSTMENT_SAYS`): ``changes``, where it changes a value;
+    #: ``always``, wherever its ``when`` holds on the config it finds (a notice, without *set*).
+    says: AdjustmentSays = attrs.field(default="changes", validator=attrs.validators.in_(ADJUSTMENT_SAYS))
 
     def in_force(self, version: Version) -> bool:
         """Whether this adjustment exists at *version* (``since`` ≤ version < ``until``)."""
@@ -590,6 +612,9 @@ class Matrix:
     requirement_kinds: Tuple[RequirementKind, ...] = ()
     #: Orders of automatic choice that depend on the config (``[orders]``); the first that applies wins.
     orders: Tuple[Order, ...] = ()
+    #: Matrix-wide requirements (``[requires]`` of features.toml): required of every runner but
+    #: each clause's `Requirement.exempt`, in the order of the kinds.
+    requires: Tuple[Requirement, ...] = ()
     #: ``[matrix] default_support``: the status of a runner a support table leaves out (already
     #: filled into each feature's `support`; kept for the editor schema).
     default_support: Optional[str] = None
@@ -736,21 +761,39 @@ def refusing(matrix: Matrix, runners: Collection[str]) -> Dict[str, Tuple[Statem
     return {r.id: (Statement("no" if r.id in runners else "yes"),) for r in matrix.runners}
 
 
+def requirement_chains(clauses: Iterable[Requirement]) -> Dict[str, List[Requirement]]:
+    """*clauses* (one runner's, or the matrix-wide ones) by kind: each kind's chain, in order."""
+    by_kind: Dict[str, List[Requirement]] = {}
+    for clause in clauses:
+        by_kind.setdefault(clause.kind, []).append(clause)
+    return by_kind
+
+
+def required_of(matrix: Matrix, runner: Runner) -> Tuple[Requirement, ...]:
+    """What *runner* is required to meet: the matrix-wide requirements that do not exempt it,
+    then its own, each group in the order of the kinds."""
+    return tuple(c for c in matrix.requires if runner.id not in c.exempt) + runner.requires
+
+
+def _requirement_gates(matrix: Matrix, owner: str, clauses: Iterable[Requirement]) -> Iterator[Feature]:
+    """One gate per clause of *owner*'s requirements (a runner id, or `WIDE`): active when the
+    clause fails, refusing the runners it is required of (`refusing`)."""
+    for kind, chain in requirement_chains(clauses).items():
+        for index, clause in enumerate(chain):
+            # A clause fails when its condition does not hold and every one before it does.
+            fails = ~clause.condition
+            for earlier in chain[:index]:
+                fails &= earlier.condition
+            suffix = f":{index + 1}" if len(chain) > 1 else ""
+            refused = {owner} if owner != WIDE else {r.id for r in matrix.runners if r.id not in clause.exempt}
+            yield Feature(f"{owner}:{kind}{suffix}", clause.reason, fails, refusing(matrix, refused), origin=clause)
+
+
 def _derived_gates(matrix: Matrix) -> Tuple[Feature, ...]:
-    gates = []
+    # The matrix-wide requirements first: a runner's blockers say their reasons before its own.
+    gates = list(_requirement_gates(matrix, WIDE, matrix.requires))
     for runner in matrix.runners:
-        refuses = refusing(matrix, {runner.id})
-        by_kind: Dict[str, List[Requirement]] = {}
-        for clause in runner.requires:
-            by_kind.setdefault(clause.kind, []).append(clause)
-        for kind, chain in by_kind.items():
-            for index, clause in enumerate(chain):
-                # A clause fails when its condition does not hold and every one before it does.
-                fails = ~clause.condition
-                for earlier in chain[:index]:
-                    fails &= earlier.condition
-                suffix = f":{index + 1}" if len(chain) > 1 else ""
-                gates.append(Feature(f"{runner.id}:{kind}{suffix}", clause.reason, fails, refuses, origin=clause))
+        gates += _requirement_gates(matrix, runner.id, runner.requires)
     everyone = refusing(matrix, ())
     for runner in matrix.runners:
         if runner.candidate is not None:

@@ -784,6 +784,13 @@ def _matrix_texts(draw: st.DrawFn, max_features: int) -> Tuple[str, Dict[str, Di
                                    {"condition": draw(condition), "reason": f"{r} {k} second"}]
             if requires:
                 runner_tables[r]["requires"] = requires
+        # A matrix-wide requirement (features.toml's [requires]): of every runner, or but one.
+        if draw(st.booleans()):
+            wide = {"condition": draw(condition), "reason": "every runner refuses it"}
+            if draw(st.booleans()):
+                wide["exempt"] = [draw(st.sampled_from(runners))]
+            lines += ["", "[requires]", f"{kinds[-1]} = {{ " + ", ".join(
+                f"{k} = {json.dumps(v)}" for k, v in wide.items()) + " }"]
     for r in runners:
         if draw(st.integers(0, 3)) == 0:
             runner_tables[r]["candidate"] = draw(condition)
@@ -802,8 +809,8 @@ def matrices(*, max_features: int = 6) -> st.SearchStrategy:
     """Small valid matrices: one to three runners, a schema of every field type, gates with
     random typed predicates, support cells of every shape (plain, table, history, default),
     deprecations, ``since`` and ``until``; runner requirements (plain, with their own reason,
-    chains), candidacies and an order of automatic choice. Shrinks toward one runner, one field
-    and one gate."""
+    chains), a matrix-wide requirement (of every runner, or but one), candidacies and an order of
+    automatic choice. Shrinks toward one runner, one field and one gate."""
     if not isinstance(max_features, int) or isinstance(max_features, bool) or max_features < 1:
         raise InvalidArgument(f"max_features must be a positive int, not {max_features!r}")
     from .loader import loads

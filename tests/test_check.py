@@ -413,6 +413,19 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
     gates = draw(st.lists(gate, min_size=1, max_size=4))
     text = '[matrix]\nname = "small"\nversion = "1.0"\n[config]\n' + "\n".join(_FIELDS[n][0] for n in names) + "\n"
     text += '[requirements]\nk1 = { name = "K1", reason = "k1 fails" }\nk2 = { name = "K2", reason = "k2 fails" }\n'
+    # Matrix-wide requirements (issue 30, F4): of every runner, or but one (exempt), a condition or a chain.
+    wide = {}
+    for kind in ("k1", "k2"):
+        shape = draw(st.sampled_from(["none", "none", "plain", "exempt", "chain"]))
+        if shape == "plain":
+            wide[kind] = json.dumps(draw(atom))
+        elif shape == "exempt":
+            wide[kind] = f'{{ condition = {json.dumps(draw(atom))}, exempt = ["{draw(st.sampled_from(ids))}"] }}'
+        elif shape == "chain":
+            wide[kind] = f'[{{ condition = {json.dumps(draw(atom))}, reason = "{kind} first" }}, ' \
+                         f'{{ condition = {json.dumps(draw(atom))} }}]'
+    if wide:
+        text += "[requires]\n" + "".join(f"{k} = {v}\n" for k, v in wide.items())
     forced = False
     forced_runners = []  # an adjustment of a forced runner is drawn more often: forced-freed needs one
     for index, when in enumerate(gates):
@@ -468,6 +481,11 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
         if draw(st.booleans()):
             text += "fallback = false\n"
             final.append("order:b_first")  # a gate a refusal may name
+    if draw(st.integers(0, 2)) == 0:  # a last order without when (D12): it applies wherever b_first does not
+        text += f'[orders.last]\nname = "last"\nrunners = ["{draw(st.sampled_from(ids))}"]\n'
+        if draw(st.booleans()):
+            text += "fallback = false\n"
+            final.append("order:last")
     # Refusals over the gates, one of them perhaps repeated.
     for number in range(draw(st.integers(0, 2))):
         parts = draw(st.lists(st.lists(st.sampled_from([f"g{i}" for i in range(len(gates))] + final), min_size=1, max_size=2,
@@ -491,11 +509,15 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
                                                           and not (isinstance(v, str) and "+" in v)])))
             override = draw(st.booleans()) if nullable else True
             applies_to = draw(st.sampled_from([[], [], [ids[0]], [ids[-1]], ids[:2]] + [[r] for r in forced_runners] * 2))
-            text += (f'[adjustments.a{number}]\nname = "a{number}"\nwhen = "{draw(gate)}"\n'
-                     f'set = {{ "{path}" = {value} }}\noverride = {str(override).lower()}\n'
-                     f'runners = {json.dumps(applies_to)}\n' if applies_to else
-                     f'[adjustments.a{number}]\nname = "a{number}"\nwhen = "{draw(gate)}"\n'
-                     f'set = {{ "{path}" = {value} }}\noverride = {str(override).lower()}\n')
+            # When it speaks (issue 30, F9): where it changes a value, always, or a notice (no set).
+            speaks = draw(st.sampled_from(["changes", "changes", "always", "notice"]))
+            text += f'[adjustments.a{number}]\nname = "a{number}"\nwhen = "{draw(gate)}"\n'
+            if speaks != "notice":
+                text += f'set = {{ "{path}" = {value} }}\noverride = {str(override).lower()}\n'
+            if speaks != "changes":
+                text += f'message = "a{number} says"\n' + ('says = "always"\n' if speaks == "always" else "")
+            if applies_to:
+                text += f'runners = {json.dumps(applies_to)}\n'
     return text, names, runners, forced
 
 
@@ -514,9 +536,11 @@ def _explains(m, compiled, ids, refused, mask, combo):
     away = set().union(*(refused[g] for g in combo))
     if away == {r.id for r in m.runners}:
         return True
+    bits = {g.id: 1 << i for i, g in enumerate(compiled.features)}
+    applying = next((o for o in m.orders if mask & bits[f"order:{o.id}"]), None)  # the first that applies decides
     for g in combo:
         order = next((o for o in m.orders if f"order:{o.id}" == g and not o.fallback), None)
-        if order is None or _a_preference_decides(compiled, mask):
+        if order is None or order is not applying or _a_preference_decides(compiled, mask):
             continue
         for r in order.tried([r.id for r in m.runners]):
             if r not in away:
@@ -551,6 +575,19 @@ def _a_preference_decides(compiled, mask):
                                   and compiled.is_candidate(h.prefers.runner, mask)):
             return True
     return False
+
+
+def _wide_failing(m, config):
+    """The clauses of the matrix-wide requirements that *config* fails, in the order of the kinds:
+    of each chain, the first clause that does not hold (README: a chain's first failing clause is
+    its reason)."""
+    out = []
+    for kind in m.requirement_kinds:
+        chain = [c for c in m.requires if c.kind == kind.id]
+        failed = next((c for c in chain if not c.condition.evaluate(config, schema=m.schema)), None)
+        if failed is not None:
+            out.append(failed)
+    return out
 
 
 def _failed_requirement(gate_id):
@@ -744,6 +781,15 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
         assert (runner.id in said["runner-unusable"]) == unusable, runner.id
         idle = not unmet and not unusable and any(not any(mask & bit[c.id] for mask in masks) for c in clauses)
         assert (runner.id in said["requirement-idle"]) == idle, runner.id
+    # A matrix-wide requirement's clause (issue 30, F4): unmet where no config meets it, idle where
+    # it never fails (among the configs that meet the clauses before it), said of its gate.
+    wide_said = {code: {f.feature for f in by_code.get(code, []) if f.runner is None}
+                 for code in ("requirement-unmet", "requirement-idle")}
+    for g in compiled.features if not unsure and not undecided else ():
+        if isinstance(g.origin, Requirement) and g.origin.runner == "*":
+            unmet = not any(g.origin.condition.evaluate(config, schema=m.schema) for config in universe)
+            assert (g.id in wide_said["requirement-unmet"]) == unmet, g.id
+            assert (g.id in wide_said["requirement-idle"]) == (not unmet and not any(mask & bit[g.id] for mask in masks))
     # What automatic choice answers for each mask (the answer depends on the mask alone).
     # With adjustments, the choice reads C: the runner the matrix without them gives C.
     outcome = {}
@@ -757,13 +803,34 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
                 outcome[mask] = type(error)
     # An order without fallback that decides chooses its first candidate, and no runner serves
     # when that candidate is blocked (docs/explanation/choice.md).
-    for o in m.orders:
+    for index, o in enumerate(m.orders):
         for mask, answer in outcome.items() if not o.fallback else ():
             auto = mask & compiled.automatic
-            if not auto & bit[f"order:{o.id}"] or auto & compiled.removed or _a_preference_decides(compiled, auto):
+            if not auto & bit[f"order:{o.id}"] or auto & compiled.removed or _a_preference_decides(compiled, auto) \
+                    or any(auto & bit[f"order:{e.id}"] for e in m.orders[:index]):  # the first order that applies
                 continue
             first = next((r for r in o.tried([r.id for r in m.runners]) if compiled.is_candidate(r, auto)), None)
             assert answer == (NoRunnerError if first is None or auto & compiled.blocking[first] else first), mask
+    # Orders (docs/explanation/choice.md), restated where no preference, force, removal or
+    # matrix-wide refusal speaks: the first order whose condition holds (one without when holds
+    # wherever none before it does) tries its runners, then the rest by priority; without an
+    # order, by priority. With fallback the first free candidate serves; without, the first
+    # candidate, or no runner when it is blocked.
+    for o in m.orders:
+        if f"[orders.{o.id}]\nname = \"{o.name}\"\nrunners" in text:  # written without when
+            assert all(mask & bit[f"order:{o.id}"] for mask in masks), o.id
+    priority = [r.id for r in m.runners]
+    for mask, answer in outcome.items():
+        auto = mask & compiled.automatic
+        if auto & (compiled.preferring | compiled.forcing | compiled.removed | compiled.required):
+            continue
+        applying = next((o for o in m.orders if auto & bit[f"order:{o.id}"]), None)
+        tried = [r for r in (applying.tried(priority) if applying is not None else priority)
+                 if compiled.is_candidate(r, auto)]
+        if applying is not None and not applying.fallback:
+            tried = tried[:1]
+        expected_answer = next((r for r in tried if not auto & compiled.blocking[r]), NoRunnerError)
+        assert answer == expected_answer, (mask, applying)
     # No runner: the reported combinations are exactly the minimal sets of gates that explain a
     # config no runner serves (failed requirements with one condition count as one gate, a runner
     # that is no candidate as its pseudo-gate; at most two failed requirements in a set).
@@ -775,8 +842,9 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
     for g in compiled.features:
         if g.origin is None and not g.removed_at(m.version):
             refused[g.id] = {r.id for r in m.runners if g.status(r.id, m.version) in ("no", "opt-in")}
-        elif isinstance(g.origin, Requirement):
-            refused.setdefault(merged[str(g.when)], set()).add(g.origin.runner)
+        elif isinstance(g.origin, Requirement):  # a matrix-wide one: every runner it does not exempt
+            refused.setdefault(merged[str(g.when)], set()).update(
+                {r.id for r in m.runners if r.id not in g.origin.exempt} if g.origin.runner == "*" else {g.origin.runner})
     for r in m.runners:
         if r.candidate is not None:
             refused[f"{r.id}:not-candidate"] = {r.id}
@@ -806,6 +874,26 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
     for finding in by_code.get("no-runner", []):
         with pytest.raises(NoRunnerError):
             m.resolve(finding.witness)
+    # A combination is acknowledged by the first [refusals] entry that covers it, else by a
+    # matrix-wide requirement of it that exempts no runner (merged gates: the first one's origin).
+    origin = {g.id: g.origin for g in reversed(compiled.features)}
+    for finding in by_code.get("no-runner", []) if not undecided and not unsure else ():
+        for combo in finding.combinations:
+            covering = next((r.id for r in m.refusals if r.covers(set(combo))), None)
+            wide = [g for g in combo if isinstance(origin.get(g), Requirement) and origin[g].runner == "*"
+                    and not origin[g].exempt]
+            assert finding.refusal == (covering if covering is not None else wide[0] if wide else None), combo
+    # Automatic choice refuses a config of choice that fails a matrix-wide requirement exempting no
+    # runner with the reasons alone (no removed feature active), in the order of the kinds.
+    for config in universe if m.requires else ():
+        c = chosen_on(config)
+        failing = [clause.reason for clause in _wide_failing(m, c) if not clause.exempt]
+        removed = any(g.removed_at(m.version) and g.applies != "asked" and g.when.evaluate(c, schema=m.schema)
+                      for g in m.features)
+        if failing and not removed:
+            with pytest.raises(NoRunnerError) as caught:
+                m0.resolve(c)
+            assert caught.value.reason == "; ".join(failing), c
     # Refusals: one that acknowledges no combination is unused; one whose combinations an earlier
     # one acknowledges is shadowed.
     if not undecided and not unsure:
@@ -851,13 +939,15 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on):
             resolution = error.resolution
         except matrix.ResolutionError as error:
             resolution = error.resolution
-        applied.update(a.id for a in resolution.adjustments)
+        # Said: a change's warning, or one that says always (README: an adjustment speaks where it
+        # changes a value; with says = "always", or a notice, wherever its when holds).
+        applied.update(w.feature for w in resolution.warnings if w.kind == "adjusted")
         for runner in m.runners:
             try:
                 resolution = m.resolve(config, runner=runner.id)
             except matrix.ResolutionError as error:
                 resolution = error.resolution
-            applied.update(a.id for a in resolution.adjustments)  # a redirect's or an override's runner too
+            applied.update(w.feature for w in resolution.warnings if w.kind == "adjusted")  # a redirect's runner too
     if not any(f.runner for f in by_code.get("inconclusive", [])):
         assert {f.runner for f in by_code.get("adjustment-refuses", [])} == refused
     # forced-freed, both ways: said of a forcing feature exactly when some config shows it.
@@ -877,8 +967,8 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on):
         if place in undecided:
             continue
         assert (place in never) == (a.id not in applied), place
-        if a.id in applied:
-            assert (place in undone) == _undone_reference(m, a, universe, chosen_on), place
+        if a.id in applied:  # one that says always: its message is its effect, never undone
+            assert (place in undone) == (a.says != "always" and _undone_reference(m, a, universe, chosen_on)), place
 
 
 def _undone_reference(m, a, universe, chosen_on):
@@ -948,7 +1038,8 @@ def _redirect_findings_agree(m, universe, by_code, unsure, chosen_on=lambda conf
                 config = _reference_apply(m, [a for a in m.adjustments_at(v) if to in a.runners], config, to)[0]
                 active = [f for f in asked if f.when.evaluate(config, schema=schema)]
                 if any(f.status(to, v) == "no" for f in active) \
-                        or any(not c.condition.evaluate(config, schema=schema) for c in m.runner(to).requires):
+                        or any(not c.condition.evaluate(config, schema=schema)
+                               for c in [*(w for w in m.requires if to not in w.exempt), *m.runner(to).requires]):
                     refused = True
                     break
             assert (place in said["redirect-never"]) == (not applies), place
@@ -987,7 +1078,8 @@ def _requested_reference(m, config, asked):
             said.append("override")
             runner = f.forces.runner
     if any(f.status(runner, v) == "no" for f in active) \
-            or any(not c.condition.evaluate(config, schema=schema) for c in m.runner(runner).requires):
+            or any(not c.condition.evaluate(config, schema=schema)
+                   for c in [*(w for w in m.requires if runner not in w.exempt), *m.runner(runner).requires]):
         return matrix.UnsupportedFeatureError, said
     return runner, said
 
@@ -1458,6 +1550,8 @@ def _reference_apply(m, adjustments, config, runner):
                 continue
             new[path] = after
             changes.append((a.id, runner, path, _plain(before), _plain(after)))
+        if not new and a.says == "always":  # said, nothing changed: (id, runner, None, None, None)
+            changes.append((a.id, runner, None, None, None))
         current.update(new)
     return current, changes
 
@@ -1571,7 +1665,12 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
             got = (outcome, [(a.id, a.runner, a.path, _plain(a.before), _plain(a.after)) for a in resolution.adjustments],
                    {n: _plain(resolution.effective[n]) for n in names})
             expected, changes, effective = _reference_resolve(m, m0, config, asked)
-            assert got == (expected, changes, {n: _plain(effective[n]) for n in names}), (config, asked)
+            assert got == (expected, [c for c in changes if c[2] is not None],
+                           {n: _plain(effective[n]) for n in names}), (config, asked)
+            # A notice, or one that says always and changed nothing, says its message as written.
+            said = {i for i, _, path, *_ in changes if path is None}
+            assert all(w.message == f"{w.feature} says" for w in resolution.warnings
+                       if w.kind == "adjusted" and w.feature in said), (config, asked)
             # One warning per adjustment that changed a path, at its level, an error's too (a forced
             # runner's, where no runner serves, included).
             levels = {a.id: a.level for a in m.adjustments_at(m.version)}

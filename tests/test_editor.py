@@ -114,6 +114,7 @@ UNSEEN = {
     "removed_before_remove_in": "remove_in compared with [matrix] version",
     "default_history_mistakes": "a default is any value to the schema: its history is the loader's to check",
     "prefers_templates": "a template's parts, and the paths a feature's condition reads, are the loader's to check",
+    "order_after_final": "the place of an order without when among the orders: two orders compared",
 }
 SYNTAX = {"toml_dotted_conflict", "toml_duplicate_key", "toml_duplicate_table", "toml_end_of_document",
           "toml_quote_inside_string", "toml_syntax", "toml_unterminated_string"}
@@ -328,15 +329,16 @@ def test_the_command_prints_writes_and_check_reports_stale(tmp_path):
     assert (status, err) == (0, "")
     assert out == f"wrote {tmp_path}/m/features.schema.json\nwrote {tmp_path}/m/runners/runner.schema.json\n"
     assert _call("check", "--matrix", str(path))[1].endswith("passed: 0 errors, 0 warnings, 17 notes\n")
-    # A new requirement kind changes the runner schema (the features schema does not name kinds):
-    # check says the runner schema is stale.
+    # A new requirement kind changes both schemas (a runner file's [requires] and features.toml's
+    # matrix-wide [requires] name the kinds): check says both are stale.
     path.write_text(path.read_text().replace('combination = { name = "Combinations (supports_combination)" }',
                                              'combination = { name = "Combinations (supports_combination)" }\n'
                                              'extra = { name = "Extra", reason = "extra" }'))
     status, out, err = _call("check", "--matrix", str(path))
     assert [line for line in out.splitlines() if "schema-stale" in line] == [
-        f"{path}:5:1: warning[schema-stale]: {tmp_path}/m/runners/runner.schema.json is stale: the file changed "
-        "since it was generated; regenerate it with matrix schema --json-schema --write"]
+        f"{path}:5:1: warning[schema-stale]: {tmp_path}/m/{name} is stale: the file changed "
+        "since it was generated; regenerate it with matrix schema --json-schema --write"
+        for name in ("features.schema.json", "runners/runner.schema.json")]
 
 
 @pytest.mark.parametrize(("args", "message"), [

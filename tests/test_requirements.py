@@ -352,3 +352,146 @@ def test_a_chain_longer_than_any_predicate_text_resolves(tmp_path):
     for clause in chain[:-1]:
         expected &= clause
     assert (last.id, last.when, len(str(last.when))) == ("chain:combination:150", expected, 5441)
+
+
+# --- matrix-wide requirements (issue 30, F4): [requires] of features.toml -------------------------
+
+WIDE = """\
+[matrix]
+name = "wide"
+version = "1.0"
+
+[config]
+tp = { type = "int", min = 1, max = 8, default = 1 }
+dcp = { type = "int", min = 1, max = 8, default = 1 }
+xpu = { type = "bool", default = false }
+page = { type = "int", min = 1, max = 256, default = 1 }
+
+[requirements]
+split = { name = "DCP split", reason = "tp_size must be divisible by dcp_size", kind = "ValueError" }
+xpu_dcp = { name = "XPU with DCP", reason = "XPU with DCP needs the intel_xpu backend" }
+page = { name = "Page sizes", reason = "page_size must be 1 or 64" }
+
+[requires]
+split = "tp % dcp == 0"
+xpu_dcp = { condition = "not (xpu and dcp > 1)", exempt = ["intel_xpu"] }
+
+[features.big_page]
+name = "large pages"
+when = "page > 64"
+support = { fa3 = "no", triton = "yes", intel_xpu = "yes" }
+"""
+
+WIDE_RUNNERS = {
+    "fa3": {"name": "FA3", "priority": 30},
+    "triton": {"name": "Triton", "priority": 20, "requires": {"page": "page == 1 or page == 64"}},
+    "intel_xpu": {"name": "Intel XPU", "priority": 10},
+}
+
+
+@pytest.mark.parametrize(("config", "runner", "error", "message", "kind"), [
+    # No runner exempt: refused whatever the runner, with the reason alone, in either mode.
+    ({"tp": 3, "dcp": 2}, None, NoRunnerError, "tp_size must be divisible by dcp_size", "ValueError"),
+    ({"tp": 3, "dcp": 2}, "triton", UnsupportedFeatureError, "tp_size must be divisible by dcp_size", "ValueError"),
+    ({"tp": 3, "dcp": 2, "xpu": True}, "intel_xpu", UnsupportedFeatureError, "tp_size must be divisible by dcp_size",
+     "ValueError"),
+    # Exempting a runner: a requirement of every other runner, said as theirs.
+    ({"tp": 2, "dcp": 2, "xpu": True}, "fa3", UnsupportedFeatureError,
+     "FA3 is not valid for this config: XPU with DCP needs the intel_xpu backend", None),
+])
+def test_a_matrix_wide_requirement_refuses_as_the_readme_says(config, runner, error, message, kind):
+    m = matrix.loads(WIDE, runners=WIDE_RUNNERS)
+    with pytest.raises(error) as excinfo:
+        m.resolve(config, runner=runner)
+    assert (excinfo.value.reason, excinfo.value.kind) == (message, kind)
+
+
+def test_a_matrix_wide_requirement_exempting_a_runner_blocks_the_others_as_their_own_would():
+    m = matrix.loads(WIDE, runners=WIDE_RUNNERS)
+    resolution = m.resolve({"tp": 2, "dcp": 2, "xpu": True})
+    assert resolution.runner == "intel_xpu"
+    assert [str(w) for w in resolution.warnings] == [
+        "FA3 is not valid for this config: XPU with DCP needs the intel_xpu backend; Triton is not valid for this "
+        "config: XPU with DCP needs the intel_xpu backend; using Intel XPU instead"]
+    assert [(r.runner, r.kind, r.exempt) for r in resolution.failed["fa3"]] == [("*", "xpu_dcp", ("intel_xpu",))]
+    assert resolution.failed["intel_xpu"] == ()
+    # The gates are named *:KIND; the capability table shows them in each runner's column they bind.
+    assert [g.id for g in m.gates_at() if g.origin is not None][:2] == ["*:split", "*:xpu_dcp"]
+    from matrix.render import render
+
+    rows = [line for line in render(m, tables=["capabilities"]).splitlines() if line.startswith("| ")][1:3]
+    assert rows == [
+        "| DCP split | `tp % dcp == 0` | `tp % dcp == 0` | `tp % dcp == 0` | tp\\_size must be divisible by "
+        "dcp\\_size (raises ValueError) |",
+        "| XPU with DCP | `not (xpu and dcp > 1)` | `not (xpu and dcp > 1)` |  | XPU with DCP needs the intel\\_xpu "
+        "backend |"]
+
+
+def test_check_reports_a_matrix_wide_refusal_acknowledged_and_a_refusal_may_name_it():
+    from matrix.check import check
+
+    m = matrix.loads(WIDE, runners=WIDE_RUNNERS)
+    found = [f for f in check(m).findings if f.code == "no-runner"]
+    assert [(f.features, f.refusal, f.place, f.witness) for f in found] == [
+        (("*:split",), "*:split", "$.requires.split", {"dcp": 2, "tp": 1})]
+    named = matrix.loads(WIDE + '[refusals.x]\nreason = "said"\ntogether = [["*:split"]]\n', runners=WIDE_RUNNERS)
+    assert [(f.refusal, f.message.endswith("(acknowledged: said)")) for f in check(named).findings
+            if f.code == "no-runner"] == [("x", True)]
+
+
+# --- an order without when (issue 30, D12): the last rule of a ladder -----------------------------
+
+LADDER = """\
+[matrix]
+name = "ladder"
+version = "1.0"
+
+[config]
+sm = { type = "int", min = 0, max = 100, default = 0 }
+kv = { type = "str", choices = ["auto", "fp8"], default = "auto" }
+
+[features.fp8]
+name = "FP8 KV cache"
+when = "kv == 'fp8'"
+support = { fa3 = "yes", triton = "no", flashinfer = "yes" }
+
+[orders.hopper]
+name = "Hopper default"
+when = "sm == 90"
+runners = ["fa3"]
+fallback = false
+
+[orders.rest]
+name = "Default"
+runners = ["triton"]
+fallback = false
+"""
+
+LADDER_RUNNERS = {"fa3": {"name": "FA3", "priority": 3}, "flashinfer": {"name": "FlashInfer", "priority": 2},
+                  "triton": {"name": "Triton", "priority": 1}}
+
+
+def test_an_order_without_when_is_the_validated_default_wherever_no_order_before_it_applies():
+    m = matrix.loads(LADDER, runners=LADDER_RUNNERS)
+    assert [m.resolve(c).runner for c in ({}, {"sm": 90}, {"sm": 90, "kv": "fp8"})] == ["triton", "fa3", "fa3"]
+    with pytest.raises(NoRunnerError) as excinfo:
+        m.resolve({"kv": "fp8"})  # FlashInfer serves FP8, but the last order does not fall back to it
+    assert excinfo.value.reason == ("No runner can serve this config: Default chooses Triton, and Triton does not "
+                                    "support: FP8 KV cache")
+    assert m.resolve({}).explain().splitlines()[1] == (
+        "Order: Default, which applies wherever no order before it does; its first candidate is validated, "
+        "without fallback; runners in that order:")
+    from matrix.check import check
+    from matrix.render import render
+
+    assert [f.message for f in check(m).findings if f.code in ("no-runner", "never-chosen")] == [
+        "FlashInfer is never chosen automatically: whenever it is free, a runner before it in the order that applies "
+        "is free too",
+        "No runner can serve a config with FP8 KV cache and the order 'Default' applying wherever no order before it "
+        "does, without fallback: FA3 is not tried: Default does not fall back; FlashInfer is not tried: Default does "
+        "not fall back; Triton does not support FP8 KV cache"]
+    text = render(m, tables=["capabilities"])
+    assert text.splitlines()[-3:] == [
+        "When `sm == 90`: Hopper default, the first candidate of fa3, validated without fallback (blocked: no runner).",
+        "",
+        "Otherwise: Default, the first candidate of triton, validated without fallback (blocked: no runner)."]

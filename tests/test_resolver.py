@@ -1865,3 +1865,68 @@ def test_a_remedy_that_automatic_choice_never_takes_says_that_a_request_serves()
         "No change of the config makes B serve it; asked for by id (runner='b'), B serves this config as it is")
     assert resolution.remedy("b").serves_asked is True
     assert str(m.resolve({"x": 5}, runner="b").remedy("b")) == "B serves this config as it is"
+
+
+# --- when an adjustment speaks (issue 30, F9): says = "always", and notices -------------------------
+
+_SPEAKS = """\
+[matrix]
+name = "speaks"
+version = "1.0"
+
+[config]
+page = { type = "int", min = 1, max = 256, default = 1 }
+radix = { type = "bool", default = true }
+
+[features.big]
+name = "big pages"
+when = "page > 128"
+support = { flashmla = "no", triton = "yes" }
+
+[adjustments.flashmla_page]
+name = "FlashMLA page size"
+when = "page != 64"
+set = { page = 64 }
+runners = ["flashmla"]
+message = "FlashMLA only supports a page_size of 64, change page_size to 64."
+
+[adjustments.deterministic]
+name = "deterministic radix"
+when = "True"
+set = { radix = false }
+says = "always"
+level = "info"
+message = "Radix cache is disabled for deterministic inference (radix was {radix})."
+
+[adjustments.w2]
+name = "memory notice"
+when = "page > 64"
+message = "page_size {page} is large: memory use grows"
+"""
+
+
+def test_an_adjustment_that_says_always_and_a_notice_speak_wherever_they_hold():
+    m = matrix.loads(_SPEAKS, runners={"flashmla": {"name": "FlashMLA", "priority": 2},
+                                       "triton": {"name": "Triton", "priority": 1}})
+    def said(resolution):
+        return [(w.feature, w.runner, w.level, w.message) for w in resolution.warnings if w.kind == "adjusted"]
+
+    first = m.resolve({})  # radix changes (said), the page changes (said), no notice
+    assert said(first) == [
+        ("deterministic", None, "info", "Radix cache is disabled for deterministic inference (radix was True)."),
+        ("flashmla_page", "flashmla", "warning", "FlashMLA only supports a page_size of 64, change page_size to 64.")]
+    assert [(a.id, a.path, a.before, a.after) for a in first.adjustments] == [
+        ("deterministic", "radix", True, False), ("flashmla_page", "page", 1, 64)]
+    again = m.resolve({"radix": False, "page": 100})  # radix already off: said all the same; the notice
+    assert said(again) == [
+        ("deterministic", None, "info", "Radix cache is disabled for deterministic inference (radix was False)."),
+        ("w2", None, "warning", "page_size 100 is large: memory use grows"),
+        ("flashmla_page", "flashmla", "warning", "FlashMLA only supports a page_size of 64, change page_size to 64.")]
+    assert [a.id for a in again.adjustments] == ["flashmla_page"]  # the changes only
+    from matrix.check import check
+
+    assert [f.code for f in check(m).findings if f.code.startswith("adjustment-")] == []
+    dead = matrix.loads(_SPEAKS.replace('when = "page > 64"', 'when = "page > 300"'),
+                        runners={"flashmla": {"name": "FlashMLA", "priority": 2}, "triton": {"name": "Triton", "priority": 1}})
+    assert [f.message for f in check(dead).findings if f.code == "adjustment-never"] == [
+        "memory notice is never said: its condition holds for no config; delete it, or check its condition"]

@@ -265,6 +265,7 @@ def test_every_closed_set_a_user_can_reach_is_an_exported_literal_type():
         "ResolutionWarning.kind": (["WarningKind"], True),
         "Change.action": (["ChangeAction"], True),
         "Adjustment.level": (["AdjustmentLevel"], True),
+        "Adjustment.says": (["AdjustmentSays"], True),
     }
     # Closed sets without a validator (the engine makes every value).
     assert ([typing.get_type_hints(matrix.Finding)["severity"], typing.get_type_hints(matrix.Observation)["kind"],

@@ -106,6 +106,7 @@ SHAPES = {
     "AdjustmentSpec": "`[adjustments.<id>]` (see [The effective configuration](../explanation/effective-config.md))",
     "RunnerSpec": "a runner file, `runners/<id>.toml`",
     "ClauseSpec": "a clause of a runner's `[requires]` written as a table (or an item of a chain)",
+    "WideClauseSpec": "a clause of features.toml's matrix-wide `[requires]` written as a table (or an item of a chain)",
     "AliasSpec": "an item of a runner file's `aliases` (a former id)",
     "RedirectSpec": "an item of a runner file's `redirects`",
     "ChoiceSpec": "a choice of `choices` written as a table (`{ value, since, until }`)",
