@@ -424,9 +424,9 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
             used.add("removed")
             cells = [Cell((Step("removed", symbol, text, meaning, None, None, str(d.remove_in)),))] * len(matrix.runners)
         else:
-            cells = [_cell(feature, runner.id, v, footnote, used) for runner in matrix.runners]
-            if set_by:
-                cells = [attrs.evolve(c, overlay=set_by.get((feature.id, r.id))) for c, r in zip(cells, matrix.runners)]
+            marks = [set_by.get((feature.id, r.id), (None, None)) for r in matrix.runners]
+            cells = [attrs.evolve(_cell(feature, runner.id, v, footnote, used, words), overlay=name)
+                     for runner, (name, words) in zip(matrix.runners, marks)]
         rows.append(Row(feature.id, spell(feature.name), spell(feature.group) if feature.group else None,
                         spell(str(feature.when)),
                         tuple(spell(x) for x in lifecycle), feature_note, feature.links, tuple(cells),
@@ -474,8 +474,12 @@ def _release_fields(matrix: Matrix, v: Version, spell: Callable[[str], str], wan
 
 
 def _cell(feature: Feature, runner: str, v: Version, footnote: Callable[[Optional[str]], Optional[int]],
-          used: Set[str]) -> Cell:
-    """What *runner* says of *feature*: its statements in force by *v*, oldest first."""
+          used: Set[str], words: Optional[str] = None) -> Cell:
+    """What *runner* says of *feature*: its statements in force by *v*, oldest first; *words*
+    (an overlay's, `matrix._docs_overlay.cells_set`) end each statement's note."""
+    if words is not None:
+        noted = footnote
+        footnote = lambda note: noted(f"{note}; {words}" if note else words)  # noqa: E731 — the footnote, with the words
     steps = []
     for said in feature.support[runner]:
         if said.since is not None and said.since > v:
@@ -490,7 +494,7 @@ def _cell(feature: Feature, runner: str, v: Version, footnote: Callable[[Optiona
     if not steps:  # every statement starts later: the runner says no until then
         symbol, text, meaning = SYMBOLS["no"]
         used.add("no")
-        steps.append(Step("no", symbol, text, meaning, None, None, None))
+        steps.append(Step("no", symbol, text, meaning, footnote(None) if words is not None else None, None, None))
     return Cell(tuple(steps))
 
 

@@ -30,24 +30,34 @@ class OverlayRow:
     state: str  # "", or `matrix._messages.OVERLAY_STATE_NOOP` / ``OVERLAY_STATE_DANGLING``
 
 
-def cells_set(matrix: Matrix) -> Dict[Tuple[str, str], str]:
-    """``(feature id, runner id) → overlay name`` of each support cell an overlay set: by a
-    change of the feature's cell or by adding the feature (the last operation that set it). An
-    added runner's cells are not marked: copied from its ``from`` runner, they say no reason
-    of their own (the runner's description says the overlay's)."""
+def cells_set(matrix: Matrix) -> Dict[Tuple[str, str], Tuple[str, Optional[str]]]:
+    """``(feature id, runner id) → (overlay name, words)`` of each support cell an overlay set,
+    by the last operation that set it: a change of the feature's cell, adding the feature, or
+    adding a runner ``from`` another (each cell it copied). *words* is what the cell's note must
+    add, None where the cell's own note says it already (a change's or an added feature's
+    "set by …"): a copied cell's "copied from V2 by overlay 'NAME': WHY (LINK)", or where the
+    feature forces that runner (the copy says no), the overlay's "set by …"."""
     overlay = matrix.overlay
-    out: Dict[Tuple[str, str], str] = {}
+    out: Dict[Tuple[str, str], Tuple[str, Optional[str]]] = {}
     if overlay is None:
         return out
     runners = [r.id for r in matrix.runners]
+    features = {f.id: f for f in matrix.features}
     for op in overlay.operations:
         if op.dangling or op.noop:
             continue
         name = str(op.overlay)
         if op.kind == "change-feature":
-            out.update({(op.target, k[len("support."):]): name for k in op.keys if k.startswith("support.")})
+            out.update({(op.target, k[len("support."):]): (name, None) for k in op.keys if k.startswith("support.")})
         elif op.kind == "add-feature":
-            out.update({(op.target, r): name for r in runners})
+            out.update({(op.target, r): (name, None) for r in runners})
+        elif op.kind == "add-runner" and op.copies is not None:
+            for id in op.copied:
+                forces = features[id].forces if id in features else None
+                words = (_messages.overlay_provenance(name, op.why, op.link)
+                         if forces is not None and forces.runner == op.copies
+                         else _messages.overlay_copied_note(op.copies, name, op.why, op.link))
+                out[(id, op.target)] = (name, words)
     return out
 
 

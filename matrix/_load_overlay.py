@@ -228,6 +228,8 @@ class _Reader:
             if op.dangling:
                 final.append(op)
                 continue
+            if op.copies is not None:
+                op = attrs.evolve(op, copied=_copied(plain_features, op.copies))
             before = copy.deepcopy(_overlay.normal(plain_features.get("features", {}), plain_runners, _rest(plain_features)))
             apply(plain_features, plain_runners, body, None)
             after = _overlay.normal(plain_features.get("features", {}), plain_runners, _rest(plain_features))
@@ -563,6 +565,13 @@ def _removes(op: Operation, body: Dict[str, Any], runners: List[str]) -> Tuple[s
     if op.kind in ("change-runner", "add-runner") and (body.get("choice") is False or body.get("candidate") == "False"):
         return (op.target,)
     return ()
+
+
+def _copied(features_doc: Dict[str, Any], base: str) -> Tuple[str, ...]:
+    """The features whose cell a runner made from *base* gets from it (`_add_runner`): those
+    with *base*'s cell, and those forcing *base* (there it says no)."""
+    return tuple(id for id, f in features_doc.get("features", {}).items() if isinstance(f, dict) and (
+        base in (f.get("support") or {}) or (isinstance(f.get("forces"), dict) and f["forces"].get("runner") == base)))
 
 
 def _place(place: str) -> Place:

@@ -1801,3 +1801,11 @@ def adjustment_never_says(name: str, why: str) -> str:
     else:
         reason = _NEVER_WHY[why]
     return f"{name} is never said: {reason}; delete it, or check its condition"
+
+
+# --- lane overlay (2) ---
+
+
+def overlay_copied_note(runner: str, overlay: str, why: str, link: Optional[str]) -> str:
+    """The docs' note of a cell an added runner copied from its ``from`` *runner*."""
+    return f"copied from {runner} by overlay {overlay!r}: {why}" + (f" ({link})" if link else "")

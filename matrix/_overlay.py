@@ -40,7 +40,8 @@ MERGE_RULES: Tuple[Tuple[str, str], ...] = (
      "copies ID's runner table (not its aliases or redirects), ID's cell in every feature, except where a "
      "feature forces ID (there the new runner says `no`), and ID's adjustments (each adjustment whose `runners` "
      "names ID names the new runner too); its own keys replace ID's; `explain()` says each copied cell "
-     "\"copied from ID by overlay …\""),
+     "\"copied from ID by overlay …\", and the docs mark it 🧩 with the note \"copied from ID by overlay 'NAME': "
+     "WHY (LINK)\" (a cell set to `no` for a feature forcing ID: \"set by …\") and give its JSON `overlay`"),
     ("`choice = false` on a runner", "removes it from automatic choice (`candidate = \"False\"`); "
      "asked for by name, it still serves"),
     ("`[overlay.choice]`", "the overlay owns the choice: every upstream `prefers` and `[orders]` entry is "
@@ -91,6 +92,9 @@ class Operation:
     #: choice ranks keeps its own candidacy: it is not removed).
     removes: Tuple[str, ...] = ()
     copies: Optional[str] = None  # an added runner's ``from``: the runner it is made from
+    #: An added runner's features whose cell it copied from its ``from`` runner, or set to no
+    #: where the feature forces that one (the docs mark them: `matrix._docs_overlay`).
+    copied: Tuple[str, ...] = ()
 
 
 @attrs.frozen

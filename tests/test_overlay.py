@@ -573,7 +573,9 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
         from matrix.render import render
 
         docs, hand = (json.loads(render(x, format="json", tables=("support",))) for x in (composed, expected))
-        marks = _marks(ops, composed.overlay.operations, [r.id for r in composed.runners], first)
+        marks, words = _marks(ops, composed.overlay.operations, [r.id for r in composed.runners], first,
+                              upstream_doc, runners)
+        _add_words(hand, words)
         found = {(f["id"], r): c.pop("overlay") for f in docs["features"] for r, c in f["support"].items()}
         # The features in force at the version, not removed (a removed one's cells all say removed).
         shown = {f["id"] for f in docs["features"] if not composed.feature(f["id"]).removed_at(composed.version)}
@@ -763,18 +765,44 @@ def _resolve_and_check_agree(composed, expected, ops, first):
     assert seen(composed) == hand
 
 
-def _marks(ops, operations, runners, first):
+def _add_words(docs, words):
+    """End the note of each cell in *words* (and of each step of its history) with its words:
+    what a copied cell's note adds, the words of the overlay that copied it (a removed feature's
+    cells say removed, no note)."""
+    for f in docs["features"]:
+        for r, c in f["support"].items():
+            if (f["id"], r) in words and c["status"] != "removed":
+                w = words[(f["id"], r)]
+                for step in [c, *c["history"]]:
+                    step["note"] = f"{step['note']}; {w}" if step["note"] else w
+
+
+def _marks(ops, operations, runners, first, upstream_doc, upstream_runners):
     """(feature, runner) → the overlay ("q" for the *first* operations, else "p") of the last
     operation that set the cell and changed something: what the docs mark (a feature added:
-    each of its cells)."""
-    marks = {}
+    each of its cells; a runner added from another: each cell it copied, where that one had a
+    cell or the feature forces it); and (feature, runner) → the words such a copied cell's note
+    adds: "copied from R by overlay 'p': r", or where the feature forces R, "set by p: r"."""
+    marks, words = {}, {}
     for index, ((table, id, body), op) in enumerate(zip(ops, operations)):
-        if table in ("features", "add-features") and not op.noop:
+        if op.noop:
+            continue
+        overlay = "q" if index < first else "p"
+        if table in ("features", "add-features"):
             support = body.get("support", {})
             every = table == "add-features" or "*" in support
             for runner in [*(runners if every else support), *body.get("lift", []), *body.get("block", [])]:
-                marks[(id, runner)] = "q" if index < first else "p"
-    return marks
+                marks[(id, runner)] = overlay
+                words.pop((id, runner), None)
+        elif table == "add-runners" and "from" in body:
+            base = body["from"]
+            doc, _ = _hand_merged(upstream_doc, upstream_runners, ops[:index], first)
+            for feature, table_ in doc.get("features", {}).items():
+                forced = table_.get("forces", {}).get("runner") == base
+                if forced or base in table_.get("support", {}):
+                    marks[(feature, id)] = overlay
+                    words[(feature, id)] = f"set by {overlay}: r" if forced else f"copied from {base} by overlay '{overlay}': r"
+    return marks, words
 
 
 def _plain(features_doc, runners_doc, ops):
@@ -1456,9 +1484,20 @@ def test_the_docs_page_of_the_npu_example_is_current_and_marks_every_cell_the_ov
     assert page[begin + len("<!-- matrix:begin -->\n"):end].strip("\n") == render(
         m, tables=("support", "overlay")).strip("\n")
     rows = {line.split(" | ")[0].lstrip("| ").split(" [^")[0]: line.split(" | ")[2:5]
-            for line in page.splitlines() if line.startswith("| ") and " | `" in line}
+            for line in page.splitlines() if line.startswith("| ") and line.split(" | ")[1].startswith("`")}
     marked = sorted((name, m.runners[i].id) for name, cells in rows.items() for i, c in enumerate(cells) if "🧩" in c)
-    assert marked == [("missing Triton", "npu"), ("pipeline parallelism with external\\_launcher", "npu")]
+    # Every NPU cell is the overlay's: two it set, the rest copied from V2 (a removed feature's
+    # cells say removed, and are not marked).
+    shown = sorted((name, "npu") for name, cells in rows.items() if "removed" not in cells[0])
+    assert (marked, len(marked)) == (shown, 35)
+    assert [name for name, cells in rows.items() if "[^1]" in cells[0]] == [
+        name for name, cells in rows.items() if "removed" not in cells[0] and name not in (
+            "missing Triton", "pipeline parallelism with external\\_launcher", "watermarking", "HiSparse")]
+    assert ("[^1]: copied from v2 by overlay 'vllm-npu': vllm-ascend enables V2 on the NPU for an allowlist of "
+            "verified architectures (https://github.com/vllm-project/vllm-ascend/pull/16626)\n") in page
+    assert (rows["watermarking"][0], rows["HiSparse"][0]) == ("❌ no [^11] 🧩",) * 2  # they force V2
+    assert ("[^11]: set by vllm-npu: vllm-ascend enables V2 on the NPU for an allowlist of verified architectures "
+            "(https://github.com/vllm-project/vllm-ascend/pull/16626)\n") in page
     assert "· 🧩 overlay: set by an overlay (its reason is in the cell's note)\n" in page
     assert ("| vllm-npu | changes the runner | `v2` | `candidate` | The NPU has no Triton, which upstream's Model "
             "Runner V2 needs ([link](<https://github.com/vllm-project/vllm-ascend/pull/11389>)) | "
@@ -1473,7 +1512,9 @@ def test_the_json_docs_of_a_composed_matrix_name_the_overlay_of_each_cell_and_it
     data = json.loads(render(matrix.load(None, [NPU]), format="json", tables=TABLES))
     jsonschema.validate(data, json_schema())
     cells = {(f["id"], r): c["overlay"] for f in data["features"] for r, c in f["support"].items() if c["overlay"]}
-    assert cells == {("pp_external_launcher", "npu"): "vllm-npu", ("missing_triton_detected", "npu"): "vllm-npu"}
+    # Each NPU cell of a feature in force: the two the overlay set, and every one copied from V2.
+    assert cells == {(f["id"], "npu"): "vllm-npu" for f in data["features"] if f["support"]["npu"]["status"] != "removed"}
+    assert len(cells) == 35 and all(r == "npu" for _, r in cells)
     assert [(o["kind"], o["target"], o["keys"], o["state"]) for o in data["overlay"]["operations"]] == [
         ("add-field", "platform.is_npu", [], ""), ("add-runner", "npu", ["candidate", "name", "priority"], ""),
         ("change-feature", "missing_triton_detected", ["support.npu"], ""),
