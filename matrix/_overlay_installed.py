@@ -153,7 +153,21 @@ def _warn_unknown(refuse: Sequence[str], env: Sequence[str], names: List[str]) -
         for name in given:
             if name != "*" and name not in names:
                 warnings.warn(_messages.refused_overlay_unknown(name, source, sorted(set(names))), UserWarning,
-                              stacklevel=4)
+                              stacklevel=_outside())
+
+
+def _outside() -> int:
+    """The ``stacklevel`` of the first frame outside this package, from the caller's: a warning
+    points at the user's line, whichever of the package's functions led to it."""
+    import sys
+    import types
+
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame: Optional[types.FrameType] = sys._getframe(1)
+    level = 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _path_extends(entry: str, file: str, text: str, extends: str, target: str) -> None:

@@ -1328,9 +1328,11 @@ def test_a_refused_name_no_installed_overlay_has_is_a_warning_with_did_you_mean(
         "refuse= refuses 'vllm-nup', which no installed package declares in matrix.overlays, did you mean "
         "'vllm-npu' (installed: 'vllm-npu')"]
     assert composed.resolve(QWEN3).runner == "npu"  # the slip refused nothing: said, not silent
+    assert (caught[0].filename, caught[0].lineno) == (__file__, _line_of(__file__, '        composed = matrix.load(installed=True, refuse=["vllm-nup"])'))  # the user's line
     monkeypatch.setenv("MATRIX_REFUSE_OVERLAYS", "vllm_npu, vllm-npu")
     with pytest.warns(UserWarning) as caught:
         assert matrix.load(installed=True).resolve(QWEN3).runner == "v2"
+    assert caught[0].filename == __file__
     assert [str(w.message) for w in caught] == [
         "MATRIX_REFUSE_OVERLAYS refuses 'vllm_npu', which no installed package declares in matrix.overlays, "
         "did you mean 'vllm-npu' (installed: 'vllm-npu')"]
