@@ -1753,6 +1753,16 @@ def wide_requirement(kind: str, reason: str, number: str) -> str:
     return f"The matrix-wide requirement {kind!r}{clause}"
 
 
+def failing_clause(reason: str, condition: str, kind: str, number: str, owner: Optional[str]) -> str:
+    """A failed requirement clause as a no-runner or inconclusive finding names it: its reason and
+    condition, its number in a chain of *kind*, and *owner* (a runner's name) for a runner's own
+    requirement, so that a matrix-wide clause and a runner's that read alike are told apart."""
+    whose = f"{owner}'s requirement {kind!r}" if owner is not None else f"{kind!r}"
+    if number.isdigit():
+        return f"'{reason}' (failing {condition}, clause {number} of {whose})"
+    return f"'{reason}' (failing {condition}" + (f", {whose})" if owner is not None else ")")
+
+
 def wide_unmet(what: str, condition: str, exempt: Sequence[str]) -> str:
     who = "no runner" if not exempt else "no runner but " + listing(list(exempt))
     return f"{what} is met by no config: {condition} never holds, so {who} can serve any config"

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import re
 from functools import partial
-from typing import (TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Generator, Iterator, List, Literal, Optional,
-                    Sequence, Set, Tuple, Union, get_args)
+from typing import (TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Generator, Iterator, List, Literal, Mapping,
+                    Optional, Sequence, Set, Tuple, Union, get_args)
 
 import attrs
 from packaging.version import Version
@@ -721,18 +721,20 @@ def _by_default(matrix: Matrix, v: Version, gates: Sequence[Feature], space: Spa
                                 "its default warns", key=("when",))
 
 
-def _names(gates: Sequence[Feature]) -> str:
-    return ", ".join(_gate_text(g) for g in gates)
+def _names(gates: Sequence[Feature], runners: Mapping[str, str]) -> str:
+    return ", ".join(_gate_text(g, runners) for g in gates)
 
 
-def _gate_text(gate: Feature) -> str:
+def _gate_text(gate: Feature, runners: Mapping[str, str]) -> str:
     """A gate as a no-runner finding names it: a feature by its name, a failed requirement by
-    its condition and reason, a runner out of automatic choice by its candidacy."""
+    its condition and reason (and a runner's own by its runner: *runners* maps ids to names),
+    a runner out of automatic choice by its candidacy."""
     if isinstance(gate.origin, Requirement):
         # A clause of a chain (its id ends in its number) says which: two may read alike.
-        number = gate.id.rpartition(":")[2]
-        clause = f", clause {number} of {gate.origin.kind!r}" if number.isdigit() else ""
-        return f"'{gate.name}' (failing {gate.origin.condition}{clause})"
+        clause = gate.origin
+        owner = None if clause.wide else runners.get(clause.runner, clause.runner)
+        return _messages.failing_clause(gate.name, str(clause.condition), clause.kind,
+                                        gate.id.rpartition(":")[2], owner)
     if isinstance(gate.origin, Runner):
         if str(gate.origin.candidate) == "False":  # never a candidate: its name says why
             return gate.name
@@ -1155,13 +1157,13 @@ def _no_runner_findings(minimal: List[Tuple[Feature, ...]], order: Dict[str, int
             passed = any(r.id in blocks[g.id] and r.id not in refused[g.id] for g in lefts + rights)
             sides.append(f"{r.name} does not support {which}" + (f", or is passed over by {passer} there" if passed else ""))
         what = "that uses" if all(g.origin is None for g in lefts + rights) else "with"
-        message = (f"No runner can serve a config {what} any of [{_names(lefts)}] together with any of "
-                   f"[{_names(rights)}] ({len(combos)} combinations): {'; '.join(sides)}{note}")
+        message = (f"No runner can serve a config {what} any of [{_names(lefts, names_of)}] together with any of "
+                   f"[{_names(rights, names_of)}] ({len(combos)} combinations): {'; '.join(sides)}{note}")
         yield place.feature("no-runner", lefts[0], message, severity=severity,
                             witness=witness_of((lefts[0], rights[0])),
                             features=tuple(g.id for g in lefts + rights), combinations=combos, refusal=refusal_id)
     for gates in sorted(singles, key=lambda c: [order[g.id] for g in c]):
-        names = " and ".join(_gate_text(g) for g in gates)
+        names = " and ".join(_gate_text(g, names_of) for g in gates)
         what = "that uses" if all(g.origin is None for g in gates) else "with"
         yield place.feature("no-runner", gates[0],
                             f"No runner can serve a config {what} {names}: {reasons(gates)}{note}",
@@ -1176,7 +1178,7 @@ def _stopped(stopped: List[Tuple[Tuple[Feature, ...], Inconclusive]], place: _Pl
         if key in said:  # the search reaches a combination in more than one order
             continue
         said.add(key)
-        names = " and ".join(_gate_text(g) for g in combo)
+        names = " and ".join(_gate_text(g, {r.id: r.name for r in place.matrix.runners}) for g in combo)
         yield place.feature("inconclusive", combo[0],
                             f"Could not decide {_undecided(error, budget)} whether {names} can be active together; "
                             "combinations that include them were not searched")

@@ -233,8 +233,8 @@ def test_matrix_check_is_clean_and_finds_that_no_backend_serves_pcp():
     assert report.counts() == {"error": 0, "warning": 0, "note": 17}
     pcp = next(f for f in report.findings if f.code == "no-runner" and "PCP" in f.message)
     assert pcp.message.startswith(
-        "No runner can serve a config with 'PCP not supported' (failing not selector.use_pcp): "
-        "Triton + FlashAttention is not valid for it: PCP not supported; ")
+        "No runner can serve a config with 'PCP not supported' (failing not selector.use_pcp, "
+        "Triton + FlashAttention's requirement 'pcp'): Triton + FlashAttention is not valid for it: PCP not supported; ")
     assert pcp.witness["selector"]["use_pcp"] is True
     with pytest.raises(NoRunnerError) as caught:
         ATTENTION.resolve(pcp.witness)

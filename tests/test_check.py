@@ -1299,8 +1299,8 @@ def test_a_refusal_names_the_gates_derived_from_runner_files_as_the_findings_do(
                "cpu": {"name": "CPU", "priority": 1}}
     m = matrix.loads(_REQUIRED_GPU.replace("GATE", "cuda:device"), runners=runners)
     assert [str(f) for f in check(m).findings if f.code == "no-runner"] == [
-        "<string>:9:1: note[no-runner]: No runner can serve a config with HDR and 'needs a GPU' (failing gpu): CUDA "
-        "is not valid for it: needs a GPU; CPU does not support HDR (acknowledged: HDR needs the GPU encoder)"]
+        "<string>:9:1: note[no-runner]: No runner can serve a config with HDR and 'needs a GPU' (failing gpu, CUDA's requirement "
+        "'device'): CUDA is not valid for it: needs a GPU; CPU does not support HDR (acknowledged: HDR needs the GPU encoder)"]
     with pytest.raises(matrix.LoadError) as info:
         matrix.loads(_REQUIRED_GPU.replace("GATE", "cuda:devise"), runners=runners)
     assert [(p.place, p.message) for p in info.value.problems] == [
@@ -1413,7 +1413,7 @@ def test_candidacy_is_not_merged_with_a_requirement_of_the_same_condition():
                {"r1": {"name": "R1", "priority": 2, "requires": {"k0": "c"}},
                 "r2": {"name": "R2", "priority": 1, "candidate": "c"}})
     assert [(f.message, f.combinations) for f in check(m).findings if f.code == "no-runner"] == [
-        ("No runner can serve a config with 'k0 fails' (failing c) and R2 not being a candidate (not c): R1 is not "
+        ("No runner can serve a config with 'k0 fails' (failing c, R1's requirement 'k0') and R2 not being a candidate (not c): R1 is not "
          "valid for it: k0 fails; R2 is not a candidate", (("r1:k0", "r2:not-candidate"),))]
 
 
@@ -2015,3 +2015,30 @@ def test_an_overriding_feature_that_forces_the_runner_asked_for_does_not_hide_an
     assert [(w.kind, w.message) for w in excinfo.value.resolution.warnings] == [
         ("override", "g1 requires B and overrides the request for A"), ("adjusted", "a0: set j from 2 to 0")]
     assert [f.code for f in check(m).findings if f.code.startswith("adjustment-")] == []
+
+
+def test_a_matrix_wide_clause_and_a_runner_s_own_that_read_alike_are_said_apart():
+    """Found by the brute force: a matrix-wide chain and runner B's own chain of one kind share
+    a clause (``p + i == 3``, clause 2); the two undecided combinations with the order read as
+    one finding said twice. A runner's own clause now names its runner."""
+    text = (
+        '[matrix]\nname = "small"\nversion = "1.0"\n[config]\n"b" = { type = "bool", default = false }\n'
+        '"p" = { type = "int", min = -2, max = 5, default = 0 }\n"i" = { type = "int", nullable = true }\n'
+        '[requirements]\nk1 = { name = "K1", reason = "k1 fails" }\n'
+        '[requires]\nk1 = [{ condition = "b", reason = "k1 first" }, { condition = "p + i == 3" }]\n'
+        '[orders.b_first]\nname = "b first"\nwhen = "p + i == 3"\nrunners = ["b"]\nfallback = false\n')
+    runners = {"a": {"name": "A", "priority": 3},
+               "b": {"name": "B", "priority": 2, "requires": {"k1": [{"condition": "not b"}, {"condition": "p + i == 3"}]}}}
+    findings = [str(f) for f in check(matrix.loads(text, runners=runners)).findings]
+    assert len(set(findings)) == len(findings)
+    undecided = ("<string>: warning[inconclusive]: Could not decide exactly (not every value of 'i', 'p' could be "
+                 "represented: a field that arithmetic across fields reads (a + b, a % b, a derived field), or that "
+                 "is compared with it, has no min and max or is not an int, or the fields read together take more "
+                 "than 20000 combinations of values) whether the order 'b first' applying (p + i == 3), without "
+                 "fallback and 'k1 fails' (failing p + i == 3, clause 2 of {}) can be active together; combinations "
+                 "that include them were not searched")
+    assert [f for f in findings if "b first' applying (p + i == 3), without fallback and 'k1 fails' (failing p + i"
+            in f] == [undecided.format("'k1'"), undecided.format("B's requirement 'k1'")]
+    assert ("<string>: note[no-runner]: No runner can serve a config with 'k1 fails' (failing not b, clause 1 of B's "
+            "requirement 'k1') and the order 'b first' applying (p + i == 3), without fallback: A is not tried: b "
+            "first does not fall back; B is not valid for it: k1 fails") in findings
