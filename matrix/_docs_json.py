@@ -70,7 +70,8 @@ def _adjustment(a: AdjustmentRow) -> Dict[str, Any]:
     return {"id": a.id, "name": a.name, "runners": list(a.runners), "when": a.when,
             "set": [{"path": s.path, "value": None if s.source is not None else _value(s.value), "from": s.source}
                     for s in a.sets],
-            "override": a.override, "level": a.level, "message": a.message, "since": a.since, "until": a.until,
+            "override": a.override, "level": a.level, "message": a.message, "says": a.says,
+            "since": a.since, "until": a.until,
             "links": list(a.links)}
 
 

@@ -1642,6 +1642,25 @@ def _reference_resolve(m, m0, config, asked):
     return chosen, changes + more, f
 
 
+def _docs_adjustments_agree(m, text):
+    """The docs' adjustments as data (``matrix docs --format json``), against the file as written
+    (docs/explanation/effective-config.md): each adjustment's paths in the order set, and when it
+    speaks (``says``: a notice, without ``set``, and ``says = "always"`` say always); the document
+    its schema accepts (a notice sets nothing)."""
+    import jsonschema
+    import tomli
+
+    from matrix.render import json_schema, render
+
+    data = json.loads(render(m, format="json", tables=["adjustments"]))
+    jsonschema.Draft202012Validator(json_schema()).validate(data)
+    written = tomli.loads(text).get("adjustments", {})
+    in_order = sorted(written.items(), key=lambda item: bool(item[1].get("runners")))  # before the choice first
+    assert [(a["id"], [s["path"] for s in a["set"]], a["says"], a["message"]) for a in data.get("adjustments", [])] == [
+        (i, list(a.get("set", {})), "always" if "set" not in a or a.get("says") == "always" else "changes",
+         a.get("message")) for i, a in in_order]
+
+
 # Twice the profile (1,000 matrices in CI): check's brute force with adjustments resolves every
 # config of its matrices too.
 @settings(max_examples=settings.default.max_examples * 2, deadline=None)
@@ -1655,6 +1674,7 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
         m0 = matrix.loads(text.split(ADJUSTMENTS_MARK)[0], runners=runners)
     except matrix.LoadError:
         return  # an ill-typed combination of atoms: the loader's business, tested elsewhere
+    _docs_adjustments_agree(m, text)
     for config in _universe(m, names):
         for asked in (None, *[r.id for r in m.runners]):
             try:

@@ -730,7 +730,7 @@ def test_the_default_matrix_as_json():
         "set": [{"path": "compilation_config.cudagraph_mode", "value": "NONE", "from": None}],
         "override": True, "level": "info",
         "message": "CUDA graphs are not supported with stock torch.compile in Model Runner V2. Overriding cudagraph_mode "
-                   "{compilation_config.cudagraph_mode} to NONE.",
+                   "{compilation_config.cudagraph_mode} to NONE.", "says": "changes",
         "since": "0.32.0", "until": None, "links": []}
     assert new["adjustments"][3]["set"] == [{"path": "model_config.max_model_len", "value": None,
                                              "from": "speculative_config.draft_model_config.max_model_len"}]
@@ -903,14 +903,14 @@ def test_json_output_is_typed_data_that_its_schema_accepts():
     assert data["adjustments"] == [
         {"id": "fast_ratio", "name": "fast mode lowers the ratio", "runners": [], "when": "mode == 'fast' and ratio > 0.25",
          "set": [{"path": "ratio", "value": 0.25, "from": None}, {"path": "log_dir", "value": None, "from": None}],
-         "override": True, "level": "warning", "message": "Fast mode caps the ratio at 0.25 (not {ratio}) and writes no logs",
+         "override": True, "level": "warning", "message": "Fast mode caps the ratio at 0.25 (not {ratio}) and writes no logs", "says": "changes",
          "since": "1.0", "until": None, "links": ["https://example.org/fast", "https://example.org/fast-logs"]},
         {"id": "threads_per_worker", "name": "a thread per worker", "runners": ["v2", "v1"], "when": "workers > 16",
          "set": [{"path": "threads", "value": None, "from": "workers"}], "override": False, "level": "info",
-         "message": None, "since": None, "until": None, "links": []},
+         "message": None, "says": "changes", "since": None, "until": None, "links": []},
         {"id": "v2_threads", "name": "at most 32 threads on V2", "runners": ["v2"],
          "when": "threads is not None and threads > 32", "set": [{"path": "threads", "value": 32, "from": None}],
-         "override": True, "level": "warning", "message": "Model Runner V2 runs at most 32 threads, not {threads}",
+         "override": True, "level": "warning", "message": "Model Runner V2 runs at most 32 threads, not {threads}", "says": "changes",
          "since": None, "until": "2.0", "links": []}]
     assert [a["id"] for a in json.loads(render(KITCHEN, format="json", version="2.0"))["adjustments"]] == [
         "fast_ratio", "threads_per_worker"]  # v2_threads ends at 2.0
