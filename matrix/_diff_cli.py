@@ -5,12 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 from typing import IO, Any, Dict, List, Optional, Tuple
 
-from . import _messages, loader
+from . import _messages, _revision, loader
 from ._ci_formats import tool_version
-from ._files import is_revision, toml
+from ._files import toml
 from .diff import CHANGES, LEVELS, Accepted, Difference, DiffReport, Level, brief, command, diff
 from .errors import RemovedFeatureError, ResolutionError, UsageError
 from .schema import Matrix
@@ -91,7 +90,7 @@ def _sides(options: argparse.Namespace) -> Tuple[Tuple[Matrix, Optional[str]], T
         if options.from_version is None or options.to_version is None:
             raise UsageError("--from-version and --to-version go together")
         file = options.matrix or "features.toml"
-        one = loader.default() if file == "default" else loader.load(file)
+        one = loader.default() if file == "default" else _revision.load(file)
         return (one, file), (one, file)
     if options.base is not None:
         if options.new is not None:
@@ -104,61 +103,9 @@ def _sides(options: argparse.Namespace) -> Tuple[Tuple[Matrix, Optional[str]], T
 
 
 def _read(spec: str) -> Tuple[Matrix, Optional[str]]:
-    """A side, and what ``matrix resolve --matrix`` names it by (a side read from git too: ``resolve``
-    reads ``REV:PATH`` as the diff does, `from_git`)."""
-    if not is_revision(spec):
-        return loader.load(spec), spec
-    return from_git(spec), spec
-
-
-def from_git(spec: str) -> Matrix:
-    """The matrix ``REV:PATH`` with the runner files of that revision, read with ``git show``."""
-    revision, _, path = spec.partition(":")
-    text = _git_show(revision, path)
-    tomllib = toml()
-    try:
-        header = tomllib.loads(text).get("matrix", {})
-    except tomllib.TOMLDecodeError:
-        header = {}
-    folder = header.get("runners", "runners") if isinstance(header, dict) else "runners"
-    runners: Dict[str, str] = {}
-    if isinstance(folder, str):
-        base = os.path.dirname(path)
-        where = os.path.normpath(os.path.join(base, folder)).replace(os.sep, "/")
-        listed = _git(["ls-tree", "--name-only", f"{revision}:{where}"], spec)
-        for name in listed.split():
-            if name.endswith(".toml"):
-                runners[name[:-5]] = _git_show(revision, f"{where}/{name}")
-    return loader.loads(text, runners=runners, path=spec)
-
-
-def _git_show(revision: str, path: str) -> str:
-    return _git(["show", f"{revision}:{os.path.normpath(path).replace(os.sep, '/')}"], f"{revision}:{path}")
-
-
-def _git(arguments: List[str], spec: str) -> str:
-    try:
-        done = subprocess.run(["git", *arguments], capture_output=True, text=True, check=False)
-    except OSError as error:
-        raise UsageError(f"Cannot read {spec!r} from git: {error}") from None
-    if done.returncode != 0:
-        revision = spec.partition(":")[0]
-        # A near miss only in a repository (outside one, git's own words say so).
-        if revision and _git_ok(["rev-parse", "--git-dir"]) is not None and \
-                not _git_ok(["rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"]):
-            names = _git_ok(["for-each-ref", "--format=%(refname:short)", "refs/heads", "refs/tags", "refs/remotes"])
-            raise UsageError(_messages.diff_no_revision(spec, revision, (names or "").split()))
-        raise UsageError(f"Cannot read {spec!r} from git: {done.stderr.strip()}")
-    return done.stdout
-
-
-def _git_ok(arguments: List[str]) -> Optional[str]:
-    """What git prints for *arguments*, or None where it fails."""
-    try:
-        done = subprocess.run(["git", *arguments], capture_output=True, text=True, check=False)
-    except OSError:
-        return None
-    return done.stdout if done.returncode == 0 else None
+    """A side (a file or ``REV:PATH``, a features.toml or an overlay: `matrix._revision`), and
+    what ``matrix resolve --matrix`` names it by."""
+    return _revision.load(spec), spec
 
 
 # --- [tool.matrix.diff] -------------------------------------------------------------------------

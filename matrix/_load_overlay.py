@@ -69,6 +69,11 @@ class Loading(NamedTuple):
     load: Callable[[str], Matrix]
     default: Callable[[], Matrix]
     default_file: Callable[[], str]
+    #: Whether a file exists; the file a relative name names beside a file; where a file stands
+    #: in the working tree, if elsewhere (`matrix._revision` reads ``REV:PATH`` from git).
+    exists: Callable[[str], bool] = os.path.isfile
+    beside: Callable[[str, str], str] = lambda file, relative: os.path.join(os.path.dirname(file), relative)
+    working: Callable[[str], Optional[str]] = lambda path: None
 
 
 class Base(NamedTuple):
@@ -109,10 +114,11 @@ def load_list(upstream: Optional[str], overlays: List[str], loading: Loading) ->
     return matrix
 
 
-def upstream_names(matrix: Matrix, path: str, default_file: str) -> Tuple[str, ...]:
+def upstream_names(matrix: Matrix, path: str, default_file: str, working: Optional[str] = None) -> Tuple[str, ...]:
     """What an overlay's ``extends`` may say to name *matrix*, loaded from *path*: its name, its
-    real path, and ``default`` for the packaged matrix (*default_file*)."""
-    names: Tuple[str, ...] = (matrix.name, os.path.realpath(path))
+    real path (and *working*, where it stands in the working tree when read from git), and
+    ``default`` for the packaged matrix (*default_file*)."""
+    names: Tuple[str, ...] = (matrix.name, os.path.realpath(path)) + ((working,) if working is not None else ())
     return names + _DEFAULT_NAMES if os.path.realpath(path) == os.path.realpath(default_file) else names
 
 
@@ -126,7 +132,7 @@ def _base(upstream: Optional[str], loading: Loading) -> Base:
             return _compose(upstream, text, loading, None)[1]
         matrix = loading.load(upstream)
         path = upstream
-    names = upstream_names(matrix, path, loading.default_file())
+    names = upstream_names(matrix, path, loading.default_file(), loading.working(path))
     b = loading.builder()
     features_doc, runners_doc, folder = _documents(b, loading, path, matrix)
     return Base(matrix, features_doc, runners_doc, (), path, folder, names)
@@ -162,7 +168,7 @@ def _documents(b: _Builder, loading: Loading, path: str, matrix: Matrix) -> Tupl
     """The features.toml document at *path*, its runner tables, and its runner folder."""
     text = loading.read(path, path)
     features_doc = b.parse(b.source(path, text))
-    folder = os.path.join(os.path.dirname(path), str(features_doc.get("matrix", {}).get("runners", "runners")))
+    folder = loading.beside(path, str(features_doc.get("matrix", {}).get("runners", "runners")))
     runners_doc: Dict[str, Any] = {}
     for runner in matrix.runners:
         file = os.path.join(folder, f"{runner.id}.toml")
@@ -283,8 +289,8 @@ class _Reader:
             path = loader.default_file()
             matrix = packaged
         elif extends.endswith(".toml") or "/" in extends or os.sep in extends:
-            path = os.path.join(os.path.dirname(self.name), extends)
-            if not os.path.isfile(path):
+            path = loader.beside(self.name, extends)
+            if not loader.exists(path):
                 self.problem(("overlay", "extends"), _messages.overlay_upstream_missing(extends, self.name))
                 return None
             if is_overlay(loader.read(path, path)):
@@ -300,7 +306,7 @@ class _Reader:
     def over(self, extends: str, base: Base) -> Optional[Tuple[Matrix, Dict[str, Any], Dict[str, Any]]]:
         """The matrix of a list this overlay is loaded over (`load_list`), when its ``extends``
         names it: by name, or by a path to its file."""
-        path = os.path.realpath(os.path.join(os.path.dirname(self.name), extends))
+        path = os.path.realpath(self.loading.beside(self.name, extends))
         if extends not in base.names and path not in base.names:
             self.problem(("overlay", "extends"), _messages.overlay_not_over(extends, base.matrix.name))
             return None

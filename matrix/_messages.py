@@ -1585,6 +1585,11 @@ def diff_configs_format(form: str) -> str:
             f"--format {form} annotates the matrix's lines, which a fleet of configs has none of")
 
 
+def git_unreadable(spec: str, why: str) -> str:
+    """A ``REV:PATH`` git cannot show (git's own words)."""
+    return f"Cannot read {spec!r} from git: {why}"
+
+
 def diff_no_revision(spec: str, revision: str, names: Sequence[str]) -> str:
     """A side read from git (``REV:PATH``, ``--base REV``) whose revision git does not know;
     *names*: the branches, tags and remote branches, for a near miss."""

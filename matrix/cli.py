@@ -379,13 +379,13 @@ def _matrix(options: argparse.Namespace, stderr: Optional[IO[str]] = None) -> Ma
     says which file was used when it is not ``./features.toml``."""
     upstream = _upstream(options, stderr)
     overlays, installed = getattr(options, "overlay", None), getattr(options, "installed_overlays", False)
-    if upstream is not None and options.matrix is not None and not (overlays or installed):
+    if upstream is not None and options.matrix is not None and not installed:
         from . import _files
 
-        if _files.is_revision(upstream):  # REV:PATH, read from git as matrix diff reads it
-            from . import _diff_cli
+        if any(_files.is_revision(f) for f in (upstream, *(overlays or ()))):  # REV:PATH, as matrix diff reads it
+            from . import _revision
 
-            return _diff_cli.from_git(upstream)
+            return _revision.load(upstream, overlays or ())
     if overlays or installed:
         return loader.load(upstream, overlays or (), installed=installed)
     return loader.default() if upstream is None else loader.load(upstream)

@@ -163,6 +163,26 @@ def loads(text: str, *, runners: RunnersArg, path: Optional[str] = None) -> Matr
     return _Builder().build(text, name, runners=runners, base=base)
 
 
+def reading(**given: Any) -> Any:
+    """The `matrix._load_overlay.Loading` the overlay unit reads files and loads matrices
+    through: this module's, with each of *given* in its place (`matrix._revision`: the files of
+    a git revision). What it composes is not cached."""
+    from ._load_overlay import Loading
+
+    return Loading(_Builder, _read, load, default, _default_file)._replace(**given)
+
+
+def load_reading(reading: Any, upstream: str, overlays: Sequence[str] = ()) -> Matrix:
+    """The overlay *upstream* (without *overlays*), or the matrix *upstream* with *overlays*
+    applied in order, every file read through *reading* (`reading`); not cached."""
+    from ._load_overlay import load as load_overlay
+    from ._load_overlay import load_list
+
+    if overlays:
+        return load_list(upstream, list(overlays), reading)
+    return load_overlay(upstream, reading.read(upstream, upstream), reading)
+
+
 def _overlay_file(text: str) -> bool:
     from ._overlay import is_overlay
 

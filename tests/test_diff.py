@@ -808,6 +808,54 @@ def test_a_side_read_from_git_is_that_revision_with_its_runner_files(folder):
     assert _run("diff", "nosuchrev:features.toml", "features.toml")[0] == 2
 
 
+def test_an_overlay_read_from_git_reads_its_upstream_at_that_revision_and_one_in_the_tree_may_extend_it(folder):
+    """Reviewing a platform's pull request: the overlay at REV extends the features.toml beside
+    it at REV (not the working tree's), a working-tree overlay applies over ``--matrix REV:PATH``,
+    and ``matrix diff --base`` compares the overlay at REV with the working tree's, in every
+    format. Before, each was a load error ('Missing the [matrix] table', 'Cannot read the file')."""
+    import subprocess
+
+    overlay = '[overlay]\nextends = "features.toml"\n[change.features.fy]\nlift = ["b"]\nwhy = "B serves y here"\n'
+    (folder / "features.toml").write_text(FLIPPED)
+    (folder / "overlay.toml").write_text(overlay)
+    for command in (["init", "-q"], ["add", "features.toml", "overlay.toml", "runners"],
+                    ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "old"]):
+        subprocess.run(["git", *command], check=True, cwd=folder)
+    (folder / "overlay.toml").write_text(overlay.replace('["b"]', '["a"]').replace("B serves", "A serves"))
+    (folder / "features.toml").write_text(FLIPPED.replace('{ a = "no", b = "yes" }', '{ a = "yes", b = "yes" }'))
+    fallback = "Chose b (B) automatically at version 2.0\nSkipped a (A) because of: feature {0}\n" \
+               "Warning (fallback): A does not support: feature {0}; using B instead\n"
+    assert _run("resolve", "--matrix", "HEAD:overlay.toml", "--set", "y=true") == (0, fallback.format("y"), "")
+    assert _run("resolve", "--matrix", "HEAD:overlay.toml", "--set", "x=true") == (0, fallback.format("x"), "")
+    over_head = ("resolve", "--matrix", "HEAD:features.toml", "--overlay", "overlay.toml")
+    assert _run(*over_head, "--set", "y=true") == (
+        0, "Chose a (A) automatically at version 2.0\nAlso blocked b (B) because of: feature y\n", "")
+    assert _run(*over_head, "--set", "x=true") == (0, fallback.format("x"), "")
+    status, out, err = _run("diff", "--base", "HEAD", "overlay.toml", "--format", "github")
+    assert (status, err) == (1, "")
+    assert out.splitlines() == [
+        "::error file=overlay.toml,line=3,title=matrix diff request-refused::Asking for B: B → refused%0Aconfigs: y"
+        '%0Awitness: {"y": true}',
+        "::warning file=features.toml,line=7,title=matrix diff runner-changed::Automatic choice: B (fallback) → A"
+        '%0Aconfigs: x%0Awitness: {"x": true}',
+        "::warning file=overlay.toml,line=3,title=matrix diff runner-changed::Automatic choice: B (fallback) → A"
+        '%0Aconfigs: y%0Awitness: {"y": true}',
+        "::warning file=features.toml,line=7,title=matrix diff request-served::Asking for A: refused → A"
+        '%0Aconfigs: x%0Awitness: {"x": true}',
+        "::warning file=overlay.toml,line=3,title=matrix diff request-served::Asking for A: refused → A"
+        '%0Aconfigs: y%0Awitness: {"y": true}']
+    text = _run("diff", "--base", "HEAD", "overlay.toml")[1]
+    assert "    before: matrix resolve --matrix HEAD:overlay.toml --version 2.0 --runner b --set y=true\n" in text
+    (folder / "bad.toml").write_text(overlay.replace('"features.toml"', '"gone/features.toml"'))
+    subprocess.run(["git", "add", "bad.toml"], check=True, cwd=folder)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "bad"], check=True, cwd=folder)
+    assert _run("resolve", "--matrix", "HEAD:bad.toml") == (2, "", (
+        "matrix: error: HEAD:bad.toml: 1 problem\n  HEAD:bad.toml:2:1: $.overlay.extends: Upstream features.toml "
+        "'gone/features.toml' does not exist next to HEAD:bad.toml\n"))
+    assert _run("resolve", "--matrix", "HEAD:nosuch.toml") == (2, "", (
+        "matrix: error: Cannot read 'HEAD:nosuch.toml' from git: fatal: path 'nosuch.toml' does not exist in 'HEAD'\n"))
+
+
 def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_release():
     # ../shared/reference/vllm-model-runners.md, "Changes in 0.32.0": each entry it names.
     m = matrix.default()

@@ -1,0 +1,121 @@
+"""Matrices read from git, ``REV:PATH`` (the command line's ``--matrix``, ``matrix diff``'s sides):
+a features.toml with the runner files of that revision, or an overlay with the files it names
+there, read with ``git show``. PATH is from the top of the repository, as git reads it; a file
+an overlay at REV names beside it (its ``extends``, its upstream's runner folder) is read at REV
+too, and an overlay in the working tree may extend ``REV:PATH`` (it names that file as it stands
+in the working tree, or by the matrix's name)."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import subprocess
+from typing import Any, Dict, List, Optional, Sequence
+
+from . import _messages, loader
+from ._files import is_revision, toml
+from .errors import UsageError
+from .schema import Matrix
+
+
+def load(spec: str, overlays: Sequence[str] = ()) -> Matrix:
+    """The matrix *spec* names (a file, or ``REV:PATH``), with the overlay files *overlays*
+    (each a file or ``REV:PATH``) applied in order, as `matrix.load` composes them."""
+    if not is_revision(spec) and not any(is_revision(o) for o in overlays):
+        return loader.load(spec, list(overlays)) if overlays else loader.load(spec)
+    if overlays:
+        return loader.load_reading(_reading(), spec, overlays)
+    return _load(spec)
+
+
+def beside(file: str, relative: str) -> str:
+    """The file *relative* names from the folder of *file*, at *file*'s revision if it has one."""
+    if not is_revision(file):
+        return os.path.join(os.path.dirname(file), relative)
+    revision, _, path = file.partition(":")
+    return f"{revision}:{posixpath.normpath(posixpath.join(posixpath.dirname(path), relative))}"
+
+
+def working(spec: str) -> Optional[str]:
+    """Where the file ``REV:PATH`` stands in the working tree (None: not a revision, or not in a
+    repository): an overlay there that extends it by path names it so."""
+    if not is_revision(spec):
+        return None
+    top = _git_ok(["rev-parse", "--show-toplevel"])
+    return None if top is None else os.path.realpath(os.path.join(top.strip(), spec.partition(":")[2]))
+
+
+def _reading() -> Any:
+    return loader.reading(read=_read, load=_load, exists=_exists, beside=beside, working=working)
+
+
+def _read(name: str, path: str) -> str:
+    if not is_revision(path):
+        return loader.reading().read(name, path)  # type: ignore[no-any-return]
+    return _show(*path.split(":", 1))
+
+
+def _exists(path: str) -> bool:
+    if not is_revision(path):
+        return os.path.isfile(path)
+    return _git_ok(["cat-file", "-e", _object(*path.split(":", 1))]) is not None
+
+
+def _load(spec: str) -> Matrix:
+    """The matrix ``REV:PATH``: a features.toml with the runner files of that revision, or an
+    overlay with the files it names there."""
+    if not is_revision(spec):
+        return loader.load(spec)
+    revision, _, path = spec.partition(":")
+    text = _show(revision, path)
+    from ._overlay import is_overlay
+
+    if is_overlay(text):
+        return loader.load_reading(_reading(), spec)
+    tomllib = toml()
+    try:
+        header = tomllib.loads(text).get("matrix", {})
+    except tomllib.TOMLDecodeError:
+        header = {}
+    folder = header.get("runners", "runners") if isinstance(header, dict) else "runners"
+    runners: Dict[str, str] = {}
+    if isinstance(folder, str):
+        where = beside(spec, folder).partition(":")[2]
+        listed = _git(["ls-tree", "--name-only", f"{revision}:{where}"], spec)
+        for name in listed.split():
+            if name.endswith(".toml"):
+                runners[name[:-5]] = _show(revision, f"{where}/{name}")
+    return loader.loads(text, runners=runners, path=spec)
+
+
+def _object(revision: str, path: str) -> str:
+    return f"{revision}:{os.path.normpath(path).replace(os.sep, '/')}"
+
+
+def _show(revision: str, path: str) -> str:
+    return _git(["show", _object(revision, path)], f"{revision}:{path}")
+
+
+def _git(arguments: List[str], spec: str) -> str:
+    try:
+        done = subprocess.run(["git", *arguments], capture_output=True, text=True, check=False)
+    except OSError as error:
+        raise UsageError(_messages.git_unreadable(spec, str(error))) from None
+    if done.returncode != 0:
+        revision = spec.partition(":")[0]
+        # A near miss only in a repository (outside one, git's own words say so).
+        if revision and _git_ok(["rev-parse", "--git-dir"]) is not None and \
+                not _git_ok(["rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"]):
+            names = _git_ok(["for-each-ref", "--format=%(refname:short)", "refs/heads", "refs/tags", "refs/remotes"])
+            raise UsageError(_messages.diff_no_revision(spec, revision, (names or "").split()))
+        raise UsageError(_messages.git_unreadable(spec, done.stderr.strip()))
+    return done.stdout
+
+
+def _git_ok(arguments: List[str]) -> Optional[str]:
+    """What git prints for *arguments*, or None where it fails."""
+    try:
+        done = subprocess.run(["git", *arguments], capture_output=True, text=True, check=False)
+    except OSError:
+        return None
+    return done.stdout if done.returncode == 0 else None
