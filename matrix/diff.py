@@ -876,12 +876,14 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
 
     asked = runner if kind in ("asked", "removal") else None
     try:
-        resolution = resolve(side.matrix, config, runner=asked, version=side.version)
-        error: Optional[ResolutionError] = None
+        try:
+            resolution = resolve(side.matrix, config, runner=asked, version=side.version)
+            error: Optional[ResolutionError] = None
+        except ResolutionError as raised:
+            resolution, error = raised.resolution, raised
+        dict(resolution.effective)  # every value held to the schema, read or not, as `matrix resolve` holds it
     except ConfigError as refused:
         return f"a config error: {refused}"
-    except ResolutionError as raised:
-        resolution, error = raised.resolution, raised
     if kind in ("automatic", "asked"):
         if error is not None:
             return "refused (the feature is removed)" if isinstance(error, RemovedFeatureError) else "refused"

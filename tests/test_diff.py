@@ -1611,6 +1611,12 @@ def test_a_choice_or_bound_gone_from_config_is_breaking_and_one_added_is_behavio
     ]
     assert matrix.diff.reproduces(report.changes[0], old, new, {"mode": "c", "x": True})
     assert not matrix.diff.reproduces(report.changes[0], old, new, {"mode": "b"})
+    # Found by the brute force: no gate reads mode or threads, so resolve alone takes 9 threads on
+    # the new side; the witness is re-resolved as `matrix resolve` holds a config (every value).
+    assert [matrix.diff.observe(side, change.witness, "automatic") for change in report.changes
+            for side in (matrix.diff._At(old, old.version), matrix.diff._At(new, new.version))] == [
+        "A", "a config error: Config 'mode': 'c' is not one of 'a', 'b'",
+        "A", "a config error: Config 'threads': 9 is more than the maximum 8"]
 
 
 def test_a_field_gone_is_breaking_at_its_old_line_and_a_default_changed_says_what_the_empty_config_does():
