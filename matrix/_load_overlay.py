@@ -31,7 +31,7 @@ TABLES = ("change", "config", "features", "overlay", "runners")
 OVERLAY_KEYS = ("after", "choice", "extends", "name", "targets")
 PROVENANCE = ("link", "until", "upstream", "why")
 CHANGES = {
-    "features": ("block", "forces", "group", "lift", "links", "name", "note", "prefers", "support", "unset"),
+    "features": ("append", "block", "forces", "group", "lift", "links", "name", "note", "prefers", "support", "unset"),
     "runners": ("candidate", "choice", "description", "links", "name", "priority", "unset"),
     "orders": ("name", "runners", "when"),
 }
@@ -230,6 +230,8 @@ class _Reader:
                 continue
             if op.copies is not None:
                 op = attrs.evolve(op, copied=_copied(plain_features, op.copies))
+            if "append" in body:
+                op = self.appended(op, body, plain_features)
             before = copy.deepcopy(_overlay.normal(plain_features.get("features", {}), plain_runners, _rest(plain_features)))
             apply(plain_features, plain_runners, body, None)
             after = _overlay.normal(plain_features.get("features", {}), plain_runners, _rest(plain_features))
@@ -262,7 +264,7 @@ class _Reader:
             for earlier in self.inherited:
                 if earlier.overlay in after or op.dangling or earlier.dangling:
                     continue
-                shared = sorted(set(op.keys) & set(earlier.keys))
+                shared = sorted({_overlay.cell_key(k) for k in op.keys} & {_overlay.cell_key(k) for k in earlier.keys})
                 if op.kind == earlier.kind and op.target == earlier.target and shared:
                     self.problem(_place(op.place), _messages.overlay_conflict(
                         op.kind, op.target, shared, (self.title, f"{op.file}:{op.line}"),
@@ -475,7 +477,7 @@ class _Reader:
         return [(op, body, _own_choice(order))] if op is not None else []
 
     def body_ok(self, kind: str, where: Place, body: Dict[str, Any], runners: List[str]) -> bool:
-        ok = self.cells_ok(where, body, runners) if kind == "features" else True
+        ok = all([self.cells_ok(where, body, runners), self.appends_ok(where, body, runners)]) if kind == "features" else True
         if kind in ("features", "runners"):
             ok = self.unset_ok(where, body, _overlay.FEATURE_UNSET if kind == "features" else _overlay.RUNNER_UNSET) and ok
         if kind == "runners" and body.get("choice", False) is not False:
@@ -509,6 +511,48 @@ class _Reader:
                     ok = False
                 names.add(runner)
         return ok
+
+    def appends_ok(self, where: Place, body: Dict[str, Any], runners: List[str]) -> bool:
+        """``append``: a table from runner id to a statement with ``since`` (checked as a
+        history's statement is), of a cell the operation does not also replace."""
+        from ._load_support import _statement
+
+        append = body.get("append", {})
+        if not isinstance(append, dict):
+            self.problem(where + ("append",), _messages.overlay_not_a_table(append))
+            return False
+        replaced = {r for key in ("support", "lift", "block") if isinstance(body.get(key), (dict, list))
+                    for r in body[key] if isinstance(r, str)}
+        ok = True
+        for runner, raw in append.items():
+            at: Place = (*where, "append", runner)
+            if runner not in runners:
+                self.problem(at, _messages.overlay_unknown_runner(runner, runners))
+                ok = False
+            elif runner in replaced or "*" in replaced:
+                self.problem(at, _messages.overlay_append_and_replace(runner))
+                ok = False
+            elif not isinstance(raw, dict) or "since" not in raw:
+                self.problem(at, _messages.overlay_append_without_since(runner, raw))
+                ok = False
+            elif _statement(self.b, self.source, at, raw) is None:
+                ok = False
+        return ok
+
+    def appended(self, op: Operation, body: Dict[str, Any], features_doc: Dict[str, Any]) -> Operation:
+        """*op* (a change of a feature) with the statements its ``append`` appends to the cells
+        of *features_doc* (the documents so far, `Operation.appends`): not those the cell's last
+        statement already says; one that does not come after that statement is said."""
+        out = []
+        for runner, statement in body.get("append", {}).items():
+            cell = _overlay.cell_of(features_doc, op.target, runner)
+            follows = _overlay.follows(cell, statement["status"], parsed(statement["since"]))
+            if follows is None:
+                self.problem((*_place(op.place), "append", runner, "since"), _messages.overlay_append_order(
+                    runner, statement["since"], *map(str, _overlay.last_statement(cell))))
+            elif follows:
+                out.append((runner, statement["since"]))
+        return attrs.evolve(op, appends=tuple(out))
 
     def unset_ok(self, where: Place, body: Dict[str, Any], allowed: Tuple[str, ...]) -> bool:
         unset = body.get("unset", [])
@@ -548,7 +592,8 @@ def _keys(kind: str, body: Dict[str, Any], runners: List[str]) -> Tuple[str, ...
         return tuple(sorted(body))
     if not kind.startswith("change-"):
         return ()
-    keys = {k for k in body if k not in ("support", "lift", "block", "unset", "choice")}
+    keys = {k for k in body if k not in ("support", "lift", "block", "unset", "choice", "append")}
+    keys |= {f"append.{r}" for r in body.get("append", {})}
     keys |= set(body.get("unset", []))
     if body.get("choice") is False:
         keys.add("candidate")
@@ -654,6 +699,10 @@ def _change_feature(id: str) -> Any:
         cells |= {r: "yes" for r in body.get("lift", [])} | {r: "no" for r in body.get("block", [])}
         for runner, cell in cells.items():
             support[runner] = _overlay.annotated_cell(cell, words)
+        for runner, statement in body.get("append", {}).items():
+            cell = _overlay.cell_of(doc, id, runner)
+            if _overlay.follows(cell, statement["status"], parsed(statement["since"])):
+                support[runner] = _overlay.appended(cell, statement, words)
         touched = False
         for key in ("name", "group", "note", "links", "prefers", "forces"):
             if key in body:
