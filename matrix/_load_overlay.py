@@ -32,7 +32,7 @@ OVERLAY_KEYS = ("after", "choice", "extends", "name", "targets")
 PROVENANCE = ("link", "until", "upstream", "why")
 CHANGES = {
     "features": ("append", "block", "forces", "group", "lift", "links", "name", "note", "prefers", "support", "unset"),
-    "runners": ("candidate", "choice", "description", "links", "name", "priority", "unset"),
+    "runners": ("candidate", "choice", "description", "links", "name", "priority", "requires", "unset"),
     "orders": ("name", "runners", "when"),
 }
 _DEFAULT_NAMES = ("default",)
@@ -416,7 +416,8 @@ class _Reader:
                 self.problem(where, _messages.overlay_already_upstream("feature", id, "change.features"))
             elif op is not None:
                 ops.append((op, body, _add_feature(id)))
-        known = {"features": features, "runners": upstream_runners, "orders": list(features_doc.get("orders", {}))}
+        known = {"features": features, "runners": upstream_runners, "orders": list(features_doc.get("orders", {})),
+                 "kinds": list(features_doc.get("requirements", {}))}
         return ops + self.changes(known, runners)
 
     def changes(self, known: Dict[str, List[str]], runners: List[str]) -> List[_Op]:
@@ -432,6 +433,8 @@ class _Reader:
                         self.problem(where + (key,), _messages.unknown_choice("key", key, [*CHANGES[kind], *PROVENANCE]))
                 if op is not None:
                     op = self.known(where, op, id, known[kind], what, self.matrix.version)
+                if op is not None and kind == "runners" and not op.dangling:
+                    op = self.kinds_known(where, op, body, known["kinds"])
                 if op is not None and kind == "orders" and "choice" in self.document.get("overlay", {}):
                     self.problem(where, _messages.overlay_order_dropped(id))  # the owned choice drops it
                     op = None
@@ -475,6 +478,26 @@ class _Reader:
             if r not in runners:
                 self.problem(where + ("order",), _messages.overlay_unknown_runner(r, runners))
         return [(op, body, _own_choice(order))] if op is not None else []
+
+    def kinds_known(self, where: Place, op: Operation, body: Dict[str, Any], kinds: List[str]) -> Optional[Operation]:
+        """*op* (a change of a runner), dangling when a requirement kind its ``requires`` or
+        ``unset`` names is not declared upstream and *op* is written for other upstream
+        versions; such a kind is said (with "did you mean") otherwise; None when ``requires`` is
+        not a table."""
+        requires = body.get("requires", {})
+        if not isinstance(requires, dict):
+            self.problem(where + ("requires",), _messages.overlay_not_a_table(requires))
+            return None
+        unset = body.get("unset", [])
+        named = [*requires, *(u[len("requires."):] for u in unset if isinstance(u, str) and u.startswith("requires."))]
+        for kind in named:
+            if kind in kinds:
+                continue
+            if op.upstream is not None and not SpecifierSet(op.upstream).contains(self.matrix.version, prereleases=True):
+                return attrs.evolve(op, dangling=True)
+            self.problem(where + ("requires", kind) if kind in requires else where + ("unset",),
+                         _messages.overlay_unknown_id("requirement kind", kind, kinds))
+        return op  # a kind said unknown fails the load; its body is still checked
 
     def body_ok(self, kind: str, where: Place, body: Dict[str, Any], runners: List[str]) -> bool:
         ok = all([self.cells_ok(where, body, runners), self.appends_ok(where, body, runners)]) if kind == "features" else True
@@ -561,10 +584,11 @@ class _Reader:
             return False
         ok = True
         for key in unset:
-            if key not in allowed:
+            entry = key.startswith("requires.") and allowed is _overlay.RUNNER_UNSET  # requires.KIND: kinds_known
+            if key not in allowed and not entry:
                 self.problem(where + ("unset",), _messages.unknown_choice("key to unset", key, allowed))
                 ok = False
-            elif key in body:
+            elif key in body or (entry and key[len("requires."):] in (body.get("requires") or {})):
                 self.problem(where + ("unset",), _messages.overlay_set_and_unset(key))
                 ok = False
         return ok
@@ -592,8 +616,8 @@ def _keys(kind: str, body: Dict[str, Any], runners: List[str]) -> Tuple[str, ...
         return tuple(sorted(body))
     if not kind.startswith("change-"):
         return ()
-    keys = {k for k in body if k not in ("support", "lift", "block", "unset", "choice", "append")}
-    keys |= {f"append.{r}" for r in body.get("append", {})}
+    keys = {k for k in body if k not in ("support", "lift", "block", "unset", "choice", "append", "requires")}
+    keys |= {f"append.{r}" for r in body.get("append", {})} | {f"requires.{k}" for k in body.get("requires", {})}
     keys |= set(body.get("unset", []))
     if body.get("choice") is False:
         keys.add("candidate")
@@ -724,8 +748,15 @@ def _change_runner(id: str) -> Any:
                 table[key] = copy.deepcopy(body[key])
         if body.get("choice") is False:
             table["candidate"] = "False"
+        for kind, entry in body.get("requires", {}).items():
+            table.setdefault("requires", {})[kind] = copy.deepcopy(entry)
         for key in body.get("unset", []):
-            table.pop(key, None)
+            if key.startswith("requires."):
+                table.get("requires", {}).pop(key[len("requires."):], None)
+                if not table.get("requires", True):
+                    del table["requires"]
+            else:
+                table.pop(key, None)
         if words is not None:
             table["description"] = _overlay.annotated_note(table.get("description"), words)
     return apply

@@ -53,6 +53,11 @@ MERGE_RULES: Tuple[Tuple[str, str], ...] = (
      "names ID names the new runner too); its own keys replace ID's; `explain()` says each copied cell "
      "\"copied from ID by overlay …\", and the docs mark it 🧩 with the note \"copied from ID by overlay 'NAME': "
      "WHY (LINK)\" (a cell set to `no` for a feature forcing ID: \"set by …\") and give its JSON `overlay`"),
+    ("a runner's requirement entry (`requires.KIND` of `[change.runners.ID]`)",
+     "replaces the runner's entry of that kind whole (a condition, a clause or a chain; one the runner has not, "
+     "added), by the kind's id, never a clause's index; `unset = [\"requires.KIND\"]` removes it; a kind upstream "
+     "does not declare is a load error with \"did you mean\" (dangling under an `upstream` that leaves out "
+     "upstream's version); `explain()` names the overlay beside a requirement it set, and the report points at it"),
     ("`choice = false` on a runner", "removes it from automatic choice (`candidate = \"False\"`); "
      "asked for by name, it still serves"),
     ("`[overlay.choice]`", "the overlay owns the choice: every upstream `prefers` and `[orders]` entry is "
@@ -198,7 +203,24 @@ def normal(features: Mapping[str, Any], runners: Mapping[str, Any], rest: Mappin
                         cells[runner] = normal_cell(default)
                 feature["support"] = cells
         out[id] = feature
-    return out, dict(runners), dict(rest)
+    rest = dict(rest)
+    if isinstance(rest.get("orders"), dict):  # an order's when as the predicate it parses to: "(a)" is "a"
+        rest["orders"] = {id: dict(o, when=_spelled(o["when"])) if isinstance(o, dict) and "when" in o else o
+                          for id, o in rest["orders"].items()}
+    runners = {id: dict(t, candidate=_spelled(t["candidate"])) if isinstance(t, dict) and "candidate" in t else t
+               for id, t in runners.items()}
+    return out, runners, rest
+
+
+def _spelled(text: Any) -> Any:
+    """*text* as its predicate says itself (the same predicate, whatever the spelling), else as it is."""
+    from .errors import PredicateError
+    from .predicates import Predicate
+
+    try:
+        return str(Predicate(text)) if isinstance(text, str) else text
+    except PredicateError:
+        return text
 
 
 def cell_of(doc: Mapping[str, Any], feature: str, runner: str) -> Any:

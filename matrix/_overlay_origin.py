@@ -54,6 +54,9 @@ def cell(matrix: Matrix, feature: str, runner: str, verb: str, version: Optional
             forces = matrix.feature(feature).forces if feature in _ids(matrix) else None
             found = _said(verb if forces is not None and forces.runner == op.copies
                           else _messages.overlay_copied_from(op.copies), op)
+        kind = _kind(feature, runner)
+        if op.kind == "change-runner" and op.target == runner and kind is not None and f"requires.{kind}" in op.keys:
+            found = _said(verb, op)  # a requirement of the runner the overlay set (its gate RUNNER:KIND[:N])
         if op.target != feature:
             continue
         if op.kind == "change-feature" and op.sets_cell(runner, version):
@@ -61,6 +64,12 @@ def cell(matrix: Matrix, feature: str, runner: str, verb: str, version: Optional
         elif op.kind == "add-feature":
             found = _said("added", op)
     return found
+
+
+def _kind(gate: str, runner: str) -> Optional[str]:
+    """The requirement kind of *runner*'s gate *gate* (``RUNNER:KIND``, ``RUNNER:KIND:N``), else None."""
+    owner, _, rest = gate.partition(":")
+    return rest.partition(":")[0] if owner == runner and rest else None
 
 
 def _ids(matrix: Matrix) -> List[str]:
@@ -119,7 +128,8 @@ def deciding(matrix: Matrix, key: Tuple[object, ...], role: str, runner: Optiona
             if op.kind == "own-choice" and key == ("candidate",) and declared in op.removes:
                 found = op
             elif op.target == declared and op.kind in ("add-runner", "change-runner") and (
-                    (op.kind == "add-runner" and op.copies is None) or key[:1] and key[0] in op.keys):
+                    (op.kind == "add-runner" and op.copies is None) or key[:1] and (
+                        key[0] in op.keys or ".".join(map(str, key[:2])) in op.keys)):
                 found = op
         elif key[:1] == ("features",) and op.target == key[1]:
             decides = _DECIDES.get(role, "").format(runner=runner)

@@ -407,11 +407,24 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
         elif extra:
             body["unset"] = [extra[len("unset-"):]]
         ops.append(("features", id, body))
+    kinds = list(upstream_doc.get("requirements", {}))
     for id in draw(st.lists(st.sampled_from(runners), unique=True, max_size=2)):
-        change = draw(st.sampled_from(["choice", "priority", "candidate", "unset-candidate", "name"]))
+        changes = ["choice", "priority", "candidate", "unset-candidate", "name", *(["requires"] * 3 if kinds else [])]
+        change = draw(st.sampled_from(changes))
+        condition = upstream_doc["features"][sorted(features)[0]]["when"]
         body = {"choice": {"choice": False}, "priority": {"priority": draw(st.sampled_from([1, 15, 40]))},
-                "candidate": {"candidate": upstream_doc["features"][sorted(features)[0]]["when"]},
-                "unset-candidate": {"unset": ["candidate"]}, "name": {"name": "Renamed"}}[change]
+                "candidate": {"candidate": condition},
+                "unset-candidate": {"unset": ["candidate"]}, "name": {"name": "Renamed"}}.get(change, {})
+        if change == "requires":  # a requirement entry of a kind replaced, added or removed (kx: no such kind)
+            kind = draw(st.sampled_from([*kinds, "kx"] if draw(st.integers(0, 9)) == 0 else kinds))
+            entry = draw(st.sampled_from(["unset", "condition", "clause", "chain"]))
+            if entry == "unset":
+                body = {"unset": [f"requires.{kind}"]}
+            else:
+                body = {"requires": {kind: {
+                    "condition": condition, "clause": {"condition": condition, "reason": "the overlay refuses it"},
+                    "chain": [{"condition": condition, "reason": "first"}, {"condition": f"not ({condition})",
+                                                                             "reason": "second"}]}[entry]}}
         ops.append(("runners", id, body))
     orders = upstream_doc.get("orders", {})
     if orders and draw(st.booleans()):
@@ -487,8 +500,18 @@ def _hand_merged(features_doc, runners_doc, ops, first=0):  # noqa: C901 — one
             runner.update({k: v for k, v in body.items() if k in ("name", "priority", "candidate")})
             if body.get("choice") is False:
                 runner["candidate"] = "False"
+            named = [*body.get("requires", {}), *(k[len("requires."):] for k in body.get("unset", []) if "." in k)]
+            if any(k not in features_doc.get("requirements", {}) for k in named):
+                raise _Refused("a requirement kind upstream does not declare")
+            for kind, entry in body.get("requires", {}).items():  # an entry replaces the runner's of its kind
+                runner.setdefault("requires", {})[kind] = copy.deepcopy(entry)
             for key in body.get("unset", []):
-                runner.pop(key, None)
+                if key.startswith("requires."):
+                    runner.get("requires", {}).pop(key[len("requires."):], None)
+                    if runner.get("requires") == {}:
+                        del runner["requires"]
+                else:
+                    runner.pop(key, None)
             runner["description"] = _note(runner.get("description"), words)
             continue
         feature = features_doc["features"][id]
@@ -696,9 +719,17 @@ def _origins_are_the_live_operations(composed, expected, ops, config, folder, ap
                 found = op
         return found
 
+    def sets_requirement(table, id, body, gate, runner):
+        owner, _, rest = gate.partition(":")  # a requirement's gate: RUNNER:KIND, or RUNNER:KIND:N
+        kind = rest.partition(":")[0]
+        return table == "runners" and id == runner == owner and bool(rest) and (
+            kind in body.get("requires", {}) or f"requires.{kind}" in body.get("unset", []))
+
     def blocker_origin(feature, runner):
         found = None
         for table, id, body, op in live:
+            if sets_requirement(table, id, body, feature, runner):
+                found = said("blocked", op)
             if table == "add-runners" and id == runner and "from" in body:
                 forces = expected.feature(feature).forces if feature in {f.id for f in expected.features} else None
                 forced = forces is not None and forces.runner == body["from"]
@@ -761,6 +792,11 @@ def _origins_are_the_live_operations(composed, expected, ops, config, folder, ap
     for rule in resolution.report()["why"]:
         if rule["role"] == "blocks" and rule["kind"] == "feature":
             op, file = cell_op(rule["id"], rule["runner"]), features_file
+        elif rule["role"] == "blocks" and rule["kind"] == "requirement" and rule["id"].startswith("*:"):
+            op, file = None, features_file  # matrix-wide: upstream's [requires]
+        elif rule["role"] == "blocks" and rule["kind"] == "requirement":
+            op = next((o for t, i, b, o in reversed(live) if sets_requirement(t, i, b, rule["id"], rule["runner"])), None)
+            file = str(upstream / "runners" / f"{base(rule['runner'])}.toml")
         elif rule["role"] == "not-a-candidate":
             op, file = candidacy_op(rule["runner"]), str(upstream / "runners" / f"{base(rule['runner'])}.toml")
         elif rule["role"] == "prefers":
@@ -806,7 +842,7 @@ def _resolve_and_check_agree(composed, expected, ops, first):
         if table == "choice":
             removed.update({r.id: None for r in composed.runners if r.id in body["order"]})
             removed.update({r.id: overlay for r in composed.runners if r.id not in body["order"]})
-        elif table == "runners" and ("choice" in body or "candidate" in body or "unset" in body):
+        elif table == "runners" and ("choice" in body or "candidate" in body or "candidate" in body.get("unset", [])):
             removed[id] = overlay if "choice" in body else None
         elif table == "add-runners":
             removed[id] = None
@@ -988,6 +1024,80 @@ def test_a_statement_appended_to_a_cell_left_to_the_default_follows_the_default(
     assert str(excinfo.value) == (
         f"{path}: 1 problem\n  {path}:6:30: $.change.features.g.append.r1.since: The statement appended to the cell "
         "of 'r1' does not come after the cell's last statement, 'yes' from '0.5': since '0.4' is not after '0.5'")
+
+
+# --- a runner's requirement entries, by kind ------------------------------------------------
+
+def _requiring_upstream(folder):
+    (folder / "runners").mkdir()
+    (folder / "features.toml").write_text(
+        '[matrix]\nname = "up"\nversion = "1.0"\n\n[config]\n"h" = { type = "int", default = 64 }\n\n'
+        '[requirements]\nhead = { name = "Head sizes", reason = "head size not supported" }\n'
+        'block = { name = "Blocks", reason = "block not supported" }\n\n'
+        '[features.g]\nname = "g"\nwhen = "h == 0"\nsupport = { r1 = "yes", r2 = "yes" }\n')
+    (folder / "runners" / "r1.toml").write_text('name = "R1"\npriority = 2\n\n[requires]\nhead = "h in [64, 128]"\n')
+    (folder / "runners" / "r2.toml").write_text('name = "R2"\npriority = 1\n')
+
+
+def test_a_requirement_entry_is_replaced_or_removed_by_its_kind_and_explain_names_the_overlay(tmp_path):
+    _requiring_upstream(tmp_path)
+    path = _overlay(tmp_path, """\
+        [overlay]
+        name = "p"
+        extends = "features.toml"
+
+        [change.runners.r1]
+        requires.head = { condition = "h in [64, 128, 256]", reason = "the NPU kernel takes 64, 128 and 256" }
+        why = "the NPU kernel takes 256 too"
+
+        [change.runners.r2]
+        unset = ["requires.block"]
+        why = "r2 has no block requirement to remove"
+        upstream = ">=1.0"
+        """)
+    m = matrix.load(path)
+    (requirement,) = m.runner("r1").requires
+    assert (str(requirement.condition), requirement.reason) == ("h in [64, 128, 256]", "the NPU kernel takes 64, 128 and 256")
+    assert m.resolve({"h": 256}).runner == "r1"
+    refused = m.resolve({"h": 512})
+    (blocker,) = refused.explanation()["runners"][0]["blockers"]
+    assert blocker["origin"] == f"blocked by overlay 'p' ({path}:5): the NPU kernel takes 256 too"
+    (rule,) = [r for r in refused.report()["why"] if r["kind"] == "requirement"]
+    assert (rule["file"], rule["line"]) == (path, 5)
+    assert [o.keys for o in m.overlay.operations] == [("requires.head",), ("requires.block",)]
+    assert _findings(m) == [f"{path}:9:1: warning[overlay-noop]: Overlay operation change-runner on 'r2' changes "
+                            "nothing: upstream already says the same"]
+    # Removed by its kind: r1 then serves every head size.
+    (tmp_path / "overlay.toml").write_text(textwrap.dedent("""\
+        [overlay]
+        name = "p"
+        extends = "features.toml"
+
+        [change.runners.r1]
+        unset = ["requires.head"]
+        why = "the NPU kernel takes every head size"
+        """))
+    m = matrix.load(path)
+    assert (m.runner("r1").requires, m.resolve({"h": 512}).runner) == ((), "r1")
+
+
+def test_a_change_of_a_requirement_kind_gone_upstream_is_dangling_in_its_window(tmp_path):
+    _requiring_upstream(tmp_path)
+    path = _overlay(tmp_path, """\
+        [overlay]
+        name = "p"
+        extends = "features.toml"
+
+        [change.runners.r1]
+        requires.dtype = "h > 0"
+        why = "a kind upstream 0.9 declared"
+        upstream = "<1.0"
+        """)
+    m = matrix.load(path)
+    assert m.runner("r1").requires == matrix.load(tmp_path / "features.toml").runner("r1").requires
+    assert _findings(m) == [
+        f"{path}:5:1: warning[overlay-dangling]: Overlay operation change-runner on 'r1' is dangling: upstream 1.0 "
+        "has no such id, and the operation is written for upstream '<1.0'"]
 
 
 def test_a_cell_the_feature_leaves_to_its_default_is_what_a_lift_to_the_same_status_says(tmp_path):
