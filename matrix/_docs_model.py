@@ -392,7 +392,7 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
 
     used: Set[str] = set()
     rows: List[Row] = []
-    set_by = _docs_overlay.cells_set(matrix)
+    set_by = _docs_overlay.cells_set(matrix, v)
     for feature in matrix.features_at(v):
         lifecycle = []
         if feature.since is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Callable, Dict, Optional, Tuple
 
 import attrs
+from packaging.version import Version
 
 from . import _messages
 from .schema import Matrix
@@ -30,10 +31,11 @@ class OverlayRow:
     state: str  # "", or `matrix._messages.OVERLAY_STATE_NOOP` / ``OVERLAY_STATE_DANGLING``
 
 
-def cells_set(matrix: Matrix) -> Dict[Tuple[str, str], Tuple[str, Optional[str]]]:
+def cells_set(matrix: Matrix, version: Optional[Version] = None) -> Dict[Tuple[str, str], Tuple[str, Optional[str]]]:
     """``(feature id, runner id) → (overlay name, words)`` of each support cell an overlay set,
-    by the last operation that set it: a change of the feature's cell, adding the feature, or
-    adding a runner ``from`` another (each cell it copied). *words* is what the cell's note must
+    as of *version* (`Operation.sets_cell`), by the last operation that set it: a change of the
+    feature's cell (replaced, or a statement appended from a ``since`` by *version*), adding the
+    feature, or adding a runner ``from`` another (each cell it copied). *words* is what the cell's note must
     add, None where the cell's own note says it already (a change's or an added feature's
     "set by …"): a copied cell's "copied from V2 by overlay 'NAME': WHY (LINK)", or where the
     feature forces that runner (the copy says no), the overlay's "set by …"."""
@@ -48,7 +50,7 @@ def cells_set(matrix: Matrix) -> Dict[Tuple[str, str], Tuple[str, Optional[str]]
             continue
         name = str(op.overlay)
         if op.kind == "change-feature":
-            out.update({(op.target, k[len("support."):]): (name, None) for k in op.keys if k.startswith("support.")})
+            out.update({(op.target, r): (name, None) for r in runners if op.sets_cell(r, version)})
         elif op.kind == "add-feature":
             out.update({(op.target, r): (name, None) for r in runners})
         elif op.kind == "add-runner" and op.copies is not None:

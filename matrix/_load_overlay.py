@@ -31,8 +31,8 @@ TABLES = ("change", "config", "features", "overlay", "runners")
 OVERLAY_KEYS = ("after", "choice", "extends", "name", "targets")
 PROVENANCE = ("link", "until", "upstream", "why")
 CHANGES = {
-    "features": ("block", "forces", "group", "lift", "links", "name", "note", "prefers", "support", "unset"),
-    "runners": ("candidate", "choice", "description", "links", "name", "priority", "unset"),
+    "features": ("append", "block", "forces", "group", "lift", "links", "name", "note", "prefers", "support", "unset"),
+    "runners": ("candidate", "choice", "description", "links", "name", "priority", "requires", "unset"),
     "orders": ("name", "runners", "when"),
 }
 _DEFAULT_NAMES = ("default",)
@@ -236,6 +236,8 @@ class _Reader:
                 continue
             if op.copies is not None:
                 op = attrs.evolve(op, copied=_copied(plain_features, op.copies))
+            if "append" in body:
+                op = self.appended(op, body, plain_features)
             before = copy.deepcopy(_overlay.normal(plain_features.get("features", {}), plain_runners, _rest(plain_features)))
             apply(plain_features, plain_runners, body, None)
             after = _overlay.normal(plain_features.get("features", {}), plain_runners, _rest(plain_features))
@@ -268,7 +270,7 @@ class _Reader:
             for earlier in self.inherited:
                 if earlier.overlay in after or op.dangling or earlier.dangling:
                     continue
-                shared = sorted(set(op.keys) & set(earlier.keys))
+                shared = sorted({_overlay.cell_key(k) for k in op.keys} & {_overlay.cell_key(k) for k in earlier.keys})
                 if op.kind == earlier.kind and op.target == earlier.target and shared:
                     self.problem(_place(op.place), _messages.overlay_conflict(
                         op.kind, op.target, shared, (self.title, f"{op.file}:{op.line}"),
@@ -420,7 +422,8 @@ class _Reader:
                 self.problem(where, _messages.overlay_already_upstream("feature", id, "change.features"))
             elif op is not None:
                 ops.append((op, body, _add_feature(id)))
-        known = {"features": features, "runners": upstream_runners, "orders": list(features_doc.get("orders", {}))}
+        known = {"features": features, "runners": upstream_runners, "orders": list(features_doc.get("orders", {})),
+                 "kinds": list(features_doc.get("requirements", {}))}
         return ops + self.changes(known, runners)
 
     def changes(self, known: Dict[str, List[str]], runners: List[str]) -> List[_Op]:
@@ -436,6 +439,8 @@ class _Reader:
                         self.problem(where + (key,), _messages.unknown_choice("key", key, [*CHANGES[kind], *PROVENANCE]))
                 if op is not None:
                     op = self.known(where, op, id, known[kind], what, self.matrix.version)
+                if op is not None and kind == "runners" and not op.dangling:
+                    op = self.kinds_known(where, op, body, known["kinds"])
                 if op is not None and kind == "orders" and "choice" in self.document.get("overlay", {}):
                     self.problem(where, _messages.overlay_order_dropped(id))  # the owned choice drops it
                     op = None
@@ -480,8 +485,28 @@ class _Reader:
                 self.problem(where + ("order",), _messages.overlay_unknown_runner(r, runners))
         return [(op, body, _own_choice(order))] if op is not None else []
 
+    def kinds_known(self, where: Place, op: Operation, body: Dict[str, Any], kinds: List[str]) -> Optional[Operation]:
+        """*op* (a change of a runner), dangling when a requirement kind its ``requires`` or
+        ``unset`` names is not declared upstream and *op* is written for other upstream
+        versions; such a kind is said (with "did you mean") otherwise; None when ``requires`` is
+        not a table."""
+        requires = body.get("requires", {})
+        if not isinstance(requires, dict):
+            self.problem(where + ("requires",), _messages.overlay_not_a_table(requires))
+            return None
+        unset = body.get("unset", [])
+        named = [*requires, *(u[len("requires."):] for u in unset if isinstance(u, str) and u.startswith("requires."))]
+        for kind in named:
+            if kind in kinds:
+                continue
+            if op.upstream is not None and not SpecifierSet(op.upstream).contains(self.matrix.version, prereleases=True):
+                return attrs.evolve(op, dangling=True)
+            self.problem(where + ("requires", kind) if kind in requires else where + ("unset",),
+                         _messages.overlay_unknown_id("requirement kind", kind, kinds))
+        return op  # a kind said unknown fails the load; its body is still checked
+
     def body_ok(self, kind: str, where: Place, body: Dict[str, Any], runners: List[str]) -> bool:
-        ok = self.cells_ok(where, body, runners) if kind == "features" else True
+        ok = all([self.cells_ok(where, body, runners), self.appends_ok(where, body, runners)]) if kind == "features" else True
         if kind in ("features", "runners"):
             ok = self.unset_ok(where, body, _overlay.FEATURE_UNSET if kind == "features" else _overlay.RUNNER_UNSET) and ok
         if kind == "runners" and body.get("choice", False) is not False:
@@ -516,6 +541,48 @@ class _Reader:
                 names.add(runner)
         return ok
 
+    def appends_ok(self, where: Place, body: Dict[str, Any], runners: List[str]) -> bool:
+        """``append``: a table from runner id to a statement with ``since`` (checked as a
+        history's statement is), of a cell the operation does not also replace."""
+        from ._load_support import _statement
+
+        append = body.get("append", {})
+        if not isinstance(append, dict):
+            self.problem(where + ("append",), _messages.overlay_not_a_table(append))
+            return False
+        replaced = {r for key in ("support", "lift", "block") if isinstance(body.get(key), (dict, list))
+                    for r in body[key] if isinstance(r, str)}
+        ok = True
+        for runner, raw in append.items():
+            at: Place = (*where, "append", runner)
+            if runner not in runners:
+                self.problem(at, _messages.overlay_unknown_runner(runner, runners))
+                ok = False
+            elif runner in replaced or "*" in replaced:
+                self.problem(at, _messages.overlay_append_and_replace(runner))
+                ok = False
+            elif not isinstance(raw, dict) or "since" not in raw:
+                self.problem(at, _messages.overlay_append_without_since(runner, raw))
+                ok = False
+            elif _statement(self.b, self.source, at, raw) is None:
+                ok = False
+        return ok
+
+    def appended(self, op: Operation, body: Dict[str, Any], features_doc: Dict[str, Any]) -> Operation:
+        """*op* (a change of a feature) with the statements its ``append`` appends to the cells
+        of *features_doc* (the documents so far, `Operation.appends`): not those the cell's last
+        statement already says; one that does not come after that statement is said."""
+        out = []
+        for runner, statement in body.get("append", {}).items():
+            cell = _overlay.cell_of(features_doc, op.target, runner)
+            follows = _overlay.follows(cell, statement["status"], parsed(statement["since"]))
+            if follows is None:
+                self.problem((*_place(op.place), "append", runner, "since"), _messages.overlay_append_order(
+                    runner, statement["since"], *map(str, _overlay.last_statement(cell))))
+            elif follows:
+                out.append((runner, statement["since"]))
+        return attrs.evolve(op, appends=tuple(out))
+
     def unset_ok(self, where: Place, body: Dict[str, Any], allowed: Tuple[str, ...]) -> bool:
         unset = body.get("unset", [])
         if not isinstance(unset, list) or not all(isinstance(u, str) for u in unset):
@@ -523,10 +590,11 @@ class _Reader:
             return False
         ok = True
         for key in unset:
-            if key not in allowed:
+            entry = key.startswith("requires.") and allowed is _overlay.RUNNER_UNSET  # requires.KIND: kinds_known
+            if key not in allowed and not entry:
                 self.problem(where + ("unset",), _messages.unknown_choice("key to unset", key, allowed))
                 ok = False
-            elif key in body:
+            elif key in body or (entry and key[len("requires."):] in (body.get("requires") or {})):
                 self.problem(where + ("unset",), _messages.overlay_set_and_unset(key))
                 ok = False
         return ok
@@ -554,7 +622,8 @@ def _keys(kind: str, body: Dict[str, Any], runners: List[str]) -> Tuple[str, ...
         return tuple(sorted(body))
     if not kind.startswith("change-"):
         return ()
-    keys = {k for k in body if k not in ("support", "lift", "block", "unset", "choice")}
+    keys = {k for k in body if k not in ("support", "lift", "block", "unset", "choice", "append", "requires")}
+    keys |= {f"append.{r}" for r in body.get("append", {})} | {f"requires.{k}" for k in body.get("requires", {})}
     keys |= set(body.get("unset", []))
     if body.get("choice") is False:
         keys.add("candidate")
@@ -660,6 +729,10 @@ def _change_feature(id: str) -> Any:
         cells |= {r: "yes" for r in body.get("lift", [])} | {r: "no" for r in body.get("block", [])}
         for runner, cell in cells.items():
             support[runner] = _overlay.annotated_cell(cell, words)
+        for runner, statement in body.get("append", {}).items():
+            cell = _overlay.cell_of(doc, id, runner)
+            if _overlay.follows(cell, statement["status"], parsed(statement["since"])):
+                support[runner] = _overlay.appended(cell, statement, words)
         touched = False
         for key in ("name", "group", "note", "links", "prefers", "forces"):
             if key in body:
@@ -681,8 +754,15 @@ def _change_runner(id: str) -> Any:
                 table[key] = copy.deepcopy(body[key])
         if body.get("choice") is False:
             table["candidate"] = "False"
+        for kind, entry in body.get("requires", {}).items():
+            table.setdefault("requires", {})[kind] = copy.deepcopy(entry)
         for key in body.get("unset", []):
-            table.pop(key, None)
+            if key.startswith("requires."):
+                table.get("requires", {}).pop(key[len("requires."):], None)
+                if not table.get("requires", True):
+                    del table["requires"]
+            else:
+                table.pop(key, None)
         if words is not None:
             table["description"] = _overlay.annotated_note(table.get("description"), words)
     return apply

@@ -1824,3 +1824,24 @@ def adjustment_never_says(name: str, why: str) -> str:
 def overlay_copied_note(runner: str, overlay: str, why: str, link: Optional[str]) -> str:
     """The docs' note of a cell an added runner copied from its ``from`` *runner*."""
     return f"copied from {runner} by overlay {overlay!r}: {why}" + (f" ({link})" if link else "")
+
+
+# --- lane overlay ---
+
+
+def overlay_append_and_replace(runner: str) -> str:
+    """A change of a feature that appends a statement to a cell it also replaces."""
+    return (f"The cell of {runner!r} is both replaced and appended to in one operation: keep one (append.{runner} "
+            "adds a statement to the cell; support, lift and block replace it whole)")
+
+
+def overlay_append_without_since(runner: str, value: object) -> str:
+    return (f"A statement appended to the cell of {runner!r} is a table with since, such as "
+            f"{{ status = \"yes\", since = \"0.34.0\" }}; got {value!r}")
+
+
+def overlay_append_order(runner: str, since: str, status: str, last: str) -> str:
+    """An appended statement that does not come after the last statement of the cell (*status*
+    from *last*; from the same since, only one saying the same status is let through: a no-op)."""
+    return (f"The statement appended to the cell of {runner!r} does not come after the cell's last statement, "
+            f"{status!r} from {last!r}: since {since!r} is not after {last!r}")

@@ -18,6 +18,9 @@ import re
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import attrs
+from packaging.version import Version
+
+from ._versions import parsed
 
 #: The ``until`` that ends an operation when upstream says what it says (it became a no-op).
 UPSTREAM_SUPPORTS_IT = "upstream supports it"
@@ -30,6 +33,14 @@ RUNNER_UNSET = ("candidate", "description", "links")
 MERGE_RULES: Tuple[Tuple[str, str], ...] = (
     ("support cell (`support.RUNNER`, `lift`, `block`)",
      "replaces the cell whole: a status, a table or a history; `\"*\"` is every runner"),
+    ("a statement appended (`append.RUNNER = { status, since, note, links }`)",
+     "appends one statement to the runner's cell, after its last statement (a status or a table is the history's "
+     "first; a cell left out, the feature's default): its `since` is required and must come after that statement's; "
+     "one whose status the last statement already says (from a `since` before it or the same) is not appended and "
+     "the operation changes nothing (`overlay-noop`); the statement ends with the provenance, and counts as the "
+     "overlay's from its `since` on (the docs' 🧩 and `explain()`'s origin, at versions before it the cell is the one "
+     "it was appended to); replacing and appending the same cell in one operation is a load error, in two overlays a "
+     "conflict as for two replacements"),
     ("`note`, `name`, `group`, a runner's `name`, `description`, `priority`, `candidate`",
      "replaces the value; `unset = [\"note\"]` removes a note (likewise `description`, `candidate`)"),
     ("`links`, an order's `runners`", "replaces the list (never appended); `unset = [\"links\"]` removes it"),
@@ -42,6 +53,11 @@ MERGE_RULES: Tuple[Tuple[str, str], ...] = (
      "names ID names the new runner too); its own keys replace ID's; `explain()` says each copied cell "
      "\"copied from ID by overlay …\", and the docs mark it 🧩 with the note \"copied from ID by overlay 'NAME': "
      "WHY (LINK)\" (a cell set to `no` for a feature forcing ID: \"set by …\") and give its JSON `overlay`"),
+    ("a runner's requirement entry (`requires.KIND` of `[change.runners.ID]`)",
+     "replaces the runner's entry of that kind whole (a condition, a clause or a chain; one the runner has not, "
+     "added), by the kind's id, never a clause's index; `unset = [\"requires.KIND\"]` removes it; a kind upstream "
+     "does not declare is a load error with \"did you mean\" (dangling under an `upstream` that leaves out "
+     "upstream's version); `explain()` names the overlay beside a requirement it set, and the report points at it"),
     ("`choice = false` on a runner", "removes it from automatic choice (`candidate = \"False\"`); "
      "asked for by name, it still serves"),
     ("`[overlay.choice]`", "the overlay owns the choice: every upstream `prefers` and `[orders]` entry is "
@@ -95,6 +111,18 @@ class Operation:
     #: An added runner's features whose cell it copied from its ``from`` runner, or set to no
     #: where the feature forces that one (the docs mark them: `matrix._docs_overlay`).
     copied: Tuple[str, ...] = ()
+    #: A change of a feature's ``(runner, since)`` for each statement it appended to a cell's
+    #: history (``append.RUNNER``; one the cell's last statement already says is not appended,
+    #: not listed).
+    appends: Tuple[Tuple[str, str], ...] = ()
+
+    def sets_cell(self, runner: str, version: Optional[Version] = None) -> bool:
+        """Whether this change of a feature set *runner*'s cell (as of *version*: an appended
+        statement only from its ``since`` on; None: at any version)."""
+        if f"support.{runner}" in self.keys:
+            return True
+        since = dict(self.appends).get(runner)
+        return since is not None and (version is None or parsed(since) <= version)
 
 
 @attrs.frozen
@@ -175,7 +203,65 @@ def normal(features: Mapping[str, Any], runners: Mapping[str, Any], rest: Mappin
                         cells[runner] = normal_cell(default)
                 feature["support"] = cells
         out[id] = feature
-    return out, dict(runners), dict(rest)
+    rest = dict(rest)
+    if isinstance(rest.get("orders"), dict):  # an order's when as the predicate it parses to: "(a)" is "a"
+        rest["orders"] = {id: dict(o, when=_spelled(o["when"])) if isinstance(o, dict) and "when" in o else o
+                          for id, o in rest["orders"].items()}
+    runners = {id: dict(t, candidate=_spelled(t["candidate"])) if isinstance(t, dict) and "candidate" in t else t
+               for id, t in runners.items()}
+    return out, runners, rest
+
+
+def _spelled(text: Any) -> Any:
+    """*text* as its predicate says itself (the same predicate, whatever the spelling), else as it is."""
+    from .errors import PredicateError
+    from .predicates import Predicate
+
+    try:
+        return str(Predicate(text)) if isinstance(text, str) else text
+    except PredicateError:
+        return text
+
+
+def cell_of(doc: Mapping[str, Any], feature: str, runner: str) -> Any:
+    """*runner*'s cell of *feature* in a features.toml document, as the loader reads it: its
+    own, else the feature's ``support.default``, else ``[matrix] default_support`` (None: none)."""
+    support = doc["features"][feature].get("support") or {}
+    if runner in support:
+        return support[runner]
+    header = doc.get("matrix")
+    return support.get("default", header.get("default_support") if isinstance(header, dict) else None)
+
+
+def follows(cell: Any, status: str, since: Version) -> Optional[bool]:
+    """Whether a statement of *status* from *since* is appended to *cell* (`MERGE_RULES`): True;
+    False when the cell's last statement already says *status* from *since* or before (it is
+    not appended); None when it does not come after that statement (a load error)."""
+    said, written = last_statement(cell) if cell is not None else (None, None)
+    before = None if written is None else parsed(written)
+    if before is not None and (since < before or (since == before and said != status)):
+        return None
+    return said != status
+
+
+def last_statement(cell: Any) -> Tuple[str, Optional[str]]:
+    """The status and ``since`` (as written; None: it has none) of *cell*'s last statement."""
+    last = (cell[-1] if cell else None) if isinstance(cell, list) else cell
+    if isinstance(last, dict):
+        return str(last.get("status")), last.get("since")
+    return str(last), None
+
+
+def appended(cell: Any, statement: Mapping[str, Any], words: Optional[str]) -> List[Any]:
+    """*cell* as a history, with *statement* (its note ending with *words*) after its last."""
+    history = copy.deepcopy(cell) if isinstance(cell, list) else [] if cell is None else [copy.deepcopy(cell)]
+    return [*history, annotated_cell(dict(statement), words)]
+
+
+def cell_key(key: str) -> str:
+    """What a key of `Operation.keys` changes, for "two overlays change the same thing": an
+    appended statement (``append.R``) changes the cell ``support.R`` too."""
+    return "support." + key[len("append."):] if key.startswith("append.") else key
 
 
 def ordered(priorities: List[Tuple[str, int]], order: List[str]) -> Dict[str, int]:

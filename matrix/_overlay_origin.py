@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 from . import _messages
 
 if TYPE_CHECKING:  # pragma: no cover
+    from packaging.version import Version
+
     from ._overlay import Operation
     from .schema import Feature, Matrix
 
@@ -41,42 +43,53 @@ def runner(matrix: Matrix, id: str) -> List[str]:
     return out
 
 
-def cell(matrix: Matrix, feature: str, runner: str, verb: str) -> Optional[str]:
+def cell(matrix: Matrix, feature: str, runner: str, verb: str, version: Optional[Version] = None) -> Optional[str]:
     """The last operation that set *feature*'s cell for *runner* (or added the feature, or added
     the runner ``from`` another: its cells are copied from that runner's, except where the
-    feature forces that runner), said with *verb* (``blocked``, ``lifted``)."""
+    feature forces that runner), said with *verb* (``blocked``, ``lifted``); at *version*, a
+    statement appended from a later ``since`` has not set it (`Operation.sets_cell`)."""
     found: Optional[str] = None
     for op in _live(matrix):
         if op.kind == "add-runner" and op.target == runner and op.copies is not None:
             forces = matrix.feature(feature).forces if feature in _ids(matrix) else None
             found = _said(verb if forces is not None and forces.runner == op.copies
                           else _messages.overlay_copied_from(op.copies), op)
+        kind = _kind(feature, runner)
+        if op.kind == "change-runner" and op.target == runner and kind is not None and f"requires.{kind}" in op.keys:
+            found = _said(verb, op)  # a requirement of the runner the overlay set (its gate RUNNER:KIND[:N])
         if op.target != feature:
             continue
-        if op.kind == "change-feature" and f"support.{runner}" in op.keys:
+        if op.kind == "change-feature" and op.sets_cell(runner, version):
             found = _said(verb, op)
         elif op.kind == "add-feature":
             found = _said("added", op)
     return found
 
 
+def _kind(gate: str, runner: str) -> Optional[str]:
+    """The requirement kind of *runner*'s gate *gate* (``RUNNER:KIND``, ``RUNNER:KIND:N``), else None."""
+    owner, _, rest = gate.partition(":")
+    return rest.partition(":")[0] if owner == runner and rest else None
+
+
 def _ids(matrix: Matrix) -> List[str]:
     return [f.id for f in matrix.features]
 
 
-def of_runner(matrix: Matrix, id: str, serves: Sequence[Feature]) -> Dict[str, List[str]]:
+def of_runner(matrix: Matrix, id: str, serves: Sequence[Feature],
+              version: Optional[Version] = None) -> Dict[str, List[str]]:
     """``{"origin": […]}`` for a runner entry of the explanation of a composed matrix, else ``{}``
     (upstream's explanation keeps its keys): its place in choice, then each active feature it
     *serves* whose cell an overlay set ("FEATURE: lifted by …")."""
     if matrix.overlay is None:
         return {}
-    cells = [(f.name, cell(matrix, f.id, id, "lifted")) for f in serves]
+    cells = [(f.name, cell(matrix, f.id, id, "lifted", version)) for f in serves]
     return {"origin": [*runner(matrix, id), *(f"{name}: {said}" for name, said in cells if said is not None)]}
 
 
-def blocker(matrix: Matrix, feature: str, runner: str) -> Dict[str, Optional[str]]:
+def blocker(matrix: Matrix, feature: str, runner: str, version: Optional[Version] = None) -> Dict[str, Optional[str]]:
     """``{"origin": …}`` for a blocker of the explanation of a composed matrix, else ``{}``."""
-    return {} if matrix.overlay is None else {"origin": cell(matrix, feature, runner, "blocked")}
+    return {} if matrix.overlay is None else {"origin": cell(matrix, feature, runner, "blocked", version)}
 
 
 def removed(matrix: Matrix, id: str) -> Optional[str]:
@@ -105,21 +118,23 @@ _DECIDES = {"blocks": "support.{runner}", "forbids": "forces", "overrides": "for
 
 
 def deciding(matrix: Matrix, key: Tuple[object, ...], role: str, runner: Optional[str],
-             declared: Optional[str]) -> Optional[Operation]:
+             declared: Optional[str], version: Optional[Version] = None) -> Optional[Operation]:
     """The last operation that wrote the rule at *key* (a place of features.toml, or of runner
-    *declared*'s file) as the report's rule of *role* on *runner* reads it, or None: upstream's
-    own (`matrix._report` then points at upstream's file, not the overlay's)."""
+    *declared*'s file) as the report's rule of *role* on *runner* reads it, at *version*, or
+    None: upstream's own (`matrix._report` then points at upstream's file, not the overlay's)."""
     found: Optional[Operation] = None
     for op in _live(matrix):
         if declared is not None:
             if op.kind == "own-choice" and key == ("candidate",) and declared in op.removes:
                 found = op
             elif op.target == declared and op.kind in ("add-runner", "change-runner") and (
-                    (op.kind == "add-runner" and op.copies is None) or key[:1] and key[0] in op.keys):
+                    (op.kind == "add-runner" and op.copies is None) or key[:1] and (
+                        key[0] in op.keys or ".".join(map(str, key[:2])) in op.keys)):
                 found = op
         elif key[:1] == ("features",) and op.target == key[1]:
             decides = _DECIDES.get(role, "").format(runner=runner)
-            if op.kind == "add-feature" or (op.kind == "change-feature" and decides in op.keys):
+            if op.kind == "add-feature" or (op.kind == "change-feature" and (
+                    op.sets_cell(str(runner), version) if role == "blocks" else decides in op.keys)):
                 found = op
         elif key[:1] == ("orders",) and op.kind == "change-order" and op.target == key[1]:
             found = op

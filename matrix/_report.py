@@ -206,7 +206,8 @@ class _Rules:
         overlay = self.matrix.overlay
         assert overlay is not None
         place = _messages.place(key)
-        op = _overlay_origin.deciding(self.matrix, key, role, about, None if runner is None else runner.id)
+        op = _overlay_origin.deciding(self.matrix, key, role, about, None if runner is None else runner.id,
+                                     self.version)
         if op is not None:
             return {"file": op.file, "line": op.line, "column": op.column, "place": place}
         file = overlay.upstream_file if runner is None else os.path.join(

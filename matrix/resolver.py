@@ -407,10 +407,10 @@ class Resolution:
                                "because": {p: _json_value(self._values_of(runner.id)[p]) for p in read},
                                **({"requirement": {"kind": f.origin.kind, "condition": str(f.origin.condition)}}
                                   if isinstance(f.origin, Requirement) else {}),
-                               **_origin.blocker(self.matrix, f.id, runner.id)}
+                               **_origin.blocker(self.matrix, f.id, runner.id, self.version)}
                               for f, statement, read in blockers],
                  **_origin.of_runner(self.matrix, runner.id, [f for f in self.active if f not in
-                                                               {b for b, _, _ in blockers}])}
+                                                               {b for b, _, _ in blockers}], self.version)}
                 for runner, candidate, blockers in self._reports()
             ],
             "active": self._active_data(),

@@ -14,6 +14,7 @@ import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from packaging.version import Version
 
 import matrix
 from matrix import LoadError, check
@@ -316,6 +317,7 @@ def _toml(document):
     return "\n".join(lines) + "\n"
 
 
+APPEND_SINCE = ["0.9", "1.0", "1.1", "1.2", "2.0", "3.0"]  # matrix.strategies' versions, and one after them
 WORDS = "set by p: r"  # the provenance each operation appends: overlay "p", why "r"
 FIRST = "set by q: r"  # that of the operations of a first overlay "q", which "p" extends
 
@@ -372,13 +374,21 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
     for id in draw(st.lists(st.sampled_from(sorted(features)), unique=True, max_size=3)):
         body = {}
         runner = draw(st.sampled_from(every))
-        kind = draw(st.sampled_from(["lift", "block", "support", "star"]))
+        kind = draw(st.sampled_from(["lift", "block", "support", "star", "append"]))
         if kind in ("lift", "block"):
             body[kind] = [runner]
         elif kind == "support":
             body["support"] = {runner: draw(st.sampled_from(["yes", "no", "opt-in"]))}
-        else:
+        elif kind == "star":
             body["support"] = {"*": draw(st.sampled_from(["yes", "no"]))}
+        else:  # a statement appended to the cell's history, from a since before, at or after its last
+            status = draw(st.sampled_from(["yes", "no", "opt-in", "partial"]))
+            statement = {"status": status, "since": draw(st.sampled_from(APPEND_SINCE))}
+            if status == "partial" or draw(st.booleans()):
+                statement["note"] = "from then"
+            body["append"] = {runner: statement}
+            if draw(st.integers(0, 3)) == 0:  # a cell replaced beside it: another's, or the same (a load error)
+                body["support"] = {draw(st.sampled_from(every)): "no"}
         extra = draw(st.sampled_from(["", "note", "unset-note", "links", "unset-links", "name", "group",
                                       "prefers", "forces", "unset-prefers", "unset-forces"]))
         if extra == "note":
@@ -397,11 +407,24 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
         elif extra:
             body["unset"] = [extra[len("unset-"):]]
         ops.append(("features", id, body))
+    kinds = list(upstream_doc.get("requirements", {}))
     for id in draw(st.lists(st.sampled_from(runners), unique=True, max_size=2)):
-        change = draw(st.sampled_from(["choice", "priority", "candidate", "unset-candidate", "name"]))
+        changes = ["choice", "priority", "candidate", "unset-candidate", "name", *(["requires"] * 3 if kinds else [])]
+        change = draw(st.sampled_from(changes))
+        condition = upstream_doc["features"][sorted(features)[0]]["when"]
         body = {"choice": {"choice": False}, "priority": {"priority": draw(st.sampled_from([1, 15, 40]))},
-                "candidate": {"candidate": upstream_doc["features"][sorted(features)[0]]["when"]},
-                "unset-candidate": {"unset": ["candidate"]}, "name": {"name": "Renamed"}}[change]
+                "candidate": {"candidate": condition},
+                "unset-candidate": {"unset": ["candidate"]}, "name": {"name": "Renamed"}}.get(change, {})
+        if change == "requires":  # a requirement entry of a kind replaced, added or removed (kx: no such kind)
+            kind = draw(st.sampled_from([*kinds, "kx"] if draw(st.integers(0, 9)) == 0 else kinds))
+            entry = draw(st.sampled_from(["unset", "condition", "clause", "chain"]))
+            if entry == "unset":
+                body = {"unset": [f"requires.{kind}"]}
+            else:
+                body = {"requires": {kind: {
+                    "condition": condition, "clause": {"condition": condition, "reason": "the overlay refuses it"},
+                    "chain": [{"condition": condition, "reason": "first"}, {"condition": f"not ({condition})",
+                                                                             "reason": "second"}]}[entry]}}
         ops.append(("runners", id, body))
     orders = upstream_doc.get("orders", {})
     if orders and draw(st.booleans()):
@@ -477,8 +500,18 @@ def _hand_merged(features_doc, runners_doc, ops, first=0):  # noqa: C901 — one
             runner.update({k: v for k, v in body.items() if k in ("name", "priority", "candidate")})
             if body.get("choice") is False:
                 runner["candidate"] = "False"
+            named = [*body.get("requires", {}), *(k[len("requires."):] for k in body.get("unset", []) if "." in k)]
+            if any(k not in features_doc.get("requirements", {}) for k in named):
+                raise _Refused("a requirement kind upstream does not declare")
+            for kind, entry in body.get("requires", {}).items():  # an entry replaces the runner's of its kind
+                runner.setdefault("requires", {})[kind] = copy.deepcopy(entry)
             for key in body.get("unset", []):
-                runner.pop(key, None)
+                if key.startswith("requires."):
+                    runner.get("requires", {}).pop(key[len("requires."):], None)
+                    if runner.get("requires") == {}:
+                        del runner["requires"]
+                else:
+                    runner.pop(key, None)
             runner["description"] = _note(runner.get("description"), words)
             continue
         feature = features_doc["features"][id]
@@ -491,6 +524,13 @@ def _hand_merged(features_doc, runners_doc, ops, first=0):  # noqa: C901 — one
         cells.update({r: "no" for r in body.get("block", [])})
         for runner, cell in cells.items():
             feature.setdefault("support", {})[runner] = _cell(cell, words)
+        for runner, statement in body.get("append", {}).items():
+            if runner in cells:
+                raise _Refused("one operation both replaces and appends to the cell")  # the merge rule
+            if _appends(features_doc, id, runner, statement):
+                cell = _cell_of(features_doc, id, runner)
+                history = cell if isinstance(cell, list) else [] if cell is None else [cell]
+                feature.setdefault("support", {})[runner] = [*copy.deepcopy(history), _cell(statement, words)]
         values = {k: v for k, v in body.items() if k in ("note", "links", "name", "group", "prefers", "forces")}
         if values or "unset" in body:
             feature.update(copy.deepcopy(values))
@@ -498,6 +538,40 @@ def _hand_merged(features_doc, runners_doc, ops, first=0):  # noqa: C901 — one
                 feature.pop(key, None)
             feature["note"] = _note(feature.get("note"), words)
     return features_doc, runners_doc
+
+
+def _cell_of(features_doc, feature, runner):
+    """The runner's cell as the file format reads it: its own, else the feature's support.default,
+    else [matrix] default_support."""
+    support = features_doc["features"][feature].get("support", {})
+    return support.get(runner, support.get("default", features_doc["matrix"].get("default_support")))
+
+
+def _appends(features_doc, feature, runner, statement):
+    """Whether an appended statement is appended (the merge rule): not when the cell's last
+    statement already says its status; a load error (refused) when its since does not come
+    after the last statement's (the same since: only when that says the same status)."""
+    cell = _cell_of(features_doc, feature, runner)
+    last = cell[-1] if isinstance(cell, list) else cell
+    last = {"status": last} if isinstance(last, str) else last or {}
+    if "since" in last:
+        before, since = Version(last["since"]), Version(statement["since"])
+        if since < before or (since == before and last["status"] != statement["status"]):
+            raise _Refused("the statement does not come after the cell's last")
+    return last.get("status") != statement["status"]
+
+
+def _appended(ops, upstream_doc, upstream_runners, first):
+    """For each operation, runner → since of each statement it appends (not those the cell
+    says already), on the hand merge of the operations before it."""
+    out = []
+    for index, (_table, id, body) in enumerate(ops):
+        found = {}
+        if body.get("append"):
+            doc, _ = _hand_merged(upstream_doc, upstream_runners, ops[:index], first)
+            found = {r: st_["since"] for r, st_ in body["append"].items() if _appends(doc, id, r, st_)}
+        out.append(found)
+    return out
 
 
 def _write_upstream(folder, text, runners):
@@ -572,18 +646,25 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
         # The docs JSON: the hand merge's, and each cell a live operation set names its overlay.
         from matrix.render import render
 
-        docs, hand = (json.loads(render(x, format="json", tables=("support",))) for x in (composed, expected))
+        # At the matrix's version, or another it knows of (a statement appended from a later
+        # since is the overlay's from then on).
+        version = data.draw(st.sampled_from(sorted(
+            {str(composed.version), *(v for v in APPEND_SINCE if Version(v) <= composed.newest_release)})))
+        appended = _appended(ops, upstream_doc, runners, first)
+        docs, hand = (json.loads(render(x, format="json", tables=("support",), version=version))
+                      for x in (composed, expected))
         marks, words = _marks(ops, composed.overlay.operations, [r.id for r in composed.runners], first,
-                              upstream_doc, runners)
+                              upstream_doc, runners, appended, Version(version))
         _add_words(hand, words)
         found = {(f["id"], r): c.pop("overlay") for f in docs["features"] for r, c in f["support"].items()}
         # The features in force at the version, not removed (a removed one's cells all say removed).
-        shown = {f["id"] for f in docs["features"] if not composed.feature(f["id"]).removed_at(composed.version)}
+        shown = {f["id"] for f in docs["features"] if not composed.feature(f["id"]).removed_at(Version(version))}
         assert {k: v for k, v in found.items() if v} == {k: v for k, v in marks.items() if k[0] in shown}
         for page in (docs, hand):
             page.pop("generated_by")
         assert docs == hand
-        _origins_are_the_live_operations(composed, expected, ops, data.draw(configs(composed)), folder)
+        _origins_are_the_live_operations(composed, expected, ops, data.draw(configs(composed, version=version)), folder,
+                                         appended, version)
         _resolve_and_check_agree(composed, expected, ops, first)
         # Each operation is a no-op exactly when the matrix without it, by hand and without the
         # provenance words, equals the matrix with it.
@@ -606,7 +687,7 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _origins_are_the_live_operations(composed, expected, ops, config, folder):  # noqa: C901 — one reference per origin and report role
+def _origins_are_the_live_operations(composed, expected, ops, config, folder, appended, version):  # noqa: C901 — one reference per origin and report role
     """explain()'s origins and the report's places, against the operations written: a runner's
     place in choice is said by each live operation on it (an owned choice ranks the runners of
     its order and removes the others; choice = false removes; a candidate or its unset sets its
@@ -616,16 +697,20 @@ def _origins_are_the_live_operations(composed, expected, ops, config, folder):  
     operation that decided it (a cell: its change or the feature added; a prefers or forces: the
     change that wrote it or the feature added; a candidacy: the choice or change that set it, or
     the runner added; an order: its change), else at upstream's file (features.toml, or the
-    runner's file: a runner made from another, that one's)."""
-    live = [(table, id, body, op) for (table, id, body), op in zip(ops, composed.overlay.operations) if not op.noop]
+    runner's file: a runner made from another, that one's). A statement appended to a cell sets
+    it from its since on: at *version* before it, the cell is what it was appended to."""
+    live = [(table, id, dict(body, appended=a), op)
+            for (table, id, body), op, a in zip(ops, composed.overlay.operations, appended) if not op.noop]
 
     def said(verb, op):
         return f"{verb} by overlay '{op.overlay}' ({op.file}:{op.line}): r"
 
     def sets_cell(table, id, body, feature, runner):
         support = body.get("support", {})
+        since = body["appended"].get(runner)
         return (table == "add-features" and id == feature) or (table == "features" and id == feature and (
-            "*" in support or runner in support or runner in body.get("lift", []) + body.get("block", [])))
+            "*" in support or runner in support or runner in body.get("lift", []) + body.get("block", [])
+            or (since is not None and Version(since) <= Version(version))))
 
     def cell_op(feature, runner):
         found = None
@@ -634,9 +719,17 @@ def _origins_are_the_live_operations(composed, expected, ops, config, folder):  
                 found = op
         return found
 
+    def sets_requirement(table, id, body, gate, runner):
+        owner, _, rest = gate.partition(":")  # a requirement's gate: RUNNER:KIND, or RUNNER:KIND:N
+        kind = rest.partition(":")[0]
+        return table == "runners" and id == runner == owner and bool(rest) and (
+            kind in body.get("requires", {}) or f"requires.{kind}" in body.get("unset", []))
+
     def blocker_origin(feature, runner):
         found = None
         for table, id, body, op in live:
+            if sets_requirement(table, id, body, feature, runner):
+                found = said("blocked", op)
             if table == "add-runners" and id == runner and "from" in body:
                 forces = expected.feature(feature).forces if feature in {f.id for f in expected.features} else None
                 forced = forces is not None and forces.runner == body["from"]
@@ -672,7 +765,7 @@ def _origins_are_the_live_operations(composed, expected, ops, config, folder):  
         return runner
 
     try:
-        resolution = composed.resolve(config)
+        resolution = composed.resolve(config, version=version)
     except matrix.ResolutionError as error:
         resolution = error.resolution
     verbs = ("ranked by", "removed from choice by", "candidacy set by", "priority set by", "added by")
@@ -699,6 +792,11 @@ def _origins_are_the_live_operations(composed, expected, ops, config, folder):  
     for rule in resolution.report()["why"]:
         if rule["role"] == "blocks" and rule["kind"] == "feature":
             op, file = cell_op(rule["id"], rule["runner"]), features_file
+        elif rule["role"] == "blocks" and rule["kind"] == "requirement" and rule["id"].startswith("*:"):
+            op, file = None, features_file  # matrix-wide: upstream's [requires]
+        elif rule["role"] == "blocks" and rule["kind"] == "requirement":
+            op = next((o for t, i, b, o in reversed(live) if sets_requirement(t, i, b, rule["id"], rule["runner"])), None)
+            file = str(upstream / "runners" / f"{base(rule['runner'])}.toml")
         elif rule["role"] == "not-a-candidate":
             op, file = candidacy_op(rule["runner"]), str(upstream / "runners" / f"{base(rule['runner'])}.toml")
         elif rule["role"] == "prefers":
@@ -744,7 +842,7 @@ def _resolve_and_check_agree(composed, expected, ops, first):
         if table == "choice":
             removed.update({r.id: None for r in composed.runners if r.id in body["order"]})
             removed.update({r.id: overlay for r in composed.runners if r.id not in body["order"]})
-        elif table == "runners" and ("choice" in body or "candidate" in body or "unset" in body):
+        elif table == "runners" and ("choice" in body or "candidate" in body or "candidate" in body.get("unset", [])):
             removed[id] = overlay if "choice" in body else None
         elif table == "add-runners":
             removed[id] = None
@@ -777,12 +875,13 @@ def _add_words(docs, words):
                     step["note"] = f"{step['note']}; {w}" if step["note"] else w
 
 
-def _marks(ops, operations, runners, first, upstream_doc, upstream_runners):
+def _marks(ops, operations, runners, first, upstream_doc, upstream_runners, appended, version):
     """(feature, runner) → the overlay ("q" for the *first* operations, else "p") of the last
     operation that set the cell and changed something: what the docs mark (a feature added:
     each of its cells; a runner added from another: each cell it copied, where that one had a
     cell or the feature forces it); and (feature, runner) → the words such a copied cell's note
-    adds: "copied from R by overlay 'p': r", or where the feature forces R, "set by p: r"."""
+    adds: "copied from R by overlay 'p': r", or where the feature forces R, "set by p: r". A
+    statement appended (*appended*: each operation's) sets its cell at *version* from its since on."""
     marks, words = {}, {}
     for index, ((table, id, body), op) in enumerate(zip(ops, operations)):
         if op.noop:
@@ -791,7 +890,8 @@ def _marks(ops, operations, runners, first, upstream_doc, upstream_runners):
         if table in ("features", "add-features"):
             support = body.get("support", {})
             every = table == "add-features" or "*" in support
-            for runner in [*(runners if every else support), *body.get("lift", []), *body.get("block", [])]:
+            since = [r for r, v in appended[index].items() if Version(v) <= version]
+            for runner in [*(runners if every else support), *body.get("lift", []), *body.get("block", []), *since]:
                 marks[(id, runner)] = overlay
                 words.pop((id, runner), None)
         elif table == "add-runners" and "from" in body:
@@ -822,6 +922,182 @@ def _plain(features_doc, runners_doc, ops):
         return value
     return clean(doc), clean(runners)
 
+
+
+# --- a statement appended to a cell's history -----------------------------------------------
+
+NGRAM = {"speculative_config": {"method": "ngram"}}
+
+
+def test_a_statement_appended_to_a_history_holds_from_its_since_and_is_the_overlays_from_then(tmp_path):
+    from matrix.render import render
+    from matrix.schema import Statement
+
+    path = _overlay(tmp_path, """\
+        [overlay]
+        name = "npu"
+        extends = "default"
+
+        [change.features.spec_ngram]
+        append.v2 = { status = "no", since = "0.34.0", note = "the NPU drafter" }
+        why = "the NPU drafter lacks ngram from 0.34.0"
+        link = "https://example.com/2"
+        """)
+    m = matrix.load(path)
+    words = "set by npu: the NPU drafter lacks ngram from 0.34.0 (https://example.com/2)"
+    assert m.feature("spec_ngram").support["v2"] == (
+        *matrix.load().feature("spec_ngram").support["v2"], Statement("no", f"the NPU drafter; {words}", (), Version("0.34.0")))
+    (op,) = m.overlay.operations
+    assert (op.keys, op.appends, op.noop) == (("append.v2",), (("v2", "0.34.0"),), False)
+    # Before its since, the cell is upstream's: V2 serves, and no origin names the overlay.
+    before = m.resolve(NGRAM)
+    assert before.runner == "v2"
+    assert [e.get("origin") for e in before.explanation()["runners"]] == [[], []]
+    after = m.resolve(NGRAM, version="0.34.0")
+    assert after.runner == "v1"
+    (blocker,) = after.explanation()["runners"][0]["blockers"]
+    assert blocker["origin"] == (f"blocked by overlay 'npu' ({path}:5): the NPU drafter lacks ngram from 0.34.0 "
+                                 "(https://example.com/2)")
+    (rule,) = [r for r in after.report()["why"] if r["role"] == "blocks"]
+    assert (rule["file"], rule["line"]) == (path, 5)
+    # The docs mark the cell from its since on; the overlay table says what it changes.
+    for version, mark in (("0.33.0", None), ("0.34.0", "npu")):
+        data = json.loads(render(m, format="json", version=version, tables=("support", "overlay")))
+        (cell,) = [f["support"]["v2"] for f in data["features"] if f["id"] == "spec_ngram"]
+        assert cell["overlay"] == mark
+        assert data["overlay"]["operations"][0]["keys"] == ["append.v2"]
+    assert (cell["status"], cell["note"], [s["since"] for s in cell["history"]]) == (
+        "no", f"the NPU drafter; {words}", [None, "0.32.0", "0.34.0"])
+
+
+def test_a_statement_appended_after_another_overlays_appends_to_its_history_and_each_is_the_origin_from_its_since(tmp_path):
+    _overlay(tmp_path, """\
+        [overlay]
+        name = "a"
+        extends = "default"
+
+        [change.features.spec_ngram]
+        append.v2 = { status = "no", since = "0.34.0" }
+        why = "a's drafter"
+        """, "a.toml")
+    path = _overlay(tmp_path, """\
+        [overlay]
+        name = "b"
+        extends = "a.toml"
+        after = ["a"]
+
+        [change.features.spec_ngram]
+        append.v2 = { status = "yes", since = "0.35.0" }
+        why = "b's drafter"
+        """)
+    m = matrix.load(path)
+    assert [(s.status, s.note, str(s.since)) for s in m.feature("spec_ngram").support["v2"]] == [
+        ("no", None, "None"), ("yes", None, "0.32.0"), ("no", "set by a: a's drafter", "0.34.0"),
+        ("yes", "set by b: b's drafter", "0.35.0")]
+    blocked = m.resolve(NGRAM, version="0.34.0").explanation()["runners"][0]
+    assert blocked["blockers"][0]["origin"] == f"blocked by overlay 'a' ({tmp_path / 'a.toml'}:5): a's drafter"
+    served = m.resolve(NGRAM, version="0.35.0").explanation()["runners"][0]
+    assert (served["id"], served["blockers"], served["origin"]) == (
+        "v2", [], [f"speculative method 'ngram': lifted by overlay 'b' ({path}:6): b's drafter"])
+
+
+def test_a_statement_appended_to_a_cell_left_to_the_default_follows_the_default(tmp_path):
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "r1.toml").write_text('name = "R1"\npriority = 2\n')
+    (tmp_path / "runners" / "r2.toml").write_text('name = "R2"\npriority = 1\n')
+    (tmp_path / "features.toml").write_text(
+        '[matrix]\nname = "up"\nversion = "1.0"\n\n[config]\n"b" = { type = "bool", default = false }\n\n'
+        '[features.g]\nname = "g"\nwhen = "b"\nsupport = { default = { status = "yes", since = "0.5" }, r2 = "no" }\n')
+    path = _overlay(tmp_path, """\
+        [overlay]
+        name = "p"
+        extends = "features.toml"
+
+        [change.features.g]
+        append.r1 = { status = "no", since = "1.0" }
+        why = "r1 stops serving g"
+        """)
+    assert [(s.status, str(s.since)) for s in matrix.load(path).feature("g").support["r1"]] == [("yes", "0.5"), ("no", "1.0")]
+    (tmp_path / "overlay.toml").write_text((tmp_path / "overlay.toml").read_text().replace('"1.0" }', '"0.4" }'))
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load(path)
+    assert str(excinfo.value) == (
+        f"{path}: 1 problem\n  {path}:6:30: $.change.features.g.append.r1.since: The statement appended to the cell "
+        "of 'r1' does not come after the cell's last statement, 'yes' from '0.5': since '0.4' is not after '0.5'")
+
+
+# --- a runner's requirement entries, by kind ------------------------------------------------
+
+def _requiring_upstream(folder):
+    (folder / "runners").mkdir()
+    (folder / "features.toml").write_text(
+        '[matrix]\nname = "up"\nversion = "1.0"\n\n[config]\n"h" = { type = "int", default = 64 }\n\n'
+        '[requirements]\nhead = { name = "Head sizes", reason = "head size not supported" }\n'
+        'block = { name = "Blocks", reason = "block not supported" }\n\n'
+        '[features.g]\nname = "g"\nwhen = "h == 0"\nsupport = { r1 = "yes", r2 = "yes" }\n')
+    (folder / "runners" / "r1.toml").write_text('name = "R1"\npriority = 2\n\n[requires]\nhead = "h in [64, 128]"\n')
+    (folder / "runners" / "r2.toml").write_text('name = "R2"\npriority = 1\n')
+
+
+def test_a_requirement_entry_is_replaced_or_removed_by_its_kind_and_explain_names_the_overlay(tmp_path):
+    _requiring_upstream(tmp_path)
+    path = _overlay(tmp_path, """\
+        [overlay]
+        name = "p"
+        extends = "features.toml"
+
+        [change.runners.r1]
+        requires.head = { condition = "h in [64, 128, 256]", reason = "the NPU kernel takes 64, 128 and 256" }
+        why = "the NPU kernel takes 256 too"
+
+        [change.runners.r2]
+        unset = ["requires.block"]
+        why = "r2 has no block requirement to remove"
+        upstream = ">=1.0"
+        """)
+    m = matrix.load(path)
+    (requirement,) = m.runner("r1").requires
+    assert (str(requirement.condition), requirement.reason) == ("h in [64, 128, 256]", "the NPU kernel takes 64, 128 and 256")
+    assert m.resolve({"h": 256}).runner == "r1"
+    refused = m.resolve({"h": 512})
+    (blocker,) = refused.explanation()["runners"][0]["blockers"]
+    assert blocker["origin"] == f"blocked by overlay 'p' ({path}:5): the NPU kernel takes 256 too"
+    (rule,) = [r for r in refused.report()["why"] if r["kind"] == "requirement"]
+    assert (rule["file"], rule["line"]) == (path, 5)
+    assert [o.keys for o in m.overlay.operations] == [("requires.head",), ("requires.block",)]
+    assert _findings(m) == [f"{path}:9:1: warning[overlay-noop]: Overlay operation change-runner on 'r2' changes "
+                            "nothing: upstream already says the same"]
+    # Removed by its kind: r1 then serves every head size.
+    (tmp_path / "overlay.toml").write_text(textwrap.dedent("""\
+        [overlay]
+        name = "p"
+        extends = "features.toml"
+
+        [change.runners.r1]
+        unset = ["requires.head"]
+        why = "the NPU kernel takes every head size"
+        """))
+    m = matrix.load(path)
+    assert (m.runner("r1").requires, m.resolve({"h": 512}).runner) == ((), "r1")
+
+
+def test_a_change_of_a_requirement_kind_gone_upstream_is_dangling_in_its_window(tmp_path):
+    _requiring_upstream(tmp_path)
+    path = _overlay(tmp_path, """\
+        [overlay]
+        name = "p"
+        extends = "features.toml"
+
+        [change.runners.r1]
+        requires.dtype = "h > 0"
+        why = "a kind upstream 0.9 declared"
+        upstream = "<1.0"
+        """)
+    m = matrix.load(path)
+    assert m.runner("r1").requires == matrix.load(tmp_path / "features.toml").runner("r1").requires
+    assert _findings(m) == [
+        f"{path}:5:1: warning[overlay-dangling]: Overlay operation change-runner on 'r1' is dangling: upstream 1.0 "
+        "has no such id, and the operation is written for upstream '<1.0'"]
 
 
 def test_a_cell_the_feature_leaves_to_its_default_is_what_a_lift_to_the_same_status_says(tmp_path):
