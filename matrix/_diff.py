@@ -33,6 +33,7 @@ from ._compile import Plan
 from ._nodes import And, Node, Not, Or, Path
 from ._space import Inconclusive, Space
 from ._split import Split
+from ._substitute import conjoin, disjoin, negate
 from .check import _Choice, _Places
 from .schema import BLOCKING, Feature, Field, Matrix, Order, Runner, Schema
 
@@ -503,8 +504,8 @@ class Search:
                 # Configs a removal refuses: on the other side for a removal question, else on either.
                 refusing = (other,) if kind == "removal" else (self.old, self.new)
                 false = [n for side in refusing for n in side.removed(asked is not None)]
-                if there is not None and there.id not in other_choice.dead and warned(other, there):
-                    false.append(other.on_c(there.when.node))
+                theirs = [there] if there is not None and there.id not in other_choice.dead \
+                    and warned(other, there) else []
                 namesakes: List[Feature] = []
                 if blocked is not None:
                     # A blocker is said by its name: where another entry of the same name blocks
@@ -512,14 +513,55 @@ class Search:
                     # config sees no change.
                     namesakes = [g for g in other.plan.features if g.name == gate.name and g.id != feature_id
                                  and g.id not in other_choice.dead and warned(other, g)]
-                question = {"true": [this.on_c(gate.when.node)],
-                            "false": false + [other.on_c(g.when.node) for g in namesakes], "extra": []}
-                found = self._solve(question, f"where {gate.name} changes")
-                if found is None:
-                    continue
-                yield Region(kind, asked, ("", None, ""), ("", None, sign), found, ((this.name, feature_id),),
-                             feature=feature_id, blocked=blocked,
-                             excluded=tuple((other.name, g.id) for g in namesakes), **_question(question))
+                    # Read where each side's resolution reads the runner's blockers: on F or on C.
+                    questions = self.blocker_questions(this, other, blocked, gate, theirs + namesakes, false)
+                else:
+                    questions = [{"true": [this.on_c(gate.when.node)],
+                                  "false": false + [other.on_c(g.when.node) for g in theirs], "extra": []}]
+                for question in questions:
+                    found = self._solve(question, f"where {gate.name} changes")
+                    if found is None:
+                        continue
+                    yield Region(kind, asked, ("", None, ""), ("", None, sign), found, ((this.name, feature_id),),
+                                 feature=feature_id, blocked=blocked,
+                                 excluded=tuple((other.name, g.id) for g in namesakes), **_question(question))
+
+    def blocker_questions(self, this: Side, other: Side, runner: str, gate: Feature, theirs: Sequence[Feature],
+                          false: List[Node]) -> List[Dict[str, Any]]:
+        """Configs where *gate* blocks *runner* on *this* side and none of *theirs* (the same
+        gate, or one of its name) blocks it on *other*, configs in *false* left out. A runner's
+        blockers are read on its effective config F where the side's automatic choice takes it
+        (served, or refused on F: `Resolution.unsupported`), on C elsewhere (`blocker_cases`):
+        one question per pair of cases."""
+        out = []
+        for mine, (condition,) in self.blocker_cases(this, runner, [gate]):
+            for other_case, conditions in self.blocker_cases(other, runner, theirs):
+                out.append({"true": [*mine["true"], *other_case["true"], condition],
+                            "false": [*false, *mine["false"], *other_case["false"], *conditions],
+                            "extra": [*mine["extra"], *other_case["extra"]]})
+        return out
+
+    def blocker_cases(self, side: Side, runner: str, gates: Sequence[Feature]
+                      ) -> List[Tuple[Dict[str, Any], List[Node]]]:
+        """The cases of *side*'s automatic choice for *runner*'s blockers, each with the conditions
+        of *gates* as they are read there: where a rule that takes *runner* decides (one case per
+        rule), on its F; where none does, on C. One case (no condition) where *runner* has no
+        adjustments of its own or they leave the gates' conditions as they are."""
+        on_c = [side.on_c(g.when.node) for g in gates]
+        on_f = [side.on_f(runner, g.when.node) for g in gates] if side.own(runner) else on_c
+        nothing: Dict[str, Any] = {"true": [], "false": [], "extra": []}
+        if on_f == on_c:
+            return [(nothing, on_c)]
+        taking = []
+        for step in side.automatic.steps:
+            if step.kind in ("prefer", "order") and step.runner == runner:
+                question = self._decides(side.automatic, step, ())
+                if question is not None:
+                    taking.append(question)
+        if not taking:
+            return [(nothing, on_c)]
+        elsewhere = {"true": [], "false": [disjoin([_conjunction(q) for q in taking])], "extra": []}
+        return [*((q, on_f) for q in taking), (elsewhere, on_c)]
 
 
     def fewest_conjuncts(self, conjuncts: Sequence[Tuple[Node, bool]],
@@ -610,6 +652,13 @@ class _Conjuncts:
                     grown = True
             left = rest
         return out
+
+
+def _conjunction(question: Dict[str, Any]) -> Node:
+    """A search question as one condition: its ``true`` hold, its ``false`` do not, and one
+    option of each of its groups holds."""
+    return conjoin([*question["true"], *(negate(n) for n in question["false"]),
+                    *(disjoin(list(nodes)) for _, nodes in question["extra"])])
 
 
 def _question(question: Dict[str, Any]) -> Dict[str, Any]:

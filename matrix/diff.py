@@ -267,15 +267,19 @@ def _folded(changes: _Changes) -> List[Difference]:
 
 
 def _not_compared(*sides: _diff.Side) -> Tuple[str, ...]:
-    """What the diff does not compare yet, said rather than claimed unchanged: answers where the
+    """What the diff does not compare, said rather than claimed unchanged: answers where the
     conditions read through the adjustments grow too large (`matrix._substitute.MAX_NODES`):
     there the questions read configs as given."""
     out: List[str] = []
     if not all(side.exact for side in sides) and any(side.plan.any_adjusting for side in sides):
         out.append(_messages.diff_not_compared("adjustments", "a config an adjustment changes"))
     # A runner's blockers are read on its effective config where the resolution ends on it
-    # (`Resolution.unsupported`), and the one-gate questions read the config of choice: where a
-    # runner with adjustments of its own gains or loses a blocker, that is said, not guessed.
+    # (`Resolution.unsupported`), and so are the one-gate questions (`_diff.Search.blocker_cases`)
+    # where the conditions read through the adjustments stay within the limit; past it they read
+    # the config as given: where a runner with adjustments of its own gains or loses a blocker,
+    # that is said, not guessed.
+    if all(side.exact for side in sides):
+        return tuple(out)
     old, new = sides
     runners = _diff.shared_runners(old, new)
     if _diff.adjusting(old) == _diff.adjusting(new) and len(runners) == len(old.matrix.runners) == len(new.matrix.runners) \
@@ -433,10 +437,15 @@ class _Changes:
             if region_text not in before.region.split(" or "):
                 self.out[index] = attrs.evolve(before, region=f"{before.region} or {_grouped(region_text)}")
             return
+        inside = _inside(region_text, self.search.space.schema)
+
+        def same(config: Dict[str, Any]) -> bool:  # the same answers, and still in the region
+            return self.answers(region, config) == seen and inside(config)
+
         shorter = _pruned(witness, self.old, self.new)
-        if shorter != witness and self.answers(region, shorter) == seen:
+        if shorter != witness and same(shorter):
             witness = shorter  # the same answers on both sides, said with only the paths that matter
-        witness = _fewest_paths(witness, lambda config: self.answers(region, config) == seen)
+        witness = _fewest_paths(witness, same)
         old_text, new_text = seen
         entries = tuple(_runner_entry(self.side(side), runner) for side, runner in runners) + \
             tuple(_entry(*self.standing(region, side, gate)) for side, gate in causes) + \
@@ -458,7 +467,8 @@ class _Changes:
         conjuncts: List[Tuple[Any, bool]] = [(node, False) for node in region.false]
         conjuncts += [(group[0] if len(group) == 1 else Or(group), True) for group in region.groups]
         conjuncts += [(node, True) for node in region.true]
-        conjuncts += [(self.side(side).on_c(gate.when.node), True) for side, gate in causes]
+        if region.feature is None:  # a one-gate question holds its gate as read (a blocker: on C or on F)
+            conjuncts += [(self.side(side).on_c(gate.when.node), True) for side, gate in causes]
         conjuncts += [(node, True) for node in adjusting]  # where an adjustment that differs changes a value
         return conjuncts
 
@@ -684,7 +694,7 @@ class _Changes:
                 text = " and ".join(f"({t})" if " or " in t else t for t in dict.fromkeys(parts)) or "every config"
                 if text not in texts:
                     texts.append(text)
-            region = " or ".join(f"({t})" if " and " in t and len(texts) > 1 else t for t in texts)
+            region = _union(texts)
             entries = []
             for side, adjustment in adjustments:
                 entries.append(_located(side, ("adjustments", adjustment.id)))
@@ -809,6 +819,31 @@ def _config_region(path: str, a: Optional[Any], b: Optional[Any], values: List[o
             return " or ".join(f"({p})" if " and " in p and len(parts) > 1 else p for p in parts)
     texts = [f"{path} is None" if v is None else f"{path} == {v!r}" for v in values]
     return " or ".join(texts[:4]) + (_messages.diff_region_more(len(texts) - 4) if len(texts) > 4 else "")
+
+
+def _union(texts: List[str]) -> str:
+    """Regions said by *texts* as one (one that holds for every config: every config)."""
+    if "every config" in texts:
+        return "every config"
+    return " or ".join(f"({t})" if " and " in t and len(texts) > 1 else t for t in texts)
+
+
+def _inside(region: str, schema: Any) -> Callable[[Dict[str, Any]], bool]:
+    """Whether a config lies in the region said by the text *region* (a config that leaves out a
+    value the region reads and that has no default does not)."""
+    from .predicates import Predicate
+
+    if region == "every config":
+        return lambda config: True
+    predicate = Predicate(region)
+
+    def holds(config: Dict[str, Any]) -> bool:
+        try:
+            return bool(predicate.evaluate(config, schema=schema))
+        except ConfigError:
+            return False
+
+    return holds
 
 
 def _pruned(witness: Dict[str, Any], *sides: _diff.Side) -> Dict[str, Any]:
