@@ -117,6 +117,14 @@ class Side:
     def _on_c(self, node: Node) -> Node:
         return node if node in self.same_on_c else self.ctx.choice(node)
 
+    def cause(self, gate: Feature) -> Node:
+        """Where *gate*, its entry differing between the sides, is a cause on this side (read on
+        the config of choice): where it is active, or, for a runner's candidacy, where it does
+        not hold (the runner is passed over). The search asks for regions of causes
+        (`Search._changed`) and a finding names them (`matrix.diff._Changes.causes`) by this."""
+        candidacy = isinstance(gate.origin, Runner) and gate.id == f"{gate.origin.id}:candidate"
+        return self.on_c(Not(gate.when.node) if candidacy else gate.when.node)
+
     def own(self, runner: Optional[str]) -> bool:
         """Whether *runner* has adjustments of its own in force (it is validated on its F)."""
         return runner is not None and self.exact and bool(self.plan.adjustments.get(runner))
@@ -272,7 +280,7 @@ class Search:
                     # A candidacy decides where it does not hold (the runner is passed over), the
                     # other side having none or another: a runner's candidacy is always one of them.
                     candidacy = isinstance(gate.origin, Runner) and gate.id == f"{gate.origin.id}:candidate"
-                    nodes.append(this.on_c(Not(gate.when.node) if candidacy else gate.when.node))
+                    nodes.append(this.cause(gate))
                     # A gate that refuses a runner validated on its F holds there, not on C.
                     nodes += [this.on_f(r.id, gate.when.node) for r in this.matrix.runners
                               if this.own(r.id) and not candidacy]

@@ -332,8 +332,9 @@ class _Changes:
             self.add(region)
 
     def causes(self, region: _diff.Region) -> List[Tuple[str, Feature]]:
-        """The gates active in the region whose entry differs between the sides (or exists on one
-        side only), each on the side where it stands (the old side for a gate gone)."""
+        """The gates whose entry differs between the sides (or exists on one side only) that are
+        causes in the region (`matrix._diff.Side.cause`: active, or a candidacy that does not
+        hold), each on the side where it stands (the old side for a gate gone)."""
         if region.feature is not None:
             side = self.side(region.gates[0][0])
             gate = side.gate(region.feature)
@@ -343,7 +344,7 @@ class _Changes:
         seen = set()
         for side in (self.new, self.old):
             for gate in side.plan.features:
-                if gate.id in seen or self.search.space.truth(side.on_c(gate.when.node), region.assignment) is not True:
+                if gate.id in seen or self.search.space.truth(side.cause(gate), region.assignment) is not True:
                     continue
                 other = (self.old if side is self.new else self.new)
                 shared = self.search.shared
@@ -468,7 +469,7 @@ class _Changes:
         conjuncts += [(group[0] if len(group) == 1 else Or(group), True) for group in region.groups]
         conjuncts += [(node, True) for node in region.true]
         if region.feature is None:  # a one-gate question holds its gate as read (a blocker: on C or on F)
-            conjuncts += [(self.side(side).on_c(gate.when.node), True) for side, gate in causes]
+            conjuncts += [(self.side(side).cause(gate), True) for side, gate in causes]
         conjuncts += [(node, True) for node in adjusting]  # where an adjustment that differs changes a value
         return conjuncts
 
@@ -492,7 +493,7 @@ class _Changes:
         conjuncts = self.conjuncts(region, causes, adjusting)
         self._text(Or(()))  # the gates' own texts, known
         kept = self.search.fewest_conjuncts(conjuncts, whole=self._texts)
-        first = [self.side(side).on_c(gate.when.node) for side, gate in causes]  # the causes said first
+        first = [self.side(side).cause(gate) for side, gate in causes]  # the causes said first
         positive = sorted((node for node, wanted in kept if wanted),
                           key=lambda node: first.index(node) if node in first else len(first))
         texts = [self._text(node) for node in positive]

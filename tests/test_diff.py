@@ -861,6 +861,38 @@ def test_an_overlay_read_from_git_reads_its_upstream_at_that_revision_and_one_in
         "matrix: error: Cannot read 'HEAD:nosuch.toml' from git: fatal: path 'nosuch.toml' does not exist in 'HEAD'\n"))
 
 
+def test_a_candidacy_edited_is_a_cause_where_it_passes_its_runner_over_not_where_it_holds():
+    """Found by the brute force: B's candidacy, edited by an overlay, was named a cause where B is
+    a candidate, so the request for A refused by g3 was said only where B's new candidacy holds
+    (s != 'b'), and the configs with s == t == 'b' lay in no region."""
+    text = ('[matrix]\nname = "small"\nversion = "1.0"\n[config]\n"l" = { type = "list[str]", default = [] }\n'
+            '"s" = { type = "str", default = "" }\n"t" = { type = "str", choices = ["a", "b", "c"], default = "a" }\n'
+            '[features.g0]\nname = "g0"\nwhen = "(\'a\' in l) and (s == t)"\nsupport = { a = "no", b = "yes" }\n'
+            'forces = { runner = "b", override = false }\nprefers = { runner = "b", outright = true }\n'
+            '[features.g1]\nname = "g1"\nwhen = "not (s != t)"\nsupport = { a = "yes", b = "no" }\n'
+            '[features.g2]\nname = "g2"\nwhen = "s == \'a\'"\nsupport = { a = "no", b = "no" }\n'
+            '[features.g3]\nname = "g3"\nwhen = "(s == t) or (s != \'b\')"\nsupport = { a = "yes", b = "no" }\n'
+            'prefers = { runner = "a", outright = true }\n'
+            '[refusals.r0_0]\nreason = "r0"\ntogether = [["g0"], ["g1"]]\n')
+    runners = {"a": {"name": "A", "priority": 3},
+               "b": {"name": "B", "priority": 2, "redirects": [{"to": "a", "when": "l"}], "candidate": "s == t"}}
+    operations = ('[change.features.g3]\nblock = ["a"]\nwhy = "r"\n[change.features.g1]\nblock = ["b"]\nwhy = "r"\n'
+                  '[change.runners.b]\ncandidate = "s != \'b\'"\nwhy = "r"\n')
+    old, new = matrix.loads(text, runners=runners), _overlaid(text, runners, operations)
+    report = diff(old, new)
+    region = "(s == t or s != 'b') and not ('a' in l and s == t) and not (s == 'a')"
+    assert [(c.id, c.runner, c.region, c.features) for c in report.changes] == [
+        ("served-refused", None, region, ("g3",)),
+        ("request-refused", "a", region, ("g3",)),
+        ("request-refused", "b", "(s == t or s != 'b') and l and not ('a' in l and s == t) and not (s == 'a')", ("g3",)),
+        ("blocker-added", "a", "(s == t or s != 'b')", ("g3",))]
+    config = {"l": [], "s": "b", "t": "b"}
+    assert old.resolve(config, runner="a").runner == "a"
+    with pytest.raises(matrix.UnsupportedFeatureError):
+        new.resolve(config, runner="a")
+    assert _inside(report.changes[1], config, new.schema)
+
+
 def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_release():
     # ../shared/reference/vllm-model-runners.md, "Changes in 0.32.0": each entry it names.
     m = matrix.default()
