@@ -122,8 +122,7 @@ class Side:
         the config of choice): where it is active, or, for a runner's candidacy, where it does
         not hold (the runner is passed over). The search asks for regions of causes
         (`Search._changed`) and a finding names them (`matrix.diff._Changes.causes`) by this."""
-        candidacy = isinstance(gate.origin, Runner) and gate.id == f"{gate.origin.id}:candidate"
-        return self.on_c(Not(gate.when.node) if candidacy else gate.when.node)
+        return self.on_c(Not(gate.when.node) if _candidacy(gate) else gate.when.node)
 
     def own(self, runner: Optional[str]) -> bool:
         """Whether *runner* has adjustments of its own in force (it is validated on its F)."""
@@ -279,11 +278,10 @@ class Search:
                 if signature(this, gate, self.shared) != signature(other, other.gate(gate.id), self.shared):
                     # A candidacy decides where it does not hold (the runner is passed over), the
                     # other side having none or another: a runner's candidacy is always one of them.
-                    candidacy = isinstance(gate.origin, Runner) and gate.id == f"{gate.origin.id}:candidate"
                     nodes.append(this.cause(gate))
                     # A gate that refuses a runner validated on its F holds there, not on C.
                     nodes += [this.on_f(r.id, gate.when.node) for r in this.matrix.runners
-                              if this.own(r.id) and not candidacy]
+                              if this.own(r.id) and not _candidacy(gate)]
         return "any", nodes
 
     def _same_on_c(self, side: Side) -> None:
@@ -660,6 +658,11 @@ class _Conjuncts:
                     grown = True
             left = rest
         return out
+
+
+def _candidacy(gate: Feature) -> bool:
+    """Whether *gate* is a runner's candidacy (`schema`'s ``RUNNER:candidate`` gate)."""
+    return isinstance(gate.origin, Runner) and gate.id == f"{gate.origin.id}:candidate"
 
 
 def _conjunction(question: Dict[str, Any]) -> Node:

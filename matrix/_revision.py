@@ -22,7 +22,7 @@ def load(spec: str, overlays: Sequence[str] = ()) -> Matrix:
     """The matrix *spec* names (a file, or ``REV:PATH``), with the overlay files *overlays*
     (each a file or ``REV:PATH``) applied in order, as `matrix.load` composes them."""
     if not is_revision(spec) and not any(is_revision(o) for o in overlays):
-        return loader.load(spec, list(overlays)) if overlays else loader.load(spec)
+        return loader.load(spec, list(overlays) or None)
     if overlays:
         return loader.load_reading(_reading(), spec, overlays)
     return _load(spec)
@@ -46,19 +46,18 @@ def working(spec: str) -> Optional[str]:
 
 
 def _reading() -> Any:
-    return loader.reading(read=_read, load=_load, exists=_exists, beside=beside, working=working)
+    """The loader's `Loading`, each file ``REV:PATH`` read from git, the others as it reads them."""
+    files = loader.reading()
 
+    def read(name: str, path: str) -> str:
+        return _show(*path.split(":", 1)) if is_revision(path) else files.read(name, path)
 
-def _read(name: str, path: str) -> str:
-    if not is_revision(path):
-        return loader.reading().read(name, path)  # type: ignore[no-any-return]
-    return _show(*path.split(":", 1))
+    def exists(path: str) -> bool:
+        if not is_revision(path):
+            return files.exists(path)  # type: ignore[no-any-return]
+        return _git_ok(["cat-file", "-e", _object(*path.split(":", 1))]) is not None
 
-
-def _exists(path: str) -> bool:
-    if not is_revision(path):
-        return os.path.isfile(path)
-    return _git_ok(["cat-file", "-e", _object(*path.split(":", 1))]) is not None
+    return files._replace(read=read, load=_load, exists=exists, beside=beside, working=working)
 
 
 def _load(spec: str) -> Matrix:
