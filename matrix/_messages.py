@@ -1585,6 +1585,12 @@ def diff_configs_format(form: str) -> str:
             f"--format {form} annotates the matrix's lines, which a fleet of configs has none of")
 
 
+#: ``--installed-overlays`` with a matrix read from git: the installed overlays are this
+#: environment's, not the revision's.
+REVISION_NOT_INSTALLED = ("--installed-overlays applies the overlays installed here, not those of a revision: "
+                          "give them with --overlay over --matrix REV:PATH")
+
+
 def git_unreadable(spec: str, why: str) -> str:
     """A ``REV:PATH`` git cannot show (git's own words)."""
     return f"Cannot read {spec!r} from git: {why}"

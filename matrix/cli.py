@@ -379,10 +379,12 @@ def _matrix(options: argparse.Namespace, stderr: Optional[IO[str]] = None) -> Ma
     says which file was used when it is not ``./features.toml``."""
     upstream = _upstream(options, stderr)
     overlays, installed = getattr(options, "overlay", None), getattr(options, "installed_overlays", False)
-    if upstream is not None and options.matrix is not None and not installed:
+    if upstream is not None and options.matrix is not None:
         from . import _files
 
         if any(_files.is_revision(f) for f in (upstream, *(overlays or ()))):  # REV:PATH, as matrix diff reads it
+            if installed:
+                raise _Usage(_messages.REVISION_NOT_INSTALLED)
             from . import _revision
 
             return _revision.load(upstream, overlays or ())

@@ -859,6 +859,9 @@ def test_an_overlay_read_from_git_reads_its_upstream_at_that_revision_and_one_in
         "'gone/features.toml' does not exist next to HEAD:bad.toml\n"))
     assert _run("resolve", "--matrix", "HEAD:nosuch.toml") == (2, "", (
         "matrix: error: Cannot read 'HEAD:nosuch.toml' from git: fatal: path 'nosuch.toml' does not exist in 'HEAD'\n"))
+    assert _run(*over_head[:3], "--installed-overlays") == (2, "", (
+        "matrix: error: --installed-overlays applies the overlays installed here, not those of a revision: give them "
+        "with --overlay over --matrix REV:PATH\n"))
 
 
 def test_a_candidacy_edited_is_a_cause_where_it_passes_its_runner_over_not_where_it_holds():
