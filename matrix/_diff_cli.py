@@ -86,19 +86,19 @@ def _sides(options: argparse.Namespace) -> Tuple[Tuple[Matrix, Optional[str]], T
     versions = options.from_version is not None or options.to_version is not None
     if versions:
         if options.old is not None or options.base is not None:
-            raise UsageError("--from-version and --to-version compare one matrix (--matrix), not OLD and NEW")
+            raise UsageError(_messages.DIFF_VERSIONS_ONE_MATRIX)
         if options.from_version is None or options.to_version is None:
-            raise UsageError("--from-version and --to-version go together")
+            raise UsageError(_messages.DIFF_VERSIONS_TOGETHER)
         file = options.matrix or "features.toml"
         one = loader.default() if file == "default" else _revision.load(file)
         return (one, file), (one, file)
     if options.base is not None:
         if options.new is not None:
-            raise UsageError("--base compares one file at REV with the working tree: give OLD only")
+            raise UsageError(_messages.DIFF_BASE_ONE_FILE)
         file = options.old or "features.toml"
-        return _read(f"{options.base}:{file}"), _read(file)
+        return _read(_revision.at(options.base, file)), _read(file)
     if options.old is None or options.new is None:
-        raise UsageError("Give OLD and NEW, --base REV, or --from-version and --to-version")
+        raise UsageError(_messages.DIFF_SIDES)
     return _read(options.old), _read(options.new)
 
 

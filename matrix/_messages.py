@@ -1580,6 +1580,12 @@ def overlay_removed_from_choice(overlay: str, why: str) -> str:
 # --- lane diff ---------------------------------------------------------------------------------
 
 
+DIFF_VERSIONS_ONE_MATRIX = "--from-version and --to-version compare one matrix (--matrix), not OLD and NEW"
+DIFF_VERSIONS_TOGETHER = "--from-version and --to-version go together"
+DIFF_BASE_ONE_FILE = "--base compares one file at REV with the working tree: give OLD only"
+DIFF_SIDES = "Give OLD and NEW, --base REV, or --from-version and --to-version"
+
+
 def diff_configs_format(form: str) -> str:
     return (f"--configs prints a table of configs (--format text or markdown) or one JSON document (--format json): "
             f"--format {form} annotates the matrix's lines, which a fleet of configs has none of")

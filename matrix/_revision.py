@@ -28,6 +28,18 @@ def load(spec: str, overlays: Sequence[str] = ()) -> Matrix:
     return _load(spec)
 
 
+def at(revision: str, file: str) -> str:
+    """``REV:PATH`` for the working-tree file *file* (relative to the current folder, or absolute)
+    as it stands at *revision*: PATH from the top of the repository, as git reads it (``matrix diff
+    --base`` run from a subfolder names the same file). Outside a repository *file* is kept as
+    given, and git's own words say why it cannot be read."""
+    top = _git_ok(["rev-parse", "--show-toplevel"])
+    if top is None:
+        return f"{revision}:{file}"
+    path = os.path.relpath(os.path.realpath(file), os.path.realpath(top.strip()))
+    return f"{revision}:{path.replace(os.sep, '/')}"
+
+
 def beside(file: str, relative: str) -> str:
     """The file *relative* names from the folder of *file*, at *file*'s revision if it has one."""
     if not is_revision(file):
@@ -80,7 +92,7 @@ def _load(spec: str) -> Matrix:
     runners: Dict[str, str] = {}
     if isinstance(folder, str):
         where = beside(spec, folder).partition(":")[2]
-        listed = _git(["ls-tree", "--name-only", f"{revision}:{where}"], spec)
+        listed = _git(["ls-tree", "--full-tree", "--name-only", f"{revision}:{where}"], spec)
         for name in listed.split():
             if name.endswith(".toml"):
                 runners[name[:-5]] = _show(revision, f"{where}/{name}")

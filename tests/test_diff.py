@@ -813,6 +813,35 @@ def test_a_side_read_from_git_is_that_revision_with_its_runner_files(folder):
     assert _run("diff", "nosuchrev:features.toml", "features.toml")[0] == 2
 
 
+def test_base_reads_the_file_named_from_the_current_folder_as_it_stands_at_rev(folder, monkeypatch):
+    # --base REV FILE run from a subfolder of the repository names the file from that folder, as
+    # every other file argument does; the before: line says its path from the top, as git reads it.
+    import subprocess
+
+    project = folder / "project"
+    project.mkdir()
+    (project / "features.toml").write_text(SMALL)
+    (folder / "runners").rename(project / "runners")
+    for command in (["init", "-q"], ["add", "project"],
+                    ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "old"]):
+        subprocess.run(["git", *command], check=True, cwd=folder)
+    (project / "features.toml").write_text(FLIPPED)
+    (project / "runners" / "a.toml").write_text('name = "A"\npriority = 2\n')
+    monkeypatch.chdir(project)
+    status, out, err = _run("diff", "--base", "HEAD")
+    assert (status, out.splitlines()[:2], err) == (1, [
+        "3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic",
+        "breaking[served-refused]: Automatic choice: A → refused"], "")
+    before = [line.split("before: ", 1)[1] for line in out.splitlines() if line.startswith("    before:")]
+    assert before[0] == "matrix resolve --matrix HEAD:project/features.toml --version 2.0 --set y=true"
+    assert _run(*before[0].split()[1:])[0] == 0
+    # The same file named by an absolute path, or from a folder below: the same side at REV.
+    for where, name in ((project, str(project / "features.toml")), (project / "runners", "../features.toml")):
+        monkeypatch.chdir(where)
+        again = _run("diff", "--base", "HEAD", name)[1]
+        assert again == out.replace(" features.toml", " " + name)
+
+
 def test_an_overlay_read_from_git_reads_its_upstream_at_that_revision_and_one_in_the_tree_may_extend_it(folder):
     """Reviewing a platform's pull request: the overlay at REV extends the features.toml beside
     it at REV (not the working tree's), a working-tree overlay applies over ``--matrix REV:PATH``,
