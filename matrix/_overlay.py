@@ -28,6 +28,10 @@ UPSTREAM_SUPPORTS_IT = "upstream supports it"
 #: What ``unset`` may name in a feature change, and in a runner change.
 FEATURE_UNSET = ("forces", "links", "note", "prefers")
 RUNNER_UNSET = ("candidate", "description", "links")
+#: What a change of an adjustment (``[change.adjustments.ID]``) may set, and what ``unset`` may
+#: name (its ``until`` is the operation's provenance: it is only unset, never written).
+ADJUSTMENT_KEYS = ("level", "links", "message", "name", "override", "runners", "says", "set", "since", "when")
+ADJUSTMENT_UNSET = ("links", "message", "runners", "set", "since", "until")
 
 #: Each kind of value an overlay changes, and how (the how-to page's table, word for word).
 MERGE_RULES: Tuple[Tuple[str, str], ...] = (
@@ -58,6 +62,13 @@ MERGE_RULES: Tuple[Tuple[str, str], ...] = (
      "added), by the kind's id, never a clause's index; `unset = [\"requires.KIND\"]` removes it; a kind upstream "
      "does not declare is a load error with \"did you mean\" (dangling under an `upstream` that leaves out "
      "upstream's version); `explain()` names the overlay beside a requirement it set, and the report points at it"),
+    ("an adjustment (`[adjustments.ID]` added, `[change.adjustments.ID]` changed, by its id)",
+     "an added one applies after upstream's, in the file's order; a change replaces each key it writes (`name`, "
+     "`when`, `set` and `runners` whole, `level`, `message`…), `unset = [\"runners\"]` removes one (likewise "
+     "`links`, `message`, `set`, `since`, `until`), `remove = true` removes the adjustment; an id upstream does not "
+     "have is a load error with \"did you mean\" (dangling under an `upstream` that leaves out upstream's version); "
+     "its message is the host's words, said as written (no provenance): `explain()` names the overlay beside an "
+     "adjustment it added or changed, and the report points at it"),
     ("`choice = false` on a runner", "removes it from automatic choice (`candidate = \"False\"`); "
      "asked for by name, it still serves"),
     ("`[overlay.choice]`", "the overlay owns the choice: every upstream `prefers` and `[orders]` entry is "
@@ -82,8 +93,9 @@ def is_overlay(text: str) -> bool:
 class Operation:
     """One operation of an overlay file: what it does to which id, where it is written, and why.
 
-    ``kind`` is ``add-field``, ``add-feature``, ``add-runner``, ``change-feature``,
-    ``change-runner``, ``change-order`` or ``own-choice``; ``until`` a version or
+    ``kind`` is ``add-field``, ``add-feature``, ``add-runner``, ``add-adjustment``,
+    ``change-feature``, ``change-runner``, ``change-order``, ``change-adjustment`` or
+    ``own-choice``; ``until`` a version or
     `UPSTREAM_SUPPORTS_IT`; ``upstream`` the upstream versions it is written for (a PEP 440
     specifier). ``dangling``: its id is not upstream's, at a version outside ``upstream``
     (skipped); ``noop``: applying it changed nothing upstream says.
@@ -204,6 +216,9 @@ def normal(features: Mapping[str, Any], runners: Mapping[str, Any], rest: Mappin
                 feature["support"] = cells
         out[id] = feature
     rest = dict(rest)
+    if isinstance(rest.get("adjustments"), dict):  # likewise an adjustment's when; links left out are []
+        rest["adjustments"] = {id: {"links": [], **a, **({"when": _spelled(a["when"])} if "when" in a else {})}
+                               if isinstance(a, dict) else a for id, a in rest["adjustments"].items()}
     if isinstance(rest.get("orders"), dict):  # an order's when as the predicate it parses to: "(a)" is "a"
         rest["orders"] = {id: dict(o, when=_spelled(o["when"])) if isinstance(o, dict) and "when" in o else o
                           for id, o in rest["orders"].items()}

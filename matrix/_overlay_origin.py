@@ -92,6 +92,18 @@ def blocker(matrix: Matrix, feature: str, runner: str, version: Optional[Version
     return {} if matrix.overlay is None else {"origin": cell(matrix, feature, runner, "blocked", version)}
 
 
+def adjustment(matrix: Matrix, id: str) -> Dict[str, str]:
+    """``{"origin": …}`` for an adjustment of the explanation of a composed matrix that an
+    overlay added or changed (the last operation that did), else ``{}``."""
+    found: Optional[Operation] = None
+    for op in _live(matrix):
+        if op.kind in ("add-adjustment", "change-adjustment") and op.target == id:
+            found = op
+    if found is None:
+        return {}
+    return {"origin": _said(_messages.overlay_adjustment_origin(found.kind == "add-adjustment"), found)}
+
+
 def removed(matrix: Matrix, id: str) -> Optional[str]:
     """"removed from choice by overlay 'NAME': WHY" when the last operation that set runner
     *id*'s candidacy removed it from choice (``choice = false``, or an owned choice that leaves
@@ -137,6 +149,8 @@ def deciding(matrix: Matrix, key: Tuple[object, ...], role: str, runner: Optiona
                     op.sets_cell(str(runner), version) if role == "blocks" else decides in op.keys)):
                 found = op
         elif key[:1] == ("orders",) and op.kind == "change-order" and op.target == key[1]:
+            found = op
+        elif key[:1] == ("adjustments",) and op.kind in ("add-adjustment", "change-adjustment") and op.target == key[1]:
             found = op
     return found
 

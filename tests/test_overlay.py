@@ -345,7 +345,7 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
     how-to's): an added [config] field, added runners (one made from another: "as r0, except
     …"), an owned choice, an added feature, then changes of features (cells, note, links,
     name, group, prefers, forces, unset), runners (choice = false, priority, candidate, name,
-    unset) and upstream's order."""
+    unset), upstream's order, and an adjustment added (after an added feature) or upstream's changed (last)."""
     ops = []
     field = draw(st.booleans())
     if field:
@@ -371,6 +371,14 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
         if draw(st.booleans()):
             body["prefers"] = {"runner": draw(st.sampled_from(every))}
         ops.append(("add-features", "x0", body))
+    settable = _settable(upstream_doc)
+    if settable and draw(st.booleans()):  # an adjustment added: after upstream's, for every runner or one
+        path, value = draw(st.sampled_from(settable))
+        body = {"name": "added adjustment", "when": upstream_doc["features"][sorted(features)[-1]]["when"],
+                "set": {path: value}, "level": draw(st.sampled_from(["info", "warning"]))}
+        if draw(st.booleans()):
+            body["runners"] = [draw(st.sampled_from(every))]
+        ops.append(("add-adjustments", "a1", body))
     for id in draw(st.lists(st.sampled_from(sorted(features)), unique=True, max_size=3)):
         body = {}
         runner = draw(st.sampled_from(every))
@@ -433,7 +441,45 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
                 "name": {"name": "order renamed"},
                 "when": {"when": upstream_doc["features"][sorted(features)[0]]["when"]}}[change]
         ops.append(("orders", "o0", body))
+    if draw(st.booleans()):  # a change of upstream's adjustment (ax: no such adjustment, a load error)
+        id = draw(st.sampled_from(["a0", "a0", "a0", "ax"]))
+        change = draw(st.sampled_from(["name", "level", "set", "runners", "unset-runners", "message", "remove",
+                                       "when", "unset-set"]))
+        body = {"name": {"name": "renamed adjustment"}, "level": {"level": draw(st.sampled_from(["info", "warning"]))},
+                "set": {"set": dict([draw(st.sampled_from(_settable(upstream_doc)))])} if _settable(upstream_doc) else {"level": "info"},
+                "runners": {"runners": [draw(st.sampled_from(every))]}, "unset-runners": {"unset": ["runners"]},
+                "message": {"message": "adjusted by the platform"}, "remove": {"remove": True},
+                "when": {"when": upstream_doc["features"][sorted(features)[0]]["when"]},
+                "unset-set": {"unset": ["set"]}}[change]
+        ops.append(("adjustments", id, body))
     return ops
+
+
+def _settable(doc):
+    """(path, value) pairs an adjustment may set in *doc*'s [config]: each field but a section,
+    with a value of its type."""
+    out = []
+    for path, spec in sorted(doc.get("config", {}).items()):
+        kind = spec.get("type")
+        if kind == "section" or spec.get("fact"):
+            continue
+        value = {"bool": True, "int": 2, "float": 1.5, "version": "2.0", "list[str]": ["z"]}.get(kind)
+        if kind == "str":
+            value = spec["choices"][-1] if "choices" in spec else "z"
+        out.append((path, value))
+    return out
+
+
+def _upstream_adjustment(draw, doc):
+    """An upstream adjustment ``a0`` for the random matrix *doc* (its text), or "" (none)."""
+    settable = _settable(doc)
+    if not settable or not draw(st.booleans()):
+        return ""
+    path, value = draw(st.sampled_from(settable))
+    when = doc["features"][sorted(doc["features"])[0]]["when"]
+    runners = f"runners = {_value(['r0'])}\n" if draw(st.booleans()) else ""
+    return (f'\n[adjustments.a0]\nname = "upstream adjustment"\nwhen = {json.dumps(when)}\n'
+            f"set = {{ {json.dumps(path)} = {_value(value)} }}\n{runners}level = \"info\"\n")
 
 
 class _Refused(Exception):
@@ -467,12 +513,28 @@ def _hand_merged(features_doc, runners_doc, ops, first=0):  # noqa: C901 — one
                         feature["support"][id] = "no"
                     elif base in feature.get("support", {}):
                         feature["support"][id] = copy.deepcopy(feature["support"][base])
+                for adjustment in features_doc.get("adjustments", {}).values():  # and its adjustments
+                    if base in adjustment.get("runners", []) and id not in adjustment["runners"]:
+                        adjustment["runners"].append(id)
             runner.update(body)
             runner["description"] = _note(runner.get("description"), words)
             runners_doc[id] = runner
             continue
         if table == "add-features":
             features_doc.setdefault("features", {})[id] = dict(copy.deepcopy(body), note=words)
+            continue
+        if table == "add-adjustments":  # after upstream's; its message as written (no provenance)
+            features_doc.setdefault("adjustments", {})[id] = copy.deepcopy(body)
+            continue
+        if table == "adjustments":
+            if id not in features_doc.get("adjustments", {}):
+                raise _Refused("an adjustment upstream does not have")
+            if body.get("remove"):
+                del features_doc["adjustments"][id]
+                continue
+            features_doc["adjustments"][id].update(copy.deepcopy({k: v for k, v in body.items() if k != "unset"}))
+            for key in body.get("unset", []):
+                features_doc["adjustments"][id].pop(key, None)
             continue
         if table == "orders":
             if any(t == "choice" for t, _, _ in ops[:index]):
@@ -595,6 +657,7 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
     from matrix.strategies import _matrix_texts
 
     matrix_text, runners = data.draw(_matrix_texts(4))
+    matrix_text += _upstream_adjustment(data.draw, tomllib.loads(matrix_text))
     upstream_doc = tomllib.loads(matrix_text)
     ids = list(upstream_doc.get("features", {}))
     ops = data.draw(_operations(ids, list(runners), upstream_doc))
@@ -787,6 +850,13 @@ def _origins_are_the_live_operations(composed, expected, ops, config, folder, ap
         assert [o for o in entry["origin"] if o.startswith(verbs)] == origin
         for blocker in entry["blockers"]:
             assert blocker["origin"] == blocker_origin(blocker["id"], runner)
+
+    def adjustment_op(id):  # the last live operation that added or changed the adjustment
+        return next((o for t, i, _, o in reversed(live) if t in ("add-adjustments", "adjustments") and i == id), None)
+    for entry in resolution.explanation()["adjustments"]:
+        op = adjustment_op(entry["id"])
+        assert entry.get("origin") == (None if op is None else said("added" if op.kind == "add-adjustment"
+                                                                     else "changed", op))
     upstream = folder / "upstream"
     features_file = str(upstream / "features.toml")
     for rule in resolution.report()["why"]:
@@ -803,6 +873,10 @@ def _origins_are_the_live_operations(composed, expected, ops, config, folder, ap
             op, file = feature_op(rule["id"], "prefers"), features_file
         elif rule["role"] in ("forbids", "overrides"):
             op, file = feature_op(rule["id"], "forces"), features_file
+        elif rule["role"] == "adjusts":
+            op, file = adjustment_op(rule["id"]), features_file
+            assert rule["origin"] == ([] if op is None else [said("added" if op.kind == "add-adjustment"
+                                                                   else "changed", op)])
         elif rule["role"] == "orders":
             op, file = next(
                 (o for t, i, _, o in reversed(live) if t == "orders" and i == rule["id"]), None), features_file
@@ -829,7 +903,8 @@ def _resolve_and_check_agree(composed, expected, ops, first):
             return type(error).__name__, r.runner, [w.kind for w in r.warnings], [f.id for f in r.active]
         except matrix.errors.ConfigError as error:  # the sweep's config may leave out a field without default
             return "ConfigError", str(error)
-        return None, r.runner, [w.kind for w in r.warnings], [f.id for f in r.active]
+        return (None, r.runner, [w.kind for w in r.warnings], [f.id for f in r.active],
+                [(a.id, a.runner, a.path, a.after) for a in r.adjustments])
 
     space = [{}, *_gate_sweep(expected, expected.schema, expected.version), *_sweep(expected.schema, [0, 1, "a", ""], set())]
     for config in space:
@@ -1801,3 +1876,100 @@ def test_the_json_docs_of_a_composed_matrix_name_the_overlay_of_each_cell_and_it
     # Upstream's docs have neither key, and no overlay table.
     upstream = json.loads(render(matrix.load(), format="json", tables=TABLES))
     assert "overlay" not in upstream and all("overlay" not in c for f in upstream["features"] for c in f["support"].values())
+
+
+# --- operations on adjustments ---------------------------------------------------------------
+
+_ADJUSTING = """\
+    [overlay]
+    name = "p"
+    extends = "default"
+
+    [adjustments.npu_len]
+    name = "NPU max_model_len"
+    when = "model_config.max_model_len is not None and model_config.max_model_len > 4096"
+    set = { "model_config.max_model_len" = 4096 }
+    message = "The NPU caps max_model_len at 4096"
+    why = "The NPU has a small KV cache"
+
+    [change.adjustments.draft_max_model_len]
+    runners = ["v1", "v2"]
+    why = "V1 lowers it too on the NPU"
+
+    [change.adjustments.stock_compile_cudagraphs]
+    remove = true
+    why = "The NPU's stock compile keeps its graphs"
+
+    [change.adjustments.mamba_cache_align]
+    level = "info"
+    why = "upstream says info already"
+
+    [change.adjustments.gone_adjustment]
+    level = "info"
+    why = "an adjustment of older upstreams"
+    upstream = "<0.33"
+    """
+
+
+def test_an_overlay_adds_changes_and_removes_adjustments_by_id_and_explain_names_it(tmp_path):
+    path = _overlay(tmp_path, _ADJUSTING)
+    m = matrix.load(path)
+    upstream = matrix.load()
+    assert [(a.id, a.runners) for a in m.adjustments] == [
+        ("mamba_cache_align", ()), ("mamba_cache_none", ()), ("draft_max_model_len", ("v1", "v2")), ("npu_len", ())]
+    assert [a for a in m.adjustments if a.id != "npu_len" and a.id != "draft_max_model_len"] == [
+        a for a in upstream.adjustments if a.id.startswith("mamba")]
+    assert [(o.kind, o.target, o.line, o.keys, o.noop, o.dangling) for o in m.overlay.operations] == [
+        ("add-adjustment", "npu_len", 5, (), False, False),
+        ("change-adjustment", "draft_max_model_len", 12, ("runners",), False, False),
+        ("change-adjustment", "stock_compile_cudagraphs", 16, (
+            "level", "links", "message", "name", "override", "runners", "says", "set", "since", "until", "when"),
+         False, False),
+        ("change-adjustment", "mamba_cache_align", 20, ("level",), True, False),
+        ("change-adjustment", "gone_adjustment", 24, ("level",), False, True)]
+    r = m.resolve({"model_config": {"max_model_len": 8192}})
+    assert r.explain().splitlines()[5:7] == [
+        "  - npu_len (before the choice): model_config.max_model_len = 8192 -> 4096, overriding the config's value",
+        f"    origin: added by overlay 'p' ({path}:5): The NPU has a small KV cache"]
+    rule = next(w for w in r.report()["why"] if w["role"] == "adjusts")
+    assert (rule["id"], rule["file"], rule["line"], rule["origin"]) == (
+        "npu_len", path, 5, [f"added by overlay 'p' ({path}:5): The NPU has a small KV cache"])
+    # Upstream's own adjustment, unchanged by the overlay, says no origin: in JSON a None, in text no line.
+    mamba = {"model_config": {"is_hybrid": True}, "cache_config": {"enable_prefix_caching": True}}
+    explained = m.resolve(mamba).explanation()["adjustments"]
+    assert [(a["id"], "origin" in a) for a in explained] == [("mamba_cache_align", False)]
+    assert "origin" not in upstream.resolve(mamba).explanation()["adjustments"][0]
+    assert _findings(m) == [
+        f"{path}:20:1: warning[overlay-noop]: Overlay operation change-adjustment on 'mamba_cache_align' changes "
+        "nothing: upstream already says the same",
+        f"{path}:24:1: warning[overlay-dangling]: Overlay operation change-adjustment on 'gone_adjustment' is "
+        "dangling: upstream 0.33.0 has no such id, and the operation is written for upstream '<0.33'"]
+
+
+def test_two_overlays_changing_the_same_adjustment_are_a_conflict_unless_after(tmp_path):
+    first = _overlay(tmp_path, """\
+        [overlay]
+        name = "a"
+        extends = "default"
+
+        [change.adjustments.draft_max_model_len]
+        runners = ["v1", "v2"]
+        why = "A"
+        """, "a.toml")
+    second = """\
+        [overlay]
+        name = "b"
+        extends = "a.toml"
+        {after}
+
+        [change.adjustments.draft_max_model_len]
+        remove = true
+        why = "B"
+        """
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load(_overlay(tmp_path, second.format(after=""), "b.toml"))
+    assert [p.message for p in excinfo.value.problems] == [
+        f"Overlays 'b' ({tmp_path / 'b.toml'}:6) and 'a' ({first}:5) both change runners of 'draft_max_model_len' "
+        "(change-adjustment): say after = ['a'] in [overlay] of 'b' to apply it after 'a'"]
+    m = matrix.load(_overlay(tmp_path, second.format(after='after = ["a"]'), "b.toml"))
+    assert "draft_max_model_len" not in [a.id for a in m.adjustments]
