@@ -35,6 +35,7 @@ CHANGES = {
     "runners": ("candidate", "choice", "description", "links", "name", "priority", "requires", "unset"),
     "orders": ("name", "runners", "when"),
     "adjustments": (*_overlay.ADJUSTMENT_KEYS, "remove", "unset"),
+    "requires": ("entry", "exempt", "unset"),
 }
 _DEFAULT_NAMES = ("default",)
 #: One operation: its record, its body (the keys without provenance), and how it applies.
@@ -195,6 +196,8 @@ class _Reader:
         self.runners_folder = ""
         self.document: Dict[str, Any] = {}
         self.matrix: Any = None
+        self.wide: List[str] = []  # the kinds of upstream's matrix-wide [requires]
+        self.document_kinds: List[str] = []  # the kinds upstream's [requirements] declares
         #: The operations of the overlays this one extends (a chain applies in its order).
         self.inherited: List[Operation] = []
 
@@ -434,6 +437,9 @@ class _Reader:
                 ops.append((op, body, _add_adjustment(id)))
         known = {"features": features, "runners": upstream_runners, "orders": list(features_doc.get("orders", {})),
                  "kinds": list(features_doc.get("requirements", {})), "adjustments": adjustments}
+        known["requires"] = known["kinds"]
+        self.wide = list(features_doc.get("requires") or {})
+        self.document_kinds = known["kinds"]
         return ops + self.changes(known, runners)
 
     def changes(self, known: Dict[str, List[str]], runners: List[str]) -> List[_Op]:
@@ -448,7 +454,8 @@ class _Reader:
                     if key not in CHANGES[kind]:
                         self.problem(where + (key,), _messages.unknown_choice("key", key, [*CHANGES[kind], *PROVENANCE]))
                 if op is not None:
-                    op = self.known(where, op, id, known[kind], what, self.matrix.version)
+                    op = self.known(where, op, id, known[kind], "requirement kind" if kind == "requires" else what,
+                                    self.matrix.version)
                 if op is not None and kind == "runners" and not op.dangling:
                     op = self.kinds_known(where, op, body, known["kinds"])
                 if op is not None and kind == "orders" and "choice" in self.document.get("overlay", {}):
@@ -520,6 +527,10 @@ class _Reader:
         if kind in ("features", "runners", "adjustments"):
             allowed = {"features": _overlay.FEATURE_UNSET, "runners": _overlay.RUNNER_UNSET}
             ok = self.unset_ok(where, body, allowed.get(kind, _overlay.ADJUSTMENT_UNSET)) and ok
+        elif kind == "requires":
+            ok = self.unset_ok(where, body, _overlay.WIDE_UNSET) and ok
+        if kind == "requires":
+            ok = self.wide_ok(where, body, runners) and ok
         if kind == "adjustments" and "remove" in body:
             if body["remove"] is not True or len(body) > 1:
                 self.problem(where + ("remove",), _messages.overlay_remove_alone(body["remove"], sorted(set(body) - {"remove"})))
@@ -598,6 +609,21 @@ class _Reader:
                 out.append((runner, statement["since"]))
         return attrs.evolve(op, appends=tuple(out))
 
+    def wide_ok(self, where: Place, body: Dict[str, Any], runners: List[str]) -> bool:
+        """A change of a matrix-wide requirement: ``exempt`` a list of runner ids; ``exempt`` or
+        ``unset`` without ``entry`` change an entry upstream has."""
+        ok = True
+        exempt = body.get("exempt", [])
+        if not isinstance(exempt, list) or not all(isinstance(r, str) for r in exempt):
+            self.problem(where + ("exempt",), _messages.overlay_expected_ids("exempt", exempt))
+            ok = False
+        kind = where[-1]
+        declared = kind in self.document_kinds  # an undeclared kind is said (or dangling) already
+        if declared and "entry" not in body and kind not in self.wide and ("exempt" in body or body.get("unset")):
+            self.problem(where, _messages.overlay_no_wide_entry(str(kind), self.wide))
+            ok = False
+        return ok
+
     def unset_ok(self, where: Place, body: Dict[str, Any], allowed: Tuple[str, ...]) -> bool:
         unset = body.get("unset", [])
         if not isinstance(unset, list) or not all(isinstance(u, str) for u in unset):
@@ -639,6 +665,9 @@ def _keys(kind: str, body: Dict[str, Any], runners: List[str]) -> Tuple[str, ...
         return ()
     if kind == "change-adjustment" and "remove" in body:  # a removal changes every key of it
         return tuple(sorted({*_overlay.ADJUSTMENT_KEYS, *_overlay.ADJUSTMENT_UNSET}))
+    if kind == "change-requirement":  # the entry holds its exempt list: replacing it changes both
+        named = {*body, *body.get("unset", [])} - {"unset"}
+        return tuple(sorted(named | {"exempt"} if "entry" in named else named))
     keys = {k for k in body if k not in ("support", "lift", "block", "unset", "choice", "append", "requires")}
     keys |= {f"append.{r}" for r in body.get("append", {})} | {f"requires.{k}" for k in body.get("requires", {})}
     keys |= set(body.get("unset", []))
@@ -814,5 +843,27 @@ def _change_adjustment(id: str) -> Any:
     return apply
 
 
+def _change_requires(kind: str) -> Any:
+    def apply(doc: Dict[str, Any], runners: Dict[str, Any], body: Dict[str, Any], words: Optional[str]) -> None:
+        requires = doc.setdefault("requires", {})  # its reason is the host's words: as written
+        if "entry" in body:
+            requires[kind] = copy.deepcopy(body["entry"])
+        if "unset" in body and "entry" in body["unset"]:
+            requires.pop(kind, None)
+        if kind in requires and ("exempt" in body or "exempt" in body.get("unset", [])):
+            entry = requires[kind]
+            clause = _overlay.first_clause(entry)
+            if not isinstance(entry, (list, dict)):
+                requires[kind] = clause
+            if "exempt" in body:
+                clause["exempt"] = list(body["exempt"])
+            else:
+                clause.pop("exempt", None)
+        if not requires:
+            del doc["requires"]
+    return apply
+
+
 _CHANGE_OPS = {"features": ("feature", _change_feature), "runners": ("runner", _change_runner),
-               "orders": ("order", _change_order), "adjustments": ("adjustment", _change_adjustment)}
+               "orders": ("order", _change_order), "adjustments": ("adjustment", _change_adjustment),
+               "requires": ("requirement", _change_requires)}

@@ -1867,3 +1867,13 @@ def overlay_remove_alone(value: object, others: Sequence[str]) -> str:
 def overlay_adjustment_origin(added: bool) -> str:
     """The verb of the origin of an adjustment an overlay added or changed."""
     return "added" if added else "changed"
+
+
+# Overlays: changes of a matrix-wide requirement ([change.requires.KIND], matrix._load_overlay).
+OVERLAY_KINDS["change-requirement"] = "changes the matrix-wide requirement"
+
+
+def overlay_no_wide_entry(kind: str, wide: Sequence[str]) -> str:
+    """``exempt`` or ``unset`` of a matrix-wide requirement upstream's ``[requires]`` does not have."""
+    return (f"Upstream's [requires] has no entry of kind {kind!r}{did_you_mean(kind, wide)}: give its entry = … "
+            "to add one")

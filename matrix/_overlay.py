@@ -32,6 +32,8 @@ RUNNER_UNSET = ("candidate", "description", "links")
 #: name (its ``until`` is the operation's provenance: it is only unset, never written).
 ADJUSTMENT_KEYS = ("level", "links", "message", "name", "override", "runners", "says", "set", "since", "when")
 ADJUSTMENT_UNSET = ("links", "message", "runners", "set", "since", "until")
+#: What ``unset`` may name in a change of a matrix-wide requirement (``[change.requires.KIND]``).
+WIDE_UNSET = ("entry", "exempt")
 
 #: Each kind of value an overlay changes, and how (the how-to page's table, word for word).
 MERGE_RULES: Tuple[Tuple[str, str], ...] = (
@@ -69,6 +71,12 @@ MERGE_RULES: Tuple[Tuple[str, str], ...] = (
      "have is a load error with \"did you mean\" (dangling under an `upstream` that leaves out upstream's version); "
      "its message is the host's words, said as written (no provenance): `explain()` names the overlay beside an "
      "adjustment it added or changed, and the report points at it"),
+    ("a matrix-wide requirement (`[change.requires.KIND]` of `[requires]` in features.toml, by its kind)",
+     "`entry` replaces the kind's entry whole (a condition, a clause or a chain; a declared kind without one, added), "
+     "`exempt` replaces the list of runners its first clause exempts; `unset = [\"entry\"]` removes the entry, "
+     "`unset = [\"exempt\"]` its exempt list; a kind upstream does not declare is a load error with \"did you "
+     "mean\" (dangling under an `upstream` that leaves out upstream's version); its reason is the host's words, "
+     "as written: `explain()` names the overlay beside a requirement it set, and the report points at it"),
     ("`choice = false` on a runner", "removes it from automatic choice (`candidate = \"False\"`); "
      "asked for by name, it still serves"),
     ("`[overlay.choice]`", "the overlay owns the choice: every upstream `prefers` and `[orders]` entry is "
@@ -219,12 +227,36 @@ def normal(features: Mapping[str, Any], runners: Mapping[str, Any], rest: Mappin
     if isinstance(rest.get("adjustments"), dict):  # likewise an adjustment's when; links left out are []
         rest["adjustments"] = {id: {"links": [], **a, **({"when": _spelled(a["when"])} if "when" in a else {})}
                                if isinstance(a, dict) else a for id, a in rest["adjustments"].items()}
+    if isinstance(rest.get("requires"), dict):  # a matrix-wide entry's conditions as their predicates say them
+        rest["requires"] = {kind: _entry(e) for kind, e in rest["requires"].items()}
     if isinstance(rest.get("orders"), dict):  # an order's when as the predicate it parses to: "(a)" is "a"
         rest["orders"] = {id: dict(o, when=_spelled(o["when"])) if isinstance(o, dict) and "when" in o else o
                           for id, o in rest["orders"].items()}
     runners = {id: dict(t, candidate=_spelled(t["candidate"])) if isinstance(t, dict) and "candidate" in t else t
                for id, t in runners.items()}
     return out, runners, rest
+
+
+def _entry(entry: Any) -> Any:
+    """A requirement entry in one spelling: a condition is the clause ``{condition = …}``, and
+    each condition as its predicate says itself."""
+    if isinstance(entry, list):
+        return [_entry(e) for e in entry]
+    if isinstance(entry, str):
+        return {"condition": _spelled(entry)}
+    if isinstance(entry, dict) and "condition" in entry:
+        return dict(entry, condition=_spelled(entry["condition"]))
+    return entry
+
+
+def first_clause(entry: Any) -> Dict[str, Any]:
+    """*entry* (a matrix-wide requirement entry, changed in place where it is a list) as a
+    table whose first clause can take ``exempt``: that clause, a table."""
+    if isinstance(entry, list):
+        if entry and isinstance(entry[0], str):
+            entry[0] = {"condition": entry[0]}
+        return entry[0] if entry and isinstance(entry[0], dict) else {}
+    return entry if isinstance(entry, dict) else {"condition": entry}
 
 
 def _spelled(text: Any) -> Any:

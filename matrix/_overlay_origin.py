@@ -57,6 +57,8 @@ def cell(matrix: Matrix, feature: str, runner: str, verb: str, version: Optional
         kind = _kind(feature, runner)
         if op.kind == "change-runner" and op.target == runner and kind is not None and f"requires.{kind}" in op.keys:
             found = _said(verb, op)  # a requirement of the runner the overlay set (its gate RUNNER:KIND[:N])
+        if op.kind == "change-requirement" and _kind(feature, "*") == op.target:
+            found = _said(verb, op)  # a matrix-wide requirement the overlay set (its gate *:KIND[:N])
         if op.target != feature:
             continue
         if op.kind == "change-feature" and op.sets_cell(runner, version):
@@ -149,6 +151,8 @@ def deciding(matrix: Matrix, key: Tuple[object, ...], role: str, runner: Optiona
                     op.sets_cell(str(runner), version) if role == "blocks" else decides in op.keys)):
                 found = op
         elif key[:1] == ("orders",) and op.kind == "change-order" and op.target == key[1]:
+            found = op
+        elif key[:1] == ("requires",) and op.kind == "change-requirement" and op.target == key[1]:
             found = op
         elif key[:1] == ("adjustments",) and op.kind in ("add-adjustment", "change-adjustment") and op.target == key[1]:
             found = op

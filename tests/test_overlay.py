@@ -452,6 +452,19 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
                 "when": {"when": upstream_doc["features"][sorted(features)[0]]["when"]},
                 "unset-set": {"unset": ["set"]}}[change]
         ops.append(("adjustments", id, body))
+    if kinds and draw(st.booleans()):  # a matrix-wide requirement's entry or exempt list (kx: no such kind)
+        kind = draw(st.sampled_from([*kinds, "kx"] if draw(st.integers(0, 9)) == 0 else kinds))
+        condition = upstream_doc["features"][sorted(features)[-1]]["when"]
+        change = draw(st.sampled_from(["condition", "clause", "chain", "exempt", "unset-entry", "unset-exempt"]))
+        body = {"condition": {"entry": condition},
+                "clause": {"entry": {"condition": condition, "reason": "the platform refuses it"}},
+                "chain": {"entry": [{"condition": condition, "reason": "first"},
+                                    {"condition": f"not ({condition})", "reason": "second"}]},
+                "exempt": {"exempt": [draw(st.sampled_from(every))]},
+                "unset-entry": {"unset": ["entry"]}, "unset-exempt": {"unset": ["exempt"]}}[change]
+        if change in ("condition", "clause", "chain") and draw(st.booleans()):
+            body["exempt"] = [draw(st.sampled_from(every))]
+        ops.append(("requires", kind, body))
     return ops
 
 
@@ -525,6 +538,30 @@ def _hand_merged(features_doc, runners_doc, ops, first=0):  # noqa: C901 — one
             continue
         if table == "add-adjustments":  # after upstream's; its message as written (no provenance)
             features_doc.setdefault("adjustments", {})[id] = copy.deepcopy(body)
+            continue
+        if table == "requires":  # a matrix-wide entry replaced, its first clause's exempt list replaced, unset
+            wide = features_doc.setdefault("requires", {})
+            if id not in features_doc.get("requirements", {}) or (
+                    "entry" not in body and id not in wide and ("exempt" in body or "unset" in body)):
+                raise _Refused("a kind upstream does not declare, or an entry upstream's [requires] has not")
+            if "entry" in body:
+                wide[id] = copy.deepcopy(body["entry"])
+            if "entry" in body.get("unset", []):
+                del wide[id]
+            if id in wide and ("exempt" in body or "exempt" in body.get("unset", [])):
+                entry = wide[id]
+                clause = entry[0] if isinstance(entry, list) else entry
+                clause = {"condition": clause} if isinstance(clause, str) else clause
+                if isinstance(entry, list):
+                    entry[0] = clause
+                else:
+                    wide[id] = clause
+                if "exempt" in body:
+                    clause["exempt"] = list(body["exempt"])
+                else:
+                    clause.pop("exempt", None)
+            if not wide:
+                del features_doc["requires"]
             continue
         if table == "adjustments":
             if id not in features_doc.get("adjustments", {}):
@@ -788,10 +825,14 @@ def _origins_are_the_live_operations(composed, expected, ops, config, folder, ap
         return table == "runners" and id == runner == owner and bool(rest) and (
             kind in body.get("requires", {}) or f"requires.{kind}" in body.get("unset", []))
 
+    def sets_wide(table, id, gate):  # a matrix-wide requirement's gate: *:KIND, or *:KIND:N
+        owner, _, rest = gate.partition(":")
+        return table == "requires" and owner == "*" and rest.partition(":")[0] == id
+
     def blocker_origin(feature, runner):
         found = None
         for table, id, body, op in live:
-            if sets_requirement(table, id, body, feature, runner):
+            if sets_requirement(table, id, body, feature, runner) or sets_wide(table, id, feature):
                 found = said("blocked", op)
             if table == "add-runners" and id == runner and "from" in body:
                 forces = expected.feature(feature).forces if feature in {f.id for f in expected.features} else None
@@ -863,7 +904,8 @@ def _origins_are_the_live_operations(composed, expected, ops, config, folder, ap
         if rule["role"] == "blocks" and rule["kind"] == "feature":
             op, file = cell_op(rule["id"], rule["runner"]), features_file
         elif rule["role"] == "blocks" and rule["kind"] == "requirement" and rule["id"].startswith("*:"):
-            op, file = None, features_file  # matrix-wide: upstream's [requires]
+            op = next((o for t, i, _, o in reversed(live) if sets_wide(t, i, rule["id"])), None)
+            file = features_file  # matrix-wide: upstream's [requires], or the overlay's change of it
         elif rule["role"] == "blocks" and rule["kind"] == "requirement":
             op = next((o for t, i, b, o in reversed(live) if sets_requirement(t, i, b, rule["id"], rule["runner"])), None)
             file = str(upstream / "runners" / f"{base(rule['runner'])}.toml")
@@ -1973,3 +2015,89 @@ def test_two_overlays_changing_the_same_adjustment_are_a_conflict_unless_after(t
         "(change-adjustment): say after = ['a'] in [overlay] of 'b' to apply it after 'a'"]
     m = matrix.load(_overlay(tmp_path, second.format(after='after = ["a"]'), "b.toml"))
     assert "draft_max_model_len" not in [a.id for a in m.adjustments]
+
+
+# --- operations on the matrix-wide [requires] ------------------------------------------------
+
+def _wide_upstream(folder):
+    (folder / "runners").mkdir(parents=True)
+    (folder / "runners" / "r1.toml").write_text('name = "R1"\npriority = 2\n')
+    (folder / "runners" / "r2.toml").write_text('name = "R2"\npriority = 1\n')
+    (folder / "up.toml").write_text(textwrap.dedent("""\
+        [matrix]
+        name = "up"
+        version = "1.0"
+
+        [config]
+        "h" = { type = "int", default = 64 }
+        "b" = { type = "bool", default = false }
+
+        [requirements]
+        split = { name = "Split", reason = "h must be even" }
+        xpu = { name = "XPU", reason = "b needs r2" }
+
+        [requires]
+        split = "h % 2 == 0"
+        xpu = { condition = "not b", exempt = ["r2"] }
+
+        [features.g]
+        name = "g"
+        when = "b"
+        support = { r1 = "yes", r2 = "yes" }
+        """))
+
+
+def test_an_overlay_replaces_a_matrix_wide_entry_and_its_exempt_list_by_kind_and_explain_names_it(tmp_path):
+    _wide_upstream(tmp_path)
+    path = _overlay(tmp_path, """\
+        [overlay]
+        name = "p"
+        extends = "up.toml"
+
+        [change.requires.xpu]
+        exempt = ["r1"]
+        why = "R1 serves it on the NPU"
+
+        [change.requires.split]
+        entry = { condition = "h % 4 == 0", reason = "h must be a multiple of 4" }
+        why = "The NPU splits by 4"
+
+        [change.requires.gone]
+        unset = ["entry"]
+        why = "a kind of older upstreams"
+        upstream = "<1.0"
+        """)
+    m = matrix.load(path)
+    assert [(r.kind, str(r.condition), r.reason, r.exempt) for r in m.requires] == [
+        ("split", "h % 4 == 0", "h must be a multiple of 4", ()), ("xpu", "not b", "b needs r2", ("r1",))]
+    assert [(o.kind, o.target, o.keys, o.dangling) for o in m.overlay.operations] == [
+        ("change-requirement", "xpu", ("exempt",), False), ("change-requirement", "split", ("entry", "exempt"), False),
+        ("change-requirement", "gone", ("entry", "exempt"), True)]
+    with pytest.raises(matrix.ResolutionError) as excinfo:
+        m.resolve({"h": 6})
+    assert str(excinfo.value).splitlines()[0] == "h must be a multiple of 4"
+    said = f"blocked by overlay 'p' ({path}:9): The NPU splits by 4"
+    assert [b["origin"] for r in excinfo.value.resolution.explanation()["runners"] for b in r["blockers"]] == [said] * 2
+    assert [(w["id"], w["file"], w["line"], w["origin"]) for w in excinfo.value.resolution.report()["why"]] == [
+        ("*:split", path, 9, [said])] * 2
+    r = m.resolve({"b": True})
+    assert r.runner == "r1"
+    assert r.explain().splitlines()[4:9] == [
+        "    - b needs r2 (requirement 'xpu')", "        requires: not b", "        because: b = True",
+        f"        origin: blocked by overlay 'p' ({path}:5): R1 serves it on the NPU", "Active features: g"]
+    assert _findings(m) == [
+        f"{path}:13:1: warning[overlay-dangling]: Overlay operation change-requirement on 'gone' is dangling: "
+        "upstream 1.0 has no such id, and the operation is written for upstream '<1.0'"]
+    unset = matrix.load(_overlay(tmp_path, """\
+        [overlay]
+        extends = "up.toml"
+
+        [change.requires.xpu]
+        unset = ["exempt"]
+        why = "every runner refuses b on the NPU"
+
+        [change.requires.split]
+        unset = ["entry"]
+        why = "the NPU splits any h"
+        """, "unset.toml"))
+    assert [(r.kind, r.exempt) for r in unset.requires] == [("xpu", ())]
