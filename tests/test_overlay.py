@@ -404,7 +404,7 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
         elif extra == "links":
             body["links"] = ["https://example.com/x"]
         elif extra == "name":
-            body["name"] = "renamed"
+            body["name"] = f"renamed {id}"  # one name per feature: the Markdown's rows are told apart by it
         elif extra == "group":
             body["group"] = "G"
         elif extra == "prefers":
@@ -763,6 +763,7 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
         for page in (docs, hand):
             page.pop("generated_by")
         assert docs == hand
+        _markdown_marks(composed, version, {k: v for k, v in marks.items() if k[0] in shown}, words)
         _origins_are_the_live_operations(composed, expected, ops, data.draw(configs(composed, version=version)), folder,
                                          appended, version)
         _resolve_and_check_agree(composed, expected, ops, first)
@@ -1020,6 +1021,33 @@ def _marks(ops, operations, runners, first, upstream_doc, upstream_runners, appe
                     marks[(feature, id)] = overlay
                     words[(feature, id)] = f"set by {overlay}: r" if forced else f"copied from {base} by overlay '{overlay}': r"
     return marks, words
+
+
+def _markdown_marks(composed, version, marks, words):
+    """The Markdown support table marks 🧩 exactly the cells in *marks* (the rows by the feature's
+    name, the cells by the runners' order), and the footnote of each copied cell in *words* says
+    its words ("copied from R by overlay 'p': r", or "set by …" where the feature forces R)."""
+    from matrix.render import render
+
+    page = render(composed, tables=("support",), version=version)
+    notes = dict(re.findall(r"^\[\^(\d+)\]: (.*)$", page, re.M))
+    names = {f.name: f.id for f in composed.features}
+    runners = [r.id for r in composed.runners]
+    found, cells = set(), {}
+    for line in page.splitlines():
+        columns = line.split(" | ")
+        if not line.startswith("| ") or len(columns) != len(runners) + 3 or not columns[1].startswith("`"):
+            continue
+        name = re.sub(r" \[\^\d+\]$", "", columns[0][2:])
+        feature = names[re.sub(r"^\[(.*)\]\(<[^>]*>\)$", r"\1", name)]  # a feature with links: its name links the first
+        for runner, cell in zip(runners, columns[2:-1]):
+            cells[(feature, runner)] = cell
+            if cell.endswith(" 🧩"):
+                found.add((feature, runner))
+    assert found == {k for k in marks if k in cells}, page
+    for key, said in words.items():
+        if key in found:
+            assert any(said in notes[n] for n in re.findall(r"\[\^(\d+)\]", cells[key])), (key, said, page)
 
 
 def _plain(features_doc, runners_doc, ops):
