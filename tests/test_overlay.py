@@ -988,9 +988,10 @@ def _add_words(docs, words):
     for f in docs["features"]:
         for r, c in f["support"].items():
             if (f["id"], r) in words and c["status"] != "removed":
-                w = words[(f["id"], r)]
-                for step in [c, *c["history"]]:
-                    step["note"] = f"{step['note']}; {w}" if step["note"] else w
+                w, before = words[(f["id"], r)]
+                for step in [c, *c["history"]]:  # before a statement appended to the copy: its own words
+                    if before is None or step["since"] is None or Version(step["since"]) < before:
+                        step["note"] = f"{step['note']}; {w}" if step["note"] else w
 
 
 def _marks(ops, operations, runners, first, upstream_doc, upstream_runners, appended, version):
@@ -1009,9 +1010,15 @@ def _marks(ops, operations, runners, first, upstream_doc, upstream_runners, appe
             support = body.get("support", {})
             every = table == "add-features" or "*" in support
             since = [r for r, v in appended[index].items() if Version(v) <= version]
-            for runner in [*(runners if every else support), *body.get("lift", []), *body.get("block", []), *since]:
+            replaced = [*(runners if every else support), *body.get("lift", []), *body.get("block", [])]
+            for runner in [*replaced, *since]:
                 marks[(id, runner)] = overlay
-                words.pop((id, runner), None)
+                if runner in replaced or (id, runner) not in words:
+                    words.pop((id, runner), None)
+                else:  # a statement appended to a copied cell: the statements before it keep the copy's words
+                    w, before = words[(id, runner)]
+                    at = Version(appended[index][runner])
+                    words[(id, runner)] = (w, at if before is None else min(before, at))
         elif table == "add-runners" and "from" in body:
             base = body["from"]
             doc, _ = _hand_merged(upstream_doc, upstream_runners, ops[:index], first)
@@ -1019,7 +1026,8 @@ def _marks(ops, operations, runners, first, upstream_doc, upstream_runners, appe
                 forced = table_.get("forces", {}).get("runner") == base
                 if forced or base in table_.get("support", {}):
                     marks[(feature, id)] = overlay
-                    words[(feature, id)] = f"set by {overlay}: r" if forced else f"copied from {base} by overlay '{overlay}': r"
+                    words[(feature, id)] = (f"set by {overlay}: r" if forced
+                                            else f"copied from {base} by overlay '{overlay}': r", None)
     return marks, words
 
 
@@ -1045,7 +1053,7 @@ def _markdown_marks(composed, version, marks, words):
             if cell.endswith(" 🧩"):
                 found.add((feature, runner))
     assert found == {k for k in marks if k in cells}, page
-    for key, said in words.items():
+    for key, (said, _before) in words.items():
         if key in found:
             assert any(said in notes[n] for n in re.findall(r"\[\^(\d+)\]", cells[key])), (key, said, page)
 
@@ -2129,3 +2137,31 @@ def test_an_overlay_replaces_a_matrix_wide_entry_and_its_exempt_list_by_kind_and
         why = "the NPU splits any h"
         """, "unset.toml"))
     assert [(r.kind, r.exempt) for r in unset.requires] == [("xpu", ())]
+
+
+def test_a_statement_appended_to_a_copied_cell_keeps_the_copied_from_words_on_the_statements_before_it(tmp_path):
+    _wide_upstream(tmp_path)
+    path = _overlay(tmp_path, """\
+        [overlay]
+        name = "p"
+        extends = "up.toml"
+
+        [runners.n0]
+        from = "r1"
+        name = "N0"
+        priority = 0
+        why = "as R1"
+
+        [change.features.g]
+        append.n0 = { status = "no", since = "1.0", note = "from then" }
+        why = "N0 drops g"
+        """)
+    from matrix.render import render
+
+    m = matrix.load(path)
+    page = render(m, tables=("support",))
+    assert "| g | `b` | ✅ yes | ✅ yes | ✅ yes [^1] → ❌ no [^2] since 1.0 🧩 |  |\n" in page
+    assert page.endswith("[^1]: copied from r1 by overlay 'p': as R1\n[^2]: from then; set by p: N0 drops g\n")
+    earlier = render(m, tables=("support",), version="0.9")
+    assert "| g | `b` | ✅ yes | ✅ yes | ✅ yes [^1] 🧩 |  |\n" in earlier
+    assert earlier.endswith("[^1]: copied from r1 by overlay 'p': as R1\n")
