@@ -598,7 +598,7 @@ class _Reader:
         """*op* (a change of a feature) with the statements its ``append`` appends to the cells
         of *features_doc* (the documents so far, `Operation.appends`): not those the cell's last
         statement already says; one that does not come after that statement is said."""
-        out = []
+        out, dropped = [], []
         for runner, statement in body.get("append", {}).items():
             cell = _overlay.cell_of(features_doc, op.target, runner)
             follows = _overlay.follows(cell, statement["status"], parsed(statement["since"]))
@@ -607,7 +607,10 @@ class _Reader:
                     runner, statement["since"], *map(str, _overlay.last_statement(cell))))
             elif follows:
                 out.append((runner, statement["since"]))
-        return attrs.evolve(op, appends=tuple(out))
+            else:
+                line, column = self.source.locations.key((*_place(op.place), "append", runner)) or (op.line, op.column)
+                dropped.append((runner, line, column))
+        return attrs.evolve(op, appends=tuple(out), dropped=tuple(dropped))
 
     def wide_ok(self, where: Place, body: Dict[str, Any], runners: List[str]) -> bool:
         """A change of a matrix-wide requirement: ``exempt`` a list of runner ids; ``exempt`` or

@@ -1877,3 +1877,9 @@ def overlay_no_wide_entry(kind: str, wide: Sequence[str]) -> str:
     """``exempt`` or ``unset`` of a matrix-wide requirement upstream's ``[requires]`` does not have."""
     return (f"Upstream's [requires] has no entry of kind {kind!r}{did_you_mean(kind, wide)}: give its entry = … "
             "to add one")
+
+
+def overlay_append_dropped(kind: str, target: str, runner: str) -> str:
+    """A statement an operation appends that is not appended: the cell already says its status."""
+    return (f"The statement overlay operation {kind} on {target!r} appends to the cell of {runner!r} changes "
+            "nothing: the cell's last statement already says its status; remove it")

@@ -135,6 +135,10 @@ class Operation:
     #: history (``append.RUNNER``; one the cell's last statement already says is not appended,
     #: not listed).
     appends: Tuple[Tuple[str, str], ...] = ()
+    #: ``(runner, line, column)`` of each ``append.RUNNER`` not appended (the cell's last
+    #: statement says its status already): said by ``matrix check`` where the operation changes
+    #: something else (`matrix._check_overlay`).
+    dropped: Tuple[Tuple[str, Optional[int], Optional[int]], ...] = ()
 
     def sets_cell(self, runner: str, version: Optional[Version] = None) -> bool:
         """Whether this change of a feature set *runner*'s cell (as of *version*: an appended

@@ -767,6 +767,10 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
         _origins_are_the_live_operations(composed, expected, ops, data.draw(configs(composed, version=version)), folder,
                                          appended, version)
         _resolve_and_check_agree(composed, expected, ops, first)
+        # Each statement an operation appends that is not appended is recorded (matrix check says
+        # those of an operation that changes something else).
+        for op, (_, _, body), found in zip(composed.overlay.operations, ops, appended):
+            assert [r for r, _, _ in op.dropped] == [r for r in body.get("append", {}) if r not in found]
         # Each operation is a no-op exactly when the matrix without it, by hand and without the
         # provenance words, equals the matrix with it.
         for index, op in enumerate(composed.overlay.operations):
@@ -2165,3 +2169,23 @@ def test_a_statement_appended_to_a_copied_cell_keeps_the_copied_from_words_on_th
     earlier = render(m, tables=("support",), version="0.9")
     assert "| g | `b` | ✅ yes | ✅ yes | ✅ yes [^1] 🧩 |  |\n" in earlier
     assert earlier.endswith("[^1]: copied from r1 by overlay 'p': as R1\n")
+
+
+def test_a_statement_not_appended_is_said_where_its_operation_changes_something_else(tmp_path):
+    _wide_upstream(tmp_path)
+    path = _overlay(tmp_path, """\
+        [overlay]
+        name = "p"
+        extends = "up.toml"
+
+        [change.features.g]
+        note = "the platform's note"
+        append.r1 = { status = "yes", since = "1.0" }
+        append.r2 = { status = "no", since = "1.0" }
+        why = "R2 drops g"
+        """)
+    m = matrix.load(path)
+    assert [(o.noop, o.appends, o.dropped) for o in m.overlay.operations] == [(False, (("r2", "1.0"),), (("r1", 7, 1),))]
+    assert _findings(m) == [
+        f"{path}:7:1: warning[overlay-noop]: The statement overlay operation change-feature on 'g' appends to the "
+        "cell of 'r1' changes nothing: the cell's last statement already says its status; remove it"]
