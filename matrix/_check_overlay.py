@@ -36,6 +36,18 @@ def findings(overlay: Overlay, cls: Type[Finding]) -> Iterator[Finding]:
         found = _finding(cls, op, version, overlay.upstream_version)
         if found is not None:
             yield found
+        yield from _dropped(cls, op)
+
+
+def _dropped(cls: Type[Finding], op: Operation) -> Iterator[Finding]:
+    """An ``overlay-noop`` for each statement *op* appends that is not appended, where *op*
+    changes something else (`Operation.dropped`), at its ``append.RUNNER``."""
+    if op.dangling or op.noop:
+        return
+    for runner, line, column in op.dropped:
+        yield cls("overlay-noop", CODES["overlay-noop"][0], _messages.overlay_append_dropped(op.kind, op.target, runner),
+                  place=f"{op.place}.append.{runner}", file=op.file, line=line, column=column, feature=op.target,
+                  runner=runner)
 
 
 def _finding(cls: Type[Finding], op: Operation, version: Version, shown: str) -> Optional[Finding]:

@@ -424,9 +424,9 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
             used.add("removed")
             cells = [Cell((Step("removed", symbol, text, meaning, None, None, str(d.remove_in)),))] * len(matrix.runners)
         else:
-            marks = [set_by.get((feature.id, r.id), (None, None)) for r in matrix.runners]
-            cells = [attrs.evolve(_cell(feature, runner.id, v, footnote, used, words), overlay=name)
-                     for runner, (name, words) in zip(matrix.runners, marks)]
+            marks = [set_by.get((feature.id, r.id), (None, None, None)) for r in matrix.runners]
+            cells = [attrs.evolve(_cell(feature, runner.id, v, footnote, used, words, before), overlay=name)
+                     for runner, (name, words, before) in zip(matrix.runners, marks)]
         rows.append(Row(feature.id, spell(feature.name), spell(feature.group) if feature.group else None,
                         spell(str(feature.when)),
                         tuple(spell(x) for x in lifecycle), feature_note, feature.links, tuple(cells),
@@ -474,16 +474,20 @@ def _release_fields(matrix: Matrix, v: Version, spell: Callable[[str], str], wan
 
 
 def _cell(feature: Feature, runner: str, v: Version, footnote: Callable[[Optional[str]], Optional[int]],
-          used: Set[str], words: Optional[str] = None) -> Cell:
+          used: Set[str], words: Optional[str] = None, before: Optional[Version] = None) -> Cell:
     """What *runner* says of *feature*: its statements in force by *v*, oldest first; *words*
-    (an overlay's, `matrix._docs_overlay.cells_set`) end each statement's note."""
+    (an overlay's, `matrix._docs_overlay.cells_set`) end each statement's note (before the
+    version *before* only, when given)."""
+    plain = footnote
+    worded = footnote
     if words is not None:
-        noted = footnote
-        footnote = lambda note: noted(f"{note}; {words}" if note else words)  # noqa: E731 — the footnote, with the words
+        worded = lambda note: plain(f"{note}; {words}" if note else words)  # noqa: E731 — the footnote, with the words
+    footnote = worded
     steps = []
     for said in feature.support[runner]:
         if said.since is not None and said.since > v:
             break
+        footnote = plain if before is not None and said.since is not None and said.since >= before else worded
         symbol, text, meaning = SYMBOLS[said.status]
         used.add(said.status)
         # A statement's own link stays on it; the feature's links are the feature's own

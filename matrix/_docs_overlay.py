@@ -10,6 +10,7 @@ import attrs
 from packaging.version import Version
 
 from . import _messages
+from ._versions import parsed
 from .schema import Matrix
 
 #: The mark beside a cell an overlay set (its words: `matrix._messages.OVERLAY_MARK_WORD`,
@@ -31,16 +32,19 @@ class OverlayRow:
     state: str  # "", or `matrix._messages.OVERLAY_STATE_NOOP` / ``OVERLAY_STATE_DANGLING``
 
 
-def cells_set(matrix: Matrix, version: Optional[Version] = None) -> Dict[Tuple[str, str], Tuple[str, Optional[str]]]:
+def cells_set(matrix: Matrix, version: Optional[Version] = None
+              ) -> Dict[Tuple[str, str], Tuple[str, Optional[str], Optional[Version]]]:
     """``(feature id, runner id) → (overlay name, words)`` of each support cell an overlay set,
     as of *version* (`Operation.sets_cell`), by the last operation that set it: a change of the
     feature's cell (replaced, or a statement appended from a ``since`` by *version*), adding the
     feature, or adding a runner ``from`` another (each cell it copied). *words* is what the cell's note must
     add, None where the cell's own note says it already (a change's or an added feature's
     "set by …"): a copied cell's "copied from V2 by overlay 'NAME': WHY (LINK)", or where the
-    feature forces that runner (the copy says no), the overlay's "set by …"."""
+    feature forces that runner (the copy says no), the overlay's "set by …". The version: the
+    words end the notes of the statements before it only (None: of every statement), those of a
+    copied cell a statement was appended to since (the appended statement has its own words)."""
     overlay = matrix.overlay
-    out: Dict[Tuple[str, str], Tuple[str, Optional[str]]] = {}
+    out: Dict[Tuple[str, str], Tuple[str, Optional[str], Optional[Version]]] = {}
     if overlay is None:
         return out
     runners = [r.id for r in matrix.runners]
@@ -50,16 +54,24 @@ def cells_set(matrix: Matrix, version: Optional[Version] = None) -> Dict[Tuple[s
             continue
         name = str(op.overlay)
         if op.kind == "change-feature":
-            out.update({(op.target, r): (name, None) for r in runners if op.sets_cell(r, version)})
+            for r in runners:
+                if not op.sets_cell(r, version):
+                    continue
+                _, words, before = out.get((op.target, r), (name, None, None))
+                since = dict(op.appends).get(r)
+                if f"support.{r}" in op.keys or since is None or words is None:
+                    out[(op.target, r)] = (name, None, None)
+                else:  # appended to a copied cell: its statements before keep the copy's words
+                    out[(op.target, r)] = (name, words, min(parsed(since), before or parsed(since)))
         elif op.kind == "add-feature":
-            out.update({(op.target, r): (name, None) for r in runners})
+            out.update({(op.target, r): (name, None, None) for r in runners})
         elif op.kind == "add-runner" and op.copies is not None:
             for id in op.copied:
                 forces = features[id].forces if id in features else None
                 words = (_messages.overlay_provenance(name, op.why, op.link)
                          if forces is not None and forces.runner == op.copies
                          else _messages.overlay_copied_note(op.copies, name, op.why, op.link))
-                out[(id, op.target)] = (name, words)
+                out[(id, op.target)] = (name, words, None)
     return out
 
 

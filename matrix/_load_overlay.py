@@ -27,13 +27,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from .schema import Matrix
 
 
-TABLES = ("change", "config", "features", "overlay", "runners")
+TABLES = ("adjustments", "change", "config", "features", "overlay", "runners")
 OVERLAY_KEYS = ("after", "choice", "extends", "name", "targets")
 PROVENANCE = ("link", "until", "upstream", "why")
 CHANGES = {
     "features": ("append", "block", "forces", "group", "lift", "links", "name", "note", "prefers", "support", "unset"),
     "runners": ("candidate", "choice", "description", "links", "name", "priority", "requires", "unset"),
     "orders": ("name", "runners", "when"),
+    "adjustments": (*_overlay.ADJUSTMENT_KEYS, "remove", "unset"),
+    "requires": ("entry", "exempt", "unset"),
 }
 _DEFAULT_NAMES = ("default",)
 #: One operation: its record, its body (the keys without provenance), and how it applies.
@@ -50,12 +52,14 @@ class _Where:
         self.values = locations.values
 
     def key(self, path: Place) -> Optional[Tuple[int, int]]:
-        found = self._locations.key(path)
-        change: Place = ("change", *path)
-        while not found and len(change) >= 3:
-            found = self._locations.key(change)
-            change = change[:-1]
-        return found or None
+        # The key or its nearest parent, not above the entry (``adjustments.X``): another entry
+        # the overlay adds to that table is not where a change of X stands.
+        for key, least in ((path, 2), (("change", *path), 3)):
+            while len(key) >= least:
+                if key in self._locations.keys:
+                    return self._locations.line_column(self._locations.keys[key])
+                key = key[:-1]
+        return self._locations.key(path)
 
     def in_string(self, path: Place, offset: int) -> Optional[Tuple[int, int]]:
         return self._locations.in_string(path, offset) or self._locations.in_string(("change", *path), offset)
@@ -192,6 +196,8 @@ class _Reader:
         self.runners_folder = ""
         self.document: Dict[str, Any] = {}
         self.matrix: Any = None
+        self.wide: List[str] = []  # the kinds of upstream's matrix-wide [requires]
+        self.document_kinds: List[str] = []  # the kinds upstream's [requirements] declares
         #: The operations of the overlays this one extends (a chain applies in its order).
         self.inherited: List[Operation] = []
 
@@ -391,8 +397,9 @@ class _Reader:
 
     def operations(self, document: Dict[str, Any], head: Dict[str, Any], matrix: Matrix,
                    features_doc: Dict[str, Any], runners_doc: Dict[str, Any]) -> List[_Op]:
-        """Every operation, in the order they apply: fields, runners, the choice, features, then
-        the changes (features, runners, orders), each in the file's order."""
+        """Every operation, in the order they apply: fields, runners, the choice, features,
+        adjustments, then the changes (features, runners, orders, adjustments), each in the
+        file's order."""
         self.document = document
         self.matrix = matrix
         ops: List[_Op] = []
@@ -422,8 +429,17 @@ class _Reader:
                 self.problem(where, _messages.overlay_already_upstream("feature", id, "change.features"))
             elif op is not None:
                 ops.append((op, body, _add_feature(id)))
+        adjustments = list(features_doc.get("adjustments", {}))
+        for id, where, body, op in self.entries(("adjustments",), "add-adjustment"):
+            if id in adjustments:
+                self.problem(where, _messages.overlay_already_upstream("adjustment", id, "change.adjustments"))
+            elif op is not None:
+                ops.append((op, body, _add_adjustment(id)))
         known = {"features": features, "runners": upstream_runners, "orders": list(features_doc.get("orders", {})),
-                 "kinds": list(features_doc.get("requirements", {}))}
+                 "kinds": list(features_doc.get("requirements", {})), "adjustments": adjustments}
+        known["requires"] = known["kinds"]
+        self.wide = list(features_doc.get("requires") or {})
+        self.document_kinds = known["kinds"]
         return ops + self.changes(known, runners)
 
     def changes(self, known: Dict[str, List[str]], runners: List[str]) -> List[_Op]:
@@ -438,7 +454,8 @@ class _Reader:
                     if key not in CHANGES[kind]:
                         self.problem(where + (key,), _messages.unknown_choice("key", key, [*CHANGES[kind], *PROVENANCE]))
                 if op is not None:
-                    op = self.known(where, op, id, known[kind], what, self.matrix.version)
+                    op = self.known(where, op, id, known[kind], "requirement kind" if kind == "requires" else what,
+                                    self.matrix.version)
                 if op is not None and kind == "runners" and not op.dangling:
                     op = self.kinds_known(where, op, body, known["kinds"])
                 if op is not None and kind == "orders" and "choice" in self.document.get("overlay", {}):
@@ -507,8 +524,17 @@ class _Reader:
 
     def body_ok(self, kind: str, where: Place, body: Dict[str, Any], runners: List[str]) -> bool:
         ok = all([self.cells_ok(where, body, runners), self.appends_ok(where, body, runners)]) if kind == "features" else True
-        if kind in ("features", "runners"):
-            ok = self.unset_ok(where, body, _overlay.FEATURE_UNSET if kind == "features" else _overlay.RUNNER_UNSET) and ok
+        if kind in ("features", "runners", "adjustments"):
+            allowed = {"features": _overlay.FEATURE_UNSET, "runners": _overlay.RUNNER_UNSET}
+            ok = self.unset_ok(where, body, allowed.get(kind, _overlay.ADJUSTMENT_UNSET)) and ok
+        elif kind == "requires":
+            ok = self.unset_ok(where, body, _overlay.WIDE_UNSET) and ok
+        if kind == "requires":
+            ok = self.wide_ok(where, body, runners) and ok
+        if kind == "adjustments" and "remove" in body:
+            if body["remove"] is not True or len(body) > 1:
+                self.problem(where + ("remove",), _messages.overlay_remove_alone(body["remove"], sorted(set(body) - {"remove"})))
+                ok = False
         if kind == "runners" and body.get("choice", False) is not False:
             self.problem(where + ("choice",), _messages.overlay_choice_false(body.get("choice")))
             ok = False
@@ -572,7 +598,7 @@ class _Reader:
         """*op* (a change of a feature) with the statements its ``append`` appends to the cells
         of *features_doc* (the documents so far, `Operation.appends`): not those the cell's last
         statement already says; one that does not come after that statement is said."""
-        out = []
+        out, dropped = [], []
         for runner, statement in body.get("append", {}).items():
             cell = _overlay.cell_of(features_doc, op.target, runner)
             follows = _overlay.follows(cell, statement["status"], parsed(statement["since"]))
@@ -581,7 +607,25 @@ class _Reader:
                     runner, statement["since"], *map(str, _overlay.last_statement(cell))))
             elif follows:
                 out.append((runner, statement["since"]))
-        return attrs.evolve(op, appends=tuple(out))
+            else:
+                line, column = self.source.locations.key((*_place(op.place), "append", runner)) or (op.line, op.column)
+                dropped.append((runner, line, column))
+        return attrs.evolve(op, appends=tuple(out), dropped=tuple(dropped))
+
+    def wide_ok(self, where: Place, body: Dict[str, Any], runners: List[str]) -> bool:
+        """A change of a matrix-wide requirement: ``exempt`` a list of runner ids; ``exempt`` or
+        ``unset`` without ``entry`` change an entry upstream has."""
+        ok = True
+        exempt = body.get("exempt", [])
+        if not isinstance(exempt, list) or not all(isinstance(r, str) for r in exempt):
+            self.problem(where + ("exempt",), _messages.overlay_expected_ids("exempt", exempt))
+            ok = False
+        kind = where[-1]
+        declared = kind in self.document_kinds  # an undeclared kind is said (or dangling) already
+        if declared and "entry" not in body and kind not in self.wide and ("exempt" in body or body.get("unset")):
+            self.problem(where, _messages.overlay_no_wide_entry(str(kind), self.wide))
+            ok = False
+        return ok
 
     def unset_ok(self, where: Place, body: Dict[str, Any], allowed: Tuple[str, ...]) -> bool:
         unset = body.get("unset", [])
@@ -622,6 +666,11 @@ def _keys(kind: str, body: Dict[str, Any], runners: List[str]) -> Tuple[str, ...
         return tuple(sorted(body))
     if not kind.startswith("change-"):
         return ()
+    if kind == "change-adjustment" and "remove" in body:  # a removal changes every key of it
+        return tuple(sorted({*_overlay.ADJUSTMENT_KEYS, *_overlay.ADJUSTMENT_UNSET}))
+    if kind == "change-requirement":  # the entry holds its exempt list: replacing it changes both
+        named = {*body, *body.get("unset", [])} - {"unset"}
+        return tuple(sorted(named | {"exempt"} if "entry" in named else named))
     keys = {k for k in body if k not in ("support", "lift", "block", "unset", "choice", "append", "requires")}
     keys |= {f"append.{r}" for r in body.get("append", {})} | {f"requires.{k}" for k in body.get("requires", {})}
     keys |= set(body.get("unset", []))
@@ -777,5 +826,47 @@ def _change_order(id: str) -> Any:
     return apply
 
 
+def _add_adjustment(id: str) -> Any:
+    def apply(doc: Dict[str, Any], runners: Dict[str, Any], body: Dict[str, Any], words: Optional[str]) -> None:
+        doc.setdefault("adjustments", {})[id] = copy.deepcopy(body)  # its message is the host's words: as written
+    return apply
+
+
+def _change_adjustment(id: str) -> Any:
+    def apply(doc: Dict[str, Any], runners: Dict[str, Any], body: Dict[str, Any], words: Optional[str]) -> None:
+        if body.get("remove") is True:
+            del doc["adjustments"][id]
+            return
+        adjustment = doc["adjustments"][id]
+        for key in _overlay.ADJUSTMENT_KEYS:
+            if key in body:
+                adjustment[key] = copy.deepcopy(body[key])
+        for key in body.get("unset", []):
+            adjustment.pop(key, None)
+    return apply
+
+
+def _change_requires(kind: str) -> Any:
+    def apply(doc: Dict[str, Any], runners: Dict[str, Any], body: Dict[str, Any], words: Optional[str]) -> None:
+        requires = doc.setdefault("requires", {})  # its reason is the host's words: as written
+        if "entry" in body:
+            requires[kind] = copy.deepcopy(body["entry"])
+        if "unset" in body and "entry" in body["unset"]:
+            requires.pop(kind, None)
+        if kind in requires and ("exempt" in body or "exempt" in body.get("unset", [])):
+            entry = requires[kind]
+            clause = _overlay.first_clause(entry)
+            if not isinstance(entry, (list, dict)):
+                requires[kind] = clause
+            if "exempt" in body:
+                clause["exempt"] = list(body["exempt"])
+            else:
+                clause.pop("exempt", None)
+        if not requires:
+            del doc["requires"]
+    return apply
+
+
 _CHANGE_OPS = {"features": ("feature", _change_feature), "runners": ("runner", _change_runner),
-               "orders": ("order", _change_order)}
+               "orders": ("order", _change_order), "adjustments": ("adjustment", _change_adjustment),
+               "requires": ("requirement", _change_requires)}

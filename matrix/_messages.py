@@ -1857,3 +1857,35 @@ def overlay_append_order(runner: str, since: str, status: str, last: str) -> str
     from *last*; from the same since, only one saying the same status is let through: a no-op)."""
     return (f"The statement appended to the cell of {runner!r} does not come after the cell's last statement, "
             f"{status!r} from {last!r}: since {since!r} is not after {last!r}")
+
+
+# Overlays: operations on adjustments (matrix._load_overlay, matrix._overlay_origin).
+OVERLAY_KINDS.update({"add-adjustment": "adds the adjustment", "change-adjustment": "changes the adjustment"})
+
+
+def overlay_remove_alone(value: object, others: Sequence[str]) -> str:
+    """``remove`` of a change of an adjustment: ``true``, and nothing beside it."""
+    if value is not True:
+        return f"remove = true removes the adjustment; got {value!r}"
+    return f"remove = true removes the adjustment, so nothing else can change it: drop {quoted(others)}"
+
+
+def overlay_adjustment_origin(added: bool) -> str:
+    """The verb of the origin of an adjustment an overlay added or changed."""
+    return "added" if added else "changed"
+
+
+# Overlays: changes of a matrix-wide requirement ([change.requires.KIND], matrix._load_overlay).
+OVERLAY_KINDS["change-requirement"] = "changes the matrix-wide requirement"
+
+
+def overlay_no_wide_entry(kind: str, wide: Sequence[str]) -> str:
+    """``exempt`` or ``unset`` of a matrix-wide requirement upstream's ``[requires]`` does not have."""
+    return (f"Upstream's [requires] has no entry of kind {kind!r}{did_you_mean(kind, wide)}: give its entry = … "
+            "to add one")
+
+
+def overlay_append_dropped(kind: str, target: str, runner: str) -> str:
+    """A statement an operation appends that is not appended: the cell already says its status."""
+    return (f"The statement overlay operation {kind} on {target!r} appends to the cell of {runner!r} changes "
+            "nothing: the cell's last statement already says its status; remove it")

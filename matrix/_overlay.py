@@ -28,6 +28,12 @@ UPSTREAM_SUPPORTS_IT = "upstream supports it"
 #: What ``unset`` may name in a feature change, and in a runner change.
 FEATURE_UNSET = ("forces", "links", "note", "prefers")
 RUNNER_UNSET = ("candidate", "description", "links")
+#: What a change of an adjustment (``[change.adjustments.ID]``) may set, and what ``unset`` may
+#: name (its ``until`` is the operation's provenance: it is only unset, never written).
+ADJUSTMENT_KEYS = ("level", "links", "message", "name", "override", "runners", "says", "set", "since", "when")
+ADJUSTMENT_UNSET = ("links", "message", "runners", "set", "since", "until")
+#: What ``unset`` may name in a change of a matrix-wide requirement (``[change.requires.KIND]``).
+WIDE_UNSET = ("entry", "exempt")
 
 #: Each kind of value an overlay changes, and how (the how-to page's table, word for word).
 MERGE_RULES: Tuple[Tuple[str, str], ...] = (
@@ -58,6 +64,19 @@ MERGE_RULES: Tuple[Tuple[str, str], ...] = (
      "added), by the kind's id, never a clause's index; `unset = [\"requires.KIND\"]` removes it; a kind upstream "
      "does not declare is a load error with \"did you mean\" (dangling under an `upstream` that leaves out "
      "upstream's version); `explain()` names the overlay beside a requirement it set, and the report points at it"),
+    ("an adjustment (`[adjustments.ID]` added, `[change.adjustments.ID]` changed, by its id)",
+     "an added one applies after upstream's, in the file's order; a change replaces each key it writes (`name`, "
+     "`when`, `set` and `runners` whole, `level`, `message`…), `unset = [\"runners\"]` removes one (likewise "
+     "`links`, `message`, `set`, `since`, `until`), `remove = true` removes the adjustment; an id upstream does not "
+     "have is a load error with \"did you mean\" (dangling under an `upstream` that leaves out upstream's version); "
+     "its message is the host's words, said as written (no provenance): `explain()` names the overlay beside an "
+     "adjustment it added or changed, and the report points at it"),
+    ("a matrix-wide requirement (`[change.requires.KIND]` of `[requires]` in features.toml, by its kind)",
+     "`entry` replaces the kind's entry whole (a condition, a clause or a chain; a declared kind without one, added), "
+     "`exempt` replaces the list of runners its first clause exempts; `unset = [\"entry\"]` removes the entry, "
+     "`unset = [\"exempt\"]` its exempt list; a kind upstream does not declare is a load error with \"did you "
+     "mean\" (dangling under an `upstream` that leaves out upstream's version); its reason is the host's words, "
+     "as written: `explain()` names the overlay beside a requirement it set, and the report points at it"),
     ("`choice = false` on a runner", "removes it from automatic choice (`candidate = \"False\"`); "
      "asked for by name, it still serves"),
     ("`[overlay.choice]`", "the overlay owns the choice: every upstream `prefers` and `[orders]` entry is "
@@ -82,8 +101,9 @@ def is_overlay(text: str) -> bool:
 class Operation:
     """One operation of an overlay file: what it does to which id, where it is written, and why.
 
-    ``kind`` is ``add-field``, ``add-feature``, ``add-runner``, ``change-feature``,
-    ``change-runner``, ``change-order`` or ``own-choice``; ``until`` a version or
+    ``kind`` is ``add-field``, ``add-feature``, ``add-runner``, ``add-adjustment``,
+    ``change-feature``, ``change-runner``, ``change-order``, ``change-adjustment`` or
+    ``own-choice``; ``until`` a version or
     `UPSTREAM_SUPPORTS_IT`; ``upstream`` the upstream versions it is written for (a PEP 440
     specifier). ``dangling``: its id is not upstream's, at a version outside ``upstream``
     (skipped); ``noop``: applying it changed nothing upstream says.
@@ -115,6 +135,10 @@ class Operation:
     #: history (``append.RUNNER``; one the cell's last statement already says is not appended,
     #: not listed).
     appends: Tuple[Tuple[str, str], ...] = ()
+    #: ``(runner, line, column)`` of each ``append.RUNNER`` not appended (the cell's last
+    #: statement says its status already): said by ``matrix check`` where the operation changes
+    #: something else (`matrix._check_overlay`).
+    dropped: Tuple[Tuple[str, Optional[int], Optional[int]], ...] = ()
 
     def sets_cell(self, runner: str, version: Optional[Version] = None) -> bool:
         """Whether this change of a feature set *runner*'s cell (as of *version*: an appended
@@ -204,12 +228,39 @@ def normal(features: Mapping[str, Any], runners: Mapping[str, Any], rest: Mappin
                 feature["support"] = cells
         out[id] = feature
     rest = dict(rest)
+    if isinstance(rest.get("adjustments"), dict):  # likewise an adjustment's when; links left out are []
+        rest["adjustments"] = {id: {"links": [], **a, **({"when": _spelled(a["when"])} if "when" in a else {})}
+                               if isinstance(a, dict) else a for id, a in rest["adjustments"].items()}
+    if isinstance(rest.get("requires"), dict):  # a matrix-wide entry's conditions as their predicates say them
+        rest["requires"] = {kind: _entry(e) for kind, e in rest["requires"].items()}
     if isinstance(rest.get("orders"), dict):  # an order's when as the predicate it parses to: "(a)" is "a"
         rest["orders"] = {id: dict(o, when=_spelled(o["when"])) if isinstance(o, dict) and "when" in o else o
                           for id, o in rest["orders"].items()}
     runners = {id: dict(t, candidate=_spelled(t["candidate"])) if isinstance(t, dict) and "candidate" in t else t
                for id, t in runners.items()}
     return out, runners, rest
+
+
+def _entry(entry: Any) -> Any:
+    """A requirement entry in one spelling: a condition is the clause ``{condition = …}``, and
+    each condition as its predicate says itself."""
+    if isinstance(entry, list):
+        return [_entry(e) for e in entry]
+    if isinstance(entry, str):
+        return {"condition": _spelled(entry)}
+    if isinstance(entry, dict) and "condition" in entry:
+        return dict(entry, condition=_spelled(entry["condition"]))
+    return entry
+
+
+def first_clause(entry: Any) -> Dict[str, Any]:
+    """*entry* (a matrix-wide requirement entry, changed in place where it is a list) as a
+    table whose first clause can take ``exempt``: that clause, a table."""
+    if isinstance(entry, list):
+        if entry and isinstance(entry[0], str):
+            entry[0] = {"condition": entry[0]}
+        return entry[0] if entry and isinstance(entry[0], dict) else {}
+    return entry if isinstance(entry, dict) else {"condition": entry}
 
 
 def _spelled(text: Any) -> Any:

@@ -57,6 +57,8 @@ def cell(matrix: Matrix, feature: str, runner: str, verb: str, version: Optional
         kind = _kind(feature, runner)
         if op.kind == "change-runner" and op.target == runner and kind is not None and f"requires.{kind}" in op.keys:
             found = _said(verb, op)  # a requirement of the runner the overlay set (its gate RUNNER:KIND[:N])
+        if op.kind == "change-requirement" and _kind(feature, "*") == op.target:
+            found = _said(verb, op)  # a matrix-wide requirement the overlay set (its gate *:KIND[:N])
         if op.target != feature:
             continue
         if op.kind == "change-feature" and op.sets_cell(runner, version):
@@ -90,6 +92,18 @@ def of_runner(matrix: Matrix, id: str, serves: Sequence[Feature],
 def blocker(matrix: Matrix, feature: str, runner: str, version: Optional[Version] = None) -> Dict[str, Optional[str]]:
     """``{"origin": …}`` for a blocker of the explanation of a composed matrix, else ``{}``."""
     return {} if matrix.overlay is None else {"origin": cell(matrix, feature, runner, "blocked", version)}
+
+
+def adjustment(matrix: Matrix, id: str) -> Dict[str, str]:
+    """``{"origin": …}`` for an adjustment of the explanation of a composed matrix that an
+    overlay added or changed (the last operation that did), else ``{}``."""
+    found: Optional[Operation] = None
+    for op in _live(matrix):
+        if op.kind in ("add-adjustment", "change-adjustment") and op.target == id:
+            found = op
+    if found is None:
+        return {}
+    return {"origin": _said(_messages.overlay_adjustment_origin(found.kind == "add-adjustment"), found)}
 
 
 def removed(matrix: Matrix, id: str) -> Optional[str]:
@@ -137,6 +151,10 @@ def deciding(matrix: Matrix, key: Tuple[object, ...], role: str, runner: Optiona
                     op.sets_cell(str(runner), version) if role == "blocks" else decides in op.keys)):
                 found = op
         elif key[:1] == ("orders",) and op.kind == "change-order" and op.target == key[1]:
+            found = op
+        elif key[:1] == ("requires",) and op.kind == "change-requirement" and op.target == key[1]:
+            found = op
+        elif key[:1] == ("adjustments",) and op.kind in ("add-adjustment", "change-adjustment") and op.target == key[1]:
             found = op
     return found
 

@@ -297,6 +297,11 @@ class _Rules:
                               adjustment.when, True, found, None, ("adjustments", adjustment.id, "when"))
             rule["sets"] = {a.path: self.json(a.after) for a in adjusted if a.id == change.id
                             and a.runner == change.runner}
+            if self.matrix.overlay is not None:  # the overlay that added or changed it (matrix._overlay_origin)
+                from . import _overlay_origin
+
+                said = _overlay_origin.adjustment(self.matrix, adjustment.id).get("origin")
+                rule["origin"] = [said] if said is not None else []
             out.append(rule)
         return out
 

@@ -415,7 +415,8 @@ class Resolution:
             ],
             "active": self._active_data(),
             "warnings": self._warnings_data(),
-            "adjustments": self._adjustments_data(),
+            "adjustments": [dict(a, **_origin.adjustment(self.matrix, a["id"])) if self.matrix.overlay is not None
+                            else a for a in self._adjustments_data()],
             "remedies": [r.to_dict() for r in self.remedies()] if remedies else [],
         }
 
@@ -667,10 +668,12 @@ def _explanation_text(data: Mapping[str, Any], by_runner: Mapping[str, Mapping[s
                 lines.append(f"        origin: {blocker['origin']}")
     if adjusted:
         lines.append("Adjustments:")
-        for a in adjusted:
+        for a, entry in zip(adjusted, data["adjustments"]):
             when = "before the choice" if a.runner is None else f"for {a.runner}"
             user = ", overriding the config's value" if a.overrode_user else ""
             lines.append(f"  - {a.id} ({when}): {a.path} = {_show(a.before)} -> {_show(a.after)}{user}")
+            if entry.get("origin"):  # an overlay's (matrix._overlay_origin)
+                lines.append(f"    origin: {entry['origin']}")
     names = ", ".join(f["name"] for f in data["active"]) or "none"
     lines.append(f"Active features: {names}")
     if data["warnings"]:

@@ -345,7 +345,7 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
     how-to's): an added [config] field, added runners (one made from another: "as r0, except
     …"), an owned choice, an added feature, then changes of features (cells, note, links,
     name, group, prefers, forces, unset), runners (choice = false, priority, candidate, name,
-    unset) and upstream's order."""
+    unset), upstream's order, and an adjustment added (after an added feature) or upstream's changed (last)."""
     ops = []
     field = draw(st.booleans())
     if field:
@@ -371,6 +371,14 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
         if draw(st.booleans()):
             body["prefers"] = {"runner": draw(st.sampled_from(every))}
         ops.append(("add-features", "x0", body))
+    settable = _settable(upstream_doc)
+    if settable and draw(st.booleans()):  # an adjustment added: after upstream's, for every runner or one
+        path, value = draw(st.sampled_from(settable))
+        body = {"name": "added adjustment", "when": upstream_doc["features"][sorted(features)[-1]]["when"],
+                "set": {path: value}, "level": draw(st.sampled_from(["info", "warning"]))}
+        if draw(st.booleans()):
+            body["runners"] = [draw(st.sampled_from(every))]
+        ops.append(("add-adjustments", "a1", body))
     for id in draw(st.lists(st.sampled_from(sorted(features)), unique=True, max_size=3)):
         body = {}
         runner = draw(st.sampled_from(every))
@@ -396,7 +404,7 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
         elif extra == "links":
             body["links"] = ["https://example.com/x"]
         elif extra == "name":
-            body["name"] = "renamed"
+            body["name"] = f"renamed {id}"  # one name per feature: the Markdown's rows are told apart by it
         elif extra == "group":
             body["group"] = "G"
         elif extra == "prefers":
@@ -433,7 +441,58 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
                 "name": {"name": "order renamed"},
                 "when": {"when": upstream_doc["features"][sorted(features)[0]]["when"]}}[change]
         ops.append(("orders", "o0", body))
+    if draw(st.booleans()):  # a change of upstream's adjustment (ax: no such adjustment, a load error)
+        id = draw(st.sampled_from(["a0", "a0", "a0", "ax"]))
+        change = draw(st.sampled_from(["name", "level", "set", "runners", "unset-runners", "message", "remove",
+                                       "when", "unset-set"]))
+        body = {"name": {"name": "renamed adjustment"}, "level": {"level": draw(st.sampled_from(["info", "warning"]))},
+                "set": {"set": dict([draw(st.sampled_from(_settable(upstream_doc)))])} if _settable(upstream_doc) else {"level": "info"},
+                "runners": {"runners": [draw(st.sampled_from(every))]}, "unset-runners": {"unset": ["runners"]},
+                "message": {"message": "adjusted by the platform"}, "remove": {"remove": True},
+                "when": {"when": upstream_doc["features"][sorted(features)[0]]["when"]},
+                "unset-set": {"unset": ["set"]}}[change]
+        ops.append(("adjustments", id, body))
+    if kinds and draw(st.booleans()):  # a matrix-wide requirement's entry or exempt list (kx: no such kind)
+        kind = draw(st.sampled_from([*kinds, "kx"] if draw(st.integers(0, 9)) == 0 else kinds))
+        condition = upstream_doc["features"][sorted(features)[-1]]["when"]
+        change = draw(st.sampled_from(["condition", "clause", "chain", "exempt", "unset-entry", "unset-exempt"]))
+        body = {"condition": {"entry": condition},
+                "clause": {"entry": {"condition": condition, "reason": "the platform refuses it"}},
+                "chain": {"entry": [{"condition": condition, "reason": "first"},
+                                    {"condition": f"not ({condition})", "reason": "second"}]},
+                "exempt": {"exempt": [draw(st.sampled_from(every))]},
+                "unset-entry": {"unset": ["entry"]}, "unset-exempt": {"unset": ["exempt"]}}[change]
+        if change in ("condition", "clause", "chain") and draw(st.booleans()):
+            body["exempt"] = [draw(st.sampled_from(every))]
+        ops.append(("requires", kind, body))
     return ops
+
+
+def _settable(doc):
+    """(path, value) pairs an adjustment may set in *doc*'s [config]: each field but a section,
+    with a value of its type."""
+    out = []
+    for path, spec in sorted(doc.get("config", {}).items()):
+        kind = spec.get("type")
+        if kind == "section" or spec.get("fact"):
+            continue
+        value = {"bool": True, "int": 2, "float": 1.5, "version": "2.0", "list[str]": ["z"]}.get(kind)
+        if kind == "str":
+            value = spec["choices"][-1] if "choices" in spec else "z"
+        out.append((path, value))
+    return out
+
+
+def _upstream_adjustment(draw, doc):
+    """An upstream adjustment ``a0`` for the random matrix *doc* (its text), or "" (none)."""
+    settable = _settable(doc)
+    if not settable or not draw(st.booleans()):
+        return ""
+    path, value = draw(st.sampled_from(settable))
+    when = doc["features"][sorted(doc["features"])[0]]["when"]
+    runners = f"runners = {_value(['r0'])}\n" if draw(st.booleans()) else ""
+    return (f'\n[adjustments.a0]\nname = "upstream adjustment"\nwhen = {json.dumps(when)}\n'
+            f"set = {{ {json.dumps(path)} = {_value(value)} }}\n{runners}level = \"info\"\n")
 
 
 class _Refused(Exception):
@@ -467,12 +526,52 @@ def _hand_merged(features_doc, runners_doc, ops, first=0):  # noqa: C901 — one
                         feature["support"][id] = "no"
                     elif base in feature.get("support", {}):
                         feature["support"][id] = copy.deepcopy(feature["support"][base])
+                for adjustment in features_doc.get("adjustments", {}).values():  # and its adjustments
+                    if base in adjustment.get("runners", []) and id not in adjustment["runners"]:
+                        adjustment["runners"].append(id)
             runner.update(body)
             runner["description"] = _note(runner.get("description"), words)
             runners_doc[id] = runner
             continue
         if table == "add-features":
             features_doc.setdefault("features", {})[id] = dict(copy.deepcopy(body), note=words)
+            continue
+        if table == "add-adjustments":  # after upstream's; its message as written (no provenance)
+            features_doc.setdefault("adjustments", {})[id] = copy.deepcopy(body)
+            continue
+        if table == "requires":  # a matrix-wide entry replaced, its first clause's exempt list replaced, unset
+            wide = features_doc.setdefault("requires", {})
+            if id not in features_doc.get("requirements", {}) or (
+                    "entry" not in body and id not in wide and ("exempt" in body or "unset" in body)):
+                raise _Refused("a kind upstream does not declare, or an entry upstream's [requires] has not")
+            if "entry" in body:
+                wide[id] = copy.deepcopy(body["entry"])
+            if "entry" in body.get("unset", []):
+                del wide[id]
+            if id in wide and ("exempt" in body or "exempt" in body.get("unset", [])):
+                entry = wide[id]
+                clause = entry[0] if isinstance(entry, list) else entry
+                clause = {"condition": clause} if isinstance(clause, str) else clause
+                if isinstance(entry, list):
+                    entry[0] = clause
+                else:
+                    wide[id] = clause
+                if "exempt" in body:
+                    clause["exempt"] = list(body["exempt"])
+                else:
+                    clause.pop("exempt", None)
+            if not wide:
+                del features_doc["requires"]
+            continue
+        if table == "adjustments":
+            if id not in features_doc.get("adjustments", {}):
+                raise _Refused("an adjustment upstream does not have")
+            if body.get("remove"):
+                del features_doc["adjustments"][id]
+                continue
+            features_doc["adjustments"][id].update(copy.deepcopy({k: v for k, v in body.items() if k != "unset"}))
+            for key in body.get("unset", []):
+                features_doc["adjustments"][id].pop(key, None)
             continue
         if table == "orders":
             if any(t == "choice" for t, _, _ in ops[:index]):
@@ -595,6 +694,7 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
     from matrix.strategies import _matrix_texts
 
     matrix_text, runners = data.draw(_matrix_texts(4))
+    matrix_text += _upstream_adjustment(data.draw, tomllib.loads(matrix_text))
     upstream_doc = tomllib.loads(matrix_text)
     ids = list(upstream_doc.get("features", {}))
     ops = data.draw(_operations(ids, list(runners), upstream_doc))
@@ -663,9 +763,14 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
         for page in (docs, hand):
             page.pop("generated_by")
         assert docs == hand
+        _markdown_marks(composed, version, {k: v for k, v in marks.items() if k[0] in shown}, words)
         _origins_are_the_live_operations(composed, expected, ops, data.draw(configs(composed, version=version)), folder,
                                          appended, version)
         _resolve_and_check_agree(composed, expected, ops, first)
+        # Each statement an operation appends that is not appended is recorded (matrix check says
+        # those of an operation that changes something else).
+        for op, (_, _, body), found in zip(composed.overlay.operations, ops, appended):
+            assert [r for r, _, _ in op.dropped] == [r for r in body.get("append", {}) if r not in found]
         # Each operation is a no-op exactly when the matrix without it, by hand and without the
         # provenance words, equals the matrix with it.
         for index, op in enumerate(composed.overlay.operations):
@@ -725,10 +830,14 @@ def _origins_are_the_live_operations(composed, expected, ops, config, folder, ap
         return table == "runners" and id == runner == owner and bool(rest) and (
             kind in body.get("requires", {}) or f"requires.{kind}" in body.get("unset", []))
 
+    def sets_wide(table, id, gate):  # a matrix-wide requirement's gate: *:KIND, or *:KIND:N
+        owner, _, rest = gate.partition(":")
+        return table == "requires" and owner == "*" and rest.partition(":")[0] == id
+
     def blocker_origin(feature, runner):
         found = None
         for table, id, body, op in live:
-            if sets_requirement(table, id, body, feature, runner):
+            if sets_requirement(table, id, body, feature, runner) or sets_wide(table, id, feature):
                 found = said("blocked", op)
             if table == "add-runners" and id == runner and "from" in body:
                 forces = expected.feature(feature).forces if feature in {f.id for f in expected.features} else None
@@ -787,13 +896,21 @@ def _origins_are_the_live_operations(composed, expected, ops, config, folder, ap
         assert [o for o in entry["origin"] if o.startswith(verbs)] == origin
         for blocker in entry["blockers"]:
             assert blocker["origin"] == blocker_origin(blocker["id"], runner)
+
+    def adjustment_op(id):  # the last live operation that added or changed the adjustment
+        return next((o for t, i, _, o in reversed(live) if t in ("add-adjustments", "adjustments") and i == id), None)
+    for entry in resolution.explanation()["adjustments"]:
+        op = adjustment_op(entry["id"])
+        assert entry.get("origin") == (None if op is None else said("added" if op.kind == "add-adjustment"
+                                                                     else "changed", op))
     upstream = folder / "upstream"
     features_file = str(upstream / "features.toml")
     for rule in resolution.report()["why"]:
         if rule["role"] == "blocks" and rule["kind"] == "feature":
             op, file = cell_op(rule["id"], rule["runner"]), features_file
         elif rule["role"] == "blocks" and rule["kind"] == "requirement" and rule["id"].startswith("*:"):
-            op, file = None, features_file  # matrix-wide: upstream's [requires]
+            op = next((o for t, i, _, o in reversed(live) if sets_wide(t, i, rule["id"])), None)
+            file = features_file  # matrix-wide: upstream's [requires], or the overlay's change of it
         elif rule["role"] == "blocks" and rule["kind"] == "requirement":
             op = next((o for t, i, b, o in reversed(live) if sets_requirement(t, i, b, rule["id"], rule["runner"])), None)
             file = str(upstream / "runners" / f"{base(rule['runner'])}.toml")
@@ -803,6 +920,10 @@ def _origins_are_the_live_operations(composed, expected, ops, config, folder, ap
             op, file = feature_op(rule["id"], "prefers"), features_file
         elif rule["role"] in ("forbids", "overrides"):
             op, file = feature_op(rule["id"], "forces"), features_file
+        elif rule["role"] == "adjusts":
+            op, file = adjustment_op(rule["id"]), features_file
+            assert rule["origin"] == ([] if op is None else [said("added" if op.kind == "add-adjustment"
+                                                                   else "changed", op)])
         elif rule["role"] == "orders":
             op, file = next(
                 (o for t, i, _, o in reversed(live) if t == "orders" and i == rule["id"]), None), features_file
@@ -829,7 +950,8 @@ def _resolve_and_check_agree(composed, expected, ops, first):
             return type(error).__name__, r.runner, [w.kind for w in r.warnings], [f.id for f in r.active]
         except matrix.errors.ConfigError as error:  # the sweep's config may leave out a field without default
             return "ConfigError", str(error)
-        return None, r.runner, [w.kind for w in r.warnings], [f.id for f in r.active]
+        return (None, r.runner, [w.kind for w in r.warnings], [f.id for f in r.active],
+                [(a.id, a.runner, a.path, a.after) for a in r.adjustments])
 
     space = [{}, *_gate_sweep(expected, expected.schema, expected.version), *_sweep(expected.schema, [0, 1, "a", ""], set())]
     for config in space:
@@ -870,9 +992,10 @@ def _add_words(docs, words):
     for f in docs["features"]:
         for r, c in f["support"].items():
             if (f["id"], r) in words and c["status"] != "removed":
-                w = words[(f["id"], r)]
-                for step in [c, *c["history"]]:
-                    step["note"] = f"{step['note']}; {w}" if step["note"] else w
+                w, before = words[(f["id"], r)]
+                for step in [c, *c["history"]]:  # before a statement appended to the copy: its own words
+                    if before is None or step["since"] is None or Version(step["since"]) < before:
+                        step["note"] = f"{step['note']}; {w}" if step["note"] else w
 
 
 def _marks(ops, operations, runners, first, upstream_doc, upstream_runners, appended, version):
@@ -891,9 +1014,15 @@ def _marks(ops, operations, runners, first, upstream_doc, upstream_runners, appe
             support = body.get("support", {})
             every = table == "add-features" or "*" in support
             since = [r for r, v in appended[index].items() if Version(v) <= version]
-            for runner in [*(runners if every else support), *body.get("lift", []), *body.get("block", []), *since]:
+            replaced = [*(runners if every else support), *body.get("lift", []), *body.get("block", [])]
+            for runner in [*replaced, *since]:
                 marks[(id, runner)] = overlay
-                words.pop((id, runner), None)
+                if runner in replaced or (id, runner) not in words:
+                    words.pop((id, runner), None)
+                else:  # a statement appended to a copied cell: the statements before it keep the copy's words
+                    w, before = words[(id, runner)]
+                    at = Version(appended[index][runner])
+                    words[(id, runner)] = (w, at if before is None else min(before, at))
         elif table == "add-runners" and "from" in body:
             base = body["from"]
             doc, _ = _hand_merged(upstream_doc, upstream_runners, ops[:index], first)
@@ -901,8 +1030,36 @@ def _marks(ops, operations, runners, first, upstream_doc, upstream_runners, appe
                 forced = table_.get("forces", {}).get("runner") == base
                 if forced or base in table_.get("support", {}):
                     marks[(feature, id)] = overlay
-                    words[(feature, id)] = f"set by {overlay}: r" if forced else f"copied from {base} by overlay '{overlay}': r"
+                    words[(feature, id)] = (f"set by {overlay}: r" if forced
+                                            else f"copied from {base} by overlay '{overlay}': r", None)
     return marks, words
+
+
+def _markdown_marks(composed, version, marks, words):
+    """The Markdown support table marks 🧩 exactly the cells in *marks* (the rows by the feature's
+    name, the cells by the runners' order), and the footnote of each copied cell in *words* says
+    its words ("copied from R by overlay 'p': r", or "set by …" where the feature forces R)."""
+    from matrix.render import render
+
+    page = render(composed, tables=("support",), version=version)
+    notes = dict(re.findall(r"^\[\^(\d+)\]: (.*)$", page, re.M))
+    names = {f.name: f.id for f in composed.features}
+    runners = [r.id for r in composed.runners]
+    found, cells = set(), {}
+    for line in page.splitlines():
+        columns = line.split(" | ")
+        if not line.startswith("| ") or len(columns) != len(runners) + 3 or not columns[1].startswith("`"):
+            continue
+        name = re.sub(r" \[\^\d+\]$", "", columns[0][2:])
+        feature = names[re.sub(r"^\[(.*)\]\(<[^>]*>\)$", r"\1", name)]  # a feature with links: its name links the first
+        for runner, cell in zip(runners, columns[2:-1]):
+            cells[(feature, runner)] = cell
+            if cell.endswith(" 🧩"):
+                found.add((feature, runner))
+    assert found == {k for k in marks if k in cells}, page
+    for key, (said, _before) in words.items():
+        if key in found:
+            assert any(said in notes[n] for n in re.findall(r"\[\^(\d+)\]", cells[key])), (key, said, page)
 
 
 def _plain(features_doc, runners_doc, ops):
@@ -1801,3 +1958,234 @@ def test_the_json_docs_of_a_composed_matrix_name_the_overlay_of_each_cell_and_it
     # Upstream's docs have neither key, and no overlay table.
     upstream = json.loads(render(matrix.load(), format="json", tables=TABLES))
     assert "overlay" not in upstream and all("overlay" not in c for f in upstream["features"] for c in f["support"].values())
+
+
+# --- operations on adjustments ---------------------------------------------------------------
+
+_ADJUSTING = """\
+    [overlay]
+    name = "p"
+    extends = "default"
+
+    [adjustments.npu_len]
+    name = "NPU max_model_len"
+    when = "model_config.max_model_len is not None and model_config.max_model_len > 4096"
+    set = { "model_config.max_model_len" = 4096 }
+    message = "The NPU caps max_model_len at 4096"
+    why = "The NPU has a small KV cache"
+
+    [change.adjustments.draft_max_model_len]
+    runners = ["v1", "v2"]
+    why = "V1 lowers it too on the NPU"
+
+    [change.adjustments.stock_compile_cudagraphs]
+    remove = true
+    why = "The NPU's stock compile keeps its graphs"
+
+    [change.adjustments.mamba_cache_align]
+    level = "info"
+    why = "upstream says info already"
+
+    [change.adjustments.gone_adjustment]
+    level = "info"
+    why = "an adjustment of older upstreams"
+    upstream = "<0.33"
+    """
+
+
+def test_an_overlay_adds_changes_and_removes_adjustments_by_id_and_explain_names_it(tmp_path):
+    path = _overlay(tmp_path, _ADJUSTING)
+    m = matrix.load(path)
+    upstream = matrix.load()
+    assert [(a.id, a.runners) for a in m.adjustments] == [
+        ("mamba_cache_align", ()), ("mamba_cache_none", ()), ("draft_max_model_len", ("v1", "v2")), ("npu_len", ())]
+    assert [a for a in m.adjustments if a.id != "npu_len" and a.id != "draft_max_model_len"] == [
+        a for a in upstream.adjustments if a.id.startswith("mamba")]
+    assert [(o.kind, o.target, o.line, o.keys, o.noop, o.dangling) for o in m.overlay.operations] == [
+        ("add-adjustment", "npu_len", 5, (), False, False),
+        ("change-adjustment", "draft_max_model_len", 12, ("runners",), False, False),
+        ("change-adjustment", "stock_compile_cudagraphs", 16, (
+            "level", "links", "message", "name", "override", "runners", "says", "set", "since", "until", "when"),
+         False, False),
+        ("change-adjustment", "mamba_cache_align", 20, ("level",), True, False),
+        ("change-adjustment", "gone_adjustment", 24, ("level",), False, True)]
+    r = m.resolve({"model_config": {"max_model_len": 8192}})
+    assert r.explain().splitlines()[5:7] == [
+        "  - npu_len (before the choice): model_config.max_model_len = 8192 -> 4096, overriding the config's value",
+        f"    origin: added by overlay 'p' ({path}:5): The NPU has a small KV cache"]
+    rule = next(w for w in r.report()["why"] if w["role"] == "adjusts")
+    assert (rule["id"], rule["file"], rule["line"], rule["origin"]) == (
+        "npu_len", path, 5, [f"added by overlay 'p' ({path}:5): The NPU has a small KV cache"])
+    # Upstream's own adjustment, unchanged by the overlay, says no origin: in JSON a None, in text no line.
+    mamba = {"model_config": {"is_hybrid": True}, "cache_config": {"enable_prefix_caching": True}}
+    explained = m.resolve(mamba).explanation()["adjustments"]
+    assert [(a["id"], "origin" in a) for a in explained] == [("mamba_cache_align", False)]
+    assert "origin" not in upstream.resolve(mamba).explanation()["adjustments"][0]
+    assert _findings(m) == [
+        f"{path}:20:1: warning[overlay-noop]: Overlay operation change-adjustment on 'mamba_cache_align' changes "
+        "nothing: upstream already says the same",
+        f"{path}:24:1: warning[overlay-dangling]: Overlay operation change-adjustment on 'gone_adjustment' is "
+        "dangling: upstream 0.33.0 has no such id, and the operation is written for upstream '<0.33'"]
+
+
+def test_two_overlays_changing_the_same_adjustment_are_a_conflict_unless_after(tmp_path):
+    first = _overlay(tmp_path, """\
+        [overlay]
+        name = "a"
+        extends = "default"
+
+        [change.adjustments.draft_max_model_len]
+        runners = ["v1", "v2"]
+        why = "A"
+        """, "a.toml")
+    second = """\
+        [overlay]
+        name = "b"
+        extends = "a.toml"
+        {after}
+
+        [change.adjustments.draft_max_model_len]
+        remove = true
+        why = "B"
+        """
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load(_overlay(tmp_path, second.format(after=""), "b.toml"))
+    assert [p.message for p in excinfo.value.problems] == [
+        f"Overlays 'b' ({tmp_path / 'b.toml'}:6) and 'a' ({first}:5) both change runners of 'draft_max_model_len' "
+        "(change-adjustment): say after = ['a'] in [overlay] of 'b' to apply it after 'a'"]
+    m = matrix.load(_overlay(tmp_path, second.format(after='after = ["a"]'), "b.toml"))
+    assert "draft_max_model_len" not in [a.id for a in m.adjustments]
+
+
+# --- operations on the matrix-wide [requires] ------------------------------------------------
+
+def _wide_upstream(folder):
+    (folder / "runners").mkdir(parents=True)
+    (folder / "runners" / "r1.toml").write_text('name = "R1"\npriority = 2\n')
+    (folder / "runners" / "r2.toml").write_text('name = "R2"\npriority = 1\n')
+    (folder / "up.toml").write_text(textwrap.dedent("""\
+        [matrix]
+        name = "up"
+        version = "1.0"
+
+        [config]
+        "h" = { type = "int", default = 64 }
+        "b" = { type = "bool", default = false }
+
+        [requirements]
+        split = { name = "Split", reason = "h must be even" }
+        xpu = { name = "XPU", reason = "b needs r2" }
+
+        [requires]
+        split = "h % 2 == 0"
+        xpu = { condition = "not b", exempt = ["r2"] }
+
+        [features.g]
+        name = "g"
+        when = "b"
+        support = { r1 = "yes", r2 = "yes" }
+        """))
+
+
+def test_an_overlay_replaces_a_matrix_wide_entry_and_its_exempt_list_by_kind_and_explain_names_it(tmp_path):
+    _wide_upstream(tmp_path)
+    path = _overlay(tmp_path, """\
+        [overlay]
+        name = "p"
+        extends = "up.toml"
+
+        [change.requires.xpu]
+        exempt = ["r1"]
+        why = "R1 serves it on the NPU"
+
+        [change.requires.split]
+        entry = { condition = "h % 4 == 0", reason = "h must be a multiple of 4" }
+        why = "The NPU splits by 4"
+
+        [change.requires.gone]
+        unset = ["entry"]
+        why = "a kind of older upstreams"
+        upstream = "<1.0"
+        """)
+    m = matrix.load(path)
+    assert [(r.kind, str(r.condition), r.reason, r.exempt) for r in m.requires] == [
+        ("split", "h % 4 == 0", "h must be a multiple of 4", ()), ("xpu", "not b", "b needs r2", ("r1",))]
+    assert [(o.kind, o.target, o.keys, o.dangling) for o in m.overlay.operations] == [
+        ("change-requirement", "xpu", ("exempt",), False), ("change-requirement", "split", ("entry", "exempt"), False),
+        ("change-requirement", "gone", ("entry", "exempt"), True)]
+    with pytest.raises(matrix.ResolutionError) as excinfo:
+        m.resolve({"h": 6})
+    assert str(excinfo.value).splitlines()[0] == "h must be a multiple of 4"
+    said = f"blocked by overlay 'p' ({path}:9): The NPU splits by 4"
+    assert [b["origin"] for r in excinfo.value.resolution.explanation()["runners"] for b in r["blockers"]] == [said] * 2
+    assert [(w["id"], w["file"], w["line"], w["origin"]) for w in excinfo.value.resolution.report()["why"]] == [
+        ("*:split", path, 9, [said])] * 2
+    r = m.resolve({"b": True})
+    assert r.runner == "r1"
+    assert r.explain().splitlines()[4:9] == [
+        "    - b needs r2 (requirement 'xpu')", "        requires: not b", "        because: b = True",
+        f"        origin: blocked by overlay 'p' ({path}:5): R1 serves it on the NPU", "Active features: g"]
+    assert _findings(m) == [
+        f"{path}:13:1: warning[overlay-dangling]: Overlay operation change-requirement on 'gone' is dangling: "
+        "upstream 1.0 has no such id, and the operation is written for upstream '<1.0'"]
+    unset = matrix.load(_overlay(tmp_path, """\
+        [overlay]
+        extends = "up.toml"
+
+        [change.requires.xpu]
+        unset = ["exempt"]
+        why = "every runner refuses b on the NPU"
+
+        [change.requires.split]
+        unset = ["entry"]
+        why = "the NPU splits any h"
+        """, "unset.toml"))
+    assert [(r.kind, r.exempt) for r in unset.requires] == [("xpu", ())]
+
+
+def test_a_statement_appended_to_a_copied_cell_keeps_the_copied_from_words_on_the_statements_before_it(tmp_path):
+    _wide_upstream(tmp_path)
+    path = _overlay(tmp_path, """\
+        [overlay]
+        name = "p"
+        extends = "up.toml"
+
+        [runners.n0]
+        from = "r1"
+        name = "N0"
+        priority = 0
+        why = "as R1"
+
+        [change.features.g]
+        append.n0 = { status = "no", since = "1.0", note = "from then" }
+        why = "N0 drops g"
+        """)
+    from matrix.render import render
+
+    m = matrix.load(path)
+    page = render(m, tables=("support",))
+    assert "| g | `b` | ✅ yes | ✅ yes | ✅ yes [^1] → ❌ no [^2] since 1.0 🧩 |  |\n" in page
+    assert page.endswith("[^1]: copied from r1 by overlay 'p': as R1\n[^2]: from then; set by p: N0 drops g\n")
+    earlier = render(m, tables=("support",), version="0.9")
+    assert "| g | `b` | ✅ yes | ✅ yes | ✅ yes [^1] 🧩 |  |\n" in earlier
+    assert earlier.endswith("[^1]: copied from r1 by overlay 'p': as R1\n")
+
+
+def test_a_statement_not_appended_is_said_where_its_operation_changes_something_else(tmp_path):
+    _wide_upstream(tmp_path)
+    path = _overlay(tmp_path, """\
+        [overlay]
+        name = "p"
+        extends = "up.toml"
+
+        [change.features.g]
+        note = "the platform's note"
+        append.r1 = { status = "yes", since = "1.0" }
+        append.r2 = { status = "no", since = "1.0" }
+        why = "R2 drops g"
+        """)
+    m = matrix.load(path)
+    assert [(o.noop, o.appends, o.dropped) for o in m.overlay.operations] == [(False, (("r2", "1.0"),), (("r1", 7, 1),))]
+    assert _findings(m) == [
+        f"{path}:7:1: warning[overlay-noop]: The statement overlay operation change-feature on 'g' appends to the "
+        "cell of 'r1' changes nothing: the cell's last statement already says its status; remove it"]
