@@ -320,16 +320,25 @@ class Search:
         chooses (served, or refused where its F fails it), the runner forced where no runner is free (`matrix._choice.forced`), none for a
         removal or where no runner is free and none is forced."""
         plan = side.plan
-        # Where no runner is free, the first runner an active feature forces that is a candidate
-        # (`matrix._choice.forced`): its adjustments apply.
-        forcing: List[Tuple[List[Node], Optional[str]]] = []
-        for f in plan.active(plan.forcing):
-            if f.forces is None or f.id in side.automatic.dead:
-                continue
-            runner = f.forces.runner
-            bit = plan.candidate.get(runner)
-            holds = [side.on_c(f.when.node)] + [side.on_c(g.when.node) for g in plan.active(bit or 0)]
-            forcing.append((holds, runner if side.own(runner) else None))
+
+        def forcing(step: Rule) -> List[Tuple[List[Node], Optional[str]]]:
+            """Where no runner of the order that applies is free (a ``none`` step: an order
+            without fallback that refuses its first candidate ends on that runner, and applies no
+            adjustment), the first runner an active feature forces that the order tries and is a
+            candidate (`matrix._choice.forced`): its adjustments apply."""
+            if step.kind != "none":
+                return []
+            tried = {r for r, _ in next((rs for bit, _, rs in plan.orders if bit == step.gate), plan.order)}
+            out: List[Tuple[List[Node], Optional[str]]] = []
+            for f in plan.active(plan.forcing):
+                if f.forces is None or f.id in side.automatic.dead or f.forces.runner not in tried:
+                    continue
+                runner = f.forces.runner
+                bit = plan.candidate.get(runner)
+                holds = [side.on_c(f.when.node)] + [side.on_c(g.when.node) for g in plan.active(bit or 0)]
+                out.append((holds, runner if side.own(runner) else None))
+            return out
+
         cases: List[Tuple[Dict[str, Any], Optional[str], bool]] = []
         removed = side.removed(False)
         if removed:
@@ -343,7 +352,7 @@ class Search:
                 cases += [(q, outcome[1], said[0] == "refused") for q, said in side.on_its_f(question, outcome, False)]
                 continue
             earlier: List[Tuple[str, List[Node]]] = []
-            for holds, forced in forcing:
+            for holds, forced in forcing(step):
                 cases.append(({**question, "true": [*question["true"], *holds],
                                "extra": [*question["extra"], *earlier]}, forced, True))
                 earlier.append(("any", [Not(node) for node in holds]))

@@ -507,6 +507,8 @@ def _witnesses_reproduce(report, sides):
             seen = [observe(s, change.witness, kind, asked, change.features[0] if change.features else None,
                             change.runner) for s in sides]
         assert seen == [change.old, change.new], change
+        # ... which is the package's one statement of it (the fleet's `reproduces`).
+        assert matrix.diff.reproduces(change, *(s.matrix for s in sides), change.witness), change
     return kinds
 
 
@@ -526,11 +528,10 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     kinds = _witnesses_reproduce(report, sides)
     _causes_are_entries_that_differ(report, text, new_text, runners, new_runners, overlay)
     _config_findings_agree(report, old, new, sides)
-    # Every region found is one whose witness resolves as it says (a blocker read on the config
-    # of choice where resolve reads it on the runner's effective config would not). The search of
-    # an effective value is left out: it may still find a case whose witness does not show it.
-    assert [line for line in report.undecided if line.startswith("A witness did not reproduce")
-            and not line.startswith("A witness did not reproduce (effective)")] == []
+    # Every region found is one whose witness resolves as it says, of every kind (a blocker read
+    # on the config of choice where resolve reads it on the runner's effective config would not;
+    # an effective value whose search found a case its witness does not show).
+    assert [line for line in report.undecided if line.startswith("A witness did not reproduce")] == []
     if report.undecided:
         return
     universe = list(_universe(old, names))
@@ -1144,6 +1145,39 @@ def test_a_runners_own_adjustment_is_compared_exactly_where_it_validates_the_run
         ("blocker-lifted", "A and Y: blocked by it → not blocked by it", "x and not y", {"x": True}),
         ("adjustment-removed", "Effective value of y: True → False", "x and not (True == y)", {"x": True})]
     assert (diff(new, new).changes, diff(new, new).undecided) == ((), ())
+
+
+_FORCED = '''[matrix]
+name = "small"
+version = "1.0"
+[config]
+i = { type = "int", default = 0 }
+[features.small]
+name = "small i"
+when = "i < 5"
+support = { a = "no", b = "yes" }
+forces = { runner = "b", override = false }
+[orders.last]
+name = "last"
+runners = ["a"]
+fallback = false
+'''
+
+
+def test_a_forced_runners_own_adjustment_applies_where_no_runner_is_free_not_where_an_order_without_fallback_refuses():
+    """Found by the brute force (an effective value's witness that did not reproduce): where an
+    order without fallback refuses its first candidate, the no-runner error ends on that runner
+    and no adjustment applies; the diff read the forced runner's own adjustments there too."""
+    grow = '[adjustments.grow]\nname = "grow"\nwhen = "i == 0"\nset = { i = 9 }\nrunners = ["b"]\n'
+    runners = {"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}}
+    old, new = (matrix.loads(_FORCED + extra, runners=runners) for extra in ("", grow))
+    report = diff(old, new)
+    assert (report.changes, report.undecided) == ((), ())
+    # With fallback, no runner of the order is free: B, forced, ends the error with i set.
+    old, new = (matrix.loads(_FORCED.replace("fallback = false\n", "") + extra, runners=runners) for extra in ("", grow))
+    assert (_said(diff(old, new)), diff(old, new).undecided) == ([
+        ("adjustment-added", "behaviour", "Effective value of i: 0 → 9", "i == 0", {},
+         ["<string>:14 (new: $.adjustments.grow)"])], ())
 
 
 def test_sarif_is_one_run_with_a_rule_per_change_id_and_a_result_on_the_cause(folder):
