@@ -409,9 +409,13 @@ class _Changes:
         if causes and not any(r in (region.old[1], region.new[1]) for _, r in runners) \
                 and not any(_diff.blocking(r)(self.side(n), g) for n, r in runners for s, g in causes if s == n):
             runners = []  # passed over where nothing blocks it, and other causes: not what decides
-        adjusted = [] if region.feature is not None else [
-            (side, a, node) for side, a, node in (self.search.adjusted() or [])
-            if self.search.space.truth(node, region.assignment) is True]
+        adjusted = [(side, a, node) for side, a, node in (self.search.adjusted() or [])
+                    if self.search.space.truth(node, region.assignment) is True
+                    and (region.feature is None or self.writes_what_it_reads(side, a, region.feature))]
+        # The configs of a question of choice are those where the adjustments named change a
+        # value (`_diff.Search._regions` asks again where they do not); a one-gate question's are
+        # its gate's, the adjustment named beside it, not bounding it.
+        bounding = [node for _, _, node in adjusted] if region.feature is None else []
         avoid = [g.when.node for side in (self.old, self.new) for g in side.plan.features
                  if g.id not in {c.id for _, c in causes}]
         witness = self.search.space.witness(region.assignment, avoid=avoid)
@@ -424,7 +428,7 @@ class _Changes:
         # from the same answer to the same answer (review finding W5).
         key = (change_id, region.runner, region.blocked, seen, tuple(g.id for _, g in causes),
                tuple(runners) + tuple((side.name, a.id) for side, a, _ in adjusted))
-        region_text = self.region_text(region, causes, [node for _, _, node in adjusted])
+        region_text = self.region_text(region, causes, bounding)
         if region.kind == "removal" and region.runner is not None:
             # What a request reads of a removal is said by automatic choice's finding of the same
             # gate where both describe the same configs (a gate that applies in both modes).
@@ -434,7 +438,7 @@ class _Changes:
         if key in self._merged:
             index = self._merged[key]
             before = self.out[index]
-            self.nodes[index].append(self.region_node(region, causes, [node for _, _, node in adjusted]))
+            self.nodes[index].append(self.region_node(region, causes, bounding))
             if region_text not in before.region.split(" or "):
                 self.out[index] = attrs.evolve(before, region=f"{before.region} or {_grouped(region_text)}")
             return
@@ -454,11 +458,30 @@ class _Changes:
         entries = tuple(dict.fromkeys(entries)) or self.reprioritised() or (_order_entry(self.new),)
         message = _message(change_id, region, old_text, new_text, self.new, self.old)
         self._merged[key] = len(self.out)
-        self.nodes[len(self.out)] = [self.region_node(region, causes, [node for _, _, node in adjusted])]
+        self.nodes[len(self.out)] = [self.region_node(region, causes, bounding)]
         self.out.append(Difference(change_id, CHANGES[change_id][0], message, _grouped(region_text, alone=True),
                                    witness, old_text, new_text, runner=region.runner or region.blocked,
                                    features=tuple(g.id for _, g in causes) +
                                    tuple(dict.fromkeys(a.id for _, a, _ in adjusted)), entries=entries))
+
+    def writes_what_it_reads(self, side: _diff.Side, adjustment: Any, feature: str) -> bool:
+        """Whether *adjustment* (of *side*) writes a path the gate *feature* reads on either side,
+        or one that an adjustment of *side* reads (its ``when`` or a ``from``) that writes such a
+        path, and so on: where it changes a value, it may make the gate apply or stop applying."""
+        from .schema import From
+
+        reads = {p for s in (self.old, self.new) for g in (s.gate(feature),) if g is not None for p in g.when.paths}
+        everyone = [*side.plan.pre_adjustments, *(a for own in side.plan.adjustments.values() for a in own)]
+        grown = True
+        while grown:
+            grown = False
+            for a in everyone:
+                if set(a.set) & reads:
+                    more = set(a.when.paths) | {v.path for v in a.set.values() if isinstance(v, From)}
+                    if not more <= reads:
+                        reads |= more
+                        grown = True
+        return bool(set(adjustment.set) & reads)
 
     def conjuncts(self, region: _diff.Region, causes: Sequence[Tuple[str, Feature]],
                   adjusting: Sequence[Any] = ()) -> List[Tuple[Any, bool]]:

@@ -441,6 +441,14 @@ def _causes_are_entries_that_differ(report, text, new_text, runners, new_runners
     if overlay is not None:
         edited |= set(re.findall(r"^\[change\.(features|orders)\.(\w+)\]", overlay, re.M))
     known = tables[0].keys() | tables[1].keys()
+    # An adjustment named is one the edit changed; where the edit changed adjustments only, every
+    # change of an answer is theirs: each finding names one (an adjustment that writes what a
+    # feature reads makes it apply or stop applying, a cause like the feature's own entry).
+    assert [(c.id, str(e)) for c in report.changes for e in c.entries if e.place.startswith("$.adjustments.")
+            and ("adjustments", e.place.removeprefix("$.adjustments.")) not in edited] == []
+    if overlay is None and edited and all(table == "adjustments" for table, _ in edited):
+        assert [c.id for c in report.changes if c.level != "cosmetic" and not c.id.startswith("config-")
+                and not any(e.place.startswith("$.adjustments.") for e in c.entries)] == [], report.changes
     # Where an overlay changed a feature, the feature's entry is the overlay's line that decided
     # (a review: a blocker an overlay lifted was said at upstream's line).
     touched = set(re.findall(r"^\[change\.features\.(\w+)\]", overlay or "", re.M))
@@ -1111,9 +1119,10 @@ def test_an_adjustment_before_the_choice_is_compared_on_the_config_of_choice_wit
     assert (_said(report), report.undecided) == ([
         ("request-refused", "breaking", "Asking for B: B → refused", "x and not y", {"x": True},
          ["<string>:11 (new: $.adjustments.on)"]),
-        # On the config as given: y is set by the adjustment, where x holds and y is not set.
+        # On the config as given: y is set by the adjustment, where x holds and y is not set. The
+        # adjustment that writes what the gate reads is named beside it: it makes it apply.
         ("blocker-added", "behaviour", "B and Y: not blocked by it → blocked by it", "x and not y", {"x": True},
-         ["<string>:7 (new: $.features.fy)"]),
+         ["<string>:7 (new: $.features.fy)", "<string>:11 (new: $.adjustments.on)"]),
         ("adjustment-added", "behaviour", "Effective value of y: False → True", "x and not y", {"x": True},
          ["<string>:11 (new: $.adjustments.on)"]),
     ], ())
@@ -1136,7 +1145,7 @@ def test_a_runners_own_adjustment_is_compared_exactly_where_it_validates_the_run
         ("request-refused", "breaking", "Asking for A: A → refused", "x and not y", {"x": True}, place),
         # Its blockers read on its effective config (once "Not compared"): Y blocks it there.
         ("blocker-added", "behaviour", "A and Y: not blocked by it → blocked by it", "x and not y", {"x": True},
-         ["<string>:7 (new: $.features.fy)"]),
+         ["<string>:7 (new: $.features.fy)", *place]),
         ("adjustment-added", "behaviour", "Effective value of y: False → True", "x and not y", {"x": True}, place),
     ], ())
     assert [(c.id, c.message, c.region, c.witness) for c in diff(new, old).changes] == [
