@@ -1851,3 +1851,16 @@ def overlay_append_order(runner: str, since: str, status: str, last: str) -> str
     from *last*; from the same since, only one saying the same status is let through: a no-op)."""
     return (f"The statement appended to the cell of {runner!r} does not come after the cell's last statement, "
             f"{status!r} from {last!r}: since {since!r} is not after {last!r}")
+
+
+# --- lane diff ---
+
+
+def diff_said(name: str, old: str, new: str) -> str:
+    """A ``adjustment-warning-*`` change of `matrix.diff`: what the adjustment *name* says, on each side."""
+    return f"Warning of adjustment {name}: {old} → {new}"
+
+
+def diff_said_value(level: Optional[str], message: Optional[str]) -> str:
+    """What an adjustment says to a config: its ``adjusted`` warning (level, text), or nothing."""
+    return "not warned" if message is None else f"warned ({level}): {message}"
