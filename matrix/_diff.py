@@ -247,6 +247,8 @@ class Search:
         nodes += [n for side in (old, new) if side.exact for n in side.ctx.nodes]
         self.effective = effective_questions(old, new)
         nodes += [n for _, _, by_runner in self.effective for options in by_runner.values() for n in options]
+        self.said = said_questions(old, new)
+        nodes += [n for _, _, by_runner in self.said for options in by_runner.values() for n in options]
         self.space = Space(union_schema(old.matrix.schema, new.matrix.schema), nodes, budget=budget)
         self.split = Split(self.space)
         for side in (old, new):
@@ -320,16 +322,25 @@ class Search:
         chooses (served, or refused where its F fails it), the runner forced where no runner is free (`matrix._choice.forced`), none for a
         removal or where no runner is free and none is forced."""
         plan = side.plan
-        # Where no runner is free, the first runner an active feature forces that is a candidate
-        # (`matrix._choice.forced`): its adjustments apply.
-        forcing: List[Tuple[List[Node], Optional[str]]] = []
-        for f in plan.active(plan.forcing):
-            if f.forces is None or f.id in side.automatic.dead:
-                continue
-            runner = f.forces.runner
-            bit = plan.candidate.get(runner)
-            holds = [side.on_c(f.when.node)] + [side.on_c(g.when.node) for g in plan.active(bit or 0)]
-            forcing.append((holds, runner if side.own(runner) else None))
+
+        def forcing(step: Rule) -> List[Tuple[List[Node], Optional[str]]]:
+            """Where no runner of the order that applies is free (a ``none`` step: an order
+            without fallback that refuses its first candidate ends on that runner, and applies no
+            adjustment), the first runner an active feature forces that the order tries and is a
+            candidate (`matrix._choice.forced`): its adjustments apply."""
+            if step.kind != "none":
+                return []
+            tried = {r for r, _ in next((rs for bit, _, rs in plan.orders if bit == step.gate), plan.order)}
+            out: List[Tuple[List[Node], Optional[str]]] = []
+            for f in plan.active(plan.forcing):
+                if f.forces is None or f.id in side.automatic.dead or f.forces.runner not in tried:
+                    continue
+                runner = f.forces.runner
+                bit = plan.candidate.get(runner)
+                holds = [side.on_c(f.when.node)] + [side.on_c(g.when.node) for g in plan.active(bit or 0)]
+                out.append((holds, runner if side.own(runner) else None))
+            return out
+
         cases: List[Tuple[Dict[str, Any], Optional[str], bool]] = []
         removed = side.removed(False)
         if removed:
@@ -343,17 +354,18 @@ class Search:
                 cases += [(q, outcome[1], said[0] == "refused") for q, said in side.on_its_f(question, outcome, False)]
                 continue
             earlier: List[Tuple[str, List[Node]]] = []
-            for holds, forced in forcing:
+            for holds, forced in forcing(step):
                 cases.append(({**question, "true": [*question["true"], *holds],
                                "extra": [*question["extra"], *earlier]}, forced, True))
                 earlier.append(("any", [Not(node) for node in holds]))
             cases.append(({**question, "extra": [*question["extra"], *earlier]}, None, True))
         return cases
 
-    def effective_region(self, path: str, by_runner: Dict[Tuple[Optional[str], Optional[str]], List[Node]]
-                         ) -> Optional[Assignment]:
-        """A config whose effective value of *path* differs, the same runner (or none) chosen on
-        both sides, or refused on both (where the answer changes, that change says it)."""
+    def effective_region(self, path: str, by_runner: Dict[Tuple[Optional[str], Optional[str]], List[Node]],
+                         what: Optional[str] = None) -> Optional[Assignment]:
+        """A config whose effective value of *path* differs (*what*: whatever *by_runner*'s
+        options say differs), the same runner (or none) chosen on both sides, or refused on both
+        (where the answer changes, that change says it)."""
         def served_first(cases: List[Tuple[Dict[str, Any], Optional[str], bool]]) -> List[Any]:
             return sorted(cases, key=lambda case: case[2])  # a witness served on both sides, where there is one
 
@@ -365,7 +377,7 @@ class Search:
                     continue
                 question = {key: a_question[key] + b_question[key] for key in ("true", "false", "extra")}
                 question["extra"] = [*question["extra"], ("any", options)]
-                found = self._solve(question, f"where the effective value of {path} changes")
+                found = self._solve(question, what or f"where the effective value of {path} changes")
                 if found is not None:
                     return found
         return None
@@ -841,3 +853,93 @@ def _rules_in_order(plan: Plan) -> List[str]:
     differently on the same mask (one side's own rules are gates whose entry differs)."""
     return [g.id for g in plan.features if g.prefers is not None or g.forces is not None
             or isinstance(g.origin, Order)]
+
+
+def speaks(side: Side, adjustment: Any, runner: Optional[str]) -> Node:
+    """Where *adjustment* of *side* says its message (an ``adjusted`` warning), over the config as
+    given, the resolution ending on *runner*'s effective config (None: C): where its ``when``
+    holds on the config it finds (``says = "always"``, a notice), else where it changes a value;
+    a runner's own only where the resolution ends on that runner's F."""
+    from ._substitute import FALSE
+
+    if not adjustment.runners:
+        pre = list(side.plan.pre_adjustments)
+        index = pre.index(adjustment)
+        node = side.ctx.pre(adjustment.when.node, index) if adjustment.says == "always" else side.ctx.pre.changes(index)
+        return FALSE if node is None else node
+    if runner is None or runner not in adjustment.runners or not side.own(runner):
+        return FALSE
+    own = list(side.plan.adjustments[runner])
+    index = own.index(adjustment)
+    rewriter = side.ctx.own[runner]
+    node = rewriter(adjustment.when.node, index) if adjustment.says == "always" else rewriter.changes(index)
+    return FALSE if node is None else side.ctx.choice(node)
+
+
+def saying(a: Any) -> object:
+    """What of an adjustment decides the text and level of its warning where it speaks (its
+    message; without one, its name and what it sets: the sentence says the changes)."""
+    return (a.level, a.message) if a.message is not None else \
+        (a.level, None, a.name, tuple(sorted((p, repr(v)) for p, v in a.set.items())))
+
+
+def said_apart(a: Any, b: Any) -> bool:
+    """Whether what an adjustment says (*a* on the old side, *b* on the new, None: not there) is
+    compared apart from its effective values: it says always (or is a notice) on a side, or its
+    text or level differs. One that speaks where it changes a value on each side it stands on,
+    in the same words, speaks where its values change: its ``adjustment-*`` findings say that."""
+    there = [x for x in (a, b) if x is not None]
+    return any(x.says == "always" for x in there) or len(there) == 2 and saying(a) != saying(b)
+
+
+#: One adjustment's warning question: its id, the change (warned on the new side only, the old
+#: only, or on both in other words), and for each pair of runners (the one whose F the
+#: resolution ends on, on each side; None: C) where what it says differs (options over the
+#: config as given).
+Said = Tuple[str, str, Dict[Tuple[Optional[str], Optional[str]], List[Node]]]
+
+
+def said_questions(old: Side, new: Side) -> List[Said]:
+    """For each adjustment id of either side: where it speaks on one side and not on the other,
+    or on both with another text or level (`saying`), for each pair of runners whose F the
+    resolutions end on (as `effective_questions`). Every id is asked, not only those that
+    differ: one that stands alike says otherwise where an adjustment before it differs. Only where
+    both sides are ``exact``."""
+    from ._substitute import FALSE, conjoin, constant
+
+    if not (old.exact and new.exact):
+        return []
+
+    def everyone(side: Side) -> Dict[str, Any]:
+        return {a.id: a for a in [*side.plan.pre_adjustments, *(a for own in side.plan.adjustments.values() for a in own)]}
+
+    mine, theirs = everyone(old), everyone(new)
+    if not mine and not theirs:
+        return []
+    keys = [[None, *(r.id for r in side.matrix.runners)] for side in (old, new)]
+    # With every adjustment alike, what one says differs only where the resolutions end on
+    # another runner's F (both refusing: one chose a runner and refused it there, the other none).
+    alike = adjusting(old) == adjusting(new) and all((a.says, saying(a)) == (theirs[i].says, saying(theirs[i]))
+                                                     for i, a in mine.items() if i in theirs)
+    out: List[Said] = []
+    for i in dict.fromkeys([*mine, *theirs]):
+        a, b = mine.get(i), theirs.get(i)
+        if not said_apart(a, b):
+            continue
+        alike_text = a is not None and b is not None and saying(a) == saying(b)
+        by_kind: Dict[str, Dict[Tuple[Optional[str], Optional[str]], List[Node]]] = {}
+        for on_old in keys[0]:
+            for on_new in keys[1]:
+                if alike and on_old == on_new:
+                    continue
+                x = speaks(old, a, on_old) if a is not None else FALSE
+                y = speaks(new, b, on_new) if b is not None else FALSE
+                options = [("adjustment-warning-lifted", conjoin([x, negate(y)])),
+                           ("adjustment-warning-added", conjoin([negate(x), y]))]
+                if not alike_text:
+                    options.append(("adjustment-warning-changed", conjoin([x, y])))
+                for kind, option in options:
+                    if constant(option) is not False:
+                        by_kind.setdefault(kind, {})[on_old, on_new] = [option]
+        out += [(i, kind, by_runner) for kind, by_runner in by_kind.items()]
+    return out

@@ -1889,3 +1889,15 @@ def overlay_append_dropped(kind: str, target: str, runner: str) -> str:
     """A statement an operation appends that is not appended: the cell already says its status."""
     return (f"The statement overlay operation {kind} on {target!r} appends to the cell of {runner!r} changes "
             "nothing: the cell's last statement already says its status; remove it")
+
+# --- lane diff ---
+
+
+def diff_said(name: str, old: str, new: str) -> str:
+    """A ``adjustment-warning-*`` change of `matrix.diff`: what the adjustment *name* says, on each side."""
+    return f"Warning of adjustment {name}: {old} → {new}"
+
+
+def diff_said_value(level: Optional[str], message: Optional[str]) -> str:
+    """What an adjustment says to a config: its ``adjusted`` warning (level, text), or nothing."""
+    return "not warned" if message is None else f"warned ({level}): {message}"

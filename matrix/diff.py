@@ -23,9 +23,8 @@ merged only where their witnesses answer alike); it reads the config as given.
 What is not compared (yet): preference notices for a preference passed over, warnings of the
 ``opt-in`` and ``partial`` kinds, the answer for a config that one side's ``[config]`` rejects
 (a choice or field only one side has), the blockers and deprecation warnings of a config a
-removal refuses, a request for a runner only one side has (a runner added or removed is the cause
-it names of what automatic choice does differently), and the blockers of a runner with its own
-adjustments read on its F where it serves (they are read on C). A ``[config]`` field one side
+removal refuses, and a request for a runner only one side has (a runner added or removed is the cause
+it names of what automatic choice does differently). A ``[config]`` field one side
 lacks reads, on that side, as if the config did not set it.
 
 Adjustments and redirects: every question reads the config of choice C (the adjustments before
@@ -35,7 +34,9 @@ config F (its own adjustments: `matrix._diff.Side.on_its_f`). Each path an adjus
 sets is one question "its value differs where both sides choose the same runner, or both refuse"
 over each pair of runners whose F the resolutions end on (``adjustment-added`` / ``-removed`` / ``-changed``, with
 the witness's ``Resolution.effective`` on both sides). A list value, or a rewrite past
-`matrix._substitute.MAX_NODES`, is not compared: the report says so in ``undecided``.
+`matrix._substitute.MAX_NODES`, is not compared: the report says so in ``undecided``. What an
+adjustment says (its ``adjusted`` warning) is compared the same way where it says always on a
+side or its words differ (`matrix._diff.said_questions`: ``adjustment-warning-*``).
 """
 
 from __future__ import annotations
@@ -91,6 +92,9 @@ CHANGES: Dict[str, Tuple[Level, str]] = {
     "adjustment-added": ("behaviour", "configs have other effective values: an adjustment was added"),
     "adjustment-removed": ("behaviour", "configs have other effective values: an adjustment was removed"),
     "adjustment-changed": ("behaviour", "configs have other effective values: an adjustment changed"),
+    "adjustment-warning-added": ("behaviour", "configs are warned by an adjustment that did not warn them"),
+    "adjustment-warning-lifted": ("behaviour", "configs are no longer warned by an adjustment"),
+    "adjustment-warning-changed": ("behaviour", "configs are warned otherwise by an adjustment (its message or level)"),
     "renamed": ("cosmetic", "a feature or runner is named differently"),
     "note-changed": ("cosmetic", "a feature's note changed"),
     "links-changed": ("cosmetic", "a feature's links changed"),
@@ -217,6 +221,7 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
     for runner in runners:
         changes.add_regions(search.one_gate("blocker", _diff.blocking(runner), blocked=runner))
     changes.effective()
+    changes.said()
     changes.config()
     changes.cosmetic()
     return DiffReport(_sorted(_folded(changes)), str(sides[0].version), str(sides[1].version),
@@ -409,9 +414,13 @@ class _Changes:
         if causes and not any(r in (region.old[1], region.new[1]) for _, r in runners) \
                 and not any(_diff.blocking(r)(self.side(n), g) for n, r in runners for s, g in causes if s == n):
             runners = []  # passed over where nothing blocks it, and other causes: not what decides
-        adjusted = [] if region.feature is not None else [
-            (side, a, node) for side, a, node in (self.search.adjusted() or [])
-            if self.search.space.truth(node, region.assignment) is True]
+        adjusted = [(side, a, node) for side, a, node in (self.search.adjusted() or [])
+                    if self.search.space.truth(node, region.assignment) is True
+                    and (region.feature is None or self.writes_what_it_reads(side, a, region.feature))]
+        # The configs of a question of choice are those where the adjustments named change a
+        # value (`_diff.Search._regions` asks again where they do not); a one-gate question's are
+        # its gate's, the adjustment named beside it, not bounding it.
+        bounding = [node for _, _, node in adjusted] if region.feature is None else []
         avoid = [g.when.node for side in (self.old, self.new) for g in side.plan.features
                  if g.id not in {c.id for _, c in causes}]
         witness = self.search.space.witness(region.assignment, avoid=avoid)
@@ -424,7 +433,7 @@ class _Changes:
         # from the same answer to the same answer (review finding W5).
         key = (change_id, region.runner, region.blocked, seen, tuple(g.id for _, g in causes),
                tuple(runners) + tuple((side.name, a.id) for side, a, _ in adjusted))
-        region_text = self.region_text(region, causes, [node for _, _, node in adjusted])
+        region_text = self.region_text(region, causes, bounding)
         if region.kind == "removal" and region.runner is not None:
             # What a request reads of a removal is said by automatic choice's finding of the same
             # gate where both describe the same configs (a gate that applies in both modes).
@@ -434,7 +443,7 @@ class _Changes:
         if key in self._merged:
             index = self._merged[key]
             before = self.out[index]
-            self.nodes[index].append(self.region_node(region, causes, [node for _, _, node in adjusted]))
+            self.nodes[index].append(self.region_node(region, causes, bounding))
             if region_text not in before.region.split(" or "):
                 self.out[index] = attrs.evolve(before, region=f"{before.region} or {_grouped(region_text)}")
             return
@@ -454,11 +463,30 @@ class _Changes:
         entries = tuple(dict.fromkeys(entries)) or self.reprioritised() or (_order_entry(self.new),)
         message = _message(change_id, region, old_text, new_text, self.new, self.old)
         self._merged[key] = len(self.out)
-        self.nodes[len(self.out)] = [self.region_node(region, causes, [node for _, _, node in adjusted])]
+        self.nodes[len(self.out)] = [self.region_node(region, causes, bounding)]
         self.out.append(Difference(change_id, CHANGES[change_id][0], message, _grouped(region_text, alone=True),
                                    witness, old_text, new_text, runner=region.runner or region.blocked,
                                    features=tuple(g.id for _, g in causes) +
                                    tuple(dict.fromkeys(a.id for _, a, _ in adjusted)), entries=entries))
+
+    def writes_what_it_reads(self, side: _diff.Side, adjustment: Any, feature: str) -> bool:
+        """Whether *adjustment* (of *side*) writes a path the gate *feature* reads on either side,
+        or one that an adjustment of *side* reads (its ``when`` or a ``from``) that writes such a
+        path, and so on: where it changes a value, it may make the gate apply or stop applying."""
+        from .schema import From
+
+        reads = {p for s in (self.old, self.new) for g in (s.gate(feature),) if g is not None for p in g.when.paths}
+        everyone = [*side.plan.pre_adjustments, *(a for own in side.plan.adjustments.values() for a in own)]
+        grown = True
+        while grown:
+            grown = False
+            for a in everyone:
+                if set(a.set) & reads:
+                    more = set(a.when.paths) | {v.path for v in a.set.values() if isinstance(v, From)}
+                    if not more <= reads:
+                        reads |= more
+                        grown = True
+        return bool(set(adjustment.set) & reads)
 
     def conjuncts(self, region: _diff.Region, causes: Sequence[Tuple[str, Feature]],
                   adjusting: Sequence[Any] = ()) -> List[Tuple[Any, bool]]:
@@ -633,8 +661,6 @@ class _Changes:
     def effective(self) -> None:
         """Paths whose value after the adjustments differs (`matrix._diff.effective_questions`):
         one finding per path, caused by the adjustments that differ and set it."""
-        from ._nodes import Or
-        from ._space import Inconclusive
         from .schema import Adjustment
 
         search = self.search
@@ -679,29 +705,89 @@ class _Changes:
             change_id = ("adjustment-changed" if any(c in ids[0] and c in ids[1] for c in causes)
                          else "adjustment-added" if sides == {"new"} else "adjustment-removed"
                          if sides == {"old"} else "adjustment-changed")
-            # The configs as given where the value differs: the search's own options (the
-            # adjustments' conditions read the config after the earlier ones, not as given).
-            texts: List[str] = []
-            self._text(Or(()))  # the gates' own texts, known
-            for option in dict.fromkeys(n for nodes in by_runner.values() for n in nodes):
-                try:
-                    if search.space.solve(true=[option]) is None:
-                        continue  # no config: said by none
-                    kept = search.fewest_conjuncts([(option, True)], whole=self._texts)
-                except Inconclusive:  # said as it stands
-                    kept = [(option, True)]
-                parts = [self._text(n) if w else f"not ({self._text(n)})" if " " in self._text(n)
-                         else f"not {self._text(n)}" for n, w in kept]
-                text = " and ".join(f"({t})" if " or " in t else t for t in dict.fromkeys(parts)) or "every config"
-                if text not in texts:
-                    texts.append(text)
-            region = _union(texts)
+            region = self.options_text(by_runner)
             entries = []
             for side, adjustment in adjustments:
                 entries.append(_located(side, ("adjustments", adjustment.id)))
             self.out.append(Difference(change_id, CHANGES[change_id][0],
                                        _messages.diff_effective(path, seen[0], seen[1]), region or "every config",
                                        witness, seen[0], seen[1], features=causes, entries=tuple(entries)))
+
+    def options_text(self, by_runner: Dict[Any, List[Any]]) -> str:
+        """The configs as given where an effective value (or what an adjustment says) differs:
+        the search's own options (the adjustments' conditions read the config after the earlier
+        ones, not as given), each said with as few conditions as can be."""
+        from ._nodes import Or
+        from ._space import Inconclusive
+
+        search = self.search
+        texts: List[str] = []
+        self._text(Or(()))  # the gates' own texts, known
+        for option in dict.fromkeys(n for nodes in by_runner.values() for n in nodes):
+            try:
+                if search.space.solve(true=[option]) is None:
+                    continue  # no config: said by none
+                kept = search.fewest_conjuncts([(option, True)], whole=self._texts)
+            except Inconclusive:  # said as it stands
+                kept = [(option, True)]
+            parts = [self._text(n) if w else f"not ({self._text(n)})" if " " in self._text(n)
+                     else f"not {self._text(n)}" for n, w in kept]
+            text = " and ".join(f"({t})" if " or " in t else t for t in dict.fromkeys(parts)) or "every config"
+            if text not in texts:
+                texts.append(text)
+        return _union(texts)
+
+    def said(self) -> None:
+        """What each adjustment says (its ``adjusted`` warning: `matrix._diff.said_questions`)
+        where both sides choose the same runner, or both refuse: one finding per adjustment, its
+        witness re-resolved on both sides; caused by the adjustment where it differs, and by the
+        adjustments that differ and change a value at the witness (one that stands alike says
+        otherwise where one before it differs)."""
+        search = self.search
+        for adjustment_id, change_id, by_runner in search.said:
+            old_one, new_one = (adjustment_named(side, adjustment_id) for side in (self.old, self.new))
+            either = new_one or old_one
+            assert either is not None  # an id of one side at least
+            name = either.name
+            found = search.effective_region(adjustment_id, by_runner, f"where what {name} says changes")
+            if found is None:
+                continue
+            witness = search.space.witness(found)
+            seen = tuple(said_by(side, witness, adjustment_id) for side in (self.old, self.new))
+            if seen[0] == seen[1]:
+                self.unreproduced.append(f"A witness did not reproduce (said): {json.dumps(witness)}")
+                continue
+            said = tuple(observe(s, witness, "automatic") for s in (self.old, self.new))
+
+            def same(config: Dict[str, Any], seen: Tuple[str, ...] = seen, said: Tuple[str, ...] = said,
+                     adjustment_id: str = adjustment_id) -> bool:
+                return tuple(said_by(s, config, adjustment_id) for s in (self.old, self.new)) == seen and \
+                    tuple(observe(s, config, "automatic") for s in (self.old, self.new)) == said
+
+            shorter = _pruned(witness, self.old, self.new)
+            if shorter != witness and same(shorter):
+                witness = shorter
+            witness = _fewest_paths(witness, same)
+            differs = old_one is None or new_one is None or _diff.saying(old_one) != _diff.saying(new_one) \
+                or _diff.adjusting_one(old_one) != _diff.adjusting_one(new_one) or old_one.says != new_one.says
+            entries: List[Entry] = []
+            ids: List[str] = []
+            if differs:
+                side = self.new if new_one is not None else self.old
+                entries.append(_located(side, ("adjustments", adjustment_id)))
+                ids.append(adjustment_id)
+            for side, a, node in self.search.adjusted() or []:
+                if a.id not in ids and self.search.space.truth(node, found) is True:
+                    entries.append(_located(side, ("adjustments", a.id)))
+                    ids.append(a.id)
+            if not ids:  # not known what else: the adjustment itself
+                side = self.new if new_one is not None else self.old
+                entries, ids = [_located(side, ("adjustments", adjustment_id))], [adjustment_id]
+            if ids[0] != adjustment_id:
+                ids.insert(0, adjustment_id)  # the adjustment said first: `reproduces` reads it
+            self.out.append(Difference(change_id, CHANGES[change_id][0], _messages.diff_said(name, seen[0], seen[1]),
+                                       self.options_text(by_runner) or "every config", witness, seen[0], seen[1],
+                                       features=tuple(ids), entries=tuple(entries)))
 
     def _excluded(self, region: _diff.Region, causes: Sequence[Tuple[str, Feature]]) -> List[Feature]:
         out: List[Feature] = []
@@ -952,6 +1038,8 @@ def kind_of(change: Difference) -> str:
         return "removal"
     if change.id.startswith(("deprecation-", "blocker-")):
         return change.id.split("-")[0]
+    if change.id.startswith("adjustment-warning-"):
+        return "said"
     if change.id.startswith("adjustment-"):
         return "effective"
     if change.id.startswith("config-"):
@@ -986,6 +1074,9 @@ def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, A
     sides = [_At(m, _plan(m, v).version) for m, v in ((old, old_version), (new, new_version))]
     if kind == "effective":  # one of its configs where the value differs, whatever the values
         seen = [effective_value(side, config, effective_path(change)) for side in sides]
+        return seen[0] != seen[1]
+    if kind == "said":  # one of its configs where what the adjustment says differs
+        seen = [said_by(side, config, change.features[0]) for side in sides]
         return seen[0] != seen[1]
     else:
         asked = change.runner if kind in ("asked", "removal") else None
@@ -1027,6 +1118,31 @@ class _At:
 
     matrix: Matrix
     version: Any
+
+
+def adjustment_named(side: Union[_diff.Side, _At], adjustment_id: str) -> Optional[Any]:
+    """The adjustment of *side* with that id in force at its version (None: it has none)."""
+    from .resolver import _plan
+
+    plan = side.plan if isinstance(side, _diff.Side) else _plan(side.matrix, side.version)
+    return next((a for a in [*plan.pre_adjustments, *(a for own in plan.adjustments.values() for a in own)]
+                 if a.id == adjustment_id), None)
+
+
+def said_by(side: Union[_diff.Side, _At], config: Dict[str, Any], adjustment_id: str) -> str:
+    """What the adjustment *adjustment_id* says to *config* on *side* in automatic choice: its
+    ``adjusted`` warning (``Resolution.warnings``), or nothing (`_messages.diff_said_value`)."""
+    from .resolver import resolve
+
+    try:
+        resolution = resolve(side.matrix, config, version=side.version)
+    except ConfigError as refused:
+        return f"a config error: {refused}"
+    except ResolutionError as raised:
+        resolution = raised.resolution
+    warning = next((w for w in resolution.warnings if w.kind == "adjusted" and w.feature == adjustment_id), None)
+    return _messages.diff_said_value(None, None) if warning is None else \
+        _messages.diff_said_value(warning.level, warning.message)
 
 
 def effective_value(side: Union[_diff.Side, _At], config: Dict[str, Any], path: str) -> str:

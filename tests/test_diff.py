@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 import matrix
 from matrix import _diff
-from matrix.diff import CHANGES, diff, effective_value, observe
+from matrix.diff import CHANGES, diff, effective_value, observe, said_by
 from matrix.resolver import _plan
 
 from .test_overlay import _toml
@@ -216,6 +216,35 @@ def _structural_edit(draw, edit, text, runners, new_runners, names):
     return new_text, overlay
 
 
+def _says_edit(draw, text, names, runners):
+    """*text* with what an adjustment says edited: says always or no longer, its message or level
+    changed, made a notice (nothing set), or a notice added (before the choice or a runner's own)."""
+    blocks = list(re.finditer(r"\[adjustments\.a\d+\]\n(?:(?!\[).*\n)*", text))
+    how = draw(st.sampled_from(["always", "message", "notice", "add-notice", "level"]))
+    if how == "add-notice" or not blocks:
+        atom = draw(st.sampled_from([a for n in names for a in _ATOMS[n]]))
+        own = draw(st.sampled_from([None, *sorted(runners)]))
+        return text + (f'[adjustments.told]\nname = "told"\nwhen = "{atom}"\nmessage = "told"\n'
+                           + (f'runners = ["{own}"]\n' if own is not None else ""))
+    else:
+        block = draw(st.sampled_from(blocks))
+        body = block.group(0)
+        if how == "always":  # says always (with a message), or no longer
+            if 'says = "always"' in body:
+                body = body.replace('says = "always"\n', "")
+            else:
+                body += ('' if "message = " in body else 'message = "said"\n') + 'says = "always"\n'
+        elif how == "message":
+            body = re.sub(r'message = ".*"', 'message = "other"', body) if "message = " in body \
+                else body + 'message = "other"\n'
+        elif how == "level":
+            body += 'level = "info"\n'
+        else:  # a notice: nothing set, its message said where it holds
+            body = re.sub(r"set = .*\noverride = .*\n", "", body)
+            body += '' if "message = " in body else 'message = "noticed"\n'
+        return text[:block.start()] + body + text[block.end():]
+
+
 @st.composite
 def _edited(draw):
     """A small matrix (with adjustments half the time, a runner's own among them, and redirects),
@@ -228,7 +257,7 @@ def _edited(draw):
     text, names, runners, _ = draw(_small_matrices(adjustments=draw(st.booleans()), redirects=True))
     edit = draw(st.sampled_from(["cell", "add", "remove", "priority", "deprecate", "remove-now", "adjustment",
                                  "adjustment", "add-adjustment", "add-adjustment", "own-adjustment",
-                                 "own-adjustment", "own-adjustment", "redirects", "candidacy",
+                                 "own-adjustment", "own-adjustment", "says", "says", "redirects", "candidacy",
                                  "candidacy", "order", "order", "overlay", "overlay", "runner-added",
                                  "runner-removed", "config", "config", "config"]))
     new_text, new_runners = text, {r: dict(v) for r, v in runners.items()}
@@ -266,6 +295,8 @@ def _edited(draw):
         new_text = text + (f'[adjustments.added]\nname = "added"\nwhen = "{atom}"\n'
                            f'set = {{ "{path}" = {_toml_value(value)} }}\n'
                            + (f'runners = ["{own}"]\n' if own is not None else ""))
+    elif edit == "says":
+        new_text = _says_edit(draw, text, names, runners)
     elif edit == "redirects":
         for runner in new_runners.values():
             if runner.pop("redirects", None) is not None:
@@ -367,10 +398,13 @@ def _names(sides, features):
     return {g.name for side in sides for f in features for g in (side.gate(f),) if g is not None}
 
 
-def _answers(side, config, names):
-    """Every answer the diff compares, for one config on one side."""
+def _answers(side, config, names, adjustments=()):
+    """Every answer the diff compares, for one config on one side (*adjustments*: the ids whose
+    warnings are compared)."""
     plan = side.plan
     out = {("automatic", None, None): observe(side, config, "automatic")}
+    for adjustment in adjustments:
+        out[("said", None, adjustment)] = said_by(side, config, adjustment)
     for runner in plan.no:
         out[("asked", runner, None)] = observe(side, config, "asked", runner)
     for path in names:
@@ -391,6 +425,7 @@ _REMOVAL = {"removed", "removed-early", "removed-without-deprecation", "removal-
 
 
 _ADJUSTMENT = {"adjustment-added", "adjustment-removed", "adjustment-changed"}
+_SAID = {"adjustment-warning-added", "adjustment-warning-lifted", "adjustment-warning-changed"}
 _AUTO = ("automatic", None, None)
 removed = "refused (the feature is removed)"
 
@@ -406,6 +441,8 @@ def _expected(kind, old, new):
                                                         "redirect-added", "redirect-removed"}
     if kind == "effective":
         return _ADJUSTMENT
+    if kind == "said":
+        return _SAID
     if kind == "deprecation":
         return {"deprecation-started" if new.startswith("warned") else "deprecation-ended"}
     return {"blocker-added" if new.startswith("blocked") else "blocker-lifted"}
@@ -441,6 +478,18 @@ def _causes_are_entries_that_differ(report, text, new_text, runners, new_runners
     if overlay is not None:
         edited |= set(re.findall(r"^\[change\.(features|orders)\.(\w+)\]", overlay, re.M))
     known = tables[0].keys() | tables[1].keys()
+    # An adjustment named is one the edit changed (but an effective value of adjustments alike on
+    # both sides, where the resolutions end on another runner's F: those adjustments are named);
+    # where the edit changed adjustments only, every change of an answer is theirs: each finding
+    # names one (an adjustment that writes what a feature reads makes it apply or stop applying,
+    # a cause like the feature's own entry).
+    alike = not any(table == "adjustments" for table, _ in edited)
+    assert [(c.id, str(e)) for c in report.changes for e in c.entries if e.place.startswith("$.adjustments.")
+            and ("adjustments", e.place.removeprefix("$.adjustments.")) not in edited
+            and not (alike and c.id in _ADJUSTMENT)] == []
+    if overlay is None and edited and all(table == "adjustments" for table, _ in edited):
+        assert [c.id for c in report.changes if c.level != "cosmetic" and not c.id.startswith("config-")
+                and not any(e.place.startswith("$.adjustments.") for e in c.entries)] == [], report.changes
     # Where an overlay changed a feature, the feature's entry is the overlay's line that decided
     # (a review: a blocker an overlay lifted was said at upstream's line).
     touched = set(re.findall(r"^\[change\.features\.(\w+)\]", overlay or "", re.M))
@@ -474,7 +523,7 @@ def _regions_hold_their_answers(old, new, sides, kinds, universe, whole):
     compared here."""
     schema = _diff.union_schema(old.schema, new.schema)
     for change, kind, asked in kinds:
-        if kind == "adjustment":
+        if kind in ("adjustment", "said"):
             continue
         region = None if change.region == "every config" else matrix.Predicate(change.region)
         inside = [c for c in universe if region is None or _holds(region, c, schema)]
@@ -497,16 +546,20 @@ def _witnesses_reproduce(report, sides):
         if change.id.startswith("config-"):
             continue  # held to its own reference (`_config_findings_agree`)
         kind = ("automatic" if change.id in _AUTOMATIC else "asked" if change.id.startswith(("request-", "redirect-"))
-                else "removal" if change.id in _REMOVAL else change.id.split("-")[0])
+                else "removal" if change.id in _REMOVAL else "said" if change.id in _SAID else change.id.split("-")[0])
         asked = change.runner if kind in ("asked", "removal") else None
         kinds.append((change, kind, asked))
-        if kind == "adjustment":  # the path is the message's
+        if kind == "said":  # what the adjustment named first says
+            seen = [said_by(s, change.witness, change.features[0]) for s in sides]
+        elif kind == "adjustment":  # the path is the message's
             path = change.message.split(":")[0].removeprefix("Effective value of ")
             seen = [effective_value(s, change.witness, path) for s in sides]
         else:
             seen = [observe(s, change.witness, kind, asked, change.features[0] if change.features else None,
                             change.runner) for s in sides]
         assert seen == [change.old, change.new], change
+        # ... which is the package's one statement of it (the fleet's `reproduces`).
+        assert matrix.diff.reproduces(change, *(s.matrix for s in sides), change.witness), change
     return kinds
 
 
@@ -526,11 +579,10 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     kinds = _witnesses_reproduce(report, sides)
     _causes_are_entries_that_differ(report, text, new_text, runners, new_runners, overlay)
     _config_findings_agree(report, old, new, sides)
-    # Every region found is one whose witness resolves as it says (a blocker read on the config
-    # of choice where resolve reads it on the runner's effective config would not). The search of
-    # an effective value is left out: it may still find a case whose witness does not show it.
-    assert [line for line in report.undecided if line.startswith("A witness did not reproduce")
-            and not line.startswith("A witness did not reproduce (effective)")] == []
+    # Every region found is one whose witness resolves as it says, of every kind (a blocker read
+    # on the config of choice where resolve reads it on the runner's effective config would not;
+    # an effective value whose search found a case its witness does not show).
+    assert [line for line in report.undecided if line.startswith("A witness did not reproduce")] == []
     if report.undecided:
         return
     universe = list(_universe(old, names))
@@ -538,13 +590,25 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     if not whole:
         universe = universe[:: len(universe) // 3000 + 1]
     schema = _diff.union_schema(old.schema, new.schema)
+    # What an adjustment says is compared where it says always (or is a notice) on a side, or
+    # its message or level differs; one that speaks where it changes a value on both, in the
+    # same words, is said by its effective values.
+    everyone = [{a.id: a for a in (*side.plan.pre_adjustments, *(a for own in side.plan.adjustments.values()
+                                                                 for a in own))} for side in sides]
+    told = []
+    for i in sorted(everyone[0].keys() | everyone[1].keys()):
+        there = [side[i] for side in everyone if i in side]
+        if any(a.says == "always" for a in there) or len(there) == 2 and (
+                (there[0].level, there[0].message) != (there[1].level, there[1].message)
+                or there[0].message is None and str(there[0].set) + there[0].name != str(there[1].set) + there[1].name):
+            told.append(i)
     by_id = {}
     for change in report.changes:
         for change_id in (change.id, *change.also):  # a change folded into another is said by it
             by_id.setdefault(change_id, []).append(change)
     for config in universe:
         try:
-            before, after = _answers(sides[0], config, names), _answers(sides[1], config, names)
+            before, after = (_answers(side, config, names, told) for side in sides)
         except matrix.ConfigError:
             continue  # a value one side's [config] refuses (read by no gate): the config-* findings say it
         if any(a.startswith("a config error") for a in (*before.values(), *after.values())):
@@ -555,12 +619,13 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
             kind, runner, gate = key
             if kind in ("deprecation", "blocker") and removed in (before[_AUTO], after[_AUTO]):
                 continue  # the warnings and blockers of a config a removal refuses are not compared
-            if kind == "effective" and before[_AUTO] != after[_AUTO]:
-                continue  # the effective config follows the answer: the change of the answer says it
+            if kind in ("effective", "said") and before[_AUTO] != after[_AUTO]:
+                continue  # the effective config (and what it says) follows the answer: the change of the answer says it
             # A blocker or deprecation folded into a change of automatic choice (its id in
             # ``also``) is said by that change, of the same single gate.
             reported = [c for i in _expected(kind, before[key], after[key]) for c in by_id.get(i, [])
-                        if c.id in _REMOVAL or c.id in _ADJUSTMENT or kind == "automatic" or (c.runner == runner or i in c.also)
+                        if c.id in _REMOVAL or c.id in _ADJUSTMENT or kind == "automatic"
+                        or c.id in _SAID and c.features[0] == gate or (c.runner == runner or i in c.also)
                         and (gate is None or gate in c.features or gate in _names(sides, c.features))]
             assert reported, (key, config, before[key], after[key], [c.id for c in report.changes])
             # ... and the config lies in the region of one of them (a change folded into another
@@ -1139,9 +1204,10 @@ def test_an_adjustment_before_the_choice_is_compared_on_the_config_of_choice_wit
     assert (_said(report), report.undecided) == ([
         ("request-refused", "breaking", "Asking for B: B → refused", "x and not y", {"x": True},
          ["<string>:11 (new: $.adjustments.on)"]),
-        # On the config as given: y is set by the adjustment, where x holds and y is not set.
+        # On the config as given: y is set by the adjustment, where x holds and y is not set. The
+        # adjustment that writes what the gate reads is named beside it: it makes it apply.
         ("blocker-added", "behaviour", "B and Y: not blocked by it → blocked by it", "x and not y", {"x": True},
-         ["<string>:7 (new: $.features.fy)"]),
+         ["<string>:7 (new: $.features.fy)", "<string>:11 (new: $.adjustments.on)"]),
         ("adjustment-added", "behaviour", "Effective value of y: False → True", "x and not y", {"x": True},
          ["<string>:11 (new: $.adjustments.on)"]),
     ], ())
@@ -1164,7 +1230,7 @@ def test_a_runners_own_adjustment_is_compared_exactly_where_it_validates_the_run
         ("request-refused", "breaking", "Asking for A: A → refused", "x and not y", {"x": True}, place),
         # Its blockers read on its effective config (once "Not compared"): Y blocks it there.
         ("blocker-added", "behaviour", "A and Y: not blocked by it → blocked by it", "x and not y", {"x": True},
-         ["<string>:7 (new: $.features.fy)"]),
+         ["<string>:7 (new: $.features.fy)", *place]),
         ("adjustment-added", "behaviour", "Effective value of y: False → True", "x and not y", {"x": True}, place),
     ], ())
     assert [(c.id, c.message, c.region, c.witness) for c in diff(new, old).changes] == [
@@ -1173,6 +1239,79 @@ def test_a_runners_own_adjustment_is_compared_exactly_where_it_validates_the_run
         ("blocker-lifted", "A and Y: blocked by it → not blocked by it", "x and not y", {"x": True}),
         ("adjustment-removed", "Effective value of y: True → False", "x and not (True == y)", {"x": True})]
     assert (diff(new, new).changes, diff(new, new).undecided) == ((), ())
+
+
+_FORCED = '''[matrix]
+name = "small"
+version = "1.0"
+[config]
+i = { type = "int", default = 0 }
+[features.small]
+name = "small i"
+when = "i < 5"
+support = { a = "no", b = "yes" }
+forces = { runner = "b", override = false }
+[orders.last]
+name = "last"
+runners = ["a"]
+fallback = false
+'''
+
+
+def test_a_forced_runners_own_adjustment_applies_where_no_runner_is_free_not_where_an_order_without_fallback_refuses():
+    """Found by the brute force (an effective value's witness that did not reproduce): where an
+    order without fallback refuses its first candidate, the no-runner error ends on that runner
+    and no adjustment applies; the diff read the forced runner's own adjustments there too."""
+    grow = '[adjustments.grow]\nname = "grow"\nwhen = "i == 0"\nset = { i = 9 }\nrunners = ["b"]\n'
+    runners = {"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}}
+    old, new = (matrix.loads(_FORCED + extra, runners=runners) for extra in ("", grow))
+    report = diff(old, new)
+    assert (report.changes, report.undecided) == ((), ())
+    # With fallback, no runner of the order is free: B, forced, ends the error with i set.
+    old, new = (matrix.loads(_FORCED.replace("fallback = false\n", "") + extra, runners=runners) for extra in ("", grow))
+    assert (_said(diff(old, new)), diff(old, new).undecided) == ([
+        ("adjustment-added", "behaviour", "Effective value of i: 0 → 9", "i == 0", {},
+         ["<string>:14 (new: $.adjustments.grow)"])], ())
+
+
+def test_what_an_adjustment_says_is_compared_its_says_message_level_and_a_notice():
+    """An adjustment's ``says``, message or level, or a notice in its place, changes the warnings
+    users see without changing a value: an ``adjustment-warning-*`` finding, one per change of
+    what it says, its witness re-resolved on both sides."""
+    on = '[adjustments.on]\nname = "on"\nwhen = "x"\nset = { "y" = true }\nmessage = "y follows x"\n'
+    old = matrix.loads(_TEXT + on, runners=_PLAIN)
+    place = ["<string>:11 (new: $.adjustments.on)"]
+
+    def said(text):
+        report = diff(old, matrix.loads(_TEXT + text, runners=_PLAIN))
+        return [c for c in _said(report) if c[0].startswith("adjustment-warning-")], report.undecided
+
+    # Said always: also where y is already set (nothing changes there).
+    assert said(on + 'says = "always"\n') == ([
+        ("adjustment-warning-added", "behaviour", "Warning of adjustment on: not warned → warned (warning): y follows x",
+         "y and x", {"y": True, "x": True}, place)], ())
+    assert said(on.replace("follows", "is set by")) == ([
+        ("adjustment-warning-changed", "behaviour",
+         "Warning of adjustment on: warned (warning): y follows x → warned (warning): y is set by x", "x and not y",
+         {"x": True}, place)], ())
+    assert said(on + 'level = "info"\n') == ([
+        ("adjustment-warning-changed", "behaviour",
+         "Warning of adjustment on: warned (warning): y follows x → warned (info): y follows x", "x and not y",
+         {"x": True}, place)], ())
+    # A notice in its place: said wherever x holds, in its words (its value is said apart).
+    assert said('[adjustments.on]\nname = "on"\nwhen = "x"\nmessage = "x is on"\n') == ([
+        ("adjustment-warning-added", "behaviour", "Warning of adjustment on: not warned → warned (warning): x is on",
+         "y and x", {"x": True, "y": True}, place),
+        ("adjustment-warning-changed", "behaviour",
+         "Warning of adjustment on: warned (warning): y follows x → warned (warning): x is on", "x and not y",
+         {"x": True}, place)], ())
+    # One that speaks where it changes a value, in the same words: its effective values say it.
+    assert said(on.replace('"x"', '"not x"')) == ([], ())
+    change = diff(old, matrix.loads(_TEXT + on + 'says = "always"\n', runners=_PLAIN)).changes[0]
+    assert matrix.diff.reproduces(change, old, matrix.loads(_TEXT + on + 'says = "always"\n', runners=_PLAIN),
+                                  {"x": True, "y": True})
+    assert not matrix.diff.reproduces(change, old, matrix.loads(_TEXT + on + 'says = "always"\n', runners=_PLAIN),
+                                      {"x": True})
 
 
 def test_sarif_is_one_run_with_a_rule_per_change_id_and_a_result_on_the_cause(folder):
