@@ -977,10 +977,12 @@ def _resolve_and_check_agree(composed, expected, ops, first):
         if code == "never-candidate" and removed.get(runner):
             code, severity = "overlay-out-of-choice", "note"
             message = message.replace("no config satisfies False", f"removed from choice by overlay '{removed[runner]}': r")
-        for r in composed.runners:  # a no-runner finding names the overlay's reason too
+        # A no-runner finding names the overlay's reason too, runner by runner in the matrix's
+        # order (one occurrence each: a runner made `from` another without a name has its name).
+        for r in composed.runners:
             if removed.get(r.id):
                 message = re.sub(re.escape(f"{r.name} not being a candidate") + r"(?! \(not )",
-                                 f"{r.name} removed from choice by overlay '{removed[r.id]}': r", message)
+                                 f"{r.name} removed from choice by overlay '{removed[r.id]}': r", message, count=1)
         hand.append((code, severity, message, feature, runner, place))
     assert seen(composed) == hand
 
