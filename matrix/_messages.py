@@ -1337,6 +1337,13 @@ def diff_effective(path: str, old: str, new: str) -> str:
 
 # --- sglang lane (#30): orders without fallback, validated defaults -------------------------
 
+
+def not_tried(order: str) -> str:
+    """Why a runner of an order without fallback after its first candidate is not tried (`matrix
+    check`'s no-runner, `explain()`)."""
+    return f"not tried: {order} does not fall back"
+
+
 def order_refused(order: str, blockers: str, template: Optional[Template] = None, runner: str = "") -> str:
     """An order without fallback whose first candidate, *runner*, is not free (*blockers*:
     why); a *template* of the matrix's names the ``order``, the ``refusal`` and the ``runner``."""

@@ -1114,7 +1114,7 @@ def _no_runner_findings(minimal: List[Tuple[Feature, ...]], order: Dict[str, int
             if not refusing:  # passed over: an outright preference for another runner decides
                 g = decided_by(gates)
                 if isinstance(g.origin, Order):
-                    out.append(f"{r.name} is not tried: {g.name} does not fall back")
+                    out.append(f"{r.name} is {_messages.not_tried(g.name)}")
                     continue
                 assert g.prefers is not None
                 out.append(f"{r.name} is passed over: {g.name} chooses {names_of[g.prefers.runner]} outright")

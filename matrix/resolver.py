@@ -633,9 +633,16 @@ def _explanation_text(data: Mapping[str, Any], by_runner: Mapping[str, Mapping[s
         lines.append(f"Order: by priority ({names} does not apply); runners, highest priority first:")
     else:
         lines.append("Runners, highest priority first:")
+    # An order without fallback tries its first candidate only: the runners after it are said so.
+    untried = order is not None and not order.get("fallback", True) and requested is None
+    first = None
     for runner in data["runners"]:
         values = by_runner[runner["id"]]
         said = []
+        if untried and first is not None:
+            said.append(_messages.not_tried(order["name"]))
+        elif runner["candidate"]:
+            first = runner["id"]
         if not runner["candidate"] and requested is None:
             out = (removed or {}).get(runner["id"]) or f"a candidate when {runner['candidate_when']}"
             said.append(f"not a candidate ({out})")

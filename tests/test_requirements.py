@@ -478,9 +478,13 @@ def test_an_order_without_when_is_the_validated_default_wherever_no_order_before
         m.resolve({"kv": "fp8"})  # FlashInfer serves FP8, but the last order does not fall back to it
     assert excinfo.value.reason == ("No runner can serve this config: Default chooses Triton, and Triton does not "
                                     "support: FP8 KV cache")
-    assert m.resolve({}).explain().splitlines()[1] == (
+    assert m.resolve({}).explain().splitlines()[1:5] == [
         "Order: Default, which applies wherever no order before it does; its first candidate is validated, "
-        "without fallback; runners in that order:")
+        "without fallback; runners in that order:",
+        "  triton (Triton, priority 1): no blockers, chosen",
+        # The runners after the first candidate are never tried, and said so (not "no blockers").
+        "  fa3 (FA3, priority 3): not tried: Default does not fall back",
+        "  flashinfer (FlashInfer, priority 2): not tried: Default does not fall back"]
     from matrix.check import check
     from matrix.render import render
 
