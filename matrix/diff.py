@@ -673,36 +673,23 @@ class _Changes:
             found = search.effective_region(path, by_runner) if by_runner else None
             if found is None:
                 continue
-            witness = search.space.witness(found)
-            seen = tuple(effective_value(side, witness, path) for side in (self.old, self.new))
-            if seen[0] == seen[1]:
-                self.unreproduced.append(f"A witness did not reproduce (effective): {json.dumps(witness)}")
+            def value(side: _diff.Side, config: Dict[str, Any], path: str = path) -> str:
+                return effective_value(side, config, path)
+
+            settled = self._witness(found, value, "effective")
+            if settled is None:
                 continue
-            # A shorter witness answers alike: the same effective values and the same answers of
-            # automatic choice (it stays a config of the case the search found).
-            said = tuple(observe(s, witness, "automatic") for s in (self.old, self.new))
-
-            def same(config: Dict[str, Any], path: str = path, seen: Tuple[str, ...] = seen,
-                     said: Tuple[str, ...] = said) -> bool:
-                return tuple(effective_value(s, config, path) for s in (self.old, self.new)) == seen and \
-                    tuple(observe(s, config, "automatic") for s in (self.old, self.new)) == said
-
-            shorter = _pruned(witness, self.old, self.new)
-            if shorter != witness and same(shorter):
-                witness = shorter
-            witness = _fewest_paths(witness, same)
+            witness, seen = settled
             adjustments: List[Tuple[_diff.Side, Adjustment]] = []
             for cause in causes:
                 for side in (self.new, self.old):
-                    everyone = [*side.plan.pre_adjustments, *(a for own in side.plan.adjustments.values() for a in own)]
-                    mine = next((a for a in everyone if a.id == cause), None)
+                    mine = adjustment_named(side, cause)
                     if mine is not None:
                         adjustments.append((side, mine))
                         break
             sides = {s.name for s, _ in adjustments}
-            ids = [{a.id for a in [*side.plan.pre_adjustments, *(a for own in side.plan.adjustments.values()
-                                                                 for a in own)]} for side in (self.old, self.new)]
-            change_id = ("adjustment-changed" if any(c in ids[0] and c in ids[1] for c in causes)
+            change_id = ("adjustment-changed" if any(adjustment_named(self.old, c) is not None
+                                                     and adjustment_named(self.new, c) is not None for c in causes)
                          else "adjustment-added" if sides == {"new"} else "adjustment-removed"
                          if sides == {"old"} else "adjustment-changed")
             region = self.options_text(by_runner)
@@ -712,6 +699,30 @@ class _Changes:
             self.out.append(Difference(change_id, CHANGES[change_id][0],
                                        _messages.diff_effective(path, seen[0], seen[1]), region or "every config",
                                        witness, seen[0], seen[1], features=causes, entries=tuple(entries)))
+
+    def _witness(self, found: Any, read: Callable[[_diff.Side, Dict[str, Any]], str],
+                 what: str) -> Optional[Tuple[Dict[str, Any], Tuple[str, ...]]]:
+        """The witness of the search's region *found* where *read* (a side, a config → what it
+        says there) differs between the sides, shortened, and what each side says; None (and a
+        line in `unreproduced`, ``(what)``) where it does not differ. A shorter witness answers
+        alike: the same reads and the same answers of automatic choice (it stays a config of the
+        case the search found)."""
+        sides = (self.old, self.new)
+        witness = self.search.space.witness(found)
+        seen = tuple(read(side, witness) for side in sides)
+        if seen[0] == seen[1]:
+            self.unreproduced.append(f"A witness did not reproduce ({what}): {json.dumps(witness)}")
+            return None
+        said = tuple(observe(s, witness, "automatic") for s in sides)
+
+        def same(config: Dict[str, Any]) -> bool:
+            return tuple(read(s, config) for s in sides) == seen and \
+                tuple(observe(s, config, "automatic") for s in sides) == said
+
+        shorter = _pruned(witness, self.old, self.new)
+        if shorter != witness and same(shorter):
+            witness = shorter
+        return _fewest_paths(witness, same), seen
 
     def options_text(self, by_runner: Dict[Any, List[Any]]) -> str:
         """The configs as given where an effective value (or what an adjustment says) differs:
@@ -752,22 +763,13 @@ class _Changes:
             found = search.effective_region(adjustment_id, by_runner, f"where what {name} says changes")
             if found is None:
                 continue
-            witness = search.space.witness(found)
-            seen = tuple(said_by(side, witness, adjustment_id) for side in (self.old, self.new))
-            if seen[0] == seen[1]:
-                self.unreproduced.append(f"A witness did not reproduce (said): {json.dumps(witness)}")
+            def saying(side: _diff.Side, config: Dict[str, Any], adjustment_id: str = adjustment_id) -> str:
+                return said_by(side, config, adjustment_id)
+
+            settled = self._witness(found, saying, "said")
+            if settled is None:
                 continue
-            said = tuple(observe(s, witness, "automatic") for s in (self.old, self.new))
-
-            def same(config: Dict[str, Any], seen: Tuple[str, ...] = seen, said: Tuple[str, ...] = said,
-                     adjustment_id: str = adjustment_id) -> bool:
-                return tuple(said_by(s, config, adjustment_id) for s in (self.old, self.new)) == seen and \
-                    tuple(observe(s, config, "automatic") for s in (self.old, self.new)) == said
-
-            shorter = _pruned(witness, self.old, self.new)
-            if shorter != witness and same(shorter):
-                witness = shorter
-            witness = _fewest_paths(witness, same)
+            witness, seen = settled
             differs = old_one is None or new_one is None or _diff.saying(old_one) != _diff.saying(new_one) \
                 or _diff.adjusting_one(old_one) != _diff.adjusting_one(new_one) or old_one.says != new_one.says
             entries: List[Entry] = []
