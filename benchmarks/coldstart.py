@@ -33,6 +33,9 @@ from revisions import export  # noqa: E402
 
 CLI = "import sys; from matrix.cli import main; sys.exit(main())"
 FIRST = "import matrix; matrix.resolve({'cache_config': {'mamba_cache_mode': 'align'}})"
+# At a release before the newest (issue 29): the cache entry holds every release's plan, so this
+# must cost what the default version does, with no plan generated at run time.
+FIRST_OLDER = "import matrix; matrix.resolve({'cache_config': {'mamba_cache_mode': 'align'}}, version='0.31.0')"
 
 
 def rows(big: str) -> list:
@@ -44,8 +47,11 @@ def rows(big: str) -> list:
         ("import matrix", ["-c", "import matrix"], None),
         ("first resolve, default matrix, cached", ["-c", FIRST], True),
         ("first resolve, default matrix, uncached", ["-c", FIRST], False),
+        ("first resolve at 0.31.0, default matrix, cached", ["-c", FIRST_OLDER], True),
         ("matrix resolve --set …, cached", ["-c", CLI, "resolve", "--matrix", "default", "--set", "cache_config.mamba_cache_mode=align"], True),
         ("matrix resolve --set …, uncached", ["-c", CLI, "resolve", "--matrix", "default", "--set", "cache_config.mamba_cache_mode=align"], False),
+        ("matrix resolve --version 0.31.0 --set …, cached", ["-c", CLI, "resolve", "--matrix", "default", "--version", "0.31.0",
+                                                            "--set", "cache_config.mamba_cache_mode=align"], True),
         ("matrix check, default matrix", ["-c", CLI, "check", "--matrix", "default"], True),
         ("first resolve, 1,000 gates, cached", ["-c", load_big], True),
         ("first resolve, 1,000 gates, uncached", ["-c", load_big], False),

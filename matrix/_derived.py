@@ -35,10 +35,13 @@ class Derived:
     what `matrix._remedy` derives from a plan's gates. ``pairs``: by version and budget, the
     pairs of `matrix._pairs.pairs` (each docs table of pairs, in every format, reads them).
     ``parts``: by `Version`, what a plan is made of (`matrix._compile.Parts`) as a cache entry
-    brought it, taken out when that plan is assembled.
+    brought it, taken out when that plan is assembled. ``releases``: by pair of consecutive
+    releases, the `matrix.diff.DiffReport` of the matrix from the one to the other (the
+    release notes of `matrix._docs_release`: a diff takes about a second, and each rendering of
+    the table, in every format and at every version, reads the same ones).
     """
 
-    __slots__ = ("plans", "code", "spaces", "pairs", "parts")
+    __slots__ = ("plans", "code", "spaces", "pairs", "parts", "releases")
 
     def __init__(self) -> None:
         self.plans: Dict[object, Plan] = {}
@@ -46,6 +49,7 @@ class Derived:
         self.spaces: Dict[object, Any] = {}
         self.pairs: Dict[object, Any] = {}
         self.parts: Dict[object, Any] = {}
+        self.releases: Dict[object, Any] = {}
 
 
 def of(matrix: Matrix) -> Derived:

@@ -8,12 +8,16 @@ is not in the default set (`matrix.render.DEFAULT_TABLES`)."""
 from __future__ import annotations
 
 import json
-from typing import Callable, Dict, List, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
 import attrs
 from packaging.version import Version
 
+from . import _derived
 from .schema import Matrix
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .diff import DiffReport
 
 #: Said before the release-notes table.
 RELEASE_NOTES_INTRO = ("What each release changed for users: every region of configs that resolves differently "
@@ -54,13 +58,12 @@ def release_notes(matrix: Matrix, v: Version, spell: Callable[[str], str]) -> Tu
         Tuple[ReleaseNote, ...], Tuple[ReleaseGap, ...]]:
     """The changes for users of each release up to *v*, oldest release first."""
     from ._releases import named
-    from .diff import diff
 
     versions = [r for r in named(matrix) if r <= v]
     notes: List[ReleaseNote] = []
     gaps: List[ReleaseGap] = []
     for before, after in zip(versions, versions[1:]):
-        report = diff(matrix, matrix, old_version=before, new_version=after)
+        report = _between(matrix, before, after)
         for change in report.changes:
             if change.level == "cosmetic":
                 continue
@@ -68,3 +71,15 @@ def release_notes(matrix: Matrix, v: Version, spell: Callable[[str], str]) -> Tu
                                      spell(change.region), change.witness, change.features))
         gaps += [ReleaseGap(str(after), str(before), spell(text)) for text in report.undecided]
     return tuple(notes), tuple(gaps)
+
+
+def _between(matrix: Matrix, before: Version, after: Version) -> DiffReport:
+    """The diff of *matrix* from release *before* to *after*, worked out once for as long as
+    the matrix lives (`matrix._derived`): a matrix is a value, and so is its diff."""
+    from .diff import diff
+
+    kept = _derived.of(matrix).releases
+    report: Optional[DiffReport] = kept.get((before, after))
+    if report is None:
+        report = kept[before, after] = diff(matrix, matrix, old_version=before, new_version=after)
+    return report

@@ -136,6 +136,33 @@ def test_the_configs_one_remedy_search_resolves(monkeypatch):
         "'ngram_gpu', 'draft_model', 'eagle', 'eagle3', 'extract_hidden_states', 'mtp', 'dflash', 'dspark'"]
 
 
+
+def test_the_diffs_the_release_notes_of_one_matrix_make(monkeypatch):
+    """The release notes diff each pair of consecutive releases once for as long as the matrix
+    lives (matrix._docs_release, in matrix._derived): every rendering of the table, in any format
+    and at any version, reads the same diffs (a diff of two releases of the default matrix takes
+    about a second)."""
+    import matrix
+    import matrix.diff
+    from matrix.render import render
+
+    subject = matrix.load(ROOT / "features.toml")  # a matrix of its own: nothing derived yet
+    diffs = []
+    real = matrix.diff.diff
+
+    def counting(old, new, *, old_version=None, new_version=None, **kwargs):
+        diffs.append((str(old_version), str(new_version)))
+        return real(old, new, old_version=old_version, new_version=new_version, **kwargs)
+
+    monkeypatch.setattr(matrix.diff, "diff", counting)
+    first = render(subject, format="json", tables=("release-notes",))
+    render(subject, format="markdown", tables=("release-notes",))
+    render(subject, format="json", version="0.32.0", tables=("release-notes",))
+    # 3: 0.30.0 → 0.31.0, 0.31.0 → 0.32.0 and 0.32.0 → 0.33.0, each once (8 before: each
+    # rendering diffed every pair up to its version again).
+    assert diffs == [("0.30.0", "0.31.0"), ("0.31.0", "0.32.0"), ("0.32.0", "0.33.0")]
+    assert render(subject, format="json", tables=("release-notes",)) == first
+
 def test_ci_runs_every_benchmark_in_its_quick_mode():
     """Every script of benchmarks/ that is a benchmark (it has a ``__main__`` block) runs in
     .ci/run with ``--quick``, so none can rot unseen."""
