@@ -41,7 +41,10 @@ OPERATORS: Dict[str, Callable[[object, object], bool]] = {
     op.spelling: op.evaluate for op in _operators.COMPARISONS if op.evaluate is not None}
 
 
-def _restored(source: str, node: Node, paths: FrozenSet[str]) -> Predicate:
+def _restored(source: Optional[str], node: Node, paths: FrozenSet[str]) -> Predicate:
+    # *source* is None for a composed predicate: its text is the tree's, written when first
+    # asked for (`Predicate.source`). Writing it at every ``&`` made a chain of n clauses, whose
+    # gates are built by n²/2 of them, cost n³ (150 clauses: 4 s to a first resolve).
     self = Predicate.__new__(Predicate)
     self._node = node
     self._source = source
@@ -54,8 +57,7 @@ def _joined(kind: Union[Type[And], Type[Or]], left: Predicate, right: Predicate)
     operands: List[Node] = []
     for side in (left._node, right._node):
         operands.extend(side.operands if isinstance(side, (And, Or)) and type(side) is kind else (side,))
-    node = kind(tuple(operands))
-    return _restored(str(node), node, left._paths | right._paths)
+    return _restored(None, kind(tuple(operands)), left._paths | right._paths)
 
 
 class Predicate:
@@ -75,6 +77,7 @@ class Predicate:
     """
 
     __slots__ = ("_node", "_source", "_paths", "__weakref__")
+    _source: Optional[str]
 
     def __init__(self, source: str, *, schema: Optional[Schema] = None) -> None:
         if not isinstance(source, str):
@@ -121,7 +124,10 @@ class Predicate:
 
     @property
     def source(self) -> str:
-        """The text as written (``str(p)`` is the canonical form)."""
+        """The text as written (``str(p)`` is the canonical form; a composed predicate's text
+        is its canonical form)."""
+        if self._source is None:
+            self._source = str(self._node)
         return self._source
 
     @property
@@ -154,8 +160,7 @@ class Predicate:
         return _joined(Or, self, other)
 
     def __invert__(self) -> Predicate:
-        node = Not(self._node)
-        return _restored(str(node), node, self._paths)
+        return _restored(None, Not(self._node), self._paths)
 
     def __copy__(self) -> Predicate:
         return self
@@ -163,7 +168,7 @@ class Predicate:
     def __deepcopy__(self, memo: Dict[int, object]) -> Predicate:
         return self
 
-    def __reduce__(self) -> Tuple[Any, Tuple[str, Node, FrozenSet[str]]]:
+    def __reduce__(self) -> Tuple[Any, Tuple[Optional[str], Node, FrozenSet[str]]]:
         # The parsed tree travels with the text, so unpickling (the cache of loaded matrices,
         # a worker process) does not parse again.
         return (_restored, (self._source, self._node, self._paths))

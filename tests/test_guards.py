@@ -250,3 +250,29 @@ def test_a_cached_first_resolve_reads_no_source_of_the_package(tmp_path):
     # The matrix's file, the wheel's entry for it (absent in a checkout: its own entry is in the
     # cache folder, outside ROOT) and the runner files the entry lists with their hashes.
     assert done.stdout == '["features.toml", "matrix/_default/compiled.pickle", "runners/v1.toml", "runners/v2.toml"]\n'
+
+
+def test_composing_predicates_writes_no_text_until_it_is_asked_for(monkeypatch):
+    """``p & q``, ``p | q`` and ``~p`` build the tree only: the text of a composed predicate is
+    written when first asked for (`Predicate.source`, `str`). The gates of a requirement chain
+    of n clauses are built by n²/2 compositions; writing each one's text made a first resolve of
+    a 150-clause chain take 4 s (tests/test_requirements.py's chain), now under one."""
+    from matrix import _nodes
+    from matrix.predicates import Predicate
+
+    written = []
+    for kind in (_nodes.And, _nodes.Or, _nodes.Not):
+        monkeypatch.setattr(kind, "__str__", lambda node, real=kind.__str__: written.append(type(node).__name__) or real(node))
+    clauses = [Predicate(f"s.h != {i} or s.f") for i in range(1, 41)]
+    gates = []
+    for index, clause in enumerate(clauses):
+        fails = ~clause
+        for earlier in clauses[:index]:
+            fails &= earlier
+        gates.append(fails)
+    assert written == []
+    assert gates[2].source == "not (s.h != 3 or s.f) and (s.h != 1 or s.f) and (s.h != 2 or s.f)"
+    assert written == ["And", "Not", "Or", "Or", "Or"]  # the tree written once, when asked for
+    written.clear()
+    assert gates[2] == Predicate(gates[2].source)  # then kept
+    assert written == []
