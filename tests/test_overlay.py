@@ -441,15 +441,24 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
                 "name": {"name": "order renamed"},
                 "when": {"when": upstream_doc["features"][sorted(features)[0]]["when"]}}[change]
         ops.append(("orders", "o0", body))
-    if draw(st.booleans()):  # a change of upstream's adjustment (ax: no such adjustment, a load error)
-        id = draw(st.sampled_from(["a0", "a0", "a0", "ax"]))
-        change = draw(st.sampled_from(["name", "level", "set", "runners", "unset-runners", "message", "remove",
-                                       "when", "unset-set"]))
+    upstream_adjustment = upstream_doc.get("adjustments", {}).get("a0")
+    # A change of upstream's adjustment, mostly (where there is one; hypothesis leans to 0).
+    drawn = draw(st.integers(0, 3))
+    if drawn < 3 if upstream_adjustment else drawn == 3:
+        id = "ax" if upstream_adjustment is None or draw(st.integers(0, 9)) == 9 else "a0"  # ax: none such, a load error
+        change = draw(st.sampled_from(["name", "level", "set", "set", "runners", "runners", "unset-runners", "message",
+                                       "remove", "when", "when", "unset-set"]))
+        # Steered to take effect: another path set (where there is one), the when it did not hold
+        # at, the runners it did not name.
+        own = list((upstream_adjustment or {}).get("set", {}).items())
+        others = [s for s in _settable(upstream_doc) if s[0] not in dict(own)] or _settable(upstream_doc)
+        named = (upstream_adjustment or {}).get("runners", [])
         body = {"name": {"name": "renamed adjustment"}, "level": {"level": draw(st.sampled_from(["info", "warning"]))},
-                "set": {"set": dict([draw(st.sampled_from(_settable(upstream_doc)))])} if _settable(upstream_doc) else {"level": "info"},
-                "runners": {"runners": [draw(st.sampled_from(every))]}, "unset-runners": {"unset": ["runners"]},
+                "set": {"set": dict([draw(st.sampled_from(others))])} if others else {"level": "warning"},
+                "runners": {"runners": [draw(st.sampled_from([r for r in every if r not in named] or every))]},
+                "unset-runners": {"unset": ["runners"]},
                 "message": {"message": "adjusted by the platform"}, "remove": {"remove": True},
-                "when": {"when": upstream_doc["features"][sorted(features)[0]]["when"]},
+                "when": {"when": f"not ({upstream_doc['features'][sorted(features)[0]]['when']})"},
                 "unset-set": {"unset": ["set"]}}[change]
         ops.append(("adjustments", id, body))
     if kinds and draw(st.booleans()):  # a matrix-wide requirement's entry or exempt list (kx: no such kind)
@@ -486,7 +495,9 @@ def _settable(doc):
 def _upstream_adjustment(draw, doc):
     """An upstream adjustment ``a0`` for the random matrix *doc* (its text), or "" (none)."""
     settable = _settable(doc)
-    if not settable or not draw(st.booleans()):
+    # Mostly one, so that the overlay's changes of it are drawn (hypothesis leans to the least
+    # value: 0 draws one).
+    if not settable or draw(st.integers(0, 3)) == 3:
         return ""
     path, value = draw(st.sampled_from(settable))
     when = doc["features"][sorted(doc["features"])[0]]["when"]
@@ -970,21 +981,38 @@ def _resolve_and_check_agree(composed, expected, ops, first):
             removed[id] = None
 
     def seen(m):
-        return [(f.code, f.severity, f.message, f.feature, f.runner, f.place) for f in check.iter_findings(m)
+        return [(f.code, f.severity, f.message, f.feature, f.runner, f.place, f.features) for f in check.iter_findings(m)
                 if f.code not in ("overlay-noop", "overlay-dangling", "overlay-ended")]
     hand = []
-    for code, severity, message, feature, runner, place in seen(expected):
+    for code, severity, message, feature, runner, place, gates in seen(expected):
         if code == "never-candidate" and removed.get(runner):
             code, severity = "overlay-out-of-choice", "note"
             message = message.replace("no config satisfies False", f"removed from choice by overlay '{removed[runner]}': r")
-        # A no-runner finding names the overlay's reason too, runner by runner in the matrix's
-        # order (one occurrence each: a runner made `from` another without a name has its name).
-        for r in composed.runners:
-            if removed.get(r.id):
-                message = re.sub(re.escape(f"{r.name} not being a candidate") + r"(?! \(not )",
-                                 f"{r.name} removed from choice by overlay '{removed[r.id]}': r", message, count=1)
-        hand.append((code, severity, message, feature, runner, place))
+        if code == "no-runner":
+            message = _removed_in_words(message, gates, removed, {r.id: r.name for r in composed.runners})
+        hand.append((code, severity, message, feature, runner, place, gates))
     assert seen(composed) == hand
+
+
+def _removed_in_words(message, gates, removed, names):
+    """A no-runner *message* of the hand-written matrix as the composed matrix says it: each
+    gate of a runner out of choice (``RUNNER:not-candidate``, in *gates*: the finding's gates in
+    the order its message names them) said "removed from choice by overlay 'O': r" where
+    *removed* names the overlay O that removed that runner. The gates are matched to their words
+    by id and position, one after the other: two runners may have one name (a runner made
+    ``from`` another without its own name), and which overlay removed each is its id's."""
+    out, at = [], 0
+    for gate in gates:
+        runner, _, what = gate.partition(":")
+        if what != "not-candidate":
+            continue
+        words = f"{names[runner]} not being a candidate"
+        start = message.index(words, at)
+        out.append(message[at:start])
+        at = start + len(words)
+        out.append(f"{names[runner]} removed from choice by overlay '{removed[runner]}': r"
+                   if removed.get(runner) else words)
+    return "".join(out) + message[at:]
 
 
 def _add_words(docs, words):
