@@ -241,7 +241,8 @@ class _Reader:
                 final.append(op)
                 continue
             if op.copies is not None:
-                op = attrs.evolve(op, copied=_copied(plain_features, op.copies))
+                op = attrs.evolve(op, copied=_copied(plain_features, op.copies),
+                                  adjusted=_copied_adjustments(plain_features, op.copies, op.target))
             if "append" in body:
                 op = self.appended(op, body, plain_features)
             before = copy.deepcopy(_overlay.normal(plain_features.get("features", {}), plain_runners, _rest(plain_features)))
@@ -696,6 +697,13 @@ def _copied(features_doc: Dict[str, Any], base: str) -> Tuple[str, ...]:
     with *base*'s cell, and those forcing *base* (there it says no)."""
     return tuple(id for id, f in features_doc.get("features", {}).items() if isinstance(f, dict) and (
         base in (f.get("support") or {}) or (isinstance(f.get("forces"), dict) and f["forces"].get("runner") == base)))
+
+
+def _copied_adjustments(features_doc: Dict[str, Any], base: str, id: str) -> Tuple[str, ...]:
+    """The adjustments a runner *id* made from *base* gets from it (`_add_runner`): those whose
+    ``runners`` names *base* and not *id*."""
+    return tuple(a for a, table in features_doc.get("adjustments", {}).items() if isinstance(table, dict)
+                 and isinstance(table.get("runners"), list) and base in table["runners"] and id not in table["runners"])
 
 
 def _place(place: str) -> Place:

@@ -56,8 +56,9 @@ MERGE_RULES: Tuple[Tuple[str, str], ...] = (
     ("runner `from = \"ID\"`",
      "copies ID's runner table (not its aliases or redirects), ID's cell in every feature, except where a "
      "feature forces ID (there the new runner says `no`), and ID's adjustments (each adjustment whose `runners` "
-     "names ID names the new runner too); its own keys replace ID's; `explain()` says each copied cell "
-     "\"copied from ID by overlay …\", and the docs mark it 🧩 with the note \"copied from ID by overlay 'NAME': "
+     "names ID names the new runner too); its own keys replace ID's; `explain()` says each copied cell, and each "
+     "adjustment it gets that way where it applies for the new runner, \"copied from ID by overlay …\" (the report's "
+     "rule too, as `origin`), and the docs mark it 🧩 with the note \"copied from ID by overlay 'NAME': "
      "WHY (LINK)\" (a cell set to `no` for a feature forcing ID: \"set by …\") and give its JSON `overlay`"),
     ("a runner's requirement entry (`requires.KIND` of `[change.runners.ID]`)",
      "replaces the runner's entry of that kind whole (a condition, a clause or a chain; one the runner has not, "
@@ -131,6 +132,9 @@ class Operation:
     #: An added runner's features whose cell it copied from its ``from`` runner, or set to no
     #: where the feature forces that one (the docs mark them: `matrix._docs_overlay`).
     copied: Tuple[str, ...] = ()
+    #: An added runner's adjustments that name it because they name its ``from`` runner (each
+    #: adjustment whose ``runners`` names that one): ``explain()`` says them "copied from R".
+    adjusted: Tuple[str, ...] = ()
     #: A change of a feature's ``(runner, since)`` for each statement it appended to a cell's
     #: history (``append.RUNNER``; one the cell's last statement already says is not appended,
     #: not listed).

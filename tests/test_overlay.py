@@ -354,7 +354,7 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
     for index in range(draw(st.integers(0, 2))):
         id = f"n{index}"
         body = {"name": f"Runner N{index}", "priority": draw(st.sampled_from([0, 5, 30]))}
-        if draw(st.booleans()):
+        if draw(st.integers(0, 3)) != 3:  # mostly (hypothesis leans to 0): what it copies is held
             body["from"] = draw(st.sampled_from(runners))
             if draw(st.booleans()):
                 del body["name"]  # the base's name, copied
@@ -501,7 +501,7 @@ def _upstream_adjustment(draw, doc):
         return ""
     path, value = draw(st.sampled_from(settable))
     when = doc["features"][sorted(doc["features"])[0]]["when"]
-    runners = f"runners = {_value(['r0'])}\n" if draw(st.booleans()) else ""
+    runners = f"runners = {_value(['r0'])}\n" if draw(st.integers(0, 3)) != 3 else ""  # mostly: a runner from r0 gets it
     return (f'\n[adjustments.a0]\nname = "upstream adjustment"\nwhen = {json.dumps(when)}\n'
             f"set = {{ {json.dumps(path)} = {_value(value)} }}\n{runners}level = \"info\"\n")
 
@@ -684,6 +684,31 @@ def _appended(ops, upstream_doc, upstream_runners, first):
     return out
 
 
+def _resolution(m, config, **kwargs):
+    """The resolution of *config*, a failed one too; None where the config is not one."""
+    try:
+        return m.resolve(config, **kwargs)
+    except matrix.ResolutionError as error:
+        return error.resolution
+    except matrix.errors.ConfigError:
+        return None
+
+
+def _adjusted(ops, upstream_doc, upstream_runners, first):
+    """For each operation, the adjustments a runner it adds ``from`` another gets from it (the
+    merge rule: each whose ``runners`` names that one, and not the new runner yet), on the hand
+    merge of the operations before it."""
+    out = []
+    for index, (table, id, body) in enumerate(ops):
+        found = []
+        if table == "add-runners" and "from" in body:
+            doc, _ = _hand_merged(upstream_doc, upstream_runners, ops[:index], first)
+            found = [a for a, t in doc.get("adjustments", {}).items()
+                     if body["from"] in t.get("runners", []) and id not in t["runners"]]
+        out.append(found)
+    return out
+
+
 def _write_upstream(folder, text, runners):
     (folder / "runners").mkdir(parents=True, exist_ok=True)
     (folder / "features.toml").write_text(text)
@@ -776,7 +801,7 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
         assert docs == hand
         _markdown_marks(composed, version, {k: v for k, v in marks.items() if k[0] in shown}, words)
         _origins_are_the_live_operations(composed, expected, ops, data.draw(configs(composed, version=version)), folder,
-                                         appended, version)
+                                         appended, version, _adjusted(ops, upstream_doc, runners, first))
         _resolve_and_check_agree(composed, expected, ops, first)
         # Each statement an operation appends that is not appended is recorded (matrix check says
         # those of an operation that changes something else).
@@ -803,7 +828,7 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _origins_are_the_live_operations(composed, expected, ops, config, folder, appended, version):  # noqa: C901 — one reference per origin and report role
+def _origins_are_the_live_operations(composed, expected, ops, config, folder, appended, version, adjusted):  # noqa: C901 — one reference per origin and report role
     """explain()'s origins and the report's places, against the operations written: a runner's
     place in choice is said by each live operation on it (an owned choice ranks the runners of
     its order and removes the others; choice = false removes; a candidate or its unset sets its
@@ -815,8 +840,8 @@ def _origins_are_the_live_operations(composed, expected, ops, config, folder, ap
     the runner added; an order: its change), else at upstream's file (features.toml, or the
     runner's file: a runner made from another, that one's). A statement appended to a cell sets
     it from its since on: at *version* before it, the cell is what it was appended to."""
-    live = [(table, id, dict(body, appended=a), op)
-            for (table, id, body), op, a in zip(ops, composed.overlay.operations, appended) if not op.noop]
+    live = [(table, id, dict(body, appended=a, adjusted=j), op)
+            for (table, id, body), op, a, j in zip(ops, composed.overlay.operations, appended, adjusted) if not op.noop]
 
     def said(verb, op):
         return f"{verb} by overlay '{op.overlay}' ({op.file}:{op.line}): r"
@@ -910,10 +935,24 @@ def _origins_are_the_live_operations(composed, expected, ops, config, folder, ap
 
     def adjustment_op(id):  # the last live operation that added or changed the adjustment
         return next((o for t, i, _, o in reversed(live) if t in ("add-adjustments", "adjustments") and i == id), None)
-    for entry in resolution.explanation()["adjustments"]:
-        op = adjustment_op(entry["id"])
-        assert entry.get("origin") == (None if op is None else said("added" if op.kind == "add-adjustment"
-                                                                     else "changed", op))
+
+    def adjustment_origin(id, runner):  # that, or a later runner made from one it names: "copied from R"
+        found = None
+        for table, target, body, op in live:
+            if table in ("add-adjustments", "adjustments") and target == id:
+                found = said("added" if op.kind == "add-adjustment" else "changed", op)
+            elif table == "add-runners" and target == runner and id in body["adjusted"]:
+                found = said(f"copied from {body['from']}", op)
+        return found
+    # And where a runner made from another is asked for, on a config for each adjustment.
+    from matrix.testing import _gate_sweep
+
+    asked = [] if not any(t == "add-runners" and b["adjusted"] for t, _, b, _ in live) else [
+        (config, id) for config in _gate_sweep(composed, composed.schema, Version(version))
+        for t, id, b, _ in live if t == "add-runners" and b["adjusted"]]
+    for explained in [resolution, *(_resolution(composed, c, runner=r, version=version) for c, r in asked)]:
+        for entry in [] if explained is None else explained.explanation()["adjustments"]:
+            assert entry.get("origin") == adjustment_origin(entry["id"], entry["runner"])
     upstream = folder / "upstream"
     features_file = str(upstream / "features.toml")
     for rule in resolution.report()["why"]:
@@ -933,8 +972,8 @@ def _origins_are_the_live_operations(composed, expected, ops, config, folder, ap
             op, file = feature_op(rule["id"], "forces"), features_file
         elif rule["role"] == "adjusts":
             op, file = adjustment_op(rule["id"]), features_file
-            assert rule["origin"] == ([] if op is None else [said("added" if op.kind == "add-adjustment"
-                                                                   else "changed", op)])
+            origin = adjustment_origin(rule["id"], rule["runner"])
+            assert rule["origin"] == ([] if origin is None else [origin])
         elif rule["role"] == "orders":
             op, file = next(
                 (o for t, i, _, o in reversed(live) if t == "orders" and i == rule["id"]), None), features_file
@@ -1587,7 +1626,7 @@ def test_report_why_points_upstream_rules_at_upstream_and_the_overlays_at_the_ov
 
 
 
-def test_a_runner_made_from_v2_says_each_copied_cell_came_from_v2_and_gets_v2s_adjustments():
+def test_a_runner_made_from_v2_says_each_copied_cell_and_adjustment_came_from_v2():
     m = matrix.load(None, overlays=[str(NPU)])
     (added,) = m.overlay.changes("npu")
     said = f"by overlay 'vllm-npu' ({NPU}:19): {added.why} ({added.link})"
@@ -1604,6 +1643,15 @@ def test_a_runner_made_from_v2_says_each_copied_cell_came_from_v2_and_gets_v2s_a
     resolution = m.resolve(stock)
     assert (resolution.runner, [(a.id, a.path, a.before, a.after, a.runner) for a in resolution.adjustments]) == (
         "npu", [("stock_compile_cudagraphs", "compilation_config.cudagraph_mode", "FULL", "NONE", "npu")])
+    # ... and explain() and the report say where the NPU runner's came from; V2's is upstream's own.
+    (adjusts,) = [r for r in resolution.report()["why"] if r["role"] == "adjusts"]
+    assert ([a["origin"] for a in resolution.explanation()["adjustments"]], adjusts["origin"], adjusts["line"]) == (
+        [f"copied from v2 {said}"], [f"copied from v2 {said}"], _line_of(matrix.loader._default_file(), "[adjustments.stock_compile_cudagraphs]") + 2)  # its when, upstream's
+    assert "origin" not in m.resolve(stock, runner="v2").explanation()["adjustments"][0]
+    lines = resolution.explain().splitlines()
+    assert lines[lines.index("Adjustments:") + 1:][:2] == [
+        "  - stock_compile_cudagraphs (for npu): compilation_config.cudagraph_mode = 'FULL' -> 'NONE', overriding the "
+        "config's value", f"    origin: copied from v2 {said}"]
 
 
 # --- a list of overlays: matrix.load(upstream, overlays=[…]) and --overlay ----------------------
