@@ -33,7 +33,7 @@ PROVENANCE = ("link", "until", "upstream", "why")
 CHANGES = {
     "features": ("append", "block", "forces", "group", "lift", "links", "name", "note", "prefers", "support", "unset"),
     "runners": ("candidate", "choice", "description", "links", "name", "priority", "requires", "unset"),
-    "orders": ("name", "runners", "when"),
+    "orders": ("name", "runners", "unset", "when"),
     "adjustments": (*_overlay.ADJUSTMENT_KEYS, "remove", "unset"),
     "requires": ("entry", "exempt", "unset"),
 }
@@ -462,6 +462,8 @@ class _Reader:
                 if op is not None and kind == "orders" and "choice" in self.document.get("overlay", {}):
                     self.problem(where, _messages.overlay_order_dropped(id))  # the owned choice drops it
                     op = None
+                if op is not None and kind == "orders" and not op.dangling and not self.order_ok(where, id, body, known[kind]):
+                    op = None
                 if op is not None and self.body_ok(kind, where, body, runners):
                     ops.append((op, body, change_of(id)))
         return ops
@@ -502,6 +504,17 @@ class _Reader:
             if r not in runners:
                 self.problem(where + ("order",), _messages.overlay_unknown_runner(r, runners))
         return [(op, body, _own_choice(order))] if op is not None else []
+
+    def order_ok(self, where: Place, id: str, body: Dict[str, Any], orders: List[str]) -> bool:
+        """``unset``: only ``when``, of the last order (one without when applies wherever no order
+        before it does: an order after it would never be reached)."""
+        if not self.unset_ok(where, body, _overlay.ORDER_UNSET):
+            return False
+        after = orders[orders.index(id) + 1:]
+        if "when" in body.get("unset", []) and after:
+            self.problem(where + ("unset",), _messages.overlay_order_unset_when(id, after))
+            return False
+        return True
 
     def kinds_known(self, where: Place, op: Operation, body: Dict[str, Any], kinds: List[str]) -> Optional[Operation]:
         """*op* (a change of a runner), dangling when a requirement kind its ``requires`` or
@@ -831,6 +844,8 @@ def _change_order(id: str) -> Any:
         for key in ("name", "when", "runners"):
             if key in body:
                 order[key] = copy.deepcopy(body[key])
+        for key in body.get("unset", []):
+            order.pop(key, None)
     return apply
 
 

@@ -34,6 +34,9 @@ ADJUSTMENT_KEYS = ("level", "links", "message", "name", "override", "runners", "
 ADJUSTMENT_UNSET = ("links", "message", "runners", "set", "since", "until")
 #: What ``unset`` may name in a change of a matrix-wide requirement (``[change.requires.KIND]``).
 WIDE_UNSET = ("entry", "exempt")
+#: What ``unset`` may name in a change of an order (``[change.orders.ID]``): an order without
+#: ``when`` applies wherever no order before it does, and must be the last.
+ORDER_UNSET = ("when",)
 
 #: Each kind of value an overlay changes, and how (the how-to page's table, word for word).
 MERGE_RULES: Tuple[Tuple[str, str], ...] = (
@@ -74,7 +77,8 @@ MERGE_RULES: Tuple[Tuple[str, str], ...] = (
      "adjustment it added or changed, and the report points at it"),
     ("a matrix-wide requirement (`[change.requires.KIND]` of `[requires]` in features.toml, by its kind)",
      "`entry` replaces the kind's entry whole (a condition, a clause or a chain; a declared kind without one, added), "
-     "`exempt` replaces the list of runners its first clause exempts; `unset = [\"entry\"]` removes the entry, "
+     "`exempt` replaces the runners the entry exempts (a chain's list, written on its first clause as the file "
+     "format has it, exempts them from every clause: a clause has no list of its own to name); `unset = [\"entry\"]` removes the entry, "
      "`unset = [\"exempt\"]` its exempt list; a kind upstream does not declare is a load error with \"did you "
      "mean\" (dangling under an `upstream` that leaves out upstream's version); its reason is the host's words, "
      "as written: `explain()` names the overlay beside a requirement it set, and the report points at it"),

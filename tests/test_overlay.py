@@ -273,6 +273,56 @@ def test_a_change_of_an_order_the_overlays_own_choice_drops_is_a_load_error_at_i
         "order 'o0': a change of it would change nothing; remove [change.orders.o0]"]
 
 
+def test_unset_when_of_the_last_order_makes_it_apply_wherever_none_before_it_does_and_of_another_is_a_load_error(tmp_path):
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "r0.toml").write_text('name = "R0"\npriority = 10\n')
+    (tmp_path / "runners" / "r1.toml").write_text('name = "R1"\npriority = 9\n')
+    (tmp_path / "features.toml").write_text(
+        '[matrix]\nname = "u"\nversion = "1.0"\n[config]\n"f0" = { type = "bool", default = false }\n"f1" = { type = "bool", default = false }\n'
+        '[features.g0]\nname = "g"\nwhen = "f0"\nsupport = { r0 = "yes", r1 = "yes" }\n'
+        '[orders.o0]\nname = "first"\nwhen = "f0"\nrunners = ["r0"]\n'
+        '[orders.o1]\nname = "last"\nwhen = "f1"\nrunners = ["r1", "r0"]\n')
+    path = _overlay(tmp_path, """\
+        [overlay]
+        name = "p"
+        extends = "features.toml"
+        [change.orders.o1]
+        unset = ["when"]
+        why = "The platform tries R1 first wherever no order before it applies"
+        """)
+    m = matrix.load(path)
+    assert [(o.id, str(o.when)) for o in m.orders] == [("o0", "f0"), ("o1", "True")]
+    assert (m.resolve({}).runner, m.resolve({"f0": True}).runner) == ("r1", "r0")
+    assert [(o.kind, o.target, o.keys) for o in m.overlay.operations] == [("change-order", "o1", ("when",))]
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load(_overlay(tmp_path, """\
+            [overlay]
+            extends = "features.toml"
+            [change.orders.o0]
+            unset = ["when", "runners"]
+            why = "r"
+            [change.orders.o1]
+            unset = ["when"]
+            when = "f1"
+            why = "r"
+            """, "bad.toml"))
+    bad = tmp_path / "bad.toml"
+    assert [str(p) for p in excinfo.value.problems] == [
+        f"{bad}:4:1: $.change.orders.o0.unset: Unknown key to unset 'runners' (expected 'when')",
+        f"{bad}:7:1: $.change.orders.o1.unset: 'when' is both set and unset"]
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load(_overlay(tmp_path, """\
+            [overlay]
+            extends = "features.toml"
+            [change.orders.o0]
+            unset = ["when"]
+            why = "r"
+            """, "first.toml"))
+    assert [str(p) for p in excinfo.value.problems] == [
+        f"{tmp_path / 'first.toml'}:4:1: $.change.orders.o0.unset: Without when, order 'o0' would apply wherever no "
+        "order before it does, so 'o1' after it would never be reached: an order without when must be the last"]
+
+
 def test_an_unknown_upstream_is_a_load_error_with_did_you_mean(tmp_path):
     path = _overlay(tmp_path, '[overlay]\nextends = "vLLM model runner"\n')
     with pytest.raises(LoadError) as excinfo:
@@ -436,10 +486,11 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
         ops.append(("runners", id, body))
     orders = upstream_doc.get("orders", {})
     if orders and draw(st.booleans()):
-        change = draw(st.sampled_from(["runners", "name", "when"]))
+        change = draw(st.sampled_from(["runners", "name", "when", "unset-when"]))
         body = {"runners": {"runners": list(draw(st.permutations(runners)))[:draw(st.integers(1, len(runners)))]},
                 "name": {"name": "order renamed"},
-                "when": {"when": upstream_doc["features"][sorted(features)[0]]["when"]}}[change]
+                "when": {"when": upstream_doc["features"][sorted(features)[0]]["when"]},
+                "unset-when": {"unset": ["when"]}}[change]  # the last order: it applies wherever none before it does
         ops.append(("orders", "o0", body))
     upstream_adjustment = upstream_doc.get("adjustments", {}).get("a0")
     # A change of upstream's adjustment, mostly (where there is one; hypothesis leans to 0).
@@ -464,14 +515,19 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
     if kinds and draw(st.booleans()):  # a matrix-wide requirement's entry or exempt list (kx: no such kind)
         kind = draw(st.sampled_from([*kinds, "kx"] if draw(st.integers(0, 9)) == 0 else kinds))
         condition = upstream_doc["features"][sorted(features)[-1]]["when"]
-        change = draw(st.sampled_from(["condition", "clause", "chain", "exempt", "unset-entry", "unset-exempt"]))
+        change = draw(st.sampled_from(["condition", "clause", "chain", "chain-exempt", "exempt", "unset-entry",
+                                       "unset-exempt"]))
         body = {"condition": {"entry": condition},
                 "clause": {"entry": {"condition": condition, "reason": "the platform refuses it"}},
                 "chain": {"entry": [{"condition": condition, "reason": "first"},
                                     {"condition": f"not ({condition})", "reason": "second"}]},
+                # An exempt list on a later clause: a load error, as in a file (the chain's is its first's).
+                "chain-exempt": {"entry": [{"condition": condition, "reason": "first"},
+                                           {"condition": f"not ({condition})", "reason": "second",
+                                            "exempt": [draw(st.sampled_from(every))]}]},
                 "exempt": {"exempt": [draw(st.sampled_from(every))]},
                 "unset-entry": {"unset": ["entry"]}, "unset-exempt": {"unset": ["exempt"]}}[change]
-        if change in ("condition", "clause", "chain") and draw(st.booleans()):
+        if change in ("condition", "clause", "chain", "chain-exempt") and draw(st.booleans()):
             body["exempt"] = [draw(st.sampled_from(every))]
         ops.append(("requires", kind, body))
     return ops
@@ -587,7 +643,9 @@ def _hand_merged(features_doc, runners_doc, ops, first=0):  # noqa: C901 — one
         if table == "orders":
             if any(t == "choice" for t, _, _ in ops[:index]):
                 raise _Refused("the owned choice dropped upstream's orders")  # the how-to's rule
-            features_doc["orders"][id].update(copy.deepcopy(body))
+            features_doc["orders"][id].update(copy.deepcopy({k: v for k, v in body.items() if k != "unset"}))
+            for key in body.get("unset", []):
+                features_doc["orders"][id].pop(key, None)
             continue
         if table == "choice":
             # Owned: upstream's prefers (the note says so) and orders dropped; priorities by the
@@ -787,8 +845,9 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
         version = data.draw(st.sampled_from(sorted(
             {str(composed.version), *(v for v in APPEND_SINCE if Version(v) <= composed.newest_release)})))
         appended = _appended(ops, upstream_doc, runners, first)
-        docs, hand = (json.loads(render(x, format="json", tables=("support",), version=version))
-                      for x in (composed, expected))
+        adjusted = _adjusted(ops, upstream_doc, runners, first)
+        docs, hand = (json.loads(render(x, format="json", tables=("support", "capabilities", "adjustments"),
+                                        version=version)) for x in (composed, expected))
         marks, words = _marks(ops, composed.overlay.operations, [r.id for r in composed.runners], first,
                               upstream_doc, runners, appended, Version(version))
         _add_words(hand, words)
@@ -796,12 +855,21 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
         # The features in force at the version, not removed (a removed one's cells all say removed).
         shown = {f["id"] for f in docs["features"] if not composed.feature(f["id"]).removed_at(Version(version))}
         assert {k: v for k, v in found.items() if v} == {k: v for k, v in marks.items() if k[0] in shown}
+        # The capability table's cells and the adjustments an overlay set name it too (those shown).
+        requirements, adjustments = _table_marks(ops, composed, first, adjusted)
+        found_requirements = {(row["id"], r): by for row in docs.get("capabilities", []) for r, by in row.pop("overlay").items()}
+        found_adjustments = {a["id"]: a.pop("overlay") for a in docs.get("adjustments", [])}
+        assert ({k: v for k, v in found_requirements.items() if v}, {k: v for k, v in found_adjustments.items() if v}) == (
+            {k: v for k, v in requirements.items() if k in found_requirements},
+            {k: v for k, v in adjustments.items() if k in found_adjustments})
         for page in (docs, hand):
             page.pop("generated_by")
         assert docs == hand
         _markdown_marks(composed, version, {k: v for k, v in marks.items() if k[0] in shown}, words)
+        _markdown_table_marks(composed, version, {k for k, v in found_requirements.items() if v},
+                              {k for k, v in found_adjustments.items() if v})
         _origins_are_the_live_operations(composed, expected, ops, data.draw(configs(composed, version=version)), folder,
-                                         appended, version, _adjusted(ops, upstream_doc, runners, first))
+                                         appended, version, adjusted)
         _resolve_and_check_agree(composed, expected, ops, first)
         # Each statement an operation appends that is not appended is recorded (matrix check says
         # those of an operation that changes something else).
@@ -1102,6 +1170,52 @@ def _marks(ops, operations, runners, first, upstream_doc, upstream_runners, appe
                     words[(feature, id)] = (f"set by {overlay}: r" if forced
                                             else f"copied from {base} by overlay '{overlay}': r", None)
     return marks, words
+
+
+def _table_marks(ops, composed, first, adjusted):
+    """(requirement kind, runner) → the overlay ("q" for the *first* operations, else "p") of
+    the last live operation that set that cell of the capability table (a change of the runner
+    writing or unsetting its entry of the kind; a change of the kind's matrix-wide entry, every
+    runner's cell; the runner added, where it has an entry of its own of the kind), and
+    adjustment id → that of the last that added or changed the adjustment, or added a runner
+    from one it names (*adjusted*)."""
+    requirements, adjustments = {}, {}
+    for index, ((table, id, body), op) in enumerate(zip(ops, composed.overlay.operations)):
+        if op.noop:
+            continue
+        overlay = "q" if index < first else "p"
+        if table == "runners":
+            named = [*body.get("requires", {}), *(k[len("requires."):] for k in body.get("unset", []) if "." in k)]
+            requirements.update({(kind, id): overlay for kind in named})
+        elif table == "requires":
+            requirements.update({(id, r.id): overlay for r in composed.runners})
+        elif table == "add-runners":
+            requirements.update({(c.kind, id): overlay for c in composed.runner(id).requires})
+            adjustments.update({a: overlay for a in adjusted[index]})
+        elif table in ("add-adjustments", "adjustments"):
+            adjustments[id] = overlay
+    return requirements, adjustments
+
+
+def _markdown_table_marks(composed, version, requirements, adjustments):
+    """The Markdown capability table marks 🧩 exactly the cells in *requirements* (rows by the
+    kind's name, cells by the runners' order), and the adjustments table exactly the rows of
+    *adjustments*, each with the mark's legend where it marks any."""
+    from matrix.render import render
+
+    page = render(composed, tables=("capabilities", "adjustments"), version=version)
+    runners = [r.id for r in composed.runners]
+    kinds = {k.name: k.id for k in composed.requirement_kinds}
+    found, rows = set(), set()
+    for line in page.splitlines():
+        columns = line.split(" | ")
+        if line.startswith("| ") and columns[0][2:] in kinds and len(columns) == len(runners) + 2:
+            found |= {(kinds[columns[0][2:]], r) for r, cell in zip(runners, columns[1:-1]) if cell.endswith(" 🧩")}
+        elif line.startswith("| `") and len(columns) == 9 and columns[1].endswith(" 🧩"):
+            rows.add(columns[0][3:-1])
+    assert (found, rows) == (requirements, adjustments), page
+    legend = "Legend: 🧩 overlay: set by an overlay (its reason is in the table “What this platform changes”)"
+    assert page.count(legend) == bool(requirements) + bool(adjustments), page
 
 
 def _markdown_marks(composed, version, marks, words):
@@ -2033,9 +2147,14 @@ def test_the_json_docs_of_a_composed_matrix_name_the_overlay_of_each_cell_and_it
         ("change-feature", "missing_triton_detected", ["support.npu"], ""),
         ("change-feature", "pp_external_launcher", ["support.npu"], ""), ("change-runner", "v2", ["candidate"], "")]
     assert (data["overlay"]["extends"], data["overlay"]["version"]) == ("vLLM model runners", "0.33.0")
+    # The adjustments the NPU runner got from V2 name the overlay that made it (V2's name it too).
+    assert [(a["id"], a["runners"], a["overlay"]) for a in data["adjustments"]] == [
+        ("mamba_cache_align", [], None), ("mamba_cache_none", [], None),
+        ("stock_compile_cudagraphs", ["npu", "v2"], "vllm-npu"), ("draft_max_model_len", ["npu", "v2"], "vllm-npu")]
     # Upstream's docs have neither key, and no overlay table.
     upstream = json.loads(render(matrix.load(), format="json", tables=TABLES))
     assert "overlay" not in upstream and all("overlay" not in c for f in upstream["features"] for c in f["support"].values())
+    assert all("overlay" not in a for a in upstream["adjustments"])
 
 
 # --- operations on adjustments ---------------------------------------------------------------
@@ -2203,6 +2322,11 @@ def test_an_overlay_replaces_a_matrix_wide_entry_and_its_exempt_list_by_kind_and
     assert r.explain().splitlines()[4:9] == [
         "    - b needs r2 (requirement 'xpu')", "        requires: not b", "        because: b = True",
         f"        origin: blocked by overlay 'p' ({path}:5): R1 serves it on the NPU", "Active features: g"]
+    # The capability table marks each runner's cell of both kinds: the entry applies to it or exempts it.
+    from matrix.render import render
+
+    assert [line for line in render(m, tables=("capabilities",)).splitlines() if line.startswith("| ")][1:3] == [
+        "| Split | `h % 4 == 0` 🧩 | `h % 4 == 0` 🧩 | h must be even |", "| XPU |  🧩 | `not b` 🧩 | b needs r2 |"]
     assert _findings(m) == [
         f"{path}:13:1: warning[overlay-dangling]: Overlay operation change-requirement on 'gone' is dangling: "
         "upstream 1.0 has no such id, and the operation is written for upstream '<1.0'"]
@@ -2267,3 +2391,27 @@ def test_a_statement_not_appended_is_said_where_its_operation_changes_something_
     assert _findings(m) == [
         f"{path}:7:1: warning[overlay-noop]: The statement overlay operation change-feature on 'g' appends to the "
         "cell of 'r1' changes nothing: the cell's last statement already says its status; remove it"]
+
+
+
+def test_exempt_of_a_matrix_wide_chain_replaces_the_chains_one_list_which_exempts_from_every_clause(tmp_path):
+    """A chain has one exempt list, written on its first clause (a later clause's is a load
+    error): exempt replaces it, and the runners it names are exempt from every clause."""
+    _wide_upstream(tmp_path)
+    up = tmp_path / "up.toml"
+    up.write_text(up.read_text().replace('xpu = { condition = "not b", exempt = ["r2"] }', (
+        'xpu = [{ condition = "not b", exempt = ["r2"] }, { condition = "h > 0", reason = "h must be positive" }]')))
+    m = matrix.load(_overlay(tmp_path, """\
+        [overlay]
+        extends = "up.toml"
+
+        [change.requires.xpu]
+        exempt = ["r1"]
+        why = "R1 serves b and any h on the NPU"
+        """))
+    assert [(r.kind, str(r.condition), r.exempt) for r in m.requires] == [
+        ("split", "h % 2 == 0", ()), ("xpu", "not b", ("r1",)), ("xpu", "h > 0", ("r1",))]
+    assert m.resolve({"b": True, "h": -2}, runner="r1").runner == "r1"
+    with pytest.raises(matrix.UnsupportedFeatureError) as excinfo:
+        m.resolve({"h": -2}, runner="r2")
+    assert str(excinfo.value).splitlines()[0] == "R2 is not valid for this config: h must be positive"
