@@ -399,18 +399,12 @@ class _Reader:
     def operations(self, document: Dict[str, Any], head: Dict[str, Any], matrix: Matrix,
                    features_doc: Dict[str, Any], runners_doc: Dict[str, Any]) -> List[_Op]:
         """Every operation, in the order they apply: fields, runners, the choice, features,
-        adjustments, then the changes (features, runners, orders, adjustments), each in the
-        file's order."""
+        adjustments, then the changes (features, runners, orders, adjustments, matrix-wide
+        requirements), each in the file's order."""
         self.document = document
         self.matrix = matrix
-        ops: List[_Op] = []
         upstream_runners = list(runners_doc)
-        fields = list(features_doc.get("config", {}))
-        for path, where, body, op in self.entries(("config",), "add-field"):
-            if path in fields:
-                self.problem(where, _messages.overlay_already_upstream("[config] field", path, "config"))
-            elif op is not None:
-                ops.append((op, body, _add_field(path)))
+        ops = self.added("config", features_doc)
         runners = list(upstream_runners)
         for id, where, body, op in self.entries(("runners",), "add-runner"):
             base = body.pop("from", None)
@@ -424,24 +418,26 @@ class _Reader:
                     ops.append((attrs.evolve(op, copies=base), body, _add_runner(id, base)))
         if "choice" in head:
             ops += self.choice(head["choice"], runners)
-        features = list(features_doc.get("features", {}))
-        for id, where, body, op in self.entries(("features",), "add-feature"):
-            if id in features:
-                self.problem(where, _messages.overlay_already_upstream("feature", id, "change.features"))
-            elif op is not None:
-                ops.append((op, body, _add_feature(id)))
-        adjustments = list(features_doc.get("adjustments", {}))
-        for id, where, body, op in self.entries(("adjustments",), "add-adjustment"):
-            if id in adjustments:
-                self.problem(where, _messages.overlay_already_upstream("adjustment", id, "change.adjustments"))
-            elif op is not None:
-                ops.append((op, body, _add_adjustment(id)))
+        ops += self.added("features", features_doc) + self.added("adjustments", features_doc)
+        features, adjustments = list(features_doc.get("features", {})), list(features_doc.get("adjustments", {}))
         known = {"features": features, "runners": upstream_runners, "orders": list(features_doc.get("orders", {})),
                  "kinds": list(features_doc.get("requirements", {})), "adjustments": adjustments}
         known["requires"] = known["kinds"]
         self.wide = list(features_doc.get("requires") or {})
         self.document_kinds = known["kinds"]
         return ops + self.changes(known, runners)
+
+    def added(self, table: str, features_doc: Dict[str, Any]) -> List[_Op]:
+        """The entries the overlay adds to *table* (`_ADDED`): an id upstream has already is said."""
+        kind, what, change, apply = _ADDED[table]
+        upstream = list(features_doc.get(table, {}))
+        ops: List[_Op] = []
+        for id, where, body, op in self.entries((table,), kind):
+            if id in upstream:
+                self.problem(where, _messages.overlay_already_upstream(what, id, change))
+            elif op is not None:
+                ops.append((op, body, apply(id)))
+        return ops
 
     def changes(self, known: Dict[str, List[str]], runners: List[str]) -> List[_Op]:
         ops: List[_Op] = []
@@ -893,3 +889,8 @@ def _change_requires(kind: str) -> Any:
 _CHANGE_OPS = {"features": ("feature", _change_feature), "runners": ("runner", _change_runner),
                "orders": ("order", _change_order), "adjustments": ("adjustment", _change_adjustment),
                "requires": ("requirement", _change_requires)}
+#: The tables an overlay adds entries to, none of which upstream may have: the table → the
+#: operation's kind, what the error calls an entry, the table its change goes under, how it applies.
+_ADDED = {"config": ("add-field", "[config] field", "config", _add_field),
+          "features": ("add-feature", "feature", "change.features", _add_feature),
+          "adjustments": ("add-adjustment", "adjustment", "change.adjustments", _add_adjustment)}

@@ -50,8 +50,10 @@ MERGE_RULES: Tuple[Tuple[str, str], ...] = (
      "overlay's from its `since` on (the docs' 🧩 and `explain()`'s origin, at versions before it the cell is the one "
      "it was appended to); replacing and appending the same cell in one operation is a load error, in two overlays a "
      "conflict as for two replacements"),
-    ("`note`, `name`, `group`, a runner's `name`, `description`, `priority`, `candidate`",
-     "replaces the value; `unset = [\"note\"]` removes a note (likewise `description`, `candidate`)"),
+    ("`note`, `name`, `group`, a runner's `name`, `description`, `priority`, `candidate`, an order's `name`, `when`",
+     "replaces the value; `unset = [\"note\"]` removes a note (likewise `description`, `candidate`, and an order's "
+     "`when`: of the last order only, as in a file, since an order without `when` applies wherever no order before "
+     "it does)"),
     ("`links`, an order's `runners`", "replaces the list (never appended); `unset = [\"links\"]` removes it"),
     ("`prefers`, `forces`", "replaces the table; `unset = [\"prefers\"]` removes it"),
     ("`[config]` field, `[features]` entry, `[runners]` entry",

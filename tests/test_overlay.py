@@ -1822,6 +1822,11 @@ def test_the_cli_takes_overlay_files_in_order_for_resolve_check_and_docs(tmp_pat
     assert status == 0 and json.loads(out)["matrix"] == "b"
     status, out, _ = cli("docs", *over, "--table", "support", "--format", "json")
     assert status == 0 and json.loads(out)["matrix"] == "b"
+    # The editor's schema of the composed matrix: its name, and a support cell of each runner, the added one too.
+    status, out, _ = cli("schema", "--json-schema", "--matrix", "default", "--overlay", str(NPU))
+    schema = json.loads(out)
+    assert (status, schema["title"], list(schema["properties"]["features"]["additionalProperties"]["properties"][
+        "support"]["properties"])) == (0, "features.toml of a support matrix: vllm-npu", ["npu", "v2", "v1", "default"])
     assert cli("check", "features.toml", "--overlay", first) == (
         2, "", "matrix: error: " + matrix.cli._messages.check_files_and_matrix() + "\n")
 
