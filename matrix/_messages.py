@@ -1727,7 +1727,8 @@ OVERLAY_TABLE_HEADERS = ("Overlay", "Operation", "Id", "Changes", "Why", "Where"
 
 def overlay_table_intro(upstream: str, version: str) -> str:
     return (f"The matrix is {upstream} {version}, extended from upstream by these operations, in the order "
-            "they apply; each cell they set is marked in the support table, with its reason in its note.")
+            "they apply; each cell they set is marked in the support table, with its reason in its note, and each "
+            "requirement and adjustment they set in the capability and adjustments tables.")
 
 
 # --- lane diff ---

@@ -2107,14 +2107,14 @@ def test_deleting_a_feature_id_upstream_makes_the_npu_operation_a_load_error_or_
 
 # --- the docs of a composed matrix: each cell an overlay set marked, and its changes alone ------
 
-def test_the_docs_page_of_the_npu_example_is_current_and_marks_every_cell_the_overlay_set():
+def test_the_docs_page_of_the_npu_example_is_current_and_marks_every_cell_and_adjustment_the_overlay_set():
     from matrix.render import render
 
     m = matrix.load(None, [NPU.relative_to(ROOT)])
     page = (ROOT / "docs" / "npu-overlay.md").read_text()
     begin, end = page.index("<!-- matrix:begin -->\n"), page.index("<!-- matrix:end -->")
     assert page[begin + len("<!-- matrix:begin -->\n"):end].strip("\n") == render(
-        m, tables=("support", "overlay")).strip("\n")
+        m, tables=("support", "adjustments", "overlay")).strip("\n")
     rows = {line.split(" | ")[0].lstrip("| ").split(" [^")[0]: line.split(" | ")[2:5]
             for line in page.splitlines() if line.startswith("| ") and line.split(" | ")[1].startswith("`")}
     marked = sorted((name, m.runners[i].id) for name, cells in rows.items() for i, c in enumerate(cells) if "🧩" in c)
@@ -2131,6 +2131,14 @@ def test_the_docs_page_of_the_npu_example_is_current_and_marks_every_cell_the_ov
     assert ("[^11]: set by vllm-npu: vllm-ascend enables V2 on the NPU for an allowlist of verified architectures "
             "(https://github.com/vllm-project/vllm-ascend/pull/16626)\n") in page
     assert "· 🧩 overlay: set by an overlay (its reason is in the cell's note)\n" in page
+    # The adjustments the NPU runner got from V2 (they name V2): marked, the reason in the overlay table.
+    assert [line.split(" | ")[:3] for line in page.splitlines() if line.startswith("| `")] == [
+        ["| `mamba_cache_align`", "Mamba cache mode follows prefix caching (on)", "every config, before the choice"],
+        ["| `mamba_cache_none`", "Mamba cache mode follows prefix caching (off)", "every config, before the choice"],
+        ["| `stock_compile_cudagraphs`", "CUDA graphs off under stock torch.compile 🧩",
+         "NPU model runner, Model Runner V2"],
+        ["| `draft_max_model_len`", "max\\_model\\_len lowered to the draft model's 🧩", "NPU model runner, Model Runner V2"]]
+    assert "Legend: 🧩 overlay: set by an overlay (its reason is in the table “What this platform changes”)\n" in page
     assert ("| vllm-npu | changes the runner | `v2` | `candidate` | The NPU has no Triton, which upstream's Model "
             "Runner V2 needs ([link](<https://github.com/vllm-project/vllm-ascend/pull/11389>)) | "
             "`examples/npu-overlay/vllm_npu_matrix/overlay.toml:28` |  |\n") in page
