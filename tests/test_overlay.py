@@ -838,7 +838,9 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
         composed = composed_matrix()
         assert _comparable(composed) == _comparable(expected)
         # The docs JSON: the hand merge's, and each cell a live operation set names its overlay.
-        from matrix.render import render
+        import jsonschema
+
+        from matrix.render import json_schema, render
 
         # At the matrix's version, or another it knows of (a statement appended from a later
         # since is the overlay's from then on).
@@ -848,6 +850,7 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
         adjusted = _adjusted(ops, upstream_doc, runners, first)
         docs, hand = (json.loads(render(x, format="json", tables=("support", "capabilities", "adjustments"),
                                         version=version)) for x in (composed, expected))
+        jsonschema.validate(docs, json_schema())  # the overlay keys of a composed matrix's docs are the schema's
         marks, words = _marks(ops, composed.overlay.operations, [r.id for r in composed.runners], first,
                               upstream_doc, runners, appended, Version(version))
         _add_words(hand, words)
