@@ -9,6 +9,7 @@ from typing import Callable, Dict, Optional, Tuple
 import attrs
 from packaging.version import Version
 
+from ._docs_overlay import adjustments_set
 from .schema import Adjustment, From, Matrix
 
 #: Said before the adjustments table: the order `matrix._adjust` applies them in.
@@ -57,6 +58,8 @@ class AdjustmentRow:
     links: Tuple[str, ...]
     #: ``always``: its message is said wherever its condition holds (a notice: no sets).
     says: str = "changes"
+    #: The overlay that set it, of a composed matrix (`matrix._docs_overlay.adjustments_set`).
+    overlay: Optional[str] = None
 
     @property
     def lifecycle(self) -> str:
@@ -72,7 +75,8 @@ def adjustment_rows(matrix: Matrix, v: Version, spell: Callable[[str], str],
     names = {r.id: r.name for r in matrix.runners}  # priority order
     found = matrix.adjustments_at(v)
     ordered = [a for a in found if not a.runners] + [a for a in found if a.runners]
-    return tuple(_row(a, names, spell, value_text) for a in ordered)
+    set_by = adjustments_set(matrix)
+    return tuple(attrs.evolve(_row(a, names, spell, value_text), overlay=set_by.get(a.id)) for a in ordered)
 
 
 def _row(adjustment: Adjustment, names: Dict[str, str], spell: Callable[[str], str],

@@ -66,13 +66,13 @@ def _redirect_data(row: RunnerRow) -> Dict[str, Any]:
                           for d in row.redirects]}
 
 
-def _adjustment(a: AdjustmentRow) -> Dict[str, Any]:
+def _adjustment(a: AdjustmentRow, composed: bool) -> Dict[str, Any]:
     return {"id": a.id, "name": a.name, "runners": list(a.runners), "when": a.when,
             "set": [{"path": s.path, "value": None if s.source is not None else _value(s.value), "from": s.source}
                     for s in a.sets],
             "override": a.override, "level": a.level, "message": a.message, "says": a.says,
             "since": a.since, "until": a.until,
-            "links": list(a.links)}
+            "links": list(a.links), **({"overlay": a.overlay} if composed else {})}
 
 
 def json_text(doc: Document, tables: Sequence[str]) -> str:
@@ -125,13 +125,15 @@ def json_text(doc: Document, tables: Sequence[str]) -> str:
             {"id": row.id, "name": row.name, "reason": row.reason or None,
              "requires": {rid: [{"condition": str(c.condition), "reason": c.reason, "doc": c.doc,
                                 **({} if c.error_kind is None else {"kind": c.error_kind})} for c in clauses]
-                          for (rid, _), clauses in zip(doc.runners, row.clauses)}}
+                          for (rid, _), clauses in zip(doc.runners, row.clauses)},
+             **({"overlay": {rid: by for (rid, _), by in zip(doc.runners, row.overlays)}}
+                if doc.extends is not None else {})}
             for row in doc.capabilities]
         data["candidates"] = {rid: c or None for (rid, _), c in zip(doc.runners, doc.candidates)}
         data["orders"] = [{"id": o.id, "name": o.name, "when": o.when, "runners": list(o.runners),
                            **({} if o.fallback else {"fallback": False})} for o in doc.orders]
     if "adjustments" in tables and doc.adjusts:
-        data["adjustments"] = [_adjustment(a) for a in doc.adjustments]
+        data["adjustments"] = [_adjustment(a, doc.extends is not None) for a in doc.adjustments]
     if "pairs" in tables:
         refusals = {r.id: r for r in doc.refusals}
         pairs: List[Dict[str, Any]] = []

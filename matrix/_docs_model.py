@@ -161,6 +161,9 @@ class CapabilityRow:
     #: The built-in exceptions the host raises when a requirement of this kind fails (each
     #: clause's ``kind``, or the kind's own), in order, each once (issue 30, F5).
     error_kinds: Tuple[str, ...] = ()
+    #: Per runner, the overlay that set the cell, of a composed matrix (None: none did;
+    #: `matrix._docs_overlay.requirements_set`).
+    overlays: Tuple[Optional[str], ...] = ()
 
 
 @attrs.frozen
@@ -507,6 +510,7 @@ def _capabilities(matrix: Matrix, spell: Callable[[str], str]) -> Tuple[
     """The capability table (one row per requirement kind), when each runner is a candidate,
     and the orders of automatic choice: what the runner files and ``[orders]`` say."""
     rows = []
+    set_by = _docs_overlay.requirements_set(matrix)
     for kind in matrix.requirement_kinds:
         cells, clauses = [], []
         for runner in matrix.runners:
@@ -517,7 +521,8 @@ def _capabilities(matrix: Matrix, spell: Callable[[str], str]) -> Tuple[
             clauses.append(mine)
         raised = tuple(dict.fromkeys(c.error_kind for mine in clauses for c in mine if c.error_kind is not None))
         rows.append(CapabilityRow(kind.id, spell(kind.name), spell(kind.reason or ""), tuple(cells), tuple(clauses),
-                                  raised or ((kind.error_kind,) if kind.error_kind else ())))
+                                  raised or ((kind.error_kind,) if kind.error_kind else ()),
+                                  tuple(set_by.get((kind.id, r.id)) for r in matrix.runners)))
     candidates = tuple(spell(str(r.candidate)) if r.candidate is not None else "" for r in matrix.runners)
     orders = tuple(OrderRow(o.id, spell(o.name), spell(str(o.when)), _may_choose(matrix, o), o.fallback)
                    for o in matrix.orders)

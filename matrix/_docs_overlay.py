@@ -1,6 +1,8 @@
 """What the docs say of a composed matrix's overlays (issue 31): which support cells an overlay
-set (marked with `SYMBOL` in the support table, the reason in the cell's note), and the
-``overlay`` table, "What this platform changes": the overlay's operations alone."""
+set (marked with `SYMBOL` in the support table, the reason in the cell's note), which
+requirements (the capability table's cells) and adjustments (the adjustments table's rows) it
+set (marked likewise, the reason in the overlay table), and the ``overlay`` table, "What this
+platform changes": the overlay's operations alone."""
 
 from __future__ import annotations
 
@@ -72,6 +74,48 @@ def cells_set(matrix: Matrix, version: Optional[Version] = None
                          if forces is not None and forces.runner == op.copies
                          else _messages.overlay_copied_note(op.copies, name, op.why, op.link))
                 out[(id, op.target)] = (name, words, None)
+    return out
+
+
+def requirements_set(matrix: Matrix) -> Dict[Tuple[str, str], str]:
+    """``(requirement kind, runner id) → overlay name`` of each cell of the capability table an
+    overlay set, by the last operation that did: a change of the runner that writes or unsets its
+    entry of the kind (``requires.KIND``), a change of the kind's matrix-wide entry (each
+    runner's cell: the entry applies to it or exempts it), or adding the runner, where it has an
+    entry of its own of the kind (written, or copied ``from`` another)."""
+    overlay = matrix.overlay
+    out: Dict[Tuple[str, str], str] = {}
+    if overlay is None:
+        return out
+    kinds = [k.id for k in matrix.requirement_kinds]
+    for op in overlay.operations:
+        if op.dangling or op.noop:
+            continue
+        name = str(op.overlay)
+        if op.kind == "change-runner":
+            out.update({(k, op.target): name for k in kinds if f"requires.{k}" in op.keys})
+        elif op.kind == "change-requirement":
+            out.update({(op.target, r.id): name for r in matrix.runners})
+        elif op.kind == "add-runner":
+            out.update({(c.kind, op.target): name for c in matrix.runner(op.target).requires})
+    return out
+
+
+def adjustments_set(matrix: Matrix) -> Dict[str, str]:
+    """``adjustment id → overlay name`` of each adjustment an overlay set, by the last operation
+    that did: adding or changing it, or adding a runner ``from`` one it names (it names the new
+    runner too)."""
+    overlay = matrix.overlay
+    out: Dict[str, str] = {}
+    if overlay is None:
+        return out
+    for op in overlay.operations:
+        if op.dangling or op.noop:
+            continue
+        if op.kind in ("add-adjustment", "change-adjustment"):
+            out[op.target] = str(op.overlay)
+        elif op.kind == "add-runner":
+            out.update({id: str(op.overlay) for id in op.adjusted})
     return out
 
 

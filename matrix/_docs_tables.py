@@ -154,14 +154,15 @@ def _support(doc: Document, symbols: bool) -> Table:
                 pieces += [_mark(str(step.note))] if step.note else []
                 pieces += [_raw(f" since {step.since}")] if step.since else []
             if cell.overlay is not None:  # the reason is in the note: the mark says that an overlay set it
-                pieces.append(_raw(f" {_docs_overlay.SYMBOL}" if symbols else f" ({_messages.OVERLAY_MARK_WORD})"))
+                pieces.append(_overlay_mark(symbols))
             cells.append(_cell(*pieces, css=f"cell status-{cell.now.text}"))
         cells.append(_cell(_text("; ".join(row.lifecycle)), css="lifecycle"))
         rows.append(TableRow(tuple(cells)))
     return Table("Support matrix", _heading("Support matrix", doc, True), "Support",
                  _headers("Feature", "Condition", *(name for _, name in doc.runners), "Lifecycle"), tuple(rows),
                  legend=tuple(LegendEntry(_raw(legend_label(s, t, symbols)), m, f"status status-{t}")
-                              for s, t, m in doc.legend) + _overlay_legend(doc, symbols),
+                              for s, t, m in doc.legend)
+                 + _overlay_legend(any(cell.overlay for row in doc.rows for cell in row.cells), symbols),
                  notes=tuple(Note("numbered", str(i), (_text(note),)) for i, note in enumerate(doc.notes, 1)),
                  empty=NO_GATES, layout="cells")
 
@@ -200,8 +201,11 @@ def _redirects(row: RunnerRow) -> List[Piece]:
     return out
 
 
-def _capabilities(doc: Document) -> Table:
-    rows = [TableRow((_cell(_text(c.name), header=True), *(_cell(*_sentence([cell])) for cell in c.cells),
+def _capabilities(doc: Document, symbols: bool) -> Table:
+    # A cell an overlay set is marked; the reason is in the overlay table (the operation's row).
+    rows = [TableRow((_cell(_text(c.name), header=True),
+                      *(_cell(*_sentence([cell]), *([_overlay_mark(symbols)] if by is not None else []))
+                        for cell, by in zip(c.cells, c.overlays or [None] * len(c.cells))),
                       _cell(_text((c.reason or "given per runner")
                                   + (f" (raises {', '.join(c.error_kinds)})" if c.error_kinds else "")))))
             for c in doc.capabilities]
@@ -209,11 +213,14 @@ def _capabilities(doc: Document) -> Table:
                           *(_cell(_code(c) if c else _text("always")) for c in doc.candidates), _cell(_text("")))))
     return Table("Runner capabilities", _heading("Runner capabilities", doc, False), "Runner capabilities",
                  _headers("Requirement", *(name for _, name in doc.runners), "Reason"), tuple(rows),
-                 intro=((_text(CAPABILITIES_INTRO),),), after=tuple(_sentence(line) for line in choice_text(doc)))
+                 intro=((_text(CAPABILITIES_INTRO),),), after=tuple(_sentence(line) for line in choice_text(doc)),
+                 legend=_overlay_legend(any(by is not None for c in doc.capabilities for by in c.overlays), symbols,
+                                        _messages.OVERLAY_MARK_ELSEWHERE))
 
 
-def _adjustments(doc: Document) -> Table:
-    rows = tuple(TableRow((_cell(_code(a.id), header=True, anchor=f"adjustment-{a.id}"), _cell(*_named(a)),
+def _adjustments(doc: Document, symbols: bool) -> Table:
+    rows = tuple(TableRow((_cell(_code(a.id), header=True, anchor=f"adjustment-{a.id}"),
+                           _cell(*_named(a), *([_overlay_mark(symbols)] if a.overlay is not None else [])),
                            _cell(_text(a.applies)), _cell(_code(a.when)), _cell(*_sets(a)),
                            _cell(_raw("yes") if a.override else _text("no (fills only where None)")),
                            _cell(_raw(a.level)), _cell(_text((a.message if a.message is not None else GENERATED_MESSAGE)
@@ -222,7 +229,9 @@ def _adjustments(doc: Document) -> Table:
                  for a in doc.adjustments)
     return Table("Adjustments", _heading("Adjustments", doc, True), "Adjustments",
                  _headers("Adjustment", "Name", "Applies to", "When", "Sets", "Override", "Level", "Message", "Lifecycle"),
-                 rows, intro=((_text(ADJUSTMENTS_INTRO),),), empty=NO_ADJUSTMENTS, layout="cells")
+                 rows, intro=((_text(ADJUSTMENTS_INTRO),),), empty=NO_ADJUSTMENTS, layout="cells",
+                 legend=_overlay_legend(any(a.overlay is not None for a in doc.adjustments), symbols,
+                                        _messages.OVERLAY_MARK_ELSEWHERE))
 
 
 def _named(a: AdjustmentRow) -> List[Piece]:
@@ -308,12 +317,18 @@ def _deprecations(doc: Document) -> List[Table]:
     return out
 
 
-def _overlay_legend(doc: Document, symbols: bool) -> Tuple[LegendEntry, ...]:
-    if not any(cell.overlay for row in doc.rows for cell in row.cells):
+def _overlay_mark(symbols: bool) -> Piece:
+    return _raw(f" {_docs_overlay.SYMBOL}" if symbols else f" ({_messages.OVERLAY_MARK_WORD})")
+
+
+def _overlay_legend(marked: bool, symbols: bool, meaning: str = _messages.OVERLAY_MARK_MEANING
+                    ) -> Tuple[LegendEntry, ...]:
+    """The legend of the overlay's mark, for a table that has one (*marked*)."""
+    if not marked:
         return ()
     word = _messages.OVERLAY_MARK_WORD
     label = legend_label(_docs_overlay.SYMBOL, word, True) if symbols else f"({word})"
-    return (LegendEntry(_raw(label), _messages.OVERLAY_MARK_MEANING, "overlay"),)
+    return (LegendEntry(_raw(label), meaning, "overlay"),)
 
 
 def _overlay(doc: Document) -> Table:
@@ -346,9 +361,9 @@ BUILDERS: Dict[str, Callable[[Document, bool], List[Table]]] = {
     "support": lambda doc, symbols: [_support(doc, symbols)],
     "runners": lambda doc, symbols: [_runners(doc)],
     # Left out of a matrix whose runners state no requirement, candidacy or order.
-    "capabilities": lambda doc, symbols: [_capabilities(doc)] if doc.candidates else [],
+    "capabilities": lambda doc, symbols: [_capabilities(doc, symbols)] if doc.candidates else [],
     # Left out of a matrix that declares no adjustment (at any version).
-    "adjustments": lambda doc, symbols: [_adjustments(doc)] if doc.adjusts else [],
+    "adjustments": lambda doc, symbols: [_adjustments(doc, symbols)] if doc.adjusts else [],
     "pairs": lambda doc, symbols: [_pairs(doc, symbols)],
     "config": lambda doc, symbols: [_config(doc)],
     "deprecations": lambda doc, symbols: _deprecations(doc),

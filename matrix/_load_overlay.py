@@ -33,7 +33,7 @@ PROVENANCE = ("link", "until", "upstream", "why")
 CHANGES = {
     "features": ("append", "block", "forces", "group", "lift", "links", "name", "note", "prefers", "support", "unset"),
     "runners": ("candidate", "choice", "description", "links", "name", "priority", "requires", "unset"),
-    "orders": ("name", "runners", "when"),
+    "orders": ("name", "runners", "unset", "when"),
     "adjustments": (*_overlay.ADJUSTMENT_KEYS, "remove", "unset"),
     "requires": ("entry", "exempt", "unset"),
 }
@@ -241,7 +241,8 @@ class _Reader:
                 final.append(op)
                 continue
             if op.copies is not None:
-                op = attrs.evolve(op, copied=_copied(plain_features, op.copies))
+                op = attrs.evolve(op, copied=_copied(plain_features, op.copies),
+                                  adjusted=_copied_adjustments(plain_features, op.copies, op.target))
             if "append" in body:
                 op = self.appended(op, body, plain_features)
             before = copy.deepcopy(_overlay.normal(plain_features.get("features", {}), plain_runners, _rest(plain_features)))
@@ -398,18 +399,12 @@ class _Reader:
     def operations(self, document: Dict[str, Any], head: Dict[str, Any], matrix: Matrix,
                    features_doc: Dict[str, Any], runners_doc: Dict[str, Any]) -> List[_Op]:
         """Every operation, in the order they apply: fields, runners, the choice, features,
-        adjustments, then the changes (features, runners, orders, adjustments), each in the
-        file's order."""
+        adjustments, then the changes (features, runners, orders, adjustments, matrix-wide
+        requirements), each in the file's order."""
         self.document = document
         self.matrix = matrix
-        ops: List[_Op] = []
         upstream_runners = list(runners_doc)
-        fields = list(features_doc.get("config", {}))
-        for path, where, body, op in self.entries(("config",), "add-field"):
-            if path in fields:
-                self.problem(where, _messages.overlay_already_upstream("[config] field", path, "config"))
-            elif op is not None:
-                ops.append((op, body, _add_field(path)))
+        ops = self.added("config", features_doc)
         runners = list(upstream_runners)
         for id, where, body, op in self.entries(("runners",), "add-runner"):
             base = body.pop("from", None)
@@ -423,24 +418,26 @@ class _Reader:
                     ops.append((attrs.evolve(op, copies=base), body, _add_runner(id, base)))
         if "choice" in head:
             ops += self.choice(head["choice"], runners)
-        features = list(features_doc.get("features", {}))
-        for id, where, body, op in self.entries(("features",), "add-feature"):
-            if id in features:
-                self.problem(where, _messages.overlay_already_upstream("feature", id, "change.features"))
-            elif op is not None:
-                ops.append((op, body, _add_feature(id)))
-        adjustments = list(features_doc.get("adjustments", {}))
-        for id, where, body, op in self.entries(("adjustments",), "add-adjustment"):
-            if id in adjustments:
-                self.problem(where, _messages.overlay_already_upstream("adjustment", id, "change.adjustments"))
-            elif op is not None:
-                ops.append((op, body, _add_adjustment(id)))
+        ops += self.added("features", features_doc) + self.added("adjustments", features_doc)
+        features, adjustments = list(features_doc.get("features", {})), list(features_doc.get("adjustments", {}))
         known = {"features": features, "runners": upstream_runners, "orders": list(features_doc.get("orders", {})),
                  "kinds": list(features_doc.get("requirements", {})), "adjustments": adjustments}
         known["requires"] = known["kinds"]
         self.wide = list(features_doc.get("requires") or {})
         self.document_kinds = known["kinds"]
         return ops + self.changes(known, runners)
+
+    def added(self, table: str, features_doc: Dict[str, Any]) -> List[_Op]:
+        """The entries the overlay adds to *table* (`_ADDED`): an id upstream has already is said."""
+        kind, what, change, apply = _ADDED[table]
+        upstream = list(features_doc.get(table, {}))
+        ops: List[_Op] = []
+        for id, where, body, op in self.entries((table,), kind):
+            if id in upstream:
+                self.problem(where, _messages.overlay_already_upstream(what, id, change))
+            elif op is not None:
+                ops.append((op, body, apply(id)))
+        return ops
 
     def changes(self, known: Dict[str, List[str]], runners: List[str]) -> List[_Op]:
         ops: List[_Op] = []
@@ -460,6 +457,8 @@ class _Reader:
                     op = self.kinds_known(where, op, body, known["kinds"])
                 if op is not None and kind == "orders" and "choice" in self.document.get("overlay", {}):
                     self.problem(where, _messages.overlay_order_dropped(id))  # the owned choice drops it
+                    op = None
+                if op is not None and kind == "orders" and not op.dangling and not self.order_ok(where, id, body, known[kind]):
                     op = None
                 if op is not None and self.body_ok(kind, where, body, runners):
                     ops.append((op, body, change_of(id)))
@@ -501,6 +500,17 @@ class _Reader:
             if r not in runners:
                 self.problem(where + ("order",), _messages.overlay_unknown_runner(r, runners))
         return [(op, body, _own_choice(order))] if op is not None else []
+
+    def order_ok(self, where: Place, id: str, body: Dict[str, Any], orders: List[str]) -> bool:
+        """``unset``: only ``when``, of the last order (one without when applies wherever no order
+        before it does: an order after it would never be reached)."""
+        if not self.unset_ok(where, body, _overlay.ORDER_UNSET):
+            return False
+        after = orders[orders.index(id) + 1:]
+        if "when" in body.get("unset", []) and after:
+            self.problem(where + ("unset",), _messages.overlay_order_unset_when(id, after))
+            return False
+        return True
 
     def kinds_known(self, where: Place, op: Operation, body: Dict[str, Any], kinds: List[str]) -> Optional[Operation]:
         """*op* (a change of a runner), dangling when a requirement kind its ``requires`` or
@@ -698,6 +708,13 @@ def _copied(features_doc: Dict[str, Any], base: str) -> Tuple[str, ...]:
         base in (f.get("support") or {}) or (isinstance(f.get("forces"), dict) and f["forces"].get("runner") == base)))
 
 
+def _copied_adjustments(features_doc: Dict[str, Any], base: str, id: str) -> Tuple[str, ...]:
+    """The adjustments a runner *id* made from *base* gets from it (`_add_runner`): those whose
+    ``runners`` names *base* and not *id*."""
+    return tuple(a for a, table in features_doc.get("adjustments", {}).items() if isinstance(table, dict)
+                 and isinstance(table.get("runners"), list) and base in table["runners"] and id not in table["runners"])
+
+
 def _place(place: str) -> Place:
     """The path of an operation's place (``$.change.features.x``, ``$.overlay.choice``): its
     ids are plain names (`matrix._format.ID_RE`)."""
@@ -823,6 +840,8 @@ def _change_order(id: str) -> Any:
         for key in ("name", "when", "runners"):
             if key in body:
                 order[key] = copy.deepcopy(body[key])
+        for key in body.get("unset", []):
+            order.pop(key, None)
     return apply
 
 
@@ -870,3 +889,8 @@ def _change_requires(kind: str) -> Any:
 _CHANGE_OPS = {"features": ("feature", _change_feature), "runners": ("runner", _change_runner),
                "orders": ("order", _change_order), "adjustments": ("adjustment", _change_adjustment),
                "requires": ("requirement", _change_requires)}
+#: The tables an overlay adds entries to, none of which upstream may have: the table → the
+#: operation's kind, what the error calls an entry, the table its change goes under, how it applies.
+_ADDED = {"config": ("add-field", "[config] field", "config", _add_field),
+          "features": ("add-feature", "feature", "change.features", _add_feature),
+          "adjustments": ("add-adjustment", "adjustment", "change.adjustments", _add_adjustment)}

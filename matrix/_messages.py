@@ -1712,6 +1712,8 @@ def refused_overlay_unknown(name: str, source: str, installed: Sequence[str]) ->
 # the overlay table's title, headers and introduction.
 OVERLAY_MARK_WORD = "overlay"
 OVERLAY_MARK_MEANING = "set by an overlay (its reason is in the cell's note)"
+#: The mark's meaning in the capability and adjustments tables, whose cells carry no notes.
+OVERLAY_MARK_ELSEWHERE = "set by an overlay (its reason is in the table “What this platform changes”)"
 OVERLAY_KINDS = {
     "add-field": "adds the field", "add-runner": "adds the runner", "add-feature": "adds the feature",
     "change-feature": "changes the feature", "change-runner": "changes the runner",
@@ -1725,7 +1727,8 @@ OVERLAY_TABLE_HEADERS = ("Overlay", "Operation", "Id", "Changes", "Why", "Where"
 
 def overlay_table_intro(upstream: str, version: str) -> str:
     return (f"The matrix is {upstream} {version}, extended from upstream by these operations, in the order "
-            "they apply; each cell they set is marked in the support table, with its reason in its note.")
+            "they apply; each cell they set is marked in the support table, with its reason in its note, and each "
+            "requirement and adjustment they set in the capability and adjustments tables.")
 
 
 # --- lane diff ---
@@ -1884,6 +1887,14 @@ def overlay_adjustment_origin(added: bool) -> str:
 
 # Overlays: changes of a matrix-wide requirement ([change.requires.KIND], matrix._load_overlay).
 OVERLAY_KINDS["change-requirement"] = "changes the matrix-wide requirement"
+
+
+def overlay_order_unset_when(order: str, after: Sequence[str]) -> str:
+    """``unset = ["when"]`` of an order that others follow (the file format's rule:
+    `order_after_final`)."""
+    return (f"Without when, order {order!r} would apply wherever no order before it does, so "
+            f"{listing([repr(a) for a in after])} after it would never be reached: an order without when must be "
+            "the last")
 
 
 def overlay_no_wide_entry(kind: str, wide: Sequence[str]) -> str:

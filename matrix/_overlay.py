@@ -34,6 +34,9 @@ ADJUSTMENT_KEYS = ("level", "links", "message", "name", "override", "runners", "
 ADJUSTMENT_UNSET = ("links", "message", "runners", "set", "since", "until")
 #: What ``unset`` may name in a change of a matrix-wide requirement (``[change.requires.KIND]``).
 WIDE_UNSET = ("entry", "exempt")
+#: What ``unset`` may name in a change of an order (``[change.orders.ID]``): an order without
+#: ``when`` applies wherever no order before it does, and must be the last.
+ORDER_UNSET = ("when",)
 
 #: Each kind of value an overlay changes, and how (the how-to page's table, word for word).
 MERGE_RULES: Tuple[Tuple[str, str], ...] = (
@@ -47,8 +50,10 @@ MERGE_RULES: Tuple[Tuple[str, str], ...] = (
      "overlay's from its `since` on (the docs' 🧩 and `explain()`'s origin, at versions before it the cell is the one "
      "it was appended to); replacing and appending the same cell in one operation is a load error, in two overlays a "
      "conflict as for two replacements"),
-    ("`note`, `name`, `group`, a runner's `name`, `description`, `priority`, `candidate`",
-     "replaces the value; `unset = [\"note\"]` removes a note (likewise `description`, `candidate`)"),
+    ("`note`, `name`, `group`, a runner's `name`, `description`, `priority`, `candidate`, an order's `name`, `when`",
+     "replaces the value; `unset = [\"note\"]` removes a note (likewise `description`, `candidate`, and an order's "
+     "`when`: of the last order only, as in a file, since an order without `when` applies wherever no order before "
+     "it does)"),
     ("`links`, an order's `runners`", "replaces the list (never appended); `unset = [\"links\"]` removes it"),
     ("`prefers`, `forces`", "replaces the table; `unset = [\"prefers\"]` removes it"),
     ("`[config]` field, `[features]` entry, `[runners]` entry",
@@ -56,8 +61,9 @@ MERGE_RULES: Tuple[Tuple[str, str], ...] = (
     ("runner `from = \"ID\"`",
      "copies ID's runner table (not its aliases or redirects), ID's cell in every feature, except where a "
      "feature forces ID (there the new runner says `no`), and ID's adjustments (each adjustment whose `runners` "
-     "names ID names the new runner too); its own keys replace ID's; `explain()` says each copied cell "
-     "\"copied from ID by overlay …\", and the docs mark it 🧩 with the note \"copied from ID by overlay 'NAME': "
+     "names ID names the new runner too); its own keys replace ID's; `explain()` says each copied cell, and each "
+     "adjustment it gets that way where it applies for the new runner, \"copied from ID by overlay …\" (the report's "
+     "rule too, as `origin`), and the docs mark it 🧩 with the note \"copied from ID by overlay 'NAME': "
      "WHY (LINK)\" (a cell set to `no` for a feature forcing ID: \"set by …\") and give its JSON `overlay`"),
     ("a runner's requirement entry (`requires.KIND` of `[change.runners.ID]`)",
      "replaces the runner's entry of that kind whole (a condition, a clause or a chain; one the runner has not, "
@@ -73,7 +79,8 @@ MERGE_RULES: Tuple[Tuple[str, str], ...] = (
      "adjustment it added or changed, and the report points at it"),
     ("a matrix-wide requirement (`[change.requires.KIND]` of `[requires]` in features.toml, by its kind)",
      "`entry` replaces the kind's entry whole (a condition, a clause or a chain; a declared kind without one, added), "
-     "`exempt` replaces the list of runners its first clause exempts; `unset = [\"entry\"]` removes the entry, "
+     "`exempt` replaces the runners the entry exempts (a chain's list, written on its first clause as the file "
+     "format has it, exempts them from every clause: a clause has no list of its own to name); `unset = [\"entry\"]` removes the entry, "
      "`unset = [\"exempt\"]` its exempt list; a kind upstream does not declare is a load error with \"did you "
      "mean\" (dangling under an `upstream` that leaves out upstream's version); its reason is the host's words, "
      "as written: `explain()` names the overlay beside a requirement it set, and the report points at it"),
@@ -131,6 +138,9 @@ class Operation:
     #: An added runner's features whose cell it copied from its ``from`` runner, or set to no
     #: where the feature forces that one (the docs mark them: `matrix._docs_overlay`).
     copied: Tuple[str, ...] = ()
+    #: An added runner's adjustments that name it because they name its ``from`` runner (each
+    #: adjustment whose ``runners`` names that one): ``explain()`` says them "copied from R".
+    adjusted: Tuple[str, ...] = ()
     #: A change of a feature's ``(runner, since)`` for each statement it appended to a cell's
     #: history (``append.RUNNER``; one the cell's last statement already says is not appended,
     #: not listed).

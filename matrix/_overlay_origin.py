@@ -94,16 +94,18 @@ def blocker(matrix: Matrix, feature: str, runner: str, version: Optional[Version
     return {} if matrix.overlay is None else {"origin": cell(matrix, feature, runner, "blocked", version)}
 
 
-def adjustment(matrix: Matrix, id: str) -> Dict[str, str]:
-    """``{"origin": …}`` for an adjustment of the explanation of a composed matrix that an
-    overlay added or changed (the last operation that did), else ``{}``."""
-    found: Optional[Operation] = None
+def adjustment(matrix: Matrix, id: str, runner: Optional[str]) -> Dict[str, str]:
+    """``{"origin": …}`` for an adjustment of the explanation of a composed matrix, applied for
+    *runner* (None: before the choice), that an overlay added or changed, or that *runner* got
+    by being made ``from`` a runner it names ("copied from R by overlay …", as its cells say):
+    the last operation that did, else ``{}``."""
+    found: Optional[str] = None
     for op in _live(matrix):
         if op.kind in ("add-adjustment", "change-adjustment") and op.target == id:
-            found = op
-    if found is None:
-        return {}
-    return {"origin": _said(_messages.overlay_adjustment_origin(found.kind == "add-adjustment"), found)}
+            found = _said(_messages.overlay_adjustment_origin(op.kind == "add-adjustment"), op)
+        elif op.kind == "add-runner" and op.target == runner and id in op.adjusted:
+            found = _said(_messages.overlay_copied_from(str(op.copies)), op)
+    return {} if found is None else {"origin": found}
 
 
 def removed(matrix: Matrix, id: str) -> Optional[str]:

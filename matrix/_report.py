@@ -300,7 +300,7 @@ class _Rules:
             if self.matrix.overlay is not None:  # the overlay that added or changed it (matrix._overlay_origin)
                 from . import _overlay_origin
 
-                said = _overlay_origin.adjustment(self.matrix, adjustment.id).get("origin")
+                said = _overlay_origin.adjustment(self.matrix, adjustment.id, change.runner).get("origin")
                 rule["origin"] = [said] if said is not None else []
             out.append(rule)
         return out

@@ -415,7 +415,7 @@ class Resolution:
             ],
             "active": self._active_data(),
             "warnings": self._warnings_data(),
-            "adjustments": [dict(a, **_origin.adjustment(self.matrix, a["id"])) if self.matrix.overlay is not None
+            "adjustments": [dict(a, **_origin.adjustment(self.matrix, a["id"], a["runner"])) if self.matrix.overlay is not None
                             else a for a in self._adjustments_data()],
             "remedies": [r.to_dict() for r in self.remedies()] if remedies else [],
         }

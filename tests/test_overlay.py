@@ -273,6 +273,56 @@ def test_a_change_of_an_order_the_overlays_own_choice_drops_is_a_load_error_at_i
         "order 'o0': a change of it would change nothing; remove [change.orders.o0]"]
 
 
+def test_unset_when_of_the_last_order_makes_it_apply_wherever_none_before_it_does_and_of_another_is_a_load_error(tmp_path):
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "r0.toml").write_text('name = "R0"\npriority = 10\n')
+    (tmp_path / "runners" / "r1.toml").write_text('name = "R1"\npriority = 9\n')
+    (tmp_path / "features.toml").write_text(
+        '[matrix]\nname = "u"\nversion = "1.0"\n[config]\n"f0" = { type = "bool", default = false }\n"f1" = { type = "bool", default = false }\n'
+        '[features.g0]\nname = "g"\nwhen = "f0"\nsupport = { r0 = "yes", r1 = "yes" }\n'
+        '[orders.o0]\nname = "first"\nwhen = "f0"\nrunners = ["r0"]\n'
+        '[orders.o1]\nname = "last"\nwhen = "f1"\nrunners = ["r1", "r0"]\n')
+    path = _overlay(tmp_path, """\
+        [overlay]
+        name = "p"
+        extends = "features.toml"
+        [change.orders.o1]
+        unset = ["when"]
+        why = "The platform tries R1 first wherever no order before it applies"
+        """)
+    m = matrix.load(path)
+    assert [(o.id, str(o.when)) for o in m.orders] == [("o0", "f0"), ("o1", "True")]
+    assert (m.resolve({}).runner, m.resolve({"f0": True}).runner) == ("r1", "r0")
+    assert [(o.kind, o.target, o.keys) for o in m.overlay.operations] == [("change-order", "o1", ("when",))]
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load(_overlay(tmp_path, """\
+            [overlay]
+            extends = "features.toml"
+            [change.orders.o0]
+            unset = ["when", "runners"]
+            why = "r"
+            [change.orders.o1]
+            unset = ["when"]
+            when = "f1"
+            why = "r"
+            """, "bad.toml"))
+    bad = tmp_path / "bad.toml"
+    assert [str(p) for p in excinfo.value.problems] == [
+        f"{bad}:4:1: $.change.orders.o0.unset: Unknown key to unset 'runners' (expected 'when')",
+        f"{bad}:7:1: $.change.orders.o1.unset: 'when' is both set and unset"]
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load(_overlay(tmp_path, """\
+            [overlay]
+            extends = "features.toml"
+            [change.orders.o0]
+            unset = ["when"]
+            why = "r"
+            """, "first.toml"))
+    assert [str(p) for p in excinfo.value.problems] == [
+        f"{tmp_path / 'first.toml'}:4:1: $.change.orders.o0.unset: Without when, order 'o0' would apply wherever no "
+        "order before it does, so 'o1' after it would never be reached: an order without when must be the last"]
+
+
 def test_an_unknown_upstream_is_a_load_error_with_did_you_mean(tmp_path):
     path = _overlay(tmp_path, '[overlay]\nextends = "vLLM model runner"\n')
     with pytest.raises(LoadError) as excinfo:
@@ -354,7 +404,7 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
     for index in range(draw(st.integers(0, 2))):
         id = f"n{index}"
         body = {"name": f"Runner N{index}", "priority": draw(st.sampled_from([0, 5, 30]))}
-        if draw(st.booleans()):
+        if draw(st.integers(0, 3)) != 3:  # mostly (hypothesis leans to 0): what it copies is held
             body["from"] = draw(st.sampled_from(runners))
             if draw(st.booleans()):
                 del body["name"]  # the base's name, copied
@@ -436,33 +486,48 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
         ops.append(("runners", id, body))
     orders = upstream_doc.get("orders", {})
     if orders and draw(st.booleans()):
-        change = draw(st.sampled_from(["runners", "name", "when"]))
+        change = draw(st.sampled_from(["runners", "name", "when", "unset-when"]))
         body = {"runners": {"runners": list(draw(st.permutations(runners)))[:draw(st.integers(1, len(runners)))]},
                 "name": {"name": "order renamed"},
-                "when": {"when": upstream_doc["features"][sorted(features)[0]]["when"]}}[change]
-        ops.append(("orders", "o0", body))
-    if draw(st.booleans()):  # a change of upstream's adjustment (ax: no such adjustment, a load error)
-        id = draw(st.sampled_from(["a0", "a0", "a0", "ax"]))
-        change = draw(st.sampled_from(["name", "level", "set", "runners", "unset-runners", "message", "remove",
-                                       "when", "unset-set"]))
-        body = {"name": {"name": "renamed adjustment"}, "level": {"level": draw(st.sampled_from(["info", "warning"]))},
-                "set": {"set": dict([draw(st.sampled_from(_settable(upstream_doc)))])} if _settable(upstream_doc) else {"level": "info"},
-                "runners": {"runners": [draw(st.sampled_from(every))]}, "unset-runners": {"unset": ["runners"]},
-                "message": {"message": "adjusted by the platform"}, "remove": {"remove": True},
                 "when": {"when": upstream_doc["features"][sorted(features)[0]]["when"]},
+                "unset-when": {"unset": ["when"]}}[change]  # the last order: it applies wherever none before it does
+        ops.append(("orders", "o0", body))
+    upstream_adjustment = upstream_doc.get("adjustments", {}).get("a0")
+    # A change of upstream's adjustment, mostly (where there is one; hypothesis leans to 0).
+    drawn = draw(st.integers(0, 3))
+    if drawn < 3 if upstream_adjustment else drawn == 3:
+        id = "ax" if upstream_adjustment is None or draw(st.integers(0, 9)) == 9 else "a0"  # ax: none such, a load error
+        change = draw(st.sampled_from(["name", "level", "set", "set", "runners", "runners", "unset-runners", "message",
+                                       "remove", "when", "when", "unset-set"]))
+        # Steered to take effect: another path set (where there is one), the when it did not hold
+        # at, the runners it did not name.
+        own = list((upstream_adjustment or {}).get("set", {}).items())
+        others = [s for s in _settable(upstream_doc) if s[0] not in dict(own)] or _settable(upstream_doc)
+        named = (upstream_adjustment or {}).get("runners", [])
+        body = {"name": {"name": "renamed adjustment"}, "level": {"level": draw(st.sampled_from(["info", "warning"]))},
+                "set": {"set": dict([draw(st.sampled_from(others))])} if others else {"level": "warning"},
+                "runners": {"runners": [draw(st.sampled_from([r for r in every if r not in named] or every))]},
+                "unset-runners": {"unset": ["runners"]},
+                "message": {"message": "adjusted by the platform"}, "remove": {"remove": True},
+                "when": {"when": f"not ({upstream_doc['features'][sorted(features)[0]]['when']})"},
                 "unset-set": {"unset": ["set"]}}[change]
         ops.append(("adjustments", id, body))
     if kinds and draw(st.booleans()):  # a matrix-wide requirement's entry or exempt list (kx: no such kind)
         kind = draw(st.sampled_from([*kinds, "kx"] if draw(st.integers(0, 9)) == 0 else kinds))
         condition = upstream_doc["features"][sorted(features)[-1]]["when"]
-        change = draw(st.sampled_from(["condition", "clause", "chain", "exempt", "unset-entry", "unset-exempt"]))
+        change = draw(st.sampled_from(["condition", "clause", "chain", "chain-exempt", "exempt", "unset-entry",
+                                       "unset-exempt"]))
         body = {"condition": {"entry": condition},
                 "clause": {"entry": {"condition": condition, "reason": "the platform refuses it"}},
                 "chain": {"entry": [{"condition": condition, "reason": "first"},
                                     {"condition": f"not ({condition})", "reason": "second"}]},
+                # An exempt list on a later clause: a load error, as in a file (the chain's is its first's).
+                "chain-exempt": {"entry": [{"condition": condition, "reason": "first"},
+                                           {"condition": f"not ({condition})", "reason": "second",
+                                            "exempt": [draw(st.sampled_from(every))]}]},
                 "exempt": {"exempt": [draw(st.sampled_from(every))]},
                 "unset-entry": {"unset": ["entry"]}, "unset-exempt": {"unset": ["exempt"]}}[change]
-        if change in ("condition", "clause", "chain") and draw(st.booleans()):
+        if change in ("condition", "clause", "chain", "chain-exempt") and draw(st.booleans()):
             body["exempt"] = [draw(st.sampled_from(every))]
         ops.append(("requires", kind, body))
     return ops
@@ -486,11 +551,13 @@ def _settable(doc):
 def _upstream_adjustment(draw, doc):
     """An upstream adjustment ``a0`` for the random matrix *doc* (its text), or "" (none)."""
     settable = _settable(doc)
-    if not settable or not draw(st.booleans()):
+    # Mostly one, so that the overlay's changes of it are drawn (hypothesis leans to the least
+    # value: 0 draws one).
+    if not settable or draw(st.integers(0, 3)) == 3:
         return ""
     path, value = draw(st.sampled_from(settable))
     when = doc["features"][sorted(doc["features"])[0]]["when"]
-    runners = f"runners = {_value(['r0'])}\n" if draw(st.booleans()) else ""
+    runners = f"runners = {_value(['r0'])}\n" if draw(st.integers(0, 3)) != 3 else ""  # mostly: a runner from r0 gets it
     return (f'\n[adjustments.a0]\nname = "upstream adjustment"\nwhen = {json.dumps(when)}\n'
             f"set = {{ {json.dumps(path)} = {_value(value)} }}\n{runners}level = \"info\"\n")
 
@@ -576,7 +643,9 @@ def _hand_merged(features_doc, runners_doc, ops, first=0):  # noqa: C901 — one
         if table == "orders":
             if any(t == "choice" for t, _, _ in ops[:index]):
                 raise _Refused("the owned choice dropped upstream's orders")  # the how-to's rule
-            features_doc["orders"][id].update(copy.deepcopy(body))
+            features_doc["orders"][id].update(copy.deepcopy({k: v for k, v in body.items() if k != "unset"}))
+            for key in body.get("unset", []):
+                features_doc["orders"][id].pop(key, None)
             continue
         if table == "choice":
             # Owned: upstream's prefers (the note says so) and orders dropped; priorities by the
@@ -673,6 +742,31 @@ def _appended(ops, upstream_doc, upstream_runners, first):
     return out
 
 
+def _resolution(m, config, **kwargs):
+    """The resolution of *config*, a failed one too; None where the config is not one."""
+    try:
+        return m.resolve(config, **kwargs)
+    except matrix.ResolutionError as error:
+        return error.resolution
+    except matrix.errors.ConfigError:
+        return None
+
+
+def _adjusted(ops, upstream_doc, upstream_runners, first):
+    """For each operation, the adjustments a runner it adds ``from`` another gets from it (the
+    merge rule: each whose ``runners`` names that one, and not the new runner yet), on the hand
+    merge of the operations before it."""
+    out = []
+    for index, (table, id, body) in enumerate(ops):
+        found = []
+        if table == "add-runners" and "from" in body:
+            doc, _ = _hand_merged(upstream_doc, upstream_runners, ops[:index], first)
+            found = [a for a, t in doc.get("adjustments", {}).items()
+                     if body["from"] in t.get("runners", []) and id not in t["runners"]]
+        out.append(found)
+    return out
+
+
 def _write_upstream(folder, text, runners):
     (folder / "runners").mkdir(parents=True, exist_ok=True)
     (folder / "features.toml").write_text(text)
@@ -744,15 +838,19 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
         composed = composed_matrix()
         assert _comparable(composed) == _comparable(expected)
         # The docs JSON: the hand merge's, and each cell a live operation set names its overlay.
-        from matrix.render import render
+        import jsonschema
+
+        from matrix.render import json_schema, render
 
         # At the matrix's version, or another it knows of (a statement appended from a later
         # since is the overlay's from then on).
         version = data.draw(st.sampled_from(sorted(
             {str(composed.version), *(v for v in APPEND_SINCE if Version(v) <= composed.newest_release)})))
         appended = _appended(ops, upstream_doc, runners, first)
-        docs, hand = (json.loads(render(x, format="json", tables=("support",), version=version))
-                      for x in (composed, expected))
+        adjusted = _adjusted(ops, upstream_doc, runners, first)
+        docs, hand = (json.loads(render(x, format="json", tables=("support", "capabilities", "adjustments"),
+                                        version=version)) for x in (composed, expected))
+        jsonschema.validate(docs, json_schema())  # the overlay keys of a composed matrix's docs are the schema's
         marks, words = _marks(ops, composed.overlay.operations, [r.id for r in composed.runners], first,
                               upstream_doc, runners, appended, Version(version))
         _add_words(hand, words)
@@ -760,12 +858,21 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
         # The features in force at the version, not removed (a removed one's cells all say removed).
         shown = {f["id"] for f in docs["features"] if not composed.feature(f["id"]).removed_at(Version(version))}
         assert {k: v for k, v in found.items() if v} == {k: v for k, v in marks.items() if k[0] in shown}
+        # The capability table's cells and the adjustments an overlay set name it too (those shown).
+        requirements, adjustments = _table_marks(ops, composed, first, adjusted)
+        found_requirements = {(row["id"], r): by for row in docs.get("capabilities", []) for r, by in row.pop("overlay").items()}
+        found_adjustments = {a["id"]: a.pop("overlay") for a in docs.get("adjustments", [])}
+        assert ({k: v for k, v in found_requirements.items() if v}, {k: v for k, v in found_adjustments.items() if v}) == (
+            {k: v for k, v in requirements.items() if k in found_requirements},
+            {k: v for k, v in adjustments.items() if k in found_adjustments})
         for page in (docs, hand):
             page.pop("generated_by")
         assert docs == hand
         _markdown_marks(composed, version, {k: v for k, v in marks.items() if k[0] in shown}, words)
+        _markdown_table_marks(composed, version, {k for k, v in found_requirements.items() if v},
+                              {k for k, v in found_adjustments.items() if v})
         _origins_are_the_live_operations(composed, expected, ops, data.draw(configs(composed, version=version)), folder,
-                                         appended, version)
+                                         appended, version, adjusted)
         _resolve_and_check_agree(composed, expected, ops, first)
         # Each statement an operation appends that is not appended is recorded (matrix check says
         # those of an operation that changes something else).
@@ -792,7 +899,7 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _origins_are_the_live_operations(composed, expected, ops, config, folder, appended, version):  # noqa: C901 — one reference per origin and report role
+def _origins_are_the_live_operations(composed, expected, ops, config, folder, appended, version, adjusted):  # noqa: C901 — one reference per origin and report role
     """explain()'s origins and the report's places, against the operations written: a runner's
     place in choice is said by each live operation on it (an owned choice ranks the runners of
     its order and removes the others; choice = false removes; a candidate or its unset sets its
@@ -804,8 +911,8 @@ def _origins_are_the_live_operations(composed, expected, ops, config, folder, ap
     the runner added; an order: its change), else at upstream's file (features.toml, or the
     runner's file: a runner made from another, that one's). A statement appended to a cell sets
     it from its since on: at *version* before it, the cell is what it was appended to."""
-    live = [(table, id, dict(body, appended=a), op)
-            for (table, id, body), op, a in zip(ops, composed.overlay.operations, appended) if not op.noop]
+    live = [(table, id, dict(body, appended=a, adjusted=j), op)
+            for (table, id, body), op, a, j in zip(ops, composed.overlay.operations, appended, adjusted) if not op.noop]
 
     def said(verb, op):
         return f"{verb} by overlay '{op.overlay}' ({op.file}:{op.line}): r"
@@ -899,10 +1006,24 @@ def _origins_are_the_live_operations(composed, expected, ops, config, folder, ap
 
     def adjustment_op(id):  # the last live operation that added or changed the adjustment
         return next((o for t, i, _, o in reversed(live) if t in ("add-adjustments", "adjustments") and i == id), None)
-    for entry in resolution.explanation()["adjustments"]:
-        op = adjustment_op(entry["id"])
-        assert entry.get("origin") == (None if op is None else said("added" if op.kind == "add-adjustment"
-                                                                     else "changed", op))
+
+    def adjustment_origin(id, runner):  # that, or a later runner made from one it names: "copied from R"
+        found = None
+        for table, target, body, op in live:
+            if table in ("add-adjustments", "adjustments") and target == id:
+                found = said("added" if op.kind == "add-adjustment" else "changed", op)
+            elif table == "add-runners" and target == runner and id in body["adjusted"]:
+                found = said(f"copied from {body['from']}", op)
+        return found
+    # And where a runner made from another is asked for, on a config for each adjustment.
+    from matrix.testing import _gate_sweep
+
+    asked = [] if not any(t == "add-runners" and b["adjusted"] for t, _, b, _ in live) else [
+        (config, id) for config in _gate_sweep(composed, composed.schema, Version(version))
+        for t, id, b, _ in live if t == "add-runners" and b["adjusted"]]
+    for explained in [resolution, *(_resolution(composed, c, runner=r, version=version) for c, r in asked)]:
+        for entry in [] if explained is None else explained.explanation()["adjustments"]:
+            assert entry.get("origin") == adjustment_origin(entry["id"], entry["runner"])
     upstream = folder / "upstream"
     features_file = str(upstream / "features.toml")
     for rule in resolution.report()["why"]:
@@ -922,8 +1043,8 @@ def _origins_are_the_live_operations(composed, expected, ops, config, folder, ap
             op, file = feature_op(rule["id"], "forces"), features_file
         elif rule["role"] == "adjusts":
             op, file = adjustment_op(rule["id"]), features_file
-            assert rule["origin"] == ([] if op is None else [said("added" if op.kind == "add-adjustment"
-                                                                   else "changed", op)])
+            origin = adjustment_origin(rule["id"], rule["runner"])
+            assert rule["origin"] == ([] if origin is None else [origin])
         elif rule["role"] == "orders":
             op, file = next(
                 (o for t, i, _, o in reversed(live) if t == "orders" and i == rule["id"]), None), features_file
@@ -970,21 +1091,38 @@ def _resolve_and_check_agree(composed, expected, ops, first):
             removed[id] = None
 
     def seen(m):
-        return [(f.code, f.severity, f.message, f.feature, f.runner, f.place) for f in check.iter_findings(m)
+        return [(f.code, f.severity, f.message, f.feature, f.runner, f.place, f.features) for f in check.iter_findings(m)
                 if f.code not in ("overlay-noop", "overlay-dangling", "overlay-ended")]
     hand = []
-    for code, severity, message, feature, runner, place in seen(expected):
+    for code, severity, message, feature, runner, place, gates in seen(expected):
         if code == "never-candidate" and removed.get(runner):
             code, severity = "overlay-out-of-choice", "note"
             message = message.replace("no config satisfies False", f"removed from choice by overlay '{removed[runner]}': r")
-        # A no-runner finding names the overlay's reason too, runner by runner in the matrix's
-        # order (one occurrence each: a runner made `from` another without a name has its name).
-        for r in composed.runners:
-            if removed.get(r.id):
-                message = re.sub(re.escape(f"{r.name} not being a candidate") + r"(?! \(not )",
-                                 f"{r.name} removed from choice by overlay '{removed[r.id]}': r", message, count=1)
-        hand.append((code, severity, message, feature, runner, place))
+        if code == "no-runner":
+            message = _removed_in_words(message, gates, removed, {r.id: r.name for r in composed.runners})
+        hand.append((code, severity, message, feature, runner, place, gates))
     assert seen(composed) == hand
+
+
+def _removed_in_words(message, gates, removed, names):
+    """A no-runner *message* of the hand-written matrix as the composed matrix says it: each
+    gate of a runner out of choice (``RUNNER:not-candidate``, in *gates*: the finding's gates in
+    the order its message names them) said "removed from choice by overlay 'O': r" where
+    *removed* names the overlay O that removed that runner. The gates are matched to their words
+    by id and position, one after the other: two runners may have one name (a runner made
+    ``from`` another without its own name), and which overlay removed each is its id's."""
+    out, at = [], 0
+    for gate in gates:
+        runner, _, what = gate.partition(":")
+        if what != "not-candidate":
+            continue
+        words = f"{names[runner]} not being a candidate"
+        start = message.index(words, at)
+        out.append(message[at:start])
+        at = start + len(words)
+        out.append(f"{names[runner]} removed from choice by overlay '{removed[runner]}': r"
+                   if removed.get(runner) else words)
+    return "".join(out) + message[at:]
 
 
 def _add_words(docs, words):
@@ -1035,6 +1173,52 @@ def _marks(ops, operations, runners, first, upstream_doc, upstream_runners, appe
                     words[(feature, id)] = (f"set by {overlay}: r" if forced
                                             else f"copied from {base} by overlay '{overlay}': r", None)
     return marks, words
+
+
+def _table_marks(ops, composed, first, adjusted):
+    """(requirement kind, runner) → the overlay ("q" for the *first* operations, else "p") of
+    the last live operation that set that cell of the capability table (a change of the runner
+    writing or unsetting its entry of the kind; a change of the kind's matrix-wide entry, every
+    runner's cell; the runner added, where it has an entry of its own of the kind), and
+    adjustment id → that of the last that added or changed the adjustment, or added a runner
+    from one it names (*adjusted*)."""
+    requirements, adjustments = {}, {}
+    for index, ((table, id, body), op) in enumerate(zip(ops, composed.overlay.operations)):
+        if op.noop:
+            continue
+        overlay = "q" if index < first else "p"
+        if table == "runners":
+            named = [*body.get("requires", {}), *(k[len("requires."):] for k in body.get("unset", []) if "." in k)]
+            requirements.update({(kind, id): overlay for kind in named})
+        elif table == "requires":
+            requirements.update({(id, r.id): overlay for r in composed.runners})
+        elif table == "add-runners":
+            requirements.update({(c.kind, id): overlay for c in composed.runner(id).requires})
+            adjustments.update({a: overlay for a in adjusted[index]})
+        elif table in ("add-adjustments", "adjustments"):
+            adjustments[id] = overlay
+    return requirements, adjustments
+
+
+def _markdown_table_marks(composed, version, requirements, adjustments):
+    """The Markdown capability table marks 🧩 exactly the cells in *requirements* (rows by the
+    kind's name, cells by the runners' order), and the adjustments table exactly the rows of
+    *adjustments*, each with the mark's legend where it marks any."""
+    from matrix.render import render
+
+    page = render(composed, tables=("capabilities", "adjustments"), version=version)
+    runners = [r.id for r in composed.runners]
+    kinds = {k.name: k.id for k in composed.requirement_kinds}
+    found, rows = set(), set()
+    for line in page.splitlines():
+        columns = line.split(" | ")
+        if line.startswith("| ") and columns[0][2:] in kinds and len(columns) == len(runners) + 2:
+            found |= {(kinds[columns[0][2:]], r) for r, cell in zip(runners, columns[1:-1]) if cell.endswith(" 🧩")}
+        elif line.startswith("| `") and len(columns) == 9 and columns[1].endswith(" 🧩"):
+            rows.add(columns[0][3:-1])
+    assert (found, rows) == (requirements, adjustments), page
+    legend = "Legend: 🧩 overlay: set by an overlay (its reason is in the table “What this platform changes”)"
+    assert page.count(legend) == bool(requirements) + bool(adjustments), page
 
 
 def _markdown_marks(composed, version, marks, words):
@@ -1559,7 +1743,7 @@ def test_report_why_points_upstream_rules_at_upstream_and_the_overlays_at_the_ov
 
 
 
-def test_a_runner_made_from_v2_says_each_copied_cell_came_from_v2_and_gets_v2s_adjustments():
+def test_a_runner_made_from_v2_says_each_copied_cell_and_adjustment_came_from_v2():
     m = matrix.load(None, overlays=[str(NPU)])
     (added,) = m.overlay.changes("npu")
     said = f"by overlay 'vllm-npu' ({NPU}:19): {added.why} ({added.link})"
@@ -1576,6 +1760,15 @@ def test_a_runner_made_from_v2_says_each_copied_cell_came_from_v2_and_gets_v2s_a
     resolution = m.resolve(stock)
     assert (resolution.runner, [(a.id, a.path, a.before, a.after, a.runner) for a in resolution.adjustments]) == (
         "npu", [("stock_compile_cudagraphs", "compilation_config.cudagraph_mode", "FULL", "NONE", "npu")])
+    # ... and explain() and the report say where the NPU runner's came from; V2's is upstream's own.
+    (adjusts,) = [r for r in resolution.report()["why"] if r["role"] == "adjusts"]
+    assert ([a["origin"] for a in resolution.explanation()["adjustments"]], adjusts["origin"], adjusts["line"]) == (
+        [f"copied from v2 {said}"], [f"copied from v2 {said}"], _line_of(matrix.loader._default_file(), "[adjustments.stock_compile_cudagraphs]") + 2)  # its when, upstream's
+    assert "origin" not in m.resolve(stock, runner="v2").explanation()["adjustments"][0]
+    lines = resolution.explain().splitlines()
+    assert lines[lines.index("Adjustments:") + 1:][:2] == [
+        "  - stock_compile_cudagraphs (for npu): compilation_config.cudagraph_mode = 'FULL' -> 'NONE', overriding the "
+        "config's value", f"    origin: copied from v2 {said}"]
 
 
 # --- a list of overlays: matrix.load(upstream, overlays=[…]) and --overlay ----------------------
@@ -1632,6 +1825,11 @@ def test_the_cli_takes_overlay_files_in_order_for_resolve_check_and_docs(tmp_pat
     assert status == 0 and json.loads(out)["matrix"] == "b"
     status, out, _ = cli("docs", *over, "--table", "support", "--format", "json")
     assert status == 0 and json.loads(out)["matrix"] == "b"
+    # The editor's schema of the composed matrix: its name, and a support cell of each runner, the added one too.
+    status, out, _ = cli("schema", "--json-schema", "--matrix", "default", "--overlay", str(NPU))
+    schema = json.loads(out)
+    assert (status, schema["title"], list(schema["properties"]["features"]["additionalProperties"]["properties"][
+        "support"]["properties"])) == (0, "features.toml of a support matrix: vllm-npu", ["npu", "v2", "v1", "default"])
     assert cli("check", "features.toml", "--overlay", first) == (
         2, "", "matrix: error: " + matrix.cli._messages.check_files_and_matrix() + "\n")
 
@@ -1912,14 +2110,14 @@ def test_deleting_a_feature_id_upstream_makes_the_npu_operation_a_load_error_or_
 
 # --- the docs of a composed matrix: each cell an overlay set marked, and its changes alone ------
 
-def test_the_docs_page_of_the_npu_example_is_current_and_marks_every_cell_the_overlay_set():
+def test_the_docs_page_of_the_npu_example_is_current_and_marks_every_cell_and_adjustment_the_overlay_set():
     from matrix.render import render
 
     m = matrix.load(None, [NPU.relative_to(ROOT)])
     page = (ROOT / "docs" / "npu-overlay.md").read_text()
     begin, end = page.index("<!-- matrix:begin -->\n"), page.index("<!-- matrix:end -->")
     assert page[begin + len("<!-- matrix:begin -->\n"):end].strip("\n") == render(
-        m, tables=("support", "overlay")).strip("\n")
+        m, tables=("support", "adjustments", "overlay")).strip("\n")
     rows = {line.split(" | ")[0].lstrip("| ").split(" [^")[0]: line.split(" | ")[2:5]
             for line in page.splitlines() if line.startswith("| ") and line.split(" | ")[1].startswith("`")}
     marked = sorted((name, m.runners[i].id) for name, cells in rows.items() for i, c in enumerate(cells) if "🧩" in c)
@@ -1936,6 +2134,14 @@ def test_the_docs_page_of_the_npu_example_is_current_and_marks_every_cell_the_ov
     assert ("[^11]: set by vllm-npu: vllm-ascend enables V2 on the NPU for an allowlist of verified architectures "
             "(https://github.com/vllm-project/vllm-ascend/pull/16626)\n") in page
     assert "· 🧩 overlay: set by an overlay (its reason is in the cell's note)\n" in page
+    # The adjustments the NPU runner got from V2 (they name V2): marked, the reason in the overlay table.
+    assert [line.split(" | ")[:3] for line in page.splitlines() if line.startswith("| `")] == [
+        ["| `mamba_cache_align`", "Mamba cache mode follows prefix caching (on)", "every config, before the choice"],
+        ["| `mamba_cache_none`", "Mamba cache mode follows prefix caching (off)", "every config, before the choice"],
+        ["| `stock_compile_cudagraphs`", "CUDA graphs off under stock torch.compile 🧩",
+         "NPU model runner, Model Runner V2"],
+        ["| `draft_max_model_len`", "max\\_model\\_len lowered to the draft model's 🧩", "NPU model runner, Model Runner V2"]]
+    assert "Legend: 🧩 overlay: set by an overlay (its reason is in the table “What this platform changes”)\n" in page
     assert ("| vllm-npu | changes the runner | `v2` | `candidate` | The NPU has no Triton, which upstream's Model "
             "Runner V2 needs ([link](<https://github.com/vllm-project/vllm-ascend/pull/11389>)) | "
             "`examples/npu-overlay/vllm_npu_matrix/overlay.toml:28` |  |\n") in page
@@ -1957,9 +2163,14 @@ def test_the_json_docs_of_a_composed_matrix_name_the_overlay_of_each_cell_and_it
         ("change-feature", "missing_triton_detected", ["support.npu"], ""),
         ("change-feature", "pp_external_launcher", ["support.npu"], ""), ("change-runner", "v2", ["candidate"], "")]
     assert (data["overlay"]["extends"], data["overlay"]["version"]) == ("vLLM model runners", "0.33.0")
+    # The adjustments the NPU runner got from V2 name the overlay that made it (V2's name it too).
+    assert [(a["id"], a["runners"], a["overlay"]) for a in data["adjustments"]] == [
+        ("mamba_cache_align", [], None), ("mamba_cache_none", [], None),
+        ("stock_compile_cudagraphs", ["npu", "v2"], "vllm-npu"), ("draft_max_model_len", ["npu", "v2"], "vllm-npu")]
     # Upstream's docs have neither key, and no overlay table.
     upstream = json.loads(render(matrix.load(), format="json", tables=TABLES))
     assert "overlay" not in upstream and all("overlay" not in c for f in upstream["features"] for c in f["support"].values())
+    assert all("overlay" not in a for a in upstream["adjustments"])
 
 
 # --- operations on adjustments ---------------------------------------------------------------
@@ -2127,6 +2338,11 @@ def test_an_overlay_replaces_a_matrix_wide_entry_and_its_exempt_list_by_kind_and
     assert r.explain().splitlines()[4:9] == [
         "    - b needs r2 (requirement 'xpu')", "        requires: not b", "        because: b = True",
         f"        origin: blocked by overlay 'p' ({path}:5): R1 serves it on the NPU", "Active features: g"]
+    # The capability table marks each runner's cell of both kinds: the entry applies to it or exempts it.
+    from matrix.render import render
+
+    assert [line for line in render(m, tables=("capabilities",)).splitlines() if line.startswith("| ")][1:3] == [
+        "| Split | `h % 4 == 0` 🧩 | `h % 4 == 0` 🧩 | h must be even |", "| XPU |  🧩 | `not b` 🧩 | b needs r2 |"]
     assert _findings(m) == [
         f"{path}:13:1: warning[overlay-dangling]: Overlay operation change-requirement on 'gone' is dangling: "
         "upstream 1.0 has no such id, and the operation is written for upstream '<1.0'"]
@@ -2191,3 +2407,27 @@ def test_a_statement_not_appended_is_said_where_its_operation_changes_something_
     assert _findings(m) == [
         f"{path}:7:1: warning[overlay-noop]: The statement overlay operation change-feature on 'g' appends to the "
         "cell of 'r1' changes nothing: the cell's last statement already says its status; remove it"]
+
+
+
+def test_exempt_of_a_matrix_wide_chain_replaces_the_chains_one_list_which_exempts_from_every_clause(tmp_path):
+    """A chain has one exempt list, written on its first clause (a later clause's is a load
+    error): exempt replaces it, and the runners it names are exempt from every clause."""
+    _wide_upstream(tmp_path)
+    up = tmp_path / "up.toml"
+    up.write_text(up.read_text().replace('xpu = { condition = "not b", exempt = ["r2"] }', (
+        'xpu = [{ condition = "not b", exempt = ["r2"] }, { condition = "h > 0", reason = "h must be positive" }]')))
+    m = matrix.load(_overlay(tmp_path, """\
+        [overlay]
+        extends = "up.toml"
+
+        [change.requires.xpu]
+        exempt = ["r1"]
+        why = "R1 serves b and any h on the NPU"
+        """))
+    assert [(r.kind, str(r.condition), r.exempt) for r in m.requires] == [
+        ("split", "h % 2 == 0", ()), ("xpu", "not b", ("r1",)), ("xpu", "h > 0", ("r1",))]
+    assert m.resolve({"b": True, "h": -2}, runner="r1").runner == "r1"
+    with pytest.raises(matrix.UnsupportedFeatureError) as excinfo:
+        m.resolve({"h": -2}, runner="r2")
+    assert str(excinfo.value).splitlines()[0] == "R2 is not valid for this config: h must be positive"
