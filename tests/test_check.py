@@ -69,8 +69,14 @@ def _shows(m, finding):
             m.resolve(config)
         resolution = excinfo.value.resolution
         mine = [a for a in resolution.adjustments if a.runner == finding.runner]
-        assert mine and [w.feature for w in resolution.warnings if w.kind == "adjusted" and w.runner == finding.runner] \
+        said = [w.feature for w in resolution.warnings if w.kind == "adjusted" and w.runner == finding.runner]
+        # Every adjustment that changed a value says so, in order; the others said are those
+        # that speak always (README: says = "always", or a notice, speaks wherever its when
+        # holds, a value changed or not), which change nothing.
+        speaks_always = {a.id for a in m.adjustments if a.says == "always" or not a.set}
+        assert mine and [i for i in said if i not in speaks_always or i in {a.id for a in mine}] \
             == list(dict.fromkeys(a.id for a in mine))
+        assert set(said) - {a.id for a in mine} <= speaks_always
         plan = resolution._plan
         assert not resolution._mask & plan.blocking[finding.runner] & plan.automatic
     elif finding.code == "redirect-refused":
