@@ -247,13 +247,13 @@ class Search:
         nodes += [n for side in (old, new) if side.exact for n in side.ctx.nodes]
         self.effective = effective_questions(old, new)
         nodes += [n for _, _, by_runner in self.effective for options in by_runner.values() for n in options]
-        self.said = said_questions(old, new)
+        self.undecided: List[str] = []
+        self.said = said_questions(old, new, self.undecided)
         nodes += [n for _, _, by_runner in self.said for options in by_runner.values() for n in options]
         self.space = Space(union_schema(old.matrix.schema, new.matrix.schema), nodes, budget=budget)
         self.split = Split(self.space)
         for side in (old, new):
             self._same_on_c(side)
-        self.undecided: List[str] = []
         self.shared = shared_runners(old, new)
         self.changed = self._changed()
 
@@ -316,11 +316,13 @@ class Search:
         self._adjusted: Optional[List[Tuple[Side, Any, Node]]] = out
         return out
 
-    def value_cases(self, side: Side) -> List[Tuple[Dict[str, Any], Optional[str], bool]]:
+    def value_cases(self, side: Side) -> List[Tuple[Dict[str, Any], Optional[str], str]]:
         """The configs of each rule of automatic choice, with the runner whose effective config the
-        resolution ends on (None: the config of choice C) and whether it refuses: the runner it
-        chooses (served, or refused where its F fails it), the runner forced where no runner is free (`matrix._choice.forced`), none for a
-        removal or where no runner is free and none is forced."""
+        resolution ends on (None: the config of choice C) and how it answers (``""`` served,
+        ``"refused"``, or ``"removed"``: refused for a removed feature): the runner it chooses
+        (served, or refused where its F fails it), the runner forced where no runner is free
+        (`matrix._choice.forced`), none for a removal or where no runner is free and none is
+        forced."""
         plan = side.plan
 
         def forcing(step: Rule) -> List[Tuple[List[Node], Optional[str]]]:
@@ -341,37 +343,86 @@ class Search:
                 out.append((holds, runner if side.own(runner) else None))
             return out
 
-        cases: List[Tuple[Dict[str, Any], Optional[str], bool]] = []
+        cases: List[Tuple[Dict[str, Any], Optional[str], str]] = []
         removed = side.removed(False)
         if removed:
-            cases.append(({"true": [], "false": [], "extra": [("any", removed)]}, None, True))
+            cases.append(({"true": [], "false": [], "extra": [("any", removed)]}, None, "removed"))
         for step, split, outcome in side.automatic_rules():
             question = self._decides(side.automatic, step, split)
             if question is None:
                 continue
             question["false"] += removed
             if outcome[0] == "served":  # validated on its F: served, or refused there
-                cases += [(q, outcome[1], said[0] == "refused") for q, said in side.on_its_f(question, outcome, False)]
+                cases += [(q, outcome[1], "refused" if said[0] == "refused" else "")
+                          for q, said in side.on_its_f(question, outcome, False)]
                 continue
             earlier: List[Tuple[str, List[Node]]] = []
             for holds, forced in forcing(step):
                 cases.append(({**question, "true": [*question["true"], *holds],
-                               "extra": [*question["extra"], *earlier]}, forced, True))
+                               "extra": [*question["extra"], *earlier]}, forced, "refused"))
                 earlier.append(("any", [Not(node) for node in holds]))
-            cases.append(({**question, "extra": [*question["extra"], *earlier]}, None, True))
+            cases.append(({**question, "extra": [*question["extra"], *earlier]}, None, "refused"))
         return cases
+
+    def cases(self, side: Side) -> List[Tuple[Dict[str, Any], Optional[str], str]]:
+        """`value_cases` of *side*, asked once."""
+        if not hasattr(self, "_cases"):
+            self._cases: Dict[str, List[Tuple[Dict[str, Any], Optional[str], str]]] = {}
+        if side.name not in self._cases:
+            self._cases[side.name] = self.value_cases(side)
+        return self._cases[side.name]
+
+    def ending(self, side: Side, apart: Container[str]) -> List[Tuple[Optional[str], List[Goal]]]:
+        """Where *side*'s resolution ends on each effective config that matters, as conditions over
+        the config as given (``(node, holds)`` pairs, the configs of one case): on the F of a
+        runner of *apart* (one case per rule that ends there), or elsewhere (None: on C, or on
+        a runner's F that reads alike), which is every config but those."""
+        own: List[Tuple[Optional[str], List[Goal]]] = []
+        for question, runner, _ in self.cases(side):
+            if runner is not None and side.own(runner) and runner in apart:
+                own.append((runner, _goals(question)))
+        elsewhere = [(disjoin([conjoin([n if w else negate(n) for n, w in goals]) for _, goals in own]), False)] \
+            if own else []
+        return [(None, elsewhere), *own]
+
+    def exact_regions(self, by_runner: Dict[Tuple[Optional[str], Optional[str]], List[Node]]) -> List[List[Goal]]:
+        """The configs (as given) where what *by_runner*'s options say differs does differ: for each
+        pair of effective configs the two resolutions end on (`ending`), those cases with each
+        option of that pair; those that no config meets left out. The options of a pair of
+        runners hold where the resolutions end on those runners' F: read elsewhere, they may hold
+        where nothing differs."""
+        own = [[r.id for r in side.matrix.runners if side.own(r.id)] for side in (self.old, self.new)]
+
+        def options(a: Optional[str], b: Optional[str]) -> List[Node]:
+            return by_runner.get((a, b)) or []
+
+        # A runner whose pairs have the options of C's (its own adjustments leave what they read
+        # alone) is read as C: only the others need the configs that end on their F.
+        apart = [{a for a in own[0] if any(options(a, b) != options(None, b) for b in [None, *own[1]])},
+                 {b for b in own[1] if any(options(a, b) != options(a, None) for a in [None, *own[0]])}]
+        out: List[List[Goal]] = []
+        for a_runner, a_goals in self.ending(self.old, apart[0]):
+            for b_runner, b_goals in self.ending(self.new, apart[1]):
+                for option in dict.fromkeys(options(a_runner, b_runner)):  # each said apart, as the search has it
+                    goals = [*a_goals, *b_goals, (option, True)]
+                    if self._solve(_question_of(goals), "where the configs of a change of effective values lie") \
+                            is not None:
+                        out.append(goals)
+        return out
 
     def effective_region(self, path: str, by_runner: Dict[Tuple[Optional[str], Optional[str]], List[Node]],
                          what: Optional[str] = None) -> Optional[Assignment]:
         """A config whose effective value of *path* differs (*what*: whatever *by_runner*'s
         options say differs), the same runner (or none) chosen on both sides, or refused on both
         (where the answer changes, that change says it)."""
-        def served_first(cases: List[Tuple[Dict[str, Any], Optional[str], bool]]) -> List[Any]:
-            return sorted(cases, key=lambda case: case[2])  # a witness served on both sides, where there is one
+        def served_first(cases: List[Tuple[Dict[str, Any], Optional[str], str]]) -> List[Any]:
+            return sorted(cases, key=lambda case: case[2] != "")  # a witness served on both sides, where there is one
 
-        for a_question, a_runner, a_refused in served_first(self.value_cases(self.old)):
-            for b_question, b_runner, b_refused in served_first(self.value_cases(self.new)):
-                same = a_runner == b_runner or a_refused and b_refused
+        for a_question, a_runner, a_answer in served_first(self.cases(self.old)):
+            for b_question, b_runner, b_answer in served_first(self.cases(self.new)):
+                # Refused for a removal on one side only: that removal's finding says the change.
+                same = (a_answer == "removed") == (b_answer == "removed") and \
+                    (a_runner == b_runner or bool(a_answer) and bool(b_answer))
                 options = by_runner.get((a_runner, b_runner)) if same else None
                 if not options:
                     continue
@@ -684,6 +735,18 @@ def _conjunction(question: Dict[str, Any]) -> Node:
                     *(disjoin(list(nodes)) for _, nodes in question["extra"])])
 
 
+def _goals(question: Dict[str, Any]) -> List[Tuple[Node, bool]]:
+    """A search question as (condition, holds) pairs: its ``true`` hold, its ``false`` do not, and
+    one option of each of its groups holds."""
+    return [*((n, True) for n in question["true"]), *((n, False) for n in question["false"]),
+            *((disjoin(list(nodes)), True) for _, nodes in question["extra"])]
+
+
+def _question_of(goals: Sequence[Tuple[Node, bool]]) -> Dict[str, Any]:
+    """(condition, holds) pairs as a search question."""
+    return {"true": [n for n, w in goals if w], "false": [n for n, w in goals if not w], "extra": []}
+
+
 def _question(question: Dict[str, Any]) -> Dict[str, Any]:
     """A search question as the fields of a `Region`."""
     return {"true": tuple(question["true"]), "false": tuple(question["false"]),
@@ -745,19 +808,23 @@ def adjusting(side: Side) -> object:
 Effective = Tuple[str, Tuple[str, ...], Dict[Tuple[Optional[str], Optional[str]], List[Node]]]
 
 
-def value_terms(side: Side, runner: Optional[str], path: str) -> List[Tuple[Node, Node]]:
+def value_terms(side: Side, runner: Optional[str], path: str, adjustment: Any = None) -> List[Tuple[Node, Node]]:
     """What *path* reads on *side*'s effective config when *runner* is chosen (None: on C): exclusive
     conditions over the config as given, each with a path or a literal (the runner's own
-    adjustments read through those before the choice)."""
+    adjustments read through those before the choice). With *adjustment* (of *side*, before the
+    choice or *runner*'s own), what it reads where it applies: after the adjustments before it."""
     from ._check_adjust import _terms
     from ._substitute import conjoin
 
+    if adjustment is not None and not adjustment.runners:
+        return _terms(side.ctx.pre, path, list(side.plan.pre_adjustments).index(adjustment))
     before = _terms(side.ctx.pre, path)
     if not side.own(runner):
         return before
     assert runner is not None
+    end = None if adjustment is None else list(side.plan.adjustments[runner]).index(adjustment)
     out: List[Tuple[Node, Node]] = []
-    for condition, term in _terms(side.ctx.own[runner], path):
+    for condition, term in _terms(side.ctx.own[runner], path, end):
         on_config = side.ctx.choice(condition)
         if isinstance(term, Path):
             out += [(conjoin([on_config, c]), t) for c, t in _terms(side.ctx.pre, term.name)]
@@ -883,13 +950,40 @@ def saying(a: Any) -> object:
         (a.level, None, a.name, tuple(sorted((p, repr(v)) for p, v in a.set.items())))
 
 
-def said_apart(a: Any, b: Any) -> bool:
-    """Whether what an adjustment says (*a* on the old side, *b* on the new, None: not there) is
-    compared apart from its effective values: it says always (or is a notice) on a side, or its
-    text or level differs. One that speaks where it changes a value on each side it stands on,
-    in the same words, speaks where its values change: its ``adjustment-*`` findings say that."""
-    there = [x for x in (a, b) if x is not None]
-    return any(x.says == "always" for x in there) or len(there) == 2 and saying(a) != saying(b)
+def word_paths(a: Any) -> Tuple[str, ...]:
+    """The paths whose values (as the adjustment finds them) fill the words of its warning: its
+    message's ``{path}`` s; without a message, the generated sentence's (each path it sets,
+    from and to, and each path it copies from)."""
+    from ._templates import paths_only
+    from .schema import From
+
+    if a.message is not None:
+        return tuple(dict.fromkeys(paths_only(a.message).paths))
+    return tuple(dict.fromkeys([*a.set, *(v.path for v in a.set.values() if isinstance(v, From))]))
+
+
+def words_differ(old: Side, a: Any, on_old: Optional[str], new: Side, b: Any, on_new: Optional[str]) -> Optional[Node]:
+    """Where the words of one adjustment's warning (*a* on the old side, *b* on the new, their
+    templates alike) are filled with other values on the two sides, the resolutions ending on
+    *on_old*'s and *on_new*'s F: where a value it reads, as it finds it, differs (an adjustment
+    before it that differs). None where a value read is a list (the search tests no list for
+    equality)."""
+    from ._check_adjust import _differ
+    from ._substitute import FALSE, conjoin
+
+    options: List[Node] = []
+    for path in word_paths(b):
+        fields = [side.matrix.schema.get(path) for side in (old, new)]
+        if any(f is not None and f.item_type is not None for f in fields):
+            return None
+        if (a.runners and (on_old is None or not old.own(on_old) or on_old not in a.runners)) or \
+                (b.runners and (on_new is None or not new.own(on_new) or on_new not in b.runners)):
+            return FALSE  # a runner's own adjustment says nothing where the resolution ends elsewhere
+        mine, theirs = value_terms(old, on_old, path, a), value_terms(new, on_new, path, b)
+        if mine == theirs:
+            continue  # read alike: the same value on both sides
+        options += [conjoin([c1, c2, _differ(t1, t2)]) for c1, t1 in mine for c2, t2 in theirs if t1 != t2]
+    return disjoin(options) if options else FALSE
 
 
 #: One adjustment's warning question: its id, the change (warned on the new side only, the old
@@ -899,12 +993,14 @@ def said_apart(a: Any, b: Any) -> bool:
 Said = Tuple[str, str, Dict[Tuple[Optional[str], Optional[str]], List[Node]]]
 
 
-def said_questions(old: Side, new: Side) -> List[Said]:
+def said_questions(old: Side, new: Side, undecided: List[str]) -> List[Said]:
     """For each adjustment id of either side: where it speaks on one side and not on the other,
-    or on both with another text or level (`saying`), for each pair of runners whose F the
-    resolutions end on (as `effective_questions`). Every id is asked, not only those that
-    differ: one that stands alike says otherwise where an adjustment before it differs. Only where
-    both sides are ``exact``."""
+    or on both in other words (another text or level, `saying`, or its words filled with other
+    values, `words_differ`), for each pair of runners whose F the resolutions end on (as
+    `effective_questions`). Every id is asked, not only those that differ: one that stands alike
+    speaks elsewhere, or in other words, where an adjustment before it differs. Only where both
+    sides are ``exact``; what cannot be compared (a list filling its words) is said in
+    *undecided*."""
     from ._substitute import FALSE, conjoin, constant
 
     if not (old.exact and new.exact):
@@ -924,8 +1020,6 @@ def said_questions(old: Side, new: Side) -> List[Said]:
     out: List[Said] = []
     for i in dict.fromkeys([*mine, *theirs]):
         a, b = mine.get(i), theirs.get(i)
-        if not said_apart(a, b):
-            continue
         alike_text = a is not None and b is not None and saying(a) == saying(b)
         by_kind: Dict[str, Dict[Tuple[Optional[str], Optional[str]], List[Node]]] = {}
         for on_old in keys[0]:
@@ -934,10 +1028,18 @@ def said_questions(old: Side, new: Side) -> List[Said]:
                     continue
                 x = speaks(old, a, on_old) if a is not None else FALSE
                 y = speaks(new, b, on_new) if b is not None else FALSE
-                options = [("adjustment-warning-lifted", conjoin([x, negate(y)])),
-                           ("adjustment-warning-added", conjoin([negate(x), y]))]
+                # Where it speaks alike on both sides (the same condition), only its words may differ.
+                options = [] if x == y else [("adjustment-warning-lifted", conjoin([x, negate(y)])),
+                                             ("adjustment-warning-added", conjoin([negate(x), y]))]
                 if not alike_text:
                     options.append(("adjustment-warning-changed", conjoin([x, y])))
+                elif a is not None and b is not None:
+                    other = words_differ(old, a, on_old, new, b, on_new)
+                    if other is None:
+                        undecided.append(_messages.diff_not_compared(
+                            f"the words of {b.name}'s warning", "a config it warns (a list fills them)"))
+                    else:
+                        options.append(("adjustment-warning-changed", conjoin([x, y, other])))
                 for kind, option in options:
                     if constant(option) is not False:
                         by_kind.setdefault(kind, {})[on_old, on_new] = [option]

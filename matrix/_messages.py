@@ -1609,6 +1609,13 @@ def git_unreadable(spec: str, why: str) -> str:
     return f"Cannot read {spec!r} from git: {why}"
 
 
+def diff_base_outside(file: str, top: str) -> str:
+    """``matrix diff --base REV FILE`` where FILE lies outside the repository, which git reads the
+    base from."""
+    return (f"--base reads {file!r} from git, but it is outside the repository at {top!r}: name a file "
+            f"of the repository, or compare two files (matrix diff OLD NEW)")
+
+
 def diff_no_revision(spec: str, revision: str, names: Sequence[str]) -> str:
     """A side read from git (``REV:PATH``, ``--base REV``) whose revision git does not know;
     *names*: the branches, tags and remote branches, for a near miss."""

@@ -32,11 +32,14 @@ the choice, by predicate substitution: `matrix._substitute`, as ``matrix check``
 follows the first redirect that applies, and the runner chosen is validated on its effective
 config F (its own adjustments: `matrix._diff.Side.on_its_f`). Each path an adjustment that differs
 sets is one question "its value differs where both sides choose the same runner, or both refuse"
-over each pair of runners whose F the resolutions end on (``adjustment-added`` / ``-removed`` / ``-changed``, with
-the witness's ``Resolution.effective`` on both sides). A list value, or a rewrite past
-`matrix._substitute.MAX_NODES`, is not compared: the report says so in ``undecided``. What an
-adjustment says (its ``adjusted`` warning) is compared the same way where it says always on a
-side or its words differ (`matrix._diff.said_questions`: ``adjustment-warning-*``).
+over each pair of runners whose F the resolutions end on (``adjustment-added`` / ``-removed`` /
+``-changed``, with the witness's ``Resolution.effective`` on both sides); its region is exactly
+the configs whose value differs, each pair of runners' options held to the configs whose
+resolutions end on those runners' F (`matrix._diff.Search.exact_regions`). A list value, or a
+rewrite past `matrix._substitute.MAX_NODES`, is not compared: the report says so in
+``undecided``. What every adjustment says (its ``adjusted`` warning: where it speaks, its text
+and level, and the values that fill its words) is compared the same way
+(`matrix._diff.said_questions`: ``adjustment-warning-*``).
 """
 
 from __future__ import annotations
@@ -345,11 +348,16 @@ class _Changes:
             gate = side.gate(region.feature)
             assert gate is not None
             return [(side.name, gate)]
+        return self.causes_at(region.assignment)
+
+    def causes_at(self, assignment: _diff.Assignment) -> List[Tuple[str, Feature]]:
+        """The gates whose entry differs between the sides that are causes at *assignment*
+        (`causes`)."""
         out: List[Tuple[str, Feature]] = []
         seen = set()
         for side in (self.new, self.old):
             for gate in side.plan.features:
-                if gate.id in seen or self.search.space.truth(side.cause(gate), region.assignment) is not True:
+                if gate.id in seen or self.search.space.truth(side.cause(gate), assignment) is not True:
                     continue
                 other = (self.old if side is self.new else self.new)
                 shared = self.search.shared
@@ -370,6 +378,11 @@ class _Changes:
         gate (on a composed matrix, the overlay's line that changed it), the old side only for a
         gate gone (a blocker an overlay lifted was said at upstream's line, where it was active)."""
         now = self.new.gate(gate.id) if region.feature == gate.id else None
+        return (self.new, now) if now is not None else (self.side(side), gate)
+
+    def standing_at(self, side: str, gate: Feature) -> Tuple[_diff.Side, Feature]:
+        """Where a gate that differs stands: on the new side where it has it, else the old."""
+        now = self.new.gate(gate.id)
         return (self.new, now) if now is not None else (self.side(side), gate)
 
     def one_sided(self, region: _diff.Region) -> List[Tuple[str, str]]:
@@ -725,35 +738,47 @@ class _Changes:
         return _fewest_paths(witness, same), seen
 
     def options_text(self, by_runner: Dict[Any, List[Any]]) -> str:
-        """The configs as given where an effective value (or what an adjustment says) differs:
-        the search's own options (the adjustments' conditions read the config after the earlier
-        ones, not as given), each said with as few conditions as can be."""
-        from ._nodes import Or
+        """The configs as given where an effective value (or what an adjustment says) differs,
+        exactly: for each pair of effective configs the resolutions end on, where they end there
+        and an option of that pair holds (`matrix._diff.Search.exact_regions`; the adjustments'
+        conditions read the config after the earlier ones, not as given), each said with as few
+        conditions as can be."""
+        from ._nodes import Not, Or
         from ._space import Inconclusive
 
         search = self.search
         texts: List[str] = []
         self._text(Or(()))  # the gates' own texts, known
-        for option in dict.fromkeys(n for nodes in by_runner.values() for n in nodes):
+        for goals in search.exact_regions(by_runner):
             try:
-                if search.space.solve(true=[option]) is None:
-                    continue  # no config: said by none
-                kept = search.fewest_conjuncts([(option, True)], whole=self._texts)
+                kept = search.fewest_conjuncts(goals, whole=self._texts)
             except Inconclusive:  # said as it stands
-                kept = [(option, True)]
-            parts = [self._text(n) if w else f"not ({self._text(n)})" if " " in self._text(n)
-                     else f"not {self._text(n)}" for n, w in kept]
-            text = " and ".join(f"({t})" if " or " in t else t for t in dict.fromkeys(parts)) or "every config"
+                kept = list(goals)
+            positive = [self._text(n) for n, w in kept if w]
+            negative = []
+            for node in (n for n, w in kept if not w):
+                if isinstance(node, Not):  # ``not (not x)`` said as ``x``
+                    inner = self._text(node.operand)
+                    negative.append(f"({inner})" if " or " in inner else inner)
+                else:
+                    text = self._text(node)
+                    negative.append(f"not ({text})" if " " in text else f"not {text}")
+            parts = [f"({t})" if " or " in t else t for t in positive] + negative
+            text = " and ".join(dict.fromkeys(parts)) or "every config"
             if text not in texts:
                 texts.append(text)
         return _union(texts)
 
     def said(self) -> None:
-        """What each adjustment says (its ``adjusted`` warning: `matrix._diff.said_questions`)
-        where both sides choose the same runner, or both refuse: one finding per adjustment, its
-        witness re-resolved on both sides; caused by the adjustment where it differs, and by the
+        """What each adjustment says (its ``adjusted`` warning: `matrix._diff.said_questions`):
+        one finding per adjustment and change, its region exactly where it speaks so
+        (`options_text`), its witness where both sides choose the same runner, or both refuse,
+        re-resolved on both sides; caused by the adjustment where it differs, and by the
         adjustments that differ and change a value at the witness (one that stands alike says
-        otherwise where one before it differs)."""
+        otherwise where one before it differs), else by the gates that differ there (the
+        resolutions end on another runner's effective config)."""
+        from ._check_adjust import holds
+
         search = self.search
         for adjustment_id, change_id, by_runner in search.said:
             old_one, new_one = (adjustment_named(side, adjustment_id) for side in (self.old, self.new))
@@ -778,10 +803,16 @@ class _Changes:
                 side = self.new if new_one is not None else self.old
                 entries.append(_located(side, ("adjustments", adjustment_id)))
                 ids.append(adjustment_id)
-            for side, a, node in self.search.adjusted() or []:
-                if a.id not in ids and self.search.space.truth(node, found) is True:
+            for side, a, node in sorted(self.search.adjusted() or [], key=lambda one: one[0] is self.old):
+                # Read on the witness as said (the search's assignment may leave what it reads open);
+                # an adjustment on both sides where it stands now.
+                if a.id not in ids and holds(node, witness, self.search.space.schema):
                     entries.append(_located(side, ("adjustments", a.id)))
                     ids.append(a.id)
+            if not ids:  # the adjustment stands alike: the gates that differ where the resolutions end
+                for name, gate in self.causes_at(found):
+                    entries.append(_entry(*self.standing_at(name, gate)))
+                    ids.append(gate.id)
             if not ids:  # not known what else: the adjustment itself
                 side = self.new if new_one is not None else self.old
                 entries, ids = [_located(side, ("adjustments", adjustment_id))], [adjustment_id]
@@ -1077,9 +1108,11 @@ def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, A
     if kind == "effective":  # one of its configs where the value differs, whatever the values
         seen = [effective_value(side, config, effective_path(change)) for side in sides]
         return seen[0] != seen[1]
-    if kind == "said":  # one of its configs where what the adjustment says differs
+    if kind == "said":  # one of its configs where what the adjustment says changes as its id says
         seen = [said_by(side, config, change.features[0]) for side in sides]
-        return seen[0] != seen[1]
+        warned = [text != _messages.diff_said_value(None, None) for text in seen]
+        return seen[0] != seen[1] and warned == {"adjustment-warning-added": [False, True],
+                                                 "adjustment-warning-lifted": [True, False]}.get(change.id, [True, True])
     else:
         asked = change.runner if kind in ("asked", "removal") else None
         feature = change.features[0] if change.features else None

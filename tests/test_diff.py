@@ -1,4 +1,5 @@
 import json
+import os
 import re
 
 import pytest
@@ -314,7 +315,17 @@ def _edited(draw):
             line = ('deprecated = { since = "0.5", remove_in = "2.0" }\n' if edit == "deprecate"
                     else 'deprecated = { since = "0.5", remove_in = "1.0", removed = true }\n')
             new_text = text[:block.end()] + line + text[block.end():]
+    text, new_text = _templated(draw, names, text, new_text)
     return text, runners, new_text, new_runners, names, overlay
+
+
+def _templated(draw, names, *texts):
+    """*texts* as they are, or (half the time) with each adjustment's message filled with the value
+    of one path as the adjustment finds it (``{path}``), alike on every side."""
+    if not draw(st.booleans()):
+        return texts
+    path = draw(st.sampled_from(names))
+    return tuple(re.sub(r'message = "(a\d+) says"', rf'message = "\1 says {{{path}}}"', t) for t in texts)
 
 
 #: The [config] edits of the brute force: each field's declaration rewritten (a choice removed
@@ -516,19 +527,38 @@ def _inside(change, config, schema):
     return change.region == "every config" or _holds(matrix.Predicate(change.region), config, schema)
 
 
+def _said_as(change_id, seen):
+    """Whether what an adjustment says on each side (*seen*) is a change of *change_id*: warned on
+    the new side only (added), the old only (lifted), or on both in other words (changed)."""
+    warned = [not text.startswith("not warned") for text in seen]
+    return {"adjustment-warning-added": [False, True], "adjustment-warning-lifted": [True, False],
+            "adjustment-warning-changed": [True, True]}[change_id] == warned and seen[0] != seen[1]
+
+
 def _regions_hold_their_answers(old, new, sides, kinds, universe, whole):
     """Every config a region describes goes from the finding's answer to its answer, as its
     witness does (review finding W5: a region built from one pair of rules held configs of
-    another answer). The region of an effective value is the adjustments' conditions, not
-    compared here."""
+    another answer); an effective value's region holds only configs whose value differs (read
+    on the effective config each resolution ends on), a warning's only configs warned as its id
+    says (the region of the options of one pair of runners held configs whose resolutions end
+    elsewhere, where nothing changes)."""
     schema = _diff.union_schema(old.schema, new.schema)
     for change, kind, asked in kinds:
-        if kind in ("adjustment", "said"):
-            continue
         region = None if change.region == "every config" else matrix.Predicate(change.region)
         inside = [c for c in universe if region is None or _holds(region, c, schema)]
         assert inside or not whole, change  # a sample of the universe may miss a small region
         for config in inside[:200]:
+            if kind == "adjustment":
+                path = change.message.split(":")[0].removeprefix("Effective value of ")
+                seen = [effective_value(s, config, path) for s in sides]
+                if not any(a.startswith("a config error") for a in seen):
+                    assert seen[0] != seen[1], (change, config)
+                continue
+            if kind == "said":
+                seen = [said_by(s, config, change.features[0]) for s in sides]
+                if not any(a.startswith("a config error") for a in seen):
+                    assert _said_as(change.id, seen), (change, config, seen)
+                continue
             seen = [observe(s, config, kind, asked, change.features[0] if change.features else None, change.runner)
                     for s in sides]
             if any(a.startswith("a config error") for a in seen):
@@ -590,18 +620,10 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     if not whole:
         universe = universe[:: len(universe) // 3000 + 1]
     schema = _diff.union_schema(old.schema, new.schema)
-    # What an adjustment says is compared where it says always (or is a notice) on a side, or
-    # its message or level differs; one that speaks where it changes a value on both, in the
-    # same words, is said by its effective values.
-    everyone = [{a.id: a for a in (*side.plan.pre_adjustments, *(a for own in side.plan.adjustments.values()
-                                                                 for a in own))} for side in sides]
-    told = []
-    for i in sorted(everyone[0].keys() | everyone[1].keys()):
-        there = [side[i] for side in everyone if i in side]
-        if any(a.says == "always" for a in there) or len(there) == 2 and (
-                (there[0].level, there[0].message) != (there[1].level, there[1].message)
-                or there[0].message is None and str(there[0].set) + there[0].name != str(there[1].set) + there[1].name):
-            told.append(i)
+    # What every adjustment says is compared (its warning: where it speaks, and its words filled
+    # with the values it finds).
+    told = sorted({a.id for side in sides for a in (*side.plan.pre_adjustments,
+                                                    *(a for own in side.plan.adjustments.values() for a in own))})
     by_id = {}
     for change in report.changes:
         for change_id in (change.id, *change.also):  # a change folded into another is said by it
@@ -905,6 +927,27 @@ def test_base_reads_the_file_named_from_the_current_folder_as_it_stands_at_rev(f
         monkeypatch.chdir(where)
         again = _run("diff", "--base", "HEAD", name)[1]
         assert again == out.replace(" features.toml", " " + name)
+    # A file outside the repository has no REV:PATH: said so in our words (git's read "fatal: path
+    # 'outside.toml' does not exist in 'HEAD'", of a path the user never wrote).
+    import shutil
+    import tempfile
+
+    elsewhere = tempfile.mkdtemp(prefix="matrix-outside-")
+    try:
+        outside = os.path.join(elsewhere, "outside.toml")
+        with open(outside, "w") as f:
+            f.write(SMALL)
+        top = str(folder.resolve())
+        assert _run("diff", "--base", "HEAD", outside) == (2, "", (
+            f"matrix: error: --base reads {outside!r} from git, but it is outside the repository at {top!r}: "
+            "name a file of the repository, or compare two files (matrix diff OLD NEW)\n"))
+        monkeypatch.chdir(project)
+        relative = os.path.relpath(outside)
+        assert _run("diff", "--base", "HEAD", relative)[2] == (
+            f"matrix: error: --base reads {relative!r} from git, but it is outside the repository at {top!r}: "
+            "name a file of the repository, or compare two files (matrix diff OLD NEW)\n")
+    finally:
+        shutil.rmtree(elsewhere, ignore_errors=True)
 
 
 def test_an_overlay_read_from_git_reads_its_upstream_at_that_revision_and_one_in_the_tree_may_extend_it(folder):
@@ -1012,11 +1055,21 @@ def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_rel
         # "For Mamba/hybrid models vLLM overrides the field anyway: align when prefix caching is
         # on, none when it is off": the two adjustments before the choice that say it.
         ("adjustment-added", None, ("mamba_cache_align", "mamba_cache_none")),
-        # "vLLM ... sets cudagraph_mode to NONE" with stock torch.compile on V2: its own adjustment,
-        # new in 0.32.0 (where automatic choice moves to V2, that change says it; where no runner
-        # is free and V2 is forced, its effective config has it).
+        ("adjustment-warning-added", None, ("mamba_cache_align",)),  # each says what it set
+        ("adjustment-warning-added", None, ("mamba_cache_none",)),
+        # "vLLM logs once at info level 'CUDA graphs are not supported with stock torch.compile in
+        # Model Runner V2. Overriding cudagraph_mode <MODE> to NONE.' and sets cudagraph_mode to
+        # NONE" with stock torch.compile on V2: its own adjustment, new in 0.32.0, and its warning
+        # (where automatic choice moves to V2, that change says it; where no runner is free and
+        # V2 is forced, its effective config has it).
         ("adjustment-added", None, ("stock_compile_cudagraphs",)),
+        ("adjustment-warning-added", None, ("stock_compile_cudagraphs",)),
     } <= said
+    # The warning's words are V2's, filled with the mode it finds.
+    cudagraphs = next(c for c in report.changes if c.id == "adjustment-warning-added"
+                      and c.features == ("stock_compile_cudagraphs",))
+    assert cudagraphs.new == ("warned (info): CUDA graphs are not supported with stock torch.compile in Model Runner "
+                              "V2. Overriding cudagraph_mode PIECEWISE to NONE.")
     # Nothing else: every change is caused by one of those entries.
     assert {f for c in report.changes for f in c.features} == {
         "stock_torch_compile", "spec_ngram", "spec_ngram_gpu", "elastic_ep", "heterogeneous_vocab",
@@ -1071,9 +1124,10 @@ def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_rel
         ("refused-served", None, ("missing_triton",)),
         ("request-served", "v1", ("missing_triton",)),
         ("request-served", "v2", ("missing_triton",)),
-        # "On V2, max_model_len is lowered to the draft model's when the draft's is smaller": V2's
-        # own adjustment, new in 0.33.0.
+        # "On V2, max_model_len is lowered to the draft model's when the draft's is smaller (also
+        # with a warning)": V2's own adjustment, new in 0.33.0, and its warning.
         ("adjustment-added", None, ("draft_max_model_len",)),
+        ("adjustment-warning-added", None, ("draft_max_model_len",)),
         # V2's blocker "missing Triton" lifted on the unspecified platform: for more configs than
         # automatic choice moves (those another blocker keeps off V2), so its own finding.
         ("blocker-lifted", "v2", ("missing_triton",)),
@@ -1210,9 +1264,14 @@ def test_an_adjustment_before_the_choice_is_compared_on_the_config_of_choice_wit
          ["<string>:7 (new: $.features.fy)", "<string>:11 (new: $.adjustments.on)"]),
         ("adjustment-added", "behaviour", "Effective value of y: False → True", "x and not y", {"x": True},
          ["<string>:11 (new: $.adjustments.on)"]),
+        # ... and its warning (without a message, a sentence of what it set), where it speaks.
+        ("adjustment-warning-added", "behaviour",
+         "Warning of adjustment on: not warned → warned (warning): on: set y from False to True", "x and not y",
+         {"x": True}, ["<string>:11 (new: $.adjustments.on)"]),
     ], ())
-    assert [(c.id, c.message) for c in diff(new, old).changes][-1] == (
-        "adjustment-removed", "Effective value of y: True → False")
+    assert [(c.id, c.message) for c in diff(new, old).changes][-2:] == [
+        ("adjustment-removed", "Effective value of y: True → False"),
+        ("adjustment-warning-lifted", "Warning of adjustment on: warned (warning): on: set y from False to True → not warned")]
 
 
 def test_a_runners_own_adjustment_is_compared_exactly_where_it_validates_the_runner_and_in_effective_values():
@@ -1232,12 +1291,18 @@ def test_a_runners_own_adjustment_is_compared_exactly_where_it_validates_the_run
         ("blocker-added", "behaviour", "A and Y: not blocked by it → blocked by it", "x and not y", {"x": True},
          ["<string>:7 (new: $.features.fy)", *place]),
         ("adjustment-added", "behaviour", "Effective value of y: False → True", "x and not y", {"x": True}, place),
+        ("adjustment-warning-added", "behaviour",
+         "Warning of adjustment on: not warned → warned (warning): on: set y from False to True", "x and not y",
+         {"x": True}, place),
     ], ())
     assert [(c.id, c.message, c.region, c.witness) for c in diff(new, old).changes] == [
         ("refused-served", "Automatic choice: refused → A", "x and not y", {"x": True}),
         ("request-served", "Asking for A: refused → A", "x and not y", {"x": True}),
         ("blocker-lifted", "A and Y: blocked by it → not blocked by it", "x and not y", {"x": True}),
-        ("adjustment-removed", "Effective value of y: True → False", "x and not (True == y)", {"x": True})]
+        ("adjustment-removed", "Effective value of y: True → False", "x and not (True == y)", {"x": True}),
+        ("adjustment-warning-lifted",
+         "Warning of adjustment on: warned (warning): on: set y from False to True → not warned", "x and not y",
+         {"x": True})]
     assert (diff(new, new).changes, diff(new, new).undecided) == ((), ())
 
 
@@ -1271,7 +1336,9 @@ def test_a_forced_runners_own_adjustment_applies_where_no_runner_is_free_not_whe
     old, new = (matrix.loads(_FORCED.replace("fallback = false\n", "") + extra, runners=runners) for extra in ("", grow))
     assert (_said(diff(old, new)), diff(old, new).undecided) == ([
         ("adjustment-added", "behaviour", "Effective value of i: 0 → 9", "i == 0", {},
-         ["<string>:14 (new: $.adjustments.grow)"])], ())
+         ["<string>:14 (new: $.adjustments.grow)"]),
+        ("adjustment-warning-added", "behaviour", "Warning of adjustment grow: not warned → warned (warning): grow: "
+         "set i from 0 to 9", "i == 0", {}, ["<string>:14 (new: $.adjustments.grow)"])], ())
 
 
 def test_what_an_adjustment_says_is_compared_its_says_message_level_and_a_notice():
@@ -1305,13 +1372,52 @@ def test_what_an_adjustment_says_is_compared_its_says_message_level_and_a_notice
         ("adjustment-warning-changed", "behaviour",
          "Warning of adjustment on: warned (warning): y follows x → warned (warning): x is on", "x and not y",
          {"x": True}, place)], ())
-    # One that speaks where it changes a value, in the same words: its effective values say it.
-    assert said(on.replace('"x"', '"not x"')) == ([], ())
+    # One that speaks where it changes a value, in the same words, speaks elsewhere where its
+    # condition changes: warned where it now applies, no longer where it did.
+    assert said(on.replace('"x"', '"not x"')) == ([
+        ("adjustment-warning-added", "behaviour", "Warning of adjustment on: not warned → warned (warning): y follows x",
+         "not x and not y", {}, place),
+        ("adjustment-warning-lifted", "behaviour", "Warning of adjustment on: warned (warning): y follows x → not warned",
+         "not y and x", {"x": True}, place)], ())
     change = diff(old, matrix.loads(_TEXT + on + 'says = "always"\n', runners=_PLAIN)).changes[0]
     assert matrix.diff.reproduces(change, old, matrix.loads(_TEXT + on + 'says = "always"\n', runners=_PLAIN),
                                   {"x": True, "y": True})
     assert not matrix.diff.reproduces(change, old, matrix.loads(_TEXT + on + 'says = "always"\n', runners=_PLAIN),
                                       {"x": True})
+
+
+_WORDS = ('[matrix]\nname = "m"\nversion = "1.0"\n[config]\n"x" = { type = "bool", default = false }\n'
+          '"n" = { type = "int", default = 0 }\n[features.fx]\nname = "X"\nwhen = "x"\n'
+          'support = { a = "yes", b = "yes" }\n')
+
+
+def test_a_warning_whose_words_are_filled_with_a_value_an_earlier_adjustment_changed_is_said_changed():
+    """An adjustment alike on both sides whose message reads ``{n}``: an adjustment before it that
+    sets n otherwise fills its words otherwise (was: not compared, its template the same), said
+    where it speaks, caused by the adjustment that differs; that one's own warning (a sentence of
+    what it set) changes too, and where n already has the value one side sets, that side says
+    nothing (added, lifted)."""
+    first = '[adjustments.first]\nname = "first"\nwhen = "x"\nset = { n = 1 }\n'
+    told = '[adjustments.told]\nname = "told"\nwhen = "x"\nmessage = "n is {n}"\n'
+    old = matrix.loads(_WORDS + first + told, runners=_PLAIN)
+    new = matrix.loads(_WORDS + first.replace("n = 1", "n = 2") + told, runners=_PLAIN)
+    report = diff(old, new)
+    place = "<string>:11 (new: $.adjustments.first)"
+    assert ([(c.id, c.message, c.region, c.witness, c.features, [str(e) for e in c.entries]) for c in report.changes],
+            report.undecided) == ([
+        ("adjustment-changed", "Effective value of n: 1 → 2", "x", {"x": True}, ("first",), [place]),
+        ("adjustment-warning-added", "Warning of adjustment first: not warned → warned (warning): first: set n from 1 "
+         "to 2", "n == 1 and x", {"x": True, "n": 1}, ("first",), [place]),
+        ("adjustment-warning-lifted", "Warning of adjustment first: warned (warning): first: set n from 2 to 1 → not "
+         "warned", "x and n == 2", {"x": True, "n": 2}, ("first",), [place]),
+        ("adjustment-warning-changed", "Warning of adjustment first: warned (warning): first: set n from 0 to 1 → "
+         "warned (warning): first: set n from 0 to 2", "x and not (n == 1) and not (n == 2)", {"x": True}, ("first",),
+         [place]),
+        ("adjustment-warning-changed", "Warning of adjustment told: warned (warning): n is 1 → warned (warning): n is 2",
+         "x", {"x": True}, ("told", "first"), [place])], ())
+    for change in report.changes:
+        assert matrix.diff.reproduces(change, old, new, change.witness), change
+        assert not matrix.diff.reproduces(change, old, new, {}), change
 
 
 def test_sarif_is_one_run_with_a_rule_per_change_id_and_a_result_on_the_cause(folder):
@@ -1554,6 +1660,19 @@ def test_a_runner_removed_from_choice_by_an_overlay_changes_the_choice_where_it_
           "parallel_config": {"distributed_executor_backend": "external_launcher", "pipeline_parallel_size": 2},
           "attention_config": {"hisparse_config": {}}}),
         ("adjustment-changed", "behaviour", "'NONE'", "'PIECEWISE'",
+         {"compilation_config": {"mode": "STOCK_TORCH_COMPILE", "cudagraph_mode": "PIECEWISE"},
+          "parallel_config": {"distributed_executor_backend": "external_launcher", "pipeline_parallel_size": 2},
+          "attention_config": {"hisparse_config": {}}}),
+        # ... and there they no longer warn.
+        ("adjustment-warning-lifted", "behaviour",
+         "warned (warning): The draft model's max_model_len (0) is smaller than the target model's (1): Model Runner "
+         "V2 lowers max_model_len to 0", "not warned",
+         {"speculative_config": {"method": "ngram", "draft_model_config": {"max_model_len": 0}},
+          "model_config": {"max_model_len": 1},
+          "parallel_config": {"distributed_executor_backend": "external_launcher", "pipeline_parallel_size": 2},
+          "attention_config": {"hisparse_config": {}}}),
+        ("adjustment-warning-lifted", "behaviour", "warned (info): CUDA graphs are not supported with stock "
+         "torch.compile in Model Runner V2. Overriding cudagraph_mode PIECEWISE to NONE.", "not warned",
          {"compilation_config": {"mode": "STOCK_TORCH_COMPILE", "cudagraph_mode": "PIECEWISE"},
           "parallel_config": {"distributed_executor_backend": "external_launcher", "pipeline_parallel_size": 2},
           "attention_config": {"hisparse_config": {}}})]
