@@ -316,13 +316,17 @@ class Search:
         self._adjusted: Optional[List[Tuple[Side, Any, Node]]] = out
         return out
 
-    def value_cases(self, side: Side) -> List[Tuple[Dict[str, Any], Optional[str], str]]:
-        """The configs of each rule of automatic choice, with the runner whose effective config the
-        resolution ends on (None: the config of choice C) and how it answers (``""`` served,
-        ``"refused"``, or ``"removed"``: refused for a removed feature): the runner it chooses
-        (served, or refused where its F fails it), the runner forced where no runner is free
-        (`matrix._choice.forced`), none for a removal or where no runner is free and none is
-        forced."""
+    def value_cases(self, side: Side, asked: Optional[str] = None) -> List[Tuple[Dict[str, Any], Optional[str], str]]:
+        """The configs of each rule of automatic choice (with *asked*, of a request for that
+        runner), with the runner whose effective config the resolution ends on (None: the config
+        of choice C) and how it answers (``""`` served, ``"refused"``, or ``"removed"``: refused
+        for a removed feature): the runner it chooses (served, or refused where its F fails it),
+        the runner forced where no runner is free (`matrix._choice.forced`: automatic choice
+        only), none for a removal or where no runner is free and none is forced (a request
+        refused before a runner is chosen: one that a feature forced elsewhere refuses, or whose
+        runner a gate blocks on C)."""
+        if asked is not None:
+            return self._asked_cases(side, asked)
         plan = side.plan
 
         def forcing(step: Rule) -> List[Tuple[List[Node], Optional[str]]]:
@@ -364,28 +368,49 @@ class Search:
             cases.append(({**question, "extra": [*question["extra"], *earlier]}, None, "refused"))
         return cases
 
-    def cases(self, side: Side) -> List[Tuple[Dict[str, Any], Optional[str], str]]:
-        """`value_cases` of *side*, asked once."""
-        if not hasattr(self, "_cases"):
-            self._cases: Dict[str, List[Tuple[Dict[str, Any], Optional[str], str]]] = {}
-        if side.name not in self._cases:
-            self._cases[side.name] = self.value_cases(side)
-        return self._cases[side.name]
+    def _asked_cases(self, side: Side, asked: str) -> List[Tuple[Dict[str, Any], Optional[str], str]]:
+        """`value_cases` of a request for *asked* (`Side.requested_rules`, each runner chosen
+        validated on its F: served there, or refused with its adjustments applied)."""
+        cases: List[Tuple[Dict[str, Any], Optional[str], str]] = []
+        removed = side.removed(True)
+        if removed:
+            cases.append(({"true": [], "false": [], "extra": [("any", removed)]}, None, "removed"))
+        for step, split, outcome in list(side.requested_rules(asked)):
+            question = self._decides(side.asked, step, split)
+            if question is None:
+                continue
+            question["false"] += removed
+            if outcome[0] == "served":
+                cases += [(q, outcome[1], "refused" if said[0] == "refused" else "")
+                          for q, said in side.on_its_f(question, outcome, True)]
+            else:
+                cases.append((question, None, "refused"))
+        return cases
 
-    def ending(self, side: Side, apart: Container[str]) -> List[Tuple[Optional[str], List[Goal]]]:
+    def cases(self, side: Side, asked: Optional[str] = None) -> List[Tuple[Dict[str, Any], Optional[str], str]]:
+        """`value_cases` of *side* (of a request for *asked*), asked once."""
+        if not hasattr(self, "_cases"):
+            self._cases: Dict[Tuple[str, Optional[str]], List[Tuple[Dict[str, Any], Optional[str], str]]] = {}
+        if (side.name, asked) not in self._cases:
+            self._cases[side.name, asked] = self.value_cases(side, asked)
+        return self._cases[side.name, asked]
+
+    def ending(self, side: Side, apart: Container[str], asked: Optional[str] = None
+               ) -> List[Tuple[Optional[str], List[Goal]]]:
         """Where *side*'s resolution ends on each effective config that matters, as conditions over
         the config as given (``(node, holds)`` pairs, the configs of one case): on the F of a
         runner of *apart* (one case per rule that ends there), or elsewhere (None: on C, or on
         a runner's F that reads alike), which is every config but those."""
         own: List[Tuple[Optional[str], List[Goal]]] = []
-        for question, runner, _ in self.cases(side):
+        for question, runner, _ in self.cases(side, asked):
             if runner is not None and side.own(runner) and runner in apart:
                 own.append((runner, _goals(question)))
         elsewhere = [(disjoin([conjoin([n if w else negate(n) for n, w in goals]) for _, goals in own]), False)] \
             if own else []
         return [(None, elsewhere), *own]
 
-    def exact_regions(self, by_runner: Dict[Tuple[Optional[str], Optional[str]], List[Node]]) -> List[List[Goal]]:
+    def exact_regions(self, by_runner: Dict[Tuple[Optional[str], Optional[str]], List[Node]],
+                      asked: Optional[str] = None) -> List[List[Goal]]:
         """The configs (as given) where what *by_runner*'s options say differs does differ: for each
         pair of effective configs the two resolutions end on (`ending`), those cases with each
         option of that pair; those that no config meets left out. The options of a pair of
@@ -401,8 +426,8 @@ class Search:
         apart = [{a for a in own[0] if any(options(a, b) != options(None, b) for b in [None, *own[1]])},
                  {b for b in own[1] if any(options(a, b) != options(a, None) for a in [None, *own[0]])}]
         out: List[List[Goal]] = []
-        for a_runner, a_goals in self.ending(self.old, apart[0]):
-            for b_runner, b_goals in self.ending(self.new, apart[1]):
+        for a_runner, a_goals in self.ending(self.old, apart[0], asked):
+            for b_runner, b_goals in self.ending(self.new, apart[1], asked):
                 for option in dict.fromkeys(options(a_runner, b_runner)):  # each said apart, as the search has it
                     goals = [*a_goals, *b_goals, (option, True)]
                     if self._solve(_question_of(goals), "where the configs of a change of effective values lie") \
@@ -411,15 +436,15 @@ class Search:
         return out
 
     def effective_region(self, path: str, by_runner: Dict[Tuple[Optional[str], Optional[str]], List[Node]],
-                         what: Optional[str] = None) -> Optional[Assignment]:
+                         what: Optional[str] = None, asked: Optional[str] = None) -> Optional[Assignment]:
         """A config whose effective value of *path* differs (*what*: whatever *by_runner*'s
         options say differs), the same runner (or none) chosen on both sides, or refused on both
         (where the answer changes, that change says it)."""
         def served_first(cases: List[Tuple[Dict[str, Any], Optional[str], str]]) -> List[Any]:
             return sorted(cases, key=lambda case: case[2] != "")  # a witness served on both sides, where there is one
 
-        for a_question, a_runner, a_answer in served_first(self.cases(self.old)):
-            for b_question, b_runner, b_answer in served_first(self.cases(self.new)):
+        for a_question, a_runner, a_answer in served_first(self.cases(self.old, asked)):
+            for b_question, b_runner, b_answer in served_first(self.cases(self.new, asked)):
                 # Refused for a removal on one side only: that removal's finding says the change.
                 same = (a_answer == "removed") == (b_answer == "removed") and \
                     (a_runner == b_runner or bool(a_answer) and bool(b_answer))

@@ -23,8 +23,10 @@ merged only where their witnesses answer alike); it reads the config as given.
 What is not compared (yet): preference notices for a preference passed over, warnings of the
 ``opt-in`` and ``partial`` kinds, the answer for a config that one side's ``[config]`` rejects
 (a choice or field only one side has), the blockers and deprecation warnings of a config a
-removal refuses, and a request for a runner only one side has (a runner added or removed is the cause
-it names of what automatic choice does differently). A ``[config]`` field one side
+removal refuses, a request for a runner only one side has (a runner added or removed is the cause
+it names of what automatic choice does differently), and the deprecation warnings and blockers a
+request reads (read as automatic choice reads them: a gate with ``applies = "asked"`` is not
+asked about). A ``[config]`` field one side
 lacks reads, on that side, as if the config did not set it.
 
 Adjustments and redirects: every question reads the config of choice C (the adjustments before
@@ -32,7 +34,8 @@ the choice, by predicate substitution: `matrix._substitute`, as ``matrix check``
 follows the first redirect that applies, and the runner chosen is validated on its effective
 config F (its own adjustments: `matrix._diff.Side.on_its_f`). Each path an adjustment that differs
 sets is one question "its value differs where both sides choose the same runner, or both refuse"
-over each pair of runners whose F the resolutions end on (``adjustment-added`` / ``-removed`` /
+over each pair of runners whose F the resolutions end on, for automatic choice and for a request
+for each runner both sides have (``adjustment-added`` / ``-removed`` /
 ``-changed``, with the witness's ``Resolution.effective`` on both sides); its region is exactly
 the configs whose value differs, each pair of runners' options held to the configs whose
 resolutions end on those runners' F (`matrix._diff.Search.exact_regions`). A list value, or a
@@ -46,7 +49,8 @@ from __future__ import annotations
 
 import json
 import shlex
-from typing import Any, Callable, Dict, Iterable, List, Literal, Mapping, Optional, Sequence, Tuple, Union, get_args
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, Union,
+                    get_args)
 
 import attrs
 
@@ -223,8 +227,8 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
     changes.add_regions(search.one_gate("deprecation", _diff.deprecated))
     for runner in runners:
         changes.add_regions(search.one_gate("blocker", _diff.blocking(runner), blocked=runner))
-    changes.effective()
-    changes.said()
+    changes.effective(runners)
+    changes.said(runners)
     changes.config()
     changes.cosmetic()
     return DiffReport(_sorted(_folded(changes)), str(sides[0].version), str(sides[1].version),
@@ -671,9 +675,11 @@ class _Changes:
                                        repr(old.runner(runner.id).name), repr(runner.name), runner=runner.id,
                                        entries=(_order_entry(self.new),)))
 
-    def effective(self) -> None:
+    def effective(self, runners: Sequence[str] = ()) -> None:
         """Paths whose value after the adjustments differs (`matrix._diff.effective_questions`):
-        one finding per path, caused by the adjustments that differ and set it."""
+        one finding per path, caused by the adjustments that differ and set it, for automatic
+        choice and for a request for each of *runners* (where a request's configs are automatic
+        choice's, that finding says it)."""
         from .schema import Adjustment
 
         search = self.search
@@ -683,73 +689,101 @@ class _Changes:
                 search.undecided.append(_messages.diff_not_compared(
                     f"the effective value of {path}", "a config an adjustment changes (a list)"))
                 continue
-            found = search.effective_region(path, by_runner) if by_runner else None
+            def where(asked: Optional[str], path: str = path, by_runner: Any = by_runner) -> Optional[_diff.Assignment]:
+                return search.effective_region(path, by_runner, asked=asked)
+
+            for asked, found, regions in self.modes(by_runner, runners, where):
+                def value(side: _diff.Side, config: Dict[str, Any], path: str = path,
+                          asked: Optional[str] = asked) -> str:
+                    return effective_value(side, config, path, asked)
+
+                settled = self._witness(found, value, "effective", asked)
+                if settled is None:
+                    continue
+                witness, seen = settled
+                adjustments: List[Tuple[_diff.Side, Adjustment]] = []
+                for cause in causes:
+                    for side in (self.new, self.old):
+                        mine = adjustment_named(side, cause)
+                        if mine is not None:
+                            adjustments.append((side, mine))
+                            break
+                sides = {s.name for s, _ in adjustments}
+                change_id = ("adjustment-changed" if any(adjustment_named(self.old, c) is not None
+                                                         and adjustment_named(self.new, c) is not None for c in causes)
+                             else "adjustment-added" if sides == {"new"} else "adjustment-removed"
+                             if sides == {"old"} else "adjustment-changed")
+                entries = [_located(side, ("adjustments", adjustment.id)) for side, adjustment in adjustments]
+                message = self._asking(asked, _messages.diff_effective(path, seen[0], seen[1]))
+                self.out.append(Difference(change_id, CHANGES[change_id][0], message, regions, witness, seen[0],
+                                           seen[1], runner=asked, features=causes, entries=tuple(entries)))
+
+    def modes(self, by_runner: Dict[Any, List[Any]], runners: Sequence[str],
+              search: Callable[[Optional[str]], Optional[_diff.Assignment]]
+              ) -> Iterator[Tuple[Optional[str], _diff.Assignment, str]]:
+        """For automatic choice and a request for each of *runners*: the assignment *search* finds
+        there (where by_runner's options differ, the same runner or none chosen on both sides), and
+        the region's text, exactly (`options_text`). A request whose region is automatic
+        choice's (the same configs change, in both) is said by automatic choice's finding."""
+        if not by_runner:
+            return
+        automatic = None
+        for asked in [None, *runners]:
+            regions = self.search.exact_regions(by_runner, asked)
+            if asked is not None and automatic is not None and regions == automatic[0]:
+                continue  # the same cases (no runner's own adjustments read apart)
+            found = search(asked)
             if found is None:
                 continue
-            def value(side: _diff.Side, config: Dict[str, Any], path: str = path) -> str:
-                return effective_value(side, config, path)
-
-            settled = self._witness(found, value, "effective")
-            if settled is None:
+            text = self.options_text(regions) or "every config"
+            if asked is None:
+                automatic = (regions, text)
+            elif automatic is not None and text == automatic[1]:
                 continue
-            witness, seen = settled
-            adjustments: List[Tuple[_diff.Side, Adjustment]] = []
-            for cause in causes:
-                for side in (self.new, self.old):
-                    mine = adjustment_named(side, cause)
-                    if mine is not None:
-                        adjustments.append((side, mine))
-                        break
-            sides = {s.name for s, _ in adjustments}
-            change_id = ("adjustment-changed" if any(adjustment_named(self.old, c) is not None
-                                                     and adjustment_named(self.new, c) is not None for c in causes)
-                         else "adjustment-added" if sides == {"new"} else "adjustment-removed"
-                         if sides == {"old"} else "adjustment-changed")
-            region = self.options_text(by_runner)
-            entries = []
-            for side, adjustment in adjustments:
-                entries.append(_located(side, ("adjustments", adjustment.id)))
-            self.out.append(Difference(change_id, CHANGES[change_id][0],
-                                       _messages.diff_effective(path, seen[0], seen[1]), region or "every config",
-                                       witness, seen[0], seen[1], features=causes, entries=tuple(entries)))
+            yield asked, found, text
+
+    def _asking(self, asked: Optional[str], message: str) -> str:
+        """*message* of a request for *asked* (as it is for automatic choice)."""
+        return message if asked is None else f"Asking for {self.new.matrix.runner(asked).name}: {message}"
 
     def _witness(self, found: Any, read: Callable[[_diff.Side, Dict[str, Any]], str],
-                 what: str) -> Optional[Tuple[Dict[str, Any], Tuple[str, ...]]]:
+                 what: str, asked: Optional[str] = None) -> Optional[Tuple[Dict[str, Any], Tuple[str, ...]]]:
         """The witness of the search's region *found* where *read* (a side, a config → what it
         says there) differs between the sides, shortened, and what each side says; None (and a
         line in `unreproduced`, ``(what)``) where it does not differ. A shorter witness answers
-        alike: the same reads and the same answers of automatic choice (it stays a config of the
-        case the search found)."""
+        alike: the same reads and the same answers of automatic choice (of a request for
+        *asked*: it stays a config of the case the search found)."""
         sides = (self.old, self.new)
         witness = self.search.space.witness(found)
         seen = tuple(read(side, witness) for side in sides)
         if seen[0] == seen[1]:
             self.unreproduced.append(f"A witness did not reproduce ({what}): {json.dumps(witness)}")
             return None
-        said = tuple(observe(s, witness, "automatic") for s in sides)
+        kind = "automatic" if asked is None else "asked"
+        said = tuple(observe(s, witness, kind, asked) for s in sides)
 
         def same(config: Dict[str, Any]) -> bool:
             return tuple(read(s, config) for s in sides) == seen and \
-                tuple(observe(s, config, "automatic") for s in sides) == said
+                tuple(observe(s, config, kind, asked) for s in sides) == said
 
         shorter = _pruned(witness, self.old, self.new)
         if shorter != witness and same(shorter):
             witness = shorter
         return _fewest_paths(witness, same), seen
 
-    def options_text(self, by_runner: Dict[Any, List[Any]]) -> str:
+    def options_text(self, regions: List[Any]) -> str:
         """The configs as given where an effective value (or what an adjustment says) differs,
         exactly: for each pair of effective configs the resolutions end on, where they end there
-        and an option of that pair holds (`matrix._diff.Search.exact_regions`; the adjustments'
-        conditions read the config after the earlier ones, not as given), each said with as few
-        conditions as can be."""
+        and an option of that pair holds (*regions*: `matrix._diff.Search.exact_regions`; the
+        adjustments' conditions read the config after the earlier ones, not as given), each said
+        with as few conditions as can be."""
         from ._nodes import Not, Or
         from ._space import Inconclusive
 
         search = self.search
         texts: List[str] = []
         self._text(Or(()))  # the gates' own texts, known
-        for goals in search.exact_regions(by_runner):
+        for goals in regions:
             try:
                 kept = search.fewest_conjuncts(goals, whole=self._texts)
             except Inconclusive:  # said as it stands
@@ -769,58 +803,69 @@ class _Changes:
                 texts.append(text)
         return _union(texts)
 
-    def said(self) -> None:
+    def said(self, runners: Sequence[str] = ()) -> None:
         """What each adjustment says (its ``adjusted`` warning: `matrix._diff.said_questions`):
         one finding per adjustment and change, its region exactly where it speaks so
         (`options_text`), its witness where both sides choose the same runner, or both refuse,
         re-resolved on both sides; caused by the adjustment where it differs, and by the
         adjustments that differ and change a value at the witness (one that stands alike says
         otherwise where one before it differs), else by the gates that differ there (the
-        resolutions end on another runner's effective config)."""
-        from ._check_adjust import holds
-
+        resolutions end on another runner's effective config). For automatic choice and a
+        request for each of *runners*, as `effective`."""
         search = self.search
         for adjustment_id, change_id, by_runner in search.said:
             old_one, new_one = (adjustment_named(side, adjustment_id) for side in (self.old, self.new))
             either = new_one or old_one
             assert either is not None  # an id of one side at least
             name = either.name
-            found = search.effective_region(adjustment_id, by_runner, f"where what {name} says changes")
-            if found is None:
-                continue
-            def saying(side: _diff.Side, config: Dict[str, Any], adjustment_id: str = adjustment_id) -> str:
-                return said_by(side, config, adjustment_id)
+            def where(asked: Optional[str], adjustment_id: str = adjustment_id, by_runner: Any = by_runner,
+                      name: str = name) -> Optional[_diff.Assignment]:
+                return search.effective_region(adjustment_id, by_runner, f"where what {name} says changes", asked)
 
-            settled = self._witness(found, saying, "said")
-            if settled is None:
-                continue
-            witness, seen = settled
-            differs = old_one is None or new_one is None or _diff.saying(old_one) != _diff.saying(new_one) \
-                or _diff.adjusting_one(old_one) != _diff.adjusting_one(new_one) or old_one.says != new_one.says
-            entries: List[Entry] = []
-            ids: List[str] = []
-            if differs:
-                side = self.new if new_one is not None else self.old
-                entries.append(_located(side, ("adjustments", adjustment_id)))
-                ids.append(adjustment_id)
-            for side, a, node in sorted(self.search.adjusted() or [], key=lambda one: one[0] is self.old):
-                # Read on the witness as said (the search's assignment may leave what it reads open);
-                # an adjustment on both sides where it stands now.
-                if a.id not in ids and holds(node, witness, self.search.space.schema):
-                    entries.append(_located(side, ("adjustments", a.id)))
-                    ids.append(a.id)
-            if not ids:  # the adjustment stands alike: the gates that differ where the resolutions end
-                for name, gate in self.causes_at(found):
-                    entries.append(_entry(*self.standing_at(name, gate)))
-                    ids.append(gate.id)
-            if not ids:  # not known what else: the adjustment itself
-                side = self.new if new_one is not None else self.old
-                entries, ids = [_located(side, ("adjustments", adjustment_id))], [adjustment_id]
-            if ids[0] != adjustment_id:
-                ids.insert(0, adjustment_id)  # the adjustment said first: `reproduces` reads it
-            self.out.append(Difference(change_id, CHANGES[change_id][0], _messages.diff_said(name, seen[0], seen[1]),
-                                       self.options_text(by_runner) or "every config", witness, seen[0], seen[1],
-                                       features=tuple(ids), entries=tuple(entries)))
+            for asked, found, regions in self.modes(by_runner, runners, where):
+                self._said(adjustment_id, change_id, name, asked, found, regions, old_one, new_one)
+
+    def _said(self, adjustment_id: str, change_id: str, name: str, asked: Optional[str], found: _diff.Assignment,
+              region: str, old_one: Any, new_one: Any) -> None:
+        """One finding of `said`: what adjustment *adjustment_id* (*old_one*, *new_one*: as each
+        side has it) says, in automatic choice or a request for *asked*, where the search *found*
+        it changes so."""
+        from ._check_adjust import holds
+
+        def saying(side: _diff.Side, config: Dict[str, Any]) -> str:
+            return said_by(side, config, adjustment_id, asked)
+
+        settled = self._witness(found, saying, "said", asked)
+        if settled is None:
+            return
+        witness, seen = settled
+        differs = old_one is None or new_one is None or _diff.saying(old_one) != _diff.saying(new_one) \
+            or _diff.adjusting_one(old_one) != _diff.adjusting_one(new_one) or old_one.says != new_one.says
+        entries: List[Entry] = []
+        ids: List[str] = []
+        if differs:
+            side = self.new if new_one is not None else self.old
+            entries.append(_located(side, ("adjustments", adjustment_id)))
+            ids.append(adjustment_id)
+        for side, a, node in sorted(self.search.adjusted() or [], key=lambda one: one[0] is self.old):
+            # Read on the witness as said (the search's assignment may leave what it reads open);
+            # an adjustment on both sides where it stands now.
+            if a.id not in ids and holds(node, witness, self.search.space.schema):
+                entries.append(_located(side, ("adjustments", a.id)))
+                ids.append(a.id)
+        if not ids:  # the adjustment stands alike: the gates that differ where the resolutions end
+            for standing, gate in self.causes_at(found):
+                entries.append(_entry(*self.standing_at(standing, gate)))
+                ids.append(gate.id)
+        if not ids:  # not known what else: the adjustment itself
+            side = self.new if new_one is not None else self.old
+            entries, ids = [_located(side, ("adjustments", adjustment_id))], [adjustment_id]
+        if ids[0] != adjustment_id:
+            ids.insert(0, adjustment_id)  # the adjustment said first: `reproduces` reads it
+        self.out.append(Difference(change_id, CHANGES[change_id][0],
+                                   self._asking(asked, _messages.diff_said(name, seen[0], seen[1])),
+                                   region, witness, seen[0], seen[1], runner=asked, features=tuple(ids),
+                                   entries=tuple(entries)))
 
     def _excluded(self, region: _diff.Region, causes: Sequence[Tuple[str, Feature]]) -> List[Feature]:
         out: List[Feature] = []
@@ -894,6 +939,8 @@ def _probes(*fields: Optional[Any]) -> List[object]:
             continue
         if field.choices is not None:
             out += list(field.choices)
+            if field.type == "str":  # a string no choice is: accepted where the other side has none
+                out.append("".join(sorted({str(c) for c in field.choices}, key=len)[-1:]) + "?")
         elif field.type == "bool":
             out += [True, False]
         elif field.type in ("int", "float"):
@@ -937,6 +984,11 @@ def _config_region(path: str, a: Optional[Any], b: Optional[Any], values: List[o
         parts += [f"{path} is None" for v in values if v is None]
         if parts:
             return " or ".join(f"({p})" if " and " in p and len(parts) > 1 else p for p in parts)
+    wide, narrow = (a, b) if rejected else (b, a)
+    if a.type == b.type == "str" and narrow.choices is not None and wide.choices is None:
+        # Choices where any string was accepted: every string but those (and None, if it flips).
+        parts = [f"{path} not in {list(narrow.choices)!r}", *(f"{path} is None" for v in values if v is None)]
+        return " or ".join(parts)
     texts = [f"{path} is None" if v is None else f"{path} == {v!r}" for v in values]
     return " or ".join(texts[:4]) + (_messages.diff_region_more(len(texts) - 4) if len(texts) > 4 else "")
 
@@ -1081,8 +1133,9 @@ def kind_of(change: Difference) -> str:
 
 
 def effective_path(change: Difference) -> str:
-    """The path whose effective value an ``adjustment-*`` change is about (`_messages.diff_effective`)."""
-    return change.message.split(":", 1)[0][len("Effective value of "):]
+    """The path whose effective value an ``adjustment-*`` change is about (`_messages.diff_effective`,
+    after ``Asking for NAME: `` for a request)."""
+    return change.message.split("Effective value of ", 1)[1].split(": ", 1)[0]
 
 
 def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, Any], *,
@@ -1106,10 +1159,10 @@ def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, A
             return False
     sides = [_At(m, _plan(m, v).version) for m, v in ((old, old_version), (new, new_version))]
     if kind == "effective":  # one of its configs where the value differs, whatever the values
-        seen = [effective_value(side, config, effective_path(change)) for side in sides]
+        seen = [effective_value(side, config, effective_path(change), change.runner) for side in sides]
         return seen[0] != seen[1]
     if kind == "said":  # one of its configs where what the adjustment says changes as its id says
-        seen = [said_by(side, config, change.features[0]) for side in sides]
+        seen = [said_by(side, config, change.features[0], change.runner) for side in sides]
         warned = [text != _messages.diff_said_value(None, None) for text in seen]
         return seen[0] != seen[1] and warned == {"adjustment-warning-added": [False, True],
                                                  "adjustment-warning-lifted": [True, False]}.get(change.id, [True, True])
@@ -1164,13 +1217,15 @@ def adjustment_named(side: Union[_diff.Side, _At], adjustment_id: str) -> Option
                  if a.id == adjustment_id), None)
 
 
-def said_by(side: Union[_diff.Side, _At], config: Dict[str, Any], adjustment_id: str) -> str:
-    """What the adjustment *adjustment_id* says to *config* on *side* in automatic choice: its
-    ``adjusted`` warning (``Resolution.warnings``), or nothing (`_messages.diff_said_value`)."""
+def said_by(side: Union[_diff.Side, _At], config: Dict[str, Any], adjustment_id: str,
+            runner: Optional[str] = None) -> str:
+    """What the adjustment *adjustment_id* says to *config* on *side* in automatic choice (in a
+    request for *runner*): its ``adjusted`` warning (``Resolution.warnings``), or nothing
+    (`_messages.diff_said_value`)."""
     from .resolver import resolve
 
     try:
-        resolution = resolve(side.matrix, config, version=side.version)
+        resolution = resolve(side.matrix, config, runner=runner, version=side.version)
     except ConfigError as refused:
         return f"a config error: {refused}"
     except ResolutionError as raised:
@@ -1180,12 +1235,14 @@ def said_by(side: Union[_diff.Side, _At], config: Dict[str, Any], adjustment_id:
         _messages.diff_said_value(warning.level, warning.message)
 
 
-def effective_value(side: Union[_diff.Side, _At], config: Dict[str, Any], path: str) -> str:
-    """The value of *path* in *config*'s effective config on *side* (``Resolution.effective``)."""
+def effective_value(side: Union[_diff.Side, _At], config: Dict[str, Any], path: str,
+                    runner: Optional[str] = None) -> str:
+    """The value of *path* in *config*'s effective config on *side* (``Resolution.effective``), in
+    automatic choice (in a request for *runner*)."""
     from .resolver import resolve
 
     try:
-        resolution = resolve(side.matrix, config, version=side.version)
+        resolution = resolve(side.matrix, config, runner=runner, version=side.version)
     except ConfigError as refused:
         return f"a config error: {refused}"
     except ResolutionError as raised:

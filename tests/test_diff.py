@@ -414,12 +414,13 @@ def _answers(side, config, names, adjustments=()):
     warnings are compared)."""
     plan = side.plan
     out = {("automatic", None, None): observe(side, config, "automatic")}
-    for adjustment in adjustments:
-        out[("said", None, adjustment)] = said_by(side, config, adjustment)
+    for runner in (None, *plan.no):  # automatic choice, and a request for each runner
+        for adjustment in adjustments:
+            out[("said", runner, adjustment)] = said_by(side, config, adjustment, runner)
+        for path in names:
+            out[("effective", runner, path)] = effective_value(side, config, path, runner)
     for runner in plan.no:
         out[("asked", runner, None)] = observe(side, config, "asked", runner)
-    for path in names:
-        out[("effective", None, path)] = effective_value(side, config, path)
     for gate in plan.features:
         out[("deprecation", None, gate.id)] = observe(side, config, "deprecation", feature=gate.id)
         for runner in plan.no:
@@ -549,13 +550,13 @@ def _regions_hold_their_answers(old, new, sides, kinds, universe, whole):
         assert inside or not whole, change  # a sample of the universe may miss a small region
         for config in inside[:200]:
             if kind == "adjustment":
-                path = change.message.split(":")[0].removeprefix("Effective value of ")
-                seen = [effective_value(s, config, path) for s in sides]
+                path = matrix.diff.effective_path(change)
+                seen = [effective_value(s, config, path, change.runner) for s in sides]
                 if not any(a.startswith("a config error") for a in seen):
                     assert seen[0] != seen[1], (change, config)
                 continue
             if kind == "said":
-                seen = [said_by(s, config, change.features[0]) for s in sides]
+                seen = [said_by(s, config, change.features[0], change.runner) for s in sides]
                 if not any(a.startswith("a config error") for a in seen):
                     assert _said_as(change.id, seen), (change, config, seen)
                 continue
@@ -579,11 +580,10 @@ def _witnesses_reproduce(report, sides):
                 else "removal" if change.id in _REMOVAL else "said" if change.id in _SAID else change.id.split("-")[0])
         asked = change.runner if kind in ("asked", "removal") else None
         kinds.append((change, kind, asked))
-        if kind == "said":  # what the adjustment named first says
-            seen = [said_by(s, change.witness, change.features[0]) for s in sides]
+        if kind == "said":  # what the adjustment named first says (in a request for its runner)
+            seen = [said_by(s, change.witness, change.features[0], change.runner) for s in sides]
         elif kind == "adjustment":  # the path is the message's
-            path = change.message.split(":")[0].removeprefix("Effective value of ")
-            seen = [effective_value(s, change.witness, path) for s in sides]
+            seen = [effective_value(s, change.witness, matrix.diff.effective_path(change), change.runner) for s in sides]
         else:
             seen = [observe(s, change.witness, kind, asked, change.features[0] if change.features else None,
                             change.runner) for s in sides]
@@ -641,13 +641,18 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
             kind, runner, gate = key
             if kind in ("deprecation", "blocker") and removed in (before[_AUTO], after[_AUTO]):
                 continue  # the warnings and blockers of a config a removal refuses are not compared
-            if kind in ("effective", "said") and before[_AUTO] != after[_AUTO]:
+            answer = _AUTO if runner is None else ("asked", runner, None)
+            if kind in ("effective", "said") and before[answer] != after[answer]:
                 continue  # the effective config (and what it says) follows the answer: the change of the answer says it
             # A blocker or deprecation folded into a change of automatic choice (its id in
             # ``also``) is said by that change, of the same single gate.
+            # An effective value or a warning of a request whose configs are automatic choice's is
+            # said by automatic choice's finding.
             reported = [c for i in _expected(kind, before[key], after[key]) for c in by_id.get(i, [])
-                        if c.id in _REMOVAL or c.id in _ADJUSTMENT or kind == "automatic"
-                        or c.id in _SAID and c.features[0] == gate or (c.runner == runner or i in c.also)
+                        if c.id in _ADJUSTMENT and matrix.diff.effective_path(c) == gate and c.runner in (runner, None)
+                        or c.id in _SAID and c.features[0] == gate and c.runner in (runner, None)
+                        or c.id in _REMOVAL or kind == "automatic"
+                        or c.id not in _ADJUSTMENT | _SAID and (c.runner == runner or i in c.also)
                         and (gate is None or gate in c.features or gate in _names(sides, c.features))]
             assert reported, (key, config, before[key], after[key], [c.id for c in report.changes])
             # ... and the config lies in the region of one of them (a change folded into another
@@ -1128,6 +1133,11 @@ def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_rel
         # with a warning)": V2's own adjustment, new in 0.33.0, and its warning.
         ("adjustment-added", None, ("draft_max_model_len",)),
         ("adjustment-warning-added", None, ("draft_max_model_len",)),
+        # ... in a request for V2, and for V1 where watermarking overrides it to V2.
+        ("adjustment-added", "v2", ("draft_max_model_len",)),
+        ("adjustment-warning-added", "v2", ("draft_max_model_len",)),
+        ("adjustment-added", "v1", ("draft_max_model_len",)),
+        ("adjustment-warning-added", "v1", ("draft_max_model_len",)),
         # V2's blocker "missing Triton" lifted on the unspecified platform: for more configs than
         # automatic choice moves (those another blocker keeps off V2), so its own finding.
         ("blocker-lifted", "v2", ("missing_triton",)),
@@ -1331,7 +1341,11 @@ def test_a_forced_runners_own_adjustment_applies_where_no_runner_is_free_not_whe
     runners = {"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}}
     old, new = (matrix.loads(_FORCED + extra, runners=runners) for extra in ("", grow))
     report = diff(old, new)
-    assert (report.changes, report.undecided) == ((), ())
+    # Automatic choice: no change. A request for B is served by B, whose adjustment applies.
+    assert ([(c.runner, c.id, c.message) for c in report.changes], report.undecided) == ([
+        ("b", "adjustment-added", "Asking for B: Effective value of i: 0 → 9"),
+        ("b", "adjustment-warning-added", "Asking for B: Warning of adjustment grow: not warned → warned (warning): "
+                                          "grow: set i from 0 to 9")], ())
     # With fallback, no runner of the order is free: B, forced, ends the error with i set.
     old, new = (matrix.loads(_FORCED.replace("fallback = false\n", "") + extra, runners=runners) for extra in ("", grow))
     assert (_said(diff(old, new)), diff(old, new).undecided) == ([
@@ -1384,6 +1398,35 @@ def test_what_an_adjustment_says_is_compared_its_says_message_level_and_a_notice
                                   {"x": True, "y": True})
     assert not matrix.diff.reproduces(change, old, matrix.loads(_TEXT + on + 'says = "always"\n', runners=_PLAIN),
                                       {"x": True})
+
+
+_OWN = ('[matrix]\nname = "m"\nversion = "1.0"\n[config]\n"x" = { type = "bool", default = false }\n'
+        '"y" = { type = "bool", default = false }\n"z" = { type = "bool", default = false }\n[features.fy]\n'
+        'name = "Y"\nwhen = "y"\nsupport = { a = "no", b = "yes" }\n')
+
+
+def test_an_effective_value_is_said_exactly_where_the_resolution_ends_on_the_runner_and_for_each_request():
+    """A runner's own adjustment added: its effective value (and its warning) differs where the
+    resolution ends on that runner. The region was the adjustment's condition alone, "x and not
+    z": it held {x, y}, which B serves on both sides, unchanged. A request for A ends on A's
+    effective config wherever A is chosen, refused there or not: its own finding (it was not
+    compared); a request for B never reads A's adjustments: no finding."""
+    on = '[adjustments.on]\nname = "on"\nwhen = "x"\nset = { "z" = true }\nrunners = ["a"]\nmessage = "z on"\n'
+    old, new = matrix.loads(_OWN, runners=_PLAIN), matrix.loads(_OWN + on, runners=_PLAIN)
+    report = diff(old, new)
+    assert ([(c.id, c.runner, c.message, c.region, c.witness) for c in report.changes], report.undecided) == ([
+        ("adjustment-added", None, "Effective value of z: False → True", "x and not y and not z", {"x": True}),
+        ("adjustment-added", "a", "Asking for A: Effective value of z: False → True",
+         "(x and not y and not z) or (y and x and not z)", {"x": True}),
+        ("adjustment-warning-added", None, "Warning of adjustment on: not warned → warned (warning): z on",
+         "x and not y and not z", {"x": True}),
+        ("adjustment-warning-added", "a", "Asking for A: Warning of adjustment on: not warned → warned (warning): z on",
+         "(x and not y and not z) or (y and x and not z)", {"x": True})], ())
+    served_by_b = {"x": True, "y": True}
+    assert [matrix.diff.reproduces(c, old, new, served_by_b) for c in report.changes] == [False, True, False, True]
+    assert [line.split("--matrix new.toml ")[1] for c in report.changes[:2]
+            for line in [matrix.diff.command(c, "new.toml", "1.0")]] == [
+        "--version 1.0 --set x=true", "--version 1.0 --runner a --set x=true"]
 
 
 _WORDS = ('[matrix]\nname = "m"\nversion = "1.0"\n[config]\n"x" = { type = "bool", default = false }\n'
@@ -1948,6 +1991,15 @@ def test_a_choice_or_bound_gone_from_config_is_breaking_and_one_added_is_behavio
             for side in (matrix.diff._At(old, old.version), matrix.diff._At(new, new.version))] == [
         "A", "a config error: Config 'mode': 'c' is not one of 'a', 'b'",
         "A", "a config error: Config 'threads': 9 is more than the maximum 8"]
+    # Choices where any string was accepted: every other string is refused (found by the brute
+    # force, seed 7: the values probed were the choices only, so no change was said).
+    free = matrix.loads(_MODES.replace(', choices = ["a", "b", "c"]', ""), runners=RUNNERS)
+    [narrowed] = diff(free, old).changes
+    assert (narrowed.id, narrowed.region, narrowed.witness) == ("config-rejected", "mode not in ['a', 'b', 'c']",
+                                                                 {"mode": "a?"})
+    assert matrix.diff.reproduces(narrowed, free, old, {"mode": "zz"})
+    assert not matrix.diff.reproduces(narrowed, free, old, {"mode": "c"})
+    assert [(c.id, c.region) for c in diff(old, free).changes] == [("config-accepted", "mode not in ['a', 'b', 'c']")]
 
 
 def test_a_field_gone_is_breaking_at_its_old_line_and_a_default_changed_says_what_the_empty_config_does():
