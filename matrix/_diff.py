@@ -316,6 +316,21 @@ class Search:
         self._adjusted: Optional[List[Tuple[Side, Any, Node]]] = out
         return out
 
+    def changing(self) -> List[Tuple[Side, Any, Node]]:
+        """`adjusted`, one entry per adjustment id: where it changes a value on either side, with
+        the side it stands on now (the new one where it has it)."""
+        if not hasattr(self, "_changing"):
+            by_id: Dict[str, Tuple[Side, Any, List[Node]]] = {}
+            for side, a, node in self.adjusted() or []:
+                known = by_id.get(a.id)
+                if known is None:
+                    by_id[a.id] = (side, a, [node])
+                else:
+                    standing = (side, a) if side is self.new else known[:2]
+                    by_id[a.id] = (*standing, [*known[2], node])
+            self._changing: List[Tuple[Side, Any, Node]] = [(s, a, disjoin(n)) for s, a, n in by_id.values()]
+        return self._changing
+
     def value_cases(self, side: Side, asked: Optional[str] = None) -> List[Tuple[Dict[str, Any], Optional[str], str]]:
         """The configs of each rule of automatic choice (with *asked*, of a request for that
         runner), with the runner whose effective config the resolution ends on (None: the config
@@ -410,12 +425,12 @@ class Search:
         return [(None, elsewhere), *own]
 
     def exact_regions(self, by_runner: Dict[Tuple[Optional[str], Optional[str]], List[Node]],
-                      asked: Optional[str] = None) -> List[List[Goal]]:
+                      asked: Optional[str] = None, more: Sequence[Goal] = ()) -> List[List[Goal]]:
         """The configs (as given) where what *by_runner*'s options say differs does differ: for each
         pair of effective configs the two resolutions end on (`ending`), those cases with each
         option of that pair; those that no config meets left out. The options of a pair of
         runners hold where the resolutions end on those runners' F: read elsewhere, they may hold
-        where nothing differs."""
+        where nothing differs. *more*: conditions every config of them meets too."""
         own = [[r.id for r in side.matrix.runners if side.own(r.id)] for side in (self.old, self.new)]
 
         def options(a: Optional[str], b: Optional[str]) -> List[Node]:
@@ -429,14 +444,16 @@ class Search:
         for a_runner, a_goals in self.ending(self.old, apart[0], asked):
             for b_runner, b_goals in self.ending(self.new, apart[1], asked):
                 for option in dict.fromkeys(options(a_runner, b_runner)):  # each said apart, as the search has it
-                    goals = [*a_goals, *b_goals, (option, True)]
+                    # What *more* says first: dropped where the rest implies it (`fewest_conjuncts`).
+                    goals = [*more, *a_goals, *b_goals, (option, True)]
                     if self._solve(_question_of(goals), "where the configs of a change of effective values lie") \
                             is not None:
                         out.append(goals)
         return out
 
     def effective_region(self, path: str, by_runner: Dict[Tuple[Optional[str], Optional[str]], List[Node]],
-                         what: Optional[str] = None, asked: Optional[str] = None) -> Optional[Assignment]:
+                         what: Optional[str] = None, asked: Optional[str] = None,
+                         extra: Sequence[Tuple[str, List[Node]]] = ()) -> Optional[Assignment]:
         """A config whose effective value of *path* differs (*what*: whatever *by_runner*'s
         options say differs), the same runner (or none) chosen on both sides, or refused on both
         (where the answer changes, that change says it)."""
@@ -452,7 +469,7 @@ class Search:
                 if not options:
                     continue
                 question = {key: a_question[key] + b_question[key] for key in ("true", "false", "extra")}
-                question["extra"] = [*question["extra"], ("any", options)]
+                question["extra"] = [*question["extra"], ("any", options), *extra]
                 found = self._solve(question, what or f"where the effective value of {path} changes")
                 if found is not None:
                     return found
@@ -582,10 +599,14 @@ class Search:
         return found
 
     def one_gate(self, kind: str, warned: Callable[[Side, Feature], bool], *, asked: Optional[str] = None,
-                 blocked: Optional[str] = None) -> Iterator[Region]:
+                 blocked: Optional[str] = None,
+                 bounds: Optional[Callable[[str, Assignment], List[Node]]] = None) -> Iterator[Region]:
         """For each gate id on either side: configs where it is active and *warned* on one side
         and not on the other (not active there, or not *warned*), no removal refusing either; with
-        *asked*, as a request for that runner reads the gates."""
+        *asked*, as a request for that runner reads the gates. With *bounds* (the gate's id, a
+        region found → the conditions of the causes beside it there: where the adjustments named
+        change a value), a region holds where those hold, and is asked again where not all do (a
+        region per cause, up to `MAX_REGIONS`)."""
         ids = list(dict.fromkeys(f.id for side in (self.old, self.new) for f in side.plan.features))
         for feature_id in ids:
             for this, other, sign in ((self.new, self.old, "added"), (self.old, self.new, "lifted")):
@@ -613,12 +634,23 @@ class Search:
                     questions = [{"true": [this.on_c(gate.when.node)],
                                   "false": false + [other.on_c(g.when.node) for g in theirs], "extra": []}]
                 for question in questions:
-                    found = self._solve(question, f"where {gate.name} changes")
-                    if found is None:
-                        continue
-                    yield Region(kind, asked, ("", None, ""), ("", None, sign), found, ((this.name, feature_id),),
-                                 feature=feature_id, blocked=blocked,
-                                 excluded=tuple((other.name, g.id) for g in namesakes), **_question(question))
+                    what = f"where {gate.name} changes"
+                    found = self._solve(question, what)
+                    for _ in range(MAX_REGIONS):
+                        if found is None:
+                            break
+                        nodes = bounds(feature_id, found) if bounds is not None else []
+                        yield Region(kind, asked, ("", None, ""), ("", None, sign), found, ((this.name, feature_id),),
+                                     feature=feature_id, blocked=blocked,
+                                     excluded=tuple((other.name, g.id) for g in namesakes),
+                                     **_question({**question, "true": [*question["true"], *nodes]}))
+                        if not nodes:
+                            break
+                        question = {**question, "extra": [*question["extra"], ("any", [negate(n) for n in nodes])]}
+                        found = self._solve(question, what)
+                    else:
+                        if found is not None:
+                            self.undecided.append(_messages.diff_regions_left(MAX_REGIONS, what))
 
     def blocker_questions(self, this: Side, other: Side, runner: str, gate: Feature, theirs: Sequence[Feature],
                           false: List[Node]) -> List[Dict[str, Any]]:
@@ -859,8 +891,9 @@ def value_terms(side: Side, runner: Optional[str], path: str, adjustment: Any = 
 
 
 def effective_questions(old: Side, new: Side) -> List[Effective]:
-    """For each path an adjustment that differs between the sides sets (before the choice, or a
-    runner's own): for each pair of runners (one of each side, or None: no runner chosen), where
+    """For each path an adjustment sets (before the choice, or a runner's own) where one differs
+    between the sides (one alike on both sides sets otherwise where one before it that differs
+    changes what it reads): for each pair of runners (one of each side, or None: no runner chosen), where
     its value on the effective config differs (one option per pair of cases, `matrix._check_adjust._terms`).
     Only where both sides are ``exact``."""
     from ._check_adjust import _differ
@@ -884,7 +917,12 @@ def effective_questions(old: Side, new: Side) -> List[Effective]:
     if alike:
         differing = {a.id: a for side in (old, new) for own in side.plan.adjustments.values() for a in own}
     out: List[Effective] = []
-    for path in dict.fromkeys(p for a in differing.values() for p in a.set):
+    paths = [p for a in differing.values() for p in a.set]
+    if not alike:  # one alike on both sides sets otherwise where one before it that differs changes what it reads
+        paths += [p for side in (old, new) for a in (*side.plan.pre_adjustments,
+                                                     *(a for own in side.plan.adjustments.values() for a in own))
+                  for p in a.set]
+    for path in dict.fromkeys(paths):
         causes = tuple(i for i, a in differing.items() if path in a.set)
         fields = [side.matrix.schema.get(path) for side in (old, new)]
         if any(f is not None and f.item_type is not None for f in fields):
@@ -897,7 +935,9 @@ def effective_questions(old: Side, new: Side) -> List[Effective]:
             for on_new, after in terms[1].items():
                 if alike and on_old == on_new:
                     continue
-                options = [conjoin([c1, c2, _differ(t1, t2)]) for c1, t1 in before for c2, t2 in after]
+                if before == after:
+                    continue  # read alike: the same value on both sides
+                options = [conjoin([c1, c2, _differ(t1, t2)]) for c1, t1 in before for c2, t2 in after if t1 != t2]
                 options = [o for o in options if constant(o) is not False]
                 if options:
                     by_runner[on_old, on_new] = options

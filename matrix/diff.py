@@ -49,8 +49,8 @@ from __future__ import annotations
 
 import json
 import shlex
-from typing import (Any, Callable, Dict, Iterable, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, Union,
-                    get_args)
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Literal, Mapping, Optional, Sequence, Set, Tuple,
+                    Union, get_args)
 
 import attrs
 
@@ -101,7 +101,7 @@ CHANGES: Dict[str, Tuple[Level, str]] = {
     "adjustment-changed": ("behaviour", "configs have other effective values: an adjustment changed"),
     "adjustment-warning-added": ("behaviour", "configs are warned by an adjustment that did not warn them"),
     "adjustment-warning-lifted": ("behaviour", "configs are no longer warned by an adjustment"),
-    "adjustment-warning-changed": ("behaviour", "configs are warned otherwise by an adjustment (its message or level)"),
+    "adjustment-warning-changed": ("behaviour", "configs are warned otherwise by an adjustment (its message, its level, or the values that fill its words)"),
     "renamed": ("cosmetic", "a feature or runner is named differently"),
     "note-changed": ("cosmetic", "a feature's note changed"),
     "links-changed": ("cosmetic", "a feature's links changed"),
@@ -220,13 +220,14 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
     runners = [r.id for r in new.runners if r.id in {o.id for o in old.runners}]
     for runner in runners:
         changes.add_regions(search.pairs(runner))
-    changes.add_regions(search.one_gate("removal", _diff.removed))
+    bounds = changes.bounds  # a region per cause: where the adjustments named beside a gate change a value
+    changes.add_regions(search.one_gate("removal", _diff.removed, bounds=bounds))
     if runners:
         # A removal a request reads (merged with what automatic choice says of the same gate).
-        changes.add_regions(search.one_gate("removal", _diff.removed, asked=runners[0]))
-    changes.add_regions(search.one_gate("deprecation", _diff.deprecated))
+        changes.add_regions(search.one_gate("removal", _diff.removed, asked=runners[0], bounds=bounds))
+    changes.add_regions(search.one_gate("deprecation", _diff.deprecated, bounds=bounds))
     for runner in runners:
-        changes.add_regions(search.one_gate("blocker", _diff.blocking(runner), blocked=runner))
+        changes.add_regions(search.one_gate("blocker", _diff.blocking(runner), blocked=runner, bounds=bounds))
     changes.effective(runners)
     changes.said(runners)
     changes.config()
@@ -431,13 +432,16 @@ class _Changes:
         if causes and not any(r in (region.old[1], region.new[1]) for _, r in runners) \
                 and not any(_diff.blocking(r)(self.side(n), g) for n, r in runners for s, g in causes if s == n):
             runners = []  # passed over where nothing blocks it, and other causes: not what decides
+        # The configs of a question are those where the adjustments named change a value: a
+        # question of choice asks again where they do not (`_diff.Search._regions`), a one-gate
+        # question too, its adjustments one entry each, changing a value on either side
+        # (`_diff.Search.one_gate`, `bounds`).
         adjusted = [(side, a, node) for side, a, node in (self.search.adjusted() or [])
-                    if self.search.space.truth(node, region.assignment) is True
-                    and (region.feature is None or self.writes_what_it_reads(side, a, region.feature))]
-        # The configs of a question of choice are those where the adjustments named change a
-        # value (`_diff.Search._regions` asks again where they do not); a one-gate question's are
-        # its gate's, the adjustment named beside it, not bounding it.
-        bounding = [node for _, _, node in adjusted] if region.feature is None else []
+                    if self.search.space.truth(node, region.assignment) is True] if region.feature is None else \
+            [(side, a, node) for side, a, node in self.search.changing()
+             if self.search.space.truth(node, region.assignment) is True
+             and self.writes_what_it_reads(side, a, region.feature)]
+        bounding = [node for _, _, node in adjusted]
         avoid = [g.when.node for side in (self.old, self.new) for g in side.plan.features
                  if g.id not in {c.id for _, c in causes}]
         witness = self.search.space.witness(region.assignment, avoid=avoid)
@@ -489,21 +493,17 @@ class _Changes:
     def writes_what_it_reads(self, side: _diff.Side, adjustment: Any, feature: str) -> bool:
         """Whether *adjustment* (of *side*) writes a path the gate *feature* reads on either side,
         or one that an adjustment of *side* reads (its ``when`` or a ``from``) that writes such a
-        path, and so on: where it changes a value, it may make the gate apply or stop applying."""
-        from .schema import From
-
+        path, and so on (`feeds`): where it changes a value, it may make the gate apply or stop
+        applying."""
         reads = {p for s in (self.old, self.new) for g in (s.gate(feature),) if g is not None for p in g.when.paths}
-        everyone = [*side.plan.pre_adjustments, *(a for own in side.plan.adjustments.values() for a in own)]
-        grown = True
-        while grown:
-            grown = False
-            for a in everyone:
-                if set(a.set) & reads:
-                    more = set(a.when.paths) | {v.path for v in a.set.values() if isinstance(v, From)}
-                    if not more <= reads:
-                        reads |= more
-                        grown = True
-        return bool(set(adjustment.set) & reads)
+        return self.feeds(side, adjustment, reads)
+
+    def bounds(self, feature: str, found: _diff.Assignment) -> List[Any]:
+        """Where the adjustments named beside the gate *feature* in the region *found* change a
+        value (`add`: those that differ, change a value there and write what it reads): a one-gate
+        region holds where they do (`matrix._diff.Search.one_gate`)."""
+        return [node for side, a, node in self.search.changing()
+                if self.search.space.truth(node, found) is True and self.writes_what_it_reads(side, a, feature)]
 
     def conjuncts(self, region: _diff.Region, causes: Sequence[Tuple[str, Feature]],
                   adjusting: Sequence[Any] = ()) -> List[Tuple[Any, bool]]:
@@ -677,11 +677,11 @@ class _Changes:
 
     def effective(self, runners: Sequence[str] = ()) -> None:
         """Paths whose value after the adjustments differs (`matrix._diff.effective_questions`):
-        one finding per path, caused by the adjustments that differ and set it, for automatic
-        choice and for a request for each of *runners* (where a request's configs are automatic
-        choice's, that finding says it)."""
-        from .schema import Adjustment
-
+        a finding per path and per cause (`rounds`), caused by the adjustments that differ and
+        change a value where it differs (or, where none does, the gates that differ there: the
+        resolutions end on another runner's effective config), for automatic choice and for a
+        request for each of *runners* (where a request's configs are automatic choice's, that
+        finding says it)."""
         search = self.search
         for path, causes, by_runner in search.effective:
             field = search.space.schema.get(path)
@@ -689,70 +689,141 @@ class _Changes:
                 search.undecided.append(_messages.diff_not_compared(
                     f"the effective value of {path}", "a config an adjustment changes (a list)"))
                 continue
-            def where(asked: Optional[str], path: str = path, by_runner: Any = by_runner) -> Optional[_diff.Assignment]:
-                return search.effective_region(path, by_runner, asked=asked)
 
-            for asked, found, regions in self.modes(by_runner, runners, where):
-                def value(side: _diff.Side, config: Dict[str, Any], path: str = path,
-                          asked: Optional[str] = asked) -> str:
-                    return effective_value(side, config, path, asked)
+            def where(asked: Optional[str], extra: List[Any], path: str = path,
+                      by_runner: Any = by_runner) -> Optional[_diff.Assignment]:
+                return search.effective_region(path, by_runner, asked=asked, extra=extra)
 
-                settled = self._witness(found, value, "effective", asked)
-                if settled is None:
-                    continue
-                witness, seen = settled
-                adjustments: List[Tuple[_diff.Side, Adjustment]] = []
-                for cause in causes:
-                    for side in (self.new, self.old):
-                        mine = adjustment_named(side, cause)
-                        if mine is not None:
-                            adjustments.append((side, mine))
-                            break
-                sides = {s.name for s, _ in adjustments}
-                change_id = ("adjustment-changed" if any(adjustment_named(self.old, c) is not None
-                                                         and adjustment_named(self.new, c) is not None for c in causes)
+            def value(asked: Optional[str], path: str = path) -> Callable[[_diff.Side, Dict[str, Any]], str]:
+                return lambda at, config: effective_value(at, config, path, asked)
+
+            for asked, witness, seen, named, found, region in self.rounds(by_runner, runners, where, value,
+                                                                          "effective", {path}):
+                entries = [_located(side, ("adjustments", a.id)) for side, a, _ in named]
+                ids = tuple(a.id for _, a, _ in named)
+                if not ids:  # no adjustment that differs changes a value there: what else differs
+                    gates = self.causes_at(found)
+                    entries = [_entry(*self.standing_at(standing, gate)) for standing, gate in gates]
+                    ids = tuple(gate.id for _, gate in gates)
+                    if not ids:  # not known what else: the adjustments that set it
+                        entries = [_located(next(side for side in (self.new, self.old)
+                                                 if adjustment_named(side, c) is not None), ("adjustments", c))
+                                   for c in causes]
+                        ids = causes
+                sides = {side.name for side, _, _ in named}
+                change_id = ("adjustment-changed" if any(adjustment_named(self.old, a.id) is not None
+                                                         and adjustment_named(self.new, a.id) is not None
+                                                         for _, a, _ in named)
                              else "adjustment-added" if sides == {"new"} else "adjustment-removed"
                              if sides == {"old"} else "adjustment-changed")
-                entries = [_located(side, ("adjustments", adjustment.id)) for side, adjustment in adjustments]
                 message = self._asking(asked, _messages.diff_effective(path, seen[0], seen[1]))
-                self.out.append(Difference(change_id, CHANGES[change_id][0], message, regions, witness, seen[0],
-                                           seen[1], runner=asked, features=causes, entries=tuple(entries)))
+                self.out.append(Difference(change_id, CHANGES[change_id][0], message, region, witness, seen[0],
+                                           seen[1], runner=asked, features=ids, entries=tuple(dict.fromkeys(entries))))
 
-    def modes(self, by_runner: Dict[Any, List[Any]], runners: Sequence[str],
-              search: Callable[[Optional[str]], Optional[_diff.Assignment]]
-              ) -> Iterator[Tuple[Optional[str], _diff.Assignment, str]]:
-        """For automatic choice and a request for each of *runners*: the assignment *search* finds
-        there (where by_runner's options differ, the same runner or none chosen on both sides), and
-        the region's text, exactly (`options_text`). A request whose region is automatic
-        choice's (the same configs change, in both) is said by automatic choice's finding."""
+    def rounds(self, by_runner: Dict[Any, List[Any]], runners: Sequence[str],
+               search: Callable[[Optional[str], List[Any]], Optional[_diff.Assignment]],
+               read: Callable[[Optional[str]], Callable[[_diff.Side, Dict[str, Any]], str]], what: str,
+               reads: Set[str], subject: Optional[str] = None
+               ) -> Iterator[Tuple[Optional[str], Dict[str, Any], Tuple[str, ...], List[Any], _diff.Assignment, str]]:
+        """The regions where what *by_runner*'s options say differs (an effective value, or what an
+        adjustment says: *read* of a request for a runner, None for automatic choice, gives it), one
+        per cause: for automatic choice and a request for each of *runners*, a witness *search*
+        finds (the same runner or none chosen on both sides, the groups it is given each holding),
+        the adjustments that differ and change a value there and write a path of *reads* (or one an
+        adjustment writing such a path reads: `feeds`; *subject*, the adjustment a warning is
+        about, left out), and the region, exactly (`options_text`), where those change a value;
+        then again where not all of them do, until no config is left or none is named (at most
+        `matrix._diff.MAX_REGIONS`, the rest said in ``undecided``). Each as (runner asked for,
+        witness, what each side reads there, the adjustments named as (side, adjustment, where it
+        changes a value), the search's assignment, the region). A request whose regions are
+        automatic choice's (the same configs change, by the same causes) is said by its findings."""
+        from ._check_adjust import holds
+        from ._nodes import Not
+        from ._substitute import disjoin
+
         if not by_runner:
             return
-        automatic = None
+        schema = self.search.space.schema
+        options = [n for nodes in by_runner.values() for n in nodes]
+        automatic: Optional[List[Any]] = None
+        covered = False  # whether automatic choice's findings say every config of its regions
+        said: Set[Tuple[str, Tuple[str, ...]]] = set()
         for asked in [None, *runners]:
-            regions = self.search.exact_regions(by_runner, asked)
-            if asked is not None and automatic is not None and regions == automatic[0]:
-                continue  # the same cases (no runner's own adjustments read apart)
-            found = search(asked)
-            if found is None:
-                continue
-            text = self.options_text(regions) or "every config"
+            base = self.search.exact_regions(by_runner, asked)
+            if asked is not None and base == automatic and covered:
+                continue  # the same cases (no runner's own adjustments read apart), said by automatic choice's
             if asked is None:
-                automatic = (regions, text)
-            elif automatic is not None and text == automatic[1]:
-                continue
-            yield asked, found, text
+                automatic = base
+            groups: List[List[Any]] = []
+            found = search(asked, [])
+            whole = False  # the regions said hold every config where it differs
+            for _ in range(_diff.MAX_REGIONS):
+                if found is None:
+                    break
+                settled = self._witness(found, read(asked), what, asked, _holding(groups, schema))
+                if settled is None:
+                    break
+                witness, seen = settled
+                named = [(side, a, node) for side, a, node in self.search.changing()
+                         if a.id != subject and self.feeds(side, a, reads) and holds(node, witness, schema)]
+                more = [(node, True) for _, _, node in named] + [(disjoin(group), True) for group in groups]
+                region = self.options_text(self.search.exact_regions(by_runner, asked, more)) or "every config"
+                key = (region, tuple(a.id for _, a, _ in named))
+                if asked is None:
+                    said.add(key)
+                if asked is None or key not in said:
+                    yield asked, witness, seen, named, found, region
+                if not named:
+                    whole = True
+                    break
+                groups.append([Not(node) for _, _, node in named])
+                # Asked whole only where an option can hold beside the groups at all (a cheap
+                # question: one option beside where the causes named do not all change a value).
+                if self.search._solve({"true": [], "false": [], "extra": [
+                        ("any", options), *(("any", g) for g in groups)]}, what) is None:
+                    whole = True
+                    break
+                found = search(asked, [("any", g) for g in groups])
+            else:
+                if found is not None:
+                    self.search.undecided.append(_messages.diff_regions_left(_diff.MAX_REGIONS, what))
+            if asked is None:
+                # Where no witness was found (the runner changes there, or a request alone reads
+                # alike), a request may have one: its regions are asked too.
+                covered = whole or found is None and not self.search.exact_regions(
+                    by_runner, None, [(disjoin(group), True) for group in groups])
+
+    def feeds(self, side: _diff.Side, adjustment: Any, reads: Set[str]) -> bool:
+        """Whether *adjustment* (of *side*) writes a path of *reads*, or one that an adjustment of
+        *side* reads (its ``when`` or a ``from``) that writes such a path, and so on: where it
+        changes a value, it may change what is read there."""
+        from .schema import From
+
+        reads = set(reads)
+        everyone = [*side.plan.pre_adjustments, *(a for own in side.plan.adjustments.values() for a in own)]
+        grown = True
+        while grown:
+            grown = False
+            for a in everyone:
+                if set(a.set) & reads:
+                    more = set(a.when.paths) | {v.path for v in a.set.values() if isinstance(v, From)}
+                    if not more <= reads:
+                        reads |= more
+                        grown = True
+        return bool(set(adjustment.set) & reads)
 
     def _asking(self, asked: Optional[str], message: str) -> str:
         """*message* of a request for *asked* (as it is for automatic choice)."""
         return message if asked is None else f"Asking for {self.new.matrix.runner(asked).name}: {message}"
 
-    def _witness(self, found: Any, read: Callable[[_diff.Side, Dict[str, Any]], str],
-                 what: str, asked: Optional[str] = None) -> Optional[Tuple[Dict[str, Any], Tuple[str, ...]]]:
+    def _witness(self, found: Any, read: Callable[[_diff.Side, Dict[str, Any]], str], what: str,
+                 asked: Optional[str] = None, keep: Optional[Callable[[Dict[str, Any]], bool]] = None
+                 ) -> Optional[Tuple[Dict[str, Any], Tuple[str, ...]]]:
         """The witness of the search's region *found* where *read* (a side, a config → what it
         says there) differs between the sides, shortened, and what each side says; None (and a
         line in `unreproduced`, ``(what)``) where it does not differ. A shorter witness answers
         alike: the same reads and the same answers of automatic choice (of a request for
-        *asked*: it stays a config of the case the search found)."""
+        *asked*: it stays a config of the case the search found), and *keep* holds for it."""
         sides = (self.old, self.new)
         witness = self.search.space.witness(found)
         seen = tuple(read(side, witness) for side in sides)
@@ -764,7 +835,7 @@ class _Changes:
 
         def same(config: Dict[str, Any]) -> bool:
             return tuple(read(s, config) for s in sides) == seen and \
-                tuple(observe(s, config, kind, asked) for s in sides) == said
+                tuple(observe(s, config, kind, asked) for s in sides) == said and (keep is None or keep(config))
 
         shorter = _pruned(witness, self.old, self.new)
         if shorter != witness and same(shorter):
@@ -805,40 +876,46 @@ class _Changes:
 
     def said(self, runners: Sequence[str] = ()) -> None:
         """What each adjustment says (its ``adjusted`` warning: `matrix._diff.said_questions`):
-        one finding per adjustment and change, its region exactly where it speaks so
-        (`options_text`), its witness where both sides choose the same runner, or both refuse,
-        re-resolved on both sides; caused by the adjustment where it differs, and by the
-        adjustments that differ and change a value at the witness (one that stands alike says
-        otherwise where one before it differs), else by the gates that differ there (the
-        resolutions end on another runner's effective config). For automatic choice and a
-        request for each of *runners*, as `effective`."""
+        a finding per adjustment, change and cause (`rounds`), its region exactly where it speaks
+        so, its witness where both sides choose the same runner, or both refuse, re-resolved on
+        both sides; caused by the adjustment where it differs, and by the adjustments that differ
+        and change a value there and write what it reads (one that stands alike says otherwise
+        where one before it differs), else by the gates that differ there (the resolutions end on
+        another runner's effective config). For automatic choice and a request for each of
+        *runners*, as `effective`."""
+        from .schema import From
+
         search = self.search
         for adjustment_id, change_id, by_runner in search.said:
             old_one, new_one = (adjustment_named(side, adjustment_id) for side in (self.old, self.new))
             either = new_one or old_one
             assert either is not None  # an id of one side at least
             name = either.name
-            def where(asked: Optional[str], adjustment_id: str = adjustment_id, by_runner: Any = by_runner,
-                      name: str = name) -> Optional[_diff.Assignment]:
-                return search.effective_region(adjustment_id, by_runner, f"where what {name} says changes", asked)
+            # What it reads: its condition, what it sets (from what), and what fills its words.
+            reads = {p for a in (old_one, new_one) if a is not None
+                     for p in (*a.when.paths, *a.set, *(v.path for v in a.set.values() if isinstance(v, From)),
+                               *_diff.word_paths(a))}
 
-            for asked, found, regions in self.modes(by_runner, runners, where):
-                self._said(adjustment_id, change_id, name, asked, found, regions, old_one, new_one)
+            def where(asked: Optional[str], extra: List[Any], adjustment_id: str = adjustment_id,
+                      by_runner: Any = by_runner, name: str = name) -> Optional[_diff.Assignment]:
+                return search.effective_region(adjustment_id, by_runner, f"where what {name} says changes", asked,
+                                               extra)
 
-    def _said(self, adjustment_id: str, change_id: str, name: str, asked: Optional[str], found: _diff.Assignment,
-              region: str, old_one: Any, new_one: Any) -> None:
+            def saying(asked: Optional[str], adjustment_id: str = adjustment_id
+                       ) -> Callable[[_diff.Side, Dict[str, Any]], str]:
+                return lambda at, config: said_by(at, config, adjustment_id, asked)
+
+            for asked, witness, seen, named, found, region in self.rounds(by_runner, runners, where, saying, "said",
+                                                                          reads, adjustment_id):
+                self._said(adjustment_id, change_id, name, asked, witness, seen, named, found, region, old_one,
+                           new_one)
+
+    def _said(self, adjustment_id: str, change_id: str, name: str, asked: Optional[str], witness: Dict[str, Any],
+              seen: Tuple[str, ...], named: List[Any], found: _diff.Assignment, region: str, old_one: Any,
+              new_one: Any) -> None:
         """One finding of `said`: what adjustment *adjustment_id* (*old_one*, *new_one*: as each
-        side has it) says, in automatic choice or a request for *asked*, where the search *found*
-        it changes so."""
-        from ._check_adjust import holds
-
-        def saying(side: _diff.Side, config: Dict[str, Any]) -> str:
-            return said_by(side, config, adjustment_id, asked)
-
-        settled = self._witness(found, saying, "said", asked)
-        if settled is None:
-            return
-        witness, seen = settled
+        side has it) says, in automatic choice or a request for *asked*, at *witness*, caused by the
+        adjustments *named* (`rounds`)."""
         differs = old_one is None or new_one is None or _diff.saying(old_one) != _diff.saying(new_one) \
             or _diff.adjusting_one(old_one) != _diff.adjusting_one(new_one) or old_one.says != new_one.says
         entries: List[Entry] = []
@@ -847,12 +924,9 @@ class _Changes:
             side = self.new if new_one is not None else self.old
             entries.append(_located(side, ("adjustments", adjustment_id)))
             ids.append(adjustment_id)
-        for side, a, node in sorted(self.search.adjusted() or [], key=lambda one: one[0] is self.old):
-            # Read on the witness as said (the search's assignment may leave what it reads open);
-            # an adjustment on both sides where it stands now.
-            if a.id not in ids and holds(node, witness, self.search.space.schema):
-                entries.append(_located(side, ("adjustments", a.id)))
-                ids.append(a.id)
+        for side, a, _ in named:
+            entries.append(_located(side, ("adjustments", a.id)))
+            ids.append(a.id)
         if not ids:  # the adjustment stands alike: the gates that differ where the resolutions end
             for standing, gate in self.causes_at(found):
                 entries.append(_entry(*self.standing_at(standing, gate)))
@@ -940,7 +1014,7 @@ def _probes(*fields: Optional[Any]) -> List[object]:
         if field.choices is not None:
             out += list(field.choices)
             if field.type == "str":  # a string no choice is: accepted where the other side has none
-                out.append("".join(sorted({str(c) for c in field.choices}, key=len)[-1:]) + "?")
+                out.append(max((str(c) for c in field.choices), key=lambda c: (len(c), c), default="") + "?")
         elif field.type == "bool":
             out += [True, False]
         elif field.type in ("int", "float"):
@@ -991,6 +1065,14 @@ def _config_region(path: str, a: Optional[Any], b: Optional[Any], values: List[o
         return " or ".join(parts)
     texts = [f"{path} is None" if v is None else f"{path} == {v!r}" for v in values]
     return " or ".join(texts[:4]) + (_messages.diff_region_more(len(texts) - 4) if len(texts) > 4 else "")
+
+
+def _holding(groups: Sequence[Sequence[Any]], schema: Any) -> Callable[[Dict[str, Any]], bool]:
+    """Whether a config meets each of *groups* (one of its conditions holds), as given."""
+    from ._check_adjust import holds
+
+    frozen = [list(group) for group in groups]
+    return lambda config: all(any(holds(n, config, schema) for n in group) for group in frozen)
 
 
 def _union(texts: List[str]) -> str:

@@ -12,7 +12,7 @@ from matrix.diff import CHANGES, diff, effective_value, observe, said_by
 from matrix.resolver import _plan
 
 from .test_overlay import _toml
-from .test_check import _ADJUSTABLE, _ATOMS, _FIELDS, _KINDS, _small_matrices, _toml_value, _universe
+from .test_check import _ADJUSTABLE, _ATOMS, _FIELDS, _KINDS, _reference_apply, _small_matrices, _toml_value, _universe
 
 SMALL = '''[matrix]
 name = "small"
@@ -567,6 +567,44 @@ def _regions_hold_their_answers(old, new, sides, kinds, universe, whole):
             assert seen == [change.old, change.new], (change, config)
 
 
+def _changes_a_value(side, adjustment_id, config):
+    """Whether the adjustment *adjustment_id* of *side* changes a value of *config* (the reference
+    of tests/test_check.py: before the choice, or, a runner's own, after those before the choice,
+    were one of its runners chosen)."""
+    plan = side.plan
+    current, changes = _reference_apply(side.matrix, plan.pre_adjustments, config, None)
+    changed = {c[0] for c in changes if c[2] is not None}
+    for runner, own in plan.adjustments.items():
+        changed |= {c[0] for c in _reference_apply(side.matrix, own, current, runner)[1] if c[2] is not None}
+    return adjustment_id in changed
+
+
+def _adjustments_named_change_a_value(report, sides, universe, schema):
+    """Every adjustment a finding names beside what it is about (but a warning's own adjustment)
+    that differs between the sides changes a value, on a side it stands on, at every config of
+    the finding's region: a finding per cause, never one that names an adjustment for configs
+    where it changes nothing (merged causes did, a one-gate region was the gate's whole)."""
+    def alike(i):
+        found = [next((a for a in (*s.plan.pre_adjustments, *(a for own in s.plan.adjustments.values() for a in own))
+                       if a.id == i), None) for s in sides]
+        return None not in found and len({(str(a.when), repr(dict(a.set)), a.override, a.runners)
+                                           for a in found}) == 1
+
+    for change in report.changes:
+        if change.level == "cosmetic" or change.id.startswith("config-"):
+            continue
+        named = [e.place.removeprefix("$.adjustments.") for e in change.entries if e.place.startswith("$.adjustments.")]
+        named = [i for i in named if not (change.id in _SAID and i == change.features[0]) and not alike(i)]
+        if not named:
+            continue
+        region = None if change.region == "every config" else matrix.Predicate(change.region)
+        for config in [c for c in universe if region is None or _holds(region, c, schema)][:100]:
+            try:
+                assert all(any(_changes_a_value(s, i, config) for s in sides) for i in named), (change, config)
+            except (matrix.ConfigError, KeyError):
+                continue  # a config a side refuses, or a path one side lacks
+
+
 def _witnesses_reproduce(report, sides):
     """Every witness resolves as its change says on both sides; each change with what it asks."""
     kinds = []
@@ -660,6 +698,7 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
             assert any(_inside(c, config, schema) for c in reported), (key, config, before[key], after[key],
                                                                         [(c.id, c.region) for c in reported])
     _regions_hold_their_answers(old, new, sides, kinds, universe, whole)
+    _adjustments_named_change_a_value(report, sides, universe, schema)
 
 
 # --- the command ------------------------------------------------------------------------------
@@ -1059,7 +1098,9 @@ def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_rel
         ("runner-changed", None, ("rocm_v1_default_when_free",)),
         # "For Mamba/hybrid models vLLM overrides the field anyway: align when prefix caching is
         # on, none when it is off": the two adjustments before the choice that say it.
-        ("adjustment-added", None, ("mamba_cache_align", "mamba_cache_none")),
+        # (a finding each: align where prefix caching is on, none where it is off)
+        ("adjustment-added", None, ("mamba_cache_align",)),
+        ("adjustment-added", None, ("mamba_cache_none",)),
         ("adjustment-warning-added", None, ("mamba_cache_align",)),  # each says what it set
         ("adjustment-warning-added", None, ("mamba_cache_none",)),
         # "vLLM logs once at info level 'CUDA graphs are not supported with stock torch.compile in
@@ -1284,6 +1325,23 @@ def test_an_adjustment_before_the_choice_is_compared_on_the_config_of_choice_wit
         ("adjustment-warning-lifted", "Warning of adjustment on: warned (warning): on: set y from False to True → not warned")]
 
 
+def test_a_gate_changed_beside_an_adjustment_that_makes_it_apply_is_a_finding_per_cause():
+    """Y blocks A from now on, and an adjustment added sets y where x holds: A's blocker was one
+    finding naming both, for every config with y, though the adjustment changes nothing where y
+    is set already (merged causes). A finding per cause: where the adjustment changes y, both;
+    elsewhere, the gate's entry alone."""
+    old = matrix.loads(_TEXT, runners=_PLAIN)
+    new = matrix.loads(_TEXT.replace('support = { a = "yes", b = "no" }', 'support = { a = "no", b = "no" }')
+                       + '[adjustments.on]\nname = "on"\nwhen = "x"\nset = { "y" = true }\n', runners=_PLAIN)
+    report = diff(old, new)
+    gate, on = "<string>:7 (new: $.features.fy)", "<string>:11 (new: $.adjustments.on)"
+    assert [(c.region, c.witness, [str(e) for e in c.entries]) for c in report.changes
+            if c.message == "A and Y: not blocked by it → blocked by it"] == [
+        ("(x or (not x and y)) and not (x and not y)", {"y": True}, [gate]),
+        ("x and not y", {"x": True}, [gate, on])]
+    assert report.undecided == ()
+
+
 def test_a_runners_own_adjustment_is_compared_exactly_where_it_validates_the_runner_and_in_effective_values():
     """A review: a runner's own adjustments were said "Not compared". Runner A, chosen on the config
     as given where x holds, is validated on its effective config, where its adjustment sets y, which
@@ -1415,9 +1473,9 @@ def test_an_effective_value_is_said_exactly_where_the_resolution_ends_on_the_run
     old, new = matrix.loads(_OWN, runners=_PLAIN), matrix.loads(_OWN + on, runners=_PLAIN)
     report = diff(old, new)
     assert ([(c.id, c.runner, c.message, c.region, c.witness) for c in report.changes], report.undecided) == ([
-        ("adjustment-added", None, "Effective value of z: False → True", "x and not y and not z", {"x": True}),
+        ("adjustment-added", None, "Effective value of z: False → True", "x and not z and not y", {"x": True}),
         ("adjustment-added", "a", "Asking for A: Effective value of z: False → True",
-         "(x and not y and not z) or (y and x and not z)", {"x": True}),
+         "(x and not z and not y) or (x and y and not z)", {"x": True}),
         ("adjustment-warning-added", None, "Warning of adjustment on: not warned → warned (warning): z on",
          "x and not y and not z", {"x": True}),
         ("adjustment-warning-added", "a", "Asking for A: Warning of adjustment on: not warned → warned (warning): z on",
@@ -1697,13 +1755,13 @@ def test_a_runner_removed_from_choice_by_an_overlay_changes_the_choice_where_it_
          {"parallel_config": {"distributed_executor_backend": "external_launcher", "pipeline_parallel_size": 2}}),
         # Where no runner is free and a feature forces V2 (a hisparse config), V2's own adjustments
         # applied upstream; with V2 no candidate the forced runner is none, and they do not.
+        ("adjustment-changed", "behaviour", "'NONE'", "'PIECEWISE'",
+         {"compilation_config": {"mode": "STOCK_TORCH_COMPILE", "cudagraph_mode": "PIECEWISE"},
+          "parallel_config": {"distributed_executor_backend": "external_launcher", "pipeline_parallel_size": 2},
+          "attention_config": {"hisparse_config": {}}}),
         ("adjustment-changed", "behaviour", "0", "1",
          {"speculative_config": {"method": "ngram", "draft_model_config": {"max_model_len": 0}},
           "model_config": {"max_model_len": 1},
-          "parallel_config": {"distributed_executor_backend": "external_launcher", "pipeline_parallel_size": 2},
-          "attention_config": {"hisparse_config": {}}}),
-        ("adjustment-changed", "behaviour", "'NONE'", "'PIECEWISE'",
-         {"compilation_config": {"mode": "STOCK_TORCH_COMPILE", "cudagraph_mode": "PIECEWISE"},
           "parallel_config": {"distributed_executor_backend": "external_launcher", "pipeline_parallel_size": 2},
           "attention_config": {"hisparse_config": {}}}),
         # ... and there they no longer warn.
@@ -1719,6 +1777,8 @@ def test_a_runner_removed_from_choice_by_an_overlay_changes_the_choice_where_it_
          {"compilation_config": {"mode": "STOCK_TORCH_COMPILE", "cudagraph_mode": "PIECEWISE"},
           "parallel_config": {"distributed_executor_backend": "external_launcher", "pipeline_parallel_size": 2},
           "attention_config": {"hisparse_config": {}}})]
+    # Each caused by the overlay's candidacy of V2, not by the adjustments that stand alike.
+    assert {c.features[-1] for c in report.changes} == {"v2:candidate"}
     assert (old.resolve({}).runner, new.resolve({}).runner) == ("v2", "v1")
     with pytest.raises(matrix.NoRunnerError):
         new.resolve({"parallel_config": {"prefill_context_parallel_size": 2}})
@@ -1996,7 +2056,7 @@ def test_a_choice_or_bound_gone_from_config_is_breaking_and_one_added_is_behavio
     free = matrix.loads(_MODES.replace(', choices = ["a", "b", "c"]', ""), runners=RUNNERS)
     [narrowed] = diff(free, old).changes
     assert (narrowed.id, narrowed.region, narrowed.witness) == ("config-rejected", "mode not in ['a', 'b', 'c']",
-                                                                 {"mode": "a?"})
+                                                                 {"mode": "c?"})
     assert matrix.diff.reproduces(narrowed, free, old, {"mode": "zz"})
     assert not matrix.diff.reproduces(narrowed, free, old, {"mode": "c"})
     assert [(c.id, c.region) for c in diff(old, free).changes] == [("config-accepted", "mode not in ['a', 'b', 'c']")]
