@@ -113,6 +113,9 @@ class Side:
             self._gates.setdefault(f.id, f)
         #: Where entries stand in the side's file (its text parsed once, when first asked).
         self.places = _Places(self.matrix)
+        #: The id each runner has on the other side where it differs (a runner renamed with an
+        #: alias: `renamed_runners`), set by the search.
+        self.ids: Dict[str, str] = {}
 
     def _on_c(self, node: Node) -> Node:
         return node if node in self.same_on_c else self.ctx.choice(node)
@@ -248,6 +251,8 @@ class Search:
         self.effective = effective_questions(old, new)
         nodes += [n for _, _, by_runner in self.effective for options in by_runner.values() for n in options]
         self.undecided: List[str] = []
+        #: The runners of the old side renamed on the new one (old id → new id).
+        self.renamed = old.ids = renamed_runners(old.matrix, new.matrix)
         self.said = said_questions(old, new, self.undecided)
         nodes += [n for _, _, by_runner in self.said for options in by_runner.values() for n in options]
         self.space = Space(union_schema(old.matrix.schema, new.matrix.schema), nodes, budget=budget)
@@ -262,7 +267,7 @@ class Search:
         read the same mask of the same gates, so they answer alike when they order the runners
         alike (None when they do not: every config is asked about)."""
         old, new = self.old, self.new
-        if [r for r, _ in old.plan.order] != [r for r, _ in new.plan.order]:
+        if [self.renamed.get(r, r) for r, _ in old.plan.order] != [r for r, _ in new.plan.order]:
             return None
         before, after = _rules_in_order(old.plan), _rules_in_order(new.plan)
         if [r for r in before if r in after] != [r for r in after if r in before]:
@@ -464,7 +469,7 @@ class Search:
             for b_question, b_runner, b_answer in served_first(self.cases(self.new, asked)):
                 # Refused for a removal on one side only: that removal's finding says the change.
                 same = (a_answer == "removed") == (b_answer == "removed") and \
-                    (a_runner == b_runner or bool(a_answer) and bool(b_answer))
+                    (self.renamed.get(a_runner, a_runner) == b_runner or bool(a_answer) and bool(b_answer))
                 options = by_runner.get((a_runner, b_runner)) if same else None
                 if not options:
                     continue
@@ -543,7 +548,7 @@ class Search:
         (_, old_choice, old_live), (_, new_choice, new_live) = sides
         for a_step, _, a_out, a_q in old_live:
             for b_step, _, b_out, b_q in new_live:
-                if _same(a_out, b_out):
+                if _same((a_out[0], self.renamed.get(a_out[1] or "", a_out[1]), a_out[2]), b_out):
                     continue
                 question = {key: a_q[key] + b_q[key] for key in ("true", "false", "extra")}
                 # "Some gate whose entry differs is active" is asked below, cause by cause.
@@ -827,9 +832,17 @@ def blocking(runner: str) -> Callable[[Side, Feature], bool]:
     return blocks
 
 
+def renamed_runners(old: Matrix, new: Matrix) -> Dict[str, str]:
+    """The runners of *old* that *new* has under another id, their former one an alias (old id →
+    new id): automatic choice that takes one takes the other."""
+    ids = {r.id for r in new.runners}
+    before = {r.id for r in old.runners}
+    return {a.id: r.id for r in new.runners if r.id not in before for a in r.aliases if a.id in before and a.id not in ids}
+
+
 def shared_runners(old: Side, new: Side) -> FrozenSet[str]:
-    """The ids of the runners both sides have."""
-    return frozenset(r.id for r in old.matrix.runners) & frozenset(r.id for r in new.matrix.runners)
+    """The ids of the runners both sides have (a runner renamed with an alias: its new id)."""
+    return frozenset(old.ids.get(r.id, r.id) for r in old.matrix.runners) & frozenset(r.id for r in new.matrix.runners)
 
 
 def signature(side: Side, gate: Optional[Feature], runners: Container[str]) -> object:
@@ -841,13 +854,24 @@ def signature(side: Side, gate: Optional[Feature], runners: Container[str]) -> o
     plan, v = side.plan, side.version
     bit = side.bit(gate)
     origin = gate.origin
+    ids = side.ids  # a runner renamed with an alias: read by its new id
+
+    def runner(one: Any) -> Any:
+        """A forces or prefers, or a runner id, with the runner read by the id both sides know it by."""
+        if isinstance(one, str):
+            return ids.get(one, one)
+        return one if one is None or not ids else attrs.evolve(one, runner=ids.get(one.runner, one.runner))
+
+    listed = getattr(origin, "runners", None)
     # The cells by runner id: the runners' order (by priority) is no part of the gate (a priority
     # swapped named every gate with a cell as a cause, and narrowed regions to their conditions).
-    return (str(gate.when), tuple(sorted((r.id, gate.status(r.id, v)) for r in side.matrix.runners
-                                         if r.id in gate.support and r.id in runners)),
-            plan.deprecated >> bit & 1, plan.removed >> bit & 1, gate.forces, gate.prefers, gate.applies,
-            None if origin is None else (type(origin).__name__, getattr(origin, "runners", None),
-                                         getattr(origin, "to", None), getattr(origin, "fallback", None)))
+    return (str(gate.when), tuple(sorted((ids.get(r.id, r.id), gate.status(r.id, v)) for r in side.matrix.runners
+                                         if r.id in gate.support and ids.get(r.id, r.id) in runners)),
+            plan.deprecated >> bit & 1, plan.removed >> bit & 1, runner(gate.forces), runner(gate.prefers),
+            gate.applies,
+            None if origin is None else (type(origin).__name__,
+                                         None if listed is None else tuple(runner(r) for r in listed),
+                                         runner(getattr(origin, "to", None)), getattr(origin, "fallback", None)))
 
 
 def adjusting(side: Side) -> object:

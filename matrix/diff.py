@@ -24,7 +24,9 @@ What is not compared (yet): preference notices for a preference passed over, war
 ``opt-in`` and ``partial`` kinds, the answer for a config that one side's ``[config]`` rejects
 (a choice or field only one side has), the blockers and deprecation warnings of a config a
 removal refuses, a request for a runner only one side has (a runner added or removed is the cause
-it names of what automatic choice does differently), and the deprecation warnings and blockers a
+it names of what automatic choice does differently; one renamed with its former id an alias is
+the same runner to automatic choice and to the cells, its requests and blockers said not
+compared), and the deprecation warnings and blockers a
 request reads (read as automatic choice reads them: a gate with ``applies = "asked"`` is not
 asked about). A ``[config]`` field one side
 lacks reads, on that side, as if the config did not set it.
@@ -234,7 +236,9 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
     changes.cosmetic()
     return DiffReport(_sorted(_folded(changes)), str(sides[0].version), str(sides[1].version),
                       tuple(dict.fromkeys(search.undecided)) + tuple(changes.unreproduced)
-                      + _not_compared(*sides))
+                      + _not_compared(*sides)
+                      + tuple(_messages.diff_not_compared(*_messages.diff_renamed_not_compared(
+                          new.runner(after).name, before, after)) for before, after in search.renamed.items()))
 
 
 #: The one-gate changes that a change of automatic choice of the same cause already shows, and
@@ -374,7 +378,7 @@ class _Changes:
     def reprioritised(self) -> Tuple[Entry, ...]:
         """The runners of both sides whose priority differs, each where it stands on the new side
         (its runner file, or the overlay's line that set it): what decides a change no gate causes."""
-        old = {r.id: r.priority for r in self.old.matrix.runners}
+        old = {self.old.ids.get(r.id, r.id): r.priority for r in self.old.matrix.runners}
         return tuple(_runner_entry(self.new, r.id) for r in self.new.matrix.runners
                      if r.id in old and old[r.id] != r.priority)
 
@@ -399,7 +403,7 @@ class _Changes:
         out = []
         for side, outcome in ((self.old, region.old), (self.new, region.new)):
             for runner in side.matrix.runners:
-                if runner.id in self.search.shared:
+                if side.ids.get(runner.id, runner.id) in self.search.shared:
                     continue
                 if outcome[1] == runner.id or region.kind == "automatic":
                     out.append((side.name, runner.id))
@@ -674,6 +678,10 @@ class _Changes:
                                        f"{old.runner(runner.id).name!r} → {runner.name!r}", "no config", {},
                                        repr(old.runner(runner.id).name), repr(runner.name), runner=runner.id,
                                        entries=(_order_entry(self.new),)))
+        for was, now in self.search.renamed.items():  # an id renamed, the former one kept as an alias
+            self.out.append(Difference("renamed", "cosmetic", _messages.diff_runner_renamed(was, now),
+                                       "no config", {}, repr(was), repr(now), runner=now,
+                                       entries=(_runner_entry(self.new, now),)))
 
     def effective(self, runners: Sequence[str] = ()) -> None:
         """Paths whose value after the adjustments differs (`matrix._diff.effective_questions`):
@@ -822,8 +830,9 @@ class _Changes:
         """The witness of the search's region *found* where *read* (a side, a config → what it
         says there) differs between the sides, shortened, and what each side says; None (and a
         line in `unreproduced`, ``(what)``) where it does not differ. A shorter witness answers
-        alike: the same reads and the same answers of automatic choice (of a request for
-        *asked*: it stays a config of the case the search found), and *keep* holds for it."""
+        alike: the same reads, *keep* holding, and the resolutions ending as the search asks (the
+        same runner on both sides, or both refused, in automatic choice or a request for *asked*;
+        or, where the witness found ends otherwise, as it does)."""
         sides = (self.old, self.new)
         witness = self.search.space.witness(found)
         seen = tuple(read(side, witness) for side in sides)
@@ -831,11 +840,23 @@ class _Changes:
             self.unreproduced.append(f"A witness did not reproduce ({what}): {json.dumps(witness)}")
             return None
         kind = "automatic" if asked is None else "asked"
-        said = tuple(observe(s, witness, kind, asked) for s in sides)
+
+        def ending(config: Dict[str, Any]) -> Tuple[bool, Tuple[str, ...]]:
+            """Where the resolutions end, as far as the search asks: alike (the same runner, or
+            both refused, both for a removal or neither), or what each side answers."""
+            answers = tuple(observe(s, config, kind, asked) for s in sides)
+            ends = [a if a.startswith("refused") else a.split(" (")[0] for a in answers]
+            refused = [e.startswith("refused") for e in ends]
+            alike = ends[0] == ends[1] or all(refused) and (ends[0] == _REMOVED) == (ends[1] == _REMOVED)
+            return alike, answers
+
+        ended = ending(witness)
 
         def same(config: Dict[str, Any]) -> bool:
-            return tuple(read(s, config) for s in sides) == seen and \
-                tuple(observe(s, config, kind, asked) for s in sides) == said and (keep is None or keep(config))
+            if tuple(read(s, config) for s in sides) != seen or keep is not None and not keep(config):
+                return False
+            now = ending(config)
+            return now[0] if ended[0] else now == ended
 
         shorter = _pruned(witness, self.old, self.new)
         if shorter != witness and same(shorter):
@@ -978,6 +999,7 @@ class _Changes:
 
 
 _CONFIG_ERROR = "a config error"
+_REMOVED = "refused (the feature is removed)"
 
 
 def rejection(matrix: Matrix, config: Dict[str, Any], version: Optional[VersionLike] = None) -> Optional[str]:
@@ -1124,9 +1146,10 @@ def _pruned(witness: Dict[str, Any], *sides: _diff.Side) -> Dict[str, Any]:
 
 
 def _fewest_paths(witness: Dict[str, Any], same: Callable[[Dict[str, Any]], bool]) -> Dict[str, Any]:
-    """*witness* without each value (or table) that it answers alike without, in turn: a config
-    that leaves a value out reads its default, a table left out its section's absence (so the
-    witness and its ``matrix resolve`` commands carry only what the change needs)."""
+    """*witness* without each value (or table) that it answers alike without, in turn, until none
+    is left to leave out: a config that leaves a value out reads its default, a table left out its
+    section's absence (so the witness and its ``matrix resolve`` commands carry only what the
+    change needs)."""
     def without(config: Dict[str, Any], keys: Tuple[str, ...]) -> Dict[str, Any]:
         out = dict(config)
         if len(keys) == 1:
@@ -1143,13 +1166,16 @@ def _fewest_paths(witness: Dict[str, Any], same: Callable[[Dict[str, Any]], bool
                 out += places(value, (*prefix, key))
         return out
 
-    for keys in places(witness):  # a table before what is in it: the whole of it first
-        try:
-            shorter = without(witness, keys)
-        except KeyError:
-            continue  # inside a table already left out
-        if same(shorter):
-            witness = shorter
+    shortened = True
+    while shortened:  # again while a pass leaves something out: a value may matter only beside another
+        shortened = False
+        for keys in places(witness):  # a table before what is in it: the whole of it first
+            try:
+                shorter = without(witness, keys)
+            except KeyError:
+                continue  # inside a table already left out
+            if same(shorter):
+                witness, shortened = shorter, True
     return witness
 
 
