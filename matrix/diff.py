@@ -26,9 +26,9 @@ What is not compared (yet): preference notices for a preference passed over, war
 removal refuses, a request for a runner only one side has (a runner added or removed is the cause
 it names of what automatic choice does differently; one renamed with its former id an alias is
 the same runner to automatic choice and to the cells, its requests and blockers said not
-compared), and the deprecation warnings and blockers a
-request reads (read as automatic choice reads them: a gate with ``applies = "asked"`` is not
-asked about). A ``[config]`` field one side
+compared), and the blockers a request reads beside its answer (read as automatic choice reads
+them: a gate with ``applies = "asked"`` is not asked about; the deprecation warnings a request
+reads are compared). A ``[config]`` field one side
 lacks reads, on that side, as if the config did not set it.
 
 Adjustments and redirects: every question reads the config of choice C (the adjustments before
@@ -228,6 +228,10 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
         # A removal a request reads (merged with what automatic choice says of the same gate).
         changes.add_regions(search.one_gate("removal", _diff.removed, asked=runners[0], bounds=bounds))
     changes.add_regions(search.one_gate("deprecation", _diff.deprecated, bounds=bounds))
+    if runners:
+        # The deprecation warnings a request reads (a gate in force for requests only: applies =
+        # "asked"), whichever runner it asks for; merged as removals are.
+        changes.add_regions(search.one_gate("deprecation", _diff.deprecated, asked=runners[0], bounds=bounds))
     for runner in runners:
         changes.add_regions(search.one_gate("blocker", _diff.blocking(runner), blocked=runner, bounds=bounds))
     changes.effective(runners)
@@ -268,7 +272,8 @@ def _folded(changes: _Changes) -> List[Difference]:
             return False  # not known to be covered: said beside it
 
     for index, one in enumerate(changes.out):
-        if one.id not in _FOLDED or one.level != "behaviour" or len(one.features) != 1:
+        if one.id not in _FOLDED or one.level != "behaviour" or len(one.features) != 1 \
+                or one.id.startswith("deprecation-") and one.runner is not None:  # a request's: not automatic choice's
             continue
         into = next((i for i, c in enumerate(changes.out) if c.id in _AUTOMATIC and c.level == "behaviour"
                      and c.features == one.features and covers(i, index)), None)
@@ -444,7 +449,8 @@ class _Changes:
                     if self.search.space.truth(node, region.assignment) is True] if region.feature is None else \
             [(side, a, node) for side, a, node in self.search.changing()
              if self.search.space.truth(node, region.assignment) is True
-             and self.writes_what_it_reads(side, a, region.feature)]
+             and self.feeds_either(a.id, {p for s in (self.old, self.new) for g in (s.gate(region.feature),)
+                                          if g is not None for p in g.when.paths})]
         bounding = [node for _, _, node in adjusted]
         avoid = [g.when.node for side in (self.old, self.new) for g in side.plan.features
                  if g.id not in {c.id for _, c in causes}]
@@ -459,9 +465,10 @@ class _Changes:
         key = (change_id, region.runner, region.blocked, seen, tuple(g.id for _, g in causes),
                tuple(runners) + tuple((side.name, a.id) for side, a, _ in adjusted))
         region_text = self.region_text(region, causes, bounding)
-        if region.kind == "removal" and region.runner is not None:
-            # What a request reads of a removal is said by automatic choice's finding of the same
-            # gate where both describe the same configs (a gate that applies in both modes).
+        if region.kind in ("removal", "deprecation") and region.runner is not None:
+            # What a request reads of a removal (or a deprecation) is said by automatic choice's
+            # finding of the same gate where both describe the same configs (a gate that applies
+            # in both modes).
             automatic = self._merged.get((change_id, None, None, seen, key[-2], key[-1]))
             if automatic is not None and self.out[automatic].region == region_text:
                 return
@@ -502,12 +509,19 @@ class _Changes:
         reads = {p for s in (self.old, self.new) for g in (s.gate(feature),) if g is not None for p in g.when.paths}
         return self.feeds(side, adjustment, reads)
 
+    def feeds_either(self, adjustment_id: str, reads: Set[str]) -> bool:
+        """`feeds` of the adjustment *adjustment_id* as either side has it (one that sets a path on
+        one side only, a notice on the other, changes a value where it does)."""
+        return any(self.feeds(side, mine, reads) for side in (self.old, self.new)
+                   for mine in (adjustment_named(side, adjustment_id),) if mine is not None)
+
     def bounds(self, feature: str, found: _diff.Assignment) -> List[Any]:
         """Where the adjustments named beside the gate *feature* in the region *found* change a
         value (`add`: those that differ, change a value there and write what it reads): a one-gate
         region holds where they do (`matrix._diff.Search.one_gate`)."""
-        return [node for side, a, node in self.search.changing()
-                if self.search.space.truth(node, found) is True and self.writes_what_it_reads(side, a, feature)]
+        reads = {p for s in (self.old, self.new) for g in (s.gate(feature),) if g is not None for p in g.when.paths}
+        return [node for _, a, node in self.search.changing()
+                if self.search.space.truth(node, found) is True and self.feeds_either(a.id, reads)]
 
     def conjuncts(self, region: _diff.Region, causes: Sequence[Tuple[str, Feature]],
                   adjusting: Sequence[Any] = ()) -> List[Tuple[Any, bool]]:
@@ -553,7 +567,7 @@ class _Changes:
                 texts.append(f"({inner})" if " or " in inner else inner)
             else:
                 text = self._text(node)
-                texts.append(f"not ({text})" if " " in text else f"not {text}")
+                texts.append(_negated(text))
         return " and ".join(dict.fromkeys(texts)) or "every config"
 
     def _text(self, node: Any) -> str:
@@ -592,13 +606,15 @@ class _Changes:
         (a rewritten condition compares a path with the value an adjustment sets)."""
         from ._nodes import Compare, Literal, Path
 
-        if not (isinstance(node, Compare) and node.op == "==" and isinstance(node.left, Path)
-                and isinstance(node.right, Literal) and isinstance(node.right.value, bool)):
+        if not (isinstance(node, Compare) and node.op == "=="):
             return None
-        field = self.search.space.schema.get(node.left.name)
+        path, value = (node.left, node.right) if isinstance(node.left, Path) else (node.right, node.left)
+        if not (isinstance(path, Path) and isinstance(value, Literal) and isinstance(value.value, bool)):
+            return None  # ``True == x`` alike: the rewriting puts the value an adjustment sets first
+        field = self.search.space.schema.get(path.name)
         if field is None or field.type != "bool" or field.nullable:
             return None
-        return node.left.name if node.right.value else f"not {node.left.name}"
+        return path.name if value.value else f"not {path.name}"
 
     def _equivalent(self, a: Any, b: Any) -> bool:
         """Whether two conditions hold for the same configs (False where a search gives up)."""
@@ -773,7 +789,7 @@ class _Changes:
                     break
                 witness, seen = settled
                 named = [(side, a, node) for side, a, node in self.search.changing()
-                         if a.id != subject and self.feeds(side, a, reads) and holds(node, witness, schema)]
+                         if a.id != subject and self.feeds_either(a.id, reads) and holds(node, witness, schema)]
                 more = [(node, True) for _, _, node in named] + [(disjoin(group), True) for group in groups]
                 region = self.options_text(self.search.exact_regions(by_runner, asked, more)) or "every config"
                 key = (region, tuple(a.id for _, a, _ in named))
@@ -888,7 +904,7 @@ class _Changes:
                     negative.append(f"({inner})" if " or " in inner else inner)
                 else:
                     text = self._text(node)
-                    negative.append(f"not ({text})" if " " in text else f"not {text}")
+                    negative.append(_negated(text))
             parts = [f"({t})" if " or " in t else t for t in positive] + negative
             text = " and ".join(dict.fromkeys(parts)) or "every config"
             if text not in texts:
@@ -1089,6 +1105,13 @@ def _config_region(path: str, a: Optional[Any], b: Optional[Any], values: List[o
     return " or ".join(texts[:4]) + (_messages.diff_region_more(len(texts) - 4) if len(texts) > 4 else "")
 
 
+def _negated(text: str) -> str:
+    """``not`` a condition's text (``not b`` said ``b``)."""
+    if text.startswith("not ") and " " not in text[4:]:
+        return text[4:]
+    return f"not ({text})" if " " in text else f"not {text}"
+
+
 def _holding(groups: Sequence[Sequence[Any]], schema: Any) -> Callable[[Dict[str, Any]], bool]:
     """Whether a config meets each of *groups* (one of its conditions holds), as given."""
     from ._check_adjust import holds
@@ -1189,7 +1212,7 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
     *name*, a blocker is the feature's name, whichever entry of that name blocks)."""
     from .resolver import resolve
 
-    asked = runner if kind in ("asked", "removal") else None
+    asked = runner if kind in ("asked", "removal", "deprecation") else None
     try:
         try:
             resolution = resolve(side.matrix, config, runner=asked, version=side.version)
@@ -1275,7 +1298,7 @@ def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, A
         return seen[0] != seen[1] and warned == {"adjustment-warning-added": [False, True],
                                                  "adjustment-warning-lifted": [True, False]}.get(change.id, [True, True])
     else:
-        asked = change.runner if kind in ("asked", "removal") else None
+        asked = change.runner if kind in ("asked", "removal", "deprecation") else None
         feature = change.features[0] if change.features else None
         name = None
         if kind == "blocker" and feature is not None:

@@ -435,6 +435,8 @@ def _answers(side, config, names, adjustments=()):
         out[("asked", runner, None)] = observe(side, config, "asked", runner)
     for gate in plan.features:
         out[("deprecation", None, gate.id)] = observe(side, config, "deprecation", feature=gate.id)
+        for runner in plan.no:  # ... and as a request for each runner reads it
+            out[("deprecation", runner, gate.id)] = observe(side, config, "deprecation", runner, feature=gate.id)
         for runner in plan.no:
             # A blocker is said by its name (the diff's rule: an entry of the same name that
             # blocks on the other side, a requirement's other clause say, is no change).
@@ -628,7 +630,7 @@ def _witnesses_reproduce(report, sides):
             continue  # held to its own reference (`_config_findings_agree`)
         kind = ("automatic" if change.id in _AUTOMATIC else "asked" if change.id.startswith(("request-", "redirect-"))
                 else "removal" if change.id in _REMOVAL else "said" if change.id in _SAID else change.id.split("-")[0])
-        asked = change.runner if kind in ("asked", "removal") else None
+        asked = change.runner if kind in ("asked", "removal", "deprecation") else None
         kinds.append((change, kind, asked))
         if kind == "said":  # what the adjustment named first says (in a request for its runner)
             seen = [said_by(s, change.witness, change.features[0], change.runner) for s in sides]
@@ -691,9 +693,10 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
             if before[key] == after[key]:
                 continue
             kind, runner, gate = key
-            if kind in ("deprecation", "blocker") and removed in (before[_AUTO], after[_AUTO]):
-                continue  # the warnings and blockers of a config a removal refuses are not compared
             answer = _AUTO if runner is None else ("asked", runner, None)
+            if kind == "blocker" and removed in (before[_AUTO], after[_AUTO]) \
+                    or kind == "deprecation" and removed in (before[answer], after[answer]):
+                continue  # the warnings and blockers of a config a removal refuses are not compared
             if kind in ("effective", "said") and before[answer] != after[answer]:
                 continue  # the effective config (and what it says) follows the answer: the change of the answer says it
             # A blocker or deprecation folded into a change of automatic choice (its id in
@@ -704,6 +707,8 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
                         if c.id in _ADJUSTMENT and matrix.diff.effective_path(c) == gate and c.runner in (runner, None)
                         or c.id in _SAID and c.features[0] == gate and c.runner in (runner, None)
                         or c.id in _REMOVAL or kind == "automatic"
+                        # a request's deprecation warnings are the same whichever runner it asks for
+                        or kind == "deprecation" and c.id.startswith("deprecation-") and gate in c.features
                         or c.id not in _ADJUSTMENT | _SAID and (c.runner == runner or i in c.also)
                         and (gate is None or gate in c.features or gate in _names(sides, c.features))]
             assert reported, (key, config, before[key], after[key], [c.id for c in report.changes])
@@ -1381,7 +1386,7 @@ def test_a_runners_own_adjustment_is_compared_exactly_where_it_validates_the_run
         ("refused-served", "Automatic choice: refused → A", "x and not y", {"x": True}),
         ("request-served", "Asking for A: refused → A", "x and not y", {"x": True}),
         ("blocker-lifted", "A and Y: blocked by it → not blocked by it", "x and not y", {"x": True}),
-        ("adjustment-removed", "Effective value of y: True → False", "x and not (True == y)", {"x": True}),
+        ("adjustment-removed", "Effective value of y: True → False", "x and not y", {"x": True}),
         ("adjustment-warning-lifted",
          "Warning of adjustment on: warned (warning): on: set y from False to True → not warned", "x and not y",
          {"x": True})]
@@ -2009,6 +2014,25 @@ def test_a_runner_added_or_removed_is_the_cause_with_the_gates_that_block_it_not
         ("runner-changed", ["<string>:1 (old: $.runners.turbo)"]),
         ("fallback-lifted", ["<string>:1 (old: $.runners.turbo)", "<string>:15 (old: $.features.many)"]),
     ]
+
+
+def test_a_deprecation_of_a_gate_in_force_for_requests_only_is_said_as_a_request_reads_it():
+    """A gate with applies = "asked" deprecated: automatic choice never reads it, a request for any
+    runner is warned (was: not compared, the deprecations were read as automatic choice reads
+    them). Said once, as a request for the first runner reads it, its command asking for it."""
+    text = SMALL.replace('[features.fy]', '[features.fz]\nname = "feature z"\nwhen = "y"\n'
+                         'support = { a = "yes", b = "yes" }\napplies = "asked"\n[features.fy]')
+    old = matrix.loads(text, runners=RUNNERS)
+    new = matrix.loads(text.replace('applies = "asked"\n', 'applies = "asked"\ndeprecated = { since = "1.0", '
+                                                           'remove_in = "3.0" }\n'), runners=RUNNERS)
+    report = diff(old, new)
+    assert ([(c.id, c.runner, c.message, c.region, c.witness) for c in report.changes], report.undecided) == ([
+        ("deprecation-started", "a", "feature z, asking for A: not warned → warned: deprecated", "y", {"y": True})], ())
+    [change] = report.changes
+    assert matrix.diff.command(change, "new.toml", "2.0") == "matrix resolve --matrix new.toml --version 2.0 --runner a " \
+        "--set y=true"
+    assert matrix.diff.reproduces(change, old, new, {"y": True})
+    assert not matrix.diff.reproduces(change, old, new, {"x": True})
 
 
 def test_a_runner_renamed_with_an_alias_is_the_same_runner_to_automatic_choice_and_its_requests_are_said_not_compared():
