@@ -246,13 +246,13 @@ class Search:
 
     def __init__(self, old: Side, new: Side, budget: int) -> None:
         self.old, self.new = old, new
+        #: The runners of the old side renamed on the new one (old id → new id).
+        self.renamed = old.ids = renamed_runners(old.matrix, new.matrix)
         nodes = [g.when.node for side in (old, new) for g in side.plan.features]
         nodes += [n for side in (old, new) if side.exact for n in side.ctx.nodes]
         self.effective = effective_questions(old, new)
         nodes += [n for _, _, by_runner in self.effective for options in by_runner.values() for n in options]
         self.undecided: List[str] = []
-        #: The runners of the old side renamed on the new one (old id → new id).
-        self.renamed = old.ids = renamed_runners(old.matrix, new.matrix)
         self.said = said_questions(old, new, self.undecided)
         nodes += [n for _, _, by_runner in self.said for options in by_runner.values() for n in options]
         self.space = Space(union_schema(old.matrix.schema, new.matrix.schema), nodes, budget=budget)

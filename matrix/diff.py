@@ -62,7 +62,7 @@ from .errors import ConfigError, RemovedFeatureError, ResolutionError
 from .schema import Feature, Matrix
 
 __all__ = ["CHANGES", "LEVELS", "Accepted", "Difference", "DiffReport", "Entry", "Level", "brief", "diff", "json_schema",
-           "reproduces"]
+           "region_predicate", "reproduces"]
 
 
 def __dir__() -> List[str]:
@@ -1112,6 +1112,17 @@ def _negated(text: str) -> str:
     return f"not ({text})" if " " in text else f"not {text}"
 
 
+def region_predicate(region: str) -> Any:
+    """The `Predicate` a region's text says (``Difference.region``), however long: a region is the
+    diff's own text, which may be longer than a condition of a matrix may be."""
+    from . import _parser
+    from ._nodes import Path, walk
+    from .predicates import _restored
+
+    node = _parser.parse(region, limit=None)
+    return _restored(region, node, frozenset(n.name for n in walk(node) if isinstance(n, Path)))
+
+
 def _holding(groups: Sequence[Sequence[Any]], schema: Any) -> Callable[[Dict[str, Any]], bool]:
     """Whether a config meets each of *groups* (one of its conditions holds), as given."""
     from ._check_adjust import holds
@@ -1130,11 +1141,9 @@ def _union(texts: List[str]) -> str:
 def _inside(region: str, schema: Any) -> Callable[[Dict[str, Any]], bool]:
     """Whether a config lies in the region said by the text *region* (a config that leaves out a
     value the region reads and that has no default does not)."""
-    from .predicates import Predicate
-
     if region == "every config":
         return lambda config: True
-    predicate = Predicate(region)
+    predicate = region_predicate(region)
 
     def holds(config: Dict[str, Any]) -> bool:
         try:
@@ -1273,7 +1282,6 @@ def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, A
                old_version: Optional[VersionLike] = None, new_version: Optional[VersionLike] = None) -> bool:
     """Whether *config* is one of the configs *change* is about: it lies in the change's region
     and resolves, re-resolved on both sides, as the change says (its ``old`` and ``new``)."""
-    from .predicates import Predicate
     from .resolver import _plan
 
     kind = kind_of(change)
@@ -1284,7 +1292,7 @@ def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, A
     if change.region != "every config":
         schema = _diff.union_schema(old.schema, new.schema)
         try:
-            if not Predicate(change.region).evaluate(config, schema=schema):
+            if not region_predicate(change.region).evaluate(config, schema=schema):
                 return False
         except ConfigError:
             return False

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import matrix
 from matrix import _diff
-from matrix.diff import CHANGES, diff, effective_value, observe, said_by
+from matrix.diff import CHANGES, diff, effective_value, observe, region_predicate, said_by
 from matrix.resolver import _plan
 
 from .test_overlay import _toml
@@ -390,7 +390,7 @@ def _config_findings_agree(report, old, new, sides):
             found = said.get((change_id, path), [])
             accepting = (old if seen[1] else new).schema  # the region read as the side that accepts it
             assert any(" set to any value" in c.region or " more" in c.region
-                       or _holds(matrix.Predicate(c.region), {path: value}, accepting) for c in found), (
+                       or _holds(region_predicate(c.region), {path: value}, accepting) for c in found), (
                 change_id, path, value, [c.region for c in found])
         a, b = (f.default for f in fields)
         if a != b or type(a) is not type(b):
@@ -539,7 +539,7 @@ def _causes_are_entries_that_differ(report, text, new_text, runners, new_runners
 
 def _inside(change, config, schema):
     """Whether *config* lies in the region *change* reports."""
-    return change.region == "every config" or _holds(matrix.Predicate(change.region), config, schema)
+    return change.region == "every config" or _holds(region_predicate(change.region), config, schema)
 
 
 def _said_as(change_id, seen):
@@ -559,7 +559,7 @@ def _regions_hold_their_answers(old, new, sides, kinds, universe, whole):
     elsewhere, where nothing changes)."""
     schema = _diff.union_schema(old.schema, new.schema)
     for change, kind, asked in kinds:
-        region = None if change.region == "every config" else matrix.Predicate(change.region)
+        region = None if change.region == "every config" else region_predicate(change.region)
         inside = [c for c in universe if region is None or _holds(region, c, schema)]
         assert inside or not whole, change  # a sample of the universe may miss a small region
         for config in inside[:200]:
@@ -611,7 +611,7 @@ def _adjustments_named_change_a_value(report, sides, universe, schema):
         named = [i for i in named if not (change.id in _SAID and i == change.features[0]) and not alike(i)]
         if not named:
             continue
-        region = None if change.region == "every config" else matrix.Predicate(change.region)
+        region = None if change.region == "every config" else region_predicate(change.region)
         for config in [c for c in universe if region is None or _holds(region, c, schema)][:100]:
             try:
                 assert all(any(_changes_a_value(s, i, config) for s in sides) for i in named), (change, config)
@@ -1987,6 +1987,13 @@ def test_a_long_region_is_said_by_its_first_conditions_and_how_many_more():
     report = diff(old, old, old_version="0.31.0", new_version="0.32.0")
     assert max(len(c.region) for c in report.changes) > 1000
     assert max(len(brief(c.region)) for c in report.changes) < 500
+    # A region longer than a matrix's condition may be (4096 characters) is read whole where the
+    # diff asks whether a config lies in it (a witness shortened, a fleet's config): it crashed.
+    longest = " and ".join(f"not (field_{i} == 'value number {i}')" for i in range(200))
+    assert len(longest) > 4096
+    assert matrix.diff.region_predicate(longest).evaluate({f"field_{i}": "other" for i in range(200)})
+    with pytest.raises(matrix.PredicateError):
+        matrix.Predicate(longest)
 
 
 def test_a_runner_added_or_removed_is_the_cause_with_the_gates_that_block_it_not_every_gate():
