@@ -401,11 +401,11 @@ def _undone(ctx: Contexts, space: Space, adjustments: List[Adjustment], index: i
     return space.solve(true=[node]) is None
 
 
-def _terms(rewriter: Rewriter, path: str) -> List[Tuple[Node, Node]]:
-    """What *path* reads after every adjustment of *rewriter*: exclusive conditions over the
-    config before them, each with a path or a literal."""
+def _terms(rewriter: Rewriter, path: str, before: Optional[int] = None) -> List[Tuple[Node, Node]]:
+    """What *path* reads after every adjustment of *rewriter* (the first *before* of them):
+    exclusive conditions over the config before them, each with a path or a literal."""
     cases: List[Tuple[Node, Node]] = [(conjoin([]), Path(path))]
-    for index in reversed(range(len(rewriter.steps))):
+    for index in reversed(range(len(rewriter.steps) if before is None else before)):
         out: List[Tuple[Node, Node]] = []
         for condition, term in cases:
             condition = rewriter.through(index, condition)

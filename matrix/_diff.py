@@ -113,6 +113,9 @@ class Side:
             self._gates.setdefault(f.id, f)
         #: Where entries stand in the side's file (its text parsed once, when first asked).
         self.places = _Places(self.matrix)
+        #: The id each runner has on the other side where it differs (a runner renamed with an
+        #: alias: `renamed_runners`), set by the search.
+        self.ids: Dict[str, str] = {}
 
     def _on_c(self, node: Node) -> Node:
         return node if node in self.same_on_c else self.ctx.choice(node)
@@ -243,17 +246,19 @@ class Search:
 
     def __init__(self, old: Side, new: Side, budget: int) -> None:
         self.old, self.new = old, new
+        #: The runners of the old side renamed on the new one (old id → new id).
+        self.renamed = old.ids = renamed_runners(old.matrix, new.matrix)
         nodes = [g.when.node for side in (old, new) for g in side.plan.features]
         nodes += [n for side in (old, new) if side.exact for n in side.ctx.nodes]
         self.effective = effective_questions(old, new)
         nodes += [n for _, _, by_runner in self.effective for options in by_runner.values() for n in options]
-        self.said = said_questions(old, new)
+        self.undecided: List[str] = []
+        self.said = said_questions(old, new, self.undecided)
         nodes += [n for _, _, by_runner in self.said for options in by_runner.values() for n in options]
         self.space = Space(union_schema(old.matrix.schema, new.matrix.schema), nodes, budget=budget)
         self.split = Split(self.space)
         for side in (old, new):
             self._same_on_c(side)
-        self.undecided: List[str] = []
         self.shared = shared_runners(old, new)
         self.changed = self._changed()
 
@@ -262,7 +267,7 @@ class Search:
         read the same mask of the same gates, so they answer alike when they order the runners
         alike (None when they do not: every config is asked about)."""
         old, new = self.old, self.new
-        if [r for r, _ in old.plan.order] != [r for r, _ in new.plan.order]:
+        if [self.renamed.get(r, r) for r, _ in old.plan.order] != [r for r, _ in new.plan.order]:
             return None
         before, after = _rules_in_order(old.plan), _rules_in_order(new.plan)
         if [r for r in before if r in after] != [r for r in after if r in before]:
@@ -316,11 +321,32 @@ class Search:
         self._adjusted: Optional[List[Tuple[Side, Any, Node]]] = out
         return out
 
-    def value_cases(self, side: Side) -> List[Tuple[Dict[str, Any], Optional[str], bool]]:
-        """The configs of each rule of automatic choice, with the runner whose effective config the
-        resolution ends on (None: the config of choice C) and whether it refuses: the runner it
-        chooses (served, or refused where its F fails it), the runner forced where no runner is free (`matrix._choice.forced`), none for a
-        removal or where no runner is free and none is forced."""
+    def changing(self) -> List[Tuple[Side, Any, Node]]:
+        """`adjusted`, one entry per adjustment id: where it changes a value on either side, with
+        the side it stands on now (the new one where it has it)."""
+        if not hasattr(self, "_changing"):
+            by_id: Dict[str, Tuple[Side, Any, List[Node]]] = {}
+            for side, a, node in self.adjusted() or []:
+                known = by_id.get(a.id)
+                if known is None:
+                    by_id[a.id] = (side, a, [node])
+                else:
+                    standing = (side, a) if side is self.new else known[:2]
+                    by_id[a.id] = (*standing, [*known[2], node])
+            self._changing: List[Tuple[Side, Any, Node]] = [(s, a, disjoin(n)) for s, a, n in by_id.values()]
+        return self._changing
+
+    def value_cases(self, side: Side, asked: Optional[str] = None) -> List[Tuple[Dict[str, Any], Optional[str], str]]:
+        """The configs of each rule of automatic choice (with *asked*, of a request for that
+        runner), with the runner whose effective config the resolution ends on (None: the config
+        of choice C) and how it answers (``""`` served, ``"refused"``, or ``"removed"``: refused
+        for a removed feature): the runner it chooses (served, or refused where its F fails it),
+        the runner forced where no runner is free (`matrix._choice.forced`: automatic choice
+        only), none for a removal or where no runner is free and none is forced (a request
+        refused before a runner is chosen: one that a feature forced elsewhere refuses, or whose
+        runner a gate blocks on C)."""
+        if asked is not None:
+            return self._asked_cases(side, asked)
         plan = side.plan
 
         def forcing(step: Rule) -> List[Tuple[List[Node], Optional[str]]]:
@@ -341,42 +367,114 @@ class Search:
                 out.append((holds, runner if side.own(runner) else None))
             return out
 
-        cases: List[Tuple[Dict[str, Any], Optional[str], bool]] = []
+        cases: List[Tuple[Dict[str, Any], Optional[str], str]] = []
         removed = side.removed(False)
         if removed:
-            cases.append(({"true": [], "false": [], "extra": [("any", removed)]}, None, True))
+            cases.append(({"true": [], "false": [], "extra": [("any", removed)]}, None, "removed"))
         for step, split, outcome in side.automatic_rules():
             question = self._decides(side.automatic, step, split)
             if question is None:
                 continue
             question["false"] += removed
             if outcome[0] == "served":  # validated on its F: served, or refused there
-                cases += [(q, outcome[1], said[0] == "refused") for q, said in side.on_its_f(question, outcome, False)]
+                cases += [(q, outcome[1], "refused" if said[0] == "refused" else "")
+                          for q, said in side.on_its_f(question, outcome, False)]
                 continue
             earlier: List[Tuple[str, List[Node]]] = []
             for holds, forced in forcing(step):
                 cases.append(({**question, "true": [*question["true"], *holds],
-                               "extra": [*question["extra"], *earlier]}, forced, True))
+                               "extra": [*question["extra"], *earlier]}, forced, "refused"))
                 earlier.append(("any", [Not(node) for node in holds]))
-            cases.append(({**question, "extra": [*question["extra"], *earlier]}, None, True))
+            cases.append(({**question, "extra": [*question["extra"], *earlier]}, None, "refused"))
         return cases
 
+    def _asked_cases(self, side: Side, asked: str) -> List[Tuple[Dict[str, Any], Optional[str], str]]:
+        """`value_cases` of a request for *asked* (`Side.requested_rules`, each runner chosen
+        validated on its F: served there, or refused with its adjustments applied)."""
+        cases: List[Tuple[Dict[str, Any], Optional[str], str]] = []
+        removed = side.removed(True)
+        if removed:
+            cases.append(({"true": [], "false": [], "extra": [("any", removed)]}, None, "removed"))
+        for step, split, outcome in list(side.requested_rules(asked)):
+            question = self._decides(side.asked, step, split)
+            if question is None:
+                continue
+            question["false"] += removed
+            if outcome[0] == "served":
+                cases += [(q, outcome[1], "refused" if said[0] == "refused" else "")
+                          for q, said in side.on_its_f(question, outcome, True)]
+            else:
+                cases.append((question, None, "refused"))
+        return cases
+
+    def cases(self, side: Side, asked: Optional[str] = None) -> List[Tuple[Dict[str, Any], Optional[str], str]]:
+        """`value_cases` of *side* (of a request for *asked*), asked once."""
+        if not hasattr(self, "_cases"):
+            self._cases: Dict[Tuple[str, Optional[str]], List[Tuple[Dict[str, Any], Optional[str], str]]] = {}
+        if (side.name, asked) not in self._cases:
+            self._cases[side.name, asked] = self.value_cases(side, asked)
+        return self._cases[side.name, asked]
+
+    def ending(self, side: Side, apart: Container[str], asked: Optional[str] = None
+               ) -> List[Tuple[Optional[str], List[Goal]]]:
+        """Where *side*'s resolution ends on each effective config that matters, as conditions over
+        the config as given (``(node, holds)`` pairs, the configs of one case): on the F of a
+        runner of *apart* (one case per rule that ends there), or elsewhere (None: on C, or on
+        a runner's F that reads alike), which is every config but those."""
+        own: List[Tuple[Optional[str], List[Goal]]] = []
+        for question, runner, _ in self.cases(side, asked):
+            if runner is not None and side.own(runner) and runner in apart:
+                own.append((runner, _goals(question)))
+        elsewhere = [(disjoin([conjoin([n if w else negate(n) for n, w in goals]) for _, goals in own]), False)] \
+            if own else []
+        return [(None, elsewhere), *own]
+
+    def exact_regions(self, by_runner: Dict[Tuple[Optional[str], Optional[str]], List[Node]],
+                      asked: Optional[str] = None, more: Sequence[Goal] = ()) -> List[List[Goal]]:
+        """The configs (as given) where what *by_runner*'s options say differs does differ: for each
+        pair of effective configs the two resolutions end on (`ending`), those cases with each
+        option of that pair; those that no config meets left out. The options of a pair of
+        runners hold where the resolutions end on those runners' F: read elsewhere, they may hold
+        where nothing differs. *more*: conditions every config of them meets too."""
+        own = [[r.id for r in side.matrix.runners if side.own(r.id)] for side in (self.old, self.new)]
+
+        def options(a: Optional[str], b: Optional[str]) -> List[Node]:
+            return by_runner.get((a, b)) or []
+
+        # A runner whose pairs have the options of C's (its own adjustments leave what they read
+        # alone) is read as C: only the others need the configs that end on their F.
+        apart = [{a for a in own[0] if any(options(a, b) != options(None, b) for b in [None, *own[1]])},
+                 {b for b in own[1] if any(options(a, b) != options(a, None) for a in [None, *own[0]])}]
+        out: List[List[Goal]] = []
+        for a_runner, a_goals in self.ending(self.old, apart[0], asked):
+            for b_runner, b_goals in self.ending(self.new, apart[1], asked):
+                for option in dict.fromkeys(options(a_runner, b_runner)):  # each said apart, as the search has it
+                    # What *more* says first: dropped where the rest implies it (`fewest_conjuncts`).
+                    goals = [*more, *a_goals, *b_goals, (option, True)]
+                    if self._solve(_question_of(goals), "where the configs of a change of effective values lie") \
+                            is not None:
+                        out.append(goals)
+        return out
+
     def effective_region(self, path: str, by_runner: Dict[Tuple[Optional[str], Optional[str]], List[Node]],
-                         what: Optional[str] = None) -> Optional[Assignment]:
+                         what: Optional[str] = None, asked: Optional[str] = None,
+                         extra: Sequence[Tuple[str, List[Node]]] = ()) -> Optional[Assignment]:
         """A config whose effective value of *path* differs (*what*: whatever *by_runner*'s
         options say differs), the same runner (or none) chosen on both sides, or refused on both
         (where the answer changes, that change says it)."""
-        def served_first(cases: List[Tuple[Dict[str, Any], Optional[str], bool]]) -> List[Any]:
-            return sorted(cases, key=lambda case: case[2])  # a witness served on both sides, where there is one
+        def served_first(cases: List[Tuple[Dict[str, Any], Optional[str], str]]) -> List[Any]:
+            return sorted(cases, key=lambda case: case[2] != "")  # a witness served on both sides, where there is one
 
-        for a_question, a_runner, a_refused in served_first(self.value_cases(self.old)):
-            for b_question, b_runner, b_refused in served_first(self.value_cases(self.new)):
-                same = a_runner == b_runner or a_refused and b_refused
+        for a_question, a_runner, a_answer in served_first(self.cases(self.old, asked)):
+            for b_question, b_runner, b_answer in served_first(self.cases(self.new, asked)):
+                # Refused for a removal on one side only: that removal's finding says the change.
+                same = (a_answer == "removed") == (b_answer == "removed") and \
+                    (self.renamed.get(a_runner, a_runner) == b_runner or bool(a_answer) and bool(b_answer))
                 options = by_runner.get((a_runner, b_runner)) if same else None
                 if not options:
                     continue
                 question = {key: a_question[key] + b_question[key] for key in ("true", "false", "extra")}
-                question["extra"] = [*question["extra"], ("any", options)]
+                question["extra"] = [*question["extra"], ("any", options), *extra]
                 found = self._solve(question, what or f"where the effective value of {path} changes")
                 if found is not None:
                     return found
@@ -450,7 +548,7 @@ class Search:
         (_, old_choice, old_live), (_, new_choice, new_live) = sides
         for a_step, _, a_out, a_q in old_live:
             for b_step, _, b_out, b_q in new_live:
-                if _same(a_out, b_out):
+                if _same((a_out[0], self.renamed.get(a_out[1] or "", a_out[1]), a_out[2]), b_out):
                     continue
                 question = {key: a_q[key] + b_q[key] for key in ("true", "false", "extra")}
                 # "Some gate whose entry differs is active" is asked below, cause by cause.
@@ -506,10 +604,14 @@ class Search:
         return found
 
     def one_gate(self, kind: str, warned: Callable[[Side, Feature], bool], *, asked: Optional[str] = None,
-                 blocked: Optional[str] = None) -> Iterator[Region]:
+                 blocked: Optional[str] = None,
+                 bounds: Optional[Callable[[str, Assignment], List[Node]]] = None) -> Iterator[Region]:
         """For each gate id on either side: configs where it is active and *warned* on one side
         and not on the other (not active there, or not *warned*), no removal refusing either; with
-        *asked*, as a request for that runner reads the gates."""
+        *asked*, as a request for that runner reads the gates. With *bounds* (the gate's id, a
+        region found → the conditions of the causes beside it there: where the adjustments named
+        change a value), a region holds where those hold, and is asked again where not all do (a
+        region per cause, up to `MAX_REGIONS`)."""
         ids = list(dict.fromkeys(f.id for side in (self.old, self.new) for f in side.plan.features))
         for feature_id in ids:
             for this, other, sign in ((self.new, self.old, "added"), (self.old, self.new, "lifted")):
@@ -537,12 +639,23 @@ class Search:
                     questions = [{"true": [this.on_c(gate.when.node)],
                                   "false": false + [other.on_c(g.when.node) for g in theirs], "extra": []}]
                 for question in questions:
-                    found = self._solve(question, f"where {gate.name} changes")
-                    if found is None:
-                        continue
-                    yield Region(kind, asked, ("", None, ""), ("", None, sign), found, ((this.name, feature_id),),
-                                 feature=feature_id, blocked=blocked,
-                                 excluded=tuple((other.name, g.id) for g in namesakes), **_question(question))
+                    what = f"where {gate.name} changes"
+                    found = self._solve(question, what)
+                    for _ in range(MAX_REGIONS):
+                        if found is None:
+                            break
+                        nodes = bounds(feature_id, found) if bounds is not None else []
+                        yield Region(kind, asked, ("", None, ""), ("", None, sign), found, ((this.name, feature_id),),
+                                     feature=feature_id, blocked=blocked,
+                                     excluded=tuple((other.name, g.id) for g in namesakes),
+                                     **_question({**question, "true": [*question["true"], *nodes]}))
+                        if not nodes:
+                            break
+                        question = {**question, "extra": [*question["extra"], ("any", [negate(n) for n in nodes])]}
+                        found = self._solve(question, what)
+                    else:
+                        if found is not None:
+                            self.undecided.append(_messages.diff_regions_left(MAX_REGIONS, what))
 
     def blocker_questions(self, this: Side, other: Side, runner: str, gate: Feature, theirs: Sequence[Feature],
                           false: List[Node]) -> List[Dict[str, Any]]:
@@ -684,6 +797,18 @@ def _conjunction(question: Dict[str, Any]) -> Node:
                     *(disjoin(list(nodes)) for _, nodes in question["extra"])])
 
 
+def _goals(question: Dict[str, Any]) -> List[Tuple[Node, bool]]:
+    """A search question as (condition, holds) pairs: its ``true`` hold, its ``false`` do not, and
+    one option of each of its groups holds."""
+    return [*((n, True) for n in question["true"]), *((n, False) for n in question["false"]),
+            *((disjoin(list(nodes)), True) for _, nodes in question["extra"])]
+
+
+def _question_of(goals: Sequence[Tuple[Node, bool]]) -> Dict[str, Any]:
+    """(condition, holds) pairs as a search question."""
+    return {"true": [n for n, w in goals if w], "false": [n for n, w in goals if not w], "extra": []}
+
+
 def _question(question: Dict[str, Any]) -> Dict[str, Any]:
     """A search question as the fields of a `Region`."""
     return {"true": tuple(question["true"]), "false": tuple(question["false"]),
@@ -707,9 +832,17 @@ def blocking(runner: str) -> Callable[[Side, Feature], bool]:
     return blocks
 
 
+def renamed_runners(old: Matrix, new: Matrix) -> Dict[str, str]:
+    """The runners of *old* that *new* has under another id, their former one an alias (old id →
+    new id): automatic choice that takes one takes the other."""
+    ids = {r.id for r in new.runners}
+    before = {r.id for r in old.runners}
+    return {a.id: r.id for r in new.runners if r.id not in before for a in r.aliases if a.id in before and a.id not in ids}
+
+
 def shared_runners(old: Side, new: Side) -> FrozenSet[str]:
-    """The ids of the runners both sides have."""
-    return frozenset(r.id for r in old.matrix.runners) & frozenset(r.id for r in new.matrix.runners)
+    """The ids of the runners both sides have (a runner renamed with an alias: its new id)."""
+    return frozenset(old.ids.get(r.id, r.id) for r in old.matrix.runners) & frozenset(r.id for r in new.matrix.runners)
 
 
 def signature(side: Side, gate: Optional[Feature], runners: Container[str]) -> object:
@@ -721,13 +854,24 @@ def signature(side: Side, gate: Optional[Feature], runners: Container[str]) -> o
     plan, v = side.plan, side.version
     bit = side.bit(gate)
     origin = gate.origin
+    ids = side.ids  # a runner renamed with an alias: read by its new id
+
+    def runner(one: Any) -> Any:
+        """A forces or prefers, or a runner id, with the runner read by the id both sides know it by."""
+        if isinstance(one, str):
+            return ids.get(one, one)
+        return one if one is None or not ids else attrs.evolve(one, runner=ids.get(one.runner, one.runner))
+
+    listed = getattr(origin, "runners", None)
     # The cells by runner id: the runners' order (by priority) is no part of the gate (a priority
     # swapped named every gate with a cell as a cause, and narrowed regions to their conditions).
-    return (str(gate.when), tuple(sorted((r.id, gate.status(r.id, v)) for r in side.matrix.runners
-                                         if r.id in gate.support and r.id in runners)),
-            plan.deprecated >> bit & 1, plan.removed >> bit & 1, gate.forces, gate.prefers, gate.applies,
-            None if origin is None else (type(origin).__name__, getattr(origin, "runners", None),
-                                         getattr(origin, "to", None), getattr(origin, "fallback", None)))
+    return (str(gate.when), tuple(sorted((ids.get(r.id, r.id), gate.status(r.id, v)) for r in side.matrix.runners
+                                         if r.id in gate.support and ids.get(r.id, r.id) in runners)),
+            plan.deprecated >> bit & 1, plan.removed >> bit & 1, runner(gate.forces), runner(gate.prefers),
+            gate.applies,
+            None if origin is None else (type(origin).__name__,
+                                         None if listed is None else tuple(runner(r) for r in listed),
+                                         runner(getattr(origin, "to", None)), getattr(origin, "fallback", None)))
 
 
 def adjusting(side: Side) -> object:
@@ -745,19 +889,23 @@ def adjusting(side: Side) -> object:
 Effective = Tuple[str, Tuple[str, ...], Dict[Tuple[Optional[str], Optional[str]], List[Node]]]
 
 
-def value_terms(side: Side, runner: Optional[str], path: str) -> List[Tuple[Node, Node]]:
+def value_terms(side: Side, runner: Optional[str], path: str, adjustment: Any = None) -> List[Tuple[Node, Node]]:
     """What *path* reads on *side*'s effective config when *runner* is chosen (None: on C): exclusive
     conditions over the config as given, each with a path or a literal (the runner's own
-    adjustments read through those before the choice)."""
+    adjustments read through those before the choice). With *adjustment* (of *side*, before the
+    choice or *runner*'s own), what it reads where it applies: after the adjustments before it."""
     from ._check_adjust import _terms
     from ._substitute import conjoin
 
+    if adjustment is not None and not adjustment.runners:
+        return _terms(side.ctx.pre, path, list(side.plan.pre_adjustments).index(adjustment))
     before = _terms(side.ctx.pre, path)
     if not side.own(runner):
         return before
     assert runner is not None
+    end = None if adjustment is None else list(side.plan.adjustments[runner]).index(adjustment)
     out: List[Tuple[Node, Node]] = []
-    for condition, term in _terms(side.ctx.own[runner], path):
+    for condition, term in _terms(side.ctx.own[runner], path, end):
         on_config = side.ctx.choice(condition)
         if isinstance(term, Path):
             out += [(conjoin([on_config, c]), t) for c, t in _terms(side.ctx.pre, term.name)]
@@ -767,8 +915,9 @@ def value_terms(side: Side, runner: Optional[str], path: str) -> List[Tuple[Node
 
 
 def effective_questions(old: Side, new: Side) -> List[Effective]:
-    """For each path an adjustment that differs between the sides sets (before the choice, or a
-    runner's own): for each pair of runners (one of each side, or None: no runner chosen), where
+    """For each path an adjustment sets (before the choice, or a runner's own) where one differs
+    between the sides (one alike on both sides sets otherwise where one before it that differs
+    changes what it reads): for each pair of runners (one of each side, or None: no runner chosen), where
     its value on the effective config differs (one option per pair of cases, `matrix._check_adjust._terms`).
     Only where both sides are ``exact``."""
     from ._check_adjust import _differ
@@ -792,7 +941,12 @@ def effective_questions(old: Side, new: Side) -> List[Effective]:
     if alike:
         differing = {a.id: a for side in (old, new) for own in side.plan.adjustments.values() for a in own}
     out: List[Effective] = []
-    for path in dict.fromkeys(p for a in differing.values() for p in a.set):
+    paths = [p for a in differing.values() for p in a.set]
+    if not alike:  # one alike on both sides sets otherwise where one before it that differs changes what it reads
+        paths += [p for side in (old, new) for a in (*side.plan.pre_adjustments,
+                                                     *(a for own in side.plan.adjustments.values() for a in own))
+                  for p in a.set]
+    for path in dict.fromkeys(paths):
         causes = tuple(i for i, a in differing.items() if path in a.set)
         fields = [side.matrix.schema.get(path) for side in (old, new)]
         if any(f is not None and f.item_type is not None for f in fields):
@@ -805,7 +959,9 @@ def effective_questions(old: Side, new: Side) -> List[Effective]:
             for on_new, after in terms[1].items():
                 if alike and on_old == on_new:
                     continue
-                options = [conjoin([c1, c2, _differ(t1, t2)]) for c1, t1 in before for c2, t2 in after]
+                if before == after:
+                    continue  # read alike: the same value on both sides
+                options = [conjoin([c1, c2, _differ(t1, t2)]) for c1, t1 in before for c2, t2 in after if t1 != t2]
                 options = [o for o in options if constant(o) is not False]
                 if options:
                     by_runner[on_old, on_new] = options
@@ -883,13 +1039,40 @@ def saying(a: Any) -> object:
         (a.level, None, a.name, tuple(sorted((p, repr(v)) for p, v in a.set.items())))
 
 
-def said_apart(a: Any, b: Any) -> bool:
-    """Whether what an adjustment says (*a* on the old side, *b* on the new, None: not there) is
-    compared apart from its effective values: it says always (or is a notice) on a side, or its
-    text or level differs. One that speaks where it changes a value on each side it stands on,
-    in the same words, speaks where its values change: its ``adjustment-*`` findings say that."""
-    there = [x for x in (a, b) if x is not None]
-    return any(x.says == "always" for x in there) or len(there) == 2 and saying(a) != saying(b)
+def word_paths(a: Any) -> Tuple[str, ...]:
+    """The paths whose values (as the adjustment finds them) fill the words of its warning: its
+    message's ``{path}`` s; without a message, the generated sentence's (each path it sets,
+    from and to, and each path it copies from)."""
+    from ._templates import paths_only
+    from .schema import From
+
+    if a.message is not None:
+        return tuple(dict.fromkeys(paths_only(a.message).paths))
+    return tuple(dict.fromkeys([*a.set, *(v.path for v in a.set.values() if isinstance(v, From))]))
+
+
+def words_differ(old: Side, a: Any, on_old: Optional[str], new: Side, b: Any, on_new: Optional[str]) -> Optional[Node]:
+    """Where the words of one adjustment's warning (*a* on the old side, *b* on the new, their
+    templates alike) are filled with other values on the two sides, the resolutions ending on
+    *on_old*'s and *on_new*'s F: where a value it reads, as it finds it, differs (an adjustment
+    before it that differs). None where a value read is a list (the search tests no list for
+    equality)."""
+    from ._check_adjust import _differ
+    from ._substitute import FALSE, conjoin
+
+    options: List[Node] = []
+    for path in word_paths(b):
+        fields = [side.matrix.schema.get(path) for side in (old, new)]
+        if any(f is not None and f.item_type is not None for f in fields):
+            return None
+        if (a.runners and (on_old is None or not old.own(on_old) or on_old not in a.runners)) or \
+                (b.runners and (on_new is None or not new.own(on_new) or on_new not in b.runners)):
+            return FALSE  # a runner's own adjustment says nothing where the resolution ends elsewhere
+        mine, theirs = value_terms(old, on_old, path, a), value_terms(new, on_new, path, b)
+        if mine == theirs:
+            continue  # read alike: the same value on both sides
+        options += [conjoin([c1, c2, _differ(t1, t2)]) for c1, t1 in mine for c2, t2 in theirs if t1 != t2]
+    return disjoin(options) if options else FALSE
 
 
 #: One adjustment's warning question: its id, the change (warned on the new side only, the old
@@ -899,12 +1082,14 @@ def said_apart(a: Any, b: Any) -> bool:
 Said = Tuple[str, str, Dict[Tuple[Optional[str], Optional[str]], List[Node]]]
 
 
-def said_questions(old: Side, new: Side) -> List[Said]:
+def said_questions(old: Side, new: Side, undecided: List[str]) -> List[Said]:
     """For each adjustment id of either side: where it speaks on one side and not on the other,
-    or on both with another text or level (`saying`), for each pair of runners whose F the
-    resolutions end on (as `effective_questions`). Every id is asked, not only those that
-    differ: one that stands alike says otherwise where an adjustment before it differs. Only where
-    both sides are ``exact``."""
+    or on both in other words (another text or level, `saying`, or its words filled with other
+    values, `words_differ`), for each pair of runners whose F the resolutions end on (as
+    `effective_questions`). Every id is asked, not only those that differ: one that stands alike
+    speaks elsewhere, or in other words, where an adjustment before it differs. Only where both
+    sides are ``exact``; what cannot be compared (a list filling its words) is said in
+    *undecided*."""
     from ._substitute import FALSE, conjoin, constant
 
     if not (old.exact and new.exact):
@@ -924,8 +1109,6 @@ def said_questions(old: Side, new: Side) -> List[Said]:
     out: List[Said] = []
     for i in dict.fromkeys([*mine, *theirs]):
         a, b = mine.get(i), theirs.get(i)
-        if not said_apart(a, b):
-            continue
         alike_text = a is not None and b is not None and saying(a) == saying(b)
         by_kind: Dict[str, Dict[Tuple[Optional[str], Optional[str]], List[Node]]] = {}
         for on_old in keys[0]:
@@ -934,10 +1117,18 @@ def said_questions(old: Side, new: Side) -> List[Said]:
                     continue
                 x = speaks(old, a, on_old) if a is not None else FALSE
                 y = speaks(new, b, on_new) if b is not None else FALSE
-                options = [("adjustment-warning-lifted", conjoin([x, negate(y)])),
-                           ("adjustment-warning-added", conjoin([negate(x), y]))]
+                # Where it speaks alike on both sides (the same condition), only its words may differ.
+                options = [] if x == y else [("adjustment-warning-lifted", conjoin([x, negate(y)])),
+                                             ("adjustment-warning-added", conjoin([negate(x), y]))]
                 if not alike_text:
                     options.append(("adjustment-warning-changed", conjoin([x, y])))
+                elif a is not None and b is not None:
+                    other = words_differ(old, a, on_old, new, b, on_new)
+                    if other is None:
+                        undecided.append(_messages.diff_not_compared(
+                            f"the words of {b.name}'s warning", "a config it warns (a list fills them)"))
+                    else:
+                        options.append(("adjustment-warning-changed", conjoin([x, y, other])))
                 for kind, option in options:
                     if constant(option) is not False:
                         by_kind.setdefault(kind, {})[on_old, on_new] = [option]

@@ -1609,6 +1609,24 @@ def git_unreadable(spec: str, why: str) -> str:
     return f"Cannot read {spec!r} from git: {why}"
 
 
+def diff_runner_renamed(before: str, after: str) -> str:
+    """A runner whose id the new side renamed, the former id an alias (`matrix diff`)."""
+    return f"Runner {before!r}: id {before!r} → {after!r} (the former id an alias: a request for it is served by {after!r})"
+
+
+def diff_renamed_not_compared(name: str, before: str, after: str) -> Tuple[str, str]:
+    """What `matrix diff` does not compare of a runner renamed with an alias: (what, where)."""
+    return (f"a request for {name} and its blockers (its id {before!r} is {after!r} on the new side, the former id "
+            "an alias)", "a request for either id, and for that runner's blockers,")
+
+
+def diff_base_outside(file: str, top: str) -> str:
+    """``matrix diff --base REV FILE`` where FILE lies outside the repository, which git reads the
+    base from."""
+    return (f"--base reads {file!r} from git, but it is outside the repository at {top!r}: name a file "
+            f"of the repository, or compare two files (matrix diff OLD NEW)")
+
+
 def diff_no_revision(spec: str, revision: str, names: Sequence[str]) -> str:
     """A side read from git (``REV:PATH``, ``--base REV``) whose revision git does not know;
     *names*: the branches, tags and remote branches, for a near miss."""

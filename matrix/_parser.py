@@ -59,11 +59,13 @@ _WORDS = {op.words[0]: tuple(o.words for o in _operators.COMPARISONS if o.words[
 _AND, _OR, _NOT = _operators.AND.spelling, _operators.OR.spelling, _operators.NOT.spelling
 
 
-def parse(source: str) -> Node:
-    """Parse *source* into a tree of nodes; raises `PredicateError` with a caret."""
-    if len(source) > MAX_LENGTH:
+def parse(source: str, limit: Optional[int] = MAX_LENGTH) -> Node:
+    """Parse *source* into a tree of nodes; raises `PredicateError` with a caret. *limit*: the
+    most characters a source may have (None: any, for text the package wrote itself, as
+    ``matrix diff``'s regions)."""
+    if limit is not None and len(source) > limit:
         raise PredicateError(
-            _messages.too_long(len(source), MAX_LENGTH),
+            _messages.too_long(len(source), limit),
             source=source[:200],
             span=(0, min(len(source), 200)),
         )

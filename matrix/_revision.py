@@ -32,11 +32,16 @@ def at(revision: str, file: str) -> str:
     """``REV:PATH`` for the working-tree file *file* (relative to the current folder, or absolute)
     as it stands at *revision*: PATH from the top of the repository, as git reads it (``matrix diff
     --base`` run from a subfolder names the same file). Outside a repository *file* is kept as
-    given, and git's own words say why it cannot be read."""
+    given, and git's own words say why it cannot be read.
+
+    :raises UsageError: *file* lies outside the repository (git has no ``REV:PATH`` for it).
+    """
     top = _git_ok(["rev-parse", "--show-toplevel"])
     if top is None:
         return f"{revision}:{file}"
     path = os.path.relpath(os.path.realpath(file), os.path.realpath(top.strip()))
+    if path == os.pardir or path.startswith(os.pardir + os.sep) or os.path.isabs(path):
+        raise UsageError(_messages.diff_base_outside(file, top.strip()))
     return f"{revision}:{path.replace(os.sep, '/')}"
 
 

@@ -23,8 +23,12 @@ merged only where their witnesses answer alike); it reads the config as given.
 What is not compared (yet): preference notices for a preference passed over, warnings of the
 ``opt-in`` and ``partial`` kinds, the answer for a config that one side's ``[config]`` rejects
 (a choice or field only one side has), the blockers and deprecation warnings of a config a
-removal refuses, and a request for a runner only one side has (a runner added or removed is the cause
-it names of what automatic choice does differently). A ``[config]`` field one side
+removal refuses, a request for a runner only one side has (a runner added or removed is the cause
+it names of what automatic choice does differently; one renamed with its former id an alias is
+the same runner to automatic choice and to the cells, its requests and blockers said not
+compared), and the blockers a request reads beside its answer (read as automatic choice reads
+them: a gate with ``applies = "asked"`` is not asked about; the deprecation warnings a request
+reads are compared). A ``[config]`` field one side
 lacks reads, on that side, as if the config did not set it.
 
 Adjustments and redirects: every question reads the config of choice C (the adjustments before
@@ -32,18 +36,23 @@ the choice, by predicate substitution: `matrix._substitute`, as ``matrix check``
 follows the first redirect that applies, and the runner chosen is validated on its effective
 config F (its own adjustments: `matrix._diff.Side.on_its_f`). Each path an adjustment that differs
 sets is one question "its value differs where both sides choose the same runner, or both refuse"
-over each pair of runners whose F the resolutions end on (``adjustment-added`` / ``-removed`` / ``-changed``, with
-the witness's ``Resolution.effective`` on both sides). A list value, or a rewrite past
-`matrix._substitute.MAX_NODES`, is not compared: the report says so in ``undecided``. What an
-adjustment says (its ``adjusted`` warning) is compared the same way where it says always on a
-side or its words differ (`matrix._diff.said_questions`: ``adjustment-warning-*``).
+over each pair of runners whose F the resolutions end on, for automatic choice and for a request
+for each runner both sides have (``adjustment-added`` / ``-removed`` /
+``-changed``, with the witness's ``Resolution.effective`` on both sides); its region is exactly
+the configs whose value differs, each pair of runners' options held to the configs whose
+resolutions end on those runners' F (`matrix._diff.Search.exact_regions`). A list value, or a
+rewrite past `matrix._substitute.MAX_NODES`, is not compared: the report says so in
+``undecided``. What every adjustment says (its ``adjusted`` warning: where it speaks, its text
+and level, and the values that fill its words) is compared the same way
+(`matrix._diff.said_questions`: ``adjustment-warning-*``).
 """
 
 from __future__ import annotations
 
 import json
 import shlex
-from typing import Any, Callable, Dict, Iterable, List, Literal, Mapping, Optional, Sequence, Tuple, Union, get_args
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Literal, Mapping, Optional, Sequence, Set, Tuple,
+                    Union, get_args)
 
 import attrs
 
@@ -53,7 +62,7 @@ from .errors import ConfigError, RemovedFeatureError, ResolutionError
 from .schema import Feature, Matrix
 
 __all__ = ["CHANGES", "LEVELS", "Accepted", "Difference", "DiffReport", "Entry", "Level", "brief", "diff", "json_schema",
-           "reproduces"]
+           "region_predicate", "reproduces"]
 
 
 def __dir__() -> List[str]:
@@ -94,7 +103,7 @@ CHANGES: Dict[str, Tuple[Level, str]] = {
     "adjustment-changed": ("behaviour", "configs have other effective values: an adjustment changed"),
     "adjustment-warning-added": ("behaviour", "configs are warned by an adjustment that did not warn them"),
     "adjustment-warning-lifted": ("behaviour", "configs are no longer warned by an adjustment"),
-    "adjustment-warning-changed": ("behaviour", "configs are warned otherwise by an adjustment (its message or level)"),
+    "adjustment-warning-changed": ("behaviour", "configs are warned otherwise by an adjustment (its message, its level, or the values that fill its words)"),
     "renamed": ("cosmetic", "a feature or runner is named differently"),
     "note-changed": ("cosmetic", "a feature's note changed"),
     "links-changed": ("cosmetic", "a feature's links changed"),
@@ -213,20 +222,27 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
     runners = [r.id for r in new.runners if r.id in {o.id for o in old.runners}]
     for runner in runners:
         changes.add_regions(search.pairs(runner))
-    changes.add_regions(search.one_gate("removal", _diff.removed))
+    bounds = changes.bounds  # a region per cause: where the adjustments named beside a gate change a value
+    changes.add_regions(search.one_gate("removal", _diff.removed, bounds=bounds))
     if runners:
         # A removal a request reads (merged with what automatic choice says of the same gate).
-        changes.add_regions(search.one_gate("removal", _diff.removed, asked=runners[0]))
-    changes.add_regions(search.one_gate("deprecation", _diff.deprecated))
+        changes.add_regions(search.one_gate("removal", _diff.removed, asked=runners[0], bounds=bounds))
+    changes.add_regions(search.one_gate("deprecation", _diff.deprecated, bounds=bounds))
+    if runners:
+        # The deprecation warnings a request reads (a gate in force for requests only: applies =
+        # "asked"), whichever runner it asks for; merged as removals are.
+        changes.add_regions(search.one_gate("deprecation", _diff.deprecated, asked=runners[0], bounds=bounds))
     for runner in runners:
-        changes.add_regions(search.one_gate("blocker", _diff.blocking(runner), blocked=runner))
-    changes.effective()
-    changes.said()
+        changes.add_regions(search.one_gate("blocker", _diff.blocking(runner), blocked=runner, bounds=bounds))
+    changes.effective(runners)
+    changes.said(runners)
     changes.config()
     changes.cosmetic()
     return DiffReport(_sorted(_folded(changes)), str(sides[0].version), str(sides[1].version),
                       tuple(dict.fromkeys(search.undecided)) + tuple(changes.unreproduced)
-                      + _not_compared(*sides))
+                      + _not_compared(*sides)
+                      + tuple(_messages.diff_not_compared(*_messages.diff_renamed_not_compared(
+                          new.runner(after).name, before, after)) for before, after in search.renamed.items()))
 
 
 #: The one-gate changes that a change of automatic choice of the same cause already shows, and
@@ -256,7 +272,8 @@ def _folded(changes: _Changes) -> List[Difference]:
             return False  # not known to be covered: said beside it
 
     for index, one in enumerate(changes.out):
-        if one.id not in _FOLDED or one.level != "behaviour" or len(one.features) != 1:
+        if one.id not in _FOLDED or one.level != "behaviour" or len(one.features) != 1 \
+                or one.id.startswith("deprecation-") and one.runner is not None:  # a request's: not automatic choice's
             continue
         into = next((i for i, c in enumerate(changes.out) if c.id in _AUTOMATIC and c.level == "behaviour"
                      and c.features == one.features and covers(i, index)), None)
@@ -345,11 +362,16 @@ class _Changes:
             gate = side.gate(region.feature)
             assert gate is not None
             return [(side.name, gate)]
+        return self.causes_at(region.assignment)
+
+    def causes_at(self, assignment: _diff.Assignment) -> List[Tuple[str, Feature]]:
+        """The gates whose entry differs between the sides that are causes at *assignment*
+        (`causes`)."""
         out: List[Tuple[str, Feature]] = []
         seen = set()
         for side in (self.new, self.old):
             for gate in side.plan.features:
-                if gate.id in seen or self.search.space.truth(side.cause(gate), region.assignment) is not True:
+                if gate.id in seen or self.search.space.truth(side.cause(gate), assignment) is not True:
                     continue
                 other = (self.old if side is self.new else self.new)
                 shared = self.search.shared
@@ -361,7 +383,7 @@ class _Changes:
     def reprioritised(self) -> Tuple[Entry, ...]:
         """The runners of both sides whose priority differs, each where it stands on the new side
         (its runner file, or the overlay's line that set it): what decides a change no gate causes."""
-        old = {r.id: r.priority for r in self.old.matrix.runners}
+        old = {self.old.ids.get(r.id, r.id): r.priority for r in self.old.matrix.runners}
         return tuple(_runner_entry(self.new, r.id) for r in self.new.matrix.runners
                      if r.id in old and old[r.id] != r.priority)
 
@@ -370,6 +392,11 @@ class _Changes:
         gate (on a composed matrix, the overlay's line that changed it), the old side only for a
         gate gone (a blocker an overlay lifted was said at upstream's line, where it was active)."""
         now = self.new.gate(gate.id) if region.feature == gate.id else None
+        return (self.new, now) if now is not None else (self.side(side), gate)
+
+    def standing_at(self, side: str, gate: Feature) -> Tuple[_diff.Side, Feature]:
+        """Where a gate that differs stands: on the new side where it has it, else the old."""
+        now = self.new.gate(gate.id)
         return (self.new, now) if now is not None else (self.side(side), gate)
 
     def one_sided(self, region: _diff.Region) -> List[Tuple[str, str]]:
@@ -381,7 +408,7 @@ class _Changes:
         out = []
         for side, outcome in ((self.old, region.old), (self.new, region.new)):
             for runner in side.matrix.runners:
-                if runner.id in self.search.shared:
+                if side.ids.get(runner.id, runner.id) in self.search.shared:
                     continue
                 if outcome[1] == runner.id or region.kind == "automatic":
                     out.append((side.name, runner.id))
@@ -414,13 +441,17 @@ class _Changes:
         if causes and not any(r in (region.old[1], region.new[1]) for _, r in runners) \
                 and not any(_diff.blocking(r)(self.side(n), g) for n, r in runners for s, g in causes if s == n):
             runners = []  # passed over where nothing blocks it, and other causes: not what decides
+        # The configs of a question are those where the adjustments named change a value: a
+        # question of choice asks again where they do not (`_diff.Search._regions`), a one-gate
+        # question too, its adjustments one entry each, changing a value on either side
+        # (`_diff.Search.one_gate`, `bounds`).
         adjusted = [(side, a, node) for side, a, node in (self.search.adjusted() or [])
-                    if self.search.space.truth(node, region.assignment) is True
-                    and (region.feature is None or self.writes_what_it_reads(side, a, region.feature))]
-        # The configs of a question of choice are those where the adjustments named change a
-        # value (`_diff.Search._regions` asks again where they do not); a one-gate question's are
-        # its gate's, the adjustment named beside it, not bounding it.
-        bounding = [node for _, _, node in adjusted] if region.feature is None else []
+                    if self.search.space.truth(node, region.assignment) is True] if region.feature is None else \
+            [(side, a, node) for side, a, node in self.search.changing()
+             if self.search.space.truth(node, region.assignment) is True
+             and self.feeds_either(a.id, {p for s in (self.old, self.new) for g in (s.gate(region.feature),)
+                                          if g is not None for p in g.when.paths})]
+        bounding = [node for _, _, node in adjusted]
         avoid = [g.when.node for side in (self.old, self.new) for g in side.plan.features
                  if g.id not in {c.id for _, c in causes}]
         witness = self.search.space.witness(region.assignment, avoid=avoid)
@@ -434,9 +465,10 @@ class _Changes:
         key = (change_id, region.runner, region.blocked, seen, tuple(g.id for _, g in causes),
                tuple(runners) + tuple((side.name, a.id) for side, a, _ in adjusted))
         region_text = self.region_text(region, causes, bounding)
-        if region.kind == "removal" and region.runner is not None:
-            # What a request reads of a removal is said by automatic choice's finding of the same
-            # gate where both describe the same configs (a gate that applies in both modes).
+        if region.kind in ("removal", "deprecation") and region.runner is not None:
+            # What a request reads of a removal (or a deprecation) is said by automatic choice's
+            # finding of the same gate where both describe the same configs (a gate that applies
+            # in both modes).
             automatic = self._merged.get((change_id, None, None, seen, key[-2], key[-1]))
             if automatic is not None and self.out[automatic].region == region_text:
                 return
@@ -472,21 +504,24 @@ class _Changes:
     def writes_what_it_reads(self, side: _diff.Side, adjustment: Any, feature: str) -> bool:
         """Whether *adjustment* (of *side*) writes a path the gate *feature* reads on either side,
         or one that an adjustment of *side* reads (its ``when`` or a ``from``) that writes such a
-        path, and so on: where it changes a value, it may make the gate apply or stop applying."""
-        from .schema import From
-
+        path, and so on (`feeds`): where it changes a value, it may make the gate apply or stop
+        applying."""
         reads = {p for s in (self.old, self.new) for g in (s.gate(feature),) if g is not None for p in g.when.paths}
-        everyone = [*side.plan.pre_adjustments, *(a for own in side.plan.adjustments.values() for a in own)]
-        grown = True
-        while grown:
-            grown = False
-            for a in everyone:
-                if set(a.set) & reads:
-                    more = set(a.when.paths) | {v.path for v in a.set.values() if isinstance(v, From)}
-                    if not more <= reads:
-                        reads |= more
-                        grown = True
-        return bool(set(adjustment.set) & reads)
+        return self.feeds(side, adjustment, reads)
+
+    def feeds_either(self, adjustment_id: str, reads: Set[str]) -> bool:
+        """`feeds` of the adjustment *adjustment_id* as either side has it (one that sets a path on
+        one side only, a notice on the other, changes a value where it does)."""
+        return any(self.feeds(side, mine, reads) for side in (self.old, self.new)
+                   for mine in (adjustment_named(side, adjustment_id),) if mine is not None)
+
+    def bounds(self, feature: str, found: _diff.Assignment) -> List[Any]:
+        """Where the adjustments named beside the gate *feature* in the region *found* change a
+        value (`add`: those that differ, change a value there and write what it reads): a one-gate
+        region holds where they do (`matrix._diff.Search.one_gate`)."""
+        reads = {p for s in (self.old, self.new) for g in (s.gate(feature),) if g is not None for p in g.when.paths}
+        return [node for _, a, node in self.search.changing()
+                if self.search.space.truth(node, found) is True and self.feeds_either(a.id, reads)]
 
     def conjuncts(self, region: _diff.Region, causes: Sequence[Tuple[str, Feature]],
                   adjusting: Sequence[Any] = ()) -> List[Tuple[Any, bool]]:
@@ -532,7 +567,7 @@ class _Changes:
                 texts.append(f"({inner})" if " or " in inner else inner)
             else:
                 text = self._text(node)
-                texts.append(f"not ({text})" if " " in text else f"not {text}")
+                texts.append(_negated(text))
         return " and ".join(dict.fromkeys(texts)) or "every config"
 
     def _text(self, node: Any) -> str:
@@ -571,13 +606,15 @@ class _Changes:
         (a rewritten condition compares a path with the value an adjustment sets)."""
         from ._nodes import Compare, Literal, Path
 
-        if not (isinstance(node, Compare) and node.op == "==" and isinstance(node.left, Path)
-                and isinstance(node.right, Literal) and isinstance(node.right.value, bool)):
+        if not (isinstance(node, Compare) and node.op == "=="):
             return None
-        field = self.search.space.schema.get(node.left.name)
+        path, value = (node.left, node.right) if isinstance(node.left, Path) else (node.right, node.left)
+        if not (isinstance(path, Path) and isinstance(value, Literal) and isinstance(value.value, bool)):
+            return None  # ``True == x`` alike: the rewriting puts the value an adjustment sets first
+        field = self.search.space.schema.get(path.name)
         if field is None or field.type != "bool" or field.nullable:
             return None
-        return node.left.name if node.right.value else f"not {node.left.name}"
+        return path.name if value.value else f"not {path.name}"
 
     def _equivalent(self, a: Any, b: Any) -> bool:
         """Whether two conditions hold for the same configs (False where a search gives up)."""
@@ -657,12 +694,18 @@ class _Changes:
                                        f"{old.runner(runner.id).name!r} → {runner.name!r}", "no config", {},
                                        repr(old.runner(runner.id).name), repr(runner.name), runner=runner.id,
                                        entries=(_order_entry(self.new),)))
+        for was, now in self.search.renamed.items():  # an id renamed, the former one kept as an alias
+            self.out.append(Difference("renamed", "cosmetic", _messages.diff_runner_renamed(was, now),
+                                       "no config", {}, repr(was), repr(now), runner=now,
+                                       entries=(_runner_entry(self.new, now),)))
 
-    def effective(self) -> None:
+    def effective(self, runners: Sequence[str] = ()) -> None:
         """Paths whose value after the adjustments differs (`matrix._diff.effective_questions`):
-        one finding per path, caused by the adjustments that differ and set it."""
-        from .schema import Adjustment
-
+        a finding per path and per cause (`rounds`), caused by the adjustments that differ and
+        change a value where it differs (or, where none does, the gates that differ there: the
+        resolutions end on another runner's effective config), for automatic choice and for a
+        request for each of *runners* (where a request's configs are automatic choice's, that
+        finding says it)."""
         search = self.search
         for path, causes, by_runner in search.effective:
             field = search.space.schema.get(path)
@@ -670,126 +713,270 @@ class _Changes:
                 search.undecided.append(_messages.diff_not_compared(
                     f"the effective value of {path}", "a config an adjustment changes (a list)"))
                 continue
-            found = search.effective_region(path, by_runner) if by_runner else None
-            if found is None:
-                continue
-            def value(side: _diff.Side, config: Dict[str, Any], path: str = path) -> str:
-                return effective_value(side, config, path)
 
-            settled = self._witness(found, value, "effective")
-            if settled is None:
-                continue
-            witness, seen = settled
-            adjustments: List[Tuple[_diff.Side, Adjustment]] = []
-            for cause in causes:
-                for side in (self.new, self.old):
-                    mine = adjustment_named(side, cause)
-                    if mine is not None:
-                        adjustments.append((side, mine))
-                        break
-            sides = {s.name for s, _ in adjustments}
-            change_id = ("adjustment-changed" if any(adjustment_named(self.old, c) is not None
-                                                     and adjustment_named(self.new, c) is not None for c in causes)
-                         else "adjustment-added" if sides == {"new"} else "adjustment-removed"
-                         if sides == {"old"} else "adjustment-changed")
-            region = self.options_text(by_runner)
-            entries = []
-            for side, adjustment in adjustments:
-                entries.append(_located(side, ("adjustments", adjustment.id)))
-            self.out.append(Difference(change_id, CHANGES[change_id][0],
-                                       _messages.diff_effective(path, seen[0], seen[1]), region or "every config",
-                                       witness, seen[0], seen[1], features=causes, entries=tuple(entries)))
+            def where(asked: Optional[str], extra: List[Any], path: str = path,
+                      by_runner: Any = by_runner) -> Optional[_diff.Assignment]:
+                return search.effective_region(path, by_runner, asked=asked, extra=extra)
 
-    def _witness(self, found: Any, read: Callable[[_diff.Side, Dict[str, Any]], str],
-                 what: str) -> Optional[Tuple[Dict[str, Any], Tuple[str, ...]]]:
+            def value(asked: Optional[str], path: str = path) -> Callable[[_diff.Side, Dict[str, Any]], str]:
+                return lambda at, config: effective_value(at, config, path, asked)
+
+            for asked, witness, seen, named, found, region in self.rounds(by_runner, runners, where, value,
+                                                                          "effective", {path}):
+                entries = [_located(side, ("adjustments", a.id)) for side, a, _ in named]
+                ids = tuple(a.id for _, a, _ in named)
+                if not ids:  # no adjustment that differs changes a value there: what else differs
+                    gates = self.causes_at(found)
+                    entries = [_entry(*self.standing_at(standing, gate)) for standing, gate in gates]
+                    ids = tuple(gate.id for _, gate in gates)
+                    if not ids:  # not known what else: the adjustments that set it
+                        entries = [_located(next(side for side in (self.new, self.old)
+                                                 if adjustment_named(side, c) is not None), ("adjustments", c))
+                                   for c in causes]
+                        ids = causes
+                sides = {side.name for side, _, _ in named}
+                change_id = ("adjustment-changed" if any(adjustment_named(self.old, a.id) is not None
+                                                         and adjustment_named(self.new, a.id) is not None
+                                                         for _, a, _ in named)
+                             else "adjustment-added" if sides == {"new"} else "adjustment-removed"
+                             if sides == {"old"} else "adjustment-changed")
+                message = self._asking(asked, _messages.diff_effective(path, seen[0], seen[1]))
+                self.out.append(Difference(change_id, CHANGES[change_id][0], message, region, witness, seen[0],
+                                           seen[1], runner=asked, features=ids, entries=tuple(dict.fromkeys(entries))))
+
+    def rounds(self, by_runner: Dict[Any, List[Any]], runners: Sequence[str],
+               search: Callable[[Optional[str], List[Any]], Optional[_diff.Assignment]],
+               read: Callable[[Optional[str]], Callable[[_diff.Side, Dict[str, Any]], str]], what: str,
+               reads: Set[str], subject: Optional[str] = None
+               ) -> Iterator[Tuple[Optional[str], Dict[str, Any], Tuple[str, ...], List[Any], _diff.Assignment, str]]:
+        """The regions where what *by_runner*'s options say differs (an effective value, or what an
+        adjustment says: *read* of a request for a runner, None for automatic choice, gives it), one
+        per cause: for automatic choice and a request for each of *runners*, a witness *search*
+        finds (the same runner or none chosen on both sides, the groups it is given each holding),
+        the adjustments that differ and change a value there and write a path of *reads* (or one an
+        adjustment writing such a path reads: `feeds`; *subject*, the adjustment a warning is
+        about, left out), and the region, exactly (`options_text`), where those change a value;
+        then again where not all of them do, until no config is left or none is named (at most
+        `matrix._diff.MAX_REGIONS`, the rest said in ``undecided``). Each as (runner asked for,
+        witness, what each side reads there, the adjustments named as (side, adjustment, where it
+        changes a value), the search's assignment, the region). A request whose regions are
+        automatic choice's (the same configs change, by the same causes) is said by its findings."""
+        from ._check_adjust import holds
+        from ._nodes import Not
+        from ._substitute import disjoin
+
+        if not by_runner:
+            return
+        schema = self.search.space.schema
+        options = [n for nodes in by_runner.values() for n in nodes]
+        automatic: Optional[List[Any]] = None
+        covered = False  # whether automatic choice's findings say every config of its regions
+        said: Set[Tuple[str, Tuple[str, ...]]] = set()
+        for asked in [None, *runners]:
+            base = self.search.exact_regions(by_runner, asked)
+            if asked is not None and base == automatic and covered:
+                continue  # the same cases (no runner's own adjustments read apart), said by automatic choice's
+            if asked is None:
+                automatic = base
+            groups: List[List[Any]] = []
+            found = search(asked, [])
+            whole = False  # the regions said hold every config where it differs
+            for _ in range(_diff.MAX_REGIONS):
+                if found is None:
+                    break
+                settled = self._witness(found, read(asked), what, asked, _holding(groups, schema))
+                if settled is None:
+                    break
+                witness, seen = settled
+                named = [(side, a, node) for side, a, node in self.search.changing()
+                         if a.id != subject and self.feeds_either(a.id, reads) and holds(node, witness, schema)]
+                more = [(node, True) for _, _, node in named] + [(disjoin(group), True) for group in groups]
+                region = self.options_text(self.search.exact_regions(by_runner, asked, more)) or "every config"
+                key = (region, tuple(a.id for _, a, _ in named))
+                if asked is None:
+                    said.add(key)
+                if asked is None or key not in said:
+                    yield asked, witness, seen, named, found, region
+                if not named:
+                    whole = True
+                    break
+                groups.append([Not(node) for _, _, node in named])
+                # Asked whole only where an option can hold beside the groups at all (a cheap
+                # question: one option beside where the causes named do not all change a value).
+                if self.search._solve({"true": [], "false": [], "extra": [
+                        ("any", options), *(("any", g) for g in groups)]}, what) is None:
+                    whole = True
+                    break
+                found = search(asked, [("any", g) for g in groups])
+            else:
+                if found is not None:
+                    self.search.undecided.append(_messages.diff_regions_left(_diff.MAX_REGIONS, what))
+            if asked is None:
+                # Where no witness was found (the runner changes there, or a request alone reads
+                # alike), a request may have one: its regions are asked too.
+                covered = whole or found is None and not self.search.exact_regions(
+                    by_runner, None, [(disjoin(group), True) for group in groups])
+
+    def feeds(self, side: _diff.Side, adjustment: Any, reads: Set[str]) -> bool:
+        """Whether *adjustment* (of *side*) writes a path of *reads*, or one that an adjustment of
+        *side* reads (its ``when`` or a ``from``) that writes such a path, and so on: where it
+        changes a value, it may change what is read there."""
+        from .schema import From
+
+        reads = set(reads)
+        everyone = [*side.plan.pre_adjustments, *(a for own in side.plan.adjustments.values() for a in own)]
+        grown = True
+        while grown:
+            grown = False
+            for a in everyone:
+                if set(a.set) & reads:
+                    more = set(a.when.paths) | {v.path for v in a.set.values() if isinstance(v, From)}
+                    if not more <= reads:
+                        reads |= more
+                        grown = True
+        return bool(set(adjustment.set) & reads)
+
+    def _asking(self, asked: Optional[str], message: str) -> str:
+        """*message* of a request for *asked* (as it is for automatic choice)."""
+        return message if asked is None else f"Asking for {self.new.matrix.runner(asked).name}: {message}"
+
+    def _witness(self, found: Any, read: Callable[[_diff.Side, Dict[str, Any]], str], what: str,
+                 asked: Optional[str] = None, keep: Optional[Callable[[Dict[str, Any]], bool]] = None
+                 ) -> Optional[Tuple[Dict[str, Any], Tuple[str, ...]]]:
         """The witness of the search's region *found* where *read* (a side, a config → what it
         says there) differs between the sides, shortened, and what each side says; None (and a
         line in `unreproduced`, ``(what)``) where it does not differ. A shorter witness answers
-        alike: the same reads and the same answers of automatic choice (it stays a config of the
-        case the search found)."""
+        alike: the same reads, *keep* holding, and the resolutions ending as the search asks (the
+        same runner on both sides, or both refused, in automatic choice or a request for *asked*;
+        or, where the witness found ends otherwise, as it does)."""
         sides = (self.old, self.new)
         witness = self.search.space.witness(found)
         seen = tuple(read(side, witness) for side in sides)
         if seen[0] == seen[1]:
             self.unreproduced.append(f"A witness did not reproduce ({what}): {json.dumps(witness)}")
             return None
-        said = tuple(observe(s, witness, "automatic") for s in sides)
+        kind = "automatic" if asked is None else "asked"
+
+        def ending(config: Dict[str, Any]) -> Tuple[bool, Tuple[str, ...]]:
+            """Where the resolutions end, as far as the search asks: alike (the same runner, or
+            both refused, both for a removal or neither), or what each side answers."""
+            answers = tuple(observe(s, config, kind, asked) for s in sides)
+            ends = [a if a.startswith("refused") else a.split(" (")[0] for a in answers]
+            refused = [e.startswith("refused") for e in ends]
+            alike = ends[0] == ends[1] or all(refused) and (ends[0] == _REMOVED) == (ends[1] == _REMOVED)
+            return alike, answers
+
+        ended = ending(witness)
 
         def same(config: Dict[str, Any]) -> bool:
-            return tuple(read(s, config) for s in sides) == seen and \
-                tuple(observe(s, config, "automatic") for s in sides) == said
+            if tuple(read(s, config) for s in sides) != seen or keep is not None and not keep(config):
+                return False
+            now = ending(config)
+            return now[0] if ended[0] else now == ended
 
         shorter = _pruned(witness, self.old, self.new)
         if shorter != witness and same(shorter):
             witness = shorter
         return _fewest_paths(witness, same), seen
 
-    def options_text(self, by_runner: Dict[Any, List[Any]]) -> str:
-        """The configs as given where an effective value (or what an adjustment says) differs:
-        the search's own options (the adjustments' conditions read the config after the earlier
-        ones, not as given), each said with as few conditions as can be."""
-        from ._nodes import Or
+    def options_text(self, regions: List[Any]) -> str:
+        """The configs as given where an effective value (or what an adjustment says) differs,
+        exactly: for each pair of effective configs the resolutions end on, where they end there
+        and an option of that pair holds (*regions*: `matrix._diff.Search.exact_regions`; the
+        adjustments' conditions read the config after the earlier ones, not as given), each said
+        with as few conditions as can be."""
+        from ._nodes import Not, Or
         from ._space import Inconclusive
 
         search = self.search
         texts: List[str] = []
         self._text(Or(()))  # the gates' own texts, known
-        for option in dict.fromkeys(n for nodes in by_runner.values() for n in nodes):
+        for goals in regions:
             try:
-                if search.space.solve(true=[option]) is None:
-                    continue  # no config: said by none
-                kept = search.fewest_conjuncts([(option, True)], whole=self._texts)
+                kept = search.fewest_conjuncts(goals, whole=self._texts)
             except Inconclusive:  # said as it stands
-                kept = [(option, True)]
-            parts = [self._text(n) if w else f"not ({self._text(n)})" if " " in self._text(n)
-                     else f"not {self._text(n)}" for n, w in kept]
-            text = " and ".join(f"({t})" if " or " in t else t for t in dict.fromkeys(parts)) or "every config"
+                kept = list(goals)
+            positive = [self._text(n) for n, w in kept if w]
+            negative = []
+            for node in (n for n, w in kept if not w):
+                if isinstance(node, Not):  # ``not (not x)`` said as ``x``
+                    inner = self._text(node.operand)
+                    negative.append(f"({inner})" if " or " in inner else inner)
+                else:
+                    text = self._text(node)
+                    negative.append(_negated(text))
+            parts = [f"({t})" if " or " in t else t for t in positive] + negative
+            text = " and ".join(dict.fromkeys(parts)) or "every config"
             if text not in texts:
                 texts.append(text)
         return _union(texts)
 
-    def said(self) -> None:
-        """What each adjustment says (its ``adjusted`` warning: `matrix._diff.said_questions`)
-        where both sides choose the same runner, or both refuse: one finding per adjustment, its
-        witness re-resolved on both sides; caused by the adjustment where it differs, and by the
-        adjustments that differ and change a value at the witness (one that stands alike says
-        otherwise where one before it differs)."""
+    def said(self, runners: Sequence[str] = ()) -> None:
+        """What each adjustment says (its ``adjusted`` warning: `matrix._diff.said_questions`):
+        a finding per adjustment, change and cause (`rounds`), its region exactly where it speaks
+        so, its witness where both sides choose the same runner, or both refuse, re-resolved on
+        both sides; caused by the adjustment where it differs, and by the adjustments that differ
+        and change a value there and write what it reads (one that stands alike says otherwise
+        where one before it differs), else by the gates that differ there (the resolutions end on
+        another runner's effective config). For automatic choice and a request for each of
+        *runners*, as `effective`."""
+        from .schema import From
+
         search = self.search
         for adjustment_id, change_id, by_runner in search.said:
             old_one, new_one = (adjustment_named(side, adjustment_id) for side in (self.old, self.new))
             either = new_one or old_one
             assert either is not None  # an id of one side at least
             name = either.name
-            found = search.effective_region(adjustment_id, by_runner, f"where what {name} says changes")
-            if found is None:
-                continue
-            def saying(side: _diff.Side, config: Dict[str, Any], adjustment_id: str = adjustment_id) -> str:
-                return said_by(side, config, adjustment_id)
+            # What it reads: its condition, what it sets (from what), and what fills its words.
+            reads = {p for a in (old_one, new_one) if a is not None
+                     for p in (*a.when.paths, *a.set, *(v.path for v in a.set.values() if isinstance(v, From)),
+                               *_diff.word_paths(a))}
 
-            settled = self._witness(found, saying, "said")
-            if settled is None:
-                continue
-            witness, seen = settled
-            differs = old_one is None or new_one is None or _diff.saying(old_one) != _diff.saying(new_one) \
-                or _diff.adjusting_one(old_one) != _diff.adjusting_one(new_one) or old_one.says != new_one.says
-            entries: List[Entry] = []
-            ids: List[str] = []
-            if differs:
-                side = self.new if new_one is not None else self.old
-                entries.append(_located(side, ("adjustments", adjustment_id)))
-                ids.append(adjustment_id)
-            for side, a, node in self.search.adjusted() or []:
-                if a.id not in ids and self.search.space.truth(node, found) is True:
-                    entries.append(_located(side, ("adjustments", a.id)))
-                    ids.append(a.id)
-            if not ids:  # not known what else: the adjustment itself
-                side = self.new if new_one is not None else self.old
-                entries, ids = [_located(side, ("adjustments", adjustment_id))], [adjustment_id]
-            if ids[0] != adjustment_id:
-                ids.insert(0, adjustment_id)  # the adjustment said first: `reproduces` reads it
-            self.out.append(Difference(change_id, CHANGES[change_id][0], _messages.diff_said(name, seen[0], seen[1]),
-                                       self.options_text(by_runner) or "every config", witness, seen[0], seen[1],
-                                       features=tuple(ids), entries=tuple(entries)))
+            def where(asked: Optional[str], extra: List[Any], adjustment_id: str = adjustment_id,
+                      by_runner: Any = by_runner, name: str = name) -> Optional[_diff.Assignment]:
+                return search.effective_region(adjustment_id, by_runner, f"where what {name} says changes", asked,
+                                               extra)
+
+            def saying(asked: Optional[str], adjustment_id: str = adjustment_id
+                       ) -> Callable[[_diff.Side, Dict[str, Any]], str]:
+                return lambda at, config: said_by(at, config, adjustment_id, asked)
+
+            for asked, witness, seen, named, found, region in self.rounds(by_runner, runners, where, saying, "said",
+                                                                          reads, adjustment_id):
+                self._said(adjustment_id, change_id, name, asked, witness, seen, named, found, region, old_one,
+                           new_one)
+
+    def _said(self, adjustment_id: str, change_id: str, name: str, asked: Optional[str], witness: Dict[str, Any],
+              seen: Tuple[str, ...], named: List[Any], found: _diff.Assignment, region: str, old_one: Any,
+              new_one: Any) -> None:
+        """One finding of `said`: what adjustment *adjustment_id* (*old_one*, *new_one*: as each
+        side has it) says, in automatic choice or a request for *asked*, at *witness*, caused by the
+        adjustments *named* (`rounds`)."""
+        differs = old_one is None or new_one is None or _diff.saying(old_one) != _diff.saying(new_one) \
+            or _diff.adjusting_one(old_one) != _diff.adjusting_one(new_one) or old_one.says != new_one.says
+        entries: List[Entry] = []
+        ids: List[str] = []
+        if differs:
+            side = self.new if new_one is not None else self.old
+            entries.append(_located(side, ("adjustments", adjustment_id)))
+            ids.append(adjustment_id)
+        for side, a, _ in named:
+            entries.append(_located(side, ("adjustments", a.id)))
+            ids.append(a.id)
+        if not ids:  # the adjustment stands alike: the gates that differ where the resolutions end
+            for standing, gate in self.causes_at(found):
+                entries.append(_entry(*self.standing_at(standing, gate)))
+                ids.append(gate.id)
+        if not ids:  # not known what else: the adjustment itself
+            side = self.new if new_one is not None else self.old
+            entries, ids = [_located(side, ("adjustments", adjustment_id))], [adjustment_id]
+        if ids[0] != adjustment_id:
+            ids.insert(0, adjustment_id)  # the adjustment said first: `reproduces` reads it
+        self.out.append(Difference(change_id, CHANGES[change_id][0],
+                                   self._asking(asked, _messages.diff_said(name, seen[0], seen[1])),
+                                   region, witness, seen[0], seen[1], runner=asked, features=tuple(ids),
+                                   entries=tuple(entries)))
 
     def _excluded(self, region: _diff.Region, causes: Sequence[Tuple[str, Feature]]) -> List[Feature]:
         out: List[Feature] = []
@@ -828,6 +1015,7 @@ class _Changes:
 
 
 _CONFIG_ERROR = "a config error"
+_REMOVED = "refused (the feature is removed)"
 
 
 def rejection(matrix: Matrix, config: Dict[str, Any], version: Optional[VersionLike] = None) -> Optional[str]:
@@ -863,6 +1051,8 @@ def _probes(*fields: Optional[Any]) -> List[object]:
             continue
         if field.choices is not None:
             out += list(field.choices)
+            if field.type == "str":  # a string no choice is: accepted where the other side has none
+                out.append(max((str(c) for c in field.choices), key=lambda c: (len(c), c), default="") + "?")
         elif field.type == "bool":
             out += [True, False]
         elif field.type in ("int", "float"):
@@ -906,8 +1096,39 @@ def _config_region(path: str, a: Optional[Any], b: Optional[Any], values: List[o
         parts += [f"{path} is None" for v in values if v is None]
         if parts:
             return " or ".join(f"({p})" if " and " in p and len(parts) > 1 else p for p in parts)
+    wide, narrow = (a, b) if rejected else (b, a)
+    if a.type == b.type == "str" and narrow.choices is not None and wide.choices is None:
+        # Choices where any string was accepted: every string but those (and None, if it flips).
+        parts = [f"{path} not in {list(narrow.choices)!r}", *(f"{path} is None" for v in values if v is None)]
+        return " or ".join(parts)
     texts = [f"{path} is None" if v is None else f"{path} == {v!r}" for v in values]
     return " or ".join(texts[:4]) + (_messages.diff_region_more(len(texts) - 4) if len(texts) > 4 else "")
+
+
+def _negated(text: str) -> str:
+    """``not`` a condition's text (``not b`` said ``b``)."""
+    if text.startswith("not ") and " " not in text[4:]:
+        return text[4:]
+    return f"not ({text})" if " " in text else f"not {text}"
+
+
+def region_predicate(region: str) -> Any:
+    """The `Predicate` a region's text says (``Difference.region``), however long: a region is the
+    diff's own text, which may be longer than a condition of a matrix may be."""
+    from . import _parser
+    from ._nodes import Path, walk
+    from .predicates import _restored
+
+    node = _parser.parse(region, limit=None)
+    return _restored(region, node, frozenset(n.name for n in walk(node) if isinstance(n, Path)))
+
+
+def _holding(groups: Sequence[Sequence[Any]], schema: Any) -> Callable[[Dict[str, Any]], bool]:
+    """Whether a config meets each of *groups* (one of its conditions holds), as given."""
+    from ._check_adjust import holds
+
+    frozen = [list(group) for group in groups]
+    return lambda config: all(any(holds(n, config, schema) for n in group) for group in frozen)
 
 
 def _union(texts: List[str]) -> str:
@@ -920,11 +1141,9 @@ def _union(texts: List[str]) -> str:
 def _inside(region: str, schema: Any) -> Callable[[Dict[str, Any]], bool]:
     """Whether a config lies in the region said by the text *region* (a config that leaves out a
     value the region reads and that has no default does not)."""
-    from .predicates import Predicate
-
     if region == "every config":
         return lambda config: True
-    predicate = Predicate(region)
+    predicate = region_predicate(region)
 
     def holds(config: Dict[str, Any]) -> bool:
         try:
@@ -959,9 +1178,10 @@ def _pruned(witness: Dict[str, Any], *sides: _diff.Side) -> Dict[str, Any]:
 
 
 def _fewest_paths(witness: Dict[str, Any], same: Callable[[Dict[str, Any]], bool]) -> Dict[str, Any]:
-    """*witness* without each value (or table) that it answers alike without, in turn: a config
-    that leaves a value out reads its default, a table left out its section's absence (so the
-    witness and its ``matrix resolve`` commands carry only what the change needs)."""
+    """*witness* without each value (or table) that it answers alike without, in turn, until none
+    is left to leave out: a config that leaves a value out reads its default, a table left out its
+    section's absence (so the witness and its ``matrix resolve`` commands carry only what the
+    change needs)."""
     def without(config: Dict[str, Any], keys: Tuple[str, ...]) -> Dict[str, Any]:
         out = dict(config)
         if len(keys) == 1:
@@ -978,13 +1198,16 @@ def _fewest_paths(witness: Dict[str, Any], same: Callable[[Dict[str, Any]], bool
                 out += places(value, (*prefix, key))
         return out
 
-    for keys in places(witness):  # a table before what is in it: the whole of it first
-        try:
-            shorter = without(witness, keys)
-        except KeyError:
-            continue  # inside a table already left out
-        if same(shorter):
-            witness = shorter
+    shortened = True
+    while shortened:  # again while a pass leaves something out: a value may matter only beside another
+        shortened = False
+        for keys in places(witness):  # a table before what is in it: the whole of it first
+            try:
+                shorter = without(witness, keys)
+            except KeyError:
+                continue  # inside a table already left out
+            if same(shorter):
+                witness, shortened = shorter, True
     return witness
 
 
@@ -998,7 +1221,7 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
     *name*, a blocker is the feature's name, whichever entry of that name blocks)."""
     from .resolver import resolve
 
-    asked = runner if kind in ("asked", "removal") else None
+    asked = runner if kind in ("asked", "removal", "deprecation") else None
     try:
         try:
             resolution = resolve(side.matrix, config, runner=asked, version=side.version)
@@ -1050,15 +1273,15 @@ def kind_of(change: Difference) -> str:
 
 
 def effective_path(change: Difference) -> str:
-    """The path whose effective value an ``adjustment-*`` change is about (`_messages.diff_effective`)."""
-    return change.message.split(":", 1)[0][len("Effective value of "):]
+    """The path whose effective value an ``adjustment-*`` change is about (`_messages.diff_effective`,
+    after ``Asking for NAME: `` for a request)."""
+    return change.message.split("Effective value of ", 1)[1].split(": ", 1)[0]
 
 
 def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, Any], *,
                old_version: Optional[VersionLike] = None, new_version: Optional[VersionLike] = None) -> bool:
     """Whether *config* is one of the configs *change* is about: it lies in the change's region
     and resolves, re-resolved on both sides, as the change says (its ``old`` and ``new``)."""
-    from .predicates import Predicate
     from .resolver import _plan
 
     kind = kind_of(change)
@@ -1069,19 +1292,21 @@ def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, A
     if change.region != "every config":
         schema = _diff.union_schema(old.schema, new.schema)
         try:
-            if not Predicate(change.region).evaluate(config, schema=schema):
+            if not region_predicate(change.region).evaluate(config, schema=schema):
                 return False
         except ConfigError:
             return False
     sides = [_At(m, _plan(m, v).version) for m, v in ((old, old_version), (new, new_version))]
     if kind == "effective":  # one of its configs where the value differs, whatever the values
-        seen = [effective_value(side, config, effective_path(change)) for side in sides]
+        seen = [effective_value(side, config, effective_path(change), change.runner) for side in sides]
         return seen[0] != seen[1]
-    if kind == "said":  # one of its configs where what the adjustment says differs
-        seen = [said_by(side, config, change.features[0]) for side in sides]
-        return seen[0] != seen[1]
+    if kind == "said":  # one of its configs where what the adjustment says changes as its id says
+        seen = [said_by(side, config, change.features[0], change.runner) for side in sides]
+        warned = [text != _messages.diff_said_value(None, None) for text in seen]
+        return seen[0] != seen[1] and warned == {"adjustment-warning-added": [False, True],
+                                                 "adjustment-warning-lifted": [True, False]}.get(change.id, [True, True])
     else:
-        asked = change.runner if kind in ("asked", "removal") else None
+        asked = change.runner if kind in ("asked", "removal", "deprecation") else None
         feature = change.features[0] if change.features else None
         name = None
         if kind == "blocker" and feature is not None:
@@ -1131,13 +1356,15 @@ def adjustment_named(side: Union[_diff.Side, _At], adjustment_id: str) -> Option
                  if a.id == adjustment_id), None)
 
 
-def said_by(side: Union[_diff.Side, _At], config: Dict[str, Any], adjustment_id: str) -> str:
-    """What the adjustment *adjustment_id* says to *config* on *side* in automatic choice: its
-    ``adjusted`` warning (``Resolution.warnings``), or nothing (`_messages.diff_said_value`)."""
+def said_by(side: Union[_diff.Side, _At], config: Dict[str, Any], adjustment_id: str,
+            runner: Optional[str] = None) -> str:
+    """What the adjustment *adjustment_id* says to *config* on *side* in automatic choice (in a
+    request for *runner*): its ``adjusted`` warning (``Resolution.warnings``), or nothing
+    (`_messages.diff_said_value`)."""
     from .resolver import resolve
 
     try:
-        resolution = resolve(side.matrix, config, version=side.version)
+        resolution = resolve(side.matrix, config, runner=runner, version=side.version)
     except ConfigError as refused:
         return f"a config error: {refused}"
     except ResolutionError as raised:
@@ -1147,12 +1374,14 @@ def said_by(side: Union[_diff.Side, _At], config: Dict[str, Any], adjustment_id:
         _messages.diff_said_value(warning.level, warning.message)
 
 
-def effective_value(side: Union[_diff.Side, _At], config: Dict[str, Any], path: str) -> str:
-    """The value of *path* in *config*'s effective config on *side* (``Resolution.effective``)."""
+def effective_value(side: Union[_diff.Side, _At], config: Dict[str, Any], path: str,
+                    runner: Optional[str] = None) -> str:
+    """The value of *path* in *config*'s effective config on *side* (``Resolution.effective``), in
+    automatic choice (in a request for *runner*)."""
     from .resolver import resolve
 
     try:
-        resolution = resolve(side.matrix, config, version=side.version)
+        resolution = resolve(side.matrix, config, runner=runner, version=side.version)
     except ConfigError as refused:
         return f"a config error: {refused}"
     except ResolutionError as raised:

@@ -1,4 +1,6 @@
+import copy
 import json
+import os
 import re
 
 import pytest
@@ -7,11 +9,11 @@ from hypothesis import strategies as st
 
 import matrix
 from matrix import _diff
-from matrix.diff import CHANGES, diff, effective_value, observe, said_by
+from matrix.diff import CHANGES, diff, effective_value, observe, region_predicate, said_by
 from matrix.resolver import _plan
 
 from .test_overlay import _toml
-from .test_check import _ADJUSTABLE, _ATOMS, _FIELDS, _KINDS, _small_matrices, _toml_value, _universe
+from .test_check import _ADJUSTABLE, _ATOMS, _FIELDS, _KINDS, _reference_apply, _small_matrices, _toml_value, _universe
 
 SMALL = '''[matrix]
 name = "small"
@@ -211,6 +213,17 @@ def _structural_edit(draw, edit, text, runners, new_runners, names):
     elif edit == "runner-removed" and "c" in runners:  # runner 'c' and its cells gone
         del new_runners["c"]
         new_text = re.sub(r', c = "(yes|no)"', "", text)
+    elif edit == "runner-renamed":  # runner 'b' is 'bb', its former id an alias: every mention renamed
+        new_text = re.sub(r'\bb = "', 'bb = "', text)
+        new_text = re.sub(r'runner = "b"', 'runner = "bb"', new_text)
+        new_text = re.sub(r'^((?:runners|exempt) = \[.*)$', lambda m: m.group(1).replace('"b"', '"bb"'), new_text,
+                          flags=re.M)
+        renamed = dict(new_runners.pop("b"))
+        renamed["aliases"] = [*renamed.get("aliases", []), {"id": "b", "since": "0.5"}]
+        new_runners["bb"] = renamed
+        for table in new_runners.values():
+            for redirect in table.get("redirects", []):
+                redirect["to"] = "bb" if redirect["to"] == "b" else redirect["to"]
     else:
         return None
     return new_text, overlay
@@ -259,8 +272,8 @@ def _edited(draw):
                                  "adjustment", "add-adjustment", "add-adjustment", "own-adjustment",
                                  "own-adjustment", "own-adjustment", "says", "says", "redirects", "candidacy",
                                  "candidacy", "order", "order", "overlay", "overlay", "runner-added",
-                                 "runner-removed", "config", "config", "config"]))
-    new_text, new_runners = text, {r: dict(v) for r, v in runners.items()}
+                                 "runner-removed", "runner-renamed", "config", "config", "config"]))
+    new_text, new_runners = text, copy.deepcopy(runners)
     cells = list(re.finditer(r'(\b[abc]) = "(yes|no)"', text))
     overlay = None
     structural = _structural_edit(draw, edit, text, runners, new_runners, names)
@@ -314,7 +327,17 @@ def _edited(draw):
             line = ('deprecated = { since = "0.5", remove_in = "2.0" }\n' if edit == "deprecate"
                     else 'deprecated = { since = "0.5", remove_in = "1.0", removed = true }\n')
             new_text = text[:block.end()] + line + text[block.end():]
+    text, new_text = _templated(draw, names, text, new_text)
     return text, runners, new_text, new_runners, names, overlay
+
+
+def _templated(draw, names, *texts):
+    """*texts* as they are, or (half the time) with each adjustment's message filled with the value
+    of one path as the adjustment finds it (``{path}``), alike on every side."""
+    if not draw(st.booleans()):
+        return texts
+    path = draw(st.sampled_from(names))
+    return tuple(re.sub(r'message = "(a\d+) says"', rf'message = "\1 says {{{path}}}"', t) for t in texts)
 
 
 #: The [config] edits of the brute force: each field's declaration rewritten (a choice removed
@@ -367,7 +390,7 @@ def _config_findings_agree(report, old, new, sides):
             found = said.get((change_id, path), [])
             accepting = (old if seen[1] else new).schema  # the region read as the side that accepts it
             assert any(" set to any value" in c.region or " more" in c.region
-                       or _holds(matrix.Predicate(c.region), {path: value}, accepting) for c in found), (
+                       or _holds(region_predicate(c.region), {path: value}, accepting) for c in found), (
                 change_id, path, value, [c.region for c in found])
         a, b = (f.default for f in fields)
         if a != b or type(a) is not type(b):
@@ -403,14 +426,17 @@ def _answers(side, config, names, adjustments=()):
     warnings are compared)."""
     plan = side.plan
     out = {("automatic", None, None): observe(side, config, "automatic")}
-    for adjustment in adjustments:
-        out[("said", None, adjustment)] = said_by(side, config, adjustment)
+    for runner in (None, *plan.no):  # automatic choice, and a request for each runner
+        for adjustment in adjustments:
+            out[("said", runner, adjustment)] = said_by(side, config, adjustment, runner)
+        for path in names:
+            out[("effective", runner, path)] = effective_value(side, config, path, runner)
     for runner in plan.no:
         out[("asked", runner, None)] = observe(side, config, "asked", runner)
-    for path in names:
-        out[("effective", None, path)] = effective_value(side, config, path)
     for gate in plan.features:
         out[("deprecation", None, gate.id)] = observe(side, config, "deprecation", feature=gate.id)
+        for runner in plan.no:  # ... and as a request for each runner reads it
+            out[("deprecation", runner, gate.id)] = observe(side, config, "deprecation", runner, feature=gate.id)
         for runner in plan.no:
             # A blocker is said by its name (the diff's rule: an entry of the same name that
             # blocks on the other side, a requirement's other clause say, is no change).
@@ -513,27 +539,84 @@ def _causes_are_entries_that_differ(report, text, new_text, runners, new_runners
 
 def _inside(change, config, schema):
     """Whether *config* lies in the region *change* reports."""
-    return change.region == "every config" or _holds(matrix.Predicate(change.region), config, schema)
+    return change.region == "every config" or _holds(region_predicate(change.region), config, schema)
+
+
+def _said_as(change_id, seen):
+    """Whether what an adjustment says on each side (*seen*) is a change of *change_id*: warned on
+    the new side only (added), the old only (lifted), or on both in other words (changed)."""
+    warned = [not text.startswith("not warned") for text in seen]
+    return {"adjustment-warning-added": [False, True], "adjustment-warning-lifted": [True, False],
+            "adjustment-warning-changed": [True, True]}[change_id] == warned and seen[0] != seen[1]
 
 
 def _regions_hold_their_answers(old, new, sides, kinds, universe, whole):
     """Every config a region describes goes from the finding's answer to its answer, as its
     witness does (review finding W5: a region built from one pair of rules held configs of
-    another answer). The region of an effective value is the adjustments' conditions, not
-    compared here."""
+    another answer); an effective value's region holds only configs whose value differs (read
+    on the effective config each resolution ends on), a warning's only configs warned as its id
+    says (the region of the options of one pair of runners held configs whose resolutions end
+    elsewhere, where nothing changes)."""
     schema = _diff.union_schema(old.schema, new.schema)
     for change, kind, asked in kinds:
-        if kind in ("adjustment", "said"):
-            continue
-        region = None if change.region == "every config" else matrix.Predicate(change.region)
+        region = None if change.region == "every config" else region_predicate(change.region)
         inside = [c for c in universe if region is None or _holds(region, c, schema)]
         assert inside or not whole, change  # a sample of the universe may miss a small region
         for config in inside[:200]:
+            if kind == "adjustment":
+                path = matrix.diff.effective_path(change)
+                seen = [effective_value(s, config, path, change.runner) for s in sides]
+                if not any(a.startswith("a config error") for a in seen):
+                    assert seen[0] != seen[1], (change, config)
+                continue
+            if kind == "said":
+                seen = [said_by(s, config, change.features[0], change.runner) for s in sides]
+                if not any(a.startswith("a config error") for a in seen):
+                    assert _said_as(change.id, seen), (change, config, seen)
+                continue
             seen = [observe(s, config, kind, asked, change.features[0] if change.features else None, change.runner)
                     for s in sides]
             if any(a.startswith("a config error") for a in seen):
                 continue
             assert seen == [change.old, change.new], (change, config)
+
+
+def _changes_a_value(side, adjustment_id, config):
+    """Whether the adjustment *adjustment_id* of *side* changes a value of *config* (the reference
+    of tests/test_check.py: before the choice, or, a runner's own, after those before the choice,
+    were one of its runners chosen)."""
+    plan = side.plan
+    current, changes = _reference_apply(side.matrix, plan.pre_adjustments, config, None)
+    changed = {c[0] for c in changes if c[2] is not None}
+    for runner, own in plan.adjustments.items():
+        changed |= {c[0] for c in _reference_apply(side.matrix, own, current, runner)[1] if c[2] is not None}
+    return adjustment_id in changed
+
+
+def _adjustments_named_change_a_value(report, sides, universe, schema):
+    """Every adjustment a finding names beside what it is about (but a warning's own adjustment)
+    that differs between the sides changes a value, on a side it stands on, at every config of
+    the finding's region: a finding per cause, never one that names an adjustment for configs
+    where it changes nothing (merged causes did, a one-gate region was the gate's whole)."""
+    def alike(i):
+        found = [next((a for a in (*s.plan.pre_adjustments, *(a for own in s.plan.adjustments.values() for a in own))
+                       if a.id == i), None) for s in sides]
+        return None not in found and len({(str(a.when), repr(dict(a.set)), a.override, a.runners)
+                                           for a in found}) == 1
+
+    for change in report.changes:
+        if change.level == "cosmetic" or change.id.startswith("config-"):
+            continue
+        named = [e.place.removeprefix("$.adjustments.") for e in change.entries if e.place.startswith("$.adjustments.")]
+        named = [i for i in named if not (change.id in _SAID and i == change.features[0]) and not alike(i)]
+        if not named:
+            continue
+        region = None if change.region == "every config" else region_predicate(change.region)
+        for config in [c for c in universe if region is None or _holds(region, c, schema)][:100]:
+            try:
+                assert all(any(_changes_a_value(s, i, config) for s in sides) for i in named), (change, config)
+            except (matrix.ConfigError, KeyError):
+                continue  # a config a side refuses, or a path one side lacks
 
 
 def _witnesses_reproduce(report, sides):
@@ -547,13 +630,12 @@ def _witnesses_reproduce(report, sides):
             continue  # held to its own reference (`_config_findings_agree`)
         kind = ("automatic" if change.id in _AUTOMATIC else "asked" if change.id.startswith(("request-", "redirect-"))
                 else "removal" if change.id in _REMOVAL else "said" if change.id in _SAID else change.id.split("-")[0])
-        asked = change.runner if kind in ("asked", "removal") else None
+        asked = change.runner if kind in ("asked", "removal", "deprecation") else None
         kinds.append((change, kind, asked))
-        if kind == "said":  # what the adjustment named first says
-            seen = [said_by(s, change.witness, change.features[0]) for s in sides]
+        if kind == "said":  # what the adjustment named first says (in a request for its runner)
+            seen = [said_by(s, change.witness, change.features[0], change.runner) for s in sides]
         elif kind == "adjustment":  # the path is the message's
-            path = change.message.split(":")[0].removeprefix("Effective value of ")
-            seen = [effective_value(s, change.witness, path) for s in sides]
+            seen = [effective_value(s, change.witness, matrix.diff.effective_path(change), change.runner) for s in sides]
         else:
             seen = [observe(s, change.witness, kind, asked, change.features[0] if change.features else None,
                             change.runner) for s in sides]
@@ -583,25 +665,19 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     # on the config of choice where resolve reads it on the runner's effective config would not;
     # an effective value whose search found a case its witness does not show).
     assert [line for line in report.undecided if line.startswith("A witness did not reproduce")] == []
-    if report.undecided:
+    # A runner renamed with an alias: its requests and blockers are not compared (said so), the
+    # rest is, its keys below never shared by the two sides (the ids differ).
+    if [line for line in report.undecided if "the former id an alias" not in line]:
         return
     universe = list(_universe(old, names))
     whole = len(universe) <= 3000
     if not whole:
         universe = universe[:: len(universe) // 3000 + 1]
     schema = _diff.union_schema(old.schema, new.schema)
-    # What an adjustment says is compared where it says always (or is a notice) on a side, or
-    # its message or level differs; one that speaks where it changes a value on both, in the
-    # same words, is said by its effective values.
-    everyone = [{a.id: a for a in (*side.plan.pre_adjustments, *(a for own in side.plan.adjustments.values()
-                                                                 for a in own))} for side in sides]
-    told = []
-    for i in sorted(everyone[0].keys() | everyone[1].keys()):
-        there = [side[i] for side in everyone if i in side]
-        if any(a.says == "always" for a in there) or len(there) == 2 and (
-                (there[0].level, there[0].message) != (there[1].level, there[1].message)
-                or there[0].message is None and str(there[0].set) + there[0].name != str(there[1].set) + there[1].name):
-            told.append(i)
+    # What every adjustment says is compared (its warning: where it speaks, and its words filled
+    # with the values it finds).
+    told = sorted({a.id for side in sides for a in (*side.plan.pre_adjustments,
+                                                    *(a for own in side.plan.adjustments.values() for a in own))})
     by_id = {}
     for change in report.changes:
         for change_id in (change.id, *change.also):  # a change folded into another is said by it
@@ -617,15 +693,23 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
             if before[key] == after[key]:
                 continue
             kind, runner, gate = key
-            if kind in ("deprecation", "blocker") and removed in (before[_AUTO], after[_AUTO]):
+            answer = _AUTO if runner is None else ("asked", runner, None)
+            if kind == "blocker" and removed in (before[_AUTO], after[_AUTO]) \
+                    or kind == "deprecation" and removed in (before[answer], after[answer]):
                 continue  # the warnings and blockers of a config a removal refuses are not compared
-            if kind in ("effective", "said") and before[_AUTO] != after[_AUTO]:
+            if kind in ("effective", "said") and before[answer] != after[answer]:
                 continue  # the effective config (and what it says) follows the answer: the change of the answer says it
             # A blocker or deprecation folded into a change of automatic choice (its id in
             # ``also``) is said by that change, of the same single gate.
+            # An effective value or a warning of a request whose configs are automatic choice's is
+            # said by automatic choice's finding.
             reported = [c for i in _expected(kind, before[key], after[key]) for c in by_id.get(i, [])
-                        if c.id in _REMOVAL or c.id in _ADJUSTMENT or kind == "automatic"
-                        or c.id in _SAID and c.features[0] == gate or (c.runner == runner or i in c.also)
+                        if c.id in _ADJUSTMENT and matrix.diff.effective_path(c) == gate and c.runner in (runner, None)
+                        or c.id in _SAID and c.features[0] == gate and c.runner in (runner, None)
+                        or c.id in _REMOVAL or kind == "automatic"
+                        # a request's deprecation warnings are the same whichever runner it asks for
+                        or kind == "deprecation" and c.id.startswith("deprecation-") and gate in c.features
+                        or c.id not in _ADJUSTMENT | _SAID and (c.runner == runner or i in c.also)
                         and (gate is None or gate in c.features or gate in _names(sides, c.features))]
             assert reported, (key, config, before[key], after[key], [c.id for c in report.changes])
             # ... and the config lies in the region of one of them (a change folded into another
@@ -633,6 +717,7 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
             assert any(_inside(c, config, schema) for c in reported), (key, config, before[key], after[key],
                                                                         [(c.id, c.region) for c in reported])
     _regions_hold_their_answers(old, new, sides, kinds, universe, whole)
+    _adjustments_named_change_a_value(report, sides, universe, schema)
 
 
 # --- the command ------------------------------------------------------------------------------
@@ -905,6 +990,27 @@ def test_base_reads_the_file_named_from_the_current_folder_as_it_stands_at_rev(f
         monkeypatch.chdir(where)
         again = _run("diff", "--base", "HEAD", name)[1]
         assert again == out.replace(" features.toml", " " + name)
+    # A file outside the repository has no REV:PATH: said so in our words (git's read "fatal: path
+    # 'outside.toml' does not exist in 'HEAD'", of a path the user never wrote).
+    import shutil
+    import tempfile
+
+    elsewhere = tempfile.mkdtemp(prefix="matrix-outside-")
+    try:
+        outside = os.path.join(elsewhere, "outside.toml")
+        with open(outside, "w") as f:
+            f.write(SMALL)
+        top = str(folder.resolve())
+        assert _run("diff", "--base", "HEAD", outside) == (2, "", (
+            f"matrix: error: --base reads {outside!r} from git, but it is outside the repository at {top!r}: "
+            "name a file of the repository, or compare two files (matrix diff OLD NEW)\n"))
+        monkeypatch.chdir(project)
+        relative = os.path.relpath(outside)
+        assert _run("diff", "--base", "HEAD", relative)[2] == (
+            f"matrix: error: --base reads {relative!r} from git, but it is outside the repository at {top!r}: "
+            "name a file of the repository, or compare two files (matrix diff OLD NEW)\n")
+    finally:
+        shutil.rmtree(elsewhere, ignore_errors=True)
 
 
 def test_an_overlay_read_from_git_reads_its_upstream_at_that_revision_and_one_in_the_tree_may_extend_it(folder):
@@ -1011,12 +1117,24 @@ def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_rel
         ("runner-changed", None, ("rocm_v1_default_when_free",)),
         # "For Mamba/hybrid models vLLM overrides the field anyway: align when prefix caching is
         # on, none when it is off": the two adjustments before the choice that say it.
-        ("adjustment-added", None, ("mamba_cache_align", "mamba_cache_none")),
-        # "vLLM ... sets cudagraph_mode to NONE" with stock torch.compile on V2: its own adjustment,
-        # new in 0.32.0 (where automatic choice moves to V2, that change says it; where no runner
-        # is free and V2 is forced, its effective config has it).
+        # (a finding each: align where prefix caching is on, none where it is off)
+        ("adjustment-added", None, ("mamba_cache_align",)),
+        ("adjustment-added", None, ("mamba_cache_none",)),
+        ("adjustment-warning-added", None, ("mamba_cache_align",)),  # each says what it set
+        ("adjustment-warning-added", None, ("mamba_cache_none",)),
+        # "vLLM logs once at info level 'CUDA graphs are not supported with stock torch.compile in
+        # Model Runner V2. Overriding cudagraph_mode <MODE> to NONE.' and sets cudagraph_mode to
+        # NONE" with stock torch.compile on V2: its own adjustment, new in 0.32.0, and its warning
+        # (where automatic choice moves to V2, that change says it; where no runner is free and
+        # V2 is forced, its effective config has it).
         ("adjustment-added", None, ("stock_compile_cudagraphs",)),
+        ("adjustment-warning-added", None, ("stock_compile_cudagraphs",)),
     } <= said
+    # The warning's words are V2's, filled with the mode it finds.
+    cudagraphs = next(c for c in report.changes if c.id == "adjustment-warning-added"
+                      and c.features == ("stock_compile_cudagraphs",))
+    assert cudagraphs.new == ("warned (info): CUDA graphs are not supported with stock torch.compile in Model Runner "
+                              "V2. Overriding cudagraph_mode PIECEWISE to NONE.")
     # Nothing else: every change is caused by one of those entries.
     assert {f for c in report.changes for f in c.features} == {
         "stock_torch_compile", "spec_ngram", "spec_ngram_gpu", "elastic_ep", "heterogeneous_vocab",
@@ -1071,9 +1189,15 @@ def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_rel
         ("refused-served", None, ("missing_triton",)),
         ("request-served", "v1", ("missing_triton",)),
         ("request-served", "v2", ("missing_triton",)),
-        # "On V2, max_model_len is lowered to the draft model's when the draft's is smaller": V2's
-        # own adjustment, new in 0.33.0.
+        # "On V2, max_model_len is lowered to the draft model's when the draft's is smaller (also
+        # with a warning)": V2's own adjustment, new in 0.33.0, and its warning.
         ("adjustment-added", None, ("draft_max_model_len",)),
+        ("adjustment-warning-added", None, ("draft_max_model_len",)),
+        # ... in a request for V2, and for V1 where watermarking overrides it to V2.
+        ("adjustment-added", "v2", ("draft_max_model_len",)),
+        ("adjustment-warning-added", "v2", ("draft_max_model_len",)),
+        ("adjustment-added", "v1", ("draft_max_model_len",)),
+        ("adjustment-warning-added", "v1", ("draft_max_model_len",)),
         # V2's blocker "missing Triton" lifted on the unspecified platform: for more configs than
         # automatic choice moves (those another blocker keeps off V2), so its own finding.
         ("blocker-lifted", "v2", ("missing_triton",)),
@@ -1210,9 +1334,31 @@ def test_an_adjustment_before_the_choice_is_compared_on_the_config_of_choice_wit
          ["<string>:7 (new: $.features.fy)", "<string>:11 (new: $.adjustments.on)"]),
         ("adjustment-added", "behaviour", "Effective value of y: False → True", "x and not y", {"x": True},
          ["<string>:11 (new: $.adjustments.on)"]),
+        # ... and its warning (without a message, a sentence of what it set), where it speaks.
+        ("adjustment-warning-added", "behaviour",
+         "Warning of adjustment on: not warned → warned (warning): on: set y from False to True", "x and not y",
+         {"x": True}, ["<string>:11 (new: $.adjustments.on)"]),
     ], ())
-    assert [(c.id, c.message) for c in diff(new, old).changes][-1] == (
-        "adjustment-removed", "Effective value of y: True → False")
+    assert [(c.id, c.message) for c in diff(new, old).changes][-2:] == [
+        ("adjustment-removed", "Effective value of y: True → False"),
+        ("adjustment-warning-lifted", "Warning of adjustment on: warned (warning): on: set y from False to True → not warned")]
+
+
+def test_a_gate_changed_beside_an_adjustment_that_makes_it_apply_is_a_finding_per_cause():
+    """Y blocks A from now on, and an adjustment added sets y where x holds: A's blocker was one
+    finding naming both, for every config with y, though the adjustment changes nothing where y
+    is set already (merged causes). A finding per cause: where the adjustment changes y, both;
+    elsewhere, the gate's entry alone."""
+    old = matrix.loads(_TEXT, runners=_PLAIN)
+    new = matrix.loads(_TEXT.replace('support = { a = "yes", b = "no" }', 'support = { a = "no", b = "no" }')
+                       + '[adjustments.on]\nname = "on"\nwhen = "x"\nset = { "y" = true }\n', runners=_PLAIN)
+    report = diff(old, new)
+    gate, on = "<string>:7 (new: $.features.fy)", "<string>:11 (new: $.adjustments.on)"
+    assert [(c.region, c.witness, [str(e) for e in c.entries]) for c in report.changes
+            if c.message == "A and Y: not blocked by it → blocked by it"] == [
+        ("(x or (not x and y)) and not (x and not y)", {"y": True}, [gate]),
+        ("x and not y", {"x": True}, [gate, on])]
+    assert report.undecided == ()
 
 
 def test_a_runners_own_adjustment_is_compared_exactly_where_it_validates_the_runner_and_in_effective_values():
@@ -1232,12 +1378,18 @@ def test_a_runners_own_adjustment_is_compared_exactly_where_it_validates_the_run
         ("blocker-added", "behaviour", "A and Y: not blocked by it → blocked by it", "x and not y", {"x": True},
          ["<string>:7 (new: $.features.fy)", *place]),
         ("adjustment-added", "behaviour", "Effective value of y: False → True", "x and not y", {"x": True}, place),
+        ("adjustment-warning-added", "behaviour",
+         "Warning of adjustment on: not warned → warned (warning): on: set y from False to True", "x and not y",
+         {"x": True}, place),
     ], ())
     assert [(c.id, c.message, c.region, c.witness) for c in diff(new, old).changes] == [
         ("refused-served", "Automatic choice: refused → A", "x and not y", {"x": True}),
         ("request-served", "Asking for A: refused → A", "x and not y", {"x": True}),
         ("blocker-lifted", "A and Y: blocked by it → not blocked by it", "x and not y", {"x": True}),
-        ("adjustment-removed", "Effective value of y: True → False", "x and not (True == y)", {"x": True})]
+        ("adjustment-removed", "Effective value of y: True → False", "x and not y", {"x": True}),
+        ("adjustment-warning-lifted",
+         "Warning of adjustment on: warned (warning): on: set y from False to True → not warned", "x and not y",
+         {"x": True})]
     assert (diff(new, new).changes, diff(new, new).undecided) == ((), ())
 
 
@@ -1266,12 +1418,18 @@ def test_a_forced_runners_own_adjustment_applies_where_no_runner_is_free_not_whe
     runners = {"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}}
     old, new = (matrix.loads(_FORCED + extra, runners=runners) for extra in ("", grow))
     report = diff(old, new)
-    assert (report.changes, report.undecided) == ((), ())
+    # Automatic choice: no change. A request for B is served by B, whose adjustment applies.
+    assert ([(c.runner, c.id, c.message) for c in report.changes], report.undecided) == ([
+        ("b", "adjustment-added", "Asking for B: Effective value of i: 0 → 9"),
+        ("b", "adjustment-warning-added", "Asking for B: Warning of adjustment grow: not warned → warned (warning): "
+                                          "grow: set i from 0 to 9")], ())
     # With fallback, no runner of the order is free: B, forced, ends the error with i set.
     old, new = (matrix.loads(_FORCED.replace("fallback = false\n", "") + extra, runners=runners) for extra in ("", grow))
     assert (_said(diff(old, new)), diff(old, new).undecided) == ([
         ("adjustment-added", "behaviour", "Effective value of i: 0 → 9", "i == 0", {},
-         ["<string>:14 (new: $.adjustments.grow)"])], ())
+         ["<string>:14 (new: $.adjustments.grow)"]),
+        ("adjustment-warning-added", "behaviour", "Warning of adjustment grow: not warned → warned (warning): grow: "
+         "set i from 0 to 9", "i == 0", {}, ["<string>:14 (new: $.adjustments.grow)"])], ())
 
 
 def test_what_an_adjustment_says_is_compared_its_says_message_level_and_a_notice():
@@ -1305,13 +1463,81 @@ def test_what_an_adjustment_says_is_compared_its_says_message_level_and_a_notice
         ("adjustment-warning-changed", "behaviour",
          "Warning of adjustment on: warned (warning): y follows x → warned (warning): x is on", "x and not y",
          {"x": True}, place)], ())
-    # One that speaks where it changes a value, in the same words: its effective values say it.
-    assert said(on.replace('"x"', '"not x"')) == ([], ())
+    # One that speaks where it changes a value, in the same words, speaks elsewhere where its
+    # condition changes: warned where it now applies, no longer where it did.
+    assert said(on.replace('"x"', '"not x"')) == ([
+        ("adjustment-warning-added", "behaviour", "Warning of adjustment on: not warned → warned (warning): y follows x",
+         "not x and not y", {}, place),
+        ("adjustment-warning-lifted", "behaviour", "Warning of adjustment on: warned (warning): y follows x → not warned",
+         "not y and x", {"x": True}, place)], ())
     change = diff(old, matrix.loads(_TEXT + on + 'says = "always"\n', runners=_PLAIN)).changes[0]
     assert matrix.diff.reproduces(change, old, matrix.loads(_TEXT + on + 'says = "always"\n', runners=_PLAIN),
                                   {"x": True, "y": True})
     assert not matrix.diff.reproduces(change, old, matrix.loads(_TEXT + on + 'says = "always"\n', runners=_PLAIN),
                                       {"x": True})
+
+
+_OWN = ('[matrix]\nname = "m"\nversion = "1.0"\n[config]\n"x" = { type = "bool", default = false }\n'
+        '"y" = { type = "bool", default = false }\n"z" = { type = "bool", default = false }\n[features.fy]\n'
+        'name = "Y"\nwhen = "y"\nsupport = { a = "no", b = "yes" }\n')
+
+
+def test_an_effective_value_is_said_exactly_where_the_resolution_ends_on_the_runner_and_for_each_request():
+    """A runner's own adjustment added: its effective value (and its warning) differs where the
+    resolution ends on that runner. The region was the adjustment's condition alone, "x and not
+    z": it held {x, y}, which B serves on both sides, unchanged. A request for A ends on A's
+    effective config wherever A is chosen, refused there or not: its own finding (it was not
+    compared); a request for B never reads A's adjustments: no finding."""
+    on = '[adjustments.on]\nname = "on"\nwhen = "x"\nset = { "z" = true }\nrunners = ["a"]\nmessage = "z on"\n'
+    old, new = matrix.loads(_OWN, runners=_PLAIN), matrix.loads(_OWN + on, runners=_PLAIN)
+    report = diff(old, new)
+    assert ([(c.id, c.runner, c.message, c.region, c.witness) for c in report.changes], report.undecided) == ([
+        ("adjustment-added", None, "Effective value of z: False → True", "x and not z and not y", {"x": True}),
+        ("adjustment-added", "a", "Asking for A: Effective value of z: False → True",
+         "(x and not z and not y) or (x and y and not z)", {"x": True}),
+        ("adjustment-warning-added", None, "Warning of adjustment on: not warned → warned (warning): z on",
+         "x and not y and not z", {"x": True}),
+        ("adjustment-warning-added", "a", "Asking for A: Warning of adjustment on: not warned → warned (warning): z on",
+         "(x and not y and not z) or (y and x and not z)", {"x": True})], ())
+    served_by_b = {"x": True, "y": True}
+    assert [matrix.diff.reproduces(c, old, new, served_by_b) for c in report.changes] == [False, True, False, True]
+    assert [line.split("--matrix new.toml ")[1] for c in report.changes[:2]
+            for line in [matrix.diff.command(c, "new.toml", "1.0")]] == [
+        "--version 1.0 --set x=true", "--version 1.0 --runner a --set x=true"]
+
+
+_WORDS = ('[matrix]\nname = "m"\nversion = "1.0"\n[config]\n"x" = { type = "bool", default = false }\n'
+          '"n" = { type = "int", default = 0 }\n[features.fx]\nname = "X"\nwhen = "x"\n'
+          'support = { a = "yes", b = "yes" }\n')
+
+
+def test_a_warning_whose_words_are_filled_with_a_value_an_earlier_adjustment_changed_is_said_changed():
+    """An adjustment alike on both sides whose message reads ``{n}``: an adjustment before it that
+    sets n otherwise fills its words otherwise (was: not compared, its template the same), said
+    where it speaks, caused by the adjustment that differs; that one's own warning (a sentence of
+    what it set) changes too, and where n already has the value one side sets, that side says
+    nothing (added, lifted)."""
+    first = '[adjustments.first]\nname = "first"\nwhen = "x"\nset = { n = 1 }\n'
+    told = '[adjustments.told]\nname = "told"\nwhen = "x"\nmessage = "n is {n}"\n'
+    old = matrix.loads(_WORDS + first + told, runners=_PLAIN)
+    new = matrix.loads(_WORDS + first.replace("n = 1", "n = 2") + told, runners=_PLAIN)
+    report = diff(old, new)
+    place = "<string>:11 (new: $.adjustments.first)"
+    assert ([(c.id, c.message, c.region, c.witness, c.features, [str(e) for e in c.entries]) for c in report.changes],
+            report.undecided) == ([
+        ("adjustment-changed", "Effective value of n: 1 → 2", "x", {"x": True}, ("first",), [place]),
+        ("adjustment-warning-added", "Warning of adjustment first: not warned → warned (warning): first: set n from 1 "
+         "to 2", "n == 1 and x", {"x": True, "n": 1}, ("first",), [place]),
+        ("adjustment-warning-lifted", "Warning of adjustment first: warned (warning): first: set n from 2 to 1 → not "
+         "warned", "x and n == 2", {"x": True, "n": 2}, ("first",), [place]),
+        ("adjustment-warning-changed", "Warning of adjustment first: warned (warning): first: set n from 0 to 1 → "
+         "warned (warning): first: set n from 0 to 2", "x and not (n == 1) and not (n == 2)", {"x": True}, ("first",),
+         [place]),
+        ("adjustment-warning-changed", "Warning of adjustment told: warned (warning): n is 1 → warned (warning): n is 2",
+         "x", {"x": True}, ("told", "first"), [place])], ())
+    for change in report.changes:
+        assert matrix.diff.reproduces(change, old, new, change.witness), change
+        assert not matrix.diff.reproduces(change, old, new, {}), change
 
 
 def test_sarif_is_one_run_with_a_rule_per_change_id_and_a_result_on_the_cause(folder):
@@ -1548,15 +1774,30 @@ def test_a_runner_removed_from_choice_by_an_overlay_changes_the_choice_where_it_
          {"parallel_config": {"distributed_executor_backend": "external_launcher", "pipeline_parallel_size": 2}}),
         # Where no runner is free and a feature forces V2 (a hisparse config), V2's own adjustments
         # applied upstream; with V2 no candidate the forced runner is none, and they do not.
+        ("adjustment-changed", "behaviour", "'NONE'", "'PIECEWISE'",
+         {"compilation_config": {"mode": "STOCK_TORCH_COMPILE", "cudagraph_mode": "PIECEWISE"},
+          "parallel_config": {"distributed_executor_backend": "external_launcher", "pipeline_parallel_size": 2},
+          "attention_config": {"hisparse_config": {}}}),
         ("adjustment-changed", "behaviour", "0", "1",
          {"speculative_config": {"method": "ngram", "draft_model_config": {"max_model_len": 0}},
           "model_config": {"max_model_len": 1},
           "parallel_config": {"distributed_executor_backend": "external_launcher", "pipeline_parallel_size": 2},
           "attention_config": {"hisparse_config": {}}}),
-        ("adjustment-changed", "behaviour", "'NONE'", "'PIECEWISE'",
+        # ... and there they no longer warn.
+        ("adjustment-warning-lifted", "behaviour",
+         "warned (warning): The draft model's max_model_len (0) is smaller than the target model's (1): Model Runner "
+         "V2 lowers max_model_len to 0", "not warned",
+         {"speculative_config": {"method": "ngram", "draft_model_config": {"max_model_len": 0}},
+          "model_config": {"max_model_len": 1},
+          "parallel_config": {"distributed_executor_backend": "external_launcher", "pipeline_parallel_size": 2},
+          "attention_config": {"hisparse_config": {}}}),
+        ("adjustment-warning-lifted", "behaviour", "warned (info): CUDA graphs are not supported with stock "
+         "torch.compile in Model Runner V2. Overriding cudagraph_mode PIECEWISE to NONE.", "not warned",
          {"compilation_config": {"mode": "STOCK_TORCH_COMPILE", "cudagraph_mode": "PIECEWISE"},
           "parallel_config": {"distributed_executor_backend": "external_launcher", "pipeline_parallel_size": 2},
           "attention_config": {"hisparse_config": {}}})]
+    # Each caused by the overlay's candidacy of V2, not by the adjustments that stand alike.
+    assert {c.features[-1] for c in report.changes} == {"v2:candidate"}
     assert (old.resolve({}).runner, new.resolve({}).runner) == ("v2", "v1")
     with pytest.raises(matrix.NoRunnerError):
         new.resolve({"parallel_config": {"prefill_context_parallel_size": 2}})
@@ -1746,6 +1987,13 @@ def test_a_long_region_is_said_by_its_first_conditions_and_how_many_more():
     report = diff(old, old, old_version="0.31.0", new_version="0.32.0")
     assert max(len(c.region) for c in report.changes) > 1000
     assert max(len(brief(c.region)) for c in report.changes) < 500
+    # A region longer than a matrix's condition may be (4096 characters) is read whole where the
+    # diff asks whether a config lies in it (a witness shortened, a fleet's config): it crashed.
+    longest = " and ".join(f"not (field_{i} == 'value number {i}')" for i in range(200))
+    assert len(longest) > 4096
+    assert matrix.diff.region_predicate(longest).evaluate({f"field_{i}": "other" for i in range(200)})
+    with pytest.raises(matrix.PredicateError):
+        matrix.Predicate(longest)
 
 
 def test_a_runner_added_or_removed_is_the_cause_with_the_gates_that_block_it_not_every_gate():
@@ -1773,6 +2021,47 @@ def test_a_runner_added_or_removed_is_the_cause_with_the_gates_that_block_it_not
         ("runner-changed", ["<string>:1 (old: $.runners.turbo)"]),
         ("fallback-lifted", ["<string>:1 (old: $.runners.turbo)", "<string>:15 (old: $.features.many)"]),
     ]
+
+
+def test_a_deprecation_of_a_gate_in_force_for_requests_only_is_said_as_a_request_reads_it():
+    """A gate with applies = "asked" deprecated: automatic choice never reads it, a request for any
+    runner is warned (was: not compared, the deprecations were read as automatic choice reads
+    them). Said once, as a request for the first runner reads it, its command asking for it."""
+    text = SMALL.replace('[features.fy]', '[features.fz]\nname = "feature z"\nwhen = "y"\n'
+                         'support = { a = "yes", b = "yes" }\napplies = "asked"\n[features.fy]')
+    old = matrix.loads(text, runners=RUNNERS)
+    new = matrix.loads(text.replace('applies = "asked"\n', 'applies = "asked"\ndeprecated = { since = "1.0", '
+                                                           'remove_in = "3.0" }\n'), runners=RUNNERS)
+    report = diff(old, new)
+    assert ([(c.id, c.runner, c.message, c.region, c.witness) for c in report.changes], report.undecided) == ([
+        ("deprecation-started", "a", "feature z, asking for A: not warned → warned: deprecated", "y", {"y": True})], ())
+    [change] = report.changes
+    assert matrix.diff.command(change, "new.toml", "2.0") == "matrix resolve --matrix new.toml --version 2.0 --runner a " \
+        "--set y=true"
+    assert matrix.diff.reproduces(change, old, new, {"y": True})
+    assert not matrix.diff.reproduces(change, old, new, {"x": True})
+
+
+def test_a_runner_renamed_with_an_alias_is_the_same_runner_to_automatic_choice_and_its_requests_are_said_not_compared():
+    """Runner 'a' renamed 'fast', 'a' kept as an alias: automatic choice that took A takes it
+    under its new id (the diff said "A witness did not reproduce": the rules' runner ids differ,
+    the answers do not), a cell of it is compared as the same runner's, and the rename is said,
+    with what is not compared (a request for either id, its blockers)."""
+    text = ('[matrix]\nname = "m"\nversion = "2.0"\n[config]\n"x" = { type = "bool", default = false }\n'
+            '[features.fx]\nname = "X"\nwhen = "x"\nsupport = { a = "no", b = "yes" }\n')
+    old = matrix.loads(text, runners=RUNNERS)
+    fast = {"fast": {"name": "A", "priority": 2, "aliases": [{"id": "a", "since": "2.0"}]}, "b": RUNNERS["b"]}
+    renamed = "Runner 'a': id 'a' → 'fast' (the former id an alias: a request for it is served by 'fast')"
+    not_compared = ("Not compared: a request for A and its blockers (its id 'a' is 'fast' on the new side, the former "
+                    "id an alias) (the answers for a request for either id, and for that runner's blockers, may "
+                    "differ unseen)")
+    report = diff(old, matrix.loads(text.replace("a = ", "fast = "), runners=fast))
+    assert ([(c.id, c.level, c.message, c.runner) for c in report.changes], report.undecided) == (
+        [("renamed", "cosmetic", renamed, "fast")], (not_compared,))
+    report = diff(old, matrix.loads(text.replace('a = "no"', 'fast = "yes"'), runners=fast))
+    assert [(c.id, c.message, c.region, [str(e) for e in c.entries]) for c in report.changes] == [
+        ("runner-changed", "Automatic choice: B (fallback) → A", "x", ["<string>:6 (new: $.features.fx)"]),
+        ("renamed", renamed, "no config", ["<string>:1 (new: $.runners.fast)"])]
 
 
 def test_a_runner_added_in_its_own_file_is_said_at_that_file(engines):
@@ -1829,6 +2118,15 @@ def test_a_choice_or_bound_gone_from_config_is_breaking_and_one_added_is_behavio
             for side in (matrix.diff._At(old, old.version), matrix.diff._At(new, new.version))] == [
         "A", "a config error: Config 'mode': 'c' is not one of 'a', 'b'",
         "A", "a config error: Config 'threads': 9 is more than the maximum 8"]
+    # Choices where any string was accepted: every other string is refused (found by the brute
+    # force, seed 7: the values probed were the choices only, so no change was said).
+    free = matrix.loads(_MODES.replace(', choices = ["a", "b", "c"]', ""), runners=RUNNERS)
+    [narrowed] = diff(free, old).changes
+    assert (narrowed.id, narrowed.region, narrowed.witness) == ("config-rejected", "mode not in ['a', 'b', 'c']",
+                                                                 {"mode": "c?"})
+    assert matrix.diff.reproduces(narrowed, free, old, {"mode": "zz"})
+    assert not matrix.diff.reproduces(narrowed, free, old, {"mode": "c"})
+    assert [(c.id, c.region) for c in diff(old, free).changes] == [("config-accepted", "mode not in ['a', 'b', 'c']")]
 
 
 def test_a_field_gone_is_breaking_at_its_old_line_and_a_default_changed_says_what_the_empty_config_does():

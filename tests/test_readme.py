@@ -183,3 +183,34 @@ def test_the_overlay_section_prints_what_the_readme_shows(monkeypatch):
 
     assert sh.splitlines() == [".venv/bin/pip install ./examples/npu-overlay", f'.venv/bin/python -c "{HOST}"']
     assert "prints `npu` (`v2` before the install)" in section
+
+
+def test_the_reviewing_section_prints_what_the_readme_shows_and_its_comment_renders_as_shown(monkeypatch):
+    """"Reviewing a change" (issue 28): each command of its console blocks, run at the root of the
+    repository, prints what it shows (and the exit status), and the pull-request comment it
+    shows as Markdown stands below it as it renders, the same lines."""
+    import io
+    import shlex
+
+    from matrix.cli import run
+
+    monkeypatch.chdir(pathlib.Path(__file__).parent.parent)
+    section = README.split("## Reviewing a change\n", 1)[1].split("\n## ", 1)[0]
+    blocks = list(_console_blocks(section))
+    assert [command for command, _ in blocks] == [
+        "matrix diff --matrix examples/frames/features.toml --from-version 0.1.0 --to-version 0.2.0", "echo $?",
+        "matrix diff --matrix examples/frames/features.toml --from-version 0.1.0 --to-version 0.2.0 --format markdown"]
+    status = None
+    for command, shown in blocks:
+        if command == "echo $?":
+            assert shown == str(status)
+            continue
+        out = io.StringIO()
+        status = run(shlex.split(command)[1:], stdout=out, stderr=out)
+        assert out.getvalue().rstrip("\n") == shown.rstrip("\n"), command
+    comment = blocks[-1][1].rstrip("\n")
+    rendered = section.split("which renders as\n\n", 1)[1].split("\n\n[Reviewing a change]", 1)[0]
+    assert rendered == comment
+    # The section ends on the table of a pull-request comment: one row per change, as shown.
+    assert [line.split(" | ")[1] for line in comment.splitlines() if line.startswith("| behaviour")] == [
+        "`runner-changed`", "`request-served`", "`blocker-lifted`"]
