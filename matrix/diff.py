@@ -551,7 +551,7 @@ class _Changes:
         that do not refuse) with its causes active, less every condition the others imply
         (`matrix._diff.Search.fewest_conjuncts`). Conditions read the config as given: a gate
         that reads the config of choice is said rewritten (`matrix._substitute`)."""
-        from ._nodes import Not, Or
+        from ._nodes import Or
 
         conjuncts = self.conjuncts(region, causes, adjusting)
         self._text(Or(()))  # the gates' own texts, known
@@ -559,15 +559,21 @@ class _Changes:
         first = [self.side(side).cause(gate) for side, gate in causes]  # the causes said first
         positive = sorted((node for node, wanted in kept if wanted),
                           key=lambda node: first.index(node) if node in first else len(first))
+        return self._conjunction(positive, [n for n, w in kept if not w])
+
+    def _conjunction(self, positive: Sequence[Any], negative: Sequence[Any]) -> str:
+        """Conditions that hold (*positive*) and that do not (*negative*) as one text, in that
+        order, each said once ("every config" for none)."""
+        from ._nodes import Not
+
         texts = [self._text(node) for node in positive]
         texts = [f"({t})" if " or " in t else t for t in texts]
-        for node in (n for n, w in kept if not w):
+        for node in negative:
             if isinstance(node, Not):  # ``not (not x)`` said as ``x``
                 inner = self._text(node.operand)
                 texts.append(f"({inner})" if " or " in inner else inner)
             else:
-                text = self._text(node)
-                texts.append(_negated(text))
+                texts.append(_negated(self._text(node)))
         return " and ".join(dict.fromkeys(texts)) or "every config"
 
     def _text(self, node: Any) -> str:
@@ -885,7 +891,7 @@ class _Changes:
         and an option of that pair holds (*regions*: `matrix._diff.Search.exact_regions`; the
         adjustments' conditions read the config after the earlier ones, not as given), each said
         with as few conditions as can be."""
-        from ._nodes import Not, Or
+        from ._nodes import Or
         from ._space import Inconclusive
 
         search = self.search
@@ -896,17 +902,7 @@ class _Changes:
                 kept = search.fewest_conjuncts(goals, whole=self._texts)
             except Inconclusive:  # said as it stands
                 kept = list(goals)
-            positive = [self._text(n) for n, w in kept if w]
-            negative = []
-            for node in (n for n, w in kept if not w):
-                if isinstance(node, Not):  # ``not (not x)`` said as ``x``
-                    inner = self._text(node.operand)
-                    negative.append(f"({inner})" if " or " in inner else inner)
-                else:
-                    text = self._text(node)
-                    negative.append(_negated(text))
-            parts = [f"({t})" if " or " in t else t for t in positive] + negative
-            text = " and ".join(dict.fromkeys(parts)) or "every config"
+            text = self._conjunction([n for n, w in kept if w], [n for n, w in kept if not w])
             if text not in texts:
                 texts.append(text)
         return _union(texts)
