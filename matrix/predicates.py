@@ -52,6 +52,25 @@ def _restored(source: Optional[str], node: Node, paths: FrozenSet[str]) -> Predi
     return self
 
 
+def _parsed(source: str, *, whole: bool = False) -> Node:
+    """The tree of *source* (`PredicateError` if it does not parse), within the length a
+    predicate may be written in unless *whole*."""
+    from . import _parser  # not imported by `import matrix`: a cached matrix is not parsed
+
+    return _parser.parse(source, None) if whole else _parser.parse(source)
+
+
+def _paths_of(node: Node) -> FrozenSet[str]:
+    return frozenset(n.name for n in walk(node) if isinstance(n, Path))
+
+
+def _unchecked(source: str) -> Predicate:
+    """The predicate of text the package wrote itself (``matrix diff``'s regions), however long,
+    not type-checked: `PredicateError` if it does not parse."""
+    node = _parsed(source, whole=True)
+    return _restored(source, node, _paths_of(node))
+
+
 def _joined(kind: Union[Type[And], Type[Or]], left: Predicate, right: Predicate) -> Predicate:
     # Flattened as the parser flattens `a and (b and c)`: one tree for the text and the value.
     operands: List[Node] = []
@@ -97,10 +116,8 @@ class Predicate:
         >>> Predicate.checked("a ==")[1][0].message
         "Expected a config path, a value, '(' or '[', found end of text"
         """
-        from . import _parser  # not imported by `import matrix`: a cached matrix is not parsed
-
         try:
-            node = _parser.parse(source)
+            node = _parsed(source)
         except PredicateError as error:
             return None, [error]
         from . import _typecheck
@@ -112,7 +129,7 @@ class Predicate:
             from ._derive import inlined
 
             node = inlined(node, schema)
-        return _restored(source, node, frozenset(n.name for n in walk(node) if isinstance(n, Path))), []
+        return _restored(source, node, _paths_of(node)), []
 
     @property
     def node(self) -> Node:
