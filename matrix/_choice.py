@@ -63,6 +63,7 @@ from typing import TYPE_CHECKING, List, Literal, Mapping, Optional, Tuple, Type,
 import attrs
 
 from . import _messages
+from ._record import Record, _set
 from .errors import (AdjustmentError, NoRunnerError, RemovedFeatureError, ResolutionError, UnsupportedFeatureError,
                      UsageError)
 
@@ -102,11 +103,11 @@ Decision = Tuple[Optional[str], Tuple[ResolutionWarning, ...], Optional[Type[Res
 Term = Tuple[int, bool]
 
 
-@attrs.frozen
-class Rule:
+class Rule(Record):
     """One step of the decision list of automatic choice: it holds when every literal does, and
     then decides *runner* (None: no runner; for ``removed``: refused)."""
 
+    __slots__ = ("kind", "runner", "literals", "gate", "blocked")
     #: ``removed``, ``prefer`` (the preference's runner is free), ``prefer-blocked`` and
     #: ``prefer-not-candidate`` (an outright preference whose runner is not free), ``order``
     #: (a runner of the order that applies is free), ``order-refused`` (the first candidate of
@@ -117,9 +118,17 @@ class Rule:
     literals: Tuple[Term, ...]
     #: The bit of the preferring gate (preference steps) or of the order (order steps, 0 for
     #: the order of priority).
-    gate: int = 0
+    gate: int
     #: The runner an ``order-refused`` step finds blocked.
-    blocked: Optional[str] = None
+    blocked: Optional[str]
+
+    def __init__(self, kind: str, runner: Optional[str], literals: Tuple[Term, ...], gate: int = 0,
+                 blocked: Optional[str] = None) -> None:
+        _set(self, "kind", kind)
+        _set(self, "runner", runner)
+        _set(self, "literals", literals)
+        _set(self, "gate", gate)
+        _set(self, "blocked", blocked)
 
     def holds(self, mask: int) -> bool:
         return all(bool(mask & gates) is wanted for gates, wanted in self.literals)
@@ -305,21 +314,31 @@ def decide(plan: Plan, mask: int, runner: Optional[str]) -> Decision:
 Redirected = Optional[Tuple[str, str]]
 
 
-@attrs.frozen
-class Chosen:
+class Chosen(Record):
     """What `choose` answers for a mask: the runner that serves (None: an error), the warnings
     so far, the error to raise (its class and message) when there is one, the feature that
     overrode the request, if one did, and the redirect of the request, if one applied."""
 
-    # attrs rather than a NamedTuple: it is read field by field on every resolve an adjustment
+    # Slots rather than a NamedTuple: it is read field by field on every resolve an adjustment
     # may apply to (the choice is remembered per mask), and a slot reads about 3x faster than
     # a NamedTuple's field on CPython 3.11 (issue 23).
+    __slots__ = ("runner", "warnings", "error", "message", "overriding", "redirected")
     runner: Optional[str]
     warnings: Tuple[ResolutionWarning, ...]
-    error: Optional[Type[ResolutionError]] = None
-    message: Optional[str] = None
-    overriding: Optional[Feature] = None
-    redirected: Redirected = None
+    error: Optional[Type[ResolutionError]]
+    message: Optional[str]
+    overriding: Optional[Feature]
+    redirected: Redirected
+
+    def __init__(self, runner: Optional[str], warnings: Tuple[ResolutionWarning, ...],
+                 error: Optional[Type[ResolutionError]] = None, message: Optional[str] = None,
+                 overriding: Optional[Feature] = None, redirected: Redirected = None) -> None:
+        _set(self, "runner", runner)
+        _set(self, "warnings", warnings)
+        _set(self, "error", error)
+        _set(self, "message", message)
+        _set(self, "overriding", overriding)
+        _set(self, "redirected", redirected)
 
 
 def choose(plan: Plan, mask: int, runner: Optional[str]) -> Chosen:

@@ -30,7 +30,7 @@ import marshal
 from collections.abc import Mapping
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-import attrs
+from attr.exceptions import FrozenInstanceError
 from packaging.version import Version
 
 from . import _access, _choice, _derived
@@ -38,6 +38,7 @@ from ._choice import Rule
 from ._nodes import LITERAL_TYPES, And, Arith, Call, Compare, DerivedField, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path
 from ._operators import (AND, ARITHMETIC, BY_SPELLING, EQUALS, FUNCTIONS, IS_NONE, IS_NOT_NONE, MOD, NOT, OR, PLAIN_TYPES,
                          integers, remainder, truthy)
+from ._record import _set
 from ._versions import parsed
 from .errors import ConfigError
 from .predicates import OPERATORS
@@ -54,9 +55,16 @@ class _Slow(Exception):
     """Raised inside a fast reader: this config needs the general reader."""
 
 
-@attrs.frozen(eq=False)
 class Plan:
-    """The compiled form of one matrix at one version."""
+    """The compiled form of one matrix at one version: read-only (assignment raises attrs'
+    `FrozenInstanceError`), equal only to itself. A plain slotted class, not an attrs one:
+    attrs building it was 0.8 ms of every ``import matrix`` (issue 29)."""
+
+    __slots__ = ("matrix", "version", "features", "paths", "evaluate", "no", "opt_in", "partial", "blocking",
+                 "deprecated", "removed", "order", "source", "reading", "forcing", "preferring", "feature_bits",
+                 "automatic", "asked", "candidate", "orders", "aliases", "redirects", "redirecting",
+                 "pre_adjustments", "adjustments", "pre_adjusting", "adjusting", "any_adjusting", "required",
+                 "steps", "top", "quiet_top", "fast", "decisions", "__weakref__")
 
     matrix: Matrix
     version: Version
@@ -74,67 +82,99 @@ class Plan:
     removed: int
     #: (runner id, blocking mask), highest priority first.
     order: Tuple[Tuple[str, int], ...]
-    source: str = attrs.field(repr=False)
+    source: str
     #: The schema configs are read with at this version (`Schema.reading_at`; None: the
     #: matrix declares no fields).
-    reading: Optional[Schema] = attrs.field(default=None, repr=False)
+    reading: Optional[Schema]
     #: Gates that force a runner (`Forces`): a request for another runner is refused or overridden.
-    forcing: int = 0
+    forcing: int
     #: Gates that change the order of automatic choice (`Prefers`).
-    preferring: int = 0
+    preferring: int
     #: The gates that are features (not derived from the runners: see `Matrix.gates_at`).
-    feature_bits: int = -1
+    feature_bits: int
     #: The gates in force in automatic choice, and when a runner is asked for (`Feature.applies`):
     #: the resolver keeps only these bits of an evaluated mask.
-    automatic: int = -1
-    asked: int = -1
+    automatic: int
+    asked: int
     #: runner id → the gate active when it is a candidate (0: it always is).
-    candidate: Dict[str, int] = attrs.Factory(dict)
+    candidate: Dict[str, int]
     #: (gate, order, (runner id, blocking mask) in that order), for each `Order`, first first.
-    orders: Tuple[Tuple[int, Order, Tuple[Tuple[str, int], ...]], ...] = ()
+    orders: Tuple[Tuple[int, Order, Tuple[Tuple[str, int], ...]], ...]
     #: Former runner ids (`Alias`), by id.
-    aliases: Dict[str, Alias] = attrs.Factory(dict)
+    aliases: Dict[str, Alias]
     #: runner id → its redirects in force, each with its gate, in declaration order; and every
     #: redirect's gate (`matrix._choice.requested` reads them).
-    redirects: Dict[str, Tuple[Tuple[int, Redirect], ...]] = attrs.Factory(dict)
-    redirecting: int = 0
+    redirects: Dict[str, Tuple[Tuple[int, Redirect], ...]]
+    redirecting: int
     #: The adjustments in force (`matrix._adjust`): those applied before the choice, and by
     #: runner id those of the runner that serves, in declaration order; each one's ``when`` is a
     #: gate of the plan (origin: the `Adjustment`), so that one evaluation tells whether any
     #: may apply: ``pre_adjusting`` and ``adjusting`` (runner id → bits) hold those gates.
-    pre_adjustments: Tuple[Adjustment, ...] = ()
-    adjustments: Dict[str, Tuple[Adjustment, ...]] = attrs.Factory(dict)
-    pre_adjusting: int = 0
-    adjusting: Dict[str, int] = attrs.Factory(dict)
+    pre_adjustments: Tuple[Adjustment, ...]
+    adjustments: Dict[str, Tuple[Adjustment, ...]]
+    pre_adjusting: int
+    adjusting: Dict[str, int]
     #: Every adjustment's gate: a mask with none of them resolves as if there were none.
-    any_adjusting: int = 0
+    any_adjusting: int
     #: The gates of matrix-wide requirements that exempt no runner: one active refuses the config
     #: whatever the runner, with its reason alone (`matrix._choice.choose`).
-    required: int = 0
+    required: int
     #: The decision list of automatic choice (`matrix._choice.steps`).
-    steps: Tuple[Rule, ...] = attrs.field(init=False)
+    steps: Tuple[Rule, ...]
     #: The top runner (the first of the order of priority that is always a candidate), and the
     #: gates that keep a resolution from being simply "top runner, no warnings"
     #: (`matrix._choice.quiet_top`).
-    top: str = attrs.field(init=False)
-    quiet_top: int = attrs.field(init=False)
+    top: str
+    quiet_top: int
     #: False when every runner is a candidate only sometimes: then no runner is "the top runner"
     #: of every quiet config, and every resolution takes the slow path.
-    fast: bool = attrs.field(init=False)
+    fast: bool
     #: (mask, runner asked for) → what the resolver decided: a resolution depends on nothing
     #: else, so each distinct case is worked out (and its messages written) once. Automatic
     #: choice where nothing is adjusted is keyed by the mask alone (`matrix.resolver.resolve`).
-    decisions: Dict[Any, Any] = attrs.field(init=False, factory=dict, repr=False)
+    decisions: Dict[Any, Any]
 
-    def __attrs_post_init__(self) -> None:
-        object.__setattr__(self, "steps", _choice.steps(self))
+    def __init__(self, *, matrix: Matrix, version: Version, features: Tuple[Feature, ...], paths: Tuple[str, ...],
+                 evaluate: Callable[..., Tuple[int, Tuple[object, ...]]], no: Dict[str, int], opt_in: Dict[str, int],
+                 partial: Dict[str, int], blocking: Dict[str, int], deprecated: int, removed: int,
+                 order: Tuple[Tuple[str, int], ...], source: str, reading: Optional[Schema] = None, forcing: int = 0,
+                 preferring: int = 0, feature_bits: int = -1, automatic: int = -1, asked: int = -1,
+                 candidate: Optional[Dict[str, int]] = None,
+                 orders: Tuple[Tuple[int, Order, Tuple[Tuple[str, int], ...]], ...] = (),
+                 aliases: Optional[Dict[str, Alias]] = None,
+                 redirects: Optional[Dict[str, Tuple[Tuple[int, Redirect], ...]]] = None, redirecting: int = 0,
+                 pre_adjustments: Tuple[Adjustment, ...] = (),
+                 adjustments: Optional[Dict[str, Tuple[Adjustment, ...]]] = None, pre_adjusting: int = 0,
+                 adjusting: Optional[Dict[str, int]] = None, any_adjusting: int = 0, required: int = 0) -> None:
+        for name, value in (
+                ("matrix", matrix), ("version", version), ("features", features), ("paths", paths),
+                ("evaluate", evaluate), ("no", no), ("opt_in", opt_in), ("partial", partial), ("blocking", blocking),
+                ("deprecated", deprecated), ("removed", removed), ("order", order), ("source", source),
+                ("reading", reading), ("forcing", forcing), ("preferring", preferring),
+                ("feature_bits", feature_bits), ("automatic", automatic), ("asked", asked),
+                ("candidate", {} if candidate is None else candidate), ("orders", orders),
+                ("aliases", {} if aliases is None else aliases), ("redirects", {} if redirects is None else redirects),
+                ("redirecting", redirecting), ("pre_adjustments", pre_adjustments),
+                ("adjustments", {} if adjustments is None else adjustments), ("pre_adjusting", pre_adjusting),
+                ("adjusting", {} if adjusting is None else adjusting), ("any_adjusting", any_adjusting),
+                ("required", required), ("decisions", {})):
+            _set(self, name, value)
+        _set(self, "steps", _choice.steps(self))
         unconditional = [r for r, _ in self.order if not self.candidate.get(r)]
         top = unconditional[0] if unconditional else self.order[0][0]
-        object.__setattr__(self, "fast", bool(unconditional))
-        object.__setattr__(self, "top", top)
+        _set(self, "fast", bool(unconditional))
+        _set(self, "top", top)
         # A config where an adjustment may apply is never answered by the fast path.
-        object.__setattr__(self, "quiet_top", _choice.quiet_top(self, top) | self.pre_adjusting
-                           | self.adjusting.get(top, 0))
+        _set(self, "quiet_top", _choice.quiet_top(self, top) | self.pre_adjusting | self.adjusting.get(top, 0))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError()
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError()
+
+    def __repr__(self) -> str:
+        return f"<Plan of {self.matrix.name!r} at {self.version}>"
 
     def choice(self, mask: int) -> Tuple[Optional[Order], Tuple[Tuple[str, int], ...]]:
         """The order that applies to *mask* (None: by priority), and every runner in it, each

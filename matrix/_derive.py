@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-import attrs
-
 from ._nodes import And, Arith, Call, Compare, DerivedField, IsNone, Literal, Mod, Node, Not, Or, Path
 from ._operators import ARITHMETIC, FUNCTIONS, integers, remainder
 
@@ -34,17 +32,17 @@ def inlined(node: Node, schema: Schema) -> Node:
             return Arith(inner, "%", Literal(node.divisor), span=node.span)
         return node
     if isinstance(node, Arith):
-        return attrs.evolve(node, left=inlined(node.left, schema), right=inlined(node.right, schema))
+        return node.replace(left=inlined(node.left, schema), right=inlined(node.right, schema))
     if isinstance(node, Call):
-        return attrs.evolve(node, args=tuple(inlined(arg, schema) for arg in node.args))
+        return node.replace(args=tuple(inlined(arg, schema) for arg in node.args))
     if isinstance(node, Compare):
-        return attrs.evolve(node, left=inlined(node.left, schema), right=inlined(node.right, schema))
+        return node.replace(left=inlined(node.left, schema), right=inlined(node.right, schema))
     if isinstance(node, IsNone):
-        return attrs.evolve(node, operand=inlined(node.operand, schema))
+        return node.replace(operand=inlined(node.operand, schema))
     if isinstance(node, Not):
-        return attrs.evolve(node, operand=inlined(node.operand, schema))
+        return node.replace(operand=inlined(node.operand, schema))
     if isinstance(node, (And, Or)):
-        return attrs.evolve(node, operands=tuple(inlined(o, schema) for o in node.operands))
+        return node.replace(operands=tuple(inlined(o, schema) for o in node.operands))
     return node
 
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 import operator
 from typing import Any, Callable, Dict, FrozenSet, Optional, Tuple
 
-import attrs
 from packaging.version import Version
 
 from . import _messages
+from ._record import Record, _set
 from ._versions import to_version
 from .errors import ConfigError
 
@@ -42,38 +42,54 @@ def _itself(value: object) -> Tuple[object, ...]:
     return (value,)
 
 
-@attrs.frozen
-class Operator:
-    """One operator of the predicate language."""
+#: The kinds of operator (`Operator.kind`).
+KINDS = ("logic", "comparison", "membership", "test", "arithmetic")
 
+
+class Operator(Record):
+    """One operator of the predicate language (a `matrix._record.Record`: attrs building it was
+    0.5 ms of every ``import matrix``, issue 29)."""
+
+    __slots__ = ("spelling", "kind", "strength", "evaluate", "python", "negates", "operands", "refused", "none_is_false",
+                 "constants", "example")
     #: As written and printed; words separated by one space (``not in``).
     spelling: str
     #: ``logic`` (and, or, not), ``comparison`` (``left op right``, both sides values),
     #: ``membership`` (``left op list``), ``test`` (``operand is None``), ``arithmetic``
-    #: (``a op b`` over ints: ``+ - * // %``).
-    kind: str = attrs.field(validator=attrs.validators.in_(
-        ("logic", "comparison", "membership", "test", "arithmetic")))
+    #: (``a op b`` over ints: ``+ - * // %``): one of `KINDS`.
+    kind: str
     strength: int
     #: The interpreter's function of the two operand values (a comparison's truth, an
     #: arithmetic operator's value); None for logic and tests, which the interpreter walks.
-    evaluate: Optional[Callable[[Any, Any], Any]] = None
+    evaluate: Optional[Callable[[Any, Any], Any]]
     #: Python source of the operator on ``{a}`` and ``{b}`` in the generated fast path, used
     #: where the schema checked both sides, so that Python's own operator gives the
     #: interpreter's answer; empty for logic (Python's own ``and``/``or``/``not``).
-    python: str = ""
+    python: str
     #: The spelling of the operator this one negates (``!=`` negates ``==``).
-    negates: Optional[str] = None
+    negates: Optional[str]
     #: The type names each side may have (None: any, the two sides of a kind), and the message
     #: for a side that has another (``refused(described side, spelling)``).
-    operands: Optional[FrozenSet[str]] = None
-    refused: Optional[Callable[[str, str], str]] = None
+    operands: Optional[FrozenSet[str]]
+    refused: Optional[Callable[[str, str], str]]
     #: Where Python raises TypeError for a None operand, the interpreter says False: the fast
     #: path tests for None first.
-    none_is_false: bool = False
+    none_is_false: bool
     #: The constants a literal operand adds to the partition of a field it is compared with.
-    constants: Callable[[object], Tuple[object, ...]] = _itself
+    constants: Callable[[object], Tuple[object, ...]]
     #: Shown in the editor's one-line description of the language ("" to leave it out).
-    example: str = ""
+    example: str
+
+    def __init__(self, spelling: str, kind: str, strength: int, evaluate: Optional[Callable[[Any, Any], Any]] = None,
+                 python: str = "", negates: Optional[str] = None, operands: Optional[FrozenSet[str]] = None,
+                 refused: Optional[Callable[[str, str], str]] = None, none_is_false: bool = False,
+                 constants: Callable[[object], Tuple[object, ...]] = _itself, example: str = "") -> None:
+        if kind not in KINDS:
+            raise ValueError(f"'kind' must be in {KINDS!r} (got {kind!r})")
+        for name, value in (("spelling", spelling), ("kind", kind), ("strength", strength), ("evaluate", evaluate),
+                            ("python", python), ("negates", negates), ("operands", operands), ("refused", refused),
+                            ("none_is_false", none_is_false), ("constants", constants), ("example", example)):
+            _set(self, name, value)
 
     @property
     def words(self) -> Tuple[str, ...]:

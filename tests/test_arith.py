@@ -111,6 +111,10 @@ def test_derived_fields_are_typed_from_their_expressions():
     assert "par.kv" not in m.schema.fields  # no config holds it
     assert str(m.feature("g0").when) == "par.q > 4"
     assert m.feature("g0").when.paths == {"heads", "tp", "dcp"}
+    assert repr(m.feature("g0").when.node.left).startswith("DerivedField(path=Path(name='par.q'), expression=")
+    from tests.test_predicates import _each_node_is_a_value
+
+    _each_node_is_a_value(m.feature("g0").when)  # the DerivedField node and its expression's
     with pytest.raises(PredicateError) as excinfo:
         Predicate("par.kv is None", schema=m.schema)
     assert excinfo.value.message == ("'par.kv' is never None: its expression reads no field that can be None and "

@@ -1,7 +1,10 @@
+import copy
+import pickle
 import re
 import sys
 from types import SimpleNamespace
 
+import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -390,7 +393,25 @@ def _tests():
     is_none = st.builds(lambda a, neg: f"{a} is {'not ' if neg else ''}None", _names, st.booleans())
     remainder = st.builds(lambda a, d, op, b: f"{a} % {d} {op} {b}", _names, st.integers(1, 10 ** 6), _ops,
                           st.one_of(literal, _names))
-    return st.one_of(_names, compare, is_none, remainder)
+    arith = st.builds(lambda a, op, b, c: f"{a} {op} {b} > {c}", _names, st.sampled_from(["+", "-", "*", "//", "%"]),
+                      st.one_of(_names, st.integers(1, 9).map(str)), st.integers(-9, 9))
+    call = st.builds(lambda f, a, b: f"{f}({a}, {b}) == 2", st.sampled_from(["min", "max"]), _names, _names)
+    return st.one_of(_names, compare, is_none, remainder, arith, call)
+
+
+def _each_node_is_a_value(predicate):
+    """Every node of the tree (a `matrix._record.Record`) equals, hashes and prints as its copies,
+    its pickle and ``replace()`` do, keeps its span, and refuses an edit as attrs' classes did."""
+    from matrix._nodes import walk
+
+    for node in walk(predicate.node):
+        for other in (copy.copy(node), copy.deepcopy(node), pickle.loads(pickle.dumps(node)), node.replace()):
+            assert (type(other), other, hash(other), repr(other), other.span) == (
+                type(node), node, hash(node), repr(node), node.span)
+        for edit, args in ((setattr, (node, "span", (1, 2))), (delattr, (node, "span"))):
+            with pytest.raises(attrs.exceptions.FrozenInstanceError) as caught:
+                edit(*args)
+            assert caught.exconly() == "attr.exceptions.FrozenInstanceError: can't set attribute"
 
 
 _sources = st.recursive(
@@ -411,6 +432,7 @@ def test_printed_predicates_parse_back_to_equal_ones(source):
     assert again == predicate
     assert str(again) == str(predicate)
     assert hash(again) == hash(predicate)
+    _each_node_is_a_value(predicate)
 
 
 @given(st.text(max_size=60) | st.text(alphabet="ab.()[]'\"=!<> ,0123456789noti%", max_size=40))
@@ -432,6 +454,7 @@ def test_typed_predicates_print_parse_and_evaluate_alike(data):
     predicate = Predicate(text, schema=SCHEMA)
     again = Predicate(str(predicate), schema=SCHEMA)
     assert again == predicate
+    _each_node_is_a_value(predicate)
     config = {"mode": data.draw(st.sampled_from(["none", "align", "all"])), "size": data.draw(st.integers(1, 20)),
               "spec": data.draw(st.none() | st.just({"method": "eagle"})), "names": data.draw(st.lists(st.sampled_from("ab"))),
               "flag": data.draw(st.booleans()), "ratio": 0.25, "backend": None}
@@ -461,6 +484,24 @@ def test_predicates_compose_only_with_predicates_and_their_tree_is_read_only():
     said = ("can't set attribute" if sys.version_info < (3, 10) else "can't set attribute 'node'"
             if sys.version_info < (3, 11) else "property 'node' of 'Predicate' object has no setter")
     assert caught.exconly() == f"AttributeError: {said}"
+
+
+def test_the_nodes_print_their_fields_and_compare_without_their_spans():
+    node = Predicate("a.b > 1 and not (c in [1, 'x', True]) or d % 4 == 0 or e is not None or max(f, 2) - g == 1").node
+    assert repr(node) == (
+        "Or(operands=(And(operands=(Compare(left=Path(name='a.b'), op='>', right=Literal(value=1)), "
+        "Not(operand=Compare(left=Path(name='c'), op='in', right=ListLiteral(items=(Literal(value=1), "
+        "Literal(value='x'), Literal(value=True))))))), Compare(left=Mod(path=Path(name='d'), divisor=4), op='==', "
+        "right=Literal(value=0)), IsNone(operand=Path(name='e'), negated=True), Compare(left=Arith(left=Call(name='max', "
+        "args=(Path(name='f'), Literal(value=2))), op='-', right=Path(name='g')), op='==', right=Literal(value=1))))")
+    assert node.operands[2].operand.span == (55, 56)  # "e"
+    assert node.operands[2].operand == matrix.Path("e") and hash(node.operands[2].operand) == hash(matrix.Path("e"))
+    # True == 1 == 1.0 in Python; as literals of the language they differ.
+    assert (matrix.Literal(True) == matrix.Literal(1), matrix.Literal(1) == matrix.Literal(1.0)) == (False, False)
+    assert (matrix.Path("e") == matrix.Literal("e"), matrix.Path("e") != matrix.Path("f")) == (False, True)
+    e, one = matrix.Path("e"), matrix.Literal(1)  # the same fields, not the same node
+    assert (matrix.Arith(e, "+", one) == matrix.Compare(e, "+", one), matrix.And((e,)) == matrix.Or((e,))) == (False, False)
+    assert node.replace(operands=node.operands[1:3]) == Predicate("d % 4 == 0 or e is not None").node
 
 
 def test_checked_returns_every_type_error_instead_of_raising():
