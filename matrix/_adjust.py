@@ -53,6 +53,7 @@ import attrs
 
 from . import _access, _messages
 from ._access import Effective
+from ._record import Model, Record, _set
 from .errors import ConfigError
 from .predicates import truth
 from .schema import Adjustment, AdjustmentLevel, Field, From, Schema
@@ -60,20 +61,26 @@ from .schema import Adjustment, AdjustmentLevel, Field, From, Schema
 __all__ = ["Adjusted", "Said", "apply", "typed"]
 
 
-@attrs.frozen
-class Said:
+class Said(Record):
     """An adjustment that spoke and changed nothing (``says = "always"``, or a notice: no
     ``set``): its filled message, at its level. `apply` lists it among the `Adjusted` records,
     in order, for the warnings; `Resolution.adjustments` lists the changes only."""
 
+    __slots__ = ("id", "runner", "message", "level")
     id: str
     runner: Optional[str]
     message: str
     level: AdjustmentLevel
 
+    def __init__(self, id: str, runner: Optional[str], message: str, level: AdjustmentLevel) -> None:
+        _set(self, "id", id)
+        _set(self, "runner", runner)
+        _set(self, "message", message)
+        _set(self, "level", level)
 
-@attrs.frozen
-class Adjusted:
+
+@attrs.frozen(eq=False, repr=False)
+class Adjusted(Model):
     """One path an adjustment changed: ``runner`` is None for an adjustment applied before the
     choice; ``before`` and ``after`` are the values; ``message`` the adjustment's filled
     message; ``overrode_user`` see `matrix._adjust`."""

@@ -63,7 +63,7 @@ from typing import TYPE_CHECKING, List, Literal, Mapping, Optional, Tuple, Type,
 import attrs
 
 from . import _messages
-from ._record import Record, _set
+from ._record import Model, Record, _set
 from .errors import (AdjustmentError, NoRunnerError, RemovedFeatureError, ResolutionError, UnsupportedFeatureError,
                      UsageError)
 
@@ -78,8 +78,8 @@ WarningKind = Literal["deprecated", "fallback", "opt-in", "partial", "override",
 WARNING_KINDS: Tuple[str, ...] = get_args(WarningKind)
 
 
-@attrs.frozen
-class ResolutionWarning:
+@attrs.frozen(eq=False, repr=False)
+class ResolutionWarning(Model):
     """Something the user should be told: ``kind`` is one of `WARNING_KINDS`. A warning of
     kind ``adjusted`` names the adjustment in ``feature`` and carries its ``level``
     (``info`` or ``warning``); the other kinds have none."""

@@ -11,7 +11,7 @@ in the subset of regular expressions that Python and JSON Schema (ECMA-262) read
 from __future__ import annotations
 
 import re
-from typing import Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Optional, Pattern, Tuple
 
 from packaging.version import VERSION_PATTERN
 
@@ -55,14 +55,29 @@ def _ecma(pattern: str) -> str:
     return "".join(out)
 
 
-#: A version as `packaging.version.Version` accepts it (what the loader reads versions with).
-VERSION = r"\s*" + _ecma(VERSION_PATTERN) + r"\s*"
 
-# Each matches the whole text with .match() (ids are matched so everywhere).
-ID_RE = re.compile(f"(?:{ID})\\Z")
-PATH_RE = re.compile(f"(?:{PATH})\\Z")
-FIELD_PATH_RE = re.compile(f"(?:{FIELD_PATH})\\Z")
-CLASS_SPEC_RE = re.compile(f"(?:{CLASS_SPEC})\\Z")
+#: The compiled patterns, each matching the whole text with .match() (ids are matched so
+#: everywhere): ``ID_RE``, ``PATH_RE``, ``FIELD_PATH_RE`` and ``CLASS_SPEC_RE``; and ``VERSION``,
+#: a version as `packaging.version.Version` accepts it (what the loader reads versions with).
+#: Each is made when first read (`__getattr__`): none is needed to resolve from a cached matrix,
+#: and compiling them was 1 ms of every ``import matrix`` (issue 29, cold start).
+_LAZY = {"ID_RE": ID, "PATH_RE": PATH, "FIELD_PATH_RE": FIELD_PATH, "CLASS_SPEC_RE": CLASS_SPEC, "VERSION": None}
+
+if TYPE_CHECKING:  # pragma: no cover
+    ID_RE: Pattern[str]
+    PATH_RE: Pattern[str]
+    FIELD_PATH_RE: Pattern[str]
+    CLASS_SPEC_RE: Pattern[str]
+    VERSION: str
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    pattern = _LAZY[name]
+    made = globals()[name] = (r"\s*" + _ecma(VERSION_PATTERN) + r"\s*" if pattern is None
+                              else re.compile(f"(?:{pattern})\\Z"))
+    return made
 
 
 def anchored(pattern: str) -> str:

@@ -29,7 +29,8 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> str:
     return f", did you mean {close!r}" if close is not None else ""
 
 
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+# Compiled when first used (re keeps it): `import matrix` compiles no pattern (issue 29).
+_IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_-]*\Z"
 
 
 def place(path: Sequence[object]) -> str:
@@ -38,7 +39,7 @@ def place(path: Sequence[object]) -> str:
     for part in path:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif isinstance(part, str) and _IDENTIFIER.match(part):
+        elif isinstance(part, str) and re.match(_IDENTIFIER, part):
             out += f".{part}"
         else:
             import json

@@ -15,7 +15,7 @@ from typing import IO, TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, NoRet
 
 from . import _access, _messages, loader
 from .errors import ConfigError, MatrixError, ResolutionError
-from .schema import CLASS_SPEC, Field, Matrix, Runner, Schema
+from .schema import Field, Matrix, Runner, Schema
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._remedy import Remedies
@@ -739,6 +739,8 @@ def _docs(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdi
 
 
 def _check(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
+    from .schema import CLASS_SPEC  # compiled when first read (matrix._format)
+
     if options.against is not None and not CLASS_SPEC.match(options.against):
         raise _Usage(_messages.bad_class_spec(options.against))
     if not options.files:

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple, Type
 import attrs
 
 from . import _messages
+from ._record import Model
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._remedy import Remedies
@@ -141,8 +142,8 @@ class PredicateError(MatrixError, ValueError):
                 "span": list(self.span)}
 
 
-@attrs.frozen
-class Problem:
+@attrs.frozen(eq=False, repr=False)
+class Problem(Model):
     """One problem found while loading a matrix.
 
     ``place`` is the JSON-path-like place in the document (``$.features.fp8.support.v2``);

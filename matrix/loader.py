@@ -52,7 +52,6 @@ def __dir__() -> List[str]:
 MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_FEATURES = 10_000
 
-_ID = _format.ID_RE
 
 RunnersArg = Union[str, "os.PathLike[str]", Mapping[str, Union[Runner, Mapping[str, object], str]]]
 
@@ -354,7 +353,7 @@ class _Builder:
             return
         for id, value in raw.items():
             where: Place = (table, id)
-            if not _ID.match(id):
+            if not _format.ID_RE.match(id):
                 self.problem(source, where, _messages.bad_feature_id(id, what))
                 continue
             spec, _ = self.shaped(source, value, cls, where)

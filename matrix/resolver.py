@@ -20,6 +20,7 @@ from . import _access, _adjust, _choice, _derived
 from ._adjust import Adjusted, Said
 from ._choice import WARNING_KINDS, ResolutionWarning, WarningKind
 from ._compile import Plan, plan
+from ._record import Model
 from ._versions import VersionLike, as_version
 from .errors import AdjustmentError, ConfigError, NoRunnerError, UsageError
 from .predicates import Predicate
@@ -59,8 +60,8 @@ ObservationKind = Literal["active", "deprecated", "removed", "status"]
 OBSERVATION_KINDS: Tuple[ObservationKind, ...] = get_args(ObservationKind)
 
 
-@attrs.frozen
-class Observation:
+@attrs.frozen(eq=False, repr=False)
+class Observation(Model):
     """One thing observed about a config: a feature is ``active``, ``deprecated`` or
     ``removed``, or a runner's ``status`` for an active feature is not ``yes``. (A finding of
     ``matrix check`` is about the matrix; an observation is about one config.)"""

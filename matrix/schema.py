@@ -15,6 +15,7 @@ from packaging.version import Version
 
 from . import _format, _messages
 from ._frozen import FrozenMap, frozen_map
+from ._record import Model
 from ._versions import VersionLike, as_version
 from .errors import UsageError
 
@@ -58,8 +59,19 @@ def __dir__() -> list[str]:
     return __all__
 
 
-#: ``package.module:Class.Nested``: how ``[matrix] config_class`` and ``--from`` name a class.
-CLASS_SPEC = _format.CLASS_SPEC_RE
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Pattern
+
+    #: ``package.module:Class.Nested``: how ``[matrix] config_class`` and ``--from`` name a class
+    #: (compiled when first read: `matrix._format`).
+    CLASS_SPEC: Pattern[str]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "CLASS_SPEC":
+        return _format.CLASS_SPEC_RE
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 #: The type of a ``[config]`` path (`Field.type`).
 FieldType = Literal["bool", "int", "float", "str", "version", "list[str]", "list[int]", "section"]
 FIELD_TYPES: Tuple[FieldType, ...] = get_args(FieldType)
@@ -114,8 +126,8 @@ def window_text(window: Window) -> str:
     return " ".join(parts) or "always"
 
 
-@attrs.frozen
-class Field:
+@attrs.frozen(eq=False, repr=False)
+class Field(Model):
     """One declared config path: its type and what values it takes."""
 
     path: str
@@ -197,8 +209,8 @@ class Field:
         return self.type[5:-1] if self.type.startswith("list[") else None
 
 
-@attrs.frozen
-class Schema:
+@attrs.frozen(eq=False, repr=False)
+class Schema(Model):
     """What predicates may read: every declared path, and the sections they imply."""
 
     fields: Mapping[str, Field] = attrs.field(factory=FrozenMap, converter=frozen_map)
@@ -304,8 +316,8 @@ def _compared(gates: Iterable[Feature]) -> Set[Tuple[str, object]]:
 WIDE = "*"
 
 
-@attrs.frozen
-class RequirementKind:
+@attrs.frozen(eq=False, repr=False)
+class RequirementKind(Model):
     """A kind of requirement (``[requirements.<id>]``): one row of the capability table, with
     the reason shown when a runner's requirement of this kind fails, unless the runner gives its own."""
 
@@ -317,8 +329,8 @@ class RequirementKind:
     error_kind: Optional[str] = None
 
 
-@attrs.frozen
-class Requirement:
+@attrs.frozen(eq=False, repr=False)
+class Requirement(Model):
     """One clause of what a runner requires: *condition* must hold for the runner to serve a
     config, else *reason* is what the user reads. Clauses of one kind form a chain: only the
     first that fails is reported (vLLM's ``supports_combination`` returns one string)."""
@@ -341,8 +353,8 @@ class Requirement:
         return self.runner == WIDE
 
 
-@attrs.frozen
-class Alias:
+@attrs.frozen(eq=False, repr=False)
+class Alias(Model):
     """A former id of *runner* (``aliases`` in its file) that a request may still use: from
     ``deprecation.since`` on with a warning of kind ``deprecated-alias``, refused from
     ``deprecation.remove_in`` on (`UsageError`, naming the new id)."""
@@ -352,8 +364,8 @@ class Alias:
     deprecation: Deprecation
 
 
-@attrs.frozen
-class Redirect:
+@attrs.frozen(eq=False, repr=False)
+class Redirect(Model):
     """A request for *runner* that becomes a request for *to* where *when* holds (``redirects``
     in the runner's file), while ``since`` ≤ version < ``until``; a warning of kind
     ``redirected`` says so (*message*, or the default wording with the values read)."""
@@ -372,8 +384,8 @@ class Redirect:
         return (self.since, self.until)
 
 
-@attrs.frozen
-class Runner:
+@attrs.frozen(eq=False, repr=False)
+class Runner(Model):
     """One runner (a backend, an executor, a model runner…) that features may be served by."""
 
     id: str
@@ -395,8 +407,8 @@ class Runner:
     text: Optional[str] = attrs.field(default=None, eq=False, repr=False)
 
 
-@attrs.frozen
-class Order:
+@attrs.frozen(eq=False, repr=False)
+class Order(Model):
     """An order of automatic choice that applies when *when* holds (``[orders.<id>]``): the
     runners it lists first, in that order, then the others by priority. Without *fallback*
     (``fallback = false``) its first candidate is chosen and then validated: a refusal is the
@@ -414,8 +426,8 @@ class Order:
         return (*self.runners, *(r for r in by_priority if r not in self.runners))
 
 
-@attrs.frozen
-class Statement:
+@attrs.frozen(eq=False, repr=False)
+class Statement(Model):
     """What one runner says of one feature from version ``since`` on (None: always)."""
 
     status: Status = attrs.field(validator=attrs.validators.in_(STATUSES))
@@ -424,8 +436,8 @@ class Statement:
     since: Optional[Version] = None
 
 
-@attrs.frozen
-class Deprecation:
+@attrs.frozen(eq=False, repr=False)
+class Deprecation(Model):
     """A gate's lifecycle: deprecated from ``since``, removed from ``remove_in``. ``removed``
     records that the host did remove it: the gate stays in the file as the record, and configs
     that use it are refused with the replacement. ``since == remove_in`` is a removal without a
@@ -446,8 +458,8 @@ class Deprecation:
         return self.remove_in is not None and self.remove_in == self.since
 
 
-@attrs.frozen
-class Forces:
+@attrs.frozen(eq=False, repr=False)
+class Forces(Model):
     """A feature that only one runner may serve, whatever was asked: every other runner says
     ``no`` to it (so automatic choice takes *runner* or finds no runner), and a request for
     another runner is an error (*message*, or the default wording), or, with *override*, is
@@ -459,8 +471,8 @@ class Forces:
     message: Optional[str] = None
 
 
-@attrs.frozen
-class Prefers:
+@attrs.frozen(eq=False, repr=False)
+class Prefers(Model):
     """A feature that changes the order of automatic choice: *runner* is tried first when the
     feature is active (a request for a runner still wins). With *outright*, *runner* is chosen
     whatever blocks it (and a blocked one is no runner); without, it is chosen when free, else
@@ -475,8 +487,8 @@ class Prefers:
     skipped: Optional[str] = None
 
 
-@attrs.frozen
-class Refusal:
+@attrs.frozen(eq=False, repr=False)
+class Refusal(Model):
     """Combinations no runner is meant to serve, acknowledged: any gate of each list of
     ``together``, active at once (``[refusals.<id>]`` in features.toml)."""
 
@@ -492,8 +504,8 @@ class Refusal:
         return all(g in members for g in gates) and all(any(g in part for g in gates) for part in self.together)
 
 
-@attrs.frozen
-class From:
+@attrs.frozen(eq=False, repr=False)
+class From(Model):
     """An adjustment's value that copies another field's current value (``{ from = "path" }``)."""
 
     path: str
@@ -504,8 +516,8 @@ AdjustmentSays = Literal["changes", "always"]
 ADJUSTMENT_SAYS: Tuple[AdjustmentSays, ...] = get_args(AdjustmentSays)
 
 
-@attrs.frozen
-class Adjustment:
+@attrs.frozen(eq=False, repr=False)
+class Adjustment(Model):
     """A declared change of config values (``[adjustments.<id>]``): where *when* holds, each
     path of *set* takes its value (a constant, or `From` another path). With no *runners* it
     applies before the choice, to every config; else only once one of *runners* serves it.
@@ -535,8 +547,8 @@ class Adjustment:
 _NEVER = Statement("no")
 
 
-@attrs.frozen
-class Feature:
+@attrs.frozen(eq=False, repr=False)
+class Feature(Model):
     """One gate: a named feature, the condition under which a config uses it, its support."""
 
     id: str
@@ -589,8 +601,8 @@ class Feature:
         return self.statement(runner, version).status
 
 
-@attrs.frozen
-class Matrix:
+@attrs.frozen(eq=False, repr=False)
+class Matrix(Model):
     """A loaded matrix: runners in priority order, features in declaration order. Two
     matrices are equal when everything loaded is (the text, names and paths included)."""
 

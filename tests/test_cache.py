@@ -86,6 +86,38 @@ def test_a_second_load_comes_from_the_cache_and_equals_the_first(cache, monkeypa
     assert type(second._engine.code[plan(first, first.version).source]) is bytes  # the fast path came with it
 
 
+@pytest.mark.parametrize("collecting", [True, False])
+def test_an_entry_is_read_with_the_collector_off_and_leaves_it_as_it_was(cache, monkeypatch, collecting):
+    """Unpickling makes thousands of objects and no garbage: the cyclic collector is off while an
+    entry is read (issue 29, cold start), then as the host had it, also when reading fails."""
+    import gc
+
+    path = ROOT / "features.toml"
+    first = matrix.load(path)
+    seen = []
+    real = _cache._unpickle
+
+    def watched(handle):
+        seen.append(gc.isenabled())
+        return real(handle)
+
+    monkeypatch.setattr(_cache, "_unpickle", watched)
+    (gc.enable if collecting else gc.disable)()
+    try:
+        assert matrix.load(path) == first
+        assert (seen, gc.isenabled()) == ([False], collecting)
+
+        def failing(handle):
+            seen.append(gc.isenabled())
+            raise pickle.UnpicklingError("truncated")
+
+        monkeypatch.setattr(_cache, "_unpickle", failing)
+        assert matrix.load(path) == first  # loaded from the file: the entry could not be read
+        assert (seen, gc.isenabled()) == ([False, False], collecting)
+    finally:
+        gc.enable()
+
+
 def test_a_cached_matrix_compiles_no_plan_at_any_release_it_names(cache, monkeypatch):
     """The entry holds the compiled fast path of every release the file names, so a host that
     resolves as of an older one (``version="0.31.0"``) compiles nothing in a new process

@@ -23,14 +23,29 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 PROBE = r"""
-import gc, json, os, sys
+import gc, json, os, re, sys
 import attrs
+
+patterns = []
+real_compile = re._compile
+
+
+def compiling(pattern, flags):
+    if sys._getframe(2).f_globals.get("__name__", "").split(".")[0] == "matrix":
+        patterns.append(str(pattern))
+    return real_compile(pattern, flags)
+
+
+re._compile = compiling
 import matrix
+re._compile = real_compile
 
 gc.collect()  # attrs' slotted classes replace the classes they were made from: count the survivors
 ours = [t for t in gc.get_objects() if isinstance(t, type) and t.__module__.split(".")[0] == "matrix"]
 classes = sorted(f"{t.__module__}.{t.__qualname__}" for t in ours)
 built = sorted(f"{t.__module__}.{t.__qualname__}" for t in ours if attrs.has(t))
+generated = sorted(f"{t.__qualname__}.{name}" for t in ours for name, member in vars(t).items()
+                   if getattr(getattr(member, "__code__", None), "co_filename", "").startswith("<attrs generated"))
 
 config = {"speculative_config": {"method": "suffix"}, "parallel_config": {"tensor_parallel_size": 2}}
 matrix.resolve(config)  # the warm-up: the default matrix loaded and its plan compiled
@@ -45,7 +60,7 @@ def count(frame, event, arg):
 sys.setprofile(count)
 matrix.resolve(config)
 sys.setprofile(None)
-print(json.dumps({"classes": classes, "built": built, "calls": calls}))
+print(json.dumps({"classes": classes, "built": built, "generated": generated, "patterns": patterns, "calls": calls}))
 """
 
 
@@ -76,18 +91,34 @@ def test_the_classes_import_matrix_creates(tmp_path):
     # 61 (issue 30, F3): the predicate nodes of arithmetic across fields, _nodes.Arith (a op b),
     # _nodes.Call (min / max) and _nodes.DerivedField (a derived field read by a predicate).
     # 62 (issue 30, F9): _adjust.Said, an adjustment that spoke and changed nothing.
-    # 65 (issue 29, cold start): _record.Record, the base of the frozen slotted values that
-    # replaced attrs classes on the import path (below), and the two bases of nodes with the same
-    # fields, _nodes._Binary (Arith, Compare) and _nodes._Junction (And, Or).
+    # 66 (issue 29, cold start): _record.Record, the base of the frozen slotted values that
+    # replaced attrs classes on the import path (below), the two bases of nodes with the same
+    # fields, _nodes._Binary (Arith, Compare) and _nodes._Junction (And, Or), and _record.Model,
+    # which gives the models their equality, hashing and repr (below).
     found = _probe(tmp_path)
-    assert len(found["classes"]) == 65, found["classes"]
-    # Of them, the classes attrs builds (0.2 to 0.8 ms each, generating and compiling their
-    # methods: most of what `import matrix` costs beyond attrs). 38 (issue 29, counted as it
-    # stood): the schema's 17, the predicate nodes' 12, Plan, Rule, Chosen, ResolutionWarning,
-    # Operator, Adjusted, Said, Observation and Problem. 22: the predicate nodes, Plan, Rule,
-    # Chosen and Operator are `matrix._record.Record`s (or, Plan, a plain slotted class), the
-    # cold start's cause. An attrs class on the import path raises it: say here what it is for.
-    assert len(found["built"]) == 22, found["built"]
+    assert len(found["classes"]) == 66, found["classes"]
+    # Of them, the classes attrs builds, and the methods it generates and compiles for them (0.2
+    # to 0.8 ms a class, most of what `import matrix` cost beyond attrs). 38 classes and 150
+    # methods (issue 29, counted as it stood: each class's __init__ and __repr__, and but for
+    # Plan's each one's __eq__ and __hash__): the schema's 17 classes, the predicate nodes' 12,
+    # Plan, Rule, Chosen, ResolutionWarning, Operator, Adjusted, Said, Observation and Problem.
+    # 21 and 21: the predicate nodes, Plan, Rule, Chosen, Operator and Said are plain slotted
+    # classes (`matrix._record.Record`; Plan its own), and the models' equality, hashing and repr
+    # are `matrix._record.Model`'s (attrs generates their __init__ only). A class or a method
+    # attrs builds on the import path raises them: say here what it is for.
+    assert (len(found["built"]), found["generated"]) == (21, [f"{name}.__init__" for name in sorted(
+        ("Adjusted", "Adjustment", "Alias", "Deprecation", "Feature", "Field", "Forces", "From", "Matrix", "Observation",
+         "Order", "Prefers", "Problem", "Redirect", "Refusal", "Requirement", "RequirementKind", "ResolutionWarning",
+         "Runner", "Schema", "Statement"))]), found["generated"]
+
+
+def test_import_matrix_compiles_no_regular_expression(tmp_path):
+    # 9 (issue 29, counted as it stood at 8b62205, about 1 ms of the import; packaging's own 3
+    # not counted): the patterns of ids, paths and class specs (matrix._format), the 4 that turn
+    # packaging's version pattern into JSON Schema's, for the loader, the editor and the CLI, and
+    # the plain names of matrix._messages.place; each is compiled when first used now. None is
+    # needed to resolve from a cached matrix.
+    assert _probe(tmp_path)["patterns"] == []
 
 
 def test_the_calls_one_cached_resolve_makes(tmp_path):
