@@ -262,6 +262,7 @@ def test_cached_and_uncached_loads_of_random_matrices_agree(tmp_path_factory, mo
     monkeypatch.setenv("MATRIX_CACHE_DIR", "")
     uncached = matrix.load(path)
     assert cached == uncached == fresh
+    assert (hash(cached), repr(cached)) == (hash(uncached), repr(uncached)) == (hash(fresh), repr(fresh))
     for config in data.draw(st.lists(configs(uncached), min_size=1, max_size=5)):
         version = data.draw(st.sampled_from([None, "0.9", "1.0", "1.2", "2.0"]))
         assert _answers(cached, config, version) == _answers(uncached, config, version)

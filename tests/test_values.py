@@ -39,6 +39,17 @@ def test_equal_models_hash_equal():
     assert first.features[0].support == dict(first.features[0].support)  # equal to a plain dict too
     edited = attrs.evolve(first, name="other")
     assert edited != first
+    # Equality, hashing and repr are matrix._record.Model's, as attrs wrote them: the fields
+    # declared eq=False (a runner's file and text) are left out of equality and hashing, and
+    # those declared repr=False out of the repr.
+    runner = first.runners[0]
+    moved = attrs.evolve(runner, file="elsewhere.toml", text="")
+    assert (moved, hash(moved), repr(moved)) == (runner, hash(runner), repr(runner))
+    assert repr(matrix.Statement("partial", note="n")) == "Statement(status='partial', note='n', links=(), since=None)"
+    assert repr(runner).startswith("Runner(id='v2', name='Model Runner V2', priority=20, description=")
+    assert "file=" not in repr(runner) and attrs.evolve(runner, priority=1) != runner
+    assert (matrix.Statement("yes") == matrix.Forces("v2"), matrix.Statement("yes") != matrix.Statement("no")) == (
+        False, True)
 
 
 def test_copies_and_pickles_of_a_matrix_are_equal_and_answer_alike():
