@@ -15,11 +15,12 @@ from .loader import default, installed_overlays, load, loads
 from .predicates import And, Arith, Call, Compare, DerivedField, IsNone, ListLiteral, Literal, Mod, Not, Or, Path, Predicate
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ._adjust import Adjusted
     from ._remedy import Change, ChangeAction, Remedies, Remedy
     from ._report import ResolutionAction
     from .check import Finding, Report, Severity
 from ._versions import VersionLike
-from .resolver import Adjusted, Observation, ObservationKind, Resolution, ResolutionWarning, WarningKind
+from .resolver import Observation, ObservationKind, Resolution, ResolutionWarning, WarningKind
 from .schema import (Adjustment, AdjustmentLevel, AdjustmentSays, Alias, Applies, Deprecation, Feature, Field, FieldType,
                      Forces, From, Matrix, Order, Prefers, Redirect, Refusal, Requirement, RequirementKind, Runner, Schema, Statement, Status)
 
@@ -110,6 +111,10 @@ def __getattr__(name: str) -> object:
         from . import _remedy
 
         return getattr(_remedy, name)
+    if name == "Adjusted":  # imported where an adjustment may apply (matrix.resolver)
+        from ._adjust import Adjusted
+
+        return Adjusted
     if name == "ResolutionAction":  # imported when a report is first asked for
         from . import _report
 

@@ -6,7 +6,6 @@ Wording rules: a capital first letter, no final period, offending values in
 
 from __future__ import annotations
 
-import math
 import re
 from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence, Tuple
 
@@ -1032,6 +1031,8 @@ def remedy_other_string(named: Sequence[str]) -> str:
 
 def remedy_range(kind: str, low: Optional[Any], low_closed: bool, high: Optional[Any], high_closed: bool) -> str:
     """A range of values that work, from the classes it joins (None: unbounded on that side)."""
+    import math  # an extension module `import matrix` does without (issue 29, cold start)
+
     if kind == "int":
         lo = None if low is None else low if low_closed else math.floor(low) + 1
         hi = None if high is None else high if high_closed else math.ceil(high) - 1

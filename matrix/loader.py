@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, 
 import attrs
 from packaging.version import InvalidVersion, Version
 
-from . import _format, _messages
+from . import _messages
 from ._files import toml
 from ._versions import parsed
 from .errors import LoadError, Problem, excerpt
@@ -348,6 +348,8 @@ class _Builder:
     def entries(self, source: _Source, raw: object, table: str, what: str, cls: type) -> Iterator[Tuple[str, Place, Any]]:
         """``(id, place, spec)`` for each well-formed entry of a table of named tables
         (``[refusals]``, ``[requirements]``, ``[orders]``); every other one is a problem."""
+        from . import _format  # the words of the file format: needed to load, not to resolve
+
         if not isinstance(raw, dict):
             self.problem(source, (table,), self.shapes.expected("a table", raw).args[0])
             return

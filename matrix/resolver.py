@@ -8,7 +8,6 @@ for tools built on ``matrix``) each read that mask.
 
 from __future__ import annotations
 
-import math
 import threading
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Set, Tuple, Union, get_args
 
@@ -16,8 +15,7 @@ import attrs
 from packaging.version import Version
 
 from . import _messages
-from . import _access, _adjust, _choice, _derived
-from ._adjust import Adjusted, Said
+from . import _access, _choice, _derived
 from ._choice import WARNING_KINDS, ResolutionWarning, WarningKind
 from ._compile import Plan, plan
 from ._record import Model
@@ -29,6 +27,7 @@ from .schema import Feature, Matrix, Order, Redirect, Requirement, Runner, State
 if TYPE_CHECKING:  # pragma: no cover
     import logging
 
+    from ._adjust import Adjusted, Said
     from ._remedy import Remedies
 
 __all__ = [
@@ -49,6 +48,16 @@ __all__ = [
 
 def __dir__() -> List[str]:
     return __all__
+
+
+def __getattr__(name: str) -> Any:
+    # matrix._adjust, imported where an adjustment may apply: a resolve where none can, and
+    # `import matrix`, do without it and its class (issue 29, cold start).
+    if name == "Adjusted":
+        from ._adjust import Adjusted
+
+        return Adjusted
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 #: The level `Resolution.emit` logs a kind at when not told otherwise (WARNING for the others).
@@ -709,6 +718,8 @@ def _json_value(value: object) -> object:
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
+        import math  # an extension module `import matrix` does without (issue 29, cold start)
+
         return value if math.isfinite(value) else repr(value)
     if isinstance(value, Version):
         return str(value)
@@ -813,6 +824,8 @@ def _adjusted_for(compiled: Plan, runner: str, config: object, view: Optional[_a
                   ) -> Tuple[_access.Effective, int, Tuple[object, ...]]:
     """*runner*'s own adjustments applied to the config of choice (appended to *adjusted*):
     the effective view, and the mask and values of F (those of C when nothing changed)."""
+    from . import _adjust
+
     view = view or _access.Effective(config)
     changed, before = len(view.sets), len(adjusted)
     adjusted += _adjust.apply(compiled.adjustments[runner], view, compiled.reading, facts, runner)
@@ -831,6 +844,9 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
     `Resolution` (and the error, if any) is new each time, since it carries this config's values.
     """
     assert mask & compiled.any_adjusting, "resolve() takes _resolve_unadjusted where no adjustment can apply"
+    from . import _adjust
+    from ._adjust import Adjusted
+
     kept = compiled.automatic if runner is None else compiled.asked
     view: Optional[_access.Effective] = None
     adjusted: List[Union[Adjusted, Said]] = []
@@ -937,6 +953,8 @@ def is_supported(matrix: Matrix, config: object, runner: str, *,
     matrix.runner(runner)
     mask, _ = compiled.evaluate(config, facts)
     if mask & compiled.any_adjusting:  # removal read on C, the runner's gates on its F
+        from . import _adjust
+
         view = _access.Effective(config)
         if mask & compiled.pre_adjusting and _adjust.apply(compiled.pre_adjustments, view, compiled.reading,
                                                            facts, None):

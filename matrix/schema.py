@@ -13,7 +13,7 @@ from typing import (TYPE_CHECKING, Any, Collection, Dict, Iterable, Iterator, Li
 import attrs
 from packaging.version import Version
 
-from . import _format, _messages
+from . import _messages
 from ._frozen import FrozenMap, frozen_map
 from ._record import Model
 from ._versions import VersionLike, as_version
@@ -69,6 +69,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def __getattr__(name: str) -> Any:
     if name == "CLASS_SPEC":
+        from . import _format  # the words of the file format: the loader's, not needed to resolve
+
         return _format.CLASS_SPEC_RE
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

@@ -270,7 +270,9 @@ def test_cached_and_uncached_loads_of_random_matrices_agree(tmp_path_factory, mo
 
 def test_a_cached_load_and_the_cli_import_only_what_they_need(cache):
     """`import matrix` and an answer from the cache need no TOML reader, no cattrs, no parser, no
-    renderer and no JSON (the cold-start figures of benchmarks/coldstart.py depend on it)."""
+    renderer and no JSON (the cold-start figures of benchmarks/coldstart.py depend on it); nor
+    does `import matrix` need the adjustments' module (`Adjusted`) or the words of the file
+    format (issue 29)."""
     path = str(ROOT / "features.toml")
     matrix.load(path)  # the entry
     code = (
@@ -281,7 +283,7 @@ def test_a_cached_load_and_the_cli_import_only_what_they_need(cache):
         "from matrix.cli import run\n"
         f"assert run(['resolve', '--matrix', {path!r}, '--version', '0.31.0', '--set', 'cache_config.mamba_cache_mode=all'],"
         " stdout=io.StringIO(), stderr=sys.stderr) == 0\n"
-        "print(sorted(after_import & {'cattrs', 'tomllib', 'tomli'}))\n"
+        "print(sorted(after_import & {'cattrs', 'tomllib', 'tomli', 'matrix._adjust', 'matrix._format'}))\n"
         "print(sorted(set(sys.modules) & {'cattrs', 'tomllib', 'tomli', 'json', 'matrix._parser', 'matrix._tokenizer',"
         " 'matrix._converter', 'matrix.render', 'matrix.check', 'matrix.strategies', 'hypothesis', 'hashlib'}))\n"
     )
