@@ -63,13 +63,7 @@ def parse(source: str, limit: Optional[int] = MAX_LENGTH) -> Node:
     """Parse *source* into a tree of nodes; raises `PredicateError` with a caret. *limit*: the
     most characters a source may have (None: any, for text the package wrote itself, as
     ``matrix diff``'s regions)."""
-    if limit is not None and len(source) > limit:
-        raise PredicateError(
-            _messages.too_long(len(source), limit),
-            source=source[:200],
-            span=(0, min(len(source), 200)),
-        )
-    parser = _Parser(source)
+    parser = _Parser(source, limit)
     node = parser._parse_expr()
     if parser.tokens.next_token is not None:
         parser.tokens.raise_unexpected("'and', 'or' or the end of the predicate")
@@ -79,10 +73,7 @@ def parse(source: str, limit: Optional[int] = MAX_LENGTH) -> Node:
 def parse_expression(source: str) -> Node:
     """Parse *source* as an int expression (a derived field's ``derive``: ``sum`` of the
     grammar); raises `PredicateError` with a caret."""
-    if len(source) > MAX_LENGTH:
-        raise PredicateError(_messages.too_long(len(source), MAX_LENGTH), source=source[:200],
-                             span=(0, min(len(source), 200)))
-    parser = _Parser(source)
+    parser = _Parser(source, MAX_LENGTH)
     if parser.tokens.next_token is None:
         parser.tokens.raise_unexpected("an int expression")
     node = parser._parse_sum()
@@ -92,7 +83,11 @@ def parse_expression(source: str) -> Node:
 
 
 class _Parser:
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, limit: Optional[int]) -> None:
+        # The one check of a source's length, before it is read (*limit* None: any length).
+        if limit is not None and len(source) > limit:
+            raise PredicateError(_messages.too_long(len(source), limit), source=source[:200],
+                                 span=(0, min(len(source), 200)))
         self.source = source
         self.tokens = Tokenizer(source)
         self.depth = 0

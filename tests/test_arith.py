@@ -104,6 +104,16 @@ def _matrix(gates, adjustments=""):
     return matrix.loads(text, runners=RUNNERS)
 
 
+def test_a_derived_field_is_held_to_the_length_a_predicate_is():
+    # One check of a source's length, made by the parser for a predicate and an expression alike.
+    text = HEAD.replace('derive = "max(1, heads // tp)"', 'derive = "' + "tp + " * 820 + 'tp"')
+    with pytest.raises(matrix.LoadError) as excinfo:
+        matrix.loads(text, runners=RUNNERS)
+    assert str(excinfo.value).splitlines()[:2] == [
+        "<string>: 1 problem",
+        '  <string>:9:38: $.config["par.kv"].derive: Predicate is 4102 characters long, more than the limit of 4096']
+
+
 def test_derived_fields_are_typed_from_their_expressions():
     m = _matrix(["par.q > 4"])
     assert m.schema.derived == ("par.kv", "par.q", "par.r")
