@@ -7,22 +7,36 @@ config, what to warn about, and why.
 
 from __future__ import annotations
 
+import gc as _gc
 from typing import TYPE_CHECKING, List, Mapping, Optional
-
-from .errors import (AdjustmentError, ConfigError, LoadError, MatrixError, NoRunnerError, PredicateError, Problem,
-                     RemovedFeatureError, ResolutionError, UnsupportedFeatureError, UsageError)
-from .loader import default, installed_overlays, load, loads
-from .predicates import And, Arith, Call, Compare, DerivedField, IsNone, ListLiteral, Literal, Mod, Not, Or, Path, Predicate
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._adjust import Adjusted
     from ._remedy import Change, ChangeAction, Remedies, Remedy
     from ._report import ResolutionAction
     from .check import Finding, Report, Severity
-from ._versions import VersionLike
-from .resolver import Observation, ObservationKind, Resolution, ResolutionWarning, WarningKind
-from .schema import (Adjustment, AdjustmentLevel, AdjustmentSays, Alias, Applies, Deprecation, Feature, Field, FieldType,
-                     Forces, From, Matrix, Order, Prefers, Redirect, Refusal, Requirement, RequirementKind, Runner, Schema, Statement, Status)
+
+# The cyclic collector is off while the package's modules run, then as the host had it: they
+# make classes and functions that live as long as the process, and the collector's passes over
+# them while they were made (eleven) were 2 % of a first resolve in a new process (issue 29, cold
+# start; the little garbage made, attrs' classes before their slotted copies, goes at its next pass).
+_collecting = _gc.isenabled()
+_gc.disable()
+try:
+    from ._versions import VersionLike
+    from .errors import (AdjustmentError, ConfigError, LoadError, MatrixError, NoRunnerError, PredicateError, Problem,
+                         RemovedFeatureError, ResolutionError, UnsupportedFeatureError, UsageError)
+    from .loader import default, installed_overlays, load, loads
+    from .predicates import (And, Arith, Call, Compare, DerivedField, IsNone, ListLiteral, Literal, Mod, Not, Or, Path,
+                             Predicate)
+    from .resolver import Observation, ObservationKind, Resolution, ResolutionWarning, WarningKind
+    from .schema import (Adjustment, AdjustmentLevel, AdjustmentSays, Alias, Applies, Deprecation, Feature, Field,
+                         FieldType, Forces, From, Matrix, Order, Prefers, Redirect, Refusal, Requirement, RequirementKind,
+                         Runner, Schema, Statement, Status)
+finally:
+    if _collecting:
+        _gc.enable()
+    del _collecting, _gc
 
 __all__ = [
     "load",

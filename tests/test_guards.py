@@ -114,6 +114,27 @@ def test_the_classes_import_matrix_creates(tmp_path):
          "Runner", "Schema", "Statement"))]), found["generated"]
 
 
+@pytest.mark.parametrize("collecting", [True, False])
+def test_import_matrix_runs_with_the_collector_off_and_leaves_it_as_it_was(tmp_path, collecting):
+    # Off while the package's modules run (issue 29, cold start: 2 % of a first resolve), then
+    # as the host had it.
+    code = (
+        "import gc, sys\n"
+        f"(gc.enable if {collecting} else gc.disable)()\n"
+        "seen = []\n"
+        "class Watch:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.startswith('matrix.'):\n"
+        "            seen.append(gc.isenabled())\n"
+        "sys.meta_path.insert(0, Watch())\n"
+        "import matrix\n"
+        "print(sorted(set(seen)), gc.isenabled(), hasattr(matrix, '_gc'))\n"
+    )
+    env = {**os.environ, "MATRIX_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True)
+    assert (done.returncode, done.stderr, done.stdout) == (0, "", f"[False] {collecting} False\n")
+
+
 def test_import_matrix_compiles_no_regular_expression(tmp_path):
     # 9 (issue 29, counted as it stood at 8b62205, about 1 ms of the import; packaging's own 3
     # not counted): the patterns of ids, paths and class specs (matrix._format), the 4 that turn
