@@ -793,11 +793,13 @@ def _requirement_gates(matrix: Matrix, owner: str, clauses: Iterable[Requirement
     """One gate per clause of *owner*'s requirements (a runner id, or `WIDE`): active when the
     clause fails, refusing the runners it is required of (`refusing`)."""
     for kind, chain in requirement_chains(clauses).items():
+        held: Optional[Predicate] = None  # every clause before this one holds
         for index, clause in enumerate(chain):
-            # A clause fails when its condition does not hold and every one before it does.
-            fails = ~clause.condition
-            for earlier in chain[:index]:
-                fails &= earlier.condition
+            # A clause fails when its condition does not hold and every one before it does: the
+            # tree of ``not c_i and c_1 and … and c_(i-1)``, the clauses before it kept as they
+            # grow (composing each gate clause by clause made a chain of n clauses cost n³).
+            fails = ~clause.condition if held is None else ~clause.condition & held
+            held = clause.condition if held is None else held & clause.condition
             suffix = f":{index + 1}" if len(chain) > 1 else ""
             refused = {owner} if owner != WIDE else {r.id for r in matrix.runners if r.id not in clause.exempt}
             yield Feature(f"{owner}:{kind}{suffix}", clause.reason, fails, refusing(matrix, refused), origin=clause)

@@ -765,7 +765,7 @@ def _matrix_texts(draw: st.DrawFn, max_features: int) -> Tuple[str, Dict[str, Di
             lines.append(f'applies = "{APPLIES[applies]}"')
     runner_tables: Dict[str, Dict[str, Any]] = {
         r: {"name": f"Runner {r.upper()}", "priority": 10 - i} for i, r in enumerate(runners)}
-    # Runner requirements (a kind's reason, a runner's own, a chain of two), candidacies, an order.
+    # Runner requirements (a kind's reason, a runner's own, a chain of two to four), candidacies, an order.
     condition = predicate_sources(schema, max_leaves=3)
     if draw(st.booleans()):
         kinds = ["k0", "k1"][: draw(st.integers(1, 2))]
@@ -779,9 +779,9 @@ def _matrix_texts(draw: st.DrawFn, max_features: int) -> Tuple[str, Dict[str, Di
                     requires[k] = draw(condition)
                 elif shape == 2:
                     requires[k] = {"condition": draw(condition), "reason": f"{r} refuses {k}"}
-                elif shape == 3:
-                    requires[k] = [{"condition": draw(condition), "reason": f"{r} {k} first"},
-                                   {"condition": draw(condition), "reason": f"{r} {k} second"}]
+                elif shape == 3:  # a chain: each clause's gate holds the clauses before it
+                    requires[k] = [{"condition": draw(condition), "reason": f"{r} {k} {place}"}
+                                   for place in ("first", "second", "third", "fourth")[:draw(st.integers(2, 4))]]
             if requires:
                 runner_tables[r]["requires"] = requires
         # A matrix-wide requirement (features.toml's [requires]): of every runner, or but one.

@@ -96,8 +96,10 @@ def test_the_classes_import_matrix_creates(tmp_path):
     # fields, _nodes._Binary (Arith, Compare) and _nodes._Junction (And, Or), and _record.Model,
     # which gives the models their equality, hashing and repr (below).
     # 64: _adjust.Adjusted and _adjust.Said, imported where an adjustment may apply (issue 29).
+    # 65: _compile._Running, the conjunctions a requirement chain's gates share, each in a local
+    # (issue 29: a chain's fast path was n² of source).
     found = _probe(tmp_path)
-    assert len(found["classes"]) == 64, found["classes"]
+    assert len(found["classes"]) == 65, found["classes"]
     # Of them, the classes attrs builds, and the methods it generates and compiles for them (0.2
     # to 0.8 ms a class, most of what `import matrix` cost beyond attrs). 38 classes and 150
     # methods (issue 29, counted as it stood: each class's __init__ and __repr__, and but for
@@ -321,8 +323,9 @@ def test_a_cached_first_resolve_reads_no_source_of_the_package(tmp_path):
 def test_composing_predicates_writes_no_text_until_it_is_asked_for(monkeypatch):
     """``p & q``, ``p | q`` and ``~p`` build the tree only: the text of a composed predicate is
     written when first asked for (`Predicate.source`, `str`). The gates of a requirement chain
-    of n clauses are built by n²/2 compositions; writing each one's text made a first resolve of
-    a 150-clause chain take 4 s (tests/test_requirements.py's chain), now under one."""
+    of n clauses were built by n²/2 compositions (2n now: `schema._requirement_gates`); writing
+    each one's text made a first resolve of a 150-clause chain take 4 s
+    (tests/test_requirements.py's chain)."""
     from matrix import _nodes
     from matrix.predicates import Predicate
 
