@@ -1648,10 +1648,8 @@ def diff_config_value(path: str, rejected: bool, error: str) -> str:
     return f"Config {path!r}: a value that was a config error is now accepted (it was: {error})"
 
 
-def diff_config_default(path: str, before: object, after: object, choice: Optional[Sequence[str]]) -> str:
-    """*choice*: automatic choice on the empty config, old and new, where it differs."""
-    moved = f"; automatic choice on {{}}: {choice[0]} → {choice[1]}" if choice else ""
-    return f"Config {path!r}: default {before!r} → {after!r} (configs that leave it unset read the new one{moved})"
+def diff_config_default(path: str, before: object, after: object) -> str:
+    return f"Config {path!r}: default {before!r} → {after!r} (configs that leave it unset read the new one)"
 
 
 # --- lane arith ---

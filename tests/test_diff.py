@@ -1,5 +1,6 @@
 import copy
 import json
+import math
 import os
 import re
 
@@ -266,13 +267,15 @@ def _edited(draw):
     runner's redirects dropped, a runner's candidacy changed, added or removed, an order added,
     removed or rewritten (its runners, condition, fallback), a runner added or removed, a
     [config] field's declaration rewritten (`_CONFIG_EDITS`: a choice or bound gone or added, a
-    default changed), or the edit made by an overlay's operations (`_overlay_operations`)."""
+    default changed), a field's default changed alone (`_default_edit`), or the edit made by an
+    overlay's operations (`_overlay_operations`)."""
     text, names, runners, _ = draw(_small_matrices(adjustments=draw(st.booleans()), redirects=True))
     edit = draw(st.sampled_from(["cell", "add", "remove", "priority", "deprecate", "remove-now", "adjustment",
                                  "adjustment", "add-adjustment", "add-adjustment", "own-adjustment",
                                  "own-adjustment", "own-adjustment", "says", "says", "redirects", "candidacy",
                                  "candidacy", "order", "order", "overlay", "overlay", "runner-added",
-                                 "runner-removed", "runner-renamed", "config", "config", "config"]))
+                                 "runner-removed", "runner-renamed", "config", "config", "config", "default",
+                                 "default", "default"]))
     new_text, new_runners = text, copy.deepcopy(runners)
     cells = list(re.finditer(r'(\b[abc]) = "(yes|no)"', text))
     overlay = None
@@ -314,8 +317,8 @@ def _edited(draw):
         for runner in new_runners.values():
             if runner.pop("redirects", None) is not None:
                 break
-    elif edit == "config":
-        new_text = _config_edit(draw, text, names)
+    elif edit in ("config", "default"):  # a field's declaration rewritten, or its default alone changed
+        new_text = (_config_edit if edit == "config" else _default_edit)(draw, text, names)
     elif edit == "priority":
         first, second = draw(st.permutations(sorted(runners)))[:2]
         new_runners[first]["priority"], new_runners[second]["priority"] = (runners[second]["priority"],
@@ -363,6 +366,19 @@ def _config_edit(draw, text, names):
         return text
     path = draw(st.sampled_from(editable))
     return text.replace(_FIELDS[path][0], draw(st.sampled_from(_CONFIG_EDITS[path])))
+
+
+def _default_edit(draw, text, names):
+    """*text* with one field's default changed (or given one: a nullable field's is None), to a
+    value of its universe (`_FIELDS`): a config that leaves it out reads another value."""
+    path = draw(st.sampled_from(names))
+    line = _FIELDS[path][0].split("\n")[0]
+    values = [v for v in _FIELDS[path][1] if v is not None and not (isinstance(v, float) and not math.isfinite(v))
+              and not (isinstance(v, int) and abs(v) >= 2 ** 31)]
+    value = _toml_value(draw(st.sampled_from(values)))
+    edited = re.sub(r"default = .*? \}$", f"default = {value} }}", line) if "default = " in line else \
+        line[:-2] + f", default = {value} }}"
+    return text.replace(line, edited)
 
 
 def _config_findings_agree(report, old, new, sides):
@@ -669,10 +685,16 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     # rest is, its keys below never shared by the two sides (the ids differ).
     if [line for line in report.undecided if "the former id an alias" not in line]:
         return
-    universe = list(_universe(old, names))
+    # A config that leaves out a field whose default changed reads another value on each side: it
+    # is one of the configs compared (the README: a config that leaves a field out reads its default).
+    unset = _diff.unset_defaults(sides[0].plan, sides[1].plan)
+    universe = _with_unset(list(_universe(old, names)), unset)
     whole = len(universe) <= 3000
     if not whole:
         universe = universe[:: len(universe) // 3000 + 1]
+    # Each witness too: a value the search needs may be none of the universe's (a list holding
+    # the default of each side, where a field left out is tested for in a list).
+    universe += [c.witness for c in report.changes if c.level != "cosmetic" and c.witness not in universe]
     schema = _diff.union_schema(old.schema, new.schema)
     # What every adjustment says is compared (its warning: where it speaks, and its words filled
     # with the values it finds).
@@ -711,6 +733,10 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
                         or kind == "deprecation" and c.id.startswith("deprecation-") and gate in c.features
                         or c.id not in _ADJUSTMENT | _SAID and (c.runner == runner or i in c.also)
                         and (gate is None or gate in c.features or gate in _names(sides, c.features))]
+            if kind == "effective" and gate in unset and gate not in config:
+                # A field left out reads its default: that the default changed says so.
+                reported += [c for c in by_id.get("config-default-changed", [])
+                             if c.entries[0].place == f"$.config.{gate}"]
             assert reported, (key, config, before[key], after[key], [c.id for c in report.changes])
             # ... and the config lies in the region of one of them (a change folded into another
             # is said by that one's region: it must hold the config too).
@@ -718,6 +744,21 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
                                                                         [(c.id, c.region) for c in reported])
     _regions_hold_their_answers(old, new, sides, kinds, universe, whole)
     _adjustments_named_change_a_value(report, sides, universe, schema)
+
+
+def _with_unset(universe, unset):
+    """*universe* and, for each field of *unset* (whose default differs between the sides), each
+    of its configs with that field left out (once each)."""
+    out = list(universe)
+    seen = set()
+    for path in unset:
+        for config in universe:
+            without = {k: v for k, v in config.items() if k != path}
+            key = json.dumps(without, sort_keys=True, default=repr)
+            if key not in seen:
+                seen.add(key)
+                out.append(without)
+    return out
 
 
 # --- the command ------------------------------------------------------------------------------
@@ -2129,7 +2170,7 @@ def test_a_choice_or_bound_gone_from_config_is_breaking_and_one_added_is_behavio
     assert [(c.id, c.region) for c in diff(old, free).changes] == [("config-accepted", "mode not in ['a', 'b', 'c']")]
 
 
-def test_a_field_gone_is_breaking_at_its_old_line_and_a_default_changed_says_what_the_empty_config_does():
+def test_a_field_gone_is_breaking_at_its_old_line_and_a_default_changed_is_compared_where_configs_leave_it_unset():
     old = matrix.loads(_MODES, runners=RUNNERS)
     gone = matrix.loads(_MODES.replace('threads = { type = "int", default = 1, min = 1, max = 16 }\n', ""),
                         runners=RUNNERS)
@@ -2138,8 +2179,25 @@ def test_a_field_gone_is_breaking_at_its_old_line_and_a_default_changed_says_wha
     flipped = matrix.loads(_MODES.replace('x = { type = "bool", default = false }', 'x = { type = "bool", default = true }'),
                            runners=RUNNERS)
     report = diff(old, flipped)
+    # A config that leaves x unset reads False on the old side, True on the new: compared with every
+    # other config (the regions say "x is unset"; the witnesses leave it out), each finding caused by
+    # x's [config] line (issue 28: only the empty config's automatic choice was said).
+    unset = ["<string>:5 (new: $.config.x)"]
     assert _summary(report) == [
+        ("served-refused", "breaking", "Automatic choice: A → refused", "y and x is unset", {"y": True}, unset),
+        ("request-refused", "breaking", "Asking for A: A → refused", "x is unset", {}, unset),
+        ("runner-changed", "behaviour", "Automatic choice: A → B (fallback)", "x is unset and not y", {}, unset),
+        ("blocker-added", "behaviour", "A and feature x: not blocked by it → blocked by it", "x is unset", {},
+         ["<string>:9 (new: $.features.fx)", *unset]),
         ("config-default-changed", "behaviour", "Config 'x': default False → True (configs that leave it unset "
-         "read the new one; automatic choice on {}: A → B (fallback))", "x left unset", {}, ["<string>:5 (new: $.config.x)"])]
-    assert matrix.diff.reproduces(report.changes[0], old, flipped, {"y": True})
-    assert not matrix.diff.reproduces(report.changes[0], old, flipped, {"x": False})
+         "read the new one)", "x is unset", {}, unset)]
+    refused, asked, moved = report.changes[:3]
+    assert matrix.diff.reproduces(report.changes[-1], old, flipped, {"y": True})
+    assert not matrix.diff.reproduces(report.changes[-1], old, flipped, {"x": False})
+    # A config that sets x to the new default is no such config: it read True before too.
+    assert [matrix.diff.reproduces(refused, old, flipped, config) for config in
+            ({"y": True}, {"y": True, "x": True}, {"y": True, "x": False})] == [True, False, False]
+    assert [matrix.diff.reproduces(moved, old, flipped, config) for config in ({}, {"x": True}, {"y": True})] == \
+        [True, False, False]
+    assert [matrix.diff.reproduces(asked, old, flipped, config) for config in ({}, {"y": True}, {"x": False})] == \
+        [True, True, False]
