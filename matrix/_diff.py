@@ -257,6 +257,14 @@ class Side:
         #: The id each runner has on the other side where it differs (a runner renamed with an
         #: alias: `renamed_runners`), set by the search.
         self.ids: Dict[str, str] = {}
+        #: The other way: the id this side has for a runner the new side has renamed (new id →
+        #: this side's), set by the search on the old side.
+        self.local_ids: Dict[str, str] = {}
+
+    def local(self, runner: Optional[str]) -> Optional[str]:
+        """The id this side knows *runner* (a runner of the new side) by: a request for a runner
+        renamed with an alias asks the old side for its former id."""
+        return None if runner is None else self.local_ids.get(runner, runner)
 
     def _on_c(self, node: Node) -> Node:
         if not self.exact:
@@ -320,6 +328,7 @@ class Side:
         then a forcing gate that does not override refuses it; else the last overriding gate
         active chooses its runner; the runner chosen serves unless a gate it says no to is
         active."""
+        runner = self.local(runner) or runner
         rules: List[Tuple[Rule, Outcome]] = []
         earlier = 0
         for bit, redirect in self.plan.redirects.get(runner, ()):
@@ -391,6 +400,7 @@ class Search:
         self.old, self.new = old, new
         #: The runners of the old side renamed on the new one (old id → new id).
         self.renamed = old.ids = renamed_runners(old.matrix, new.matrix)
+        old.local_ids = {after: before for before, after in self.renamed.items()}
         nodes = [g.when.node for side in (old, new) for g in side.plan.features]
         nodes += [n for side in (old, new) if side.exact for n in side.ctx.nodes]
         #: The fields whose default differs between the sides (`unset_defaults`).
@@ -714,7 +724,7 @@ class Search:
         asked = runner is not None
         sides = []
         for side in (self.old, self.new):
-            if asked and runner not in side.plan.no:
+            if asked and side.local(runner) not in side.plan.no:
                 return  # a runner one side lacks: said by the runner changes
             choice = side.asked if asked else side.automatic
             rules = list(side.requested_rules(runner) if runner is not None else side.automatic_rules())
@@ -863,6 +873,7 @@ class Search:
         of *gates* as they are read there: where a rule that takes *runner* decides (one case per
         rule), on its F; where none does, on C. One case (no condition) where *runner* has no
         adjustments of its own or they leave the gates' conditions as they are."""
+        runner = side.local(runner) or runner
         on_c = [side.on_c(g.when.node) for g in gates]
         on_f = [side.on_f(runner, g.when.node) for g in gates] if side.own(runner) else on_c
         nothing: Dict[str, Any] = {"true": [], "false": [], "extra": []}
@@ -1011,9 +1022,11 @@ def removed(side: Side, gate: Feature) -> bool:
 
 
 def blocking(runner: str) -> Callable[[Side, Feature], bool]:
+    """Whether a gate of a side blocks *runner* (a new side's id: on the old side, the id it had
+    there where it was renamed with an alias)."""
     def blocks(side: Side, gate: Feature) -> bool:
-        return runner in gate.support and gate.status(runner, side.version) in BLOCKING \
-            and runner in side.plan.no
+        mine = side.local(runner) or runner
+        return mine in gate.support and gate.status(mine, side.version) in BLOCKING and mine in side.plan.no
     return blocks
 
 

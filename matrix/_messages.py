@@ -1614,12 +1614,6 @@ def diff_runner_renamed(before: str, after: str) -> str:
     return f"Runner {before!r}: id {before!r} → {after!r} (the former id an alias: a request for it is served by {after!r})"
 
 
-def diff_renamed_not_compared(name: str, before: str, after: str) -> Tuple[str, str]:
-    """What `matrix diff` does not compare of a runner renamed with an alias: (what, where)."""
-    return (f"a request for {name} and its blockers (its id {before!r} is {after!r} on the new side, the former id "
-            "an alias)", "a request for either id, and for that runner's blockers,")
-
-
 def diff_base_outside(file: str, top: str) -> str:
     """``matrix diff --base REV FILE`` where FILE lies outside the repository, which git reads the
     base from."""

@@ -25,8 +25,8 @@ What is not compared (yet): preference notices for a preference passed over, war
 (a choice or field only one side has), the blockers and deprecation warnings of a config a
 removal refuses, a request for a runner only one side has (a runner added or removed is the cause
 it names of what automatic choice does differently; one renamed with its former id an alias is
-the same runner to automatic choice and to the cells, its requests and blockers said not
-compared), and the blockers a request reads beside its answer (read as automatic choice reads
+the same runner to automatic choice, the cells, its requests and its blockers, asked for by its
+former id on the old side: `matrix._diff.Side.local`), and the blockers a request reads beside its answer (read as automatic choice reads
 them: a gate with ``applies = "asked"`` is not asked about; the deprecation warnings a request
 reads are compared). A ``[config]`` field one side
 lacks reads, on that side, as if the config did not set it. A config that leaves out a field
@@ -228,7 +228,9 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
     search = _diff.Search(*sides, budget=budget)
     changes = _Changes(search)
     changes.add_regions(search.pairs(None))
-    runners = [r.id for r in new.runners if r.id in {o.id for o in old.runners}]
+    # A request for each runner both sides have; one renamed, its former id an alias, by its new id
+    # (its former on the old side: `matrix._diff.Side.local`).
+    runners = [r.id for r in new.runners if r.id in {o.id for o in old.runners} or r.id in search.renamed.values()]
     for runner in runners:
         changes.add_regions(search.pairs(runner))
     bounds = changes.bounds  # a region per cause: where the adjustments named beside a gate change a value
@@ -249,9 +251,7 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
     changes.cosmetic()
     return DiffReport(_sorted(_folded(changes)), str(sides[0].version), str(sides[1].version),
                       tuple(dict.fromkeys(search.undecided)) + tuple(changes.unreproduced)
-                      + _not_compared(*sides)
-                      + tuple(_messages.diff_not_compared(*_messages.diff_renamed_not_compared(
-                          new.runner(after).name, before, after)) for before, after in search.renamed.items()))
+                      + _not_compared(*sides))
 
 
 #: The one-gate changes that a change of automatic choice of the same cause already shows, and
@@ -1281,7 +1281,8 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
     *name*, a blocker is the feature's name, whichever entry of that name blocks)."""
     from .resolver import resolve
 
-    asked = runner if kind in ("asked", "removal", "deprecation") else None
+    asked = side.local(runner) if kind in ("asked", "removal", "deprecation") else None
+    blocked = side.local(blocked)
     try:
         try:
             resolution = resolve(side.matrix, config, runner=asked, version=side.version)
@@ -1356,7 +1357,8 @@ def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, A
                 return False
         except ConfigError:
             return False
-    sides = [_At(m, _plan(m, v).version) for m, v in ((old, old_version), (new, new_version))]
+    former = {after: before for before, after in _diff.renamed_runners(old, new).items()}
+    sides = [_At(old, _plan(old, old_version).version, former), _At(new, _plan(new, new_version).version)]
     if kind == "effective":  # one of its configs where the value differs, whatever the values
         seen = [effective_value(side, config, effective_path(change), change.runner) for side in sides]
         return seen[0] != seen[1]
@@ -1401,10 +1403,15 @@ _UNSET = object()
 
 @attrs.frozen
 class _At:
-    """A matrix at a version: what `observe` reads of a side."""
+    """A matrix at a version: what `observe` reads of a side (*local_ids*: the id it has for a
+    runner the other side renamed with an alias, by the new id)."""
 
     matrix: Matrix
     version: Any
+    local_ids: Mapping[str, str] = attrs.field(factory=dict)
+
+    def local(self, runner: Optional[str]) -> Optional[str]:
+        return None if runner is None else self.local_ids.get(runner, runner)
 
 
 def adjustment_named(side: Union[_diff.Side, _At], adjustment_id: str) -> Optional[Any]:
@@ -1424,7 +1431,7 @@ def said_by(side: Union[_diff.Side, _At], config: Dict[str, Any], adjustment_id:
     from .resolver import resolve
 
     try:
-        resolution = resolve(side.matrix, config, runner=runner, version=side.version)
+        resolution = resolve(side.matrix, config, runner=side.local(runner), version=side.version)
     except ConfigError as refused:
         return f"a config error: {refused}"
     except ResolutionError as raised:
@@ -1441,7 +1448,7 @@ def effective_value(side: Union[_diff.Side, _At], config: Dict[str, Any], path: 
     from .resolver import resolve
 
     try:
-        resolution = resolve(side.matrix, config, runner=runner, version=side.version)
+        resolution = resolve(side.matrix, config, runner=side.local(runner), version=side.version)
     except ConfigError as refused:
         return f"a config error: {refused}"
     except ResolutionError as raised:
@@ -1556,15 +1563,17 @@ def _message(change_id: str, region: _diff.Region, old: str, new: str, side: _di
     return f"{name}: {old} → {new}"
 
 
-def command(change: Difference, matrix_file: Optional[str], version: str, matrix: Optional[Matrix] = None) -> str:
+def command(change: Difference, matrix_file: Optional[str], version: str, matrix: Optional[Matrix] = None,
+            runner: Optional[str] = None) -> str:
     """The ``matrix resolve`` command that shows the witness on one side (*matrix*, where given:
-    a value of a field it does not declare is left out, as the diff reads it there: unset)."""
+    a value of a field it does not declare is left out, as the diff reads it there: unset;
+    *runner*: the id that side has for the runner asked for, where it differs)."""
     parts = ["matrix", "resolve"]
     if matrix_file:
         parts += ["--matrix", matrix_file]
     parts += ["--version", version]
     if change.runner is not None and not change.id.startswith("blocker-"):
-        parts += ["--runner", change.runner]
+        parts += ["--runner", runner or change.runner]
     fields = None if matrix is None else matrix.schema.fields
     for path, value in sorted(_flat(change.witness)):
         if fields is not None and path not in fields and not any(f.startswith(path + ".") for f in fields):

@@ -214,20 +214,32 @@ def _structural_edit(draw, edit, text, runners, new_runners, names):
     elif edit == "runner-removed" and "c" in runners:  # runner 'c' and its cells gone
         del new_runners["c"]
         new_text = re.sub(r', c = "(yes|no)"', "", text)
-    elif edit == "runner-renamed":  # runner 'b' is 'bb', its former id an alias: every mention renamed
-        new_text = re.sub(r'\bb = "', 'bb = "', text)
-        new_text = re.sub(r'runner = "b"', 'runner = "bb"', new_text)
-        new_text = re.sub(r'^((?:runners|exempt) = \[.*)$', lambda m: m.group(1).replace('"b"', '"bb"'), new_text,
-                          flags=re.M)
-        renamed = dict(new_runners.pop("b"))
-        renamed["aliases"] = [*renamed.get("aliases", []), {"id": "b", "since": "0.5"}]
-        new_runners["bb"] = renamed
-        for table in new_runners.values():
-            for redirect in table.get("redirects", []):
-                redirect["to"] = "bb" if redirect["to"] == "b" else redirect["to"]
+    elif edit == "runner-renamed":  # runner 'b' is 'bb', its former id an alias, a cell perhaps flipped
+        new_text = _renamed(draw, text, new_runners)
     else:
         return None
     return new_text, overlay
+
+
+def _renamed(draw, text, new_runners):
+    """*text* with runner 'b' renamed 'bb' (in *new_runners* too), its former id an alias: every
+    mention renamed; and, half the time, one of its cells flipped (its requests and blockers change)."""
+    new_text = re.sub(r'\bb = "', 'bb = "', text)
+    new_text = re.sub(r'runner = "b"', 'runner = "bb"', new_text)
+    new_text = re.sub(r'^((?:runners|exempt) = \[.*)$', lambda m: m.group(1).replace('"b"', '"bb"'), new_text,
+                      flags=re.M)
+    renamed = dict(new_runners.pop("b"))
+    renamed["aliases"] = [*renamed.get("aliases", []), {"id": "b", "since": "0.5"}]
+    new_runners["bb"] = renamed
+    for table in new_runners.values():
+        for redirect in table.get("redirects", []):
+            redirect["to"] = "bb" if redirect["to"] == "b" else redirect["to"]
+    cells = list(re.finditer(r'\bbb = "(yes|no)"', new_text))
+    if cells and draw(st.booleans()):  # and one of its cells flipped: its requests and blockers change
+        cell = draw(st.sampled_from(cells))
+        flipped = "no" if cell.group(1) == "yes" else "yes"
+        new_text = new_text[:cell.start()] + f'bb = "{flipped}"' + new_text[cell.end():]
+    return new_text
 
 
 def _says_edit(draw, text, names, runners):
@@ -437,9 +449,17 @@ def _names(sides, features):
     return {g.name for side in sides for f in features for g in (side.gate(f),) if g is not None}
 
 
-def _answers(side, config, names, adjustments=()):
+def _answers(side, config, names, adjustments=(), renamed=None):
     """Every answer the diff compares, for one config on one side (*adjustments*: the ids whose
-    warnings are compared)."""
+    warnings are compared), keyed by the new side's runner ids (*renamed*: old id → new id, a
+    runner renamed with an alias)."""
+    out = _answers_by_own_ids(side, config, names, adjustments)
+    if not renamed or side.name != "old":
+        return out
+    return {(kind, renamed.get(runner, runner), gate): answer for (kind, runner, gate), answer in out.items()}
+
+
+def _answers_by_own_ids(side, config, names, adjustments):
     plan = side.plan
     out = {("automatic", None, None): observe(side, config, "automatic")}
     for runner in (None, *plan.no):  # automatic choice, and a request for each runner
@@ -674,6 +694,9 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
         return  # an ill-typed combination of atoms, or a refusal naming the gate removed
     report = diff(old, new)
     sides = _diff.Side("old", _plan(old, None)), _diff.Side("new", _plan(new, None))
+    # A runner renamed with an alias is asked for by its former id on the old side.
+    renamed = _diff.renamed_runners(old, new)
+    sides[0].local_ids = {after: before for before, after in renamed.items()}
     kinds = _witnesses_reproduce(report, sides)
     _causes_are_entries_that_differ(report, text, new_text, runners, new_runners, overlay)
     _config_findings_agree(report, old, new, sides)
@@ -681,9 +704,7 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     # on the config of choice where resolve reads it on the runner's effective config would not;
     # an effective value whose search found a case its witness does not show).
     assert [line for line in report.undecided if line.startswith("A witness did not reproduce")] == []
-    # A runner renamed with an alias: its requests and blockers are not compared (said so), the
-    # rest is, its keys below never shared by the two sides (the ids differ).
-    if [line for line in report.undecided if "the former id an alias" not in line]:
+    if report.undecided:
         return
     # A config that leaves out a field whose default changed reads another value on each side: it
     # is one of the configs compared (the README: a config that leaves a field out reads its default).
@@ -706,7 +727,7 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
             by_id.setdefault(change_id, []).append(change)
     for config in universe:
         try:
-            before, after = (_answers(side, config, names, told) for side in sides)
+            before, after = (_answers(side, config, names, told, renamed) for side in sides)
         except matrix.ConfigError:
             continue  # a value one side's [config] refuses (read by no gate): the config-* findings say it
         if any(a.startswith("a config error") for a in (*before.values(), *after.values())):
@@ -2083,26 +2104,40 @@ def test_a_deprecation_of_a_gate_in_force_for_requests_only_is_said_as_a_request
     assert not matrix.diff.reproduces(change, old, new, {"x": True})
 
 
-def test_a_runner_renamed_with_an_alias_is_the_same_runner_to_automatic_choice_and_its_requests_are_said_not_compared():
+def test_a_runner_renamed_with_an_alias_is_the_same_runner_to_automatic_choice_to_its_requests_and_its_blockers():
     """Runner 'a' renamed 'fast', 'a' kept as an alias: automatic choice that took A takes it
     under its new id (the diff said "A witness did not reproduce": the rules' runner ids differ,
-    the answers do not), a cell of it is compared as the same runner's, and the rename is said,
-    with what is not compared (a request for either id, its blockers)."""
+    the answers do not), a cell of it is compared as the same runner's, and the rename is said.
+    A request for it is compared by its new id on the new side and its former id on the old one,
+    and so are its blockers (issue 28: they were said `Not compared`)."""
     text = ('[matrix]\nname = "m"\nversion = "2.0"\n[config]\n"x" = { type = "bool", default = false }\n'
             '[features.fx]\nname = "X"\nwhen = "x"\nsupport = { a = "no", b = "yes" }\n')
     old = matrix.loads(text, runners=RUNNERS)
     fast = {"fast": {"name": "A", "priority": 2, "aliases": [{"id": "a", "since": "2.0"}]}, "b": RUNNERS["b"]}
     renamed = "Runner 'a': id 'a' → 'fast' (the former id an alias: a request for it is served by 'fast')"
-    not_compared = ("Not compared: a request for A and its blockers (its id 'a' is 'fast' on the new side, the former "
-                    "id an alias) (the answers for a request for either id, and for that runner's blockers, may "
-                    "differ unseen)")
     report = diff(old, matrix.loads(text.replace("a = ", "fast = "), runners=fast))
     assert ([(c.id, c.level, c.message, c.runner) for c in report.changes], report.undecided) == (
-        [("renamed", "cosmetic", renamed, "fast")], (not_compared,))
-    report = diff(old, matrix.loads(text.replace('a = "no"', 'fast = "yes"'), runners=fast))
-    assert [(c.id, c.message, c.region, [str(e) for e in c.entries]) for c in report.changes] == [
-        ("runner-changed", "Automatic choice: B (fallback) → A", "x", ["<string>:6 (new: $.features.fx)"]),
-        ("renamed", renamed, "no config", ["<string>:1 (new: $.runners.fast)"])]
+        [("renamed", "cosmetic", renamed, "fast")], ())
+    new = matrix.loads(text.replace('a = "no"', 'fast = "yes"'), runners=fast)
+    report = diff(old, new)
+    assert [(c.id, c.message, c.region, c.runner, c.also, [str(e) for e in c.entries]) for c in report.changes] == [
+        ("runner-changed", "Automatic choice: B (fallback) → A", "x", None, ("blocker-lifted",),
+         ["<string>:6 (new: $.features.fx)"]),
+        ("request-served", "Asking for A: refused → A", "x", "fast", (), ["<string>:6 (new: $.features.fx)"]),
+        ("renamed", renamed, "no config", "fast", (), ["<string>:1 (new: $.runners.fast)"])]
+    asked = report.changes[1]
+    assert [matrix.diff.reproduces(asked, old, new, config) for config in ({"x": True}, {})] == [True, False]
+    # Its commands ask each side by the id it has.
+    assert [matrix.diff.command(asked, f, "2.0", m, r) for f, m, r in (("old.toml", old, "a"), ("new.toml", new, None))] \
+        == ["matrix resolve --matrix old.toml --version 2.0 --runner a --set x=true",
+            "matrix resolve --matrix new.toml --version 2.0 --runner fast --set x=true"]
+    # A blocker of its own, lifted where no change of automatic choice says it.
+    both = text.replace('b = "yes"', 'b = "no"')
+    report = diff(matrix.loads(both, runners=RUNNERS), matrix.loads(both.replace('a = "no"', 'fast = "yes"'), runners=fast))
+    assert [(c.id, c.message, c.region, c.runner) for c in report.changes if c.id != "renamed"] == [
+        ("refused-served", "Automatic choice: refused → A", "x", None),
+        ("request-served", "Asking for A: refused → A", "x", "fast"),
+    ] and [c.also for c in report.changes][0] == ("blocker-lifted",)
 
 
 def test_a_runner_added_in_its_own_file_is_said_at_that_file(engines):
