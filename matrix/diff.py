@@ -84,7 +84,7 @@ CHANGES: Dict[str, Tuple[Level, str]] = {
     "request-refused": ("breaking", "a runner that served a request for it now refuses it"),
     "removed-without-deprecation": ("breaking", "configs are refused for a feature removed without a deprecation period"),
     "removed-early": ("breaking", "configs are refused for a feature removed before its announced remove_in"),
-    "config-rejected": ("breaking", "a [config] value that was accepted is now a config error (a field, choice or bound gone)"),
+    "config-rejected": ("breaking", "a [config] value that was accepted is now a config error (a field, choice, bound or default gone)"),
     "removed": ("behaviour", "configs are refused for a feature removed at or after its announced remove_in"),
     "removal-lifted": ("behaviour", "configs refused for a removed feature are resolved again"),
     "runner-changed": ("behaviour", "automatic choice picks another runner"),
@@ -705,6 +705,18 @@ class _Changes:
                                                                                   error),
                     region, _nested(path, value), old_text, new_text,
                     entries=(_located(side, ("config", path)),)))
+            if a is not None and b is not None and (a.default is NOTHING) != (b.default is NOTHING):
+                # A default gone (the field now required) or given: a config that leaves it out is
+                # refused on one side only.
+                seen = [rejection(side.matrix, {}, side.version) for side in (self.old, self.new)]
+                if (seen[0] is None) != (seen[1] is None):
+                    change_id = "config-rejected" if seen[0] is None else "config-accepted"
+                    self.out.append(Difference(
+                        change_id, CHANGES[change_id][0],
+                        _messages.diff_config_value(path, change_id == "config-rejected", seen[0] or seen[1] or ""),
+                        f"{path} is unset", {}, *(("accepted", _CONFIG_ERROR) if change_id == "config-rejected"
+                                                  else (_CONFIG_ERROR, "accepted")),
+                        entries=(_located(self.new, ("config", path)),)))
             if a is not None and b is not None and a.default is not NOTHING and b.default is not NOTHING \
                     and not _same_value(a.default, b.default):
                 # The field's own finding; what a config that leaves it unset resolves to is compared
@@ -1391,7 +1403,7 @@ def _config_reproduces(change: Difference, old: Matrix, new: Matrix, config: Dic
         table = table.get(part, _UNSET) if isinstance(table, dict) else _UNSET
     if change.id == "config-default-changed":
         return table is _UNSET
-    if table is _UNSET:
+    if (table is _UNSET) != change.region.endswith(" is unset"):  # a default gone or given: left out
         return False
     sides = [_At(m, _plan(m, v).version) for m, v in ((old, old_version), (new, new_version))]
     seen = ["accepted" if rejection(side.matrix, config, side.version) is None else _CONFIG_ERROR for side in sides]

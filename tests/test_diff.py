@@ -12,6 +12,7 @@ import matrix
 from matrix import _diff
 from matrix.diff import CHANGES, diff, effective_value, observe, region_predicate, said_by
 from matrix.resolver import _plan
+from matrix.schema import NOTHING
 
 from .test_overlay import _toml
 from .test_check import _ADJUSTABLE, _ATOMS, _FIELDS, _KINDS, _reference_apply, _small_matrices, _toml_value, _universe
@@ -382,9 +383,12 @@ def _config_edit(draw, text, names):
 
 def _default_edit(draw, text, names):
     """*text* with one field's default changed (or given one: a nullable field's is None), to a
-    value of its universe (`_FIELDS`): a config that leaves it out reads another value."""
+    value of its universe (`_FIELDS`): a config that leaves it out reads another value; or, a
+    quarter of the time, its default gone (a config that leaves it out is refused)."""
     path = draw(st.sampled_from(names))
     line = _FIELDS[path][0].split("\n")[0]
+    if "default = " in line and "nullable" not in line and draw(st.integers(0, 3)) == 0:
+        return text.replace(line, re.sub(r", default = .*? \}$", " }", line))  # the default gone: now required
     values = [v for v in _FIELDS[path][1] if v is not None and not (isinstance(v, float) and not math.isfinite(v))
               and not (isinstance(v, int) and abs(v) >= 2 ** 31)]
     value = _toml_value(draw(st.sampled_from(values)))
@@ -406,6 +410,16 @@ def _config_findings_agree(report, old, new, sides):
             if change.id != "config-default-changed":
                 seen = [observe(s, change.witness, "automatic").startswith("a config error") for s in sides]
                 assert seen == ([False, True] if change.id == "config-rejected" else [True, False]), change
+    # A default gone or given (the field required on one side only): a config that leaves it out
+    # (and sets the rest) is refused on that side alone.
+    for path in old.schema.fields.keys() & new.schema.fields.keys():
+        fields = [m.schema.fields[path] for m in (old, new)]
+        if (fields[0].default is NOTHING) == (fields[1].default is NOTHING) or path not in _FIELDS:
+            continue
+        left_out = [observe(s, {}, "automatic").startswith("a config error") for s in sides]
+        if left_out[0] != left_out[1]:
+            change_id = "config-rejected" if left_out[1] else "config-accepted"
+            assert [c.region for c in said.get((change_id, path), [])] == [f"{path} is unset"], (path, report.changes)
     for path, values in _CONFIG_PROBES.items():
         fields = [m.schema.fields.get(path) for m in (old, new)]
         if fields[0] is None or fields[0] == fields[1]:
@@ -421,7 +435,9 @@ def _config_findings_agree(report, old, new, sides):
                        or _holds(region_predicate(c.region), {path: value}, accepting) for c in found), (
                 change_id, path, value, [c.region for c in found])
         a, b = (f.default for f in fields)
-        if a != b or type(a) is not type(b):
+        if a is NOTHING or b is NOTHING:
+            assert ("config-default-changed", path) not in said
+        elif a != b or type(a) is not type(b):
             assert [(c.old, c.new) for c in said.get(("config-default-changed", path), [])] == [(repr(a), repr(b))]
         else:
             assert ("config-default-changed", path) not in said
@@ -2228,6 +2244,17 @@ def test_a_field_gone_is_breaking_at_its_old_line_and_a_default_changed_is_compa
          ["<string>:9 (new: $.features.fx)", *unset]),
         ("config-default-changed", "behaviour", "Config 'x': default False → True (configs that leave it unset "
          "read the new one)", "x is unset", {}, unset)]
+    # A default gone (the field now required): a config that leaves it unset is refused (found on
+    # the way: the diff said "No change for any config").
+    required = matrix.loads(_MODES.replace('mode = { type = "str", default = "a", ', 'mode = { type = "str", '),
+                            runners=RUNNERS)
+    gone, = diff(old, required).changes
+    assert (gone.id, gone.region, gone.witness, gone.old, gone.new, [str(e) for e in gone.entries]) == (
+        "config-rejected", "mode is unset", {}, "accepted", "a config error", ["<string>:7 (new: $.config.mode)"])
+    assert [matrix.diff.reproduces(gone, old, required, config) for config in ({}, {"mode": "a"})] == [True, False]
+    given, = diff(required, old).changes
+    assert (given.id, given.region, given.old, given.new) == ("config-accepted", "mode is unset", "a config error",
+                                                             "accepted")
     refused, asked, moved = report.changes[:3]
     assert matrix.diff.reproduces(report.changes[-1], old, flipped, {"y": True})
     assert not matrix.diff.reproduces(report.changes[-1], old, flipped, {"x": False})
