@@ -722,9 +722,12 @@ class _Changes:
                 # The field's own finding; what a config that leaves it unset resolves to is compared
                 # with every other config (`matrix._diff.unset_defaults`): the findings whose
                 # regions say ``PATH is unset``.
+                # Its witness leaves it out of the sections above it, there (a nullable section left
+                # out reads None, not the field's default).
+                witness = _nested(path.rsplit(".", 1)[0], {}) if "." in path else {}
                 self.out.append(Difference(
                     "config-default-changed", "behaviour", _messages.diff_config_default(path, a.default, b.default),
-                    f"{path} is unset", {}, repr(a.default), repr(b.default),
+                    f"{path} is unset", witness, repr(a.default), repr(b.default),
                     entries=(_located(self.new, ("config", path)),)))
 
     def cosmetic(self) -> None:

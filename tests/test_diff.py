@@ -2265,3 +2265,20 @@ def test_a_field_gone_is_breaking_at_its_old_line_and_a_default_changed_is_compa
         [True, False, False]
     assert [matrix.diff.reproduces(asked, old, flipped, config) for config in ({}, {"y": True}, {"x": False})] == \
         [True, True, False]
+
+
+def test_a_field_left_unset_below_a_nullable_section_reads_its_default_only_where_the_section_is_there():
+    """A default changed below a nullable section: a config without the section reads None there
+    (no default), so only a config whose section is there and leaves the field out changes; the
+    regions say so exactly, and the field's own finding's witness has the section."""
+    text = ('[matrix]\nname = "s"\nversion = "1.0"\n[config]\nspec = { type = "section", nullable = true }\n'
+            '"spec.method" = { type = "str", choices = ["a", "b"], default = "DEFAULT" }\n'
+            '[features.g]\nname = "g"\nwhen = "spec.method == \'a\'"\nsupport = { a = "no", b = "yes" }\n')
+    old, new = (matrix.loads(text.replace("DEFAULT", d), runners=RUNNERS) for d in ("a", "b"))
+    report = diff(old, new)
+    assert [(c.id, c.witness) for c in report.changes] == [
+        ("runner-changed", {"spec": {}}), ("request-served", {"spec": {}}), ("blocker-lifted", {"spec": {}}),
+        ("config-default-changed", {"spec": {}})]
+    configs = ({}, {"spec": None}, {"spec": {}}, {"spec": {"method": "a"}}, {"spec": {"method": "b"}})
+    for change in report.changes[:3]:
+        assert [matrix.diff.reproduces(change, old, new, c) for c in configs] == [False, False, True, False, False]
