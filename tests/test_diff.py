@@ -697,10 +697,11 @@ def _witnesses_reproduce(report, sides):
     return kinds
 
 
-# Each example diffs two matrices over both config spaces: about 0.5 s of CPU on this machine
-# (200 examples of the ci profile: 95 s of CPU, 126 s on a loaded machine). CI's run of the
-# suite takes 13-14 minutes of its 20, so it draws 300 (139 s of CPU, 187 s loaded); the issue's
-# thousands would take 15 minutes or more. A developer's machine draws the profile's own count.
+# Each example diffs two matrices over both config spaces: about 0.6 s of CPU on this machine
+# (the ci profile's 300: 174 s of CPU; its 200 before the default and rename edits: 95 to 106 s).
+# CI's run of the suite takes 13-14 minutes of its 20, so it draws 300, about a minute more than
+# 200; the thousands would take 20 minutes of CPU or more. A developer's machine draws
+# the profile's own count.
 @settings(max_examples=min(settings.default.max_examples, 300), deadline=None)
 @given(_edited())
 def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
