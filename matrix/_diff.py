@@ -30,10 +30,10 @@ from . import _messages
 from ._check_adjust import Contexts
 from ._choice import Rule, Term
 from ._compile import Plan
-from ._nodes import And, Node, Not, Or, Path
+from ._nodes import And, Literal, Node, Not, Or, Path
 from ._space import Inconclusive, Space
 from ._split import Split
-from ._substitute import conjoin, disjoin, negate
+from ._substitute import conjoin, constant, disjoin, negate
 from .check import _Choice, _Places
 from .schema import BLOCKING, Feature, Field, Matrix, Order, Runner, Schema
 
@@ -69,22 +69,158 @@ class Region:
     groups: Tuple[Tuple[Node, ...], ...] = ()
 
 
-def union_schema(old: Schema, new: Schema) -> Schema:
+def union_schema(old: Schema, new: Schema, unset: Container[str] = ()) -> Schema:
     """Every field of either side; a field on both keeps the new side's, with the choices of both
-    (the search must try a value either side accepts)."""
+    (the search must try a value either side accepts). With *unset* (fields whose default
+    differs between the sides: `unset_defaults`), a bool field `unset_path` of each, true where a
+    config leaves that field out."""
     fields: Dict[str, Field] = dict(old.fields)
     for path, field in new.fields.items():
         before = fields.get(path)
         if before is not None and before.choices is not None and field.choices is not None:
             field = attrs.evolve(field, choices=tuple(dict.fromkeys((*field.choices, *before.choices))))
         fields[path] = field
+    for path in list(fields):
+        if path in unset:
+            fields[unset_path(path)] = Field(unset_path(path), "bool", default=False)
     return Schema(fields, {**old.derivations, **new.derivations})
+
+
+# --- configs that leave a field out -------------------------------------------------------------
+#
+# A config that leaves a field out reads, on each side, that side's default (at its version).
+# Where the two defaults differ, "left out" is a value of its own: the search reads it as a bool
+# path of its own (`unset_path`: true where the config leaves the field out), and each side's
+# conditions are read through it (`Side.given`): the field reads the side's default where it is
+# left out, the config's value elsewhere. A region says it ``PATH is unset`` (`region_text`,
+# read back by `matrix.diff.region_predicate`); a witness that leaves the field out has no value
+# for it (`Search.witness`).
+
+#: The prefix of the bool path that says a field is left out (its dots doubled underscores).
+UNSET = "unset__"
+
+
+def unset_path(path: str) -> str:
+    """The bool path of the search that holds where a config leaves *path* out."""
+    return UNSET + path.replace(".", "__")
+
+
+def unset_text(name: str, schema: Any) -> Optional[str]:
+    """The field whose `unset_path` is *name* (None: *name* is no such path)."""
+    if not name.startswith(UNSET):
+        return None
+    return next((p for p in schema.fields if unset_path(p) == name and not p.startswith(UNSET)), None)
+
+
+def left_out(config: object, path: str) -> bool:
+    """Whether *config* leaves *path* out: a key missing on the way to it, no section above it
+    set to None (a section set to None reads None below it, not a default)."""
+    current = config
+    for part in path.split("."):
+        if current is None:
+            return False
+        if isinstance(current, dict):
+            if part not in current:
+                return True
+            current = current[part]
+        else:
+            if not hasattr(current, part):
+                return True
+            current = getattr(current, part)
+    return False
+
+
+def with_unset(config: Any, names: Any, schema: Any) -> Any:
+    """*config* with the value of each `unset_path` of *names* (true where it leaves the field
+    out), for reading a condition of the diff's on it."""
+    extra = {}
+    for name in names:
+        path = unset_text(name, schema)
+        if path is not None:
+            extra[name] = left_out(config, path)
+    return {**config, **extra} if extra and isinstance(config, dict) else config
+
+
+def unset_defaults(old: Plan, new: Plan) -> Dict[str, Tuple[object, object]]:
+    """The fields both sides declare at their versions, each with a default, that differ in it:
+    path → (old default, new default)."""
+    from .schema import NOTHING
+
+    out: Dict[str, Tuple[object, object]] = {}
+    a, b = (plan.matrix.schema.at(plan.version) for plan in (old, new))
+    for path, field in b.fields.items():
+        before = a.fields.get(path)
+        if before is None or field.type == "section" or field.derive is not None:
+            continue
+        x, y = before.default_at(old.version), field.default_at(new.version)
+        if x is NOTHING or y is NOTHING or type(x) is type(y) and x == y:
+            continue
+        out[path] = (x, y)
+    return out
+
+
+class _Defaults:
+    """Conditions read on a config after the defaults fill what it leaves out, as conditions
+    over the config as given (the `unset_path` of each field of *defaults*)."""
+
+    def __init__(self, defaults: Dict[str, object], schema: Schema) -> None:
+        self.defaults, self.schema = defaults, schema
+        self._memo: Dict[Node, Node] = {}
+
+    def guard(self, path: str) -> Node:
+        """Where *path* reads its default: left out, no nullable section above it None."""
+        from ._nodes import IsNone
+
+        parts = path.split(".")
+        above = []
+        for end in range(1, len(parts)):
+            field = self.schema.get(".".join(parts[:end]))
+            if field is None or field.nullable:
+                above.append(IsNone(Path(".".join(parts[:end])), True))
+        return conjoin([Path(unset_path(path)), *above])
+
+    def terms(self, path: str) -> List[Tuple[Node, Node]]:
+        """What *path* reads: its default where left out, else the config's value."""
+        if path not in self.defaults:
+            return [(conjoin([]), Path(path))]
+        guard = self.guard(path)
+        return [(guard, Literal(self.defaults[path])), (negate(guard), Path(path))]
+
+    def __call__(self, node: Node) -> Node:
+        done = self._memo.get(node)
+        if done is None:
+            done = self._memo[node] = self._rewrite(node)
+        return done
+
+    def _rewrite(self, node: Node) -> Node:
+        from ._substitute import _folded, _paths, _replaced
+
+        if isinstance(node, And):
+            return conjoin([self(n) for n in node.operands])
+        if isinstance(node, Or):
+            return disjoin([self(n) for n in node.operands])
+        if isinstance(node, Not):
+            return negate(self(node.operand))
+        affected = [p for p in dict.fromkeys(_paths(node)) if p in self.defaults]
+        if not affected:
+            return node
+        if len(affected) == 1:  # said as briefly as it can be: ``t is unset or t == 'a'``
+            guard = self.guard(affected[0])
+            when = _folded(_replaced(node, {affected[0]: Literal(self.defaults[affected[0]])}))
+            if when == Literal(True):
+                return disjoin([guard, node])
+            if when == Literal(False):
+                return conjoin([negate(guard), node])
+        combos: List[Tuple[List[Node], Dict[str, Node]]] = [([], {})]
+        for path in affected:
+            combos = [(conds + [c], {**terms, path: t}) for conds, terms in combos for c, t in self.terms(path)]
+        return disjoin([conjoin([*conds, _folded(_replaced(node, terms))]) for conds, terms in combos])
 
 
 class Side:
     """One side's plan, and its decision lists as questions for the search."""
 
-    def __init__(self, name: str, compiled: Plan) -> None:
+    def __init__(self, name: str, compiled: Plan, defaults: Optional[Dict[str, object]] = None) -> None:
         self.name, self.plan = name, compiled
         self.matrix: Matrix = compiled.matrix
         self.version: Version = compiled.version
@@ -102,7 +238,12 @@ class Side:
         #: adjustments leave what they read alone, as the search finds): read as written, the
         #: questions stay small (`Search.same_on_c`).
         self.same_on_c: Set[Node] = set()
-        self.on_c: Callable[[Node], Node] = self._on_c if self.exact else (lambda node: node)
+        #: The fields whose default differs from the other side's, with this side's (`unset_defaults`):
+        #: every condition is read on the config as given, a field left out reading this default.
+        self.defaults: Dict[str, object] = dict(defaults or {})
+        self.given: Callable[[Node], Node] = _Defaults(self.defaults, self.matrix.schema) if self.defaults \
+            else (lambda node: node)
+        self.on_c: Callable[[Node], Node] = self._on_c if self.exact or self.defaults else (lambda node: node)
         self.automatic = _Choice(compiled, asked_only, self.on_c)
         self.asked = _Choice(compiled, automatic_only, self.on_c)
         #: Each gate's bit (by identity: a plan's gates are compared often, and attrs equality
@@ -116,9 +257,19 @@ class Side:
         #: The id each runner has on the other side where it differs (a runner renamed with an
         #: alias: `renamed_runners`), set by the search.
         self.ids: Dict[str, str] = {}
+        #: The other way: the id this side has for a runner the new side has renamed (new id →
+        #: this side's), set by the search on the old side.
+        self.local_ids: Dict[str, str] = {}
+
+    def local(self, runner: Optional[str]) -> Optional[str]:
+        """The id this side knows *runner* (a runner of the new side) by: a request for a runner
+        renamed with an alias asks the old side for its former id."""
+        return None if runner is None else self.local_ids.get(runner, runner)
 
     def _on_c(self, node: Node) -> Node:
-        return node if node in self.same_on_c else self.ctx.choice(node)
+        if not self.exact:
+            return self.given(node)
+        return self.given(node if node in self.same_on_c else self.ctx.choice(node))
 
     def cause(self, gate: Feature) -> Node:
         """Where *gate*, its entry differing between the sides, is a cause on this side (read on
@@ -133,7 +284,7 @@ class Side:
 
     def on_f(self, runner: str, node: Node) -> Node:
         """*node* read on *runner*'s effective config F."""
-        return self.ctx.served(runner, node) if self.exact else node
+        return self.given(self.ctx.served(runner, node) if self.exact else node)
 
     def validated(self, runner: str, asked: bool) -> List[Node]:
         """The conditions of the gates that refuse *runner* once it is chosen, read on its F: those
@@ -177,6 +328,7 @@ class Side:
         then a forcing gate that does not override refuses it; else the last overriding gate
         active chooses its runner; the runner chosen serves unless a gate it says no to is
         active."""
+        runner = self.local(runner) or runner
         rules: List[Tuple[Rule, Outcome]] = []
         earlier = 0
         for bit, redirect in self.plan.redirects.get(runner, ()):
@@ -248,14 +400,20 @@ class Search:
         self.old, self.new = old, new
         #: The runners of the old side renamed on the new one (old id → new id).
         self.renamed = old.ids = renamed_runners(old.matrix, new.matrix)
+        old.local_ids = {after: before for before, after in self.renamed.items()}
         nodes = [g.when.node for side in (old, new) for g in side.plan.features]
         nodes += [n for side in (old, new) if side.exact for n in side.ctx.nodes]
+        #: The fields whose default differs between the sides (`unset_defaults`).
+        self.unset: Tuple[str, ...] = tuple(dict.fromkeys([*old.defaults, *new.defaults]))
+        if self.unset:  # each side's conditions read through its defaults, and where a field is left out
+            nodes += [side.given(n) for n in list(nodes) for side in (old, new)]
+            nodes += [Path(unset_path(p)) for p in self.unset]
         self.effective = effective_questions(old, new)
         nodes += [n for _, _, by_runner in self.effective for options in by_runner.values() for n in options]
         self.undecided: List[str] = []
         self.said = said_questions(old, new, self.undecided)
         nodes += [n for _, _, by_runner in self.said for options in by_runner.values() for n in options]
-        self.space = Space(union_schema(old.matrix.schema, new.matrix.schema), nodes, budget=budget)
+        self.space = Space(union_schema(old.matrix.schema, new.matrix.schema, self.unset), nodes, budget=budget)
         self.split = Split(self.space)
         for side in (old, new):
             self._same_on_c(side)
@@ -280,6 +438,8 @@ class Search:
             if found is None:
                 return None
             nodes += [node for _, _, node in found]
+        # A config that leaves out a field whose default differs reads another value on each side.
+        nodes += [Path(unset_path(p)) for p in self.unset]
         for this, other in ((old, new), (new, old)):
             for gate in this.plan.features:
                 if signature(this, gate, self.shared) != signature(other, other.gate(gate.id), self.shared):
@@ -500,8 +660,43 @@ class Search:
                 node = this.ctx.pre.changes(index) if runner is None else this.ctx.own[runner].changes(index)
                 if node is None:
                     return None
-                out.append((this, a, node if runner is None else this.ctx.choice(node)))
+                out.append((this, a, this.given(node if runner is None else this.ctx.choice(node))))
         return out
+
+    def witness(self, assignment: Assignment, avoid: Sequence[Node] = ()) -> Dict[str, Any]:
+        """The config of *assignment* (`Space.witness`) as a user writes it: each field it leaves
+        out (its `unset_path` true) without a value, and no `unset_path` of its own."""
+        config = self.space.witness(assignment, avoid)
+        for path in self.unset:
+            name = unset_path(path)
+            out = config.pop(name, None)
+            parts = path.split(".")
+            table: Any = config
+            for part in parts[:-1]:
+                table = table.get(part) if isinstance(table, dict) else None
+            if not isinstance(table, dict):
+                continue
+            if out is True:
+                table.pop(parts[-1], None)
+            elif out is False and parts[-1] not in table:
+                # Set (the search read it so), whatever its value: the first the space has for it.
+                values = [v for v in self.space.domains.get(path, ()) if v is not None] or \
+                    [v for v in self.space.domains.get(path, ())]
+                if values:
+                    from ._space import json_value
+
+                    table[parts[-1]] = json_value(values[0])
+        return config
+
+    def holds(self, node: Node, config: Any) -> bool:
+        """Whether *node* (a condition of the search) holds for *config* as given."""
+        from ._check_adjust import holds
+
+        return holds(node, with_unset(config, [unset_path(p) for p in self.unset], self.space.schema), self.space.schema)
+
+    def unset_at(self, assignment: Assignment) -> List[str]:
+        """The fields whose default differs that *assignment* leaves out."""
+        return [p for p in self.unset if self.space.truth(Path(unset_path(p)), assignment) is True]
 
     def _solve(self, question: Dict[str, Any], what: str) -> Optional[Assignment]:
         try:
@@ -529,7 +724,7 @@ class Search:
         asked = runner is not None
         sides = []
         for side in (self.old, self.new):
-            if asked and runner not in side.plan.no:
+            if asked and side.local(runner) not in side.plan.no:
                 return  # a runner one side lacks: said by the runner changes
             choice = side.asked if asked else side.automatic
             rules = list(side.requested_rules(runner) if runner is not None else side.automatic_rules())
@@ -678,6 +873,7 @@ class Search:
         of *gates* as they are read there: where a rule that takes *runner* decides (one case per
         rule), on its F; where none does, on C. One case (no condition) where *runner* has no
         adjustments of its own or they leave the gates' conditions as they are."""
+        runner = side.local(runner) or runner
         on_c = [side.on_c(g.when.node) for g in gates]
         on_f = [side.on_f(runner, g.when.node) for g in gates] if side.own(runner) else on_c
         nothing: Dict[str, Any] = {"true": [], "false": [], "extra": []}
@@ -826,9 +1022,11 @@ def removed(side: Side, gate: Feature) -> bool:
 
 
 def blocking(runner: str) -> Callable[[Side, Feature], bool]:
+    """Whether a gate of a side blocks *runner* (a new side's id: on the old side, the id it had
+    there where it was renamed with an alias)."""
     def blocks(side: Side, gate: Feature) -> bool:
-        return runner in gate.support and gate.status(runner, side.version) in BLOCKING \
-            and runner in side.plan.no
+        mine = side.local(runner) or runner
+        return mine in gate.support and gate.status(mine, side.version) in BLOCKING and mine in side.plan.no
     return blocks
 
 
@@ -898,10 +1096,10 @@ def value_terms(side: Side, runner: Optional[str], path: str, adjustment: Any = 
     from ._substitute import conjoin
 
     if adjustment is not None and not adjustment.runners:
-        return _terms(side.ctx.pre, path, list(side.plan.pre_adjustments).index(adjustment))
+        return _given_terms(side, _terms(side.ctx.pre, path, list(side.plan.pre_adjustments).index(adjustment)))
     before = _terms(side.ctx.pre, path)
     if not side.own(runner):
-        return before
+        return _given_terms(side, before)
     assert runner is not None
     end = None if adjustment is None else list(side.plan.adjustments[runner]).index(adjustment)
     out: List[Tuple[Node, Node]] = []
@@ -911,7 +1109,24 @@ def value_terms(side: Side, runner: Optional[str], path: str, adjustment: Any = 
             out += [(conjoin([on_config, c]), t) for c, t in _terms(side.ctx.pre, term.name)]
         else:
             out.append((on_config, term))
-    return out
+    return _given_terms(side, out)
+
+
+def _given_terms(side: Side, terms: List[Tuple[Node, Node]]) -> List[Tuple[Node, Node]]:
+    """*terms* (conditions and terms over the config after the defaults) over the config as
+    given: a field left out whose default differs reads *side*'s default (`Side.given`)."""
+    if not side.defaults:
+        return terms
+    reader = side.given
+    assert isinstance(reader, _Defaults)
+    out: List[Tuple[Node, Node]] = []
+    for condition, term in terms:
+        condition = reader(condition)
+        if isinstance(term, Path):
+            out += [(conjoin([condition, c]), t) for c, t in reader.terms(term.name)]
+        else:
+            out.append((condition, term))
+    return [(c, t) for c, t in out if constant(c) is not False]
 
 
 def effective_questions(old: Side, new: Side) -> List[Effective]:
@@ -937,8 +1152,8 @@ def effective_questions(old: Side, new: Side) -> List[Effective]:
                 differing.setdefault(i, a if a is not None else b)
     # With the same adjustments on both sides, a value still differs where the resolution ends on
     # another runner's F (both refusing: one chose a runner and refused it there, the other none).
-    alike = not differing
-    if alike:
+    alike = not differing and not old.defaults  # a default that differs: every path an adjustment sets
+    if not differing:
         differing = {a.id: a for side in (old, new) for own in side.plan.adjustments.values() for a in own}
     out: List[Effective] = []
     paths = [p for a in differing.values() for p in a.set]
@@ -1022,14 +1237,14 @@ def speaks(side: Side, adjustment: Any, runner: Optional[str]) -> Node:
         pre = list(side.plan.pre_adjustments)
         index = pre.index(adjustment)
         node = side.ctx.pre(adjustment.when.node, index) if adjustment.says == "always" else side.ctx.pre.changes(index)
-        return FALSE if node is None else node
+        return FALSE if node is None else side.given(node)
     if runner is None or runner not in adjustment.runners or not side.own(runner):
         return FALSE
     own = list(side.plan.adjustments[runner])
     index = own.index(adjustment)
     rewriter = side.ctx.own[runner]
     node = rewriter(adjustment.when.node, index) if adjustment.says == "always" else rewriter.changes(index)
-    return FALSE if node is None else side.ctx.choice(node)
+    return FALSE if node is None else side.given(side.ctx.choice(node))
 
 
 def saying(a: Any) -> object:
@@ -1105,7 +1320,7 @@ def said_questions(old: Side, new: Side, undecided: List[str]) -> List[Said]:
     # With every adjustment alike, what one says differs only where the resolutions end on
     # another runner's F (both refusing: one chose a runner and refused it there, the other none).
     alike = adjusting(old) == adjusting(new) and all((a.says, saying(a)) == (theirs[i].says, saying(theirs[i]))
-                                                     for i, a in mine.items() if i in theirs)
+                                                     for i, a in mine.items() if i in theirs) and not old.defaults
     out: List[Said] = []
     for i in dict.fromkeys([*mine, *theirs]):
         a, b = mine.get(i), theirs.get(i)

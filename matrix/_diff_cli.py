@@ -172,7 +172,11 @@ def text(report: DiffReport, old_file: Optional[str], new_file: Optional[str], f
          old: Optional[Matrix] = None, new: Optional[Matrix] = None) -> str:
     """Every change, most severe first, with its witness and the ``matrix resolve`` commands
     that show it on each side (``--matrix REV:PATH`` for a side read from git)."""
+    from ._diff import renamed_runners
+
     lines = [report.headline()]
+    # A runner renamed with an alias is asked for by its former id on the old side.
+    former = {} if old is None or new is None else {after: before for before, after in renamed_runners(old, new).items()}
     for change in report.changes:
         accepted = f" ({_messages.diff_accepted(change.accepted)})" if change.accepted else ""
         lines.append(f"{change.level}[{change.id}]: {change.message}{accepted}")
@@ -186,7 +190,8 @@ def text(report: DiffReport, old_file: Optional[str], new_file: Optional[str], f
             for label, file, version, side in (("before:", old_file, report.old_version, old),
                                                ("after: ", new_file, report.new_version, new)):
                 if file is not None:
-                    lines.append(f"    {label} {command(change, file, version, side)}")
+                    asked = former.get(change.runner or "") if side is old else None  # a runner renamed: its former id
+                    lines.append(f"    {label} {command(change, file, version, side, asked)}")
     for note in report.undecided:
         lines.append(f"undecided: {note}")
     if report.changes:

@@ -1616,12 +1616,6 @@ def diff_runner_renamed(before: str, after: str) -> str:
     return f"Runner {before!r}: id {before!r} → {after!r} (the former id an alias: a request for it is served by {after!r})"
 
 
-def diff_renamed_not_compared(name: str, before: str, after: str) -> Tuple[str, str]:
-    """What `matrix diff` does not compare of a runner renamed with an alias: (what, where)."""
-    return (f"a request for {name} and its blockers (its id {before!r} is {after!r} on the new side, the former id "
-            "an alias)", "a request for either id, and for that runner's blockers,")
-
-
 def diff_base_outside(file: str, top: str) -> str:
     """``matrix diff --base REV FILE`` where FILE lies outside the repository, which git reads the
     base from."""
@@ -1650,10 +1644,8 @@ def diff_config_value(path: str, rejected: bool, error: str) -> str:
     return f"Config {path!r}: a value that was a config error is now accepted (it was: {error})"
 
 
-def diff_config_default(path: str, before: object, after: object, choice: Optional[Sequence[str]]) -> str:
-    """*choice*: automatic choice on the empty config, old and new, where it differs."""
-    moved = f"; automatic choice on {{}}: {choice[0]} → {choice[1]}" if choice else ""
-    return f"Config {path!r}: default {before!r} → {after!r} (configs that leave it unset read the new one{moved})"
+def diff_config_default(path: str, before: object, after: object) -> str:
+    return f"Config {path!r}: default {before!r} → {after!r} (configs that leave it unset read the new one)"
 
 
 # --- lane arith ---

@@ -25,11 +25,13 @@ What is not compared (yet): preference notices for a preference passed over, war
 (a choice or field only one side has), the blockers and deprecation warnings of a config a
 removal refuses, a request for a runner only one side has (a runner added or removed is the cause
 it names of what automatic choice does differently; one renamed with its former id an alias is
-the same runner to automatic choice and to the cells, its requests and blockers said not
-compared), and the blockers a request reads beside its answer (read as automatic choice reads
+the same runner to automatic choice, the cells, its requests and its blockers, asked for by its
+former id on the old side: `matrix._diff.Side.local`), and the blockers a request reads beside its answer (read as automatic choice reads
 them: a gate with ``applies = "asked"`` is not asked about; the deprecation warnings a request
 reads are compared). A ``[config]`` field one side
-lacks reads, on that side, as if the config did not set it.
+lacks reads, on that side, as if the config did not set it. A config that leaves out a field
+whose default differs between the sides reads each side's default: leaving it out is compared as
+a value of its own (`matrix._diff.unset_defaults`), a region saying ``PATH is unset``.
 
 Adjustments and redirects: every question reads the config of choice C (the adjustments before
 the choice, by predicate substitution: `matrix._substitute`, as ``matrix check`` does), a request
@@ -50,6 +52,7 @@ and level, and the values that fill its words) is compared the same way
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from typing import (Any, Callable, Dict, Iterable, Iterator, List, Literal, Mapping, Optional, Sequence, Set, Tuple,
                     Union, get_args)
@@ -57,8 +60,10 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Literal, Mapp
 import attrs
 
 from . import _diff, _messages
+from . import predicates as _predicates
 from ._versions import VersionLike
 from .errors import ConfigError, RemovedFeatureError, ResolutionError
+from ._nodes import Path, walk
 from .schema import Feature, Matrix
 
 __all__ = ["CHANGES", "LEVELS", "Accepted", "Difference", "DiffReport", "Entry", "Level", "brief", "diff", "json_schema",
@@ -79,7 +84,7 @@ CHANGES: Dict[str, Tuple[Level, str]] = {
     "request-refused": ("breaking", "a runner that served a request for it now refuses it"),
     "removed-without-deprecation": ("breaking", "configs are refused for a feature removed without a deprecation period"),
     "removed-early": ("breaking", "configs are refused for a feature removed before its announced remove_in"),
-    "config-rejected": ("breaking", "a [config] value that was accepted is now a config error (a field, choice or bound gone)"),
+    "config-rejected": ("breaking", "a [config] value that was accepted is now a config error (a field, choice, bound or default gone)"),
     "removed": ("behaviour", "configs are refused for a feature removed at or after its announced remove_in"),
     "removal-lifted": ("behaviour", "configs refused for a removed feature are resolved again"),
     "runner-changed": ("behaviour", "automatic choice picks another runner"),
@@ -215,11 +220,17 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
     """
     from .resolver import _plan
 
-    sides = _diff.Side("old", _plan(old, old_version)), _diff.Side("new", _plan(new, new_version))
+    plans = _plan(old, old_version), _plan(new, new_version)
+    # A field whose default differs: a config that leaves it out is compared too (`matrix._diff.unset_defaults`).
+    defaults = _diff.unset_defaults(*plans)
+    sides = (_diff.Side("old", plans[0], {p: d[0] for p, d in defaults.items()}),
+             _diff.Side("new", plans[1], {p: d[1] for p, d in defaults.items()}))
     search = _diff.Search(*sides, budget=budget)
     changes = _Changes(search)
     changes.add_regions(search.pairs(None))
-    runners = [r.id for r in new.runners if r.id in {o.id for o in old.runners}]
+    # A request for each runner both sides have; one renamed, its former id an alias, by its new id
+    # (its former on the old side: `matrix._diff.Side.local`).
+    runners = [r.id for r in new.runners if r.id in {o.id for o in old.runners} or r.id in search.renamed.values()]
     for runner in runners:
         changes.add_regions(search.pairs(runner))
     bounds = changes.bounds  # a region per cause: where the adjustments named beside a gate change a value
@@ -240,9 +251,7 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
     changes.cosmetic()
     return DiffReport(_sorted(_folded(changes)), str(sides[0].version), str(sides[1].version),
                       tuple(dict.fromkeys(search.undecided)) + tuple(changes.unreproduced)
-                      + _not_compared(*sides)
-                      + tuple(_messages.diff_not_compared(*_messages.diff_renamed_not_compared(
-                          new.runner(after).name, before, after)) for before, after in search.renamed.items()))
+                      + _not_compared(*sides))
 
 
 #: The one-gate changes that a change of automatic choice of the same cause already shows, and
@@ -304,7 +313,7 @@ def _not_compared(*sides: _diff.Side) -> Tuple[str, ...]:
         return tuple(out)
     old, new = sides
     runners = _diff.shared_runners(old, new)
-    if _diff.adjusting(old) == _diff.adjusting(new) and len(runners) == len(old.matrix.runners) == len(new.matrix.runners) \
+    if _diff.adjusting(old) == _diff.adjusting(new) and not old.defaults and len(runners) == len(old.matrix.runners) == len(new.matrix.runners) \
             and [_diff.signature(old, g, runners) for g in old.plan.features] == \
             [_diff.signature(new, g, runners) for g in new.plan.features]:
         return tuple(out)  # the same rules on both sides: no answer can differ
@@ -452,9 +461,15 @@ class _Changes:
              and self.feeds_either(a.id, {p for s in (self.old, self.new) for g in (s.gate(region.feature),)
                                           if g is not None for p in g.when.paths})]
         bounding = [node for _, _, node in adjusted]
+        # A field left out whose default differs is a cause like an entry (`matrix._diff.unset_defaults`):
+        # where the choice's question found it one (`matrix._diff.Search._regions`), or a one-gate
+        # question held its region to it (`bounds`).
+        unset = self.unset_causes(region)
+        if region.feature is None:
+            bounding += [Path(_diff.unset_path(p)) for p in unset]
         avoid = [g.when.node for side in (self.old, self.new) for g in side.plan.features
                  if g.id not in {c.id for _, c in causes}]
-        witness = self.search.space.witness(region.assignment, avoid=avoid)
+        witness = self.search.witness(region.assignment, avoid=avoid)
         seen = self.observe(region, witness)
         if seen is None:
             return
@@ -462,7 +477,7 @@ class _Changes:
             return  # a value one side's [config] refuses: said by the config-* finding of its field (`config`)
         # One finding per cause and per pair of answers: configs merged into one finding all go
         # from the same answer to the same answer (review finding W5).
-        key = (change_id, region.runner, region.blocked, seen, tuple(g.id for _, g in causes),
+        key = (change_id, region.runner, region.blocked, seen, tuple(g.id for _, g in causes) + tuple(unset),
                tuple(runners) + tuple((side.name, a.id) for side, a, _ in adjusted))
         region_text = self.region_text(region, causes, bounding)
         if region.kind in ("removal", "deprecation") and region.runner is not None:
@@ -491,7 +506,8 @@ class _Changes:
         old_text, new_text = seen
         entries = tuple(_runner_entry(self.side(side), runner) for side, runner in runners) + \
             tuple(_entry(*self.standing(region, side, gate)) for side, gate in causes) + \
-            tuple(dict.fromkeys(_located(side, ("adjustments", a.id)) for side, a, _ in adjusted))
+            tuple(dict.fromkeys(_located(side, ("adjustments", a.id)) for side, a, _ in adjusted)) + \
+            self.default_entries(unset)
         entries = tuple(dict.fromkeys(entries)) or self.reprioritised() or (_order_entry(self.new),)
         message = _message(change_id, region, old_text, new_text, self.new, self.old)
         self._merged[key] = len(self.out)
@@ -500,6 +516,21 @@ class _Changes:
                                    witness, old_text, new_text, runner=region.runner or region.blocked,
                                    features=tuple(g.id for _, g in causes) +
                                    tuple(dict.fromkeys(a.id for _, a, _ in adjusted)), entries=entries))
+
+    def unset_causes(self, region: _diff.Region) -> List[str]:
+        """The fields whose default differs that are causes of *region*: left out there, where
+        the choice's search asks for regions of causes (`matrix._diff.Search._changed`), or held
+        to be by a one-gate question (`bounds`)."""
+        search = self.search
+        if not search.unset:
+            return []
+        if region.feature is not None:
+            return [p for p in search.unset if Path(_diff.unset_path(p)) in region.true]
+        return search.unset_at(region.assignment) if search.changed is not None else []
+
+    def default_entries(self, paths: Iterable[str]) -> Tuple[Entry, ...]:
+        """The ``[config]`` line of each field of *paths* (its default differs), on the new side."""
+        return tuple(_located(self.new, ("config", p)) for p in paths)
 
     def writes_what_it_reads(self, side: _diff.Side, adjustment: Any, feature: str) -> bool:
         """Whether *adjustment* (of *side*) writes a path the gate *feature* reads on either side,
@@ -520,8 +551,12 @@ class _Changes:
         value (`add`: those that differ, change a value there and write what it reads): a one-gate
         region holds where they do (`matrix._diff.Search.one_gate`)."""
         reads = {p for s in (self.old, self.new) for g in (s.gate(feature),) if g is not None for p in g.when.paths}
-        return [node for _, a, node in self.search.changing()
-                if self.search.space.truth(node, found) is True and self.feeds_either(a.id, reads)]
+        out = [node for _, a, node in self.search.changing()
+               if self.search.space.truth(node, found) is True and self.feeds_either(a.id, reads)]
+        # A field left out there whose default differs, read by the gate (on the config of choice).
+        read = {n.name for s in (self.old, self.new) for g in (s.gate(feature),) if g is not None
+                for n in walk(s.on_c(g.when.node)) if isinstance(n, Path)}
+        return out + [Path(_diff.unset_path(p)) for p in self.search.unset_at(found) if _diff.unset_path(p) in read]
 
     def conjuncts(self, region: _diff.Region, causes: Sequence[Tuple[str, Feature]],
                   adjusting: Sequence[Any] = ()) -> List[Tuple[Any, bool]]:
@@ -593,6 +628,9 @@ class _Changes:
             return " or ".join(f"({t})" if " and " in t or " or " in t else t
                                for t in (self._text(o) for o in node.operands))
         from ._nodes import And, Not
+
+        if isinstance(node, Path) and node.name.startswith(_diff.UNSET):
+            return f"{_diff.unset_text(node.name, self.search.space.schema)} is unset"
 
         known = self._texts.get(node)
         if known is not None:
@@ -667,16 +705,29 @@ class _Changes:
                                                                                   error),
                     region, _nested(path, value), old_text, new_text,
                     entries=(_located(side, ("config", path)),)))
+            if a is not None and b is not None and (a.default is NOTHING) != (b.default is NOTHING):
+                # A default gone (the field now required) or given: a config that leaves it out is
+                # refused on one side only.
+                seen = [rejection(side.matrix, {}, side.version) for side in (self.old, self.new)]
+                if (seen[0] is None) != (seen[1] is None):
+                    change_id = "config-rejected" if seen[0] is None else "config-accepted"
+                    self.out.append(Difference(
+                        change_id, CHANGES[change_id][0],
+                        _messages.diff_config_value(path, change_id == "config-rejected", seen[0] or seen[1] or ""),
+                        f"{path} is unset", {}, *(("accepted", _CONFIG_ERROR) if change_id == "config-rejected"
+                                                  else (_CONFIG_ERROR, "accepted")),
+                        entries=(_located(self.new, ("config", path)),)))
             if a is not None and b is not None and a.default is not NOTHING and b.default is not NOTHING \
                     and not _same_value(a.default, b.default):
-                # What a config that leaves it unset resolves to, said at the witness {} (the
-                # regions compare configs that set every value they read alike on both sides).
-                choice = [observe(side, {}, "automatic") for side in (self.old, self.new)]
+                # The field's own finding; what a config that leaves it unset resolves to is compared
+                # with every other config (`matrix._diff.unset_defaults`): the findings whose
+                # regions say ``PATH is unset``.
+                # Its witness leaves it out of the sections above it, there (a nullable section left
+                # out reads None, not the field's default).
+                witness = _nested(path.rsplit(".", 1)[0], {}) if "." in path else {}
                 self.out.append(Difference(
-                    "config-default-changed", "behaviour",
-                    _messages.diff_config_default(path, a.default, b.default,
-                                                  choice if choice[0] != choice[1] else None),
-                    f"{path} left unset", {}, repr(a.default), repr(b.default),
+                    "config-default-changed", "behaviour", _messages.diff_config_default(path, a.default, b.default),
+                    f"{path} is unset", witness, repr(a.default), repr(b.default),
                     entries=(_located(self.new, ("config", path)),)))
 
     def cosmetic(self) -> None:
@@ -734,8 +785,9 @@ class _Changes:
                 if not ids:  # no adjustment that differs changes a value there: what else differs
                     gates = self.causes_at(found)
                     entries = [_entry(*self.standing_at(standing, gate)) for standing, gate in gates]
+                    entries += self.default_entries(search.unset_at(found))  # a default read that differs
                     ids = tuple(gate.id for _, gate in gates)
-                    if not ids:  # not known what else: the adjustments that set it
+                    if not entries:  # not known what else: the adjustments that set it
                         entries = [_located(next(side for side in (self.new, self.old)
                                                  if adjustment_named(side, c) is not None), ("adjustments", c))
                                    for c in causes]
@@ -767,13 +819,11 @@ class _Changes:
         witness, what each side reads there, the adjustments named as (side, adjustment, where it
         changes a value), the search's assignment, the region). A request whose regions are
         automatic choice's (the same configs change, by the same causes) is said by its findings."""
-        from ._check_adjust import holds
         from ._nodes import Not
         from ._substitute import disjoin
 
         if not by_runner:
             return
-        schema = self.search.space.schema
         options = [n for nodes in by_runner.values() for n in nodes]
         automatic: Optional[List[Any]] = None
         covered = False  # whether automatic choice's findings say every config of its regions
@@ -790,12 +840,12 @@ class _Changes:
             for _ in range(_diff.MAX_REGIONS):
                 if found is None:
                     break
-                settled = self._witness(found, read(asked), what, asked, _holding(groups, schema))
+                settled = self._witness(found, read(asked), what, asked, _holding(groups, self.search.holds))
                 if settled is None:
                     break
                 witness, seen = settled
                 named = [(side, a, node) for side, a, node in self.search.changing()
-                         if a.id != subject and self.feeds_either(a.id, reads) and holds(node, witness, schema)]
+                         if a.id != subject and self.feeds_either(a.id, reads) and self.search.holds(node, witness)]
                 more = [(node, True) for _, _, node in named] + [(disjoin(group), True) for group in groups]
                 region = self.options_text(self.search.exact_regions(by_runner, asked, more)) or "every config"
                 key = (region, tuple(a.id for _, a, _ in named))
@@ -856,7 +906,7 @@ class _Changes:
         same runner on both sides, or both refused, in automatic choice or a request for *asked*;
         or, where the witness found ends otherwise, as it does)."""
         sides = (self.old, self.new)
-        witness = self.search.space.witness(found)
+        witness = self.search.witness(found)
         seen = tuple(read(side, witness) for side in sides)
         if seen[0] == seen[1]:
             self.unreproduced.append(f"A witness did not reproduce ({what}): {json.dumps(witness)}")
@@ -964,10 +1014,11 @@ class _Changes:
             for standing, gate in self.causes_at(found):
                 entries.append(_entry(*self.standing_at(standing, gate)))
                 ids.append(gate.id)
-        if not ids:  # not known what else: the adjustment itself
+            entries += self.default_entries(self.search.unset_at(found))  # a default read that differs
+        if not entries:  # not known what else: the adjustment itself
             side = self.new if new_one is not None else self.old
             entries, ids = [_located(side, ("adjustments", adjustment_id))], [adjustment_id]
-        if ids[0] != adjustment_id:
+        if not ids or ids[0] != adjustment_id:
             ids.insert(0, adjustment_id)  # the adjustment said first: `reproduces` reads it
         self.out.append(Difference(change_id, CHANGES[change_id][0],
                                    self._asking(asked, _messages.diff_said(name, seen[0], seen[1])),
@@ -1110,18 +1161,49 @@ def _negated(text: str) -> str:
 
 def region_predicate(region: str) -> Any:
     """The `Predicate` a region's text says (``Difference.region``), however long: a region is the
-    diff's own text, which may be longer than a condition of a matrix may be."""
+    diff's own text, which may be longer than a condition of a matrix may be. ``PATH is unset``
+    holds where a config leaves PATH out (a field whose default differs between the sides)."""
     from .predicates import _unchecked
 
-    return _unchecked(region)
+    depths = _depths(region)
+    texts: List[str] = []
+    start = 0
+    for found in _UNSET_TEXT.finditer(region):
+        at = found.start()
+        if depths[at] is None or at and (region[at - 1].isalnum() or region[at - 1] in "_."):
+            continue  # inside quotes, or the tail of another word
+        texts += [region[start:at], _diff.unset_path(found.group(1))]
+        start = found.end()
+    texts.append(region[start:])
+    return _unchecked("".join(texts), text=region, kind=_Region)
 
 
-def _holding(groups: Sequence[Sequence[Any]], schema: Any) -> Callable[[Dict[str, Any]], bool]:
-    """Whether a config meets each of *groups* (one of its conditions holds), as given."""
-    from ._check_adjust import holds
+_UNSET_TEXT = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*) is unset\b")
 
+
+class _Region(_predicates.Predicate):
+    """A region's predicate: ``PATH is unset`` read on the config as given (`region_predicate`)."""
+
+    __slots__ = ()
+
+    def evaluate(self, config: object, *, schema: Any = None) -> bool:
+        names = [p for p in self.paths if p.startswith(_diff.UNSET)]
+        if names and isinstance(config, dict):
+            fields = list(schema.fields) if schema is not None else []
+            extra = {}
+            for name in names:
+                path = next((p for p in fields if _diff.unset_path(p) == name), name[len(_diff.UNSET):].replace("__", "."))
+                extra[name] = _diff.left_out(config, path)
+            config = {**config, **extra}
+        return super().evaluate(config, schema=schema)
+
+
+def _holding(groups: Sequence[Sequence[Any]], holds: Callable[[Any, Dict[str, Any]], bool]
+             ) -> Callable[[Dict[str, Any]], bool]:
+    """Whether a config meets each of *groups* (one of its conditions holds), as given (*holds*:
+    `matrix._diff.Search.holds`)."""
     frozen = [list(group) for group in groups]
-    return lambda config: all(any(holds(n, config, schema) for n in group) for group in frozen)
+    return lambda config: all(any(holds(n, config) for n in group) for group in frozen)
 
 
 def _union(texts: List[str]) -> str:
@@ -1214,7 +1296,8 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
     *name*, a blocker is the feature's name, whichever entry of that name blocks)."""
     from .resolver import resolve
 
-    asked = runner if kind in ("asked", "removal", "deprecation") else None
+    asked = side.local(runner) if kind in ("asked", "removal", "deprecation") else None
+    blocked = side.local(blocked)
     try:
         try:
             resolution = resolve(side.matrix, config, runner=asked, version=side.version)
@@ -1289,7 +1372,8 @@ def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, A
                 return False
         except ConfigError:
             return False
-    sides = [_At(m, _plan(m, v).version) for m, v in ((old, old_version), (new, new_version))]
+    former = {after: before for before, after in _diff.renamed_runners(old, new).items()}
+    sides = [_At(old, _plan(old, old_version).version, former), _At(new, _plan(new, new_version).version)]
     if kind == "effective":  # one of its configs where the value differs, whatever the values
         seen = [effective_value(side, config, effective_path(change), change.runner) for side in sides]
         return seen[0] != seen[1]
@@ -1322,7 +1406,7 @@ def _config_reproduces(change: Difference, old: Matrix, new: Matrix, config: Dic
         table = table.get(part, _UNSET) if isinstance(table, dict) else _UNSET
     if change.id == "config-default-changed":
         return table is _UNSET
-    if table is _UNSET:
+    if (table is _UNSET) != change.region.endswith(" is unset"):  # a default gone or given: left out
         return False
     sides = [_At(m, _plan(m, v).version) for m, v in ((old, old_version), (new, new_version))]
     seen = ["accepted" if rejection(side.matrix, config, side.version) is None else _CONFIG_ERROR for side in sides]
@@ -1334,10 +1418,15 @@ _UNSET = object()
 
 @attrs.frozen
 class _At:
-    """A matrix at a version: what `observe` reads of a side."""
+    """A matrix at a version: what `observe` reads of a side (*local_ids*: the id it has for a
+    runner the other side renamed with an alias, by the new id)."""
 
     matrix: Matrix
     version: Any
+    local_ids: Mapping[str, str] = attrs.field(factory=dict)
+
+    def local(self, runner: Optional[str]) -> Optional[str]:
+        return None if runner is None else self.local_ids.get(runner, runner)
 
 
 def adjustment_named(side: Union[_diff.Side, _At], adjustment_id: str) -> Optional[Any]:
@@ -1357,7 +1446,7 @@ def said_by(side: Union[_diff.Side, _At], config: Dict[str, Any], adjustment_id:
     from .resolver import resolve
 
     try:
-        resolution = resolve(side.matrix, config, runner=runner, version=side.version)
+        resolution = resolve(side.matrix, config, runner=side.local(runner), version=side.version)
     except ConfigError as refused:
         return f"a config error: {refused}"
     except ResolutionError as raised:
@@ -1374,7 +1463,7 @@ def effective_value(side: Union[_diff.Side, _At], config: Dict[str, Any], path: 
     from .resolver import resolve
 
     try:
-        resolution = resolve(side.matrix, config, runner=runner, version=side.version)
+        resolution = resolve(side.matrix, config, runner=side.local(runner), version=side.version)
     except ConfigError as refused:
         return f"a config error: {refused}"
     except ResolutionError as raised:
@@ -1489,15 +1578,17 @@ def _message(change_id: str, region: _diff.Region, old: str, new: str, side: _di
     return f"{name}: {old} → {new}"
 
 
-def command(change: Difference, matrix_file: Optional[str], version: str, matrix: Optional[Matrix] = None) -> str:
+def command(change: Difference, matrix_file: Optional[str], version: str, matrix: Optional[Matrix] = None,
+            runner: Optional[str] = None) -> str:
     """The ``matrix resolve`` command that shows the witness on one side (*matrix*, where given:
-    a value of a field it does not declare is left out, as the diff reads it there: unset)."""
+    a value of a field it does not declare is left out, as the diff reads it there: unset;
+    *runner*: the id that side has for the runner asked for, where it differs)."""
     parts = ["matrix", "resolve"]
     if matrix_file:
         parts += ["--matrix", matrix_file]
     parts += ["--version", version]
     if change.runner is not None and not change.id.startswith("blocker-"):
-        parts += ["--runner", change.runner]
+        parts += ["--runner", runner or change.runner]
     fields = None if matrix is None else matrix.schema.fields
     for path, value in sorted(_flat(change.witness)):
         if fields is not None and path not in fields and not any(f.startswith(path + ".") for f in fields):

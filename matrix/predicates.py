@@ -41,11 +41,13 @@ OPERATORS: Dict[str, Callable[[object, object], bool]] = {
     op.spelling: op.evaluate for op in _operators.COMPARISONS if op.evaluate is not None}
 
 
-def _restored(source: Optional[str], node: Node, paths: FrozenSet[str]) -> Predicate:
+def _restored(source: Optional[str], node: Node, paths: FrozenSet[str],
+              kind: Optional[Type[Predicate]] = None) -> Predicate:
     # *source* is None for a composed predicate: its text is the tree's, written when first
     # asked for (`Predicate.source`). Writing it at every ``&`` made a chain of n clauses, whose
     # gates are built by n²/2 of them, cost n³ (150 clauses: 4 s to a first resolve).
-    self = Predicate.__new__(Predicate)
+    made = kind or Predicate
+    self = made.__new__(made)
     self._node = node
     self._source = source
     self._paths = paths
@@ -64,11 +66,12 @@ def _paths_of(node: Node) -> FrozenSet[str]:
     return frozenset(n.name for n in walk(node) if isinstance(n, Path))
 
 
-def _unchecked(source: str) -> Predicate:
+def _unchecked(source: str, *, text: Optional[str] = None, kind: Optional[Type[Predicate]] = None) -> Predicate:
     """The predicate of text the package wrote itself (``matrix diff``'s regions), however long,
-    not type-checked: `PredicateError` if it does not parse."""
+    not type-checked: `PredicateError` if it does not parse. *text*: its source as said (*source*
+    is what is parsed); *kind*: a subclass of `Predicate` to make."""
     node = _parsed(source, whole=True)
-    return _restored(source, node, _paths_of(node))
+    return _restored(source if text is None else text, node, _paths_of(node), kind)
 
 
 def _joined(kind: Union[Type[And], Type[Or]], left: Predicate, right: Predicate) -> Predicate:
