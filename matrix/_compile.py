@@ -35,7 +35,8 @@ from packaging.version import Version
 
 from . import _access, _choice, _derived
 from ._choice import Rule
-from ._nodes import LITERAL_TYPES, And, Arith, Call, Compare, DerivedField, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path
+from ._nodes import (LITERAL_TYPES, And, Arith, Call, Compare, DerivedField, IsNone, ListLiteral, Literal, Mod, Node, Not,
+                     Or, Path, walk)
 from ._operators import (AND, ARITHMETIC, BY_SPELLING, EQUALS, FUNCTIONS, IS_NONE, IS_NOT_NONE, MOD, NOT, OR, PLAIN_TYPES,
                          integers, remainder, truthy)
 from ._versions import parsed
@@ -111,6 +112,9 @@ class Plan:
     #: The gates of matrix-wide requirements that exempt no runner: one active refuses the config
     #: whatever the runner, with its reason alone (`matrix._choice.choose`).
     required: int = 0
+    #: The requirement gates whose reason names config values (issue 30, F7): what a resolution
+    #: says where one is active depends on the config, so it is not remembered by mask.
+    templated: int = 0
     #: The decision list of automatic choice (`matrix._choice.steps`).
     steps: Tuple[Rule, ...] = attrs.field(init=False)
     #: The top runner (the first of the order of priority that is always a candidate), and the
@@ -199,6 +203,13 @@ def _parts(matrix: Matrix, version: Version) -> Parts:
     for feature in features:
         for path in sorted(feature.when.paths):
             readers.setdefault(path, feature.id)
+    # A failed requirement's reason says config values (issue 30, F7): read as its condition is.
+    templated = 0
+    for index, feature in enumerate(features):
+        said = _said_paths(matrix.schema, feature) if isinstance(feature.origin, Requirement) else ()
+        templated |= (1 << index) if said else 0
+        for path in said:
+            readers.setdefault(path, feature.id)
     paths = tuple(readers)
     reading = matrix.schema.reading_at(version, features)  # a choice gone then: refused, unless a gate reads it
     generator = _Generator(reading, paths)
@@ -246,8 +257,29 @@ def _parts(matrix: Matrix, version: Version) -> Parts:
         any_adjusting=sum(1 << (first + i) for i in range(len(in_force))),
         required=sum(1 << i for i, f in enumerate(features)
                      if isinstance(f.origin, Requirement) and f.origin.wide and not f.origin.exempt),
+        templated=templated,
     )
     return source, constants, readers, fields
+
+
+def _said_paths(schema: Schema, gate: Feature) -> Tuple[str, ...]:
+    """The config paths a requirement gate's reason says, a derived field's as the paths its
+    expression reads (the resolver computes it from them: `matrix._choice.read`), sorted."""
+    if "{" not in gate.name:
+        return ()
+    from ._templates import has_paths, paths_only
+
+    if not has_paths(gate.name):
+        return ()
+    found = set()
+    for path in paths_only(gate.name).paths:
+        derived = schema.derivations.get(path)
+        if derived is None:
+            found.add(path)
+        else:
+            assert derived.derive is not None
+            found.update(n.name for n in walk(derived.derive) if isinstance(n, Path))
+    return tuple(sorted(found))
 
 
 def _assemble(matrix: Matrix, version: Version, parts: Parts) -> Plan:

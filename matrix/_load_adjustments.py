@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
-from . import _adjust, _messages, _templates
+from . import _adjust, _messages
 from .errors import ConfigError
 from .schema import ADJUSTMENT_LEVELS, ADJUSTMENT_SAYS, Adjustment, AdjustmentSays, Field, From, Runner, Schema, Window, window_text
 
@@ -46,10 +46,7 @@ def adjustments(builder: _Builder, source: _Source, raw: object, schema: Schema,
             if checked is not _BAD:
                 values[path] = checked
         if spec.message is not None:
-            template, problems = _templates.parse(spec.message, (), (*schema.fields, *schema.derived),
-                                                  sorted(builder.broken))
-            for problem in problems:
-                builder.problem(source, where + ("message",), problem)
+            template = builder.template(source, where + ("message",), spec.message, schema)
             for path in template.paths if template is not None else ():
                 if path in schema.derivations:
                     continue  # computed from fields that the expression's types checked

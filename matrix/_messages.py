@@ -1134,6 +1134,11 @@ def redirect_to_alias(to: str, runner: str) -> str:
     return f"Redirect to {to!r}, a former id of {runner!r}: name the runner by its id"
 
 
+def alias_message_window(path: str, window: str) -> str:
+    return (f"A former id's message says {path!r}, which exists only {window}: give the alias since/remove_in "
+            "inside it")
+
+
 def redirect_not_everlasting(path: str, window: str) -> str:
     return f"A redirect reads {path!r}, which exists only {window}: give the redirect since/until inside it"
 
@@ -1225,6 +1230,15 @@ def adjustment_from_range(path: str, source: str) -> str:
 
 def template_brace(text: str, token: str) -> str:
     return f"A lone {token!r} in the template {text!r}: write '{token * 2}' for a brace"
+
+
+def template_conversion(inside: str, conversion: str, conversions: Sequence[str]) -> str:
+    return (f"Unknown conversion {'!' + conversion!r} in {'{' + inside + '}'!r} "
+            f"(expected one of {', '.join('!' + c for c in conversions)})")
+
+
+def template_spec(inside: str, spec: str, kind: str, error: str) -> str:
+    return f"The format spec {spec!r} in {'{' + inside + '}'!r} does not format a {kind} value: {error}"
 
 
 def template_unknown(name: str, names: Sequence[str], paths: Sequence[str], well_formed: bool) -> str:

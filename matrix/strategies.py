@@ -769,7 +769,13 @@ def _matrix_texts(draw: st.DrawFn, max_features: int) -> Tuple[str, Dict[str, Di
     condition = predicate_sources(schema, max_leaves=3)
     if draw(st.booleans()):
         kinds = ["k0", "k1"][: draw(st.integers(1, 2))]
-        lines += ["", "[requirements]"] + [f'{k} = {{ name = "Kind {k}", reason = "{k} not supported" }}'
+        # A kind's reason may be a template saying a field's value (issue 30, F7): a field that
+        # exists at every version, as requirements read, as it is or through !r.
+        said = [p for p, f in schema.fields.items() if f.type != "section" and f.since is None and f.until is None]
+        reasons = st.just("{k} not supported") | (st.sampled_from(said).flatmap(
+            lambda p: st.sampled_from([f"{{k}} not supported at {{{{{p}}}}}", f"{{k}} refuses {{{{{p}!r}}}} {{{{{{{{x}}}}}}}}"]))
+            if said else st.nothing())
+        lines += ["", "[requirements]"] + [f'{k} = {{ name = "Kind {k}", reason = {json.dumps(draw(reasons).format(k=k))} }}'
                                            for k in kinds]
         for r in runners:
             requires: Dict[str, object] = {}
@@ -809,7 +815,7 @@ def matrices(*, max_features: int = 6) -> st.SearchStrategy:
     """Small valid matrices: one to three runners, a schema of every field type, gates with
     random typed predicates, support cells of every shape (plain, table, history, default),
     deprecations, ``since`` and ``until``; runner requirements (plain, with their own reason,
-    chains), a matrix-wide requirement (of every runner, or but one), candidacies and an order of
+    chains; a kind's reason perhaps a template saying a field's value), a matrix-wide requirement (of every runner, or but one), candidacies and an order of
     automatic choice. Shrinks toward one runner, one field and one gate."""
     if not isinstance(max_features, int) or isinstance(max_features, bool) or max_features < 1:
         raise InvalidArgument(f"max_features must be a positive int, not {max_features!r}")

@@ -418,7 +418,9 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
     ids = ["a", "b", "c"][: draw(st.sampled_from([2, 2, 3]))]
     gates = draw(st.lists(gate, min_size=1, max_size=4))
     text = '[matrix]\nname = "small"\nversion = "1.0"\n[config]\n' + "\n".join(_FIELDS[n][0] for n in names) + "\n"
-    text += '[requirements]\nk1 = { name = "K1", reason = "k1 fails" }\nk2 = { name = "K2", reason = "k2 fails" }\n'
+    # Reasons are templates (issue 30, F7): a kind's may say a drawn field's value.
+    text += "[requirements]\n" + "".join(
+        f'{k} = {{ name = "{k.upper()}", reason = {json.dumps(draw(_reasons(k, names)))} }}\n' for k in ("k1", "k2"))
     # Matrix-wide requirements (issue 30, F4): of every runner, or but one (exempt), a condition or a chain.
     wide = {}
     for kind in ("k1", "k2"):
@@ -428,7 +430,8 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
         elif shape == "exempt":
             wide[kind] = f'{{ condition = {json.dumps(draw(atom))}, exempt = ["{draw(st.sampled_from(ids))}"] }}'
         elif shape == "chain":
-            wide[kind] = f'[{{ condition = {json.dumps(draw(atom))}, reason = "{kind} first" }}, ' \
+            wide[kind] = f'[{{ condition = {json.dumps(draw(atom))}, ' \
+                         f'reason = {json.dumps(draw(_reasons(kind + " first", names)))} }}, ' \
                          f'{{ condition = {json.dumps(draw(atom))} }}]'
     if wide:
         text += "[requires]\n" + "".join(f"{k} = {v}\n" for k, v in wide.items())
@@ -525,6 +528,49 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
             if applies_to:
                 text += f'runners = {json.dumps(applies_to)}\n'
     return text, names, runners, forced
+
+
+#: A format spec each field's values take (issue 30, F7), with its conversion: a version or a
+#: list is said through !s or !r (an object's own format takes no spec).
+_SPECS = {"i": ("", ">5"), "j": ("", "03d"), "f": ("", ".3f"), "p": ("", "+d"), "pd": ("", "+d"), "q": ("", ">3"),
+          "s": ("", ">4"), "t": ("r", ">6"), "b": ("", ""), "v": ("s", ">8"), "w": ("s", "<6"), "l": ("r", "")}
+
+
+def _reasons(lead, names):
+    """A requirement's reason: plain text, or a template (issue 30, F7) that says a field's value
+    (a derived one too) as it is, through a conversion, or with a format spec, with braces
+    written twice."""
+    paths = names + (["pd"] if "p" in names else [])
+    said = st.sampled_from(paths).flatmap(lambda path: st.sampled_from([
+        f"{{{path}}}", f"{{{path}!r}}",
+        f"{{{path}{'!' + _SPECS[path][0] if _SPECS[path][0] else ''}{':' + _SPECS[path][1] if _SPECS[path][1] else ''}}}"]))
+    return st.one_of(st.just(f"{lead} fails"), said.map(lambda s: f"{lead} fails at {s} {{{{x}}}}"))
+
+
+def _said(template, config):
+    """*template* said of *config* as the README says a message template is: each placeholder's
+    value (a derived field computed) converted and formatted as Python's str.format does; with
+    neither, text as it is and anything else as its repr; None, or a value the spec cannot
+    format, said as without the spec; a version as the version it spells."""
+    import string
+
+    from packaging.version import Version
+
+    out = []
+    for literal, path, spec, conversion in string.Formatter().parse(template):
+        out.append(literal)
+        if path is None:
+            continue
+        value = _pd(config["p"]) if path == "pd" else config[path]
+        if path in ("v", "w") and isinstance(value, str):
+            value = Version(value)
+        if conversion:
+            value = {"r": repr, "s": str, "a": ascii}[conversion](value)
+        if spec and value is not None:
+            out.append(format(value, spec))
+        else:
+            out.append(value if isinstance(value, str) else repr(value))
+    return "".join(out)
 
 
 def _universe(m, names):
@@ -893,13 +939,32 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
     # runner with the reasons alone (no removed feature active), in the order of the kinds.
     for config in universe if m.requires else ():
         c = chosen_on(config)
-        failing = [clause.reason for clause in _wide_failing(m, c) if not clause.exempt]
+        failing = [_said(clause.reason, c) for clause in _wide_failing(m, c) if not clause.exempt]
         removed = any(g.removed_at(m.version) and g.applies != "asked" and g.when.evaluate(c, schema=m.schema)
                       for g in m.features)
         if failing and not removed:
             with pytest.raises(NoRunnerError) as caught:
                 m0.resolve(c)
             assert caught.value.reason == "; ".join(failing), c
+    # What a runner's failed requirements say of a config (issue 30, F7): of each kind's chain (the
+    # matrix-wide ones first), the first clause that fails, its reason said of the config, as
+    # explain() lists them (on a sample of the space: explaining is slow).
+    for config in universe[::max(1, len(universe) // 40)]:
+        c = chosen_on(config)
+        try:
+            resolution = m0.resolve(c)
+        except matrix.ResolutionError as error:
+            resolution = error.resolution
+        for runner in resolution.explanation(remedies=False)["runners"]:
+            own = [x for x in m.requires if runner["id"] not in x.exempt] + list(m.runner(runner["id"]).requires)
+            failed = [next(x for x in chain if not x.condition.evaluate(c, schema=m.schema))
+                      for kind in m.requirement_kinds
+                      for chain in ([x for x in own if x.kind == kind.id and x.wide],
+                                    [x for x in own if x.kind == kind.id and not x.wide])
+                      if chain and not all(x.condition.evaluate(c, schema=m.schema) for x in chain)]
+            failed.sort(key=lambda x: not x.wide)
+            said = [b["name"] for b in runner["blockers"] if "requirement" in b]
+            assert said == [_said(x.reason, c) for x in failed], (runner["id"], c)
     # Refusals: one that acknowledges no combination is unused; one whose combinations an earlier
     # one acknowledges is shadowed.
     if not undecided and not unsure:

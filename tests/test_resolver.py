@@ -12,7 +12,7 @@ import matrix
 from matrix import (ConfigError, NoRunnerError, RemovedFeatureError, UnsupportedFeatureError,
                     UsageError)
 from matrix.resolver import as_version
-from matrix.schema import BLOCKING
+from matrix.schema import BLOCKING, Requirement
 from matrix.strategies import as_object, configs
 
 from . import vllm_reference
@@ -989,9 +989,11 @@ def reference(m, config, version):
     # unless a gate in force compares with it (the gate that records its removal).
     schema = m.schema.reading_at(version, gates)
     # The plan reads what the gates read, then what the adjustments' conditions read.
-    conditions = [f.when for f in gates] + [a.when for a in m.adjustments_at(version)]
-    for when in conditions:
-        for path in sorted(when.paths):
+    conditions = [sorted(f.when.paths) for f in gates] + [sorted(a.when.paths) for a in m.adjustments_at(version)]
+    # Then what a failed requirement's reason says (issue 30, F7): read as its condition is.
+    conditions += [sorted(_template_paths(f.name)) for f in gates if isinstance(f.origin, Requirement)]
+    for paths in conditions:
+        for path in paths:
             try:
                 Predicate(f"{path} is None").evaluate(config, schema=schema)
             except ConfigError as error:
@@ -1000,6 +1002,30 @@ def reference(m, config, version):
                    if Predicate(str(a.when)).evaluate(config, schema=schema)]
     return [f.id for f in gates if f.applies != "asked" and f.when.evaluate(config, schema=schema)] + [
         f"adjustment:{a.id}" for a in adjustments]
+
+
+def _template_paths(text):
+    """The fields a message template names, as Python's str.format reads it (README)."""
+    import string
+
+    return {path for _, path, _, _ in string.Formatter().parse(text) if path}
+
+
+def _template_said(text, read):
+    """A message template said of a config (README): each placeholder's value converted and
+    formatted as str.format does; with neither, text as it is, anything else as its repr."""
+    import string
+
+    out = []
+    for literal, path, spec, conversion in string.Formatter().parse(text):
+        out.append(literal)
+        if path is None:
+            continue
+        value = read(path)
+        if conversion:
+            value = {"r": repr, "s": str, "a": ascii}[conversion](value)
+        out.append(format(value, spec) if spec and value is not None else value if isinstance(value, str) else repr(value))
+    return "".join(out)
 
 
 def compiled(m, config, version):
@@ -1045,7 +1071,23 @@ def test_fast_path_equals_the_interpreter_on_random_matrices(data):
                                          if v is None or as_version(v) <= m.newest_release]))
     v = m.version if version is None else as_version(version)
     config = data.draw(configs(m, as_objects=data.draw(st.booleans())))
-    assert compiled(m, config, version) == reference(m, config, v)
+    expected = reference(m, config, v)
+    assert compiled(m, config, version) == expected
+    if isinstance(expected, tuple):
+        return
+    # Each failed requirement's reason, as explain() says it: its template said of the config
+    # (issue 30, F7; no adjustment here: the values read are the config's own).
+    try:
+        resolution = m.resolve(config, version=version)
+    except matrix.ResolutionError as error:
+        resolution = error.resolution
+    from matrix._access import read
+
+    schema = m.schema.reading_at(v, m.gates_at(v))
+    for runner in resolution.explanation(remedies=False)["runners"]:
+        said = [b["name"] for b in runner["blockers"] if "requirement" in b]
+        failed = resolution.failed[runner["id"]]
+        assert said == [_template_said(c.reason, lambda p: read(config, p, schema)) for c in failed]
 
 
 def test_an_object_may_lack_a_field_the_host_no_longer_has():
