@@ -234,7 +234,9 @@ def read(plan: Plan, values: Mapping[str, object], path: str) -> object:
         return values[path]
     from ._derive import value
 
-    return value(plan.matrix.schema.derivations[path], lambda p: values[p])
+    derived = plan.matrix.schema.derived_field(path)
+    assert derived is not None, path
+    return value(derived, lambda p: values[p])
 
 
 def _blocked_by(plan: Plan, mask: int, runner: str, gates: int = 0,

@@ -35,6 +35,7 @@ from packaging.version import Version
 
 from . import _access, _choice, _derived
 from ._choice import Rule
+from ._given import PREFIX as GIVEN, base
 from ._nodes import (LITERAL_TYPES, And, Arith, Call, Compare, DerivedField, IsNone, ListLiteral, Literal, Mod, Node, Not,
                      Or, Path, walk)
 from ._operators import (AND, ARITHMETIC, BY_SPELLING, EQUALS, FUNCTIONS, IS_NONE, IS_NOT_NONE, MOD, NOT, OR, PLAIN_TYPES,
@@ -273,7 +274,7 @@ def _said_paths(schema: Schema, gate: Feature) -> Tuple[str, ...]:
         return ()
     found = set()
     for path in paths_only(gate.name).paths:
-        derived = schema.derivations.get(path)
+        derived = schema.derived_field(path)
         if derived is None:
             found.add(path)
         else:
@@ -319,7 +320,8 @@ def _general_reader(schema: Optional[Schema], paths: Tuple[str, ...],
             try:
                 values.append(_access.read(config, path, schema, facts))
             except ConfigError as error:
-                if error.path == path or path.startswith(error.path + "."):
+                read = base(path) or path  # given.PATH is read at PATH
+                if error.path == read or read.startswith(error.path + "."):
                     error.feature = readers[path]
                 raise
         return tuple(values)
@@ -462,10 +464,12 @@ class _Generator:
     # --- readers ---------------------------------------------------------------------------
 
     def reader(self, flavour: str) -> List[str]:
-        """Statements that set every value local, for configs of one flavour."""
+        """Statements that set every value local, for configs of one flavour. A fast reader
+        never reads an effective config (it falls through to the general reader), so a path
+        read as given (``given.PATH``, issue 30 F8) is PATH there, read once."""
         needed = set()
         for path in self.paths:
-            parts = path.split(".")
+            parts = (base(path) or path).split(".")
             for end in range(1, len(parts) + 1):
                 needed.add(".".join(parts[:end]))
         tree: Dict[str, List[str]] = {}
@@ -474,7 +478,15 @@ class _Generator:
         self.section_names: Dict[str, str] = {"": "config"}
         lines: List[str] = []
         self.emit_section("", tree, flavour, lines, indent="        ")
+        for path in self.paths:  # given.PATH beside PATH: the same value here
+            read = base(path)
+            if read is not None and read in self.local:
+                lines.append(f"        {self.local[path]} = {self.local[read]}")
         return lines
+
+    def target(self, path: str) -> Optional[str]:
+        """The local a fast reader sets for *path*: its own, else that of ``given.PATH``."""
+        return self.local.get(path) or self.local.get(GIVEN + path)
 
     def emit_section(self, prefix: str, tree: Tree, flavour: str, lines: List[str], indent: str) -> None:
         holder = self.section_names[prefix]
@@ -483,7 +495,7 @@ class _Generator:
         for path in tree.get(prefix, []):
             field = self._declared(path)
             name = path.rpartition(".")[2]
-            target = self.local.get(path) or f"s{len(self.section_names)}"
+            target = self.target(path) or f"s{len(self.section_names)}"
             if field.fact or field.gone:
                 self.fact_access(target, holder, name, field, flavour, lines, indent)
             else:
@@ -516,8 +528,9 @@ class _Generator:
     def descendants(self, prefix: str, tree: Tree) -> List[str]:
         out = []
         for path in tree.get(prefix, []):
-            if path in self.local:
-                out.append(self.local[path])
+            local = self.target(path)
+            if local is not None:
+                out.append(local)
             out.extend(self.descendants(path, tree))
         return out
 
@@ -642,7 +655,7 @@ class _Generator:
         return field
 
     def may_be_none(self, path: str) -> bool:
-        parts = path.split(".")
+        parts = (base(path) or path).split(".")
         for end in range(1, len(parts) + 1):
             field = self.schema.get(".".join(parts[:end])) if self.schema is not None else None
             if field is None or field.nullable:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from . import _adjust, _messages
+from ._given import base
 from .errors import ConfigError
 from .schema import ADJUSTMENT_LEVELS, ADJUSTMENT_SAYS, Adjustment, AdjustmentSays, Field, From, Runner, Schema, Window, window_text
 
@@ -48,9 +49,10 @@ def adjustments(builder: _Builder, source: _Source, raw: object, schema: Schema,
         if spec.message is not None:
             template = builder.template(source, where + ("message",), spec.message, schema)
             for path in template.paths if template is not None else ():
-                if path in schema.derivations:
+                if schema.derived_field(path) is not None:
                     continue  # computed from fields that the expression's types checked
-                field = schema.fields[path]
+                field = schema.get(path)
+                assert field is not None  # the template's paths are the schema's (given ones too)
                 if window is not None and not _covers(field.window, window):
                     builder.problem(source, where + ("message",), _messages.adjustment_window(
                         path, window_text(field.window), window_text(window)))
@@ -114,6 +116,9 @@ def _field(builder: _Builder, source: _Source, where: Sequence[Any], schema: Sch
 def _value(builder: _Builder, source: _Source, where: Sequence[Any], schema: Schema, path: str,
            value: object, window: Optional[Window], override: bool) -> object:
     """*value* as the resolver will set it at *path* (a `From`, or the checked constant)."""
+    if base(path) is not None:
+        builder.problem(source, tuple(where), _messages.adjustment_sets_given(path))
+        return _BAD
     field = _field(builder, source, where, schema, path, window)
     if field is None:
         return _BAD
@@ -132,12 +137,12 @@ def _value(builder: _Builder, source: _Source, where: Sequence[Any], schema: Sch
             return _BAD
         if (other.type, other.item_type) != (field.type, field.item_type) or (other.nullable and not field.nullable):
             builder.problem(source, tuple(where) + ("from",), _messages.adjustment_from_type(
-                path, _kind(field), other.path, _kind(other)))
+                path, _kind(field), value["from"], _kind(other)))
             return _BAD
         if not _within(other, field):
-            builder.problem(source, tuple(where) + ("from",), _messages.adjustment_from_range(path, other.path))
+            builder.problem(source, tuple(where) + ("from",), _messages.adjustment_from_range(path, value["from"]))
             return _BAD
-        return From(other.path)
+        return From(value["from"])  # given.PATH stays so: the value as given
     if field.type == "section" and value is not None:
         builder.problem(source, tuple(where), _messages.adjustment_section(path))
         return _BAD

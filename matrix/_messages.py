@@ -1134,6 +1134,16 @@ def redirect_to_alias(to: str, runner: str) -> str:
     return f"Redirect to {to!r}, a former id of {runner!r}: name the runner by its id"
 
 
+def given_reserved(path: str) -> str:
+    return (f"{path!r}: 'given' is reserved: given.PATH reads PATH as the config was given, before any "
+            "adjustment, alias or redirect")
+
+
+def adjustment_sets_given(path: str) -> str:
+    return (f"{path!r} is the value as given, which no adjustment changes: set "
+            f"{path.split('.', 1)[1]!r}")
+
+
 def alias_message_window(path: str, window: str) -> str:
     return (f"A former id's message says {path!r}, which exists only {window}: give the alias since/remove_in "
             "inside it")

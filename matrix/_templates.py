@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, List, Mapping, Optional, T
 import attrs
 
 from . import _messages
+from ._given import PREFIX as GIVEN
 
 if TYPE_CHECKING:  # pragma: no cover
     from .schema import Schema
@@ -131,14 +132,16 @@ def parse(text: str, names: Iterable[str], paths: Iterable[str] = (),
         field = _FIELD.match(inside)
         assert field is not None  # every text matches: the name stops at the first '!' or ':'
         name, conversion, spec = field.group("name"), field.group("conversion"), field.group("spec") or ""
-        if (conversion is not None or spec) and (name in names or name in paths):
-            problem = _formatted(inside, conversion, spec, "str" if name in names else (types or {}).get(name))
+        # given.PATH (issue 30, F8) says PATH's value as the config was given, typed as PATH.
+        read = name[len(GIVEN):] if name.startswith(GIVEN) and name[len(GIVEN):] in paths else name
+        if (conversion is not None or spec) and (name in names or read in paths):
+            problem = _formatted(inside, conversion, spec, "str" if name in names else (types or {}).get(read))
             if problem is not None:
                 problems.append(problem)
                 continue
         if name in names:
             pieces.append(Part(name, False, conversion, spec))
-        elif name in paths:
+        elif read in paths:
             pieces.append(Part(name, True, conversion, spec))
         elif any(name == b or name.startswith(b + ".") for b in broken):
             failed = True

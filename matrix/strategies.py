@@ -25,6 +25,7 @@ from hypothesis.errors import InvalidArgument
 from packaging.version import Version
 
 from ._messages import did_you_mean
+from ._given import PREFIX as GIVEN
 from ._nodes import And, Node, Not, Or
 from ._operators import COMPARISONS, comparisons_for
 from ._space import Inconclusive, Space, compared_constants
@@ -575,6 +576,11 @@ def _atoms(field: Field) -> st.SearchStrategy:
     return st.one_of(atoms)
 
 
+def _given_atom(path: str, text: str) -> str:
+    """A test on *path* read as given (``given.PATH``, issue 30 F8): the same test."""
+    return text.replace(path, GIVEN + path, 1)
+
+
 def predicate_sources(schema: Schema, *, max_leaves: int = 6, noise: bool = True,
                       valid: bool = True) -> st.SearchStrategy:
     """Text of predicates over *schema*, joined with ``and``, ``or``, ``not`` and parentheses.
@@ -584,8 +590,8 @@ def predicate_sources(schema: Schema, *, max_leaves: int = 6, noise: bool = True
     :param valid: when False, one random edit (a character dropped or doubled, ``==`` written
         ``=``, a dangling ``and``…) may make the text invalid: for testing error paths.
 
-    With ``valid=True`` every text parses and type-checks against *schema*. Shrinks toward a
-    single test on the first field, spelt plainly.
+    With ``valid=True`` every text parses and type-checks against *schema*. A test may read a
+    field as given (``given.PATH``). Shrinks toward a single test on the first field, spelt plainly.
     """
     if not isinstance(schema, Schema):
         raise InvalidArgument(f"schema must be a Schema, not {type(schema).__name__}")
@@ -595,6 +601,8 @@ def predicate_sources(schema: Schema, *, max_leaves: int = 6, noise: bool = True
         if not isinstance(flag, bool):
             raise InvalidArgument(f"{name} must be a bool, not {flag!r}")
     leaves = [_atoms(field) for field in schema]
+    # A test may read a field as given (issue 30, F8: ``given.PATH``), typed as the field.
+    leaves += [_atoms(field).map(functools.partial(_given_atom, field.path)) for field in schema]
     leaves = [leaf for leaf in leaves if not leaf.is_empty]
     if not leaves:
         raise InvalidArgument("The schema has no field a predicate could test")

@@ -503,12 +503,17 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
         for copy in range(1 + (number == 0 and draw(st.booleans()))):
             text += f'[refusals.r{number}_{copy}]\nreason = "r{number}"\ntogether = [{together}]\n'
     if adjustments:
+        given_atom = st.sampled_from([re.sub(rf"\b{n}\b", f"given.{n}", a) for n in names for a in _ATOMS[n]])
+        given_gate = st.one_of(given_atom, st.builds(lambda a, b: f"({a}) and ({b})", given_atom, atom))
         text += ADJUSTMENTS_MARK + "\n"
         for number in range(draw(st.integers(0, 3))):
             path = draw(st.sampled_from(names))
             kind, nullable = _KINDS[path]
             sources = [n for n in names if n != path and _KINDS[n][0] == kind and (nullable or not _KINDS[n][1])
                        and (path != "t" and (path != "j" or n == "j"))]
+            # The value as given (issue 30, F8): its own (undoing what came before), or another's.
+            sources += [f"given.{n}" for n in names if _KINDS[n][0] == kind and (nullable or not _KINDS[n][1])
+                        and (path != "t" and (path != "j" or n == "j"))]
             if sources and draw(st.booleans()):
                 value = f'{{ from = "{draw(st.sampled_from(sources))}" }}'
             else:  # no local version: beside its public one the partition is inexact, and check undecided
@@ -520,11 +525,13 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
             applies_to = draw(st.sampled_from([[], [], [ids[0]], [ids[-1]], ids[:2]] + [[r] for r in forced_runners] * 2))
             # When it speaks (issue 30, F9): where it changes a value, always, or a notice (no set).
             speaks = draw(st.sampled_from(["changes", "changes", "always", "notice"]))
-            text += f'[adjustments.a{number}]\nname = "a{number}"\nwhen = "{draw(gate)}"\n'
+            # Its condition may read the values as given (issue 30, F8).
+            text += f'[adjustments.a{number}]\nname = "a{number}"\nwhen = "{draw(gate | given_gate)}"\n'
             if speaks != "notice":
                 text += f'set = {{ "{path}" = {value} }}\noverride = {str(override).lower()}\n'
             if speaks != "changes":
-                text += f'message = "a{number} says"\n' + ('says = "always"\n' if speaks == "always" else "")
+                said = draw(st.sampled_from(["", *(f" {{given.{n}!r}}" for n in names)]))
+                text += f'message = "a{number} says{said}"\n' + ('says = "always"\n' if speaks == "always" else "")
             if applies_to:
                 text += f'runners = {json.dumps(applies_to)}\n'
     return text, names, runners, forced
@@ -561,6 +568,8 @@ def _said(template, config):
         out.append(literal)
         if path is None:
             continue
+        if path.startswith("given."):  # the value as given (issue 30, F8)
+            path, config = path[len("given."):], config.get(_GIVEN, config)
         value = _pd(config["p"]) if path == "pd" else config[path]
         if path in ("v", "w") and isinstance(value, str):
             value = Version(value)
@@ -1608,15 +1617,18 @@ def _reference_apply(m, adjustments, config, runner):
     read on what the ones before it left; a fill only where the value is None; every path of
     one adjustment set at once; a path whose value would not change left out."""
     current, changes = dict(config), []
+    given = current.setdefault(_GIVEN, config)  # the config as given, carried along (issue 30, F8)
     for a in adjustments:
-        if not a.when.evaluate(current, schema=m.schema):
+        if not _holds_given(m, a.when, current, given):
             continue
         new = {}
         for path, value in a.set.items():
             before = current[path]
             if not a.override and before is not None:
                 continue
-            after = current[value.path] if isinstance(value, matrix.From) else value
+            source = value.path if isinstance(value, matrix.From) else None
+            after = value if source is None else given[source[len("given."):]] if source.startswith("given.") \
+                else current[source]
             if _plain(after) == _plain(before) and type(_plain(after)) is type(_plain(before)):
                 continue
             new[path] = after
@@ -1625,6 +1637,28 @@ def _reference_apply(m, adjustments, config, runner):
             changes.append((a.id, runner, None, None, None))
         current.update(new)
     return current, changes
+
+
+#: The key under which a reference config carries the config as given (`_reference_apply`).
+_GIVEN = "__given__"
+
+
+def _holds_given(m, predicate, current, given):
+    """Whether *predicate* holds where each ``given.n`` reads *given* and every other path
+    *current* (docs: the value as given, before any adjustment): written as a predicate over
+    fields ``given_n`` declared beside the others, read by the plain interpreter."""
+    import attrs
+
+    from matrix.schema import Schema
+
+    text = str(predicate)
+    if "given." not in text:
+        return predicate.evaluate(current, schema=m.schema)
+    schema = Schema({**m.schema.fields, **{f"given_{p}": attrs.evolve(f, path=f"given_{p}")
+                                           for p, f in m.schema.fields.items()}}, m.schema.derivations)
+    values = {**{k: v for k, v in current.items() if k != _GIVEN}, **{f"given_{k}": v for k, v in given.items()
+                                                                      if k != _GIVEN}}
+    return matrix.Predicate(re.sub(r"\bgiven\.(\w+)", r"given_\1", text)).evaluate(values, schema=schema)
 
 
 def _reference_forced(m0, c):
@@ -1758,9 +1792,11 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
             expected, changes, effective = _reference_resolve(m, m0, config, asked)
             assert got == (expected, [c for c in changes if c[2] is not None],
                            {n: _plain(effective[n]) for n in names}), (config, asked)
-            # A notice, or one that says always and changed nothing, says its message as written.
+            # A notice, or one that says always and changed nothing, says its message, the values
+            # as given filled in (issue 30, F8).
             said = {i for i, _, path, *_ in changes if path is None}
-            assert all(w.message == f"{w.feature} says" for w in resolution.warnings
+            messages = {a.id: a.message for a in m.adjustments}
+            assert all(w.message == _said(messages[w.feature], config) for w in resolution.warnings
                        if w.kind == "adjusted" and w.feature in said), (config, asked)
             # One warning per adjustment that changed a path, at its level, an error's too (a forced
             # runner's, where no runner serves, included).
@@ -1777,6 +1813,69 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
                 assert m.is_supported(config, asked) is not (removed or refused), (config, asked)
 
 
+
+
+@st.composite
+def _given_gates(draw):
+    """Small matrices with adjustments whose features' conditions may read the values as given
+    (issue 30, F8): in some ``when`` a field is read as ``given.FIELD``."""
+    text, names, runners, forced = draw(_small_matrices(adjustments=True))
+    head, mark, tail = text.partition(ADJUSTMENTS_MARK)
+
+    def given(match):
+        line = match.group(0)
+        name = draw(st.sampled_from(names))
+        if not draw(st.booleans()) or not re.search(rf"\b{name}\b", line):
+            return line
+        return re.sub(rf"(?<![.\w']){name}\b(?!')", f"given.{name}", line, count=1)
+
+    head = re.sub(r'(?m)^when = ".*"$', given, head)
+    return head + mark + tail, names, runners, forced
+
+
+@settings(deadline=None)
+@given(_given_gates())
+def test_a_condition_that_reads_the_value_as_given_is_exact_or_inconclusive(case):
+    """Issue 30, F8: a feature's condition may read given.FIELD. Resolve reads it on the config of
+    choice as the config given holds it (the reference: the adjustments applied by the docs, the
+    condition read with given.FIELD bound to the value given); check decides never-active and
+    always-active exactly where no adjustment sets FIELD (there given.FIELD is FIELD) and says
+    inconclusive, never a guess, where one does."""
+    text, names, runners, _ = case
+    try:
+        m = matrix.loads(text, runners=runners)
+    except matrix.LoadError:
+        return
+    v = m.version
+    adjustments = m.adjustments_at(v)
+    universe = list(_universe(m, names))
+    report = check(m)
+    by_code = {}
+    for finding in report.findings:
+        by_code.setdefault(finding.code, set()).add(finding.feature)
+    set_paths = {p for a in adjustments for p in a.set}
+    pre = [a for a in adjustments if not a.runners]
+    for g in m.features_at(v):
+        read = set(re.findall(r"\bgiven\.(\w+)", str(g.when)))
+        if read & set_paths:
+            assert g.id in by_code.get("inconclusive", set()), g.when
+            assert g.id not in by_code.get("never-active", set()) | by_code.get("always-active", set()), g.when
+        elif g.id not in by_code.get("inconclusive", set()):
+            holds = [g.when.evaluate(config, schema=m.schema) for config in universe]
+            assert (g.id in by_code.get("never-active", set())) == (not any(holds)), g.when
+            assert (g.id in by_code.get("always-active", set())) == all(holds), g.when
+    # Resolve: the features active on the config of choice, where the runner that serves adds no
+    # adjustment of its own (its effective config is then C).
+    for config in universe:
+        c, _ = _reference_apply(m, pre, config, None)
+        try:
+            resolution = m.resolve(config)
+        except matrix.ResolutionError as error:
+            resolution = error.resolution
+        if any(a.runner is not None for a in resolution.adjustments):
+            continue
+        expected = [g.id for g in m.features_at(v) if g.applies != "asked" and _holds_given(m, g.when, c, config)]
+        assert [f.id for f in resolution.active] == expected, (config, c)
 
 _SECTIONS = '''[matrix]
 name = "sections"

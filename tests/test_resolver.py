@@ -1972,3 +1972,103 @@ def test_an_adjustment_that_says_always_and_a_notice_speak_wherever_they_hold():
                         runners={"flashmla": {"name": "FlashMLA", "priority": 2}, "triton": {"name": "Triton", "priority": 1}})
     assert [f.message for f in check(dead).findings if f.code == "adjustment-never"] == [
         "memory notice is never said: its condition holds for no config; delete it, or check its condition"]
+
+
+# --- the value as given (issue 30, F8) -------------------------------------------------------
+
+GIVEN_TEXT = """
+[matrix]
+name = "given"
+version = "1.0"
+[config]
+"attention_backend" = { type = "str", nullable = true }
+"kv" = { type = "str", default = "auto" }
+"mem" = { type = "float", nullable = true }
+"ctx" = { type = "int", default = 0 }
+"tp" = { type = "int", min = 1, default = 1 }
+"heads" = { type = "int", derive = "tp * 2" }
+[requirements]
+tp = { name = "TP", reason = "tp {tp} (given {given.tp}) is over 2" }
+[adjustments.rename]
+name = "rename"
+when = "attention_backend == 'tokenspeed_mla'"
+set = { attention_backend = "cutedsl_mla" }
+[adjustments.fp8]
+name = "fp8"
+when = "given.attention_backend == 'tokenspeed_mla' and attention_backend == 'cutedsl_mla'"
+set = { kv = "fp8_e4m3" }
+message = "given {given.attention_backend!r}, now {attention_backend!r}, {given.heads} heads given"
+[adjustments.fill]
+name = "fill"
+when = "mem is None"
+set = { mem = 0.9 }
+override = false
+[adjustments.scale]
+name = "scale"
+when = "ctx > 8192 and given.mem is None"
+set = { tp = 4 }
+message = "mem as given {given.mem}, now {mem:.3f}"
+[adjustments.back]
+name = "back"
+when = "ctx < 0"
+set = { mem = { from = "given.mem" } }
+runners = ["a"]
+[features.f]
+name = "F"
+when = "given.kv == 'fp8_e4m3' or given.heads > 6"
+support = { a = "yes", b = "no" }
+"""
+
+
+def _given_matrix():
+    return matrix.loads(GIVEN_TEXT, runners={"a": {"name": "A", "priority": 2, "requires": {"tp": "tp <= 2"}},
+                                             "b": {"name": "B", "priority": 1}})
+
+
+@pytest.mark.parametrize("as_objects", [False, True])
+def test_given_reads_the_config_as_the_user_gave_it(as_objects):
+    m = _given_matrix()
+
+    def resolve(config, **kwargs):
+        return m.resolve(as_object(config, m.schema) if as_objects else config, **kwargs)
+
+    # A4: the alias renamed the backend; the next adjustment reads the name as given.
+    r = resolve({"attention_backend": "tokenspeed_mla"})
+    assert [(a.id, a.path, a.after) for a in r.adjustments] == [
+        ("rename", "attention_backend", "cutedsl_mla"), ("fp8", "kv", "fp8_e4m3"), ("fill", "mem", 0.9)]
+    assert [w.message for w in r.warnings][1] == "given 'tokenspeed_mla', now 'cutedsl_mla', 2 heads given"
+    # The feature reads kv as given ('auto'), not as the adjustment set it.
+    assert r.active == ()
+    # A30: scaled only where the user gave no mem (the fill before it does not count).
+    r = resolve({"ctx": 9000})
+    assert [(a.id, a.path, a.after) for a in r.adjustments] == [("fill", "mem", 0.9), ("scale", "tp", 4)]
+    assert [w.message for w in r.warnings] == [
+        "fill: set mem from None to 0.9", "mem as given None, now 0.900",
+        "A is not valid for this config: tp 4 (given 1) is over 2; using B instead"]
+    assert resolve({"ctx": 9000, "mem": 0.5}).adjustments == ()
+    assert [f.id for f in resolve({"kv": "fp8_e4m3", "tp": 2}).active] == ["f"]
+    with pytest.raises(NoRunnerError) as refused:  # given.heads = 8: F, which B refuses; A's tp too
+        resolve({"tp": 4})
+    assert [f.id for f in refused.value.resolution.active] == ["f"]
+    # A requirement's reason says the value as given beside the effective one (scale set tp = 4).
+    with pytest.raises(UnsupportedFeatureError) as caught:
+        resolve({"ctx": 9000}, runner="a")
+    assert caught.value.reason == "A is not valid for this config: tp 4 (given 1) is over 2"
+    # A copy of the value as given undoes what the fill set, for runner a.
+    r = resolve({"ctx": -1}, runner="a")
+    assert [(a.id, a.path, a.after) for a in r.adjustments] == [("fill", "mem", 0.9), ("back", "mem", None)]
+
+
+def test_given_is_checked_as_its_field_and_check_says_where_it_cannot_decide():
+    m = _given_matrix()
+    with pytest.raises(ConfigError) as caught:
+        m.resolve({"kv": 3})
+    assert caught.exconly() == ("matrix.errors.ConfigError: Config 'kv' (read by feature 'f'): "
+                                "Expected str, got int 3")
+    from matrix.check import check
+
+    assert [str(f) for f in check(m).findings if f.code == "inconclusive"] == [
+        "<string>:38:1: warning[inconclusive]: Could not decide exactly (not every value of 'given.kv', 'given.tp' "
+        "could be represented: a condition read alone names given.PATH, the value as given, of a path an adjustment "
+        "sets: on the configs resolution reads it may differ from PATH, which a condition alone cannot tell) whether "
+        "F can be active"]
