@@ -7,7 +7,10 @@ declared for the whole window of the adjustment. See `matrix._adjust` for what t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
+import math
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Union
+
+import attrs
 
 from . import _adjust, _messages
 from ._given import base
@@ -87,6 +90,31 @@ def _within(source: Field, target: Field) -> bool:
     return target.max is None or (source.max is not None and source.max <= target.max)
 
 
+def _times(field: Field, times: object) -> Optional[str]:
+    """The problem with ``times`` scaling a copy into *field*, or None: a finite number other
+    than 0, into an int or a float field; into an int field an int, so that the product is an
+    int as Python computes it, exactly (an int times 0.85 is a float, which an int field refuses)."""
+    if isinstance(times, bool) or not isinstance(times, (int, float)):
+        return _messages.adjustment_times_not_a_number(times)
+    if not math.isfinite(times) or times == 0:
+        return _messages.adjustment_times_finite(times)
+    if field.type not in ("int", "float"):
+        return _messages.adjustment_times_type(field.path, _kind(field))
+    if field.type == "int" and not isinstance(times, int):
+        return _messages.adjustment_times_int(field.path, times)
+    return None
+
+
+def _scaled(field: Field, times: Union[int, float]) -> Field:
+    """*field* as its values times *times* range: its choices and bounds scaled (a negative
+    *times* swaps the bounds)."""
+    low, high = (None if b is None else b * times for b in (field.min, field.max))
+    if times < 0:
+        low, high = high, low
+    choices = None if field.choices is None else tuple(c * times for c in field.choices)  # type: ignore[operator]
+    return attrs.evolve(field, min=low, max=high, choices=choices)
+
+
 def _kind(field: Field) -> str:
     return f"{'a nullable ' if field.nullable else ''}{field.type}"
 
@@ -128,9 +156,14 @@ def _value(builder: _Builder, source: _Source, where: Sequence[Any], schema: Sch
     if isinstance(value, dict) and set(value) == {"none"} and value["none"] is True:
         value = None  # TOML has no None: { none = true } stands for it
     elif isinstance(value, dict):
-        unknown = sorted(set(value) - {"from"})
+        unknown = sorted(set(value) - {"from", "times"})
         if unknown or not isinstance(value.get("from"), str):
             builder.problem(source, tuple(where), _messages.adjustment_from_table(unknown[0] if unknown else None))
+            return _BAD
+        times = value.get("times")
+        problem = _times(field, times) if "times" in value else None
+        if problem is not None:
+            builder.problem(source, tuple(where) + ("times",), problem)
             return _BAD
         other = _field(builder, source, tuple(where) + ("from",), schema, value["from"], window)
         if other is None:
@@ -139,10 +172,11 @@ def _value(builder: _Builder, source: _Source, where: Sequence[Any], schema: Sch
             builder.problem(source, tuple(where) + ("from",), _messages.adjustment_from_type(
                 path, _kind(field), value["from"], _kind(other)))
             return _BAD
-        if not _within(other, field):
-            builder.problem(source, tuple(where) + ("from",), _messages.adjustment_from_range(path, value["from"]))
+        if not _within(other if times is None else _scaled(other, times), field):
+            copied = value["from"] if times is None else f"{value['from']} times {times!r}"
+            builder.problem(source, tuple(where) + ("from",), _messages.adjustment_from_range(path, copied))
             return _BAD
-        return From(value["from"])  # given.PATH stays so: the value as given
+        return From(value["from"], times)  # given.PATH stays so: the value as given
     if field.type == "section" and value is not None:
         builder.problem(source, tuple(where), _messages.adjustment_section(path))
         return _BAD

@@ -1205,8 +1205,25 @@ def adjustment_from_type(path: str, kind: str, source: str, source_kind: str) ->
 
 def adjustment_from_table(unknown: Optional[str]) -> str:
     what = f"Unknown key {unknown!r} in a value" if unknown else "A value given as a table"
-    return (f"{what}: write a value, {{ from = \"path\" }} to copy another field's value, "
-            "or { none = true } for None")
+    return (f"{what}: write a value, {{ from = \"path\" }} to copy another field's value "
+            "(with times = N to scale a number), or { none = true } for None")
+
+
+def adjustment_times_not_a_number(times: object) -> str:
+    return f"times scales the value copied: expected a number, got {times!r}"
+
+
+def adjustment_times_finite(times: object) -> str:
+    return f"times must be a finite number other than 0, got {times!r}: to set a constant, write it as the value"
+
+
+def adjustment_times_type(path: str, kind: str) -> str:
+    return f"times scales a number, but {path!r} is {kind}"
+
+
+def adjustment_times_int(path: str, times: object) -> str:
+    return (f"{path!r} is an int, and an int times {times!r} is a float: give an int times (the product of two "
+            "ints is exact)")
 
 
 def adjustment_fill_not_nullable(path: str) -> str:

@@ -60,7 +60,10 @@ class Part:
         without either, text as it is and any other value as its ``repr``. A None is said
         ``None`` whatever the spec (the spec is for a value of the field's type), and so is a
         value the spec cannot format (an int past the largest float under ``:.3f``) said as
-        without the spec: a message never fails a resolution."""
+        without the spec: a message never fails a resolution. A list field's value is said as
+        a list, whichever sequence the config held it in (the readers differ)."""
+        if isinstance(value, tuple):
+            value = list(value)
         if self.conversion is not None:
             value = CONVERSIONS[self.conversion](value)
         if self.spec and value is not None:

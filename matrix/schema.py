@@ -512,9 +512,12 @@ class Refusal:
 
 @attrs.frozen
 class From:
-    """An adjustment's value that copies another field's current value (``{ from = "path" }``)."""
+    """An adjustment's value that copies another field's current value (``{ from = "path" }``),
+    scaled by *times* when given (``{ from = "path", times = 0.85 }``: Python's product; a None
+    stays None)."""
 
     path: str
+    times: Union[int, float, None] = None
 
 
 #: When an adjustment's message is said (``says``): where it changes a value, or always.

@@ -303,7 +303,7 @@ def _applies(adjustment: Adjustment) -> Node:
     for path, value in adjustment.set.items():
         if not adjustment.override:
             tests.append(f"{path} is None")
-        elif isinstance(value, From):
+        elif isinstance(value, From) and value.times is None:
             tests.append(f"{path} != {value.path}")
         elif value is None:
             tests.append(f"{path} is not None")

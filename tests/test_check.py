@@ -371,11 +371,23 @@ _RELATIONS += [("p", "q", "p % q == 1"), ("p", "q", "p % q != 0"), ("p", "q", "p
                ("p", "q", "q * 2 == pd")]
 
 
+# A nullable float that adjustments set, copy and scale (times, issue 30): every constant its
+# atoms compare with, with its neighbours, and what the times the adjustments draw make of them.
+_G_CONSTANTS = [0.0, 0.5, 0.85, 1.0]
+_FIELDS["g"] = ('"g" = { type = "float", nullable = true }',
+                sorted({v for c in _G_CONSTANTS for v in (c, math.nextafter(c, math.inf), math.nextafter(c, -math.inf))}
+                       | {-1.5, 2.0, math.inf, -math.inf}) + [None])
+_ATOMS["g"] = ["g is None", "g > 0.5", "g <= 1.0", "g == 0.85", "g < 0.0"]
+
+
 #: Fields small enough for a brute force over every config with adjustments (resolved once per
 #: runner asked for and automatically, and by the reference).
-_ADJUSTABLE = ["i", "j", "t", "b", "w", "s"]
+_ADJUSTABLE = ["i", "j", "t", "b", "w", "s", "g"]
+#: What a copy into a field of each kind may be scaled by (``times``, issue 30): the loader
+#: refuses a product that leaves the target's bounds (j's), which the brute force skips.
+_TIMES = {"int": (2, -3), "float": (0.85, 2, -1.5)}
 _KINDS = {"i": ("int", True), "j": ("int", False), "t": ("str", False), "b": ("bool", False),
-          "w": ("version", True), "s": ("str", False)}
+          "w": ("version", True), "s": ("str", False), "g": ("float", True)}
 #: The text after this line of a small matrix is its adjustments.
 ADJUSTMENTS_MARK = "# --- adjustments"
 
@@ -389,7 +401,7 @@ def _toml_value(value):
 
 
 @st.composite
-def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects=False):  # noqa: C901 — one composite strategy that draws every construct of a matrix, so that they combine
+def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects=False, issue30=True):  # noqa: C901 — one composite strategy that draws every construct of a matrix, so that they combine
     """Small matrices with every construct of choice: forces, prefers (outright or not), orders,
     candidacy, requirements and chains (a clause may be one no config meets), removals and
     refusals (one may repeat another), runners' former ids (deprecated, removed, overdue) and
@@ -398,9 +410,12 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
     *adjustments*: over at most two of the small fields, and 0 to 3 adjustments after
     `ADJUSTMENTS_MARK` (before the choice and per runner, override and fill, constants and
     copies of another field); with *redirects* too, former ids and redirects beside them. Without
-    *requests*, no former ids or redirects."""
+    *requests*, no former ids or redirects. Without *issue30*, none of issue 30's F7, F8 and
+    ``times`` (reasons as templates, values as given, scaled copies, the float field they scale):
+    for `matrix diff`'s brute force, which does not weigh them yet."""
     if adjustments:
-        names = draw(st.lists(st.sampled_from(_ADJUSTABLE), min_size=1, max_size=2, unique=True))
+        adjustable = _ADJUSTABLE if issue30 else [n for n in _ADJUSTABLE if n != "g"]
+        names = draw(st.lists(st.sampled_from(adjustable), min_size=1, max_size=2, unique=True))
     elif pool is not None:
         names = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=3, unique=True))
     elif draw(st.booleans()):  # half the matrices are built around two related fields
@@ -419,8 +434,9 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
     gates = draw(st.lists(gate, min_size=1, max_size=4))
     text = '[matrix]\nname = "small"\nversion = "1.0"\n[config]\n' + "\n".join(_FIELDS[n][0] for n in names) + "\n"
     # Reasons are templates (issue 30, F7): a kind's may say a drawn field's value.
+    reasons = _reasons if issue30 else (lambda lead, names: st.just(f"{lead} fails"))
     text += "[requirements]\n" + "".join(
-        f'{k} = {{ name = "{k.upper()}", reason = {json.dumps(draw(_reasons(k, names)))} }}\n' for k in ("k1", "k2"))
+        f'{k} = {{ name = "{k.upper()}", reason = {json.dumps(draw(reasons(k, names)))} }}\n' for k in ("k1", "k2"))
     # Matrix-wide requirements (issue 30, F4): of every runner, or but one (exempt), a condition or a chain.
     wide = {}
     for kind in ("k1", "k2"):
@@ -431,7 +447,7 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
             wide[kind] = f'{{ condition = {json.dumps(draw(atom))}, exempt = ["{draw(st.sampled_from(ids))}"] }}'
         elif shape == "chain":
             wide[kind] = f'[{{ condition = {json.dumps(draw(atom))}, ' \
-                         f'reason = {json.dumps(draw(_reasons(kind + " first", names)))} }}, ' \
+                         f'reason = {json.dumps(draw(reasons(kind + " first", names)))} }}, ' \
                          f'{{ condition = {json.dumps(draw(atom))} }}]'
     if wide:
         text += "[requires]\n" + "".join(f"{k} = {v}\n" for k, v in wide.items())
@@ -513,24 +529,30 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
                        and (path != "t" and (path != "j" or n == "j"))]
             # The value as given (issue 30, F8): its own (undoing what came before), or another's.
             sources += [f"given.{n}" for n in names if _KINDS[n][0] == kind and (nullable or not _KINDS[n][1])
-                        and (path != "t" and (path != "j" or n == "j"))]
+                        and (path != "t" and (path != "j" or n == "j")) and issue30]
+            # A number may be scaled (times: an int into an int field, any into a float), its own
+            # value too (SGLang's mem_fraction_static times 0.85).
+            sources += [path] if kind in _TIMES and path != "j" and issue30 else []
             if sources and draw(st.booleans()):
-                value = f'{{ from = "{draw(st.sampled_from(sources))}" }}'
+                times = draw(st.sampled_from([None, None, *_TIMES.get(kind, ())])) if issue30 else None
+                scaled = "" if times is None else f", times = {times!r}"
+                value = f'{{ from = "{draw(st.sampled_from(sources))}"{scaled} }}'
             else:  # no local version: beside its public one the partition is inexact, and check undecided
                 value = _toml_value(draw(st.sampled_from([v for v in _FIELDS[path][1]
                                                           if (v is not None or nullable) and
                                                           (not isinstance(v, int) or abs(v) < 2 ** 31)
+                                                          and not (isinstance(v, float) and not math.isfinite(v))
                                                           and not (isinstance(v, str) and "+" in v)])))
             override = draw(st.booleans()) if nullable else True
             applies_to = draw(st.sampled_from([[], [], [ids[0]], [ids[-1]], ids[:2]] + [[r] for r in forced_runners] * 2))
             # When it speaks (issue 30, F9): where it changes a value, always, or a notice (no set).
             speaks = draw(st.sampled_from(["changes", "changes", "always", "notice"]))
             # Its condition may read the values as given (issue 30, F8).
-            text += f'[adjustments.a{number}]\nname = "a{number}"\nwhen = "{draw(gate | given_gate)}"\n'
+            text += f'[adjustments.a{number}]\nname = "a{number}"\nwhen = "{draw(gate | given_gate if issue30 else gate)}"\n'
             if speaks != "notice":
                 text += f'set = {{ "{path}" = {value} }}\noverride = {str(override).lower()}\n'
             if speaks != "changes":
-                said = draw(st.sampled_from(["", *(f" {{given.{n}!r}}" for n in names)]))
+                said = draw(st.sampled_from(["", *(f" {{given.{n}!r}}" for n in names if issue30)]))
                 text += f'message = "a{number} says{said}"\n' + ('says = "always"\n' if speaks == "always" else "")
             if applies_to:
                 text += f'runners = {json.dumps(applies_to)}\n'
@@ -539,7 +561,7 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
 
 #: A format spec each field's values take (issue 30, F7), with its conversion: a version or a
 #: list is said through !s or !r (an object's own format takes no spec).
-_SPECS = {"i": ("", ">5"), "j": ("", "03d"), "f": ("", ".3f"), "p": ("", "+d"), "pd": ("", "+d"), "q": ("", ">3"),
+_SPECS = {"g": ("", ".2f"), "i": ("", ">5"), "j": ("", "03d"), "f": ("", ".3f"), "p": ("", "+d"), "pd": ("", "+d"), "q": ("", ">3"),
           "s": ("", ">4"), "t": ("r", ">6"), "b": ("", ""), "v": ("s", ">8"), "w": ("s", "<6"), "l": ("r", "")}
 
 
@@ -573,6 +595,7 @@ def _said(template, config):
         value = _pd(config["p"]) if path == "pd" else config[path]
         if path in ("v", "w") and isinstance(value, str):
             value = Version(value)
+        value = list(value) if isinstance(value, tuple) else value  # a list field's value: a list
         if conversion:
             value = {"r": repr, "s": str, "a": ascii}[conversion](value)
         if spec and value is not None:
@@ -1629,6 +1652,8 @@ def _reference_apply(m, adjustments, config, runner):
             source = value.path if isinstance(value, matrix.From) else None
             after = value if source is None else given[source[len("given."):]] if source.startswith("given.") \
                 else current[source]
+            if source is not None and value.times is not None and after is not None:
+                after = after * value.times  # times: Python's product; None stays None
             if _plain(after) == _plain(before) and type(_plain(after)) is type(_plain(before)):
                 continue
             new[path] = after

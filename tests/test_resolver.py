@@ -1022,6 +1022,7 @@ def _template_said(text, read):
         if path is None:
             continue
         value = read(path)
+        value = list(value) if isinstance(value, tuple) else value  # a list field's value: a list
         if conversion:
             value = {"r": repr, "s": str, "a": ascii}[conversion](value)
         out.append(format(value, spec) if spec and value is not None else value if isinstance(value, str) else repr(value))
@@ -2072,3 +2073,53 @@ def test_given_is_checked_as_its_field_and_check_says_where_it_cannot_decide():
         "could be represented: a condition read alone names given.PATH, the value as given, of a path an adjustment "
         "sets: on the configs resolution reads it may differ from PATH, which a condition alone cannot tell) whether "
         "F can be active"]
+
+
+# --- times in set (issue 30: SGLang's mem_fraction_static *= 0.85) ---------------------------
+
+TIMES_TEXT = """
+[matrix]
+name = "times"
+version = "1.0"
+[config]
+"mem" = { type = "float", nullable = true }
+"ctx" = { type = "int", default = 0 }
+"pages" = { type = "int", nullable = true }
+[adjustments.fill]
+name = "fill"
+when = "mem is None"
+set = { mem = 0.9 }
+override = false
+[adjustments.scale]
+name = "scale"
+when = "ctx > 8192 and given.mem is None"
+set = { mem = { from = "mem", times = 0.85 }, pages = { from = "ctx", times = -2 } }
+message = "mem {mem:.3f} scaled"
+[features.small]
+name = "small memory"
+when = "mem < 0.8"
+support = { a = "yes" }
+"""
+
+
+def test_times_scales_a_copy_by_pythons_product():
+    import json
+
+    import jsonschema
+
+    from matrix.render import json_schema, render
+
+    m = matrix.loads(TIMES_TEXT, runners={"a": {"name": "A", "priority": 1}})
+    r = m.resolve({"ctx": 9000})
+    assert [(a.id, a.path, a.before, a.after) for a in r.adjustments] == [
+        ("fill", "mem", None, 0.9), ("scale", "mem", 0.9, 0.9 * 0.85), ("scale", "pages", None, -18000)]
+    assert [f.id for f in r.active] == ["small"]  # 0.765, read on the effective config
+    assert r.effective["mem"] == 0.765 and type(r.effective["pages"]) is int
+    assert m.resolve({"ctx": 9000, "mem": 0.5}).adjustments == ()  # given: not scaled
+    rows = [line for line in render(m, tables=["adjustments"]).splitlines() if line.startswith("| `scale`")]
+    assert rows == ["| `scale` | scale | every config, before the choice | `ctx > 8192 and given.mem is None` | "
+                    "`mem` from `mem` times `0.85`; `pages` from `ctx` times `-2` | yes | warning | mem {mem:.3f} scaled |  |"]
+    data = json.loads(render(m, format="json", tables=["adjustments"]))
+    jsonschema.Draft202012Validator(json_schema()).validate(data)
+    assert data["adjustments"][1]["set"] == [{"path": "mem", "value": None, "from": "mem", "times": 0.85},
+                                             {"path": "pages", "value": None, "from": "ctx", "times": -2}]
