@@ -22,6 +22,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from . import _messages
 from .errors import ConfigError, UsageError
+from ._given import PREFIX as GIVEN
 from ._versions import to_version
 from .schema import Field, Schema
 
@@ -79,9 +80,12 @@ class Effective:
         return read(self.config, path, schema, facts)
 
 
-def read(config: object, path: str, schema: Optional[Schema],
+def read(config: object, path: str, schema: Optional[Schema],  # noqa: C901 — the general reader, one loop over the parts: a helper call per read is what the fast path avoids
          facts: Optional[Mapping[str, object]] = None) -> object:
-    """The value at *path* in *config* (or *facts*), checked against *schema* when there is one."""
+    """The value at *path* in *config* (or *facts*), checked against *schema* when there is one;
+    ``given.PATH`` is PATH in the config as given (an effective config's own: `matrix._given`)."""
+    if path.startswith(GIVEN):
+        return read(config.config if isinstance(config, Effective) else config, path[len(GIVEN):], schema, facts)
     if schema is not None and schema.derivations and path in schema.derivations:
         # A derived field is computed, never read (a message template may name one), from the
         # values as read here (an effective config's, adjusted).

@@ -27,7 +27,8 @@ One adjustment, where its ``when`` holds on the config it finds:
 
 - each path of ``set`` takes its value: a constant, or ``{ from = "path" }``, the value that
   other path has on the config as the adjustment found it (all paths of one adjustment are
-  set at once, from the values before it);
+  set at once, from the values before it), times ``times`` when given (``{ from = "path",
+  times = 0.85 }``: Python's product; None stays None);
 - with ``override = false``, a path is set only where it reads None (fill only);
 - a path below a section that reads None, or that the same adjustment sets to None, is left
   alone (there is nothing to set it on);
@@ -108,6 +109,14 @@ def _under_none(view: Effective, path: str, schema: Optional[Schema], facts: Opt
     return any(_access.read(view, ".".join(parts[:end]), schema, facts) is None for end in range(1, len(parts)))
 
 
+def _copied(value: From, found: object) -> object:
+    """What a copy sets: the value *found* at its path, times its ``times`` when given (a number
+    the loader checked; None stays None)."""
+    if value.times is None or found is None:
+        return found
+    return found * value.times  # type: ignore[operator]
+
+
 def apply(adjustments: Sequence[Adjustment], view: Effective, schema: Optional[Schema],
           facts: Optional[Mapping[str, object]], runner: Optional[str],
           name_of: Any = None) -> List[Union[Adjusted, Said]]:
@@ -128,7 +137,7 @@ def apply(adjustments: Sequence[Adjustment], view: Effective, schema: Optional[S
             before = lookup(path)
             if not adjustment.override and before is not None:
                 continue
-            after = lookup(value.path) if isinstance(value, From) else value
+            after = _copied(value, lookup(value.path)) if isinstance(value, From) else value
             if type(after) is type(before) and after == before:
                 continue
             changes[path] = (before, after)

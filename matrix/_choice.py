@@ -58,7 +58,7 @@ choice is written here and nowhere else.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Literal, Mapping, Optional, Tuple, Type, get_args
+from typing import TYPE_CHECKING, Any, List, Literal, Mapping, Optional, Tuple, Type, get_args
 
 import attrs
 
@@ -219,42 +219,73 @@ def _own(plan: Plan, sentence: str, runner: Optional[str]) -> Optional[Template]
     return lookup(plan.matrix.messages, sentence, runner)
 
 
-def _blocked_by(plan: Plan, mask: int, runner: str, gates: int = 0) -> Tuple[List[str], List[str]]:
+#: The config values of the config a mask was read from, by path (None: a decision shared by
+#: every config of the mask, which says no value).
+Values = Optional[Mapping[str, object]]
+
+
+def reason(plan: Plan, gate: Feature, values: Values) -> str:
+    """A failed requirement's reason (its gate's name), a template of config paths (issue 30,
+    F7), as said of the config whose *values* the gate was read on (a derived field computed
+    from them); without *values* (the docs, ``matrix check``), as written."""
+    text = gate.name
+    if values is None or ("{" not in text and "}" not in text):
+        return text
+    from ._templates import filled
+
+    return filled(text, lambda path: read(plan, values, path))
+
+
+def read(plan: Plan, values: Mapping[str, object], path: str) -> object:
+    """The value at *path* of a config whose plan *values* are these (a derived field computed
+    from them: the plan reads the paths of each template's derived fields)."""
+    if path in values:
+        return values[path]
+    from ._derive import value
+
+    derived = plan.matrix.schema.derived_field(path)
+    assert derived is not None, path
+    return value(derived, lambda p: values[p])
+
+
+def _blocked_by(plan: Plan, mask: int, runner: str, gates: int = 0,
+                values: Values = None) -> Tuple[List[str], List[str]]:
     """The features of *gates* (the runner's blocking gates by default) that *runner* does not
     support, an opt-in marked so, and the reasons of the requirements it fails."""
     opt_in = plan.opt_in[runner]
     found = plan.active(mask & (gates or plan.blocking[runner]))
     names = [f.name + (" (opt-in)" if opt_in >> plan.features.index(f) & 1 else "") for f in found if f.origin is None]
-    return names, [f.name for f in found if f.origin is not None]
+    return names, [reason(plan, f, values) for f in found if f.origin is not None]
 
 
-def blockers(plan: Plan, mask: int, runner: str, gates: int = 0) -> str:
+def blockers(plan: Plan, mask: int, runner: str, gates: int = 0, values: Values = None) -> str:
     """What keeps *runner* from the config: the features of *gates* (its blocking gates by
     default) that it does not support, an opt-in marked so, then the requirements it fails."""
-    names, reasons = _blocked_by(plan, mask, runner, gates)
+    names, reasons = _blocked_by(plan, mask, runner, gates, values)
     return _messages.does_not_support(plan.matrix.runner(runner).name, names, reasons,
                                       _own(plan, "does_not_support", runner))
 
 
-def required(plan: Plan, mask: int) -> str:
+def required(plan: Plan, mask: int, values: Values = None) -> str:
     """The refusal of a config that fails a matrix-wide requirement exempting no runner (a gate
     of *mask* in ``plan.required``): the reasons alone, whatever the runner."""
-    return _messages.required_refused([g.name for g in plan.active(mask & plan.required)])
+    return _messages.required_refused([reason(plan, g, values) for g in plan.active(mask & plan.required)])
 
 
-def _fallback(plan: Plan, mask: int, skipped: List[str], chosen: str) -> str:
+def _fallback(plan: Plan, mask: int, skipped: List[str], chosen: str, values: Values) -> str:
     """The notice that automatic choice passed over *skipped* for *chosen*."""
     said: List[str] = []
     for runner in skipped:
-        names, reasons = _blocked_by(plan, mask, runner)
+        names, reasons = _blocked_by(plan, mask, runner, values=values)
         said += names + reasons
-    return _messages.fallback([blockers(plan, mask, r) for r in skipped], plan.matrix.runner(chosen).name,
+    return _messages.fallback([blockers(plan, mask, r, values=values) for r in skipped], plan.matrix.runner(chosen).name,
                               _own(plan, "fallback", chosen),
                               _messages.listing([plan.matrix.runner(r).name for r in skipped]),
                               list(dict.fromkeys(said)))
 
 
-def _no_runner(plan: Plan, mask: int, candidates: List[str], warnings: List[ResolutionWarning]) -> str:
+def _no_runner(plan: Plan, mask: int, candidates: List[str], warnings: List[ResolutionWarning],
+               values: Values) -> str:
     """The error of automatic choice when no candidate is free. A matrix's own sentence may say
     only the refusal of the runner the choice ends on (the runner an active feature forces, else
     the last candidate): the candidates before it are then said as a fallback to it, as a host
@@ -262,13 +293,14 @@ def _no_runner(plan: Plan, mask: int, candidates: List[str], warnings: List[Reso
     forced = _forced(plan, mask, candidates)
     last = forced or candidates[-1]
     template = _own(plan, "no_runner", last)
-    said = [blockers(plan, mask, r) for r in candidates]
+    said = [blockers(plan, mask, r, values=values) for r in candidates]
     if template is None:
         return _messages.no_runner(said)
     if "blocked" not in template.names and forced is None and len(candidates) > 1:
-        warnings.append(ResolutionWarning("fallback", None, last, _fallback(plan, mask, candidates[:-1], last)))
-    names, reasons = _blocked_by(plan, mask, last)
-    return _messages.no_runner(said, template, blockers(plan, mask, last), plan.matrix.runner(last).name,
+        warnings.append(ResolutionWarning("fallback", None, last, _fallback(plan, mask, candidates[:-1], last,
+                                                                             values)))
+    names, reasons = _blocked_by(plan, mask, last, values=values)
+    return _messages.no_runner(said, template, blockers(plan, mask, last, values=values), plan.matrix.runner(last).name,
                                names + reasons)
 
 
@@ -297,14 +329,15 @@ def _deprecation(feature: Feature) -> Deprecation:
     return feature.deprecated
 
 
-def decide(plan: Plan, mask: int, runner: Optional[str]) -> Decision:
+def decide(plan: Plan, mask: int, runner: Optional[str], values: Values = None) -> Decision:
     """What resolving a config with active gates *mask* answers, *runner* asked for or not
-    (no adjustment of the runner that serves applying: `choose`, then `serve` on the same mask)."""
-    choice = choose(plan, mask, runner)
+    (no adjustment of the runner that serves applying: `choose`, then `serve` on the same mask);
+    *values*: the config's, where what is said depends on them (`reason`)."""
+    choice = choose(plan, mask, runner, values)
     if choice.error is not None:
         return None, choice.warnings, choice.error, choice.message
     assert choice.runner is not None
-    more, error, message = serve(plan, mask, runner, choice.runner, choice.overriding, choice.redirected)
+    more, error, message = serve(plan, mask, runner, choice.runner, choice.overriding, choice.redirected, values)
     if error is not None:
         return None, choice.warnings + more, error, message
     return choice.runner, choice.warnings + more, None, None
@@ -341,9 +374,10 @@ class Chosen(Record):
         _set(self, "redirected", redirected)
 
 
-def choose(plan: Plan, mask: int, runner: Optional[str]) -> Chosen:
-    """The runner that serves a config with active gates *mask* (the config of choice), before
-    it is validated (`serve`): removal, deprecations, and automatic choice or the request."""
+def choose(plan: Plan, mask: int, runner: Optional[str], values: Values = None) -> Chosen:
+    """The runner that serves a config with active gates *mask* (the config of choice, whose
+    *values* these are: `reason`), before it is validated (`serve`): removal, deprecations, and
+    automatic choice or the request."""
     warnings: List[ResolutionWarning] = []
     for feature in plan.active(mask & plan.deprecated):
         d = _deprecation(feature)
@@ -354,11 +388,11 @@ def choose(plan: Plan, mask: int, runner: Optional[str]) -> Chosen:
         message = "; ".join(_messages.removed(f.name, str(d.remove_in), d.replacement, d.message) for f, d in removed)
         return Chosen(None, tuple(warnings), RemovedFeatureError, message)
     if runner is None and mask & plan.required:  # a matrix-wide requirement that exempts no runner
-        return Chosen(None, tuple(warnings), NoRunnerError, required(plan, mask))
+        return Chosen(None, tuple(warnings), NoRunnerError, required(plan, mask, values))
     overriding: Optional[Feature] = None
     redirected: Redirected = None
     if runner is None:
-        decided = automatic(plan, mask, warnings)
+        decided = automatic(plan, mask, warnings, values)
     else:
         decided, overriding, redirected = requested(plan, mask, runner, warnings)
     chosen, error = decided
@@ -368,7 +402,7 @@ def choose(plan: Plan, mask: int, runner: Optional[str]) -> Chosen:
 
 
 def serve(plan: Plan, mask: int, runner: Optional[str], chosen: str, overriding: Optional[Feature],
-          redirected: Redirected = None) -> Tuple[Tuple[ResolutionWarning, ...], Optional[Type[ResolutionError]],
+          redirected: Redirected = None, values: Values = None) -> Tuple[Tuple[ResolutionWarning, ...], Optional[Type[ResolutionError]],
                                                   Optional[str]]:
     """*chosen* validated on the effective config, whose active gates are *mask*: for a request
     (*runner* asked for), the gates it says no to refuse it and its opt-ins are said; in
@@ -377,10 +411,10 @@ def serve(plan: Plan, mask: int, runner: Optional[str], chosen: str, overriding:
     warnings: List[ResolutionWarning] = []
     name = plan.matrix.runner(chosen).name
     if mask & plan.required:  # a matrix-wide requirement exempting no runner: its reasons alone
-        return (), UnsupportedFeatureError if runner is not None else AdjustmentError, required(plan, mask)
+        return (), UnsupportedFeatureError if runner is not None else AdjustmentError, required(plan, mask, values)
     if runner is not None:
         if mask & plan.no[chosen]:
-            refusal = blockers(plan, mask, chosen, plan.no[chosen])
+            refusal = blockers(plan, mask, chosen, plan.no[chosen], values)
             return (), UnsupportedFeatureError, refusal if redirected is None else _said(*redirected, refusal)
         for feature in plan.active(mask & plan.opt_in[chosen]):
             note = feature.statement(chosen, plan.version).note
@@ -389,7 +423,7 @@ def serve(plan: Plan, mask: int, runner: Optional[str], chosen: str, overriding:
             warnings.append(ResolutionWarning("opt-in", feature.id, chosen, _messages.opt_in(feature.name, name, note,
                                                                                               by)))
     elif mask & plan.blocking[chosen]:
-        return (), AdjustmentError, blockers(plan, mask, chosen)
+        return (), AdjustmentError, blockers(plan, mask, chosen, values=values)
     for feature in plan.active(mask & plan.partial[chosen]):
         note = feature.statement(chosen, plan.version).note
         warnings.append(ResolutionWarning("partial", feature.id, chosen, _messages.partial(feature.name, name, note)))
@@ -399,7 +433,7 @@ def serve(plan: Plan, mask: int, runner: Optional[str], chosen: str, overriding:
 _Outcome = Tuple[Optional[str], Optional[Tuple[Type[ResolutionError], str]]]
 
 
-def automatic(plan: Plan, mask: int, warnings: List[ResolutionWarning]) -> _Outcome:
+def automatic(plan: Plan, mask: int, warnings: List[ResolutionWarning], values: Values = None) -> _Outcome:
     """The runner automatic choice takes for *mask*, or the error; notices go to *warnings*."""
     for step in plan.steps:
         if not step.holds(mask):
@@ -408,20 +442,20 @@ def automatic(plan: Plan, mask: int, warnings: List[ResolutionWarning]) -> _Outc
                 assert feature.prefers is not None and step.runner is not None
                 if not feature.prefers.outright:  # passed over: said, and the list goes on
                     warnings.append(ResolutionWarning("preference", feature.id, step.runner,
-                                                      _preference_said(plan, mask, feature)))
+                                                      _preference_said(plan, mask, feature, values)))
             continue
         if step.kind == "prefer":
             feature = step.gate_of(plan)
             assert feature.prefers is not None and step.runner is not None
             warnings.append(ResolutionWarning("preference", feature.id, step.runner,
-                                              _preference_said(plan, mask, feature)))
+                                              _preference_said(plan, mask, feature, values)))
             return step.runner, None
         if step.kind in ("prefer-blocked", "prefer-not-candidate"):
             feature = step.gate_of(plan)
             assert feature.prefers is not None
-            return None, (NoRunnerError, _preferred_blocked(plan, mask, feature, warnings))
+            return None, (NoRunnerError, _preferred_blocked(plan, mask, feature, warnings, values))
         if step.kind == "order-refused":
-            return None, (NoRunnerError, _order_refused(plan, mask, step))
+            return None, (NoRunnerError, _order_refused(plan, mask, step, values))
         _, tried = plan.choice(mask)
         candidates = [r for r, _ in tried if plan.is_candidate(r, mask)]
         if step.kind == "order":
@@ -429,15 +463,16 @@ def automatic(plan: Plan, mask: int, warnings: List[ResolutionWarning]) -> _Outc
             skipped = candidates[: candidates.index(step.runner)]
             if skipped:
                 warnings.append(ResolutionWarning("fallback", None, step.runner,
-                                                  _fallback(plan, mask, skipped, step.runner)))
+                                                  _fallback(plan, mask, skipped, step.runner, values)))
             return step.runner, None
         if not candidates:
             return None, (NoRunnerError, _messages.no_candidate())
-        return None, (NoRunnerError, _no_runner(plan, mask, candidates, warnings))
+        return None, (NoRunnerError, _no_runner(plan, mask, candidates, warnings, values))
     raise AssertionError("the decision list ends with a step that always holds")  # pragma: no cover
 
 
-def _preferred_blocked(plan: Plan, mask: int, feature: Feature, warnings: List[ResolutionWarning]) -> str:
+def _preferred_blocked(plan: Plan, mask: int, feature: Feature, warnings: List[ResolutionWarning],
+                       values: Values) -> str:
     """The error of an outright preference whose runner is not free. A matrix's own sentence
     that leaves out ``{feature}`` says only the runner's refusal: the preference is then said
     first, as a warning, as a host that takes its default and then refuses says it (vLLM)."""
@@ -445,18 +480,20 @@ def _preferred_blocked(plan: Plan, mask: int, feature: Feature, warnings: List[R
     runner = feature.prefers.runner
     template = _own(plan, "preferred_blocked", runner)
     if template is not None and "feature" not in template.names:
-        warnings.append(ResolutionWarning("preference", feature.id, runner, _preference_said(plan, mask, feature)))
-    return _messages.preferred_blocked(feature.name, _not_free(plan, mask, runner), template,
+        warnings.append(ResolutionWarning("preference", feature.id, runner, _preference_said(plan, mask, feature,
+                                                                                              values)))
+    return _messages.preferred_blocked(feature.name, _not_free(plan, mask, runner, values), template,
                                        plan.matrix.runner(runner).name)
 
 
-def _order_refused(plan: Plan, mask: int, step: Rule) -> str:
+def _order_refused(plan: Plan, mask: int, step: Rule, values: Values) -> str:
     """The error of an order without fallback whose first candidate (*step*'s ``blocked``) is
     blocked: the order's name and what blocks the runner, or the matrix's own sentence."""
     order, _ = plan.choice(mask)
     runner = step.blocked
     assert order is not None and runner is not None
-    return _messages.order_refused(order.name, blockers(plan, mask, runner), _own(plan, "order_refused", runner),
+    return _messages.order_refused(order.name, blockers(plan, mask, runner, values=values),
+                                   _own(plan, "order_refused", runner),
                                    plan.matrix.runner(runner).name)
 
 
@@ -474,7 +511,7 @@ def _preference_said(plan: Plan, mask: int, feature: Feature, values: Optional[M
     passed = not prefers.outright and (bool(mask & plan.blocking[runner]) or not plan.is_candidate(runner, mask))
     text = prefers.skipped if passed else prefers.message
     if text is None:
-        return (_messages.preference_skipped(feature.name, name, _not_free(plan, mask, runner)) if passed
+        return (_messages.preference_skipped(feature.name, name, _not_free(plan, mask, runner, values)) if passed
                 else _messages.preferred(feature.name, name))
     from ._templates import looked_for, preference, said
 
@@ -482,8 +519,8 @@ def _preference_said(plan: Plan, mask: int, feature: Feature, values: Optional[M
     template = preference(text, sentence)
     parts = {"feature": feature.name, "runner": name}
     if passed:
-        names, reasons = _blocked_by(plan, mask, runner) if mask & plan.blocking[runner] else ([], [])
-        parts.update(features=_messages.listing(names + reasons), refusal=_not_free(plan, mask, runner))
+        names, reasons = _blocked_by(plan, mask, runner, values=values) if mask & plan.blocking[runner] else ([], [])
+        parts.update(features=_messages.listing(names + reasons), refusal=_not_free(plan, mask, runner, values))
     shown = {p: "{" + p + "}" if values is None else said(values[p], looked_for(feature.when.node, p))
              for p in template.paths}
     return template.fill(parts, shown)
@@ -505,9 +542,9 @@ def preferences_with_values(plan: Plan, mask: int, values: Tuple[object, ...],
     return tuple(out)
 
 
-def _not_free(plan: Plan, mask: int, runner: str) -> str:
+def _not_free(plan: Plan, mask: int, runner: str, values: Values = None) -> str:
     if mask & plan.blocking[runner]:
-        return blockers(plan, mask, runner)
+        return blockers(plan, mask, runner, values=values)
     return _messages.not_a_candidate(plan.matrix.runner(runner).name)
 
 
@@ -588,7 +625,9 @@ def _str(value: object) -> Optional[str]:
 def former(plan: Plan, runner: str, warnings: List[ResolutionWarning]) -> str:
     """The runner a request for *runner* names: itself, or the runner a former id stands for
     now, with its ``deprecated-alias`` warning added to *warnings* from the alias's ``since``
-    on (`asked` has refused a removed one)."""
+    on (`asked` has refused a removed one). Its message, a template of config paths, is said
+    as written here (a decision shared by every config): the resolver says this config's
+    values (`alias_said`)."""
     alias = plan.aliases.get(runner)
     if alias is None:
         return runner
@@ -598,3 +637,22 @@ def former(plan: Plan, runner: str, warnings: List[ResolutionWarning]) -> str:
         warnings.append(ResolutionWarning("deprecated-alias", None, alias.runner, _messages.deprecated_alias(
             alias.id, alias.runner, str(d.since), _str(d.remove_in), d.message)))
     return alias.runner
+
+
+def alias_said(plan: Plan, runner: str, read: Any, warnings: Tuple[ResolutionWarning, ...]
+               ) -> Tuple[ResolutionWarning, ...]:
+    """*warnings* with the ``deprecated-alias`` one of a request for former id *runner* whose
+    message names config paths saying the values *read* gives (path → value: the config of
+    choice's, issue 30 F7)."""
+    alias = plan.aliases.get(runner)
+    if alias is None or alias.deprecation.message is None:
+        return warnings
+    text = alias.deprecation.message
+    if "{" not in text and "}" not in text:
+        return warnings
+    from ._templates import filled
+
+    d = alias.deprecation
+    sentence = _messages.deprecated_alias(alias.id, alias.runner, str(d.since), _str(d.remove_in), filled(text, read))
+    return tuple(attrs.evolve(w, message=sentence) if w.kind == "deprecated-alias" else w for w in warnings)
+

@@ -35,7 +35,9 @@ from packaging.version import Version
 
 from . import _access, _choice, _derived
 from ._choice import Rule
-from ._nodes import LITERAL_TYPES, And, Arith, Call, Compare, DerivedField, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path
+from ._given import PREFIX as GIVEN, base
+from ._nodes import (LITERAL_TYPES, And, Arith, Call, Compare, DerivedField, IsNone, ListLiteral, Literal, Mod, Node, Not,
+                     Or, Path, walk)
 from ._operators import (AND, ARITHMETIC, BY_SPELLING, EQUALS, FUNCTIONS, IS_NONE, IS_NOT_NONE, MOD, NOT, OR, PLAIN_TYPES,
                          integers, remainder, truthy)
 from ._record import _set
@@ -63,7 +65,7 @@ class Plan:
     __slots__ = ("matrix", "version", "features", "paths", "evaluate", "no", "opt_in", "partial", "blocking",
                  "deprecated", "removed", "order", "source", "reading", "forcing", "preferring", "feature_bits",
                  "automatic", "asked", "candidate", "orders", "aliases", "redirects", "redirecting",
-                 "pre_adjustments", "adjustments", "pre_adjusting", "adjusting", "any_adjusting", "required",
+                 "pre_adjustments", "adjustments", "pre_adjusting", "adjusting", "any_adjusting", "required", "templated",
                  "steps", "top", "quiet_top", "fast", "decisions", "__weakref__")
 
     matrix: Matrix
@@ -119,6 +121,9 @@ class Plan:
     #: The gates of matrix-wide requirements that exempt no runner: one active refuses the config
     #: whatever the runner, with its reason alone (`matrix._choice.choose`).
     required: int
+    #: The requirement gates whose reason names config values (issue 30, F7): what a resolution
+    #: says where one is active depends on the config, so it is not remembered by mask.
+    templated: int
     #: The decision list of automatic choice (`matrix._choice.steps`).
     steps: Tuple[Rule, ...]
     #: The top runner (the first of the order of priority that is always a candidate), and the
@@ -145,7 +150,8 @@ class Plan:
                  redirects: Optional[Dict[str, Tuple[Tuple[int, Redirect], ...]]] = None, redirecting: int = 0,
                  pre_adjustments: Tuple[Adjustment, ...] = (),
                  adjustments: Optional[Dict[str, Tuple[Adjustment, ...]]] = None, pre_adjusting: int = 0,
-                 adjusting: Optional[Dict[str, int]] = None, any_adjusting: int = 0, required: int = 0) -> None:
+                 adjusting: Optional[Dict[str, int]] = None, any_adjusting: int = 0, required: int = 0,
+                 templated: int = 0) -> None:
         for name, value in (
                 ("matrix", matrix), ("version", version), ("features", features), ("paths", paths),
                 ("evaluate", evaluate), ("no", no), ("opt_in", opt_in), ("partial", partial), ("blocking", blocking),
@@ -157,7 +163,7 @@ class Plan:
                 ("redirecting", redirecting), ("pre_adjustments", pre_adjustments),
                 ("adjustments", {} if adjustments is None else adjustments), ("pre_adjusting", pre_adjusting),
                 ("adjusting", {} if adjusting is None else adjusting), ("any_adjusting", any_adjusting),
-                ("required", required), ("decisions", {})):
+                ("required", required), ("templated", templated), ("decisions", {})):
             _set(self, name, value)
         _set(self, "steps", _choice.steps(self))
         unconditional = [r for r, _ in self.order if not self.candidate.get(r)]
@@ -239,6 +245,13 @@ def _parts(matrix: Matrix, version: Version) -> Parts:
     for feature in features:
         for path in sorted(feature.when.paths):
             readers.setdefault(path, feature.id)
+    # A failed requirement's reason says config values (issue 30, F7): read as its condition is.
+    templated = 0
+    for index, feature in enumerate(features):
+        said = _said_paths(matrix.schema, feature) if isinstance(feature.origin, Requirement) else ()
+        templated |= (1 << index) if said else 0
+        for path in said:
+            readers.setdefault(path, feature.id)
     paths = tuple(readers)
     reading = matrix.schema.reading_at(version, features)  # a choice gone then: refused, unless a gate reads it
     generator = _Generator(reading, paths)
@@ -286,8 +299,29 @@ def _parts(matrix: Matrix, version: Version) -> Parts:
         any_adjusting=sum(1 << (first + i) for i in range(len(in_force))),
         required=sum(1 << i for i, f in enumerate(features)
                      if isinstance(f.origin, Requirement) and f.origin.wide and not f.origin.exempt),
+        templated=templated,
     )
     return source, constants, readers, fields
+
+
+def _said_paths(schema: Schema, gate: Feature) -> Tuple[str, ...]:
+    """The config paths a requirement gate's reason says, a derived field's as the paths its
+    expression reads (the resolver computes it from them: `matrix._choice.read`), sorted."""
+    if "{" not in gate.name:
+        return ()
+    from ._templates import has_paths, paths_only
+
+    if not has_paths(gate.name):
+        return ()
+    found = set()
+    for path in paths_only(gate.name).paths:
+        derived = schema.derived_field(path)
+        if derived is None:
+            found.add(path)
+        else:
+            assert derived.derive is not None
+            found.update(n.name for n in walk(derived.derive) if isinstance(n, Path))
+    return tuple(sorted(found))
 
 
 def _assemble(matrix: Matrix, version: Version, parts: Parts) -> Plan:
@@ -327,7 +361,8 @@ def _general_reader(schema: Optional[Schema], paths: Tuple[str, ...],
             try:
                 values.append(_access.read(config, path, schema, facts))
             except ConfigError as error:
-                if error.path == path or path.startswith(error.path + "."):
+                read = base(path) or path  # given.PATH is read at PATH
+                if error.path == read or read.startswith(error.path + "."):
                     error.feature = readers[path]
                 raise
         return tuple(values)
@@ -527,10 +562,12 @@ class _Generator:
     # --- readers ---------------------------------------------------------------------------
 
     def reader(self, flavour: str) -> List[str]:
-        """Statements that set every value local, for configs of one flavour."""
+        """Statements that set every value local, for configs of one flavour. A fast reader
+        never reads an effective config (it falls through to the general reader), so a path
+        read as given (``given.PATH``, issue 30 F8) is PATH there, read once."""
         needed = set()
         for path in self.paths:
-            parts = path.split(".")
+            parts = (base(path) or path).split(".")
             for end in range(1, len(parts) + 1):
                 needed.add(".".join(parts[:end]))
         tree: Dict[str, List[str]] = {}
@@ -539,7 +576,15 @@ class _Generator:
         self.section_names: Dict[str, str] = {"": "config"}
         lines: List[str] = []
         self.emit_section("", tree, flavour, lines, indent="        ")
+        for path in self.paths:  # given.PATH beside PATH: the same value here
+            read = base(path)
+            if read is not None and read in self.local:
+                lines.append(f"        {self.local[path]} = {self.local[read]}")
         return lines
+
+    def target(self, path: str) -> Optional[str]:
+        """The local a fast reader sets for *path*: its own, else that of ``given.PATH``."""
+        return self.local.get(path) or self.local.get(GIVEN + path)
 
     def emit_section(self, prefix: str, tree: Tree, flavour: str, lines: List[str], indent: str) -> None:
         holder = self.section_names[prefix]
@@ -548,7 +593,7 @@ class _Generator:
         for path in tree.get(prefix, []):
             field = self._declared(path)
             name = path.rpartition(".")[2]
-            target = self.local.get(path) or f"s{len(self.section_names)}"
+            target = self.target(path) or f"s{len(self.section_names)}"
             if field.fact or field.gone:
                 self.fact_access(target, holder, name, field, flavour, lines, indent)
             else:
@@ -581,8 +626,9 @@ class _Generator:
     def descendants(self, prefix: str, tree: Tree) -> List[str]:
         out = []
         for path in tree.get(prefix, []):
-            if path in self.local:
-                out.append(self.local[path])
+            local = self.target(path)
+            if local is not None:
+                out.append(local)
             out.extend(self.descendants(path, tree))
         return out
 
@@ -707,7 +753,7 @@ class _Generator:
         return field
 
     def may_be_none(self, path: str) -> bool:
-        parts = path.split(".")
+        parts = (base(path) or path).split(".")
         for end in range(1, len(parts) + 1):
             field = self.schema.get(".".join(parts[:end])) if self.schema is not None else None
             if field is None or field.nullable:

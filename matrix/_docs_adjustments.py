@@ -4,7 +4,7 @@ and in which releases. Its generic table is `matrix._docs_tables`'s, like every 
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Optional, Tuple
+from typing import Callable, Dict, Optional, Tuple, Union
 
 import attrs
 from packaging.version import Version
@@ -32,12 +32,13 @@ SAYS_ALWAYS = " (said wherever it holds, a value changed or not)"
 @attrs.frozen
 class SetRow:
     """One path an adjustment sets: to ``value`` (None: unset), or, with ``source``, to the
-    value that path holds (``{ from = "path" }``)."""
+    value that path holds (``{ from = "path" }``), times ``times`` when given."""
 
     path: str
     value: object
     source: Optional[str]
     value_text: str  # the value as Python writes it; "" with a source
+    times: Union[int, float, None] = None
 
 
 @attrs.frozen
@@ -81,7 +82,7 @@ def adjustment_rows(matrix: Matrix, v: Version, spell: Callable[[str], str],
 
 def _row(adjustment: Adjustment, names: Dict[str, str], spell: Callable[[str], str],
          value_text: Callable[[object], str]) -> AdjustmentRow:
-    sets = tuple(SetRow(spell(path), None, spell(value.path), "") if isinstance(value, From)
+    sets = tuple(SetRow(spell(path), None, spell(value.path), "", value.times) if isinstance(value, From)
                  else SetRow(spell(path), value, None, spell(value_text(value)))
                  for path, value in adjustment.set.items())
     runners = tuple(r for r in names if r in adjustment.runners)  # as the support table's columns

@@ -68,8 +68,8 @@ def _redirect_data(row: RunnerRow) -> Dict[str, Any]:
 
 def _adjustment(a: AdjustmentRow, composed: bool) -> Dict[str, Any]:
     return {"id": a.id, "name": a.name, "runners": list(a.runners), "when": a.when,
-            "set": [{"path": s.path, "value": None if s.source is not None else _value(s.value), "from": s.source}
-                    for s in a.sets],
+            "set": [{"path": s.path, "value": None if s.source is not None else _value(s.value), "from": s.source,
+                     **({"times": s.times} if s.times is not None else {})} for s in a.sets],
             "override": a.override, "level": a.level, "message": a.message, "says": a.says,
             "since": a.since, "until": a.until,
             "links": list(a.links), **({"overlay": a.overlay} if composed else {})}

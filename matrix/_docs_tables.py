@@ -241,12 +241,13 @@ def _named(a: AdjustmentRow) -> List[Piece]:
 
 
 def _sets(a: AdjustmentRow) -> List[Piece]:
-    """``path = value``, ``path`` from ``other``, unset ``path``; ``; `` between them."""
+    """``path = value``, ``path`` from ``other`` (times N), unset ``path``; ``; `` between them."""
     out: List[Piece] = [] if a.sets else [_raw(NOTICE_SETS)]
     for i, s in enumerate(a.sets):
         out += [_raw("; ")] if i else []
         if s.source is not None:
             out += [_code(s.path), _raw(" from "), _code(s.source)]
+            out += [_raw(" times "), _code(repr(s.times))] if s.times is not None else []
         elif s.value is None:
             out += [_raw("unset "), _code(s.path)]
         else:

@@ -7,9 +7,13 @@ declared for the whole window of the adjustment. See `matrix._adjust` for what t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
+import math
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Union
 
-from . import _adjust, _messages, _templates
+import attrs
+
+from . import _adjust, _messages
+from ._given import base
 from .errors import ConfigError
 from .schema import ADJUSTMENT_LEVELS, ADJUSTMENT_SAYS, Adjustment, AdjustmentSays, Field, From, Runner, Schema, Window, window_text
 
@@ -46,14 +50,12 @@ def adjustments(builder: _Builder, source: _Source, raw: object, schema: Schema,
             if checked is not _BAD:
                 values[path] = checked
         if spec.message is not None:
-            template, problems = _templates.parse(spec.message, (), (*schema.fields, *schema.derived),
-                                                  sorted(builder.broken))
-            for problem in problems:
-                builder.problem(source, where + ("message",), problem)
+            template = builder.template(source, where + ("message",), spec.message, schema)
             for path in template.paths if template is not None else ():
-                if path in schema.derivations:
+                if schema.derived_field(path) is not None:
                     continue  # computed from fields that the expression's types checked
-                field = schema.fields[path]
+                field = schema.get(path)
+                assert field is not None  # the template's paths are the schema's (given ones too)
                 if window is not None and not _covers(field.window, window):
                     builder.problem(source, where + ("message",), _messages.adjustment_window(
                         path, window_text(field.window), window_text(window)))
@@ -88,6 +90,31 @@ def _within(source: Field, target: Field) -> bool:
     return target.max is None or (source.max is not None and source.max <= target.max)
 
 
+def _times(field: Field, times: object) -> Optional[str]:
+    """The problem with ``times`` scaling a copy into *field*, or None: a finite number other
+    than 0, into an int or a float field; into an int field an int, so that the product is an
+    int as Python computes it, exactly (an int times 0.85 is a float, which an int field refuses)."""
+    if isinstance(times, bool) or not isinstance(times, (int, float)):
+        return _messages.adjustment_times_not_a_number(times)
+    if not math.isfinite(times) or times == 0:
+        return _messages.adjustment_times_finite(times)
+    if field.type not in ("int", "float"):
+        return _messages.adjustment_times_type(field.path, _kind(field))
+    if field.type == "int" and not isinstance(times, int):
+        return _messages.adjustment_times_int(field.path, times)
+    return None
+
+
+def _scaled(field: Field, times: Union[int, float]) -> Field:
+    """*field* as its values times *times* range: its choices and bounds scaled (a negative
+    *times* swaps the bounds)."""
+    low, high = (None if b is None else b * times for b in (field.min, field.max))
+    if times < 0:
+        low, high = high, low
+    choices = None if field.choices is None else tuple(c * times for c in field.choices)  # type: ignore[operator]
+    return attrs.evolve(field, min=low, max=high, choices=choices)
+
+
 def _kind(field: Field) -> str:
     return f"{'a nullable ' if field.nullable else ''}{field.type}"
 
@@ -117,6 +144,9 @@ def _field(builder: _Builder, source: _Source, where: Sequence[Any], schema: Sch
 def _value(builder: _Builder, source: _Source, where: Sequence[Any], schema: Schema, path: str,
            value: object, window: Optional[Window], override: bool) -> object:
     """*value* as the resolver will set it at *path* (a `From`, or the checked constant)."""
+    if base(path) is not None:
+        builder.problem(source, tuple(where), _messages.adjustment_sets_given(path))
+        return _BAD
     field = _field(builder, source, where, schema, path, window)
     if field is None:
         return _BAD
@@ -126,21 +156,27 @@ def _value(builder: _Builder, source: _Source, where: Sequence[Any], schema: Sch
     if isinstance(value, dict) and set(value) == {"none"} and value["none"] is True:
         value = None  # TOML has no None: { none = true } stands for it
     elif isinstance(value, dict):
-        unknown = sorted(set(value) - {"from"})
+        unknown = sorted(set(value) - {"from", "times"})
         if unknown or not isinstance(value.get("from"), str):
             builder.problem(source, tuple(where), _messages.adjustment_from_table(unknown[0] if unknown else None))
+            return _BAD
+        times = value.get("times")
+        problem = _times(field, times) if "times" in value else None
+        if problem is not None:
+            builder.problem(source, tuple(where) + ("times",), problem)
             return _BAD
         other = _field(builder, source, tuple(where) + ("from",), schema, value["from"], window)
         if other is None:
             return _BAD
         if (other.type, other.item_type) != (field.type, field.item_type) or (other.nullable and not field.nullable):
             builder.problem(source, tuple(where) + ("from",), _messages.adjustment_from_type(
-                path, _kind(field), other.path, _kind(other)))
+                path, _kind(field), value["from"], _kind(other)))
             return _BAD
-        if not _within(other, field):
-            builder.problem(source, tuple(where) + ("from",), _messages.adjustment_from_range(path, other.path))
+        if not _within(other if times is None else _scaled(other, times), field):
+            copied = value["from"] if times is None else f"{value['from']} times {times!r}"
+            builder.problem(source, tuple(where) + ("from",), _messages.adjustment_from_range(path, copied))
             return _BAD
-        return From(other.path)
+        return From(value["from"], times)  # given.PATH stays so: the value as given
     if field.type == "section" and value is not None:
         builder.problem(source, tuple(where), _messages.adjustment_section(path))
         return _BAD

@@ -18,13 +18,27 @@ if TYPE_CHECKING:  # pragma: no cover
     from .loader import _Builder, _Source
 
 
-def requirement_kinds(b: _Builder, source: _Source, raw: object) -> Dict[str, RequirementKind]:
+def requirement_kinds(b: _Builder, source: _Source, raw: object, schema: Schema) -> Dict[str, RequirementKind]:
     """``[requirements]``: the kinds of requirement a runner file may state, by id."""
     out = {}
-    for id, _, spec in b.entries(source, raw, "requirements", "Requirement kind", b.shapes.KindSpec):
+    for id, where, spec in b.entries(source, raw, "requirements", "Requirement kind", b.shapes.KindSpec):
+        if spec.reason is not None:
+            _reason(b, source, where + ("reason",), spec.reason, schema)
         out[id] = RequirementKind(id, spec.name, spec.reason,
                                   _error_kind(b, source, ("requirements", id, "kind"), spec.kind))
     return out
+
+
+def _reason(b: _Builder, source: _Source, where: Place, text: str, schema: Schema) -> bool:
+    """Whether a requirement's reason is a template of config paths (`matrix._templates`; issue
+    30, F7) that reads only fields that exist at every version, as its condition must (said, else)."""
+    template = b.template(source, where, text, schema)
+    if template is None:
+        return False
+    before = len(b.problems)
+    for path in template.paths:
+        _field_everlasting(b, source, where, path, schema)
+    return len(b.problems) == before
 
 
 def _error_kind(b: _Builder, source: _Source, where: Place, kind: Optional[str]) -> Optional[str]:
@@ -91,6 +105,8 @@ def _clauses(b: _Builder, source: _Source, top: Place, requires: Mapping[str, ob
             if reason is None:
                 b.problem(source, at, _messages.requirement_without_reason(kind))
                 continue
+            if clause.reason is not None and not _reason(b, source, at + ("reason",), clause.reason, schema):
+                continue  # a kind's reason is checked with the kind
             error_kind = _error_kind(b, source, at + ("kind",), clause.kind) or kinds[kind].error_kind
             given = tuple(getattr(clause, "exempt", ()))
             if index == 0:
@@ -163,9 +179,15 @@ def _all_tried(b: _Builder, source: _Source, where: Place, id: str, listed: Sequ
 def _everlasting(b: _Builder, source: _Source, where: Place, predicate: Optional[Predicate], schema: Schema) -> None:
     """Requirements, candidacies and orders apply at every version: what they read must exist
     at every version too."""
-    if predicate is None or not schema.versioned:
+    if predicate is None:
         return
     for path in sorted(predicate.paths):
-        field = schema.get(path)
-        if field is not None and (field.since is not None or field.until is not None):
-            b.problem(source, where, _messages.not_everlasting(path, window_text(field.window)))
+        _field_everlasting(b, source, where, path, schema)
+
+
+def _field_everlasting(b: _Builder, source: _Source, where: Place, path: str, schema: Schema) -> None:
+    if not schema.versioned:
+        return
+    field = schema.get(path)
+    if field is not None and (field.since is not None or field.until is not None):
+        b.problem(source, where, _messages.not_everlasting(path, window_text(field.window)))

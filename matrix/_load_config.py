@@ -9,6 +9,7 @@ import attrs
 from packaging.version import Version
 
 from . import _access, _format, _messages
+from ._given import RESERVED
 from .errors import ConfigError, excerpt
 from .schema import FIELD_TYPES, NOTHING, Field, Schema, Window, window_text
 
@@ -66,6 +67,9 @@ def _field(b: _Builder, source: _Source, path: str, raw: object) -> Optional[Fie
         return None
     if not _format.FIELD_PATH_RE.match(path):
         b.problem(source, where, _messages.underscore_segment(next(p for p in path.split(".") if p.startswith("_"))))
+        return None
+    if path.split(".")[0] == RESERVED:
+        b.problem(source, where, _messages.given_reserved(path))
         return None
     if isinstance(raw, str):
         raw = {"type": raw}

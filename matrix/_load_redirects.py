@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
+from packaging.version import Version
+
 import attrs
 
 from . import _format, _messages
@@ -41,7 +43,7 @@ def runners(builder: _Builder, runner_list: List[Runner], schema: Schema) -> Lis
             source, spec = found
             mine = []
             for index, item in enumerate(spec.aliases):
-                alias = _alias(builder, source, ("aliases", index), runner.id, item, taken)
+                alias = _alias(builder, source, ("aliases", index), runner.id, item, taken, schema)
                 if alias is not None:
                     taken[alias.id] = runner.id
                     aliases[alias.id] = alias
@@ -61,7 +63,7 @@ def runners(builder: _Builder, runner_list: List[Runner], schema: Schema) -> Lis
 
 
 def _alias(builder: _Builder, source: _Source, where: Place, runner: str, spec: AliasSpec,
-           taken: Dict[str, Optional[str]]) -> Optional[Alias]:
+           taken: Dict[str, Optional[str]], schema: Schema) -> Optional[Alias]:
     ok = True
     if not _format.ID_RE.match(spec.id) or spec.id == "default":
         builder.problem(source, where + ("id",), _messages.bad_alias_id(spec.id))
@@ -87,9 +89,31 @@ def _alias(builder: _Builder, source: _Source, where: Place, runner: str, spec: 
     if remove_in is not None and remove_in == since and not spec.removed:
         builder.problem(source, where + ("remove_in",), _messages.no_period_unrecorded(str(remove_in)))
         return None
+    if spec.message is not None and not _message(builder, source, where + ("message",), spec.message, schema,
+                                                 since, remove_in):
+        return None
     if not ok:
         return None
     return Alias(spec.id, runner, Deprecation(since, remove_in, spec.message, runner, spec.removed))
+
+
+def _message(builder: _Builder, source: _Source, where: Place, text: str, schema: Schema, since: Version,
+             remove_in: Optional[Version]) -> bool:
+    """Whether a former id's message is a template of config paths (issue 30, F7) that reads
+    only fields that exist while the alias warns, from ``since`` to ``remove_in`` (said, else)."""
+    template = builder.template(source, where, text, schema)
+    if template is None:
+        return False
+    for path in template.paths:
+        field = schema.get(path)
+        if field is None or (field.since is None and field.until is None):
+            continue
+        starts = field.since is None or since >= field.since
+        ends = field.until is None or (remove_in is not None and remove_in <= field.until)
+        if not (starts and ends):
+            builder.problem(source, where, _messages.alias_message_window(path, window_text(field.window)))
+            return False
+    return True
 
 
 def _redirect(builder: _Builder, source: _Source, where: Place, runner: str, index: int, spec: RedirectSpec,

@@ -1136,6 +1136,21 @@ def redirect_to_alias(to: str, runner: str) -> str:
     return f"Redirect to {to!r}, a former id of {runner!r}: name the runner by its id"
 
 
+def given_reserved(path: str) -> str:
+    return (f"{path!r}: 'given' is reserved: given.PATH reads PATH as the config was given, before any "
+            "adjustment, alias or redirect")
+
+
+def adjustment_sets_given(path: str) -> str:
+    return (f"{path!r} is the value as given, which no adjustment changes: set "
+            f"{path.split('.', 1)[1]!r}")
+
+
+def alias_message_window(path: str, window: str) -> str:
+    return (f"A former id's message says {path!r}, which exists only {window}: give the alias since/remove_in "
+            "inside it")
+
+
 def redirect_not_everlasting(path: str, window: str) -> str:
     return f"A redirect reads {path!r}, which exists only {window}: give the redirect since/until inside it"
 
@@ -1192,8 +1207,25 @@ def adjustment_from_type(path: str, kind: str, source: str, source_kind: str) ->
 
 def adjustment_from_table(unknown: Optional[str]) -> str:
     what = f"Unknown key {unknown!r} in a value" if unknown else "A value given as a table"
-    return (f"{what}: write a value, {{ from = \"path\" }} to copy another field's value, "
-            "or { none = true } for None")
+    return (f"{what}: write a value, {{ from = \"path\" }} to copy another field's value "
+            "(with times = N to scale a number), or { none = true } for None")
+
+
+def adjustment_times_not_a_number(times: object) -> str:
+    return f"times scales the value copied: expected a number, got {times!r}"
+
+
+def adjustment_times_finite(times: object) -> str:
+    return f"times must be a finite number other than 0, got {times!r}: to set a constant, write it as the value"
+
+
+def adjustment_times_type(path: str, kind: str) -> str:
+    return f"times scales a number, but {path!r} is {kind}"
+
+
+def adjustment_times_int(path: str, times: object) -> str:
+    return (f"{path!r} is an int, and an int times {times!r} is a float: give an int times (the product of two "
+            "ints is exact)")
 
 
 def adjustment_fill_not_nullable(path: str) -> str:
@@ -1227,6 +1259,15 @@ def adjustment_from_range(path: str, source: str) -> str:
 
 def template_brace(text: str, token: str) -> str:
     return f"A lone {token!r} in the template {text!r}: write '{token * 2}' for a brace"
+
+
+def template_conversion(inside: str, conversion: str, conversions: Sequence[str]) -> str:
+    return (f"Unknown conversion {'!' + conversion!r} in {'{' + inside + '}'!r} "
+            f"(expected one of {', '.join('!' + c for c in conversions)})")
+
+
+def template_spec(inside: str, spec: str, kind: str, error: str) -> str:
+    return f"The format spec {spec!r} in {'{' + inside + '}'!r} does not format a {kind} value: {error}"
 
 
 def template_unknown(name: str, names: Sequence[str], paths: Sequence[str], well_formed: bool) -> str:

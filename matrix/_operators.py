@@ -162,6 +162,15 @@ def _integer(function: Callable[[int, int], int]) -> Callable[[object, object], 
     return apply
 
 
+def _product(a: object, b: object) -> object:
+    """``a * b``: the language multiplies ints (its type check refuses any other operand), and
+    `matrix._substitute` says an adjustment's ``{ from = …, times = 0.85 }`` with it, which
+    multiplies a float as Python does. None where either side is not a number (None, a bool)."""
+    if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
+        return None
+    return a * b
+
+
 def integers(function: Callable[..., int], values: Tuple[object, ...]) -> object:
     """``min(…)`` / ``max(…)`` of ints (not bools); None when one of them is not an int."""
     for value in values:
@@ -209,11 +218,12 @@ TABLE: Tuple[Operator, ...] = (
     Operator("is not None", "test", TEST_LEVEL, python="{a} is not None", negates="is None"),
     Operator("%", "arithmetic", ARITH_LEVEL, remainder, "{a} % {b}", operands=frozenset({"int"}),
              refused=_not_an_int, example="path % 16"),
-    *(Operator(spelling, "arithmetic", level, _integer(function), "{a} " + spelling + " {b}",
+    *(Operator(spelling, "arithmetic", level, function, "{a} " + spelling + " {b}",
                operands=frozenset({"int"}), refused=_messages.arith_needs_int,
                example="a * b // c" if spelling == "*" else "")
-      for spelling, level, function in (("+", SUM_LEVEL, operator.add), ("-", SUM_LEVEL, operator.sub),
-                                        ("*", ARITH_LEVEL, operator.mul), ("//", ARITH_LEVEL, operator.floordiv))),
+      for spelling, level, function in (("+", SUM_LEVEL, _integer(operator.add)),
+                                        ("-", SUM_LEVEL, _integer(operator.sub)), ("*", ARITH_LEVEL, _product),
+                                        ("//", ARITH_LEVEL, _integer(operator.floordiv)))),
 )
 
 BY_SPELLING: Dict[str, Operator] = {op.spelling: op for op in TABLE}

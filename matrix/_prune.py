@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterator, List
 
 from . import _access, _adjust
 from .errors import MatrixError
+from ._given import base
 from .schema import From
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -210,6 +211,9 @@ class Pruning:
                 continue
             paths.add(path)
             todo += _above(path)
+            read = base(path)  # given.PATH changes with PATH in the config given
+            if read is not None:
+                todo.append(read)
             for adjustment in self.adjustments:
                 if path in adjustment.set:
                     todo += [*adjustment.when.paths, *adjustment.set,

@@ -49,6 +49,7 @@ import attrs
 from packaging.version import Version
 
 from . import _derived, _messages, _prune
+from ._given import base
 from ._nodes import Compare, Literal, Path
 from ._versions import to_version
 from ._space import CAUSES, PRESENT, Space, compared_constants, json_value, related
@@ -236,7 +237,10 @@ def _space(plan: Plan, values: Mapping[str, object]) -> Tuple[Space, Dict[str, L
         nodes = nodes + [Compare(Path(p), "==", Literal(v)) for p, v in extra]
         last = cached[2] = (seen, Space(plan.matrix.schema, nodes), compared_constants(nodes))
     _, space, constants = last
-    return space, constants, _assignment(space, values)
+    # The space reads given.PATH as PATH (`matrix._given`): the user's value of PATH is the value
+    # a gate read as given, where no gate reads PATH itself (these are the values as given).
+    read = {**{b: v for p, v in values.items() for b in [base(p)] if b is not None}, **values}
+    return space, constants, _assignment(space, read)
 
 
 def _plain(value: object) -> object:

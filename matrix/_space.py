@@ -50,6 +50,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Seq
 
 from packaging.version import Version
 
+from ._given import RESERVED as GIVEN_ROOT, plain
 from ._nodes import (And, Arith, Call, Compare, DerivedField, IsNone, ListLiteral, Literal, Mod, Node, Not,
                      Or, Path, walk)
 from ._operators import ARITHMETIC, BY_SPELLING, FUNCTIONS, integers, remainder, truthy
@@ -104,6 +105,8 @@ CAUSES = {
     "sparse": "a float field is compared with another field near a constant of magnitude 2**52 or more",
     "remainder-field": "a field is compared with a remainder by more than 64 (y == x % 100)",
     "no-schema": "the matrix declares no [config] schema",
+    "given": "a condition read alone names given.PATH, the value as given, of a path an adjustment sets: on the "
+             "configs resolution reads it may differ from PATH, which a condition alone cannot tell",
     "arithmetic": "a field that arithmetic across fields reads (a + b, a % b, a derived field), or that is compared "
                   "with it, has no min and max or is not an int, or the fields read together take more than 20000 "
                   "combinations of values",
@@ -129,6 +132,9 @@ class Space:
     """The representatives of every path the given gates read, and searches over them."""
 
     def __init__(self, schema: Schema, nodes: Sequence[Node], budget: int = 200_000) -> None:
+        #: node id → (node, the node with each ``given.PATH`` read as PATH: `plain`).
+        self._plains: Dict[int, Tuple[Node, Node]] = {}
+        nodes = [self._plain(node) for node in nodes]
         self.schema = schema
         self.budget = budget
         self.spent = 0
@@ -220,20 +226,29 @@ class Space:
         return assignment.get(path, UNKNOWN)
 
     def value(self, node: Node, assignment: Dict[str, object]) -> object:
-        return self._valuer(node)(assignment)
+        return self._valuer(self._plain(node))(assignment)
 
     def truth(self, node: Node, assignment: Dict[str, object]) -> object:
         """True, False, or UNKNOWN when the assignment does not decide it yet."""
         try:
             return self._truths[id(node)][1](assignment)
         except KeyError:
-            return self._truther(node)(assignment)
+            return self._truther(self._plain(node))(assignment)
 
     # Each node's three-valued evaluation is made once into closures (`_truther`, `_valuer`),
     # kept by the node's identity with the node itself (so the identity is never reused): the
     # searches of `matrix check` evaluate the same few thousand nodes millions of times, and a
     # walk of the tree per evaluation (a chain of isinstance tests, a method call per node,
     # the path split per read) was most of its time (issue 29).
+
+    def _plain(self, node: Node) -> Node:
+        """*node* with each ``given.PATH`` read as PATH (issue 30, F8): the same value over the
+        config given, which is what every question here is about (a condition on the config of
+        choice is rewritten over it first: `matrix._substitute`). Kept by the node's identity."""
+        kept = self._plains.get(id(node))
+        if kept is None:
+            kept = self._plains[id(node)] = (node, plain(node))
+        return kept[1]
 
     def _truther(self, node: Node) -> Callable[[Dict[str, object]], object]:
         kept = self._truths.get(id(node))
@@ -373,6 +388,13 @@ class Space:
         needed: Set[str] = set()
         for node in (*true, *false, *(node for _, nodes in extra for node in nodes)):
             needed |= self._needed(node)
+        if GIVEN_ROOT in needed:  # a condition reads a value as given: as its path (`_plain`)
+            plain = self._plain
+            true, false = tuple(map(plain, true)), tuple(map(plain, false))
+            extra = [(kind, [plain(node) for node in nodes]) for kind, nodes in extra]
+            needed = set()
+            for node in (*true, *false, *(node for _, nodes in extra for node in nodes)):
+                needed |= self._needed(node)
         order = [p for p in self.paths if p in needed]  # the paths of the question as asked
         truther = self._truther
         made: List[Node] = []

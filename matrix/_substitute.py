@@ -17,8 +17,8 @@ After A, a path x reads (the order of `matrix._adjust.apply`):
 So each atom of P (a comparison, a test, a bare operand) that reads a path A sets becomes
 ``(c1 and atom[x := v1]) or (c2 and atom[x := v2]) or …`` over those cases, the conditions
 ``c`` read on X: ``if W then P[x := v] else P``. A field is replaced by a constant of its own
-type or by another field of its type (the loader checks both), so every comparison keeps its
-operand types; an atom left with no path is evaluated at once by the interpreter itself
+type, by another field of its type (the loader checks both), or by that field times a number
+(``times``: an int for an int field), so every comparison keeps its operand types; an atom left with no path is evaluated at once by the interpreter itself
 (`matrix.predicates.truth`), None included: a comparison with None is False exactly as
 `matrix._operators` says (``None < 4`` and ``None in [...]`` are False, ``!=`` True). The
 rewritten trees are for the search only: they are never printed or compiled.
@@ -107,6 +107,8 @@ def _replaced(node: Node, terms: Dict[str, Node]) -> Node:
         term = terms.get(node.path.name, node.path)
         if isinstance(term, Literal):
             return Literal(remainder(term.value, node.divisor))
+        if isinstance(term, Arith):  # a scaled copy: its remainder is arithmetic on it
+            return Arith(term, "%", Literal(node.divisor))
         assert isinstance(term, Path)
         return Mod(term, node.divisor)
     if isinstance(node, Arith):
@@ -160,7 +162,13 @@ class _One:
 
     def term(self, path: str) -> Node:
         value = self.targets[path]
-        return Path(value.path) if isinstance(value, From) else Literal(value)
+        if not isinstance(value, From):
+            return Literal(value)
+        if value.times is None:
+            return Path(value.path)
+        # A scaled copy (``times``): the product, None for None (`matrix._operators`); over a
+        # float, `matrix._space` cannot partition it exactly and says so (cause ``arithmetic``).
+        return Arith(Path(value.path), "*", Literal(value.times))
 
     def affects(self, path: str) -> bool:
         return path in self.targets or any(path.startswith(s + ".") for s in self.sections)

@@ -1,33 +1,77 @@
 """Templates of sentences a matrix says in its host's words (``[messages]`` of features.toml).
 
 A template is text with placeholders: ``{name}`` is a named part of the sentence (the runner,
-the features, …), ``{dotted.path}`` a config value, and ``{{`` and ``}}`` are a brace. Which
-names and paths a template may use is said by whoever reads it (`parse`); an unknown one, or
-a brace left open, is a problem with "did you mean" for a near miss. ``[messages]`` allows
-named parts only; an adjustment's ``message`` config paths only (`paths_only`), each filled with
-the value the adjustment found: text as it is, any other value as its ``repr``.
+the features, …), ``{dotted.path}`` a config value, and ``{{`` and ``}}`` are a brace. A
+placeholder may end with Python's conversion and format spec, as `str.format` reads them
+(``{path!r}``, ``{path:.3f}``, ``{path!s:>8}``; issue 30, F7). Which names and paths a template
+may use is said by whoever reads it (`parse`); an unknown one, a brace left open, a conversion
+other than ``!r``, ``!s`` and ``!a``, or a format spec the field's type refuses, is a problem
+with "did you mean" for a near miss. ``[messages]`` allows named parts only; an adjustment's
+``message``, a requirement's ``reason`` and a former id's ``message`` config paths only
+(`paths_only`), each filled with the value of the config it speaks of (`Part.said`).
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from typing import Iterable, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Callable, Iterable, List, Mapping, Optional, Tuple, Union
 
 import attrs
 
 from . import _messages
+from ._given import PREFIX as GIVEN
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .schema import Schema
 
 _TOKEN = re.compile(r"\{\{|\}\}|\{([^{}]*)\}|\{|\}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
+#: What a placeholder holds: a name, then perhaps ``!conversion``, then perhaps ``:spec``.
+_FIELD = re.compile(r"(?P<name>[^!:]*)(?:!(?P<conversion>[^:]*))?(?::(?P<spec>.*))?\Z", re.S)
+#: Python's conversions (`str.format`), by their letter.
+CONVERSIONS: Mapping[str, Callable[[object], str]] = {"a": ascii, "r": repr, "s": str}
+#: A value of each field type (and of a named part, text): a format spec is checked on it at
+#: load, so that a spec the type refuses (``{flag:.3f}`` on a str) is a load error.
+_SAMPLES: Mapping[str, Callable[[], object]] = {
+    "int": lambda: 0, "float": lambda: 0.0, "bool": lambda: False, "str": lambda: "",
+    "list[str]": list, "list[int]": list, "section": object, "version": lambda: _version(),
+}
+
+
+def _version() -> object:
+    from packaging.version import Version
+
+    return Version("0")
 
 
 @attrs.frozen
 class Part:
-    """A placeholder: a named part of the sentence, or (``path``) a config value."""
+    """A placeholder: a named part of the sentence, or (``path``) a config value, with its
+    conversion (``r``, ``s``, ``a``, or None) and format spec (``""``: none)."""
 
     name: str
     path: bool = False
+    conversion: Optional[str] = None
+    spec: str = ""
+
+    def said(self, value: object) -> str:
+        """*value* as this placeholder says it: converted and formatted as `str.format` would;
+        without either, text as it is and any other value as its ``repr``. A None is said
+        ``None`` whatever the spec (the spec is for a value of the field's type), and so is a
+        value the spec cannot format (an int past the largest float under ``:.3f``) said as
+        without the spec: a message never fails a resolution. A list field's value is said as
+        a list, whichever sequence the config held it in (the readers differ)."""
+        if isinstance(value, tuple):
+            value = list(value)
+        if self.conversion is not None:
+            value = CONVERSIONS[self.conversion](value)
+        if self.spec and value is not None:
+            try:
+                return format(value, self.spec)
+            except (ValueError, TypeError, OverflowError):
+                pass
+        return value if isinstance(value, str) else repr(value)
 
 
 @attrs.frozen
@@ -55,19 +99,22 @@ class Template:
             if isinstance(piece, str):
                 out.append(piece)
             elif piece.path:
-                value = (values or {})[piece.name]
-                out.append(value if isinstance(value, str) else repr(value))
-            else:
+                out.append(piece.said((values or {})[piece.name]))
+            elif piece.conversion is None and not piece.spec:
                 out.append(parts[piece.name])
+            else:
+                out.append(piece.said(parts[piece.name]))
         return "".join(out)
 
 
 def parse(text: str, names: Iterable[str], paths: Iterable[str] = (),
-          broken: Iterable[str] = ()) -> Tuple[Optional[Template], Tuple[str, ...]]:
+          broken: Iterable[str] = (),
+          types: Optional[Mapping[str, str]] = None) -> Tuple[Optional[Template], Tuple[str, ...]]:
     """*text* as a `Template` whose parts are among *names* and whose paths among *paths*, and
     ``()``; or None and the problems found, each said once. A path at or below one of *broken*
     (a ``[config]`` entry that failed to load, said there) fails the template unsaid, and "did
-    you mean" may offer them."""
+    you mean" may offer them. A format spec is checked on a value of the path's type in
+    *types* (path → field type; a named part is text)."""
     names, paths, broken = tuple(names), tuple(paths), tuple(broken)
     pieces: List[Union[str, Part]] = []
     problems: List[str] = []
@@ -81,13 +128,24 @@ def parse(text: str, names: Iterable[str], paths: Iterable[str] = (),
         if token in ("{{", "}}"):
             pieces.append(token[0])
             continue
-        name = match.group(1)
-        if name is None:
+        inside = match.group(1)
+        if inside is None:
             problems.append(_messages.template_brace(text, token))
-        elif name in names:
-            pieces.append(Part(name))
-        elif name in paths:
-            pieces.append(Part(name, path=True))
+            continue
+        field = _FIELD.match(inside)
+        assert field is not None  # every text matches: the name stops at the first '!' or ':'
+        name, conversion, spec = field.group("name"), field.group("conversion"), field.group("spec") or ""
+        # given.PATH (issue 30, F8) says PATH's value as the config was given, typed as PATH.
+        read = name[len(GIVEN):] if name.startswith(GIVEN) and name[len(GIVEN):] in paths else name
+        if (conversion is not None or spec) and (name in names or read in paths):
+            problem = _formatted(inside, conversion, spec, "str" if name in names else (types or {}).get(read))
+            if problem is not None:
+                problems.append(problem)
+                continue
+        if name in names:
+            pieces.append(Part(name, False, conversion, spec))
+        elif read in paths:
+            pieces.append(Part(name, True, conversion, spec))
         elif any(name == b or name.startswith(b + ".") for b in broken):
             failed = True
         else:
@@ -103,6 +161,21 @@ def parse(text: str, names: Iterable[str], paths: Iterable[str] = (),
         else:
             merged.append(piece)
     return Template(text, tuple(merged)), ()
+
+
+def _formatted(inside: str, conversion: Optional[str], spec: str, kind: Optional[str]) -> Optional[str]:
+    """The problem with a placeholder's conversion or format spec (*kind*: the type of the
+    value it says; None: not known, the spec is not checked), or None."""
+    if conversion is not None and conversion not in CONVERSIONS:
+        return _messages.template_conversion(inside, conversion, sorted(CONVERSIONS))
+    if not spec or (kind is None and conversion is None):
+        return None
+    sample = CONVERSIONS[conversion](_SAMPLES[kind or "str"]()) if conversion is not None else _SAMPLES[kind or "str"]()
+    try:
+        format(sample, spec)
+    except (ValueError, TypeError) as error:
+        return _messages.template_spec(inside, spec, "text" if conversion is not None else kind or "text", str(error))
+    return None
 
 
 #: The sentences a matrix may say in its own words (``[messages]``), each with the named parts
@@ -138,15 +211,38 @@ def checked(text: str, names: Tuple[str, ...] = ()) -> Template:
     """A template the loader has checked already (its named parts *names*, its paths against
     the schema), parsed again at resolve time: every other part it holds is a config path. An
     adjustment's message has no named parts (`paths_only`)."""
-    paths = tuple(m.group(1) for m in _TOKEN.finditer(text) if m.group(1) and m.group(1) not in names)
+    inside = (_FIELD.match(m.group(1)) for m in _TOKEN.finditer(text) if m.group(1))
+    paths = tuple(n for n in (f.group("name") for f in inside if f is not None) if n not in names)
     template, problems = parse(text, names, paths)
     assert template is not None, problems
     return template
 
 
 def paths_only(text: str) -> Template:
-    """An adjustment's message as a template of config paths (`checked`, no named parts)."""
+    """An adjustment's message, a requirement's reason or a former id's message as a template of
+    config paths (`checked`, no named parts)."""
     return checked(text)
+
+
+def has_paths(text: str) -> bool:
+    """Whether *text* (a template checked at load) names a config path: what it says then
+    depends on the config."""
+    return "{" in text and bool(paths_only(text).paths)
+
+
+def filled(text: str, read: Callable[[str], object]) -> str:
+    """*text*, a template of config paths checked at load, filled with the values *read* gives
+    by path (``{{`` and ``}}`` said as braces); text without a brace as it is."""
+    if "{" not in text and "}" not in text:
+        return text
+    template = paths_only(text)
+    return template.fill({}, {p: read(p) for p in template.paths})
+
+
+def types_of(schema: Schema) -> Mapping[str, str]:
+    """Every path a template may name in *schema*, with its type: the fields and the derived
+    fields (ints)."""
+    return {**{p: f.type for p, f in schema.fields.items()}, **{p: "int" for p in schema.derivations}}
 
 
 # --- the sentences of a feature's ``prefers`` (issue 25: vLLM's ROCm notices name the

@@ -27,6 +27,7 @@ from typing import (TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Generator, It
 import attrs
 from packaging.version import Version
 
+from ._given import PREFIX as GIVEN, adjusted
 from ._space import CAUSES, PRESENT, Inconclusive, Space
 from .binding import DRIFT_CODES
 from ._versions import VersionLike, to_version
@@ -36,7 +37,7 @@ from ._compile import Plan, plan
 from ._nodes import Or
 from . import _check_adjust, _check_overlay, _messages
 from ._substitute import Rewrite, identity
-from .schema import BLOCKING, NOTHING, Feature, Matrix, Order, Refusal, Requirement, Runner, Statement, refusing
+from .schema import BLOCKING, NOTHING, Adjustment, Feature, Matrix, Order, Refusal, Requirement, Runner, Statement, refusing
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._locate import Locations
@@ -219,14 +220,18 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
     space = Space(compiled.reading or matrix.schema, [g.when.node for g in (*gates, *derived)] + ctx.nodes, budget=budget)
     yield from _by_default(matrix, v, gates, space, place, on_c)
 
+    # A question about a condition alone cannot tell given.PATH from PATH where an adjustment
+    # sets PATH (issue 30, F8): undecided there (questions on C are rewritten over the config given,
+    # where the two are one value, and stay exact).
     solve = space.solve
+    alone = _alone(solve, matrix.adjustments_at(v))
 
     live: List[Feature] = []
     always: List[Feature] = []
     seen: List[Assignment] = []  # configs (as assignments) the searches found: they sharpen the samples
     for gate in gates:
         try:
-            found = solve(true=[gate.when.node])
+            found = alone(true=[gate.when.node])
             if found is None:
                 yield place.feature("never-active", gate, f"{gate.name} can never be active: no config satisfies {gate.when}")
                 continue
@@ -237,13 +242,13 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
             continue
         live.append(gate)
         try:
-            if solve(false=[gate.when.node]) is None:
+            if alone(false=[gate.when.node]) is None:
                 always.append(gate)
                 yield place.feature("always-active", gate, f"{gate.name} is active for every config: {gate.when} always holds")
         except Inconclusive as error:
             yield place.feature("inconclusive", gate, f"Could not decide {_undecided(error, budget)} whether {gate.name} can be inactive")
     # Two gates that are always active are trivially equivalent: said once each, above.
-    yield from _pairs(matrix, v, [g for g in live if g not in always], space, solve, place, budget, seen)
+    yield from _pairs(matrix, v, [g for g in live if g not in always], space, alone, place, budget, seen)
     # A removed feature is refused before any runner is chosen: no runner analysis counts it,
     # and every config they find or rule out uses none.
     # Automatic choice leaves out a gate in force only when a runner is asked for.
@@ -263,7 +268,7 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
         return solve(true=true, false=[*false, *(on_c(g.when.node) for g in gone)], **extra)
 
     requirements = [g for g in derived if isinstance(g.origin, Requirement)]
-    unusable = yield from _requirements(matrix, requirements, solve, place, budget)
+    unusable = yield from _requirements(matrix, requirements, alone, place, budget)
     yield from _aliases(matrix, v, place)
     yield from _redirects(matrix, v, compiled, space, place, budget, ctx)
     # Questions about automatic choice read its decision list (`matrix._choice`); gates that
@@ -748,6 +753,23 @@ def _gate_text(gate: Feature, runners: Mapping[str, str]) -> str:
 def _required(gate: Feature) -> bool:
     """Whether *gate* is a matrix-wide requirement that exempts no runner (it refuses every one)."""
     return isinstance(gate.origin, Requirement) and gate.origin.wide and not gate.origin.exempt
+
+
+def _alone(solve: Solve, adjustments: Sequence[Adjustment]) -> Solve:
+    """*solve* for the questions about a condition alone (never-active, always-active, pairs,
+    requirements): `Inconclusive` (cause ``given``) where a node names ``given.PATH`` of a path
+    one of *adjustments* sets, whose value as given may differ from the value the condition
+    reads where resolution reads it (`matrix._given`)."""
+    if not adjustments:
+        return solve
+
+    def ask(true: Sequence[Node] = (), false: Sequence[Node] = (), **extra: Any) -> Optional[Assignment]:
+        read = sorted(set().union(*(adjusted(node, adjustments) for node in (*true, *false))))
+        if read:
+            raise Inconclusive([GIVEN + p for p in read], ["given"])
+        return solve(true=true, false=false, **extra)
+
+    return ask
 
 
 def _undecided(error: Inconclusive, budget: int) -> str:

@@ -257,15 +257,17 @@ class ResolutionError(MatrixError, ValueError):
         unsupported = resolution.unsupported
         named = sorted((reason.find(resolution.matrix.runner(r).name), r) for r in unsupported
                        if resolution.matrix.runner(r).name in reason)
+        said = resolution._said  # a reason as this error says it (its template filled: issue 30, F7)
         for _, runner in named:
             for gate in unsupported[runner]:
                 origin = getattr(gate, "origin", None)
                 error_kind = getattr(origin, "error_kind", None)
-                if error_kind is not None and gate.name in reason:
+                if error_kind is not None and said(gate, runner) in reason:
                     return str(error_kind)
-        wide = {g.id: g for gates in unsupported.values() for g in gates if getattr(g.origin, "wide", False)}
-        for _, gate_id in sorted((reason.find(g.name), g.id) for g in wide.values() if g.name in reason):
-            error_kind = getattr(wide[gate_id].origin, "error_kind", None)
+        wide = {(g.id, said(g, r)): g for r, gates in unsupported.items() for g in gates
+                if getattr(g.origin, "wide", False)}
+        for _, key in sorted((reason.find(text), (id, text)) for id, text in wide if text in reason):
+            error_kind = getattr(wide[key].origin, "error_kind", None)
             if error_kind is not None:
                 return str(error_kind)
         return None

@@ -41,6 +41,7 @@ from .schema import Matrix, Runner, Schema, Statement, Window
 if TYPE_CHECKING:  # pragma: no cover
     from ._converter import Place
     from ._locate import Locations
+    from ._templates import Template
 
 __all__ = ["load", "loads", "default", "installed_overlays", "MAX_FILE_BYTES", "MAX_FEATURES"]
 
@@ -378,6 +379,18 @@ class _Builder:
                          detail=excerpt(error.source, error.span, opened=error.opened))
         return predicate
 
+    def template(self, source: _Source, where: Place, text: str, schema: Schema) -> Optional[Template]:
+        """*text* as a template of config paths of *schema* (an adjustment's message, a
+        requirement's reason, a former id's message: `matrix._templates`); None when it is not
+        one (each problem said). A path below a field that failed to load is not said."""
+        from . import _templates
+
+        template, problems = _templates.parse(text, (), (*schema.fields, *schema.derived), sorted(self.broken),
+                                              _templates.types_of(schema))
+        for problem in problems:
+            self.problem(source, where, problem)
+        return template
+
     # --- files -----------------------------------------------------------------------------
 
     def source(self, name: str, text: str) -> _Source:
@@ -435,7 +448,7 @@ class _Builder:
             runner_list = _load_runners.folder(self, source, os.path.join(base, folder), folder)
         features = _load_features.features(self, source, document.get("features", {}), schema, runner_list,
                                            limit=MAX_FEATURES)
-        kinds = _load_choice.requirement_kinds(self, source, document.get("requirements", {}))
+        kinds = _load_choice.requirement_kinds(self, source, document.get("requirements", {}), schema)
         if runner_list is not None:
             runner_list = [_load_choice.requirements(self, r, kinds, schema) for r in runner_list]
             runner_list = _load_redirects.runners(self, runner_list, schema)

@@ -358,6 +358,13 @@ class Resolution:
         order, every = plan.choice(mask)
         return order, [self.matrix.runner(r) for r, _ in every], {r for r, _ in every if plan.is_candidate(r, mask)}
 
+    def _said(self, gate: Feature, runner: str) -> str:
+        """A blocker of *runner* as said of this config: a failed requirement's reason with the
+        values it was read on (issue 30, F7), a feature by its name."""
+        if isinstance(gate.origin, Requirement):
+            return _choice.reason(self._plan, gate, self._values_of(runner))
+        return gate.name
+
     def _reports(self) -> Iterator[Tuple[Runner, bool, List[Tuple[Feature, Statement, List[str]]]]]:
         """Per runner, in the order automatic choice tried them: the runner, whether it was a
         candidate, and its blockers as ``(gate, statement in force, paths its gate read)``
@@ -412,7 +419,8 @@ class Resolution:
                 {"id": runner.id, "name": runner.name, "priority": runner.priority, "candidate": candidate,
                  "candidate_when": None if runner.candidate is None else str(runner.candidate),
                  "chosen": runner.id == self.runner,
-                 "blockers": [{"id": f.id, "name": f.name, "status": statement.status, "note": statement.note,
+                 "blockers": [{"id": f.id, "name": self._said(f, runner.id), "status": statement.status,
+                               "note": statement.note,
                                "when": str(f.when),
                                "because": {p: _json_value(self._values_of(runner.id)[p]) for p in read},
                                **({"requirement": {"kind": f.origin.kind, "condition": str(f.origin.condition)}}
@@ -801,13 +809,20 @@ def _resolve_unadjusted(compiled: Plan, mask: int, values: Tuple[object, ...], r
     decision for the mask, remembered (in automatic choice under the mask alone, which `resolve`
     looks up itself); `_resolve_slowly` is the case with adjustments."""
     plain = mask if runner is None else (mask, runner)
-    decision = compiled.decisions.get(plain)
-    if decision is None:
-        decision = _choice.decide(compiled, mask, runner)
-        if len(compiled.decisions) >= _DECISIONS_KEPT:
-            compiled.decisions.clear()
-        compiled.decisions[plain] = decision
+    decision: Optional[_choice.Decision]
+    if mask & compiled.templated:  # a reason says this config's values: decided for it alone
+        decision = _choice.decide(compiled, mask, runner, dict(zip(compiled.paths, values)))
+    else:
+        decision = compiled.decisions.get(plain)
+        if decision is None:
+            decision = _choice.decide(compiled, mask, runner)
+            if len(compiled.decisions) >= _DECISIONS_KEPT:
+                compiled.decisions.clear()
+            compiled.decisions[plain] = decision
+    assert decision is not None
     chosen, warnings, error, message = decision
+    if runner is not None and runner in compiled.aliases:
+        warnings = _choice.alias_said(compiled, runner, _reader(compiled, config, facts), warnings)
     if runner is not None and mask & compiled.redirecting:
         warnings = _with_values(compiled, mask, values, runner, warnings)
     if runner is None and mask & compiled.preferring:
@@ -858,8 +873,10 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
             cmask, cvalues = compiled.evaluate(view, facts)
             cmask &= kept
     choice: _choice.Chosen = _decided(compiled, ("choose", cmask, runner),
-                                      lambda: _choice.choose(compiled, cmask, runner))
+                                      lambda values: _choice.choose(compiled, cmask, runner, values), cvalues)
     warnings = choice.warnings
+    if runner is not None and runner in compiled.aliases:  # said of C, before the runner's adjustments
+        warnings = _choice.alias_said(compiled, runner, _reader(compiled, view if view is not None else config, facts), warnings)
     if runner is not None and cmask & compiled.redirecting:
         warnings = _with_values(compiled, cmask, cvalues, runner, warnings)
     if runner is None and cmask & compiled.preferring:
@@ -873,8 +890,8 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
             view, fmask, fvalues = _adjusted_for(compiled, chosen, config, view, facts, adjusted, kept, fmask, fvalues)
         overriding = choice.overriding
         key = ("serve", fmask, runner, chosen, None if overriding is None else overriding.id, choice.redirected)
-        more, error, message = _decided(compiled, key, lambda: _choice.serve(compiled, fmask, runner, chosen,
-                                                                              overriding, choice.redirected))
+        more, error, message = _decided(compiled, key, lambda values: _choice.serve(
+            compiled, fmask, runner, chosen, overriding, choice.redirected, values), fvalues)
         told = _adjusted_warnings(adjusted[:before])
         warnings = told + warnings + _adjusted_warnings(adjusted[before:]) + more
         if error is AdjustmentError:
@@ -924,10 +941,20 @@ def _with_values(plan: Plan, mask: int, values: Tuple[object, ...], runner: str,
     return tuple(attrs.evolve(w, message=said) if w.kind == "redirected" else w for w in warnings)
 
 
-def _decided(compiled: Plan, key: Tuple[Any, ...], work: Any) -> Any:
+def _reader(compiled: Plan, config: object, facts: Optional[Mapping[str, object]]) -> Any:
+    """Reads a config value by path, as a message template names it (issue 30, F7)."""
+    return lambda path: _access.read(config, path, compiled.reading, facts)
+
+
+def _decided(compiled: Plan, key: Tuple[Any, ...], work: Any, values: Tuple[object, ...]) -> Any:
+    """What *work* decides for the mask of *key* (the second item), remembered; where a gate
+    active there has a reason that says config values (`Plan.templated`), worked out for
+    *values* (of the plan's paths) alone."""
+    if key[1] & compiled.templated:
+        return work(dict(zip(compiled.paths, values)))
     decision = compiled.decisions.get(key)
     if decision is None:
-        decision = work()
+        decision = work(None)
         if len(compiled.decisions) >= _DECISIONS_KEPT:
             compiled.decisions.clear()
         compiled.decisions[key] = decision

@@ -15,6 +15,7 @@ from packaging.version import Version
 
 from . import _messages
 from ._frozen import FrozenMap, frozen_map
+from ._given import PREFIX as GIVEN
 from ._record import Model
 from ._versions import VersionLike, as_version
 from .errors import UsageError
@@ -226,8 +227,19 @@ class Schema(Model):
         return tuple(self.derivations)
 
     def derived_field(self, path: str) -> Optional[Field]:
-        """The derived field at *path*, if one is declared there."""
-        return self.derivations.get(path) if self.derivations else None
+        """The derived field at *path*, if one is declared there; at ``given.PATH``, PATH's with
+        its expression read as given (issue 30, F8: `matrix._given`)."""
+        if not self.derivations:
+            return None
+        found = self.derivations.get(path)
+        if found is None and path.startswith(GIVEN):
+            from ._given import prefixed
+
+            found = self.derivations.get(path[len(GIVEN):])
+            if found is not None:
+                assert found.derive is not None
+                found = attrs.evolve(found, path=path, derive=prefixed(found.derive))
+        return found
 
     def __contains__(self, path: object) -> bool:
         return path in self.fields
@@ -242,7 +254,13 @@ class Schema(Model):
         return len(self.fields)
 
     def get(self, path: str) -> Optional[Field]:
-        return self.fields.get(path)
+        """The field at *path*; at ``given.PATH`` (the value as given, issue 30 F8), PATH's, at
+        that path (what is said of it names ``given.PATH``)."""
+        found = self.fields.get(path)
+        if found is None and path.startswith(GIVEN):
+            read = self.fields.get(path[len(GIVEN):])
+            return None if read is None else attrs.evolve(read, path=path)
+        return found
 
     @property
     def declared(self) -> Tuple[Field, ...]:
@@ -508,9 +526,12 @@ class Refusal(Model):
 
 @attrs.frozen(eq=False, repr=False)
 class From(Model):
-    """An adjustment's value that copies another field's current value (``{ from = "path" }``)."""
+    """An adjustment's value that copies another field's current value (``{ from = "path" }``),
+    scaled by *times* when given (``{ from = "path", times = 0.85 }``: Python's product; a None
+    stays None)."""
 
     path: str
+    times: Union[int, float, None] = None
 
 
 #: When an adjustment's message is said (``says``): where it changes a value, or always.

@@ -25,6 +25,7 @@ from hypothesis.errors import InvalidArgument
 from packaging.version import Version
 
 from ._messages import did_you_mean
+from ._given import PREFIX as GIVEN
 from ._nodes import And, Node, Not, Or
 from ._operators import COMPARISONS, comparisons_for
 from ._space import Inconclusive, Space, compared_constants
@@ -302,7 +303,7 @@ def _applies(adjustment: Adjustment) -> Node:
     for path, value in adjustment.set.items():
         if not adjustment.override:
             tests.append(f"{path} is None")
-        elif isinstance(value, From):
+        elif isinstance(value, From) and value.times is None:
             tests.append(f"{path} != {value.path}")
         elif value is None:
             tests.append(f"{path} is not None")
@@ -575,6 +576,11 @@ def _atoms(field: Field) -> st.SearchStrategy:
     return st.one_of(atoms)
 
 
+def _given_atom(path: str, text: str) -> str:
+    """A test on *path* read as given (``given.PATH``, issue 30 F8): the same test."""
+    return text.replace(path, GIVEN + path, 1)
+
+
 def predicate_sources(schema: Schema, *, max_leaves: int = 6, noise: bool = True,
                       valid: bool = True) -> st.SearchStrategy:
     """Text of predicates over *schema*, joined with ``and``, ``or``, ``not`` and parentheses.
@@ -584,8 +590,8 @@ def predicate_sources(schema: Schema, *, max_leaves: int = 6, noise: bool = True
     :param valid: when False, one random edit (a character dropped or doubled, ``==`` written
         ``=``, a dangling ``and``…) may make the text invalid: for testing error paths.
 
-    With ``valid=True`` every text parses and type-checks against *schema*. Shrinks toward a
-    single test on the first field, spelt plainly.
+    With ``valid=True`` every text parses and type-checks against *schema*. A test may read a
+    field as given (``given.PATH``). Shrinks toward a single test on the first field, spelt plainly.
     """
     if not isinstance(schema, Schema):
         raise InvalidArgument(f"schema must be a Schema, not {type(schema).__name__}")
@@ -595,6 +601,8 @@ def predicate_sources(schema: Schema, *, max_leaves: int = 6, noise: bool = True
         if not isinstance(flag, bool):
             raise InvalidArgument(f"{name} must be a bool, not {flag!r}")
     leaves = [_atoms(field) for field in schema]
+    # A test may read a field as given (issue 30, F8: ``given.PATH``), typed as the field.
+    leaves += [_atoms(field).map(functools.partial(_given_atom, field.path)) for field in schema]
     leaves = [leaf for leaf in leaves if not leaf.is_empty]
     if not leaves:
         raise InvalidArgument("The schema has no field a predicate could test")
@@ -769,7 +777,13 @@ def _matrix_texts(draw: st.DrawFn, max_features: int) -> Tuple[str, Dict[str, Di
     condition = predicate_sources(schema, max_leaves=3)
     if draw(st.booleans()):
         kinds = ["k0", "k1"][: draw(st.integers(1, 2))]
-        lines += ["", "[requirements]"] + [f'{k} = {{ name = "Kind {k}", reason = "{k} not supported" }}'
+        # A kind's reason may be a template saying a field's value (issue 30, F7): a field that
+        # exists at every version, as requirements read, as it is or through !r.
+        said = [p for p, f in schema.fields.items() if f.type != "section" and f.since is None and f.until is None]
+        reasons = st.just("{k} not supported") | (st.sampled_from(said).flatmap(
+            lambda p: st.sampled_from([f"{{k}} not supported at {{{{{p}}}}}", f"{{k}} refuses {{{{{p}!r}}}} {{{{{{{{x}}}}}}}}"]))
+            if said else st.nothing())
+        lines += ["", "[requirements]"] + [f'{k} = {{ name = "Kind {k}", reason = {json.dumps(draw(reasons).format(k=k))} }}'
                                            for k in kinds]
         for r in runners:
             requires: Dict[str, object] = {}
@@ -809,7 +823,7 @@ def matrices(*, max_features: int = 6) -> st.SearchStrategy:
     """Small valid matrices: one to three runners, a schema of every field type, gates with
     random typed predicates, support cells of every shape (plain, table, history, default),
     deprecations, ``since`` and ``until``; runner requirements (plain, with their own reason,
-    chains), a matrix-wide requirement (of every runner, or but one), candidacies and an order of
+    chains; a kind's reason perhaps a template saying a field's value), a matrix-wide requirement (of every runner, or but one), candidacies and an order of
     automatic choice. Shrinks toward one runner, one field and one gate."""
     if not isinstance(max_features, int) or isinstance(max_features, bool) or max_features < 1:
         raise InvalidArgument(f"max_features must be a positive int, not {max_features!r}")

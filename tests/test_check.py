@@ -371,11 +371,23 @@ _RELATIONS += [("p", "q", "p % q == 1"), ("p", "q", "p % q != 0"), ("p", "q", "p
                ("p", "q", "q * 2 == pd")]
 
 
+# A nullable float that adjustments set, copy and scale (times, issue 30): every constant its
+# atoms compare with, with its neighbours, and what the times the adjustments draw make of them.
+_G_CONSTANTS = [0.0, 0.5, 0.85, 1.0]
+_FIELDS["g"] = ('"g" = { type = "float", nullable = true }',
+                sorted({v for c in _G_CONSTANTS for v in (c, math.nextafter(c, math.inf), math.nextafter(c, -math.inf))}
+                       | {-1.5, 2.0, math.inf, -math.inf}) + [None])
+_ATOMS["g"] = ["g is None", "g > 0.5", "g <= 1.0", "g == 0.85", "g < 0.0"]
+
+
 #: Fields small enough for a brute force over every config with adjustments (resolved once per
 #: runner asked for and automatically, and by the reference).
-_ADJUSTABLE = ["i", "j", "t", "b", "w", "s"]
+_ADJUSTABLE = ["i", "j", "t", "b", "w", "s", "g"]
+#: What a copy into a field of each kind may be scaled by (``times``, issue 30): the loader
+#: refuses a product that leaves the target's bounds (j's), which the brute force skips.
+_TIMES = {"int": (2, -3), "float": (0.85, 2, -1.5)}
 _KINDS = {"i": ("int", True), "j": ("int", False), "t": ("str", False), "b": ("bool", False),
-          "w": ("version", True), "s": ("str", False)}
+          "w": ("version", True), "s": ("str", False), "g": ("float", True)}
 #: The text after this line of a small matrix is its adjustments.
 ADJUSTMENTS_MARK = "# --- adjustments"
 
@@ -389,7 +401,7 @@ def _toml_value(value):
 
 
 @st.composite
-def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects=False):  # noqa: C901 — one composite strategy that draws every construct of a matrix, so that they combine
+def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects=False, issue30=True):  # noqa: C901 — one composite strategy that draws every construct of a matrix, so that they combine
     """Small matrices with every construct of choice: forces, prefers (outright or not), orders,
     candidacy, requirements and chains (a clause may be one no config meets), removals and
     refusals (one may repeat another), runners' former ids (deprecated, removed, overdue) and
@@ -398,9 +410,12 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
     *adjustments*: over at most two of the small fields, and 0 to 3 adjustments after
     `ADJUSTMENTS_MARK` (before the choice and per runner, override and fill, constants and
     copies of another field); with *redirects* too, former ids and redirects beside them. Without
-    *requests*, no former ids or redirects."""
+    *requests*, no former ids or redirects. Without *issue30*, none of issue 30's F7, F8 and
+    ``times`` (reasons as templates, values as given, scaled copies, the float field they scale):
+    for `matrix diff`'s brute force, which does not weigh them yet."""
     if adjustments:
-        names = draw(st.lists(st.sampled_from(_ADJUSTABLE), min_size=1, max_size=2, unique=True))
+        adjustable = _ADJUSTABLE if issue30 else [n for n in _ADJUSTABLE if n != "g"]
+        names = draw(st.lists(st.sampled_from(adjustable), min_size=1, max_size=2, unique=True))
     elif pool is not None:
         names = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=3, unique=True))
     elif draw(st.booleans()):  # half the matrices are built around two related fields
@@ -418,7 +433,10 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
     ids = ["a", "b", "c"][: draw(st.sampled_from([2, 2, 3]))]
     gates = draw(st.lists(gate, min_size=1, max_size=4))
     text = '[matrix]\nname = "small"\nversion = "1.0"\n[config]\n' + "\n".join(_FIELDS[n][0] for n in names) + "\n"
-    text += '[requirements]\nk1 = { name = "K1", reason = "k1 fails" }\nk2 = { name = "K2", reason = "k2 fails" }\n'
+    # Reasons are templates (issue 30, F7): a kind's may say a drawn field's value.
+    reasons = _reasons if issue30 else (lambda lead, names: st.just(f"{lead} fails"))
+    text += "[requirements]\n" + "".join(
+        f'{k} = {{ name = "{k.upper()}", reason = {json.dumps(draw(reasons(k, names)))} }}\n' for k in ("k1", "k2"))
     # Matrix-wide requirements (issue 30, F4): of every runner, or but one (exempt), a condition or a chain.
     wide = {}
     for kind in ("k1", "k2"):
@@ -428,7 +446,8 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
         elif shape == "exempt":
             wide[kind] = f'{{ condition = {json.dumps(draw(atom))}, exempt = ["{draw(st.sampled_from(ids))}"] }}'
         elif shape == "chain":
-            wide[kind] = f'[{{ condition = {json.dumps(draw(atom))}, reason = "{kind} first" }}, ' \
+            wide[kind] = f'[{{ condition = {json.dumps(draw(atom))}, ' \
+                         f'reason = {json.dumps(draw(reasons(kind + " first", names)))} }}, ' \
                          f'{{ condition = {json.dumps(draw(atom))} }}]'
     if wide:
         text += "[requires]\n" + "".join(f"{k} = {v}\n" for k, v in wide.items())
@@ -500,31 +519,90 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
         for copy in range(1 + (number == 0 and draw(st.booleans()))):
             text += f'[refusals.r{number}_{copy}]\nreason = "r{number}"\ntogether = [{together}]\n'
     if adjustments:
+        given_atom = st.sampled_from([re.sub(rf"\b{n}\b", f"given.{n}", a) for n in names for a in _ATOMS[n]])
+        given_gate = st.one_of(given_atom, st.builds(lambda a, b: f"({a}) and ({b})", given_atom, atom))
         text += ADJUSTMENTS_MARK + "\n"
         for number in range(draw(st.integers(0, 3))):
             path = draw(st.sampled_from(names))
             kind, nullable = _KINDS[path]
             sources = [n for n in names if n != path and _KINDS[n][0] == kind and (nullable or not _KINDS[n][1])
                        and (path != "t" and (path != "j" or n == "j"))]
+            # The value as given (issue 30, F8): its own (undoing what came before), or another's.
+            sources += [f"given.{n}" for n in names if _KINDS[n][0] == kind and (nullable or not _KINDS[n][1])
+                        and (path != "t" and (path != "j" or n == "j")) and issue30]
+            # A number may be scaled (times: an int into an int field, any into a float), its own
+            # value too (SGLang's mem_fraction_static times 0.85).
+            sources += [path] if kind in _TIMES and path != "j" and issue30 else []
             if sources and draw(st.booleans()):
-                value = f'{{ from = "{draw(st.sampled_from(sources))}" }}'
+                times = draw(st.sampled_from([None, None, *_TIMES.get(kind, ())])) if issue30 else None
+                scaled = "" if times is None else f", times = {times!r}"
+                value = f'{{ from = "{draw(st.sampled_from(sources))}"{scaled} }}'
             else:  # no local version: beside its public one the partition is inexact, and check undecided
                 value = _toml_value(draw(st.sampled_from([v for v in _FIELDS[path][1]
                                                           if (v is not None or nullable) and
                                                           (not isinstance(v, int) or abs(v) < 2 ** 31)
+                                                          and not (isinstance(v, float) and not math.isfinite(v))
                                                           and not (isinstance(v, str) and "+" in v)])))
             override = draw(st.booleans()) if nullable else True
             applies_to = draw(st.sampled_from([[], [], [ids[0]], [ids[-1]], ids[:2]] + [[r] for r in forced_runners] * 2))
             # When it speaks (issue 30, F9): where it changes a value, always, or a notice (no set).
             speaks = draw(st.sampled_from(["changes", "changes", "always", "notice"]))
-            text += f'[adjustments.a{number}]\nname = "a{number}"\nwhen = "{draw(gate)}"\n'
+            # Its condition may read the values as given (issue 30, F8).
+            text += f'[adjustments.a{number}]\nname = "a{number}"\nwhen = "{draw(gate | given_gate if issue30 else gate)}"\n'
             if speaks != "notice":
                 text += f'set = {{ "{path}" = {value} }}\noverride = {str(override).lower()}\n'
             if speaks != "changes":
-                text += f'message = "a{number} says"\n' + ('says = "always"\n' if speaks == "always" else "")
+                said = draw(st.sampled_from(["", *(f" {{given.{n}!r}}" for n in names if issue30)]))
+                text += f'message = "a{number} says{said}"\n' + ('says = "always"\n' if speaks == "always" else "")
             if applies_to:
                 text += f'runners = {json.dumps(applies_to)}\n'
     return text, names, runners, forced
+
+
+#: A format spec each field's values take (issue 30, F7), with its conversion: a version or a
+#: list is said through !s or !r (an object's own format takes no spec).
+_SPECS = {"g": ("", ".2f"), "i": ("", ">5"), "j": ("", "03d"), "f": ("", ".3f"), "p": ("", "+d"), "pd": ("", "+d"), "q": ("", ">3"),
+          "s": ("", ">4"), "t": ("r", ">6"), "b": ("", ""), "v": ("s", ">8"), "w": ("s", "<6"), "l": ("r", "")}
+
+
+def _reasons(lead, names):
+    """A requirement's reason: plain text, or a template (issue 30, F7) that says a field's value
+    (a derived one too) as it is, through a conversion, or with a format spec, with braces
+    written twice."""
+    paths = names + (["pd"] if "p" in names else [])
+    said = st.sampled_from(paths).flatmap(lambda path: st.sampled_from([
+        f"{{{path}}}", f"{{{path}!r}}",
+        f"{{{path}{'!' + _SPECS[path][0] if _SPECS[path][0] else ''}{':' + _SPECS[path][1] if _SPECS[path][1] else ''}}}"]))
+    return st.one_of(st.just(f"{lead} fails"), said.map(lambda s: f"{lead} fails at {s} {{{{x}}}}"))
+
+
+def _said(template, config):
+    """*template* said of *config* as the README says a message template is: each placeholder's
+    value (a derived field computed) converted and formatted as Python's str.format does; with
+    neither, text as it is and anything else as its repr; None, or a value the spec cannot
+    format, said as without the spec; a version as the version it spells."""
+    import string
+
+    from packaging.version import Version
+
+    out = []
+    for literal, path, spec, conversion in string.Formatter().parse(template):
+        out.append(literal)
+        if path is None:
+            continue
+        if path.startswith("given."):  # the value as given (issue 30, F8)
+            path, config = path[len("given."):], config.get(_GIVEN, config)
+        value = _pd(config["p"]) if path == "pd" else config[path]
+        if path in ("v", "w") and isinstance(value, str):
+            value = Version(value)
+        value = list(value) if isinstance(value, tuple) else value  # a list field's value: a list
+        if conversion:
+            value = {"r": repr, "s": str, "a": ascii}[conversion](value)
+        if spec and value is not None:
+            out.append(format(value, spec))
+        else:
+            out.append(value if isinstance(value, str) else repr(value))
+    return "".join(out)
 
 
 def _universe(m, names):
@@ -893,13 +971,32 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
     # runner with the reasons alone (no removed feature active), in the order of the kinds.
     for config in universe if m.requires else ():
         c = chosen_on(config)
-        failing = [clause.reason for clause in _wide_failing(m, c) if not clause.exempt]
+        failing = [_said(clause.reason, c) for clause in _wide_failing(m, c) if not clause.exempt]
         removed = any(g.removed_at(m.version) and g.applies != "asked" and g.when.evaluate(c, schema=m.schema)
                       for g in m.features)
         if failing and not removed:
             with pytest.raises(NoRunnerError) as caught:
                 m0.resolve(c)
             assert caught.value.reason == "; ".join(failing), c
+    # What a runner's failed requirements say of a config (issue 30, F7): of each kind's chain (the
+    # matrix-wide ones first), the first clause that fails, its reason said of the config, as
+    # explain() lists them (on a sample of the space: explaining is slow).
+    for config in universe[::max(1, len(universe) // 40)]:
+        c = chosen_on(config)
+        try:
+            resolution = m0.resolve(c)
+        except matrix.ResolutionError as error:
+            resolution = error.resolution
+        for runner in resolution.explanation(remedies=False)["runners"]:
+            own = [x for x in m.requires if runner["id"] not in x.exempt] + list(m.runner(runner["id"]).requires)
+            failed = [next(x for x in chain if not x.condition.evaluate(c, schema=m.schema))
+                      for kind in m.requirement_kinds
+                      for chain in ([x for x in own if x.kind == kind.id and x.wide],
+                                    [x for x in own if x.kind == kind.id and not x.wide])
+                      if chain and not all(x.condition.evaluate(c, schema=m.schema) for x in chain)]
+            failed.sort(key=lambda x: not x.wide)
+            said = [b["name"] for b in runner["blockers"] if "requirement" in b]
+            assert said == [_said(x.reason, c) for x in failed], (runner["id"], c)
     # Refusals: one that acknowledges no combination is unused; one whose combinations an earlier
     # one acknowledges is shadowed.
     if not undecided and not unsure:
@@ -1543,15 +1640,20 @@ def _reference_apply(m, adjustments, config, runner):
     read on what the ones before it left; a fill only where the value is None; every path of
     one adjustment set at once; a path whose value would not change left out."""
     current, changes = dict(config), []
+    given = current.setdefault(_GIVEN, config)  # the config as given, carried along (issue 30, F8)
     for a in adjustments:
-        if not a.when.evaluate(current, schema=m.schema):
+        if not _holds_given(m, a.when, current, given):
             continue
         new = {}
         for path, value in a.set.items():
             before = current[path]
             if not a.override and before is not None:
                 continue
-            after = current[value.path] if isinstance(value, matrix.From) else value
+            source = value.path if isinstance(value, matrix.From) else None
+            after = value if source is None else given[source[len("given."):]] if source.startswith("given.") \
+                else current[source]
+            if source is not None and value.times is not None and after is not None:
+                after = after * value.times  # times: Python's product; None stays None
             if _plain(after) == _plain(before) and type(_plain(after)) is type(_plain(before)):
                 continue
             new[path] = after
@@ -1560,6 +1662,28 @@ def _reference_apply(m, adjustments, config, runner):
             changes.append((a.id, runner, None, None, None))
         current.update(new)
     return current, changes
+
+
+#: The key under which a reference config carries the config as given (`_reference_apply`).
+_GIVEN = "__given__"
+
+
+def _holds_given(m, predicate, current, given):
+    """Whether *predicate* holds where each ``given.n`` reads *given* and every other path
+    *current* (docs: the value as given, before any adjustment): written as a predicate over
+    fields ``given_n`` declared beside the others, read by the plain interpreter."""
+    import attrs
+
+    from matrix.schema import Schema
+
+    text = str(predicate)
+    if "given." not in text:
+        return predicate.evaluate(current, schema=m.schema)
+    schema = Schema({**m.schema.fields, **{f"given_{p}": attrs.evolve(f, path=f"given_{p}")
+                                           for p, f in m.schema.fields.items()}}, m.schema.derivations)
+    values = {**{k: v for k, v in current.items() if k != _GIVEN}, **{f"given_{k}": v for k, v in given.items()
+                                                                      if k != _GIVEN}}
+    return matrix.Predicate(re.sub(r"\bgiven\.(\w+)", r"given_\1", text)).evaluate(values, schema=schema)
 
 
 def _reference_forced(m0, c):
@@ -1693,9 +1817,11 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
             expected, changes, effective = _reference_resolve(m, m0, config, asked)
             assert got == (expected, [c for c in changes if c[2] is not None],
                            {n: _plain(effective[n]) for n in names}), (config, asked)
-            # A notice, or one that says always and changed nothing, says its message as written.
+            # A notice, or one that says always and changed nothing, says its message, the values
+            # as given filled in (issue 30, F8).
             said = {i for i, _, path, *_ in changes if path is None}
-            assert all(w.message == f"{w.feature} says" for w in resolution.warnings
+            messages = {a.id: a.message for a in m.adjustments}
+            assert all(w.message == _said(messages[w.feature], config) for w in resolution.warnings
                        if w.kind == "adjusted" and w.feature in said), (config, asked)
             # One warning per adjustment that changed a path, at its level, an error's too (a forced
             # runner's, where no runner serves, included).
@@ -1712,6 +1838,69 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
                 assert m.is_supported(config, asked) is not (removed or refused), (config, asked)
 
 
+
+
+@st.composite
+def _given_gates(draw):
+    """Small matrices with adjustments whose features' conditions may read the values as given
+    (issue 30, F8): in some ``when`` a field is read as ``given.FIELD``."""
+    text, names, runners, forced = draw(_small_matrices(adjustments=True))
+    head, mark, tail = text.partition(ADJUSTMENTS_MARK)
+
+    def given(match):
+        line = match.group(0)
+        name = draw(st.sampled_from(names))
+        if not draw(st.booleans()) or not re.search(rf"\b{name}\b", line):
+            return line
+        return re.sub(rf"(?<![.\w']){name}\b(?!')", f"given.{name}", line, count=1)
+
+    head = re.sub(r'(?m)^when = ".*"$', given, head)
+    return head + mark + tail, names, runners, forced
+
+
+@settings(deadline=None)
+@given(_given_gates())
+def test_a_condition_that_reads_the_value_as_given_is_exact_or_inconclusive(case):
+    """Issue 30, F8: a feature's condition may read given.FIELD. Resolve reads it on the config of
+    choice as the config given holds it (the reference: the adjustments applied by the docs, the
+    condition read with given.FIELD bound to the value given); check decides never-active and
+    always-active exactly where no adjustment sets FIELD (there given.FIELD is FIELD) and says
+    inconclusive, never a guess, where one does."""
+    text, names, runners, _ = case
+    try:
+        m = matrix.loads(text, runners=runners)
+    except matrix.LoadError:
+        return
+    v = m.version
+    adjustments = m.adjustments_at(v)
+    universe = list(_universe(m, names))
+    report = check(m)
+    by_code = {}
+    for finding in report.findings:
+        by_code.setdefault(finding.code, set()).add(finding.feature)
+    set_paths = {p for a in adjustments for p in a.set}
+    pre = [a for a in adjustments if not a.runners]
+    for g in m.features_at(v):
+        read = set(re.findall(r"\bgiven\.(\w+)", str(g.when)))
+        if read & set_paths:
+            assert g.id in by_code.get("inconclusive", set()), g.when
+            assert g.id not in by_code.get("never-active", set()) | by_code.get("always-active", set()), g.when
+        elif g.id not in by_code.get("inconclusive", set()):
+            holds = [g.when.evaluate(config, schema=m.schema) for config in universe]
+            assert (g.id in by_code.get("never-active", set())) == (not any(holds)), g.when
+            assert (g.id in by_code.get("always-active", set())) == all(holds), g.when
+    # Resolve: the features active on the config of choice, where the runner that serves adds no
+    # adjustment of its own (its effective config is then C).
+    for config in universe:
+        c, _ = _reference_apply(m, pre, config, None)
+        try:
+            resolution = m.resolve(config)
+        except matrix.ResolutionError as error:
+            resolution = error.resolution
+        if any(a.runner is not None for a in resolution.adjustments):
+            continue
+        expected = [g.id for g in m.features_at(v) if g.applies != "asked" and _holds_given(m, g.when, c, config)]
+        assert [f.id for f in resolution.active] == expected, (config, c)
 
 _SECTIONS = '''[matrix]
 name = "sections"

@@ -282,7 +282,8 @@ def _edited(draw):
     [config] field's declaration rewritten (`_CONFIG_EDITS`: a choice or bound gone or added, a
     default changed), a field's default changed alone (`_default_edit`), or the edit made by an
     overlay's operations (`_overlay_operations`)."""
-    text, names, runners, _ = draw(_small_matrices(adjustments=draw(st.booleans()), redirects=True))
+    # Issue 30's F7, F8 and times are not weighed by matrix diff yet: drawn without them.
+    text, names, runners, _ = draw(_small_matrices(adjustments=draw(st.booleans()), redirects=True, issue30=False))
     edit = draw(st.sampled_from(["cell", "add", "remove", "priority", "deprecate", "remove-now", "adjustment",
                                  "adjustment", "add-adjustment", "add-adjustment", "own-adjustment",
                                  "own-adjustment", "own-adjustment", "says", "says", "redirects", "candidacy",
@@ -312,7 +313,7 @@ def _edited(draw):
         if blocks:
             block = draw(st.sampled_from(blocks))
             new_text = text[:block.start()] + text[block.end():]
-    elif edit in ("add-adjustment", "own-adjustment") and set(names) <= set(_ADJUSTABLE):
+    elif edit in ("add-adjustment", "own-adjustment") and set(names) <= set(_ADJUSTABLE) - {"g"}:
         path = draw(st.sampled_from(names))
         value = draw(st.sampled_from([v for v in _FIELDS[path][1] if (v is not None or _KINDS[path][1])
                                       and (not isinstance(v, int) or abs(v) < 2 ** 31)

@@ -513,3 +513,89 @@ def test_an_order_without_when_is_the_validated_default_wherever_no_order_before
         "When `sm == 90`: Hopper default, the first candidate of fa3, validated without fallback (blocked: no runner).",
         "",
         "Otherwise: Default, the first candidate of triton, validated without fallback (blocked: no runner)."]
+
+
+# --- reasons and former ids' messages as templates (issue 30, F7) ----------------------------
+
+TEMPLATED = """
+[matrix]
+name = "t"
+version = "1.0"
+[config]
+tp = { type = "int", min = 1, default = 1 }
+dcp = { type = "int", min = 1, default = 1 }
+frac = { type = "float", nullable = true }
+mode = { type = "str", default = "a" }
+heads = { type = "int", derive = "tp // dcp" }
+[requirements]
+split = { name = "DCP split", reason = "tp_size ({tp}) must be divisible by dcp_size ({dcp:d}) {{sic}}", kind = "ValueError" }
+small = { name = "Small", reason = "tp {tp!r} is over 8 ({heads} heads, fraction {frac:.3f}, mode {mode!r:>5})" }
+[requires]
+split = "tp % dcp == 0"
+[adjustments.fraction]
+name = "Fraction"
+when = "tp == 6"
+set = { frac = 0.85 }
+[features.f]
+name = "F"
+when = "tp > 100"
+support = { a = "yes", b = "yes" }
+"""
+
+
+def _templated():
+    runners = {"a": {"name": "A", "priority": 2, "requires": {"small": "tp <= 8"},
+                     "aliases": [{"id": "old_a", "since": "0.5", "message": "A reads mode {mode!r}"}]},
+               "b": {"name": "B", "priority": 1}}
+    return matrix.loads(TEMPLATED, runners=runners)
+
+
+def test_a_reason_is_a_template_said_of_the_config_it_refuses():
+    m = _templated()
+    with pytest.raises(matrix.NoRunnerError) as caught:
+        m.resolve({"tp": 3, "dcp": 2})
+    assert caught.value.reason == "tp_size (3) must be divisible by dcp_size (2) {sic}"
+    assert caught.value.kind == "ValueError"
+    from matrix.binding import raise_as_host
+
+    with pytest.raises(ValueError) as raised:
+        raise_as_host(caught.value)
+    assert raised.exconly() == "ValueError: tp_size (3) must be divisible by dcp_size (2) {sic}"
+    # Said of each config: the decision is not shared by the configs of one mask.
+    with pytest.raises(matrix.NoRunnerError) as caught:
+        m.resolve({"tp": 5, "dcp": 2})
+    assert caught.value.reason == "tp_size (5) must be divisible by dcp_size (2) {sic}"
+    # A runner's own: its fallback notice, a None under a format spec said None, a derived field.
+    resolution = m.resolve({"tp": 9, "mode": "x"})
+    assert [w.message for w in resolution.warnings] == [
+        "A is not valid for this config: tp 9 is over 8 (9 heads, fraction None, mode   'x'); using B instead"]
+    with pytest.raises(matrix.UnsupportedFeatureError) as caught:
+        m.resolve({"tp": 9, "frac": 0.25}, runner="a")
+    assert caught.value.reason == "A is not valid for this config: tp 9 is over 8 (9 heads, fraction 0.250, mode   'a')"
+    assert "    - tp 9 is over 8 (9 heads, fraction 0.250, mode   'a') (requirement 'small')" in \
+        caught.value.resolution.explain().splitlines()
+    # The runner's validation reads its effective config: the adjustment's value is said.
+    with pytest.raises(matrix.UnsupportedFeatureError) as caught:
+        m.resolve({"tp": 12, "dcp": 2}, runner="a")
+    assert caught.value.reason == "A is not valid for this config: tp 12 is over 8 (6 heads, fraction None, mode   'a')"
+
+
+def test_a_former_ids_message_says_the_config_and_the_docs_and_check_say_the_template():
+    m = _templated()
+    assert [w.message for w in m.resolve({"mode": "z"}, runner="old_a").warnings] == [
+        "Runner id 'old_a' is deprecated since 0.5; use 'a' instead (A reads mode 'z')"]
+    # Where no config is at hand, a template is shown as written.
+    from matrix.check import check
+    from matrix.render import render
+
+    rows = [line for line in render(m, tables=["capabilities"]).splitlines() if line.startswith("| ")][1:3]
+    assert rows == [
+        "| DCP split | `tp % dcp == 0` | `tp % dcp == 0` | tp\\_size ({tp}) must be divisible by dcp\\_size ({dcp:d}) "
+        "{{sic}} (raises ValueError) |",
+        "| Small | `tp <= 8` |  | tp {tp!r} is over 8 ({heads} heads, fraction {frac:.3f}, mode {mode!r:\\>5}) |",
+    ]
+    assert [str(f) for f in check(m).findings if f.code == "no-runner"] == [
+        "<string>:15:1: note[no-runner]: No runner can serve a config with 'tp_size ({tp}) must be divisible by "
+        "dcp_size ({dcp:d}) {{sic}}' (failing tp % dcp == 0): every runner refuses it: tp_size ({tp}) must be "
+        "divisible by dcp_size ({dcp:d}) {{sic}} (acknowledged: a matrix-wide requirement, which refuses it whatever "
+        "the runner)"]

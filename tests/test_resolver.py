@@ -12,7 +12,7 @@ import matrix
 from matrix import (ConfigError, NoRunnerError, RemovedFeatureError, UnsupportedFeatureError,
                     UsageError)
 from matrix.resolver import as_version
-from matrix.schema import BLOCKING
+from matrix.schema import BLOCKING, Requirement
 from matrix.strategies import as_object, configs
 
 from . import vllm_reference
@@ -989,9 +989,11 @@ def reference(m, config, version):
     # unless a gate in force compares with it (the gate that records its removal).
     schema = m.schema.reading_at(version, gates)
     # The plan reads what the gates read, then what the adjustments' conditions read.
-    conditions = [f.when for f in gates] + [a.when for a in m.adjustments_at(version)]
-    for when in conditions:
-        for path in sorted(when.paths):
+    conditions = [sorted(f.when.paths) for f in gates] + [sorted(a.when.paths) for a in m.adjustments_at(version)]
+    # Then what a failed requirement's reason says (issue 30, F7): read as its condition is.
+    conditions += [sorted(_template_paths(f.name)) for f in gates if isinstance(f.origin, Requirement)]
+    for paths in conditions:
+        for path in paths:
             try:
                 Predicate(f"{path} is None").evaluate(config, schema=schema)
             except ConfigError as error:
@@ -1000,6 +1002,31 @@ def reference(m, config, version):
                    if Predicate(str(a.when)).evaluate(config, schema=schema)]
     return [f.id for f in gates if f.applies != "asked" and f.when.evaluate(config, schema=schema)] + [
         f"adjustment:{a.id}" for a in adjustments]
+
+
+def _template_paths(text):
+    """The fields a message template names, as Python's str.format reads it (README)."""
+    import string
+
+    return {path for _, path, _, _ in string.Formatter().parse(text) if path}
+
+
+def _template_said(text, read):
+    """A message template said of a config (README): each placeholder's value converted and
+    formatted as str.format does; with neither, text as it is, anything else as its repr."""
+    import string
+
+    out = []
+    for literal, path, spec, conversion in string.Formatter().parse(text):
+        out.append(literal)
+        if path is None:
+            continue
+        value = read(path)
+        value = list(value) if isinstance(value, tuple) else value  # a list field's value: a list
+        if conversion:
+            value = {"r": repr, "s": str, "a": ascii}[conversion](value)
+        out.append(format(value, spec) if spec and value is not None else value if isinstance(value, str) else repr(value))
+    return "".join(out)
 
 
 def compiled(m, config, version):
@@ -1045,7 +1072,23 @@ def test_fast_path_equals_the_interpreter_on_random_matrices(data):
                                          if v is None or as_version(v) <= m.newest_release]))
     v = m.version if version is None else as_version(version)
     config = data.draw(configs(m, as_objects=data.draw(st.booleans())))
-    assert compiled(m, config, version) == reference(m, config, v)
+    expected = reference(m, config, v)
+    assert compiled(m, config, version) == expected
+    if isinstance(expected, tuple):
+        return
+    # Each failed requirement's reason, as explain() says it: its template said of the config
+    # (issue 30, F7; no adjustment here: the values read are the config's own).
+    try:
+        resolution = m.resolve(config, version=version)
+    except matrix.ResolutionError as error:
+        resolution = error.resolution
+    from matrix._access import read
+
+    schema = m.schema.reading_at(v, m.gates_at(v))
+    for runner in resolution.explanation(remedies=False)["runners"]:
+        said = [b["name"] for b in runner["blockers"] if "requirement" in b]
+        failed = resolution.failed[runner["id"]]
+        assert said == [_template_said(c.reason, lambda p: read(config, p, schema)) for c in failed]
 
 
 def test_an_object_may_lack_a_field_the_host_no_longer_has():
@@ -1930,3 +1973,162 @@ def test_an_adjustment_that_says_always_and_a_notice_speak_wherever_they_hold():
                         runners={"flashmla": {"name": "FlashMLA", "priority": 2}, "triton": {"name": "Triton", "priority": 1}})
     assert [f.message for f in check(dead).findings if f.code == "adjustment-never"] == [
         "memory notice is never said: its condition holds for no config; delete it, or check its condition"]
+
+
+# --- the value as given (issue 30, F8) -------------------------------------------------------
+
+GIVEN_TEXT = """
+[matrix]
+name = "given"
+version = "1.0"
+[config]
+"attention_backend" = { type = "str", nullable = true }
+"kv" = { type = "str", default = "auto" }
+"mem" = { type = "float", nullable = true }
+"ctx" = { type = "int", default = 0 }
+"tp" = { type = "int", min = 1, default = 1 }
+"heads" = { type = "int", derive = "tp * 2" }
+[requirements]
+tp = { name = "TP", reason = "tp {tp} (given {given.tp}) is over 2" }
+[adjustments.rename]
+name = "rename"
+when = "attention_backend == 'tokenspeed_mla'"
+set = { attention_backend = "cutedsl_mla" }
+[adjustments.fp8]
+name = "fp8"
+when = "given.attention_backend == 'tokenspeed_mla' and attention_backend == 'cutedsl_mla'"
+set = { kv = "fp8_e4m3" }
+message = "given {given.attention_backend!r}, now {attention_backend!r}, {given.heads} heads given"
+[adjustments.fill]
+name = "fill"
+when = "mem is None"
+set = { mem = 0.9 }
+override = false
+[adjustments.scale]
+name = "scale"
+when = "ctx > 8192 and given.mem is None"
+set = { tp = 4 }
+message = "mem as given {given.mem}, now {mem:.3f}"
+[adjustments.back]
+name = "back"
+when = "ctx < 0"
+set = { mem = { from = "given.mem" } }
+runners = ["a"]
+[features.f]
+name = "F"
+when = "given.kv == 'fp8_e4m3' or given.heads > 6"
+support = { a = "yes", b = "no" }
+"""
+
+
+_NOT_PROVED = (" (not proved the smallest: a field that arithmetic across fields reads (a + b, a % b, a derived "
+               "field), or that is compared with it, has no min and max or is not an int, or the fields read together "
+               "take more than 20000 combinations of values)")
+
+
+def _given_matrix():
+    return matrix.loads(GIVEN_TEXT, runners={"a": {"name": "A", "priority": 2, "requires": {"tp": "tp <= 2"}},
+                                             "b": {"name": "B", "priority": 1}})
+
+
+@pytest.mark.parametrize("as_objects", [False, True])
+def test_given_reads_the_config_as_the_user_gave_it(as_objects):
+    m = _given_matrix()
+
+    def resolve(config, **kwargs):
+        return m.resolve(as_object(config, m.schema) if as_objects else config, **kwargs)
+
+    # A4: the alias renamed the backend; the next adjustment reads the name as given.
+    r = resolve({"attention_backend": "tokenspeed_mla"})
+    assert [(a.id, a.path, a.after) for a in r.adjustments] == [
+        ("rename", "attention_backend", "cutedsl_mla"), ("fp8", "kv", "fp8_e4m3"), ("fill", "mem", 0.9)]
+    assert [w.message for w in r.warnings][1] == "given 'tokenspeed_mla', now 'cutedsl_mla', 2 heads given"
+    # The feature reads kv as given ('auto'), not as the adjustment set it.
+    assert r.active == ()
+    # A30: scaled only where the user gave no mem (the fill before it does not count).
+    r = resolve({"ctx": 9000})
+    assert [(a.id, a.path, a.after) for a in r.adjustments] == [("fill", "mem", 0.9), ("scale", "tp", 4)]
+    assert [w.message for w in r.warnings] == [
+        "fill: set mem from None to 0.9", "mem as given None, now 0.900",
+        "A is not valid for this config: tp 4 (given 1) is over 2; using B instead"]
+    assert resolve({"ctx": 9000, "mem": 0.5}).adjustments == ()
+    assert [f.id for f in resolve({"kv": "fp8_e4m3", "tp": 2}).active] == ["f"]
+    with pytest.raises(NoRunnerError) as refused:  # given.heads = 8: F, which B refuses; A's tp too
+        resolve({"tp": 4})
+    assert [f.id for f in refused.value.resolution.active] == ["f"]
+    # The remedies change the config given: a path read as given is that path (they once said
+    # "set kv to any value", the user's kv unknown to the search, and found none for B).
+    assert [str(r) for r in refused.value.remedies] == [
+        "To use A, change: set tp to one of 1, 2" + _NOT_PROVED, "To use B, change: set tp to 3" + _NOT_PROVED]
+    # A requirement's reason says the value as given beside the effective one (scale set tp = 4).
+    with pytest.raises(UnsupportedFeatureError) as caught:
+        resolve({"ctx": 9000}, runner="a")
+    assert caught.value.reason == "A is not valid for this config: tp 4 (given 1) is over 2"
+    # A copy of the value as given undoes what the fill set, for runner a.
+    r = resolve({"ctx": -1}, runner="a")
+    assert [(a.id, a.path, a.after) for a in r.adjustments] == [("fill", "mem", 0.9), ("back", "mem", None)]
+
+
+def test_given_is_checked_as_its_field_and_check_says_where_it_cannot_decide():
+    m = _given_matrix()
+    with pytest.raises(ConfigError) as caught:
+        m.resolve({"kv": 3})
+    assert caught.exconly() == ("matrix.errors.ConfigError: Config 'kv' (read by feature 'f'): "
+                                "Expected str, got int 3")
+    from matrix.check import check
+
+    assert [str(f) for f in check(m).findings if f.code == "inconclusive"] == [
+        "<string>:38:1: warning[inconclusive]: Could not decide exactly (not every value of 'given.kv', 'given.tp' "
+        "could be represented: a condition read alone names given.PATH, the value as given, of a path an adjustment "
+        "sets: on the configs resolution reads it may differ from PATH, which a condition alone cannot tell) whether "
+        "F can be active"]
+
+
+# --- times in set (issue 30: SGLang's mem_fraction_static *= 0.85) ---------------------------
+
+TIMES_TEXT = """
+[matrix]
+name = "times"
+version = "1.0"
+[config]
+"mem" = { type = "float", nullable = true }
+"ctx" = { type = "int", default = 0 }
+"pages" = { type = "int", nullable = true }
+[adjustments.fill]
+name = "fill"
+when = "mem is None"
+set = { mem = 0.9 }
+override = false
+[adjustments.scale]
+name = "scale"
+when = "ctx > 8192 and given.mem is None"
+set = { mem = { from = "mem", times = 0.85 }, pages = { from = "ctx", times = -2 } }
+message = "mem {mem:.3f} scaled"
+[features.small]
+name = "small memory"
+when = "mem < 0.8"
+support = { a = "yes" }
+"""
+
+
+def test_times_scales_a_copy_by_pythons_product():
+    import json
+
+    import jsonschema
+
+    from matrix.render import json_schema, render
+
+    m = matrix.loads(TIMES_TEXT, runners={"a": {"name": "A", "priority": 1}})
+    r = m.resolve({"ctx": 9000})
+    assert [(a.id, a.path, a.before, a.after) for a in r.adjustments] == [
+        ("fill", "mem", None, 0.9), ("scale", "mem", 0.9, 0.9 * 0.85), ("scale", "pages", None, -18000)]
+    assert [f.id for f in r.active] == ["small"]  # 0.765, read on the effective config
+    assert r.effective["mem"] == 0.765 and type(r.effective["pages"]) is int
+    assert m.resolve({"ctx": 9000, "mem": 0.5}).adjustments == ()  # given: not scaled
+    rows = [line for line in render(m, tables=["adjustments"]).splitlines() if line.startswith("| `scale`")]
+    assert rows == ["| `scale` | scale | every config, before the choice | `ctx > 8192 and given.mem is None` | "
+                    "`mem` from `mem` times `0.85`; `pages` from `ctx` times `-2` | yes | warning | mem {mem:.3f} scaled |  |"]
+    data = json.loads(render(m, format="json", tables=["adjustments"]))
+    jsonschema.Draft202012Validator(json_schema()).validate(data)
+    assert data["adjustments"][1]["set"] == [{"path": "mem", "value": None, "from": "mem", "times": 0.85},
+                                             {"path": "pages", "value": None, "from": "ctx", "times": -2}]
