@@ -32,10 +32,16 @@ _set = object.__setattr__
 R = TypeVar("R", bound="Record")
 
 
+def _nothing(record: object) -> Tuple[()]:
+    """The key of a record with no compared fields: every two such records of a class are equal."""
+    return ()
+
+
 class Record:
     """The base of a frozen slotted value (see the module's docstring)."""
 
-    __slots__ = ()
+    # Weak references to a record may be taken (as to attrs' slotted classes).
+    __slots__ = ("__weakref__",)
     #: Every field, in the order ``__init__`` takes them (the class's ``__slots__``).
     _fields: ClassVar[Tuple[str, ...]] = ()
     #: The fields equality, hashing and ``repr`` leave out.
@@ -45,6 +51,9 @@ class Record:
     #: ``key(record)``: what equality and hashing compare (a callable read from the class as is,
     #: never bound: an `operator.attrgetter` or a staticmethod).
     _key: ClassVar[Any]
+    #: Whether ``_key`` was given by the class or a base (``key=``), rather than read off the fields.
+    _keyed: ClassVar[bool] = False
+    __match_args__: ClassVar[Tuple[str, ...]] = ()
 
     def __init_subclass__(cls, hidden: Optional[Tuple[str, ...]] = None, key: Optional[Callable[[Any], Any]] = None,
                           **kwargs: Any) -> None:
@@ -54,7 +63,14 @@ class Record:
         if hidden is not None:
             cls._hidden = hidden  # else the base's
         cls._compared = tuple(f for f in cls._fields if f not in cls._hidden)
-        cls._key = staticmethod(key) if key is not None else attrgetter(*cls._compared)
+        # A positional pattern (``case Path(name):``) matches the fields in ``__init__``'s order.
+        cls.__match_args__ = cls._fields  # type: ignore[misc]
+        if key is not None:
+            cls._key = staticmethod(key)
+            cls._keyed = True
+        elif not cls._keyed:  # a base's own key (`matrix._nodes.Literal`'s) is inherited, as `hidden` is
+            compared = cls._compared
+            cls._key = attrgetter(*compared) if compared else _nothing
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:

@@ -1,5 +1,6 @@
 import copy
 import pickle
+import weakref
 import re
 import sys
 from types import SimpleNamespace
@@ -412,6 +413,7 @@ def _each_node_is_a_value(predicate):
             with pytest.raises(attrs.exceptions.FrozenInstanceError) as caught:
                 edit(*args)
             assert caught.exconly() == "attr.exceptions.FrozenInstanceError: can't set attribute"
+        assert weakref.ref(node)() is node  # as attrs' slotted classes
 
 
 _sources = st.recursive(
@@ -502,6 +504,12 @@ def test_the_nodes_print_their_fields_and_compare_without_their_spans():
     e, one = matrix.Path("e"), matrix.Literal(1)  # the same fields, not the same node
     assert (matrix.Arith(e, "+", one) == matrix.Compare(e, "+", one), matrix.And((e,)) == matrix.Or((e,))) == (False, False)
     assert node.replace(operands=node.operands[1:3]) == Predicate("d % 4 == 0 or e is not None").node
+    assert (matrix.Path.__match_args__, matrix.Compare.__match_args__) == (("name", "span"), ("left", "op", "right", "span"))
+
+    class Quoted(matrix.Literal):  # a subclass keeps the literals' own equality (True != 1)
+        __slots__ = ()
+
+    assert (Quoted(True) == Quoted(1), Quoted(1) == Quoted(1), Quoted(1) == matrix.Literal(1)) == (False, True, False)
 
 
 def test_checked_returns_every_type_error_instead_of_raising():
