@@ -35,7 +35,7 @@ from ._space import Inconclusive, Space
 from ._split import Split
 from ._substitute import conjoin, constant, disjoin, negate
 from .check import _Choice, _Places
-from .schema import BLOCKING, Feature, Field, Matrix, Order, Runner, Schema
+from .schema import BLOCKING, NOTHING, Feature, Field, Matrix, Order, Runner, Schema
 
 #: What one rule answers: ``("served", runner, warning)`` or ``("refused", None, why)``;
 #: *warning* is ``"fallback"``, ``"preference"`` or ``""``, *why* ``"no-runner"`` or ``"forced"``
@@ -69,17 +69,23 @@ class Region:
     groups: Tuple[Tuple[Node, ...], ...] = ()
 
 
-def union_schema(old: Schema, new: Schema, unset: Container[str] = ()) -> Schema:
+def union_schema(old: Schema, new: Schema, unset: Container[str] = (), required: Container[str] = ()) -> Schema:
     """Every field of either side; a field on both keeps the new side's, with the choices of both
     (the search must try a value either side accepts). With *unset* (fields whose default
     differs between the sides: `unset_defaults`), a bool field `unset_path` of each, true where a
-    config leaves that field out."""
+    config leaves that field out. A field of *required* (one side has no default for it:
+    `required_fields`) has none here either, so a witness gives it a value both sides accept
+    (`matrix._space.Space.witness`): leaving it out is a config error on that side, said by the
+    ``config-*`` finding of the field."""
     fields: Dict[str, Field] = dict(old.fields)
     for path, field in new.fields.items():
         before = fields.get(path)
         if before is not None and before.choices is not None and field.choices is not None:
             field = attrs.evolve(field, choices=tuple(dict.fromkeys((*field.choices, *before.choices))))
         fields[path] = field
+    for path in list(fields):
+        if path in required and fields[path].has_default:
+            fields[path] = attrs.evolve(fields[path], default=NOTHING, defaults=())
     for path in list(fields):
         if path in unset:
             fields[unset_path(path)] = Field(unset_path(path), "bool", default=False)
@@ -139,6 +145,14 @@ def with_unset(config: Any, names: Any, schema: Any) -> Any:
         if path is not None:
             extra[name] = left_out(config, path)
     return {**config, **extra} if extra and isinstance(config, dict) else config
+
+
+def required_fields(*plans: Plan) -> Set[str]:
+    """The fields (not sections, not derived) some side declares without a default at its version."""
+    from .schema import NOTHING
+
+    return {path for plan in plans for path, field in plan.matrix.schema.at(plan.version).fields.items()
+            if field.type != "section" and field.derive is None and field.default_at(plan.version) is NOTHING}
 
 
 def unset_defaults(old: Plan, new: Plan) -> Dict[str, Tuple[object, object]]:
@@ -413,7 +427,8 @@ class Search:
         self.undecided: List[str] = []
         self.said = said_questions(old, new, self.undecided)
         nodes += [n for _, _, by_runner in self.said for options in by_runner.values() for n in options]
-        self.space = Space(union_schema(old.matrix.schema, new.matrix.schema, self.unset), nodes, budget=budget)
+        self.space = Space(union_schema(old.matrix.schema, new.matrix.schema, self.unset,
+                                        required_fields(old.plan, new.plan)), nodes, budget=budget)
         self.split = Split(self.space)
         for side in (old, new):
             self._same_on_c(side)

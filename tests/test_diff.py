@@ -344,8 +344,24 @@ def _edited(draw):
             line = ('deprecated = { since = "0.5", remove_in = "2.0" }\n' if edit == "deprecate"
                     else 'deprecated = { since = "0.5", remove_in = "1.0", removed = true }\n')
             new_text = text[:block.end()] + line + text[block.end():]
+    text = _required_before(draw, text, names, overlay)
     text, new_text = _templated(draw, names, text, new_text)
     return text, runners, new_text, new_runners, names, overlay
+
+
+def _required_before(draw, text, names, overlay):
+    """*text* (the old side only: not under an overlay, which extends it) with, a third of the
+    time, one field's default gone, beside whichever edit was made: a config that leaves it out
+    is refused before and accepted now, and every other change must still be found, with a
+    witness that sets the field (review of issue 28, D1: each was dropped)."""
+    if overlay is not None or draw(st.integers(0, 2)) != 0:
+        return text
+    lines = [_FIELDS[n][0].split("\n")[0] for n in names]
+    lines = [line for line in lines if "default = " in line and "nullable" not in line and line in text]
+    if not lines:
+        return text
+    line = draw(st.sampled_from(lines))
+    return text.replace(line, re.sub(r", default = .*? \}$", " }", line))
 
 
 def _templated(draw, names, *texts):
@@ -2284,3 +2300,46 @@ def test_a_field_left_unset_below_a_nullable_section_reads_its_default_only_wher
     configs = ({}, {"spec": None}, {"spec": {}}, {"spec": {"method": "a"}}, {"spec": {"method": "b"}})
     for change in report.changes[:3]:
         assert [matrix.diff.reproduces(change, old, new, c) for c in configs] == [False, False, True, False, False]
+
+
+_REQUIRED = '''[matrix]
+name = "k"
+version = "1.0"
+[config]
+threads = { type = "int", min = 1, default = 4 }
+req = { type = "int" }
+[features.many]
+name = "many threads"
+when = "threads > 6"
+support = { a = "no", b = "yes" }
+[features.g]
+name = "g"
+when = "req == 1"
+support = { a = "yes", b = "yes" }
+'''
+
+
+def test_a_required_field_given_a_default_keeps_the_other_findings_with_a_witness_both_sides_accept():
+    """Review of issue 28, D1: a required field given a default (the old side refuses a config
+    that leaves it out) beside a gate's cell flipped. Every finding of the gate was dropped (its
+    witness left the field out, a config error on the old side), and the diff passed; now each
+    witness sets it, and only the field's own finding reads it left out."""
+    old = matrix.loads(_REQUIRED, runners=RUNNERS)
+    new = matrix.loads(_REQUIRED.replace('req = { type = "int" }', 'req = { type = "int", default = 1 }')
+                       .replace('support = { a = "no", b = "yes" }', 'support = { a = "yes", b = "no" }'),
+                       runners=RUNNERS)
+    report = diff(old, new)
+    many = ["<string>:7 (new: $.features.many)"]
+    assert _summary(report) == [
+        ("request-refused", "breaking", "Asking for B: B → refused", "threads > 6", {"threads": 7, "req": 0}, many),
+        ("runner-changed", "behaviour", "Automatic choice: B (fallback) → A", "threads > 6",
+         {"threads": 7, "req": 0}, many),
+        ("request-served", "behaviour", "Asking for A: refused → A", "threads > 6", {"threads": 7, "req": 0}, many),
+        ("config-accepted", "behaviour", "Config 'req': a value that was a config error is now accepted (it was: "
+         "Config 'req' (read by feature 'g'): Missing, and the schema gives no default)", "req is unset", {},
+         ["<string>:6 (new: $.config.req)"])]
+    assert report.failed()
+    assert [matrix.diff.reproduces(c, old, new, c.witness) for c in report.changes] == [True] * 4
+    # The reviewer's config: refused on the new side, served on the old.
+    assert [matrix.diff.reproduces(report.changes[0], old, new, {"threads": 8, "req": 2}),
+            matrix.diff.reproduces(report.changes[0], old, new, {"threads": 8})] == [True, False]
