@@ -51,6 +51,7 @@ and level, and the values that fill its words) is compared the same way
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import shlex
@@ -676,13 +677,18 @@ class _Changes:
         from .schema import NOTHING
 
         old, new = (side.matrix.schema.at(side.version) for side in (self.old, self.new))
+        required = _diff.required_fields(self.old.plan, self.new.plan)
         for path in dict.fromkeys([*old.fields, *new.fields]):
             a, b = old.fields.get(path), new.fields.get(path)
             if a == b:
                 continue
+            # Every other field either side requires, set to a value both accept: a probe is
+            # refused for its own value only (review of issue 28, D2: a value of threads was said
+            # accepted now, where the old side refused the probe for leaving req out).
+            base = self.settled(required, path, old, new)
             flips: Dict[str, List[Tuple[object, str]]] = {"config-rejected": [], "config-accepted": []}
             for value in _probes(a, b):
-                config = _nested(path, value)
+                config = _with(base, path, value)
                 seen = [rejection(side.matrix, config, side.version) for side in (self.old, self.new)]
                 if (seen[0] is None) != (seen[1] is None):
                     flips["config-rejected" if seen[0] is None else "config-accepted"].append(
@@ -703,18 +709,18 @@ class _Changes:
                 self.out.append(Difference(
                     change_id, CHANGES[change_id][0], _messages.diff_config_value(path, change_id == "config-rejected",
                                                                                   error),
-                    region, _nested(path, value), old_text, new_text,
+                    region, _with(base, path, value), old_text, new_text,
                     entries=(_located(side, ("config", path)),)))
             if a is not None and b is not None and (a.default is NOTHING) != (b.default is NOTHING):
                 # A default gone (the field now required) or given: a config that leaves it out is
                 # refused on one side only.
-                seen = [rejection(side.matrix, {}, side.version) for side in (self.old, self.new)]
+                seen = [rejection(side.matrix, base, side.version) for side in (self.old, self.new)]
                 if (seen[0] is None) != (seen[1] is None):
                     change_id = "config-rejected" if seen[0] is None else "config-accepted"
                     self.out.append(Difference(
                         change_id, CHANGES[change_id][0],
                         _messages.diff_config_value(path, change_id == "config-rejected", seen[0] or seen[1] or ""),
-                        f"{path} is unset", {}, *(("accepted", _CONFIG_ERROR) if change_id == "config-rejected"
+                        f"{path} is unset", base, *(("accepted", _CONFIG_ERROR) if change_id == "config-rejected"
                                                   else (_CONFIG_ERROR, "accepted")),
                         entries=(_located(self.new, ("config", path)),)))
             if a is not None and b is not None and a.default is not NOTHING and b.default is not NOTHING \
@@ -724,11 +730,41 @@ class _Changes:
                 # regions say ``PATH is unset``.
                 # Its witness leaves it out of the sections above it, there (a nullable section left
                 # out reads None, not the field's default).
-                witness = _nested(path.rsplit(".", 1)[0], {}) if "." in path else {}
+                # Every field either side requires set (`settled`): both sides accept it.
+                witness = _with(base, path.rsplit(".", 1)[0], {}) if "." in path else base
                 self.out.append(Difference(
                     "config-default-changed", "behaviour", _messages.diff_config_default(path, a.default, b.default),
                     f"{path} is unset", witness, repr(a.default), repr(b.default),
                     entries=(_located(self.new, ("config", path)),)))
+
+    def settled(self, required: Set[str], path: str, old: Any, new: Any) -> Dict[str, Any]:
+        """A config that sets each field of *required* but *path* (and those above or below
+        it, and those below a nullable section), each to the first value of its probes that
+        neither side refuses it for (`rejection` does not name it)."""
+        from ._space import _representatives, json_value
+
+        config: Dict[str, Any] = {}
+        for other in sorted(required):
+            if other == path or other.startswith(path + ".") or path.startswith(other + "."):
+                continue
+            parts = other.split(".")
+            if any(f is None or f.nullable for i in range(1, len(parts))
+                   for f in (new.fields.get(".".join(parts[:i])) or old.fields.get(".".join(parts[:i])),)):
+                continue
+            named = f"Config '{other}'"
+            fields = (old.fields.get(other), new.fields.get(other))
+            # Its probes, then a value of each class of its domain (a field without bound,
+            # choice or default has no probe but None).
+            for value in [*_probes(*fields), *(json_value(v) for f in fields if f is not None
+                                               for v in _representatives(f, [])[0])]:
+                if value is None:
+                    continue
+                tried = _with(config, other, value)
+                if not any(named in (rejection(side.matrix, tried, side.version) or "")
+                           for side in (self.old, self.new)):
+                    config = tried
+                    break
+        return config
 
     def cosmetic(self) -> None:
         """Names, notes, links and groups that changed (no config answers differently)."""
@@ -1115,6 +1151,19 @@ def _probes(*fields: Optional[Any]) -> List[object]:
         if not any(_same_value(value, other) for other in seen):
             seen.append(value)
     return seen
+
+
+def _with(config: Dict[str, Any], path: str, value: object) -> Dict[str, Any]:
+    """*config* (not changed) with *path* set to *value*: its sections as tables."""
+    out = copy.deepcopy(config)
+    table = out
+    *sections, last = path.split(".")
+    for section in sections:
+        if not isinstance(table.get(section), dict):
+            table[section] = {}
+        table = table[section]
+    table[last] = value
+    return out
 
 
 def _nested(path: str, value: object) -> Dict[str, Any]:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import matrix
 from matrix import _diff
-from matrix.diff import CHANGES, diff, effective_value, observe, region_predicate, said_by
+from matrix.diff import CHANGES, diff, effective_value, observe, region_predicate, rejection, said_by
 from matrix.resolver import _plan
 from matrix.schema import NOTHING
 
@@ -433,7 +433,8 @@ def _config_findings_agree(report, old, new, sides):
         fields = [m.schema.fields[path] for m in (old, new)]
         if (fields[0].default is NOTHING) == (fields[1].default is NOTHING) or path not in _FIELDS:
             continue
-        left_out = [observe(s, {}, "automatic").startswith("a config error") for s in sides]
+        # Refused for that field (another field required on one side is its own finding's).
+        left_out = [f"Config '{path}'" in (rejection(m, {}) or "") for m in (old, new)]
         if left_out[0] != left_out[1]:
             change_id = "config-rejected" if left_out[1] else "config-accepted"
             assert [c.region for c in said.get((change_id, path), [])] == [f"{path} is unset"], (path, report.changes)
@@ -442,7 +443,7 @@ def _config_findings_agree(report, old, new, sides):
         if fields[0] is None or fields[0] == fields[1]:
             continue
         for value in values:
-            seen = [observe(s, {path: value}, "automatic").startswith("a config error") for s in sides]
+            seen = [f"Config '{path}'" in (rejection(m, {path: value}) or "") for m in (old, new)]
             if seen[0] == seen[1]:
                 continue
             change_id = "config-rejected" if seen[1] else "config-accepted"
@@ -2343,3 +2344,26 @@ def test_a_required_field_given_a_default_keeps_the_other_findings_with_a_witnes
     # The reviewer's config: refused on the new side, served on the old.
     assert [matrix.diff.reproduces(report.changes[0], old, new, {"threads": 8, "req": 2}),
             matrix.diff.reproduces(report.changes[0], old, new, {"threads": 8})] == [True, False]
+
+
+def test_config_probes_set_the_other_required_fields_and_a_default_changed_has_a_witness_both_sides_accept():
+    """Review of issue 28, D2 and the witness of a default changed: a probe of threads left req
+    (required on the old side) out, so the old side refused every value of threads and the diff
+    said "Config 'threads': a value that was a config error is now accepted (it was: Config 'req'
+    … Missing …)"; and config-default-changed's witness ``{}`` was refused by both sides where req
+    is required on both. Each probe and witness now sets req to a value both sides accept."""
+    old = matrix.loads(_REQUIRED, runners=RUNNERS)
+    threads = 'threads = { type = "int", min = 1, default = 8 }'
+    given = matrix.loads(_REQUIRED.replace('threads = { type = "int", min = 1, default = 4 }', threads)
+                         .replace('req = { type = "int" }', 'req = { type = "int", default = 1 }'), runners=RUNNERS)
+    report = diff(old, given)
+    assert [(c.id, c.region, c.witness) for c in report.changes if c.id.startswith("config-")] == [
+        ("config-accepted", "req is unset", {}), ("config-default-changed", "threads is unset", {"req": 1})]
+    still = matrix.loads(_REQUIRED.replace('threads = { type = "int", min = 1, default = 4 }', threads),
+                         runners=RUNNERS)
+    report = diff(old, still)
+    default, = [c for c in report.changes if c.id.startswith("config-")]
+    assert (default.id, default.region, default.witness, default.old, default.new) == (
+        "config-default-changed", "threads is unset", {"req": 0}, "4", "8")
+    assert [rejection(m, default.witness) for m in (old, still)] == [None, None]
+    assert [rejection(m, {}) is None for m in (old, still)] == [False, False]
