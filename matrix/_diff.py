@@ -118,16 +118,19 @@ def unset_text(name: str, schema: Any) -> Optional[str]:
     return next((p for p in schema.fields if unset_path(p) == name and not p.startswith(UNSET)), None)
 
 
-def left_out(config: object, path: str) -> bool:
+def left_out(config: object, path: str, schema: Any = None) -> bool:
     """Whether *config* leaves *path* out: a key missing on the way to it, no section above it
-    set to None (a section set to None reads None below it, not a default)."""
+    set to None (a section set to None reads None below it, not a default), nor, with *schema*,
+    a nullable section above it left out (it reads None too)."""
     current = config
-    for part in path.split("."):
+    parts = path.split(".")
+    for at, part in enumerate(parts):
         if current is None:
             return False
         if isinstance(current, dict):
             if part not in current:
-                return True
+                above = [schema.get(".".join(parts[:end])) for end in range(at + 1, len(parts))] if schema else []
+                return not any(field is not None and field.nullable for field in above)
             current = current[part]
         else:
             if not hasattr(current, part):
@@ -143,8 +146,22 @@ def with_unset(config: Any, names: Any, schema: Any) -> Any:
     for name in names:
         path = unset_text(name, schema)
         if path is not None:
-            extra[name] = left_out(config, path)
+            extra[name] = left_out(config, path, schema)
     return {**config, **extra} if extra and isinstance(config, dict) else config
+
+
+def unset_guard(path: str, schema: Any) -> Node:
+    """Where *path* reads its default: its `unset_path`, and no nullable section above it None
+    (a config without the section reads None there, not the default)."""
+    from ._nodes import IsNone
+
+    parts = path.split(".")
+    above: List[Node] = []
+    for end in range(1, len(parts)):
+        field = schema.get(".".join(parts[:end]))
+        if field is None or field.nullable:
+            above.append(IsNone(Path(".".join(parts[:end])), True))
+    return conjoin([Path(unset_path(path)), *above])
 
 
 def required_fields(*plans: Plan) -> Set[str]:
@@ -183,15 +200,7 @@ class _Defaults:
 
     def guard(self, path: str) -> Node:
         """Where *path* reads its default: left out, no nullable section above it None."""
-        from ._nodes import IsNone
-
-        parts = path.split(".")
-        above = []
-        for end in range(1, len(parts)):
-            field = self.schema.get(".".join(parts[:end]))
-            if field is None or field.nullable:
-                above.append(IsNone(Path(".".join(parts[:end])), True))
-        return conjoin([Path(unset_path(path)), *above])
+        return unset_guard(path, self.schema)
 
     def terms(self, path: str) -> List[Tuple[Node, Node]]:
         """What *path* reads: its default where left out, else the config's value."""
@@ -711,7 +720,7 @@ class Search:
 
     def unset_at(self, assignment: Assignment) -> List[str]:
         """The fields whose default differs that *assignment* leaves out."""
-        return [p for p in self.unset if self.space.truth(Path(unset_path(p)), assignment) is True]
+        return [p for p in self.unset if self.space.truth(unset_guard(p, self.space.schema), assignment) is True]
 
     def _solve(self, question: Dict[str, Any], what: str) -> Optional[Assignment]:
         try:

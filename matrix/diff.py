@@ -467,7 +467,7 @@ class _Changes:
         # question held its region to it (`bounds`).
         unset = self.unset_causes(region)
         if region.feature is None:
-            bounding += [Path(_diff.unset_path(p)) for p in unset]
+            bounding += [_diff.unset_guard(p, self.search.space.schema) for p in unset]
         avoid = [g.when.node for side in (self.old, self.new) for g in side.plan.features
                  if g.id not in {c.id for _, c in causes}]
         witness = self.search.witness(region.assignment, avoid=avoid)
@@ -526,7 +526,7 @@ class _Changes:
         if not search.unset:
             return []
         if region.feature is not None:
-            return [p for p in search.unset if Path(_diff.unset_path(p)) in region.true]
+            return [p for p in search.unset if _diff.unset_guard(p, search.space.schema) in region.true]
         return search.unset_at(region.assignment) if search.changed is not None else []
 
     def default_entries(self, paths: Iterable[str]) -> Tuple[Entry, ...]:
@@ -557,7 +557,8 @@ class _Changes:
         # A field left out there whose default differs, read by the gate (on the config of choice).
         read = {n.name for s in (self.old, self.new) for g in (s.gate(feature),) if g is not None
                 for n in walk(s.on_c(g.when.node)) if isinstance(n, Path)}
-        return out + [Path(_diff.unset_path(p)) for p in self.search.unset_at(found) if _diff.unset_path(p) in read]
+        return out + [_diff.unset_guard(p, self.search.space.schema) for p in self.search.unset_at(found)
+                      if _diff.unset_path(p) in read]
 
     def conjuncts(self, region: _diff.Region, causes: Sequence[Tuple[str, Feature]],
                   adjusting: Sequence[Any] = ()) -> List[Tuple[Any, bool]]:
@@ -734,7 +735,7 @@ class _Changes:
                 witness = _with(base, path.rsplit(".", 1)[0], {}) if "." in path else base
                 self.out.append(Difference(
                     "config-default-changed", "behaviour", _messages.diff_config_default(path, a.default, b.default),
-                    f"{path} is unset", witness, repr(a.default), repr(b.default),
+                    _unset_region(path, new), witness, repr(a.default), repr(b.default),
                     entries=(_located(self.new, ("config", path)),)))
 
     def settled(self, required: Set[str], path: str, old: Any, new: Any) -> Dict[str, Any]:
@@ -1153,6 +1154,15 @@ def _probes(*fields: Optional[Any]) -> List[object]:
     return seen
 
 
+def _unset_region(path: str, schema: Any) -> str:
+    """``PATH is unset``, and each nullable section above it not None: a config without such a
+    section reads None there, not the default (review of issue 28, D3)."""
+    parts = path.split(".")
+    above = [".".join(parts[:end]) for end in range(1, len(parts))]
+    return " and ".join([f"{path} is unset", *(f"{s} is not None" for s in above
+                                                 if (schema.fields.get(s) is None or schema.fields[s].nullable))])
+
+
 def _with(config: Dict[str, Any], path: str, value: object) -> Dict[str, Any]:
     """*config* (not changed) with *path* set to *value*: its sections as tables."""
     out = copy.deepcopy(config)
@@ -1242,7 +1252,7 @@ class _Region(_predicates.Predicate):
             extra = {}
             for name in names:
                 path = next((p for p in fields if _diff.unset_path(p) == name), name[len(_diff.UNSET):].replace("__", "."))
-                extra[name] = _diff.left_out(config, path)
+                extra[name] = _diff.left_out(config, path, schema)
             config = {**config, **extra}
         return super().evaluate(config, schema=schema)
 
@@ -1453,8 +1463,8 @@ def _config_reproduces(change: Difference, old: Matrix, new: Matrix, config: Dic
     table: Any = config
     for part in path.split("."):
         table = table.get(part, _UNSET) if isinstance(table, dict) else _UNSET
-    if change.id == "config-default-changed":
-        return table is _UNSET
+    if change.id == "config-default-changed":  # left out, no nullable section above it None or left out
+        return _diff.left_out(config, path, new.schema)
     if (table is _UNSET) != change.region.endswith(" is unset"):  # a default gone or given: left out
         return False
     sides = [_At(m, _plan(m, v).version) for m, v in ((old, old_version), (new, new_version))]

@@ -2367,3 +2367,36 @@ def test_config_probes_set_the_other_required_fields_and_a_default_changed_has_a
         "config-default-changed", "threads is unset", {"req": 0}, "4", "8")
     assert [rejection(m, default.witness) for m in (old, still)] == [None, None]
     assert [rejection(m, {}) is None for m in (old, still)] == [False, False]
+
+
+def test_a_default_changed_below_a_nullable_section_beside_a_gate_of_the_section_being_none():
+    """Review of issue 28, D3: spec.method's default changed beside a cell of ``spec is None``
+    flipped. The findings said ``spec.method is unset`` with witness ``{}`` and the default's line
+    as a cause, but ``{}`` reads spec as None (not the default): its change is the other gate's.
+    Now the default's regions hold only where the section is there, and "unset" read as given
+    holds only there too."""
+    text = ('[matrix]\nname = "k"\nversion = "1.0"\n[config]\nspec = { type = "section", nullable = true }\n'
+            '"spec.method" = { type = "str", choices = ["ngram", "eagle"], default = "ngram" }\n'
+            '[features.eagle]\nname = "eagle"\nwhen = "spec.method == \'eagle\'"\nsupport = { a = "no", b = "yes" }\n'
+            '[features.nospec]\nname = "no spec"\nwhen = "spec is None"\nsupport = { a = "yes", b = "yes" }\n')
+    old = matrix.loads(text, runners=RUNNERS)
+    new = matrix.loads(text.replace('default = "ngram"', 'default = "eagle"')
+                       .replace('support = { a = "yes", b = "yes" }', 'support = { a = "no", b = "yes" }'),
+                       runners=RUNNERS)
+    report = diff(old, new)
+    method, nospec = ['<string>:6 (new: $.config["spec.method"])'], ["<string>:11 (new: $.features.nospec)"]
+    assert [(c.id, c.runner, c.region, c.witness, [str(e) for e in c.entries]) for c in report.changes] == [
+        ("request-refused", "a", "spec.method is unset and spec is not None", {"spec": {}}, method),
+        ("request-refused", "a", "spec is None", {}, nospec),
+        ("runner-changed", None, "spec.method is unset and spec is not None", {"spec": {}}, method),
+        ("runner-changed", None, "spec is None", {}, nospec),
+        ("blocker-added", "a", "spec.method is unset and spec is not None", {"spec": {}},
+         ["<string>:7 (new: $.features.eagle)", *method]),
+        ("config-default-changed", None, "spec.method is unset and spec is not None", {"spec": {}}, method)]
+    assert [matrix.diff.reproduces(c, old, new, {}) for c in report.changes] == [False, True, False, True, False, False]
+    configs = ({}, {"spec": None}, {"spec": {}}, {"spec": {"method": "ngram"}})
+    assert [region_predicate("spec.method is unset and spec is not None").evaluate(c, schema=new.schema)
+            for c in configs] == [False, False, True, False]
+    # "unset" alone, read with the schema: a config without the nullable section reads None there.
+    assert [region_predicate("spec.method is unset").evaluate(c, schema=new.schema) for c in configs] == [
+        False, False, True, False]
