@@ -35,7 +35,7 @@ from ._space import Inconclusive, Space
 from ._split import Split
 from ._substitute import conjoin, constant, disjoin, negate
 from .check import _Choice, _Places
-from .schema import BLOCKING, Feature, Field, Matrix, Order, Runner, Schema
+from .schema import BLOCKING, NOTHING, Feature, Field, Matrix, Order, Runner, Schema
 
 #: What one rule answers: ``("served", runner, warning)`` or ``("refused", None, why)``;
 #: *warning* is ``"fallback"``, ``"preference"`` or ``""``, *why* ``"no-runner"`` or ``"forced"``
@@ -69,17 +69,23 @@ class Region:
     groups: Tuple[Tuple[Node, ...], ...] = ()
 
 
-def union_schema(old: Schema, new: Schema, unset: Container[str] = ()) -> Schema:
+def union_schema(old: Schema, new: Schema, unset: Container[str] = (), required: Container[str] = ()) -> Schema:
     """Every field of either side; a field on both keeps the new side's, with the choices of both
     (the search must try a value either side accepts). With *unset* (fields whose default
     differs between the sides: `unset_defaults`), a bool field `unset_path` of each, true where a
-    config leaves that field out."""
+    config leaves that field out. A field of *required* (one side has no default for it:
+    `required_fields`) has none here either, so a witness gives it a value both sides accept
+    (`matrix._space.Space.witness`): leaving it out is a config error on that side, said by the
+    ``config-*`` finding of the field."""
     fields: Dict[str, Field] = dict(old.fields)
     for path, field in new.fields.items():
         before = fields.get(path)
         if before is not None and before.choices is not None and field.choices is not None:
             field = attrs.evolve(field, choices=tuple(dict.fromkeys((*field.choices, *before.choices))))
         fields[path] = field
+    for path in list(fields):
+        if path in required and fields[path].has_default:
+            fields[path] = attrs.evolve(fields[path], default=NOTHING, defaults=())
     for path in list(fields):
         if path in unset:
             fields[unset_path(path)] = Field(unset_path(path), "bool", default=False)
@@ -112,16 +118,19 @@ def unset_text(name: str, schema: Any) -> Optional[str]:
     return next((p for p in schema.fields if unset_path(p) == name and not p.startswith(UNSET)), None)
 
 
-def left_out(config: object, path: str) -> bool:
+def left_out(config: object, path: str, schema: Any = None) -> bool:
     """Whether *config* leaves *path* out: a key missing on the way to it, no section above it
-    set to None (a section set to None reads None below it, not a default)."""
+    set to None (a section set to None reads None below it, not a default), nor, with *schema*,
+    a nullable section above it left out (it reads None too)."""
     current = config
-    for part in path.split("."):
+    parts = path.split(".")
+    for at, part in enumerate(parts):
         if current is None:
             return False
         if isinstance(current, dict):
             if part not in current:
-                return True
+                above = [schema.get(".".join(parts[:end])) for end in range(at + 1, len(parts))] if schema else []
+                return not any(field is not None and field.nullable for field in above)
             current = current[part]
         else:
             if not hasattr(current, part):
@@ -137,8 +146,30 @@ def with_unset(config: Any, names: Any, schema: Any) -> Any:
     for name in names:
         path = unset_text(name, schema)
         if path is not None:
-            extra[name] = left_out(config, path)
+            extra[name] = left_out(config, path, schema)
     return {**config, **extra} if extra and isinstance(config, dict) else config
+
+
+def unset_guard(path: str, schema: Any) -> Node:
+    """Where *path* reads its default: its `unset_path`, and no nullable section above it None
+    (a config without the section reads None there, not the default)."""
+    from ._nodes import IsNone
+
+    parts = path.split(".")
+    above: List[Node] = []
+    for end in range(1, len(parts)):
+        field = schema.get(".".join(parts[:end]))
+        if field is None or field.nullable:
+            above.append(IsNone(Path(".".join(parts[:end])), True))
+    return conjoin([Path(unset_path(path)), *above])
+
+
+def required_fields(*plans: Plan) -> Set[str]:
+    """The fields (not sections, not derived) some side declares without a default at its version."""
+    from .schema import NOTHING
+
+    return {path for plan in plans for path, field in plan.matrix.schema.at(plan.version).fields.items()
+            if field.type != "section" and field.derive is None and field.default_at(plan.version) is NOTHING}
 
 
 def unset_defaults(old: Plan, new: Plan) -> Dict[str, Tuple[object, object]]:
@@ -169,15 +200,7 @@ class _Defaults:
 
     def guard(self, path: str) -> Node:
         """Where *path* reads its default: left out, no nullable section above it None."""
-        from ._nodes import IsNone
-
-        parts = path.split(".")
-        above = []
-        for end in range(1, len(parts)):
-            field = self.schema.get(".".join(parts[:end]))
-            if field is None or field.nullable:
-                above.append(IsNone(Path(".".join(parts[:end])), True))
-        return conjoin([Path(unset_path(path)), *above])
+        return unset_guard(path, self.schema)
 
     def terms(self, path: str) -> List[Tuple[Node, Node]]:
         """What *path* reads: its default where left out, else the config's value."""
@@ -413,7 +436,8 @@ class Search:
         self.undecided: List[str] = []
         self.said = said_questions(old, new, self.undecided)
         nodes += [n for _, _, by_runner in self.said for options in by_runner.values() for n in options]
-        self.space = Space(union_schema(old.matrix.schema, new.matrix.schema, self.unset), nodes, budget=budget)
+        self.space = Space(union_schema(old.matrix.schema, new.matrix.schema, self.unset,
+                                        required_fields(old.plan, new.plan)), nodes, budget=budget)
         self.split = Split(self.space)
         for side in (old, new):
             self._same_on_c(side)
@@ -696,7 +720,7 @@ class Search:
 
     def unset_at(self, assignment: Assignment) -> List[str]:
         """The fields whose default differs that *assignment* leaves out."""
-        return [p for p in self.unset if self.space.truth(Path(unset_path(p)), assignment) is True]
+        return [p for p in self.unset if self.space.truth(unset_guard(p, self.space.schema), assignment) is True]
 
     def _solve(self, question: Dict[str, Any], what: str) -> Optional[Assignment]:
         try:

@@ -51,6 +51,7 @@ and level, and the values that fill its words) is compared the same way
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import shlex
@@ -466,7 +467,7 @@ class _Changes:
         # question held its region to it (`bounds`).
         unset = self.unset_causes(region)
         if region.feature is None:
-            bounding += [Path(_diff.unset_path(p)) for p in unset]
+            bounding += [_diff.unset_guard(p, self.search.space.schema) for p in unset]
         avoid = [g.when.node for side in (self.old, self.new) for g in side.plan.features
                  if g.id not in {c.id for _, c in causes}]
         witness = self.search.witness(region.assignment, avoid=avoid)
@@ -525,7 +526,7 @@ class _Changes:
         if not search.unset:
             return []
         if region.feature is not None:
-            return [p for p in search.unset if Path(_diff.unset_path(p)) in region.true]
+            return [p for p in search.unset if _diff.unset_guard(p, search.space.schema) in region.true]
         return search.unset_at(region.assignment) if search.changed is not None else []
 
     def default_entries(self, paths: Iterable[str]) -> Tuple[Entry, ...]:
@@ -556,7 +557,8 @@ class _Changes:
         # A field left out there whose default differs, read by the gate (on the config of choice).
         read = {n.name for s in (self.old, self.new) for g in (s.gate(feature),) if g is not None
                 for n in walk(s.on_c(g.when.node)) if isinstance(n, Path)}
-        return out + [Path(_diff.unset_path(p)) for p in self.search.unset_at(found) if _diff.unset_path(p) in read]
+        return out + [_diff.unset_guard(p, self.search.space.schema) for p in self.search.unset_at(found)
+                      if _diff.unset_path(p) in read]
 
     def conjuncts(self, region: _diff.Region, causes: Sequence[Tuple[str, Feature]],
                   adjusting: Sequence[Any] = ()) -> List[Tuple[Any, bool]]:
@@ -676,13 +678,18 @@ class _Changes:
         from .schema import NOTHING
 
         old, new = (side.matrix.schema.at(side.version) for side in (self.old, self.new))
+        required = _diff.required_fields(self.old.plan, self.new.plan)
         for path in dict.fromkeys([*old.fields, *new.fields]):
             a, b = old.fields.get(path), new.fields.get(path)
             if a == b:
                 continue
+            # Every other field either side requires, set to a value both accept: a probe is
+            # refused for its own value only (review of issue 28, D2: a value of threads was said
+            # accepted now, where the old side refused the probe for leaving req out).
+            base = self.settled(required, path, old, new)
             flips: Dict[str, List[Tuple[object, str]]] = {"config-rejected": [], "config-accepted": []}
             for value in _probes(a, b):
-                config = _nested(path, value)
+                config = _with(base, path, value)
                 seen = [rejection(side.matrix, config, side.version) for side in (self.old, self.new)]
                 if (seen[0] is None) != (seen[1] is None):
                     flips["config-rejected" if seen[0] is None else "config-accepted"].append(
@@ -703,18 +710,18 @@ class _Changes:
                 self.out.append(Difference(
                     change_id, CHANGES[change_id][0], _messages.diff_config_value(path, change_id == "config-rejected",
                                                                                   error),
-                    region, _nested(path, value), old_text, new_text,
+                    region, _with(base, path, value), old_text, new_text,
                     entries=(_located(side, ("config", path)),)))
             if a is not None and b is not None and (a.default is NOTHING) != (b.default is NOTHING):
                 # A default gone (the field now required) or given: a config that leaves it out is
                 # refused on one side only.
-                seen = [rejection(side.matrix, {}, side.version) for side in (self.old, self.new)]
+                seen = [rejection(side.matrix, base, side.version) for side in (self.old, self.new)]
                 if (seen[0] is None) != (seen[1] is None):
                     change_id = "config-rejected" if seen[0] is None else "config-accepted"
                     self.out.append(Difference(
                         change_id, CHANGES[change_id][0],
                         _messages.diff_config_value(path, change_id == "config-rejected", seen[0] or seen[1] or ""),
-                        f"{path} is unset", {}, *(("accepted", _CONFIG_ERROR) if change_id == "config-rejected"
+                        f"{path} is unset", base, *(("accepted", _CONFIG_ERROR) if change_id == "config-rejected"
                                                   else (_CONFIG_ERROR, "accepted")),
                         entries=(_located(self.new, ("config", path)),)))
             if a is not None and b is not None and a.default is not NOTHING and b.default is not NOTHING \
@@ -724,11 +731,41 @@ class _Changes:
                 # regions say ``PATH is unset``.
                 # Its witness leaves it out of the sections above it, there (a nullable section left
                 # out reads None, not the field's default).
-                witness = _nested(path.rsplit(".", 1)[0], {}) if "." in path else {}
+                # Every field either side requires set (`settled`): both sides accept it.
+                witness = _with(base, path.rsplit(".", 1)[0], {}) if "." in path else base
                 self.out.append(Difference(
                     "config-default-changed", "behaviour", _messages.diff_config_default(path, a.default, b.default),
-                    f"{path} is unset", witness, repr(a.default), repr(b.default),
+                    _unset_region(path, new), witness, repr(a.default), repr(b.default),
                     entries=(_located(self.new, ("config", path)),)))
+
+    def settled(self, required: Set[str], path: str, old: Any, new: Any) -> Dict[str, Any]:
+        """A config that sets each field of *required* but *path* (and those above or below
+        it, and those below a nullable section), each to the first value of its probes that
+        neither side refuses it for (`rejection` does not name it)."""
+        from ._space import _representatives, json_value
+
+        config: Dict[str, Any] = {}
+        for other in sorted(required):
+            if other == path or other.startswith(path + ".") or path.startswith(other + "."):
+                continue
+            parts = other.split(".")
+            if any(f is None or f.nullable for i in range(1, len(parts))
+                   for f in (new.fields.get(".".join(parts[:i])) or old.fields.get(".".join(parts[:i])),)):
+                continue
+            named = f"Config '{other}'"
+            fields = (old.fields.get(other), new.fields.get(other))
+            # Its probes, then a value of each class of its domain (a field without bound,
+            # choice or default has no probe but None).
+            for value in [*_probes(*fields), *(json_value(v) for f in fields if f is not None
+                                               for v in _representatives(f, [])[0])]:
+                if value is None:
+                    continue
+                tried = _with(config, other, value)
+                if not any(named in (rejection(side.matrix, tried, side.version) or "")
+                           for side in (self.old, self.new)):
+                    config = tried
+                    break
+        return config
 
     def cosmetic(self) -> None:
         """Names, notes, links and groups that changed (no config answers differently)."""
@@ -1117,6 +1154,28 @@ def _probes(*fields: Optional[Any]) -> List[object]:
     return seen
 
 
+def _unset_region(path: str, schema: Any) -> str:
+    """``PATH is unset``, and each nullable section above it not None: a config without such a
+    section reads None there, not the default (review of issue 28, D3)."""
+    parts = path.split(".")
+    above = [".".join(parts[:end]) for end in range(1, len(parts))]
+    return " and ".join([f"{path} is unset", *(f"{s} is not None" for s in above
+                                                 if (schema.fields.get(s) is None or schema.fields[s].nullable))])
+
+
+def _with(config: Dict[str, Any], path: str, value: object) -> Dict[str, Any]:
+    """*config* (not changed) with *path* set to *value*: its sections as tables."""
+    out = copy.deepcopy(config)
+    table = out
+    *sections, last = path.split(".")
+    for section in sections:
+        if not isinstance(table.get(section), dict):
+            table[section] = {}
+        table = table[section]
+    table[last] = value
+    return out
+
+
 def _nested(path: str, value: object) -> Dict[str, Any]:
     """``{"a": {"b": value}}`` for ``a.b``."""
     out: Dict[str, Any] = {}
@@ -1193,7 +1252,7 @@ class _Region(_predicates.Predicate):
             extra = {}
             for name in names:
                 path = next((p for p in fields if _diff.unset_path(p) == name), name[len(_diff.UNSET):].replace("__", "."))
-                extra[name] = _diff.left_out(config, path)
+                extra[name] = _diff.left_out(config, path, schema)
             config = {**config, **extra}
         return super().evaluate(config, schema=schema)
 
@@ -1404,8 +1463,8 @@ def _config_reproduces(change: Difference, old: Matrix, new: Matrix, config: Dic
     table: Any = config
     for part in path.split("."):
         table = table.get(part, _UNSET) if isinstance(table, dict) else _UNSET
-    if change.id == "config-default-changed":
-        return table is _UNSET
+    if change.id == "config-default-changed":  # left out, no nullable section above it None or left out
+        return _diff.left_out(config, path, new.schema)
     if (table is _UNSET) != change.region.endswith(" is unset"):  # a default gone or given: left out
         return False
     sides = [_At(m, _plan(m, v).version) for m, v in ((old, old_version), (new, new_version))]

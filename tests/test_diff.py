@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import matrix
 from matrix import _diff
-from matrix.diff import CHANGES, diff, effective_value, observe, region_predicate, said_by
+from matrix.diff import CHANGES, diff, effective_value, observe, region_predicate, rejection, said_by
 from matrix.resolver import _plan
 from matrix.schema import NOTHING
 
@@ -344,8 +344,24 @@ def _edited(draw):
             line = ('deprecated = { since = "0.5", remove_in = "2.0" }\n' if edit == "deprecate"
                     else 'deprecated = { since = "0.5", remove_in = "1.0", removed = true }\n')
             new_text = text[:block.end()] + line + text[block.end():]
+    text = _required_before(draw, text, names, overlay)
     text, new_text = _templated(draw, names, text, new_text)
     return text, runners, new_text, new_runners, names, overlay
+
+
+def _required_before(draw, text, names, overlay):
+    """*text* (the old side only: not under an overlay, which extends it) with, a third of the
+    time, one field's default gone, beside whichever edit was made: a config that leaves it out
+    is refused before and accepted now, and every other change must still be found, with a
+    witness that sets the field (review of issue 28, D1: each was dropped)."""
+    if overlay is not None or draw(st.integers(0, 2)) != 0:
+        return text
+    lines = [_FIELDS[n][0].split("\n")[0] for n in names]
+    lines = [line for line in lines if "default = " in line and "nullable" not in line and line in text]
+    if not lines:
+        return text
+    line = draw(st.sampled_from(lines))
+    return text.replace(line, re.sub(r", default = .*? \}$", " }", line))
 
 
 def _templated(draw, names, *texts):
@@ -417,7 +433,8 @@ def _config_findings_agree(report, old, new, sides):
         fields = [m.schema.fields[path] for m in (old, new)]
         if (fields[0].default is NOTHING) == (fields[1].default is NOTHING) or path not in _FIELDS:
             continue
-        left_out = [observe(s, {}, "automatic").startswith("a config error") for s in sides]
+        # Refused for that field (another field required on one side is its own finding's).
+        left_out = [f"Config '{path}'" in (rejection(m, {}) or "") for m in (old, new)]
         if left_out[0] != left_out[1]:
             change_id = "config-rejected" if left_out[1] else "config-accepted"
             assert [c.region for c in said.get((change_id, path), [])] == [f"{path} is unset"], (path, report.changes)
@@ -426,7 +443,7 @@ def _config_findings_agree(report, old, new, sides):
         if fields[0] is None or fields[0] == fields[1]:
             continue
         for value in values:
-            seen = [observe(s, {path: value}, "automatic").startswith("a config error") for s in sides]
+            seen = [f"Config '{path}'" in (rejection(m, {path: value}) or "") for m in (old, new)]
             if seen[0] == seen[1]:
                 continue
             change_id = "config-rejected" if seen[1] else "config-accepted"
@@ -2284,3 +2301,102 @@ def test_a_field_left_unset_below_a_nullable_section_reads_its_default_only_wher
     configs = ({}, {"spec": None}, {"spec": {}}, {"spec": {"method": "a"}}, {"spec": {"method": "b"}})
     for change in report.changes[:3]:
         assert [matrix.diff.reproduces(change, old, new, c) for c in configs] == [False, False, True, False, False]
+
+
+_REQUIRED = '''[matrix]
+name = "k"
+version = "1.0"
+[config]
+threads = { type = "int", min = 1, default = 4 }
+req = { type = "int" }
+[features.many]
+name = "many threads"
+when = "threads > 6"
+support = { a = "no", b = "yes" }
+[features.g]
+name = "g"
+when = "req == 1"
+support = { a = "yes", b = "yes" }
+'''
+
+
+def test_a_required_field_given_a_default_keeps_the_other_findings_with_a_witness_both_sides_accept():
+    """Review of issue 28, D1: a required field given a default (the old side refuses a config
+    that leaves it out) beside a gate's cell flipped. Every finding of the gate was dropped (its
+    witness left the field out, a config error on the old side), and the diff passed; now each
+    witness sets it, and only the field's own finding reads it left out."""
+    old = matrix.loads(_REQUIRED, runners=RUNNERS)
+    new = matrix.loads(_REQUIRED.replace('req = { type = "int" }', 'req = { type = "int", default = 1 }')
+                       .replace('support = { a = "no", b = "yes" }', 'support = { a = "yes", b = "no" }'),
+                       runners=RUNNERS)
+    report = diff(old, new)
+    many = ["<string>:7 (new: $.features.many)"]
+    assert _summary(report) == [
+        ("request-refused", "breaking", "Asking for B: B → refused", "threads > 6", {"threads": 7, "req": 0}, many),
+        ("runner-changed", "behaviour", "Automatic choice: B (fallback) → A", "threads > 6",
+         {"threads": 7, "req": 0}, many),
+        ("request-served", "behaviour", "Asking for A: refused → A", "threads > 6", {"threads": 7, "req": 0}, many),
+        ("config-accepted", "behaviour", "Config 'req': a value that was a config error is now accepted (it was: "
+         "Config 'req' (read by feature 'g'): Missing, and the schema gives no default)", "req is unset", {},
+         ["<string>:6 (new: $.config.req)"])]
+    assert report.failed()
+    assert [matrix.diff.reproduces(c, old, new, c.witness) for c in report.changes] == [True] * 4
+    # The reviewer's config: refused on the new side, served on the old.
+    assert [matrix.diff.reproduces(report.changes[0], old, new, {"threads": 8, "req": 2}),
+            matrix.diff.reproduces(report.changes[0], old, new, {"threads": 8})] == [True, False]
+
+
+def test_config_probes_set_the_other_required_fields_and_a_default_changed_has_a_witness_both_sides_accept():
+    """Review of issue 28, D2 and the witness of a default changed: a probe of threads left req
+    (required on the old side) out, so the old side refused every value of threads and the diff
+    said "Config 'threads': a value that was a config error is now accepted (it was: Config 'req'
+    … Missing …)"; and config-default-changed's witness ``{}`` was refused by both sides where req
+    is required on both. Each probe and witness now sets req to a value both sides accept."""
+    old = matrix.loads(_REQUIRED, runners=RUNNERS)
+    threads = 'threads = { type = "int", min = 1, default = 8 }'
+    given = matrix.loads(_REQUIRED.replace('threads = { type = "int", min = 1, default = 4 }', threads)
+                         .replace('req = { type = "int" }', 'req = { type = "int", default = 1 }'), runners=RUNNERS)
+    report = diff(old, given)
+    assert [(c.id, c.region, c.witness) for c in report.changes if c.id.startswith("config-")] == [
+        ("config-accepted", "req is unset", {}), ("config-default-changed", "threads is unset", {"req": 1})]
+    still = matrix.loads(_REQUIRED.replace('threads = { type = "int", min = 1, default = 4 }', threads),
+                         runners=RUNNERS)
+    report = diff(old, still)
+    default, = [c for c in report.changes if c.id.startswith("config-")]
+    assert (default.id, default.region, default.witness, default.old, default.new) == (
+        "config-default-changed", "threads is unset", {"req": 0}, "4", "8")
+    assert [rejection(m, default.witness) for m in (old, still)] == [None, None]
+    assert [rejection(m, {}) is None for m in (old, still)] == [False, False]
+
+
+def test_a_default_changed_below_a_nullable_section_beside_a_gate_of_the_section_being_none():
+    """Review of issue 28, D3: spec.method's default changed beside a cell of ``spec is None``
+    flipped. The findings said ``spec.method is unset`` with witness ``{}`` and the default's line
+    as a cause, but ``{}`` reads spec as None (not the default): its change is the other gate's.
+    Now the default's regions hold only where the section is there, and "unset" read as given
+    holds only there too."""
+    text = ('[matrix]\nname = "k"\nversion = "1.0"\n[config]\nspec = { type = "section", nullable = true }\n'
+            '"spec.method" = { type = "str", choices = ["ngram", "eagle"], default = "ngram" }\n'
+            '[features.eagle]\nname = "eagle"\nwhen = "spec.method == \'eagle\'"\nsupport = { a = "no", b = "yes" }\n'
+            '[features.nospec]\nname = "no spec"\nwhen = "spec is None"\nsupport = { a = "yes", b = "yes" }\n')
+    old = matrix.loads(text, runners=RUNNERS)
+    new = matrix.loads(text.replace('default = "ngram"', 'default = "eagle"')
+                       .replace('support = { a = "yes", b = "yes" }', 'support = { a = "no", b = "yes" }'),
+                       runners=RUNNERS)
+    report = diff(old, new)
+    method, nospec = ['<string>:6 (new: $.config["spec.method"])'], ["<string>:11 (new: $.features.nospec)"]
+    assert [(c.id, c.runner, c.region, c.witness, [str(e) for e in c.entries]) for c in report.changes] == [
+        ("request-refused", "a", "spec.method is unset and spec is not None", {"spec": {}}, method),
+        ("request-refused", "a", "spec is None", {}, nospec),
+        ("runner-changed", None, "spec.method is unset and spec is not None", {"spec": {}}, method),
+        ("runner-changed", None, "spec is None", {}, nospec),
+        ("blocker-added", "a", "spec.method is unset and spec is not None", {"spec": {}},
+         ["<string>:7 (new: $.features.eagle)", *method]),
+        ("config-default-changed", None, "spec.method is unset and spec is not None", {"spec": {}}, method)]
+    assert [matrix.diff.reproduces(c, old, new, {}) for c in report.changes] == [False, True, False, True, False, False]
+    configs = ({}, {"spec": None}, {"spec": {}}, {"spec": {"method": "ngram"}})
+    assert [region_predicate("spec.method is unset and spec is not None").evaluate(c, schema=new.schema)
+            for c in configs] == [False, False, True, False]
+    # "unset" alone, read with the schema: a config without the nullable section reads None there.
+    assert [region_predicate("spec.method is unset").evaluate(c, schema=new.schema) for c in configs] == [
+        False, False, True, False]
