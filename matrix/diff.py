@@ -302,7 +302,7 @@ def _not_compared(*sides: _diff.Side) -> Tuple[str, ...]:
     """What the diff does not compare, said rather than claimed unchanged: answers where the
     conditions read through the adjustments grow too large (`matrix._substitute.MAX_NODES`):
     there the questions read configs as given."""
-    out: List[str] = []
+    out: List[str] = [_messages.diff_not_compared(what, where) for what, where in _unweighed(*sides)]
     if not all(side.exact for side in sides) and any(side.plan.any_adjusting for side in sides):
         out.append(_messages.diff_not_compared("adjustments", "a config an adjustment changes"))
     # A runner's blockers are read on its effective config where the resolution ends on it
@@ -331,6 +331,28 @@ def _not_compared(*sides: _diff.Side) -> Tuple[str, ...]:
             out.append(_messages.diff_not_compared(f"the blockers of {r.name} on its effective config",
                                                    f"a config {r.name}'s own adjustments change where it serves"))
     return tuple(out)
+
+
+def _unweighed(*sides: _diff.Side) -> List[Tuple[str, str]]:
+    """Issue 30's constructs the diff does not weigh yet, where either side uses one: a reason
+    that says config values (F7), a condition or copy that reads ``given.PATH`` (F8), and a copy
+    scaled by ``times``. Their answers may differ where no finding says so, so each is said."""
+    from ._given import PREFIX
+    from .schema import From
+
+    plans = [side.plan for side in sides]
+    adjustments = [a for p in plans for a in (*p.pre_adjustments, *(x for xs in p.adjustments.values() for x in xs))]
+    copies = [v for a in adjustments for v in a.set.values() if isinstance(v, From)]
+    out = []
+    if any(p.templated for p in plans):
+        out.append(("requirement reasons that say config values", "a config whose values a reason says"))
+    if any(path.startswith(PREFIX) for p in plans for path in p.paths) or any(
+            c.path.startswith(PREFIX) for c in copies) or any(PREFIX in (a.message or "") for a in adjustments):
+        out.append(("conditions and copies that read the config as given (given.PATH)",
+                    "a config an adjustment changes"))
+    if any(c.times is not None for c in copies):
+        out.append(("copies scaled by times", "a config a scaled copy changes"))
+    return out
 
 
 def _sorted(changes: Iterable[Difference]) -> Tuple[Difference, ...]:

@@ -2400,3 +2400,46 @@ def test_a_default_changed_below_a_nullable_section_beside_a_gate_of_the_section
     # "unset" alone, read with the schema: a config without the nullable section reads None there.
     assert [region_predicate("spec.method is unset").evaluate(c, schema=new.schema) for c in configs] == [
         False, False, True, False]
+
+
+_UNWEIGHED = """
+[matrix]
+name = "g"
+version = "1.0"
+[config]
+"mem" = { type = "float", nullable = true }
+"ctx" = { type = "int", default = 0 }
+"top" = { type = "float", default = 0.9 }
+[adjustments.fill]
+name = "fill"
+when = "mem is None"
+set = { mem = 0.9 }
+override = false
+[features.small]
+name = "small memory"
+when = "mem < 0.8"
+support = { a = "yes", b = "no" }
+"""
+
+
+def test_issue_30s_constructs_the_diff_does_not_weigh_are_said_not_compared():
+    """A reason that says values, given.PATH and a scaled copy are not weighed by the diff yet:
+    where either side uses one, the report says so rather than claim the answers it did not read."""
+    runners = {"a": {"name": "A", "priority": 1}, "b": {"name": "B", "priority": 2}}
+    old = matrix.loads(_UNWEIGHED, runners=runners)
+    assert diff(old, old).undecided == ()
+    given_ = matrix.loads(_UNWEIGHED.replace('when = "mem < 0.8"', 'when = "given.mem is None and ctx > 3"'),
+                          runners=runners)
+    scaled = matrix.loads(_UNWEIGHED.replace("set = { mem = 0.9 }", 'set = { mem = { from = "top", times = 0.5 } }'),
+                          runners=runners)
+    said = matrix.loads(_UNWEIGHED + '[requirements]\nsmall = { name = "Small", reason = "ctx is {ctx}" }\n',
+                        runners={**runners, "b": {"name": "B", "priority": 2, "requires": {"small": "ctx < 5"}}})
+    note = "(the answers for {} may differ unseen)"
+    assert diff(old, given_).undecided == (
+        "Not compared: conditions and copies that read the config as given (given.PATH) "
+        + note.format("a config an adjustment changes"),)
+    # (beside what its search of the float it scales could not decide)
+    assert diff(scaled, old).undecided[-1] == "Not compared: copies scaled by times " + note.format(
+        "a config a scaled copy changes")
+    assert diff(old, said).undecided == ("Not compared: requirement reasons that say config values " + note.format(
+        "a config whose values a reason says"),)
