@@ -35,7 +35,7 @@ from ._space import Inconclusive, Space
 from ._split import Split
 from ._substitute import conjoin, constant, disjoin, negate
 from .check import _Choice, _Places
-from .schema import BLOCKING, NOTHING, Feature, Field, Matrix, Order, Runner, Schema
+from .schema import BLOCKING, NOTHING, Adjustment, Feature, Field, Matrix, Order, Runner, Schema
 
 #: What one rule answers: ``("served", runner, warning)`` or ``("refused", None, why)``;
 #: *warning* is ``"fallback"``, ``"preference"`` or ``""``, *why* ``"no-runner"`` or ``"forced"``
@@ -1096,6 +1096,12 @@ def signature(side: Side, gate: Optional[Feature], runners: Container[str]) -> o
                                          runner(getattr(origin, "to", None)), getattr(origin, "fallback", None)))
 
 
+def every_adjustment(plan: Plan) -> List[Adjustment]:
+    """A plan's adjustments in order: those before the choice, then each runner's own (one that
+    several runners share, once per runner)."""
+    return [*plan.pre_adjustments, *(a for own in plan.adjustments.values() for a in own)]
+
+
 def adjusting(side: Side) -> object:
     """What of a side's adjustments decides its answers (every field but names and messages)."""
     def one(a: Any) -> object:
@@ -1182,9 +1188,7 @@ def effective_questions(old: Side, new: Side) -> List[Effective]:
     out: List[Effective] = []
     paths = [p for a in differing.values() for p in a.set]
     if not alike:  # one alike on both sides sets otherwise where one before it that differs changes what it reads
-        paths += [p for side in (old, new) for a in (*side.plan.pre_adjustments,
-                                                     *(a for own in side.plan.adjustments.values() for a in own))
-                  for p in a.set]
+        paths += [p for side in (old, new) for a in every_adjustment(side.plan) for p in a.set]
     for path in dict.fromkeys(paths):
         causes = tuple(i for i, a in differing.items() if path in a.set)
         fields = [side.matrix.schema.get(path) for side in (old, new)]
@@ -1335,7 +1339,7 @@ def said_questions(old: Side, new: Side, undecided: List[str]) -> List[Said]:
         return []
 
     def everyone(side: Side) -> Dict[str, Any]:
-        return {a.id: a for a in [*side.plan.pre_adjustments, *(a for own in side.plan.adjustments.values() for a in own)]}
+        return {a.id: a for a in every_adjustment(side.plan)}
 
     mine, theirs = everyone(old), everyone(new)
     if not mine and not theirs:

@@ -341,7 +341,7 @@ def _unweighed(*sides: _diff.Side) -> List[Tuple[str, str]]:
     from .schema import From
 
     plans = [side.plan for side in sides]
-    adjustments = [a for p in plans for a in (*p.pre_adjustments, *(x for xs in p.adjustments.values() for x in xs))]
+    adjustments = [a for p in plans for a in _diff.every_adjustment(p)]
     copies = [v for a in adjustments for v in a.set.values() if isinstance(v, From)]
     out = []
     if any(p.templated for p in plans):
@@ -939,7 +939,7 @@ class _Changes:
         from .schema import From
 
         reads = set(reads)
-        everyone = [*side.plan.pre_adjustments, *(a for own in side.plan.adjustments.values() for a in own)]
+        everyone = _diff.every_adjustment(side.plan)
         grown = True
         while grown:
             grown = False
@@ -1515,8 +1515,7 @@ def adjustment_named(side: Union[_diff.Side, _At], adjustment_id: str) -> Option
     from .resolver import _plan
 
     plan = side.plan if isinstance(side, _diff.Side) else _plan(side.matrix, side.version)
-    return next((a for a in [*plan.pre_adjustments, *(a for own in plan.adjustments.values() for a in own)]
-                 if a.id == adjustment_id), None)
+    return next((a for a in _diff.every_adjustment(plan) if a.id == adjustment_id), None)
 
 
 def said_by(side: Union[_diff.Side, _At], config: Dict[str, Any], adjustment_id: str,
