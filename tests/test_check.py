@@ -1034,7 +1034,9 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on):
     v = m.version
     undecided = {f.place for f in by_code.get("inconclusive", [])}
     refused, applied = set(), set()
-    for config in universe:
+    # Without an adjustment no config is refused by one and none is said (the two sets stay
+    # empty, and check must say neither): the resolutions below are read for nothing else.
+    for config in universe if m.adjustments else ():
         try:
             resolution = m.resolve(config)
         except matrix.AdjustmentError as error:
@@ -1707,7 +1709,8 @@ def _reference_forced_freed(m, m0, universe, chosen_on):
     gate that blocks R in automatic choice holds on R's F (R's adjustments applied to C)."""
     v = m.version
     out = set()
-    for config in universe:
+    # Only a feature that forces a runner can be said (the set is of forcing features).
+    for config in universe if any(g.forces is not None for g in m0.features_at(v)) else ():
         c = chosen_on(config)
         try:
             m0.resolve(c)
