@@ -35,8 +35,14 @@ DATA = pathlib.Path(__file__).parent / "data"
 
 
 def _errors(schema, document):
-    jsonschema.Draft7Validator.check_schema(schema)
+    key = json.dumps(schema, sort_keys=True)
+    if key not in _CHECKED:  # each distinct schema is checked against the metaschema once
+        jsonschema.Draft7Validator.check_schema(schema)
+        _CHECKED.add(key)
     return sorted(e.message for e in jsonschema.Draft7Validator(schema).iter_errors(document))
+
+
+_CHECKED = set()
 
 
 def _call(*args):
