@@ -1887,6 +1887,36 @@ def test_the_fast_readers_select_a_fields_gates_by_every_value_it_may_have():
                                             for a in seen}
 
 
+
+def test_a_section_read_for_itself_refuses_what_poses_as_a_scalar():
+    """The compiled readers ask isinstance only of a value whose class is not plainly a
+    section's (issue 29: its 9 types each looked the value's __class__ up); a value that says
+    its __class__ is int is still no section, on objects and dicts alike."""
+    m = matrix.loads('[matrix]\nname = "m"\nversion = "1.0"\n[config]\n'
+                     'lora = { type = "section", nullable = true }\n'
+                     '[features.l]\nname = "LoRA"\nwhen = "lora is not None"\nsupport = { r = "yes" }\n',
+                     runners={"r": {"name": "R", "priority": 1}})
+
+    class Posing:
+        __class__ = property(lambda self: int)  # type: ignore[assignment]
+
+        def __repr__(self):
+            return "<posing>"
+
+    class Plain:
+        pass
+
+    assert [f.id for f in m.resolve(as_object({"lora": None}, m.schema)).active] == []
+    assert [f.id for f in m.resolve({"lora": Plain()}).active] == ["l"]
+    for config in (as_object({"lora": {}}, m.schema), {"lora": {}}):
+        assert [f.id for f in m.resolve(config).active] == ["l"]
+    for value, said in ((Posing(), "Posing <posing>"), (3, "int 3"), ([], "list []")):
+        for config in ({"lora": value}, dataclasses.make_dataclass("C", ["lora"])(value)):
+            with pytest.raises(ConfigError) as excinfo:
+                m.resolve(config)
+            assert str(excinfo.value) == f"Config 'lora' (read by feature 'l'): Expected a section, got {said}"
+
+
 _FORCED_V2 = {"watermark_config": {}, "speculative_config": {"method": "suffix"},
               "compilation_config": {"mode": "STOCK_TORCH_COMPILE", "cudagraph_mode": "PIECEWISE"}}
 
