@@ -1853,6 +1853,70 @@ def test_the_fast_readers_check_every_item_of_a_list_and_any_mapping_keys():
                                   "{'x': {'y': ...}} instead")
 
 
+
+def test_the_fast_readers_select_a_fields_gates_by_every_value_it_may_have():
+    """Several gates comparing one field with literals are one table look-up (issue 29: a
+    subscript where the checks leave the field a few values: a bool, its choices, None under a
+    nullable section), and a fact an object lacks takes its default without a getattr call:
+    every value of each field, on dicts and objects, answers as the interpreter does."""
+    import itertools
+
+    m = matrix.loads('[matrix]\nname = "m"\nversion = "1.0"\n[config]\n'
+                     's = { type = "section", nullable = true }\n'
+                     '"s.mode" = { type = "str", choices = ["a", "b", "c"], default = "a" }\n'
+                     '"s.on" = { type = "bool", default = false }\n'
+                     '"s.size" = { type = "int", choices = [1, 2, 4], default = 1 }\n'
+                     '"s.here" = { type = "bool", default = true, fact = true }\n'
+                     + "".join(f'[features.{id}]\nname = "{id}"\nwhen = "{when}"\nsupport = {{ r = "yes" }}\n'
+                               for id, when in (("ma", "s.mode == 'a'"), ("mb", "s.mode == 'b'"), ("on", "s.on == True"),
+                                                ("off", "s.on == False"), ("two", "s.size == 2"), ("four", "s.size == 4"),
+                                                ("gone", "not s.here"))),
+                     runners={"r": {"name": "R", "priority": 1}})
+    seen = set()
+    for mode, on, size, here in itertools.product(("a", "b", "c"), (True, False), (1, 2, 4), (True, False, None)):
+        section = {"mode": mode, "on": on, "size": size, **({} if here is None else {"here": here})}
+        for config in ({"s": section}, as_object({"s": section}, m.schema)):
+            active = compiled(m, config, None)
+            assert active == reference(m, config, m.version)
+            seen.add(tuple(active))
+    for config in ({"s": None}, as_object({"s": None}, m.schema), {}):
+        assert compiled(m, config, None) == reference(m, config, m.version) == ["gone"]  # None is not true
+    # Each gate, and each pair the table gives at once, was seen.
+    assert {g for active in seen for g in active} == {"ma", "mb", "on", "off", "two", "four", "gone"}
+    assert ("mb", "on", "four", "gone") in {tuple(sorted(a, key=["ma", "mb", "on", "off", "two", "four", "gone"].index))
+                                            for a in seen}
+
+
+
+def test_a_section_read_for_itself_refuses_what_poses_as_a_scalar():
+    """The compiled readers ask isinstance only of a value whose class is not plainly a
+    section's (issue 29: its 9 types each looked the value's __class__ up); a value that says
+    its __class__ is int is still no section, on objects and dicts alike."""
+    m = matrix.loads('[matrix]\nname = "m"\nversion = "1.0"\n[config]\n'
+                     'lora = { type = "section", nullable = true }\n'
+                     '[features.l]\nname = "LoRA"\nwhen = "lora is not None"\nsupport = { r = "yes" }\n',
+                     runners={"r": {"name": "R", "priority": 1}})
+
+    class Posing:
+        __class__ = property(lambda self: int)  # type: ignore[assignment]
+
+        def __repr__(self):
+            return "<posing>"
+
+    class Plain:
+        pass
+
+    assert [f.id for f in m.resolve(as_object({"lora": None}, m.schema)).active] == []
+    assert [f.id for f in m.resolve({"lora": Plain()}).active] == ["l"]
+    for config in (as_object({"lora": {}}, m.schema), {"lora": {}}):
+        assert [f.id for f in m.resolve(config).active] == ["l"]
+    for value, said in ((Posing(), "Posing <posing>"), (3, "int 3"), ([], "list []")):
+        for config in ({"lora": value}, dataclasses.make_dataclass("C", ["lora"])(value)):
+            with pytest.raises(ConfigError) as excinfo:
+                m.resolve(config)
+            assert str(excinfo.value) == f"Config 'lora' (read by feature 'l'): Expected a section, got {said}"
+
+
 _FORCED_V2 = {"watermark_config": {}, "speculative_config": {"method": "suffix"},
               "compilation_config": {"mode": "STOCK_TORCH_COMPILE", "cudagraph_mode": "PIECEWISE"}}
 
