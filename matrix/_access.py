@@ -41,6 +41,23 @@ def child(obj: object, name: str, path: str) -> object:
         raise ConfigError(_messages.reading_raised(exc), path=path) from None
 
 
+def lacks(config: object, path: str) -> bool:
+    """Whether an object on the way to *path* in *config* (an effective config: its own) has
+    no attribute for the next part: a path no rule read, which the effective config leaves out
+    rather than read as a default or refuse (docs/explanation/effective-config.md)."""
+    current = config.config if isinstance(config, Effective) else config
+    prefix = ""
+    for part in path.split("."):
+        prefix = part if not prefix else f"{prefix}.{part}"
+        value = child(current, part, prefix)
+        if value is MISSING:
+            return not isinstance(current, Mapping)
+        if value is None:
+            return False
+        current = value
+    return False
+
+
 class _ViewRead(Exception):
     """Raised by attribute access on an `Effective` view: the compiled fast readers then fall
     through to the general reader, which reads a view as one."""

@@ -185,9 +185,18 @@ class Resolution:
         plan: Plan = self._plan
         adjusting = self._adjusting
         view = _access.Effective(self._fields[6], {} if adjusting is None else dict(adjusting[4]))
-        schema = plan.reading
-        return FrozenEffective({f.path: _access.read(view, f.path, schema, self._fields[7])
-                                for f in plan.matrix.schema.at(plan.version) if f.type != "section"})
+        schema, facts = plan.reading, self._fields[7]
+        values: Dict[str, object] = {}
+        for f in plan.matrix.schema.at(plan.version):
+            if f.type != "section":
+                try:
+                    values[f.path] = _access.read(view, f.path, schema, facts)
+                except ConfigError as error:
+                    # A path of an object that lacks it, and that no rule in force read (resolve
+                    # would have refused it): left out, neither a default nor an error.
+                    if f.path in view.sets or not _access.lacks(view, error.path):
+                        raise
+        return FrozenEffective(values)
 
     def _mask_of(self, runner: str) -> int:
         """The mask a runner's statuses read: F for the runner that serves, C for the others."""

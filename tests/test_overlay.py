@@ -775,7 +775,7 @@ def _write_upstream(folder, text, runners):
         (folder / "runners" / f"{id}.toml").write_text(_toml(table))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _docs_validator(jsonschema, json_schema):
     schema = json_schema()
     jsonschema.validators.validator_for(schema).check_schema(schema)
