@@ -352,6 +352,8 @@ def _unweighed(*sides: _diff.Side) -> List[Tuple[str, str]]:
                     "a config an adjustment changes"))
     if any(c.times is not None for c in copies):
         out.append(("copies scaled by times", "a config a scaled copy changes"))
+    if any(p.matrix.roles for p in plans):  # F1: each role's runner beside the base's
+        out.append(("the runners of roles other than the base", "a config that names a role's runner"))
     return out
 
 

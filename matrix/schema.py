@@ -42,6 +42,7 @@ __all__ = [
     "Forces",
     "Prefers",
     "Order",
+    "Role",
     "Requirement",
     "RequirementKind",
     "Refusal",
@@ -428,6 +429,20 @@ class Runner(Model):
 
 
 @attrs.frozen(eq=False, repr=False)
+class Role(Model):
+    """One selected value of a config (``[roles.<id>]``, issue 30 F1): the config field that holds
+    the runner asked for in that role, and the role whose runner it takes where that field is
+    None (`follows`). The first role a matrix declares is its base: automatic choice fills it."""
+
+    id: str
+    name: str
+    #: The ``[config]`` field (a nullable str whose choices are runner ids or former ids).
+    field: str
+    #: The role whose runner this one takes where its field is None (None: it is then empty).
+    follows: Optional[str] = None
+
+
+@attrs.frozen(eq=False, repr=False)
 class Order(Model):
     """An order of automatic choice that applies when *when* holds (``[orders.<id>]``): the
     runners it lists first, in that order, then the others by priority. Without *fallback*
@@ -655,6 +670,9 @@ class Matrix(Model):
     default_support: Optional[str] = None
     #: Declared changes of config values (``[adjustments]``), in declaration order.
     adjustments: Tuple[Adjustment, ...] = ()
+    #: The selected values of one config (``[roles]``, issue 30 F1), the base first; empty: one
+    #: implicit role, the runner.
+    roles: Tuple[Role, ...] = ()
     #: The matrix's own sentences (``[messages]``), said instead of the engine's: template text
     #: by its place in the table (``fallback``, ``runners.v2.does_not_support``).
     messages: Mapping[str, str] = attrs.field(factory=FrozenMap, converter=frozen_map)

@@ -2443,3 +2443,8 @@ def test_issue_30s_constructs_the_diff_does_not_weigh_are_said_not_compared():
         "a config a scaled copy changes")
     assert diff(old, said).undecided == ("Not compared: requirement reasons that say config values " + note.format(
         "a config whose values a reason says"),)
+    backend = '"backend" = { type = "str", nullable = true, choices = ["a", "b"] }\n[adjustments.fill]'
+    roled = matrix.loads(_UNWEIGHED.replace("[adjustments.fill]", backend)
+                         + '[roles.base]\nname = "Base"\nfield = "backend"\n', runners=runners)
+    assert diff(old, roled).undecided[-1] == ("Not compared: the runners of roles other than the base "
+                                              + note.format("a config that names a role's runner"))
