@@ -175,6 +175,7 @@ class ClauseSpec:
     reason: Optional[str] = None
     doc: Optional[str] = None
     kind: Optional[Annotated[str, ERROR_KIND]] = None
+    roles: Annotated[Tuple[Annotated[str, ID], ...], NONEMPTY, UNIQUE] = ()
 
 
 @attrs.frozen

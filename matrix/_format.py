@@ -210,6 +210,8 @@ DESCRIPTIONS: Dict[Tuple[Optional[str], Optional[str]], str] = {
     ("ClauseSpec", "condition"): "Must hold",
     ("ClauseSpec", "reason"): "What users read when it fails" + _TEMPLATE,
     ("ClauseSpec", "doc"): "The clause in words, for the capability table",
+    ("ClauseSpec", "roles"): "The roles ([roles] of features.toml) it applies in: where the runner fills one of them "
+                             "(a chain: on its first clause)",
     ("DocumentSpec", "requires"): "Kind (declared in [requirements]) → what every runner requires, but those a "
                                   "clause exempts",
     ("WideClauseSpec", "condition"): "Must hold",

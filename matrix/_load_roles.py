@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
 
+import attrs
+
 from . import _messages
 from .schema import Role, Runner, Schema
 
@@ -65,3 +67,27 @@ def _field(b: _Builder, source: _Source, where: Tuple[object, ...], path: str, s
             b.problem(source, where, _messages.role_field_choice(choice, path))
             ok = False
     return ok
+
+
+def scoped(b: _Builder, runners: List[Runner], roles: List[Role], declared: List[str]) -> List[Runner]:
+    """*runners* with each requirement's ``roles`` checked against the *declared* role ids (said,
+    else), and those that leave out the base role moved to `Runner.role_requires`: no gate of
+    choice, checked where the runner fills one of their roles (`matrix._roles`)."""
+    out = []
+    base = declared[0] if declared else None
+    for runner in runners:
+        source = b.runner_specs[runner.id][0] if runner.id in b.runner_specs else None
+        said = set()
+        for requirement in runner.requires:
+            for role in requirement.roles:
+                if role in declared or (requirement.kind, role) in said or source is None:
+                    continue
+                said.add((requirement.kind, role))
+                b.problem(source, ("requires", requirement.kind), _messages.unknown_choice("role", role, declared)
+                          if declared else _messages.no_roles_declared(role))
+        gates = tuple(r for r in runner.requires if not r.roles or base in r.roles)
+        if len(gates) != len(runner.requires):
+            runner = attrs.evolve(runner, requires=gates,
+                                  role_requires=tuple(r for r in runner.requires if r.roles and base not in r.roles))
+        out.append(runner)
+    return out

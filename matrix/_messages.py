@@ -1993,3 +1993,13 @@ def role_base_follows(role: str) -> str:
 
 def role_cycle(cycle: Sequence[str]) -> str:
     return "Roles that follow each other in a cycle: " + " → ".join(repr(r) for r in cycle)
+
+
+def roles_not_first(kind: str) -> str:
+    return (f"Requirement {kind!r} is a chain: the roles it applies in are its first clause's roles, so a later "
+            "clause takes none")
+
+
+def no_roles_declared(role: str) -> str:
+    return (f"Unknown role {role!r}: features.toml declares no [roles], so a requirement applies wherever its "
+            "runner serves")

@@ -18,15 +18,22 @@ A matrix that declares ``[roles]`` resolves a config into one runner per role, i
    and ``partial`` features are said. Its redirects, forced runners and its own adjustments
    play no part (they are the base role's: a host's single request). None: the runner of the
    role it ``follows`` (not validated again), or no runner when it follows none.
+3. **Requirements that name roles** (``roles`` on a runner file's clause): one that names the
+   base is a gate as any requirement, and applies in another role only where it names that role;
+   one that leaves the base out is no gate (`Runner.role_requires`). The runner that fills each
+   role but the base, asked for or followed into it, is checked on F against its requirements
+   that name that role: one that fails refuses the config (`UnsupportedFeatureError`; of a chain,
+   the first clause that fails).
 
 `Resolution.roles` gives each role's runner, in declaration order (`matrix.resolver` builds it).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 
-from . import _access, _choice
+from . import _access, _choice, _messages
+from .schema import Requirement
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._choice import ResolutionWarning
@@ -66,13 +73,22 @@ def others(compiled: Plan, resolution: Resolution, asked: Optional[str], config:
         if value is None:
             found[role.id] = found.get(role.follows) if role.follows is not None else None
             roles.append((role.id, found[role.id], FOLLOWS if role.follows is not None else EMPTY, role.follows))
+        else:
+            assert isinstance(value, str)
+            found[role.id] = None  # said below, once validated
+            roles.append((role.id, value, ASKED, None))
+        runner = roles[-1][1]
+        if runner is None or (value is None and not _scoped(compiled, runner, role.id)):
             continue
-        assert isinstance(value, str)
         if checked is None:
             mask, values = compiled.evaluate(effective, facts)
             checked = (mask & compiled.asked, dict(zip(compiled.paths, values)))
-        found[role.id] = _validated(compiled, resolution, value, effective, facts, checked, warnings)
-        roles.append((role.id, found[role.id], ASKED, None))
+        if value is not None:
+            found[role.id] = runner = _validated(compiled, resolution, value, role.id, effective, facts, checked,
+                                                 warnings)
+            roles[-1] = (role.id, runner, ASKED, None)
+        else:
+            _in_role(compiled, resolution, runner, role.id, effective, facts, checked, warnings)
     order = {r.id: i for i, r in enumerate(matrix.roles)}
     return tuple(sorted(roles, key=lambda r: order[r[0]])), tuple(warnings)
 
@@ -105,25 +121,71 @@ def of_choice(compiled: Plan, role: Role, config: object, facts: Optional[Mappin
     return value
 
 
-def _validated(compiled: Plan, resolution: Resolution, asked: str, effective: _access.Effective,
+def _validated(compiled: Plan, resolution: Resolution, asked: str, role: str, effective: _access.Effective,
                facts: Optional[Mapping[str, object]], checked: Tuple[int, Dict[str, object]],
                warnings: List[ResolutionWarning]) -> str:
     """The runner a role's field names (*asked*: an id or a former id), validated on F as a
-    request is; what it says joins *warnings*, an error is raised with the base's resolution."""
+    request is, but for its requirements that apply in other roles only (`_in_role` checks those
+    of *role*); what it says joins *warnings*, an error is raised with the base's resolution."""
     _choice.asked(compiled, asked)
     alias: List[ResolutionWarning] = []
     runner = _choice.former(compiled, asked, alias)
     alias = list(_choice.alias_said(compiled, asked, lambda p: _access.read(effective, p, compiled.reading, facts),
                                     tuple(alias)))
     mask, values = checked
-    more, error, message = _choice.serve(compiled, mask, runner, runner, None, None, values)
+    more, error, message = _choice.serve(compiled, mask & ~_elsewhere(compiled, runner, role), runner, runner, None,
+                                         None, values)
     if error is not None:
-        _, requested, told, plan, fmask, fvalues, config, given_facts, adjusting = resolution._fields
-        refused = type(resolution)(plan, fmask, fvalues, None, requested, told + tuple(warnings) + tuple(alias),
-                                   config, given_facts, adjusting)
-        raised = error(message or "", refused)
-        raised.__dict__["_remedies"] = ()  # the remedy search asks for the base role's runner: none said here
-        raise raised
+        _refuse(resolution, error, message or "", tuple(warnings) + tuple(alias))
     known = set(resolution.warnings) | set(warnings)
     warnings += [w for w in (*alias, *more) if w not in known]
+    _in_role(compiled, resolution, runner, role, effective, facts, checked, warnings)
     return runner
+
+
+def _refuse(resolution: Resolution, error: Any, message: str, warnings: Tuple[ResolutionWarning, ...]) -> None:
+    """Raise *error* with the base's resolution, its runner None (as every error's)."""
+    _, requested, told, plan, fmask, fvalues, config, given_facts, adjusting = resolution._fields
+    refused = type(resolution)(plan, fmask, fvalues, None, requested, told + warnings, config, given_facts, adjusting)
+    raised = error(message, refused)
+    raised.__dict__["_remedies"] = ()  # the remedy search asks for the base role's runner: none said here
+    raise raised
+
+
+def _elsewhere(compiled: Plan, runner: str, role: str) -> int:
+    """The gates of *runner*'s requirements that apply in roles other than *role* only."""
+    return sum(1 << i for i, g in enumerate(compiled.features) if isinstance(g.origin, Requirement)
+               and g.origin.runner == runner and g.origin.roles and role not in g.origin.roles)
+
+
+def _scoped(compiled: Plan, runner: str, role: str) -> bool:
+    """Whether *runner* has a requirement that names *role* (`_in_role` checks them)."""
+    found = compiled.matrix.runner(runner)
+    return any(role in r.roles for r in (*found.requires, *found.role_requires))
+
+
+def _in_role(compiled: Plan, resolution: Resolution, runner: str, role: str, effective: _access.Effective,
+             facts: Optional[Mapping[str, object]], checked: Tuple[int, Dict[str, object]],
+             warnings: List[ResolutionWarning]) -> None:
+    """Refuse the config where *runner*, filling *role*, fails a requirement that names that
+    role, on F: of each kind, the first clause of the chain that fails (its reason said)."""
+    from ._templates import filled
+    from .errors import UnsupportedFeatureError
+    from .predicates import truth
+
+    mask, values = checked
+    reasons = [_choice.reason(compiled, g, values) for g in compiled.active(mask)
+               if isinstance(g.origin, Requirement) and g.origin.runner == runner and role in g.origin.roles]
+    found = compiled.matrix.runner(runner)
+
+    def read(path: str) -> object:
+        return _access.read(effective, path, compiled.reading, facts)
+
+    failed = set()
+    for clause in found.role_requires:
+        if role in clause.roles and clause.kind not in failed and not truth(clause.condition.node, read):
+            failed.add(clause.kind)
+            reasons.append(filled(clause.reason, read))
+    if reasons:
+        _refuse(resolution, UnsupportedFeatureError, _messages.does_not_support(found.name, [], reasons),
+                tuple(warnings))

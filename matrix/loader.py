@@ -458,6 +458,9 @@ class _Builder:
         orders = _load_choice.orders(self, source, document.get("orders", {}), schema, runner_list)
         adjustments = _load_adjustments.adjustments(self, source, document.get("adjustments", {}), schema, runner_list)
         roles = _load_roles.roles(self, source, document["roles"], schema, runner_list) if "roles" in document else []
+        if runner_list is not None:
+            declared = list(document["roles"]) if isinstance(document.get("roles"), dict) else []
+            runner_list = _load_roles.scoped(self, runner_list, roles, declared)
         if "check" in document:
             _load_check.ignores(self, source, document["check"], document.get("features"), runner_list)
         messages = _load_messages.messages(self, source, document.get("messages", {}), runner_list)

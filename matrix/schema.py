@@ -367,6 +367,10 @@ class Requirement(Model):
     #: For a matrix-wide requirement (``[requires]`` of features.toml; *runner* is ``"*"``): the
     #: runners it is not required of (``exempt``), in the order given.
     exempt: Tuple[str, ...] = ()
+    #: The roles (``[roles]``, issue 30 F1) it applies in, where its runner fills one of them
+    #: (``roles`` on a runner file's clause; empty: every role). One that leaves out the base role
+    #: is no gate: it is in `Runner.role_requires`.
+    roles: Tuple[str, ...] = ()
 
     @property
     def wide(self) -> bool:
@@ -424,6 +428,9 @@ class Runner(Model):
     aliases: Tuple[Alias, ...] = ()
     #: Where a request for it goes to another runner (``redirects``), in declaration order.
     redirects: Tuple[Redirect, ...] = ()
+    #: Its requirements that apply only in roles other than the base (``roles`` on a clause,
+    #: issue 30 F1): checked where it fills one of those roles (`matrix._roles`), no gate of choice.
+    role_requires: Tuple[Requirement, ...] = ()
     #: The text of its runner file, if any (where `matrix check` finds the line of a finding).
     text: Optional[str] = attrs.field(default=None, eq=False, repr=False)
 

@@ -2245,3 +2245,29 @@ def test_a_role_asked_for_is_validated_as_a_request():
     assert prefill.value.resolution.runner is None and prefill.value.remedies == ()
     # A following role takes the runner it follows as it is, not validated again.
     assert dict(m.resolve({"eager": True}).roles) == {"base": "b", "prefill": "b", "decode": "b"}
+
+
+def test_a_requirement_applies_in_the_roles_it_names():
+    text = ROLES_TEXT.replace('cpu = { type = "bool", default = false }',
+                              'cpu = { type = "bool", default = false }\npage = { type = "int", default = 1 }')
+    text += '[requirements.pages]\nname = "Page size"\nreason = "page size {page} is not 64"\n'
+    runners = {**ROLES_RUNNERS,
+               "b": {**ROLES_RUNNERS["b"], "requires": {"pages": [
+                   {"condition": "page > 0", "roles": ["base", "prefill"], "reason": "page {page} is not positive"},
+                   {"condition": "page < 100"}]}},
+               "c": {"name": "C", "priority": 1, "requires": {"pages": {"condition": "page == 64", "roles": ["decode"]}}}}
+    m = matrix.loads(text, runners=runners)
+    # c's requirement leaves out the base: no gate of choice, kept apart; b's is a gate, as any.
+    assert [(r.id, [x.roles for x in r.requires], [x.roles for x in r.role_requires]) for r in m.runners] == [
+        ("a", [], []), ("b", [("base", "prefill"), ("base", "prefill")], []), ("c", [], [("decode",)])]
+    refused = "C is not valid for this config: page size 1 is not 64"
+    for config in ({"decode": "c"}, {"prefill": "c"}, {"backend": "c"}):  # asked for, or followed into decode
+        with pytest.raises(UnsupportedFeatureError) as caught:
+            m.resolve(config)
+        assert str(caught.value) == refused
+    assert dict(m.resolve({"decode": "c", "page": 64}).roles) == {"base": "a", "prefill": "b", "decode": "c"}
+    assert dict(m.resolve({"backend": "c", "prefill": "c", "decode": "b", "page": 0}).roles) == {
+        "base": "c", "prefill": "c", "decode": "b"}  # b's chain names base and prefill only
+    with pytest.raises(UnsupportedFeatureError) as caught:
+        m.resolve({"backend": "c", "prefill": "b", "decode": "c", "page": 200})
+    assert str(caught.value) == "B is not valid for this config: page size 200 is not 64"  # the chain's second clause
