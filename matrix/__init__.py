@@ -32,7 +32,7 @@ try:
     from .resolver import Observation, ObservationKind, Resolution, ResolutionWarning, WarningKind
     from .schema import (Adjustment, AdjustmentLevel, AdjustmentSays, Alias, Applies, Deprecation, Feature, Field,
                          FieldType, Forces, From, Matrix, Order, Prefers, Redirect, Refusal, Requirement, RequirementKind,
-                         Runner, Schema, Statement, Status)
+                         Role, Runner, Schema, Statement, Status)
 finally:
     if _collecting:
         _gc.enable()
@@ -52,6 +52,7 @@ __all__ = [
     "Forces",
     "Prefers",
     "Order",
+    "Role",
     "Alias",
     "Redirect",
     "Requirement",

@@ -44,7 +44,9 @@ def child(obj: object, name: str, path: str) -> object:
 def lacks(config: object, path: str) -> bool:
     """Whether an object on the way to *path* in *config* (an effective config: its own) has
     no attribute for the next part: a path no rule read, which the effective config leaves out
-    rather than read as a default or refuse (docs/explanation/effective-config.md)."""
+    rather than read as a default or refuse (docs/explanation/effective-config.md). A mapping
+    that leaves out a field without default is another matter: such a config is refused, by
+    `matrix resolve` and by `effective`, whether or not a rule reads the field."""
     current = config.config if isinstance(config, Effective) else config
     prefix = ""
     for part in path.split("."):

@@ -175,6 +175,7 @@ class ClauseSpec:
     reason: Optional[str] = None
     doc: Optional[str] = None
     kind: Optional[Annotated[str, ERROR_KIND]] = None
+    roles: Annotated[Tuple[Annotated[str, ID], ...], NONEMPTY, UNIQUE] = ()
 
 
 @attrs.frozen
@@ -247,6 +248,13 @@ class OrderSpec:
 
 
 @attrs.frozen
+class RoleSpec:
+    name: str
+    field: Annotated[str, PATH]
+    follows: Optional[Annotated[str, ID]] = None
+
+
+@attrs.frozen
 class AdjustmentSpec:
     name: str
     when: Condition
@@ -310,6 +318,7 @@ class DocumentSpec:
     features: Dict[Annotated[str, ID], FeatureSpec] = attrs.Factory(dict)
     refusals: Dict[Annotated[str, ID], RefusalSpec] = attrs.Factory(dict)
     adjustments: Dict[Annotated[str, ID], AdjustmentSpec] = attrs.Factory(dict)
+    roles: Dict[Annotated[str, ID], RoleSpec] = attrs.Factory(dict)
     check: Optional[CheckSpec] = None
     messages: Optional[MessagesSpec] = None
 
@@ -404,7 +413,7 @@ converter.register_structure_hook_func(lambda kind: bare(kind) == Tuple[Redirect
 #: Every spec: the document and what its tables and runner files hold.
 SPECS = (DocumentSpec, MatrixSpec, FieldSpec, ChoiceSpec, StatementSpec, DeprecationSpec, ForcesSpec, PrefersSpec,
          FeatureSpec, RefusalSpec, CheckSpec, IgnoreSpec, RunnerSpec, ClauseSpec, WideClauseSpec, KindSpec, OrderSpec, AliasSpec,
-         RedirectSpec, AdjustmentSpec, MessagesSpec, SentencesSpec)
+         RedirectSpec, AdjustmentSpec, RoleSpec, MessagesSpec, SentencesSpec)
 for _cls in SPECS:
     attrs.resolve_types(_cls, include_extras=True)  # the marks stay, for `editor`
     converter.register_structure_hook(_cls, _spec(_cls))

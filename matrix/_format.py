@@ -210,6 +210,8 @@ DESCRIPTIONS: Dict[Tuple[Optional[str], Optional[str]], str] = {
     ("ClauseSpec", "condition"): "Must hold",
     ("ClauseSpec", "reason"): "What users read when it fails" + _TEMPLATE,
     ("ClauseSpec", "doc"): "The clause in words, for the capability table",
+    ("ClauseSpec", "roles"): "The roles ([roles] of features.toml) it applies in: where the runner fills one of them "
+                             "(a chain: on its first clause)",
     ("DocumentSpec", "requires"): "Kind (declared in [requirements]) → what every runner requires, but those a "
                                   "clause exempts",
     ("WideClauseSpec", "condition"): "Must hold",
@@ -224,6 +226,12 @@ DESCRIPTIONS: Dict[Tuple[Optional[str], Optional[str]], str] = {
     ("OrderSpec", "when"): "When the order applies; none: wherever no order before it does (the last order only)",
     ("OrderSpec", "runners"): "Tried first, in this order; then the others by priority",
     ("OrderSpec", "fallback"): "False: the first candidate is chosen and validated, a refusal is final (no next runner)",
+    ("DocumentSpec", "roles"): "The selected values of one config (a prefill and a decode runner), the base first",
+    ("RoleSpec", None): "A role: a config field whose value names the runner asked for in it",
+    ("RoleSpec", "name"): "The role's display name",
+    ("RoleSpec", "field"): "The config field that holds the runner asked for (a nullable str whose choices are runner "
+                           "ids or former ids)",
+    ("RoleSpec", "follows"): "The role whose runner this one takes where its field is None (never the base)",
 }
 
 #: What a value of several shapes (a mark of `matrix._converter`) is, and what a bare id or

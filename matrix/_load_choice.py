@@ -91,6 +91,7 @@ def _clauses(b: _Builder, source: _Source, top: Place, requires: Mapping[str, ob
         if not items:
             b.problem(source, where, _messages.empty_requirement(kind))
         exempt: Tuple[str, ...] = ()
+        roles: Tuple[str, ...] = ()
         for index, item in enumerate(items):
             at: Place = where + (index,) if isinstance(value, list) else where
             if isinstance(item, str):
@@ -113,9 +114,14 @@ def _clauses(b: _Builder, source: _Source, top: Place, requires: Mapping[str, ob
                 exempt = _exempt(b, source, at + ("exempt",), given, runners)
             elif given:
                 b.problem(source, at + ("exempt",), _messages.exempt_not_first(kind))
+            scoped = tuple(getattr(clause, "roles", ()))  # checked against [roles] by matrix._load_roles
+            if index == 0:
+                roles = scoped
+            elif scoped:
+                b.problem(source, at + ("roles",), _messages.roles_not_first(kind))
             if condition is not None:
                 clauses.setdefault(kind, []).append(Requirement(owner, kind, condition, reason, clause.doc,
-                                                                error_kind, exempt))
+                                                                error_kind, exempt, roles))
     return tuple(c for kind in kinds for c in clauses.get(kind, ()))
 
 

@@ -1972,3 +1972,34 @@ def diff_said(name: str, old: str, new: str) -> str:
 def diff_said_value(level: Optional[str], message: Optional[str]) -> str:
     """What an adjustment says to a config: its ``adjusted`` warning (level, text), or nothing."""
     return "not warned" if message is None else f"warned ({level}): {message}"
+
+
+def role_field(field: str, what: str) -> str:
+    return (f"{field!r} holds a role's runner: it must be a nullable str whose choices are runner ids or former "
+            f"ids ({what})")
+
+
+def role_field_choice(choice: object, field: str) -> str:
+    return f"{choice!r}, a choice of {field!r}, is not a runner id or a former id: a role's field names runners"
+
+
+def role_field_twice(field: str, role: str) -> str:
+    return f"{field!r} is already the field of role {role!r}: each role has its own field"
+
+
+def role_base_follows(role: str) -> str:
+    return f"Role {role!r} is the base (the first declared), which automatic choice fills: it follows no role"
+
+
+def role_cycle(cycle: Sequence[str]) -> str:
+    return "Roles that follow each other in a cycle: " + " → ".join(repr(r) for r in cycle)
+
+
+def roles_not_first(kind: str) -> str:
+    return (f"Requirement {kind!r} is a chain: the roles it applies in are its first clause's roles, so a later "
+            "clause takes none")
+
+
+def no_roles_declared(role: str) -> str:
+    return (f"Unknown role {role!r}: features.toml declares no [roles], so a requirement applies wherever its "
+            "runner serves")

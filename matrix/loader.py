@@ -424,7 +424,7 @@ class _Builder:
               composed: Optional[Tuple[_Source, Dict[str, Any]]] = None) -> Matrix:
         # Each section is its own unit, handed this builder (imported here, not by `import matrix`).
         from . import (_load_adjustments, _load_check, _load_choice, _load_config, _load_features, _load_header,
-                       _load_messages, _load_redirects, _load_refusals, _load_runners)
+                       _load_messages, _load_redirects, _load_refusals, _load_roles, _load_runners)
 
         # composed: an overlay's source and the document it made of upstream's (matrix._load_overlay)
         source = _Source(name, text) if composed is None else composed[0]
@@ -457,6 +457,10 @@ class _Builder:
                                            runner_list or [], document.get("orders", {}), wide)
         orders = _load_choice.orders(self, source, document.get("orders", {}), schema, runner_list)
         adjustments = _load_adjustments.adjustments(self, source, document.get("adjustments", {}), schema, runner_list)
+        roles = _load_roles.roles(self, source, document["roles"], schema, runner_list) if "roles" in document else []
+        if runner_list is not None:
+            declared = list(document["roles"]) if isinstance(document.get("roles"), dict) else []
+            runner_list = _load_roles.scoped(self, runner_list, roles, declared)
         if "check" in document:
             _load_check.ignores(self, source, document["check"], document.get("features"), runner_list)
         messages = _load_messages.messages(self, source, document.get("messages", {}), runner_list)
@@ -479,6 +483,7 @@ class _Builder:
             requires=wide,
             default_support=header.default_support,
             adjustments=tuple(adjustments),
+            roles=tuple(roles),
             messages=messages,
         )
 

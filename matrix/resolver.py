@@ -9,6 +9,7 @@ for tools built on ``matrix``) each read that mask.
 from __future__ import annotations
 
 import threading
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Set, Tuple, Union, get_args
 
 import attrs
@@ -122,6 +123,8 @@ def iter_observations(matrix: Matrix, config: object, *, version: Optional[Versi
                 yield Observation("status", feature, runner.id, status)
 
 
+_NO_ROLES: Mapping[str, Optional[str]] = MappingProxyType({})
+
 _EMITTED: Set[Tuple[str, Optional[str], Optional[str], str]] = set()
 _EMIT_LOCK = threading.Lock()
 
@@ -159,7 +162,9 @@ class Resolution:
 
     __delattr__ = __setattr__  # type: ignore[assignment]
 
-    runner = property(lambda self: self._fields[0], doc="The chosen runner id, or None")
+    runner = property(lambda self: self._fields[0], doc="The chosen runner id (the base role's), or None")
+    roles = property(lambda self: _NO_ROLES, doc="Role id → its runner id (or None), in declaration order: empty "
+                                                  "for a matrix without [roles] (`matrix._roles`)")
     requested = property(lambda self: self._fields[1], doc="The runner asked for, or None")
     warnings = property(lambda self: self._fields[2], doc="The warnings to show, in order")
     _plan = property(lambda self: self._fields[3])
@@ -193,7 +198,7 @@ class Resolution:
                     values[f.path] = _access.read(view, f.path, schema, facts)
                 except ConfigError as error:
                     # A path of an object that lacks it, and that no rule in force read (resolve
-                    # would have refused it): left out, neither a default nor an error.
+                    # would have refused it): left out, neither a made-up default nor an error.
                     if f.path in view.sets or not _access.lacks(view, error.path):
                         raise
         return FrozenEffective(values)
@@ -755,7 +760,8 @@ def resolve(matrix: Matrix, config: object, *, runner: Optional[str] = None,
             strict: bool = False) -> Resolution:
     """Resolve *config* against *matrix*.
 
-    :param runner: the runner the user asked for; None chooses automatically by priority.
+    :param runner: the runner the user asked for (with ``[roles]``, for the base role, over its field:
+        `matrix._roles`); None chooses automatically by priority.
     :param version: resolve as of this version (the matrix's own by default).
     :param facts: values the host computes rather than keeps in *config*, by dotted path; only
         fields the schema declares ``fact = true`` (they win over what *config* holds).
@@ -768,6 +774,8 @@ def resolve(matrix: Matrix, config: object, *, runner: Optional[str] = None,
     :raises UnsupportedFeatureError: the runner asked for cannot serve the config.
     :raises UsageError: *runner* or *version* is not valid.
     """
+    if matrix.roles:  # several selected values of one config (issue 30, F1): `matrix._roles`
+        return _resolve_roles(matrix, config, runner, version, facts, strict)
     try:
         compiled = matrix._engine.plans[version]
     except (AttributeError, KeyError, TypeError):  # no plan yet (the slot is None at first)
@@ -1003,6 +1011,73 @@ def is_supported(matrix: Matrix, config: object, runner: str, *,
         return not mask & compiled.asked & compiled.no[runner]
     return not mask & compiled.asked & (compiled.no[runner] | compiled.removed)
 
+
+
+class _RolesResolution(Resolution):
+    """A `Resolution` of a matrix with ``[roles]`` (issue 30, F1: `matrix._roles`): each role's
+    runner beside the base's."""
+
+    __slots__ = ("_roles",)
+
+    _roles: Tuple[Tuple[str, Optional[str], str, Optional[str]], ...]  # `matrix._roles.Filled`
+
+    @property
+    def roles(self) -> Mapping[str, Optional[str]]:
+        return MappingProxyType({role: runner for role, runner, _, _ in self._roles})
+
+    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
+        restore, args = super().__reduce__()
+        return (_restored_roles, (restore, args, self._roles))
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {**super().to_dict(), "roles": dict(self.roles)}
+
+    def explanation(self, *, remedies: bool = True) -> Dict[str, Any]:
+        return {**super().explanation(remedies=remedies),
+                "roles": [{"id": role, "runner": runner, "how": how, "follows": followed}
+                          for role, runner, how, followed in self._roles]}
+
+    def explain(self) -> str:
+        from ._roles import said
+
+        first, *rest = super().explain().split("\n")
+        return "\n".join([first, "Roles: " + "; ".join(said(self.matrix, *r) for r in self._roles), *rest])
+
+
+_set_roles = vars(_RolesResolution)["_roles"].__set__
+
+
+def _with_roles(resolution: Resolution, roles: Tuple[Any, ...], warnings: Tuple[ResolutionWarning, ...]
+                ) -> _RolesResolution:
+    out = _new(_RolesResolution)
+    fields = resolution._fields
+    _set_fields(out, fields[:2] + (fields[2] + warnings,) + fields[3:])
+    _set_roles(out, roles)
+    return out
+
+
+def _restored_roles(restore: Any, args: Tuple[Any, ...], roles: Tuple[Any, ...]) -> _RolesResolution:
+    return _with_roles(restore(*args), roles, ())
+
+
+def _resolve_roles(matrix: Matrix, config: object, runner: Optional[str], version: Optional[VersionLike],
+                   facts: Optional[Mapping[str, object]], strict: bool) -> _RolesResolution:
+    """`resolve` for a matrix with ``[roles]``: the base role's request is *runner*, else its
+    field in the config of choice; then every other role (`matrix._roles` states the rules)."""
+    from . import _roles
+
+    compiled = _plan(matrix, version)
+    if strict:
+        _refuse_unknown_keys(matrix, config)
+    asked = runner if runner is not None else _roles.of_choice(compiled, matrix.roles[0], config, facts)
+    if asked is not None and asked not in compiled.no:
+        _choice.asked(compiled, asked)  # raises UsageError for an unknown or removed id
+    mask, values = compiled.evaluate(config, facts)
+    mask &= compiled.automatic if asked is None else compiled.asked
+    slowly = _resolve_unadjusted if not mask & compiled.any_adjusting else _resolve_slowly
+    base = slowly(compiled, mask, values, asked, config, facts)
+    roles, warnings = _roles.others(compiled, base, asked, config, facts)
+    return _with_roles(base, roles, warnings)
 
 
 # Matrix.resolve and Matrix.is_supported are these functions themselves (see schema.Matrix).

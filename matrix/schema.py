@@ -42,6 +42,7 @@ __all__ = [
     "Forces",
     "Prefers",
     "Order",
+    "Role",
     "Requirement",
     "RequirementKind",
     "Refusal",
@@ -366,6 +367,10 @@ class Requirement(Model):
     #: For a matrix-wide requirement (``[requires]`` of features.toml; *runner* is ``"*"``): the
     #: runners it is not required of (``exempt``), in the order given.
     exempt: Tuple[str, ...] = ()
+    #: The roles (``[roles]``, issue 30 F1) it applies in, where its runner fills one of them
+    #: (``roles`` on a runner file's clause; empty: every role). One that leaves out the base role
+    #: is no gate: it is in `Runner.role_requires`.
+    roles: Tuple[str, ...] = ()
 
     @property
     def wide(self) -> bool:
@@ -423,8 +428,25 @@ class Runner(Model):
     aliases: Tuple[Alias, ...] = ()
     #: Where a request for it goes to another runner (``redirects``), in declaration order.
     redirects: Tuple[Redirect, ...] = ()
+    #: Its requirements that apply only in roles other than the base (``roles`` on a clause,
+    #: issue 30 F1): checked where it fills one of those roles (`matrix._roles`), no gate of choice.
+    role_requires: Tuple[Requirement, ...] = ()
     #: The text of its runner file, if any (where `matrix check` finds the line of a finding).
     text: Optional[str] = attrs.field(default=None, eq=False, repr=False)
+
+
+@attrs.frozen(eq=False, repr=False)
+class Role(Model):
+    """One selected value of a config (``[roles.<id>]``, issue 30 F1): the config field that holds
+    the runner asked for in that role, and the role whose runner it takes where that field is
+    None (`follows`). The first role a matrix declares is its base: automatic choice fills it."""
+
+    id: str
+    name: str
+    #: The ``[config]`` field (a nullable str whose choices are runner ids or former ids).
+    field: str
+    #: The role whose runner this one takes where its field is None (None: it is then empty).
+    follows: Optional[str] = None
 
 
 @attrs.frozen(eq=False, repr=False)
@@ -655,6 +677,9 @@ class Matrix(Model):
     default_support: Optional[str] = None
     #: Declared changes of config values (``[adjustments]``), in declaration order.
     adjustments: Tuple[Adjustment, ...] = ()
+    #: The selected values of one config (``[roles]``, issue 30 F1), the base first; empty: one
+    #: implicit role, the runner.
+    roles: Tuple[Role, ...] = ()
     #: The matrix's own sentences (``[messages]``), said instead of the engine's: template text
     #: by its place in the table (``fallback``, ``runners.v2.does_not_support``).
     messages: Mapping[str, str] = attrs.field(factory=FrozenMap, converter=frozen_map)

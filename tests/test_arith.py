@@ -78,6 +78,10 @@ def test_arithmetic_type_errors(text, message):
     ("(0 - tp) % 2 == 1", {"tp": 3}, True),
     ("max(1, tp // 4) * 3 == 3", {"tp": 2}, True),
     ("min(tp, dcp) == 1", {"tp": 1, "dcp": None}, False),
+    # Two Nones are equal, as in Python and as None paths are (docs/reference/predicates.md).
+    ("tp // dcp == tp // dcp", {"tp": 4, "dcp": 0}, True),
+    ("tp // dcp != tp // dcp", {"tp": 4, "dcp": 0}, False),
+    ("tp // dcp == min(tp, dcp)", {"tp": 4, "dcp": None}, True),
 ])
 def test_arithmetic_evaluation(text, config, expected):
     assert Predicate(text, schema=SCHEMA).evaluate(config, schema=SCHEMA) is expected

@@ -1794,6 +1794,67 @@ def _docs_adjustments_agree(m, text):
          a.get("message")) for i, a in in_order]
 
 
+#: Roles (issue 30, F1) are held to their reference on every this-many-th config of the brute
+#: force with adjustments (each runner asked for and automatic): its CI time stays as it was.
+_ROLES_EVERY = 8
+
+
+def _with_roles(text, runners, names):
+    """The matrix of *text* with three roles over fields no rule reads: ``base`` (``rb``), ``p``
+    (``rp``, following base) and ``d`` (``rd``, following p), each field a nullable str whose
+    choices are the runner ids; and runner a with a requirement that applies in role d only,
+    the first atom of the first field (`_in_d`)."""
+    ids = json.dumps(sorted(runners))
+    fields = "".join(f'"{f}" = {{ type = "str", nullable = true, choices = {ids} }}\n' for f in ("rb", "rp", "rd"))
+    roles = ('[roles.base]\nname = "Base"\nfield = "rb"\n[roles.p]\nname = "P"\nfield = "rp"\nfollows = "base"\n'
+             '[roles.d]\nname = "D"\nfield = "rd"\nfollows = "p"\n[requirements.in_d]\nname = "In d"\n'
+             'reason = "not in d"\n')
+    head, mark, tail = text.partition(ADJUSTMENTS_MARK)
+    a = runners["a"]
+    scoped = {**runners, "a": {**a, "requires": {**a.get("requires", {}), "in_d": {"condition": _in_d(names),
+                                                                                    "roles": ["d"]}}}}
+    return matrix.loads(head.replace("[config]\n", "[config]\n" + fields, 1) + roles + mark + tail, runners=scoped)
+
+
+def _in_d(names):
+    return _ATOMS[names[0]][0]
+
+
+def _roles_agree(roled, m, m0, config, asked, index, names):
+    """docs/reference/file-format.md, Roles, restated: the base role's request is runner=, else
+    its field, and from there the answer is the matrix's without roles; every other role takes
+    its field's runner, refused where a gate the runner says no to holds on F (in force when a
+    runner is asked for), else the runner of the role it follows; and the runner that fills d,
+    either way, is refused where a requirement that names d fails on F (a's `_in_d`). The role
+    fields take each runner and None in turn, by the config's place in the universe."""
+    options = [None, *sorted(r.id for r in m.runners)]
+    values = {f: options[(index // _ROLES_EVERY + k) % len(options)] for k, f in enumerate(("rb", "rp", "rd"))}
+    base = asked if asked is not None else values["rb"]
+    expected, _, f = _reference_resolve(m, m0, config, base)
+    v = m.version
+    roles = None
+    if not isinstance(expected, type):
+        roles = {"base": expected}
+        for role, field, follows in (("p", "rp", "base"), ("d", "rd", "p")):
+            runner = values[field]
+            if runner is None:
+                roles[role] = roles[follows]
+            elif any(g.applies != "automatic" and g.status(runner, v) == "no" and g.when.evaluate(f, schema=m.schema)
+                     for g in m0.gates_at(v)):
+                expected, roles = matrix.UnsupportedFeatureError, None
+                break
+            else:
+                roles[role] = runner
+        if roles is not None and roles["d"] == "a" and not matrix.Predicate(_in_d(names)).evaluate(f, schema=m.schema):
+            expected, roles = matrix.UnsupportedFeatureError, None
+    try:
+        resolution = roled.resolve({**config, **values}, runner=asked)
+        got = (resolution.runner, dict(resolution.roles))
+    except matrix.ResolutionError as error:
+        got = (type(error), None)
+    assert got == (expected, roles), (config, values, asked)
+
+
 # Twice the profile (1,000 matrices in CI): check's brute force with adjustments resolves every
 # config of its matrices too.
 @settings(max_examples=settings.default.max_examples * 2, deadline=None)
@@ -1808,8 +1869,11 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
     except matrix.LoadError:
         return  # an ill-typed combination of atoms: the loader's business, tested elsewhere
     _docs_adjustments_agree(m, text)
-    for config in _universe(m, names):
+    roled = _with_roles(text, runners, names)
+    for index, config in enumerate(_universe(m, names)):
         for asked in (None, *[r.id for r in m.runners]):
+            if index % _ROLES_EVERY == 0:
+                _roles_agree(roled, m, m0, config, asked, index, names)
             try:
                 resolution = m.resolve(config, runner=asked)
                 outcome = resolution.runner

@@ -2443,3 +2443,25 @@ def test_issue_30s_constructs_the_diff_does_not_weigh_are_said_not_compared():
         "a config a scaled copy changes")
     assert diff(old, said).undecided == ("Not compared: requirement reasons that say config values " + note.format(
         "a config whose values a reason says"),)
+    backend = '"backend" = { type = "str", nullable = true, choices = ["a", "b"] }\n[adjustments.fill]'
+    roled = matrix.loads(_UNWEIGHED.replace("[adjustments.fill]", backend)
+                         + '[roles.base]\nname = "Base"\nfield = "backend"\n', runners=runners)
+    assert diff(old, roled).undecided[-1] == ("Not compared: the runners of roles other than the base "
+                                              + note.format("a config that names a role's runner"))
+
+
+def test_a_witness_is_not_shortened_into_a_config_a_side_refuses():
+    """Found by the brute force: a witness shortened by leaving out a field the old side requires
+    (it gives no default; the new side gives one) made `diff` raise ConfigError while reading
+    that config's effective values. Such a config is no witness: the field stays."""
+    base = ('[matrix]\nname = "small"\nversion = "1.0"\n[config]\n"i" = { type = "int", nullable = true }\n'
+            '"t" = { type = "str", choices = ["a", "b"]%s }\n[features.g0]\nname = "g0"\nwhen = "i < 0"\n'
+            'support = { a = "yes", b = "yes" }\n')
+    runners = {"a": {"name": "A", "priority": 3}, "b": {"name": "B", "priority": 2}}
+    old = matrix.loads(base % "", runners=runners)
+    new = matrix.loads(base % ', default = "a"' + '[adjustments.added]\nname = "added"\nwhen = "i < 0"\n'
+                       'set = { "i" = -14 }\n', runners=runners)
+    assert [(c.id, c.level, c.region, c.witness) for c in diff(old, new).changes] == [
+        ("config-accepted", "behaviour", "t is unset", {}),
+        ("adjustment-added", "behaviour", "i < 0 and not (i == -14)", {"i": -15, "t": "a"}),
+        ("adjustment-warning-added", "behaviour", "i < 0 and not (i == -14)", {"i": -15, "t": "a"})]

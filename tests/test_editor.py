@@ -122,6 +122,7 @@ UNSEEN = {
     "prefers_templates": "a template's parts, and the paths a feature's condition reads, are the loader's to check",
     "order_after_final": "the place of an order without when among the orders: two orders compared",
     "adjustment_times": "a value an adjustment sets is any value to the schema: times is checked against the field",
+    "roles": "a role's field is checked against its [config] entry and the runner ids, follows against the other roles",
 }
 SYNTAX = {"toml_dotted_conflict", "toml_duplicate_key", "toml_duplicate_table", "toml_end_of_document",
           "toml_quote_inside_string", "toml_syntax", "toml_unterminated_string"}

@@ -98,8 +98,10 @@ def test_the_classes_import_matrix_creates(tmp_path):
     # 64: _adjust.Adjusted and _adjust.Said, imported where an adjustment may apply (issue 29).
     # 65: _compile._Running, the conjunctions a requirement chain's gates share, each in a local
     # (issue 29: a chain's fast path was n² of source).
+    # 67 (issue 30, F1): schema.Role, a role of `[roles]`, and resolver._RolesResolution, the
+    # Resolution of a matrix with roles (each role's runner in one more slot).
     found = _probe(tmp_path)
-    assert len(found["classes"]) == 65, found["classes"]
+    assert len(found["classes"]) == 67, found["classes"]
     # Of them, the classes attrs builds, and the methods it generates and compiles for them (0.2
     # to 0.8 ms a class, most of what `import matrix` cost beyond attrs). 38 classes and 150
     # methods (issue 29, counted as it stood: each class's __init__ and __repr__, and but for
@@ -109,11 +111,12 @@ def test_the_classes_import_matrix_creates(tmp_path):
     # classes (`matrix._record.Record`; Plan its own), and the models' equality, hashing and repr
     # are `matrix._record.Model`'s (attrs generates their __init__ only). 20 and 20: Adjusted is
     # made where an adjustment may apply. A class or a method attrs builds on the import path
-    # raises them: say here what it is for.
-    assert (len(found["built"]), found["generated"]) == (20, [f"{name}.__init__" for name in sorted(
+    # raises them: say here what it is for. 21 and 21: schema.Role (issue 30, F1), a model as
+    # the others are.
+    assert (len(found["built"]), found["generated"]) == (21, [f"{name}.__init__" for name in sorted(
         ("Adjustment", "Alias", "Deprecation", "Feature", "Field", "Forces", "From", "Matrix", "Observation",
          "Order", "Prefers", "Problem", "Redirect", "Refusal", "Requirement", "RequirementKind", "ResolutionWarning",
-         "Runner", "Schema", "Statement"))]), found["generated"]
+         "Role", "Runner", "Schema", "Statement"))]), found["generated"]
 
 
 @pytest.mark.parametrize("collecting", [True, False])

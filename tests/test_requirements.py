@@ -298,7 +298,7 @@ def test_mistakes_in_requirements_and_orders_are_reported_all_at_once(tmp_path):
         "  runners/small.toml:3:14: $.requires.head: Requirement 'head' is an empty array: give a condition, or "
         "delete the key",
         "  runners/small.toml:3:82: $.requires.combination.extra: Unknown key 'extra' (expected 'condition', 'doc', "
-        "'kind', 'reason')",
+        "'kind', 'reason', 'roles')",
     ]
 
 

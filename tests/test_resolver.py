@@ -2198,6 +2198,10 @@ def test_times_scales_a_copy_by_pythons_product():
                                              {"path": "pages", "value": None, "from": "ctx", "times": -2}]
 
 
+TEXT_REQUIRED = ('[matrix]\nname = "x"\nversion = "1.0"\n[config]\n"a" = { type = "bool" }\n'
+                 '"s.t" = { type = "int" }\n[features.f]\nname = "F"\nwhen = "a"\nsupport = { r = "yes" }\n')
+
+
 def test_the_effective_config_leaves_out_a_path_an_object_lacks_that_no_rule_in_force_reads():
     """An object without a declared path that nothing at the version reads is served (resolve
     reads only what the gates in force read); its effective config leaves the path out, so that
@@ -2217,8 +2221,152 @@ def test_the_effective_config_leaves_out_a_path_an_object_lacks_that_no_rule_in_
     assert resolution.to_dict()["effective"] == {"s.a": True}
     assert resolution == m.resolve(NS(s=NS(a=True)))
     assert dict(pickle.loads(pickle.dumps(resolution)).effective) == {"s.a": True}
-    # A dict takes the defaults, as everywhere.
+    # A dict takes the defaults, as everywhere; one that leaves out a field without default is
+    # refused there, read by a rule or not (as matrix resolve refuses it).
     assert dict(m.resolve({"s": {"a": True}}).effective) == {"s.a": True, "s.b": 3, "c": None}
+    required = matrix.loads(TEXT_REQUIRED, runners={"r": {"name": "R", "priority": 1}})
+    with pytest.raises(ConfigError) as raised:
+        dict(required.resolve({"a": True}).effective)
+    assert str(raised.value) == "Config 's.t': Missing, and the schema gives no default"
     with pytest.raises(ConfigError) as raised:
         dict(m.resolve(NS(s=NS(a=True, b="3"), c=None)).effective)
     assert str(raised.value) == "Config 's.b': Expected int, got str '3'"
+
+
+ROLES_TEXT = """
+[matrix]
+name = "roles"
+version = "1.0"
+
+[config]
+backend = { type = "str", nullable = true, choices = ["a", "b", "c", "old_b"] }
+prefill = { type = "str", nullable = true, choices = ["a", "b", "c"] }
+decode = { type = "str", nullable = true, choices = ["a", "b", "c", "old_b"] }
+eager = { type = "bool", default = false }
+spec = { type = "bool", default = false }
+cpu = { type = "bool", default = false }
+
+[roles.base]
+name = "Attention backend"
+field = "backend"
+
+[roles.prefill]
+name = "Prefill backend"
+field = "prefill"
+follows = "base"
+
+[roles.decode]
+name = "Decode backend"
+field = "decode"
+follows = "prefill"
+
+[features.eager]
+name = "Eager mode"
+when = "eager"
+support = { a = "no", b = "yes", c = { status = "partial", note = "slow" } }
+
+[features.spec]
+name = "Speculative decoding"
+when = "spec"
+support = { a = "yes", b = "opt-in", c = "yes" }
+
+[adjustments.cpu]
+name = "CPU decodes on c"
+when = "cpu"
+set = { decode = "c" }
+message = "CPU: decode on c"
+
+[adjustments.pair]
+name = "A prefills on b"
+when = "prefill is None"
+runners = ["a"]
+set = { prefill = "b" }
+message = "a prefills on b"
+"""
+
+ROLES_RUNNERS = {"a": {"name": "A", "priority": 3},
+                 "b": {"name": "B", "priority": 2, "aliases": [{"id": "old_b", "since": "1.0"}]},
+                 "c": {"name": "C", "priority": 1}}
+
+
+def test_a_matrix_without_roles_has_no_roles():
+    text = ROLES_TEXT[:ROLES_TEXT.index("[roles.base]")] + ROLES_TEXT[ROLES_TEXT.index("[features.eager]"):]
+    r = matrix.loads(text, runners=ROLES_RUNNERS).resolve({"eager": True})
+    assert r.runner == "b" and dict(r.roles) == {} and "roles" not in r.to_dict()
+    with pytest.raises(TypeError):
+        r.roles["base"] = "a"
+
+
+def test_each_role_has_its_runner():
+    import pickle
+
+    m = matrix.loads(ROLES_TEXT, runners=ROLES_RUNNERS)
+    assert [(r.id, r.field, r.follows) for r in m.roles] == [
+        ("base", "backend", None), ("prefill", "prefill", "base"), ("decode", "decode", "prefill")]
+    # Automatic choice fills the base; a's own adjustment sets the prefill field, which that role reads on F.
+    r = m.resolve({})
+    assert (r.runner, dict(r.roles)) == ("a", {"base": "a", "prefill": "b", "decode": "b"})
+    assert [w.message for w in r.warnings] == ["a prefills on b"]
+    assert r.to_dict()["roles"] == {"base": "a", "prefill": "b", "decode": "b"}
+    assert r.explain().splitlines()[:2] == [
+        "Runner: a (A), chosen automatically, at version 1.0",
+        "Roles: Attention backend (base) = a, chosen automatically; Prefill backend (prefill) = b, asked for; "
+        "Decode backend (decode) = b, follows prefill"]
+    assert [(x["id"], x["runner"], x["how"], x["follows"]) for x in r.explanation()["roles"]] == [
+        ("base", "a", "chosen", None), ("prefill", "b", "asked", None), ("decode", "b", "follows", "prefill")]
+    # A role field set before the choice is read on F; the roles stay in declaration order.
+    r = m.resolve({"cpu": True, "eager": True})
+    assert (r.runner, dict(r.roles)) == ("b", {"base": "b", "prefill": "b", "decode": "c"})
+    assert [w.message for w in r.warnings] == [
+        "CPU: decode on c", "A does not support: Eager mode; using B instead",
+        "Eager mode is only partly supported on C: slow"]
+    for copy in (pickle.loads(pickle.dumps(r)),):
+        assert copy == r and dict(copy.roles) == dict(r.roles)
+    # The base field is a request, as runner= is (and runner= wins over it); a former id warns in any role.
+    r = m.resolve({"backend": "old_b", "decode": "old_b", "spec": True})
+    assert (r.runner, r.requested, dict(r.roles)) == ("b", "old_b", {"base": "b", "prefill": "b", "decode": "b"})
+    assert [w.kind for w in r.warnings] == ["deprecated-alias", "opt-in"]
+    assert dict(m.resolve({"backend": "b"}, runner="c").roles) == {"base": "c", "prefill": "c", "decode": "c"}
+
+
+def test_a_role_asked_for_is_validated_as_a_request():
+    m = matrix.loads(ROLES_TEXT, runners=ROLES_RUNNERS)
+    with pytest.raises(UnsupportedFeatureError) as asked:
+        m.resolve({"eager": True}, runner="a")
+    with pytest.raises(UnsupportedFeatureError) as base:
+        m.resolve({"eager": True, "backend": "a"})
+    assert str(base.value) == str(asked.value) == (
+        "A does not support: Eager mode\nTo use A, change: set eager to False")
+    # A role other than the base: the same reason, without remedies (they ask for the base's runner).
+    with pytest.raises(UnsupportedFeatureError) as prefill:
+        m.resolve({"eager": True, "prefill": "a"})
+    assert str(prefill.value) == "A does not support: Eager mode"
+    assert prefill.value.resolution.runner is None and prefill.value.remedies == ()
+    # A following role takes the runner it follows as it is, not validated again.
+    assert dict(m.resolve({"eager": True}).roles) == {"base": "b", "prefill": "b", "decode": "b"}
+
+
+def test_a_requirement_applies_in_the_roles_it_names():
+    text = ROLES_TEXT.replace('cpu = { type = "bool", default = false }',
+                              'cpu = { type = "bool", default = false }\npage = { type = "int", default = 1 }')
+    text += '[requirements.pages]\nname = "Page size"\nreason = "page size {page} is not 64"\n'
+    runners = {**ROLES_RUNNERS,
+               "b": {**ROLES_RUNNERS["b"], "requires": {"pages": [
+                   {"condition": "page > 0", "roles": ["base", "prefill"], "reason": "page {page} is not positive"},
+                   {"condition": "page < 100"}]}},
+               "c": {"name": "C", "priority": 1, "requires": {"pages": {"condition": "page == 64", "roles": ["decode"]}}}}
+    m = matrix.loads(text, runners=runners)
+    # c's requirement leaves out the base: no gate of choice, kept apart; b's is a gate, as any.
+    assert [(r.id, [x.roles for x in r.requires], [x.roles for x in r.role_requires]) for r in m.runners] == [
+        ("a", [], []), ("b", [("base", "prefill"), ("base", "prefill")], []), ("c", [], [("decode",)])]
+    refused = "C is not valid for this config: page size 1 is not 64"
+    for config in ({"decode": "c"}, {"prefill": "c"}, {"backend": "c"}):  # asked for, or followed into decode
+        with pytest.raises(UnsupportedFeatureError) as caught:
+            m.resolve(config)
+        assert str(caught.value) == refused
+    assert dict(m.resolve({"decode": "c", "page": 64}).roles) == {"base": "a", "prefill": "b", "decode": "c"}
+    assert dict(m.resolve({"backend": "c", "prefill": "c", "decode": "b", "page": 0}).roles) == {
+        "base": "c", "prefill": "c", "decode": "b"}  # b's chain names base and prefill only
+    with pytest.raises(UnsupportedFeatureError) as caught:
+        m.resolve({"backend": "c", "prefill": "b", "decode": "c", "page": 200})
+    assert str(caught.value) == "B is not valid for this config: page size 200 is not 64"  # the chain's second clause

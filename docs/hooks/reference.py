@@ -104,6 +104,7 @@ SHAPES = {
     "KindSpec": "`[requirements.<kind>]`",
     "OrderSpec": "`[orders.<id>]`",
     "AdjustmentSpec": "`[adjustments.<id>]` (see [The effective configuration](../explanation/effective-config.md))",
+    "RoleSpec": "`[roles.<id>]` (see [Roles](file-format.md#roles-several-runners-of-one-config))",
     "RunnerSpec": "a runner file, `runners/<id>.toml`",
     "ClauseSpec": "a clause of a runner's `[requires]` written as a table (or an item of a chain)",
     "WideClauseSpec": "a clause of features.toml's matrix-wide `[requires]` written as a table (or an item of a chain)",

@@ -1,0 +1,191 @@
+"""Roles (issue 30, F1): several selected values of one config, each a runner.
+
+A matrix that declares ``[roles]`` resolves a config into one runner per role, in this order:
+
+1. **The base role** (the first declared). Its request is the runner asked for (``runner=``),
+   else the value of its field in the config of choice C (after the adjustments that name no
+   runner): a runner id or a former id is a request, validated as a request is (aliases,
+   redirects, forced runners, the runner's adjustments, its blockers on the effective config
+   F); None leaves the runner to automatic choice. This is `matrix.resolve` without roles, with
+   that request: `Resolution.runner` is the base role's runner, and every error is the one a
+   matrix without roles raises for that request.
+2. **Every other role**, in declaration order, reads its field on F (so an adjustment before
+   the choice or of the base runner may set it). A runner id or former id there names that
+   role's runner, validated as a runner asked for is, on F: a former id warns
+   (``deprecated-alias``), a gate the runner says ``no`` to (or a requirement it fails) refuses
+   the config (`UnsupportedFeatureError`, the reason a request for it gets, without remedies:
+   their search asks for the base role's runner), its ``opt-in``
+   and ``partial`` features are said. Its redirects, forced runners and its own adjustments
+   play no part (they are the base role's: a host's single request). None: the runner of the
+   role it ``follows`` (not validated again), or no runner when it follows none.
+3. **Requirements that name roles** (``roles`` on a runner file's clause): one that names the
+   base is a gate as any requirement, and applies in another role only where it names that role;
+   one that leaves the base out is no gate (`Runner.role_requires`). The runner that fills each
+   role but the base, asked for or followed into it, is checked on F against its requirements
+   that name that role: one that fails refuses the config (`UnsupportedFeatureError`; of a chain,
+   the first clause that fails).
+
+`Resolution.roles` gives each role's runner, in declaration order (`matrix.resolver` builds it).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
+
+from . import _access, _choice, _messages
+from .schema import Requirement
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._choice import ResolutionWarning
+    from ._compile import Plan
+    from .resolver import Resolution
+    from .schema import Matrix, Role
+
+#: How a role got its runner, as `Resolution.explanation` says it (``how`` of each role).
+ASKED, CHOSEN, FOLLOWS, EMPTY = "asked", "chosen", "follows", "empty"
+#: What is known of a role: its id, its runner (or None), how it got it, the role it follows.
+Filled = Tuple[str, Optional[str], str, Optional[str]]
+
+
+def said(matrix: Matrix, role: str, runner: Optional[str], how: str, followed: Optional[str]) -> str:
+    """A role as `Resolution.explain` says it."""
+    name = next(r.name for r in matrix.roles if r.id == role)
+    because = {ASKED: "asked for", CHOSEN: "chosen automatically", FOLLOWS: f"follows {followed}",
+               EMPTY: "none asked for, follows no role"}[how]
+    return f"{name} ({role}) = {runner if runner is not None else 'none'}, {because}"
+
+
+def others(compiled: Plan, resolution: Resolution, asked: Optional[str], config: object,
+           facts: Optional[Mapping[str, object]]) -> Tuple[Tuple[Filled, ...], Tuple[ResolutionWarning, ...]]:
+    """Every role filled, given the base role's *resolution* (*asked*: its request, or None), in
+    declaration order, and what the other roles' runners say (the module's docstring states the
+    rules); a refusal is raised."""
+    matrix = compiled.matrix
+    base, *rest = matrix.roles
+    adjusting = resolution._fields[8]
+    effective = _access.Effective(config, {} if adjusting is None else dict(adjusting[4]))
+    found: Dict[str, Optional[str]] = {base.id: resolution.runner}
+    roles: List[Filled] = [(base.id, resolution.runner, CHOSEN if asked is None else ASKED, None)]
+    warnings: List[ResolutionWarning] = []
+    checked: Optional[Tuple[int, Dict[str, object]]] = None
+    for role in _in_order(rest):
+        value = _access.read(effective, role.field, compiled.reading, facts)
+        if value is None:
+            found[role.id] = found.get(role.follows) if role.follows is not None else None
+            roles.append((role.id, found[role.id], FOLLOWS if role.follows is not None else EMPTY, role.follows))
+        else:
+            assert isinstance(value, str)
+            found[role.id] = None  # said below, once validated
+            roles.append((role.id, value, ASKED, None))
+        runner = roles[-1][1]
+        if runner is None or (value is None and not _scoped(compiled, runner, role.id)):
+            continue
+        if checked is None:
+            mask, values = compiled.evaluate(effective, facts)
+            checked = (mask & compiled.asked, dict(zip(compiled.paths, values)))
+        if value is not None:
+            found[role.id] = runner = _validated(compiled, resolution, value, role.id, effective, facts, checked,
+                                                 warnings)
+            roles[-1] = (role.id, runner, ASKED, None)
+        else:
+            _in_role(compiled, resolution, runner, role.id, effective, facts, checked, warnings)
+    order = {r.id: i for i, r in enumerate(matrix.roles)}
+    return tuple(sorted(roles, key=lambda r: order[r[0]])), tuple(warnings)
+
+
+def _in_order(roles: List[Role]) -> List[Role]:
+    """*roles* in declaration order, each after the role it follows (the loader refuses cycles)."""
+    out: List[Role] = []
+    left = list(roles)
+    while left:
+        done = {r.id for r in out}
+        ready = next(r for r in left if r.follows is None or r.follows in done or r.follows not in
+                     {o.id for o in left})
+        out.append(ready)
+        left.remove(ready)
+    return out
+
+
+def of_choice(compiled: Plan, role: Role, config: object, facts: Optional[Mapping[str, object]]) -> Optional[str]:
+    """The base role's field in the config of choice: as given, unless an adjustment before the
+    choice sets it."""
+    if not any(role.field in a.set for a in compiled.pre_adjustments):
+        value = _access.read(config, role.field, compiled.reading, facts)
+    else:
+        from . import _adjust
+
+        view = _access.Effective(config)
+        _adjust.apply(compiled.pre_adjustments, view, compiled.reading, facts, None)
+        value = _access.read(view, role.field, compiled.reading, facts)
+    assert value is None or isinstance(value, str)
+    return value
+
+
+def _validated(compiled: Plan, resolution: Resolution, asked: str, role: str, effective: _access.Effective,
+               facts: Optional[Mapping[str, object]], checked: Tuple[int, Dict[str, object]],
+               warnings: List[ResolutionWarning]) -> str:
+    """The runner a role's field names (*asked*: an id or a former id), validated on F as a
+    request is, but for its requirements that apply in other roles only (`_in_role` checks those
+    of *role*); what it says joins *warnings*, an error is raised with the base's resolution."""
+    _choice.asked(compiled, asked)
+    alias: List[ResolutionWarning] = []
+    runner = _choice.former(compiled, asked, alias)
+    alias = list(_choice.alias_said(compiled, asked, lambda p: _access.read(effective, p, compiled.reading, facts),
+                                    tuple(alias)))
+    mask, values = checked
+    more, error, message = _choice.serve(compiled, mask & ~_elsewhere(compiled, runner, role), runner, runner, None,
+                                         None, values)
+    if error is not None:
+        _refuse(resolution, error, message or "", tuple(warnings) + tuple(alias))
+    known = set(resolution.warnings) | set(warnings)
+    warnings += [w for w in (*alias, *more) if w not in known]
+    _in_role(compiled, resolution, runner, role, effective, facts, checked, warnings)
+    return runner
+
+
+def _refuse(resolution: Resolution, error: Any, message: str, warnings: Tuple[ResolutionWarning, ...]) -> None:
+    """Raise *error* with the base's resolution, its runner None (as every error's)."""
+    _, requested, told, plan, fmask, fvalues, config, given_facts, adjusting = resolution._fields
+    refused = type(resolution)(plan, fmask, fvalues, None, requested, told + warnings, config, given_facts, adjusting)
+    raised = error(message, refused)
+    raised.__dict__["_remedies"] = ()  # the remedy search asks for the base role's runner: none said here
+    raise raised
+
+
+def _elsewhere(compiled: Plan, runner: str, role: str) -> int:
+    """The gates of *runner*'s requirements that apply in roles other than *role* only."""
+    return sum(1 << i for i, g in enumerate(compiled.features) if isinstance(g.origin, Requirement)
+               and g.origin.runner == runner and g.origin.roles and role not in g.origin.roles)
+
+
+def _scoped(compiled: Plan, runner: str, role: str) -> bool:
+    """Whether *runner* has a requirement that names *role* (`_in_role` checks them)."""
+    found = compiled.matrix.runner(runner)
+    return any(role in r.roles for r in (*found.requires, *found.role_requires))
+
+
+def _in_role(compiled: Plan, resolution: Resolution, runner: str, role: str, effective: _access.Effective,
+             facts: Optional[Mapping[str, object]], checked: Tuple[int, Dict[str, object]],
+             warnings: List[ResolutionWarning]) -> None:
+    """Refuse the config where *runner*, filling *role*, fails a requirement that names that
+    role, on F: of each kind, the first clause of the chain that fails (its reason said)."""
+    from ._templates import filled
+    from .errors import UnsupportedFeatureError
+    from .predicates import truth
+
+    mask, values = checked
+    reasons = [_choice.reason(compiled, g, values) for g in compiled.active(mask)
+               if isinstance(g.origin, Requirement) and g.origin.runner == runner and role in g.origin.roles]
+    found = compiled.matrix.runner(runner)
+
+    def read(path: str) -> object:
+        return _access.read(effective, path, compiled.reading, facts)
+
+    failed = set()
+    for clause in found.role_requires:
+        if role in clause.roles and clause.kind not in failed and not truth(clause.condition.node, read):
+            failed.add(clause.kind)
+            reasons.append(filled(clause.reason, read))
+    if reasons:
+        _refuse(resolution, UnsupportedFeatureError, _messages.does_not_support(found.name, [], reasons),
+                tuple(warnings))
