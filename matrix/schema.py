@@ -16,7 +16,7 @@ from packaging.version import Version
 from . import _messages
 from ._frozen import FrozenMap, frozen_map
 from ._given import PREFIX as GIVEN
-from ._record import Model
+from ._record import Model, Record, _set
 from ._versions import VersionLike, as_version
 from .errors import UsageError
 
@@ -435,18 +435,26 @@ class Runner(Model):
     text: Optional[str] = attrs.field(default=None, eq=False, repr=False)
 
 
-@attrs.frozen(eq=False, repr=False)
-class Role(Model):
+class Role(Record):
     """One selected value of a config (``[roles.<id>]``, issue 30 F1): the config field that holds
     the runner asked for in that role, and the role whose runner it takes where that field is
-    None (`follows`). The first role a matrix declares is its base: automatic choice fills it."""
+    None (`follows`). The first role a matrix declares is its base: automatic choice fills it.
+    A plain slotted record, not an attrs class: `import matrix` creates it, and a matrix
+    without roles (the default one) should not pay attrs' cost for it (`matrix._record`)."""
 
+    __slots__ = ("id", "name", "field", "follows")
     id: str
     name: str
     #: The ``[config]`` field (a nullable str whose choices are runner ids or former ids).
     field: str
     #: The role whose runner this one takes where its field is None (None: it is then empty).
-    follows: Optional[str] = None
+    follows: Optional[str]
+
+    def __init__(self, id: str, name: str, field: str, follows: Optional[str] = None) -> None:
+        _set(self, "id", id)
+        _set(self, "name", name)
+        _set(self, "field", field)
+        _set(self, "follows", follows)
 
 
 @attrs.frozen(eq=False, repr=False)

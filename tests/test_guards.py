@@ -112,11 +112,12 @@ def test_the_classes_import_matrix_creates(tmp_path):
     # are `matrix._record.Model`'s (attrs generates their __init__ only). 20 and 20: Adjusted is
     # made where an adjustment may apply. A class or a method attrs builds on the import path
     # raises them: say here what it is for. 21 and 21: schema.Role (issue 30, F1), a model as
-    # the others are.
-    assert (len(found["built"]), found["generated"]) == (21, [f"{name}.__init__" for name in sorted(
+    # the others are; 20 and 20 again: Role is a plain `Record` (a matrix without roles, the
+    # default one, paid ~1 ms of cold start for it: benchmarks/coldstart.py).
+    assert (len(found["built"]), found["generated"]) == (20, [f"{name}.__init__" for name in sorted(
         ("Adjustment", "Alias", "Deprecation", "Feature", "Field", "Forces", "From", "Matrix", "Observation",
          "Order", "Prefers", "Problem", "Redirect", "Refusal", "Requirement", "RequirementKind", "ResolutionWarning",
-         "Role", "Runner", "Schema", "Statement"))]), found["generated"]
+         "Runner", "Schema", "Statement"))]), found["generated"]
 
 
 @pytest.mark.parametrize("collecting", [True, False])
