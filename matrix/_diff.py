@@ -190,6 +190,23 @@ def unset_defaults(old: Plan, new: Plan) -> Dict[str, Tuple[object, object]]:
     return out
 
 
+def listed_items(nodes: Sequence[Node]) -> List[Node]:
+    """``x in [items]`` for each ``x in DEFAULT`` of *nodes* whose DEFAULT is a list field's
+    default read in place of the field (`_Defaults`): the search takes the values it tries from
+    the constants a field is compared with (`matrix._space.compared_constants`), the items of a
+    list literal, but a default is one literal (a tuple), and no item of it was tried (a list
+    field's default changed was said by its config-default-changed finding alone)."""
+    from ._nodes import Compare, ListLiteral, walk
+
+    out: List[Node] = []
+    for node in nodes:
+        for part in walk(node):
+            if isinstance(part, Compare) and part.op in ("in", "not in") and isinstance(part.left, Path) \
+                    and isinstance(part.right, Literal) and isinstance(part.right.value, (tuple, list)):
+                out.append(Compare(part.left, "in", ListLiteral(tuple(Literal(v) for v in part.right.value))))
+    return list(dict.fromkeys(out))
+
+
 class _Defaults:
     """Conditions read on a config after the defaults fill what it leaves out, as conditions
     over the config as given (the `unset_path` of each field of *defaults*)."""
@@ -430,6 +447,7 @@ class Search:
         self.unset: Tuple[str, ...] = tuple(dict.fromkeys([*old.defaults, *new.defaults]))
         if self.unset:  # each side's conditions read through its defaults, and where a field is left out
             nodes += [side.given(n) for n in list(nodes) for side in (old, new)]
+            nodes += listed_items(nodes)
             nodes += [Path(unset_path(p)) for p in self.unset]
         self.effective = effective_questions(old, new)
         nodes += [n for _, _, by_runner in self.effective for options in by_runner.values() for n in options]
@@ -774,32 +792,36 @@ class Search:
                 question["extra"] = [group for group in question["extra"] if group is not self.changed]
                 sides_steps = (("old", old_choice, a_step), ("new", new_choice, b_step))
                 gates = tuple((s, f.id) for s, choice, step in sides_steps for f in _bound(choice, step))
-                for found in self._regions(question, f"whether {_what(runner)} goes from {_said(a_out)} to "
-                                                     f"{_said(b_out)} for any config"):
+                for found, exact in self._regions(question, f"whether {_what(runner)} goes from {_said(a_out)} to "
+                                                            f"{_said(b_out)} for any config"):
                     excluded = tuple((s, f.id) for s, choice, step in sides_steps for f in _bound(choice, step, False)
                                      if self.space.truth(f.when.node, found) is False)
                     yield Region("asked" if asked else "automatic", runner, a_out, b_out, found, gates,
-                                 excluded=excluded, **_question(question))
+                                 excluded=excluded, **_question(exact))
 
-    def _regions(self, question: Dict[str, Any], what: str) -> Iterator[Assignment]:
+    def _regions(self, question: Dict[str, Any], what: str) -> Iterator[Tuple[Assignment, Dict[str, Any]]]:
         """Where *question* holds and some gate whose entry differs is active (any config when
         the sides order the runners differently): a region with as few such gates active as can
         be (`_fewest_causes`), then again where not all of those are active, until no config is
-        left (each region of its own causes: a finding per cause), or `MAX_REGIONS` are found."""
-        if self.changed is not None:
-            question = {**question, "extra": [*question["extra"], self.changed]}
-        found = self._solve(question, what)
+        left (each region of its own causes: a finding per cause), or `MAX_REGIONS` are found.
+        Each comes with its question, exactly: *question*, every cause active at the region
+        found active (both sides' reading of a gate, a field left out), and not all the causes of
+        an earlier region active, so no config lies in two regions (one finding per cause)."""
+        asked = {**question, "extra": [*question["extra"], self.changed]} if self.changed is not None else question
+        found = self._solve(asked, what)
+        earlier: List[Tuple[str, List[Node]]] = []
         for _ in range(MAX_REGIONS):
             if found is None:
                 return
-            found = self._fewest_causes(question, found)
-            yield found
+            found = self._fewest_causes(asked, found)
             active = [node for node in dict.fromkeys(self.changed[1]) if self.space.truth(node, found) is True] \
                 if self.changed is not None else []
+            yield found, {**question, "true": [*question["true"], *active], "extra": [*question["extra"], *earlier]}
             if not active:
                 return  # every config of the question is said by that one region
-            question = {**question, "extra": [*question["extra"], ("any", [Not(node) for node in active])]}
-            found = self._solve(question, what)
+            earlier.append(("any", [Not(node) for node in active]))
+            asked = {**asked, "extra": [*asked["extra"], earlier[-1]]}
+            found = self._solve(asked, what)
         if found is not None:
             self.undecided.append(_messages.diff_regions_left(MAX_REGIONS, what))
 

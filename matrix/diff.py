@@ -250,7 +250,9 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
     changes.said(runners)
     changes.config()
     changes.cosmetic()
-    return DiffReport(_sorted(_folded(changes)), str(sides[0].version), str(sides[1].version),
+    return DiffReport(_sorted(_set_required(_folded(changes), _diff.required_fields(plans[0]) &
+                                            _diff.required_fields(plans[1]), search.space.schema)),
+                      str(sides[0].version), str(sides[1].version),
                       tuple(dict.fromkeys(search.undecided)) + tuple(changes.unreproduced)
                       + _not_compared(*sides))
 
@@ -296,6 +298,35 @@ def _folded(changes: _Changes) -> List[Difference]:
         out[into] = attrs.evolve(target, message=message, also=(*target.also, one.id))
         del out[index]
     return list(out.values())
+
+
+def _set_required(changes: List[Difference], required: Set[str], schema: Any) -> List[Difference]:
+    """Each region that does not read a field both sides require says it is set: a config that
+    leaves such a field out is refused by both sides, so its answer does not change (the search
+    reads every config with the field set: `matrix._diff.union_schema`). A region one of whose
+    conjuncts (not a disjunction) reads the field holds no config that leaves it out already
+    (`_inside`); a field below a nullable
+    section is required only where the section is there, and is left as it is."""
+    from ._prune import _above
+
+    required = {path for path in required if not any(
+        (schema.get(above) is None or schema.get(above).nullable) for above in _above(path))}
+    if not required:
+        return changes
+    out = []
+    for change in changes:
+        # Read by a conjunct with no ``or`` in it: a config that leaves it out is in no region
+        # (``i != 2.5 or j == 1`` holds for {} without reading j).
+        conjuncts = [c for c in _top_level(change.region, "and") if " or " not in c]
+        said = [f"not ({path} is unset)" for path in sorted(required)
+                if not any(re.search(rf"(?<![\w.]){re.escape(path)}(?![\w])", c) for c in conjuncts)]
+        if change.level == "cosmetic" or not said:
+            out.append(change)
+            continue
+        region = " and ".join(said) if change.region == "every config" else \
+            " and ".join([_grouped(change.region, alone=" or " not in change.region), *said])
+        out.append(attrs.evolve(change, region=region))
+    return out
 
 
 def _not_compared(*sides: _diff.Side) -> Tuple[str, ...]:
@@ -669,6 +700,11 @@ class _Changes:
         if isinstance(node, Not):
             inner = self._text(node.operand)
             return f"not ({inner})" if " " in inner else f"not {inner}"
+        from ._nodes import Compare, Literal
+
+        if isinstance(node, Compare) and isinstance(node.right, Literal) and isinstance(node.right.value, tuple):
+            # A list field's default read in its place: said as the list a matrix writes.
+            return f"{node.left} {node.op} {list(node.right.value)!r}"
         return str(node)
 
     def _plain_bool(self, node: Any) -> Optional[str]:

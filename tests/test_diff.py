@@ -107,16 +107,19 @@ def test_rules_of_choice_declared_in_another_order_change_the_choice_where_both_
 
 def test_a_pair_of_rules_whose_configs_change_by_two_causes_is_said_by_a_region_per_cause():
     """Issue 28: one region was named per pair of rules ("A serves" → "B serves, a fallback"), so
-    the configs that feature y moves were said by feature x's finding, or not at all."""
+    the configs that feature y moves were said by feature x's finding, or not at all. A config with
+    both is said once, by the first cause found (the second region said ``y`` and held it too), so
+    y's blocker, which that config gains as well, is a finding of its own."""
     both = SMALL.replace('support = { a = "no", b = "yes" }', 'support = { a = "yes", b = "yes" }').replace(
         'support = { a = "yes", b = "no" }', 'support = { a = "yes", b = "yes" }')
     old = matrix.loads(both, runners=RUNNERS)
     new = matrix.loads(both.replace('a = "yes"', 'a = "no"'), runners=RUNNERS)
     assert [(c.id, c.runner, c.features, c.region, c.witness, c.also) for c in diff(old, new).changes] == [
         ("request-refused", "a", ("fx",), "x", {"x": True}, ()),
-        ("request-refused", "a", ("fy",), "y", {"y": True}, ()),
+        ("request-refused", "a", ("fy",), "y and not x", {"y": True}, ()),
         ("runner-changed", None, ("fx",), "x", {"x": True}, ("blocker-added",)),
-        ("runner-changed", None, ("fy",), "y", {"y": True}, ("blocker-added",)),
+        ("runner-changed", None, ("fy",), "y and not x", {"y": True}, ()),
+        ("blocker-added", "a", ("fy",), "y", {"y": True}, ()),
     ]
 
 
@@ -344,24 +347,25 @@ def _edited(draw):
             line = ('deprecated = { since = "0.5", remove_in = "2.0" }\n' if edit == "deprecate"
                     else 'deprecated = { since = "0.5", remove_in = "1.0", removed = true }\n')
             new_text = text[:block.end()] + line + text[block.end():]
-    text = _required_before(draw, text, names, overlay)
+    text, new_text = _required_before(draw, text, new_text, names, overlay)
     text, new_text = _templated(draw, names, text, new_text)
     return text, runners, new_text, new_runners, names, overlay
 
 
-def _required_before(draw, text, names, overlay):
+def _required_before(draw, text, new_text, names, overlay):
     """*text* (the old side only: not under an overlay, which extends it) with, a third of the
     time, one field's default gone, beside whichever edit was made: a config that leaves it out
     is refused before and accepted now, and every other change must still be found, with a
     witness that sets the field (review of issue 28, D1: each was dropped)."""
     if overlay is not None or draw(st.integers(0, 2)) != 0:
-        return text
+        return text, new_text
     lines = [_FIELDS[n][0].split("\n")[0] for n in names]
     lines = [line for line in lines if "default = " in line and "nullable" not in line and line in text]
     if not lines:
-        return text
+        return text, new_text
     line = draw(st.sampled_from(lines))
-    return text.replace(line, re.sub(r", default = .*? \}$", " }", line))
+    required = re.sub(r", default = .*? \}$", " }", line)
+    return text.replace(line, required), new_text
 
 
 def _templated(draw, names, *texts):
@@ -414,11 +418,16 @@ def _default_edit(draw, text, names):
     return text.replace(line, edited)
 
 
+_NONE_ACCEPTED = object()
+
+
 def _config_findings_agree(report, old, new, sides):
     """The [config] findings against a reference written from the README: a value of a field one
     side accepts and the other refuses is ``config-rejected`` (accepted before) or
     ``config-accepted``, a finding at the field whose region holds it; a default changed is
     ``config-default-changed`` with both defaults; and each finding's witness shows it."""
+    # A field both sides require is set in each probe (a config that leaves it out is in no region).
+    required = _diff.required_fields(sides[0].plan) & _diff.required_fields(sides[1].plan)
     said = {}
     for change in report.changes:
         if change.id.startswith("config-"):
@@ -437,20 +446,30 @@ def _config_findings_agree(report, old, new, sides):
         left_out = [f"Config '{path}'" in (rejection(m, {}) or "") for m in (old, new)]
         if left_out[0] != left_out[1]:
             change_id = "config-rejected" if left_out[1] else "config-accepted"
-            assert [c.region for c in said.get((change_id, path), [])] == [f"{path} is unset"], (path, report.changes)
+            # (One of them: its bounds or choices may have changed too, another region of values.)
+            assert f"{path} is unset" + "".join(f" and not ({r} is unset)" for r in sorted(required)) in [
+                c.region for c in said.get((change_id, path), [])], (path, report.changes)
+    # A probe sets every field required on either side (a value both accept), so that a value is
+    # refused for itself, never for a field left out on the side that requires it.
+    either = _diff.required_fields(sides[0].plan) | _diff.required_fields(sides[1].plan)
+    settled = {p: next((v for v in _FIELDS[p][1] if not any(f"Config '{p}'" in (rejection(m, {p: v}) or "")
+                                                          for m in (old, new))), _NONE_ACCEPTED) for p in either}
     for path, values in _CONFIG_PROBES.items():
+        if _NONE_ACCEPTED in settled.values():
+            break  # a required field no value of which both sides accept: every config is refused on a side
         fields = [m.schema.fields.get(path) for m in (old, new)]
         if fields[0] is None or fields[0] == fields[1]:
             continue
         for value in values:
-            seen = [f"Config '{path}'" in (rejection(m, {path: value}) or "") for m in (old, new)]
+            probe = {**settled, path: value}
+            seen = [f"Config '{path}'" in (rejection(m, probe) or "") for m in (old, new)]
             if seen[0] == seen[1]:
                 continue
             change_id = "config-rejected" if seen[1] else "config-accepted"
             found = said.get((change_id, path), [])
             accepting = (old if seen[1] else new).schema  # the region read as the side that accepts it
             assert any(" set to any value" in c.region or " more" in c.region
-                       or _holds(region_predicate(c.region), {path: value}, accepting) for c in found), (
+                       or _holds(region_predicate(c.region), probe, accepting) for c in found), (
                 change_id, path, value, [c.region for c in found])
         a, b = (f.default for f in fields)
         if a is NOTHING or b is NOTHING:
@@ -494,6 +513,49 @@ def _answers(side, config, names, adjustments=(), renamed=None):
 
 
 def _answers_by_own_ids(side, config, names, adjustments):
+    # Each answer resolves the config once more (automatic choice, or a request for one runner);
+    # one config's are read from one resolution each, the same the diff's functions would make.
+    import matrix.resolver
+
+    resolve, resolutions = matrix.resolver.resolve, {}
+
+    def once(matrix_, config_, *, runner=None, version=None):
+        key = (id(matrix_), runner, version)
+        if key not in resolutions:
+            try:
+                resolutions[key] = (_Resolved(resolve(matrix_, config_, runner=runner, version=version)), None)
+            except matrix.ResolutionError as error:
+                try:
+                    error.resolution = _Resolved(error.resolution)
+                    resolutions[key] = (None, error)
+                except matrix.ConfigError as refused:
+                    resolutions[key] = (None, refused)
+            except matrix.ConfigError as error:
+                resolutions[key] = (None, error)
+        found, error = resolutions[key]
+        if error is not None:
+            raise error
+        return found
+
+    matrix.resolver.resolve = once
+    try:
+        return _each_answer(side, config, names, adjustments)
+    finally:
+        matrix.resolver.resolve = resolve
+
+
+class _Resolved:
+    """A resolution whose effective config (held to the schema) and blockers are read once."""
+
+    def __init__(self, resolution):
+        self.resolution, self.effective = resolution, dict(resolution.effective)
+        self.unsupported = resolution.unsupported
+
+    def __getattr__(self, name):
+        return getattr(self.resolution, name)
+
+
+def _each_answer(side, config, names, adjustments):
     plan = side.plan
     out = {("automatic", None, None): observe(side, config, "automatic")}
     for runner in (None, *plan.no):  # automatic choice, and a request for each runner
@@ -607,6 +669,17 @@ def _causes_are_entries_that_differ(report, text, new_text, runners, new_runners
                 assert key in edited, (change.id, change.features, [str(e) for e in change.entries])
 
 
+def _topic(change):
+    """What one question of the diff is about, beside its id and runner: an effective value's
+    path, the adjustment whose warning it compares, a one-gate finding's gate (None for a
+    question of choice: automatic or a request)."""
+    if change.id in _ADJUSTMENT:
+        return matrix.diff.effective_path(change)
+    if change.id in _SAID or change.id in _REMOVAL or change.id.startswith(("deprecation-", "blocker-")):
+        return change.features[0]
+    return None
+
+
 def _inside(change, config, schema):
     """Whether *config* lies in the region *change* reports."""
     return change.region == "every config" or _holds(region_predicate(change.region), config, schema)
@@ -689,6 +762,20 @@ def _adjustments_named_change_a_value(report, sides, universe, schema):
                 continue  # a config a side refuses, or a path one side lacks
 
 
+def _no_region_holds_a_required_field_left_out(report, sides, schema):
+    """A config that leaves out a field both sides require is refused by both: its answer does
+    not change, and no region holds it (a region ``x is unset`` held ``{}``). Each witness with
+    such a field left out is one."""
+    required = _diff.required_fields(sides[0].plan) & _diff.required_fields(sides[1].plan)
+    for change in report.changes:
+        if change.level == "cosmetic" or " more" in change.region or " set to any value" in change.region:
+            continue
+        for path in required:
+            without = {k: v for k, v in change.witness.items() if k != path}
+            assert [observe(s, without, "automatic").startswith("a config error") for s in sides] == [True, True]
+            assert not _inside(change, without, schema), (change, path, without)
+
+
 def _witnesses_reproduce(report, sides):
     """Every witness resolves as its change says on both sides; each change with what it asks."""
     kinds = []
@@ -735,6 +822,7 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     renamed = _diff.renamed_runners(old, new)
     sides[0].local_ids = {after: before for before, after in renamed.items()}
     kinds = _witnesses_reproduce(report, sides)
+    _no_region_holds_a_required_field_left_out(report, sides, _diff.union_schema(old.schema, new.schema))
     _causes_are_entries_that_differ(report, text, new_text, runners, new_runners, overlay)
     _config_findings_agree(report, old, new, sides)
     # Every region found is one whose witness resolves as it says, of every kind (a blocker read
@@ -798,8 +886,13 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
             assert reported, (key, config, before[key], after[key], [c.id for c in report.changes])
             # ... and the config lies in the region of one of them (a change folded into another
             # is said by that one's region: it must hold the config too).
-            assert any(_inside(c, config, schema) for c in reported), (key, config, before[key], after[key],
-                                                                        [(c.id, c.region) for c in reported])
+            holding = [c for c in reported if _inside(c, config, schema)]
+            assert holding, (key, config, before[key], after[key], [(c.id, c.region) for c in reported])
+            # ... and in one finding per question: the regions of one id, runner and topic (an
+            # effective path, a warning's adjustment, a one-gate finding's gate) are disjoint (a
+            # default and a gate of the same field changed together said {} twice, by two causes).
+            topics = [(c.id, c.runner, _topic(c)) for c in holding]
+            assert len(topics) == len(set(topics)), (key, config, [(c.id, c.region, c.features) for c in holding])
     _regions_hold_their_answers(old, new, sides, kinds, universe, whole)
     _adjustments_named_change_a_value(report, sides, universe, schema)
 
@@ -1143,11 +1236,17 @@ def test_an_overlay_read_from_git_reads_its_upstream_at_that_revision_and_one_in
         "::warning file=features.toml,line=7,title=matrix diff runner-changed::Automatic choice: B (fallback) → A"
         '%0Aconfigs: x%0Awitness: {"x": true}',
         "::warning file=overlay.toml,line=3,title=matrix diff runner-changed::Automatic choice: B (fallback) → A"
-        '%0Aconfigs: y%0Awitness: {"y": true}',
+        '%0Aconfigs: y and not x%0Awitness: {"y": true}',
         "::warning file=features.toml,line=7,title=matrix diff request-served::Asking for A: refused → A"
         '%0Aconfigs: x%0Awitness: {"x": true}',
         "::warning file=overlay.toml,line=3,title=matrix diff request-served::Asking for A: refused → A"
-        '%0Aconfigs: y%0Awitness: {"y": true}']
+        '%0Aconfigs: y and not x%0Awitness: {"y": true}',
+        # A config with x and y is said once, by x's findings: y's blockers (it gains them too) are
+        # findings of their own.
+        "::warning file=overlay.toml,line=3,title=matrix diff blocker-added::B and feature y: not blocked by it → "
+        'blocked by it%0Aconfigs: y%0Awitness: {"y": true}',
+        "::warning file=overlay.toml,line=3,title=matrix diff blocker-lifted::A and feature y: blocked by it → "
+        'not blocked by it%0Aconfigs: y%0Awitness: {"y": true}']
     text = _run("diff", "--base", "HEAD", "overlay.toml")[1]
     assert "    before: matrix resolve --matrix HEAD:overlay.toml --version 2.0 --runner b --set y=true\n" in text
     (folder / "bad.toml").write_text(overlay.replace('"features.toml"', '"gone/features.toml"'))
@@ -2364,7 +2463,16 @@ def test_config_probes_set_the_other_required_fields_and_a_default_changed_has_a
     report = diff(old, still)
     default, = [c for c in report.changes if c.id.startswith("config-")]
     assert (default.id, default.region, default.witness, default.old, default.new) == (
-        "config-default-changed", "threads is unset", {"req": 0}, "4", "8")
+        "config-default-changed", "threads is unset and not (req is unset)", {"req": 0}, "4", "8")
+    # req is required on both sides: a config that leaves it out is refused by both, its answer
+    # unchanged, and no region holds it (the region said ``threads is unset`` and held ``{}``).
+    assert [region_predicate(default.region).evaluate(c, schema=still.schema) for c in ({}, {"req": 0})] == [
+        False, True]
+    assert [(c.id, c.region) for c in report.changes] == [
+        ("request-refused", "threads is unset and not (req is unset)"),
+        ("runner-changed", "threads is unset and not (req is unset)"),
+        ("blocker-added", "threads is unset and not (req is unset)"),
+        ("config-default-changed", "threads is unset and not (req is unset)")]
     assert [rejection(m, default.witness) for m in (old, still)] == [None, None]
     assert [rejection(m, {}) is None for m in (old, still)] == [False, False]
 
@@ -2465,3 +2573,61 @@ def test_a_witness_is_not_shortened_into_a_config_a_side_refuses():
         ("config-accepted", "behaviour", "t is unset", {}),
         ("adjustment-added", "behaviour", "i < 0 and not (i == -14)", {"i": -15, "t": "a"}),
         ("adjustment-warning-added", "behaviour", "i < 0 and not (i == -14)", {"i": -15, "t": "a"})]
+
+
+
+
+def test_a_default_and_a_gate_of_the_same_field_changed_together_say_each_config_once_per_cause():
+    """lora's default turned on and its gate turned against A: a config that sets lora changes by
+    the gate alone, one that leaves it unset by the gate and the default. Each is said once, by
+    its own causes. Before, a region read the gate on the new side only, ``(lora is unset or
+    lora)``, and claimed {} beside the region of both causes: two findings of one question held
+    it, each with witness {}."""
+    text = SMALL.replace("fy", "lora").replace('"y"', '"lora"').replace("y = {", "lora = {")
+    new = text.replace('lora = { type = "bool", default = false }', 'lora = { type = "bool", default = true }') \
+        .replace('support = { a = "yes", b = "no" }', 'support = { a = "no", b = "yes" }')
+    old_m, new_m = matrix.loads(text, runners=RUNNERS), matrix.loads(new, runners=RUNNERS)
+    report = diff(old_m, new_m)
+    gate, default = "<string>:11 (new: $.features.lora)", "<string>:6 (new: $.config.lora)"
+    set_on, unset = "lora and not (lora is unset)", "lora is unset"
+    assert [(c.id, c.region, c.witness, [str(e) for e in c.entries]) for c in report.changes] == [
+        ("request-refused", f"{set_on[:4]} and not x{set_on[4:]}", {"lora": True}, [gate]),
+        ("request-refused", f"{unset} and not x", {}, [gate, default]),
+        ("runner-changed", f"{set_on[:4]} and not x{set_on[4:]}", {"lora": True}, [gate]),
+        ("runner-changed", f"{unset} and not x", {}, [gate, default]),
+        ("refused-served", f"x and {set_on}", {"x": True, "lora": True}, [gate]),
+        ("request-served", set_on, {"lora": True}, [gate]),
+        ("blocker-added", set_on, {"lora": True}, [gate]),
+        ("blocker-added", unset, {}, [gate, default]),
+        ("blocker-lifted", set_on, {"lora": True}, [gate]),
+        ("config-default-changed", unset, {}, [default])]
+    # The regions of one question are disjoint: each config in one of them, as it resolves.
+    for config, ids in (({}, ["request-refused", "runner-changed", "blocker-added", "config-default-changed"]),
+                        ({"lora": True}, ["request-refused", "runner-changed", "request-served", "blocker-added",
+                                          "blocker-lifted"])):
+        assert [c.id for c in report.changes if matrix.diff.reproduces(c, old_m, new_m, config)
+                and c.region != "every config" and region_predicate(c.region).evaluate(
+                    config, schema=_diff.union_schema(old_m.schema, new_m.schema))] == ids
+
+
+def test_a_list_fields_default_changed_is_compared_where_a_value_is_tested_in_it():
+    """Found by the brute force: ``l``'s default turned from [] to ['a'] beside a requirement
+    ``s in l`` was said by config-default-changed alone, though {'s': 'a'} goes from refused to
+    served. The default's items were never tried as values of s (the default is one literal):
+    now they are, and the region says the list as a matrix writes it."""
+    text = ('[matrix]\nname = "m"\nversion = "1.0"\n[config]\n"s" = { type = "str", default = "" }\n'
+            '"l" = { type = "list[str]", default = [] }\n[requirements]\nk1 = { name = "K1", reason = "k1 fails" }\n'
+            '[requires]\nk1 = "s in l"\n')
+    old = matrix.loads(text, runners=RUNNERS)
+    new = matrix.loads(text.replace("default = []", "default = ['a']"), runners=RUNNERS)
+    report = diff(old, new)
+    assert [(c.id, c.runner, c.region, c.witness) for c in report.changes] == [
+        ("refused-served", None, "l is unset and s in ['a']", {"s": "a"}),
+        ("request-served", "a", "l is unset and s in ['a']", {"s": "a"}),
+        ("request-served", "b", "l is unset and s in ['a']", {"s": "a"}),
+        ("blocker-lifted", "a", "l is unset and s in ['a']", {"s": "a"}),
+        ("blocker-lifted", "b", "l is unset and s in ['a']", {"s": "a"}),
+        ("config-default-changed", None, "l is unset", {})]
+    schema = _diff.union_schema(old.schema, new.schema)
+    assert [region_predicate(report.changes[0].region).evaluate(c, schema=schema)
+            for c in ({"s": "a"}, {"s": "b"}, {"s": "a", "l": ["a"]})] == [True, False, False]
