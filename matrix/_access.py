@@ -197,6 +197,10 @@ def unknown_keys(config: object, schema: Schema) -> List[Tuple[str, str]]:
                     path = f"{prefix}.{key}" if prefix else str(key)
                     if isinstance(key, str) and "." in key:  # not undeclared, but misplaced: say so
                         found.append((path, _messages.dotted_key(key)))
+                    elif schema.derivations and any(d == path or d.startswith(f"{path}.") for d in schema.derivations):
+                        # declared, but computed: a derived field (or a section of them, not a field)
+                        found.append((path, _messages.derived_given(
+                            [d for d in schema.derivations if d.startswith(f"{path}.")])))
                     else:  # the whole path, as the person will write it
                         found.append((path, _messages.unknown_key(path, [f.path for f in known.values()])))
         for name, field in known.items():

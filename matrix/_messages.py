@@ -250,6 +250,14 @@ def unknown_key(key: str, known: Iterable[str]) -> str:
     return f"Not declared in the schema{did_you_mean(key, known)}"
 
 
+def derived_given(below: Sequence[str]) -> str:
+    """A config key that names a derived field (*below* empty) or a part of paths that only derived
+    fields have (*below*: those fields)."""
+    if not below:
+        return "A derived field: computed from other fields by its derive, never given in a config"
+    return f"Derived fields only ({', '.join(below)}): computed from other fields by their derive, never given in a config"
+
+
 def unknown_keys(count: int) -> str:
     return f" (and {count} more undeclared key{'s' if count != 1 else ''})"
 

@@ -198,3 +198,22 @@ def test_strategies_steer_toward_and_away_from_arithmetic_gates(data):
     assert m.feature(gate).when.evaluate(config, schema=m.schema)
     config = data.draw(configs(m, inactive=[gate]))
     assert not m.feature(gate).when.evaluate(config, schema=m.schema)
+
+
+def test_a_config_key_naming_a_derived_field_is_refused_as_derived_where_undeclared_keys_are():
+    """Found by review: strict resolve said "Not declared in the schema" of a key that names a
+    derived field, which [config] declares (it is computed, never given)."""
+    m = matrix.loads('[matrix]\nname = "x"\nversion = "1.0"\n[config]\ntp = { type = "int", default = 1 }\n'
+                     '"par.kv" = { type = "int", derive = "tp * 2" }\n"kd" = { type = "int", derive = "tp * 3" }\n'
+                     '[features.f]\nname = "F"\nwhen = "par.kv > 2 and kd > 2"\nsupport = { r = "yes" }\n',
+                     runners={"r": {"name": "R", "priority": 1}})
+    said = []
+    for config in ({"tp": 2, "par": {"kv": 3}}, {"kd": 1}, {"kdd": 1}):
+        with pytest.raises(matrix.ConfigError) as raised:
+            m.resolve(config, strict=True)
+        said.append(str(raised.value))
+    assert said == [
+        "Config 'par': Derived fields only (par.kv): computed from other fields by their derive, never given in a config",
+        "Config 'kd': A derived field: computed from other fields by its derive, never given in a config",
+        "Config 'kdd': Not declared in the schema"]
+    assert m.resolve({"tp": 2, "kd": 1}).active[0].id == "f"  # not strict: not read, as any undeclared key
