@@ -600,3 +600,15 @@ def test_a_former_ids_message_says_the_config_and_the_docs_and_check_say_the_tem
         "dcp_size ({dcp:d}) {{sic}}' (failing tp % dcp == 0): every runner refuses it: tp_size ({tp}) must be "
         "divisible by dcp_size ({dcp:d}) {{sic}} (acknowledged: a matrix-wide requirement, which refuses it whatever "
         "the runner)"]
+
+
+def test_a_none_is_said_none_whatever_the_spec_unless_a_conversion_made_it_text_first():
+    """docs/reference/file-format.md, message templates: the reviewer read "a None is said None
+    whatever the spec" as covering `{n!r:>6}` too; a conversion makes it text, which the spec pads."""
+    m = matrix.loads('[matrix]\nname = "x"\nversion = "1.0"\n[config]\nn = { type = "int", nullable = true }\n'
+                     '[requirements]\nk = { name = "K", reason = "[{n!r:>6}] [{n:>6}] [{n:.3f}]" }\n',
+                     runners={"r": {"name": "R", "priority": 1, "requires": {"k": "n is not None"}}})
+    with pytest.raises(matrix.NoRunnerError) as raised:
+        m.resolve({})
+    assert str(raised.value).split("\n")[0] == ("No runner can serve this config: R is not valid for this config: "
+                                               "[  None] [None] [None]")
