@@ -472,6 +472,11 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
         else:
             how = f"over the {options.runner} asked for,"
     stdout.write(f"Chose {_named(chosen)} {how} at version {resolution.version}\n")
+    if "roles" in explained:  # a matrix with [roles]: each role's runner, as explain() says them
+        from ._roles import said
+
+        stdout.write("Roles: " + "; ".join(said(matrix, r["id"], r["runner"], r["how"], r["follows"])
+                                           for r in explained["roles"]) + "\n")
     if explained["order"] is not None and options.runner is None:
         order = explained["order"]
         stdout.write(f"Order: {_messages.order_applies(order['name'], order['when'])}\n")

@@ -1042,3 +1042,24 @@ def test_resolve_says_the_forced_runners_override_before_no_runner():
         "To use Model Runner V2, change: unset speculative_config; or set speculative_config.method to one of 'ngram', "
         "'ngram_gpu', 'draft_model', 'eagle', 'eagle3', 'extract_hidden_states', 'mtp', 'dflash', 'dspark'\n"
         "To use Model Runner V1, change: unset watermark_config\n")
+
+
+def test_the_summary_of_a_matrix_with_roles_says_each_roles_runner(tmp_path):
+    """`matrix resolve` without --explain said the base role's runner alone; a matrix with
+    [roles] now gets explain()'s Roles line under it (docs/reference/cli.md)."""
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "features.toml").write_text(
+        '[matrix]\nname = "attn"\nversion = "1.0"\n[config]\n'
+        'attention_backend = { type = "str", nullable = true, choices = ["fa3", "triton"] }\n'
+        'decode_attention_backend = { type = "str", nullable = true, choices = ["fa3", "triton"] }\n'
+        '[roles.base]\nname = "Attention backend"\nfield = "attention_backend"\n'
+        '[roles.decode]\nname = "Decode attention backend"\nfield = "decode_attention_backend"\nfollows = "base"\n')
+    (tmp_path / "runners" / "fa3.toml").write_text('name = "FA3"\npriority = 2\n')
+    (tmp_path / "runners" / "triton.toml").write_text('name = "Triton"\npriority = 1\n')
+    out, err = io.StringIO(), io.StringIO()
+    status = run(["resolve", "--matrix", str(tmp_path / "features.toml"), "--set", "decode_attention_backend=triton"],
+                 stdout=out, stderr=err)
+    assert (status, out.getvalue(), err.getvalue()) == (0, (
+        "Chose fa3 (FA3) automatically at version 1.0\n"
+        "Roles: Attention backend (base) = fa3, chosen automatically; "
+        "Decode attention backend (decode) = triton, asked for\n"), "")
