@@ -1033,6 +1033,11 @@ def remedy_one_of(pieces: Sequence[str], ranges: bool = False) -> str:
     return " or ".join(pieces) if ranges else "one of " + ", ".join(pieces)
 
 
+def remedy_among_tried(said: str) -> str:
+    """Values of a field searched over some of its values only: those tried that work."""
+    return f"{said} (among the values tried; others may work too)"
+
+
 def remedy_other_string(named: Sequence[str]) -> str:
     return "a value other than " + ", ".join(repr(n) for n in named) if named else "any value"
 

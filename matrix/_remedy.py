@@ -35,7 +35,10 @@ The rules (docs/explanation/remedies.md explains them with examples):
   candidate of a size counts, resolved or ruled out, so where it gives up does not depend on
   the pruning); where the partition of a path is not exact (`matrix._space.CAUSES`), a remedy
   found is still one (the resolver said so) but not proved the smallest, and none found proves
-  nothing: both are said. "No remedy found within N changes" is said only when every smaller
+  nothing: both are said. An int field that arithmetic reads, too wide to enumerate, is searched
+  over some of its values only (small ones and its bounds' neighbours), so the values a remedy
+  says for it are "among the values tried; others may work too", never read as all that work.
+  "No remedy found within N changes" is said only when every smaller
   set was tried.
 """
 
@@ -425,9 +428,12 @@ def _spell(space: Space, constants: List[object], path: str, field: Optional[Fie
     # Several classes may read alike (each "a value other than 'a'", the classes a related
     # field's constants cut): said once.
     pieces = list(dict.fromkeys(pieces))
-    if len(pieces) == 1:
-        return pieces[0]
-    return _messages.remedy_one_of(pieces, ranges=spans > 0)
+    said = pieces[0] if len(pieces) == 1 else _messages.remedy_one_of(pieces, ranges=spans > 0)
+    # A field arithmetic reads whose values could not all be enumerated was searched over some
+    # of them (`matrix._space`): the values said are those tried that work, never all that do.
+    if space.inexact.get(path) == "arithmetic" and path not in space.enumerated:
+        return _messages.remedy_among_tried(said)
+    return said
 
 
 def _ranges(space: Space, path: str, field: Field, working: List[Any],

@@ -2085,6 +2085,7 @@ support = { a = "yes", b = "no" }
 """
 
 
+_TRIED = " (among the values tried; others may work too)"
 _NOT_PROVED = (" (not proved the smallest: a field that arithmetic across fields reads (a + b, a % b, a derived "
                "field), or that is compared with it, has no min and max or is not an int, or the fields read together "
                "take more than 20000 combinations of values)")
@@ -2123,7 +2124,8 @@ def test_given_reads_the_config_as_the_user_gave_it(as_objects):
     # The remedies change the config given: a path read as given is that path (they once said
     # "set kv to any value", the user's kv unknown to the search, and found none for B).
     assert [str(r) for r in refused.value.remedies] == [
-        "To use A, change: set tp to one of 1, 2" + _NOT_PROVED, "To use B, change: set tp to 3" + _NOT_PROVED]
+        "To use A, change: set tp to one of 1, 2" + _TRIED + _NOT_PROVED,
+        "To use B, change: set tp to 3" + _TRIED + _NOT_PROVED]
     # A requirement's reason says the value as given beside the effective one (scale set tp = 4).
     with pytest.raises(UnsupportedFeatureError) as caught:
         resolve({"ctx": 9000}, runner="a")
