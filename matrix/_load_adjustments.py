@@ -81,13 +81,41 @@ def _says(builder: _Builder, source: _Source, where: Sequence[Any], spec: Any) -
     return "always" if says == "always" else "changes"
 
 
-def _within(source: Field, target: Field) -> bool:
-    """Whether every value *source* allows is one *target* allows (choices and bounds)."""
+def _within(source: Field, target: Field, times: Optional[Union[int, float]]) -> bool:
+    """Whether every value *source* allows, times *times* when given, is one *target* allows
+    (its choices and bounds). A bounded int source is weighed value by value (up to
+    `_ENUMERATED` of them): ``{ from = "n", times = 3 }`` from 0..3 into choices [0, 3, 6, 9]
+    is within, though 0..9 is not."""
+    values = _values(source)
+    if values is not None:
+        scaled = [v if v is None or times is None else v * times for v in values]
+        return all(v is None or _allows(target, v) for v in scaled)
+    source = source if times is None else _scaled(source, times)
     if target.choices is not None and (source.choices is None or not set(source.choices) <= set(target.choices)):
         return False
     if target.min is not None and (source.min is None or source.min < target.min):
         return False
     return target.max is None or (source.max is not None and source.max <= target.max)
+
+
+#: A copy's source with at most this many values is weighed value by value (`_within`).
+_ENUMERATED = 10_000
+
+
+def _values(field: Field) -> Optional[List[object]]:
+    """Every value *field* allows (its choices, or its ints from min to max), or None when
+    there are none to list or too many."""
+    if field.choices is not None:
+        return list(field.choices)
+    if field.type != "int" or field.min is None or field.max is None or field.max - field.min >= _ENUMERATED:
+        return None
+    return list(range(math.ceil(field.min), math.floor(field.max) + 1))
+
+
+def _allows(target: Field, value: object) -> bool:
+    if target.choices is not None:
+        return value in target.choices
+    return (target.min is None or value >= target.min) and (target.max is None or value <= target.max)  # type: ignore[operator]
 
 
 def _times(field: Field, times: object) -> Optional[str]:
@@ -172,7 +200,7 @@ def _value(builder: _Builder, source: _Source, where: Sequence[Any], schema: Sch
             builder.problem(source, tuple(where) + ("from",), _messages.adjustment_from_type(
                 path, _kind(field), value["from"], _kind(other)))
             return _BAD
-        if not _within(other if times is None else _scaled(other, times), field):
+        if not _within(other, field, times):
             copied = value["from"] if times is None else f"{value['from']} times {times!r}"
             builder.problem(source, tuple(where) + ("from",), _messages.adjustment_from_range(path, copied))
             return _BAD

@@ -2200,6 +2200,24 @@ def test_times_scales_a_copy_by_pythons_product():
                                              {"path": "pages", "value": None, "from": "ctx", "times": -2}]
 
 
+def test_a_copy_is_weighed_value_by_value_against_the_choices_it_sets():
+    """A bounded int copied into a field with choices is within them where every value it may
+    hold, scaled, is a choice (0..3 times 3 into [0, 3, 6, 9]); the bounds alone (0..9) are not.
+    The load check refused it (found by review); one value outside is still refused."""
+    text = ('[matrix]\nname = "x"\nversion = "1.0"\n[config]\n"n" = {{ type = "int", min = 0, max = {high}, default = 1 }}\n'
+            '"pages" = {{ type = "int", choices = [0, 3, 6, 9], default = 0 }}\n"k" = {{ type = "int", min = 0, max = 9, default = 1 }}\n'
+            '[adjustments.scale]\nname = "Scale"\nwhen = "n > 0"\nset = {{ pages = {{ from = "n", times = 3 }}, k = {{ from = "pages" }} }}\n'
+            '[features.f]\nname = "F"\nwhen = "pages > 3"\nsupport = {{ a = "yes" }}\n')
+    m = matrix.loads(text.format(high=3), runners={"a": {"name": "A", "priority": 1}})
+    r = m.resolve({"n": 2})
+    assert [(a.path, a.after) for a in r.adjustments] == [("pages", 6), ("k", 0)]  # k: pages before the adjustment
+    assert [f.id for f in r.active] == ["f"]
+    with pytest.raises(matrix.LoadError) as caught:
+        matrix.loads(text.format(high=4), runners={"a": {"name": "A", "priority": 1}})
+    assert [p.message for p in caught.value.problems] == [
+        "'pages' does not take every value 'n times 3', which it copies, may hold (its choices or bounds are narrower)"]
+
+
 TEXT_REQUIRED = ('[matrix]\nname = "x"\nversion = "1.0"\n[config]\n"a" = { type = "bool" }\n'
                  '"s.t" = { type = "int" }\n[features.f]\nname = "F"\nwhen = "a"\nsupport = { r = "yes" }\n')
 
