@@ -88,7 +88,7 @@ def _within(source: Field, target: Field, times: Optional[Union[int, float]]) ->
     is within, though 0..9 is not."""
     values = _values(source)
     if values is not None:
-        scaled = [v if v is None or times is None else v * times for v in values]
+        scaled = [v if v is None or times is None else v * times for v in values]  # type: ignore[operator]  # a number: times is only on int and float fields
         return all(v is None or _allows(target, v) for v in scaled)
     source = source if times is None else _scaled(source, times)
     if target.choices is not None and (source.choices is None or not set(source.choices) <= set(target.choices)):
