@@ -414,7 +414,8 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
         if d is not None and v >= d.since:
             badge = [] if d.without_period else [f"deprecated in {d.since}"]
             if d.remove_in is not None:
-                badge.append(f"removed in {d.remove_in}" + (" without a deprecation period" if d.without_period else ""))
+                when = "removed in" if feature.removed_at(v) else "to be removed in"  # before its removal: announced
+                badge.append(f"{when} {d.remove_in}" + (" without a deprecation period" if d.without_period else ""))
             if d.replacement:
                 badge.append(f"use {d.replacement}")
             lifecycle.append(" · ".join(badge))

@@ -768,7 +768,7 @@ def test_the_default_markdown_table():
     mamba = next(r for r in rows if _plain_name(r[0]) == "mamba cache mode 'all'")
     assert mamba[0] == "[mamba cache mode 'all'](<https://github.com/vllm-project/vllm/pull/55041>)"  # the feature's link
     assert mamba[2] == "❌ no"  # not repeated on the status
-    assert mamba[4] == "deprecated in 0.30.0 · removed in 0.32.0 · use cache\\_config.mamba\\_cache\\_mode = 'align'"
+    assert mamba[4] == "deprecated in 0.30.0 · to be removed in 0.32.0 · use cache\\_config.mamba\\_cache\\_mode = 'align'"
     assert "Legend: ✅ yes: supported · ❌ no: not supported\n" in text  # no opt-in left: DBO says when it applies
     dbo = next(r for r in rows if _plain_name(r[0]) == "dual batch overlap")
     assert (dbo[2], dbo[3], dbo[4]) == ("❌ no", "✅ yes", "in automatic choice only")
@@ -1183,7 +1183,7 @@ def test_a_removed_gate_says_removed_for_every_runner_in_every_format():
     assert lines[4] == f"Legend: ✅ yes: supported · ⛔ removed: {_REMOVED_MEANING}"
     assert lines[8] == "| A | `x` | ⛔ removed since 2.0 | ⛔ removed since 2.0 | deprecated in 1.0 · removed in 2.0 · use y |"
     before = render(_REMOVED, format="markdown", tables=["support"], version="1.5").splitlines()
-    assert before[8] == "| A | `x` | ✅ yes | ❌ no | deprecated in 1.0 · removed in 2.0 · use y |"
+    assert before[8] == "| A | `x` | ✅ yes | ❌ no | deprecated in 1.0 · to be removed in 2.0 · use y |"
     assert render(_REMOVED, format="markdown", tables=["support"], symbols=False).splitlines()[8] == (
         "| A | `x` | removed since 2.0 | removed since 2.0 | deprecated in 1.0 · removed in 2.0 · use y |")
     rst = render(_REMOVED, format="rst", tables=["support"])
