@@ -9,7 +9,9 @@ interleaving spreads the noise over all contenders alike.
 from __future__ import annotations
 
 import argparse
+import copy
 import datetime
+import functools
 import os
 import platform
 import statistics
@@ -32,6 +34,7 @@ import configs as vllm_configs  # noqa: E402
 import synthetic  # noqa: E402
 import translate  # noqa: E402
 import vllm_ifchain  # noqa: E402
+import vllm_ifchain_checked  # noqa: E402
 
 
 def compare(contenders, *, samples, rounds, seconds):
@@ -87,6 +90,60 @@ def _active_ids(m, config, version=None):
     except matrix.ResolutionError as error:
         resolution = error.resolution
     return [f.id for f in resolution.active]
+
+
+def _answer(choose, config):
+    """The runner *choose* picks for *config*, or None when it raises that none serves."""
+    try:
+        return choose(config)
+    except (ValueError, matrix.ResolutionError) as error:
+        if isinstance(error, matrix.ConfigError):
+            raise
+        return None
+
+
+def _wrong_values(field):
+    """Values of the wrong type or out of range for *field*, which `resolve` refuses."""
+    if field.type == "section":
+        return [5, "x", [1]]
+    wrong = {"bool": [1, "yes"], "int": ["2", 2.0, True, 0], "str": ["bogus", 1],
+             "list[str]": ["abc", [1], ["a", 2]]}[field.type]
+    return wrong if field.nullable else wrong + [None]
+
+
+def check_chains(m, version):
+    """The chains' answers against `resolve`'s before they are timed: both chains pick
+    `resolve`'s runner (or raise where none serves) on `configs.CHECKED` (the unchecked one on
+    those with a model, which it reads unchecked), and the checked chain raises a `TypeError`
+    or `ValueError` wherever `resolve` raises a `ConfigError`, each field the gates read set
+    to wrong values in turn."""
+    for config in vllm_configs.CHECKED:
+        expected = _answer(lambda c: m.resolve(c, version=version).runner, config)
+        assert _answer(vllm_ifchain_checked.choose, config) == expected, config
+        if config.model_config is not None:
+            assert _answer(vllm_ifchain.choose, config) == expected, config
+    reading = plan(m, as_version(version)).reading
+    refused = 0
+    for path in plan(m, as_version(version)).paths:
+        for value in _wrong_values(reading[path]):
+            # A config that has every section above *path* (the third sample has a draft model).
+            config = copy.deepcopy(vllm_configs.SAMPLES[2])
+            *sections, name = path.split(".")
+            setattr(functools.reduce(getattr, sections, config), name, value)
+            try:
+                m.resolve(config, version=version)
+            except matrix.ConfigError:
+                pass
+            else:  # pragma: no cover — a wrong value resolve accepts is a broken benchmark
+                raise AssertionError(f"resolve accepts {path} = {value!r}")
+            try:
+                vllm_ifchain_checked.choose(config)
+            except (TypeError, ValueError) as error:
+                assert path in str(error), (path, value, error)
+            else:  # pragma: no cover
+                raise AssertionError(f"the checked chain accepts {path} = {value!r}")
+            refused += 1
+    return refused
 
 
 def peers(m, samples, rounds, seconds, label, version=None):  # noqa: C901 — each peer is optional (skipped when not installed) and checked against the others before it is timed, in one report
@@ -206,15 +263,17 @@ def main(argv=None):
     samples = vllm_configs.SAMPLES
     for s in samples:
         assert default.resolve(s, version=vllm_configs.VERSION).runner == vllm_ifchain.choose(s)
+    check_chains(default, vllm_configs.VERSION)
     compiled = plan(default, as_version(vllm_configs.VERSION))
     medians = compare({
         "hand-written if chain (vLLM style)": vllm_ifchain.choose,
+        "hand-written if chain checking what it reads": vllm_ifchain_checked.choose,
         "matrix.resolve": lambda c: default.resolve(c, version=vllm_configs.VERSION),
         "compiled gates only (no Resolution)": compiled.evaluate,
         "plain interpreter (every Predicate.evaluate)": lambda c: [f.when.evaluate(c, schema=default.schema) for f in compiled.features],
     }, samples=samples, rounds=rounds, seconds=seconds)
     table += rows(f"default matrix, {len(compiled.features)} gates, per config", medians, "hand-written if chain (vLLM style)")
-    print("\n".join(table[-4:]), flush=True)
+    print("\n".join(table[-5:]), flush=True)
 
     # 2. A synthetic 1,000-gate matrix against its generated hand-written chain.
     text, runners, chain_source = synthetic.generate(1000)
