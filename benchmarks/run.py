@@ -3,15 +3,22 @@ look, ``--write`` to put the table into benchmarks/README.md).
 
 Every comparison times its contenders in one process, interleaved round by round, and reports
 the median of the rounds and the ratio to the baseline: this machine is small and noisy, and
-interleaving spreads the noise over all contenders alike.
+interleaving spreads the noise over all contenders alike. Times are CPU times (the thread's, and
+for the process rows each new process's user and system time): on a machine shared with other
+work, the wall clock also counts the time the process waited for a core, which hit the
+contenders of one run unevenly (a round of one contender at three times its time, beside
+another's unchanged).
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import datetime
+import functools
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -32,6 +39,11 @@ import configs as vllm_configs  # noqa: E402
 import synthetic  # noqa: E402
 import translate  # noqa: E402
 import vllm_ifchain  # noqa: E402
+import vllm_ifchain_checked  # noqa: E402
+
+
+#: The clock of the in-process figures: the CPU time of this thread.
+CLOCK = time.thread_time
 
 
 def compare(contenders, *, samples, rounds, seconds):
@@ -39,19 +51,19 @@ def compare(contenders, *, samples, rounds, seconds):
     # Size each round so that the slowest contender takes about `seconds`.
     calibration = {}
     for name, fn in contenders.items():
-        start = time.perf_counter()
+        start = CLOCK()
         for s in samples:
             fn(s)
-        calibration[name] = (time.perf_counter() - start) / len(samples)
+        calibration[name] = max(CLOCK() - start, 1e-9) / len(samples)
     loops = max(1, int(seconds / (max(calibration.values()) * len(samples))))
     times = {name: [] for name in contenders}
     for _ in range(rounds):
         for name, fn in contenders.items():
-            start = time.perf_counter()
+            start = CLOCK()
             for _ in range(loops):
                 for s in samples:
                     fn(s)
-            times[name].append((time.perf_counter() - start) / (loops * len(samples)))
+            times[name].append((CLOCK() - start) / (loops * len(samples)))
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 
@@ -87,6 +99,60 @@ def _active_ids(m, config, version=None):
     except matrix.ResolutionError as error:
         resolution = error.resolution
     return [f.id for f in resolution.active]
+
+
+def _answer(choose, config):
+    """The runner *choose* picks for *config*, or None when it raises that none serves."""
+    try:
+        return choose(config)
+    except (ValueError, matrix.ResolutionError) as error:
+        if isinstance(error, matrix.ConfigError):
+            raise
+        return None
+
+
+def _wrong_values(field):
+    """Values of the wrong type or out of range for *field*, which `resolve` refuses."""
+    if field.type == "section":
+        return [5, "x", [1]]
+    wrong = {"bool": [1, "yes"], "int": ["2", 2.0, True, 0], "str": ["bogus", 1],
+             "list[str]": ["abc", [1], ["a", 2]]}[field.type]
+    return wrong if field.nullable else wrong + [None]
+
+
+def check_chains(m, version):
+    """The chains' answers against `resolve`'s before they are timed: both chains pick
+    `resolve`'s runner (or raise where none serves) on `configs.CHECKED` (the unchecked one on
+    those with a model, which it reads unchecked), and the checked chain raises a `TypeError`
+    or `ValueError` wherever `resolve` raises a `ConfigError`, each field the gates read set
+    to wrong values in turn."""
+    for config in vllm_configs.CHECKED:
+        expected = _answer(lambda c: m.resolve(c, version=version).runner, config)
+        assert _answer(vllm_ifchain_checked.choose, config) == expected, config
+        if config.model_config is not None:
+            assert _answer(vllm_ifchain.choose, config) == expected, config
+    reading = plan(m, as_version(version)).reading
+    refused = 0
+    for path in plan(m, as_version(version)).paths:
+        for value in _wrong_values(reading[path]):
+            # A config that has every section above *path* (the third sample has a draft model).
+            config = copy.deepcopy(vllm_configs.SAMPLES[2])
+            *sections, name = path.split(".")
+            setattr(functools.reduce(getattr, sections, config), name, value)
+            try:
+                m.resolve(config, version=version)
+            except matrix.ConfigError:
+                pass
+            else:  # pragma: no cover — a wrong value resolve accepts is a broken benchmark
+                raise AssertionError(f"resolve accepts {path} = {value!r}")
+            try:
+                vllm_ifchain_checked.choose(config)
+            except (TypeError, ValueError) as error:
+                assert path in str(error), (path, value, error)
+            else:  # pragma: no cover
+                raise AssertionError(f"the checked chain accepts {path} = {value!r}")
+            refused += 1
+    return refused
 
 
 def peers(m, samples, rounds, seconds, label, version=None):  # noqa: C901 — each peer is optional (skipped when not installed) and checked against the others before it is timed, in one report
@@ -184,11 +250,12 @@ def process_start(rounds):
     times = {name: [] for name in commands}
     for _ in range(rounds):
         for name, argv in commands.items():
-            start = time.perf_counter()
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             subprocess.run(argv, env=env, cwd="/", check=True, stdout=subprocess.DEVNULL)
-            times[name].append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            times[name].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     medians = {name: statistics.median(ts) for name, ts in times.items()}
-    return rows("process start (wall, cold process, .pyc cached)", medians, "python -c pass", unit=1e-3, suffix="ms")
+    return rows("process start (CPU time, cold process, .pyc cached)", medians, "python -c pass", unit=1e-3, suffix="ms")
 
 
 def main(argv=None):
@@ -206,15 +273,20 @@ def main(argv=None):
     samples = vllm_configs.SAMPLES
     for s in samples:
         assert default.resolve(s, version=vllm_configs.VERSION).runner == vllm_ifchain.choose(s)
+    check_chains(default, vllm_configs.VERSION)
     compiled = plan(default, as_version(vllm_configs.VERSION))
     medians = compare({
         "hand-written if chain (vLLM style)": vllm_ifchain.choose,
+        "hand-written if chain checking what it reads": vllm_ifchain_checked.choose,
         "matrix.resolve": lambda c: default.resolve(c, version=vllm_configs.VERSION),
         "compiled gates only (no Resolution)": compiled.evaluate,
         "plain interpreter (every Predicate.evaluate)": lambda c: [f.when.evaluate(c, schema=default.schema) for f in compiled.features],
     }, samples=samples, rounds=rounds, seconds=seconds)
     table += rows(f"default matrix, {len(compiled.features)} gates, per config", medians, "hand-written if chain (vLLM style)")
-    print("\n".join(table[-4:]), flush=True)
+    # `resolve` against the chain that does what it promises: every value a gate reads checked.
+    table.append(f"|  | matrix.resolve / the chain checking what it reads | | "
+                 f"{medians['matrix.resolve'] / medians['hand-written if chain checking what it reads']:.2f}× |")
+    print("\n".join(table[-6:]), flush=True)
 
     # 2. A synthetic 1,000-gate matrix against its generated hand-written chain.
     text, runners, chain_source = synthetic.generate(1000)
@@ -240,12 +312,12 @@ def main(argv=None):
     # 4. Load and compile the 1,000-gate file.
     loads_t, compile_t = [], []
     for _ in range(max(5, rounds // 2)):
-        start = time.perf_counter()
+        start = CLOCK()
         fresh = matrix.loads(text, runners=runners)
-        middle = time.perf_counter()
+        middle = CLOCK()
         plan(fresh, fresh.version)
         loads_t.append(middle - start)
-        compile_t.append(time.perf_counter() - middle)
+        compile_t.append(CLOCK() - middle)
     load_m, compile_m = statistics.median(loads_t), statistics.median(compile_t)
     table += [f"| load + compile, 1,000 gates | load (parse, check, type predicates) | {load_m * 1e3:,.1f} ms | |",
               f"| | compile (generate and build the fast path) | {compile_m * 1e3:,.1f} ms | |",
@@ -261,9 +333,9 @@ def main(argv=None):
                            ("synthetic matrix, 1,000 gates", big)):
         times = []
         for _ in range(max(3, rounds // 3)):
-            start = time.perf_counter()
+            start = CLOCK()
             report = check(subject)
-            times.append(time.perf_counter() - start)
+            times.append(CLOCK() - start)
         counts = ", ".join(f"{n} {s}s" for s, n in report.counts().items())
         table.append(f"| matrix check | {label} ({counts}) | {statistics.median(times) * 1e3:,.0f} ms | |")
 
@@ -274,7 +346,7 @@ def main(argv=None):
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()} "
         f"({platform.python_implementation()}); {datetime.date.today().isoformat()}; "
         f"`python benchmarks/run.py{' --quick' if args.quick else ''}`; load average {load:.1f} at the start, "
-        f"{os.getloadavg()[0]:.1f} at the end (the machine's other work: absolute times scale with it)"
+        f"{os.getloadavg()[0]:.1f} at the end (the machine's other work, which CPU times feel less than wall times would)"
         f"{'; ' + args.note if args.note else ''}.",
         "",
     ]

@@ -1,8 +1,11 @@
 """vLLM's model-runner check as vLLM writes it: a hand-written if chain over the config object.
 
 The same gates as the default features.toml at 0.30.0, in the same order, appending display
-strings to one list per runner, then choosing (V2 if nothing blocks it, else V1). This is the
-baseline that `matrix.resolve` is measured against.
+strings to one list per runner, then choosing: V2 if watermarking forces it, V1 if the ROCm
+default for DeepSeek V3.2 / V4 and GLM-MoE-DSA prefers it, else V2 if nothing blocks it, else
+V1. This is the baseline that `matrix.resolve` is measured against. It reads only the values its
+tests need and checks none: `vllm_ifchain_checked.py` is the same chain checking every value it
+reads, as `resolve` does.
 """
 
 
@@ -66,13 +69,22 @@ def blockers(c):  # noqa: C901 — the baseline measured is vLLM's if chain as v
         v1.append("batch-sharded sampling")
     if c.attention_config.hisparse_config is not None:
         v1.append("HiSparse")
-    return v2, v1
+    forced = preferred = None
+    if c.watermark_config is not None:
+        v1.append("watermarking")
+        forced = "v2"
+    if c.platform.is_rocm and any(a in ("DeepseekV32ForCausalLM", "DeepseekV4ForCausalLM", "GlmMoeDsaForCausalLM")
+                                  for a in mc.architectures):
+        preferred = "v1"
+    return v2, v1, forced, preferred
 
 
 def choose(c):
-    v2, v1 = blockers(c)
-    if not v2:
+    v2, v1, forced, preferred = blockers(c)
+    if forced == "v2" or preferred is None and not v2:
+        if v2:
+            raise ValueError(f"Model Runner V2 does not support: {', '.join(v2)}")
         return "v2"
-    if not v1:
-        return "v1"
-    raise ValueError(f"Model Runner V1 does not support: {', '.join(v1)}")
+    if v1:
+        raise ValueError(f"Model Runner V1 does not support: {', '.join(v1)}")
+    return "v1"

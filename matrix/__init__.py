@@ -23,6 +23,9 @@ if TYPE_CHECKING:  # pragma: no cover
 _collecting = _gc.isenabled()
 _gc.disable()
 try:
+    from ._deferred import defer
+
+    defer(__name__ + "._messages")  # imported when something is said (issue 29, cold start)
     from ._versions import VersionLike
     from .errors import (AdjustmentError, ConfigError, LoadError, MatrixError, NoRunnerError, PredicateError, Problem,
                          RemovedFeatureError, ResolutionError, UnsupportedFeatureError, UsageError)
@@ -36,7 +39,7 @@ try:
 finally:
     if _collecting:
         _gc.enable()
-    del _collecting, _gc
+    del _collecting, _gc, defer
 
 __all__ = [
     "load",

@@ -200,6 +200,14 @@ def _not_an_int(described: str, spelling: str) -> str:
     return _messages.mod_needs_int(described)
 
 
+def _unordered(described: str, spelling: str) -> str:
+    return _messages.cannot_order(described, spelling)
+
+
+def _not_ints(described: str, spelling: str) -> str:
+    return _messages.arith_needs_int(described, spelling)
+
+
 _equal = _ordered(operator.eq)
 
 #: Every operator, in the order the editor's description names them.
@@ -210,7 +218,7 @@ TABLE: Tuple[Operator, ...] = (
     Operator("==", "comparison", TEST_LEVEL, _equal, "{a} == {b}", example="=="),
     Operator("!=", "comparison", TEST_LEVEL, _negated(_equal), "{a} != {b}", negates="=="),
     *(Operator(spelling, "comparison", TEST_LEVEL, _ordered(function), "{a} " + spelling + " {b}",
-               operands=ORDERED, refused=_messages.cannot_order, none_is_false=True)
+               operands=ORDERED, refused=_unordered, none_is_false=True)
       for spelling, function in (("<", operator.lt), ("<=", operator.le), (">", operator.gt), (">=", operator.ge))),
     Operator("in", "membership", TEST_LEVEL, _contains, "{a} in {b}", example="in"),
     Operator("not in", "membership", TEST_LEVEL, _negated(_contains), "{a} not in {b}", negates="in"),
@@ -219,7 +227,7 @@ TABLE: Tuple[Operator, ...] = (
     Operator("%", "arithmetic", ARITH_LEVEL, remainder, "{a} % {b}", operands=frozenset({"int"}),
              refused=_not_an_int, example="path % 16"),
     *(Operator(spelling, "arithmetic", level, function, "{a} " + spelling + " {b}",
-               operands=frozenset({"int"}), refused=_messages.arith_needs_int,
+               operands=frozenset({"int"}), refused=_not_ints,
                example="a * b // c" if spelling == "*" else "")
       for spelling, level, function in (("+", SUM_LEVEL, _integer(operator.add)),
                                         ("-", SUM_LEVEL, _integer(operator.sub)), ("*", ARITH_LEVEL, _product),

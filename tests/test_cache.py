@@ -272,7 +272,8 @@ def test_a_cached_load_and_the_cli_import_only_what_they_need(cache):
     """`import matrix` and an answer from the cache need no TOML reader, no cattrs, no parser, no
     renderer and no JSON (the cold-start figures of benchmarks/coldstart.py depend on it); nor
     does `import matrix` need the adjustments' module (`Adjusted`) or the words of the file
-    format (issue 29)."""
+    format, nor do they need the package's sentences (`matrix._messages`, imported when
+    something is said: issue 29)."""
     path = str(ROOT / "features.toml")
     matrix.load(path)  # the entry
     code = (
@@ -280,6 +281,8 @@ def test_a_cached_load_and_the_cli_import_only_what_they_need(cache):
         "import matrix\n"
         "after_import = set(sys.modules)\n"
         f"assert matrix.load({path!r}).resolve({{}}).runner == 'v2'\n"
+        "from matrix._deferred import imported\n"
+        "print(imported('matrix._messages'))\n"
         "from matrix.cli import run\n"
         f"assert run(['resolve', '--matrix', {path!r}, '--version', '0.31.0', '--set', 'cache_config.mamba_cache_mode=all'],"
         " stdout=io.StringIO(), stderr=sys.stderr) == 0\n"
@@ -290,7 +293,7 @@ def test_a_cached_load_and_the_cli_import_only_what_they_need(cache):
     done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "MATRIX_CACHE_DIR": str(cache)},
                           capture_output=True, text=True)
     assert (done.returncode, done.stderr) == (0, "")
-    assert done.stdout == "[]\n[]\n"
+    assert done.stdout == "False\n[]\n[]\n"
 
 
 def test_the_gates_derived_from_runner_requirements_need_no_parser(cache):
