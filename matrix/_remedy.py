@@ -233,11 +233,16 @@ def _space(plan: Plan, values: Mapping[str, object]) -> Tuple[Space, Dict[str, L
     nodes, groups, last = cached
     # The user's values of related fields become constants of the group: changing one of them
     # alone is then decided exactly against the others as they are.
+    # A list's items are constants too: with `s in l`, setting s alone to an item the user's l
+    # holds is then tried (it was not: "set s and l" was given where "set s" serves).
     extra = tuple((p, _plain(values[p])) for p in sorted(groups)
                   if isinstance(values.get(p), (bool, int, float, str, Version)))
-    seen = tuple((p, type(v), repr(v)) for p, v in extra)
+    items = tuple((p, item) for p in sorted(groups) if isinstance(values.get(p), (list, tuple))
+                  for item in dict.fromkeys(values[p]) if isinstance(item, (bool, int, float, str)))
+    seen = tuple((p, type(v), repr(v)) for p, v in (*extra, *items))
     if last is None or last[0] != seen:
-        nodes = nodes + [Compare(Path(p), "==", Literal(v)) for p, v in extra]
+        nodes = nodes + [Compare(Path(p), "==", Literal(v)) for p, v in extra] \
+            + [Compare(Literal(v), "in", Path(p)) for p, v in items]
         last = cached[2] = (seen, Space(plan.matrix.schema, nodes), compared_constants(nodes))
     _, space, constants = last
     # The space reads given.PATH as PATH (`matrix._given`): the user's value of PATH is the value
@@ -374,7 +379,9 @@ def _products(space: Space, constants: Dict[str, List[object]], runner: str, pat
     for item in items:
         changes, conditions = [], []
         for path, held in zip(paths, item):
-            change = _change(space, constants.get(path, []), path, held)
+            # A related field's constants are this one's too (`matrix._space` shares them): a
+            # string one of them names is said as itself, not as "a value other than …".
+            change = _change(space, _named(space, constants, path), path, held)
             field = space.field(path)
             if field is not None and field.fact:
                 conditions.append(attrs.evolve(change, action="where"))
@@ -415,11 +422,17 @@ def _spell(space: Space, constants: List[object], path: str, field: Optional[Fie
             pieces.append(piece)
             spans += not single
         rest = [v for v in values if v is None]
+    if field is not None and field.type == "str" and field.choices is None:
+        # A free string's classes: each value the gates (or a related field) name, and one for
+        # every other string. Where that one works, so does every named value that works: the
+        # rest are said as "a value other than" the named ones that do not.
+        named = [c for c in constants if isinstance(c, str)]
+        strings = [v for v in rest if isinstance(v, str)]
+        if any(v not in named for v in strings):
+            pieces.append(_messages.remedy_other_string(sorted(n for n in named if n not in strings)))
+            rest = [v for v in rest if not isinstance(v, str)]
     for value in rest:
-        if isinstance(value, str) and field is not None and field.type == "str" and field.choices is None \
-                and value not in constants:
-            pieces.append(_messages.remedy_other_string(sorted(c for c in constants if isinstance(c, str))))
-        elif isinstance(value, Version):
+        if isinstance(value, Version):
             pieces.append(repr(str(value)))
         elif isinstance(value, tuple):
             pieces.append(repr(list(value)))
@@ -434,6 +447,18 @@ def _spell(space: Space, constants: List[object], path: str, field: Optional[Fie
     if space.inexact.get(path) == "arithmetic" and path not in space.enumerated:
         return _messages.remedy_among_tried(said)
     return said
+
+
+def _named(space: Space, constants: Mapping[str, List[object]], path: str) -> List[object]:
+    """The values *path*'s classes are cut at: its constants and those of the fields related to
+    it, and their choices (`matrix._space` shares them across a group)."""
+    named: List[object] = []
+    for peer in sorted(space._groups.get(path, {path})):
+        field = space.field(peer)
+        for value in [*constants.get(peer, []), *((field.choices or ()) if field is not None and peer != path else ())]:
+            if not any(_same(value, n) for n in named):
+                named.append(value)
+    return named
 
 
 def _ranges(space: Space, path: str, field: Field, working: List[Any],

@@ -1379,6 +1379,23 @@ def test_a_remedy_changes_the_config_as_given_not_the_one_an_adjustment_made():
     assert m.resolve({"b": True}).runner == "r1"
 
 
+def test_a_remedy_sets_one_field_to_an_item_of_the_list_it_is_compared_with():
+    """`s in l` with the user's l = ['zz']: setting s to 'zz' alone serves. The remedy said
+    "set s to a value other than 'a' and set l to one of …" (the list's items were not among
+    s's constants; found by the check brute force), and a class of one named value was said
+    "a value other than 'a'", which 'b' is and does not serve."""
+    m = matrix.loads('[matrix]\nname = "x"\nversion = "1.0"\n[config]\n"s" = { type = "str", default = "" }\n'
+                     '"l" = { type = "list[str]", default = [] }\n[requirements]\nk = { name = "K", reason = "k fails" }\n'
+                     '[features.g]\nname = "G"\nwhen = "s == \'a\'"\nsupport = { a = "no" }\n',
+                     runners={"a": {"name": "A", "priority": 1, "requires": {"k": "s in l"}}})
+    with pytest.raises(UnsupportedFeatureError) as caught:
+        m.resolve({"s": "a", "l": ["zz"]}, runner="a")
+    assert str(caught.value).splitlines()[1] == "To use A, change: set s to 'zz'"
+    assert m.resolve({"s": "zz", "l": ["zz"]}, runner="a").runner == "a"
+    with pytest.raises(UnsupportedFeatureError):
+        m.resolve({"s": "b", "l": ["zz"]}, runner="a")
+
+
 def test_classes_of_a_remedy_that_read_alike_are_said_once():
     """A new user's trial: a free string compared with a field of choices (s == t) has several
     classes "other than 'a'"; the remedy said "one of a value other than 'a', a value other than 'a', …"."""
