@@ -238,7 +238,8 @@ def _space(plan: Plan, values: Mapping[str, object]) -> Tuple[Space, Dict[str, L
     extra = tuple((p, _plain(values[p])) for p in sorted(groups)
                   if isinstance(values.get(p), (bool, int, float, str, Version)))
     items = tuple((p, item) for p in sorted(groups) if isinstance(values.get(p), (list, tuple))
-                  for item in dict.fromkeys(values[p]) if isinstance(item, (bool, int, float, str)))
+                  for item in dict.fromkeys(typing.cast(Sequence[object], values[p]))
+                  if isinstance(item, (bool, int, float, str)))
     seen = tuple((p, type(v), repr(v)) for p, v in (*extra, *items))
     if last is None or last[0] != seen:
         nodes = nodes + [Compare(Path(p), "==", Literal(v)) for p, v in extra] \
