@@ -386,7 +386,7 @@ def _unweighed(*sides: _diff.Side) -> List[Tuple[str, str]]:
         out.append(("copies scaled by times", "a config a scaled copy changes"))
     if any(p.matrix.roles for p in plans):  # F1: each role's runner beside the base's
         out.append(("the runners of roles other than the base", "a config that names a role's runner"))
-    if any(p.matrix.stages for p in plans):  # F6: the order of the adjustments by stage
+    if any(a.stage is not None for a in adjustments):  # F6: the order of the adjustments by stage
         out.append(("the order of adjustments by stage ([matrix] stages)", "a config a staged adjustment changes"))
     return out
 
