@@ -23,6 +23,10 @@ or more paths where its ``when`` holds. A config is resolved in this order:
 5. What is said of the other runners (their blockers, fallback warnings, the explanation of
    the choice) reads C; `Resolution.active` and the served runner's statuses read F.
 
+With ``[matrix] stages`` (`matrix._stages`), steps 1 and 3 go stage by stage: before the choice
+the adjustments that name no runner at ``choice`` or a stage before it; after it the runner's
+own and those that name no runner at a later stage (which apply whatever the runner).
+
 One adjustment, where its ``when`` holds on the config it finds:
 
 - each path of ``set`` takes its value: a constant, or ``{ from = "path" }``, the value that

@@ -329,7 +329,7 @@ def _never_or_undone(ctx: Contexts, space: Space, reach: _Reach, adjustment: Adj
     message is its effect, so it is never undone."""
     always = adjustment.says == "always"
     never = _messages.adjustment_never_says if always else _messages.adjustment_never
-    if not adjustment.runners:
+    if adjustment in ctx.pre_adjustments:
         pre = list(ctx.pre_adjustments)
         index = pre.index(adjustment)
         changes = ctx.pre(adjustment.when.node, index) if always else ctx.pre.changes(index)
@@ -341,7 +341,10 @@ def _never_or_undone(ctx: Contexts, space: Space, reach: _Reach, adjustment: Adj
             yield place.config("adjustment-undone", key, _messages.adjustment_undone(adjustment.name))
         return
     reached = False
-    for runner in adjustment.runners:
+    # The runners it applies for: its own, or, for one that names none at a stage after the
+    # choice, every runner (`matrix._stages`).
+    runners = [r.id for r in ctx.matrix.runners if adjustment in ctx.own_adjustments[r.id]]
+    for runner in runners:
         index = list(ctx.own_adjustments[runner]).index(adjustment)
         mine = ctx.own[runner](adjustment.when.node, index) if always else ctx.own[runner].changes(index)
         if mine is None:
@@ -352,10 +355,10 @@ def _never_or_undone(ctx: Contexts, space: Space, reach: _Reach, adjustment: Adj
         reached = reached or any(_forced_free(ctx, space, reach.choice, reach.gone, f, runner, forcing, [mine], False)
                                  is not None for f in forcing if f.forces is not None and f.forces.runner == runner)
     if not reached:
-        names = [ctx.matrix.runner(r).name for r in adjustment.runners]
+        names = [ctx.matrix.runner(r).name for r in runners]
         yield place.config("adjustment-never", key, never(adjustment.name, _why(ctx, space, adjustment, None, names)))
     elif not always and all(_undone(ctx, space, list(ctx.own_adjustments[r]), list(ctx.own_adjustments[r]).index(adjustment), r)
-             for r in adjustment.runners):
+             for r in runners):
         yield place.config("adjustment-undone", key, _messages.adjustment_undone(adjustment.name))
 
 

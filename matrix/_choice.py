@@ -49,6 +49,9 @@ A config is resolved in this order (docs/explanation/choice.md shows this text, 
    ``adjusted`` warnings, after the choice's), as a host that uses the forced runner changes
    the config before it validates it (vLLM); the answer stays `NoRunnerError`, R's refusal
    read on C: no config's answer depends on F there. What is said of the other runners reads C.
+   With ``[matrix] stages`` (`matrix._stages`) the adjustments apply stage by stage: those that
+   name no runner at ``choice`` or before give C; after the choice, the runner's own and those
+   that name no runner at a later stage give F.
 
 The decision list (`steps`) is data: `automatic` reads it on a mask of active gates; the
 compiled plan's fast path (`quiet_top`) and ``matrix check``'s questions about choice (which

@@ -33,7 +33,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from attr.exceptions import FrozenInstanceError
 from packaging.version import Version
 
-from . import _access, _choice, _derived
+from . import _access, _choice, _derived, _stages
 from ._choice import Rule
 from ._given import PREFIX as GIVEN, base
 from ._nodes import (LITERAL_TYPES, And, Arith, Call, Compare, DerivedField, IsNone, ListLiteral, Literal, Mod, Node, Not,
@@ -236,10 +236,11 @@ def _parts(matrix: Matrix, version: Version) -> Parts:
     features = matrix.gates_at(version) + tuple(
         Feature(f"adjustment:{a.id}", a.name, a.when, everyone, origin=a) for a in in_force)
     first = len(features) - len(in_force)
-    pre = tuple(a for a in in_force if not a.runners)
-    pre_bits = sum(1 << (first + i) for i, a in enumerate(in_force) if not a.runners)
-    by_runner = {r.id: tuple(a for a in in_force if r.id in a.runners) for r in matrix.runners}
-    runner_bits = {r.id: sum(1 << (first + i) for i, a in enumerate(in_force) if r.id in a.runners)
+    # The order they apply in: before the choice, and once each runner serves (`matrix._stages`).
+    pre = _stages.before_choice(matrix.stages, in_force)
+    by_runner = {r.id: _stages.after_choice(matrix.stages, in_force, r.id) for r in matrix.runners}
+    pre_bits = sum(1 << (first + i) for i, a in enumerate(in_force) if a in pre)
+    runner_bits = {r.id: sum(1 << (first + i) for i, a in enumerate(in_force) if a in by_runner[r.id])
                    for r in matrix.runners}
     readers: Dict[str, str] = {}
     for feature in features:

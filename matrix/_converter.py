@@ -84,6 +84,7 @@ class MatrixSpec:
     description: Optional[str] = None
     config_class: Optional[Annotated[str, CLASS]] = None
     default_support: Optional[BareStatus] = None
+    stages: Annotated[Tuple[Annotated[str, ID], ...], NONEMPTY, UNIQUE] = ()
 
 
 @attrs.frozen
@@ -264,6 +265,7 @@ class AdjustmentSpec:
     level: str = "warning"
     message: Optional[str] = None
     says: Annotated[str, SAYS] = "changes"
+    stage: Optional[Annotated[str, ID]] = None
     since: Optional[Version] = None
     until: Optional[Version] = None
     links: Tuple[str, ...] = ()

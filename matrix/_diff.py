@@ -1127,7 +1127,7 @@ def every_adjustment(plan: Plan) -> List[Adjustment]:
 def adjusting(side: Side) -> object:
     """What of a side's adjustments decides its answers (every field but names and messages)."""
     def one(a: Any) -> object:
-        return (a.id, str(a.when), tuple(sorted((p, repr(v)) for p, v in a.set.items())), a.override, a.runners)
+        return (a.id, str(a.when), tuple(sorted((p, repr(v)) for p, v in a.set.items())), a.override, a.runners, a.stage)
 
     return (tuple(one(a) for a in side.plan.pre_adjustments),
             tuple(sorted((r, tuple(one(a) for a in own)) for r, own in side.plan.adjustments.items())))
@@ -1147,7 +1147,7 @@ def value_terms(side: Side, runner: Optional[str], path: str, adjustment: Any = 
     from ._check_adjust import _terms
     from ._substitute import conjoin
 
-    if adjustment is not None and not adjustment.runners:
+    if adjustment is not None and adjustment in side.plan.pre_adjustments:
         return _given_terms(side, _terms(side.ctx.pre, path, list(side.plan.pre_adjustments).index(adjustment)))
     before = _terms(side.ctx.pre, path)
     if not side.own(runner):
@@ -1235,7 +1235,7 @@ def effective_questions(old: Side, new: Side) -> List[Effective]:
 
 
 def adjusting_one(a: Any) -> object:
-    return (str(a.when), tuple(sorted((p, repr(v)) for p, v in a.set.items())), a.override, a.runners)
+    return (str(a.when), tuple(sorted((p, repr(v)) for p, v in a.set.items())), a.override, a.runners, a.stage)
 
 
 def _same(a: Outcome, b: Outcome) -> bool:
@@ -1283,12 +1283,12 @@ def speaks(side: Side, adjustment: Any, runner: Optional[str]) -> Node:
     a runner's own only where the resolution ends on that runner's F."""
     from ._substitute import FALSE
 
-    if not adjustment.runners:
+    if adjustment in side.plan.pre_adjustments:  # with stages, one naming no runner may come after the choice
         pre = list(side.plan.pre_adjustments)
         index = pre.index(adjustment)
         node = side.ctx.pre(adjustment.when.node, index) if adjustment.says == "always" else side.ctx.pre.changes(index)
         return FALSE if node is None else side.given(node)
-    if runner is None or runner not in adjustment.runners or not side.own(runner):
+    if runner is None or adjustment not in side.plan.adjustments.get(runner, ()) or not side.own(runner):
         return FALSE
     own = list(side.plan.adjustments[runner])
     index = own.index(adjustment)
@@ -1330,8 +1330,10 @@ def words_differ(old: Side, a: Any, on_old: Optional[str], new: Side, b: Any, on
         fields = [side.matrix.schema.get(path) for side in (old, new)]
         if any(f is not None and f.item_type is not None for f in fields):
             return None
-        if (a.runners and (on_old is None or not old.own(on_old) or on_old not in a.runners)) or \
-                (b.runners and (on_new is None or not new.own(on_new) or on_new not in b.runners)):
+        if (a not in old.plan.pre_adjustments and (on_old is None or not old.own(on_old)
+                                                    or a not in old.plan.adjustments.get(on_old, ()))) or \
+                (b not in new.plan.pre_adjustments and (on_new is None or not new.own(on_new)
+                                                        or b not in new.plan.adjustments.get(on_new, ()))):
             return FALSE  # a runner's own adjustment says nothing where the resolution ends elsewhere
         mine, theirs = value_terms(old, on_old, path, a), value_terms(new, on_new, path, b)
         if mine == theirs:

@@ -9,6 +9,7 @@ from typing import Callable, Dict, Optional, Tuple, Union
 import attrs
 from packaging.version import Version
 
+from . import _stages
 from ._docs_overlay import adjustments_set
 from .schema import Adjustment, From, Matrix
 
@@ -21,6 +22,8 @@ ADJUSTMENTS_INTRO = ("The changes the host makes to a config, in the order they 
 NO_ADJUSTMENTS = "No adjustment is in force at this version."
 #: The "Applies to" cell of an adjustment that names no runner.
 BEFORE_CHOICE = "every config, before the choice"
+#: The "Applies to" cell of an adjustment that names no runner, at a stage after the choice (F6).
+AFTER_CHOICE = "every config a runner serves, after the choice"
 #: The Message cell of an adjustment without a message of its own (`matrix._messages.adjusted`).
 GENERATED_MESSAGE = "generated, per path: <name>: set <path> from <before> to <after>"
 #: The Sets cell of a notice (an adjustment without ``set``), and what the Message cell adds for
@@ -48,7 +51,7 @@ class AdjustmentRow:
     id: str
     name: str
     runners: Tuple[str, ...]  # ids, priority order; empty: before the choice
-    applies: str  # BEFORE_CHOICE, or the runners' names
+    applies: str  # BEFORE_CHOICE (AFTER_CHOICE at a stage after it), or the runners' names
     when: str
     sets: Tuple[SetRow, ...]
     override: bool
@@ -61,6 +64,9 @@ class AdjustmentRow:
     says: str = "changes"
     #: The overlay that set it, of a composed matrix (`matrix._docs_overlay.adjustments_set`).
     overlay: Optional[str] = None
+    #: The stage it applies at, for a matrix that declares ``[matrix] stages`` (issue 30, F6: one
+    #: that names none is at ``choice``); None without stages.
+    stage: Optional[str] = None
 
     @property
     def lifecycle(self) -> str:
@@ -77,16 +83,22 @@ def adjustment_rows(matrix: Matrix, v: Version, spell: Callable[[str], str],
     found = matrix.adjustments_at(v)
     ordered = [a for a in found if not a.runners] + [a for a in found if a.runners]
     set_by = adjustments_set(matrix)
+    if matrix.stages:  # stage by stage (`matrix._stages`): before the choice, then after it
+        before = _stages.before_choice(matrix.stages, found)
+        ordered = [*before, *sorted((a for a in found if a not in before),
+                                    key=lambda a: matrix.stages.index(a.stage or _stages.CHOICE))]
+        return tuple(attrs.evolve(_row(a, names, spell, value_text, after=a not in before), overlay=set_by.get(a.id),
+                                  stage=spell(a.stage or _stages.CHOICE)) for a in ordered)
     return tuple(attrs.evolve(_row(a, names, spell, value_text), overlay=set_by.get(a.id)) for a in ordered)
 
 
 def _row(adjustment: Adjustment, names: Dict[str, str], spell: Callable[[str], str],
-         value_text: Callable[[object], str]) -> AdjustmentRow:
+         value_text: Callable[[object], str], after: bool = False) -> AdjustmentRow:
     sets = tuple(SetRow(spell(path), None, spell(value.path), "", value.times) if isinstance(value, From)
                  else SetRow(spell(path), value, None, spell(value_text(value)))
                  for path, value in adjustment.set.items())
     runners = tuple(r for r in names if r in adjustment.runners)  # as the support table's columns
-    applies = ", ".join(spell(names[r]) for r in runners) if runners else BEFORE_CHOICE
+    applies = ", ".join(spell(names[r]) for r in runners) if runners else AFTER_CHOICE if after else BEFORE_CHOICE
     return AdjustmentRow(spell(adjustment.id), spell(adjustment.name), tuple(spell(r) for r in runners),
                          applies, spell(str(adjustment.when)), sets, adjustment.override, adjustment.level,
                          None if adjustment.message is None else spell(adjustment.message),

@@ -72,7 +72,8 @@ def _adjustment(a: AdjustmentRow, composed: bool) -> Dict[str, Any]:
                      **({"times": s.times} if s.times is not None else {})} for s in a.sets],
             "override": a.override, "level": a.level, "message": a.message, "says": a.says,
             "since": a.since, "until": a.until,
-            "links": list(a.links), **({"overlay": a.overlay} if composed else {})}
+            "links": list(a.links), **({"overlay": a.overlay} if composed else {}),
+            **({"stage": a.stage} if a.stage is not None else {})}
 
 
 def json_text(doc: Document, tables: Sequence[str]) -> str:

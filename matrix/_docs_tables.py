@@ -219,8 +219,11 @@ def _capabilities(doc: Document, symbols: bool) -> Table:
 
 
 def _adjustments(doc: Document, symbols: bool) -> Table:
+    # A Stage column for a matrix that declares stages (issue 30, F6), and only there.
+    staged = any(a.stage is not None for a in doc.adjustments)
     rows = tuple(TableRow((_cell(_code(a.id), header=True, anchor=f"adjustment-{a.id}"),
                            _cell(*_named(a), *([_overlay_mark(symbols)] if a.overlay is not None else [])),
+                           *((_cell(_code(a.stage or "")),) if staged else ()),
                            _cell(_text(a.applies)), _cell(_code(a.when)), _cell(*_sets(a)),
                            _cell(_raw("yes") if a.override else _text("no (fills only where None)")),
                            _cell(_raw(a.level)), _cell(_text((a.message if a.message is not None else GENERATED_MESSAGE)
@@ -228,7 +231,8 @@ def _adjustments(doc: Document, symbols: bool) -> Table:
                            _cell(_text(a.lifecycle), css="lifecycle")))
                  for a in doc.adjustments)
     return Table("Adjustments", _heading("Adjustments", doc, True), "Adjustments",
-                 _headers("Adjustment", "Name", "Applies to", "When", "Sets", "Override", "Level", "Message", "Lifecycle"),
+                 _headers("Adjustment", "Name", *(("Stage",) if staged else ()), "Applies to", "When", "Sets", "Override",
+                          "Level", "Message", "Lifecycle"),
                  rows, intro=((_text(ADJUSTMENTS_INTRO),),), empty=NO_ADJUSTMENTS, layout="cells",
                  legend=_overlay_legend(any(a.overlay is not None for a in doc.adjustments), symbols,
                                         _messages.OVERLAY_MARK_ELSEWHERE))

@@ -111,6 +111,8 @@ DESCRIPTIONS: Dict[Tuple[Optional[str], Optional[str]], str] = {
     ("MatrixSpec", "config_class"): "MODULE:CLASS of the host's config class [config] describes",
     ("MatrixSpec", "default_support"): "The support of a runner a feature's support table leaves out (when it "
                                        "has no default)",
+    ("MatrixSpec", "stages"): "The host's order of steps, one of them 'choice' (where the runner is chosen); an "
+                              "adjustment names its stage",
     ("FieldSpec", None): "A config field",
     ("FieldSpec", "type"): "The field's type",
     ("FieldSpec", "nullable"): "May be None (None by default when no default is given)",
@@ -162,7 +164,7 @@ DESCRIPTIONS: Dict[Tuple[Optional[str], Optional[str]], str] = {
     ("FeatureSpec", "group"): "The heading the docs show it under",
     ("FeatureSpec", "applies"): "The mode of choice the gate is in force in: always, automatic choice only, or "
                                 "only when a runner is asked for",
-    ("DocumentSpec", "adjustments"): "Declared changes of config values, applied in declaration order",
+    ("DocumentSpec", "adjustments"): "Declared changes of config values, applied in declaration order (stage by stage with [matrix] stages)",
     ("AdjustmentSpec", None): "An adjustment: config values the host changes where its condition holds",
     ("AdjustmentSpec", "name"): "Display string, used in messages and docs",
     ("AdjustmentSpec", "when"): "When the adjustment applies (on the config as the adjustments before it left it)",
@@ -172,6 +174,8 @@ DESCRIPTIONS: Dict[Tuple[Optional[str], Optional[str]], str] = {
                                 "its condition holds, a value changed or not; needs a message)",
     ("AdjustmentSpec", "runners"): "The runners whose adjustment it is (applied once one serves); none: before "
                                    "the choice, to every config",
+    ("AdjustmentSpec", "stage"): "The stage of [matrix] stages it applies at (a runner's: choice or later); none: "
+                                 "choice (before the choice, or a runner's right after it)",
     ("AdjustmentSpec", "override"): "Replace a value the config holds; false: set only paths that read None",
     ("AdjustmentSpec", "level"): "The level its message is logged at: info or warning",
     ("AdjustmentSpec", "message"): "What users read; {dotted.path} is that path's value before the adjustment "

@@ -14,6 +14,7 @@ import attrs
 
 from . import _adjust, _messages
 from ._given import base
+from ._stages import CHOICE
 from .errors import ConfigError
 from .schema import ADJUSTMENT_LEVELS, ADJUSTMENT_SAYS, Adjustment, AdjustmentSays, Field, From, Runner, Schema, Window, window_text
 
@@ -44,6 +45,8 @@ def adjustments(builder: _Builder, source: _Source, raw: object, schema: Schema,
         if spec.set is not None and not spec.set:
             builder.problem(source, where + ("set",), _messages.adjustment_empty_set())
         says = _says(builder, source, where, spec)
+        if spec.stage is not None:
+            _stage(builder, source, where, spec)
         values: Dict[str, object] = {}
         for path, value in (spec.set or {}).items():
             checked = _value(builder, source, where + ("set", path), schema, path, value, window, spec.override)
@@ -62,8 +65,20 @@ def adjustments(builder: _Builder, source: _Source, raw: object, schema: Schema,
         if len(builder.problems) > before or when is None or window is None:
             continue
         out.append(Adjustment(id, spec.name, when, values, tuple(spec.runners), spec.override, spec.level,
-                              spec.message, window[0], window[1], tuple(spec.links), says))
+                              spec.message, window[0], window[1], tuple(spec.links), says, spec.stage))
     return out
+
+
+def _stage(builder: _Builder, source: _Source, where: Sequence[Any], spec: Any) -> None:
+    """An adjustment's ``stage`` (issue 30, F6: `matrix._stages`): one of ``[matrix] stages``, and
+    for a runner's adjustment ``choice`` or a later one (before the choice no runner serves)."""
+    stages = builder.stages
+    if not stages:
+        builder.problem(source, (*where, "stage"), _messages.stage_without_stages(spec.stage))
+    elif spec.stage not in stages:
+        builder.problem(source, (*where, "stage"), _messages.unknown_choice("stage", spec.stage, stages, one_of=True))
+    elif spec.runners and CHOICE in stages and stages.index(spec.stage) < stages.index(CHOICE):
+        builder.problem(source, (*where, "stage"), _messages.runner_adjustment_before_choice(spec.stage, CHOICE))
 
 
 _BAD = object()

@@ -1,5 +1,5 @@
 """The ``[matrix]`` table: the matrix's name, version, runner folder, config class and the
-status a support table's left-out runners stand for."""
+status a support table's left-out runners stand for, and the host's order of steps (``stages``)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Optional
 
 
 from . import _messages
+from ._stages import CHOICE
 from ._versions import parsed
 from .schema import CLASS_SPEC, STATUSES, Statement
 
@@ -35,6 +36,10 @@ def header(b: _Builder, source: _Source, raw: object) -> Optional[MatrixSpec]:
                       _messages.unknown_choice("default_support", spec.default_support, allowed, one_of=True))
         # Even when refused, it stands for the cells left out: one mistake, said once.
         b.default_support = (Statement(spec.default_support if spec.default_support in allowed else "no"),)
+    if spec is not None and spec.stages:
+        b.stages = tuple(spec.stages)
+        if CHOICE not in spec.stages:
+            b.problem(source, ("matrix", "stages"), _messages.stages_without_choice(CHOICE))
     found: Optional[MatrixSpec] = spec
     if spec is not None:
         b.matrix_version = parsed(spec.version)  # a default's history is read as of it

@@ -2016,3 +2016,20 @@ def roles_not_first(kind: str) -> str:
 def no_roles_declared(role: str) -> str:
     return (f"Unknown role {role!r}: features.toml declares no [roles], so a requirement applies wherever its "
             "runner serves")
+
+
+# --- issue 30, F6: stages ---
+
+
+def stages_without_choice(choice: str) -> str:
+    return (f"The stages must include {choice!r}, the stage at which the runner is chosen (the others come "
+            "before or after it)")
+
+
+def stage_without_stages(stage: str) -> str:
+    return f"Stage {stage!r} is not declared: [matrix] declares no stages (stages = [\"…\", \"choice\", \"…\"])"
+
+
+def runner_adjustment_before_choice(stage: str, choice: str) -> str:
+    return (f"A runner's adjustment cannot apply at stage {stage!r}, before {choice!r}: no runner serves the config "
+            f"yet (give it {choice!r} or a later stage, or leave out runners)")

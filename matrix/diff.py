@@ -367,7 +367,8 @@ def _not_compared(*sides: _diff.Side) -> Tuple[str, ...]:
 def _unweighed(*sides: _diff.Side) -> List[Tuple[str, str]]:
     """Issue 30's constructs the diff does not weigh yet, where either side uses one: a reason
     that says config values (F7), a condition or copy that reads ``given.PATH`` (F8), and a copy
-    scaled by ``times``. Their answers may differ where no finding says so, so each is said."""
+    scaled by ``times``, roles (F1) and stages (F6). Their answers may differ where no finding says
+    so, so each is said."""
     from ._given import PREFIX
     from .schema import From
 
@@ -385,6 +386,8 @@ def _unweighed(*sides: _diff.Side) -> List[Tuple[str, str]]:
         out.append(("copies scaled by times", "a config a scaled copy changes"))
     if any(p.matrix.roles for p in plans):  # F1: each role's runner beside the base's
         out.append(("the runners of roles other than the base", "a config that names a role's runner"))
+    if any(a.stage is not None for a in adjustments):  # F6: the order of the adjustments by stage
+        out.append(("the order of adjustments by stage ([matrix] stages)", "a config a staged adjustment changes"))
     return out
 
 

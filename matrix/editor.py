@@ -25,6 +25,7 @@ import attrs
 
 from . import _converter, _format
 from ._given import RESERVED
+from ._stages import CHOICE
 from ._error_kinds import ERROR_KINDS
 from .schema import ADJUSTMENT_SAYS, APPLIES, FIELD_TYPES, STATUSES, Matrix
 
@@ -167,6 +168,11 @@ def features_schema(matrix: Optional[Matrix] = None) -> Dict[str, Any]:
     """The JSON Schema of *matrix*'s ``features.toml`` (the generic one without a matrix),
     generated from the specs the loader structures the file with."""
     document = _table(_converter.DocumentSpec, _known(matrix))
+    document["properties"]["matrix"]["properties"]["stages"]["contains"] = {"const": CHOICE}  # issue 30, F6
+    if matrix is not None and matrix.stages:  # an adjustment names one of the matrix's stages (issue 30, F6)
+        adjustment = document["properties"]["adjustments"]["additionalProperties"]["properties"]
+        adjustment["stage"] = {**adjustment["stage"], "enum": list(matrix.stages)}
+        adjustment["stage"].pop("pattern", None)
     if matrix is not None and matrix.default_support is None:  # else [matrix] default_support stands for each
         support = document["properties"]["features"]["additionalProperties"]["properties"]["support"]
         support["anyOf"] = [{"required": ["default"]}, {"required": [r.id for r in matrix.runners]}]

@@ -285,6 +285,8 @@ class _Builder:
         self.matrix_version: Optional[Version] = None  # [matrix] version, once the header is read
         #: [matrix] default_support: what a runner a support table leaves out says of the feature.
         self.default_support: Optional[Tuple[Statement, ...]] = None
+        #: [matrix] stages (issue 30, F6), once the header is read: the stages an adjustment may name.
+        self.stages: Tuple[str, ...] = ()
 
     # --- what every section uses -----------------------------------------------------------
 
@@ -484,6 +486,7 @@ class _Builder:
             default_support=header.default_support,
             adjustments=tuple(adjustments),
             roles=tuple(roles),
+            stages=self.stages,
             messages=messages,
         )
 

@@ -591,6 +591,9 @@ class Adjustment(Model):
     #: When its message is said (`ADJUSTMENT_SAYS`): ``changes``, where it changes a value;
     #: ``always``, wherever its ``when`` holds on the config it finds (a notice, without *set*).
     says: AdjustmentSays = attrs.field(default="changes", validator=attrs.validators.in_(ADJUSTMENT_SAYS))
+    #: The stage of ``[matrix] stages`` it applies at (issue 30, F6: `matrix._stages`); None: its
+    #: place without stages (before the choice, or the runner's right after it).
+    stage: Optional[str] = None
 
     def in_force(self, version: Version) -> bool:
         """Whether this adjustment exists at *version* (``since`` ≤ version < ``until``)."""
@@ -688,6 +691,9 @@ class Matrix(Model):
     #: The selected values of one config (``[roles]``, issue 30 F1), the base first; empty: one
     #: implicit role, the runner.
     roles: Tuple[Role, ...] = ()
+    #: ``[matrix] stages``, the host's order of steps (issue 30, F6: `matrix._stages`), one of them
+    #: ``"choice"``; empty: today's order.
+    stages: Tuple[str, ...] = ()
     #: The matrix's own sentences (``[messages]``), said instead of the engine's: template text
     #: by its place in the table (``fallback``, ``runners.v2.does_not_support``).
     messages: Mapping[str, str] = attrs.field(factory=FrozenMap, converter=frozen_map)

@@ -521,6 +521,14 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
     if adjustments:
         given_atom = st.sampled_from([re.sub(rf"\b{n}\b", f"given.{n}", a) for n in names for a in _ATOMS[n]])
         given_gate = st.one_of(given_atom, st.builds(lambda a, b: f"({a}) and ({b})", given_atom, atom))
+        # Stages (issue 30, F6): the host's order of steps, choice among them; each adjustment may
+        # name one (a runner's: choice or later).
+        # (Three in eight: a staged matrix costs half as much again to check; `["choice"]` alone is
+        # today's order, held by its own test.)
+        stages = draw(st.sampled_from([None] * 5 + [["s0", "choice"], ["choice", "s1"],
+                                                    ["s0", "choice", "s1", "s2"]])) if issue30 else None
+        if stages is not None:
+            text = text.replace('version = "1.0"\n', f'version = "1.0"\nstages = {json.dumps(stages)}\n', 1)
         text += ADJUSTMENTS_MARK + "\n"
         for number in range(draw(st.integers(0, 3))):
             path = draw(st.sampled_from(names))
@@ -556,6 +564,9 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
                 text += f'message = "a{number} says{said}"\n' + ('says = "always"\n' if speaks == "always" else "")
             if applies_to:
                 text += f'runners = {json.dumps(applies_to)}\n'
+            if stages is not None:
+                stage = draw(st.sampled_from([None, *stages[stages.index("choice") if applies_to else 0:]]))
+                text += f'stage = "{stage}"\n' if stage is not None else ""
     return text, names, runners, forced
 
 
@@ -792,7 +803,7 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
         m0 = matrix.loads(text.split(ADJUSTMENTS_MARK)[0], runners=runners)
     except matrix.LoadError:
         return  # an ill-typed combination of atoms: the loader's business, tested elsewhere
-    pre = [a for a in m.adjustments_at(m.version) if not a.runners]
+    pre = _before_choice(m)
 
     def chosen_on(config):
         """The config of choice C of *config* (docs/explanation/effective-config.md)."""
@@ -1078,13 +1089,12 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on):
 
 def _undone_reference(m, a, universe, chosen_on):
     """Whether the adjustments after *a* undo it wherever it changes a value (see above)."""
-    adjustments = m.adjustments_at(m.version)
 
     def same(x, y):
         return {n: (type(_plain(x[n])), _plain(x[n])) for n in x} == {n: (type(_plain(y[n])), _plain(y[n])) for n in y}
 
-    lists = [([b for b in adjustments if not b.runners], lambda config: config)] if not a.runners else \
-        [([b for b in adjustments if r in b.runners], chosen_on) for r in a.runners]
+    lists = [(_before_choice(m), lambda config: config)] if a in _before_choice(m) else \
+        [(_after_choice(m, r.id), chosen_on) for r in m.runners if a in _after_choice(m, r.id)]
     for steps, start in lists:
         index = steps.index(a)
         if index == len(steps) - 1:
@@ -1140,7 +1150,7 @@ def _redirect_findings_agree(m, universe, by_code, unsure, chosen_on=lambda conf
                 to = redirect.to
                 if any(f.forces is not None and f.forces.override and f.forces.runner != to for f in active):
                     continue
-                config = _reference_apply(m, [a for a in m.adjustments_at(v) if to in a.runners], config, to)[0]
+                config = _reference_apply(m, _after_choice(m, to), config, to)[0]
                 active = [f for f in asked if f.when.evaluate(config, schema=schema)]
                 if any(f.status(to, v) == "no" for f in active) \
                         or any(not c.condition.evaluate(config, schema=schema)
@@ -1666,6 +1676,28 @@ def _reference_apply(m, adjustments, config, runner):
     return current, changes
 
 
+def _stage(m, a):
+    """Where an adjustment stands in ``[matrix] stages`` (docs/explanation/effective-config.md,
+    Stages): at its stage, or at ``choice`` where it names none; 0 for a matrix without stages."""
+    return m.stages.index(a.stage or "choice") if m.stages else 0
+
+
+def _before_choice(m):
+    """The adjustments applied before the choice, in order (the docs, Stages): those that name no
+    runner, at choice or a stage before it, stage by stage, declaration order within a stage."""
+    choice = m.stages.index("choice") if m.stages else 0
+    return sorted((a for a in m.adjustments_at(m.version) if not a.runners and _stage(m, a) <= choice),
+                  key=lambda a: _stage(m, a))
+
+
+def _after_choice(m, runner):
+    """The adjustments applied once *runner* serves, in order: its own and those that name no
+    runner at a stage after choice, stage by stage, declaration order within a stage."""
+    choice = m.stages.index("choice") if m.stages else 0
+    return sorted((a for a in m.adjustments_at(m.version)
+                   if runner in a.runners or (not a.runners and _stage(m, a) > choice)), key=lambda a: _stage(m, a))
+
+
 #: The key under which a reference config carries the config as given (`_reference_apply`).
 _GIVEN = "__given__"
 
@@ -1722,7 +1754,7 @@ def _reference_forced_freed(m, m0, universe, chosen_on):
         forced = _reference_forced(m0, c)
         if forced is None:
             continue
-        f, _ = _reference_apply(m, [a for a in m.adjustments_at(v) if forced in a.runners], c, forced)
+        f, _ = _reference_apply(m, _after_choice(m, forced), c, forced)
         if any(g.applies != "asked" and g.status(forced, v) in ("no", "opt-in") and g.when.evaluate(f, schema=m.schema)
                for g in m0.gates_at(v)):
             continue
@@ -1733,11 +1765,12 @@ def _reference_forced_freed(m, m0, universe, chosen_on):
 
 def _reference_resolve(m, m0, config, asked):
     """``(runner or error class, adjustments, effective)`` by the documented order: the
-    adjustments that name no runner give C; the choice is made on C (by the matrix without
-    adjustments, whose choice the other tests hold to the README); the runner's adjustments give
-    F; the runner is validated on F."""
+    adjustments before the choice give C; the choice is made on C (by the matrix without
+    adjustments, whose choice the other tests hold to the README); the adjustments after the
+    choice (the runner's own, and with stages those that name no runner after choice) give F;
+    the runner is validated on F."""
     v = m.version
-    pre = [a for a in m.adjustments_at(v) if not a.runners]
+    pre = _before_choice(m)
     c, changes = _reference_apply(m, pre, config, None)
     gates = m0.gates_at(v)
     if asked is None:
@@ -1749,7 +1782,7 @@ def _reference_resolve(m, m0, config, asked):
                 return type(error), changes, c
             # The runner a feature forces, where no runner is free: its adjustments are said, and
             # the answer is no runner, its refusal read on C (docs/explanation/effective-config.md).
-            f, more = _reference_apply(m, [a for a in m.adjustments_at(v) if forced in a.runners], c, forced)
+            f, more = _reference_apply(m, _after_choice(m, forced), c, forced)
             return NoRunnerError, changes + more, f
     else:
         try:
@@ -1765,7 +1798,7 @@ def _reference_resolve(m, m0, config, asked):
             return matrix.UnsupportedFeatureError, changes, c
         for g in forcing:
             chosen = g.forces.runner
-    own = [a for a in m.adjustments_at(v) if chosen in a.runners]
+    own = _after_choice(m, chosen)
     f, more = _reference_apply(m, own, c, chosen)
     refusing = ("no",) if asked is not None else ("no", "opt-in")
     mode = "automatic" if asked is not None else "asked"
@@ -1789,9 +1822,18 @@ def _docs_adjustments_agree(m, text):
     jsonschema.Draft202012Validator(json_schema()).validate(data)
     written = tomli.loads(text).get("adjustments", {})
     in_order = sorted(written.items(), key=lambda item: bool(item[1].get("runners")))  # before the choice first
-    assert [(a["id"], [s["path"] for s in a["set"]], a["says"], a["message"]) for a in data.get("adjustments", [])] == [
+    stages = tomli.loads(text)["matrix"].get("stages")
+    if stages:  # stage by stage: those before the choice (no runner, at choice or before), then the rest
+
+        def place(item):
+            return stages.index(item[1].get("stage", "choice"))
+
+        before = [i for i in written.items() if not i[1].get("runners") and place(i) <= stages.index("choice")]
+        in_order = sorted(before, key=place) + sorted((i for i in written.items() if i not in before), key=place)
+    assert [(a["id"], [s["path"] for s in a["set"]], a["says"], a["message"], a.get("stage"))
+            for a in data.get("adjustments", [])] == [
         (i, list(a.get("set", {})), "always" if "set" not in a or a.get("says") == "always" else "changes",
-         a.get("message")) for i, a in in_order]
+         a.get("message"), a.get("stage", "choice") if stages else None) for i, a in in_order]
 
 
 #: Roles (issue 30, F1) are held to their reference on every this-many-th config of the brute
@@ -1896,8 +1938,8 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
             assert [(w.feature, w.runner, w.level) for w in resolution.warnings if w.kind == "adjusted"] == \
                 [(i, r, levels[i]) for i, r in dict.fromkeys((i, r) for i, r, *_ in changes)], (config, asked)
             if asked is not None:  # is_supported: removal on C, the runner's own refusals on its F
-                c, _ = _reference_apply(m, [a for a in m.adjustments_at(m.version) if not a.runners], config, None)
-                f, _ = _reference_apply(m, [a for a in m.adjustments_at(m.version) if asked in a.runners], c, asked)
+                c, _ = _reference_apply(m, _before_choice(m), config, None)
+                f, _ = _reference_apply(m, _after_choice(m, asked), c, asked)
                 removed = any(g.removed_at(m.version) and g.applies != "automatic" and g.when.evaluate(c, schema=m.schema)
                               for g in m0.features_at(m.version))
                 refused = any(g.applies != "automatic" and g.status(asked, m.version) == "no"
@@ -1946,7 +1988,7 @@ def test_a_condition_that_reads_the_value_as_given_is_exact_or_inconclusive(case
     for finding in report.findings:
         by_code.setdefault(finding.code, set()).add(finding.feature)
     set_paths = {p for a in adjustments for p in a.set}
-    pre = [a for a in adjustments if not a.runners]
+    pre = _before_choice(m)
     for g in m.features_at(v):
         read = set(re.findall(r"\bgiven\.(\w+)", str(g.when)))
         if read & set_paths:
@@ -2324,3 +2366,22 @@ def test_a_matrix_wide_clause_and_a_runner_s_own_that_read_alike_are_said_apart(
     assert ("<string>: note[no-runner]: No runner can serve a config with 'k1 fails' (failing not b, clause 1 of B's "
             "requirement 'k1') and the order 'b first' applying (p + i == 3), without fallback: A is not tried: b "
             "first does not fall back; B is not valid for it: k1 fails") in findings
+
+
+def test_an_adjustment_after_the_choice_that_names_no_runner_is_every_runners():
+    """Issue 30, F6: an adjustment at a stage after the choice that names no runner applies
+    wherever any runner serves; check reads it so (here the page default before it, at the same
+    stage, always fills the page it waits for)."""
+    from tests.test_resolver import _STAGED, _STAGED_RUNNERS
+
+    text = _STAGED + ('\n[adjustments.never_late]\nname = "never late"\nwhen = "page is None"\n'
+                      'set = { graphs = false }\nstage = "pages"\n')
+    m = matrix.loads(text, runners=_STAGED_RUNNERS)
+    assert [str(f) for f in check(m).findings if f.code.startswith("adjustment")] == [
+        "<string>:46:1: warning[adjustment-never]: never late never changes a value: no config that automatic "
+        "choice gives to Fast, Slow, or that a request for it leaves with it, makes it change a value; delete it, "
+        "or check its condition"]
+    m = matrix.loads(text.replace('when = "page is None"\nset = { graphs', 'when = "page == 1"\nset = { graphs'),
+                     runners=_STAGED_RUNNERS)
+    assert [str(f) for f in check(m).findings if f.code.startswith("adjustment")] == []
+    assert [a.id for a in m.resolve({}).adjustments] == ["page_default", "never_late"]

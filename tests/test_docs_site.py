@@ -222,7 +222,7 @@ def test_the_reference_is_generated_from_the_code():
     choice = hook.choice()
     assert choice.startswith("1. **Removed features.** A config that uses a feature removed at the version is refused\n")
     assert "`matrix.schema.Matrix.gates_at`).\n4. **Adjustments**" in choice
-    assert choice.endswith("no config's answer depends on F there. What is said of the other runners reads C.")
+    assert choice.endswith("that name no runner at a later stage give F.")
     remedies = hook.remedies()  # docs/explanation/remedies.md: matrix/_remedy.py's rules
     assert remedies.startswith("- **The space searched** is the one ``matrix check`` searches (`matrix._space`): every path the\n")
     assert "values tried; others may work too\", never read as all that work.\n" in remedies

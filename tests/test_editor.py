@@ -123,6 +123,8 @@ UNSEEN = {
     "order_after_final": "the place of an order without when among the orders: two orders compared",
     "adjustment_times": "a value an adjustment sets is any value to the schema: times is checked against the field",
     "roles": "a role's field is checked against its [config] entry and the runner ids, follows against the other roles",
+    "adjustment_stages": "an adjustment's stage is checked against [matrix] stages, and a runner's against choice",
+    "adjustment_stage_without_stages": "an adjustment's stage is checked against [matrix] stages",
 }
 SYNTAX = {"toml_dotted_conflict", "toml_duplicate_key", "toml_duplicate_table", "toml_end_of_document",
           "toml_quote_inside_string", "toml_syntax", "toml_unterminated_string"}
@@ -450,3 +452,18 @@ def test_the_loader_and_the_schema_agree_on_an_ignore_reason(reason):
     # The hand-written schema wanted one character, where the loader wants one that is not blank.
     header = f'version = "1"\n[check]\nignore = [{{ code = "no-yes", reason = {json.dumps(reason)} }}]'
     assert _schema_accepts(header) == _loader_accepts(header) == bool(reason.strip())
+
+
+def test_the_per_matrix_schema_names_its_stages():
+    """Issue 30, F6: an adjustment's stage is one of the matrix's stages, which hold choice."""
+    text = ('[matrix]\nname = "s"\nversion = "1"\nstages = ["device", "choice"]\n[config]\nx = "bool"\n'
+            '[adjustments.a]\nname = "A"\nwhen = "x"\nset = { x = false }\nstage = "device"\n')
+    m = matrix.loads(text, runners={"r": {"name": "R", "priority": 1}})
+    schema = editor.features_schema(m)
+    assert schema["properties"]["adjustments"]["additionalProperties"]["properties"]["stage"]["enum"] == [
+        "device", "choice"]
+    assert _errors(schema, tomllib.loads(text)) == []
+    assert _errors(schema, tomllib.loads(text.replace('stage = "device"', 'stage = "devise"'))) == [
+        "'devise' is not one of ['device', 'choice']"]
+    assert _errors(editor.features_schema(), tomllib.loads(text.replace('"device", "choice"', '"device"'))) == [
+        "None of ['device'] are valid under the given schema"]

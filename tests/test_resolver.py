@@ -2407,3 +2407,112 @@ def test_a_requirement_applies_in_the_roles_it_names():
     with pytest.raises(UnsupportedFeatureError) as caught:
         m.resolve({"backend": "c", "prefill": "b", "decode": "c", "page": 200})
     assert str(caught.value) == "B is not valid for this config: page size 200 is not 64"  # the chain's second clause
+
+
+# --- stages: the host's order of steps (issue 30, F6) --------------------------------------------
+
+_STAGED = '''[matrix]
+name = "staged"
+version = "1.0"
+stages = ["device", "choice", "graphs", "pages"]
+
+[config]
+device = { type = "str", choices = ["cuda", "cpu"], default = "cuda" }
+graphs = { type = "bool", default = true }
+page = { type = "int", nullable = true }
+
+[features.cpu]
+name = "CPU"
+when = "device == 'cpu'"
+support = { fast = "no", slow = "yes" }
+
+# Declared first, applied last: after the choice, whatever the runner.
+[adjustments.page_default]
+name = "page default"
+when = "page is None"
+set = { page = 1 }
+override = false
+stage = "pages"
+
+[adjustments.slow_graphs]
+name = "graphs off"
+when = "graphs"
+set = { graphs = false }
+runners = ["slow"]
+stage = "graphs"
+message = "CUDA graphs are off on slow"
+
+[adjustments.slow_pages]
+name = "slow pages"
+when = "page is not None and page < 16"
+set = { page = 16 }
+runners = ["slow"]
+stage = "pages"
+
+# Named no stage: at choice, before the choice.
+[adjustments.cpu_page]
+name = "cpu page"
+when = "device == 'cpu'"
+set = { page = 8 }
+override = false
+'''
+
+_STAGED_RUNNERS = {"fast": {"name": "Fast", "priority": 2}, "slow": {"name": "Slow", "priority": 1}}
+
+
+def test_adjustments_apply_stage_by_stage_around_the_choice():
+    """Issue 30, F6: before the choice the adjustments that name no runner at choice or before;
+    after it, stage by stage, the runner's and those that name no runner at a later stage (the
+    page default, declared first, applies after slow's graphs rule, at a stage before its own, and
+    before slow's page rule, declared after it at the same stage)."""
+    m = matrix.loads(_STAGED, runners=_STAGED_RUNNERS)
+    assert m.stages == ("device", "choice", "graphs", "pages")
+    r = m.resolve({"device": "cpu"})
+    assert r.runner == "slow"
+    assert [(a.id, a.runner, a.path, a.before, a.after) for a in r.adjustments] == [
+        ("cpu_page", None, "page", None, 8), ("slow_graphs", "slow", "graphs", True, False),
+        ("slow_pages", "slow", "page", 8, 16)]
+    assert [w.message for w in r.warnings] == [
+        "cpu page: set page from None to 8", "Fast does not support: CPU; using Slow instead",
+        "CUDA graphs are off on slow", "slow pages: set page from 8 to 16"]
+    r = m.resolve({})  # fast: the page default, after the choice, for a runner without adjustments of its own
+    assert (r.runner, [(a.id, a.runner, a.path, a.before, a.after) for a in r.adjustments]) == (
+        "fast", [("page_default", "fast", "page", None, 1)])
+    r = m.resolve({}, runner="slow")  # the page default (pages, declared first) before slow_pages: page 1, then 16
+    assert [(a.id, a.before, a.after) for a in r.adjustments] == [
+        ("slow_graphs", True, False), ("page_default", None, 1), ("slow_pages", 1, 16)]
+    assert r.explain().split("Adjustments:\n")[1].split("\nActive")[0] == (
+        "  - slow_graphs (for slow): graphs = True -> False, overriding the config's value\n"
+        "  - page_default (for slow): page = None -> 1\n"
+        "  - slow_pages (for slow): page = 1 -> 16")
+
+
+def test_stages_that_no_adjustment_names_resolve_as_without_stages():
+    """`stages = ["choice"]` (or stages no adjustment names) is today's order: the same answers."""
+    plain = _STAGED.replace('stages = ["device", "choice", "graphs", "pages"]\n', "").replace('stage = "pages"\n', "") \
+        .replace('stage = "graphs"\n', "")
+    staged = plain.replace('version = "1.0"\n', 'version = "1.0"\nstages = ["choice"]\n', 1)
+    a, b = (matrix.loads(t, runners=_STAGED_RUNNERS) for t in (plain, staged))
+    def answer(m, config, runner):
+        try:
+            return m.resolve(config, runner=runner).to_dict()
+        except matrix.ResolutionError as error:
+            return (type(error), str(error), error.resolution.to_dict())
+
+    for config in ({}, {"device": "cpu"}, {"page": 4}, {"device": "cpu", "graphs": False}):
+        for runner in (None, "fast", "slow"):
+            assert answer(a, config, runner) == answer(b, config, runner)
+
+
+def test_the_adjustments_table_shows_each_stage_in_the_order_they_apply():
+    from matrix.render import render
+
+    m = matrix.loads(_STAGED, runners=_STAGED_RUNNERS)
+    table = render(m, format="markdown", tables=["adjustments"])
+    rows = [line for line in table.splitlines() if line.startswith("| ")]
+    assert rows[0].startswith("| Adjustment | Name | Stage | Applies to | When |")
+    assert [[c.strip() for c in row.split("|")[1:5]] for row in rows[1:]] == [
+        ["`cpu_page`", "cpu page", "`choice`", "every config, before the choice"],
+        ["`slow_graphs`", "graphs off", "`graphs`", "Slow"],
+        ["`page_default`", "page default", "`pages`", "every config a runner serves, after the choice"],
+        ["`slow_pages`", "slow pages", "`pages`", "Slow"]]
