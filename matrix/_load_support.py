@@ -34,8 +34,12 @@ def support(b: _Builder, source: _Source, where: Place, raw: Dict[str, object],
             cells[runner] = history
     if runner_ids is None:
         return None
+    # A runner that an unknown key is a near miss of was said already ("did you mean"): one
+    # mistake, one problem.
+    misspelt = {_messages.near_miss(k, runner_ids) for k in raw if k != "default" and k not in runner_ids}
     missing = [r for r in runner_ids if r not in raw]
     if missing and "default" not in raw and b.default_support is None:
+        missing = [r for r in missing if r not in misspelt]
         for runner in missing:
             b.problem(source, where, _messages.missing_cell(runner))
         return None
