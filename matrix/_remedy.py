@@ -36,8 +36,9 @@ The rules (docs/explanation/remedies.md explains them with examples):
   the pruning); where the partition of a path is not exact (`matrix._space.CAUSES`), a remedy
   found is still one (the resolver said so) but not proved the smallest, and none found proves
   nothing: both are said. An int field that arithmetic reads, too wide to enumerate, is searched
-  over some of its values only (small ones and its bounds' neighbours), so the values a remedy
-  says for it are "among the values tried; others may work too", never read as all that work.
+  over some of its values only (small ones and its bounds' neighbours), and one read modulo a
+  number (``p % 7 == 3``) over a value of each residue, so the values a remedy says for either
+  are "among the values tried; others may work too", never read as all that work.
   "No remedy found within N changes" is said only when every smaller
   set was tried.
 """
@@ -416,8 +417,13 @@ def _spell(space: Space, constants: List[object], path: str, field: Optional[Fie
     rest = list(values)
     # A field arithmetic reads has every value as its own class (or only some values tried):
     # the values that work are said one by one, never as ranges between constants.
+    # So are those of a field read modulo a number (`p % 7 == 3`): a class is a residue within
+    # a range, never the whole range (the ranges said "from 2 to 19" where 3, 10, 17 serve).
+    # A constant is a class of its own: values that are all constants are said exactly.
+    residues = bool(space.remainders.get(path)) and field is not None and any(
+        _ordered(field, v) and not any(_same(v, c) for c in constants) for v in values)
     if field is not None and field.type in ("int", "float", "version") and len(space._groups.get(path, {path})) <= 1 \
-            and path not in space.enumerated and space.inexact.get(path) != "arithmetic":
+            and path not in space.enumerated and space.inexact.get(path) != "arithmetic" and not residues:
         ordered = [v for v in values if _ordered(field, v)]
         for piece, single in _ranges(space, path, field, ordered, constants):
             pieces.append(piece)
@@ -445,7 +451,7 @@ def _spell(space: Space, constants: List[object], path: str, field: Optional[Fie
     said = pieces[0] if len(pieces) == 1 else _messages.remedy_one_of(pieces, ranges=spans > 0)
     # A field arithmetic reads whose values could not all be enumerated was searched over some
     # of them (`matrix._space`): the values said are those tried that work, never all that do.
-    if space.inexact.get(path) == "arithmetic" and path not in space.enumerated:
+    if space.inexact.get(path) == "arithmetic" and path not in space.enumerated or residues:
         return _messages.remedy_among_tried(said)
     return said
 

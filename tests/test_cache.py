@@ -296,6 +296,26 @@ def test_a_cached_load_and_the_cli_import_only_what_they_need(cache):
     assert done.stdout == "False\n[]\n[]\n"
 
 
+def test_the_sentences_imported_when_first_said_are_one_module_for_every_importer():
+    """`matrix._messages` runs when first read, in the object every module of the package holds
+    (`matrix._deferred`): modules imported before and after that read hold the same module, so
+    that a patch of a sentence reaches every one and `importlib.reload` works (a first version
+    copied the names into a second object; found by review)."""
+    code = (
+        "import importlib, sys\n"
+        "import matrix, matrix._load_header as early\n"
+        "from matrix._deferred import imported\n"
+        "before = imported('matrix._messages')\n"
+        "said = early._messages.did_you_mean('pandaz', ['pandas'])\n"
+        "import matrix._check_adjust as late\n"
+        "print(before, said, early._messages is late._messages is sys.modules['matrix._messages'] is matrix._messages,"
+        " type(early._messages).__name__, importlib.reload(early._messages) is early._messages)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == "False , did you mean 'pandas' True module True\n"
+
+
 def test_the_gates_derived_from_runner_requirements_need_no_parser(cache):
     """A cached matrix whose runners have requirements, candidacies and orders (the attention
     example) builds the gates derived from them without parsing: they are composed as trees."""

@@ -1396,6 +1396,20 @@ def test_a_remedy_sets_one_field_to_an_item_of_the_list_it_is_compared_with():
         m.resolve({"s": "b", "l": ["zz"]}, runner="a")
 
 
+def test_a_remedy_for_a_field_read_modulo_a_number_says_the_values_tried():
+    """`p % 7 == 3`: a class of p is a residue within a range, so the remedy never joins them
+    into a range (it said "set p to a value from 2 to 19", where only 3, 10 and 17 serve; found
+    by review): it says the values tried that serve, as such."""
+    m = matrix.loads('[matrix]\nname = "x"\nversion = "1.0"\n[config]\n"p" = { type = "int", min = 1, max = 20, default = 1 }\n'
+                     '[requirements]\nk = { name = "K", reason = "k fails" }\n'
+                     '[features.g]\nname = "G"\nwhen = "p > 100"\nsupport = { a = "no" }\n',
+                     runners={"a": {"name": "A", "priority": 1, "requires": {"k": "p % 7 == 3"}}})
+    with pytest.raises(UnsupportedFeatureError) as caught:
+        m.resolve({"p": 11}, runner="a")
+    assert str(caught.value).splitlines()[1] == "To use A, change: set p to 3 (among the values tried; others may work too)"
+    assert [p for p in range(1, 21) if m.is_supported({"p": p}, "a")] == [3, 10, 17]
+
+
 def test_classes_of_a_remedy_that_read_alike_are_said_once():
     """A new user's trial: a free string compared with a field of choices (s == t) has several
     classes "other than 'a'"; the remedy said "one of a value other than 'a', a value other than 'a', …"."""
