@@ -158,19 +158,31 @@ class _Reach:
                     if found is not None:
                         return found
                 earlier.append(node)
-        # An overriding feature takes any request to its runner, whatever another feature forces
-        # without overriding (the runner is adjusted, then refused by it), unless a removed
-        # feature or an overriding one that forces a third runner is active (one that forces the
-        # runner asked for does not act against the request).
+        # An overriding feature takes a request for another runner Q (asked for, or a redirect's)
+        # to its runner, unless a removed feature, a feature that forces another runner than Q
+        # without overriding (a refusal wins over an override: `matrix._choice`), or an
+        # overriding one that forces a third runner is active (one that forces Q does not act
+        # against the request).
         removed = [choice(f.when.node) for f in self.asked if f.removed_at(compiled.version)]
         for asked in (r.id for r in self.ctx.matrix.runners if r.id != runner):
-            taken = removed + [choice(f.when.node) for f in self.asked if f.forces is not None and f.forces.override
-                               and f.forces.runner not in (runner, asked)]
+            taken = removed + [choice(f.when.node) for f in self.asked if f.forces is not None and (
+                f.forces.override and f.forces.runner not in (runner, asked)
+                or not f.forces.override and f.forces.runner != asked)]
+            # The request is for Q: asked for, no redirect of Q holding; or another's first
+            # redirect that holds goes to Q.
+            ways: List[Tuple[List[Node], List[Node]]] = [([], [n for n, _ in redirects(asked)])]
+            for other in compiled.redirects:
+                earlier = []
+                for node, to in redirects(other):
+                    if to == asked:
+                        ways.append(([node], list(earlier)))
+                    earlier.append(node)
             for f in self.asked:
                 if f.forces is not None and f.forces.runner == runner and f.forces.override:
-                    found = self.space.solve(true=[*true, choice(f.when.node)], false=taken)
-                    if found is not None:
-                        return found
+                    for holding, failing in ways:
+                        found = self.space.solve(true=[*true, choice(f.when.node), *holding], false=[*taken, *failing])
+                        if found is not None:
+                            return found
         return None
 
 

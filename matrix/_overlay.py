@@ -30,8 +30,8 @@ FEATURE_UNSET = ("forces", "links", "note", "prefers")
 RUNNER_UNSET = ("candidate", "description", "links")
 #: What a change of an adjustment (``[change.adjustments.ID]``) may set, and what ``unset`` may
 #: name (its ``until`` is the operation's provenance: it is only unset, never written).
-ADJUSTMENT_KEYS = ("level", "links", "message", "name", "override", "runners", "says", "set", "since", "when")
-ADJUSTMENT_UNSET = ("links", "message", "runners", "set", "since", "until")
+ADJUSTMENT_KEYS = ("level", "links", "message", "name", "override", "runners", "says", "set", "since", "stage", "when")
+ADJUSTMENT_UNSET = ("links", "message", "runners", "set", "since", "stage", "until")
 #: What ``unset`` may name in a change of a matrix-wide requirement (``[change.requires.KIND]``).
 WIDE_UNSET = ("entry", "exempt")
 #: What ``unset`` may name in a change of an order (``[change.orders.ID]``): an order without

@@ -2385,3 +2385,45 @@ def test_an_adjustment_after_the_choice_that_names_no_runner_is_every_runners():
                      runners=_STAGED_RUNNERS)
     assert [str(f) for f in check(m).findings if f.code.startswith("adjustment")] == []
     assert [a.id for a in m.resolve({}).adjustments] == ["page_default", "never_late"]
+
+
+def test_an_override_does_not_reach_a_runner_where_a_force_without_override_refuses_the_request():
+    """A request for B where g1 forces A without overriding is refused, whatever g0 (forcing A,
+    overriding) says: a refusal wins over an override. So A's adjustment a0 (when i < 1, where a
+    request for A is redirected to B and automatic choice is refused) is never said; check read
+    the override as taking the request to A and said nothing (found by the brute force)."""
+    text = """[matrix]
+name = "small"
+version = "1.0"
+[config]
+"i" = { type = "int", nullable = true }
+"b" = { type = "bool", default = false }
+[features.g0]
+name = "g0"
+when = "i < 1"
+support = { a = "yes", b = "no" }
+forces = { runner = "a", override = true }
+[features.g1]
+name = "g1"
+when = "i < 1"
+support = { a = "yes", b = "no" }
+forces = { runner = "a", override = false }
+[orders.b_first]
+name = "b first"
+when = "i < 1"
+runners = ["b"]
+fallback = false
+[adjustments.a0]
+name = "a0"
+when = "i < 1"
+set = { "b" = false }
+runners = ["a"]
+"""
+    m = matrix.loads(text, runners={"a": {"name": "A", "priority": 3, "redirects": [{"to": "b", "when": "i < 1"}]},
+                                    "b": {"name": "B", "priority": 2}})
+    for runner in (None, "a", "b"):
+        with pytest.raises(matrix.ResolutionError) as caught:
+            m.resolve({"i": 0, "b": True}, runner=runner)
+        assert [w.kind for w in caught.value.resolution.warnings if w.kind == "adjusted"] == []
+    assert [(f.code, f.place) for f in check(m).findings if f.code.startswith("adjustment")] == [
+        ("adjustment-never", "$.adjustments.a0")]

@@ -2228,7 +2228,7 @@ def test_an_overlay_adds_changes_and_removes_adjustments_by_id_and_explain_names
         ("add-adjustment", "npu_len", 5, (), False, False),
         ("change-adjustment", "draft_max_model_len", 12, ("runners",), False, False),
         ("change-adjustment", "stock_compile_cudagraphs", 16, (
-            "level", "links", "message", "name", "override", "runners", "says", "set", "since", "until", "when"),
+            "level", "links", "message", "name", "override", "runners", "says", "set", "since", "stage", "until", "when"),
          False, False),
         ("change-adjustment", "mamba_cache_align", 20, ("level",), True, False),
         ("change-adjustment", "gone_adjustment", 24, ("level",), False, True)]
@@ -2441,3 +2441,48 @@ def test_exempt_of_a_matrix_wide_chain_replaces_the_chains_one_list_which_exempt
     with pytest.raises(matrix.UnsupportedFeatureError) as excinfo:
         m.resolve({"h": -2}, runner="r2")
     assert str(excinfo.value).splitlines()[0] == "R2 is not valid for this config: h must be positive"
+
+
+def test_an_overlay_moves_an_upstream_adjustment_to_another_stage(tmp_path):
+    """`[change.adjustments.ID] stage = …` (found by review: 'stage' was an unknown key there).
+    Upstream fills y after the choice, so R1 is chosen on y = 0 and then refused on y = 1; the
+    overlay moves the fill before the choice, where it makes R2 the choice."""
+    import matrix
+
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "r1.toml").write_text('name = "R1"\npriority = 2\n')
+    (tmp_path / "runners" / "r2.toml").write_text('name = "R2"\npriority = 1\n')
+    (tmp_path / "features.toml").write_text(textwrap.dedent("""\
+        [matrix]
+        name = "staged host"
+        version = "1.0"
+        stages = ["device", "choice", "pages"]
+        [config]
+        y = { type = "int", min = 0, max = 3, default = 0 }
+        [features.one]
+        name = "One"
+        when = "y == 1"
+        support = { r1 = "no", r2 = "yes" }
+        [adjustments.fill]
+        name = "fill"
+        when = "y == 0"
+        set = { y = 1 }
+        stage = "pages"
+        """))
+    (tmp_path / "overlay.toml").write_text(textwrap.dedent("""\
+        [overlay]
+        name = "plug"
+        extends = "features.toml"
+        [change.adjustments.fill]
+        stage = "device"
+        why = "the plugin fills it before the choice"
+        """))
+    with pytest.raises(matrix.AdjustmentError):
+        matrix.load(str(tmp_path / "features.toml")).resolve({})
+    resolution = matrix.load(str(tmp_path / "overlay.toml")).resolve({})
+    assert (resolution.runner, [(a.id, a.runner, a.after) for a in resolution.adjustments]) == ("r2", [("fill", None, 1)])
+    (tmp_path / "overlay.toml").write_text((tmp_path / "overlay.toml").read_text().replace('stage = "device"', 'stage = "devic"'))
+    with pytest.raises(matrix.LoadError) as caught:
+        matrix.load(str(tmp_path / "overlay.toml"))
+    assert [p.message for p in caught.value.problems] == [
+        "Unknown stage 'devic', did you mean 'device' (expected one of 'choice', 'device', 'pages')"]
