@@ -20,7 +20,8 @@ changes is one of that change's (else it is a finding of its own). A region's te
 every config it describes goes from the finding's ``old`` answer to its ``new`` one (findings are
 merged only where their witnesses answer alike); it reads the config as given.
 
-What is not compared (yet): preference notices for a preference passed over, warnings of the
+What is not compared (yet), each said by a line of ``undecided`` where the sides do not decide
+alike and either has what produces it (`_unread`): preference notices for a preference passed over, warnings of the
 ``opt-in`` and ``partial`` kinds, the answer for a config that one side's ``[config]`` rejects
 (a choice or field only one side has), the blockers and deprecation warnings of a config a
 removal refuses, a request for a runner only one side has (a runner added or removed is the cause
@@ -333,7 +334,8 @@ def _not_compared(*sides: _diff.Side) -> Tuple[str, ...]:
     """What the diff does not compare, said rather than claimed unchanged: answers where the
     conditions read through the adjustments grow too large (`matrix._substitute.MAX_NODES`):
     there the questions read configs as given."""
-    out: List[str] = [_messages.diff_not_compared(what, where) for what, where in _unweighed(*sides)]
+    out: List[str] = [_messages.diff_not_compared(what, where) for what, where in (*_unweighed(*sides),
+                                                                                   *_unread(*sides))]
     if not all(side.exact for side in sides) and any(side.plan.any_adjusting for side in sides):
         out.append(_messages.diff_not_compared("adjustments", "a config an adjustment changes"))
     # A runner's blockers are read on its effective config where the resolution ends on it
@@ -344,10 +346,7 @@ def _not_compared(*sides: _diff.Side) -> Tuple[str, ...]:
     if all(side.exact for side in sides):
         return tuple(out)
     old, new = sides
-    runners = _diff.shared_runners(old, new)
-    if _diff.adjusting(old) == _diff.adjusting(new) and not old.defaults and len(runners) == len(old.matrix.runners) == len(new.matrix.runners) \
-            and [_diff.signature(old, g, runners) for g in old.plan.features] == \
-            [_diff.signature(new, g, runners) for g in new.plan.features]:
+    if _alike(old, new):
         return tuple(out)  # the same rules on both sides: no answer can differ
     for r in old.matrix.runners:
         if r.id not in {n.id for n in new.matrix.runners}:
@@ -388,6 +387,58 @@ def _unweighed(*sides: _diff.Side) -> List[Tuple[str, str]]:
         out.append(("the runners of roles other than the base", "a config that names a role's runner"))
     if any(a.stage is not None for a in adjustments):  # F6: the order of the adjustments by stage
         out.append(("the order of adjustments by stage ([matrix] stages)", "a config a staged adjustment changes"))
+    return out
+
+
+def _alike(old: _diff.Side, new: _diff.Side) -> bool:
+    """Whether the two sides decide every answer alike: the same runners in the same order (with
+    the same redirects and former ids), the same adjustments, no default that differs, and each
+    gate the same (`matrix._diff.signature`). Where they do not, every construct the diff does not
+    compare may answer differently (`_unread`)."""
+    runners = _diff.shared_runners(old, new)
+
+    def runner(side: _diff.Side, r: Any) -> object:
+        return side.ids.get(r.id, r.id), repr(r.redirects), repr(r.aliases)
+
+    return _diff.adjusting(old) == _diff.adjusting(new) and not old.defaults \
+        and len(runners) == len(old.matrix.runners) == len(new.matrix.runners) \
+        and [runner(old, r) for r in old.matrix.runners] == [runner(new, r) for r in new.matrix.runners] \
+        and [_diff.signature(old, g, runners) for g in old.plan.features] == \
+        [_diff.signature(new, g, runners) for g in new.plan.features]
+
+
+def _unread(*sides: _diff.Side) -> List[Tuple[str, str]]:
+    """What of a resolution the diff does not compare, where either side has what produces it and
+    the sides do not decide alike (`_alike`): said, never claimed unchanged (the brute force of
+    tests/test_diff.py holds every other difference of a resolution to a finding)."""
+    old, new = sides
+    if _alike(old, new):
+        return []
+    plans = [side.plan for side in sides]
+    features = [g for p in plans for g in p.features]
+    out = []
+    if any(g.prefers is not None and not g.prefers.outright for g in features):
+        out.append(("preference notices for a preference passed over",
+                    "a config a feature that prefers a runner applies to"))
+    if any(mask for p in plans for mask in (*p.opt_in.values(), *p.partial.values())):
+        out.append(("warnings of the opt-in and partial kinds", "a config that uses a feature a runner supports "
+                                                                 "opt-in or partially"))
+    shared = _diff.shared_runners(old, new)  # by the new side's ids
+    one_sided = sorted({r.name for side in sides for r in side.matrix.runners if side.ids.get(r.id, r.id) not in shared})
+    if one_sided:
+        out.append((f"a request for a runner only one side has ({', '.join(one_sided)}), and its blockers",
+                    "a request for it"))
+    if any(p.removed for p in plans):
+        out.append(("the blockers and deprecation warnings of a config a removal refuses",
+                    "a config a removed feature refuses"))
+    # A request's blockers are automatic choice's but where a gate is in force in one mode only,
+    # or the runner served reads its own effective config (`Resolution.unsupported`).
+    if shared and (any(g.applies != "always" for g in features) or any(own for p in plans for own in p.adjustments.values())):
+        out.append(("the blockers a request reads", "a request"))
+    if any(r.redirects for side in sides for r in side.matrix.runners) or any(
+            g.prefers is not None or g.forces is not None and g.forces.override for g in features):
+        out.append(("the warnings said beside a refusal: a redirect, an override or a preference that led to it",
+                    "a config or request that is refused"))
     return out
 
 

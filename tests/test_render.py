@@ -1294,14 +1294,27 @@ before it (matrix diff of the two), breaking changes first, each with a config t
 def test_the_release_notes_of_the_default_matrix_leave_nothing_uncompared():
     # The diff compares a runner's own adjustments (issue 28: it said "Not compared: adjustments"
     # for both releases), and V2's blockers on its effective config where its adjustments write
-    # what they read (it said "Not compared: the blockers of Model Runner V2 …" for both): nothing
-    # is said left out; a long region is said by its first conditions in the table, whole in the JSON.
+    # what they read (it said "Not compared: the blockers of Model Runner V2 …" for both); a long region is said by its first conditions in the table, whole in the JSON.
     from matrix.diff import brief
 
     data = json.loads(render(DEFAULT, format="json", tables=("release-notes",)))
     jsonschema.validate(data, json_schema())
-    assert data["release_gaps"] == []
+    # What the diff does not compare is said where the matrix has what produces it (a preference
+    # passed over, a removal, a gate in force for requests only, redirects), never claimed unchanged.
+    said = {"preference": "preference notices for a preference passed over (the answers for a config a feature that "
+                          "prefers a runner applies to may differ unseen)",
+            "removal": "the blockers and deprecation warnings of a config a removal refuses (the answers for a config "
+                       "a removed feature refuses may differ unseen)",
+            "request": "the blockers a request reads (the answers for a request may differ unseen)",
+            "refusal": "the warnings said beside a refusal: a redirect, an override or a preference that led to it "
+                       "(the answers for a config or request that is refused may differ unseen)"}
+    gaps = [("0.30.0", "0.31.0", ("preference", "request", "refusal")),
+            ("0.31.0", "0.32.0", ("preference", "removal", "request", "refusal")),
+            ("0.32.0", "0.33.0", ("removal", "request", "refusal"))]
+    assert data["release_gaps"] == [{"version": new, "previous": old, "text": f"Not compared: {said[k]}"}
+                                    for old, new, keys in gaps for k in keys]
     table = render(DEFAULT, tables=("release-notes",))
-    assert [line for line in table.splitlines() if "Not compared" in line] == []
+    assert [line for line in table.splitlines() if "Not compared" in line] == [
+        f"{old} → {new}: Not compared: {said[k]}" for old, new, keys in gaps for k in keys]
     longest = max(data["release_notes"], key=lambda n: len(n["region"]))["region"]
     assert len(longest) > 1000 and f"`{brief(longest)}`" in table and longest not in table
