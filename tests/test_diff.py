@@ -2685,8 +2685,10 @@ def test_issue_30s_constructs_the_diff_does_not_weigh_are_said_not_compared():
     stages = _UNWEIGHED.replace('version = "1.0"\n', 'version = "1.0"\nstages = ["choice", "late"]\n', 1)
     assert diff(old, matrix.loads(stages, runners=runners)).undecided == ()  # stages no adjustment names: today's order
     staged = matrix.loads(stages.replace("override = false\n", 'override = false\nstage = "late"\n', 1), runners=runners)
-    assert diff(old, staged).undecided[-1] == ("Not compared: the order of adjustments by stage ([matrix] stages) "
-                                               + note.format("a config a staged adjustment changes"))
+    assert diff(old, staged).undecided == (
+        "Not compared: the order of adjustments by stage ([matrix] stages) " + note.format("a config a staged adjustment changes"),
+        # the sides differ (a stage), and runner b has an adjustment of its own (`_unread`)
+        "Not compared: the blockers a request reads " + note.format("a request"))
 
 
 def test_a_witness_is_not_shortened_into_a_config_a_side_refuses():
