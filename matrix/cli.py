@@ -787,6 +787,8 @@ def _check_one(matrix: Matrix, options: argparse.Namespace, *, stdout: IO[str]) 
 
     versions: List[str] = []  # with --all-versions: the releases checked
     seen_at: Dict[str, List[str]] = {}  # with --all-versions: a finding's text → the releases it is found at
+    # with --all-versions: a finding's text → each witness it has (JSON), in release order → its releases
+    witnesses: Dict[str, Dict[str, List[str]]] = {}
     if options.all_versions:
         from . import _releases
 
@@ -794,9 +796,10 @@ def _check_one(matrix: Matrix, options: argparse.Namespace, *, stdout: IO[str]) 
         findings: Dict[str, Finding] = {}
         for version in versions:
             for finding in check(matrix, version=version, strict=options.strict, against=options.against).findings:
-                key = _dumps([str(finding), finding.witness], sort_keys=True)
+                key = str(finding)  # one finding, whatever config shows it at each release
                 findings.setdefault(key, finding)
                 seen_at.setdefault(key, []).append(version)
+                witnesses.setdefault(key, {}).setdefault(_dumps(finding.witness, sort_keys=True), []).append(version)
         report = Report(tuple(findings.values()), strict=options.strict)
     else:
         report = check(matrix, version=options.version, strict=options.strict, against=options.against)
@@ -819,15 +822,22 @@ def _check_one(matrix: Matrix, options: argparse.Namespace, *, stdout: IO[str]) 
         if options.all_versions:
             data["versions"] = versions
             for finding, entry in zip(report.findings, data["findings"]):
-                entry["versions"] = seen_at[_dumps([str(finding), finding.witness], sort_keys=True)]
+                entry["versions"] = seen_at[str(finding)]
+                if len(witnesses[str(finding)]) > 1:  # another config shows it at another release
+                    entry["witnesses"] = [{"versions": at, "witness": _json_loads(w)}
+                                          for w, at in witnesses[str(finding)].items()]
         stdout.write(_dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
         for finding in report.findings:
             stdout.write(f"{finding}\n")
-            if finding.witness is not None:
+            shown = witnesses.get(str(finding), {})
+            if len(shown) > 1:  # --all-versions: each config that shows it, with its releases
+                for witness, at in shown.items():
+                    stdout.write(f"    witness at {', '.join(at)}: {witness}\n")
+            elif finding.witness is not None:
                 stdout.write(f"    witness: {_dumps(finding.witness, sort_keys=True)}\n")
             if options.all_versions:
-                at = seen_at[_dumps([str(finding), finding.witness], sort_keys=True)]
+                at = seen_at[str(finding)]
                 if at != versions:
                     stdout.write(f"    at: {', '.join(at)}\n")
         label = matrix.file or "matrix"

@@ -3,6 +3,7 @@ import os
 import re
 import sys
 import json
+import textwrap
 
 import pytest
 from hypothesis import given
@@ -883,6 +884,43 @@ def test_check_all_versions_finds_what_only_an_older_release_has(tmp_path):
     assert call("check", "--all-versions", "--strict")[0] == 1
     assert call("check", "--all-versions", "--version", "1.0") == (
         2, "", "matrix: error: argument --version: not allowed with argument --all-versions\n")
+
+
+def test_check_all_versions_says_a_finding_once_with_the_witness_of_each_release(tmp_path):
+    """A finding whose witness differs between releases (the default mode is removed at 2.0, so
+    its witness sets another) was reported twice, once per witness (found by a user trial)."""
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "r.toml").write_text('name = "R"\npriority = 2\nredirects = [{ to = "s", when = "gpu == \'none\'" }]\n')
+    (tmp_path / "runners" / "s.toml").write_text('name = "S"\npriority = 1\n')
+    (tmp_path / "features.toml").write_text(textwrap.dedent("""\
+        [matrix]
+        name = "av"
+        version = "2.0"
+        [config]
+        "mode" = { type = "str", choices = ["a", "b", "old"], default = "old" }
+        "gpu" = { type = "str", choices = ["none", "x"], default = "none", fact = true }
+        [features.old]
+        name = "old mode"
+        when = "mode == 'old'"
+        support = { r = "yes", s = "yes" }
+        deprecated = { since = "1.0", remove_in = "2.0", removed = true }
+        [features.f]
+        name = "F"
+        when = "gpu == 'none'"
+        support = { r = "yes", s = "no" }
+        """))
+    status, out, _ = call("check", "--all-versions")
+    assert out.splitlines()[2:5] == [
+        "runners/r.toml:3:14: warning[redirect-refused]: R's redirect 1 to S (gpu == 'none') can leave a request S "
+        "refuses: where it applies, S does not support F",
+        '    witness at 1.0: {"gpu": "none"}',
+        '    witness at 2.0: {"gpu": "none", "mode": "a"}']
+    status, out, _ = call("check", "--all-versions", "--format", "json")
+    refused = [f for f in json.loads(out)["findings"] if f["code"] == "redirect-refused"]
+    assert [(f["versions"], f["witness"], f["witnesses"]) for f in refused] == [
+        (["1.0", "2.0"], {"gpu": "none"}, [{"versions": ["1.0"], "witness": {"gpu": "none"}},
+                                           {"versions": ["2.0"], "witness": {"gpu": "none", "mode": "a"}}])]
 
 
 IGNORES = """
