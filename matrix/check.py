@@ -1093,7 +1093,8 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, cho
         note = f" (acknowledged: {refusal.reason})" if refusal is not None else ""
         level: Severity = "note" if refusal is not None else severity
         yield from _no_runner_findings(combos, order, blocks, refused, runners, witness_of, place, level, note, refusal_id,
-                                       lambda gates: decider[frozenset(g.id for g in gates)])
+                                       lambda gates: decider[frozenset(g.id for g in gates)],
+                                       lambda g, r: g.statement(r, v).status == "opt-in")
     yield from _stopped(stopped, place, budget)
     if cut:
         yield place.config("no-runner-cut", ("matrix",),
@@ -1123,7 +1124,8 @@ def _no_runner_findings(minimal: List[Tuple[Feature, ...]], order: Dict[str, int
                         refused: Dict[str, FrozenSet[str]], runners: Sequence[Runner],
                         witness_of: Callable[[Sequence[Feature]], Dict[str, Any]],
                         place: _Places, severity: Severity, note: str, refusal_id: Optional[str],
-                        decided_by: Callable[[Sequence[Feature]], Feature]) -> Iterator[Finding]:
+                        decided_by: Callable[[Sequence[Feature]], Feature],
+                        opt_in: Callable[[Feature, str], bool]) -> Iterator[Finding]:
     names_of = {r.id: r.name for r in runners}
 
     def reasons(gates: Sequence[Feature]) -> str:
@@ -1141,7 +1143,9 @@ def _no_runner_findings(minimal: List[Tuple[Feature, ...]], order: Dict[str, int
                 assert g.prefers is not None
                 out.append(f"{r.name} is passed over: {g.name} chooses {names_of[g.prefers.runner]} outright")
             elif any(g.origin is None for g in refusing):
-                out.append(f"{r.name} does not support {'; '.join(g.name for g in refusing)}")
+                # An opt-in is said so, as resolve says it: asked for, the runner serves it.
+                out.append(f"{r.name} does not support "
+                           + "; ".join(g.name + " (opt-in)" * opt_in(g, r.id) for g in refusing))
             elif isinstance(refusing[0].origin, Runner):
                 out.append(f"{r.name} is not a candidate")
             else:

@@ -2427,3 +2427,20 @@ runners = ["a"]
         assert [w.kind for w in caught.value.resolution.warnings if w.kind == "adjusted"] == []
     assert [(f.code, f.place) for f in check(m).findings if f.code.startswith("adjustment")] == [
         ("adjustment-never", "$.adjustments.a0")]
+
+
+def test_no_runner_says_an_opt_in_is_opt_in_as_resolve_does():
+    """A runner with an opt-in cell serves the config when asked for it: the no-runner note says
+    "(opt-in)" beside the feature, as resolve's error does (it said "does not support AV1";
+    found by a user trial)."""
+    m = matrix.loads('[matrix]\nname = "oi"\nversion = "1.0"\n[config]\n'
+                     '"codec" = { type = "str", choices = ["h264", "av1"], default = "h264" }\n'
+                     '[features.av1]\nname = "AV1"\nwhen = "codec == \'av1\'"\nsupport = { r = "no", s = "opt-in" }\n',
+                     runners={"r": {"name": "R", "priority": 2}, "s": {"name": "S", "priority": 1}})
+    assert [f.message for f in check(m).findings if f.code == "no-runner"] == [
+        "No runner can serve a config that uses AV1: R does not support AV1; S does not support AV1 (opt-in)"]
+    with pytest.raises(NoRunnerError) as caught:
+        m.resolve({"codec": "av1"})
+    assert str(caught.value).splitlines()[0] == (
+        "No runner can serve this config: R does not support: AV1; S does not support: AV1 (opt-in)")
+    assert m.resolve({"codec": "av1"}, runner="s").runner == "s"
