@@ -1391,6 +1391,12 @@ def diff_effective(path: str, old: str, new: str) -> str:
     return f"Effective value of {path}: {old} → {new}"
 
 
+def diff_copied_value(source: str, times: object, at_witness: str) -> str:
+    """A value an adjustment copies, which varies over a region: its source, and the witness's."""
+    scaled = "" if times is None else f" times {times!r}"
+    return f"the value of {source}{scaled} ({at_witness} at the witness)"
+
+
 # --- sglang lane (#30): orders without fallback, validated defaults -------------------------
 
 

@@ -542,7 +542,8 @@ def _whole(side, found, error):
     ids.update({before: after for after, before in getattr(side, "local_ids", {}).items()})
     def said(text):  # a runner renamed is said by its new id (that it is renamed is a cosmetic finding)
         for before, after in ids.items():
-            text = text.replace(f"'{before}'", f"'{after}'") if before != after else text
+            # not a config value that happens to spell the id: "t = 'b'", "t in ['a', 'b']"
+            text = re.sub(rf"(?<!= )(?<!\[)(?<!, )'{re.escape(before)}'", f"'{after}'", text) if before != after else text
         return text
 
     return {"refused": None if error is None else (type(error).__name__, said(str(error))),
@@ -2764,3 +2765,20 @@ def test_a_list_fields_default_changed_is_compared_where_a_value_is_tested_in_it
     schema = _diff.union_schema(old.schema, new.schema)
     assert [region_predicate(report.changes[0].region).evaluate(c, schema=schema)
             for c in ({"s": "a"}, {"s": "b"}, {"s": "a", "l": ["a"]})] == [True, False, False]
+
+
+def test_a_copied_value_is_said_as_its_source_where_it_varies_over_the_region():
+    """An adjustment that copies a field (times a number) gives each config of its region that
+    field's value: the finding says the source, with the witness's value beside it (it said
+    "8 → 128" of configs that go to 160; found by a user trial)."""
+    base = ('[matrix]\nname = "cp"\nversion = "1.0"\n[config]\n"bits" = { type = "int", choices = [8, 10], default = 8 }\n'
+            '"threads" = { type = "int", min = 1, max = 256, default = 8 }\n'
+            '[features.f]\nname = "F"\nwhen = "bits == 10"\nsupport = { a = "yes" }\n')
+    runners = {"a": {"name": "A", "priority": 1}}
+    old = matrix.loads(base, runners=runners)
+    new = matrix.loads(base + '[adjustments.t]\nname = "threads follow bits"\nwhen = "threads == 8"\n'
+                              'set = { threads = { from = "bits", times = 16 } }\n', runners=runners)
+    found = [(c.id, c.message, c.region, c.old, c.new) for c in diff(old, new).changes if c.id == "adjustment-added"]
+    assert found == [("adjustment-added", "Effective value of threads: 8 → the value of bits times 16 (128 at the witness)",
+                      "threads == 8", "8", "the value of bits times 16 (128 at the witness)")]
+    assert new.resolve({"bits": 10}).effective["threads"] == 160
