@@ -38,7 +38,10 @@ def header(b: _Builder, source: _Source, raw: object) -> Optional[MatrixSpec]:
         b.default_support = (Statement(spec.default_support if spec.default_support in allowed else "no"),)
     if spec is not None and spec.stages:
         b.stages = tuple(spec.stages)
-        if CHOICE not in spec.stages:
+        twice = sorted({s for s in spec.stages if spec.stages.count(s) > 1}, key=spec.stages.index)
+        if twice:
+            b.problem(source, ("matrix", "stages"), _messages.stage_twice(twice[0]))
+        elif CHOICE not in spec.stages:
             b.problem(source, ("matrix", "stages"), _messages.stages_without_choice(CHOICE))
     found: Optional[MatrixSpec] = spec
     if spec is not None:

@@ -2032,6 +2032,10 @@ def stages_without_choice(choice: str) -> str:
             "before or after it)")
 
 
+def stage_twice(stage: str) -> str:
+    return f"Stage {stage!r} is listed twice: each stage is one step of the host, in order"
+
+
 def stage_without_stages(stage: str) -> str:
     return f"Stage {stage!r} is not declared: [matrix] declares no stages (stages = [\"…\", \"choice\", \"…\"])"
 
