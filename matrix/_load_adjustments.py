@@ -73,6 +73,8 @@ def _stage(builder: _Builder, source: _Source, where: Sequence[Any], spec: Any) 
     """An adjustment's ``stage`` (issue 30, F6: `matrix._stages`): one of ``[matrix] stages``, and
     for a runner's adjustment ``choice`` or a later one (before the choice no runner serves)."""
     stages = builder.stages
+    if builder.stages_refused:
+        return
     if not stages:
         builder.problem(source, (*where, "stage"), _messages.stage_without_stages(spec.stage))
     elif spec.stage not in stages:

@@ -23,6 +23,8 @@ def header(b: _Builder, source: _Source, raw: object) -> Optional[MatrixSpec]:
         b.problem(source, ("matrix",), _messages.missing_header())
         return None
     spec, bad = b.shaped(source, raw, b.shapes.MatrixSpec, ("matrix",))
+    if spec is None and isinstance(raw, dict) and "stages" in raw:
+        b.stages_refused = True  # said once here: no stage named elsewhere is said again
     if spec is not None and b.version(source, ("matrix", "version"), spec.version) is None:
         return None
     if spec is not None and spec.config_class is not None and not CLASS_SPEC.match(spec.config_class):

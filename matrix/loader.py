@@ -287,6 +287,8 @@ class _Builder:
         self.default_support: Optional[Tuple[Statement, ...]] = None
         #: [matrix] stages (issue 30, F6), once the header is read: the stages an adjustment may name.
         self.stages: Tuple[str, ...] = ()
+        #: The header was refused with a ``stages`` in it: a stage named elsewhere is not checked.
+        self.stages_refused = False
 
     # --- what every section uses -----------------------------------------------------------
 
