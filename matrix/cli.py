@@ -464,24 +464,25 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
     chosen = matrix.runner(resolution.runner)
     explained = resolution.explanation(remedies=False)  # the summary does not show them
     how = "automatically"
-    if options.runner:
+    asked = explained["requested"]  # --runner, or the base role's field (a request too)
+    if asked:
         if explained["redirected"] is not None and explained["how"] == "redirected":
-            how = f"redirected from the {options.runner} asked for,"
-        elif chosen.id in (options.runner, explained["alias_of"]):
+            how = f"redirected from the {asked} asked for,"
+        elif chosen.id in (asked, explained["alias_of"]):
             how = "as asked"
         else:
-            how = f"over the {options.runner} asked for,"
+            how = f"over the {asked} asked for,"
     stdout.write(f"Chose {_named(chosen)} {how} at version {resolution.version}\n")
     if "roles" in explained:  # a matrix with [roles]: each role's runner, as explain() says them
         from ._roles import said
 
         stdout.write("Roles: " + "; ".join(said(matrix, r["id"], r["runner"], r["how"], r["follows"])
                                            for r in explained["roles"]) + "\n")
-    if explained["order"] is not None and options.runner is None:
+    if explained["order"] is not None and not asked:
         order = explained["order"]
         stdout.write(f"Order: {_messages.order_applies(order['name'], order['when'])}\n")
     preference = next((w for w in resolution.warnings if w.kind == "preference" and w.runner == chosen.id), None)
-    if preference is not None and options.runner is None:
+    if preference is not None and not asked:
         tried_first = []  # free candidates automatic choice would have taken first
         for entry in explained["runners"]:
             if entry["id"] == chosen.id:
@@ -495,7 +496,7 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
         if runner.id == chosen.id:
             passed = True
             continue
-        if not entry["candidate"] and options.runner is None:
+        if not entry["candidate"] and not asked:
             if not passed:  # tried before the chosen one, had it been a candidate
                 from ._overlay_origin import removed
 
@@ -505,8 +506,8 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
         blockers = resolution.unsupported[runner.id]
         if not blockers:
             continue
-        names = ", ".join(f.name for f in blockers)
-        verb = "Skipped" if not passed and options.runner is None else "Also blocked"
+        names = ", ".join(resolution._said(f, runner.id) for f in blockers)  # a reason with its values
+        verb = "Skipped" if not passed and not asked else "Also blocked"
         stdout.write(f"{verb} {_named(runner)} because of: {names}\n")
     for change in resolution.adjustments:
         when = "before the choice" if change.runner is None else f"for {change.runner}"

@@ -886,6 +886,23 @@ def test_check_all_versions_finds_what_only_an_older_release_has(tmp_path):
         2, "", "matrix: error: argument --version: not allowed with argument --all-versions\n")
 
 
+def test_check_all_versions_and_the_release_notes_know_the_release_an_adjustment_begins_at(tmp_path):
+    """Found by a user trial: the releases were only those of gates, cells and fields, so an
+    adjustment added at 1.5 was credited to 2.0 in the release notes, and 1.5 was never checked."""
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "polars.toml").write_text('name = "Polars"\npriority = 2\n')
+    (tmp_path / "runners" / "pandas.toml").write_text('name = "pandas"\npriority = 1\n')
+    (tmp_path / "features.toml").write_text(ALL_VERSIONS + (
+        '[adjustments.cap]\nname = "Cap rows"\nwhen = "rows > 5000"\nset = { rows = 5000 }\nsince = "1.5"\n'))
+    status, out, _ = call("check", "--all-versions", "--format", "json")
+    assert (status, json.loads(out)["versions"]) == (0, ["1.0", "1.5", "2.0"])
+    status, out, _ = call("docs", "--table", "release-notes")
+    assert status == 0
+    assert [line.split(" | ")[:3] for line in out.splitlines() if "adjustment-added" in line] == [
+        ["| 1.5", "behaviour", "`adjustment-added`"]]
+
+
 def test_check_all_versions_says_a_finding_once_with_the_witness_of_each_release(tmp_path):
     """A finding whose witness differs between releases (the default mode is removed at 2.0, so
     its witness sets another) was reported twice, once per witness (found by a user trial)."""
@@ -1101,3 +1118,27 @@ def test_the_summary_of_a_matrix_with_roles_says_each_roles_runner(tmp_path):
         "Chose fa3 (FA3) automatically at version 1.0\n"
         "Roles: Attention backend (base) = fa3, chosen automatically; "
         "Decode attention backend (decode) = triton, asked for\n"), "")
+
+
+def test_the_summary_says_a_request_made_through_the_base_role_s_field_as_asked_with_reasons_filled(tmp_path):
+    """Found by a user trial: a runner named in the base role's field is a request (explain() said
+    "asked for"), but the summary said "automatically", and a blocker's reason kept its template."""
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "hw.toml").write_text('name = "HW"\npriority = 20\n[requires]\nsplit = "slices != 3"\n')
+    (tmp_path / "runners" / "sw.toml").write_text('name = "SW"\npriority = 10\n')
+    (tmp_path / "features.toml").write_text(
+        '[matrix]\nname = "enc"\nversion = "1.0"\n[config]\n'
+        'encoder = { type = "str", nullable = true, choices = ["hw", "sw"] }\n'
+        'slices = { type = "int", min = 1, max = 4, default = 1 }\n'
+        '[requirements]\nsplit = { name = "Split", reason = "slices ({slices}) must not be 3" }\n'
+        '[roles.encode]\nname = "Encoder"\nfield = "encoder"\n')
+    assert call("resolve", "--set", "encoder=sw", "--set", "slices=3") == (0, (
+        "Chose sw (SW) as asked at version 1.0\n"
+        "Roles: Encoder (encode) = sw, asked for\n"
+        "Also blocked hw (HW) because of: slices (3) must not be 3\n"), "")
+    assert call("resolve", "--set", "slices=3") == (0, (
+        "Chose sw (SW) automatically at version 1.0\n"
+        "Roles: Encoder (encode) = sw, chosen automatically\n"
+        "Skipped hw (HW) because of: slices (3) must not be 3\n"
+        "Warning (fallback): HW is not valid for this config: slices (3) must not be 3; using SW instead\n"), "")
