@@ -16,14 +16,14 @@ exist through its ``since``/``until`` window. The semantics are in `matrix._choi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from packaging.version import Version
 
 import attrs
 
 from . import _format, _messages
-from .schema import Alias, Deprecation, Redirect, Runner, Schema, window_text
+from .schema import Alias, Deprecation, Field, Redirect, Runner, Schema, window_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._converter import AliasSpec, Place, RedirectSpec
@@ -89,31 +89,36 @@ def _alias(builder: _Builder, source: _Source, where: Place, runner: str, spec: 
     if remove_in is not None and remove_in == since and not spec.removed:
         builder.problem(source, where + ("remove_in",), _messages.no_period_unrecorded(str(remove_in)))
         return None
-    if spec.message is not None and not _message(builder, source, where + ("message",), spec.message, schema,
-                                                 since, remove_in):
-        return None
+    message = spec.message
+    if message is not None and not _message(builder, source, where + ("message",), message, schema,
+                                            since, remove_in, _messages.alias_message_window):
+        message = None  # said; the former id stays known, so that what names it is not refused too
     if not ok:
         return None
-    return Alias(spec.id, runner, Deprecation(since, remove_in, spec.message, runner, spec.removed))
+    return Alias(spec.id, runner, Deprecation(since, remove_in, message, runner, spec.removed))
 
 
-def _message(builder: _Builder, source: _Source, where: Place, text: str, schema: Schema, since: Version,
-             remove_in: Optional[Version]) -> bool:
-    """Whether a former id's message is a template of config paths (issue 30, F7) that reads
-    only fields that exist while the alias warns, from ``since`` to ``remove_in`` (said, else)."""
+def _message(builder: _Builder, source: _Source, where: Place, text: str, schema: Schema,
+             since: Optional[Version], until: Optional[Version], said: Callable[[str, str], str]) -> bool:
+    """Whether a former id's or a redirect's message is a template of config paths (issue 30,
+    F7) that reads only fields that exist while it is said, from *since* to *until* (said with
+    *said*, else)."""
     template = builder.template(source, where, text, schema)
     if template is None:
         return False
     for path in template.paths:
         field = schema.get(path)
-        if field is None or (field.since is None and field.until is None):
-            continue
-        starts = field.since is None or since >= field.since
-        ends = field.until is None or (remove_in is not None and remove_in <= field.until)
-        if not (starts and ends):
-            builder.problem(source, where, _messages.alias_message_window(path, window_text(field.window)))
+        if field is not None and not _spans(field, since, until):
+            builder.problem(source, where, said(path, window_text(field.window)))
             return False
     return True
+
+
+def _spans(field: Field, since: Optional[Version], until: Optional[Version]) -> bool:
+    """Whether *field* exists through the whole window from *since* (or always) to *until*."""
+    starts = field.since is None or (since is not None and since >= field.since)
+    ends = field.until is None or (until is not None and until <= field.until)
+    return starts and ends
 
 
 def _redirect(builder: _Builder, source: _Source, where: Place, runner: str, index: int, spec: RedirectSpec,
@@ -137,13 +142,10 @@ def _redirect(builder: _Builder, source: _Source, where: Place, runner: str, ind
         return None
     for path in sorted(when.paths):
         field = schema.get(path)
-        if field is None or (field.since is None and field.until is None):
-            continue
-        since, until = window
-        # The field exists through the whole window: from its start (or always) to its end.
-        starts = field.since is None or (since is not None and since >= field.since)
-        ends = field.until is None or (until is not None and until <= field.until)
-        if not (starts and ends):
+        if field is not None and not _spans(field, *window):
             builder.problem(source, where + ("when",), _messages.redirect_not_everlasting(path, window_text(field.window)))
             return None
+    if spec.message is not None and not _message(builder, source, where + ("message",), spec.message, schema,
+                                                 *window, _messages.redirect_message_window):
+        return None
     return Redirect(runner, to, when, spec.message, window[0], window[1], index)

@@ -718,6 +718,10 @@ def set_undeclared(path: str, declared: Iterable[str]) -> str:
             f"{did_you_mean(path, declared)}")
 
 
+def set_derived(path: str) -> str:
+    return f"Cannot set {path!r}: it is a derived field, computed from other fields by its derive, never given"
+
+
 def set_expected(path: str, text: str, what: str) -> str:
     return f"Cannot set {path!r} to {text!r}: expected {what}"
 
@@ -1162,6 +1166,10 @@ def adjustment_sets_given(path: str) -> str:
 def alias_message_window(path: str, window: str) -> str:
     return (f"A former id's message says {path!r}, which exists only {window}: give the alias since/remove_in "
             "inside it")
+
+
+def redirect_message_window(path: str, window: str) -> str:
+    return f"A redirect's message says {path!r}, which exists only {window}: give the redirect since/until inside it"
 
 
 def redirect_not_everlasting(path: str, window: str) -> str:

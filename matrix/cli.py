@@ -679,6 +679,8 @@ def _assign(config: Dict[str, object], assignment: str, schema: Schema) -> None:
         raise _Usage(_messages.bad_assignment(assignment))
     if schema:
         field = schema.get(path)
+        if field is None and path in schema.derived:
+            raise _Usage(_messages.set_derived(path))
         if field is None:
             raise _Usage(_messages.set_undeclared(path, [f.path for f in schema]))
         value = _typed(field, text)

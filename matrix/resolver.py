@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Set, Tuple, Union, get_args
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Set, Tuple, Union, get_args
 
 import attrs
 from packaging.version import Version
@@ -841,7 +841,7 @@ def _resolve_unadjusted(compiled: Plan, mask: int, values: Tuple[object, ...], r
     if runner is not None and runner in compiled.aliases:
         warnings = _choice.alias_said(compiled, runner, _reader(compiled, config, facts), warnings)
     if runner is not None and mask & compiled.redirecting:
-        warnings = _with_values(compiled, mask, values, runner, warnings)
+        warnings = _with_values(compiled, mask, values, runner, warnings, _reader(compiled, config, facts))
     if runner is None and mask & compiled.preferring:
         warnings = _choice.preferences_with_values(compiled, mask, values, warnings)
     resolution = _new(Resolution)  # as the fast path builds it: no __init__ call
@@ -895,7 +895,8 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
     if runner is not None and runner in compiled.aliases:  # said of C, before the runner's adjustments
         warnings = _choice.alias_said(compiled, runner, _reader(compiled, view if view is not None else config, facts), warnings)
     if runner is not None and cmask & compiled.redirecting:
-        warnings = _with_values(compiled, cmask, cvalues, runner, warnings)
+        warnings = _with_values(compiled, cmask, cvalues, runner, warnings,
+                                _reader(compiled, view if view is not None else config, facts))
     if runner is None and cmask & compiled.preferring:
         warnings = _choice.preferences_with_values(compiled, cmask, cvalues, warnings)
     fmask, fvalues, before = cmask, cvalues, len(adjusted)
@@ -946,15 +947,22 @@ def _because(redirect: Redirect, values: Mapping[str, object]) -> Dict[str, obje
 
 
 def _with_values(plan: Plan, mask: int, values: Tuple[object, ...], runner: str,
-                 warnings: Tuple[ResolutionWarning, ...]) -> Tuple[ResolutionWarning, ...]:
+                 warnings: Tuple[ResolutionWarning, ...], read: Callable[[str], object]) -> Tuple[ResolutionWarning, ...]:
     """*warnings* with the ``redirected`` one naming this config's values (the decision, shared
-    by every config of the mask, names the condition), unless the file gave the message."""
+    by every config of the mask, names the condition), or, where the file gave the message, that
+    message with the values *read* gives (path → value) of the config paths it names (F7)."""
     redirect = _redirect(plan, mask, runner)
-    if redirect is None or redirect.message is not None:
+    if redirect is None:
         return warnings
-    read = _because(redirect, dict(zip(plan.paths, values)))
-    shown = ", ".join(f"{p} = {_show(v)}" for p, v in read.items())
-    said = _messages.redirected(runner, redirect.to, shown)
+    if redirect.message is not None:
+        from ._templates import filled
+
+        if "{" not in redirect.message and "}" not in redirect.message:
+            return warnings
+        said = filled(redirect.message, read)
+    else:
+        because = _because(redirect, dict(zip(plan.paths, values)))
+        said = _messages.redirected(runner, redirect.to, ", ".join(f"{p} = {_show(v)}" for p, v in because.items()))
     return tuple(attrs.evolve(w, message=said) if w.kind == "redirected" else w for w in warnings)
 
 

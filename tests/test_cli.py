@@ -1142,3 +1142,17 @@ def test_the_summary_says_a_request_made_through_the_base_role_s_field_as_asked_
         "Roles: Encoder (encode) = sw, chosen automatically\n"
         "Skipped hw (HW) because of: slices (3) must not be 3\n"
         "Warning (fallback): HW is not valid for this config: slices (3) must not be 3; using SW instead\n"), "")
+
+
+def test_set_of_a_derived_field_says_it_is_derived(tmp_path):
+    """Found by a user trial: it said the matrix's [config] does not declare it."""
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "sw.toml").write_text('name = "SW"\npriority = 10\n')
+    (tmp_path / "features.toml").write_text(
+        '[matrix]\nname = "enc"\nversion = "1.0"\n[config]\n'
+        'height = { type = "int", min = 16, max = 4096, default = 1080 }\n'
+        '"mb.rows" = { type = "int", derive = "height // 16" }\n')
+    assert call("resolve", "--set", "mb.rows=5") == (2, "", (
+        "matrix: error: Cannot set 'mb.rows': it is a derived field, computed from other fields by its derive, "
+        "never given\n"))

@@ -125,6 +125,7 @@ UNSEEN = {
     "roles": "a role's field is checked against its [config] entry and the runner ids, follows against the other roles",
     "adjustment_stages": "an adjustment's stage is checked against [matrix] stages, and a runner's against choice",
     "adjustment_stage_without_stages": "an adjustment's stage is checked against [matrix] stages",
+    "alias_message_bad": "the config paths a message template names are checked against [config]",
 }
 SYNTAX = {"toml_dotted_conflict", "toml_duplicate_key", "toml_duplicate_table", "toml_end_of_document",
           "toml_quote_inside_string", "toml_syntax", "toml_unterminated_string"}

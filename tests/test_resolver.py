@@ -1607,6 +1607,22 @@ def test_a_redirect_is_one_hop_and_its_message_is_the_files(sglang):
     assert sglang.resolve({}, runner="intel_amx").runner == "intel_amx"
 
 
+def test_a_redirect_s_message_is_a_template_of_config_paths():
+    """Found by a user trial: a redirect's message kept its braces as written, while every other
+    message of a file (reasons, adjustments', former ids') is a template of config paths."""
+    runners = dict(SGLANG_RUNNERS, fa3={"name": "FlashAttention 3", "priority": 40, "redirects": [
+        {"to": "triton", "when": "kv_cache_dtype == 'fp8_e5m2'",
+         "message": "fa3 cannot read a {kv_cache_dtype!r} cache ({{kv}}); using triton"}]})
+    resolution = matrix.loads(SGLANG, runners=runners).resolve({"kv_cache_dtype": "fp8_e5m2"}, runner="fa3")
+    assert [w.message for w in resolution.warnings] == ["fa3 cannot read a 'fp8_e5m2' cache ({kv}); using triton"]
+    runners["fa3"]["redirects"][0]["message"] = "fa3 cannot read {kv_cache}"
+    with pytest.raises(matrix.LoadError) as error:
+        matrix.loads(SGLANG, runners=runners, path="features.toml")
+    assert str(error.value).splitlines()[1:] == [
+        "  runners/fa3.toml: $.redirects[0].message: Unknown config path 'kv_cache', did you mean "
+        "'kv_cache_dtype'"]
+
+
 def test_forces_act_on_the_redirected_request_and_a_refusal_names_the_redirect(sglang):
     resolution = sglang.resolve({"kv_cache_dtype": "fp8_e5m2", "watermark": True}, runner="fa3")
     assert resolution.runner == "torch_native"
