@@ -61,6 +61,8 @@ VERSION, ID, PATH, CLASS, PREDICATE = "version", "id", "path", "class", "predica
 STATUS, BARE_STATUS, FIELD_TYPE, APPLIES = "status", "bare status", "field type", "applies"
 #: When an adjustment's message is said, one of `matrix.schema.ADJUSTMENT_SAYS` (issue 30, F9).
 SAYS = "says"
+#: How an adjustment's message is said, one of `matrix.schema.ADJUSTMENT_LEVELS`.
+LEVEL = "level"
 #: A built-in exception's name, one of `matrix._error_kinds.ERROR_KINDS` (issue 30, F5).
 ERROR_KIND = "error kind"
 RUNNER, SUPPORT_KEY, FEATURE, KIND = "runner", "support key", "feature", "kind"
@@ -262,7 +264,7 @@ class AdjustmentSpec:
     set: Optional[Dict[Annotated[str, PATH], Annotated[object, ANY]]] = None
     runners: Annotated[Tuple[Annotated[str, RUNNER], ...], NONEMPTY, UNIQUE] = ()
     override: bool = True
-    level: str = "warning"
+    level: Annotated[str, LEVEL] = "warning"
     message: Optional[str] = None
     says: Annotated[str, SAYS] = "changes"
     stage: Optional[Annotated[str, ID]] = None

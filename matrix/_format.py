@@ -168,7 +168,8 @@ DESCRIPTIONS: Dict[Tuple[Optional[str], Optional[str]], str] = {
     ("AdjustmentSpec", None): "An adjustment: config values the host changes where its condition holds",
     ("AdjustmentSpec", "name"): "Display string, used in messages and docs",
     ("AdjustmentSpec", "when"): "When the adjustment applies (on the config as the adjustments before it left it)",
-    ("AdjustmentSpec", "set"): "Config path → the value it takes: a value, { from = \"path\" } or { none = true }; "
+    ("AdjustmentSpec", "set"): "Config path → the value it takes: a value, { from = \"path\" } (with times = N to scale a "
+                               "number) or { none = true }; "
                                "left out: a notice, its message said wherever its condition holds",
     ("AdjustmentSpec", "says"): "When its message is said: changes (where it changes a value) or always (wherever "
                                 "its condition holds, a value changed or not; needs a message)",
