@@ -500,12 +500,30 @@ class _Places:
                 severity: Optional[Severity] = None, **extra: Any) -> Finding:
         from . import _messages
 
-        path: Tuple[object, ...] = ("features", feature.id, *key)
-        if isinstance(feature.origin, Requirement) and feature.origin.wide:  # features.toml's [requires]
-            path = ("requires", feature.origin.kind)
-        file, line, column = self.located(path)
+        if isinstance(feature.origin, Requirement):
+            place, file, line, column = self.requirement(feature.origin)
+        else:
+            path: Tuple[object, ...] = ("features", feature.id, *key)
+            place, (file, line, column) = _messages.place(path), self.located(path)
         return Finding(code, severity or CODES[code][0], message, feature=feature.id,
-                       place=_messages.place(path), file=file, line=line, column=column, **extra)
+                       place=place, file=file, line=line, column=column, **extra)
+
+    def requirement(self, requirement: Requirement) -> Tuple[str, Optional[str], Optional[int], Optional[int]]:
+        """Where *requirement* stands: its kind's key in features.toml's ``[requires]`` (a
+        matrix-wide one), else in its runner's ``[requires]`` (the runner's file where it has one)."""
+        from . import _messages
+
+        key: Tuple[object, ...] = ("requires", requirement.kind)
+        if requirement.wide:
+            return (_messages.place(key), *self.located(key))
+        found = self.matrix.runner(requirement.runner)
+        if found.file is not None:
+            from ._locate import Locations
+
+            at = Locations(found.text).key(key) if found.text is not None else None
+            return _messages.place(key), found.file, at[0] if at else 1, at[1] if at else 1
+        path = ("runners", requirement.runner, *key)  # a runner given as a table ([runners.ID] of an overlay)
+        return (_messages.place(path), *self.located(path))
 
     def config(self, code: str, key: Tuple[object, ...], message: str, **extra: Any) -> Finding:
         from . import _messages

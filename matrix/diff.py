@@ -1709,10 +1709,13 @@ def _region_text(gates: Sequence[Feature], excluded: Sequence[Feature] = ()) -> 
 
 
 def _entry(side: _diff.Side, gate: Feature) -> Entry:
-    from .schema import Adjustment, Order, Redirect
+    from .schema import Adjustment, Order, Redirect, Requirement
 
     matrix = side.matrix
     origin = gate.origin
+    if isinstance(origin, Requirement):  # its kind in [requires]: features.toml's, or its runner's file
+        place, file, line, column = side.places.requirement(origin)
+        return Entry(side.name, place, file, line, column)  # type: ignore[arg-type]
     if isinstance(origin, Adjustment):
         return _located(side, ("adjustments", origin.id))
     if isinstance(origin, Order):  # the [orders.ID] table, not the gate made of it

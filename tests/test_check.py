@@ -2444,3 +2444,27 @@ def test_no_runner_says_an_opt_in_is_opt_in_as_resolve_does():
     assert str(caught.value).splitlines()[0] == (
         "No runner can serve this config: R does not support: AV1; S does not support: AV1 (opt-in)")
     assert m.resolve({"codec": "av1"}, runner="s").runner == "s"
+
+
+def test_a_finding_about_a_requirement_stands_at_its_key_in_requires(tmp_path, monkeypatch):
+    """Found by a user trial: a finding made of runners' requirements stood at the first feature
+    of features.toml (its gate's id, 'hw:split', is no key there), and matrix diff's cause of a
+    matrix-wide requirement at '$.features["*:split"]'. A runner's clause stands in its runner
+    file, a matrix-wide one at features.toml's [requires]."""
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "hw.toml").write_text('name = "HW"\npriority = 20\n\n[requires]\nsplit = "slices != 3"\n')
+    (tmp_path / "runners" / "sw.toml").write_text('name = "SW"\npriority = 10\n[requires]\nsplit = "slices < 3"\n')
+    head = ('[matrix]\nname = "enc"\nversion = "1.0"\n[config]\nslices = { type = "int", min = 1, max = 4, default = 1 }\n'
+            'hdr = { type = "bool", default = false }\n'
+            '[requirements]\nsplit = { name = "Split", reason = "slices must not be 3" }\n')
+    tail = '[features.hdr]\nname = "HDR"\nwhen = "hdr"\nsupport = { hw = "yes", sw = "yes" }\n'
+    (tmp_path / "features.toml").write_text(head + tail)
+    monkeypatch.chdir(tmp_path)
+    [finding] = [f for f in check(matrix.load("features.toml")).findings if f.code == "no-runner"]
+    assert (finding.file, finding.line, finding.column, finding.place) == ("runners/hw.toml", 5, 1, "$.requires.split")
+    (tmp_path / "runners" / "sw.toml").write_text('name = "SW"\npriority = 10\n')
+    (tmp_path / "old.toml").write_text(head + tail)
+    (tmp_path / "features.toml").write_text(head + '[requires]\nsplit = "slices != 3"\n' + tail)
+    status, out, _ = call("diff", "old.toml", "features.toml", "--format", "json")
+    assert {(e["file"], e["line"], e["place"]) for c in json.loads(out)["changes"] for e in c["entries"]} == {
+        ("features.toml", 10, "$.requires.split")}
