@@ -736,22 +736,29 @@ def _cells(draw: st.DrawFn, runners: List[str]) -> Dict[str, Any]:
     return support
 
 
+@functools.lru_cache(maxsize=512)
+def _schema_strategies(config: str) -> Tuple[Schema, st.SearchStrategy, st.SearchStrategy]:
+    """The schema of the ``[config]`` table *config*, and the predicate strategies of a gate and
+    of a condition over it: built once per schema, not once per matrix drawn (hypothesis checks
+    each new strategy on its first draw, which took half the time of drawing a matrix)."""
+    from .loader import loads
+
+    schema = loads("[matrix]\nname = 's'\nversion = '1.0'\n[config]\n" + config, runners={"r0": {"name": "R0", "priority": 1}}).schema
+    return schema, predicate_sources(schema, max_leaves=4), predicate_sources(schema, max_leaves=3)
+
+
 @st.composite
 def _matrix_texts(draw: st.DrawFn, max_features: int) -> Tuple[str, Dict[str, Dict[str, Any]]]:  # noqa: C901 — draws one random matrix file section by section; each branch is one optional construct
     runner_count = draw(st.integers(1, 3))
     runners = [f"r{i}" for i in range(runner_count)]
     specs = draw(_field_specs())
-    from .loader import loads
-
-    schema = loads("[matrix]\nname = 's'\nversion = '1.0'\n[config]\n" + "".join(
-        f"{json.dumps(k)} = {_toml(v)}\n" for k, v in specs.items()),
-        runners={r: {"name": r.upper(), "priority": 10 - i} for i, r in enumerate(runners)}).schema
+    schema, gate, condition = _schema_strategies("".join(f"{json.dumps(k)} = {_toml(v)}\n" for k, v in specs.items()))
     version = draw(st.sampled_from(_VERSIONS))
     lines = ["[matrix]", 'name = "random"', f'version = "{version}"', "", "[config]"]
     lines += [f"{json.dumps(k)} = {_toml(v)}" for k, v in specs.items()]
     count = draw(st.integers(1, max_features))
     for index in range(count):
-        when = draw(predicate_sources(schema, max_leaves=4))
+        when = draw(gate)
         lines += ["", f"[features.g{index}]", f'name = "gate {index}"', f"when = {json.dumps(when)}",
                   f"support = {_toml(draw(_cells(runners)))}"]
         if draw(st.integers(0, 4)) == 0:
@@ -774,7 +781,6 @@ def _matrix_texts(draw: st.DrawFn, max_features: int) -> Tuple[str, Dict[str, Di
     runner_tables: Dict[str, Dict[str, Any]] = {
         r: {"name": f"Runner {r.upper()}", "priority": 10 - i} for i, r in enumerate(runners)}
     # Runner requirements (a kind's reason, a runner's own, a chain of two to four), candidacies, an order.
-    condition = predicate_sources(schema, max_leaves=3)
     if draw(st.booleans()):
         kinds = ["k0", "k1"][: draw(st.integers(1, 2))]
         # A kind's reason may be a template saying a field's value (issue 30, F7): a field that

@@ -1741,6 +1741,7 @@ def _reference_forced_freed(m, m0, universe, chosen_on):
     gate that blocks R in automatic choice holds on R's F (R's adjustments applied to C)."""
     v = m.version
     out = set()
+    gates = m0.gates_at(v)  # derived anew on each call: once, not once a config
     # Only a feature that forces a runner can be said (the set is of forcing features).
     for config in universe if any(g.forces is not None for g in m0.features_at(v)) else ():
         c = chosen_on(config)
@@ -1756,7 +1757,7 @@ def _reference_forced_freed(m, m0, universe, chosen_on):
             continue
         f, _ = _reference_apply(m, _after_choice(m, forced), c, forced)
         if any(g.applies != "asked" and g.status(forced, v) in ("no", "opt-in") and g.when.evaluate(f, schema=m.schema)
-               for g in m0.gates_at(v)):
+               for g in gates):
             continue
         out |= {g.id for g in m0.features_at(v) if g.forces is not None and g.forces.runner == forced
                 and g.applies != "asked" and g.when.evaluate(c, schema=m.schema)}
