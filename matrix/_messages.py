@@ -2043,6 +2043,16 @@ def staged_refusal_said(stage: str, runner: Optional[str], reasons: Sequence[str
     return f"Refused at stage {stage!r}{of}: {'; '.join(reasons)}"
 
 
+def staged_idle(what: str, stage: str) -> str:
+    return (f"{what}, at stage {stage!r}, never refuses: it holds for every config checked there; delete it, or "
+            "check its condition")
+
+
+def staged_unmet(what: str, stage: str, runners: Sequence[str]) -> str:
+    where = f" where {listing(list(runners))} serves" if runners else ""
+    return f"{what}, at stage {stage!r}, refuses every config that reaches that stage{where}"
+
+
 def stage_not_first(kind: str) -> str:
     return (f"Requirement {kind!r} is a chain: the stage it is checked at is its first clause's stage, so a later "
             "clause takes none")
