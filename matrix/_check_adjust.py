@@ -42,10 +42,13 @@ from . import _access, _choice, _messages
 from ._compile import Plan
 from ._nodes import Compare, IsNone, Literal, Node, Not, Path
 from ._space import Inconclusive, Space
+from ._staged import binds
+from ._staged import place as stage_of
+from ._stages import CHOICE
 from ._substitute import Rewriter, TooLarge, conjoin, constant, disjoin
 from .errors import AdjustmentError, ResolutionError
 from .predicates import truth
-from .schema import Adjustment, Feature, From, Matrix
+from .schema import WIDE, Adjustment, Feature, From, Matrix, Requirement
 
 Finding = Any  # check.Finding (check imports this module)
 
@@ -66,6 +69,14 @@ class Contexts:
         self.too_large: Optional[str] = None
         #: The rewritten conditions the space must represent.
         self.nodes: List[Node] = []
+        #: Staged requirements (issue 30, F6: `matrix._staged`), each chain's refusal on the config
+        #: given: before the choice (stage index, node), and per runner it binds after it.
+        self.first: List[Tuple[int, Node]] = []
+        self.later: Dict[str, List[Tuple[int, Node, Tuple[Requirement, ...]]]] = {}
+        try:
+            self._staged()
+        except TooLarge as error:
+            self.too_large = error.adjustment
         if not self.any:
             return
         try:
@@ -89,6 +100,37 @@ class Contexts:
             self.pre = Rewriter((), schema)
             self.own = {r: Rewriter((), schema) for r in self.own}
             self.nodes = []
+
+    def _staged(self) -> None:
+        matrix = self.matrix
+        if not matrix.staged:
+            return
+        stages = matrix.stages
+        at = stages.index(CHOICE)
+        chains: Dict[Tuple[str, str], List[Requirement]] = {}
+        for clause in matrix.staged:
+            chains.setdefault((clause.runner, clause.kind), []).append(clause)
+        for chain in chains.values():
+            k = stage_of(stages, chain[0])
+            fails = Not(conjoin([c.condition.node for c in chain]))
+            if k < at:
+                n = sum(1 for a in self.pre_adjustments if stage_of(stages, a) <= k)
+                node = self.pre(fails, n) if n else fails
+                self.first.append((k, node))
+                self.nodes.append(node)
+                continue
+            for runner in matrix.runners:
+                if binds(chain[0], runner.id):
+                    own = self.own_adjustments.get(runner.id, ())
+                    n = sum(1 for a in own if stage_of(stages, a) <= k)
+                    node = self.choice(self.own[runner.id](fails, n) if n else fails)
+                    self.later.setdefault(runner.id, []).append((k, node, tuple(chain)))
+                    self.nodes.append(node)
+
+    def refused_before(self, runner: Optional[str], stage: int) -> List[Node]:
+        """The staged refusals that stop resolution before the adjustments at *stage* (of
+        *runner*'s, after the choice; those before the choice, None)."""
+        return [n for k, n in self.first if k < stage] + [n for k, n, _ in self.later.get(runner or "", ()) if k < stage]
 
     @property
     def any(self) -> bool:
@@ -117,6 +159,8 @@ class _Reach:
                  chooses: Callable[[str, Any], bool]) -> None:
         self.ctx, self.space, self.choice, self.gone, self.chooses = ctx, space, choice, gone, chooses
         self.asked = [f for f in ctx.plan.features if f.applies != "automatic"]
+        #: Refused before the choice by a staged requirement (issue 30, F6), whatever is asked.
+        self.first = [n for _, n in ctx.first]
 
     def automatic(self, runner: str, true: Sequence[Node]) -> Optional[Dict[str, object]]:
         """A config automatic choice gives to *runner* (on C), with *true* holding too."""
@@ -141,7 +185,7 @@ class _Reach:
         compiled = self.ctx.plan
         choice = self.ctx.choice
         refusing = [choice(f.when.node) for f in self.asked if f.removed_at(compiled.version)
-                    or (f.forces is not None and f.forces.runner != runner)]
+                    or (f.forces is not None and f.forces.runner != runner)] + self.first
 
         def redirects(of: str) -> List[Tuple[Node, str]]:
             return [(choice(compiled.features[bit.bit_length() - 1].when.node), r.to)
@@ -163,7 +207,7 @@ class _Reach:
         # without overriding (a refusal wins over an override: `matrix._choice`), or an
         # overriding one that forces a third runner is active (one that forces Q does not act
         # against the request).
-        removed = [choice(f.when.node) for f in self.asked if f.removed_at(compiled.version)]
+        removed = [choice(f.when.node) for f in self.asked if f.removed_at(compiled.version)] + self.first
         for asked in (r.id for r in self.ctx.matrix.runners if r.id != runner):
             taken = removed + [choice(f.when.node) for f in self.asked if f.forces is not None and (
                 f.forces.override and f.forces.runner not in (runner, asked)
@@ -192,10 +236,14 @@ def findings(ctx: Contexts, space: Space, choice: Any, gone: Sequence[Node],
     """``adjustment-refuses``, ``adjustment-never``, ``adjustment-undone`` and ``forced-freed``
     (module docstring). *choice* is check's `_Choice` of automatic choice on C; *gone* the
     removed gates' conditions on C (a config that uses one is refused first)."""
+    gone = [*gone, *(n for _, n in ctx.first)]  # refused before the choice by a staged requirement
     yield from _forced_freed(ctx, space, choice, gone, place, budget, undecided)
-    if ctx.too_large is not None or not ctx.any:
+    if ctx.too_large is not None:
         return
     reach = _Reach(ctx, space, choice, gone, chooses)
+    yield from _staged_findings(ctx, space, reach, place, budget, undecided)
+    if not ctx.any:
+        return
     yield from _refuses(ctx, space, reach, place, budget, undecided)
     for adjustment in ctx.matrix.adjustments_at(ctx.plan.version):
         key = ("adjustments", adjustment.id)
@@ -225,8 +273,9 @@ def _refuses(ctx: Contexts, space: Space, reach: _Reach, place: Any, budget: int
         if not blockers:
             continue
         blocked = disjoin([ctx.served(runner.id, f.when.node) for f in blockers])
+        late = [n for _, n, _ in ctx.later.get(runner.id, ())]  # a staged refusal comes first
         try:
-            found = reach.automatic(runner.id, [blocked])
+            found = reach.automatic(runner.id, [blocked, *([Not(disjoin(late))] if late else [])])
         except Inconclusive as error:
             yield place.runner("inconclusive", runner.id, _messages.adjustment_undecided(
                 undecided(error, budget), runner.name))
@@ -347,9 +396,11 @@ def _never_or_undone(ctx: Contexts, space: Space, reach: _Reach, adjustment: Adj
         changes = ctx.pre(adjustment.when.node, index) if always else ctx.pre.changes(index)
         if changes is None:
             return
-        if space.solve(true=[changes]) is None:
+        stage = stage_of(ctx.matrix.stages, adjustment) if ctx.matrix.stages else 0
+        cut = ctx.refused_before(None, stage)
+        if space.solve(true=[changes, *([Not(disjoin(cut))] if cut else [])]) is None:
             yield place.config("adjustment-never", key, never(adjustment.name, _why(ctx, space, adjustment, index, None)))
-        elif not always and _undone(ctx, space, pre, index, None):
+        elif not always and _across(ctx, pre, index, None) and _undone(ctx, space, pre, index, None):
             yield place.config("adjustment-undone", key, _messages.adjustment_undone(adjustment.name))
         return
     reached = False
@@ -362,16 +413,89 @@ def _never_or_undone(ctx: Contexts, space: Space, reach: _Reach, adjustment: Adj
         if mine is None:
             return
         mine = ctx.choice(mine)
-        reached = reached or reach.automatic(runner, [mine]) is not None or reach.requested(runner, [mine]) is not None
+        cut = ctx.refused_before(runner, stage_of(ctx.matrix.stages, adjustment) if ctx.matrix.stages else 0)
+        kept = [mine, *([Not(disjoin(cut))] if cut else [])]  # no staged refusal before its stage
+        reached = reached or reach.automatic(runner, kept) is not None or reach.requested(runner, kept) is not None
         forcing = _forcing(ctx, reach.choice)
         reached = reached or any(_forced_free(ctx, space, reach.choice, reach.gone, f, runner, forcing, [mine], False)
                                  is not None for f in forcing if f.forces is not None and f.forces.runner == runner)
     if not reached:
         names = [ctx.matrix.runner(r).name for r in runners]
         yield place.config("adjustment-never", key, never(adjustment.name, _why(ctx, space, adjustment, None, names)))
-    elif not always and all(_undone(ctx, space, list(ctx.own_adjustments[r]), list(ctx.own_adjustments[r]).index(adjustment), r)
-             for r in runners):
+    elif not always and all(_across(ctx, list(ctx.own_adjustments[r]), list(ctx.own_adjustments[r]).index(adjustment), r)
+                            and _undone(ctx, space, list(ctx.own_adjustments[r]),
+                                        list(ctx.own_adjustments[r]).index(adjustment), r) for r in runners):
         yield place.config("adjustment-undone", key, _messages.adjustment_undone(adjustment.name))
+
+
+def _across(ctx: Contexts, adjustments: List[Adjustment], index: int, runner: Optional[str]) -> bool:
+    """True; or raises `Inconclusive` (cause ``stages``) where a staged requirement stands between
+    the adjustment at *index* and a later one of *adjustments*: where it refuses, the later ones
+    do not run, and whether they undo it is not asked of those configs."""
+    stages = ctx.matrix.stages
+    if not stages or index + 1 >= len(adjustments):
+        return True
+    start, end = stage_of(stages, adjustments[index]), stage_of(stages, adjustments[-1])
+    between = [c for c in ctx.matrix.staged if start <= stage_of(stages, c) < end and binds(c, runner)
+               and (runner is not None or c.runner == WIDE)]
+    if between:
+        raise Inconclusive(sorted({p for c in between for p in c.condition.paths}), ("stages",))
+    return True
+
+
+def _staged_findings(ctx: Contexts, space: Space, reach: _Reach, place_: Any, budget: int,
+                     undecided: Callable[[Inconclusive, int], str]) -> Iterator[Finding]:
+    """``requirement-idle`` of a staged requirement that refuses no config it is checked on, and
+    ``requirement-unmet`` of one that refuses every config it is checked on (issue 30, F6):
+    before the choice, the configs no earlier stage refuses; after it, for each runner it binds,
+    the configs that runner serves up to its stage."""
+    stages = ctx.matrix.stages
+    seen = set()
+    for clause in ctx.matrix.staged:
+        if (clause.runner, clause.kind) in seen:
+            continue
+        seen.add((clause.runner, clause.kind))
+        k = stage_of(stages, clause)
+        owner = None if clause.wide else ctx.matrix.runner(clause.runner)
+        what = (_messages.wide_requirement(clause.kind, clause.reason, "") if owner is None
+                else f"{owner.name}'s requirement {clause.kind!r} ({clause.reason})")
+        key: Tuple[object, ...] = ("requires", clause.kind)
+        try:
+            ways: List[Tuple[Optional[str], Node, List[Node]]] = []  # per runner it is checked for (None before the choice): refusal, and reached
+            if k < stages.index(CHOICE):
+                node = next(n for kk, n in ctx.first if kk == k and n is not None)
+                ways.append((None, node, ctx.refused_before(None, k)))
+            else:
+                for runner, later in ctx.later.items():
+                    for _, node, chain in later:
+                        if chain[0] is clause:
+                            ways.append((runner, node, ctx.refused_before(runner, k)))
+
+            def found(runner: Optional[str], true: Sequence[Node]) -> bool:
+                if runner is None:
+                    return space.solve(true=true) is not None
+                return reach.automatic(runner, true) is not None or reach.requested(runner, true) is not None
+
+            cuts: List[Tuple[Optional[str], Node, List[Node]]] = [(r, n, [Not(disjoin(cut))] if cut else [])
+                                                                   for r, n, cut in ways]
+            reached = [r for r, _, cut in cuts if found(r, cut)] if cuts else []
+            if not reached:
+                continue
+            if not any(found(r, [n, *cut]) for r, n, cut in cuts if r in reached):
+                yield _said(place_, owner, key, "requirement-idle", _messages.staged_idle(what, stages[k]))
+            elif not any(found(r, [Not(n), *cut]) for r, n, cut in cuts if r in reached):
+                yield _said(place_, owner, key, "requirement-unmet", _messages.staged_unmet(
+                    what, stages[k], [ctx.matrix.runner(r).name for r in reached if r is not None]))
+        except Inconclusive as error:
+            yield _said(place_, owner, key, "inconclusive",
+                        f"Could not decide {undecided(error, budget)} whether {what} can refuse and pass")
+
+
+def _said(place_: Any, owner: Any, key: Tuple[object, ...], code: str, message: str) -> Finding:
+    """A finding at a staged requirement's place: its runner's file, or its key of [requires]."""
+    if owner is None:
+        return place_.config(code, key, message)
+    return place_.runner(code, owner.id, message)
 
 
 def _why(ctx: Contexts, space: Space, adjustment: Adjustment, index: Optional[int],

@@ -179,6 +179,7 @@ class ClauseSpec:
     doc: Optional[str] = None
     kind: Optional[Annotated[str, ERROR_KIND]] = None
     roles: Annotated[Tuple[Annotated[str, ID], ...], NONEMPTY, UNIQUE] = ()
+    stage: Optional[Annotated[str, ID]] = None
 
 
 @attrs.frozen
@@ -216,6 +217,7 @@ class WideClauseSpec:
     doc: Optional[str] = None
     kind: Optional[Annotated[str, ERROR_KIND]] = None
     exempt: Annotated[Tuple[Annotated[str, RUNNER], ...], NONEMPTY, UNIQUE] = ()
+    stage: Optional[Annotated[str, ID]] = None
 
 
 #: What every runner requires of one kind (``[requires]`` of features.toml): a condition, a

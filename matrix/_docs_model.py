@@ -14,7 +14,7 @@ from . import _docs_overlay
 from ._docs_adjustments import AdjustmentRow, adjustment_rows
 from ._docs_release import ReleaseGap, ReleaseNote, release_notes
 from ._versions import VersionLike
-from .schema import NOTHING, Alias, Feature, Field, Forces, Matrix, Order, Prefers, Redirect, Requirement, in_window, required_of, window_text
+from .schema import NOTHING, WIDE, Alias, Feature, Field, Forces, Matrix, Order, Prefers, Redirect, Requirement, in_window, required_of, window_text
 
 #: status → (symbol, text equivalent, meaning): the one fixed symbol set of every format.
 SYMBOLS: Dict[str, Tuple[str, str, str]] = {
@@ -164,6 +164,9 @@ class CapabilityRow:
     #: Per runner, the overlay that set the cell, of a composed matrix (None: none did;
     #: `matrix._docs_overlay.requirements_set`).
     overlays: Tuple[Optional[str], ...] = ()
+    #: The stages its clauses are checked at, in the order of ``[matrix] stages`` (``choice`` for a
+    #: gate), of a matrix with staged requirements only (issue 30, F6); empty otherwise.
+    stages: Tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -515,15 +518,20 @@ def _capabilities(matrix: Matrix, spell: Callable[[str], str]) -> Tuple[
     for kind in matrix.requirement_kinds:
         cells, clauses = [], []
         for runner in matrix.runners:
-            mine = tuple(c for c in required_of(matrix, runner) if c.kind == kind.id)
+            # With its staged clauses (issue 30, F6: no gates, checked at their stage), in the order read.
+            mine = tuple(c for c in required_of(matrix, runner) + tuple(
+                c for c in matrix.staged if c.runner in (WIDE, runner.id) and runner.id not in c.exempt)
+                if c.kind == kind.id)
             docs = [c.doc for c in mine if c.doc]
             cells.append((spell("; ".join(docs)), False) if docs else (spell(" and ".join(
                 str(c.condition) if len(mine) == 1 else f"({c.condition})" for c in mine)), True))
             clauses.append(mine)
         raised = tuple(dict.fromkeys(c.error_kind for mine in clauses for c in mine if c.error_kind is not None))
+        at = {c.stage or "choice" for mine in clauses for c in mine}
         rows.append(CapabilityRow(kind.id, spell(kind.name), spell(kind.reason or ""), tuple(cells), tuple(clauses),
                                   raised or ((kind.error_kind,) if kind.error_kind else ()),
-                                  tuple(set_by.get((kind.id, r.id)) for r in matrix.runners)))
+                                  tuple(set_by.get((kind.id, r.id)) for r in matrix.runners),
+                                  tuple(s for s in matrix.stages if s in at) if matrix.staged else ()))
     candidates = tuple(spell(str(r.candidate)) if r.candidate is not None else "" for r in matrix.runners)
     orders = tuple(OrderRow(o.id, spell(o.name), spell(str(o.when)), _may_choose(matrix, o), o.fallback)
                    for o in matrix.orders)

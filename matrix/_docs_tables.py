@@ -203,16 +203,21 @@ def _redirects(row: RunnerRow) -> List[Piece]:
 
 def _capabilities(doc: Document, symbols: bool) -> Table:
     # A cell an overlay set is marked; the reason is in the overlay table (the operation's row).
+    # A Stage column for a matrix with staged requirements (issue 30, F6), and only there.
+    staged = any(c.stages for c in doc.capabilities)
     rows = [TableRow((_cell(_text(c.name), header=True),
                       *(_cell(*_sentence([cell]), *([_overlay_mark(symbols)] if by is not None else []))
                         for cell, by in zip(c.cells, c.overlays or [None] * len(c.cells))),
+                      *((_cell(_text(", ".join(c.stages))),) if staged else ()),
                       _cell(_text((c.reason or "given per runner")
                                   + (f" (raises {', '.join(c.error_kinds)})" if c.error_kinds else "")))))
             for c in doc.capabilities]
     rows.append(TableRow((_cell(_text("Candidate for automatic choice"), header=True),
-                          *(_cell(_code(c) if c else _text("always")) for c in doc.candidates), _cell(_text("")))))
+                          *(_cell(_code(c) if c else _text("always")) for c in doc.candidates),
+                          *((_cell(_text("choice")),) if staged else ()), _cell(_text("")))))
     return Table("Runner capabilities", _heading("Runner capabilities", doc, False), "Runner capabilities",
-                 _headers("Requirement", *(name for _, name in doc.runners), "Reason"), tuple(rows),
+                 _headers("Requirement", *(name for _, name in doc.runners), *(("Stage",) if staged else ()), "Reason"),
+                 tuple(rows),
                  intro=((_text(CAPABILITIES_INTRO),),), after=tuple(_sentence(line) for line in choice_text(doc)),
                  legend=_overlay_legend(any(by is not None for c in doc.capabilities for by in c.overlays), symbols,
                                         _messages.OVERLAY_MARK_ELSEWHERE))

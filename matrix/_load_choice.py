@@ -10,6 +10,7 @@ import attrs
 
 from . import _messages
 from ._error_kinds import ERROR_KINDS
+from ._stages import CHOICE
 from .predicates import Predicate
 from .schema import WIDE, Order, Requirement, RequirementKind, Runner, Schema, window_text
 
@@ -92,6 +93,7 @@ def _clauses(b: _Builder, source: _Source, top: Place, requires: Mapping[str, ob
             b.problem(source, where, _messages.empty_requirement(kind))
         exempt: Tuple[str, ...] = ()
         roles: Tuple[str, ...] = ()
+        stage: Optional[str] = None
         for index, item in enumerate(items):
             at: Place = where + (index,) if isinstance(value, list) else where
             if isinstance(item, str):
@@ -109,20 +111,59 @@ def _clauses(b: _Builder, source: _Source, top: Place, requires: Mapping[str, ob
             if clause.reason is not None and not _reason(b, source, at + ("reason",), clause.reason, schema):
                 continue  # a kind's reason is checked with the kind
             error_kind = _error_kind(b, source, at + ("kind",), clause.kind) or kinds[kind].error_kind
-            given = tuple(getattr(clause, "exempt", ()))
             if index == 0:
-                exempt = _exempt(b, source, at + ("exempt",), given, runners)
-            elif given:
-                b.problem(source, at + ("exempt",), _messages.exempt_not_first(kind))
-            scoped = tuple(getattr(clause, "roles", ()))  # checked against [roles] by matrix._load_roles
-            if index == 0:
-                roles = scoped
-            elif scoped:
-                b.problem(source, at + ("roles",), _messages.roles_not_first(kind))
+                exempt, roles, stage = _chain_keys(b, source, at, clause, owner, runners)
+            else:
+                _not_first(b, source, at, kind, clause)
             if condition is not None:
                 clauses.setdefault(kind, []).append(Requirement(owner, kind, condition, reason, clause.doc,
-                                                                error_kind, exempt, roles))
+                                                                error_kind, exempt, roles, stage))
     return tuple(c for kind in kinds for c in clauses.get(kind, ()))
+
+
+def _chain_keys(b: _Builder, source: _Source, at: Place, clause: object, owner: str, runners: Optional[List[str]]
+                ) -> Tuple[Tuple[str, ...], Tuple[str, ...], Optional[str]]:
+    """What a chain's first clause says of the whole chain: the runners it exempts, the roles it
+    applies in (checked against [roles] by matrix._load_roles), its stage."""
+    exempt = _exempt(b, source, at + ("exempt",), tuple(getattr(clause, "exempt", ())), runners)
+    roles = tuple(getattr(clause, "roles", ()))
+    given = getattr(clause, "stage", None)
+    return exempt, roles, None if given is None else _stage(b, source, at + ("stage",), given, owner, exempt, roles)
+
+
+def _not_first(b: _Builder, source: _Source, at: Place, kind: str, clause: object) -> None:
+    """A later clause of a chain takes none of the keys its first clause says for the chain."""
+    for key, said in (("exempt", _messages.exempt_not_first), ("roles", _messages.roles_not_first),
+                      ("stage", _messages.stage_not_first)):
+        if getattr(clause, key, None):
+            b.problem(source, at + (key,), said(kind))
+
+
+def _stage(b: _Builder, source: _Source, where: Place, stage: str, owner: str, exempt: Tuple[str, ...],
+           roles: Tuple[str, ...]) -> Optional[str]:
+    """A requirement's ``stage`` (issue 30, F6: `matrix._staged`): one of ``[matrix] stages``; before
+    ``choice`` only a matrix-wide one that exempts no runner (no runner is known yet); with no
+    ``roles`` (a staged requirement is checked for the runner that serves). None where ``choice``:
+    there it is a gate, as one without a stage."""
+    stages = b.stages
+    if not stages:
+        b.problem(source, where, _messages.stage_without_stages(stage))
+    elif stage not in stages:
+        b.problem(source, where, _messages.unknown_choice("stage", stage, stages, one_of=True))
+    elif stage == CHOICE:
+        return None
+    elif roles:
+        b.problem(source, where, _messages.staged_requirement_with_roles(stage))
+    elif CHOICE in stages and stages.index(stage) < stages.index(CHOICE):
+        if owner != WIDE:
+            b.problem(source, where, _messages.runner_requirement_before_choice(stage, CHOICE))
+        elif exempt:
+            b.problem(source, where, _messages.exempting_requirement_before_choice(stage, CHOICE))
+        else:
+            return stage
+    else:
+        return stage
+    return None
 
 
 def _exempt(b: _Builder, source: _Source, where: Place, given: Tuple[str, ...],

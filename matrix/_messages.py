@@ -2048,6 +2048,43 @@ def stage_without_stages(stage: str) -> str:
     return f"Stage {stage!r} is not declared: [matrix] declares no stages (stages = [\"…\", \"choice\", \"…\"])"
 
 
+def staged_refusal_said(stage: str, runner: Optional[str], reasons: Sequence[str]) -> str:
+    """Where a staged requirement refused (`Resolution.explain`): its stage, the runner it was
+    checked for (None: before the choice), its reasons."""
+    of = "" if runner is None else f" for {runner}"
+    return f"Refused at stage {stage!r}{of}: {'; '.join(reasons)}"
+
+
+def staged_idle(what: str, stage: str) -> str:
+    return (f"{what}, at stage {stage!r}, never refuses: it holds for every config checked there; delete it, or "
+            "check its condition")
+
+
+def staged_unmet(what: str, stage: str, runners: Sequence[str]) -> str:
+    where = f" where {listing(list(runners))} serves" if runners else ""
+    return f"{what}, at stage {stage!r}, refuses every config that reaches that stage{where}"
+
+
+def stage_not_first(kind: str) -> str:
+    return (f"Requirement {kind!r} is a chain: the stage it is checked at is its first clause's stage, so a later "
+            "clause takes none")
+
+
+def staged_requirement_with_roles(stage: str) -> str:
+    return (f"A requirement at stage {stage!r} cannot name roles: it is checked for the runner that serves (leave "
+            "out roles, or the stage)")
+
+
+def runner_requirement_before_choice(stage: str, choice: str) -> str:
+    return (f"A runner's requirement cannot be checked at stage {stage!r}, before {choice!r}: no runner serves the "
+            f"config yet (give it {choice!r} or a later stage, or make it matrix-wide: [requires] of features.toml)")
+
+
+def exempting_requirement_before_choice(stage: str, choice: str) -> str:
+    return (f"A matrix-wide requirement at stage {stage!r}, before {choice!r}, cannot exempt runners: no runner is "
+            f"known yet (give it {choice!r} or a later stage, or leave out exempt)")
+
+
 def runner_adjustment_before_choice(stage: str, choice: str) -> str:
     return (f"A runner's adjustment cannot apply at stage {stage!r}, before {choice!r}: no runner serves the config "
             f"yet (give it {choice!r} or a later stage, or leave out runners)")

@@ -107,6 +107,8 @@ CAUSES = {
     "no-schema": "the matrix declares no [config] schema",
     "given": "a condition read alone names given.PATH, the value as given, of a path an adjustment sets: on the "
              "configs resolution reads it may differ from PATH, which a condition alone cannot tell",
+    "stages": "a staged requirement reading them stands between an adjustment and the adjustments after it, and "
+              "where it refuses those do not run",
     "arithmetic": "a field that arithmetic across fields reads (a + b, a % b, a derived field), or that is compared "
                   "with it, has no min and max or is not an int, or the fields read together take more than 20000 "
                   "combinations of values",

@@ -387,6 +387,8 @@ def _unweighed(*sides: _diff.Side) -> List[Tuple[str, str]]:
         out.append(("the runners of roles other than the base", "a config that names a role's runner"))
     if any(a.stage is not None for a in adjustments):  # F6: the order of the adjustments by stage
         out.append(("the order of adjustments by stage ([matrix] stages)", "a config a staged adjustment changes"))
+    if any(p.matrix.staged for p in plans):  # F6: requirements checked at a stage, no gates
+        out.append(("staged requirements (a stage other than choice)", "a config a staged requirement refuses"))
     return out
 
 

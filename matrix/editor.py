@@ -165,15 +165,27 @@ def _known(matrix: Optional[Matrix]) -> _Known:
                   tuple(k.id for k in matrix.requirement_kinds))
 
 
+def _stages(node: Any, stages: Tuple[str, ...]) -> None:
+    """Every ``stage`` key below *node* (an adjustment's, a requirement clause's) an enum of *stages*."""
+    if isinstance(node, dict):
+        properties = node.get("properties")
+        if isinstance(properties, dict) and isinstance(properties.get("stage"), dict):
+            properties["stage"] = {**properties["stage"], "enum": list(stages)}
+            properties["stage"].pop("pattern", None)
+        for value in node.values():
+            _stages(value, stages)
+    elif isinstance(node, list):
+        for value in node:
+            _stages(value, stages)
+
+
 def features_schema(matrix: Optional[Matrix] = None) -> Dict[str, Any]:
     """The JSON Schema of *matrix*'s ``features.toml`` (the generic one without a matrix),
     generated from the specs the loader structures the file with."""
     document = _table(_converter.DocumentSpec, _known(matrix))
     document["properties"]["matrix"]["properties"]["stages"]["contains"] = {"const": CHOICE}  # issue 30, F6
-    if matrix is not None and matrix.stages:  # an adjustment names one of the matrix's stages (issue 30, F6)
-        adjustment = document["properties"]["adjustments"]["additionalProperties"]["properties"]
-        adjustment["stage"] = {**adjustment["stage"], "enum": list(matrix.stages)}
-        adjustment["stage"].pop("pattern", None)
+    if matrix is not None and matrix.stages:  # an adjustment or a requirement names one (issue 30, F6)
+        _stages(document, matrix.stages)
     if matrix is not None and matrix.default_support is None:  # else [matrix] default_support stands for each
         support = document["properties"]["features"]["additionalProperties"]["properties"]["support"]
         support["anyOf"] = [{"required": ["default"]}, {"required": [r.id for r in matrix.runners]}]
@@ -185,9 +197,12 @@ def features_schema(matrix: Optional[Matrix] = None) -> Dict[str, Any]:
 def runner_schema(matrix: Optional[Matrix] = None) -> Dict[str, Any]:
     """The JSON Schema of a runner file of *matrix* (the generic one without a matrix),
     generated from the spec the loader structures runner files with."""
+    table = _table(_converter.RunnerSpec, _known(matrix))
+    if matrix is not None and matrix.stages:  # a requirement clause names one (issue 30, F6)
+        _stages(table, matrix.stages)
     return {"$schema": DRAFT,
             "title": "A runner file of a support matrix" + (f": {matrix.name}" if matrix is not None else ""),
-            **_table(_converter.RunnerSpec, _known(matrix))}
+            **table}
 
 
 def text(schema: Dict[str, Any]) -> str:

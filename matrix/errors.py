@@ -253,6 +253,9 @@ class ResolutionError(MatrixError, ValueError):
         requirement refuses the config whatever the runner), among the matrix-wide requirements
         it fails, in the order the message gives their reasons."""
         resolution = self.resolution
+        refused = resolution.staged_refusal  # a staged requirement's (issue 30, F6)
+        if refused is not None:
+            return refused["kind"]  # type: ignore[no-any-return]
         reason = self.reason
         unsupported = resolution.unsupported
         named = sorted((reason.find(resolution.matrix.runner(r).name), r) for r in unsupported

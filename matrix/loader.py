@@ -36,7 +36,7 @@ from ._files import toml
 from ._versions import parsed
 from .errors import LoadError, Problem, excerpt
 from .predicates import Predicate
-from .schema import Matrix, Runner, Schema, Statement, Window
+from .schema import Matrix, Requirement, Runner, Schema, Statement, Window
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._converter import Place
@@ -428,7 +428,7 @@ class _Builder:
               composed: Optional[Tuple[_Source, Dict[str, Any]]] = None) -> Matrix:
         # Each section is its own unit, handed this builder (imported here, not by `import matrix`).
         from . import (_load_adjustments, _load_check, _load_choice, _load_config, _load_features, _load_header,
-                       _load_messages, _load_redirects, _load_refusals, _load_roles, _load_runners)
+                       _load_messages, _load_redirects, _load_refusals, _load_roles, _load_runners, _staged)
 
         # composed: an overlay's source and the document it made of upstream's (matrix._load_overlay)
         source = _Source(name, text) if composed is None else composed[0]
@@ -465,6 +465,9 @@ class _Builder:
         if runner_list is not None:
             declared = list(document["roles"]) if isinstance(document.get("roles"), dict) else []
             runner_list = _load_roles.scoped(self, runner_list, roles, declared)
+        staged: Tuple[Requirement, ...] = ()
+        if runner_list is not None:
+            runner_list, wide, staged = _staged.split(self.stages, runner_list, wide)
         if "check" in document:
             _load_check.ignores(self, source, document["check"], document.get("features"), runner_list)
         messages = _load_messages.messages(self, source, document.get("messages", {}), runner_list)
@@ -489,6 +492,7 @@ class _Builder:
             adjustments=tuple(adjustments),
             roles=tuple(roles),
             stages=self.stages,
+            staged=staged,
             messages=messages,
         )
 

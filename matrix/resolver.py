@@ -21,7 +21,7 @@ from ._choice import WARNING_KINDS, ResolutionWarning, WarningKind
 from ._compile import Plan, plan
 from ._record import Model
 from ._versions import VersionLike, as_version
-from .errors import AdjustmentError, ConfigError, NoRunnerError, UsageError
+from .errors import AdjustmentError, ConfigError, NoRunnerError, UnsupportedFeatureError, UsageError
 from .predicates import Predicate
 from .schema import Feature, Matrix, Order, Redirect, Requirement, Runner, Statement, Status
 
@@ -165,6 +165,9 @@ class Resolution:
     runner = property(lambda self: self._fields[0], doc="The chosen runner id (the base role's), or None")
     roles = property(lambda self: _NO_ROLES, doc="Role id → its runner id (or None), in declaration order: empty "
                                                   "for a matrix without [roles] (`matrix._roles`)")
+    staged_refusal = property(lambda self: None, doc="Where a staged requirement refused (an error's resolution: "
+                                                     "stage, runner, requirements, reasons, kind; `matrix._staged`), "
+                                                     "or None")
     requested = property(lambda self: self._fields[1], doc="The runner asked for, or None")
     warnings = property(lambda self: self._fields[2], doc="The warnings to show, in order")
     _plan = property(lambda self: self._fields[3])
@@ -774,8 +777,8 @@ def resolve(matrix: Matrix, config: object, *, runner: Optional[str] = None,
     :raises UnsupportedFeatureError: the runner asked for cannot serve the config.
     :raises UsageError: *runner* or *version* is not valid.
     """
-    if matrix.roles:  # several selected values of one config (issue 30, F1): `matrix._roles`
-        return _resolve_roles(matrix, config, runner, version, facts, strict)
+    if matrix._branch:  # roles (issue 30, F1: `matrix._roles`), staged requirements (F6: `matrix._staged`)
+        return _resolve_branched(matrix, config, runner, version, facts, strict)
     try:
         compiled = matrix._engine.plans[version]
     except (AttributeError, KeyError, TypeError):  # no plan yet (the slot is None at first)
@@ -1003,6 +1006,11 @@ def is_supported(matrix: Matrix, config: object, runner: str, *,
     own adjustments. Features that force another runner are not weighed."""
     compiled = _plan(matrix, version)
     matrix.runner(runner)
+    if matrix.staged:  # staged requirements (issue 30, F6)
+        from . import _staged
+
+        if not _staged.supported(compiled, config, runner, facts):
+            return False
     mask, _ = compiled.evaluate(config, facts)
     if mask & compiled.any_adjusting:  # removal read on C, the runner's gates on its F
         from . import _adjust
@@ -1068,6 +1076,30 @@ def _restored_roles(restore: Any, args: Tuple[Any, ...], roles: Tuple[Any, ...])
     return _with_roles(restore(*args), roles, ())
 
 
+def _resolve_branched(matrix: Matrix, config: object, runner: Optional[str], version: Optional[VersionLike],
+                      facts: Optional[Mapping[str, object]], strict: bool) -> Resolution:
+    """`resolve` for a matrix with roles or staged requirements, never the fast path's."""
+    if matrix.roles:
+        return _resolve_roles(matrix, config, runner, version, facts, strict)
+    compiled = _plan(matrix, version)
+    if strict:
+        _refuse_unknown_keys(matrix, config)
+    if runner is not None and runner not in compiled.no:
+        _choice.asked(compiled, runner)  # raises UsageError for an unknown or removed id
+    return _resolve_base(compiled, runner, config, facts)
+
+
+def _resolve_base(compiled: Plan, runner: Optional[str], config: object,
+                  facts: Optional[Mapping[str, object]]) -> Resolution:
+    """The base role's resolution (*runner* asked for, or None), off the fast path."""
+    mask, values = compiled.evaluate(config, facts)
+    mask &= compiled.automatic if runner is None else compiled.asked
+    if compiled.matrix.staged:  # staged requirements (issue 30, F6)
+        return _resolve_staged(compiled, mask, values, runner, config, facts)
+    slowly = _resolve_unadjusted if not mask & compiled.any_adjusting else _resolve_slowly
+    return slowly(compiled, mask, values, runner, config, facts)
+
+
 def _resolve_roles(matrix: Matrix, config: object, runner: Optional[str], version: Optional[VersionLike],
                    facts: Optional[Mapping[str, object]], strict: bool) -> _RolesResolution:
     """`resolve` for a matrix with ``[roles]``: the base role's request is *runner*, else its
@@ -1080,12 +1112,180 @@ def _resolve_roles(matrix: Matrix, config: object, runner: Optional[str], versio
     asked = runner if runner is not None else _roles.of_choice(compiled, matrix.roles[0], config, facts)
     if asked is not None and asked not in compiled.no:
         _choice.asked(compiled, asked)  # raises UsageError for an unknown or removed id
-    mask, values = compiled.evaluate(config, facts)
-    mask &= compiled.automatic if asked is None else compiled.asked
-    slowly = _resolve_unadjusted if not mask & compiled.any_adjusting else _resolve_slowly
-    base = slowly(compiled, mask, values, asked, config, facts)
+    base = _resolve_base(compiled, asked, config, facts)
     roles, warnings = _roles.others(compiled, base, asked, config, facts)
     return _with_roles(base, roles, warnings)
+
+
+def _staged_before(compiled: Plan, view: _access.Effective, adjusted: List[Union[Adjusted, Said]], read: Any,
+                   facts: Optional[Mapping[str, object]]) -> Optional[Tuple[str, List[Requirement]]]:
+    """The adjustments before the choice applied to *view* stage by stage (appended to
+    *adjusted*), each stage's staged requirements checked after them: the stage and the clauses
+    of the first that refuses, or None (`matrix._staged`)."""
+    from . import _adjust
+    from ._staged import failing, place
+    from ._stages import CHOICE
+
+    stages = compiled.matrix.stages
+    for k in range(stages.index(CHOICE) + 1):
+        adjusted += _adjust.apply([a for a in compiled.pre_adjustments if place(stages, a) == k], view,
+                                  compiled.reading, facts, None)
+        failed = failing([c for c in compiled.matrix.staged if place(stages, c) == k], None, read)
+        if failed:
+            return stages[k], failed
+    return None
+
+
+def _staged_after(compiled: Plan, chosen: str, view: _access.Effective, adjusted: List[Union[Adjusted, Said]],
+                  read: Any, facts: Optional[Mapping[str, object]]) -> Optional[Tuple[str, List[Requirement]]]:
+    """*chosen*'s adjustments applied to *view* stage by stage from the choice on, each stage's
+    staged requirements of *chosen* checked after them: the first that refuses, or None."""
+    from . import _adjust
+    from ._staged import failing, place
+    from ._stages import CHOICE
+
+    stages = compiled.matrix.stages
+    own = compiled.adjustments[chosen]
+    for k in range(stages.index(CHOICE), len(stages)):
+        adjusted += _adjust.apply([a for a in own if place(stages, a) == k], view, compiled.reading, facts, chosen)
+        failed = failing([c for c in compiled.matrix.staged if place(stages, c) == k], chosen, read)
+        if failed:
+            return stages[k], failed
+    return None
+
+
+def _said_of_choice(compiled: Plan, warnings: Tuple[ResolutionWarning, ...], runner: Optional[str], cmask: int,
+                    cvalues: Tuple[object, ...], read: Any) -> Tuple[ResolutionWarning, ...]:
+    """The choice's *warnings* with this config's values said (as `_resolve_slowly` says them)."""
+    if runner is not None and runner in compiled.aliases:  # said of C, before the runner's adjustments
+        warnings = _choice.alias_said(compiled, runner, read, warnings)
+    if runner is not None and cmask & compiled.redirecting:
+        warnings = _with_values(compiled, cmask, cvalues, runner, warnings)
+    if runner is None and cmask & compiled.preferring:
+        warnings = _choice.preferences_with_values(compiled, cmask, cvalues, warnings)
+    return warnings
+
+
+def _resolve_staged(compiled: Plan, mask: int, values: Tuple[object, ...], runner: Optional[str],
+            config: object, facts: Optional[Mapping[str, object]]) -> Resolution:
+    """`resolve` for a matrix with staged requirements (issue 30, F6: `matrix._staged` states the
+    rules): `_resolve_slowly`'s order, stage by stage, each stage's requirements checked after its
+    adjustments."""
+    from . import _adjust
+    from ._adjust import Adjusted
+    from ._staged import refusal
+
+    kept = compiled.automatic if runner is None else compiled.asked
+    view = _access.Effective(config)
+    adjusted: List[Union[Adjusted, Said]] = []
+
+    def read(path: str) -> object:
+        return _access.read(view, path, compiled.reading, facts)
+
+    def stop(served: Optional[str], warnings: Tuple[Any, ...], cmask: int, cvalues: Tuple[object, ...],
+             stage: str, failed: List[Requirement], error: Any) -> None:
+        fmask, fvalues = compiled.evaluate(view, facts)
+        fmask &= kept
+        message, reasons = refusal(compiled, served, failed, read)
+        adjusting = None
+        if adjusted:
+            adjusting = (served, cmask, cvalues, tuple(a for a in adjusted if isinstance(a, Adjusted)), dict(view.sets))
+        resolution = _StagedResolution(compiled, fmask, fvalues, None, runner, warnings, config, facts, adjusting)
+        data = {"stage": stage, "runner": served, "requirements": [f"{c.runner}:{c.kind}" for c in failed],
+                "reasons": reasons, "kind": next((c.error_kind for c in failed if c.error_kind is not None), None)}
+        object.__setattr__(resolution, "_refused", data)
+        raise error(message, resolution)
+
+    failed = _staged_before(compiled, view, adjusted, read, facts)
+    if failed is not None:
+        cmask, cvalues = compiled.evaluate(view, facts)
+        stop(None, _adjusted_warnings(adjusted), cmask & kept, cvalues, failed[0], failed[1],
+             NoRunnerError if runner is None else UnsupportedFeatureError)
+    cmask, cvalues = mask, values
+    if view.sets:
+        cmask, cvalues = compiled.evaluate(view, facts)
+        cmask &= kept
+    choice: _choice.Chosen = _decided(compiled, ("choose", cmask, runner),
+                                      lambda values: _choice.choose(compiled, cmask, runner, values), cvalues)
+    warnings = _said_of_choice(compiled, choice.warnings, runner, cmask, cvalues, _reader(compiled, view, facts))
+    fmask, fvalues, before = cmask, cvalues, len(adjusted)
+    chosen = served = choice.runner
+    error, message = choice.error, choice.message
+    if error is None:
+        assert chosen is not None
+        failed = _staged_after(compiled, chosen, view, adjusted, read, facts)
+        if failed is not None:
+            told = _adjusted_warnings(adjusted[:before]) + warnings + _adjusted_warnings(adjusted[before:])
+            stop(chosen, told, cmask, cvalues, failed[0], failed[1],
+                 AdjustmentError if runner is None else UnsupportedFeatureError)
+        if len(adjusted) > before:
+            fmask, fvalues = compiled.evaluate(view, facts)
+            fmask &= kept
+        overriding = choice.overriding
+        key = ("serve", fmask, runner, chosen, None if overriding is None else overriding.id, choice.redirected)
+        more, error, message = _decided(compiled, key, lambda values: _choice.serve(
+            compiled, fmask, runner, chosen, overriding, choice.redirected, values), fvalues)
+        told = _adjusted_warnings(adjusted[:before])
+        warnings = told + warnings + _adjusted_warnings(adjusted[before:]) + more
+        if error is AdjustmentError:
+            message = _messages.adjustment_blocks(list(dict.fromkeys(a.message for a in adjusted[before:]
+                                                                     if isinstance(a, Adjusted))),
+                                                  message or "")
+        if error is not None:
+            chosen = None
+    else:
+        forced = _choice.forced(compiled, cmask) if error is NoRunnerError and runner is None else None
+        if forced is not None:  # said, then refused on C (`matrix._choice`); its staged requirements unread
+            adjusted += _adjust.apply(compiled.adjustments[forced], view, compiled.reading, facts, forced)
+            if len(adjusted) > before:
+                fmask, fvalues = compiled.evaluate(view, facts)
+                fmask &= kept
+        warnings = _adjusted_warnings(adjusted[:before]) + warnings + _adjusted_warnings(adjusted[before:])
+    adjusting = None
+    if adjusted:
+        adjusting = (served, cmask, cvalues, tuple(a for a in adjusted if isinstance(a, Adjusted)), dict(view.sets))
+    resolution = Resolution(compiled, fmask, fvalues, chosen, runner, warnings, config, facts, adjusting)
+    if error is not None:
+        raise error(message or "", resolution)
+    return resolution
+
+
+
+class _StagedResolution(Resolution):
+    """The `Resolution` a staged refusal's error carries: `staged_refusal` says where it refused."""
+
+    __slots__ = ("_refused",)
+
+    _refused: Dict[str, Any]
+
+    @property
+    def staged_refusal(self) -> Optional[Mapping[str, Any]]:
+        return dict(self._refused)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {**super().to_dict(), "staged_refusal": dict(self._refused)}
+
+    def explanation(self, *, remedies: bool = True) -> Dict[str, Any]:
+        return {**super().explanation(remedies=remedies), "staged_refusal": dict(self._refused)}
+
+    def remedies(self) -> Tuple[Any, ...]:
+        return ()  # the search varies the paths the gates read, which a staged requirement is not
+
+    def explain(self) -> str:
+        data = self._refused
+        return super().explain() + "\n" + _messages.staged_refusal_said(data["stage"], data["runner"], data["reasons"])
+
+    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
+        restore, args = super().__reduce__()
+        return (_restored_staged, (restore, args, dict(self._refused)))
+
+
+def _restored_staged(restore: Any, args: Tuple[Any, ...], refused: Dict[str, Any]) -> _StagedResolution:
+    resolution = restore(*args)
+    out = _StagedResolution.__new__(_StagedResolution)
+    object.__setattr__(out, "_fields", resolution._fields)
+    object.__setattr__(out, "_refused", refused)
+    return out
 
 
 # Matrix.resolve and Matrix.is_supported are these functions themselves (see schema.Matrix).

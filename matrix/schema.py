@@ -371,6 +371,10 @@ class Requirement(Model):
     #: (``roles`` on a runner file's clause; empty: every role). One that leaves out the base role
     #: is no gate: it is in `Runner.role_requires`.
     roles: Tuple[str, ...] = ()
+    #: The stage of ``[matrix] stages`` it is checked at (``stage`` on a clause, a chain's first;
+    #: issue 30, F6: `matrix._staged`), or None: at ``choice``, a gate. One at another stage is
+    #: no gate: it is in `Matrix.staged`.
+    stage: Optional[str] = None
 
     @property
     def wide(self) -> bool:
@@ -694,6 +698,10 @@ class Matrix(Model):
     #: ``[matrix] stages``, the host's order of steps (issue 30, F6: `matrix._stages`), one of them
     #: ``"choice"``; empty: today's order.
     stages: Tuple[str, ...] = ()
+    #: The requirements staged at a stage other than ``choice`` (issue 30, F6: `matrix._staged`),
+    #: runners' and matrix-wide ones, in the order they are checked: no gate of choice, each
+    #: checked for the config at its stage.
+    staged: Tuple[Requirement, ...] = ()
     #: The matrix's own sentences (``[messages]``), said instead of the engine's: template text
     #: by its place in the table (``fallback``, ``runners.v2.does_not_support``).
     messages: Mapping[str, str] = attrs.field(factory=FrozenMap, converter=frozen_map)
@@ -707,8 +715,11 @@ class Matrix(Model):
     #: The engine's slot: `matrix._derived` keeps what it derives from this matrix there (the
     #: compiled plans), for as long as the matrix lives; nothing here reads it.
     _engine: Any = attrs.field(init=False, repr=False, default=None, eq=False)
+    #: Whether `resolve` takes its own path (roles, or staged requirements): one test on its hot path.
+    _branch: bool = attrs.field(init=False, repr=False, default=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_branch", bool(self.roles or self.staged))
         object.__setattr__(self, "_runner_index", {r.id: r for r in self.runners})
         object.__setattr__(self, "_feature_index", {f.id: f for f in self.features})
         object.__setattr__(self, "_alias_index", {a.id: a for r in self.runners for a in r.aliases})

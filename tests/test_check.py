@@ -401,7 +401,7 @@ def _toml_value(value):
 
 
 @st.composite
-def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects=False, issue30=True):  # noqa: C901 — one composite strategy that draws every construct of a matrix, so that they combine
+def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects=False, issue30=True, staged=False):  # noqa: C901 — one composite strategy that draws every construct of a matrix, so that they combine
     """Small matrices with every construct of choice: forces, prefers (outright or not), orders,
     candidacy, requirements and chains (a clause may be one no config meets), removals and
     refusals (one may repeat another), runners' former ids (deprecated, removed, overdue) and
@@ -412,7 +412,10 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
     copies of another field); with *redirects* too, former ids and redirects beside them. Without
     *requests*, no former ids or redirects. Without *issue30*, none of issue 30's F7, F8 and
     ``times`` (reasons as templates, values as given, scaled copies, the float field they scale):
-    for `matrix diff`'s brute force, which does not weigh them yet."""
+    for `matrix diff`'s brute force, which does not weigh them yet. With *staged* (and stages
+    drawn), staged requirements of kind ``ks`` (issue 30, F6): a matrix-wide one at any stage but
+    choice (after it, perhaps exempting a runner) and a runner's after the choice, declared after
+    `ADJUSTMENTS_MARK` and in *runners* (`_unstaged` leaves them out for the matrix of choice)."""
     if adjustments:
         adjustable = _ADJUSTABLE if issue30 else [n for n in _ADJUSTABLE if n != "g"]
         names = draw(st.lists(st.sampled_from(adjustable), min_size=1, max_size=2, unique=True))
@@ -530,6 +533,22 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
         if stages is not None:
             text = text.replace('version = "1.0"\n', f'version = "1.0"\nstages = {json.dumps(stages)}\n', 1)
         text += ADJUSTMENTS_MARK + "\n"
+        # (Half the staged matrices: a staged matrix resolves off the fast path, so the brute force
+        # of resolve stays near its CI time.)
+        if staged and stages is not None and draw(st.booleans()):
+            after = stages[stages.index("choice") + 1:]
+            error_kind = draw(st.sampled_from(["", 'kind = "ValueError"\n']))
+            text += f'[requirements.ks]\nname = "KS"\nreason = "ks fails"\n{error_kind}'
+            if draw(st.booleans()) or not after:
+                stage = draw(st.sampled_from([s for s in stages if s != "choice"]))
+                text += f'[requires.ks]\ncondition = {json.dumps(draw(atom))}\nstage = "{stage}"\n'
+                if stage in after and draw(st.booleans()):
+                    text += f'exempt = ["{draw(st.sampled_from(ids))}"]\n'
+            for r in draw(st.lists(st.sampled_from(ids), max_size=2, unique=True)) if after else ():
+                clauses = [{"condition": draw(atom), "stage": draw(st.sampled_from(after))}]
+                if draw(st.integers(0, 3)) == 0:  # a chain: its stage is its first clause's
+                    clauses.append({"condition": draw(atom)})
+                runners[r] = {**runners[r], "requires": {**runners[r].get("requires", {}), "ks": clauses}}
         for number in range(draw(st.integers(0, 3))):
             path = draw(st.sampled_from(names))
             kind, nullable = _KINDS[path]
@@ -715,7 +734,7 @@ def test_brute_force_arithmetic_atoms_agree_with_the_readme_reference(atom):
 
 
 @settings(deadline=None)
-@given(_small_matrices(adjustments=True, redirects=True))
+@given(_small_matrices(adjustments=True, redirects=True, staged=True))
 def test_check_agrees_with_brute_force_over_every_config_with_adjustments(case):
     """Issue 27: on matrices with adjustments, the questions about choice are put to the config
     of choice (the choice reference: the matrix without adjustments, resolving the reference's
@@ -800,7 +819,7 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
     text, names, runners, forced = case
     try:
         m = matrix.loads(text, runners=runners)
-        m0 = matrix.loads(text.split(ADJUSTMENTS_MARK)[0], runners=runners)
+        m0 = matrix.loads(text.split(ADJUSTMENTS_MARK)[0], runners=_unstaged(runners))
     except matrix.LoadError:
         return  # an ill-typed combination of atoms: the loader's business, tested elsewhere
     pre = _before_choice(m)
@@ -863,7 +882,7 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
     # chain) is requirement-unmet; one that never fails is requirement-idle, unless its runner
     # serves no config; requirements that exclude every config together, runner-unusable.
     unsure = {f.runner for f in by_code.get("inconclusive", []) if f.runner}
-    said = {code: {f.runner for f in by_code.get(code, [])} for code in
+    said = {code: {f.runner for f in by_code.get(code, []) if not _staged_finding(f)} for code in
             ("requirement-unmet", "requirement-idle", "runner-unusable", "never-candidate")}
     for runner in m.runners:
         if runner.id in unsure or undecided:
@@ -1024,9 +1043,9 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
     chosen = set(outcome.values())
     # A runner that serves no config, or is never a candidate, is said so instead.
     never_chosen = {f.runner for code in ("never-chosen", "never-candidate", "runner-unusable", "requirement-unmet")
-                    for f in by_code.get(code, [])}
+                    for f in by_code.get(code, []) if not _staged_finding(f)}
     _redirect_findings_agree(m, universe, by_code, unsure, chosen_on)
-    _adjustment_findings_agree(m, m0, universe, by_code, chosen_on)
+    _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, _staged_of(text, runners))
     for runner in m.runners:
         if runner.id not in unsure and not undecided:
             assert (runner.id in never_chosen) == (runner.id not in chosen), (
@@ -1034,27 +1053,36 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
                 f"{runner.id in chosen}")
 
 
-def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on):
+def _staged_finding(finding):
+    """Whether a finding is said of a staged requirement (issue 30, F6), not of a gate."""
+    return ", at stage '" in finding.message
+
+
+def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, staged=()):  # noqa: C901 — one reference per finding of adjustments, read against resolve
     """adjustment-refuses, adjustment-never and adjustment-undone against resolve over every
     config: a runner is refused by its adjustments exactly when some config resolves
     automatically to AdjustmentError with it chosen on C (and each witness does); an adjustment
     never changes a value exactly when no resolution records it (automatic, or a request for any
     runner: one of its runners, or one a redirect or an overriding feature takes to it); one is undone exactly when, wherever it changes a
     value (a runner's: on any C, for each of its runners), the adjustments after it leave the
-    same config with it as without it."""
+    same config with it as without it. With staged requirements (issue 30, F6), resolve stops at
+    the first that refuses (its refusal is no adjustment-refuses); one is said never to refuse
+    (requirement-idle) exactly when no resolution is refused by it."""
     v = m.version
     undecided = {f.place for f in by_code.get("inconclusive", [])}
-    refused, applied = set(), set()
+    refused, applied, staged_refused, served = set(), set(), set(), set()
     # Without an adjustment no config is refused by one and none is said (the two sets stay
     # empty, and check must say neither): the resolutions below are read for nothing else.
     for config in universe if m.adjustments else ():
         try:
             resolution = m.resolve(config)
         except matrix.AdjustmentError as error:
-            refused.add(m0.resolve(chosen_on(config)).runner)
+            if error.resolution.staged_refusal is None:
+                refused.add(m0.resolve(chosen_on(config)).runner)
             resolution = error.resolution
         except matrix.ResolutionError as error:
             resolution = error.resolution
+        staged_refused.update((resolution.staged_refusal or {}).get("requirements", ()))
         # Said: a change's warning, or one that says always (README: an adjustment speaks where it
         # changes a value; with says = "always", or a notice, wherever its when holds).
         applied.update(w.feature for w in resolution.warnings if w.kind == "adjusted")
@@ -1064,11 +1092,29 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on):
             except matrix.ResolutionError as error:
                 resolution = error.resolution
             applied.update(w.feature for w in resolution.warnings if w.kind == "adjusted")  # a redirect's runner too
+            staged_refused.update((resolution.staged_refusal or {}).get("requirements", ()))
+            served.add(resolution.runner)
+    idle = {("*" if f.runner is None else f.runner) + ":ks" for f in by_code.get("requirement-idle", [])
+            if _staged_finding(f)}
+    unsure_staged = {("*" if f.runner is None else f.runner) + ":ks" for f in by_code.get("inconclusive", [])
+                     if "requirement 'ks'" in f.message}
+    for owner, _, _, exempt in staged:
+        gate = ("*" if owner is None else owner) + ":ks"
+        # Reached where a runner it binds serves (a served config passed every stage).
+        bound = {r.id for r in m.runners if r.id == owner or owner is None and r.id not in exempt}
+        if gate in idle:
+            assert gate not in staged_refused, gate
+        elif gate not in unsure_staged and served & bound:
+            assert gate in staged_refused, gate
     if not any(f.runner for f in by_code.get("inconclusive", [])):
         assert {f.runner for f in by_code.get("adjustment-refuses", [])} == refused
     # forced-freed, both ways: said of a forcing feature exactly when some config shows it.
     if not any(f.place.endswith(".forces") for f in by_code.get("inconclusive", [])):
-        assert {f.feature for f in by_code.get("forced-freed", [])} == _reference_forced_freed(m, m0, universe,
+        first = [s for s in staged if s[0] is None and s[2] in m.stages[:m.stages.index("choice")]] if staged else []
+        kept = [c for c in universe if not _reference_stages(m, _before_choice(m), c, None, first,
+                                                             m.stages[:m.stages.index("choice") + 1])[2]] \
+            if first else universe
+        assert {f.feature for f in by_code.get("forced-freed", [])} == _reference_forced_freed(m, m0, kept,
                                                                                                chosen_on)
     for finding in by_code.get("forced-freed", []):
         _shows(m, finding)
@@ -1698,6 +1744,54 @@ def _after_choice(m, runner):
                    if runner in a.runners or (not a.runners and _stage(m, a) > choice)), key=lambda a: _stage(m, a))
 
 
+def _unstaged(runners):
+    """*runners* without their staged requirements (kind ``ks``: `_small_matrices`), for the matrix
+    of choice, which does not declare the kind."""
+    return {r: {**spec, "requires": {k: v for k, v in spec["requires"].items() if k != "ks"}}
+            if "ks" in spec.get("requires", {}) else spec for r, spec in runners.items()}
+
+
+def _staged_of(text, runners):
+    """The staged requirements as the file says them (docs/reference/file-format.md, Stages): of
+    each, its owner (a runner id, or None for a matrix-wide one), the conditions of its chain, its
+    stage and the runners it exempts."""
+    import tomli
+
+    wide = tomli.loads(text).get("requires", {}).get("ks")
+    out = [(None, [matrix.Predicate(wide["condition"])], wide["stage"], wide.get("exempt", []))] if wide else []
+    for r, spec in runners.items():
+        chain = spec.get("requires", {}).get("ks")
+        if chain:
+            out.append((r, [matrix.Predicate(c["condition"]) for c in chain], chain[0]["stage"], []))
+    return out
+
+
+def _staged_refuses(m, staged, stage, runner, current):
+    """Whether a staged requirement at *stage* refuses *current*: one matrix-wide (not exempting
+    *runner*; before the choice, *runner* None) or *runner*'s own, whose chain has a clause that
+    fails."""
+    values = {k: v for k, v in current.items() if k != _GIVEN}
+    return any(at == stage and (owner is None and runner not in exempt or owner == runner and runner is not None)
+               and not all(c.evaluate(values, schema=m.schema) for c in chain)
+               for owner, chain, at, exempt in staged)
+
+
+def _reference_stages(m, adjustments, config, runner, staged, stages):
+    """*adjustments* applied stage by stage over *stages* (those of *stages*, in order), each
+    stage's staged requirements checked after its adjustments: the config they leave, the
+    changes, and whether a staged requirement refused (the first failure stops)."""
+    if not staged:  # every stage at once: the adjustments are in stage order already
+        current, changes = _reference_apply(m, adjustments, config, runner)
+        return current, changes, False
+    current, changes = config, []
+    for stage in stages:
+        current, more = _reference_apply(m, [a for a in adjustments if (a.stage or "choice") == stage], current, runner)
+        changes += more
+        if staged and _staged_refuses(m, staged, stage, runner, current):
+            return current, changes, True
+    return current, changes, False
+
+
 #: The key under which a reference config carries the config as given (`_reference_apply`).
 _GIVEN = "__given__"
 
@@ -1764,15 +1858,24 @@ def _reference_forced_freed(m, m0, universe, chosen_on):
     return out
 
 
-def _reference_resolve(m, m0, config, asked):
+def _reference_resolve(m, m0, config, asked, staged=(), where=None):
     """``(runner or error class, adjustments, effective)`` by the documented order: the
     adjustments before the choice give C; the choice is made on C (by the matrix without
     adjustments, whose choice the other tests hold to the README); the adjustments after the
     choice (the runner's own, and with stages those that name no runner after choice) give F;
-    the runner is validated on F."""
+    the runner is validated on F. With *staged* requirements (`_staged_of`), stage by stage:
+    one before the choice that fails refuses the config (NoRunnerError, or UnsupportedFeatureError
+    for a runner asked for); one after it, for the runner that serves (AdjustmentError, or
+    UnsupportedFeatureError), the adjustments after it unmade; *where* (a list) is then told the
+    runner it refused (None before the choice)."""
     v = m.version
     pre = _before_choice(m)
-    c, changes = _reference_apply(m, pre, config, None)
+    stages = list(m.stages) or ["choice"]
+    before, after = stages[:stages.index("choice") + 1], stages[stages.index("choice"):]
+    c, changes, refused = _reference_stages(m, pre, config, None, staged, before)
+    if refused:
+        where is not None and where.append(None)
+        return (NoRunnerError if asked is None else matrix.UnsupportedFeatureError), changes, c
     gates = m0.gates_at(v)
     if asked is None:
         try:
@@ -1800,7 +1903,10 @@ def _reference_resolve(m, m0, config, asked):
         for g in forcing:
             chosen = g.forces.runner
     own = _after_choice(m, chosen)
-    f, more = _reference_apply(m, own, c, chosen)
+    f, more, refused = _reference_stages(m, own, c, chosen, staged, after)
+    if refused:
+        where is not None and where.append(chosen)
+        return (matrix.UnsupportedFeatureError if asked is not None else matrix.AdjustmentError), changes + more, f
     refusing = ("no",) if asked is not None else ("no", "opt-in")
     mode = "automatic" if asked is not None else "asked"
     if any(g.applies != mode and g.status(chosen, v) in refusing and g.when.evaluate(f, schema=m.schema)
@@ -1863,7 +1969,7 @@ def _in_d(names):
     return _ATOMS[names[0]][0]
 
 
-def _roles_agree(roled, m, m0, config, asked, index, names):
+def _roles_agree(roled, m, m0, config, asked, index, names, staged=()):
     """docs/reference/file-format.md, Roles, restated: the base role's request is runner=, else
     its field, and from there the answer is the matrix's without roles; every other role takes
     its field's runner, refused where a gate the runner says no to holds on F (in force when a
@@ -1873,7 +1979,7 @@ def _roles_agree(roled, m, m0, config, asked, index, names):
     options = [None, *sorted(r.id for r in m.runners)]
     values = {f: options[(index // _ROLES_EVERY + k) % len(options)] for k, f in enumerate(("rb", "rp", "rd"))}
     base = asked if asked is not None else values["rb"]
-    expected, _, f = _reference_resolve(m, m0, config, base)
+    expected, _, f = _reference_resolve(m, m0, config, base, staged)
     v = m.version
     roles = None
     if not isinstance(expected, type):
@@ -1901,32 +2007,43 @@ def _roles_agree(roled, m, m0, config, asked, index, names):
 # Twice the profile (1,000 matrices in CI): check's brute force with adjustments resolves every
 # config of its matrices too.
 @settings(max_examples=settings.default.max_examples * 2, deadline=None)
-@given(_small_matrices(adjustments=True))
+@given(_small_matrices(adjustments=True, staged=True))
 def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(case):
     """Issue 27: random matrices carry adjustments; automatic and each runner asked for, the
-    runner (or the error's class), the adjustments and the effective values over the whole space."""
+    runner (or the error's class), the adjustments and the effective values over the whole space.
+    Staged requirements (issue 30, F6) too: is_supported, and where one refuses, the error's
+    kind and `Resolution.staged_refusal`."""
     text, names, runners, _ = case
     try:
         m = matrix.loads(text, runners=runners)
-        m0 = matrix.loads(text.split(ADJUSTMENTS_MARK)[0], runners=runners)
+        m0 = matrix.loads(text.split(ADJUSTMENTS_MARK)[0], runners=_unstaged(runners))
     except matrix.LoadError:
         return  # an ill-typed combination of atoms: the loader's business, tested elsewhere
     _docs_adjustments_agree(m, text)
     roled = _with_roles(text, runners, names)
+    staged = _staged_of(text, runners)
+    kind = "ValueError" if staged and 'kind = "ValueError"' in text.partition(ADJUSTMENTS_MARK)[2] else None
     for index, config in enumerate(_universe(m, names)):
         for asked in (None, *[r.id for r in m.runners]):
             if index % _ROLES_EVERY == 0:
-                _roles_agree(roled, m, m0, config, asked, index, names)
+                _roles_agree(roled, m, m0, config, asked, index, names, staged)
+            raised = None
             try:
                 resolution = m.resolve(config, runner=asked)
                 outcome = resolution.runner
             except matrix.ResolutionError as error:
-                resolution, outcome = error.resolution, type(error)
+                resolution, outcome, raised = error.resolution, type(error), error
             got = (outcome, [(a.id, a.runner, a.path, _plain(a.before), _plain(a.after)) for a in resolution.adjustments],
                    {n: _plain(resolution.effective[n]) for n in names})
-            expected, changes, effective = _reference_resolve(m, m0, config, asked)
+            where = []
+            expected, changes, effective = _reference_resolve(m, m0, config, asked, staged, where)
             assert got == (expected, [c for c in changes if c[2] is not None],
                            {n: _plain(effective[n]) for n in names}), (config, asked)
+            # A staged requirement's refusal says where, and its kind (issue 30, F6).
+            refusal = resolution.staged_refusal
+            assert (refusal is not None, refusal and refusal["runner"]) == (bool(where), where[0] if where else None)
+            if where:
+                assert raised is not None and raised.kind == kind, (config, asked)
             # A notice, or one that says always and changed nothing, says its message, the values
             # as given filled in (issue 30, F8).
             said = {i for i, _, path, *_ in changes if path is None}
@@ -1939,13 +2056,15 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
             assert [(w.feature, w.runner, w.level) for w in resolution.warnings if w.kind == "adjusted"] == \
                 [(i, r, levels[i]) for i, r in dict.fromkeys((i, r) for i, r, *_ in changes)], (config, asked)
             if asked is not None:  # is_supported: removal on C, the runner's own refusals on its F
-                c, _ = _reference_apply(m, _before_choice(m), config, None)
-                f, _ = _reference_apply(m, _after_choice(m, asked), c, asked)
+                stages = list(m.stages) or ["choice"]
+                at = stages.index("choice")
+                c, _, early = _reference_stages(m, _before_choice(m), config, None, staged, stages[:at + 1])
+                f, _, late = _reference_stages(m, _after_choice(m, asked), c, asked, staged, stages[at:])
                 removed = any(g.removed_at(m.version) and g.applies != "automatic" and g.when.evaluate(c, schema=m.schema)
                               for g in m0.features_at(m.version))
                 refused = any(g.applies != "automatic" and g.status(asked, m.version) == "no"
                               and g.when.evaluate(f, schema=m.schema) for g in m0.gates_at(m.version))
-                assert m.is_supported(config, asked) is not (removed or refused), (config, asked)
+                assert m.is_supported(config, asked) is not (removed or refused or early or late), (config, asked)
 
 
 
@@ -2469,3 +2588,57 @@ def test_a_finding_about_a_requirement_stands_at_its_key_in_requires(tmp_path, m
     status, out, _ = call("diff", "old.toml", "features.toml", "--format", "json")
     assert {(e["file"], e["line"], e["place"]) for c in json.loads(out)["changes"] for e in c["entries"]} == {
         ("features.toml", 10, "$.requires.split")}
+
+
+def test_a_staged_requirement_is_said_idle_or_unmet_where_it_is_checked_and_cuts_off_later_adjustments():
+    """docs/reference/check.md (issue 30, F6): A's page requirement follows A's own page
+    adjustment, so it never refuses; B's refuses every config B serves, so B's later adjustment
+    never applies; the matrix-wide one before the choice refuses tp over 8."""
+    import textwrap
+
+    m = matrix.loads(textwrap.dedent('''\
+    [matrix]
+    name = "staged"
+    version = "1.0"
+    stages = ["device", "choice", "pages", "late"]
+    [config]
+    page = { type = "int", min = 1, default = 16 }
+    tp = { type = "int", min = 1, default = 1 }
+    [requirements]
+    page = { name = "Page size", reason = "page {page} refused" }
+    tp = { name = "TP", reason = "tp over 8" }
+    [requires]
+    tp = { condition = "tp <= 8", stage = "device" }
+    [features.big]
+    name = "Big pages"
+    when = "page > 512"
+    support = { a = "yes", b = "yes" }
+    [adjustments.page64]
+    name = "page 64"
+    when = "page < 64"
+    set = { page = 64 }
+    runners = ["a"]
+    stage = "pages"
+    [adjustments.late_b]
+    name = "late b"
+    when = "tp > 1"
+    set = { tp = 1 }
+    runners = ["b"]
+    stage = "late"
+    '''), runners={"a": {"name": "A", "priority": 2, "requires": {"page": {"condition": "page >= 64", "stage": "pages"}}},
+                   "b": {"name": "B", "priority": 1, "requires": {"page": {"condition": "page < 1", "stage": "pages"}}}})
+    assert [str(f) for f in check(m).findings] == [
+        "<string>:1:1: warning[never-chosen]: B is never chosen automatically: A is never blocked",
+        "<string>:1:1: warning[requirement-idle]: A's requirement 'page' (page {page} refused), at stage 'pages', "
+        "never refuses: it holds for every config checked there; delete it, or check its condition",
+        "<string>:1:1: error[requirement-unmet]: B's requirement 'page' (page {page} refused), at stage 'pages', "
+        "refuses every config that reaches that stage where B serves",
+        "<string>:23:1: warning[adjustment-never]: late b never changes a value: no config that automatic choice "
+        "gives to B, or that a request for it leaves with it, makes it change a value; delete it, or check its "
+        "condition"]
+    with pytest.raises(matrix.UnsupportedFeatureError):
+        m.resolve({"tp": 4}, runner="b")
+    from matrix.diff import diff
+
+    assert diff(m, m).undecided[-1] == ("Not compared: staged requirements (a stage other than choice) (the answers "
+                                        "for a config a staged requirement refuses may differ unseen)")

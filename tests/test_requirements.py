@@ -298,7 +298,7 @@ def test_mistakes_in_requirements_and_orders_are_reported_all_at_once(tmp_path):
         "  runners/small.toml:3:14: $.requires.head: Requirement 'head' is an empty array: give a condition, or "
         "delete the key",
         "  runners/small.toml:3:82: $.requires.combination.extra: Unknown key 'extra' (expected 'condition', 'doc', "
-        "'kind', 'reason', 'roles')",
+        "'kind', 'reason', 'roles', 'stage')",
     ]
 
 
@@ -612,3 +612,96 @@ def test_a_none_is_said_none_whatever_the_spec_unless_a_conversion_made_it_text_
         m.resolve({})
     assert str(raised.value).split("\n")[0] == ("No runner can serve this config: R is not valid for this config: "
                                                "[  None] [None] [None]")
+
+
+def _staged_matrix():
+    """docs/reference/file-format.md, "Staged requirements": a matrix-wide requirement before the
+    choice, a runner's after the adjustment of its stage."""
+    return matrix.loads(textwrap.dedent('''\
+        [matrix]
+        name = "staged"
+        version = "1.0"
+        stages = ["device", "choice", "pages", "late"]
+        [config]
+        page_size = { type = "int", min = 1, default = 16 }
+        tp_size = { type = "int", min = 1, default = 1 }
+        mla = { type = "bool", default = false }
+        [requirements]
+        page = { name = "Page size", reason = "page_size must be 64, not {page_size}", kind = "ValueError" }
+        tp = { name = "Tensor parallel", reason = "tp_size must be at most 8" }
+        [requires]
+        tp = { condition = "tp_size <= 8", stage = "device" }
+        [features.mla]
+        name = "MLA"
+        when = "mla"
+        support = { flashmla = "yes", triton = "no" }
+        [adjustments.mla_page]
+        name = "MLA page"
+        when = "page_size < 64"
+        set = { page_size = 64 }
+        runners = ["flashmla"]
+        stage = "pages"
+        message = "flashmla needs page 64"
+        [adjustments.late]
+        name = "late"
+        when = "tp_size > 1"
+        set = { tp_size = 1 }
+        stage = "late"
+        message = "tp back to 1"
+        '''), runners={"flashmla": {"name": "FlashMLA", "priority": 2,
+                                    "requires": {"page": {"condition": "page_size == 64", "stage": "pages"}}},
+                       "triton": {"name": "Triton", "priority": 1}})
+
+
+def test_a_staged_requirement_is_no_gate_and_is_checked_after_the_adjustments_of_its_stage():
+    m = _staged_matrix()
+    # Not a gate: page 16 fails it on the config of choice, yet flashmla is chosen, and served
+    # once its page adjustment has run.
+    served = m.resolve({"page_size": 16, "tp_size": 2})
+    assert (served.runner, [(a.id, a.path, a.before, a.after) for a in served.adjustments]) == (
+        "flashmla", [("mla_page", "page_size", 16, 64), ("late", "tp_size", 2, 1)])
+    assert served.staged_refusal is None and "staged_refusal" not in served.to_dict()
+    # Page 128: the adjustment leaves it, the requirement refuses flashmla at its stage; the
+    # validated choice is final (no move to triton), the stages after it are not run.
+    with pytest.raises(matrix.AdjustmentError) as automatic:
+        m.resolve({"page_size": 128, "tp_size": 2})
+    assert automatic.value.message == "FlashMLA is not valid for this config: page_size must be 64, not 128"
+    assert automatic.value.kind == "ValueError"
+    refused = automatic.value.resolution
+    assert (refused.runner, refused.adjustments, refused.effective["tp_size"]) == (None, (), 2)
+    assert refused.staged_refusal == refused.to_dict()["staged_refusal"] == refused.explanation()["staged_refusal"] == {
+        "stage": "pages", "runner": "flashmla", "requirements": ["flashmla:page"],
+        "reasons": ["page_size must be 64, not 128"], "kind": "ValueError"}
+    assert refused.explain().splitlines()[-1] == "Refused at stage 'pages' for flashmla: page_size must be 64, not 128"
+    assert automatic.value.remedies == ()
+    with pytest.raises(UnsupportedFeatureError) as asked:
+        m.resolve({"page_size": 128}, runner="flashmla")
+    assert asked.value.message == "FlashMLA is not valid for this config: page_size must be 64, not 128"
+    assert m.resolve({"page_size": 128}, runner="triton").runner == "triton"
+    assert [m.is_supported({"page_size": p}, "flashmla") for p in (16, 64, 128)] == [True, True, False]
+    # MLA blocks triton: automatic choice takes flashmla, whose page then refuses.
+    with pytest.raises(matrix.AdjustmentError):
+        m.resolve({"page_size": 128, "mla": True})
+
+
+def test_a_staged_requirement_before_the_choice_refuses_whatever_the_runner_with_its_reason_alone():
+    m = _staged_matrix()
+    with pytest.raises(NoRunnerError) as automatic:
+        m.resolve({"tp_size": 16})
+    assert (automatic.value.message, automatic.value.kind) == ("tp_size must be at most 8", None)
+    assert automatic.value.resolution.staged_refusal == {
+        "stage": "device", "runner": None, "requirements": ["*:tp"], "reasons": ["tp_size must be at most 8"],
+        "kind": None}
+    for runner in ("flashmla", "triton"):
+        with pytest.raises(UnsupportedFeatureError) as asked:
+            m.resolve({"tp_size": 16}, runner=runner)
+        assert asked.value.message == "tp_size must be at most 8"
+        assert m.is_supported({"tp_size": 16}, runner) is False
+    # The capability table: a Stage column, for a staged matrix only.
+    from matrix.render import render
+
+    assert [line for line in render(m, tables=["capabilities"]).splitlines() if line.startswith("| ")] == [
+        "| Requirement | FlashMLA | Triton | Stage | Reason |",
+        "| Page size | `page_size == 64` |  | pages | page\\_size must be 64, not {page\\_size} (raises ValueError) |",
+        "| Tensor parallel | `tp_size <= 8` | `tp_size <= 8` | device | tp\\_size must be at most 8 |",
+        "| Candidate for automatic choice | always | always | choice |  |"]

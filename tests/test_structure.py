@@ -142,7 +142,7 @@ def test_a_matrix_value_carries_no_plan_and_lives_no_longer_than_its_users_keep_
     assert type(derived) is _derived.Derived and derived.plans == {None: plan(m, m.version), "1.0": plan(m, m.version),
                                                                     m.version: plan(m, m.version)}
     assert [f.name for f in attrs.fields(matrix.Matrix) if f.name.startswith("_")] == [
-        "_runner_index", "_feature_index", "_alias_index", "_newest_release", "_engine"]
+        "_runner_index", "_feature_index", "_alias_index", "_newest_release", "_engine", "_branch"]
     assert [f.name for f in attrs.fields(matrix.Matrix) if f.name != "_engine"
             and (isinstance(getattr(m, f.name), Plan) or isinstance(getattr(m, f.name), dict)
                  and any(isinstance(v, Plan) for v in getattr(m, f.name).values()))] == []

@@ -1,0 +1,129 @@
+"""Staged requirements (issue 30, F6): a requirement checked at a stage of the host's order of steps.
+
+A requirement clause (a runner file's, or a matrix-wide one of features.toml's ``[requires]``)
+may name a ``stage`` of ``[matrix] stages`` (a chain: on its first clause). Where it names none,
+or ``choice``, it is what it was without stages: a gate of the choice, read on the config of
+choice C (and on F for the runner that serves). At any other stage it is **no gate**: the
+choice does not see it (`Matrix.staged` holds it, not `Runner.requires`), and it is checked on
+the config as the stages before it and its own adjustments leave it (`matrix._stages`: within a
+stage, the adjustments first, then the requirements, in the order of the kinds, matrix-wide ones
+first):
+
+- **Before** ``choice`` (matrix-wide, exempting no runner: no runner is known yet): checked on
+  the config at its stage, before the choice. One that fails refuses the config whatever the
+  runner: `NoRunnerError` in automatic choice, `UnsupportedFeatureError` for a runner asked
+  for, its reasons alone (as a matrix-wide requirement that exempts no runner).
+- **After** ``choice``: checked for the runner that serves, R (a runner's own, or a matrix-wide
+  one that does not exempt R), on R's config at its stage. One that fails stops resolution:
+  `UnsupportedFeatureError` when R was asked for (or a request was redirected or overridden to
+  it), `AdjustmentError` in automatic choice (a refused validated default is final: no other
+  runner is tried). The message is R's refusal (``R does not support: reason``), or the reasons
+  alone for a matrix-wide requirement that exempts no runner.
+
+The first failure stops resolution, so neither the adjustments after it nor R's validation on
+F are made; the error's `Resolution` carries the adjustments and warnings made before it, and
+`Resolution.staged_refusal` says the stage, the runner and the requirements that refused (its
+`to_dict`, `explanation` and `explain` too; `matrix.resolver._resolve_staged` resolves). Such a refusal has no remedies: the search varies the paths the
+gates read, which a staged requirement is not. A runner that a feature forces where no runner is
+free does not serve: its staged requirements are not checked.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, List, Mapping, Optional, Sequence, Tuple
+
+import attrs
+
+from . import _access, _messages
+from ._stages import CHOICE
+from .schema import WIDE, Requirement, Runner
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._compile import Plan
+
+__all__ = ["split", "place", "binds", "failing", "refusal", "supported"]
+
+
+def place(stages: Sequence[str], item: Any) -> int:
+    """Where an adjustment or a requirement stands in *stages* (at ``choice`` where it names none)."""
+    return stages.index(item.stage or CHOICE)
+
+
+def split(stages: Sequence[str], runners: List[Runner], wide: Tuple[Requirement, ...]
+          ) -> Tuple[List[Runner], Tuple[Requirement, ...], Tuple[Requirement, ...]]:
+    """The runners and matrix-wide requirements without their staged clauses, and those clauses
+    in the order they are checked (stage by stage; matrix-wide ones first)."""
+    if not stages:
+        return runners, wide, ()
+    staged = [c for c in wide if c.stage is not None]
+    out = []
+    for runner in runners:
+        mine = [c for c in runner.requires if c.stage is not None]
+        if mine:
+            runner = attrs.evolve(runner, requires=tuple(c for c in runner.requires if c.stage is None))
+            staged += mine
+        out.append(runner)
+    return out, tuple(c for c in wide if c.stage is None), tuple(sorted(staged, key=lambda c: place(stages, c)))
+
+
+def binds(clause: Requirement, runner: Optional[str]) -> bool:
+    """Whether *clause* is required of *runner* (None: before the choice, a matrix-wide one)."""
+    if clause.runner == WIDE:
+        return runner is None or runner not in clause.exempt
+    return clause.runner == runner
+
+
+def failing(clauses: Sequence[Requirement], runner: Optional[str], read: Callable[[str], object]) -> List[Requirement]:
+    """Of *clauses* (one stage's), those required of *runner* that fail on the config *read*
+    reads: of each chain, the first clause that fails."""
+    from .predicates import truth
+
+    failed: List[Requirement] = []
+    seen = set()
+    for clause in clauses:
+        key = (clause.runner, clause.kind)
+        if key in seen or not binds(clause, runner):
+            continue
+        if not truth(clause.condition.node, read):
+            seen.add(key)
+            failed.append(clause)
+    return failed
+
+
+def refusal(plan: Plan, runner: Optional[str], failed: Sequence[Requirement], read: Callable[[str], object]
+            ) -> Tuple[str, List[str]]:
+    """What a staged refusal says: the message, and each failed clause's reason as said."""
+    from . import _choice
+    from ._templates import filled
+
+    reasons = [filled(c.reason, read) for c in failed]
+    alone = [r for c, r in zip(failed, reasons) if c.wide and not c.exempt]
+    if runner is None or alone:
+        return _messages.required_refused(alone or reasons), reasons
+    return _messages.does_not_support(plan.matrix.runner(runner).name, [], reasons,
+                                      _choice._own(plan, "does_not_support", runner)), reasons
+
+
+def supported(compiled: Plan, config: object, runner: str, facts: Optional[Mapping[str, object]]) -> bool:
+    """Whether no staged requirement refuses *runner* asked for: before the choice, or *runner*'s
+    at its stage (`matrix.resolver.is_supported` weighs the rest)."""
+    from . import _adjust
+
+    matrix = compiled.matrix
+    stages = matrix.stages
+    at = stages.index(CHOICE)
+    view = _access.Effective(config)
+
+    def read(path: str) -> object:
+        return _access.read(view, path, compiled.reading, facts)
+
+    for k in range(len(stages)):
+        if k <= at:
+            _adjust.apply([a for a in compiled.pre_adjustments if place(stages, a) == k], view, compiled.reading,
+                          facts, None)
+        if k >= at:
+            _adjust.apply([a for a in compiled.adjustments[runner] if place(stages, a) == k], view,
+                          compiled.reading, facts, runner)
+        if failing([c for c in matrix.staged if place(stages, c) == k], None if k < at else runner, read):
+            return False
+    return True
