@@ -73,13 +73,9 @@ def _stage(builder: _Builder, source: _Source, where: Sequence[Any], spec: Any) 
     """An adjustment's ``stage`` (issue 30, F6: `matrix._stages`): one of ``[matrix] stages``, and
     for a runner's adjustment ``choice`` or a later one (before the choice no runner serves)."""
     stages = builder.stages
-    if builder.stages_refused:
+    if not builder.stage(source, (*where, "stage"), spec.stage):
         return
-    if not stages:
-        builder.problem(source, (*where, "stage"), _messages.stage_without_stages(spec.stage))
-    elif spec.stage not in stages:
-        builder.problem(source, (*where, "stage"), _messages.unknown_choice("stage", spec.stage, stages, one_of=True))
-    elif spec.runners and CHOICE in stages and stages.index(spec.stage) < stages.index(CHOICE):
+    if spec.runners and CHOICE in stages and stages.index(spec.stage) < stages.index(CHOICE):
         builder.problem(source, (*where, "stage"), _messages.runner_adjustment_before_choice(spec.stage, CHOICE))
 
 

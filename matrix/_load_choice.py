@@ -146,11 +146,9 @@ def _stage(b: _Builder, source: _Source, where: Place, stage: str, owner: str, e
     ``roles`` (a staged requirement is checked for the runner that serves). None where ``choice``:
     there it is a gate, as one without a stage."""
     stages = b.stages
-    if not stages:
-        b.problem(source, where, _messages.stage_without_stages(stage))
-    elif stage not in stages:
-        b.problem(source, where, _messages.unknown_choice("stage", stage, stages, one_of=True))
-    elif stage == CHOICE:
+    if not b.stage(source, where, stage):
+        return None
+    if stage == CHOICE:
         return None
     elif roles:
         b.problem(source, where, _messages.staged_requirement_with_roles(stage))

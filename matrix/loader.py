@@ -383,6 +383,19 @@ class _Builder:
                          detail=excerpt(error.source, error.span, opened=error.opened))
         return predicate
 
+    def stage(self, source: _Source, where: Place, stage: str) -> bool:
+        """Whether *stage* (an adjustment's or a requirement's) is one of ``[matrix] stages``
+        (said at *where*, else; not said again where a malformed header was said already)."""
+        if self.stages_refused:
+            return False
+        if not self.stages:
+            self.problem(source, where, _messages.stage_without_stages(stage))
+            return False
+        if stage not in self.stages:
+            self.problem(source, where, _messages.unknown_choice("stage", stage, self.stages, one_of=True))
+            return False
+        return True
+
     def template(self, source: _Source, where: Place, text: str, schema: Schema) -> Optional[Template]:
         """*text* as a template of config paths of *schema* (an adjustment's message, a
         requirement's reason, a former id's message: `matrix._templates`); None when it is not

@@ -894,14 +894,8 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
             cmask &= kept
     choice: _choice.Chosen = _decided(compiled, ("choose", cmask, runner),
                                       lambda values: _choice.choose(compiled, cmask, runner, values), cvalues)
-    warnings = choice.warnings
-    if runner is not None and runner in compiled.aliases:  # said of C, before the runner's adjustments
-        warnings = _choice.alias_said(compiled, runner, _reader(compiled, view if view is not None else config, facts), warnings)
-    if runner is not None and cmask & compiled.redirecting:
-        warnings = _with_values(compiled, cmask, cvalues, runner, warnings,
-                                _reader(compiled, view if view is not None else config, facts))
-    if runner is None and cmask & compiled.preferring:
-        warnings = _choice.preferences_with_values(compiled, cmask, cvalues, warnings)
+    warnings = _said_of_choice(compiled, choice.warnings, runner, cmask, cvalues,
+                               _reader(compiled, view if view is not None else config, facts))
     fmask, fvalues, before = cmask, cvalues, len(adjusted)
     chosen = served = choice.runner
     error, message = choice.error, choice.message
@@ -1160,7 +1154,7 @@ def _said_of_choice(compiled: Plan, warnings: Tuple[ResolutionWarning, ...], run
     if runner is not None and runner in compiled.aliases:  # said of C, before the runner's adjustments
         warnings = _choice.alias_said(compiled, runner, read, warnings)
     if runner is not None and cmask & compiled.redirecting:
-        warnings = _with_values(compiled, cmask, cvalues, runner, warnings)
+        warnings = _with_values(compiled, cmask, cvalues, runner, warnings, read)
     if runner is None and cmask & compiled.preferring:
         warnings = _choice.preferences_with_values(compiled, cmask, cvalues, warnings)
     return warnings
