@@ -860,7 +860,7 @@ def _adjusted_for(compiled: Plan, runner: str, config: object, view: Optional[_a
 
     view = view or _access.Effective(config)
     changed, before = len(view.sets), len(adjusted)
-    adjusted += _adjust.apply(compiled.adjustments[runner], view, compiled.reading, facts, runner)
+    adjusted += _adjust.apply(compiled.adjustments[runner], view, compiled.reading, facts, runner, _roles_read(compiled, runner))
     if len(adjusted) > before or len(view.sets) != changed:
         fmask, fvalues = compiled.evaluate(view, facts)
         fmask &= kept
@@ -1006,7 +1006,7 @@ def is_supported(matrix: Matrix, config: object, runner: str, *,
         if mask & compiled.asked & compiled.removed:
             return False
         if mask & compiled.adjusting[runner] and _adjust.apply(compiled.adjustments[runner], view, compiled.reading,
-                                                               facts, runner):
+                                                               facts, runner, _roles_read(compiled, runner)):
             mask = compiled.evaluate(view, facts)[0]
         return not mask & compiled.asked & compiled.no[runner]
     return not mask & compiled.asked & (compiled.no[runner] | compiled.removed)
@@ -1058,6 +1058,15 @@ def _with_roles(resolution: Resolution, roles: Tuple[Any, ...], warnings: Tuple[
 
 def _restored_roles(restore: Any, args: Tuple[Any, ...], roles: Tuple[Any, ...]) -> _RolesResolution:
     return _with_roles(restore(*args), roles, ())
+
+
+def _roles_read(compiled: Plan, runner: str) -> Any:
+    """How the adjustments after the choice read the roles (`matrix._roles.reading`): None without roles."""
+    if not compiled.matrix.roles:
+        return None
+    from . import _roles
+
+    return _roles.reading(compiled.matrix, runner)
 
 
 def _resolve_roles(matrix: Matrix, config: object, runner: Optional[str], version: Optional[VersionLike],
