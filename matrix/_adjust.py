@@ -52,7 +52,7 @@ values the adjustment found (``{dotted.path}``; ``{{`` and ``}}`` are braces:
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import attrs
 
@@ -123,13 +123,18 @@ def _copied(value: From, found: object) -> object:
 
 def apply(adjustments: Sequence[Adjustment], view: Effective, schema: Optional[Schema],
           facts: Optional[Mapping[str, object]], runner: Optional[str],
-          name_of: Any = None) -> List[Union[Adjusted, Said]]:
+          roles: Optional[Callable[[Callable[[str], object]], Callable[[str], object]]] = None
+          ) -> List[Union[Adjusted, Said]]:
     """Apply *adjustments* in order to *view* (its ``sets`` change in place); what changed, and
-    what spoke without a change (`Said`)."""
+    what spoke without a change (`Said`). After the choice, in a matrix with roles, *roles* makes
+    the reader of the view one that reads ``role.<id>`` on it as it stands too
+    (`matrix._roles.reading`)."""
     out: List[Union[Adjusted, Said]] = []
 
-    def lookup(path: str) -> object:
+    def plain(path: str) -> object:
         return _access.read(view, path, schema, facts)
+
+    lookup = plain if roles is None else roles(plain)
 
     for adjustment in adjustments:
         if not truth(adjustment.when.node, lookup):

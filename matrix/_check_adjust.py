@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
-from . import _access, _choice, _messages
+from . import _access, _choice, _messages, _roles
 from ._compile import Plan
 from ._nodes import Compare, IsNone, Literal, Node, Not, Path
 from ._space import Inconclusive, Space
@@ -64,7 +64,9 @@ class Contexts:
         self.pre_adjustments = compiled.pre_adjustments
         self.own_adjustments = compiled.adjustments
         self.pre = Rewriter(self.pre_adjustments, schema)
-        self.own = {r: Rewriter(a, schema) for r, a in self.own_adjustments.items()}
+        # Once a runner serves, a condition may read a role: the fields it stands for (`matrix._roles`).
+        self.roles = {r: _roles.filling(matrix, r) for r in self.own_adjustments}
+        self.own = {r: Rewriter(a, schema, self.roles[r]) for r, a in self.own_adjustments.items()}
         #: The adjustment whose rewriting grew too large (then every rewrite is the identity).
         self.too_large: Optional[str] = None
         #: The rewritten conditions the space must represent.
@@ -95,6 +97,8 @@ class Contexts:
                     found = own.changes(index)
                     if found is not None:
                         self.nodes.append(self.choice(found))
+                    if own.steps[index].when is not own.steps[index].adjustment.when.node:  # it read a role
+                        self.nodes.append(self.choice(own(own.steps[index].when, index)))
         except TooLarge as error:
             self.too_large = error.adjustment
             self.pre = Rewriter((), schema)
@@ -409,7 +413,8 @@ def _never_or_undone(ctx: Contexts, space: Space, reach: _Reach, adjustment: Adj
     runners = [r.id for r in ctx.matrix.runners if adjustment in ctx.own_adjustments[r.id]]
     for runner in runners:
         index = list(ctx.own_adjustments[runner]).index(adjustment)
-        mine = ctx.own[runner](adjustment.when.node, index) if always else ctx.own[runner].changes(index)
+        own = ctx.own[runner]
+        mine = own(own.steps[index].when, index) if always else own.changes(index)
         if mine is None:
             return
         mine = ctx.choice(mine)
@@ -421,7 +426,7 @@ def _never_or_undone(ctx: Contexts, space: Space, reach: _Reach, adjustment: Adj
                                  is not None for f in forcing if f.forces is not None and f.forces.runner == runner)
     if not reached:
         names = [ctx.matrix.runner(r).name for r in runners]
-        yield place.config("adjustment-never", key, never(adjustment.name, _why(ctx, space, adjustment, None, names)))
+        yield place.config("adjustment-never", key, never(adjustment.name, _why(ctx, space, adjustment, None, names, runners)))
     elif not always and all(_across(ctx, list(ctx.own_adjustments[r]), list(ctx.own_adjustments[r]).index(adjustment), r)
                             and _undone(ctx, space, list(ctx.own_adjustments[r]),
                                         list(ctx.own_adjustments[r]).index(adjustment), r) for r in runners):
@@ -499,10 +504,10 @@ def _said(place_: Any, owner: Any, key: Tuple[object, ...], code: str, message: 
 
 
 def _why(ctx: Contexts, space: Space, adjustment: Adjustment, index: Optional[int],
-         runners: Optional[List[str]]) -> str:
+         runners: Optional[List[str]], ids: Sequence[str] = ()) -> str:
     """Why an adjustment never applies: one of the reasons `matrix._messages.adjustment_never`
     words."""
-    if space.solve(true=[adjustment.when.node]) is None:
+    if space.solve(true=[_when(ctx, adjustment, ids)]) is None:
         return "unsatisfiable"
     if runners is not None:
         return "unreached:" + ", ".join(runners)
@@ -510,6 +515,14 @@ def _why(ctx: Contexts, space: Space, adjustment: Adjustment, index: Optional[in
     if space.solve(true=[ctx.pre(adjustment.when.node, index)]) is None:
         return "shadowed"
     return "unchanged"
+
+
+def _when(ctx: Contexts, adjustment: Adjustment, runners: Sequence[str]) -> Node:
+    """Where *adjustment*'s condition holds on some config, read as it is, or, where it reads a
+    role, with the runner of any of *runners* serving (`matrix._roles.Filling`)."""
+    if not runners or not _roles.reads_role(adjustment.when):
+        return adjustment.when.node
+    return disjoin([ctx.own[r].steps[list(ctx.own_adjustments[r]).index(adjustment)].when for r in runners])
 
 
 def _undone(ctx: Contexts, space: Space, adjustments: List[Adjustment], index: int,
@@ -526,8 +539,9 @@ def _undone(ctx: Contexts, space: Space, adjustments: List[Adjustment], index: i
         read.update(v.path for v in a.set.values() if isinstance(v, From))
     if any(schema is not None and (f := schema.get(p)) is not None and f.item_type is not None for p in read):
         return False  # a list: the search tests no list for equality
-    with_it = Rewriter(adjustments[index:], schema)
-    without = Rewriter(later, schema)
+    roles = ctx.roles.get(runner) if runner is not None else None
+    with_it = Rewriter(adjustments[index:], schema, roles)
+    without = Rewriter(later, schema, roles)
     first = with_it.changes(0)
     assert first is not None  # no list among its paths
     differs: List[Node] = []

@@ -234,7 +234,7 @@ def _parts(matrix: Matrix, version: Version) -> Parts:
     everyone = refusing(matrix, ())
     # DerivedField gates like candidacies and orders: every runner says yes, so choice ignores them.
     features = matrix.gates_at(version) + tuple(
-        Feature(f"adjustment:{a.id}", a.name, a.when, everyone, origin=a) for a in in_force)
+        Feature(f"adjustment:{a.id}", a.name, _gate(matrix, a), everyone, origin=a) for a in in_force)
     first = len(features) - len(in_force)
     # The order they apply in: before the choice, and once each runner serves (`matrix._stages`).
     pre = _stages.before_choice(matrix.stages, in_force)
@@ -303,6 +303,15 @@ def _parts(matrix: Matrix, version: Version) -> Parts:
         templated=templated,
     )
     return source, constants, readers, fields
+
+
+def _gate(matrix: Matrix, adjustment: Adjustment) -> Any:
+    """An adjustment's gate condition (`matrix._roles.gate`: True where it reads a role)."""
+    if not matrix.roles:
+        return adjustment.when
+    from . import _roles
+
+    return _roles.gate(adjustment.when)
 
 
 def _said_paths(schema: Schema, gate: Feature) -> Tuple[str, ...]:

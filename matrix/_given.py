@@ -25,8 +25,16 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: The first part of a path that reads the config as given.
 PREFIX = "given."
-#: The name no ``[config]`` entry may take.
+#: The name no ``[config]`` entry may take for the value as given.
 RESERVED = "given"
+#: The first part of a path that reads the runner filling a role (issue 30, F1: `matrix._roles`).
+ROLE = "role."
+#: The first parts of a path that no ``[config]`` entry may take, each with what it reads instead:
+#: one table, which the loader, the editor schema and the messages read.
+RESERVED_ROOTS = {
+    RESERVED: "given.PATH reads PATH as the config was given, before any adjustment, alias or redirect",
+    "role": "role.ID reads the runner that fills role ID, once the runner is chosen",
+}
 
 
 def base(path: str) -> Optional[str]:

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Union
 
 import attrs
 
-from . import _adjust, _messages
-from ._given import base
+from . import _adjust, _load_roles, _messages
+from ._given import ROLE, base
 from ._stages import CHOICE
 from .errors import ConfigError
 from .schema import ADJUSTMENT_LEVELS, ADJUSTMENT_SAYS, Adjustment, AdjustmentSays, Field, From, Runner, Schema, Window, window_text
@@ -35,7 +35,8 @@ def adjustments(builder: _Builder, source: _Source, raw: object, schema: Schema,
     for id, where, spec in builder.entries(source, raw, "adjustments", "Adjustment", builder.shapes.AdjustmentSpec):
         before = len(builder.problems)
         window = builder.window(source, where, spec.since, spec.until)
-        when = builder.predicate(source, where + ("when",), spec.when, schema)
+        late = _load_roles.after_choice(builder, runners=spec.runners, stage=spec.stage)
+        when = builder.predicate(source, where + ("when",), spec.when, schema, roles=late)
         if spec.level not in ADJUSTMENT_LEVELS:
             builder.problem(source, where + ("level",),
                             _messages.unknown_choice("level", spec.level, ADJUSTMENT_LEVELS, one_of=True))
@@ -53,7 +54,7 @@ def adjustments(builder: _Builder, source: _Source, raw: object, schema: Schema,
             if checked is not _BAD:
                 values[path] = checked
         if spec.message is not None:
-            template = builder.template(source, where + ("message",), spec.message, schema)
+            template = builder.template(source, where + ("message",), spec.message, schema, roles=late)
             for path in template.paths if template is not None else ():
                 if schema.derived_field(path) is not None:
                     continue  # computed from fields that the expression's types checked
@@ -164,6 +165,9 @@ def _field(builder: _Builder, source: _Source, where: Sequence[Any], schema: Sch
            window: Optional[Window]) -> Optional[Field]:
     """The field at *path*, declared for the whole *window*, that a user may change; None (said)
     otherwise."""
+    if path.startswith(ROLE):
+        builder.problem(source, tuple(where), _messages.adjustment_role(path))
+        return None
     field = schema.get(path)
     if field is None and path in schema.derivations:
         builder.problem(source, tuple(where), _messages.adjustment_derived(path))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import attrs
 
-from . import _messages
+from . import _load_roles, _messages
 from ._error_kinds import ERROR_KINDS
 from ._stages import CHOICE
 from .predicates import Predicate
@@ -30,10 +30,11 @@ def requirement_kinds(b: _Builder, source: _Source, raw: object, schema: Schema)
     return out
 
 
-def _reason(b: _Builder, source: _Source, where: Place, text: str, schema: Schema) -> bool:
+def _reason(b: _Builder, source: _Source, where: Place, text: str, schema: Schema, roles: bool = False) -> bool:
     """Whether a requirement's reason is a template of config paths (`matrix._templates`; issue
-    30, F7) that reads only fields that exist at every version, as its condition must (said, else)."""
-    template = b.template(source, where, text, schema)
+    30, F7) that reads only fields that exist at every version, as its condition must (said, else);
+    it says a role only where *roles* (read after the choice)."""
+    template = b.template(source, where, text, schema, roles=roles)
     if template is None:
         return False
     before = len(b.problems)
@@ -101,14 +102,16 @@ def _clauses(b: _Builder, source: _Source, top: Place, requires: Mapping[str, ob
             clause, _ = b.shaped(source, item, shape, at)
             if clause is None:
                 continue
+            # A chain's roles are its first clause's; one that leaves out the base is read after the choice.
+            late = _load_roles.after_choice(b, roles=tuple(getattr(clause, "roles", ())) if index == 0 else roles)
             condition = b.predicate(source, at + (("condition",) if isinstance(value, (dict, list)) else ()),
-                                    clause.condition, schema)
+                                    clause.condition, schema, roles=late)
             _everlasting(b, source, at, condition, schema)
             reason = clause.reason or kinds[kind].reason
             if reason is None:
                 b.problem(source, at, _messages.requirement_without_reason(kind))
                 continue
-            if clause.reason is not None and not _reason(b, source, at + ("reason",), clause.reason, schema):
+            if clause.reason is not None and not _reason(b, source, at + ("reason",), clause.reason, schema, late):
                 continue  # a kind's reason is checked with the kind
             error_kind = _error_kind(b, source, at + ("kind",), clause.kind) or kinds[kind].error_kind
             if index == 0:

@@ -9,7 +9,7 @@ import attrs
 from packaging.version import Version
 
 from . import _access, _format, _messages
-from ._given import RESERVED
+from ._given import RESERVED_ROOTS
 from .errors import ConfigError, excerpt
 from .schema import FIELD_TYPES, NOTHING, Field, Schema, Window, window_text
 
@@ -68,8 +68,9 @@ def _field(b: _Builder, source: _Source, path: str, raw: object) -> Optional[Fie
     if not _format.FIELD_PATH_RE.match(path):
         b.problem(source, where, _messages.underscore_segment(next(p for p in path.split(".") if p.startswith("_"))))
         return None
-    if path.split(".")[0] == RESERVED:
-        b.problem(source, where, _messages.given_reserved(path))
+    root = path.split(".")[0]
+    if root in RESERVED_ROOTS:
+        b.problem(source, where, _messages.reserved_root(path, root, RESERVED_ROOTS[root]))
         return None
     if isinstance(raw, str):
         raw = {"type": raw}

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
 
 import attrs
 
 from . import _messages
-from .schema import Role, Runner, Schema
+from ._given import ROLE
+from ._stages import CHOICE
+from .schema import Field, Role, Runner, Schema
 
 if TYPE_CHECKING:  # pragma: no cover
     from .loader import _Builder, _Source
@@ -18,7 +20,12 @@ def roles(b: _Builder, source: _Source, raw: object, schema: Schema, runners: Op
     the role it follows (a declared role other than the base, in no cycle)."""
     out: List[Role] = []
     fields: Dict[str, str] = {}
-    names = [r.id for r in runners or ()] + [a.id for r in runners or () for a in r.aliases] + list(b.broken_runners)
+    # The former ids as the runner files spell them (read before their aliases are checked, so that
+    # a rule may read a role: `typed`); a mistake in one is said by its own unit.
+    specs = [b.runner_specs[r.id][1] for r in runners or () if r.id in b.runner_specs]
+    names = ([r.id for r in runners or ()] + [a.id for r in runners or () for a in r.aliases]
+             + [a.id for spec in specs for a in spec.aliases if isinstance(getattr(a, "id", None), str)]
+             + list(b.broken_runners))
     entries = list(b.entries(source, raw, "roles", "Role", b.shapes.RoleSpec))
     ids = [id for id, _, _ in entries]
     for id, where, spec in entries:
@@ -91,3 +98,37 @@ def scoped(b: _Builder, runners: List[Runner], roles: List[Role], declared: List
                                   role_requires=tuple(r for r in runner.requires if r.roles and base not in r.roles))
         out.append(runner)
     return out
+
+
+def typed(schema: Schema, roles: List[Role], declared: List[str], runners: Optional[List[Runner]]) -> Schema:
+    """*schema* with the runner that fills each *declared* role, ``role.<id>`` (`Schema.roles`): a
+    str whose choices are the runner ids, None only where the role may have no runner (it follows
+    no role, or follows one that may have none, or failed to load; never the base, the first
+    declared, which a runner fills wherever a rule after the choice is read)."""
+    if not declared:
+        return schema
+    base = declared[0]
+    follows = {r.id: r.follows for r in roles}
+
+    def may_be_none(role: Optional[str], seen: Tuple[str, ...] = ()) -> bool:
+        if role == base:
+            return False
+        if role is None or role not in follows or role in seen:
+            return True
+        return may_be_none(follows[role], (*seen, role))
+
+    ids = tuple(sorted(r.id for r in runners or ()))
+    return attrs.evolve(schema, roles={ROLE + r: Field(ROLE + r, "str", nullable=may_be_none(r), choices=ids)
+                                       for r in declared})
+
+
+def after_choice(b: _Builder, *, runners: Sequence[str] = (), stage: Optional[str] = None,
+                 roles: Sequence[str] = ()) -> bool:
+    """Whether a rule is read only once a runner is chosen, so that it may read a role
+    (``role.<id>``): an adjustment of *runners*, or at a *stage* after ``choice``; a requirement
+    whose *roles* leave out the base (no gate: checked on the effective config). This is the one
+    place that says so: a requirement staged after the choice (issue 30, F6) passes its *stage*."""
+    stages = b.stages
+    if stage is not None and CHOICE in stages and stage in stages and stages.index(stage) > stages.index(CHOICE):
+        return True
+    return bool(runners) or (bool(roles) and b.base_role is not None and b.base_role not in roles)

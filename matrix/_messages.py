@@ -1153,9 +1153,8 @@ def redirect_to_alias(to: str, runner: str) -> str:
     return f"Redirect to {to!r}, a former id of {runner!r}: name the runner by its id"
 
 
-def given_reserved(path: str) -> str:
-    return (f"{path!r}: 'given' is reserved: given.PATH reads PATH as the config was given, before any "
-            "adjustment, alias or redirect")
+def reserved_root(path: str, root: str, reads: str) -> str:
+    return f"{path!r}: {root!r} is reserved: {reads}"
 
 
 def adjustment_sets_given(path: str) -> str:
@@ -2025,6 +2024,28 @@ def role_cycle(cycle: Sequence[str]) -> str:
 def roles_not_first(kind: str) -> str:
     return (f"Requirement {kind!r} is a chain: the roles it applies in are its first clause's roles, so a later "
             "clause takes none")
+
+
+def role_unknown(path: str, declared: Sequence[str]) -> str:
+    role = path.split(".", 1)[1]
+    if not declared:
+        return f"Unknown role {role!r} in {path!r}: features.toml declares no [roles]"
+    return f"Unknown role {role!r} in {path!r}{did_you_mean(role, declared)} (expected {quoted(declared)})"
+
+
+def adjustment_role(path: str) -> str:
+    return (f"{path!r} is the runner that fills a role, which an adjustment neither sets nor copies: set or "
+            "copy the role's field")
+
+
+def role_never_none(path: str) -> str:
+    return f"{path!r} is never None: a runner fills it wherever a role is read (it is the base, or follows it)"
+
+
+def role_before_choice(path: str) -> str:
+    return (f"{path} is known only after the choice, and this is read before it or to make it: a role is read "
+            "only by an adjustment after the choice (its when and message) and by a requirement whose roles leave "
+            "out the base (its condition and reason)")
 
 
 def no_roles_declared(role: str) -> str:

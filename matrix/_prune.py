@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
-from . import _access, _adjust
+from . import _access, _adjust, _roles
 from .errors import MatrixError
 from ._given import base
 from .schema import From
@@ -186,7 +186,8 @@ class Pruning:
             if mask & plan.adjusting.get(self.runner, 0):
                 view = view or _access.Effective(config)
                 changed = len(view.sets)
-                if _adjust.apply(plan.adjustments[self.runner], view, self.reading, None, self.runner) \
+                if _adjust.apply(plan.adjustments[self.runner], view, self.reading, None, self.runner,
+                                 _roles.reading(plan.matrix, self.runner)) \
                         or len(view.sets) != changed:
                     served = plan.evaluate(view, None)[0] & kept
         except MatrixError:

@@ -26,18 +26,32 @@ A matrix that declares ``[roles]`` resolves a config into one runner per role, i
    the first clause that fails).
 
 `Resolution.roles` gives each role's runner, in declaration order (`matrix.resolver` builds it).
+
+**Reading a role** (``role.<id>``): a rule read after the choice (an adjustment of a runner or
+at a stage after ``choice``, a requirement whose roles leave out the base: the loader refuses it
+anywhere else, `matrix._load_roles.after_choice`) reads the runner that fills a role at that
+point, `At`: for the base, the runner that serves; for another role, its field's value on the
+config as it stands there (a former id read as the runner it names now), else, where that is
+None, the value of the role it follows (None for a role that follows none). The compiled plan
+never reads one: an adjustment gate whose condition reads a role says only that it may apply
+(`gate`), and the interpreter decides on the view. ``matrix check`` rewrites each
+``role.<id>`` into the fields it stands for, for each runner that serves (`Filling`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
+import functools
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from . import _access, _choice, _messages
+from ._given import ROLE
 from .schema import Requirement
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._choice import ResolutionWarning
     from ._compile import Plan
+    from ._nodes import Node
+    from .predicates import Predicate
     from .resolver import Resolution
     from .schema import Matrix, Role
 
@@ -178,9 +192,11 @@ def _in_role(compiled: Plan, resolution: Resolution, runner: str, role: str, eff
                if isinstance(g.origin, Requirement) and g.origin.runner == runner and role in g.origin.roles]
     found = compiled.matrix.runner(runner)
 
-    def read(path: str) -> object:
+    def plain(path: str) -> object:
         return _access.read(effective, path, compiled.reading, facts)
 
+    assert resolution.runner is not None
+    read = reader(compiled.matrix, resolution.runner, plain)  # on F, the base's runner serving
     failed = set()
     for clause in found.role_requires:
         if role in clause.roles and clause.kind not in failed and not truth(clause.condition.node, read):
@@ -189,3 +205,117 @@ def _in_role(compiled: Plan, resolution: Resolution, runner: str, role: str, eff
     if reasons:
         _refuse(resolution, UnsupportedFeatureError, _messages.does_not_support(found.name, [], reasons),
                 tuple(warnings))
+
+
+def reads_role(when: Predicate) -> bool:
+    """Whether *when* reads the runner that fills a role."""
+    return any(p.startswith(ROLE) for p in when.paths)
+
+
+def gate(when: Predicate) -> Predicate:
+    """The condition of an adjustment's gate in the compiled plan (read on the config before the
+    choice, to tell whether it may apply): its ``when``, or True where that reads a role, which
+    only the interpreter knows, after the choice (`At`)."""
+    if not reads_role(when):
+        return when
+    from .predicates import Predicate
+
+    return Predicate("True")
+
+
+class At:
+    """The runners that fill the roles once *runner* serves, read on a config as it stands (the
+    module's docstring states the rule): ``read(path)`` for ``role.<id>``, and any other path
+    read through *read*."""
+
+    __slots__ = ("base", "runner", "roles", "aliases", "through")
+
+    def __init__(self, matrix: Matrix, runner: str, through: Callable[[str], object]) -> None:
+        self.base = matrix.roles[0].id
+        self.runner = runner
+        self.roles = {r.id: r for r in matrix.roles}
+        self.aliases = {a.id: r.id for r in matrix.runners for a in r.aliases}
+        self.through = through
+
+    def read(self, path: str) -> object:
+        if not path.startswith(ROLE):
+            return self.through(path)
+        role: Optional[str] = path[len(ROLE):]
+        seen = set()
+        while role is not None and role not in seen:
+            if role == self.base:
+                return self.runner
+            seen.add(role)
+            found = self.roles[role]
+            value = self.through(found.field)
+            if value is not None:
+                assert isinstance(value, str)
+                return self.aliases.get(value, value)
+            role = found.follows
+        return None
+
+
+def reader(matrix: Matrix, runner: Optional[str], through: Callable[[str], object]) -> Callable[[str], object]:
+    """*through*, or, where *matrix* has roles and *runner* serves, a reader of ``role.<id>``
+    besides (`At`)."""
+    if runner is None or not matrix.roles:
+        return through
+    return At(matrix, runner, through).read
+
+
+def reading(matrix: Matrix, runner: Optional[str]) -> Optional[Callable[[Callable[[str], object]], Callable[[str], object]]]:
+    """What `matrix._adjust.apply` takes to read the roles once *runner* serves: None where
+    *matrix* has none (or before the choice)."""
+    if runner is None or not matrix.roles:
+        return None
+    return functools.partial(reader, matrix, runner)
+
+
+class Filling:
+    """``matrix check``'s reading of ``role.<id>`` once *runner* serves (`At`, as a predicate): a
+    step of `matrix._substitute.substituted` whose cases for a role are, over the config as it
+    stands, *runner* for the base; for another role, each choice of its field (a former id as
+    the runner it names), and where the field is None the cases of the role it follows (None for
+    a role that follows none). Exact: a role's field is a str with choices."""
+
+    def __init__(self, matrix: Matrix, runner: str) -> None:
+        self.at = At(matrix, runner, lambda path: None)
+        self.schema = matrix.schema
+
+    def affects(self, path: str) -> bool:
+        return path.startswith(ROLE)
+
+    def cases(self, path: str) -> List[Tuple[Node, Node]]:
+        from ._nodes import Compare, IsNone, Literal, Path
+        from ._substitute import conjoin
+
+        at = self.at
+        out: List[Tuple[Node, Node]] = []
+        unless: List[Node] = []  # the fields of the roles followed so far read None
+        role: Optional[str] = path[len(ROLE):]
+        seen = set()
+        while role is not None and role not in seen:
+            if role == at.base:
+                out.append((conjoin(unless), Literal(at.runner)))
+                return out
+            seen.add(role)
+            field = at.roles[role].field
+            for choice in self.schema.fields[field].choices or ():
+                out.append((conjoin([*unless, Compare(Path(field), "==", Literal(choice))]),
+                            Literal(at.aliases.get(str(choice), choice))))
+            unless.append(IsNone(Path(field), False))
+            role = at.roles[role].follows
+        out.append((conjoin(unless), Literal(None)))
+        return out
+
+    def __call__(self, node: Node) -> Node:
+        from ._substitute import substituted
+
+        return substituted(self, node)
+
+
+def filling(matrix: Matrix, runner: str) -> Optional[Callable[[Node], Node]]:
+    """`Filling` for *runner*, where *matrix* has roles and a rule after the choice reads one."""
+    if not matrix.roles or not any(reads_role(a.when) for a in matrix.adjustments):
+        return None
+    return Filling(matrix, runner)

@@ -29,7 +29,7 @@ becomes a predicate over the config after An-1, and so on down to the config giv
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ._nodes import And, Arith, Call, Compare, DerivedField, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path, walk
 from ._operators import remainder
@@ -37,6 +37,8 @@ from .predicates import truth
 from .schema import Adjustment, From, Schema
 
 TRUE, FALSE = Literal(True), Literal(False)
+
+Rewrite = Callable[[Node], Node]
 
 #: The most nodes a rewritten predicate may have: past it, `TooLarge` (check says its answers
 #: do not weigh the adjustments, rather than search a tree of millions of nodes).
@@ -139,9 +141,10 @@ def _folded(atom: Node) -> Node:
 class _One:
     """One adjustment: the cases of each path it may change (condition on X, term)."""
 
-    def __init__(self, adjustment: Adjustment, schema: Optional[Schema]) -> None:
+    def __init__(self, adjustment: Adjustment, schema: Optional[Schema], roles: Optional[Rewrite] = None) -> None:
         self.adjustment = adjustment
-        self.when = adjustment.when.node
+        # A condition read after the choice may read a role: the fields it stands for there.
+        self.when = adjustment.when.node if roles is None else roles(adjustment.when.node)
         self.fill = not adjustment.override
         self.schema = schema
         self.targets = dict(adjustment.set)
@@ -220,8 +223,9 @@ class Rewriter:
     :raises TooLarge: from `__call__`, when a rewritten tree grows past `MAX_NODES`.
     """
 
-    def __init__(self, adjustments: Sequence[Adjustment], schema: Optional[Schema]) -> None:
-        self.steps = [_One(a, schema) for a in adjustments]
+    def __init__(self, adjustments: Sequence[Adjustment], schema: Optional[Schema],
+                 roles: Optional[Rewrite] = None) -> None:
+        self.steps = [_One(a, schema, roles) for a in adjustments]
         self._memo: Dict[Tuple[int, Node], Node] = {}
 
     def __bool__(self) -> bool:
@@ -250,7 +254,7 @@ class Rewriter:
                 raise TooLarge(self.steps[index].adjustment.id)
         return done
 
-    def _rewrite(self, step: _One, node: Node) -> Node:
+    def _rewrite(self, step: Any, node: Node) -> Node:
         if isinstance(node, And):
             return conjoin([self._rewrite(step, n) for n in node.operands])
         if isinstance(node, Or):
@@ -268,8 +272,12 @@ class Rewriter:
         return disjoin([conjoin([*conds, _folded(_replaced(node, terms))]) for conds, terms in combos])
 
 
-Rewrite = Callable[[Node], Node]
-
-
 def identity(node: Node) -> Node:
     return node
+
+
+def substituted(step: Any, node: Node) -> Node:
+    """*node* with each atom that reads a path *step* ``affects`` written as the cases of
+    ``step.cases(path)`` (conditions on the same config, each with its term), as an adjustment's
+    step rewrites it: `matrix._roles.Filling` writes each ``role.<id>`` so."""
+    return Rewriter((), None)._rewrite(step, node)

@@ -241,8 +241,9 @@ def filled(text: str, read: Callable[[str], object]) -> str:
 
 def types_of(schema: Schema) -> Mapping[str, str]:
     """Every path a template may name in *schema*, with its type: the fields and the derived
-    fields (ints)."""
-    return {**{p: f.type for p, f in schema.fields.items()}, **{p: "int" for p in schema.derivations}}
+    fields (ints), and the runners that fill roles (strs)."""
+    return {**{p: f.type for p, f in schema.fields.items()}, **{p: "int" for p in schema.derivations},
+            **{p: "str" for p in schema.roles}}
 
 
 # --- the sentences of a feature's ``prefers`` (issue 25: vLLM's ROCm notices name the

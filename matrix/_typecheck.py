@@ -14,6 +14,7 @@ import attrs
 from . import _messages
 from ._nodes import LITERAL_TYPES as _LITERAL_TYPES
 from ._nodes import ARITHMETIC_NODES, And, Arith, Call, Compare, DerivedField, IsNone, ListLiteral, Literal, Mod, Node, Not, Or, Path
+from ._given import ROLE
 from ._operators import BY_SPELLING, MOD, Operator
 from ._versions import to_version
 from .errors import PredicateError
@@ -95,7 +96,9 @@ class _Checker:
         field = self.schema.get(node.name)
         if field is None and self.schema.derivations:
             field = self.schema.derived_field(node.name)
-        if field is None:
+        if field is None and node.name.startswith(ROLE):  # the runner that fills a role (`matrix._roles`)
+            self.error(_messages.role_unknown(node.name, [p[len(ROLE):] for p in self.schema.roles]), node.span)
+        elif field is None:
             self.error(_messages.unknown_path(node.name, self.schema.fields), node.span, node.name)
         return field
 
@@ -157,7 +160,8 @@ class _Checker:
             return
         field = self.field(node.operand)
         if field is not None and not self.may_be_none(field):
-            message = _messages.derived_never_none if field.derive is not None else _messages.not_nullable
+            message = (_messages.derived_never_none if field.derive is not None else _messages.role_never_none
+                       if field.path.startswith(ROLE) else _messages.not_nullable)
             self.error(message(node.operand.name), node.span)
 
     def may_be_none(self, field: Field) -> bool:

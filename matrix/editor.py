@@ -24,7 +24,7 @@ from typing import Annotated, Any, Dict, List, Optional, Tuple, Union, get_args,
 import attrs
 
 from . import _converter, _format
-from ._given import RESERVED
+from ._given import RESERVED_ROOTS
 from ._stages import CHOICE
 from ._error_kinds import ERROR_KINDS
 from .schema import ADJUSTMENT_LEVELS, ADJUSTMENT_SAYS, APPLIES, FIELD_TYPES, STATUSES, Matrix
@@ -61,8 +61,8 @@ def _mark(mark: object, known: _Known) -> Dict[str, Any]:
     table: Dict[object, Dict[str, Any]] = {
         c.VERSION: {"pattern": _format.anchored(_format.VERSION)},
         c.ID: {"pattern": _format.anchored(_format.ID)},
-        # A [config] key or a path an adjustment sets: never under 'given' (the value as given).
-        c.PATH: {"pattern": _format.anchored(f"(?!{RESERVED}(?:\\.|$)){_format.FIELD_PATH}")},
+        # A [config] key or a path an adjustment sets: never under a reserved root ('given', 'role').
+        c.PATH: {"pattern": _format.anchored(f"(?!(?:{'|'.join(RESERVED_ROOTS)})(?:\\.|$)){_format.FIELD_PATH}")},
         c.CLASS: {"pattern": _format.anchored(_format.CLASS_SPEC)},
         c.PREDICATE: {},
         c.STATUS: {"enum": list(STATUSES)},

@@ -33,6 +33,7 @@ from packaging.version import InvalidVersion, Version
 
 from . import _messages
 from ._files import toml
+from ._given import ROLE
 from ._versions import parsed
 from .errors import LoadError, Problem, excerpt
 from .predicates import Predicate
@@ -289,6 +290,8 @@ class _Builder:
         self.stages: Tuple[str, ...] = ()
         #: The header was refused with a ``stages`` in it: a stage named elsewhere is not checked.
         self.stages_refused = False
+        #: The first role features.toml declares, if any (`matrix._load_roles.after_choice`).
+        self.base_role: Optional[str] = None
 
     # --- what every section uses -----------------------------------------------------------
 
@@ -367,10 +370,21 @@ class _Builder:
             if spec is not None:
                 yield id, where, spec
 
-    def predicate(self, source: _Source, where: Place, text: str, schema: Schema) -> Optional[Predicate]:
+    def predicate(self, source: _Source, where: Place, text: str, schema: Schema, *,
+                  roles: bool = False) -> Optional[Predicate]:
         """*text* as a predicate on *schema*; None when it is not one (said, with a caret).
-        A path below a field that failed to load is not said to be unknown too."""
+        A path below a field that failed to load is not said to be unknown too. It reads a
+        role (``role.<id>``) only where *roles* says it is read after the choice
+        (`matrix._load_roles.after_choice`)."""
         predicate, errors = Predicate.checked(text, schema=schema)
+        if predicate is not None and schema.roles and not roles:
+            from ._nodes import Path, walk
+
+            for node in walk(predicate.node):
+                if isinstance(node, Path) and node.name.startswith(ROLE):
+                    at = source.locations.in_string(where, node.span[0]) if source.text else None
+                    self.problem(source, where, _messages.role_before_choice(node.name), at=at,
+                                 detail=excerpt(text, node.span))
         for error in errors:
             message = error.message
             unknown = error.unknown_path
@@ -396,16 +410,21 @@ class _Builder:
             return False
         return True
 
-    def template(self, source: _Source, where: Place, text: str, schema: Schema) -> Optional[Template]:
+    def template(self, source: _Source, where: Place, text: str, schema: Schema, *,
+                 roles: bool = False) -> Optional[Template]:
         """*text* as a template of config paths of *schema* (an adjustment's message, a
         requirement's reason, a former id's message: `matrix._templates`); None when it is not
-        one (each problem said). A path below a field that failed to load is not said."""
+        one (each problem said). A path below a field that failed to load is not said. It says
+        a role (``{role.<id>}``) only where *roles* says it is said after the choice."""
         from . import _templates
 
-        template, problems = _templates.parse(text, (), (*schema.fields, *schema.derived), sorted(self.broken),
-                                              _templates.types_of(schema))
+        template, problems = _templates.parse(text, (), (*schema.fields, *schema.derived, *schema.roles),
+                                              sorted(self.broken), _templates.types_of(schema))
         for problem in problems:
             self.problem(source, where, problem)
+        if template is not None and not roles:
+            for path in sorted(p for p in template.paths if p.startswith(ROLE)):
+                self.problem(source, where, _messages.role_before_choice(path))
         return template
 
     # --- files -----------------------------------------------------------------------------
@@ -440,8 +459,9 @@ class _Builder:
     def build(self, text: str, name: str, *, runners: Optional[RunnersArg], base: str,
               composed: Optional[Tuple[_Source, Dict[str, Any]]] = None) -> Matrix:
         # Each section is its own unit, handed this builder (imported here, not by `import matrix`).
-        from . import (_load_adjustments, _load_check, _load_choice, _load_config, _load_features, _load_header,
-                       _load_messages, _load_redirects, _load_refusals, _load_roles, _load_runners, _staged)
+        from . import (_format, _load_adjustments, _load_check, _load_choice, _load_config, _load_features,
+                       _load_header, _load_messages, _load_redirects, _load_refusals, _load_roles, _load_runners,
+                       _staged)
 
         # composed: an overlay's source and the document it made of upstream's (matrix._load_overlay)
         source = _Source(name, text) if composed is None else composed[0]
@@ -463,6 +483,11 @@ class _Builder:
         else:
             folder = os.fspath(runners)
             runner_list = _load_runners.folder(self, source, os.path.join(base, folder), folder)
+        # Roles first: a rule read after the choice may read the runner that fills one (`role.<id>`).
+        roles = _load_roles.roles(self, source, document["roles"], schema, runner_list) if "roles" in document else []
+        declared = list(document["roles"]) if isinstance(document.get("roles"), dict) else []
+        self.base_role = declared[0] if declared else None
+        schema = _load_roles.typed(schema, roles, [d for d in declared if _format.ID_RE.match(d)], runner_list)
         features = _load_features.features(self, source, document.get("features", {}), schema, runner_list,
                                            limit=MAX_FEATURES)
         kinds = _load_choice.requirement_kinds(self, source, document.get("requirements", {}), schema)
@@ -474,9 +499,7 @@ class _Builder:
                                            runner_list or [], document.get("orders", {}), wide)
         orders = _load_choice.orders(self, source, document.get("orders", {}), schema, runner_list)
         adjustments = _load_adjustments.adjustments(self, source, document.get("adjustments", {}), schema, runner_list)
-        roles = _load_roles.roles(self, source, document["roles"], schema, runner_list) if "roles" in document else []
         if runner_list is not None:
-            declared = list(document["roles"]) if isinstance(document.get("roles"), dict) else []
             runner_list = _load_roles.scoped(self, runner_list, roles, declared)
         staged: Tuple[Requirement, ...] = ()
         if runner_list is not None:

@@ -863,7 +863,7 @@ def _adjusted_for(compiled: Plan, runner: str, config: object, view: Optional[_a
 
     view = view or _access.Effective(config)
     changed, before = len(view.sets), len(adjusted)
-    adjusted += _adjust.apply(compiled.adjustments[runner], view, compiled.reading, facts, runner)
+    adjusted += _adjust.apply(compiled.adjustments[runner], view, compiled.reading, facts, runner, _roles_read(compiled, runner))
     if len(adjusted) > before or len(view.sets) != changed:
         fmask, fvalues = compiled.evaluate(view, facts)
         fmask &= kept
@@ -1016,7 +1016,7 @@ def is_supported(matrix: Matrix, config: object, runner: str, *,
         if mask & compiled.asked & compiled.removed:
             return False
         if mask & compiled.adjusting[runner] and _adjust.apply(compiled.adjustments[runner], view, compiled.reading,
-                                                               facts, runner):
+                                                               facts, runner, _roles_read(compiled, runner)):
             mask = compiled.evaluate(view, facts)[0]
         return not mask & compiled.asked & compiled.no[runner]
     return not mask & compiled.asked & (compiled.no[runner] | compiled.removed)
@@ -1094,6 +1094,15 @@ def _resolve_base(compiled: Plan, runner: Optional[str], config: object,
     return slowly(compiled, mask, values, runner, config, facts)
 
 
+def _roles_read(compiled: Plan, runner: str) -> Any:
+    """How the adjustments after the choice read the roles (`matrix._roles.reading`): None without roles."""
+    if not compiled.matrix.roles:
+        return None
+    from . import _roles
+
+    return _roles.reading(compiled.matrix, runner)
+
+
 def _resolve_roles(matrix: Matrix, config: object, runner: Optional[str], version: Optional[VersionLike],
                    facts: Optional[Mapping[str, object]], strict: bool) -> _RolesResolution:
     """`resolve` for a matrix with ``[roles]``: the base role's request is *runner*, else its
@@ -1140,8 +1149,10 @@ def _staged_after(compiled: Plan, chosen: str, view: _access.Effective, adjusted
 
     stages = compiled.matrix.stages
     own = compiled.adjustments[chosen]
+    roles = _roles_read(compiled, chosen)
     for k in range(stages.index(CHOICE), len(stages)):
-        adjusted += _adjust.apply([a for a in own if place(stages, a) == k], view, compiled.reading, facts, chosen)
+        adjusted += _adjust.apply([a for a in own if place(stages, a) == k], view, compiled.reading, facts, chosen,
+                                  roles)
         failed = failing([c for c in compiled.matrix.staged if place(stages, c) == k], chosen, read)
         if failed:
             return stages[k], failed

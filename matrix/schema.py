@@ -222,6 +222,10 @@ class Schema(Model):
     #: not among `fields` (no config holds them: what reads a config's fields never sees them);
     #: a predicate reads them (`derived_field`), as its expression.
     derivations: Mapping[str, Field] = attrs.field(factory=FrozenMap, converter=frozen_map)
+    #: The runner that fills each role (``role.<id>``, issue 30 F1: `matrix._roles`), by path: a
+    #: str whose choices are the runner ids, None only for a role that may have no runner. Not
+    #: among `fields` either: no config holds it, and only a rule read after the choice reads it.
+    roles: Mapping[str, Field] = attrs.field(factory=FrozenMap, converter=frozen_map)
 
     @property
     def derived(self) -> Tuple[str, ...]:
@@ -261,6 +265,8 @@ class Schema(Model):
         if found is None and path.startswith(GIVEN):
             read = self.fields.get(path[len(GIVEN):])
             return None if read is None else attrs.evolve(read, path=path)
+        if found is None and self.roles:
+            return self.roles.get(path)
         return found
 
     @property
@@ -295,7 +301,7 @@ class Schema(Model):
                 if refused:
                     field = attrs.evolve(field, choices=now, refused=refused)
             fields[path] = field
-        return Schema(fields, self.derivations)
+        return Schema(fields, self.derivations, self.roles)
 
     def at(self, version: Version) -> Schema:
         """The schema as the host has it at *version*: the fields and choices that exist then
@@ -311,7 +317,7 @@ class Schema(Model):
             # A field exists when it does and so does every section above it that is declared.
             if field is not None and all(now.get(section, field) is not None for section in sections):
                 fields[path] = field
-        return Schema(fields, self.derivations)
+        return Schema(fields, self.derivations, self.roles)
 
 
 def _compared(gates: Iterable[Feature]) -> Set[Tuple[str, object]]:

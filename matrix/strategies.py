@@ -26,7 +26,7 @@ from packaging.version import Version
 
 from ._messages import did_you_mean
 from ._given import PREFIX as GIVEN
-from ._nodes import And, Node, Not, Or
+from ._nodes import And, Node, Not, Or, Path, walk
 from ._operators import COMPARISONS, comparisons_for
 from ._space import Inconclusive, Space, compared_constants
 from ._versions import VersionLike, parsed, to_version
@@ -240,6 +240,7 @@ def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Op
     gates = {f.id: f for f in matrix.gates_at(v)}
     drawable = {i: f for i, f in gates.items() if all(p in schema for p in f.when.paths)}
     adjustments = [_applies(a) for a in matrix.adjustments_at(v) if all(p in schema for p in a.when.paths)]
+    adjustments += _filled(matrix, v, schema)
     adjustments += _refused_defaults(matrix, v, list(drawable.values()))
     wanted = {}
     for name, ids in (("active", active), ("inactive", inactive)):
@@ -315,6 +316,26 @@ def _applies(adjustment: Adjustment) -> Node:
         return (adjustment.when & Predicate(" or ".join(f"({t})" for t in tests))).node
     except PredicateError:  # a string no predicate literal spells
         return adjustment.when.node
+
+
+def _filled(matrix: Matrix, v: Version, schema: Schema) -> List[Node]:
+    """Where each adjustment that reads a role (issue 30, F1) applies, with one of the runners
+    it applies for serving: its roles read as the role fields that fill them (`matrix._roles.Filling`),
+    so that the fields are steered toward each case."""
+    from ._roles import Filling, reads_role
+    from ._stages import after_choice
+    from ._substitute import disjoin
+
+    out: List[Node] = []
+    for a in matrix.adjustments_at(v):
+        if not reads_role(a.when):
+            continue
+        node = _applies(a)
+        serving = [r.id for r in matrix.runners if a in after_choice(matrix.stages, (a,), r.id)]
+        found = disjoin([Filling(matrix, r)(node) for r in serving])
+        if all(n.name in schema for n in walk(found) if isinstance(n, Path)):
+            out.append(found)
+    return out
 
 
 def _refused_defaults(matrix: Matrix, v: Version, gates: List[Feature]) -> List[Node]:

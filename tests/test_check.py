@@ -254,6 +254,7 @@ def _holding(m, resolution):
 import itertools  # noqa: E402
 import re  # noqa: E402
 import math  # noqa: E402
+import zlib  # noqa: E402
 
 from hypothesis import settings  # noqa: E402
 
@@ -738,8 +739,42 @@ def test_brute_force_arithmetic_atoms_agree_with_the_readme_reference(atom):
 def test_check_agrees_with_brute_force_over_every_config_with_adjustments(case):
     """Issue 27: on matrices with adjustments, the questions about choice are put to the config
     of choice (the choice reference: the matrix without adjustments, resolving the reference's
-    C), the adjustment findings to resolve itself over the whole space."""
+    C), the adjustment findings to resolve itself over the whole space. Issue 30, F1: where the
+    space is small, the matrix with roles besides (`_check_roles_agree`)."""
     _check_agrees(case)
+    _check_roles_agree(case)
+
+
+#: Check's brute force with roles runs on half the matrices whose space with its three role fields
+#: varied has at most this many configs: its CI time stays within a tenth of what it was.
+_ROLES_CHECKED = 96
+
+
+def _check_roles_agree(case):
+    """Issue 30, F1: check's findings about adjustments on the matrix with roles (`_with_roles`,
+    its adjustment after the choice reading roles) against resolve over every config with the
+    fields of roles p, d and x taking their runner and None (*narrow*: one runner each; the base's
+    left None, which no rule reads: its runner is chosen automatically, or asked for, as the brute
+    force asks for each)."""
+    text, names, runners, _ = case
+    try:
+        m = matrix.loads(text, runners=runners)
+        m0 = matrix.loads(text.split(ADJUSTMENTS_MARK)[0], runners=runners)
+    except matrix.LoadError:
+        return
+    universe = list(_universe(m, names))
+    if len(universe) * 8 > _ROLES_CHECKED or zlib.crc32(text.encode()) % 2:  # half the small ones
+        return
+    roled = _with_roles(text, runners, names, narrow=True)
+    ids = sorted(runners)
+    p, d, x = ([None, ids[_NARROW[f]]] for f in ("rp", "rd", "rx"))
+    universe = [{**config, "rp": a, "rd": b, "rx": c} for config in universe for a in p for b in d for c in x]
+    pre = _before_choice(roled)
+    report = check(roled)
+    by_code = {}
+    for finding in report.findings:
+        by_code.setdefault(finding.code, []).append(finding)
+    _adjustment_findings_agree(roled, m0, universe, by_code, lambda config: _reference_apply(roled, pre, config, None)[0])
 
 
 def _boolean_parts(node):
@@ -1139,17 +1174,18 @@ def _undone_reference(m, a, universe, chosen_on):
     def same(x, y):
         return {n: (type(_plain(x[n])), _plain(x[n])) for n in x} == {n: (type(_plain(y[n])), _plain(y[n])) for n in y}
 
-    lists = [(_before_choice(m), lambda config: config)] if a in _before_choice(m) else \
-        [(_after_choice(m, r.id), chosen_on) for r in m.runners if a in _after_choice(m, r.id)]
-    for steps, start in lists:
+    lists = [(_before_choice(m), lambda config: config, None)] if a in _before_choice(m) else \
+        [(_after_choice(m, r.id), chosen_on, r.id) for r in m.runners if a in _after_choice(m, r.id)]
+    for steps, start, runner in lists:  # the runner that serves: a role reads it (issue 30, F1)
         index = steps.index(a)
         if index == len(steps) - 1:
             return False
         for config in universe:
-            x = _reference_apply(m, steps[:index], start(config), None)[0]
-            if not _reference_apply(m, [a], x, None)[1]:
+            x = _reference_apply(m, steps[:index], start(config), runner)[0]
+            if not _reference_apply(m, [a], x, runner)[1]:
                 continue  # it changes nothing here
-            if not same(_reference_apply(m, steps[index:], x, None)[0], _reference_apply(m, steps[index + 1:], x, None)[0]):
+            if not same(_reference_apply(m, steps[index:], x, runner)[0],
+                        _reference_apply(m, steps[index + 1:], x, runner)[0]):
                 return False
     return True
 
@@ -1700,7 +1736,7 @@ def _reference_apply(m, adjustments, config, runner):
     current, changes = dict(config), []
     given = current.setdefault(_GIVEN, config)  # the config as given, carried along (issue 30, F8)
     for a in adjustments:
-        if not _holds_given(m, a.when, current, given):
+        if not _holds_given(m, a.when, current, given, _role_values(m, current, runner)):
             continue
         new = {}
         for path, value in a.set.items():
@@ -1796,22 +1832,58 @@ def _reference_stages(m, adjustments, config, runner, staged, stages):
 _GIVEN = "__given__"
 
 
-def _holds_given(m, predicate, current, given):
-    """Whether *predicate* holds where each ``given.n`` reads *given* and every other path
-    *current* (docs: the value as given, before any adjustment): written as a predicate over
-    fields ``given_n`` declared beside the others, read by the plain interpreter."""
+def _holds_given(m, predicate, current, given, roles=None):
+    """Whether *predicate* holds where each ``given.n`` reads *given*, each ``role.r`` the runner
+    *roles* says fills r (`_role_values`), and every other path *current* (docs: the value as
+    given, before any adjustment; reading a role): written as a predicate over fields
+    ``given_n`` and ``role_r`` declared beside the others, read by the plain interpreter."""
     import attrs
 
-    from matrix.schema import Schema
+    from matrix.schema import Field, Schema
 
     text = str(predicate)
-    if "given." not in text:
+    if "given." not in text and "role." not in text:
         return predicate.evaluate(current, schema=m.schema)
-    schema = Schema({**m.schema.fields, **{f"given_{p}": attrs.evolve(f, path=f"given_{p}")
-                                           for p, f in m.schema.fields.items()}}, m.schema.derivations)
+    key = (id(m), text, bool(roles))
+    found = _TRANSLATED.get(key)
+    if found is None or found[0] is not m:  # the matrix kept beside: its id is not reused meanwhile
+        ids = tuple(sorted(r.id for r in m.runners))
+        schema = Schema({**m.schema.fields, **{f"given_{p}": attrs.evolve(f, path=f"given_{p}")
+                                               for p, f in m.schema.fields.items()},
+                         **{f"role_{r.id}": Field(f"role_{r.id}", "str", nullable=True, choices=ids)
+                            for r in m.roles if roles}}, m.schema.derivations)
+        translated = matrix.Predicate(re.sub(r"\brole\.(\w+)", r"role_\1", re.sub(r"\bgiven\.(\w+)", r"given_\1",
+                                                                                   text)))
+        if len(_TRANSLATED) > 512:
+            _TRANSLATED.clear()
+        found = _TRANSLATED[key] = (m, translated, schema)
     values = {**{k: v for k, v in current.items() if k != _GIVEN}, **{f"given_{k}": v for k, v in given.items()
-                                                                      if k != _GIVEN}}
-    return matrix.Predicate(re.sub(r"\bgiven\.(\w+)", r"given_\1", text)).evaluate(values, schema=schema)
+                                                                      if k != _GIVEN},
+              **{f"role_{r}": v for r, v in (roles or {}).items()}}
+    return found[1].evaluate(values, schema=found[2])
+
+
+#: `_holds_given`'s predicates rewritten over plain fields, with their schemas, by matrix and text.
+_TRANSLATED = {}
+
+
+def _role_values(m, current, runner):
+    """docs/reference/file-format.md, Roles (reading a role), restated: once *runner* serves, the
+    base role reads it; another role its field's value on *current*, or where that is None the
+    value of the role it follows (None for one that follows none). None before the choice."""
+    if runner is None or not m.roles:
+        return None
+    roles = {r.id: r for r in m.roles}
+
+    def value(role):
+        if role == m.roles[0].id:
+            return runner
+        found = current.get(roles[role].field)
+        if found is not None:
+            return found
+        return value(roles[role].follows) if roles[role].follows is not None else None
+
+    return {r: value(r) for r in roles}
 
 
 def _reference_forced(m0, c):
@@ -1946,62 +2018,123 @@ def _docs_adjustments_agree(m, text):
 #: Roles (issue 30, F1) are held to their reference on every this-many-th config of the brute
 #: force with adjustments (each runner asked for and automatic): its CI time stays as it was.
 _ROLES_EVERY = 8
+#: The roles of `_with_roles`: each with its field and the role it follows.
+_ROLES = (("base", "rb", None), ("p", "rp", "base"), ("d", "rd", "p"), ("x", "rx", None))
 
 
-def _with_roles(text, runners, names):
-    """The matrix of *text* with three roles over fields no rule reads: ``base`` (``rb``), ``p``
-    (``rp``, following base) and ``d`` (``rd``, following p), each field a nullable str whose
-    choices are the runner ids; and runner a with a requirement that applies in role d only,
-    the first atom of the first field (`_in_d`)."""
-    ids = json.dumps(sorted(runners))
-    fields = "".join(f'"{f}" = {{ type = "str", nullable = true, choices = {ids} }}\n' for f in ("rb", "rp", "rd"))
-    roles = ('[roles.base]\nname = "Base"\nfield = "rb"\n[roles.p]\nname = "P"\nfield = "rp"\nfollows = "base"\n'
-             '[roles.d]\nname = "D"\nfield = "rd"\nfollows = "p"\n[requirements.in_d]\nname = "In d"\n'
-             'reason = "not in d"\n')
+def _role_atoms(ids):
+    """The atoms a condition read after the choice makes of the roles of `_with_roles` (issue 30,
+    F1): each role against each runner, two roles against each other, the role that follows none
+    against None."""
+    return ([f"role.{r} == '{i}'" for r in ("base", "p", "d") for i in ids]
+            + ["role.x is None", f"role.x == '{ids[0]}'", f"role.x != '{ids[-1]}'", "role.d != role.p",
+               "role.base == role.d", f"role.p in ['{ids[-1]}']", "role.x == role.base"])
+
+
+#: The message of `_with_roles`'s adjustment that reads roles: it says two.
+_BY_ROLE = "by role {role.d!r} {role.base}"
+
+
+#: The one runner each role field may name in check's brute force with roles (`_with_roles`'s
+#: *narrow*), by index of the sorted ids: its space stays small.
+_NARROW = {"rb": 0, "rp": -1, "rd": 0, "rx": -1}
+
+
+def _with_roles(text, runners, names, narrow=False):
+    """The matrix of *text* with four roles over fields no rule of *text* reads: ``base`` (``rb``),
+    ``p`` (``rp``, following base), ``d`` (``rd``, following p) and ``x`` (``rx``, following
+    none), each field a nullable str whose choices are the runner ids; runner a with a
+    requirement that applies in role d only, the first atom of the first field, or a role atom
+    (`_in_d`); and an adjustment after the choice whose condition reads roles (a runner's, or one
+    that names none at a stage after choice), which sets rp or rd (a role's field) or is a
+    notice, its message saying two roles (`_BY_ROLE`). With *narrow*, each field's choices are
+    one runner (`_NARROW`). What it draws is drawn by a generator seeded with *text*, so that the
+    matrices the brute force draws are the ones it drew without roles (and its CI time is too)."""
+    import random
+    import zlib
+
+    import tomli
+
+    rng = random.Random(zlib.crc32(text.encode()))
+
+    ids = sorted(runners)
+    fields = "".join(f'"{f}" = {{ type = "str", nullable = true, choices = '
+                     f'{json.dumps([ids[_NARROW[f]]] if narrow else ids)} }}\n' for _, f, _ in _ROLES)
+    roles = "".join(f'[roles.{r}]\nname = "{r.upper()}"\nfield = "{f}"\n' + (f'follows = "{w}"\n' if w else "")
+                    for r, f, w in _ROLES)
+    roles += '[requirements.in_d]\nname = "In d"\nreason = "not in d"\n'
+    role_atoms = _role_atoms(ids)
+    field_atoms = [a for n in names for a in _ATOMS[n]]
+    when = rng.choice([rng.choice(role_atoms), f"not ({rng.choice(role_atoms)})",
+                       f"({rng.choice(role_atoms)}) {rng.choice(['and', 'or'])} ({rng.choice(role_atoms + field_atoms)})"])
+    stages = tomli.loads(text.partition(ADJUSTMENTS_MARK)[0])["matrix"].get("stages") or []
+    late = stages[stages.index("choice") + 1:] if stages else []
+    where = rng.choice([f'runners = ["{i}"]\n' for i in ids] + [f'stage = "{s}"\n' for s in late])
+    sets = rng.choice(["notice", *(f'set = {{ {f} = {_toml_value(v)} }}\n' for f in ("rp", "rd")
+                                   for v in (None, *([ids[_NARROW[f]]] if narrow else ids)))])
+    adjustment = (f'[adjustments.by_role]\nname = "by role"\nwhen = "{when}"\n{where}'
+                  f'{"" if sets == "notice" else sets}message = "{_BY_ROLE}"\n')
+    in_d = rng.choice([_in_d(names), f"({_in_d(names)}) or ({rng.choice(role_atoms)})", rng.choice(role_atoms)])
     head, mark, tail = text.partition(ADJUSTMENTS_MARK)
     a = runners["a"]
-    scoped = {**runners, "a": {**a, "requires": {**a.get("requires", {}), "in_d": {"condition": _in_d(names),
-                                                                                    "roles": ["d"]}}}}
-    return matrix.loads(head.replace("[config]\n", "[config]\n" + fields, 1) + roles + mark + tail, runners=scoped)
+    scoped = {**runners, "a": {**a, "requires": {**a.get("requires", {}), "in_d": {
+        "condition": in_d, "roles": ["d"], "reason": "not in d beside {role.p!r}"}}}}
+    return matrix.loads(head.replace("[config]\n", "[config]\n" + fields, 1) + roles + mark + tail + adjustment,
+                        runners=scoped)
 
 
 def _in_d(names):
     return _ATOMS[names[0]][0]
 
 
-def _roles_agree(roled, m, m0, config, asked, index, names, staged=()):
+def _roles_agree(roled, m0, config, asked, index, staged=()):
     """docs/reference/file-format.md, Roles, restated: the base role's request is runner=, else
-    its field, and from there the answer is the matrix's without roles; every other role takes
-    its field's runner, refused where a gate the runner says no to holds on F (in force when a
-    runner is asked for), else the runner of the role it follows; and the runner that fills d,
-    either way, is refused where a requirement that names d fails on F (a's `_in_d`). The role
-    fields take each runner and None in turn, by the config's place in the universe."""
-    options = [None, *sorted(r.id for r in m.runners)]
-    values = {f: options[(index // _ROLES_EVERY + k) % len(options)] for k, f in enumerate(("rb", "rp", "rd"))}
+    its field, and from there the answer is the matrix's without roles, its adjustments after the
+    choice reading the roles (`_reference_apply`: base the runner that serves, another role its
+    field as the config stands, else the role it follows); every other role takes its field's
+    runner on F, refused where a gate the runner says no to holds on F (in force when a runner is
+    asked for), else the runner of the role it follows (none for x); and the runner that fills d,
+    either way, is refused where a requirement that names d fails on F, its roles read there.
+    The role fields take each runner and None in turn, by the config's place in the universe."""
+    options = [None, *sorted(r.id for r in roled.runners)]
+    values = {f: options[(index // _ROLES_EVERY + k) % len(options)] for k, (_, f, _) in enumerate(_ROLES)}
     base = asked if asked is not None else values["rb"]
-    expected, _, f = _reference_resolve(m, m0, config, base, staged)
-    v = m.version
+    given = {**config, **values}
+    expected, changes, f = _reference_resolve(roled, m0, given, base, staged)
+    v = roled.version
     roles = None
     if not isinstance(expected, type):
         roles = {"base": expected}
-        for role, field, follows in (("p", "rp", "base"), ("d", "rd", "p")):
-            runner = values[field]
+        for role, field, follows in _ROLES[1:]:
+            runner = f[field]  # on F: an adjustment after the choice may set it
             if runner is None:
-                roles[role] = roles[follows]
-            elif any(g.applies != "automatic" and g.status(runner, v) == "no" and g.when.evaluate(f, schema=m.schema)
+                roles[role] = roles[follows] if follows is not None else None
+            elif any(g.applies != "automatic" and g.status(runner, v) == "no" and g.when.evaluate(f, schema=roled.schema)
                      for g in m0.gates_at(v)):
                 expected, roles = matrix.UnsupportedFeatureError, None
                 break
             else:
                 roles[role] = runner
-        if roles is not None and roles["d"] == "a" and not matrix.Predicate(_in_d(names)).evaluate(f, schema=m.schema):
+        in_d = roled.runner("a").role_requires[-1].condition
+        if roles is not None and roles["d"] == "a" and not _holds_given(roled, in_d, f, given,
+                                                                        _role_values(roled, f, expected)):
             expected, roles = matrix.UnsupportedFeatureError, None
     try:
-        resolution = roled.resolve({**config, **values}, runner=asked)
+        resolution = roled.resolve(given, runner=asked)
         got = (resolution.runner, dict(resolution.roles))
     except matrix.ResolutionError as error:
-        got = (type(error), None)
-    assert got == (expected, roles), (config, values, asked)
+        resolution, got = error.resolution, (type(error), None)
+    assert got == (expected, roles), (given, asked)
+    assert [(a.id, a.runner, a.path, _plain(a.before), _plain(a.after)) for a in resolution.adjustments] == \
+        [c for c in changes if c[2] is not None], (given, asked)
+    said = [w.message for w in resolution.warnings if w.kind == "adjusted" and w.feature == "by_role"]
+    if said:  # its message says the roles as the adjustment found them
+        runner = next(c[1] for c in changes if c[0] == "by_role")
+        own = _after_choice(roled, runner)
+        c, _ = _reference_apply(roled, _before_choice(roled), given, None)
+        found, _ = _reference_apply(roled, own[:[a.id for a in own].index("by_role")], c, runner)
+        filled = {**found, **{f"role.{r}": v for r, v in _role_values(roled, found, runner).items()}}
+        assert said == [_said(_BY_ROLE, filled)], (given, asked)
 
 
 # Twice the profile (1,000 matrices in CI): check's brute force with adjustments resolves every
@@ -2012,7 +2145,9 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
     """Issue 27: random matrices carry adjustments; automatic and each runner asked for, the
     runner (or the error's class), the adjustments and the effective values over the whole space.
     Staged requirements (issue 30, F6) too: is_supported, and where one refuses, the error's
-    kind and `Resolution.staged_refusal`."""
+    kind and `Resolution.staged_refusal`. Issue 30, F1: the matrix with roles besides
+    (`_with_roles`), on every `_ROLES_EVERY`-th config, automatic and one runner asked for (each
+    in turn)."""
     text, names, runners, _ = case
     try:
         m = matrix.loads(text, runners=runners)
@@ -2023,10 +2158,12 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
     roled = _with_roles(text, runners, names)
     staged = _staged_of(text, runners)
     kind = "ValueError" if staged and 'kind = "ValueError"' in text.partition(ADJUSTMENTS_MARK)[2] else None
+    ids = [r.id for r in m.runners]
     for index, config in enumerate(_universe(m, names)):
-        for asked in (None, *[r.id for r in m.runners]):
-            if index % _ROLES_EVERY == 0:
-                _roles_agree(roled, m, m0, config, asked, index, names, staged)
+        for asked in (None, *ids):
+            # Automatic choice, and each runner asked for in turn.
+            if index % _ROLES_EVERY == 0 and asked in (None, ids[index // _ROLES_EVERY % len(ids)]):
+                _roles_agree(roled, m0, config, asked, index, staged)
             raised = None
             try:
                 resolution = m.resolve(config, runner=asked)
@@ -2225,6 +2362,51 @@ def test_an_adjustment_of_a_runner_reached_only_by_a_redirect_is_not_said_never_
     resolution = m.resolve({"q": True}, runner="r1")
     assert (resolution.runner, [(a.id, a.before, a.after) for a in resolution.adjustments]) == ("r2", [("adj", 1, 2)])
     assert [f.code for f in check(m).findings] == ["never-chosen"]
+
+
+_READS_ROLES = """[matrix]
+name = "roles"
+version = "1.0"
+stages = ["choice", "pages"]
+[config]
+backend = { type = "str", nullable = true, choices = ["a", "b"] }
+decode = { type = "str", nullable = true, choices = ["a", "b"] }
+page = { type = "int", nullable = true }
+[roles.base]
+name = "Backend"
+field = "backend"
+[roles.decode]
+name = "Decode backend"
+field = "decode"
+follows = "base"
+[adjustments.mine]
+name = "b's pages when a decodes"
+runners = ["b"]
+when = "role.base == 'a'"
+set = { page = 1 }
+[adjustments.pair]
+name = "pages of a split pair"
+stage = "pages"
+when = "role.decode != role.base and page is None"
+set = { page = 16 }
+[adjustments.same]
+name = "pages of one runner"
+stage = "pages"
+when = "role.decode == role.base and decode is not None and backend is None"
+set = { page = 8 }
+"""
+
+
+def test_check_reads_a_role_as_the_fields_it_stands_for_where_each_runner_serves():
+    """Issue 30, F1: role.base is the runner that serves (never a where b serves); role.decode its
+    field, else the base's runner (so 'decode == base' holds where decode names the runner chosen
+    automatically, which check finds: a serves automatically)."""
+    m = matrix.loads(_READS_ROLES, runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}})
+    assert [(f.code, f.place, f.message) for f in check(m).findings if f.code.startswith("adjustment")] == [
+        ("adjustment-never", "$.adjustments.mine", "b's pages when a decodes never changes a value: its condition "
+         "holds for no config; delete it, or check its condition")]
+    assert [a.id for a in m.resolve({"decode": "a"}).adjustments] == ["same"]
+    assert [a.id for a in m.resolve({"decode": "b"}).adjustments] == ["pair"]
 
 
 # Cases the brute force with adjustments found: a removed feature (refused on the config of choice

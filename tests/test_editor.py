@@ -123,6 +123,7 @@ UNSEEN = {
     "order_after_final": "the place of an order without when among the orders: two orders compared",
     "adjustment_times": "a value an adjustment sets is any value to the schema: times is checked against the field",
     "roles": "a role's field is checked against its [config] entry and the runner ids, follows against the other roles",
+    "role_paths_undeclared": _IN_A_PREDICATE,
     "adjustment_stages": "an adjustment's stage is checked against [matrix] stages, and a runner's against choice",
     "adjustment_stage_without_stages": "an adjustment's stage is checked against [matrix] stages",
     "alias_message_bad": "the config paths a message template names are checked against [config]",

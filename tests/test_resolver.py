@@ -2439,6 +2439,89 @@ def test_a_requirement_applies_in_the_roles_it_names():
     assert str(caught.value) == "B is not valid for this config: page size 200 is not 64"  # the chain's second clause
 
 
+def _reading_roles():
+    """ROLES_TEXT with a stage after the choice, a page size, and rules that read roles there."""
+    text = ROLES_TEXT.replace('version = "1.0"\n', 'version = "1.0"\nstages = ["choice", "pages"]\n', 1)
+    text = text.replace('cpu = { type = "bool", default = false }',
+                        'cpu = { type = "bool", default = false }\npage = { type = "int", nullable = true }')
+    text += '''
+[adjustments.decode_pages]
+name = "Pages of a decode on c"
+stage = "pages"
+when = "role.decode == 'c' and role.base != role.decode and page is None"
+set = { page = 64 }
+message = "{role.decode!r} decodes beside {role.base}: page {page} -> 64"
+
+[requirements.pair]
+name = "Prefill and decode"
+'''
+    runners = {**ROLES_RUNNERS, "c": {**ROLES_RUNNERS["c"], "requires": {"pair": {
+        "condition": "role.prefill != role.decode", "roles": ["decode"],
+        "reason": "{role.prefill!r} cannot prefill for {role.decode!r}"}}}}
+    return matrix.loads(text, runners=runners)
+
+
+def test_rules_after_the_choice_read_the_runner_that_fills_each_role():
+    m = _reading_roles()
+    # The base is the runner that serves; decode its field as the config stands (after a's own
+    # adjustment set prefill to b), a former id as the runner it names, else the role it follows.
+    r = m.resolve({"decode": "c"})
+    assert (r.runner, dict(r.roles)) == ("a", {"base": "a", "prefill": "b", "decode": "c"})
+    assert [(a.id, a.runner, a.path, a.after, a.message) for a in r.adjustments] == [
+        ("pair", "a", "prefill", "b", "a prefills on b"),
+        ("decode_pages", "a", "page", 64, "'c' decodes beside a: page None -> 64")]
+    assert m.resolve({"decode": "old_b"}).adjustments[1:] == ()  # read as b: not c
+    assert m.resolve({"backend": "c", "prefill": "a", "decode": "c"}).adjustments == ()  # c decodes, but is the base
+    with pytest.raises(UnsupportedFeatureError) as caught:  # decode follows prefill, which follows the base: c
+        m.resolve({"backend": "c"})
+    assert str(caught.value) == "C is not valid for this config: 'c' cannot prefill for 'c'"
+    # An adjustment before the choice may set a role's field: read where the rule after it is.
+    r = m.resolve({"cpu": True, "backend": "b"})
+    assert [(a.id, a.runner, a.after) for a in r.adjustments] == [("cpu", None, "c"), ("decode_pages", "b", 64)]
+    # A requirement whose roles leave out the base reads the roles on F, and says them.
+    with pytest.raises(UnsupportedFeatureError) as caught:
+        m.resolve({"backend": "b", "prefill": "c", "decode": "c"})
+    assert caught.exconly() == ("matrix.errors.UnsupportedFeatureError: C is not valid for this config: "
+                                "'c' cannot prefill for 'c'")
+    assert dict(m.resolve({"backend": "b", "prefill": "a", "decode": "c"}).roles) == {
+        "base": "b", "prefill": "a", "decode": "c"}
+
+
+def test_a_role_is_read_where_the_rule_that_reads_it_stands():
+    # A runner's adjustment that sets a role's field changes what a later rule reads (SGLang's
+    # cutedsl_mla fills the prefill backend), not what an earlier one read.
+    text = ROLES_TEXT.replace("[adjustments.pair]", '''[adjustments.early]
+name = "Early"
+runners = ["a"]
+when = "role.prefill == 'a'"
+message = "early: prefill {role.prefill}"
+
+[adjustments.pair]''')
+    text += '''
+[adjustments.late]
+name = "Late"
+runners = ["a"]
+when = "role.prefill == 'b'"
+message = "late: prefill {role.prefill}, decode {role.decode}"
+'''
+    m = matrix.loads(text, runners=ROLES_RUNNERS)
+    r = m.resolve({})
+    assert [w.message for w in r.warnings if w.kind == "adjusted"] == [
+        "early: prefill a", "a prefills on b", "late: prefill b, decode b"]
+    assert [w.message for w in m.resolve({"backend": "b"}).warnings if w.kind == "adjusted"] == []
+
+
+def test_a_condition_reading_a_role_is_no_gate_of_the_compiled_plan():
+    from matrix._compile import plan
+
+    m = _reading_roles()
+    compiled = plan(m, m.version)
+    gate = next(g for g in compiled.features if g.id == "adjustment:decode_pages")
+    assert str(gate.when) == "True" and all(not p.startswith("role.") for p in compiled.paths)
+    assert m.is_supported({"decode": "c"}, "c") is True
+    assert m.schema.get("role.decode") == matrix.schema.Field("role.decode", "str", choices=("a", "b", "c"))
+
+
 # --- stages: the host's order of steps (issue 30, F6) --------------------------------------------
 
 _STAGED = '''[matrix]
