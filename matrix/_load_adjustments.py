@@ -162,9 +162,9 @@ def _kind(field: Field) -> str:
 
 
 def _field(builder: _Builder, source: _Source, where: Sequence[Any], schema: Schema, path: str,
-           window: Optional[Window]) -> Optional[Field]:
-    """The field at *path*, declared for the whole *window*, that a user may change; None (said)
-    otherwise."""
+           window: Optional[Window], *, copied: bool = False) -> Optional[Field]:
+    """The field at *path*, declared for the whole *window*, that a user may change (or, where
+    it is *copied* from, read: a fact too); None (said) otherwise."""
     if path.startswith(ROLE):
         builder.problem(source, tuple(where), _messages.adjustment_role(path))
         return None
@@ -176,7 +176,7 @@ def _field(builder: _Builder, source: _Source, where: Sequence[Any], schema: Sch
         if not any(path == b or path.startswith(b + ".") for b in builder.broken):
             builder.problem(source, tuple(where), _messages.unknown_path(path, schema.fields))
         return None
-    if field.fact:
+    if field.fact and not copied:
         builder.problem(source, tuple(where), _messages.adjustment_fact(path))
         return None
     if window is not None and not _covers(field.window, window):
@@ -210,7 +210,7 @@ def _value(builder: _Builder, source: _Source, where: Sequence[Any], schema: Sch
         if problem is not None:
             builder.problem(source, tuple(where) + ("times",), problem)
             return _BAD
-        other = _field(builder, source, tuple(where) + ("from",), schema, value["from"], window)
+        other = _field(builder, source, tuple(where) + ("from",), schema, value["from"], window, copied=True)
         if other is None:
             return _BAD
         if (other.type, other.item_type) != (field.type, field.item_type) or (other.nullable and not field.nullable):

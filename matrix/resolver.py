@@ -859,11 +859,10 @@ def _adjusted_for(compiled: Plan, runner: str, config: object, view: Optional[_a
                   ) -> Tuple[_access.Effective, int, Tuple[object, ...]]:
     """*runner*'s own adjustments applied to the config of choice (appended to *adjusted*):
     the effective view, and the mask and values of F (those of C when nothing changed)."""
-    from . import _adjust
 
     view = view or _access.Effective(config)
     changed, before = len(view.sets), len(adjusted)
-    adjusted += _adjust.apply(compiled.adjustments[runner], view, compiled.reading, facts, runner, _roles_read(compiled, runner))
+    adjusted += _after_choice(compiled, runner, view, facts)
     if len(adjusted) > before or len(view.sets) != changed:
         fmask, fvalues = compiled.evaluate(view, facts)
         fmask &= kept
@@ -1015,8 +1014,7 @@ def is_supported(matrix: Matrix, config: object, runner: str, *,
             mask = compiled.evaluate(view, facts)[0]
         if mask & compiled.asked & compiled.removed:
             return False
-        if mask & compiled.adjusting[runner] and _adjust.apply(compiled.adjustments[runner], view, compiled.reading,
-                                                               facts, runner, _roles_read(compiled, runner)):
+        if mask & compiled.adjusting[runner] and _after_choice(compiled, runner, view, facts):
             mask = compiled.evaluate(view, facts)[0]
         return not mask & compiled.asked & compiled.no[runner]
     return not mask & compiled.asked & (compiled.no[runner] | compiled.removed)
@@ -1092,6 +1090,16 @@ def _resolve_base(compiled: Plan, runner: Optional[str], config: object,
         return _resolve_staged(compiled, mask, values, runner, config, facts)
     slowly = _resolve_unadjusted if not mask & compiled.any_adjusting else _resolve_slowly
     return slowly(compiled, mask, values, runner, config, facts)
+
+
+def _after_choice(compiled: Plan, runner: str, view: _access.Effective,
+                  facts: Optional[Mapping[str, object]]) -> List[Union[Adjusted, Said]]:
+    """*runner*'s adjustments (its own, and those after the choice that name none) applied to
+    *view*, the roles read where a matrix has them: one place for every path that serves."""
+    from . import _adjust
+
+    return _adjust.apply(compiled.adjustments[runner], view, compiled.reading, facts, runner,
+                         _roles_read(compiled, runner))
 
 
 def _roles_read(compiled: Plan, runner: str) -> Any:
@@ -1176,7 +1184,6 @@ def _resolve_staged(compiled: Plan, mask: int, values: Tuple[object, ...], runne
     """`resolve` for a matrix with staged requirements (issue 30, F6: `matrix._staged` states the
     rules): `_resolve_slowly`'s order, stage by stage, each stage's requirements checked after its
     adjustments."""
-    from . import _adjust
     from ._adjust import Adjusted
     from ._staged import refusal
 
@@ -1241,7 +1248,7 @@ def _resolve_staged(compiled: Plan, mask: int, values: Tuple[object, ...], runne
     else:
         forced = _choice.forced(compiled, cmask) if error is NoRunnerError and runner is None else None
         if forced is not None:  # said, then refused on C (`matrix._choice`); its staged requirements unread
-            adjusted += _adjust.apply(compiled.adjustments[forced], view, compiled.reading, facts, forced)
+            adjusted += _after_choice(compiled, forced, view, facts)
             if len(adjusted) > before:
                 fmask, fvalues = compiled.evaluate(view, facts)
                 fmask &= kept

@@ -3,7 +3,7 @@ import json
 import pathlib
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import matrix
@@ -734,8 +734,14 @@ def test_brute_force_arithmetic_atoms_agree_with_the_readme_reference(atom):
         assert bool(compiled.evaluate(config)[0] & 1) is expected, config
 
 
+# A staged requirement before the choice, and a forced runner whose adjustments read the roles
+# (found by the ci profile when roles and staged requirements first met).
+_STAGED_FORCED = ('[matrix]\nname = "small"\nversion = "1.0"\nstages = ["s0", "choice"]\n[config]\n"j" = { type = "int", min = 0, max = 3, default = 0 }\n[requirements]\nk1 = { name = "K1", reason = "k1 fails" }\nk2 = { name = "K2", reason = "k2 fails" }\n[requires]\nk1 = [{ condition = "j < 0", reason = "k1 first fails" }, { condition = "j < 0" }]\n[features.g0]\nname = "g0"\nwhen = "j < 0"\nsupport = { a = "yes", b = "yes", c = "yes" }\ndeprecated = { since = "0.5", remove_in = "1.0", removed = true }\napplies = "asked"\n[features.g1]\nname = "g1"\nwhen = "j < 1.5"\nsupport = { a = "yes", b = "no", c = "no" }\nforces = { runner = "a", override = false }\n[features.g2]\nname = "g2"\nwhen = "j < 0"\nsupport = { a = "yes", b = "yes", c = "yes" }\ndeprecated = { since = "0.5", remove_in = "1.0", removed = true }\n[orders.last]\nname = "last"\nrunners = ["a"]\n# --- adjustments\n[requirements.ks]\nname = "KS"\nreason = "ks fails"\n[requires.ks]\ncondition = "j < 1.5"\nstage = "s0"\n', ['j'], {'a': {'name': 'A', 'priority': 3, 'aliases': [{'id': 'old_a', 'since': '0.5'}]}, 'b': {'name': 'B', 'priority': 2, 'aliases': [{'id': 'old_b', 'since': '0.5'}]}, 'c': {'name': 'C', 'priority': 1, 'aliases': [{'id': 'old_c', 'since': '0.5'}]}}, True)
+
+
 @settings(deadline=None)
 @given(_small_matrices(adjustments=True, redirects=True, staged=True))
+@example(_STAGED_FORCED)
 def test_check_agrees_with_brute_force_over_every_config_with_adjustments(case):
     """Issue 27: on matrices with adjustments, the questions about choice are put to the config
     of choice (the choice reference: the matrix without adjustments, resolving the reference's
@@ -2139,8 +2145,12 @@ def _roles_agree(roled, m0, config, asked, index, staged=()):
 
 # Twice the profile (1,000 matrices in CI): check's brute force with adjustments resolves every
 # config of its matrices too.
+_STAGED_FORCED_RESOLVED = ('[matrix]\nname = "small"\nversion = "1.0"\nstages = ["s0", "choice"]\n[config]\n"t" = { type = "str", choices = ["a", "b", "c"], default = "a" }\n"i" = { type = "int", nullable = true }\n[requirements]\nk1 = { name = "K1", reason = "k1 fails" }\nk2 = { name = "K2", reason = "k2 fails" }\n[requires]\nk1 = [{ condition = "t == \'a\'", reason = "k1 first fails" }, { condition = "i < 0" }]\n[features.g0]\nname = "g0"\nwhen = "t == \'a\'"\nsupport = { a = "yes", b = "no" }\nforces = { runner = "a", override = false }\n[features.g1]\nname = "g1"\nwhen = "t == \'a\'"\nsupport = { a = "yes", b = "yes" }\ndeprecated = { since = "0.5", remove_in = "1.0", removed = true }\napplies = "asked"\n[orders.last]\nname = "last"\nrunners = ["a"]\n# --- adjustments\n[requirements.ks]\nname = "KS"\nreason = "ks fails"\n[requires.ks]\ncondition = "t == \'a\'"\nstage = "s0"\n', ['t', 'i'], {'a': {'name': 'A', 'priority': 3}, 'b': {'name': 'B', 'priority': 2}}, True)
+
+
 @settings(max_examples=settings.default.max_examples * 2, deadline=None)
 @given(_small_matrices(adjustments=True, staged=True))
+@example(_STAGED_FORCED_RESOLVED)
 def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(case):
     """Issue 27: random matrices carry adjustments; automatic and each runner asked for, the
     runner (or the error's class), the adjustments and the effective values over the whole space.

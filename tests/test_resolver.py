@@ -2629,3 +2629,21 @@ def test_the_adjustments_table_shows_each_stage_in_the_order_they_apply():
         ["`slow_graphs`", "graphs off", "`graphs`", "Slow"],
         ["`page_default`", "page default", "`pages`", "every config a runner serves, after the choice"],
         ["`slow_pages`", "slow pages", "`pages`", "Slow"]]
+
+
+def test_an_adjustment_may_copy_a_fact_it_cannot_set():
+    """Found writing the SGLang example (A8: the chunked prefill size from the platform's
+    default): copying a fact was refused as if the adjustment changed it."""
+    text = ('[matrix]\nname = "r"\nversion = "1.0"\n[config]\n"chunk" = { type = "int", nullable = true }\n'
+            '"platform.default_chunk" = { type = "int", default = 8192, fact = true }\n'
+            '[adjustments.fill]\nname = "fill"\nwhen = "chunk is None"\nset = { chunk = { from = "platform.default_chunk" } }\n')
+    m = matrix.loads(text, runners={"a": {"name": "A", "priority": 1}})
+    resolution = m.resolve({}, facts={"platform.default_chunk": 4096})
+    assert [(a.path, a.before, a.after) for a in resolution.adjustments] == [("chunk", None, 4096)]
+    assert m.resolve({"chunk": 5}).effective["chunk"] == 5
+    with pytest.raises(matrix.LoadError) as error:
+        matrix.loads(text.replace('set = { chunk = { from = "platform.default_chunk" } }',
+                                  'set = { "platform.default_chunk" = 1 }'), runners={"a": {"name": "A", "priority": 1}})
+    assert str(error.value).splitlines()[1] == (
+        "  <string>:10:9: $.adjustments.fill.set[\"platform.default_chunk\"]: 'platform.default_chunk' is a fact the "
+        "host computes: an adjustment cannot change it")
