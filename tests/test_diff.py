@@ -5,7 +5,7 @@ import os
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import matrix
@@ -854,6 +854,70 @@ def _witnesses_reproduce(report, sides):
     return kinds
 
 
+# A request for b that both sides refuse alike ('k1 fails'), the old side after a redirect to a:
+# a's own adjustment a1 speaks there, b's on the new side, the same words (the warning's runner is
+# the one the redirect led to, said beside a refusal: `_UNREAD["refusal"]`).
+_REDIRECTED_REFUSAL = """[matrix]
+name = "small"
+version = "1.0"
+[config]
+"i" = { type = "int", nullable = true }
+"s" = { type = "str", default = "" }
+[requirements]
+k1 = { name = "K1", reason = "k1 fails" }
+k2 = { name = "K2", reason = "k2 fails" }
+[requires]
+k1 = [{ condition = "i <= 2", reason = "k1 first fails" }, { condition = "i >= 9007199254740993" }]
+k2 = { condition = "i >= 2.5", exempt = ["a"] }
+[features.g0]
+name = "g0"
+when = "not (i != 0.5)"
+support = { a = "no", b = "no" }
+deprecated = { since = "0.5", remove_in = "1.0", removed = true }
+[features.g1]
+name = "g1"
+when = "(i < 0) and (i >= 2)"
+support = { a = "yes", b = "no" }
+[features.g2]
+name = "g2"
+when = "not (i != 9007199254740993)"
+support = { a = "no", b = "yes" }
+prefers = { runner = "b", outright = false }
+deprecated = { since = "0.5", remove_in = "1.0", removed = true }
+[orders.b_first]
+name = "b first"
+when = "i == -1"
+runners = ["b"]
+[refusals.r0_0]
+reason = "r0"
+together = [["g1"], ["g0"]]
+[refusals.r0_1]
+reason = "r0"
+together = [["g1"], ["g0"]]
+[refusals.r1_0]
+reason = "r1"
+together = [["g1"], ["g0", "g2"]]
+# --- adjustments
+[adjustments.a0]
+name = "a0"
+when = "(i < 0) or (i < 1e+16)"
+set = { "s" = "a" }
+override = true
+[adjustments.a1]
+name = "a1"
+when = "(i < 0.5) or (i != 0)"
+set = { "i" = -13 }
+override = true
+message = "a1 says {i}"
+says = "always"
+runners = ["a", "b"]
+"""
+_REDIRECTED_RUNNERS = {"a": {"name": "A", "priority": 3, "requires": {"k2": "i == 2.5"}},
+                       "b": {"name": "B", "priority": 2, "requires": {"k2": "i == 2.5"},
+                             "redirects": [{"to": "a", "when": "i % 2 == 0", "since": "1.0"},
+                                           {"to": "a", "when": "i <= 9007199254740993"}]}}
+
+
 # Each example diffs two matrices over both config spaces and compares every whole resolution
 # (`_every_difference_is_said`): about 0.27 s of CPU on this machine, since `_whole` reads a
 # refusal's reason rather than its message (whose remedies, a search of their own, took 60 % of
@@ -862,6 +926,9 @@ def _witnesses_reproduce(report, sides):
 # A developer's machine draws the profile's own count.
 @settings(max_examples=min(settings.default.max_examples, 200), deadline=None)
 @given(_edited())
+@example((_REDIRECTED_REFUSAL, _REDIRECTED_RUNNERS, _REDIRECTED_REFUSAL,
+          {id: {k: v for k, v in r.items() if k != "redirects"} for id, r in _REDIRECTED_RUNNERS.items()},
+          ["i", "s"], None))
 def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     text, runners, new_text, new_runners, names, overlay = case
     try:
@@ -977,6 +1044,10 @@ _LINES = {
 }
 
 
+#: The warnings that say why a request went to another runner than the one asked for.
+_STEERING = ("override", "redirected", "preference")
+
+
 def _every_difference_is_said(report, before, after, config, schema):
     """Every difference of the whole resolution of *config* (automatic choice, and a request for
     each runner: `_whole`) is in a finding's region of that question, or is of what the diff does
@@ -1006,10 +1077,15 @@ def _every_difference_is_said(report, before, after, config, schema):
         for part in a.keys() - {"warnings", "blockers"}:
             if a[part] != b[part]:
                 unread.add("words" if part == "refused" and refused else None)
+        # Where a redirect, an override or a preference led one side's refused request to another
+        # runner, the adjustments of the runner it was led to speak (a runner's own: the warning
+        # names it): said beside the refusal, as the redirect is.
+        led = refused and {w for w in a["warnings"] if w[0] in _STEERING} != {w for w in b["warnings"]
+                                                                              if w[0] in _STEERING}
         for warning in {*a["warnings"]} ^ {*b["warnings"]}:
             kind, _, on, _, _ = warning
             chosen = (a if warning in a["warnings"] else b)["runner"]
-            unread.add("refusal" if refused and kind in ("override", "redirected", "preference")
+            unread.add("refusal" if refused and (kind in _STEERING or led and kind == "adjusted" and on)
                        else "preference" if kind == "preference" and on != chosen
                        else "opt-in" if kind in ("opt-in", "partial")
                        else "words" if kind == "fallback" and all(any(w[0] == "fallback" for w in x["warnings"])
