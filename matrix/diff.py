@@ -414,11 +414,18 @@ def _unread(*sides: _diff.Side) -> List[Tuple[str, str]]:
     the sides do not decide alike (`_alike`): said, never claimed unchanged (the brute force of
     tests/test_diff.py holds every other difference of a resolution to a finding)."""
     old, new = sides
-    if _alike(old, new):
-        return []
     plans = [side.plan for side in sides]
+    # The built-in exception a refusal raises (`ResolutionError.kind`: the first failed
+    # requirement with a kind that its message names) is not compared yet: said wherever either
+    # side gives a requirement a kind and a requirement's kind, or anything else, differs.
+    kinds = [sorted((g.id, str(kind)) for g in p.features
+                    for kind in (getattr(g.origin, "error_kind", None),) if kind is not None) for p in plans]
+    kind = [("the exception kind a refusal raises (a requirement's kind)", "a config or request that is refused")] \
+        if any(kinds) and (kinds[0] != kinds[1] or not _alike(old, new)) else []
+    if _alike(old, new):
+        return kind
+    out = kind
     features = [g for p in plans for g in p.features]
-    out = []
     if any(g.prefers is not None and not g.prefers.outright for g in features):
         out.append(("preference notices for a preference passed over",
                     "a config a feature that prefers a runner applies to"))

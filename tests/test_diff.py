@@ -15,7 +15,7 @@ from matrix.resolver import _plan
 from matrix.schema import NOTHING
 
 from .test_overlay import _toml
-from .test_check import _ADJUSTABLE, _ATOMS, _FIELDS, _KINDS, _reference_apply, _small_matrices, _toml_value, _universe
+from .test_check import _ADJUSTABLE, _ATOMS, _FIELDS, _KINDS, _error_kind, _reference_apply, _small_matrices, _toml_value, _universe
 
 SMALL = '''[matrix]
 name = "small"
@@ -275,6 +275,12 @@ def _says_edit(draw, text, names, runners):
         return text[:block.start()] + body + text[block.end():]
 
 
+def _error_kind_edit(draw, text):
+    """*text* with a requirement kind's exception (issue 30, F5) given, changed or left out."""
+    line = draw(st.sampled_from(list(re.finditer(r'(?m)^(k\d = \{ name = "K\d", reason = "[^"]*")(.*) \}$', text))))
+    return text[:line.start()] + line[1] + _error_kind(draw) + " }" + text[line.end():]
+
+
 @st.composite
 def _edited(draw):
     """A small matrix (with adjustments half the time, a runner's own among them, and redirects),
@@ -292,7 +298,7 @@ def _edited(draw):
                                  "own-adjustment", "own-adjustment", "says", "says", "redirects", "candidacy",
                                  "candidacy", "order", "order", "overlay", "overlay", "runner-added",
                                  "runner-removed", "runner-renamed", "config", "config", "config", "default",
-                                 "default", "default"]))
+                                 "default", "default", "error-kind"]))
     new_text, new_runners = text, copy.deepcopy(runners)
     cells = list(re.finditer(r'(\b[abc]) = "(yes|no)"', text))
     overlay = None
@@ -326,8 +332,8 @@ def _edited(draw):
         new_text = text + (f'[adjustments.added]\nname = "added"\nwhen = "{atom}"\n'
                            f'set = {{ "{path}" = {_toml_value(value)} }}\n'
                            + (f'runners = ["{own}"]\n' if own is not None else ""))
-    elif edit == "says":
-        new_text = _says_edit(draw, text, names, runners)
+    elif edit in ("says", "error-kind"):
+        new_text = _says_edit(draw, text, names, runners) if edit == "says" else _error_kind_edit(draw, text)
     elif edit == "redirects":
         for runner in new_runners.values():
             if runner.pop("redirects", None) is not None:
@@ -551,6 +557,7 @@ def _whole(side, found, error):
     # not compared (`_UNREAD["words"]`), only whether and how the config is refused.
     words = error.reason if isinstance(error, matrix.ResolutionError) else str(error) if error is not None else None
     return {"refused": None if error is None else (type(error).__name__, said(words)),
+            "kind": error.kind if isinstance(error, matrix.ResolutionError) else None,
             "runner": ids.get(resolution.runner, resolution.runner),
             "warnings": tuple(sorted((w.kind, w.feature or "", ids.get(w.runner, w.runner) or "", said(w.message),
                                       w.level or "") for w in resolution.warnings)),
@@ -1027,6 +1034,7 @@ _UNREAD = {"preference": "Not compared: preference notices for a preference pass
            "removal": "Not compared: the blockers and deprecation warnings of a config a removal refuses",
            "request": "Not compared: the blockers a request reads",
            "refusal": "Not compared: the warnings said beside a refusal",
+           "kind": "Not compared: the exception kind a refusal raises",
            # Never compared, as the docs say (whether a config is served, by which runner, with a
            # fallback warning or not, and each runner's blockers are): no line.
            "words": ""}
@@ -1076,7 +1084,7 @@ def _every_difference_is_said(report, before, after, config, schema):
         unread = set()
         for part in a.keys() - {"warnings", "blockers"}:
             if a[part] != b[part]:
-                unread.add("words" if part == "refused" and refused else None)
+                unread.add("words" if part == "refused" and refused else "kind" if part == "kind" and refused else None)
         # Where a redirect, an override or a preference led one side's refused request to another
         # runner, the adjustments of the runner it was led to speak (a runner's own: the warning
         # names it): said beside the refusal, as the redirect is.
@@ -2863,3 +2871,36 @@ def test_a_copied_value_is_said_as_its_source_where_it_varies_over_the_region():
     assert found == [("adjustment-added", "Effective value of threads: 8 → the value of bits times 16 (128 at the witness)",
                       "threads == 8", "8", "the value of bits times 16 (128 at the witness)")]
     assert new.resolve({"bits": 10}).effective["threads"] == 160
+
+
+_SPLIT = """
+[matrix]
+name = "k"
+version = "1.0"
+[config]
+slices = { type = "int", min = 1, max = 4, default = 1 }
+[requirements]
+split = { name = "Split", reason = "bad slices", kind = "AssertionError" }
+"""
+
+
+def test_a_changed_exception_kind_of_a_refusal_is_said_not_compared():
+    """A requirement's kind is the exception a host raises for the refusal (`raise_as_host`): the
+    diff does not compare it yet, so a change of it is said, never "No change for any config"."""
+    runners = {"a": {"name": "A", "priority": 1, "requires": {"split": "slices != 3"}}}
+    old = matrix.loads(_SPLIT, runners=runners)
+    new = matrix.loads(_SPLIT.replace("AssertionError", "ValueError"), runners=runners)
+    kinds = []
+    for side in (old, new):
+        with pytest.raises(matrix.ResolutionError) as refused:
+            side.resolve({"slices": 3})
+        kinds.append(refused.value.kind)
+    assert kinds == ["AssertionError", "ValueError"]
+    line = ("Not compared: the exception kind a refusal raises (a requirement's kind) (the answers for a config "
+            "or request that is refused may differ unseen)")
+    assert diff(old, new).changes == ()
+    assert diff(old, new).undecided == (line,)
+    assert diff(old, old).undecided == ()  # the same kinds, the sides alike: nothing unread
+    # Another change beside the same kinds: where the sides decide otherwise a refusal's kind may too.
+    other = matrix.loads(_SPLIT, runners={"a": {**runners["a"], "requires": {"split": "slices != 2"}}})
+    assert line in diff(old, other).undecided
