@@ -958,7 +958,7 @@ class _Changes:
                                                          for _, a, _ in named)
                              else "adjustment-added" if sides == {"new"} else "adjustment-removed"
                              if sides == {"old"} else "adjustment-changed")
-                said = _copied(path, seen, named)
+                said = _copied(path, seen, named, (self.old, self.new))
                 message = self._asking(asked, _messages.diff_effective(path, said[0], said[1]))
                 self.out.append(Difference(change_id, CHANGES[change_id][0], message, region, witness, said[0],
                                            said[1], runner=asked, features=ids, entries=tuple(dict.fromkeys(entries))))
@@ -1641,17 +1641,24 @@ def said_by(side: Union[_diff.Side, _At], config: Dict[str, Any], adjustment_id:
         _messages.diff_said_value(warning.level, warning.message)
 
 
-def _copied(path: str, seen: Tuple[str, ...], named: List[Any]) -> Tuple[str, ...]:
+def _copied(path: str, seen: Tuple[str, ...], named: List[Any], sides: Tuple[_diff.Side, _diff.Side]
+            ) -> Tuple[str, ...]:
     """What each side's effective value of *path* is over a region: where an adjustment of that
     side that differs there copies another field into *path*, that field (times its ``times``),
     with the witness's value beside it, since the value varies over the region; else the
     witness's value, which every config of the region has (found by a user trial: a scaled
-    copy's finding said "8 → 128" of configs that go to 160)."""
+    copy's finding said "8 → 128" of configs that go to 160). An adjustment that changed stands
+    named on the new side; its old side's copy, under the same condition, is said so too (a user
+    trial: "9 → the value of bits times 5" of a copy that was bits times 3)."""
     from .schema import From
 
     out = list(seen)
     for i, name in enumerate(("old", "new")):
         copies = [a.set[path] for side, a, _ in named if side.name == name and isinstance(a.set.get(path), From)]
+        for side, a, _ in named:
+            mine = adjustment_named(sides[i], a.id) if side.name != name else None
+            if mine is not None and str(mine.when) == str(a.when) and isinstance(mine.set.get(path), From):
+                copies.append(mine.set[path])
         if copies:
             out[i] = _messages.diff_copied_value(copies[-1].path, copies[-1].times, seen[i])
     return tuple(out)

@@ -2873,6 +2873,42 @@ def test_a_copied_value_is_said_as_its_source_where_it_varies_over_the_region():
     assert new.resolve({"bits": 10}).effective["threads"] == 160
 
 
+_SCALED = """
+[matrix]
+name = "s"
+version = "1.0"
+[config]
+bits = { type = "int", min = 1, max = 10, default = 1 }
+rate = { type = "int", min = 1, max = 1000, default = 1 }
+[adjustments.scale]
+name = "scale"
+when = "bits > 2"
+set = { rate = { from = "bits", times = 3 } }
+"""
+
+
+def test_the_old_side_of_a_changed_copy_is_said_as_its_source_too():
+    """An adjustment whose copy changed stands named on the new side; the old side's value varies
+    over the region as well (bits times 3: 9 at bits 3, 12 at bits 4), so it is said as its source,
+    a plain copy as a scaled one (it said "9 → the value of bits times 5"; found by a user trial)."""
+    runners = {"a": {"name": "A", "priority": 1}}
+
+    def changed(old_text, new_text):
+        old, new = matrix.loads(old_text, runners=runners), matrix.loads(new_text, runners=runners)
+        return [(c.message, c.region, c.old, c.new, c.witness) for c in diff(old, new).changes
+                if c.id == "adjustment-changed"]
+
+    assert changed(_SCALED, _SCALED.replace("times = 3", "times = 5")) == [(
+        "Effective value of rate: the value of bits times 3 (9 at the witness) → the value of bits times 5 "
+        "(15 at the witness)", "bits > 2", "the value of bits times 3 (9 at the witness)",
+        "the value of bits times 5 (15 at the witness)", {"bits": 3})]
+    assert changed(_SCALED.replace(", times = 3", ""), _SCALED.replace("times = 3", "times = 2")) == [(
+        "Effective value of rate: the value of bits (3 at the witness) → the value of bits times 2 (6 at the witness)",
+        "bits > 2", "the value of bits (3 at the witness)", "the value of bits times 2 (6 at the witness)", {"bits": 3})]
+    old = matrix.loads(_SCALED, runners=runners)
+    assert [old.resolve({"bits": b}).effective["rate"] for b in (3, 4)] == [9, 12]
+
+
 _SPLIT = """
 [matrix]
 name = "k"
