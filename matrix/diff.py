@@ -1676,7 +1676,10 @@ def effective_value(side: Union[_diff.Side, _At], config: Dict[str, Any], path: 
         return f"a config error: {refused}"
     except ResolutionError as raised:
         resolution = raised.resolution
-    return repr(resolution.effective.get(path))
+    try:  # the effective config is read as asked: a required field left out is refused there
+        return repr(resolution.effective.get(path))
+    except ConfigError as refused:
+        return f"a config error: {refused}"
 
 
 def _classify(region: _diff.Region, old: _diff.Side, new: _diff.Side) -> str:

@@ -2940,3 +2940,15 @@ def test_a_changed_exception_kind_of_a_refusal_is_said_not_compared():
     # Another change beside the same kinds: where the sides decide otherwise a refusal's kind may too.
     other = matrix.loads(_SPLIT, runners={"a": {**runners["a"], "requires": {"split": "slices != 2"}}})
     assert line in diff(old, other).undecided
+
+
+def test_an_effective_value_of_a_config_that_leaves_a_required_field_out_is_its_config_error():
+    """`effective_value` says the config error of a config that leaves out a field its side
+    requires (no default), read when the effective config is: it raised it (the diff brute force,
+    a default given on the new side beside an adjustment added)."""
+    text = ('[matrix]\nname = "r"\nversion = "1.0"\n[config]\n"i" = { type = "int", nullable = true }\n'
+            '"t" = { type = "str", choices = ["a", "b"] }\n')
+    side = _diff.Side("old", _plan(matrix.loads(text, runners={"a": {"name": "A", "priority": 1}}), None))
+    assert matrix.diff.effective_value(side, {}, "i") == \
+        "a config error: Config 't': Missing, and the schema gives no default"
+    assert matrix.diff.effective_value(side, {"t": "a", "i": 3}, "i") == "3"
