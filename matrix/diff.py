@@ -414,11 +414,18 @@ def _unread(*sides: _diff.Side) -> List[Tuple[str, str]]:
     the sides do not decide alike (`_alike`): said, never claimed unchanged (the brute force of
     tests/test_diff.py holds every other difference of a resolution to a finding)."""
     old, new = sides
-    if _alike(old, new):
-        return []
     plans = [side.plan for side in sides]
+    # The built-in exception a refusal raises (`ResolutionError.kind`: the first failed
+    # requirement with a kind that its message names) is not compared yet: said wherever either
+    # side gives a requirement a kind and a requirement's kind, or anything else, differs.
+    kinds = [sorted((g.id, str(kind)) for g in p.features
+                    for kind in (getattr(g.origin, "error_kind", None),) if kind is not None) for p in plans]
+    kind = [("the exception kind a refusal raises (a requirement's kind)", "a config or request that is refused")] \
+        if any(kinds) and (kinds[0] != kinds[1] or not _alike(old, new)) else []
+    if _alike(old, new):
+        return kind
+    out = kind
     features = [g for p in plans for g in p.features]
-    out = []
     if any(g.prefers is not None and not g.prefers.outright for g in features):
         out.append(("preference notices for a preference passed over",
                     "a config a feature that prefers a runner applies to"))
@@ -951,7 +958,7 @@ class _Changes:
                                                          for _, a, _ in named)
                              else "adjustment-added" if sides == {"new"} else "adjustment-removed"
                              if sides == {"old"} else "adjustment-changed")
-                said = _copied(path, seen, named)
+                said = _copied(path, seen, named, (self.old, self.new))
                 message = self._asking(asked, _messages.diff_effective(path, said[0], said[1]))
                 self.out.append(Difference(change_id, CHANGES[change_id][0], message, region, witness, said[0],
                                            said[1], runner=asked, features=ids, entries=tuple(dict.fromkeys(entries))))
@@ -1634,17 +1641,24 @@ def said_by(side: Union[_diff.Side, _At], config: Dict[str, Any], adjustment_id:
         _messages.diff_said_value(warning.level, warning.message)
 
 
-def _copied(path: str, seen: Tuple[str, ...], named: List[Any]) -> Tuple[str, ...]:
+def _copied(path: str, seen: Tuple[str, ...], named: List[Any], sides: Tuple[_diff.Side, _diff.Side]
+            ) -> Tuple[str, ...]:
     """What each side's effective value of *path* is over a region: where an adjustment of that
     side that differs there copies another field into *path*, that field (times its ``times``),
     with the witness's value beside it, since the value varies over the region; else the
     witness's value, which every config of the region has (found by a user trial: a scaled
-    copy's finding said "8 → 128" of configs that go to 160)."""
+    copy's finding said "8 → 128" of configs that go to 160). An adjustment that changed stands
+    named on the new side; its old side's copy, under the same condition, is said so too (a user
+    trial: "9 → the value of bits times 5" of a copy that was bits times 3)."""
     from .schema import From
 
     out = list(seen)
     for i, name in enumerate(("old", "new")):
         copies = [a.set[path] for side, a, _ in named if side.name == name and isinstance(a.set.get(path), From)]
+        for side, a, _ in named:
+            mine = adjustment_named(sides[i], a.id) if side.name != name else None
+            if mine is not None and str(mine.when) == str(a.when) and isinstance(mine.set.get(path), From):
+                copies.append(mine.set[path])
         if copies:
             out[i] = _messages.diff_copied_value(copies[-1].path, copies[-1].times, seen[i])
     return tuple(out)
@@ -1662,7 +1676,10 @@ def effective_value(side: Union[_diff.Side, _At], config: Dict[str, Any], path: 
         return f"a config error: {refused}"
     except ResolutionError as raised:
         resolution = raised.resolution
-    return repr(resolution.effective.get(path))
+    try:  # the effective config is read as asked: a required field left out is refused there
+        return repr(resolution.effective.get(path))
+    except ConfigError as refused:
+        return f"a config error: {refused}"
 
 
 def _classify(region: _diff.Region, old: _diff.Side, new: _diff.Side) -> str:

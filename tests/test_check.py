@@ -401,6 +401,12 @@ def _toml_value(value):
     return json.dumps(value)
 
 
+def _error_kind(draw):
+    """A requirement kind's ``kind`` (the exception a host raises for it), mostly left out."""
+    kind = draw(st.sampled_from([None, None, "ValueError", "TypeError"]))
+    return "" if kind is None else f", kind = {json.dumps(kind)}"
+
+
 @st.composite
 def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects=False, issue30=True, staged=False):  # noqa: C901 — one composite strategy that draws every construct of a matrix, so that they combine
     """Small matrices with every construct of choice: forces, prefers (outright or not), orders,
@@ -439,8 +445,10 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
     text = '[matrix]\nname = "small"\nversion = "1.0"\n[config]\n' + "\n".join(_FIELDS[n][0] for n in names) + "\n"
     # Reasons are templates (issue 30, F7): a kind's may say a drawn field's value.
     reasons = _reasons if issue30 else (lambda lead, names: st.just(f"{lead} fails"))
+    # A kind may name the built-in exception a host raises for it (issue 30, F5).
     text += "[requirements]\n" + "".join(
-        f'{k} = {{ name = "{k.upper()}", reason = {json.dumps(draw(reasons(k, names)))} }}\n' for k in ("k1", "k2"))
+        f'{k} = {{ name = "{k.upper()}", reason = {json.dumps(draw(reasons(k, names)))}{_error_kind(draw)} }}\n'
+        for k in ("k1", "k2"))
     # Matrix-wide requirements (issue 30, F4): of every runner, or but one (exempt), a condition or a chain.
     wide = {}
     for kind in ("k1", "k2"):

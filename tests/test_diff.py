@@ -5,7 +5,7 @@ import os
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import matrix
@@ -15,7 +15,7 @@ from matrix.resolver import _plan
 from matrix.schema import NOTHING
 
 from .test_overlay import _toml
-from .test_check import _ADJUSTABLE, _ATOMS, _FIELDS, _KINDS, _reference_apply, _small_matrices, _toml_value, _universe
+from .test_check import _ADJUSTABLE, _ATOMS, _FIELDS, _KINDS, _error_kind, _reference_apply, _small_matrices, _toml_value, _universe
 
 SMALL = '''[matrix]
 name = "small"
@@ -275,6 +275,12 @@ def _says_edit(draw, text, names, runners):
         return text[:block.start()] + body + text[block.end():]
 
 
+def _error_kind_edit(draw, text):
+    """*text* with a requirement kind's exception (issue 30, F5) given, changed or left out."""
+    line = draw(st.sampled_from(list(re.finditer(r'(?m)^(k\d = \{ name = "K\d", reason = "[^"]*")(.*) \}$', text))))
+    return text[:line.start()] + line[1] + _error_kind(draw) + " }" + text[line.end():]
+
+
 @st.composite
 def _edited(draw):
     """A small matrix (with adjustments half the time, a runner's own among them, and redirects),
@@ -292,7 +298,7 @@ def _edited(draw):
                                  "own-adjustment", "own-adjustment", "says", "says", "redirects", "candidacy",
                                  "candidacy", "order", "order", "overlay", "overlay", "runner-added",
                                  "runner-removed", "runner-renamed", "config", "config", "config", "default",
-                                 "default", "default"]))
+                                 "default", "default", "error-kind"]))
     new_text, new_runners = text, copy.deepcopy(runners)
     cells = list(re.finditer(r'(\b[abc]) = "(yes|no)"', text))
     overlay = None
@@ -326,8 +332,8 @@ def _edited(draw):
         new_text = text + (f'[adjustments.added]\nname = "added"\nwhen = "{atom}"\n'
                            f'set = {{ "{path}" = {_toml_value(value)} }}\n'
                            + (f'runners = ["{own}"]\n' if own is not None else ""))
-    elif edit == "says":
-        new_text = _says_edit(draw, text, names, runners)
+    elif edit in ("says", "error-kind"):
+        new_text = _says_edit(draw, text, names, runners) if edit == "says" else _error_kind_edit(draw, text)
     elif edit == "redirects":
         for runner in new_runners.values():
             if runner.pop("redirects", None) is not None:
@@ -551,6 +557,7 @@ def _whole(side, found, error):
     # not compared (`_UNREAD["words"]`), only whether and how the config is refused.
     words = error.reason if isinstance(error, matrix.ResolutionError) else str(error) if error is not None else None
     return {"refused": None if error is None else (type(error).__name__, said(words)),
+            "kind": error.kind if isinstance(error, matrix.ResolutionError) else None,
             "runner": ids.get(resolution.runner, resolution.runner),
             "warnings": tuple(sorted((w.kind, w.feature or "", ids.get(w.runner, w.runner) or "", said(w.message),
                                       w.level or "") for w in resolution.warnings)),
@@ -854,6 +861,70 @@ def _witnesses_reproduce(report, sides):
     return kinds
 
 
+# A request for b that both sides refuse alike ('k1 fails'), the old side after a redirect to a:
+# a's own adjustment a1 speaks there, b's on the new side, the same words (the warning's runner is
+# the one the redirect led to, said beside a refusal: `_UNREAD["refusal"]`).
+_REDIRECTED_REFUSAL = """[matrix]
+name = "small"
+version = "1.0"
+[config]
+"i" = { type = "int", nullable = true }
+"s" = { type = "str", default = "" }
+[requirements]
+k1 = { name = "K1", reason = "k1 fails" }
+k2 = { name = "K2", reason = "k2 fails" }
+[requires]
+k1 = [{ condition = "i <= 2", reason = "k1 first fails" }, { condition = "i >= 9007199254740993" }]
+k2 = { condition = "i >= 2.5", exempt = ["a"] }
+[features.g0]
+name = "g0"
+when = "not (i != 0.5)"
+support = { a = "no", b = "no" }
+deprecated = { since = "0.5", remove_in = "1.0", removed = true }
+[features.g1]
+name = "g1"
+when = "(i < 0) and (i >= 2)"
+support = { a = "yes", b = "no" }
+[features.g2]
+name = "g2"
+when = "not (i != 9007199254740993)"
+support = { a = "no", b = "yes" }
+prefers = { runner = "b", outright = false }
+deprecated = { since = "0.5", remove_in = "1.0", removed = true }
+[orders.b_first]
+name = "b first"
+when = "i == -1"
+runners = ["b"]
+[refusals.r0_0]
+reason = "r0"
+together = [["g1"], ["g0"]]
+[refusals.r0_1]
+reason = "r0"
+together = [["g1"], ["g0"]]
+[refusals.r1_0]
+reason = "r1"
+together = [["g1"], ["g0", "g2"]]
+# --- adjustments
+[adjustments.a0]
+name = "a0"
+when = "(i < 0) or (i < 1e+16)"
+set = { "s" = "a" }
+override = true
+[adjustments.a1]
+name = "a1"
+when = "(i < 0.5) or (i != 0)"
+set = { "i" = -13 }
+override = true
+message = "a1 says {i}"
+says = "always"
+runners = ["a", "b"]
+"""
+_REDIRECTED_RUNNERS = {"a": {"name": "A", "priority": 3, "requires": {"k2": "i == 2.5"}},
+                       "b": {"name": "B", "priority": 2, "requires": {"k2": "i == 2.5"},
+                             "redirects": [{"to": "a", "when": "i % 2 == 0", "since": "1.0"},
+                                           {"to": "a", "when": "i <= 9007199254740993"}]}}
+
+
 # Each example diffs two matrices over both config spaces and compares every whole resolution
 # (`_every_difference_is_said`): about 0.27 s of CPU on this machine, since `_whole` reads a
 # refusal's reason rather than its message (whose remedies, a search of their own, took 60 % of
@@ -862,6 +933,9 @@ def _witnesses_reproduce(report, sides):
 # A developer's machine draws the profile's own count.
 @settings(max_examples=min(settings.default.max_examples, 200), deadline=None)
 @given(_edited())
+@example((_REDIRECTED_REFUSAL, _REDIRECTED_RUNNERS, _REDIRECTED_REFUSAL,
+          {id: {k: v for k, v in r.items() if k != "redirects"} for id, r in _REDIRECTED_RUNNERS.items()},
+          ["i", "s"], None))
 def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     text, runners, new_text, new_runners, names, overlay = case
     try:
@@ -960,6 +1034,7 @@ _UNREAD = {"preference": "Not compared: preference notices for a preference pass
            "removal": "Not compared: the blockers and deprecation warnings of a config a removal refuses",
            "request": "Not compared: the blockers a request reads",
            "refusal": "Not compared: the warnings said beside a refusal",
+           "kind": "Not compared: the exception kind a refusal raises",
            # Never compared, as the docs say (whether a config is served, by which runner, with a
            # fallback warning or not, and each runner's blockers are): no line.
            "words": ""}
@@ -975,6 +1050,10 @@ _LINES = {
     "refusal": "Not compared: the warnings said beside a refusal: a redirect, an override or a preference that led "
                "to it (the answers for a config or request that is refused may differ unseen)",
 }
+
+
+#: The warnings that say why a request went to another runner than the one asked for.
+_STEERING = ("override", "redirected", "preference")
 
 
 def _every_difference_is_said(report, before, after, config, schema):
@@ -1005,11 +1084,16 @@ def _every_difference_is_said(report, before, after, config, schema):
         unread = set()
         for part in a.keys() - {"warnings", "blockers"}:
             if a[part] != b[part]:
-                unread.add("words" if part == "refused" and refused else None)
+                unread.add("words" if part == "refused" and refused else "kind" if part == "kind" and refused else None)
+        # Where a redirect, an override or a preference led one side's refused request to another
+        # runner, the adjustments of the runner it was led to speak (a runner's own: the warning
+        # names it): said beside the refusal, as the redirect is.
+        led = refused and {w for w in a["warnings"] if w[0] in _STEERING} != {w for w in b["warnings"]
+                                                                              if w[0] in _STEERING}
         for warning in {*a["warnings"]} ^ {*b["warnings"]}:
             kind, _, on, _, _ = warning
             chosen = (a if warning in a["warnings"] else b)["runner"]
-            unread.add("refusal" if refused and kind in ("override", "redirected", "preference")
+            unread.add("refusal" if refused and (kind in _STEERING or led and kind == "adjusted" and on)
                        else "preference" if kind == "preference" and on != chosen
                        else "opt-in" if kind in ("opt-in", "partial")
                        else "words" if kind == "fallback" and all(any(w[0] == "fallback" for w in x["warnings"])
@@ -2787,3 +2871,84 @@ def test_a_copied_value_is_said_as_its_source_where_it_varies_over_the_region():
     assert found == [("adjustment-added", "Effective value of threads: 8 → the value of bits times 16 (128 at the witness)",
                       "threads == 8", "8", "the value of bits times 16 (128 at the witness)")]
     assert new.resolve({"bits": 10}).effective["threads"] == 160
+
+
+_SCALED = """
+[matrix]
+name = "s"
+version = "1.0"
+[config]
+bits = { type = "int", min = 1, max = 10, default = 1 }
+rate = { type = "int", min = 1, max = 1000, default = 1 }
+[adjustments.scale]
+name = "scale"
+when = "bits > 2"
+set = { rate = { from = "bits", times = 3 } }
+"""
+
+
+def test_the_old_side_of_a_changed_copy_is_said_as_its_source_too():
+    """An adjustment whose copy changed stands named on the new side; the old side's value varies
+    over the region as well (bits times 3: 9 at bits 3, 12 at bits 4), so it is said as its source,
+    a plain copy as a scaled one (it said "9 → the value of bits times 5"; found by a user trial)."""
+    runners = {"a": {"name": "A", "priority": 1}}
+
+    def changed(old_text, new_text):
+        old, new = matrix.loads(old_text, runners=runners), matrix.loads(new_text, runners=runners)
+        return [(c.message, c.region, c.old, c.new, c.witness) for c in diff(old, new).changes
+                if c.id == "adjustment-changed"]
+
+    assert changed(_SCALED, _SCALED.replace("times = 3", "times = 5")) == [(
+        "Effective value of rate: the value of bits times 3 (9 at the witness) → the value of bits times 5 "
+        "(15 at the witness)", "bits > 2", "the value of bits times 3 (9 at the witness)",
+        "the value of bits times 5 (15 at the witness)", {"bits": 3})]
+    assert changed(_SCALED.replace(", times = 3", ""), _SCALED.replace("times = 3", "times = 2")) == [(
+        "Effective value of rate: the value of bits (3 at the witness) → the value of bits times 2 (6 at the witness)",
+        "bits > 2", "the value of bits (3 at the witness)", "the value of bits times 2 (6 at the witness)", {"bits": 3})]
+    old = matrix.loads(_SCALED, runners=runners)
+    assert [old.resolve({"bits": b}).effective["rate"] for b in (3, 4)] == [9, 12]
+
+
+_SPLIT = """
+[matrix]
+name = "k"
+version = "1.0"
+[config]
+slices = { type = "int", min = 1, max = 4, default = 1 }
+[requirements]
+split = { name = "Split", reason = "bad slices", kind = "AssertionError" }
+"""
+
+
+def test_a_changed_exception_kind_of_a_refusal_is_said_not_compared():
+    """A requirement's kind is the exception a host raises for the refusal (`raise_as_host`): the
+    diff does not compare it yet, so a change of it is said, never "No change for any config"."""
+    runners = {"a": {"name": "A", "priority": 1, "requires": {"split": "slices != 3"}}}
+    old = matrix.loads(_SPLIT, runners=runners)
+    new = matrix.loads(_SPLIT.replace("AssertionError", "ValueError"), runners=runners)
+    kinds = []
+    for side in (old, new):
+        with pytest.raises(matrix.ResolutionError) as refused:
+            side.resolve({"slices": 3})
+        kinds.append(refused.value.kind)
+    assert kinds == ["AssertionError", "ValueError"]
+    line = ("Not compared: the exception kind a refusal raises (a requirement's kind) (the answers for a config "
+            "or request that is refused may differ unseen)")
+    assert diff(old, new).changes == ()
+    assert diff(old, new).undecided == (line,)
+    assert diff(old, old).undecided == ()  # the same kinds, the sides alike: nothing unread
+    # Another change beside the same kinds: where the sides decide otherwise a refusal's kind may too.
+    other = matrix.loads(_SPLIT, runners={"a": {**runners["a"], "requires": {"split": "slices != 2"}}})
+    assert line in diff(old, other).undecided
+
+
+def test_an_effective_value_of_a_config_that_leaves_a_required_field_out_is_its_config_error():
+    """`effective_value` says the config error of a config that leaves out a field its side
+    requires (no default), read when the effective config is: it raised it (the diff brute force,
+    a default given on the new side beside an adjustment added)."""
+    text = ('[matrix]\nname = "r"\nversion = "1.0"\n[config]\n"i" = { type = "int", nullable = true }\n'
+            '"t" = { type = "str", choices = ["a", "b"] }\n')
+    side = _diff.Side("old", _plan(matrix.loads(text, runners={"a": {"name": "A", "priority": 1}}), None))
+    assert matrix.diff.effective_value(side, {}, "i") == \
+        "a config error: Config 't': Missing, and the schema gives no default"
+    assert matrix.diff.effective_value(side, {"t": "a", "i": 3}, "i") == "3"
