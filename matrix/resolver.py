@@ -902,16 +902,8 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
         assert chosen is not None
         if cmask & compiled.adjusting[chosen]:
             view, fmask, fvalues = _adjusted_for(compiled, chosen, config, view, facts, adjusted, kept, fmask, fvalues)
-        overriding = choice.overriding
-        key = ("serve", fmask, runner, chosen, None if overriding is None else overriding.id, choice.redirected)
-        more, error, message = _decided(compiled, key, lambda values: _choice.serve(
-            compiled, fmask, runner, chosen, overriding, choice.redirected, values), fvalues)
-        told = _adjusted_warnings(adjusted[:before])
-        warnings = told + warnings + _adjusted_warnings(adjusted[before:]) + more
-        if error is AdjustmentError:
-            message = _messages.adjustment_blocks(list(dict.fromkeys(a.message for a in adjusted[before:]
-                                                                     if isinstance(a, Adjusted))),
-                                                  message or "")
+        warnings, error, message = _served(compiled, fmask, fvalues, runner, chosen, choice, adjusted, before,
+                                           warnings)
         if error is not None:
             chosen = None
     else:
@@ -927,6 +919,25 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
     if error is not None:
         raise error(message or "", resolution)
     return resolution
+
+
+def _served(compiled: Plan, fmask: int, fvalues: Tuple[object, ...], runner: Optional[str], chosen: str,
+            choice: _choice.Chosen, adjusted: Sequence[Union[Adjusted, Said]], before: int,
+            warnings: Tuple[ResolutionWarning, ...]) -> Tuple[Tuple[ResolutionWarning, ...], Any, Optional[str]]:
+    """*chosen* validated on F (its mask and values): the warnings in the order said (the
+    adjustments before the choice, the choice's, the runner's adjustments, serving's), and the
+    error and its message, if serving refuses (one the runner's adjustments caused says them)."""
+    from ._adjust import Adjusted
+
+    overriding = choice.overriding
+    key = ("serve", fmask, runner, chosen, None if overriding is None else overriding.id, choice.redirected)
+    more, error, message = _decided(compiled, key, lambda values: _choice.serve(
+        compiled, fmask, runner, chosen, overriding, choice.redirected, values), fvalues)
+    warnings = _adjusted_warnings(adjusted[:before]) + warnings + _adjusted_warnings(adjusted[before:]) + more
+    if error is AdjustmentError:
+        message = _messages.adjustment_blocks(list(dict.fromkeys(a.message for a in adjusted[before:]
+                                                                 if isinstance(a, Adjusted))), message or "")
+    return warnings, error, message
 
 
 def _redirect(plan: Plan, mask: int, runner: Optional[str]) -> Optional[Redirect]:
@@ -1233,16 +1244,8 @@ def _resolve_staged(compiled: Plan, mask: int, values: Tuple[object, ...], runne
         if len(adjusted) > before:
             fmask, fvalues = compiled.evaluate(view, facts)
             fmask &= kept
-        overriding = choice.overriding
-        key = ("serve", fmask, runner, chosen, None if overriding is None else overriding.id, choice.redirected)
-        more, error, message = _decided(compiled, key, lambda values: _choice.serve(
-            compiled, fmask, runner, chosen, overriding, choice.redirected, values), fvalues)
-        told = _adjusted_warnings(adjusted[:before])
-        warnings = told + warnings + _adjusted_warnings(adjusted[before:]) + more
-        if error is AdjustmentError:
-            message = _messages.adjustment_blocks(list(dict.fromkeys(a.message for a in adjusted[before:]
-                                                                     if isinstance(a, Adjusted))),
-                                                  message or "")
+        warnings, error, message = _served(compiled, fmask, fvalues, runner, chosen, choice, adjusted, before,
+                                           warnings)
         if error is not None:
             chosen = None
     else:
