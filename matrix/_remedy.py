@@ -177,7 +177,11 @@ def _search(plan: Plan, values: Mapping[str, object], runner: str, asked: bool, 
     config = _config(space, user)
     if _serves(resolve, plan, config, runner, asked):
         return Remedies(runner, name, asked, served=True)
-    units = [(path, options) for path in space.paths for options in [_options(space, plan, path, user)] if options]
+    # The base role's field asks for the runner (`matrix._roles`): changing it asks for another,
+    # which is no way to get this one (a gate that reads the field is met by asking otherwise).
+    request = plan.matrix.roles[0].field if plan.matrix.roles else None
+    units = [(path, options) for path in space.paths if path != request
+             for options in [_options(space, plan, path, user)] if options]
     inexact = tuple(dict.fromkeys(space.inexact[p] for p in space.paths if p in space.inexact))
     totals = _prune.totals(units, limit)
     pruning = _prune.Pruning(plan, config, runner, asked, units, _apply)

@@ -2647,3 +2647,20 @@ def test_an_adjustment_may_copy_a_fact_it_cannot_set():
     assert str(error.value).splitlines()[1] == (
         "  <string>:10:9: $.adjustments.fill.set[\"platform.default_chunk\"]: 'platform.default_chunk' is a fact the "
         "host computes: an adjustment cannot change it")
+
+
+def test_a_remedy_never_asks_for_another_runner_through_the_base_role_s_field():
+    """Found trying the SGLang example: "To use TensorRT-LLM MLA, change: set attention_backend to
+    one of 'triton', …": the base role's field is the request, and changing it asks for another
+    runner, which is no way to get this one."""
+    text = ('[matrix]\nname = "enc"\nversion = "1.0"\n[config]\n'
+            'encoder = { type = "str", nullable = true, choices = ["hw", "sw"] }\n'
+            'slices = { type = "int", min = 1, max = 4, default = 1 }\n'
+            '[roles.encode]\nname = "Encoder"\nfield = "encoder"\n'
+            '[features.three]\nname = "three slices on HW"\nwhen = "encoder == \'hw\' and slices == 3"\n'
+            'support = { hw = "no", sw = "yes" }\n')
+    m = matrix.loads(text, runners={"hw": {"name": "HW", "priority": 2}, "sw": {"name": "SW", "priority": 1}})
+    with pytest.raises(matrix.UnsupportedFeatureError) as error:
+        m.resolve({"encoder": "hw", "slices": 3})
+    assert str(error.value) == (
+        "HW does not support: three slices on HW\nTo use HW, change: set slices to a value from 1 to 2 or 4")
