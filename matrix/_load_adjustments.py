@@ -16,15 +16,10 @@ from . import _adjust, _load_roles, _messages
 from ._given import ROLE, base
 from ._stages import CHOICE
 from .errors import ConfigError
-from .schema import ADJUSTMENT_LEVELS, ADJUSTMENT_SAYS, Adjustment, AdjustmentSays, Field, From, Runner, Schema, Window, window_text
+from .schema import ADJUSTMENT_LEVELS, ADJUSTMENT_SAYS, Adjustment, AdjustmentSays, Field, From, Runner, Schema, Window, covers, window_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from .loader import _Builder, _Source
-
-
-def _covers(outer: Window, inner: Window) -> bool:
-    (a, b), (c, d) = outer, inner
-    return (a is None or (c is not None and c >= a)) and (b is None or (d is not None and d <= b))
 
 
 def adjustments(builder: _Builder, source: _Source, raw: object, schema: Schema,
@@ -60,7 +55,7 @@ def adjustments(builder: _Builder, source: _Source, raw: object, schema: Schema,
                     continue  # computed from fields that the expression's types checked
                 field = schema.get(path)
                 assert field is not None  # the template's paths are the schema's (given ones too)
-                if window is not None and not _covers(field.window, window):
+                if window is not None and not covers(field.window, window):
                     builder.problem(source, where + ("message",), _messages.adjustment_window(
                         path, window_text(field.window), window_text(window)))
         if len(builder.problems) > before or when is None or window is None:
@@ -179,7 +174,7 @@ def _field(builder: _Builder, source: _Source, where: Sequence[Any], schema: Sch
     if field.fact and not copied:
         builder.problem(source, tuple(where), _messages.adjustment_fact(path))
         return None
-    if window is not None and not _covers(field.window, window):
+    if window is not None and not covers(field.window, window):
         builder.problem(source, tuple(where), _messages.adjustment_window(
             path, window_text(field.window), window_text(window)))
         return None
@@ -231,7 +226,7 @@ def _value(builder: _Builder, source: _Source, where: Sequence[Any], schema: Sch
         builder.problem(source, tuple(where), _messages.adjustment_value(path, error.reason))
         return _BAD
     if checked is not None and checked in field.choice_windows and window is not None \
-            and not _covers(field.choice_window(checked), window):
+            and not covers(field.choice_window(checked), window):
         builder.problem(source, tuple(where), _messages.adjustment_window(
             f"{path} = {checked!r}", window_text(field.choice_window(checked)), window_text(window)))
         return _BAD

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Optional, Set, Tuple
 from . import _messages
 from ._nodes import Compare, ListLiteral, Literal, Path, walk
 from .errors import excerpt
-from .schema import Deprecation, Feature, Schema, Window, window_text
+from .schema import Deprecation, Feature, Schema, Window, covers, window_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._converter import DeprecationSpec, Place
@@ -31,7 +31,7 @@ def lifetimes(b: _Builder, source: _Source, where: Place, feature: Feature, sche
     text = feature.when.source
 
     def need(what: str, window: Window, span: Tuple[int, int]) -> None:
-        if not _covers(window, live) and what not in said:
+        if not covers(window, live) and what not in said:
             said.add(what)
             at = source.locations.in_string(where, span[0]) if source.text else None
             b.problem(source, where, _messages.outside_window(what, window_text(window), _live_text(live)),
@@ -80,12 +80,6 @@ def deprecation(b: _Builder, source: _Source, where: Place, spec: DeprecationSpe
         b.problem(source, where + ("remove_in",), _messages.no_period_unrecorded(str(remove_in)))
         return None
     return Deprecation(since, remove_in, spec.message, spec.replacement, spec.removed)
-
-
-def _covers(outer: Window, inner: Window) -> bool:
-    """Whether every version of *inner* is in *outer*."""
-    return ((outer[0] is None or (inner[0] is not None and inner[0] >= outer[0]))
-            and (outer[1] is None or (inner[1] is not None and inner[1] <= outer[1])))
 
 
 def _live_text(window: Window) -> str:

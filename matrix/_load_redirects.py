@@ -23,7 +23,7 @@ from packaging.version import Version
 import attrs
 
 from . import _format, _messages
-from .schema import Alias, Deprecation, Field, Redirect, Runner, Schema, window_text
+from .schema import Alias, Deprecation, Redirect, Runner, Schema, covers, window_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._converter import AliasSpec, Place, RedirectSpec
@@ -108,17 +108,10 @@ def _message(builder: _Builder, source: _Source, where: Place, text: str, schema
         return False
     for path in template.paths:
         field = schema.get(path)
-        if field is not None and not _spans(field, since, until):
+        if field is not None and not covers(field.window, (since, until)):
             builder.problem(source, where, said(path, window_text(field.window)))
             return False
     return True
-
-
-def _spans(field: Field, since: Optional[Version], until: Optional[Version]) -> bool:
-    """Whether *field* exists through the whole window from *since* (or always) to *until*."""
-    starts = field.since is None or (since is not None and since >= field.since)
-    ends = field.until is None or (until is not None and until <= field.until)
-    return starts and ends
 
 
 def _redirect(builder: _Builder, source: _Source, where: Place, runner: str, index: int, spec: RedirectSpec,
@@ -142,7 +135,7 @@ def _redirect(builder: _Builder, source: _Source, where: Place, runner: str, ind
         return None
     for path in sorted(when.paths):
         field = schema.get(path)
-        if field is not None and not _spans(field, *window):
+        if field is not None and not covers(field.window, window):
             builder.problem(source, where + ("when",), _messages.redirect_not_everlasting(path, window_text(field.window)))
             return None
     if spec.message is not None and not _message(builder, source, where + ("message",), spec.message, schema,

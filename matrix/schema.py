@@ -123,6 +123,13 @@ def in_window(window: Window, version: Version) -> bool:
     return (since is None or version >= since) and (until is None or version < until)
 
 
+def covers(outer: Window, inner: Window) -> bool:
+    """Whether every version of *inner* is in *outer* (a thing declared through *inner* reads
+    only what exists through it)."""
+    return ((outer[0] is None or (inner[0] is not None and inner[0] >= outer[0]))
+            and (outer[1] is None or (inner[1] is not None and inner[1] <= outer[1])))
+
+
 def window_text(window: Window) -> str:
     """``from 0.33.0``, ``until 0.32.0``, ``from 0.31.0 until 0.33.0``, or ``always``."""
     since, until = window
