@@ -472,6 +472,13 @@ class Search:
         before, after = _rules_in_order(old.plan), _rules_in_order(new.plan)
         if [r for r in before if r in after] != [r for r in after if r in before]:
             return None  # preferences, forces and orders are read in declaration order
+        nodes = self._causes()
+        return None if nodes is None else ("any", nodes)
+
+    def _causes(self) -> Optional[List[Node]]:
+        """Where each entry that differs between the sides is a cause, as conditions (`_changed`);
+        None where that cannot be said (`adjusted`)."""
+        old, new = self.old, self.new
         nodes: List[Node] = []
         if old.exact and new.exact and adjusting(old) != adjusting(new):
             # The config of choice (or a runner's F) differs where an adjustment that differs
@@ -491,7 +498,24 @@ class Search:
                     # A gate that refuses a runner validated on its F holds there, not on C.
                     nodes += [this.on_f(r.id, gate.when.node) for r in this.matrix.runners
                               if this.own(r.id) and not _candidacy(gate)]
-        return "any", nodes
+        return nodes
+
+    def _causes_apart(self, asked: bool) -> List[Node]:
+        """Where the sides order the runners differently (`_changed` None: every config asked
+        about), the conditions a finding names as its causes: each entry that differs
+        (`_causes`), and, for automatic choice, each gate that blocks a runner only one side has
+        (passed over there: `matrix.diff._Changes.blocking_one_sided`). A region is asked per set
+        of those that hold (`_regions`), so that none names a cause that holds for only part of
+        its configs, nor loses the configs where another holds."""
+        nodes = list(self._causes() or [])
+        if not asked:
+            for side in (self.old, self.new):
+                for runner in side.matrix.runners:
+                    if side.ids.get(runner.id, runner.id) in self.shared:
+                        continue
+                    blocks = blocking(side.ids.get(runner.id, runner.id))
+                    nodes += [side.on_c(g.when.node) for g in side.plan.features if blocks(side, g)]
+        return list(dict.fromkeys(nodes))
 
     def _same_on_c(self, side: Side) -> None:
         """Each gate condition of *side* whose reading on C holds for exactly the same configs
@@ -783,6 +807,7 @@ class Search:
                         live.append((step, split, answer, variant))
             sides.append((side, choice, live))
         (_, old_choice, old_live), (_, new_choice, new_live) = sides
+        apart = self._causes_apart(asked) if self.changed is None else ()
         for a_step, _, a_out, a_q in old_live:
             for b_step, _, b_out, b_q in new_live:
                 if _same((a_out[0], self.renamed.get(a_out[1] or "", a_out[1]), a_out[2]), b_out):
@@ -793,46 +818,49 @@ class Search:
                 sides_steps = (("old", old_choice, a_step), ("new", new_choice, b_step))
                 gates = tuple((s, f.id) for s, choice, step in sides_steps for f in _bound(choice, step))
                 for found, exact in self._regions(question, f"whether {_what(runner)} goes from {_said(a_out)} to "
-                                                            f"{_said(b_out)} for any config"):
+                                                            f"{_said(b_out)} for any config", apart):
                     excluded = tuple((s, f.id) for s, choice, step in sides_steps for f in _bound(choice, step, False)
                                      if self.space.truth(f.when.node, found) is False)
                     yield Region("asked" if asked else "automatic", runner, a_out, b_out, found, gates,
                                  excluded=excluded, **_question(exact))
 
-    def _regions(self, question: Dict[str, Any], what: str) -> Iterator[Tuple[Assignment, Dict[str, Any]]]:
+    def _regions(self, question: Dict[str, Any], what: str, causes: Sequence[Node] = ()
+                 ) -> Iterator[Tuple[Assignment, Dict[str, Any]]]:
         """Where *question* holds and some gate whose entry differs is active (any config when
-        the sides order the runners differently): a region with as few such gates active as can
-        be (`_fewest_causes`), then again where not all of those are active, until no config is
+        the sides order the runners differently: then *causes*, `_causes_apart`, are those a
+        region is asked by): a region with as few such gates active as can be
+        (`_fewest_causes`), then again where not all of those are active, until no config is
         left (each region of its own causes: a finding per cause), or `MAX_REGIONS` are found.
         Each comes with its question, exactly: *question*, every cause active at the region
         found active (both sides' reading of a gate, a field left out), and not all the causes of
         an earlier region active, so no config lies in two regions (one finding per cause)."""
-        asked = {**question, "extra": [*question["extra"], self.changed]} if self.changed is not None else question
+        if self.changed is not None:
+            asked, causes = {**question, "extra": [*question["extra"], self.changed]}, self.changed[1]
+        else:
+            asked = question
+        causes = list(dict.fromkeys(causes))
         found = self._solve(asked, what)
         earlier: List[Tuple[str, List[Node]]] = []
         for _ in range(MAX_REGIONS):
             if found is None:
                 return
-            found = self._fewest_causes(asked, found)
-            active = [node for node in dict.fromkeys(self.changed[1]) if self.space.truth(node, found) is True] \
-                if self.changed is not None else []
+            found = self._fewest_causes(asked, found, causes)
+            active = [node for node in causes if self.space.truth(node, found) is True]
             yield found, {**question, "true": [*question["true"], *active], "extra": [*question["extra"], *earlier]}
             if not active:
-                return  # every config of the question is said by that one region
+                return  # every config of the question left is said by that one region
             earlier.append(("any", [Not(node) for node in active]))
             asked = {**asked, "extra": [*asked["extra"], earlier[-1]]}
             found = self._solve(asked, what)
         if found is not None:
             self.undecided.append(_messages.diff_regions_left(MAX_REGIONS, what))
 
-    def _fewest_causes(self, question: Dict[str, Any], found: Assignment) -> Assignment:
-        """A region of the same question where as few gates whose entry differs as can be are
-        active: each one active in *found* is asked inactive in turn, and stays so where the
-        question still holds (so a finding names the entries that make it, not those its first
-        witness happened to use)."""
-        if self.changed is None:
-            return found
-        for node in dict.fromkeys(self.changed[1]):
+    def _fewest_causes(self, question: Dict[str, Any], found: Assignment, causes: Sequence[Node]) -> Assignment:
+        """A region of the same question where as few of *causes* (gates whose entry differs) as
+        can be are active: each one active in *found* is asked inactive in turn, and stays so
+        where the question still holds (so a finding names the entries that make it, not those
+        its first witness happened to use)."""
+        for node in causes:
             if self.space.truth(node, found) is not True:
                 continue
             narrower = {**question, "false": [*question["false"], node]}

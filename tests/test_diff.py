@@ -924,6 +924,15 @@ _REDIRECTED_RUNNERS = {"a": {"name": "A", "priority": 3, "requires": {"k2": "i =
                              "redirects": [{"to": "a", "when": "i % 2 == 0", "since": "1.0"},
                                            {"to": "a", "when": "i <= 9007199254740993"}]}}
 
+# A runner added above the others, two gates blocking it apart: every config either gate is
+# active for gains a fallback warning (a user trial found that only the first witness's gate's
+# configs were said: the sides order the runners differently, and a region was narrowed to the
+# causes its witness showed without asking again where they do not hold).
+_BLOCKED_TWICE = ('[matrix]\nname = "m"\nversion = "1.0"\ndefault_support = "no"\n[config]\n'
+                  '"b" = { type = "bool", default = false }\n"t" = { type = "str", choices = ["a", "b", "c"], '
+                  'default = "a" }\n[features.g0]\nname = "g0"\nwhen = "b"\nsupport = { a = "yes", d = "no" }\n'
+                  '[features.g1]\nname = "g1"\nwhen = "t == \'a\'"\nsupport = { a = "yes", d = "no" }\n')
+
 
 # Each example diffs two matrices over both config spaces and compares every whole resolution
 # (`_every_difference_is_said`): about 0.27 s of CPU on this machine, since `_whole` reads a
@@ -933,6 +942,8 @@ _REDIRECTED_RUNNERS = {"a": {"name": "A", "priority": 3, "requires": {"k2": "i =
 # A developer's machine draws the profile's own count.
 @settings(max_examples=min(settings.default.max_examples, 200), deadline=None)
 @given(_edited())
+@example((_BLOCKED_TWICE.replace(', d = "no"', ""), {"a": {"name": "A", "priority": 2}}, _BLOCKED_TWICE,
+          {"a": {"name": "A", "priority": 2}, "d": {"name": "D", "priority": 4}}, ["b", "t"], None))
 @example((_REDIRECTED_REFUSAL, _REDIRECTED_RUNNERS, _REDIRECTED_REFUSAL,
           {id: {k: v for k, v in r.items() if k != "redirects"} for id, r in _REDIRECTED_RUNNERS.items()},
           ["i", "s"], None))
@@ -2436,6 +2447,24 @@ def test_a_runner_added_or_removed_is_the_cause_with_the_gates_that_block_it_not
         ("fallback-lifted", ["<string>:1 (old: $.runners.turbo)", "<string>:15 (old: $.features.many)"]),
     ]
 
+
+def test_a_runner_added_above_two_gates_that_block_it_apart_says_every_config_each_warns():
+    """A user trial: a runner added on top, blocked by g0 and by g1 apart. The configs of g1 alone
+    were in no finding (only the first witness's gate was said): a region per cause now, each
+    exact, every config of the change in one."""
+    old = matrix.loads(_BLOCKED_TWICE.replace(', d = "no"', ""), runners={"a": {"name": "A", "priority": 2}})
+    new = matrix.loads(_BLOCKED_TWICE, runners={"a": {"name": "A", "priority": 2}, "d": {"name": "D", "priority": 4}})
+    report = diff(old, new)
+    assert [(c.id, c.message, c.region, c.witness, [str(e) for e in c.entries]) for c in report.changes] == [
+        ("runner-changed", "Automatic choice: A → D", "not b and not (t == 'a')", {"t": "b"},
+         ["<string>:1 (new: $.runners.d)"]),
+        ("fallback-added", "Automatic choice: A → A (fallback)", "b", {"b": True},
+         ["<string>:1 (new: $.runners.d)", "<string>:8 (new: $.features.g0)"]),
+        ("fallback-added", "Automatic choice: A → A (fallback)", "t == 'a' and not b", {},
+         ["<string>:1 (new: $.runners.d)", "<string>:12 (new: $.features.g1)"]),
+    ]
+    for config in ({"b": True, "t": "b"}, {"t": "a"}, {"b": True, "t": "a"}):
+        assert [c.region for c in report.changes if matrix.diff.reproduces(c, old, new, config)] != [], config
 
 def test_a_deprecation_of_a_gate_in_force_for_requests_only_is_said_as_a_request_reads_it():
     """A gate with applies = "asked" deprecated: automatic choice never reads it, a request for any
