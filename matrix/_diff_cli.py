@@ -7,7 +7,7 @@ import json
 import os
 from typing import IO, Any, Dict, List, Optional, Tuple
 
-from . import _messages, _revision, loader
+from . import _files, _messages, _revision, loader
 from ._ci_formats import tool_version
 from ._files import toml
 from .diff import CHANGES, LEVELS, Accepted, Difference, DiffReport, Level, brief, command, diff
@@ -26,9 +26,10 @@ def add_parser(commands: Any, stdout: IO[str]) -> None:
                     "the configs it changes, a witness and the entries that cause it.")
     parser.add_argument("old", nargs="?", metavar="OLD", help="the matrix before: a file, or REV:PATH")
     parser.add_argument("new", nargs="?", metavar="NEW", help="the matrix after: a file, or REV:PATH")
-    parser.add_argument("--base", metavar="REV", help="compare OLD (default: features.toml) at REV with the working tree")
-    parser.add_argument("--matrix", metavar="FILE", help="with --from-version/--to-version: the matrix (default: "
-                                                          "features.toml)")
+    parser.add_argument("--base", metavar="REV", help="compare OLD (default: the matrix every command finds from "
+                                                       "this folder) at REV with the working tree")
+    parser.add_argument("--matrix", metavar="FILE", help="with --from-version/--to-version: the matrix (default: the "
+                                                          "one every command finds from this folder)")
     parser.add_argument("--from-version", metavar="A", help="the version of the old side")
     parser.add_argument("--to-version", metavar="B", help="the version of the new side")
     parser.add_argument("--format", choices=("text", "json", "markdown", "github", "sarif"), default="text",
@@ -47,7 +48,7 @@ def add_parser(commands: Any, stdout: IO[str]) -> None:
 
 
 def run(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
-    old, new = _sides(options)
+    old, new = _sides(options, stderr)
     settings = _settings(os.getcwd())
     levels = dict(settings.levels)
     for assignment in options.level:
@@ -81,7 +82,8 @@ def run(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin:
 # --- inputs -----------------------------------------------------------------------------------
 
 
-def _sides(options: argparse.Namespace) -> Tuple[Tuple[Matrix, Optional[str]], Tuple[Matrix, Optional[str]]]:
+def _sides(options: argparse.Namespace, stderr: Optional[IO[str]] = None
+           ) -> Tuple[Tuple[Matrix, Optional[str]], Tuple[Matrix, Optional[str]]]:
     """Each side's matrix, and the file a ``matrix resolve`` command names for it."""
     versions = options.from_version is not None or options.to_version is not None
     if versions:
@@ -89,17 +91,35 @@ def _sides(options: argparse.Namespace) -> Tuple[Tuple[Matrix, Optional[str]], T
             raise UsageError(_messages.DIFF_VERSIONS_ONE_MATRIX)
         if options.from_version is None or options.to_version is None:
             raise UsageError(_messages.DIFF_VERSIONS_TOGETHER)
-        file = options.matrix or "features.toml"
+        file = _found(options.matrix, stderr)
         one = loader.default() if file == "default" else _revision.load(file)
         return (one, file), (one, file)
     if options.base is not None:
         if options.new is not None:
             raise UsageError(_messages.DIFF_BASE_ONE_FILE)
-        file = options.old or "features.toml"
+        file = _found(options.old, stderr)
+        if file == _files.PACKAGED:
+            raise UsageError(_messages.DIFF_BASE_PACKAGED)
         return _read(_revision.at(options.base, file)), _read(file)
     if options.old is None or options.new is None:
         raise UsageError(_messages.DIFF_SIDES)
     return _read(options.old), _read(options.new)
+
+
+def _found(given: Optional[str], stderr: Optional[IO[str]]) -> str:
+    """The matrix *given*, else the one every command finds from the current folder
+    (`_files.find_matrix`: ``[tool.matrix] matrix`` of a pyproject.toml, or a features.toml, here
+    or in a folder above), said on *stderr* when it is not ``./features.toml``."""
+    if given is not None:
+        return given
+    found, looked = _files.find_matrix(os.getcwd())
+    if found is None:
+        raise UsageError(_messages.no_matrix_found(looked))
+    if found == _files.PACKAGED:
+        return found
+    if stderr is not None and os.path.dirname(os.path.abspath(found)) != os.path.abspath(os.getcwd()):
+        stderr.write(f"matrix: note: {_messages.using_matrix(_files.shown(found))}\n")
+    return _files.shown(found)
 
 
 def _read(spec: str) -> Tuple[Matrix, Optional[str]]:
@@ -224,6 +244,8 @@ def github(report: DiffReport) -> str:
         # An accepted change fails nothing: a notice that says so, never an error or a warning.
         command = "notice" if change.accepted is not None else _GITHUB[change.level]
         lines.append(f"::{command} {','.join(properties)}::{_data(message)}")
+    # What was not compared or not decided: a notice each, so that a log never reads as "no change".
+    lines += [f"::notice title={_property('matrix diff undecided')}::{_data(note)}" for note in report.undecided]
     return "".join(line + "\n" for line in lines)
 
 
@@ -254,7 +276,8 @@ def _row(change: Difference) -> str:
 def markdown(report: DiffReport) -> str:
     """A pull-request comment: the headline, a table of the first changes, the rest folded."""
     if not report.changes:
-        return f"**matrix diff**: {report.headline()}\n"
+        return "\n\n".join([f"**matrix diff**: {report.headline()}",
+                             *(f"> undecided: {note}" for note in report.undecided)]) + "\n"
     header = ["| Level | Change | What | Configs | Witness | Cause |", "|---|---|---|---|---|---|"]
     shown, rest = report.changes[:MARKDOWN_ROWS], report.changes[MARKDOWN_ROWS:]
     lines = [f"**matrix diff**: {report.headline()}", "", *header, *(_row(c) for c in shown)]

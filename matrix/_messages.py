@@ -1658,6 +1658,8 @@ def overlay_removed_from_choice(overlay: str, why: str) -> str:
 
 DIFF_VERSIONS_ONE_MATRIX = "--from-version and --to-version compare one matrix (--matrix), not OLD and NEW"
 DIFF_VERSIONS_TOGETHER = "--from-version and --to-version go together"
+DIFF_BASE_PACKAGED = ("--base compares a file of this repository at REV with the working tree; [tool.matrix] "
+                      "names the packaged matrix: give the file, matrix diff --base REV FILE")
 DIFF_BASE_ONE_FILE = "--base compares one file at REV with the working tree: give OLD only"
 DIFF_SIDES = "Give OLD and NEW, --base REV, or --from-version and --to-version"
 

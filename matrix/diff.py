@@ -195,6 +195,10 @@ class DiffReport:
         return any(LEVELS.index(c.level) <= worst and c.accepted is None for c in self.changes)
 
     def headline(self) -> str:
+        if not self.changes and self.undecided:
+            # Never "no change" where a part of the answers was not compared or not decided.
+            n = len(self.undecided)
+            return f"No change found where compared ({self.old_version} → {self.new_version}); {n} undecided"
         if not self.changes:
             return f"No change for any config ({self.old_version} → {self.new_version})"
         parts = [f"{n} {level}" for level, n in self.counts().items()]

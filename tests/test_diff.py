@@ -1381,6 +1381,36 @@ def test_a_side_read_from_git_is_that_revision_with_its_runner_files(folder):
     assert _run("diff", "nosuchrev:features.toml", "features.toml")[0] == 2
 
 
+def test_base_without_a_file_finds_the_matrix_as_every_command_does(folder, monkeypatch):
+    """A user trial: ``matrix diff --base HEAD`` read ``HEAD:features.toml`` of the current folder
+    (the pre-commit hook failed on a nested matrix) where every other command finds the matrix
+    named by ``[tool.matrix]`` or a features.toml above. It finds it as they do now, and says so."""
+    import subprocess
+
+    nested = folder / "src" / "pkg"
+    nested.mkdir(parents=True)
+    (nested / "features.toml").write_text(SMALL)
+    (folder / "runners").rename(nested / "runners")
+    (folder / "pyproject.toml").write_text('[tool.matrix]\nmatrix = "src/pkg/features.toml"\n')
+    for command in (["init", "-q"], ["add", "src", "pyproject.toml"],
+                    ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "old"]):
+        subprocess.run(["git", *command], check=True, cwd=folder)
+    (nested / "features.toml").write_text(FLIPPED)
+    (nested / "runners" / "a.toml").write_text('name = "A"\npriority = 2\n')
+    monkeypatch.chdir(folder)
+    status, out, err = _run("diff", "--base", "HEAD")
+    assert (status, out.splitlines()[0], err) == (
+        1, "3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic",
+        "matrix: note: Using the matrix src/pkg/features.toml\n")
+    monkeypatch.chdir(nested / "runners")
+    assert _run("diff", "--base", "HEAD") == (1, out.replace(" src/pkg/features.toml", " ../features.toml"),
+                                              "matrix: note: Using the matrix ../features.toml\n")
+    (folder / "pyproject.toml").write_text('[tool.matrix]\nmatrix = "default"\n')
+    monkeypatch.chdir(folder)
+    assert _run("diff", "--base", "HEAD") == (2, "", (
+        "matrix: error: --base compares a file of this repository at REV with the working tree; [tool.matrix] "
+        "names the packaged matrix: give the file, matrix diff --base REV FILE\n"))
+
 def test_base_reads_the_file_named_from_the_current_folder_as_it_stands_at_rev(folder, monkeypatch):
     # --base REV FILE run from a subfolder of the repository names the file from that folder, as
     # every other file argument does; the before: line says its path from the top, as git reads it.
@@ -2965,6 +2995,14 @@ def test_a_changed_exception_kind_of_a_refusal_is_said_not_compared():
             "or request that is refused may differ unseen)")
     assert diff(old, new).changes == ()
     assert diff(old, new).undecided == (line,)
+    # Never "no change" where something was not compared: not in the headline, nor in a PR
+    # comment, nor in a CI log (a user trial: markdown said the headline alone, github nothing).
+    from matrix._diff_cli import github, markdown
+
+    headline = "No change found where compared (1.0 → 1.0); 1 undecided"
+    assert diff(old, new).headline() == headline
+    assert markdown(diff(old, new)) == f"**matrix diff**: {headline}\n\n> undecided: {line}\n"
+    assert github(diff(old, new)) == f"::notice title=matrix diff undecided::{line}\n"
     assert diff(old, old).undecided == ()  # the same kinds, the sides alike: nothing unread
     # Another change beside the same kinds: where the sides decide otherwise a refusal's kind may too.
     other = matrix.loads(_SPLIT, runners={"a": {**runners["a"], "requires": {"split": "slices != 2"}}})
