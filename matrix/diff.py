@@ -426,9 +426,10 @@ def _unread(*sides: _diff.Side) -> List[Tuple[str, str]]:
                     for kind in (getattr(g.origin, "error_kind", None),) if kind is not None) for p in plans]
     kind = [("the exception kind a refusal raises (a requirement's kind)", "a config or request that is refused")] \
         if any(kinds) and (kinds[0] != kinds[1] or not _alike(old, new)) else []
+    said = [*kind, *_unread_words(old, new)]
     if _alike(old, new):
-        return kind
-    out = kind
+        return said
+    out = said
     features = [g for p in plans for g in p.features]
     if any(g.prefers is not None and not g.prefers.outright for g in features):
         out.append(("preference notices for a preference passed over",
@@ -454,6 +455,44 @@ def _unread(*sides: _diff.Side) -> List[Tuple[str, str]]:
                     "a config or request that is refused"))
     return out
 
+
+def _unread_words(old: _diff.Side, new: _diff.Side) -> List[Tuple[str, str]]:
+    """Two answers the diff does not compare yet, said where they differ (a user trial found
+    both said "No change"): the words of a deprecation warning (its removal version, replacement
+    or message) of a gate both sides deprecate, and a request by a runner's former id (an alias
+    added, removed, or warning from another version on)."""
+    from ._choice import _deprecation, _str
+
+    out: List[Tuple[str, str]] = []
+    changed = []
+    for gate in new.plan.features:
+        there = old.gate(gate.id)
+        if there is None or not (_diff.deprecated(new, gate) and _diff.deprecated(old, there)):
+            continue
+        words = [_messages.deprecated(gate.name, str(d.since), _str(d.remove_in), d.replacement, d.message)
+                 for d in (_deprecation(there), _deprecation(gate))]
+        if words[0] != words[1]:
+            changed.append(gate.name)
+    if changed:
+        out.append((f"the words of a deprecation warning ({', '.join(changed)})", "a config that uses it"))
+
+    def state(side: _diff.Side, former: str) -> Optional[Tuple[str, ...]]:
+        alias = side.plan.aliases.get(former)
+        if alias is None:
+            return None
+        d, target = alias.deprecation, side.ids.get(alias.runner, alias.runner)
+        if d.is_removed(side.plan.version):
+            return ("removed", target, str(d.remove_in), d.message or "")
+        if side.plan.version >= d.since:
+            return ("warned", target, str(d.since), _str(d.remove_in) or "", d.message or "")
+        return ("served", target)
+
+    renamed = set(_diff.renamed_runners(old.matrix, new.matrix))  # a rename's former id: said by `renamed`
+    formers = sorted({a for side in (old, new) for a in side.plan.aliases} - renamed)
+    differ = [a for a in formers if state(old, a) != state(new, a)]
+    if differ:
+        out.append((f"a request by a runner's former id ({', '.join(differ)})", "a request by it"))
+    return out
 
 def _sorted(changes: Iterable[Difference]) -> Tuple[Difference, ...]:
     order = list(CHANGES)

@@ -1046,6 +1046,8 @@ _UNREAD = {"preference": "Not compared: preference notices for a preference pass
            "request": "Not compared: the blockers a request reads",
            "refusal": "Not compared: the warnings said beside a refusal",
            "kind": "Not compared: the exception kind a refusal raises",
+           "deprecation words": "Not compared: the words of a deprecation warning",
+           "former id": "Not compared: a request by a runner's former id",
            # Never compared, as the docs say (whether a config is served, by which runner, with a
            # fallback warning or not, and each runner's blockers are): no line.
            "words": ""}
@@ -3008,6 +3010,31 @@ def test_a_changed_exception_kind_of_a_refusal_is_said_not_compared():
     other = matrix.loads(_SPLIT, runners={"a": {**runners["a"], "requires": {"split": "slices != 2"}}})
     assert line in diff(old, other).undecided
 
+
+def test_the_words_of_a_deprecation_and_a_request_by_a_former_id_are_said_not_compared():
+    """A user trial: a deprecation's removal version and replacement changed, and a runner's former
+    id removed, and the diff said "No change for any config" (a user is warned otherwise, and a
+    request by the former id is refused). Not compared yet: said so, for those only."""
+    text = ('[matrix]\nname = "m"\nversion = "2.0"\n[config]\nx = { type = "bool", default = false }\n'
+            '[features.x]\nname = "X"\nwhen = "x"\nsupport = { a = "yes", b = "yes" }\n'
+            'deprecated = { since = "1.0", remove_in = "3.0", replacement = "x = false" }\n')
+    runners = {"a": {"name": "A", "priority": 2},
+               "b": {"name": "B", "priority": 1, "aliases": [{"id": "old_b", "since": "1.0", "remove_in": "3.0"}]}}
+    old = matrix.loads(text, runners=runners)
+    words = matrix.loads(text.replace('remove_in = "3.0", replacement = "x = false"',
+                                      'remove_in = "2.1", replacement = "y = true"'), runners=runners)
+    gone = matrix.loads(text, runners={**runners, "b": {**runners["b"], "aliases": [
+        {"id": "old_b", "since": "1.0", "remove_in": "2.0", "removed": True}]}})
+    assert [w.message for w in old.resolve({"x": True}).warnings] != [w.message for w in words.resolve({"x": True}).warnings]
+    with pytest.raises(matrix.UsageError):
+        gone.resolve({}, runner="old_b")
+    assert (diff(old, words).changes, diff(old, words).undecided) == ((), (
+        "Not compared: the words of a deprecation warning (X) (the answers for a config that uses it may differ "
+        "unseen)",))
+    assert (diff(old, gone).changes, diff(old, gone).undecided) == ((), (
+        "Not compared: a request by a runner's former id (old_b) (the answers for a request by it may differ "
+        "unseen)",))
+    assert diff(old, old).undecided == ()
 
 def test_an_effective_value_of_a_config_that_leaves_a_required_field_out_is_its_config_error():
     """`effective_value` says the config error of a config that leaves out a field its side
