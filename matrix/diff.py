@@ -990,6 +990,10 @@ class _Changes:
                     entries = [_entry(*self.standing_at(standing, gate)) for standing, gate in gates]
                     entries += self.default_entries(search.unset_at(found))  # a default read that differs
                     ids = tuple(gate.id for _, gate in gates)
+                    if not entries:  # the adjustments that differ and change a value here (another F)
+                        named_here = [(side, a) for side, a, node in search.changing() if search.holds(node, witness)]
+                        entries = [_located(side, ("adjustments", a.id)) for side, a in named_here]
+                        ids = tuple(a.id for _, a in named_here)
                     if not entries:  # not known what else: the adjustments that set it
                         entries = [_located(next(side for side in (self.new, self.old)
                                                  if adjustment_named(side, c) is not None), ("adjustments", c))

@@ -3036,6 +3036,28 @@ def test_the_words_of_a_deprecation_and_a_request_by_a_former_id_are_said_not_co
         "unseen)",))
     assert diff(old, old).undecided == ()
 
+def test_an_effective_value_that_changes_with_the_runner_a_changed_adjustment_leads_to_names_that_adjustment():
+    """A user trial: an adjustment's value changed (cipher 'x' → 'c'), a feature of 'c' forcing A,
+    so a request for B ends on A's effective config (page 4) rather than B's (page 64): the
+    finding of the page named no cause (no file in github's annotation, no location in SARIF).
+    Where no adjustment that differs writes the value and no gate differs, the adjustments that
+    differ and change a value at the witness are named."""
+    text = ('[matrix]\nname = "m"\nversion = "1.0"\n[config]\nenc = { type = "bool", default = false }\n'
+            'cipher = { type = "str", nullable = true, choices = ["x", "c"] }\n'
+            'page = { type = "int", choices = [4, 8, 64], default = 8 }\ns = { type = "bool", default = false }\n'
+            't = { type = "bool", default = false }\n[features.c]\nname = "cipher c"\nwhen = "cipher == \'c\'"\n'
+            'support = { a = "yes", b = "no" }\nforces = { runner = "a", override = true }\n[features.s]\nname = "S"\n'
+            'when = "s"\nsupport = { a = "yes", b = "no" }\n[features.t]\nname = "T"\nwhen = "t"\n'
+            'support = { a = "no", b = "yes" }\n[adjustments.def]\nname = "Default cipher"\n'
+            'when = "enc and cipher is None"\nset = { cipher = "x" }\n[adjustments.b_pages]\nname = "B pages"\n'
+            'when = "page < 64"\nset = { page = 64 }\nrunners = ["b"]\n')
+    runners = {"a": {"name": "A", "priority": 20}, "b": {"name": "B", "priority": 10}}
+    old = matrix.loads(text, runners=runners)
+    new = matrix.loads(text.replace('set = { cipher = "x" }', 'set = { cipher = "c" }'), runners=runners)
+    [page] = [c for c in diff(old, new).changes if c.message == "Asking for B: Effective value of page: 64 → 4"]
+    assert (page.id, page.features, [str(e) for e in page.entries]) == (
+        "adjustment-changed", ("def",), ["<string>:23 (new: $.adjustments.def)"])
+
 def test_an_effective_value_of_a_config_that_leaves_a_required_field_out_is_its_config_error():
     """`effective_value` says the config error of a config that leaves out a field its side
     requires (no default), read when the effective config is: it raised it (the diff brute force,
