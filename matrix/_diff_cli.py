@@ -205,7 +205,7 @@ def text(report: DiffReport, old_file: Optional[str], new_file: Optional[str], f
             lines.append(f"    also: {', '.join(change.also)} (the same cause)")
         for entry in change.entries:
             lines.append(f"    cause: {entry}")
-        if change.witness is not None:
+        if _shown(change):
             lines.append(f"    witness: {json.dumps(change.witness, sort_keys=True)}")
             for label, file, version, side in (("before:", old_file, report.old_version, old),
                                                ("after: ", new_file, report.new_version, new)):
@@ -217,6 +217,12 @@ def text(report: DiffReport, old_file: Optional[str], new_file: Optional[str], f
     if report.changes:
         lines.append(("failed" if report.failed(fail_on) else "passed") + f" (--fail-on {fail_on})")
     return "\n".join(lines) + "\n"
+
+
+def _shown(change: Difference) -> bool:
+    """Whether *change* has a witness to show: a change of no config's answer (a name, a note)
+    has none (a user trial: ``witness: {}`` and commands that show nothing of it)."""
+    return change.witness is not None and change.region != "no config"
 
 
 #: breaking, behaviour, cosmetic → the workflow command that shows it.
@@ -239,7 +245,7 @@ def github(report: DiffReport) -> str:
         properties.append(f"title={_property('matrix diff ' + change.id)}")
         message = change.message + (f" ({_messages.diff_accepted(change.accepted)})" if change.accepted else "")
         message += f"\nconfigs: {brief(change.region)}"
-        if change.witness is not None:
+        if _shown(change):
             message += "\nwitness: " + json.dumps(change.witness, sort_keys=True)
         # An accepted change fails nothing: a notice that says so, never an error or a warning.
         command = "notice" if change.accepted is not None else _GITHUB[change.level]
@@ -267,7 +273,7 @@ def _row(change: Difference) -> str:
         return value.replace("|", "\\|").replace("\n", " ")
 
     where = ", ".join(str(e) for e in change.entries)
-    witness = f"`{json.dumps(change.witness, sort_keys=True)}`" if change.witness is not None else ""
+    witness = f"`{json.dumps(change.witness, sort_keys=True)}`" if _shown(change) else ""
     what = change.message + (f" ({_messages.diff_accepted(change.accepted)})" if change.accepted else "")
     return (f"| {change.level} | `{change.id}` | {cell(what)} | `{cell(brief(change.region))}` | {cell(witness)} | "
             f"{cell(where)} |")

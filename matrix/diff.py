@@ -945,15 +945,21 @@ class _Changes:
                                           ("links-changed", "links", before.links, after.links),
                                           ("group-changed", "group", before.group, after.group)):
                 if a != b:
-                    self.out.append(Difference(change_id, CHANGES[change_id][0], f"{after.name}: {what} {a!r} → {b!r}",
-                                           "no config", {}, repr(a), repr(b), features=(after.id,),
+                    a, b = _cosmetic_value(a), _cosmetic_value(b)
+                    self.out.append(Difference(change_id, CHANGES[change_id][0], f"{after.name}: {what} {a} → {b}",
+                                           "no config", {}, a, b, features=(after.id,),
                                            entries=(_entry(self.new, after),)))
+        # A runner's name, compared by its id on the new side (its former id where it was renamed
+        # with an alias: a user trial found the name of a runner renamed both ways lost), said at
+        # its runner file (it was said at [matrix] runners).
+        formers = {now: was for was, now in self.search.renamed.items()}
         for runner in new.runners:
-            if runner.id in {r.id for r in old.runners} and old.runner(runner.id).name != runner.name:
+            was = formers.get(runner.id, runner.id)
+            if was in {r.id for r in old.runners} and old.runner(was).name != runner.name:
                 self.out.append(Difference("renamed", "cosmetic", f"Runner {runner.id!r}: name "
-                                       f"{old.runner(runner.id).name!r} → {runner.name!r}", "no config", {},
-                                       repr(old.runner(runner.id).name), repr(runner.name), runner=runner.id,
-                                       entries=(_order_entry(self.new),)))
+                                       f"{old.runner(was).name!r} → {runner.name!r}", "no config", {},
+                                       repr(old.runner(was).name), repr(runner.name), runner=runner.id,
+                                       entries=(_runner_entry(self.new, runner.id),)))
         for was, now in self.search.renamed.items():  # an id renamed, the former one kept as an alias
             self.out.append(Difference("renamed", "cosmetic", _messages.diff_runner_renamed(was, now),
                                        "no config", {}, repr(was), repr(now), runner=now,
@@ -1803,6 +1809,16 @@ def _located(side: _diff.Side, key: Tuple[str, ...]) -> Entry:
     overlay's line that wrote it, else upstream's, as ``matrix check`` says it)."""
     file, line, column = side.places.located(key)
     return Entry(side.name, _messages.place(key), file, line, column)  # type: ignore[arg-type]
+
+
+def _cosmetic_value(value: Any) -> str:
+    """A name, note, group or list of links as a reader reads it: quoted, a list as its items,
+    none said so (a user trial: ``note None → 'level 3'``, ``links () → ('https://…',)``)."""
+    if value is None or value == ():
+        return "(none)"
+    if isinstance(value, (tuple, list)):
+        return ", ".join(repr(v) for v in value)
+    return repr(value)
 
 
 def _runner_entry(side: _diff.Side, runner_id: str) -> Entry:

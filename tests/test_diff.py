@@ -2531,6 +2531,15 @@ def test_a_runner_renamed_with_an_alias_is_the_same_runner_to_automatic_choice_t
     report = diff(old, matrix.loads(text.replace("a = ", "fast = "), runners=fast))
     assert ([(c.id, c.level, c.message, c.runner) for c in report.changes], report.undecided) == (
         [("renamed", "cosmetic", renamed, "fast")], ())
+    # Its name changed too: said beside the new id (a user trial: the name change was lost), at
+    # its runner file; and a name changed alone is said there too (it was said at line 1 of
+    # features.toml, the [matrix] table's runners).
+    named = {**fast, "fast": {**fast["fast"], "name": "Fast"}}
+    report = diff(old, matrix.loads(text.replace("a = ", "fast = "), runners=named))
+    assert sorted((c.message, [str(e) for e in c.entries]) for c in report.changes) == [
+        ("Runner 'a': id 'a' → 'fast' (the former id an alias: a request for it is served by 'fast')",
+         ["<string>:1 (new: $.runners.fast)"]),
+        ("Runner 'fast': name 'A' → 'Fast'", ["<string>:1 (new: $.runners.fast)"])]
     new = matrix.loads(text.replace('a = "no"', 'fast = "yes"'), runners=fast)
     report = diff(old, new)
     assert [(c.id, c.message, c.region, c.runner, c.also, [str(e) for e in c.entries]) for c in report.changes] == [
@@ -3057,6 +3066,33 @@ def test_an_effective_value_that_changes_with_the_runner_a_changed_adjustment_le
     [page] = [c for c in diff(old, new).changes if c.message == "Asking for B: Effective value of page: 64 → 4"]
     assert (page.id, page.features, [str(e) for e in page.entries]) == (
         "adjustment-changed", ("def",), ["<string>:23 (new: $.adjustments.def)"])
+
+def test_a_cosmetic_change_says_its_values_as_a_reader_reads_them_and_no_witness():
+    """A user trial: ``note None → 'level 3'``, ``links () → ('https://…',)``, and ``witness: {}``
+    with commands that show nothing of a note's change."""
+    from matrix._diff_cli import markdown, text
+
+    source = ('[matrix]\nname = "m"\nversion = "1.0"\n[config]\nx = { type = "bool", default = false }\n'
+              '[features.x]\nname = "X"\nwhen = "x"\nsupport = { a = "yes" }\n')
+    runners = {"a": {"name": "A", "priority": 1}}
+    old = matrix.loads(source, runners=runners)
+    new = matrix.loads(source + 'note = "level 3"\nlinks = ["https://example.org/x", "https://example.org/y"]\n',
+                       runners=runners)
+    report = diff(old, new)
+    assert [(c.id, c.message, c.old, c.new) for c in report.changes] == [
+        ("note-changed", "X: note (none) → 'level 3'", "(none)", "'level 3'"),
+        ("links-changed", "X: links (none) → 'https://example.org/x', 'https://example.org/y'", "(none)",
+         "'https://example.org/x', 'https://example.org/y'")]
+    assert text(report, "old.toml", "new.toml", "breaking").splitlines() == [
+        "2 changes (1.0 → 1.0): 0 breaking, 0 behaviour, 2 cosmetic",
+        "cosmetic[note-changed]: X: note (none) → 'level 3'",
+        "    configs: no config",
+        "    cause: <string>:6 (new: $.features.x)",
+        "cosmetic[links-changed]: X: links (none) → 'https://example.org/x', 'https://example.org/y'",
+        "    configs: no config",
+        "    cause: <string>:6 (new: $.features.x)",
+        "passed (--fail-on breaking)"]
+    assert "`{}`" not in markdown(report)
 
 def test_an_effective_value_of_a_config_that_leaves_a_required_field_out_is_its_config_error():
     """`effective_value` says the config error of a config that leaves out a field its side
