@@ -40,6 +40,7 @@ def _field(path: str, doc: str, field: Optional[Field]) -> Dict[str, Any]:
         "default": _value(field.default) if field.has_default else None,
         "fact": field.fact,
         "classes": field.classes,
+        "derive": None if field.derive is None else str(field.derive),
         "since": _version(field.since),
         "until": _version(field.until),
         "choice_versions": [{"value": _value(c), "since": _version(field.choice_window(c)[0]),

@@ -334,6 +334,9 @@ def _type_text(field: Field) -> str:
     text += "; a class reads as its qualified name" if field.classes else ""
     # A fact is not a member of the host's config classes: readers should know where it comes from.
     text += "; a fact the host computes" if field.fact else ""
+    # A derived field is no value of a config: what it is computed from (a user trial: a
+    # condition read rows_per_page, which the reference never defined).
+    text += f"; derived: {field.derive}" if field.derive is not None else ""
     # When the host's config has it: "; from 0.33.0", "; until 0.32.0".
     return text + (f"; {window_text(field.window)}" if field.window != (None, None) else "")
 
@@ -452,7 +455,7 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
         ConfigRow(spell(f.path), spell(_type_text(f)),
                   spell(_choices_text(f)),
                   spell(_default_text(f, v)), spell(f.doc or ""), _with_default_at(f, v))
-        for f in matrix.schema.declared
+        for f in (*matrix.schema.declared, *matrix.schema.derivations.values())
     )
     deprecated = [(f, f.deprecated) for f in matrix.features if f.deprecated is not None]
     deprecated.sort(key=lambda pair: (pair[1].remove_in or Version("9999"), pair[1].since))
@@ -695,7 +698,9 @@ def label(step: Step, symbols: bool) -> str:
 
 
 def absent(kind: str) -> str:
-    """What the default column says of a field without a default."""
+    """What the default column says of a field without a default (*kind*: its type as text)."""
+    if "; derived: " in kind:
+        return "derived"  # never given by a config
     return "present" if kind.startswith("section") else "required"
 
 

@@ -896,7 +896,7 @@ def test_json_output_is_typed_data_that_its_schema_accepts():
     # Config entries carry values, not display strings.
     by_path = {entry["path"]: entry for entry in data["config"]}
     assert by_path["mode"] == {"path": "mode", "type": "str", "nullable": False, "choices": ["fast", "safe", "legacy"],
-                               "min": None, "max": None, "has_default": True, "default": "safe", "fact": False, "classes": False, "since": None,
+                               "min": None, "max": None, "has_default": True, "default": "safe", "fact": False, "classes": False, "derive": None, "since": None,
                                "until": None, "choice_versions": [], "doc": "How | to run"}
     assert (by_path["workers"]["min"], by_path["workers"]["max"], by_path["workers"]["default"]) == (1, 64, 1)
     # Adjustments as data: a constant, an unset (null), a copy (from); runners as ids, priority order.
@@ -923,7 +923,7 @@ def test_json_output_is_typed_data_that_its_schema_accepts():
     assert (processors["nullable"], processors["default"], processors["classes"]) == (True, None, True)
     assert entries["speculative_config"] == {
         "path": "speculative_config", "type": "section", "nullable": True, "choices": None, "min": None, "max": None,
-        "has_default": True, "default": None, "fact": False, "classes": False, "since": None, "until": None, "choice_versions": [],
+        "has_default": True, "default": None, "fact": False, "classes": False, "derive": None, "since": None, "until": None, "choice_versions": [],
         "doc": entries["speculative_config"]["doc"]}
     assert set(default) == {"format", "generated_by", "matrix", "version", "runners", "config"}
 
@@ -931,6 +931,21 @@ def test_json_output_is_typed_data_that_its_schema_accepts():
 def _validate_json(data):
     jsonschema.Draft202012Validator(json_schema()).validate(data)
 
+
+def test_the_config_reference_defines_each_derived_field():
+    """A user trial: the support table showed ``rows_per_page < 2`` and no table said what
+    rows_per_page is (a derived field is not a value of a config)."""
+    m = matrix.loads('[matrix]\nname = "d"\nversion = "1.0"\n[config]\n'
+                     'page = { type = "int", choices = [4, 8], default = 8 }\n'
+                     'row = { type = "int", min = 1, max = 8, default = 1 }\n'
+                     'rows = { type = "int", derive = "page // row" }\n'
+                     '[features.wide]\nname = "wide rows"\nwhen = "rows < 2"\nsupport = { a = "yes" }\n',
+                     runners={"a": {"name": "A", "priority": 1}})
+    lines = render(m, format="markdown", tables=["config"]).splitlines()
+    assert "| `rows` | int; derived: page // row |  | derived |  |" in lines
+    data = json.loads(render(m, format="json", tables=["config"]))
+    jsonschema.Draft202012Validator(json_schema()).validate(data)
+    assert [(e["path"], e["derive"]) for e in data["config"]] == [("page", None), ("row", None), ("rows", "page // row")]
 
 def test_the_json_schema_is_a_valid_draft_2020_12_schema():
     jsonschema.Draft202012Validator.check_schema(json_schema())
