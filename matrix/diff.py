@@ -668,7 +668,8 @@ class _Changes:
         old_text, new_text = seen
         entries = tuple(_runner_entry(self.side(side), runner) for side, runner in runners) + \
             tuple(_entry(*self.standing(region, side, gate)) for side, gate in causes) + \
-            tuple(dict.fromkeys(_located(side, ("adjustments", a.id)) for side, a, _ in adjusted)) + \
+            tuple(dict.fromkeys(_located(self.adjustment_standing(side, a.id), ("adjustments", a.id))
+                                for side, a, _ in adjusted)) + \
             self.default_entries(unset)
         entries = tuple(dict.fromkeys(entries)) or self.reprioritised() or (_order_entry(self.new),)
         message = _message(change_id, region, old_text, new_text, self.new, self.old)
@@ -678,6 +679,11 @@ class _Changes:
                                    witness, old_text, new_text, runner=region.runner or region.blocked,
                                    features=tuple(g.id for _, g in causes) +
                                    tuple(dict.fromkeys(a.id for _, a, _ in adjusted)), entries=entries))
+
+    def adjustment_standing(self, side: _diff.Side, adjustment_id: str) -> _diff.Side:
+        """Where an adjustment that differs stands: the new side where it has it, else the old
+        (a user trial: one changed was named twice, once on each side)."""
+        return self.new if adjustment_named(self.new, adjustment_id) is not None else side
 
     def unset_causes(self, region: _diff.Region) -> List[str]:
         """The fields whose default differs that are causes of *region*: left out there, where

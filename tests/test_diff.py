@@ -3066,6 +3066,11 @@ def test_an_effective_value_that_changes_with_the_runner_a_changed_adjustment_le
     [page] = [c for c in diff(old, new).changes if c.message == "Asking for B: Effective value of page: 64 → 4"]
     assert (page.id, page.features, [str(e) for e in page.entries]) == (
         "adjustment-changed", ("def",), ["<string>:23 (new: $.adjustments.def)"])
+    # An adjustment changed is named once, where it stands now (it was named on both sides).
+    assert {c.id: [str(e) for e in c.entries] for c in diff(old, new).changes
+            if c.id in ("served-refused", "request-overridden")} == {
+        "served-refused": ["<string>:23 (new: $.adjustments.def)"],
+        "request-overridden": ["<string>:23 (new: $.adjustments.def)"]}
 
 def test_a_cosmetic_change_says_its_values_as_a_reader_reads_them_and_no_witness():
     """A user trial: ``note None → 'level 3'``, ``links () → ('https://…',)``, and ``witness: {}``
