@@ -1162,8 +1162,10 @@ def _no_runner_findings(minimal: List[Tuple[Feature, ...]], order: Dict[str, int
                 out.append(f"{r.name} is passed over: {g.name} chooses {names_of[g.prefers.runner]} outright")
             elif any(g.origin is None for g in refusing):
                 # An opt-in is said so, as resolve says it: asked for, the runner serves it.
+                # The features one runner does not support, apart by commas: "; " parts the runners
+                # (a user trial read "Columnar does not support X; Y; In-memory …" as three runners).
                 out.append(f"{r.name} does not support "
-                           + "; ".join(g.name + " (opt-in)" * opt_in(g, r.id) for g in refusing))
+                           + ", ".join(g.name + " (opt-in)" * opt_in(g, r.id) for g in refusing))
             elif isinstance(refusing[0].origin, Runner):
                 out.append(f"{r.name} is not a candidate")
             else:

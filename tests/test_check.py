@@ -1587,7 +1587,7 @@ def test_an_outright_preference_is_combined_with_the_gates_that_really_refuse():
     with pytest.raises(NoRunnerError):
         m.resolve({"c": True})
     assert [(f.message, f.witness) for f in check(m).findings if f.code == "no-runner"] == [
-        ("No runner can serve a config that uses g0 and g1: R0 does not support g1; R3 does not support g0; g1; "
+        ("No runner can serve a config that uses g0 and g1: R0 does not support g1; R3 does not support g0, g1; "
          "R1 does not support g0", {"c": True})]
 
 
