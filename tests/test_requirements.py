@@ -518,11 +518,10 @@ def test_a_matrix_wide_requirement_exempting_a_runner_blocks_the_others_as_their
     from matrix.render import render
 
     rows = [line for line in render(m, tables=["capabilities"]).splitlines() if line.startswith("| ")][1:3]
+    # Said once, under Every runner (issue 30, item 4): a runner's column says only its own.
     assert rows == [
-        "| DCP split | `tp % dcp == 0` | `tp % dcp == 0` | `tp % dcp == 0` | tp\\_size must be divisible by "
-        "dcp\\_size (raises ValueError) |",
-        "| XPU with DCP | `not (xpu and dcp > 1)` | `not (xpu and dcp > 1)` |  | XPU with DCP needs the intel\\_xpu "
-        "backend |"]
+        "| DCP split | `tp % dcp == 0` |  |  |  | tp\\_size must be divisible by dcp\\_size (raises ValueError) |",
+        "| XPU with DCP | `not (xpu and dcp > 1)` (not Intel XPU) |  |  |  | XPU with DCP needs the intel\\_xpu backend |"]
 
 
 def test_check_reports_a_matrix_wide_refusal_acknowledged_and_a_refusal_may_name_it():
@@ -674,9 +673,9 @@ def test_a_former_ids_message_says_the_config_and_the_docs_and_check_say_the_tem
 
     rows = [line for line in render(m, tables=["capabilities"]).splitlines() if line.startswith("| ")][1:3]
     assert rows == [
-        "| DCP split | `tp % dcp == 0` | `tp % dcp == 0` | tp\\_size ({tp}) must be divisible by dcp\\_size ({dcp:d}) "
+        "| DCP split | `tp % dcp == 0` |  |  | tp\\_size ({tp}) must be divisible by dcp\\_size ({dcp:d}) "
         "{{sic}} (raises ValueError) |",
-        "| Small | `tp <= 8` |  | tp {tp!r} is over 8 ({heads} heads, fraction {frac:.3f}, mode {mode!r:\\>5}) |",
+        "| Small |  | `tp <= 8` |  | tp {tp!r} is over 8 ({heads} heads, fraction {frac:.3f}, mode {mode!r:\\>5}) |",
     ]
     assert [str(f) for f in check(m).findings if f.code == "no-runner"] == [
         "<string>:15:1: note[no-runner]: No runner can serve a config with 'tp_size ({tp}) must be divisible by "
@@ -784,7 +783,7 @@ def test_a_staged_requirement_before_the_choice_refuses_whatever_the_runner_with
     from matrix.render import render
 
     assert [line for line in render(m, tables=["capabilities"]).splitlines() if line.startswith("| ")] == [
-        "| Requirement | FlashMLA | Triton | Stage | Reason |",
-        "| Page size | `page_size == 64` |  | pages | page\\_size must be 64, not {page\\_size} (raises ValueError) |",
-        "| Tensor parallel | `tp_size <= 8` | `tp_size <= 8` | device | tp\\_size must be at most 8 |",
-        "| Candidate for automatic choice | always | always | choice |  |"]
+        "| Requirement | Every runner | FlashMLA | Triton | Stage | Reason |",
+        "| Page size |  | `page_size == 64` |  | pages | page\\_size must be 64, not {page\\_size} (raises ValueError) |",
+        "| Tensor parallel | `tp_size <= 8` |  |  | device | tp\\_size must be at most 8 |",
+        "| Candidate for automatic choice |  | always | always | choice |  |"]
