@@ -1,6 +1,7 @@
 """The third real matrix: SGLang 0.5.23's attention-backend resolution (`examples/sglang-attention/`),
 held to the plain-Python transcription of the facts (`tests/sglang_attention_reference.py`) on
-random configs over every field the transcription reads, and on the 16 worked examples of §10.
+random configs over every field the transcription reads (hypothesis's, and a seeded draw of
+20,000 in CI's profile), and on the 16 worked examples of §10.
 
 What is compared: the three backends (the roles' runners) or the refusal (SGLang's rule, exception
 kind and message: SGLang stops at its first failed check, the matrix names every failed
