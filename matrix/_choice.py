@@ -261,12 +261,19 @@ def _blocked_by(plan: Plan, mask: int, runner: str, gates: int = 0,
     return names, [reason(plan, f, values) for f in found if f.origin is not None]
 
 
-def blockers(plan: Plan, mask: int, runner: str, gates: int = 0, values: Values = None) -> str:
+def blockers(plan: Plan, mask: int, runner: str, gates: int = 0, values: Values = None, refusal: bool = False) -> str:
     """What keeps *runner* from the config: the features of *gates* (its blocking gates by
-    default) that it does not support, an opt-in marked so, then the requirements it fails."""
+    default) that it does not support, an opt-in marked so, then the requirements it fails. As
+    the *refusal* of the runner that serves or was asked for, the reasons of kinds with
+    ``alone = true`` are said alone, first (in a list of runners, each is said by name)."""
     names, reasons = _blocked_by(plan, mask, runner, gates, values)
+    alone: List[str] = []
+    if refusal:
+        found = plan.active(mask & (gates or plan.blocking[runner]))
+        alone = [reason(plan, f, values) for f in found if getattr(f.origin, "alone", False)]
+        reasons = [r for r in reasons if r not in alone]
     return _messages.does_not_support(plan.matrix.runner(runner).name, names, reasons,
-                                      _own(plan, "does_not_support", runner))
+                                      _own(plan, "does_not_support", runner), alone)
 
 
 def required(plan: Plan, mask: int, values: Values = None) -> str:
@@ -417,7 +424,7 @@ def serve(plan: Plan, mask: int, runner: Optional[str], chosen: str, overriding:
         return (), UnsupportedFeatureError if runner is not None else AdjustmentError, required(plan, mask, values)
     if runner is not None:
         if mask & plan.no[chosen]:
-            refusal = blockers(plan, mask, chosen, plan.no[chosen], values)
+            refusal = blockers(plan, mask, chosen, plan.no[chosen], values, refusal=True)
             return (), UnsupportedFeatureError, refusal if redirected is None else _said(*redirected, refusal)
         for feature in plan.active(mask & plan.opt_in[chosen]):
             note = feature.statement(chosen, plan.version).note
@@ -426,7 +433,7 @@ def serve(plan: Plan, mask: int, runner: Optional[str], chosen: str, overriding:
             warnings.append(ResolutionWarning("opt-in", feature.id, chosen, _messages.opt_in(feature.name, name, note,
                                                                                               by)))
     elif mask & plan.blocking[chosen]:
-        return (), AdjustmentError, blockers(plan, mask, chosen, values=values)
+        return (), AdjustmentError, blockers(plan, mask, chosen, values=values, refusal=True)
     for feature in plan.active(mask & plan.partial[chosen]):
         note = feature.statement(chosen, plan.version).note
         warnings.append(ResolutionWarning("partial", feature.id, chosen, _messages.partial(feature.name, name, note)))
@@ -495,7 +502,7 @@ def _order_refused(plan: Plan, mask: int, step: Rule, values: Values) -> str:
     order, _ = plan.choice(mask)
     runner = step.blocked
     assert order is not None and runner is not None
-    return _messages.order_refused(order.name, blockers(plan, mask, runner, values=values),
+    return _messages.order_refused(order.name, blockers(plan, mask, runner, values=values, refusal=True),
                                    _own(plan, "order_refused", runner),
                                    plan.matrix.runner(runner).name)
 

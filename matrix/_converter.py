@@ -242,6 +242,7 @@ class KindSpec:
     name: str
     reason: Optional[str] = None
     kind: Optional[Annotated[str, ERROR_KIND]] = None
+    alone: bool = False
 
 
 @attrs.frozen
@@ -262,7 +263,7 @@ class RoleSpec:
 @attrs.frozen
 class AdjustmentSpec:
     name: str
-    when: Condition
+    when: Optional[Condition] = None
     set: Optional[Dict[Annotated[str, PATH], Annotated[object, ANY]]] = None
     runners: Annotated[Tuple[Annotated[str, RUNNER], ...], NONEMPTY, UNIQUE] = ()
     override: bool = True

@@ -167,6 +167,15 @@ class CapabilityRow:
     #: The stages its clauses are checked at, in the order of ``[matrix] stages`` (``choice`` for a
     #: gate), of a matrix with staged requirements only (issue 30, F6); empty otherwise.
     stages: Tuple[str, ...] = ()
+    #: The matrix-wide clauses of this kind, said once rather than in each runner's cell (which
+    #: then says the runner's own only): their text (a condition: code) and the names of the
+    #: runners they exempt; ("", False) and () where the kind has none.
+    every: Tuple[str, bool] = ("", False)
+    exempt: Tuple[str, ...] = ()
+    #: The overlay that set the matrix-wide entry (None: none did), of a composed matrix; and per
+    #: runner, the overlay that set its own entry (``overlays`` counts the matrix-wide one too).
+    every_overlay: Optional[str] = None
+    own_overlays: Tuple[Optional[str], ...] = ()
 
 
 @attrs.frozen
@@ -518,28 +527,41 @@ def _capabilities(matrix: Matrix, spell: Callable[[str], str]) -> Tuple[
     and the orders of automatic choice: what the runner files and ``[orders]`` say."""
     rows = []
     set_by = _docs_overlay.requirements_set(matrix)
+    own_set_by = _docs_overlay.requirements_set(matrix, wide_apart=True)
     for kind in matrix.requirement_kinds:
         cells, clauses = [], []
         for runner in matrix.runners:
-            # With its staged clauses (issue 30, F6: no gates, checked at their stage), in the order read.
+            # With its staged clauses (issue 30, F6) and those of roles other than the base (F1: no
+            # gates, checked after the choice for the runner filling the role), in the order read.
             mine = tuple(c for c in required_of(matrix, runner) + tuple(
                 c for c in matrix.staged if c.runner in (WIDE, runner.id) and runner.id not in c.exempt)
-                if c.kind == kind.id)
-            docs = [c.doc for c in mine if c.doc]
-            cells.append((spell("; ".join(docs)), False) if docs else (spell(" and ".join(
-                str(c.condition) if len(mine) == 1 else f"({c.condition})" for c in mine)), True))
+                + runner.role_requires if c.kind == kind.id)
+            cells.append(_said(tuple(c for c in mine if not c.wide), spell))
             clauses.append(mine)
+        wide = tuple(c for c in matrix.requires + matrix.staged if c.wide and c.kind == kind.id)
+        exempt = tuple(dict.fromkeys(spell(matrix.runner(r).name) for c in wide for r in c.exempt))
         raised = tuple(dict.fromkeys(c.error_kind for mine in clauses for c in mine if c.error_kind is not None))
         at = {c.stage or "choice" for mine in clauses for c in mine}
         rows.append(CapabilityRow(kind.id, spell(kind.name), spell(kind.reason or ""), tuple(cells), tuple(clauses),
                                   raised or ((kind.error_kind,) if kind.error_kind else ()),
                                   tuple(set_by.get((kind.id, r.id)) for r in matrix.runners),
-                                  tuple(s for s in matrix.stages if s in at) if matrix.staged else ()))
+                                  tuple(s for s in matrix.stages if s in at) if matrix.staged else (),
+                                  _said(wide, spell), exempt, own_set_by.get((kind.id, WIDE)),
+                                  tuple(own_set_by.get((kind.id, r.id)) for r in matrix.runners)))
     candidates = tuple(spell(str(r.candidate)) if r.candidate is not None else "" for r in matrix.runners)
     orders = tuple(OrderRow(o.id, spell(o.name), spell(str(o.when)), _may_choose(matrix, o), o.fallback)
                    for o in matrix.orders)
     has_any = bool(rows) or any(candidates) or bool(orders)
     return tuple(rows), candidates if has_any else (), orders
+
+
+def _said(clauses: Tuple[Requirement, ...], spell: Callable[[str], str]) -> Tuple[str, bool]:
+    """What a capability cell says of *clauses* (one kind's): their ``doc``, else their conditions
+    (code; a chain's each in parentheses)."""
+    docs = [c.doc for c in clauses if c.doc]
+    if docs:
+        return spell("; ".join(docs)), False
+    return spell(" and ".join(str(c.condition) if len(clauses) == 1 else f"({c.condition})" for c in clauses)), True
 
 
 def _may_choose(matrix: Matrix, order: Order) -> Tuple[str, ...]:
@@ -555,6 +577,8 @@ def _may_choose(matrix: Matrix, order: Order) -> Tuple[str, ...]:
 CAPABILITIES_INTRO = ("What each runner requires of a config, one row per kind of requirement (a blank cell: "
                       "nothing). A config that fails a requirement is refused by that runner with the reason "
                       "shown in the last column.")
+CAPABILITIES_EVERY = (" A matrix-wide requirement is said once, under Every runner: each runner must meet it but "
+                      "those it names (not …), and a runner's own column says only what is its own.")
 
 
 def choice_text(doc: Document) -> List[Tuple[Tuple[str, bool], ...]]:

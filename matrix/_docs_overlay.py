@@ -13,7 +13,7 @@ from packaging.version import Version
 
 from . import _messages
 from ._versions import parsed
-from .schema import Matrix
+from .schema import WIDE, Matrix
 
 #: The mark beside a cell an overlay set (its words: `matrix._messages.OVERLAY_MARK_WORD`,
 #: ``OVERLAY_MARK_MEANING``; each kind of operation as the table says it: ``OVERLAY_KINDS``).
@@ -77,11 +77,12 @@ def cells_set(matrix: Matrix, version: Optional[Version] = None
     return out
 
 
-def requirements_set(matrix: Matrix) -> Dict[Tuple[str, str], str]:
+def requirements_set(matrix: Matrix, wide_apart: bool = False) -> Dict[Tuple[str, str], str]:
     """``(requirement kind, runner id) → overlay name`` of each cell of the capability table an
     overlay set, by the last operation that did: a change of the runner that writes or unsets its
     entry of the kind (``requires.KIND``), a change of the kind's matrix-wide entry (each
-    runner's cell: the entry applies to it or exempts it), or adding the runner, where it has an
+    runner's cell: the entry applies to it or exempts it; with *wide_apart*, the entry's own cell
+    ``(kind, "*")`` instead, as the capability table says it once), or adding the runner, where it has an
     entry of its own of the kind (written, or copied ``from`` another)."""
     overlay = matrix.overlay
     out: Dict[Tuple[str, str], str] = {}
@@ -94,6 +95,8 @@ def requirements_set(matrix: Matrix) -> Dict[Tuple[str, str], str]:
         name = str(op.overlay)
         if op.kind == "change-runner":
             out.update({(k, op.target): name for k in kinds if f"requires.{k}" in op.keys})
+        elif op.kind == "change-requirement" and wide_apart:
+            out[(op.target, WIDE)] = name  # the entry itself, said once under Every runner
         elif op.kind == "change-requirement":
             out.update({(op.target, r.id): name for r in matrix.runners})
         elif op.kind == "add-runner":

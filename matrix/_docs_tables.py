@@ -14,7 +14,7 @@ from . import _docs_overlay, _messages
 from ._docs_adjustments import (ADJUSTMENTS_INTRO, GENERATED_MESSAGE, NO_ADJUSTMENTS, NOTICE_SETS, SAYS_ALWAYS,
                                 AdjustmentRow)
 from ._docs_release import NO_RELEASE_NOTES, RELEASE_NOTES_INTRO
-from ._docs_model import (CAPABILITIES_INTRO, DEPRECATION_HEADER, NO_GATES, NO_SCHEMA, PAIR_SYMBOLS, PAIRS_INTRO,
+from ._docs_model import (CAPABILITIES_EVERY, CAPABILITIES_INTRO, DEPRECATION_HEADER, NO_GATES, NO_SCHEMA, PAIR_SYMBOLS, PAIRS_INTRO,
                           REDIRECTS_AFTER, Document, RunnerRow, Step, absent, choice_text, deprecation_cells,
                           group_rows, label, legend_label, pair_label)
 
@@ -205,21 +205,33 @@ def _capabilities(doc: Document, symbols: bool) -> Table:
     # A cell an overlay set is marked; the reason is in the overlay table (the operation's row).
     # A Stage column for a matrix with staged requirements (issue 30, F6), and only there.
     staged = any(c.stages for c in doc.capabilities)
+    # An "Every runner" column where a matrix-wide requirement is said once (issue 30, item 4),
+    # for a matrix with them only.
+    every = any(c.every[0] for c in doc.capabilities)
     rows = [TableRow((_cell(_text(c.name), header=True),
+                      *((_cell(*_sentence([c.every, *((f" (not {', '.join(c.exempt)})", False),) * bool(c.exempt)]),
+                               *([_overlay_mark(symbols)] if c.every_overlay is not None else [])),)
+                        if every else ()),
+                      # A runner's cell is marked where an overlay set its own entry (the matrix-wide one
+                      # is marked under Every runner).
                       *(_cell(*_sentence([cell]), *([_overlay_mark(symbols)] if by is not None else []))
-                        for cell, by in zip(c.cells, c.overlays or [None] * len(c.cells))),
+                        for cell, by in zip(c.cells, c.own_overlays or [None] * len(c.cells))),
                       *((_cell(_text(", ".join(c.stages))),) if staged else ()),
                       _cell(_text((c.reason or "given per runner")
                                   + (f" (raises {', '.join(c.error_kinds)})" if c.error_kinds else "")))))
             for c in doc.capabilities]
     rows.append(TableRow((_cell(_text("Candidate for automatic choice"), header=True),
+                          *((_cell(_text("")),) if every else ()),
                           *(_cell(_code(c) if c else _text("always")) for c in doc.candidates),
                           *((_cell(_text("choice")),) if staged else ()), _cell(_text("")))))
     return Table("Runner capabilities", _heading("Runner capabilities", doc, False), "Runner capabilities",
-                 _headers("Requirement", *(name for _, name in doc.runners), *(("Stage",) if staged else ()), "Reason"),
+                 _headers("Requirement", *(("Every runner",) if every else ()), *(name for _, name in doc.runners),
+                          *(("Stage",) if staged else ()), "Reason"),
                  tuple(rows),
-                 intro=((_text(CAPABILITIES_INTRO),),), after=tuple(_sentence(line) for line in choice_text(doc)),
-                 legend=_overlay_legend(any(by is not None for c in doc.capabilities for by in c.overlays), symbols,
+                 intro=((_text(CAPABILITIES_INTRO + (CAPABILITIES_EVERY if every else "")),),), after=tuple(_sentence(line) for line in choice_text(doc)),
+                 legend=_overlay_legend(any(by is not None for c in doc.capabilities
+                                            for by in (*c.own_overlays, c.every_overlay)),
+                                        symbols,
                                         _messages.OVERLAY_MARK_ELSEWHERE))
 
 

@@ -167,7 +167,8 @@ DESCRIPTIONS: Dict[Tuple[Optional[str], Optional[str]], str] = {
     ("DocumentSpec", "adjustments"): "Declared changes of config values, applied in declaration order (stage by stage with [matrix] stages)",
     ("AdjustmentSpec", None): "An adjustment: config values the host changes where its condition holds",
     ("AdjustmentSpec", "name"): "Display string, used in messages and docs",
-    ("AdjustmentSpec", "when"): "When the adjustment applies (on the config as the adjustments before it left it)",
+    ("AdjustmentSpec", "when"): "When the adjustment applies (on the config as the adjustments before it left it); "
+                                "none: always (a runner's: wherever that runner serves)",
     ("AdjustmentSpec", "set"): "Config path → the value it takes: a value, { from = \"path\" } (with times = N to scale a "
                                "number) or { none = true }; "
                                "left out: a notice, its message said wherever its condition holds",
@@ -225,6 +226,8 @@ DESCRIPTIONS: Dict[Tuple[Optional[str], Optional[str]], str] = {
     ("WideClauseSpec", "kind"): "The built-in exception the host raises when this clause fails, over the kind's own",
     ("WideClauseSpec", "exempt"): "The runners it is not required of (a chain: on its first clause); none: a "
                                   "config that fails it is refused whatever the runner, with its reason alone",
+    ("KindSpec", "alone"): "A runner's refusal by it says its reason alone, as the host raises it, not 'NAME is not "
+                             "valid for this config: …'",
     ("KindSpec", "name"): "The row of the capability table",
     ("KindSpec", "reason"): "What users read when it fails" + _TEMPLATE,
     ("OrderSpec", "name"): "The order's display name",

@@ -31,7 +31,9 @@ def adjustments(builder: _Builder, source: _Source, raw: object, schema: Schema,
         before = len(builder.problems)
         window = builder.window(source, where, spec.since, spec.until)
         late = _load_roles.after_choice(builder, runners=spec.runners, stage=spec.stage)
-        when = builder.predicate(source, where + ("when",), spec.when, schema, roles=late)
+        # No `when`: wherever it applies (a runner's: wherever that runner serves), as an order without one.
+        when = builder.predicate(source, where + ("when",), "True" if spec.when is None else spec.when, schema,
+                                 roles=late)
         if spec.level not in ADJUSTMENT_LEVELS:
             builder.problem(source, where + ("level",),
                             _messages.unknown_choice("level", spec.level, ADJUSTMENT_LEVELS, one_of=True))

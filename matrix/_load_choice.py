@@ -26,7 +26,7 @@ def requirement_kinds(b: _Builder, source: _Source, raw: object, schema: Schema)
         if spec.reason is not None:
             _reason(b, source, where + ("reason",), spec.reason, schema)
         out[id] = RequirementKind(id, spec.name, spec.reason,
-                                  _error_kind(b, source, ("requirements", id, "kind"), spec.kind))
+                                  _error_kind(b, source, ("requirements", id, "kind"), spec.kind), spec.alone)
     return out
 
 
@@ -120,7 +120,7 @@ def _clauses(b: _Builder, source: _Source, top: Place, requires: Mapping[str, ob
                 _not_first(b, source, at, kind, clause)
             if condition is not None:
                 clauses.setdefault(kind, []).append(Requirement(owner, kind, condition, reason, clause.doc,
-                                                                error_kind, exempt, roles, stage))
+                                                                error_kind, exempt, roles, stage, kinds[kind].alone))
     return tuple(c for kind in kinds for c in clauses.get(kind, ()))
 
 

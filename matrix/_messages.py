@@ -312,10 +312,14 @@ def _in_words(template: Optional[Template], default: str, **parts: str) -> str:
 
 
 def does_not_support(runner: str, features: Sequence[str], reasons: Sequence[str] = (),
-                     template: Optional[Template] = None) -> str:
+                     template: Optional[Template] = None, alone: Sequence[str] = ()) -> str:
     """What keeps *runner* from a config: the features it does not support, and the reasons of
     the requirements the config fails (vLLM's "is not valid for this configuration"). A
-    *template* of the matrix's (parts ``runner``, ``features``) says the features."""
+    *template* of the matrix's (parts ``runner``, ``features``) says the features. The reasons
+    *alone* (of kinds with ``alone = true``: the host's own sentences) come first, as written."""
+    if alone:
+        rest = does_not_support(runner, features, reasons, template) if features or reasons else None
+        return "; ".join([*alone, *([rest] if rest is not None else [])])
     said = []
     if features:
         said.append(_in_words(template, "{runner} does not support: {features}", runner=runner,

@@ -216,11 +216,24 @@ def _search(plan: Plan, values: Mapping[str, object], runner: str, asked: bool, 
 
 def _serves(resolve: Resolve, plan: Plan, config: Dict[str, Any], runner: str, asked: bool) -> bool:
     try:
-        chosen: Optional[str] = resolve(plan.matrix, config, runner=runner if asked else None,
-                                        version=plan.version).runner
-        return chosen == runner
+        resolution = resolve(plan.matrix, config, runner=runner if asked else None, version=plan.version)
     except MatrixError:
         return False
+    if resolution.runner != runner:
+        return False
+    # The base role's field asks for the runner: a change after which an adjustment rewrites it
+    # (SGLang's HPU forcing torch_native over the request) asks for another, as changing it would.
+    request = plan.matrix.roles[0].field if plan.matrix.roles else None
+    if request is None or not asked:
+        return True
+    now = resolution.effective[request]
+    return now is None or _choice_of(plan, now) == runner
+
+
+def _choice_of(plan: Plan, asked: object) -> object:
+    """The runner a role field's value names (a former id: the runner it stands for now)."""
+    alias = plan.aliases.get(asked) if isinstance(asked, str) else None
+    return asked if alias is None else alias.runner
 
 
 # --- the space and the user's place in it ---------------------------------------------------

@@ -157,12 +157,17 @@ def _validated(compiled: Plan, resolution: Resolution, asked: str, role: str, ef
     return runner
 
 
-def _refuse(resolution: Resolution, error: Any, message: str, warnings: Tuple[ResolutionWarning, ...]) -> None:
-    """Raise *error* with the base's resolution, its runner None (as every error's)."""
+def _refuse(resolution: Resolution, error: Any, message: str, warnings: Tuple[ResolutionWarning, ...],
+            kinds: Optional[List[Optional[str]]] = None) -> None:
+    """Raise *error* with the base's resolution, its runner None (as every error's); *kinds*,
+    the failed requirements' exception kinds in the order the message says them, give
+    `ResolutionError.kind` (the base's gates do not say it): the first that is not None."""
     _, requested, told, plan, fmask, fvalues, config, given_facts, adjusting = resolution._fields
     refused = type(resolution)(plan, fmask, fvalues, None, requested, told + warnings, config, given_facts, adjusting)
     raised = error(message, refused)
     raised.__dict__["_remedies"] = ()  # the remedy search asks for the base role's runner: none said here
+    if kinds is not None:
+        raised.__dict__["_kind"] = next((k for k in kinds if k is not None), None)
     raise raised
 
 
@@ -188,8 +193,11 @@ def _in_role(compiled: Plan, resolution: Resolution, runner: str, role: str, eff
     from .predicates import truth
 
     mask, values = checked
-    reasons = [_choice.reason(compiled, g, values) for g in compiled.active(mask)
-               if isinstance(g.origin, Requirement) and g.origin.runner == runner and role in g.origin.roles]
+    gates = [g for g in compiled.active(mask)
+             if isinstance(g.origin, Requirement) and g.origin.runner == runner and role in g.origin.roles]
+    reasons = [_choice.reason(compiled, g, values) for g in gates]
+    alone = [r for g, r in zip(gates, reasons) if getattr(g.origin, "alone", False)]
+    kinds = [getattr(g.origin, "error_kind", None) for g in gates]
     found = compiled.matrix.runner(runner)
 
     def plain(path: str) -> object:
@@ -202,9 +210,14 @@ def _in_role(compiled: Plan, resolution: Resolution, runner: str, role: str, eff
         if role in clause.roles and clause.kind not in failed and not truth(clause.condition.node, read):
             failed.add(clause.kind)
             reasons.append(filled(clause.reason, read))
+            kinds.append(clause.error_kind)
+            if clause.alone:
+                alone.append(reasons[-1])
     if reasons:
-        _refuse(resolution, UnsupportedFeatureError, _messages.does_not_support(found.name, [], reasons),
-                tuple(warnings))
+        said = [k for r, k in zip(reasons, kinds) if r in alone] + [k for r, k in zip(reasons, kinds) if r not in alone]
+        _refuse(resolution, UnsupportedFeatureError,
+                _messages.does_not_support(found.name, [], [r for r in reasons if r not in alone], alone=alone),
+                tuple(warnings), said)
 
 
 def reads_role(when: Predicate) -> bool:

@@ -100,8 +100,9 @@ def refusal(plan: Plan, runner: Optional[str], failed: Sequence[Requirement], re
     alone = [r for c, r in zip(failed, reasons) if c.wide and not c.exempt]
     if runner is None or alone:
         return _messages.required_refused(alone or reasons), reasons
-    return _messages.does_not_support(plan.matrix.runner(runner).name, [], reasons,
-                                      _choice._own(plan, "does_not_support", runner)), reasons
+    said = [r for c, r in zip(failed, reasons) if c.alone]
+    return _messages.does_not_support(plan.matrix.runner(runner).name, [], [r for r in reasons if r not in said],
+                                      _choice._own(plan, "does_not_support", runner), said), reasons
 
 
 def supported(compiled: Plan, config: object, runner: str, facts: Optional[Mapping[str, object]]) -> bool:

@@ -252,6 +252,8 @@ class ResolutionError(MatrixError, ValueError):
         runners it names, in the order it names them; where it names none (a matrix-wide
         requirement refuses the config whatever the runner), among the matrix-wide requirements
         it fails, in the order the message gives their reasons."""
+        if "_kind" in self.__dict__:  # a role's requirement refused it (`matrix._roles`): its kind is known
+            return self.__dict__["_kind"]  # type: ignore[no-any-return]
         resolution = self.resolution
         refused = resolution.staged_refusal  # a staged requirement's (issue 30, F6)
         if refused is not None:
@@ -267,8 +269,10 @@ class ResolutionError(MatrixError, ValueError):
                 error_kind = getattr(origin, "error_kind", None)
                 if error_kind is not None and said(gate, runner) in reason:
                     return str(error_kind)
+        # A reason said alone (a matrix-wide requirement's, or of a kind with ``alone = true``)
+        # names no runner: it is found by its words.
         wide = {(g.id, said(g, r)): g for r, gates in unsupported.items() for g in gates
-                if getattr(g.origin, "wide", False)}
+                if getattr(g.origin, "wide", False) or getattr(g.origin, "alone", False)}
         for _, key in sorted((reason.find(text), (id, text)) for id, text in wide if text in reason):
             error_kind = getattr(wide[key].origin, "error_kind", None)
             if error_kind is not None:

@@ -361,6 +361,9 @@ class RequirementKind(Model):
     #: ``kind = "ValueError"``: the built-in exception the host raises when a requirement of
     #: this kind fails (`matrix._error_kinds.ERROR_KINDS`), unless the clause names its own.
     error_kind: Optional[str] = None
+    #: ``alone = true``: a runner's refusal by a requirement of this kind says its reason alone
+    #: (the host's own sentence), not "NAME is not valid for this config: …".
+    alone: bool = False
 
 
 @attrs.frozen(eq=False, repr=False)
@@ -388,6 +391,9 @@ class Requirement(Model):
     #: issue 30, F6: `matrix._staged`), or None: at ``choice``, a gate. One at another stage is
     #: no gate: it is in `Matrix.staged`.
     stage: Optional[str] = None
+    #: Its kind's ``alone``: a refusal by it says its reason alone (as a matrix-wide one exempting
+    #: no runner always does).
+    alone: bool = False
 
     @property
     def wide(self) -> bool:

@@ -402,9 +402,12 @@ def _toml_value(value):
 
 
 def _error_kind(draw):
-    """A requirement kind's ``kind`` (the exception a host raises for it), mostly left out."""
-    kind = draw(st.sampled_from([None, None, "ValueError", "TypeError"]))
-    return "" if kind is None else f", kind = {json.dumps(kind)}"
+    """A requirement kind's ``kind`` (the exception a host raises for it), mostly left out; a
+    kind with one may say its reason alone (``alone = true``)."""
+    kind = draw(st.sampled_from([None, None, "ValueError", "TypeError", "ValueError alone"]))
+    if kind is None:
+        return ""
+    return f", kind = {json.dumps(kind.split()[0])}" + (", alone = true" if kind.endswith("alone") else "")
 
 
 @st.composite
@@ -583,8 +586,10 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
             applies_to = draw(st.sampled_from([[], [], [ids[0]], [ids[-1]], ids[:2]] + [[r] for r in forced_runners] * 2))
             # When it speaks (issue 30, F9): where it changes a value, always, or a notice (no set).
             speaks = draw(st.sampled_from(["changes", "changes", "always", "notice"]))
-            # Its condition may read the values as given (issue 30, F8).
-            text += f'[adjustments.a{number}]\nname = "a{number}"\nwhen = "{draw(gate | given_gate if issue30 else gate)}"\n'
+            # Its condition may read the values as given (issue 30, F8), or be left out: it then
+            # applies wherever it applies at all (a runner's wherever that runner serves).
+            when = draw((gate | given_gate | st.none()) if issue30 else gate)
+            text += f'[adjustments.a{number}]\nname = "a{number}"\n' + ("" if when is None else f'when = "{when}"\n')
             if speaks != "notice":
                 text += f'set = {{ "{path}" = {value} }}\noverride = {str(override).lower()}\n'
             if speaks != "changes":
@@ -1076,6 +1081,22 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
             failed.sort(key=lambda x: not x.wide)
             said = [b["name"] for b in runner["blockers"] if "requirement" in b]
             assert said == [_said(x.reason, c) for x in failed], (runner["id"], c)
+            # A runner asked for and refused by its requirements alone (no feature it says no to,
+            # none that forces, no redirect, no removed feature): the reasons of the kinds with
+            # `alone = true` first, as written, then the others in the engine's words (file-format.md,
+            # "The host's sentence alone"); a matrix-wide one exempting no runner is said alone anyway.
+            if (len(said) == len(runner["blockers"]) and failed and not any(x.wide and not x.exempt for x in failed)
+                    and not any(g.forces is not None or g.removed_at(m.version) or g.applies == "asked"
+                                for g in m.features
+                                if g.when.evaluate(c, schema=m.schema)) and not m.runner(runner["id"]).redirects):
+                kinds = {k.id: k for k in m.requirement_kinds}
+                alone = [_said(x.reason, c) for x in failed if kinds[x.kind].alone]
+                rest = [_said(x.reason, c) for x in failed if not kinds[x.kind].alone]
+                expected = "; ".join(alone + ([f"{m.runner(runner['id']).name} is not valid for this config: "
+                                               f"{', '.join(rest)}"] if rest else []))
+                with pytest.raises(UnsupportedFeatureError) as refused:
+                    m0.resolve(c, runner=runner["id"])
+                assert refused.value.reason == expected, (runner["id"], c)
     # Refusals: one that acknowledges no combination is unused; one whose combinations an earlier
     # one acknowledges is shadowed.
     if not undecided and not unsure:

@@ -879,7 +879,9 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
             page.pop("generated_by")
         assert docs == hand
         _markdown_marks(composed, version, {k: v for k, v in marks.items() if k[0] in shown}, words)
-        _markdown_table_marks(composed, version, {k for k, v in found_requirements.items() if v},
+        kinds = {kind for kind, _ in found_requirements}
+        _markdown_table_marks(composed, version,
+                              {k for k in _table_marks(ops, composed, first, adjusted, wide_apart=True)[0] if k[0] in kinds},
                               {k for k, v in found_adjustments.items() if v})
         _origins_are_the_live_operations(composed, expected, ops, data.draw(configs(composed, version=version)), folder,
                                          appended, version, adjusted)
@@ -1185,7 +1187,7 @@ def _marks(ops, operations, runners, first, upstream_doc, upstream_runners, appe
     return marks, words
 
 
-def _table_marks(ops, composed, first, adjusted):
+def _table_marks(ops, composed, first, adjusted, wide_apart=False):
     """(requirement kind, runner) → the overlay ("q" for the *first* operations, else "p") of
     the last live operation that set that cell of the capability table (a change of the runner
     writing or unsetting its entry of the kind; a change of the kind's matrix-wide entry, every
@@ -1200,6 +1202,8 @@ def _table_marks(ops, composed, first, adjusted):
         if table == "runners":
             named = [*body.get("requires", {}), *(k[len("requires."):] for k in body.get("unset", []) if "." in k)]
             requirements.update({(kind, id): overlay for kind in named})
+        elif table == "requires" and wide_apart:  # the Markdown table says it once, under Every runner
+            requirements[(id, "*")] = overlay
         elif table == "requires":
             requirements.update({(id, r.id): overlay for r in composed.runners})
         elif table == "add-runners":
@@ -1218,6 +1222,8 @@ def _markdown_table_marks(composed, version, requirements, adjustments):
 
     page = render(composed, tables=("capabilities", "adjustments"), version=version)
     runners = [r.id for r in composed.runners]
+    if "| Every runner |" in page:  # a matrix with matrix-wide requirements says each once, first
+        runners = ["*", *runners]
     kinds = {k.name: k.id for k in composed.requirement_kinds}
     found, rows = set(), set()
     for line in page.splitlines():
@@ -2348,11 +2354,11 @@ def test_an_overlay_replaces_a_matrix_wide_entry_and_its_exempt_list_by_kind_and
     assert r.explain().splitlines()[4:9] == [
         "    - b needs r2 (requirement 'xpu')", "        requires: not b", "        because: b = True",
         f"        origin: blocked by overlay 'p' ({path}:5): R1 serves it on the NPU", "Active features: g"]
-    # The capability table marks each runner's cell of both kinds: the entry applies to it or exempts it.
+    # The capability table says each matrix-wide entry once, under Every runner, marked as the overlay's.
     from matrix.render import render
 
     assert [line for line in render(m, tables=("capabilities",)).splitlines() if line.startswith("| ")][1:3] == [
-        "| Split | `h % 4 == 0` 🧩 | `h % 4 == 0` 🧩 | h must be even |", "| XPU |  🧩 | `not b` 🧩 | b needs r2 |"]
+        "| Split | `h % 4 == 0` 🧩 |  |  | h must be even |", "| XPU | `not b` (not R1) 🧩 |  |  | b needs r2 |"]
     assert _findings(m) == [
         f"{path}:13:1: warning[overlay-dangling]: Overlay operation change-requirement on 'gone' is dangling: "
         "upstream 1.0 has no such id, and the operation is written for upstream '<1.0'"]

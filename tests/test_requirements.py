@@ -274,7 +274,7 @@ def test_mistakes_in_requirements_and_orders_are_reported_all_at_once(tmp_path):
         "  features.toml:16:1: $.requirements[\"bad id!\"]: Requirement kind id 'bad id!' must be letters, digits, "
         "'_', '.' or '-'",
         "  features.toml:17:23: $.requirements.extra.reson: Unknown key 'reson', did you mean 'reason' (expected "
-        "'kind', 'name', 'reason')",
+        "'alone', 'kind', 'name', 'reason')",
         "  features.toml:22:19: $.orders.new_gpu.runners[1]: Unknown runner 'c' (expected 'big', 'combo', 'small')",
         "  features.toml:22:24: $.orders.new_gpu.runners[2]: Runner 'big' is listed twice",
         "  features.toml:26:9: $.orders.empty.when: Unknown config path 's.fst', did you mean 's.fast'",
@@ -421,6 +421,89 @@ def test_a_matrix_wide_requirement_refuses_as_the_readme_says(config, runner, er
     assert (excinfo.value.reason, excinfo.value.kind) == (message, kind)
 
 
+ALONE = """\
+[matrix]
+name = "alone"
+version = "1.0"
+stages = ["choice", "pages"]
+
+[config]
+backend = { type = "str", nullable = true, choices = ["fa3", "triton"] }
+decode = { type = "str", nullable = true, choices = ["fa3", "triton"] }
+spec = { type = "bool", default = false }
+page = { type = "int", min = 1, max = 256, default = 1 }
+hopper = { type = "bool", default = true, fact = true }
+
+[roles.base]
+name = "Backend"
+field = "backend"
+
+[roles.decode]
+name = "Decode backend"
+field = "decode"
+follows = "base"
+
+[requirements]
+spec = { name = "Speculative decoding", reason = "Speculative decoding is not supported with FA3", kind = "AssertionError", alone = true }
+page = { name = "Page size", reason = "FA3 needs page 64, got {page}", kind = "ValueError", alone = true }
+decode = { name = "Decode", alone = true, kind = "RuntimeError" }
+plain = { name = "Plain", reason = "plain reason" }
+
+[orders.hopper]
+name = "Hopper default"
+when = "hopper"
+runners = ["fa3"]
+fallback = false
+"""
+
+ALONE_RUNNERS = {
+    "fa3": {"name": "FA3", "priority": 30,
+            "requires": {"spec": "not spec", "plain": "page != 3",
+                         "page": {"condition": "page == 64 or page < 32", "stage": "pages"},
+                         "decode": {"condition": "role.base == 'fa3'", "roles": ["decode"],
+                                    "reason": "FA3 decodes only beside FA3, not {role.base}"}}},
+    "triton": {"name": "Triton", "priority": 20},
+}
+
+
+@pytest.mark.parametrize(("config", "runner", "error", "message", "kind"), [
+    # A request, a gate: the reason alone, the host's exception kind.
+    ({"spec": True}, "fa3", UnsupportedFeatureError, "Speculative decoding is not supported with FA3",
+     "AssertionError"),
+    # The validated default of an order without fallback: the reason alone inside the order's sentence.
+    ({"spec": True}, None, NoRunnerError,
+     "No runner can serve this config: Hopper default chooses FA3, and Speculative decoding is not supported with FA3",
+     "AssertionError"),
+    # Beside a reason of a kind without alone: the one alone first, then the runner's sentence.
+    ({"spec": True, "page": 3}, "fa3", UnsupportedFeatureError,
+     "Speculative decoding is not supported with FA3; FA3 is not valid for this config: plain reason", "AssertionError"),
+    # A staged requirement, asked for and chosen.
+    ({"page": 40}, "fa3", UnsupportedFeatureError, "FA3 needs page 64, got 40", "ValueError"),
+    ({"page": 40}, None, matrix.AdjustmentError, "FA3 needs page 64, got 40", "ValueError"),
+    # A requirement of the decode role, read after the choice (its kind said too: it was lost before).
+    ({"backend": "triton", "decode": "fa3"}, None, UnsupportedFeatureError, "FA3 decodes only beside FA3, not triton",
+     "RuntimeError"),
+])
+def test_a_requirement_kind_alone_says_its_reason_as_the_host_does(config, runner, error, message, kind):
+    m = matrix.loads(ALONE, runners=ALONE_RUNNERS)
+    with pytest.raises(error) as excinfo:
+        m.resolve(config, runner=runner)
+    assert (excinfo.value.reason, excinfo.value.kind) == (message, kind)
+    if kind is not None:
+        from matrix.binding import raise_as_host
+
+        with pytest.raises(BaseException) as host:
+            raise_as_host(excinfo.value)
+        assert (type(host.value).__name__, str(host.value)) == (kind, message)
+
+
+def test_a_requirement_kind_alone_still_names_its_runner_in_a_fallback_notice():
+    m = matrix.loads(ALONE.replace("fallback = false", "fallback = true"), runners=ALONE_RUNNERS)
+    resolution = m.resolve({"spec": True})
+    assert (resolution.runner, [str(w) for w in resolution.warnings]) == ("triton", [
+        "FA3 is not valid for this config: Speculative decoding is not supported with FA3; using Triton instead"])
+
+
 def test_a_matrix_wide_requirement_exempting_a_runner_blocks_the_others_as_their_own_would():
     m = matrix.loads(WIDE, runners=WIDE_RUNNERS)
     resolution = m.resolve({"tp": 2, "dcp": 2, "xpu": True})
@@ -435,11 +518,10 @@ def test_a_matrix_wide_requirement_exempting_a_runner_blocks_the_others_as_their
     from matrix.render import render
 
     rows = [line for line in render(m, tables=["capabilities"]).splitlines() if line.startswith("| ")][1:3]
+    # Said once, under Every runner (issue 30, item 4): a runner's column says only its own.
     assert rows == [
-        "| DCP split | `tp % dcp == 0` | `tp % dcp == 0` | `tp % dcp == 0` | tp\\_size must be divisible by "
-        "dcp\\_size (raises ValueError) |",
-        "| XPU with DCP | `not (xpu and dcp > 1)` | `not (xpu and dcp > 1)` |  | XPU with DCP needs the intel\\_xpu "
-        "backend |"]
+        "| DCP split | `tp % dcp == 0` |  |  |  | tp\\_size must be divisible by dcp\\_size (raises ValueError) |",
+        "| XPU with DCP | `not (xpu and dcp > 1)` (not Intel XPU) |  |  |  | XPU with DCP needs the intel\\_xpu backend |"]
 
 
 def test_check_reports_a_matrix_wide_refusal_acknowledged_and_a_refusal_may_name_it():
@@ -591,9 +673,9 @@ def test_a_former_ids_message_says_the_config_and_the_docs_and_check_say_the_tem
 
     rows = [line for line in render(m, tables=["capabilities"]).splitlines() if line.startswith("| ")][1:3]
     assert rows == [
-        "| DCP split | `tp % dcp == 0` | `tp % dcp == 0` | tp\\_size ({tp}) must be divisible by dcp\\_size ({dcp:d}) "
+        "| DCP split | `tp % dcp == 0` |  |  | tp\\_size ({tp}) must be divisible by dcp\\_size ({dcp:d}) "
         "{{sic}} (raises ValueError) |",
-        "| Small | `tp <= 8` |  | tp {tp!r} is over 8 ({heads} heads, fraction {frac:.3f}, mode {mode!r:\\>5}) |",
+        "| Small |  | `tp <= 8` |  | tp {tp!r} is over 8 ({heads} heads, fraction {frac:.3f}, mode {mode!r:\\>5}) |",
     ]
     assert [str(f) for f in check(m).findings if f.code == "no-runner"] == [
         "<string>:15:1: note[no-runner]: No runner can serve a config with 'tp_size ({tp}) must be divisible by "
@@ -701,7 +783,7 @@ def test_a_staged_requirement_before_the_choice_refuses_whatever_the_runner_with
     from matrix.render import render
 
     assert [line for line in render(m, tables=["capabilities"]).splitlines() if line.startswith("| ")] == [
-        "| Requirement | FlashMLA | Triton | Stage | Reason |",
-        "| Page size | `page_size == 64` |  | pages | page\\_size must be 64, not {page\\_size} (raises ValueError) |",
-        "| Tensor parallel | `tp_size <= 8` | `tp_size <= 8` | device | tp\\_size must be at most 8 |",
-        "| Candidate for automatic choice | always | always | choice |  |"]
+        "| Requirement | Every runner | FlashMLA | Triton | Stage | Reason |",
+        "| Page size |  | `page_size == 64` |  | pages | page\\_size must be 64, not {page\\_size} (raises ValueError) |",
+        "| Tensor parallel | `tp_size <= 8` |  |  | device | tp\\_size must be at most 8 |",
+        "| Candidate for automatic choice |  | always | always | choice |  |"]

@@ -2086,6 +2086,20 @@ def test_an_adjustment_that_says_always_and_a_notice_speak_wherever_they_hold():
         "memory notice is never said: its condition holds for no config; delete it, or check its condition"]
 
 
+def test_an_adjustment_without_when_applies_wherever_it_applies_at_all():
+    text = _SPEAKS.replace('when = "True"\n', "").replace('when = "page != 64"\nset = { page = 64 }\nrunners',
+                                                          'set = { page = 64 }\nrunners')
+    assert 'when = "True"' not in text and 'when = "page != 64"' not in text
+    m = matrix.loads(text, runners={"flashmla": {"name": "FlashMLA", "priority": 2},
+                                    "triton": {"name": "Triton", "priority": 1}})
+    assert [str(a.when) for a in m.adjustments if a.id in ("deterministic", "flashmla_page")] == ["True", "True"]
+    # The runner's: wherever flashmla serves (said even at 64: nothing changes, nothing said); the other: every config.
+    assert [(a.id, a.path, a.before, a.after) for a in m.resolve({"page": 16}).adjustments] == [
+        ("deterministic", "radix", True, False), ("flashmla_page", "page", 16, 64)]
+    assert [(a.id, a.path, a.before, a.after) for a in m.resolve({"page": 16}, runner="triton").adjustments] == [
+        ("deterministic", "radix", True, False)]
+
+
 # --- the value as given (issue 30, F8) -------------------------------------------------------
 
 GIVEN_TEXT = """
@@ -2657,6 +2671,26 @@ def test_a_remedy_never_asks_for_another_runner_through_the_base_role_s_field():
             'encoder = { type = "str", nullable = true, choices = ["hw", "sw"] }\n'
             'slices = { type = "int", min = 1, max = 4, default = 1 }\n'
             '[roles.encode]\nname = "Encoder"\nfield = "encoder"\n'
+            '[features.three]\nname = "three slices on HW"\nwhen = "encoder == \'hw\' and slices == 3"\n'
+            'support = { hw = "no", sw = "yes" }\n')
+    m = matrix.loads(text, runners={"hw": {"name": "HW", "priority": 2}, "sw": {"name": "SW", "priority": 1}})
+    with pytest.raises(matrix.UnsupportedFeatureError) as error:
+        m.resolve({"encoder": "hw", "slices": 3})
+    assert str(error.value) == (
+        "HW does not support: three slices on HW\nTo use HW, change: set slices to a value from 1 to 2 or 4")
+
+
+def test_a_remedy_never_asks_for_another_runner_through_an_adjustment_of_the_base_role_s_field():
+    """Found writing the SGLang example: "To use TensorRT-LLM MLA, change: set device to one of
+    'hpu', 'npu'": HPU's adjustment forces the base field to torch_native over the request, so
+    the request the gate read is gone; the change asks for another runner, as setting the field would."""
+    text = ('[matrix]\nname = "enc"\nversion = "1.0"\n[config]\n'
+            'encoder = { type = "str", nullable = true, choices = ["hw", "sw"] }\n'
+            'device = { type = "str", default = "gpu", choices = ["gpu", "cpu"] }\n'
+            'slices = { type = "int", min = 1, max = 4, default = 1 }\n'
+            '[roles.encode]\nname = "Encoder"\nfield = "encoder"\n'
+            '[adjustments.cpu]\nname = "CPU encodes in software"\nwhen = "device == \'cpu\'"\n'
+            'set = { encoder = "sw" }\n'
             '[features.three]\nname = "three slices on HW"\nwhen = "encoder == \'hw\' and slices == 3"\n'
             'support = { hw = "no", sw = "yes" }\n')
     m = matrix.loads(text, runners={"hw": {"name": "HW", "priority": 2}, "sw": {"name": "SW", "priority": 1}})
