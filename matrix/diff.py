@@ -12,7 +12,8 @@ Method: `matrix._diff`. The questions asked, in order: the automatic runner (no 
 removals included); the answer to a request for each runner both sides have; deprecation
 warnings; each runner's blockers. Each question is split into independent parts before it is
 searched (`matrix._split`). Searches that give up are listed in `DiffReport.undecided`, never
-guessed. One finding per cause: a region is bounded by as few of the entries that differ as can
+guessed. The exception kind a refusal raises (``refusal-kind-changed``) is compared where both
+sides refuse, as `matrix._diff_kinds` reads a refusal's words. One finding per cause: a region is bounded by as few of the entries that differ as can
 be (a pair of rules whose configs change by other causes too gives a region per cause, up to
 `matrix._diff.MAX_REGIONS`), and a deprecation or blocker whose gate alone causes a behaviour
 change of automatic choice is said by that change (`Difference.also`) where every config it
@@ -87,6 +88,7 @@ CHANGES: Dict[str, Tuple[Level, str]] = {
     "removed-without-deprecation": ("breaking", "configs are refused for a feature removed without a deprecation period"),
     "removed-early": ("breaking", "configs are refused for a feature removed before its announced remove_in"),
     "config-rejected": ("breaking", "a [config] value that was accepted is now a config error (a field, choice, bound or default gone)"),
+    "refusal-kind-changed": ("breaking", "a refusal raises another exception kind (a requirement's kind): a host's callers catch the kind they know"),
     "removed": ("behaviour", "configs are refused for a feature removed at or after its announced remove_in"),
     "removal-lifted": ("behaviour", "configs refused for a removed feature are resolved again"),
     "runner-changed": ("behaviour", "automatic choice picks another runner"),
@@ -249,6 +251,7 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
         changes.add_regions(search.one_gate("blocker", _diff.blocking(runner), blocked=runner, bounds=bounds))
     changes.effective(runners)
     changes.said(runners)
+    changes.kinds(runners)
     changes.config()
     changes.cosmetic()
     return DiffReport(_sorted(_set_required(_folded(changes), _diff.required_fields(plans[0]) &
@@ -415,13 +418,18 @@ def _unread(*sides: _diff.Side) -> List[Tuple[str, str]]:
     tests/test_diff.py holds every other difference of a resolution to a finding)."""
     old, new = sides
     plans = [side.plan for side in sides]
-    # The built-in exception a refusal raises (`ResolutionError.kind`: the first failed
-    # requirement with a kind that its message names) is not compared yet: said wherever either
-    # side gives a requirement a kind and a requirement's kind, or anything else, differs.
+    # The built-in exception a refusal raises (`ResolutionError.kind`) is compared where each
+    # side's refusals say it as `matrix._diff_kinds` reads them (`_Changes.kinds`); elsewhere it is
+    # said not compared, wherever either side gives a requirement a kind and a requirement's kind,
+    # or anything else, differs.
+    from . import _diff_kinds
+
     kinds = [sorted((g.id, str(kind)) for g in p.features
                     for kind in (getattr(g.origin, "error_kind", None),) if kind is not None) for p in plans]
-    kind = [("the exception kind a refusal raises (a requirement's kind)", "a config or request that is refused")] \
-        if any(kinds) and (kinds[0] != kinds[1] or not _alike(old, new)) else []
+    why = next((w for side in sides for w in (_diff_kinds.unmodelled(side),) if w is not None), None)
+    kind = [(f"the exception kind a refusal raises (a requirement's kind): {why}",
+             "a config or request that is refused")] \
+        if why is not None and any(kinds) and (kinds[0] != kinds[1] or not _alike(old, new)) else []
     if _alike(old, new):
         return kind
     out = kind
@@ -1189,6 +1197,131 @@ class _Changes:
                                    region, witness, seen[0], seen[1], runner=asked, features=tuple(ids),
                                    entries=tuple(entries)))
 
+    def kinds(self, runners: Sequence[str] = ()) -> None:
+        """The exception kind a refusal raises (`ResolutionError.kind`, the kind of the requirement
+        that decides it: `matrix._diff_kinds`), for automatic choice and a request for each of
+        *runners*: where both sides refuse, one finding per pair of kinds, its region exactly
+        the configs whose refusals raise those kinds, its witness re-resolved on both sides."""
+        from . import _diff_kinds
+        from ._substitute import conjoin, constant
+
+        search, sides = self.search, (self.old, self.new)
+        if not any(_diff_kinds.kinded(side) for side in sides) or any(_diff_kinds.unmodelled(side) for side in sides):
+            return  # no requirement has a kind, or not compared (`_unread` says so)
+        what = "where the exception kind of a refusal changes"
+        for asked in [None, *runners]:
+            cases = [_diff_kinds.cases(search, side, asked) for side in sides]
+            found: Dict[Tuple[Optional[str], Optional[str]], List[List[Any]]] = {}
+            for a_question, a_kinds in cases[0]:
+                for b_question, b_kinds in cases[1]:
+                    options = [(conjoin([a, b]), x, y) for a, x in a_kinds for b, y in b_kinds if x != y]
+                    options = [o for o in options if constant(o[0]) is not False]
+                    if not options:
+                        continue
+                    question = {key: a_question[key] + b_question[key] for key in ("true", "false", "extra")}
+                    if search._solve({**question, "extra": [*question["extra"], ("any", [o[0] for o in options])]},
+                                     what) is None:
+                        continue
+                    goals = [*_diff._goals(a_question), *_diff._goals(b_question)]
+                    for node, x, y in options:
+                        region = [*goals, (node, True)]
+                        if search._solve(_diff._question_of(region), what) is not None:
+                            found.setdefault((x, y), []).append(region)
+            for (x, y), regions in found.items():
+                self._kind_rounds(asked, x, y, regions)
+
+    def _kind_rounds(self, asked: Optional[str], old_kind: Optional[str], new_kind: Optional[str],
+                     regions: List[List[Any]]) -> None:
+        """The findings of `kinds` for refusals that raise *old_kind* and now *new_kind* (in
+        automatic choice, or a request for *asked*) in *regions* (each a list of goals), one per
+        cause: a witness, the adjustments that differ and change a value there (`_diff.Search.changing`),
+        the region where those change a value, then again where not all of them do (at most
+        `matrix._diff.MAX_REGIONS`, the rest said in ``undecided``)."""
+        from ._nodes import Not
+        from ._substitute import conjoin, disjoin, negate
+
+        search = self.search
+        what = "where the exception kind of a refusal changes"
+        anywhere = disjoin([conjoin([n if w else negate(n) for n, w in goals]) for goals in regions])
+        reads = {p for side in (self.old, self.new) for g in side.plan.features for p in g.when.paths}
+        groups: List[List[Any]] = []
+        for _ in range(_diff.MAX_REGIONS):
+            found = search._solve({"true": [anywhere], "false": [], "extra": [("any", g) for g in groups]}, what)
+            if found is None:
+                return
+            witness = search.witness(found)
+            named = [(side, a, node) for side, a, node in search.changing()
+                     if self.feeds_either(a.id, reads) and search.holds(node, witness)]
+            more = [(node, True) for _, _, node in named] + [(disjoin(g), True) for g in groups]
+            held = [[*more, *goals] for goals in regions]
+            held = [goals for goals in held if search._solve(_diff._question_of(goals), what) is not None]
+            if not held:
+                return
+            self._kind(asked, old_kind, new_kind, held, named, found)
+            if not named:
+                return
+            groups.append([Not(node) for _, _, node in named])
+        if search._solve({"true": [anywhere], "false": [], "extra": [("any", g) for g in groups]}, what) is not None:
+            search.undecided.append(_messages.diff_regions_left(_diff.MAX_REGIONS, what))
+
+    def _kind(self, asked: Optional[str], old_kind: Optional[str], new_kind: Optional[str],
+              regions: List[List[Any]], named: List[Any], found: _diff.Assignment) -> None:
+        """One finding of `kinds` (`_kind_rounds`): its witness from *found*, shortened, caused by the
+        requirement that decides each side's kind there (its kind's table too, where the kind it
+        gives differs), the adjustments *named*, and, where neither, the entries that differ there
+        (what makes the refusal say another requirement first)."""
+        from . import _diff_kinds
+
+        search = self.search
+        region = self.options_text(regions) or "every config"
+        said = (_messages.diff_kind_said(old_kind), _messages.diff_kind_said(new_kind))
+        inside = _inside(region, search.space.schema)
+
+        def kinds(config: Dict[str, Any]) -> Tuple[str, ...]:
+            return tuple(observe(side, config, "refusal-kind", asked) for side in (self.old, self.new))
+
+        witness = search.witness(found)
+        if kinds(witness) != said:
+            self.unreproduced.append(f"A witness did not reproduce (refusal-kind): {json.dumps(witness)}")
+            return
+
+        def same(config: Dict[str, Any]) -> bool:
+            return kinds(config) == said and inside(config)
+
+        shorter = _pruned(witness, self.old, self.new)
+        if shorter != witness and same(shorter):
+            witness = shorter
+        witness = _fewest_paths(witness, same)
+        entries: List[Entry] = []
+        ids: List[str] = []
+        gates = [_diff_kinds.deciding(side, witness, asked) for side in (self.old, self.new)]
+        moved = False  # whether a requirement that decides gives another kind on the other side
+        for name, gate in zip(("old", "new"), gates):
+            if gate is None:
+                continue
+            other = (self.new if name == "old" else self.old).gate(gate.id)
+            moved = moved or other is None or _diff_kinds.kind_of(other) != _diff_kinds.kind_of(gate)
+            entries.append(_entry(*self.standing_at(name, gate)))
+            ids.append(gate.id)
+            kind_id = str(getattr(gate.origin, "kind", ""))
+            tables = [next((k for k in side.matrix.requirement_kinds if k.id == kind_id), None)
+                      for side in (self.old, self.new)]
+            if None not in tables and tables[0].error_kind != tables[1].error_kind:  # type: ignore[union-attr]
+                entries.append(_located(self.new, ("requirements", kind_id)))
+        for side, a, _ in named:
+            entries.append(_located(side, ("adjustments", a.id)))
+            ids.append(a.id)
+        if not moved and not named:
+            for standing, gate in self.causes_at(found):
+                entries.append(_entry(*self.standing_at(standing, gate)))
+                ids.append(gate.id)
+        entries = list(dict.fromkeys(entries)) or [_order_entry(self.new)]
+        change = _messages.diff_refusal_kind(*said)
+        message = f"Automatic choice: {change}" if asked is None else self._asking(asked, change)
+        self.out.append(Difference("refusal-kind-changed", CHANGES["refusal-kind-changed"][0], message, region, witness,
+                                   said[0], said[1], runner=asked, features=tuple(dict.fromkeys(ids)),
+                                   entries=tuple(entries)))
+
     def _excluded(self, region: _diff.Region, causes: Sequence[Tuple[str, Feature]]) -> List[Feature]:
         out: List[Feature] = []
         for side, gate_id in region.excluded:
@@ -1482,7 +1615,7 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
     *name*, a blocker is the feature's name, whichever entry of that name blocks)."""
     from .resolver import resolve
 
-    asked = side.local(runner) if kind in ("asked", "removal", "deprecation") else None
+    asked = side.local(runner) if kind in ("asked", "removal", "deprecation", "refusal-kind") else None
     blocked = side.local(blocked)
     try:
         try:
@@ -1501,6 +1634,8 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
         kinds = {w.kind for w in resolution.warnings if w.kind in ("fallback", "override", "redirected") or
                  (w.kind == "preference" and w.runner == resolution.runner)}
         return name + "".join(f" ({k})" for k in sorted(kinds))
+    if kind == "refusal-kind":
+        return "served" if error is None else _messages.diff_kind_said(error.kind)
     if kind == "removal":
         return "refused (the feature is removed)" if isinstance(error, RemovedFeatureError) else "not refused for it"
     if kind == "deprecation":
@@ -1516,7 +1651,9 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
 
 def kind_of(change: Difference) -> str:
     """The kind of question a change answers (``automatic``, ``asked``, ``removal``,
-    ``deprecation``, ``blocker``, ``effective``, or ``cosmetic``)."""
+    ``deprecation``, ``blocker``, ``effective``, ``said``, ``config``, ``refusal-kind``, or ``cosmetic``)."""
+    if change.id == "refusal-kind-changed":
+        return "refusal-kind"
     if change.id in _AUTOMATIC or change.id == "served-refused":
         return "automatic"
     if change.id.startswith(("request-", "redirect-")):
@@ -1569,7 +1706,7 @@ def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, A
         return seen[0] != seen[1] and warned == {"adjustment-warning-added": [False, True],
                                                  "adjustment-warning-lifted": [True, False]}.get(change.id, [True, True])
     else:
-        asked = change.runner if kind in ("asked", "removal", "deprecation") else None
+        asked = change.runner if kind in ("asked", "removal", "deprecation", "refusal-kind") else None
         feature = change.features[0] if change.features else None
         name = None
         if kind == "blocker" and feature is not None:

@@ -252,10 +252,17 @@ class ResolutionError(MatrixError, ValueError):
         runners it names, in the order it names them; where it names none (a matrix-wide
         requirement refuses the config whatever the runner), among the matrix-wide requirements
         it fails, in the order the message gives their reasons."""
-        resolution = self.resolution
-        refused = resolution.staged_refusal  # a staged requirement's (issue 30, F6)
+        refused = self.resolution.staged_refusal  # a staged requirement's (issue 30, F6)
         if refused is not None:
             return refused["kind"]  # type: ignore[no-any-return]
+        gate = self._kind_gate()
+        return None if gate is None else str(gate.origin.error_kind)
+
+    def _kind_gate(self) -> Any:
+        """The failed requirement's gate whose kind `kind` is (its ``origin`` the `Requirement`),
+        or None: one that names no staged requirement (``matrix diff`` names it as the cause of
+        a change of kind)."""
+        resolution = self.resolution
         reason = self.reason
         unsupported = resolution.unsupported
         named = sorted((reason.find(resolution.matrix.runner(r).name), r) for r in unsupported
@@ -266,13 +273,13 @@ class ResolutionError(MatrixError, ValueError):
                 origin = getattr(gate, "origin", None)
                 error_kind = getattr(origin, "error_kind", None)
                 if error_kind is not None and said(gate, runner) in reason:
-                    return str(error_kind)
+                    return gate
         wide = {(g.id, said(g, r)): g for r, gates in unsupported.items() for g in gates
                 if getattr(g.origin, "wide", False)}
         for _, key in sorted((reason.find(text), (id, text)) for id, text in wide if text in reason):
             error_kind = getattr(wide[key].origin, "error_kind", None)
             if error_kind is not None:
-                return str(error_kind)
+                return wide[key]
         return None
 
     @property

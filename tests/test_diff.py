@@ -9,7 +9,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import matrix
-from matrix import _diff
+from matrix import _diff, _messages
 from matrix.diff import CHANGES, diff, effective_value, observe, region_predicate, rejection, said_by
 from matrix.resolver import _plan
 from matrix.schema import NOTHING
@@ -845,8 +845,9 @@ def _witnesses_reproduce(report, sides):
         if change.id.startswith("config-"):
             continue  # held to its own reference (`_config_findings_agree`)
         kind = ("automatic" if change.id in _AUTOMATIC else "asked" if change.id.startswith(("request-", "redirect-"))
-                else "removal" if change.id in _REMOVAL else "said" if change.id in _SAID else change.id.split("-")[0])
-        asked = change.runner if kind in ("asked", "removal", "deprecation") else None
+                else "removal" if change.id in _REMOVAL else "said" if change.id in _SAID
+                else "refusal-kind" if change.id == "refusal-kind-changed" else change.id.split("-")[0])
+        asked = change.runner if kind in ("asked", "removal", "deprecation", "refusal-kind") else None
         kinds.append((change, kind, asked))
         if kind == "said":  # what the adjustment named first says (in a request for its runner)
             seen = [said_by(s, change.witness, change.features[0], change.runner) for s in sides]
@@ -925,6 +926,28 @@ _REDIRECTED_RUNNERS = {"a": {"name": "A", "priority": 3, "requires": {"k2": "i =
                                            {"to": "a", "when": "i <= 9007199254740993"}]}}
 
 
+# A request for b refused for k1 (ValueError), made one for a, which a feature forcing b refuses
+# (no kind), where an adjustment added before the choice moves j into the redirect's condition:
+# the change of kind is the adjustment's, named with the requirement that decided.
+_KIND_BY_ADJUSTMENT = """[matrix]
+name = "small"
+version = "1.0"
+[config]
+"j" = { type = "int", min = 0, max = 3 }
+[requirements]
+k1 = { name = "K1", reason = "k1 fails", kind = "ValueError" }
+[requires]
+k1 = { condition = "j < 0", exempt = ["a"] }
+[features.g1]
+name = "g1"
+when = "not (j < 0)"
+support = { a = "no", b = "yes" }
+forces = { runner = "b", override = false }
+"""
+_KIND_RUNNERS = {"a": {"name": "A", "priority": 3}, "b": {"name": "B", "priority": 2,
+                                                           "redirects": [{"to": "a", "when": "j < 1.5"}]}}
+
+
 # Each example diffs two matrices over both config spaces and compares every whole resolution
 # (`_every_difference_is_said`): about 0.27 s of CPU on this machine, since `_whole` reads a
 # refusal's reason rather than its message (whose remedies, a search of their own, took 60 % of
@@ -936,6 +959,8 @@ _REDIRECTED_RUNNERS = {"a": {"name": "A", "priority": 3, "requires": {"k2": "i =
 @example((_REDIRECTED_REFUSAL, _REDIRECTED_RUNNERS, _REDIRECTED_REFUSAL,
           {id: {k: v for k, v in r.items() if k != "redirects"} for id, r in _REDIRECTED_RUNNERS.items()},
           ["i", "s"], None))
+@example((_KIND_BY_ADJUSTMENT, _KIND_RUNNERS, _KIND_BY_ADJUSTMENT.replace("max = 3 }", "max = 3, default = 0 }")
+          + '[adjustments.added]\nname = "added"\nwhen = "j > 0"\nset = { "j" = 0 }\n', _KIND_RUNNERS, ["j"], None))
 def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     text, runners, new_text, new_runners, names, overlay = case
     try:
@@ -1082,9 +1107,15 @@ def _every_difference_is_said(report, before, after, config, schema):
                  and c.entries[0].place.removeprefix("$.config.") not in config]
         refused = a["refused"] is not None and b["refused"] is not None
         unread = set()
-        for part in a.keys() - {"warnings", "blockers"}:
+        for part in a.keys() - {"warnings", "blockers", "kind"}:
             if a[part] != b[part]:
-                unread.add("words" if part == "refused" and refused else "kind" if part == "kind" and refused else None)
+                unread.add("words" if part == "refused" and refused else None)
+        if refused and a["kind"] != b["kind"] and not said("kind"):
+            # The exception kind a refusal raises: a finding of its own, for the question asked
+            # (automatic choice, or a request for the runner), of these two kinds.
+            kinds = [_messages.diff_kind_said(x["kind"]) for x in (a, b)]
+            assert [c for c in report.changes if c.id == "refusal-kind-changed" and c.runner == runner
+                    and [c.old, c.new] == kinds and _inside(c, config, schema)], (runner, config, a, b, report.changes)
         # Where a redirect, an override or a preference led one side's refused request to another
         # runner, the adjustments of the runner it was led to speak (a runner's own: the warning
         # names it): said beside the refusal, as the redirect is.
@@ -2920,9 +2951,22 @@ split = { name = "Split", reason = "bad slices", kind = "AssertionError" }
 """
 
 
-def test_a_changed_exception_kind_of_a_refusal_is_said_not_compared():
-    """A requirement's kind is the exception a host raises for the refusal (`raise_as_host`): the
-    diff does not compare it yet, so a change of it is said, never "No change for any config"."""
+def test_the_change_ids_table_of_the_docs_is_changes():
+    """docs/how-to/review-a-change.md lists every change id with its default level and meaning,
+    as `CHANGES` has them, in that order."""
+    import pathlib
+
+    text = (pathlib.Path(__file__).parent.parent / "docs" / "how-to" / "review-a-change.md").read_text(encoding="utf-8")
+    table = text[text.index("## The change ids"):].split("\n\n")[1]
+    rows = [line.strip("|").split(" | ") for line in table.splitlines()[2:]]
+    assert [(row[0].strip(" `"), row[1], row[2].strip()) for row in rows] == [
+        (change_id, level, meaning) for change_id, (level, meaning) in CHANGES.items()]
+
+
+def test_a_changed_exception_kind_of_a_refusal_is_breaking_at_the_requirement_and_its_kind():
+    """A requirement's kind is the exception a host raises for the refusal (`raise_as_host`): a
+    host's callers catch that kind, so a refusal that raises another is breaking, for automatic
+    choice and for a request, its cause the requirement that decides it and the kind's table."""
     runners = {"a": {"name": "A", "priority": 1, "requires": {"split": "slices != 3"}}}
     old = matrix.loads(_SPLIT, runners=runners)
     new = matrix.loads(_SPLIT.replace("AssertionError", "ValueError"), runners=runners)
@@ -2932,14 +2976,28 @@ def test_a_changed_exception_kind_of_a_refusal_is_said_not_compared():
             side.resolve({"slices": 3})
         kinds.append(refused.value.kind)
     assert kinds == ["AssertionError", "ValueError"]
-    line = ("Not compared: the exception kind a refusal raises (a requirement's kind) (the answers for a config "
-            "or request that is refused may differ unseen)")
-    assert diff(old, new).changes == ()
-    assert diff(old, new).undecided == (line,)
-    assert diff(old, old).undecided == ()  # the same kinds, the sides alike: nothing unread
-    # Another change beside the same kinds: where the sides decide otherwise a refusal's kind may too.
-    other = matrix.loads(_SPLIT, runners={"a": {**runners["a"], "requires": {"split": "slices != 2"}}})
-    assert line in diff(old, other).undecided
+    report = diff(old, new)
+    assert _summary(report) == [
+        ("refusal-kind-changed", "breaking", "Automatic choice: a refusal raises AssertionError → ValueError",
+         "not slices != 3", {"slices": 3}, ["<string> (new: $.runners.a.requires.split)",
+                                            "<string>:8 (new: $.requirements.split)"]),
+        ("refusal-kind-changed", "breaking", "Asking for A: a refusal raises AssertionError → ValueError",
+         "not slices != 3", {"slices": 3}, ["<string> (new: $.runners.a.requires.split)",
+                                            "<string>:8 (new: $.requirements.split)"])]
+    assert report.undecided == ()
+    # A kind given where there was none: the matrix's own error before.
+    plain = matrix.loads(_SPLIT.replace(', kind = "AssertionError"', ""), runners=runners)
+    assert [(c.old, c.new) for c in diff(plain, new).changes] == [("ResolutionError (no kind)", "ValueError")] * 2
+    # Where a requirement with a kind no longer fails, the config is served: that change says it.
+    wider = matrix.loads(_SPLIT, runners={"a": {**runners["a"], "requires": {"split": "slices != 2"}}})
+    assert [(c.id, c.region, c.old, c.new) for c in diff(old, wider).changes if c.runner is None] == [
+        ("served-refused", "not slices != 2", "A", "refused"), ("refused-served", "not slices != 3", "refused", "A")]
+    # A matrix that says refusals in its own words: the kind is not read from them, and said so.
+    worded = _SPLIT + '[messages]\nno_runner = "{refusal}"\n'
+    line = ("Not compared: the exception kind a refusal raises (a requirement's kind): the matrix says refusals in "
+            "its own words ([messages]) (the answers for a config or request that is refused may differ unseen)")
+    assert diff(matrix.loads(worded, runners=runners),
+                matrix.loads(worded.replace("AssertionError", "ValueError"), runners=runners)).undecided == (line,)
 
 
 def test_an_effective_value_of_a_config_that_leaves_a_required_field_out_is_its_config_error():
