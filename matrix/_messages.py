@@ -1996,6 +1996,26 @@ def overlay_append_dropped(kind: str, target: str, runner: str) -> str:
 # --- lane diff ---
 
 
+def diff_warned(kind: str, feature: str, old: str, new: str) -> str:
+    """A ``partial-*``, ``opt-in-*`` or ``preference-notice-*`` change of `matrix.diff`: whether
+    configs are warned, on each side, of *feature*'s partial or opt-in support by the runner
+    that serves them, or of its preference passed over."""
+    what = {"partial": f"{feature} is supported partly", "opt-in": f"{feature} is opt-in",
+            "preference": f"the preference of {feature} is passed over"}[kind]
+    return f"Warning that {what}: {old} → {new}"
+
+
+def diff_kind_said(kind: Optional[str]) -> str:
+    """The exception a refusal raises as `matrix diff` says it: a requirement's kind, or (None)
+    the matrix's own error (`ResolutionError.kind`; `matrix.binding.raise_as_host` raises it)."""
+    return kind if kind is not None else "ResolutionError (no kind)"
+
+
+def diff_refusal_kind(old: str, new: str) -> str:
+    """A ``refusal-kind-changed`` change of `matrix.diff`: the exception a refusal raises, on each side."""
+    return f"a refusal raises {old} → {new}"
+
+
 def diff_said(name: str, old: str, new: str) -> str:
     """A ``adjustment-warning-*`` change of `matrix.diff`: what the adjustment *name* says, on each side."""
     return f"Warning of adjustment {name}: {old} → {new}"

@@ -12,7 +12,10 @@ Method: `matrix._diff`. The questions asked, in order: the automatic runner (no 
 removals included); the answer to a request for each runner both sides have; deprecation
 warnings; each runner's blockers. Each question is split into independent parts before it is
 searched (`matrix._split`). Searches that give up are listed in `DiffReport.undecided`, never
-guessed. One finding per cause: a region is bounded by as few of the entries that differ as can
+guessed. The exception kind a refusal raises (``refusal-kind-changed``) is compared where both
+sides refuse, as `matrix._diff_kinds` reads a refusal's words; the warnings of a runner's partial or
+opt-in support and the notice of a preference passed over where both serve the same runner
+(`matrix._diff_warnings`). One finding per cause: a region is bounded by as few of the entries that differ as can
 be (a pair of rules whose configs change by other causes too gives a region per cause, up to
 `matrix._diff.MAX_REGIONS`), and a deprecation or blocker whose gate alone causes a behaviour
 change of automatic choice is said by that change (`Difference.also`) where every config it
@@ -21,8 +24,7 @@ every config it describes goes from the finding's ``old`` answer to its ``new`` 
 merged only where their witnesses answer alike); it reads the config as given.
 
 What is not compared (yet), each said by a line of ``undecided`` where the sides do not decide
-alike and either has what produces it (`_unread`): preference notices for a preference passed over, warnings of the
-``opt-in`` and ``partial`` kinds, the answer for a config that one side's ``[config]`` rejects
+alike and either has what produces it (`_unread`): the answer for a config that one side's ``[config]`` rejects
 (a choice or field only one side has), the blockers and deprecation warnings of a config a
 removal refuses, a request for a runner only one side has (a runner added or removed is the cause
 it names of what automatic choice does differently; one renamed with its former id an alias is
@@ -53,6 +55,7 @@ and level, and the values that fill its words) is compared the same way
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import re
 import shlex
@@ -87,6 +90,7 @@ CHANGES: Dict[str, Tuple[Level, str]] = {
     "removed-without-deprecation": ("breaking", "configs are refused for a feature removed without a deprecation period"),
     "removed-early": ("breaking", "configs are refused for a feature removed before its announced remove_in"),
     "config-rejected": ("breaking", "a [config] value that was accepted is now a config error (a field, choice, bound or default gone)"),
+    "refusal-kind-changed": ("breaking", "a refusal raises another exception kind (a requirement's kind): a host's callers catch the kind they know"),
     "removed": ("behaviour", "configs are refused for a feature removed at or after its announced remove_in"),
     "removal-lifted": ("behaviour", "configs refused for a removed feature are resolved again"),
     "runner-changed": ("behaviour", "automatic choice picks another runner"),
@@ -103,6 +107,12 @@ CHANGES: Dict[str, Tuple[Level, str]] = {
     "deprecation-ended": ("behaviour", "configs that use a feature are no longer warned that it is deprecated"),
     "blocker-added": ("behaviour", "a runner does not support a feature that configs use"),
     "blocker-lifted": ("behaviour", "a runner supports a feature it did not"),
+    "partial-added": ("behaviour", "configs a runner serves are warned that it supports a feature they use only partly"),
+    "partial-lifted": ("behaviour", "configs a runner serves are no longer warned that it supports a feature only partly"),
+    "opt-in-added": ("behaviour", "a request a runner serves is warned that a feature it uses is opt-in there"),
+    "opt-in-lifted": ("behaviour", "a request a runner serves is no longer warned that a feature it uses is opt-in there"),
+    "preference-notice-added": ("behaviour", "automatic choice, choosing the same runner, says it passed over a feature's preference"),
+    "preference-notice-lifted": ("behaviour", "automatic choice, choosing the same runner, no longer passes over a feature's preference"),
     "config-accepted": ("behaviour", "a [config] value that was a config error is now accepted"),
     "config-default-changed": ("behaviour", "configs that leave a [config] field unset read another default"),
     "adjustment-added": ("behaviour", "configs have other effective values: an adjustment was added"),
@@ -253,6 +263,8 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
         changes.add_regions(search.one_gate("blocker", _diff.blocking(runner), blocked=runner, bounds=bounds))
     changes.effective(runners)
     changes.said(runners)
+    changes.kinds(runners)
+    changes.warnings(runners)
     changes.config()
     changes.cosmetic()
     return DiffReport(_sorted(_set_required(_folded(changes), _diff.required_fields(plans[0]) &
@@ -419,24 +431,23 @@ def _unread(*sides: _diff.Side) -> List[Tuple[str, str]]:
     tests/test_diff.py holds every other difference of a resolution to a finding)."""
     old, new = sides
     plans = [side.plan for side in sides]
-    # The built-in exception a refusal raises (`ResolutionError.kind`: the first failed
-    # requirement with a kind that its message names) is not compared yet: said wherever either
-    # side gives a requirement a kind and a requirement's kind, or anything else, differs.
+    # The built-in exception a refusal raises (`ResolutionError.kind`) is compared where each
+    # side's refusals say it as `matrix._diff_kinds` reads them (`_Changes.kinds`); elsewhere it is
+    # said not compared, wherever either side gives a requirement a kind and a requirement's kind,
+    # or anything else, differs.
+    from . import _diff_kinds
+
     kinds = [sorted((g.id, str(kind)) for g in p.features
                     for kind in (getattr(g.origin, "error_kind", None),) if kind is not None) for p in plans]
-    kind = [("the exception kind a refusal raises (a requirement's kind)", "a config or request that is refused")] \
-        if any(kinds) and (kinds[0] != kinds[1] or not _alike(old, new)) else []
+    why = next((w for side in sides for w in (_diff_kinds.unmodelled(side),) if w is not None), None)
+    kind = [(f"the exception kind a refusal raises (a requirement's kind): {why}",
+             "a config or request that is refused")] \
+        if why is not None and any(kinds) and (kinds[0] != kinds[1] or not _alike(old, new)) else []
     said = [*kind, *_unread_words(old, new)]
     if _alike(old, new):
         return said
     out = said
     features = [g for p in plans for g in p.features]
-    if any(g.prefers is not None and not g.prefers.outright for g in features):
-        out.append(("preference notices for a preference passed over",
-                    "a config a feature that prefers a runner applies to"))
-    if any(mask for p in plans for mask in (*p.opt_in.values(), *p.partial.values())):
-        out.append(("warnings of the opt-in and partial kinds", "a config that uses a feature a runner supports "
-                                                                 "opt-in or partially"))
     shared = _diff.shared_runners(old, new)  # by the new side's ids
     one_sided = sorted({r.name for side in sides for r in side.matrix.runners if side.ids.get(r.id, r.id) not in shared})
     if one_sided:
@@ -1248,6 +1259,187 @@ class _Changes:
                                    region, witness, seen[0], seen[1], runner=asked, features=tuple(ids),
                                    entries=tuple(entries)))
 
+    def kinds(self, runners: Sequence[str] = ()) -> None:
+        """The exception kind a refusal raises (`ResolutionError.kind`, the kind of the requirement
+        that decides it: `matrix._diff_kinds`), for automatic choice and a request for each of
+        *runners*: where both sides refuse, one finding per pair of kinds, its region exactly
+        the configs whose refusals raise those kinds, its witness re-resolved on both sides."""
+        from . import _diff_kinds
+        from ._substitute import conjoin, constant
+
+        search, sides = self.search, (self.old, self.new)
+        if not any(_diff_kinds.kinded(side) for side in sides) or any(_diff_kinds.unmodelled(side) for side in sides):
+            return  # no requirement has a kind, or not compared (`_unread` says so)
+        what = "where the exception kind of a refusal changes"
+        for asked in [None, *runners]:
+            cases = [_diff_kinds.cases(search, side, asked) for side in sides]
+            found: Dict[Tuple[Optional[str], Optional[str]], List[List[Any]]] = {}
+            for a_question, a_kinds in cases[0]:
+                for b_question, b_kinds in cases[1]:
+                    options = [(conjoin([a, b]), x, y) for a, x in a_kinds for b, y in b_kinds if x != y]
+                    options = [o for o in options if constant(o[0]) is not False]
+                    if not options:
+                        continue
+                    question = {key: a_question[key] + b_question[key] for key in ("true", "false", "extra")}
+                    if search._solve({**question, "extra": [*question["extra"], ("any", [o[0] for o in options])]},
+                                     what) is None:
+                        continue
+                    goals = [*_diff._goals(a_question), *_diff._goals(b_question)]
+                    for node, x, y in options:
+                        region = [*goals, (node, True)]
+                        if search._solve(_diff._question_of(region), what) is not None:
+                            found.setdefault((x, y), []).append(region)
+            for (x, y), regions in found.items():
+                self._by_cause(regions, what, functools.partial(self._kind, asked, x, y))
+
+    def warnings(self, runners: Sequence[str] = ()) -> None:
+        """The warnings a config is served with that name a feature (`matrix._diff_warnings`: a
+        runner's partial support, a request's opt-in, a preference passed over), for automatic
+        choice and a request for each of *runners*: where both sides serve the same runner, one
+        finding per warning, change and cause, its region exact, its witness re-resolved."""
+        from . import _diff_warnings
+
+        search = self.search
+        for asked in [None, *runners]:
+            keys = _diff_warnings.keys(self.old, self.new, asked, search.shared)
+            if not keys:
+                continue
+            cases = (_diff_warnings.served(search, self.old, asked), _diff_warnings.served(search, self.new, asked))
+            for key in keys:
+                for direction, regions in _diff_warnings.questions(search, asked, key, cases).items():
+                    self._by_cause(regions, f"where a {key[0]} warning changes",
+                                   functools.partial(self._warning, asked, key, direction))
+
+    def _warning(self, asked: Optional[str], key: Tuple[str, str], direction: str, regions: List[List[Any]],
+                 named: List[Any], found: _diff.Assignment) -> None:
+        """One finding of `warnings` (`_by_cause`): the warning *key* said on the new side only
+        (*direction* ``added``) or the old only, caused by its gate where it stands and the
+        adjustments *named*."""
+        search = self.search
+        kind, gate_id = key
+        change_id = f"{'preference-notice' if kind == 'preference' else kind}-{direction}"
+        region = self.options_text(regions) or "every config"
+        said = ("not warned", "warned") if direction == "added" else ("warned", "not warned")
+        inside = _inside(region, search.space.schema)
+        sides = (self.old, self.new)
+
+        question = "preference-notice" if kind == "preference" else kind
+
+        def same(config: Dict[str, Any]) -> bool:
+            seen = tuple(observe(side, config, question, asked, gate_id) for side in sides)
+            ends = [observe(side, config, "automatic" if asked is None else "asked", asked) for side in sides]
+            return seen == said and ends[0].split(" (")[0] == ends[1].split(" (")[0] and inside(config)
+
+        witness = search.witness(found)
+        if not same(witness):
+            self.unreproduced.append(f"A witness did not reproduce ({kind}): {json.dumps(witness)}")
+            return
+        shorter = _pruned(witness, self.old, self.new)
+        if shorter != witness and same(shorter):
+            witness = shorter
+        witness = _fewest_paths(witness, same)
+        gate = self.new.gate(gate_id) or self.old.gate(gate_id)
+        assert gate is not None
+        entries = [_entry(*self.standing_at("new" if self.new.gate(gate_id) is not None else "old", gate))]
+        entries += [_located(side, ("adjustments", a.id)) for side, a, _ in named]
+        ids = [gate_id, *(a.id for _, a, _ in named)]
+        message = _messages.diff_warned(kind, gate.name, *said)
+        message = f"Automatic choice: {message}" if asked is None else self._asking(asked, message)
+        self.out.append(Difference(change_id, CHANGES[change_id][0], message, region, witness, said[0], said[1],
+                                   runner=asked, features=tuple(dict.fromkeys(ids)),
+                                   entries=tuple(dict.fromkeys(entries))))
+
+    def _by_cause(self, regions: List[List[Any]], what: str,
+                  emit: Callable[[List[List[Any]], List[Any], _diff.Assignment], None]) -> None:
+        """The findings of one change in *regions* (each a list of goals), one per cause: at a
+        witness, the adjustments that differ, change a value there and write what a gate reads
+        (`_diff.Search.changing`), the region where those change a value (*emit* of its goals, the
+        adjustments and the search's assignment), then again where not all of them do (at most
+        `matrix._diff.MAX_REGIONS`, the rest said in ``undecided``)."""
+        from ._nodes import Not
+        from ._substitute import conjoin, disjoin, negate
+
+        search = self.search
+        anywhere = disjoin([conjoin([n if w else negate(n) for n, w in goals]) for goals in regions])
+        reads = {p for side in (self.old, self.new) for g in side.plan.features for p in g.when.paths}
+        groups: List[List[Any]] = []
+        for _ in range(_diff.MAX_REGIONS):
+            found = search._solve({"true": [anywhere], "false": [], "extra": [("any", g) for g in groups]}, what)
+            if found is None:
+                return
+            witness = search.witness(found)
+            named = [(side, a, node) for side, a, node in search.changing()
+                     if self.feeds_either(a.id, reads) and search.holds(node, witness)]
+            more = [(node, True) for _, _, node in named] + [(disjoin(g), True) for g in groups]
+            held = [[*more, *goals] for goals in regions]
+            held = [goals for goals in held if search._solve(_diff._question_of(goals), what) is not None]
+            if not held:
+                return
+            emit(held, named, found)
+            if not named:
+                return
+            groups.append([Not(node) for _, _, node in named])
+        if search._solve({"true": [anywhere], "false": [], "extra": [("any", g) for g in groups]}, what) is not None:
+            search.undecided.append(_messages.diff_regions_left(_diff.MAX_REGIONS, what))
+
+    def _kind(self, asked: Optional[str], old_kind: Optional[str], new_kind: Optional[str],
+              regions: List[List[Any]], named: List[Any], found: _diff.Assignment) -> None:
+        """One finding of `kinds` (`_by_cause`): its witness from *found*, shortened, caused by the
+        requirement that decides each side's kind there (its kind's table too, where the kind it
+        gives differs), the adjustments *named*, and, where neither, the entries that differ there
+        (what makes the refusal say another requirement first)."""
+        from . import _diff_kinds
+
+        search = self.search
+        region = self.options_text(regions) or "every config"
+        said = (_messages.diff_kind_said(old_kind), _messages.diff_kind_said(new_kind))
+        inside = _inside(region, search.space.schema)
+
+        def kinds(config: Dict[str, Any]) -> Tuple[str, ...]:
+            return tuple(observe(side, config, "refusal-kind", asked) for side in (self.old, self.new))
+
+        witness = search.witness(found)
+        if kinds(witness) != said:
+            self.unreproduced.append(f"A witness did not reproduce (refusal-kind): {json.dumps(witness)}")
+            return
+
+        def same(config: Dict[str, Any]) -> bool:
+            return kinds(config) == said and inside(config)
+
+        shorter = _pruned(witness, self.old, self.new)
+        if shorter != witness and same(shorter):
+            witness = shorter
+        witness = _fewest_paths(witness, same)
+        entries: List[Entry] = []
+        ids: List[str] = []
+        gates = [_diff_kinds.deciding(side, witness, asked) for side in (self.old, self.new)]
+        moved = False  # whether a requirement that decides gives another kind on the other side
+        for name, gate in zip(("old", "new"), gates):
+            if gate is None:
+                continue
+            other = (self.new if name == "old" else self.old).gate(gate.id)
+            moved = moved or other is None or _diff_kinds.kind_of(other) != _diff_kinds.kind_of(gate)
+            entries.append(_entry(*self.standing_at(name, gate)))
+            ids.append(gate.id)
+            kind_id = str(getattr(gate.origin, "kind", ""))
+            tables = [next((k for k in side.matrix.requirement_kinds if k.id == kind_id), None)
+                      for side in (self.old, self.new)]
+            if None not in tables and tables[0].error_kind != tables[1].error_kind:  # type: ignore[union-attr]
+                entries.append(_located(self.new, ("requirements", kind_id)))
+        for side, a, _ in named:
+            entries.append(_located(side, ("adjustments", a.id)))
+            ids.append(a.id)
+        if not moved and not named:
+            for standing, gate in self.causes_at(found):
+                entries.append(_entry(*self.standing_at(standing, gate)))
+                ids.append(gate.id)
+        entries = list(dict.fromkeys(entries)) or [_order_entry(self.new)]
+        change = _messages.diff_refusal_kind(*said)
+        message = f"Automatic choice: {change}" if asked is None else self._asking(asked, change)
+        self.out.append(Difference("refusal-kind-changed", CHANGES["refusal-kind-changed"][0], message, region, witness,
+                                   said[0], said[1], runner=asked, features=tuple(dict.fromkeys(ids)),
+                                   entries=tuple(entries)))
+
     def _excluded(self, region: _diff.Region, causes: Sequence[Tuple[str, Feature]]) -> List[Feature]:
         out: List[Feature] = []
         for side, gate_id in region.excluded:
@@ -1285,6 +1477,9 @@ class _Changes:
 
 
 _CONFIG_ERROR = "a config error"
+#: The kinds of question of a warning a config is served with (`matrix._diff_warnings`), and the
+#: kind of `ResolutionWarning` each reads.
+_WARNINGS = {"partial": "partial", "opt-in": "opt-in", "preference-notice": "preference"}
 _REMOVED = "refused (the feature is removed)"
 
 
@@ -1541,7 +1736,7 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
     *name*, a blocker is the feature's name, whichever entry of that name blocks)."""
     from .resolver import resolve
 
-    asked = side.local(runner) if kind in ("asked", "removal", "deprecation") else None
+    asked = side.local(runner) if kind in ("asked", "removal", "deprecation", "refusal-kind", *_WARNINGS) else None
     blocked = side.local(blocked)
     try:
         try:
@@ -1560,6 +1755,13 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
         kinds = {w.kind for w in resolution.warnings if w.kind in ("fallback", "override", "redirected") or
                  (w.kind == "preference" and w.runner == resolution.runner)}
         return name + "".join(f" ({k})" for k in sorted(kinds))
+    if kind == "refusal-kind":
+        return "served" if error is None else _messages.diff_kind_said(error.kind)
+    if kind in _WARNINGS:
+        if error is not None:
+            return "refused"
+        warned = any(w.kind == _WARNINGS[kind] and w.feature == feature for w in resolution.warnings)
+        return "warned" if warned else "not warned"
     if kind == "removal":
         return "refused (the feature is removed)" if isinstance(error, RemovedFeatureError) else "not refused for it"
     if kind == "deprecation":
@@ -1575,7 +1777,11 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
 
 def kind_of(change: Difference) -> str:
     """The kind of question a change answers (``automatic``, ``asked``, ``removal``,
-    ``deprecation``, ``blocker``, ``effective``, or ``cosmetic``)."""
+    ``deprecation``, ``blocker``, ``effective``, ``said``, ``config``, ``refusal-kind``, or ``cosmetic``)."""
+    if change.id == "refusal-kind-changed":
+        return "refusal-kind"
+    if change.id.rsplit("-", 1)[0] in _WARNINGS:
+        return change.id.rsplit("-", 1)[0]
     if change.id in _AUTOMATIC or change.id == "served-refused":
         return "automatic"
     if change.id.startswith(("request-", "redirect-")):
@@ -1628,7 +1834,7 @@ def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, A
         return seen[0] != seen[1] and warned == {"adjustment-warning-added": [False, True],
                                                  "adjustment-warning-lifted": [True, False]}.get(change.id, [True, True])
     else:
-        asked = change.runner if kind in ("asked", "removal", "deprecation") else None
+        asked = change.runner if kind in ("asked", "removal", "deprecation", "refusal-kind", *_WARNINGS) else None
         feature = change.features[0] if change.features else None
         name = None
         if kind == "blocker" and feature is not None:

@@ -254,10 +254,17 @@ class ResolutionError(MatrixError, ValueError):
         it fails, in the order the message gives their reasons."""
         if "_kind" in self.__dict__:  # a role's requirement refused it (`matrix._roles`): its kind is known
             return self.__dict__["_kind"]  # type: ignore[no-any-return]
-        resolution = self.resolution
-        refused = resolution.staged_refusal  # a staged requirement's (issue 30, F6)
+        refused = self.resolution.staged_refusal  # a staged requirement's (issue 30, F6)
         if refused is not None:
             return refused["kind"]  # type: ignore[no-any-return]
+        gate = self._kind_gate()
+        return None if gate is None else str(gate.origin.error_kind)
+
+    def _kind_gate(self) -> Any:
+        """The failed requirement's gate whose kind `kind` is (its ``origin`` the `Requirement`),
+        or None: one that names no staged requirement (``matrix diff`` names it as the cause of
+        a change of kind)."""
+        resolution = self.resolution
         reason = self.reason
         unsupported = resolution.unsupported
         named = sorted((reason.find(resolution.matrix.runner(r).name), r) for r in unsupported
@@ -268,7 +275,7 @@ class ResolutionError(MatrixError, ValueError):
                 origin = getattr(gate, "origin", None)
                 error_kind = getattr(origin, "error_kind", None)
                 if error_kind is not None and said(gate, runner) in reason:
-                    return str(error_kind)
+                    return gate
         # A reason said alone (a matrix-wide requirement's, or of a kind with ``alone = true``)
         # names no runner: it is found by its words.
         wide = {(g.id, said(g, r)): g for r, gates in unsupported.items() for g in gates
@@ -276,7 +283,7 @@ class ResolutionError(MatrixError, ValueError):
         for _, key in sorted((reason.find(text), (id, text)) for id, text in wide if text in reason):
             error_kind = getattr(wide[key].origin, "error_kind", None)
             if error_kind is not None:
-                return str(error_kind)
+                return wide[key]
         return None
 
     @property

@@ -9,7 +9,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import matrix
-from matrix import _diff
+from matrix import _diff, _messages
 from matrix.diff import CHANGES, diff, effective_value, observe, region_predicate, rejection, said_by
 from matrix.resolver import _plan
 from matrix.schema import NOTHING
@@ -275,10 +275,31 @@ def _says_edit(draw, text, names, runners):
         return text[:block.start()] + body + text[block.end():]
 
 
-def _error_kind_edit(draw, text):
+def _prefer_edit(draw, text, names, runners):
+    """*text* with a feature's preference made outright or not, given another runner, or added
+    (not outright: passed over with a notice where its runner is not free)."""
+    block = draw(st.sampled_from(list(re.finditer(r"\[features\.g\d+\]\n(?:(?!\[).*\n)*", text))))
+    body = block.group(0)
+    line = re.search(r'prefers = \{ runner = "(\w+)", outright = (true|false) \}\n', body)
+    runner = draw(st.sampled_from(sorted(runners)))
+    if line is None:
+        body += f'prefers = {{ runner = "{runner}", outright = false }}\n'
+    elif draw(st.booleans()):
+        flipped = "false" if line.group(2) == "true" else "true"
+        body = body.replace(line.group(0), f'prefers = {{ runner = "{line.group(1)}", outright = {flipped} }}\n')
+    else:
+        body = body.replace(line.group(0), f'prefers = {{ runner = "{runner}", outright = {line.group(2)} }}\n')
+    return text[:block.start()] + body + text[block.end():]
+
+
+def _error_kind_edit(draw, text, names, runners):
     """*text* with a requirement kind's exception (issue 30, F5) given, changed or left out."""
     line = draw(st.sampled_from(list(re.finditer(r'(?m)^(k\d = \{ name = "K\d", reason = "[^"]*")(.*) \}$', text))))
     return text[:line.start()] + line[1] + _error_kind(draw) + " }" + text[line.end():]
+
+
+#: The edits of one table's text: what an adjustment says, a requirement kind's exception, a preference.
+_TEXT_EDITS = {"says": _says_edit, "error-kind": _error_kind_edit, "prefer": _prefer_edit}
 
 
 @st.composite
@@ -298,7 +319,7 @@ def _edited(draw):
                                  "own-adjustment", "own-adjustment", "says", "says", "redirects", "candidacy",
                                  "candidacy", "order", "order", "overlay", "overlay", "runner-added",
                                  "runner-removed", "runner-renamed", "config", "config", "config", "default",
-                                 "default", "default", "error-kind"]))
+                                 "default", "default", "error-kind", "prefer", "prefer"]))
     new_text, new_runners = text, copy.deepcopy(runners)
     cells = list(re.finditer(r'(\b[abc]) = "(yes|no)"', text))
     overlay = None
@@ -332,8 +353,8 @@ def _edited(draw):
         new_text = text + (f'[adjustments.added]\nname = "added"\nwhen = "{atom}"\n'
                            f'set = {{ "{path}" = {_toml_value(value)} }}\n'
                            + (f'runners = ["{own}"]\n' if own is not None else ""))
-    elif edit in ("says", "error-kind"):
-        new_text = _says_edit(draw, text, names, runners) if edit == "says" else _error_kind_edit(draw, text)
+    elif edit in _TEXT_EDITS:
+        new_text = _TEXT_EDITS[edit](draw, text, names, runners)
     elif edit == "redirects":
         for runner in new_runners.values():
             if runner.pop("redirects", None) is not None:
@@ -637,7 +658,7 @@ def _each_answer(side, config, names, adjustments):
 
 
 _AUTOMATIC = {k for k in CHANGES if k in ("served-refused", "refused-served", "runner-changed") or
-              k.startswith(("fallback-", "preference-"))}
+              k.startswith(("fallback-", "preference-")) and not k.startswith("preference-notice-")}
 _REMOVAL = {"removed", "removed-early", "removed-without-deprecation", "removal-lifted"}
 
 
@@ -717,8 +738,8 @@ def _causes_are_entries_that_differ(report, text, new_text, runners, new_runners
             continue
         # A one-gate finding (a removal, a deprecation, a blocker) is about its gate: said first,
         # whatever else made it change (an adjustment before the choice that now makes it hold).
-        about = change.features[:1] if change.id in _REMOVAL or change.id.startswith(("deprecation-", "blocker-")) \
-            else ()
+        about = change.features[:1] if change.id in _REMOVAL or change.id.startswith(
+            ("deprecation-", "blocker-", "partial-", "opt-in-", "preference-notice-")) else ()
         for feature in change.features:
             if feature in about:
                 continue
@@ -845,8 +866,12 @@ def _witnesses_reproduce(report, sides):
         if change.id.startswith("config-"):
             continue  # held to its own reference (`_config_findings_agree`)
         kind = ("automatic" if change.id in _AUTOMATIC else "asked" if change.id.startswith(("request-", "redirect-"))
-                else "removal" if change.id in _REMOVAL else "said" if change.id in _SAID else change.id.split("-")[0])
-        asked = change.runner if kind in ("asked", "removal", "deprecation") else None
+                else "removal" if change.id in _REMOVAL else "said" if change.id in _SAID
+                else "refusal-kind" if change.id == "refusal-kind-changed"
+                else change.id.rsplit("-", 1)[0] if change.id.startswith(("partial-", "opt-in-", "preference-notice-"))
+                else change.id.split("-")[0])
+        asked = change.runner if kind in ("asked", "removal", "deprecation", "refusal-kind", "partial", "opt-in",
+                                          "preference-notice") else None
         kinds.append((change, kind, asked))
         if kind == "said":  # what the adjustment named first says (in a request for its runner)
             seen = [said_by(s, change.witness, change.features[0], change.runner) for s in sides]
@@ -934,6 +959,49 @@ _BLOCKED_TWICE = ('[matrix]\nname = "m"\nversion = "1.0"\ndefault_support = "no"
                   '[features.g1]\nname = "g1"\nwhen = "t == \'a\'"\nsupport = { a = "yes", d = "no" }\n')
 
 
+# A request for b refused for k1 (ValueError), made one for a, which a feature forcing b refuses
+# (no kind), where an adjustment added before the choice moves j into the redirect's condition:
+# the change of kind is the adjustment's, named with the requirement that decided.
+_KIND_BY_ADJUSTMENT = """[matrix]
+name = "small"
+version = "1.0"
+[config]
+"j" = { type = "int", min = 0, max = 3 }
+[requirements]
+k1 = { name = "K1", reason = "k1 fails", kind = "ValueError" }
+[requires]
+k1 = { condition = "j < 0", exempt = ["a"] }
+[features.g1]
+name = "g1"
+when = "not (j < 0)"
+support = { a = "no", b = "yes" }
+forces = { runner = "b", override = false }
+"""
+_KIND_RUNNERS = {"a": {"name": "A", "priority": 3}, "b": {"name": "B", "priority": 2,
+                                                           "redirects": [{"to": "a", "when": "j < 1.5"}]}}
+
+
+# Warnings of a config served by the same runner on both sides: g0 prefers a (not outright), which
+# it blocks (a notice, b chosen); g1 opt-in for a (a request for a warns) and partial for b.
+_WARNED = """[matrix]
+name = "small"
+version = "1.0"
+[config]
+"t" = { type = "str", choices = ["a", "b", "c"], default = "a" }
+"b" = { type = "bool", default = false }
+[features.g0]
+name = "g0"
+when = "t == 'a'"
+support = { a = "no", b = "yes" }
+[features.g1]
+name = "g1"
+when = "b"
+support = { a = "yes", b = "yes" }
+# end
+"""
+_WARNED_RUNNERS = {"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}}
+
+
 # Each example diffs two matrices over both config spaces and compares every whole resolution
 # (`_every_difference_is_said`): about 0.27 s of CPU on this machine, since `_whole` reads a
 # refusal's reason rather than its message (whose remedies, a search of their own, took 60 % of
@@ -947,6 +1015,12 @@ _BLOCKED_TWICE = ('[matrix]\nname = "m"\nversion = "1.0"\ndefault_support = "no"
 @example((_REDIRECTED_REFUSAL, _REDIRECTED_RUNNERS, _REDIRECTED_REFUSAL,
           {id: {k: v for k, v in r.items() if k != "redirects"} for id, r in _REDIRECTED_RUNNERS.items()},
           ["i", "s"], None))
+@example((_KIND_BY_ADJUSTMENT, _KIND_RUNNERS, _KIND_BY_ADJUSTMENT.replace("max = 3 }", "max = 3, default = 0 }")
+          + '[adjustments.added]\nname = "added"\nwhen = "j > 0"\nset = { "j" = 0 }\n', _KIND_RUNNERS, ["j"], None))
+@example((_WARNED, _WARNED_RUNNERS, _WARNED.replace('b = "yes" }\n[features.g1]', 'b = "yes" }\nprefers = { runner = "a", '
+                                                   'outright = false }\n[features.g1]')
+          .replace('a = "yes", b = "yes" }\n# end', 'a = "opt-in", b = { status = "partial", note = "n" } }\n# end'),
+          _WARNED_RUNNERS, ["t", "b"], None))
 def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     text, runners, new_text, new_runners, names, overlay = case
     try:
@@ -1039,9 +1113,7 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
 
 #: What of a resolution the diff does not compare, each said by a line of ``undecided`` where the
 #: answers may differ (`matrix.diff._unread`): the line's beginning.
-_UNREAD = {"preference": "Not compared: preference notices for a preference passed over",
-           "opt-in": "Not compared: warnings of the opt-in and partial kinds",
-           "one-sided": "Not compared: a request for a runner only one side has",
+_UNREAD = {"one-sided": "Not compared: a request for a runner only one side has",
            "removal": "Not compared: the blockers and deprecation warnings of a config a removal refuses",
            "request": "Not compared: the blockers a request reads",
            "refusal": "Not compared: the warnings said beside a refusal",
@@ -1055,8 +1127,6 @@ _UNREAD = {"preference": "Not compared: preference notices for a preference pass
 
 #: Each line of ``undecided`` that says what is not compared, whole (`_UNREAD`).
 _LINES = {
-    "preference": "Not compared: preference notices for a preference passed over (the answers for a config a "
-                  "feature that prefers a runner applies to may differ unseen)",
     "removal": "Not compared: the blockers and deprecation warnings of a config a removal refuses (the answers for "
                "a config a removed feature refuses may differ unseen)",
     "request": "Not compared: the blockers a request reads (the answers for a request may differ unseen)",
@@ -1095,20 +1165,37 @@ def _every_difference_is_said(report, before, after, config, schema):
                  and c.entries[0].place.removeprefix("$.config.") not in config]
         refused = a["refused"] is not None and b["refused"] is not None
         unread = set()
-        for part in a.keys() - {"warnings", "blockers"}:
+        for part in a.keys() - {"warnings", "blockers", "kind"}:
             if a[part] != b[part]:
-                unread.add("words" if part == "refused" and refused else "kind" if part == "kind" and refused else None)
+                unread.add("words" if part == "refused" and refused else None)
+        if refused and a["kind"] != b["kind"] and not said("kind"):
+            # The exception kind a refusal raises: a finding of its own, for the question asked
+            # (automatic choice, or a request for the runner), of these two kinds.
+            kinds = [_messages.diff_kind_said(x["kind"]) for x in (a, b)]
+            assert [c for c in report.changes if c.id == "refusal-kind-changed" and c.runner == runner
+                    and [c.old, c.new] == kinds and _inside(c, config, schema)], (runner, config, a, b, report.changes)
         # Where a redirect, an override or a preference led one side's refused request to another
         # runner, the adjustments of the runner it was led to speak (a runner's own: the warning
         # names it): said beside the refusal, as the redirect is.
         led = refused and {w for w in a["warnings"] if w[0] in _STEERING} != {w for w in b["warnings"]
                                                                               if w[0] in _STEERING}
+        # Where both sides serve the same runner, a warning of a feature's partial or opt-in
+        # support, or of a preference passed over, is a finding of that question (its words are
+        # not compared); where the answer changes, that change says it.
+        same = a["refused"] is None and b["refused"] is None and a["runner"] == b["runner"]
         for warning in {*a["warnings"]} ^ {*b["warnings"]}:
-            kind, _, on, _, _ = warning
+            kind, feature, on, _, _ = warning
             chosen = (a if warning in a["warnings"] else b)["runner"]
+            if same and (kind in ("opt-in", "partial") or kind == "preference" and on != chosen):
+                present = [any(w[:2] == (kind, feature) for w in x["warnings"]) for x in (a, b)]
+                if present[0] != present[1]:
+                    change_id = ("preference-notice" if kind == "preference" else kind) + \
+                        ("-added" if present[1] else "-lifted")
+                    assert [c for c in report.changes if c.id == change_id and c.runner == runner
+                            and c.features[0] == feature and _inside(c, config, schema)], (
+                        change_id, runner, config, a, b, report.changes)
+                continue
             unread.add("refusal" if refused and (kind in _STEERING or led and kind == "adjusted" and on)
-                       else "preference" if kind == "preference" and on != chosen
-                       else "opt-in" if kind in ("opt-in", "partial")
                        else "words" if kind == "fallback" and all(any(w[0] == "fallback" for w in x["warnings"])
                                                                   for x in (a, b))
                        else "removal" if kind == "deprecated" and (removed or a["removed"] or b["removed"])
@@ -1571,6 +1658,9 @@ def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_rel
         ("removed", None, ("mamba_cache_all",)),  # deprecated in 0.30.0, removed as announced in 0.32.0
         # ROCm's default to V1 ends: configs it sent to V1 go to V2 (that entry alone causes it).
         ("runner-changed", None, ("rocm_v1_default_when_free",)),
+        # ... and where V1 is not free, V2 serving on both sides, its notice that it passed the
+        # preference over ends with it.
+        ("preference-notice-lifted", None, ("rocm_v1_default_when_free",)),
         # "For Mamba/hybrid models vLLM overrides the field anyway: align when prefix caching is
         # on, none when it is off": the two adjustments before the choice that say it.
         # (a finding each: align where prefix caching is on, none where it is off)
@@ -1607,7 +1697,7 @@ def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_rel
     # parts, ten of them ran out of it), the adjustments compared exactly, and V2's blockers read
     # on its effective config where automatic choice takes it (once said "Not compared"). What
     # the diff does not compare is said, where the matrix has what produces it.
-    assert report.undecided == tuple(_LINES[k] for k in ("preference", "removal", "request", "refusal"))
+    assert report.undecided == tuple(_LINES[k] for k in ("removal", "request", "refusal"))
 
 
 def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_release():
@@ -2990,9 +3080,22 @@ split = { name = "Split", reason = "bad slices", kind = "AssertionError" }
 """
 
 
-def test_a_changed_exception_kind_of_a_refusal_is_said_not_compared():
-    """A requirement's kind is the exception a host raises for the refusal (`raise_as_host`): the
-    diff does not compare it yet, so a change of it is said, never "No change for any config"."""
+def test_the_change_ids_table_of_the_docs_is_changes():
+    """docs/how-to/review-a-change.md lists every change id with its default level and meaning,
+    as `CHANGES` has them, in that order."""
+    import pathlib
+
+    text = (pathlib.Path(__file__).parent.parent / "docs" / "how-to" / "review-a-change.md").read_text(encoding="utf-8")
+    table = text[text.index("## The change ids"):].split("\n\n")[1]
+    rows = [line.strip("|").split(" | ") for line in table.splitlines()[2:]]
+    assert [(row[0].strip(" `"), row[1], row[2].strip()) for row in rows] == [
+        (change_id, level, meaning) for change_id, (level, meaning) in CHANGES.items()]
+
+
+def test_a_changed_exception_kind_of_a_refusal_is_breaking_at_the_requirement_and_its_kind():
+    """A requirement's kind is the exception a host raises for the refusal (`raise_as_host`): a
+    host's callers catch that kind, so a refusal that raises another is breaking, for automatic
+    choice and for a request, its cause the requirement that decides it and the kind's table."""
     runners = {"a": {"name": "A", "priority": 1, "requires": {"split": "slices != 3"}}}
     old = matrix.loads(_SPLIT, runners=runners)
     new = matrix.loads(_SPLIT.replace("AssertionError", "ValueError"), runners=runners)
@@ -3002,22 +3105,65 @@ def test_a_changed_exception_kind_of_a_refusal_is_said_not_compared():
             side.resolve({"slices": 3})
         kinds.append(refused.value.kind)
     assert kinds == ["AssertionError", "ValueError"]
-    line = ("Not compared: the exception kind a refusal raises (a requirement's kind) (the answers for a config "
-            "or request that is refused may differ unseen)")
-    assert diff(old, new).changes == ()
-    assert diff(old, new).undecided == (line,)
+    report = diff(old, new)
+    assert _summary(report) == [
+        ("refusal-kind-changed", "breaking", "Automatic choice: a refusal raises AssertionError → ValueError",
+         "not slices != 3", {"slices": 3}, ["<string> (new: $.runners.a.requires.split)",
+                                            "<string>:8 (new: $.requirements.split)"]),
+        ("refusal-kind-changed", "breaking", "Asking for A: a refusal raises AssertionError → ValueError",
+         "not slices != 3", {"slices": 3}, ["<string> (new: $.runners.a.requires.split)",
+                                            "<string>:8 (new: $.requirements.split)"])]
+    assert report.undecided == ()
+    # A kind given where there was none: the matrix's own error before.
+    plain = matrix.loads(_SPLIT.replace(', kind = "AssertionError"', ""), runners=runners)
+    assert [(c.old, c.new) for c in diff(plain, new).changes] == [("ResolutionError (no kind)", "ValueError")] * 2
+    # Where a requirement with a kind no longer fails, the config is served: that change says it.
+    wider = matrix.loads(_SPLIT, runners={"a": {**runners["a"], "requires": {"split": "slices != 2"}}})
+    assert [(c.id, c.region, c.old, c.new) for c in diff(old, wider).changes if c.runner is None] == [
+        ("served-refused", "not slices != 2", "A", "refused"), ("refused-served", "not slices != 3", "refused", "A")]
+    # A matrix that says refusals in its own words: the kind is not read from them, and said so.
+    worded = _SPLIT + '[messages]\nno_runner = "{refusal}"\n'
+    line = ("Not compared: the exception kind a refusal raises (a requirement's kind): the matrix says refusals in "
+            "its own words ([messages]) (the answers for a config or request that is refused may differ unseen)")
+    unread = diff(matrix.loads(worded, runners=runners),
+                  matrix.loads(worded.replace("AssertionError", "ValueError"), runners=runners))
+    assert (unread.changes, unread.undecided) == ((), (line,))
     # Never "no change" where something was not compared: not in the headline, nor in a PR
     # comment, nor in a CI log (a user trial: markdown said the headline alone, github nothing).
     from matrix._diff_cli import github, markdown
 
     headline = "No change found where compared (1.0 → 1.0); 1 undecided"
-    assert diff(old, new).headline() == headline
-    assert markdown(diff(old, new)) == f"**matrix diff**: {headline}\n\n> undecided: {line}\n"
-    assert github(diff(old, new)) == f"::notice title=matrix diff undecided::{line}\n"
-    assert diff(old, old).undecided == ()  # the same kinds, the sides alike: nothing unread
-    # Another change beside the same kinds: where the sides decide otherwise a refusal's kind may too.
-    other = matrix.loads(_SPLIT, runners={"a": {**runners["a"], "requires": {"split": "slices != 2"}}})
-    assert line in diff(old, other).undecided
+    assert unread.headline() == headline
+    assert markdown(unread) == f"**matrix diff**: {headline}\n\n> undecided: {line}\n"
+    assert github(unread) == f"::notice title=matrix diff undecided::{line}\n"
+
+
+def test_partial_and_opt_in_warnings_and_a_preference_passed_over_are_compared_where_the_same_runner_serves():
+    """A feature supported partly by the runner that serves, opt-in for the runner a request asks
+    for, or preferring a runner that is not free: each warning is a finding of its own, for
+    automatic choice and each request, where both sides serve the same runner; where the runner
+    changes (g1 now blocks a in automatic choice: opt-in), that change says it."""
+    new = _WARNED.replace('b = "yes" }\n[features.g1]', 'b = "yes" }\nprefers = { runner = "a", outright = false }\n'
+                          '[features.g1]').replace('a = "yes", b = "yes" }\n# end',
+                                                   'a = "opt-in", b = { status = "partial", note = "n" } }\n# end')
+    report = diff(matrix.loads(_WARNED, runners=_WARNED_RUNNERS), matrix.loads(new, runners=_WARNED_RUNNERS))
+    # A request for A with t == 'a' is refused on both sides (g0); with b, automatic choice moved
+    # to B where t != 'a': there the partial warning follows the runner (said by its change).
+    assert _summary(report) == [
+        ("runner-changed", "behaviour", "Automatic choice: A → B (fallback)", "b and not (t == 'a')",
+         {"t": "b", "b": True}, ["<string>:12 (new: $.features.g1)"]),
+        ("blocker-added", "behaviour", "A and g1: not blocked by it → blocked by it", "b", {"b": True},
+         ["<string>:12 (new: $.features.g1)"]),
+        ("partial-added", "behaviour", "Automatic choice: Warning that g1 is supported partly: not warned → warned",
+         "t == 'a' and b", {"b": True}, ["<string>:12 (new: $.features.g1)"]),
+        ("partial-added", "behaviour", "Asking for B: Warning that g1 is supported partly: not warned → warned",
+         "b", {"b": True}, ["<string>:12 (new: $.features.g1)"]),
+        ("opt-in-added", "behaviour", "Asking for A: Warning that g1 is opt-in: not warned → warned",
+         "b and not (t == 'a')", {"t": "b", "b": True}, ["<string>:12 (new: $.features.g1)"]),
+        ("preference-notice-added", "behaviour",
+         "Automatic choice: Warning that the preference of g0 is passed over: not warned → warned", "t == 'a'", {},
+         ["<string>:7 (new: $.features.g0)"])]
+    assert report.undecided == (_LINES["refusal"],)  # a preference beside a refusal: its notice is not compared
 
 
 def test_the_words_of_a_deprecation_and_a_request_by_a_former_id_are_said_not_compared():
