@@ -127,7 +127,9 @@ class Contexts:
                 if binds(chain[0], runner.id):
                     own = self.own_adjustments.get(runner.id, ())
                     n = sum(1 for a in own if stage_of(stages, a) <= k)
-                    node = self.choice(self.own[runner.id](fails, n) if n else fails)
+                    roles = self.roles[runner.id]  # the roles as they stand at its stage (`matrix._roles.Filling`)
+                    node = fails if roles is None else roles(fails)
+                    node = self.choice(self.own[runner.id](node, n) if n else node)
                     self.later.setdefault(runner.id, []).append((k, node, tuple(chain)))
                     self.nodes.append(node)
 

@@ -2044,8 +2044,8 @@ def role_never_none(path: str) -> str:
 
 def role_before_choice(path: str) -> str:
     return (f"{path} is known only after the choice, and this is read before it or to make it: a role is read "
-            "only by an adjustment after the choice (its when and message) and by a requirement whose roles leave "
-            "out the base (its condition and reason)")
+            "only by an adjustment after the choice (its when and message), a requirement staged after the choice "
+            "or whose roles leave out the base (its condition and reason)")
 
 
 def no_roles_declared(role: str) -> str:

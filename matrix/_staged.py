@@ -14,7 +14,8 @@ first):
   runner: `NoRunnerError` in automatic choice, `UnsupportedFeatureError` for a runner asked
   for, its reasons alone (as a matrix-wide requirement that exempts no runner).
 - **After** ``choice``: checked for the runner that serves, R (a runner's own, or a matrix-wide
-  one that does not exempt R), on R's config at its stage. One that fails stops resolution:
+  one that does not exempt R), on R's config at its stage, its condition and reason reading
+  the roles as they stand there (``role.<id>``: `matrix._roles.At`). One that fails stops resolution:
   `UnsupportedFeatureError` when R was asked for (or a request was redirected or overridden to
   it), `AdjustmentError` in automatic choice (a refused validated default is final: no other
   runner is tried). The message is R's refusal (``R does not support: reason``), or the reasons

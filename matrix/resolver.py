@@ -938,10 +938,19 @@ def _walk(compiled: Plan, steps: Sequence[_stages.Step], runner: Optional[str], 
         if adjustments:
             adjusted += _adjust.apply(adjustments, view, compiled.reading, facts, runner, roles)
         if clauses and check:
-            failed = failing(clauses, runner, lambda path: _access.read(view, path, compiled.reading, facts))
+            failed = failing(clauses, runner, _staged_reader(compiled, runner, view, facts))
             if failed:
                 return stage, failed
     return None
+
+
+def _staged_reader(compiled: Plan, runner: Optional[str], view: _access.Effective,
+                   facts: Optional[Mapping[str, object]]) -> Callable[[str], object]:
+    """How a staged requirement reads *view*: its paths, and once *runner* serves the roles as they
+    stand (`matrix._roles.reader`)."""
+    from . import _roles
+
+    return _roles.reader(compiled.matrix, runner, lambda path: _access.read(view, path, compiled.reading, facts))
 
 
 def _staged_stop(compiled: Plan, runner: Optional[str], served: Optional[str], warnings: Tuple[ResolutionWarning, ...],
@@ -956,8 +965,7 @@ def _staged_stop(compiled: Plan, runner: Optional[str], served: Optional[str], w
     stage, clauses = failed
     kept = compiled.automatic if runner is None else compiled.asked
     fmask, fvalues = compiled.evaluate(view, facts)
-    message, reasons = refusal(compiled, served, clauses, lambda path: _access.read(view, path, compiled.reading,
-                                                                                     facts))
+    message, reasons = refusal(compiled, served, clauses, _staged_reader(compiled, served, view, facts))
     adjusting = None
     if adjusted:
         adjusting = (served, cmask, cvalues, tuple(a for a in adjusted if isinstance(a, Adjusted)), dict(view.sets))

@@ -788,7 +788,8 @@ def _check_roles_agree(case):
     by_code = {}
     for finding in report.findings:
         by_code.setdefault(finding.code, []).append(finding)
-    _adjustment_findings_agree(roled, m0, universe, by_code, lambda config: _reference_apply(roled, pre, config, None)[0])
+    _adjustment_findings_agree(roled, m0, universe, by_code, lambda config: _reference_apply(roled, pre, config, None)[0],
+                               _roles_staged(roled), "kr")
 
 
 def _boolean_parts(node):
@@ -1107,7 +1108,7 @@ def _staged_finding(finding):
     return ", at stage '" in finding.message
 
 
-def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, staged=()):  # noqa: C901 — one reference per finding of adjustments, read against resolve
+def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, staged=(), kind="ks"):  # noqa: C901 — one reference per finding of adjustments, read against resolve
     """adjustment-refuses, adjustment-never and adjustment-undone against resolve over every
     config: a runner is refused by its adjustments exactly when some config resolves
     automatically to AdjustmentError with it chosen on C (and each witness does); an adjustment
@@ -1143,12 +1144,12 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, staged=()): 
             applied.update(w.feature for w in resolution.warnings if w.kind == "adjusted")  # a redirect's runner too
             staged_refused.update((resolution.staged_refusal or {}).get("requirements", ()))
             served.add(resolution.runner)
-    idle = {("*" if f.runner is None else f.runner) + ":ks" for f in by_code.get("requirement-idle", [])
-            if _staged_finding(f)}
-    unsure_staged = {("*" if f.runner is None else f.runner) + ":ks" for f in by_code.get("inconclusive", [])
-                     if "requirement 'ks'" in f.message}
+    idle = {("*" if f.runner is None else f.runner) + ":" + kind for f in by_code.get("requirement-idle", [])
+            if _staged_finding(f) and f"'{kind}'" in f.message}
+    unsure_staged = {("*" if f.runner is None else f.runner) + ":" + kind for f in by_code.get("inconclusive", [])
+                     if f"requirement '{kind}'" in f.message}
     for owner, _, _, exempt in staged:
-        gate = ("*" if owner is None else owner) + ":ks"
+        gate = ("*" if owner is None else owner) + ":" + kind
         # Reached where a runner it binds serves (a served config passed every stage).
         bound = {r.id for r in m.runners if r.id == owner or owner is None and r.id not in exempt}
         if gate in idle:
@@ -1819,10 +1820,10 @@ def _staged_of(text, runners):
 def _staged_refuses(m, staged, stage, runner, current):
     """Whether a staged requirement at *stage* refuses *current*: one matrix-wide (not exempting
     *runner*; before the choice, *runner* None) or *runner*'s own, whose chain has a clause that
-    fails."""
-    values = {k: v for k, v in current.items() if k != _GIVEN}
+    fails, the roles read as they stand once *runner* serves (`_role_values`)."""
+    roles = _role_values(m, current, runner)  # after the choice, a staged requirement may read them (F1)
     return any(at == stage and (owner is None and runner not in exempt or owner == runner and runner is not None)
-               and not all(c.evaluate(values, schema=m.schema) for c in chain)
+               and not all(_holds_given(m, c, current, current.get(_GIVEN, current), roles) for c in chain)
                for owner, chain, at, exempt in staged)
 
 
@@ -2093,8 +2094,37 @@ def _with_roles(text, runners, names, narrow=False):
     a = runners["a"]
     scoped = {**runners, "a": {**a, "requires": {**a.get("requires", {}), "in_d": {
         "condition": in_d, "roles": ["d"], "reason": "not in d beside {role.p!r}"}}}}
+    staged = _role_staged(rng, late, ids, role_atoms, field_atoms)
+    if staged is not None:  # a requirement staged after the choice reading roles (issue 30, F6 with F1)
+        owner, clause = staged
+        tail += '[requirements.kr]\nname = "KR"\nreason = "kr fails"\n'
+        if owner is None:
+            tail += "[requires.kr]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in clause.items())
+        else:
+            scoped[owner] = {**scoped[owner], "requires": {**scoped[owner].get("requires", {}), "kr": [clause]}}
     return matrix.loads(head.replace("[config]\n", "[config]\n" + fields, 1) + roles + mark + tail + adjustment,
                         runners=scoped)
+
+
+def _role_staged(rng, late, ids, role_atoms, field_atoms):
+    """A requirement of kind ``kr`` at a stage after the choice (*late*) whose condition reads roles,
+    and whose reason says one: matrix-wide (perhaps exempting a runner) or runner b's; None where
+    the matrix has no stage after the choice. Its owner (None: matrix-wide) and clause."""
+    if not late:
+        return None
+    condition = rng.choice([rng.choice(role_atoms), f"not ({rng.choice(role_atoms)})",
+                            f"({rng.choice(role_atoms)}) or ({rng.choice(role_atoms + field_atoms)})"])
+    clause = {"condition": condition, "stage": rng.choice(late), "reason": "kr fails for {role.d!r}"}
+    owner = rng.choice([None, None, "b"])
+    if owner is None and rng.random() < 0.3:
+        clause["exempt"] = [rng.choice(ids)]
+    return owner, clause
+
+
+def _roles_staged(roled):
+    """The staged requirements of kind ``kr`` that `_with_roles` drew, as `_staged_of` says them."""
+    return [(None if c.wide else c.runner, [c.condition], c.stage, list(c.exempt)) for c in roled.staged
+            if c.kind == "kr"]
 
 
 def _in_d(names):
@@ -2175,13 +2205,14 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
     _docs_adjustments_agree(m, text)
     roled = _with_roles(text, runners, names)
     staged = _staged_of(text, runners)
+    roled_staged = staged + _roles_staged(roled)
     kind = "ValueError" if staged and 'kind = "ValueError"' in text.partition(ADJUSTMENTS_MARK)[2] else None
     ids = [r.id for r in m.runners]
     for index, config in enumerate(_universe(m, names)):
         for asked in (None, *ids):
             # Automatic choice, and each runner asked for in turn.
             if index % _ROLES_EVERY == 0 and asked in (None, ids[index // _ROLES_EVERY % len(ids)]):
-                _roles_agree(roled, m0, config, asked, index, staged)
+                _roles_agree(roled, m0, config, asked, index, roled_staged)
             raised = None
             try:
                 resolution = m.resolve(config, runner=asked)
