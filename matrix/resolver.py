@@ -335,11 +335,17 @@ class Resolution:
         if not any(w.kind == "redirected" for w in self.warnings):
             return None
         adjusting = self._adjusting  # decided on the config of choice
-        return _redirect(self._plan, self._mask if adjusting is None else adjusting[1], self.requested)
+        mask = self._mask if adjusting is None else adjusting[1]
+        if self.requested is None:  # a redirect with applies = "always" of the runner automatic choice took
+            found = _choice.chosen_redirect(self._plan, mask)
+            return None if found is None else found[1]
+        return _redirect(self._plan, mask, self.requested)
 
     def _asked(self) -> Optional[str]:
         """The runner the request was for once its alias and its redirect are applied (the one
         validated as asked for), or None in automatic choice."""
+        if self.requested is None:
+            return None
         redirect = self.redirect
         if redirect is not None:
             return redirect.to
@@ -649,7 +655,8 @@ def _explanation_text(data: Mapping[str, Any], by_runner: Mapping[str, Mapping[s
     if redirected is not None:
         read = by_runner[redirected["from"]]  # the config of choice: the redirect's runner does not serve
         shown = ", ".join(f"{p} = {_show(read[p])}" for p in redirected["because"])
-        how += f", redirected to {redirected['to']!r}: {shown}"
+        start = "" if requested else f" from {redirected['from']!r}"  # applies = "always": chosen, then redirected
+        how += f", redirected{start} to {redirected['to']!r}: {shown}"
     if data["overridden_by"] is not None:
         how += f", overridden: {data['overridden_by']['name']} forces it"
     if data["preferred_by"] is not None:
@@ -830,7 +837,9 @@ def _resolve_unadjusted(compiled: Plan, mask: int, values: Tuple[object, ...], r
     looks up itself); `_resolve_slowly` is the case with adjustments."""
     plain = mask if runner is None else (mask, runner)
     decision: Optional[_choice.Decision]
-    if mask & compiled.templated:  # a reason says this config's values: decided for it alone
+    # A reason says this config's values, or a redirect that applies always says them in
+    # automatic choice (not remembered under the mask, which `resolve` looks up): decided for it alone.
+    if mask & compiled.templated or runner is None and mask & compiled.redirecting:
         decision = _choice.decide(compiled, mask, runner, dict(zip(compiled.paths, values)))
     else:
         decision = compiled.decisions.get(plain)
@@ -847,6 +856,8 @@ def _resolve_unadjusted(compiled: Plan, mask: int, values: Tuple[object, ...], r
         warnings = _with_values(compiled, mask, values, runner, warnings, _reader(compiled, config, facts))
     if runner is None and mask & compiled.preferring:
         warnings = _choice.preferences_with_values(compiled, mask, values, warnings)
+    if runner is None and mask & compiled.redirecting:
+        warnings = _chosen_with_values(compiled, mask, values, warnings, _reader(compiled, config, facts))
     resolution = _new(Resolution)  # as the fast path builds it: no __init__ call
     _set_fields(resolution, (chosen, runner, warnings, compiled, mask, values, config, facts, None))
     if error is not None:
@@ -1010,7 +1021,8 @@ def _because(redirect: Redirect, values: Mapping[str, object]) -> Dict[str, obje
 
 
 def _with_values(plan: Plan, mask: int, values: Tuple[object, ...], runner: str,
-                 warnings: Tuple[ResolutionWarning, ...], read: Callable[[str], object]) -> Tuple[ResolutionWarning, ...]:
+                 warnings: Tuple[ResolutionWarning, ...], read: Callable[[str], object], chosen: bool = False
+                 ) -> Tuple[ResolutionWarning, ...]:
     """*warnings* with the ``redirected`` one naming this config's values (the decision, shared
     by every config of the mask, names the condition), or, where the file gave the message, that
     message with the values *read* gives (path → value) of the config paths it names (F7)."""
@@ -1025,7 +1037,8 @@ def _with_values(plan: Plan, mask: int, values: Tuple[object, ...], runner: str,
         said = filled(redirect.message, read)
     else:
         because = _because(redirect, dict(zip(plan.paths, values)))
-        said = _messages.redirected(runner, redirect.to, ", ".join(f"{p} = {_show(v)}" for p, v in because.items()))
+        said = _messages.redirected(runner, redirect.to, ", ".join(f"{p} = {_show(v)}" for p, v in because.items()),
+                                    chosen)
     return tuple(attrs.evolve(w, message=said) if w.kind == "redirected" else w for w in warnings)
 
 
@@ -1193,7 +1206,19 @@ def _said_of_choice(compiled: Plan, warnings: Tuple[ResolutionWarning, ...], run
         warnings = _with_values(compiled, cmask, cvalues, runner, warnings, read)
     if runner is None and cmask & compiled.preferring:
         warnings = _choice.preferences_with_values(compiled, cmask, cvalues, warnings)
+    if runner is None and cmask & compiled.redirecting:
+        warnings = _chosen_with_values(compiled, cmask, cvalues, warnings, read)
     return warnings
+
+
+def _chosen_with_values(plan: Plan, mask: int, values: Tuple[object, ...], warnings: Tuple[ResolutionWarning, ...],
+                        read: Callable[[str], object]) -> Tuple[ResolutionWarning, ...]:
+    """In automatic choice, *warnings* with the ``redirected`` one of a redirect with ``applies =
+    "always"`` saying this config's values (`_with_values`)."""
+    found = _choice.chosen_redirect(plan, mask)
+    if found is None:
+        return warnings
+    return _with_values(plan, mask, values, found[0], warnings, read, chosen=True)
 
 
 class _StagedResolution(Resolution):

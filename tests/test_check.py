@@ -506,7 +506,8 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
         redirects = []
         for _ in range(draw(st.integers(0, 2))):
             redirect = {"to": draw(st.sampled_from([o for o in ids if o != r])), "when": draw(atom)}
-            redirect.update(draw(st.sampled_from([{}, {}, {"since": "1.0"}, {"until": "1.0"}])))
+            redirect.update(draw(st.sampled_from([{}, {}, {"since": "1.0"}, {"until": "1.0"}, {"applies": "always"},
+                                                  {"applies": "always", "until": "1.0"}])))
             redirects.append(redirect)
         if redirects:
             runners[r]["redirects"] = redirects
@@ -894,12 +895,23 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
             compiled.evaluate(finding.witness)
     # Every inconclusive finding names a cause the README lists, and no finding is said twice.
     causes = "|".join(re.escape(c) for c in CAUSES.values())
+    # A redirect that applies always (issue 30, F6): never-chosen and no-runner say inconclusive,
+    # once, naming it; the rest of check stays exact.
+    sent = _always_in_force(m)
+    redirected = [f for f in by_code.get("inconclusive", []) if "a redirect that applies always" in f.message]
+    assert [f.message.split(": ")[0] for f in redirected if f.runner is None] == (
+        ["Could not decide which runners automatic choice never picks, which configs no runner serves, nor which "
+         "[refusals] entries acknowledge them"]
+        if sent else [])
     for finding in by_code.get("inconclusive", []):
+        if finding in redirected:
+            assert finding.message.endswith("which these questions do not read yet"), finding.message
+            continue
         assert re.search(rf"within \d+ steps|could be represented: ({causes})(; ({causes}))*\)", finding.message), \
             finding.message
     said_once = [str(f) for f in report.findings]
     assert len(set(said_once)) == len(said_once), "a finding is reported twice"
-    undecided = {f.feature for f in by_code.get("inconclusive", [])}
+    undecided = {f.feature for f in by_code.get("inconclusive", []) if f not in redirected}
 
     def shows(goal_true, goal_false=()):
         """A config the exact search finds, re-resolved: its mask, or None."""
@@ -974,6 +986,10 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
                     or any(auto & bit[f"order:{e.id}"] for e in m.orders[:index]):  # the first order that applies
                 continue
             first = next((r for r in o.tried([r.id for r in m.runners]) if compiled.is_candidate(r, auto)), None)
+            sent_to = _sent(m, compiled, bit, first, auto) if first is not None else None
+            if sent_to is not None:  # its always-redirect holds: the runner it names, validated as asked for
+                assert answer == sent_to, mask
+                continue
             assert answer == (NoRunnerError if first is None or auto & compiled.blocking[first] else first), mask
     # Orders (docs/explanation/choice.md), restated where no preference, force, removal or
     # matrix-wide refusal speaks: the first order whose condition holds (one without when holds
@@ -993,7 +1009,15 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
                  if compiled.is_candidate(r, auto)]
         if applying is not None and not applying.fallback:
             tried = tried[:1]
-        expected_answer = next((r for r in tried if not auto & compiled.blocking[r]), NoRunnerError)
+        expected_answer = NoRunnerError
+        for r in tried:  # docs/explanation/choice.md: a runner reached whose always-redirect holds sends it on
+            to = _sent(m, compiled, bit, r, auto)
+            if to is not None:
+                expected_answer = to
+                break
+            if not auto & compiled.blocking[r]:
+                expected_answer = r
+                break
         assert answer == expected_answer, (mask, applying)
     # No runner: the reported combinations are exactly the minimal sets of gates that explain a
     # config no runner serves (failed requirements with one condition count as one gate, a runner
@@ -1016,7 +1040,7 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
         if not o.fallback:  # refuses no runner itself: it keeps the runners after its first candidate away
             refused[f"order:{o.id}"] = set()
     expected = set()
-    if not undecided and not unsure:
+    if not undecided and not unsure and not sent:
         for mask, answer in outcome.items():
             if answer is not NoRunnerError:
                 continue
@@ -1035,6 +1059,8 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
         expected = {s for s in expected if not any(o < s for o in expected)}
         combos = {frozenset(c) for f in by_code.get("no-runner", []) for c in f.combinations}
         assert combos == expected, f"reported {sorted(map(sorted, combos))}, expected {sorted(map(sorted, expected))}"
+    if sent:
+        assert not any(by_code.get(c) for c in ("no-runner", "never-chosen", "refusal-unused", "refusal-shadowed"))
     for finding in by_code.get("no-runner", []):
         with pytest.raises(NoRunnerError):
             m.resolve(finding.witness)
@@ -1079,7 +1105,7 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
             assert said == [_said(x.reason, c) for x in failed], (runner["id"], c)
     # Refusals: one that acknowledges no combination is unused; one whose combinations an earlier
     # one acknowledges is shadowed.
-    if not undecided and not unsure:
+    if not undecided and not unsure and not sent:
         combos = [frozenset(c) for f in by_code.get("no-runner", []) for c in f.combinations]
         unused = {f.message.split("'")[1] for f in by_code.get("refusal-unused", [])}
         shadowed = {f.message.split("'")[1] for f in by_code.get("refusal-shadowed", [])}
@@ -1097,10 +1123,30 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
     _redirect_findings_agree(m, universe, by_code, unsure, chosen_on)
     _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, _staged_of(text, runners))
     for runner in m.runners:
-        if runner.id not in unsure and not undecided:
+        if runner.id not in unsure and not undecided and not sent:
             assert (runner.id in never_chosen) == (runner.id not in chosen), (
                 f"{runner.id}: reported never chosen: {runner.id in never_chosen}; chosen for some config: "
                 f"{runner.id in chosen}")
+
+
+def _sent(m, compiled, bit, runner, auto):
+    """docs/explanation/choice.md, redirects that apply always: where automatic choice reaches
+    *runner* (a candidate) on the gates *auto*, its first redirect with applies = "always" in force
+    whose condition holds sends it to that redirect's runner, validated as asked for: refused
+    (NoRunnerError, final) where a gate in force it says no to is active. None: no such redirect holds."""
+    to = next((d.to for d in m.runner(runner).redirects if d.applies == "always"
+               and auto & bit.get(f"{runner}:redirect:{d.index + 1}", 0)), None)
+    if to is None:
+        return None
+    refused = any(auto & bit[g.id] and g.status(to, m.version) == "no" for g in compiled.features)
+    return NoRunnerError if refused else to
+
+
+def _always_in_force(m):
+    """The redirects with applies = "always" in force at the matrix's version (issue 30, F6)."""
+    from matrix.schema import in_window
+
+    return [d for r in m.runners for d in r.redirects if d.applies == "always" and in_window(d.window, m.version)]
 
 
 def _staged_finding(finding):
@@ -1254,6 +1300,19 @@ def _redirect_findings_agree(m, universe, by_code, unsure, chosen_on=lambda conf
                                for c in [*(w for w in m.requires if to not in w.exempt), *m.runner(to).requires]):
                     refused = True
                     break
+            # One that applies always acts where automatic choice reaches its runner too (issue 30,
+            # F6): as resolve answers, which the orders' reference holds to the docs.
+            for config in universe if redirect.applies == "always" and not refused else ():
+                try:
+                    resolution, error = m.resolve(config), None
+                except matrix.ResolutionError as caught:
+                    resolution, error = caught.resolution, caught
+                found = resolution.redirect if resolution.requested is None else None
+                if found is not None and (found.runner, found.index) == (runner.id, redirect.index):
+                    applies = True
+                    if isinstance(error, NoRunnerError):
+                        refused = True
+                        break
             assert (place in said["redirect-never"]) == (not applies), place
             assert (place in said["redirect-refused"]) == refused, place
     for code, due in (("alias-no-removal-version", lambda d: d.remove_in is None),
@@ -1929,8 +1988,9 @@ def _reference_forced_freed(m, m0, universe, chosen_on):
         try:
             m0.resolve(c)
             continue
-        except NoRunnerError:
-            pass
+        except NoRunnerError as error:
+            if error.resolution.redirect is not None:  # a runner was reached, then redirected and refused (F6)
+                continue
         except matrix.ResolutionError:
             continue
         forced = _reference_forced(m0, c)
