@@ -748,9 +748,15 @@ def test_brute_force_arithmetic_atoms_agree_with_the_readme_reference(atom):
 _STAGED_FORCED = ('[matrix]\nname = "small"\nversion = "1.0"\nstages = ["s0", "choice"]\n[config]\n"j" = { type = "int", min = 0, max = 3, default = 0 }\n[requirements]\nk1 = { name = "K1", reason = "k1 fails" }\nk2 = { name = "K2", reason = "k2 fails" }\n[requires]\nk1 = [{ condition = "j < 0", reason = "k1 first fails" }, { condition = "j < 0" }]\n[features.g0]\nname = "g0"\nwhen = "j < 0"\nsupport = { a = "yes", b = "yes", c = "yes" }\ndeprecated = { since = "0.5", remove_in = "1.0", removed = true }\napplies = "asked"\n[features.g1]\nname = "g1"\nwhen = "j < 1.5"\nsupport = { a = "yes", b = "no", c = "no" }\nforces = { runner = "a", override = false }\n[features.g2]\nname = "g2"\nwhen = "j < 0"\nsupport = { a = "yes", b = "yes", c = "yes" }\ndeprecated = { since = "0.5", remove_in = "1.0", removed = true }\n[orders.last]\nname = "last"\nrunners = ["a"]\n# --- adjustments\n[requirements.ks]\nname = "KS"\nreason = "ks fails"\n[requires.ks]\ncondition = "j < 1.5"\nstage = "s0"\n', ['j'], {'a': {'name': 'A', 'priority': 3, 'aliases': [{'id': 'old_a', 'since': '0.5'}]}, 'b': {'name': 'B', 'priority': 2, 'aliases': [{'id': 'old_b', 'since': '0.5'}]}, 'c': {'name': 'C', 'priority': 1, 'aliases': [{'id': 'old_c', 'since': '0.5'}]}}, True)
 
 
+# A staged requirement before the choice refusing every config, beside a forced runner, in the
+# matrix with roles too (found by the ci profile: check's roles run once read it as refusing none).
+_STAGED_REFUSES_ALL = ('[matrix]\nname = "small"\nversion = "1.0"\nstages = ["s0", "choice"]\n[config]\n"j" = { type = "int", min = 0, max = 3, default = 0 }\n[requirements]\nk1 = { name = "K1", reason = "k1 fails" }\nk2 = { name = "K2", reason = "k2 fails" }\n[features.g0]\nname = "g0"\nwhen = "j < 0"\nsupport = { a = "yes", b = "yes", c = "yes" }\ndeprecated = { since = "0.5", remove_in = "1.0", removed = true }\napplies = "asked"\n[features.g1]\nname = "g1"\nwhen = "j < 3"\nsupport = { a = "yes", b = "no", c = "no" }\nforces = { runner = "a", override = false }\n[features.g2]\nname = "g2"\nwhen = "j < 0"\nsupport = { a = "yes", b = "yes", c = "yes" }\ndeprecated = { since = "0.5", remove_in = "1.0", removed = true }\napplies = "asked"\n[orders.last]\nname = "last"\nrunners = ["a"]\n[refusals.r0_0]\nreason = "r0"\ntogether = [["g0"]]\n# --- adjustments\n[requirements.ks]\nname = "KS"\nreason = "ks fails"\n[requires.ks]\ncondition = "j < 0"\nstage = "s0"\n[adjustments.a0]\nname = "a0"\nwhen = "not (j < 0)"\nset = { "j" = 0 }\noverride = true\nrunners = ["a"]\n', ['j'], {'a': {'name': 'A', 'priority': 3, 'requires': {'k1': 'j < 1.5'}, 'aliases': [{'id': 'old_a', 'since': '0.5'}]}, 'b': {'name': 'B', 'priority': 2, 'aliases': [{'id': 'old_b', 'since': '0.5'}]}, 'c': {'name': 'C', 'priority': 1}}, True)
+
+
 @settings(deadline=None)
 @given(_small_matrices(adjustments=True, redirects=True, staged=True))
 @example(_STAGED_FORCED)
+@example(_STAGED_REFUSES_ALL)
 def test_check_agrees_with_brute_force_over_every_config_with_adjustments(case):
     """Issue 27: on matrices with adjustments, the questions about choice are put to the config
     of choice (the choice reference: the matrix without adjustments, resolving the reference's
@@ -790,7 +796,7 @@ def _check_roles_agree(case):
     for finding in report.findings:
         by_code.setdefault(finding.code, []).append(finding)
     _adjustment_findings_agree(roled, m0, universe, by_code, lambda config: _reference_apply(roled, pre, config, None)[0],
-                               _roles_staged(roled), "kr")
+                               _staged_of(text, runners) + _roles_staged(roled), "kr", _roles_staged(roled))
 
 
 def _boolean_parts(node):
@@ -1154,7 +1160,7 @@ def _staged_finding(finding):
     return ", at stage '" in finding.message
 
 
-def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, staged=(), kind="ks"):  # noqa: C901 — one reference per finding of adjustments, read against resolve
+def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, staged=(), kind="ks", idle_of=None):  # noqa: C901 — one reference per finding of adjustments, read against resolve
     """adjustment-refuses, adjustment-never and adjustment-undone against resolve over every
     config: a runner is refused by its adjustments exactly when some config resolves
     automatically to AdjustmentError with it chosen on C (and each witness does); an adjustment
@@ -1194,7 +1200,7 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, staged=(), k
             if _staged_finding(f) and f"'{kind}'" in f.message}
     unsure_staged = {("*" if f.runner is None else f.runner) + ":" + kind for f in by_code.get("inconclusive", [])
                      if f"requirement '{kind}'" in f.message}
-    for owner, _, _, exempt in staged:
+    for owner, _, _, exempt in staged if idle_of is None else idle_of:  # those of *kind* (all: *staged*)
         gate = ("*" if owner is None else owner) + ":" + kind
         # Reached where a runner it binds serves (a served config passed every stage).
         bound = {r.id for r in m.runners if r.id == owner or owner is None and r.id not in exempt}
