@@ -127,7 +127,9 @@ class Contexts:
                 if binds(chain[0], runner.id):
                     own = self.own_adjustments.get(runner.id, ())
                     n = sum(1 for a in own if stage_of(stages, a) <= k)
-                    node = self.choice(self.own[runner.id](fails, n) if n else fails)
+                    roles = self.roles[runner.id]  # the roles as they stand at its stage (`matrix._roles.Filling`)
+                    node = fails if roles is None else roles(fails)
+                    node = self.choice(self.own[runner.id](node, n) if n else node)
                     self.later.setdefault(runner.id, []).append((k, node, tuple(chain)))
                     self.nodes.append(node)
 
@@ -166,10 +168,12 @@ class _Reach:
         #: Refused before the choice by a staged requirement (issue 30, F6), whatever is asked.
         self.first = [n for _, n in ctx.first]
 
-    def automatic(self, runner: str, true: Sequence[Node]) -> Optional[Dict[str, object]]:
-        """A config automatic choice gives to *runner* (on C), with *true* holding too."""
+    def automatic(self, runner: str, true: Sequence[Node], redirected: bool = True) -> Optional[Dict[str, object]]:
+        """A config automatic choice gives to *runner* (on C), with *true* holding too; without
+        *redirected*, not by a redirect that applies always (issue 30, F6), whose runner is
+        validated as asked for (a refusal there is no runner, never an `AdjustmentError`)."""
         for step in self.choice.steps:
-            if step.runner != runner:
+            if step.runner != runner or not redirected and step.kind == "redirect":
                 continue
             question = self.choice.fires(step, passed=lambda s: self.chooses(runner, s), true=true)
             if question is None:
@@ -279,7 +283,7 @@ def _refuses(ctx: Contexts, space: Space, reach: _Reach, place: Any, budget: int
         blocked = disjoin([ctx.served(runner.id, f.when.node) for f in blockers])
         late = [n for _, n, _ in ctx.later.get(runner.id, ())]  # a staged refusal comes first
         try:
-            found = reach.automatic(runner.id, [blocked, *([Not(disjoin(late))] if late else [])])
+            found = reach.automatic(runner.id, [blocked, *([Not(disjoin(late))] if late else [])], redirected=False)
         except Inconclusive as error:
             yield place.runner("inconclusive", runner.id, _messages.adjustment_undecided(
                 undecided(error, budget), runner.name))

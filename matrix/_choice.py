@@ -20,7 +20,7 @@ A config is resolved in this order (docs/explanation/choice.md shows this text, 
    the order of declaration); the runner then serves unless a gate it says ``no`` to is
    active or it fails a requirement. Candidacy, orders and preferences are not consulted.
 3. **Automatic choice** (`automatic`), a decision list read top down (redirects play no part
-   in it), the first step that holds deciding:
+   in it, except those with ``applies = "always"``, below), the first step that holds deciding:
 
    - each feature that prefers a runner, in declaration order, while no feature that forces a
      runner is active: its runner is chosen when it is free (not blocked, and a candidate);
@@ -37,6 +37,19 @@ A config is resolved in this order (docs/explanation/choice.md shows this text, 
    A runner is *blocked* by an active gate it says ``no`` or ``opt-in`` to, and by a
    requirement it fails (requirements are gates derived from the runner files, see
    `matrix.schema.Matrix.gates_at`).
+
+   A redirect with ``applies = "always"`` acts where the list *reaches* its runner X (a
+   preference's runner, while no feature that forces a runner is active, or a runner of the
+   order that applies, each where it is a candidate, before its blockers are read): the first
+   of X's redirects that apply always in force whose condition holds decides its runner Y
+   instead (``redirect``: a warning of kind ``redirected``, "Chose 'fa3' automatically,
+   redirected to 'triton': …", or the redirect's ``message``). Y is validated as a runner asked
+   for is (a gate in force in automatic choice that it says ``no`` to refuses it, its ``opt-in``
+   features are said), on its effective config, and a refusal is final: `NoRunnerError` ("No
+   runner can serve this config: chose 'fa3' automatically, redirected to 'triton'; …"), no
+   other runner tried, no forced runner's adjustments said. Forces and overrides act on Y only
+   through the gates Y says ``no`` to; Y's own redirects do not apply (one hop); redirects
+   without ``applies`` (``asked``) play no part here, so they do not come before it.
 4. **Adjustments** (``[adjustments]``, `matrix._adjust`): the steps above read the config of
    choice, C (the config after the adjustments that name no runner, applied first in
    declaration order). The adjustments of the runner that serves then apply to C, giving the
@@ -61,7 +74,7 @@ choice is written here and nowhere else.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, List, Literal, Mapping, Optional, Tuple, Type, get_args
+from typing import TYPE_CHECKING, Any, List, Literal, Mapping, Optional, Tuple, Type, cast, get_args
 
 import attrs
 
@@ -115,14 +128,16 @@ class Rule(Record):
     #: ``prefer-not-candidate`` (an outright preference whose runner is not free), ``order``
     #: (a runner of the order that applies is free), ``order-refused`` (the first candidate of
     #: an order without fallback is blocked: ``blocked`` names it, no runner serves),
-    #: ``none`` (no runner of it is).
+    #: ``redirect`` (the choice reaches ``blocked``, a candidate, and its redirect with
+    #: ``applies = "always"`` whose gate is ``gate`` holds: ``runner``, its target, is validated
+    #: as a runner asked for), ``none`` (no runner of it is).
     kind: str
     runner: Optional[str]
     literals: Tuple[Term, ...]
     #: The bit of the preferring gate (preference steps) or of the order (order steps, 0 for
     #: the order of priority).
     gate: int
-    #: The runner an ``order-refused`` step finds blocked.
+    #: The runner an ``order-refused`` step finds blocked, or a ``redirect`` step redirects.
     blocked: Optional[str]
 
     def __init__(self, kind: str, runner: Optional[str], literals: Tuple[Term, ...], gate: int = 0,
@@ -156,6 +171,24 @@ def _free(plan: Plan, runner: str) -> Tuple[Term, ...]:
     return tuple(out)
 
 
+def _redirected(plan: Plan, runner: str, case: Tuple[Term, ...]) -> List[Rule]:
+    """The ``redirect`` steps of *runner* where *case* reaches it: one per redirect of it with
+    ``applies = "always"`` in force, where its gate is active and no earlier one's is (the first
+    that holds applies), *runner* a candidate."""
+    out: List[Rule] = []
+    earlier = 0
+    candidate: Tuple[Term, ...] = ((plan.candidate[runner], True),) if plan.candidate.get(runner) else ()
+    # A matrix-wide requirement exempting no runner refuses before the choice (`choose`).
+    candidate += ((plan.required, False),) if plan.required else ()
+    for bit, redirect in plan.redirects.get(runner, ()):
+        if redirect.applies != "always":
+            continue
+        out.append(Rule("redirect", redirect.to, case + candidate + ((bit, True),) + (((earlier, False),) if earlier
+                                                                                      else ()), bit, runner))
+        earlier |= bit
+    return out
+
+
 def steps(plan: Plan) -> Tuple[Rule, ...]:
     """The decision list of automatic choice for *plan* (see the module docstring)."""
     out: List[Rule] = []
@@ -166,6 +199,7 @@ def steps(plan: Plan) -> Tuple[Rule, ...]:
         prefers = plan.features[bit.bit_length() - 1].prefers
         assert prefers is not None
         runner, base = prefers.runner, ((bit, True), *aside)
+        out += _redirected(plan, runner, base)
         out.append(Rule("prefer", runner, base + _free(plan, runner), bit))
         if prefers.outright:
             if plan.blocking[runner]:
@@ -176,6 +210,7 @@ def steps(plan: Plan) -> Tuple[Rule, ...]:
     for bit, order, runners in (*plan.orders, (0, None, plan.order)):
         case: Tuple[Term, ...] = (((bit, True),) if bit else ()) + (((earlier, False),) if earlier else ())
         for runner, _ in runners:
+            out += _redirected(plan, runner, case)
             out.append(Rule("order", runner, case + _free(plan, runner), bit))
             if order is not None and not order.fallback:
                 # A validated default: its first candidate blocked, no later runner is tried.
@@ -403,6 +438,9 @@ def choose(plan: Plan, mask: int, runner: Optional[str], values: Values = None) 
     redirected: Redirected = None
     if runner is None:
         decided = automatic(plan, mask, warnings, values)
+        found = chosen_redirect(plan, mask) if decided[1] is None else None
+        if found is not None:  # validated as a runner asked for (`serve`)
+            redirected = (found[0], found[1].to)
     else:
         decided, overriding, redirected = requested(plan, mask, runner, warnings)
     chosen, error = decided
@@ -417,14 +455,20 @@ def serve(plan: Plan, mask: int, runner: Optional[str], chosen: str, overriding:
     """*chosen* validated on the effective config, whose active gates are *mask*: for a request
     (*runner* asked for), the gates it says no to refuse it and its opt-ins are said; in
     automatic choice a blocking gate is an `AdjustmentError` (the message is what blocks it:
-    the resolver names the adjustments before it). Then its partial support is said."""
+    the resolver names the adjustments before it), except for a runner a redirect with
+    ``applies = "always"`` sent the choice to (*redirected*), validated as a request is, a
+    refusal final (`NoRunnerError`). Then its partial support is said."""
     warnings: List[ResolutionWarning] = []
     name = plan.matrix.runner(chosen).name
     if mask & plan.required:  # a matrix-wide requirement exempting no runner: its reasons alone
-        return (), UnsupportedFeatureError if runner is not None else AdjustmentError, required(plan, mask, values)
-    if runner is not None:
+        error = UnsupportedFeatureError if runner is not None else AdjustmentError if redirected is None else NoRunnerError
+        return (), error, required(plan, mask, values)
+    if runner is not None or redirected is not None:
         if mask & plan.no[chosen]:
             refusal = blockers(plan, mask, chosen, plan.no[chosen], values, refusal=True)
+            if runner is None:  # chosen automatically, then redirected
+                assert redirected is not None
+                return (), NoRunnerError, _messages.redirected_refused(*redirected, refusal, chosen=True)
             return (), UnsupportedFeatureError, refusal if redirected is None else _said(*redirected, refusal)
         for feature in plan.active(mask & plan.opt_in[chosen]):
             note = feature.statement(chosen, plan.version).note
@@ -466,6 +510,12 @@ def automatic(plan: Plan, mask: int, warnings: List[ResolutionWarning], values: 
             return None, (NoRunnerError, _preferred_blocked(plan, mask, feature, warnings, values))
         if step.kind == "order-refused":
             return None, (NoRunnerError, _order_refused(plan, mask, step, values))
+        if step.kind == "redirect":  # said of the condition here: the resolver says the config's values
+            redirect = cast("Redirect", step.gate_of(plan).origin)
+            assert step.blocked is not None and step.runner is not None
+            warnings.append(ResolutionWarning("redirected", None, step.runner, redirect.message or _messages.redirected(
+                step.blocked, step.runner, str(redirect.when), chosen=True)))
+            return step.runner, None
         _, tried = plan.choice(mask)
         candidates = [r for r, _ in tried if plan.is_candidate(r, mask)]
         if step.kind == "order":
@@ -479,6 +529,18 @@ def automatic(plan: Plan, mask: int, warnings: List[ResolutionWarning], values: 
             return None, (NoRunnerError, _messages.no_candidate())
         return None, (NoRunnerError, _no_runner(plan, mask, candidates, warnings, values))
     raise AssertionError("the decision list ends with a step that always holds")  # pragma: no cover
+
+
+def chosen_redirect(plan: Plan, mask: int) -> Optional[Tuple[str, Redirect]]:
+    """Where automatic choice on *mask* reaches a runner whose redirect with ``applies =
+    "always"`` holds (a ``redirect`` step decides): that runner and the redirect; else None."""
+    if not mask & plan.redirecting:
+        return None
+    step = next(s for s in plan.steps if s.holds(mask))
+    if step.kind != "redirect":
+        return None
+    assert step.blocked is not None
+    return step.blocked, cast("Redirect", step.gate_of(plan).origin)
 
 
 def _preferred_blocked(plan: Plan, mask: int, feature: Feature, warnings: List[ResolutionWarning],

@@ -66,7 +66,7 @@ class Plan:
                  "deprecated", "removed", "order", "source", "reading", "forcing", "preferring", "feature_bits",
                  "automatic", "asked", "candidate", "orders", "aliases", "redirects", "redirecting",
                  "pre_adjustments", "adjustments", "pre_adjusting", "adjusting", "any_adjusting", "required", "templated",
-                 "steps", "top", "quiet_top", "fast", "decisions", "__weakref__")
+                 "before_steps", "after_steps", "steps", "top", "quiet_top", "fast", "decisions", "__weakref__")
 
     matrix: Matrix
     version: Version
@@ -118,6 +118,10 @@ class Plan:
     adjusting: Dict[str, int]
     #: Every adjustment's gate: a mask with none of them resolves as if there were none.
     any_adjusting: int
+    #: The order of resolution (`matrix._stages.steps`): before the choice, and by runner id once
+    #: that runner serves; one step each for a matrix without staged requirements.
+    before_steps: Tuple[_stages.Step, ...]
+    after_steps: Dict[str, Tuple[_stages.Step, ...]]
     #: The gates of matrix-wide requirements that exempt no runner: one active refuses the config
     #: whatever the runner, with its reason alone (`matrix._choice.choose`).
     required: int
@@ -165,6 +169,10 @@ class Plan:
                 ("adjusting", {} if adjusting is None else adjusting), ("any_adjusting", any_adjusting),
                 ("required", required), ("templated", templated), ("decisions", {})):
             _set(self, name, value)
+        staged = matrix.staged
+        _set(self, "before_steps", _stages.steps(matrix.stages, self.pre_adjustments, staged, after=False))
+        _set(self, "after_steps", {r: _stages.steps(matrix.stages, a, staged, after=True)
+                                   for r, a in self.adjustments.items()})
         _set(self, "steps", _choice.steps(self))
         unconditional = [r for r, _ in self.order if not self.candidate.get(r)]
         top = unconditional[0] if unconditional else self.order[0][0]

@@ -59,6 +59,8 @@ def expected(what: str, value: object) -> Invalid:
 # empty or repeat an item.
 VERSION, ID, PATH, CLASS, PREDICATE = "version", "id", "path", "class", "predicate"
 STATUS, BARE_STATUS, FIELD_TYPE, APPLIES = "status", "bare status", "field type", "applies"
+#: When a redirect is in force, one of `matrix.schema.REDIRECT_APPLIES` (issue 30, F6).
+REDIRECT_APPLIES = "redirect applies"
 #: When an adjustment's message is said, one of `matrix.schema.ADJUSTMENT_SAYS` (issue 30, F9).
 SAYS = "says"
 #: How an adjustment's message is said, one of `matrix.schema.ADJUSTMENT_LEVELS`.
@@ -201,6 +203,7 @@ class RedirectSpec:
     message: Optional[str] = None
     since: Optional[Version] = None
     until: Optional[Version] = None
+    applies: Annotated[str, REDIRECT_APPLIES] = "asked"
 
 
 #: What a runner requires of one kind: a condition, a chain of clauses, or one clause.

@@ -63,8 +63,8 @@ def _deprecation(d: DeprecationRow) -> Dict[str, Any]:
 def _redirect_data(row: RunnerRow) -> Dict[str, Any]:
     return {"aliases": [{"id": a.id, "since": a.since, "remove_in": a.remove_in, "removed": a.removed,
                          "message": a.message} for a in row.aliases],
-            "redirects": [{"to": d.to, "when": d.when, "message": d.message, "since": d.since, "until": d.until}
-                          for d in row.redirects]}
+            "redirects": [{"to": d.to, "when": d.when, "message": d.message, "since": d.since, "until": d.until,
+                           **({"applies": "always"} if d.applies == "always" else {})} for d in row.redirects]}
 
 
 def _adjustment(a: AdjustmentRow, composed: bool) -> Dict[str, Any]:

@@ -108,6 +108,9 @@ APPLIES_TEXT = {"automatic": "in automatic choice only", "asked": "only when a r
 REDIRECTS_AFTER = ("A runner asked for by a former id is that runner (with a deprecation warning); a request for "
                    "a runner goes to the runner of its first redirect whose condition holds (automatic choice "
                    "ignores redirects).")
+#: Said after it where a redirect applies always (issue 30, F6).
+REDIRECTS_ALWAYS_AFTER = ("A redirect marked \"automatic choice too\" also acts where automatic choice reaches its "
+                          "runner: the runner it names is then validated as a runner asked for, a refusal final.")
 
 
 @attrs.frozen
@@ -132,6 +135,8 @@ class RedirectRow:
     message: Optional[str]
     since: Optional[str]
     until: Optional[str]
+    #: ``asked``, or ``always`` (automatic choice too: issue 30, F6).
+    applies: str = "asked"
 
 
 @attrs.frozen
@@ -316,7 +321,7 @@ def _alias_row(alias: Alias, v: Version, spell: Callable[[str], str]) -> AliasRo
 
 def _redirect_row(redirect: Redirect, spell: Callable[[str], str]) -> RedirectRow:
     return RedirectRow(spell(redirect.to), spell(str(redirect.when)), _str_or_none(redirect.message, spell),
-                       _str(redirect.since), _str(redirect.until))
+                       _str(redirect.since), _str(redirect.until), redirect.applies)
 
 
 def _str(value: Optional[Version]) -> Optional[str]:

@@ -102,8 +102,10 @@ def _clauses(b: _Builder, source: _Source, top: Place, requires: Mapping[str, ob
             clause, _ = b.shaped(source, item, shape, at)
             if clause is None:
                 continue
-            # A chain's roles are its first clause's; one that leaves out the base is read after the choice.
-            late = _load_roles.after_choice(b, roles=tuple(getattr(clause, "roles", ())) if index == 0 else roles)
+            # A chain's roles and stage are its first clause's; one whose roles leave out the base, or
+            # staged after the choice, is read after the choice.
+            late = _load_roles.after_choice(b, roles=tuple(getattr(clause, "roles", ())) if index == 0 else roles,
+                                            stage=getattr(clause, "stage", None) if index == 0 else stage)
             condition = b.predicate(source, at + (("condition",) if isinstance(value, (dict, list)) else ()),
                                     clause.condition, schema, roles=late)
             _everlasting(b, source, at, condition, schema)

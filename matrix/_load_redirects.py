@@ -23,7 +23,7 @@ from packaging.version import Version
 import attrs
 
 from . import _format, _messages
-from .schema import Alias, Deprecation, Redirect, Runner, Schema, covers, window_text
+from .schema import REDIRECT_APPLIES, Alias, Deprecation, Redirect, Runner, Schema, covers, window_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._converter import AliasSpec, Place, RedirectSpec
@@ -129,6 +129,10 @@ def _redirect(builder: _Builder, source: _Source, where: Place, runner: str, ind
     elif to == runner:
         builder.problem(source, where + ("to",), _messages.redirect_to_self(runner))
         ok = False
+    if spec.applies not in REDIRECT_APPLIES:
+        builder.problem(source, where + ("applies",), _messages.unknown_choice("applies", spec.applies,
+                                                                               REDIRECT_APPLIES, one_of=True))
+        ok = False
     when = builder.predicate(source, where + ("when",), spec.when, schema)
     window = builder.window(source, where, spec.since, spec.until)
     if when is None or window is None or not ok:
@@ -141,4 +145,4 @@ def _redirect(builder: _Builder, source: _Source, where: Place, runner: str, ind
     if spec.message is not None and not _message(builder, source, where + ("message",), spec.message, schema,
                                                  *window, _messages.redirect_message_window):
         return None
-    return Redirect(runner, to, when, spec.message, window[0], window[1], index)
+    return Redirect(runner, to, when, spec.message, window[0], window[1], index, spec.applies)  # type: ignore[arg-type]

@@ -126,8 +126,8 @@ def after_choice(b: _Builder, *, runners: Sequence[str] = (), stage: Optional[st
                  roles: Sequence[str] = ()) -> bool:
     """Whether a rule is read only once a runner is chosen, so that it may read a role
     (``role.<id>``): an adjustment of *runners*, or at a *stage* after ``choice``; a requirement
-    whose *roles* leave out the base (no gate: checked on the effective config). This is the one
-    place that says so: a requirement staged after the choice (issue 30, F6) passes its *stage*."""
+    whose *roles* leave out the base (no gate: checked on the effective config), or staged after
+    ``choice`` (issue 30, F6: checked for the runner that serves). This is the one place that says so."""
     stages = b.stages
     if stage is not None and CHOICE in stages and stage in stages and stages.index(stage) > stages.index(CHOICE):
         return True

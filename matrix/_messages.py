@@ -1110,16 +1110,23 @@ def former_id(alias: str, runner: str) -> str:
     return f"Unknown runner {alias!r}: {alias!r} is a former id of {runner!r}"
 
 
-def redirect_name(runner: str, to: str) -> str:
+def redirect_name(runner: str, to: str, always: bool = False) -> str:
+    if always:
+        return f"{runner}, asked for or chosen, redirected to {to}"
     return f"A request for {runner} redirected to {to}"
 
 
-def redirected(asked: str, to: str, because: str) -> str:
-    """*because*: the values the redirect read (``kv_cache_dtype = 'fp8_e5m2'``)."""
+def redirected(asked: str, to: str, because: str, chosen: bool = False) -> str:
+    """*because*: the values the redirect read (``kv_cache_dtype = 'fp8_e5m2'``); *chosen*: the
+    runner was chosen automatically (a redirect with ``applies = "always"``), not asked for."""
+    if chosen:
+        return f"Chose {asked!r} automatically, redirected to {to!r}: {because}"
     return f"Asked for {asked!r}, redirected to {to!r}: {because}"
 
 
-def redirected_refused(asked: str, to: str, refusal: str) -> str:
+def redirected_refused(asked: str, to: str, refusal: str, chosen: bool = False) -> str:
+    if chosen:
+        return f"No runner can serve this config: chose {asked!r} automatically, redirected to {to!r}; {refusal}"
     return f"Asked for {asked!r}, redirected to {to!r}; {refusal}"
 
 
@@ -2070,8 +2077,8 @@ def role_never_none(path: str) -> str:
 
 def role_before_choice(path: str) -> str:
     return (f"{path} is known only after the choice, and this is read before it or to make it: a role is read "
-            "only by an adjustment after the choice (its when and message) and by a requirement whose roles leave "
-            "out the base (its condition and reason)")
+            "only by an adjustment after the choice (its when and message), a requirement staged after the choice "
+            "or whose roles leave out the base (its condition and reason)")
 
 
 def no_roles_declared(role: str) -> str:
@@ -2135,3 +2142,10 @@ def exempting_requirement_before_choice(stage: str, choice: str) -> str:
 def runner_adjustment_before_choice(stage: str, choice: str) -> str:
     return (f"A runner's adjustment cannot apply at stage {stage!r}, before {choice!r}: no runner serves the config "
             f"yet (give it {choice!r} or a later stage, or leave out runners)")
+
+
+def always_redirect_undecided(what: str, redirects: Sequence[str]) -> str:
+    """``inconclusive``: a question about automatic choice that redirects with ``applies =
+    "always"`` change (issue 30, F6), which check does not read yet."""
+    return (f"Could not decide {what}: a redirect that applies always sends automatic choice to a runner "
+            f"validated as asked for ({', '.join(redirects)}), which these questions do not read yet")

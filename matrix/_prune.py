@@ -10,7 +10,9 @@ applied as it applies them):
 - automatic choice: a removed feature; a gate that blocks R (on the config of choice and on the
   effective one); R's candidacy, when it is not active; an outright preference for another
   runner, active while no feature that forces a runner is, nor a preference for R before it
-  (it then depends on its own paths, the forcing features' and those preferences').
+  (it then depends on its own paths, the forcing features' and those preferences'); where a
+  redirect with ``applies = "always"`` may send the choice to R, only a removed feature and a
+  feature R says no to (on the effective config), as for a request.
 
 Whether a gate is active depends only on the paths it *depends on*: those it reads and the
 sections above them, closed under the adjustments that may apply (one that sets such a path
@@ -90,6 +92,10 @@ class Pruning:
         self.kept = plan.asked if asked else plan.automatic
         self.adjustments = plan.pre_adjustments + plan.adjustments.get(runner, ())
         features = plan.features
+        # A redirect that applies always may send automatic choice to R, validated as asked for
+        # (issue 30, F6): then only what refuses a request for R rules a candidate out.
+        sent = not asked and any(r.applies == "always" and r.to == runner for found in plan.redirects.values()
+                                 for _, r in found)
         if asked:
             overridden = any(f.forces is not None and f.forces.runner == runner and f.forces.override
                              for f in plan.active(plan.forcing & plan.asked))
@@ -101,6 +107,8 @@ class Pruning:
                 if all(r.to != runner for _, r in redirects):  # the first that holds applies
                     elsewhere |= sum(bit for bit, _ in redirects)
             self.choice_refusing, self.served_refusing, self.wanted = plan.removed | elsewhere, plan.no[runner], 0
+        elif sent:
+            self.choice_refusing, self.served_refusing, self.wanted = plan.removed, plan.no[runner], 0
         else:
             blocking = plan.blocking[runner]
             self.choice_refusing, self.served_refusing = plan.removed | blocking, blocking
@@ -109,7 +117,7 @@ class Pruning:
         # feature active and no preference for this runner before it, chooses that runner or
         # fails (matrix._choice.steps): changing it means changing one of those gates.
         self.outright: List[Tuple[int, int]] = []
-        if not asked:
+        if not asked and not sent:
             forcing = plan.forcing & plan.automatic
             for bit in _bits(plan.preferring & plan.automatic):
                 prefers = features[bit.bit_length() - 1].prefers

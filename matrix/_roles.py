@@ -28,8 +28,8 @@ A matrix that declares ``[roles]`` resolves a config into one runner per role, i
 `Resolution.roles` gives each role's runner, in declaration order (`matrix.resolver` builds it).
 
 **Reading a role** (``role.<id>``): a rule read after the choice (an adjustment of a runner or
-at a stage after ``choice``, a requirement whose roles leave out the base: the loader refuses it
-anywhere else, `matrix._load_roles.after_choice`) reads the runner that fills a role at that
+at a stage after ``choice``, a requirement whose roles leave out the base or staged after
+``choice``: the loader refuses it anywhere else, `matrix._load_roles.after_choice`) reads the runner that fills a role at that
 point, `At`: for the base, the runner that serves; for another role, its field's value on the
 config as it stands there (a former id read as the runner it names now), else, where that is
 None, the value of the role it follows (None for a role that follows none). The compiled plan
@@ -328,7 +328,9 @@ class Filling:
 
 
 def filling(matrix: Matrix, runner: str) -> Optional[Callable[[Node], Node]]:
-    """`Filling` for *runner*, where *matrix* has roles and a rule after the choice reads one."""
-    if not matrix.roles or not any(reads_role(a.when) for a in matrix.adjustments):
+    """`Filling` for *runner*, where *matrix* has roles and a rule after the choice reads one (an
+    adjustment, or a staged requirement: issue 30, F6)."""
+    if not matrix.roles or not any(reads_role(r.when) for r in matrix.adjustments) and not any(
+            reads_role(c.condition) for c in matrix.staged):
         return None
     return Filling(matrix, runner)

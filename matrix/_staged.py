@@ -14,7 +14,8 @@ first):
   runner: `NoRunnerError` in automatic choice, `UnsupportedFeatureError` for a runner asked
   for, its reasons alone (as a matrix-wide requirement that exempts no runner).
 - **After** ``choice``: checked for the runner that serves, R (a runner's own, or a matrix-wide
-  one that does not exempt R), on R's config at its stage. One that fails stops resolution:
+  one that does not exempt R), on R's config at its stage, its condition and reason reading
+  the roles as they stand there (``role.<id>``: `matrix._roles.At`). One that fails stops resolution:
   `UnsupportedFeatureError` when R was asked for (or a request was redirected or overridden to
   it), `AdjustmentError` in automatic choice (a refused validated default is final: no other
   runner is tried). The message is R's refusal (``R does not support: reason``), or the reasons
@@ -23,30 +24,28 @@ first):
 The first failure stops resolution, so neither the adjustments after it nor R's validation on
 F are made; the error's `Resolution` carries the adjustments and warnings made before it, and
 `Resolution.staged_refusal` says the stage, the runner and the requirements that refused (its
-`to_dict`, `explanation` and `explain` too; `matrix.resolver._resolve_staged` resolves). Such a refusal has no remedies: the search varies the paths the
+`to_dict`, `explanation` and `explain` too; `matrix.resolver._resolve_slowly` resolves, walking the plan's
+steps, `matrix._stages.steps`). Such a refusal has no remedies: the search varies the paths the
 gates read, which a staged requirement is not. A runner that a feature forces where no runner is
 free does not serve: its staged requirements are not checked.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
 
 import attrs
 
-from . import _access, _messages
-from ._stages import CHOICE
+from . import _messages, _stages
 from .schema import WIDE, Requirement, Runner
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._compile import Plan
 
-__all__ = ["split", "place", "binds", "failing", "refusal", "supported"]
+__all__ = ["split", "place", "binds", "failing", "refusal"]
 
 
-def place(stages: Sequence[str], item: Any) -> int:
-    """Where an adjustment or a requirement stands in *stages* (at ``choice`` where it names none)."""
-    return stages.index(item.stage or CHOICE)
+place = _stages.place
 
 
 def split(stages: Sequence[str], runners: List[Runner], wide: Tuple[Requirement, ...]
@@ -103,28 +102,3 @@ def refusal(plan: Plan, runner: Optional[str], failed: Sequence[Requirement], re
     said = [r for c, r in zip(failed, reasons) if c.alone]
     return _messages.does_not_support(plan.matrix.runner(runner).name, [], [r for r in reasons if r not in said],
                                       _choice._own(plan, "does_not_support", runner), said), reasons
-
-
-def supported(compiled: Plan, config: object, runner: str, facts: Optional[Mapping[str, object]]) -> bool:
-    """Whether no staged requirement refuses *runner* asked for: before the choice, or *runner*'s
-    at its stage (`matrix.resolver.is_supported` weighs the rest)."""
-    from . import _adjust
-
-    matrix = compiled.matrix
-    stages = matrix.stages
-    at = stages.index(CHOICE)
-    view = _access.Effective(config)
-
-    def read(path: str) -> object:
-        return _access.read(view, path, compiled.reading, facts)
-
-    for k in range(len(stages)):
-        if k <= at:
-            _adjust.apply([a for a in compiled.pre_adjustments if place(stages, a) == k], view, compiled.reading,
-                          facts, None)
-        if k >= at:
-            _adjust.apply([a for a in compiled.adjustments[runner] if place(stages, a) == k], view,
-                          compiled.reading, facts, runner)
-        if failing([c for c in matrix.staged if place(stages, c) == k], None if k < at else runner, read):
-            return False
-    return True

@@ -16,25 +16,33 @@ at which the runner is chosen. Each adjustment may name its ``stage``; one that 
 4. R is validated on F, as without stages.
 
 So a matrix with ``stages = ["choice"]`` resolves as one without stages, and so does one whose
-adjustments name no stage. What is not staged yet (requirements, redirects, the roles'
-validation) keeps its place: requirements and blockers are read on C for the choice and on F
-for the runner that serves, redirects act on a request, on C.
+adjustments name no stage. Requirements staged at a stage other than ``choice`` are checked after
+its adjustments (`matrix._staged`); `steps` says the whole order as the plan keeps it
+(`Plan.before_steps`, `Plan.after_steps`), and `matrix.resolver._resolve_slowly` and
+`is_supported` walk it: one statement of the order, an unstaged matrix being the single step
+``choice``. Redirects act on a request, on C.
 """
 
 from __future__ import annotations
 
-from typing import Sequence, Tuple
+from typing import Any, Sequence, Tuple
 
-from .schema import Adjustment
+from .schema import Adjustment, Requirement
 
-__all__ = ["CHOICE", "before_choice", "after_choice"]
+__all__ = ["CHOICE", "Step", "place", "before_choice", "after_choice", "steps"]
 
 #: The stage at which the runner is chosen: a reserved name that ``stages`` must hold.
 CHOICE = "choice"
 
 
-def _place(stages: Sequence[str], adjustment: Adjustment) -> int:
-    return stages.index(adjustment.stage or CHOICE) if stages else 0
+#: One step of a resolution: the stage it ends at, the adjustments applied there in order, then
+#: the staged requirements checked (`matrix._staged`).
+Step = Tuple[str, Tuple[Adjustment, ...], Tuple[Requirement, ...]]
+
+
+def place(stages: Sequence[str], item: Any) -> int:
+    """Where an adjustment or a requirement stands in *stages* (at ``choice`` where it names none)."""
+    return stages.index(item.stage or CHOICE) if stages else 0
 
 
 def before_choice(stages: Sequence[str], adjustments: Sequence[Adjustment]) -> Tuple[Adjustment, ...]:
@@ -43,8 +51,8 @@ def before_choice(stages: Sequence[str], adjustments: Sequence[Adjustment]) -> T
     if not stages:
         return tuple(a for a in adjustments if not a.runners)
     choice = stages.index(CHOICE)
-    return tuple(sorted((a for a in adjustments if not a.runners and _place(stages, a) <= choice),
-                        key=lambda a: _place(stages, a)))
+    return tuple(sorted((a for a in adjustments if not a.runners and place(stages, a) <= choice),
+                        key=lambda a: place(stages, a)))
 
 
 def after_choice(stages: Sequence[str], adjustments: Sequence[Adjustment], runner: str) -> Tuple[Adjustment, ...]:
@@ -54,4 +62,28 @@ def after_choice(stages: Sequence[str], adjustments: Sequence[Adjustment], runne
         return tuple(a for a in adjustments if runner in a.runners)
     choice = stages.index(CHOICE)
     return tuple(sorted((a for a in adjustments if runner in a.runners
-                         or (not a.runners and _place(stages, a) > choice)), key=lambda a: _place(stages, a)))
+                         or (not a.runners and place(stages, a) > choice)), key=lambda a: place(stages, a)))
+
+
+def steps(stages: Sequence[str], adjustments: Sequence[Adjustment], staged: Sequence[Requirement], *,
+          after: bool) -> Tuple[Step, ...]:
+    """The order of a resolution before the choice (*after* false: the stages up to ``choice``)
+    or once a runner serves (*after*: from ``choice`` on), as steps: *adjustments* (in the order
+    they apply: `before_choice`, `after_choice`) stage by stage, a step ending at each stage
+    where *staged* requirements are checked. Stages are the general case: a matrix without
+    staged requirements (an unstaged one: the single stage ``choice``) is one step."""
+    if not stages or not staged:
+        return ((CHOICE, tuple(adjustments), ()),)
+    choice = stages.index(CHOICE)
+    span = range(choice, len(stages)) if after else range(choice + 1)
+    out = []
+    pending: Tuple[Adjustment, ...] = ()
+    for k in span:
+        pending += tuple(a for a in adjustments if place(stages, a) == k)
+        here = tuple(c for c in staged if place(stages, c) == k)
+        if here:
+            out.append((stages[k], pending, here))
+            pending = ()
+    if pending or not out:
+        out.append((stages[span[-1]], pending, ()))
+    return tuple(out)

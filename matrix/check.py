@@ -36,8 +36,10 @@ from ._choice import Rule, Term
 from ._compile import Plan, plan
 from ._nodes import Or
 from . import _check_adjust, _check_overlay, _messages
+from .errors import NoRunnerError, ResolutionError
 from ._substitute import Rewrite, identity
-from .schema import BLOCKING, NOTHING, Adjustment, Feature, Matrix, Order, Refusal, Requirement, Runner, Statement, refusing
+from .schema import (BLOCKING, NOTHING, Adjustment, Feature, Matrix, Order, Redirect, Refusal, Requirement, Runner, Statement,
+                     refusing)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._locate import Locations
@@ -277,6 +279,16 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
     alive = {g.id for g in live}  # by id: `g not in live` compared whole gates, n² of them
     dead = {g.id for g in gates if g.id not in alive or g.applies == "asked"} | {g.id for g in gone}
     choice = _Choice(compiled, dead, on_c)
+    sent = _always_redirects(compiled)
+    if sent:  # issue 30, F6: the choice's own questions do not read them yet (`_always_redirects`)
+        yield place.config("inconclusive", ("matrix",), _messages.always_redirect_undecided(
+            "which runners automatic choice never picks, which configs no runner serves, nor which [refusals] "
+            "entries acknowledge them", sent))
+        yield from _runners(matrix, v, choosing + requirements, choice, kept, place, budget, unusable, on_c,
+                            chosen=False)
+        yield from _check_adjust.findings(ctx, space, choice, [on_c(g.when.node) for g in gone], place, budget,
+                                          _undecided, _chooses)
+        return
     yield from _runners(matrix, v, choosing + requirements, choice, kept, place, budget, unusable, on_c)
     # A runner that is a candidate only sometimes is out of automatic choice where it is not:
     # for the no-runner analysis, "not a candidate" blocks it.
@@ -654,40 +666,97 @@ def _redirects(matrix: Matrix, v: Version, compiled: Plan, space: Space, place: 
 
     asked = [g for g in compiled.features if g.applies != "automatic"]
     removed = [on_c(g.when.node) for g in asked if g.origin is None and g.removed_at(v)]
+    # A redirect with applies = "always" acts in automatic choice too (issue 30, F6), where only
+    # the runner's other such redirects come before it: what the request's questions leave open
+    # there is answered by resolving the config a search finds (`_automatic_redirect`).
+    automatic = [on_c(g.when.node) for g in compiled.features if g.applies != "asked" and g.origin is None
+                 and g.removed_at(v)]
     for runner in matrix.runners:
         earlier: List[Node] = []
+        before: List[Node] = []  # the earlier redirects that apply always
         for _, redirect in compiled.redirects.get(runner.id, ()):
             to = matrix.runner(redirect.to)
             key = ("redirects", redirect.index)
             what = _messages.redirect_what(runner.name, redirect.index + 1, to.name, str(redirect.when))
+            always = redirect.applies == "always"
             try:
                 if space.solve(true=[on_c(redirect.when.node)], false=[*earlier, *removed]) is None:
                     why = ("unsatisfiable" if space.solve(true=[on_c(redirect.when.node)]) is None
                            else "removed" if space.solve(true=[on_c(redirect.when.node)], false=removed) is None
                            else "shadowed")
-                    yield place.runner("redirect-never", runner.id, _messages.redirect_never(what, why), key=key)
-                    earlier.append(on_c(redirect.when.node))
-                    continue
+                    found = None if not always or why == "unsatisfiable" else space.solve(
+                        true=[on_c(redirect.when.node)], false=[*before, *automatic])
+                    reached = found is not None and _automatic_redirect(matrix, v, space.witness(found), redirect,
+                                                                        False)
+                    if found is None:
+                        yield place.runner("redirect-never", runner.id, _messages.redirect_never(what, why), key=key)
+                    elif not reached:
+                        yield place.runner("inconclusive", runner.id, _messages.always_redirect_undecided(
+                            f"whether {what} ever applies", [f"{runner.id} → {to.id}"]), key=key)
+                    if not reached:
+                        earlier.append(on_c(redirect.when.node))
+                        if always:
+                            before.append(on_c(redirect.when.node))
+                        continue
                 away = [on_c(g.when.node) for g in asked if g.forces is not None and g.forces.override
                         and g.forces.runner != to.id and not g.removed_at(v)]
+                unconfirmed = False  # an automatic config found that resolving did not confirm
                 for gate in compiled.active(compiled.no[to.id]):
                     # A removed gate, or one that forces another runner with override, refuses the
                     # runner only where it holds on F and not on C (on C it refuses the request
                     # first, or takes it elsewhere): the search rules out the rest.
-                    if gate.applies == "automatic":
-                        continue
                     refusal = ctx.served(to.id, gate.when.node) if ctx is not None else gate.when.node
-                    found = space.solve(true=[on_c(redirect.when.node), refusal], false=[*earlier, *removed, *away])
+                    found, missed = _redirect_refuses(matrix, v, space, redirect, gate, on_c(redirect.when.node), refusal,
+                                                      [*earlier, *removed, *away], [*before, *automatic])
+                    unconfirmed |= missed
                     if found is not None:
                         reason = gate.origin.reason if isinstance(gate.origin, Requirement) else None
                         yield place.runner("redirect-refused", runner.id,
                                            _messages.redirect_refused(what, to.name, gate.name, reason),
                                            key=key, witness=space.witness(found))
                         break
+                else:
+                    if unconfirmed:
+                        yield place.runner("inconclusive", runner.id, _messages.always_redirect_undecided(
+                            f"whether {what} can leave a config {to.name} refuses", [f"{runner.id} → {to.id}"]),
+                            key=key)
             except Inconclusive as error:
                 yield place.runner("inconclusive", runner.id,
                                    f"Could not decide {_undecided(error, budget)} whether {what} applies and is served")
             earlier.append(on_c(redirect.when.node))
+            if always:
+                before.append(on_c(redirect.when.node))
+
+
+def _redirect_refuses(matrix: Matrix, v: Version, space: Space, redirect: Redirect, gate: Feature, when: Node,
+                      refusal: Node, asked: List[Node], automatic: List[Node]) -> Tuple[Optional[Assignment], bool]:
+    """A config where *redirect* applies and *gate* refuses its runner: a request (*asked*: what
+    must not hold there), else, for one that applies always, automatic choice (*automatic*),
+    confirmed by resolving it; and whether a config found there was not confirmed."""
+    found = None
+    if gate.applies != "automatic":
+        found = space.solve(true=[when, refusal], false=asked)
+    if found is None and redirect.applies == "always" and gate.applies != "asked":
+        found = space.solve(true=[when, refusal], false=automatic)
+        if found is not None and not _automatic_redirect(matrix, v, space.witness(found), redirect, True):
+            return None, True
+    return found, False
+
+
+def _automatic_redirect(matrix: Matrix, v: Version, config: Mapping[str, object], redirect: Redirect,
+                        refused: bool) -> bool:
+    """Whether automatic choice on *config* is redirected by *redirect* (one with ``applies =
+    "always"``), and, with *refused*, its runner then refuses the config: resolved, not searched."""
+    try:
+        resolution = matrix.resolve(config, version=v)
+        if refused:
+            return False
+    except NoRunnerError as error:
+        resolution = error.resolution
+    except ResolutionError:
+        return False
+    found = resolution.redirect
+    return found is not None and (found.runner, found.index) == (redirect.runner, redirect.index)
 
 
 def _history(matrix: Matrix, place: _Places) -> Iterator[Finding]:
@@ -909,19 +978,27 @@ def _pairs(matrix: Matrix, v: Version, live: List[Feature], space: Space, solve:
                 yield place.feature("inconclusive", b, f"Could not compare {a.name} and {b.name} {_undecided(error, budget)}")
 
 
+def _always_redirects(compiled: Plan) -> List[str]:
+    """The redirects in force with ``applies = "always"`` (issue 30, F6), as said ('fa3 → triton'):
+    where one holds, the runner automatic choice reaches is sent elsewhere and validated as asked
+    for, which ``never-chosen`` and ``no-runner`` do not read yet (they say ``inconclusive``)."""
+    return [f"{r} → {redirect.to}" for r, found in compiled.redirects.items() for _, redirect in found
+            if redirect.applies == "always"]
+
+
 def _runners(matrix: Matrix, v: Version, live: List[Feature], choice: _Choice, solve: Solve, place: _Places,
              budget: int, unusable: Set[str] = frozenset(),  # type: ignore[assignment]
-             on_c: Rewrite = identity) -> Iterator[Finding]:
-    """``no-yes`` and ``never-chosen``: a runner is chosen by some config exactly when some step
-    of the decision list that chooses it can decide (it holds, and no earlier step that decides
-    otherwise does)."""
+             on_c: Rewrite = identity, chosen: bool = True) -> Iterator[Finding]:
+    """``no-yes`` and ``never-chosen`` (without *chosen*: ``no-yes`` only): a runner is chosen by
+    some config exactly when some step of the decision list that chooses it can decide (it
+    holds, and no earlier step that decides otherwise does)."""
     blockers = {r.id: [g for g in live if g.status(r.id, v) in BLOCKING] for r in matrix.runners}
     simple = not matrix.orders and all(r.candidate is None for r in matrix.runners)
     preferring = any(g.prefers is not None for g in live)
     for index, runner in enumerate(matrix.runners):
         if all(f.status(runner.id, v) != "yes" for f in matrix.features_at(v)) and matrix.features_at(v):
             yield place.runner("no-yes", runner.id, f"{runner.name} supports no feature: no cell says yes to it")
-        if runner.id in unusable:
+        if runner.id in unusable or not chosen:
             continue  # said already: it serves no config at all
         above = matrix.runners[:index]
         if simple and not preferring and any(not blockers[h.id] for h in above):

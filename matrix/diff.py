@@ -405,6 +405,8 @@ def _unweighed(*sides: _diff.Side) -> List[Tuple[str, str]]:
         out.append(("the order of adjustments by stage ([matrix] stages)", "a config a staged adjustment changes"))
     if any(p.matrix.staged for p in plans):  # F6: requirements checked at a stage, no gates
         out.append(("staged requirements (a stage other than choice)", "a config a staged requirement refuses"))
+    if any(d.applies == "always" for p in plans for r in p.redirects.values() for _, d in r):  # F6: in automatic choice too
+        out.append(("redirects that apply always (automatic choice too)", "a config such a redirect sends elsewhere"))
     return out
 
 

@@ -27,7 +27,7 @@ from . import _converter, _format
 from ._given import RESERVED_ROOTS
 from ._stages import CHOICE
 from ._error_kinds import ERROR_KINDS
-from .schema import ADJUSTMENT_LEVELS, ADJUSTMENT_SAYS, APPLIES, FIELD_TYPES, STATUSES, Matrix
+from .schema import ADJUSTMENT_LEVELS, ADJUSTMENT_SAYS, APPLIES, FIELD_TYPES, REDIRECT_APPLIES, STATUSES, Matrix
 
 __all__ = ["features_schema", "runner_schema", "schema_paths", "text", "write", "stale"]
 
@@ -69,6 +69,7 @@ def _mark(mark: object, known: _Known) -> Dict[str, Any]:
         c.BARE_STATUS: {"enum": bare},
         c.FIELD_TYPE: {"enum": list(FIELD_TYPES)},
         c.APPLIES: {"enum": list(APPLIES)},
+        c.REDIRECT_APPLIES: {"enum": list(REDIRECT_APPLIES)},
         c.SAYS: {"enum": list(ADJUSTMENT_SAYS)},
         c.LEVEL: {"enum": list(ADJUSTMENT_LEVELS)},
         c.ERROR_KIND: {"enum": list(ERROR_KINDS)},

@@ -16,7 +16,7 @@ import attrs
 from packaging.version import Version
 
 from . import _messages
-from . import _access, _choice, _derived
+from . import _access, _choice, _derived, _stages
 from ._choice import WARNING_KINDS, ResolutionWarning, WarningKind
 from ._compile import Plan, plan
 from ._record import Model
@@ -335,11 +335,17 @@ class Resolution:
         if not any(w.kind == "redirected" for w in self.warnings):
             return None
         adjusting = self._adjusting  # decided on the config of choice
-        return _redirect(self._plan, self._mask if adjusting is None else adjusting[1], self.requested)
+        mask = self._mask if adjusting is None else adjusting[1]
+        if self.requested is None:  # a redirect with applies = "always" of the runner automatic choice took
+            found = _choice.chosen_redirect(self._plan, mask)
+            return None if found is None else found[1]
+        return _redirect(self._plan, mask, self.requested)
 
     def _asked(self) -> Optional[str]:
         """The runner the request was for once its alias and its redirect are applied (the one
         validated as asked for), or None in automatic choice."""
+        if self.requested is None:
+            return None
         redirect = self.redirect
         if redirect is not None:
             return redirect.to
@@ -649,7 +655,8 @@ def _explanation_text(data: Mapping[str, Any], by_runner: Mapping[str, Mapping[s
     if redirected is not None:
         read = by_runner[redirected["from"]]  # the config of choice: the redirect's runner does not serve
         shown = ", ".join(f"{p} = {_show(read[p])}" for p in redirected["because"])
-        how += f", redirected to {redirected['to']!r}: {shown}"
+        start = "" if requested else f" from {redirected['from']!r}"  # applies = "always": chosen, then redirected
+        how += f", redirected{start} to {redirected['to']!r}: {shown}"
     if data["overridden_by"] is not None:
         how += f", overridden: {data['overridden_by']['name']} forces it"
     if data["preferred_by"] is not None:
@@ -830,7 +837,9 @@ def _resolve_unadjusted(compiled: Plan, mask: int, values: Tuple[object, ...], r
     looks up itself); `_resolve_slowly` is the case with adjustments."""
     plain = mask if runner is None else (mask, runner)
     decision: Optional[_choice.Decision]
-    if mask & compiled.templated:  # a reason says this config's values: decided for it alone
+    # A reason says this config's values, or a redirect that applies always says them in
+    # automatic choice (not remembered under the mask, which `resolve` looks up): decided for it alone.
+    if mask & compiled.templated or runner is None and mask & compiled.redirecting:
         decision = _choice.decide(compiled, mask, runner, dict(zip(compiled.paths, values)))
     else:
         decision = compiled.decisions.get(plain)
@@ -847,6 +856,8 @@ def _resolve_unadjusted(compiled: Plan, mask: int, values: Tuple[object, ...], r
         warnings = _with_values(compiled, mask, values, runner, warnings, _reader(compiled, config, facts))
     if runner is None and mask & compiled.preferring:
         warnings = _choice.preferences_with_values(compiled, mask, values, warnings)
+    if runner is None and mask & compiled.redirecting:
+        warnings = _chosen_with_values(compiled, mask, values, warnings, _reader(compiled, config, facts))
     resolution = _new(Resolution)  # as the fast path builds it: no __init__ call
     _set_fields(resolution, (chosen, runner, warnings, compiled, mask, values, config, facts, None))
     if error is not None:
@@ -854,43 +865,34 @@ def _resolve_unadjusted(compiled: Plan, mask: int, values: Tuple[object, ...], r
     return resolution
 
 
-def _adjusted_for(compiled: Plan, runner: str, config: object, view: Optional[_access.Effective], facts: Any,
-                  adjusted: List[Union[Adjusted, Said]], kept: int, fmask: int, fvalues: Tuple[object, ...]
-                  ) -> Tuple[_access.Effective, int, Tuple[object, ...]]:
-    """*runner*'s own adjustments applied to the config of choice (appended to *adjusted*):
-    the effective view, and the mask and values of F (those of C when nothing changed)."""
-
-    view = view or _access.Effective(config)
-    changed, before = len(view.sets), len(adjusted)
-    adjusted += _after_choice(compiled, runner, view, facts)
-    if len(adjusted) > before or len(view.sets) != changed:
-        fmask, fvalues = compiled.evaluate(view, facts)
-        fmask &= kept
-    return view, fmask, fvalues
-
-
 def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runner: Optional[str],
                     config: object, facts: Optional[Mapping[str, object]]) -> Resolution:
     """Every case with something to say: warnings, fallbacks, explicit runners, errors,
-    adjustments (`matrix._adjust`: the order is stated there).
+    adjustments, staged requirements, in the one order of resolution (`matrix._stages`: the plan's
+    steps before the choice, the choice on C, the steps of the runner that serves, its
+    validation on F; an unstaged matrix is one with the single stage ``choice``).
 
     The decisions for a mask are remembered on the plan (keyed by the masks they read); the
     `Resolution` (and the error, if any) is new each time, since it carries this config's values.
     """
-    assert mask & compiled.any_adjusting, "resolve() takes _resolve_unadjusted where no adjustment can apply"
-    from . import _adjust
     from ._adjust import Adjusted
 
+    staged = compiled.matrix.staged  # requirements checked between the steps (`matrix._staged`)
+    assert staged or mask & compiled.any_adjusting, "resolve() takes _resolve_unadjusted where nothing can apply"
     kept = compiled.automatic if runner is None else compiled.asked
     view: Optional[_access.Effective] = None
     adjusted: List[Union[Adjusted, Said]] = []
     cmask, cvalues = mask, values
-    if mask & compiled.pre_adjusting:
+    if staged or mask & compiled.pre_adjusting:
         view = _access.Effective(config)
-        adjusted = _adjust.apply(compiled.pre_adjustments, view, compiled.reading, facts, None)
+        failed = _walk(compiled, compiled.before_steps, None, view, adjusted, facts, True)
         if view.sets:
             cmask, cvalues = compiled.evaluate(view, facts)
             cmask &= kept
+        if failed is not None:
+            _staged_stop(compiled, runner, None, _adjusted_warnings(adjusted), cmask, cvalues, config, view, adjusted,
+                         facts,
+                         failed, NoRunnerError if runner is None else UnsupportedFeatureError)
     choice: _choice.Chosen = _decided(compiled, ("choose", cmask, runner),
                                       lambda values: _choice.choose(compiled, cmask, runner, values), cvalues)
     warnings = _said_of_choice(compiled, choice.warnings, runner, cmask, cvalues,
@@ -898,18 +900,29 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
     fmask, fvalues, before = cmask, cvalues, len(adjusted)
     chosen = served = choice.runner
     error, message = choice.error, choice.message
+    if error is not None:
+        # A runner forced where none is free: its adjustments said, then refused on C (`matrix._choice`);
+        # it does not serve, so its staged requirements are not read.
+        chosen = _choice.forced(compiled, cmask) if error is NoRunnerError and runner is None else None
+    if chosen is not None and (staged or cmask & compiled.adjusting[chosen]):
+        view = view or _access.Effective(config)
+        changed = len(view.sets)
+        failed = _walk(compiled, compiled.after_steps[chosen], chosen, view, adjusted, facts, error is None)
+        if failed is not None:
+            told = _adjusted_warnings(adjusted[:before]) + warnings + _adjusted_warnings(adjusted[before:])
+            _staged_stop(compiled, runner, chosen, told, cmask, cvalues, config, view, adjusted, facts, failed,
+                         AdjustmentError if runner is None else UnsupportedFeatureError)
+        if len(adjusted) > before or len(view.sets) != changed:
+            fmask, fvalues = compiled.evaluate(view, facts)
+            fmask &= kept
     if error is None:
         assert chosen is not None
-        if cmask & compiled.adjusting[chosen]:
-            view, fmask, fvalues = _adjusted_for(compiled, chosen, config, view, facts, adjusted, kept, fmask, fvalues)
         warnings, error, message = _served(compiled, fmask, fvalues, runner, chosen, choice, adjusted, before,
                                            warnings)
         if error is not None:
             chosen = None
     else:
-        forced = _choice.forced(compiled, cmask) if error is NoRunnerError and runner is None else None
-        if forced is not None and cmask & compiled.adjusting[forced]:  # said, then refused on C (`matrix._choice`)
-            view, fmask, fvalues = _adjusted_for(compiled, forced, config, view, facts, adjusted, kept, fmask, fvalues)
+        chosen = None
         warnings = _adjusted_warnings(adjusted[:before]) + warnings + _adjusted_warnings(adjusted[before:])
     adjusting = None
     if adjusted:
@@ -919,6 +932,60 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
     if error is not None:
         raise error(message or "", resolution)
     return resolution
+
+
+def _walk(compiled: Plan, steps: Sequence[_stages.Step], runner: Optional[str], view: _access.Effective,
+          adjusted: List[Union[Adjusted, Said]], facts: Optional[Mapping[str, object]], check: bool
+          ) -> Optional[Tuple[str, List[Requirement]]]:
+    """*steps* walked on *view* (its sets change in place; what the adjustments did appended to
+    *adjusted*): each step's adjustments, then, where *check*, its staged requirements required of
+    *runner* (None: before the choice). The stage and the clauses of the first step that
+    refuses, or None."""
+    from . import _adjust
+    from ._staged import failing
+
+    roles = _roles_read(compiled, runner) if runner is not None else None
+    for stage, adjustments, clauses in steps:
+        if adjustments:
+            adjusted += _adjust.apply(adjustments, view, compiled.reading, facts, runner, roles)
+        if clauses and check:
+            failed = failing(clauses, runner, _staged_reader(compiled, runner, view, facts))
+            if failed:
+                return stage, failed
+    return None
+
+
+def _staged_reader(compiled: Plan, runner: Optional[str], view: _access.Effective,
+                   facts: Optional[Mapping[str, object]]) -> Callable[[str], object]:
+    """How a staged requirement reads *view*: its paths, and once *runner* serves the roles as they
+    stand (`matrix._roles.reader`)."""
+    from . import _roles
+
+    return _roles.reader(compiled.matrix, runner, lambda path: _access.read(view, path, compiled.reading, facts))
+
+
+def _staged_stop(compiled: Plan, runner: Optional[str], served: Optional[str], warnings: Tuple[ResolutionWarning, ...],
+                 cmask: int, cvalues: Tuple[object, ...], config: object, view: _access.Effective,
+                 adjusted: List[Union[Adjusted, Said]], facts: Optional[Mapping[str, object]],
+                 failed: Tuple[str, List[Requirement]], error: Any) -> None:
+    """Raise *error* for a staged refusal (`matrix._staged`): *failed* (its stage and clauses)
+    refused *served* (None: before the choice), the resolution carrying what was done before it."""
+    from ._adjust import Adjusted
+    from ._staged import refusal
+
+    stage, clauses = failed
+    kept = compiled.automatic if runner is None else compiled.asked
+    fmask, fvalues = compiled.evaluate(view, facts)
+    message, reasons = refusal(compiled, served, clauses, _staged_reader(compiled, served, view, facts))
+    adjusting = None
+    if adjusted:
+        adjusting = (served, cmask, cvalues, tuple(a for a in adjusted if isinstance(a, Adjusted)), dict(view.sets))
+    resolution = _StagedResolution(compiled, fmask & kept, fvalues, None, runner, warnings, config, facts,
+                                   adjusting)
+    data = {"stage": stage, "runner": served, "requirements": [f"{c.runner}:{c.kind}" for c in clauses],
+            "reasons": reasons, "kind": next((c.error_kind for c in clauses if c.error_kind is not None), None)}
+    object.__setattr__(resolution, "_refused", data)
+    raise error(message, resolution)
 
 
 def _served(compiled: Plan, fmask: int, fvalues: Tuple[object, ...], runner: Optional[str], chosen: str,
@@ -954,7 +1021,8 @@ def _because(redirect: Redirect, values: Mapping[str, object]) -> Dict[str, obje
 
 
 def _with_values(plan: Plan, mask: int, values: Tuple[object, ...], runner: str,
-                 warnings: Tuple[ResolutionWarning, ...], read: Callable[[str], object]) -> Tuple[ResolutionWarning, ...]:
+                 warnings: Tuple[ResolutionWarning, ...], read: Callable[[str], object], chosen: bool = False
+                 ) -> Tuple[ResolutionWarning, ...]:
     """*warnings* with the ``redirected`` one naming this config's values (the decision, shared
     by every config of the mask, names the condition), or, where the file gave the message, that
     message with the values *read* gives (path → value) of the config paths it names (F7)."""
@@ -969,7 +1037,8 @@ def _with_values(plan: Plan, mask: int, values: Tuple[object, ...], runner: str,
         said = filled(redirect.message, read)
     else:
         because = _because(redirect, dict(zip(plan.paths, values)))
-        said = _messages.redirected(runner, redirect.to, ", ".join(f"{p} = {_show(v)}" for p, v in because.items()))
+        said = _messages.redirected(runner, redirect.to, ", ".join(f"{p} = {_show(v)}" for p, v in because.items()),
+                                    chosen)
     return tuple(attrs.evolve(w, message=said) if w.kind == "redirected" else w for w in warnings)
 
 
@@ -1010,23 +1079,24 @@ def is_supported(matrix: Matrix, config: object, runner: str, *,
     own adjustments. Features that force another runner are not weighed."""
     compiled = _plan(matrix, version)
     matrix.runner(runner)
-    if matrix.staged:  # staged requirements (issue 30, F6)
-        from . import _staged
-
-        if not _staged.supported(compiled, config, runner, facts):
-            return False
+    staged = matrix.staged  # a staged requirement refuses where it is checked (issue 30, F6)
     mask, _ = compiled.evaluate(config, facts)
-    if mask & compiled.any_adjusting:  # removal read on C, the runner's gates on its F
-        from . import _adjust
-
+    if staged or mask & compiled.any_adjusting:  # removal read on C, the runner's gates on its F
         view = _access.Effective(config)
-        if mask & compiled.pre_adjusting and _adjust.apply(compiled.pre_adjustments, view, compiled.reading,
-                                                           facts, None):
-            mask = compiled.evaluate(view, facts)[0]
+        adjusted: List[Union[Adjusted, Said]] = []
+        if staged or mask & compiled.pre_adjusting:
+            if _walk(compiled, compiled.before_steps, None, view, adjusted, facts, True) is not None:
+                return False
+            if view.sets:
+                mask = compiled.evaluate(view, facts)[0]
         if mask & compiled.asked & compiled.removed:
             return False
-        if mask & compiled.adjusting[runner] and _after_choice(compiled, runner, view, facts):
-            mask = compiled.evaluate(view, facts)[0]
+        if staged or mask & compiled.adjusting[runner]:
+            changed, before = len(view.sets), len(adjusted)
+            if _walk(compiled, compiled.after_steps[runner], runner, view, adjusted, facts, True) is not None:
+                return False
+            if len(adjusted) > before or len(view.sets) != changed:
+                mask = compiled.evaluate(view, facts)[0]
         return not mask & compiled.asked & compiled.no[runner]
     return not mask & compiled.asked & (compiled.no[runner] | compiled.removed)
 
@@ -1097,20 +1167,8 @@ def _resolve_base(compiled: Plan, runner: Optional[str], config: object,
     """The base role's resolution (*runner* asked for, or None), off the fast path."""
     mask, values = compiled.evaluate(config, facts)
     mask &= compiled.automatic if runner is None else compiled.asked
-    if compiled.matrix.staged:  # staged requirements (issue 30, F6)
-        return _resolve_staged(compiled, mask, values, runner, config, facts)
-    slowly = _resolve_unadjusted if not mask & compiled.any_adjusting else _resolve_slowly
+    slowly = _resolve_unadjusted if not (mask & compiled.any_adjusting or compiled.matrix.staged) else _resolve_slowly
     return slowly(compiled, mask, values, runner, config, facts)
-
-
-def _after_choice(compiled: Plan, runner: str, view: _access.Effective,
-                  facts: Optional[Mapping[str, object]]) -> List[Union[Adjusted, Said]]:
-    """*runner*'s adjustments (its own, and those after the choice that name none) applied to
-    *view*, the roles read where a matrix has them: one place for every path that serves."""
-    from . import _adjust
-
-    return _adjust.apply(compiled.adjustments[runner], view, compiled.reading, facts, runner,
-                         _roles_read(compiled, runner))
 
 
 def _roles_read(compiled: Plan, runner: str) -> Any:
@@ -1139,45 +1197,6 @@ def _resolve_roles(matrix: Matrix, config: object, runner: Optional[str], versio
     return _with_roles(base, roles, warnings)
 
 
-def _staged_before(compiled: Plan, view: _access.Effective, adjusted: List[Union[Adjusted, Said]], read: Any,
-                   facts: Optional[Mapping[str, object]]) -> Optional[Tuple[str, List[Requirement]]]:
-    """The adjustments before the choice applied to *view* stage by stage (appended to
-    *adjusted*), each stage's staged requirements checked after them: the stage and the clauses
-    of the first that refuses, or None (`matrix._staged`)."""
-    from . import _adjust
-    from ._staged import failing, place
-    from ._stages import CHOICE
-
-    stages = compiled.matrix.stages
-    for k in range(stages.index(CHOICE) + 1):
-        adjusted += _adjust.apply([a for a in compiled.pre_adjustments if place(stages, a) == k], view,
-                                  compiled.reading, facts, None)
-        failed = failing([c for c in compiled.matrix.staged if place(stages, c) == k], None, read)
-        if failed:
-            return stages[k], failed
-    return None
-
-
-def _staged_after(compiled: Plan, chosen: str, view: _access.Effective, adjusted: List[Union[Adjusted, Said]],
-                  read: Any, facts: Optional[Mapping[str, object]]) -> Optional[Tuple[str, List[Requirement]]]:
-    """*chosen*'s adjustments applied to *view* stage by stage from the choice on, each stage's
-    staged requirements of *chosen* checked after them: the first that refuses, or None."""
-    from . import _adjust
-    from ._staged import failing, place
-    from ._stages import CHOICE
-
-    stages = compiled.matrix.stages
-    own = compiled.adjustments[chosen]
-    roles = _roles_read(compiled, chosen)
-    for k in range(stages.index(CHOICE), len(stages)):
-        adjusted += _adjust.apply([a for a in own if place(stages, a) == k], view, compiled.reading, facts, chosen,
-                                  roles)
-        failed = failing([c for c in compiled.matrix.staged if place(stages, c) == k], chosen, read)
-        if failed:
-            return stages[k], failed
-    return None
-
-
 def _said_of_choice(compiled: Plan, warnings: Tuple[ResolutionWarning, ...], runner: Optional[str], cmask: int,
                     cvalues: Tuple[object, ...], read: Any) -> Tuple[ResolutionWarning, ...]:
     """The choice's *warnings* with this config's values said (as `_resolve_slowly` says them)."""
@@ -1187,83 +1206,19 @@ def _said_of_choice(compiled: Plan, warnings: Tuple[ResolutionWarning, ...], run
         warnings = _with_values(compiled, cmask, cvalues, runner, warnings, read)
     if runner is None and cmask & compiled.preferring:
         warnings = _choice.preferences_with_values(compiled, cmask, cvalues, warnings)
+    if runner is None and cmask & compiled.redirecting:
+        warnings = _chosen_with_values(compiled, cmask, cvalues, warnings, read)
     return warnings
 
 
-def _resolve_staged(compiled: Plan, mask: int, values: Tuple[object, ...], runner: Optional[str],
-            config: object, facts: Optional[Mapping[str, object]]) -> Resolution:
-    """`resolve` for a matrix with staged requirements (issue 30, F6: `matrix._staged` states the
-    rules): `_resolve_slowly`'s order, stage by stage, each stage's requirements checked after its
-    adjustments."""
-    from ._adjust import Adjusted
-    from ._staged import refusal
-
-    kept = compiled.automatic if runner is None else compiled.asked
-    view = _access.Effective(config)
-    adjusted: List[Union[Adjusted, Said]] = []
-
-    def read(path: str) -> object:
-        return _access.read(view, path, compiled.reading, facts)
-
-    def stop(served: Optional[str], warnings: Tuple[Any, ...], cmask: int, cvalues: Tuple[object, ...],
-             stage: str, failed: List[Requirement], error: Any) -> None:
-        fmask, fvalues = compiled.evaluate(view, facts)
-        fmask &= kept
-        message, reasons = refusal(compiled, served, failed, read)
-        adjusting = None
-        if adjusted:
-            adjusting = (served, cmask, cvalues, tuple(a for a in adjusted if isinstance(a, Adjusted)), dict(view.sets))
-        resolution = _StagedResolution(compiled, fmask, fvalues, None, runner, warnings, config, facts, adjusting)
-        data = {"stage": stage, "runner": served, "requirements": [f"{c.runner}:{c.kind}" for c in failed],
-                "reasons": reasons, "kind": next((c.error_kind for c in failed if c.error_kind is not None), None)}
-        object.__setattr__(resolution, "_refused", data)
-        raise error(message, resolution)
-
-    failed = _staged_before(compiled, view, adjusted, read, facts)
-    if failed is not None:
-        cmask, cvalues = compiled.evaluate(view, facts)
-        stop(None, _adjusted_warnings(adjusted), cmask & kept, cvalues, failed[0], failed[1],
-             NoRunnerError if runner is None else UnsupportedFeatureError)
-    cmask, cvalues = mask, values
-    if view.sets:
-        cmask, cvalues = compiled.evaluate(view, facts)
-        cmask &= kept
-    choice: _choice.Chosen = _decided(compiled, ("choose", cmask, runner),
-                                      lambda values: _choice.choose(compiled, cmask, runner, values), cvalues)
-    warnings = _said_of_choice(compiled, choice.warnings, runner, cmask, cvalues, _reader(compiled, view, facts))
-    fmask, fvalues, before = cmask, cvalues, len(adjusted)
-    chosen = served = choice.runner
-    error, message = choice.error, choice.message
-    if error is None:
-        assert chosen is not None
-        failed = _staged_after(compiled, chosen, view, adjusted, read, facts)
-        if failed is not None:
-            told = _adjusted_warnings(adjusted[:before]) + warnings + _adjusted_warnings(adjusted[before:])
-            stop(chosen, told, cmask, cvalues, failed[0], failed[1],
-                 AdjustmentError if runner is None else UnsupportedFeatureError)
-        if len(adjusted) > before:
-            fmask, fvalues = compiled.evaluate(view, facts)
-            fmask &= kept
-        warnings, error, message = _served(compiled, fmask, fvalues, runner, chosen, choice, adjusted, before,
-                                           warnings)
-        if error is not None:
-            chosen = None
-    else:
-        forced = _choice.forced(compiled, cmask) if error is NoRunnerError and runner is None else None
-        if forced is not None:  # said, then refused on C (`matrix._choice`); its staged requirements unread
-            adjusted += _after_choice(compiled, forced, view, facts)
-            if len(adjusted) > before:
-                fmask, fvalues = compiled.evaluate(view, facts)
-                fmask &= kept
-        warnings = _adjusted_warnings(adjusted[:before]) + warnings + _adjusted_warnings(adjusted[before:])
-    adjusting = None
-    if adjusted:
-        adjusting = (served, cmask, cvalues, tuple(a for a in adjusted if isinstance(a, Adjusted)), dict(view.sets))
-    resolution = Resolution(compiled, fmask, fvalues, chosen, runner, warnings, config, facts, adjusting)
-    if error is not None:
-        raise error(message or "", resolution)
-    return resolution
-
+def _chosen_with_values(plan: Plan, mask: int, values: Tuple[object, ...], warnings: Tuple[ResolutionWarning, ...],
+                        read: Callable[[str], object]) -> Tuple[ResolutionWarning, ...]:
+    """In automatic choice, *warnings* with the ``redirected`` one of a redirect with ``applies =
+    "always"`` saying this config's values (`_with_values`)."""
+    found = _choice.chosen_redirect(plan, mask)
+    if found is None:
+        return warnings
+    return _with_values(plan, mask, values, found[0], warnings, read, chosen=True)
 
 
 class _StagedResolution(Resolution):

@@ -32,6 +32,8 @@ __all__ = [
     "STATUSES",
     "Applies",
     "APPLIES",
+    "RedirectApplies",
+    "REDIRECT_APPLIES",
     "NOTHING",
     "Field",
     "Schema",
@@ -87,6 +89,10 @@ STATUSES: Tuple[Status, ...] = get_args(Status)
 #: is unset and another when it is set).
 Applies = Literal["always", "automatic", "asked"]
 APPLIES: Tuple[Applies, ...] = get_args(Applies)
+#: When a redirect is in force (`Redirect.applies`): for a request only, or for the runner
+#: automatic choice takes too (issue 30, F6: `matrix._choice`).
+RedirectApplies = Literal["asked", "always"]
+REDIRECT_APPLIES: Tuple[RedirectApplies, ...] = get_args(RedirectApplies)
 #: The levels an adjustment's message is logged at (`Adjustment.level`).
 AdjustmentLevel = Literal["info", "warning"]
 ADJUSTMENT_LEVELS: Tuple[AdjustmentLevel, ...] = get_args(AdjustmentLevel)
@@ -426,6 +432,8 @@ class Redirect(Model):
     until: Optional[Version] = None
     #: Its place in the runner's ``redirects`` (the first that holds applies).
     index: int = 0
+    #: ``asked``: a request for *runner* only; ``always``: also where automatic choice takes it.
+    applies: RedirectApplies = "asked"
 
     @property
     def window(self) -> Window:
@@ -909,9 +917,11 @@ def _derived_gates(matrix: Matrix) -> Tuple[Feature, ...]:
         gates.append(Feature(f"order:{order.id}", order.name, order.when, everyone, origin=order))
     for runner in matrix.runners:
         for redirect in runner.redirects:
-            # In force only when a runner is asked for: automatic choice ignores redirects.
+            # In force only when a runner is asked for (automatic choice ignores it), unless it
+            # applies always (issue 30, F6: `matrix._choice`).
             gates.append(Feature(f"{runner.id}:redirect:{redirect.index + 1}",
-                                 _messages.redirect_name(runner.name, matrix.runner(redirect.to).name),
+                                 _messages.redirect_name(runner.name, matrix.runner(redirect.to).name,
+                                                         redirect.applies == "always"),
                                  redirect.when, everyone, since=redirect.since, until=redirect.until,
-                                 applies="asked", origin=redirect))
+                                 applies=redirect.applies, origin=redirect))
     return tuple(gates)

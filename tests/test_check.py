@@ -509,7 +509,8 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
         redirects = []
         for _ in range(draw(st.integers(0, 2))):
             redirect = {"to": draw(st.sampled_from([o for o in ids if o != r])), "when": draw(atom)}
-            redirect.update(draw(st.sampled_from([{}, {}, {"since": "1.0"}, {"until": "1.0"}])))
+            redirect.update(draw(st.sampled_from([{}, {}, {"since": "1.0"}, {"until": "1.0"}, {"applies": "always"},
+                                                  {"applies": "always", "until": "1.0"}])))
             redirects.append(redirect)
         if redirects:
             runners[r]["redirects"] = redirects
@@ -752,9 +753,15 @@ def test_brute_force_arithmetic_atoms_agree_with_the_readme_reference(atom):
 _STAGED_FORCED = ('[matrix]\nname = "small"\nversion = "1.0"\nstages = ["s0", "choice"]\n[config]\n"j" = { type = "int", min = 0, max = 3, default = 0 }\n[requirements]\nk1 = { name = "K1", reason = "k1 fails" }\nk2 = { name = "K2", reason = "k2 fails" }\n[requires]\nk1 = [{ condition = "j < 0", reason = "k1 first fails" }, { condition = "j < 0" }]\n[features.g0]\nname = "g0"\nwhen = "j < 0"\nsupport = { a = "yes", b = "yes", c = "yes" }\ndeprecated = { since = "0.5", remove_in = "1.0", removed = true }\napplies = "asked"\n[features.g1]\nname = "g1"\nwhen = "j < 1.5"\nsupport = { a = "yes", b = "no", c = "no" }\nforces = { runner = "a", override = false }\n[features.g2]\nname = "g2"\nwhen = "j < 0"\nsupport = { a = "yes", b = "yes", c = "yes" }\ndeprecated = { since = "0.5", remove_in = "1.0", removed = true }\n[orders.last]\nname = "last"\nrunners = ["a"]\n# --- adjustments\n[requirements.ks]\nname = "KS"\nreason = "ks fails"\n[requires.ks]\ncondition = "j < 1.5"\nstage = "s0"\n', ['j'], {'a': {'name': 'A', 'priority': 3, 'aliases': [{'id': 'old_a', 'since': '0.5'}]}, 'b': {'name': 'B', 'priority': 2, 'aliases': [{'id': 'old_b', 'since': '0.5'}]}, 'c': {'name': 'C', 'priority': 1, 'aliases': [{'id': 'old_c', 'since': '0.5'}]}}, True)
 
 
+# A staged requirement before the choice refusing every config, beside a forced runner, in the
+# matrix with roles too (found by the ci profile: check's roles run once read it as refusing none).
+_STAGED_REFUSES_ALL = ('[matrix]\nname = "small"\nversion = "1.0"\nstages = ["s0", "choice"]\n[config]\n"j" = { type = "int", min = 0, max = 3, default = 0 }\n[requirements]\nk1 = { name = "K1", reason = "k1 fails" }\nk2 = { name = "K2", reason = "k2 fails" }\n[features.g0]\nname = "g0"\nwhen = "j < 0"\nsupport = { a = "yes", b = "yes", c = "yes" }\ndeprecated = { since = "0.5", remove_in = "1.0", removed = true }\napplies = "asked"\n[features.g1]\nname = "g1"\nwhen = "j < 3"\nsupport = { a = "yes", b = "no", c = "no" }\nforces = { runner = "a", override = false }\n[features.g2]\nname = "g2"\nwhen = "j < 0"\nsupport = { a = "yes", b = "yes", c = "yes" }\ndeprecated = { since = "0.5", remove_in = "1.0", removed = true }\napplies = "asked"\n[orders.last]\nname = "last"\nrunners = ["a"]\n[refusals.r0_0]\nreason = "r0"\ntogether = [["g0"]]\n# --- adjustments\n[requirements.ks]\nname = "KS"\nreason = "ks fails"\n[requires.ks]\ncondition = "j < 0"\nstage = "s0"\n[adjustments.a0]\nname = "a0"\nwhen = "not (j < 0)"\nset = { "j" = 0 }\noverride = true\nrunners = ["a"]\n', ['j'], {'a': {'name': 'A', 'priority': 3, 'requires': {'k1': 'j < 1.5'}, 'aliases': [{'id': 'old_a', 'since': '0.5'}]}, 'b': {'name': 'B', 'priority': 2, 'aliases': [{'id': 'old_b', 'since': '0.5'}]}, 'c': {'name': 'C', 'priority': 1}}, True)
+
+
 @settings(deadline=None)
 @given(_small_matrices(adjustments=True, redirects=True, staged=True))
 @example(_STAGED_FORCED)
+@example(_STAGED_REFUSES_ALL)
 def test_check_agrees_with_brute_force_over_every_config_with_adjustments(case):
     """Issue 27: on matrices with adjustments, the questions about choice are put to the config
     of choice (the choice reference: the matrix without adjustments, resolving the reference's
@@ -793,7 +800,8 @@ def _check_roles_agree(case):
     by_code = {}
     for finding in report.findings:
         by_code.setdefault(finding.code, []).append(finding)
-    _adjustment_findings_agree(roled, m0, universe, by_code, lambda config: _reference_apply(roled, pre, config, None)[0])
+    _adjustment_findings_agree(roled, m0, universe, by_code, lambda config: _reference_apply(roled, pre, config, None)[0],
+                               _staged_of(text, runners) + _roles_staged(roled), "kr", _roles_staged(roled))
 
 
 def _boolean_parts(node):
@@ -898,12 +906,23 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
             compiled.evaluate(finding.witness)
     # Every inconclusive finding names a cause the README lists, and no finding is said twice.
     causes = "|".join(re.escape(c) for c in CAUSES.values())
+    # A redirect that applies always (issue 30, F6): never-chosen and no-runner say inconclusive,
+    # once, naming it; the rest of check stays exact.
+    sent = _always_in_force(m)
+    redirected = [f for f in by_code.get("inconclusive", []) if "a redirect that applies always" in f.message]
+    assert [f.message.split(": ")[0] for f in redirected if f.runner is None] == (
+        ["Could not decide which runners automatic choice never picks, which configs no runner serves, nor which "
+         "[refusals] entries acknowledge them"]
+        if sent else [])
     for finding in by_code.get("inconclusive", []):
+        if finding in redirected:
+            assert finding.message.endswith("which these questions do not read yet"), finding.message
+            continue
         assert re.search(rf"within \d+ steps|could be represented: ({causes})(; ({causes}))*\)", finding.message), \
             finding.message
     said_once = [str(f) for f in report.findings]
     assert len(set(said_once)) == len(said_once), "a finding is reported twice"
-    undecided = {f.feature for f in by_code.get("inconclusive", [])}
+    undecided = {f.feature for f in by_code.get("inconclusive", []) if f not in redirected}
 
     def shows(goal_true, goal_false=()):
         """A config the exact search finds, re-resolved: its mask, or None."""
@@ -978,6 +997,10 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
                     or any(auto & bit[f"order:{e.id}"] for e in m.orders[:index]):  # the first order that applies
                 continue
             first = next((r for r in o.tried([r.id for r in m.runners]) if compiled.is_candidate(r, auto)), None)
+            sent_to = _sent(m, compiled, bit, first, auto) if first is not None else None
+            if sent_to is not None:  # its always-redirect holds: the runner it names, validated as asked for
+                assert answer == sent_to, mask
+                continue
             assert answer == (NoRunnerError if first is None or auto & compiled.blocking[first] else first), mask
     # Orders (docs/explanation/choice.md), restated where no preference, force, removal or
     # matrix-wide refusal speaks: the first order whose condition holds (one without when holds
@@ -997,7 +1020,15 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
                  if compiled.is_candidate(r, auto)]
         if applying is not None and not applying.fallback:
             tried = tried[:1]
-        expected_answer = next((r for r in tried if not auto & compiled.blocking[r]), NoRunnerError)
+        expected_answer = NoRunnerError
+        for r in tried:  # docs/explanation/choice.md: a runner reached whose always-redirect holds sends it on
+            to = _sent(m, compiled, bit, r, auto)
+            if to is not None:
+                expected_answer = to
+                break
+            if not auto & compiled.blocking[r]:
+                expected_answer = r
+                break
         assert answer == expected_answer, (mask, applying)
     # No runner: the reported combinations are exactly the minimal sets of gates that explain a
     # config no runner serves (failed requirements with one condition count as one gate, a runner
@@ -1020,7 +1051,7 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
         if not o.fallback:  # refuses no runner itself: it keeps the runners after its first candidate away
             refused[f"order:{o.id}"] = set()
     expected = set()
-    if not undecided and not unsure:
+    if not undecided and not unsure and not sent:
         for mask, answer in outcome.items():
             if answer is not NoRunnerError:
                 continue
@@ -1039,6 +1070,8 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
         expected = {s for s in expected if not any(o < s for o in expected)}
         combos = {frozenset(c) for f in by_code.get("no-runner", []) for c in f.combinations}
         assert combos == expected, f"reported {sorted(map(sorted, combos))}, expected {sorted(map(sorted, expected))}"
+    if sent:
+        assert not any(by_code.get(c) for c in ("no-runner", "never-chosen", "refusal-unused", "refusal-shadowed"))
     for finding in by_code.get("no-runner", []):
         with pytest.raises(NoRunnerError):
             m.resolve(finding.witness)
@@ -1099,7 +1132,7 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
                 assert refused.value.reason == expected, (runner["id"], c)
     # Refusals: one that acknowledges no combination is unused; one whose combinations an earlier
     # one acknowledges is shadowed.
-    if not undecided and not unsure:
+    if not undecided and not unsure and not sent:
         combos = [frozenset(c) for f in by_code.get("no-runner", []) for c in f.combinations]
         unused = {f.message.split("'")[1] for f in by_code.get("refusal-unused", [])}
         shadowed = {f.message.split("'")[1] for f in by_code.get("refusal-shadowed", [])}
@@ -1117,10 +1150,30 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
     _redirect_findings_agree(m, universe, by_code, unsure, chosen_on)
     _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, _staged_of(text, runners))
     for runner in m.runners:
-        if runner.id not in unsure and not undecided:
+        if runner.id not in unsure and not undecided and not sent:
             assert (runner.id in never_chosen) == (runner.id not in chosen), (
                 f"{runner.id}: reported never chosen: {runner.id in never_chosen}; chosen for some config: "
                 f"{runner.id in chosen}")
+
+
+def _sent(m, compiled, bit, runner, auto):
+    """docs/explanation/choice.md, redirects that apply always: where automatic choice reaches
+    *runner* (a candidate) on the gates *auto*, its first redirect with applies = "always" in force
+    whose condition holds sends it to that redirect's runner, validated as asked for: refused
+    (NoRunnerError, final) where a gate in force it says no to is active. None: no such redirect holds."""
+    to = next((d.to for d in m.runner(runner).redirects if d.applies == "always"
+               and auto & bit.get(f"{runner}:redirect:{d.index + 1}", 0)), None)
+    if to is None:
+        return None
+    refused = any(auto & bit[g.id] and g.status(to, m.version) == "no" for g in compiled.features)
+    return NoRunnerError if refused else to
+
+
+def _always_in_force(m):
+    """The redirects with applies = "always" in force at the matrix's version (issue 30, F6)."""
+    from matrix.schema import in_window
+
+    return [d for r in m.runners for d in r.redirects if d.applies == "always" and in_window(d.window, m.version)]
 
 
 def _staged_finding(finding):
@@ -1128,7 +1181,7 @@ def _staged_finding(finding):
     return ", at stage '" in finding.message
 
 
-def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, staged=()):  # noqa: C901 — one reference per finding of adjustments, read against resolve
+def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, staged=(), kind="ks", idle_of=None):  # noqa: C901 — one reference per finding of adjustments, read against resolve
     """adjustment-refuses, adjustment-never and adjustment-undone against resolve over every
     config: a runner is refused by its adjustments exactly when some config resolves
     automatically to AdjustmentError with it chosen on C (and each witness does); an adjustment
@@ -1164,12 +1217,12 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, staged=()): 
             applied.update(w.feature for w in resolution.warnings if w.kind == "adjusted")  # a redirect's runner too
             staged_refused.update((resolution.staged_refusal or {}).get("requirements", ()))
             served.add(resolution.runner)
-    idle = {("*" if f.runner is None else f.runner) + ":ks" for f in by_code.get("requirement-idle", [])
-            if _staged_finding(f)}
-    unsure_staged = {("*" if f.runner is None else f.runner) + ":ks" for f in by_code.get("inconclusive", [])
-                     if "requirement 'ks'" in f.message}
-    for owner, _, _, exempt in staged:
-        gate = ("*" if owner is None else owner) + ":ks"
+    idle = {("*" if f.runner is None else f.runner) + ":" + kind for f in by_code.get("requirement-idle", [])
+            if _staged_finding(f) and f"'{kind}'" in f.message}
+    unsure_staged = {("*" if f.runner is None else f.runner) + ":" + kind for f in by_code.get("inconclusive", [])
+                     if f"requirement '{kind}'" in f.message}
+    for owner, _, _, exempt in staged if idle_of is None else idle_of:  # those of *kind* (all: *staged*)
+        gate = ("*" if owner is None else owner) + ":" + kind
         # Reached where a runner it binds serves (a served config passed every stage).
         bound = {r.id for r in m.runners if r.id == owner or owner is None and r.id not in exempt}
         if gate in idle:
@@ -1274,6 +1327,19 @@ def _redirect_findings_agree(m, universe, by_code, unsure, chosen_on=lambda conf
                                for c in [*(w for w in m.requires if to not in w.exempt), *m.runner(to).requires]):
                     refused = True
                     break
+            # One that applies always acts where automatic choice reaches its runner too (issue 30,
+            # F6): as resolve answers, which the orders' reference holds to the docs.
+            for config in universe if redirect.applies == "always" and not refused else ():
+                try:
+                    resolution, error = m.resolve(config), None
+                except matrix.ResolutionError as caught:
+                    resolution, error = caught.resolution, caught
+                found = resolution.redirect if resolution.requested is None else None
+                if found is not None and (found.runner, found.index) == (runner.id, redirect.index):
+                    applies = True
+                    if isinstance(error, NoRunnerError):
+                        refused = True
+                        break
             assert (place in said["redirect-never"]) == (not applies), place
             assert (place in said["redirect-refused"]) == refused, place
     for code, due in (("alias-no-removal-version", lambda d: d.remove_in is None),
@@ -1840,10 +1906,10 @@ def _staged_of(text, runners):
 def _staged_refuses(m, staged, stage, runner, current):
     """Whether a staged requirement at *stage* refuses *current*: one matrix-wide (not exempting
     *runner*; before the choice, *runner* None) or *runner*'s own, whose chain has a clause that
-    fails."""
-    values = {k: v for k, v in current.items() if k != _GIVEN}
+    fails, the roles read as they stand once *runner* serves (`_role_values`)."""
+    roles = _role_values(m, current, runner)  # after the choice, a staged requirement may read them (F1)
     return any(at == stage and (owner is None and runner not in exempt or owner == runner and runner is not None)
-               and not all(c.evaluate(values, schema=m.schema) for c in chain)
+               and not all(_holds_given(m, c, current, current.get(_GIVEN, current), roles) for c in chain)
                for owner, chain, at, exempt in staged)
 
 
@@ -1949,8 +2015,9 @@ def _reference_forced_freed(m, m0, universe, chosen_on):
         try:
             m0.resolve(c)
             continue
-        except NoRunnerError:
-            pass
+        except NoRunnerError as error:
+            if error.resolution.redirect is not None:  # a runner was reached, then redirected and refused (F6)
+                continue
         except matrix.ResolutionError:
             continue
         forced = _reference_forced(m0, c)
@@ -2114,8 +2181,37 @@ def _with_roles(text, runners, names, narrow=False):
     a = runners["a"]
     scoped = {**runners, "a": {**a, "requires": {**a.get("requires", {}), "in_d": {
         "condition": in_d, "roles": ["d"], "reason": "not in d beside {role.p!r}"}}}}
+    staged = _role_staged(rng, late, ids, role_atoms, field_atoms)
+    if staged is not None:  # a requirement staged after the choice reading roles (issue 30, F6 with F1)
+        owner, clause = staged
+        tail += '[requirements.kr]\nname = "KR"\nreason = "kr fails"\n'
+        if owner is None:
+            tail += "[requires.kr]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in clause.items())
+        else:
+            scoped[owner] = {**scoped[owner], "requires": {**scoped[owner].get("requires", {}), "kr": [clause]}}
     return matrix.loads(head.replace("[config]\n", "[config]\n" + fields, 1) + roles + mark + tail + adjustment,
                         runners=scoped)
+
+
+def _role_staged(rng, late, ids, role_atoms, field_atoms):
+    """A requirement of kind ``kr`` at a stage after the choice (*late*) whose condition reads roles,
+    and whose reason says one: matrix-wide (perhaps exempting a runner) or runner b's; None where
+    the matrix has no stage after the choice. Its owner (None: matrix-wide) and clause."""
+    if not late:
+        return None
+    condition = rng.choice([rng.choice(role_atoms), f"not ({rng.choice(role_atoms)})",
+                            f"({rng.choice(role_atoms)}) or ({rng.choice(role_atoms + field_atoms)})"])
+    clause = {"condition": condition, "stage": rng.choice(late), "reason": "kr fails for {role.d!r}"}
+    owner = rng.choice([None, None, "b"])
+    if owner is None and rng.random() < 0.3:
+        clause["exempt"] = [rng.choice(ids)]
+    return owner, clause
+
+
+def _roles_staged(roled):
+    """The staged requirements of kind ``kr`` that `_with_roles` drew, as `_staged_of` says them."""
+    return [(None if c.wide else c.runner, [c.condition], c.stage, list(c.exempt)) for c in roled.staged
+            if c.kind == "kr"]
 
 
 def _in_d(names):
@@ -2196,13 +2292,14 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
     _docs_adjustments_agree(m, text)
     roled = _with_roles(text, runners, names)
     staged = _staged_of(text, runners)
+    roled_staged = staged + _roles_staged(roled)
     kind = "ValueError" if staged and 'kind = "ValueError"' in text.partition(ADJUSTMENTS_MARK)[2] else None
     ids = [r.id for r in m.runners]
     for index, config in enumerate(_universe(m, names)):
         for asked in (None, *ids):
             # Automatic choice, and each runner asked for in turn.
             if index % _ROLES_EVERY == 0 and asked in (None, ids[index // _ROLES_EVERY % len(ids)]):
-                _roles_agree(roled, m0, config, asked, index, staged)
+                _roles_agree(roled, m0, config, asked, index, roled_staged)
             raised = None
             try:
                 resolution = m.resolve(config, runner=asked)

@@ -787,3 +787,75 @@ def test_a_staged_requirement_before_the_choice_refuses_whatever_the_runner_with
         "| Page size |  | `page_size == 64` |  | pages | page\\_size must be 64, not {page\\_size} (raises ValueError) |",
         "| Tensor parallel | `tp_size <= 8` |  |  | device | tp\\_size must be at most 8 |",
         "| Candidate for automatic choice |  | always | always | choice |  |"]
+
+
+def _staged_roles_matrix():
+    """docs/reference/file-format.md, "Staged requirements" read after the choice with roles:
+    SGLang's E44 (multi-item scoring needs flashinfer in both phases, checked at the last stage,
+    whichever runner fills each role then) as a matrix-wide requirement staged after the choice."""
+    backends = '{ type = "str", nullable = true, choices = ["fa3", "flashinfer", "triton"] }'
+    return matrix.loads(textwrap.dedent(f'''\
+        [matrix]
+        name = "phases"
+        version = "1.0"
+        stages = ["choice", "pages", "serving"]
+        [config]
+        backend = {backends}
+        prefill = {backends}
+        decode = {backends}
+        enable_mis = {{ type = "bool", default = false }}
+        [roles.base]
+        name = "Backend"
+        field = "backend"
+        [roles.prefill]
+        name = "Prefill"
+        field = "prefill"
+        follows = "base"
+        [roles.decode]
+        name = "Decode"
+        field = "decode"
+        follows = "base"
+        [requirements.mis]
+        name = "Multi-item scoring"
+        kind = "AssertionError"
+        [requires.mis]
+        condition = "not enable_mis or role.prefill == 'flashinfer' and role.decode == 'flashinfer'"
+        stage = "serving"
+        reason = "Multi-item scoring requires flashinfer. Current backends: prefill={{role.prefill}}, decode={{role.decode}}"
+        [adjustments.decode_fi]
+        name = "Decode with flashinfer"
+        stage = "pages"
+        when = "enable_mis and role.base == 'flashinfer' and decode is None"
+        set = {{ decode = "flashinfer" }}
+        '''), runners={"fa3": {"name": "FA3", "priority": 3}, "flashinfer": {"name": "FlashInfer", "priority": 2},
+                       "triton": {"name": "Triton", "priority": 1}})
+
+
+def test_a_requirement_staged_after_the_choice_reads_the_roles_as_they_stand_at_its_stage():
+    m = _staged_roles_matrix()
+    # Automatic choice takes fa3, which fills every role: the requirement refuses it at its stage
+    # (a validated default is final), its reason saying the roles as they stood there.
+    with pytest.raises(matrix.AdjustmentError) as automatic:
+        m.resolve({"enable_mis": True})
+    said = "Multi-item scoring requires flashinfer. Current backends: prefill=fa3, decode=fa3"
+    assert (automatic.value.message, automatic.value.kind) == (said, "AssertionError")
+    assert automatic.value.resolution.staged_refusal == {
+        "stage": "serving", "runner": "fa3", "requirements": ["*:mis"], "reasons": [said], "kind": "AssertionError"}
+    served = m.resolve({"enable_mis": True, "backend": "flashinfer"})
+    assert (served.runner, dict(served.roles)) == ("flashinfer", {"base": "flashinfer", "prefill": "flashinfer",
+                                                                  "decode": "flashinfer"})
+    # A role's field, as the stages before it leave it: decode_fi sets it at 'pages', before the
+    # check; asked for in the decode role, triton refuses.
+    with pytest.raises(UnsupportedFeatureError) as asked:
+        m.resolve({"enable_mis": True, "decode": "triton"}, runner="flashinfer")
+    assert asked.value.message == ("Multi-item scoring requires flashinfer. Current backends: prefill=flashinfer, "
+                                   "decode=triton")
+    assert [m.is_supported({"enable_mis": True, "decode": d}, "flashinfer") for d in (None, "flashinfer", "triton")] == [
+        True, True, False]
+    assert m.is_supported({"enable_mis": True}, "fa3") is False
+    # Check reads the roles where each runner serves: the requirement refuses and passes.
+    from matrix.check import check
+
+    codes = {(f.code, f.place) for f in check(m).findings}
+    assert not {c for c in codes if c[0] in ("requirement-idle", "requirement-unmet", "inconclusive")}, codes
+

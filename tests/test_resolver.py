@@ -2698,3 +2698,96 @@ def test_a_remedy_never_asks_for_another_runner_through_an_adjustment_of_the_bas
         m.resolve({"encoder": "hw", "slices": 3})
     assert str(error.value) == (
         "HW does not support: three slices on HW\nTo use HW, change: set slices to a value from 1 to 2 or 4")
+
+
+def _always_redirecting(order=None, message=True):
+    """SGLang's A28 (docs/reference/file-format.md, a redirect that applies always): fa3 with an
+    fp8_e5m2 KV cache becomes triton, asked for or chosen; triton refuses attention sinks."""
+    import textwrap
+
+    text = textwrap.dedent('''\
+        [matrix]
+        name = "a28"
+        version = "1.0"
+        [config]
+        kv_cache_dtype = { type = "str", choices = ["auto", "fp8_e4m3", "fp8_e5m2"], default = "auto" }
+        sinks = { type = "bool", default = false }
+        hopper = { type = "bool", default = true }
+        [features.sinks]
+        name = "Attention sinks"
+        when = "sinks"
+        support = { fa3 = "yes", flashinfer = "yes", triton = "no" }
+        [features.old_gpu]
+        name = "Before Hopper"
+        when = "not hopper"
+        support = { fa3 = "no", flashinfer = "yes", triton = "yes" }
+        ''') + (order or "")
+    return matrix.loads(text, runners={
+        "fa3": {"name": "FA3", "priority": 3, "redirects": [
+            {"to": "triton", "when": "kv_cache_dtype == 'fp8_e5m2'", "applies": "always",
+             **({"message": "FlashAttention3 only supports fp8_e4m3 if using FP8; Setting attention backend to triton."}
+                if message else {})}]},
+        "flashinfer": {"name": "FlashInfer", "priority": 2},
+        "triton": {"name": "Triton", "priority": 1}})
+
+
+def test_a_redirect_that_applies_always_acts_on_the_runner_automatic_choice_takes():
+    m = _always_redirecting()
+    said = "FlashAttention3 only supports fp8_e4m3 if using FP8; Setting attention backend to triton."
+    # The top runner fa3 is reached and redirected: the fast path does not answer "fa3".
+    chosen = m.resolve({"kv_cache_dtype": "fp8_e5m2"})
+    assert (chosen.runner, chosen.requested, [str(w) for w in chosen.warnings]) == ("triton", None, [said])
+    assert chosen.redirect == m.runner("fa3").redirects[0]
+    assert chosen.to_dict()["redirected"] == {"from": "fa3", "to": "triton", "when": "kv_cache_dtype == 'fp8_e5m2'",
+                                              "because": {"kv_cache_dtype": "fp8_e5m2"}}
+    assert chosen.explanation()["how"] == "redirected"
+    assert chosen.explain().splitlines()[0] == ("Runner: triton (Triton), chosen automatically, redirected from 'fa3' "
+                                                "to 'triton': kv_cache_dtype = 'fp8_e5m2', at version 1.0")
+    assert m.resolve({}).runner == "fa3" and m.resolve({}).warnings == ()
+    # Asked for, as any redirect.
+    assert m.resolve({"kv_cache_dtype": "fp8_e5m2"}, runner="fa3").runner == "triton"
+    # Reached before its blockers are read: fa3 blocked on an older GPU is still redirected.
+    assert m.resolve({"kv_cache_dtype": "fp8_e5m2", "hopper": False}).runner == "triton"
+    # Triton validated as asked for: a refusal is final, no fallback to flashinfer.
+    with pytest.raises(NoRunnerError) as refused:
+        m.resolve({"kv_cache_dtype": "fp8_e5m2", "sinks": True})
+    assert refused.value.message.splitlines() == [
+        "No runner can serve this config: chose 'fa3' automatically, redirected to 'triton'; Triton does not support: "
+        "Attention sinks",
+        "To use FA3, change: set kv_cache_dtype to one of 'auto', 'fp8_e4m3'",  # the remedies, resolved
+        "To use FlashInfer, change: set hopper to False and set kv_cache_dtype to one of 'auto', 'fp8_e4m3'",
+        "To use Triton, change: set sinks to False"]
+    assert [str(w) for w in refused.value.resolution.warnings] == [said]
+    # An order without fallback (a validated default): its first candidate is reached, redirected.
+    ladder = _always_redirecting('[orders.default]\nname = "Default"\nrunners = ["fa3"]\nfallback = false\n')
+    assert ladder.resolve({"kv_cache_dtype": "fp8_e5m2", "hopper": False}).runner == "triton"
+    with pytest.raises(NoRunnerError):
+        ladder.resolve({"hopper": False})
+    # Without a message, the engine's words say the values (the decision is not remembered by mask).
+    plain = _always_redirecting(message=False)
+    for _ in range(2):
+        assert [str(w) for w in plain.resolve({"kv_cache_dtype": "fp8_e5m2"}).warnings] == [
+            "Chose 'fa3' automatically, redirected to 'triton': kv_cache_dtype = 'fp8_e5m2'"]
+
+
+def test_check_and_the_docs_read_a_redirect_that_applies_always():
+    import json
+
+    from matrix.check import check
+    from matrix.render import render
+
+    m = _always_redirecting()
+    found = [(f.code, f.message) for f in check(m).findings if f.code in ("inconclusive", "redirect-refused",
+                                                                             "redirect-never", "never-chosen")]
+    assert found == [
+        ("inconclusive", "Could not decide which runners automatic choice never picks, which configs no runner serves, "
+                         "nor which [refusals] entries acknowledge them: a redirect that applies always sends automatic "
+                         "choice to a runner validated as asked for (fa3 → triton), which these questions do not read "
+                         "yet"),
+        ("redirect-refused", "FA3's redirect 1 to Triton (kv_cache_dtype == 'fp8_e5m2') can leave a request Triton "
+                             "refuses: where it applies, Triton does not support Attention sinks")]
+    table = render(m, tables=["runners"], standalone=False).splitlines()
+    assert "| `fa3` | FA3 | 3 |  |  |  | to `triton` when `kv_cache_dtype == 'fp8_e5m2'` (automatic choice too) |" in table
+    assert table[-1].startswith("A redirect marked \"automatic choice too\" also acts where automatic choice")
+    data = json.loads(render(m, format="json", tables=["runners"]))
+    assert data["runners"][0]["redirects"][0]["applies"] == "always"
