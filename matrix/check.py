@@ -1050,10 +1050,16 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, cho
             extend(chosen, index + 1)
         failed = sum(1 for g in chosen if isinstance(g.origin, Requirement))
         for gate in by_runner[runners[index].id]:
+            if gate in chosen or chosen and refused[gate.id] == everyone:
+                # A gate that refuses every runner is a set of its own, searched from the top:
+                # with others it is never minimal.
+                continue
+            if not refused[gate.id] and any(not refused[g.id] for g in chosen):
+                # A gate that refuses no runner only passes runners over: it must decide, and a
+                # minimal set holds one such (without the other, the one that decides does it).
+                continue
             if limit is not None and isinstance(gate.origin, Requirement) and failed == limit:
                 cut.append(True)
-                continue
-            if gate in chosen:
                 continue
             candidate = chosen + (gate,)
             try:
