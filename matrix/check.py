@@ -31,7 +31,7 @@ from ._given import PREFIX as GIVEN, adjusted
 from ._space import CAUSES, PRESENT, Inconclusive, Space
 from .binding import DRIFT_CODES
 from ._versions import VersionLike, to_version
-from ._nodes import Node, Not
+from ._nodes import Literal as Constant, Node, Not
 from ._choice import Rule, Term
 from ._compile import Plan, plan
 from ._nodes import Or
@@ -956,8 +956,13 @@ def _runners(matrix: Matrix, v: Version, live: List[Feature], choice: _Choice, s
             # The first runner of each order: a runner first in all of them has none before it.
             leads = {s.gate: s.runner for s in reversed(choice.steps) if s.kind == "order"}
             first = all(r == runner.id for r in leads.values())
-            why = [] if first else [f"a runner {'before it in the order that applies' if matrix.orders else 'of higher priority'} "
-                                    "is free too"]
+            # Orders without fallback, the last without when, leave the order of priority unread
+            # and decide at their first candidate: no runner after it is tried.
+            validated = bool(matrix.orders) and all(not o.fallback for o in matrix.orders) and _always(matrix.orders[-1])
+            why = [] if first or validated else [
+                f"a runner {'before it in the order that applies' if matrix.orders else 'of higher priority'} is free too"]
+            if any(not o.fallback and o.runners[0] != runner.id for o in matrix.orders):
+                why.append("an order without fallback that applies tries another runner first")
             if preferring:
                 outright = any(g.prefers is not None and g.prefers.outright for g in live)
                 why.append(f"a preference chooses another runner{', or leaves no runner' if outright else ''}")
@@ -965,6 +970,12 @@ def _runners(matrix: Matrix, v: Version, live: List[Feature], choice: _Choice, s
                                f"{runner.name} is never chosen automatically: whenever it is free"
                                f"{' and a candidate' if runner.candidate is not None else ''}, "
                                f"{', or '.join(why) or 'another runner is chosen'}")
+
+
+def _always(order: Order) -> bool:
+    """Whether *order* applies wherever no order before it does (written without ``when``)."""
+    node = order.when.node
+    return isinstance(node, Constant) and node.value is True
 
 
 def _chooses(runner: str, step: Rule) -> bool:

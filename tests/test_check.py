@@ -2882,3 +2882,20 @@ def test_the_no_runner_search_tries_a_gate_that_refuses_every_runner_alone_and_o
         (f"No runner can serve a config with 'x is {i}' (failing x != {i}): every runner refuses it: x is {i} "
          "(acknowledged: a matrix-wide requirement, which refuses it whatever the runner)", {"x": i}) for i in range(6)]
     assert len(calls) < 60  # 907 before (4 s), and 16 minutes on the example
+
+
+def test_a_question_ruled_out_before_an_inexact_value_is_read_is_decided():
+    """Issue 30: SGLang's example said 18 runners 'inconclusive' (ever chosen?): the fields its
+    arithmetic reads have no max, so the search cannot try every value of them; but the order
+    without when and without fallback (D12) applies wherever no order before it does, so the
+    step that would choose those runners (no order applies) fails before any value is read.
+    Such a "none" is proved; and the reason said is the order's."""
+    text = ('[matrix]\nname = "m"\nversion = "1.0"\n[config]\ntp = { type = "int", default = 1, min = 1 }\n'
+            'dcp = { type = "int", default = 1, min = 1 }\n'
+            '[requirements]\nk = { name = "K", reason = "dcp must divide tp" }\n[requires]\nk = "tp % dcp == 0"\n'
+            '[orders.big]\nname = "big"\nwhen = "tp > 4"\nrunners = ["b"]\nfallback = false\n'
+            '[orders.last]\nname = "last"\nrunners = ["a"]\nfallback = false\n')
+    runners = {"a": {"name": "A", "priority": 1}, "b": {"name": "B", "priority": 2}, "c": {"name": "C", "priority": 3}}
+    findings = [str(f) for f in check(matrix.loads(text, runners=runners)).findings if f.code != "no-runner"]
+    assert findings == ["<string>:1:1: warning[never-chosen]: C is never chosen automatically: whenever it is free, "
+                        "an order without fallback that applies tries another runner first"]
