@@ -644,9 +644,9 @@ def _redirects(matrix: Matrix, v: Version, compiled: Plan, space: Space, place: 
                budget: int, ctx: Optional[_check_adjust.Contexts] = None) -> Iterator[Finding]:
     """Redirects no config makes apply (their condition never holds where no earlier redirect
     of the runner does), and redirects whose runner refuses some config where they apply: a
-    gate it says no to is active (or it fails a requirement), with no removed feature active
-    (refused first) and no feature that forces another runner with ``override`` (which takes
-    the request elsewhere). The request is decided on the config of choice, and the runner it
+    gate it says no to is active (or it fails a requirement), one some runner does not say no
+    to, with no removed feature active (refused first) and no feature that forces another runner
+    with ``override`` (which takes the request elsewhere). The request is decided on the config of choice, and the runner it
     is sent to validated on its effective config (*ctx*)."""
     from . import _messages
 
@@ -654,6 +654,9 @@ def _redirects(matrix: Matrix, v: Version, compiled: Plan, space: Space, place: 
 
     asked = [g for g in compiled.features if g.applies != "automatic"]
     removed = [on_c(g.when.node) for g in asked if g.origin is None and g.removed_at(v)]
+    # A gate every runner says no to (a matrix-wide requirement that exempts none) refuses the
+    # request wherever it goes: not the redirect's doing (no-runner says it of the config).
+    everyones = {g.id for g in asked if all(g.status(r.id, v) == "no" for r in matrix.runners)}
     for runner in matrix.runners:
         earlier: List[Node] = []
         for _, redirect in compiled.redirects.get(runner.id, ()):
@@ -674,7 +677,7 @@ def _redirects(matrix: Matrix, v: Version, compiled: Plan, space: Space, place: 
                     # A removed gate, or one that forces another runner with override, refuses the
                     # runner only where it holds on F and not on C (on C it refuses the request
                     # first, or takes it elsewhere): the search rules out the rest.
-                    if gate.applies == "automatic":
+                    if gate.applies == "automatic" or gate.id in everyones:
                         continue
                     refusal = ctx.served(to.id, gate.when.node) if ctx is not None else gate.when.node
                     found = space.solve(true=[on_c(redirect.when.node), refusal], false=[*earlier, *removed, *away])

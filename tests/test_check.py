@@ -1220,8 +1220,9 @@ def _redirect_findings_agree(m, universe, by_code, unsure, chosen_on=lambda conf
     a redirect is said never to apply exactly when no config makes it the one that applies
     (with no removed feature active); said refused exactly when some such config leaves a
     request its runner refuses at itself (a gate in force for requests it says no to, not a
-    force with override, or a failed requirement; no overriding force to another runner). With
-    adjustments the request is decided on the config of choice and the runner it is sent to
+    force with override, or a failed requirement; no overriding force to another runner), by a
+    gate some runner does not say no to (a matrix-wide requirement that exempts none refuses
+    every request: not the redirect's doing). With adjustments the request is decided on the config of choice and the runner it is sent to
     validated on its effective config."""
     from matrix.schema import in_window
 
@@ -1248,9 +1249,12 @@ def _redirect_findings_agree(m, universe, by_code, unsure, chosen_on=lambda conf
                     continue
                 config = _reference_apply(m, _after_choice(m, to), config, to)[0]
                 active = [f for f in asked if f.when.evaluate(config, schema=schema)]
-                if any(f.status(to, v) == "no" for f in active) \
+                # A gate every runner says no to refuses the request wherever it goes: not counted.
+                if any(f.status(to, v) == "no" and not all(f.status(r.id, v) == "no" for r in m.runners)
+                       for f in active) \
                         or any(not c.condition.evaluate(config, schema=schema)
-                               for c in [*(w for w in m.requires if to not in w.exempt), *m.runner(to).requires]):
+                               for c in [*(w for w in m.requires if to not in w.exempt and w.exempt),
+                                         *m.runner(to).requires]):
                     refused = True
                     break
             assert (place in said["redirect-never"]) == (not applies), place
@@ -2899,3 +2903,30 @@ def test_a_question_ruled_out_before_an_inexact_value_is_read_is_decided():
     findings = [str(f) for f in check(matrix.loads(text, runners=runners)).findings if f.code != "no-runner"]
     assert findings == ["<string>:1:1: warning[never-chosen]: C is never chosen automatically: whenever it is free, "
                         "an order without fallback that applies tries another runner first"]
+
+
+def test_a_redirect_is_not_said_refused_for_a_gate_every_runner_says_no_to():
+    """Issue 30: SGLang's example said fa3's redirect to triton refused, with E1 (deterministic
+    inference with a backend outside its list) as the reason: a matrix-wide requirement that
+    exempts no runner, so the request is refused wherever it goes, redirected or not (no-runner
+    says it of the config). Only a gate some runner does not say no to counts: here the one that
+    exempts the runner asked for, which would have served."""
+    text = ('[matrix]\nname = "m"\nversion = "1.0"\n[config]\nd = { type = "bool", default = false }\n'
+            'kv = { type = "str", default = "auto", choices = ["auto", "e5m2"] }\n'
+            'x = { type = "bool", default = false }\n'
+            '[requirements]\ne1 = { name = "E1", reason = "not for deterministic inference" }\n'
+            'ex = { name = "EX", reason = "x needs FA3" }\n'
+            '[requires]\ne1 = "not d"\nex = { condition = "not x", exempt = ["fa3"] }\n')
+    runners = {"fa3": {"name": "FA3", "priority": 2, "redirects": [{"to": "triton", "when": "kv == 'e5m2'"}]},
+               "triton": {"name": "Triton", "priority": 1}}
+    m = matrix.loads(text, runners=runners)
+    with pytest.raises(UnsupportedFeatureError) as excinfo:  # refused either way: E1 refuses every runner
+        m.resolve({"d": True, "kv": "e5m2"}, runner="fa3")
+    assert excinfo.value.reason == "not for deterministic inference"
+    with pytest.raises(UnsupportedFeatureError):
+        m.resolve({"d": True}, runner="fa3")
+    assert [(f.message, f.witness) for f in check(m).findings if f.code == "redirect-refused"] == [
+        ("FA3's redirect 1 to Triton (kv == 'e5m2') can leave a request Triton refuses: where it applies, Triton "
+         "fails a requirement (x needs FA3)", {"kv": "e5m2", "x": True})]
+    without = matrix.loads(text.replace('ex = { condition = "not x", exempt = ["fa3"] }\n', ""), runners=runners)
+    assert [f for f in check(without).findings if f.code == "redirect-refused"] == []
