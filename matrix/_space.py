@@ -140,6 +140,7 @@ class Space:
         self.schema = schema
         self.budget = budget
         self.spent = 0
+        self.branched = False
         self.rng: Optional[random.Random] = None
         self._truths: Dict[int, Tuple[Node, Callable[[Dict[str, object]], object]]] = {}
         self._values: Dict[int, Tuple[Node, Callable[[Dict[str, object]], object]]] = {}
@@ -386,6 +387,7 @@ class Space:
         """
         self.rng = rng
         self.spent = 0  # the budget is per question
+        self.branched = False  # whether the search tried values of an inexact path
         true, false = tuple(true), tuple(false)
         needed: Set[str] = set()
         for node in (*true, *false, *(node for _, nodes in extra for node in nodes)):
@@ -415,8 +417,9 @@ class Space:
             for node in made:  # made for this question only: not kept by identity
                 self._truths.pop(id(node), None)
         inexact = sorted(p for p in order if p in self.inexact)
-        if found is None and inexact:
-            # Values of an inexact path were left out: "none" is not proved.
+        if found is None and inexact and self.branched:
+            # Values of an inexact path were left out: "none" is not proved. (A question ruled
+            # out before any of them is read is proved: no value of theirs could change it.)
             raise Inconclusive(inexact, list(dict.fromkeys(self.inexact[p] for p in inexact)))
         return found
 
@@ -502,6 +505,8 @@ class Space:
             return None
         path = order[index]
         values = self.domains[path]
+        if path in self.inexact:
+            self.branched = True
         if self.rng is not None:
             values = values[:]
             self.rng.shuffle(values)

@@ -31,7 +31,7 @@ from ._given import PREFIX as GIVEN, adjusted
 from ._space import CAUSES, PRESENT, Inconclusive, Space
 from .binding import DRIFT_CODES
 from ._versions import VersionLike, to_version
-from ._nodes import Node, Not
+from ._nodes import Literal as Constant, Node, Not
 from ._choice import Rule, Term
 from ._compile import Plan, plan
 from ._nodes import Or
@@ -656,9 +656,9 @@ def _redirects(matrix: Matrix, v: Version, compiled: Plan, space: Space, place: 
                budget: int, ctx: Optional[_check_adjust.Contexts] = None) -> Iterator[Finding]:
     """Redirects no config makes apply (their condition never holds where no earlier redirect
     of the runner does), and redirects whose runner refuses some config where they apply: a
-    gate it says no to is active (or it fails a requirement), with no removed feature active
-    (refused first) and no feature that forces another runner with ``override`` (which takes
-    the request elsewhere). The request is decided on the config of choice, and the runner it
+    gate it says no to is active (or it fails a requirement), one some runner does not say no
+    to, with no removed feature active (refused first) and no feature that forces another runner
+    with ``override`` (which takes the request elsewhere). The request is decided on the config of choice, and the runner it
     is sent to validated on its effective config (*ctx*)."""
     from . import _messages
 
@@ -671,6 +671,9 @@ def _redirects(matrix: Matrix, v: Version, compiled: Plan, space: Space, place: 
     # there is answered by resolving the config a search finds (`_automatic_redirect`).
     automatic = [on_c(g.when.node) for g in compiled.features if g.applies != "asked" and g.origin is None
                  and g.removed_at(v)]
+    # A gate every runner says no to (a matrix-wide requirement that exempts none) refuses the
+    # request wherever it goes: not the redirect's doing (no-runner says it of the config).
+    everyones = {g.id for g in compiled.features if all(g.status(r.id, v) == "no" for r in matrix.runners)}
     for runner in matrix.runners:
         earlier: List[Node] = []
         before: List[Node] = []  # the earlier redirects that apply always
@@ -705,6 +708,8 @@ def _redirects(matrix: Matrix, v: Version, compiled: Plan, space: Space, place: 
                     # A removed gate, or one that forces another runner with override, refuses the
                     # runner only where it holds on F and not on C (on C it refuses the request
                     # first, or takes it elsewhere): the search rules out the rest.
+                    if gate.id in everyones:
+                        continue
                     refusal = ctx.served(to.id, gate.when.node) if ctx is not None else gate.when.node
                     found, missed = _redirect_refuses(matrix, v, space, redirect, gate, on_c(redirect.when.node), refusal,
                                                       [*earlier, *removed, *away], [*before, *automatic])
@@ -1033,8 +1038,13 @@ def _runners(matrix: Matrix, v: Version, live: List[Feature], choice: _Choice, s
             # The first runner of each order: a runner first in all of them has none before it.
             leads = {s.gate: s.runner for s in reversed(choice.steps) if s.kind == "order"}
             first = all(r == runner.id for r in leads.values())
-            why = [] if first else [f"a runner {'before it in the order that applies' if matrix.orders else 'of higher priority'} "
-                                    "is free too"]
+            # Orders without fallback, the last without when, leave the order of priority unread
+            # and decide at their first candidate: no runner after it is tried.
+            validated = bool(matrix.orders) and all(not o.fallback for o in matrix.orders) and _always(matrix.orders[-1])
+            why = [] if first or validated else [
+                f"a runner {'before it in the order that applies' if matrix.orders else 'of higher priority'} is free too"]
+            if any(not o.fallback and o.runners[0] != runner.id for o in matrix.orders):
+                why.append("an order without fallback that applies tries another runner first")
             if preferring:
                 outright = any(g.prefers is not None and g.prefers.outright for g in live)
                 why.append(f"a preference chooses another runner{', or leaves no runner' if outright else ''}")
@@ -1042,6 +1052,12 @@ def _runners(matrix: Matrix, v: Version, live: List[Feature], choice: _Choice, s
                                f"{runner.name} is never chosen automatically: whenever it is free"
                                f"{' and a candidate' if runner.candidate is not None else ''}, "
                                f"{', or '.join(why) or 'another runner is chosen'}")
+
+
+def _always(order: Order) -> bool:
+    """Whether *order* applies wherever no order before it does (written without ``when``)."""
+    node = order.when.node
+    return isinstance(node, Constant) and node.value is True
 
 
 def _chooses(runner: str, step: Rule) -> bool:
@@ -1127,10 +1143,16 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, cho
             extend(chosen, index + 1)
         failed = sum(1 for g in chosen if isinstance(g.origin, Requirement))
         for gate in by_runner[runners[index].id]:
+            if gate in chosen or chosen and refused[gate.id] == everyone:
+                # A gate that refuses every runner is a set of its own, searched from the top:
+                # with others it is never minimal.
+                continue
+            if not refused[gate.id] and any(not refused[g.id] for g in chosen):
+                # A gate that refuses no runner only passes runners over: it must decide, and a
+                # minimal set holds one such (without the other, the one that decides does it).
+                continue
             if limit is not None and isinstance(gate.origin, Requirement) and failed == limit:
                 cut.append(True)
-                continue
-            if gate in chosen:
                 continue
             candidate = chosen + (gate,)
             try:

@@ -1294,8 +1294,9 @@ def _redirect_findings_agree(m, universe, by_code, unsure, chosen_on=lambda conf
     a redirect is said never to apply exactly when no config makes it the one that applies
     (with no removed feature active); said refused exactly when some such config leaves a
     request its runner refuses at itself (a gate in force for requests it says no to, not a
-    force with override, or a failed requirement; no overriding force to another runner). With
-    adjustments the request is decided on the config of choice and the runner it is sent to
+    force with override, or a failed requirement; no overriding force to another runner), by a
+    gate some runner does not say no to (a matrix-wide requirement that exempts none refuses
+    every request: not the redirect's doing). With adjustments the request is decided on the config of choice and the runner it is sent to
     validated on its effective config."""
     from matrix.schema import in_window
 
@@ -1322,9 +1323,12 @@ def _redirect_findings_agree(m, universe, by_code, unsure, chosen_on=lambda conf
                     continue
                 config = _reference_apply(m, _after_choice(m, to), config, to)[0]
                 active = [f for f in asked if f.when.evaluate(config, schema=schema)]
-                if any(f.status(to, v) == "no" for f in active) \
+                # A gate every runner says no to refuses the request wherever it goes: not counted.
+                if any(f.status(to, v) == "no" and not all(f.status(r.id, v) == "no" for r in m.runners)
+                       for f in active) \
                         or any(not c.condition.evaluate(config, schema=schema)
-                               for c in [*(w for w in m.requires if to not in w.exempt), *m.runner(to).requires]):
+                               for c in [*(w for w in m.requires if to not in w.exempt and w.exempt),
+                                         *m.runner(to).requires]):
                     refused = True
                     break
             # One that applies always acts where automatic choice reaches its runner too (issue 30,
@@ -2782,7 +2786,8 @@ def test_an_overriding_feature_that_forces_the_runner_asked_for_does_not_hide_an
 def test_a_matrix_wide_clause_and_a_runner_s_own_that_read_alike_are_said_apart():
     """Found by the brute force: a matrix-wide chain and runner B's own chain of one kind share
     a clause (``p + i == 3``, clause 2); the two undecided combinations with the order read as
-    one finding said twice. A runner's own clause now names its runner."""
+    one finding said twice. A runner's own clause now names its runner. (Since, the matrix-wide
+    one is not tried with the order: it refuses every runner alone.)"""
     text = (
         '[matrix]\nname = "small"\nversion = "1.0"\n[config]\n"b" = { type = "bool", default = false }\n'
         '"p" = { type = "int", min = -2, max = 5, default = 0 }\n"i" = { type = "int", nullable = true }\n'
@@ -2800,7 +2805,13 @@ def test_a_matrix_wide_clause_and_a_runner_s_own_that_read_alike_are_said_apart(
                  "fallback and 'k1 fails' (failing p + i == 3, clause 2 of {}) can be active together; combinations "
                  "that include them were not searched")
     assert [f for f in findings if "b first' applying (p + i == 3), without fallback and 'k1 fails' (failing p + i"
-            in f] == [undecided.format("'k1'"), undecided.format("B's requirement 'k1'")]
+            in f] == [undecided.format("B's requirement 'k1'")]
+    # The matrix-wide clause refuses every runner: found alone, it is never minimal with the order
+    # (the search does not try the two together).
+    assert [f for f in findings if "clause 2 of 'k1'" in f] == [
+        "<string>:11:1: note[no-runner]: No runner can serve a config with 'k1 fails' (failing p + i == 3, clause 2 "
+        "of 'k1'): every runner refuses it: k1 fails (acknowledged: a matrix-wide requirement, which refuses it "
+        "whatever the runner)"]
     assert ("<string>: note[no-runner]: No runner can serve a config with 'k1 fails' (failing not b, clause 1 of B's "
             "requirement 'k1') and the order 'b first' applying (p + i == 3), without fallback: A is not tried: b "
             "first does not fall back; B is not valid for it: k1 fails") in findings
@@ -2960,3 +2971,95 @@ def test_a_staged_requirement_is_said_idle_or_unmet_where_it_is_checked_and_cuts
 
     assert diff(m, m).undecided[-1] == ("Not compared: staged requirements (a stage other than choice) (the answers "
                                         "for a config a staged requirement refuses may differ unseen)")
+
+
+def test_the_no_runner_search_tries_a_gate_that_refuses_every_runner_alone_and_one_order_at_a_time():
+    """Issue 30: with orders without fallback (each passes over every runner but its first) and
+    matrix-wide requirements (each refuses every runner), the search tried every way of adding
+    them to each other, runner by runner: on SGLang's example (14 orders, 34 requirements, 23
+    runners) it had not finished in 16 minutes. A set with a gate that refuses every runner is
+    never minimal with another gate, nor one with two gates that refuse no runner (only the one
+    that decides counts): the search skips them, and finds the same sets."""
+    from unittest import mock
+
+    from matrix._space import Space
+
+    text = '[matrix]\nname = "m"\nversion = "1.0"\n[config]\nx = { type = "int", default = 0, min = 0, max = 9 }\n'
+    text += "[requirements]\n" + "".join(f'k{i} = {{ name = "K{i}", reason = "x is {i}" }}\n' for i in range(6))
+    text += "[requires]\n" + "".join(f'k{i} = "x != {i}"\n' for i in range(6))
+    text += "".join(f'[orders.o{i}]\nname = "o{i}"\nwhen = "x >= {i}"\nrunners = ["r{(i + 3) % 8}"]\nfallback = false\n'
+                    for i in range(6))
+    text += '[orders.last]\nname = "last"\nrunners = ["r0"]\nfallback = false\n'
+    m = matrix.loads(text, runners={f"r{i}": {"name": f"R{i}", "priority": 10 - i} for i in range(8)})
+    calls = []
+    solve = Space.solve
+
+    def counted(self, *args, **kwargs):
+        calls.append(1)
+        return solve(self, *args, **kwargs)
+
+    with mock.patch.object(Space, "solve", counted):
+        report = check(m)
+    assert [(f.message, f.witness) for f in report.findings if f.code == "no-runner"] == [
+        (f"No runner can serve a config with 'x is {i}' (failing x != {i}): every runner refuses it: x is {i} "
+         "(acknowledged: a matrix-wide requirement, which refuses it whatever the runner)", {"x": i}) for i in range(6)]
+    assert len(calls) < 60  # 907 before (4 s), and 16 minutes on the example
+
+
+def test_a_question_ruled_out_before_an_inexact_value_is_read_is_decided():
+    """Issue 30: SGLang's example said 18 runners 'inconclusive' (ever chosen?): the fields its
+    arithmetic reads have no max, so the search cannot try every value of them; but the order
+    without when and without fallback (D12) applies wherever no order before it does, so the
+    step that would choose those runners (no order applies) fails before any value is read.
+    Such a "none" is proved; and the reason said is the order's."""
+    text = ('[matrix]\nname = "m"\nversion = "1.0"\n[config]\ntp = { type = "int", default = 1, min = 1 }\n'
+            'dcp = { type = "int", default = 1, min = 1 }\n'
+            '[requirements]\nk = { name = "K", reason = "dcp must divide tp" }\n[requires]\nk = "tp % dcp == 0"\n'
+            '[orders.big]\nname = "big"\nwhen = "tp > 4"\nrunners = ["b"]\nfallback = false\n'
+            '[orders.last]\nname = "last"\nrunners = ["a"]\nfallback = false\n')
+    runners = {"a": {"name": "A", "priority": 1}, "b": {"name": "B", "priority": 2}, "c": {"name": "C", "priority": 3}}
+    findings = [str(f) for f in check(matrix.loads(text, runners=runners)).findings if f.code != "no-runner"]
+    assert findings == ["<string>:1:1: warning[never-chosen]: C is never chosen automatically: whenever it is free, "
+                        "an order without fallback that applies tries another runner first"]
+
+
+def test_a_redirect_is_not_said_refused_for_a_gate_every_runner_says_no_to():
+    """Issue 30: SGLang's example said fa3's redirect to triton refused, with E1 (deterministic
+    inference with a backend outside its list) as the reason: a matrix-wide requirement that
+    exempts no runner, so the request is refused wherever it goes, redirected or not (no-runner
+    says it of the config). Only a gate some runner does not say no to counts: here the one that
+    exempts the runner asked for, which would have served."""
+    text = ('[matrix]\nname = "m"\nversion = "1.0"\n[config]\nd = { type = "bool", default = false }\n'
+            'kv = { type = "str", default = "auto", choices = ["auto", "e5m2"] }\n'
+            'x = { type = "bool", default = false }\n'
+            '[requirements]\ne1 = { name = "E1", reason = "not for deterministic inference" }\n'
+            'ex = { name = "EX", reason = "x needs FA3" }\n'
+            '[requires]\ne1 = "not d"\nex = { condition = "not x", exempt = ["fa3"] }\n')
+    runners = {"fa3": {"name": "FA3", "priority": 2, "redirects": [{"to": "triton", "when": "kv == 'e5m2'"}]},
+               "triton": {"name": "Triton", "priority": 1}}
+    m = matrix.loads(text, runners=runners)
+    with pytest.raises(UnsupportedFeatureError) as excinfo:  # refused either way: E1 refuses every runner
+        m.resolve({"d": True, "kv": "e5m2"}, runner="fa3")
+    assert excinfo.value.reason == "not for deterministic inference"
+    with pytest.raises(UnsupportedFeatureError):
+        m.resolve({"d": True}, runner="fa3")
+    assert [(f.message, f.witness) for f in check(m).findings if f.code == "redirect-refused"] == [
+        ("FA3's redirect 1 to Triton (kv == 'e5m2') can leave a request Triton refuses: where it applies, Triton "
+         "fails a requirement (x needs FA3)", {"kv": "e5m2", "x": True})]
+    without = matrix.loads(text.replace('ex = { condition = "not x", exempt = ["fa3"] }\n', ""), runners=runners)
+    assert [f for f in check(without).findings if f.code == "redirect-refused"] == []
+
+
+def test_check_on_the_sglang_example_keeps_no_finding_but_its_notes():
+    """Issue 30: ``matrix check --strict`` on SGLang's example ran 16 minutes without finishing;
+    it now finishes in seconds, and every warning it keeps is acknowledged in the file's
+    ``[check]`` (the runners the default ladder never names, the former ids SGLang gives no
+    removal version), but the editor schemas beside the files when they are stale (regenerated
+    with ``matrix schema --json-schema --write``). The notes are the refusals, each acknowledged
+    by its requirement, and adjustment-unchecked, about check's reach."""
+    status, out, err = call("check", "--strict", "--matrix", str(ROOT / "examples" / "sglang-attention" / "features.toml"))
+    kept = [line.split(": ", 1)[1].split(":", 1)[0] for line in out.splitlines()
+            if ": warning[" in line or ": error[" in line]
+    assert [code for code in kept if code != "warning[schema-stale]"] == [], out
+    assert err == "" and status == (1 if kept else 0)
+    assert out.splitlines()[-1].endswith("; 18 findings ignored by [check] ignore")

@@ -275,8 +275,8 @@ def test_ci_runs_every_benchmark_in_its_quick_mode():
     scripts = sorted(p.name for p in (ROOT / "benchmarks").glob("*.py") if 'if __name__ == "__main__":' in p.read_text())
     ci = (ROOT / ".ci" / "run").read_text()
     run = sorted(set(re.findall(r"^\.venv/bin/python benchmarks/(\w+\.py)\b[^\n]* --quick\b", ci, re.M)))
-    assert run == scripts == ["attention.py", "coldstart.py", "coverage.py", "diff.py", "generation.py", "remedy.py",
-                              "run.py", "sglang.py", "versus.py"]
+    assert run == scripts == ["attention.py", "check_sglang.py", "coldstart.py", "coverage.py", "diff.py", "generation.py",
+                              "remedy.py", "run.py", "sglang.py", "versus.py"]
 
 
 def test_the_peers_section_of_run_py_runs_and_checks_its_answers(tmp_path):
