@@ -298,6 +298,17 @@ def _refuses(ctx: Contexts, space: Space, reach: _Reach, place: Any, budget: int
             said = str(error)
             mine = [a.id for a in error.resolution.adjustments if a.runner == runner.id]
             first = mine[0] if mine else first
+        except ResolutionError as error:
+            # Refused otherwise: automatic choice came to the runner by a redirect that applies
+            # always (validated as asked for, its refusal a NoRunnerError), which the search of
+            # the runners it reaches unredirected does not read: said, not guessed.
+            redirected = error.resolution.redirect
+            if redirected is None:
+                raise
+            yield place.runner("inconclusive", runner.id, _messages.always_redirect_undecided(
+                f"whether {runner.name}'s own adjustments leave a config it cannot serve",
+                [f"{redirected.runner} → {redirected.to}"]))
+            continue
         yield place.config("adjustment-refuses", ("adjustments", first),
                            _messages.adjustment_refuses(runner.name, said), runner=runner.id, witness=witness)
 

@@ -12,8 +12,9 @@ Schema of the dict, and docs/reference/report.md explains it with real output. T
 - ``actions``: what resolution did, each at most once, in this order of precedence:
 
   1. ``refuse``: no runner serves the config (the resolver raised a `ResolutionError`);
-  2. ``redirect``: the runner asked for was replaced by another, by a redirect of its runner
-     file or by a feature that forces a runner with ``override``;
+  2. ``redirect``: the runner asked for (or the one automatic choice took, by a redirect with
+     ``applies = "always"``) was replaced by another, by a redirect of its runner file or by a
+     feature that forces a runner with ``override``;
   3. ``fall-back``: automatic choice passed over a runner it would have taken first: a
      candidate of the order before the chosen one is blocked (a ``fallback`` warning), or the
      runner of a preference that is not ``outright`` is not free (it is passed over);

@@ -381,8 +381,10 @@ def _checked(resolution, data):
     assert data["effective"]["runner"] == resolution.runner
     assert ("refuse" in data["actions"]) is (resolution.runner is None)
     assert ("adjust" in data["actions"]) is bool(resolution.adjustments)
-    assert data["supported"] is (resolution.runner is not None and data["actions"][0] in ("run", "adjust", "fall-back")
-                                 and (resolution.requested is None or "fall-back" not in data["actions"]))
+    # Automatic choice is supported wherever a runner serves (a redirect that applies always
+    # included); a request where the runner asked for serves it, neither redirected nor overridden.
+    assert data["supported"] is (resolution.runner is not None and (resolution.requested is None or (
+        data["actions"][0] in ("run", "adjust", "fall-back") and "fall-back" not in data["actions"])))
     for found in data["why"]:
         if found["file"] == resolution.matrix.file and resolution.matrix.text is not None:
             assert found["line"] is not None, found
