@@ -210,7 +210,7 @@ def _capabilities(doc: Document, symbols: bool) -> Table:
     staged = any(c.stages for c in doc.capabilities)
     # An "Every runner" column where a matrix-wide requirement is said once (issue 30, item 4),
     # for a matrix with them only.
-    every = any(c.every[0] for c in doc.capabilities)
+    every = any(c.every[0] or c.every_overlay is not None for c in doc.capabilities)  # or an overlay removed one
     rows = [TableRow((_cell(_text(c.name), header=True),
                       *((_cell(*_sentence([c.every, *((f" (not {', '.join(c.exempt)})", False),) * bool(c.exempt)]),
                                *([_overlay_mark(symbols)] if c.every_overlay is not None else [])),)

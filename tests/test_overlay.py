@@ -2375,6 +2375,24 @@ def test_an_overlay_replaces_a_matrix_wide_entry_and_its_exempt_list_by_kind_and
         why = "the NPU splits any h"
         """, "unset.toml"))
     assert [(r.kind, r.exempt) for r in unset.requires] == [("xpu", ())]
+    # Every matrix-wide entry unset: the Every runner column stays, to mark what the overlay
+    # removed (the overlay brute force found the mark lost once no matrix-wide entry was left).
+    bare = matrix.load(_overlay(tmp_path, """\
+        [overlay]
+        extends = "up.toml"
+
+        [change.requires.xpu]
+        unset = ["entry"]
+        why = "the NPU serves b"
+
+        [change.requires.split]
+        unset = ["entry"]
+        why = "the NPU splits any h"
+        """, "bare.toml"))
+    assert bare.requires == ()
+    assert [line for line in render(bare, tables=("capabilities",)).splitlines() if line.startswith("| ")][:3] == [
+        "| Requirement | Every runner | R1 | R2 | Reason |", "| Split |  🧩 |  |  | h must be even |",
+        "| XPU |  🧩 |  |  | b needs r2 |"]
 
 
 def test_a_statement_appended_to_a_copied_cell_keeps_the_copied_from_words_on_the_statements_before_it(tmp_path):
