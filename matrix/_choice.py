@@ -425,9 +425,7 @@ def choose(plan: Plan, mask: int, runner: Optional[str], values: Values = None) 
     automatic choice or the request."""
     warnings: List[ResolutionWarning] = []
     for feature in plan.active(mask & plan.deprecated):
-        d = _deprecation(feature)
-        warnings.append(ResolutionWarning("deprecated", feature.id, None, _messages.deprecated(
-            feature.name, str(d.since), _str(d.remove_in), d.replacement, d.message)))
+        warnings.append(ResolutionWarning("deprecated", feature.id, None, deprecation_words(feature)))
     if mask & plan.removed:
         removed = [(f, _deprecation(f)) for f in plan.active(mask & plan.removed)]
         message = "; ".join(_messages.removed(f.name, str(d.remove_in), d.replacement, d.message) for f, d in removed)
@@ -688,6 +686,12 @@ def redirect_of(plan: Plan, mask: int, runner: str) -> Optional[Redirect]:
         if mask & bit:
             return redirect
     return None
+
+
+def deprecation_words(feature: Feature, name: Optional[str] = None) -> str:
+    """The words of *feature*'s ``deprecated`` warning (said by *name*, its own by default)."""
+    d = _deprecation(feature)
+    return _messages.deprecated(name or feature.name, str(d.since), _str(d.remove_in), d.replacement, d.message)
 
 
 def _str(value: object) -> Optional[str]:

@@ -460,6 +460,7 @@ class Search:
         for side in (old, new):
             self._same_on_c(side)
         self.shared = shared_runners(old, new)
+        self._apart: Dict[bool, List[Node]] = {}  # `_causes_apart`, by whether a request is asked
         self.changed = self._changed()
 
     def _changed(self) -> Optional[Tuple[str, List[Node]]]:
@@ -507,6 +508,9 @@ class Search:
         (passed over there: `matrix.diff._Changes.blocking_one_sided`). A region is asked per set
         of those that hold (`_regions`), so that none names a cause that holds for only part of
         its configs, nor loses the configs where another holds."""
+        cached = self._apart.get(asked)
+        if cached is not None:
+            return cached
         nodes = list(self._causes() or [])
         if not asked:
             for side in (self.old, self.new):
@@ -515,7 +519,8 @@ class Search:
                         continue
                     blocks = blocking(side.ids.get(runner.id, runner.id))
                     nodes += [side.on_c(g.when.node) for g in side.plan.features if blocks(side, g)]
-        return list(dict.fromkeys(nodes))
+        self._apart[asked] = list(dict.fromkeys(nodes))  # asked once for automatic choice, once for requests
+        return self._apart[asked]
 
     def _same_on_c(self, side: Side) -> None:
         """Each gate condition of *side* whose reading on C holds for exactly the same configs

@@ -107,19 +107,8 @@ def _sides(options: argparse.Namespace, stderr: Optional[IO[str]] = None
 
 
 def _found(given: Optional[str], stderr: Optional[IO[str]]) -> str:
-    """The matrix *given*, else the one every command finds from the current folder
-    (`_files.find_matrix`: ``[tool.matrix] matrix`` of a pyproject.toml, or a features.toml, here
-    or in a folder above), said on *stderr* when it is not ``./features.toml``."""
-    if given is not None:
-        return given
-    found, looked = _files.find_matrix(os.getcwd())
-    if found is None:
-        raise UsageError(_messages.no_matrix_found(looked))
-    if found == _files.PACKAGED:
-        return found
-    if stderr is not None and os.path.dirname(os.path.abspath(found)) != os.path.abspath(os.getcwd()):
-        stderr.write(f"matrix: note: {_messages.using_matrix(_files.shown(found))}\n")
-    return _files.shown(found)
+    """The matrix *given*, else the one every command finds (`_files.found_here`)."""
+    return given if given is not None else _files.found_here(stderr)
 
 
 def _read(spec: str) -> Tuple[Matrix, Optional[str]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import IO, Any, Dict, List, Optional, Tuple, Union
 
 from . import _messages
 from .errors import UsageError
@@ -124,6 +124,23 @@ def find_matrix(start: str) -> Tuple[Optional[str], List[str]]:
         if parent == folder or any(os.path.exists(os.path.join(folder, v)) for v in (".git", ".hg")):
             return None, looked
         folder = parent
+
+
+def found_here(stderr: Optional[IO[str]] = None) -> str:
+    """The matrix every command uses without ``--matrix``: `find_matrix` from the current folder,
+    as named from it, or `PACKAGED`; said on *stderr* when it is not ``./features.toml``.
+
+    :raises UsageError: none was found (the message names the folders looked in).
+    """
+    found, looked = find_matrix(os.getcwd())
+    if found is None:
+        raise UsageError(_messages.no_matrix_found(looked))
+    if found == PACKAGED:
+        return found
+    name = shown(found)
+    if stderr is not None and os.path.dirname(os.path.abspath(found)) != os.path.abspath(os.getcwd()):
+        stderr.write(f"matrix: note: {_messages.using_matrix(name)}\n")
+    return name
 
 
 def _pyproject_matrix(path: str) -> Optional[str]:

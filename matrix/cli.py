@@ -399,15 +399,8 @@ def _upstream(options: argparse.Namespace, stderr: Optional[IO[str]] = None) -> 
 
     if options.matrix is not None:
         return None if options.matrix == _files.PACKAGED else str(options.matrix)
-    found, looked = _files.find_matrix(os.getcwd())
-    if found is None:
-        raise _Usage(_messages.no_matrix_found(looked))
-    if found == _files.PACKAGED:
-        return None
-    name = _files.shown(found)
-    if stderr is not None and os.path.dirname(os.path.abspath(found)) != os.path.abspath(os.getcwd()):
-        stderr.write(f"matrix: note: {_messages.using_matrix(name)}\n")
-    return name
+    found = _files.found_here(stderr)
+    return None if found == _files.PACKAGED else found
 
 
 def _every_value_checked(resolution: Resolution) -> None:

@@ -474,7 +474,7 @@ def _unread_words(old: _diff.Side, new: _diff.Side) -> List[Tuple[str, str]]:
     both said "No change"): the words of a deprecation warning (its removal version, replacement
     or message) of a gate both sides deprecate, and a request by a runner's former id (an alias
     added, removed, or warning from another version on)."""
-    from ._choice import _deprecation, _str
+    from ._choice import _str, deprecation_words
 
     out: List[Tuple[str, str]] = []
     changed = []
@@ -482,9 +482,8 @@ def _unread_words(old: _diff.Side, new: _diff.Side) -> List[Tuple[str, str]]:
         there = old.gate(gate.id)
         if there is None or not (_diff.deprecated(new, gate) and _diff.deprecated(old, there)):
             continue
-        words = [_messages.deprecated(gate.name, str(d.since), _str(d.remove_in), d.replacement, d.message)
-                 for d in (_deprecation(there), _deprecation(gate))]
-        if words[0] != words[1]:
+        # Said by the new name on both sides: a feature renamed is a cosmetic finding of its own.
+        if deprecation_words(there, gate.name) != deprecation_words(gate):
             changed.append(gate.name)
     if changed:
         out.append((f"the words of a deprecation warning ({', '.join(changed)})", "a config that uses it"))
@@ -506,6 +505,7 @@ def _unread_words(old: _diff.Side, new: _diff.Side) -> List[Tuple[str, str]]:
     if differ:
         out.append((f"a request by a runner's former id ({', '.join(differ)})", "a request by it"))
     return out
+
 
 def _sorted(changes: Iterable[Difference]) -> Tuple[Difference, ...]:
     order = list(CHANGES)
