@@ -259,10 +259,10 @@ def findings(ctx: Contexts, space: Space, choice: Any, gone: Sequence[Node],
             yield from _never_or_undone(ctx, space, reach, adjustment, place, key)
         except Inconclusive as error:
             yield place.config("inconclusive", key, _messages.adjustment_inconclusive(
-                undecided(error, budget), adjustment.name))
+                undecided(error, budget), adjustment.name, not adjustment.set))
         except TooLarge:
             yield place.config("inconclusive", key, _messages.adjustment_inconclusive(
-                _messages.adjustment_too_large_to_decide(), adjustment.name))
+                _messages.adjustment_too_large_to_decide(), adjustment.name, not adjustment.set))
 
 
 def _refuses(ctx: Contexts, space: Space, reach: _Reach, place: Any, budget: int,

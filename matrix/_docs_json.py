@@ -127,7 +127,8 @@ def json_text(doc: Document, tables: Sequence[str]) -> str:
             {"id": row.id, "name": row.name, "reason": row.reason or None,
              "requires": {rid: [{"condition": str(c.condition), "reason": c.reason, "doc": c.doc,
                                 **({} if c.error_kind is None else {"kind": c.error_kind}),
-                                **({} if c.stage is None else {"stage": c.stage})} for c in clauses]
+                                **({} if c.stage is None else {"stage": c.stage}),
+                                **({"roles": list(c.roles)} if c.roles else {})} for c in clauses]
                           for (rid, _), clauses in zip(doc.runners, row.clauses)},
              **({"overlay": {rid: by for (rid, _), by in zip(doc.runners, row.overlays)}}
                 if doc.extends is not None else {})}

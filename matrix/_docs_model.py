@@ -108,9 +108,12 @@ APPLIES_TEXT = {"automatic": "in automatic choice only", "asked": "only when a r
 REDIRECTS_AFTER = ("A runner asked for by a former id is that runner (with a deprecation warning); a request for "
                    "a runner goes to the runner of its first redirect whose condition holds (automatic choice "
                    "ignores redirects).")
-#: Said after it where a redirect applies always (issue 30, F6).
-REDIRECTS_ALWAYS_AFTER = ("A redirect marked \"automatic choice too\" also acts where automatic choice reaches its "
-                          "runner: the runner it names is then validated as a runner asked for, a refusal final.")
+#: Said instead where a redirect applies always (issue 30, F6).
+REDIRECTS_ALWAYS_AFTER = ("A runner asked for by a former id is that runner (with a deprecation warning); a request "
+                          "for a runner goes to the runner of its first redirect whose condition holds. Automatic "
+                          "choice ignores the redirects but those marked \"automatic choice too\", which act where "
+                          "it reaches their runner: the runner one names is then validated as a runner asked for, a "
+                          "refusal final.")
 
 
 @attrs.frozen
@@ -181,6 +184,9 @@ class CapabilityRow:
     #: runner, the overlay that set its own entry (``overlays`` counts the matrix-wide one too).
     every_overlay: Optional[str] = None
     own_overlays: Tuple[Optional[str], ...] = ()
+    #: Per runner, the roles its own clauses apply in, where they name some (issue 30, F1: ``roles``
+    #: on a clause); empty where they apply in every role.
+    roles: Tuple[Tuple[str, ...], ...] = ()
 
 
 @attrs.frozen
@@ -552,7 +558,9 @@ def _capabilities(matrix: Matrix, spell: Callable[[str], str]) -> Tuple[
                                   tuple(set_by.get((kind.id, r.id)) for r in matrix.runners),
                                   tuple(s for s in matrix.stages if s in at) if matrix.staged else (),
                                   _said(wide, spell), exempt, own_set_by.get((kind.id, WIDE)),
-                                  tuple(own_set_by.get((kind.id, r.id)) for r in matrix.runners)))
+                                  tuple(own_set_by.get((kind.id, r.id)) for r in matrix.runners),
+                                  tuple(tuple(dict.fromkeys(role for c in mine if not c.wide for role in c.roles))
+                                        for mine in clauses)))
     candidates = tuple(spell(str(r.candidate)) if r.candidate is not None else "" for r in matrix.runners)
     orders = tuple(OrderRow(o.id, spell(o.name), spell(str(o.when)), _may_choose(matrix, o), o.fallback)
                    for o in matrix.orders)

@@ -175,10 +175,10 @@ def _runners(doc: Document) -> Table:
                            *((_cell(*_former_ids(r)), _cell(*_redirects(r))) if extra else ())))
                  for r in doc.runner_rows)
     after: Tuple[Pieces, ...] = ((_text("The runner of highest priority that nothing blocks is chosen."),),)
-    if extra:
-        after += ((_text(REDIRECTS_AFTER),),)
     if any(d.applies == "always" for r in doc.runner_rows for d in r.redirects):
         after += ((_text(REDIRECTS_ALWAYS_AFTER),),)
+    elif extra:
+        after += ((_text(REDIRECTS_AFTER),),)
     return Table("Runners", _heading("Runners", doc, False), "Runners",
                  _headers("Runner", "Name", "Priority", "Description", "Links",
                           *(("Former ids", "Redirects") if extra else ())), rows, after=after)
@@ -217,8 +217,11 @@ def _capabilities(doc: Document, symbols: bool) -> Table:
                         if every else ()),
                       # A runner's cell is marked where an overlay set its own entry (the matrix-wide one
                       # is marked under Every runner).
-                      *(_cell(*_sentence([cell]), *([_overlay_mark(symbols)] if by is not None else []))
-                        for cell, by in zip(c.cells, c.own_overlays or [None] * len(c.cells))),
+                      # A clause that names roles says so (issue 30, F1): "in role decode".
+                      *(_cell(*_sentence([cell, *((_messages.in_roles(roles), False),) * bool(cell[0] and roles)]),
+                              *([_overlay_mark(symbols)] if by is not None else []))
+                        for cell, by, roles in zip(c.cells, c.own_overlays or [None] * len(c.cells),
+                                                   c.roles or [()] * len(c.cells))),
                       *((_cell(_text(", ".join(c.stages))),) if staged else ()),
                       _cell(_text((c.reason or "given per runner")
                                   + (f" (raises {', '.join(c.error_kinds)})" if c.error_kinds else "")))))

@@ -167,7 +167,7 @@ def _field(builder: _Builder, source: _Source, where: Sequence[Any], schema: Sch
         return None
     field = schema.get(path)
     if field is None and path in schema.derivations:
-        builder.problem(source, tuple(where), _messages.adjustment_derived(path))
+        builder.problem(source, tuple(where), _messages.adjustment_derived(path, copied))
         return None
     if field is None:
         if not any(path == b or path.startswith(b + ".") for b in builder.broken):

@@ -100,7 +100,8 @@ def _feature(b: _Builder, source: _Source, id: str, raw: object, schema: Schema,
     support = raw.get("support")
     history = None
     if "support" not in bad and isinstance(support, dict):
-        history = _load_support.support(b, source, where + ("support",), support, runner_ids)
+        beside = any(k != "support" and _messages.near_miss(k, ["support"]) == "support" for k in raw)
+        history = _load_support.support(b, source, where + ("support",), support, runner_ids, beside=beside)
     since = b.version(source, where + ("since",), raw.get("since")) if "since" not in bad else None
     until = b.version(source, where + ("until",), raw.get("until")) if "until" not in bad else None
     if since is not None and until is not None and until <= since:

@@ -129,6 +129,8 @@ def after_choice(b: _Builder, *, runners: Sequence[str] = (), stage: Optional[st
     whose *roles* leave out the base (no gate: checked on the effective config), or staged after
     ``choice`` (issue 30, F6: checked for the runner that serves). This is the one place that says so."""
     stages = b.stages
-    if stage is not None and CHOICE in stages and stage in stages and stages.index(stage) > stages.index(CHOICE):
+    if stage is not None and stage not in stages:
+        return True  # an unknown stage (or stages not declared) is its own problem, said once
+    if stage is not None and CHOICE in stages and stages.index(stage) > stages.index(CHOICE):
         return True
     return bool(runners) or (bool(roles) and b.base_role is not None and b.base_role not in roles)

@@ -14,9 +14,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def support(b: _Builder, source: _Source, where: Place, raw: Dict[str, object],
-             runner_ids: Optional[List[str]]) -> Optional[Dict[str, Tuple[Statement, ...]]]:
+             runner_ids: Optional[List[str]], *, beside: bool = False) -> Optional[Dict[str, Tuple[Statement, ...]]]:
     """Each runner's history of statements about a gate (``default`` standing for the runners
-    left out, or the header's ``default_support``); None (said) when a cell is malformed."""
+    left out, or the header's ``default_support``); None (said) when a cell is malformed.
+    *beside*: a key beside it is a near miss of ``support`` (said already, "did you mean"),
+    which may hold the cells missing here: they are not said again."""
     cells: Dict[str, Tuple[Statement, ...]] = {}
     ok = True
     for runner, cell in raw.items():
@@ -40,7 +42,7 @@ def support(b: _Builder, source: _Source, where: Place, raw: Dict[str, object],
     missing = [r for r in runner_ids if r not in raw]
     if missing and "default" not in raw and b.default_support is None:
         missing = [r for r in missing if r not in misspelt]
-        for runner in missing:
+        for runner in [] if beside else missing:
             b.problem(source, where, _messages.missing_cell(runner))
         return None
     if not ok:

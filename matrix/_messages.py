@@ -1080,7 +1080,7 @@ def remedy_value(value: object) -> str:
 
 
 def remedy_budget(budget: int, size: int) -> str:
-    return f"it resolved {budget} configs before it finished the changes of {size} path{'s' if size != 1 else ''}"
+    return f"it read {budget} candidate config{'s' if budget != 1 else ''} before it finished the changes of {size} path{'s' if size != 1 else ''}"
 
 
 def remedies_line(name: str, options: Sequence[str], more: int, served: bool, size: int, exhausted: bool,
@@ -1379,7 +1379,9 @@ def adjustment_undecided(within: str, runner: str) -> str:
     return f"Could not decide {within} whether {runner}'s own adjustments can leave a config it cannot serve"
 
 
-def adjustment_inconclusive(within: str, name: str) -> str:
+def adjustment_inconclusive(within: str, name: str, notice: bool = False) -> str:
+    if notice:  # a notice (no set) changes nothing: what is asked is whether it is ever said
+        return f"Could not decide {within} whether {name} is ever said"
     return f"Could not decide {within} whether {name} ever changes a value, or is always undone"
 
 
@@ -1416,6 +1418,21 @@ def diff_copied_value(source: str, times: object, at_witness: str) -> str:
 
 
 # --- sglang lane (#30): orders without fallback, validated defaults -------------------------
+
+
+def in_roles(roles: Sequence[str]) -> str:
+    """Said after a capability cell whose clauses apply in some roles only (issue 30, F1)."""
+    return f" (in role{'s' if len(roles) != 1 else ''} {', '.join(roles)})"
+
+
+def redirected_here(source: str) -> str:
+    """Said of the runner a redirect that applies always sent automatic choice to (explain)."""
+    return f"redirected here from {source!r}, validated as a runner asked for"
+
+
+def redirected_there(target: str) -> str:
+    """Said of the runner automatic choice reached whose redirect that applies always held (explain)."""
+    return f"reached, and redirected to {target!r} before its blockers were read"
 
 
 def not_tried(order: str) -> str:
@@ -1768,7 +1785,10 @@ def derive_keys(keys: Sequence[str]) -> str:
             + ": its value is computed, never read from a config")
 
 
-def adjustment_derived(path: str) -> str:
+def adjustment_derived(path: str, copied: bool = False) -> str:
+    if copied:
+        return (f"{path!r} is a derived field: an adjustment copies (from) a declared field only; "
+                "write the expression in the condition and set the values it gives")
     return f"{path!r} is a derived field: its value is computed from its expression, so no adjustment sets it"
 
 

@@ -46,49 +46,28 @@ Unit = Tuple[str, Sequence[object]]
 State = Tuple[Tuple[int, int], ...]
 
 
-def totals(units: Sequence[Unit], limit: int) -> List[int]:
-    """By size up to *limit*, how many candidates the search has: every set of that many paths
-    none of which is below another, times the values each may take."""
-    paths = [p for p, _ in units]
-    index = {p: i for i, p in enumerate(paths)}
-    children: Dict[int, List[int]] = {-1: []}
-    for i, path in enumerate(paths):
-        parent = next((index[a] for a in reversed(_above(path)) if a in index), -1)
-        children.setdefault(parent, []).append(i)
-
-    def poly(node: int) -> List[int]:
-        out = [1] + [0] * limit
-        for child in children.get(node, ()):
-            out = _times(out, poly(child), limit)
-        if node >= 0:  # this path, and then nothing below it
-            out[1] += len(units[node][1])
-        return out
-
-    return poly(-1)
-
-
-def _times(a: List[int], b: List[int], limit: int) -> List[int]:
-    out = [0] * (limit + 1)
-    for i, x in enumerate(a):
-        if x:
-            for j in range(limit + 1 - i):
-                out[i + j] += x * b[j]
-    return out
-
-
 def _above(path: str) -> List[str]:
     """The sections above *path*, outermost first."""
     parts = path.split(".")
     return [".".join(parts[:end]) for end in range(1, len(parts))]
 
 
+class OverBudget(Exception):
+    """The search read as many candidate configs as its budget allows."""
+
+
 class Pruning:
-    """The candidates of one search worth resolving (see the module docstring)."""
+    """The candidates of one search worth resolving (see the module docstring), and the count
+    of the configs it reads (`spend`), each candidate weighed and each resolved, against the
+    search's *budget*."""
 
     def __init__(self, plan: Plan, config: Dict[str, Any], runner: str, asked: bool, units: Sequence[Unit],
-                 apply: Callable[[Dict[str, Any], Sequence[str], Sequence[object]], Dict[str, Any]]) -> None:
+                 apply: Callable[[Dict[str, Any], Sequence[str], Sequence[object]], Dict[str, Any]],
+                 budget: int) -> None:
         self.plan, self.config, self.runner, self.asked, self.units = plan, config, runner, asked, units
         self.apply = apply
+        self.budget = budget
+        self.read = 0
         self.kept = plan.asked if asked else plan.automatic
         self.adjustments = plan.pre_adjustments + plan.adjustments.get(runner, ())
         features = plan.features
@@ -130,6 +109,12 @@ class Pruning:
         self.depends: Dict[int, FrozenSet[int]] = {}
         self.above = [_above(p) for p, _ in units]
 
+    def spend(self) -> None:
+        """Count one config read; `OverBudget` once the budget is spent."""
+        self.read += 1
+        if self.read > self.budget:
+            raise OverBudget
+
     @property
     def reading(self) -> Optional[Any]:
         """The schema resolve reads configs with (`matrix._compile.Plan.reading`)."""
@@ -147,6 +132,7 @@ class Pruning:
             if state in seen:
                 continue
             seen.add(state)
+            self.spend()
             refusing = self._refusing(state)
             if len(state) == size:
                 if not refusing:

@@ -31,9 +31,9 @@ The rules (docs/explanation/remedies.md explains them with examples):
   serve, and neither can any candidate that adds only paths that gate does not depend on: the
   search grows candidates from the paths such gates depend on and resolves only those where
   none is active (`matrix._prune`). This changes no answer, only how many configs are resolved.
-- **Honesty.** A search stops after `BUDGET` candidate configs, and then says it gave up (every
-  candidate of a size counts, resolved or ruled out, so where it gives up does not depend on
-  the pruning); where the partition of a path is not exact (`matrix._space.CAUSES`), a remedy
+- **Honesty.** A search stops once it has read `BUDGET` candidate configs (each one the pruning
+  weighs by the gates, and each one it resolves), and then says it gave up and the largest size
+  it searched in full; where the partition of a path is not exact (`matrix._space.CAUSES`), a remedy
   found is still one (the resolver said so) but not proved the smallest, and none found proves
   nothing: both are said. An int field that arithmetic reads, too wide to enumerate, is searched
   over some of its values only (small ones and its bounds' neighbours), and one read modulo a
@@ -53,8 +53,8 @@ import attrs
 from packaging.version import Version
 
 from . import _derived, _messages, _prune
-from ._given import base
-from ._nodes import Compare, Literal, Path
+from ._given import ROLE, base
+from ._nodes import Compare, IsNone, Literal, Node, Path, walk
 from ._versions import to_version
 from ._space import CAUSES, PRESENT, Space, compared_constants, json_value, related
 from .errors import MatrixError
@@ -68,7 +68,7 @@ Resolve = Callable[..., Any]
 
 #: The largest number of paths a remedy changes (or conditions) that is searched.
 LIMIT = 3
-#: The most candidate configs one search resolves.
+#: The most candidate configs one search reads (weighs by the gates, or resolves).
 BUDGET = 15_000
 #: The most remedies one search returns (the others are counted in `Remedies.more`).
 CAP = 6
@@ -156,13 +156,15 @@ class Remedies:
 
 
 def search(plan: Plan, values: Mapping[str, object], runner: str, *, asked: bool, resolve: Resolve,
-           limit: int = LIMIT, budget: int = BUDGET, cap: int = CAP) -> Remedies:
+           given: Optional[Mapping[str, Any]] = None, limit: int = LIMIT, budget: int = BUDGET,
+           cap: int = CAP) -> Remedies:
     """The smallest remedies for the config whose gate-read *values* are given (see the module
     docstring), for *runner* asked for (*asked*) or chosen automatically; *resolve* is
-    `matrix.resolver.resolve`, the judge of every candidate."""
+    `matrix.resolver.resolve`, the judge of every candidate; *given*, the whole config as given
+    (plain), which every candidate keeps but for the paths it changes."""
     kept = dict(plan.decisions)
     try:
-        return _search(plan, values, runner, asked, resolve, limit, budget, cap)
+        return _search(plan, values, runner, asked, resolve, given or {}, limit, budget, cap)
     finally:
         # The candidates' decisions would crowd out the host's own (the cache is cleared when
         # full): resolve's cache is left as the search found it.
@@ -171,10 +173,10 @@ def search(plan: Plan, values: Mapping[str, object], runner: str, *, asked: bool
 
 
 def _search(plan: Plan, values: Mapping[str, object], runner: str, asked: bool, resolve: Resolve,
-            limit: int, budget: int, cap: int) -> Remedies:
+            given: Mapping[str, Any], limit: int, budget: int, cap: int) -> Remedies:
     name = plan.matrix.runner(runner).name
-    space, constants, user = _space(plan, values)
-    config = _config(space, user)
+    space, constants, user = _space(plan, {**_flat(given), **values})
+    config = _config(space, user, given)
     if _serves(resolve, plan, config, runner, asked):
         return Remedies(runner, name, asked, served=True)
     # The base role's field asks for the runner (`matrix._roles`): changing it asks for another,
@@ -183,28 +185,27 @@ def _search(plan: Plan, values: Mapping[str, object], runner: str, asked: bool, 
     units = [(path, options) for path in space.paths if path != request
              for options in [_options(space, plan, path, user)] if options]
     inexact = tuple(dict.fromkeys(space.inexact[p] for p in space.paths if p in space.inexact))
-    totals = _prune.totals(units, limit)
-    pruning = _prune.Pruning(plan, config, runner, asked, units, _apply)
-    tries = 0
+    # The budget counts the configs the search reads: each candidate the pruning weighs and each
+    # one it resolves.
+    pruning = _prune.Pruning(plan, config, runner, asked, units, _apply, budget)
     size = 0
     for size in range(1, min(limit, len(units)) + 1):
-        # The budget counts every candidate of the size, as trying them one by one would, so
-        # that where the search gives up does not depend on how many are pruned.
-        tries += totals[size]
-        if tries > budget:
+        found: List[Tuple[Tuple[str, ...], List[Tuple[object, ...]]]] = []
+        try:
+            for combo, choices in pruning.candidates(size):
+                paths = tuple(units[i][0] for i in combo)
+                working = []
+                for picks in choices:
+                    pruning.spend()
+                    choice = tuple(units[i][1][o] for i, o in zip(combo, picks))
+                    if _serves(resolve, plan, _apply(config, paths, choice), runner, asked):
+                        working.append(choice)
+                if working:
+                    found.append((paths, working))
+        except _prune.OverBudget:
             return Remedies(runner, name, asked, size=size - 1, exhausted=False,
                             gave_up=_messages.remedy_budget(budget, size), inexact=inexact,
                             serves_asked=not asked and _serves(resolve, plan, config, runner, True))
-        found: List[Tuple[Tuple[str, ...], List[Tuple[object, ...]]]] = []
-        for combo, choices in pruning.candidates(size):
-            paths = tuple(units[i][0] for i in combo)
-            working = []
-            for picks in choices:
-                choice = tuple(units[i][1][o] for i, o in zip(combo, picks))
-                if _serves(resolve, plan, _apply(config, paths, choice), runner, asked):
-                    working.append(choice)
-            if working:
-                found.append((paths, working))
         if found:
             options = [o for paths, working in found for o in _products(space, constants, runner, paths, working)]
             options.sort(key=lambda o: len(o.conditions))
@@ -246,7 +247,7 @@ def _space(plan: Plan, values: Mapping[str, object]) -> Tuple[Space, Dict[str, L
     spaces = _derived.of(plan.matrix).spaces
     cached = spaces.get(plan.version)
     if cached is None:
-        nodes = [f.when.node for f in plan.features]
+        nodes = [f.when.node for f in plan.features] + _rule_atoms(plan.matrix)
         cached = spaces[plan.version] = [nodes, related(nodes), None]
     nodes, groups, last = cached
     # The user's values of related fields become constants of the group: changing one of them
@@ -268,6 +269,36 @@ def _space(plan: Plan, values: Mapping[str, object]) -> Tuple[Space, Dict[str, L
     # a gate read as given, where no gate reads PATH itself (these are the values as given).
     read = {**{b: v for p, v in values.items() for b in [base(p)] if b is not None}, **values}
     return space, constants, _assignment(space, read)
+
+
+def _rule_atoms(matrix: Any) -> List[Node]:
+    """The comparisons of the rules that are no gate, which resolve reads too (adjustments, a
+    role's requirements, staged requirements), each a node of the space so that its constants
+    cut the paths it reads; those reading a role's runner (``role.ID``) left out, since no
+    config holds one. And each role's field but the base's compared with each runner id: a
+    candidate may ask another runner for that role (the base's field asks for the runner
+    searched for: never changed)."""
+    rules = [a.when for a in matrix.adjustments if a.when is not None]
+    rules += [r.condition for runner in matrix.runners for r in runner.role_requires]
+    rules += [r.condition for r in matrix.staged]
+    atoms: List[Node] = [part for rule in rules for part in walk(rule.node) if isinstance(part, (Compare, IsNone))
+                         and not any(isinstance(p, Path) and p.name.startswith(ROLE) for p in walk(part))]
+    atoms += [Compare(Path(role.field), "==", Literal(runner.id)) for role in matrix.roles[1:]
+              for runner in matrix.runners]
+    return atoms
+
+
+def _flat(table: Mapping[str, Any], prefix: str = "") -> Dict[str, object]:
+    """A plain config's values by path (a section present as `PRESENT`, None as None)."""
+    out: Dict[str, object] = {}
+    for key, value in table.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            out[path] = PRESENT
+            out.update(_flat(value, path + "."))
+        else:
+            out[path] = value
+    return out
 
 
 def _plain(value: object) -> object:
@@ -360,10 +391,10 @@ def _apply(config: Dict[str, Any], paths: Sequence[str], values: Sequence[object
     return out
 
 
-def _config(space: Space, assignment: Mapping[str, object]) -> Dict[str, Any]:
-    """A plain config holding *assignment* (a section present as a table, left-out fields at
-    their defaults)."""
-    config: Dict[str, Any] = {}
+def _config(space: Space, assignment: Mapping[str, object], given: Mapping[str, Any]) -> Dict[str, Any]:
+    """A plain config holding *assignment* over the config *given* (a section present as a
+    table, keeping what *given* holds below it; fields neither holds at their defaults)."""
+    config: Dict[str, Any] = _copied(given)
     holders: Dict[str, Dict[str, Any]] = {"": config}
     for path in space.paths:  # sections before their fields
         if path not in assignment:
@@ -374,10 +405,16 @@ def _config(space: Space, assignment: Mapping[str, object]) -> Dict[str, Any]:
             continue  # below a section that is None
         value = assignment[path]
         if value is PRESENT:
-            holders[path] = holder[name] = {}
+            old = holder.get(name)
+            holders[path] = holder[name] = old if isinstance(old, dict) else {}
         else:
             holder[name] = json_value(value)
     return config
+
+
+def _copied(table: Mapping[str, Any]) -> Dict[str, Any]:
+    """*table* with every table below it copied."""
+    return {k: _copied(v) if isinstance(v, Mapping) else v for k, v in table.items()}
 
 
 # --- remedies as the user would write them --------------------------------------------------

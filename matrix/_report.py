@@ -318,6 +318,16 @@ class _Rules:
         return [f for f in self.matrix.features_at(self.version)
                 if all(p in values for p in f.when.paths) and truth(f.when.node, values.__getitem__)]
 
+    def _redirected(self) -> List[Dict[str, Any]]:
+        """The redirect that sent the request (or automatic choice) to another runner, as a rule."""
+        redirect = self.resolution.redirect
+        if redirect is None:
+            return []
+        runner = self.matrix.runner(redirect.runner)
+        return [self._rule("redirects", "redirect", f"{runner.id}:redirect:{redirect.index + 1}",
+                           _messages.redirect_name(runner.name, self.matrix.runner(redirect.to).name),
+                           redirect.to, redirect.when, True, self.choice, runner, ("redirects", redirect.index))]
+
     def why(self, explained: Mapping[str, Any]) -> List[Dict[str, Any]]:  # noqa: C901 — one branch per step of resolution, in its order
         resolution, v = self.resolution, self.version
         out = self._adjusts(before=True)
@@ -328,13 +338,7 @@ class _Rules:
         entries = {e["id"]: e for e in explained["runners"]}
         features = self._active_on_choice()
         if resolution.requested is not None:
-            redirect = resolution.redirect
-            if redirect is not None:
-                runner = self.matrix.runner(redirect.runner)
-                out.append(self._rule("redirects", "redirect", f"{runner.id}:redirect:{redirect.index + 1}",
-                                      _messages.redirect_name(runner.name, self.matrix.runner(redirect.to).name),
-                                      redirect.to, redirect.when, True, self.choice, runner,
-                                      ("redirects", redirect.index)))
+            out += self._redirected()
             asked = resolution._asked()
             forbidding = [f for f in features if f.forces is not None and not f.forces.override
                           and f.forces.runner != asked]
@@ -363,6 +367,7 @@ class _Rules:
                 found = next(o for o in self.matrix.orders if o.id == order["id"])
                 out.append(self._rule("orders", "order", found.id, found.name, None, found.when, True, self.choice,
                                       None, ("orders", found.id, "when")))
+            out += self._redirected()  # a redirect with applies = "always" of the runner the choice reached
             chosen = self.served if resolution.runner is None else resolution.runner
             preferred = any(f.prefers is not None and f.prefers.runner == resolution.runner for f in preferences)
             if not preferred:

@@ -869,7 +869,7 @@ def _undecided(error: Inconclusive, budget: int) -> str:
         shown = ", ".join(repr(p) for p in error.paths)
         why = "; ".join(CAUSES[c] for c in error.causes)
         return f"exactly (not every value of {shown} could be represented: {why})"
-    return f"within {budget} steps"
+    return f"within {budget} step{'s' if budget != 1 else ''}"
 
 
 def _differs(text: str, version: Version) -> bool:

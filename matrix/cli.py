@@ -484,9 +484,12 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
                 tried_first.append(_named(matrix.runner(entry["id"])))
         stdout.write(_messages.preferred_summary(matrix.feature(preference.feature).name, tried_first) + "\n")
     passed = False
+    # A redirect that applies always acts where automatic choice reaches its runner, before its
+    # blockers are read: that runner was redirected (its warning says so), not skipped.
+    sent = resolution.redirect if not asked else None
     for entry in explained["runners"]:  # in the order automatic choice tried them
         runner = matrix.runner(entry["id"])
-        if runner.id == chosen.id:
+        if runner.id == chosen.id or sent is not None and runner.id == sent.runner:
             passed = True
             continue
         if not entry["candidate"] and not asked:

@@ -306,9 +306,12 @@ class ResolutionError(MatrixError, ValueError):
         return (type(self), (self.reason, self.resolution))
 
     def to_dict(self) -> Dict[str, Any]:
+        """``kind`` (the class name), ``message``, ``raises`` (`kind`: the built-in exception
+        the host raises, or None) and, for an error whose message ends with the remedies,
+        ``reason`` and ``remedies``."""
         if not self._remedied:
-            return super().to_dict()
-        return {"kind": type(self).__name__, "message": self.message, "reason": self.reason,
+            return {**super().to_dict(), "raises": self.kind}
+        return {"kind": type(self).__name__, "message": self.message, "reason": self.reason, "raises": self.kind,
                 "remedies": [r.to_dict() for r in self.remedies]}
 
 

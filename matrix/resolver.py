@@ -234,6 +234,42 @@ class Resolution:
             return values
         return dict(zip(self._plan.paths, self._plan.evaluate(config, self._fields[7])[1]))
 
+    def _given_config(self) -> Dict[str, Any]:
+        """The config as given, as a plain table of every ``[config]`` field at the version
+        (facts too): what a remedy search starts from. It changes only the paths the gates read;
+        every other value (a role's field, a path only an adjustment or a role's requirement
+        reads) stays as given, so that each candidate resolved is the user's config changed."""
+        plan: Plan = self._plan
+        config = self._fields[6]
+        schema, facts = plan.reading, self._fields[7]
+        fields = [f for f in plan.matrix.schema.at(plan.version) if f.type != "section"]
+        if isinstance(config, FrozenEffective):  # restored from a pickle: F, adjusted paths put back
+            values = dict(config)
+            for adjusted in reversed(self.adjustments):
+                values[adjusted.path] = adjusted.before
+            read = [(f.path, values[f.path]) for f in fields if f.path in values and values[f.path] is not None]
+        else:
+            read = []
+            for f in fields:
+                try:
+                    read.append((f.path, _access.read(config, f.path, schema, facts)))
+                except ConfigError:
+                    continue  # a path the host's object lacks, that no rule in force read
+        out: Dict[str, Any] = {}
+        for path, value in read:
+            holder: Optional[Dict[str, Any]] = out
+            prefix = ""
+            for part in path.split(".")[:-1]:
+                prefix = f"{prefix}.{part}" if prefix else part
+                inner = holder.get(part) if holder is not None else None
+                if inner is None and holder is not None and part not in holder:
+                    section = None if isinstance(config, FrozenEffective) else _section_of(config, prefix, schema, facts)
+                    inner = holder[part] = {} if section is not False else None
+                holder = inner if isinstance(inner, dict) else None
+            if holder is not None:
+                holder[path.rpartition(".")[2]] = _json_value(value)
+        return out
+
     def __copy__(self) -> Resolution:
         return self
 
@@ -467,13 +503,14 @@ class Resolution:
         rules). Worked out on each call: it resolves many configs.
 
         :param limit: the most paths a remedy may change (3 by default).
-        :param budget: the most candidate configs the search resolves (15,000 by default).
+        :param budget: the most candidate configs the search reads, weighed by the gates or resolved (15,000 by default).
         :raises UsageError: *runner* is not a runner of the matrix.
         """
         from . import _remedy
 
         self.matrix.runner(runner)
         return _remedy.search(self._plan, self._given(), runner, asked=self.requested is not None, resolve=resolve,
+                              given=self._given_config(),
                               limit=_remedy.LIMIT if limit is None else limit,
                               budget=_remedy.BUDGET if budget is None else budget)
 
@@ -595,6 +632,14 @@ def _plain(value: object) -> object:
     return _SECTION
 
 
+def _section_of(config: object, section: str, schema: Any, facts: Optional[Mapping[str, object]]) -> bool:
+    """Whether *section* is present in *config* as given (False: it is None)."""
+    try:
+        return _access.read(config, section, schema, facts) is not None
+    except ConfigError:
+        return False
+
+
 class FrozenEffective(Dict[str, object]):
     """The effective config as a read-only mapping (`Resolution.effective`)."""
 
@@ -677,11 +722,14 @@ def _explanation_text(data: Mapping[str, Any], by_runner: Mapping[str, Mapping[s
         lines.append("Runners, highest priority first:")
     # An order without fallback tries its first candidate only: the runners after it are said so.
     untried = order is not None and not order.get("fallback", True) and requested is None
+    sent = redirected if redirected is not None and not requested else None  # applies = "always"
     first = None
     for runner in data["runners"]:
         values = by_runner[runner["id"]]
         said = []
-        if untried and first is not None:
+        if sent is not None and runner["id"] == sent["to"]:
+            said.append(_messages.redirected_here(sent["from"]))
+        elif untried and first is not None:
             said.append(_messages.not_tried(order["name"]))
         elif runner["candidate"]:
             first = runner["id"]
@@ -696,6 +744,8 @@ def _explanation_text(data: Mapping[str, Any], by_runner: Mapping[str, Mapping[s
             said.append(f"fails {failed} requirement{'s' if failed != 1 else ''}")
         if not said:
             said.append("no blockers")
+        if sent is not None and runner["id"] == sent["from"]:
+            said.append(_messages.redirected_there(sent["to"]))
         if runner["chosen"]:
             said.append("chosen")
         lines.append(f"  {runner['id']} ({runner['name']}, priority {runner['priority']}): {', '.join(said)}")

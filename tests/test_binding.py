@@ -531,6 +531,8 @@ def test_a_refusal_carries_the_kind_of_the_requirement_it_says_and_raise_as_host
     with pytest.raises(error) as excinfo:
         m.resolve(config, runner=runner)
     assert (excinfo.value.kind, excinfo.value.reason) == (kind, reason)
+    data = excinfo.value.to_dict()  # the CLI's JSON error: the class, and the built-in the host raises
+    assert (data["kind"], data["raises"], data["reason"]) == (error.__name__, kind, reason)
     with pytest.raises(BaseException) as hosted:
         binding.raise_as_host(excinfo.value)
     if kind is None:

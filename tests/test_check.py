@@ -1773,17 +1773,26 @@ def _serves(m, config, runner, asked):
 
 
 @settings(deadline=None)
-@given(_small_matrices(), st.data())
-def test_every_remedy_serves_and_no_smaller_change_does(case, data):
+@given(st.sampled_from([0, 0, 1, 2]).flatmap(lambda kind: st.tuples(st.just(kind), _small_matrices(
+    adjustments=kind > 0, staged=kind > 0))), st.data())
+def test_every_remedy_serves_and_no_smaller_change_does(drawn, data):
     """On random matrices: every remedy, with any of its values, makes its runner serve the
     config (asked for and automatic), and no change of fewer paths does: brute force over the
-    independent universe of each field's values."""
+    independent universe of each field's values. A quarter of the matrices have adjustments and
+    staged requirements, a quarter roles too (`_with_roles`: a role's requirement, roles read
+    after the choice), the role fields drawn: every candidate a remedy names is the user's
+    config changed, a role's field and the paths only rules that are no gate read kept."""
+    kind, case = drawn
     text, names, runners, _ = case
     try:
-        m = matrix.loads(text, runners=runners)
+        m = matrix.loads(text, runners=runners) if kind < 2 else _with_roles(text, runners, names)
     except matrix.LoadError:
         return
     config = data.draw(st.sampled_from(list(itertools.islice(_universe(m, names), 0, None, 97)) or [{}]))
+    if kind == 2:
+        ids = [None, *sorted(runners)]
+        # The base role's field asks for a runner (asked for is runner= here): left None.
+        config = {**config, **{f: data.draw(st.sampled_from(ids)) for _, f, _ in _ROLES[1:]}}
     for runner in m.runners:
         for asked in (True, False):
             try:
@@ -1838,6 +1847,11 @@ def test_a_remedy_search_answers_as_resolving_every_candidate_would(case, data):
             with pytest.MonkeyPatch.context() as patch:
                 patch.setattr(_prune.Pruning, "_refusing", lambda self, state: [])
                 every = resolution.remedy(runner.id)
+            if every.gave_up is not None:
+                # Unpruned, the search reads more candidates, so its budget may run out first:
+                # the pruned one then searched at least as far.
+                assert pruned.size >= every.size, (str(pruned), str(every))
+                continue
             assert pruned == every, (config, runner.id, asked, str(pruned), str(every))
 
 
@@ -3083,3 +3097,31 @@ def test_check_on_the_sglang_example_keeps_no_finding_but_its_notes():
     assert [code for code in kept if code != "warning[schema-stale]"] == [], out
     assert err == "" and status == (1 if kept else 0)
     assert out.splitlines()[-1].endswith("; 18 findings ignored by [check] ignore")
+
+
+def test_an_undecided_notice_is_asked_whether_it_is_ever_said_not_whether_it_changes_a_value():
+    """A notice (an adjustment without set) changes nothing: check's question about it, left
+    undecided within a budget of one step, is whether it is ever said."""
+    m = matrix.loads('''[matrix]
+name = "t"
+version = "1.0"
+[config]
+x = { type = "int", min = 0, max = 9, default = 0 }
+y = { type = "int", min = 0, max = 9, default = 0 }
+[features.g]
+name = "g"
+when = "x > 5"
+support = { a = "no", b = "yes" }
+[adjustments.n]
+name = "Notice"
+when = "x * y == 12"
+message = "x times y is 12"
+[adjustments.s]
+name = "Setter"
+when = "x * y == 12"
+set = { y = 0 }
+''', runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}})
+    found = [f.message for f in check(m, budget=1).findings if f.code == "inconclusive" and f.place.startswith(
+        "$.adjustments")]
+    assert found == ["Could not decide within 1 step whether Notice is ever said",
+                     "Could not decide within 1 step whether Setter ever changes a value, or is always undone"]

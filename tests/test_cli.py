@@ -208,7 +208,7 @@ def test_resolve_json_on_a_finding_carries_the_error():
     change = {"path": "parallel_config.enable_elastic_ep", "action": "set", "values": [False],
               "text": "set parallel_config.enable_elastic_ep to False"}
     assert data["error"] == {
-        "kind": "UnsupportedFeatureError", "message": f"{reason}\n{remedy}", "reason": reason,
+        "kind": "UnsupportedFeatureError", "message": f"{reason}\n{remedy}", "reason": reason, "raises": None,
         "remedies": [{"runner": "v2", "asked": True, "served": False, "more": 0, "size": 1, "exhausted": False,
                       "gave_up": None, "inexact": [], "text": remedy,
                       "options": [{"runner": "v2", "changes": [change], "conditions": [],

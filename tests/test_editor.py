@@ -154,6 +154,8 @@ ELSEWHERE = {
                              "the loader says the misnamed runner file once, not each table naming its id"),
     "runners_is_a_string": (["$.features.f.support"],
                             "with no runner folder the loader checks no support table against runner ids"),
+    "misspelt_support": (["$.features.f.support"],
+                         "the loader says a near miss of support once, not also the cell it holds as missing"),
 }
 
 

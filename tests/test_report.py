@@ -385,6 +385,10 @@ def _checked(resolution, data):
     # included); a request where the runner asked for serves it, neither redirected nor overridden.
     assert data["supported"] is (resolution.runner is not None and (resolution.requested is None or (
         data["actions"][0] in ("run", "adjust", "fall-back") and "fall-back" not in data["actions"])))
+    # The redirect that sent a request or automatic choice elsewhere is a deciding rule (unless a
+    # removed feature refused the config first).
+    if not any(r["role"] == "removed" for r in data["why"]):
+        assert any(r["role"] == "redirects" for r in data["why"]) is (resolution.redirect is not None), data["why"]
     for found in data["why"]:
         if found["file"] == resolution.matrix.file and resolution.matrix.text is not None:
             assert found["line"] is not None, found

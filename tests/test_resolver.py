@@ -1504,8 +1504,14 @@ support = { a = "no", b = "yes" }
         "To use A, change: set x to a value from 0 to 2 or 7 and set f to a value ≥ 0.5 and set s to a value other "
         "than 'p', 'q'")
     assert str(used.remedy("a", limit=2)) == "No remedy found for A within 2 changes"
+    # The budget counts the candidates the search reads: those the pruning weighs by the gates
+    # (here the user's config, where three gates refuse A, rules out one and two changes)
+    # and those it resolves.
+    assert str(used.remedy("a", budget=1)) == (
+        "No remedy found for A: the search gave up: it read 1 candidate config before it finished the changes of 2 paths")
     assert str(used.remedy("a", budget=10)) == (
-        "No remedy found for A: the search gave up: it resolved 10 configs before it finished the changes of 1 path")
+        "No remedy found for A: the search gave up: it read 10 candidate configs before it finished the changes of 3 paths")
+    assert used.remedy("a", budget=10).size == 2
     with pytest.raises(matrix.UsageError) as excinfo:
         used.remedy("c")
     assert excinfo.exconly() == "matrix.errors.UsageError: Unknown runner 'c' (expected one of 'a', 'b')"
@@ -2451,6 +2457,13 @@ def test_a_requirement_applies_in_the_roles_it_names():
     with pytest.raises(UnsupportedFeatureError) as caught:
         m.resolve({"backend": "c", "prefill": "b", "decode": "c", "page": 200})
     assert str(caught.value) == "B is not valid for this config: page size 200 is not 64"  # the chain's second clause
+    # The capability table says which roles a runner's clauses apply in (the base's too).
+    from matrix.render import render
+
+    row = next(line for line in render(m, tables=["capabilities"], standalone=False).splitlines()
+               if line.startswith("| Page size"))
+    assert row == ("| Page size |  | `(page > 0) and (page < 100)` (in roles base, prefill) | `page == 64` (in role decode) "
+                   "| page size {page} is not 64 |")
 
 
 def _reading_roles():
@@ -2741,12 +2754,18 @@ def test_a_redirect_that_applies_always_acts_on_the_runner_automatic_choice_take
     assert chosen.to_dict()["redirected"] == {"from": "fa3", "to": "triton", "when": "kv_cache_dtype == 'fp8_e5m2'",
                                               "because": {"kv_cache_dtype": "fp8_e5m2"}}
     assert chosen.explanation()["how"] == "redirected"
-    assert chosen.explain().splitlines()[0] == ("Runner: triton (Triton), chosen automatically, redirected from 'fa3' "
-                                                "to 'triton': kv_cache_dtype = 'fp8_e5m2', at version 1.0")
+    assert chosen.explain().splitlines()[:5] == [
+        "Runner: triton (Triton), chosen automatically, redirected from 'fa3' to 'triton': kv_cache_dtype = "
+        "'fp8_e5m2', at version 1.0",
+        "Runners, highest priority first:",
+        "  fa3 (FA3, priority 3): no blockers, reached, and redirected to 'triton' before its blockers were read",
+        "  flashinfer (FlashInfer, priority 2): no blockers",
+        "  triton (Triton, priority 1): redirected here from 'fa3', validated as a runner asked for, chosen"]
     assert m.resolve({}).runner == "fa3" and m.resolve({}).warnings == ()
     # Asked for, as any redirect.
     assert m.resolve({"kv_cache_dtype": "fp8_e5m2"}, runner="fa3").runner == "triton"
-    # Reached before its blockers are read: fa3 blocked on an older GPU is still redirected.
+    # Reached before its blockers are read: fa3 blocked on an older GPU is still redirected, and
+    # the CLI's summary does not say it skipped (it says the redirect).
     assert m.resolve({"kv_cache_dtype": "fp8_e5m2", "hopper": False}).runner == "triton"
     # Triton validated as asked for: a refusal is final, no fallback to flashinfer.
     with pytest.raises(NoRunnerError) as refused:
@@ -2788,6 +2807,56 @@ def test_check_and_the_docs_read_a_redirect_that_applies_always():
                              "refuses: where it applies, Triton does not support Attention sinks")]
     table = render(m, tables=["runners"], standalone=False).splitlines()
     assert "| `fa3` | FA3 | 3 |  |  |  | to `triton` when `kv_cache_dtype == 'fp8_e5m2'` (automatic choice too) |" in table
-    assert table[-1].startswith("A redirect marked \"automatic choice too\" also acts where automatic choice")
+    # One sentence on redirects, which does not say that automatic choice ignores them all.
+    assert table[-1] == (
+        "A runner asked for by a former id is that runner (with a deprecation warning); a request for a runner goes to "
+        "the runner of its first redirect whose condition holds. Automatic choice ignores the redirects but those "
+        "marked \"automatic choice too\", which act where it reaches their runner: the runner one names is then "
+        "validated as a runner asked for, a refusal final.")
     data = json.loads(render(m, format="json", tables=["runners"]))
     assert data["runners"][0]["redirects"][0]["applies"] == "always"
+
+
+def test_a_remedy_search_spends_its_budget_on_the_candidates_it_reads_not_on_those_it_rules_out():
+    """Eleven fields of six values each make C(11, 3) * 5**3 = 20,625 candidates of three
+    changes, more than the budget; four gates refusing A rule out every one of them by the gates
+    alone (matrix._prune), so the search answers, where it once gave up before it read any."""
+    values = [f"v{j}" for j in range(6)]
+    fields = "\n".join(f'"f{i}" = {{ type = "str", choices = {values!r}, default = "v0" }}' for i in range(11))
+    features = "\n".join(f'[features.g{i}]\nname = "g{i}"\nwhen = "f{i} == \'v5\'"\nsupport = {{ a = "no", b = "yes" }}'
+                         for i in range(11))
+    m = matrix.loads(f'[matrix]\nname = "t"\nversion = "1.0"\n[config]\n{fields}\n{features}\n',
+                     runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}})
+    used = m.resolve({"f0": "v5", "f1": "v5", "f2": "v5", "f3": "v5"})
+    assert str(used.remedy("a")) == "No remedy found for A within 3 changes"
+    others = ", ".join(repr(v) for v in values[:-1])
+    assert str(used.remedy("a", limit=4)) == "To use A, change: " + " and ".join(
+        f"set f{i} to one of {others}" for i in range(4))
+
+
+def test_the_cli_says_a_runner_a_redirect_that_applies_always_sent_elsewhere_was_redirected_not_skipped(tmp_path):
+    """fa3 is blocked on an older GPU, but automatic choice reaches it and its redirect acts before
+    its blockers are read: the summary says the redirect, not "Skipped fa3"."""
+    import io
+
+    from matrix import cli
+
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "features.toml").write_text(
+        '[matrix]\nname = "t"\nversion = "1.0"\nrunners = "runners"\n[config]\n'
+        'kv = { type = "str", choices = ["auto", "fp8_e5m2"], default = "auto" }\n'
+        'hopper = { type = "bool", default = true }\n'
+        '[features.old_gpu]\nname = "Before Hopper"\nwhen = "not hopper"\n'
+        'support = { fa3 = "no", flashinfer = "no", triton = "yes" }\n')
+    (tmp_path / "runners" / "fa3.toml").write_text(
+        'name = "FA3"\npriority = 3\nredirects = [{ to = "triton", when = "kv == \'fp8_e5m2\'", applies = "always" }]\n')
+    (tmp_path / "runners" / "flashinfer.toml").write_text('name = "FlashInfer"\npriority = 2\n')
+    (tmp_path / "runners" / "triton.toml").write_text('name = "Triton"\npriority = 1\n')
+    out, err = io.StringIO(), io.StringIO()
+    status = cli.run(["resolve", "--matrix", str(tmp_path / "features.toml"), "--set", "kv=fp8_e5m2", "--set",
+                      "hopper=false"], stdout=out, stderr=err)
+    assert (status, err.getvalue()) == (0, "")
+    assert out.getvalue().splitlines() == [
+        "Chose triton (Triton) automatically at version 1.0",
+        "Also blocked flashinfer (FlashInfer) because of: Before Hopper",
+        "Warning (redirected): Chose 'fa3' automatically, redirected to 'triton': kv = 'fp8_e5m2'"]
