@@ -1,4 +1,5 @@
 import io
+from collections import Counter
 import json
 import pathlib
 
@@ -3099,11 +3100,14 @@ def test_check_on_the_sglang_example_keeps_no_finding_but_its_notes():
     it now finishes in seconds, and every warning it keeps is acknowledged in the file's
     ``[check]`` (the runners the default ladder never names, the former ids SGLang gives no
     removal version), but the editor schemas beside the files when they are stale (regenerated
-    with ``matrix schema --json-schema --write``). The notes are the refusals, each acknowledged
-    by its requirement, and adjustment-unchecked, about check's reach."""
+    with ``matrix schema --json-schema --write``). Every refusal is staged at its step (no gate of the
+    choice: no no-runner set), so the notes are about check's reach: adjustment-unchecked and
+    requirement-unchecked (one per staged refusal)."""
     status, out, err = call("check", "--strict", "--matrix", str(ROOT / "examples" / "sglang-attention" / "features.toml"))
     kept = [line.split(": ", 1)[1].split(":", 1)[0] for line in out.splitlines()
             if ": warning[" in line or ": error[" in line]
+    notes = Counter(line.split(": ", 1)[1].split(":", 1)[0] for line in out.splitlines() if ": note[" in line)
+    assert notes == {"note[adjustment-unchecked]": 20, "note[requirement-unchecked]": 44}, notes
     assert [code for code in kept if code != "warning[schema-stale]"] == [], out
     assert err == "" and status == (1 if kept else 0)
     assert out.splitlines()[-1].endswith("; 18 findings ignored by [check] ignore")
