@@ -40,6 +40,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set,
 
 from . import _access, _choice, _messages, _roles
 from ._compile import Plan
+from ._given import ROLE
 from ._nodes import Compare, IsNone, Literal, Node, Not, Path
 from ._space import Inconclusive, Space
 from ._staged import binds
@@ -75,6 +76,9 @@ class Contexts:
         #: given: before the choice (stage index, node), and per runner it binds after it.
         self.first: List[Tuple[int, Node]] = []
         self.later: Dict[str, List[Tuple[int, Node, Tuple[Requirement, ...]]]] = {}
+        #: Where a requirement of roles is checked once a runner serves (its runner fills one of
+        #: its roles at its stage), by (runner serving, the requirement's runner, kind).
+        self.filled: Dict[Tuple[str, str, str], Node] = {}
         try:
             self._staged()
         except TooLarge as error:
@@ -116,7 +120,11 @@ class Contexts:
             chains.setdefault((clause.runner, clause.kind), []).append(clause)
         for chain in chains.values():
             k = stage_of(stages, chain[0])
-            fails = Not(conjoin([c.condition.node for c in chain]))
+            fails: Node = Not(conjoin([c.condition.node for c in chain]))
+            # A requirement of roles is checked where its runner fills one of them (`matrix._staged.fills`).
+            bound = disjoin([Compare(Path(ROLE + r), "==", Literal(chain[0].runner)) for r in chain[0].roles])
+            if chain[0].roles:
+                fails = conjoin([bound, fails])
             if k < at:
                 n = sum(1 for a in self.pre_adjustments if stage_of(stages, a) <= k)
                 node = self.pre(fails, n) if n else fails
@@ -132,6 +140,12 @@ class Contexts:
                     node = self.choice(self.own[runner.id](node, n) if n else node)
                     self.later.setdefault(runner.id, []).append((k, node, tuple(chain)))
                     self.nodes.append(node)
+                    if chain[0].roles:
+                        assert roles is not None
+                        filled = roles(bound)
+                        filled = self.choice(self.own[runner.id](filled, n) if n else filled)
+                        self.filled[(runner.id, chain[0].runner, chain[0].kind)] = filled
+                        self.nodes.append(filled)
 
     def refused_before(self, runner: Optional[str], stage: int) -> List[Node]:
         """The staged refusals that stop resolution before the adjustments at *stage* (of
@@ -477,38 +491,63 @@ def _staged_findings(ctx: Contexts, space: Space, reach: _Reach, place_: Any, bu
         seen.add((clause.runner, clause.kind))
         k = stage_of(stages, clause)
         owner = None if clause.wide else ctx.matrix.runner(clause.runner)
-        what = (_messages.wide_requirement(clause.kind, clause.reason, "") if owner is None
-                else f"{owner.name}'s requirement {clause.kind!r} ({clause.reason})")
+        what = _staged_what(clause, owner)
         key: Tuple[object, ...] = ("requires", clause.kind)
         try:
-            ways: List[Tuple[Optional[str], Node, List[Node]]] = []  # per runner it is checked for (None before the choice): refusal, and reached
+            # Per runner it is checked for (None before the choice): its refusal, the refusals before
+            # its stage, and, for a requirement of roles, where its runner fills one (`Contexts.filled`).
+            ways: List[Tuple[Optional[str], Node, List[Node], List[Node]]] = []
             if k < stages.index(CHOICE):
                 node = next(n for kk, n in ctx.first if kk == k and n is not None)
-                ways.append((None, node, ctx.refused_before(None, k)))
+                ways.append((None, node, ctx.refused_before(None, k), []))
             else:
                 for runner, later in ctx.later.items():
                     for _, node, chain in later:
                         if chain[0] is clause:
-                            ways.append((runner, node, ctx.refused_before(runner, k)))
+                            filled = ctx.filled.get((runner, clause.runner, clause.kind))
+                            ways.append((runner, node, ctx.refused_before(runner, k),
+                                         [filled] if filled is not None else []))
 
             def found(runner: Optional[str], true: Sequence[Node]) -> bool:
                 if runner is None:
                     return space.solve(true=true) is not None
                 return reach.automatic(runner, true) is not None or reach.requested(runner, true) is not None
 
-            cuts: List[Tuple[Optional[str], Node, List[Node]]] = [(r, n, [Not(disjoin(cut))] if cut else [])
-                                                                   for r, n, cut in ways]
-            reached = [r for r, _, cut in cuts if found(r, cut)] if cuts else []
+            # Reached: no refusal before its stage. Idle: it refuses no config reached; unmet: it
+            # refuses every config reached where it is checked (its runner filling one of its roles).
+            cuts = [(r, n, [Not(disjoin(cut))] if cut else [], filled) for r, n, cut, filled in ways]
+            reached = [r for r, _, cut, _ in cuts if found(r, cut)] if cuts else []
             if not reached:
                 continue
-            if not any(found(r, [n, *cut]) for r, n, cut in cuts if r in reached):
+            if not any(found(r, [n, *cut]) for r, n, cut, _ in cuts if r in reached):
                 yield _said(place_, owner, key, "requirement-idle", _messages.staged_idle(what, stages[k]))
-            elif not any(found(r, [Not(n), *cut]) for r, n, cut in cuts if r in reached):
+            elif not any(found(r, [Not(n), *cut, *filled]) for r, n, cut, filled in cuts if r in reached):
                 yield _said(place_, owner, key, "requirement-unmet", _messages.staged_unmet(
-                    what, stages[k], [ctx.matrix.runner(r).name for r in reached if r is not None]))
+                    what, stages[k], [ctx.matrix.runner(r).name for r in reached if r is not None],
+                    (owner.name, clause.roles) if owner is not None and clause.roles else None))
         except Inconclusive as error:
             yield _said(place_, owner, key, "inconclusive",
                         f"Could not decide {undecided(error, budget)} whether {what} can refuse and pass")
+
+
+def unchecked(ctx: Contexts, place_: Any) -> Iterator[Finding]:
+    """``requirement-unchecked`` of each staged requirement where the conditions read through the
+    adjustments grow too large to search (`Contexts.too_large`): ``requirement-idle`` and
+    ``requirement-unmet`` are not said of it then, and this says so (a note about check's reach)."""
+    seen = set()
+    for clause in ctx.matrix.staged:
+        if (clause.runner, clause.kind) in seen:
+            continue
+        seen.add((clause.runner, clause.kind))
+        owner = None if clause.wide else ctx.matrix.runner(clause.runner)
+        yield _said(place_, owner, ("requires", clause.kind), "requirement-unchecked",
+                    _messages.staged_unchecked(_staged_what(clause, owner), clause.stage or CHOICE))
+
+
+def _staged_what(clause: Requirement, owner: Any) -> str:
+    """A staged requirement as check's findings name it."""
+    return (_messages.wide_requirement(clause.kind, clause.reason, "") if owner is None
+            else f"{owner.name}'s requirement {clause.kind!r} ({clause.reason})")
 
 
 def _said(place_: Any, owner: Any, key: Tuple[object, ...], code: str, message: str) -> Finding:

@@ -218,6 +218,8 @@ DESCRIPTIONS: Dict[Tuple[Optional[str], Optional[str]], str] = {
     ("ClauseSpec", "doc"): "The clause in words, for the capability table",
     ("ClauseSpec", "roles"): "The roles ([roles] of features.toml) it applies in: where the runner fills one of them "
                              "(a chain: on its first clause)",
+    ("ClauseSpec", "stage"): "The stage of [matrix] stages it is checked at: choice or later (with roles, there "
+                             "where the runner fills one of them); none: choice, a gate (a chain: on its first clause)",
     ("DocumentSpec", "requires"): "Kind (declared in [requirements]) → what every runner requires, but those a "
                                   "clause exempts",
     ("WideClauseSpec", "condition"): "Must hold",

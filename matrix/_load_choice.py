@@ -147,18 +147,17 @@ def _not_first(b: _Builder, source: _Source, at: Place, kind: str, clause: objec
 def _stage(b: _Builder, source: _Source, where: Place, stage: str, owner: str, exempt: Tuple[str, ...],
            roles: Tuple[str, ...]) -> Optional[str]:
     """A requirement's ``stage`` (issue 30, F6: `matrix._staged`): one of ``[matrix] stages``; before
-    ``choice`` only a matrix-wide one that exempts no runner (no runner is known yet); with no
-    ``roles`` (a staged requirement is checked for the runner that serves). None where ``choice``:
-    there it is a gate, as one without a stage."""
+    ``choice`` only a matrix-wide one that exempts no runner (no runner is known yet, nor the
+    runner that fills a role). None where ``choice``: there it is a gate, as one without a stage."""
     stages = b.stages
     if not b.stage(source, where, stage):
         return None
     if stage == CHOICE:
         return None
-    elif roles:
-        b.problem(source, where, _messages.staged_requirement_with_roles(stage))
     elif CHOICE in stages and stages.index(stage) < stages.index(CHOICE):
-        if owner != WIDE:
+        if roles:
+            b.problem(source, where, _messages.role_requirement_before_choice(stage, CHOICE))
+        elif owner != WIDE:
             b.problem(source, where, _messages.runner_requirement_before_choice(stage, CHOICE))
         elif exempt:
             b.problem(source, where, _messages.exempting_requirement_before_choice(stage, CHOICE))

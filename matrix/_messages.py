@@ -2134,8 +2134,17 @@ def staged_idle(what: str, stage: str) -> str:
             "check its condition")
 
 
-def staged_unmet(what: str, stage: str, runners: Sequence[str]) -> str:
+def staged_unchecked(what: str, stage: str) -> str:
+    return (f"{what}, at stage {stage!r}, is not searched: the conditions read through the adjustments before it "
+            "grow too large to search, so whether it never refuses, or refuses every config it is checked on, is "
+            "not said")
+
+
+def staged_unmet(what: str, stage: str, runners: Sequence[str],
+                 filling: Optional[Tuple[str, Sequence[str]]] = None) -> str:
     where = f" where {listing(list(runners))} serves" if runners else ""
+    if filling is not None:  # a requirement of roles: (its runner's name, its roles)
+        where += f" and {filling[0]} fills the {listing(list(filling[1]))} role"
     return f"{what}, at stage {stage!r}, refuses every config that reaches that stage{where}"
 
 
@@ -2144,9 +2153,9 @@ def stage_not_first(kind: str) -> str:
             "clause takes none")
 
 
-def staged_requirement_with_roles(stage: str) -> str:
-    return (f"A requirement at stage {stage!r} cannot name roles: it is checked for the runner that serves (leave "
-            "out roles, or the stage)")
+def role_requirement_before_choice(stage: str, choice: str) -> str:
+    return (f"A requirement of roles cannot be checked at stage {stage!r}, before {choice!r}: no runner fills a role "
+            f"yet (give it {choice!r} or a later stage)")
 
 
 def runner_requirement_before_choice(stage: str, choice: str) -> str:

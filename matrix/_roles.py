@@ -23,7 +23,8 @@ A matrix that declares ``[roles]`` resolves a config into one runner per role, i
    one that leaves the base out is no gate (`Runner.role_requires`). The runner that fills each
    role but the base, asked for or followed into it, is checked on F against its requirements
    that name that role: one that fails refuses the config (`UnsupportedFeatureError`; of a chain,
-   the first clause that fails).
+   the first clause that fails). One staged after ``choice`` is no gate, and is checked at its
+   stage instead, where its runner fills one of its roles (`matrix._staged`).
 
 `Resolution.roles` gives each role's runner, in declaration order (`matrix.resolver` builds it).
 
@@ -329,8 +330,9 @@ class Filling:
 
 def filling(matrix: Matrix, runner: str) -> Optional[Callable[[Node], Node]]:
     """`Filling` for *runner*, where *matrix* has roles and a rule after the choice reads one (an
-    adjustment, or a staged requirement: issue 30, F6)."""
+    adjustment, or a staged requirement: issue 30, F6; a staged requirement of roles reads
+    whether its runner fills one)."""
     if not matrix.roles or not any(reads_role(r.when) for r in matrix.adjustments) and not any(
-            reads_role(c.condition) for c in matrix.staged):
+            reads_role(c.condition) or c.roles for c in matrix.staged):
         return None
     return Filling(matrix, runner)

@@ -21,6 +21,13 @@ first):
   runner is tried). The message is R's refusal (``R does not support: reason``), or the reasons
   alone for a matrix-wide requirement that exempts no runner.
 
+- **A requirement of roles** (a runner's clause with ``roles``) staged after ``choice``: checked
+  at its stage wherever its runner fills one of its roles there (`fills`: ``role.<id>`` as it
+  stands), whatever runner serves; after the matrix-wide requirements and the serving runner's
+  own, which refuse first, then the first role, in declaration order, whose runner fails one
+  (`failing`). The error is as above (by the base's request), its message and
+  ``staged_refusal["runner"]`` the runner refused.
+
 The first failure stops resolution, so neither the adjustments after it nor R's validation on
 F are made; the error's `Resolution` carries the adjustments and warnings made before it, and
 `Resolution.staged_refusal` says the stage, the runner and the requirements that refused (its
@@ -37,12 +44,13 @@ from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
 import attrs
 
 from . import _messages, _stages
+from ._given import ROLE
 from .schema import WIDE, Requirement, Runner
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._compile import Plan
 
-__all__ = ["split", "place", "binds", "failing", "refusal"]
+__all__ = ["split", "place", "binds", "fills", "failing", "refusal"]
 
 
 place = _stages.place
@@ -57,36 +65,54 @@ def split(stages: Sequence[str], runners: List[Runner], wide: Tuple[Requirement,
     staged = [c for c in wide if c.stage is not None]
     out = []
     for runner in runners:
-        mine = [c for c in runner.requires if c.stage is not None]
+        mine = [c for c in runner.requires + runner.role_requires if c.stage is not None]
         if mine:
-            runner = attrs.evolve(runner, requires=tuple(c for c in runner.requires if c.stage is None))
+            runner = attrs.evolve(runner, requires=tuple(c for c in runner.requires if c.stage is None),
+                                  role_requires=tuple(c for c in runner.role_requires if c.stage is None))
             staged += mine
         out.append(runner)
     return out, tuple(c for c in wide if c.stage is None), tuple(sorted(staged, key=lambda c: place(stages, c)))
 
 
 def binds(clause: Requirement, runner: Optional[str]) -> bool:
-    """Whether *clause* is required of *runner* (None: before the choice, a matrix-wide one)."""
+    """Whether *clause* may be checked once *runner* serves (None: before the choice, a
+    matrix-wide one): a requirement of roles whatever the runner, where its runner fills one of
+    its roles (`fills`)."""
     if clause.runner == WIDE:
         return runner is None or runner not in clause.exempt
-    return clause.runner == runner
+    return runner is not None and (bool(clause.roles) or clause.runner == runner)
 
 
-def failing(clauses: Sequence[Requirement], runner: Optional[str], read: Callable[[str], object]) -> List[Requirement]:
-    """Of *clauses* (one stage's), those required of *runner* that fail on the config *read*
-    reads: of each chain, the first clause that fails."""
+def fills(clause: Requirement, read: Callable[[str], object]) -> bool:
+    """Whether the runner of *clause*, a requirement of roles, fills one of its roles, as *read*
+    reads them (``role.<id>``: `matrix._roles.At`)."""
+    return any(read(ROLE + role) == clause.runner for role in clause.roles)
+
+
+def failing(clauses: Sequence[Requirement], runner: Optional[str], read: Callable[[str], object],
+            roles: Sequence[str] = ()) -> Tuple[Optional[str], List[Requirement]]:
+    """Of *clauses* (one stage's), those checked once *runner* serves that fail on the config
+    *read* reads (of each chain, the first clause that fails), and the runner they refuse: the
+    matrix-wide ones and *runner*'s own first (*runner*); else the failed requirements of roles
+    of the runner that fills the first of *roles* (the matrix's, in declaration order) whose
+    runner fails one."""
     from .predicates import truth
 
     failed: List[Requirement] = []
     seen = set()
     for clause in clauses:
         key = (clause.runner, clause.kind)
-        if key in seen or not binds(clause, runner):
+        if key in seen or not binds(clause, runner) or clause.roles and not fills(clause, read):
             continue
         if not truth(clause.condition.node, read):
             seen.add(key)
             failed.append(clause)
-    return failed
+    first = [c for c in failed if c.runner in (WIDE, runner)]
+    if first or not failed:
+        return runner, first
+    others = {c.runner for c in failed}
+    refused = next((r for r in (read(ROLE + role) for role in roles) if r in others), failed[0].runner)
+    return str(refused), [c for c in failed if c.runner == refused]
 
 
 def refusal(plan: Plan, runner: Optional[str], failed: Sequence[Requirement], read: Callable[[str], object]

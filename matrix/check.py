@@ -86,6 +86,8 @@ CODES: Dict[str, Tuple[Severity, str]] = {
     "inconclusive": ("warning", "a search ran out of its budget"),
     "adjustment-unchecked": ("note", "an adjustment changes a value gates read, and the conditions read through the "
                                      "adjustments are too large to search: the answers about choice do not weigh it"),
+    "requirement-unchecked": ("note", "a staged requirement whose refusals are not searched: the conditions read "
+                                      "through the adjustments before its stage are too large to search"),
     "adjustment-refuses": ("warning", "a runner's own adjustment leaves a config automatic choice gave it that it "
                                     "cannot serve"),
     "adjustment-never": ("warning", "an adjustment that changes no value of any config"),
@@ -99,7 +101,7 @@ CODES: Dict[str, Tuple[Severity, str]] = {
 
 #: Findings about the reach of check itself, not about the matrix: they never fail it, even with
 #: ``strict`` (there is nothing in the file to change; they say where its answers are not exact).
-ABOUT_CHECK = frozenset({"adjustment-unchecked"})
+ABOUT_CHECK = frozenset({"adjustment-unchecked", "requirement-unchecked"})
 
 Severity = Literal["error", "warning", "note"]
 SEVERITIES: Tuple[Severity, ...] = get_args(Severity)
@@ -213,6 +215,7 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
     ctx = _check_adjust.Contexts(matrix, compiled)
     if ctx.too_large is not None:
         yield from _adjustments(matrix, v, place)
+        yield from _check_adjust.unchecked(ctx, place)
     on_c = ctx.choice
     gates = matrix.features_at(v)
     # Runner requirements, candidacies and orders are gates too (`Matrix.gates_at`): the space

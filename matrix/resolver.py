@@ -986,11 +986,11 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
 
 def _walk(compiled: Plan, steps: Sequence[_stages.Step], runner: Optional[str], view: _access.Effective,
           adjusted: List[Union[Adjusted, Said]], facts: Optional[Mapping[str, object]], check: bool
-          ) -> Optional[Tuple[str, List[Requirement]]]:
+          ) -> Optional[Tuple[str, Optional[str], List[Requirement]]]:
     """*steps* walked on *view* (its sets change in place; what the adjustments did appended to
-    *adjusted*): each step's adjustments, then, where *check*, its staged requirements required of
-    *runner* (None: before the choice). The stage and the clauses of the first step that
-    refuses, or None."""
+    *adjusted*): each step's adjustments, then, where *check*, its staged requirements checked
+    once *runner* serves (None: before the choice; `matrix._staged.failing`). The stage, the
+    runner refused and the clauses of the first step that refuses, or None."""
     from . import _adjust
     from ._staged import failing
 
@@ -999,9 +999,10 @@ def _walk(compiled: Plan, steps: Sequence[_stages.Step], runner: Optional[str], 
         if adjustments:
             adjusted += _adjust.apply(adjustments, view, compiled.reading, facts, runner, roles)
         if clauses and check:
-            failed = failing(clauses, runner, _staged_reader(compiled, runner, view, facts))
+            refused, failed = failing(clauses, runner, _staged_reader(compiled, runner, view, facts),
+                                      [r.id for r in compiled.matrix.roles])
             if failed:
-                return stage, failed
+                return stage, refused, failed
     return None
 
 
@@ -1017,22 +1018,23 @@ def _staged_reader(compiled: Plan, runner: Optional[str], view: _access.Effectiv
 def _staged_stop(compiled: Plan, runner: Optional[str], served: Optional[str], warnings: Tuple[ResolutionWarning, ...],
                  cmask: int, cvalues: Tuple[object, ...], config: object, view: _access.Effective,
                  adjusted: List[Union[Adjusted, Said]], facts: Optional[Mapping[str, object]],
-                 failed: Tuple[str, List[Requirement]], error: Any) -> None:
-    """Raise *error* for a staged refusal (`matrix._staged`): *failed* (its stage and clauses)
-    refused *served* (None: before the choice), the resolution carrying what was done before it."""
+                 failed: Tuple[str, Optional[str], List[Requirement]], error: Any) -> None:
+    """Raise *error* for a staged refusal (`matrix._staged`): *failed* (its stage, the runner
+    refused and the clauses) once *served* serves (None: before the choice), the resolution
+    carrying what was done before it."""
     from ._adjust import Adjusted
     from ._staged import refusal
 
-    stage, clauses = failed
+    stage, refused, clauses = failed
     kept = compiled.automatic if runner is None else compiled.asked
     fmask, fvalues = compiled.evaluate(view, facts)
-    message, reasons = refusal(compiled, served, clauses, _staged_reader(compiled, served, view, facts))
+    message, reasons = refusal(compiled, refused, clauses, _staged_reader(compiled, served, view, facts))
     adjusting = None
     if adjusted:
         adjusting = (served, cmask, cvalues, tuple(a for a in adjusted if isinstance(a, Adjusted)), dict(view.sets))
     resolution = _StagedResolution(compiled, fmask & kept, fvalues, None, runner, warnings, config, facts,
                                    adjusting)
-    data = {"stage": stage, "runner": served, "requirements": [f"{c.runner}:{c.kind}" for c in clauses],
+    data = {"stage": stage, "runner": refused, "requirements": [f"{c.runner}:{c.kind}" for c in clauses],
             "reasons": reasons, "kind": next((c.error_kind for c in clauses if c.error_kind is not None), None)}
     object.__setattr__(resolution, "_refused", data)
     raise error(message, resolution)

@@ -1,4 +1,5 @@
 import io
+from collections import Counter
 import json
 import pathlib
 
@@ -1237,10 +1238,11 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, staged=(), k
             if _staged_finding(f) and f"'{kind}'" in f.message}
     unsure_staged = {("*" if f.runner is None else f.runner) + ":" + kind for f in by_code.get("inconclusive", [])
                      if f"requirement '{kind}'" in f.message}
-    for owner, _, _, exempt in staged if idle_of is None else idle_of:  # those of *kind* (all: *staged*)
+    for owner, _, _, exempt, scoped in staged if idle_of is None else idle_of:  # those of *kind* (all: *staged*)
         gate = ("*" if owner is None else owner) + ":" + kind
-        # Reached where a runner it binds serves (a served config passed every stage).
-        bound = {r.id for r in m.runners if r.id == owner or owner is None and r.id not in exempt}
+        # Reached where a runner it binds serves (a served config passed every stage): a
+        # requirement of roles is read wherever a runner serves (it refuses where its runner fills one).
+        bound = {r.id for r in m.runners if r.id == owner or owner is None and r.id not in exempt or scoped}
         if gate in idle:
             assert gate not in staged_refused, gate
         elif gate not in unsure_staged and served & bound:
@@ -1929,32 +1931,47 @@ def _unstaged(runners):
 def _staged_of(text, runners):
     """The staged requirements as the file says them (docs/reference/file-format.md, Stages): of
     each, its owner (a runner id, or None for a matrix-wide one), the conditions of its chain, its
-    stage and the runners it exempts."""
+    stage, the runners it exempts and the roles it names (none here: `_roles_staged`)."""
     import tomli
 
     wide = tomli.loads(text).get("requires", {}).get("ks")
-    out = [(None, [matrix.Predicate(wide["condition"])], wide["stage"], wide.get("exempt", []))] if wide else []
+    out = [(None, [matrix.Predicate(wide["condition"])], wide["stage"], wide.get("exempt", []), [])] if wide else []
     for r, spec in runners.items():
         chain = spec.get("requires", {}).get("ks")
         if chain:
-            out.append((r, [matrix.Predicate(c["condition"]) for c in chain], chain[0]["stage"], []))
+            out.append((r, [matrix.Predicate(c["condition"]) for c in chain], chain[0]["stage"], [], []))
     return out
 
 
 def _staged_refuses(m, staged, stage, runner, current):
-    """Whether a staged requirement at *stage* refuses *current*: one matrix-wide (not exempting
-    *runner*; before the choice, *runner* None) or *runner*'s own, whose chain has a clause that
-    fails, the roles read as they stand once *runner* serves (`_role_values`)."""
+    """Whether a staged requirement at *stage* refuses *current*, and the runner it refuses: one
+    matrix-wide (not exempting *runner*; before the choice, *runner* None) or *runner*'s own
+    without roles, whose chain has a clause that fails, refuses *runner*; else a requirement of
+    roles whose runner fills one of them there (docs: Staged requirements), its runner (the
+    first role's, in declaration order, whose runner one refuses). The roles are read as they
+    stand once *runner* serves (`_role_values`). False, or (the runner refused,)."""
     roles = _role_values(m, current, runner)  # after the choice, a staged requirement may read them (F1)
-    return any(at == stage and (owner is None and runner not in exempt or owner == runner and runner is not None)
-               and not all(_holds_given(m, c, current, current.get(_GIVEN, current), roles) for c in chain)
-               for owner, chain, at, exempt in staged)
+
+    def fails(chain):
+        return not all(_holds_given(m, c, current, current.get(_GIVEN, current), roles) for c in chain)
+
+    if any(at == stage and (owner is None and runner not in exempt or owner == runner and runner is not None
+                            and not scoped) and fails(chain) for owner, chain, at, exempt, scoped in staged):
+        return (runner,)
+    if roles is None:  # before the choice: no runner fills a role
+        return False
+    failed = {owner for owner, chain, at, _, scoped in staged
+              if at == stage and scoped and any(roles[r] == owner for r in scoped) and fails(chain)}
+    if runner in failed:
+        return (runner,)
+    return next(((roles[r.id],) for r in m.roles if roles[r.id] in failed), False)
 
 
 def _reference_stages(m, adjustments, config, runner, staged, stages):
     """*adjustments* applied stage by stage over *stages* (those of *stages*, in order), each
     stage's staged requirements checked after its adjustments: the config they leave, the
-    changes, and whether a staged requirement refused (the first failure stops)."""
+    changes, and whether a staged requirement refused (the first failure stops: False, or (the
+    runner refused,) as `_staged_refuses` says)."""
     if not staged:  # every stage at once: the adjustments are in stage order already
         current, changes = _reference_apply(m, adjustments, config, runner)
         return current, changes, False
@@ -1962,8 +1979,9 @@ def _reference_stages(m, adjustments, config, runner, staged, stages):
     for stage in stages:
         current, more = _reference_apply(m, [a for a in adjustments if (a.stage or "choice") == stage], current, runner)
         changes += more
-        if staged and _staged_refuses(m, staged, stage, runner, current):
-            return current, changes, True
+        refused = _staged_refuses(m, staged, stage, runner, current) if staged else False
+        if refused:
+            return current, changes, refused
     return current, changes, False
 
 
@@ -2117,7 +2135,7 @@ def _reference_resolve(m, m0, config, asked, staged=(), where=None):
     own = _after_choice(m, chosen)
     f, more, refused = _reference_stages(m, own, c, chosen, staged, after)
     if refused:
-        where is not None and where.append(chosen)
+        where is not None and where.append(refused[0])
         return (matrix.UnsupportedFeatureError if asked is not None else matrix.AdjustmentError), changes + more, f
     refusing = ("no",) if asked is not None else ("no", "opt-in")
     mode = "automatic" if asked is not None else "asked"
@@ -2233,23 +2251,26 @@ def _with_roles(text, runners, names, narrow=False):
 
 def _role_staged(rng, late, ids, role_atoms, field_atoms):
     """A requirement of kind ``kr`` at a stage after the choice (*late*) whose condition reads roles,
-    and whose reason says one: matrix-wide (perhaps exempting a runner) or runner b's; None where
-    the matrix has no stage after the choice. Its owner (None: matrix-wide) and clause."""
+    and whose reason says one: matrix-wide (perhaps exempting a runner), or runner a's or b's,
+    perhaps of roles (``roles``: checked where that runner fills one of them); None where the
+    matrix has no stage after the choice. Its owner (None: matrix-wide) and clause."""
     if not late:
         return None
     condition = rng.choice([rng.choice(role_atoms), f"not ({rng.choice(role_atoms)})",
                             f"({rng.choice(role_atoms)}) or ({rng.choice(role_atoms + field_atoms)})"])
     clause = {"condition": condition, "stage": rng.choice(late), "reason": "kr fails for {role.d!r}"}
-    owner = rng.choice([None, None, "b"])
+    owner = rng.choice([None, None, "b", "a", "b"])
     if owner is None and rng.random() < 0.3:
         clause["exempt"] = [rng.choice(ids)]
+    if owner is not None and rng.random() < 0.6:  # a requirement of roles, checked where its runner fills one
+        clause["roles"] = rng.choice([["d"], ["p"], ["x"], ["p", "d"], ["base", "d"]])
     return owner, clause
 
 
 def _roles_staged(roled):
     """The staged requirements of kind ``kr`` that `_with_roles` drew, as `_staged_of` says them."""
-    return [(None if c.wide else c.runner, [c.condition], c.stage, list(c.exempt)) for c in roled.staged
-            if c.kind == "kr"]
+    return [(None if c.wide else c.runner, [c.condition], c.stage, list(c.exempt), list(c.roles))
+            for c in roled.staged if c.kind == "kr"]
 
 
 def _in_d(names):
@@ -2269,7 +2290,8 @@ def _roles_agree(roled, m0, config, asked, index, staged=()):
     values = {f: options[(index // _ROLES_EVERY + k) % len(options)] for k, (_, f, _) in enumerate(_ROLES)}
     base = asked if asked is not None else values["rb"]
     given = {**config, **values}
-    expected, changes, f = _reference_resolve(roled, m0, given, base, staged)
+    where = []
+    expected, changes, f = _reference_resolve(roled, m0, given, base, staged, where)
     v = roled.version
     roles = None
     if not isinstance(expected, type):
@@ -2294,6 +2316,9 @@ def _roles_agree(roled, m0, config, asked, index, staged=()):
     except matrix.ResolutionError as error:
         resolution, got = error.resolution, (type(error), None)
     assert got == (expected, roles), (given, asked)
+    refusal = resolution.staged_refusal  # the runner a staged requirement refused: of a role, its runner's
+    assert (refusal is not None, refusal and refusal["runner"]) == (bool(where), where[0] if where else None), \
+        (given, asked)
     assert [(a.id, a.runner, a.path, _plain(a.before), _plain(a.after)) for a in resolution.adjustments] == \
         [c for c in changes if c[2] is not None], (given, asked)
     said = [w.message for w in resolution.warnings if w.kind == "adjusted" and w.feature == "by_role"]
@@ -3089,11 +3114,14 @@ def test_check_on_the_sglang_example_keeps_no_finding_but_its_notes():
     it now finishes in seconds, and every warning it keeps is acknowledged in the file's
     ``[check]`` (the runners the default ladder never names, the former ids SGLang gives no
     removal version), but the editor schemas beside the files when they are stale (regenerated
-    with ``matrix schema --json-schema --write``). The notes are the refusals, each acknowledged
-    by its requirement, and adjustment-unchecked, about check's reach."""
+    with ``matrix schema --json-schema --write``). Every refusal is staged at its step (no gate of the
+    choice: no no-runner set), so the notes are about check's reach: adjustment-unchecked and
+    requirement-unchecked (one per staged refusal)."""
     status, out, err = call("check", "--strict", "--matrix", str(ROOT / "examples" / "sglang-attention" / "features.toml"))
     kept = [line.split(": ", 1)[1].split(":", 1)[0] for line in out.splitlines()
             if ": warning[" in line or ": error[" in line]
+    notes = Counter(line.split(": ", 1)[1].split(":", 1)[0] for line in out.splitlines() if ": note[" in line)
+    assert notes == {"note[adjustment-unchecked]": 20, "note[requirement-unchecked]": 44}, notes
     assert [code for code in kept if code != "warning[schema-stale]"] == [], out
     assert err == "" and status == (1 if kept else 0)
     assert out.splitlines()[-1].endswith("; 18 findings ignored by [check] ignore")

@@ -860,3 +860,105 @@ def test_a_requirement_staged_after_the_choice_reads_the_roles_as_they_stand_at_
     codes = {(f.code, f.place) for f in check(m).findings}
     assert not {c for c in codes if c[0] in ("requirement-idle", "requirement-unmet", "inconclusive")}, codes
 
+
+
+def _staged_role_matrix(pair="role.prefill != 'fa3'"):
+    """docs/reference/file-format.md, "Staged requirements": a requirement of roles at a stage,
+    checked there where its runner fills one of its roles (triton in the decode role, at
+    'pages'), before a matrix-wide one of a later stage (mis, at 'serving'); flashinfer's in the
+    prefill role at 'serving', after the matrix-wide one of that stage."""
+    backends = '{ type = "str", nullable = true, choices = ["fa3", "flashinfer", "triton"] }'
+    return matrix.loads(textwrap.dedent(f'''\
+        [matrix]
+        name = "phases"
+        version = "1.0"
+        stages = ["choice", "pages", "serving"]
+        [config]
+        backend = {backends}
+        prefill = {backends}
+        decode = {backends}
+        enable_mis = {{ type = "bool", default = false }}
+        [roles.base]
+        name = "Backend"
+        field = "backend"
+        [roles.prefill]
+        name = "Prefill"
+        field = "prefill"
+        follows = "base"
+        [roles.decode]
+        name = "Decode"
+        field = "decode"
+        follows = "base"
+        [requirements.pair]
+        name = "Decode beside prefill"
+        kind = "ValueError"
+        [requirements.mis]
+        name = "Multi-item scoring"
+        kind = "AssertionError"
+        [requirements.solo]
+        name = "FlashInfer prefill"
+        [requires.mis]
+        condition = "not enable_mis or role.decode == 'flashinfer'"
+        stage = "serving"
+        reason = "Multi-item scoring needs a flashinfer decode, not {{role.decode}}"
+        '''), runners={
+        "fa3": {"name": "FA3", "priority": 3},
+        "flashinfer": {"name": "FlashInfer", "priority": 2, "requires": {"solo": {
+            "condition": "role.decode == 'flashinfer'", "roles": ["prefill"], "stage": "serving",
+            "reason": "prefill flashinfer needs decode flashinfer"}}},
+        "triton": {"name": "Triton", "priority": 1, "requires": {"pair": {
+            "condition": pair, "roles": ["decode"], "stage": "pages",
+            "reason": "Triton decode cannot read a {role.prefill!r} prefill"}}}})
+
+
+def test_a_requirement_of_roles_at_a_stage_is_checked_there_where_its_runner_fills_one():
+    m = _staged_role_matrix()
+    assert [(c.runner, c.kind, c.roles, c.stage) for c in m.staged] == [  # in the order checked
+        ("triton", "pair", ("decode",), "pages"), ("*", "mis", (), "serving"),
+        ("flashinfer", "solo", ("prefill",), "serving")]
+    assert m.runner("triton").requires == m.runner("triton").role_requires == ()  # no gate
+    # Automatic choice takes fa3 (prefill follows it); triton asked for in the decode role is
+    # refused at 'pages', as every staged refusal after the choice in automatic choice.
+    with pytest.raises(matrix.AdjustmentError) as automatic:
+        m.resolve({"decode": "triton"})
+    said = "Triton is not valid for this config: Triton decode cannot read a 'fa3' prefill"
+    assert (automatic.value.message, automatic.value.kind) == (said, "ValueError")
+    assert automatic.value.resolution.staged_refusal == {
+        "stage": "pages", "runner": "triton", "requirements": ["triton:pair"],
+        "reasons": ["Triton decode cannot read a 'fa3' prefill"], "kind": "ValueError"}
+    assert automatic.value.resolution.explain().splitlines()[-1] == (
+        "Refused at stage 'pages' for triton: Triton decode cannot read a 'fa3' prefill")
+    # At its stage, before the matrix-wide requirement of a later one (mis, at 'serving').
+    with pytest.raises(UnsupportedFeatureError) as asked:
+        m.resolve({"decode": "triton", "enable_mis": True}, runner="fa3")
+    assert asked.value.resolution.staged_refusal["requirements"] == ["triton:pair"]
+    served = m.resolve({"decode": "triton", "prefill": "triton"})
+    assert dict(served.roles) == {"base": "fa3", "prefill": "triton", "decode": "triton"}
+    # Within a stage, the matrix-wide requirements and the serving runner's own refuse first.
+    with pytest.raises(UnsupportedFeatureError) as first:
+        m.resolve({"prefill": "flashinfer", "enable_mis": True}, runner="fa3")
+    assert (first.value.message, first.value.resolution.staged_refusal["runner"]) == (
+        "Multi-item scoring needs a flashinfer decode, not fa3", "fa3")
+    with pytest.raises(matrix.AdjustmentError) as other:
+        m.resolve({"prefill": "flashinfer"})
+    assert (other.value.message, other.value.resolution.staged_refusal["runner"]) == (
+        "FlashInfer is not valid for this config: prefill flashinfer needs decode flashinfer", "flashinfer")
+    assert [m.is_supported({"decode": "triton", "prefill": p}, "fa3") for p in (None, "triton")] == [False, True]
+
+
+def test_check_says_a_requirement_of_roles_at_a_stage_idle_or_unmet_where_its_runner_fills_one():
+    from matrix.check import check
+
+    def said(m):
+        return [(f.code, f.runner, f.message) for f in check(m).findings
+                if f.code in ("requirement-idle", "requirement-unmet", "inconclusive")]
+
+    assert said(_staged_role_matrix()) == []
+    assert said(_staged_role_matrix("False")) == [(
+        "requirement-unmet", "triton", "Triton's requirement 'pair' (Triton decode cannot read a {role.prefill!r} "
+        "prefill), at stage 'pages', refuses every config that reaches that stage where FA3, FlashInfer, Triton "
+        "serves and Triton fills the decode role")]
+    assert said(_staged_role_matrix("role.prefill in ['fa3', 'flashinfer', 'triton']")) == [(
+        "requirement-idle", "triton", "Triton's requirement 'pair' (Triton decode cannot read a {role.prefill!r} "
+        "prefill), at stage 'pages', never refuses: it holds for every config checked there; delete it, or check "
+        "its condition")]

@@ -34,10 +34,6 @@ UNSAID = {
     "D1": "left out: an out-of-tree platform plugin's backend is open-ended, not a runner",
     "A28-default": "redirects that act on the automatic choice (applies = 'always', F6): D3/D8's fa3",
     "A31": "staged redirects (F6): SGLang falls back to torch_native after A19 has read intel_amx",
-    "E40": "a matrix-wide requirement staged after the choice that reads role.<id>: the FP4 pair, the base's runner",
-    "E41": "a matrix-wide requirement staged after the choice that reads role.<id>: the FP4 pair, the base's runner",
-    "E44": "a matrix-wide requirement staged after the choice that reads role.<id>: both phases' runners flashinfer",
-    "E45": "a matrix-wide requirement staged after the choice that reads role.<id>: the prefill runner fa3 or fa4",
 }
 # A redirect's warning is said at the choice; SGLang logs A28's and A32's after the page rules':
 # where a record holds one, its warnings are compared as a multiset (their order waits for F6).
