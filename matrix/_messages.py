@@ -2122,6 +2122,11 @@ def stage_without_stages(stage: str) -> str:
     return f"Stage {stage!r} is not declared: [matrix] declares no stages (stages = [\"…\", \"choice\", \"…\"])"
 
 
+def role_refusal_said(role: str, runner: str, reason: str) -> str:
+    """Where the runner filling a role other than the base refused (`Resolution.explain`)."""
+    return f"Refused in role {role!r} (filled by {runner}): {reason}"
+
+
 def staged_refusal_said(stage: str, runner: Optional[str], reasons: Sequence[str]) -> str:
     """Where a staged requirement refused (`Resolution.explain`): its stage, the runner it was
     checked for (None: before the choice), its reasons."""

@@ -151,7 +151,7 @@ def _validated(compiled: Plan, resolution: Resolution, asked: str, role: str, ef
     more, error, message = _choice.serve(compiled, mask & ~_elsewhere(compiled, runner, role), runner, runner, None,
                                          None, values)
     if error is not None:
-        _refuse(resolution, error, message or "", tuple(warnings) + tuple(alias))
+        _refuse(resolution, error, message or "", tuple(warnings) + tuple(alias), role, runner)
     known = set(resolution.warnings) | set(warnings)
     warnings += [w for w in (*alias, *more) if w not in known]
     _in_role(compiled, resolution, runner, role, effective, facts, checked, warnings)
@@ -159,12 +159,14 @@ def _validated(compiled: Plan, resolution: Resolution, asked: str, role: str, ef
 
 
 def _refuse(resolution: Resolution, error: Any, message: str, warnings: Tuple[ResolutionWarning, ...],
-            kinds: Optional[List[Optional[str]]] = None) -> None:
-    """Raise *error* with the base's resolution, its runner None (as every error's); *kinds*,
-    the failed requirements' exception kinds in the order the message says them, give
+            role: str, runner: str, kinds: Optional[List[Optional[str]]] = None) -> None:
+    """Raise *error* with the base's resolution, its runner None (as every error's), saying that
+    *runner*, filling *role*, refused the config (`Resolution.role_refusal`); *kinds*, the failed
+    requirements' exception kinds in the order the message says them, give
     `ResolutionError.kind` (the base's gates do not say it): the first that is not None."""
     _, requested, told, plan, fmask, fvalues, config, given_facts, adjusting = resolution._fields
-    refused = type(resolution)(plan, fmask, fvalues, None, requested, told + warnings, config, given_facts, adjusting)
+    refused = type(resolution)(plan, fmask, fvalues, None, requested, told + warnings, config, given_facts,
+                               adjusting)._in_role_refused({"role": role, "runner": runner, "reason": message})
     raised = error(message, refused)
     raised.__dict__["_remedies"] = ()  # the remedy search asks for the base role's runner: none said here
     if kinds is not None:
@@ -218,7 +220,7 @@ def _in_role(compiled: Plan, resolution: Resolution, runner: str, role: str, eff
         said = [k for r, k in zip(reasons, kinds) if r in alone] + [k for r, k in zip(reasons, kinds) if r not in alone]
         _refuse(resolution, UnsupportedFeatureError,
                 _messages.does_not_support(found.name, [], [r for r in reasons if r not in alone], alone=alone),
-                tuple(warnings), said)
+                tuple(warnings), role, runner, said)
 
 
 def reads_role(when: Predicate) -> bool:

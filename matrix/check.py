@@ -168,7 +168,7 @@ class Report:
         verdict = "failed" if self.failed else "passed"
         if not self.strict:
             return f"{verdict}: {', '.join(parts)}"
-        about = " and notes on adjustments" if any(f.code in ABOUT_CHECK for f in self.findings) else ""
+        about = " and notes on what check did not search" if any(f.code in ABOUT_CHECK for f in self.findings) else ""
         return f"{verdict}: {', '.join(parts)} (strict: every finding fails but acknowledged refusals{about})"
 
 

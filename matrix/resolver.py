@@ -165,6 +165,9 @@ class Resolution:
     runner = property(lambda self: self._fields[0], doc="The chosen runner id (the base role's), or None")
     roles = property(lambda self: _NO_ROLES, doc="Role id → its runner id (or None), in declaration order: empty "
                                                   "for a matrix without [roles] (`matrix._roles`)")
+    role_refusal = property(lambda self: None, doc="Where the runner filling a role other than the base "
+                                                   "refused the config (an error's resolution: role, runner, "
+                                                   "reason; `matrix._roles`), or None")
     staged_refusal = property(lambda self: None, doc="Where a staged requirement refused (an error's resolution: "
                                                      "stage, runner, requirements, reasons, kind; `matrix._staged`), "
                                                      "or None")
@@ -269,6 +272,11 @@ class Resolution:
             if holder is not None:
                 holder[path.rpartition(".")[2]] = _json_value(value)
         return out
+
+    def _in_role_refused(self, data: Dict[str, Any]) -> Resolution:
+        """This resolution, saying that the runner filling a role refused the config (`role_refusal`;
+        `matrix._roles` calls it: it cannot import this module)."""
+        return role_refused(self, data)
 
     def __copy__(self) -> Resolution:
         return self
@@ -1308,6 +1316,48 @@ def _restored_staged(restore: Any, args: Tuple[Any, ...], refused: Dict[str, Any
     object.__setattr__(out, "_fields", resolution._fields)
     object.__setattr__(out, "_refused", refused)
     return out
+
+
+class _RoleRefusedResolution(Resolution):
+    """The `Resolution` the error carries where the runner filling a role other than the base
+    refused the config (`matrix._roles`): `role_refusal` says which role, which runner, why."""
+
+    __slots__ = ("_role_refused",)
+
+    _role_refused: Dict[str, Any]
+
+    @property
+    def role_refusal(self) -> Optional[Mapping[str, Any]]:
+        return dict(self._role_refused)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {**super().to_dict(), "role_refusal": dict(self._role_refused)}
+
+    def explanation(self, *, remedies: bool = True) -> Dict[str, Any]:
+        return {**super().explanation(remedies=remedies), "role_refusal": dict(self._role_refused)}
+
+    def remedies(self) -> Tuple[Any, ...]:
+        return ()  # the search asks for the base role's runner: none is said of another role's refusal
+
+    def explain(self) -> str:
+        data = self._role_refused
+        return super().explain() + "\n" + _messages.role_refusal_said(data["role"], data["runner"], data["reason"])
+
+    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
+        restore, args = super().__reduce__()
+        return (_restored_role_refused, (restore, args, dict(self._role_refused)))
+
+
+def role_refused(resolution: Resolution, data: Dict[str, Any]) -> Resolution:
+    """*resolution* saying that a role's runner refused the config (`_RoleRefusedResolution`)."""
+    out = _RoleRefusedResolution.__new__(_RoleRefusedResolution)
+    object.__setattr__(out, "_fields", resolution._fields)
+    object.__setattr__(out, "_role_refused", data)
+    return out
+
+
+def _restored_role_refused(restore: Any, args: Tuple[Any, ...], data: Dict[str, Any]) -> Resolution:
+    return role_refused(restore(*args), data)
 
 
 # Matrix.resolve and Matrix.is_supported are these functions themselves (see schema.Matrix).

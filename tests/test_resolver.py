@@ -2451,6 +2451,12 @@ def test_a_requirement_applies_in_the_roles_it_names():
         with pytest.raises(UnsupportedFeatureError) as caught:
             m.resolve(config)
         assert str(caught.value) == refused
+        # The error's resolution says which role refused, and explain() ends with it.
+        said = {"role": "decode", "runner": "c", "reason": refused}
+        assert dict(caught.value.resolution.role_refusal) == said
+        assert caught.value.resolution.to_dict()["role_refusal"] == said
+        assert caught.value.resolution.explain().splitlines()[-1] == f"Refused in role 'decode' (filled by c): {refused}"
+    assert m.resolve({"decode": "c", "page": 64}).role_refusal is None
     assert dict(m.resolve({"decode": "c", "page": 64}).roles) == {"base": "a", "prefill": "b", "decode": "c"}
     assert dict(m.resolve({"backend": "c", "prefill": "c", "decode": "b", "page": 0}).roles) == {
         "base": "c", "prefill": "c", "decode": "b"}  # b's chain names base and prefill only
