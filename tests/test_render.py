@@ -1479,6 +1479,35 @@ def _cell_outcomes(cell):
     return out
 
 
+def _column_reference(m, names, row, column):
+    """The answers of one cell by the docs: every config of the fields the column and row read
+    (the others at their defaults, the base role's field the row's runner), resolved."""
+    paths = set(column.when.paths) | (set(row.where.paths) if row.where is not None else set())
+    read = [n for n in names if n in paths or (n == "p" and "pd" in paths)]
+    fixed = {}
+    if m.roles:  # the role fields: None, the base's the runner asked for
+        fixed.update({r.field: None for r in m.roles}, **{m.roles[0].field: row.runner})
+    for n in names:
+        field = m.schema.fields[n]
+        if n not in read:
+            if field.has_default:
+                fixed[n] = field.default
+            elif field.nullable:
+                fixed[n] = None
+            else:
+                read.append(n)
+    expected = set()
+    for values in itertools.product(*(_FIELDS[n][1] for n in read)):
+        config = {**fixed, **dict(zip(read, values))}
+        if "l" in config and isinstance(config["l"], tuple):
+            config["l"] = list(config["l"])
+        if not column.when.evaluate(config, schema=m.schema) or \
+                (row.where is not None and not row.where.evaluate(config, schema=m.schema)):
+            continue
+        expected.add(_column_outcome(m, config, row.runner))
+    return expected
+
+
 # At most 200 examples (CI's profile draws 500): 5 s of CI rather than 13, each example a
 # matrix with up to five derived cells, every config of each resolved.
 @settings(deadline=None, max_examples=min(settings.default.max_examples, 200))
@@ -1509,29 +1538,7 @@ def test_columns_agree_with_brute_force_over_every_config(case, data):
                                         else [r.runner for r in m.column_rows])
     for row, line in zip(rows, cells):
         for column, cell in zip(m.columns, line):
-            paths = set(column.when.paths) | (set(row.where.paths) if row.where is not None else set())
-            read = [n for n in names if n in paths or (n == "p" and "pd" in paths)]
-            fixed = {}
-            if m.roles:  # the role fields: None, the base's the runner asked for
-                fixed.update({r.field: None for r in m.roles}, **{m.roles[0].field: row.runner})
-            for n in names:
-                field = m.schema.fields[n]
-                if n not in read:
-                    if field.has_default:
-                        fixed[n] = field.default
-                    elif field.nullable:
-                        fixed[n] = None
-                    else:
-                        read.append(n)
-            expected = set()
-            for values in itertools.product(*(_FIELDS[n][1] for n in read)):
-                config = {**fixed, **dict(zip(read, values))}
-                if "l" in config and isinstance(config["l"], tuple):
-                    config["l"] = list(config["l"])
-                if not column.when.evaluate(config, schema=m.schema) or \
-                        (row.where is not None and not row.where.evaluate(config, schema=m.schema)):
-                    continue
-                expected.add(_column_outcome(m, config, row.runner))
+            expected = _column_reference(m, names, row, column)
             if cell.kind == "undecided" or cell.inexact:
                 continue  # said so in the cell: nothing exact to hold it to
             # Every answer a config of the cell gets is in the cell (the universe may lack a
