@@ -33,7 +33,8 @@ try:
     from .predicates import (And, Arith, Call, Compare, DerivedField, IsNone, ListLiteral, Literal, Mod, Not, Or, Path,
                              Predicate)
     from .resolver import Observation, ObservationKind, Resolution, ResolutionWarning, WarningKind
-    from .schema import (Adjustment, AdjustmentLevel, AdjustmentSays, Alias, Applies, Deprecation, Feature, Field,
+    from .schema import (Adjustment, AdjustmentLevel, AdjustmentSays, Alias, Applies, Column, ColumnRow, Deprecation,
+                         Feature, Field,
                          FieldType, Forces, From, Matrix, Order, Prefers, Redirect, Refusal, Requirement, RequirementKind,
                          Role, Runner, Schema, Statement, Status)
 finally:
@@ -62,6 +63,8 @@ __all__ = [
     "RequirementKind",
     "Refusal",
     "Adjustment",
+    "Column",
+    "ColumnRow",
     "From",
     "Field",
     "Schema",

@@ -292,6 +292,33 @@ class CheckSpec:
 
 
 @attrs.frozen
+class ColumnSpec:
+    """``[docs.columns.<id>]``: a question users ask, derived (``when``) or declared."""
+
+    name: Annotated[str, NOT_BLANK]
+    when: Optional[Condition] = None
+    declared: Dict[Annotated[str, ID], bool] = attrs.Factory(dict)
+    doc: Optional[str] = None
+
+
+@attrs.frozen
+class ColumnRowSpec:
+    """``[docs.rows.<id>]``: a row of the columns table, a runner on some configs."""
+
+    runner: Optional[Annotated[str, RUNNER]] = None
+    name: Optional[str] = None
+    where: Optional[Condition] = None
+
+
+@attrs.frozen
+class DocsSpec:
+    """``[docs]``: what the generated docs say beyond the rules (the columns table)."""
+
+    columns: Dict[Annotated[str, ID], ColumnSpec] = attrs.Factory(dict)
+    rows: Dict[Annotated[str, ID], ColumnRowSpec] = attrs.Factory(dict)
+
+
+@attrs.frozen
 class SentencesSpec:
     """Sentences in the matrix's own words (templates: see `matrix._templates`)."""
 
@@ -331,6 +358,7 @@ class DocumentSpec:
     roles: Dict[Annotated[str, ID], RoleSpec] = attrs.Factory(dict)
     check: Optional[CheckSpec] = None
     messages: Optional[MessagesSpec] = None
+    docs: Optional[DocsSpec] = None
 
 
 def _exact(kind: type) -> Hook:
@@ -422,7 +450,7 @@ converter.register_structure_hook_func(lambda kind: bare(kind) == Tuple[AliasSpe
 converter.register_structure_hook_func(lambda kind: bare(kind) == Tuple[RedirectSpec, ...], _array_of(RedirectSpec))
 #: Every spec: the document and what its tables and runner files hold.
 SPECS = (DocumentSpec, MatrixSpec, FieldSpec, ChoiceSpec, StatementSpec, DeprecationSpec, ForcesSpec, PrefersSpec,
-         FeatureSpec, RefusalSpec, CheckSpec, IgnoreSpec, RunnerSpec, ClauseSpec, WideClauseSpec, KindSpec, OrderSpec, AliasSpec,
+         FeatureSpec, RefusalSpec, CheckSpec, IgnoreSpec, DocsSpec, ColumnSpec, ColumnRowSpec, RunnerSpec, ClauseSpec, WideClauseSpec, KindSpec, OrderSpec, AliasSpec,
          RedirectSpec, AdjustmentSpec, RoleSpec, MessagesSpec, SentencesSpec)
 for _cls in SPECS:
     attrs.resolve_types(_cls, include_extras=True)  # the marks stay, for `editor`

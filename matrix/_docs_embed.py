@@ -73,6 +73,7 @@ def embed(where: str, base: str, *, format: str, tables: Sequence[str] = DEFAULT
     from ._docs_text import markdown, restructuredtext
 
     matrix, folder = load(where, base)
-    doc = document(matrix, version=version, pairs="pairs" in tables, releases="release-notes" in tables)
+    doc = document(matrix, version=version, pairs="pairs" in tables, releases="release-notes" in tables,
+                   columns="columns" in tables)
     text = (markdown if format == "markdown" else restructuredtext)(doc, tables, symbols, labels)
     return text, watched(matrix, folder)

@@ -138,6 +138,8 @@ def json_text(doc: Document, tables: Sequence[str]) -> str:
                            **({} if o.fallback else {"fallback": False})} for o in doc.orders]
     if "adjustments" in tables and doc.adjusts:
         data["adjustments"] = [_adjustment(a, doc.extends is not None) for a in doc.adjustments]
+    if "columns" in tables and doc.columns:
+        data["columns"] = _columns(doc)
     if "pairs" in tables:
         refusals = {r.id: r for r in doc.refusals}
         pairs: List[Dict[str, Any]] = []
@@ -169,3 +171,23 @@ def json_text(doc: Document, tables: Sequence[str]) -> str:
         data["release_gaps"] = [{"version": g.version, "previous": g.previous, "text": g.text}
                                 for g in doc.release_gaps]
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _columns(doc: Document) -> Dict[str, Any]:
+    """The columns table as data: the columns, then each row with its cell in every column."""
+    def outcome(o: Any) -> Dict[str, Any]:
+        return {"kind": o.kind, "to": o.to, "ids": list(o.ids),
+                "sets": [{"path": p, "value": v, "adjustment": a} for p, v, a in o.sets], "reason": o.reason or None}
+
+    def cell(c: Any) -> Dict[str, Any]:
+        return {"kind": c.kind, "declared": c.declared,
+                "answers": [{**outcome(p.outcome), "where": [list(t) for t in p.where]} for p in c.parts],
+                "inexact": list(c.inexact), "note": c.note or None}
+
+    return {
+        "columns": [{"id": c.id, "name": c.name, "when": None if c.when is None else str(c.when),
+                     "declared": dict(c.declared) if c.when is None else None, "doc": c.doc} for c in doc.columns],
+        "rows": [{"id": r.id, "runner": r.runner, "name": r.name, "where": None if r.where is None else str(r.where),
+                  "cells": {c.id: cell(x) for c, x in zip(doc.columns, line)}}
+                 for r, line in zip(doc.column_rows, doc.column_cells)],
+    }

@@ -14,7 +14,7 @@ from . import _docs_overlay
 from ._docs_adjustments import AdjustmentRow, adjustment_rows
 from ._docs_release import ReleaseGap, ReleaseNote, release_notes
 from ._versions import VersionLike
-from .schema import NOTHING, WIDE, Alias, Feature, Field, Forces, Matrix, Order, Prefers, Redirect, Requirement, in_window, required_of, window_text
+from .schema import NOTHING, WIDE, Alias, Column, ColumnRow, Feature, Field, Forces, Matrix, Order, Prefers, Redirect, Requirement, in_window, required_of, window_text
 
 #: status → (symbol, text equivalent, meaning): the one fixed symbol set of every format.
 SYMBOLS: Dict[str, Tuple[str, str, str]] = {
@@ -311,6 +311,11 @@ class Document:
     #: A composed matrix's overlay operations (`matrix._docs_overlay`), and what it extends.
     overlay_rows: Tuple[Any, ...] = ()
     extends: Optional[Tuple[str, str]] = None
+    #: The columns table (`matrix._columns`): the declared columns, the rows, and each row's
+    #: cells; empty unless asked for (it resolves configs), or for a matrix without columns.
+    columns: Tuple[Column, ...] = ()
+    column_rows: Tuple[ColumnRow, ...] = ()
+    column_cells: Tuple[Tuple[Any, ...], ...] = ()
 
 
 def _alias_row(alias: Alias, v: Version, spell: Callable[[str], str]) -> AliasRow:
@@ -399,12 +404,13 @@ def _value_text(value: object) -> str:
 
 
 def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bool = True,  # noqa: C901 — one pass over the features fills every column of a row; the branches are the lifecycle column's phrases
-             pairs: bool = False, releases: bool = False) -> Document:
+             pairs: bool = False, releases: bool = False, columns: bool = False) -> Document:
     """The tables of *matrix* as of *version* (its own by default), ready for any format.
 
     :param clean: spell out control characters, which text formats cannot show (JSON can).
     :param pairs: derive the feature pairs table too (a search over the config space).
     :param releases: derive the release notes too (a diff of each pair of consecutive releases).
+    :param columns: derive the columns table too (`matrix._columns`: it resolves configs).
     """
     spell = _clean if clean else _as_is
 
@@ -488,12 +494,25 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
                         for r in matrix.runners)
     pair_rows, pair_legend, refusals = _pair_rows(matrix, v, rows, spell) if pairs else ((), (), ())
     adjustments = adjustment_rows(matrix, v, spell, _value_text)
+    column_parts = _column_parts(matrix, v, columns)
     return Document(spell(matrix.name), str(v), spell(source), tuple((r.id, spell(r.name)) for r in matrix.runners),
                     tuple(rows), tuple(notes), legend, config, deprecations, runner_rows,
                     pair_rows, pair_legend, refusals, _changes(matrix, v, spell), *_capabilities(matrix, spell),
                     adjustments=adjustments, adjusts=bool(matrix.adjustments),
                     **_release_fields(matrix, v, spell, releases),
-                    overlay_rows=_docs_overlay.rows(matrix, spell), extends=_docs_overlay.extends(matrix))
+                    overlay_rows=_docs_overlay.rows(matrix, spell), extends=_docs_overlay.extends(matrix),
+                    columns=column_parts[0], column_rows=column_parts[1], column_cells=column_parts[2])
+
+
+def _column_parts(matrix: Matrix, v: Version, wanted: bool) -> Tuple[Tuple[Column, ...], Tuple[ColumnRow, ...],
+                                                                        Tuple[Tuple[Any, ...], ...]]:
+    """The columns table's columns, rows and cells (`matrix._columns`), when asked for."""
+    if not wanted or not matrix.columns:
+        return (), (), ()
+    from ._columns import cells
+
+    rows, found = cells(matrix, v)
+    return matrix.columns, rows, found
 
 
 def _release_fields(matrix: Matrix, v: Version, spell: Callable[[str], str], wanted: bool) -> Dict[str, Any]:

@@ -383,6 +383,25 @@ def _release_notes(doc: Document) -> Table:
                  intro=((_text(RELEASE_NOTES_INTRO),),), after=after, empty=NO_RELEASE_NOTES)
 
 
+def _columns(doc: Document, symbols: bool) -> Table:
+    from . import _columns as columns
+
+    where = any(r.where is not None for r in doc.column_rows)
+    used = {k for line in doc.column_cells for c in line for k in columns.symbol_of(c)}
+    rows = tuple(TableRow((_cell(_text(r.name), header=True),
+                           *((_cell(_code(str(r.where)) if r.where is not None else _text("every config")),) if where else ()),
+                           *(_cell(_text(columns.cell_text(c, symbols))) for c in line)))
+                 for r, line in zip(doc.column_rows, doc.column_cells))
+    header = (_cell(_text("Runner")), *((_cell(_text("Where")),) if where else ()),
+              *(_cell(_text(c.name), title=str(c.when) if c.when is not None else "declared") for c in doc.columns))
+    conditions = tuple((Piece(f"{c.name}: ", spaced=True), _code(str(c.when)) if c.when is not None else _text("declared"),
+                        *((Piece(f" ({c.doc})", spaced=True),) if c.doc else ())) for c in doc.columns)
+    legend = tuple(LegendEntry(_raw(legend_label(symbol, word, symbols)), meaning, "")
+                   for key, (symbol, word, meaning) in columns.SYMBOLS.items() if key in used)
+    return Table("Columns", _heading("Columns", doc, True), "Columns", header, rows,
+                 intro=((_text(columns.INTRO),), *conditions), legend=legend)
+
+
 #: Every docs table by name, in the order they are rendered: a new table is one entry here (and
 #: its builder above); `matrix.render.TABLES`, the CLI's choices and ``--table all`` read it.
 BUILDERS: Dict[str, Callable[[Document, bool], List[Table]]] = {
@@ -392,6 +411,8 @@ BUILDERS: Dict[str, Callable[[Document, bool], List[Table]]] = {
     "capabilities": lambda doc, symbols: [_capabilities(doc, symbols)] if doc.candidates else [],
     # Left out of a matrix that declares no adjustment (at any version).
     "adjustments": lambda doc, symbols: [_adjustments(doc, symbols)] if doc.adjusts else [],
+    # Left out of a matrix that declares no column (`[docs.columns]`).
+    "columns": lambda doc, symbols: [_columns(doc, symbols)] if doc.columns else [],
     "pairs": lambda doc, symbols: [_pairs(doc, symbols)],
     "config": lambda doc, symbols: [_config(doc)],
     "deprecations": lambda doc, symbols: _deprecations(doc),

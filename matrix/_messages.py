@@ -424,6 +424,11 @@ def unknown_type(value: str, known: Sequence[str]) -> str:
     return f"Unknown type {value!r}{hint} (expected one of {quoted(known)})"
 
 
+def column_when_or_declared(id: str) -> str:
+    return (f"Column {id!r} needs either 'when' (the configs it asks about, derived from the rules) or "
+            "'declared' (row id = true or false: a fact no rule reads), not both")
+
+
 def missing_key(name: str) -> str:
     return f"Missing required key {name!r}"
 
@@ -1034,6 +1039,32 @@ def remedy_change(action: str, path: str, spelled: str, doc: Optional[str]) -> s
 def remedy_text(changes: Sequence[str], conditions: Sequence[str]) -> str:
     said = " and ".join(changes) or "no setting"
     return said + (", " + " and ".join(conditions) if conditions else "")
+
+
+def columns_too_many(limit: int) -> str:
+    return f"more than {limit} classes of configs, the most one cell resolves"
+
+
+def columns_refused_after_redirect(to: str) -> str:
+    return f"redirected to {to}, which refuses it"
+
+
+def columns_inexact(causes: Sequence[str]) -> str:
+    return f"(not exact: {', '.join(causes)})"
+
+
+def column_term(path: str, spelled: str, action: str) -> str:
+    """Where one answer of a columns-table cell holds, in the matrix's terms (from the values a
+    remedy would spell: `remedy_one_of`, `remedy_range`)."""
+    if action == "unset":
+        return f"{path} is None"
+    if action == "add":
+        return f"{path} is not None"
+    if spelled.startswith("one of "):
+        return f"{path} in [{spelled[len('one of '):]}]"
+    if spelled[:1] in "'\"-0123456789" or spelled in ("None", "True", "False") or spelled[:1] == "[":
+        return f"{path} == {spelled}"
+    return f"{path}: {spelled}"
 
 
 def remedy_one_of(pieces: Sequence[str], ranges: bool = False) -> str:

@@ -391,9 +391,10 @@ def _apply(config: Dict[str, Any], paths: Sequence[str], values: Sequence[object
     return out
 
 
-def _config(space: Space, assignment: Mapping[str, object], given: Mapping[str, Any]) -> Dict[str, Any]:
+def _config(space: Space, assignment: Mapping[str, object], given: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
     """A plain config holding *assignment* over the config *given* (a section present as a
     table, keeping what *given* holds below it; fields neither holds at their defaults)."""
+    given = given or {}
     config: Dict[str, Any] = _copied(given)
     holders: Dict[str, Dict[str, Any]] = {"": config}
     for path in space.paths:  # sections before their fields

@@ -15,6 +15,7 @@ helpers every section uses, and what earlier sections found):
 - `matrix._load_refusals`: ``[refusals]``; `matrix._load_choice`: ``[requirements]``, each
   runner's ``[requires]`` and ``candidate``, ``[orders]``; `matrix._load_check`: ``[check]``;
 - `matrix._load_messages`: ``[messages]``, the matrix's own sentences;
+- `matrix._load_docs`: ``[docs]``, the columns table's questions and rows (docs only);
 - `matrix._toml_errors`: tomllib's syntax errors said in the user's terms.
 
 A unit imports nothing of this module at run time (the builder's type only, for the type
@@ -459,7 +460,7 @@ class _Builder:
     def build(self, text: str, name: str, *, runners: Optional[RunnersArg], base: str,
               composed: Optional[Tuple[_Source, Dict[str, Any]]] = None) -> Matrix:
         # Each section is its own unit, handed this builder (imported here, not by `import matrix`).
-        from . import (_format, _load_adjustments, _load_check, _load_choice, _load_config, _load_features,
+        from . import (_format, _load_adjustments, _load_check, _load_choice, _load_config, _load_docs, _load_features,
                        _load_header, _load_messages, _load_redirects, _load_refusals, _load_roles, _load_runners,
                        _staged)
 
@@ -507,6 +508,8 @@ class _Builder:
         if "check" in document:
             _load_check.ignores(self, source, document["check"], document.get("features"), runner_list)
         messages = _load_messages.messages(self, source, document.get("messages", {}), runner_list)
+        columns, column_rows = _load_docs.docs(self, source, document["docs"], schema, runner_list) \
+            if "docs" in document else ((), ())
         if self.problems:
             raise LoadError(name, self.problems)
         assert header is not None and runner_list is not None
@@ -530,6 +533,8 @@ class _Builder:
             stages=self.stages,
             staged=staged,
             messages=messages,
+            columns=columns,
+            column_rows=column_rows,
         )
 
 

@@ -1,12 +1,14 @@
 """Documentation tables generated from a matrix: Markdown, reStructuredText, HTML and JSON.
 
-Eight tables, each available on its own: the **support** table (one row per gate in force at
+Ten tables, each available on its own: the **support** table (one row per gate in force at
 the version, one column per runner in priority order), the **runners** table, the
 **capabilities** table (what each runner requires, one row per kind of requirement, with when
 each runner is a candidate and the orders of automatic choice; left out of a matrix whose
 runners state no requirement, candidacy or order), the **adjustments** table (each adjustment
 in force: who applies it, when, what it sets and how, what it says; left out of a matrix that
-declares none), the **release-notes** (what each release changed for users: `matrix.diff` of
+declares none), the **columns** table (the questions a matrix's users ask, ``[docs.columns]``,
+answered for every runner from the rules: `matrix._columns`; left out of a matrix without
+them), the **overlay** table (of a matrix composed by overlays), the **release-notes** (what each release changed for users: `matrix.diff` of
 consecutive releases; not in the default set, for its time), the **pairs**
 table (which runners serve a config that uses two features, derived exactly: `matrix._pairs`),
 the **config** reference (every schema path) and the **deprecations** timeline. Every format is
@@ -75,7 +77,7 @@ def render(matrix: Matrix, *, format: str = "markdown", version: Optional[Versio
     if not tables:
         raise UsageError(_messages.no_tables())
     doc = document(matrix, version=version, clean=format != "json", pairs="pairs" in tables,
-                   releases="release-notes" in tables)
+                   releases="release-notes" in tables, columns="columns" in tables)
     if format == "json":
         from ._docs_json import json_text
         return json_text(doc, tables)

@@ -54,6 +54,8 @@ __all__ = [
     "AdjustmentLevel",
     "AdjustmentSays",
     "From",
+    "Column",
+    "ColumnRow",
     "ADJUSTMENT_LEVELS",
     "Matrix",
 ]
@@ -507,6 +509,47 @@ class Order(Model):
         return (*self.runners, *(r for r in by_priority if r not in self.runners))
 
 
+class Column(Record):
+    """A question the matrix's users ask of every runner (``[docs.columns.<id>]``): ``when``,
+    the configs it is about, whose answers the columns table derives (`matrix._columns`); or
+    ``declared``, row id → True / False, a fact no rule reads (a kernel's capability), shown
+    as declared. Docs only: resolve never reads it. A plain slotted record, as `Role` is: a
+    matrix without columns pays nothing for it at import."""
+
+    __slots__ = ("id", "name", "when", "declared", "doc")
+    id: str
+    name: str
+    when: Optional[Predicate]
+    declared: Mapping[str, bool]
+    doc: Optional[str]
+
+    def __init__(self, id: str, name: str, when: Optional[Predicate] = None,
+                 declared: Optional[Mapping[str, bool]] = None, doc: Optional[str] = None) -> None:
+        _set(self, "id", id)
+        _set(self, "name", name)
+        _set(self, "when", when)
+        _set(self, "declared", frozen_map(dict(declared or {})))
+        _set(self, "doc", doc)
+
+
+class ColumnRow(Record):
+    """A row of the columns table (``[docs.rows.<id>]``): a runner asked for, on the configs
+    ``where`` holds (its hardware, its kind of model); without ``[docs.rows]``, one per runner,
+    every config."""
+
+    __slots__ = ("id", "runner", "name", "where")
+    id: str
+    runner: str
+    name: str
+    where: Optional[Predicate]
+
+    def __init__(self, id: str, runner: str, name: str, where: Optional[Predicate] = None) -> None:
+        _set(self, "id", id)
+        _set(self, "runner", runner)
+        _set(self, "name", name)
+        _set(self, "where", where)
+
+
 @attrs.frozen(eq=False, repr=False)
 class Statement(Model):
     """What one runner says of one feature from version ``since`` on (None: always)."""
@@ -732,6 +775,10 @@ class Matrix(Model):
     #: The matrix's own sentences (``[messages]``), said instead of the engine's: template text
     #: by its place in the table (``fallback``, ``runners.v2.does_not_support``).
     messages: Mapping[str, str] = attrs.field(factory=FrozenMap, converter=frozen_map)
+    #: The questions the columns table answers (``[docs.columns]``), and its rows
+    #: (``[docs.rows]``; empty: one per runner): docs only (`matrix._columns`).
+    columns: Tuple[Column, ...] = ()
+    column_rows: Tuple[ColumnRow, ...] = ()
     #: The `matrix._overlay.Overlay` this matrix was composed by (None: not an overlay's).
     overlay: Any = attrs.field(default=None, eq=False, repr=False)
     # Derived from the fields above, so not part of equality.

@@ -18,7 +18,10 @@ import matrix
 from matrix import NoRunnerError, RemovedFeatureError, UsageError
 from matrix.cli import run
 from matrix.render import DEFAULT_TABLES, FORMATS, TABLES, json_schema, render
+from matrix.resolver import resolve
 from matrix.strategies import configs, matrices
+
+from .test_check import _ATOMS, _FIELDS, _small_matrices, _with_roles
 
 DATA = pathlib.Path(__file__).parent / "data"
 GOLDEN = DATA / "golden"
@@ -979,7 +982,7 @@ def test_tables_on_their_own():
     assert str(excinfo.value) == "Unknown format 'markdwn' (expected one of 'html', 'json', 'markdown', 'rst'), did you mean 'markdown'"
     with pytest.raises(UsageError) as excinfo:
         render(DEFAULT, tables=["suport"])
-    assert str(excinfo.value) == "Unknown table 'suport' (expected one of 'adjustments', 'capabilities', 'config', 'deprecations', 'overlay', 'pairs', 'release-notes', 'runners', 'support'), did you mean 'support'"
+    assert str(excinfo.value) == "Unknown table 'suport' (expected one of 'adjustments', 'capabilities', 'columns', 'config', 'deprecations', 'overlay', 'pairs', 'release-notes', 'runners', 'support'), did you mean 'support'"
 
 
 _NASTY = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12).filter(lambda s: s.strip())
@@ -1332,3 +1335,220 @@ def test_the_release_notes_of_the_default_matrix_leave_nothing_uncompared():
         f"{old} → {new}: Not compared: {said[k]}" for old, new, keys in gaps for k in keys]
     longest = max(data["release_notes"], key=lambda n: len(n["region"]))["region"]
     assert len(longest) > 1000 and f"`{brief(longest)}`" in table and longest not in table
+
+
+# --- the columns table ([docs.columns]) ---------------------------------------------------------
+
+_COLUMNS = """
+[matrix]
+name = "paged"
+version = "1.0"
+
+[config]
+page = { type = "int", nullable = true, min = 1 }
+kv = { type = "str", default = "auto", choices = ["auto", "fp8", "fp8_e5m2", "fp4"] }
+
+[requirements]
+K = { name = "KV", reason = "{kv} is not served" }
+
+[adjustments.pages]
+name = "pages of 64"
+when = "page is not None and page not in [32, 64]"
+set = { page = 64 }
+runners = ["fast"]
+
+[adjustments.fill]
+name = "page 1"
+when = "page is None"
+set = { page = 1 }
+override = false
+
+[docs.columns.page]
+name = "Page > 1"
+when = "page > 1"
+
+[docs.columns.fp8]
+name = "FP8 KV"
+when = "kv in ['fp8', 'fp8_e5m2']"
+
+[docs.columns.never]
+name = "Page 0"
+when = "page is not None and page < 1"
+
+[docs.columns.window]
+name = "Sliding window"
+declared = { fast = true, slow = false }
+doc = "a kernel capability"
+
+[docs.rows.fast]
+
+[docs.rows.slow]
+where = "kv != 'fp4'"
+
+[docs.rows.slow_fp8]
+runner = "slow"
+name = "Slow, FP8 e4m3"
+where = "kv == 'fp8'"
+"""
+_COLUMN_RUNNERS = {
+    "fast": {"name": "Fast", "priority": 2, "requires": {"K": "kv != 'fp8_e5m2'"}},
+    "slow": {"name": "Slow", "priority": 1,
+             "redirects": [{"to": "fast", "when": "kv == 'fp8'"}]},
+}
+
+
+def test_the_columns_table_answers_each_question_per_row_from_the_rules():
+    m = matrix.loads(_COLUMNS, runners=_COLUMN_RUNNERS)
+    text = render(m, tables=["columns"])
+    table = text[text.index("| Runner"):].splitlines()
+    assert table == [
+        "| Runner | Where | Page \\> 1 | FP8 KV | Page 0 | Sliding window |",
+        "|---|---|---|---|---|---|",
+        "| Fast | every config | where page in \\[32, 64\\]: ✅ yes; where page: a value from 2 to 31 or a value from 33 to 63"
+        " or a value ≥ 65: 🔧 adjusted: page = 64 (pages) | where kv == 'fp8': 🔧 adjusted: page = 64 (pages);"
+        " where kv == 'fp8\\_e5m2': ❌ no: K"
+        " | ➖ never | ✅ yes 📝 declared |",
+        "| Slow | `kv != 'fp4'` | where kv in \\['auto', 'fp8\\_e5m2'\\]: ✅ yes; where kv == 'fp8': ↪️ redirected to fast"
+        " | where kv == 'fp8\\_e5m2': ✅ yes; where kv == 'fp8': ↪️ redirected to fast"
+        " | ➖ never | ❌ no 📝 declared |",
+        "| Slow, FP8 e4m3 | `kv == 'fp8'` | ↪️ redirected to fast | ↪️ redirected to fast | ➖ never |  |",
+    ]
+    assert "Page \\> 1: `page > 1`" in text and "Sliding window: declared (a kernel capability)" in text
+    assert text.count("Legend: ✅ yes: served as given · 🔧 adjusted:") == 1
+    words = render(m, tables=["columns"], symbols=False)
+    assert "| Fast | every config | where page in \\[32, 64\\]: yes; where page: a value from 2 to 31" in words
+    assert "| ➖" not in words and "| never | yes (declared) |" in words
+
+
+def test_the_columns_table_as_json_is_data_the_schema_describes():
+    m = matrix.loads(_COLUMNS, runners=_COLUMN_RUNNERS)
+    data = json.loads(render(m, format="json", tables=["columns"]))
+    jsonschema.validate(data, json_schema())
+    assert data["columns"]["columns"][3] == {"id": "window", "name": "Sliding window", "when": None,
+                                             "declared": {"fast": True, "slow": False}, "doc": "a kernel capability"}
+    fast = data["columns"]["rows"][0]
+    assert (fast["id"], fast["runner"], fast["where"]) == ("fast", "fast", None)
+    assert fast["cells"]["fp8"] == {"kind": "derived", "declared": None, "inexact": [], "note": None, "answers": [
+        {"kind": "adjusted", "to": None, "ids": [], "sets": [{"path": "page", "value": "64", "adjustment": "pages"}],
+         "reason": None, "where": [["kv == 'fp8'"]]},
+        {"kind": "refused", "to": None, "ids": ["K"], "sets": [], "reason": None, "where": [["kv == 'fp8_e5m2'"]]}]}
+    assert fast["cells"]["page"]["answers"][1]["sets"] == [{"path": "page", "value": "64", "adjustment": "pages"}]
+    assert data["columns"]["rows"][2]["cells"]["window"]["kind"] == "undeclared"
+    # Left out of a matrix without columns, and in the default set of one with them.
+    assert "columns" not in json.loads(render(KITCHEN, format="json", tables=TABLES))
+    assert "columns" in DEFAULT_TABLES and "### Columns: paged 1.0" in render(m)
+
+
+def test_a_columns_cell_past_its_limit_is_undecided_never_guessed(monkeypatch):
+    from matrix import _columns
+
+    monkeypatch.setattr(_columns, "LIMIT", 3)
+    m = matrix.loads(_COLUMNS, runners=_COLUMN_RUNNERS)
+    text = render(m, tables=["columns"])
+    assert "| Fast | every config | ❔ undecided: more than 3 classes of configs, the most one cell resolves | " in text
+
+
+def _column_outcome(m, config, runner):
+    """The README's answer of one config of a cell, from resolve (docs/reference/docs-tables.md)."""
+    try:
+        resolution = resolve(m, config, runner=runner)
+    except matrix.ResolutionError as error:
+        # After a redirect, the target's refusal, the target named.
+        staged = error.resolution.staged_refusal
+        to = None if staged else (error.resolution.to_dict()["redirected"] or {}).get("to")
+        ids = {n.split(":")[1] for n in staged["requirements"]} if staged else \
+            {getattr(g.origin, "kind", None) or g.id for g in error.resolution.unsupported.get(to or runner, ())}
+        return ("refused", to, tuple(sorted(ids)) or "a reason")  # said by one config's reason: not compared
+    if resolution.runner != runner:
+        return ("redirected", resolution.runner)
+    fills = {a.id for a in m.adjustments if not a.override}
+    # Each new value as features.toml writes it: repr, a version as its text.
+    sets = tuple((a.path, repr(str(a.after) if type(a.after).__name__ == "Version" else
+                               list(a.after) if isinstance(a.after, tuple) else a.after), a.id)
+                 for a in resolution.adjustments
+                 if a.before != a.after and not (a.before is None and a.id in fills))
+    return ("adjusted", sets) if sets else ("served",)
+
+
+def _cell_outcomes(cell):
+    out = set()
+    for part in cell.parts:
+        o = part.outcome
+        out.add(("refused", o.to, tuple(sorted(o.ids)) or "a reason") if o.kind == "refused" else ("redirected", o.to) if o.kind == "redirected"
+                else ("adjusted", o.sets) if o.kind == "adjusted" else ("served",))
+    return out
+
+
+def _column_reference(m, names, row, column):
+    """The answers of one cell by the docs: every config of the fields the column and row read
+    (the others at their defaults, the base role's field the row's runner), resolved."""
+    paths = set(column.when.paths) | (set(row.where.paths) if row.where is not None else set())
+    read = [n for n in names if n in paths or (n == "p" and "pd" in paths)]
+    fixed = {}
+    if m.roles:  # the role fields: None, the base's the runner asked for
+        fixed.update({r.field: None for r in m.roles}, **{m.roles[0].field: row.runner})
+    for n in names:
+        field = m.schema.fields[n]
+        if n not in read:
+            if field.has_default:
+                fixed[n] = field.default
+            elif field.nullable:
+                fixed[n] = None
+            else:
+                read.append(n)
+    expected = set()
+    for values in itertools.product(*(_FIELDS[n][1] for n in read)):
+        config = {**fixed, **dict(zip(read, values))}
+        if "l" in config and isinstance(config["l"], tuple):
+            config["l"] = list(config["l"])
+        if not column.when.evaluate(config, schema=m.schema) or \
+                (row.where is not None and not row.where.evaluate(config, schema=m.schema)):
+            continue
+        expected.add(_column_outcome(m, config, row.runner))
+    return expected
+
+
+# At most 200 examples (CI's profile draws 500): 5 s of CI rather than 13, each example a
+# matrix with up to five derived cells, every config of each resolved.
+@settings(deadline=None, max_examples=min(settings.default.max_examples, 200))
+@given(_small_matrices(adjustments=True, redirects=True, staged=True), st.data())
+def test_columns_agree_with_brute_force_over_every_config(case, data):
+    """Random small matrices (`test_check._small_matrices`: adjustments, redirects, staged
+    requirements) with random columns and rows: each cell against resolve over every config of
+    the cell's fields (the others at their defaults), as docs/reference/docs-tables.md defines it."""
+    from matrix import _columns
+
+    text, names, runners, _ = case
+    atom = st.sampled_from([a for n in names for a in _ATOMS[n]])
+    ids = sorted(runners)
+    text += "\n[docs.columns.c0]\nname = \"C0\"\nwhen = " + json.dumps(data.draw(atom)) + "\n"
+    if data.draw(st.booleans()):
+        text += "[docs.columns.c1]\nname = \"C1\"\nwhen = " + json.dumps(data.draw(atom)) + "\n"
+    if data.draw(st.booleans()):
+        text += "[docs.rows.r0]\nrunner = \"" + data.draw(st.sampled_from(ids)) + "\"\nwhere = " \
+            + json.dumps(data.draw(atom)) + "\n[docs.rows.r1]\nrunner = \"" + data.draw(st.sampled_from(ids)) + "\"\n"
+    try:
+        # Half the matrices with roles (`test_check._with_roles`): a row's runner is asked for
+        # through the base role's field too, as a host asks.
+        m = _with_roles(text, runners, names) if data.draw(st.booleans()) else matrix.loads(text, runners=runners)
+    except matrix.LoadError:
+        return
+    rows, cells = _columns.cells(m, m.version)
+    assert [r.runner for r in rows] == ([r.id for r in m.runners] if not m.column_rows
+                                        else [r.runner for r in m.column_rows])
+    for row, line in zip(rows, cells):
+        for column, cell in zip(m.columns, line):
+            expected = _column_reference(m, names, row, column)
+            if cell.kind == "undecided" or cell.inexact:
+                continue  # said so in the cell: nothing exact to hold it to
+            # Every answer a config of the cell gets is in the cell (the universe may lack a
+            # class the partition holds, p % 4 past 2**53: an answer only the cell has is still
+            # resolve's own, on a config of the cell).
+            if cell.kind == "never":
+                assert not expected, (row, column, cell)
+                continue
+            assert cell.kind == "derived", (row, column, cell)
+            assert expected <= _cell_outcomes(cell), (row, column, cell)
+            assert (len(cell.parts) == 1) == (cell.parts[0].where == ()), cell
+            assert len({(p.outcome.kind, p.outcome.to, p.outcome.ids, p.outcome.sets) for p in cell.parts
+                        if p.outcome.reason == ""}) == len([p for p in cell.parts if p.outcome.reason == ""]), cell

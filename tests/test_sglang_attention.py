@@ -358,3 +358,30 @@ def test_worked_example_10_refusal_is_sglangs_value_error():
     with pytest.raises(ValueError, match=r"^TRTLLM MLA backend is only supported on Blackwell GPUs \(SM100/SM12x\)\. "
                                          r"Please use a different backend\.$"):
         raise_as_host(excinfo.value)
+
+
+def _markdown_rows(lines):
+    """The cells of each row of a Markdown table (its header first), ``|`` inside a cell escaped."""
+    import re
+
+    return [[c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]] for line in lines
+            if line.startswith("|") and not line.startswith("|---")]
+
+
+def test_the_docs_page_says_each_contradicted_cell_as_the_generated_table_does():
+    """Issue 30, item 4: docs/sglang-attention.md's "against the code" table quotes, for each cell
+    of §9 it answers, the generated columns table's cell: derived, not kept by hand."""
+    from matrix.render import render
+
+    generated = _markdown_rows(render(SGLANG, tables=["columns"]).splitlines())
+    header, rows = generated[0], {row[0]: dict(zip(generated[0], row)) for row in generated[1:]}
+    assert header[:2] == ["Runner", "Where"] and header[2:] == [
+        "Page \\> 1", "FP8 KV", "FP4 KV", "Spec top-k = 1", "Spec top-k \\> 1", "Sliding window"]
+    page = (EXAMPLE.parent.parent / "docs" / "sglang-attention.md").read_text(encoding="utf-8")
+    section = page[page.index("## SGLang's hand-kept table against the code"):].splitlines()
+    quoted = _markdown_rows(section)
+    assert quoted[0] == ["SGLang's cell", "Row × column above", "What the generated table says", "Rule"]
+    assert len(quoted) == 6
+    for _, place, says, _ in quoted[1:]:
+        row, _, column = place.partition(" × ")
+        assert rows[row][column.replace(">", "\\>")] == says, place

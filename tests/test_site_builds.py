@@ -67,7 +67,7 @@ def test_mkdocs_build_strict_renders_the_tables_into_the_page(tmp_path):
 @pytest.mark.parametrize(("marker", "message"), [
     ("<!-- support-matrix features.toml table=suport -->",
      "ERROR   -  index.md: <!-- support-matrix features.toml table=suport -->: Unknown table 'suport' (expected one of "
-     "'adjustments', 'all', 'capabilities', 'config', 'deprecations', 'overlay', 'pairs', 'release-notes', 'runners', 'support'), did you mean 'support'"),
+     "'adjustments', 'all', 'capabilities', 'columns', 'config', 'deprecations', 'overlay', 'pairs', 'release-notes', 'runners', 'support'), did you mean 'support'"),
     ("<!-- support-matrix features.toml colour=red -->",
      "ERROR   -  index.md: <!-- support-matrix features.toml colour=red -->: unknown option 'colour=red' "
      "(expected table=NAME,NAME, version=V or text-only)"),
@@ -125,7 +125,7 @@ def test_sphinx_build_W_fails_on_a_bad_directive_and_says_why(tmp_path):
     assert done.returncode != 0
     assert done.stderr.splitlines()[0] == (
         f"{site / 'src' / 'index.rst'}:4: ERROR: support-matrix ../features.toml: Unknown table 'suport' (expected one "
-        "of 'adjustments', 'all', 'capabilities', 'config', 'deprecations', 'overlay', 'pairs', 'release-notes', 'runners', 'support'), did you mean 'support'")
+        "of 'adjustments', 'all', 'capabilities', 'columns', 'config', 'deprecations', 'overlay', 'pairs', 'release-notes', 'runners', 'support'), did you mean 'support'")
     (site / "src" / "index.rst").write_text("Support\n=======\n\n.. support-matrix:: ../nope.toml\n")
     done = _sphinx(site)
     assert done.returncode != 0

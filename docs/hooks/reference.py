@@ -115,6 +115,9 @@ SHAPES = {
     "IgnoreSpec": "an item of `[check] ignore`",
     "MessagesSpec": "`[messages]` in features.toml: the sentences in the host's words",
     "SentencesSpec": "`[messages.runners.<id>]`: a runner's own sentences",
+    "DocsSpec": "`[docs]` in features.toml: the columns table (see [Documentation tables](docs-tables.md#the-columns-table))",
+    "ColumnSpec": "`[docs.columns.<id>]`: a question users ask of every runner",
+    "ColumnRowSpec": "`[docs.rows.<id>]`: a row of the columns table",
     "DocumentSpec": "features.toml itself: its tables",
 }
 
