@@ -441,8 +441,8 @@ def _unread(*sides: _diff.Side) -> List[Tuple[str, str]]:
     # or anything else, differs.
     from . import _diff_kinds
 
-    kinds = [sorted((g.id, str(kind)) for g in p.features
-                    for kind in (getattr(g.origin, "error_kind", None),) if kind is not None) for p in plans]
+    kinds = [sorted((g.id, str(kind)) for g in p.features for kind in (_diff_kinds.kind_of(g),) if kind is not None)
+             for p in plans]
     why = next((w for side in sides for w in (_diff_kinds.unmodelled(side),) if w is not None), None)
     kind = [(f"the exception kind a refusal raises (a requirement's kind): {why}",
              "a config or request that is refused")] \
