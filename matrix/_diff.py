@@ -450,12 +450,13 @@ class Search:
             nodes += listed_items(nodes)
             nodes += [Path(unset_path(p)) for p in self.unset]
         self.effective = effective_questions(old, new)
-        nodes += [n for _, _, by_runner in self.effective for options in by_runner.values() for n in options]
+        nodes += [n for _, _, by_runner, _ in self.effective for options in by_runner.values() for n in options]
         self.undecided: List[str] = []
         self.said = said_questions(old, new, self.undecided)
         nodes += [n for _, _, by_runner in self.said for options in by_runner.values() for n in options]
         self.space = Space(union_schema(old.matrix.schema, new.matrix.schema, self.unset,
                                         required_fields(old.plan, new.plan)), nodes, budget=budget)
+        self._nodes = nodes  # the constants each path is compared with, when asked (`read_alike`)
         self.split = Split(self.space)
         for side in (old, new):
             self._same_on_c(side)
@@ -667,6 +668,49 @@ class Search:
         option of that pair; those that no config meets left out. The options of a pair of
         runners hold where the resolutions end on those runners' F: read elsewhere, they may hold
         where nothing differs. *more*: conditions every config of them meets too."""
+        out: List[List[Goal]] = []
+        for goals, _ in self._cases_of(by_runner, asked, more=more):
+            if self._solve(_question_of(goals), "where the configs of a change of effective values lie") is not None:
+                out.append(goals)
+        return out
+
+    def read_alike(self, goals: List[List[Goal]], path: str, value: object) -> bool:
+        """Whether every config of the region *goals* (`exact_regions`) reads *value* at *path* as
+        given, known exactly: *value* is a constant the search splits *path* at (a bool, a choice,
+        None, or a literal the conditions compare it with)."""
+        from ._nodes import Compare, IsNone
+
+        if not hasattr(self, "_constants"):
+            from ._space import compared_constants
+
+            self._constants = compared_constants(self._nodes)
+        field = self.space.schema.get(path)
+        exact = value is None or field is not None and (field.type == "bool" or field.choices is not None) \
+            or any(type(c) is type(value) and c == value for c in self._constants.get(path, ()))
+        if not exact or not goals:
+            return False
+        node = IsNone(Path(path), False) if value is None else Compare(Path(path), "==", Literal(value))
+        whole = [conjoin([n if w else negate(n) for n, w in g]) for g in goals]
+        try:
+            return self.split.solve(true=[], false=[node], extra=[("any", whole)]) is None
+        except Inconclusive:
+            return False
+
+    def reading(self, by_runner: Dict[Tuple[Optional[str], Optional[str]], List[Node]],
+                read_as: Dict[Tuple[Optional[str], Optional[str]], List[Tuple[Node, Node]]],
+                asked: Optional[str], config: Dict[str, Any]) -> Optional[Tuple[Node, Node]]:
+        """The terms (old side's, new side's) *config* reads its effective value as, where the
+        resolutions end (`exact_regions`'s cases, read at *config*); None where no option holds."""
+        for goals, terms in self._cases_of(by_runner, asked, read_as):
+            if all(self.holds(n, config) == w for n, w in goals):
+                return terms
+        return None
+
+    def _cases_of(self, by_runner: Dict[Tuple[Optional[str], Optional[str]], List[Node]], asked: Optional[str],
+                  read_as: Optional[Dict[Tuple[Optional[str], Optional[str]], List[Tuple[Node, Node]]]] = None,
+                  more: Sequence[Goal] = ()) -> Iterator[Tuple[List[Goal], Optional[Tuple[Node, Node]]]]:
+        """For each pair of effective configs the two resolutions end on (`ending`), those cases with
+        each option of that pair (and its terms, from *read_as*), unsolved."""
         own = [[r.id for r in side.matrix.runners if side.own(r.id)] for side in (self.old, self.new)]
 
         def options(a: Optional[str], b: Optional[str]) -> List[Node]:
@@ -676,16 +720,16 @@ class Search:
         # alone) is read as C: only the others need the configs that end on their F.
         apart = [{a for a in own[0] if any(options(a, b) != options(None, b) for b in [None, *own[1]])},
                  {b for b in own[1] if any(options(a, b) != options(a, None) for a in [None, *own[0]])}]
-        out: List[List[Goal]] = []
         for a_runner, a_goals in self.ending(self.old, apart[0], asked):
             for b_runner, b_goals in self.ending(self.new, apart[1], asked):
-                for option in dict.fromkeys(options(a_runner, b_runner)):  # each said apart, as the search has it
+                terms = (read_as or {}).get((a_runner, b_runner))
+                seen: Set[Node] = set()
+                for index, option in enumerate(options(a_runner, b_runner)):
+                    if option in seen:  # each said apart, as the search has it
+                        continue
+                    seen.add(option)
                     # What *more* says first: dropped where the rest implies it (`fewest_conjuncts`).
-                    goals = [*more, *a_goals, *b_goals, (option, True)]
-                    if self._solve(_question_of(goals), "where the configs of a change of effective values lie") \
-                            is not None:
-                        out.append(goals)
-        return out
+                    yield [*more, *a_goals, *b_goals, (option, True)], None if terms is None else terms[index]
 
     def effective_region(self, path: str, by_runner: Dict[Tuple[Optional[str], Optional[str]], List[Node]],
                          what: Optional[str] = None, asked: Optional[str] = None,
@@ -1167,9 +1211,11 @@ def adjusting(side: Side) -> object:
 
 
 #: One path's effective-value question: the path, the ids of the adjustments that differ and set
-#: it, and for each pair of runners (the one whose F the resolution ends on, on each side; None:
-#: C) where the value differs (options over the config as given).
-Effective = Tuple[str, Tuple[str, ...], Dict[Tuple[Optional[str], Optional[str]], List[Node]]]
+#: it, for each pair of runners (the one whose F the resolution ends on, on each side; None: C)
+#: where the value differs (options over the config as given), and the two terms (old side's, new
+#: side's) each of those options compares (`pinned`).
+Effective = Tuple[str, Tuple[str, ...], Dict[Tuple[Optional[str], Optional[str]], List[Node]],
+                  Dict[Tuple[Optional[str], Optional[str]], List[Tuple[Node, Node]]]]
 
 
 def value_terms(side: Side, runner: Optional[str], path: str, adjustment: Any = None) -> List[Tuple[Node, Node]]:
@@ -1248,9 +1294,12 @@ def effective_questions(old: Side, new: Side) -> List[Effective]:
         causes = tuple(i for i, a in differing.items() if path in a.set)
         fields = [side.matrix.schema.get(path) for side in (old, new)]
         if any(f is not None and f.item_type is not None for f in fields):
-            out.append((path, causes, {}))  # a list: the search tests no list for equality
+            out.append((path, causes, {}, {}))  # a list: the search tests no list for equality
             continue
         by_runner: Dict[Tuple[Optional[str], Optional[str]], List[Node]] = {}
+        # The two terms each option compares (old side's, new side's), beside it: a finding's
+        # region holds the options read as the finding's values only (`pinned`).
+        read_as: Dict[Tuple[Optional[str], Optional[str]], List[Tuple[Node, Node]]] = {}
         terms = [{r: value_terms(side, r, path) for r in [None, *(r.id for r in side.matrix.runners)]}
                  for side in (old, new)]
         for on_old, before in terms[0].items():
@@ -1259,12 +1308,35 @@ def effective_questions(old: Side, new: Side) -> List[Effective]:
                     continue
                 if before == after:
                     continue  # read alike: the same value on both sides
-                options = [conjoin([c1, c2, _differ(t1, t2)]) for c1, t1 in before for c2, t2 in after if t1 != t2]
-                options = [o for o in options if constant(o) is not False]
+                options = [(conjoin([c1, c2, _differ(t1, t2)]), (t1, t2))
+                           for c1, t1 in before for c2, t2 in after if t1 != t2]
+                options = [(o, t) for o, t in options if constant(o) is not False]
                 if options:
-                    by_runner[on_old, on_new] = options
-        out.append((path, causes, by_runner))
+                    by_runner[on_old, on_new] = [o for o, _ in options]
+                    read_as[on_old, on_new] = [t for _, t in options]
+        out.append((path, causes, by_runner, read_as))
     return out
+
+
+def pinned(by_runner: Dict[Tuple[Optional[str], Optional[str]], List[Node]],
+           read_as: Dict[Tuple[Optional[str], Optional[str]], List[Tuple[Node, Node]]],
+           terms: Tuple[Node, Node]) -> Dict[Tuple[Optional[str], Optional[str]], List[Node]]:
+    """*by_runner*'s options (an `Effective`'s, *read_as* their terms) that read the value of each
+    side as *terms* (a literal, the same value; a field's value or a product of it, the same
+    term): a user trial found a finding "64 → 4" whose region held configs going 64 → 8."""
+    out: Dict[Tuple[Optional[str], Optional[str]], List[Node]] = {}
+    for pair, options in by_runner.items():
+        kept = [option for option, read in zip(options, read_as[pair])
+                if all(_same_term(a, b) for a, b in zip(read, terms))]
+        if kept:
+            out[pair] = kept
+    return out
+
+
+def _same_term(a: Node, b: Node) -> bool:
+    if isinstance(a, Literal) and isinstance(b, Literal):
+        return type(a.value) is type(b.value) and a.value == b.value
+    return not isinstance(a, Literal) and not isinstance(b, Literal) and a == b
 
 
 def adjusting_one(a: Any) -> object:

@@ -1442,6 +1442,11 @@ def diff_effective(path: str, old: str, new: str) -> str:
     return f"Effective value of {path}: {old} → {new}"
 
 
+def diff_given_value(at_witness: str) -> str:
+    """A value no adjustment changes on one side, which varies over a region: the config's own."""
+    return f"its value as given ({at_witness} at the witness)"
+
+
 def diff_copied_value(source: str, times: object, at_witness: str) -> str:
     """A value an adjustment copies, which varies over a region: its source, and the witness's."""
     scaled = "" if times is None else f" times {times!r}"

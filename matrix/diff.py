@@ -44,8 +44,10 @@ sets is one question "its value differs where both sides choose the same runner,
 over each pair of runners whose F the resolutions end on, for automatic choice and for a request
 for each runner both sides have (``adjustment-added`` / ``-removed`` /
 ``-changed``, with the witness's ``Resolution.effective`` on both sides); its region is exactly
-the configs whose value differs, each pair of runners' options held to the configs whose
-resolutions end on those runners' F (`matrix._diff.Search.exact_regions`). A list value, or a
+the configs whose value differs as the witness's does (each side read as the same literal, or
+the same field: `matrix._diff.pinned`, said as that field where it varies), each pair of
+runners' options held to the configs whose resolutions end on those runners' F
+(`matrix._diff.Search.exact_regions`). A list value, or a
 rewrite past `matrix._substitute.MAX_NODES`, is not compared: the report says so in
 ``undecided``. What every adjustment says (its ``adjusted`` warning: where it speaks, its text
 and level, and the values that fill its words) is compared the same way
@@ -68,7 +70,7 @@ from . import _diff, _messages
 from . import predicates as _predicates
 from ._versions import VersionLike
 from .errors import ConfigError, RemovedFeatureError, ResolutionError
-from ._nodes import Path, walk
+from ._nodes import Literal as _Literal, Path, walk
 from .schema import Feature, Matrix
 
 __all__ = ["CHANGES", "LEVELS", "Accepted", "Difference", "DiffReport", "Entry", "Level", "brief", "diff", "json_schema",
@@ -439,8 +441,8 @@ def _unread(*sides: _diff.Side) -> List[Tuple[str, str]]:
     # or anything else, differs.
     from . import _diff_kinds
 
-    kinds = [sorted((g.id, str(kind)) for g in p.features
-                    for kind in (getattr(g.origin, "error_kind", None),) if kind is not None) for p in plans]
+    kinds = [sorted((g.id, str(kind)) for g in p.features for kind in (_diff_kinds.kind_of(g),) if kind is not None)
+             for p in plans]
     why = next((w for side in sides for w in (_diff_kinds.unmodelled(side),) if w is not None), None)
     kind = [(f"the exception kind a refusal raises (a requirement's kind): {why}",
              "a config or request that is refused")] \
@@ -568,7 +570,7 @@ class _Changes:
         """The runners of both sides whose priority differs, each where it stands on the new side
         (its runner file, or the overlay's line that set it): what decides a change no gate causes."""
         old = {self.old.ids.get(r.id, r.id): r.priority for r in self.old.matrix.runners}
-        return tuple(_runner_entry(self.new, r.id) for r in self.new.matrix.runners
+        return tuple(_runner_entry(self.new, r.id, ("priority",)) for r in self.new.matrix.runners
                      if r.id in old and old[r.id] != r.priority)
 
     def standing(self, region: _diff.Region, side: str, gate: Feature) -> Tuple[_diff.Side, Feature]:
@@ -790,8 +792,18 @@ class _Changes:
                 inner = self._text(node.operand)
                 texts.append(f"({inner})" if " or " in inner else inner)
             else:
-                texts.append(_negated(self._text(node)))
+                texts.append(self._negative(node))
         return " and ".join(dict.fromkeys(texts)) or "every config"
+
+    def _negative(self, node: Any) -> str:
+        """The text of ``not node``: ``x != v`` for ``x == v`` (the same configs: a comparison
+        with None is False but for ``!=``), the path first."""
+        from ._nodes import Compare, Literal
+
+        if isinstance(node, Compare) and node.op == "==" and self._plain_bool(node) is None:
+            left, right = (node.right, node.left) if isinstance(node.left, Literal) else (node.left, node.right)
+            return self._text(Compare(left, "!=", right))
+        return _negated(self._text(node))
 
     def _text(self, node: Any) -> str:
         from ._nodes import Or
@@ -823,8 +835,9 @@ class _Changes:
         if isinstance(node, And):
             return " and ".join(f"({t})" if " or " in t else t for t in (self._text(o) for o in node.operands))
         if isinstance(node, Not):
-            inner = self._text(node.operand)
-            return f"not ({inner})" if " " in inner else f"not {inner}"
+            if isinstance(node.operand, Not):  # ``not (not x)`` said as ``x``
+                return self._text(node.operand.operand)
+            return self._negative(node.operand)
         from ._nodes import Compare, Literal
 
         if isinstance(node, Compare) and isinstance(node.right, Literal) and isinstance(node.right.value, tuple):
@@ -992,7 +1005,7 @@ class _Changes:
         request for each of *runners* (where a request's configs are automatic choice's, that
         finding says it)."""
         search = self.search
-        for path, causes, by_runner in search.effective:
+        for path, causes, by_runner, read_as in search.effective:
             field = search.space.schema.get(path)
             if field is not None and field.item_type is not None:
                 search.undecided.append(_messages.diff_not_compared(
@@ -1006,8 +1019,24 @@ class _Changes:
             def value(asked: Optional[str], path: str = path) -> Callable[[_diff.Side, Dict[str, Any]], str]:
                 return lambda at, config: effective_value(at, config, path, asked)
 
-            for asked, witness, seen, named, found, region in self.rounds(by_runner, runners, where, value,
-                                                                          "effective", {path}):
+            def pin(asked: Optional[str], witness: Dict[str, Any], seen: Tuple[str, ...], named: List[Any],
+                    path: str = path, by_runner: Any = by_runner, read_as: Any = read_as) -> Optional[_Pinned]:
+                # The terms the witness reads on each side: a literal is said as it is, any other
+                # term (the config's own value, a field it copies) as that term, or as the
+                # witness's value where every config of the region reads it.
+                terms = search.reading(by_runner, read_as, asked, witness)
+                if terms is None:
+                    return None
+
+                def settle(goals: List[Any], terms: Tuple[Any, Any] = terms) -> Tuple[str, ...]:
+                    return tuple(text if isinstance(term, _Literal) or isinstance(term, Path) and (
+                        value := _literal(text)) is not None and search.read_alike(goals, term.name, value)
+                        else _term_text(term, path, text) for term, text in zip(terms, seen))
+
+                return _diff.pinned(by_runner, read_as, terms), settle
+
+            for asked, witness, seen, named, found, region, stated in self.rounds(
+                    by_runner, runners, where, value, "effective", {path}, pin=pin):
                 entries = [_located(side, ("adjustments", a.id)) for side, a, _ in named]
                 ids = tuple(a.id for _, a, _ in named)
                 if not ids:  # no adjustment that differs changes a value there: what else differs
@@ -1030,7 +1059,7 @@ class _Changes:
                                                          for _, a, _ in named)
                              else "adjustment-added" if sides == {"new"} else "adjustment-removed"
                              if sides == {"old"} else "adjustment-changed")
-                said = _copied(path, seen, named, (self.old, self.new))
+                said = stated or _copied(path, seen, named, (self.old, self.new))
                 message = self._asking(asked, _messages.diff_effective(path, said[0], said[1]))
                 self.out.append(Difference(change_id, CHANGES[change_id][0], message, region, witness, said[0],
                                            said[1], runner=asked, features=ids, entries=tuple(dict.fromkeys(entries))))
@@ -1038,8 +1067,11 @@ class _Changes:
     def rounds(self, by_runner: Dict[Any, List[Any]], runners: Sequence[str],
                search: Callable[[Optional[str], List[Any]], Optional[_diff.Assignment]],
                read: Callable[[Optional[str]], Callable[[_diff.Side, Dict[str, Any]], str]], what: str,
-               reads: Set[str], subject: Optional[str] = None
-               ) -> Iterator[Tuple[Optional[str], Dict[str, Any], Tuple[str, ...], List[Any], _diff.Assignment, str]]:
+               reads: Set[str], subject: Optional[str] = None,
+               pin: Optional[Callable[[Optional[str], Dict[str, Any], Tuple[str, ...], List[Any]],
+                                      Optional[_Pinned]]] = None
+               ) -> Iterator[Tuple[Optional[str], Dict[str, Any], Tuple[str, ...], List[Any], _diff.Assignment, str,
+                                   Optional[Tuple[str, ...]]]]:
         """The regions where what *by_runner*'s options say differs (an effective value, or what an
         adjustment says: *read* of a request for a runner, None for automatic choice, gives it), one
         per cause: for automatic choice and a request for each of *runners*, a witness *search*
@@ -1051,9 +1083,13 @@ class _Changes:
         `matrix._diff.MAX_REGIONS`, the rest said in ``undecided``). Each as (runner asked for,
         witness, what each side reads there, the adjustments named as (side, adjustment, where it
         changes a value), the search's assignment, the region). A request whose regions are
-        automatic choice's (the same configs change, by the same causes) is said by its findings."""
+        automatic choice's (the same configs change, by the same causes) is said by its findings.
+        With *pin* (the request, the witness, what each side reads there, the adjustments named →
+        *by_runner*'s options held to the configs that read so, `matrix._diff.pinned`, and what
+        each side reads said for the region's cases, yielded last), a region holds only the configs
+        that change as its witness does, and the rest are asked again."""
         from ._nodes import Not
-        from ._substitute import disjoin
+        from ._substitute import disjoin, negate
 
         if not by_runner:
             return
@@ -1080,16 +1116,21 @@ class _Changes:
                 named = [(side, a, node) for side, a, node in self.search.changing()
                          if a.id != subject and self.feeds_either(a.id, reads) and self.search.holds(node, witness)]
                 more = [(node, True) for _, _, node in named] + [(disjoin(group), True) for group in groups]
-                region = self.options_text(self.search.exact_regions(by_runner, asked, more)) or "every config"
+                pinned = None if pin is None else pin(asked, witness, seen, named)
+                goals, here, stated = self._region_of(by_runner, asked, more, pinned, witness)
+                region = self.options_text(goals) or "every config"
                 key = (region, tuple(a.id for _, a, _ in named))
                 if asked is None:
                     said.add(key)
                 if asked is None or key not in said:
-                    yield asked, witness, seen, named, found, region
-                if not named:
+                    yield asked, witness, seen, named, found, region, stated
+                if here is not None:  # the configs said, whatever changes a value there
+                    groups.append([negate(here)])
+                elif not named:
                     whole = True
                     break
-                groups.append([Not(node) for _, _, node in named])
+                else:
+                    groups.append([Not(node) for _, _, node in named])
                 # Asked whole only where an option can hold beside the groups at all (a cheap
                 # question: one option beside where the causes named do not all change a value).
                 if self.search._solve({"true": [], "false": [], "extra": [
@@ -1105,6 +1146,22 @@ class _Changes:
                 # alike), a request may have one: its regions are asked too.
                 covered = whole or found is None and not self.search.exact_regions(
                     by_runner, None, [(disjoin(group), True) for group in groups])
+
+    def _region_of(self, by_runner: Dict[Any, List[Any]], asked: Optional[str], more: List[Any],
+                   pinned: Optional[_Pinned], witness: Dict[str, Any]
+                   ) -> Tuple[List[Any], Optional[Any], Optional[Tuple[str, ...]]]:
+        """The cases of a region of `rounds` (`matrix._diff.Search.exact_regions`, *more* holding),
+        held to its witness's terms where *pinned* gives them; with, where it does, the region as
+        one condition and what each side reads there."""
+        from ._substitute import conjoin, disjoin, negate
+
+        if pinned is not None:
+            goals = self.search.exact_regions(pinned[0], asked, more)
+            here = disjoin([conjoin([n if w else negate(n) for n, w in g]) for g in goals])
+            if self.search.holds(here, witness):
+                return goals, here, pinned[1](goals)
+            # Not held to its own witness (a value the terms spell otherwise): said whole.
+        return self.search.exact_regions(by_runner, asked, more), None, None
 
     def feeds(self, side: _diff.Side, adjustment: Any, reads: Set[str]) -> bool:
         """Whether *adjustment* (of *side*) writes a path of *reads*, or one that an adjustment of
@@ -1224,8 +1281,8 @@ class _Changes:
                        ) -> Callable[[_diff.Side, Dict[str, Any]], str]:
                 return lambda at, config: said_by(at, config, adjustment_id, asked)
 
-            for asked, witness, seen, named, found, region in self.rounds(by_runner, runners, where, saying, "said",
-                                                                          reads, adjustment_id):
+            for asked, witness, seen, named, found, region, _ in self.rounds(by_runner, runners, where, saying,
+                                                                             "said", reads, adjustment_id):
                 self._said(adjustment_id, change_id, name, asked, witness, seen, named, found, region, old_one,
                            new_one)
 
@@ -1672,9 +1729,9 @@ def _inside(region: str, schema: Any) -> Callable[[Dict[str, Any]], bool]:
 
 
 def _pruned(witness: Dict[str, Any], *sides: _diff.Side) -> Dict[str, Any]:
-    """*witness* without the values that every side's ``[config]`` has as the default at its
-    version (a config that leaves them out reads the same), nor the tables that leaves empty
-    where no side declares the section nullable."""
+    """*witness* without the values that every side's ``[config]`` that declares them has as the
+    default at its version (a config that leaves them out reads the same), nor the tables that
+    leaves empty where no side declares the section nullable."""
     def pruned(table: Dict[str, Any], prefix: str) -> Dict[str, Any]:
         out: Dict[str, Any] = {}
         for key, value in table.items():
@@ -1685,7 +1742,10 @@ def _pruned(witness: Dict[str, Any], *sides: _diff.Side) -> Dict[str, Any]:
                 if inner or any(f is not None and f.nullable for f in fields):
                     out[key] = inner  # an empty table of a nullable section: the section is there
                 continue
-            if all(f is not None and f.has_default and _same_value(f.default_at(side.version), value)
+            # A field one side does not declare reads there as unset (the witness leaves it out
+            # of that side's command): a value that is every declaring side's default is left out
+            # (a user trial: "mmap": false, the default of the only side that declares it).
+            if all(f is None or f.has_default and _same_value(f.default_at(side.version), value)
                    for f, side in zip(fields, sides)):
                 continue
             out[key] = value
@@ -1908,6 +1968,50 @@ def said_by(side: Union[_diff.Side, _At], config: Dict[str, Any], adjustment_id:
         _messages.diff_said_value(warning.level, warning.message)
 
 
+#: An effective-value finding's options held to its witness's terms (`matrix._diff.pinned`), and
+#: what each side reads over the cases of its region (`_Changes.rounds`).
+_Pinned = Tuple[Dict[Any, List[Any]], Callable[[List[Any]], Tuple[str, ...]]]
+
+
+def _literal(text: str) -> Optional[object]:
+    """The value said as its ``repr`` (None: not a value, a config error; or None itself)."""
+    import ast
+
+    try:
+        return ast.literal_eval(text)  # type: ignore[no-any-return]
+    except (ValueError, SyntaxError):
+        return None
+
+
+def _term_text(term: Any, path: str, at_witness: str) -> str:
+    """A value of *path* read as *term* (a field's value, or a product of it: `matrix._diff.pinned`)."""
+    from ._nodes import Arith, Literal, Path
+
+    if term == Path(path):
+        return _messages.diff_given_value(at_witness)
+    if isinstance(term, Path):
+        return _messages.diff_copied_value(term.name, None, at_witness)
+    if isinstance(term, Arith) and isinstance(term.left, Path) and term.op == "*" and isinstance(term.right, Literal):
+        return _messages.diff_copied_value(term.left.name, term.right.value, at_witness)
+    return _messages.diff_copied_value(str(term), None, at_witness)
+
+
+def _copies(path: str, named: List[Any], sides: Tuple[_diff.Side, _diff.Side]) -> List[Optional[Any]]:
+    """For each side, the copy (``From``) an adjustment of that side named copies into *path*
+    (`_copied`), or None."""
+    from .schema import From
+
+    out: List[Optional[Any]] = []
+    for i, name in enumerate(("old", "new")):
+        copies = [a.set[path] for side, a, _ in named if side.name == name and isinstance(a.set.get(path), From)]
+        for side, a, _ in named:
+            mine = adjustment_named(sides[i], a.id) if side.name != name else None
+            if mine is not None and str(mine.when) == str(a.when) and isinstance(mine.set.get(path), From):
+                copies.append(mine.set[path])
+        out.append(copies[-1] if copies else None)
+    return out
+
+
 def _copied(path: str, seen: Tuple[str, ...], named: List[Any], sides: Tuple[_diff.Side, _diff.Side]
             ) -> Tuple[str, ...]:
     """What each side's effective value of *path* is over a region: where an adjustment of that
@@ -1917,17 +2021,10 @@ def _copied(path: str, seen: Tuple[str, ...], named: List[Any], sides: Tuple[_di
     copy's finding said "8 → 128" of configs that go to 160). An adjustment that changed stands
     named on the new side; its old side's copy, under the same condition, is said so too (a user
     trial: "9 → the value of bits times 5" of a copy that was bits times 3)."""
-    from .schema import From
-
     out = list(seen)
-    for i, name in enumerate(("old", "new")):
-        copies = [a.set[path] for side, a, _ in named if side.name == name and isinstance(a.set.get(path), From)]
-        for side, a, _ in named:
-            mine = adjustment_named(sides[i], a.id) if side.name != name else None
-            if mine is not None and str(mine.when) == str(a.when) and isinstance(mine.set.get(path), From):
-                copies.append(mine.set[path])
-        if copies:
-            out[i] = _messages.diff_copied_value(copies[-1].path, copies[-1].times, seen[i])
+    for i, copied in enumerate(_copies(path, named, sides)):
+        if copied is not None:
+            out[i] = _messages.diff_copied_value(copied.path, copied.times, seen[i])
     return tuple(out)
 
 
@@ -1995,7 +2092,7 @@ def _region_text(gates: Sequence[Feature], excluded: Sequence[Feature] = ()) -> 
 
 
 def _entry(side: _diff.Side, gate: Feature) -> Entry:
-    from .schema import Adjustment, Order, Redirect, Requirement
+    from .schema import Adjustment, Order, Redirect, Requirement, Runner
 
     matrix = side.matrix
     origin = gate.origin
@@ -2006,15 +2103,15 @@ def _entry(side: _diff.Side, gate: Feature) -> Entry:
         return _located(side, ("adjustments", origin.id))
     if isinstance(origin, Order):  # the [orders.ID] table, not the gate made of it
         return _located(side, ("orders", origin.id))
-    if isinstance(origin, Redirect) and matrix.runner(origin.runner).file is None:
-        line, column = side.places.where(("matrix", "runners"))
-        return Entry(side.name, f"$.runners.{origin.runner}.redirects", matrix.file, line, column)  # type: ignore[arg-type]
+    if isinstance(origin, Redirect):  # its entry of the runner's redirects
+        return _runner_entry(side, origin.runner, ("redirects", origin.index))
+    if isinstance(origin, Runner):  # its candidacy
+        return _runner_entry(side, origin.id, ("candidate",))
     if origin is not None:
         runner = getattr(origin, "runner", None) or getattr(origin, "id", None)
         if isinstance(runner, str) and runner in {r.id for r in matrix.runners}:
-            file = matrix.runner(runner).file
-            if file is not None:
-                return Entry(side.name, f"$.runners.{runner}", file, 1, 1)  # type: ignore[arg-type]
+            if matrix.runner(runner).file is not None:
+                return _runner_entry(side, runner)
     return _located(side, ("features", gate.id))
 
 
@@ -2035,15 +2132,21 @@ def _cosmetic_value(value: Any) -> str:
     return repr(value)
 
 
-def _runner_entry(side: _diff.Side, runner_id: str) -> Entry:
-    """A runner added (new side) or removed (old side): its own file, else its table."""
+def _runner_entry(side: _diff.Side, runner_id: str, key: Tuple[object, ...] = ()) -> Entry:
+    """A runner's entry (*key* in it: its priority, a redirect, its candidacy; none: the runner
+    added or removed) where it stands: the key's line of its own file (a user trial found a
+    redirect changed cited at line 1), else of its table, else the line of ``[matrix] runners``."""
+    from ._locate import Locations
+
     runner = side.matrix.runner(runner_id)
+    place = _messages.place(("runners", runner_id, *key))
     if runner.file is not None:
-        return Entry(side.name, _messages.place(("runners", runner_id)), runner.file, 1, 1)  # type: ignore[arg-type]
-    file, line, column = side.places.located(("runners", runner_id))
+        found = Locations(runner.text).key(key) if key and runner.text is not None else None
+        return Entry(side.name, place, runner.file, *(found or (1, 1)))  # type: ignore[arg-type]
+    file, line, column = side.places.located(("runners", runner_id, *key))
     if line is None:
         file, line, column = side.places.located(("matrix", "runners"))
-    return Entry(side.name, _messages.place(("runners", runner_id)), file, line, column)  # type: ignore[arg-type]
+    return Entry(side.name, place, file, line, column)  # type: ignore[arg-type]
 
 
 def _order_entry(side: _diff.Side) -> Entry:

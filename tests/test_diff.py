@@ -773,6 +773,13 @@ def _said_as(change_id, seen):
             "adjustment-warning-changed": [True, True]}[change_id] == warned and seen[0] != seen[1]
 
 
+def _at_witness(said):
+    """The witness's value of a value said as a term it reads (``the value of bits times 16 (128
+    at the witness)``), else *said*."""
+    found = re.fullmatch(r"(?:the value of .*|its value as given) \((.*) at the witness\)", said)
+    return said if found is None else found.group(1)
+
+
 def _regions_hold_their_answers(old, new, sides, kinds, universe, whole):
     """Every config a region describes goes from the finding's answer to its answer, as its
     witness does (review finding W5: a region built from one pair of rules held configs of
@@ -791,6 +798,11 @@ def _regions_hold_their_answers(old, new, sides, kinds, universe, whole):
                 seen = [effective_value(s, config, path, change.runner) for s in sides]
                 if not any(a.startswith("a config error") for a in seen):
                     assert seen[0] != seen[1], (change, config)
+                    # ... by the values the finding says (one it says as the field it reads varies
+                    # over the region): a user trial found "64 → 4" of configs going 64 → 8.
+                    said = [change.old, change.new]
+                    assert [a for a, b in zip(seen, said) if _at_witness(b) == b] == \
+                        [b for b in said if _at_witness(b) == b], (change, config, seen)
                 continue
             if kind == "said":
                 seen = [said_by(s, config, change.features[0], change.runner) for s in sides]
@@ -856,6 +868,22 @@ def _no_region_holds_a_required_field_left_out(report, sides, schema):
             assert not _inside(change, without, schema), (change, path, without)
 
 
+def _defaults_in(config, sides, prefix=""):
+    """The paths *config* sets to the default of every side that declares them."""
+    out = []
+    for key, value in config.items():
+        path = prefix + key
+        if isinstance(value, dict):
+            out += _defaults_in(value, sides, path + ".")
+            continue
+        fields = [(s.matrix.schema.get(path), s) for s in sides]
+        declared = [(f, s) for f, s in fields if f is not None]
+        if all(f.has_default and type(f.default_at(s.version)) is type(value) and f.default_at(s.version) == value
+               for f, s in declared):
+            out.append(path)
+    return out
+
+
 def _witnesses_reproduce(report, sides):
     """Every witness resolves as its change says on both sides; each change with what it asks."""
     kinds = []
@@ -865,6 +893,9 @@ def _witnesses_reproduce(report, sides):
             continue
         if change.id.startswith("config-"):
             continue  # held to its own reference (`_config_findings_agree`)
+        # A witness says only what differs from the defaults (a user trial: "mmap": false, the
+        # default of the only side that declares it).
+        assert _defaults_in(change.witness, sides) == [], change
         kind = ("automatic" if change.id in _AUTOMATIC else "asked" if change.id.startswith(("request-", "redirect-"))
                 else "removal" if change.id in _REMOVAL else "said" if change.id in _SAID
                 else "refusal-kind" if change.id == "refusal-kind-changed"
@@ -880,7 +911,7 @@ def _witnesses_reproduce(report, sides):
         else:
             seen = [observe(s, change.witness, kind, asked, change.features[0] if change.features else None,
                             change.runner) for s in sides]
-        assert seen == [change.old, change.new], change
+        assert seen == [_at_witness(change.old), _at_witness(change.new)], change
         # ... which is the package's one statement of it (the fleet's `reproduces`).
         assert matrix.diff.reproduces(change, *(s.matrix for s in sides), change.witness), change
     return kinds
@@ -1384,8 +1415,9 @@ def test_a_composed_side_is_reproduced_on_each_side_and_its_causes_stand_on_the_
                                          '[change.runners.b]\npriority = 5\nwhy = "b first here"\n')
     status, out, _ = _run("diff", "old.toml", "overlay.toml")
     assert [line for line in out.splitlines() if line.startswith(("behaviour", "    cause"))] == [
-        "behaviour[runner-changed]: Automatic choice: A → B", "    cause: overlay.toml:5 (new: $.runners.b)",
-        "behaviour[fallback-lifted]: Automatic choice: B (fallback) → B", "    cause: overlay.toml:5 (new: $.runners.b)"]
+        "behaviour[runner-changed]: Automatic choice: A → B", "    cause: overlay.toml:6 (new: $.runners.b.priority)",
+        "behaviour[fallback-lifted]: Automatic choice: B (fallback) → B",
+        "    cause: overlay.toml:6 (new: $.runners.b.priority)"]
 
 
 def test_bad_levels_and_broken_files_exit_2_never_1(folder):
@@ -1626,11 +1658,11 @@ def test_a_candidacy_edited_is_a_cause_where_it_passes_its_runner_over_not_where
                   '[change.runners.b]\ncandidate = "s != \'b\'"\nwhy = "r"\n')
     old, new = matrix.loads(text, runners=runners), _overlaid(text, runners, operations)
     report = diff(old, new)
-    region = "(s == t or s != 'b') and not ('a' in l and s == t) and not (s == 'a')"
+    region = "(s == t or s != 'b') and not ('a' in l and s == t) and s != 'a'"
     assert [(c.id, c.runner, c.region, c.features) for c in report.changes] == [
         ("served-refused", None, region, ("g3",)),
         ("request-refused", "a", region, ("g3",)),
-        ("request-refused", "b", "(s == t or s != 'b') and l and not ('a' in l and s == t) and not (s == 'a')", ("g3",)),
+        ("request-refused", "b", "(s == t or s != 'b') and l and not ('a' in l and s == t) and s != 'a'", ("g3",)),
         ("blocker-added", "a", "(s == t or s != 'b')", ("g3",))]
     config = {"l": [], "s": "b", "t": "b"}
     assert old.resolve(config, runner="a").runner == "a"
@@ -1760,7 +1792,7 @@ def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_rel
     # The region is exact: the new entry, not the old one of the same name, and no removal refusing.
     assert (beam.witness, beam.region.split(" and not ")[1:]) == (
         {"speculative_config": {"method": "dflash", "draft_model_config": {"architectures": ["DFlash2BeamDraftModel"]}}},
-        ["compilation_config.pass_config.enable_sp", "(cache_config.mamba_cache_mode == 'all')",
+        ["compilation_config.pass_config.enable_sp and cache_config.mamba_cache_mode != 'all'",
          "(speculative_config.method == 'dflash' and ('DFlash2DraftModel' in "
          "speculative_config.draft_model_config.architectures or 'LiLiCorrDraftModel' in "
          "speculative_config.draft_model_config.architectures))"])
@@ -1857,7 +1889,7 @@ def _said(report):
 def test_a_redirect_added_is_behaviour_where_its_runner_serves_and_breaking_where_it_refuses():
     old, new = matrix.loads(_TEXT, runners=_PLAIN), matrix.loads(_TEXT, runners=_REDIRECTED)
     report = diff(old, new)
-    place = "<string>:1 (new: $.runners.a.redirects)"  # runners given in code: the [matrix] table
+    place = "<string>:1 (new: $.runners.a.redirects[0])"  # runners given in code: the [matrix] table
     assert (_said(report), report.undecided) == ([
         # Exactly the configs refused: where y holds too (x alone is redirected, the next finding).
         ("request-refused", "breaking", "Asking for A: A → refused", "x and y", {"x": True, "y": True}, [place]),
@@ -2078,7 +2110,7 @@ def test_a_warning_whose_words_are_filled_with_a_value_an_earlier_adjustment_cha
         ("adjustment-warning-lifted", "Warning of adjustment first: warned (warning): first: set n from 2 to 1 → not "
          "warned", "x and n == 2", {"x": True, "n": 2}, ("first",), [place]),
         ("adjustment-warning-changed", "Warning of adjustment first: warned (warning): first: set n from 0 to 1 → "
-         "warned (warning): first: set n from 0 to 2", "x and not (n == 1) and not (n == 2)", {"x": True}, ("first",),
+         "warned (warning): first: set n from 0 to 2", "x and n != 1 and n != 2", {"x": True}, ("first",),
          [place]),
         ("adjustment-warning-changed", "Warning of adjustment told: warned (warning): n is 1 → warned (warning): n is 2",
          "x", {"x": True}, ("told", "first"), [place])], ())
@@ -2321,11 +2353,13 @@ def test_a_runner_removed_from_choice_by_an_overlay_changes_the_choice_where_it_
          {"parallel_config": {"distributed_executor_backend": "external_launcher", "pipeline_parallel_size": 2}}),
         # Where no runner is free and a feature forces V2 (a hisparse config), V2's own adjustments
         # applied upstream; with V2 no candidate the forced runner is none, and they do not.
-        ("adjustment-changed", "behaviour", "'NONE'", "'PIECEWISE'",
+        # The value they set is the config's own (any mode but NONE): said so.
+        ("adjustment-changed", "behaviour", "'NONE'", "its value as given ('PIECEWISE' at the witness)",
          {"compilation_config": {"mode": "STOCK_TORCH_COMPILE", "cudagraph_mode": "PIECEWISE"},
           "parallel_config": {"distributed_executor_backend": "external_launcher", "pipeline_parallel_size": 2},
           "attention_config": {"hisparse_config": {}}}),
-        ("adjustment-changed", "behaviour", "0", "1",
+        ("adjustment-changed", "behaviour", "the value of speculative_config.draft_model_config.max_model_len (0 at the "
+         "witness)", "its value as given (1 at the witness)",
          {"speculative_config": {"method": "ngram", "draft_model_config": {"max_model_len": 0}},
           "model_config": {"max_model_len": 1},
           "parallel_config": {"distributed_executor_backend": "external_launcher", "pipeline_parallel_size": 2},
@@ -2415,16 +2449,33 @@ def test_a_cause_that_is_an_order_stands_on_its_orders_table(engines):
         ("fallback-added", ["features.toml:20 (old: $.orders.columnar)"])]
 
 
+def test_a_redirect_a_candidacy_and_a_priority_changed_in_a_runner_file_are_cited_at_their_keys_line(engines):
+    """A user trial: a redirect changed was cited at its runner file's line 1."""
+    old = matrix.load("features.toml")
+    (engines / "runners" / "fast.toml").write_text(
+        'name = "Fast"\npriority = 2\n\n[[redirects]]\nto = "safe"\nwhen = "engine == \'column\'"\n')
+    assert {(c.id, str(c.entries[0])) for c in diff(old, matrix.load("features.toml")).changes} == {
+        ("request-served", "runners/fast.toml:4 (new: $.runners.fast.redirects[0])"),
+        ("redirect-added", "runners/fast.toml:4 (new: $.runners.fast.redirects[0])")}
+    (engines / "runners" / "fast.toml").write_text('name = "Fast"\n\ncandidate = "not compress"\npriority = 2\n')
+    assert {(c.id, str(c.entries[0])) for c in diff(old, matrix.load("features.toml")).changes} == {
+        ("fallback-lifted", "runners/fast.toml:3 (new: $.runners.fast.candidate)")}
+    (engines / "runners" / "fast.toml").write_text('name = "Fast"\n\npriority = 0\n')
+    assert {(c.id, str(c.entries[0])) for c in diff(old, matrix.load("features.toml")).changes} == {
+        ("runner-changed", "runners/fast.toml:3 (new: $.runners.fast.priority)"),
+        ("fallback-lifted", "runners/fast.toml:3 (new: $.runners.fast.priority)")}
+
+
 def test_a_priority_swapped_names_no_gate_and_no_order_as_its_cause():
     """A review: the cells of a gate were compared in the runners' order (by priority), so a
     priority swap named a gate with a cell (an order's gate among them) as the cause."""
     swapped = {"fast": {"name": "Fast", "priority": 1}, "safe": {"name": "Safe", "priority": 2}}
     report = diff(matrix.loads(ENGINES, runners=ENGINE_RUNNERS), matrix.loads(ENGINES, runners=swapped))
     assert [(c.id, c.region, c.features, [str(e) for e in c.entries]) for c in report.changes] == [
-        ("runner-changed", "not (engine == 'column') and not compress", (), ["<string>:1 (new: $.runners.safe)",
-                                                                              "<string>:1 (new: $.runners.fast)"]),
-        ("fallback-lifted", "compress and not (engine == 'column')", (), ["<string>:1 (new: $.runners.safe)",
-                                                                           "<string>:1 (new: $.runners.fast)"])]
+        ("runner-changed", "engine != 'column' and not compress", (),
+         ["<string>:1 (new: $.runners.safe.priority)", "<string>:1 (new: $.runners.fast.priority)"]),
+        ("fallback-lifted", "compress and engine != 'column'", (),
+         ["<string>:1 (new: $.runners.safe.priority)", "<string>:1 (new: $.runners.fast.priority)"])]
 
 
 FLEET_ENGINES = """\
@@ -2554,13 +2605,13 @@ def test_a_runner_added_or_removed_is_the_cause_with_the_gates_that_block_it_not
     said = [(c.id, c.message, c.region, c.witness, [str(e) for e in c.entries]) for c in diff(before, after).changes]
     assert said == [
         ("runner-changed", "Automatic choice: Safe (fallback) → Turbo",
-         "compress and not (engine == 'column') and not (threads > 4)", {"compress": True},
+         "compress and engine != 'column' and not (threads > 4)", {"compress": True},
          ["<string>:1 (new: $.runners.turbo)"]),
         ("runner-changed", "Automatic choice: Fast → Turbo",
-         "not (engine == 'column') and not compress and not (threads > 4)", {},
+         "engine != 'column' and not compress and not (threads > 4)", {},
          ["<string>:1 (new: $.runners.turbo)"]),
         ("fallback-added", "Automatic choice: Fast → Fast (fallback)",
-         "threads > 4 and not (engine == 'column') and not compress", {"threads": 5},
+         "threads > 4 and engine != 'column' and not compress", {"threads": 5},
          ["<string>:1 (new: $.runners.turbo)", "<string>:15 (new: $.features.many)"]),
     ]
     assert [(c.id, [str(e) for e in c.entries]) for c in diff(after, before).changes] == [
@@ -2578,7 +2629,7 @@ def test_a_runner_added_above_two_gates_that_block_it_apart_says_every_config_ea
     new = matrix.loads(_BLOCKED_TWICE, runners={"a": {"name": "A", "priority": 2}, "d": {"name": "D", "priority": 4}})
     report = diff(old, new)
     assert [(c.id, c.message, c.region, c.witness, [str(e) for e in c.entries]) for c in report.changes] == [
-        ("runner-changed", "Automatic choice: A → D", "not b and not (t == 'a')", {"t": "b"},
+        ("runner-changed", "Automatic choice: A → D", "not b and t != 'a'", {"t": "b"},
          ["<string>:1 (new: $.runners.d)"]),
         ("fallback-added", "Automatic choice: A → A (fallback)", "b", {"b": True},
          ["<string>:1 (new: $.runners.d)", "<string>:8 (new: $.features.g0)"]),
@@ -2665,7 +2716,7 @@ def test_a_runner_added_in_its_own_file_is_said_at_that_file(engines):
     report = diff(old, matrix.load("new.toml"))
     assert [(c.id, c.message, c.region, [str(e) for e in c.entries]) for c in report.changes] == [
         ("refused-served", "Automatic choice: refused → Turbo (fallback)",
-         "compress and engine == 'column' and not (threads > 4) or (compress and not (engine == 'column') and not "
+         "compress and engine == 'column' and not (threads > 4) or (compress and engine != 'column' and not "
          "(threads > 4))", ["runners/turbo.toml:1 (new: $.runners.turbo)"])]
 
 
@@ -2954,8 +3005,8 @@ def test_a_witness_is_not_shortened_into_a_config_a_side_refuses():
                        'set = { "i" = -14 }\n', runners=runners)
     assert [(c.id, c.level, c.region, c.witness) for c in diff(old, new).changes] == [
         ("config-accepted", "behaviour", "t is unset", {}),
-        ("adjustment-added", "behaviour", "i < 0 and not (i == -14)", {"i": -15, "t": "a"}),
-        ("adjustment-warning-added", "behaviour", "i < 0 and not (i == -14)", {"i": -15, "t": "a"})]
+        ("adjustment-added", "behaviour", "i < 0 and i != -14", {"i": -15, "t": "a"}),
+        ("adjustment-warning-added", "behaviour", "i < 0 and i != -14", {"i": -15, "t": "a"})]
 
 
 
@@ -3150,7 +3201,7 @@ def test_partial_and_opt_in_warnings_and_a_preference_passed_over_are_compared_w
     # A request for A with t == 'a' is refused on both sides (g0); with b, automatic choice moved
     # to B where t != 'a': there the partial warning follows the runner (said by its change).
     assert _summary(report) == [
-        ("runner-changed", "behaviour", "Automatic choice: A → B (fallback)", "b and not (t == 'a')",
+        ("runner-changed", "behaviour", "Automatic choice: A → B (fallback)", "b and t != 'a'",
          {"t": "b", "b": True}, ["<string>:12 (new: $.features.g1)"]),
         ("blocker-added", "behaviour", "A and g1: not blocked by it → blocked by it", "b", {"b": True},
          ["<string>:12 (new: $.features.g1)"]),
@@ -3159,7 +3210,7 @@ def test_partial_and_opt_in_warnings_and_a_preference_passed_over_are_compared_w
         ("partial-added", "behaviour", "Asking for B: Warning that g1 is supported partly: not warned → warned",
          "b", {"b": True}, ["<string>:12 (new: $.features.g1)"]),
         ("opt-in-added", "behaviour", "Asking for A: Warning that g1 is opt-in: not warned → warned",
-         "b and not (t == 'a')", {"t": "b", "b": True}, ["<string>:12 (new: $.features.g1)"]),
+         "b and t != 'a'", {"t": "b", "b": True}, ["<string>:12 (new: $.features.g1)"]),
         ("preference-notice-added", "behaviour",
          "Automatic choice: Warning that the preference of g0 is passed over: not warned → warned", "t == 'a'", {},
          ["<string>:7 (new: $.features.g0)"])]
@@ -3209,7 +3260,8 @@ def test_an_effective_value_that_changes_with_the_runner_a_changed_adjustment_le
     runners = {"a": {"name": "A", "priority": 20}, "b": {"name": "B", "priority": 10}}
     old = matrix.loads(text, runners=runners)
     new = matrix.loads(text.replace('set = { cipher = "x" }', 'set = { cipher = "c" }'), runners=runners)
-    [page] = [c for c in diff(old, new).changes if c.message == "Asking for B: Effective value of page: 64 → 4"]
+    [page] = [c for c in diff(old, new).changes
+              if c.message == "Asking for B: Effective value of page: 64 → its value as given (4 at the witness)"]
     assert (page.id, page.features, [str(e) for e in page.entries]) == (
         "adjustment-changed", ("def",), ["<string>:23 (new: $.adjustments.def)"])
     # An adjustment changed is named once, where it stands now (it was named on both sides).
@@ -3217,6 +3269,35 @@ def test_an_effective_value_that_changes_with_the_runner_a_changed_adjustment_le
             if c.id in ("served-refused", "request-overridden")} == {
         "served-refused": ["<string>:23 (new: $.adjustments.def)"],
         "request-overridden": ["<string>:23 (new: $.adjustments.def)"]}
+
+def test_an_effective_values_finding_says_the_values_every_config_of_its_region_reads():
+    """A user trial: a request for B goes to A (an override), where page is the config's own (4
+    or 8), not B's 64: the finding said "64 → 4" of a region holding configs going 64 → 8. The
+    region holds the configs that read the witness's terms on both sides (`matrix._diff.pinned`),
+    and a term that varies over it is said as what it reads; one every config of the region reads
+    alike is said as its value."""
+    text = ('[matrix]\nname = "m"\nversion = "1.0"\n[config]\nenc = { type = "bool", default = false }\n'
+            'cipher = { type = "str", nullable = true, choices = ["x", "c"] }\n'
+            'page = { type = "int", choices = [4, 8, 64], default = 8 }\ns = { type = "bool", default = false }\n'
+            't = { type = "bool", default = false }\n[features.c]\nname = "cipher c"\nwhen = "cipher == \'c\'"\n'
+            'support = { a = "yes", b = "no" }\nforces = { runner = "a", override = true }\n[features.s]\nname = "S"\n'
+            'when = "s"\nsupport = { a = "yes", b = "no" }\n[features.t]\nname = "T"\nwhen = "t"\n'
+            'support = { a = "no", b = "yes" }\n[adjustments.def]\nname = "Default cipher"\n'
+            'when = "enc and cipher is None"\nset = { cipher = "x" }\n[adjustments.b_pages]\nname = "B pages"\n'
+            'when = "page < 64"\nset = { page = 64 }\nrunners = ["b"]\n')
+    runners = {"a": {"name": "A", "priority": 20}, "b": {"name": "B", "priority": 10}}
+    old = matrix.loads(text, runners=runners)
+    new = matrix.loads(text.replace('set = { cipher = "x" }', 'set = { cipher = "c" }'), runners=runners)
+    [page] = [c for c in diff(old, new).changes if "page" in c.message and c.id.startswith("adjustment-changed")]
+    assert (page.message, page.witness) == ("Asking for B: Effective value of page: 64 → its value as given (4 at the "
+                                            "witness)", {"enc": True, "t": True, "s": True, "page": 4})
+    region = region_predicate(page.region)
+    assert [region.evaluate({"enc": True, "s": True, "t": True, "page": p, "cipher": None}) for p in (4, 8, 64)] == \
+        [True, True, False]
+    # Where every config of the region reads one value, it is said: 'x' → 'c' (not "its value as given").
+    assert [c.message for c in diff(old, new).changes if "cipher" in c.message and c.id == "adjustment-changed"] == [
+        "Effective value of cipher: 'x' → 'c'"]
+
 
 def test_a_cosmetic_change_says_its_values_as_a_reader_reads_them_and_no_witness():
     """A user trial: ``note None → 'level 3'``, ``links () → ('https://…',)``, and ``witness: {}``
