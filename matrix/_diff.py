@@ -1454,6 +1454,15 @@ def words_differ(old: Side, a: Any, on_old: Optional[str], new: Side, b: Any, on
 Said = Tuple[str, str, Dict[Tuple[Optional[str], Optional[str]], List[Node]]]
 
 
+def _reads_roles(adjustment: Any) -> bool:
+    """Whether *adjustment*'s condition or words read the runner that fills a role (``role.ID``)."""
+    from ._diff_kinds import _message_paths
+    from ._given import ROLE
+
+    paths = [*(adjustment.when.paths if adjustment.when is not None else ()), *_message_paths(adjustment)]
+    return any(p.startswith(ROLE) for p in paths)
+
+
 def said_questions(old: Side, new: Side, undecided: List[str]) -> List[Said]:
     """For each adjustment id of either side: where it speaks on one side and not on the other,
     or on both in other words (another text or level, `saying`, or its words filled with other
@@ -1481,6 +1490,12 @@ def said_questions(old: Side, new: Side, undecided: List[str]) -> List[Said]:
     out: List[Said] = []
     for i in dict.fromkeys([*mine, *theirs]):
         a, b = mine.get(i), theirs.get(i)
+        either = b if b is not None else a
+        if any(_reads_roles(x) for x in (a, b) if x is not None) and either is not None:
+            # F1: no config holds a role's runner, which the search would read as a config path
+            undecided.append(_messages.diff_not_compared(
+                f"what {either.name} says (it reads a role's runner)", "a config whose roles it reads"))
+            continue
         alike_text = a is not None and b is not None and saying(a) == saying(b)
         by_kind: Dict[str, Dict[Tuple[Optional[str], Optional[str]], List[Node]]] = {}
         for on_old in keys[0]:

@@ -65,17 +65,28 @@ def _engine_words() -> List[str]:
     return [part for text in texts for part in text.split(x) if part] + ["True", "False", "None", "inf", "nan", "e+"]
 
 
-def unmodelled(side: Any) -> Optional[str]:
-    """Why the kinds of *side*'s refusals are not read as `cases` reads them (None: they are)."""
+def _unmodelled_construct(side: Any) -> Optional[str]:
+    """The construct of *side* whose refusals `cases` does not read (None: none)."""
     plan, matrix = side.plan, side.matrix
     if matrix.messages:
         return "the matrix says refusals in its own words ([messages])"
     if plan.templated or matrix.staged or matrix.roles or not side.exact:
         return "a reason says config values, a requirement is staged, or roles are declared"
+    if any(r.applies == "always" for found in plan.redirects.values() for _, r in found):
+        return "a redirect applies always (automatic choice's refusal after it is not read by kind)"
     if any(getattr(g.origin, "alone", False) for g in plan.features):
         return "a requirement's kind says its reason alone (alone = true)"
     if any(f.forces is not None and plan.adjustments.get(f.forces.runner) for f in plan.features):
         return "a runner a feature forces has adjustments of its own"
+    return None
+
+
+def unmodelled(side: Any) -> Optional[str]:
+    """Why the kinds of *side*'s refusals are not read as `cases` reads them (None: they are)."""
+    plan, matrix = side.plan, side.matrix
+    found = _unmodelled_construct(side)
+    if found is not None:
+        return found
     adjustments = _adjustments(plan)
     # The names a refusal may say: features', requirements' reasons and orders' (not a runner's
     # candidacy, a redirect's or an adjustment's gate).

@@ -3336,3 +3336,60 @@ def test_an_effective_value_of_a_config_that_leaves_a_required_field_out_is_its_
     assert matrix.diff.effective_value(side, {}, "i") == \
         "a config error: Config 't': Missing, and the schema gives no default"
     assert matrix.diff.effective_value(side, {"t": "a", "i": 3}, "i") == "3"
+
+
+def test_the_kinds_are_not_compared_where_a_redirect_applies_always():
+    """Found by the brute force: a refusal after a redirect that applies always (automatic choice
+    reaches B, sent to A, refused there) raises the kind of A's failed requirement, which the
+    diff's reading of refusals did not model, and it said the kind changed where it did not
+    (TypeError on both sides). It says it did not compare the kinds there."""
+    old = ('[matrix]\nname = "small"\nversion = "1.0"\n[config]\n"b" = { type = "bool" }\n'
+           '"w" = { type = "version", nullable = true }\n"g" = { type = "float", nullable = true }\n[requirements]\n'
+           'k1 = { name = "K1", reason = "k1 fails" }\nk2 = { name = "K2", reason = "k2 fails", kind = "TypeError" }\n'
+           '[requires]\nk2 = "g is None"\n')
+    new = old.replace('"g" = { type = "float", nullable = true }', '"g" = { type = "float", nullable = true, default = -1.5 }')
+    runners = {"a": {"name": "A", "priority": 3, "requires": {"k1": "b", "k2": "b"}},
+               "b": {"name": "B", "priority": 2, "redirects": [{"to": "a", "when": "w == '2.0'", "applies": "always"}]}}
+    report = diff(matrix.loads(old, runners=runners), matrix.loads(new, runners=runners))
+    assert [c.id for c in report.changes if c.id == "refusal-kind-changed"] == []
+    assert ("Not compared: the exception kind a refusal raises (a requirement's kind): a redirect applies always "
+            "(automatic choice's refusal after it is not read by kind) (the answers for a config or request that is "
+            "refused may differ unseen)") in report.undecided
+
+
+def test_what_an_adjustment_reading_a_roles_runner_says_is_not_compared():
+    """A user trial: the search read `role.decode` as a config path, and printed a witness with a
+    made-up "role" section (which did not reproduce). What such an adjustment says is said not
+    compared, and no witness holds a role."""
+    text = '''[matrix]
+name = "t"
+version = "1.0"
+stages = ["choice", "serving"]
+[config]
+backend = { type = "str", nullable = true, choices = ["a", "b"] }
+decode = { type = "str", nullable = true, choices = ["a", "b"] }
+x = { type = "bool", default = false }
+[roles.base]
+name = "Base"
+field = "backend"
+[roles.decode]
+name = "Decode"
+field = "decode"
+follows = "base"
+[features.f]
+name = "F"
+when = "x"
+support = { a = "yes", b = "yes" }
+[adjustments.split]
+name = "Split notice"
+stage = "serving"
+when = "role.decode != role.base"
+message = "split: {role.base} and {role.decode}"
+'''
+    runners = {"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}}
+    report = diff(matrix.loads(text, runners=runners),
+                  matrix.loads(text.replace('support = { a = "yes", b = "yes" }', 'support = { a = "no", b = "yes" }'),
+                               runners=runners))
+    assert ("Not compared: what Split notice says (it reads a role's runner) (the answers for a config whose roles it "
+            "reads may differ unseen)") in report.undecided
+    assert [line for line in report.undecided if '"role"' in line] == []
