@@ -109,6 +109,9 @@ REDIRECTS_AFTER = ("A runner asked for by a former id is that runner (with a dep
                    "a runner goes to the runner of its first redirect whose condition holds (automatic choice "
                    "ignores redirects).")
 #: Said after it where a redirect applies always (issue 30, F6).
+REDIRECTS_STAGE_AFTER = ("A redirect \"at stage S\" acts after the choice, on the runner that serves there (chosen or "
+                         "asked for), on the config the stages before S left: the runner it names serves from S on, "
+                         "validated as a runner asked for, a refusal final.")
 REDIRECTS_ALWAYS_AFTER = ("A redirect marked \"automatic choice too\" also acts where automatic choice reaches its "
                           "runner: the runner it names is then validated as a runner asked for, a refusal final.")
 
@@ -137,6 +140,8 @@ class RedirectRow:
     until: Optional[str]
     #: ``asked``, or ``always`` (automatic choice too: issue 30, F6).
     applies: str = "asked"
+    #: The stage after ``choice`` it acts at, on the runner that serves (issue 30, F6), or None.
+    stage: Optional[str] = None
 
 
 @attrs.frozen
@@ -321,7 +326,8 @@ def _alias_row(alias: Alias, v: Version, spell: Callable[[str], str]) -> AliasRo
 
 def _redirect_row(redirect: Redirect, spell: Callable[[str], str]) -> RedirectRow:
     return RedirectRow(spell(redirect.to), spell(str(redirect.when)), _str_or_none(redirect.message, spell),
-                       _str(redirect.since), _str(redirect.until), redirect.applies)
+                       _str(redirect.since), _str(redirect.until), redirect.applies,
+                       None if redirect.stage is None else spell(redirect.stage))
 
 
 def _str(value: Optional[Version]) -> Optional[str]:

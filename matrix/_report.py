@@ -331,9 +331,11 @@ class _Rules:
             redirect = resolution.redirect
             if redirect is not None:
                 runner = self.matrix.runner(redirect.runner)
+                # One at a stage (issue 30, F6) read the config its stage found: the values it read there.
+                read = self.choice if redirect.stage is None else {**self.choice, **resolution._adjusting[5][1]}
                 out.append(self._rule("redirects", "redirect", f"{runner.id}:redirect:{redirect.index + 1}",
                                       _messages.redirect_name(runner.name, self.matrix.runner(redirect.to).name),
-                                      redirect.to, redirect.when, True, self.choice, runner,
+                                      redirect.to, redirect.when, True, read, runner,
                                       ("redirects", redirect.index)))
             asked = resolution._asked()
             forbidding = [f for f in features if f.forces is not None and not f.forces.override
