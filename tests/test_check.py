@@ -2390,10 +2390,13 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
     (`_with_roles`, without former ids and redirects), on every `_ROLES_EVERY`-th config,
     automatic and one runner asked for (each in turn)."""
     text, names, runners, _ = case
+    if zlib.crc32(text.encode()) % 2:  # redirects on half the matrices: its CI time stays near what it was
+        runners = _bare(runners)
     try:
         m = matrix.loads(text, runners=runners)
         m0 = matrix.loads(text.split(ADJUSTMENTS_MARK)[0], runners=_unstaged(runners))
-        plain = matrix.loads(text.split(ADJUSTMENTS_MARK)[0], runners=_bare(_unstaged(runners)))
+        plain = m0 if runners == _bare(runners) else \
+            matrix.loads(text.split(ADJUSTMENTS_MARK)[0], runners=_bare(_unstaged(runners)))
     except matrix.LoadError:
         return  # an ill-typed combination of atoms: the loader's business, tested elsewhere
     _docs_adjustments_agree(m, text)
