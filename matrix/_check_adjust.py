@@ -49,7 +49,7 @@ from ._stages import CHOICE
 from ._substitute import Rewriter, TooLarge, conjoin, constant, disjoin
 from .errors import AdjustmentError, ResolutionError
 from .predicates import truth
-from .schema import WIDE, Adjustment, Feature, From, Matrix, Requirement
+from .schema import WIDE, Adjustment, Feature, From, Matrix, Redirect, Requirement
 
 Finding = Any  # check.Finding (check imports this module)
 
@@ -75,6 +75,9 @@ class Contexts:
         #: Staged requirements (issue 30, F6: `matrix._staged`), each chain's refusal on the config
         #: given: before the choice (stage index, node), and per runner it binds after it.
         self.first: List[Tuple[int, Node]] = []
+        #: Redirects at a stage after the choice (issue 30, F6), as said, by each runner they
+        #: change the steps of: the runner that serves before the stage, and the one after it.
+        self.rerouted = _rerouting(compiled)
         self.later: Dict[str, List[Tuple[int, Node, Tuple[Requirement, ...]]]] = {}
         #: Where a requirement of roles is checked once a runner serves (its runner fills one of
         #: its roles at its stage), by (runner serving, the requirement's runner, kind).
@@ -269,6 +272,11 @@ def findings(ctx: Contexts, space: Space, choice: Any, gone: Sequence[Node],
     yield from _refuses(ctx, space, reach, place, budget, undecided)
     for adjustment in ctx.matrix.adjustments_at(ctx.plan.version):
         key = ("adjustments", adjustment.id)
+        sent = _rerouted(ctx, adjustment)
+        if sent:
+            yield place.config("inconclusive", key, _messages.staged_redirect_undecided(
+                f"whether {adjustment.name} ever changes a value, or is always undone", sent))
+            continue
         try:
             yield from _never_or_undone(ctx, space, reach, adjustment, place, key)
         except Inconclusive as error:
@@ -279,11 +287,44 @@ def findings(ctx: Contexts, space: Space, choice: Any, gone: Sequence[Node],
                 _messages.adjustment_too_large_to_decide(), adjustment.name, not adjustment.set))
 
 
+def rerouting(redirect: Redirect) -> str:
+    """A redirect at a stage after the choice, as check says it: ``intel_amx → torch_native at
+    stage 'fallbacks'``."""
+    return f"{redirect.runner} → {redirect.to} at stage {redirect.stage!r}"
+
+
+def _rerouting(compiled: Plan) -> Dict[str, List[str]]:
+    """Runner id → the redirects at a stage after the choice that change its steps (issue 30, F6):
+    its own, and those that send another runner to it, as said (`rerouting`)."""
+    out: Dict[str, List[str]] = {}
+    for redirects in compiled.staged_redirects.values():
+        for redirect in redirects:
+            for runner in (redirect.runner, redirect.to):
+                out.setdefault(runner, []).append(rerouting(redirect))
+    return out
+
+
+def _rerouted(ctx: Contexts, adjustment: Adjustment) -> List[str]:
+    """The redirects at a stage after the choice that change where *adjustment* applies (issue 30,
+    F6): for one after the choice, those of a runner it is among (every runner, for one that
+    names none), which check does not read yet; an adjustment before the choice, none."""
+    if not ctx.rerouted or not adjustment.runners and (
+            not ctx.matrix.stages or stage_of(ctx.matrix.stages, adjustment) <= ctx.matrix.stages.index(CHOICE)):
+        return []
+    runners = adjustment.runners or tuple(ctx.rerouted)
+    return list(dict.fromkeys(d for r in runners for d in ctx.rerouted.get(r, ())))
+
+
 def _refuses(ctx: Contexts, space: Space, reach: _Reach, place: Any, budget: int,
              undecided: Callable[[Inconclusive, int], str]) -> Iterator[Finding]:
     """``adjustment-refuses``: free on C, blocked on F."""
     compiled, matrix = ctx.plan, ctx.matrix
     for runner in matrix.runners:
+        if runner.id in ctx.rerouted and (ctx.own_adjustments.get(runner.id) or runner.id in compiled.staged_redirects):
+            # Issue 30, F6: a redirect at a stage changes its steps, or refuses after it chose it.
+            yield place.runner("inconclusive", runner.id, _messages.staged_redirect_undecided(
+                f"whether {runner.name}'s own adjustments leave a config it cannot serve", ctx.rerouted[runner.id]))
+            continue
         if not ctx.own_adjustments.get(runner.id):
             continue
         # Every gate of automatic choice (one removed is refused on C first, yet blocks on F)
@@ -493,6 +534,12 @@ def _staged_findings(ctx: Contexts, space: Space, reach: _Reach, place_: Any, bu
         owner = None if clause.wide else ctx.matrix.runner(clause.runner)
         what = _staged_what(clause, owner)
         key: Tuple[object, ...] = ("requires", clause.kind)
+        sent = [] if k < stages.index(CHOICE) else list(dict.fromkeys(
+            d for r, found in ctx.rerouted.items() if binds(clause, r) for d in found))
+        if sent:  # issue 30, F6: checked for a runner whose steps a redirect at a stage changes
+            yield _said(place_, owner, key, "inconclusive", _messages.staged_redirect_undecided(
+                f"whether {what} can refuse and pass", sent))
+            continue
         try:
             # Per runner it is checked for (None before the choice): its refusal, the refusals before
             # its stage, and, for a requirement of roles, where its runner fills one (`Contexts.filled`).

@@ -64,7 +64,10 @@ A config is resolved in this order (docs/explanation/choice.md shows this text, 
    read on C: no config's answer depends on F there. What is said of the other runners reads C.
    With ``[matrix] stages`` (`matrix._stages`) the adjustments apply stage by stage: those that
    name no runner at ``choice`` or before give C; after the choice, the runner's own and those
-   that name no runner at a later stage give F.
+   that name no runner at a later stage give F. A redirect at a stage after ``choice`` sends the
+   runner that serves on there, where its condition holds on the config the stages before it
+   left: that runner's steps up to the stage, then the redirect's runner's from it, validated as
+   a runner asked for (a refusal is an `AdjustmentError` in automatic choice: the choice is made).
 
 The decision list (`steps`) is data: `automatic` reads it on a mask of active gates; the
 compiled plan's fast path (`quiet_top`) and ``matrix check``'s questions about choice (which
@@ -448,22 +451,31 @@ def choose(plan: Plan, mask: int, runner: Optional[str], values: Values = None) 
 
 
 def serve(plan: Plan, mask: int, runner: Optional[str], chosen: str, overriding: Optional[Feature],
-          redirected: Redirected = None, values: Values = None) -> Tuple[Tuple[ResolutionWarning, ...], Optional[Type[ResolutionError]],
-                                                  Optional[str]]:
+          redirected: Redirected = None, values: Values = None, staged: Optional[Tuple[str, str]] = None
+          ) -> Tuple[Tuple[ResolutionWarning, ...], Optional[Type[ResolutionError]], Optional[str]]:
     """*chosen* validated on the effective config, whose active gates are *mask*: for a request
     (*runner* asked for), the gates it says no to refuse it and its opt-ins are said; in
     automatic choice a blocking gate is an `AdjustmentError` (the message is what blocks it:
     the resolver names the adjustments before it), except for a runner a redirect with
     ``applies = "always"`` sent the choice to (*redirected*), validated as a request is, a
-    refusal final (`NoRunnerError`). Then its partial support is said."""
+    refusal final (`NoRunnerError`), or by a redirect at a stage after the choice (*staged*: the
+    stage, and how the runner it redirected came to serve, `matrix._messages.redirected_at`;
+    issue 30, F6): the choice made, a refusal is an `AdjustmentError` in automatic choice, as a
+    staged requirement's is.
+    Then its partial support is said."""
     warnings: List[ResolutionWarning] = []
     name = plan.matrix.runner(chosen).name
     if mask & plan.required:  # a matrix-wide requirement exempting no runner: its reasons alone
-        error = UnsupportedFeatureError if runner is not None else AdjustmentError if redirected is None else NoRunnerError
+        error = UnsupportedFeatureError if runner is not None else AdjustmentError if redirected is None or staged \
+            else NoRunnerError
         return (), error, required(plan, mask, values)
     if runner is not None or redirected is not None:
         if mask & plan.no[chosen]:
             refusal = blockers(plan, mask, chosen, plan.no[chosen], values, refusal=True)
+            if staged is not None:  # sent on after the choice: the runner that served, then its refusal
+                assert redirected is not None
+                return (), AdjustmentError if runner is None else UnsupportedFeatureError, \
+                    _messages.redirected_at_refused(*redirected, staged[0], refusal, staged[1])
             if runner is None:  # chosen automatically, then redirected
                 assert redirected is not None
                 return (), NoRunnerError, _messages.redirected_refused(*redirected, refusal, chosen=True)

@@ -88,8 +88,13 @@ def cells(matrix: Matrix, version: Any) -> Tuple[Tuple[ColumnRow, ...], Tuple[Tu
     if derived:
         from .resolver import _plan
 
+        from ._remedy import rule_atoms
+
         plan = _plan(matrix, version)
-        nodes = [f.when.node for f in plan.features] + [c.when.node for c in derived if c.when is not None] \
+        # The gates' conditions and those of the rules that are no gate (staged requirements, a role's,
+        # adjustments': the brute force found a staged refusal inside a cell said "served").
+        nodes = [f.when.node for f in plan.features] + rule_atoms(matrix) \
+            + [c.when.node for c in derived if c.when is not None] \
             + [r.where.node for r in rows if r.where is not None] + _setting(matrix, version)
         space = _Cells(matrix, plan, Space(matrix.schema, nodes), compared_constants(nodes))
         space.scaled = {p for a in matrix.adjustments_at(plan.version) for p, v in a.set.items()

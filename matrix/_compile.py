@@ -66,7 +66,7 @@ class Plan:
                  "deprecated", "removed", "order", "source", "reading", "forcing", "preferring", "feature_bits",
                  "automatic", "asked", "candidate", "orders", "aliases", "redirects", "redirecting",
                  "pre_adjustments", "adjustments", "pre_adjusting", "adjusting", "any_adjusting", "required", "templated",
-                 "before_steps", "after_steps", "steps", "top", "quiet_top", "fast", "decisions", "__weakref__")
+                 "before_steps", "after_steps", "staged_redirects", "steps", "top", "quiet_top", "fast", "decisions", "__weakref__")
 
     matrix: Matrix
     version: Version
@@ -122,6 +122,8 @@ class Plan:
     #: that runner serves; one step each for a matrix without staged requirements.
     before_steps: Tuple[_stages.Step, ...]
     after_steps: Dict[str, Tuple[_stages.Step, ...]]
+    #: runner id → its redirects at a stage after ``choice`` in force (`matrix._stages.redirects`).
+    staged_redirects: Dict[str, Tuple[Redirect, ...]]
     #: The gates of matrix-wide requirements that exempt no runner: one active refuses the config
     #: whatever the runner, with its reason alone (`matrix._choice.choose`).
     required: int
@@ -173,6 +175,7 @@ class Plan:
         _set(self, "before_steps", _stages.steps(matrix.stages, self.pre_adjustments, staged, after=False))
         _set(self, "after_steps", {r: _stages.steps(matrix.stages, a, staged, after=True)
                                    for r, a in self.adjustments.items()})
+        _set(self, "staged_redirects", _stages.redirects(matrix.stages, matrix.runners, version))
         _set(self, "steps", _choice.steps(self))
         unconditional = [r for r, _ in self.order if not self.candidate.get(r)]
         top = unconditional[0] if unconditional else self.order[0][0]

@@ -203,7 +203,8 @@ class RedirectSpec:
     message: Optional[str] = None
     since: Optional[Version] = None
     until: Optional[Version] = None
-    applies: Annotated[str, REDIRECT_APPLIES] = "asked"
+    applies: Optional[Annotated[str, REDIRECT_APPLIES]] = None
+    stage: Optional[Annotated[str, ID]] = None
 
 
 #: What a runner requires of one kind: a condition, a chain of clauses, or one clause.

@@ -64,7 +64,8 @@ def _redirect_data(row: RunnerRow) -> Dict[str, Any]:
     return {"aliases": [{"id": a.id, "since": a.since, "remove_in": a.remove_in, "removed": a.removed,
                          "message": a.message} for a in row.aliases],
             "redirects": [{"to": d.to, "when": d.when, "message": d.message, "since": d.since, "until": d.until,
-                           **({"applies": "always"} if d.applies == "always" else {})} for d in row.redirects]}
+                           **({"applies": "always"} if d.applies == "always" else {}),
+                           **({"stage": d.stage} if d.stage is not None else {})} for d in row.redirects]}
 
 
 def _adjustment(a: AdjustmentRow, composed: bool) -> Dict[str, Any]:

@@ -108,12 +108,17 @@ APPLIES_TEXT = {"automatic": "in automatic choice only", "asked": "only when a r
 REDIRECTS_AFTER = ("A runner asked for by a former id is that runner (with a deprecation warning); a request for "
                    "a runner goes to the runner of its first redirect whose condition holds (automatic choice "
                    "ignores redirects).")
-#: Said instead where a redirect applies always (issue 30, F6).
-REDIRECTS_ALWAYS_AFTER = ("A runner asked for by a former id is that runner (with a deprecation warning); a request "
-                          "for a runner goes to the runner of its first redirect whose condition holds. Automatic "
-                          "choice ignores the redirects but those marked \"automatic choice too\", which act where "
-                          "it reaches their runner: the runner one names is then validated as a runner asked for, a "
-                          "refusal final.")
+#: Said instead where a redirect applies always or at a stage (issue 30, F6), before what each does.
+REDIRECTS_NOT_ONLY_AFTER = ("A runner asked for by a former id is that runner (with a deprecation warning); a request "
+                            "for a runner goes to the runner of its first redirect whose condition holds. Automatic "
+                            "choice ignores the redirects but those marked {marks}.")
+#: Said after it where a redirect applies at a stage (issue 30, F6).
+REDIRECTS_STAGE_AFTER = ("A redirect \"at stage S\" acts after the choice, on the runner that serves there (chosen or "
+                         "asked for), on the config the stages before S left: the runner it names serves from S on, "
+                         "validated as a runner asked for, a refusal final.")
+#: Said after it where a redirect applies always (issue 30, F6).
+REDIRECTS_ALWAYS_AFTER = ("A redirect marked \"automatic choice too\" also acts where automatic choice reaches its "
+                          "runner: the runner it names is then validated as a runner asked for, a refusal final.")
 
 
 @attrs.frozen
@@ -140,6 +145,8 @@ class RedirectRow:
     until: Optional[str]
     #: ``asked``, or ``always`` (automatic choice too: issue 30, F6).
     applies: str = "asked"
+    #: The stage after ``choice`` it acts at, on the runner that serves (issue 30, F6), or None.
+    stage: Optional[str] = None
 
 
 @attrs.frozen
@@ -332,7 +339,8 @@ def _alias_row(alias: Alias, v: Version, spell: Callable[[str], str]) -> AliasRo
 
 def _redirect_row(redirect: Redirect, spell: Callable[[str], str]) -> RedirectRow:
     return RedirectRow(spell(redirect.to), spell(str(redirect.when)), _str_or_none(redirect.message, spell),
-                       _str(redirect.since), _str(redirect.until), redirect.applies)
+                       _str(redirect.since), _str(redirect.until), redirect.applies,
+                       None if redirect.stage is None else spell(redirect.stage))
 
 
 def _str(value: Optional[Version]) -> Optional[str]:

@@ -15,7 +15,7 @@ from ._docs_adjustments import (ADJUSTMENTS_INTRO, GENERATED_MESSAGE, NO_ADJUSTM
                                 AdjustmentRow)
 from ._docs_release import NO_RELEASE_NOTES, RELEASE_NOTES_INTRO
 from ._docs_model import (CAPABILITIES_EVERY, CAPABILITIES_INTRO, DEPRECATION_HEADER, NO_GATES, NO_SCHEMA, PAIR_SYMBOLS, PAIRS_INTRO,
-                          REDIRECTS_AFTER, REDIRECTS_ALWAYS_AFTER, Document, RunnerRow, Step, absent, choice_text, deprecation_cells,
+                          REDIRECTS_AFTER, REDIRECTS_ALWAYS_AFTER, REDIRECTS_NOT_ONLY_AFTER, REDIRECTS_STAGE_AFTER, Document, RunnerRow, Step, absent, choice_text, deprecation_cells,
                           group_rows, label, legend_label, pair_label)
 
 
@@ -175,10 +175,17 @@ def _runners(doc: Document) -> Table:
                            *((_cell(*_former_ids(r)), _cell(*_redirects(r))) if extra else ())))
                  for r in doc.runner_rows)
     after: Tuple[Pieces, ...] = ((_text("The runner of highest priority that nothing blocks is chosen."),),)
-    if any(d.applies == "always" for r in doc.runner_rows for d in r.redirects):
-        after += ((_text(REDIRECTS_ALWAYS_AFTER),),)
+    always = any(d.applies == "always" and d.stage is None for r in doc.runner_rows for d in r.redirects)
+    staged = any(d.stage is not None for r in doc.runner_rows for d in r.redirects)
+    if always or staged:  # one sentence of what automatic choice reads, never "it ignores redirects"
+        marks = " or ".join(m for m, used in (('"automatic choice too"', always), ('"at stage S"', staged)) if used)
+        after += ((_text(REDIRECTS_NOT_ONLY_AFTER.format(marks=marks)),),)
     elif extra:
         after += ((_text(REDIRECTS_AFTER),),)
+    if always:
+        after += ((_text(REDIRECTS_ALWAYS_AFTER),),)
+    if staged:
+        after += ((_text(REDIRECTS_STAGE_AFTER),),)
     return Table("Runners", _heading("Runners", doc, False), "Runners",
                  _headers("Runner", "Name", "Priority", "Description", "Links",
                           *(("Former ids", "Redirects") if extra else ())), rows, after=after)
@@ -198,7 +205,8 @@ def _redirects(row: RunnerRow) -> List[Piece]:
     for i, redirect in enumerate(row.redirects):
         window = ", ".join(filter(None, [" ".join([*([f"from {redirect.since}"] if redirect.since else []),
                                                    *([f"until {redirect.until}"] if redirect.until else [])]),
-                                         "automatic choice too" if redirect.applies == "always" else ""]))
+                                         f"at stage {redirect.stage}" if redirect.stage is not None
+                                         else "automatic choice too" if redirect.applies == "always" else ""]))
         out += [*((_raw("; "),) if i else ()), _raw("to "), _code(redirect.to), _raw(" when "), _code(redirect.when),
                 *((_raw(f" ({window})"),) if window else ())]
     return out

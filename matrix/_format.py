@@ -213,6 +213,10 @@ DESCRIPTIONS: Dict[Tuple[Optional[str], Optional[str]], str] = {
     ("RedirectSpec", "message"): "What users read when it is redirected (default: the values that made it hold)",
     ("RedirectSpec", "since"): "The redirect exists from this release",
     ("RedirectSpec", "until"): "The redirect exists until this release (exclusive)",
+    ("RedirectSpec", "applies"): "asked (default): a request for this runner; always: also where automatic choice "
+                                 "reaches it",
+    ("RedirectSpec", "stage"): "A stage of [matrix] stages after choice: it acts there on this runner serving, "
+                               "chosen or asked for (leave out applies), on the config the stages before it left",
     ("ClauseSpec", "condition"): "Must hold",
     ("ClauseSpec", "reason"): "What users read when it fails" + _TEMPLATE,
     ("ClauseSpec", "doc"): "The clause in words, for the capability table",

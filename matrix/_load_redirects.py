@@ -23,6 +23,7 @@ from packaging.version import Version
 import attrs
 
 from . import _format, _messages
+from ._stages import CHOICE
 from .schema import REDIRECT_APPLIES, Alias, Deprecation, Redirect, Runner, Schema, covers, window_text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -129,9 +130,12 @@ def _redirect(builder: _Builder, source: _Source, where: Place, runner: str, ind
     elif to == runner:
         builder.problem(source, where + ("to",), _messages.redirect_to_self(runner))
         ok = False
-    if spec.applies not in REDIRECT_APPLIES:
+    applies = spec.applies or ("always" if spec.stage is not None else "asked")
+    if spec.applies is not None and spec.applies not in REDIRECT_APPLIES:
         builder.problem(source, where + ("applies",), _messages.unknown_choice("applies", spec.applies,
                                                                                REDIRECT_APPLIES, one_of=True))
+        ok = False
+    elif spec.stage is not None and not _stage(builder, source, where, spec):
         ok = False
     when = builder.predicate(source, where + ("when",), spec.when, schema)
     window = builder.window(source, where, spec.since, spec.until)
@@ -145,4 +149,21 @@ def _redirect(builder: _Builder, source: _Source, where: Place, runner: str, ind
     if spec.message is not None and not _message(builder, source, where + ("message",), spec.message, schema,
                                                  *window, _messages.redirect_message_window):
         return None
-    return Redirect(runner, to, when, spec.message, window[0], window[1], index, spec.applies)  # type: ignore[arg-type]
+    return Redirect(runner, to, when, spec.message, window[0], window[1], index, applies,  # type: ignore[arg-type]
+                    spec.stage)
+
+
+def _stage(builder: _Builder, source: _Source, where: Place, spec: RedirectSpec) -> bool:
+    """Whether a redirect's ``stage`` (issue 30, F6: `matrix._stages`) is one of ``[matrix]
+    stages`` after ``choice`` (it acts on whichever runner serves, so ``applies`` is left out)."""
+    assert spec.stage is not None
+    if spec.applies is not None:
+        builder.problem(source, where + ("applies",), _messages.staged_redirect_applies(spec.stage))
+        return False
+    if not builder.stage(source, where + ("stage",), spec.stage):
+        return False
+    stages = builder.stages
+    if CHOICE in stages and stages.index(spec.stage) <= stages.index(CHOICE):
+        builder.problem(source, where + ("stage",), _messages.redirect_stage_not_after_choice(spec.stage, CHOICE))
+        return False
+    return True

@@ -2209,9 +2209,42 @@ def exempting_requirement_before_choice(stage: str, choice: str) -> str:
             f"known yet (give it {choice!r} or a later stage, or leave out exempt)")
 
 
+def redirect_stage_not_after_choice(stage: str, choice: str) -> str:
+    return (f"A redirect at stage {stage!r} must come after {choice!r}: it acts on the runner that serves, chosen "
+            f"or asked for (leave out stage for a redirect of the request, at {choice!r})")
+
+
+def staged_redirect_applies(stage: str) -> str:
+    return (f"A redirect at stage {stage!r} acts on whichever runner serves, chosen automatically or asked for: "
+            "leave out applies")
+
+
+def _served_by(runner: str, how: str) -> str:
+    return {"chosen": f"Chose {runner!r} automatically", "asked": f"Asked for {runner!r}"}.get(how, f"Served by {runner!r}")
+
+
+def redirected_at(runner: str, to: str, stage: str, because: str, how: str) -> str:
+    """A redirect at a stage after the choice (issue 30, F6) that sent *runner* (*how* it came to
+    serve: ``chosen`` automatically, ``asked`` for, or ``served`` for a request a feature
+    overrode) to *to*: *because*, the values its condition read there."""
+    return f"{_served_by(runner, how)}, redirected to {to!r} at stage {stage!r}: {because}"
+
+
+def redirected_at_refused(runner: str, to: str, stage: str, refusal: str, how: str) -> str:
+    return f"{_served_by(runner, how)}, redirected to {to!r} at stage {stage!r}; {refusal}"
+
+
 def runner_adjustment_before_choice(stage: str, choice: str) -> str:
     return (f"A runner's adjustment cannot apply at stage {stage!r}, before {choice!r}: no runner serves the config "
             f"yet (give it {choice!r} or a later stage, or leave out runners)")
+
+
+def staged_redirect_undecided(what: str, redirects: Sequence[str]) -> str:
+    """``inconclusive``: a question that a redirect at a stage after the choice changes (issue 30,
+    F6), which check does not read yet."""
+    return (f"Could not decide {what}: a redirect at a stage after the choice sends the runner that serves to "
+            f"another, which serves from that stage on ({', '.join(redirects)}), and these questions do not "
+            "read it yet")
 
 
 def always_redirect_undecided(what: str, redirects: Sequence[str]) -> str:

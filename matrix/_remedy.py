@@ -247,7 +247,7 @@ def _space(plan: Plan, values: Mapping[str, object]) -> Tuple[Space, Dict[str, L
     spaces = _derived.of(plan.matrix).spaces
     cached = spaces.get(plan.version)
     if cached is None:
-        nodes = [f.when.node for f in plan.features] + _rule_atoms(plan.matrix)
+        nodes = [f.when.node for f in plan.features] + rule_atoms(plan.matrix)
         cached = spaces[plan.version] = [nodes, related(nodes), None]
     nodes, groups, last = cached
     # The user's values of related fields become constants of the group: changing one of them
@@ -271,7 +271,7 @@ def _space(plan: Plan, values: Mapping[str, object]) -> Tuple[Space, Dict[str, L
     return space, constants, _assignment(space, read)
 
 
-def _rule_atoms(matrix: Any) -> List[Node]:
+def rule_atoms(matrix: Any) -> List[Node]:
     """The comparisons of the rules that are no gate, which resolve reads too (adjustments, a
     role's requirements, staged requirements), each a node of the space so that its constants
     cut the paths it reads; those reading a role's runner (``role.ID``) left out, since no

@@ -324,9 +324,11 @@ class _Rules:
         if redirect is None:
             return []
         runner = self.matrix.runner(redirect.runner)
+        # One at a stage (issue 30, F6) read the config its stage found: the values it read there.
+        read = self.choice if redirect.stage is None else {**self.choice, **self.resolution._adjusting[5][1]}
         return [self._rule("redirects", "redirect", f"{runner.id}:redirect:{redirect.index + 1}",
                            _messages.redirect_name(runner.name, self.matrix.runner(redirect.to).name),
-                           redirect.to, redirect.when, True, self.choice, runner, ("redirects", redirect.index))]
+                           redirect.to, redirect.when, True, read, runner, ("redirects", redirect.index))]
 
     def why(self, explained: Mapping[str, Any]) -> List[Dict[str, Any]]:  # noqa: C901 — one branch per step of resolution, in its order
         resolution, v = self.resolution, self.version

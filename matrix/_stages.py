@@ -20,16 +20,20 @@ adjustments name no stage. Requirements staged at a stage other than ``choice`` 
 its adjustments (`matrix._staged`); `steps` says the whole order as the plan keeps it
 (`Plan.before_steps`, `Plan.after_steps`), and `matrix.resolver._resolve_slowly` and
 `is_supported` walk it: one statement of the order, an unstaged matrix being the single step
-``choice``. Redirects act on a request, on C.
+``choice``. Redirects act on a request, on C; one at a stage after ``choice`` (`redirects`) on
+the runner that serves, on the config its stage finds: that runner's steps up to the stage, then
+the redirect's runner's from it (`span`).
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence, Tuple
+from typing import Any, Dict, Sequence, Tuple
 
-from .schema import Adjustment, Requirement
+from packaging.version import Version
 
-__all__ = ["CHOICE", "Step", "place", "before_choice", "after_choice", "steps"]
+from .schema import Adjustment, Redirect, Requirement, Runner, in_window
+
+__all__ = ["CHOICE", "Step", "place", "before_choice", "after_choice", "steps", "span", "redirects"]
 
 #: The stage at which the runner is chosen: a reserved name that ``stages`` must hold.
 CHOICE = "choice"
@@ -75,15 +79,37 @@ def steps(stages: Sequence[str], adjustments: Sequence[Adjustment], staged: Sequ
     if not stages or not staged:
         return ((CHOICE, tuple(adjustments), ()),)
     choice = stages.index(CHOICE)
-    span = range(choice, len(stages)) if after else range(choice + 1)
+    return span(stages, adjustments, staged, choice if after else 0, len(stages) if after else choice + 1)
+
+
+def span(stages: Sequence[str], adjustments: Sequence[Adjustment], staged: Sequence[Requirement], start: int,
+         stop: int) -> Tuple[Step, ...]:
+    """The steps of ``stages[start:stop]`` (`steps`): of *adjustments* those at these stages, a
+    step ending at each stage where *staged* requirements are checked. A redirect at a stage
+    after ``choice`` (`redirects`) ends the steps of the runner it redirects before its stage,
+    and the runner it names walks its own from there."""
     out = []
     pending: Tuple[Adjustment, ...] = ()
-    for k in span:
+    for k in range(start, stop):
         pending += tuple(a for a in adjustments if place(stages, a) == k)
         here = tuple(c for c in staged if place(stages, c) == k)
         if here:
             out.append((stages[k], pending, here))
             pending = ()
     if pending or not out:
-        out.append((stages[span[-1]], pending, ()))
+        out.append((stages[stop - 1], pending, ()))
     return tuple(out)
+
+
+def redirects(stages: Sequence[str], runners: Sequence[Runner], version: Version) -> Dict[str, Tuple[Redirect, ...]]:
+    """Runner id → its redirects at a stage after ``choice`` in force at *version*, in the order
+    they are read: stage by stage, declaration order within a stage. Where the runner that serves
+    reaches such a redirect's stage (the stages before it walked) and its condition holds there,
+    the redirect's runner serves from that stage on (`matrix.resolver`)."""
+    out = {}
+    for runner in runners:
+        found = sorted((d for d in runner.redirects if d.stage is not None and in_window(d.window, version)),
+                       key=lambda d: stages.index(d.stage))
+        if found:
+            out[runner.id] = tuple(found)
+    return out

@@ -734,6 +734,12 @@ def _redirects(matrix: Matrix, v: Version, compiled: Plan, space: Space, place: 
             earlier.append(on_c(redirect.when.node))
             if always:
                 before.append(on_c(redirect.when.node))
+        for redirect in compiled.staged_redirects.get(runner.id, ()):
+            what = _messages.redirect_what(runner.name, redirect.index + 1, matrix.runner(redirect.to).name,
+                                           str(redirect.when))
+            yield place.runner("inconclusive", runner.id, _messages.staged_redirect_undecided(
+                f"whether {what} ever applies, or leaves a config {matrix.runner(redirect.to).name} refuses",
+                [_check_adjust.rerouting(redirect)]), key=("redirects", redirect.index))
 
 
 def _redirect_refuses(matrix: Matrix, v: Version, space: Space, redirect: Redirect, gate: Feature, when: Node,

@@ -409,6 +409,8 @@ def _unweighed(*sides: _diff.Side) -> List[Tuple[str, str]]:
         out.append(("staged requirements (a stage other than choice)", "a config a staged requirement refuses"))
     if any(d.applies == "always" for p in plans for r in p.redirects.values() for _, d in r):  # F6: in automatic choice too
         out.append(("redirects that apply always (automatic choice too)", "a config such a redirect sends elsewhere"))
+    if any(p.staged_redirects for p in plans):  # F6: after the choice, no gates
+        out.append(("redirects at a stage (after the choice)", "a config such a redirect sends elsewhere"))
     return out
 
 

@@ -199,8 +199,11 @@ def runner_schema(matrix: Optional[Matrix] = None) -> Dict[str, Any]:
     """The JSON Schema of a runner file of *matrix* (the generic one without a matrix),
     generated from the spec the loader structures runner files with."""
     table = _table(_converter.RunnerSpec, _known(matrix))
-    if matrix is not None and matrix.stages:  # a requirement clause names one (issue 30, F6)
+    if matrix is not None and matrix.stages:  # a requirement clause or a redirect names one (issue 30, F6)
         _stages(table, matrix.stages)
+        # A redirect acts at a stage after the choice (`matrix._load_redirects`).
+        redirect = table["properties"]["redirects"]["items"]["properties"]["stage"]
+        redirect["enum"] = list(matrix.stages[matrix.stages.index(CHOICE) + 1:])
     return {"$schema": DRAFT,
             "title": "A runner file of a support matrix" + (f": {matrix.name}" if matrix is not None else ""),
             **table}

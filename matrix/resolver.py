@@ -290,9 +290,11 @@ class Resolution:
         # and the effective config as plain values.
         plain = tuple(_plain(v) for v in values)
         if adjusting is not None:
-            served, cmask, cvalues, adjusted, sets = adjusting
+            served, cmask, cvalues, adjusted, sets, rerouted = adjusting
+            if rerouted is not None:
+                rerouted = (rerouted[0], {p: _plain(v) for p, v in rerouted[1].items()})
             adjusting = (served, cmask, tuple(_plain(v) for v in cvalues), adjusted,
-                         {p: _plain(v) for p, v in sets.items()})
+                         {p: _plain(v) for p, v in sets.items()}, rerouted)
         effective = FrozenEffective({p: _plain(v) for p, v in self.effective.items()})
         return (_restored, (plan.matrix, str(plan.version), mask, plain, runner, requested, warnings, effective,
                             adjusting))
@@ -379,6 +381,8 @@ class Resolution:
         if not any(w.kind == "redirected" for w in self.warnings):
             return None
         adjusting = self._adjusting  # decided on the config of choice
+        if adjusting is not None and adjusting[5] is not None:  # at a stage after the choice (issue 30, F6)
+            return adjusting[5][0]  # type: ignore[no-any-return]
         mask = self._mask if adjusting is None else adjusting[1]
         if self.requested is None:  # a redirect with applies = "always" of the runner automatic choice took
             found = _choice.chosen_redirect(self._plan, mask)
@@ -400,6 +404,9 @@ class Resolution:
         redirect = self.redirect
         if redirect is None:
             return None
+        if redirect.stage is not None:  # the values its condition read at its stage (issue 30, F6)
+            return {"from": redirect.runner, "to": redirect.to, "when": str(redirect.when),
+                    "because": {p: _json_value(v) for p, v in self._adjusting[5][1].items()}, "stage": redirect.stage}
         return {"from": redirect.runner, "to": redirect.to, "when": str(redirect.when),
                 "because": {p: _json_value(v) for p, v in _because(redirect, self._values_of(redirect.runner)).items()}}
 
@@ -539,6 +546,9 @@ class Resolution:
         every runner when automatic choice found none; else for the runner automatic choice
         would have taken first (a preference passed over, or the first of the order tried) when
         another was chosen; else none."""
+        adjusting = self._adjusting
+        if adjusting is not None and adjusting[5] is not None:
+            return ()  # a redirect at a stage applied, whose condition is no gate the search varies (issue 30, F6)
         return tuple(self.remedy(r) for r in _remedy_targets(self))
 
     def _overrider(self) -> Optional[Feature]:
@@ -707,9 +717,13 @@ def _explanation_text(data: Mapping[str, Any], by_runner: Mapping[str, Mapping[s
     redirected = data["redirected"]
     if redirected is not None:
         read = by_runner[redirected["from"]]  # the config of choice: the redirect's runner does not serve
+        if "stage" in redirected:  # at a stage after the choice (issue 30, F6): the values read there
+            read = redirected["because"]
         shown = ", ".join(f"{p} = {_show(read[p])}" for p in redirected["because"])
-        start = "" if requested else f" from {redirected['from']!r}"  # applies = "always": chosen, then redirected
-        how += f", redirected{start} to {redirected['to']!r}: {shown}"
+        # applies = "always" (chosen, then redirected), or a redirect at a stage: from the runner that served
+        start = "" if requested and "stage" not in redirected else f" from {redirected['from']!r}"
+        at = f" at stage {redirected['stage']!r}" if "stage" in redirected else ""
+        how += f", redirected{start} to {redirected['to']!r}{at}: {shown}"
     if data["overridden_by"] is not None:
         how += f", overridden: {data['overridden_by']['name']} forces it"
     if data["preferred_by"] is not None:
@@ -936,7 +950,8 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
     from ._adjust import Adjusted
 
     staged = compiled.matrix.staged  # requirements checked between the steps (`matrix._staged`)
-    assert staged or mask & compiled.any_adjusting, "resolve() takes _resolve_unadjusted where nothing can apply"
+    assert staged or mask & compiled.any_adjusting or compiled.staged_redirects, \
+        "resolve() takes _resolve_unadjusted where nothing can apply"
     kept = compiled.automatic if runner is None else compiled.asked
     view: Optional[_access.Effective] = None
     adjusted: List[Union[Adjusted, Said]] = []
@@ -962,34 +977,96 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
         # A runner forced where none is free: its adjustments said, then refused on C (`matrix._choice`);
         # it does not serve, so its staged requirements are not read.
         chosen = _choice.forced(compiled, cmask) if error is NoRunnerError and runner is None else None
-    if chosen is not None and (staged or cmask & compiled.adjusting[chosen]):
+    rerouted: Optional[Tuple[Redirect, Dict[str, object]]] = None
+    # A redirect at a stage after the choice acts on the runner that serves, however it came to (issue 30, F6).
+    redirecting = compiled.staged_redirects.get(chosen) if error is None and chosen is not None else None
+    if chosen is not None and (staged or redirecting or cmask & compiled.adjusting[chosen]):
         view = view or _access.Effective(config)
         changed = len(view.sets)
-        failed = _walk(compiled, compiled.after_steps[chosen], chosen, view, adjusted, facts, error is None)
+        chosen, failed, rerouted = _walk_served(compiled, chosen, redirecting, runner, view, adjusted, facts,
+                                                error is None)
         if failed is not None:
             told = _adjusted_warnings(adjusted[:before]) + warnings + _adjusted_warnings(adjusted[before:])
             _staged_stop(compiled, runner, chosen, told, cmask, cvalues, config, view, adjusted, facts, failed,
-                         AdjustmentError if runner is None else UnsupportedFeatureError)
+                         AdjustmentError if runner is None else UnsupportedFeatureError, rerouted)
         if len(adjusted) > before or len(view.sets) != changed:
             fmask, fvalues = compiled.evaluate(view, facts)
             fmask &= kept
+        served = chosen if error is None else served
     if error is None:
         assert chosen is not None
         warnings, error, message = _served(compiled, fmask, fvalues, runner, chosen, choice, adjusted, before,
-                                           warnings)
+                                           warnings, rerouted)
         if error is not None:
             chosen = None
     else:
         chosen = None
         warnings = _adjusted_warnings(adjusted[:before]) + warnings + _adjusted_warnings(adjusted[before:])
     adjusting = None
-    if adjusted:
+    if adjusted or rerouted is not None:
         assert view is not None
-        adjusting = (served, cmask, cvalues, tuple(a for a in adjusted if isinstance(a, Adjusted)), dict(view.sets))
+        adjusting = (served, cmask, cvalues, tuple(a for a in adjusted if isinstance(a, Adjusted)), dict(view.sets),
+                     rerouted)
     resolution = Resolution(compiled, fmask, fvalues, chosen, runner, warnings, config, facts, adjusting)
     if error is not None:
         raise error(message or "", resolution)
     return resolution
+
+
+def _how(compiled: Plan, runner: Optional[str], served: str) -> str:
+    """How *served* came to serve a request for *runner*: ``chosen`` (automatically), ``asked`` (by
+    its id or a former one), or ``served`` (a feature overrode the request)."""
+    if runner is None:
+        return "chosen"
+    alias = compiled.aliases.get(runner)
+    return "asked" if (alias.runner if alias is not None else runner) == served else "served"
+
+
+def _walk_served(compiled: Plan, chosen: str, redirects: Optional[Tuple[Redirect, ...]], runner: Optional[str],
+                 view: _access.Effective, adjusted: List[Any], facts: Optional[Mapping[str, object]], check: bool
+                 ) -> Tuple[str, Optional[Tuple[str, Optional[str], List[Requirement]]], Optional[Tuple[Redirect, Dict[str, object]]]]:
+    """The steps of *chosen* once it serves (`_walk`), where *redirects* (its redirects at a stage
+    after ``choice``, in the order read: `matrix._stages.redirects`) may send it on: at each such
+    stage, on the config the stages before it left, the first whose condition holds names the
+    runner that serves from that stage on, walking its own steps from there (one hop), with a
+    warning of kind ``redirected`` among the adjustments'. The runner that serves, the first
+    staged refusal (`_walk`), and the redirect that applied with the values its condition read."""
+    if not redirects:
+        return chosen, _walk(compiled, compiled.after_steps[chosen], chosen, view, adjusted, facts, check), None
+    from .predicates import truth
+
+    matrix = compiled.matrix
+    stages, staged = matrix.stages, matrix.staged
+    start = stages.index(_stages.CHOICE)
+    own = compiled.adjustments.get(chosen, ())
+    at = 0
+    while at < len(redirects):
+        k = stages.index(redirects[at].stage)
+        here = [d for d in redirects[at:] if d.stage == redirects[at].stage]
+        at += len(here)
+        failed = _walk(compiled, _stages.span(stages, own, staged, start, k), chosen, view, adjusted, facts, check)
+        if failed is not None:
+            return chosen, failed, None
+        start = k
+        read = _staged_reader(compiled, chosen, view, facts)
+        found = next((d for d in here if truth(d.when.node, read)), None)
+        if found is None:
+            continue
+        because = {p: read(p) for p in sorted(found.when.paths)}
+        if found.message is not None:
+            from ._templates import filled
+
+            said = filled(found.message, read)
+        else:
+            said = _messages.redirected_at(chosen, found.to, found.stage or "", ", ".join(
+                f"{p} = {_show(v)}" for p, v in because.items()), _how(compiled, runner, chosen))
+        adjusted.append(ResolutionWarning("redirected", None, found.to, said))
+        to = found.to
+        failed = _walk(compiled, _stages.span(stages, compiled.adjustments.get(to, ()), staged, k, len(stages)), to,
+                       view, adjusted, facts, check)
+        return to, failed, (found, because)
+    return chosen, _walk(compiled, _stages.span(stages, own, staged, start, len(stages)), chosen, view, adjusted,
+                         facts, check), None
 
 
 def _walk(compiled: Plan, steps: Sequence[_stages.Step], runner: Optional[str], view: _access.Effective,
@@ -1026,10 +1103,11 @@ def _staged_reader(compiled: Plan, runner: Optional[str], view: _access.Effectiv
 def _staged_stop(compiled: Plan, runner: Optional[str], served: Optional[str], warnings: Tuple[ResolutionWarning, ...],
                  cmask: int, cvalues: Tuple[object, ...], config: object, view: _access.Effective,
                  adjusted: List[Union[Adjusted, Said]], facts: Optional[Mapping[str, object]],
-                 failed: Tuple[str, Optional[str], List[Requirement]], error: Any) -> None:
+                 failed: Tuple[str, Optional[str], List[Requirement]], error: Any,
+                 rerouted: Optional[Tuple[Redirect, Dict[str, object]]] = None) -> None:
     """Raise *error* for a staged refusal (`matrix._staged`): *failed* (its stage, the runner
     refused and the clauses) once *served* serves (None: before the choice), the resolution
-    carrying what was done before it."""
+    carrying what was done before it (*rerouted*: a redirect at a stage that sent it on)."""
     from ._adjust import Adjusted
     from ._staged import refusal
 
@@ -1039,7 +1117,8 @@ def _staged_stop(compiled: Plan, runner: Optional[str], served: Optional[str], w
     message, reasons = refusal(compiled, refused, clauses, _staged_reader(compiled, served, view, facts))
     adjusting = None
     if adjusted:
-        adjusting = (served, cmask, cvalues, tuple(a for a in adjusted if isinstance(a, Adjusted)), dict(view.sets))
+        adjusting = (served, cmask, cvalues, tuple(a for a in adjusted if isinstance(a, Adjusted)), dict(view.sets),
+                     rerouted)
     resolution = _StagedResolution(compiled, fmask & kept, fvalues, None, runner, warnings, config, facts,
                                    adjusting)
     data = {"stage": stage, "runner": refused, "requirements": [f"{c.runner}:{c.kind}" for c in clauses],
@@ -1050,18 +1129,25 @@ def _staged_stop(compiled: Plan, runner: Optional[str], served: Optional[str], w
 
 def _served(compiled: Plan, fmask: int, fvalues: Tuple[object, ...], runner: Optional[str], chosen: str,
             choice: _choice.Chosen, adjusted: Sequence[Union[Adjusted, Said]], before: int,
-            warnings: Tuple[ResolutionWarning, ...]) -> Tuple[Tuple[ResolutionWarning, ...], Any, Optional[str]]:
+            warnings: Tuple[ResolutionWarning, ...], rerouted: Optional[Tuple[Redirect, Dict[str, object]]] = None
+            ) -> Tuple[Tuple[ResolutionWarning, ...], Any, Optional[str]]:
     """*chosen* validated on F (its mask and values): the warnings in the order said (the
     adjustments before the choice, the choice's, the runner's adjustments, serving's), and the
-    error and its message, if serving refuses (one the runner's adjustments caused says them)."""
+    error and its message, if serving refuses (one the runner's adjustments caused says them).
+    A runner a redirect at a stage after the choice sent it to (*rerouted*) is validated as a
+    runner asked for is (`matrix._choice.serve`)."""
     from ._adjust import Adjusted
 
     overriding = choice.overriding
-    key = ("serve", fmask, runner, chosen, None if overriding is None else overriding.id, choice.redirected)
+    redirected, staged = choice.redirected, None
+    if rerouted is not None:
+        redirected = (rerouted[0].runner, chosen)
+        staged = (rerouted[0].stage or "", _how(compiled, runner, rerouted[0].runner))
+    key = ("serve", fmask, runner, chosen, None if overriding is None else overriding.id, redirected, staged)
     more, error, message = _decided(compiled, key, lambda values: _choice.serve(
-        compiled, fmask, runner, chosen, overriding, choice.redirected, values), fvalues)
+        compiled, fmask, runner, chosen, overriding, redirected, values, staged), fvalues)
     warnings = _adjusted_warnings(adjusted[:before]) + warnings + _adjusted_warnings(adjusted[before:]) + more
-    if error is AdjustmentError:
+    if error is AdjustmentError and staged is None:
         message = _messages.adjustment_blocks(list(dict.fromkeys(a.message for a in adjusted[before:]
                                                                  if isinstance(a, Adjusted))), message or "")
     return warnings, error, message
@@ -1122,11 +1208,15 @@ def _decided(compiled: Plan, key: Tuple[Any, ...], work: Any, values: Tuple[obje
     return decision
 
 
-def _adjusted_warnings(adjusted: Sequence[Union[Adjusted, Said]]) -> Tuple[ResolutionWarning, ...]:
-    """One warning of kind ``adjusted`` per adjustment that changed a path or spoke (`Said`)."""
-    out: Dict[Tuple[str, Optional[str]], ResolutionWarning] = {}
+def _adjusted_warnings(adjusted: Sequence[Union[Adjusted, Said, ResolutionWarning]]) -> Tuple[ResolutionWarning, ...]:
+    """One warning of kind ``adjusted`` per adjustment that changed a path or spoke (`Said`), and
+    in its place the ``redirected`` one of a redirect at a stage after the choice (`_walk_served`)."""
+    out: Dict[Tuple[Optional[str], Optional[str]], ResolutionWarning] = {}
     for a in adjusted:
-        out.setdefault((a.id, a.runner), ResolutionWarning("adjusted", a.id, a.runner, a.message, a.level))
+        if isinstance(a, ResolutionWarning):
+            out[("redirected", None)] = a
+        else:
+            out.setdefault((a.id, a.runner), ResolutionWarning("adjusted", a.id, a.runner, a.message, a.level))
     return tuple(out.values())
 
 
@@ -1227,7 +1317,8 @@ def _resolve_base(compiled: Plan, runner: Optional[str], config: object,
     """The base role's resolution (*runner* asked for, or None), off the fast path."""
     mask, values = compiled.evaluate(config, facts)
     mask &= compiled.automatic if runner is None else compiled.asked
-    slowly = _resolve_unadjusted if not (mask & compiled.any_adjusting or compiled.matrix.staged) else _resolve_slowly
+    slowly = _resolve_unadjusted if not (mask & compiled.any_adjusting or compiled.matrix.staged
+                                         or compiled.staged_redirects) else _resolve_slowly
     return slowly(compiled, mask, values, runner, config, facts)
 
 

@@ -436,6 +436,9 @@ class Redirect(Model):
     index: int = 0
     #: ``asked``: a request for *runner* only; ``always``: also where automatic choice takes it.
     applies: RedirectApplies = "asked"
+    #: The stage after ``choice`` it acts at (issue 30, F6: `matrix._stages`), on whichever runner
+    #: serves (so ``applies`` is ``always``), or None: at the choice, on the request.
+    stage: Optional[str] = None
 
     @property
     def window(self) -> Window:
@@ -789,11 +792,12 @@ class Matrix(Model):
     #: The engine's slot: `matrix._derived` keeps what it derives from this matrix there (the
     #: compiled plans), for as long as the matrix lives; nothing here reads it.
     _engine: Any = attrs.field(init=False, repr=False, default=None, eq=False)
-    #: Whether `resolve` takes its own path (roles, or staged requirements): one test on its hot path.
+    #: Whether `resolve` takes its own path (roles, staged requirements or redirects): one test on its hot path.
     _branch: bool = attrs.field(init=False, repr=False, default=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
-        object.__setattr__(self, "_branch", bool(self.roles or self.staged))
+        object.__setattr__(self, "_branch", bool(self.roles or self.staged or any(
+            d.stage is not None for r in self.runners for d in r.redirects)))
         object.__setattr__(self, "_runner_index", {r.id: r for r in self.runners})
         object.__setattr__(self, "_feature_index", {f.id: f for f in self.features})
         object.__setattr__(self, "_alias_index", {a.id: a for r in self.runners for a in r.aliases})
@@ -964,6 +968,8 @@ def _derived_gates(matrix: Matrix) -> Tuple[Feature, ...]:
         gates.append(Feature(f"order:{order.id}", order.name, order.when, everyone, origin=order))
     for runner in matrix.runners:
         for redirect in runner.redirects:
+            if redirect.stage is not None:
+                continue  # acts after the choice, on the config at its stage: no gate (`matrix._stages`)
             # In force only when a runner is asked for (automatic choice ignores it), unless it
             # applies always (issue 30, F6: `matrix._choice`).
             gates.append(Feature(f"{runner.id}:redirect:{redirect.index + 1}",

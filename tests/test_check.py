@@ -547,6 +547,15 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
         if stages is not None:
             text = text.replace('version = "1.0"\n', f'version = "1.0"\nstages = {json.dumps(stages)}\n', 1)
         text += ADJUSTMENTS_MARK + "\n"
+        # A redirect at a stage after the choice (issue 30, F6), on a runner whose request is not
+        # renamed away: it acts on that runner serving, on the config its stage finds.
+        late = stages[stages.index("choice") + 1:] if stages is not None else []
+        if redirects and requests and late:
+            r = draw(st.sampled_from(ids))
+            redirect = {"to": draw(st.sampled_from([o for o in ids if o != r])), "when": draw(atom),
+                        "stage": draw(st.sampled_from(late))}
+            redirect.update(draw(st.sampled_from([{}, {}, {"until": "1.0"}])))
+            runners[r] = {**runners[r], "redirects": [*runners[r].get("redirects", ()), redirect]}
         # (Half the staged matrices: a staged matrix resolves off the fast path, so the brute force
         # of resolve stays near its CI time.)
         if staged and stages is not None and draw(st.booleans()):
@@ -793,7 +802,9 @@ def _check_roles_agree(case):
     text, names, runners, _ = case
     try:
         m = matrix.loads(text, runners=runners)
-        m0 = matrix.loads(text.split(ADJUSTMENTS_MARK)[0], runners=runners)
+        # The matrix of choice: a redirect at a stage acts after the choice (issue 30, F6).
+        m0 = matrix.loads(text.split(ADJUSTMENTS_MARK)[0], runners={r: {**spec, "redirects": [
+            d for d in spec.get("redirects", ()) if "stage" not in d]} for r, spec in runners.items()})
     except matrix.LoadError:
         return
     universe = list(_universe(m, names))
@@ -926,14 +937,16 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
     # A redirect that applies always (issue 30, F6): never-chosen and no-runner say inconclusive,
     # once, naming it; the rest of check stays exact.
     sent = _always_in_force(m)
-    redirected = [f for f in by_code.get("inconclusive", []) if "a redirect that applies always" in f.message]
-    assert [f.message.split(": ")[0] for f in redirected if f.runner is None] == (
+    redirected = [f for f in by_code.get("inconclusive", []) if "a redirect that applies always" in f.message
+                  or "a redirect at a stage after the choice" in f.message]
+    assert [f.message.split(": ")[0] for f in redirected if f.runner is None and "applies always" in f.message] == (
         ["Could not decide which runners automatic choice never picks, which configs no runner serves, nor which "
          "[refusals] entries acknowledge them"]
         if sent else [])
     for finding in by_code.get("inconclusive", []):
         if finding in redirected:
-            assert finding.message.endswith("which these questions do not read yet"), finding.message
+            assert finding.message.endswith(("which these questions do not read yet", "these questions do not read "
+                                                                                      "it yet")), finding.message
             continue
         assert re.search(rf"within \d+ steps|could be represented: ({causes})(; ({causes}))*\)", finding.message), \
             finding.message
@@ -1190,7 +1203,8 @@ def _always_in_force(m):
     """The redirects with applies = "always" in force at the matrix's version (issue 30, F6)."""
     from matrix.schema import in_window
 
-    return [d for r in m.runners for d in r.redirects if d.applies == "always" and in_window(d.window, m.version)]
+    return [d for r in m.runners for d in r.redirects if d.applies == "always" and d.stage is None
+            and in_window(d.window, m.version)]
 
 
 def _staged_finding(finding):
@@ -1302,7 +1316,8 @@ def _applied(m, config, runner):
     from matrix.schema import in_window
 
     for redirect in m.runner(runner).redirects:
-        if in_window(redirect.window, m.version) and redirect.when.evaluate(config, schema=m.schema):
+        if redirect.stage is None and in_window(redirect.window, m.version) and \
+                redirect.when.evaluate(config, schema=m.schema):
             return redirect
     return None
 
@@ -1328,6 +1343,11 @@ def _redirect_findings_agree(m, universe, by_code, unsure, chosen_on=lambda conf
             place = f"$.runners.{runner.id}.redirects[{redirect.index}]"
             if not in_window(redirect.window, v):
                 assert place not in said["redirect-never"] | said["redirect-refused"], place
+                continue
+            if redirect.stage is not None:  # at a stage after the choice (issue 30, F6): not read yet, said so
+                assert place not in said["redirect-never"] | said["redirect-refused"], place
+                assert any(f.place == place and "a redirect at a stage after the choice" in f.message
+                           for f in by_code.get("inconclusive", ())), place
                 continue
             applies = refused = False
             for config in universe:
@@ -1923,9 +1943,22 @@ def _after_choice(m, runner):
 
 def _unstaged(runners):
     """*runners* without their staged requirements (kind ``ks``: `_small_matrices`), for the matrix
-    of choice, which does not declare the kind."""
-    return {r: {**spec, "requires": {k: v for k, v in spec["requires"].items() if k != "ks"}}
-            if "ks" in spec.get("requires", {}) else spec for r, spec in runners.items()}
+    of choice, which does not declare the kind, and without their redirects at a stage (issue 30,
+    F6: they act after the choice)."""
+    out = {}
+    for r, spec in runners.items():
+        if "ks" in spec.get("requires", {}):
+            spec = {**spec, "requires": {k: v for k, v in spec["requires"].items() if k != "ks"}}
+        if any("stage" in d for d in spec.get("redirects", ())):
+            spec = {**spec, "redirects": [d for d in spec["redirects"] if "stage" not in d]}
+        out[r] = spec
+    return out
+
+
+def _bare(runners):
+    """*runners* without former ids and redirects: the matrix with roles (`_with_roles`) of the
+    resolve brute force, whose reference (`_roles_agree`) reads neither."""
+    return {r: {k: v for k, v in spec.items() if k not in ("aliases", "redirects")} for r, spec in runners.items()}
 
 
 def _staged_of(text, runners):
@@ -2088,16 +2121,19 @@ def _reference_forced_freed(m, m0, universe, chosen_on):
     return out
 
 
-def _reference_resolve(m, m0, config, asked, staged=(), where=None):
+def _reference_resolve(m, m0, config, asked, staged=(), where=None, sent=None):
     """``(runner or error class, adjustments, effective)`` by the documented order: the
     adjustments before the choice give C; the choice is made on C (by the matrix without
-    adjustments, whose choice the other tests hold to the README); the adjustments after the
-    choice (the runner's own, and with stages those that name no runner after choice) give F;
-    the runner is validated on F. With *staged* requirements (`_staged_of`), stage by stage:
-    one before the choice that fails refuses the config (NoRunnerError, or UnsupportedFeatureError
-    for a runner asked for); one after it, for the runner that serves (AdjustmentError, or
-    UnsupportedFeatureError), the adjustments after it unmade; *where* (a list) is then told the
-    runner it refused (None before the choice)."""
+    adjustments, whose choice the other tests hold to the README: a redirect of the request, or
+    one that applies always, included); the adjustments after the choice (the runner's own, and
+    with stages those that name no runner after choice) give F; the runner is validated on F.
+    With *staged* requirements (`_staged_of`), stage by stage: one before the choice that fails
+    refuses the config (NoRunnerError, or UnsupportedFeatureError for a runner asked for); one
+    after it, for the runner that serves (AdjustmentError, or UnsupportedFeatureError), the
+    adjustments after it unmade; *where* (a list) is then told the runner it refused (None before
+    the choice). A redirect at a stage after the choice (issue 30, F6: `_reference_walk`) sends
+    the runner that serves on; *sent* (a list) is told it. A runner a redirect sent the request or
+    the choice to is validated as asked for (the gates in force it says no to)."""
     v = m.version
     pre = _before_choice(m)
     stages = list(m.stages) or ["choice"]
@@ -2106,18 +2142,24 @@ def _reference_resolve(m, m0, config, asked, staged=(), where=None):
     if refused:
         where is not None and where.append(None)
         return (NoRunnerError if asked is None else matrix.UnsupportedFeatureError), changes, c
-    gates = m0.gates_at(v)
+    gates = _gates_of(m0)
+    always = None  # the redirect that applies always that sent automatic choice on (docs, file-format.md)
     if asked is None:
         try:
-            chosen = m0.resolve(c).runner
+            found = m0.resolve(c)
+            chosen, always = found.runner, found.redirect
         except matrix.ResolutionError as error:
-            forced = _reference_forced(m0, c) if isinstance(error, NoRunnerError) else None
-            if forced is None:
+            always = error.resolution.redirect if isinstance(error, NoRunnerError) else None
+            forced = _reference_forced(m0, c) if isinstance(error, NoRunnerError) and always is None else None
+            if always is not None:  # reached, sent on, refused on C: validated on its F below
+                chosen = always.to
+            elif forced is None:
                 return type(error), changes, c
-            # The runner a feature forces, where no runner is free: its adjustments are said, and
-            # the answer is no runner, its refusal read on C (docs/explanation/effective-config.md).
-            f, more = _reference_apply(m, _after_choice(m, forced), c, forced)
-            return NoRunnerError, changes + more, f
+            else:
+                # The runner a feature forces, where no runner is free: its adjustments are said, and
+                # the answer is no runner, its refusal read on C (docs/explanation/effective-config.md).
+                f, more = _reference_apply(m, _after_choice(m, forced), c, forced)
+                return NoRunnerError, changes + more, f
     else:
         try:
             m0.resolve(c, runner=asked)
@@ -2125,24 +2167,67 @@ def _reference_resolve(m, m0, config, asked, staged=(), where=None):
             return type(error), changes, c
         except matrix.ResolutionError:
             pass
-        chosen = asked
-        forcing = [g for g in m0.features_at(v) if g.forces is not None and g.forces.runner != asked
+        plain = _applied(m, c, asked)  # the request's redirect: the runner it names is asked for
+        chosen = target = asked if plain is None else plain.to
+        forcing = [g for g in m0.features_at(v) if g.forces is not None and g.forces.runner != target
                    and g.applies != "automatic" and g.when.evaluate(c, schema=m.schema)]
         if any(not g.forces.override for g in forcing):
             return matrix.UnsupportedFeatureError, changes, c
         for g in forcing:
             chosen = g.forces.runner
-    own = _after_choice(m, chosen)
-    f, more, refused = _reference_stages(m, own, c, chosen, staged, after)
+    f, more, refused, served, rerouted = _reference_walk(m, chosen, c, staged, after)
+    if sent is not None and rerouted is not None:
+        sent.append(rerouted)
     if refused:
         where is not None and where.append(refused[0])
         return (matrix.UnsupportedFeatureError if asked is not None else matrix.AdjustmentError), changes + more, f
-    refusing = ("no",) if asked is not None else ("no", "opt-in")
+    refusing = ("no",) if asked is not None or always is not None or rerouted is not None else ("no", "opt-in")
     mode = "automatic" if asked is not None else "asked"
-    if any(g.applies != mode and g.status(chosen, v) in refusing and g.when.evaluate(f, schema=m.schema)
+    if any(g.applies != mode and g.status(served, v) in refusing and g.when.evaluate(f, schema=m.schema)
            for g in gates):
-        return (matrix.UnsupportedFeatureError if asked is not None else matrix.AdjustmentError), changes + more, f
-    return chosen, changes + more, f
+        error = matrix.UnsupportedFeatureError if asked is not None else \
+            NoRunnerError if always is not None and rerouted is None else matrix.AdjustmentError
+        return error, changes + more, f
+    return served, changes + more, f
+
+
+def _gates_of(m0):
+    """*m0*'s gates at its version, derived once per matrix (not once per config and request)."""
+    found = _GATES.get(id(m0))
+    if found is None or found[0] is not m0:  # the matrix kept beside: its id is not reused meanwhile
+        _GATES.clear()
+        found = _GATES[id(m0)] = (m0, m0.gates_at(m0.version))
+    return found[1]
+
+
+_GATES = {}
+
+
+def _reference_walk(m, chosen, c, staged, after):
+    """The stages from choice on (*after*) once *chosen* serves (docs/reference/file-format.md,
+    Redirects at a stage): at each stage, first the redirects of the runner serving at that stage
+    in force (declaration order), read on the config the stages before it left: the first that
+    holds makes its runner the one that serves from there (once: its own are not read); then the
+    stage's adjustments of the runner serving (and those that name no runner), then its staged
+    requirements. The config left, the changes, whether a staged requirement refused, the runner
+    that serves, and the redirect that applied (or None): whether a staged requirement refused is
+    False or (the runner refused,), as `_staged_refuses` says."""
+    from matrix.schema import in_window
+
+    current, changes, runner, rerouted = c, [], chosen, None
+    for stage in after:
+        if rerouted is None:
+            rerouted = next((d for d in m.runner(runner).redirects if d.stage == stage and in_window(d.window, m.version)
+                             and _holds_given(m, d.when, current, current.get(_GIVEN, current),
+                                              _role_values(m, current, runner))), None)
+            runner = runner if rerouted is None else rerouted.to
+        current, more = _reference_apply(m, [a for a in _after_choice(m, runner) if (a.stage or "choice") == stage],
+                                         current, runner)
+        changes += more
+        refused = _staged_refuses(m, staged, stage, runner, current) if staged else False
+        if refused:  # (the runner refused,): the runner serving, or another role's
+            return current, changes, refused, runner, rerouted
+    return current, changes, False, runner, rerouted
 
 
 def _docs_adjustments_agree(m, text):
@@ -2337,23 +2422,28 @@ _STAGED_FORCED_RESOLVED = ('[matrix]\nname = "small"\nversion = "1.0"\nstages = 
 
 
 @settings(max_examples=settings.default.max_examples * 2, deadline=None)
-@given(_small_matrices(adjustments=True, staged=True))
+@given(_small_matrices(adjustments=True, staged=True, redirects=True))
 @example(_STAGED_FORCED_RESOLVED)
 def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(case):
     """Issue 27: random matrices carry adjustments; automatic and each runner asked for, the
     runner (or the error's class), the adjustments and the effective values over the whole space.
     Staged requirements (issue 30, F6) too: is_supported, and where one refuses, the error's
-    kind and `Resolution.staged_refusal`. Issue 30, F1: the matrix with roles besides
-    (`_with_roles`), on every `_ROLES_EVERY`-th config, automatic and one runner asked for (each
-    in turn)."""
+    kind and `Resolution.staged_refusal`. Redirects (issue 27; F6: applies = "always", and at a
+    stage after the choice, `_reference_walk`). Issue 30, F1: the matrix with roles besides
+    (`_with_roles`, without former ids and redirects), on every `_ROLES_EVERY`-th config,
+    automatic and one runner asked for (each in turn)."""
     text, names, runners, _ = case
+    if zlib.crc32(text.encode()) % 2:  # redirects on half the matrices: its CI time stays near what it was
+        runners = _bare(runners)
     try:
         m = matrix.loads(text, runners=runners)
         m0 = matrix.loads(text.split(ADJUSTMENTS_MARK)[0], runners=_unstaged(runners))
+        plain = m0 if runners == _bare(runners) else \
+            matrix.loads(text.split(ADJUSTMENTS_MARK)[0], runners=_bare(_unstaged(runners)))
     except matrix.LoadError:
         return  # an ill-typed combination of atoms: the loader's business, tested elsewhere
     _docs_adjustments_agree(m, text)
-    roled = _with_roles(text, runners, names)
+    roled = _with_roles(text, _bare(runners), names)
     staged = _staged_of(text, runners)
     roled_staged = staged + _roles_staged(roled)
     kind = "ValueError" if staged and 'kind = "ValueError"' in text.partition(ADJUSTMENTS_MARK)[2] else None
@@ -2362,7 +2452,7 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
         for asked in (None, *ids):
             # Automatic choice, and each runner asked for in turn.
             if index % _ROLES_EVERY == 0 and asked in (None, ids[index // _ROLES_EVERY % len(ids)]):
-                _roles_agree(roled, m0, config, asked, index, roled_staged)
+                _roles_agree(roled, plain, config, asked, index, roled_staged)
             raised = None
             try:
                 resolution = m.resolve(config, runner=asked)
@@ -2371,10 +2461,13 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
                 resolution, outcome, raised = error.resolution, type(error), error
             got = (outcome, [(a.id, a.runner, a.path, _plain(a.before), _plain(a.after)) for a in resolution.adjustments],
                    {n: _plain(resolution.effective[n]) for n in names})
-            where = []
-            expected, changes, effective = _reference_resolve(m, m0, config, asked, staged, where)
+            where, sent = [], []
+            expected, changes, effective = _reference_resolve(m, m0, config, asked, staged, where, sent)
             assert got == (expected, [c for c in changes if c[2] is not None],
                            {n: _plain(effective[n]) for n in names}), (config, asked)
+            if sent:  # a redirect at a stage after the choice: said, with the values it read there (F6)
+                assert resolution.redirect == sent[0], (config, asked)
+                assert resolution.to_dict()["redirected"]["stage"] == sent[0].stage, (config, asked)
             # A staged requirement's refusal says where, and its kind (issue 30, F6).
             refusal = resolution.staged_refusal
             assert (refusal is not None, refusal and refusal["runner"]) == (bool(where), where[0] if where else None)
@@ -3113,7 +3206,8 @@ def test_check_on_the_sglang_example_keeps_no_finding_but_its_notes():
     """Issue 30: ``matrix check --strict`` on SGLang's example ran 16 minutes without finishing;
     it now finishes in seconds, and every warning it keeps is acknowledged in the file's
     ``[check]`` (the runners the default ladder never names, the former ids SGLang gives no
-    removal version), but the editor schemas beside the files when they are stale (regenerated
+    removal version, A28, A31 and A32 as redirects at a stage, which check says it does not read
+    yet), but the editor schemas beside the files when they are stale (regenerated
     with ``matrix schema --json-schema --write``). Every refusal is staged at its step (no gate of the
     choice: no no-runner set), so the notes are about check's reach: adjustment-unchecked and
     requirement-unchecked (one per staged refusal)."""
@@ -3121,12 +3215,12 @@ def test_check_on_the_sglang_example_keeps_no_finding_but_its_notes():
     kept = [line.split(": ", 1)[1].split(":", 1)[0] for line in out.splitlines()
             if ": warning[" in line or ": error[" in line]
     notes = Counter(line.split(": ", 1)[1].split(":", 1)[0] for line in out.splitlines() if ": note[" in line)
-    assert notes == {"note[adjustment-unchecked]": 20, "note[requirement-unchecked]": 44}, notes
+    assert notes == {"note[adjustment-unchecked]": 18, "note[requirement-unchecked]": 44}, notes
     assert [code for code in kept if code != "warning[schema-stale]"] == [], out
     assert err == "" and status == (1 if kept else 0)
     assert out.splitlines()[-1] == str(ROOT / "examples" / "sglang-attention" / "features.toml") + (
-        ": passed: 0 errors, 0 warnings, 64 notes (strict: every finding fails "
-        "but acknowledged refusals and notes on what check did not search); 18 findings ignored by [check] ignore")
+        ": passed: 0 errors, 0 warnings, 62 notes (strict: every finding fails "
+        "but acknowledged refusals and notes on what check did not search); 21 findings ignored by [check] ignore")
 
 
 def test_an_undecided_notice_is_asked_whether_it_is_ever_said_not_whether_it_changes_a_value():
@@ -3155,3 +3249,50 @@ set = { y = 0 }
         "$.adjustments")]
     assert found == ["Could not decide within 1 step whether Notice is ever said",
                      "Could not decide within 1 step whether Setter ever changes a value, or is always undone"]
+
+
+
+def test_check_says_inconclusive_naming_a_redirect_at_a_stage_where_it_changes_the_answer():
+    """Issue 30, F6: a redirect at a stage after the choice splits the steps of the runner that
+    serves; check does not read it yet, so every question it changes is inconclusive, naming it:
+    the redirect's own (redirect-never, redirect-refused), the adjustments after the choice of
+    the runners it joins (and those that name no runner), their staged requirements, and whether
+    the redirected runner's choice ends refused (adjustment-refuses). The choice itself is made
+    before it: never-chosen is exact."""
+    from tests.test_resolver import _REROUTED, _REROUTED_RUNNERS
+
+    from matrix.diff import diff
+
+    m = matrix.loads(_REROUTED, runners=_REROUTED_RUNNERS)
+    assert diff(m, m).undecided[-1] == ("Not compared: redirects at a stage (after the choice) (the answers for a "
+                                        "config such a redirect sends elsewhere may differ unseen)")
+    found = [(f.code, f.place, f.message.split(": a redirect at a stage")[0]) for f in check(m).findings]
+    tail = ": a redirect at a stage after the choice sends the runner that serves to another, which serves from " \
+           "that stage on ({}), and these questions do not read it yet"
+    said = [f.message for f in check(matrix.loads(_REROUTED, runners=_REROUTED_RUNNERS)).findings
+            if f.place == "$.runners.intel_amx.redirects[0]"]
+    assert said == ["Could not decide whether Intel AMX's redirect 1 to Torch native (not platform.has_amx) ever "
+                    "applies, or leaves a config Torch native refuses"
+                    + tail.format("intel_amx → torch_native at stage 'fallbacks'")]
+    assert found == [
+        ("inconclusive", "$.runners.intel_amx", "Could not decide whether Intel AMX's own adjustments leave a config "
+                                                "it cannot serve"),
+        ("inconclusive", "$.runners.intel_amx.redirects[0]", said[0].split(": a redirect at a stage")[0]),
+        ("inconclusive", "$.runners.torch_native", "Could not decide whether Torch native's own adjustments leave a "
+                                                   "config it cannot serve"),
+        ("inconclusive", "$.runners.torch_native.redirects[0]", "Could not decide whether Torch native's redirect 1 "
+                                                                "to Triton (graphs) ever applies, or leaves a config "
+                                                                "Triton refuses"),
+        ("inconclusive", "$.runners.torch_native", "Could not decide whether Torch native's requirement 'small_page' "
+                                                   "(page {page} is too large for torch_native) can refuse and pass"),
+        # Those that name no runner after the choice are Triton's steps too.
+        ("inconclusive", "$.runners.triton", "Could not decide whether Triton's own adjustments leave a config it "
+                                             "cannot serve"),
+        ("never-chosen", "$.runners.torch_native", "Torch native is never chosen automatically: Intel AMX is never "
+                                                   "blocked"),
+        ("never-chosen", "$.runners.triton", "Triton is never chosen automatically: Intel AMX is never blocked"),
+        ("no-yes", "$.runners.torch_native", "Torch native supports no feature: no cell says yes to it"),
+        *(("inconclusive", f"$.adjustments.{a}", f"Could not decide whether {name} ever changes a value, or is "
+                                                  "always undone")
+          for a, name in (("graphs_off", "A19"), ("amx_graphs", "graphs said"), ("amx_page", "amx page"),
+                          ("page_default", "page default")))]

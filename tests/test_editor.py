@@ -126,6 +126,8 @@ UNSEEN = {
     "role_paths_undeclared": _IN_A_PREDICATE,
     "adjustment_stages": "an adjustment's stage is checked against [matrix] stages, and a runner's against choice",
     "adjustment_stage_without_stages": "an adjustment's stage is checked against [matrix] stages",
+    "redirect_stage_without_stages": "a redirect's stage is checked against [matrix] stages",
+    "redirect_stages": "a redirect's stage is checked against [matrix] stages and choice, and applies beside it",
     "alias_message_bad": "the config paths a message template names are checked against [config]",
 }
 SYNTAX = {"toml_dotted_conflict", "toml_duplicate_key", "toml_duplicate_table", "toml_end_of_document",

@@ -1552,3 +1552,15 @@ def test_columns_agree_with_brute_force_over_every_config(case, data):
             assert (len(cell.parts) == 1) == (cell.parts[0].where == ()), cell
             assert len({(p.outcome.kind, p.outcome.to, p.outcome.ids, p.outcome.sets) for p in cell.parts
                         if p.outcome.reason == ""}) == len([p for p in cell.parts if p.outcome.reason == ""]), cell
+
+
+def test_a_columns_cell_splits_where_a_staged_requirement_refuses():
+    """Found by the brute force: the cells' classes were cut by the gates' constants only, so a
+    requirement staged before the choice (no gate) that refuses i >= 2 was inside a cell said
+    "served". The rules that are no gate cut the classes too."""
+    text = ('[matrix]\nname = "small"\nversion = "1.0"\nstages = ["s0", "choice"]\n[config]\n'
+            '"i" = { type = "int", nullable = true }\n[requirements.ks]\nname = "KS"\nreason = "ks fails"\n'
+            '[requires.ks]\ncondition = "i < 2"\nstage = "s0"\n[docs.columns.c1]\nname = "C1"\nwhen = "i > 0"\n')
+    m = matrix.loads(text, runners={"a": {"name": "A", "priority": 3}, "b": {"name": "B", "priority": 2}})
+    rows = [line for line in render(m, tables=["columns"], standalone=False).splitlines() if line.startswith("| A ")]
+    assert rows == ["| A | where i == 1: ✅ yes; where i: a value ≥ 2: ❌ no: ks |"]

@@ -2813,12 +2813,14 @@ def test_check_and_the_docs_read_a_redirect_that_applies_always():
                              "refuses: where it applies, Triton does not support Attention sinks")]
     table = render(m, tables=["runners"], standalone=False).splitlines()
     assert "| `fa3` | FA3 | 3 |  |  |  | to `triton` when `kv_cache_dtype == 'fp8_e5m2'` (automatic choice too) |" in table
-    # One sentence on redirects, which does not say that automatic choice ignores them all.
-    assert table[-1] == (
+    # What automatic choice reads of redirects, never that it ignores them all; then what those it
+    # reads do.
+    assert table[-3:] == [
         "A runner asked for by a former id is that runner (with a deprecation warning); a request for a runner goes to "
         "the runner of its first redirect whose condition holds. Automatic choice ignores the redirects but those "
-        "marked \"automatic choice too\", which act where it reaches their runner: the runner one names is then "
-        "validated as a runner asked for, a refusal final.")
+        "marked \"automatic choice too\".", "",
+        "A redirect marked \"automatic choice too\" also acts where automatic choice reaches its runner: the runner it "
+        "names is then validated as a runner asked for, a refusal final."]
     data = json.loads(render(m, format="json", tables=["runners"]))
     assert data["runners"][0]["redirects"][0]["applies"] == "always"
 
@@ -2866,3 +2868,156 @@ def test_the_cli_says_a_runner_a_redirect_that_applies_always_sent_elsewhere_was
         "Chose triton (Triton) automatically at version 1.0",
         "Also blocked flashinfer (FlashInfer) because of: Before Hopper",
         "Warning (redirected): Chose 'fa3' automatically, redirected to 'triton': kv = 'fp8_e5m2'"]
+
+
+# Issue 30, F6: a redirect at a stage after the choice (SGLang's A31: intel_amx falls back to
+# torch_native after A19 has read the backend, so CUDA graphs stay on, §10 example 12).
+_REROUTED = '''[matrix]
+name = "rerouted"
+version = "1.0"
+stages = ["device", "choice", "graphs", "fallbacks", "pages"]
+
+[config]
+backend = { type = "str", nullable = true, choices = ["intel_amx", "torch_native", "triton"] }
+device = { type = "str", choices = ["cpu", "cuda"], default = "cuda" }
+"platform.has_amx" = { type = "bool", default = true, fact = true }
+graphs = { type = "bool", default = true }
+page = { type = "int", nullable = true }
+sinks = { type = "bool", default = false }
+
+[roles.base]
+name = "Attention backend"
+field = "backend"
+
+[features.sinks]
+name = "attention sinks"
+when = "sinks"
+support = { default = "yes", torch_native = "no" }
+
+[requirements]
+small_page = { name = "Small page", reason = "page {page} is too large for torch_native", kind = "ValueError" }
+
+[adjustments.cpu_backend]
+name = "A7"
+when = "device == 'cpu'"
+set = { backend = "intel_amx" }
+override = false
+stage = "device"
+
+[adjustments.graphs_off]
+name = "A19"
+runners = ["torch_native"]
+stage = "graphs"
+set = { graphs = false }
+message = "Cuda graph is disabled because of using torch native attention backend"
+
+[adjustments.amx_graphs]
+name = "graphs said"
+stage = "graphs"
+message = "graphs read with {role.base} serving"
+
+[adjustments.amx_page]
+name = "amx page"
+runners = ["intel_amx"]
+stage = "pages"
+set = { page = 16 }
+override = false
+
+[adjustments.page_default]
+name = "page default"
+stage = "pages"
+when = "page is None"
+set = { page = 1 }
+message = "page 1 for {role.base}"
+'''
+_REROUTED_RUNNERS = {
+    "intel_amx": {"name": "Intel AMX", "priority": 3, "redirects": [
+        {"to": "torch_native", "when": "not platform.has_amx", "stage": "fallbacks",
+         "message": "The current platform does not support Intel AMX, will fallback to torch_native backend."}]},
+    "torch_native": {"name": "Torch native", "priority": 2,
+                     "requires": {"small_page": {"condition": "page is None or page < 64", "stage": "pages"}},
+                     "redirects": [{"to": "triton", "when": "graphs", "stage": "pages"}]},
+    "triton": {"name": "Triton", "priority": 1}}
+
+
+def test_a_redirect_at_a_stage_acts_on_the_runner_that_serves_with_the_steps_before_it_said():
+    """Before its stage the runner that serves walks its own steps (a notice reading role.base
+    says intel_amx); the redirect's condition is read on the config those stages left; from its
+    stage on the redirect's runner walks its own (A19 at graphs, before, never runs; the page
+    default says torch_native); torch_native's own redirect does not apply (one hop)."""
+    m = matrix.loads(_REROUTED, runners=_REROUTED_RUNNERS)
+    assert m._branch  # the fast path declines such a matrix, as it does staged requirements
+    no_amx = {"platform.has_amx": False}
+    for config, asked, how in (({}, None, "chosen automatically"), ({"device": "cpu"}, None, "asked for 'intel_amx'"),
+                               ({}, "intel_amx", "asked for 'intel_amx'")):
+        r = m.resolve(config, runner=asked, facts=no_amx)
+        assert r.runner == "torch_native"
+        assert [(a.id, a.runner, a.path, a.before, a.after) for a in r.adjustments if a.id != "cpu_backend"] == [
+            ("page_default", "torch_native", "page", None, 1)]
+        assert r.effective["graphs"] is True
+        assert [(w.kind, w.runner, w.message) for w in r.warnings if w.feature != "cpu_backend"] == [
+            ("adjusted", "intel_amx", "graphs read with intel_amx serving"),
+            ("redirected", "torch_native", "The current platform does not support Intel AMX, will fallback to "
+                                           "torch_native backend."),
+            ("adjusted", "torch_native", "page 1 for torch_native")]
+        assert r.redirect == m.runner("intel_amx").redirects[0]
+        assert r.to_dict()["redirected"] == r.explanation()["redirected"] == {
+            "from": "intel_amx", "to": "torch_native", "when": "not platform.has_amx",
+            "because": {"platform.has_amx": False}, "stage": "fallbacks"}
+        assert r.explain().splitlines()[0] == (
+            f"Runner: torch_native (Torch native), {how}, redirected from 'intel_amx' to 'torch_native' at stage "
+            "'fallbacks': platform.has_amx = False, at version 1.0")
+        assert r.remedies() == ()  # its condition is no gate the search varies
+    # Where it does not hold, intel_amx serves; torch_native asked for runs A19 (and its own redirect,
+    # at pages, reads graphs as A19 left it: off).
+    r = m.resolve({})
+    assert (r.runner, [(a.id, a.after) for a in r.adjustments], r.redirect) == ("intel_amx", [("amx_page", 16)], None)
+    r = m.resolve({}, runner="torch_native")
+    assert (r.runner, [(a.id, a.after) for a in r.adjustments]) == ("torch_native", [("graphs_off", False),
+                                                                                    ("page_default", 1)])
+    # is_supported weighs the runner itself, as for every redirect.
+    assert m.is_supported({"sinks": True}, "intel_amx", facts=no_amx)
+
+
+def test_the_runner_a_redirect_at_a_stage_names_is_validated_as_asked_for_and_its_refusal_is_final():
+    """Chosen automatically, then redirected at a stage: the choice is made, so a refusal is an
+    AdjustmentError (as a staged requirement's after the choice), saying both; asked for, an
+    UnsupportedFeatureError; the redirect's runner's staged requirements from its stage on are
+    checked, and no remedies are said."""
+    m = matrix.loads(_REROUTED, runners=_REROUTED_RUNNERS)
+    no_amx = {"platform.has_amx": False}
+    with pytest.raises(matrix.AdjustmentError) as automatic:
+        m.resolve({"sinks": True}, facts=no_amx)
+    assert str(automatic.value) == ("Chose 'intel_amx' automatically, redirected to 'torch_native' at stage "
+                                    "'fallbacks'; Torch native does not support: attention sinks")
+    assert automatic.value.resolution.redirect == m.runner("intel_amx").redirects[0]
+    assert automatic.value.remedies == ()
+    with pytest.raises(UnsupportedFeatureError) as asked:
+        m.resolve({"sinks": True}, runner="intel_amx", facts=no_amx)
+    assert str(asked.value) == ("Asked for 'intel_amx', redirected to 'torch_native' at stage 'fallbacks'; Torch "
+                                "native does not support: attention sinks")
+    with pytest.raises(matrix.AdjustmentError) as staged:
+        m.resolve({"page": 64}, facts=no_amx)
+    assert str(staged.value) == "Torch native is not valid for this config: page 64 is too large for torch_native"
+    assert staged.value.resolution.staged_refusal == {
+        "stage": "pages", "runner": "torch_native", "requirements": ["torch_native:small_page"],
+        "reasons": ["page 64 is too large for torch_native"], "kind": "ValueError"}
+    assert staged.value.resolution.to_dict()["redirected"]["to"] == "torch_native"
+
+
+def test_a_matrix_with_a_redirect_at_a_stage_leaves_the_fast_path():
+    """Without roles or staged requirements, the top runner free and nothing to adjust would be the
+    fast path's answer; a redirect at a stage after the choice sends it on (issue 30, F6)."""
+    text = ('[matrix]\nname = "t"\nversion = "1.0"\nstages = ["choice", "fallbacks"]\n'
+            '[config]\namx = { type = "bool", default = true }\n')
+    runners = {"a": {"name": "A", "priority": 2, "redirects": [{"to": "b", "when": "not amx", "stage": "fallbacks"}]},
+               "b": {"name": "B", "priority": 1}}
+    m = matrix.loads(text, runners=runners)
+    assert m._branch and not matrix.loads(text, runners={"a": {"name": "A", "priority": 2},
+                                                         "b": {"name": "B", "priority": 1}})._branch
+    assert m.resolve({}).runner == "a"
+    r = m.resolve({"amx": False})
+    assert (r.runner, [w.message for w in r.warnings]) == (
+        "b", ["Chose 'a' automatically, redirected to 'b' at stage 'fallbacks': amx = False"])
+    assert m.resolve({"amx": False}, runner="a").warnings[0].message == (
+        "Asked for 'a', redirected to 'b' at stage 'fallbacks': amx = False")

@@ -32,12 +32,7 @@ KINDS = [kind.id for kind in SGLANG.requirement_kinds]
 # Every rule of §2–§6 the example does not say, with what it waits for (README.md's table).
 UNSAID = {
     "D1": "left out: an out-of-tree platform plugin's backend is open-ended, not a runner",
-    "A28-default": "redirects that act on the automatic choice (applies = 'always', F6): D3/D8's fa3",
-    "A31": "staged redirects (F6): SGLang falls back to torch_native after A19 has read intel_amx",
 }
-# A redirect's warning is said at the choice; SGLang logs A28's and A32's after the page rules':
-# where a record holds one, its warnings are compared as a multiset (their order waits for F6).
-REDIRECTS = {"A28", "A32"}
 
 
 # The warnings of §5 that change nothing (no adjustment records them), by how they begin.
@@ -45,14 +40,12 @@ WARNINGS = {"W1": "Attention: Using KV4 with", "W2": "attention_backend=aiter wi
 
 
 def _involved(config, record):
-    """The rule ids of *record*, and of what it shows without an id (D1, A28 on the default)."""
+    """The rule ids of *record*, and of what it shows without an id (D1)."""
     rules = {adjustment.rule for adjustment in record.adjustments}
     if record.error is not None:
         rules.add(record.error.rule)
     if "A18" in rules and config.get("platform", {}).get("out_of_tree_attention_backend") is not None:
         rules.add("D1")
-    if {"A18", "A28"} <= rules:
-        rules.add("A28-default")
     rules.update(rule for rule, start in WARNINGS.items() if any(w.startswith(start) for w in record.warnings))
     return rules
 
@@ -129,8 +122,6 @@ def _agrees(config, record):
         assert (first, error_kind) == (rule, kind), (config, answer["refusal"], expected["refusal"])
         assert reason == message or reason.startswith(message + "; "), (config, reason, message)
         return  # a refusal's earlier declarations are moot (§5)
-    if _involved(config, record) & REDIRECTS:
-        expected["warnings"], answer["warnings"] = Counter(expected["warnings"]), Counter(answer["warnings"])
     assert answer == expected, config
 
 
@@ -331,9 +322,7 @@ def _waits(reason):
     return pytest.mark.xfail(strict=True, reason=f"waits for {reason}")
 
 
-WAITING = {
-    "12 x86 CPU without AMX: A7 fills intel_amx, A31 falls back, CUDA graphs untouched": UNSAID["A31"],
-}
+WAITING = {}
 
 
 @pytest.mark.parametrize(("config", "record"), [
