@@ -4,9 +4,13 @@ The rules (docs/explanation/remedies.md explains them with examples):
 
 - **The space searched** is the one ``matrix check`` searches (`matrix._space`): every path the
   gates in force read, each cut into the classes the constants of the gates tell apart, one
-  representative per class, a section either None or present. Where fields are compared with
-  each other, the user's own values of those fields are constants too, so that changing one of
-  them alone is decided exactly against the others as the user has them.
+  representative per class, a section either None or present. The rules that are no gate (the
+  adjustments, a role's requirements, staged requirements; those that read a role's runner left
+  out) cut the paths they read too, and each role's field but the base's is one more path (a
+  candidate may ask another runner for that role). Where fields are compared with each other,
+  the user's own values of those fields are constants too, so that changing one of them alone
+  is decided exactly against the others as the user has them. Every candidate is the user's
+  whole config with the paths it changes changed: every other value stays as given.
 - **What "serves" means** is the resolver's own answer, never a second reading of the rules:
   a candidate config serves runner R when ``resolve(config, runner=R)`` returns R (the runner
   was asked for), or when ``resolve(config)`` chooses R (automatic choice). Anything else (an

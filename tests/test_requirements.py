@@ -790,20 +790,18 @@ def test_a_staged_requirement_before_the_choice_refuses_whatever_the_runner_with
         "| Candidate for automatic choice |  | always | always | choice |  |"]
 
 
-def _staged_roles_matrix():
-    """docs/reference/file-format.md, "Staged requirements" read after the choice with roles:
-    SGLang's E44 (multi-item scoring needs flashinfer in both phases, checked at the last stage,
-    whichever runner fills each role then) as a matrix-wide requirement staged after the choice."""
-    backends = '{ type = "str", nullable = true, choices = ["fa3", "flashinfer", "triton"] }'
-    return matrix.loads(textwrap.dedent(f'''\
+# Three backends in three roles (the prefill and decode roles following the base) over stages
+# after the choice: the head of the matrices of requirements staged after the choice with roles.
+_BACKENDS = '{ type = "str", nullable = true, choices = ["fa3", "flashinfer", "triton"] }'
+_PHASES = textwrap.dedent(f'''\
         [matrix]
         name = "phases"
         version = "1.0"
         stages = ["choice", "pages", "serving"]
         [config]
-        backend = {backends}
-        prefill = {backends}
-        decode = {backends}
+        backend = {_BACKENDS}
+        prefill = {_BACKENDS}
+        decode = {_BACKENDS}
         enable_mis = {{ type = "bool", default = false }}
         [roles.base]
         name = "Backend"
@@ -816,18 +814,26 @@ def _staged_roles_matrix():
         name = "Decode"
         field = "decode"
         follows = "base"
+        ''')
+
+
+def _staged_roles_matrix():
+    """docs/reference/file-format.md, "Staged requirements" read after the choice with roles:
+    SGLang's E44 (multi-item scoring needs flashinfer in both phases, checked at the last stage,
+    whichever runner fills each role then) as a matrix-wide requirement staged after the choice."""
+    return matrix.loads(_PHASES + textwrap.dedent('''\
         [requirements.mis]
         name = "Multi-item scoring"
         kind = "AssertionError"
         [requires.mis]
         condition = "not enable_mis or role.prefill == 'flashinfer' and role.decode == 'flashinfer'"
         stage = "serving"
-        reason = "Multi-item scoring requires flashinfer. Current backends: prefill={{role.prefill}}, decode={{role.decode}}"
+        reason = "Multi-item scoring requires flashinfer. Current backends: prefill={role.prefill}, decode={role.decode}"
         [adjustments.decode_fi]
         name = "Decode with flashinfer"
         stage = "pages"
         when = "enable_mis and role.base == 'flashinfer' and decode is None"
-        set = {{ decode = "flashinfer" }}
+        set = { decode = "flashinfer" }
         '''), runners={"fa3": {"name": "FA3", "priority": 3}, "flashinfer": {"name": "FlashInfer", "priority": 2},
                        "triton": {"name": "Triton", "priority": 1}})
 
@@ -867,28 +873,7 @@ def _staged_role_matrix(pair="role.prefill != 'fa3'"):
     checked there where its runner fills one of its roles (triton in the decode role, at
     'pages'), before a matrix-wide one of a later stage (mis, at 'serving'); flashinfer's in the
     prefill role at 'serving', after the matrix-wide one of that stage."""
-    backends = '{ type = "str", nullable = true, choices = ["fa3", "flashinfer", "triton"] }'
-    return matrix.loads(textwrap.dedent(f'''\
-        [matrix]
-        name = "phases"
-        version = "1.0"
-        stages = ["choice", "pages", "serving"]
-        [config]
-        backend = {backends}
-        prefill = {backends}
-        decode = {backends}
-        enable_mis = {{ type = "bool", default = false }}
-        [roles.base]
-        name = "Backend"
-        field = "backend"
-        [roles.prefill]
-        name = "Prefill"
-        field = "prefill"
-        follows = "base"
-        [roles.decode]
-        name = "Decode"
-        field = "decode"
-        follows = "base"
+    return matrix.loads(_PHASES + textwrap.dedent('''\
         [requirements.pair]
         name = "Decode beside prefill"
         kind = "ValueError"
@@ -900,7 +885,7 @@ def _staged_role_matrix(pair="role.prefill != 'fa3'"):
         [requires.mis]
         condition = "not enable_mis or role.decode == 'flashinfer'"
         stage = "serving"
-        reason = "Multi-item scoring needs a flashinfer decode, not {{role.decode}}"
+        reason = "Multi-item scoring needs a flashinfer decode, not {role.decode}"
         '''), runners={
         "fa3": {"name": "FA3", "priority": 3},
         "flashinfer": {"name": "FlashInfer", "priority": 2, "requires": {"solo": {
