@@ -276,7 +276,7 @@ class Resolution:
     def _in_role_refused(self, data: Dict[str, Any]) -> Resolution:
         """This resolution, saying that the runner filling a role refused the config (`role_refusal`;
         `matrix._roles` calls it: it cannot import this module)."""
-        return role_refused(self, data)
+        return _refused_as(_RoleRefusedResolution, self, data)
 
     def __copy__(self) -> Resolution:
         return self
@@ -1119,11 +1119,10 @@ def _staged_stop(compiled: Plan, runner: Optional[str], served: Optional[str], w
     if adjusted:
         adjusting = (served, cmask, cvalues, tuple(a for a in adjusted if isinstance(a, Adjusted)), dict(view.sets),
                      rerouted)
-    resolution = _StagedResolution(compiled, fmask & kept, fvalues, None, runner, warnings, config, facts,
-                                   adjusting)
     data = {"stage": stage, "runner": refused, "requirements": [f"{c.runner}:{c.kind}" for c in clauses],
             "reasons": reasons, "kind": next((c.error_kind for c in clauses if c.error_kind is not None), None)}
-    object.__setattr__(resolution, "_refused", data)
+    resolution = _refused_as(_StagedResolution, Resolution(compiled, fmask & kept, fvalues, None, runner, warnings,
+                                                           config, facts, adjusting), data)
     raise error(message, resolution)
 
 
@@ -1372,83 +1371,78 @@ def _chosen_with_values(plan: Plan, mask: int, values: Tuple[object, ...], warni
     return _with_values(plan, mask, values, found[0], warnings, read, chosen=True)
 
 
-class _StagedResolution(Resolution):
-    """The `Resolution` a staged refusal's error carries: `staged_refusal` says where it refused."""
+class _Refused(Resolution):
+    """The `Resolution` an error carries where a rule read after the choice refused the config:
+    its data (`_KEY` in `to_dict()` and `explanation()`, and `explain()`'s last line) says where.
+    It says no remedies: the search varies the paths the gates read, which these rules are not,
+    and asks for the base role's runner."""
 
     __slots__ = ("_refused",)
 
     _refused: Dict[str, Any]
+    _KEY = ""
+
+    def _refusal_line(self) -> str:
+        raise NotImplementedError
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {**super().to_dict(), self._KEY: dict(self._refused)}
+
+    def explanation(self, *, remedies: bool = True) -> Dict[str, Any]:
+        return {**super().explanation(remedies=remedies), self._KEY: dict(self._refused)}
+
+    def remedies(self) -> Tuple[Any, ...]:
+        return ()
+
+    def explain(self) -> str:
+        return super().explain() + "\n" + self._refusal_line()
+
+    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
+        restore, args = super().__reduce__()
+        return (_restored_refused, (type(self), restore, args, dict(self._refused)))
+
+
+class _StagedResolution(_Refused):
+    """Where a staged requirement refused (`matrix._staged`): `staged_refusal`."""
+
+    __slots__ = ()
+    _KEY = "staged_refusal"
 
     @property
     def staged_refusal(self) -> Optional[Mapping[str, Any]]:
         return dict(self._refused)
 
-    def to_dict(self) -> Dict[str, Any]:
-        return {**super().to_dict(), "staged_refusal": dict(self._refused)}
-
-    def explanation(self, *, remedies: bool = True) -> Dict[str, Any]:
-        return {**super().explanation(remedies=remedies), "staged_refusal": dict(self._refused)}
-
-    def remedies(self) -> Tuple[Any, ...]:
-        return ()  # the search varies the paths the gates read, which a staged requirement is not
-
-    def explain(self) -> str:
+    def _refusal_line(self) -> str:
         data = self._refused
-        return super().explain() + "\n" + _messages.staged_refusal_said(data["stage"], data["runner"], data["reasons"])
-
-    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
-        restore, args = super().__reduce__()
-        return (_restored_staged, (restore, args, dict(self._refused)))
+        return _messages.staged_refusal_said(data["stage"], data["runner"], data["reasons"])
 
 
-def _restored_staged(restore: Any, args: Tuple[Any, ...], refused: Dict[str, Any]) -> _StagedResolution:
-    resolution = restore(*args)
-    out = _StagedResolution.__new__(_StagedResolution)
-    object.__setattr__(out, "_fields", resolution._fields)
-    object.__setattr__(out, "_refused", refused)
-    return out
+class _RoleRefusedResolution(_Refused):
+    """Where the runner filling a role other than the base refused the config (`matrix._roles`):
+    `role_refusal` says which role, which runner, why."""
 
-
-class _RoleRefusedResolution(Resolution):
-    """The `Resolution` the error carries where the runner filling a role other than the base
-    refused the config (`matrix._roles`): `role_refusal` says which role, which runner, why."""
-
-    __slots__ = ("_role_refused",)
-
-    _role_refused: Dict[str, Any]
+    __slots__ = ()
+    _KEY = "role_refusal"
 
     @property
     def role_refusal(self) -> Optional[Mapping[str, Any]]:
-        return dict(self._role_refused)
+        return dict(self._refused)
 
-    def to_dict(self) -> Dict[str, Any]:
-        return {**super().to_dict(), "role_refusal": dict(self._role_refused)}
-
-    def explanation(self, *, remedies: bool = True) -> Dict[str, Any]:
-        return {**super().explanation(remedies=remedies), "role_refusal": dict(self._role_refused)}
-
-    def remedies(self) -> Tuple[Any, ...]:
-        return ()  # the search asks for the base role's runner: none is said of another role's refusal
-
-    def explain(self) -> str:
-        data = self._role_refused
-        return super().explain() + "\n" + _messages.role_refusal_said(data["role"], data["runner"], data["reason"])
-
-    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
-        restore, args = super().__reduce__()
-        return (_restored_role_refused, (restore, args, dict(self._role_refused)))
+    def _refusal_line(self) -> str:
+        data = self._refused
+        return _messages.role_refusal_said(data["role"], data["runner"], data["reason"])
 
 
-def role_refused(resolution: Resolution, data: Dict[str, Any]) -> Resolution:
-    """*resolution* saying that a role's runner refused the config (`_RoleRefusedResolution`)."""
-    out = _RoleRefusedResolution.__new__(_RoleRefusedResolution)
+def _refused_as(kind: Any, resolution: Resolution, data: Dict[str, Any]) -> Resolution:
+    """*resolution* as a `_Refused` of class *kind* saying *data*."""
+    out = kind.__new__(kind)
     object.__setattr__(out, "_fields", resolution._fields)
-    object.__setattr__(out, "_role_refused", data)
-    return out
+    object.__setattr__(out, "_refused", data)
+    return out  # type: ignore[no-any-return]
 
 
-def _restored_role_refused(restore: Any, args: Tuple[Any, ...], data: Dict[str, Any]) -> Resolution:
-    return role_refused(restore(*args), data)
+def _restored_refused(kind: Any, restore: Any, args: Tuple[Any, ...], data: Dict[str, Any]) -> Resolution:
+    return _refused_as(kind, restore(*args), data)
 
 
 # Matrix.resolve and Matrix.is_supported are these functions themselves (see schema.Matrix).
