@@ -716,6 +716,17 @@ def _a_preference_decides(compiled, mask):
     return False
 
 
+def _a_preference_redirects(m, compiled, bit, mask):
+    """Whether automatic choice reaches an active preference's runner (a candidate, no feature
+    forcing a runner active) whose redirect that applies always holds: that redirect then decides,
+    before the order (docs/reference/file-format.md, "A redirect that applies always": a
+    preference's runner is reached before its blockers are read)."""
+    if mask & compiled.forcing:
+        return False
+    return any(compiled.is_candidate(h.prefers.runner, mask) and _sent(m, compiled, bit, h.prefers.runner, mask)
+               is not None for h in compiled.active(mask & compiled.preferring))
+
+
 def _wide_failing(m, config):
     """The clauses of the matrix-wide requirements that *config* fails, in the order of the kinds:
     of each chain, the first clause that does not hold (README: a chain's first failing clause is
@@ -1024,6 +1035,7 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
         for mask, answer in outcome.items() if not o.fallback else ():
             auto = mask & compiled.automatic
             if not auto & bit[f"order:{o.id}"] or auto & compiled.removed or _a_preference_decides(compiled, auto) \
+                    or _a_preference_redirects(m, compiled, bit, auto) \
                     or any(auto & bit[f"order:{e.id}"] for e in m.orders[:index]):  # the first order that applies
                 continue
             first = next((r for r in o.tried([r.id for r in m.runners]) if compiled.is_candidate(r, auto)), None)
