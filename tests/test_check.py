@@ -745,10 +745,18 @@ def _failed_requirement(gate_id):
     return ":" in gate_id and not gate_id.endswith(":not-candidate") and not gate_id.startswith("order:")
 
 
-# Thousands of matrices in CI (4 × the profile): this test is what keeps check honest.
-@settings(max_examples=settings.default.max_examples * 4, deadline=None)
+# Thousands of matrices in CI (4 × the profile): this test is what keeps check honest. Two tests
+# draw them, 2 × the profile each from a seed of its own (a test's name seeds a derandomized
+# draw), so that CI's two cores share them rather than one running them all at its end.
+@settings(max_examples=settings.default.max_examples * 2, deadline=None)
 @given(_small_matrices())
 def test_check_agrees_with_brute_force_over_every_config(case):
+    _check_agrees(case)
+
+
+@settings(max_examples=settings.default.max_examples * 2, deadline=None)
+@given(_small_matrices())
+def test_check_agrees_with_brute_force_over_every_config_drawn_again(case):
     _check_agrees(case)
 
 
@@ -1128,12 +1136,16 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
             assert finding.refusal == (covering if covering is not None else wide[0] if wide else None), combo
     # Automatic choice refuses a config of choice that fails a matrix-wide requirement exempting no
     # runner with the reasons alone (no removed feature active), in the order of the kinds.
+    # Each config of choice once per gates and reasons: resolve's answer is said of those (CI time).
+    asked_of = set()
     for config in universe if m.requires else ():
         c = chosen_on(config)
         failing = [_said(clause.reason, c) for clause in _wide_failing(m, c) if not clause.exempt]
         removed = any(g.removed_at(m.version) and g.applies != "asked" and g.when.evaluate(c, schema=m.schema)
                       for g in m.features)
-        if failing and not removed:
+        key = (compiled.evaluate(c)[0], tuple(failing))
+        if failing and not removed and key not in asked_of:
+            asked_of.add(key)
             with pytest.raises(NoRunnerError) as caught:
                 m0.resolve(c)
             assert caught.value.reason == "; ".join(failing), c
@@ -2110,16 +2122,27 @@ def _reference_forced_freed(m, m0, universe, chosen_on):
     v = m.version
     out = set()
     gates = m0.gates_at(v)  # derived anew on each call: once, not once a config
+    from matrix._compile import plan
+
+    compiled = plan(m0, v)
+    ended = {}  # automatic choice's answer on C, by C's gates: it depends on them alone (CI time)
+
+    def no_runner(c):
+        """Whether automatic choice finds no runner free on *c*, none reached and redirected."""
+        mask = compiled.evaluate(c)[0]
+        if mask not in ended:
+            try:
+                m0.resolve(c)
+                ended[mask] = False
+            except NoRunnerError as error:  # not where a runner was reached, then redirected and refused (F6)
+                ended[mask] = error.resolution.redirect is None
+            except matrix.ResolutionError:
+                ended[mask] = False
+        return ended[mask]
     # Only a feature that forces a runner can be said (the set is of forcing features).
     for config in universe if any(g.forces is not None for g in m0.features_at(v)) else ():
         c = chosen_on(config)
-        try:
-            m0.resolve(c)
-            continue
-        except NoRunnerError as error:
-            if error.resolution.redirect is not None:  # a runner was reached, then redirected and refused (F6)
-                continue
-        except matrix.ResolutionError:
+        if not no_runner(c):
             continue
         forced = _reference_forced(m0, c)
         if forced is None:
@@ -2460,6 +2483,10 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
     roled_staged = staged + _roles_staged(roled)
     kind = "ValueError" if staged and 'kind = "ValueError"' in text.partition(ADJUSTMENTS_MARK)[2] else None
     ids = [r.id for r in m.runners]
+    # Read once, not once a config (each is derived anew on each call).
+    messages = {a.id: a.message for a in m.adjustments}
+    levels = {a.id: a.level for a in m.adjustments_at(m.version)}
+    features0, gates0 = m0.features_at(m.version), m0.gates_at(m.version)
     for index, config in enumerate(_universe(m, names)):
         for asked in (None, *ids):
             # Automatic choice, and each runner asked for in turn.
@@ -2471,8 +2498,9 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
                 outcome = resolution.runner
             except matrix.ResolutionError as error:
                 resolution, outcome, raised = error.resolution, type(error), error
+            effective_got = resolution.effective  # computed on each read
             got = (outcome, [(a.id, a.runner, a.path, _plain(a.before), _plain(a.after)) for a in resolution.adjustments],
-                   {n: _plain(resolution.effective[n]) for n in names})
+                   {n: _plain(effective_got[n]) for n in names})
             where, sent = [], []
             expected, changes, effective = _reference_resolve(m, m0, config, asked, staged, where, sent)
             assert got == (expected, [c for c in changes if c[2] is not None],
@@ -2488,12 +2516,10 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
             # A notice, or one that says always and changed nothing, says its message, the values
             # as given filled in (issue 30, F8).
             said = {i for i, _, path, *_ in changes if path is None}
-            messages = {a.id: a.message for a in m.adjustments}
             assert all(w.message == _said(messages[w.feature], config) for w in resolution.warnings
                        if w.kind == "adjusted" and w.feature in said), (config, asked)
             # One warning per adjustment that changed a path, at its level, an error's too (a forced
             # runner's, where no runner serves, included).
-            levels = {a.id: a.level for a in m.adjustments_at(m.version)}
             assert [(w.feature, w.runner, w.level) for w in resolution.warnings if w.kind == "adjusted"] == \
                 [(i, r, levels[i]) for i, r in dict.fromkeys((i, r) for i, r, *_ in changes)], (config, asked)
             if asked is not None:  # is_supported: removal on C, the runner's own refusals on its F
@@ -2502,9 +2528,9 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
                 c, _, early = _reference_stages(m, _before_choice(m), config, None, staged, stages[:at + 1])
                 f, _, late = _reference_stages(m, _after_choice(m, asked), c, asked, staged, stages[at:])
                 removed = any(g.removed_at(m.version) and g.applies != "automatic" and g.when.evaluate(c, schema=m.schema)
-                              for g in m0.features_at(m.version))
+                              for g in features0)
                 refused = any(g.applies != "automatic" and g.status(asked, m.version) == "no"
-                              and g.when.evaluate(f, schema=m.schema) for g in m0.gates_at(m.version))
+                              and g.when.evaluate(f, schema=m.schema) for g in gates0)
                 assert m.is_supported(config, asked) is not (removed or refused or early or late), (config, asked)
 
 
