@@ -24,15 +24,18 @@ RELEASE_NOTES_INTRO = ("What each release changed for users: every region of con
                        "from the release before it (matrix diff of the two), breaking changes first, each with a "
                        "config that shows it.")
 NO_RELEASE_NOTES = "No release changed what a config resolves to."
+#: A version below every one a file can name: what held before its first release is read there.
+_BEFORE_ALL = Version("0.dev0")
 
 
 @attrs.frozen
 class ReleaseNote:
     """One change a release made for users (a `matrix.diff.Difference` of level behaviour or
-    breaking), from release ``previous`` to ``version``."""
+    breaking), from release ``previous`` to ``version`` (``previous`` None: from what the file says held
+    before ``version``, the first release it names)."""
 
     version: str
-    previous: str
+    previous: Optional[str]
     id: str
     level: str
     message: str
@@ -47,11 +50,17 @@ class ReleaseNote:
 
 @attrs.frozen
 class ReleaseGap:
-    """What the diff from ``previous`` to ``version`` did not compare (`DiffReport.undecided`)."""
+    """What the diff from ``previous`` to ``version`` did not compare (`DiffReport.undecided`;
+    ``previous`` as a note's)."""
 
     version: str
-    previous: str
+    previous: Optional[str]
     text: str
+
+    @property
+    def since(self) -> str:
+        """Where the diff starts, in words."""
+        return self.previous if self.previous is not None else f"before {self.version}"
 
 
 def release_notes(matrix: Matrix, v: Version, spell: Callable[[str], str]) -> Tuple[
@@ -62,14 +71,21 @@ def release_notes(matrix: Matrix, v: Version, spell: Callable[[str], str]) -> Tu
     versions = [r for r in named(matrix) if r <= v]
     notes: List[ReleaseNote] = []
     gaps: List[ReleaseGap] = []
-    for before, after in zip(versions, versions[1:]):
+    # The first release the file names is compared with what the file says held before it (a
+    # statement without `since` beside one from that release on: a user trial found its changes
+    # missing), read at a version below every one it names.
+    pairs = list(zip(versions, versions[1:]))
+    if versions and versions[0] > _BEFORE_ALL:
+        pairs.insert(0, (_BEFORE_ALL, versions[0]))
+    for before, after in pairs:
         report = _between(matrix, before, after)
+        previous = str(before) if before != _BEFORE_ALL else None
         for change in report.changes:
             if change.level == "cosmetic":
                 continue
-            notes.append(ReleaseNote(str(after), str(before), change.id, change.level, spell(change.message),
+            notes.append(ReleaseNote(str(after), previous, change.id, change.level, spell(change.message),
                                      spell(change.region), change.witness, change.features))
-        gaps += [ReleaseGap(str(after), str(before), spell(text)) for text in report.undecided]
+        gaps += [ReleaseGap(str(after), previous, spell(text)) for text in report.undecided]
     return tuple(notes), tuple(gaps)
 
 

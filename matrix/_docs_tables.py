@@ -385,7 +385,7 @@ def _release_notes(doc: Document) -> Table:
     rows = tuple(TableRow((_cell(_raw(n.version), header=True), _cell(_raw(n.level)), _cell(_code(n.id)),
                            _cell(_text(n.message)), _cell(_code(brief(n.region))), _cell(_code(n.witness_text))))
                  for n in doc.release_notes)
-    after = tuple((_raw(f"{g.previous} → {g.version}: "), _text(g.text)) for g in doc.release_gaps)
+    after = tuple((_raw(f"{g.since} → {g.version}: "), _text(g.text)) for g in doc.release_gaps)
     return Table("What changed for users", _heading("What changed for users", doc, False), "What changed for users",
                  _headers("Release", "Level", "Change", "What", "Configs", "Witness"), rows,
                  intro=((_text(RELEASE_NOTES_INTRO),),), after=after, empty=NO_RELEASE_NOTES)

@@ -14,9 +14,11 @@ from ._docs_tables import tables as docs_tables
 def _md(text: str) -> str:
     """Text safe inside a Markdown table cell."""
     text = " ".join(text.split())
-    for char in "\\`*_[]<>|":
+    for char in "\\`*_[]>|":
         text = text.replace(char, "\\" + char)
-    return text
+    # "<" as an entity: Python-Markdown (MkDocs) does not read "\<" as an escape and shows the
+    # backslash (a user trial); an entity reads as "<" there and on GitHub alike.
+    return text.replace("<", "&lt;")
 
 
 def _md_code(text: str) -> str:

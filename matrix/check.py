@@ -842,9 +842,10 @@ def _gate_text(gate: Feature, runners: Mapping[str, str]) -> str:
         return _messages.failing_clause(gate.name, str(clause.condition), clause.kind,
                                         gate.id.rpartition(":")[2], owner)
     if isinstance(gate.origin, Runner):
-        if str(gate.origin.candidate) == "False":  # never a candidate: its name says why
+        candidate = gate.origin.candidate
+        if candidate is None or str(candidate) == "False":  # never a candidate: its name says why
             return gate.name
-        return f"{gate.origin.name} not being a candidate (not {gate.origin.candidate})"
+        return f"{gate.origin.name} not being a candidate ({~candidate})"  # parenthesised as it must be
     if isinstance(gate.origin, Order):
         when = _messages.ORDER_ALWAYS if str(gate.origin.when) == "True" else f"({gate.origin.when})"
         return f"the order {gate.name!r} applying {when}, without fallback"

@@ -1227,7 +1227,10 @@ def is_supported(matrix: Matrix, config: object, runner: str, *,
     none the runner says no to is active, nor a requirement it fails, on the config after its
     own adjustments. Features that force another runner are not weighed."""
     compiled = _plan(matrix, version)
-    matrix.runner(runner)
+    _choice.asked(compiled, runner)  # an unknown id, or a former id removed: UsageError, as resolve says
+    alias = compiled.aliases.get(runner)
+    if alias is not None:  # a former id asks for the runner it names, as in resolve (a user trial)
+        runner = alias.runner
     staged = matrix.staged  # a staged requirement refuses where it is checked (issue 30, F6)
     mask, _ = compiled.evaluate(config, facts)
     if staged or mask & compiled.any_adjusting:  # removal read on C, the runner's gates on its F

@@ -1722,6 +1722,20 @@ def test_a_remainder_compared_with_another_field_is_decided_exactly():
         m.resolve({"a": 4, "d": 0})
 
 
+def test_a_no_runner_finding_says_a_compound_candidacy_negated_whole():
+    """A user trial: `not a and b` reads `(not a) and b`, so the negation of a candidacy of two
+    parts is said in parentheses, the condition the finding's witness meets."""
+    m = _loads('"v" = { type = "str", choices = ["n", "i"], default = "n" }\n"c" = { type = "int", min = 0, max = 2, default = 1 }',
+               "", {"r1": {"name": "R1", "priority": 2, "candidate": "v == 'n' and c >= 1"}})
+    findings = [f for f in check(m).findings if f.code == "no-runner"]
+    assert [f.message.split(":")[0] for f in findings] == [
+        "No runner can serve a config with R1 not being a candidate (not (v == 'n' and c >= 1))"]
+    condition = matrix.Predicate("not (v == 'n' and c >= 1)")
+    assert condition.evaluate(findings[0].witness, schema=m.schema) is True
+    with pytest.raises(NoRunnerError):
+        m.resolve(findings[0].witness)
+
+
 def test_a_chain_clause_no_config_meets_is_requirement_unmet_wherever_it_stands():
     m = _loads('"x" = { type = "int", min = 0, default = 0 }', '[requirements]\nk = { name = "K", reason = "k fails" }\n',
                {"r1": {"name": "R1", "priority": 2, "requires": {"k": [{"condition": "x > 1"}, {"condition": "x < 0"}]}},

@@ -269,9 +269,9 @@ def test_the_diffs_the_release_notes_of_one_matrix_make(monkeypatch):
     first = render(subject, format="json", tables=("release-notes",))
     render(subject, format="markdown", tables=("release-notes",))
     render(subject, format="json", version="0.32.0", tables=("release-notes",))
-    # 3: 0.30.0 → 0.31.0, 0.31.0 → 0.32.0 and 0.32.0 → 0.33.0, each once (8 before: each
-    # rendering diffed every pair up to its version again).
-    assert diffs == [("0.30.0", "0.31.0"), ("0.31.0", "0.32.0"), ("0.32.0", "0.33.0")]
+    # 4: before 0.30.0 (read at 0.dev0) → 0.30.0, 0.30.0 → 0.31.0, 0.31.0 → 0.32.0 and 0.32.0 →
+    # 0.33.0, each once (before: each rendering diffed every pair up to its version again).
+    assert diffs == [("0.dev0", "0.30.0"), ("0.30.0", "0.31.0"), ("0.31.0", "0.32.0"), ("0.32.0", "0.33.0")]
     assert render(subject, format="json", tables=("release-notes",)) == first
 
 def test_ci_runs_every_benchmark_in_its_quick_mode():

@@ -561,7 +561,7 @@ DEFAULT_ROWS = [
     }),
     ('0.33.0', 'adjustments', 'Mamba cache mode: before the choice, a generated message', {
         'markdown': ('| `mamba_cache_align` |', [
-            "| `mamba_cache_align` | Mamba cache mode follows prefix caching (on) | every config, before the choice | `model_config.is_hybrid and cache_config.enable_prefix_caching and cache_config.mamba_cache_mode != 'all'` | `cache_config.mamba_cache_mode = 'align'` | yes | info | generated, per path: \\<name\\>: set \\<path\\> from \\<before\\> to \\<after\\> | since 0.32.0 |",
+            "| `mamba_cache_align` | Mamba cache mode follows prefix caching (on) | every config, before the choice | `model_config.is_hybrid and cache_config.enable_prefix_caching and cache_config.mamba_cache_mode != 'all'` | `cache_config.mamba_cache_mode = 'align'` | yes | info | generated, per path: &lt;name\\>: set &lt;path\\> from &lt;before\\> to &lt;after\\> | since 0.32.0 |",
         ]),
         'rst': ('   * - ``mamba_cache_align``', [
             '   * - ``mamba_cache_align``',
@@ -1289,12 +1289,19 @@ before it (matrix diff of the two), breaking changes first, each with a config t
 
 | Release | Level | Change | What | Configs | Witness |
 |---|---|---|---|---|---|
+| 1.0 | breaking | `config-rejected` | Config 'y': a value that was accepted is now a config error (Config 'y': Is None, \
+but the schema does not declare it nullable) | `y set to any value` | `{"y": null}` |
 | 2.0 | breaking | `request-refused` | Asking for A: A → refused | `y` | `{"y": true}` |
 | 2.0 | behaviour | `runner-changed` | Automatic choice: A → B (fallback) | `y` | `{"y": true}` |
 """
     data = json.loads(render(_RELEASED, format="json", tables=("release-notes",)))
     jsonschema.validate(data, json_schema())
+    # The first release the file names, from what held before it (a user trial: its changes were missing).
     assert (data["release_notes"], data["release_gaps"]) == ([
+        {"version": "1.0", "previous": None, "id": "config-rejected", "level": "breaking",
+         "message": "Config 'y': a value that was accepted is now a config error (Config 'y': Is None, but the "
+                    "schema does not declare it nullable)", "region": "y set to any value", "witness": {"y": None},
+         "features": []},
         {"version": "2.0", "previous": "1.0", "id": "request-refused", "level": "breaking",
          "message": "Asking for A: A → refused", "region": "y", "witness": {"y": True}, "features": ["fy"]},
         {"version": "2.0", "previous": "1.0", "id": "runner-changed", "level": "behaviour",
@@ -1307,6 +1314,20 @@ before it (matrix diff of the two), breaking changes first, each with a config t
     assert render(_RELEASED, format="rst", tables=("release-notes",)).splitlines()[-6:] == [
         "   * - 2.0", "     - behaviour", "     - ``runner-changed``", "     - Automatic choice\\: A → B (fallback)",
         "     - ``y``", '     - ``{"y": true}``']
+
+
+def test_the_release_notes_compare_the_first_release_with_what_the_file_says_held_before_it():
+    # A user trial: `no`, then `yes` from 1.1, the first version the file names; the notes said
+    # "No release changed what a config resolves to" while the deprecations table showed the change.
+    m = matrix.loads('[matrix]\nname = "m"\nversion = "1.2"\n[config]\n"y" = { type = "bool", default = false }\n'
+                     '[features.fy]\nname = "Y"\nwhen = "y"\nsupport.a = [{ status = "no" }, { status = "yes", '
+                     'since = "1.1" }]\nsupport.b = "yes"\n',
+                     runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}})
+    assert render(m, tables=("release-notes",)).splitlines()[-2:] == [
+        '| 1.1 | behaviour | `runner-changed` | Automatic choice: B (fallback) → A | `y` | `{"y": true}` |',
+        '| 1.1 | behaviour | `request-served` | Asking for A: refused → A | `y` | `{"y": true}` |']
+    assert {n["previous"] for n in json.loads(render(m, format="json", tables=("release-notes",)))["release_notes"]} \
+        == {None}
 
 
 def test_the_release_notes_of_the_default_matrix_leave_nothing_uncompared():
@@ -1325,14 +1346,14 @@ def test_the_release_notes_of_the_default_matrix_leave_nothing_uncompared():
             "request": "the blockers a request reads (the answers for a request may differ unseen)",
             "refusal": "the warnings said beside a refusal: a redirect, an override or a preference that led to it "
                        "(the answers for a config or request that is refused may differ unseen)"}
-    gaps = [("0.30.0", "0.31.0", ("request", "refusal")),
+    gaps = [(None, "0.30.0", ("request", "refusal")), ("0.30.0", "0.31.0", ("request", "refusal")),
             ("0.31.0", "0.32.0", ("removal", "request", "refusal")),
             ("0.32.0", "0.33.0", ("removal", "request", "refusal"))]
     assert data["release_gaps"] == [{"version": new, "previous": old, "text": f"Not compared: {said[k]}"}
                                     for old, new, keys in gaps for k in keys]
     table = render(DEFAULT, tables=("release-notes",))
     assert [line for line in table.splitlines() if "Not compared" in line] == [
-        f"{old} → {new}: Not compared: {said[k]}" for old, new, keys in gaps for k in keys]
+        f"{old or 'before ' + new} → {new}: Not compared: {said[k]}" for old, new, keys in gaps for k in keys]
     longest = max(data["release_notes"], key=lambda n: len(n["region"]))["region"]
     assert len(longest) > 1000 and f"`{brief(longest)}`" in table and longest not in table
 

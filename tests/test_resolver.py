@@ -1659,6 +1659,11 @@ def test_a_former_id_asks_for_its_runner_with_a_deprecation(sglang):
     with pytest.raises(matrix.UsageError) as excinfo:
         sglang.runner("nsa")
     assert excinfo.exconly() == "matrix.errors.UsageError: Unknown runner 'nsa': 'nsa' is a former id of 'dsa'"
+    # is_supported takes what resolve takes (a user trial: it raised on a former id resolve serves).
+    assert sglang.is_supported({}, "nsa") is sglang.is_supported({}, "dsa") is True
+    with pytest.raises(matrix.UsageError) as excinfo:
+        sglang.is_supported({}, "old_dsa")
+    assert excinfo.exconly() == "matrix.errors.UsageError: Runner id 'old_dsa' was removed in 0.8: use 'dsa' instead"
     with pytest.raises(matrix.UsageError) as excinfo:
         sglang.resolve({}, runner="nsaa")
     assert excinfo.exconly() == ("matrix.errors.UsageError: Unknown runner 'nsaa' (expected one of 'dsa', 'fa3', "
