@@ -240,9 +240,13 @@ def missing_attribute(owner: str, name: str, known: Iterable[str]) -> str:
     return f"{owner} object has no attribute {name!r}{did_you_mean(name, known)}"
 
 
+#: What `dotted_key` says of a key: `--allow-extra` does not let such a key through.
+HAS_A_DOT = "has a dot in it"
+
+
 def dotted_key(key: str) -> str:
     head, _, rest = key.partition(".")
-    return (f"Key {key!r} has a dot in it: configs are nested, so write "
+    return (f"Key {key!r} {HAS_A_DOT}: configs are nested, so write "
             f"{{{head!r}: {{{rest!r}: ...}}}} instead")
 
 
@@ -902,12 +906,14 @@ def check_one_document(format: str) -> str:
     return f"--format {format} writes one document: check one matrix at a time"
 
 
-def config_keys_undeclared(shown: str, problems: Sequence[str]) -> str:
-    hint = "--allow-extra ignores keys the matrix does not declare"
+def config_keys_undeclared(shown: str, problems: Sequence[str], ignorable: bool) -> str:
+    """The keys of a config the schema refuses; the hint of `--allow-extra` only where it helps
+    (*ignorable*: one of them is not a dotted key, which it refuses all the same)."""
+    hint = " (--allow-extra ignores keys the matrix does not declare)" if ignorable else ""
     if len(problems) == 1:
-        return f"{problems[0]} ({hint})"
+        return f"{problems[0]}{hint}"
     lines = "".join(f"\n  {p}" for p in problems)
-    return f"Config {shown}: {len(problems)} undeclared keys ({hint}){lines}"
+    return f"Config {shown}: {len(problems)} undeclared keys{hint}{lines}"
 
 
 def removed_ahead(remove_in: str, version: str) -> str:

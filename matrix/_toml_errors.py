@@ -54,8 +54,15 @@ def syntax_problem(name: str, text: str, exc: Exception, locations: Optional[Loc
         for end in range(len(path), 0, -1):  # the key, or the nearest parent, set before
             earlier = locations.keys.get(path[:end])
             if earlier is not None and earlier < start:
+                # `support.vaapi = …` and then `support = { … }`: the parent is the inline table
+                # being read, set twice, not a value below which a key is set (a user trial).
+                below = min((at for key, at in locations.keys.items()
+                             if len(key) > end and key[:end] == path[:end] and at < earlier), default=None)
                 if end == len(path):
                     wording = _messages.toml_set_twice(str(path[-1]), locations.line_column(earlier)[0])
+                elif below is not None:
+                    wording = _messages.toml_set_twice(dotted(end), locations.line_column(below)[0])
+                    path, start = path[:end], earlier
                 else:
                     wording = _messages.toml_set_below_value(dotted(), dotted(end), locations.line_column(earlier)[0])
                 break

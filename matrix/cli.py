@@ -418,9 +418,11 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
     if matrix.schema and not options.allow_extra:
         # A misspelt key would otherwise be answered for as its default: refused, in the file
         # and in a table --set gives alike.
-        unknown = [_messages.config_error(reason, path, None) for path, reason in _access.unknown_keys(config, matrix.schema)]
-        if unknown:
-            raise _Usage(_messages.config_keys_undeclared(options.config or "given", unknown))
+        found = _access.unknown_keys(config, matrix.schema)
+        if found:
+            raise _Usage(_messages.config_keys_undeclared(
+                options.config or "given", [_messages.config_error(reason, path, None) for path, reason in found],
+                any(_messages.HAS_A_DOT not in reason for _, reason in found)))
     if options.runner is not None and matrix.alias(options.runner) is None:
         matrix.runner(options.runner)  # an unknown id is a usage error, exit 2 (resolve judges a former id)
     if options.how is not None:
