@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 
 from . import _messages
@@ -215,6 +215,32 @@ def unknown_keys(config: object, schema: Schema) -> List[Tuple[str, str]]:
 
     walk(config, "")
     return sorted(found)
+
+
+def with_others(first: ConfigError, config: object, paths: Sequence[str], readers: Mapping[str, str],
+                schema: Optional[Schema], facts: Optional[Mapping[str, object]]) -> ConfigError:
+    """*first*, the first bad value read, with the other bad values of *config* among *paths*
+    (each read, ``given.PATH`` at PATH, with the feature *readers* names) in its ``others``, in
+    the order of ``[config]``: a value below one already said (a section that is not one) is
+    not said again. Only on the way to an error: the compiled reader stops at the first."""
+    from ._given import base
+
+    said = [first.path]
+    found: List[ConfigError] = []
+    for path in paths:
+        try:
+            read(config, path, schema, facts)
+        except ConfigError as error:
+            if any(error.path == p or error.path.startswith(p + ".") or p.startswith(error.path + ".") for p in said):
+                continue
+            read_at = base(path) or path
+            if error.feature is None and (error.path == read_at or read_at.startswith(error.path + ".")):
+                error.feature = readers.get(path)
+            said.append(error.path)
+            found.append(error)
+    order = {f.path: i for i, f in enumerate(schema or ())}
+    first.others = tuple(sorted(found, key=lambda e: order.get(e.path, len(order))))
+    return first
 
 
 def check_facts(facts: object, schema: Optional[Schema]) -> None:

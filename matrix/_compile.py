@@ -386,6 +386,7 @@ def _general_reader(schema: Optional[Schema], paths: Tuple[str, ...],
                 read = base(path) or path  # given.PATH is read at PATH
                 if error.path == read or read.startswith(error.path + "."):
                     error.feature = readers[path]
+                _access.with_others(error, config, paths, readers, schema, facts)
                 raise
         return tuple(values)
 

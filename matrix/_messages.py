@@ -198,6 +198,11 @@ def config_error(reason: str, path: str, feature: Optional[str]) -> str:
     return f"Config {path!r}{where}: {reason}"
 
 
+def config_errors(first: str, others: Sequence[str]) -> str:
+    """A config's bad values, one a line: the first read, then the others in ``[config]`` order."""
+    return "\n".join([first, *others])
+
+
 def missing_value() -> str:
     return "Missing, and the schema gives no default"
 

@@ -229,10 +229,14 @@ def compare(schema: Schema, cls: Union[type, str]) -> Tuple[Drift, ...]:
         member, owner, names = _introspect.lookup(klass, field.path)
         if member is None:
             missing.append(field.path)
-            name = field.path.rpartition(".")[2]
+            parent, _, name = field.path.rpartition(".")
             owner_name = owner.__name__ if owner is not None else "?"
+            # A near miss to suggest is a member the schema does not map already: one it maps is
+            # no typo of this entry (it is another entry's).
+            mapped = {f.path.rpartition(".")[2] for f in schema if f.path.rpartition(".")[0] == parent}
             found.append(Drift("class-missing", field.path, f"{owner_name}.{name}",
-                               _messages.class_missing(field.path, owner_name, name, names)))
+                               _messages.class_missing(field.path, owner_name, name,
+                                                       [n for n in names if n not in mapped])))
             continue
         found.extend(_field_drift(field, member))
     order = {f.path: i for i, f in enumerate(schema)}

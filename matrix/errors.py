@@ -209,24 +209,33 @@ class ConfigError(MatrixError, KeyError):
     """A config does not fit the schema: a value is missing, of the wrong type, or not allowed.
 
     ``path`` is the config path, ``feature`` the id of the feature whose gate read it (or
-    ``None``), ``reason`` the sentence.
+    ``None``), ``reason`` the sentence. Raised by `resolve`, it is the first bad value read, and
+    ``others`` holds one `ConfigError` for each other bad value the resolution reads, in the
+    order of ``[config]`` (the message says each on a line of its own, after the first).
     """
 
-    def __init__(self, reason: str, *, path: str, feature: Optional[str] = None) -> None:
+    def __init__(self, reason: str, *, path: str, feature: Optional[str] = None,
+                 others: Tuple[ConfigError, ...] = ()) -> None:
         super().__init__(reason)
         self.reason = reason
         self.path = path
         self.feature = feature
+        self.others = others
 
     def __str__(self) -> str:
-        return _messages.config_error(self.reason, self.path, self.feature)
+        return _messages.config_errors(_messages.config_error(self.reason, self.path, self.feature),
+                                       [str(o) for o in self.others])
 
     def to_dict(self) -> Dict[str, Any]:
-        return {"kind": type(self).__name__, "message": str(self), "path": self.path,
-                "feature": self.feature, "reason": self.reason}
+        out: Dict[str, Any] = {"kind": type(self).__name__, "message": str(self), "path": self.path,
+               "feature": self.feature, "reason": self.reason}
+        if self.others:
+            out["others"] = [o.to_dict() for o in self.others]
+        return out
 
     def __reduce__(self) -> Tuple[Any, ...]:
-        return (_rebuilt, (type(self), (self.reason,), {"path": self.path, "feature": self.feature}))
+        return (_rebuilt, (type(self), (self.reason,), {"path": self.path, "feature": self.feature,
+                                                         "others": self.others}))
 
 
 class ResolutionError(MatrixError, ValueError):

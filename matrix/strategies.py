@@ -29,6 +29,7 @@ from ._given import PREFIX as GIVEN
 from ._nodes import And, Node, Not, Or, Path, walk
 from ._operators import COMPARISONS, comparisons_for
 from ._space import Inconclusive, Space, compared_constants
+from ._steer_staged import staged_targets
 from ._versions import VersionLike, parsed, to_version
 from .schema import APPLIES, BLOCKING, Adjustment, Feature, Field, From, Matrix, Order, Redirect, Schema
 
@@ -242,6 +243,9 @@ def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Op
     adjustments = [_applies(a) for a in matrix.adjustments_at(v) if all(p in schema for p in a.when.paths)]
     adjustments += _filled(matrix, v, schema)
     adjustments += _refused_defaults(matrix, v, list(drawable.values()))
+    # Where a redirect at a stage and a requirement of roles staged after the choice act and are
+    # passed (issue 30, F6 with F1): each node one way, steered toward only.
+    staged = [n for n in staged_targets(matrix, v) if all(p.name in schema for p in walk(n) if isinstance(p, Path))]
     wanted = {}
     for name, ids in (("active", active), ("inactive", inactive)):
         if ids is None:
@@ -258,7 +262,7 @@ def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Op
                 path = next(p for p in sorted(gates[gate].when.paths) if p not in schema)
                 raise InvalidArgument(f"{name}: {gate!r} reads {path!r}, which the config does not have at {v}")
         wanted[name] = [gates[i] for i in ids]
-    space = Space(schema, [f.when.node for f in drawable.values()] + adjustments)
+    space = Space(schema, [f.when.node for f in drawable.values()] + adjustments + staged)
     must = [f.when.node for f in wanted["active"]]
     must_not = [f.when.node for f in wanted["inactive"]]
     base: Dict[str, object] = {}
@@ -273,7 +277,7 @@ def configs(matrix: Matrix, *, version: Optional[VersionLike] = None, active: Op
         if solved is None:
             raise InvalidArgument(f"No config makes {both} together")
         base = solved
-    plan = _Plan(matrix, schema, space, must, must_not, base, order=_targets(list(drawable.values()), adjustments),
+    plan = _Plan(matrix, schema, space, must, must_not, base, order=_targets(list(drawable.values()), adjustments, staged),
                  extra=tuple(constants))
     strategy = _steered(plan)
     if as_objects:
@@ -285,12 +289,14 @@ class _Target:
     """What one steering pick aims at: *node* holding with every node of *unless* failing (a
     gate active, the n-th redirect of a runner applying: none before it does, an adjustment's
     condition holding); one that goes *both_ways* is as often aimed away from (*node* failing),
-    where drawing at random would seldom miss it."""
+    where drawing at random would seldom miss it, unless it is aimed at *toward* only (a node
+    that says one way of its rule: `matrix._steer_staged`), which is among the same few targets
+    every steered example aims at."""
 
-    __slots__ = ("node", "unless", "both_ways")
+    __slots__ = ("node", "unless", "both_ways", "toward")
 
-    def __init__(self, node: Node, unless: Tuple[Node, ...] = (), both_ways: bool = False) -> None:
-        self.node, self.unless, self.both_ways = node, unless, both_ways
+    def __init__(self, node: Node, unless: Tuple[Node, ...] = (), both_ways: bool = False, toward: bool = False) -> None:
+        self.node, self.unless, self.both_ways, self.toward = node, unless, both_ways or toward, toward
 
 
 def _applies(adjustment: Adjustment) -> Node:
@@ -355,9 +361,10 @@ def _refused_defaults(matrix: Matrix, v: Version, gates: List[Feature]) -> List[
     return out
 
 
-def _targets(gates: List[Feature], adjustments: List[Node]) -> List[_Target]:
+def _targets(gates: List[Feature], adjustments: List[Node], staged: Sequence[Node] = ()) -> List[_Target]:
     """The steering targets: each gate (a redirect's applies only where no earlier redirect of
-    its runner does, and is steered both ways), then each adjustment, both ways."""
+    its runner does, and is steered both ways), then each adjustment, both ways, then each node
+    of the rules after the choice that no gate says, toward it only."""
     out = []
     earlier: Dict[str, List[Node]] = {}  # runner id → the conditions of its redirects so far
     for gate in gates:
@@ -369,6 +376,7 @@ def _targets(gates: List[Feature], adjustments: List[Node]) -> List[_Target]:
         else:
             out.append(_Target(gate.when.node))
     out += [_Target(node, both_ways=True) for node in adjustments]
+    out += [_Target(node, toward=True) for node in staged]
     return out
 
 
@@ -479,7 +487,7 @@ def _steered(draw: st.DrawFn, plan: _Plan) -> Dict[str, object]:
             # one of them too, right after the first pick, toward it or away from it (drawn
             # from hypothesis, which tries each of a few choices, as a seed does not).
             other = draw(_sampled(plan.both_ways))
-            away[other] = draw(st.booleans())
+            away[other] = False if other.toward else draw(st.booleans())
             if other is not first:
                 picks = [first, other] + [p for p in picks[1:] if p is not other]
     true, false = list(plan.must), list(plan.must_not)
@@ -497,7 +505,7 @@ def _steered(draw: st.DrawFn, plan: _Plan) -> Dict[str, object]:
     fixed: Dict[str, object] = {}
     if true or false or picks:
         for index, target in enumerate(picks):
-            if target.both_ways and index > 0 and away.get(target, rng.random() < 0.5):  # the first pick holds
+            if target.both_ways and not target.toward and index > 0 and away.get(target, rng.random() < 0.5):  # the first pick holds
                 if plan.possible(true, false + [target.node]):
                     false.append(target.node)
             elif plan.possible(true + [target.node], false + list(target.unless)):

@@ -557,3 +557,17 @@ def test_the_error_kinds_are_built_in_exceptions_that_take_a_message():
     for kind in ERROR_KINDS:
         assert builtin(kind) is getattr(builtins, kind)
         assert builtin(kind)("why").args == ("why",)
+
+
+def test_a_missing_member_is_never_said_to_be_one_the_schema_maps_already():
+    # tests.hosts.shapes.Tuning is a pydantic model: 'tuning.worker' beside 'tuning.workers' is no
+    # typo of 'workers' (another entry maps it), so no "did you mean"; 'tuning.margn', whose near
+    # miss 'margin' no entry maps once 'tuning.margin' is renamed, is one.
+    config = JOB_CONFIG.replace('"tuning.workers" = { type = "int", min = 1, max = 64, default = 4 }\n',
+                                '"tuning.workers" = { type = "int", min = 1, max = 64, default = 4 }\n'
+                                '"tuning.worker" = { type = "int", default = 4 }\n')
+    config = config.replace('"tuning.margin" = ', '"tuning.margn" = ')
+    assert _codes(_matrix(config, BOUND)) == [
+        ("class-missing", 28, "[config] declares 'tuning.worker', but Tuning has no member 'worker'"),
+        ("class-missing", 30, "[config] declares 'tuning.margn', but Tuning has no member 'margn', did you mean 'margin'"),
+    ]

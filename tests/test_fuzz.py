@@ -189,8 +189,11 @@ def test_a_property_raising_is_reported_with_its_path_and_feature():
     config = {"cache_config": _Raises(RuntimeError("boom"))}
     with pytest.raises(matrix.ConfigError) as excinfo:
         matrix.resolve(config)
+    # Each path read below it raises: each is a bad value of the config, the first read first.
     assert str(excinfo.value) == (
         "Config 'cache_config.mamba_cache_mode' (read by feature 'mamba_cache_all'): "
+        "Reading it raised RuntimeError: boom\n"
+        "Config 'cache_config.enable_prefix_caching' (read by feature 'adjustment:mamba_cache_align'): "
         "Reading it raised RuntimeError: boom"
     )
 

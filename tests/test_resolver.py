@@ -1,5 +1,6 @@
 import dataclasses
 import logging
+import pickle
 import threading
 
 import attrs
@@ -283,6 +284,33 @@ def test_bad_arguments_are_usage_errors():
     with pytest.raises(UsageError) as excinfo:
         matrix.resolve({}, version=31)
     assert str(excinfo.value) == "Invalid version 31: expected a PEP 440 version such as '0.31.0'"
+
+
+def test_a_config_error_says_every_bad_value_the_resolution_reads():
+    # The first read stays first (its message alone, where it is the only one, as before), then
+    # each other bad value, in the order of [config], with the feature that reads it.
+    config = {"parallel_config": {"pipeline_parallel_size": "2"}, "model_config": {"is_diffusion": 0},
+              "speculative_config": 7}
+    with pytest.raises(ConfigError) as excinfo:
+        matrix.resolve(config)
+    assert excinfo.exconly() == (
+        "matrix.errors.ConfigError: Config 'parallel_config.pipeline_parallel_size' (read by feature "
+        "'pp_external_launcher'): Expected int, got str '2'\n"
+        "Config 'speculative_config' (read by feature 'spec_ngram'): Expected a section, got int 7\n"
+        "Config 'model_config.is_diffusion' (read by feature 'diffusion'): Expected bool, got int 0: write True or "
+        "False (1 and 0 are not read as booleans)")
+    error = excinfo.value
+    assert (error.path, error.feature) == ("parallel_config.pipeline_parallel_size", "pp_external_launcher")
+    assert [(o.path, o.feature) for o in error.others] == [("speculative_config", "spec_ngram"),
+                                                          ("model_config.is_diffusion", "diffusion")]
+    assert [o["path"] for o in error.to_dict()["others"]] == ["speculative_config", "model_config.is_diffusion"]
+    assert str(pickle.loads(pickle.dumps(error))) == str(error)
+    with pytest.raises(ConfigError) as excinfo:
+        matrix.resolve({"parallel_config": {"pipeline_parallel_size": "2"}})
+    assert (str(excinfo.value), excinfo.value.others) == (
+        "Config 'parallel_config.pipeline_parallel_size' (read by feature 'pp_external_launcher'): "
+        "Expected int, got str '2'", ())
+    assert "others" not in excinfo.value.to_dict()
 
 
 def test_config_errors_name_the_feature():
@@ -992,12 +1020,18 @@ def reference(m, config, version):
     conditions = [sorted(f.when.paths) for f in gates] + [sorted(a.when.paths) for a in m.adjustments_at(version)]
     # Then what a failed requirement's reason says (issue 30, F7): read as its condition is.
     conditions += [sorted(_template_paths(f.name)) for f in gates if isinstance(f.origin, Requirement)]
+    faults = []  # every bad value read (docs: the first read, then the others in [config] order)
     for paths in conditions:
         for path in paths:
             try:
                 Predicate(f"{path} is None").evaluate(config, schema=schema)
             except ConfigError as error:
-                return ("ConfigError", error.path, error.reason)
+                if not any(error.path == p or error.path.startswith(p + ".") or p.startswith(error.path + ".")
+                           for p, _ in faults):
+                    faults.append((error.path, error.reason))
+    if faults:
+        order = {f.path: i for i, f in enumerate(schema)}
+        return ("ConfigError", *faults[0], tuple(sorted(faults[1:], key=lambda f: order.get(f[0], len(order)))))
     adjustments = [a for a in m.adjustments_at(version)
                    if Predicate(str(a.when)).evaluate(config, schema=schema)]
     return [f.id for f in gates if f.applies != "asked" and f.when.evaluate(config, schema=schema)] + [
@@ -1033,7 +1067,7 @@ def compiled(m, config, version):
     try:
         resolution = m.resolve(config, version=version)
     except ConfigError as error:
-        return ("ConfigError", error.path, error.reason)
+        return ("ConfigError", error.path, error.reason, tuple((o.path, o.reason) for o in error.others))
     except matrix.ResolutionError as error:
         resolution = error.resolution
     # Every gate the compiled plan found active: the features, and the gates derived from the
@@ -1098,7 +1132,7 @@ def test_an_object_may_lack_a_field_the_host_no_longer_has():
     config = {"compilation_config": {"mode": "VLLM_COMPILE", "pass_config": object()}}
     assert compiled(DEFAULT, config, None) == reference(DEFAULT, config, DEFAULT.version) == []
     assert compiled(DEFAULT, config, "0.31.0") == reference(DEFAULT, config, as_version("0.31.0")) == (
-        "ConfigError", "compilation_config.pass_config.enable_sp", "object object has no attribute 'enable_sp'")
+        "ConfigError", "compilation_config.pass_config.enable_sp", "object object has no attribute 'enable_sp'", ())
 
 
 @given(st.data())

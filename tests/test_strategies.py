@@ -290,3 +290,137 @@ def test_configs_reach_a_refused_default_and_a_served_one_in_a_100_example_run()
 
     run()
     assert seen == {"fa3", "triton", NoRunnerError}
+
+
+# --- rules after the choice that no gate says (issue 30, F6 with F1) ------------------------------
+
+from .test_check import _small_matrices, _with_roles  # noqa: E402
+
+SGLANG = matrix.load(pathlib.Path(__file__).parent.parent / "examples" / "sglang-attention" / "features.toml")
+
+
+def _reached(m, config, asked):
+    """What the rules after the choice that no gate says did for *config*, *asked* for (None:
+    automatic choice): each redirect at a stage that applied ``(runner, n, True)``, or that the
+    runner asked for reached and passed ``(runner, n, False)`` (it served: no redirect, no staged
+    refusal); each requirement of roles staged after the choice that refused ``(runner, kind,
+    True)``, or that was passed where its runner fills one of its roles ``(runner, kind, False)``
+    (no staged refusal at its stage or before it; the roles as the resolution gives them)."""
+    try:
+        resolution = m.resolve(config, runner=asked)
+    except ResolutionError as error:
+        resolution = error.resolution
+    out = set()
+    refusal = resolution.staged_refusal
+    for runner in m.runners:
+        for redirect in runner.redirects:
+            if redirect.stage is None:
+                continue
+            if resolution.redirect == redirect:
+                out.add((runner.id, redirect.index + 1, True))
+            elif asked == runner.id and resolution.runner == runner.id and resolution.redirect is None and refusal is None:
+                out.add((runner.id, redirect.index + 1, False))
+    roles = dict(resolution.roles)
+    serving = resolution.runner or asked  # a role refused after the stages names no runner
+    if not roles and m.roles and serving is not None:  # ... nor the roles: read as given
+        from matrix import _access
+        from matrix._roles import At
+
+        at = At(m, serving, lambda path: _access.read(config, path, m.schema))
+        roles = {role.id: at.read("role." + role.id) for role in m.roles}
+    for clause in m.staged:
+        if not clause.roles:
+            continue
+        if refusal and f"{clause.runner}:{clause.kind}" in refusal["requirements"]:
+            out.add((clause.runner, clause.kind, True))
+        elif (refusal is None or m.stages.index(refusal["stage"]) > m.stages.index(clause.stage)) and any(
+                roles.get(role) == clause.runner for role in clause.roles):
+            out.add((clause.runner, clause.kind, False))
+    return out
+
+
+def _solved(m, node):
+    """A config (nested dicts) that makes *node* hold, found by `matrix._space` as `configs` finds one."""
+    from matrix._space import Space
+    from matrix.strategies import _plain
+
+    space = Space(m.schema, [f.when.node for f in m.gates_at()] + [node])
+    found = space.solve(true=[node])
+    config = {}
+    for path, value in sorted(found.items(), key=lambda item: item[0].count(".")):
+        *parents, name = path.split(".")
+        holder = config
+        for part in parents:
+            holder = holder.get(part)
+            if holder is None:
+                break
+        if holder is None or (m.schema.fields[path].type == "section" and value is not None):
+            if holder is not None and name not in holder:
+                holder[name] = {}
+            continue
+        holder[name] = _plain(value)
+    return config
+
+
+def test_the_nodes_configs_steers_toward_reach_sglangs_redirects_at_a_stage_and_fa4s_prefill_requirements():
+    # SGLang's A28 (fa3 → triton at fa4_pages), A31 (intel_amx → torch_native) and A32 (intel_xpu →
+    # triton, both at xpu_pages), and fa4's E38 and E39 at kv4 in the prefill role: each node
+    # `configs` steers toward (`matrix._steer_staged`), solved, does what it says.
+    from matrix._steer_staged import staged_targets
+
+    nodes = staged_targets(SGLANG, SGLANG.version)
+    expected = [("intel_xpu", 1, True), ("intel_xpu", 1, False), ("intel_amx", 1, True), ("intel_amx", 1, False),
+                ("fa3", 1, True), ("fa3", 1, False),
+                ("fa4", "E38", True), ("fa4", "E38", False), ("fa4", "E39", True), ("fa4", "E39", False)]
+    assert len(nodes) == len(expected)
+    for node, outcome in zip(nodes, expected):
+        config = _solved(SGLANG, node)
+        asks = [None, outcome[0]]
+        assert outcome in set().union(*(_reached(SGLANG, config, asked) for asked in asks)), (outcome, config)
+
+
+def _outcomes(m, nodes):
+    """What each node of `matrix._steer_staged.staged_targets` says: in its order, each redirect at a
+    stage in force (stage by stage, declaration order within one) applying and passed, then each
+    requirement of roles staged after the choice refusing and passed."""
+    from matrix._stages import redirects
+
+    out = []
+    for runner, found in redirects(m.stages, m.runners, m.version).items():
+        for redirect in found:
+            out += [(runner, redirect.index + 1, True), (runner, redirect.index + 1, False)]
+    seen = set()
+    for clause in m.staged:
+        if clause.roles and (clause.runner, clause.kind) not in seen and m.stages.index(clause.stage) > m.stages.index("choice"):
+            seen.add((clause.runner, clause.kind))
+            out += [(clause.runner, clause.kind, True), (clause.runner, clause.kind, False)]
+    return out
+
+
+# A fifth of the profile's examples (10 in development, 100 in CI: about 4 s), each a matrix compiled
+# with roles; of 300 matrices drawn, 38 had such rules (98 nodes), and 14 nodes could be met (the
+# others' runner is blocked or forced away wherever the rule would act, or the rule never acts).
+@settings(max_examples=max(settings.default.max_examples // 5, 1), deadline=None)
+@given(_small_matrices(adjustments=True, redirects=True, staged=True))
+def test_a_config_that_meets_a_node_configs_steers_toward_reaches_what_it_says(case):
+    """On random matrices with redirects at a stage, and (with `_with_roles`) a requirement of roles
+    staged after the choice: a config that meets a node `configs` steers toward, resolved asking
+    for the rule's runner (or automatically), does what the node says (`_reached`)."""
+    from matrix._space import Space
+    from matrix._steer_staged import staged_targets
+
+    text, names, runners, _ = case
+    try:
+        m = matrix.loads(text, runners=runners)
+    except matrix.LoadError:
+        return
+    if m.stages:
+        m = _with_roles(text, runners, names)
+    nodes = staged_targets(m, m.version)
+    expected = _outcomes(m, nodes)
+    assert len(nodes) == len(expected)
+    for node, outcome in zip(nodes, expected):
+        if Space(m.schema, [node]).solve(true=[node]) is None:
+            continue
+        config = _solved(m, node)
+        assert outcome in _reached(m, config, None) | _reached(m, config, outcome[0]), (outcome, config)
