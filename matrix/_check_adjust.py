@@ -94,10 +94,10 @@ class Contexts:
         self.validated_at: Set[Tuple[str, int]] = set()
         try:
             self._staged()
-            self._redirects_at()
         except TooLarge as error:
             self.too_large = error.adjustment
         if not self.any:
+            self._redirects_at()  # no adjustment: each condition as written
             return
         try:
             for feature in compiled.features:
@@ -117,6 +117,7 @@ class Contexts:
                         self.nodes.append(self.choice(found))
                     if own.steps[index].when is not own.steps[index].adjustment.when.node:  # it read a role
                         self.nodes.append(self.choice(own(own.steps[index].when, index)))
+            self._redirects_at()  # last: where the rest grows too large, these are not read (`_redirected_at`)
         except TooLarge as error:
             self.too_large = error.adjustment
             self.pre = Rewriter((), schema)

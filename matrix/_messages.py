@@ -2276,10 +2276,12 @@ def always_redirect_undecided(what: str, redirects: Sequence[str]) -> str:
 
 def always_redirect_adjusted(what: str, redirects: Sequence[str]) -> str:
     """``inconclusive``: never-chosen, no-runner and the refusals where a redirect with ``applies
-    = "always"`` sends automatic choice to a runner with adjustments of its own (issue 30, F6)."""
+    = "always"`` sends automatic choice to a runner with adjustments of its own or staged
+    requirements after the choice (issue 30, F6)."""
     return (f"Could not decide {what}: a redirect that applies always sends automatic choice to a runner "
-            f"validated as asked for on its effective config, which its own adjustments change "
-            f"({', '.join(redirects)}), and these questions read the config of choice")
+            f"validated as asked for on its effective config, after the stages, which its own adjustments change, or "
+            f"its staged requirements may refuse or its redirects at a stage send on first ({', '.join(redirects)}), and these questions read the config "
+            "of choice")
 
 
 #: How a no-runner finding says a runner a redirect that applies always passed over (issue 30, F6).

@@ -1001,12 +1001,17 @@ def _pairs(matrix: Matrix, v: Version, live: List[Feature], space: Space, solve:
 
 def _always_redirects(compiled: Plan, ctx: _check_adjust.Contexts) -> List[str]:
     """The redirects in force with ``applies = "always"`` (issue 30, F6) whose runner has
-    adjustments of its own after the choice, as said ('fa3 → triton'): where one holds, the runner
-    automatic choice reaches is sent to that runner and validated as asked for on its effective
-    config F, which ``never-chosen`` and ``no-runner`` (questions on the config of choice C) do not
-    read (they say ``inconclusive``). Elsewhere F is C: they read the ``redirect`` step exactly."""
+    adjustments of its own after the choice, staged requirements after it, or redirects at a stage
+    (which send it on before it is validated), as said ('fa3 → triton'): where one holds, the runner automatic choice reaches is sent to that runner and
+    validated as asked for once the stages are walked, on its effective config F, which
+    ``never-chosen`` and ``no-runner`` (questions on the config of choice C) do not read (they say
+    ``inconclusive``). Elsewhere F is C and nothing refuses before the validation: they read the
+    ``redirect`` step exactly."""
+    roles = any(c.roles for c in compiled.matrix.staged)  # checked wherever their runner fills a role
     return [f"{r} → {redirect.to}" for r, found in compiled.redirects.items() for _, redirect in found
-            if redirect.applies == "always" and ctx.own_adjustments.get(redirect.to)]
+            if redirect.applies == "always" and (ctx.own_adjustments.get(redirect.to) or ctx.later.get(redirect.to)
+                                                 or compiled.staged_redirects.get(redirect.to)
+                                                 or roles or ctx.too_large is not None and compiled.matrix.staged)]
 
 
 def _runners(matrix: Matrix, v: Version, live: List[Feature], choice: _Choice, solve: Solve, place: _Places,

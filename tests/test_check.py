@@ -979,6 +979,7 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
         return _reference_apply(m, pre, config, None)[0]
     from matrix._compile import plan
     from matrix._space import CAUSES
+    from matrix.schema import in_window
 
     compiled = plan(m, m.version)
     universe = list(_universe(m, names))
@@ -1004,10 +1005,14 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
     # Every inconclusive finding names a cause the README lists, and no finding is said twice.
     causes = "|".join(re.escape(c) for c in CAUSES.values())
     # A redirect that applies always (issue 30, F6) sends automatic choice to its runner, validated
-    # as asked for on that runner's F: never-chosen, no-runner and the refusals read it exactly
-    # where F is C (its runner has no adjustment of its own after the choice); elsewhere they say
-    # inconclusive, once, naming it, and the rest of check stays exact.
-    sent = [d for d in _always_in_force(m) if compiled.adjustments.get(d.to)]
+    # as asked for on that runner's F once the stages are walked: never-chosen, no-runner and the
+    # refusals read it exactly where F is C and no staged requirement after the choice is checked
+    # for it first (none of its own or matrix-wide that exempts it not, no requirement of roles);
+    # elsewhere they say inconclusive, once, naming it, and the rest of check stays exact.
+    after = [c for c in m.staged if m.stages.index(c.stage) > m.stages.index("choice")]
+    sent = [d for d in _always_in_force(m) if compiled.adjustments.get(d.to) or any(
+        c.roles or c.runner == d.to or c.runner == "*" and d.to not in c.exempt for c in after)
+        or any(x.stage is not None and in_window(x.window, m.version) for x in m.runner(d.to).redirects)]
     redirected = [f for f in by_code.get("inconclusive", []) if "a redirect that applies always" in f.message
                   or "a redirect at a stage after the choice" in f.message]
     assert [f.message.split(": ")[0] for f in redirected if f.runner is None and "applies always" in f.message] == (
