@@ -36,9 +36,11 @@ value some gate reads: there, and only there, its answers do not weigh adjustmen
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from . import _access, _choice, _messages, _roles
+from ._roles import reads_role
 from ._compile import Plan
 from ._given import ROLE
 from ._nodes import Compare, IsNone, Literal, Node, Not, Path
@@ -82,11 +84,20 @@ class Contexts:
         #: Where a requirement of roles is checked once a runner serves (its runner fills one of
         #: its roles at its stage), by (runner serving, the requirement's runner, kind).
         self.filled: Dict[Tuple[str, str, str], Node] = {}
+        #: Redirects at a stage after the choice (issue 30, F6), by (runner, index): the condition
+        #: read where the runner's steps before the stage leave the config, over the config given
+        #: (None: one that reads a role), and each gate the runner it names says no to, read there
+        #: (its validation's config where that runner has no adjustment from the stage on).
+        self.at_stage: Dict[Tuple[str, int], Optional[Node]] = {}
+        self.refused_at: Dict[Tuple[str, int], List[Tuple[Feature, Node]]] = {}
+        #: Those whose runner is validated on the config at the stage (no adjustment of it from there).
+        self.validated_at: Set[Tuple[str, int]] = set()
         try:
             self._staged()
         except TooLarge as error:
             self.too_large = error.adjustment
         if not self.any:
+            self._redirects_at()  # no adjustment: each condition as written
             return
         try:
             for feature in compiled.features:
@@ -106,6 +117,7 @@ class Contexts:
                         self.nodes.append(self.choice(found))
                     if own.steps[index].when is not own.steps[index].adjustment.when.node:  # it read a role
                         self.nodes.append(self.choice(own(own.steps[index].when, index)))
+            self._redirects_at()  # last: where the rest grows too large, these are not read (`_redirected_at`)
         except TooLarge as error:
             self.too_large = error.adjustment
             self.pre = Rewriter((), schema)
@@ -149,6 +161,32 @@ class Contexts:
                         filled = self.choice(self.own[runner.id](filled, n) if n else filled)
                         self.filled[(runner.id, chain[0].runner, chain[0].kind)] = filled
                         self.nodes.append(filled)
+
+    def _redirects_at(self) -> None:
+        stages = self.matrix.stages
+        for runner, redirects in self.plan.staged_redirects.items():
+            own = self.own_adjustments.get(runner, ())
+            rewriter, roles = self.own.get(runner), self.roles.get(runner)
+            for redirect in redirects:
+                key = (runner, redirect.index)
+                if reads_role(redirect.when):
+                    self.at_stage[key] = None
+                    continue
+                k = stages.index(redirect.stage or CHOICE)
+                n = sum(1 for a in own if stage_of(stages, a) < k)
+                at = partial(self._at, rewriter, roles, n)
+                self.at_stage[key] = node = at(redirect.when.node)
+                self.nodes.append(node)
+                self.refused_at[key] = [(f, at(f.when.node)) for f in self.plan.active(self.plan.no[redirect.to])]
+                self.nodes.extend(node for _, node in self.refused_at[key])
+                if roles is None and not any(stage_of(stages, a) >= k for a in self.own_adjustments.get(redirect.to, ())):
+                    self.validated_at.add(key)
+
+    def _at(self, rewriter: Optional[Rewriter], roles: Optional[Callable[[Node], Node]], n: int, node: Node) -> Node:
+        """*node* read on the config after a runner's first *n* adjustments (*rewriter*), over
+        the config given; the roles as *roles* fills them."""
+        node = roles(node) if roles is not None else node
+        return self.choice(rewriter(node, n) if n and rewriter is not None else node)
 
     def refused_before(self, runner: Optional[str], stage: int) -> List[Node]:
         """The staged refusals that stop resolution before the adjustments at *stage* (of
@@ -263,9 +301,10 @@ def findings(ctx: Contexts, space: Space, choice: Any, gone: Sequence[Node],
     removed gates' conditions on C (a config that uses one is refused first)."""
     gone = [*gone, *(n for _, n in ctx.first)]  # refused before the choice by a staged requirement
     yield from _forced_freed(ctx, space, choice, gone, place, budget, undecided)
+    reach = _Reach(ctx, space, choice, gone, chooses)
+    yield from _redirected_at(ctx, space, reach, place, budget, undecided)
     if ctx.too_large is not None:
         return
-    reach = _Reach(ctx, space, choice, gone, chooses)
     yield from _staged_findings(ctx, space, reach, place, budget, undecided)
     if not ctx.any:
         return
@@ -285,6 +324,91 @@ def findings(ctx: Contexts, space: Space, choice: Any, gone: Sequence[Node],
         except TooLarge:
             yield place.config("inconclusive", key, _messages.adjustment_inconclusive(
                 _messages.adjustment_too_large_to_decide(), adjustment.name, not adjustment.set))
+
+
+def _redirected_at(ctx: Contexts, space: Space, reach: _Reach, place: Any, budget: int,
+                   undecided: Callable[[Inconclusive, int], str]) -> Iterator[Finding]:
+    """``redirect-never`` and ``redirect-refused`` of the redirects at a stage after the choice
+    (issue 30, F6). X's redirect D at stage k reads its condition on the config X's steps before
+    k leave (`Contexts.at_stage`), where X serves (`_Reach`: given it by automatic choice or kept by
+    a request, on C) and no staged requirement before k refused: no such config, and D never
+    applies (exact: each of these is a necessary condition). A config found is resolved to
+    confirm that D applies there (its earlier redirects at a stage, and X's staged refusals, are
+    not searched: a config they change does not confirm, and the question is ``inconclusive``).
+    Refused: a confirmed config where D's runner Y, validated as asked for, refuses it; none where
+    Y has no adjustment from k on (its validation reads the config at k, `Contexts.refused_at`)
+    and no config holds a gate Y says no to there (exact); else ``inconclusive``."""
+    matrix, compiled = ctx.matrix, ctx.plan
+    everyones = {g.id for g in compiled.features if all(g.status(r.id, compiled.version) == "no" for r in matrix.runners)}
+    for runner, redirects in compiled.staged_redirects.items():
+        name = matrix.runner(runner).name
+        for redirect in redirects:
+            to = matrix.runner(redirect.to)
+            what = _messages.redirect_what(name, redirect.index + 1, to.name, str(redirect.when))
+            key = ("redirects", redirect.index)
+            node = ctx.at_stage.get((runner, redirect.index))
+            if node is None or ctx.too_large is not None:
+                yield place.runner("inconclusive", runner, _messages.staged_redirect_unread(
+                    f"whether {what} ever applies, or leaves a config {to.name} refuses", rerouting(redirect),
+                    ctx.too_large is None), key=key)
+                continue
+            k = matrix.stages.index(redirect.stage or CHOICE)
+            true = [node, *(Not(n) for n in ctx.refused_before(runner, k))]
+            try:
+                found = reach.automatic(runner, true) or reach.requested(runner, true)
+                if found is None:
+                    yield place.runner("redirect-never", runner, _messages.redirect_never(what, "stage"), key=key)
+                    continue
+                if not _applied(matrix, space.witness(found), redirect)[0]:
+                    yield place.runner("inconclusive", runner, _messages.staged_redirect_unconfirmed(
+                        f"whether {what} ever applies", rerouting(redirect)), key=key)
+                    continue
+                decided = (runner, redirect.index) in ctx.validated_at  # else its configs are candidates only
+                witness = None
+                for gate, there in ctx.refused_at[(runner, redirect.index)]:
+                    if gate.id in everyones:
+                        continue
+                    hit = reach.automatic(runner, [*true, there]) or reach.requested(runner, [*true, there])
+                    if hit is None:
+                        continue
+                    config = space.witness(hit)
+                    if _applied(matrix, config, redirect)[1]:
+                        witness = (gate, config)
+                        break
+                    decided = False  # a config that did not confirm
+                if witness is not None:
+                    gate, config = witness
+                    reason = gate.origin.reason if isinstance(gate.origin, Requirement) else None
+                    yield place.runner("redirect-refused", runner, _messages.redirect_refused(what, to.name, gate.name,
+                                                                                              reason),
+                                       key=key, witness=config)
+                elif not decided:
+                    yield place.runner("inconclusive", runner, _messages.staged_redirect_unconfirmed(
+                        f"whether {what} leaves a config {to.name} refuses", rerouting(redirect)), key=key)
+            except Inconclusive as error:
+                yield place.runner("inconclusive", runner, f"Could not decide {undecided(error, budget)} whether "
+                                   f"{what} applies and is served", key=key)
+
+
+def _applied(matrix: Matrix, config: Dict[str, object], redirect: Redirect) -> Tuple[bool, bool]:
+    """Whether *redirect* (at a stage) applies where *config* is resolved automatically or its
+    runner asked for, and whether its runner then refuses it (validated as asked for, by a gate
+    some runner does not say no to): resolved, not searched."""
+    applied = False
+    for asked in (None, redirect.runner):
+        try:
+            resolution, error = matrix.resolve(config, runner=asked, version=matrix.version), None
+        except ResolutionError as caught:
+            resolution, error = caught.resolution, caught
+        found = resolution.redirect if resolution is not None else None
+        if found is None or (found.runner, found.index) != (redirect.runner, redirect.index):
+            continue
+        applied = True
+        if error is not None and resolution is not None and resolution.staged_refusal is None and any(
+                not all(g.status(r.id, matrix.version) == "no" for r in matrix.runners)
+                for g in resolution.unsupported.get(redirect.to, ())):
+            return True, True
+    return applied, False
 
 
 def rerouting(redirect: Redirect) -> str:

@@ -16,7 +16,8 @@ def refusals(b: _Builder, source: _Source, raw: object, features: object, runner
     """``[refusals]``: combinations of gates no runner serves, each with its reason; a gate they
     name must be one of *features* (the raw ``[features]`` table) or a gate derived from the
     runners' files, as `matrix check` names them: ``RUNNER:KIND`` for a failed requirement
-    (``RUNNER:KIND:N`` for clause N of a chain), ``RUNNER:not-candidate``; ``*:KIND`` for a
+    (``RUNNER:KIND:N`` for clause N of a chain), ``RUNNER:not-candidate``, ``RUNNER:redirect:N``
+    for its N-th redirect, one that applies always; ``*:KIND`` for a
     matrix-wide requirement (*wide*); or ``order:ID`` for an order without fallback (the raw
     *orders* table)."""
     known = list(features) if isinstance(features, dict) else []
@@ -29,6 +30,9 @@ def refusals(b: _Builder, source: _Source, raw: object, features: object, runner
     for runner in runners:
         if runner.candidate is not None:
             known.append(f"{runner.id}:not-candidate")
+        # A redirect that applies always sends automatic choice to a runner that may refuse (issue 30, F6).
+        known += [f"{runner.id}:redirect:{d.index + 1}" for d in runner.redirects if d.applies == "always"
+                  and d.stage is None]
     out = []
     for id, where, spec in b.entries(source, raw, "refusals", "Refusal", b.shapes.RefusalSpec):
         lists = []

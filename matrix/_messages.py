@@ -1237,7 +1237,9 @@ def redirect_never(what: str, why: str) -> str:
     ``shadowed`` (an earlier redirect of the runner holds wherever it does)."""
     reasons = {"unsatisfiable": "no config satisfies its condition",
                "removed": "every config it holds for uses a removed feature, which is refused first",
-               "shadowed": "an earlier redirect of the same runner applies wherever it holds"}
+               "shadowed": "an earlier redirect of the same runner applies wherever it holds",
+               "stage": "its condition never holds on the config its runner's steps leave at its stage, where that "
+                        "runner serves"}
     return f"{what} never applies: {reasons[why]}"
 
 
@@ -2258,8 +2260,48 @@ def staged_redirect_undecided(what: str, redirects: Sequence[str]) -> str:
             "read it yet")
 
 
+def staged_redirect_unread(what: str, redirect: str, role: bool) -> str:
+    """``inconclusive``: a redirect at a stage after the choice (issue 30, F6) whose condition
+    check cannot read at its stage: it reads a role (*role*), or the conditions read through the
+    adjustments grow too large to search."""
+    why = ("its condition reads a role, which check does not read at a stage yet" if role else
+           "the conditions read through the adjustments before its stage grow too large to search there")
+    return f"Could not decide {what}: a redirect at a stage after the choice ({redirect}) is read where {why}"
+
+
+def staged_redirect_unconfirmed(what: str, redirect: str) -> str:
+    """``inconclusive``: a question about a redirect at a stage after the choice (issue 30, F6)
+    whose search found a config that resolving did not confirm."""
+    return (f"Could not decide {what}: a config the search found where a redirect at a stage after the choice "
+            f"({redirect}) holds at its stage and its runner serves did not confirm when resolved (an earlier "
+            "redirect at a stage, a staged refusal, or a request redirected or overridden to its runner may stand "
+            "before it)")
+
+
 def always_redirect_undecided(what: str, redirects: Sequence[str]) -> str:
     """``inconclusive``: a question about automatic choice that redirects with ``applies =
     "always"`` change (issue 30, F6), which check does not read yet."""
     return (f"Could not decide {what}: a redirect that applies always sends automatic choice to a runner "
             f"validated as asked for ({', '.join(redirects)}), which these questions do not read yet")
+
+
+def always_redirect_adjusted(what: str, redirects: Sequence[str]) -> str:
+    """``inconclusive``: never-chosen, no-runner and the refusals where a redirect with ``applies
+    = "always"`` sends automatic choice to a runner with adjustments of its own or staged
+    requirements after the choice (issue 30, F6)."""
+    return (f"Could not decide {what}: a redirect that applies always sends automatic choice to a runner "
+            f"validated as asked for on its effective config, after the stages, which its own adjustments change, or "
+            f"its staged requirements may refuse or its redirects at a stage send on first ({', '.join(redirects)}), and these questions read the config "
+            "of choice")
+
+
+#: How a no-runner finding says a runner a redirect that applies always passed over (issue 30, F6).
+REDIRECT_PASSER = "a redirect that applies always"
+
+
+def redirect_passes(runner: str, reached: str, to: str) -> str:
+    """A runner of a no-runner set that a redirect with ``applies = "always"`` passed over: the
+    choice reached *reached* and was sent to *to*, which the set refuses (issue 30, F6)."""
+    if runner == reached:
+        return f"{runner} is reached and redirected to {to}"
+    return f"{runner} is passed over: automatic choice reaches {reached} first, redirected to {to}"

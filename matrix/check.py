@@ -282,9 +282,9 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
     alive = {g.id for g in live}  # by id: `g not in live` compared whole gates, n² of them
     dead = {g.id for g in gates if g.id not in alive or g.applies == "asked"} | {g.id for g in gone}
     choice = _Choice(compiled, dead, on_c)
-    sent = _always_redirects(compiled)
-    if sent:  # issue 30, F6: the choice's own questions do not read them yet (`_always_redirects`)
-        yield place.config("inconclusive", ("matrix",), _messages.always_redirect_undecided(
+    sent = _always_redirects(compiled, ctx)
+    if sent:  # issue 30, F6: a target validated on an F its own adjustments change (`_always_redirects`)
+        yield place.config("inconclusive", ("matrix",), _messages.always_redirect_adjusted(
             "which runners automatic choice never picks, which configs no runner serves, nor which [refusals] "
             "entries acknowledge them", sent))
         yield from _runners(matrix, v, choosing + requirements, choice, kept, place, budget, unusable, on_c,
@@ -300,6 +300,9 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
     # An order without fallback refuses where its first candidate is blocked: its gate is one
     # of a no-runner set, as an outright preference is.
     final = [g for g in derived if isinstance(g.origin, Order) and not g.origin.fallback]
+    # A redirect that applies always sends the choice to a runner validated as asked for (issue
+    # 30, F6): its gate and one that runner says no to leave no runner.
+    final += [g for g in derived if isinstance(g.origin, Redirect) and g.origin.applies == "always"]
     yield from _totality(matrix, v, choosing + blocking + final, space, choice, kept, place, strict, budget,
                          limit=_MAX_COMBINATION if requirements else None, gone=gone, on_c=on_c)
     yield from _check_adjust.findings(ctx, space, choice, [on_c(g.when.node) for g in gone], place, budget,
@@ -442,6 +445,11 @@ class _Choice:
 
     def _nodes(self, mask: int) -> List[Node]:
         return [self.rewrite(f.when.node) for f in self.plan.active(mask) if f.id not in self.dead]
+
+    def refusing(self, runner: str) -> List[Node]:
+        """The conditions of the gates that refuse *runner* asked for (it says ``no`` to them): a
+        ``redirect`` step's runner is validated so (issue 30, F6), a refusal final."""
+        return self._nodes(self.plan.no[runner])
 
     @staticmethod
     def _any(nodes: List[Node]) -> Node:
@@ -734,12 +742,7 @@ def _redirects(matrix: Matrix, v: Version, compiled: Plan, space: Space, place: 
             earlier.append(on_c(redirect.when.node))
             if always:
                 before.append(on_c(redirect.when.node))
-        for redirect in compiled.staged_redirects.get(runner.id, ()):
-            what = _messages.redirect_what(runner.name, redirect.index + 1, matrix.runner(redirect.to).name,
-                                           str(redirect.when))
-            yield place.runner("inconclusive", runner.id, _messages.staged_redirect_undecided(
-                f"whether {what} ever applies, or leaves a config {matrix.runner(redirect.to).name} refuses",
-                [_check_adjust.rerouting(redirect)]), key=("redirects", redirect.index))
+        # Those at a stage after the choice: `matrix._check_adjust`, where the stages are read.
 
 
 def _redirect_refuses(matrix: Matrix, v: Version, space: Space, redirect: Redirect, gate: Feature, when: Node,
@@ -846,6 +849,10 @@ def _gate_text(gate: Feature, runners: Mapping[str, str]) -> str:
         if candidate is None or str(candidate) == "False":  # never a candidate: its name says why
             return gate.name
         return f"{gate.origin.name} not being a candidate ({~candidate})"  # parenthesised as it must be
+    if isinstance(gate.origin, Redirect):  # one that applies always (issue 30, F6)
+        redirect = gate.origin
+        return _messages.redirect_what(runners.get(redirect.runner, redirect.runner), redirect.index + 1,
+                                       runners.get(redirect.to, redirect.to), str(redirect.when))
     if isinstance(gate.origin, Order):
         when = _messages.ORDER_ALWAYS if str(gate.origin.when) == "True" else f"({gate.origin.when})"
         return f"the order {gate.name!r} applying {when}, without fallback"
@@ -993,12 +1000,19 @@ def _pairs(matrix: Matrix, v: Version, live: List[Feature], space: Space, solve:
                 yield place.feature("inconclusive", b, f"Could not compare {a.name} and {b.name} {_undecided(error, budget)}")
 
 
-def _always_redirects(compiled: Plan) -> List[str]:
-    """The redirects in force with ``applies = "always"`` (issue 30, F6), as said ('fa3 → triton'):
-    where one holds, the runner automatic choice reaches is sent elsewhere and validated as asked
-    for, which ``never-chosen`` and ``no-runner`` do not read yet (they say ``inconclusive``)."""
+def _always_redirects(compiled: Plan, ctx: _check_adjust.Contexts) -> List[str]:
+    """The redirects in force with ``applies = "always"`` (issue 30, F6) whose runner has
+    adjustments of its own after the choice, staged requirements after it, or redirects at a stage
+    (which send it on before it is validated), as said ('fa3 → triton'): where one holds, the runner automatic choice reaches is sent to that runner and
+    validated as asked for once the stages are walked, on its effective config F, which
+    ``never-chosen`` and ``no-runner`` (questions on the config of choice C) do not read (they say
+    ``inconclusive``). Elsewhere F is C and nothing refuses before the validation: they read the
+    ``redirect`` step exactly."""
+    roles = any(c.roles for c in compiled.matrix.staged)  # checked wherever their runner fills a role
     return [f"{r} → {redirect.to}" for r, found in compiled.redirects.items() for _, redirect in found
-            if redirect.applies == "always"]
+            if redirect.applies == "always" and (ctx.own_adjustments.get(redirect.to) or ctx.later.get(redirect.to)
+                                                 or compiled.staged_redirects.get(redirect.to)
+                                                 or roles or ctx.too_large is not None and compiled.matrix.staged)]
 
 
 def _runners(matrix: Matrix, v: Version, live: List[Feature], choice: _Choice, solve: Solve, place: _Places,
@@ -1008,7 +1022,8 @@ def _runners(matrix: Matrix, v: Version, live: List[Feature], choice: _Choice, s
     some config exactly when some step of the decision list that chooses it can decide (it
     holds, and no earlier step that decides otherwise does)."""
     blockers = {r.id: [g for g in live if g.status(r.id, v) in BLOCKING] for r in matrix.runners}
-    simple = not matrix.orders and all(r.candidate is None for r in matrix.runners)
+    simple = not matrix.orders and all(r.candidate is None for r in matrix.runners) and not any(
+        s.kind == "redirect" for s in choice.steps)  # a runner that a redirect sends choice to is not reached by priority
     preferring = any(g.prefers is not None for g in live)
     for index, runner in enumerate(matrix.runners):
         if all(f.status(runner.id, v) != "yes" for f in matrix.features_at(v)) and matrix.features_at(v):
@@ -1028,6 +1043,8 @@ def _runners(matrix: Matrix, v: Version, live: List[Feature], choice: _Choice, s
                     continue
                 # An earlier step that chooses this runner too may decide: it is chosen then too.
                 question = choice.fires(step, passed=partial(_chooses, runner.id))
+                if question is not None and step.kind == "redirect":  # validated as asked for: not refused
+                    question["false"] = [*question["false"], *choice.refusing(runner.id)]
                 if question is not None and (found := solve(**question)) is not None:
                     break
         except Inconclusive as error:
@@ -1094,6 +1111,13 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, cho
     final = {g.id: g.origin.tried([r.id for r in runners]) for g in live
              if isinstance(g.origin, Order) and not g.origin.fallback}
     outright.update({i: tried[0] for i, tried in final.items()})
+    # A redirect that applies always (issue 30, F6) that decides sends the choice to its runner,
+    # validated as asked for: it passes every other runner over, and that one must be refused
+    # by a gate of the set it says no to (`sending`).
+    sending = {g.id: g.origin.to for g in live if isinstance(g.origin, Redirect) and g.origin.applies == "always"}
+    outright.update(sending)
+    asked_no = {g.id: frozenset(r.id for r in runners if g.status(r.id, v) == "no") for g in live
+                if not isinstance(g.origin, (Runner, Order, Redirect))}
     blocks = {g.id: refused[g.id] | (everyone - {outright[g.id]} if g.id in outright else frozenset()) for g in live}
     by_runner = {r.id: [g for g in live if r.id in blocks[g.id]] for r in runners}
     satisfiable: Dict[FrozenSet[str], Optional[Assignment]] = {}
@@ -1119,14 +1143,18 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, cho
         key = frozenset(g.id for g in chosen)
         if key not in exact:
             away = frozenset().union(*(refused[g.id] for g in chosen))
-            exact[key] = joint(chosen) if away == everyone else None
+            true = [nodes[h.id] for h in chosen]
+            exact[key] = (joint(chosen) if not sending else _unredirected(choice, solve, true)) \
+                if away == everyone else None
             for g in chosen:
                 if exact[key] is not None:
                     break
                 if outright.get(g.id) not in away:
                     continue
+                if g.id in sending and not any(sending[g.id] in asked_no.get(h.id, ()) for h in chosen):
+                    continue  # its runner, asked for, serves where only an opt-in or its candidacy kept it away
                 for step in _deciding(choice, g, away):
-                    question = choice.fires(step, passed=lambda s: False, true=[nodes[h.id] for h in chosen])
+                    question = choice.fires(step, passed=lambda s: False, true=true)
                     if question is not None and (hit := solve(**question)) is not None:
                         exact[key], decider[key] = hit, g
                         break
@@ -1231,11 +1259,39 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, cho
                            "reason a config is refused")
 
 
+def _unredirected(choice: _Choice, solve: Solve, true: List[Node]) -> Optional[Assignment]:
+    """A config where *true* holds (gates that block every runner) and automatic choice finds no
+    runner: no redirect that applies always decides there, or the one that does leaves a runner
+    that refuses it (issue 30, F6: validated as asked for, a refusal final)."""
+    redirecting = [choice.rewrite(f.when.node) for f in choice.plan.active(choice.plan.redirecting)
+                   if f.id not in choice.dead and f.applies == "always"]
+    found = solve(true=true, false=redirecting)
+    if found is not None or not redirecting:
+        return found
+    for step in choice.steps:
+        if step.kind in ("prefer", "order"):
+            continue  # a runner free: not where every runner is blocked
+        question = choice.fires(step, passed=lambda s: False, true=true)
+        if question is not None and step.kind == "redirect":
+            assert step.runner is not None
+            refusing = choice.refusing(step.runner)
+            if not refusing:
+                continue
+            question["true"].append(refusing[0] if len(refusing) == 1 else Or(tuple(refusing)))
+        if question is not None and (found := solve(**question)) is not None:
+            return found
+    return None
+
+
 def _deciding(choice: _Choice, gate: Feature, away: FrozenSet[str]) -> Iterator[Rule]:
     """The steps at which *gate* leaves no runner, the runners *away* refused: its outright
     preference's runner not free, or, for an order without fallback, its first candidate
-    blocked where every runner it tries before that one is away too."""
+    blocked where every runner it tries before that one is away too, or, for a redirect that
+    applies always (issue 30, F6), its runner validated as asked for (the set refuses it)."""
     plan = choice.plan
+    if isinstance(gate.origin, Redirect):
+        yield from (s for s in choice.steps if s.kind == "redirect" and s.gate_of(plan).id == gate.id)
+        return
     if isinstance(gate.origin, Order):
         bit = next(b for b, order, _ in plan.orders if order is gate.origin)
         for step in choice.steps:
@@ -1245,6 +1301,17 @@ def _deciding(choice: _Choice, gate: Feature, away: FrozenSet[str]) -> Iterator[
     for step in choice.steps:
         if step.kind in ("prefer-blocked", "prefer-not-candidate") and step.gate_of(plan).id == gate.id:
             yield step
+
+
+def _passed_over(g: Feature, runner: str, names_of: Mapping[str, str]) -> str:
+    """A runner of a no-runner set that no gate of it refuses: *g* decides for another runner (an
+    outright preference, an order without fallback, a redirect that applies always)."""
+    if isinstance(g.origin, Order):
+        return f"{runner} is {_messages.not_tried(g.name)}"
+    if isinstance(g.origin, Redirect):
+        return _messages.redirect_passes(runner, names_of[g.origin.runner], names_of[g.origin.to])
+    assert g.prefers is not None
+    return f"{runner} is passed over: {g.name} chooses {names_of[g.prefers.runner]} outright"
 
 
 def _no_runner_findings(minimal: List[Tuple[Feature, ...]], order: Dict[str, int], blocks: Dict[str, FrozenSet[str]],
@@ -1263,12 +1330,7 @@ def _no_runner_findings(minimal: List[Tuple[Feature, ...]], order: Dict[str, int
         for r in runners:
             refusing = [g for g in gates if r.id in refused[g.id]]
             if not refusing:  # passed over: an outright preference for another runner decides
-                g = decided_by(gates)
-                if isinstance(g.origin, Order):
-                    out.append(f"{r.name} is {_messages.not_tried(g.name)}")
-                    continue
-                assert g.prefers is not None
-                out.append(f"{r.name} is passed over: {g.name} chooses {names_of[g.prefers.runner]} outright")
+                out.append(_passed_over(decided_by(gates), r.name, names_of))
             elif any(g.origin is None for g in refusing):
                 # An opt-in is said so, as resolve says it: asked for, the runner serves it.
                 # The features one runner does not support, apart by commas: "; " parts the runners
@@ -1304,8 +1366,10 @@ def _no_runner_findings(minimal: List[Tuple[Feature, ...]], order: Dict[str, int
         combos = tuple((left.id, right.id) for left in lefts for right in rights)
         sides = []
         by_order = any(isinstance(g.origin, Order) for g in lefts + rights)
-        by_preference = any(g.prefers is not None for g in lefts + rights) or not by_order
-        passer = " or ".join(["an outright preference"] * by_preference + ["an order without fallback"] * by_order)
+        by_redirect = any(isinstance(g.origin, Redirect) for g in lefts + rights)
+        by_preference = any(g.prefers is not None for g in lefts + rights) or not by_order and not by_redirect
+        passer = " or ".join(["an outright preference"] * by_preference + ["an order without fallback"] * by_order
+                             + [_messages.REDIRECT_PASSER] * by_redirect)
         for r in runners:
             first, second = (any(r.id in blocks[g.id] for g in side) for side in (lefts, rights))
             which = "either list" if first and second else "the first list" if first else "the second list"

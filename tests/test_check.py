@@ -517,7 +517,10 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
             runners[r]["redirects"] = redirects
     if draw(st.booleans()):
         runners[draw(st.sampled_from(ids[1:]))]["candidate"] = draw(atom)
-    final = []
+    # Gates a refusal may name besides the features: a redirect that applies always (issue 30, F6)
+    # and an order without fallback.
+    final = [f"{r}:redirect:{i + 1}" for r in ids for i, d in enumerate(runners[r].get("redirects", ()))
+             if d.get("applies") == "always" and "stage" not in d]
     if draw(st.booleans()):  # an order that tries b first where its condition holds, perhaps without fallback
         text += f'[orders.b_first]\nname = "b first"\nwhen = "{draw(atom)}"\nrunners = ["b"]\n'
         if draw(st.booleans()):
@@ -676,6 +679,17 @@ def _explains(m, compiled, ids, refused, mask, combo):
     if away == {r.id for r in m.runners}:
         return True
     bits = {g.id: 1 << i for i, g in enumerate(compiled.features)}
+    # A redirect that applies always that decides (issue 30, F6), its runner refused as asked for
+    # by a gate of the set: one it says no to (an opt-in or its candidacy keeps a request no away).
+    # Where one decides, no order or preference does.
+    deciding = _deciding_redirect(m, compiled, bits, mask)
+    if deciding is not None:
+        features = {f.id for f in m.features}
+        return deciding.id in combo and any(
+            deciding.origin.to in refused[h] and not h.endswith(":not-candidate") and ":redirect:" not in h
+            and not h.startswith("order:") and (h not in features or m.feature(h).status(deciding.origin.to,
+                                                                                        m.version) == "no")
+            for h in combo)
     applying = next((o for o in m.orders if mask & bits[f"order:{o.id}"]), None)  # the first that applies decides
     for g in combo:
         order = next((o for o in m.orders if f"order:{o.id}" == g and not o.fallback), None)
@@ -702,6 +716,42 @@ def _explains(m, compiled, ids, refused, mask, combo):
         if decides:
             return True
     return False
+
+
+def _deciding_redirect(m, compiled, bit, auto):
+    """The gate of the redirect that applies always that decides automatic choice on the gates
+    *auto* (docs/reference/file-format.md, "A redirect that applies always"), or None: where no
+    removed feature or matrix-wide requirement exempting no runner refuses first, the choice
+    reaches the active preferences' runners in order (unless a feature forcing a runner is
+    active), then the runners the order that applies tries (its first candidate only, without
+    fallback), each a candidate before its blockers are read; the first whose always-redirect
+    holds is sent on, and a runner that decides before (an outright preference, a free runner)
+    ends it."""
+    if auto & (compiled.removed | compiled.required):
+        return None
+
+    def redirect_of(runner):
+        found = next((d for d in m.runner(runner).redirects if d.applies == "always"
+                      and auto & bit.get(f"{runner}:redirect:{d.index + 1}", 0)), None)
+        return None if found is None else compiled.features[bit[f"{runner}:redirect:{found.index + 1}"].bit_length() - 1]
+
+    if not auto & compiled.forcing:
+        for h in compiled.active(auto & compiled.preferring):
+            r = h.prefers.runner
+            if compiled.is_candidate(r, auto) and redirect_of(r) is not None:
+                return redirect_of(r)
+            if h.prefers.outright or (not auto & compiled.blocking[r] and compiled.is_candidate(r, auto)):
+                return None
+    applying = next((o for o in m.orders if auto & bit[f"order:{o.id}"]), None)
+    priority = [r.id for r in m.runners]
+    tried = [r for r in (applying.tried(priority) if applying is not None else priority)
+             if compiled.is_candidate(r, auto)]
+    for r in tried[:1] if applying is not None and not applying.fallback else tried:
+        if redirect_of(r) is not None:
+            return redirect_of(r)
+        if not auto & compiled.blocking[r]:
+            return None
+    return None
 
 
 def _a_preference_decides(compiled, mask):
@@ -929,6 +979,7 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
         return _reference_apply(m, pre, config, None)[0]
     from matrix._compile import plan
     from matrix._space import CAUSES
+    from matrix.schema import in_window
 
     compiled = plan(m, m.version)
     universe = list(_universe(m, names))
@@ -953,9 +1004,15 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
             compiled.evaluate(finding.witness)
     # Every inconclusive finding names a cause the README lists, and no finding is said twice.
     causes = "|".join(re.escape(c) for c in CAUSES.values())
-    # A redirect that applies always (issue 30, F6): never-chosen and no-runner say inconclusive,
-    # once, naming it; the rest of check stays exact.
-    sent = _always_in_force(m)
+    # A redirect that applies always (issue 30, F6) sends automatic choice to its runner, validated
+    # as asked for on that runner's F once the stages are walked: never-chosen, no-runner and the
+    # refusals read it exactly where F is C and no staged requirement after the choice is checked
+    # for it first (none of its own or matrix-wide that exempts it not, no requirement of roles);
+    # elsewhere they say inconclusive, once, naming it, and the rest of check stays exact.
+    after = [c for c in m.staged if m.stages.index(c.stage) > m.stages.index("choice")]
+    sent = [d for d in _always_in_force(m) if compiled.adjustments.get(d.to) or any(
+        c.roles or c.runner == d.to or c.runner == "*" and d.to not in c.exempt for c in after)
+        or any(x.stage is not None and in_window(x.window, m.version) for x in m.runner(d.to).redirects)]
     redirected = [f for f in by_code.get("inconclusive", []) if "a redirect that applies always" in f.message
                   or "a redirect at a stage after the choice" in f.message]
     assert [f.message.split(": ")[0] for f in redirected if f.runner is None and "applies always" in f.message] == (
@@ -965,7 +1022,9 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
     for finding in by_code.get("inconclusive", []):
         if finding in redirected:
             assert finding.message.endswith(("which these questions do not read yet", "these questions do not read "
-                                                                                      "it yet")), finding.message
+                                                 "it yet", "these questions read the config of choice",
+                                                 "may stand before it)", "does not read at a stage yet",
+                                                 "grow too large to search there")), finding.message
             continue
         assert re.search(rf"within \d+ steps|could be represented: ({causes})(; ({causes}))*\)", finding.message), \
             finding.message
@@ -1100,6 +1159,8 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
     for o in m.orders:
         if not o.fallback:  # refuses no runner itself: it keeps the runners after its first candidate away
             refused[f"order:{o.id}"] = set()
+    for d in _always_in_force(m):  # refuses no runner itself: it sends the choice to one that may refuse
+        refused[f"{d.runner}:redirect:{d.index + 1}"] = set()
     expected = set()
     if not undecided and not unsure and not sent:
         for mask, answer in outcome.items():
@@ -1346,7 +1407,7 @@ def _applied(m, config, runner):
     return None
 
 
-def _redirect_findings_agree(m, universe, by_code, unsure, chosen_on=lambda config: config):
+def _redirect_findings_agree(m, universe, by_code, unsure, chosen_on=lambda config: config):  # noqa: C901 — one reference per kind of redirect (of a request, applying always, at a stage), read against resolve
     """redirect-never and redirect-refused, and the former ids' findings, against brute force:
     a redirect is said never to apply exactly when no config makes it the one that applies
     (with no removed feature active); said refused exactly when some such config leaves a
@@ -1360,6 +1421,7 @@ def _redirect_findings_agree(m, universe, by_code, unsure, chosen_on=lambda conf
     v, schema = m.version, m.schema
     asked = [f for f in m.features_at(v) if f.applies != "automatic"]
     said = {code: {f.place for f in by_code.get(code, [])} for code in ("redirect-never", "redirect-refused")}
+    staged = None  # the redirects at a stage, as resolve answers (read once, where there are some)
     for runner in m.runners:
         if runner.id in unsure:
             continue
@@ -1368,10 +1430,10 @@ def _redirect_findings_agree(m, universe, by_code, unsure, chosen_on=lambda conf
             if not in_window(redirect.window, v):
                 assert place not in said["redirect-never"] | said["redirect-refused"], place
                 continue
-            if redirect.stage is not None:  # at a stage after the choice (issue 30, F6): not read yet, said so
-                assert place not in said["redirect-never"] | said["redirect-refused"], place
-                assert any(f.place == place and "a redirect at a stage after the choice" in f.message
-                           for f in by_code.get("inconclusive", ())), place
+            if redirect.stage is not None:  # at a stage after the choice (issue 30, F6): as resolve answers
+                if staged is None:
+                    staged = _staged_redirects_reference(m, universe)
+                _staged_redirect_agrees(m, staged, by_code, said, place, (runner.id, redirect.index))
                 continue
             applies = refused = False
             for config in universe:
@@ -1416,6 +1478,44 @@ def _redirect_findings_agree(m, universe, by_code, unsure, chosen_on=lambda conf
                       ("alias-overdue", lambda d: d.remove_in is not None and v >= d.remove_in and not d.removed)):
         expected = {r.id for r in m.runners for a in r.aliases if due(a.deprecation)}
         assert {f.runner for f in by_code.get(code, [])} == expected, code
+
+
+def _staged_redirect_agrees(m, staged, by_code, said, place, key):
+    """redirect-never and redirect-refused of a redirect at a stage (*key*: runner, index) against
+    `_staged_redirects_reference` (*staged*), unless check says it inconclusive; a refusal's
+    witness resolves to it, refused."""
+    applies, refused = staged.get(key, (False, False))
+    if not any(f.place == place for f in by_code.get("inconclusive", ())):
+        assert (place in said["redirect-never"]) == (not applies), place
+        assert (place in said["redirect-refused"]) == refused, place
+    assert not (place in said["redirect-never"] and applies), place
+    for finding in by_code.get("redirect-refused", ()):
+        if finding.place == place:
+            assert _staged_redirects_reference(m, [finding.witness]).get(key) == (True, True), place
+
+
+def _staged_redirects_reference(m, universe):
+    """(runner, index) of each redirect at a stage after the choice (issue 30, F6) that applies to
+    some config of *universe*, resolved automatically or with any runner asked for (it acts on
+    whichever runner serves at its stage, which `_reference_walk` holds resolve to) → whether its
+    runner, validated as asked for, then refuses one (by a gate some runner does not say no to;
+    a staged requirement's refusal is not the redirect's)."""
+    out = {}
+    for config in universe:
+        for asked in (None, *(r.id for r in m.runners)):
+            try:
+                resolution, error = m.resolve(config, runner=asked), None
+            except matrix.ResolutionError as caught:
+                resolution, error = caught.resolution, caught
+            found = resolution.redirect if resolution is not None else None
+            if found is None or found.stage is None:
+                continue
+            key = (found.runner, found.index)
+            refused = error is not None and resolution.staged_refusal is None and any(
+                not all(g.status(r.id, m.version) == "no" for r in m.runners)
+                for g in resolution.unsupported.get(found.to, ()))
+            out[key] = out.get(key, False) or refused
+    return {key: (True, refused) for key, refused in out.items()}
 
 
 def _requested_reference(m, config, asked):
@@ -3306,11 +3406,13 @@ set = { y = 0 }
 
 def test_check_says_inconclusive_naming_a_redirect_at_a_stage_where_it_changes_the_answer():
     """Issue 30, F6: a redirect at a stage after the choice splits the steps of the runner that
-    serves; check does not read it yet, so every question it changes is inconclusive, naming it:
-    the redirect's own (redirect-never, redirect-refused), the adjustments after the choice of
-    the runners it joins (and those that name no runner), their staged requirements, and whether
-    the redirected runner's choice ends refused (adjustment-refuses). The choice itself is made
-    before it: never-chosen is exact."""
+    serves. Its own findings are read: its condition on the config the runner's steps before its
+    stage leave (torch_native's A19 turns graphs off before 'pages', so its redirect never
+    applies), a refusal confirmed by resolving its witness (sinks after intel_amx → torch_native).
+    The other questions it changes are not read yet, and inconclusive, naming it: the
+    adjustments after the choice of the runners it joins (and those that name no runner), their
+    staged requirements, and whether the redirected runner's choice ends refused
+    (adjustment-refuses). The choice itself is made before it: never-chosen is exact."""
     from tests.test_resolver import _REROUTED, _REROUTED_RUNNERS
 
     from matrix.diff import diff
@@ -3322,19 +3424,18 @@ def test_check_says_inconclusive_naming_a_redirect_at_a_stage_where_it_changes_t
     tail = ": a redirect at a stage after the choice sends the runner that serves to another, which serves from " \
            "that stage on ({}), and these questions do not read it yet"
     said = [f.message for f in check(matrix.loads(_REROUTED, runners=_REROUTED_RUNNERS)).findings
-            if f.place == "$.runners.intel_amx.redirects[0]"]
-    assert said == ["Could not decide whether Intel AMX's redirect 1 to Torch native (not platform.has_amx) ever "
-                    "applies, or leaves a config Torch native refuses"
-                    + tail.format("intel_amx → torch_native at stage 'fallbacks'")]
+            if f.place == "$.runners.intel_amx" and f.code == "inconclusive"]
+    assert said[0] == ("Could not decide whether Intel AMX's own adjustments leave a config it cannot serve"
+                       + tail.format("intel_amx → torch_native at stage 'fallbacks'"))
+    refused = next(f for f in check(m).findings if f.code == "redirect-refused")
+    assert refused.witness == {"sinks": True, "platform": {"has_amx": False}}
+    with pytest.raises(UnsupportedFeatureError):
+        m.resolve(refused.witness, runner="intel_amx")
     assert found == [
         ("inconclusive", "$.runners.intel_amx", "Could not decide whether Intel AMX's own adjustments leave a config "
                                                 "it cannot serve"),
-        ("inconclusive", "$.runners.intel_amx.redirects[0]", said[0].split(": a redirect at a stage")[0]),
         ("inconclusive", "$.runners.torch_native", "Could not decide whether Torch native's own adjustments leave a "
                                                    "config it cannot serve"),
-        ("inconclusive", "$.runners.torch_native.redirects[0]", "Could not decide whether Torch native's redirect 1 "
-                                                                "to Triton (graphs) ever applies, or leaves a config "
-                                                                "Triton refuses"),
         ("inconclusive", "$.runners.torch_native", "Could not decide whether Torch native's requirement 'small_page' "
                                                    "(page {page} is too large for torch_native) can refuse and pass"),
         # Those that name no runner after the choice are Triton's steps too.
@@ -3344,6 +3445,14 @@ def test_check_says_inconclusive_naming_a_redirect_at_a_stage_where_it_changes_t
                                                    "blocked"),
         ("never-chosen", "$.runners.triton", "Triton is never chosen automatically: Intel AMX is never blocked"),
         ("no-yes", "$.runners.torch_native", "Torch native supports no feature: no cell says yes to it"),
+        ("redirect-never", "$.runners.torch_native.redirects[0]", "Torch native's redirect 1 to Triton (graphs) never "
+                                                                  "applies: its condition never holds on the config its "
+                                                                  "runner's steps leave at its stage, where that runner "
+                                                                  "serves"),
+        ("redirect-refused", "$.runners.intel_amx.redirects[0]", "Intel AMX's redirect 1 to Torch native (not "
+                                                                 "platform.has_amx) can leave a request Torch native "
+                                                                 "refuses: where it applies, Torch native does not "
+                                                                 "support attention sinks"),
         *(("inconclusive", f"$.adjustments.{a}", f"Could not decide whether {name} ever changes a value, or is "
                                                   "always undone")
           for a, name in (("graphs_off", "A19"), ("amx_graphs", "graphs said"), ("amx_page", "amx page"),

@@ -2842,14 +2842,26 @@ def test_check_and_the_docs_read_a_redirect_that_applies_always():
 
     m = _always_redirecting()
     found = [(f.code, f.message) for f in check(m).findings if f.code in ("inconclusive", "redirect-refused",
-                                                                             "redirect-never", "never-chosen")]
+                                                                             "redirect-never", "never-chosen",
+                                                                             "no-runner")]
+    # Automatic choice reads it as its decision list does (issue 30, F6): fa3 reached, triton
+    # validated as asked for, so Attention sinks with the redirect leave no runner.
     assert found == [
-        ("inconclusive", "Could not decide which runners automatic choice never picks, which configs no runner serves, "
-                         "nor which [refusals] entries acknowledge them: a redirect that applies always sends automatic "
-                         "choice to a runner validated as asked for (fa3 → triton), which these questions do not read "
-                         "yet"),
         ("redirect-refused", "FA3's redirect 1 to Triton (kv_cache_dtype == 'fp8_e5m2') can leave a request Triton "
-                             "refuses: where it applies, Triton does not support Attention sinks")]
+                             "refuses: where it applies, Triton does not support Attention sinks"),
+        ("no-runner", "No runner can serve a config with Attention sinks and FA3's redirect 1 to Triton (kv_cache_dtype "
+                      "== 'fp8_e5m2'): FA3 is reached and redirected to Triton; FlashInfer is passed over: automatic "
+                      "choice reaches FA3 first, redirected to Triton; Triton does not support Attention sinks")]
+    with pytest.raises(NoRunnerError):
+        m.resolve(next(f for f in check(m).findings if f.code == "no-runner").witness)
+    # A [refusals] entry naming the redirect's gate acknowledges it; the order of priority then
+    # never takes Triton but by the redirect, which check says it does.
+    acknowledged = _always_redirecting('[refusals.sinks_fp8]\nreason = "SGLang refuses it too"\n'
+                                       'together = [["sinks"], ["fa3:redirect:1"]]\n')
+    report = check(acknowledged, strict=True)
+    assert [(f.code, f.severity, f.refusal) for f in report.findings if f.code == "no-runner"] == [
+        ("no-runner", "note", "sinks_fp8")]
+    assert not any(f.code == "never-chosen" for f in report.findings)
     table = render(m, tables=["runners"], standalone=False).splitlines()
     assert "| `fa3` | FA3 | 3 |  |  |  | to `triton` when `kv_cache_dtype == 'fp8_e5m2'` (automatic choice too) |" in table
     # What automatic choice reads of redirects, never that it ignores them all; then what those it
