@@ -33,9 +33,9 @@ at a stage after ``choice``, a requirement whose roles leave out the base or sta
 ``choice``: the loader refuses it anywhere else, `matrix._load_roles.after_choice`) reads the runner that fills a role at that
 point, `At`: for the base, the runner that serves; for another role, its field's value on the
 config as it stands there (a former id read as the runner it names now), else, where that is
-None, the value of the role it follows (None for a role that follows none). The compiled plan
-never reads one: an adjustment gate whose condition reads a role says only that it may apply
-(`gate`), and the interpreter decides on the view. ``matrix check`` rewrites each
+None, the value of the role it follows (None for a role that follows none). The plan's gates
+never read one: an adjustment gate whose condition reads a role says only that it may apply
+(`gate`), and its condition, compiled (`Plan.test`), decides on the view, the roles read there. ``matrix check`` rewrites each
 ``role.<id>`` into the fields it stands for, for each runner that serves (`Filling`).
 """
 
@@ -237,7 +237,7 @@ def reads_role(when: Predicate) -> bool:
 def gate(when: Predicate) -> Predicate:
     """The condition of an adjustment's gate in the compiled plan (read on the config before the
     choice, to tell whether it may apply): its ``when``, or True where that reads a role, which
-    only the interpreter knows, after the choice (`At`)."""
+    is known only after the choice (`At`: `Plan.test` reads it there)."""
     if not reads_role(when):
         return when
     from .predicates import Predicate
