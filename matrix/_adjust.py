@@ -123,21 +123,23 @@ def _copied(value: From, found: object) -> object:
 
 def apply(adjustments: Sequence[Adjustment], view: Effective, schema: Optional[Schema],
           facts: Optional[Mapping[str, object]], runner: Optional[str],
-          roles: Optional[Callable[[Callable[[str], object]], Callable[[str], object]]] = None
+          roles: Optional[Callable[[Callable[[str], object]], Callable[[str], object]]] = None,
+          known: Optional[Callable[[Mapping[str, object], Adjustment, Callable[[str], object]], bool]] = None
           ) -> List[Union[Adjusted, Said]]:
     """Apply *adjustments* in order to *view* (its ``sets`` change in place); what changed, and
     what spoke without a change (`Said`). After the choice, in a matrix with roles, *roles* makes
     the reader of the view one that reads ``role.<id>`` on it as it stands too
-    (`matrix._roles.reading`)."""
+    (`matrix._roles.reading`). *known*, given the view's sets, an adjustment and the reader,
+    tells whether its ``when`` holds as the compiled plan says it (`Plan.holds`); without it,
+    the interpreter reads it (`matrix.predicates.truth`)."""
     out: List[Union[Adjusted, Said]] = []
 
-    def plain(path: str) -> object:
-        return _access.read(view, path, schema, facts)
-
+    plain = view.reader(schema, facts)
     lookup = plain if roles is None else roles(plain)
 
+    sets = view.sets
     for adjustment in adjustments:
-        if not truth(adjustment.when.node, lookup):
+        if not (truth(adjustment.when.node, lookup) if known is None else known(sets, adjustment, lookup)):
             continue
         changes: Dict[str, Tuple[object, object]] = {}
         for path, value in adjustment.set.items():
@@ -168,7 +170,6 @@ def apply(adjustments: Sequence[Adjustment], view: Effective, schema: Optional[S
             out.append(Adjusted(adjustment.id, runner, path, before, after, message, adjustment.level,
                                 before is not None and path not in view.sets))
         for path, (_, after) in changes.items():
-            sets = view.sets
             if after is None:  # a section set None: what was set below it is gone with it
                 for below in [p for p in sets if p.startswith(path + ".")]:
                     del sets[below]

@@ -28,7 +28,7 @@ from __future__ import annotations
 import keyword
 import marshal
 from collections.abc import Mapping
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from attr.exceptions import FrozenInstanceError
 from packaging.version import Version
@@ -43,7 +43,7 @@ from ._operators import (AND, ARITHMETIC, BY_SPELLING, EQUALS, FUNCTIONS, IS_NON
 from ._record import _set
 from ._versions import parsed
 from .errors import ConfigError
-from .predicates import OPERATORS
+from .predicates import OPERATORS, Predicate
 from .schema import Adjustment, Alias, Feature, Field, Matrix, Order, Redirect, Requirement, Runner, Schema, refusing
 
 _SIMPLE = tuple(LITERAL_TYPES)
@@ -66,7 +66,7 @@ class Plan:
                  "deprecated", "removed", "order", "source", "reading", "forcing", "preferring", "feature_bits",
                  "automatic", "asked", "candidate", "orders", "aliases", "redirects", "redirecting",
                  "pre_adjustments", "adjustments", "pre_adjusting", "adjusting", "any_adjusting", "required", "templated",
-                 "before_steps", "after_steps", "staged_redirects", "steps", "top", "quiet_top", "fast", "decisions", "__weakref__")
+                 "before_steps", "after_steps", "staged_redirects", "watching", "tests", "spans", "steps", "top", "quiet_top", "fast", "decisions", "__weakref__")
 
     matrix: Matrix
     version: Version
@@ -124,6 +124,14 @@ class Plan:
     after_steps: Dict[str, Tuple[_stages.Step, ...]]
     #: runner id → its redirects at a stage after ``choice`` in force (`matrix._stages.redirects`).
     staged_redirects: Dict[str, Tuple[Redirect, ...]]
+    #: Adjustment id → its gate's bit and the paths whose change could change what its ``when``
+    #: says (every section above them too); None where the gate cannot say (one that reads a
+    #: role: `matrix._roles.gate`). `holds` reads them.
+    watching: Dict[str, Tuple[int, Optional[FrozenSet[str]]]]
+    #: The conditions the resolution reads on a view (`test`), compiled as they are first read.
+    tests: Dict[int, Tuple[Predicate, Callable[[Callable[[str], object]], bool]]]
+    #: (runner id, start, stop) → the runner's steps of those stages (`span`), as first asked for.
+    spans: Dict[Tuple[str, int, int], Tuple[_stages.Step, ...]]
     #: The gates of matrix-wide requirements that exempt no runner: one active refuses the config
     #: whatever the runner, with its reason alone (`matrix._choice.choose`).
     required: int
@@ -176,6 +184,9 @@ class Plan:
         _set(self, "after_steps", {r: _stages.steps(matrix.stages, a, staged, after=True)
                                    for r, a in self.adjustments.items()})
         _set(self, "staged_redirects", _stages.redirects(matrix.stages, matrix.runners, version))
+        _set(self, "watching", _watching(self.features))
+        _set(self, "tests", {})
+        _set(self, "spans", {})
         _set(self, "steps", _choice.steps(self))
         unconditional = [r for r, _ in self.order if not self.candidate.get(r)]
         top = unconditional[0] if unconditional else self.order[0][0]
@@ -206,6 +217,38 @@ class Plan:
         bit = self.candidate.get(runner)
         return not bit or bool(mask & bit)
 
+    def holds(self, mask: int, base: Mapping[str, object], sets: Mapping[str, object],
+              adjustment: Adjustment, read: Callable[[str], object]) -> bool:
+        """Whether *adjustment*'s ``when`` holds on a view with *sets* that *read* reads, where
+        the plan evaluated the view with *base* for sets to *mask*: its gate's bit there (the
+        same condition, compiled), wherever the two leave every path it reads alike (a path
+        reads what its own entry or a section's above it sets, else the config:
+        `matrix._access.Effective`); else its condition read on the view (`test`)."""
+        bit, watched = self.watching[adjustment.id]
+        if watched is None or (not sets.keys().isdisjoint(watched) if not base else any(
+                sets.get(p, _access.MISSING) is not base.get(p, _access.MISSING) for p in watched)):
+            return self.test(adjustment.when)(read)
+        return bool(mask & bit)
+
+    def span(self, runner: str, start: int, stop: int) -> Tuple[_stages.Step, ...]:
+        """The steps of *runner* serving at ``stages[start:stop]`` (`matrix._stages.span`)."""
+        key = (runner, start, stop)
+        found = self.spans.get(key)
+        if found is None:
+            matrix = self.matrix
+            found = self.spans[key] = _stages.span(matrix.stages, self.adjustments.get(runner, ()), matrix.staged,
+                                                   start, stop)
+        return found
+
+    def test(self, when: Predicate) -> Callable[[Callable[[str], object]], bool]:
+        """*when* as a function of a reader (path → value): the plan's generator's source for it
+        (the interpreter's rules, `matrix.predicates.truth`), each path read through the reader
+        where the interpreter reads it, in the same order; compiled once, as first asked for."""
+        found = self.tests.get(id(when))
+        if found is None or found[0] is not when:
+            found = self.tests[id(when)] = (when, _test(self.reading, when))
+        return found[1]
+
     def active(self, mask: int) -> Tuple[Feature, ...]:
         features = self.features
         out = []
@@ -214,6 +257,41 @@ class Plan:
             out.append(features[low.bit_length() - 1])
             mask ^= low
         return tuple(out)
+
+
+def _test(schema: Optional[Schema], when: Predicate) -> Callable[[Callable[[str], object]], bool]:
+    """`Plan.test`: *when* compiled, each path read through the argument ``r``."""
+    generator = _Generator(schema, ())
+    generator.local = {path: f"r({path!r})" for path in sorted(when.paths)}
+    generator.path_of = {local: path for path, local in generator.local.items()}
+    source = f"def test(r):\n    return bool({generator.condition(when.node)})\n"
+    namespace: Dict[str, Any] = {**_fixed(schema, (), {}), **generator.constants}
+    exec(compile(source, f"<matrix condition {when.source!r}>", "exec"), namespace)
+    return namespace["test"]  # type: ignore[no-any-return]
+
+
+def _watching(features: Tuple[Feature, ...]) -> Dict[str, Tuple[int, Optional[FrozenSet[str]]]]:
+    """`Plan.watching`: of each adjustment's gate, the bit and the paths (with the sections above
+    them) whose value its ``when`` reads through a view, where the gate is its ``when``; a path
+    read as given (``given.PATH``) reads the config itself, whatever the view sets."""
+    from ._roles import reads_role
+
+    out: Dict[str, Tuple[int, Optional[FrozenSet[str]]]] = {}
+    for index, gate in enumerate(features):
+        adjustment = gate.origin
+        if not isinstance(adjustment, Adjustment):
+            continue
+        if reads_role(adjustment.when):
+            out[adjustment.id] = (1 << index, None)
+            continue
+        watched: Set[str] = set()
+        for path in adjustment.when.paths:
+            if path.startswith(GIVEN):
+                continue
+            parts = path.split(".")
+            watched.update(".".join(parts[:end]) for end in range(1, len(parts) + 1))
+        out[adjustment.id] = (1 << index, frozenset(watched))
+    return out
 
 
 def plan(matrix: Matrix, version: Version) -> Plan:
@@ -377,18 +455,37 @@ def _ints(name: str, values: Tuple[object, ...]) -> object:
 
 def _general_reader(schema: Optional[Schema], paths: Tuple[str, ...],
                     readers: Dict[str, str]) -> Callable[..., Tuple[object, ...]]:
+    # Of each path, what a view's sets must leave alone for it to read what the config holds
+    # (the path and the sections above it; nothing for one read as given, which reads the config
+    # itself), or None for a derived field, computed from what it reads.
+    derived = schema.derivations if schema is not None and schema.derivations else {}
+    watched: List[Tuple[str, Optional[FrozenSet[str]]]] = []
+    for path in paths:
+        parts = path.split(".")
+        watched.append((path, frozenset() if path.startswith(GIVEN) else None if path in derived else
+                        frozenset(".".join(parts[:end]) for end in range(1, len(parts) + 1))))
+    effective = _access.Effective
+
     def read(config: object, facts: Optional[Mapping[str, object]] = None) -> Tuple[object, ...]:
-        values = []
-        for path in paths:
-            try:
-                values.append(_access.read(config, path, schema, facts))
-            except ConfigError as error:
-                read = base(path) or path  # given.PATH is read at PATH
-                if error.path == read or read.startswith(error.path + "."):
-                    error.feature = readers[path]
-                _access.with_others(error, config, paths, readers, schema, facts)
-                raise
-        return tuple(values)
+        if config.__class__ is effective:
+            assert isinstance(config, effective)
+            known, sets = config.known, config.sets
+            if known is not None:
+                # A resolution's own view (`matrix._access.Effective`): what it leaves alone is
+                # what the config holds, read already.
+                return tuple(known[path] if watch is not None and path in known and sets.keys().isdisjoint(watch)
+                             else one(config, path, facts) for path, watch in watched)
+        return tuple([one(config, path, facts) for path in paths])
+
+    def one(config: object, path: str, facts: Optional[Mapping[str, object]]) -> object:
+        try:
+            return _access.read(config, path, schema, facts)
+        except ConfigError as error:
+            read = base(path) or path  # given.PATH is read at PATH
+            if error.path == read or read.startswith(error.path + "."):
+                error.feature = readers[path]
+            _access.with_others(error, config, paths, readers, schema, facts)
+            raise
 
     return read
 
@@ -468,7 +565,7 @@ def _tuple_source(names: List[str]) -> str:
 
 
 class _Generator:
-    def __init__(self, schema: Schema, paths: Tuple[str, ...]) -> None:
+    def __init__(self, schema: Optional[Schema], paths: Tuple[str, ...]) -> None:
         self.schema = schema if schema else None
         self.paths = paths
         self.local = {path: f"v{i}" for i, path in enumerate(paths)}

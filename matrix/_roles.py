@@ -33,9 +33,9 @@ at a stage after ``choice``, a requirement whose roles leave out the base or sta
 ``choice``: the loader refuses it anywhere else, `matrix._load_roles.after_choice`) reads the runner that fills a role at that
 point, `At`: for the base, the runner that serves; for another role, its field's value on the
 config as it stands there (a former id read as the runner it names now), else, where that is
-None, the value of the role it follows (None for a role that follows none). The compiled plan
-never reads one: an adjustment gate whose condition reads a role says only that it may apply
-(`gate`), and the interpreter decides on the view. ``matrix check`` rewrites each
+None, the value of the role it follows (None for a role that follows none). The plan's gates
+never read one: an adjustment gate whose condition reads a role says only that it may apply
+(`gate`), and its condition, compiled (`Plan.test`), decides on the view, the roles read there. ``matrix check`` rewrites each
 ``role.<id>`` into the fields it stands for, for each runner that serves (`Filling`).
 """
 
@@ -71,14 +71,16 @@ def said(matrix: Matrix, role: str, runner: Optional[str], how: str, followed: O
 
 
 def others(compiled: Plan, resolution: Resolution, asked: Optional[str], config: object,
-           facts: Optional[Mapping[str, object]]) -> Tuple[Tuple[Filled, ...], Tuple[ResolutionWarning, ...]]:
+           facts: Optional[Mapping[str, object]], known: Optional[Dict[str, object]] = None
+           ) -> Tuple[Tuple[Filled, ...], Tuple[ResolutionWarning, ...]]:
     """Every role filled, given the base role's *resolution* (*asked*: its request, or None), in
     declaration order, and what the other roles' runners say (the module's docstring states the
-    rules); a refusal is raised."""
+    rules); a refusal is raised. *known*: what the config holds, as the base's resolution read it
+    (`matrix._access.Effective`)."""
     matrix = compiled.matrix
     base, *rest = matrix.roles
     adjusting = resolution._fields[8]
-    effective = _access.Effective(config, {} if adjusting is None else dict(adjusting[4]))
+    effective = _access.Effective(config, {} if adjusting is None else dict(adjusting[4]), known)
     found: Dict[str, Optional[str]] = {base.id: resolution.runner}
     roles: List[Filled] = [(base.id, resolution.runner, CHOSEN if asked is None else ASKED, None)]
     warnings: List[ResolutionWarning] = []
@@ -121,16 +123,20 @@ def _in_order(roles: List[Role]) -> List[Role]:
     return out
 
 
-def of_choice(compiled: Plan, role: Role, config: object, facts: Optional[Mapping[str, object]]) -> Optional[str]:
+def of_choice(compiled: Plan, role: Role, config: object, facts: Optional[Mapping[str, object]],
+              known: Optional[Dict[str, object]] = None, basis: Optional[Tuple[int, Dict[str, object]]] = None
+              ) -> Optional[str]:
     """The base role's field in the config of choice: as given, unless an adjustment before the
-    choice sets it."""
+    choice sets it (*known*: what the config holds, remembered as read: `matrix._access.Effective`;
+    *basis*: the plan's gates on it, `matrix.resolver._walk`)."""
     if not any(role.field in a.set for a in compiled.pre_adjustments):
         value = _access.read(config, role.field, compiled.reading, facts)
     else:
         from . import _adjust
 
-        view = _access.Effective(config)
-        _adjust.apply(compiled.pre_adjustments, view, compiled.reading, facts, None)
+        view = _access.Effective(config, None, known)
+        _adjust.apply(compiled.pre_adjustments, view, compiled.reading, facts, None, None,
+                      None if basis is None else functools.partial(compiled.holds, *basis))
         value = _access.read(view, role.field, compiled.reading, facts)
     assert value is None or isinstance(value, str)
     return value
@@ -231,7 +237,7 @@ def reads_role(when: Predicate) -> bool:
 def gate(when: Predicate) -> Predicate:
     """The condition of an adjustment's gate in the compiled plan (read on the config before the
     choice, to tell whether it may apply): its ``when``, or True where that reads a role, which
-    only the interpreter knows, after the choice (`At`)."""
+    is known only after the choice (`At`: `Plan.test` reads it there)."""
     if not reads_role(when):
         return when
     from .predicates import Predicate

@@ -49,6 +49,7 @@ from .schema import WIDE, Requirement, Runner
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._compile import Plan
+    from .predicates import Predicate
 
 __all__ = ["split", "place", "binds", "fills", "failing", "refusal"]
 
@@ -90,12 +91,14 @@ def fills(clause: Requirement, read: Callable[[str], object]) -> bool:
 
 
 def failing(clauses: Sequence[Requirement], runner: Optional[str], read: Callable[[str], object],
-            roles: Sequence[str] = ()) -> Tuple[Optional[str], List[Requirement]]:
+            roles: Sequence[str] = (), test: Optional[Callable[[Predicate], Callable[[Callable[[str], object]], bool]]]
+            = None) -> Tuple[Optional[str], List[Requirement]]:
     """Of *clauses* (one stage's), those checked once *runner* serves that fail on the config
     *read* reads (of each chain, the first clause that fails), and the runner they refuse: the
     matrix-wide ones and *runner*'s own first (*runner*); else the failed requirements of roles
     of the runner that fills the first of *roles* (the matrix's, in declaration order) whose
-    runner fails one."""
+    runner fails one. *test* gives a condition compiled (`Plan.test`); without it, the
+    interpreter reads it."""
     from .predicates import truth
 
     failed: List[Requirement] = []
@@ -104,7 +107,7 @@ def failing(clauses: Sequence[Requirement], runner: Optional[str], read: Callabl
         key = (clause.runner, clause.kind)
         if key in seen or not binds(clause, runner) or clause.roles and not fills(clause, read):
             continue
-        if not truth(clause.condition.node, read):
+        if not (truth(clause.condition.node, read) if test is None else test(clause.condition)(read)):
             seen.add(key)
             failed.append(clause)
     first = [c for c in failed if c.runner in (WIDE, runner)]

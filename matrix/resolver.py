@@ -8,6 +8,7 @@ for tools built on ``matrix``) each read that mask.
 
 from __future__ import annotations
 
+import functools
 import threading
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Set, Tuple, Union, get_args
@@ -938,7 +939,8 @@ def _resolve_unadjusted(compiled: Plan, mask: int, values: Tuple[object, ...], r
 
 
 def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runner: Optional[str],
-                    config: object, facts: Optional[Mapping[str, object]]) -> Resolution:
+                    config: object, facts: Optional[Mapping[str, object]],
+                    known: Optional[Dict[str, object]] = None) -> Resolution:
     """Every case with something to say: warnings, fallbacks, explicit runners, errors,
     adjustments, staged requirements, in the one order of resolution (`matrix._stages`: the plan's
     steps before the choice, the choice on C, the steps of the runner that serves, its
@@ -946,6 +948,8 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
 
     The decisions for a mask are remembered on the plan (keyed by the masks they read); the
     `Resolution` (and the error, if any) is new each time, since it carries this config's values.
+    Every rule read on the way reads the config through views that remember what it holds
+    (*known*: `matrix._access.Effective`), seeded with the *values* the plan read.
     """
     from ._adjust import Adjusted
 
@@ -953,15 +957,18 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
     assert staged or mask & compiled.any_adjusting or compiled.staged_redirects, \
         "resolve() takes _resolve_unadjusted where nothing can apply"
     kept = compiled.automatic if runner is None else compiled.asked
+    known = _known(compiled, values, known)
+    basis: _Basis = (mask, {})  # the gates on the view as it was last evaluated (`_walk`)
     view: Optional[_access.Effective] = None
     adjusted: List[Union[Adjusted, Said]] = []
     cmask, cvalues = mask, values
     if staged or mask & compiled.pre_adjusting:
-        view = _access.Effective(config)
-        failed = _walk(compiled, compiled.before_steps, None, view, adjusted, facts, True)
+        view = _access.Effective(config, None, known)
+        failed = _walk(compiled, compiled.before_steps, None, view, adjusted, facts, True, basis)
         if view.sets:
             cmask, cvalues = compiled.evaluate(view, facts)
             cmask &= kept
+            basis = (cmask, dict(view.sets))
         if failed is not None:
             _staged_stop(compiled, runner, None, _adjusted_warnings(adjusted), cmask, cvalues, config, view, adjusted,
                          facts,
@@ -981,10 +988,10 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
     # A redirect at a stage after the choice acts on the runner that serves, however it came to (issue 30, F6).
     redirecting = compiled.staged_redirects.get(chosen) if error is None and chosen is not None else None
     if chosen is not None and (staged or redirecting or cmask & compiled.adjusting[chosen]):
-        view = view or _access.Effective(config)
+        view = view or _access.Effective(config, None, known)
         changed = len(view.sets)
         chosen, failed, rerouted = _walk_served(compiled, chosen, redirecting, runner, view, adjusted, facts,
-                                                error is None)
+                                                error is None, basis)
         if failed is not None:
             told = _adjusted_warnings(adjusted[:before]) + warnings + _adjusted_warnings(adjusted[before:])
             _staged_stop(compiled, runner, chosen, told, cmask, cvalues, config, view, adjusted, facts, failed,
@@ -1013,6 +1020,18 @@ def _resolve_slowly(compiled: Plan, mask: int, values: Tuple[object, ...], runne
     return resolution
 
 
+def _known(compiled: Plan, values: Tuple[object, ...], known: Optional[Dict[str, object]]
+           ) -> Optional[Dict[str, object]]:
+    """What the config holds, by path (`matrix._access.Effective`): *known* (or a new one) with the
+    *values* the plan read of it; None where the interpreter reads every rule (`_COMPILED`)."""
+    if not _COMPILED:
+        return None
+    if known is None:
+        return dict(zip(compiled.paths, values))
+    known.update(zip(compiled.paths, values))
+    return known
+
+
 def _how(compiled: Plan, runner: Optional[str], served: str) -> str:
     """How *served* came to serve a request for *runner*: ``chosen`` (automatically), ``asked`` (by
     its id or a former one), or ``served`` (a feature overrode the request)."""
@@ -1023,7 +1042,8 @@ def _how(compiled: Plan, runner: Optional[str], served: str) -> str:
 
 
 def _walk_served(compiled: Plan, chosen: str, redirects: Optional[Tuple[Redirect, ...]], runner: Optional[str],
-                 view: _access.Effective, adjusted: List[Any], facts: Optional[Mapping[str, object]], check: bool
+                 view: _access.Effective, adjusted: List[Any], facts: Optional[Mapping[str, object]], check: bool,
+                 basis: Optional[_Basis] = None
                  ) -> Tuple[str, Optional[Tuple[str, Optional[str], List[Requirement]]], Optional[Tuple[Redirect, Dict[str, object]]]]:
     """The steps of *chosen* once it serves (`_walk`), where *redirects* (its redirects at a stage
     after ``choice``, in the order read: `matrix._stages.redirects`) may send it on: at each such
@@ -1032,24 +1052,23 @@ def _walk_served(compiled: Plan, chosen: str, redirects: Optional[Tuple[Redirect
     warning of kind ``redirected`` among the adjustments'. The runner that serves, the first
     staged refusal (`_walk`), and the redirect that applied with the values its condition read."""
     if not redirects:
-        return chosen, _walk(compiled, compiled.after_steps[chosen], chosen, view, adjusted, facts, check), None
+        return chosen, _walk(compiled, compiled.after_steps[chosen], chosen, view, adjusted, facts, check, basis), None
     from .predicates import truth
 
-    matrix = compiled.matrix
-    stages, staged = matrix.stages, matrix.staged
+    stages = compiled.matrix.stages
     start = stages.index(_stages.CHOICE)
-    own = compiled.adjustments.get(chosen, ())
     at = 0
     while at < len(redirects):
         k = stages.index(redirects[at].stage)
         here = [d for d in redirects[at:] if d.stage == redirects[at].stage]
         at += len(here)
-        failed = _walk(compiled, _stages.span(stages, own, staged, start, k), chosen, view, adjusted, facts, check)
+        failed = _walk(compiled, compiled.span(chosen, start, k), chosen, view, adjusted, facts, check, basis)
         if failed is not None:
             return chosen, failed, None
         start = k
         read = _staged_reader(compiled, chosen, view, facts)
-        found = next((d for d in here if truth(d.when.node, read)), None)
+        found = next((d for d in here if (compiled.test(d.when)(read) if _COMPILED else truth(d.when.node, read))),
+                     None)
         if found is None:
             continue
         because = {p: read(p) for p in sorted(found.when.paths)}
@@ -1062,30 +1081,41 @@ def _walk_served(compiled: Plan, chosen: str, redirects: Optional[Tuple[Redirect
                 f"{p} = {_show(v)}" for p, v in because.items()), _how(compiled, runner, chosen))
         adjusted.append(ResolutionWarning("redirected", None, found.to, said))
         to = found.to
-        failed = _walk(compiled, _stages.span(stages, compiled.adjustments.get(to, ()), staged, k, len(stages)), to,
-                       view, adjusted, facts, check)
+        failed = _walk(compiled, compiled.span(to, k, len(stages)), to, view, adjusted, facts, check, basis)
         return to, failed, (found, because)
-    return chosen, _walk(compiled, _stages.span(stages, own, staged, start, len(stages)), chosen, view, adjusted,
-                         facts, check), None
+    return chosen, _walk(compiled, compiled.span(chosen, start, len(stages)), chosen, view, adjusted, facts, check,
+                         basis), None
+
+
+#: Whether the rules a resolution reads on a view (adjustments, staged requirements, redirects at
+#: a stage) are decided by the compiled plan (`Plan.holds`, `Plan.test`); False: by the
+#: interpreter (`matrix.predicates.truth`), the reference the tests compare the two with.
+_COMPILED = True
+
+#: The plan's gates evaluated on a view (the mask), and the sets the view had then (`Plan.holds`).
+_Basis = Tuple[int, Dict[str, object]]
 
 
 def _walk(compiled: Plan, steps: Sequence[_stages.Step], runner: Optional[str], view: _access.Effective,
-          adjusted: List[Union[Adjusted, Said]], facts: Optional[Mapping[str, object]], check: bool
-          ) -> Optional[Tuple[str, Optional[str], List[Requirement]]]:
+          adjusted: List[Union[Adjusted, Said]], facts: Optional[Mapping[str, object]], check: bool,
+          basis: Optional[_Basis] = None) -> Optional[Tuple[str, Optional[str], List[Requirement]]]:
     """*steps* walked on *view* (its sets change in place; what the adjustments did appended to
     *adjusted*): each step's adjustments, then, where *check*, its staged requirements checked
     once *runner* serves (None: before the choice; `matrix._staged.failing`). The stage, the
-    runner refused and the clauses of the first step that refuses, or None."""
+    runner refused and the clauses of the first step that refuses, or None. *basis*: the plan's
+    gates evaluated on the view when it had the sets given, where known: an adjustment whose
+    ``when`` reads nothing set since is decided by its gate there (`Plan.holds`), not read again."""
     from . import _adjust
     from ._staged import failing
 
     roles = _roles_read(compiled, runner) if runner is not None else None
+    known = None if basis is None or not _COMPILED else functools.partial(compiled.holds, *basis)
     for stage, adjustments, clauses in steps:
         if adjustments:
-            adjusted += _adjust.apply(adjustments, view, compiled.reading, facts, runner, roles)
+            adjusted += _adjust.apply(adjustments, view, compiled.reading, facts, runner, roles, known)
         if clauses and check:
             refused, failed = failing(clauses, runner, _staged_reader(compiled, runner, view, facts),
-                                      [r.id for r in compiled.matrix.roles])
+                                      [r.id for r in compiled.matrix.roles], compiled.test if _COMPILED else None)
             if failed:
                 return stage, refused, failed
     return None
@@ -1097,7 +1127,7 @@ def _staged_reader(compiled: Plan, runner: Optional[str], view: _access.Effectiv
     stand (`matrix._roles.reader`)."""
     from . import _roles
 
-    return _roles.reader(compiled.matrix, runner, lambda path: _access.read(view, path, compiled.reading, facts))
+    return _roles.reader(compiled.matrix, runner, view.reader(compiled.reading, facts))
 
 
 def _staged_stop(compiled: Plan, runner: Optional[str], served: Optional[str], warnings: Tuple[ResolutionWarning, ...],
@@ -1232,20 +1262,22 @@ def is_supported(matrix: Matrix, config: object, runner: str, *,
     if alias is not None:  # a former id asks for the runner it names, as in resolve (a user trial)
         runner = alias.runner
     staged = matrix.staged  # a staged requirement refuses where it is checked (issue 30, F6)
-    mask, _ = compiled.evaluate(config, facts)
+    mask, values = compiled.evaluate(config, facts)
     if staged or mask & compiled.any_adjusting:  # removal read on C, the runner's gates on its F
-        view = _access.Effective(config)
+        view = _access.Effective(config, None, _known(compiled, values, None))
         adjusted: List[Union[Adjusted, Said]] = []
+        basis: _Basis = (mask, {})  # the gates on the config itself (`_walk`)
         if staged or mask & compiled.pre_adjusting:
-            if _walk(compiled, compiled.before_steps, None, view, adjusted, facts, True) is not None:
+            if _walk(compiled, compiled.before_steps, None, view, adjusted, facts, True, basis) is not None:
                 return False
             if view.sets:
                 mask = compiled.evaluate(view, facts)[0]
+                basis = (mask, dict(view.sets))
         if mask & compiled.asked & compiled.removed:
             return False
         if staged or mask & compiled.adjusting[runner]:
             changed, before = len(view.sets), len(adjusted)
-            if _walk(compiled, compiled.after_steps[runner], runner, view, adjusted, facts, True) is not None:
+            if _walk(compiled, compiled.after_steps[runner], runner, view, adjusted, facts, True, basis) is not None:
                 return False
             if len(adjusted) > before or len(view.sets) != changed:
                 mask = compiled.evaluate(view, facts)[0]
@@ -1315,13 +1347,15 @@ def _resolve_branched(matrix: Matrix, config: object, runner: Optional[str], ver
 
 
 def _resolve_base(compiled: Plan, runner: Optional[str], config: object,
-                  facts: Optional[Mapping[str, object]]) -> Resolution:
-    """The base role's resolution (*runner* asked for, or None), off the fast path."""
-    mask, values = compiled.evaluate(config, facts)
+                  facts: Optional[Mapping[str, object]], known: Optional[Dict[str, object]] = None,
+                  evaluated: Optional[Tuple[int, Tuple[object, ...]]] = None) -> Resolution:
+    """The base role's resolution (*runner* asked for, or None), off the fast path (*evaluated*:
+    the plan's evaluation of *config*, where made already)."""
+    mask, values = compiled.evaluate(config, facts) if evaluated is None else evaluated
     mask &= compiled.automatic if runner is None else compiled.asked
-    slowly = _resolve_unadjusted if not (mask & compiled.any_adjusting or compiled.matrix.staged
-                                         or compiled.staged_redirects) else _resolve_slowly
-    return slowly(compiled, mask, values, runner, config, facts)
+    if not (mask & compiled.any_adjusting or compiled.matrix.staged or compiled.staged_redirects):
+        return _resolve_unadjusted(compiled, mask, values, runner, config, facts)
+    return _resolve_slowly(compiled, mask, values, runner, config, facts, known)
 
 
 def _roles_read(compiled: Plan, runner: str) -> Any:
@@ -1342,11 +1376,21 @@ def _resolve_roles(matrix: Matrix, config: object, runner: Optional[str], versio
     compiled = _plan(matrix, version)
     if strict:
         _refuse_unknown_keys(matrix, config)
-    asked = runner if runner is not None else _roles.of_choice(compiled, matrix.roles[0], config, facts)
+    evaluated: Optional[Tuple[int, Tuple[object, ...]]] = None
+    known: Optional[Dict[str, object]] = None  # what the config holds, read once (`matrix._access.Effective`)
+    if _COMPILED:
+        try:
+            evaluated = compiled.evaluate(config, facts)
+        except Exception:  # raised again below, where the base's request has been read as always
+            pass
+        else:
+            known = _known(compiled, evaluated[1], None)
+    asked = runner if runner is not None else _roles.of_choice(
+        compiled, matrix.roles[0], config, facts, known, None if evaluated is None else (evaluated[0], {}))
     if asked is not None and asked not in compiled.no:
         _choice.asked(compiled, asked)  # raises UsageError for an unknown or removed id
-    base = _resolve_base(compiled, asked, config, facts)
-    roles, warnings = _roles.others(compiled, base, asked, config, facts)
+    base = _resolve_base(compiled, asked, config, facts, known, evaluated)
+    roles, warnings = _roles.others(compiled, base, asked, config, facts, known)
     return _with_roles(base, roles, warnings)
 
 

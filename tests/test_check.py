@@ -2511,6 +2511,39 @@ def _in_d(names):
     return _ATOMS[names[0]][0]
 
 
+def _told(m, config, asked):
+    """All that resolve and is_supported say of *config*: the resolution's to_dict() and
+    explanation, or the error's class, reason and kind and its resolution's (the remedies left
+    out: the search resolves other configs, each compared where drawn)."""
+    supported = m.is_supported(config, asked) if asked is not None else None
+    try:
+        resolution, error = m.resolve(config, runner=asked), None
+    except matrix.ResolutionError as raised:
+        resolution, error = raised.resolution, (type(raised), raised.reason, raised.kind)
+    return supported, error, resolution.to_dict(), resolution.explanation(remedies=False)
+
+
+def _compiled_alike(m, config, asked):
+    """The rules read on a view (adjustments, staged requirements, redirects at a stage) decided
+    by the compiled plan say what the interpreter says (`matrix.resolver._COMPILED`), to the
+    letter."""
+    from matrix import resolver
+
+    compiled = _told(m, config, asked)
+    resolver._COMPILED = False
+    try:
+        interpreted = _told(m, config, asked)
+    finally:
+        resolver._COMPILED = True
+    assert compiled == interpreted, (config, asked)
+
+
+def _role_config(roled, config, index):
+    """*config* with the role fields `_roles_agree` gives it at *index* in the universe."""
+    options = [None, *sorted(r.id for r in roled.runners)]
+    return {**config, **{f: options[(index // _ROLES_EVERY + k) % len(options)] for k, (_, f, _) in enumerate(_ROLES)}}
+
+
 def _roles_agree(roled, m0, config, asked, index, staged=()):
     """docs/reference/file-format.md, Roles, restated: the base role's request is runner=, else
     its field, and from there the answer is the matrix's without roles, its adjustments after the
@@ -2520,10 +2553,8 @@ def _roles_agree(roled, m0, config, asked, index, staged=()):
     asked for), else the runner of the role it follows (none for x); and the runner that fills d,
     either way, is refused where a requirement that names d fails on F, its roles read there.
     The role fields take each runner and None in turn, by the config's place in the universe."""
-    options = [None, *sorted(r.id for r in roled.runners)]
-    values = {f: options[(index // _ROLES_EVERY + k) % len(options)] for k, (_, f, _) in enumerate(_ROLES)}
-    base = asked if asked is not None else values["rb"]
-    given = {**config, **values}
+    given = _role_config(roled, config, index)
+    base = asked if asked is not None else given["rb"]
     where = []
     expected, changes, f = _reference_resolve(roled, m0, given, base, staged, where)
     v = roled.version
@@ -2606,6 +2637,13 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
             # Automatic choice, and each runner asked for in turn.
             if index % _ROLES_EVERY == 0 and asked in (None, ids[index // _ROLES_EVERY % len(ids)]):
                 _roles_agree(roled, plain, config, asked, index, roled_staged)
+                # The compiled rules and the interpreter, to the letter, on every other such
+                # config: the matrix with redirects where it has them, else the one with roles.
+                if index // _ROLES_EVERY % 2 == 0:
+                    if runners != _bare(runners):
+                        _compiled_alike(m, config, asked)
+                    else:
+                        _compiled_alike(roled, _role_config(roled, config, index), asked)
             raised = None
             try:
                 resolution = m.resolve(config, runner=asked)

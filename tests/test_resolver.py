@@ -2997,7 +2997,7 @@ def test_a_redirect_at_a_stage_acts_on_the_runner_that_serves_with_the_steps_bef
     stage on the redirect's runner walks its own (A19 at graphs, before, never runs; the page
     default says torch_native); torch_native's own redirect does not apply (one hop)."""
     m = matrix.loads(_REROUTED, runners=_REROUTED_RUNNERS)
-    assert m._branch  # the fast path declines such a matrix, as it does staged requirements
+    assert m._branch  # it walks its steps on every config, as a matrix with staged requirements does
     no_amx = {"platform.has_amx": False}
     for config, asked, how in (({}, None, "chosen automatically"), ({"device": "cpu"}, None, "asked for 'intel_amx'"),
                                ({}, "intel_amx", "asked for 'intel_amx'")):
@@ -3056,9 +3056,13 @@ def test_the_runner_a_redirect_at_a_stage_names_is_validated_as_asked_for_and_it
     assert staged.value.resolution.to_dict()["redirected"]["to"] == "torch_native"
 
 
-def test_a_matrix_with_a_redirect_at_a_stage_leaves_the_fast_path():
+def test_a_matrix_with_a_redirect_at_a_stage_walks_its_steps_its_condition_compiled():
     """Without roles or staged requirements, the top runner free and nothing to adjust would be the
-    fast path's answer; a redirect at a stage after the choice sends it on (issue 30, F6)."""
+    answer from the gates alone; a redirect at a stage after the choice sends it on (issue 30, F6),
+    so such a matrix walks its steps on every config (`Matrix._branch`), the redirect's condition
+    compiled by the plan as first read (`Plan.test`), not interpreted."""
+    from matrix._compile import plan
+
     text = ('[matrix]\nname = "t"\nversion = "1.0"\nstages = ["choice", "fallbacks"]\n'
             '[config]\namx = { type = "bool", default = true }\n')
     runners = {"a": {"name": "A", "priority": 2, "redirects": [{"to": "b", "when": "not amx", "stage": "fallbacks"}]},
@@ -3066,7 +3070,9 @@ def test_a_matrix_with_a_redirect_at_a_stage_leaves_the_fast_path():
     m = matrix.loads(text, runners=runners)
     assert m._branch and not matrix.loads(text, runners={"a": {"name": "A", "priority": 2},
                                                          "b": {"name": "B", "priority": 1}})._branch
+    assert plan(m, m.version).tests == {}
     assert m.resolve({}).runner == "a"
+    assert [when for when, _ in plan(m, m.version).tests.values()] == [m.runner("a").redirects[0].when]
     r = m.resolve({"amx": False})
     assert (r.runner, [w.message for w in r.warnings]) == (
         "b", ["Chose 'a' automatically, redirected to 'b' at stage 'fallbacks': amx = False"])
