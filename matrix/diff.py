@@ -105,6 +105,7 @@ CHANGES: Dict[str, Tuple[Level, str]] = {
     "request-overridden": ("behaviour", "a request is now served by another runner (an override starts or ends)"),
     "redirect-added": ("behaviour", "a request is now redirected to another runner, which serves it"),
     "redirect-removed": ("behaviour", "a request that was redirected is now served by another runner"),
+    "request-refusal-changed": ("behaviour", "a request refused on both sides is refused after another redirect or override (one starts, ends or leads to another runner)"),
     "deprecation-started": ("behaviour", "configs that use a feature are warned that it is deprecated"),
     "deprecation-ended": ("behaviour", "configs that use a feature are no longer warned that it is deprecated"),
     "blocker-added": ("behaviour", "a runner does not support a feature that configs use"),
@@ -468,8 +469,8 @@ def _unread(*sides: _diff.Side) -> List[Tuple[str, str]]:
         out.append(("the blockers a request reads", "a request"))
     if any(r.redirects for side in sides for r in side.matrix.runners) or any(
             g.prefers is not None or g.forces is not None and g.forces.override for g in features):
-        out.append(("the warnings said beside a refusal: a redirect, an override or a preference that led to it",
-                    "a config or request that is refused"))
+        out.append(("the warnings said beside a refusal: a preference that led to it, and the words of a redirect or an "
+                    "override that led to it", "a config or request that is refused"))
     return out
 
 
@@ -1812,8 +1813,10 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
     except ConfigError as refused:
         return f"a config error: {refused}"
     if kind in ("automatic", "asked"):
+        if isinstance(error, RemovedFeatureError):
+            return _REMOVED
         if error is not None:
-            return "refused (the feature is removed)" if isinstance(error, RemovedFeatureError) else "refused"
+            return _messages.diff_refused(_way(side.matrix, resolution.warnings) if kind == "asked" else ())
         assert resolution.runner is not None
         name = side.matrix.runner(resolution.runner).name
         kinds = {w.kind for w in resolution.warnings if w.kind in ("fallback", "override", "redirected") or
@@ -1837,6 +1840,14 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
             "not blocked by it"
     blockers = {g.id for g in resolution.unsupported.get(blocked, ())}
     return "blocked by it" if feature in blockers else "not blocked by it"
+
+
+def _way(matrix: Matrix, warnings: Sequence[Any]) -> List[Tuple[str, str]]:
+    """The way a refused request went (`matrix._diff.Way`, by the runners' names): the runner a
+    redirect made it a request for, then the runner the last override gave it to."""
+    way = [("redirected", w.runner) for w in warnings if w.kind == "redirected"][:1]
+    way += [("overridden", w.runner) for w in warnings if w.kind == "override"][-1:]
+    return [(how, matrix.runner(runner).name) for how, runner in way]
 
 
 def kind_of(change: Difference) -> str:
@@ -2063,6 +2074,8 @@ def _classify(region: _diff.Region, old: _diff.Side, new: _diff.Side) -> str:
             if "redirected" in a[2] and "redirected" not in b[2]:
                 return "redirect-removed"
             return "request-overridden"
+        if a[0] == b[0]:  # refused on both sides, another way (`matrix._diff._same`)
+            return "request-refusal-changed"
         return "request-refused" if a[0] == "served" else "request-served"
     added = b[2] == "added"
     if region.kind == "deprecation":

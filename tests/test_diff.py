@@ -560,6 +560,12 @@ def _answers(side, config, names, adjustments=(), renamed=None):
             {renamed.get(runner, runner): answer for runner, answer in whole.items()})
 
 
+def _way(warnings):
+    """The way a refused request went, from its warnings (kind, runner) in order: the runner it
+    was redirected to, then the runner the last override gave it to."""
+    return tuple([w for w in warnings if w[0] == "redirected"][:1] + [w for w in warnings if w[0] == "override"][-1:])
+
+
 def _whole(side, found, error):
     """Everything a resolution says (of automatic choice, or of a request): whether it refuses and
     its words, the runner, every warning, each runner's blockers by name, the effective config;
@@ -584,7 +590,8 @@ def _whole(side, found, error):
                                       w.level or "") for w in resolution.warnings)),
             "blockers": {ids[r]: tuple(sorted(g.name for g in gates)) for r, gates in resolution.unsupported.items()},
             "effective": (found.effective if found is not None else dict(resolution.effective)),
-            "removed": isinstance(error, matrix.RemovedFeatureError)}
+            "removed": isinstance(error, matrix.RemovedFeatureError),
+            "way": _way([(w.kind, ids.get(w.runner, w.runner)) for w in resolution.warnings])}
 
 
 def _answers_by_own_ids(side, config, names, adjustments):
@@ -676,7 +683,7 @@ def _expected(kind, old, new):
         return _AUTOMATIC
     if kind == "asked":
         return _REMOVAL if removed in (old, new) else {"request-refused", "request-served", "request-overridden",
-                                                        "redirect-added", "redirect-removed"}
+                                                        "redirect-added", "redirect-removed", "request-refusal-changed"}
     if kind == "effective":
         return _ADJUSTMENT
     if kind == "said":
@@ -1161,8 +1168,9 @@ _LINES = {
     "removal": "Not compared: the blockers and deprecation warnings of a config a removal refuses (the answers for "
                "a config a removed feature refuses may differ unseen)",
     "request": "Not compared: the blockers a request reads (the answers for a request may differ unseen)",
-    "refusal": "Not compared: the warnings said beside a refusal: a redirect, an override or a preference that led "
-               "to it (the answers for a config or request that is refused may differ unseen)",
+    "refusal": "Not compared: the warnings said beside a refusal: a preference that led to it, and the words of a "
+               "redirect or an override that led to it (the answers for a config or request that is refused may differ "
+               "unseen)",
 }
 
 
@@ -1196,7 +1204,7 @@ def _every_difference_is_said(report, before, after, config, schema):
                  and c.entries[0].place.removeprefix("$.config.") not in config]
         refused = a["refused"] is not None and b["refused"] is not None
         unread = set()
-        for part in a.keys() - {"warnings", "blockers", "kind"}:
+        for part in a.keys() - {"warnings", "blockers", "kind", "way"}:
             if a[part] != b[part]:
                 unread.add("words" if part == "refused" and refused else None)
         if refused and a["kind"] != b["kind"] and not said("kind"):
@@ -1210,6 +1218,12 @@ def _every_difference_is_said(report, before, after, config, schema):
         # names it): said beside the refusal, as the redirect is.
         led = refused and {w for w in a["warnings"] if w[0] in _STEERING} != {w for w in b["warnings"]
                                                                               if w[0] in _STEERING}
+        # A request refused on both sides says the way it went (the docs: the runner a redirect
+        # made it a request for, then the runner the last override gave it to): another way is a
+        # finding of its own.
+        if runner is not None and refused and not (a["removed"] or b["removed"]) and a["way"] != b["way"]:
+            assert [c for c in report.changes if c.id == "request-refusal-changed" and c.runner == runner
+                    and _inside(c, config, schema)], (runner, config, a, b, report.changes)
         # Where both sides serve the same runner, a warning of a feature's partial or opt-in
         # support, or of a preference passed over, is a finding of that question (its words are
         # not compared); where the answer changes, that change says it.
@@ -1892,12 +1906,31 @@ def test_a_redirect_added_is_behaviour_where_its_runner_serves_and_breaking_wher
     place = "<string>:1 (new: $.runners.a.redirects[0])"  # runners given in code: the [matrix] table
     assert (_said(report), report.undecided) == ([
         # Exactly the configs refused: where y holds too (x alone is redirected, the next finding).
-        ("request-refused", "breaking", "Asking for A: A → refused", "x and y", {"x": True, "y": True}, [place]),
+        ("request-refused", "breaking", "Asking for A: A → refused (redirected to B)", "x and y", {"x": True, "y": True},
+         [place]),
         ("redirect-added", "behaviour", "Asking for A: A → B (redirected)", "x and not y", {"x": True}, [place]),
     ], (_LINES["request"], _LINES["refusal"]))
     assert [(c.id, c.message) for c in diff(new, old).changes] == [
-        ("request-served", "Asking for A: refused → A"),
+        ("request-served", "Asking for A: refused (redirected to B) → A"),
         ("redirect-removed", "Asking for A: B (redirected) → A")]
+
+
+def test_a_request_refused_on_both_sides_another_way_is_a_change_that_says_the_way():
+    """A refusal says the way the request went (a redirect, an override): it was said
+    ``refused`` alike on both sides, the redirect not compared."""
+    text = _TEXT.replace('support = { a = "yes", b = "no" }', 'support = { a = "no", b = "no" }')
+    old, new = matrix.loads(text, runners=_PLAIN), matrix.loads(text, runners=_REDIRECTED)
+    place = "<string>:1 (new: $.runners.a.redirects[0])"
+    assert _said(diff(old, new))[:2] == [
+        ("redirect-added", "behaviour", "Asking for A: A → B (redirected)", "x and not y", {"x": True}, [place]),
+        ("request-refusal-changed", "behaviour", "Asking for A: refused → refused (redirected to B)", "x and y",
+         {"x": True, "y": True}, [place])]
+    overriding = text + ('[features.fx]\nname = "X"\nwhen = "x"\nsupport = { a = "no", b = "yes" }\n'
+                         'forces = { runner = "b", override = true }\n')
+    assert [(c.id, c.message, c.region) for c in diff(old, matrix.loads(overriding, runners=_PLAIN)).changes
+            if c.id.startswith("request-")] == [
+        ("request-overridden", "Asking for A: A → B (override)", "x and not y"),
+        ("request-refusal-changed", "Asking for A: refused → refused (overridden to B)", "x and y")]
 
 
 def test_an_adjustment_before_the_choice_is_compared_on_the_config_of_choice_with_its_effective_values():

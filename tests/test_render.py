@@ -1323,8 +1323,9 @@ def test_the_release_notes_of_the_default_matrix_leave_nothing_uncompared():
     said = {"removal": "the blockers and deprecation warnings of a config a removal refuses (the answers for a config "
                        "a removed feature refuses may differ unseen)",
             "request": "the blockers a request reads (the answers for a request may differ unseen)",
-            "refusal": "the warnings said beside a refusal: a redirect, an override or a preference that led to it "
-                       "(the answers for a config or request that is refused may differ unseen)"}
+            "refusal": "the warnings said beside a refusal: a preference that led to it, and the words of a redirect or "
+                       "an override that led to it (the answers for a config or request that is refused may differ "
+                       "unseen)"}
     gaps = [("0.30.0", "0.31.0", ("request", "refusal")),
             ("0.31.0", "0.32.0", ("removal", "request", "refusal")),
             ("0.32.0", "0.33.0", ("removal", "request", "refusal"))]
