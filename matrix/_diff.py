@@ -49,6 +49,7 @@ Way = Tuple[Tuple[str, str], ...]
 Outcome = Tuple[str, Optional[str], str, Way]
 #: The most regions of other causes named for one pair of rules (the rest said in ``undecided``).
 MAX_REGIONS = 8
+_NO_VALUE = object()
 Assignment = Dict[str, object]
 
 
@@ -810,6 +811,51 @@ class Search:
 
                     table[parts[-1]] = json_value(values[0])
         return config
+
+    def words_as_at(self, witness: Dict[str, Any], speaking: Sequence[Tuple[Side, Any]]
+                    ) -> Optional[Tuple[Node, List[Tuple[str, Node]]]]:
+        """Where each adjustment of *speaking* (one per side that speaks at *witness*) reads each
+        path that fills its words (`word_paths`) as the term it reads at *witness* (a value an
+        adjustment before it sets, the same value; the config's own value or a field it copies,
+        the same field: `pinned`'s rule), and each word path read so with its term (its words
+        vary with that field: `words_vary`). None where no term holds at *witness*."""
+        held: List[Node] = []
+        read: List[Tuple[str, Node]] = []
+        for side, adjustment in speaking:
+            own = next((r for r, own in side.plan.adjustments.items() if adjustment in own), None)
+            for path in word_paths(adjustment):
+                terms = value_terms(side, own, path, adjustment)
+                term = next((t for c, t in terms if self.holds(c, witness)), None)
+                if term is None:
+                    return None
+                if any(not _same_term(t, term) for _, t in terms):  # read otherwise elsewhere
+                    held.append(disjoin([c for c, t in terms if _same_term(t, term)]))
+                if not isinstance(term, Literal):
+                    read.append((path, term))
+        return conjoin(held), read
+
+    def _value_at(self, term: Node, witness: Dict[str, Any]) -> object:
+        """The value of the field *term* reads at *witness*, among those the search tries."""
+        from ._check_adjust import _differ
+
+        if not isinstance(term, Path):
+            return _NO_VALUE
+        return next((v for v in self.space.domains.get(term.name, ())
+                     if self.holds(negate(_differ(term, Literal(v))), witness)), _NO_VALUE)
+
+    def words_vary(self, goals: List[List[Goal]], witness: Dict[str, Any], read: Sequence[Tuple[str, Node]]
+                   ) -> List[str]:
+        """The word paths of *read* (`words_as_at`) whose field does not hold the witness's value
+        at every config of the region *goals*, as far as the search knows (`read_alike`)."""
+        out = []
+        for path, term in read:
+            if not isinstance(term, Path):
+                out.append(path)  # a product of a field (`times`): not weighed
+                continue
+            value = self._value_at(term, witness)
+            if value is _NO_VALUE or not self.read_alike(goals, term.name, value):
+                out.append(path)
+        return out
 
     def holds(self, node: Node, config: Any) -> bool:
         """Whether *node* (a condition of the search) holds for *config* as given."""

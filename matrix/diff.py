@@ -1284,8 +1284,39 @@ class _Changes:
                        ) -> Callable[[_diff.Side, Dict[str, Any]], str]:
                 return lambda at, config: said_by(at, config, adjustment_id, asked)
 
+            varying: List[str] = []  # the word paths whose values vary over the last region (`pin`)
+
+            def pin(asked: Optional[str], witness: Dict[str, Any], seen: Tuple[str, ...], named: List[Any],
+                    by_runner: Any = by_runner, old_one: Any = old_one, new_one: Any = new_one,
+                    varying: List[str] = varying) -> Optional[_Pinned]:
+                # Its words are filled with the values of its word paths as it finds them: the
+                # region holds the configs where each side that speaks reads them as the witness
+                # does (`matrix._diff.pinned`'s rule); where that is the config's own value, the
+                # words vary with it and the witness's are said (`_said`).
+                held = search.words_as_at(witness, [(side, one) for side, one, text in
+                                                    zip((self.old, self.new), (old_one, new_one), seen)
+                                                    if one is not None and text != _NOT_WARNED])
+                if held is None:
+                    return None
+                held_node, read = held
+                varying[:] = [p for p, _ in read]  # where the region is not held to them: every one
+                from ._substitute import conjoin
+
+                def settle(goals: List[Any], seen: Tuple[str, ...] = seen, witness: Dict[str, Any] = witness,
+                           read: Any = read) -> Tuple[str, ...]:
+                    varying[:] = search.words_vary(goals, witness, read)
+                    return seen
+
+                return {pair: [conjoin([option, held_node]) for option in options]
+                        for pair, options in by_runner.items()}, settle
+
             for asked, witness, seen, named, found, region, _ in self.rounds(by_runner, runners, where, saying,
-                                                                             "said", reads, adjustment_id):
+                                                                             "said", reads, adjustment_id, pin=pin):
+                if varying:
+                    line = _messages.diff_not_compared(_messages.diff_words_varying(name, list(dict.fromkeys(varying))),
+                                                       "a config it warns")
+                    if line not in search.undecided:
+                        search.undecided.append(line)
                 self._said(adjustment_id, change_id, name, asked, witness, seen, named, found, region, old_one,
                            new_one)
 
@@ -1539,6 +1570,7 @@ class _Changes:
 
 
 _CONFIG_ERROR = "a config error"
+_NOT_WARNED = _messages.diff_said_value(None, None)
 #: The kinds of question of a warning a config is served with (`matrix._diff_warnings`), and the
 #: kind of `ResolutionWarning` each reads.
 _WARNINGS = {"partial": "partial", "opt-in": "opt-in", "preference-notice": "preference"}
