@@ -37,12 +37,19 @@ from ._substitute import conjoin, constant, disjoin, negate
 from .check import _Choice, _Places
 from .schema import BLOCKING, NOTHING, Adjustment, Feature, Field, Matrix, Order, Runner, Schema
 
-#: What one rule answers: ``("served", runner, warning)`` or ``("refused", None, why)``;
-#: *warning* is ``"fallback"``, ``"preference"`` or ``""``, *why* ``"no-runner"`` or ``"forced"``
-#: / ``"blocked"`` for a request.
-Outcome = Tuple[str, Optional[str], str]
+#: The way a request went before it was refused (docs/how-to/review-a-change.md says it):
+#: ``("redirected", runner)`` where a redirect made it a request for *runner*, then
+#: ``("overridden", runner)`` where an override gave it to *runner*; empty where it was refused as
+#: asked (and in automatic choice).
+Way = Tuple[Tuple[str, str], ...]
+#: What one rule answers: ``("served", runner, warning, path)`` or ``("refused", None, why,
+#: path)``; *warning* is ``"fallback"``, ``"preference"`` or ``""``, *why* ``"no-runner"`` or
+#: ``"forced"`` / ``"blocked"`` for a request; *path* the way a refusal there went (of a served
+#: answer: where its runner is refused on its effective config).
+Outcome = Tuple[str, Optional[str], str, Way]
 #: The most regions of other causes named for one pair of rules (the rest said in ``undecided``).
 MAX_REGIONS = 8
+_NO_VALUE = object()
 Assignment = Dict[str, object]
 
 
@@ -346,21 +353,21 @@ class Side:
         plan = self.plan
         for step in self.automatic.steps:
             if step.kind == "prefer":
-                yield step, (), ("served", step.runner, "preference")
+                yield step, (), ("served", step.runner, "preference", ())
             elif step.kind == "order":
                 assert step.runner is not None
                 tried = [r for r, _ in next((rs for bit, _, rs in plan.orders if bit == step.gate), plan.order)]
                 earlier = tried[: tried.index(step.runner)]
                 if not earlier:
-                    yield step, (), ("served", step.runner, "")
+                    yield step, (), ("served", step.runner, "", ())
                 elif any(not plan.candidate.get(r) for r in earlier):
-                    yield step, (), ("served", step.runner, "fallback")
+                    yield step, (), ("served", step.runner, "fallback", ())
                 else:  # a fallback when a runner before it is a candidate (and not free)
                     bits = sum(plan.candidate[r] for r in earlier)
-                    yield step, ((bits, True),), ("served", step.runner, "fallback")
-                    yield step, ((bits, False),), ("served", step.runner, "")
+                    yield step, ((bits, True),), ("served", step.runner, "fallback", ())
+                    yield step, ((bits, False),), ("served", step.runner, "", ())
             else:
-                yield step, (), ("refused", None, "no-runner")
+                yield step, (), ("refused", None, "no-runner", ())
 
     def requested_rules(self, runner: str) -> Iterator[Tuple[Rule, Tuple[Term, ...], Outcome]]:
         """The decision list of a request for *runner* (`matrix._choice.requested`): the first
@@ -373,23 +380,24 @@ class Side:
         earlier = 0
         for bit, redirect in self.plan.redirects.get(runner, ()):
             case: Tuple[Term, ...] = ((bit, True),) + (((earlier, False),) if earlier else ())
-            rules += self._target_rules(redirect.to, case, "redirected")
+            rules += self._target_rules(redirect.to, case, "redirected", (("redirected", redirect.to),))
             earlier |= bit
         rules += self._target_rules(runner, ((earlier, False),) if earlier else (), "")
         self.asked.steps = [rule for rule, _ in rules]
         for rule, outcome in rules:
             yield rule, (), outcome
 
-    def _target_rules(self, runner: str, case: Tuple[Term, ...], note: str) -> List[Tuple[Rule, Outcome]]:
+    def _target_rules(self, runner: str, case: Tuple[Term, ...], note: str, path: Way = ()
+                      ) -> List[Tuple[Rule, Outcome]]:
         """The rules of a request made one for *runner* where *case* holds (*note*: how it was
-        made so, said by the answers it serves)."""
+        made so, said by the answers it serves; *path*: the way it went, said by its refusals)."""
         plan = self.plan
         forcing = [(1 << self.bit(f), f) for f in plan.active(plan.forcing)
                    if f.forces is not None and f.forces.runner != runner]
         rules: List[Tuple[Rule, Outcome]] = []
         refusing = sum(bit for bit, f in forcing if f.forces is not None and not f.forces.override)
         if refusing:
-            rules.append((Rule("forced", None, (*case, (refusing, True))), ("refused", None, "forced")))
+            rules.append((Rule("forced", None, (*case, (refusing, True))), ("refused", None, "forced", path)))
         overriding = [(bit, f) for bit, f in forcing if f.forces is not None and f.forces.override]
         later = 0
         served = note
@@ -399,13 +407,14 @@ class Side:
             when: Tuple[Term, ...] = (*case, (bit, True)) + (((later, False),) if later else ())
             no = ((plan.no[chosen], False),) if plan.no[chosen] and not self.own(chosen) else ()
             said = ", ".join(n for n in ("override", note) if n)
-            rules.append((Rule("override", chosen, when + no, bit), ("served", chosen, said)))
-            rules.append((Rule("override-blocked", None, when, bit), ("refused", None, "blocked")))
+            overridden = (*path, ("overridden", chosen))
+            rules.append((Rule("override", chosen, when + no, bit), ("served", chosen, said, overridden)))
+            rules.append((Rule("override-blocked", None, when, bit), ("refused", None, "blocked", overridden)))
             later |= bit
         # A runner validated on its F is refused there (`Search.pairs` splits its rule), not on C.
         no = ((plan.no[runner], False),) if plan.no[runner] and not self.own(runner) else ()
-        rules.append((Rule("asked", runner, case + no), ("served", runner, served)))
-        rules.append((Rule("asked-blocked", None, case), ("refused", None, "blocked")))
+        rules.append((Rule("asked", runner, case + no), ("served", runner, served, path)))
+        rules.append((Rule("asked-blocked", None, case), ("refused", None, "blocked", path)))
         return rules
 
     def on_its_f(self, question: Dict[str, Any], outcome: Outcome, asked: bool
@@ -422,7 +431,7 @@ class Side:
             return [(question, outcome)]
         served = {**question, "false": [*question["false"], *refusing]}
         refused = {**question, "extra": [*question["extra"], ("any", refusing)]}
-        return [(served, outcome), (refused, ("refused", None, "blocked" if asked else "adjusted"))]
+        return [(served, outcome), (refused, ("refused", None, "blocked" if asked else "adjusted", outcome[3]))]
 
     def gate(self, feature_id: str) -> Optional[Feature]:
         return self._gates.get(feature_id)
@@ -803,6 +812,51 @@ class Search:
                     table[parts[-1]] = json_value(values[0])
         return config
 
+    def words_as_at(self, witness: Dict[str, Any], speaking: Sequence[Tuple[Side, Any]]
+                    ) -> Optional[Tuple[Node, List[Tuple[str, Node]]]]:
+        """Where each adjustment of *speaking* (one per side that speaks at *witness*) reads each
+        path that fills its words (`word_paths`) as the term it reads at *witness* (a value an
+        adjustment before it sets, the same value; the config's own value or a field it copies,
+        the same field: `pinned`'s rule), and each word path read so with its term (its words
+        vary with that field: `words_vary`). None where no term holds at *witness*."""
+        held: List[Node] = []
+        read: List[Tuple[str, Node]] = []
+        for side, adjustment in speaking:
+            own = next((r for r, own in side.plan.adjustments.items() if adjustment in own), None)
+            for path in word_paths(adjustment):
+                terms = value_terms(side, own, path, adjustment)
+                term = next((t for c, t in terms if self.holds(c, witness)), None)
+                if term is None:
+                    return None
+                if any(not _same_term(t, term) for _, t in terms):  # read otherwise elsewhere
+                    held.append(disjoin([c for c, t in terms if _same_term(t, term)]))
+                if not isinstance(term, Literal):
+                    read.append((path, term))
+        return conjoin(held), read
+
+    def _value_at(self, term: Node, witness: Dict[str, Any]) -> object:
+        """The value of the field *term* reads at *witness*, among those the search tries."""
+        from ._check_adjust import _differ
+
+        if not isinstance(term, Path):
+            return _NO_VALUE
+        return next((v for v in self.space.domains.get(term.name, ())
+                     if self.holds(negate(_differ(term, Literal(v))), witness)), _NO_VALUE)
+
+    def words_vary(self, goals: List[List[Goal]], witness: Dict[str, Any], read: Sequence[Tuple[str, Node]]
+                   ) -> List[str]:
+        """The word paths of *read* (`words_as_at`) whose field does not hold the witness's value
+        at every config of the region *goals*, as far as the search knows (`read_alike`)."""
+        out = []
+        for path, term in read:
+            if not isinstance(term, Path):
+                out.append(path)  # a product of a field (`times`): not weighed
+                continue
+            value = self._value_at(term, witness)
+            if value is _NO_VALUE or not self.read_alike(goals, term.name, value):
+                out.append(path)
+        return out
+
     def holds(self, node: Node, config: Any) -> bool:
         """Whether *node* (a condition of the search) holds for *config* as given."""
         from ._check_adjust import holds
@@ -859,7 +913,7 @@ class Search:
         apart = self._causes_apart(asked) if self.changed is None else ()
         for a_step, _, a_out, a_q in old_live:
             for b_step, _, b_out, b_q in new_live:
-                if _same((a_out[0], self.renamed.get(a_out[1] or "", a_out[1]), a_out[2]), b_out):
+                if _same(self._by_new_ids(a_out), b_out):
                     continue
                 question = {key: a_q[key] + b_q[key] for key in ("true", "false", "extra")}
                 # "Some gate whose entry differs is active" is asked below, cause by cause.
@@ -872,6 +926,12 @@ class Search:
                                      if self.space.truth(f.when.node, found) is False)
                     yield Region("asked" if asked else "automatic", runner, a_out, b_out, found, gates,
                                  excluded=excluded, **_question(exact))
+
+    def _by_new_ids(self, outcome: Outcome) -> Outcome:
+        """An old side's answer with its runners named by the new side's ids (a runner renamed)."""
+        status, runner, note, path = outcome
+        new = self.renamed.get
+        return status, new(runner or "", runner), note, tuple((how, new(to, to)) for how, to in path)
 
     def _regions(self, question: Dict[str, Any], what: str, causes: Sequence[Node] = ()
                  ) -> Iterator[Tuple[Assignment, Dict[str, Any]]]:
@@ -963,7 +1023,7 @@ class Search:
                         if found is None:
                             break
                         nodes = bounds(feature_id, found) if bounds is not None else []
-                        yield Region(kind, asked, ("", None, ""), ("", None, sign), found, ((this.name, feature_id),),
+                        yield Region(kind, asked, ("", None, "", ()), ("", None, sign, ()), found, ((this.name, feature_id),),
                                      feature=feature_id, blocked=blocked,
                                      excluded=tuple((other.name, g.id) for g in namesakes),
                                      **_question({**question, "true": [*question["true"], *nodes]}))
@@ -1344,7 +1404,9 @@ def adjusting_one(a: Any) -> object:
 
 
 def _same(a: Outcome, b: Outcome) -> bool:
-    return a[0] == b[0] and a[1] == b[1] and (a[0] == "refused" or a[2] == b[2])
+    """Whether two answers are one: the same runner with the same warning, or refused the same way
+    (a refusal says the redirect and the override it went through)."""
+    return a[0] == b[0] and a[1] == b[1] and (a[3] == b[3] if a[0] == "refused" else a[2] == b[2])
 
 
 def _bound(choice: _Choice, step: Rule, held: bool = True) -> List[Feature]:
@@ -1357,9 +1419,9 @@ def _bound(choice: _Choice, step: Rule, held: bool = True) -> List[Feature]:
 
 
 def _said(outcome: Outcome) -> str:
-    status, runner, note = outcome
+    status, runner, note, path = outcome
     if status == "refused":
-        return "refused"
+        return "refused" + (f" ({', '.join(f'{how} to {to!r}' for how, to in path)})" if path else "")
     return repr(runner) + (f" ({note})" if note else "")
 
 

@@ -2081,6 +2081,19 @@ def diff_warned(kind: str, feature: str, old: str, new: str) -> str:
     return f"Warning that {what}: {old} → {new}"
 
 
+def diff_refused(way: Sequence[Tuple[str, str]]) -> str:
+    """A request's refusal as `matrix diff` says it: the way it went first (a redirect to a
+    runner, an override giving it to one: ``(how, runner's name)``), then refused."""
+    return "refused" + (f" ({', '.join(f'{how} to {name}' for how, name in way)})" if way else "")
+
+
+def diff_words_varying(name: str, paths: Sequence[str]) -> str:
+    """What `matrix diff` does not compare of an adjustment's warning: its words where a config's
+    own value fills them (they vary over the region; the witness's are said)."""
+    return (f"the words of the warning of {name} where a config's own value fills them ({', '.join(paths)}: "
+            "the witness's are said)")
+
+
 def diff_kind_said(kind: Optional[str]) -> str:
     """The exception a refusal raises as `matrix diff` says it: a requirement's kind, or (None)
     the matrix's own error (`ResolutionError.kind`; `matrix.binding.raise_as_host` raises it)."""

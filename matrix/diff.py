@@ -105,6 +105,7 @@ CHANGES: Dict[str, Tuple[Level, str]] = {
     "request-overridden": ("behaviour", "a request is now served by another runner (an override starts or ends)"),
     "redirect-added": ("behaviour", "a request is now redirected to another runner, which serves it"),
     "redirect-removed": ("behaviour", "a request that was redirected is now served by another runner"),
+    "request-refusal-changed": ("behaviour", "a request refused on both sides is refused after another redirect or override (one starts, ends or leads to another runner)"),
     "deprecation-started": ("behaviour", "configs that use a feature are warned that it is deprecated"),
     "deprecation-ended": ("behaviour", "configs that use a feature are no longer warned that it is deprecated"),
     "blocker-added": ("behaviour", "a runner does not support a feature that configs use"),
@@ -468,8 +469,8 @@ def _unread(*sides: _diff.Side) -> List[Tuple[str, str]]:
         out.append(("the blockers a request reads", "a request"))
     if any(r.redirects for side in sides for r in side.matrix.runners) or any(
             g.prefers is not None or g.forces is not None and g.forces.override for g in features):
-        out.append(("the warnings said beside a refusal: a redirect, an override or a preference that led to it",
-                    "a config or request that is refused"))
+        out.append(("the warnings said beside a refusal: a preference that led to it, and the words of a redirect or an "
+                    "override that led to it", "a config or request that is refused"))
     return out
 
 
@@ -1283,8 +1284,39 @@ class _Changes:
                        ) -> Callable[[_diff.Side, Dict[str, Any]], str]:
                 return lambda at, config: said_by(at, config, adjustment_id, asked)
 
+            varying: List[str] = []  # the word paths whose values vary over the last region (`pin`)
+
+            def pin(asked: Optional[str], witness: Dict[str, Any], seen: Tuple[str, ...], named: List[Any],
+                    by_runner: Any = by_runner, old_one: Any = old_one, new_one: Any = new_one,
+                    varying: List[str] = varying) -> Optional[_Pinned]:
+                # Its words are filled with the values of its word paths as it finds them: the
+                # region holds the configs where each side that speaks reads them as the witness
+                # does (`matrix._diff.pinned`'s rule); where that is the config's own value, the
+                # words vary with it and the witness's are said (`_said`).
+                held = search.words_as_at(witness, [(side, one) for side, one, text in
+                                                    zip((self.old, self.new), (old_one, new_one), seen)
+                                                    if one is not None and text != _NOT_WARNED])
+                if held is None:
+                    return None
+                held_node, read = held
+                varying[:] = [p for p, _ in read]  # where the region is not held to them: every one
+                from ._substitute import conjoin
+
+                def settle(goals: List[Any], seen: Tuple[str, ...] = seen, witness: Dict[str, Any] = witness,
+                           read: Any = read) -> Tuple[str, ...]:
+                    varying[:] = search.words_vary(goals, witness, read)
+                    return seen
+
+                return {pair: [conjoin([option, held_node]) for option in options]
+                        for pair, options in by_runner.items()}, settle
+
             for asked, witness, seen, named, found, region, _ in self.rounds(by_runner, runners, where, saying,
-                                                                             "said", reads, adjustment_id):
+                                                                             "said", reads, adjustment_id, pin=pin):
+                if varying:
+                    line = _messages.diff_not_compared(_messages.diff_words_varying(name, list(dict.fromkeys(varying))),
+                                                       "a config it warns")
+                    if line not in search.undecided:
+                        search.undecided.append(line)
                 self._said(adjustment_id, change_id, name, asked, witness, seen, named, found, region, old_one,
                            new_one)
 
@@ -1538,6 +1570,7 @@ class _Changes:
 
 
 _CONFIG_ERROR = "a config error"
+_NOT_WARNED = _messages.diff_said_value(None, None)
 #: The kinds of question of a warning a config is served with (`matrix._diff_warnings`), and the
 #: kind of `ResolutionWarning` each reads.
 _WARNINGS = {"partial": "partial", "opt-in": "opt-in", "preference-notice": "preference"}
@@ -1812,8 +1845,10 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
     except ConfigError as refused:
         return f"a config error: {refused}"
     if kind in ("automatic", "asked"):
+        if isinstance(error, RemovedFeatureError):
+            return _REMOVED
         if error is not None:
-            return "refused (the feature is removed)" if isinstance(error, RemovedFeatureError) else "refused"
+            return _messages.diff_refused(_way(side.matrix, resolution.warnings) if kind == "asked" else ())
         assert resolution.runner is not None
         name = side.matrix.runner(resolution.runner).name
         kinds = {w.kind for w in resolution.warnings if w.kind in ("fallback", "override", "redirected") or
@@ -1837,6 +1872,14 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
             "not blocked by it"
     blockers = {g.id for g in resolution.unsupported.get(blocked, ())}
     return "blocked by it" if feature in blockers else "not blocked by it"
+
+
+def _way(matrix: Matrix, warnings: Sequence[Any]) -> List[Tuple[str, str]]:
+    """The way a refused request went (`matrix._diff.Way`, by the runners' names): the runner a
+    redirect made it a request for, then the runner the last override gave it to."""
+    way = [("redirected", w.runner) for w in warnings if w.kind == "redirected"][:1]
+    way += [("overridden", w.runner) for w in warnings if w.kind == "override"][-1:]
+    return [(how, matrix.runner(runner).name) for how, runner in way]
 
 
 def kind_of(change: Difference) -> str:
@@ -2063,6 +2106,8 @@ def _classify(region: _diff.Region, old: _diff.Side, new: _diff.Side) -> str:
             if "redirected" in a[2] and "redirected" not in b[2]:
                 return "redirect-removed"
             return "request-overridden"
+        if a[0] == b[0]:  # refused on both sides, another way (`matrix._diff._same`)
+            return "request-refusal-changed"
         return "request-refused" if a[0] == "served" else "request-served"
     added = b[2] == "added"
     if region.kind == "deprecation":

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import matrix
 from matrix import _diff, _messages
-from matrix.diff import CHANGES, diff, effective_value, observe, region_predicate, rejection, said_by
+from matrix.diff import CHANGES, adjustment_named, diff, effective_value, observe, region_predicate, rejection, said_by
 from matrix.resolver import _plan
 from matrix.schema import NOTHING
 
@@ -560,6 +560,12 @@ def _answers(side, config, names, adjustments=(), renamed=None):
             {renamed.get(runner, runner): answer for runner, answer in whole.items()})
 
 
+def _way(warnings):
+    """The way a refused request went, from its warnings (kind, runner) in order: the runner it
+    was redirected to, then the runner the last override gave it to."""
+    return tuple([w for w in warnings if w[0] == "redirected"][:1] + [w for w in warnings if w[0] == "override"][-1:])
+
+
 def _whole(side, found, error):
     """Everything a resolution says (of automatic choice, or of a request): whether it refuses and
     its words, the runner, every warning, each runner's blockers by name, the effective config;
@@ -584,7 +590,8 @@ def _whole(side, found, error):
                                       w.level or "") for w in resolution.warnings)),
             "blockers": {ids[r]: tuple(sorted(g.name for g in gates)) for r, gates in resolution.unsupported.items()},
             "effective": (found.effective if found is not None else dict(resolution.effective)),
-            "removed": isinstance(error, matrix.RemovedFeatureError)}
+            "removed": isinstance(error, matrix.RemovedFeatureError),
+            "way": _way([(w.kind, ids.get(w.runner, w.runner)) for w in resolution.warnings])}
 
 
 def _answers_by_own_ids(side, config, names, adjustments):
@@ -676,7 +683,7 @@ def _expected(kind, old, new):
         return _AUTOMATIC
     if kind == "asked":
         return _REMOVAL if removed in (old, new) else {"request-refused", "request-served", "request-overridden",
-                                                        "redirect-added", "redirect-removed"}
+                                                        "redirect-added", "redirect-removed", "request-refusal-changed"}
     if kind == "effective":
         return _ADJUSTMENT
     if kind == "said":
@@ -780,7 +787,12 @@ def _at_witness(said):
     return said if found is None else found.group(1)
 
 
-def _regions_hold_their_answers(old, new, sides, kinds, universe, whole):
+#: The line that says an adjustment's words are not held to its findings' regions: a config's
+#: own value fills them (`_messages.diff_words_varying`); the adjustment's name.
+_VARYING = re.compile(r"Not compared: the words of the warning of (.*) where a config's own value fills them \(.*")
+
+
+def _regions_hold_their_answers(old, new, sides, kinds, universe, whole, varying=()):
     """Every config a region describes goes from the finding's answer to its answer, as its
     witness does (review finding W5: a region built from one pair of rules held configs of
     another answer); an effective value's region holds only configs whose value differs (read
@@ -807,7 +819,12 @@ def _regions_hold_their_answers(old, new, sides, kinds, universe, whole):
             if kind == "said":
                 seen = [said_by(s, config, change.features[0], change.runner) for s in sides]
                 if not any(a.startswith("a config error") for a in seen):
-                    assert _said_as(change.id, seen), (change, config, seen)
+                    # ... in the words the finding says (a warning's words filled with a value that
+                    # varies over the region were said as the witness's).
+                    # (said not compared where a config's own value fills them: `_VARYING`).
+                    named = next(a for s in sides for a in (adjustment_named(s, change.features[0]),) if a is not None)
+                    assert _said_as(change.id, seen) and (seen == [change.old, change.new] or named.name in varying), (
+                        change, config, seen)
                 continue
             seen = [observe(s, config, kind, asked, change.features[0] if change.features else None, change.runner)
                     for s in sides]
@@ -1072,7 +1089,8 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     # on the config of choice where resolve reads it on the runner's effective config would not;
     # an effective value whose search found a case its witness does not show).
     assert [line for line in report.undecided if line.startswith("A witness did not reproduce")] == []
-    if [line for line in report.undecided if not line.startswith(tuple(u for u in _UNREAD.values() if u))]:
+    if [line for line in report.undecided if not line.startswith(tuple(u for u in _UNREAD.values() if u))
+            and not _VARYING.fullmatch(line)]:
         return  # a search that gave up, or a construct not weighed where every answer may differ
     # A config that leaves out a field whose default changed reads another value on each side: it
     # is one of the configs compared (the README: a config that leaves a field out reads its default).
@@ -1138,7 +1156,8 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
             # default and a gate of the same field changed together said {} twice, by two causes).
             topics = [(c.id, c.runner, _topic(c)) for c in holding]
             assert len(topics) == len(set(topics)), (key, config, [(c.id, c.region, c.features) for c in holding])
-    _regions_hold_their_answers(old, new, sides, kinds, universe, whole)
+    varying = {m.group(1) for m in map(_VARYING.fullmatch, report.undecided) if m is not None}
+    _regions_hold_their_answers(old, new, sides, kinds, universe, whole, varying)
     _adjustments_named_change_a_value(report, sides, universe, schema)
 
 
@@ -1161,8 +1180,9 @@ _LINES = {
     "removal": "Not compared: the blockers and deprecation warnings of a config a removal refuses (the answers for "
                "a config a removed feature refuses may differ unseen)",
     "request": "Not compared: the blockers a request reads (the answers for a request may differ unseen)",
-    "refusal": "Not compared: the warnings said beside a refusal: a redirect, an override or a preference that led "
-               "to it (the answers for a config or request that is refused may differ unseen)",
+    "refusal": "Not compared: the warnings said beside a refusal: a preference that led to it, and the words of a "
+               "redirect or an override that led to it (the answers for a config or request that is refused may differ "
+               "unseen)",
 }
 
 
@@ -1196,7 +1216,7 @@ def _every_difference_is_said(report, before, after, config, schema):
                  and c.entries[0].place.removeprefix("$.config.") not in config]
         refused = a["refused"] is not None and b["refused"] is not None
         unread = set()
-        for part in a.keys() - {"warnings", "blockers", "kind"}:
+        for part in a.keys() - {"warnings", "blockers", "kind", "way"}:
             if a[part] != b[part]:
                 unread.add("words" if part == "refused" and refused else None)
         if refused and a["kind"] != b["kind"] and not said("kind"):
@@ -1210,6 +1230,12 @@ def _every_difference_is_said(report, before, after, config, schema):
         # names it): said beside the refusal, as the redirect is.
         led = refused and {w for w in a["warnings"] if w[0] in _STEERING} != {w for w in b["warnings"]
                                                                               if w[0] in _STEERING}
+        # A request refused on both sides says the way it went (the docs: the runner a redirect
+        # made it a request for, then the runner the last override gave it to): another way is a
+        # finding of its own.
+        if runner is not None and refused and not (a["removed"] or b["removed"]) and a["way"] != b["way"]:
+            assert [c for c in report.changes if c.id == "request-refusal-changed" and c.runner == runner
+                    and _inside(c, config, schema)], (runner, config, a, b, report.changes)
         # Where both sides serve the same runner, a warning of a feature's partial or opt-in
         # support, or of a preference passed over, is a finding of that question (its words are
         # not compared); where the answer changes, that change says it.
@@ -1729,7 +1755,11 @@ def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_rel
     # parts, ten of them ran out of it), the adjustments compared exactly, and V2's blockers read
     # on its effective config where automatic choice takes it (once said "Not compared"). What
     # the diff does not compare is said, where the matrix has what produces it.
-    assert report.undecided == tuple(_LINES[k] for k in ("removal", "request", "refusal"))
+    # ... and the words of V2's CUDA graphs warning say the mode the config has: the witness's.
+    assert report.undecided == (
+        "Not compared: the words of the warning of CUDA graphs off under stock torch.compile where a config's own "
+        "value fills them (compilation_config.cudagraph_mode: the witness's are said) (the answers for a config it "
+        "warns may differ unseen)", *(_LINES[k] for k in ("removal", "request", "refusal")))
 
 
 def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_release():
@@ -1796,7 +1826,11 @@ def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_rel
          "(speculative_config.method == 'dflash' and ('DFlash2DraftModel' in "
          "speculative_config.draft_model_config.architectures or 'LiLiCorrDraftModel' in "
          "speculative_config.draft_model_config.architectures))"])
-    assert report.undecided == tuple(_LINES[k] for k in ("removal", "request", "refusal"))
+    assert report.undecided == (
+        "Not compared: the words of the warning of max_model_len lowered to the draft model's where a config's own "
+        "value fills them (speculative_config.draft_model_config.max_model_len, model_config.max_model_len: the "
+        "witness's are said) (the answers for a config it warns may differ unseen)",
+        *(_LINES[k] for k in ("removal", "request", "refusal")))
 
 
 def test_pr_55041_replayed_as_a_diff_moves_mamba_cache_mode_all_from_v2_to_v1_with_two_warnings(tmp_path):
@@ -1892,12 +1926,31 @@ def test_a_redirect_added_is_behaviour_where_its_runner_serves_and_breaking_wher
     place = "<string>:1 (new: $.runners.a.redirects[0])"  # runners given in code: the [matrix] table
     assert (_said(report), report.undecided) == ([
         # Exactly the configs refused: where y holds too (x alone is redirected, the next finding).
-        ("request-refused", "breaking", "Asking for A: A → refused", "x and y", {"x": True, "y": True}, [place]),
+        ("request-refused", "breaking", "Asking for A: A → refused (redirected to B)", "x and y", {"x": True, "y": True},
+         [place]),
         ("redirect-added", "behaviour", "Asking for A: A → B (redirected)", "x and not y", {"x": True}, [place]),
     ], (_LINES["request"], _LINES["refusal"]))
     assert [(c.id, c.message) for c in diff(new, old).changes] == [
-        ("request-served", "Asking for A: refused → A"),
+        ("request-served", "Asking for A: refused (redirected to B) → A"),
         ("redirect-removed", "Asking for A: B (redirected) → A")]
+
+
+def test_a_request_refused_on_both_sides_another_way_is_a_change_that_says_the_way():
+    """A refusal says the way the request went (a redirect, an override): it was said
+    ``refused`` alike on both sides, the redirect not compared."""
+    text = _TEXT.replace('support = { a = "yes", b = "no" }', 'support = { a = "no", b = "no" }')
+    old, new = matrix.loads(text, runners=_PLAIN), matrix.loads(text, runners=_REDIRECTED)
+    place = "<string>:1 (new: $.runners.a.redirects[0])"
+    assert _said(diff(old, new))[:2] == [
+        ("redirect-added", "behaviour", "Asking for A: A → B (redirected)", "x and not y", {"x": True}, [place]),
+        ("request-refusal-changed", "behaviour", "Asking for A: refused → refused (redirected to B)", "x and y",
+         {"x": True, "y": True}, [place])]
+    overriding = text + ('[features.fx]\nname = "X"\nwhen = "x"\nsupport = { a = "no", b = "yes" }\n'
+                         'forces = { runner = "b", override = true }\n')
+    assert [(c.id, c.message, c.region) for c in diff(old, matrix.loads(overriding, runners=_PLAIN)).changes
+            if c.id.startswith("request-")] == [
+        ("request-overridden", "Asking for A: A → B (override)", "x and not y"),
+        ("request-refusal-changed", "Asking for A: refused → refused (overridden to B)", "x and y")]
 
 
 def test_an_adjustment_before_the_choice_is_compared_on_the_config_of_choice_with_its_effective_values():
@@ -2113,10 +2166,38 @@ def test_a_warning_whose_words_are_filled_with_a_value_an_earlier_adjustment_cha
          "warned (warning): first: set n from 0 to 2", "x and n != 1 and n != 2", {"x": True}, ("first",),
          [place]),
         ("adjustment-warning-changed", "Warning of adjustment told: warned (warning): n is 1 → warned (warning): n is 2",
-         "x", {"x": True}, ("told", "first"), [place])], ())
+         "x", {"x": True}, ("told", "first"), [place])], (
+        # The sentence of first says n as the config has it: it varies over a region.
+        "Not compared: the words of the warning of first where a config's own value fills them (n: the witness's "
+        "are said) (the answers for a config it warns may differ unseen)",))
     for change in report.changes:
         assert matrix.diff.reproduces(change, old, new, change.witness), change
         assert not matrix.diff.reproduces(change, old, new, {}), change
+
+
+def test_a_warnings_words_filled_with_values_that_differ_over_a_region_are_a_finding_each():
+    """The fault the effective values had (a region of "64 → 4" held configs going 64 → 8): told's
+    words, "n is {n}", said "n is 1 → n is 3" over configs where first sets n to 2 (x and y)."""
+    words = _WORDS.replace('"n"', '"y" = { type = "bool", default = false }\n"n"')
+    told = '[adjustments.told]\nname = "told"\nwhen = "x"\nmessage = "n is {n}"\n'
+    old = matrix.loads(words + '[adjustments.first]\nname = "first"\nwhen = "x"\nset = { n = 1 }\n' + told,
+                       runners=_PLAIN)
+    new = matrix.loads(words + '[adjustments.first]\nname = "first"\nwhen = "x and y"\nset = { n = 2 }\n'
+                       '[adjustments.second]\nname = "second"\nwhen = "x and not y"\nset = { n = 3 }\n' + told,
+                       runners=_PLAIN)
+    report = diff(old, new)
+    assert [(c.message.removeprefix("Warning of adjustment told: "), c.region, c.witness, c.features)
+            for c in report.changes if c.features[0] == "told"] == [
+        ("warned (warning): n is 1 → warned (warning): n is 3", "x and n == 3 and not y", {"x": True, "n": 3},
+         ("told", "first")),
+        ("warned (warning): n is 1 → warned (warning): n is 2", "x and not (x and not y)", {"x": True, "y": True},
+         ("told", "first")),
+        ("warned (warning): n is 1 → warned (warning): n is 3", "x and n != 1 and not y and n != 3", {"x": True},
+         ("told", "first", "second")),
+        ("warned (warning): n is 1 → warned (warning): n is 3", "x and n == 1 and not y", {"x": True, "n": 1},
+         ("told", "second"))]
+    for change in report.changes:
+        assert matrix.diff.reproduces(change, old, new, change.witness), change
 
 
 def test_sarif_is_one_run_with_a_rule_per_change_id_and_a_result_on_the_cause(folder):

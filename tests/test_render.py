@@ -1344,16 +1344,28 @@ def test_the_release_notes_of_the_default_matrix_leave_nothing_uncompared():
     said = {"removal": "the blockers and deprecation warnings of a config a removal refuses (the answers for a config "
                        "a removed feature refuses may differ unseen)",
             "request": "the blockers a request reads (the answers for a request may differ unseen)",
-            "refusal": "the warnings said beside a refusal: a redirect, an override or a preference that led to it "
-                       "(the answers for a config or request that is refused may differ unseen)"}
+            "refusal": "the warnings said beside a refusal: a preference that led to it, and the words of a redirect or "
+                       "an override that led to it (the answers for a config or request that is refused may differ "
+                       "unseen)",
+            # An adjustment's words that a config's own value fills: the witness's are said.
+            "cudagraphs": "the words of the warning of CUDA graphs off under stock torch.compile where a config's own "
+                          "value fills them (compilation_config.cudagraph_mode: the witness's are said) (the answers "
+                          "for a config it warns may differ unseen)",
+            "max_model_len": "the words of the warning of max_model_len lowered to the draft model's where a config's "
+                             "own value fills them (speculative_config.draft_model_config.max_model_len, "
+                             "model_config.max_model_len: the witness's are said) (the answers for a config it warns "
+                             "may differ unseen)"}
     gaps = [(None, "0.30.0", ("request", "refusal")), ("0.30.0", "0.31.0", ("request", "refusal")),
-            ("0.31.0", "0.32.0", ("removal", "request", "refusal")),
-            ("0.32.0", "0.33.0", ("removal", "request", "refusal"))]
+            ("0.31.0", "0.32.0", ("cudagraphs", "removal", "request", "refusal")),
+            ("0.32.0", "0.33.0", ("max_model_len", "removal", "request", "refusal"))]
     assert data["release_gaps"] == [{"version": new, "previous": old, "text": f"Not compared: {said[k]}"}
                                     for old, new, keys in gaps for k in keys]
     table = render(DEFAULT, tables=("release-notes",))
     assert [line for line in table.splitlines() if "Not compared" in line] == [
-        f"{old or 'before ' + new} → {new}: Not compared: {said[k]}" for old, new, keys in gaps for k in keys]
+        # Markdown escapes the underscores of the paths said.
+        f"{old or 'before ' + new} → {new}: Not compared: {said[k]}".replace("_config", "\\_config").replace("_mode", "\\_mode")
+        .replace("max_model", "max\\_model").replace("_len", "\\_len")
+        for old, new, keys in gaps for k in keys]
     longest = max(data["release_notes"], key=lambda n: len(n["region"]))["region"]
     assert len(longest) > 1000 and f"`{brief(longest)}`" in table and longest not in table
 
