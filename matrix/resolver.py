@@ -1335,7 +1335,8 @@ def _restored_roles(restore: Any, args: Tuple[Any, ...], roles: Tuple[Any, ...])
 
 def _resolve_branched(matrix: Matrix, config: object, runner: Optional[str], version: Optional[VersionLike],
                       facts: Optional[Mapping[str, object]], strict: bool) -> Resolution:
-    """`resolve` for a matrix with roles or staged requirements, never the fast path's."""
+    """`resolve` for a matrix with roles, staged requirements or redirects at a stage: its steps
+    walked, their conditions compiled (no answer from the gates alone)."""
     if matrix.roles:
         return _resolve_roles(matrix, config, runner, version, facts, strict)
     compiled = _plan(matrix, version)
