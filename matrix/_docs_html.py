@@ -26,6 +26,7 @@ tr.group th { background: #f3f3f3; font-size: 0.95em; }
 .pair-never { background: #efefef; color: #555; }
 table.pairs td { white-space: nowrap; }
 abbr { text-decoration: none; }
+p { overflow-wrap: anywhere; }
 .scroll { overflow-x: auto; max-width: 100%; margin-bottom: 1.5rem; }
 .scroll table { margin-bottom: 0; }
 tbody th[scope="row"] { position: sticky; left: 0; background: #fff; z-index: 1; }
