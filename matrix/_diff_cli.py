@@ -127,11 +127,13 @@ class _Settings:
         self.accept: List[Accepted] = []
 
 
-def _level(change_id: str, level: str, where: str) -> Level:
-    if change_id not in CHANGES:
+def _level(change_id: Optional[str], level: str, where: str) -> Level:
+    """*level*, the level of *change_id* (None: of the whole diff, fail-on's), else `UsageError`."""
+    if change_id is not None and change_id not in CHANGES:
         raise UsageError(f"{where}: unknown change id {change_id!r}{_messages.did_you_mean(change_id, CHANGES)}")
     if level not in LEVELS:
-        raise UsageError(f"{where}: the level of {change_id!r} must be one of {_messages.quoted(LEVELS)}, not "
+        what = f"the level of {change_id!r}" if change_id is not None else "the level"
+        raise UsageError(f"{where}: {what} must be one of {_messages.quoted(LEVELS)}, not "
                          f"{level!r}{_messages.did_you_mean(level, LEVELS)}")
     return level
 
@@ -164,7 +166,7 @@ def _settings(folder: str) -> _Settings:
     for change_id, level in dict(table.get("levels", {})).items():
         settings.levels[change_id] = _level(change_id, level, where)
     if "fail-on" in table:
-        settings.fail_on = _level("served-refused", table["fail-on"], f"{where} fail-on")
+        settings.fail_on = _level(None, table["fail-on"], f"{where} fail-on")  # it named a change id (a user trial)
     for entry in table.get("accept", []):
         if not isinstance(entry, dict) or not isinstance(entry.get("reason"), str) or "id" not in entry:
             raise UsageError(f"{where}: each accept entry is {{ id = ID, features = [GATE, …], reason = \"…\" }}, "

@@ -1452,6 +1452,13 @@ def test_bad_levels_and_broken_files_exit_2_never_1(folder):
     assert _run("diff", "old.toml", "new.toml", "--level", "served-refused=breakin") == (
         2, "", "matrix: error: --level: the level of 'served-refused' must be one of 'behaviour', 'breaking', "
                "'cosmetic', not 'breakin', did you mean 'breaking'\n")
+    # fail-on in pyproject.toml names no change id (a user trial: it said "the level of 'served-refused'").
+    (folder / "pyproject.toml").write_text('[tool.matrix.diff]\nfail-on = "breakng"\n')
+    status, out, err = _run("diff", "old.toml", "new.toml")
+    assert (status, out, err) == (
+        2, "", f"matrix: error: {folder / 'pyproject.toml'}: [tool.matrix.diff] fail-on: the level must be one of 'behaviour', 'breaking', 'cosmetic', not "
+               "'breakng', did you mean 'breaking'\n")
+    (folder / "pyproject.toml").unlink()
     (folder / "new.toml").write_text(SMALL.replace('when = "y"', 'when = "y and"'))
     status, out, err = _run("diff", "old.toml", "new.toml")
     assert (status, out, err.splitlines()[0]) == (2, "", "matrix: error: new.toml: 1 problem")
