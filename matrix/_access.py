@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
+import functools
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 
@@ -36,9 +37,25 @@ def child(obj: object, name: str, path: str) -> object:
     try:
         if isinstance(obj, Mapping):
             return obj.get(name, MISSING)
-        return getattr(obj, name, MISSING)
+        value = getattr(obj, name, MISSING)
+        if value is MISSING or callable(value):
+            # A pydantic field aliased *name* (a user trial: a field `json` shadows BaseModel.json,
+            # so the model calls it `json_columns` with alias="json"): the config's key is the alias.
+            field = _aliased(type(obj), name)
+            if field is not None:
+                return getattr(obj, field, MISSING)
+        return value
     except Exception as exc:  # a property that raises is the host's bug, reported as such
         raise ConfigError(_messages.reading_raised(exc), path=path) from None
+
+
+@functools.lru_cache(maxsize=256)
+def _aliased(cls: type, alias: str) -> Optional[str]:
+    """The name of the pydantic field of *cls* whose alias is *alias* (None: no such field)."""
+    fields = getattr(cls, "__pydantic_fields__", None)
+    if not isinstance(fields, dict):
+        return None
+    return next((name for name, info in fields.items() if getattr(info, "alias", None) == alias and name != alias), None)
 
 
 def lacks(config: object, path: str) -> bool:

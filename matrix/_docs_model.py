@@ -104,6 +104,26 @@ class Row:
 APPLIES_TEXT = {"automatic": "in automatic choice only", "asked": "only when a runner is asked for"}
 
 
+def choice_after(prefers: bool, candidates: bool, orders: bool, validated: bool) -> str:
+    """The sentence under the runners table that says how automatic choice picks (a user trial:
+    "the runner of highest priority that nothing blocks", under a matrix whose order without
+    fallback decides every streaming config): with what the matrix declares of preferences,
+    candidacies, orders and orders without fallback (`matrix._choice` states the rule)."""
+    free = "that is a candidate (the capabilities table says when) and that nothing blocks" if candidates \
+        else "that nothing blocks"
+    out = f"The runner of highest priority {free} is chosen"
+    if orders:
+        out += (", or, where an order applies (the capabilities table lists them), the first of that order's runners "
+                + ("that is a candidate and that nothing blocks" if candidates else "that nothing blocks"))
+    out += "."
+    if validated:
+        out += " An order without fallback chooses its first candidate; where that runner is blocked, no runner is chosen."
+    if prefers:
+        out = ("A feature in use that prefers a runner chooses it where it is free (the support table says which); "
+               "otherwise, t" + out[1:])
+    return out
+
+
 #: Said after a runners table that shows former ids or redirects.
 REDIRECTS_AFTER = ("A runner asked for by a former id is that runner (with a deprecation warning); a request for "
                    "a runner goes to the runner of its first redirect whose condition holds (automatic choice "

@@ -6,6 +6,7 @@ platform changes": the overlay's operations alone."""
 
 from __future__ import annotations
 
+import os
 from typing import Callable, Dict, Optional, Tuple
 
 import attrs
@@ -129,10 +130,27 @@ def rows(matrix: Matrix, spell: Callable[[str], str]) -> Tuple[OverlayRow, ...]:
         return ()
     return tuple(
         OverlayRow(spell(str(op.overlay)), op.kind, spell(op.target), op.keys, spell(op.why),
-                   op.link, spell(f"{op.file}:{op.line}"),
+                   op.link, spell(f"{_where(op.file)}:{op.line}"),
                    _messages.OVERLAY_STATE_DANGLING if op.dangling else _messages.OVERLAY_STATE_NOOP if op.noop
                    else "")
         for op in overlay.operations)
+
+
+def _where(file: Optional[str]) -> Optional[str]:
+    """*file* as a page says it: without ``..`` steps, and relative to the working folder where
+    it lies under it (the MkDocs and Sphinx plugins join the page's argument to the project's
+    folder: a published page said the builder's own path); an installed overlay's stays whole."""
+    if file is None:
+        return None
+    file = os.path.normpath(file)
+    if os.path.isabs(file):
+        try:
+            relative = os.path.relpath(file)
+        except ValueError:  # another drive (Windows): no relative path
+            return file
+        if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
+            return relative
+    return file
 
 
 def extends(matrix: Matrix) -> Optional[Tuple[str, str]]:

@@ -15,7 +15,7 @@ from ._docs_adjustments import (ADJUSTMENTS_INTRO, GENERATED_MESSAGE, NO_ADJUSTM
                                 AdjustmentRow)
 from ._docs_release import NO_RELEASE_NOTES, RELEASE_NOTES_INTRO
 from ._docs_model import (CAPABILITIES_EVERY, CAPABILITIES_INTRO, DEPRECATION_HEADER, NO_GATES, NO_SCHEMA, PAIR_SYMBOLS, PAIRS_INTRO,
-                          REDIRECTS_AFTER, REDIRECTS_ALWAYS_AFTER, REDIRECTS_NOT_ONLY_AFTER, REDIRECTS_STAGE_AFTER, Document, RunnerRow, Step, absent, choice_text, deprecation_cells,
+                          REDIRECTS_AFTER, REDIRECTS_ALWAYS_AFTER, REDIRECTS_NOT_ONLY_AFTER, REDIRECTS_STAGE_AFTER, Document, RunnerRow, Step, absent, choice_after, choice_text, deprecation_cells,
                           group_rows, label, legend_label, pair_label)
 
 
@@ -174,7 +174,8 @@ def _runners(doc: Document) -> Table:
                            _cell(_text(r.description)), _cell(*_links(r.links, ", ")),
                            *((_cell(*_former_ids(r)), _cell(*_redirects(r))) if extra else ())))
                  for r in doc.runner_rows)
-    after: Tuple[Pieces, ...] = ((_text("The runner of highest priority that nothing blocks is chosen."),),)
+    after: Tuple[Pieces, ...] = ((_text(choice_after(any(row.prefers is not None for row in doc.rows), any(doc.candidates),
+                                                     bool(doc.orders), any(not o.fallback for o in doc.orders))),),)
     always = any(d.applies == "always" and d.stage is None for r in doc.runner_rows for d in r.redirects)
     staged = any(d.stage is not None for r in doc.runner_rows for d in r.redirects)
     if always or staged:  # one sentence of what automatic choice reads, never "it ignores redirects"

@@ -21,6 +21,9 @@ class Ignore:
     reason: str
     gate: Optional[str]
     index: int
+    #: The file the entry is written in and its text (a composed matrix's are upstream's).
+    file: Optional[str] = None
+    text: Optional[str] = attrs.field(default=None, repr=False)
 
     def matches(self, finding: Finding) -> bool:
         if finding.code != self.code:
@@ -29,13 +32,25 @@ class Ignore:
 
 
 def entries(matrix: Matrix) -> List[Ignore]:
-    """The ``[check] ignore`` entries of *matrix*'s file (the loader has checked their shape)."""
-    if matrix.text is None or "check" not in matrix.text:
+    """The ``[check] ignore`` entries of *matrix*'s file (the loader has checked their shape); of
+    a composed matrix, upstream's (an overlay has no ``[check]``: a user trial found upstream's
+    entries dropped from the composed matrix's check, and the findings they ignore said again)."""
+    overlay = matrix.overlay
+    if overlay is not None:
+        try:
+            with open(overlay.upstream_file, encoding="utf-8") as file:
+                text: Optional[str] = file.read()
+        except OSError:  # upstream loaded, then gone: nothing to ignore by
+            return []
+        name: Optional[str] = overlay.upstream_file
+    else:
+        text, name = matrix.text, matrix.file
+    if text is None or "check" not in text:
         return []
     from .loader import _toml
 
-    raw: Any = _toml().loads(matrix.text).get("check", {})
-    return [Ignore(e["code"], e["reason"], e.get("gate"), i) for i, e in enumerate(raw.get("ignore", []))]
+    raw: Any = _toml().loads(text).get("check", {})
+    return [Ignore(e["code"], e["reason"], e.get("gate"), i, name, text) for i, e in enumerate(raw.get("ignore", []))]
 
 
 def apply(matrix: Matrix, report: Report) -> Tuple[Report, List[Tuple[Finding, Ignore]]]:
@@ -57,16 +72,16 @@ def apply(matrix: Matrix, report: Report) -> Tuple[Report, List[Tuple[Finding, I
     for entry in ignores:
         if entry.index not in used:
             place = ("check", "ignore", entry.index)
-            line, column = _position(matrix, place)
+            line, column = _position(entry.text, place)
             kept.append(Finding("ignore-unused", "warning", _messages.ignore_unused(entry.code, entry.gate),
-                                feature=entry.gate, place=_messages.place(place), file=matrix.file,
+                                feature=entry.gate, place=_messages.place(place), file=entry.file,
                                 line=line, column=column))
     return Report(tuple(kept), strict=report.strict), ignored
 
 
-def _position(matrix: Matrix, place: Tuple[object, ...]) -> Tuple[Optional[int], Optional[int]]:
+def _position(text: Optional[str], place: Tuple[object, ...]) -> Tuple[Optional[int], Optional[int]]:
     from ._locate import Locations
 
-    assert matrix.text is not None
-    where = Locations(matrix.text).key(place)
+    assert text is not None
+    where = Locations(text).key(place)
     return where if where is not None else (None, None)

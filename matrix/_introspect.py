@@ -135,7 +135,8 @@ def _fields(cls: type) -> Tuple[Tuple[Any, ...], ...]:
             default = _pydantic_default(info)
             bounds = _bounds(getattr(info, "metadata", ()))
             doc = getattr(info, "description", None) or docs.get(name)
-            out.append((name, info.annotation, default, doc, bounds))
+            # A config names an aliased field by its alias, as resolve reads it (`matrix._access.child`).
+            out.append((getattr(info, "alias", None) or name, info.annotation, default, doc, bounds))
         return tuple(out)
     if attrs.has(cls):
         for a in attrs.fields(cls):

@@ -22,6 +22,12 @@ def quoted(values: Iterable[object]) -> str:
     return ", ".join(repr(v) for v in sorted(values, key=lambda v: (str(type(v)), v)))
 
 
+def needs_hypothesis(module: str) -> str:
+    """What `matrix.strategies` and `matrix.testing` say where hypothesis is not installed."""
+    return (f"{module} needs hypothesis, which `pip install support-matrix` leaves out: "
+            "pip install 'support-matrix[testing]'")
+
+
 def did_you_mean(word: str, candidates: Iterable[str]) -> str:
     """``", did you mean 'x'"`` when a candidate is close to *word* (`near_miss`), else ``""``."""
     close = near_miss(word, candidates)
@@ -123,6 +129,9 @@ MISSPELT_OPERATORS = {
     "!": "'not' or '!='",
     "===": "'=='",
     "<>": "'!='",
+    "/": "'//' (the integer quotient: there is no '/')",
+    "&": "'and'",
+    "|": "'or'",
 }
 
 
@@ -1981,6 +1990,11 @@ ORDER_ALWAYS = "wherever no order before it does"
 def order_applies(name: str, when: str) -> str:
     """Why an order applies, as explain() and ``matrix resolve`` say it."""
     return f"{name}, which applies {ORDER_ALWAYS}" if when == "True" else f"{name}, because {when} holds"
+
+
+def order_not_read(name: str) -> str:
+    """explain()'s heading of the runners where one was asked for and an order applies."""
+    return f"Runners, in the order {name!r} gives automatic choice (a runner asked for does not read it):"
 
 
 def notice_without_message(notice: bool) -> str:

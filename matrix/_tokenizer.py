@@ -38,7 +38,7 @@ RULES: Dict[str, re.Pattern[str]] = {
     "RBRACKET": re.compile(r"\]"),
     "COMMA": re.compile(r","),
     # Spellings from other languages, recognised only to say what to write instead.
-    "MISSPELT": re.compile(r"===|&&|\|\||<>|!(?!=)|=(?!=)"),
+    "MISSPELT": re.compile(r"===|&&|\|\||<>|!(?!=)|=(?!=)|(?<!/)/(?!/)|&|\|"),
     # The operators spelt with symbols, from the table (words are NAMEs that are KEYWORDS).
     "OP": _either(_operators.symbols("comparison", "membership")),
     # `*`, `//` and `%`; `+` and `-` come after NUMBER, which takes a sign written against its

@@ -735,7 +735,9 @@ def _explanation_text(data: Mapping[str, Any], by_runner: Mapping[str, Mapping[s
     else:
         lines = [f"Runner: none ({how}), at version {data['version']}"]
     order = data["order"]
-    if order is not None:
+    if order is not None and requested is not None:  # a user trial: it read as if the order chose
+        lines.append(_messages.order_not_read(order["name"]))
+    elif order is not None:
         final = "" if order.get("fallback", True) else "; its first candidate is validated, without fallback"
         lines.append(f"Order: {_messages.order_applies(order['name'], order['when'])}{final}; runners in that order:")
     elif data["orders"] and requested is None:

@@ -20,11 +20,15 @@ import re
 import types
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
-from hypothesis import strategies as st
-from hypothesis.errors import InvalidArgument
 from packaging.version import Version
 
-from ._messages import did_you_mean
+from ._messages import did_you_mean, needs_hypothesis
+
+try:
+    from hypothesis import strategies as st
+    from hypothesis.errors import InvalidArgument
+except ImportError as error:  # an extra (`testing`): said, with the command that installs it
+    raise ImportError(needs_hypothesis("matrix.strategies"), name=error.name) from error
 from ._given import PREFIX as GIVEN
 from ._nodes import And, Node, Not, Or, Path, walk
 from ._operators import COMPARISONS, comparisons_for

@@ -121,9 +121,9 @@ def assert_matches(matrix: Matrix, legacy: Callable[..., object], *, runner: Opt
         can speak of, *legacy* returned names without *runner*, or an effective value of a path
         that is not a ``[config]`` field at the version.
     """
-    from hypothesis import HealthCheck, given, settings
+    from .strategies import as_object, configs  # first: says how to install hypothesis where it is missing
 
-    from .strategies import as_object, configs
+    from hypothesis import HealthCheck, given, settings
 
     if runner is not None:
         matrix.runner(runner)  # an unknown runner is a usage error, not a failed comparison

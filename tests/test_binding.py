@@ -571,3 +571,27 @@ def test_a_missing_member_is_never_said_to_be_one_the_schema_maps_already():
         ("class-missing", 28, "[config] declares 'tuning.worker', but Tuning has no member 'worker'"),
         ("class-missing", 30, "[config] declares 'tuning.margn', but Tuning has no member 'margn', did you mean 'margin'"),
     ]
+
+
+def test_a_pydantic_field_is_read_and_checked_by_its_alias():
+    """A user trial: a field `json` shadows `BaseModel.json`, so the model calls it `json_columns`
+    with `alias="json"`; resolve read the bound method ("Expected bool, got method …") while
+    `check --against` said the class has no member 'json'."""
+    import pydantic
+
+    class Query(pydantic.BaseModel):
+        window: bool = False
+        json_columns: bool = pydantic.Field(False, alias="json")
+
+    class Config(pydantic.BaseModel):
+        query: Query = Query()
+
+    m = matrix.loads(
+        '[matrix]\nname = "q"\nversion = "1.0"\n[config]\n"query" = { type = "section" }\n'
+        '"query.window" = { type = "bool", default = false }\n"query.json" = { type = "bool", default = false }\n'
+        '[features.json]\nname = "JSON columns"\nwhen = "query.json"\nsupport = { gpu = "no", cpu = "yes" }\n',
+        runners={"gpu": {"name": "GPU", "priority": 2}, "cpu": {"name": "CPU", "priority": 1}})
+    assert m.resolve(Config(query=Query(json=True))).runner == "cpu"
+    assert m.resolve(Config(query=Query(json=False))).runner == "gpu"
+    assert m.resolve(Config(query=Query(json=True))).effective["query.json"] is True
+    assert _codes(m, against=Config) == []

@@ -971,6 +971,26 @@ def test_check_ignores_the_findings_its_file_says_to_with_their_reason(tmp_path)
         ("never-chosen", "pandas", "pandas is asked for by name, for small frames")]
 
 
+def test_check_of_a_composed_matrix_ignores_what_upstreams_file_says_to(tmp_path):
+    """A user trial: upstream's `[check] ignore` entries were dropped from the check of a matrix
+    an overlay composes (an overlay has no `[check]`), so the findings they ignore failed it."""
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "polars.toml").write_text('name = "Polars"\npriority = 2\n')
+    (tmp_path / "runners" / "pandas.toml").write_text('name = "pandas"\npriority = 1\n')
+    (tmp_path / "features.toml").write_text(ALL_VERSIONS + IGNORES)
+    (tmp_path / "plugin").mkdir()
+    (tmp_path / "plugin" / "overlay.toml").write_text(
+        '[overlay]\nname = "tiny"\nextends = "../features.toml"\n\n[change.features.big]\n'
+        'why = "a note only"\nname = "large frames"\n')
+    status, out, err = call("check", "--matrix", "plugin/overlay.toml")
+    assert (status, err) == (0, "")
+    assert out.splitlines()[-2:] == [
+        "plugin/../features.toml:22:3: warning[ignore-unused]: [check] ignores implied-contradiction about 'big', but "
+        "there is no such finding: remove the entry",
+        "plugin/overlay.toml: passed: 0 errors, 1 warning, 0 notes; 1 finding ignored by [check] ignore"]
+
+
 def test_init_writes_a_starter_that_checks_clean_and_whose_test_passes(tmp_path):
     import importlib.util
 

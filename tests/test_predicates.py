@@ -95,6 +95,9 @@ SYNTAX_ERRORS = [
     ("a && b", "Unknown operator '&&': use 'and'\n    a && b\n      ^^"),
     ("a || b", "Unknown operator '||': use 'or'\n    a || b\n      ^^"),
     ("!a", "Unknown operator '!': use 'not' or '!='\n    !a\n    ^"),
+    ("a / b == 1", "Unknown operator '/': use '//' (the integer quotient: there is no '/')\n    a / b == 1\n      ^"),
+    ("a & b", "Unknown operator '&': use 'and'\n    a & b\n      ^"),
+    ("a | b", "Unknown operator '|': use 'or'\n    a | b\n      ^"),
     (
         "a < b < c",
         "Chained comparisons are not supported: join the two tests with 'and' before '<'\n    a < b < c\n          ^",

@@ -1597,3 +1597,29 @@ def test_a_columns_cell_splits_where_a_staged_requirement_refuses():
     m = matrix.loads(text, runners={"a": {"name": "A", "priority": 3}, "b": {"name": "B", "priority": 2}})
     rows = [line for line in render(m, tables=["columns"], standalone=False).splitlines() if line.startswith("| A ")]
     assert rows == ["| A | where i == 1: ✅ yes; where i: a value ≥ 2: ❌ no: ks |"]
+
+
+def test_the_runners_table_says_how_automatic_choice_picks_with_orders_candidacies_and_preferences():
+    """A user trial: the runners table said "the runner of highest priority that nothing blocks
+    is chosen" under a matrix whose order without fallback decides every streaming config."""
+    from tests.test_check import _ORDER_STANDS_FOR, _QUERY_ENGINES
+
+    runners = {k: dict(v) for k, v in _QUERY_ENGINES.items()}
+    after = render(matrix.loads(_ORDER_STANDS_FOR, runners=runners), format="markdown", tables=["runners"])
+    assert after.rstrip().splitlines()[-1] == (
+        "The runner of highest priority that nothing blocks is chosen, or, where an order applies (the capabilities "
+        "table lists them), the first of that order's runners that nothing blocks. An order without fallback chooses "
+        "its first candidate; where that runner is blocked, no runner is chosen.")
+    runners["remote"]["candidate"] = "spill"
+    text = _ORDER_STANDS_FOR.split("[refusals.")[0].replace("fallback = false\n", "").replace(
+        'support = { vectorized = "yes", gpu = "yes", row = "yes", remote = "opt-in" }',
+        'support = { vectorized = "yes", gpu = "yes", row = "yes", remote = "opt-in" }\nprefers = { runner = "row" }')
+    after = render(matrix.loads(text, runners=runners), format="markdown", tables=["runners"])
+    assert after.rstrip().splitlines()[-1] == (
+        "A feature in use that prefers a runner chooses it where it is free (the support table says which); "
+        "otherwise, the runner of highest priority that is a candidate (the capabilities table says when) and that "
+        "nothing blocks is chosen, or, where an order applies (the capabilities table lists them), the first of that "
+        "order's runners that is a candidate and that nothing blocks.")
+    plain = render(matrix.loads(text.split("[orders.streaming]")[0], runners=_QUERY_ENGINES), format="markdown",
+                   tables=["runners"])
+    assert plain.rstrip().splitlines()[-1].endswith("that nothing blocks is chosen.")

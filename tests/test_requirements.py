@@ -582,6 +582,12 @@ def test_an_order_without_when_is_the_validated_default_wherever_no_order_before
         # The runners after the first candidate are never tried, and said so (not "no blockers").
         "  fa3 (FA3, priority 3): not tried: Default does not fall back",
         "  flashinfer (FlashInfer, priority 2): not tried: Default does not fall back"]
+    # Asked for, a runner reads no order: the order's runners are listed, not said to decide (a user trial).
+    assert m.resolve({}, runner="fa3").explain().splitlines()[1:5] == [
+        "Runners, in the order 'Default' gives automatic choice (a runner asked for does not read it):",
+        "  triton (Triton, priority 1): no blockers",
+        "  fa3 (FA3, priority 3): no blockers, chosen",
+        "  flashinfer (FlashInfer, priority 2): no blockers"]
     from matrix.check import check
     from matrix.render import render
 

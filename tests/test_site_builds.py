@@ -64,6 +64,22 @@ def test_mkdocs_build_strict_renders_the_tables_into_the_page(tmp_path):
     assert "<td>Model Runner V2</td>" in runners and "Feature pairs" not in runners
 
 
+def test_mkdocs_build_says_an_overlays_file_relative_to_the_project_not_the_builders_path(tmp_path):
+    """A user trial: the overlay table's "Where" column published the builder's absolute path
+    (and `docs/../plugin/overlay.toml` for a file outside the docs folder)."""
+    site = _site(tmp_path)
+    (site / "mkdocs.yml").write_text(_MKDOCS_YML)
+    (site / "plugin").mkdir()
+    shutil.copy(ROOT / "examples" / "npu-overlay" / "vllm_npu_matrix" / "overlay.toml", site / "plugin" / "overlay.toml")
+    (site / "docs").mkdir()
+    (site / "docs" / "index.md").write_text("# NPU\n\n<!-- support-matrix docs/../plugin/overlay.toml table=overlay -->\n")
+    done = _mkdocs(site)
+    assert done.returncode == 0, done.stderr
+    page = (site / "site" / "index.html").read_text()
+    assert "<code>plugin/overlay.toml:10</code>" in page
+    assert str(tmp_path) not in page and "../plugin" not in page
+
+
 @pytest.mark.parametrize(("marker", "message"), [
     ("<!-- support-matrix features.toml table=suport -->",
      "ERROR   -  index.md: <!-- support-matrix features.toml table=suport -->: Unknown table 'suport' (expected one of "

@@ -386,3 +386,18 @@ def test_effective_values_must_name_config_fields_and_be_a_mapping():
     with pytest.raises(TypeError) as info:
         assert_matches(GRAPHS, lambda c: Choice("v2", effective=["graphs"]), max_examples=1)
     assert info.exconly() == "TypeError: Choice.effective must be a mapping from config path to value, not ['graphs']"
+
+
+@pytest.mark.parametrize("module", ["matrix.strategies", "matrix.testing"])
+def test_without_hypothesis_the_error_says_how_to_install_it(module):
+    """A user trial: `pip install support-matrix`, then the test `matrix init` writes, failed with
+    a bare "No module named 'hypothesis'" (an extra: `support-matrix[testing]`)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['hypothesis'] = None\n"
+            f"try:\n    import {module}\n    from matrix.testing import assert_matches\n    assert_matches(None, None)\n"
+            "except ImportError as error:\n    print(error)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out == ("matrix.strategies needs hypothesis, which `pip install support-matrix` leaves out: "
+                   "pip install 'support-matrix[testing]'\n")
