@@ -89,7 +89,7 @@ from .errors import (AdjustmentError, NoRunnerError, RemovedFeatureError, Resolu
 if TYPE_CHECKING:  # pragma: no cover
     from ._compile import Plan
     from ._templates import Template
-    from .schema import AdjustmentLevel, Deprecation, Feature, Redirect
+    from .schema import AdjustmentLevel, Deprecation, Feature, Matrix, Redirect
 
 #: The kinds of `ResolutionWarning`.
 WarningKind = Literal["deprecated", "fallback", "opt-in", "partial", "override", "preference", "deprecated-alias",
@@ -710,21 +710,29 @@ def _str(value: object) -> Optional[str]:
     return None if value is None else str(value)
 
 
+def named(matrix: Matrix, runner: object) -> Any:
+    """The runner a request for *runner* names: itself, or the runner the former id *runner*
+    stands for now (`former` says its warning too). The one place that reads a former id: a
+    request, a redirect's source, a role's field and the remedies' request all read it so."""
+    alias = matrix.alias(runner)  # type: ignore[arg-type]  # None for a value that is no str
+    return runner if alias is None else alias.runner
+
+
 def former(plan: Plan, runner: str, warnings: List[ResolutionWarning]) -> str:
-    """The runner a request for *runner* names: itself, or the runner a former id stands for
-    now, with its ``deprecated-alias`` warning added to *warnings* from the alias's ``since``
-    on (`asked` has refused a removed one). Its message, a template of config paths, is said
-    as written here (a decision shared by every config): the resolver says this config's
-    values (`alias_said`)."""
-    alias = plan.aliases.get(runner)
-    if alias is None:
+    """The runner a request for *runner* names (`named`), with its ``deprecated-alias`` warning
+    added to *warnings* from the alias's ``since`` on where *runner* is a former id (`asked`
+    has refused a removed one). Its message, a template of config paths, is said as written
+    here (a decision shared by every config): the resolver says this config's values
+    (`alias_said`)."""
+    to: str = named(plan.matrix, runner)
+    if to == runner:
         return runner
-    d = alias.deprecation
+    d = plan.aliases[runner].deprecation
     assert not d.is_removed(plan.version), "asked() refuses a removed alias"
     if plan.version >= d.since:
-        warnings.append(ResolutionWarning("deprecated-alias", None, alias.runner, _messages.deprecated_alias(
-            alias.id, alias.runner, str(d.since), _str(d.remove_in), d.message)))
-    return alias.runner
+        warnings.append(ResolutionWarning("deprecated-alias", None, to, _messages.deprecated_alias(
+            runner, to, str(d.since), _str(d.remove_in), d.message)))
+    return to
 
 
 def alias_said(plan: Plan, runner: str, read: Any, warnings: Tuple[ResolutionWarning, ...]

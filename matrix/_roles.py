@@ -250,13 +250,13 @@ class At:
     module's docstring states the rule): ``read(path)`` for ``role.<id>``, and any other path
     read through *read*."""
 
-    __slots__ = ("base", "runner", "roles", "aliases", "through")
+    __slots__ = ("matrix", "base", "runner", "roles", "through")
 
     def __init__(self, matrix: Matrix, runner: str, through: Callable[[str], object]) -> None:
+        self.matrix = matrix
         self.base = matrix.roles[0].id
         self.runner = runner
         self.roles = {r.id: r for r in matrix.roles}
-        self.aliases = {a.id: r.id for r in matrix.runners for a in r.aliases}
         self.through = through
 
     def read(self, path: str) -> object:
@@ -272,7 +272,7 @@ class At:
             value = self.through(found.field)
             if value is not None:
                 assert isinstance(value, str)
-                return self.aliases.get(value, value)
+                return _choice.named(self.matrix, value)
             role = found.follows
         return None
 
@@ -324,7 +324,7 @@ class Filling:
             field = at.roles[role].field
             for choice in self.schema.fields[field].choices or ():
                 out.append((conjoin([*unless, Compare(Path(field), "==", Literal(choice))]),
-                            Literal(at.aliases.get(str(choice), choice))))
+                            Literal(_choice.named(at.matrix, choice))))
             unless.append(IsNone(Path(field), False))
             role = at.roles[role].follows
         out.append((conjoin(unless), Literal(None)))

@@ -398,8 +398,7 @@ class Resolution:
         redirect = self.redirect
         if redirect is not None:
             return redirect.to
-        alias = self.matrix.alias(self.requested) if self.requested is not None else None
-        return alias.runner if alias is not None else self.requested
+        return _choice.named(self.matrix, self.requested)  # type: ignore[no-any-return]
 
     def _redirect_data(self) -> Optional[Dict[str, Any]]:
         redirect = self.redirect
@@ -681,8 +680,7 @@ def _remedy_targets(resolution: Resolution) -> List[str]:
     """The runners `Resolution.remedies` answers for."""
     chosen, requested = resolution.runner, resolution.requested
     if requested is not None:
-        alias = resolution.matrix.alias(requested)  # asked for by a former id: the runner it names
-        requested = alias.runner if alias is not None else requested
+        requested = _choice.named(resolution.matrix, requested)  # asked for by a former id: the runner it names
         return [] if chosen == requested else [requested]
     tried = [r.id for r in resolution._choice()[1]]
     if chosen is None:
@@ -1037,8 +1035,7 @@ def _how(compiled: Plan, runner: Optional[str], served: str) -> str:
     its id or a former one), or ``served`` (a feature overrode the request)."""
     if runner is None:
         return "chosen"
-    alias = compiled.aliases.get(runner)
-    return "asked" if (alias.runner if alias is not None else runner) == served else "served"
+    return "asked" if _choice.named(compiled.matrix, runner) == served else "served"
 
 
 def _walk_served(compiled: Plan, chosen: str, redirects: Optional[Tuple[Redirect, ...]], runner: Optional[str],
@@ -1186,8 +1183,7 @@ def _redirect(plan: Plan, mask: int, runner: Optional[str]) -> Optional[Redirect
     """The redirect that applied to a request for *runner* (an id or a former id), if any."""
     if runner is None:
         return None
-    alias = plan.aliases.get(runner)
-    return _choice.redirect_of(plan, mask, alias.runner if alias is not None else runner)
+    return _choice.redirect_of(plan, mask, _choice.named(plan.matrix, runner))
 
 
 def _because(redirect: Redirect, values: Mapping[str, object]) -> Dict[str, object]:
@@ -1258,9 +1254,7 @@ def is_supported(matrix: Matrix, config: object, runner: str, *,
     own adjustments. Features that force another runner are not weighed."""
     compiled = _plan(matrix, version)
     _choice.asked(compiled, runner)  # an unknown id, or a former id removed: UsageError, as resolve says
-    alias = compiled.aliases.get(runner)
-    if alias is not None:  # a former id asks for the runner it names, as in resolve (a user trial)
-        runner = alias.runner
+    runner = _choice.named(matrix, runner)  # a former id asks for the runner it names, as in resolve (a user trial)
     staged = matrix.staged  # a staged requirement refuses where it is checked (issue 30, F6)
     mask, values = compiled.evaluate(config, facts)
     if staged or mask & compiled.any_adjusting:  # removal read on C, the runner's gates on its F
