@@ -229,8 +229,10 @@ def attribute_names(obj: object) -> List[str]:
 
 def unknown_keys(config: object, schema: Schema) -> List[Tuple[str, str]]:
     """``(path, reason)`` for every mapping key of *config* that the schema does not declare, at
-    every level where the schema declares fields (objects' attributes are not listed); a key
-    with a dot in it is reported as such, whether or not it spells a declared path."""
+    every level where the schema declares fields (objects' attributes are not listed), in the
+    config's order (a section's keys where the section is written: a user trial's first key was
+    said second, sorted); a key with a dot in it is reported as such, whether or not it spells
+    a declared path."""
     children: Dict[str, Dict[str, Field]] = {}
     for field in schema:
         parent, _, name = field.path.rpartition(".")
@@ -243,28 +245,36 @@ def unknown_keys(config: object, schema: Schema) -> List[Tuple[str, str]]:
             return
         if isinstance(value, Mapping):
             for key in value:
-                if key not in known:
-                    path = f"{prefix}.{key}" if prefix else str(key)
-                    if isinstance(key, str) and "." in key:  # not undeclared, but misplaced: say so
-                        found.append((path, _messages.dotted_key(key)))
-                    elif schema.derivations and any(d == path or d.startswith(f"{path}.") for d in schema.derivations):
-                        # declared, but computed: a derived field (or a section of them, not a field)
-                        found.append((path, _messages.derived_given(
-                            [d for d in schema.derivations if d.startswith(f"{path}.")])))
-                    else:  # the whole path, as the person will write it
-                        found.append((path, _messages.unknown_key(path, [f.path for f in known.values()])))
-        for name, field in known.items():
-            if field.type != "section":
-                continue
-            try:
-                inner = value.get(name) if isinstance(value, Mapping) else getattr(value, name, None)
-            except Exception:
-                continue
-            if inner is not None and not isinstance(inner, _SCALARS):
-                walk(inner, field.path)
+                field = known.get(key) if isinstance(key, str) else None
+                if field is not None:
+                    if field.type == "section":
+                        within(value, field)
+                    continue
+                path = f"{prefix}.{key}" if prefix else str(key)
+                if isinstance(key, str) and "." in key:  # not undeclared, but misplaced: say so
+                    found.append((path, _messages.dotted_key(key)))
+                elif schema.derivations and any(d == path or d.startswith(f"{path}.") for d in schema.derivations):
+                    # declared, but computed: a derived field (or a section of them, not a field)
+                    found.append((path, _messages.derived_given(
+                        [d for d in schema.derivations if d.startswith(f"{path}.")])))
+                else:  # the whole path, as the person will write it
+                    found.append((path, _messages.unknown_key(path, [f.path for f in known.values()])))
+            return
+        for field in known.values():
+            if field.type == "section":
+                within(value, field)
+
+    def within(value: object, field: Field) -> None:
+        name = field.path.rpartition(".")[2]
+        try:
+            inner = value.get(name) if isinstance(value, Mapping) else getattr(value, name, None)
+        except Exception:
+            return
+        if inner is not None and not isinstance(inner, _SCALARS):
+            walk(inner, field.path)
 
     walk(config, "")
-    return sorted(found)
+    return found
 
 
 def with_others(first: ConfigError, config: object, paths: Sequence[str], readers: Mapping[str, str],
@@ -294,15 +304,20 @@ def with_others(first: ConfigError, config: object, paths: Sequence[str], reader
 
 
 def check_facts(facts: object, schema: Optional[Schema]) -> None:
-    """Raise unless *facts* is a mapping whose keys are all facts the schema declares."""
+    """Raise unless *facts* is a mapping whose keys are all facts the schema declares: the first
+    key that is not, with every other in its ``others``, in the order of *facts*."""
     if not isinstance(facts, Mapping):
         raise UsageError(_messages.facts_not_a_mapping(facts))
     fields = schema.fields if schema else _EMPTY
     declared = [p for p, f in fields.items() if f.fact and f.type != "section"]
+    found = []
     for key in facts:
         field = fields.get(key) if isinstance(key, str) else None
         if field is None or not field.fact or field.type == "section":
-            raise ConfigError(_messages.not_a_fact(key, declared), path=str(key))
+            found.append(ConfigError(_messages.not_a_fact(key, declared), path=str(key)))
+    if found:
+        found[0].others = tuple(found[1:])
+        raise found[0]
 
 
 def check(field: Field, value: object) -> object:  # noqa: C901 — one branch per FIELD_TYPES entry, each that type's whole rule, read as one table

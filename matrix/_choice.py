@@ -89,7 +89,7 @@ from .errors import (AdjustmentError, NoRunnerError, RemovedFeatureError, Resolu
 if TYPE_CHECKING:  # pragma: no cover
     from ._compile import Plan
     from ._templates import Template
-    from .schema import AdjustmentLevel, Deprecation, Feature, Redirect
+    from .schema import AdjustmentLevel, Deprecation, Feature, Matrix, Redirect
 
 #: The kinds of `ResolutionWarning`.
 WarningKind = Literal["deprecated", "fallback", "opt-in", "partial", "override", "preference", "deprecated-alias",
@@ -299,18 +299,20 @@ def _blocked_by(plan: Plan, mask: int, runner: str, gates: int = 0,
     return names, [reason(plan, f, values) for f in found if f.origin is not None]
 
 
-def blockers(plan: Plan, mask: int, runner: str, gates: int = 0, values: Values = None, refusal: bool = False) -> str:
+def blockers(plan: Plan, mask: int, runner: str, gates: int = 0, values: Values = None, refusal: bool = False,
+             role: Optional[str] = None) -> str:
     """What keeps *runner* from the config: the features of *gates* (its blocking gates by
     default) that it does not support, an opt-in marked so, then the requirements it fails. As
-    the *refusal* of the runner that serves or was asked for, the reasons of kinds with
-    ``alone = true`` are said alone, first (in a list of runners, each is said by name)."""
+    the *refusal* of the runner that serves or was asked for (in *role*, a role other than the
+    base), the reasons of kinds with ``alone = true`` are said alone, first (in a list of
+    runners, each is said by name)."""
     names, reasons = _blocked_by(plan, mask, runner, gates, values)
     alone: List[str] = []
     if refusal:
         found = plan.active(mask & (gates or plan.blocking[runner]))
         alone = [reason(plan, f, values) for f in found if getattr(f.origin, "alone", False)]
         reasons = [r for r in reasons if r not in alone]
-    return _messages.does_not_support(plan.matrix.runner(runner).name, names, reasons,
+    return _messages.does_not_support(_messages.in_role(plan.matrix.runner(runner).name, role), names, reasons,
                                       _own(plan, "does_not_support", runner), alone)
 
 
@@ -451,8 +453,9 @@ def choose(plan: Plan, mask: int, runner: Optional[str], values: Values = None) 
 
 
 def serve(plan: Plan, mask: int, runner: Optional[str], chosen: str, overriding: Optional[Feature],
-          redirected: Redirected = None, values: Values = None, staged: Optional[Tuple[str, str]] = None
-          ) -> Tuple[Tuple[ResolutionWarning, ...], Optional[Type[ResolutionError]], Optional[str]]:
+          redirected: Redirected = None, values: Values = None, staged: Optional[Tuple[str, str]] = None,
+          role: Optional[str] = None) -> Tuple[Tuple[ResolutionWarning, ...], Optional[Type[ResolutionError]],
+                                              Optional[str]]:
     """*chosen* validated on the effective config, whose active gates are *mask*: for a request
     (*runner* asked for), the gates it says no to refuse it and its opt-ins are said; in
     automatic choice a blocking gate is an `AdjustmentError` (the message is what blocks it:
@@ -461,7 +464,8 @@ def serve(plan: Plan, mask: int, runner: Optional[str], chosen: str, overriding:
     refusal final (`NoRunnerError`), or by a redirect at a stage after the choice (*staged*: the
     stage, and how the runner it redirected came to serve, `matrix._messages.redirected_at`;
     issue 30, F6): the choice made, a refusal is an `AdjustmentError` in automatic choice, as a
-    staged requirement's is.
+    staged requirement's is. *role*: the role other than the base *chosen* was asked for in
+    (its refusal names it).
     Then its partial support is said."""
     warnings: List[ResolutionWarning] = []
     name = plan.matrix.runner(chosen).name
@@ -471,7 +475,7 @@ def serve(plan: Plan, mask: int, runner: Optional[str], chosen: str, overriding:
         return (), error, required(plan, mask, values)
     if runner is not None or redirected is not None:
         if mask & plan.no[chosen]:
-            refusal = blockers(plan, mask, chosen, plan.no[chosen], values, refusal=True)
+            refusal = blockers(plan, mask, chosen, plan.no[chosen], values, refusal=True, role=role)
             if staged is not None:  # sent on after the choice: the runner that served, then its refusal
                 assert redirected is not None
                 return (), AdjustmentError if runner is None else UnsupportedFeatureError, \
@@ -710,21 +714,29 @@ def _str(value: object) -> Optional[str]:
     return None if value is None else str(value)
 
 
+def named(matrix: Matrix, runner: object) -> Any:
+    """The runner a request for *runner* names: itself, or the runner the former id *runner*
+    stands for now (`former` says its warning too). The one place that reads a former id: a
+    request, a redirect's source, a role's field and the remedies' request all read it so."""
+    alias = matrix.alias(runner)  # type: ignore[arg-type]  # None for a value that is no str
+    return runner if alias is None else alias.runner
+
+
 def former(plan: Plan, runner: str, warnings: List[ResolutionWarning]) -> str:
-    """The runner a request for *runner* names: itself, or the runner a former id stands for
-    now, with its ``deprecated-alias`` warning added to *warnings* from the alias's ``since``
-    on (`asked` has refused a removed one). Its message, a template of config paths, is said
-    as written here (a decision shared by every config): the resolver says this config's
-    values (`alias_said`)."""
-    alias = plan.aliases.get(runner)
-    if alias is None:
+    """The runner a request for *runner* names (`named`), with its ``deprecated-alias`` warning
+    added to *warnings* from the alias's ``since`` on where *runner* is a former id (`asked`
+    has refused a removed one). Its message, a template of config paths, is said as written
+    here (a decision shared by every config): the resolver says this config's values
+    (`alias_said`)."""
+    to: str = named(plan.matrix, runner)
+    if to == runner:
         return runner
-    d = alias.deprecation
+    d = plan.aliases[runner].deprecation
     assert not d.is_removed(plan.version), "asked() refuses a removed alias"
     if plan.version >= d.since:
-        warnings.append(ResolutionWarning("deprecated-alias", None, alias.runner, _messages.deprecated_alias(
-            alias.id, alias.runner, str(d.since), _str(d.remove_in), d.message)))
-    return alias.runner
+        warnings.append(ResolutionWarning("deprecated-alias", None, to, _messages.deprecated_alias(
+            runner, to, str(d.since), _str(d.remove_in), d.message)))
+    return to
 
 
 def alias_said(plan: Plan, runner: str, read: Any, warnings: Tuple[ResolutionWarning, ...]

@@ -159,8 +159,8 @@ def json_text(doc: Document, tables: Sequence[str]) -> str:
         data["config"] = [_field(e.path, e.doc, e.field) for e in doc.config]
     if "deprecations" in tables:
         data["deprecations"] = [_deprecation(d) for d in doc.deprecations]
-        data["changes"] = [{"version": c.version, "feature": c.feature, "kind": c.kind, "text": c.text}
-                           for c in doc.changes]
+        data["changes"] = [{"version": c.version, "feature": c.feature, "kind": c.kind, "text": c.text,
+                            **({"runner": c.runner} if c.runner is not None else {})} for c in doc.changes]
     if "overlay" in tables and doc.extends is not None:
         data["overlay"] = {"extends": doc.extends[0], "version": doc.extends[1], "operations": [
             {"overlay": o.overlay, "kind": o.kind, "target": o.target, "keys": list(o.keys), "why": o.why,

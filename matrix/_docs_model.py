@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set,
 import attrs
 from packaging.version import Version
 
-from . import _docs_overlay
+from . import _docs_overlay, _messages
 from ._docs_adjustments import AdjustmentRow, adjustment_rows
 from ._docs_release import ReleaseGap, ReleaseNote, release_notes
 from ._versions import VersionLike
@@ -295,13 +295,16 @@ def deprecation_cells(d: DeprecationRow) -> Tuple[str, str, str]:
 @attrs.frozen
 class ChangeRow:
     """One change of the matrix in a release: a gate ``added``, ``ended`` or whose condition
-    ``changed``, a runner's ``support`` changed, a feature ``deprecated`` or ``removed``."""
+    ``changed``, a runner's ``support`` changed, a feature ``deprecated`` or ``removed``, or a
+    runner's former id ``deprecated`` or ``removed`` (*runner*: the runner it names; *feature*
+    the former id)."""
 
     version: str
     feature: str  # its id
     name: str
     kind: str
     text: str
+    runner: Optional[str] = None
 
 
 @attrs.frozen
@@ -702,6 +705,17 @@ def _changes(matrix: Matrix, v: Version, spell: Callable[[str], str]) -> Tuple[C
                 add(d.since, feature, "deprecated", "deprecated")
             add(d.remove_in, feature, "removed",
                 "removed without a deprecation period" if d.without_period else "removed")
+    # A former runner id's lifecycle is a change of its release too (a user trial found it
+    # missing), said after the features' changes of that release.
+    for runner in matrix.runners:
+        for alias in runner.aliases:
+            d = alias.deprecation
+            said = [] if d.without_period else [(d.since, "deprecated")]
+            for version, kind in said + ([(d.remove_in, "removed")] if d.remove_in is not None else []):
+                if version <= v:
+                    found.append((version, len(found), ChangeRow(
+                        str(version), alias.id, spell(_messages.former_id_named(alias.id)), kind,
+                        spell(_messages.former_id_change(kind, runner.id, d.without_period)), runner.id)))
     found.sort(key=lambda item: (item[0], item[1]))
     return tuple(row for _, _, row in found)
 

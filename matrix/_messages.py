@@ -203,8 +203,48 @@ def invalid_version_literal(value: str, path: str) -> str:
 # --- configs -------------------------------------------------------------------------------
 
 def config_error(reason: str, path: str, feature: Optional[str]) -> str:
-    where = f" (read by feature {feature!r})" if feature else ""
+    where = f" (read by {read_by(feature)})" if feature else ""
     return f"Config {path!r}{where}: {reason}"
+
+
+def former_id_named(alias: str) -> str:
+    """A former runner id, as the changes by release name it (in the column of the features)."""
+    return f"runner id {alias!r}"
+
+
+def former_id_change(kind: str, runner: str, without_period: bool) -> str:
+    """What a release did to a former runner id (*kind*: ``deprecated`` or ``removed``), as the
+    changes by release say it."""
+    if kind == "deprecated":
+        return f"deprecated: use {runner!r}"
+    return f"removed{' without a deprecation period' if without_period else ''}: use {runner!r}"
+
+
+def schema_stale(path: str, described: str) -> str:
+    """``matrix check``'s ``schema-stale``: *path*, a JSON Schema for editors that differs from
+    the one ``matrix schema --json-schema --write`` writes now for what it *described* (a user
+    trial: "the file changed" said neither which file nor what to do about which)."""
+    return (f"{path}, the JSON Schema editors check {described} with, is out of date (it is not what matrix "
+            "generates now); regenerate it with matrix schema --json-schema --write")
+
+
+def read_by(gate: str) -> str:
+    """What read a config value, said by the id of its gate (`ConfigError.feature`): a feature's
+    id, or a gate derived from another rule (``RUNNER:KIND`` a requirement, ``*:KIND`` a
+    matrix-wide one, ``:N`` a clause of a chain, ``RUNNER:candidate``, ``RUNNER:redirect:N``,
+    ``order:ID``, ``adjustment:ID``), which is no feature (a user trial: "read by feature
+    'nvenc:candidate'"). Ids hold no colon, so the parts are the rule's."""
+    head, *rest = gate.split(":")
+    if not rest:
+        return f"feature {gate!r}"
+    if head in ("adjustment", "order") and len(rest) == 1:
+        return f"{head} {rest[0]!r}"
+    if rest == ["candidate"]:
+        return f"the candidacy of runner {head!r}"
+    if len(rest) == 2 and rest[0] == "redirect" and rest[1].isdigit():
+        return f"redirect {rest[1]} of runner {head!r}"
+    clause = f" (clause {rest[1]})" if len(rest) > 1 else ""
+    return f"requirement {rest[0]!r}{clause}" + ("" if head == "*" else f" of runner {head!r}")
 
 
 def config_errors(first: str, others: Sequence[str]) -> str:
@@ -1557,8 +1597,14 @@ def diff_fleet_not_compared() -> str:
     return "not compared: both sides reject it"
 
 
+def versions_compared(old: str, new: str) -> str:
+    """The releases a diff compares, as its headlines say them: one, where both sides are read at
+    the same (a user trial: "(1.2 → 1.2)" read as a release that changed nothing)."""
+    return f"both at {old}" if old == new else f"{old} → {new}"
+
+
 def diff_fleet_head(changed: int, total: int, old: str, new: str, rejected: int) -> str:
-    head = f"{changed} of {total} config{'s' if total != 1 else ''} change ({old} → {new})"
+    head = f"{changed} of {total} config{'s' if total != 1 else ''} change ({versions_compared(old, new)})"
     if rejected:
         head += f"; {rejected} rejected by both sides, not compared"
     return head
@@ -2198,15 +2244,22 @@ def stage_without_stages(stage: str) -> str:
     return f"Stage {stage!r} is not declared: [matrix] declares no stages (stages = [\"…\", \"choice\", \"…\"])"
 
 
+def in_role(runner: str, role: Optional[str]) -> str:
+    """A runner (by name) as a refusal of it says it where it fills *role*, a role other than the
+    base (None: the base, or no role), so that the error names the role that refused (a user
+    trial: "Paged is not valid for this config" named only the runner)."""
+    return runner if role is None else f"{runner} in role {role!r}"
+
+
 def role_refusal_said(role: str, runner: str, reason: str) -> str:
     """Where the runner filling a role other than the base refused (`Resolution.explain`)."""
     return f"Refused in role {role!r} (filled by {runner}): {reason}"
 
 
-def staged_refusal_said(stage: str, runner: Optional[str], reasons: Sequence[str]) -> str:
+def staged_refusal_said(stage: str, runner: Optional[str], reasons: Sequence[str], role: Optional[str] = None) -> str:
     """Where a staged requirement refused (`Resolution.explain`): its stage, the runner it was
-    checked for (None: before the choice), its reasons."""
-    of = "" if runner is None else f" for {runner}"
+    checked for (None: before the choice) and the role it refused in (None: the base), its reasons."""
+    of = "" if runner is None else f" for {in_role(runner, role)}"
     return f"Refused at stage {stage!r}{of}: {'; '.join(reasons)}"
 
 

@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, 
 import attrs
 from packaging.version import Version
 
-from . import _derived, _messages, _prune
+from . import _choice, _derived, _messages, _prune
 from ._given import ROLE, base
 from ._nodes import Compare, IsNone, Literal, Node, Path, walk
 from ._versions import to_version
@@ -232,13 +232,7 @@ def _serves(resolve: Resolve, plan: Plan, config: Dict[str, Any], runner: str, a
     if request is None or not asked:
         return True
     now = resolution.effective[request]
-    return now is None or _choice_of(plan, now) == runner
-
-
-def _choice_of(plan: Plan, asked: object) -> object:
-    """The runner a role field's value names (a former id: the runner it stands for now)."""
-    alias = plan.aliases.get(asked) if isinstance(asked, str) else None
-    return asked if alias is None else alias.runner
+    return now is None or _choice.named(plan.matrix, now) == runner
 
 
 # --- the space and the user's place in it ---------------------------------------------------

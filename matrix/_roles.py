@@ -13,8 +13,8 @@ A matrix that declares ``[roles]`` resolves a config into one runner per role, i
    the choice or of the base runner may set it). A runner id or former id there names that
    role's runner, validated as a runner asked for is, on F: a former id warns
    (``deprecated-alias``), a gate the runner says ``no`` to (or a requirement it fails) refuses
-   the config (`UnsupportedFeatureError`, the reason a request for it gets, without remedies:
-   their search asks for the base role's runner), its ``opt-in``
+   the config (`UnsupportedFeatureError`, the reason a request for it gets, the runner named in
+   its role, without remedies: their search asks for the base role's runner), its ``opt-in``
    and ``partial`` features are said. Its redirects, forced runners and its own adjustments
    play no part (they are the base role's: a host's single request). None: the runner of the
    role it ``follows`` (not validated again), or no runner when it follows none.
@@ -26,7 +26,9 @@ A matrix that declares ``[roles]`` resolves a config into one runner per role, i
    the first clause that fails). One staged after ``choice`` is no gate, and is checked at its
    stage instead, where its runner fills one of its roles (`matrix._staged`).
 
-`Resolution.roles` gives each role's runner, in declaration order (`matrix.resolver` builds it).
+`Resolution.roles` gives each role's runner, in declaration order (`matrix.resolver` builds it);
+the error of a refusal in a role, or of a staged one after the choice, gives them as they stood
+there (`standing`).
 
 **Reading a role** (``role.<id>``): a rule read after the choice (an adjustment of a runner or
 at a stage after ``choice``, a requirement whose roles leave out the base or staged after
@@ -110,6 +112,26 @@ def others(compiled: Plan, resolution: Resolution, asked: Optional[str], config:
     return tuple(sorted(roles, key=lambda r: order[r[0]])), tuple(warnings)
 
 
+def standing(matrix: Matrix, runner: Optional[str], asked: Optional[str], read: Callable[[str], object]
+             ) -> Tuple[Filled, ...]:
+    """Every role's runner, in declaration order, as the roles stand where *read* reads the
+    config (its fields), *runner* serving the base (asked for where *asked*: the base's
+    request): what the error of a refusal after the choice says of them (`Resolution.roles`),
+    by the rules of `others` and without validating (a former id read as the runner it names)."""
+    base, *rest = matrix.roles
+    found: Dict[str, Optional[str]] = {base.id: runner}
+    out: Dict[str, Filled] = {base.id: (base.id, runner, CHOSEN if asked is None else ASKED, None)}
+    for role in _in_order(rest):
+        value = read(role.field)
+        if value is not None:
+            found[role.id] = _choice.named(matrix, value)
+            out[role.id] = (role.id, found[role.id], ASKED, None)
+        else:
+            found[role.id] = found.get(role.follows) if role.follows is not None else None
+            out[role.id] = (role.id, found[role.id], FOLLOWS if role.follows is not None else EMPTY, role.follows)
+    return tuple(out[r.id] for r in matrix.roles)
+
+
 def _in_order(roles: List[Role]) -> List[Role]:
     """*roles* in declaration order, each after the role it follows (the loader refuses cycles)."""
     out: List[Role] = []
@@ -155,24 +177,29 @@ def _validated(compiled: Plan, resolution: Resolution, asked: str, role: str, ef
                                     tuple(alias)))
     mask, values = checked
     more, error, message = _choice.serve(compiled, mask & ~_elsewhere(compiled, runner, role), runner, runner, None,
-                                         None, values)
+                                         None, values, role=role)
     if error is not None:
-        _refuse(resolution, error, message or "", tuple(warnings) + tuple(alias), role, runner)
+        _refuse(compiled, resolution, error, message or "", tuple(warnings) + tuple(alias), role, runner, effective,
+                facts)
     known = set(resolution.warnings) | set(warnings)
     warnings += [w for w in (*alias, *more) if w not in known]
     _in_role(compiled, resolution, runner, role, effective, facts, checked, warnings)
     return runner
 
 
-def _refuse(resolution: Resolution, error: Any, message: str, warnings: Tuple[ResolutionWarning, ...],
-            role: str, runner: str, kinds: Optional[List[Optional[str]]] = None) -> None:
+def _refuse(compiled: Plan, resolution: Resolution, error: Any, message: str, warnings: Tuple[ResolutionWarning, ...],
+            role: str, runner: str, effective: _access.Effective, facts: Optional[Mapping[str, object]],
+            kinds: Optional[List[Optional[str]]] = None) -> None:
     """Raise *error* with the base's resolution, its runner None (as every error's), saying that
-    *runner*, filling *role*, refused the config (`Resolution.role_refusal`); *kinds*, the failed
-    requirements' exception kinds in the order the message says them, give
-    `ResolutionError.kind` (the base's gates do not say it): the first that is not None."""
+    *runner*, filling *role*, refused the config (`Resolution.role_refusal`) and every role's
+    runner on F (`standing`: the base's is its resolution's); *kinds*, the failed requirements'
+    exception kinds in the order the message says them, give `ResolutionError.kind` (the base's
+    gates do not say it): the first that is not None."""
     _, requested, told, plan, fmask, fvalues, config, given_facts, adjusting = resolution._fields
+    roles = standing(compiled.matrix, resolution.runner, requested,
+                     lambda path: _access.read(effective, path, compiled.reading, facts))
     refused = type(resolution)(plan, fmask, fvalues, None, requested, told + warnings, config, given_facts,
-                               adjusting)._in_role_refused({"role": role, "runner": runner, "reason": message})
+                               adjusting)._in_role_refused({"role": role, "runner": runner, "reason": message}, roles)
     raised = error(message, refused)
     raised.__dict__["_remedies"] = ()  # the remedy search asks for the base role's runner: none said here
     if kinds is not None:
@@ -224,9 +251,10 @@ def _in_role(compiled: Plan, resolution: Resolution, runner: str, role: str, eff
                 alone.append(reasons[-1])
     if reasons:
         said = [k for r, k in zip(reasons, kinds) if r in alone] + [k for r, k in zip(reasons, kinds) if r not in alone]
-        _refuse(resolution, UnsupportedFeatureError,
-                _messages.does_not_support(found.name, [], [r for r in reasons if r not in alone], alone=alone),
-                tuple(warnings), role, runner, said)
+        _refuse(compiled, resolution, UnsupportedFeatureError,
+                _messages.does_not_support(_messages.in_role(found.name, role), [], [r for r in reasons if r not in alone],
+                                           alone=alone),
+                tuple(warnings), role, runner, effective, facts, said)
 
 
 def reads_role(when: Predicate) -> bool:
@@ -250,13 +278,13 @@ class At:
     module's docstring states the rule): ``read(path)`` for ``role.<id>``, and any other path
     read through *read*."""
 
-    __slots__ = ("base", "runner", "roles", "aliases", "through")
+    __slots__ = ("matrix", "base", "runner", "roles", "through")
 
     def __init__(self, matrix: Matrix, runner: str, through: Callable[[str], object]) -> None:
+        self.matrix = matrix
         self.base = matrix.roles[0].id
         self.runner = runner
         self.roles = {r.id: r for r in matrix.roles}
-        self.aliases = {a.id: r.id for r in matrix.runners for a in r.aliases}
         self.through = through
 
     def read(self, path: str) -> object:
@@ -272,7 +300,7 @@ class At:
             value = self.through(found.field)
             if value is not None:
                 assert isinstance(value, str)
-                return self.aliases.get(value, value)
+                return _choice.named(self.matrix, value)
             role = found.follows
         return None
 
@@ -324,7 +352,7 @@ class Filling:
             field = at.roles[role].field
             for choice in self.schema.fields[field].choices or ():
                 out.append((conjoin([*unless, Compare(Path(field), "==", Literal(choice))]),
-                            Literal(at.aliases.get(str(choice), choice))))
+                            Literal(_choice.named(at.matrix, choice))))
             unless.append(IsNone(Path(field), False))
             role = at.roles[role].follows
         out.append((conjoin(unless), Literal(None)))

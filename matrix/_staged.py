@@ -26,7 +26,8 @@ first):
   stands), whatever runner serves; after the matrix-wide requirements and the serving runner's
   own, which refuse first, then the first role, in declaration order, whose runner fails one
   (`failing`). The error is as above (by the base's request), its message and
-  ``staged_refusal["runner"]`` the runner refused.
+  ``staged_refusal["runner"]`` the runner refused, in the role its message and
+  ``staged_refusal["role"]`` name (`refused_in`).
 
 The first failure stops resolution, so neither the adjustments after it nor R's validation on
 F are made; the error's `Resolution` carries the adjustments and warnings made before it, and
@@ -51,7 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._compile import Plan
     from .predicates import Predicate
 
-__all__ = ["split", "place", "binds", "fills", "failing", "refusal"]
+__all__ = ["split", "place", "binds", "fills", "failing", "refusal", "refused_in"]
 
 
 place = _stages.place
@@ -119,15 +120,33 @@ def failing(clauses: Sequence[Requirement], runner: Optional[str], read: Callabl
 
 
 def refusal(plan: Plan, runner: Optional[str], failed: Sequence[Requirement], read: Callable[[str], object]
-            ) -> Tuple[str, List[str]]:
-    """What a staged refusal says: the message, and each failed clause's reason as said."""
+            ) -> Tuple[str, List[str], Optional[str]]:
+    """What a staged refusal says: the message, each failed clause's reason as said, and the role
+    other than the base *runner* was refused in (`refused_in`), which the message names."""
     from . import _choice
     from ._templates import filled
 
     reasons = [filled(c.reason, read) for c in failed]
     alone = [r for c, r in zip(failed, reasons) if c.wide and not c.exempt]
+    role = refused_in(plan, runner, failed, read)
     if runner is None or alone:
-        return _messages.required_refused(alone or reasons), reasons
+        return _messages.required_refused(alone or reasons), reasons, role
     said = [r for c, r in zip(failed, reasons) if c.alone]
-    return _messages.does_not_support(plan.matrix.runner(runner).name, [], [r for r in reasons if r not in said],
-                                      _choice._own(plan, "does_not_support", runner), said), reasons
+    name = _messages.in_role(plan.matrix.runner(runner).name, role)
+    return _messages.does_not_support(name, [], [r for r in reasons if r not in said],
+                                      _choice._own(plan, "does_not_support", runner), said), reasons, role
+
+
+def refused_in(plan: Plan, runner: Optional[str], failed: Sequence[Requirement], read: Callable[[str], object]
+               ) -> Optional[str]:
+    """The role other than the base in which *runner* failed *failed*, as *read* reads the roles:
+    the first, in declaration order, that it fills and a failed clause names; None where a failed
+    clause applies in the base (it names no role, or names the base, which *runner* fills)."""
+    roles = plan.matrix.roles
+    if runner is None or not roles:
+        return None
+    base = roles[0].id
+    if any(not c.roles or base in c.roles and read(ROLE + base) == runner for c in failed):
+        return None
+    return next((r.id for r in roles[1:] if any(r.id in c.roles for c in failed) and read(ROLE + r.id) == runner),
+                None)

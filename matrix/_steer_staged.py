@@ -20,10 +20,12 @@ its stage as ``matrix check`` reads it: X's adjustments up to the stage rewritte
 (`matrix._substitute`), a role read as the fields it stands for (`matrix._roles.Filling`).
 
 What is not weighed, to keep each draw to milliseconds on SGLang's example (steering is a
-heuristic: a miss costs examples, never a wrong answer): the adjustments before the choice (each
-node reads the config of choice as the config given: rewriting through SGLang's 39 cost up to a
-second a node), and, for a requirement of roles, any runner but its own serving (one node per
-runner that may serve, each with its refusals before the stage, grew to 22,000 nodes there).
+heuristic: a miss costs examples, never a wrong answer): what the adjustments before the choice
+do (each node reads the config of choice as the config given: rewriting through SGLang's 39 cost
+up to a second a node; a requirement's nodes weigh them cheaply instead, as not applying where
+they would change what the node reads, `_unadjusted`), and, for a requirement of roles, any
+runner but its own serving (one node per runner that may serve, each with its refusals before
+the stage, grew to 22,000 nodes there).
 Where a rewrite grows too large (`matrix._substitute.TooLarge`) the rule is read as written.
 """
 
@@ -34,7 +36,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from packaging.version import Version
 
 from ._given import ROLE
-from ._nodes import Compare, Literal, Node, Not, Path
+from ._nodes import Compare, Literal, Node, Not, Path, walk
 from .schema import Matrix, Requirement
 
 __all__ = ["staged_targets"]
@@ -159,5 +161,32 @@ def staged_targets(matrix: Matrix, version: Version) -> List[Node]:
         reached = [Not(n) for n in reading.before(runner, k, True, chain)]
         bound = reading.at(runner, _bound(chain[0]), k, True)
         held = reading.at(runner, conjoin([c.condition.node for c in chain]), k, True)
-        out += [conjoin([*reached, bound, Not(held)]), conjoin([*reached, bound, held])]
+        kept = _unadjusted(reading, [*reached, bound, held])
+        out += [conjoin([*reached, bound, Not(held), *kept]), conjoin([*reached, bound, held, *kept])]
     return out
+
+
+def _unadjusted(reading: _Reading, nodes: Sequence[Node]) -> List[Node]:
+    """Where no adjustment before the choice changes what *nodes* read: each that sets a path they
+    read (or a path read by the condition of one kept so) does not apply, over the config given.
+    The cheap way to weigh them (rewriting through them cost up to a second a node): a config
+    drawn to meet a node over the config given, its other fields at random, was mostly changed
+    by them before the choice (SGLang's E39 at kv4: met 20 times in 200 examples, reached none)."""
+    from ._given import PREFIX as GIVEN
+
+    read = {p.name for n in nodes for p in walk(n) if isinstance(p, Path)}
+    kept: List[Node] = []
+    chosen = set()
+    grew = True
+    while grew:
+        grew = False
+        for index, adjustment in enumerate(reading.compiled.pre_adjustments):
+            if index in chosen or not read & set(adjustment.set):
+                continue
+            if any(p.startswith(GIVEN) for p in adjustment.when.paths):
+                continue  # the config as given: not a path of the space steered over
+            chosen.add(index)
+            kept.append(Not(adjustment.when.node))
+            read |= set(adjustment.when.paths)
+            grew = True
+    return kept

@@ -19,6 +19,7 @@ other user-facing sentence lives in `matrix._messages`.
 
 from __future__ import annotations
 
+import os
 import re
 from functools import partial
 from typing import (TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Generator, Iterator, List, Literal, Mapping,
@@ -201,11 +202,12 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
         yield from _check_overlay.findings(matrix.overlay, Finding)
     yield from _lifecycle(matrix, v, place)
     yield from _history(matrix, place)
-    from .editor import stale
+    from .editor import schema_paths, stale
 
     for path in stale(matrix):
-        yield place.config("schema-stale", ("matrix",), f"{path} is stale: the file changed since it was generated; "
-                           "regenerate it with matrix schema --json-schema --write")
+        assert matrix.file is not None  # stale() says nothing of a matrix not read from its file
+        described = "the runner files" if path == schema_paths(matrix)["runner"] else os.path.basename(matrix.file)
+        yield place.config("schema-stale", ("matrix",), _messages.schema_stale(path, described))
     bound = against if against is not None else matrix.config_class
     if bound is not None:
         yield from _drift(matrix, v, bound, place)

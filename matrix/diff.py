@@ -208,15 +208,16 @@ class DiffReport:
         return any(LEVELS.index(c.level) <= worst and c.accepted is None for c in self.changes)
 
     def headline(self) -> str:
+        compared = _messages.versions_compared(self.old_version, self.new_version)
         if not self.changes and self.undecided:
             # Never "no change" where a part of the answers was not compared or not decided.
             n = len(self.undecided)
-            return f"No change found where compared ({self.old_version} → {self.new_version}); {n} undecided"
+            return f"No change found where compared ({compared}); {n} undecided"
         if not self.changes:
-            return f"No change for any config ({self.old_version} → {self.new_version})"
+            return f"No change for any config ({compared})"
         parts = [f"{n} {level}" for level, n in self.counts().items()]
         total = len(self.changes)
-        return f"{total} change{'s' if total != 1 else ''} ({self.old_version} → {self.new_version}): {', '.join(parts)}"
+        return f"{total} change{'s' if total != 1 else ''} ({compared}): {', '.join(parts)}"
 
     def with_levels(self, levels: Mapping[str, Level], accept: Sequence[Accepted] = ()) -> DiffReport:
         """The report with the levels of *levels* (id → level) and the accept list applied."""

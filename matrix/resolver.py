@@ -274,10 +274,10 @@ class Resolution:
                 holder[path.rpartition(".")[2]] = _json_value(value)
         return out
 
-    def _in_role_refused(self, data: Dict[str, Any]) -> Resolution:
-        """This resolution, saying that the runner filling a role refused the config (`role_refusal`;
-        `matrix._roles` calls it: it cannot import this module)."""
-        return _refused_as(_RoleRefusedResolution, self, data)
+    def _in_role_refused(self, data: Dict[str, Any], roles: Tuple[Any, ...]) -> Resolution:
+        """This resolution, saying that the runner filling a role refused the config (`role_refusal`)
+        and the *roles* as they stood (`matrix._roles` calls it: it cannot import this module)."""
+        return _refused_as(_RoleRefusedResolution, self, data, roles)
 
     def __copy__(self) -> Resolution:
         return self
@@ -398,8 +398,7 @@ class Resolution:
         redirect = self.redirect
         if redirect is not None:
             return redirect.to
-        alias = self.matrix.alias(self.requested) if self.requested is not None else None
-        return alias.runner if alias is not None else self.requested
+        return _choice.named(self.matrix, self.requested)  # type: ignore[no-any-return]
 
     def _redirect_data(self) -> Optional[Dict[str, Any]]:
         redirect = self.redirect
@@ -681,8 +680,7 @@ def _remedy_targets(resolution: Resolution) -> List[str]:
     """The runners `Resolution.remedies` answers for."""
     chosen, requested = resolution.runner, resolution.requested
     if requested is not None:
-        alias = resolution.matrix.alias(requested)  # asked for by a former id: the runner it names
-        requested = alias.runner if alias is not None else requested
+        requested = _choice.named(resolution.matrix, requested)  # asked for by a former id: the runner it names
         return [] if chosen == requested else [requested]
     tried = [r.id for r in resolution._choice()[1]]
     if chosen is None:
@@ -1039,8 +1037,7 @@ def _how(compiled: Plan, runner: Optional[str], served: str) -> str:
     its id or a former one), or ``served`` (a feature overrode the request)."""
     if runner is None:
         return "chosen"
-    alias = compiled.aliases.get(runner)
-    return "asked" if (alias.runner if alias is not None else runner) == served else "served"
+    return "asked" if _choice.named(compiled.matrix, runner) == served else "served"
 
 
 def _walk_served(compiled: Plan, chosen: str, redirects: Optional[Tuple[Redirect, ...]], runner: Optional[str],
@@ -1146,15 +1143,21 @@ def _staged_stop(compiled: Plan, runner: Optional[str], served: Optional[str], w
     stage, refused, clauses = failed
     kept = compiled.automatic if runner is None else compiled.asked
     fmask, fvalues = compiled.evaluate(view, facts)
-    message, reasons = refusal(compiled, refused, clauses, _staged_reader(compiled, served, view, facts))
+    read = _staged_reader(compiled, served, view, facts)
+    message, reasons, role = refusal(compiled, refused, clauses, read)
     adjusting = None
     if adjusted:
         adjusting = (served, cmask, cvalues, tuple(a for a in adjusted if isinstance(a, Adjusted)), dict(view.sets),
                      rerouted)
-    data = {"stage": stage, "runner": refused, "requirements": [f"{c.runner}:{c.kind}" for c in clauses],
+    data = {"stage": stage, "runner": refused, "role": role, "requirements": [f"{c.runner}:{c.kind}" for c in clauses],
             "reasons": reasons, "kind": next((c.error_kind for c in clauses if c.error_kind is not None), None)}
+    roles: Tuple[Any, ...] = ()  # as they stand at the stage, once a runner serves (a user trial)
+    if served is not None and compiled.matrix.roles:
+        from ._roles import standing
+
+        roles = standing(compiled.matrix, served, runner, read)
     resolution = _refused_as(_StagedResolution, Resolution(compiled, fmask & kept, fvalues, None, runner, warnings,
-                                                           config, facts, adjusting), data)
+                                                           config, facts, adjusting), data, roles)
     raise error(message, resolution)
 
 
@@ -1188,8 +1191,7 @@ def _redirect(plan: Plan, mask: int, runner: Optional[str]) -> Optional[Redirect
     """The redirect that applied to a request for *runner* (an id or a former id), if any."""
     if runner is None:
         return None
-    alias = plan.aliases.get(runner)
-    return _choice.redirect_of(plan, mask, alias.runner if alias is not None else runner)
+    return _choice.redirect_of(plan, mask, _choice.named(plan.matrix, runner))
 
 
 def _because(redirect: Redirect, values: Mapping[str, object]) -> Dict[str, object]:
@@ -1260,9 +1262,7 @@ def is_supported(matrix: Matrix, config: object, runner: str, *,
     own adjustments. Features that force another runner are not weighed."""
     compiled = _plan(matrix, version)
     _choice.asked(compiled, runner)  # an unknown id, or a former id removed: UsageError, as resolve says
-    alias = compiled.aliases.get(runner)
-    if alias is not None:  # a former id asks for the runner it names, as in resolve (a user trial)
-        runner = alias.runner
+    runner = _choice.named(matrix, runner)  # a former id asks for the runner it names, as in resolve (a user trial)
     staged = matrix.staged  # a staged requirement refuses where it is checked (issue 30, F6)
     mask, values = compiled.evaluate(config, facts)
     if staged or mask & compiled.any_adjusting:  # removal read on C, the runner's gates on its F
@@ -1304,17 +1304,24 @@ class _RolesResolution(Resolution):
         restore, args = super().__reduce__()
         return (_restored_roles, (restore, args, self._roles))
 
+    # A refusal's resolution (`_Refused`) is one too, its roles empty where none is known (a
+    # matrix without roles, a refusal before the choice): nothing is said of them there.
     def to_dict(self) -> Dict[str, Any]:
-        return {**super().to_dict(), "roles": dict(self.roles)}
+        out = super().to_dict()
+        return {**out, "roles": dict(self.roles)} if self._roles else out
 
     def explanation(self, *, remedies: bool = True) -> Dict[str, Any]:
-        return {**super().explanation(remedies=remedies),
-                "roles": [{"id": role, "runner": runner, "how": how, "follows": followed}
-                          for role, runner, how, followed in self._roles]}
+        out = super().explanation(remedies=remedies)
+        if not self._roles:
+            return out
+        return {**out, "roles": [{"id": role, "runner": runner, "how": how, "follows": followed}
+                                 for role, runner, how, followed in self._roles]}
 
     def explain(self) -> str:
         from ._roles import said
 
+        if not self._roles:
+            return super().explain()
         first, *rest = super().explain().split("\n")
         return "\n".join([first, "Roles: " + "; ".join(said(self.matrix, *r) for r in self._roles), *rest])
 
@@ -1339,14 +1346,53 @@ def _resolve_branched(matrix: Matrix, config: object, runner: Optional[str], ver
                       facts: Optional[Mapping[str, object]], strict: bool) -> Resolution:
     """`resolve` for a matrix with roles, staged requirements or redirects at a stage: its steps
     walked, their conditions compiled (no answer from the gates alone)."""
-    if matrix.roles:
-        return _resolve_roles(matrix, config, runner, version, facts, strict)
     compiled = _plan(matrix, version)
     if strict:
         _refuse_unknown_keys(matrix, config)
-    if runner is not None and runner not in compiled.no:
-        _choice.asked(compiled, runner)  # raises UsageError for an unknown or removed id
-    return _resolve_base(compiled, runner, config, facts)
+    try:
+        if matrix.roles:
+            return _resolve_roles(compiled, config, runner, facts)
+        if runner is not None and runner not in compiled.no:
+            _choice.asked(compiled, runner)  # raises UsageError for an unknown or removed id
+        return _resolve_base(compiled, runner, config, facts)
+    except ConfigError as error:
+        if error.path in matrix.schema.fields:  # a bad value (not an undeclared fact): with the others
+            _every_bad_value(compiled, error, config, facts)
+        raise
+
+
+def _every_bad_value(compiled: Plan, error: ConfigError, config: object, facts: Optional[Mapping[str, object]]
+                     ) -> None:
+    """*error*, the first bad value the branched path read, with every other one the matrix's
+    rules read in its ``others`` (`matrix._access.with_others`), as the compiled reader says
+    them: the gates' paths, and those read only after the choice or at a stage, by no gate (a
+    role's field, a staged requirement, an adjustment that reads a role, a redirect at a
+    stage; a user trial: only the first was said). Only on the way to an error."""
+    from ._given import ROLE
+    from ._templates import has_paths, paths_only
+
+    matrix = compiled.matrix
+    readers: Dict[str, Optional[str]] = {}
+    for feature in compiled.features:
+        for path in sorted(feature.when.paths):
+            readers.setdefault(path, feature.id)
+    for role in matrix.roles:
+        readers.setdefault(role.field, None)  # a role's field: read by no gate
+    rules: List[Tuple[str, Any]] = [(f"{c.runner}:{c.kind}", c.condition) for c in matrix.staged]
+    rules += [(f"adjustment:{a.id}", a.when) for a in matrix.adjustments]
+    rules += [(f"{r.id}:redirect:{d.index + 1}", d.when) for r in matrix.runners for d in r.redirects]
+    for reader, when in rules:
+        for path in sorted(when.paths):
+            if not path.startswith(ROLE):
+                readers.setdefault(path, reader)
+    for clause in matrix.staged:
+        for path in sorted(paths_only(clause.reason).paths) if has_paths(clause.reason) else ():
+            if not path.startswith(ROLE):
+                readers.setdefault(path, f"{clause.runner}:{clause.kind}")
+    if error.feature is None:
+        error.feature = readers.get(error.path)
+    _access.with_others(error, config, list(readers), {p: r for p, r in readers.items() if r is not None},
+                        compiled.reading, facts)
 
 
 def _resolve_base(compiled: Plan, runner: Optional[str], config: object,
@@ -1370,15 +1416,13 @@ def _roles_read(compiled: Plan, runner: str) -> Any:
     return _roles.reading(compiled.matrix, runner)
 
 
-def _resolve_roles(matrix: Matrix, config: object, runner: Optional[str], version: Optional[VersionLike],
-                   facts: Optional[Mapping[str, object]], strict: bool) -> _RolesResolution:
+def _resolve_roles(compiled: Plan, config: object, runner: Optional[str], facts: Optional[Mapping[str, object]]
+                   ) -> _RolesResolution:
     """`resolve` for a matrix with ``[roles]``: the base role's request is *runner*, else its
     field in the config of choice; then every other role (`matrix._roles` states the rules)."""
     from . import _roles
 
-    compiled = _plan(matrix, version)
-    if strict:
-        _refuse_unknown_keys(matrix, config)
+    matrix = compiled.matrix
     evaluated: Optional[Tuple[int, Tuple[object, ...]]] = None
     known: Optional[Dict[str, object]] = None  # what the config holds, read once (`matrix._access.Effective`)
     if _COMPILED:
@@ -1421,11 +1465,12 @@ def _chosen_with_values(plan: Plan, mask: int, values: Tuple[object, ...], warni
     return _with_values(plan, mask, values, found[0], warnings, read, chosen=True)
 
 
-class _Refused(Resolution):
+class _Refused(_RolesResolution):
     """The `Resolution` an error carries where a rule read after the choice refused the config:
-    its data (`_KEY` in `to_dict()` and `explanation()`, and `explain()`'s last line) says where.
-    It says no remedies: the search varies the paths the gates read, which these rules are not,
-    and asks for the base role's runner."""
+    its data (`_KEY` in `to_dict()` and `explanation()`, and `explain()`'s last line) says where,
+    and in a matrix with roles, every role's runner as the roles stood there (a user trial: the
+    explanation said "Runner: none" and no role). It says no remedies: the search varies the
+    paths the gates read, which these rules are not, and asks for the base role's runner."""
 
     __slots__ = ("_refused",)
 
@@ -1464,7 +1509,7 @@ class _StagedResolution(_Refused):
 
     def _refusal_line(self) -> str:
         data = self._refused
-        return _messages.staged_refusal_said(data["stage"], data["runner"], data["reasons"])
+        return _messages.staged_refusal_said(data["stage"], data["runner"], data["reasons"], data["role"])
 
 
 class _RoleRefusedResolution(_Refused):
@@ -1483,11 +1528,14 @@ class _RoleRefusedResolution(_Refused):
         return _messages.role_refusal_said(data["role"], data["runner"], data["reason"])
 
 
-def _refused_as(kind: Any, resolution: Resolution, data: Dict[str, Any]) -> Resolution:
-    """*resolution* as a `_Refused` of class *kind* saying *data*."""
+def _refused_as(kind: Any, resolution: Resolution, data: Dict[str, Any], roles: Optional[Tuple[Any, ...]] = None
+                ) -> Resolution:
+    """*resolution* as a `_Refused` of class *kind* saying *data*, and *roles* (`matrix._roles.Filled`;
+    None: *resolution*'s own, if any)."""
     out = kind.__new__(kind)
     object.__setattr__(out, "_fields", resolution._fields)
     object.__setattr__(out, "_refused", data)
+    _set_roles(out, getattr(resolution, "_roles", ()) if roles is None else roles)
     return out  # type: ignore[no-any-return]
 
 

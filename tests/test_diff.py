@@ -44,7 +44,7 @@ def test_a_cell_flipped_moves_configs_to_the_fallback_runner_and_names_the_cell(
     new = matrix.loads(SMALL.replace('support = { a = "yes", b = "no" }', 'support = { a = "no", b = "no" }'),
                        runners=RUNNERS)
     report = diff(old, new)
-    assert report.headline() == "3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic"
+    assert report.headline() == "3 changes (both at 2.0): 2 breaking, 1 behaviour, 0 cosmetic"
     assert _summary(report) == [
         ("served-refused", "breaking", "Automatic choice: A → refused", "y and not x", {"y": True},
          ["<string>:11 (new: $.features.fy)"]),
@@ -143,7 +143,7 @@ def test_a_removal_is_breaking_without_a_deprecation_or_before_its_remove_in_and
 def test_no_change_is_said_in_one_line():
     m = matrix.loads(SMALL, runners=RUNNERS)
     report = diff(m, m)
-    assert (report.changes, report.headline()) == ((), "No change for any config (2.0 → 2.0)")
+    assert (report.changes, report.headline()) == ((), "No change for any config (both at 2.0)")
 
 
 # --- brute force ------------------------------------------------------------------------------
@@ -1311,7 +1311,7 @@ def _run(*args):
 
 
 TEXT = """\
-3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic
+3 changes (both at 2.0): 2 breaking, 1 behaviour, 0 cosmetic
 breaking[served-refused]: Automatic choice: A → refused
     configs: y and not x
     cause: new.toml:11 (new: $.features.fy)
@@ -1466,10 +1466,10 @@ def test_bad_levels_and_broken_files_exit_2_never_1(folder):
 
 def test_markdown_is_one_line_without_changes_and_a_table_with_them(folder):
     assert _run("diff", "old.toml", "old.toml", "--format", "markdown") == (
-        0, "**matrix diff**: No change for any config (2.0 → 2.0)\n", "")
+        0, "**matrix diff**: No change for any config (both at 2.0)\n", "")
     status, out, _ = _run("diff", "old.toml", "new.toml", "--format", "markdown")
     assert (status, out) == (1, """\
-**matrix diff**: 3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic
+**matrix diff**: 3 changes (both at 2.0): 2 breaking, 1 behaviour, 0 cosmetic
 
 | Level | Change | What | Configs | Witness | Cause |
 |---|---|---|---|---|---|
@@ -1520,7 +1520,7 @@ def test_a_side_read_from_git_is_that_revision_with_its_runner_files(folder):
     (folder / "runners" / "a.toml").write_text('name = "A"\npriority = 2\n')
     status, out, _ = _run("diff", "--base", "HEAD")
     assert (status, out.splitlines()[:3]) == (1, [
-        "3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic",
+        "3 changes (both at 2.0): 2 breaking, 1 behaviour, 0 cosmetic",
         "breaking[served-refused]: Automatic choice: A → refused",
         "    configs: y and not x"])
     # The side read from git is reproduced by matrix resolve reading the same REV:PATH (a review:
@@ -1554,7 +1554,7 @@ def test_base_without_a_file_finds_the_matrix_as_every_command_does(folder, monk
     monkeypatch.chdir(folder)
     status, out, err = _run("diff", "--base", "HEAD")
     assert (status, out.splitlines()[0], err) == (
-        1, "3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic",
+        1, "3 changes (both at 2.0): 2 breaking, 1 behaviour, 0 cosmetic",
         "matrix: note: Using the matrix src/pkg/features.toml\n")
     monkeypatch.chdir(nested / "runners")
     assert _run("diff", "--base", "HEAD") == (1, out.replace(" src/pkg/features.toml", " ../features.toml"),
@@ -1582,7 +1582,7 @@ def test_base_reads_the_file_named_from_the_current_folder_as_it_stands_at_rev(f
     monkeypatch.chdir(project)
     status, out, err = _run("diff", "--base", "HEAD")
     assert (status, out.splitlines()[:2], err) == (1, [
-        "3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic",
+        "3 changes (both at 2.0): 2 breaking, 1 behaviour, 0 cosmetic",
         "breaking[served-refused]: Automatic choice: A → refused"], "")
     before = [line.split("before: ", 1)[1] for line in out.splitlines() if line.startswith("    before:")]
     assert before[0] == "matrix resolve --matrix HEAD:project/features.toml --version 2.0 --set y=true"
@@ -2244,7 +2244,7 @@ def test_sarif_is_one_run_with_a_rule_per_change_id_and_a_result_on_the_cause(fo
 
 
 FLEET = """\
-1 of 3 configs change (2.0 → 2.0)
+1 of 3 configs change (both at 2.0)
 
 | Config | Before | After | Change |
 |---|---|---|---|
@@ -2264,7 +2264,7 @@ def test_configs_of_a_fleet_say_which_change_and_how_from_json_lines_or_a_folder
     (folder / "fleet" / "b.json").write_text('{"x": true}')
     (folder / "fleet" / "notes.txt").write_text("not a config")
     assert _run("diff", "old.toml", "new.toml", "--configs", "fleet") == (1, """\
-1 of 2 configs change (2.0 → 2.0)
+1 of 2 configs change (both at 2.0)
 
 | Config | Before | After | Change |
 |---|---|---|---|
@@ -2283,7 +2283,7 @@ def test_configs_of_a_fleet_are_held_to_the_schema_as_resolve_holds_them_and_the
     "unchanged" (its defaults), and "exit 1" was not explained."""
     (folder / "fleet.jsonl").write_text('{"y": true}\n{"z": true}\n{"x": 3}\n')
     assert _run("diff", "old.toml", "new.toml", "--configs", "fleet.jsonl") == (2, """\
-1 of 3 configs change (2.0 → 2.0); 2 rejected by both sides, not compared
+1 of 3 configs change (both at 2.0); 2 rejected by both sides, not compared
 
 | Config | Before | After | Change |
 |---|---|---|---|
@@ -2295,7 +2295,7 @@ Exit status 2: 2 configs rejected by both sides (fleet.jsonl:2, fleet.jsonl:3): 
 """, "")
     (folder / "fleet.jsonl").write_text('{"x": true}\n')
     assert _run("diff", "old.toml", "new.toml", "--configs", "fleet.jsonl") == (0, """\
-0 of 1 config change (2.0 → 2.0)
+0 of 1 config change (both at 2.0)
 
 | Config | Before | After | Change |
 |---|---|---|---|
@@ -2383,7 +2383,7 @@ def test_ci_prints_the_diff_against_the_previous_commit_that_changed_the_matrix_
     assert (status, lines[:4], lines[-1]) == (0, [
         "+ matrix diff of the default matrix against the previous commit that changed it",
         f"  (base: {subprocess.run(['git', 'log', '-1', '--format=%h old', 'HEAD~'], cwd=folder, capture_output=True, text=True).stdout.strip()})",
-        "3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic",
+        "3 changes (both at 2.0): 2 breaking, 1 behaviour, 0 cosmetic",
         "breaking[served-refused]: Automatic choice: A → refused"], "failed (--fail-on breaking)")
     (folder / "features.toml").write_text(SMALL.replace('when = "y"', 'when = "y and"'))
     status, lines = step()
@@ -2419,10 +2419,10 @@ def test_the_pre_commit_hook_and_the_documented_github_step_run_in_a_git_reposit
         assert program == "matrix"
         return _run(*words)
 
-    assert run(hook["entry"]) == (0, "No change for any config (2.0 → 2.0)\n", "")
+    assert run(hook["entry"]) == (0, "No change for any config (both at 2.0)\n", "")
     (folder / "features.toml").write_text(FLIPPED)
     status, out, err = run(hook["entry"])
-    assert (status, out.splitlines()[0], err) == (1, "3 changes (2.0 → 2.0): 2 breaking, 1 behaviour, 0 cosmetic", "")
+    assert (status, out.splitlines()[0], err) == (1, "3 changes (both at 2.0): 2 breaking, 1 behaviour, 0 cosmetic", "")
     status, out, err = run(steps[0])
     assert (status, out.splitlines()[0], err) == (
         1, "::error file=features.toml,line=11,title=matrix diff served-refused::Automatic choice: A → refused"
@@ -2567,7 +2567,7 @@ def test_a_priority_swapped_names_no_gate_and_no_order_as_its_cause():
 
 
 FLEET_ENGINES = """\
-3 of 4 configs change (1.0 → 1.0)
+3 of 4 configs change (both at 1.0)
 
 | Config | Before | After | Change |
 |---|---|---|---|
@@ -2821,7 +2821,7 @@ def test_a_choice_or_bound_gone_from_config_is_breaking_and_one_added_is_behavio
     new = matrix.loads(_MODES.replace('choices = ["a", "b", "c"]', 'choices = ["a", "b"]').replace("max = 16", "max = 8"),
                        runners=RUNNERS)
     report = diff(old, new)
-    assert report.headline() == "2 changes (2.0 → 2.0): 2 breaking, 0 behaviour, 0 cosmetic"
+    assert report.headline() == "2 changes (both at 2.0): 2 breaking, 0 behaviour, 0 cosmetic"
     assert _summary(report) == [
         ("config-rejected", "breaking",
          "Config 'mode': a value that was accepted is now a config error (Config 'mode': 'c' is not one of 'a', 'b')",
@@ -3271,7 +3271,7 @@ def test_a_changed_exception_kind_of_a_refusal_is_breaking_at_the_requirement_an
     # comment, nor in a CI log (a user trial: markdown said the headline alone, github nothing).
     from matrix._diff_cli import github, markdown
 
-    headline = "No change found where compared (1.0 → 1.0); 1 undecided"
+    headline = "No change found where compared (both at 1.0); 1 undecided"
     assert unread.headline() == headline
     assert markdown(unread) == f"**matrix diff**: {headline}\n\n> undecided: {line}\n"
     assert github(unread) == f"::notice title=matrix diff undecided::{line}\n"
@@ -3404,7 +3404,7 @@ def test_a_cosmetic_change_says_its_values_as_a_reader_reads_them_and_no_witness
         ("links-changed", "X: links (none) → 'https://example.org/x', 'https://example.org/y'", "(none)",
          "'https://example.org/x', 'https://example.org/y'")]
     assert text(report, "old.toml", "new.toml", "breaking").splitlines() == [
-        "2 changes (1.0 → 1.0): 0 breaking, 0 behaviour, 2 cosmetic",
+        "2 changes (both at 1.0): 0 breaking, 0 behaviour, 2 cosmetic",
         "cosmetic[note-changed]: X: note (none) → 'level 3'",
         "    configs: no config",
         "    cause: <string>:6 (new: $.features.x)",

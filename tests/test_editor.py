@@ -352,9 +352,10 @@ def test_the_command_prints_writes_and_check_reports_stale(tmp_path):
                                              'extra = { name = "Extra", reason = "extra" }'))
     status, out, err = _call("check", "--matrix", str(path))
     assert [line for line in out.splitlines() if "schema-stale" in line] == [
-        f"{path}:5:1: warning[schema-stale]: {tmp_path}/m/{name} is stale: the file changed "
-        "since it was generated; regenerate it with matrix schema --json-schema --write"
-        for name in ("features.schema.json", "runners/runner.schema.json")]
+        f"{path}:5:1: warning[schema-stale]: {tmp_path}/m/{name}, the JSON Schema editors check {described} with, is "
+        "out of date (it is not what matrix generates now); regenerate it with matrix schema --json-schema --write"
+        for name, described in (("features.schema.json", "features.toml"), ("runners/runner.schema.json",
+                                                                             "the runner files"))]
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -193,7 +193,7 @@ def test_a_property_raising_is_reported_with_its_path_and_feature():
     assert str(excinfo.value) == (
         "Config 'cache_config.mamba_cache_mode' (read by feature 'mamba_cache_all'): "
         "Reading it raised RuntimeError: boom\n"
-        "Config 'cache_config.enable_prefix_caching' (read by feature 'adjustment:mamba_cache_align'): "
+        "Config 'cache_config.enable_prefix_caching' (read by adjustment 'mamba_cache_align'): "
         "Reading it raised RuntimeError: boom"
     )
 

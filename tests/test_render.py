@@ -1251,6 +1251,19 @@ def test_the_runners_table_shows_former_ids_and_redirects_in_every_format():
     assert "| `fa3` | FlashAttention 3 | 40 |  |  |  |  |" in early.splitlines()
     assert "| `dsa` | DSA | 5 |  |  | `nsa` (deprecated from 0.5); `old_dsa` (deprecated since 0.3, to be removed in 0.8) |  |" \
         in early.splitlines()
+    # A former id's deprecation and removal are changes of their releases (a user trial found them
+    # missing), up to the version.
+    assert render(m, tables=["deprecations"], standalone=False).splitlines()[-5:] == [
+        "| Release | Feature | Change |",
+        "|---|---|---|",
+        "| 0.3 | runner id 'old\\_dsa' | deprecated: use 'dsa' |",
+        "| 0.5 | runner id 'nsa' | deprecated: use 'dsa' |",
+        "| 0.8 | runner id 'old\\_dsa' | removed: use 'dsa' |"]
+    data = json.loads(render(m, format="json", tables=["deprecations"], version="0.5"))
+    _validate_json(data)
+    assert data["changes"] == [
+        {"version": "0.3", "feature": "old_dsa", "kind": "deprecated", "text": "deprecated: use 'dsa'", "runner": "dsa"},
+        {"version": "0.5", "feature": "nsa", "kind": "deprecated", "text": "deprecated: use 'dsa'", "runner": "dsa"}]
     # A matrix with neither has neither column, nor the JSON keys.
     assert "Former ids" not in render(KITCHEN, tables=["runners"])
     assert "aliases" not in json.loads(render(KITCHEN, format="json", tables=["runners"]))["runners"][0]

@@ -312,6 +312,36 @@ def test_when_every_runner_is_a_candidate_only_sometimes_a_config_with_none_has_
     assert m.resolve({"f": False}, runner="only").runner == "only"
 
 
+def test_a_bad_value_is_said_with_the_rule_that_read_it_every_bad_value_in_config_order():
+    """A candidacy, a requirement (a clause of a chain, a matrix-wide one) and an order are not
+    features: a bad value they read says which rule read it (a user trial: "read by feature
+    'nvenc:candidate'"); every bad value is said, the first read first."""
+    text = (
+        '[matrix]\nname = "t"\nversion = "1.0"\n[config]\nhw = { type = "bool" }\ncrf = { type = "int" }\n'
+        'preset = { type = "str", choices = ["fast", "slow"] }\nlevel = { type = "int" }\nlong = { type = "int" }\n'
+        '[requirements.crf]\nname = "CRF"\nreason = "crf {crf} is too high"\n'
+        '[requirements.level]\nname = "Level"\nreason = "level {level} is too high"\n'
+        '[requires.level]\ncondition = "level < 6"\n'
+        '[orders.long]\nname = "Long"\nwhen = "long > 60"\nrunners = ["x264", "nvenc"]\n'
+        '[features.slow]\nname = "Slow"\nwhen = "preset == \'slow\'"\nsupport = { nvenc = "yes", x264 = "yes" }\n')
+    runners = {"nvenc": {"name": "NVENC", "priority": 2, "candidate": "hw",
+                         "requires": {"crf": [{"condition": "crf > 0"}, {"condition": "crf < 52"}]}},
+               "x264": {"name": "x264", "priority": 1}}
+    m = matrix.loads(text, runners=runners)
+    with pytest.raises(matrix.ConfigError) as caught:
+        m.resolve({"hw": 1, "crf": "x", "preset": 3, "level": "6", "long": None})
+    assert caught.exconly() == (
+        "matrix.errors.ConfigError: Config 'preset' (read by feature 'slow'): Expected str, got int 3\n"
+        "Config 'hw' (read by the candidacy of runner 'nvenc'): Expected bool, got int 1: write True or False "
+        "(1 and 0 are not read as booleans)\n"
+        "Config 'crf' (read by requirement 'crf' (clause 1) of runner 'nvenc'): Expected int, got str 'x'\n"
+        "Config 'level' (read by requirement 'level'): Expected int, got str '6'\n"
+        "Config 'long' (read by order 'long'): Is None, but the schema does not declare it nullable")
+    assert [(e.path, e.feature) for e in (caught.value, *caught.value.others)] == [
+        ("preset", "slow"), ("hw", "nvenc:candidate"), ("crf", "nvenc:crf:1"), ("level", "*:level"),
+        ("long", "order:long")]
+
+
 def test_requirements_read_only_fields_that_exist_at_every_version(tmp_path):
     features = FEATURES.replace('"gpu.cc" = { type = "version" }',
                                 '"gpu.cc" = { type = "version" }\n"s.new" = { type = "bool", default = false, since = "1.0" }')
@@ -759,7 +789,7 @@ def test_a_staged_requirement_is_no_gate_and_is_checked_after_the_adjustments_of
     refused = automatic.value.resolution
     assert (refused.runner, refused.adjustments, refused.effective["tp_size"]) == (None, (), 2)
     assert refused.staged_refusal == refused.to_dict()["staged_refusal"] == refused.explanation()["staged_refusal"] == {
-        "stage": "pages", "runner": "flashmla", "requirements": ["flashmla:page"],
+        "stage": "pages", "runner": "flashmla", "role": None, "requirements": ["flashmla:page"],
         "reasons": ["page_size must be 64, not 128"], "kind": "ValueError"}
     assert refused.explain().splitlines()[-1] == "Refused at stage 'pages' for flashmla: page_size must be 64, not 128"
     assert automatic.value.remedies == ()
@@ -779,7 +809,7 @@ def test_a_staged_requirement_before_the_choice_refuses_whatever_the_runner_with
         m.resolve({"tp_size": 16})
     assert (automatic.value.message, automatic.value.kind) == ("tp_size must be at most 8", None)
     assert automatic.value.resolution.staged_refusal == {
-        "stage": "device", "runner": None, "requirements": ["*:tp"], "reasons": ["tp_size must be at most 8"],
+        "stage": "device", "runner": None, "role": None, "requirements": ["*:tp"], "reasons": ["tp_size must be at most 8"],
         "kind": None}
     for runner in ("flashmla", "triton"):
         with pytest.raises(UnsupportedFeatureError) as asked:
@@ -853,7 +883,12 @@ def test_a_requirement_staged_after_the_choice_reads_the_roles_as_they_stand_at_
     said = "Multi-item scoring requires flashinfer. Current backends: prefill=fa3, decode=fa3"
     assert (automatic.value.message, automatic.value.kind) == (said, "AssertionError")
     assert automatic.value.resolution.staged_refusal == {
-        "stage": "serving", "runner": "fa3", "requirements": ["*:mis"], "reasons": [said], "kind": "AssertionError"}
+        "stage": "serving", "runner": "fa3", "role": None, "requirements": ["*:mis"], "reasons": [said],
+        "kind": "AssertionError"}
+    # The error's resolution says the roles as they stood at the stage (a user trial: "Runner: none", no role).
+    assert automatic.value.resolution.explain().splitlines()[1] == (
+        "Roles: Backend (base) = fa3, chosen automatically; Prefill (prefill) = fa3, "
+        "follows base; Decode (decode) = fa3, follows base")
     served = m.resolve({"enable_mis": True, "backend": "flashinfer"})
     assert (served.runner, dict(served.roles)) == ("flashinfer", {"base": "flashinfer", "prefill": "flashinfer",
                                                                   "decode": "flashinfer"})
@@ -912,13 +947,18 @@ def test_a_requirement_of_roles_at_a_stage_is_checked_there_where_its_runner_fil
     # refused at 'pages', as every staged refusal after the choice in automatic choice.
     with pytest.raises(matrix.AdjustmentError) as automatic:
         m.resolve({"decode": "triton"})
-    said = "Triton is not valid for this config: Triton decode cannot read a 'fa3' prefill"
+    # The message and the explanation name the role it was refused in (a user trial), and say the
+    # roles as they stood at the stage.
+    said = "Triton in role 'decode' is not valid for this config: Triton decode cannot read a 'fa3' prefill"
     assert (automatic.value.message, automatic.value.kind) == (said, "ValueError")
     assert automatic.value.resolution.staged_refusal == {
-        "stage": "pages", "runner": "triton", "requirements": ["triton:pair"],
+        "stage": "pages", "runner": "triton", "role": "decode", "requirements": ["triton:pair"],
         "reasons": ["Triton decode cannot read a 'fa3' prefill"], "kind": "ValueError"}
-    assert automatic.value.resolution.explain().splitlines()[-1] == (
-        "Refused at stage 'pages' for triton: Triton decode cannot read a 'fa3' prefill")
+    assert dict(automatic.value.resolution.roles) == {"base": "fa3", "prefill": "fa3", "decode": "triton"}
+    assert [automatic.value.resolution.explain().splitlines()[i] for i in (1, -1)] == [
+        "Roles: Backend (base) = fa3, chosen automatically; Prefill (prefill) = fa3, "
+        "follows base; Decode (decode) = triton, asked for",
+        "Refused at stage 'pages' for triton in role 'decode': Triton decode cannot read a 'fa3' prefill"]
     # At its stage, before the matrix-wide requirement of a later one (mis, at 'serving').
     with pytest.raises(UnsupportedFeatureError) as asked:
         m.resolve({"decode": "triton", "enable_mis": True}, runner="fa3")
@@ -933,7 +973,8 @@ def test_a_requirement_of_roles_at_a_stage_is_checked_there_where_its_runner_fil
     with pytest.raises(matrix.AdjustmentError) as other:
         m.resolve({"prefill": "flashinfer"})
     assert (other.value.message, other.value.resolution.staged_refusal["runner"]) == (
-        "FlashInfer is not valid for this config: prefill flashinfer needs decode flashinfer", "flashinfer")
+        "FlashInfer in role 'prefill' is not valid for this config: prefill flashinfer needs decode flashinfer",
+        "flashinfer")
     assert [m.is_supported({"decode": "triton", "prefill": p}, "fa3") for p in (None, "triton")] == [False, True]
 
 

@@ -1275,6 +1275,18 @@ def test_facts_are_checked():
     with pytest.raises(ConfigError) as info:
         JOB.resolve({}, facts={"job.gpus": 3})
     assert info.value.path == "job.gpus"
+    # Every fact that is not one is said, in the order given (a user trial: the first alone).
+    with pytest.raises(ConfigError) as info:
+        JOB.resolve({}, facts={"host.has_cud": True, "host.has_cuda": True, "job.gpus": 3})
+    assert info.exconly() == (
+        "matrix.errors.ConfigError: Config 'host.has_cud': Not a fact the schema declares, did you mean "
+        "'host.has_cuda' (facts: 'derived.big', 'host.has_cuda')\n"
+        "Config 'job.gpus': Not a fact the schema declares (facts: 'derived.big', 'host.has_cuda')")
+    # A bad fact value is a bad value as any: said with the config's others.
+    with pytest.raises(ConfigError) as info:
+        JOB.resolve({"job": {"gpus": "1"}}, facts={"host.has_cuda": "yes"})
+    assert [(e.path, e.feature) for e in (info.value, *info.value.others)] == [
+        ("host.has_cuda", "gpu"), ("job.gpus", "gpu")]
     with pytest.raises(ConfigError) as info:
         JOB.resolve({"job": {"gpus": 1}}, facts={"host.has_cuda": "yes"})
     assert info.exconly() == ("matrix.errors.ConfigError: Config 'host.has_cuda' (read by feature 'gpu'): "
@@ -1303,6 +1315,15 @@ def test_undeclared_keys_are_ignored_unless_strict():
         JOB.resolve(config, strict=True)
     assert info.exconly() == ("matrix.errors.ConfigError: Config 'job.gpu': Not declared in the schema, "
                               "did you mean 'job.gpus' (and 1 more undeclared key)")
+    # The first key the config writes is said, a section's where it is written (a user trial: the
+    # second was said first, the keys sorted).
+    with pytest.raises(ConfigError) as info:
+        JOB.resolve({"jobz": 1, "job": {"gpu": 2}}, strict=True)
+    assert info.exconly() == ("matrix.errors.ConfigError: Config 'jobz': Not declared in the schema, "
+                              "did you mean 'job' (and 1 more undeclared key)")
+    with pytest.raises(ConfigError) as info:
+        JOB.resolve({"job": {"gpu": 2}, "jobz": 1}, strict=True)
+    assert info.value.path == "job.gpu"
     assert JOB.resolve({"job": {"gpus": 2, "extra": {"debug": False}}}, strict=True).runner == "gpu"
     # An object's other attributes are its own business: strict looks at mappings only.
     assert JOB.resolve(_Host(_Job(gpus=2)), strict=True).runner == "gpu"
@@ -2463,11 +2484,23 @@ def test_a_role_asked_for_is_validated_as_a_request():
         m.resolve({"eager": True, "backend": "a"})
     assert str(base.value) == str(asked.value) == (
         "A does not support: Eager mode\nTo use A, change: set eager to False")
-    # A role other than the base: the same reason, without remedies (they ask for the base's runner).
+    # A role other than the base: the same reason, naming the role, without remedies (they ask for
+    # the base's runner); the error's resolution says every role's runner (a user trial: it said
+    # "Runner: none" and no role).
     with pytest.raises(UnsupportedFeatureError) as prefill:
         m.resolve({"eager": True, "prefill": "a"})
-    assert str(prefill.value) == "A does not support: Eager mode"
+    assert str(prefill.value) == "A in role 'prefill' does not support: Eager mode"
     assert prefill.value.resolution.runner is None and prefill.value.remedies == ()
+    refused = prefill.value.resolution
+    assert dict(refused.roles) == refused.to_dict()["roles"] == {"base": "b", "prefill": "a", "decode": "a"}
+    assert [(x["id"], x["runner"], x["how"]) for x in refused.explanation()["roles"]] == [
+        ("base", "b", "chosen"), ("prefill", "a", "asked"), ("decode", "a", "follows")]
+    said = refused.explain().splitlines()
+    assert said[:2] + said[-1:] == [
+        "Runner: none (chosen automatically), at version 1.0",
+        "Roles: Attention backend (base) = b, chosen automatically; Prefill backend (prefill) = a, asked for; "
+        "Decode backend (decode) = a, follows prefill",
+        "Refused in role 'prefill' (filled by a): A in role 'prefill' does not support: Eager mode"]
     # A following role takes the runner it follows as it is, not validated again.
     assert dict(m.resolve({"eager": True}).roles) == {"base": "b", "prefill": "b", "decode": "b"}
 
@@ -2485,7 +2518,7 @@ def test_a_requirement_applies_in_the_roles_it_names():
     # c's requirement leaves out the base: no gate of choice, kept apart; b's is a gate, as any.
     assert [(r.id, [x.roles for x in r.requires], [x.roles for x in r.role_requires]) for r in m.runners] == [
         ("a", [], []), ("b", [("base", "prefill"), ("base", "prefill")], []), ("c", [], [("decode",)])]
-    refused = "C is not valid for this config: page size 1 is not 64"
+    refused = "C in role 'decode' is not valid for this config: page size 1 is not 64"
     for config in ({"decode": "c"}, {"prefill": "c"}, {"backend": "c"}):  # asked for, or followed into decode
         with pytest.raises(UnsupportedFeatureError) as caught:
             m.resolve(config)
@@ -2501,7 +2534,7 @@ def test_a_requirement_applies_in_the_roles_it_names():
         "base": "c", "prefill": "c", "decode": "b"}  # b's chain names base and prefill only
     with pytest.raises(UnsupportedFeatureError) as caught:
         m.resolve({"backend": "c", "prefill": "b", "decode": "c", "page": 200})
-    assert str(caught.value) == "B is not valid for this config: page size 200 is not 64"  # the chain's second clause
+    assert str(caught.value) == "B in role 'prefill' is not valid for this config: page size 200 is not 64"  # the chain's second clause
     # The capability table says which roles a runner's clauses apply in (the base's too).
     from matrix.render import render
 
@@ -2533,6 +2566,22 @@ name = "Prefill and decode"
     return matrix.loads(text, runners=runners)
 
 
+def test_every_bad_value_a_matrix_with_roles_reads_is_said():
+    """As without roles (`ConfigError.others`), the values read by no gate too: a role's field,
+    an adjustment that reads a role, at its stage (a user trial: the first alone was said)."""
+    m = _reading_roles()
+    with pytest.raises(ConfigError) as caught:
+        m.resolve({"decode": 3, "prefill": 4, "page": "x"})
+    assert caught.exconly() == (
+        "matrix.errors.ConfigError: Config 'prefill' (read by adjustment 'pair'): Expected str, got int 4\n"
+        "Config 'decode': Expected str, got int 3\n"
+        "Config 'page' (read by adjustment 'decode_pages'): Expected int, got str 'x'")
+    with pytest.raises(ConfigError) as caught:
+        m.resolve({"backend": 1, "eager": "no"}, strict=True)
+    assert [(e.path, e.feature) for e in (caught.value, *caught.value.others)] == [
+        ("backend", None), ("eager", "eager")]
+
+
 def test_rules_after_the_choice_read_the_runner_that_fills_each_role():
     m = _reading_roles()
     # The base is the runner that serves; decode its field as the config stands (after a's own
@@ -2546,14 +2595,14 @@ def test_rules_after_the_choice_read_the_runner_that_fills_each_role():
     assert m.resolve({"backend": "c", "prefill": "a", "decode": "c"}).adjustments == ()  # c decodes, but is the base
     with pytest.raises(UnsupportedFeatureError) as caught:  # decode follows prefill, which follows the base: c
         m.resolve({"backend": "c"})
-    assert str(caught.value) == "C is not valid for this config: 'c' cannot prefill for 'c'"
+    assert str(caught.value) == "C in role 'decode' is not valid for this config: 'c' cannot prefill for 'c'"
     # An adjustment before the choice may set a role's field: read where the rule after it is.
     r = m.resolve({"cpu": True, "backend": "b"})
     assert [(a.id, a.runner, a.after) for a in r.adjustments] == [("cpu", None, "c"), ("decode_pages", "b", 64)]
     # A requirement whose roles leave out the base reads the roles on F, and says them.
     with pytest.raises(UnsupportedFeatureError) as caught:
         m.resolve({"backend": "b", "prefill": "c", "decode": "c"})
-    assert caught.exconly() == ("matrix.errors.UnsupportedFeatureError: C is not valid for this config: "
+    assert caught.exconly() == ("matrix.errors.UnsupportedFeatureError: C in role 'decode' is not valid for this config: "
                                 "'c' cannot prefill for 'c'")
     assert dict(m.resolve({"backend": "b", "prefill": "a", "decode": "c"}).roles) == {
         "base": "b", "prefill": "a", "decode": "c"}
@@ -3051,7 +3100,7 @@ def test_the_runner_a_redirect_at_a_stage_names_is_validated_as_asked_for_and_it
         m.resolve({"page": 64}, facts=no_amx)
     assert str(staged.value) == "Torch native is not valid for this config: page 64 is too large for torch_native"
     assert staged.value.resolution.staged_refusal == {
-        "stage": "pages", "runner": "torch_native", "requirements": ["torch_native:small_page"],
+        "stage": "pages", "runner": "torch_native", "role": None, "requirements": ["torch_native:small_page"],
         "reasons": ["page 64 is too large for torch_native"], "kind": "ValueError"}
     assert staged.value.resolution.to_dict()["redirected"]["to"] == "torch_native"
 
