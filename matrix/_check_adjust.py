@@ -774,11 +774,14 @@ def witnessed(ctx: Contexts, budget: int) -> Set[Tuple[str, str]]:
     defaults = Space(schema, []).witness({})  # every required field filled in
     for runner in (None, *runners):
         shown.tried(defaults, runner)
+    rewriters: Dict[str, Rewriter] = {}  # each runner's own adjustments, built once (their memo shared)
     for key, chain in chains.items():
         for runner in runners:
             if key in shown.refused:
                 break
-            config = _failing(ctx, chain, runner, schema, budget) if binds(chain[0], runner) else None
+            if runner not in rewriters:
+                rewriters[runner] = Rewriter(ctx.own_adjustments.get(runner, ()), ctx.schema, ctx.roles.get(runner))
+            config = _failing(ctx, chain, runner, rewriters[runner], schema, budget) if binds(chain[0], runner) else None
             if config is not None:
                 shown.tried(config, runner)
                 shown.tried(config, None)
@@ -818,18 +821,18 @@ class _Shown:
                 self.passed.add(key)
 
 
-def _failing(ctx: Contexts, chain: List[Requirement], runner: str, schema: Any, budget: int
-             ) -> Optional[Dict[str, object]]:
+def _failing(ctx: Contexts, chain: List[Requirement], runner: Optional[str], own: Rewriter, schema: Any,
+             budget: int) -> Optional[Dict[str, object]]:
     """A config where *chain* fails once *runner* serves, read through *runner*'s own adjustments
-    up to its stage (not those before the choice), or None (none, or not found within the limits)."""
+    (*own*) up to its stage (not those before the choice; None: as given), or None (none, or not
+    found within the limits)."""
     stages = ctx.matrix.stages
-    own = ctx.own_adjustments.get(runner, ())
-    roles = ctx.roles.get(runner)
-    n = sum(1 for a in own if stage_of(stages, a) <= stage_of(stages, chain[0]))
+    roles = ctx.roles.get(runner) if runner is not None else None
+    n = sum(1 for a in ctx.own_adjustments.get(runner or "", ()) if stage_of(stages, a) <= stage_of(stages, chain[0]))
     try:
         node = Contexts._fails(chain)
         node = node if roles is None else roles(node)
-        node = Rewriter(own[:n], ctx.schema, roles)(node) if n else node
+        node = own(node, n) if n else node
         space = Space(schema, [node], budget=min(budget, 20_000))
         found = space.solve(true=[node])
     except (TooLarge, Inconclusive):
