@@ -49,7 +49,7 @@ from ._staged import binds
 from ._staged import place as stage_of
 from ._stages import CHOICE
 from ._substitute import Rewriter, TooLarge, conjoin, constant, disjoin
-from .errors import AdjustmentError, ResolutionError
+from .errors import AdjustmentError, MatrixError, ResolutionError
 from .predicates import truth
 from .schema import WIDE, Adjustment, Feature, From, Matrix, Redirect, Requirement
 
@@ -77,6 +77,12 @@ class Contexts:
         #: Staged requirements (issue 30, F6: `matrix._staged`), each chain's refusal on the config
         #: given: before the choice (stage index, node), and per runner it binds after it.
         self.first: List[Tuple[int, Node]] = []
+        #: Each chain's refusal before the choice, by (runner, kind): `_staged_findings` reads it.
+        self.first_of: Dict[Tuple[str, str], Node] = {}
+        #: The chains before the choice whose refusal is read exactly even where the rest grows too
+        #: large (`too_large`): each rewritten within the limit, and so is every chain at an earlier
+        #: stage (the refusals that stop resolution before it), by (runner, kind).
+        self.first_read: Set[Tuple[str, str]] = set()
         #: Redirects at a stage after the choice (issue 30, F6), as said, by each runner they
         #: change the steps of: the runner that serves before the stage, and the one after it.
         self.rerouted = _rerouting(compiled)
@@ -92,6 +98,7 @@ class Contexts:
         self.refused_at: Dict[Tuple[str, int], List[Tuple[Feature, Node]]] = {}
         #: Those whose runner is validated on the config at the stage (no adjustment of it from there).
         self.validated_at: Set[Tuple[str, int]] = set()
+        self._witnessed: Optional[Set[Tuple[str, str]]] = None  # `witnessed`, once
         try:
             self._staged()
         except TooLarge as error:
@@ -122,7 +129,7 @@ class Contexts:
             self.too_large = error.adjustment
             self.pre = Rewriter((), schema)
             self.own = {r: Rewriter((), schema) for r in self.own}
-            self.nodes = []
+            self.nodes = [self.first_of[key] for key in self.first_read]  # still exact (`first_read`)
 
     def _staged(self) -> None:
         matrix = self.matrix
@@ -133,19 +140,34 @@ class Contexts:
         chains: Dict[Tuple[str, str], List[Requirement]] = {}
         for clause in matrix.staged:
             chains.setdefault((clause.runner, clause.kind), []).append(clause)
+        # Those before the choice first, each on its own: one too large to rewrite leaves the others
+        # exact (only the adjustments before its stage rewrite it, and no later one reads it).
+        first = [(key, chain) for key, chain in chains.items() if stage_of(stages, chain[0]) < at]
+        large: Optional[TooLarge] = None
+        unread: List[int] = []  # the stages of those too large
+        for key, chain in first:
+            k = stage_of(stages, chain[0])
+            fails = self._fails(chain)
+            n = sum(1 for a in self.pre_adjustments if stage_of(stages, a) <= k)
+            try:
+                node = self.pre(fails, n) if n else fails
+            except TooLarge as error:
+                large = large or error
+                unread.append(k)
+                continue
+            self.first.append((k, node))
+            self.first_of[key] = node
+            self.nodes.append(node)
+        self.first_read = {key for key, chain in first if key in self.first_of
+                           and all(k >= stage_of(stages, chain[0]) for k in unread)}
+        if large is not None:
+            raise large
         for chain in chains.values():
             k = stage_of(stages, chain[0])
-            fails: Node = Not(conjoin([c.condition.node for c in chain]))
-            # A requirement of roles is checked where its runner fills one of them (`matrix._staged.fills`).
-            bound = disjoin([Compare(Path(ROLE + r), "==", Literal(chain[0].runner)) for r in chain[0].roles])
-            if chain[0].roles:
-                fails = conjoin([bound, fails])
             if k < at:
-                n = sum(1 for a in self.pre_adjustments if stage_of(stages, a) <= k)
-                node = self.pre(fails, n) if n else fails
-                self.first.append((k, node))
-                self.nodes.append(node)
                 continue
+            fails = self._fails(chain)
+            bound = disjoin([Compare(Path(ROLE + r), "==", Literal(chain[0].runner)) for r in chain[0].roles])
             for runner in matrix.runners:
                 if binds(chain[0], runner.id):
                     own = self.own_adjustments.get(runner.id, ())
@@ -161,6 +183,15 @@ class Contexts:
                         filled = self.choice(self.own[runner.id](filled, n) if n else filled)
                         self.filled[(runner.id, chain[0].runner, chain[0].kind)] = filled
                         self.nodes.append(filled)
+
+    @staticmethod
+    def _fails(chain: List[Requirement]) -> Node:
+        """Where a chain of staged requirements refuses, read on the config at its stage."""
+        fails: Node = Not(conjoin([c.condition.node for c in chain]))
+        if chain[0].roles:  # checked where its runner fills one of them (`matrix._staged.fills`)
+            bound = disjoin([Compare(Path(ROLE + r), "==", Literal(chain[0].runner)) for r in chain[0].roles])
+            fails = conjoin([bound, fails])
+        return fails
 
     def _redirects_at(self) -> None:
         stages = self.matrix.stages
@@ -303,7 +334,8 @@ def findings(ctx: Contexts, space: Space, choice: Any, gone: Sequence[Node],
     yield from _forced_freed(ctx, space, choice, gone, place, budget, undecided)
     reach = _Reach(ctx, space, choice, gone, chooses)
     yield from _redirected_at(ctx, space, reach, place, budget, undecided)
-    if ctx.too_large is not None:
+    if ctx.too_large is not None:  # only the staged requirements before the choice read within the limit
+        yield from _staged_findings(ctx, space, reach, place, budget, undecided, ctx.first_read)
         return
     yield from _staged_findings(ctx, space, reach, place, budget, undecided)
     if not ctx.any:
@@ -441,16 +473,23 @@ def _rerouted(ctx: Contexts, adjustment: Adjustment) -> List[str]:
 
 def _refuses(ctx: Contexts, space: Space, reach: _Reach, place: Any, budget: int,
              undecided: Callable[[Inconclusive, int], str]) -> Iterator[Finding]:
-    """``adjustment-refuses``: free on C, blocked on F."""
+    """``adjustment-refuses``: free on C, blocked on F. A runner X with redirects at a stage after
+    the choice (issue 30, F6) is validated on its F only where none of them applies (each read
+    where X's steps before its stage leave the config, `Contexts.at_stage`): the search asks that
+    too, and one that reads a role is ``inconclusive``. Where one applies, its runner Y is
+    validated instead, and a refusal there is the redirect's (``redirect-refused``). A runner that
+    is only sent to is validated as before where automatic choice gives it a config: a redirect
+    at a stage does not change those configs."""
     compiled, matrix = ctx.plan, ctx.matrix
     for runner in matrix.runners:
-        if runner.id in ctx.rerouted and (ctx.own_adjustments.get(runner.id) or runner.id in compiled.staged_redirects):
-            # Issue 30, F6: a redirect at a stage changes its steps, or refuses after it chose it.
+        if not ctx.own_adjustments.get(runner.id):
+            continue
+        at_stage = [ctx.at_stage.get((runner.id, r.index)) for r in compiled.staged_redirects.get(runner.id, ())]
+        if any(node is None for node in at_stage):  # one reads a role: not rewritten (`Contexts._redirects_at`)
             yield place.runner("inconclusive", runner.id, _messages.staged_redirect_undecided(
                 f"whether {runner.name}'s own adjustments leave a config it cannot serve", ctx.rerouted[runner.id]))
             continue
-        if not ctx.own_adjustments.get(runner.id):
-            continue
+        staying = [Not(node) for node in at_stage if node is not None]  # none of them applies
         # Every gate of automatic choice (one removed is refused on C first, yet blocks on F)
         # that the runner's adjustments rewrite: one they leave alone holds on F where it holds
         # on C, and there the runner was not free.
@@ -462,7 +501,8 @@ def _refuses(ctx: Contexts, space: Space, reach: _Reach, place: Any, budget: int
         blocked = disjoin([ctx.served(runner.id, f.when.node) for f in blockers])
         late = [n for _, n, _ in ctx.later.get(runner.id, ())]  # a staged refusal comes first
         try:
-            found = reach.automatic(runner.id, [blocked, *([Not(disjoin(late))] if late else [])], redirected=False)
+            found = reach.automatic(runner.id, [blocked, *([Not(disjoin(late))] if late else []), *staying],
+                                    redirected=False)
         except Inconclusive as error:
             yield place.runner("inconclusive", runner.id, _messages.adjustment_undecided(
                 undecided(error, budget), runner.name))
@@ -484,6 +524,10 @@ def _refuses(ctx: Contexts, space: Space, reach: _Reach, place: Any, budget: int
             redirected = error.resolution.redirect
             if redirected is None:
                 raise
+            if redirected.stage is not None:  # not searched so: said, not guessed
+                yield place.runner("inconclusive", runner.id, _messages.staged_redirect_undecided(
+                    f"whether {runner.name}'s own adjustments leave a config it cannot serve", [rerouting(redirected)]))
+                continue
             yield place.runner("inconclusive", runner.id, _messages.always_redirect_undecided(
                 f"whether {runner.name}'s own adjustments leave a config it cannot serve",
                 [f"{redirected.runner} → {redirected.to}"]))
@@ -643,15 +687,16 @@ def _across(ctx: Contexts, adjustments: List[Adjustment], index: int, runner: Op
 
 
 def _staged_findings(ctx: Contexts, space: Space, reach: _Reach, place_: Any, budget: int,
-                     undecided: Callable[[Inconclusive, int], str]) -> Iterator[Finding]:
+                     undecided: Callable[[Inconclusive, int], str],
+                     only: Optional[Set[Tuple[str, str]]] = None) -> Iterator[Finding]:
     """``requirement-idle`` of a staged requirement that refuses no config it is checked on, and
     ``requirement-unmet`` of one that refuses every config it is checked on (issue 30, F6):
     before the choice, the configs no earlier stage refuses; after it, for each runner it binds,
-    the configs that runner serves up to its stage."""
+    the configs that runner serves up to its stage. With *only*, those chains (runner, kind) alone."""
     stages = ctx.matrix.stages
     seen = set()
     for clause in ctx.matrix.staged:
-        if (clause.runner, clause.kind) in seen:
+        if (clause.runner, clause.kind) in seen or only is not None and (clause.runner, clause.kind) not in only:
             continue
         seen.add((clause.runner, clause.kind))
         k = stage_of(stages, clause)
@@ -660,6 +705,8 @@ def _staged_findings(ctx: Contexts, space: Space, reach: _Reach, place_: Any, bu
         key: Tuple[object, ...] = ("requires", clause.kind)
         sent = [] if k < stages.index(CHOICE) else list(dict.fromkeys(
             d for r, found in ctx.rerouted.items() if binds(clause, r) for d in found))
+        if sent and (clause.runner, clause.kind) in witnessed(ctx, budget):
+            continue  # resolved configs show it refusing and passing: neither finding
         if sent:  # issue 30, F6: checked for a runner whose steps a redirect at a stage changes
             yield _said(place_, owner, key, "inconclusive", _messages.staged_redirect_undecided(
                 f"whether {what} can refuse and pass", sent))
@@ -669,7 +716,7 @@ def _staged_findings(ctx: Contexts, space: Space, reach: _Reach, place_: Any, bu
             # its stage, and, for a requirement of roles, where its runner fills one (`Contexts.filled`).
             ways: List[Tuple[Optional[str], Node, List[Node], List[Node]]] = []
             if k < stages.index(CHOICE):
-                node = next(n for kk, n in ctx.first if kk == k and n is not None)
+                node = ctx.first_of[(clause.runner, clause.kind)]
                 ways.append((None, node, ctx.refused_before(None, k), []))
             else:
                 for runner, later in ctx.later.items():
@@ -701,11 +748,105 @@ def _staged_findings(ctx: Contexts, space: Space, reach: _Reach, place_: Any, bu
                         f"Could not decide {undecided(error, budget)} whether {what} can refuse and pass")
 
 
-def unchecked(ctx: Contexts, place_: Any) -> Iterator[Finding]:
+def witnessed(ctx: Contexts, budget: int) -> Set[Tuple[str, str]]:
+    """The chains of staged requirements after the choice (runner, kind) that resolved configs
+    show both refusing and passing where they are checked: neither ``requirement-idle`` nor
+    ``requirement-unmet``, exactly, where the search cannot read them (through adjustments too
+    large to rewrite, or a redirect at a stage that changes their runner's steps). Refusing: a
+    resolution whose staged refusal names it. Passing: one that serves, by a runner it binds that
+    served at its stage (not a requirement of roles: whether its runner filled one of them there is
+    not read back). The configs tried: every setting at its default, asked for each runner and
+    chosen automatically; and, for each chain and runner it binds, one where it fails read through
+    that runner's own adjustments up to its stage (the adjustments before the choice not weighed:
+    a config tried that does not refuse proves nothing, and the chain stays undecided)."""
+    if ctx._witnessed is not None:
+        return ctx._witnessed
+    matrix = ctx.matrix
+    stages = matrix.stages
+    at = stages.index(CHOICE) if stages else 0
+    chains: Dict[Tuple[str, str], List[Requirement]] = {}
+    for clause in matrix.staged:
+        if stage_of(stages, clause) >= at:
+            chains.setdefault((clause.runner, clause.kind), []).append(clause)
+    shown = _Shown(ctx, chains)
+    runners = [r.id for r in matrix.runners]
+    schema = ctx.plan.reading or matrix.schema
+    defaults = Space(schema, []).witness({})  # every required field filled in
+    for runner in (None, *runners):
+        shown.tried(defaults, runner)
+    rewriters: Dict[str, Rewriter] = {}  # each runner's own adjustments, built once (their memo shared)
+    for key, chain in chains.items():
+        for runner in runners:
+            if key in shown.refused:
+                break
+            if runner not in rewriters:
+                rewriters[runner] = Rewriter(ctx.own_adjustments.get(runner, ()), ctx.schema, ctx.roles.get(runner))
+            config = _failing(ctx, chain, runner, rewriters[runner], schema, budget) if binds(chain[0], runner) else None
+            if config is not None:
+                shown.tried(config, runner)
+                shown.tried(config, None)
+    ctx._witnessed = shown.refused & shown.passed & set(chains)
+    return ctx._witnessed
+
+
+class _Shown:
+    """What resolved configs show of staged chains after the choice (`witnessed`)."""
+
+    def __init__(self, ctx: Contexts, chains: Dict[Tuple[str, str], List[Requirement]]) -> None:
+        self.ctx, self.chains = ctx, chains
+        self.refused: Set[Tuple[str, str]] = set()
+        self.passed: Set[Tuple[str, str]] = set()
+
+    def tried(self, config: Dict[str, object], runner: Optional[str]) -> None:
+        matrix, stages = self.ctx.matrix, self.ctx.matrix.stages
+        try:
+            resolution = matrix.resolve(config, runner=runner, version=self.ctx.plan.version)
+            served = True
+        except ResolutionError as error:
+            resolution, served = error.resolution, False
+        except MatrixError:  # a config the search built that resolve does not take: it proves nothing
+            return
+        if resolution is None:
+            return
+        if resolution.staged_refusal is not None:
+            self.refused.update((r.split(":", 1)[0], r.split(":", 1)[1]) for r in resolution.staged_refusal["requirements"])
+        if not served:
+            return
+        redirect = resolution.redirect
+        for key, chain in self.chains.items():
+            # The runner serving at its stage: the one a redirect at a later stage sent on.
+            serving = redirect.runner if redirect is not None and redirect.stage is not None and \
+                stages.index(redirect.stage) > stage_of(stages, chain[0]) else resolution.runner
+            if not chain[0].roles and binds(chain[0], serving):
+                self.passed.add(key)
+
+
+def _failing(ctx: Contexts, chain: List[Requirement], runner: Optional[str], own: Rewriter, schema: Any,
+             budget: int) -> Optional[Dict[str, object]]:
+    """A config where *chain* fails once *runner* serves, read through *runner*'s own adjustments
+    (*own*) up to its stage (not those before the choice; None: as given), or None (none, or not
+    found within the limits)."""
+    stages = ctx.matrix.stages
+    roles = ctx.roles.get(runner) if runner is not None else None
+    n = sum(1 for a in ctx.own_adjustments.get(runner or "", ()) if stage_of(stages, a) <= stage_of(stages, chain[0]))
+    try:
+        node = Contexts._fails(chain)
+        node = node if roles is None else roles(node)
+        node = own(node, n) if n else node
+        space = Space(schema, [node], budget=min(budget, 20_000))
+        found = space.solve(true=[node])
+    except (TooLarge, Inconclusive):
+        return None
+    return None if found is None else space.witness(found)
+
+
+def unchecked(ctx: Contexts, place_: Any, budget: int) -> Iterator[Finding]:
     """``requirement-unchecked`` of each staged requirement where the conditions read through the
     adjustments grow too large to search (`Contexts.too_large`): ``requirement-idle`` and
     ``requirement-unmet`` are not said of it then, and this says so (a note about check's reach)."""
-    seen = set()
+    # Before the choice, read within the limit (`_staged_findings`); after it, shown both ways by
+    # resolved configs (`witnessed`): decided.
+    seen = set(ctx.first_read) | witnessed(ctx, budget)
     for clause in ctx.matrix.staged:
         if (clause.runner, clause.kind) in seen:
             continue

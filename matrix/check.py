@@ -217,7 +217,7 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
     ctx = _check_adjust.Contexts(matrix, compiled)
     if ctx.too_large is not None:
         yield from _adjustments(matrix, v, place)
-        yield from _check_adjust.unchecked(ctx, place)
+        yield from _check_adjust.unchecked(ctx, place, budget)
     on_c = ctx.choice
     gates = matrix.features_at(v)
     # Runner requirements, candidacies and orders are gates too (`Matrix.gates_at`): the space
