@@ -586,7 +586,11 @@ def _whole(side, found, error):
     return {"refused": None if error is None else (type(error).__name__, said(words)),
             "kind": error.kind if isinstance(error, matrix.ResolutionError) else None,
             "runner": ids.get(resolution.runner, resolution.runner),
-            "warnings": tuple(sorted((w.kind, w.feature or "", ids.get(w.runner, w.runner) or "", said(w.message),
+            # An adjustment's words are config values (its message filled with them, or "set t
+            # from 'b' to 'a'"), never a runner's id: not renamed (a random run renamed the 'b'
+            # of t = 'b' on the old side only, and said the same warning differed).
+            "warnings": tuple(sorted((w.kind, w.feature or "", ids.get(w.runner, w.runner) or "",
+                                      w.message if w.kind == "adjusted" else said(w.message),
                                       w.level or "") for w in resolution.warnings)),
             "blockers": {ids[r]: tuple(sorted(g.name for g in gates)) for r, gates in resolution.unsupported.items()},
             "effective": (found.effective if found is not None else dict(resolution.effective)),
@@ -1049,6 +1053,28 @@ support = { a = "yes", b = "yes" }
 """
 _WARNED_RUNNERS = {"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}}
 
+# Runner b renamed bb (b its former id) where t's choices spell b too: an adjustment's warning
+# "a0: set t from 'b' to 'a'" (at t = 'b', a request refused by the removed g0) is the same on both
+# sides (a random run's reference renamed that 'b' on the old side only).
+_RENAMED = """[matrix]
+name = "small"
+version = "1.0"
+[config]
+"t" = { type = "str", choices = ["a", "b", "c"], default = "a" }
+[features.g0]
+name = "g0"
+when = "t == 'a'"
+support = { a = "yes", b = "yes" }
+deprecated = { since = "0.5", remove_in = "1.0", removed = true }
+applies = "asked"
+[adjustments.a0]
+name = "a0"
+when = "t != 'c'"
+set = { "t" = "a" }
+override = true
+"""
+_RENAMED_RUNNERS = {"a": {"name": "A", "priority": 3}, "b": {"name": "B", "priority": 2}}
+
 
 # Each example diffs two matrices over both config spaces and compares every whole resolution
 # (`_every_difference_is_said`): about 0.27 s of CPU on this machine, since `_whole` reads a
@@ -1069,6 +1095,9 @@ _WARNED_RUNNERS = {"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priori
                                                    'outright = false }\n[features.g1]')
           .replace('a = "yes", b = "yes" }\n# end', 'a = "opt-in", b = { status = "partial", note = "n" } }\n# end'),
           _WARNED_RUNNERS, ["t", "b"], None))
+@example((_RENAMED, _RENAMED_RUNNERS, _RENAMED.replace('b = "yes"', 'bb = "yes"'),
+          {"a": _RENAMED_RUNNERS["a"], "bb": {**_RENAMED_RUNNERS["b"], "aliases": [{"id": "b", "since": "0.5"}]}},
+          ["t"], None))
 def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     text, runners, new_text, new_runners, names, overlay = case
     try:

@@ -2758,6 +2758,25 @@ def test_a_remedy_never_asks_for_another_runner_through_an_adjustment_of_the_bas
         "HW does not support: three slices on HW\nTo use HW, change: set slices to a value from 1 to 2 or 4")
 
 
+@pytest.mark.parametrize("gain", [float("-inf"), float("inf")])
+def test_a_remedy_search_keeps_an_infinite_float_of_the_config_as_given(gain):
+    """Found by the remedy brute force with roles (a float field at -inf that no rule reads): the
+    search started from the config as JSON holds it, -inf as the text '-inf', which the float
+    field refuses; reading the error's message raised "Config 'gain': Expected float, got str
+    '-inf'"."""
+    text = ('[matrix]\nname = "enc"\nversion = "1.0"\n[config]\n'
+            'encoder = { type = "str", nullable = true, choices = ["hw", "sw"] }\n'
+            'slices = { type = "int", min = 1, max = 4, default = 1 }\n'
+            'gain = { type = "float", nullable = true }\n'
+            '[roles.encode]\nname = "Encoder"\nfield = "encoder"\n'
+            '[features.three]\nname = "three slices on HW"\nwhen = "encoder == \'hw\' and slices == 3"\n'
+            'support = { hw = "no", sw = "yes" }\n')
+    m = matrix.loads(text, runners={"hw": {"name": "HW", "priority": 2}, "sw": {"name": "SW", "priority": 1}})
+    with pytest.raises(matrix.UnsupportedFeatureError) as error:
+        m.resolve({"encoder": "hw", "slices": 3, "gain": gain})
+    assert str(error.value) == (
+        "HW does not support: three slices on HW\nTo use HW, change: set slices to a value from 1 to 2 or 4")
+
 def _always_redirecting(order=None, message=True):
     """SGLang's A28 (docs/reference/file-format.md, a redirect that applies always): fa3 with an
     fp8_e5m2 KV cache becomes triton, asked for or chosen; triton refuses attention sinks."""
