@@ -2758,6 +2758,29 @@ def test_a_remedy_never_asks_for_another_runner_through_an_adjustment_of_the_bas
         "HW does not support: three slices on HW\nTo use HW, change: set slices to a value from 1 to 2 or 4")
 
 
+def test_a_remedy_sets_a_field_that_only_a_role_s_requirement_reads_as_a_truth_value():
+    """Found by the remedy brute force with roles ("No remedy found for A within 3 changes" where
+    setting i and b served): a role's requirement reading a field bare (``fast``, no comparison)
+    left that field out of the space searched, so no remedy set it."""
+    text = ('[matrix]\nname = "enc"\nversion = "1.0"\n[config]\n'
+            'encoder = { type = "str", nullable = true, choices = ["hw", "sw"] }\n'
+            'decoder = { type = "str", nullable = true, choices = ["hw", "sw"] }\n'
+            'fast = { type = "bool", default = false }\n'
+            'slices = { type = "int", min = 1, max = 4, default = 1 }\n'
+            '[roles.encode]\nname = "Encoder"\nfield = "encoder"\n'
+            '[roles.decode]\nname = "Decoder"\nfield = "decoder"\nfollows = "encode"\n'
+            '[requirements.quick]\nname = "Quick"\nreason = "not quick"\n'
+            '[features.three]\nname = "three slices on HW"\nwhen = "slices == 3"\nsupport = { hw = "no", sw = "yes" }\n')
+    m = matrix.loads(text, runners={
+        "hw": {"name": "HW", "priority": 2,
+               "requires": {"quick": {"condition": "fast", "roles": ["decode"], "reason": "decodes slowly"}}},
+        "sw": {"name": "SW", "priority": 1}})
+    with pytest.raises(matrix.UnsupportedFeatureError) as error:
+        m.resolve({"encoder": "hw", "slices": 3})
+    assert str(error.value) == (
+        "HW does not support: three slices on HW\nTo use HW, change: set slices to a value from 1 to 2 or 4 and set "
+        "fast to True; or set slices to a value from 1 to 2 or 4 and set decoder to 'sw'")
+
 @pytest.mark.parametrize("gain", [float("-inf"), float("inf")])
 def test_a_remedy_search_keeps_an_infinite_float_of_the_config_as_given(gain):
     """Found by the remedy brute force with roles (a float field at -inf that no rule reads): the
