@@ -1,5 +1,6 @@
 import dataclasses
 import logging
+import operator
 import pickle
 import threading
 
@@ -3120,3 +3121,26 @@ def test_a_matrix_with_a_redirect_at_a_stage_walks_its_steps_its_condition_compi
         "b", ["Chose 'a' automatically, redirected to 'b' at stage 'fallbacks': amx = False"])
     assert m.resolve({"amx": False}, runner="a").warnings[0].message == (
         "Asked for 'a', redirected to 'b' at stage 'fallbacks': amx = False")
+
+
+_HUGE = [-(10 ** 309), -2 ** 1025, 2 ** 53 + 1, 10 ** 16 + 1, 10 ** 309]
+
+
+@pytest.mark.parametrize("literal", ["1e+16", "9007199254740993", "9007199254740992.0", "1.7976931348623157e+308"])
+@pytest.mark.parametrize("op", ["<", "<=", ">", ">=", "==", "!="])
+def test_an_int_past_2_53_or_the_float_range_compares_with_a_number_exactly(op, literal):
+    """Python compares an int with a float exactly (never through float(), which rounds 2**53 + 1
+    and overflows past 1.8e308): so does resolve, and a remedy's
+    values, each of which serves."""
+    text = ('[matrix]\nname = "n"\nversion = "1.0"\n[config]\ni = { type = "int", nullable = true }\n'
+            f'[features.g]\nname = "g"\nwhen = "i {op} {literal}"\nsupport = {{ a = "no", b = "yes" }}\n')
+    m = matrix.loads(text, runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}})
+    number = float(literal) if "." in literal or "e" in literal else int(literal)
+    python = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq,
+              "!=": operator.ne}[op]
+    holds = [v for v in _HUGE if m.resolve({"i": v}).runner == "b"]
+    assert holds == [v for v in _HUGE if python(v, number)]
+    for value in holds:
+        remedy = m.resolve({"i": value}).remedy("a")
+        assert remedy.options and all(m.resolve({"i": v}).runner == "a" for o in remedy.options
+                                      for c in o.changes for v in c.values), (value, str(remedy))
