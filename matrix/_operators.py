@@ -162,6 +162,24 @@ def _integer(function: Callable[[int, int], int]) -> Callable[[object, object], 
     return apply
 
 
+def nearest_float(value: float) -> float:
+    """The float nearest the number *value*; an int past the largest float, the infinity on its
+    side (where ``float()`` raises OverflowError)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")
+
+
+def exact_float(value: float) -> float:
+    """*value* as the float equal to it where one is, else itself: an int that no float equals
+    (2**53 + 1, or one past the largest float) stays the int, a value of a float field compared
+    exactly, as Python compares an int with a float. Never ``float(value)``, which rounds
+    (2**53 + 1 became 2**53) or raises."""
+    near = nearest_float(value)
+    return near if near == value else value
+
+
 def _product(a: object, b: object) -> object:
     """``a * b``: the language multiplies ints (its type check refuses any other operand), and
     `matrix._substitute` says an adjustment's ``{ from = …, times = 0.85 }`` with it, which

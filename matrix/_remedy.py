@@ -272,15 +272,20 @@ def _space(plan: Plan, values: Mapping[str, object]) -> Tuple[Space, Dict[str, L
 def rule_atoms(matrix: Any) -> List[Node]:
     """The comparisons of the rules that are no gate, which resolve reads too (adjustments, a
     role's requirements, staged requirements), each a node of the space so that its constants
-    cut the paths it reads; those reading a role's runner (``role.ID``) left out, since no
-    config holds one. And each role's field but the base's compared with each runner id: a
+    cut the paths it reads, and the paths they read (those read as a truth value, ``b``, are in
+    no comparison); those reading a role's runner (``role.ID``) left out, since no config holds
+    one. And each role's field but the base's compared with each runner id: a
     candidate may ask another runner for that role (the base's field asks for the runner
     searched for: never changed)."""
     rules = [a.when for a in matrix.adjustments if a.when is not None]
     rules += [r.condition for runner in matrix.runners for r in runner.role_requires]
     rules += [r.condition for r in matrix.staged]
-    atoms: List[Node] = [part for rule in rules for part in walk(rule.node) if isinstance(part, (Compare, IsNone))
-                         and not any(isinstance(p, Path) and p.name.startswith(ROLE) for p in walk(part))]
+    # A path read as a truth value (``b``, ``not b``) is an atom too: it is in no comparison, and
+    # a role's requirement ``b or role.d == 'b'`` left b out of the space, so no remedy set it.
+    atoms: List[Node] = [part for rule in rules for part in walk(rule.node)
+                         if isinstance(part, (Compare, IsNone))
+                         and not any(isinstance(p, Path) and p.name.startswith(ROLE) for p in walk(part))
+                         or isinstance(part, Path) and not part.name.startswith(ROLE)]
     atoms += [Compare(Path(role.field), "==", Literal(runner.id)) for role in matrix.roles[1:]
               for runner in matrix.runners]
     return atoms

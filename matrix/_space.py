@@ -53,7 +53,7 @@ from packaging.version import Version
 from ._given import RESERVED as GIVEN_ROOT, plain
 from ._nodes import (And, Arith, Call, Compare, DerivedField, IsNone, ListLiteral, Literal, Mod, Node, Not,
                      Or, Path, walk)
-from ._operators import ARITHMETIC, BY_SPELLING, FUNCTIONS, integers, remainder, truthy
+from ._operators import ARITHMETIC, BY_SPELLING, FUNCTIONS, integers, nearest_float, remainder, truthy
 from ._substitute import conjoin, disjoin, negate
 from ._versions import parsed
 from .predicates import OPERATORS
@@ -981,10 +981,7 @@ def _step(kind: str, value: Number, up: bool, limit: Optional[Number]) -> Option
 
     if kind == "int":
         return whole if fits(whole) else None
-    try:
-        near = float(value)
-    except OverflowError:  # an int past the largest float: the infinity on its side
-        near = math.inf if value > 0 else -math.inf
+    near = nearest_float(value)  # an int past the largest float: the infinity on its side
     if (near <= value) if up else (near >= value):
         near = math.nextafter(near, math.inf if up else -math.inf)
     for candidate in (near, whole):

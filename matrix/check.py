@@ -1211,9 +1211,10 @@ def _totality(matrix: Matrix, v: Version, live: List[Feature], space: Space, cho
     # another set's (a feature with an order's condition stands for the order) holds only configs
     # that one explains already (a user trial: spilling, streaming and more than 8 workers was
     # said beside the order 'streaming' and more than 8 workers, and not acknowledged with it).
-    said = [frozenset(nodes[i] for i in key) for key in keys]
+    conditions = {g.id: g.when.node for g in live}  # as written (`nodes` are read on C: rewritten)
+    said = [frozenset(conditions[i] for i in key) for key in keys]
     minimal = [tuple(sorted(combo, key=lambda g: order[g.id])) for combo, key, held in zip(found, keys, said)
-               if not any(other < key or conditions < held for other, conditions in zip(keys, said))]
+               if not any(other < key or written < held for other, written in zip(keys, said))]
     avoid = {g.id: on_c(g.when.node) for g in (*live, *gone)}  # removed features above all
 
     def witness_of(gates: Sequence[Feature]) -> Dict[str, Any]:

@@ -1603,6 +1603,7 @@ def rejection(matrix: Matrix, config: Dict[str, Any], version: Optional[VersionL
 def _probes(*fields: Optional[Any]) -> List[object]:
     """Values of a field that one side may accept and the other refuse: every choice of either
     side, None, the booleans, each bound and its neighbours, each default."""
+    from ._operators import exact_float
     from .schema import NOTHING
 
     out: List[object] = []
@@ -1618,8 +1619,9 @@ def _probes(*fields: Optional[Any]) -> List[object]:
         elif field.type in ("int", "float"):
             for bound in (field.min, field.max):
                 if bound is not None:
-                    out += [type_(bound + step) for step in (-1, 0, 1)
-                            for type_ in ((int,) if field.type == "int" else (float,))]
+                    # A float field's as floats where they are exactly (its bound 2**53 + 1, an
+                    # int, and its neighbours stay ints: float() rounded them onto 2**53).
+                    out += [int(bound + step) if field.type == "int" else exact_float(bound + step) for step in (-1, 0, 1)]
         out.append(None)
         if field.default is not NOTHING and field.default is not None:
             out.append(field.default)

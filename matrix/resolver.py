@@ -243,6 +243,8 @@ class Resolution:
         (facts too): what a remedy search starts from. It changes only the paths the gates read;
         every other value (a role's field, a path only an adjustment or a role's requirement
         reads) stays as given, so that each candidate resolved is the user's config changed."""
+        from ._space import json_value
+
         plan: Plan = self._plan
         config = self._fields[6]
         schema, facts = plan.reading, self._fields[7]
@@ -271,7 +273,9 @@ class Resolution:
                     inner = holder[part] = {} if section is not False else None
                 holder = inner if isinstance(inner, dict) else None
             if holder is not None:
-                holder[path.rpartition(".")[2]] = _json_value(value)
+                # As the config holds it, not as JSON does: an infinite float stays a float
+                # (JSON's text of it, '-inf', is a str, which the float field refuses).
+                holder[path.rpartition(".")[2]] = json_value(value)
         return out
 
     def _in_role_refused(self, data: Dict[str, Any], roles: Tuple[Any, ...]) -> Resolution:

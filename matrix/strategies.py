@@ -31,7 +31,7 @@ except ImportError as error:  # an extra (`testing`): said, with the command tha
     raise ImportError(needs_hypothesis("matrix.strategies"), name=error.name) from error
 from ._given import PREFIX as GIVEN
 from ._nodes import And, Node, Not, Or, Path, walk
-from ._operators import COMPARISONS, comparisons_for
+from ._operators import COMPARISONS, comparisons_for, exact_float
 from ._space import Inconclusive, Space, compared_constants
 from ._steer_staged import staged_targets
 from ._versions import VersionLike, parsed, to_version
@@ -139,7 +139,7 @@ def _floats(low: Optional[float], high: Optional[float], allow_infinity: bool) -
             value = low + (low - value)  # reflected into the range
         elif high is not None and value > high:
             value = high - (value - high)
-        return float(value)
+        return exact_float(value)  # a bound 2**53 + 1 (an int) stays itself: float() rounds it out of range
 
     finite = st.tuples(_integers(), st.integers(-60, 20)).map(build)
     if not allow_infinity:

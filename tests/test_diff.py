@@ -586,7 +586,11 @@ def _whole(side, found, error):
     return {"refused": None if error is None else (type(error).__name__, said(words)),
             "kind": error.kind if isinstance(error, matrix.ResolutionError) else None,
             "runner": ids.get(resolution.runner, resolution.runner),
-            "warnings": tuple(sorted((w.kind, w.feature or "", ids.get(w.runner, w.runner) or "", said(w.message),
+            # An adjustment's words are config values (its message filled with them, or "set t
+            # from 'b' to 'a'"), never a runner's id: not renamed (a random run renamed the 'b'
+            # of t = 'b' on the old side only, and said the same warning differed).
+            "warnings": tuple(sorted((w.kind, w.feature or "", ids.get(w.runner, w.runner) or "",
+                                      w.message if w.kind == "adjusted" else said(w.message),
                                       w.level or "") for w in resolution.warnings)),
             "blockers": {ids[r]: tuple(sorted(g.name for g in gates)) for r, gates in resolution.unsupported.items()},
             "effective": (found.effective if found is not None else dict(resolution.effective)),
@@ -1049,6 +1053,46 @@ support = { a = "yes", b = "yes" }
 """
 _WARNED_RUNNERS = {"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}}
 
+# Runner b renamed bb (b its former id) where t's choices spell b too: an adjustment's warning
+# "a0: set t from 'b' to 'a'" (at t = 'b', a request refused by the removed g0) is the same on both
+# sides (a random run's reference renamed that 'b' on the old side only).
+_RENAMED = """[matrix]
+name = "small"
+version = "1.0"
+[config]
+"t" = { type = "str", choices = ["a", "b", "c"], default = "a" }
+[features.g0]
+name = "g0"
+when = "t == 'a'"
+support = { a = "yes", b = "yes" }
+deprecated = { since = "0.5", remove_in = "1.0", removed = true }
+applies = "asked"
+[adjustments.a0]
+name = "a0"
+when = "t != 'c'"
+set = { "t" = "a" }
+override = true
+"""
+_RENAMED_RUNNERS = {"a": {"name": "A", "priority": 3}, "b": {"name": "B", "priority": 2}}
+# The same for a free string s = 'b' (a random run said it of a request for a at the first such
+# config of the universe, i past the float range: the int was no part of it).
+_RENAMED_FREE = """[matrix]
+name = "small"
+version = "1.0"
+[config]
+"s" = { type = "str", default = "" }
+"i" = { type = "int", nullable = true }
+[features.g0]
+name = "g0"
+when = "s == 'a'"
+support = { a = "yes", b = "yes" }
+[adjustments.a1]
+name = "a1"
+when = "i < 9007199254740993"
+set = { "s" = "a" }
+override = true
+"""
+
 
 # Each example diffs two matrices over both config spaces and compares every whole resolution
 # (`_every_difference_is_said`): about 0.27 s of CPU on this machine, since `_whole` reads a
@@ -1069,6 +1113,12 @@ _WARNED_RUNNERS = {"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priori
                                                    'outright = false }\n[features.g1]')
           .replace('a = "yes", b = "yes" }\n# end', 'a = "opt-in", b = { status = "partial", note = "n" } }\n# end'),
           _WARNED_RUNNERS, ["t", "b"], None))
+@example((_RENAMED, _RENAMED_RUNNERS, _RENAMED.replace('b = "yes"', 'bb = "yes"'),
+          {"a": _RENAMED_RUNNERS["a"], "bb": {**_RENAMED_RUNNERS["b"], "aliases": [{"id": "b", "since": "0.5"}]}},
+          ["t"], None))
+@example((_RENAMED_FREE, _RENAMED_RUNNERS, _RENAMED_FREE.replace('b = "yes"', 'bb = "yes"'),
+          {"a": _RENAMED_RUNNERS["a"], "bb": {**_RENAMED_RUNNERS["b"], "aliases": [{"id": "b", "since": "0.5"}]}},
+          ["s", "i"], None))
 def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     text, runners, new_text, new_runners, names, overlay = case
     try:
@@ -2814,6 +2864,23 @@ _MODES = SMALL.replace('y = { type = "bool", default = false }\n',
                        'y = { type = "bool", default = false }\n'
                        'mode = { type = "str", default = "a", choices = ["a", "b", "c"] }\n'
                        'threads = { type = "int", default = 1, min = 1, max = 16 }\n')
+
+
+def test_a_float_field_s_bound_past_2_53_moved_by_one_is_found_exactly():
+    """A float field's max 2**53 + 1 (an int: a value of a float field, compared exactly) made
+    2**53: the probes were float(bound ± 1), which rounded 2**53 + 1 onto 2**53, so the value the
+    new side refuses was never tried and the diff said nothing."""
+    def side(top):
+        return matrix.loads(f'[matrix]\nname = "x"\nversion = "1.0"\n[config]\n'
+                            f'f = {{ type = "float", max = {top}, default = 0.0 }}\n'
+                            '[features.g]\nname = "g"\nwhen = "f > 1.0"\nsupport = { a = "yes" }\n',
+                            runners={"a": {"name": "A", "priority": 1}})
+
+    report = diff(side(2 ** 53 + 1), side(2 ** 53))
+    assert [(c.id, c.message, c.region, c.witness) for c in report.changes] == [
+        ("config-rejected", "Config 'f': a value that was accepted is now a config error (Config 'f' (read by feature "
+         "'g'): 9007199254740993 is more than the maximum 9007199254740992)",
+         "f > 9007199254740992 and f <= 9007199254740993", {"f": 9007199254740993})]
 
 
 def test_a_choice_or_bound_gone_from_config_is_breaking_and_one_added_is_behaviour():

@@ -1,5 +1,6 @@
 import dataclasses
 import logging
+import operator
 import pickle
 import threading
 
@@ -2807,6 +2808,48 @@ def test_a_remedy_never_asks_for_another_runner_through_an_adjustment_of_the_bas
         "HW does not support: three slices on HW\nTo use HW, change: set slices to a value from 1 to 2 or 4")
 
 
+def test_a_remedy_sets_a_field_that_only_a_role_s_requirement_reads_as_a_truth_value():
+    """Found by the remedy brute force with roles ("No remedy found for A within 3 changes" where
+    setting i and b served): a role's requirement reading a field bare (``fast``, no comparison)
+    left that field out of the space searched, so no remedy set it."""
+    text = ('[matrix]\nname = "enc"\nversion = "1.0"\n[config]\n'
+            'encoder = { type = "str", nullable = true, choices = ["hw", "sw"] }\n'
+            'decoder = { type = "str", nullable = true, choices = ["hw", "sw"] }\n'
+            'fast = { type = "bool", default = false }\n'
+            'slices = { type = "int", min = 1, max = 4, default = 1 }\n'
+            '[roles.encode]\nname = "Encoder"\nfield = "encoder"\n'
+            '[roles.decode]\nname = "Decoder"\nfield = "decoder"\nfollows = "encode"\n'
+            '[requirements.quick]\nname = "Quick"\nreason = "not quick"\n'
+            '[features.three]\nname = "three slices on HW"\nwhen = "slices == 3"\nsupport = { hw = "no", sw = "yes" }\n')
+    m = matrix.loads(text, runners={
+        "hw": {"name": "HW", "priority": 2,
+               "requires": {"quick": {"condition": "fast", "roles": ["decode"], "reason": "decodes slowly"}}},
+        "sw": {"name": "SW", "priority": 1}})
+    with pytest.raises(matrix.UnsupportedFeatureError) as error:
+        m.resolve({"encoder": "hw", "slices": 3})
+    assert str(error.value) == (
+        "HW does not support: three slices on HW\nTo use HW, change: set slices to a value from 1 to 2 or 4 and set "
+        "fast to True; or set slices to a value from 1 to 2 or 4 and set decoder to 'sw'")
+
+@pytest.mark.parametrize("gain", [float("-inf"), float("inf")])
+def test_a_remedy_search_keeps_an_infinite_float_of_the_config_as_given(gain):
+    """Found by the remedy brute force with roles (a float field at -inf that no rule reads): the
+    search started from the config as JSON holds it, -inf as the text '-inf', which the float
+    field refuses; reading the error's message raised "Config 'gain': Expected float, got str
+    '-inf'"."""
+    text = ('[matrix]\nname = "enc"\nversion = "1.0"\n[config]\n'
+            'encoder = { type = "str", nullable = true, choices = ["hw", "sw"] }\n'
+            'slices = { type = "int", min = 1, max = 4, default = 1 }\n'
+            'gain = { type = "float", nullable = true }\n'
+            '[roles.encode]\nname = "Encoder"\nfield = "encoder"\n'
+            '[features.three]\nname = "three slices on HW"\nwhen = "encoder == \'hw\' and slices == 3"\n'
+            'support = { hw = "no", sw = "yes" }\n')
+    m = matrix.loads(text, runners={"hw": {"name": "HW", "priority": 2}, "sw": {"name": "SW", "priority": 1}})
+    with pytest.raises(matrix.UnsupportedFeatureError) as error:
+        m.resolve({"encoder": "hw", "slices": 3, "gain": gain})
+    assert str(error.value) == (
+        "HW does not support: three slices on HW\nTo use HW, change: set slices to a value from 1 to 2 or 4")
+
 def _always_redirecting(order=None, message=True):
     """SGLang's A28 (docs/reference/file-format.md, a redirect that applies always): fa3 with an
     fp8_e5m2 KV cache becomes triton, asked for or chosen; triton refuses attention sinks."""
@@ -3127,3 +3170,26 @@ def test_a_matrix_with_a_redirect_at_a_stage_walks_its_steps_its_condition_compi
         "b", ["Chose 'a' automatically, redirected to 'b' at stage 'fallbacks': amx = False"])
     assert m.resolve({"amx": False}, runner="a").warnings[0].message == (
         "Asked for 'a', redirected to 'b' at stage 'fallbacks': amx = False")
+
+
+_HUGE = [-(10 ** 309), -2 ** 1025, 2 ** 53 + 1, 10 ** 16 + 1, 10 ** 309]
+
+
+@pytest.mark.parametrize("literal", ["1e+16", "9007199254740993", "9007199254740992.0", "1.7976931348623157e+308"])
+@pytest.mark.parametrize("op", ["<", "<=", ">", ">=", "==", "!="])
+def test_an_int_past_2_53_or_the_float_range_compares_with_a_number_exactly(op, literal):
+    """Python compares an int with a float exactly (never through float(), which rounds 2**53 + 1
+    and overflows past 1.8e308): so does resolve, and a remedy's
+    values, each of which serves."""
+    text = ('[matrix]\nname = "n"\nversion = "1.0"\n[config]\ni = { type = "int", nullable = true }\n'
+            f'[features.g]\nname = "g"\nwhen = "i {op} {literal}"\nsupport = {{ a = "no", b = "yes" }}\n')
+    m = matrix.loads(text, runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}})
+    number = float(literal) if "." in literal or "e" in literal else int(literal)
+    python = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq,
+              "!=": operator.ne}[op]
+    holds = [v for v in _HUGE if m.resolve({"i": v}).runner == "b"]
+    assert holds == [v for v in _HUGE if python(v, number)]
+    for value in holds:
+        remedy = m.resolve({"i": value}).remedy("a")
+        assert remedy.options and all(m.resolve({"i": v}).runner == "a" for o in remedy.options
+                                      for c in o.changes for v in c.values), (value, str(remedy))

@@ -449,3 +449,18 @@ def test_a_config_that_meets_a_node_configs_steers_toward_reaches_what_it_says(c
             continue
         config = _solved(m, node)
         assert outcome in _reached(m, config, None) | _reached(m, config, outcome[0]), (outcome, config)
+
+
+@settings(max_examples=20)
+@given(st.data())
+def test_values_of_a_float_field_whose_only_value_no_float_equals_draw_that_value(data):
+    """A float field with min = max = 2**53 + 1 (an int, compared exactly) holds that int only:
+    the strategy returned float(2**53 + 1), which rounds to 2**53, outside the field's range."""
+    from matrix.strategies import values
+
+    m = matrix.loads('[matrix]\nname = "x"\nversion = "1.0"\n[config]\n'
+                     'f = { type = "float", min = 9007199254740993, max = 9007199254740993, default = 9007199254740993 }\n'
+                     '[features.g]\nname = "g"\nwhen = "f > 1.0"\nsupport = { a = "yes" }\n',
+                     runners={"a": {"name": "A", "priority": 1}})
+    value = data.draw(values(m.schema.fields["f"]))
+    assert (type(value), value) == (int, 2 ** 53 + 1)
