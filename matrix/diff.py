@@ -21,7 +21,8 @@ be (a pair of rules whose configs change by other causes too gives a region per 
 change of automatic choice is said by that change (`Difference.also`) where every config it
 changes is one of that change's (else it is a finding of its own). A region's text is exact:
 every config it describes goes from the finding's ``old`` answer to its ``new`` one (findings are
-merged only where their witnesses answer alike); it reads the config as given.
+merged only where their witnesses answer alike); it reads the config as given, said with as few
+conditions as those configs need (`matrix._simplify`).
 
 What is not compared (yet), each said by a line of ``undecided`` where the sides do not decide
 alike and either has what produces it (`_unread`): the answer for a config that one side's ``[config]`` rejects
@@ -69,7 +70,7 @@ import attrs
 from . import _diff, _messages
 from . import predicates as _predicates
 from ._versions import VersionLike
-from .errors import ConfigError, RemovedFeatureError, ResolutionError
+from .errors import ConfigError, PredicateError, RemovedFeatureError, ResolutionError
 from ._nodes import Literal as _Literal, Path, walk
 from .schema import Feature, Matrix
 
@@ -270,7 +271,7 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
     changes.warnings(runners)
     changes.config()
     changes.cosmetic()
-    return DiffReport(_sorted(_set_required(_folded(changes), _diff.required_fields(plans[0]) &
+    return DiffReport(_sorted(_set_required(_readable(_folded(changes)), _diff.required_fields(plans[0]) &
                                             _diff.required_fields(plans[1]), search.space.schema)),
                       str(sides[0].version), str(sides[1].version),
                       tuple(dict.fromkeys(search.undecided)) + tuple(changes.unreproduced)
@@ -318,6 +319,49 @@ def _folded(changes: _Changes) -> List[Difference]:
         out[into] = attrs.evolve(target, message=message, also=(*target.also, one.id))
         del out[index]
     return list(out.values())
+
+
+def _readable(changes: List[Difference]) -> List[Difference]:
+    """Each region said with as few conditions as the same configs need (`matrix._simplify`: a
+    user trial's three edits read ``x and not (x and not y)``): before `_set_required`, which reads
+    the text that is said."""
+    return [attrs.evolve(c, region=_simplified(c.region)) for c in changes]
+
+
+def _simplified(region: str) -> str:
+    """The text of a region, shorter where `matrix._simplify` finds it can be (as it is where not)."""
+    from ._simplify import FALSE, TRUE, simplified
+
+    if region in ("every config", "no config") or " set to any value" in region:
+        return region
+    try:
+        node = region_predicate(region).node
+    except PredicateError:
+        return region
+    shorter = simplified(node)
+    if shorter == node or shorter == FALSE:
+        return region
+    if shorter == TRUE:
+        return "every config"
+    unset = {_diff.unset_path(m.group(1)): m.group(1) for m in _UNSET_TEXT.finditer(region)}
+    return _said(shorter, unset)
+
+
+def _said(node: Any, unset: Mapping[str, str]) -> str:
+    """*node*'s text, each path that says a field is left out said ``PATH is unset``."""
+    from ._nodes import And, Not, Or, Path
+
+    if isinstance(node, (And, Or)):
+        parts = [_said(o, unset) for o in node.operands]
+        joiner = " and " if isinstance(node, And) else " or "
+        return joiner.join(f"({t})" if isinstance(o, (Or, And)) and not isinstance(o, type(node)) else t
+                           for o, t in zip(node.operands, parts))
+    if isinstance(node, Not):
+        inner = _said(node.operand, unset)
+        return f"not ({inner})" if " " in inner else f"not {inner}"
+    if isinstance(node, Path) and node.name in unset:
+        return f"{unset[node.name]} is unset"
+    return str(node)
 
 
 def _set_required(changes: List[Difference], required: Set[str], schema: Any) -> List[Difference]:
