@@ -18,7 +18,6 @@ answer to its new one, and every config whose answer differs is in a region).
 
 from __future__ import annotations
 
-import itertools
 from typing import Dict, FrozenSet, List, Tuple, Type, Union
 
 from ._nodes import And, Compare, IsNone, Literal, Node, Not, Or
@@ -101,7 +100,8 @@ def _nots(node: Node) -> int:
 
 
 def _literal(node: Node) -> bool:
-    return not isinstance(node, (And, Or))
+    """Whether *node* is a test, or a test negated (``not (a and b)`` is not)."""
+    return not isinstance(_atom(node)[0], (And, Or))
 
 
 def _operands(node: Node, kind: Type[Union[And, Or]]) -> Tuple[Node, ...]:
@@ -117,58 +117,66 @@ def _junction(kind: Type[Union[And, Or]], operands: Tuple[Node, ...], known: Dic
     # And: TRUE is said by nothing, FALSE decides; Or: the other way round.
     unit, decides = (TRUE, FALSE) if kind is And else (FALSE, TRUE)
     other = Or if kind is And else And
+    facts = dict(known)
+    said: List[Tuple[float, Node]] = []  # the operands said outright (tests), with their places
+    rest: Dict[Node, float] = {}  # the others, each once, with its place
     # Each operand with its place, so that the text keeps the order it was written in.
     pending: List[Tuple[float, Node]] = [(float(i), n) for i, n in enumerate(operands)]
-    done: List[Tuple[float, Node]] = []
-    facts = dict(known)
     while pending:
-        place, node = pending.pop(0)
-        node = _simplify(node, facts)
-        if node == decides:
-            return decides
-        if node == unit or any(node == n for _, n in done):
-            continue
-        if isinstance(node, kind):
-            pending[:0] = [(place + (i + 1) / (len(node.operands) + 1) / 1e3, n) for i, n in enumerate(node.operands)]
-            continue
-        if _literal(node):
-            atom, holds = _atom(node)
-            # Said outright, it decides the others: in ``and`` it holds there, in ``or`` not.
-            fact = holds if kind is And else not holds
-            if facts.get(atom, fact) != fact:
+        learnt = False
+        while pending:
+            place, node = pending.pop()
+            node = _simplify(node, facts)
+            if node == decides:
                 return decides  # ``x and not x``, ``x or not x``
-            if atom not in facts:
-                facts[atom] = fact
-                # The operands read before it are read again knowing it.
-                pending = [d for d in done if not _literal(d[1])] + pending
-                done = [d for d in done if _literal(d[1])]
-        done.append((place, node))
-    done.sort(key=lambda d: d[0])
-    nodes = [n for _, n in done]
-    # Resolution: ``(a and b) or (a and not b)`` is ``a``, ``(x or y) and (not x or y)`` is ``y``.
-    for i, j in itertools.combinations(range(len(nodes)), 2):
-        mine, theirs = _members(nodes[i], other), _members(nodes[j], other)
-        if len(mine) != len(theirs) or len(mine ^ theirs) != 2:
-            continue
-        (one,), (two,) = mine - theirs, theirs - mine
-        if _atom(one)[0] == _atom(two)[0]:  # the same test, once as it is and once negated
-            common = [m for m in _operands(nodes[i], other) if m in theirs]
+            if node == unit:
+                continue  # said already, or decided by the context
+            if isinstance(node, kind):
+                pending += [(place + (i + 1) / (len(node.operands) + 1) / 1e3, n) for i, n in enumerate(node.operands)]
+            elif _literal(node):
+                # Said outright, it decides the others: in ``and`` it holds there, in ``or`` not.
+                atom, holds = _atom(node)
+                facts[atom] = holds if kind is And else not holds
+                said.append((place, node))
+                learnt = True
+            elif node not in rest:
+                rest[node] = place
+        if learnt:  # the others read again, knowing it (one pass per round: rounds are few)
+            pending, rest = [(p, n) for n, p in rest.items()], {}
+    compound = sorted(((p, n) for n, p in rest.items()), key=lambda d: d[0])
+    nodes = [n for _, n in compound]
+    sets = [_members(n, other) for n in nodes]
+    # Resolution: ``(a and b) or (a and not b)`` is ``a``, ``(x or y) and (not x or y)`` is ``y``:
+    # two operands alike but for one test, once as it is and once negated (found by what is left
+    # of each without one of its tests).
+    seen: Dict[Tuple[FrozenSet[Node], Node], Tuple[int, bool]] = {}
+    for j, members in enumerate(sets):
+        for member in members:
+            atom, holds = _atom(member)
+            key = (members - {member}, atom)
+            found = seen.setdefault(key, (j, holds))
+            if found[1] == holds:
+                continue
+            i = found[0]
+            common = [m for m in _operands(nodes[i], other) if m in key[0]]
             merged = (FALSE if other is Or else TRUE) if not common else common[0] if len(common) == 1 \
                 else other(tuple(common))
-            return _simplify(kind((*nodes[:i], merged, *nodes[i + 1:j], *nodes[j + 1:])), known)
-    # Absorption: an operand whose members hold another's whole (``a or (a and b)``).
-    sets = [_members(n, other) for n in nodes]
-    kept = [n for i, n in enumerate(nodes)
-            if not any(j != i and sets[j] < sets[i] or j < i and sets[j] == sets[i] for j in range(len(nodes)))]
+            ordered = sorted([*said, *(d for k, d in enumerate(compound) if k not in (i, j)), (compound[i][0], merged)],
+                             key=lambda d: d[0])
+            return _simplify(kind(tuple(n for _, n in ordered)), known)
+    # Absorption: an operand whose members hold another's whole (``a or (a and b)``; one said
+    # outright decided the others already).
+    kept = [d for i, d in enumerate(compound) if not any(sets[k] < sets[i] for k in range(len(nodes)))]
+    kept = sorted([*said, *kept], key=lambda d: d[0])
     if kind is Or and len(kept) > 1:
-        shared = frozenset.intersection(*(_members(n, And) for n in kept))
+        shared = frozenset.intersection(*(_members(n, And) for _, n in kept))
         if shared:  # said once: ``(a and b) or (a and c)`` is ``a and (b or c)``
-            first = [m for m in _operands(kept[0], And) if m in shared]
-            rests = [_conjunction([m for m in _operands(n, And) if m not in shared]) for n in kept]
+            first = [m for m in _operands(kept[0][1], And) if m in shared]
+            rests = [_conjunction([m for m in _operands(n, And) if m not in shared]) for _, n in kept]
             return _simplify(And((*first, Or(tuple(rests)))), known)
     if not kept:
         return unit
-    return kept[0] if len(kept) == 1 else kind(tuple(kept))
+    return kept[0][1] if len(kept) == 1 else kind(tuple(n for _, n in kept))
 
 
 def _conjunction(nodes: List[Node]) -> Node:

@@ -92,7 +92,8 @@ CHANGES: Dict[str, Tuple[Level, str]] = {
     "request-refused": ("breaking", "a runner that served a request for it now refuses it"),
     "removed-without-deprecation": ("breaking", "configs are refused for a feature removed without a deprecation period"),
     "removed-early": ("breaking", "configs are refused for a feature removed before its announced remove_in"),
-    "config-rejected": ("breaking", "a [config] value that was accepted is now a config error (a field, choice, bound or default gone)"),
+    "config-rejected": ("breaking", "a [config] value that was accepted is now a config error (a choice, bound or default gone)"),
+    "config-field-removed": ("breaking", "a [config] field is no longer declared: resolve() ignores a value given for it, resolve(strict=True) and matrix resolve refuse it"),
     "refusal-kind-changed": ("breaking", "a refusal raises another exception kind (a requirement's kind): a host's callers catch the kind they know"),
     "removed": ("behaviour", "configs are refused for a feature removed at or after its announced remove_in"),
     "removal-lifted": ("behaviour", "configs refused for a removed feature are resolved again"),
@@ -118,6 +119,7 @@ CHANGES: Dict[str, Tuple[Level, str]] = {
     "preference-notice-added": ("behaviour", "automatic choice, choosing the same runner, says it passed over a feature's preference"),
     "preference-notice-lifted": ("behaviour", "automatic choice, choosing the same runner, no longer passes over a feature's preference"),
     "config-accepted": ("behaviour", "a [config] value that was a config error is now accepted"),
+    "config-field-added": ("behaviour", "a [config] field is now declared: a value given for it is read (resolve() ignored it, resolve(strict=True) and matrix resolve refused it)"),
     "config-default-changed": ("behaviour", "configs that leave a [config] field unset read another default"),
     "adjustment-added": ("behaviour", "configs have other effective values: an adjustment was added"),
     "adjustment-removed": ("behaviour", "configs have other effective values: an adjustment was removed"),
@@ -952,11 +954,18 @@ class _Changes:
                 region = _config_region(path, a, b, [v for v, _ in values], change_id == "config-rejected")
                 old_text, new_text = ("accepted", _CONFIG_ERROR) if change_id == "config-rejected" else \
                     (_CONFIG_ERROR, "accepted")
-                self.out.append(Difference(
-                    change_id, CHANGES[change_id][0], _messages.diff_config_value(path, change_id == "config-rejected",
-                                                                                  error),
-                    region, _with(base, path, value), old_text, new_text,
-                    entries=(_located(side, ("config", path)),)))
+                message = _messages.diff_config_value(path, change_id == "config-rejected", error)
+                if (b if change_id == "config-rejected" else a) is None:
+                    # Refused where the field is not declared: `resolve()` ignores a key [config]
+                    # does not declare (strict=False, its default), `resolve(strict=True)` and
+                    # `matrix resolve` refuse it (a user trial: "now a config error" was untrue of
+                    # the first). A value the declaring side refuses (None, not nullable) is one.
+                    change_id = "config-field-removed" if b is None else "config-field-added"
+                    old_text, new_text = ("declared", _NOT_DECLARED) if b is None else (_NOT_DECLARED, "declared")
+                    message = _messages.diff_config_field(path, removed=b is None)
+                self.out.append(Difference(change_id, CHANGES[change_id][0], message, region,
+                                           _with(base, path, value), old_text, new_text,
+                                           entries=(_located(side, ("config", path)),)))
             if a is not None and b is not None and (a.default is NOTHING) != (b.default is NOTHING):
                 # A default gone (the field now required) or given: a config that leaves it out is
                 # refused on one side only.
@@ -1614,6 +1623,8 @@ class _Changes:
 
 
 _CONFIG_ERROR = "a config error"
+#: A field's side of a ``config-field-*`` change where the field is not declared.
+_NOT_DECLARED = "not declared (ignored; refused when strict)"
 _NOT_WARNED = _messages.diff_said_value(None, None)
 #: The kinds of question of a warning a config is served with (`matrix._diff_warnings`), and the
 #: kind of `ResolutionWarning` each reads.
@@ -2011,7 +2022,8 @@ def _config_reproduces(change: Difference, old: Matrix, new: Matrix, config: Dic
     if (table is _UNSET) != change.region.endswith(" is unset"):  # a default gone or given: left out
         return False
     sides = [_At(m, _plan(m, v).version) for m, v in ((old, old_version), (new, new_version))]
-    seen = ["accepted" if rejection(side.matrix, config, side.version) is None else _CONFIG_ERROR for side in sides]
+    said = ("declared", _NOT_DECLARED) if change.id.startswith("config-field-") else ("accepted", _CONFIG_ERROR)
+    seen = [said[0] if rejection(side.matrix, config, side.version) is None else said[1] for side in sides]
     return seen == [change.old, change.new]
 
 

@@ -482,7 +482,8 @@ def _config_findings_agree(report, old, new, sides):
             said.setdefault((change.id, path), []).append(change)
             if change.id != "config-default-changed":
                 seen = [observe(s, change.witness, "automatic").startswith("a config error") for s in sides]
-                assert seen == ([False, True] if change.id == "config-rejected" else [True, False]), change
+                assert seen == ([False, True] if change.id in ("config-rejected", "config-field-removed")
+                                else [True, False]), change
     # A default gone or given (the field required on one side only): a config that leaves it out
     # (and sets the rest) is refused on that side alone.
     for path in old.schema.fields.keys() & new.schema.fields.keys():
@@ -1462,6 +1463,37 @@ def test_bad_levels_and_broken_files_exit_2_never_1(folder):
     (folder / "new.toml").write_text(SMALL.replace('when = "y"', 'when = "y and"'))
     status, out, err = _run("diff", "old.toml", "new.toml")
     assert (status, out, err.splitlines()[0]) == (2, "", "matrix: error: new.toml: 1 problem")
+
+
+def test_an_accept_entry_that_names_no_gate_or_an_unknown_key_is_a_usage_error(folder):
+    """A user trial: an accept entry naming a misspelt feature accepted nothing and said nothing,
+    so CI failed on the break it meant to accept, with no word of why."""
+    where = f"{folder / 'pyproject.toml'}: [tool.matrix.diff]"
+    for entry, message in (
+            ('{ id = "served-refused", features = ["fyy"], reason = "r" }',
+             "the accept entry of 'served-refused' names 'fyy', no feature, gate or adjustment of either matrix, "
+             "did you mean 'fy'"),
+            # No near name: no "did you mean".
+            ('{ id = "served-refused", features = ["a:candidat"], reason = "r" }',
+             "the accept entry of 'served-refused' names 'a:candidat', no feature, gate or adjustment of either "
+             "matrix"),
+            ('{ id = "served-refused", feature = ["fy"], reason = "r" }',
+             "unknown key 'feature' in the accept entry of 'served-refused', did you mean 'features'"),
+            ('{ id = "served-refused", features = "fy", reason = "r" }',
+             "each accept entry is { id = ID, features = [GATE, …], reason = \"…\" }, not {'id': 'served-refused', "
+             "'features': 'fy', 'reason': 'r'}"),
+            ('{ id = "served-refsed", reason = "r" }',
+             "unknown change id 'served-refsed', did you mean 'served-refused'")):
+        (folder / "pyproject.toml").write_text(f"[tool.matrix.diff]\naccept = [{entry}]\n")
+        assert _run("diff", "old.toml", "new.toml") == (2, "", f"matrix: error: {where}: {message}\n"), entry
+    # A gate only the old side has is one a change may name (a feature removed).
+    (folder / "pyproject.toml").write_text('[tool.matrix.diff]\naccept = [{ id = "served-refused", features = '
+                                           '["fy"], reason = "r" }]\n')
+    (folder / "gone.toml").write_text(FLIPPED.replace("fy", "fz"))
+    status, out, _ = _run("diff", "old.toml", "gone.toml")
+    assert (status, [line for line in out.splitlines() if line.startswith("breaking")]) == (1, [
+        "breaking[served-refused]: Automatic choice: A → refused (accepted: r)",
+        "breaking[request-refused]: Asking for A: A → refused"])
 
 
 def test_markdown_is_one_line_without_changes_and_a_table_with_them(folder):
@@ -2859,7 +2891,24 @@ def test_a_field_gone_is_breaking_at_its_old_line_and_a_default_changed_is_compa
     gone = matrix.loads(_MODES.replace('threads = { type = "int", default = 1, min = 1, max = 16 }\n', ""),
                         runners=RUNNERS)
     assert [(c.id, c.region, c.witness, [str(e) for e in c.entries]) for c in diff(old, gone).changes] == [
-        ("config-rejected", "threads set to any value", {"threads": 1}, ["<string>:8 (old: $.config.threads)"])]
+        ("config-field-removed", "threads set to any value", {"threads": 1}, ["<string>:8 (old: $.config.threads)"])]
+    # A user trial: it said "now a config error", untrue of resolve() as a library calls it (strict=False,
+    # its default, ignores a key [config] does not declare); strict and `matrix resolve` refuse it.
+    [removed] = diff(old, gone).changes
+    assert (removed.level, removed.message, removed.old, removed.new) == (
+        "breaking", "Config 'threads': no longer declared: resolve() ignores a value given for it; "
+                    "resolve(strict=True) and matrix resolve refuse it",
+        "declared", "not declared (ignored; refused when strict)")
+    assert gone.resolve({"threads": 9}).runner == "a"
+    with pytest.raises(matrix.ConfigError) as refused:
+        gone.resolve({"threads": 9}, strict=True)
+    assert refused.exconly() == "matrix.errors.ConfigError: Config 'threads': Not declared in the schema"
+    assert matrix.diff.reproduces(removed, old, gone, {"threads": 9})
+    [added] = diff(gone, old).changes
+    assert (added.id, added.level, added.message, added.old, added.new) == (
+        "config-field-added", "behaviour", "Config 'threads': now declared: a value given for it is read (resolve() "
+                                           "ignored it; resolve(strict=True) and matrix resolve refused it)",
+        "not declared (ignored; refused when strict)", "declared")
     flipped = matrix.loads(_MODES.replace('x = { type = "bool", default = false }', 'x = { type = "bool", default = true }'),
                            runners=RUNNERS)
     report = diff(old, flipped)
