@@ -50,6 +50,7 @@ def add_parser(commands: Any, stdout: IO[str]) -> None:
 def run(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
     old, new = _sides(options, stderr)
     settings = _settings(os.getcwd())
+    _accepted_gates(settings, (old[0], options.from_version), (new[0], options.to_version))
     levels = dict(settings.levels)
     for assignment in options.level:
         change_id, _, level = assignment.partition("=")
@@ -125,6 +126,7 @@ class _Settings:
         self.levels: Dict[str, Level] = {}
         self.fail_on: Level = "breaking"
         self.accept: List[Accepted] = []
+        self.where = ""  # the table's file, as messages name it
 
 
 def _level(change_id: Optional[str], level: str, where: str) -> Level:
@@ -158,7 +160,7 @@ def _settings(folder: str) -> _Settings:
             return settings  # not ours to report
     if table is None:
         return settings
-    where = f"{path}: [tool.matrix.diff]"
+    where = settings.where = f"{path}: [tool.matrix.diff]"
     unknown = sorted(set(table) - {"levels", "fail-on", "accept"})
     if unknown:
         raise UsageError(f"{where}: unknown key {unknown[0]!r}"
@@ -168,12 +170,35 @@ def _settings(folder: str) -> _Settings:
     if "fail-on" in table:
         settings.fail_on = _level(None, table["fail-on"], f"{where} fail-on")  # it named a change id (a user trial)
     for entry in table.get("accept", []):
-        if not isinstance(entry, dict) or not isinstance(entry.get("reason"), str) or "id" not in entry:
+        features = entry.get("features", []) if isinstance(entry, dict) else None
+        if not isinstance(entry, dict) or not isinstance(entry.get("reason"), str) or "id" not in entry \
+                or not isinstance(features, list) or not all(isinstance(f, str) for f in features):
             raise UsageError(f"{where}: each accept entry is {{ id = ID, features = [GATE, …], reason = \"…\" }}, "
                              f"not {entry!r}")
+        extra = sorted(set(entry) - set(_ACCEPT_KEYS))
+        if extra:  # a key not read would accept more than it says (a user trial: a misspelt name was ignored)
+            raise UsageError(f"{where}: unknown key {extra[0]!r} in the accept entry of {entry['id']!r}"
+                             f"{_messages.did_you_mean(extra[0], _ACCEPT_KEYS)}")
         _level(entry["id"], "breaking", where)
         settings.accept.append(Accepted(entry["id"], entry["reason"], tuple(entry.get("features", ()))))
     return settings
+
+
+#: The keys of an accept entry.
+_ACCEPT_KEYS = ("features", "id", "reason")
+
+
+def _accepted_gates(settings: _Settings, *sides: Tuple[Matrix, Optional[str]]) -> None:
+    """Each gate an accept entry names is one of either side at its version (a feature, a gate of
+    a runner's requirement, candidacy or redirect, an order, an adjustment), else `UsageError`: a
+    misspelt one would accept nothing, and the report would not say why (a user trial)."""
+    known = sorted({g.id for matrix, version in sides for g in matrix.gates_at(version)}
+                   | {a.id for matrix, version in sides for a in matrix.adjustments_at(version)})
+    for entry in settings.accept:
+        for gate in entry.features:
+            if gate not in known:
+                raise UsageError(f"{settings.where}: the accept entry of {entry.id!r} names {gate!r}, no feature, "
+                                 f"gate or adjustment of either matrix{_messages.did_you_mean(gate, known)}")
 
 
 # --- outputs ----------------------------------------------------------------------------------

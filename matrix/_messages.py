@@ -1845,6 +1845,16 @@ def diff_config_value(path: str, rejected: bool, error: str) -> str:
     return f"Config {path!r}: a value that was a config error is now accepted (it was: {error})"
 
 
+def diff_config_field(path: str, removed: bool) -> str:
+    """A config-field-removed or config-field-added change (`matrix.diff`): what each mode of
+    `resolve` does with a value given for a field only one side declares."""
+    if removed:
+        return (f"Config {path!r}: no longer declared: resolve() ignores a value given for it; "
+                f"resolve(strict=True) and matrix resolve refuse it")
+    return (f"Config {path!r}: now declared: a value given for it is read (resolve() ignored it; "
+            f"resolve(strict=True) and matrix resolve refused it)")
+
+
 def diff_config_default(path: str, before: object, after: object) -> str:
     return f"Config {path!r}: default {before!r} → {after!r} (configs that leave it unset read the new one)"
 

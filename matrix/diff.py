@@ -21,7 +21,8 @@ be (a pair of rules whose configs change by other causes too gives a region per 
 change of automatic choice is said by that change (`Difference.also`) where every config it
 changes is one of that change's (else it is a finding of its own). A region's text is exact:
 every config it describes goes from the finding's ``old`` answer to its ``new`` one (findings are
-merged only where their witnesses answer alike); it reads the config as given.
+merged only where their witnesses answer alike); it reads the config as given, said with as few
+conditions as those configs need (`matrix._simplify`).
 
 What is not compared (yet), each said by a line of ``undecided`` where the sides do not decide
 alike and either has what produces it (`_unread`): the answer for a config that one side's ``[config]`` rejects
@@ -69,7 +70,7 @@ import attrs
 from . import _diff, _messages
 from . import predicates as _predicates
 from ._versions import VersionLike
-from .errors import ConfigError, RemovedFeatureError, ResolutionError
+from .errors import ConfigError, PredicateError, RemovedFeatureError, ResolutionError
 from ._nodes import Literal as _Literal, Path, walk
 from .schema import Feature, Matrix
 
@@ -91,7 +92,8 @@ CHANGES: Dict[str, Tuple[Level, str]] = {
     "request-refused": ("breaking", "a runner that served a request for it now refuses it"),
     "removed-without-deprecation": ("breaking", "configs are refused for a feature removed without a deprecation period"),
     "removed-early": ("breaking", "configs are refused for a feature removed before its announced remove_in"),
-    "config-rejected": ("breaking", "a [config] value that was accepted is now a config error (a field, choice, bound or default gone)"),
+    "config-rejected": ("breaking", "a [config] value that was accepted is now a config error (a choice, bound or default gone)"),
+    "config-field-removed": ("breaking", "a [config] field is no longer declared: resolve() ignores a value given for it, resolve(strict=True) and matrix resolve refuse it"),
     "refusal-kind-changed": ("breaking", "a refusal raises another exception kind (a requirement's kind): a host's callers catch the kind they know"),
     "removed": ("behaviour", "configs are refused for a feature removed at or after its announced remove_in"),
     "removal-lifted": ("behaviour", "configs refused for a removed feature are resolved again"),
@@ -117,6 +119,7 @@ CHANGES: Dict[str, Tuple[Level, str]] = {
     "preference-notice-added": ("behaviour", "automatic choice, choosing the same runner, says it passed over a feature's preference"),
     "preference-notice-lifted": ("behaviour", "automatic choice, choosing the same runner, no longer passes over a feature's preference"),
     "config-accepted": ("behaviour", "a [config] value that was a config error is now accepted"),
+    "config-field-added": ("behaviour", "a [config] field is now declared: a value given for it is read (resolve() ignored it, resolve(strict=True) and matrix resolve refused it)"),
     "config-default-changed": ("behaviour", "configs that leave a [config] field unset read another default"),
     "adjustment-added": ("behaviour", "configs have other effective values: an adjustment was added"),
     "adjustment-removed": ("behaviour", "configs have other effective values: an adjustment was removed"),
@@ -271,7 +274,7 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
     changes.warnings(runners)
     changes.config()
     changes.cosmetic()
-    return DiffReport(_sorted(_set_required(_folded(changes), _diff.required_fields(plans[0]) &
+    return DiffReport(_sorted(_set_required(_readable(_folded(changes)), _diff.required_fields(plans[0]) &
                                             _diff.required_fields(plans[1]), search.space.schema)),
                       str(sides[0].version), str(sides[1].version),
                       tuple(dict.fromkeys(search.undecided)) + tuple(changes.unreproduced)
@@ -319,6 +322,49 @@ def _folded(changes: _Changes) -> List[Difference]:
         out[into] = attrs.evolve(target, message=message, also=(*target.also, one.id))
         del out[index]
     return list(out.values())
+
+
+def _readable(changes: List[Difference]) -> List[Difference]:
+    """Each region said with as few conditions as the same configs need (`matrix._simplify`: a
+    user trial's three edits read ``x and not (x and not y)``): before `_set_required`, which reads
+    the text that is said."""
+    return [attrs.evolve(c, region=_simplified(c.region)) for c in changes]
+
+
+def _simplified(region: str) -> str:
+    """The text of a region, shorter where `matrix._simplify` finds it can be (as it is where not)."""
+    from ._simplify import FALSE, TRUE, simplified
+
+    if region in ("every config", "no config") or " set to any value" in region:
+        return region
+    try:
+        node = region_predicate(region).node
+    except PredicateError:
+        return region
+    shorter = simplified(node)
+    if shorter == node or shorter == FALSE:
+        return region
+    if shorter == TRUE:
+        return "every config"
+    unset = {_diff.unset_path(m.group(1)): m.group(1) for m in _UNSET_TEXT.finditer(region)}
+    return _said(shorter, unset)
+
+
+def _said(node: Any, unset: Mapping[str, str]) -> str:
+    """*node*'s text, each path that says a field is left out said ``PATH is unset``."""
+    from ._nodes import And, Not, Or, Path
+
+    if isinstance(node, (And, Or)):
+        parts = [_said(o, unset) for o in node.operands]
+        joiner = " and " if isinstance(node, And) else " or "
+        return joiner.join(f"({t})" if isinstance(o, (Or, And)) and not isinstance(o, type(node)) else t
+                           for o, t in zip(node.operands, parts))
+    if isinstance(node, Not):
+        inner = _said(node.operand, unset)
+        return f"not ({inner})" if " " in inner else f"not {inner}"
+    if isinstance(node, Path) and node.name in unset:
+        return f"{unset[node.name]} is unset"
+    return str(node)
 
 
 def _set_required(changes: List[Difference], required: Set[str], schema: Any) -> List[Difference]:
@@ -909,11 +955,18 @@ class _Changes:
                 region = _config_region(path, a, b, [v for v, _ in values], change_id == "config-rejected")
                 old_text, new_text = ("accepted", _CONFIG_ERROR) if change_id == "config-rejected" else \
                     (_CONFIG_ERROR, "accepted")
-                self.out.append(Difference(
-                    change_id, CHANGES[change_id][0], _messages.diff_config_value(path, change_id == "config-rejected",
-                                                                                  error),
-                    region, _with(base, path, value), old_text, new_text,
-                    entries=(_located(side, ("config", path)),)))
+                message = _messages.diff_config_value(path, change_id == "config-rejected", error)
+                if (b if change_id == "config-rejected" else a) is None:
+                    # Refused where the field is not declared: `resolve()` ignores a key [config]
+                    # does not declare (strict=False, its default), `resolve(strict=True)` and
+                    # `matrix resolve` refuse it (a user trial: "now a config error" was untrue of
+                    # the first). A value the declaring side refuses (None, not nullable) is one.
+                    change_id = "config-field-removed" if b is None else "config-field-added"
+                    old_text, new_text = ("declared", _NOT_DECLARED) if b is None else (_NOT_DECLARED, "declared")
+                    message = _messages.diff_config_field(path, removed=b is None)
+                self.out.append(Difference(change_id, CHANGES[change_id][0], message, region,
+                                           _with(base, path, value), old_text, new_text,
+                                           entries=(_located(side, ("config", path)),)))
             if a is not None and b is not None and (a.default is NOTHING) != (b.default is NOTHING):
                 # A default gone (the field now required) or given: a config that leaves it out is
                 # refused on one side only.
@@ -1571,6 +1624,8 @@ class _Changes:
 
 
 _CONFIG_ERROR = "a config error"
+#: A field's side of a ``config-field-*`` change where the field is not declared.
+_NOT_DECLARED = "not declared (ignored; refused when strict)"
 _NOT_WARNED = _messages.diff_said_value(None, None)
 #: The kinds of question of a warning a config is served with (`matrix._diff_warnings`), and the
 #: kind of `ResolutionWarning` each reads.
@@ -1970,7 +2025,8 @@ def _config_reproduces(change: Difference, old: Matrix, new: Matrix, config: Dic
     if (table is _UNSET) != change.region.endswith(" is unset"):  # a default gone or given: left out
         return False
     sides = [_At(m, _plan(m, v).version) for m, v in ((old, old_version), (new, new_version))]
-    seen = ["accepted" if rejection(side.matrix, config, side.version) is None else _CONFIG_ERROR for side in sides]
+    said = ("declared", _NOT_DECLARED) if change.id.startswith("config-field-") else ("accepted", _CONFIG_ERROR)
+    seen = [said[0] if rejection(side.matrix, config, side.version) is None else said[1] for side in sides]
     return seen == [change.old, change.new]
 
 

@@ -1,0 +1,183 @@
+"""A condition said shorter, for reading: the same configs, fewer words (``matrix diff``'s regions).
+
+The rules are those of two-valued logic, each condition that is not ``and``, ``or`` or ``not``
+an atom: ``x and not (x and not y)`` is ``x and y`` whatever ``x`` and ``y`` are. A negated test
+is said as the operator that negates it (``not a == 'b'`` as ``a != 'b'``, ``not x is None`` as
+``x is not None``, ``not s in [...]`` as ``s not in [...]``): `matrix._operators` defines each of
+those as the other's negation, None included (``not x < 1`` is not ``x >= 1``: a comparison
+with None is False both ways, so it stays).
+
+- A conjunct (a disjunct) said outright decides the others: ``x and (x or y)`` is ``x``,
+  ``x or (not x and y)`` is ``x or y``; ``x and not x`` holds for no config.
+- Absorption: ``(a and b) or (a and b and c)`` is ``a and b``.
+- Common conjuncts of every disjunct are said once: ``(a and b) or (a and not b)`` is ``a``.
+
+Held by the brute force of ``matrix diff`` (every config of a region goes from its finding's old
+answer to its new one, and every config whose answer differs is in a region).
+"""
+
+from __future__ import annotations
+
+from typing import Dict, FrozenSet, List, Tuple, Type, Union
+
+from ._nodes import And, Compare, IsNone, Literal, Node, Not, Or
+
+TRUE, FALSE = Literal(True), Literal(False)
+
+#: A test and the one that is its negation (`matrix._operators`: ``negates``).
+_NEGATED = {"==": "!=", "!=": "==", "in": "not in", "not in": "in"}
+
+#: Rounds of the whole tree: each round can only shorten it, so it stops soon.
+_ROUNDS = 8
+
+
+def simplified(node: Node) -> Node:
+    """*node* said with fewer conditions, holding for exactly the same configs."""
+    for _ in range(_ROUNDS):
+        shorter = _simplify(node, {})
+        if shorter == node:
+            break
+        node = shorter
+    return node
+
+
+def _atom(node: Node) -> Tuple[Node, bool]:
+    """*node* as (atom, whether it holds where the atom does): ``x != 1`` is (``x == 1``, False)."""
+    if isinstance(node, Not):
+        atom, holds = _atom(node.operand)
+        return atom, not holds
+    if isinstance(node, Compare) and node.op in ("!=", "not in"):
+        return Compare(node.left, _NEGATED[node.op], node.right), False
+    if isinstance(node, IsNone) and node.negated:
+        return IsNone(node.operand, False), False
+    return node, True
+
+
+def _negation(node: Node) -> Node:
+    if node == TRUE:
+        return FALSE
+    if node == FALSE:
+        return TRUE
+    if isinstance(node, Not):
+        return node.operand
+    if isinstance(node, Compare) and node.op in _NEGATED:
+        return Compare(node.left, _NEGATED[node.op], node.right)
+    if isinstance(node, IsNone):
+        return IsNone(node.operand, not node.negated)
+    return Not(node)
+
+
+def _simplify(node: Node, known: Dict[Node, bool]) -> Node:
+    """*node* where each atom of *known* has its value."""
+    if isinstance(node, And):
+        return _junction(And, node.operands, known)
+    if isinstance(node, Or):
+        return _junction(Or, node.operands, known)
+    if isinstance(node, Not):
+        inner = _simplify(node.operand, known)
+        if isinstance(inner, (And, Or)):
+            # ``not (a or not b)`` said ``not a and b`` where that says fewer ``not``s.
+            flipped = _simplify((Or if isinstance(inner, And) else And)(tuple(_negation(o) for o in inner.operands)),
+                                known)
+            if _nots(flipped) < _nots(inner) + 1:
+                return flipped
+        return _negation(inner)
+    if node == TRUE or node == FALSE:
+        return node
+    atom, holds = _atom(node)
+    if atom in known:
+        return TRUE if known[atom] == holds else FALSE
+    return node
+
+
+def _nots(node: Node) -> int:
+    """How many ``not``s *node* says (``!=``, ``not in`` and ``is not None`` each one)."""
+    if isinstance(node, Not):
+        return 1 + _nots(node.operand)
+    if isinstance(node, (And, Or)):
+        return sum(_nots(o) for o in node.operands)
+    return 0 if _atom(node)[1] else 1
+
+
+def _literal(node: Node) -> bool:
+    """Whether *node* is a test, or a test negated (``not (a and b)`` is not)."""
+    return not isinstance(_atom(node)[0], (And, Or))
+
+
+def _operands(node: Node, kind: Type[Union[And, Or]]) -> Tuple[Node, ...]:
+    """*node*'s operands where it is a *kind*, else *node* alone."""
+    return node.operands if isinstance(node, (And, Or)) and type(node) is kind else (node,)
+
+
+def _members(node: Node, kind: Type[Union[And, Or]]) -> FrozenSet[Node]:
+    return frozenset(_operands(node, kind))
+
+
+def _junction(kind: Type[Union[And, Or]], operands: Tuple[Node, ...], known: Dict[Node, bool]) -> Node:
+    # And: TRUE is said by nothing, FALSE decides; Or: the other way round.
+    unit, decides = (TRUE, FALSE) if kind is And else (FALSE, TRUE)
+    other = Or if kind is And else And
+    facts = dict(known)
+    said: List[Tuple[float, Node]] = []  # the operands said outright (tests), with their places
+    rest: Dict[Node, float] = {}  # the others, each once, with its place
+    # Each operand with its place, so that the text keeps the order it was written in.
+    pending: List[Tuple[float, Node]] = [(float(i), n) for i, n in enumerate(operands)]
+    while pending:
+        learnt = False
+        while pending:
+            place, node = pending.pop()
+            node = _simplify(node, facts)
+            if node == decides:
+                return decides  # ``x and not x``, ``x or not x``
+            if node == unit:
+                continue  # said already, or decided by the context
+            if isinstance(node, kind):
+                pending += [(place + (i + 1) / (len(node.operands) + 1) / 1e3, n) for i, n in enumerate(node.operands)]
+            elif _literal(node):
+                # Said outright, it decides the others: in ``and`` it holds there, in ``or`` not.
+                atom, holds = _atom(node)
+                facts[atom] = holds if kind is And else not holds
+                said.append((place, node))
+                learnt = True
+            elif node not in rest:
+                rest[node] = place
+        if learnt:  # the others read again, knowing it (one pass per round: rounds are few)
+            pending, rest = [(p, n) for n, p in rest.items()], {}
+    compound = sorted(((p, n) for n, p in rest.items()), key=lambda d: d[0])
+    nodes = [n for _, n in compound]
+    sets = [_members(n, other) for n in nodes]
+    # Resolution: ``(a and b) or (a and not b)`` is ``a``, ``(x or y) and (not x or y)`` is ``y``:
+    # two operands alike but for one test, once as it is and once negated (found by what is left
+    # of each without one of its tests).
+    seen: Dict[Tuple[FrozenSet[Node], Node], Tuple[int, bool]] = {}
+    for j, members in enumerate(sets):
+        for member in members:
+            atom, holds = _atom(member)
+            key = (members - {member}, atom)
+            found = seen.setdefault(key, (j, holds))
+            if found[1] == holds:
+                continue
+            i = found[0]
+            common = [m for m in _operands(nodes[i], other) if m in key[0]]
+            merged = (FALSE if other is Or else TRUE) if not common else common[0] if len(common) == 1 \
+                else other(tuple(common))
+            ordered = sorted([*said, *(d for k, d in enumerate(compound) if k not in (i, j)), (compound[i][0], merged)],
+                             key=lambda d: d[0])
+            return _simplify(kind(tuple(n for _, n in ordered)), known)
+    # Absorption: an operand whose members hold another's whole (``a or (a and b)``; one said
+    # outright decided the others already).
+    kept = [d for i, d in enumerate(compound) if not any(sets[k] < sets[i] for k in range(len(nodes)))]
+    kept = sorted([*said, *kept], key=lambda d: d[0])
+    if kind is Or and len(kept) > 1:
+        shared = frozenset.intersection(*(_members(n, And) for _, n in kept))
+        if shared:  # said once: ``(a and b) or (a and c)`` is ``a and (b or c)``
+            first = [m for m in _operands(kept[0][1], And) if m in shared]
+            rests = [_conjunction([m for m in _operands(n, And) if m not in shared]) for _, n in kept]
+            return _simplify(And((*first, Or(tuple(rests)))), known)
+    if not kept:
+        return unit
+    return kept[0][1] if len(kept) == 1 else kind(tuple(n for _, n in kept))
+
+
+def _conjunction(nodes: List[Node]) -> Node:
+    return TRUE if not nodes else nodes[0] if len(nodes) == 1 else And(tuple(nodes))
