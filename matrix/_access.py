@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-import functools
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 
@@ -41,7 +40,7 @@ def child(obj: object, name: str, path: str) -> object:
         if value is MISSING or callable(value):
             # A pydantic field aliased *name* (a user trial: a field `json` shadows BaseModel.json,
             # so the model calls it `json_columns` with alias="json"): the config's key is the alias.
-            field = _aliased(type(obj), name)
+            field = _aliased(type(obj), name) if hasattr(type(obj), "__pydantic_fields__") else None
             if field is not None:
                 return getattr(obj, field, MISSING)
         return value
@@ -49,8 +48,7 @@ def child(obj: object, name: str, path: str) -> object:
         raise ConfigError(_messages.reading_raised(exc), path=path) from None
 
 
-@functools.lru_cache(maxsize=256)
-def _aliased(cls: type, alias: str) -> Optional[str]:
+def _aliased(cls: Any, alias: str) -> Optional[str]:
     """The name of the pydantic field of *cls* whose alias is *alias* (None: no such field)."""
     fields = getattr(cls, "__pydantic_fields__", None)
     if not isinstance(fields, dict):
