@@ -10,7 +10,8 @@ with None is False both ways, so it stays).
 - A conjunct (a disjunct) said outright decides the others: ``x and (x or y)`` is ``x``,
   ``x or (not x and y)`` is ``x or y``; ``x and not x`` holds for no config.
 - Absorption: ``(a and b) or (a and b and c)`` is ``a and b``.
-- Common conjuncts of every disjunct are said once: ``(a and b) or (a and not b)`` is ``a``.
+- Common conjuncts of every disjunct are said once: ``(a and b) or (a and not b)`` is ``a``; and
+  common disjuncts of every conjunct: ``(a or b) and (a or not b)`` is ``a``.
 
 Held by the brute force of ``matrix diff`` (every config of a region goes from its finding's old
 answer to its new one, and every config whose answer differs is in a region).
@@ -168,16 +169,28 @@ def _junction(kind: Type[Union[And, Or]], operands: Tuple[Node, ...], known: Dic
     # outright decided the others already).
     kept = [d for i, d in enumerate(compound) if not any(sets[k] < sets[i] for k in range(len(nodes)))]
     kept = sorted([*said, *kept], key=lambda d: d[0])
-    if kind is Or and len(kept) > 1:
-        shared = frozenset.intersection(*(_members(n, And) for _, n in kept))
-        if shared:  # said once: ``(a and b) or (a and c)`` is ``a and (b or c)``
-            first = [m for m in _operands(kept[0][1], And) if m in shared]
-            rests = [_conjunction([m for m in _operands(n, And) if m not in shared]) for _, n in kept]
-            return _simplify(And((*first, Or(tuple(rests)))), known)
+    # Said once: ``(a and b) or (a and c)`` is ``a and (b or c)``, and ``(a or b) and (a or c)``
+    # is ``a or (b and c)`` (a user trial: ``(s or j) and (s or not (j or k))`` is ``s``): the
+    # operands that share a member, the others left as they are.
+    groups = [(d, _members(d[1], other)) for d in kept if isinstance(d[1], other)]
+    for place, node in sorted(((p, m) for (p, n), members in groups for m in _operands(n, other)), key=lambda d: d[0]):
+        sharing = [(d, members) for d, members in groups if node in members]
+        if len(sharing) < 2:
+            continue
+        shared = frozenset.intersection(*(members for _, members in sharing))
+        first = [m for m in _operands(sharing[0][0][1], other) if m in shared]
+        rests = [_joined(other, [m for m in _operands(d[1], other) if m not in shared]) for d, _ in sharing]
+        factored = (sharing[0][0][0], other((*first, kind(tuple(rests)))))
+        taken = {id(d) for d, _ in sharing}
+        ordered = sorted([*(d for d in kept if id(d) not in taken), factored], key=lambda d: d[0])
+        return _simplify(kind(tuple(n for _, n in ordered)) if len(ordered) > 1 else ordered[0][1], known)
     if not kept:
         return unit
     return kept[0][1] if len(kept) == 1 else kind(tuple(n for _, n in kept))
 
 
-def _conjunction(nodes: List[Node]) -> Node:
-    return TRUE if not nodes else nodes[0] if len(nodes) == 1 else And(tuple(nodes))
+def _joined(kind: Type[Union[And, Or]], nodes: List[Node]) -> Node:
+    """*nodes* joined by *kind* (none: what *kind* of nothing holds for)."""
+    if not nodes:
+        return TRUE if kind is And else FALSE
+    return nodes[0] if len(nodes) == 1 else kind(tuple(nodes))
