@@ -1122,6 +1122,20 @@ def test_an_overlays_unused_check_ignore_entry_is_said_at_the_overlays_line(tmp_
         "refusals)\n"), "")
 
 
+def test_each_overlay_of_a_chain_ignores_by_its_own_check_table(tmp_path):
+    _fpga(tmp_path, _FPGA_ACKNOWLEDGED)
+    (tmp_path / "plugin" / "second.toml").write_text(
+        '[overlay]\nname = "second"\nextends = "overlay.toml"\n\n[change.features.spill]\nwhy = "a note"\n'
+        'note = "spills to /tmp"\n\n[check]\nignore = [{ code = "never-chosen", gate = "row", reason = "x" }]\n')
+    status, out, err = call("check", "--strict", "--matrix", "plugin/second.toml")
+    assert (status, err) == (1, "")
+    assert out.splitlines()[-2:] == [
+        "plugin/second.toml:10:11: warning[ignore-unused]: [check] ignores never-chosen about 'row', but there is no "
+        "such finding: remove the entry",
+        "plugin/second.toml: failed: 0 errors, 1 warning, 1 note (strict: every finding fails but acknowledged "
+        "refusals); 1 finding ignored by [check] ignore"]
+
+
 @pytest.mark.parametrize(("old", "new", "problem"), [
     ('["fpga:not-candidate"]', '["fpga:not-candidat"]',
      "plugin/overlay.toml:25:35: $.refusals.spill_wide_without_fpga.together[2][0]: Unknown gate "
