@@ -33,18 +33,25 @@ class Ignore:
 
 def entries(matrix: Matrix) -> List[Ignore]:
     """The ``[check] ignore`` entries of *matrix*'s file (the loader has checked their shape); of
-    a composed matrix, upstream's (an overlay has no ``[check]``: a user trial found upstream's
-    entries dropped from the composed matrix's check, and the findings they ignore said again)."""
+    a composed matrix, upstream's (a user trial found upstream's entries dropped from the
+    composed matrix's check, and the findings they ignore said again), then each overlay's of
+    the chain, in the order they apply (an overlay acknowledges what it creates)."""
     overlay = matrix.overlay
-    if overlay is not None:
+    if overlay is None:
+        return _read(matrix.text, matrix.file)
+    files = [overlay.upstream_file, *dict.fromkeys(op.file for op in overlay.operations if op.file), overlay.file]
+    out: List[Ignore] = []
+    for file in dict.fromkeys(files):
         try:
-            with open(overlay.upstream_file, encoding="utf-8") as file:
-                text: Optional[str] = file.read()
-        except OSError:  # upstream loaded, then gone: nothing to ignore by
-            return []
-        name: Optional[str] = overlay.upstream_file
-    else:
-        text, name = matrix.text, matrix.file
+            with open(file, encoding="utf-8") as handle:
+                text: Optional[str] = handle.read()
+        except OSError:  # loaded, then gone: nothing to ignore by
+            continue
+        out += _read(text, file)
+    return out
+
+
+def _read(text: Optional[str], name: Optional[str]) -> List[Ignore]:
     if text is None or "check" not in text:
         return []
     from .loader import _toml
@@ -68,9 +75,9 @@ def apply(matrix: Matrix, report: Report) -> Tuple[Report, List[Tuple[Finding, I
             kept.append(finding)
         else:
             ignored.append((finding, entry))
-    used = {entry.index for _, entry in ignored}
+    used = {(entry.file, entry.index) for _, entry in ignored}
     for entry in ignores:
-        if entry.index not in used:
+        if (entry.file, entry.index) not in used:
             place = ("check", "ignore", entry.index)
             line, column = _position(entry.text, place)
             kept.append(Finding("ignore-unused", "warning", _messages.ignore_unused(entry.code, entry.gate),

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .schema import Matrix
 
 
-TABLES = ("adjustments", "change", "config", "features", "overlay", "runners")
+TABLES = ("adjustments", "change", "check", "config", "features", "overlay", "refusals", "runners")
 OVERLAY_KEYS = ("after", "choice", "extends", "name", "targets")
 PROVENANCE = ("link", "until", "upstream", "why")
 CHANGES = {
@@ -164,6 +164,14 @@ def _compose(name: str, text: str, loading: Loading, base: Optional[Base]) -> Tu
                                         composed=(place, features_doc))
     except LoadError as error:
         raise LoadError(name, [_in_runner_file(p, record, text) for p in error.problems]) from None
+    if "check" in document:  # its [check] ignore: checked on the composed matrix's ids
+        from . import _load_check
+
+        checking = loading.builder()
+        _load_check.ignores(checking, source, document["check"], {f.id: None for f in built.features},
+                            list(built.runners))
+        if checking.problems:
+            raise LoadError(name, checking.problems)
     matrix = attrs.evolve(built, overlay=record)
     return matrix, following._replace(matrix=matrix)
 
@@ -400,7 +408,7 @@ class _Reader:
                    features_doc: Dict[str, Any], runners_doc: Dict[str, Any]) -> List[_Op]:
         """Every operation, in the order they apply: fields, runners, the choice, features,
         adjustments, then the changes (features, runners, orders, adjustments, matrix-wide
-        requirements), each in the file's order."""
+        requirements), then the refusals, each in the file's order."""
         self.document = document
         self.matrix = matrix
         upstream_runners = list(runners_doc)
@@ -425,7 +433,7 @@ class _Reader:
         known["requires"] = known["kinds"]
         self.wide = list(features_doc.get("requires") or {})
         self.document_kinds = known["kinds"]
-        return ops + self.changes(known, runners)
+        return ops + self.changes(known, runners) + self.refusals(features_doc)
 
     def added(self, table: str, features_doc: Dict[str, Any]) -> List[_Op]:
         """The entries the overlay adds to *table* (`_ADDED`): an id upstream has already is said."""
@@ -437,6 +445,30 @@ class _Reader:
                 self.problem(where, _messages.overlay_already_upstream(what, id, change))
             elif op is not None:
                 ops.append((op, body, apply(id)))
+        return ops
+
+    def refusals(self, features_doc: Dict[str, Any]) -> List[_Op]:
+        """The overlay's ``[refusals]`` entries, after upstream's: upstream's keys (``reason``,
+        ``links``, ``together``, checked by the composed build against the composed matrix's
+        gates), the reason its operation's why; an id upstream has already is said."""
+        raw = self.document.get("refusals", {})
+        if not isinstance(raw, dict):
+            self.problem(("refusals",), _messages.overlay_not_a_table(raw))
+            return []
+        upstream = list(features_doc.get("refusals", {}))
+        ops: List[_Op] = []
+        for id, value in raw.items():
+            where: Place = ("refusals", id)
+            if not isinstance(value, dict):
+                self.problem(where, _messages.overlay_not_a_table(value))
+            elif id in upstream:
+                self.problem(where, _messages.overlay_refusal_upstream(id))
+            else:
+                line, column = self.source.locations.key(where) or (None, None)
+                reason = value.get("reason")
+                op = Operation("add-refusal", id, _messages.place(where), reason if isinstance(reason, str) else "",
+                               self.name, line, column)
+                ops.append((op, dict(value), _add_refusal(id)))
         return ops
 
     def changes(self, known: Dict[str, List[str]], runners: List[str]) -> List[_Op]:
@@ -848,6 +880,12 @@ def _change_order(id: str) -> Any:
 def _add_adjustment(id: str) -> Any:
     def apply(doc: Dict[str, Any], runners: Dict[str, Any], body: Dict[str, Any], words: Optional[str]) -> None:
         doc.setdefault("adjustments", {})[id] = copy.deepcopy(body)  # its message is the host's words: as written
+    return apply
+
+
+def _add_refusal(id: str) -> Any:
+    def apply(doc: Dict[str, Any], runners: Dict[str, Any], body: Dict[str, Any], words: Optional[str]) -> None:
+        doc.setdefault("refusals", {})[id] = copy.deepcopy(body)  # its reason is the overlay's words: as written
     return apply
 
 

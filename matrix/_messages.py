@@ -1682,6 +1682,10 @@ def overlay_already_upstream(what: str, id: str, table: str) -> str:
         f"Upstream has {what} {id!r} already: an overlay adds fields, it does not change them"
 
 
+def overlay_refusal_upstream(id: str) -> str:
+    return f"Upstream has refusal {id!r} already: an overlay adds refusals, it does not change them"
+
+
 def overlay_cell_twice(runner: str) -> str:
     return f"The cell of {runner!r} is set twice in one operation"
 
@@ -2102,6 +2106,7 @@ def overlay_append_order(runner: str, since: str, status: str, last: str) -> str
 
 # Overlays: operations on adjustments (matrix._load_overlay, matrix._overlay_origin).
 OVERLAY_KINDS.update({"add-adjustment": "adds the adjustment", "change-adjustment": "changes the adjustment"})
+OVERLAY_KINDS["add-refusal"] = "adds the refusal"
 
 
 def overlay_remove_alone(value: object, others: Sequence[str]) -> str:

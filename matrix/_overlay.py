@@ -84,6 +84,12 @@ MERGE_RULES: Tuple[Tuple[str, str], ...] = (
      "`unset = [\"exempt\"]` its exempt list; a kind upstream does not declare is a load error with \"did you "
      "mean\" (dangling under an `upstream` that leaves out upstream's version); its reason is the host's words, "
      "as written: `explain()` names the overlay beside a requirement it set, and the report points at it"),
+    ("a refusal (`[refusals.ID]`, added)", "upstream's keys (`reason`, `links`, `together`), its gates the "
+     "composed matrix's (the overlay's own runners' `RUNNER:not-candidate` too); it applies after upstream's, in "
+     "the file's order; an id upstream already has is a load error (an overlay adds refusals, it does not change "
+     "them); its reason is its why (no `why` of its own) and the host's words, said as written"),
+    ("`[check] ignore`", "upstream's entries and each overlay's of the chain all apply, upstream's first; an "
+     "overlay's gates are the composed matrix's; an entry that ignores nothing is said at its own file and line"),
     ("`choice = false` on a runner", "removes it from automatic choice (`candidate = \"False\"`); "
      "asked for by name, it still serves"),
     ("`[overlay.choice]`", "the overlay owns the choice: every upstream `prefers` and `[orders]` entry is "
@@ -108,7 +114,7 @@ def is_overlay(text: str) -> bool:
 class Operation:
     """One operation of an overlay file: what it does to which id, where it is written, and why.
 
-    ``kind`` is ``add-field``, ``add-feature``, ``add-runner``, ``add-adjustment``,
+    ``kind`` is ``add-field``, ``add-feature``, ``add-runner``, ``add-adjustment``, ``add-refusal``,
     ``change-feature``, ``change-runner``, ``change-order``, ``change-adjustment`` or
     ``own-choice``; ``until`` a version or
     `UPSTREAM_SUPPORTS_IT`; ``upstream`` the upstream versions it is written for (a PEP 440

@@ -173,7 +173,7 @@ def _junction(kind: Type[Union[And, Or]], operands: Tuple[Node, ...], known: Dic
     # is ``a or (b and c)`` (a user trial: ``(s or j) and (s or not (j or k))`` is ``s``): the
     # operands that share a member, the others left as they are.
     groups = [(d, _members(d[1], other)) for d in kept if isinstance(d[1], other)]
-    for place, node in sorted(((p, m) for (p, n), members in groups for m in _operands(n, other)), key=lambda d: d[0]):
+    for _, node in sorted(((p, m) for (p, n), members in groups for m in _operands(n, other)), key=lambda d: d[0]):
         sharing = [(d, members) for d, members in groups if node in members]
         if len(sharing) < 2:
             continue

@@ -991,6 +991,171 @@ def test_check_of_a_composed_matrix_ignores_what_upstreams_file_says_to(tmp_path
         "plugin/overlay.toml: passed: 0 errors, 1 warning, 0 notes; 1 finding ignored by [check] ignore"]
 
 
+_SPILL_UPSTREAM = """\
+[matrix]
+name = "query engines"
+version = "1.0"
+
+[config]
+"spill" = { type = "bool", default = false }
+"workers" = { type = "int", min = 1, max = 16, default = 1 }
+"platform.has_fpga" = { type = "bool", default = false }
+
+[features.spill]
+name = "spilling to disk"
+when = "spill"
+support = { vectorized = "no", row = "yes" }
+
+[features.wide]
+name = "more than 8 workers"
+when = "workers > 8"
+support = { vectorized = "yes", row = "no" }
+
+[orders.default]
+name = "Fastest first"
+runners = ["vectorized", "row"]
+
+[refusals.spill_wide]
+reason = "no engine spills with more than 8 workers"
+together = [["spill"], ["wide"]]
+"""
+
+_FPGA_OVERLAY = """\
+[overlay]
+name = "fpga"
+extends = "../features.toml"
+
+[runners.fpga]
+why = "the FPGA engine ships as a plugin"
+name = "FPGA"
+priority = 3
+candidate = "platform.has_fpga"
+
+[change.features.spill]
+why = "the FPGA engine spills"
+support = { fpga = "yes" }
+
+[change.features.wide]
+why = "the FPGA engine has 16 lanes"
+support = { fpga = "yes" }
+
+[change.orders.default]
+why = "the FPGA engine is the fastest, where there is one"
+runners = ["fpga", "vectorized", "row"]
+"""
+
+_FPGA_ACKNOWLEDGED = _FPGA_OVERLAY + """
+[refusals.spill_wide_without_fpga]
+reason = "only the FPGA engine spills with more than 8 workers"
+together = [["spill"], ["wide"], ["fpga:not-candidate"]]
+
+[check]
+ignore = [
+  { code = "refusal-unused", reason = "with the FPGA engine, spill_wide is spill_wide_without_fpga" },
+]
+"""
+
+_FPGA_SET = (
+    "plugin/overlay.toml:11:1: {severity}[no-runner]: No runner can serve a config with spilling to disk and more "
+    "than 8 workers and FPGA not being a candidate (not platform.has_fpga): FPGA is not a candidate; Vectorized does "
+    "not support spilling to disk; Row does not support more than 8 workers{acknowledged}\n"
+    '    witness: {{"platform": {{"has_fpga": false}}, "spill": true, "workers": 9}}\n')
+_SPILL_WIDE_UNUSED = (
+    "plugin/../features.toml:24:1: warning[refusal-unused]: The refusal 'spill_wide' matches no combination of gates "
+    "that leaves no runner free: delete it, or check its gate lists\n")
+
+
+def _fpga(tmp_path, overlay):
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "vectorized.toml").write_text('name = "Vectorized"\npriority = 2\n')
+    (tmp_path / "runners" / "row.toml").write_text('name = "Row"\npriority = 1\n')
+    (tmp_path / "features.toml").write_text(_SPILL_UPSTREAM)
+    (tmp_path / "plugin").mkdir(exist_ok=True)
+    (tmp_path / "plugin" / "overlay.toml").write_text(overlay)
+
+
+def test_an_overlay_acknowledges_the_no_runner_set_its_runners_candidacy_creates(tmp_path):
+    """A user trial: a plugin's runner with a candidate condition joins the set upstream's
+    refusal acknowledged (its gate ``fpga:not-candidate``), so upstream's refusal is unused and
+    the set an error under --strict, and the overlay could not say a [refusals] table."""
+    _fpga(tmp_path, _FPGA_OVERLAY)
+    assert call("check", "--strict") == (0, (
+        "features.toml:10:1: note[no-runner]: No runner can serve a config that uses spilling to disk and more than 8 "
+        "workers: Vectorized does not support spilling to disk; Row does not support more than 8 workers "
+        "(acknowledged: no engine spills with more than 8 workers)\n"
+        '    witness: {"spill": true, "workers": 9}\n'
+        "features.toml: passed: 0 errors, 0 warnings, 1 note (strict: every finding fails but acknowledged "
+        "refusals)\n"), "")
+    assert call("check", "--strict", "--matrix", "plugin/overlay.toml") == (1, (
+        _FPGA_SET.format(severity="error", acknowledged="") + _SPILL_WIDE_UNUSED
+        + "plugin/overlay.toml: failed: 1 error, 1 warning, 0 notes (strict: every finding fails but acknowledged "
+        "refusals)\n"), "")
+    # Its refusal acknowledges the set; its [check] ignore, upstream's refusal it leaves unused.
+    (tmp_path / "plugin" / "overlay.toml").write_text(_FPGA_ACKNOWLEDGED)
+    assert call("check", "--strict", "--matrix", "plugin/overlay.toml") == (0, (
+        _FPGA_SET.format(severity="note",
+                         acknowledged=" (acknowledged: only the FPGA engine spills with more than 8 workers)")
+        + "plugin/overlay.toml: passed: 0 errors, 0 warnings, 1 note (strict: every finding fails but acknowledged "
+        "refusals); 1 finding ignored by [check] ignore\n"), "")
+    m = matrix.load(tmp_path / "plugin" / "overlay.toml")
+    assert [(r.id, r.reason, r.together) for r in m.refusals] == [
+        ("spill_wide", "no engine spills with more than 8 workers", (("spill",), ("wide",))),
+        ("spill_wide_without_fpga", "only the FPGA engine spills with more than 8 workers",
+         (("spill",), ("wide",), ("fpga:not-candidate",)))]
+    # The operation, with its reason as its why, in the overlay table.
+    status, out, _ = call("docs", "--matrix", "plugin/overlay.toml", "--table", "overlay")
+    assert out.splitlines()[-1] == (
+        "| fpga | adds the refusal | `spill_wide_without_fpga` |  | only the FPGA engine spills with more than 8 "
+        "workers | `plugin/overlay.toml:23` |  |")
+
+
+def test_an_overlays_unused_check_ignore_entry_is_said_at_the_overlays_line(tmp_path):
+    _fpga(tmp_path, _FPGA_ACKNOWLEDGED.replace('code = "refusal-unused"', 'code = "never-chosen", gate = "fpga"'))
+    assert call("check", "--strict", "--matrix", "plugin/overlay.toml") == (1, (
+        _FPGA_SET.format(severity="note",
+                         acknowledged=" (acknowledged: only the FPGA engine spills with more than 8 workers)")
+        + _SPILL_WIDE_UNUSED
+        + "plugin/overlay.toml:29:3: warning[ignore-unused]: [check] ignores never-chosen about 'fpga', but there is "
+        "no such finding: remove the entry\n"
+        "plugin/overlay.toml: failed: 0 errors, 2 warnings, 1 note (strict: every finding fails but acknowledged "
+        "refusals)\n"), "")
+
+
+def test_each_overlay_of_a_chain_ignores_by_its_own_check_table(tmp_path):
+    _fpga(tmp_path, _FPGA_ACKNOWLEDGED)
+    (tmp_path / "plugin" / "second.toml").write_text(
+        '[overlay]\nname = "second"\nextends = "overlay.toml"\n\n[change.features.spill]\nwhy = "a note"\n'
+        'note = "spills to /tmp"\n\n[check]\nignore = [{ code = "never-chosen", gate = "row", reason = "x" }]\n')
+    status, out, err = call("check", "--strict", "--matrix", "plugin/second.toml")
+    assert (status, err) == (1, "")
+    assert out.splitlines()[-2:] == [
+        "plugin/second.toml:10:11: warning[ignore-unused]: [check] ignores never-chosen about 'row', but there is no "
+        "such finding: remove the entry",
+        "plugin/second.toml: failed: 0 errors, 1 warning, 1 note (strict: every finding fails but acknowledged "
+        "refusals); 1 finding ignored by [check] ignore"]
+
+
+@pytest.mark.parametrize(("old", "new", "problem"), [
+    ('["fpga:not-candidate"]', '["fpga:not-candidat"]',
+     "plugin/overlay.toml:25:35: $.refusals.spill_wide_without_fpga.together[2][0]: Unknown gate "
+     "'fpga:not-candidat', did you mean 'fpga:not-candidate' (expected 'fpga:not-candidate', 'spill', 'wide')"),
+    ("[refusals.spill_wide_without_fpga]", "[refusals.spill_wide]",
+     "plugin/overlay.toml:23:1: $.refusals.spill_wide: Upstream has refusal 'spill_wide' already: an overlay adds "
+     "refusals, it does not change them"),
+    ('reason = "only the FPGA engine spills with more than 8 workers"\n', "",
+     "plugin/overlay.toml:23:1: $.refusals.spill_wide_without_fpga: Missing required key 'reason'"),
+    ('code = "refusal-unused"', 'code = "never-chosen", gate = "fpgb"',
+     "plugin/overlay.toml:29:28: $.check.ignore[0].gate: Unknown gate 'fpgb', did you mean 'fpga' (expected "
+     "'fpga', 'row', 'spill', 'vectorized', 'wide')"),
+])
+def test_an_overlays_refusals_and_check_ignore_are_checked_on_the_composed_matrix(tmp_path, old, new, problem):
+    assert old in _FPGA_ACKNOWLEDGED
+    _fpga(tmp_path, _FPGA_ACKNOWLEDGED.replace(old, new))
+    assert call("check", "--matrix", "plugin/overlay.toml") == (
+        2, "", f"matrix: error: plugin/overlay.toml: 1 problem\n  {problem}\n")
+
+
 def test_init_writes_a_starter_that_checks_clean_and_whose_test_passes(tmp_path):
     import importlib.util
 
