@@ -40,7 +40,7 @@ def child(obj: object, name: str, path: str) -> object:
         if value is MISSING or callable(value):
             # A pydantic field aliased *name* (a user trial: a field `json` shadows BaseModel.json,
             # so the model calls it `json_columns` with alias="json"): the config's key is the alias.
-            field = _aliased(type(obj), name) if hasattr(type(obj), "__pydantic_fields__") else None
+            field = _aliased(type(obj), name)
             if field is not None:
                 return getattr(obj, field, MISSING)
         return value
@@ -48,10 +48,14 @@ def child(obj: object, name: str, path: str) -> object:
         raise ConfigError(_messages.reading_raised(exc), path=path) from None
 
 
-def _aliased(cls: Any, alias: str) -> Optional[str]:
+def _aliased(cls: type, alias: str) -> Optional[str]:
     """The name of the pydantic field of *cls* whose alias is *alias* (None: no such field)."""
-    fields = getattr(cls, "__pydantic_fields__", None)
-    if not isinstance(fields, dict):
+    if not hasattr(cls, "__pydantic_fields__"):  # not pydantic: `_introspect` left unimported
+        return None
+    from ._introspect import _pydantic_fields
+
+    fields = _pydantic_fields(cls)
+    if fields is None:
         return None
     return next((name for name, info in fields.items() if getattr(info, "alias", None) == alias and name != alias), None)
 

@@ -42,10 +42,9 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set,
 from . import _access, _choice, _messages, _roles
 from ._roles import reads_role
 from ._compile import Plan
-from ._given import ROLE
 from ._nodes import Compare, IsNone, Literal, Node, Not, Path
 from ._space import Inconclusive, Space
-from ._staged import binds
+from ._staged import binds, filling, refusing
 from ._staged import place as stage_of
 from ._stages import CHOICE
 from ._substitute import Rewriter, TooLarge, conjoin, constant, disjoin
@@ -147,7 +146,7 @@ class Contexts:
         unread: List[int] = []  # the stages of those too large
         for key, chain in first:
             k = stage_of(stages, chain[0])
-            fails = self._fails(chain)
+            fails = refusing(chain)
             n = sum(1 for a in self.pre_adjustments if stage_of(stages, a) <= k)
             try:
                 node = self.pre(fails, n) if n else fails
@@ -166,8 +165,8 @@ class Contexts:
             k = stage_of(stages, chain[0])
             if k < at:
                 continue
-            fails = self._fails(chain)
-            bound = disjoin([Compare(Path(ROLE + r), "==", Literal(chain[0].runner)) for r in chain[0].roles])
+            fails = refusing(chain)
+            bound = filling(chain[0])
             for runner in matrix.runners:
                 if binds(chain[0], runner.id):
                     own = self.own_adjustments.get(runner.id, ())
@@ -183,15 +182,6 @@ class Contexts:
                         filled = self.choice(self.own[runner.id](filled, n) if n else filled)
                         self.filled[(runner.id, chain[0].runner, chain[0].kind)] = filled
                         self.nodes.append(filled)
-
-    @staticmethod
-    def _fails(chain: List[Requirement]) -> Node:
-        """Where a chain of staged requirements refuses, read on the config at its stage."""
-        fails: Node = Not(conjoin([c.condition.node for c in chain]))
-        if chain[0].roles:  # checked where its runner fills one of them (`matrix._staged.fills`)
-            bound = disjoin([Compare(Path(ROLE + r), "==", Literal(chain[0].runner)) for r in chain[0].roles])
-            fails = conjoin([bound, fails])
-        return fails
 
     def _redirects_at(self) -> None:
         stages = self.matrix.stages
@@ -830,7 +820,7 @@ def _failing(ctx: Contexts, chain: List[Requirement], runner: Optional[str], own
     roles = ctx.roles.get(runner) if runner is not None else None
     n = sum(1 for a in ctx.own_adjustments.get(runner or "", ()) if stage_of(stages, a) <= stage_of(stages, chain[0]))
     try:
-        node = Contexts._fails(chain)
+        node = refusing(chain)
         node = node if roles is None else roles(node)
         node = own(node, n) if n else node
         space = Space(schema, [node], budget=min(budget, 20_000))

@@ -142,12 +142,11 @@ def _where(file: Optional[str]) -> Optional[str]:
     folder: a published page said the builder's own path); an installed overlay's stays whole."""
     if file is None:
         return None
+    from ._files import shown
+
     file = os.path.normpath(file)
     if os.path.isabs(file):
-        try:
-            relative = os.path.relpath(file)
-        except ValueError:  # another drive (Windows): no relative path
-            return file
+        relative = shown(file)
         if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
             return relative
     return file

@@ -50,6 +50,7 @@ from .schema import WIDE, Requirement, Runner
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._compile import Plan
+    from ._nodes import Node
     from .predicates import Predicate
 
 __all__ = ["split", "place", "binds", "fills", "failing", "refusal", "refused_in"]
@@ -89,6 +90,26 @@ def fills(clause: Requirement, read: Callable[[str], object]) -> bool:
     """Whether the runner of *clause*, a requirement of roles, fills one of its roles, as *read*
     reads them (``role.<id>``: `matrix._roles.At`)."""
     return any(read(ROLE + role) == clause.runner for role in clause.roles)
+
+
+def filling(clause: Requirement) -> Node:
+    """`fills` as a condition: where the runner of *clause*, a requirement of roles, fills one of
+    its roles (``role.<id> == runner``, as `matrix._roles.Filling` reads it)."""
+    from ._nodes import Compare, Literal, Path
+    from ._substitute import disjoin
+
+    return disjoin([Compare(Path(ROLE + r), "==", Literal(clause.runner)) for r in clause.roles])
+
+
+def refusing(chain: Sequence[Requirement]) -> Node:
+    """Where a chain of staged requirements (one runner's, or the matrix-wide, clauses of one
+    kind) refuses, as a condition on the config at its stage: a clause fails, and, for a
+    requirement of roles, its runner fills one of them (`fills`)."""
+    from ._nodes import Not
+    from ._substitute import conjoin
+
+    fails: Node = Not(conjoin([c.condition.node for c in chain]))
+    return conjoin([filling(chain[0]), fails]) if chain[0].roles else fails
 
 
 def failing(clauses: Sequence[Requirement], runner: Optional[str], read: Callable[[str], object],

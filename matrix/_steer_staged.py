@@ -35,8 +35,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from packaging.version import Version
 
-from ._given import ROLE
-from ._nodes import Compare, Literal, Node, Not, Path, walk
+from ._nodes import Node, Not, Path, walk
+from ._staged import binds, filling, refusing
 from .schema import Matrix, Requirement
 
 __all__ = ["staged_targets"]
@@ -82,8 +82,7 @@ class _Reading:
         or one of its redirects at a stage applying (where not *inclusive*, those of *stage* are
         the caller's: declaration order)."""
         from ._stages import place
-        from ._staged import binds
-        from ._substitute import conjoin, disjoin
+        from ._substitute import disjoin
         from .schema import WIDE
 
         # A removed feature in use is refused before the choice; a request redirected at the choice
@@ -104,9 +103,7 @@ class _Reading:
             here = k == stage and inclusive and chain[0].runner in (WIDE, runner)
             if not (k < stage or here) or (k > choice and not binds(chain[0], runner)):
                 continue
-            fails: Node = Not(conjoin([c.condition.node for c in chain]))
-            if chain[0].roles:
-                fails = conjoin([_bound(chain[0]), fails])
+            fails = refusing(chain)
             roles = self.roles.get(runner)
             out.append(roles(fails) if roles is not None and k > choice else fails)
         for redirect in self.compiled.staged_redirects.get(runner, ()):
@@ -122,13 +119,6 @@ def _chains(clauses: Sequence[Requirement]) -> List[List[Requirement]]:
     for clause in clauses:
         chains.setdefault((clause.runner, clause.kind), []).append(clause)
     return list(chains.values())
-
-
-def _bound(clause: Requirement) -> Node:
-    """Where the runner of *clause*, a requirement of roles, fills one of its roles."""
-    from ._substitute import disjoin
-
-    return disjoin([Compare(Path(ROLE + r), "==", Literal(clause.runner)) for r in clause.roles])
 
 
 def staged_targets(matrix: Matrix, version: Version) -> List[Node]:
@@ -159,7 +149,7 @@ def staged_targets(matrix: Matrix, version: Version) -> List[Node]:
         # draw's time on SGLang's example; its runner fills a role that follows the base there.
         runner, k = chain[0].runner, place(matrix.stages, chain[0])
         reached = [Not(n) for n in reading.before(runner, k, True, chain)]
-        bound = reading.at(runner, _bound(chain[0]), k, True)
+        bound = reading.at(runner, filling(chain[0]), k, True)
         held = reading.at(runner, conjoin([c.condition.node for c in chain]), k, True)
         kept = _unadjusted(reading, [*reached, bound, held])
         out += [conjoin([*reached, bound, Not(held), *kept]), conjoin([*reached, bound, held, *kept])]

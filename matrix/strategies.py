@@ -29,6 +29,7 @@ try:
     from hypothesis.errors import InvalidArgument
 except ImportError as error:  # an extra (`testing`): said, with the command that installs it
     raise ImportError(needs_hypothesis("matrix.strategies"), name=error.name) from error
+
 from ._given import PREFIX as GIVEN
 from ._nodes import And, Node, Not, Or, Path, walk
 from ._operators import COMPARISONS, comparisons_for, exact_float
@@ -420,8 +421,8 @@ class _Plan:
                 continue
             strategy = values(field, [*constants.get(field.path, ()), *extra])
             self.strategies[field.path] = st.none() | strategy if field.nullable else strategy
-        self.memo: Dict[Tuple[FrozenSet[Node], FrozenSet[Node]], bool] = {}
-        self.solved: Dict[Tuple[FrozenSet[Node], FrozenSet[Node]], Optional[Dict[str, object]]] = {}
+        #: Each question asked, with the solver's answer in its own order (None: none, or cut short).
+        self.memo: Dict[Tuple[FrozenSet[Node], FrozenSet[Node]], Optional[Dict[str, object]]] = {}
 
     def possible(self, true: List[Node], false: List[Node]) -> bool:
         """Whether some config makes every *true* node hold and no *false* one (False when the
@@ -429,15 +430,17 @@ class _Plan:
         # Keyed by the nodes themselves (frozen values): ids of nodes built for one draw are
         # reused by others once those are gone, and an id-keyed memo then answered for the wrong
         # question (what a draw reached depended on what the process had allocated before).
+        return self._answer(true, false) is not None
+
+    def _answer(self, true: List[Node], false: List[Node]) -> Optional[Dict[str, object]]:
+        """The solver's answer in its own order, remembered (None: none, or cut short)."""
         key = (frozenset(true), frozenset(false))
-        known = self.memo.get(key)
-        if known is None:
+        if key not in self.memo:
             try:
-                known = self.space.solve(true=true, false=false) is not None
+                self.memo[key] = self.space.solve(true=true, false=false)
             except Inconclusive:
-                known = False
-            self.memo[key] = known
-        return known
+                self.memo[key] = None
+        return self.memo[key]
 
     def solve(self, true: List[Node], false: List[Node], rng: random.Random) -> Dict[str, object]:
         """Values that make *true* hold and *false* not, tried in *rng*'s order; when that
@@ -449,13 +452,7 @@ class _Plan:
         try:
             found = self.space.solve(true=true, false=false, rng=rng)
         except Inconclusive:
-            key = (frozenset(true), frozenset(false))
-            if key not in self.solved:
-                try:
-                    self.solved[key] = self.space.solve(true=true, false=false)
-                except Inconclusive:
-                    self.solved[key] = None
-            found = self.solved[key]
+            found = self._answer(true, false)
         return self.base if found is None else found
 
     def section(self, draw: st.DrawFn, prefix: str, fixed: Dict[str, object]) -> Dict[str, object]:
