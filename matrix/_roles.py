@@ -79,37 +79,28 @@ def others(compiled: Plan, resolution: Resolution, asked: Optional[str], config:
     declaration order, and what the other roles' runners say (the module's docstring states the
     rules); a refusal is raised. *known*: what the config holds, as the base's resolution read it
     (`matrix._access.Effective`)."""
-    matrix = compiled.matrix
-    base, *rest = matrix.roles
     adjusting = resolution._fields[8]
     effective = _access.Effective(config, {} if adjusting is None else dict(adjusting[4]), known)
-    found: Dict[str, Optional[str]] = {base.id: resolution.runner}
-    roles: List[Filled] = [(base.id, resolution.runner, CHOSEN if asked is None else ASKED, None)]
     warnings: List[ResolutionWarning] = []
-    checked: Optional[Tuple[int, Dict[str, object]]] = None
-    for role in _in_order(rest):
-        value = _access.read(effective, role.field, compiled.reading, facts)
-        if value is None:
-            found[role.id] = found.get(role.follows) if role.follows is not None else None
-            roles.append((role.id, found[role.id], FOLLOWS if role.follows is not None else EMPTY, role.follows))
-        else:
-            assert isinstance(value, str)
-            found[role.id] = None  # said below, once validated
-            roles.append((role.id, value, ASKED, None))
-        runner = roles[-1][1]
-        if runner is None or (value is None and not _scoped(compiled, runner, role.id)):
-            continue
-        if checked is None:
+    checked: List[Tuple[int, Dict[str, object]]] = []
+
+    def gates() -> Tuple[int, Dict[str, object]]:
+        if not checked:
             mask, values = compiled.evaluate(effective, facts)
-            checked = (mask & compiled.asked, dict(zip(compiled.paths, values)))
-        if value is not None:
-            found[role.id] = runner = _validated(compiled, resolution, value, role.id, effective, facts, checked,
-                                                 warnings)
-            roles[-1] = (role.id, runner, ASKED, None)
-        else:
-            _in_role(compiled, resolution, runner, role.id, effective, facts, checked, warnings)
-    order = {r.id: i for i, r in enumerate(matrix.roles)}
-    return tuple(sorted(roles, key=lambda r: order[r[0]])), tuple(warnings)
+            checked.append((mask & compiled.asked, dict(zip(compiled.paths, values))))
+        return checked[0]
+
+    def named(role: Role, value: object) -> str:
+        assert isinstance(value, str)
+        return _validated(compiled, resolution, value, role.id, effective, facts, gates(), warnings)
+
+    def followed(role: Role, runner: Optional[str]) -> None:
+        if runner is not None and _scoped(compiled, runner, role.id):
+            _in_role(compiled, resolution, runner, role.id, effective, facts, gates(), warnings)
+
+    roles = _fill(compiled.matrix, resolution.runner, asked,
+                  lambda path: _access.read(effective, path, compiled.reading, facts), named, followed)
+    return roles, tuple(warnings)
 
 
 def standing(matrix: Matrix, runner: Optional[str], asked: Optional[str], read: Callable[[str], object]
@@ -118,17 +109,29 @@ def standing(matrix: Matrix, runner: Optional[str], asked: Optional[str], read: 
     config (its fields), *runner* serving the base (asked for where *asked*: the base's
     request): what the error of a refusal after the choice says of them (`Resolution.roles`),
     by the rules of `others` and without validating (a former id read as the runner it names)."""
+    return _fill(matrix, runner, asked, read, lambda role, value: _choice.named(matrix, value))
+
+
+def _fill(matrix: Matrix, runner: Optional[str], asked: Optional[str], read: Callable[[str], object],
+          named: Callable[[Role, object], Optional[str]],
+          followed: Optional[Callable[[Role, Optional[str]], None]] = None) -> Tuple[Filled, ...]:
+    """Every role's runner, in declaration order, by the rules of `others`: *runner* serves the
+    base (asked for where *asked*), every other role, each after the one it follows, reads its
+    field with *read*; a value names its runner through *named* (which may validate it), None
+    takes the followed role's runner, then given to *followed*."""
     base, *rest = matrix.roles
     found: Dict[str, Optional[str]] = {base.id: runner}
     out: Dict[str, Filled] = {base.id: (base.id, runner, CHOSEN if asked is None else ASKED, None)}
     for role in _in_order(rest):
         value = read(role.field)
         if value is not None:
-            found[role.id] = _choice.named(matrix, value)
+            found[role.id] = named(role, value)
             out[role.id] = (role.id, found[role.id], ASKED, None)
         else:
             found[role.id] = found.get(role.follows) if role.follows is not None else None
             out[role.id] = (role.id, found[role.id], FOLLOWS if role.follows is not None else EMPTY, role.follows)
+            if followed is not None:
+                followed(role, found[role.id])
     return tuple(out[r.id] for r in matrix.roles)
 
 
