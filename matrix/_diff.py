@@ -30,7 +30,7 @@ from . import _messages
 from ._check_adjust import Contexts
 from ._choice import Rule, Term
 from ._compile import Plan
-from ._nodes import And, Literal, Node, Not, Or, Path
+from ._nodes import And, IsNone, Literal, Node, Not, Or, Path
 from ._space import Inconclusive, Space
 from ._split import Split
 from ._substitute import conjoin, constant, disjoin, negate
@@ -160,7 +160,6 @@ def with_unset(config: Any, names: Any, schema: Any) -> Any:
 def unset_guard(path: str, schema: Any) -> Node:
     """Where *path* reads its default: its `unset_path`, and no nullable section above it None
     (a config without the section reads None there, not the default)."""
-    from ._nodes import IsNone
 
     parts = path.split(".")
     above: List[Node] = []
@@ -293,6 +292,10 @@ class Side:
         self.on_c: Callable[[Node], Node] = self._on_c if self.exact or self.defaults else (lambda node: node)
         self.automatic = _Choice(compiled, asked_only, self.on_c)
         self.asked = _Choice(compiled, automatic_only, self.on_c)
+        #: Where the choice is automatic, beside its rules: with roles, the base role's field on C
+        #: is None (a value there is a request for that runner: `matrix._roles`, asked as one).
+        self.unasked: List[Node] = [] if not self.matrix.roles else \
+            [self.on_c(IsNone(Path(self.matrix.roles[0].field), False))]
         #: Each gate's bit (by identity: a plan's gates are compared often, and attrs equality
         #: reads every field), and the first gate of each id.
         self._bits = {id(f): i for i, f in enumerate(features)}
@@ -611,7 +614,7 @@ class Search:
         cases: List[Tuple[Dict[str, Any], Optional[str], str]] = []
         removed = side.removed(False)
         if removed:
-            cases.append(({"true": [], "false": [], "extra": [("any", removed)]}, None, "removed"))
+            cases.append(({"true": list(side.unasked), "false": [], "extra": [("any", removed)]}, None, "removed"))
         for step, split, outcome in side.automatic_rules():
             question = self._decides(side.automatic, step, split)
             if question is None:
@@ -878,7 +881,9 @@ class Search:
         return choice.goals(literals) if literals else ([], [])
 
     def _decides(self, choice: _Choice, step: Rule, split: Tuple[Term, ...]) -> Optional[Dict[str, Any]]:
-        question = choice.fires(step, passed=lambda before: False)
+        side = next(s for s in (self.old, self.new) if choice in (s.automatic, s.asked))
+        question = choice.fires(step, passed=lambda before: False,
+                                true=side.unasked if choice is side.automatic else ())
         extra = self._goals(choice, split)
         if question is None or extra is None:
             return None

@@ -465,12 +465,18 @@ def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str,
             c for c in report.changes if c.runner is None and
             reproduces(c, old, new, config, old_version=report.old_version, new_version=report.new_version)]
         changed += before != after or bool(said)
+        # An answer that changes where no finding says it (the report says what it did not
+        # decide) is counted by itself: a served config refused is breaking, else behaviour.
+        unsaid = None if said or before == after else \
+            "breaking" if after.startswith("refused") and not before.startswith("refused") else "behaviour"
         failing += rejected_before != rejected_after or any(
-            LEVELS.index(c.level) <= worst and c.accepted is None for c in said)
-        cell = ", ".join(f"{c.level}[{c.id}]" for c in said) or ("—" if before == after else "changed")
+            LEVELS.index(c.level) <= worst and c.accepted is None for c in said) or \
+            unsaid is not None and LEVELS.index(unsaid) <= worst
+        cell = ", ".join(f"{c.level}[{c.id}]" for c in said) or (
+            "—" if unsaid is None else _messages.diff_fleet_unsaid(unsaid))
         rows.append(_fleet_row(name, before, after, cell))
         items.append({"name": name, "config": config, "before": before, "after": after, "compared": True,
-                      "changes": [{"id": c.id, "level": c.level, "message": c.message, "accepted": c.accepted}
+                      "unsaid": unsaid, "changes": [{"id": c.id, "level": c.level, "message": c.message, "accepted": c.accepted}
                                   for c in said]})
     status = 2 if broken else 1 if failing else 0
     if form == "json":

@@ -1593,6 +1593,11 @@ def diff_fleet_rejected(problem: str) -> str:
     return f"config error: {problem}"
 
 
+def diff_fleet_unsaid(level: str) -> str:
+    """A config of a fleet whose answer changes where no finding of the report says it."""
+    return f"{level}: changed, no finding says it (see the report's undecided lines)"
+
+
 def diff_fleet_not_compared() -> str:
     return "not compared: both sides reject it"
 

@@ -2693,15 +2693,15 @@ def test_configs_of_a_fleet_as_json_follow_the_packaged_schema_and_other_formats
         "old_version": "1.0", "new_version": "1.0", "fail_on": "breaking", "status": 0, "changed": 3, "rejected": [],
         "configs": [
             {"name": "fleet.jsonl:1", "config": {"threads": 5}, "before": "fast", "after": "safe (fallback)",
-             "compared": True, "changes": [{"id": "runner-changed", "level": "behaviour",
+             "compared": True, "unsaid": None, "changes": [{"id": "runner-changed", "level": "behaviour",
                                             "message": "Automatic choice: Fast → Safe (fallback)", "accepted": None}]},
             {"name": "fleet.jsonl:2", "config": {"engine": "column"}, "before": "safe", "after": "fast",
-             "compared": True, "changes": [{"id": "runner-changed", "level": "behaviour",
+             "compared": True, "unsaid": None, "changes": [{"id": "runner-changed", "level": "behaviour",
                                             "message": "Automatic choice: Safe → Fast", "accepted": None}]},
-            {"name": "fleet.jsonl:3", "config": {}, "before": "fast", "after": "fast", "compared": True,
+            {"name": "fleet.jsonl:3", "config": {}, "before": "fast", "after": "fast", "compared": True, "unsaid": None,
              "changes": []},
             {"name": "fleet.jsonl:4", "config": {"compress": True, "engine": "column"}, "before": "safe",
-             "after": "safe (fallback)", "compared": True,
+             "after": "safe (fallback)", "compared": True, "unsaid": None,
              "changes": [{"id": "fallback-added", "level": "behaviour",
                           "message": "Automatic choice: Safe → Safe (fallback)", "accepted": None}]}]}
     status, out, _ = _run("diff", "features.toml", "new.toml", "--format", "json")
@@ -3595,6 +3595,98 @@ message = "split: {role.base} and {role.decode}"
     assert ("Not compared: what Split notice says (it reads a role's runner) (the answers for a config whose roles it "
             "reads may differ unseen)") in report.undecided
     assert [line for line in report.undecided if '"role"' in line] == []
+
+
+_ROLES_BASE = """[matrix]
+name = "mini"
+version = "1.0"
+[config]
+dev = { type = "str", choices = ["cpu", "gpu"], default = "gpu" }
+big = { type = "bool", default = false }
+backend = { type = "str", nullable = true, choices = ["a", "b"] }
+[roles.base]
+name = "Backend"
+field = "backend"
+[requirements]
+device = { name = "Device", reason = "needs a GPU" }
+[features.b_named]
+name = "backend b named in the config"
+when = "backend == 'b'"
+deprecated = { since = "1.0", remove_in = "2.0" }
+support = { a = "yes", b = "yes" }
+"""
+
+
+def test_automatic_choice_of_a_matrix_with_roles_is_asked_where_the_base_roles_field_names_no_runner():
+    """A user trial: the served config {big, dev = cpu} refused once B is no candidate for big
+    jobs was said nowhere, and the gate passed. Automatic choice was asked over every config, the
+    base role's field included; the witness found named runner a there (a request), so it did not
+    reproduce and the change was dropped. Automatic choice is asked where the field is None."""
+    runners = {"a": {"name": "A", "priority": 2, "requires": {"device": "dev == 'gpu'"}},
+               "b": {"name": "B", "priority": 1}}
+    old = matrix.loads(_ROLES_BASE, runners=runners)
+    new = matrix.loads(_ROLES_BASE.replace('version = "1.0"', 'version = "2.0"').replace(
+        'remove_in = "2.0" }', 'remove_in = "2.0", removed = true }'),
+        runners={**runners, "b": {"name": "B", "priority": 1, "candidate": "not big"}})
+    report = diff(old, new)
+    assert [(c.id, c.message, c.region, c.witness) for c in report.changes] == [
+        ("served-refused", "Automatic choice: B (fallback) → refused", "dev != 'gpu' and backend is None and big",
+         {"big": True, "dev": "cpu"}),
+        ("removed", "backend b named in the config: not refused for it → refused (the feature is removed)",
+         "backend == 'b'", {"backend": "b"})]
+    assert [line for line in report.undecided if "did not reproduce" in line] == []
+
+
+_STAGED_FLEET = """[matrix]
+name = "t"
+version = "1.0"
+stages = ["choice", "late"]
+[config]
+n = { type = "int", min = 1, max = 8, default = 1 }
+[requirements]
+small = { name = "Small", reason = "n must be at most 4" }
+[features.f]
+name = "F"
+when = "n > 6"
+support = { a = "yes" }
+"""
+
+
+def test_a_fleet_config_whose_answer_changes_where_no_finding_says_it_is_counted_by_itself(tmp_path, monkeypatch):
+    """A user trial: a served config refused, with no finding to say it (a construct the diff
+    does not compare: here a staged requirement), showed "changed" and the fleet passed
+    --fail-on breaking. It is counted by itself: served → refused is breaking."""
+    import jsonschema
+
+    from matrix.diff import json_schema
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "a.toml").write_text('name = "A"\npriority = 1\n')
+    (tmp_path / "old.toml").write_text(_STAGED_FLEET)
+    (tmp_path / "new").mkdir()
+    (tmp_path / "new" / "features.toml").write_text(_STAGED_FLEET)
+    (tmp_path / "new" / "runners").mkdir()
+    (tmp_path / "new" / "runners" / "a.toml").write_text(
+        'name = "A"\npriority = 1\n[requires]\nsmall = { condition = "n <= 4", stage = "late" }\n')
+    (tmp_path / "fleet.jsonl").write_text('{"n": 5}\n{"n": 2}\n{"n": 7}\n')
+    status, out, err = _run("diff", "old.toml", "new/features.toml", "--configs", "fleet.jsonl")
+    assert (status, out, err) == (1, """\
+2 of 3 configs change (both at 1.0)
+
+| Config | Before | After | Change |
+|---|---|---|---|
+| fleet.jsonl:1 | a | refused | breaking: changed, no finding says it (see the report's undecided lines) |
+| fleet.jsonl:2 | a | a | — |
+| fleet.jsonl:3 | a | refused | breaking: changed, no finding says it (see the report's undecided lines) |
+
+Exit status 1: 2 configs change at or above --fail-on breaking (not accepted)
+""", "")
+    status, out, _ = _run("diff", "old.toml", "new/features.toml", "--configs", "fleet.jsonl", "--format", "json")
+    data = json.loads(out)
+    jsonschema.Draft202012Validator(json_schema()).validate(data)
+    assert [(c["name"], c["unsaid"], c["changes"]) for c in data["configs"]] == [
+        ("fleet.jsonl:1", "breaking", []), ("fleet.jsonl:2", None, []), ("fleet.jsonl:3", "breaking", [])]
 
 
 # Regions said shorter (a user trial: three edits gave regions such as ``x and not (x and not y)``).
