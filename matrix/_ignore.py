@@ -14,8 +14,8 @@ from .schema import Matrix
 
 @attrs.frozen
 class Ignore:
-    """One entry: the finding ``code``, the ``gate`` (a feature or runner id) it is about, if
-    given, and why it is not a mistake."""
+    """One entry: the finding ``code``, the ``gate`` (a feature, runner or ``[refusals]`` id) it
+    is about, if given, and why it is not a mistake."""
 
     code: str
     reason: str
@@ -28,7 +28,8 @@ class Ignore:
     def matches(self, finding: Finding) -> bool:
         if finding.code != self.code:
             return False
-        return self.gate is None or self.gate in (finding.feature, finding.runner) or self.gate in finding.features
+        return self.gate is None or self.gate in (finding.feature, finding.runner) or self.gate in finding.features \
+            or finding.place == _messages.place(("refusals", self.gate))  # a finding about a [refusals] entry
 
 
 def entries(matrix: Matrix) -> List[Ignore]:

@@ -14,7 +14,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .loader import _Builder, _Source
 
 
-def ignores(b: _Builder, source: _Source, raw: object, features: object, runners: Optional[List[Runner]]) -> None:  # noqa: C901 — every rule of a [check] ignore entry, each problem collected in the order the entry is read
+def ignores(b: _Builder, source: _Source, raw: object, features: object,  # noqa: C901 — every rule of a [check] ignore entry, each problem collected in the order the entry is read
+            runners: Optional[List[Runner]], refusals: object = None) -> None:
     """``[check] ignore = [{ code, gate, reason }]``: findings `matrix check` is told to
     ignore, each with its reason (applied by `matrix._ignore`; checked here, so that a
     misspelt code or gate is a load error, not an entry that silently ignores nothing)."""
@@ -31,7 +32,9 @@ def ignores(b: _Builder, source: _Source, raw: object, features: object, runners
     if not isinstance(entries, list):
         b.problem(source, ("check", "ignore"), b.shapes.expected("an array of tables", entries).args[0])
         return
-    gates = (list(features) if isinstance(features, dict) else []) + [r.id for r in runners or ()]
+    # A finding about a [refusals] entry (refusal-unused, refusal-shadowed) is about its id.
+    gates = (list(features) if isinstance(features, dict) else []) + [r.id for r in runners or ()] + \
+        (list(refusals) if isinstance(refusals, dict) else [])
     keys = [a.name for a in attrs.fields(b.shapes.IgnoreSpec)]
     required = [a.name for a in attrs.fields(b.shapes.IgnoreSpec) if a.default is attrs.NOTHING]
     for index, entry in enumerate(entries):

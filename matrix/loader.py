@@ -506,7 +506,8 @@ class _Builder:
         if runner_list is not None:
             runner_list, wide, staged = _staged.split(self.stages, runner_list, wide)
         if "check" in document:
-            _load_check.ignores(self, source, document["check"], document.get("features"), runner_list)
+            _load_check.ignores(self, source, document["check"], document.get("features"), runner_list,
+                                document.get("refusals"))
         messages = _load_messages.messages(self, source, document.get("messages", {}), runner_list)
         columns, column_rows = _load_docs.docs(self, source, document["docs"], schema, runner_list) \
             if "docs" in document else ((), ())

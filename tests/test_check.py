@@ -3694,3 +3694,39 @@ def test_adjustment_refuses_reads_where_a_redirect_at_a_stage_applies(when):
     else:
         assert m.resolve({"t": True, "r": False}).runner == "y"
     assert m.resolve({"t": True, "r": True}).runner == "y"
+
+
+def test_a_refusal_used_at_some_release_is_not_unused_with_all_versions_and_one_is_ignored_by_its_id(tmp_path):
+    """A user trial: fp8 had no runner at 1.0 only, so `--all-versions --strict` needed a refusal
+    of it, which plain `check` (at 2.0) said unused, and `[check] ignore` could not name it ("Unknown
+    gate"); `--all-versions` said unused at 1.0 a refusal used at 2.0 only."""
+    text = (DATA / "refusal-unused.toml").read_text().replace('version = "1.0"', 'version = "2.0"').replace(
+        'support = { r1 = "yes", r2 = "yes" }',
+        'support = { r1 = "yes", r2 = [{ status = "no" }, { status = "yes", since = "2.0" }] }').replace(
+        'support = { r1 = "no", r2 = "yes" }', 'support = { r1 = "no", r2 = [{ status = "no" }, { status = "yes", since = "1.0" }] }')
+    (tmp_path / "runners").mkdir()
+    for name in ("r1", "r2"):
+        (tmp_path / "runners" / f"{name}.toml").write_text((DATA / "runners" / f"{name}.toml").read_text())
+    (tmp_path / "features.toml").write_text(text)
+    status, out, err = _cli("check", str(tmp_path / "features.toml"), "--all-versions", "--strict")
+    assert (status, [line.split(": ", 1)[1] for line in out.splitlines()[:-1] if not line.startswith(" ")], err) == (
+        0, ["note[no-runner]: No runner can serve a config that uses a and b: Runner One does not support a; Runner "
+            "Two does not support b (acknowledged: a and b need different hardware)",
+            "note[no-runner]: No runner can serve a config that uses a and c: Runner One does not support a; Runner "
+            "Two does not support c (acknowledged: c once blocked r2)"], "")
+    status, out, err = _cli("check", str(tmp_path / "features.toml"), "--strict")
+    assert status == 1
+    assert [line.split(": ", 1)[1] for line in out.splitlines() if "refusal-unused" in line] == [
+        "warning[refusal-unused]: The refusal 'stale' matches no combination of gates that leaves no runner free: "
+        "delete it, or check its gate lists"]
+    (tmp_path / "features.toml").write_text(text + '\n[check]\nignore = [\n  { code = "refusal-unused", gate = "stale", '
+                                                   'reason = "a and c leave no runner before 2.0" },\n]\n')
+    status, out, err = _cli("check", str(tmp_path / "features.toml"), "--strict")
+    assert (status, err) == (0, "")
+    assert "refusal-unused" not in out
+    assert out.splitlines()[-1].endswith("; 1 finding ignored by [check] ignore")
+
+
+def _cli(*args):
+    out, err = io.StringIO(), io.StringIO()
+    return run(list(args), stdout=out, stderr=err), out.getvalue(), err.getvalue()
