@@ -661,7 +661,9 @@ def choice_text(doc: Document) -> List[Tuple[Tuple[str, bool], ...]]:
                        + f" by priority: {', '.join(r for r, _ in doc.runners)}; the first that nothing blocks is "
                        "chosen.", False),))
     for (runner, _), candidate in zip(doc.runners, doc.candidates):
-        if candidate:
+        if candidate == "False":
+            lines.append(((f"{runner} is asked for only: automatic choice never tries it.", False),))
+        elif candidate:
             lines.append(((f"{runner} is a candidate only when ", False), (candidate, True),
                           ("; asked for, it is tried anyway.", False)))
     return lines

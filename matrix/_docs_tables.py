@@ -237,7 +237,8 @@ def _capabilities(doc: Document, symbols: bool) -> Table:
             for c in doc.capabilities]
     rows.append(TableRow((_cell(_text("Candidate for automatic choice"), header=True),
                           *((_cell(_text("")),) if every else ()),
-                          *(_cell(_code(c) if c else _text("always")) for c in doc.candidates),
+                          *(_cell(_text("never: asked for only") if c == "False" else _code(c) if c else _text("always"))
+                            for c in doc.candidates),
                           *((_cell(_text("choice")),) if staged else ()), _cell(_text("")))))
     return Table("Runner capabilities", _heading("Runner capabilities", doc, False), "Runner capabilities",
                  _headers("Requirement", *(("Every runner",) if every else ()), *(name for _, name in doc.runners),

@@ -353,6 +353,12 @@ def reading_raised(exc: BaseException) -> str:
     return f"Reading it raised {type(exc).__name__}: {exc}"
 
 
+def candidacy(condition: object) -> str:
+    """When a runner is a candidate for automatic choice, as explanations say it: ``candidate =
+    "False"`` is a runner asked for only (a user trial read "a candidate when False" as odd)."""
+    return "asked for only: candidate = False" if str(condition) == "False" else f"a candidate when {condition}"
+
+
 def short_repr(value: object) -> str:
     try:
         text = repr(value)

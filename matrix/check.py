@@ -392,13 +392,15 @@ def _requirements(matrix: Matrix, gates: List[Feature], solve: Solve, place: _Pl
                                    f"No config meets all of {runner.name}'s requirements at once: it can serve no config")
             if not unmet:
                 yield from idle
-            if runner.candidate is not None and solve(true=[runner.candidate.node]) is None:
+            outright = runner.candidate is not None and str(runner.candidate) == "False"
+            if runner.candidate is not None and (outright or solve(true=[runner.candidate.node]) is None):
                 unmet = True  # never chosen automatically: said once, here
                 from ._overlay_origin import removed
 
                 out = removed(matrix, runner.id)  # an overlay's deliberate choice = false: a note, not a warning
-                yield place.runner("never-candidate" if out is None else "overlay-out-of-choice", runner.id,
-                                   f"{runner.name} is never a candidate: " + (out or f"no config satisfies {runner.candidate}"))
+                if out is not None or not outright:  # candidate = "False" in its file: asked for only, as it says
+                    yield place.runner("never-candidate" if out is None else "overlay-out-of-choice", runner.id,
+                                       f"{runner.name} is never a candidate: " + (out or f"no config satisfies {runner.candidate}"))
         except Inconclusive as error:
             yield place.runner("inconclusive", runner.id,
                                f"Could not decide {_undecided(error, budget)} whether any config meets all of "

@@ -498,7 +498,7 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
             if not passed:  # tried before the chosen one, had it been a candidate
                 from ._overlay_origin import removed
 
-                why = removed(matrix, runner.id) or f"a candidate when {runner.candidate}"
+                why = removed(matrix, runner.id) or _messages.candidacy(runner.candidate)
                 stdout.write(f"Not a candidate: {_named(runner)}, {why}\n")
             continue
         blockers = resolution.unsupported[runner.id]

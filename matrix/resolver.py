@@ -761,7 +761,7 @@ def _explanation_text(data: Mapping[str, Any], by_runner: Mapping[str, Mapping[s
         elif runner["candidate"]:
             first = runner["id"]
         if not runner["candidate"] and requested is None:
-            out = (removed or {}).get(runner["id"]) or f"a candidate when {runner['candidate_when']}"
+            out = (removed or {}).get(runner["id"]) or _messages.candidacy(runner["candidate_when"])
             said.append(f"not a candidate ({out})")
         failed = sum(1 for b in runner["blockers"] if "requirement" in b)
         features = len(runner["blockers"]) - failed

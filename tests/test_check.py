@@ -1284,6 +1284,8 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
     # A runner that serves no config, or is never a candidate, is said so instead.
     never_chosen = {f.runner for code in ("never-chosen", "never-candidate", "runner-unusable", "requirement-unmet")
                     for f in by_code.get(code, []) if not _staged_finding(f)}
+    # A runner whose file says candidate = "False" is asked for only, as it says: nothing to report.
+    never_chosen |= {r.id for r in m.runners if r.candidate is not None and str(r.candidate) == "False"}
     _redirect_findings_agree(m, universe, by_code, unsure, chosen_on)
     _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, _staged_of(text, runners))
     for runner in m.runners:
@@ -3730,3 +3732,19 @@ def test_a_refusal_used_at_some_release_is_not_unused_with_all_versions_and_one_
 def _cli(*args):
     out, err = io.StringIO(), io.StringIO()
     return run(list(args), stdout=out, stderr=err), out.getvalue(), err.getvalue()
+
+
+def test_a_runner_whose_file_says_candidate_false_is_asked_for_only_and_said_so():
+    """A user trial: `candidate = "False"` (a runner only asked for) was a never-candidate warning
+    to ignore, "a candidate when False" in explanations and "a candidate only when False" in the
+    runners table."""
+    m = matrix.loads('[matrix]\nname = "t"\nversion = "1.0"\n[config]\nx = { type = "bool", default = false }\n'
+                     '[features.x]\nname = "X"\nwhen = "x"\nsupport = { a = "yes", b = "no" }\n',
+                     runners={"a": {"name": "A", "priority": 2, "candidate": "False"}, "b": {"name": "B", "priority": 1}})
+    assert [f.code for f in check(m, strict=True).findings if f.runner == "a"] == []
+    assert m.resolve({}).explain().splitlines()[2] == "  a (A, priority 2): not a candidate (asked for only: candidate = False)"
+    from matrix.render import render
+
+    said = render(m, tables=["capabilities"])
+    assert "| Candidate for automatic choice | never: asked for only | always |  |" in said
+    assert "a is asked for only: automatic choice never tries it." in said
