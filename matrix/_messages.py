@@ -1186,6 +1186,10 @@ def remedies_line(name: str, options: Sequence[str], more: int, served: bool, si
         line = f"To use {name}, change: " + "; or ".join(options)
         if more:
             line += f"; or {more} more"
+        if gave_up is not None:
+            # Cut within a size: the sizes below were searched in full, this one was not.
+            line += f" (the search was cut short: {gave_up}; other changes of {size} path{'s' if size != 1 else ''} " \
+                    "may serve too)"
         return line + (f" (not proved the smallest: {'; '.join(inexact)})" if inexact else "")
     if gave_up is not None:
         return f"No remedy found for {name}: the search gave up: {gave_up}{caveat}{request}"

@@ -23,9 +23,10 @@ The rules (docs/explanation/remedies.md explains them with examples):
   makes the section present (its other fields at their defaults); a section made None is
   ``unset``.
 - **The order.** A remedy's size is the number of paths it changes or conditions. The search
-  tries sizes 1, 2, 3… up to `LIMIT`, every path set of that size in the order of the space,
-  every combination of representatives, keeping every other path at the user's value, and stops
-  at the first size with solutions: every remedy given is of the smallest size there is. Among
+  tries sizes 1, 2, 3… up to `LIMIT`, every path set of that size, those of fewest combinations
+  of representatives first, every combination of representatives, keeping every other path at
+  the user's value, and stops at the first size with solutions: every remedy given is of the
+  smallest size there is. Among
   remedies of that size, those with fewer conditions come first, then the path sets in the
   order of the space. One path set's solutions are grouped into products, each a `Remedy` whose
   changes list every working value of their class (``one of 'eagle', 'eagle3'``; for a number
@@ -36,8 +37,11 @@ The rules (docs/explanation/remedies.md explains them with examples):
   search grows candidates from the paths such gates depend on and resolves only those where
   none is active (`matrix._prune`). This changes no answer, only how many configs are resolved.
 - **Honesty.** A search stops once it has read `BUDGET` candidate configs (each one the pruning
-  weighs by the gates, and each one it resolves), and then says it gave up and the largest size
-  it searched in full; where the partition of a path is not exact (`matrix._space.CAUSES`), a remedy
+  weighs by the gates, and each one it resolves). With remedies found within the size it was
+  searching (the path sets of few combinations come first: a field of a thousand values does
+  not spend the budget before a pair of small ones is tried), it gives them, saying that it was
+  cut short and that other changes of that size may serve too; with none, it says it gave up
+  and the largest size it searched in full. Where the partition of a path is not exact (`matrix._space.CAUSES`), a remedy
   found is still one (the resolver said so) but not proved the smallest, and none found proves
   nothing: both are said. An int field that arithmetic reads, too wide to enumerate, is searched
   over some of its values only (small ones and its bounds' neighbours), and one read modulo a
@@ -129,7 +133,8 @@ class Remedies:
 
     ``served``: the runner serves the config as it is. ``size``: the number of paths every
     option changes or conditions, or, with no option, the largest size searched in full.
-    ``gave_up``: why the search stopped short (None: it did not). ``inexact``: causes (keys of
+    ``gave_up``: why the search stopped short (None: it did not); with options, it stopped
+    within their size, after the smaller sizes were searched in full. ``inexact``: causes (keys of
     `matrix._space.CAUSES`) the partition of a path searched is not exact for: options found
     are not proved the smallest, and none found proves nothing."""
 
@@ -194,7 +199,8 @@ def _search(plan: Plan, values: Mapping[str, object], runner: str, asked: bool, 
     pruning = _prune.Pruning(plan, config, runner, asked, units, _apply, budget)
     size = 0
     for size in range(1, min(limit, len(units)) + 1):
-        found: List[Tuple[Tuple[str, ...], List[Tuple[object, ...]]]] = []
+        found: List[Tuple[Tuple[int, ...], Tuple[str, ...], List[Tuple[object, ...]]]] = []
+        gave_up = None
         try:
             for combo, choices in pruning.candidates(size):
                 paths = tuple(units[i][0] for i in combo)
@@ -205,16 +211,21 @@ def _search(plan: Plan, values: Mapping[str, object], runner: str, asked: bool, 
                     if _serves(resolve, plan, _apply(config, paths, choice), runner, asked):
                         working.append(choice)
                 if working:
-                    found.append((paths, working))
+                    found.append((combo, paths, working))
         except _prune.OverBudget:
-            return Remedies(runner, name, asked, size=size - 1, exhausted=False,
-                            gave_up=_messages.remedy_budget(budget, size), inexact=inexact,
-                            serves_asked=not asked and _serves(resolve, plan, config, runner, True))
+            gave_up = _messages.remedy_budget(budget, size)
+            if not found:
+                return Remedies(runner, name, asked, size=size - 1, exhausted=False, gave_up=gave_up, inexact=inexact,
+                                serves_asked=not asked and _serves(resolve, plan, config, runner, True))
         if found:
-            options = [o for paths, working in found for o in _products(space, constants, runner, paths, working)]
+            # The path sets were searched cheapest first: said in the order of the space. Cut
+            # short, the search keeps what it found (every one a remedy of the smallest size,
+            # the sizes below searched in full) and says it was cut (`gave_up`).
+            found.sort(key=lambda each: each[0])
+            options = [o for _, paths, working in found for o in _products(space, constants, runner, paths, working)]
             options.sort(key=lambda o: len(o.conditions))
             return Remedies(runner, name, asked, tuple(options[:cap]), max(0, len(options) - cap), size=size,
-                            inexact=inexact)
+                            gave_up=gave_up, inexact=inexact)
     return Remedies(runner, name, asked, size=size, exhausted=size == len(units), inexact=inexact,
                     serves_asked=not asked and _serves(resolve, plan, config, runner, True))
 

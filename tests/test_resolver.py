@@ -1561,10 +1561,11 @@ support = { a = "no", b = "yes" }
         "than 'p', 'q'")
     assert str(used.remedy("a", limit=2)) == "No remedy found for A within 2 changes"
     # The budget counts the candidates the search reads: those the pruning weighs by the gates
-    # (here the user's config, where three gates refuse A, rules out one and two changes)
-    # and those it resolves.
+    # (here the user's config, where three gates refuse A, rules out one and two changes; it is
+    # weighed once a search, not once a size) and those it resolves.
     assert str(used.remedy("a", budget=1)) == (
-        "No remedy found for A: the search gave up: it read 1 candidate config before it finished the changes of 2 paths")
+        "No remedy found for A: the search gave up: it read 1 candidate config before it finished the changes of 3 paths")
+    assert used.remedy("a", budget=1).size == 2
     assert str(used.remedy("a", budget=10)) == (
         "No remedy found for A: the search gave up: it read 10 candidate configs before it finished the changes of 3 paths")
     assert used.remedy("a", budget=10).size == 2
@@ -2983,6 +2984,56 @@ def test_a_remedy_search_spends_its_budget_on_the_candidates_it_reads_not_on_tho
     others = ", ".join(repr(v) for v in values[:-1])
     assert str(used.remedy("a", limit=4)) == "To use A, change: " + " and ".join(
         f"set f{i} to one of {others}" for i in range(4))
+
+
+_QUERY_ENGINES = """[matrix]
+name = "q"
+version = "1.0"
+[config]
+"exec" = { type = "section" }
+"exec.parallelism" = { type = "int", min = 1, max = 16, default = 1 }
+"exec.memory_limit_mb" = { type = "int", min = 0, max = 1023, default = 512 }
+"exec.mode" = { type = "str", choices = ["batch", "interactive", "streaming"], default = "batch" }
+[features.wide]
+name = "more than 8 workers"
+when = "exec.parallelism > 8"
+support = { vectorized = "no", gpu = "yes" }
+[requirements]
+mem_split = { name = "Memory split", reason = "memory_limit_mb must be divisible by parallelism" }
+[adjustments.interactive_cap]
+name = "Interactive parallelism cap"
+when = "exec.mode == 'interactive' and exec.parallelism > 4"
+set = { "exec.parallelism" = 4 }
+"""
+_QUERY_RUNNERS = {"vectorized": {"name": "Vectorized", "priority": 2},
+                  "gpu": {"name": "GPU", "priority": 1,
+                          "requires": {"mem_split": "exec.memory_limit_mb % exec.parallelism == 0"}}}
+
+
+def test_a_remedy_search_tries_the_path_sets_of_few_combinations_first_and_keeps_what_it_found_when_cut():
+    """The user trial's query engines (trial 7): exec.memory_limit_mb (1,024 values) and
+    exec.parallelism (16) are read together by a requirement, so they are enumerated exactly,
+    and the changes of two paths that hold memory_limit_mb read more than the budget. The
+    search once walked them first and gave up ("No remedy found"), where setting exec.mode and
+    exec.parallelism (2 x 15 candidates) serves. Cheapest first, it finds that pair; cut short
+    within the size, it keeps the remedies found and says that it was cut."""
+    m = matrix.loads(_QUERY_ENGINES, runners=_QUERY_RUNNERS)
+    used = m.resolve({"exec": {"mode": "interactive", "parallelism": 12, "memory_limit_mb": 100}})
+    assert used.runner == "vectorized"
+    found = used.remedy("gpu")
+    multiples = ", ".join(str(n) for n in range(0, 1024, 12))
+    options = ["set exec.parallelism to 10 and set exec.mode to one of 'batch', 'streaming'",
+               f"set exec.memory_limit_mb to one of {multiples} and set exec.mode to one of 'batch', 'streaming'"]
+    assert [str(o) for o in found.options] == options
+    assert (found.size, found.gave_up, found.exhausted) == (
+        2, "it read 15000 candidate configs before it finished the changes of 2 paths", False)
+    assert str(found) == ("To use GPU, change: " + "; or ".join(options) + " (the search was cut short: it read 15000 "
+                          "candidate configs before it finished the changes of 2 paths; other changes of 2 paths may "
+                          "serve too)")
+    # With a budget for every candidate, the path set it did not finish (memory_limit_mb and
+    # parallelism: the adjustment caps an interactive parallelism at 4) adds nothing.
+    whole = used.remedy("gpu", budget=60_000)
+    assert ([str(o) for o in whole.options], whole.size, whole.gave_up) == (options, 2, None)
 
 
 def test_the_cli_says_a_runner_a_redirect_that_applies_always_sent_elsewhere_was_redirected_not_skipped(tmp_path):
