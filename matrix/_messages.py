@@ -1165,6 +1165,16 @@ def remedy_range(kind: str, low: Optional[Any], low_closed: bool, high: Optional
     return what + " and ".join(parts) if parts else "any " + what.split()[1]
 
 
+def remedy_progression(divisor: int, remainders: Sequence[int], low: int, high: int) -> str:
+    """Every int from *low* to *high* whose remainder by *divisor* is one of *remainders* (the
+    values that work, when they follow that rule: ``a multiple of 3 from 3 to 1020``)."""
+    if list(remainders) == [0]:
+        return f"a multiple of {divisor} from {low} to {high}"
+    said = " or ".join([", ".join(str(r) for r in remainders[:-1]), str(remainders[-1])] if remainders[:-1] else
+                       [str(remainders[-1])])
+    return f"a value from {low} to {high} with remainder {said} when divided by {divisor}"
+
+
 def remedy_value(value: object) -> str:
     """A value as a remedy writes it: a version as the text the user would give."""
     return repr(str(value)) if isinstance(value, Version) else repr(value)
