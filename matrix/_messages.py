@@ -1395,6 +1395,12 @@ def adjustment_from_range(path: str, source: str) -> str:
 
 # --- a matrix's own sentences ([messages] of features.toml, matrix._templates) ----------------
 
+def template_value(path: str) -> str:
+    """A placeholder of a template (``{exec.parallelism}``, ``{x!r:>5}``) where no config fills it
+    (`matrix._templates.described`)."""
+    return f"the value of {path}"
+
+
 def template_brace(text: str, token: str) -> str:
     return f"A lone {token!r} in the template {text!r}: write '{token * 2}' for a brace"
 

@@ -1975,6 +1975,17 @@ def test_a_gate_is_never_compared_with_itself_and_a_related_remainder_is_exact_b
     assert "inconclusive" not in [f.code for f in check(m).findings]
 
 
+def test_a_requirement_reason_that_says_config_values_is_said_with_their_paths_in_a_finding():
+    """Trial 11: a finding of many configs said a reason template as it is (``c ({c})``)."""
+    m = _loads('"c" = { type = "int", min = 0, max = 9, default = 0 }',
+               '[requirements]\nk0 = { name = "K0", reason = "c ({c!r}) must be even" }\n',
+               {"r1": {"name": "R1", "priority": 2, "requires": {"k0": "c % 2 == 0"}},
+                "r2": {"name": "R2", "priority": 1, "requires": {"k0": "c % 2 == 0"}}})
+    assert [f.message for f in check(m).findings if f.code == "no-runner"] == [
+        "No runner can serve a config with 'c (the value of c) must be even' (failing c % 2 == 0, R1's requirement "
+        "'k0'): R1 is not valid for it: c (the value of c) must be even; R2 is not valid for it: c (the value of c) "
+        "must be even"]
+
 def test_candidacy_is_not_merged_with_a_requirement_of_the_same_condition():
     m = _loads('"c" = { type = "bool", default = false }',
                '[requirements]\nk0 = { name = "K0", reason = "k0 fails" }\n'
