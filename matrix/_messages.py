@@ -1397,8 +1397,10 @@ def adjustment_from_range(path: str, source: str) -> str:
 
 def template_value(path: str) -> str:
     """A placeholder of a template (``{exec.parallelism}``, ``{x!r:>5}``) where no config fills it
-    (`matrix._templates.described`)."""
-    return f"the value of {path}"
+    (`matrix._templates.described`): its path in single guillemets, which no format reads as
+    markup (``<path>`` is a tag to Markdown) and which read as a slot in a sentence
+    ("--dcp-size ‹dcp_size› must divide --tp-size ‹tp_size›")."""
+    return f"‹{path}›"
 
 
 def template_brace(text: str, token: str) -> str:

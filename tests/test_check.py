@@ -1982,8 +1982,8 @@ def test_a_requirement_reason_that_says_config_values_is_said_with_their_paths_i
                {"r1": {"name": "R1", "priority": 2, "requires": {"k0": "c % 2 == 0"}},
                 "r2": {"name": "R2", "priority": 1, "requires": {"k0": "c % 2 == 0"}}})
     assert [f.message for f in check(m).findings if f.code == "no-runner"] == [
-        "No runner can serve a config with 'c (the value of c) must be even' (failing c % 2 == 0, R1's requirement "
-        "'k0'): R1 is not valid for it: c (the value of c) must be even; R2 is not valid for it: c (the value of c) "
+        "No runner can serve a config with 'c (‹c›) must be even' (failing c % 2 == 0, R1's requirement "
+        "'k0'): R1 is not valid for it: c (‹c›) must be even; R2 is not valid for it: c (‹c›) "
         "must be even"]
 
 def test_candidacy_is_not_merged_with_a_requirement_of_the_same_condition():

@@ -3654,7 +3654,7 @@ def test_a_region_said_shorter_holds_for_the_same_configs(region):
 def test_a_requirement_whose_reason_says_config_values_is_named_by_their_paths():
     """Trial 11: a blocker-added change of a requirement whose reason is a template said the
     template as it is ("memory_limit_mb ({exec.memory_limit_mb}) must be …"): the change is of
-    many configs, so each value is said as the value of its path."""
+    many configs, so each value is said as the slot of its path, ‹path›."""
     text = ('[matrix]\nname = "t"\nversion = "1.0"\n[config]\n"exec" = { type = "section" }\n'
             '"exec.parallelism" = { type = "int", min = 1, max = 16, default = 1 }\n'
             '"exec.memory_limit_mb" = { type = "int", min = 0, max = 1023, default = 512 }\n'
@@ -3669,5 +3669,5 @@ def test_a_requirement_whose_reason_says_config_values_is_named_by_their_paths()
     assert [(c.id, c.message) for c in diff(old, new).changes] == [
         ("served-refused", "Automatic choice: GPU (fallback) → refused"),
         ("request-refused", "Asking for GPU: GPU → refused"),
-        ("blocker-added", "GPU and memory_limit_mb (the value of exec.memory_limit_mb) must be divisible by parallelism "
-                          "(the value of exec.parallelism): not blocked by it → blocked by it")]
+        ("blocker-added", "GPU and memory_limit_mb (‹exec.memory_limit_mb›) must be divisible by parallelism "
+                          "(‹exec.parallelism›): not blocked by it → blocked by it")]
