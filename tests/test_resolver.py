@@ -2574,7 +2574,7 @@ def test_a_requirement_applies_in_the_roles_it_names():
     row = next(line for line in render(m, tables=["capabilities"], standalone=False).splitlines()
                if line.startswith("| Page size"))
     assert row == ("| Page size |  | `(page > 0) and (page < 100)` (in roles base, prefill) | `page == 64` (in role decode) "
-                   "| page size {page} is not 64 |")
+                   "| page size ‹page› is not 64 |")
 
 
 def _reading_roles():
