@@ -13,6 +13,7 @@ from packaging.version import Version
 from . import _docs_overlay, _messages
 from ._docs_adjustments import AdjustmentRow, adjustment_rows
 from ._docs_release import ReleaseGap, ReleaseNote, release_notes
+from ._templates import described
 from ._versions import VersionLike
 from .schema import NOTHING, WIDE, Alias, Column, ColumnRow, Feature, Field, Forces, Matrix, Order, Prefers, Redirect, Requirement, in_window, required_of, window_text
 
@@ -603,7 +604,8 @@ def _capabilities(matrix: Matrix, spell: Callable[[str], str]) -> Tuple[
         exempt = tuple(dict.fromkeys(spell(matrix.runner(r).name) for c in wide for r in c.exempt))
         raised = tuple(dict.fromkeys(c.error_kind for mine in clauses for c in mine if c.error_kind is not None))
         at = {c.stage or "choice" for mine in clauses for c in mine}
-        rows.append(CapabilityRow(kind.id, spell(kind.name), spell(kind.reason or ""), tuple(cells), tuple(clauses),
+        # A reason that says config values is read here with no config: its paths named.
+        rows.append(CapabilityRow(kind.id, spell(kind.name), spell(described(kind.reason or "")), tuple(cells), tuple(clauses),
                                   raised or ((kind.error_kind,) if kind.error_kind else ()),
                                   tuple(set_by.get((kind.id, r.id)) for r in matrix.runners),
                                   tuple(s for s in matrix.stages if s in at) if matrix.staged else (),

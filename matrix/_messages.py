@@ -1171,6 +1171,16 @@ def remedy_range(kind: str, low: Optional[Any], low_closed: bool, high: Optional
     return what + " and ".join(parts) if parts else "any " + what.split()[1]
 
 
+def remedy_progression(divisor: int, remainders: Sequence[int], low: int, high: int) -> str:
+    """Every int from *low* to *high* whose remainder by *divisor* is one of *remainders* (the
+    values that work, when they follow that rule: ``a multiple of 3 from 3 to 1020``)."""
+    if list(remainders) == [0]:
+        return f"a multiple of {divisor} from {low} to {high}"
+    said = " or ".join([", ".join(str(r) for r in remainders[:-1]), str(remainders[-1])] if remainders[:-1] else
+                       [str(remainders[-1])])
+    return f"a value from {low} to {high} with remainder {said} when divided by {divisor}"
+
+
 def remedy_value(value: object) -> str:
     """A value as a remedy writes it: a version as the text the user would give."""
     return repr(str(value)) if isinstance(value, Version) else repr(value)
@@ -1192,6 +1202,10 @@ def remedies_line(name: str, options: Sequence[str], more: int, served: bool, si
         line = f"To use {name}, change: " + "; or ".join(options)
         if more:
             line += f"; or {more} more"
+        if gave_up is not None:
+            # Cut within a size: the sizes below were searched in full, this one was not.
+            line += f" (the search was cut short: {gave_up}; other changes of {size} path{'s' if size != 1 else ''} " \
+                    "may serve too)"
         return line + (f" (not proved the smallest: {'; '.join(inexact)})" if inexact else "")
     if gave_up is not None:
         return f"No remedy found for {name}: the search gave up: {gave_up}{caveat}{request}"
@@ -1386,6 +1400,14 @@ def adjustment_from_range(path: str, source: str) -> str:
 
 
 # --- a matrix's own sentences ([messages] of features.toml, matrix._templates) ----------------
+
+def template_value(path: str) -> str:
+    """A placeholder of a template (``{exec.parallelism}``, ``{x!r:>5}``) where no config fills it
+    (`matrix._templates.described`): its path in single guillemets, which no format reads as
+    markup (``<path>`` is a tag to Markdown) and which read as a slot in a sentence
+    ("--dcp-size ‹dcp_size› must divide --tp-size ‹tp_size›")."""
+    return f"‹{path}›"
+
 
 def template_brace(text: str, token: str) -> str:
     return f"A lone {token!r} in the template {text!r}: write '{token * 2}' for a brace"

@@ -21,15 +21,19 @@ no value but its own, those of the sections above it and, where it makes a secti
 that the config does not hold as a table, that section's fields (a remedy never changes a
 section and a path below it, so a section present stays so). Hence a candidate that extends
 one where such a gate is active can only serve if it also changes a path the gate depends on.
-The search grows candidates from the user's config one path at a time, always from the paths
-of one active refusing gate, drops one when more active refusing gates that share no path
-remain than it has paths left to change, and resolves only the candidates of the size searched
-where no refusing gate is active. Every candidate that can serve is among them, so the search
+The search takes the path sets of the size searched that meet every gate refusing R on the
+user's config, fewest combinations of values first, and grows each one's candidates one path at
+a time: from the paths of the active refusing gate that depends on the fewest, dropping one
+when more active refusing gates that share no path remain than it has paths left to change (or
+one depends on none of them); it resolves only the candidates where no refusing gate is active.
+A candidate is weighed once a search, whichever path sets hold it. Every candidate that can serve is among them, so the search
 stays exact; what it says of each is the resolver's.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
 from . import _access, _adjust, _roles
@@ -107,6 +111,8 @@ class Pruning:
                                  if (p := features[b.bit_length() - 1].prefers) is not None and p.runner == runner)
                     self.outright.append((bit, forcing | before))
         self.depends: Dict[int, FrozenSet[int]] = {}
+        #: candidate → the units of each gate refusing the runner on it (`_refusing`), read once.
+        self.weighed: Dict[State, List[FrozenSet[int]]] = {}
         self.above = [_above(p) for p, _ in units]
 
     def spend(self) -> None:
@@ -122,43 +128,80 @@ class Pruning:
 
     def candidates(self, size: int) -> Iterator[Tuple[Tuple[int, ...], List[Tuple[int, ...]]]]:
         """The candidates of *size* paths where no refusing gate is active, grouped by path set:
-        (unit indices, option indices of each candidate), path sets in the order of
-        `itertools.combinations` over the units, candidates in the order of their product."""
-        seen: Set[State] = set()
-        found: Set[State] = set()
+        (unit indices, option indices of each candidate), the path sets cheapest first (the
+        fewest combinations of their options; then in the order of `itertools.combinations`
+        over the units), candidates in the order of their product. A search whose budget runs
+        out within a size has then read the path sets of few combinations, where a remedy is
+        cheap to find, before one field of a thousand values spent it (the user trial's
+        ``exec.memory_limit_mb``)."""
+        for combo in self._path_sets(size):
+            found = self._within(combo)
+            if found:
+                yield combo, found
+
+    def _path_sets(self, size: int) -> List[Tuple[int, ...]]:
+        """The sets of *size* units that meet every gate refusing the runner on the user's
+        config (each changes a unit the gate depends on), never a section and a path below it,
+        cheapest first."""
+        root = self._weighed(())
+        count = len(self.units)
+        if root:
+            needs = sorted(root, key=lambda s: (len(s), sorted(s)))
+            if _disjoint(needs) > size:
+                return []
+            # Every set holds a unit of the smallest: each set once, by the first it holds.
+            first = sorted(needs[0])
+            sets = [tuple(sorted((unit, *rest))) for k, unit in enumerate(first)
+                    for rest in itertools.combinations([u for u in range(count) if u != unit and u not in first[:k]],
+                                                       size - 1)]
+            sets = [s for s in sets if all(not d.isdisjoint(s) for d in root)]
+        else:
+            sets = list(itertools.combinations(range(count), size))
+        paths = [p for p, _ in self.units]
+        sets = [s for s in sets if not any(paths[b].startswith(paths[a] + ".") or paths[a].startswith(paths[b] + ".")
+                                           for a, b in itertools.combinations(s, 2))]
+        return sorted(sets, key=lambda s: (math.prod(len(self.units[u][1]) for u in s), s))
+
+    def _within(self, combo: Tuple[int, ...]) -> List[Tuple[int, ...]]:
+        """The candidates changing exactly the units of *combo* where no refusing gate is
+        active (option indices, in the order of their product): a unit at a time, one a gate
+        still refusing depends on first, dropping a partial candidate once the gates refusing
+        it need more units than remain (or one that remains none of them)."""
+        options = [len(self.units[u][1]) for u in range(len(self.units))]
+        found: List[State] = []
         stack: List[State] = [()]
         while stack:
             state = stack.pop()
-            if state in seen:
-                continue
-            seen.add(state)
-            self.spend()
-            refusing = self._refusing(state)
-            if len(state) == size:
+            refusing = self._weighed(state)
+            if len(state) == len(combo):
                 if not refusing:
-                    found.add(state)
+                    found.append(state)
                 continue
             used = {u for u, _ in state}
+            remaining = frozenset(combo) - used
             if refusing:
-                # Every candidate that serves changes a path each gate depends on: one path for
-                # each of the gates that depend on no path in common, at least.
+                # The next unit is one of the gate that depends on the fewest units: a partial
+                # candidate is then one that a search over every path set at once weighs too.
                 needs = sorted((d - used for d in refusing), key=lambda s: (len(s), sorted(s)))
-                if _disjoint(needs) > size - len(state):
+                within = sorted((d & remaining for d in needs), key=lambda s: (len(s), sorted(s)))
+                pool = needs[0] & remaining
+                if not pool or not within[0] or _disjoint(within) > len(remaining):
                     continue
-                pool = needs[0]
             else:
-                pool = frozenset(range(len(self.units))) - used
-            paths = [self.units[u][0] for u in used]
-            for unit in sorted(pool):
-                path = self.units[unit][0]
-                if any(path.startswith(p + ".") or p.startswith(path + ".") for p in paths):
-                    continue  # a section and a path below it: one of them says it all
-                for option in range(len(self.units[unit][1])):
-                    stack.append(tuple(sorted((*state, (unit, option)))))
-        grouped: Dict[Tuple[int, ...], List[Tuple[int, ...]]] = {}
-        for state in sorted(found):
-            grouped.setdefault(tuple(u for u, _ in state), []).append(tuple(o for _, o in state))
-        yield from sorted(grouped.items())
+                pool = remaining
+            # The unit of fewest options first: fewer partial candidates to weigh.
+            unit = min(pool, key=lambda u: (options[u], u))
+            for option in reversed(range(options[unit])):
+                stack.append(tuple(sorted((*state, (unit, option)))))
+        return sorted(tuple(o for _, o in state) for state in found)
+
+    def _weighed(self, state: State) -> List[FrozenSet[int]]:
+        """`_refusing` of *state*, read once a search (each read counted by `spend`)."""
+        found = self.weighed.get(state)
+        if found is None:
+            self.spend()
+            found = self.weighed[state] = self._refusing(state)
+        return found
 
     def _refusing(self, state: State) -> List[FrozenSet[int]]:
         """For each gate that refuses the runner on the candidate *state*, as resolve reads them

@@ -23,34 +23,46 @@ The rules (docs/explanation/remedies.md explains them with examples):
   makes the section present (its other fields at their defaults); a section made None is
   ``unset``.
 - **The order.** A remedy's size is the number of paths it changes or conditions. The search
-  tries sizes 1, 2, 3… up to `LIMIT`, every path set of that size in the order of the space,
-  every combination of representatives, keeping every other path at the user's value, and stops
-  at the first size with solutions: every remedy given is of the smallest size there is. Among
+  tries sizes 1, 2, 3… up to `LIMIT`, every path set of that size, those of fewest combinations
+  of representatives first, every combination of representatives, keeping every other path at
+  the user's value, and stops at the first size with solutions: every remedy given is of the
+  smallest size there is. Among
   remedies of that size, those with fewer conditions come first, then the path sets in the
   order of the space. One path set's solutions are grouped into products, each a `Remedy` whose
   changes list every working value of their class (``one of 'eagle', 'eagle3'``; for a number
-  outside related comparisons, the ranges the working classes make up: ``≥ 2``).
+  outside related comparisons, the ranges the working classes make up: ``≥ 2``). A bounded int
+  field whose every working value is known (enumerated value by value, or read modulo a number
+  with every int of the working residue classes counted) says eight or more of them by the rule
+  that admits exactly them: ranges, and ``a multiple of 3 from 3 to 1020`` or ``a value from 101
+  to 1021 with remainder 0 or 1 when divided by 4`` (a divisor up to 64; between the numbers
+  the field is compared with, where one rule does not fit them all).
 - **Resolving only what can serve.** A candidate in which a gate that refuses the runner is
   still active (read by the plan's masks, adjustments applied as resolve applies them) cannot
   serve, and neither can any candidate that adds only paths that gate does not depend on: the
   search grows candidates from the paths such gates depend on and resolves only those where
   none is active (`matrix._prune`). This changes no answer, only how many configs are resolved.
 - **Honesty.** A search stops once it has read `BUDGET` candidate configs (each one the pruning
-  weighs by the gates, and each one it resolves), and then says it gave up and the largest size
-  it searched in full; where the partition of a path is not exact (`matrix._space.CAUSES`), a remedy
+  weighs by the gates, and each one it resolves). With remedies found within the size it was
+  searching (the path sets of few combinations come first: a field of a thousand values does
+  not spend the budget before a pair of small ones is tried), it gives them, saying that it was
+  cut short and that other changes of that size may serve too; with none, it says it gave up
+  and the largest size it searched in full. Where the partition of a path is not exact (`matrix._space.CAUSES`), a remedy
   found is still one (the resolver said so) but not proved the smallest, and none found proves
   nothing: both are said. An int field that arithmetic reads, too wide to enumerate, is searched
   over some of its values only (small ones and its bounds' neighbours), and one read modulo a
   number (``p % 7 == 3``) over a value of each residue, so the values a remedy says for either
-  are "among the values tried; others may work too", never read as all that work.
+  are "among the values tried; others may work too", never read as all that work, unless, as
+  above, every int of the working classes is known (a bounded field, its partition exact, at
+  most `matrix._space.MAX_COMBINATIONS` ints) and a rule or the values themselves say them.
   "No remedy found within N changes" is said only when every smaller
   set was tried.
 """
 
 from __future__ import annotations
 
-import typing
+import bisect
 import math
+import typing
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, get_args
 
 import attrs
@@ -60,7 +72,7 @@ from . import _choice, _derived, _messages, _prune
 from ._given import ROLE, base
 from ._nodes import Compare, IsNone, Literal, Node, Path, walk
 from ._versions import to_version
-from ._space import CAUSES, PRESENT, Space, compared_constants, json_value, related
+from ._space import CAUSES, MAX_COMBINATIONS, PRESENT, Space, compared_constants, json_value, related
 from .errors import MatrixError
 from .schema import Field, in_window
 
@@ -129,7 +141,8 @@ class Remedies:
 
     ``served``: the runner serves the config as it is. ``size``: the number of paths every
     option changes or conditions, or, with no option, the largest size searched in full.
-    ``gave_up``: why the search stopped short (None: it did not). ``inexact``: causes (keys of
+    ``gave_up``: why the search stopped short (None: it did not); with options, it stopped
+    within their size, after the smaller sizes were searched in full. ``inexact``: causes (keys of
     `matrix._space.CAUSES`) the partition of a path searched is not exact for: options found
     are not proved the smallest, and none found proves nothing."""
 
@@ -194,7 +207,8 @@ def _search(plan: Plan, values: Mapping[str, object], runner: str, asked: bool, 
     pruning = _prune.Pruning(plan, config, runner, asked, units, _apply, budget)
     size = 0
     for size in range(1, min(limit, len(units)) + 1):
-        found: List[Tuple[Tuple[str, ...], List[Tuple[object, ...]]]] = []
+        found: List[Tuple[Tuple[int, ...], Tuple[str, ...], List[Tuple[object, ...]]]] = []
+        gave_up = None
         try:
             for combo, choices in pruning.candidates(size):
                 paths = tuple(units[i][0] for i in combo)
@@ -205,16 +219,21 @@ def _search(plan: Plan, values: Mapping[str, object], runner: str, asked: bool, 
                     if _serves(resolve, plan, _apply(config, paths, choice), runner, asked):
                         working.append(choice)
                 if working:
-                    found.append((paths, working))
+                    found.append((combo, paths, working))
         except _prune.OverBudget:
-            return Remedies(runner, name, asked, size=size - 1, exhausted=False,
-                            gave_up=_messages.remedy_budget(budget, size), inexact=inexact,
-                            serves_asked=not asked and _serves(resolve, plan, config, runner, True))
+            gave_up = _messages.remedy_budget(budget, size)
+            if not found:
+                return Remedies(runner, name, asked, size=size - 1, exhausted=False, gave_up=gave_up, inexact=inexact,
+                                serves_asked=not asked and _serves(resolve, plan, config, runner, True))
         if found:
-            options = [o for paths, working in found for o in _products(space, constants, runner, paths, working)]
+            # The path sets were searched cheapest first: said in the order of the space. Cut
+            # short, the search keeps what it found (every one a remedy of the smallest size,
+            # the sizes below searched in full) and says it was cut (`gave_up`).
+            found.sort(key=lambda each: each[0])
+            options = [o for _, paths, working in found for o in _products(space, constants, runner, paths, working)]
             options.sort(key=lambda o: len(o.conditions))
             return Remedies(runner, name, asked, tuple(options[:cap]), max(0, len(options) - cap), size=size,
-                            inexact=inexact)
+                            gave_up=gave_up, inexact=inexact)
     return Remedies(runner, name, asked, size=size, exhausted=size == len(units), inexact=inexact,
                     serves_asked=not asked and _serves(resolve, plan, config, runner, True))
 
@@ -478,7 +497,8 @@ def _spell(space: Space, constants: List[object], path: str, field: Optional[Fie
     # So are those of a field read modulo a number (`p % 7 == 3`): a class is a residue within
     # a range, never the whole range (the ranges said "from 2 to 19" where 3, 10, 17 serve).
     # A constant is a class of its own: values that are all constants are said exactly.
-    residues = bool(space.remainders.get(path)) and field is not None and any(
+    # (A field whose every value was tried, `Space.enumerated`, has no such classes.)
+    residues = bool(space.remainders.get(path)) and path not in space.enumerated and field is not None and any(
         _ordered(field, v) and not any(_same(v, c) for c in constants) for v in values)
     if field is not None and field.type in ("int", "float", "version") and len(space._groups.get(path, {path})) <= 1 \
             and path not in space.enumerated and space.inexact.get(path) != "arithmetic" and not residues:
@@ -487,6 +507,18 @@ def _spell(space: Space, constants: List[object], path: str, field: Optional[Fie
             pieces.append(piece)
             spans += not single
         rest = [v for v in values if v is None]
+    if field is not None and field.type == "int" and (path in space.enumerated or residues):
+        # Every value of the field was tried, or every int of the residue classes that work is
+        # known (a bounded field, its partition exact): those that work, exactly, and many of
+        # them by the rule they follow (a multiple of 3 from 3 to 1020, a few ranges).
+        ints = sorted(typing.cast(int, v) for v in values if _ordered(field, v))
+        exact = ints if path in space.enumerated else space.members(path, ints, MAX_COMBINATIONS)
+        rule = [] if exact is None else _progressions(exact, constants) if len(exact) >= COMPACT else [repr(v) for v in exact]
+        if rule:
+            pieces += rule
+            spans += any(not p.lstrip("-").isdigit() for p in rule)
+            rest = [v for v in values if not _ordered(field, v)]
+            residues = False
     if field is not None and field.type == "str" and field.choices is None:
         # A free string's classes: each value the gates (or a related field) name, and one for
         # every other string. Where that one works, so does every named value that works: the
@@ -512,6 +544,71 @@ def _spell(space: Space, constants: List[object], path: str, field: Optional[Fie
     if space.inexact.get(path) == "arithmetic" and path not in space.enumerated or residues:
         return _messages.remedy_among_tried(said)
     return said
+
+
+#: Fewer values that work than this are said one by one (`_progressions`).
+COMPACT = 8
+#: The largest divisor `_progressions` says values by.
+PERIOD = 64
+
+
+def _progressions(values: List[int], cuts: Sequence[object] = ()) -> List[str]:
+    """*values* (sorted ints, at least `COMPACT`) said as the rule that admits exactly them:
+    pieces, each every int from its first value to its last whose remainder by the smallest
+    divisor that fits (at most `PERIOD`; at most three remainders) is one of its values' (a run
+    of consecutive ints, ``a multiple of 3 from 3 to 1020``), or a single value. One piece where
+    one fits all; else the values between two of the *cuts* (numbers the field is compared with:
+    between two, the classes of a remainder repeat) and each cut are pieces, neighbours joined
+    while one rule fits them. Nothing where that is not shorter than the values."""
+    if len(values) < COMPACT:
+        return []
+    whole = _fit(values)
+    if whole is not None:
+        return [whole]
+    marks = sorted({c for c in cuts if isinstance(c, (int, float)) and not isinstance(c, bool) and math.isfinite(c)})
+    groups: List[List[int]] = []
+    for value in values:
+        place = (value in marks, bisect.bisect_left(marks, value))
+        if groups and not place[0] and groups[-1][0] not in marks \
+                and bisect.bisect_left(marks, groups[-1][0]) == place[1]:
+            groups[-1].append(value)
+        else:
+            groups.append([value])
+    pieces: List[str] = []
+    current: List[int] = []
+    for group in groups:
+        if current and _fit(current + group) is not None:
+            current += group
+            continue
+        pieces += _said(current)
+        current = list(group)
+    pieces += _said(current)
+    return pieces if 2 * len(pieces) <= len(values) else []
+
+
+def _said(values: List[int]) -> List[str]:
+    """A piece of `_progressions`: the rule, or the values one by one."""
+    found = _fit(values) if values else None
+    return [found] if found is not None else [repr(v) for v in values]
+
+
+def _fit(values: List[int]) -> Optional[str]:
+    """The one rule of `_progressions` that admits exactly *values* (sorted ints): a run of
+    three or more, or four or more by a remainder."""
+    low, high = values[0], values[-1]
+    for divisor in range(1, min(PERIOD, high - low) + 1):
+        if len(values) < (3 if divisor == 1 else 4):
+            return None
+        remainders = sorted({v % divisor for v in values})
+        if len(remainders) > 3:
+            continue
+        # Every int in range with one of those remainders: as many as there are values.
+        admitted = sum((high - r) // divisor - (low - r + divisor - 1) // divisor + 1 for r in remainders)
+        if admitted == len(values):
+            if divisor == 1:
+                return _messages.remedy_range("int", low, True, high, True)
+            return _messages.remedy_progression(divisor, remainders, low, high)
+    return None
 
 
 def _named(space: Space, constants: Mapping[str, List[object]], path: str) -> List[object]:

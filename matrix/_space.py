@@ -41,6 +41,7 @@ never guesses.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import math
@@ -164,6 +165,8 @@ class Space:
         tried: Dict[str, List[object]] = {}
         self.enumerated = enumerated(nodes, schema, self.inexact, tried)
         self.domains: Dict[str, List[object]] = {}
+        #: path → the numbers that cut an int field read modulo a number (`members`).
+        self._cut_by: Dict[str, List[Any]] = {}
         # Scalars first: a list field related to a scalar one takes the scalar's values as items.
         for path in sorted(self.paths, key=lambda p: self._is_list(p)):
             if self.field(path) is None and path in prefixes:
@@ -186,6 +189,8 @@ class Space:
                 shared += [v for peer in sorted(peers) if peer != path and not self._is_list(peer)
                            for v in self.domains.get(peer, []) if v is not None]
             self.domains[path] = self._domain(path, shared, len(peers))
+            if self.remainders.get(path):
+                self._cut_by[path] = [c for c in shared if isinstance(c, (int, float)) and not isinstance(c, bool)]
             if path in tried:
                 self.domains[path] = _unique([*tried[path], *self.domains[path]])
         self.domains = {path: self.domains[path] for path in self.paths}
@@ -217,6 +222,26 @@ class Space:
         if field is None or field.nullable:
             values.append(None)
         return values
+
+    def members(self, path: str, values: Iterable[int], limit: int) -> Optional[List[int]]:
+        """Every int of the classes of *values* (representatives of *path*, an int field read
+        modulo a number), in order: the ints no gate tells from one of them. None where the
+        partition of *path* is not exact, or its field has no bounds or more than *limit* ints."""
+        field = self.field(path)
+        if path not in self._cut_by or path in self.inexact or path in self.enumerated or field is None:
+            return None
+        lo, hi, cuts = _cuts(self._cut_by[path], field.min, field.max)
+        if lo is None or hi is None or hi - lo >= limit:
+            return None
+        signature = _signature(self.remainders[path])
+        at = set(cuts)
+
+        def kind(n: int) -> Tuple[object, ...]:
+            # A cut is a class of its own; between cuts, the gap and the remainders' signature.
+            return ("at", n) if n in at else ("in", bisect.bisect(cuts, n), signature(n))
+
+        wanted = {kind(v) for v in values if isinstance(v, int) and not isinstance(v, bool)}
+        return [n for n in range(lo, hi + 1) if kind(n) in wanted]
 
     # --- three-valued evaluation ------------------------------------------------------------
 
@@ -906,23 +931,8 @@ def _residues(constants: List[Any], low: Optional[Number], high: Optional[Number
         modulus = modulus * divisor // math.gcd(modulus, divisor)
     cause = None if modulus <= _MAX_MODULUS else "modulus"
     span = min(modulus, _MAX_MODULUS)
-    literals = {d: sorted({_exact(c) for c in cs if isinstance(c, (int, float)) and not isinstance(c, bool)
-                           and _finite(c)}) for d, cs in remainders.items()}
-    # A remainder compared with a field (None stands for it): each residue is its own class.
-    whole = {d for d, cs in remainders.items() if None in cs}
-
-    def signature(n: int) -> Tuple[object, ...]:
-        out: List[object] = []
-        for d, cs in literals.items():
-            r = n % d
-            out.append(r if d in whole else tuple((r > c) - (r < c) for c in cs))
-        return tuple(out)
-
-    lo = math.ceil(low) if isinstance(low, (int, float)) and _finite(low) else None
-    hi = math.floor(high) if isinstance(high, (int, float)) and _finite(high) else None
-    # Every finite constant cuts the integers, integral or not: x > 2.5 and x % 2 == 0 needs 4,
-    # in the gap above 2.5.
-    cuts = sorted({_exact(c) for c in constants if _finite(c)} | {b for b in (lo, hi) if b is not None})
+    signature = _signature(remainders)
+    lo, hi, cuts = _cuts(constants, low, high)
     edges: List[Optional[Number]] = [None, *cuts, None]
     found: List[int] = []
     for a, b in zip(edges, edges[1:]):
@@ -938,6 +948,34 @@ def _residues(constants: List[Any], low: Optional[Number], high: Optional[Number
                 seen.add(key)
                 found.append(n)
     return found, cause
+
+
+def _signature(remainders: Dict[int, List[object]]) -> Callable[[int], Tuple[object, ...]]:
+    """How an int's remainders compare with the literals each ``path % d`` is compared with
+    (`compared_remainders`): ints of one gap between constants with one signature are one class."""
+    literals = {d: sorted({_exact(c) for c in cs if isinstance(c, (int, float)) and not isinstance(c, bool)
+                           and _finite(c)}) for d, cs in remainders.items()}
+    # A remainder compared with a field (None stands for it): each residue is its own class.
+    whole = {d for d, cs in remainders.items() if None in cs}
+
+    def signature(n: int) -> Tuple[object, ...]:
+        out: List[object] = []
+        for d, cs in literals.items():
+            r = n % d
+            out.append(r if d in whole else tuple((r > c) - (r < c) for c in cs))
+        return tuple(out)
+
+    return signature
+
+
+def _cuts(constants: List[Any], low: Optional[Number], high: Optional[Number]
+          ) -> Tuple[Optional[int], Optional[int], List[Any]]:
+    """An int field's bounds as ints, and the points that cut its ints into gaps: every finite
+    constant, integral or not (x > 2.5 and x % 2 == 0 needs 4, in the gap above 2.5), and the
+    bounds."""
+    lo = math.ceil(low) if isinstance(low, (int, float)) and _finite(low) else None
+    hi = math.floor(high) if isinstance(high, (int, float)) and _finite(high) else None
+    return lo, hi, sorted({_exact(c) for c in constants if _finite(c)} | {b for b in (lo, hi) if b is not None})
 
 
 def _finite(value: object) -> bool:

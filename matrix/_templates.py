@@ -239,6 +239,16 @@ def filled(text: str, read: Callable[[str], object]) -> str:
     return template.fill({}, {p: read(p) for p in template.paths})
 
 
+def described(text: str) -> str:
+    """*text*, a template of config paths checked at load, for a reader with no config at hand
+    (a table of the docs, a change `matrix diff` says of many configs): each placeholder said as
+    the slot of its path (`_messages.template_value`: ``‹exec.parallelism›``), ``{{`` and ``}}``
+    as braces; text without a brace as it is."""
+    if "{" not in text and "}" not in text:
+        return text
+    return "".join(p if isinstance(p, str) else _messages.template_value(p.name) for p in paths_only(text).pieces)
+
+
 def types_of(schema: Schema) -> Mapping[str, str]:
     """Every path a template may name in *schema*, with its type: the fields and the derived
     fields (ints), and the runners that fill roles (strs)."""

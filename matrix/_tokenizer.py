@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Dict, NoReturn, Optional, Tuple
+from typing import Dict, Iterator, NoReturn, Optional, Tuple
 
 import attrs
 
@@ -62,6 +62,27 @@ _WS = RULES["WS"]
 
 _ESCAPES = {"\\": "\\", "'": "'", '"': '"', "n": "\n", "r": "\r", "t": "\t"}
 _HEX_ESCAPES = {"x": 2, "u": 4, "U": 8}
+
+
+def every_token(source: str) -> Iterator[Token]:
+    """The tokens of *source* as `Tokenizer` reads them (a keyword named by itself), going on
+    where it would stop: past a character no rule matches, and past a misspelt operator or an
+    open quote (each yielded as a token), for what a text that does not parse names besides its
+    error (`matrix._typecheck.unknown_paths`)."""
+    position = 0
+    while True:
+        match = _MASTER.match(source, position)
+        if match is None:
+            space = _WS.match(source, position)
+            position = (space.end() if space else position) + 1
+            if position > len(source):
+                return
+            continue
+        name = match.lastgroup
+        assert name is not None  # every alternative of the master pattern is a named group
+        text = match.group(name)
+        yield Token(text if name == "NAME" and text in KEYWORDS else name, text, match.start(name))
+        position = match.end()
 
 
 def describe(token: Optional[Token]) -> str:

@@ -49,6 +49,28 @@ def check_expression(node: Node, schema: Schema, source: str) -> List[PredicateE
     return sorted(checker.errors, key=lambda e: e.span)
 
 
+def unknown_paths(source: str, schema: Schema, error: PredicateError) -> List[PredicateError]:
+    """The unknown config paths of *source*, which does not parse (*error*): each name the
+    tokenizer reads as a path (not a keyword, not a function called) outside the error's span,
+    up to a string left open (what follows it is that string's text). Whether a path is known
+    does not depend on the syntax around it: the loader says both (a user trial: a misspelt
+    operator hid a misspelt path)."""
+    from ._tokenizer import every_token
+
+    checker = _Checker(schema, source)
+    start, end = error.span if error.span is not None else (len(source), len(source))
+    tokens = list(every_token(source))
+    for index, token in enumerate(tokens):
+        if token.name == "OPEN_STRING":
+            break
+        called = index + 1 < len(tokens) and tokens[index + 1].name == "LPAREN"
+        if token.name != "NAME" or called or any(part.startswith("_") for part in token.text.split(".")):
+            continue
+        if token.span[1] <= start or token.span[0] >= end:
+            checker.field(Path(token.text, span=token.span))
+    return checker.errors
+
+
 class _Checker:
     def __init__(self, schema: Schema, source: str) -> None:
         self.schema = schema

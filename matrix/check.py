@@ -36,7 +36,7 @@ from ._nodes import Literal as Constant, Node, Not
 from ._choice import Rule, Term
 from ._compile import Plan, plan
 from ._nodes import Or
-from . import _check_adjust, _check_overlay, _messages
+from . import _check_adjust, _check_overlay, _messages, _templates
 from .errors import NoRunnerError, ResolutionError
 from ._substitute import Rewrite, identity
 from .schema import (BLOCKING, NOTHING, Adjustment, Feature, Matrix, Order, Redirect, Refusal, Requirement, Runner, Statement,
@@ -274,7 +274,10 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
             return found
         return solve(true=true, false=[*false, *(on_c(g.when.node) for g in gone)], **extra)
 
-    requirements = [g for g in derived if isinstance(g.origin, Requirement)]
+    # A requirement's reason that says config values is read by the findings of many configs:
+    # said with its paths named (`matrix._templates.described`).
+    requirements = [attrs.evolve(g, name=_templates.described(g.name)) if "{" in g.name else g
+                    for g in derived if isinstance(g.origin, Requirement)]
     unusable = yield from _requirements(matrix, requirements, alone, place, budget)
     yield from _aliases(matrix, v, place)
     yield from _redirects(matrix, v, compiled, space, place, budget, ctx)

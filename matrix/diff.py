@@ -72,7 +72,8 @@ from . import predicates as _predicates
 from ._versions import VersionLike
 from .errors import ConfigError, PredicateError, RemovedFeatureError, ResolutionError
 from ._nodes import Literal as _Literal, Path, walk
-from .schema import Feature, Matrix
+from ._templates import described
+from .schema import Feature, Matrix, Requirement
 
 __all__ = ["CHANGES", "LEVELS", "Accepted", "Difference", "DiffReport", "Entry", "Level", "brief", "diff", "json_schema",
            "region_predicate", "reproduces"]
@@ -2270,6 +2271,8 @@ def _message(change_id: str, region: _diff.Region, old: str, new: str, side: _di
     assert region.feature is not None
     gate = side.gate(region.feature) or before.gate(region.feature)  # a gate gone: its old name
     name = gate.name if gate is not None else region.feature
+    if gate is not None and isinstance(gate.origin, Requirement):
+        name = described(name)  # a reason that says config values, of many configs: by their paths
     if region.kind == "blocker":
         assert region.blocked is not None
         return f"{side.matrix.runner(region.blocked).name} and {name}: {old} → {new}"

@@ -114,16 +114,21 @@ class Predicate:
     @classmethod
     def checked(cls, source: str, *, schema: Optional[Schema] = None) -> Tuple[Optional[Predicate], List[PredicateError]]:
         """Parse and type-check *source*, returning every error instead of raising the first:
-        ``(predicate, [])``, or ``(None, errors)`` in source order (the loader reports them all).
+        ``(predicate, [])``, or ``(None, errors)`` in source order (the loader reports them all):
+        the type errors of a text that parses; of one that does not, its syntax error and each
+        unknown config path it names besides (`matrix._typecheck.unknown_paths`).
 
         >>> Predicate.checked("a ==")[1][0].message
         "Expected a config path, a value, '(' or '[', found end of text"
         """
+        from . import _typecheck
+
         try:
             node = _parsed(source)
         except PredicateError as error:
-            return None, [error]
-        from . import _typecheck
+            # The paths it names are known or not whatever the syntax around them: said too.
+            beside = _typecheck.unknown_paths(source, schema, error) if schema else []
+            return None, sorted([error, *beside], key=lambda e: e.span or (0, 0))
 
         errors = _typecheck.check(node, schema, source) if schema else []
         if errors:

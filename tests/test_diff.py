@@ -3741,3 +3741,25 @@ def test_a_region_said_shorter_holds_for_the_same_configs(region):
     holds = [region_predicate(region).evaluate(c, schema=_SHORT_SCHEMA) for c in configs]
     assert holds == [said == "every config" or region_predicate(said).evaluate(c, schema=_SHORT_SCHEMA)
                      for c in configs], said
+
+
+def test_a_requirement_whose_reason_says_config_values_is_named_by_their_paths():
+    """Trial 11: a blocker-added change of a requirement whose reason is a template said the
+    template as it is ("memory_limit_mb ({exec.memory_limit_mb}) must be …"): the change is of
+    many configs, so each value is said as the slot of its path, ‹path›."""
+    text = ('[matrix]\nname = "t"\nversion = "1.0"\n[config]\n"exec" = { type = "section" }\n'
+            '"exec.parallelism" = { type = "int", min = 1, max = 16, default = 1 }\n'
+            '"exec.memory_limit_mb" = { type = "int", min = 0, max = 1023, default = 512 }\n'
+            '[requirements]\nmem_split = { name = "Memory split", reason = "memory_limit_mb ({exec.memory_limit_mb}) '
+            'must be divisible by parallelism ({exec.parallelism!r})", kind = "ValueError" }\n'
+            '[features.wide]\nname = "more than 8 workers"\nwhen = "exec.parallelism > 8"\n'
+            'support = { vectorized = "no", gpu = "yes" }\n')
+    runners = {"vectorized": {"name": "Vectorized", "priority": 3}, "gpu": {"name": "GPU", "priority": 2}}
+    old = matrix.loads(text, runners=runners)
+    new = matrix.loads(text, runners={**runners, "gpu": {**runners["gpu"], "requires": {
+        "mem_split": "exec.memory_limit_mb % exec.parallelism == 0"}}})
+    assert [(c.id, c.message) for c in diff(old, new).changes] == [
+        ("served-refused", "Automatic choice: GPU (fallback) → refused"),
+        ("request-refused", "Asking for GPU: GPU → refused"),
+        ("blocker-added", "GPU and memory_limit_mb (‹exec.memory_limit_mb›) must be divisible by parallelism "
+                          "(‹exec.parallelism›): not blocked by it → blocked by it")]

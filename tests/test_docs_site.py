@@ -226,7 +226,7 @@ def test_the_reference_is_generated_from_the_code():
     assert choice.endswith("a runner asked for (a refusal is an `AdjustmentError` in automatic choice: the choice is made).")
     remedies = hook.remedies()  # docs/explanation/remedies.md: matrix/_remedy.py's rules
     assert remedies.startswith("- **The space searched** is the one ``matrix check`` searches (`matrix._space`): every path the\n")
-    assert "values tried; others may work too\", never read as all that work.\n" in remedies
+    assert "values tried; others may work too\", never read as all that work, unless, as\n" in remedies
     assert remedies.endswith("\"No remedy found within N changes\" is said only when every smaller\n    set was tried.")
 
 

@@ -104,6 +104,7 @@ UNSEEN = {
     **dict.fromkeys([
         "bang_for_not", "bare_int", "bare_string_condition", "bool_vs_string", "chained_comparison",
         "double_ampersand", "in_on_a_string", "int_literal_for_str_field", "is_none_on_non_nullable", "misspelt_path",
+        "predicate_path_and_operator",
         "not_a_choice", "ordering_strings", "predicate_over_two_lines", "single_equals", "too_deep",
         "unbalanced_paren", "unterminated_string", "version_as_number"], _IN_A_PREDICATE),
     "choices_on_bool": "which types take choices depends on the field's type",

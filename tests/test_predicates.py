@@ -440,7 +440,9 @@ def test_printed_predicates_parse_back_to_equal_ones(source):
     _each_node_is_a_value(predicate)
 
 
-@given(st.text(max_size=60) | st.text(alphabet="ab.()[]'\"=!<> ,0123456789noti%", max_size=40))
+@given(st.text(max_size=60) | st.text(alphabet="ab.()[]'\"=!<> ,0123456789noti%", max_size=40)
+       | st.lists(st.sampled_from(["size", "sise", "mode", "=", "=<", "==", "'all", "'", "and", "(", ")", "2", "max",
+                                   ",", "#"]), max_size=8).map(" ".join))
 def test_any_text_gives_a_predicate_or_a_predicate_error(text):
     try:
         predicate = Predicate(text)
@@ -449,6 +451,15 @@ def test_any_text_gives_a_predicate_or_a_predicate_error(text):
         assert str(error).startswith(error.message + "\n    ")
     else:
         assert Predicate(str(predicate)) == predicate
+    # Against a schema: a predicate, or errors in source order, at most one of them no unknown
+    # path (the syntax error) where the text does not parse.
+    checked, errors = Predicate.checked(text, schema=SCHEMA)
+    assert (checked is None) == bool(errors)
+    assert [e.span for e in errors] == sorted(e.span for e in errors)
+    try:
+        Predicate(text)
+    except PredicateError:
+        assert sum(not e.message.startswith("Unknown config path") for e in errors) <= 1
 
 
 @given(st.data())
@@ -522,6 +533,27 @@ def test_checked_returns_every_type_error_instead_of_raising():
         "Cannot compare int 'size' with str 'a' using '=='", "Cannot compare str 'mode' with int 3 using '=='"]
     predicate, errors = Predicate.checked("size > 2", schema=SCHEMA)
     assert (predicate, errors) == (Predicate("size > 2"), [])
+
+
+@pytest.mark.parametrize(("source", "said"), [
+    # Trial 12: the syntax error hid the unknown paths around it.
+    ("sise > 2 and mode =< 'all' or max(size, 2) > ratoi", [
+        ((0, 4), "Unknown config path 'sise', did you mean 'size'"),
+        ((18, 19), "Unknown operator '=': use '==' (a single '=' assigns; predicates compare)"),
+        ((45, 50), "Unknown config path 'ratoi', did you mean 'ratio'")]),
+    # The words of a string left open are no paths; nor is a name in an operator's place.
+    ("mode == 'all and sise", [((8, 9), "Unterminated string: the ' opened here is never closed on its line")]),
+    ("flag sise", [((5, 9), "Expected a comparison operator (==, !=, <, <=, >, >=, in, not in), found 'sise'")]),
+    ("fleg and (flag", [((0, 4), "Unknown config path 'fleg', did you mean 'flag'"),
+                        ((9, 15), "Expected ')' to close the '(' opened here")]),
+])
+def test_checked_returns_the_unknown_paths_beside_a_syntax_error(source, said):
+    predicate, errors = Predicate.checked(source, schema=SCHEMA)
+    assert predicate is None
+    assert [(e.span, e.message) for e in errors] == said
+    with pytest.raises(matrix.PredicateError) as excinfo:  # the first in source order
+        Predicate(source, schema=SCHEMA)
+    assert excinfo.value.message == said[0][1]
 
 
 # --- semantics that the resolver, the interpreter and matrix check share ---------------------------

@@ -1636,3 +1636,24 @@ def test_the_runners_table_says_how_automatic_choice_picks_with_orders_candidaci
     plain = render(matrix.loads(text.split("[orders.streaming]")[0], runners=_QUERY_ENGINES), format="markdown",
                    tables=["runners"])
     assert plain.rstrip().splitlines()[-1].endswith("that nothing blocks is chosen.")
+
+
+def test_a_requirement_reason_that_says_config_values_is_said_with_their_paths_in_the_capabilities_table():
+    """Trial 11: the Reason column showed a reason template as it is (``{exec.parallelism}``);
+    a table of every config says each value as the slot of its path, ‹path›."""
+    m = matrix.loads('[matrix]\nname = "t"\nversion = "1.0"\n[config]\n"exec" = { type = "section" }\n'
+                     '"exec.parallelism" = { type = "int", min = 1, max = 16, default = 1 }\n'
+                     '"exec.memory_limit_mb" = { type = "int", min = 0, max = 1023, default = 512 }\n'
+                     '[requirements]\nmem_split = { name = "Memory split", reason = "memory_limit_mb '
+                     '({exec.memory_limit_mb}) must be divisible by parallelism ({exec.parallelism!r}) {{sic}}", '
+                     'kind = "ValueError" }\n',
+                     runners={"gpu": {"name": "GPU", "priority": 2, "requires": {
+                         "mem_split": "exec.memory_limit_mb % exec.parallelism == 0"}}, "cpu": {"name": "CPU", "priority": 1}})
+    rows = [line for line in render(m, format="markdown", tables=["capabilities"]).splitlines()
+            if line.startswith("| Memory split")]
+    assert rows == ["| Memory split | `exec.memory_limit_mb % exec.parallelism == 0` |  | memory\\_limit\\_mb "
+                    "(‹exec.memory\\_limit\\_mb›) must be divisible by parallelism (‹exec.parallelism›) {sic} "
+                    "(raises ValueError) |"]
+    data = json.loads(render(m, format="json", tables=["capabilities"]))
+    assert [row["reason"] for row in data["capabilities"]] == [
+        "memory_limit_mb (‹exec.memory_limit_mb›) must be divisible by parallelism (‹exec.parallelism›) {sic}"]

@@ -704,20 +704,21 @@ def test_a_former_ids_message_says_the_config_and_the_docs_and_check_say_the_tem
     m = _templated()
     assert [w.message for w in m.resolve({"mode": "z"}, runner="old_a").warnings] == [
         "Runner id 'old_a' is deprecated since 0.5; use 'a' instead (A reads mode 'z')"]
-    # Where no config is at hand, a template is shown as written.
+    # Where no config is at hand, a requirement's reason says the slot of each path (trial 11:
+    # it was shown as written, braces and format specs).
     from matrix.check import check
     from matrix.render import render
 
     rows = [line for line in render(m, tables=["capabilities"]).splitlines() if line.startswith("| ")][1:3]
     assert rows == [
-        "| DCP split | `tp % dcp == 0` |  |  | tp\\_size ({tp}) must be divisible by dcp\\_size ({dcp:d}) "
-        "{{sic}} (raises ValueError) |",
-        "| Small |  | `tp <= 8` |  | tp {tp!r} is over 8 ({heads} heads, fraction {frac:.3f}, mode {mode!r:\\>5}) |",
+        "| DCP split | `tp % dcp == 0` |  |  | tp\\_size (‹tp›) must be divisible by dcp\\_size (‹dcp›) {sic} "
+        "(raises ValueError) |",
+        "| Small |  | `tp <= 8` |  | tp ‹tp› is over 8 (‹heads› heads, fraction ‹frac›, mode ‹mode›) |",
     ]
     assert [str(f) for f in check(m).findings if f.code == "no-runner"] == [
-        "<string>:15:1: note[no-runner]: No runner can serve a config with 'tp_size ({tp}) must be divisible by "
-        "dcp_size ({dcp:d}) {{sic}}' (failing tp % dcp == 0): every runner refuses it: tp_size ({tp}) must be "
-        "divisible by dcp_size ({dcp:d}) {{sic}} (acknowledged: a matrix-wide requirement, which refuses it whatever "
+        "<string>:15:1: note[no-runner]: No runner can serve a config with 'tp_size (‹tp›) must be divisible by "
+        "dcp_size (‹dcp›) {sic}' (failing tp % dcp == 0): every runner refuses it: tp_size (‹tp›) must be "
+        "divisible by dcp_size (‹dcp›) {sic} (acknowledged: a matrix-wide requirement, which refuses it whatever "
         "the runner)"]
 
 
@@ -821,7 +822,7 @@ def test_a_staged_requirement_before_the_choice_refuses_whatever_the_runner_with
 
     assert [line for line in render(m, tables=["capabilities"]).splitlines() if line.startswith("| ")] == [
         "| Requirement | Every runner | FlashMLA | Triton | Stage | Reason |",
-        "| Page size |  | `page_size == 64` |  | pages | page\\_size must be 64, not {page\\_size} (raises ValueError) |",
+        "| Page size |  | `page_size == 64` |  | pages | page\\_size must be 64, not ‹page\\_size› (raises ValueError) |",
         "| Tensor parallel | `tp_size <= 8` |  |  | device | tp\\_size must be at most 8 |",
         "| Candidate for automatic choice |  | always | always | choice |  |"]
 

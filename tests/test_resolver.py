@@ -1452,19 +1452,50 @@ def test_a_remedy_sets_one_field_to_an_item_of_the_list_it_is_compared_with():
         m.resolve({"s": "b", "l": ["zz"]}, runner="a")
 
 
-def test_a_remedy_for_a_field_read_modulo_a_number_says_the_values_tried():
+def test_a_remedy_for_a_field_read_modulo_a_number_says_every_value_that_serves():
     """`p % 7 == 3`: a class of p is a residue within a range, so the remedy never joins them
     into a range (it said "set p to a value from 2 to 19", where only 3, 10 and 17 serve; found
-    by review): it says the values tried that serve, as such."""
+    by review). It said the one value tried that serves, "among the values tried"; p being
+    bounded and its partition exact, it says every int of the classes that serve (trial 9)."""
     m = matrix.loads('[matrix]\nname = "x"\nversion = "1.0"\n[config]\n"p" = { type = "int", min = 1, max = 20, default = 1 }\n'
                      '[requirements]\nk = { name = "K", reason = "k fails" }\n'
                      '[features.g]\nname = "G"\nwhen = "p > 100"\nsupport = { a = "no" }\n',
                      runners={"a": {"name": "A", "priority": 1, "requires": {"k": "p % 7 == 3"}}})
     with pytest.raises(UnsupportedFeatureError) as caught:
         m.resolve({"p": 11}, runner="a")
-    assert str(caught.value).splitlines()[1] == "To use A, change: set p to 3 (among the values tried; others may work too)"
+    assert str(caught.value).splitlines()[1] == "To use A, change: set p to one of 3, 10, 17"
     assert [p for p in range(1, 21) if m.is_supported({"p": p}, "a")] == [3, 10, 17]
 
+
+
+@pytest.mark.parametrize(("requirement", "user", "said", "serving"), [
+    # Trial 9: x % 3 == 0 listed 340 values; x's classes are residues between its bounds.
+    ("x % 3 == 0", 4, "a multiple of 3 from 3 to 1020", range(3, 1021, 3)),
+    # Enumerated value by value (x + y reads both): the same rule.
+    ("x % 3 == 0 and x + y < 2000", 4, "a multiple of 3 from 3 to 1020", range(3, 1021, 3)),
+    ("x % 4 <= 1 and x > 100", 2, "a value from 101 to 1021 with remainder 0 or 1 when divided by 4",
+     [n for n in range(101, 1022) if n % 4 <= 1]),
+    ("x % 4 != 2 and x > y * 300", 2, "a value from 301 to 1021 with remainder 0, 1 or 3 when divided by 4",
+     [n for n in range(301, 1022) if n % 4 != 2]),
+    ("x % 7 == 2 or x < 10", 11, "a value from 1 to 9 or a value from 16 to 1017 with remainder 2 when divided by 7",
+     [*range(1, 10), *range(16, 1018, 7)]),
+    ("x < 20 or x > 1000", 500, "a value from 1 to 19 or a value from 1001 to 1022", [*range(1, 20), *range(1001, 1023)]),
+    # A few values are said one by one.
+    ("x % 300 == 7", 8, "one of 7, 307, 607, 907", [7, 307, 607, 907]),
+])
+def test_many_values_that_serve_are_said_by_the_rule_they_follow(requirement, user, said, serving):
+    """A remedy of a bounded int field whose every value that serves is known (enumerated, or
+    the ints of exact residue classes) says many of them by the rule they follow, which admits
+    exactly the values that serve (each resolved here)."""
+    m = matrix.loads('[matrix]\nname = "x"\nversion = "1.0"\n[config]\n'
+                     '"x" = { type = "int", min = 1, max = 1022, default = 1 }\n'
+                     '"y" = { type = "int", min = 0, max = 3, default = 1 }\n'
+                     '[requirements]\nk = { name = "K", reason = "k fails" }\n',
+                     runners={"a": {"name": "A", "priority": 1, "requires": {"k": requirement}}})
+    with pytest.raises(UnsupportedFeatureError) as caught:
+        m.resolve({"x": user, "y": 1}, runner="a")
+    assert str(caught.value).splitlines()[1] == f"To use A, change: set x to {said}"
+    assert [n for n in range(1, 1023) if m.is_supported({"x": n, "y": 1}, "a")] == list(serving)
 
 def test_classes_of_a_remedy_that_read_alike_are_said_once():
     """A new user's trial: a free string compared with a field of choices (s == t) has several
@@ -1561,10 +1592,11 @@ support = { a = "no", b = "yes" }
         "than 'p', 'q'")
     assert str(used.remedy("a", limit=2)) == "No remedy found for A within 2 changes"
     # The budget counts the candidates the search reads: those the pruning weighs by the gates
-    # (here the user's config, where three gates refuse A, rules out one and two changes)
-    # and those it resolves.
+    # (here the user's config, where three gates refuse A, rules out one and two changes; it is
+    # weighed once a search, not once a size) and those it resolves.
     assert str(used.remedy("a", budget=1)) == (
-        "No remedy found for A: the search gave up: it read 1 candidate config before it finished the changes of 2 paths")
+        "No remedy found for A: the search gave up: it read 1 candidate config before it finished the changes of 3 paths")
+    assert used.remedy("a", budget=1).size == 2
     assert str(used.remedy("a", budget=10)) == (
         "No remedy found for A: the search gave up: it read 10 candidate configs before it finished the changes of 3 paths")
     assert used.remedy("a", budget=10).size == 2
@@ -2542,7 +2574,7 @@ def test_a_requirement_applies_in_the_roles_it_names():
     row = next(line for line in render(m, tables=["capabilities"], standalone=False).splitlines()
                if line.startswith("| Page size"))
     assert row == ("| Page size |  | `(page > 0) and (page < 100)` (in roles base, prefill) | `page == 64` (in role decode) "
-                   "| page size {page} is not 64 |")
+                   "| page size ‹page› is not 64 |")
 
 
 def _reading_roles():
@@ -2983,6 +3015,56 @@ def test_a_remedy_search_spends_its_budget_on_the_candidates_it_reads_not_on_tho
     others = ", ".join(repr(v) for v in values[:-1])
     assert str(used.remedy("a", limit=4)) == "To use A, change: " + " and ".join(
         f"set f{i} to one of {others}" for i in range(4))
+
+
+_QUERY_ENGINES = """[matrix]
+name = "q"
+version = "1.0"
+[config]
+"exec" = { type = "section" }
+"exec.parallelism" = { type = "int", min = 1, max = 16, default = 1 }
+"exec.memory_limit_mb" = { type = "int", min = 0, max = 1023, default = 512 }
+"exec.mode" = { type = "str", choices = ["batch", "interactive", "streaming"], default = "batch" }
+[features.wide]
+name = "more than 8 workers"
+when = "exec.parallelism > 8"
+support = { vectorized = "no", gpu = "yes" }
+[requirements]
+mem_split = { name = "Memory split", reason = "memory_limit_mb must be divisible by parallelism" }
+[adjustments.interactive_cap]
+name = "Interactive parallelism cap"
+when = "exec.mode == 'interactive' and exec.parallelism > 4"
+set = { "exec.parallelism" = 4 }
+"""
+_QUERY_RUNNERS = {"vectorized": {"name": "Vectorized", "priority": 2},
+                  "gpu": {"name": "GPU", "priority": 1,
+                          "requires": {"mem_split": "exec.memory_limit_mb % exec.parallelism == 0"}}}
+
+
+def test_a_remedy_search_tries_the_path_sets_of_few_combinations_first_and_keeps_what_it_found_when_cut():
+    """The user trial's query engines (trial 7): exec.memory_limit_mb (1,024 values) and
+    exec.parallelism (16) are read together by a requirement, so they are enumerated exactly,
+    and the changes of two paths that hold memory_limit_mb read more than the budget. The
+    search once walked them first and gave up ("No remedy found"), where setting exec.mode and
+    exec.parallelism (2 x 15 candidates) serves. Cheapest first, it finds that pair; cut short
+    within the size, it keeps the remedies found and says that it was cut."""
+    m = matrix.loads(_QUERY_ENGINES, runners=_QUERY_RUNNERS)
+    used = m.resolve({"exec": {"mode": "interactive", "parallelism": 12, "memory_limit_mb": 100}})
+    assert used.runner == "vectorized"
+    found = used.remedy("gpu")
+    options = ["set exec.parallelism to 10 and set exec.mode to one of 'batch', 'streaming'",
+               "set exec.memory_limit_mb to a multiple of 12 from 0 to 1020 and set exec.mode to one of 'batch', "
+               "'streaming'"]
+    assert [str(o) for o in found.options] == options
+    assert (found.size, found.gave_up, found.exhausted) == (
+        2, "it read 15000 candidate configs before it finished the changes of 2 paths", False)
+    assert str(found) == ("To use GPU, change: " + "; or ".join(options) + " (the search was cut short: it read 15000 "
+                          "candidate configs before it finished the changes of 2 paths; other changes of 2 paths may "
+                          "serve too)")
+    # With a budget for every candidate, the path set it did not finish (memory_limit_mb and
+    # parallelism: the adjustment caps an interactive parallelism at 4) adds nothing.
+    whole = used.remedy("gpu", budget=60_000)
+    assert ([str(o) for o in whole.options], whole.size, whole.gave_up) == (options, 2, None)
 
 
 def test_the_cli_says_a_runner_a_redirect_that_applies_always_sent_elsewhere_was_redirected_not_skipped(tmp_path):
