@@ -41,6 +41,27 @@ def _findings(m):
 
 # --- the examples ---------------------------------------------------------------------------
 
+@pytest.mark.parametrize(("example", "notes", "ignored", "refusals"), [
+    ("ascend-overlay/overlay.toml", 2, "", ["v1_only_with_v2_only"]),
+    ("openvino-overlay/overlay.toml", 3, "; 1 finding ignored by [check] ignore",
+     ["v1_only_with_v2_only", "v2_only_without_v2"]),
+    ("npu-overlay/vllm_npu_matrix/overlay.toml", 40, "",
+     ["forced_v2_on_the_npu", "v1_only_with_v2_only", "v1_only_with_v2_only_off_the_allowlist",
+      "v2_only_off_the_allowlist"]),
+])
+def test_every_example_overlay_passes_check_strict_each_refusal_and_ignore_used(example, notes, ignored, refusals):
+    """As .ci/run checks them: every config no runner serves is acknowledged by a refusal with
+    its reason (the overlay's own, or upstream's), and every acknowledgement is used."""
+    path = ROOT / "examples" / example
+    out = io.StringIO()
+    assert run(["check", "--strict", "--matrix", str(path)], stdout=out, stderr=io.StringIO()) == 0
+    assert out.getvalue().splitlines()[-1] == (
+        f"{path}: passed: 0 errors, 0 warnings, {notes} notes (strict: every finding fails but acknowledged "
+        f"refusals){ignored}")
+    findings = check.check(matrix.load(path), strict=True).findings
+    assert sorted({f.refusal for f in findings if f.code == "no-runner"}) == refusals  # no None: each acknowledged
+
+
 def test_the_ascend_overlay_lifts_the_pipeline_parallel_blocker_of_v2_by_id():
     upstream, m = matrix.load(), matrix.load(ASCEND)
     assert isinstance(m, matrix.Matrix)
@@ -1753,9 +1774,9 @@ def test_report_why_points_upstream_rules_at_upstream_and_the_overlays_at_the_ov
     suffix = {"model_config": {"architecture": "Qwen3ForCausalLM"}, "speculative_config": {"method": "suffix"}}
     (upstream_suffix,) = matrix.default().resolve(suffix).report()["why"][:1]
     assert [(r["id"], r["file"], r["line"]) for r in npu.resolve(suffix).report()["why"]] == [
-        ("spec_suffix", npu.overlay.upstream_file, upstream_suffix["line"]), ("v2:candidate", str(NPU), 28)]
+        ("spec_suffix", npu.overlay.upstream_file, upstream_suffix["line"]), ("v2:candidate", str(NPU), 30)]
     assert [(r["id"], r["file"], r["line"]) for r in npu.resolve({}).report()["why"]] == [
-        ("npu:candidate", str(NPU), 19), ("v2:candidate", str(NPU), 28)]
+        ("npu:candidate", str(NPU), 19), ("v2:candidate", str(NPU), 30)]
 
 
 
@@ -1884,7 +1905,7 @@ def test_an_installed_overlay_adjusts_the_matrix_a_host_loads_only_when_it_asks(
     assert matrix.load().resolve(QWEN3).runner == "v2"  # not asked: upstream's
     composed = matrix.load(installed=True)
     assert (composed.name, composed.resolve(QWEN3).runner) == ("vllm-npu", "npu")
-    assert [o.file for o in composed.overlay.operations] == [file] * 5
+    assert [o.file for o in composed.overlay.operations] == [file] * 8
     assert "vllm_npu_matrix" not in __import__("sys").modules  # found by its spec, not imported
     # A host refuses by name (or "*"), or its environment does.
     assert matrix.load(installed=True, refuse=["vllm-npu"]).resolve(QWEN3).runner == "v2"
@@ -1910,7 +1931,7 @@ def test_an_overlay_given_and_installed_too_is_applied_once(tmp_path, monkeypatc
     for explicit in (file, NPU):
         composed = matrix.load(None, [explicit], installed=True)
         assert ([o.file for o in composed.overlay.operations], composed.resolve(QWEN3).runner) == (
-            [str(explicit)] * 5, "npu")
+            [str(explicit)] * 8, "npu")
     out = io.StringIO()
     assert run(["resolve", "--matrix", "default", "--overlay", str(NPU), "--installed-overlays", "--set",
                 "model_config.architecture=Qwen3ForCausalLM"], stdout=out, stderr=io.StringIO()) == 0
@@ -1922,7 +1943,10 @@ def test_an_overlay_given_and_installed_too_is_applied_once(tmp_path, monkeypatc
         matrix.load(None, [edited], installed=True)
     assert [(p.file, p.line, p.message) for p in excinfo.value.problems] == [
         (str(file), 10, "Upstream has [config] field 'platform.is_npu' already: an overlay adds fields, it does not change them"),
-        (str(file), 19, "Upstream has runner 'npu' already: change it under [change.runners.npu]")]
+        (str(file), 19, "Upstream has runner 'npu' already: change it under [change.runners.npu]"),
+        *((str(file), line, f"Upstream has refusal {id!r} already: an overlay adds refusals, it does not change them")
+          for line, id in ((49, "v1_only_with_v2_only_off_the_allowlist"), (59, "v2_only_off_the_allowlist"),
+                           (70, "forced_v2_on_the_npu")))]
 
 
 def test_an_installed_overlay_of_another_matrix_is_not_listed_and_a_missing_one_is_a_load_error(tmp_path, monkeypatch):
@@ -2048,18 +2072,21 @@ NO_TRITON = {"platform.has_triton": False}
 
 def test_the_npu_overlay_chooses_its_runner_for_allowlisted_architectures_and_says_why_v2_is_out():
     m = matrix.load(None, [NPU])
-    assert [(r.id, r.priority, str(r.candidate)[:16]) for r in m.runners] == [
-        ("npu", 30, "platform.is_npu "), ("v2", 20, "False"), ("v1", 10, "None")]
+    assert [(r.id, r.priority, str(r.candidate)) for r in m.runners] == [
+        ("npu", 30, str(m.runners[0].candidate)), ("v2", 20, "not platform.is_npu"), ("v1", 10, "None")]
+    assert str(m.runners[0].candidate).startswith("platform.is_npu and model_config.architecture in [")
     assert m.resolve({}, facts=NO_TRITON).runner == "v1"  # not an allowlisted architecture
     assert m.resolve(NPU_PP, facts=NO_TRITON).runner == "npu"
     assert matrix.load().resolve(NPU_PP, facts=NO_TRITON).runner == "v1"
     assert m.resolve({}, runner="v2").runner == "v2"  # asked for by name, it still serves
-    # Deliberate: a note of the overlay's, not upstream's never-candidate warning.
-    assert [f.code for f in check.iter_findings(m) if f.code == "never-candidate"] == []
+    # Off the NPU (the plugin installed on a GPU machine) upstream's choice stands: V2 for what
+    # upstream gives V2, whatever the architecture (choice = false removed it there too).
+    off = {"platform.is_npu": False}
+    for config in ({}, QWEN3, {"parallel_config": {"prefill_context_parallel_size": 2}}):
+        assert (m.resolve(config, facts=off).runner, matrix.load().resolve(config).runner) == ("v2", "v2")
+    assert m.resolve(NPU_PP, facts={**off, **NO_TRITON}).runner == "v1"
+    assert [f.code for f in check.iter_findings(m) if f.code in ("never-candidate", "overlay-out-of-choice")] == []
     assert _findings(m) == []
-    assert [str(f) for f in check.iter_findings(m) if f.code == "overlay-out-of-choice"] == [
-        f"{NPU}:28:1: note[overlay-out-of-choice]: Model Runner V2 is never a candidate: removed from choice by "
-        "overlay 'vllm-npu': The NPU has no Triton, which upstream's Model Runner V2 needs"]
 
 
 def test_explain_on_the_npu_overlay_names_the_overlay_for_every_decision_it_made():
@@ -2070,18 +2097,18 @@ def test_explain_on_the_npu_overlay_names_the_overlay_for_every_decision_it_made
     assert origins == {
         "npu": [f"added by {at}:19): vllm-ascend enables V2 on the NPU for an allowlist of verified architectures "
                 "(https://github.com/vllm-project/vllm-ascend/pull/16626)",
-                f"pipeline parallelism with external_launcher: lifted by {at}:40): The NPU runner serves pipeline "
+                f"pipeline parallelism with external_launcher: lifted by {at}:42): The NPU runner serves pipeline "
                 "parallelism with external_launcher (https://github.com/vllm-project/vllm-ascend/pull/16626)",
-                f"missing Triton: lifted by {at}:33): The NPU runner runs on the NPU's own kernels, not Triton"],
-        "v2": [f"removed from choice by {at}:28): The NPU has no Triton, which upstream's Model Runner V2 needs "
+                f"missing Triton: lifted by {at}:35): The NPU runner runs on the NPU's own kernels, not Triton"],
+        "v2": [f"candidacy set by {at}:30): The NPU has no Triton, which upstream's Model Runner V2 needs "
                "(https://github.com/vllm-project/vllm-ascend/pull/11389)"],
         "v1": []}
-    # Every live operation but the added field (a fact, which decides nothing itself) is named.
+    # Every live operation but the added field (a fact, which decides nothing itself) and the
+    # added refusals (which only matrix check reads) is named.
     named = {int(o.split(f"{NPU}:")[1].split(")")[0]) for r in origins.values() for o in r}
-    assert named == {o.line for o in m.overlay.operations if o.kind != "add-field"}
-    assert "  v2 (Model Runner V2, priority 20): not a candidate (removed from choice by overlay 'vllm-npu': The NPU " \
-           "has no Triton, which upstream's Model Runner V2 needs), blocked by 2 features\n" in m.resolve(
-               NPU_PP, facts=NO_TRITON).explain()
+    assert named == {o.line for o in m.overlay.operations if o.kind not in ("add-field", "add-refusal")}
+    assert "  v2 (Model Runner V2, priority 20): not a candidate (a candidate when not platform.is_npu), blocked by " \
+           "2 features\n    origin: candidacy set by overlay 'vllm-npu'" in m.resolve(NPU_PP, facts=NO_TRITON).explain()
 
 
 def _upstream_copy(tmp_path, edit):
@@ -2110,17 +2137,18 @@ def test_deleting_a_feature_id_upstream_makes_the_npu_operation_a_load_error_or_
         matrix.load(gone, [NPU])
     assert excinfo.exconly() == (
         f"matrix.errors.LoadError: {NPU}: 1 problem\n"
-        f"  {NPU}:40:1: $.change.features.pp_external_launcher: Upstream has no feature 'pp_external_launcher', "
+        f"  {NPU}:42:1: $.change.features.pp_external_launcher: Upstream has no feature 'pp_external_launcher', "
         "did you mean 'pp_external_launch'")
     # Written for the releases before 0.33 (which had the id), the operation dangles instead.
-    windowed = _overlay(tmp_path, NPU.read_text().replace(
+    # (A refusal has no window: the example's, which name the id, are left out here.)
+    windowed = _overlay(tmp_path, NPU.read_text().partition("\n# The configs no runner serves")[0].replace(
         'link = "https://github.com/vllm-project/vllm-ascend/pull/16626"\n',
         'link = "https://github.com/vllm-project/vllm-ascend/pull/16626"\nupstream = "<0.33"\n', 2)
         .replace('targets = ">=0.33.0,<0.34"', 'targets = ">=0.32"'), "npu.toml")
     m = matrix.load(gone, [windowed])
     assert m.resolve(NPU_PP, facts=NO_TRITON).runner == "v1"
     assert _findings(m) == [
-        f"{windowed}:41:1: warning[overlay-dangling]: Overlay operation change-feature on 'pp_external_launcher' is "
+        f"{windowed}:43:1: warning[overlay-dangling]: Overlay operation change-feature on 'pp_external_launcher' is "
         "dangling: upstream 0.33.0 has no such id, and the operation is written for upstream '<0.33'"]
 
 
@@ -2160,7 +2188,7 @@ def test_the_docs_page_of_the_npu_example_is_current_and_marks_every_cell_and_ad
     assert "Legend: 🧩 overlay: set by an overlay (its reason is in the table “What this platform changes”)\n" in page
     assert ("| vllm-npu | changes the runner | `v2` | `candidate` | The NPU has no Triton, which upstream's Model "
             "Runner V2 needs ([link](<https://github.com/vllm-project/vllm-ascend/pull/11389>)) | "
-            "`examples/npu-overlay/vllm_npu_matrix/overlay.toml:28` |  |\n") in page
+            "`examples/npu-overlay/vllm_npu_matrix/overlay.toml:30` |  |\n") in page
 
 
 def test_the_json_docs_of_a_composed_matrix_name_the_overlay_of_each_cell_and_its_operations():
@@ -2177,7 +2205,9 @@ def test_the_json_docs_of_a_composed_matrix_name_the_overlay_of_each_cell_and_it
     assert [(o["kind"], o["target"], o["keys"], o["state"]) for o in data["overlay"]["operations"]] == [
         ("add-field", "platform.is_npu", [], ""), ("add-runner", "npu", ["candidate", "name", "priority"], ""),
         ("change-feature", "missing_triton_detected", ["support.npu"], ""),
-        ("change-feature", "pp_external_launcher", ["support.npu"], ""), ("change-runner", "v2", ["candidate"], "")]
+        ("change-feature", "pp_external_launcher", ["support.npu"], ""), ("change-runner", "v2", ["candidate"], ""),
+        ("add-refusal", "v1_only_with_v2_only_off_the_allowlist", [], ""),
+        ("add-refusal", "v2_only_off_the_allowlist", [], ""), ("add-refusal", "forced_v2_on_the_npu", [], "")]
     assert (data["overlay"]["extends"], data["overlay"]["version"]) == ("vLLM model runners", "0.33.0")
     # The adjustments the NPU runner got from V2 name the overlay that made it (V2's name it too).
     assert [(a["id"], a["runners"], a["overlay"]) for a in data["adjustments"]] == [
