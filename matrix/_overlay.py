@@ -177,6 +177,9 @@ class Overlay:
     targets: Optional[str]
     operations: Tuple[Operation, ...]
     runners_folder: str = ""  # upstream's folder of runner files
+    #: ``(name, file)`` of each overlay of the chain, in the order they apply, this one last:
+    #: one with no operation (only ``[check]``) is found here, not among the operations' files.
+    chain: Tuple[Tuple[str, str], ...] = ()
 
     def changes(self, target: str) -> Tuple[Operation, ...]:
         """The operations on *target* (a feature, runner or order id, or a ``[config]`` path)."""

@@ -417,7 +417,8 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
     how-to's): an added [config] field, added runners (one made from another: "as r0, except
     …"), an owned choice, an added feature, then changes of features (cells, note, links,
     name, group, prefers, forces, unset), runners (choice = false, priority, candidate, name,
-    unset), upstream's order, and an adjustment added (after an added feature) or upstream's changed (last)."""
+    unset), upstream's order, and an adjustment added (after an added feature) or upstream's changed,
+    a matrix-wide requirement changed, and a refusal added (last: an overlay's come after its changes)."""
     ops = []
     field = draw(st.booleans())
     if field:
@@ -552,7 +553,25 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
         if change in ("condition", "clause", "chain", "chain-exempt") and draw(st.booleans()):
             body["exempt"] = [draw(st.sampled_from(every))]
         ops.append(("requires", kind, body))
+    if draw(st.integers(0, 2)) == 2:  # a refusal, after every change (the file's order): the composed matrix's gates
+        gates = sorted(features)
+        if draw(st.integers(0, 3)) == 3:  # a runner's candidacy: a load error where it has none
+            gates.append(f"{draw(st.sampled_from(every))}:not-candidate")
+        together = [[g] for g in draw(st.lists(st.sampled_from(gates), min_size=1, max_size=2, unique=True))]
+        ops.append(("add-refusals", "z0", {"reason": "r", "together": together}))
     return ops
+
+
+IGNORED = ["no-runner", "never-chosen", "refusal-unused", "requirement-idle"]  # said alike by the composed matrix
+
+
+@st.composite
+def _ignores(draw, gates):
+    """An overlay's ``[check] ignore`` entries (mostly none): a code the composed matrix says as
+    the hand-written one does, and a gate of upstream's or none."""
+    return [{"code": draw(st.sampled_from(IGNORED)), "reason": "r",
+             **({"gate": draw(st.sampled_from(gates))} if draw(st.booleans()) else {})}
+            for _ in range(draw(st.integers(0, 3)) // 2)]
 
 
 def _settable(doc):
@@ -627,6 +646,11 @@ def _hand_merged(features_doc, runners_doc, ops, first=0):  # noqa: C901 — one
             continue
         if table == "add-adjustments":  # after upstream's; its message as written (no provenance)
             features_doc.setdefault("adjustments", {})[id] = copy.deepcopy(body)
+            continue
+        if table == "add-refusals":  # after upstream's (and an earlier overlay's); its reason as written
+            if id in features_doc.get("refusals", {}):
+                raise _Refused("an overlay adds refusals, it does not change them")
+            features_doc.setdefault("refusals", {})[id] = copy.deepcopy(body)
             continue
         if table == "requires":  # a matrix-wide entry replaced, its first clause's exempt list replaced, unset
             wide = features_doc.setdefault("requires", {})
@@ -807,6 +831,20 @@ def _comparable(m):
     return attrs.evolve(m, file=None, text=None)
 
 
+def _overlay_text(name, extends, ops, ignores, after=""):
+    """The overlay file of the drawn operations *ops* and ``[check] ignore`` entries *ignores*."""
+    lines = [f'[overlay]\nname = "{name}"\nextends = "{extends}"\n{after}']
+    for table, id, body in ops:
+        header = ("[overlay.choice]" if table == "choice" else f"[{table[len('add-'):]}.{id}]"
+                  if table.startswith("add-") else f"[config.{id}]" if table == "config"
+                  else f"[change.{table}.{id}]")
+        written = body if table == "add-refusals" else dict(body, why="r")  # a refusal's reason is its why
+        lines.append(f"{header}\n" + "".join(f"{json.dumps(k)} = {_value(v)}\n" for k, v in written.items()))
+    if ignores:
+        lines.append(f"[check]\nignore = {_value(ignores)}\n")
+    return "\n".join(lines)
+
+
 @given(data=st.data())
 def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(data):
     try:
@@ -825,20 +863,16 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
     # which comes before it in a list (``matrix.load(upstream, overlays=[q, p])``).
     first = data.draw(st.integers(0, len(ops)))
     listed = data.draw(st.booleans())
+    # Each overlay's [check] ignore (applied after upstream's, q's before p's); q may have nothing else.
+    ignores = {name: data.draw(_ignores(sorted(ids) + sorted(runners))) for name in ("q", "p")}
+    chained = bool(first or ignores["q"])
 
     def text(name, extends, ops, after=""):
-        lines = [f'[overlay]\nname = "{name}"\nextends = "{extends}"\n{after}']
-        for table, id, body in ops:
-            header = ("[overlay.choice]" if table == "choice" else f"[{table[len('add-'):]}.{id}]"
-                      if table.startswith("add-") else f"[config.{id}]" if table == "config"
-                      else f"[change.{table}.{id}]")
-            lines.append(f"{header}\n" + "".join(f"{json.dumps(k)} = {_value(v)}\n"
-                                                for k, v in dict(body, why="r").items()))
-        return "\n".join(lines)
+        return _overlay_text(name, extends, ops, ignores[name], after)
     folder = pathlib.Path(tempfile.mkdtemp(prefix="matrix-overlay-"))
     try:
         _write_upstream(folder / "upstream", matrix_text, runners)
-        if first:
+        if chained:
             (folder / "q.toml").write_text(text("q", "upstream/features.toml", ops[:first]))
             extends = "upstream/features.toml" if listed else "q.toml"
             (folder / "overlay.toml").write_text(text("p", extends, ops[first:], 'after = ["q"]\n'))
@@ -847,7 +881,7 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
 
         def composed_matrix():
             if listed:
-                files = [str(folder / "q.toml")] if first else []
+                files = [str(folder / "q.toml")] if chained else []
                 return matrix.load(folder / "upstream" / "features.toml", [*files, str(folder / "overlay.toml")])
             return matrix.load(str(folder / "overlay.toml"))
         try:
@@ -856,6 +890,8 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
                 matrix.loads(_toml(first_doc), runners=first_runners, path="hand.toml")
             expected_doc, expected_runners = _hand_merged(upstream_doc, runners, ops, first)
             expected_doc["matrix"]["name"] = "p"
+            if ignores["q"] + ignores["p"]:  # upstream's (none) then the chain's, in its order
+                expected_doc["check"] = {"ignore": ignores["q"] + ignores["p"]}
             expected = matrix.loads(_toml(expected_doc), runners=expected_runners, path="hand.toml")
         except (LoadError, _Refused):
             # The hand merge (or the first overlay's) is not a valid matrix (a 'partial' cell
@@ -1094,6 +1130,7 @@ def _resolve_and_check_agree(composed, expected, ops, first):
     the hand-written one's, but that a runner the overlay removes from choice (its last live
     operation on the runner's candidacy is an owned choice that leaves it out, or choice = false)
     is the note overlay-out-of-choice with the overlay's reason, not never-candidate."""
+    from matrix import _ignore
     from matrix.testing import _gate_sweep, _sweep
 
     def outcome(m, config):
@@ -1123,18 +1160,28 @@ def _resolve_and_check_agree(composed, expected, ops, first):
         elif table == "add-runners":
             removed[id] = None
 
+    findings = {"composed": list(check.iter_findings(composed)), "expected": list(check.iter_findings(expected))}
+
     def seen(m):
-        return [(f.code, f.severity, f.message, f.feature, f.runner, f.place, f.features) for f in check.iter_findings(m)
+        return [(f.code, f.severity, f.message, f.feature, f.runner, f.place, f.features) for f in findings[m]
                 if f.code not in ("overlay-noop", "overlay-dangling", "overlay-ended")]
+
+    def ignoring(m, name):
+        """The findings [check] ignore entries ignore, each with its entry, and the entries that
+        ignore none (each said ignore-unused)."""
+        report, ignored = _ignore.apply(m, check.Report(tuple(findings[name]), False))
+        return ([(f.code, f.feature, f.runner, f.place, f.features, e.code, e.gate) for f, e in ignored],
+                [f.message for f in report.findings if f.code == "ignore-unused"])
+    assert ignoring(composed, "composed") == ignoring(expected, "expected")
     hand = []
-    for code, severity, message, feature, runner, place, gates in seen(expected):
+    for code, severity, message, feature, runner, place, gates in seen("expected"):
         if code == "never-candidate" and removed.get(runner):
             code, severity = "overlay-out-of-choice", "note"
             message = message.replace("no config satisfies False", f"removed from choice by overlay '{removed[runner]}': r")
         if code == "no-runner":
             message = _removed_in_words(message, gates, removed, {r.id: r.name for r in composed.runners})
         hand.append((code, severity, message, feature, runner, place, gates))
-    assert seen(composed) == hand
+    assert seen("composed") == hand
 
 
 def _removed_in_words(message, gates, removed, names):
