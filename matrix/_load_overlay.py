@@ -317,7 +317,7 @@ class _Reader:
                 return self.earlier(path)
             matrix = loader.load(path)
         else:
-            self.problem(("overlay", "extends"), _messages.overlay_unknown_upstream(extends, packaged.name))
+            self.problem(("overlay", "extends"), _messages.overlay_unknown_upstream(extends, packaged.name, self.name))
             return None
         self.upstream_file = path
         features_doc, runners_doc, self.runners_folder = _documents(self.b, loader, path, matrix)

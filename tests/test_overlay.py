@@ -355,6 +355,40 @@ def test_an_unknown_upstream_is_a_load_error_with_did_you_mean(tmp_path):
         "runners': name the packaged matrix ('vLLM model runners') or give the path of a features.toml")
 
 
+def test_an_overlay_extending_a_host_matrix_by_name_alone_says_how_to_load_it_over_that_matrix(tmp_path, monkeypatch):
+    """A user trial: a plugin's overlay says extends = "query engines" (its host's [matrix]
+    name), which names the host when it is installed or given over it, but loaded alone it was
+    told to name the packaged matrix. The error says what works, and that works."""
+    (tmp_path / "host" / "runners").mkdir(parents=True)
+    (tmp_path / "host" / "features.toml").write_text(
+        '[matrix]\nname = "query engines"\nversion = "1.2"\n\n[config]\n"wide" = { type = "bool", default = false }\n\n'
+        '[features.wide]\nname = "wide"\nwhen = "wide"\nsupport = { row = "no" }\n')
+    (tmp_path / "host" / "runners" / "row.toml").write_text('name = "Row"\npriority = 1\n')
+    (tmp_path / "plugin").mkdir()
+    (tmp_path / "plugin" / "overlay.toml").write_text(
+        '[overlay]\nname = "fpga"\nextends = "query engines"\n\n[runners.fpga]\nname = "FPGA"\npriority = 5\n'
+        'why = "the FPGA engine"\n\n[change.features.wide]\nlift = ["fpga"]\nwhy = "64 lanes"\n')
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load("plugin/overlay.toml")
+    assert excinfo.exconly() == (
+        "matrix.errors.LoadError: plugin/overlay.toml: 1 problem\n"
+        "  plugin/overlay.toml:3:1: $.overlay.extends: Unknown upstream matrix 'query engines': loaded alone, an "
+        "overlay finds by name only the packaged matrix ('vLLM model runners'); load it over the matrix named 'query "
+        "engines' (--matrix PATH/features.toml --overlay plugin/overlay.toml, or matrix.load('PATH/features.toml', "
+        "overlays=['plugin/overlay.toml'])), or give extends the path of that matrix's features.toml, relative to "
+        "the overlay")
+    # Each way it names works, as it is written.
+    assert matrix.load("host/features.toml", overlays=["plugin/overlay.toml"]).resolve({"wide": True}).runner == "fpga"
+    out = io.StringIO()
+    assert run(["resolve", "--matrix", "host/features.toml", "--overlay", "plugin/overlay.toml", "--set", "wide=true"],
+               stdout=out, stderr=io.StringIO()) == 0
+    assert out.getvalue() == "Chose fpga (FPGA) automatically at version 1.2\nAlso blocked row (Row) because of: wide\n"
+    (tmp_path / "plugin" / "overlay.toml").write_text((tmp_path / "plugin" / "overlay.toml").read_text().replace(
+        '"query engines"', '"../host/features.toml"'))
+    assert matrix.load("plugin/overlay.toml").resolve({"wide": True}).runner == "fpga"
+
+
 def test_the_merge_rules_are_stated_once_the_how_to_page_prints_the_table_of_the_code():
     from matrix._overlay import MERGE_RULES
 
