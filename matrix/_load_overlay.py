@@ -27,16 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .schema import Matrix
 
 
-TABLES = ("adjustments", "change", "check", "config", "features", "overlay", "refusals", "runners")
-OVERLAY_KEYS = ("after", "choice", "extends", "name", "targets")
-PROVENANCE = ("link", "until", "upstream", "why")
-CHANGES = {
-    "features": ("append", "block", "forces", "group", "lift", "links", "name", "note", "prefers", "support", "unset"),
-    "runners": ("candidate", "choice", "description", "links", "name", "priority", "requires", "unset"),
-    "orders": ("name", "runners", "unset", "when"),
-    "adjustments": (*_overlay.ADJUSTMENT_KEYS, "remove", "unset"),
-    "requires": ("entry", "exempt", "unset"),
-}
+TABLES, OVERLAY_KEYS, PROVENANCE, CHANGES = _overlay.TABLES, _overlay.OVERLAY_KEYS, _overlay.PROVENANCE, _overlay.CHANGES
 _DEFAULT_NAMES = ("default",)
 #: One operation: its record, its body (the keys without provenance), and how it applies.
 _Op = Tuple[Operation, Dict[str, Any], Any]
