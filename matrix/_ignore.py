@@ -40,7 +40,7 @@ def entries(matrix: Matrix) -> List[Ignore]:
     overlay = matrix.overlay
     if overlay is None:
         return _read(matrix.text, matrix.file)
-    files = [overlay.upstream_file, *dict.fromkeys(op.file for op in overlay.operations if op.file), overlay.file]
+    files = [overlay.upstream_file, *(file for _, file in overlay.chain), overlay.file]
     out: List[Ignore] = []
     for file in dict.fromkeys(files):
         try:

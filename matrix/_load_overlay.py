@@ -27,16 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .schema import Matrix
 
 
-TABLES = ("adjustments", "change", "check", "config", "features", "overlay", "refusals", "runners")
-OVERLAY_KEYS = ("after", "choice", "extends", "name", "targets")
-PROVENANCE = ("link", "until", "upstream", "why")
-CHANGES = {
-    "features": ("append", "block", "forces", "group", "lift", "links", "name", "note", "prefers", "support", "unset"),
-    "runners": ("candidate", "choice", "description", "links", "name", "priority", "requires", "unset"),
-    "orders": ("name", "runners", "unset", "when"),
-    "adjustments": (*_overlay.ADJUSTMENT_KEYS, "remove", "unset"),
-    "requires": ("entry", "exempt", "unset"),
-}
+TABLES, OVERLAY_KEYS, PROVENANCE, CHANGES = _overlay.TABLES, _overlay.OVERLAY_KEYS, _overlay.PROVENANCE, _overlay.CHANGES
 _DEFAULT_NAMES = ("default",)
 #: One operation: its record, its body (the keys without provenance), and how it applies.
 _Op = Tuple[Operation, Dict[str, Any], Any]
@@ -158,7 +149,7 @@ def _compose(name: str, text: str, loading: Loading, base: Optional[Base]) -> Tu
     place = b.source(name, text)
     object.__setattr__(place, "_locations", _Where(source.locations))
     record = Overlay(reader.title, name, upstream.name, reader.upstream_file, str(upstream.version),
-                     reader.targets, tuple(operations), reader.runners_folder)
+                     reader.targets, tuple(operations), reader.runners_folder, (*reader.earlier_chain, (reader.title, name)))
     try:
         built = loading.builder().build(text, name, runners=runners_doc, base=os.path.dirname(name),
                                         composed=(place, features_doc))
@@ -208,6 +199,9 @@ class _Reader:
         self.document_kinds: List[str] = []  # the kinds upstream's [requirements] declares
         #: The operations of the overlays this one extends (a chain applies in its order).
         self.inherited: List[Operation] = []
+        #: ``(name, file)`` of each overlay this one extends, in the order they apply
+        #: (`Overlay.chain`): one without operations too.
+        self.earlier_chain: Tuple[Tuple[str, str], ...] = ()
 
     def problem(self, path: Place, message: str) -> None:
         self.b.problem(self.source, path, message)
@@ -272,7 +266,7 @@ class _Reader:
         if not isinstance(after, list) or not all(isinstance(a, str) for a in after):
             self.problem(where, _messages.overlay_expected_ids("after", after))
             return ()
-        earlier = list(dict.fromkeys(o.overlay for o in self.inherited if o.overlay is not None))
+        earlier = list(dict.fromkeys(name for name, _ in self.earlier_chain))
         for name in after:
             if name not in earlier:
                 self.problem(where, _messages.overlay_unknown_earlier(name, earlier))
@@ -314,7 +308,7 @@ class _Reader:
                 return self.earlier(path)
             matrix = loader.load(path)
         else:
-            self.problem(("overlay", "extends"), _messages.overlay_unknown_upstream(extends, packaged.name))
+            self.problem(("overlay", "extends"), _messages.overlay_unknown_upstream(extends, packaged.name, self.name))
             return None
         self.upstream_file = path
         features_doc, runners_doc, self.runners_folder = _documents(self.b, loader, path, matrix)
@@ -328,6 +322,7 @@ class _Reader:
             self.problem(("overlay", "extends"), _messages.overlay_not_over(extends, base.matrix.name))
             return None
         self.inherited = list(base.operations)
+        self.earlier_chain = base.matrix.overlay.chain if base.matrix.overlay is not None else ()
         self.upstream_file, self.runners_folder = base.upstream_file, base.runners_folder
         return base.matrix, copy.deepcopy(base.features_doc), copy.deepcopy(base.runners_doc)
 
@@ -340,6 +335,8 @@ class _Reader:
         composed = inner.read(inner.b.parse(inner.source))
         assert composed is not None  # it loaded
         features_doc, runners_doc, self.inherited, _ = composed
+        assert matrix.overlay is not None  # an overlay file
+        self.earlier_chain = matrix.overlay.chain
         self.upstream_file, self.runners_folder = inner.upstream_file, inner.runners_folder
         return matrix, features_doc, runners_doc
 

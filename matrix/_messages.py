@@ -1683,9 +1683,18 @@ def overlay_no_extends(value: object) -> str:
     return f"Expected extends to be a matrix name or a path, got {value!r}"
 
 
-def overlay_unknown_upstream(extends: str, packaged: str) -> str:
-    return (f"Unknown upstream matrix {extends!r}{did_you_mean(extends, [packaged, 'default'])}: "
-            f"name the packaged matrix ({packaged!r}) or give the path of a features.toml")
+def overlay_unknown_upstream(extends: str, packaged: str, overlay: str) -> str:
+    """An ``extends`` that names no matrix the overlay can find alone: a slip of the packaged
+    matrix's name, or (a user trial) the name of a host's matrix, which names it when the
+    overlay is loaded over that matrix (a list, or installed) but not when it is loaded alone."""
+    near = did_you_mean(extends, [packaged, "default"])
+    if near:
+        return (f"Unknown upstream matrix {extends!r}{near}: name the packaged matrix ({packaged!r}) or give the "
+                "path of a features.toml")
+    return (f"Unknown upstream matrix {extends!r}: loaded alone, an overlay finds by name only the packaged matrix "
+            f"({packaged!r}); load it over the matrix named {extends!r} (--matrix PATH/features.toml --overlay "
+            f"{overlay}, or matrix.load('PATH/features.toml', overlays=[{overlay!r}])), or give extends the path "
+            "of that matrix's features.toml, relative to the overlay")
 
 
 def overlay_upstream_missing(extends: str, name: str) -> str:

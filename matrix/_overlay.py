@@ -37,6 +37,19 @@ WIDE_UNSET = ("entry", "exempt")
 #: What ``unset`` may name in a change of an order (``[change.orders.ID]``): an order without
 #: ``when`` applies wherever no order before it does, and must be the last.
 ORDER_UNSET = ("when",)
+#: An overlay file's tables, the keys of its ``[overlay]`` table, of every operation's
+#: provenance, and of each kind of change (``[change.KIND.ID]``): read by the loader
+#: (`matrix._load_overlay`) and the editor schema (`matrix._editor_overlay`).
+TABLES = ("adjustments", "change", "check", "config", "features", "overlay", "refusals", "runners")
+OVERLAY_KEYS = ("after", "choice", "extends", "name", "targets")
+PROVENANCE = ("link", "until", "upstream", "why")
+CHANGES = {
+    "features": ("append", "block", "forces", "group", "lift", "links", "name", "note", "prefers", "support", "unset"),
+    "runners": ("candidate", "choice", "description", "links", "name", "priority", "requires", "unset"),
+    "orders": ("name", "runners", "unset", "when"),
+    "adjustments": (*ADJUSTMENT_KEYS, "remove", "unset"),
+    "requires": ("entry", "exempt", "unset"),
+}
 
 #: Each kind of value an overlay changes, and how (the how-to page's table, word for word).
 MERGE_RULES: Tuple[Tuple[str, str], ...] = (
@@ -177,6 +190,9 @@ class Overlay:
     targets: Optional[str]
     operations: Tuple[Operation, ...]
     runners_folder: str = ""  # upstream's folder of runner files
+    #: ``(name, file)`` of each overlay of the chain, in the order they apply, this one last:
+    #: one with no operation (only ``[check]``) is found here, not among the operations' files.
+    chain: Tuple[Tuple[str, str], ...] = ()
 
     def changes(self, target: str) -> Tuple[Operation, ...]:
         """The operations on *target* (a feature, runner or order id, or a ``[config]`` path)."""

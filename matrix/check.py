@@ -855,7 +855,8 @@ def _gate_text(gate: Feature, runners: Mapping[str, str]) -> str:
         candidate = gate.origin.candidate
         if candidate is None or str(candidate) == "False":  # never a candidate: its name says why
             return gate.name
-        return f"{gate.origin.name} not being a candidate ({~candidate})"  # parenthesised as it must be
+        node = candidate.node  # a candidacy that is a negation is said without "not not"
+        return f"{gate.origin.name} not being a candidate ({node.operand if isinstance(node, Not) else Not(node)})"
     if isinstance(gate.origin, Redirect):  # one that applies always (issue 30, F6)
         redirect = gate.origin
         return _messages.redirect_what(runners.get(redirect.runner, redirect.runner), redirect.index + 1,

@@ -10,7 +10,7 @@ without more. Per matrix they name its runner ids (the keys of ``support``, ``fo
 an order's ``runners``), its feature ids (in ``[refusals]``) and its requirement kinds (the keys
 of a runner's ``[requires]``); without a matrix (`features_schema()`), any well-formed id is
 allowed: the generic schemas the wheel ships (``matrix/features.schema.json``,
-``matrix/runner.schema.json``) are these. What a schema cannot say (the predicate language
+``matrix/runner.schema.json``, and ``matrix/overlay.schema.json`` of an overlay file) are these. What a schema cannot say (the predicate language
 inside ``when``, a status history's order, cross-field rules) stays with ``matrix check``, and
 the descriptions say so.
 """
@@ -29,7 +29,7 @@ from ._stages import CHOICE
 from ._error_kinds import ERROR_KINDS
 from .schema import ADJUSTMENT_LEVELS, ADJUSTMENT_SAYS, APPLIES, FIELD_TYPES, REDIRECT_APPLIES, STATUSES, Matrix
 
-__all__ = ["features_schema", "runner_schema", "schema_paths", "text", "write", "stale"]
+__all__ = ["features_schema", "overlay_schema", "runner_schema", "schema_paths", "text", "write", "stale"]
 
 DRAFT = "http://json-schema.org/draft-07/schema#"
 
@@ -75,7 +75,9 @@ def _mark(mark: object, known: _Known) -> Dict[str, Any]:
         c.ERROR_KIND: {"enum": list(ERROR_KINDS)},
         c.RUNNER: _ids(known.runners),
         c.SUPPORT_KEY: _ids(None if known.runners is None else (*known.runners, "default")),
-        c.FEATURE: _ids(known.features),
+        # A gate: a feature id, or one derived from the runners (`RUNNER:not-candidate`, `*:KIND`, …).
+        c.FEATURE: _ids(known.features) if known.features is not None else {
+            "type": "string", "pattern": _format.anchored(f"(?:\\*|{_format.ID})(?::{_format.ID})*")},
         c.KIND: _ids(known.kinds),
         c.NONEMPTY: {"minItems": 1},
         c.UNIQUE: {"uniqueItems": True},
@@ -207,6 +209,16 @@ def runner_schema(matrix: Optional[Matrix] = None) -> Dict[str, Any]:
     return {"$schema": DRAFT,
             "title": "A runner file of a support matrix" + (f": {matrix.name}" if matrix is not None else ""),
             **table}
+
+
+def overlay_schema() -> Dict[str, Any]:
+    """The JSON Schema of an overlay file (generic: any well-formed id), generated from the
+    specs of the tables it adds and the loader's keys of its changes (`matrix._editor_overlay`)."""
+    from ._editor_overlay import overlay_schema as body
+
+    known = _Known()
+    return {"$schema": DRAFT, "title": "An overlay file of a support matrix",
+            **body(lambda cls: _table(cls, known), _ids(None))}
 
 
 def text(schema: Dict[str, Any]) -> str:

@@ -1925,6 +1925,16 @@ def test_a_no_runner_finding_says_a_compound_candidacy_negated_whole():
         m.resolve(findings[0].witness)
 
 
+def test_a_no_runner_finding_says_a_negated_candidacy_without_not_not():
+    """The NPU example's `candidate = "not platform.is_npu"` was said "(not not platform.is_npu)"."""
+    m = _loads('"v" = { type = "str", choices = ["n", "i"], default = "n" }\n"b" = { type = "bool", default = false }',
+               "", {"r1": {"name": "R1", "priority": 2, "candidate": "not (v == 'n' or b)"}})
+    findings = [f for f in check(m).findings if f.code == "no-runner"]
+    assert [(f.message, f.witness) for f in findings] == [
+        ("No runner can serve a config with R1 not being a candidate (v == 'n' or b): R1 is not a candidate",
+         {"v": "n"})]
+
+
 def test_a_chain_clause_no_config_meets_is_requirement_unmet_wherever_it_stands():
     m = _loads('"x" = { type = "int", min = 0, default = 0 }', '[requirements]\nk = { name = "K", reason = "k fails" }\n',
                {"r1": {"name": "R1", "priority": 2, "requires": {"k": [{"condition": "x > 1"}, {"condition": "x < 0"}]}},

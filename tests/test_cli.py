@@ -1136,6 +1136,34 @@ def test_each_overlay_of_a_chain_ignores_by_its_own_check_table(tmp_path):
         "refusals); 1 finding ignored by [check] ignore"]
 
 
+def test_an_earlier_overlay_of_a_chain_with_only_a_check_table_is_found(tmp_path):
+    """An overlay whose only content is [check] has no operation: its entries were looked for
+    only in the files of the chain's operations (and the last overlay's), so they ignored
+    nothing, and `after` could not name it."""
+    _fpga(tmp_path, _FPGA_ACKNOWLEDGED.partition("\n[check]")[0])
+    (tmp_path / "plugin" / "acks.toml").write_text(
+        '[overlay]\nname = "acks"\nextends = "overlay.toml"\n\n[check]\nignore = [\n'
+        '  { code = "refusal-unused", reason = "with the FPGA engine, spill_wide is spill_wide_without_fpga" },\n'
+        '  { code = "never-chosen", gate = "row", reason = "x" },\n]\n')
+    (tmp_path / "plugin" / "second.toml").write_text(
+        '[overlay]\nname = "second"\nextends = "acks.toml"\nafter = ["acks"]\n\n[change.features.spill]\n'
+        'why = "a note"\nnote = "spills to /tmp"\n')
+    said = [
+        "plugin/acks.toml:8:3: warning[ignore-unused]: [check] ignores never-chosen about 'row', but there is no such "
+        "finding: remove the entry",
+        "plugin/second.toml: failed: 0 errors, 1 warning, 1 note (strict: every finding fails but acknowledged "
+        "refusals); 1 finding ignored by [check] ignore"]
+    status, out, err = call("check", "--strict", "--matrix", "plugin/second.toml")
+    assert (status, err, out.splitlines()[-2:]) == (1, "", said)
+    # Given as a list, the same: the middle overlay's entries apply.
+    status, out, err = call("check", "--strict", "--matrix", "features.toml", "--overlay", "plugin/overlay.toml",
+                            "--overlay", "plugin/acks.toml", "--overlay", "plugin/second.toml")
+    assert (status, err, out.splitlines()[-2:]) == (1, "", said)
+    m = matrix.load(tmp_path / "plugin" / "second.toml")
+    assert [(name, os.path.basename(file)) for name, file in m.overlay.chain] == [
+        ("fpga", "overlay.toml"), ("acks", "acks.toml"), ("second", "second.toml")]
+
+
 @pytest.mark.parametrize(("old", "new", "problem"), [
     ('["fpga:not-candidate"]', '["fpga:not-candidat"]',
      "plugin/overlay.toml:25:35: $.refusals.spill_wide_without_fpga.together[2][0]: Unknown gate "

@@ -324,6 +324,48 @@ def test_the_shipped_generic_schemas_are_current():
     package = pathlib.Path(matrix.__file__).parent
     assert (package / "features.schema.json").read_text() == editor.text(editor.features_schema())
     assert (package / "runner.schema.json").read_text() == editor.text(editor.runner_schema())
+    assert (package / "overlay.schema.json").read_text() == editor.text(editor.overlay_schema())
+
+
+_OVERLAYS = ["examples/ascend-overlay/overlay.toml", "examples/openvino-overlay/overlay.toml",
+             "examples/npu-overlay/vllm_npu_matrix/overlay.toml"]
+
+
+def _toml_of(path):
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        import tomli as tomllib
+    return tomllib.loads((ROOT / path).read_text())
+
+
+def test_the_overlay_schema_accepts_the_example_overlays_and_says_a_mistake_at_its_key():
+    validator = jsonschema.Draft7Validator(editor.overlay_schema())
+    jsonschema.Draft7Validator.check_schema(validator.schema)
+    for path in _OVERLAYS:
+        assert [e.message for e in validator.iter_errors(_toml_of(path))] == [], path
+    npu = _toml_of(_OVERLAYS[2])
+    npu["change"]["runners"]["v2"]["choise"] = False  # a misspelt key
+    del npu["change"]["features"]["pp_external_launcher"]["why"]  # an operation without its reason
+    npu["runners"]["npu"]["priority"] = "30"
+    npu["refusals"]["forced_v2_on_the_npu"]["together"][1] = ["v2 not candidate"]
+    assert sorted((list(e.absolute_path), e.message) for e in validator.iter_errors(npu)) == [
+        (["change", "features", "pp_external_launcher"], "'why' is a required property"),
+        (["change", "runners", "v2"], "Additional properties are not allowed ('choise' was unexpected)"),
+        (["refusals", "forced_v2_on_the_npu", "together", 1, 0],
+         "'v2 not candidate' does not match '^(?:(?:\\\\*|[A-Za-z0-9_][A-Za-z0-9_.-]*)(?::[A-Za-z0-9_][A-Za-z0-9_.-]*)*)$'"),
+        (["runners", "npu", "priority"], "'30' is not of type 'integer'")]
+    # Each table and key the loader reads, no other: an unknown table, a change of an unknown kind.
+    assert [e.message for e in validator.iter_errors({"overlay": {"extends": "default"}, "chnage": {}})] == [
+        "Additional properties are not allowed ('chnage' was unexpected)"]
+    assert [e.message for e in validator.iter_errors({"overlay": {"extends": "default"}, "change": {"feature": {}}})] == [
+        "Additional properties are not allowed ('feature' was unexpected)"]
+    # A runner added from another needs no name or priority of its own; one from none does.
+    added = {"overlay": {"extends": "default"}, "runners": {"n": {"from": "v2", "why": "r"}}}
+    assert list(validator.iter_errors(added)) == []
+    del added["runners"]["n"]["from"]
+    assert sorted(e.message for e in validator.iter_errors(added)) == [
+        "'name' is a required property", "'priority' is a required property"]
 
 
 def test_the_repositorys_own_schemas_are_current_and_named_by_its_files():

@@ -41,6 +41,27 @@ def _findings(m):
 
 # --- the examples ---------------------------------------------------------------------------
 
+@pytest.mark.parametrize(("example", "notes", "ignored", "refusals"), [
+    ("ascend-overlay/overlay.toml", 2, "", ["v1_only_with_v2_only"]),
+    ("openvino-overlay/overlay.toml", 3, "; 1 finding ignored by [check] ignore",
+     ["v1_only_with_v2_only", "v2_only_without_v2"]),
+    ("npu-overlay/vllm_npu_matrix/overlay.toml", 40, "",
+     ["forced_v2_on_the_npu", "v1_only_with_v2_only", "v1_only_with_v2_only_off_the_allowlist",
+      "v2_only_off_the_allowlist"]),
+])
+def test_every_example_overlay_passes_check_strict_each_refusal_and_ignore_used(example, notes, ignored, refusals):
+    """As .ci/run checks them: every config no runner serves is acknowledged by a refusal with
+    its reason (the overlay's own, or upstream's), and every acknowledgement is used."""
+    path = ROOT / "examples" / example
+    out = io.StringIO()
+    assert run(["check", "--strict", "--matrix", str(path)], stdout=out, stderr=io.StringIO()) == 0
+    assert out.getvalue().splitlines()[-1] == (
+        f"{path}: passed: 0 errors, 0 warnings, {notes} notes (strict: every finding fails but acknowledged "
+        f"refusals){ignored}")
+    findings = check.check(matrix.load(path), strict=True).findings
+    assert sorted({f.refusal for f in findings if f.code == "no-runner"}) == refusals  # no None: each acknowledged
+
+
 def test_the_ascend_overlay_lifts_the_pipeline_parallel_blocker_of_v2_by_id():
     upstream, m = matrix.load(), matrix.load(ASCEND)
     assert isinstance(m, matrix.Matrix)
@@ -334,6 +355,40 @@ def test_an_unknown_upstream_is_a_load_error_with_did_you_mean(tmp_path):
         "runners': name the packaged matrix ('vLLM model runners') or give the path of a features.toml")
 
 
+def test_an_overlay_extending_a_host_matrix_by_name_alone_says_how_to_load_it_over_that_matrix(tmp_path, monkeypatch):
+    """A user trial: a plugin's overlay says extends = "query engines" (its host's [matrix]
+    name), which names the host when it is installed or given over it, but loaded alone it was
+    told to name the packaged matrix. The error says what works, and that works."""
+    (tmp_path / "host" / "runners").mkdir(parents=True)
+    (tmp_path / "host" / "features.toml").write_text(
+        '[matrix]\nname = "query engines"\nversion = "1.2"\n\n[config]\n"wide" = { type = "bool", default = false }\n\n'
+        '[features.wide]\nname = "wide"\nwhen = "wide"\nsupport = { row = "no" }\n')
+    (tmp_path / "host" / "runners" / "row.toml").write_text('name = "Row"\npriority = 1\n')
+    (tmp_path / "plugin").mkdir()
+    (tmp_path / "plugin" / "overlay.toml").write_text(
+        '[overlay]\nname = "fpga"\nextends = "query engines"\n\n[runners.fpga]\nname = "FPGA"\npriority = 5\n'
+        'why = "the FPGA engine"\n\n[change.features.wide]\nlift = ["fpga"]\nwhy = "64 lanes"\n')
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load("plugin/overlay.toml")
+    assert excinfo.exconly() == (
+        "matrix.errors.LoadError: plugin/overlay.toml: 1 problem\n"
+        "  plugin/overlay.toml:3:1: $.overlay.extends: Unknown upstream matrix 'query engines': loaded alone, an "
+        "overlay finds by name only the packaged matrix ('vLLM model runners'); load it over the matrix named 'query "
+        "engines' (--matrix PATH/features.toml --overlay plugin/overlay.toml, or matrix.load('PATH/features.toml', "
+        "overlays=['plugin/overlay.toml'])), or give extends the path of that matrix's features.toml, relative to "
+        "the overlay")
+    # Each way it names works, as it is written.
+    assert matrix.load("host/features.toml", overlays=["plugin/overlay.toml"]).resolve({"wide": True}).runner == "fpga"
+    out = io.StringIO()
+    assert run(["resolve", "--matrix", "host/features.toml", "--overlay", "plugin/overlay.toml", "--set", "wide=true"],
+               stdout=out, stderr=io.StringIO()) == 0
+    assert out.getvalue() == "Chose fpga (FPGA) automatically at version 1.2\nAlso blocked row (Row) because of: wide\n"
+    (tmp_path / "plugin" / "overlay.toml").write_text((tmp_path / "plugin" / "overlay.toml").read_text().replace(
+        '"query engines"', '"../host/features.toml"'))
+    assert matrix.load("plugin/overlay.toml").resolve({"wide": True}).runner == "fpga"
+
+
 def test_the_merge_rules_are_stated_once_the_how_to_page_prints_the_table_of_the_code():
     from matrix._overlay import MERGE_RULES
 
@@ -396,7 +451,8 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
     how-to's): an added [config] field, added runners (one made from another: "as r0, except
     …"), an owned choice, an added feature, then changes of features (cells, note, links,
     name, group, prefers, forces, unset), runners (choice = false, priority, candidate, name,
-    unset), upstream's order, and an adjustment added (after an added feature) or upstream's changed (last)."""
+    unset), upstream's order, and an adjustment added (after an added feature) or upstream's changed,
+    a matrix-wide requirement changed, and a refusal added (last: an overlay's come after its changes)."""
     ops = []
     field = draw(st.booleans())
     if field:
@@ -531,7 +587,25 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
         if change in ("condition", "clause", "chain", "chain-exempt") and draw(st.booleans()):
             body["exempt"] = [draw(st.sampled_from(every))]
         ops.append(("requires", kind, body))
+    if draw(st.integers(0, 2)) == 2:  # a refusal, after every change (the file's order): the composed matrix's gates
+        gates = sorted(features)
+        if draw(st.integers(0, 3)) == 3:  # a runner's candidacy: a load error where it has none
+            gates.append(f"{draw(st.sampled_from(every))}:not-candidate")
+        together = [[g] for g in draw(st.lists(st.sampled_from(gates), min_size=1, max_size=2, unique=True))]
+        ops.append(("add-refusals", "z0", {"reason": "r", "together": together}))
     return ops
+
+
+IGNORED = ["no-runner", "never-chosen", "refusal-unused", "requirement-idle"]  # said alike by the composed matrix
+
+
+@st.composite
+def _ignores(draw, gates):
+    """An overlay's ``[check] ignore`` entries (mostly none): a code the composed matrix says as
+    the hand-written one does, and a gate of upstream's or none."""
+    return [{"code": draw(st.sampled_from(IGNORED)), "reason": "r",
+             **({"gate": draw(st.sampled_from(gates))} if draw(st.booleans()) else {})}
+            for _ in range(draw(st.integers(0, 3)) // 2)]
 
 
 def _settable(doc):
@@ -606,6 +680,11 @@ def _hand_merged(features_doc, runners_doc, ops, first=0):  # noqa: C901 — one
             continue
         if table == "add-adjustments":  # after upstream's; its message as written (no provenance)
             features_doc.setdefault("adjustments", {})[id] = copy.deepcopy(body)
+            continue
+        if table == "add-refusals":  # after upstream's (and an earlier overlay's); its reason as written
+            if id in features_doc.get("refusals", {}):
+                raise _Refused("an overlay adds refusals, it does not change them")
+            features_doc.setdefault("refusals", {})[id] = copy.deepcopy(body)
             continue
         if table == "requires":  # a matrix-wide entry replaced, its first clause's exempt list replaced, unset
             wide = features_doc.setdefault("requires", {})
@@ -786,6 +865,20 @@ def _comparable(m):
     return attrs.evolve(m, file=None, text=None)
 
 
+def _overlay_text(name, extends, ops, ignores, after=""):
+    """The overlay file of the drawn operations *ops* and ``[check] ignore`` entries *ignores*."""
+    lines = [f'[overlay]\nname = "{name}"\nextends = "{extends}"\n{after}']
+    for table, id, body in ops:
+        header = ("[overlay.choice]" if table == "choice" else f"[{table[len('add-'):]}.{id}]"
+                  if table.startswith("add-") else f"[config.{id}]" if table == "config"
+                  else f"[change.{table}.{id}]")
+        written = body if table == "add-refusals" else dict(body, why="r")  # a refusal's reason is its why
+        lines.append(f"{header}\n" + "".join(f"{json.dumps(k)} = {_value(v)}\n" for k, v in written.items()))
+    if ignores:
+        lines.append(f"[check]\nignore = {_value(ignores)}\n")
+    return "\n".join(lines)
+
+
 @given(data=st.data())
 def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(data):
     try:
@@ -804,20 +897,16 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
     # which comes before it in a list (``matrix.load(upstream, overlays=[q, p])``).
     first = data.draw(st.integers(0, len(ops)))
     listed = data.draw(st.booleans())
+    # Each overlay's [check] ignore (applied after upstream's, q's before p's); q may have nothing else.
+    ignores = {name: data.draw(_ignores(sorted(ids) + sorted(runners))) for name in ("q", "p")}
+    chained = bool(first or ignores["q"])
 
     def text(name, extends, ops, after=""):
-        lines = [f'[overlay]\nname = "{name}"\nextends = "{extends}"\n{after}']
-        for table, id, body in ops:
-            header = ("[overlay.choice]" if table == "choice" else f"[{table[len('add-'):]}.{id}]"
-                      if table.startswith("add-") else f"[config.{id}]" if table == "config"
-                      else f"[change.{table}.{id}]")
-            lines.append(f"{header}\n" + "".join(f"{json.dumps(k)} = {_value(v)}\n"
-                                                for k, v in dict(body, why="r").items()))
-        return "\n".join(lines)
+        return _overlay_text(name, extends, ops, ignores[name], after)
     folder = pathlib.Path(tempfile.mkdtemp(prefix="matrix-overlay-"))
     try:
         _write_upstream(folder / "upstream", matrix_text, runners)
-        if first:
+        if chained:
             (folder / "q.toml").write_text(text("q", "upstream/features.toml", ops[:first]))
             extends = "upstream/features.toml" if listed else "q.toml"
             (folder / "overlay.toml").write_text(text("p", extends, ops[first:], 'after = ["q"]\n'))
@@ -826,7 +915,7 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
 
         def composed_matrix():
             if listed:
-                files = [str(folder / "q.toml")] if first else []
+                files = [str(folder / "q.toml")] if chained else []
                 return matrix.load(folder / "upstream" / "features.toml", [*files, str(folder / "overlay.toml")])
             return matrix.load(str(folder / "overlay.toml"))
         try:
@@ -835,6 +924,8 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
                 matrix.loads(_toml(first_doc), runners=first_runners, path="hand.toml")
             expected_doc, expected_runners = _hand_merged(upstream_doc, runners, ops, first)
             expected_doc["matrix"]["name"] = "p"
+            if ignores["q"] + ignores["p"]:  # upstream's (none) then the chain's, in its order
+                expected_doc["check"] = {"ignore": ignores["q"] + ignores["p"]}
             expected = matrix.loads(_toml(expected_doc), runners=expected_runners, path="hand.toml")
         except (LoadError, _Refused):
             # The hand merge (or the first overlay's) is not a valid matrix (a 'partial' cell
@@ -1073,6 +1164,7 @@ def _resolve_and_check_agree(composed, expected, ops, first):
     the hand-written one's, but that a runner the overlay removes from choice (its last live
     operation on the runner's candidacy is an owned choice that leaves it out, or choice = false)
     is the note overlay-out-of-choice with the overlay's reason, not never-candidate."""
+    from matrix import _ignore
     from matrix.testing import _gate_sweep, _sweep
 
     def outcome(m, config):
@@ -1102,18 +1194,28 @@ def _resolve_and_check_agree(composed, expected, ops, first):
         elif table == "add-runners":
             removed[id] = None
 
+    findings = {"composed": list(check.iter_findings(composed)), "expected": list(check.iter_findings(expected))}
+
     def seen(m):
-        return [(f.code, f.severity, f.message, f.feature, f.runner, f.place, f.features) for f in check.iter_findings(m)
+        return [(f.code, f.severity, f.message, f.feature, f.runner, f.place, f.features) for f in findings[m]
                 if f.code not in ("overlay-noop", "overlay-dangling", "overlay-ended")]
+
+    def ignoring(m, name):
+        """The findings [check] ignore entries ignore, each with its entry, and the entries that
+        ignore none (each said ignore-unused)."""
+        report, ignored = _ignore.apply(m, check.Report(tuple(findings[name]), False))
+        return ([(f.code, f.feature, f.runner, f.place, f.features, e.code, e.gate) for f, e in ignored],
+                [f.message for f in report.findings if f.code == "ignore-unused"])
+    assert ignoring(composed, "composed") == ignoring(expected, "expected")
     hand = []
-    for code, severity, message, feature, runner, place, gates in seen(expected):
+    for code, severity, message, feature, runner, place, gates in seen("expected"):
         if code == "no-runner":
             message = _removed_in_words(message, gates, removed, {r.id: r.name for r in composed.runners})
         hand.append((code, severity, message, feature, runner, place, gates))
     # The hand-written matrix says candidate = "False" for a runner out of choice, of which check
     # says nothing (asked for only, as the file says); the composed matrix says the note
     # overlay-out-of-choice with the overlay's reason, one per runner, in their order.
-    said = seen(composed)
+    said = seen("composed")
     assert [f for f in said if f[0] != "overlay-out-of-choice"] == hand
     assert [(f[4], f[1], f[2]) for f in said if f[0] == "overlay-out-of-choice"] == [
         (r.id, "note", f"{r.name} is never a candidate: removed from choice by overlay '{removed[r.id]}': r")
@@ -1757,9 +1859,9 @@ def test_report_why_points_upstream_rules_at_upstream_and_the_overlays_at_the_ov
     suffix = {"model_config": {"architecture": "Qwen3ForCausalLM"}, "speculative_config": {"method": "suffix"}}
     (upstream_suffix,) = matrix.default().resolve(suffix).report()["why"][:1]
     assert [(r["id"], r["file"], r["line"]) for r in npu.resolve(suffix).report()["why"]] == [
-        ("spec_suffix", npu.overlay.upstream_file, upstream_suffix["line"]), ("v2:candidate", str(NPU), 28)]
+        ("spec_suffix", npu.overlay.upstream_file, upstream_suffix["line"]), ("v2:candidate", str(NPU), 30)]
     assert [(r["id"], r["file"], r["line"]) for r in npu.resolve({}).report()["why"]] == [
-        ("npu:candidate", str(NPU), 19), ("v2:candidate", str(NPU), 28)]
+        ("npu:candidate", str(NPU), 19), ("v2:candidate", str(NPU), 30)]
 
 
 
@@ -1888,7 +1990,7 @@ def test_an_installed_overlay_adjusts_the_matrix_a_host_loads_only_when_it_asks(
     assert matrix.load().resolve(QWEN3).runner == "v2"  # not asked: upstream's
     composed = matrix.load(installed=True)
     assert (composed.name, composed.resolve(QWEN3).runner) == ("vllm-npu", "npu")
-    assert [o.file for o in composed.overlay.operations] == [file] * 5
+    assert [o.file for o in composed.overlay.operations] == [file] * 8
     assert "vllm_npu_matrix" not in __import__("sys").modules  # found by its spec, not imported
     # A host refuses by name (or "*"), or its environment does.
     assert matrix.load(installed=True, refuse=["vllm-npu"]).resolve(QWEN3).runner == "v2"
@@ -1914,7 +2016,7 @@ def test_an_overlay_given_and_installed_too_is_applied_once(tmp_path, monkeypatc
     for explicit in (file, NPU):
         composed = matrix.load(None, [explicit], installed=True)
         assert ([o.file for o in composed.overlay.operations], composed.resolve(QWEN3).runner) == (
-            [str(explicit)] * 5, "npu")
+            [str(explicit)] * 8, "npu")
     out = io.StringIO()
     assert run(["resolve", "--matrix", "default", "--overlay", str(NPU), "--installed-overlays", "--set",
                 "model_config.architecture=Qwen3ForCausalLM"], stdout=out, stderr=io.StringIO()) == 0
@@ -1926,7 +2028,10 @@ def test_an_overlay_given_and_installed_too_is_applied_once(tmp_path, monkeypatc
         matrix.load(None, [edited], installed=True)
     assert [(p.file, p.line, p.message) for p in excinfo.value.problems] == [
         (str(file), 10, "Upstream has [config] field 'platform.is_npu' already: an overlay adds fields, it does not change them"),
-        (str(file), 19, "Upstream has runner 'npu' already: change it under [change.runners.npu]")]
+        (str(file), 19, "Upstream has runner 'npu' already: change it under [change.runners.npu]"),
+        *((str(file), line, f"Upstream has refusal {id!r} already: an overlay adds refusals, it does not change them")
+          for line, id in ((49, "v1_only_with_v2_only_off_the_allowlist"), (59, "v2_only_off_the_allowlist"),
+                           (70, "forced_v2_on_the_npu")))]
 
 
 def test_an_installed_overlay_of_another_matrix_is_not_listed_and_a_missing_one_is_a_load_error(tmp_path, monkeypatch):
@@ -2052,18 +2157,21 @@ NO_TRITON = {"platform.has_triton": False}
 
 def test_the_npu_overlay_chooses_its_runner_for_allowlisted_architectures_and_says_why_v2_is_out():
     m = matrix.load(None, [NPU])
-    assert [(r.id, r.priority, str(r.candidate)[:16]) for r in m.runners] == [
-        ("npu", 30, "platform.is_npu "), ("v2", 20, "False"), ("v1", 10, "None")]
+    assert [(r.id, r.priority, str(r.candidate)) for r in m.runners] == [
+        ("npu", 30, str(m.runners[0].candidate)), ("v2", 20, "not platform.is_npu"), ("v1", 10, "None")]
+    assert str(m.runners[0].candidate).startswith("platform.is_npu and model_config.architecture in [")
     assert m.resolve({}, facts=NO_TRITON).runner == "v1"  # not an allowlisted architecture
     assert m.resolve(NPU_PP, facts=NO_TRITON).runner == "npu"
     assert matrix.load().resolve(NPU_PP, facts=NO_TRITON).runner == "v1"
     assert m.resolve({}, runner="v2").runner == "v2"  # asked for by name, it still serves
-    # Deliberate: a note of the overlay's, not upstream's never-candidate warning.
-    assert [f.code for f in check.iter_findings(m) if f.code == "never-candidate"] == []
+    # Off the NPU (the plugin installed on a GPU machine) upstream's choice stands: V2 for what
+    # upstream gives V2, whatever the architecture (choice = false removed it there too).
+    off = {"platform.is_npu": False}
+    for config in ({}, QWEN3, {"parallel_config": {"prefill_context_parallel_size": 2}}):
+        assert (m.resolve(config, facts=off).runner, matrix.load().resolve(config).runner) == ("v2", "v2")
+    assert m.resolve(NPU_PP, facts={**off, **NO_TRITON}).runner == "v1"
+    assert [f.code for f in check.iter_findings(m) if f.code in ("never-candidate", "overlay-out-of-choice")] == []
     assert _findings(m) == []
-    assert [str(f) for f in check.iter_findings(m) if f.code == "overlay-out-of-choice"] == [
-        f"{NPU}:28:1: note[overlay-out-of-choice]: Model Runner V2 is never a candidate: removed from choice by "
-        "overlay 'vllm-npu': The NPU has no Triton, which upstream's Model Runner V2 needs"]
 
 
 def test_explain_on_the_npu_overlay_names_the_overlay_for_every_decision_it_made():
@@ -2074,18 +2182,18 @@ def test_explain_on_the_npu_overlay_names_the_overlay_for_every_decision_it_made
     assert origins == {
         "npu": [f"added by {at}:19): vllm-ascend enables V2 on the NPU for an allowlist of verified architectures "
                 "(https://github.com/vllm-project/vllm-ascend/pull/16626)",
-                f"pipeline parallelism with external_launcher: lifted by {at}:40): The NPU runner serves pipeline "
+                f"pipeline parallelism with external_launcher: lifted by {at}:42): The NPU runner serves pipeline "
                 "parallelism with external_launcher (https://github.com/vllm-project/vllm-ascend/pull/16626)",
-                f"missing Triton: lifted by {at}:33): The NPU runner runs on the NPU's own kernels, not Triton"],
-        "v2": [f"removed from choice by {at}:28): The NPU has no Triton, which upstream's Model Runner V2 needs "
+                f"missing Triton: lifted by {at}:35): The NPU runner runs on the NPU's own kernels, not Triton"],
+        "v2": [f"candidacy set by {at}:30): The NPU has no Triton, which upstream's Model Runner V2 needs "
                "(https://github.com/vllm-project/vllm-ascend/pull/11389)"],
         "v1": []}
-    # Every live operation but the added field (a fact, which decides nothing itself) is named.
+    # Every live operation but the added field (a fact, which decides nothing itself) and the
+    # added refusals (which only matrix check reads) is named.
     named = {int(o.split(f"{NPU}:")[1].split(")")[0]) for r in origins.values() for o in r}
-    assert named == {o.line for o in m.overlay.operations if o.kind != "add-field"}
-    assert "  v2 (Model Runner V2, priority 20): not a candidate (removed from choice by overlay 'vllm-npu': The NPU " \
-           "has no Triton, which upstream's Model Runner V2 needs), blocked by 2 features\n" in m.resolve(
-               NPU_PP, facts=NO_TRITON).explain()
+    assert named == {o.line for o in m.overlay.operations if o.kind not in ("add-field", "add-refusal")}
+    assert "  v2 (Model Runner V2, priority 20): not a candidate (a candidate when not platform.is_npu), blocked by " \
+           "2 features\n    origin: candidacy set by overlay 'vllm-npu'" in m.resolve(NPU_PP, facts=NO_TRITON).explain()
 
 
 def _upstream_copy(tmp_path, edit):
@@ -2114,17 +2222,18 @@ def test_deleting_a_feature_id_upstream_makes_the_npu_operation_a_load_error_or_
         matrix.load(gone, [NPU])
     assert excinfo.exconly() == (
         f"matrix.errors.LoadError: {NPU}: 1 problem\n"
-        f"  {NPU}:40:1: $.change.features.pp_external_launcher: Upstream has no feature 'pp_external_launcher', "
+        f"  {NPU}:42:1: $.change.features.pp_external_launcher: Upstream has no feature 'pp_external_launcher', "
         "did you mean 'pp_external_launch'")
     # Written for the releases before 0.33 (which had the id), the operation dangles instead.
-    windowed = _overlay(tmp_path, NPU.read_text().replace(
+    # (A refusal has no window: the example's, which name the id, are left out here.)
+    windowed = _overlay(tmp_path, NPU.read_text().partition("\n# The configs no runner serves")[0].replace(
         'link = "https://github.com/vllm-project/vllm-ascend/pull/16626"\n',
         'link = "https://github.com/vllm-project/vllm-ascend/pull/16626"\nupstream = "<0.33"\n', 2)
         .replace('targets = ">=0.33.0,<0.34"', 'targets = ">=0.32"'), "npu.toml")
     m = matrix.load(gone, [windowed])
     assert m.resolve(NPU_PP, facts=NO_TRITON).runner == "v1"
     assert _findings(m) == [
-        f"{windowed}:41:1: warning[overlay-dangling]: Overlay operation change-feature on 'pp_external_launcher' is "
+        f"{windowed}:43:1: warning[overlay-dangling]: Overlay operation change-feature on 'pp_external_launcher' is "
         "dangling: upstream 0.33.0 has no such id, and the operation is written for upstream '<0.33'"]
 
 
@@ -2164,7 +2273,7 @@ def test_the_docs_page_of_the_npu_example_is_current_and_marks_every_cell_and_ad
     assert "Legend: 🧩 overlay: set by an overlay (its reason is in the table “What this platform changes”)\n" in page
     assert ("| vllm-npu | changes the runner | `v2` | `candidate` | The NPU has no Triton, which upstream's Model "
             "Runner V2 needs ([link](<https://github.com/vllm-project/vllm-ascend/pull/11389>)) | "
-            "`examples/npu-overlay/vllm_npu_matrix/overlay.toml:28` |  |\n") in page
+            "`examples/npu-overlay/vllm_npu_matrix/overlay.toml:30` |  |\n") in page
 
 
 def test_the_json_docs_of_a_composed_matrix_name_the_overlay_of_each_cell_and_its_operations():
@@ -2181,7 +2290,9 @@ def test_the_json_docs_of_a_composed_matrix_name_the_overlay_of_each_cell_and_it
     assert [(o["kind"], o["target"], o["keys"], o["state"]) for o in data["overlay"]["operations"]] == [
         ("add-field", "platform.is_npu", [], ""), ("add-runner", "npu", ["candidate", "name", "priority"], ""),
         ("change-feature", "missing_triton_detected", ["support.npu"], ""),
-        ("change-feature", "pp_external_launcher", ["support.npu"], ""), ("change-runner", "v2", ["candidate"], "")]
+        ("change-feature", "pp_external_launcher", ["support.npu"], ""), ("change-runner", "v2", ["candidate"], ""),
+        ("add-refusal", "v1_only_with_v2_only_off_the_allowlist", [], ""),
+        ("add-refusal", "v2_only_off_the_allowlist", [], ""), ("add-refusal", "forced_v2_on_the_npu", [], "")]
     assert (data["overlay"]["extends"], data["overlay"]["version"]) == ("vLLM model runners", "0.33.0")
     # The adjustments the NPU runner got from V2 name the overlay that made it (V2's name it too).
     assert [(a["id"], a["runners"], a["overlay"]) for a in data["adjustments"]] == [
