@@ -43,7 +43,9 @@ from .schema import BLOCKING, NOTHING, Adjustment, Feature, Field, Matrix, Order
 #: asked (and in automatic choice).
 Way = Tuple[Tuple[str, str], ...]
 #: What one rule answers: ``("served", runner, warning, path)`` or ``("refused", None, why,
-#: path)``; *warning* is ``"fallback"``, ``"preference"`` or ``""``, *why* ``"no-runner"`` or
+#: path)``; *warning* is ``"fallback"``, ``"preference NAME"`` (`preferred_by`: the preferring
+#: feature's name, so that one runner chosen by another feature's preference is another answer) or
+#: ``""``, *why* ``"no-runner"`` or
 #: ``"forced"`` / ``"blocked"`` for a request; *path* the way a refusal there went (of a served
 #: answer: where its runner is refused on its effective config).
 Outcome = Tuple[str, Optional[str], str, Way]
@@ -353,7 +355,7 @@ class Side:
         plan = self.plan
         for step in self.automatic.steps:
             if step.kind == "prefer":
-                yield step, (), ("served", step.runner, "preference", ())
+                yield step, (), ("served", step.runner, preferred_by(step.gate_of(plan).name), ())
             elif step.kind == "order":
                 assert step.runner is not None
                 tried = [r for r, _ in next((rs for bit, _, rs in plan.orders if bit == step.gate), plan.order)]
@@ -1403,6 +1405,20 @@ def adjusting_one(a: Any) -> object:
     return (str(a.when), tuple(sorted((p, repr(v)) for p, v in a.set.items())), a.override, a.runners, a.stage)
 
 
+def preferred_by(name: str) -> str:
+    """The warning of an answer of automatic choice that the preference of the feature *name*
+    decides: the sides may choose one runner by the preferences of two features, whose warnings
+    name each (``g3: using A`` before, ``g1: using A`` after: ``preference-changed``). By its name,
+    as the warning says it: two entries of one name (the default matrix's ROCm default, outright
+    until 0.31.0, then not) warn alike."""
+    return f"preference {name}"
+
+
+def warning_kind(warning: str) -> str:
+    """The kind of an answer's *warning* (``preference``, not the gate whose preference it is)."""
+    return warning.split(" ", 1)[0]
+
+
 def _same(a: Outcome, b: Outcome) -> bool:
     """Whether two answers are one: the same runner with the same warning, or refused the same way
     (a refusal says the redirect and the override it went through)."""
@@ -1422,6 +1438,8 @@ def _said(outcome: Outcome) -> str:
     status, runner, note, path = outcome
     if status == "refused":
         return "refused" + (f" ({', '.join(f'{how} to {to!r}' for how, to in path)})" if path else "")
+    if warning_kind(note) == "preference":
+        note = f"preference of {note.split(' ', 1)[1]!r}"
     return repr(runner) + (f" ({note})" if note else "")
 
 

@@ -2156,6 +2156,14 @@ def diff_warned(kind: str, feature: str, old: str, new: str) -> str:
     return f"Warning that {what}: {old} → {new}"
 
 
+def diff_served(runner: str, notes: Sequence[str], preferred_by: Optional[str] = None) -> str:
+    """An answer that serves, as `matrix diff` says it: the runner's name, then how it came to
+    serve (*notes*: ``fallback``, ``override``, ``redirected``), and the feature whose preference
+    chose it (*preferred_by*, its name: another feature's preference warns otherwise)."""
+    said = [*notes, *([f"preference of {preferred_by}"] if preferred_by is not None else [])]
+    return runner + "".join(f" ({note})" for note in sorted(said))
+
+
 def diff_refused(way: Sequence[Tuple[str, str]]) -> str:
     """A request's refusal as `matrix diff` says it: the way it went first (a redirect to a
     runner, an override giving it to one: ``(how, runner's name)``), then refused."""

@@ -103,6 +103,7 @@ CHANGES: Dict[str, Tuple[Level, str]] = {
     "fallback-lifted": ("behaviour", "automatic choice picks the same runner, without the fallback warning"),
     "preference-added": ("behaviour", "automatic choice picks the same runner, now because a feature prefers it"),
     "preference-lifted": ("behaviour", "automatic choice picks the same runner, no longer by a preference"),
+    "preference-changed": ("behaviour", "automatic choice picks the same runner, now because another feature prefers it (its warning names that feature)"),
     "request-served": ("behaviour", "a request a runner refused is now served"),
     "request-overridden": ("behaviour", "a request is now served by another runner (an override starts or ends)"),
     "redirect-added": ("behaviour", "a request is now redirected to another runner, which serves it"),
@@ -285,7 +286,7 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
 #: the note they add to its new answer.
 _FOLDED = {"deprecation-started": "deprecated", "blocker-added": "", "blocker-lifted": ""}
 _AUTOMATIC = ("runner-changed", "refused-served", "fallback-added", "fallback-lifted", "preference-added",
-              "preference-lifted")
+              "preference-lifted", "preference-changed")
 
 
 def _folded(changes: _Changes) -> List[Difference]:
@@ -1909,9 +1910,11 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
             return _messages.diff_refused(_way(side.matrix, resolution.warnings) if kind == "asked" else ())
         assert resolution.runner is not None
         name = side.matrix.runner(resolution.runner).name
-        kinds = {w.kind for w in resolution.warnings if w.kind in ("fallback", "override", "redirected") or
-                 (w.kind == "preference" and w.runner == resolution.runner)}
-        return name + "".join(f" ({k})" for k in sorted(kinds))
+        kinds = {w.kind for w in resolution.warnings if w.kind in ("fallback", "override", "redirected")}
+        # The preference that chose the runner, by its feature (not a notice of one passed over:
+        # that names a runner not free).
+        preferred = [w.feature for w in resolution.warnings if w.kind == "preference" and w.runner == resolution.runner]
+        return _messages.diff_served(name, sorted(kinds), side.matrix.feature(preferred[0]).name if preferred else None)
     if kind == "refusal-kind":
         return "served" if error is None else _messages.diff_kind_said(error.kind)
     if kind in _WARNINGS:
@@ -2156,7 +2159,10 @@ def _classify(region: _diff.Region, old: _diff.Side, new: _diff.Side) -> str:
         if a[0] == "served" and b[0] == "served":
             if a[1] != b[1]:
                 return "runner-changed"
-            return f"{b[2]}-added" if b[2] else f"{a[2]}-lifted"
+            if _diff.warning_kind(a[2]) == _diff.warning_kind(b[2]) == "preference":
+                # the same runner by another feature's preference (`matrix._diff.preferred_by`)
+                return "preference-changed"
+            return f"{_diff.warning_kind(b[2])}-added" if b[2] else f"{_diff.warning_kind(a[2])}-lifted"
         return "served-refused" if a[0] == "served" else "refused-served"
     if region.kind == "asked":
         if a[0] == "served" and b[0] == "served":

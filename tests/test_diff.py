@@ -685,6 +685,12 @@ def _expected(kind, old, new):
     if kind == "automatic":
         if removed in (old, new):
             return _REMOVAL
+        runner = _runner_of(old)
+        if runner is not None and runner == _runner_of(new):  # the same runner, another warning (the docs' table)
+            if all("(preference of " in answer for answer in (old, new)):
+                return {"preference-changed"}  # by another feature's preference
+            said = new if new != runner else old
+            return {said[len(runner) + 2:].split(" ")[0].rstrip(")") + ("-added" if new != runner else "-lifted")}
         return _AUTOMATIC
     if kind == "asked":
         return _REMOVAL if removed in (old, new) else {"request-refused", "request-served", "request-overridden",
@@ -1094,6 +1100,28 @@ set = { "s" = "a" }
 override = true
 """
 
+# g3 prefers a where i == 0; the edit adds a preference for a to g1, declared before g3: at i == 0
+# both hold, and automatic choice chooses a on both sides, warning "g3: using A" before and "g1:
+# using A" after (the diff's brute force found it said nowhere: the preference's outcome had no gate).
+_PREFERRED = """[matrix]
+name = "small"
+version = "1.0"
+[config]
+"i" = { type = "int", nullable = true }
+[features.g1]
+name = "g1"
+when = "i != 1e+16"
+support = { a = "yes", b = "yes" }
+[features.g3]
+name = "g3"
+when = "i == 0"
+support = { a = "yes", b = "yes" }
+prefers = { runner = "a", outright = false }
+"""
+_PREFERRED_NEW = _PREFERRED.replace('b = "yes" }\n[features.g3]',
+                                    'b = "yes" }\nprefers = { runner = "a", outright = false }\n[features.g3]')
+_PREFERRED_RUNNERS = {"a": {"name": "A", "priority": 1}, "b": {"name": "B", "priority": 2}}
+
 
 # Each example diffs two matrices over both config spaces and compares every whole resolution
 # (`_every_difference_is_said`): about 0.27 s of CPU on this machine, since `_whole` reads a
@@ -1120,6 +1148,7 @@ override = true
 @example((_RENAMED_FREE, _RENAMED_RUNNERS, _RENAMED_FREE.replace('b = "yes"', 'bb = "yes"'),
           {"a": _RENAMED_RUNNERS["a"], "bb": {**_RENAMED_RUNNERS["b"], "aliases": [{"id": "b", "since": "0.5"}]}},
           ["s", "i"], None))
+@example((_PREFERRED, _PREFERRED_RUNNERS, _PREFERRED_NEW, _PREFERRED_RUNNERS, ["i"], None))
 def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     text, runners, new_text, new_runners, names, overlay = case
     try:
@@ -1291,7 +1320,8 @@ def _every_difference_is_said(report, before, after, config, schema):
         # support, or of a preference passed over, is a finding of that question (its words are
         # not compared); where the answer changes, that change says it.
         same = a["refused"] is None and b["refused"] is None and a["runner"] == b["runner"]
-        for warning in {*a["warnings"]} ^ {*b["warnings"]}:
+        preferred = _preference_changed_is_said(report, runner, a, b, config, schema) if same else set()
+        for warning in ({*a["warnings"]} ^ {*b["warnings"]}) - preferred:
             kind, feature, on, _, _ = warning
             chosen = (a if warning in a["warnings"] else b)["runner"]
             if same and (kind in ("opt-in", "partial") or kind == "preference" and on != chosen):
@@ -1318,6 +1348,19 @@ def _every_difference_is_said(report, before, after, config, schema):
                            else "request" if runner is not None and seen != automatic else None)
         for what in unread:
             assert said(what) if what is not None else held, (what, runner, config, a, b, report.undecided)
+
+
+def _preference_changed_is_said(report, runner, a, b, config, schema):
+    """Where both sides (*a*, *b*: `_whole`, serving one runner) chose it by a preference whose
+    warning says otherwise (it names the feature), a ``preference-changed`` finding of automatic
+    choice holds *config*. The warnings of those preferences (said, or alike in words), as a set."""
+    chose = [{w for w in x["warnings"] if w[0] == "preference" and w[2] == x["runner"]} for x in (a, b)]
+    if not all(chose):
+        return set()
+    if {w[3] for w in chose[0]} != {w[3] for w in chose[1]}:
+        assert [c for c in report.changes if c.id == "preference-changed" and c.runner is None
+                and _inside(c, config, schema)], (runner, config, a, b, report.changes)
+    return chose[0] | chose[1]
 
 
 def _with_unset(universe, unset):
@@ -3417,6 +3460,25 @@ def test_partial_and_opt_in_warnings_and_a_preference_passed_over_are_compared_w
          "Automatic choice: Warning that the preference of g0 is passed over: not warned → warned", "t == 'a'", {},
          ["<string>:7 (new: $.features.g0)"])]
     assert report.undecided == (_LINES["refusal"],)  # a preference beside a refusal: its notice is not compared
+
+
+def test_the_same_runner_chosen_by_another_features_preference_is_a_change_that_names_each_feature():
+    """The diff's brute force (development profile): a preference added to g1, declared before g3,
+    which prefers the same runner; where both hold, automatic choice chooses A on both sides, but
+    the warning a user reads names g1 where it named g3."""
+    old, new = (matrix.loads(text, runners=_PREFERRED_RUNNERS) for text in (_PREFERRED, _PREFERRED_NEW))
+    assert [(w.kind, w.feature, w.message) for m in (old, new) for w in m.resolve({"i": 0}).warnings] == [
+        ("preference", "g3", "g3: using A"), ("preference", "g1", "g1: using A")]
+    report = diff(old, new)
+    assert _summary(report) == [
+        ("runner-changed", "behaviour", "Automatic choice: B → A (preference of g1)", "i != 1e+16 and i != 0", {},
+         ["<string>:6 (new: $.features.g1)"]),
+        ("preference-changed", "behaviour", "Automatic choice: A (preference of g3) → A (preference of g1)", "i == 0",
+         {"i": 0}, ["<string>:6 (new: $.features.g1)"])]
+    change = report.changes[1]
+    assert (change.old, change.new) == ("A (preference of g3)", "A (preference of g1)")
+    assert matrix.diff.reproduces(change, old, new, change.witness)
+    assert not matrix.diff.reproduces(change, old, new, {"i": 1})
 
 
 def test_the_words_of_a_deprecation_and_a_request_by_a_former_id_are_said_not_compared():
