@@ -2156,6 +2156,17 @@ def diff_warned(kind: str, feature: str, old: str, new: str) -> str:
     return f"Warning that {what}: {old} → {new}"
 
 
+def diff_alias(former: str, runner: str, old: str, new: str) -> str:
+    """An ``alias-warning-*`` change of `matrix.diff`: a request by the former id *former* of the
+    runner named *runner*, warned that the id is deprecated on each side or not."""
+    return f"Asking for {runner} by its former id {former!r}: {old} → {new}"
+
+
+#: What `matrix diff` observes of a request by a former id (`diff_alias`).
+DIFF_ALIAS_WARNED = "warned: a deprecated id"
+DIFF_ALIAS_REFUSED = "refused: the id names no runner"
+
+
 def diff_served(runner: str, notes: Sequence[str], preferred_by: Optional[str] = None) -> str:
     """An answer that serves, as `matrix diff` says it: the runner's name, then how it came to
     serve (*notes*: ``fallback``, ``override``, ``redirected``), and the feature whose preference
