@@ -2156,6 +2156,38 @@ def diff_warned(kind: str, feature: str, old: str, new: str) -> str:
     return f"Warning that {what}: {old} → {new}"
 
 
+def diff_entry_named(parts: Sequence[object]) -> str:
+    """An entry of a matrix named in words, by the parts of its place (``("features", "fp8")``
+    for ``$.features.fp8``): what a reviewer reads beside its line (`matrix.diff.Entry`)."""
+    parts = list(parts)
+    head, rest = (parts[0], parts[1:]) if parts else ("", [])
+    tables = {"features": "feature", "adjustments": "adjustment", "orders": "order",
+              "requirements": "requirement kind", "requires": "requirement", "config": "config field"}
+    if head in tables and len(rest) == 1:
+        return f"{tables[str(head)]} {rest[0]!r}"
+    if head == "matrix" and rest == ["runners"]:
+        return "the runners of [matrix]"
+    if head == "runners" and rest:
+        runner = f"runner {rest[0]!r}"
+        key = rest[1:]
+        if not key:
+            return runner
+        if key[0] == "redirects" and len(key) == 2 and isinstance(key[1], int):
+            return f"redirect {key[1] + 1} of {runner}"
+        if key[0] == "requires" and len(key) == 2:
+            return f"requirement {key[1]!r} of {runner}"
+        if len(key) == 1 and key[0] in ("priority", "candidate", "aliases"):
+            what = {"priority": "the priority", "candidate": "the candidacy", "aliases": "the aliases"}[str(key[0])]
+            return f"{what} of {runner}"
+    return place(parts)
+
+
+def diff_entry(where: str, named: str, side: str) -> str:
+    """An entry that causes a change, where it stands (*where*: ``FILE:LINE``) and on which side
+    (``old``: as the old side has it, the base; ``new``: as the new side has it)."""
+    return f"{where}: {named} {'as it was' if side == 'old' else 'as it is now'}"
+
+
 def diff_alias(former: str, runner: str, old: str, new: str) -> str:
     """An ``alias-warning-*`` change of `matrix.diff`: a request by the former id *former* of the
     runner named *runner*, warned that the id is deprecated on each side or not."""

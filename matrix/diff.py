@@ -151,10 +151,20 @@ class Entry:
     column: Optional[int] = None
 
     def __str__(self) -> str:
+        """``features.toml:9: feature 'fp8' as it is now`` (the old side's: ``as it was``)."""
         where = self.file or "<matrix>"
         if self.line is not None:
             where += f":{self.line}"
-        return f"{where} ({self.side}: {self.place})"
+        return _messages.diff_entry(where, _messages.diff_entry_named(_place_parts(self.place)), self.side)
+
+
+def _place_parts(place: str) -> List[object]:
+    """The keys of a place (`matrix._messages.place`): ``$.config["a.b"]`` is ``["config", "a.b"]``,
+    ``$.runners.b.redirects[0]`` ``["runners", "b", "redirects", 0]``."""
+    parts: List[object] = []
+    for name, quoted, index in re.findall(r'\.([^.\[]+)|\[("(?:[^"\\]|\\.)*")\]|\[(\d+)\]', place[1:]):
+        parts.append(name if name else json.loads(quoted) if quoted else int(index))
+    return parts
 
 
 @attrs.frozen
