@@ -335,12 +335,14 @@ class Side:
         """*node* read on *runner*'s effective config F."""
         return self.given(self.ctx.served(runner, node) if self.exact else node)
 
-    def validated(self, runner: str, asked: bool) -> List[Node]:
+    def validated(self, runner: str, asked: bool, redirected: bool = False) -> List[Node]:
         """The conditions of the gates that refuse *runner* once it is chosen, read on its F: those
-        it says no to for a request, those that block it in automatic choice (`matrix._choice.serve`)."""
+        it says no to for a request (and in automatic choice, *redirected* to it by a redirect that
+        applies always: those in force there), those that block it in automatic choice
+        (`matrix._choice.serve`)."""
         plan = self.plan
         choice = self.asked if asked else self.automatic
-        mask = plan.no[runner] if asked else plan.blocking[runner]
+        mask = plan.no[runner] if asked or redirected else plan.blocking[runner]
         return list(dict.fromkeys(self.on_f(runner, f.when.node) for f in plan.active(mask)
                                   if f.id not in choice.dead))
 
@@ -368,6 +370,17 @@ class Side:
                     bits = sum(plan.candidate[r] for r in earlier)
                     yield step, ((bits, True),), ("served", step.runner, "fallback", ())
                     yield step, ((bits, False),), ("served", step.runner, "", ())
+            elif step.kind == "redirect":
+                # A redirect that applies always sends the choice to its runner, validated as a
+                # runner asked for (`matrix._choice`): served where no gate it says no to is
+                # active (on its F where it has adjustments of its own: `on_its_f`), else refused.
+                assert step.runner is not None
+                no = plan.no[step.runner]
+                if no and not self.own(step.runner):
+                    yield step, ((no, False),), ("served", step.runner, "redirected", ())
+                    yield step, ((no, True),), ("refused", None, "no-runner", ())
+                else:
+                    yield step, (), ("served", step.runner, "redirected", ())
             else:
                 yield step, (), ("refused", None, "no-runner", ())
 
@@ -428,7 +441,7 @@ class Side:
         if outcome[0] != "served" or not self.own(runner):
             return [(question, outcome)]
         assert runner is not None
-        refusing = self.validated(runner, asked)
+        refusing = self.validated(runner, asked, redirected=outcome[2] == "redirected")
         if not refusing:
             return [(question, outcome)]
         served = {**question, "false": [*question["false"], *refusing]}

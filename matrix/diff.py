@@ -103,6 +103,8 @@ CHANGES: Dict[str, Tuple[Level, str]] = {
     "fallback-lifted": ("behaviour", "automatic choice picks the same runner, without the fallback warning"),
     "preference-added": ("behaviour", "automatic choice picks the same runner, now because a feature prefers it"),
     "preference-lifted": ("behaviour", "automatic choice picks the same runner, no longer by a preference"),
+    "redirected-added": ("behaviour", "automatic choice picks the same runner, now by a redirect that applies always"),
+    "redirected-lifted": ("behaviour", "automatic choice picks the same runner, no longer by a redirect that applies always"),
     "preference-changed": ("behaviour", "automatic choice picks the same runner, now because another feature prefers it (its warning names that feature)"),
     "request-served": ("behaviour", "a request a runner refused is now served"),
     "request-overridden": ("behaviour", "a request is now served by another runner (an override starts or ends)"),
@@ -299,7 +301,7 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
 #: the note they add to its new answer.
 _FOLDED = {"deprecation-started": "deprecated", "blocker-added": "", "blocker-lifted": ""}
 _AUTOMATIC = ("runner-changed", "refused-served", "fallback-added", "fallback-lifted", "preference-added",
-              "preference-lifted", "preference-changed")
+              "preference-lifted", "preference-changed", "redirected-added", "redirected-lifted")
 
 
 def _folded(changes: _Changes) -> List[Difference]:

@@ -670,7 +670,7 @@ def _each_answer(side, config, names, adjustments):
 
 
 _AUTOMATIC = {k for k in CHANGES if k in ("served-refused", "refused-served", "runner-changed") or
-              k.startswith(("fallback-", "preference-")) and not k.startswith("preference-notice-")}
+              k.startswith(("fallback-", "preference-", "redirected-")) and not k.startswith("preference-notice-")}
 _REMOVAL = {"removed", "removed-early", "removed-without-deprecation", "removal-lifted"}
 
 
@@ -3439,6 +3439,46 @@ slices = { type = "int", min = 1, max = 4, default = 1 }
 [requirements]
 split = { name = "Split", reason = "bad slices", kind = "AssertionError" }
 """
+
+
+def test_a_redirect_that_applies_always_sends_automatic_choice_to_its_runner_validated_as_asked_for(folder):
+    """A redirect of A to B that applies always, added: automatic choice that reaches A goes to B,
+    validated as a runner asked for (refused where B says no). It said "served-refused: A → B
+    (redirected)" (breaking) of configs B serves: the redirect's rule read as a refusal."""
+    text = SMALL
+    redirected = {"a": {**RUNNERS["a"], "redirects": [{"to": "b", "when": "x or y", "applies": "always"}]},
+                  "b": RUNNERS["b"]}
+    old, new = matrix.loads(text, runners=RUNNERS), matrix.loads(text, runners=redirected)
+    cause = ["<string>:1: redirect 1 of runner 'a' as it is now"]
+    assert [(c.id, c.level, c.message, c.region, c.witness, c.runner, [str(e) for e in c.entries])
+            for c in diff(old, new).changes] == [
+        ("served-refused", "breaking", "Automatic choice: A → refused", "y and not x", {"y": True}, None, cause),
+        ("request-refused", "breaking", "Asking for A: A → refused (redirected to B)", "y and not x", {"y": True}, "a",
+         cause),
+        ("redirected-added", "behaviour", "Automatic choice: B (fallback) → B (redirected)", "x and not y", {"x": True},
+         None, cause),
+        ("request-served", "behaviour", "Asking for A: refused → B (redirected)", "x and not y", {"x": True}, "a",
+         cause),
+        ("request-refusal-changed", "behaviour", "Asking for A: refused → refused (redirected to B)", "x and y",
+         {"x": True, "y": True}, "a", cause)]
+    # A fleet says how each config is served: redirected, or by the preference of a feature.
+    served = SMALL.replace('support = { a = "no", b = "yes" }', 'support = { a = "yes", b = "yes" }').replace(
+        'support = { a = "yes", b = "no" }', 'support = { a = "yes", b = "yes" }')
+    (folder / "old.toml").write_text(served)
+    (folder / "pr" / "runners").mkdir(parents=True)
+    (folder / "pr" / "features.toml").write_text(served.replace(
+        'when = "y"\nsupport = { a = "yes", b = "yes" }', 'when = "y"\nsupport = { a = "yes", b = "yes" }\n'
+        'prefers = { runner = "b", outright = false }'))
+    (folder / "pr" / "runners" / "a.toml").write_text('name = "A"\npriority = 2\n'
+                                                     'redirects = [{ to = "b", when = "x", applies = "always" }]\n')
+    (folder / "pr" / "runners" / "b.toml").write_text('name = "B"\npriority = 1\n')
+    (folder / "fleet.jsonl").write_text('{"x": true}\n{"y": true}\n{}\n')
+    status, out, _ = _run("diff", "old.toml", "pr/features.toml", "--configs", "fleet.jsonl")
+    assert out.splitlines()[2:7] == [
+        "| Config | Before | After | Change |", "|---|---|---|---|",
+        "| fleet.jsonl:1 | a | b (redirected) | behaviour[runner-changed] |",
+        "| fleet.jsonl:2 | a | b (preference of feature y) | behaviour[runner-changed] |",
+        "| fleet.jsonl:3 | a | a | — |"]
 
 
 def test_an_entry_is_said_by_what_it_is_and_the_side_it_stands_on():
