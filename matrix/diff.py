@@ -68,6 +68,10 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Literal, Mapp
 import attrs
 
 from . import _diff, _messages
+# The module, not its function: `resolve` is read at each call (tests/test_diff.py's brute force
+# replaces it to resolve each config once per question), without an import statement in each
+# call (`observe`, called 1.4 million times by the brute force's dev profile: 5 % of its time).
+from . import resolver as _resolver
 from . import predicates as _predicates
 from ._versions import VersionLike
 from .errors import ConfigError, PredicateError, RemovedFeatureError, ResolutionError
@@ -1680,7 +1684,6 @@ def rejection(matrix: Matrix, config: Dict[str, Any], version: Optional[VersionL
     resolve`` holds it (a key it does not declare, and every value, read or not), or None where
     it accepts it (it resolves, or is refused: an answer)."""
     from ._access import unknown_keys
-    from .resolver import resolve
 
     if matrix.schema:
         unknown = [_messages.config_error(reason, path, None) for path, reason in unknown_keys(config, matrix.schema)]
@@ -1688,7 +1691,7 @@ def rejection(matrix: Matrix, config: Dict[str, Any], version: Optional[VersionL
             return "; ".join(unknown)
     try:
         try:
-            resolution = resolve(matrix, config, version=version)
+            resolution = _resolver.resolve(matrix, config, version=version)
         except ResolutionError as error:
             resolution = error.resolution
         dict(resolution.effective)  # every value held to the schema
@@ -1931,15 +1934,13 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
             feature: Optional[str] = None, blocked: Optional[str] = None, name: Optional[str] = None) -> str:
     """What *config* resolves to on *side*, as a diff reads it for one kind of question (with
     *name*, a blocker is the feature's name, whichever entry of that name blocks)."""
-    from .resolver import resolve
-
     if kind == "alias":  # a request by a former id, as a user writes it on either side
         return _alias_said(side, config, runner)
     asked = side.local(runner) if kind in ("asked", "removal", "deprecation", "refusal-kind", *_WARNINGS) else None
     blocked = side.local(blocked)
     try:
         try:
-            resolution = resolve(side.matrix, config, runner=asked, version=side.version)
+            resolution = _resolver.resolve(side.matrix, config, runner=asked, version=side.version)
             error: Optional[ResolutionError] = None
         except ResolutionError as raised:
             resolution, error = raised.resolution, raised
@@ -1983,11 +1984,10 @@ def _alias_said(side: Union[_diff.Side, _At], config: Dict[str, Any], former: Op
     (`matrix._diff_aliases`), served or refused; or refused as a usage error (the id names no
     runner there)."""
     from .errors import UsageError
-    from .resolver import resolve
 
     try:
         try:
-            resolution = resolve(side.matrix, config, runner=former, version=side.version)
+            resolution = _resolver.resolve(side.matrix, config, runner=former, version=side.version)
         except ResolutionError as raised:
             resolution = raised.resolution
     except UsageError:
@@ -2129,10 +2129,8 @@ def said_by(side: Union[_diff.Side, _At], config: Dict[str, Any], adjustment_id:
     """What the adjustment *adjustment_id* says to *config* on *side* in automatic choice (in a
     request for *runner*): its ``adjusted`` warning (``Resolution.warnings``), or nothing
     (`_messages.diff_said_value`)."""
-    from .resolver import resolve
-
     try:
-        resolution = resolve(side.matrix, config, runner=side.local(runner), version=side.version)
+        resolution = _resolver.resolve(side.matrix, config, runner=side.local(runner), version=side.version)
     except ConfigError as refused:
         return f"a config error: {refused}"
     except ResolutionError as raised:
@@ -2206,10 +2204,8 @@ def effective_value(side: Union[_diff.Side, _At], config: Dict[str, Any], path: 
                     runner: Optional[str] = None) -> str:
     """The value of *path* in *config*'s effective config on *side* (``Resolution.effective``), in
     automatic choice (in a request for *runner*)."""
-    from .resolver import resolve
-
     try:
-        resolution = resolve(side.matrix, config, runner=side.local(runner), version=side.version)
+        resolution = _resolver.resolve(side.matrix, config, runner=side.local(runner), version=side.version)
     except ConfigError as refused:
         return f"a config error: {refused}"
     except ResolutionError as raised:

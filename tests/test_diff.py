@@ -642,6 +642,7 @@ class _Resolved:
     def __init__(self, resolution):
         self.resolution, self.effective = resolution, dict(resolution.effective)
         self.unsupported = resolution.unsupported
+        self.runner, self.warnings = resolution.runner, resolution.warnings  # read by every answer
 
     def __getattr__(self, name):
         return getattr(self.resolution, name)
