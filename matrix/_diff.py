@@ -43,7 +43,9 @@ from .schema import BLOCKING, NOTHING, Adjustment, Feature, Field, Matrix, Order
 #: asked (and in automatic choice).
 Way = Tuple[Tuple[str, str], ...]
 #: What one rule answers: ``("served", runner, warning, path)`` or ``("refused", None, why,
-#: path)``; *warning* is ``"fallback"``, ``"preference"`` or ``""``, *why* ``"no-runner"`` or
+#: path)``; *warning* is ``"fallback"``, ``"preference NAME"`` (`preferred_by`: the preferring
+#: feature's name, so that one runner chosen by another feature's preference is another answer) or
+#: ``""``, *why* ``"no-runner"`` or
 #: ``"forced"`` / ``"blocked"`` for a request; *path* the way a refusal there went (of a served
 #: answer: where its runner is refused on its effective config).
 Outcome = Tuple[str, Optional[str], str, Way]
@@ -336,12 +338,14 @@ class Side:
         """*node* read on *runner*'s effective config F."""
         return self.given(self.ctx.served(runner, node) if self.exact else node)
 
-    def validated(self, runner: str, asked: bool) -> List[Node]:
+    def validated(self, runner: str, asked: bool, redirected: bool = False) -> List[Node]:
         """The conditions of the gates that refuse *runner* once it is chosen, read on its F: those
-        it says no to for a request, those that block it in automatic choice (`matrix._choice.serve`)."""
+        it says no to for a request (and in automatic choice, *redirected* to it by a redirect that
+        applies always: those in force there), those that block it in automatic choice
+        (`matrix._choice.serve`)."""
         plan = self.plan
         choice = self.asked if asked else self.automatic
-        mask = plan.no[runner] if asked else plan.blocking[runner]
+        mask = plan.no[runner] if asked or redirected else plan.blocking[runner]
         return list(dict.fromkeys(self.on_f(runner, f.when.node) for f in plan.active(mask)
                                   if f.id not in choice.dead))
 
@@ -356,7 +360,7 @@ class Side:
         plan = self.plan
         for step in self.automatic.steps:
             if step.kind == "prefer":
-                yield step, (), ("served", step.runner, "preference", ())
+                yield step, (), ("served", step.runner, preferred_by(step.gate_of(plan).name), ())
             elif step.kind == "order":
                 assert step.runner is not None
                 tried = [r for r, _ in next((rs for bit, _, rs in plan.orders if bit == step.gate), plan.order)]
@@ -369,6 +373,17 @@ class Side:
                     bits = sum(plan.candidate[r] for r in earlier)
                     yield step, ((bits, True),), ("served", step.runner, "fallback", ())
                     yield step, ((bits, False),), ("served", step.runner, "", ())
+            elif step.kind == "redirect":
+                # A redirect that applies always sends the choice to its runner, validated as a
+                # runner asked for (`matrix._choice`): served where no gate it says no to is
+                # active (on its F where it has adjustments of its own: `on_its_f`), else refused.
+                assert step.runner is not None
+                no = plan.no[step.runner]
+                if no and not self.own(step.runner):
+                    yield step, ((no, False),), ("served", step.runner, "redirected", ())
+                    yield step, ((no, True),), ("refused", None, "no-runner", ())
+                else:
+                    yield step, (), ("served", step.runner, "redirected", ())
             else:
                 yield step, (), ("refused", None, "no-runner", ())
 
@@ -429,7 +444,7 @@ class Side:
         if outcome[0] != "served" or not self.own(runner):
             return [(question, outcome)]
         assert runner is not None
-        refusing = self.validated(runner, asked)
+        refusing = self.validated(runner, asked, redirected=outcome[2] == "redirected")
         if not refusing:
             return [(question, outcome)]
         served = {**question, "false": [*question["false"], *refusing]}
@@ -1408,6 +1423,20 @@ def adjusting_one(a: Any) -> object:
     return (str(a.when), tuple(sorted((p, repr(v)) for p, v in a.set.items())), a.override, a.runners, a.stage)
 
 
+def preferred_by(name: str) -> str:
+    """The warning of an answer of automatic choice that the preference of the feature *name*
+    decides: the sides may choose one runner by the preferences of two features, whose warnings
+    name each (``g3: using A`` before, ``g1: using A`` after: ``preference-changed``). By its name,
+    as the warning says it: two entries of one name (the default matrix's ROCm default, outright
+    until 0.31.0, then not) warn alike."""
+    return f"preference {name}"
+
+
+def warning_kind(warning: str) -> str:
+    """The kind of an answer's *warning* (``preference``, not the gate whose preference it is)."""
+    return warning.split(" ", 1)[0]
+
+
 def _same(a: Outcome, b: Outcome) -> bool:
     """Whether two answers are one: the same runner with the same warning, or refused the same way
     (a refusal says the redirect and the override it went through)."""
@@ -1427,6 +1456,8 @@ def _said(outcome: Outcome) -> str:
     status, runner, note, path = outcome
     if status == "refused":
         return "refused" + (f" ({', '.join(f'{how} to {to!r}' for how, to in path)})" if path else "")
+    if warning_kind(note) == "preference":
+        note = f"preference of {note.split(' ', 1)[1]!r}"
     return repr(runner) + (f" ({note})" if note else "")
 
 

@@ -445,8 +445,12 @@ def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str,
         except ResolutionError as error:
             return ("refused (removed)" if isinstance(error, RemovedFeatureError) else "refused"), False
         runner: str = resolution.runner
-        kinds = sorted({w.kind for w in resolution.warnings if w.kind in ("fallback", "override", "deprecated")})
-        return runner + "".join(f" ({k})" for k in kinds), False
+        # How it came to serve, as the diff says an answer of automatic choice (`matrix.diff.observe`):
+        # a redirect that applies always, and the feature whose preference chose the runner.
+        kinds = sorted({w.kind for w in resolution.warnings if w.kind in ("fallback", "override", "redirected",
+                                                                          "deprecated")})
+        preferred = [w.feature for w in resolution.warnings if w.kind == "preference" and w.runner == runner]
+        return _messages.diff_served(runner, kinds, matrix.feature(preferred[0]).name if preferred else None), False
 
     changed, failing, broken = 0, 0, []
     worst = LEVELS.index(fail_on)

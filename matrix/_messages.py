@@ -2198,6 +2198,57 @@ def diff_warned(kind: str, feature: str, old: str, new: str) -> str:
     return f"Warning that {what}: {old} → {new}"
 
 
+def diff_entry_named(parts: Sequence[object]) -> str:
+    """An entry of a matrix named in words, by the parts of its place (``("features", "fp8")``
+    for ``$.features.fp8``): what a reviewer reads beside its line (`matrix.diff.Entry`)."""
+    parts = list(parts)
+    head, rest = (parts[0], parts[1:]) if parts else ("", [])
+    tables = {"features": "feature", "adjustments": "adjustment", "orders": "order",
+              "requirements": "requirement kind", "requires": "requirement", "config": "config field"}
+    if head in tables and len(rest) == 1:
+        return f"{tables[str(head)]} {rest[0]!r}"
+    if head == "matrix" and rest == ["runners"]:
+        return "the runners of [matrix]"
+    if head == "runners" and rest:
+        runner = f"runner {rest[0]!r}"
+        key = rest[1:]
+        if not key:
+            return runner
+        if key[0] == "redirects" and len(key) == 2 and isinstance(key[1], int):
+            return f"redirect {key[1] + 1} of {runner}"
+        if key[0] == "requires" and len(key) == 2:
+            return f"requirement {key[1]!r} of {runner}"
+        if len(key) == 1 and key[0] in ("priority", "candidate", "aliases"):
+            what = {"priority": "the priority", "candidate": "the candidacy", "aliases": "the aliases"}[str(key[0])]
+            return f"{what} of {runner}"
+    return place(parts)
+
+
+def diff_entry(where: str, named: str, side: str) -> str:
+    """An entry that causes a change, where it stands (*where*: ``FILE:LINE``) and on which side
+    (``old``: as the old side has it, the base; ``new``: as the new side has it)."""
+    return f"{where}: {named} {'as it was' if side == 'old' else 'as it is now'}"
+
+
+def diff_alias(former: str, runner: str, old: str, new: str) -> str:
+    """An ``alias-warning-*`` change of `matrix.diff`: a request by the former id *former* of the
+    runner named *runner*, warned that the id is deprecated on each side or not."""
+    return f"Asking for {runner} by its former id {former!r}: {old} → {new}"
+
+
+#: What `matrix diff` observes of a request by a former id (`diff_alias`).
+DIFF_ALIAS_WARNED = "warned: a deprecated id"
+DIFF_ALIAS_REFUSED = "refused: the id names no runner"
+
+
+def diff_served(runner: str, notes: Sequence[str], preferred_by: Optional[str] = None) -> str:
+    """An answer that serves, as `matrix diff` says it: the runner's name, then how it came to
+    serve (*notes*: ``fallback``, ``override``, ``redirected``), and the feature whose preference
+    chose it (*preferred_by*, its name: another feature's preference warns otherwise)."""
+    said = [*notes, *([f"preference of {preferred_by}"] if preferred_by is not None else [])]
+    return runner + "".join(f" ({note})" for note in sorted(said))
+
+
 def diff_refused(way: Sequence[Tuple[str, str]]) -> str:
     """A request's refusal as `matrix diff` says it: the way it went first (a redirect to a
     runner, an override giving it to one: ``(how, runner's name)``), then refused."""

@@ -68,6 +68,10 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Literal, Mapp
 import attrs
 
 from . import _diff, _messages
+# The module, not its function: `resolve` is read at each call (tests/test_diff.py's brute force
+# replaces it to resolve each config once per question), without an import statement in each
+# call (`observe`, called 1.4 million times by the brute force's dev profile: 5 % of its time).
+from . import resolver as _resolver
 from . import predicates as _predicates
 from ._versions import VersionLike
 from .errors import ConfigError, PredicateError, RemovedFeatureError, ResolutionError
@@ -104,6 +108,9 @@ CHANGES: Dict[str, Tuple[Level, str]] = {
     "fallback-lifted": ("behaviour", "automatic choice picks the same runner, without the fallback warning"),
     "preference-added": ("behaviour", "automatic choice picks the same runner, now because a feature prefers it"),
     "preference-lifted": ("behaviour", "automatic choice picks the same runner, no longer by a preference"),
+    "redirected-added": ("behaviour", "automatic choice picks the same runner, now by a redirect that applies always"),
+    "redirected-lifted": ("behaviour", "automatic choice picks the same runner, no longer by a redirect that applies always"),
+    "preference-changed": ("behaviour", "automatic choice picks the same runner, now because another feature prefers it (its warning names that feature)"),
     "request-served": ("behaviour", "a request a runner refused is now served"),
     "request-overridden": ("behaviour", "a request is now served by another runner (an override starts or ends)"),
     "redirect-added": ("behaviour", "a request is now redirected to another runner, which serves it"),
@@ -119,6 +126,8 @@ CHANGES: Dict[str, Tuple[Level, str]] = {
     "opt-in-lifted": ("behaviour", "a request a runner serves is no longer warned that a feature it uses is opt-in there"),
     "preference-notice-added": ("behaviour", "automatic choice, choosing the same runner, says it passed over a feature's preference"),
     "preference-notice-lifted": ("behaviour", "automatic choice, choosing the same runner, no longer passes over a feature's preference"),
+    "alias-warning-added": ("behaviour", "a request by a runner's former id (an alias) is now warned that the id is deprecated (a runner renamed, its former id kept)"),
+    "alias-warning-lifted": ("behaviour", "a request by a runner's former id is no longer warned that the id is deprecated"),
     "config-accepted": ("behaviour", "a [config] value that was a config error is now accepted"),
     "config-field-added": ("behaviour", "a [config] field is now declared: a value given for it is read (resolve() ignored it, resolve(strict=True) and matrix resolve refused it)"),
     "config-default-changed": ("behaviour", "configs that leave a [config] field unset read another default"),
@@ -149,10 +158,20 @@ class Entry:
     column: Optional[int] = None
 
     def __str__(self) -> str:
+        """``features.toml:9: feature 'fp8' as it is now`` (the old side's: ``as it was``)."""
         where = self.file or "<matrix>"
         if self.line is not None:
             where += f":{self.line}"
-        return f"{where} ({self.side}: {self.place})"
+        return _messages.diff_entry(where, _messages.diff_entry_named(_place_parts(self.place)), self.side)
+
+
+def _place_parts(place: str) -> List[object]:
+    """The keys of a place (`matrix._messages.place`): ``$.config["a.b"]`` is ``["config", "a.b"]``,
+    ``$.runners.b.redirects[0]`` ``["runners", "b", "redirects", 0]``."""
+    parts: List[object] = []
+    for name, quoted, index in re.findall(r'\.([^.\[]+)|\[("(?:[^"\\]|\\.)*")\]|\[(\d+)\]', place[1:]):
+        parts.append(name if name else json.loads(quoted) if quoted else int(index))
+    return parts
 
 
 @attrs.frozen
@@ -273,6 +292,7 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
     changes.said(runners)
     changes.kinds(runners)
     changes.warnings(runners)
+    changes.aliases()
     changes.config()
     changes.cosmetic()
     return DiffReport(_sorted(_set_required(_readable(_folded(changes)), _diff.required_fields(plans[0]) &
@@ -286,7 +306,7 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
 #: the note they add to its new answer.
 _FOLDED = {"deprecation-started": "deprecated", "blocker-added": "", "blocker-lifted": ""}
 _AUTOMATIC = ("runner-changed", "refused-served", "fallback-added", "fallback-lifted", "preference-added",
-              "preference-lifted")
+              "preference-lifted", "preference-changed", "redirected-added", "redirected-lifted")
 
 
 def _folded(changes: _Changes) -> List[Difference]:
@@ -526,8 +546,10 @@ def _unread_words(old: _diff.Side, new: _diff.Side) -> List[Tuple[str, str]]:
     """Two answers the diff does not compare yet, said where they differ (a user trial found
     both said "No change"): the words of a deprecation warning (its removal version, replacement
     or message) of a gate both sides deprecate, and a request by a runner's former id (an alias
-    added, removed, or warning from another version on)."""
-    from ._choice import _str, deprecation_words
+    added or removed, naming another runner, or warning in other words: whether it warns is
+    compared, `_Changes.aliases`)."""
+    from . import _diff_aliases
+    from ._choice import deprecation_words
 
     out: List[Tuple[str, str]] = []
     changed = []
@@ -541,20 +563,9 @@ def _unread_words(old: _diff.Side, new: _diff.Side) -> List[Tuple[str, str]]:
     if changed:
         out.append((f"the words of a deprecation warning ({', '.join(changed)})", "a config that uses it"))
 
-    def state(side: _diff.Side, former: str) -> Optional[Tuple[str, ...]]:
-        alias = side.plan.aliases.get(former)
-        if alias is None:
-            return None
-        d, target = alias.deprecation, side.ids.get(alias.runner, alias.runner)
-        if d.is_removed(side.plan.version):
-            return ("removed", target, str(d.remove_in), d.message or "")
-        if side.plan.version >= d.since:
-            return ("warned", target, str(d.since), _str(d.remove_in) or "", d.message or "")
-        return ("served", target)
-
-    renamed = set(_diff.renamed_runners(old.matrix, new.matrix))  # a rename's former id: said by `renamed`
-    formers = sorted({a for side in (old, new) for a in side.plan.aliases} - renamed)
-    differ = [a for a in formers if state(old, a) != state(new, a)]
+    # Whether it is warned is compared (`_Changes.aliases`); the rest is said here, a runner
+    # renamed's former id too (its alias removed: a request by it is refused).
+    differ = [a for a in _diff_aliases.formers(old, new) if _diff_aliases.unread(old, new, a)]
     if differ:
         out.append((f"a request by a runner's former id ({', '.join(differ)})", "a request by it"))
     return out
@@ -1458,6 +1469,41 @@ class _Changes:
                     self._by_cause(regions, f"where a {key[0]} warning changes",
                                    functools.partial(self._warning, asked, key, direction))
 
+    def aliases(self) -> None:
+        """A request by a runner's former id (`matrix._diff_aliases`): where both sides accept it
+        for the same runner and one warns that the id is deprecated, a finding for every config
+        that side does not refuse for a removed feature first (the side's version alone decides
+        the rest), its witness re-resolved on both sides, its cause the runner's ``aliases`` where
+        the alias stands."""
+        from . import _diff_aliases
+
+        for former in _diff_aliases.formers(self.old, self.new):
+            change_id = _diff_aliases.compared(self.old, self.new, former)
+            if change_id is None:
+                continue
+            warning = self.new if change_id == "alias-warning-added" else self.old
+            removed = warning.removed(True)  # a removal refuses a request before the id is said
+            found = self.search._solve({"true": [], "false": list(removed), "extra": []},
+                                       f"where a request by {former!r} is warned")
+            if found is None:
+                continue
+
+            def same(config: Dict[str, Any], seen: Tuple[str, ...] = (), former: str = former) -> bool:
+                return tuple(observe(side, config, "alias", former) for side in (self.old, self.new)) == seen
+
+            witness = self.search.witness(found)
+            seen = tuple(observe(side, witness, "alias", former) for side in (self.old, self.new))
+            if seen[0] == seen[1]:
+                self.unreproduced.append(f"A witness did not reproduce (alias): {json.dumps(witness)}")
+                continue
+            witness = _fewest_paths(witness, functools.partial(same, seen=seen))
+            side = _diff_aliases.entry_side(self.old, self.new, former)
+            runner = side.plan.aliases[former].runner
+            self.out.append(Difference(change_id, CHANGES[change_id][0],
+                                       _messages.diff_alias(former, side.matrix.runner(runner).name, *seen),
+                                       self._conjunction([], removed), witness, seen[0], seen[1], runner=former,
+                                       entries=(_runner_entry(side, runner, ("aliases",)),)))
+
     def _warning(self, asked: Optional[str], key: Tuple[str, str], direction: str, regions: List[List[Any]],
                  named: List[Any], found: _diff.Assignment) -> None:
         """One finding of `warnings` (`_by_cause`): the warning *key* said on the new side only
@@ -1639,7 +1685,6 @@ def rejection(matrix: Matrix, config: Dict[str, Any], version: Optional[VersionL
     resolve`` holds it (a key it does not declare, and every value, read or not), or None where
     it accepts it (it resolves, or is refused: an answer)."""
     from ._access import unknown_keys
-    from .resolver import resolve
 
     if matrix.schema:
         unknown = [_messages.config_error(reason, path, None) for path, reason in unknown_keys(config, matrix.schema)]
@@ -1647,7 +1692,7 @@ def rejection(matrix: Matrix, config: Dict[str, Any], version: Optional[VersionL
             return "; ".join(unknown)
     try:
         try:
-            resolution = resolve(matrix, config, version=version)
+            resolution = _resolver.resolve(matrix, config, version=version)
         except ResolutionError as error:
             resolution = error.resolution
         dict(resolution.effective)  # every value held to the schema
@@ -1890,13 +1935,13 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
             feature: Optional[str] = None, blocked: Optional[str] = None, name: Optional[str] = None) -> str:
     """What *config* resolves to on *side*, as a diff reads it for one kind of question (with
     *name*, a blocker is the feature's name, whichever entry of that name blocks)."""
-    from .resolver import resolve
-
+    if kind == "alias":  # a request by a former id, as a user writes it on either side
+        return _alias_said(side, config, runner)
     asked = side.local(runner) if kind in ("asked", "removal", "deprecation", "refusal-kind", *_WARNINGS) else None
     blocked = side.local(blocked)
     try:
         try:
-            resolution = resolve(side.matrix, config, runner=asked, version=side.version)
+            resolution = _resolver.resolve(side.matrix, config, runner=asked, version=side.version)
             error: Optional[ResolutionError] = None
         except ResolutionError as raised:
             resolution, error = raised.resolution, raised
@@ -1910,9 +1955,11 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
             return _messages.diff_refused(_way(side.matrix, resolution.warnings) if kind == "asked" else ())
         assert resolution.runner is not None
         name = side.matrix.runner(resolution.runner).name
-        kinds = {w.kind for w in resolution.warnings if w.kind in ("fallback", "override", "redirected") or
-                 (w.kind == "preference" and w.runner == resolution.runner)}
-        return name + "".join(f" ({k})" for k in sorted(kinds))
+        kinds = {w.kind for w in resolution.warnings if w.kind in ("fallback", "override", "redirected")}
+        # The preference that chose the runner, by its feature (not a notice of one passed over:
+        # that names a runner not free).
+        preferred = [w.feature for w in resolution.warnings if w.kind == "preference" and w.runner == resolution.runner]
+        return _messages.diff_served(name, sorted(kinds), side.matrix.feature(preferred[0]).name if preferred else None)
     if kind == "refusal-kind":
         return "served" if error is None else _messages.diff_kind_said(error.kind)
     if kind in _WARNINGS:
@@ -1933,6 +1980,25 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
     return "blocked by it" if feature in blockers else "not blocked by it"
 
 
+def _alias_said(side: Union[_diff.Side, _At], config: Dict[str, Any], former: Optional[str]) -> str:
+    """Whether a request by the former id *former* is warned that the id is deprecated on *side*
+    (`matrix._diff_aliases`), served or refused; or refused as a usage error (the id names no
+    runner there)."""
+    from .errors import UsageError
+
+    try:
+        try:
+            resolution = _resolver.resolve(side.matrix, config, runner=former, version=side.version)
+        except ResolutionError as raised:
+            resolution = raised.resolution
+    except UsageError:
+        return _messages.DIFF_ALIAS_REFUSED
+    except ConfigError as refused:
+        return f"a config error: {refused}"
+    return _messages.DIFF_ALIAS_WARNED if any(w.kind == "deprecated-alias" for w in resolution.warnings) \
+        else "not warned"
+
+
 def _way(matrix: Matrix, warnings: Sequence[Any]) -> List[Tuple[str, str]]:
     """The way a refused request went (`matrix._diff.Way`, by the runners' names): the runner a
     redirect made it a request for, then the runner the last override gave it to."""
@@ -1943,9 +2009,12 @@ def _way(matrix: Matrix, warnings: Sequence[Any]) -> List[Tuple[str, str]]:
 
 def kind_of(change: Difference) -> str:
     """The kind of question a change answers (``automatic``, ``asked``, ``removal``,
-    ``deprecation``, ``blocker``, ``effective``, ``said``, ``config``, ``refusal-kind``, or ``cosmetic``)."""
+    ``deprecation``, ``blocker``, ``effective``, ``said``, ``config``, ``refusal-kind``, ``alias``
+    (a request by a former id, *runner*), or ``cosmetic``)."""
     if change.id == "refusal-kind-changed":
         return "refusal-kind"
+    if change.id.startswith("alias-"):
+        return "alias"
     if change.id.rsplit("-", 1)[0] in _WARNINGS:
         return change.id.rsplit("-", 1)[0]
     if change.id in _AUTOMATIC or change.id == "served-refused":
@@ -2000,7 +2069,8 @@ def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, A
         return seen[0] != seen[1] and warned == {"adjustment-warning-added": [False, True],
                                                  "adjustment-warning-lifted": [True, False]}.get(change.id, [True, True])
     else:
-        asked = change.runner if kind in ("asked", "removal", "deprecation", "refusal-kind", *_WARNINGS) else None
+        asked = change.runner if kind in ("asked", "removal", "deprecation", "refusal-kind", "alias", *_WARNINGS) \
+            else None
         feature = change.features[0] if change.features else None
         name = None
         if kind == "blocker" and feature is not None:
@@ -2060,10 +2130,8 @@ def said_by(side: Union[_diff.Side, _At], config: Dict[str, Any], adjustment_id:
     """What the adjustment *adjustment_id* says to *config* on *side* in automatic choice (in a
     request for *runner*): its ``adjusted`` warning (``Resolution.warnings``), or nothing
     (`_messages.diff_said_value`)."""
-    from .resolver import resolve
-
     try:
-        resolution = resolve(side.matrix, config, runner=side.local(runner), version=side.version)
+        resolution = _resolver.resolve(side.matrix, config, runner=side.local(runner), version=side.version)
     except ConfigError as refused:
         return f"a config error: {refused}"
     except ResolutionError as raised:
@@ -2137,10 +2205,8 @@ def effective_value(side: Union[_diff.Side, _At], config: Dict[str, Any], path: 
                     runner: Optional[str] = None) -> str:
     """The value of *path* in *config*'s effective config on *side* (``Resolution.effective``), in
     automatic choice (in a request for *runner*)."""
-    from .resolver import resolve
-
     try:
-        resolution = resolve(side.matrix, config, runner=side.local(runner), version=side.version)
+        resolution = _resolver.resolve(side.matrix, config, runner=side.local(runner), version=side.version)
     except ConfigError as refused:
         return f"a config error: {refused}"
     except ResolutionError as raised:
@@ -2157,7 +2223,10 @@ def _classify(region: _diff.Region, old: _diff.Side, new: _diff.Side) -> str:
         if a[0] == "served" and b[0] == "served":
             if a[1] != b[1]:
                 return "runner-changed"
-            return f"{b[2]}-added" if b[2] else f"{a[2]}-lifted"
+            if _diff.warning_kind(a[2]) == _diff.warning_kind(b[2]) == "preference":
+                # the same runner by another feature's preference (`matrix._diff.preferred_by`)
+                return "preference-changed"
+            return f"{_diff.warning_kind(b[2])}-added" if b[2] else f"{_diff.warning_kind(a[2])}-lifted"
         return "served-refused" if a[0] == "served" else "refused-served"
     if region.kind == "asked":
         if a[0] == "served" and b[0] == "served":

@@ -47,11 +47,11 @@ def test_a_cell_flipped_moves_configs_to_the_fallback_runner_and_names_the_cell(
     assert report.headline() == "3 changes (both at 2.0): 2 breaking, 1 behaviour, 0 cosmetic"
     assert _summary(report) == [
         ("served-refused", "breaking", "Automatic choice: A → refused", "y and not x", {"y": True},
-         ["<string>:11 (new: $.features.fy)"]),
+         ["<string>:11: feature 'fy' as it is now"]),
         ("request-refused", "breaking", "Asking for A: A → refused", "y and not x", {"y": True},
-         ["<string>:11 (new: $.features.fy)"]),
+         ["<string>:11: feature 'fy' as it is now"]),
         ("blocker-added", "behaviour", "A and feature y: not blocked by it → blocked by it", "y", {"y": True},
-         ["<string>:11 (new: $.features.fy)"]),
+         ["<string>:11: feature 'fy' as it is now"]),
     ]
     assert report.undecided == ()
 
@@ -642,6 +642,7 @@ class _Resolved:
     def __init__(self, resolution):
         self.resolution, self.effective = resolution, dict(resolution.effective)
         self.unsupported = resolution.unsupported
+        self.runner, self.warnings = resolution.runner, resolution.warnings  # read by every answer
 
     def __getattr__(self, name):
         return getattr(self.resolution, name)
@@ -670,7 +671,7 @@ def _each_answer(side, config, names, adjustments):
 
 
 _AUTOMATIC = {k for k in CHANGES if k in ("served-refused", "refused-served", "runner-changed") or
-              k.startswith(("fallback-", "preference-")) and not k.startswith("preference-notice-")}
+              k.startswith(("fallback-", "preference-", "redirected-")) and not k.startswith("preference-notice-")}
 _REMOVAL = {"removed", "removed-early", "removed-without-deprecation", "removal-lifted"}
 
 
@@ -685,6 +686,12 @@ def _expected(kind, old, new):
     if kind == "automatic":
         if removed in (old, new):
             return _REMOVAL
+        runner = _runner_of(old)
+        if runner is not None and runner == _runner_of(new):  # the same runner, another warning (the docs' table)
+            if all("(preference of " in answer for answer in (old, new)):
+                return {"preference-changed"}  # by another feature's preference
+            said = new if new != runner else old
+            return {said[len(runner) + 2:].split(" ")[0].rstrip(")") + ("-added" if new != runner else "-lifted")}
         return _AUTOMATIC
     if kind == "asked":
         return _REMOVAL if removed in (old, new) else {"request-refused", "request-served", "request-overridden",
@@ -924,7 +931,7 @@ def _witnesses_reproduce(report, sides):
                 else change.id.rsplit("-", 1)[0] if change.id.startswith(("partial-", "opt-in-", "preference-notice-"))
                 else change.id.split("-")[0])
         asked = change.runner if kind in ("asked", "removal", "deprecation", "refusal-kind", "partial", "opt-in",
-                                          "preference-notice") else None
+                                          "preference-notice", "alias") else None
         kinds.append((change, kind, asked))
         if kind == "said":  # what the adjustment named first says (in a request for its runner)
             seen = [said_by(s, change.witness, change.features[0], change.runner) for s in sides]
@@ -1094,6 +1101,28 @@ set = { "s" = "a" }
 override = true
 """
 
+# g3 prefers a where i == 0; the edit adds a preference for a to g1, declared before g3: at i == 0
+# both hold, and automatic choice chooses a on both sides, warning "g3: using A" before and "g1:
+# using A" after (the diff's brute force found it said nowhere: the preference's outcome had no gate).
+_PREFERRED = """[matrix]
+name = "small"
+version = "1.0"
+[config]
+"i" = { type = "int", nullable = true }
+[features.g1]
+name = "g1"
+when = "i != 1e+16"
+support = { a = "yes", b = "yes" }
+[features.g3]
+name = "g3"
+when = "i == 0"
+support = { a = "yes", b = "yes" }
+prefers = { runner = "a", outright = false }
+"""
+_PREFERRED_NEW = _PREFERRED.replace('b = "yes" }\n[features.g3]',
+                                    'b = "yes" }\nprefers = { runner = "a", outright = false }\n[features.g3]')
+_PREFERRED_RUNNERS = {"a": {"name": "A", "priority": 1}, "b": {"name": "B", "priority": 2}}
+
 
 # Each example diffs two matrices over both config spaces and compares every whole resolution
 # (`_every_difference_is_said`): about 0.27 s of CPU on this machine, since `_whole` reads a
@@ -1120,6 +1149,7 @@ override = true
 @example((_RENAMED_FREE, _RENAMED_RUNNERS, _RENAMED_FREE.replace('b = "yes"', 'bb = "yes"'),
           {"a": _RENAMED_RUNNERS["a"], "bb": {**_RENAMED_RUNNERS["b"], "aliases": [{"id": "b", "since": "0.5"}]}},
           ["s", "i"], None))
+@example((_PREFERRED, _PREFERRED_RUNNERS, _PREFERRED_NEW, _PREFERRED_RUNNERS, ["i"], None))
 def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     text, runners, new_text, new_runners, names, overlay = case
     try:
@@ -1207,6 +1237,8 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
             # default and a gate of the same field changed together said {} twice, by two causes).
             topics = [(c.id, c.runner, _topic(c)) for c in holding]
             assert len(topics) == len(set(topics)), (key, config, [(c.id, c.region, c.features) for c in holding])
+    _former_ids_are_said(report, old, new, renamed, [*universe[:4], *(c.witness for c in report.changes
+                                                                      if c.id.startswith("alias-"))], schema)
     varying = {m.group(1) for m in map(_VARYING.fullmatch, report.undecided) if m is not None}
     _regions_hold_their_answers(old, new, sides, kinds, universe, whole, varying)
     _adjustments_named_change_a_value(report, sides, universe, schema)
@@ -1291,7 +1323,8 @@ def _every_difference_is_said(report, before, after, config, schema):
         # support, or of a preference passed over, is a finding of that question (its words are
         # not compared); where the answer changes, that change says it.
         same = a["refused"] is None and b["refused"] is None and a["runner"] == b["runner"]
-        for warning in {*a["warnings"]} ^ {*b["warnings"]}:
+        preferred = _preference_changed_is_said(report, runner, a, b, config, schema) if same else set()
+        for warning in ({*a["warnings"]} ^ {*b["warnings"]}) - preferred:
             kind, feature, on, _, _ = warning
             chosen = (a if warning in a["warnings"] else b)["runner"]
             if same and (kind in ("opt-in", "partial") or kind == "preference" and on != chosen):
@@ -1318,6 +1351,65 @@ def _every_difference_is_said(report, before, after, config, schema):
                            else "request" if runner is not None and seen != automatic else None)
         for what in unread:
             assert said(what) if what is not None else held, (what, runner, config, a, b, report.undecided)
+
+
+def _by_former_id(m, former, config, renamed):
+    """A request by the former id *former* on *m*, as the README says it: refused (a usage error:
+    the id names nothing, or its alias is removed), or served or refused by the runner it names
+    (by the new side's ids: *renamed*) with the ``deprecated-alias`` warning's words or none."""
+    try:
+        try:
+            resolution = m.resolve(config, runner=former)
+        except matrix.RemovedFeatureError:
+            return "removed"  # refused before the id is said: the removal's finding says it
+        except matrix.ResolutionError as error:
+            resolution = error.resolution
+    except matrix.UsageError:
+        return None
+    alias = m.alias(former)
+    named = former if alias is None else alias.runner
+    named = renamed.get(named, named)
+    return named, tuple(w.message for w in resolution.warnings if w.kind == "deprecated-alias")
+
+
+def _former_ids_are_said(report, old, new, renamed, configs, schema):
+    """A request by each former id either side has (an alias, a runner renamed's among them):
+    where both sides accept it for the same runner and one warns that the id is deprecated, an
+    ``alias-warning-*`` finding of that id holds the config; any other difference (the id refused
+    on one side, another runner, the warning's words) is said not compared."""
+    formers = {a.id for m in (old, new) for r in m.runners for a in r.aliases}
+    for former in sorted(formers):
+        for config in configs:
+            try:
+                seen = [_by_former_id(m, former, config, renamed if m is old else {}) for m in (old, new)]
+            except matrix.ConfigError:
+                continue
+            if seen[0] == seen[1]:
+                continue
+            if "removed" in seen:  # the warnings of a config a removal refuses: not compared, said so
+                assert [line for line in report.undecided if line.startswith(_UNREAD["removal"])], (former, config)
+                continue
+            warned = [s is not None and bool(s[1]) for s in seen]
+            if None not in seen and seen[0][0] == seen[1][0] and warned[0] != warned[1]:
+                change_id = "alias-warning-added" if warned[1] else "alias-warning-lifted"
+                assert [c for c in report.changes if c.id == change_id and c.runner == former
+                        and _inside(c, config, schema)], (former, config, seen, report.changes)
+            else:
+                assert [line for line in report.undecided if line.startswith(_UNREAD["former id"])], (
+                    former, config, seen, report.undecided)
+
+
+def _preference_changed_is_said(report, runner, a, b, config, schema):
+    """Where both sides (*a*, *b*: `_whole`, serving one runner) chose it by a preference whose
+    warning says otherwise (it names the feature), a ``preference-changed`` finding of automatic
+    choice holds *config*. The warnings of those preferences (said, or alike in words), as a set."""
+    chose = [{w for w in x["warnings"] if w[0] == "preference" and w[2] == x["runner"]} for x in (a, b)]
+    if not all(chose):
+        return set()
+    if {w[3] for w in chose[0]} != {w[3] for w in chose[1]}:
+        assert [c for c in report.changes if c.id == "preference-changed" and c.runner is None
+                and _inside(c, config, schema)], (runner, config, a, b, report.changes)
+    return chose[0] | chose[1]
 
 
 def _with_unset(universe, unset):
@@ -1365,19 +1457,19 @@ TEXT = """\
 3 changes (both at 2.0): 2 breaking, 1 behaviour, 0 cosmetic
 breaking[served-refused]: Automatic choice: A → refused
     configs: y and not x
-    cause: new.toml:11 (new: $.features.fy)
+    cause: new.toml:11: feature 'fy' as it is now
     witness: {"y": true}
     before: matrix resolve --matrix old.toml --version 2.0 --set y=true
     after:  matrix resolve --matrix new.toml --version 2.0 --set y=true
 breaking[request-refused]: Asking for A: A → refused
     configs: y and not x
-    cause: new.toml:11 (new: $.features.fy)
+    cause: new.toml:11: feature 'fy' as it is now
     witness: {"y": true}
     before: matrix resolve --matrix old.toml --version 2.0 --runner a --set y=true
     after:  matrix resolve --matrix new.toml --version 2.0 --runner a --set y=true
 behaviour[blocker-added]: A and feature y: not blocked by it → blocked by it
     configs: y
-    cause: new.toml:11 (new: $.features.fy)
+    cause: new.toml:11: feature 'fy' as it is now
     witness: {"y": true}
     before: matrix resolve --matrix old.toml --version 2.0 --set y=true
     after:  matrix resolve --matrix new.toml --version 2.0 --set y=true
@@ -1476,11 +1568,11 @@ def test_a_composed_side_is_reproduced_on_each_side_and_its_causes_stand_on_the_
         elif block.startswith(("    cause:", "    before:", "    after:")):
             said.setdefault(current, []).append(block.strip())
     assert said["behaviour[runner-changed]: Automatic choice: A → B (fallback)"] == [
-        "cause: overlay.toml:10 (new: $.features.hdr_mode)",
+        "cause: overlay.toml:10: feature 'hdr_mode' as it is now",
         "before: matrix resolve --matrix old.toml --version 2.0",
         "after:  matrix resolve --matrix overlay.toml --version 2.0 --set hdr=true"]
     assert said["behaviour[blocker-lifted]: A and feature x: blocked by it → not blocked by it"][0] == \
-        "cause: overlay.toml:16 (new: $.features.fx)"
+        "cause: overlay.toml:16: feature 'fx' as it is now"
     # Every command of the report runs: the side that does not declare hdr reads its default.
     commands = [line.split(": ", 1)[1].strip() for lines in said.values() for line in lines
                 if line.startswith(("before:", "after:"))]
@@ -1492,9 +1584,9 @@ def test_a_composed_side_is_reproduced_on_each_side_and_its_causes_stand_on_the_
                                          '[change.runners.b]\npriority = 5\nwhy = "b first here"\n')
     status, out, _ = _run("diff", "old.toml", "overlay.toml")
     assert [line for line in out.splitlines() if line.startswith(("behaviour", "    cause"))] == [
-        "behaviour[runner-changed]: Automatic choice: A → B", "    cause: overlay.toml:6 (new: $.runners.b.priority)",
+        "behaviour[runner-changed]: Automatic choice: A → B", "    cause: overlay.toml:6: the priority of runner 'b' as it is now",
         "behaviour[fallback-lifted]: Automatic choice: B (fallback) → B",
-        "    cause: overlay.toml:6 (new: $.runners.b.priority)"]
+        "    cause: overlay.toml:6: the priority of runner 'b' as it is now"]
 
 
 def test_bad_levels_and_broken_files_exit_2_never_1(folder):
@@ -1555,9 +1647,9 @@ def test_markdown_is_one_line_without_changes_and_a_table_with_them(folder):
 
 | Level | Change | What | Configs | Witness | Cause |
 |---|---|---|---|---|---|
-| breaking | `served-refused` | Automatic choice: A → refused | `y and not x` | `{"y": true}` | new.toml:11 (new: $.features.fy) |
-| breaking | `request-refused` | Asking for A: A → refused | `y and not x` | `{"y": true}` | new.toml:11 (new: $.features.fy) |
-| behaviour | `blocker-added` | A and feature y: not blocked by it → blocked by it | `y` | `{"y": true}` | new.toml:11 (new: $.features.fy) |
+| breaking | `served-refused` | Automatic choice: A → refused | `y and not x` | `{"y": true}` | new.toml:11: feature 'fy' as it is now |
+| breaking | `request-refused` | Asking for A: A → refused | `y and not x` | `{"y": true}` | new.toml:11: feature 'fy' as it is now |
+| behaviour | `blocker-added` | A and feature y: not blocked by it → blocked by it | `y` | `{"y": true}` | new.toml:11: feature 'fy' as it is now |
 """)
 
 
@@ -1943,7 +2035,7 @@ def test_pr_55041_replayed_as_a_diff_moves_mamba_cache_mode_all_from_v2_to_v1_wi
     # The deprecation warning and V2's blocker start for every config with mamba cache mode 'all',
     # automatic choice moves only those V2 served: three findings of the one gate (folded into the
     # change of automatic choice, the warnings of the configs it does not move were said by none).
-    cause = [f"{tmp_path / 'after.toml'}:252 (new: $.features.mamba_cache_all)"]
+    cause = [f"{tmp_path / 'after.toml'}:252: feature 'mamba_cache_all' as it is now"]
     assert [(c.id, c.message, c.features, c.also, c.region.split(" and ")[0], c.witness["cache_config"],
              [str(e) for e in c.entries]) for c in behaviour] == [
         ("runner-changed", "Automatic choice: Model Runner V2 → Model Runner V1 (fallback)",
@@ -2011,7 +2103,7 @@ def _said(report):
 def test_a_redirect_added_is_behaviour_where_its_runner_serves_and_breaking_where_it_refuses():
     old, new = matrix.loads(_TEXT, runners=_PLAIN), matrix.loads(_TEXT, runners=_REDIRECTED)
     report = diff(old, new)
-    place = "<string>:1 (new: $.runners.a.redirects[0])"  # runners given in code: the [matrix] table
+    place = "<string>:1: redirect 1 of runner 'a' as it is now"  # runners given in code: the [matrix] table
     assert (_said(report), report.undecided) == ([
         # Exactly the configs refused: where y holds too (x alone is redirected, the next finding).
         ("request-refused", "breaking", "Asking for A: A → refused (redirected to B)", "x and y", {"x": True, "y": True},
@@ -2028,7 +2120,7 @@ def test_a_request_refused_on_both_sides_another_way_is_a_change_that_says_the_w
     ``refused`` alike on both sides, the redirect not compared."""
     text = _TEXT.replace('support = { a = "yes", b = "no" }', 'support = { a = "no", b = "no" }')
     old, new = matrix.loads(text, runners=_PLAIN), matrix.loads(text, runners=_REDIRECTED)
-    place = "<string>:1 (new: $.runners.a.redirects[0])"
+    place = "<string>:1: redirect 1 of runner 'a' as it is now"
     assert _said(diff(old, new))[:2] == [
         ("redirect-added", "behaviour", "Asking for A: A → B (redirected)", "x and not y", {"x": True}, [place]),
         ("request-refusal-changed", "behaviour", "Asking for A: refused → refused (redirected to B)", "x and y",
@@ -2047,17 +2139,17 @@ def test_an_adjustment_before_the_choice_is_compared_on_the_config_of_choice_wit
     report = diff(old, new)
     assert (_said(report), report.undecided) == ([
         ("request-refused", "breaking", "Asking for B: B → refused", "x and not y", {"x": True},
-         ["<string>:11 (new: $.adjustments.on)"]),
+         ["<string>:11: adjustment 'on' as it is now"]),
         # On the config as given: y is set by the adjustment, where x holds and y is not set. The
         # adjustment that writes what the gate reads is named beside it: it makes it apply.
         ("blocker-added", "behaviour", "B and Y: not blocked by it → blocked by it", "x and not y", {"x": True},
-         ["<string>:7 (new: $.features.fy)", "<string>:11 (new: $.adjustments.on)"]),
+         ["<string>:7: feature 'fy' as it is now", "<string>:11: adjustment 'on' as it is now"]),
         ("adjustment-added", "behaviour", "Effective value of y: False → True", "x and not y", {"x": True},
-         ["<string>:11 (new: $.adjustments.on)"]),
+         ["<string>:11: adjustment 'on' as it is now"]),
         # ... and its warning (without a message, a sentence of what it set), where it speaks.
         ("adjustment-warning-added", "behaviour",
          "Warning of adjustment on: not warned → warned (warning): on: set y from False to True", "x and not y",
-         {"x": True}, ["<string>:11 (new: $.adjustments.on)"]),
+         {"x": True}, ["<string>:11: adjustment 'on' as it is now"]),
     ], ())
     assert [(c.id, c.message) for c in diff(new, old).changes][-2:] == [
         ("adjustment-removed", "Effective value of y: True → False"),
@@ -2073,7 +2165,7 @@ def test_a_gate_changed_beside_an_adjustment_that_makes_it_apply_is_a_finding_pe
     new = matrix.loads(_TEXT.replace('support = { a = "yes", b = "no" }', 'support = { a = "no", b = "no" }')
                        + '[adjustments.on]\nname = "on"\nwhen = "x"\nset = { "y" = true }\n', runners=_PLAIN)
     report = diff(old, new)
-    gate, on = "<string>:7 (new: $.features.fy)", "<string>:11 (new: $.adjustments.on)"
+    gate, on = "<string>:7: feature 'fy' as it is now", "<string>:11: adjustment 'on' as it is now"
     assert [(c.region, c.witness, [str(e) for e in c.entries]) for c in report.changes
             if c.message == "A and Y: not blocked by it → blocked by it"] == [
         ("y", {"y": True}, [gate]),
@@ -2089,14 +2181,14 @@ def test_a_runners_own_adjustment_is_compared_exactly_where_it_validates_the_run
     old = matrix.loads(text, runners=_PLAIN)
     new = matrix.loads(text + '[adjustments.on]\nname = "on"\nwhen = "x"\nset = { "y" = true }\nrunners = ["a"]\n',
                        runners=_PLAIN)
-    place = ["<string>:11 (new: $.adjustments.on)"]
+    place = ["<string>:11: adjustment 'on' as it is now"]
     report = diff(old, new)
     assert (_said(report), report.undecided) == ([
         ("served-refused", "breaking", "Automatic choice: A → refused", "x and not y", {"x": True}, place),
         ("request-refused", "breaking", "Asking for A: A → refused", "x and not y", {"x": True}, place),
         # Its blockers read on its effective config (once "Not compared"): Y blocks it there.
         ("blocker-added", "behaviour", "A and Y: not blocked by it → blocked by it", "x and not y", {"x": True},
-         ["<string>:7 (new: $.features.fy)", *place]),
+         ["<string>:7: feature 'fy' as it is now", *place]),
         ("adjustment-added", "behaviour", "Effective value of y: False → True", "x and not y", {"x": True}, place),
         ("adjustment-warning-added", "behaviour",
          "Warning of adjustment on: not warned → warned (warning): on: set y from False to True", "x and not y",
@@ -2147,9 +2239,9 @@ def test_a_forced_runners_own_adjustment_applies_where_no_runner_is_free_not_whe
     old, new = (matrix.loads(_FORCED.replace("fallback = false\n", "") + extra, runners=runners) for extra in ("", grow))
     assert (_said(diff(old, new)), diff(old, new).undecided) == ([
         ("adjustment-added", "behaviour", "Effective value of i: 0 → 9", "i == 0", {},
-         ["<string>:14 (new: $.adjustments.grow)"]),
+         ["<string>:14: adjustment 'grow' as it is now"]),
         ("adjustment-warning-added", "behaviour", "Warning of adjustment grow: not warned → warned (warning): grow: "
-         "set i from 0 to 9", "i == 0", {}, ["<string>:14 (new: $.adjustments.grow)"])], (_LINES["request"],))
+         "set i from 0 to 9", "i == 0", {}, ["<string>:14: adjustment 'grow' as it is now"])], (_LINES["request"],))
 
 
 def test_what_an_adjustment_says_is_compared_its_says_message_level_and_a_notice():
@@ -2158,7 +2250,7 @@ def test_what_an_adjustment_says_is_compared_its_says_message_level_and_a_notice
     what it says, its witness re-resolved on both sides."""
     on = '[adjustments.on]\nname = "on"\nwhen = "x"\nset = { "y" = true }\nmessage = "y follows x"\n'
     old = matrix.loads(_TEXT + on, runners=_PLAIN)
-    place = ["<string>:11 (new: $.adjustments.on)"]
+    place = ["<string>:11: adjustment 'on' as it is now"]
 
     def said(text):
         report = diff(old, matrix.loads(_TEXT + text, runners=_PLAIN))
@@ -2242,7 +2334,7 @@ def test_a_warning_whose_words_are_filled_with_a_value_an_earlier_adjustment_cha
     old = matrix.loads(_WORDS + first + told, runners=_PLAIN)
     new = matrix.loads(_WORDS + first.replace("n = 1", "n = 2") + told, runners=_PLAIN)
     report = diff(old, new)
-    place = "<string>:11 (new: $.adjustments.first)"
+    place = "<string>:11: adjustment 'first' as it is now"
     assert ([(c.id, c.message, c.region, c.witness, c.features, [str(e) for e in c.entries]) for c in report.changes],
             report.undecided) == ([
         ("adjustment-changed", "Effective value of n: 1 → 2", "x", {"x": True}, ("first",), [place]),
@@ -2602,20 +2694,20 @@ def test_a_cause_that_is_an_order_stands_on_its_orders_table(engines):
     """A review: an order's finding pointed at $.features.order:ID on the first feature's line."""
     report = diff(matrix.load("features.toml"), matrix.load("new.toml"))
     assert [(c.id, c.old, c.new, [str(e) for e in c.entries]) for c in report.changes] == [
-        ("request-refused", "Fast", "refused", ["new.toml:15 (new: $.features.many)"]),
-        ("runner-changed", "Fast", "Safe (fallback)", ["new.toml:15 (new: $.features.many)"]),
-        ("runner-changed", "Safe", "Fast", ["new.toml:20 (new: $.orders.columnar)"]),
-        ("fallback-added", "Safe", "Safe (fallback)", ["new.toml:20 (new: $.orders.columnar)"]),
+        ("request-refused", "Fast", "refused", ["new.toml:15: feature 'many' as it is now"]),
+        ("runner-changed", "Fast", "Safe (fallback)", ["new.toml:15: feature 'many' as it is now"]),
+        ("runner-changed", "Safe", "Fast", ["new.toml:20: order 'columnar' as it is now"]),
+        ("fallback-added", "Safe", "Safe (fallback)", ["new.toml:20: order 'columnar' as it is now"]),
         # Fast's new blocker stands for more configs than automatic choice moves: its own finding.
-        ("blocker-added", "not blocked by it", "blocked by it", ["new.toml:15 (new: $.features.many)"]),
+        ("blocker-added", "not blocked by it", "blocked by it", ["new.toml:15: feature 'many' as it is now"]),
     ]
     # The order gone: its line in the old file.
     gone = ENGINES.split("[orders.columnar]")[0]
     (engines / "gone.toml").write_text(gone)
     report = diff(matrix.load("features.toml"), matrix.load("gone.toml"))
     assert [(c.id, [str(e) for e in c.entries]) for c in report.changes] == [
-        ("runner-changed", ["features.toml:20 (old: $.orders.columnar)"]),
-        ("fallback-added", ["features.toml:20 (old: $.orders.columnar)"])]
+        ("runner-changed", ["features.toml:20: order 'columnar' as it was"]),
+        ("fallback-added", ["features.toml:20: order 'columnar' as it was"])]
 
 
 def test_a_redirect_a_candidacy_and_a_priority_changed_in_a_runner_file_are_cited_at_their_keys_line(engines):
@@ -2624,15 +2716,15 @@ def test_a_redirect_a_candidacy_and_a_priority_changed_in_a_runner_file_are_cite
     (engines / "runners" / "fast.toml").write_text(
         'name = "Fast"\npriority = 2\n\n[[redirects]]\nto = "safe"\nwhen = "engine == \'column\'"\n')
     assert {(c.id, str(c.entries[0])) for c in diff(old, matrix.load("features.toml")).changes} == {
-        ("request-served", "runners/fast.toml:4 (new: $.runners.fast.redirects[0])"),
-        ("redirect-added", "runners/fast.toml:4 (new: $.runners.fast.redirects[0])")}
+        ("request-served", "runners/fast.toml:4: redirect 1 of runner 'fast' as it is now"),
+        ("redirect-added", "runners/fast.toml:4: redirect 1 of runner 'fast' as it is now")}
     (engines / "runners" / "fast.toml").write_text('name = "Fast"\n\ncandidate = "not compress"\npriority = 2\n')
     assert {(c.id, str(c.entries[0])) for c in diff(old, matrix.load("features.toml")).changes} == {
-        ("fallback-lifted", "runners/fast.toml:3 (new: $.runners.fast.candidate)")}
+        ("fallback-lifted", "runners/fast.toml:3: the candidacy of runner 'fast' as it is now")}
     (engines / "runners" / "fast.toml").write_text('name = "Fast"\n\npriority = 0\n')
     assert {(c.id, str(c.entries[0])) for c in diff(old, matrix.load("features.toml")).changes} == {
-        ("runner-changed", "runners/fast.toml:3 (new: $.runners.fast.priority)"),
-        ("fallback-lifted", "runners/fast.toml:3 (new: $.runners.fast.priority)")}
+        ("runner-changed", "runners/fast.toml:3: the priority of runner 'fast' as it is now"),
+        ("fallback-lifted", "runners/fast.toml:3: the priority of runner 'fast' as it is now")}
 
 
 def test_a_priority_swapped_names_no_gate_and_no_order_as_its_cause():
@@ -2642,9 +2734,9 @@ def test_a_priority_swapped_names_no_gate_and_no_order_as_its_cause():
     report = diff(matrix.loads(ENGINES, runners=ENGINE_RUNNERS), matrix.loads(ENGINES, runners=swapped))
     assert [(c.id, c.region, c.features, [str(e) for e in c.entries]) for c in report.changes] == [
         ("runner-changed", "engine != 'column' and not compress", (),
-         ["<string>:1 (new: $.runners.safe.priority)", "<string>:1 (new: $.runners.fast.priority)"]),
+         ["<string>:1: the priority of runner 'safe' as it is now", "<string>:1: the priority of runner 'fast' as it is now"]),
         ("fallback-lifted", "compress and engine != 'column'", (),
-         ["<string>:1 (new: $.runners.safe.priority)", "<string>:1 (new: $.runners.fast.priority)"])]
+         ["<string>:1: the priority of runner 'safe' as it is now", "<string>:1: the priority of runner 'fast' as it is now"])]
 
 
 FLEET_ENGINES = """\
@@ -2775,18 +2867,18 @@ def test_a_runner_added_or_removed_is_the_cause_with_the_gates_that_block_it_not
     assert said == [
         ("runner-changed", "Automatic choice: Safe (fallback) → Turbo",
          "compress and engine != 'column' and not (threads > 4)", {"compress": True},
-         ["<string>:1 (new: $.runners.turbo)"]),
+         ["<string>:1: runner 'turbo' as it is now"]),
         ("runner-changed", "Automatic choice: Fast → Turbo",
          "engine != 'column' and not compress and not (threads > 4)", {},
-         ["<string>:1 (new: $.runners.turbo)"]),
+         ["<string>:1: runner 'turbo' as it is now"]),
         ("fallback-added", "Automatic choice: Fast → Fast (fallback)",
          "threads > 4 and engine != 'column' and not compress", {"threads": 5},
-         ["<string>:1 (new: $.runners.turbo)", "<string>:15 (new: $.features.many)"]),
+         ["<string>:1: runner 'turbo' as it is now", "<string>:15: feature 'many' as it is now"]),
     ]
     assert [(c.id, [str(e) for e in c.entries]) for c in diff(after, before).changes] == [
-        ("runner-changed", ["<string>:1 (old: $.runners.turbo)"]),
-        ("runner-changed", ["<string>:1 (old: $.runners.turbo)"]),
-        ("fallback-lifted", ["<string>:1 (old: $.runners.turbo)", "<string>:15 (old: $.features.many)"]),
+        ("runner-changed", ["<string>:1: runner 'turbo' as it was"]),
+        ("runner-changed", ["<string>:1: runner 'turbo' as it was"]),
+        ("fallback-lifted", ["<string>:1: runner 'turbo' as it was", "<string>:15: feature 'many' as it was"]),
     ]
 
 
@@ -2799,11 +2891,11 @@ def test_a_runner_added_above_two_gates_that_block_it_apart_says_every_config_ea
     report = diff(old, new)
     assert [(c.id, c.message, c.region, c.witness, [str(e) for e in c.entries]) for c in report.changes] == [
         ("runner-changed", "Automatic choice: A → D", "not b and t != 'a'", {"t": "b"},
-         ["<string>:1 (new: $.runners.d)"]),
+         ["<string>:1: runner 'd' as it is now"]),
         ("fallback-added", "Automatic choice: A → A (fallback)", "b", {"b": True},
-         ["<string>:1 (new: $.runners.d)", "<string>:8 (new: $.features.g0)"]),
+         ["<string>:1: runner 'd' as it is now", "<string>:8: feature 'g0' as it is now"]),
         ("fallback-added", "Automatic choice: A → A (fallback)", "t == 'a' and not b", {},
-         ["<string>:1 (new: $.runners.d)", "<string>:12 (new: $.features.g1)"]),
+         ["<string>:1: runner 'd' as it is now", "<string>:12: feature 'g1' as it is now"]),
     ]
     for config in ({"b": True, "t": "b"}, {"t": "a"}, {"b": True, "t": "a"}):
         assert [c.region for c in report.changes if matrix.diff.reproduces(c, old, new, config)] != [], config
@@ -2838,25 +2930,41 @@ def test_a_runner_renamed_with_an_alias_is_the_same_runner_to_automatic_choice_t
     old = matrix.loads(text, runners=RUNNERS)
     fast = {"fast": {"name": "A", "priority": 2, "aliases": [{"id": "a", "since": "2.0"}]}, "b": RUNNERS["b"]}
     renamed = "Runner 'a': id 'a' → 'fast' (the former id an alias: a request for it is served by 'fast')"
-    report = diff(old, matrix.loads(text.replace("a = ", "fast = "), runners=fast))
-    assert ([(c.id, c.level, c.message, c.runner) for c in report.changes], report.undecided) == (
-        [("renamed", "cosmetic", renamed, "fast")], ())
+    # A request by its former id is warned from the alias's since on (2.0: now), for every config:
+    # a finding of its own, at the alias, its commands asking each side by that id.
+    warned = ("alias-warning-added", "behaviour", "Asking for A by its former id 'a': not warned → warned: a deprecated id",
+              "a", ["<string>:1: the aliases of runner 'fast' as it is now"])
+    new = matrix.loads(text.replace("a = ", "fast = "), runners=fast)
+    report = diff(old, new)
+    assert ([(c.id, c.level, c.message, c.runner, [str(e) for e in c.entries]) for c in report.changes],
+            report.undecided) == ([warned, ("renamed", "cosmetic", renamed, "fast", ["<string>:1: runner 'fast' as it is now"])], ())
+    alias = report.changes[0]
+    assert (alias.region, alias.witness, alias.old, alias.new) == ("every config", {}, "not warned",
+                                                                   "warned: a deprecated id")
+    assert [matrix.diff.command(alias, f, "2.0", m) for f, m in (("old.toml", old), ("new.toml", new))] == [
+        "matrix resolve --matrix old.toml --version 2.0 --runner a",
+        "matrix resolve --matrix new.toml --version 2.0 --runner a"]
+    assert matrix.diff.reproduces(alias, old, new, {"x": True})
+    # ... not yet warned (its since to come): a request by it reads alike, nothing said.
+    later = {"fast": {**fast["fast"], "aliases": [{"id": "a", "since": "3.0"}]}, "b": RUNNERS["b"]}
+    assert [c.id for c in diff(old, matrix.loads(text.replace("a = ", "fast = "), runners=later)).changes] == ["renamed"]
     # Its name changed too: said beside the new id (a user trial: the name change was lost), at
     # its runner file; and a name changed alone is said there too (it was said at line 1 of
     # features.toml, the [matrix] table's runners).
     named = {**fast, "fast": {**fast["fast"], "name": "Fast"}}
     report = diff(old, matrix.loads(text.replace("a = ", "fast = "), runners=named))
-    assert sorted((c.message, [str(e) for e in c.entries]) for c in report.changes) == [
+    assert sorted((c.message, [str(e) for e in c.entries]) for c in report.changes if c.id == "renamed") == [
         ("Runner 'a': id 'a' → 'fast' (the former id an alias: a request for it is served by 'fast')",
-         ["<string>:1 (new: $.runners.fast)"]),
-        ("Runner 'fast': name 'A' → 'Fast'", ["<string>:1 (new: $.runners.fast)"])]
+         ["<string>:1: runner 'fast' as it is now"]),
+        ("Runner 'fast': name 'A' → 'Fast'", ["<string>:1: runner 'fast' as it is now"])]
     new = matrix.loads(text.replace('a = "no"', 'fast = "yes"'), runners=fast)
     report = diff(old, new)
     assert [(c.id, c.message, c.region, c.runner, c.also, [str(e) for e in c.entries]) for c in report.changes] == [
         ("runner-changed", "Automatic choice: B (fallback) → A", "x", None, ("blocker-lifted",),
-         ["<string>:6 (new: $.features.fx)"]),
-        ("request-served", "Asking for A: refused → A", "x", "fast", (), ["<string>:6 (new: $.features.fx)"]),
-        ("renamed", renamed, "no config", "fast", (), ["<string>:1 (new: $.runners.fast)"])]
+         ["<string>:6: feature 'fx' as it is now"]),
+        ("request-served", "Asking for A: refused → A", "x", "fast", (), ["<string>:6: feature 'fx' as it is now"]),
+        ("alias-warning-added", warned[2], "every config", "a", (), warned[4]),
+        ("renamed", renamed, "no config", "fast", (), ["<string>:1: runner 'fast' as it is now"])]
     asked = report.changes[1]
     assert [matrix.diff.reproduces(asked, old, new, config) for config in ({"x": True}, {})] == [True, False]
     # Its commands ask each side by the id it has.
@@ -2869,6 +2977,7 @@ def test_a_runner_renamed_with_an_alias_is_the_same_runner_to_automatic_choice_t
     assert [(c.id, c.message, c.region, c.runner) for c in report.changes if c.id != "renamed"] == [
         ("refused-served", "Automatic choice: refused → A", "x", None),
         ("request-served", "Asking for A: refused → A", "x", "fast"),
+        ("alias-warning-added", warned[2], "every config", "a"),
     ] and [c.also for c in report.changes][0] == ("blocker-lifted",)
 
 
@@ -2885,7 +2994,7 @@ def test_a_runner_added_in_its_own_file_is_said_at_that_file(engines):
     report = diff(old, matrix.load("new.toml"))
     assert [(c.id, c.message, c.region, [str(e) for e in c.entries]) for c in report.changes] == [
         ("refused-served", "Automatic choice: refused → Turbo (fallback)",
-         "compress and not (threads > 4)", ["runners/turbo.toml:1 (new: $.runners.turbo)"])]
+         "compress and not (threads > 4)", ["runners/turbo.toml:1: runner 'turbo' as it is now"])]
 
 
 # [config] compared as each side has it: a value one side accepts and the other refuses, and a
@@ -2922,17 +3031,17 @@ def test_a_choice_or_bound_gone_from_config_is_breaking_and_one_added_is_behavio
     assert _summary(report) == [
         ("config-rejected", "breaking",
          "Config 'mode': a value that was accepted is now a config error (Config 'mode': 'c' is not one of 'a', 'b')",
-         "mode == 'c'", {"mode": "c"}, ["<string>:7 (new: $.config.mode)"]),
+         "mode == 'c'", {"mode": "c"}, ["<string>:7: config field 'mode' as it is now"]),
         ("config-rejected", "breaking",
          "Config 'threads': a value that was accepted is now a config error (Config 'threads': 9 is more than the "
          "maximum 8)", "threads > 8 and threads <= 16", {"threads": 9},
-         ["<string>:8 (new: $.config.threads)"]),
+         ["<string>:8: config field 'threads' as it is now"]),
     ]
     back = diff(new, old)
     assert [(c.id, c.level, c.region, c.old, c.new, [str(e) for e in c.entries]) for c in back.changes] == [
-        ("config-accepted", "behaviour", "mode == 'c'", "a config error", "accepted", ["<string>:7 (new: $.config.mode)"]),
+        ("config-accepted", "behaviour", "mode == 'c'", "a config error", "accepted", ["<string>:7: config field 'mode' as it is now"]),
         ("config-accepted", "behaviour", "threads > 8 and threads <= 16", "a config error", "accepted",
-         ["<string>:8 (new: $.config.threads)"]),
+         ["<string>:8: config field 'threads' as it is now"]),
     ]
     assert matrix.diff.reproduces(report.changes[0], old, new, {"mode": "c", "x": True})
     assert not matrix.diff.reproduces(report.changes[0], old, new, {"mode": "b"})
@@ -2958,7 +3067,7 @@ def test_a_field_gone_is_breaking_at_its_old_line_and_a_default_changed_is_compa
     gone = matrix.loads(_MODES.replace('threads = { type = "int", default = 1, min = 1, max = 16 }\n', ""),
                         runners=RUNNERS)
     assert [(c.id, c.region, c.witness, [str(e) for e in c.entries]) for c in diff(old, gone).changes] == [
-        ("config-field-removed", "threads set to any value", {"threads": 1}, ["<string>:8 (old: $.config.threads)"])]
+        ("config-field-removed", "threads set to any value", {"threads": 1}, ["<string>:8: config field 'threads' as it was"])]
     # A user trial: it said "now a config error", untrue of resolve() as a library calls it (strict=False,
     # its default, ignores a key [config] does not declare); strict and `matrix resolve` refuse it.
     [removed] = diff(old, gone).changes
@@ -2982,13 +3091,13 @@ def test_a_field_gone_is_breaking_at_its_old_line_and_a_default_changed_is_compa
     # A config that leaves x unset reads False on the old side, True on the new: compared with every
     # other config (the regions say "x is unset"; the witnesses leave it out), each finding caused by
     # x's [config] line (issue 28: only the empty config's automatic choice was said).
-    unset = ["<string>:5 (new: $.config.x)"]
+    unset = ["<string>:5: config field 'x' as it is now"]
     assert _summary(report) == [
         ("served-refused", "breaking", "Automatic choice: A → refused", "y and x is unset", {"y": True}, unset),
         ("request-refused", "breaking", "Asking for A: A → refused", "x is unset", {}, unset),
         ("runner-changed", "behaviour", "Automatic choice: A → B (fallback)", "x is unset and not y", {}, unset),
         ("blocker-added", "behaviour", "A and feature x: not blocked by it → blocked by it", "x is unset", {},
-         ["<string>:9 (new: $.features.fx)", *unset]),
+         ["<string>:9: feature 'fx' as it is now", *unset]),
         ("config-default-changed", "behaviour", "Config 'x': default False → True (configs that leave it unset "
          "read the new one)", "x is unset", {}, unset)]
     # A default gone (the field now required): a config that leaves it unset is refused (found on
@@ -2997,7 +3106,7 @@ def test_a_field_gone_is_breaking_at_its_old_line_and_a_default_changed_is_compa
                             runners=RUNNERS)
     gone, = diff(old, required).changes
     assert (gone.id, gone.region, gone.witness, gone.old, gone.new, [str(e) for e in gone.entries]) == (
-        "config-rejected", "mode is unset", {}, "accepted", "a config error", ["<string>:7 (new: $.config.mode)"])
+        "config-rejected", "mode is unset", {}, "accepted", "a config error", ["<string>:7: config field 'mode' as it is now"])
     assert [matrix.diff.reproduces(gone, old, required, config) for config in ({}, {"mode": "a"})] == [True, False]
     given, = diff(required, old).changes
     assert (given.id, given.region, given.old, given.new) == ("config-accepted", "mode is unset", "a config error",
@@ -3058,7 +3167,7 @@ def test_a_required_field_given_a_default_keeps_the_other_findings_with_a_witnes
                        .replace('support = { a = "no", b = "yes" }', 'support = { a = "yes", b = "no" }'),
                        runners=RUNNERS)
     report = diff(old, new)
-    many = ["<string>:7 (new: $.features.many)"]
+    many = ["<string>:7: feature 'many' as it is now"]
     assert _summary(report) == [
         ("request-refused", "breaking", "Asking for B: B → refused", "threads > 6", {"threads": 7, "req": 0}, many),
         ("runner-changed", "behaviour", "Automatic choice: B (fallback) → A", "threads > 6",
@@ -3066,7 +3175,7 @@ def test_a_required_field_given_a_default_keeps_the_other_findings_with_a_witnes
         ("request-served", "behaviour", "Asking for A: refused → A", "threads > 6", {"threads": 7, "req": 0}, many),
         ("config-accepted", "behaviour", "Config 'req': a value that was a config error is now accepted (it was: "
          "Config 'req' (read by feature 'g'): Missing, and the schema gives no default)", "req is unset", {},
-         ["<string>:6 (new: $.config.req)"])]
+         ["<string>:6: config field 'req' as it is now"])]
     assert report.failed()
     assert [matrix.diff.reproduces(c, old, new, c.witness) for c in report.changes] == [True] * 4
     # The reviewer's config: refused on the new side, served on the old.
@@ -3121,14 +3230,14 @@ def test_a_default_changed_below_a_nullable_section_beside_a_gate_of_the_section
                        .replace('support = { a = "yes", b = "yes" }', 'support = { a = "no", b = "yes" }'),
                        runners=RUNNERS)
     report = diff(old, new)
-    method, nospec = ['<string>:6 (new: $.config["spec.method"])'], ["<string>:11 (new: $.features.nospec)"]
+    method, nospec = ["<string>:6: config field 'spec.method' as it is now"], ["<string>:11: feature 'nospec' as it is now"]
     assert [(c.id, c.runner, c.region, c.witness, [str(e) for e in c.entries]) for c in report.changes] == [
         ("request-refused", "a", "spec.method is unset and spec is not None", {"spec": {}}, method),
         ("request-refused", "a", "spec is None", {}, nospec),
         ("runner-changed", None, "spec.method is unset and spec is not None", {"spec": {}}, method),
         ("runner-changed", None, "spec is None", {}, nospec),
         ("blocker-added", "a", "spec.method is unset and spec is not None", {"spec": {}},
-         ["<string>:7 (new: $.features.eagle)", *method]),
+         ["<string>:7: feature 'eagle' as it is now", *method]),
         ("config-default-changed", None, "spec.method is unset and spec is not None", {"spec": {}}, method)]
     assert [matrix.diff.reproduces(c, old, new, {}) for c in report.changes] == [False, True, False, True, False, False]
     configs = ({}, {"spec": None}, {"spec": {}}, {"spec": {"method": "ngram"}})
@@ -3224,7 +3333,7 @@ def test_a_default_and_a_gate_of_the_same_field_changed_together_say_each_config
         .replace('support = { a = "yes", b = "no" }', 'support = { a = "no", b = "yes" }')
     old_m, new_m = matrix.loads(text, runners=RUNNERS), matrix.loads(new, runners=RUNNERS)
     report = diff(old_m, new_m)
-    gate, default = "<string>:11 (new: $.features.lora)", "<string>:6 (new: $.config.lora)"
+    gate, default = "<string>:11: feature 'lora' as it is now", "<string>:6: config field 'lora' as it is now"
     set_on, unset = "lora and not (lora is unset)", "lora is unset"
     assert [(c.id, c.region, c.witness, [str(e) for e in c.entries]) for c in report.changes] == [
         ("request-refused", f"{set_on[:4]} and not x{set_on[4:]}", {"lora": True}, [gate]),
@@ -3333,6 +3442,83 @@ split = { name = "Split", reason = "bad slices", kind = "AssertionError" }
 """
 
 
+def test_a_redirect_that_applies_always_sends_automatic_choice_to_its_runner_validated_as_asked_for(folder):
+    """A redirect of A to B that applies always, added: automatic choice that reaches A goes to B,
+    validated as a runner asked for (refused where B says no). It said "served-refused: A → B
+    (redirected)" (breaking) of configs B serves: the redirect's rule read as a refusal."""
+    text = SMALL
+    redirected = {"a": {**RUNNERS["a"], "redirects": [{"to": "b", "when": "x or y", "applies": "always"}]},
+                  "b": RUNNERS["b"]}
+    old, new = matrix.loads(text, runners=RUNNERS), matrix.loads(text, runners=redirected)
+    cause = ["<string>:1: redirect 1 of runner 'a' as it is now"]
+    assert [(c.id, c.level, c.message, c.region, c.witness, c.runner, [str(e) for e in c.entries])
+            for c in diff(old, new).changes] == [
+        ("served-refused", "breaking", "Automatic choice: A → refused", "y and not x", {"y": True}, None, cause),
+        ("request-refused", "breaking", "Asking for A: A → refused (redirected to B)", "y and not x", {"y": True}, "a",
+         cause),
+        ("redirected-added", "behaviour", "Automatic choice: B (fallback) → B (redirected)", "x and not y", {"x": True},
+         None, cause),
+        ("request-served", "behaviour", "Asking for A: refused → B (redirected)", "x and not y", {"x": True}, "a",
+         cause),
+        ("request-refusal-changed", "behaviour", "Asking for A: refused → refused (redirected to B)", "x and y",
+         {"x": True, "y": True}, "a", cause)]
+    # A fleet says how each config is served: redirected, or by the preference of a feature.
+    served = SMALL.replace('support = { a = "no", b = "yes" }', 'support = { a = "yes", b = "yes" }').replace(
+        'support = { a = "yes", b = "no" }', 'support = { a = "yes", b = "yes" }')
+    (folder / "old.toml").write_text(served)
+    (folder / "pr" / "runners").mkdir(parents=True)
+    (folder / "pr" / "features.toml").write_text(served.replace(
+        'when = "y"\nsupport = { a = "yes", b = "yes" }', 'when = "y"\nsupport = { a = "yes", b = "yes" }\n'
+        'prefers = { runner = "b", outright = false }'))
+    (folder / "pr" / "runners" / "a.toml").write_text('name = "A"\npriority = 2\n'
+                                                     'redirects = [{ to = "b", when = "x", applies = "always" }]\n')
+    (folder / "pr" / "runners" / "b.toml").write_text('name = "B"\npriority = 1\n')
+    (folder / "fleet.jsonl").write_text('{"x": true}\n{"y": true}\n{}\n')
+    status, out, _ = _run("diff", "old.toml", "pr/features.toml", "--configs", "fleet.jsonl")
+    assert out.splitlines()[2:7] == [
+        "| Config | Before | After | Change |", "|---|---|---|---|",
+        "| fleet.jsonl:1 | a | b (redirected) | behaviour[runner-changed] |",
+        "| fleet.jsonl:2 | a | b (preference of feature y) | behaviour[runner-changed] |",
+        "| fleet.jsonl:3 | a | a | — |"]
+
+
+def test_an_entry_is_said_by_what_it_is_and_the_side_it_stands_on():
+    """A cause names the entry in words, and whether it is the new side's or the old side's (a
+    reviewer read "new:" as "a new entry")."""
+    from matrix.diff import Entry
+
+    said = [(place, str(Entry("new", place, "features.toml", 9)), str(Entry("old", place, "base.toml")))
+            for place in ("$.features.fp8", '$.config["spec.method"]', "$.adjustments.a1", "$.orders.first",
+                          "$.requirements.k1", "$.requires.k1", "$.runners.b", "$.runners.b.priority",
+                          "$.runners.b.redirects[0]", "$.runners.b.candidate", "$.runners.b.aliases",
+                          "$.runners.b.requires.k1", "$.matrix.runners", "$.features.fp8.support")]
+    assert said == [
+        ("$.features.fp8", "features.toml:9: feature 'fp8' as it is now", "base.toml: feature 'fp8' as it was"),
+        ('$.config["spec.method"]', "features.toml:9: config field 'spec.method' as it is now",
+         "base.toml: config field 'spec.method' as it was"),
+        ("$.adjustments.a1", "features.toml:9: adjustment 'a1' as it is now", "base.toml: adjustment 'a1' as it was"),
+        ("$.orders.first", "features.toml:9: order 'first' as it is now", "base.toml: order 'first' as it was"),
+        ("$.requirements.k1", "features.toml:9: requirement kind 'k1' as it is now",
+         "base.toml: requirement kind 'k1' as it was"),
+        ("$.requires.k1", "features.toml:9: requirement 'k1' as it is now", "base.toml: requirement 'k1' as it was"),
+        ("$.runners.b", "features.toml:9: runner 'b' as it is now", "base.toml: runner 'b' as it was"),
+        ("$.runners.b.priority", "features.toml:9: the priority of runner 'b' as it is now",
+         "base.toml: the priority of runner 'b' as it was"),
+        ("$.runners.b.redirects[0]", "features.toml:9: redirect 1 of runner 'b' as it is now",
+         "base.toml: redirect 1 of runner 'b' as it was"),
+        ("$.runners.b.candidate", "features.toml:9: the candidacy of runner 'b' as it is now",
+         "base.toml: the candidacy of runner 'b' as it was"),
+        ("$.runners.b.aliases", "features.toml:9: the aliases of runner 'b' as it is now",
+         "base.toml: the aliases of runner 'b' as it was"),
+        ("$.runners.b.requires.k1", "features.toml:9: requirement 'k1' of runner 'b' as it is now",
+         "base.toml: requirement 'k1' of runner 'b' as it was"),
+        ("$.matrix.runners", "features.toml:9: the runners of [matrix] as it is now",
+         "base.toml: the runners of [matrix] as it was"),
+        # A place of no other kind is said as its place.
+        ("$.features.fp8.support", "features.toml:9: $.features.fp8.support as it is now",
+         "base.toml: $.features.fp8.support as it was")]
+
+
 def test_the_change_ids_table_of_the_docs_is_changes():
     """docs/how-to/review-a-change.md lists every change id with its default level and meaning,
     as `CHANGES` has them, in that order."""
@@ -3361,11 +3547,11 @@ def test_a_changed_exception_kind_of_a_refusal_is_breaking_at_the_requirement_an
     report = diff(old, new)
     assert _summary(report) == [
         ("refusal-kind-changed", "breaking", "Automatic choice: a refusal raises AssertionError → ValueError",
-         "slices == 3", {"slices": 3}, ["<string> (new: $.runners.a.requires.split)",
-                                            "<string>:8 (new: $.requirements.split)"]),
+         "slices == 3", {"slices": 3}, ["<string>: requirement 'split' of runner 'a' as it is now",
+                                            "<string>:8: requirement kind 'split' as it is now"]),
         ("refusal-kind-changed", "breaking", "Asking for A: a refusal raises AssertionError → ValueError",
-         "slices == 3", {"slices": 3}, ["<string> (new: $.runners.a.requires.split)",
-                                            "<string>:8 (new: $.requirements.split)"])]
+         "slices == 3", {"slices": 3}, ["<string>: requirement 'split' of runner 'a' as it is now",
+                                            "<string>:8: requirement kind 'split' as it is now"])]
     assert report.undecided == ()
     # A kind given where there was none: the matrix's own error before.
     plain = matrix.loads(_SPLIT.replace(', kind = "AssertionError"', ""), runners=runners)
@@ -3404,19 +3590,38 @@ def test_partial_and_opt_in_warnings_and_a_preference_passed_over_are_compared_w
     # to B where t != 'a': there the partial warning follows the runner (said by its change).
     assert _summary(report) == [
         ("runner-changed", "behaviour", "Automatic choice: A → B (fallback)", "b and t != 'a'",
-         {"t": "b", "b": True}, ["<string>:12 (new: $.features.g1)"]),
+         {"t": "b", "b": True}, ["<string>:12: feature 'g1' as it is now"]),
         ("blocker-added", "behaviour", "A and g1: not blocked by it → blocked by it", "b", {"b": True},
-         ["<string>:12 (new: $.features.g1)"]),
+         ["<string>:12: feature 'g1' as it is now"]),
         ("partial-added", "behaviour", "Automatic choice: Warning that g1 is supported partly: not warned → warned",
-         "t == 'a' and b", {"b": True}, ["<string>:12 (new: $.features.g1)"]),
+         "t == 'a' and b", {"b": True}, ["<string>:12: feature 'g1' as it is now"]),
         ("partial-added", "behaviour", "Asking for B: Warning that g1 is supported partly: not warned → warned",
-         "b", {"b": True}, ["<string>:12 (new: $.features.g1)"]),
+         "b", {"b": True}, ["<string>:12: feature 'g1' as it is now"]),
         ("opt-in-added", "behaviour", "Asking for A: Warning that g1 is opt-in: not warned → warned",
-         "b and t != 'a'", {"t": "b", "b": True}, ["<string>:12 (new: $.features.g1)"]),
+         "b and t != 'a'", {"t": "b", "b": True}, ["<string>:12: feature 'g1' as it is now"]),
         ("preference-notice-added", "behaviour",
          "Automatic choice: Warning that the preference of g0 is passed over: not warned → warned", "t == 'a'", {},
-         ["<string>:7 (new: $.features.g0)"])]
+         ["<string>:7: feature 'g0' as it is now"])]
     assert report.undecided == (_LINES["refusal"],)  # a preference beside a refusal: its notice is not compared
+
+
+def test_the_same_runner_chosen_by_another_features_preference_is_a_change_that_names_each_feature():
+    """The diff's brute force (development profile): a preference added to g1, declared before g3,
+    which prefers the same runner; where both hold, automatic choice chooses A on both sides, but
+    the warning a user reads names g1 where it named g3."""
+    old, new = (matrix.loads(text, runners=_PREFERRED_RUNNERS) for text in (_PREFERRED, _PREFERRED_NEW))
+    assert [(w.kind, w.feature, w.message) for m in (old, new) for w in m.resolve({"i": 0}).warnings] == [
+        ("preference", "g3", "g3: using A"), ("preference", "g1", "g1: using A")]
+    report = diff(old, new)
+    assert _summary(report) == [
+        ("runner-changed", "behaviour", "Automatic choice: B → A (preference of g1)", "i != 1e+16 and i != 0", {},
+         ["<string>:6: feature 'g1' as it is now"]),
+        ("preference-changed", "behaviour", "Automatic choice: A (preference of g3) → A (preference of g1)", "i == 0",
+         {"i": 0}, ["<string>:6: feature 'g1' as it is now"])]
+    change = report.changes[1]
+    assert (change.old, change.new) == ("A (preference of g3)", "A (preference of g1)")
+    assert matrix.diff.reproduces(change, old, new, change.witness)
+    assert not matrix.diff.reproduces(change, old, new, {"i": 1})
 
 
 def test_the_words_of_a_deprecation_and_a_request_by_a_former_id_are_said_not_compared():
@@ -3465,12 +3670,12 @@ def test_an_effective_value_that_changes_with_the_runner_a_changed_adjustment_le
     [page] = [c for c in diff(old, new).changes
               if c.message == "Asking for B: Effective value of page: 64 → its value as given (4 at the witness)"]
     assert (page.id, page.features, [str(e) for e in page.entries]) == (
-        "adjustment-changed", ("def",), ["<string>:23 (new: $.adjustments.def)"])
+        "adjustment-changed", ("def",), ["<string>:23: adjustment 'def' as it is now"])
     # An adjustment changed is named once, where it stands now (it was named on both sides).
     assert {c.id: [str(e) for e in c.entries] for c in diff(old, new).changes
             if c.id in ("served-refused", "request-overridden")} == {
-        "served-refused": ["<string>:23 (new: $.adjustments.def)"],
-        "request-overridden": ["<string>:23 (new: $.adjustments.def)"]}
+        "served-refused": ["<string>:23: adjustment 'def' as it is now"],
+        "request-overridden": ["<string>:23: adjustment 'def' as it is now"]}
 
 def test_an_effective_values_finding_says_the_values_every_config_of_its_region_reads():
     """A user trial: a request for B goes to A (an override), where page is the config's own (4
@@ -3521,10 +3726,10 @@ def test_a_cosmetic_change_says_its_values_as_a_reader_reads_them_and_no_witness
         "2 changes (both at 1.0): 0 breaking, 0 behaviour, 2 cosmetic",
         "cosmetic[note-changed]: X: note (none) → 'level 3'",
         "    configs: no config",
-        "    cause: <string>:6 (new: $.features.x)",
+        "    cause: <string>:6: feature 'x' as it is now",
         "cosmetic[links-changed]: X: links (none) → 'https://example.org/x', 'https://example.org/y'",
         "    configs: no config",
-        "    cause: <string>:6 (new: $.features.x)",
+        "    cause: <string>:6: feature 'x' as it is now",
         "passed (--fail-on breaking)"]
     assert "`{}`" not in markdown(report)
 
