@@ -470,6 +470,10 @@ class Search:
         old.local_ids = {after: before for before, after in self.renamed.items()}
         nodes = [g.when.node for side in (old, new) for g in side.plan.features]
         nodes += [n for side in (old, new) if side.exact for n in side.ctx.nodes]
+        # With roles: where no role's field names a runner (automatic choice: the base's; a
+        # witness: every other's, `unnamed_roles`), read whether or not a gate reads the field.
+        nodes += [n for side in (old, new) for n in side.unasked]
+        nodes += [IsNone(Path(f), False) for f in _role_fields(old, new)]
         #: The fields whose default differs between the sides (`unset_defaults`).
         self.unset: Tuple[str, ...] = tuple(dict.fromkeys([*old.defaults, *new.defaults]))
         if self.unset:  # each side's conditions read through its defaults, and where a field is left out
@@ -804,6 +808,21 @@ class Search:
                     return None
                 out.append((this, a, this.given(node if runner is None else this.ctx.choice(node))))
         return out
+
+    def unnamed_roles(self, region: Region) -> Assignment:
+        """An assignment of *region*'s question where no role but the base names a runner (its
+        field None: it follows), where one exists, else the region's own: the diff does not
+        compare the runners of other roles, and a witness that names one may be refused there
+        for that runner alone (a user trial: ``"inter_backend": "nccl"`` on a CPU)."""
+        fields = _role_fields(self.old, self.new)
+        if not fields:
+            return region.assignment
+        try:
+            found = self.split.solve(true=[*region.true, *(IsNone(Path(f), False) for f in fields)],
+                                     false=list(region.false), extra=[("any", list(g)) for g in region.groups])
+        except Inconclusive:
+            return region.assignment
+        return region.assignment if found is None else found
 
     def witness(self, assignment: Assignment, avoid: Sequence[Node] = ()) -> Dict[str, Any]:
         """The config of *assignment* (`Space.witness`) as a user writes it: each field it leaves
@@ -1182,6 +1201,11 @@ class _Conjuncts:
                     grown = True
             left = rest
         return out
+
+
+def _role_fields(old: Side, new: Side) -> List[str]:
+    """The fields of the roles but the base, of either side."""
+    return sorted({r.field for side in (old, new) for r in side.matrix.roles[1:]})
 
 
 def _candidacy(gate: Feature) -> bool:

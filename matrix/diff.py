@@ -708,7 +708,7 @@ class _Changes:
             bounding += [_diff.unset_guard(p, self.search.space.schema) for p in unset]
         avoid = [g.when.node for side in (self.old, self.new) for g in side.plan.features
                  if g.id not in {c.id for _, c in causes}]
-        witness = self.search.witness(region.assignment, avoid=avoid)
+        witness = self.search.witness(self.search.unnamed_roles(region), avoid=avoid)
         seen = self.observe(region, witness)
         if seen is None:
             return

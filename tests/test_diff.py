@@ -2,6 +2,7 @@ import copy
 import json
 import math
 import os
+import pathlib
 import re
 
 import pytest
@@ -3839,6 +3840,32 @@ def test_automatic_choice_of_a_matrix_with_roles_is_asked_where_the_base_roles_f
          {"big": True, "dev": "cpu"}),
         ("removed", "backend b named in the config: not refused for it → refused (the feature is removed)",
          "backend == 'b'", {"backend": "b"})]
+    assert [line for line in report.undecided if "did not reproduce" in line] == []
+
+
+def test_automatic_choice_of_roles_is_asked_where_the_base_field_is_none_even_when_no_gate_reads_it():
+    """The base role's field is read by the question even where no gate reads it (a field the
+    search's space did not hold made every question of automatic choice unanswerable)."""
+    runners = {"a": {"name": "A", "priority": 2, "requires": {"device": "dev == 'gpu'"}},
+               "b": {"name": "B", "priority": 1}}
+    text = _ROLES_BASE.split("[features.b_named]")[0] + \
+        '[features.x]\nname = "X"\nwhen = "big"\nsupport = { a = "yes", b = "yes" }\n'
+    report = diff(matrix.loads(text, runners=runners),
+                  matrix.loads(text, runners={**runners, "b": {"name": "B", "priority": 1, "candidate": "not big"}}))
+    assert [(c.id, c.region, c.witness) for c in report.changes] == [
+        ("served-refused", "dev != 'gpu' and backend is None and big", {"big": True, "dev": "cpu"})]
+
+
+def test_a_witness_leaves_the_other_roles_to_follow_where_the_region_allows():
+    """A user trial (collective backends, 2.1 → 2.2: gloo's limit lowered from 256 ranks to 128):
+    the witness of "CPU jobs of 129 ranks: Gloo → refused" named nccl in the inter role, which a
+    CPU refuses on both sides, so it did not reproduce and the breaking change was said nowhere.
+    The diff does not compare the runners of other roles: a witness leaves them to follow."""
+    data = pathlib.Path(__file__).parent / "data" / "diff" / "collectives"
+    old, new = matrix.load(data / "old.toml"), matrix.load(data / "features.toml")
+    report = diff(old, new)
+    assert [(c.id, c.witness) for c in report.changes if c.id == "served-refused"] == [
+        ("served-refused", {"dist": {"world_size": 129}, "device": {"type": "cpu"}})]
     assert [line for line in report.undecided if "did not reproduce" in line] == []
 
 
