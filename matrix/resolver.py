@@ -22,7 +22,7 @@ from ._choice import WARNING_KINDS, ResolutionWarning, WarningKind
 from ._compile import Plan, plan
 from ._record import Model
 from ._versions import VersionLike, as_version
-from .errors import AdjustmentError, ConfigError, NoRunnerError, UnsupportedFeatureError, UsageError
+from .errors import AdjustmentError, ConfigError, NoRunnerError, ResolutionError, UnsupportedFeatureError, UsageError
 from .predicates import Predicate
 from .schema import Feature, Matrix, Order, Redirect, Requirement, Runner, Statement, Status
 
@@ -1263,14 +1263,19 @@ def is_supported(matrix: Matrix, config: object, runner: str, *,
     """Whether *runner*, asked for explicitly, can serve *config* (see `resolve`): no feature
     removed at *version* is used (on the config after the adjustments before the choice) and
     none the runner says no to is active, nor a requirement it fails, on the config after its
-    own adjustments. Features that force another runner are not weighed."""
+    own adjustments; with ``[roles]``, *runner* filling the base role, no other role's runner
+    refuses the config there (`matrix._roles.others`). Features that force another runner, and
+    redirects, are not weighed: *runner* itself serves the base role."""
     compiled = _plan(matrix, version)
     _choice.asked(compiled, runner)  # an unknown id, or a former id removed: UsageError, as resolve says
     runner = _choice.named(matrix, runner)  # a former id asks for the runner it names, as in resolve (a user trial)
     staged = matrix.staged  # a staged requirement refuses where it is checked (issue 30, F6)
     mask, values = compiled.evaluate(config, facts)
+    known = _known(compiled, values, None)
+    view: Optional[_access.Effective] = None
+    fmask, fvalues = mask, values
     if staged or mask & compiled.any_adjusting:  # removal read on C, the runner's gates on its F
-        view = _access.Effective(config, None, _known(compiled, values, None))
+        view = _access.Effective(config, None, known)
         adjusted: List[Union[Adjusted, Said]] = []
         basis: _Basis = (mask, {})  # the gates on the config itself (`_walk`)
         if staged or mask & compiled.pre_adjusting:
@@ -1281,15 +1286,35 @@ def is_supported(matrix: Matrix, config: object, runner: str, *,
                 basis = (mask, dict(view.sets))
         if mask & compiled.asked & compiled.removed:
             return False
+        fmask = mask
         if staged or mask & compiled.adjusting[runner]:
             changed, before = len(view.sets), len(adjusted)
             if _walk(compiled, compiled.after_steps[runner], runner, view, adjusted, facts, True, basis) is not None:
                 return False
             if len(adjusted) > before or len(view.sets) != changed:
-                mask = compiled.evaluate(view, facts)[0]
-        return not mask & compiled.asked & compiled.no[runner]
-    return not mask & compiled.asked & (compiled.no[runner] | compiled.removed)
+                fmask, fvalues = compiled.evaluate(view, facts)
+        if fmask & compiled.asked & compiled.no[runner]:
+            return False
+    elif mask & compiled.asked & (compiled.no[runner] | compiled.removed):
+        return False
+    return not matrix.roles or _roles_serve(compiled, runner, fmask, fvalues, config, facts, view, known)
 
+
+def _roles_serve(compiled: Plan, runner: str, fmask: int, fvalues: Tuple[object, ...], config: object,
+                 facts: Optional[Mapping[str, object]], view: Optional[_access.Effective],
+                 known: Optional[Dict[str, object]]) -> bool:
+    """Whether, *runner* serving the base role on F (*fmask*, *fvalues*; *view*: the config with
+    the paths the adjustments set, None where none applied), every other role's runner serves
+    too, as `resolve` fills and validates them (`matrix._roles.others`)."""
+    from . import _roles
+
+    adjusting = None if view is None or not view.sets else (runner, fmask, fvalues, (), dict(view.sets), None)
+    served = Resolution(compiled, fmask & compiled.asked, fvalues, runner, runner, (), config, facts, adjusting)
+    try:
+        _roles.others(compiled, served, runner, config, facts, known)
+    except ResolutionError:
+        return False
+    return True
 
 
 class _RolesResolution(Resolution):
