@@ -278,6 +278,14 @@ class Resolution:
                 holder[path.rpartition(".")[2]] = json_value(value)
         return out
 
+    def _given_value(self, path: str) -> object:
+        """The value of *path* in the config as given (on a resolution restored from a pickle, F's,
+        which is the config's where no adjustment set it)."""
+        config = self._fields[6]
+        if isinstance(config, FrozenEffective):
+            return config.get(path)
+        return _access.read(config, path, self._plan.reading, self._fields[7])
+
     def _in_role_refused(self, data: Dict[str, Any], roles: Tuple[Any, ...]) -> Resolution:
         """This resolution, saying that the runner filling a role refused the config (`role_refusal`)
         and the *roles* as they stood (`matrix._roles` calls it: it cannot import this module)."""
