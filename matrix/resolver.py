@@ -588,7 +588,11 @@ class Resolution:
             from . import _overlay_origin as _origin  # imported when an explanation is asked for
 
             removed = {r.id: _origin.removed(self.matrix, r.id) for r in self.matrix.runners}
-        return _explanation_text(self.explanation(), values, self.adjustments, removed)
+        from ._adjust import when_said
+
+        adjusted = self.adjustments
+        return _explanation_text(self.explanation(), values, adjusted, removed,
+                                 tuple(when_said(self.matrix, a) for a in adjusted))
 
     def emit(self, logger: Optional[logging.Logger] = None, *,
              levels: Optional[Mapping[str, int]] = None, once: bool = True) -> None:
@@ -716,11 +720,12 @@ def _order_data(order: Order) -> Dict[str, object]:
 
 
 def _explanation_text(data: Mapping[str, Any], by_runner: Mapping[str, Mapping[str, object]],  # noqa: C901 — one branch per part of the explanation, in the order the text prints them
-                      adjusted: Tuple[Adjusted, ...] = (), removed: Optional[Mapping[str, Optional[str]]] = None) -> str:
+                      adjusted: Tuple[Adjusted, ...] = (), removed: Optional[Mapping[str, Optional[str]]] = None,
+                      when: Sequence[str] = ()) -> str:
     """`Resolution.explain`'s text from `Resolution.explanation`'s *data*. A value read shows
     as Python spells it, from *by_runner* (runner id → the values its statuses read) at the
     paths ``because`` names, and so do the *adjusted* values: JSON cannot tell a section from
-    the text ``'<section>'``, nor inf from ``'inf'``."""
+    the text ``'<section>'``, nor inf from ``'inf'``; *when*: when each applied, in words."""
     requested = data["requested"]
     how = f"asked for {requested!r}" if requested else "chosen automatically"
     if data["alias_of"] is not None:
@@ -802,10 +807,9 @@ def _explanation_text(data: Mapping[str, Any], by_runner: Mapping[str, Mapping[s
                 lines.append(f"        origin: {blocker['origin']}")
     if adjusted:
         lines.append("Adjustments:")
-        for a, entry in zip(adjusted, data["adjustments"]):
-            when = "before the choice" if a.runner is None else f"for {a.runner}"
+        for a, entry, applied in zip(adjusted, data["adjustments"], when):
             user = ", overriding the config's value" if a.overrode_user else ""
-            lines.append(f"  - {a.id} ({when}): {a.path} = {_show(a.before)} -> {_show(a.after)}{user}")
+            lines.append(f"  - {a.id} ({applied}): {a.path} = {_show(a.before)} -> {_show(a.after)}{user}")
             if entry.get("origin"):  # an overlay's (matrix._overlay_origin)
                 lines.append(f"    origin: {entry['origin']}")
     names = ", ".join(f["name"] for f in data["active"]) or "none"

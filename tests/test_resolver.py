@@ -2721,12 +2721,13 @@ def test_adjustments_apply_stage_by_stage_around_the_choice():
     r = m.resolve({})  # fast: the page default, after the choice, for a runner without adjustments of its own
     assert (r.runner, [(a.id, a.runner, a.path, a.before, a.after) for a in r.adjustments]) == (
         "fast", [("page_default", "fast", "page", None, 1)])
+    # The page default is said at its stage, not "for slow": it is not slow's own (a user trial).
     r = m.resolve({}, runner="slow")  # the page default (pages, declared first) before slow_pages: page 1, then 16
     assert [(a.id, a.before, a.after) for a in r.adjustments] == [
         ("slow_graphs", True, False), ("page_default", None, 1), ("slow_pages", 1, 16)]
     assert r.explain().split("Adjustments:\n")[1].split("\nActive")[0] == (
         "  - slow_graphs (for slow): graphs = True -> False, overriding the config's value\n"
-        "  - page_default (for slow): page = None -> 1\n"
+        "  - page_default (at stage 'pages'): page = None -> 1\n"
         "  - slow_pages (for slow): page = 1 -> 16")
 
 
