@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, List, Sequence, Tuple
+from typing import TYPE_CHECKING, List, Sequence
 
 from . import _messages
-from .schema import WIDE, Refusal, Requirement, Runner, requirement_chains
+from .schema import Refusal, Requirement, Runner, gate_ids
 
 if TYPE_CHECKING:  # pragma: no cover
     from .loader import _Builder, _Source
@@ -44,22 +44,3 @@ def refusals(b: _Builder, source: _Source, raw: object, features: object, runner
             out.append(Refusal(id, spec.reason, tuple(lists), spec.links))
     return out
 
-
-def gate_ids(features: Iterable[str], orders: Iterable[str], wide: Sequence[Requirement],
-             runners: Sequence[Tuple[Runner, Sequence[Requirement]]]) -> List[str]:
-    """The gates a refusal may name (`refusals` states the grammar): the *features*, ``order:ID``
-    of the *orders* without fallback, and the gates derived from the matrix-wide requirements
-    (*wide*) and from each runner with its requirement clauses, every one of its file's (the
-    editor's schema lists these: `matrix.editor`)."""
-    known = list(features) + [f"order:{id}" for id in orders]
-    for owner, clauses in ((WIDE, wide), *((r.id, c) for r, c in runners)):
-        for kind, chain in requirement_chains(clauses).items():
-            length = len(chain)
-            known += [f"{owner}:{kind}"] if length == 1 else [f"{owner}:{kind}:{n}" for n in range(1, length + 1)]
-    for runner, _ in runners:
-        if runner.candidate is not None:
-            known.append(f"{runner.id}:not-candidate")
-        # A redirect that applies always sends automatic choice to a runner that may refuse (issue 30, F6).
-        known += [f"{runner.id}:redirect:{d.index + 1}" for d in runner.redirects if d.applies == "always"
-                  and d.stage is None]
-    return known

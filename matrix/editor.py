@@ -8,7 +8,7 @@ fields the keys, a field without a default required, the marks on its type the p
 enums) and the table of descriptions in `matrix._format`: a key added to a spec is in them
 without more. Per matrix they name its runner ids (the keys of ``support``, ``forces.runner``,
 an order's ``runners``), the gates a refusal may name (its feature ids, and those derived from the
-runner files and orders: `matrix._load_refusals.gate_ids`) and its requirement kinds (the keys
+runner files and orders: `matrix.schema.gate_ids`) and its requirement kinds (the keys
 of a runner's ``[requires]``); without a matrix (`features_schema()`), any well-formed id is
 allowed: the generic schemas the wheel ships (``matrix/features.schema.json``,
 ``matrix/runner.schema.json``) are these. What a schema cannot say (the predicate language
@@ -28,7 +28,7 @@ from . import _converter, _format
 from ._given import RESERVED_ROOTS
 from ._stages import CHOICE
 from ._error_kinds import ERROR_KINDS
-from .schema import ADJUSTMENT_LEVELS, ADJUSTMENT_SAYS, APPLIES, FIELD_TYPES, REDIRECT_APPLIES, STATUSES, Matrix
+from .schema import ADJUSTMENT_LEVELS, ADJUSTMENT_SAYS, APPLIES, FIELD_TYPES, REDIRECT_APPLIES, STATUSES, Matrix, gate_ids
 
 __all__ = ["features_schema", "runner_schema", "schema_paths", "text", "write", "stale"]
 
@@ -164,8 +164,6 @@ def _table(cls: type, known: _Known) -> Dict[str, Any]:
 def _known(matrix: Optional[Matrix]) -> _Known:
     if matrix is None:
         return _Known()
-    from ._load_refusals import gate_ids
-
     # Every clause of each runner's file and of [requires], as the loader named the gates when it
     # read [refusals]: those of roles and stages were set apart after (`matrix._staged`, `_load_roles`).
     staged = matrix.staged
