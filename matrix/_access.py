@@ -165,10 +165,14 @@ def read(config: object, path: str, schema: Optional[Schema],  # noqa: C901 — 
         return derived(schema.derivations[path], lambda p: read(config, p, schema, facts))
     if isinstance(config, Effective):
         return config.read(path, schema, facts)
+    fields = schema.fields if schema else _EMPTY
+    if facts is not None and path in facts:
+        field = fields.get(path)
+        if field is not None and field.fact:  # a fact given wins over what the config holds, above it too
+            return check(field, facts[path])
     parts = path.split(".")
     current = config
     prefix = ""
-    fields = schema.fields if schema else _EMPTY
     for index, part in enumerate(parts):
         parent = prefix
         prefix = part if not prefix else f"{prefix}.{part}"

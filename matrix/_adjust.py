@@ -61,7 +61,7 @@ from ._access import Effective
 from ._record import Model, Record, _set
 from .errors import ConfigError
 from .predicates import truth
-from .schema import Adjustment, AdjustmentLevel, Field, From, Schema
+from .schema import Adjustment, AdjustmentLevel, Field, From, Matrix, Schema
 
 __all__ = ["Adjusted", "Said", "apply", "typed"]
 
@@ -98,6 +98,12 @@ class Adjusted(Model):
     message: str
     level: AdjustmentLevel
     overrode_user: bool
+
+
+def when_said(matrix: Matrix, change: Adjusted) -> str:
+    """When *change*'s adjustment applied, in words (`matrix._messages.adjusted_when`)."""
+    adjustment = next(a for a in matrix.adjustments if a.id == change.id)
+    return _messages.adjusted_when(change.runner, change.runner in adjustment.runners, adjustment.stage)
 
 
 def typed(field: Field, value: object) -> object:

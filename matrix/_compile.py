@@ -760,6 +760,10 @@ class _Generator:
             below = self.descendants(path, tree)
             if field.nullable:
                 lines.append(f"{indent}if {target} is None:")
+                given = frozenset(p for p in self.below(path, tree) if self._declared(p).fact)
+                if given:  # a fact given wins over the section's None: the general reader reads it
+                    lines.append(f"{indent}    if facts is not None and not facts.keys().isdisjoint("
+                                 f"{self.constant(given)}): raise _Slow")
                 lines.append(f"{indent}    {' = '.join(below + ['None'])}" if below else f"{indent}    pass")
                 lines.append(f"{indent}else:")
                 inner = indent + "    "
@@ -783,6 +787,15 @@ class _Generator:
             if local is not None:
                 out.append(local)
             out.extend(self.descendants(path, tree))
+        return out
+
+    def below(self, prefix: str, tree: Tree) -> List[str]:
+        """The paths read below *prefix* that are not sections."""
+        out = []
+        for path in tree.get(prefix, []):
+            if self._declared(path).type != "section":
+                out.append(path)
+            out.extend(self.below(path, tree))
         return out
 
     def section_check_needed(self, path: str, tree: Tree) -> bool:

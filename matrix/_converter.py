@@ -67,7 +67,7 @@ SAYS = "says"
 LEVEL = "level"
 #: A built-in exception's name, one of `matrix._error_kinds.ERROR_KINDS` (issue 30, F5).
 ERROR_KIND = "error kind"
-RUNNER, SUPPORT_KEY, FEATURE, KIND = "runner", "support key", "feature", "kind"
+RUNNER, SUPPORT_KEY, GATE, KIND = "runner", "support key", "gate", "kind"
 NONEMPTY, UNIQUE, NOT_BLANK = "nonempty", "unique", "not blank"
 #: A TOML scalar (a choice), a number (a bound) and any TOML value (a default).
 SCALAR, NUMBER, ANY = "scalar", "number", "any"
@@ -170,7 +170,7 @@ class FeatureSpec:
 @attrs.frozen
 class RefusalSpec:
     reason: str
-    together: Annotated[Tuple[Annotated[Tuple[Annotated[str, FEATURE], ...], NONEMPTY], ...], NONEMPTY]
+    together: Annotated[Tuple[Annotated[Tuple[Annotated[str, GATE], ...], NONEMPTY], ...], NONEMPTY]
     links: Tuple[str, ...] = ()
 
 

@@ -27,6 +27,10 @@ FIELD_PATH = r"[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*)*"
 _DOTTED = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
 #: ``MODULE:CLASS`` of a host's config class (``[matrix] config_class``, ``--from``).
 CLASS_SPEC = _DOTTED + ":" + _DOTTED
+#: A gate a refusal names (`matrix.schema.gate_ids`): a feature id, or one derived from
+#: the runner files and orders, ``RUNNER:KIND``, ``RUNNER:KIND:N``, ``*:KIND``,
+#: ``RUNNER:not-candidate``, ``RUNNER:redirect:N``, ``order:ID``.
+GATE = f"{ID}|(?:{ID}|\\*):{ID}(?::[1-9][0-9]*)?"
 
 
 def _ecma(pattern: str) -> str:
@@ -274,5 +278,7 @@ SHAPES: Dict[str, str] = {
     "field type": "The field's type",
     "predicate": PREDICATE,
     "runner": "A runner id",
-    "feature": "A feature id",
+    "gate": "A feature id, or a gate derived from the runner files and orders: RUNNER:KIND (RUNNER:KIND:N for "
+            "clause N of a chain), *:KIND (a matrix-wide requirement), RUNNER:not-candidate, RUNNER:redirect:N, "
+            "order:ID (an order without fallback)",
 }

@@ -265,8 +265,9 @@ def _choices(b: _Builder, source: _Source, where: Place, raw: Optional[Tuple[obj
 
 
 def _facts_inherited(fields: Dict[str, Field]) -> Dict[str, Field]:
-    """Every field below a fact section is a fact; an implied section is one when every field
-    below it is (the host supplies all of it: vLLM's ``platform``)."""
+    """Every field below a fact section is a fact; a section, implied or declared, is one when
+    every field below it is (the host supplies all of it: vLLM's ``platform``; a user trial's
+    declared ``net``, which its config object did not have, was refused with the fact given)."""
     out = dict(fields)
     for path, field in fields.items():
         if not field.fact and not field.implied:
@@ -274,8 +275,8 @@ def _facts_inherited(fields: Dict[str, Field]) -> Dict[str, Field]:
             if any(fields[".".join(parts[:end])].fact for end in range(1, len(parts))):
                 out[path] = attrs.evolve(field, fact=True)
     for path, field in fields.items():
-        if field.implied:
-            below = [f for p, f in out.items() if p.startswith(path + ".") and not f.implied]
+        if field.type == "section" and not field.fact:
+            below = [f for p, f in out.items() if p.startswith(path + ".") and f.type != "section"]
             if below and all(f.fact for f in below):
                 out[path] = attrs.evolve(field, fact=True)
     return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, List, Sequence
 
 from . import _messages
-from .schema import WIDE, Refusal, Requirement, Runner, requirement_chains
+from .schema import Refusal, Requirement, Runner, gate_ids
 
 if TYPE_CHECKING:  # pragma: no cover
     from .loader import _Builder, _Source
@@ -20,19 +20,9 @@ def refusals(b: _Builder, source: _Source, raw: object, features: object, runner
     for its N-th redirect, one that applies always; ``*:KIND`` for a
     matrix-wide requirement (*wide*); or ``order:ID`` for an order without fallback (the raw
     *orders* table)."""
-    known = list(features) if isinstance(features, dict) else []
-    if isinstance(orders, dict):
-        known += [f"order:{id}" for id, spec in orders.items() if isinstance(spec, dict) and spec.get("fallback") is False]
-    for owner, clauses in ((WIDE, wide), *((r.id, r.requires) for r in runners)):
-        for kind, chain in requirement_chains(clauses).items():
-            length = len(chain)
-            known += [f"{owner}:{kind}"] if length == 1 else [f"{owner}:{kind}:{n}" for n in range(1, length + 1)]
-    for runner in runners:
-        if runner.candidate is not None:
-            known.append(f"{runner.id}:not-candidate")
-        # A redirect that applies always sends automatic choice to a runner that may refuse (issue 30, F6).
-        known += [f"{runner.id}:redirect:{d.index + 1}" for d in runner.redirects if d.applies == "always"
-                  and d.stage is None]
+    known = gate_ids(list(features) if isinstance(features, dict) else [],
+                     [id for id, spec in orders.items() if isinstance(spec, dict) and spec.get("fallback") is False]
+                     if isinstance(orders, dict) else [], wide, [(r, r.requires) for r in runners])
     out = []
     for id, where, spec in b.entries(source, raw, "refusals", "Refusal", b.shapes.RefusalSpec):
         lists = []
@@ -53,3 +43,4 @@ def refusals(b: _Builder, source: _Source, raw: object, features: object, runner
         if ok:
             out.append(Refusal(id, spec.reason, tuple(lists), spec.links))
     return out
+

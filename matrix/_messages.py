@@ -1394,6 +1394,18 @@ def adjusted_summary(path: str, before: object, after: object, id: str, when: st
     return f"Adjusted {path}: {before!r} -> {after!r} (adjustment {id!r}, {when})"
 
 
+def adjusted_when(runner: Optional[str], own: bool, stage: Optional[str]) -> str:
+    """When an adjustment changed the config, as `explain()` and ``matrix resolve`` say it: before
+    the choice; for the runner that serves where the adjustment is that runner's own; else at its
+    stage after the choice, where it applies whatever runner serves (a user trial: "for nccl"
+    said of one that applied because gloo filled another role)."""
+    if runner is None:
+        return "before the choice"
+    if own:
+        return f"for {runner}"
+    return f"at stage {stage!r}" if stage is not None else "after the choice"
+
+
 def adjustment_from_range(path: str, source: str) -> str:
     return (f"{path!r} does not take every value {source!r}, which it copies, may hold "
             "(its choices or bounds are narrower)")

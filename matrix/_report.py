@@ -25,11 +25,13 @@ Schema of the dict, and docs/reference/report.md explains it with real output. T
 
   ``action`` is the first of ``actions``.
 - ``why``: the deciding rules, in the order resolution meets them (`ROLES` says what each
-  role means), each with its ``kind`` and ``id``, the ``runner`` it is about, its
+  role means), each with its ``kind``, ``id`` and ``name`` (a failed requirement's: its reason
+  filled, as `Resolution.explain` says it), the ``runner`` it is about, its
   ``predicate``, whether that predicate ``holds`` (a requirement blocks and a runner is not a
   candidate where theirs does not), the values it read (``because``: on the config of choice,
   but for the rules of the runner that serves, read on the effective config, and an
-  adjustment's, read on the config as that adjustment found it), and where it is written
+  adjustment's, read on the config as that adjustment found it, a ``role.<id>`` as the runner
+  that filled the role there: `matrix._roles.At`), and where it is written
   (``file``, ``line``, ``column``, ``place``; a line of a runner file only where the names the
   matrix was loaded by still read its files, else None).
 - ``remedy``: the remedies (`Resolution.remedies`, each as `Remedies.to_dict` gives it).
@@ -38,10 +40,11 @@ Schema of the dict, and docs/reference/report.md explains it with real output. T
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, get_args
 
-from . import _messages
+from . import _messages, _roles
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._locate import Locations
@@ -256,8 +259,9 @@ class _Rules:
             key: Tuple[object, ...] = ("requires", origin.kind)
             if len(chain) > 1:
                 key += (chain.index(origin),)
-            return self._rule("blocks", "requirement", gate.id, gate.name, runner.id, origin.condition, False, values,
-                              None if origin.wide else runner, key)
+            # Its name as explain() says it: the reason with the values it was read on (issue 30, F7).
+            return self._rule("blocks", "requirement", gate.id, blocker["name"], runner.id, origin.condition, False,
+                              values, None if origin.wide else runner, key)
         return self._feature("blocks", gate, runner.id, values)
 
     def _gate(self, id: str) -> Feature:
@@ -289,11 +293,8 @@ class _Rules:
                                                              for a in adjusted[:index]):
                 continue
             adjustment = next(a for a in self.matrix.adjustments_at(self.version) if a.id == change.id)
-            found: Dict[str, object] = {}
-            for path in sorted(adjustment.when.paths):
-                earlier = [a for a in adjusted[:index] if a.path == path]
-                later = [a for a in adjusted[index:] if a.path == path]
-                found[path] = earlier[-1].after if earlier else later[0].before if later else self.choice.get(path)
+            read = _roles.reader(self.matrix, change.runner, functools.partial(self._as_found, index))
+            found = {path: read(path) for path in sorted(adjustment.when.paths)}
             rule = self._rule("adjusts", "adjustment", adjustment.id, adjustment.name, change.runner,
                               adjustment.when, True, found, None, ("adjustments", adjustment.id, "when"))
             rule["sets"] = {a.path: self.json(a.after) for a in adjusted if a.id == change.id
@@ -305,6 +306,21 @@ class _Rules:
                 rule["origin"] = [said] if said is not None else []
             out.append(rule)
         return out
+
+    def _as_found(self, index: int, path: str) -> object:
+        """The value of *path* as the adjustment of the *index*-th change found it: the last
+        change before it, else the first after it (its value before), else the config of choice,
+        else the config as given (a path no gate reads: a role's field)."""
+        adjusted = self.resolution.adjustments
+        earlier = [a for a in adjusted[:index] if a.path == path]
+        if earlier:
+            return earlier[-1].after
+        later = [a for a in adjusted[index:] if a.path == path]
+        if later:
+            return later[0].before
+        if path in self.choice:
+            return self.choice[path]
+        return self.resolution._given_value(path)
 
     def _active_on_choice(self) -> Sequence[Feature]:
         """The features active on the config of choice, which the choice read (`Resolution.active`

@@ -508,8 +508,10 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
         verb = "Skipped" if not passed and not asked else "Also blocked"
         stdout.write(f"{verb} {_named(runner)} because of: {names}\n")
     for change in resolution.adjustments:
-        when = "before the choice" if change.runner is None else f"for {change.runner}"
-        stdout.write(_messages.adjusted_summary(change.path, change.before, change.after, change.id, when) + "\n")
+        from ._adjust import when_said
+
+        stdout.write(_messages.adjusted_summary(change.path, change.before, change.after, change.id,
+                                                when_said(resolution.matrix, change)) + "\n")
     for warning in resolution.warnings:
         stdout.write(f"Warning ({warning.kind}): {warning.message}\n")
     _how(resolution, options, stdout=stdout)

@@ -7,7 +7,8 @@ the specs the loader structures the files with (`matrix._converter`: each spec a
 fields the keys, a field without a default required, the marks on its type the patterns and
 enums) and the table of descriptions in `matrix._format`: a key added to a spec is in them
 without more. Per matrix they name its runner ids (the keys of ``support``, ``forces.runner``,
-an order's ``runners``), its feature ids (in ``[refusals]``) and its requirement kinds (the keys
+an order's ``runners``), the gates a refusal may name (its feature ids, and those derived from the
+runner files and orders: `matrix.schema.gate_ids`) and its requirement kinds (the keys
 of a runner's ``[requires]``); without a matrix (`features_schema()`), any well-formed id is
 allowed: the generic schemas the wheel ships (``matrix/features.schema.json``,
 ``matrix/runner.schema.json``, and ``matrix/overlay.schema.json`` of an overlay file) are these. What a schema cannot say (the predicate language
@@ -27,7 +28,7 @@ from . import _converter, _format
 from ._given import RESERVED_ROOTS
 from ._stages import CHOICE
 from ._error_kinds import ERROR_KINDS
-from .schema import ADJUSTMENT_LEVELS, ADJUSTMENT_SAYS, APPLIES, FIELD_TYPES, REDIRECT_APPLIES, STATUSES, Matrix
+from .schema import ADJUSTMENT_LEVELS, ADJUSTMENT_SAYS, APPLIES, FIELD_TYPES, REDIRECT_APPLIES, STATUSES, Matrix, gate_ids
 
 __all__ = ["features_schema", "overlay_schema", "runner_schema", "schema_paths", "text", "write", "stale"]
 
@@ -40,11 +41,11 @@ _SHAPE_ORDER = ("string", "array", "object")
 
 @attrs.frozen
 class _Known:
-    """What a matrix narrows its schemas to: its runner ids, feature ids and requirement kinds
-    (None: any well-formed id, the generic schemas)."""
+    """What a matrix narrows its schemas to: its runner ids, the gates a refusal may name and its
+    requirement kinds (None: any well-formed id or gate, the generic schemas)."""
 
     runners: Optional[Tuple[str, ...]] = None
-    features: Optional[Tuple[str, ...]] = None
+    gates: Optional[Tuple[str, ...]] = None
     kinds: Optional[Tuple[str, ...]] = None
 
 
@@ -75,9 +76,8 @@ def _mark(mark: object, known: _Known) -> Dict[str, Any]:
         c.ERROR_KIND: {"enum": list(ERROR_KINDS)},
         c.RUNNER: _ids(known.runners),
         c.SUPPORT_KEY: _ids(None if known.runners is None else (*known.runners, "default")),
-        # A gate: a feature id, or one derived from the runners (`RUNNER:not-candidate`, `*:KIND`, …).
-        c.FEATURE: _ids(known.features) if known.features is not None else {
-            "type": "string", "pattern": _format.anchored(f"(?:\\*|{_format.ID})(?::{_format.ID})*")},
+        c.GATE: {"type": "string", "pattern": _format.anchored(_format.GATE)} if known.gates is None else
+        {"type": "string", "enum": list(known.gates)},
         c.KIND: _ids(known.kinds),
         c.NONEMPTY: {"minItems": 1},
         c.UNIQUE: {"uniqueItems": True},
@@ -164,8 +164,14 @@ def _table(cls: type, known: _Known) -> Dict[str, Any]:
 def _known(matrix: Optional[Matrix]) -> _Known:
     if matrix is None:
         return _Known()
-    return _Known(tuple(r.id for r in matrix.runners), tuple(f.id for f in matrix.features),
-                  tuple(k.id for k in matrix.requirement_kinds))
+    # Every clause of each runner's file and of [requires], as the loader named the gates when it
+    # read [refusals]: those of roles and stages were set apart after (`matrix._staged`, `_load_roles`).
+    staged = matrix.staged
+    gates = gate_ids([f.id for f in matrix.features], [o.id for o in matrix.orders if not o.fallback],
+                     [*matrix.requires, *(c for c in staged if c.wide)],
+                     [(r, [*r.requires, *r.role_requires, *(c for c in staged if c.runner == r.id)])
+                      for r in matrix.runners])
+    return _Known(tuple(r.id for r in matrix.runners), tuple(gates), tuple(k.id for k in matrix.requirement_kinds))
 
 
 def _stages(node: Any, stages: Tuple[str, ...]) -> None:

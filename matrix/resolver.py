@@ -22,7 +22,7 @@ from ._choice import WARNING_KINDS, ResolutionWarning, WarningKind
 from ._compile import Plan, plan
 from ._record import Model
 from ._versions import VersionLike, as_version
-from .errors import AdjustmentError, ConfigError, NoRunnerError, UnsupportedFeatureError, UsageError
+from .errors import AdjustmentError, ConfigError, NoRunnerError, ResolutionError, UnsupportedFeatureError, UsageError
 from .predicates import Predicate
 from .schema import Feature, Matrix, Order, Redirect, Requirement, Runner, Statement, Status
 
@@ -277,6 +277,14 @@ class Resolution:
                 # (JSON's text of it, '-inf', is a str, which the float field refuses).
                 holder[path.rpartition(".")[2]] = json_value(value)
         return out
+
+    def _given_value(self, path: str) -> object:
+        """The value of *path* in the config as given (on a resolution restored from a pickle, F's,
+        which is the config's where no adjustment set it)."""
+        config = self._fields[6]
+        if isinstance(config, FrozenEffective):
+            return config.get(path)
+        return _access.read(config, path, self._plan.reading, self._fields[7])
 
     def _in_role_refused(self, data: Dict[str, Any], roles: Tuple[Any, ...]) -> Resolution:
         """This resolution, saying that the runner filling a role refused the config (`role_refusal`)
@@ -580,7 +588,11 @@ class Resolution:
             from . import _overlay_origin as _origin  # imported when an explanation is asked for
 
             removed = {r.id: _origin.removed(self.matrix, r.id) for r in self.matrix.runners}
-        return _explanation_text(self.explanation(), values, self.adjustments, removed)
+        from ._adjust import when_said
+
+        adjusted = self.adjustments
+        return _explanation_text(self.explanation(), values, adjusted, removed,
+                                 tuple(when_said(self.matrix, a) for a in adjusted))
 
     def emit(self, logger: Optional[logging.Logger] = None, *,
              levels: Optional[Mapping[str, int]] = None, once: bool = True) -> None:
@@ -708,11 +720,12 @@ def _order_data(order: Order) -> Dict[str, object]:
 
 
 def _explanation_text(data: Mapping[str, Any], by_runner: Mapping[str, Mapping[str, object]],  # noqa: C901 — one branch per part of the explanation, in the order the text prints them
-                      adjusted: Tuple[Adjusted, ...] = (), removed: Optional[Mapping[str, Optional[str]]] = None) -> str:
+                      adjusted: Tuple[Adjusted, ...] = (), removed: Optional[Mapping[str, Optional[str]]] = None,
+                      when: Sequence[str] = ()) -> str:
     """`Resolution.explain`'s text from `Resolution.explanation`'s *data*. A value read shows
     as Python spells it, from *by_runner* (runner id → the values its statuses read) at the
     paths ``because`` names, and so do the *adjusted* values: JSON cannot tell a section from
-    the text ``'<section>'``, nor inf from ``'inf'``."""
+    the text ``'<section>'``, nor inf from ``'inf'``; *when*: when each applied, in words."""
     requested = data["requested"]
     how = f"asked for {requested!r}" if requested else "chosen automatically"
     if data["alias_of"] is not None:
@@ -794,10 +807,9 @@ def _explanation_text(data: Mapping[str, Any], by_runner: Mapping[str, Mapping[s
                 lines.append(f"        origin: {blocker['origin']}")
     if adjusted:
         lines.append("Adjustments:")
-        for a, entry in zip(adjusted, data["adjustments"]):
-            when = "before the choice" if a.runner is None else f"for {a.runner}"
+        for a, entry, applied in zip(adjusted, data["adjustments"], when):
             user = ", overriding the config's value" if a.overrode_user else ""
-            lines.append(f"  - {a.id} ({when}): {a.path} = {_show(a.before)} -> {_show(a.after)}{user}")
+            lines.append(f"  - {a.id} ({applied}): {a.path} = {_show(a.before)} -> {_show(a.after)}{user}")
             if entry.get("origin"):  # an overlay's (matrix._overlay_origin)
                 lines.append(f"    origin: {entry['origin']}")
     names = ", ".join(f["name"] for f in data["active"]) or "none"
@@ -1263,14 +1275,19 @@ def is_supported(matrix: Matrix, config: object, runner: str, *,
     """Whether *runner*, asked for explicitly, can serve *config* (see `resolve`): no feature
     removed at *version* is used (on the config after the adjustments before the choice) and
     none the runner says no to is active, nor a requirement it fails, on the config after its
-    own adjustments. Features that force another runner are not weighed."""
+    own adjustments; with ``[roles]``, *runner* filling the base role, no other role's runner
+    refuses the config there (`matrix._roles.others`). Features that force another runner, and
+    redirects, are not weighed: *runner* itself serves the base role."""
     compiled = _plan(matrix, version)
     _choice.asked(compiled, runner)  # an unknown id, or a former id removed: UsageError, as resolve says
     runner = _choice.named(matrix, runner)  # a former id asks for the runner it names, as in resolve (a user trial)
     staged = matrix.staged  # a staged requirement refuses where it is checked (issue 30, F6)
     mask, values = compiled.evaluate(config, facts)
+    known = _known(compiled, values, None)
+    view: Optional[_access.Effective] = None
+    fmask, fvalues = mask, values
     if staged or mask & compiled.any_adjusting:  # removal read on C, the runner's gates on its F
-        view = _access.Effective(config, None, _known(compiled, values, None))
+        view = _access.Effective(config, None, known)
         adjusted: List[Union[Adjusted, Said]] = []
         basis: _Basis = (mask, {})  # the gates on the config itself (`_walk`)
         if staged or mask & compiled.pre_adjusting:
@@ -1281,15 +1298,35 @@ def is_supported(matrix: Matrix, config: object, runner: str, *,
                 basis = (mask, dict(view.sets))
         if mask & compiled.asked & compiled.removed:
             return False
+        fmask = mask
         if staged or mask & compiled.adjusting[runner]:
             changed, before = len(view.sets), len(adjusted)
             if _walk(compiled, compiled.after_steps[runner], runner, view, adjusted, facts, True, basis) is not None:
                 return False
             if len(adjusted) > before or len(view.sets) != changed:
-                mask = compiled.evaluate(view, facts)[0]
-        return not mask & compiled.asked & compiled.no[runner]
-    return not mask & compiled.asked & (compiled.no[runner] | compiled.removed)
+                fmask, fvalues = compiled.evaluate(view, facts)
+        if fmask & compiled.asked & compiled.no[runner]:
+            return False
+    elif mask & compiled.asked & (compiled.no[runner] | compiled.removed):
+        return False
+    return not matrix.roles or _roles_serve(compiled, runner, fmask, fvalues, config, facts, view, known)
 
+
+def _roles_serve(compiled: Plan, runner: str, fmask: int, fvalues: Tuple[object, ...], config: object,
+                 facts: Optional[Mapping[str, object]], view: Optional[_access.Effective],
+                 known: Optional[Dict[str, object]]) -> bool:
+    """Whether, *runner* serving the base role on F (*fmask*, *fvalues*; *view*: the config with
+    the paths the adjustments set, None where none applied), every other role's runner serves
+    too, as `resolve` fills and validates them (`matrix._roles.others`)."""
+    from . import _roles
+
+    adjusting = None if view is None or not view.sets else (runner, fmask, fvalues, (), dict(view.sets), None)
+    served = Resolution(compiled, fmask & compiled.asked, fvalues, runner, runner, (), config, facts, adjusting)
+    try:
+        _roles.others(compiled, served, runner, config, facts, known)
+    except ResolutionError:
+        return False
+    return True
 
 
 class _RolesResolution(Resolution):

@@ -938,6 +938,27 @@ def required_of(matrix: Matrix, runner: Runner) -> Tuple[Requirement, ...]:
     return tuple(c for c in matrix.requires if runner.id not in c.exempt) + runner.requires
 
 
+def gate_ids(features: Iterable[str], orders: Iterable[str], wide: Sequence[Requirement],
+             runners: Sequence[Tuple[Runner, Sequence[Requirement]]]) -> List[str]:
+    """The gates a refusal may name (`matrix._load_refusals.refusals` states the grammar and
+    checks a refusal's against them; `matrix.editor`'s schema lists them): the *features*,
+    ``order:ID`` of the *orders* without fallback, and the gates derived from the matrix-wide
+    requirements (*wide*) and from each runner with its requirement clauses, every one of its
+    file's."""
+    known = list(features) + [f"order:{id}" for id in orders]
+    for owner, clauses in ((WIDE, wide), *((r.id, c) for r, c in runners)):
+        for kind, chain in requirement_chains(clauses).items():
+            length = len(chain)
+            known += [f"{owner}:{kind}"] if length == 1 else [f"{owner}:{kind}:{n}" for n in range(1, length + 1)]
+    for runner, _ in runners:
+        if runner.candidate is not None:
+            known.append(f"{runner.id}:not-candidate")
+        # A redirect that applies always sends automatic choice to a runner that may refuse (issue 30, F6).
+        known += [f"{runner.id}:redirect:{d.index + 1}" for d in runner.redirects if d.applies == "always"
+                  and d.stage is None]
+    return known
+
+
 def _requirement_gates(matrix: Matrix, owner: str, clauses: Iterable[Requirement]) -> Iterator[Feature]:
     """One gate per clause of *owner*'s requirements (a runner id, or `WIDE`): active when the
     clause fails, refusing the runners it is required of (`refusing`)."""

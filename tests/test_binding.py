@@ -413,9 +413,22 @@ def test_random_classes_derive_a_schema_in_step_that_reads_instances_as_their_di
     gates = "".join(
         f'\n[features.g{i}]\nname = "g{i}"\nwhen = "{_test_of(f)}"\nsupport = {{ a = "yes", b = "no" }}\n'
         for i, f in enumerate(leaves))
-    m = matrix.loads(HEADER + text + gates, runners=RUNNERS)
+    # Besides, a declared section holding only facts, which the class lacks (a user trial: refused
+    # with the fact given): each fact reads facts= where given, else its default, on the instance
+    # and its dict alike (the section is a fact: docs/reference/file-format.md).
+    probed = (f'"probe" = {{ type = "section", {data.draw(st.sampled_from(["", "nullable = true, "]))}'
+              'doc = "probed by the host" }\n'
+              '"probe.on" = { type = "bool", default = false, fact = true }\n'
+              '"probe.n" = { type = "int", default = 1, fact = true }\n')
+    gates += ('\n[features.probe_on]\nname = "probe on"\nwhen = "probe.on"\nsupport = { a = "yes", b = "no" }\n'
+              '\n[features.probe_n]\nname = "probe n"\nwhen = "probe.n > 1"\nsupport = { a = "yes", b = "no" }\n')
+    m = matrix.loads(HEADER + text + probed + gates, runners=RUNNERS)
+    facts = data.draw(st.fixed_dictionaries({}, optional={"probe.on": st.booleans(), "probe.n": st.integers(0, 3)}))
     instance = data.draw(instances)
-    assert m.resolve(instance).to_dict() == m.resolve(_as_dict(instance)).to_dict()
+    resolution = m.resolve(instance, facts=facts)
+    assert resolution.to_dict() == m.resolve(_as_dict(instance), facts=facts).to_dict()
+    assert [f.id for f in resolution.active if f.id.startswith("probe")] == [
+        g for g, on in (("probe_on", facts.get("probe.on", False)), ("probe_n", facts.get("probe.n", 1) > 1)) if on]
 
 
 @pytest.mark.skipif(__import__("sys").version_info < (3, 10), reason="X | None needs Python 3.10 to evaluate")
@@ -595,3 +608,41 @@ def test_a_pydantic_field_is_read_and_checked_by_its_alias():
     assert m.resolve(Config(query=Query(json=False))).runner == "gpu"
     assert m.resolve(Config(query=Query(json=True))).effective["query.json"] is True
     assert _codes(m, against=Config) == []
+
+
+def test_a_declared_section_of_facts_only_is_a_fact_an_object_need_not_have():
+    """A user trial: ``net`` declared as a section, its one field a fact, and a pydantic job
+    config without ``net``: resolve refused it ("JobConfig object has no attribute 'net'") even
+    with the fact given. Facts win over what the config holds, a None section too."""
+
+    class Dist(_pydantic.BaseModel):
+        world_size: int = 1
+        nproc_per_node: int = 1
+
+    class JobConfig(_pydantic.BaseModel):
+        dist: Dist = Dist()
+
+    for nullable in ("", "nullable = true, "):
+        m = matrix.loads(HEADER + textwrap.dedent(f'''\
+            [config]
+            "dist" = {{ type = "section" }}
+            "dist.world_size" = {{ type = "int", default = 1 }}
+            "dist.nproc_per_node" = {{ type = "int", default = 1 }}
+            "net" = {{ type = "section", {nullable}doc = "The interconnect" }}
+            "net.gpudirect_rdma" = {{ type = "bool", default = false, fact = true }}
+
+            [features.no_rdma_multinode]
+            name = "multi-node without GPU-direct RDMA"
+            when = "dist.world_size > dist.nproc_per_node and not net.gpudirect_rdma"
+            support = {{ a = {{ status = "partial", note = "TCP between nodes" }}, b = "yes" }}
+            '''), runners=RUNNERS)
+        assert m.schema.fields["net"].fact is True
+        job = JobConfig(dist=Dist(world_size=16, nproc_per_node=8))
+        said = [[f.id for f in m.resolve(config, facts=facts).active]
+                for config in (job, {"dist": {"world_size": 16, "nproc_per_node": 8}})
+                for facts in (None, {"net.gpudirect_rdma": True}, {"net.gpudirect_rdma": False})]
+        assert said == [["no_rdma_multinode"], [], ["no_rdma_multinode"]] * 2, nullable
+    assert [f.id for f in m.resolve({"dist": {"world_size": 16}, "net": None}, facts={"net.gpudirect_rdma": True}).active
+            ] == []
+    # Without the fact given, a None section holds None (which `not` reads as false).
+    assert [f.id for f in m.resolve({"dist": {"world_size": 16}, "net": None}).active] == ["no_rdma_multinode"]

@@ -2710,6 +2710,49 @@ def _role_config(roled, config, index):
     return {**config, **{f: options[(index // _ROLES_EVERY + k) % len(options)] for k, (_, f, _) in enumerate(_ROLES)}}
 
 
+def _other_roles(roled, m0, f, given, base):
+    """Every role's runner once *base* serves the base role on F (*f*), or None where one refuses
+    (docs/reference/file-format.md, Roles): every other role takes its field's runner on F,
+    refused where a gate the runner says no to holds on F (in force when a runner is asked for),
+    else the runner of the role it follows (none for x); and the runner that fills d, either way,
+    is refused where a requirement that names d fails on F, its roles read there."""
+    v = roled.version
+    roles = {"base": base}
+    for role, field, follows in _ROLES[1:]:
+        runner = f[field]  # on F: an adjustment after the choice may set it
+        if runner is None:
+            roles[role] = roles[follows] if follows is not None else None
+        elif any(g.applies != "automatic" and g.status(runner, v) == "no" and g.when.evaluate(f, schema=roled.schema)
+                 for g in _gates_of(m0)):
+            return None
+        else:
+            roles[role] = runner
+    in_d = roled.runner("a").role_requires[-1].condition
+    if roles["d"] == "a" and not _holds_given(roled, in_d, f, given, _role_values(roled, f, base)):
+        return None
+    return roles
+
+
+def _reference_supported(roled, m0, given, asked, staged):
+    """docs/reference/python-api.md, is_supported, restated: whether *asked*, filling the base
+    role itself (a force is not weighed; the matrix has no redirects), serves: no staged
+    requirement before the choice refuses, no feature removed is active on C, no staged
+    requirement refuses on the way to its F (its own adjustments applied), no gate it says no to
+    holds on F, and no other role refuses there (`_other_roles`)."""
+    v = roled.version
+    stages = list(roled.stages) or ["choice"]
+    at = stages.index("choice")
+    c, _, early = _reference_stages(roled, _before_choice(roled), given, None, staged, stages[:at + 1])
+    if early or any(g.removed_at(v) and g.applies != "automatic" and g.when.evaluate(c, schema=roled.schema)
+                    for g in m0.features_at(v)):
+        return False
+    f, _, late = _reference_stages(roled, _after_choice(roled, asked), c, asked, staged, stages[at:])
+    if late or any(g.applies != "automatic" and g.status(asked, v) == "no" and g.when.evaluate(f, schema=roled.schema)
+                   for g in _gates_of(m0)):
+        return False
+    return _other_roles(roled, m0, f, given, asked) is not None
+
+
 def _roles_agree(roled, m0, config, asked, index, staged=()):
     """docs/reference/file-format.md, Roles, restated: the base role's request is runner=, else
     its field, and from there the answer is the matrix's without roles, its adjustments after the
@@ -2718,29 +2761,19 @@ def _roles_agree(roled, m0, config, asked, index, staged=()):
     runner on F, refused where a gate the runner says no to holds on F (in force when a runner is
     asked for), else the runner of the role it follows (none for x); and the runner that fills d,
     either way, is refused where a requirement that names d fails on F, its roles read there.
-    The role fields take each runner and None in turn, by the config's place in the universe."""
+    The role fields take each runner and None in turn, by the config's place in the universe.
+    is_supported for the base's request, against `_reference_supported`."""
     given = _role_config(roled, config, index)
     base = asked if asked is not None else given["rb"]
     where = []
     expected, changes, f = _reference_resolve(roled, m0, given, base, staged, where)
-    v = roled.version
     roles = None
     if not isinstance(expected, type):
-        roles = {"base": expected}
-        for role, field, follows in _ROLES[1:]:
-            runner = f[field]  # on F: an adjustment after the choice may set it
-            if runner is None:
-                roles[role] = roles[follows] if follows is not None else None
-            elif any(g.applies != "automatic" and g.status(runner, v) == "no" and g.when.evaluate(f, schema=roled.schema)
-                     for g in m0.gates_at(v)):
-                expected, roles = matrix.UnsupportedFeatureError, None
-                break
-            else:
-                roles[role] = runner
-        in_d = roled.runner("a").role_requires[-1].condition
-        if roles is not None and roles["d"] == "a" and not _holds_given(roled, in_d, f, given,
-                                                                        _role_values(roled, f, expected)):
-            expected, roles = matrix.UnsupportedFeatureError, None
+        roles = _other_roles(roled, m0, f, given, expected)
+        if roles is None:
+            expected = matrix.UnsupportedFeatureError
+    if base is not None:  # is_supported weighs the roles too (a user trial: it weighed the base alone)
+        assert roled.is_supported(given, base) is _reference_supported(roled, m0, given, base, staged), (given, base)
     try:
         resolution = roled.resolve(given, runner=asked)
         got = (resolution.runner, dict(resolution.roles))
@@ -2760,6 +2793,16 @@ def _roles_agree(roled, m0, config, asked, index, staged=()):
         found, _ = _reference_apply(roled, own[:[a.id for a in own].index("by_role")], c, runner)
         filled = {**found, **{f"role.{r}": v for r, v in _role_values(roled, found, runner).items()}}
         assert said == [_said(_BY_ROLE, filled)], (given, asked)
+        # The report's rule, where it lists it (it changed the config, and no removed feature
+        # cut the report short), says the values it read so too, the roles' runners among them
+        # (a user trial: None for each role).
+        if any(a.id == "by_role" for a in resolution.adjustments):
+            when = next(a for a in roled.adjustments if a.id == "by_role").when
+            from matrix.resolver import _json_value  # as JSON holds a value: inf as 'inf' (report.schema.json)
+
+            expected = {p: _json_value(filled[p]) for p in sorted(when.paths)}
+            assert all(r["because"] == expected for r in resolution.report(remedies=False)["why"]
+                       if r["id"] == "by_role"), (given, asked)
 
 
 # Twice the profile (1,000 matrices in CI): check's brute force with adjustments resolves every

@@ -1296,6 +1296,56 @@ def test_resolve_says_the_adjustments_in_text_and_json():
         "NONE", "STOCK_TORCH_COMPILE")
 
 
+def test_resolve_says_an_adjustment_that_is_not_the_runners_own_at_its_stage(tmp_path):
+    """A user trial: an adjustment that names no runner, at a stage after the choice, applied
+    because b filled the inter role, was said "for a" (the runner of the base role)."""
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "a.toml").write_text('name = "A"\npriority = 2\n')
+    (tmp_path / "runners" / "b.toml").write_text('name = "B"\npriority = 1\n')
+    (tmp_path / "features.toml").write_text(textwrap.dedent('''\
+        [matrix]
+        name = "backends"
+        version = "1.0"
+        stages = ["choice", "cast"]
+
+        [config]
+        dtype = { type = "str", choices = ["fp32", "bf16"], default = "fp32" }
+        backend = { type = "str", nullable = true, choices = ["a", "b"] }
+        inter = { type = "str", nullable = true, choices = ["a", "b"] }
+
+        [roles.intra]
+        name = "Intra"
+        field = "backend"
+
+        [roles.inter]
+        name = "Inter"
+        field = "inter"
+        follows = "intra"
+
+        [adjustments.b_fp32]
+        name = "b reduces in fp32"
+        stage = "cast"
+        when = "dtype == 'bf16' and (role.intra == 'b' or role.inter == 'b')"
+        set = { dtype = "fp32" }
+
+        [adjustments.a_notice]
+        name = "a notice"
+        runners = ["a"]
+        message = "A is a"
+        '''))
+    (tmp_path / "pyproject.toml").unlink()
+    assert call("resolve", "--set", "dtype=bf16", "--set", "inter=b") == (0, (
+        "Chose a (A) automatically at version 1.0\n"
+        "Roles: Intra (intra) = a, chosen automatically; Inter (inter) = b, asked for\n"
+        "Adjusted dtype: 'bf16' -> 'fp32' (adjustment 'b_fp32', at stage 'cast')\n"
+        "Warning (adjusted): A is a\n"
+        "Warning (adjusted): b reduces in fp32: set dtype from 'bf16' to 'fp32'\n"), "")
+    status, out, err = call("resolve", "--set", "dtype=bf16", "--set", "inter=b", "--explain")
+    assert (status, err) == (0, "")
+    assert out.split("Adjustments:\n")[1].split("\n")[0] == (
+        "  - b_fp32 (at stage 'cast'): dtype = 'bf16' -> 'fp32', overriding the config's value")
+
+
 def test_resolve_says_the_forced_runners_override_before_no_runner():
     """Issue 25: watermarking forces V2, which refuses speculative method 'suffix', and V1 does not
     serve watermarking: V2's CUDA-graph override under stock torch.compile is said first, as vLLM

@@ -500,3 +500,57 @@ def test_the_reports_the_reference_page_shows_are_what_the_commands_print(monkey
     if os.environ.get("MATRIX_UPDATE_GOLDEN") == "1":
         REFERENCE.write_text(fresh)
     assert text == fresh
+
+
+_ROLES_REPORT = '''[matrix]
+name = "roles report"
+version = "1.0"
+stages = ["choice", "cast"]
+
+[config]
+dtype = { type = "str", choices = ["fp32", "bf16"], default = "fp32" }
+device = { type = "str", choices = ["gpu", "cpu"], default = "gpu" }
+backend = { type = "str", nullable = true, choices = ["a", "b"] }
+inter = { type = "str", nullable = true, choices = ["a", "b"] }
+
+[roles.intra]
+name = "Intra"
+field = "backend"
+
+[roles.inter]
+name = "Inter"
+field = "inter"
+follows = "intra"
+
+[requirements]
+device = { name = "Device", reason = "cannot run on a {device} device" }
+
+[adjustments.b_fp32]
+name = "b reduces in fp32"
+stage = "cast"
+when = "dtype == 'bf16' and (role.intra == 'b' or role.inter == 'b')"
+set = { dtype = "fp32" }
+message = "b has no {dtype} reductions"
+'''
+_ROLES_REPORT_RUNNERS = {"a": {"name": "A", "priority": 2, "requires": {"device": "device == 'gpu'"}},
+                         "b": {"name": "B", "priority": 1}}
+
+
+def test_an_adjustment_that_reads_roles_says_the_runners_that_filled_them_and_a_requirement_its_reason_filled():
+    """A user trial: the report said None for each role an adjustment read (its ``because``), and
+    a failed requirement by its unfilled reason, where explain() fills it."""
+    m = matrix.loads(_ROLES_REPORT, runners=_ROLES_REPORT_RUNNERS)
+    line = _ROLES_REPORT.splitlines().index("[adjustments.b_fp32]") + 4  # its when, counted from 1
+    predicate = "dtype == 'bf16' and (role.intra == 'b' or role.inter == 'b')"
+    for config, roles in (({"dtype": "bf16", "inter": "b"}, {"role.inter": "b", "role.intra": "a"}),
+                          ({"dtype": "bf16", "backend": "b"}, {"role.inter": "b", "role.intra": "b"})):
+        assert report(m, config)["why"] == [
+            rule("adjusts", "b_fp32", "b reduces in fp32", roles["role.intra"], predicate, {"dtype": "bf16", **roles},
+                 line, kind="adjustment", file="<string>", place="$.adjustments.b_fp32.when", sets={"dtype": "fp32"})]
+    with pytest.raises(matrix.UnsupportedFeatureError) as refused:
+        m.resolve({"device": "cpu"}, runner="a")
+    said = refused.value.resolution.explain().splitlines()
+    assert said[3] == "    - cannot run on a cpu device (requirement 'device')"
+    assert report(m, {"device": "cpu"}, runner="a")["why"] == [
+        rule("blocks", "a:device", "cannot run on a cpu device", "a", "device == 'gpu'", {"device": "cpu"}, None,
+             kind="requirement", holds=False, file=None, place="$.requires.device", column=None)]

@@ -2536,6 +2536,8 @@ def test_a_role_asked_for_is_validated_as_a_request():
         "Refused in role 'prefill' (filled by a): A in role 'prefill' does not support: Eager mode"]
     # A following role takes the runner it follows as it is, not validated again.
     assert dict(m.resolve({"eager": True}).roles) == {"base": "b", "prefill": "b", "decode": "b"}
+    # is_supported says what resolve with that request says (a user trial: True where a role refused).
+    assert [m.is_supported({"eager": True, "prefill": p}, "b") for p in (None, "a", "c")] == [True, False, True]
 
 
 def test_a_requirement_applies_in_the_roles_it_names():
@@ -2562,6 +2564,10 @@ def test_a_requirement_applies_in_the_roles_it_names():
         assert caught.value.resolution.to_dict()["role_refusal"] == said
         assert caught.value.resolution.explain().splitlines()[-1] == f"Refused in role 'decode' (filled by c): {refused}"
     assert m.resolve({"decode": "c", "page": 64}).role_refusal is None
+    # is_supported weighs the runner followed into a role too (a user trial: UCC followed into the
+    # inter role and refused there, is_supported said True).
+    assert [m.is_supported({"page": p}, "c") for p in (1, 64)] == [False, True]
+    assert [m.is_supported({"decode": d}, "c") for d in ("a", "b", "c")] == [True, True, False]
     assert dict(m.resolve({"decode": "c", "page": 64}).roles) == {"base": "a", "prefill": "b", "decode": "c"}
     assert dict(m.resolve({"backend": "c", "prefill": "c", "decode": "b", "page": 0}).roles) == {
         "base": "c", "prefill": "c", "decode": "b"}  # b's chain names base and prefill only
@@ -2672,7 +2678,9 @@ def test_a_condition_reading_a_role_is_no_gate_of_the_compiled_plan():
     compiled = plan(m, m.version)
     gate = next(g for g in compiled.features if g.id == "adjustment:decode_pages")
     assert str(gate.when) == "True" and all(not p.startswith("role.") for p in compiled.paths)
-    assert m.is_supported({"decode": "c"}, "c") is True
+    # is_supported weighs the other roles as resolve fills them (a user trial: it said True where
+    # the runner in the decode role refused): c prefilling for c is refused, a for c is not.
+    assert [m.is_supported({"decode": "c", "prefill": p}, "c") for p in (None, "a")] == [False, True]
     assert m.schema.get("role.decode") == matrix.schema.Field("role.decode", "str", choices=("a", "b", "c"))
 
 
@@ -2745,12 +2753,13 @@ def test_adjustments_apply_stage_by_stage_around_the_choice():
     r = m.resolve({})  # fast: the page default, after the choice, for a runner without adjustments of its own
     assert (r.runner, [(a.id, a.runner, a.path, a.before, a.after) for a in r.adjustments]) == (
         "fast", [("page_default", "fast", "page", None, 1)])
+    # The page default is said at its stage, not "for slow": it is not slow's own (a user trial).
     r = m.resolve({}, runner="slow")  # the page default (pages, declared first) before slow_pages: page 1, then 16
     assert [(a.id, a.before, a.after) for a in r.adjustments] == [
         ("slow_graphs", True, False), ("page_default", None, 1), ("slow_pages", 1, 16)]
     assert r.explain().split("Adjustments:\n")[1].split("\nActive")[0] == (
         "  - slow_graphs (for slow): graphs = True -> False, overriding the config's value\n"
-        "  - page_default (for slow): page = None -> 1\n"
+        "  - page_default (at stage 'pages'): page = None -> 1\n"
         "  - slow_pages (for slow): page = 1 -> 16")
 
 
