@@ -746,9 +746,11 @@ def witnessed(ctx: Contexts, budget: int) -> Set[Tuple[str, str]]:
     resolution whose staged refusal names it. Passing: one that serves, by a runner it binds that
     served at its stage (not a requirement of roles: whether its runner filled one of them there is
     not read back). The configs tried: every setting at its default, asked for each runner and
-    chosen automatically; and, for each chain and runner it binds, one where it fails read through
-    that runner's own adjustments up to its stage (the adjustments before the choice not weighed:
-    a config tried that does not refuse proves nothing, and the chain stays undecided)."""
+    chosen automatically; and, for each chain and runner it binds, one where it fails and one where
+    it holds, read through that runner's own adjustments up to its stage, the second with no gate
+    that blocks the runner nor a removed one holding as given (the adjustments before the choice
+    not weighed: a config tried that neither refuses nor passes proves nothing, and the chain stays
+    undecided)."""
     if ctx._witnessed is not None:
         return ctx._witnessed
     matrix = ctx.matrix
@@ -766,15 +768,17 @@ def witnessed(ctx: Contexts, budget: int) -> Set[Tuple[str, str]]:
         shown.tried(defaults, runner)
     rewriters: Dict[str, Rewriter] = {}  # each runner's own adjustments, built once (their memo shared)
     for key, chain in chains.items():
-        for runner in runners:
-            if key in shown.refused:
-                break
-            if runner not in rewriters:
-                rewriters[runner] = Rewriter(ctx.own_adjustments.get(runner, ()), ctx.schema, ctx.roles.get(runner))
-            config = _failing(ctx, chain, runner, rewriters[runner], schema, budget) if binds(chain[0], runner) else None
-            if config is not None:
-                shown.tried(config, runner)
-                shown.tried(config, None)
+        for fails, seen in ((True, shown.refused), (False, shown.passed)):
+            for runner in runners:
+                if key in seen:
+                    break
+                if runner not in rewriters:
+                    rewriters[runner] = Rewriter(ctx.own_adjustments.get(runner, ()), ctx.schema, ctx.roles.get(runner))
+                config = _meeting(ctx, chain, runner, rewriters[runner], schema, budget, fails) \
+                    if binds(chain[0], runner) else None
+                if config is not None:
+                    shown.tried(config, runner)
+                    shown.tried(config, None)
     ctx._witnessed = shown.refused & shown.passed & set(chains)
     return ctx._witnessed
 
@@ -811,20 +815,22 @@ class _Shown:
                 self.passed.add(key)
 
 
-def _failing(ctx: Contexts, chain: List[Requirement], runner: Optional[str], own: Rewriter, schema: Any,
-             budget: int) -> Optional[Dict[str, object]]:
-    """A config where *chain* fails once *runner* serves, read through *runner*'s own adjustments
-    (*own*) up to its stage (not those before the choice; None: as given), or None (none, or not
-    found within the limits)."""
-    stages = ctx.matrix.stages
-    roles = ctx.roles.get(runner) if runner is not None else None
-    n = sum(1 for a in ctx.own_adjustments.get(runner or "", ()) if stage_of(stages, a) <= stage_of(stages, chain[0]))
+def _meeting(ctx: Contexts, chain: List[Requirement], runner: str, own: Rewriter, schema: Any,
+             budget: int, fails: bool) -> Optional[Dict[str, object]]:
+    """A config where *chain* fails (*fails*) or holds once *runner* serves, read through *runner*'s
+    own adjustments (*own*) up to its stage (not those before the choice), or None (none, or not
+    found within the limits). One where it holds has no gate that blocks *runner*, nor a removed
+    one, holding as given: a config *runner* may serve."""
+    stages, compiled = ctx.matrix.stages, ctx.plan
+    roles = ctx.roles.get(runner)
+    n = sum(1 for a in ctx.own_adjustments.get(runner, ()) if stage_of(stages, a) <= stage_of(stages, chain[0]))
     try:
         node = refusing(chain)
         node = node if roles is None else roles(node)
         node = own(node, n) if n else node
-        space = Space(schema, [node], budget=min(budget, 20_000))
-        found = space.solve(true=[node])
+        false = [] if fails else [f.when.node for f in compiled.active(compiled.blocking[runner] | compiled.removed)]
+        space = Space(schema, [node, *false], budget=min(budget, 20_000))
+        found = space.solve(true=[node], false=false) if fails else space.solve(true=[], false=[node, *false])
     except (TooLarge, Inconclusive):
         return None
     return None if found is None else space.witness(found)

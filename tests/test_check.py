@@ -394,6 +394,13 @@ _KINDS = {"i": ("int", True), "j": ("int", False), "t": ("str", False), "b": ("b
 ADJUSTMENTS_MARK = "# --- adjustments"
 
 
+#: Per adjustable field, an atom and a value that makes it hold: the steered matrices (`_small_matrices`)
+#: gate a runner with the atom and give it an adjustment that sets the value, so that its own
+#: adjustments may leave it blocked where it was free (adjustment-refuses).
+_HITS = {"i": ("i == 1", 1), "j": ("j == 3", 3), "t": ("t == 'b'", "b"), "b": ("b", True), "w": ("w == '2.0'", "2.0"),
+         "s": ("s == 'a'", "a"), "g": ("g is None", None)}
+
+
 def _toml_value(value):
     if value is None:
         return "{ none = true }"
@@ -412,7 +419,8 @@ def _error_kind(draw):
 
 
 @st.composite
-def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects=False, issue30=True, staged=False):  # noqa: C901 — one composite strategy that draws every construct of a matrix, so that they combine
+def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects=False, issue30=True, staged=False,  # noqa: C901 — one composite strategy that draws every construct of a matrix, so that they combine
+                    steer=False):
     """Small matrices with every construct of choice: forces, prefers (outright or not), orders,
     candidacy, requirements and chains (a clause may be one no config meets), removals and
     refusals (one may repeat another), runners' former ids (deprecated, removed, overdue) and
@@ -426,7 +434,9 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
     for `matrix diff`'s brute force, which does not weigh them yet. With *staged* (and stages
     drawn), staged requirements of kind ``ks`` (issue 30, F6): a matrix-wide one at any stage but
     choice (after it, perhaps exempting a runner) and a runner's after the choice, declared after
-    `ADJUSTMENTS_MARK` and in *runners* (`_unstaged` leaves them out for the matrix of choice)."""
+    `ADJUSTMENTS_MARK` and in *runners* (`_unstaged` leaves them out for the matrix of choice).
+    With *steer* too, a third of them are steered to the paths of check that free draws seldom
+    reach together (see below): check's brute force only, where CI time allows it."""
     if adjustments:
         adjustable = _ADJUSTABLE if issue30 else [n for n in _ADJUSTABLE if n != "g"]
         names = draw(st.lists(st.sampled_from(adjustable), min_size=1, max_size=2, unique=True))
@@ -445,7 +455,17 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
     gate = st.one_of(atom, st.builds(lambda a, b, o: f"({a}) {o} ({b})", atom, atom, st.sampled_from(["and", "or"])),
                      atom.map(lambda a: f"not ({a})"))
     ids = ["a", "b", "c"][: draw(st.sampled_from([2, 2, 3]))]
-    gates = draw(st.lists(gate, min_size=1, max_size=4))
+    # Steered (a third of the matrices with adjustments, redirects and staged requirements): the
+    # constructs whose paths of check a matrix drawn freely seldom reaches together. A runner x
+    # with a redirect at a stage after the choice to y, both with adjustments of their own; x
+    # gated by an atom its own adjustment makes hold (adjustment-refuses); a staged requirement
+    # after the choice binding x or y (read through resolved configs, `witnessed`). At most two
+    # gates besides: with more, over one or two fields, a runner is seldom free anywhere.
+    steered = None
+    if steer and adjustments and redirects and staged and requests and issue30 and draw(st.integers(0, 2)) == 0:
+        x = draw(st.sampled_from(ids))
+        steered = (x, draw(st.sampled_from([r for r in ids if r != x])), draw(st.sampled_from(names)))
+    gates = draw(st.lists(gate, min_size=1, max_size=4 if steered is None else 2))
     text = '[matrix]\nname = "small"\nversion = "1.0"\n[config]\n' + "\n".join(_FIELDS[n][0] for n in names) + "\n"
     # Reasons are templates (issue 30, F7): a kind's may say a drawn field's value.
     reasons = _reasons if issue30 else (lambda lead, names: st.just(f"{lead} fails"))
@@ -488,8 +508,12 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
             extra += f'applies = "{draw(st.sampled_from(["asked", "automatic"]))}"\n'
         cells = ", ".join(f'{r} = "{s}"' for r, s in support.items())
         text += f'[features.g{index}]\nname = "g{index}"\nwhen = "{when}"\nsupport = {{ {cells} }}\n{extra}'
+    if steered is not None:  # the gate x's own adjustment may make hold
+        x, _, path = steered
+        cells = ", ".join(f'{r} = "{"no" if r == x else draw(st.sampled_from(["yes", "no"]))}"' for r in ids)
+        text += f'[features.hit]\nname = "hit"\nwhen = "{_HITS[path][0]}"\nsupport = {{ {cells} }}\n'
     runners = {r: {"name": r.upper(), "priority": 3 - i} for i, r in enumerate(ids)}
-    for r in ids:
+    for r in ids if steered is None else [r for r in ids if r not in steered[:2]]:  # x and y: the staged one only
         requires = {}
         for kind in ("k1", "k2"):
             shape = draw(st.sampled_from(["none", "none", "plain", "chain"]))
@@ -547,6 +571,8 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
         # today's order, held by its own test.)
         stages = draw(st.sampled_from([None] * 5 + [["s0", "choice"], ["choice", "s1"],
                                                     ["s0", "choice", "s1", "s2"]])) if issue30 else None
+        if steered is not None:  # a stage after the choice, for the redirect and the requirement
+            stages = draw(st.sampled_from([["choice", "s1"], ["s0", "choice", "s1", "s2"]]))
         if stages is not None:
             text = text.replace('version = "1.0"\n', f'version = "1.0"\nstages = {json.dumps(stages)}\n', 1)
         text += ADJUSTMENTS_MARK + "\n"
@@ -554,14 +580,14 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
         # renamed away: it acts on that runner serving, on the config its stage finds.
         late = stages[stages.index("choice") + 1:] if stages is not None else []
         if redirects and requests and late:
-            r = draw(st.sampled_from(ids))
-            redirect = {"to": draw(st.sampled_from([o for o in ids if o != r])), "when": draw(atom),
-                        "stage": draw(st.sampled_from(late))}
+            r = draw(st.sampled_from(ids)) if steered is None else steered[0]
+            redirect = {"to": draw(st.sampled_from([o for o in ids if o != r])) if steered is None else steered[1],
+                        "when": draw(atom), "stage": draw(st.sampled_from(late))}
             redirect.update(draw(st.sampled_from([{}, {}, {"until": "1.0"}])))
             runners[r] = {**runners[r], "redirects": [*runners[r].get("redirects", ()), redirect]}
         # (Half the staged matrices: a staged matrix resolves off the fast path, so the brute force
         # of resolve stays near its CI time.)
-        if staged and stages is not None and draw(st.booleans()):
+        if staged and stages is not None and (steered is not None or draw(st.booleans())):
             after = stages[stages.index("choice") + 1:]
             error_kind = draw(st.sampled_from(["", 'kind = "ValueError"\n']))
             text += f'[requirements.ks]\nname = "KS"\nreason = "ks fails"\n{error_kind}'
@@ -570,11 +596,21 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
                 text += f'[requires.ks]\ncondition = {json.dumps(draw(atom))}\nstage = "{stage}"\n'
                 if stage in after and draw(st.booleans()):
                     text += f'exempt = ["{draw(st.sampled_from(ids))}"]\n'
-            for r in draw(st.lists(st.sampled_from(ids), max_size=2, unique=True)) if after else ():
+            bound = draw(st.lists(st.sampled_from(ids), max_size=2, unique=True)) if after else []
+            if steered is not None and not set(bound) & set(steered[:2]):  # one of x and y, whose steps the redirect changes
+                bound.append(draw(st.sampled_from(steered[:2])))
+            for r in bound:
                 clauses = [{"condition": draw(atom), "stage": draw(st.sampled_from(after))}]
                 if draw(st.integers(0, 3)) == 0:  # a chain: its stage is its first clause's
                     clauses.append({"condition": draw(atom)})
                 runners[r] = {**runners[r], "requires": {**runners[r].get("requires", {}), "ks": clauses}}
+        if steered is not None:  # x's own adjustment that makes its gate hold, perhaps at a stage
+            x, _, path = steered
+            when = draw(atom | st.none())
+            stage = draw(st.sampled_from([None, *stages[stages.index("choice"):]]))
+            text += ('[adjustments.hit]\nname = "hit"\n' + ("" if when is None else f'when = "{when}"\n')
+                     + f'set = {{ "{path}" = {_toml_value(_HITS[path][1])} }}\noverride = true\nrunners = ["{x}"]\n'
+                     + ("" if stage is None else f'stage = "{stage}"\n'))
         for number in range(draw(st.integers(0, 3))):
             path = draw(st.sampled_from(names))
             kind, nullable = _KINDS[path]
@@ -597,7 +633,8 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
                                                           and not (isinstance(v, float) and not math.isfinite(v))
                                                           and not (isinstance(v, str) and "+" in v)])))
             override = draw(st.booleans()) if nullable else True
-            applies_to = draw(st.sampled_from([[], [], [ids[0]], [ids[-1]], ids[:2]] + [[r] for r in forced_runners] * 2))
+            applies_to = draw(st.sampled_from([[], [], [ids[0]], [ids[-1]], ids[:2]] + [[r] for r in forced_runners] * 2
+                                              + ([[steered[0]], [steered[1]], [steered[1]]] if steered else [])))
             # When it speaks (issue 30, F9): where it changes a value, always, or a notice (no set).
             speaks = draw(st.sampled_from(["changes", "changes", "always", "notice"]))
             # Its condition may read the values as given (issue 30, F8), or be left out: it then
@@ -860,7 +897,7 @@ _STAGE_REDIRECT_REFUSED = ('[matrix]\nname = "small"\nversion = "1.0"\nstages = 
 True)
 
 @settings(deadline=None)
-@given(_small_matrices(adjustments=True, redirects=True, staged=True))
+@given(_small_matrices(adjustments=True, redirects=True, staged=True, steer=True))
 @example(_STAGED_FORCED)
 @example(_STAGED_REFUSES_ALL)
 @example(_ALWAYS_THEN_ADJUSTED)
@@ -1331,21 +1368,26 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, staged=(), k
     (requirement-idle) exactly when no resolution is refused by it."""
     v = m.version
     undecided = {f.place for f in by_code.get("inconclusive", [])}
-    refused, applied, staged_refused, served = set(), set(), set(), set()
+    refused, applied, staged_refused, served, staged_passed = set(), set(), set(), set(), set()
     # Without an adjustment no config is refused by one and none is said (the two sets stay
     # empty, and check must say neither): the resolutions below are read for nothing else.
     for config in universe if m.adjustments else ():
         try:
             resolution = m.resolve(config)
+            staged_passed.update(_staged_passed(m, resolution, staged if idle_of is None else idle_of, kind))
         except matrix.AdjustmentError as error:
             # A redirect at a stage (issue 30, F6) that sent the runner on: its runner's refusal is
             # the redirect's (redirect-refused), not the chosen runner's adjustments'.
             rerouted = error.resolution.redirect is not None and error.resolution.redirect.stage is not None
             if error.resolution.staged_refusal is None and not rerouted:
                 refused.add(m0.resolve(chosen_on(config)).runner)
+            if error.resolution.staged_refusal is None:  # refused on F: after every stage
+                staged_passed.update(_staged_passed(m, error.resolution, staged if idle_of is None else idle_of, kind))
             resolution = error.resolution
         except matrix.ResolutionError as error:
             resolution = error.resolution
+            if type(error) is NoRunnerError and resolution.staged_refusal is None:  # refused by the choice, after the stages before it
+                staged_passed.update(_staged_passed(m, resolution, staged if idle_of is None else idle_of, kind, True))
         staged_refused.update((resolution.staged_refusal or {}).get("requirements", ()))
         # Said: a change's warning, or one that says always (README: an adjustment speaks where it
         # changes a value; with says = "always", or a notice, wherever its when holds).
@@ -1353,6 +1395,7 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, staged=(), k
         for runner in m.runners:
             try:
                 resolution = m.resolve(config, runner=runner.id)
+                staged_passed.update(_staged_passed(m, resolution, staged if idle_of is None else idle_of, kind))
             except matrix.ResolutionError as error:
                 resolution = error.resolution
             applied.update(w.feature for w in resolution.warnings if w.kind == "adjusted")  # a redirect's runner too
@@ -1362,6 +1405,10 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, staged=(), k
             if _staged_finding(f) and f"'{kind}'" in f.message}
     unsure_staged = {("*" if f.runner is None else f.runner) + ":" + kind for f in by_code.get("inconclusive", [])
                      if f"requirement '{kind}'" in f.message}
+    # One said unmet refuses every config it is checked on: no served resolution passed it.
+    unmet = {("*" if f.runner is None else f.runner) + ":" + kind for f in by_code.get("requirement-unmet", [])
+             if _staged_finding(f) and f"'{kind}'" in f.message}
+    assert not unmet & staged_passed, unmet & staged_passed
     for owner, _, _, exempt, scoped in staged if idle_of is None else idle_of:  # those of *kind* (all: *staged*)
         gate = ("*" if owner is None else owner) + ":" + kind
         # Reached where a runner it binds serves (a served config passed every stage): a
@@ -1399,6 +1446,25 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, staged=(), k
         assert (place in never) == (a.id not in applied), place
         if a.id in applied:  # one that says always: its message is its effect, never undone
             assert (place in undone) == (a.says != "always" and _undone_reference(m, a, universe, chosen_on)), place
+
+
+def _staged_passed(m, resolution, staged, kind, before=False):
+    """The staged requirements of *kind* (owner:kind, as `_adjustment_findings_agree` names them)
+    that a *resolution* served, or refused on F after every stage (`AdjustmentError`), passed:
+    each before the choice, and each after it that binds the
+    runner serving at its stage (the one a redirect at a later stage sent on: docs/reference/
+    file-format.md, Stages); not one of roles (whether its runner filled a role is not read back).
+    With *before*, of a resolution the choice refused: those before the choice alone."""
+    at = m.stages.index("choice") if m.stages else 0
+    redirect = resolution.redirect
+    out = set()
+    for owner, _, stage, exempt, scoped in staged:
+        k = m.stages.index(stage)
+        serving = redirect.runner if redirect is not None and redirect.stage is not None and \
+            m.stages.index(redirect.stage) > k else resolution.runner
+        if k < at or not before and not scoped and (owner == serving or owner is None and serving not in exempt):
+            out.add(("*" if owner is None else owner) + ":" + kind)
+    return out
 
 
 def _undone_reference(m, a, universe, chosen_on):
