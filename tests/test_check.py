@@ -1468,11 +1468,27 @@ def _staged_passed(m, resolution, staged, kind, before=False):
 
 
 def _undone_reference(m, a, universe, chosen_on):
-    """Whether the adjustments after *a* undo it wherever it changes a value (see above)."""
+    """Whether the adjustments after *a* undo it wherever it changes a value (see above). One
+    after the choice whose runners' steps a redirect at a stage changes (issue 30, F6): on each
+    config of choice and each runner serving there, the adjustments its walk makes (`_way`), and
+    wherever *a* changes a value among them, the same walk without it (the way taken with it)."""
 
     def same(x, y):
         return {n: (type(_plain(x[n])), _plain(x[n])) for n in x} == {n: (type(_plain(y[n])), _plain(y[n])) for n in y}
 
+    if a not in _before_choice(m) and _rerouted_runners(m) & set(a.runners or [r.id for r in m.runners]):
+        for config in universe:
+            c = chosen_on(config)
+            for r in m.runners:
+                steps = _way(m, c, r.id)
+                if a not in steps:
+                    continue
+                index = steps.index(a)
+                x = _reference_apply(m, steps[:index], c, r.id)[0]
+                if _reference_apply(m, [a], x, r.id)[1] and not same(_reference_apply(m, steps[index:], x, r.id)[0],
+                                                                     _reference_apply(m, steps[index + 1:], x, r.id)[0]):
+                    return False
+        return True
     lists = [(_before_choice(m), lambda config: config, None)] if a in _before_choice(m) else \
         [(_after_choice(m, r.id), chosen_on, r.id) for r in m.runners if a in _after_choice(m, r.id)]
     for steps, start, runner in lists:  # the runner that serves: a role reads it (issue 30, F1)
@@ -1487,6 +1503,35 @@ def _undone_reference(m, a, universe, chosen_on):
                         _reference_apply(m, steps[index + 1:], x, runner)[0]):
                 return False
     return True
+
+
+def _rerouted_runners(m):
+    """The runners whose steps a redirect at a stage in force changes: its own, and its runner."""
+    from matrix.schema import in_window
+
+    return {r for x in m.runners for d in x.redirects if d.stage is not None and in_window(d.window, m.version)
+            for r in (x.id, d.to)}
+
+
+def _way(m, c, serving):
+    """The adjustments after the choice made once *serving* serves on the config of choice *c*
+    (docs/reference/file-format.md, "A redirect at a stage"), as `_reference_walk` walks them
+    (staged requirements left out): *serving*'s, stage by stage, until its first redirect at a
+    stage in force holds on the config the stages before it left; then that redirect's runner's,
+    from that stage on."""
+    from matrix.schema import in_window
+
+    steps, current, runner, rerouted = [], c, serving, None
+    for stage in m.stages[m.stages.index("choice"):]:
+        if rerouted is None:
+            rerouted = next((d for d in m.runner(runner).redirects if d.stage == stage and in_window(d.window, m.version)
+                             and _holds_given(m, d.when, current, current.get(_GIVEN, current),
+                                              _role_values(m, current, runner))), None)
+            runner = runner if rerouted is None else rerouted.to
+        here = [a for a in _after_choice(m, runner) if (a.stage or "choice") == stage]
+        current = _reference_apply(m, here, current, runner)[0]
+        steps += here
+    return steps
 
 
 def _applied(m, config, runner):
@@ -3592,13 +3637,15 @@ set = { y = 0 }
 
 
 
-def test_check_says_inconclusive_naming_a_redirect_at_a_stage_where_it_changes_the_answer():
+def test_check_reads_a_redirect_at_a_stage_where_it_changes_the_answer():
     """Issue 30, F6: a redirect at a stage after the choice splits the steps of the runner that
     serves. Its own findings are read: its condition on the config the runner's steps before its
     stage leave (torch_native's A19 turns graphs off before 'pages', so its redirect never
     applies), a refusal confirmed by resolving its witness (sinks after intel_amx → torch_native).
-    The other questions it changes are not read yet, and inconclusive, naming it: the
-    adjustments after the choice of the runners it joins (and those that name no runner). No
+    The adjustments after the choice of the runners it joins (and those that name no runner) are
+    read on each way they run (`_check_adjust._ways`): each changes a value, or is said, on a
+    config resolve confirms, and none is undone, so neither adjustment-never nor adjustment-undone
+    is said of them (they were inconclusive, naming the redirect). No
     adjustment here blocks a runner: adjustment-refuses is decided (none), where it was
     inconclusive (`test_adjustment_refuses_reads_where_a_redirect_at_a_stage_applies`). Their staged
     requirements are decided where resolved configs show them refusing and passing: torch_native's
@@ -3613,12 +3660,11 @@ def test_check_says_inconclusive_naming_a_redirect_at_a_stage_where_it_changes_t
     assert diff(m, m).undecided[-1] == ("Not compared: redirects at a stage (after the choice) (the answers for a "
                                         "config such a redirect sends elsewhere may differ unseen)")
     found = [(f.code, f.place, f.message.split(": a redirect at a stage")[0]) for f in check(m).findings]
-    tail = ": a redirect at a stage after the choice sends the runner that serves to another, which serves from " \
-           "that stage on ({}), and these questions do not read it yet"
-    said = [f.message for f in check(matrix.loads(_REROUTED, runners=_REROUTED_RUNNERS)).findings
-            if f.place == "$.adjustments.amx_page" and f.code == "inconclusive"]
-    assert said[0] == ("Could not decide whether amx page ever changes a value, or is always undone"
-                       + tail.format("intel_amx → torch_native at stage 'fallbacks'"))
+    said = set()
+    for config in ({}, {"platform": {"has_amx": False}}):
+        for asked in (None, "intel_amx", "torch_native"):
+            said.update(w.feature for w in m.resolve(config, runner=asked).warnings if w.kind == "adjusted")
+    assert said >= {"graphs_off", "amx_graphs", "amx_page", "page_default"}
     with pytest.raises(UnsupportedFeatureError) as staged:
         m.resolve({"page": 64}, runner="torch_native")
     assert staged.value.resolution.staged_refusal["requirements"] == ["torch_native:small_page"]
@@ -3639,11 +3685,7 @@ def test_check_says_inconclusive_naming_a_redirect_at_a_stage_where_it_changes_t
         ("redirect-refused", "$.runners.intel_amx.redirects[0]", "Intel AMX's redirect 1 to Torch native (not "
                                                                  "platform.has_amx) can leave a request Torch native "
                                                                  "refuses: where it applies, Torch native does not "
-                                                                 "support attention sinks"),
-        *(("inconclusive", f"$.adjustments.{a}", f"Could not decide whether {name} ever changes a value, or is "
-                                                  "always undone")
-          for a, name in (("graphs_off", "A19"), ("amx_graphs", "graphs said"), ("amx_page", "amx page"),
-                          ("page_default", "page default")))]
+                                                                 "support attention sinks")]
 
 
 _STAGED_BEFORE_CHOICE = '''[matrix]
@@ -3745,8 +3787,9 @@ def test_adjustment_refuses_reads_where_a_redirect_at_a_stage_applies(when):
         "x": {"name": "X", "priority": 2, "redirects": [{"to": "y", "when": when, "stage": "late"}]},
         "y": {"name": "Y", "priority": 1}})
     findings = check(m).findings
-    # Whether sx ever changes a value is not read yet around the redirect (said, naming it).
-    assert [f.code for f in findings if f.place == "$.adjustments.sx" and f.code == "inconclusive"] == ["inconclusive"]
+    # sx changes a value on X's way (before the redirect's stage) and nothing after it undoes it:
+    # neither adjustment-never nor adjustment-undone, and decided (it was inconclusive, naming the redirect).
+    assert [f.code for f in findings if f.place == "$.adjustments.sx" and f.code != "adjustment-refuses"] == []
     found = [(f.code, f.place, f.message, f.witness) for f in findings if f.code != "inconclusive"]
     refuses = [("adjustment-refuses", "$.adjustments.sx", "Automatic choice gives X configs that its own adjustments "
                 "leave it unable to serve (an AdjustmentError); resolve then says: An adjustment leaves a config the "
@@ -3760,3 +3803,70 @@ def test_adjustment_refuses_reads_where_a_redirect_at_a_stage_applies(when):
     else:
         assert m.resolve({"t": True, "r": False}).runner == "y"
     assert m.resolve({"t": True, "r": True}).runner == "y"
+
+
+_REACHED_BY_A_REDIRECT = '''[matrix]
+name = "t"
+version = "1.0"
+stages = ["choice", "mid", "late"]
+[config]
+t = { type = "bool", default = false }
+u = { type = "int", min = 0, max = 1, default = 0 }
+v = { type = "bool", default = false }
+[features.f]
+name = "f"
+when = "v and not t"
+support = { x = "yes", y = "yes" }
+[adjustments.zx]
+name = "Z for X"
+runners = ["x"]
+stage = "mid"
+set = { u = 0 }
+[adjustments.zy]
+name = "Z for Y"
+runners = ["y"]
+stage = "mid"
+set = { u = 0 }
+[adjustments.ux]
+name = "U for X"
+runners = ["x"]
+stage = "mid"
+when = "t"
+set = { u = 1 }
+[adjustments.vy]
+name = "V for Y"
+runners = ["y"]
+stage = "late"
+when = "u == 1"
+set = { v = true }
+'''
+
+
+@pytest.mark.parametrize(("when", "undo", "expected"), [
+    ("t", False, []),
+    ("t", True, [("adjustment-undone", "$.adjustments.vy", "V for Y has no effect: wherever it changes a value, the "
+                  "adjustments after it leave the config as they would without it (they undo it, or do the same); "
+                  "delete it, or check the ones after it")]),
+    ("not t", False, [("adjustment-never", "$.adjustments.vy", "V for Y never changes a value: no config that "
+                       "automatic choice gives to Y, or that a request for it leaves with it, makes it change a value; "
+                       "delete it, or check its condition")]),
+])
+def test_adjustment_never_and_undone_read_each_way_a_redirect_at_a_stage_makes(when, undo, expected):
+    """Issue 30, F6: X's redirect at stage 'late' sends it to Y, whose adjustments from 'late' on
+    then run after X's before it (`_check_adjust._ways`). Y's V sets v where u is 1, which only X's
+    U makes (Y's own Z sets u to 0 at 'mid', which that way skips): where the redirect reads t (U's
+    condition), V changes a value on that way alone, and a W after it that resets v undoes it;
+    where it reads not t, V never changes a value. Each was inconclusive, naming the redirect."""
+    text = _REACHED_BY_A_REDIRECT + ('[adjustments.wy]\nname = "W for Y"\nrunners = ["y"]\nstage = "late"\n'
+                                     'set = { v = false }\n' if undo else "")
+    m = matrix.loads(text, runners={"x": {"name": "X", "priority": 2, "redirects": [{"to": "y", "when": when,
+                                                                                     "stage": "late"}]},
+                                    "y": {"name": "Y", "priority": 1}})
+    found = [(f.code, f.place, f.message) for f in check(m).findings if f.place.startswith("$.adjustments")]
+    assert found == expected
+    said = set()
+    for values in itertools.product([False, True], [0, 1], [False, True]):
+        for asked in (None, "x", "y"):
+            resolution = m.resolve(dict(zip("tuv", values)), runner=asked)
+            said.update(a.id for a in resolution.adjustments)
+    assert ("vy" in said) == (when == "t")
