@@ -904,7 +904,7 @@ def witnessed(ctx: Contexts, budget: int) -> Set[Tuple[str, str]]:
     for key, chain in chains.items():
         for fails, seen in ((True, shown.refused), (False, shown.passed)):
             for runner in runners:
-                if key in seen:
+                if key in seen or not fails and key not in shown.refused:  # passing alone decides nothing
                     break
                 if runner not in rewriters:
                     rewriters[runner] = Rewriter(ctx.own_adjustments.get(runner, ()), ctx.schema, ctx.roles.get(runner))
