@@ -750,13 +750,24 @@ def _never_or_undone_ways(ctx: Contexts, space: Space, reach: _Reach, adjustment
         cut = ctx.refused_before(None if runners[1:] else serving, stage_of(stages, adjustment))
         kept = [ctx.choice(mine), *entry, *([Not(disjoin(cut))] if cut else [])]
         hit = reach.automatic(serving, kept) or reach.requested(serving, kept)
-        if hit is None and len(runners) == 1:  # the forced runner, where the no-runner error ends on it
-            forcing = _forcing(ctx, reach.choice)
-            hit = next((h for h in (_forced_free(ctx, space, reach.choice, reach.gone, f, serving, forcing, kept, False)
-                                    for f in forcing if f.forces is not None and f.forces.runner == serving)
-                        if h is not None), None)
         if hit is not None:
             found.append(space.witness(hit))
+    # The forced way: where the no-runner error of automatic choice ends on one of its runners
+    # because a feature forces it, that runner's adjustments all apply to C, stage by stage; it
+    # does not serve, so none of its redirects at a stage is read, nor its staged requirements
+    # (docs/explanation/effective-config.md, step 4; `matrix.resolver`).
+    forcing = _forcing(ctx, reach.choice)
+    forced: List[Tuple[str, int]] = []
+    for runner in (r.id for r in ctx.matrix.runners if adjustment in ctx.own_adjustments[r.id]):
+        index = list(ctx.own_adjustments[runner]).index(adjustment)
+        own = ctx.own[runner]
+        mine = own(own.steps[index].when, index) if always else own.changes(index)
+        if mine is None:
+            return
+        hit = _forced(ctx, space, reach, forcing, runner, [ctx.choice(mine)])
+        if hit is not None:
+            found.append(space.witness(hit))
+            forced.append((runner, index))
     if not found:
         serving_ids = [r.id for r in ctx.matrix.runners if adjustment in ctx.own_adjustments[r.id]]
         names = [ctx.matrix.runner(r).name for r in serving_ids]
@@ -777,7 +788,20 @@ def _never_or_undone_ways(ctx: Contexts, space: Space, reach: _Reach, adjustment
             _across(ctx, adjustments, index, runner)
         if not _undone(ctx, space, adjustments, index, runners[0], rewriter, entry):
             return
+    for runner, index in forced:  # undone where the forced way is taken too (exact: `_forced_free`)
+        question = _undone_question(ctx, list(ctx.own_adjustments[runner]), index, runner)
+        if question is None or _forced(ctx, space, reach, forcing, runner, [question]) is not None:
+            return
     yield place.config("adjustment-undone", key, _messages.adjustment_undone(adjustment.name))
+
+
+def _forced(ctx: Contexts, space: Space, reach: _Reach, forcing: Sequence[Feature], runner: str,
+            more: Sequence[Node]) -> Optional[Dict[str, object]]:
+    """A config where the no-runner error of automatic choice ends on *runner*, forced, with
+    *more* holding on the config given, or None."""
+    return next((h for h in (_forced_free(ctx, space, reach.choice, reach.gone, f, runner, forcing, more, False)
+                             for f in forcing if f.forces is not None and f.forces.runner == runner)
+                 if h is not None), None)
 
 
 def _speaks(matrix: Matrix, config: Dict[str, object], adjustment: Adjustment) -> bool:
@@ -1026,16 +1050,25 @@ def _undone(ctx: Contexts, space: Space, adjustments: List[Adjustment], index: i
     """Whether the adjustments after the one at *index* always leave the config they end with
     as it would be without it, wherever it changes a value (and *entry* holds, read through
     *prefix*: a way of `_ways`, whose adjustments are *adjustments*)."""
+    node = _undone_question(ctx, adjustments, index, runner, prefix)
+    return node is not None and space.solve(true=[node, *entry]) is None
+
+
+def _undone_question(ctx: Contexts, adjustments: List[Adjustment], index: int, runner: Optional[str],
+                     prefix: Optional[Rewriter] = None) -> Optional[Node]:
+    """Where, over the config given, the adjustment at *index* changes a value and the ones after
+    it do not undo it (`_undone`'s question); None where that is not asked (none after it, or a
+    list among their paths: never undone)."""
     schema = ctx.schema
     later = adjustments[index + 1:]
     if not later:
-        return False
+        return None
     read: Set[str] = set()
     for a in adjustments[index:]:
         read.update(a.set)
         read.update(v.path for v in a.set.values() if isinstance(v, From))
     if any(schema is not None and (f := schema.get(p)) is not None and f.item_type is not None for p in read):
-        return False  # a list: the search tests no list for equality
+        return None  # a list: the search tests no list for equality
     roles = ctx.roles.get(runner) if runner is not None else None
     with_it = Rewriter(adjustments[index:], schema, roles)
     without = Rewriter(later, schema, roles)
@@ -1048,10 +1081,8 @@ def _undone(ctx: Contexts, space: Space, adjustments: List[Adjustment], index: i
                 differs.append(conjoin([c1, c2, _differ(t1, t2)]))
     question = conjoin([first, disjoin(differs)])
     if prefix is not None:
-        node = ctx.choice(prefix(question, index))
-    else:
-        node = ctx.pre(question, index) if runner is None else ctx.choice(ctx.own[runner](question, index))
-    return space.solve(true=[node, *entry]) is None
+        return ctx.choice(prefix(question, index))
+    return ctx.pre(question, index) if runner is None else ctx.choice(ctx.own[runner](question, index))
 
 
 def _terms(rewriter: Rewriter, path: str, before: Optional[int] = None) -> List[Tuple[Node, Node]]:

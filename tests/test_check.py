@@ -1424,11 +1424,12 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, staged=(), k
     if not by_code.get("adjustment-unchecked"):
         assert {f.runner for f in by_code.get("adjustment-refuses", [])} - unsure == refused - unsure
     # forced-freed, both ways: said of a forcing feature exactly when some config shows it.
+    # The configs no staged requirement before the choice refuses (the choice is made on them).
+    first = [s for s in staged if s[0] is None and s[2] in m.stages[:m.stages.index("choice")]] if staged else []
+    kept = [c for c in universe if not _reference_stages(m, _before_choice(m), c, None, first,
+                                                         m.stages[:m.stages.index("choice") + 1])[2]] \
+        if first else universe
     if not any(f.place.endswith(".forces") for f in by_code.get("inconclusive", [])):
-        first = [s for s in staged if s[0] is None and s[2] in m.stages[:m.stages.index("choice")]] if staged else []
-        kept = [c for c in universe if not _reference_stages(m, _before_choice(m), c, None, first,
-                                                             m.stages[:m.stages.index("choice") + 1])[2]] \
-            if first else universe
         assert {f.feature for f in by_code.get("forced-freed", [])} == _reference_forced_freed(m, m0, kept,
                                                                                                chosen_on)
     for finding in by_code.get("forced-freed", []):
@@ -1445,7 +1446,8 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, staged=(), k
             continue
         assert (place in never) == (a.id not in applied), place
         if a.id in applied:  # one that says always: its message is its effect, never undone
-            assert (place in undone) == (a.says != "always" and _undone_reference(m, a, universe, chosen_on)), place
+            assert (place in undone) == (a.says != "always" and _undone_reference(m, a, universe, chosen_on,
+                                                                                 m0, kept)), place
 
 
 def _staged_passed(m, resolution, staged, kind, before=False):
@@ -1467,26 +1469,42 @@ def _staged_passed(m, resolution, staged, kind, before=False):
     return out
 
 
-def _undone_reference(m, a, universe, chosen_on):
+def _undone_reference(m, a, universe, chosen_on, m0=None, kept=()):
     """Whether the adjustments after *a* undo it wherever it changes a value (see above). One
     after the choice whose runners' steps a redirect at a stage changes (issue 30, F6): on each
     config of choice and each runner serving there, the adjustments its walk makes (`_way`), and
-    wherever *a* changes a value among them, the same walk without it (the way taken with it)."""
+    wherever *a* changes a value among them, the same walk without it (the way taken with it);
+    and on each config of choice (of *kept*: no staged refusal before the choice) where automatic
+    choice finds no runner free and a feature forces R (`_reference_forced`), R's adjustments,
+    every one of them: R does not serve, so no redirect at a stage is read (effective-config.md,
+    step 4)."""
 
     def same(x, y):
         return {n: (type(_plain(x[n])), _plain(x[n])) for n in x} == {n: (type(_plain(y[n])), _plain(y[n])) for n in y}
 
     if a not in _before_choice(m) and _rerouted_runners(m) & set(a.runners or [r.id for r in m.runners]):
+        forced = {}
+        for config in kept if m0 is not None else ():
+            c = chosen_on(config)
+            try:
+                m0.resolve(c)
+            except NoRunnerError as error:
+                if error.resolution.redirect is None:  # not a redirect that applies always, refused
+                    forced[id(config)] = _reference_forced(m0, c)
+            except matrix.ResolutionError:
+                pass
         for config in universe:
             c = chosen_on(config)
-            for r in m.runners:
-                steps = _way(m, c, r.id)
+            ways = [(r.id, _way(m, c, r.id)) for r in m.runners]
+            if forced.get(id(config)) is not None:
+                ways.append((forced[id(config)], _after_choice(m, forced[id(config)])))
+            for r, steps in ways:
                 if a not in steps:
                     continue
                 index = steps.index(a)
-                x = _reference_apply(m, steps[:index], c, r.id)[0]
-                if _reference_apply(m, [a], x, r.id)[1] and not same(_reference_apply(m, steps[index:], x, r.id)[0],
-                                                                     _reference_apply(m, steps[index + 1:], x, r.id)[0]):
+                x = _reference_apply(m, steps[:index], c, r)[0]
+                if _reference_apply(m, [a], x, r)[1] and not same(_reference_apply(m, steps[index:], x, r)[0],
+                                                                  _reference_apply(m, steps[index + 1:], x, r)[0]):
                     return False
         return True
     lists = [(_before_choice(m), lambda config: config, None)] if a in _before_choice(m) else \
@@ -3870,3 +3888,65 @@ def test_adjustment_never_and_undone_read_each_way_a_redirect_at_a_stage_makes(w
             resolution = m.resolve(dict(zip("tuv", values)), runner=asked)
             said.update(a.id for a in resolution.adjustments)
     assert ("vy" in said) == (when == "t")
+
+
+_FORCED_PAST_A_REDIRECT = '''
+[matrix]
+name = "small"
+version = "1.0"
+stages = ["choice", "s1", "s2"]
+[config]
+i = { type = "int", nullable = true }
+[features.g0]
+name = "g0"
+when = "i < 0"
+support = { a = "yes", b = "no" }
+forces = { runner = "a", override = false }
+[features.g1]
+name = "g1"
+when = "i < 0"
+support = { a = "no", b = "yes" }
+forces = { runner = "b", override = false }
+[features.hit]
+name = "hit"
+when = "i == 1"
+support = { a = "no", b = "yes" }
+[adjustments.hit]
+name = "hit"
+when = "i < 0"
+set = { i = 1 }
+runners = ["a"]
+stage = "s1"
+'''
+
+
+@pytest.mark.parametrize(("undo", "expected"), [
+    (False, []),
+    (True, [("adjustment-undone", "$.adjustments.hit", "hit has no effect: wherever it changes a value, the "
+             "adjustments after it leave the config as they would without it (they undo it, or do the same); "
+             "delete it, or check the ones after it"),
+            ("adjustment-never", "$.adjustments.same", "same never changes a value: no config that automatic "
+             "choice gives to A, or that a request for it leaves with it, makes it change a value; delete it, or "
+             "check its condition")]),
+])
+def test_an_adjustment_of_a_forced_runner_is_read_past_its_redirect_at_a_stage(undo, expected):
+    """A random run (lane-check-53 merged): where i < 0, g0 and g1 force a and b, which each say
+    no to the other: no runner is free, and the error ends on a (forced, the first declared), whose
+    adjustments all apply to C and are said: hit sets i to 1. a does not serve, so its redirect at
+    stage 's1' (to b, where i < 0) is not read there (effective-config.md, step 4; resolve applies
+    hit). check read hit only on the ways a serving a takes (there the redirect holds wherever hit's
+    condition does) and said adjustment-never; it now reads the forced way too. A `same` after it
+    at 's2' (a's, setting i to 1 where i < 0) does the same, so undoes it on that way (the only one
+    where it changes a value), and itself never changes one (hit set i to 1 wherever it reads i < 0)."""
+    text = _FORCED_PAST_A_REDIRECT + ('[adjustments.same]\nname = "same"\nwhen = "i < 0"\nset = { i = 1 }\n'
+                                      'runners = ["a"]\nstage = "s2"\n' if undo else "")
+    m = matrix.loads(text, runners={"a": {"name": "A", "priority": 3,
+                                          "redirects": [{"to": "b", "when": "i < 0", "stage": "s1"}]},
+                                    "b": {"name": "B", "priority": 2}})
+    found = [(f.code, f.place, f.message) for f in check(m).findings if f.place.startswith("$.adjustments")]
+    assert found == expected
+    with pytest.raises(NoRunnerError) as refused:
+        m.resolve({"i": -1})
+    assert [(a.id, a.runner) for a in refused.value.resolution.adjustments] == \
+        [("hit", "a")]
+    assert refused.value.resolution.redirect is None
