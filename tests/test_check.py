@@ -1382,7 +1382,11 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, staged=(), k
             if error.resolution.staged_refusal is None and not rerouted:
                 refused.add(m0.resolve(chosen_on(config)).runner)
             if error.resolution.staged_refusal is None:  # refused on F: after every stage
-                staged_passed.update(_staged_passed(m, error.resolution, staged if idle_of is None else idle_of, kind))
+                # The runner that served up to F (the error's resolution names none): the one
+                # chosen on C, or the one a redirect at a stage sent it to.
+                ended = error.resolution.redirect.to if rerouted else m0.resolve(chosen_on(config)).runner
+                staged_passed.update(_staged_passed(m, error.resolution, staged if idle_of is None else idle_of, kind,
+                                                    runner=ended))
             resolution = error.resolution
         except matrix.ResolutionError as error:
             resolution = error.resolution
@@ -1450,20 +1454,23 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, staged=(), k
                                                                                  m0, kept)), place
 
 
-def _staged_passed(m, resolution, staged, kind, before=False):
+def _staged_passed(m, resolution, staged, kind, before=False, runner=None):
     """The staged requirements of *kind* (owner:kind, as `_adjustment_findings_agree` names them)
-    that a *resolution* served, or refused on F after every stage (`AdjustmentError`), passed:
+    that a *resolution* served, or refused on F after every stage (`AdjustmentError`: *runner* is
+    the runner that served up to F, which its resolution does not name), passed:
     each before the choice, and each after it that binds the
     runner serving at its stage (the one a redirect at a later stage sent on: docs/reference/
     file-format.md, Stages); not one of roles (whether its runner filled a role is not read back).
     With *before*, of a resolution the choice refused: those before the choice alone."""
     at = m.stages.index("choice") if m.stages else 0
     redirect = resolution.redirect
+    ended = resolution.runner if runner is None else runner
+    assert before or ended is not None  # a runner served up to F (an error's resolution names none)
     out = set()
     for owner, _, stage, exempt, scoped in staged:
         k = m.stages.index(stage)
         serving = redirect.runner if redirect is not None and redirect.stage is not None and \
-            m.stages.index(redirect.stage) > k else resolution.runner
+            m.stages.index(redirect.stage) > k else ended
         if k < at or not before and not scoped and (owner == serving or owner is None and serving not in exempt):
             out.add(("*" if owner is None else owner) + ":" + kind)
     return out
@@ -3950,3 +3957,42 @@ def test_an_adjustment_of_a_forced_runner_is_read_past_its_redirect_at_a_stage(u
     assert [(a.id, a.runner) for a in refused.value.resolution.adjustments] == \
         [("hit", "a")]
     assert refused.value.resolution.redirect is None
+
+
+def test_a_staged_requirement_exempting_the_runner_refused_on_f_is_unmet_where_the_runners_it_binds_serve():
+    """A random run (lane-check-53 merged): the matrix-wide 'ks' at stage 's1' (i < 0) exempts a.
+    Where i < 0, automatic choice takes a, whose hit sets i to 1, which a says no to: an
+    AdjustmentError after every stage, its resolution naming no runner; 'ks' was not checked
+    there (a is exempt). b, the one runner it binds, serves only where i >= 0 (i < 0 uses g0,
+    removed, when asked for), where it fails: requirement-unmet is right (check.md: refuses every
+    config that reaches its stage where a runner it binds serves). The brute force's reference read
+    the AdjustmentError's runner as None, bound by every matrix-wide requirement, and counted a pass."""
+    text, _, runners, _ = (
+        '[matrix]\nname = "small"\nversion = "1.0"\nstages = ["choice", "s1"]\n[config]\n'
+        '"i" = { type = "int", nullable = true }\n[requirements]\nks = { name = "KS", reason = "ks fails" }\n'
+        '[features.g0]\nname = "g0"\nwhen = "i < 0"\nsupport = { a = "yes", b = "yes" }\n'
+        'deprecated = { since = "0.5", remove_in = "1.0", removed = true }\napplies = "asked"\n'
+        '[features.hit]\nname = "hit"\nwhen = "i == 1"\nsupport = { a = "no", b = "yes" }\n'
+        '[requires.ks]\ncondition = "i < 0"\nstage = "s1"\nexempt = ["a"]\n'
+        '[adjustments.hit]\nname = "hit"\nwhen = "i < 0"\nset = { "i" = 1 }\noverride = true\nrunners = ["a"]\n',
+        None, {"a": {"name": "A", "priority": 3}, "b": {"name": "B", "priority": 2}}, None)
+    m = matrix.loads(text, runners=runners)
+    found = [(f.code, f.place, f.message) for f in check(m).findings
+             if f.code in ("requirement-unmet", "requirement-idle", "inconclusive")]
+    assert found == [("requirement-unmet", "$.requires.ks", "The matrix-wide requirement 'ks' (ks fails), at stage "
+                      "'s1', refuses every config that reaches that stage where B serves")]
+    with pytest.raises(matrix.AdjustmentError) as refused:
+        m.resolve({"i": -1})
+    assert refused.value.resolution.runner is None and refused.value.resolution.staged_refusal is None
+    assert [(a.id, a.runner) for a in refused.value.resolution.adjustments] == [("hit", "a")]
+    refusals = []
+    for i in (None, -1, 0, 1, 2):
+        for asked in (None, "b"):
+            try:
+                resolution = m.resolve({"i": i}, runner=asked)
+            except matrix.ResolutionError as error:
+                resolution = error.resolution
+            assert resolution.runner != "b"  # b never serves past 's1'
+            if (resolution.staged_refusal or {}).get("runner") == "b":
+                refusals.append((i, asked, resolution.staged_refusal["requirements"]))
+    assert refusals == [(i, asked, ["*:ks"]) for i in (None, 0, 1, 2) for asked in (None, "b") if asked or i == 1]
