@@ -757,17 +757,9 @@ def _never_or_undone_ways(ctx: Contexts, space: Space, reach: _Reach, adjustment
     # does not serve, so none of its redirects at a stage is read, nor its staged requirements
     # (docs/explanation/effective-config.md, step 4; `matrix.resolver`).
     forcing = _forcing(ctx, reach.choice)
-    forced: List[Tuple[str, int]] = []
-    for runner in (r.id for r in ctx.matrix.runners if adjustment in ctx.own_adjustments[r.id]):
-        index = list(ctx.own_adjustments[runner]).index(adjustment)
-        own = ctx.own[runner]
-        mine = own(own.steps[index].when, index) if always else own.changes(index)
-        if mine is None:
-            return
-        hit = _forced(ctx, space, reach, forcing, runner, [ctx.choice(mine)])
-        if hit is not None:
-            found.append(space.witness(hit))
-            forced.append((runner, index))
+    forced = _forced_ways(ctx, space, reach, adjustment, forcing, found)
+    if forced is None:
+        return
     if not found:
         serving_ids = [r.id for r in ctx.matrix.runners if adjustment in ctx.own_adjustments[r.id]]
         names = [ctx.matrix.runner(r).name for r in serving_ids]
@@ -793,6 +785,25 @@ def _never_or_undone_ways(ctx: Contexts, space: Space, reach: _Reach, adjustment
         if question is None or _forced(ctx, space, reach, forcing, runner, [question]) is not None:
             return
     yield place.config("adjustment-undone", key, _messages.adjustment_undone(adjustment.name))
+
+
+def _forced_ways(ctx: Contexts, space: Space, reach: _Reach, adjustment: Adjustment, forcing: Sequence[Feature],
+                 found: List[Dict[str, object]]) -> Optional[List[Tuple[str, int]]]:
+    """The forced ways *adjustment* is taken on where it changes a value (where it is said, for one
+    that says always): its runners that the no-runner error ends on, forced, with its index among
+    their adjustments; a config of each added to *found*. None where a list is among its paths."""
+    out: List[Tuple[str, int]] = []
+    for runner in (r.id for r in ctx.matrix.runners if adjustment in ctx.own_adjustments[r.id]):
+        index = list(ctx.own_adjustments[runner]).index(adjustment)
+        own = ctx.own[runner]
+        mine = own(own.steps[index].when, index) if adjustment.says == "always" else own.changes(index)
+        if mine is None:
+            return None
+        hit = _forced(ctx, space, reach, forcing, runner, [ctx.choice(mine)])
+        if hit is not None:
+            found.append(space.witness(hit))
+            out.append((runner, index))
+    return out
 
 
 def _forced(ctx: Contexts, space: Space, reach: _Reach, forcing: Sequence[Feature], runner: str,

@@ -1490,16 +1490,7 @@ def _undone_reference(m, a, universe, chosen_on, m0=None, kept=()):
         return {n: (type(_plain(x[n])), _plain(x[n])) for n in x} == {n: (type(_plain(y[n])), _plain(y[n])) for n in y}
 
     if a not in _before_choice(m) and _rerouted_runners(m) & set(a.runners or [r.id for r in m.runners]):
-        forced = {}
-        for config in kept if m0 is not None else ():
-            c = chosen_on(config)
-            try:
-                m0.resolve(c)
-            except NoRunnerError as error:
-                if error.resolution.redirect is None:  # not a redirect that applies always, refused
-                    forced[id(config)] = _reference_forced(m0, c)
-            except matrix.ResolutionError:
-                pass
+        forced = _forced_on(m0, kept, chosen_on) if m0 is not None else {}
         for config in universe:
             c = chosen_on(config)
             ways = [(r.id, _way(m, c, r.id)) for r in m.runners]
@@ -1528,6 +1519,23 @@ def _undone_reference(m, a, universe, chosen_on, m0=None, kept=()):
                         _reference_apply(m, steps[index + 1:], x, runner)[0]):
                 return False
     return True
+
+
+def _forced_on(m0, kept, chosen_on):
+    """By id of each config of *kept*: the runner automatic choice's no-runner error ends on
+    because a feature forces it, on its config of choice (`_reference_forced`; not where a
+    redirect that applies always was reached and refused), or None."""
+    forced = {}
+    for config in kept:
+        c = chosen_on(config)
+        try:
+            m0.resolve(c)
+        except NoRunnerError as error:
+            if error.resolution.redirect is None:
+                forced[id(config)] = _reference_forced(m0, c)
+        except matrix.ResolutionError:
+            pass
+    return forced
 
 
 def _rerouted_runners(m):
