@@ -1444,14 +1444,17 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, staged=(), k
     adjustments = m.adjustments_at(v)
     never = {f.place for f in by_code.get("adjustment-never", [])}
     undone = {f.place for f in by_code.get("adjustment-undone", [])}
+    forced = None
     for a in adjustments:
         place = f"$.adjustments.{a.id}"
         if place in undecided:
             continue
         assert (place in never) == (a.id not in applied), place
         if a.id in applied:  # one that says always: its message is its effect, never undone
+            if forced is None:  # once a matrix: the forced runners on its configs of choice
+                forced = _forced_on(m0, kept, chosen_on) if _rerouted_runners(m) else {}
             assert (place in undone) == (a.says != "always" and _undone_reference(m, a, universe, chosen_on,
-                                                                                 m0, kept)), place
+                                                                                 forced)), place
 
 
 def _staged_passed(m, resolution, staged, kind, before=False, runner=None):
@@ -1476,13 +1479,13 @@ def _staged_passed(m, resolution, staged, kind, before=False, runner=None):
     return out
 
 
-def _undone_reference(m, a, universe, chosen_on, m0=None, kept=()):
+def _undone_reference(m, a, universe, chosen_on, forced=None):
     """Whether the adjustments after *a* undo it wherever it changes a value (see above). One
     after the choice whose runners' steps a redirect at a stage changes (issue 30, F6): on each
     config of choice and each runner serving there, the adjustments its walk makes (`_way`), and
     wherever *a* changes a value among them, the same walk without it (the way taken with it);
-    and on each config of choice (of *kept*: no staged refusal before the choice) where automatic
-    choice finds no runner free and a feature forces R (`_reference_forced`), R's adjustments,
+    and on each config of choice (*forced*, by config: no staged refusal before the choice) where automatic
+    choice finds no runner free and a feature forces R (`_forced_on`), R's adjustments,
     every one of them: R does not serve, so no redirect at a stage is read (effective-config.md,
     step 4)."""
 
@@ -1490,7 +1493,7 @@ def _undone_reference(m, a, universe, chosen_on, m0=None, kept=()):
         return {n: (type(_plain(x[n])), _plain(x[n])) for n in x} == {n: (type(_plain(y[n])), _plain(y[n])) for n in y}
 
     if a not in _before_choice(m) and _rerouted_runners(m) & set(a.runners or [r.id for r in m.runners]):
-        forced = _forced_on(m0, kept, chosen_on) if m0 is not None else {}
+        forced = forced or {}
         for config in universe:
             c = chosen_on(config)
             ways = [(r.id, _way(m, c, r.id)) for r in m.runners]
