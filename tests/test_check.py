@@ -896,8 +896,17 @@ _STAGE_REDIRECT_REFUSED = ('[matrix]\nname = "small"\nversion = "1.0"\nstages = 
 'redirects': [{'to': 'a', 'when': 'b', 'applies': 'always'}]}},
 True)
 
+# The two cases the CI profile's draw found once lane-check-53 was merged (its test source
+# differs): a forced runner's adjustment past its redirect at a stage, and a staged requirement
+# exempting the runner an AdjustmentError refused on F.
+_FORCED_PAST_A_REDIRECT_CASE = ('[matrix]\nname = "small"\nversion = "1.0"\nstages = ["choice", "s1"]\n[config]\n"i" = { type = "int", nullable = true }\n[requirements]\nk1 = { name = "K1", reason = "k1 fails" }\nk2 = { name = "K2", reason = "k2 fails" }\n[features.g0]\nname = "g0"\nwhen = "i < 0"\nsupport = { a = "yes", b = "no" }\nforces = { runner = "a", override = false }\n[features.g1]\nname = "g1"\nwhen = "i < 0"\nsupport = { a = "no", b = "yes" }\nforces = { runner = "b", override = false }\n[features.hit]\nname = "hit"\nwhen = "i == 1"\nsupport = { a = "no", b = "yes" }\n[orders.last]\nname = "last"\nrunners = ["a"]\n# --- adjustments\n[requirements.ks]\nname = "KS"\nreason = "ks fails"\n[adjustments.hit]\nname = "hit"\nwhen = "i < 0"\nset = { "i" = 1 }\noverride = true\nrunners = ["a"]\nstage = "s1"\n', ['i'], {'a': {'name': 'A', 'priority': 3, 'aliases': [{'id': 'old_a', 'since': '0.5'}], 'redirects': [{'to': 'b', 'when': 'i < 0', 'stage': 's1'}], 'requires': {'ks': [{'condition': 'i < 0', 'stage': 's1'}, {'condition': 'i < 0'}]}}, 'b': {'name': 'B', 'priority': 2, 'redirects': [{'to': 'a', 'when': 'i < 0'}]}}, True)
+_EXEMPT_REFUSED_ON_F_CASE = ('[matrix]\nname = "small"\nversion = "1.0"\nstages = ["choice", "s1"]\n[config]\n"i" = { type = "int", nullable = true }\n[requirements]\nk1 = { name = "K1", reason = "k1 fails" }\nk2 = { name = "K2", reason = "k2 fails" }\n[features.g0]\nname = "g0"\nwhen = "i < 0"\nsupport = { a = "yes", b = "yes" }\ndeprecated = { since = "0.5", remove_in = "1.0", removed = true }\napplies = "asked"\n[features.hit]\nname = "hit"\nwhen = "i == 1"\nsupport = { a = "no", b = "yes" }\n[orders.last]\nname = "last"\nrunners = ["a"]\n# --- adjustments\n[requirements.ks]\nname = "KS"\nreason = "ks fails"\n[requires.ks]\ncondition = "i < 0"\nstage = "s1"\nexempt = ["a"]\n[adjustments.hit]\nname = "hit"\nwhen = "i < 0"\nset = { "i" = 1 }\noverride = true\nrunners = ["a"]\n', ['i'], {'a': {'name': 'A', 'priority': 3, 'aliases': [{'id': 'old_a', 'since': '0.5'}], 'requires': {'ks': [{'condition': 'i < 2', 'stage': 's1'}]}}, 'b': {'name': 'B', 'priority': 2, 'aliases': [{'id': 'old_b', 'since': '0.5'}]}}, False)
+
+
 @settings(deadline=None)
 @given(_small_matrices(adjustments=True, redirects=True, staged=True, steer=True))
+@example(_FORCED_PAST_A_REDIRECT_CASE)
+@example(_EXEMPT_REFUSED_ON_F_CASE)
 @example(_STAGED_FORCED)
 @example(_STAGED_REFUSES_ALL)
 @example(_ALWAYS_THEN_ADJUSTED)
