@@ -334,11 +334,15 @@ def findings(ctx: Contexts, space: Space, choice: Any, gone: Sequence[Node],
     for adjustment in ctx.matrix.adjustments_at(ctx.plan.version):
         key = ("adjustments", adjustment.id)
         sent = _rerouted(ctx, adjustment)
-        if sent:
+        ways = _ways(ctx, adjustment) if sent else None
+        if sent and ways is None:
             yield place.config("inconclusive", key, _messages.staged_redirect_undecided(
                 f"whether {adjustment.name} ever changes a value, or is always undone", sent))
             continue
         try:
+            if ways is not None:
+                yield from _never_or_undone_ways(ctx, space, reach, adjustment, place, key, ways, sent)
+                continue
             yield from _never_or_undone(ctx, space, reach, adjustment, place, key)
         except Inconclusive as error:
             yield place.config("inconclusive", key, _messages.adjustment_inconclusive(
@@ -661,6 +665,171 @@ def _never_or_undone(ctx: Contexts, space: Space, reach: _Reach, adjustment: Adj
         yield place.config("adjustment-undone", key, _messages.adjustment_undone(adjustment.name))
 
 
+#: A way an adjustment after the choice runs where redirects at a stage act (`_ways`): the runner
+#: that serves at the choice, the adjustments it runs through in order, the runners whose steps
+#: they are, and where the way is taken (over the config given: which of those redirects hold).
+_Way = Tuple[str, List[Adjustment], Tuple[str, ...], List[Node]]
+
+
+def _ways(ctx: Contexts, adjustment: Adjustment) -> Optional[List[_Way]]:
+    """Each way *adjustment* (after the choice) runs where redirects at a stage after the choice
+    act (issue 30, F6; docs/reference/file-format.md, "A redirect at a stage"): for each of its
+    runners R, R serving with none of its redirects at a stage holding (its own adjustments), or
+    with its redirect D at a stage after the adjustment's holding first (R's adjustments before
+    D's stage, then D's runner's from it); and X serving, X's redirect to R at a stage at or before
+    the adjustment's holding first (X's before that stage, then R's from it). None where a runner
+    on a way reads roles or a redirect's condition is not read at its stage (`Contexts.at_stage`)."""
+    stages, own = ctx.matrix.stages, ctx.own_adjustments
+    at = stage_of(stages, adjustment)
+    ways: List[_Way] = []
+
+    def holding(x: str, redirect: Redirect) -> Optional[List[Node]]:
+        """Where *redirect* of *x* is the first of x's redirects at a stage that holds."""
+        out: List[Node] = []
+        for d in ctx.plan.staged_redirects[x]:
+            node = ctx.at_stage.get((x, d.index))
+            if node is None:
+                return None
+            if d is redirect:
+                return [*out, node]
+            out.append(Not(node))
+        raise AssertionError("a redirect of its own runner")
+
+    for runner in (r.id for r in ctx.matrix.runners if adjustment in own[r.id]):
+        mine = list(own[runner])
+        redirects = ctx.plan.staged_redirects.get(runner, ())
+        none: List[Node] = [Not(n) for n in (ctx.at_stage.get((runner, d.index)) for d in redirects) if n is not None]
+        if len(none) < len(redirects):
+            return None
+        ways.append((runner, mine, (runner,), none))
+        for d in redirects:
+            k = stages.index(d.stage or CHOICE)
+            entry = holding(runner, d)
+            if entry is None:
+                return None
+            if k > at:
+                ways.append((runner, [a for a in mine if stage_of(stages, a) < k]
+                             + [a for a in own.get(d.to, ()) if stage_of(stages, a) >= k], (runner, d.to), entry))
+        for x, sending in ctx.plan.staged_redirects.items():
+            for d in sending:
+                k = stages.index(d.stage or CHOICE)
+                if d.to != runner or k > at:
+                    continue
+                entry = holding(x, d)
+                if entry is None:
+                    return None
+                ways.append((x, [a for a in own.get(x, ()) if stage_of(stages, a) < k]
+                             + [a for a in mine if stage_of(stages, a) >= k], (x, runner), entry))
+    if any(ctx.roles.get(r) is not None for _, _, runners, _ in ways for r in runners):
+        return None
+    return ways
+
+
+def _never_or_undone_ways(ctx: Contexts, space: Space, reach: _Reach, adjustment: Adjustment, place: Any,
+                          key: Tuple[str, str], ways: List[_Way], sent: List[str]) -> Iterator[Finding]:
+    """``adjustment-never`` or ``adjustment-undone`` of an adjustment whose runners' steps
+    redirects at a stage change (`_ways`). Never: on no way does it change a value (read through
+    that way's adjustments before it, where the way is taken and its serving runner is reached:
+    each a necessary condition, so none found is exact). A config found is resolved to confirm that
+    it is said; none that confirms: ``inconclusive``. Undone: on every way, wherever it is taken and
+    the adjustment changes a value, the adjustments after it on that way undo it (`_undone`)."""
+    always = adjustment.says == "always"
+    never = _messages.adjustment_never_says if always else _messages.adjustment_never
+    stages = ctx.matrix.stages
+    found: List[Dict[str, object]] = []
+    taken: List[Tuple[Rewriter, List[Adjustment], int, List[Node], Tuple[str, ...]]] = []
+    for serving, adjustments, runners, entry in ways:
+        rewriter = ctx.own[serving] if adjustments == list(ctx.own_adjustments[serving]) else Rewriter(adjustments, ctx.schema)
+        index = adjustments.index(adjustment)
+        mine = rewriter(rewriter.steps[index].when, index) if always else rewriter.changes(index)
+        if mine is None:
+            return  # a list among its paths (as `_never_or_undone`)
+        taken.append((rewriter, adjustments, index, entry, runners))
+        # The staged refusals before it: on a way through a redirect, those before the choice alone
+        # (fewer refusals, more configs: the search stays a necessary condition).
+        cut = ctx.refused_before(None if runners[1:] else serving, stage_of(stages, adjustment))
+        kept = [ctx.choice(mine), *entry, *([Not(disjoin(cut))] if cut else [])]
+        hit = reach.automatic(serving, kept) or reach.requested(serving, kept)
+        if hit is not None:
+            found.append(space.witness(hit))
+    # The forced way: where the no-runner error of automatic choice ends on one of its runners
+    # because a feature forces it, that runner's adjustments all apply to C, stage by stage; it
+    # does not serve, so none of its redirects at a stage is read, nor its staged requirements
+    # (docs/explanation/effective-config.md, step 4; `matrix.resolver`).
+    forcing = _forcing(ctx, reach.choice)
+    forced = _forced_ways(ctx, space, reach, adjustment, forcing, found)
+    if forced is None:
+        return
+    if not found:
+        serving_ids = [r.id for r in ctx.matrix.runners if adjustment in ctx.own_adjustments[r.id]]
+        names = [ctx.matrix.runner(r).name for r in serving_ids]
+        yield place.config("adjustment-never", key, never(adjustment.name, _why(ctx, space, adjustment, None, names,
+                                                                                 serving_ids)))
+        return
+    if not any(_speaks(ctx.matrix, config, adjustment) for config in found):
+        yield place.config("inconclusive", key, _messages.staged_redirect_unconfirmed(
+            f"whether {adjustment.name} ever changes a value", ", ".join(sent)))
+        return
+    if always:
+        return
+    for rewriter, adjustments, index, entry, runners in taken:
+        changing = rewriter.changes(index)
+        if changing is None or space.solve(true=[ctx.choice(changing), *entry]) is None:
+            continue  # it changes no value on this way
+        for runner in runners:
+            _across(ctx, adjustments, index, runner)
+        if not _undone(ctx, space, adjustments, index, runners[0], rewriter, entry):
+            return
+    for runner, index in forced:  # undone where the forced way is taken too (exact: `_forced_free`)
+        question = _undone_question(ctx, list(ctx.own_adjustments[runner]), index, runner)
+        if question is None or _forced(ctx, space, reach, forcing, runner, [question]) is not None:
+            return
+    yield place.config("adjustment-undone", key, _messages.adjustment_undone(adjustment.name))
+
+
+def _forced_ways(ctx: Contexts, space: Space, reach: _Reach, adjustment: Adjustment, forcing: Sequence[Feature],
+                 found: List[Dict[str, object]]) -> Optional[List[Tuple[str, int]]]:
+    """The forced ways *adjustment* is taken on where it changes a value (where it is said, for one
+    that says always): its runners that the no-runner error ends on, forced, with its index among
+    their adjustments; a config of each added to *found*. None where a list is among its paths."""
+    out: List[Tuple[str, int]] = []
+    for runner in (r.id for r in ctx.matrix.runners if adjustment in ctx.own_adjustments[r.id]):
+        index = list(ctx.own_adjustments[runner]).index(adjustment)
+        own = ctx.own[runner]
+        mine = own(own.steps[index].when, index) if adjustment.says == "always" else own.changes(index)
+        if mine is None:
+            return None
+        hit = _forced(ctx, space, reach, forcing, runner, [ctx.choice(mine)])
+        if hit is not None:
+            found.append(space.witness(hit))
+            out.append((runner, index))
+    return out
+
+
+def _forced(ctx: Contexts, space: Space, reach: _Reach, forcing: Sequence[Feature], runner: str,
+            more: Sequence[Node]) -> Optional[Dict[str, object]]:
+    """A config where the no-runner error of automatic choice ends on *runner*, forced, with
+    *more* holding on the config given, or None."""
+    return next((h for h in (_forced_free(ctx, space, reach.choice, reach.gone, f, runner, forcing, more, False)
+                             for f in forcing if f.forces is not None and f.forces.runner == runner)
+                 if h is not None), None)
+
+
+def _speaks(matrix: Matrix, config: Dict[str, object], adjustment: Adjustment) -> bool:
+    """Whether resolving *config* (automatically, or asked for any runner) says *adjustment*."""
+    for asked in (None, *(r.id for r in matrix.runners)):
+        try:
+            resolution = matrix.resolve(config, runner=asked, version=matrix.version)
+        except ResolutionError as error:
+            resolution = error.resolution
+        except MatrixError:  # a config the search built that resolve does not take: it proves nothing
+            continue
+        if resolution is not None and any(w.kind == "adjusted" and w.feature == adjustment.id
+                                          for w in resolution.warnings):
+            return True
+    return False
+
+
 def _across(ctx: Contexts, adjustments: List[Adjustment], index: int, runner: Optional[str]) -> bool:
     """True; or raises `Inconclusive` (cause ``stages``) where a staged requirement stands between
     the adjustment at *index* and a later one of *adjustments*: where it refuses, the later ones
@@ -746,9 +915,11 @@ def witnessed(ctx: Contexts, budget: int) -> Set[Tuple[str, str]]:
     resolution whose staged refusal names it. Passing: one that serves, by a runner it binds that
     served at its stage (not a requirement of roles: whether its runner filled one of them there is
     not read back). The configs tried: every setting at its default, asked for each runner and
-    chosen automatically; and, for each chain and runner it binds, one where it fails read through
-    that runner's own adjustments up to its stage (the adjustments before the choice not weighed:
-    a config tried that does not refuse proves nothing, and the chain stays undecided)."""
+    chosen automatically; and, for each chain and runner it binds, one where it fails and one where
+    it holds, read through that runner's own adjustments up to its stage, the second with no gate
+    that blocks the runner nor a removed one holding as given (the adjustments before the choice
+    not weighed: a config tried that neither refuses nor passes proves nothing, and the chain stays
+    undecided)."""
     if ctx._witnessed is not None:
         return ctx._witnessed
     matrix = ctx.matrix
@@ -766,15 +937,17 @@ def witnessed(ctx: Contexts, budget: int) -> Set[Tuple[str, str]]:
         shown.tried(defaults, runner)
     rewriters: Dict[str, Rewriter] = {}  # each runner's own adjustments, built once (their memo shared)
     for key, chain in chains.items():
-        for runner in runners:
-            if key in shown.refused:
-                break
-            if runner not in rewriters:
-                rewriters[runner] = Rewriter(ctx.own_adjustments.get(runner, ()), ctx.schema, ctx.roles.get(runner))
-            config = _failing(ctx, chain, runner, rewriters[runner], schema, budget) if binds(chain[0], runner) else None
-            if config is not None:
-                shown.tried(config, runner)
-                shown.tried(config, None)
+        for fails, seen in ((True, shown.refused), (False, shown.passed)):
+            for runner in runners:
+                if key in seen or not fails and key not in shown.refused:  # passing alone decides nothing
+                    break
+                if runner not in rewriters:
+                    rewriters[runner] = Rewriter(ctx.own_adjustments.get(runner, ()), ctx.schema, ctx.roles.get(runner))
+                config = _meeting(ctx, chain, runner, rewriters[runner], schema, budget, fails) \
+                    if binds(chain[0], runner) else None
+                if config is not None:
+                    shown.tried(config, runner)
+                    shown.tried(config, None)
     ctx._witnessed = shown.refused & shown.passed & set(chains)
     return ctx._witnessed
 
@@ -811,20 +984,22 @@ class _Shown:
                 self.passed.add(key)
 
 
-def _failing(ctx: Contexts, chain: List[Requirement], runner: Optional[str], own: Rewriter, schema: Any,
-             budget: int) -> Optional[Dict[str, object]]:
-    """A config where *chain* fails once *runner* serves, read through *runner*'s own adjustments
-    (*own*) up to its stage (not those before the choice; None: as given), or None (none, or not
-    found within the limits)."""
-    stages = ctx.matrix.stages
-    roles = ctx.roles.get(runner) if runner is not None else None
-    n = sum(1 for a in ctx.own_adjustments.get(runner or "", ()) if stage_of(stages, a) <= stage_of(stages, chain[0]))
+def _meeting(ctx: Contexts, chain: List[Requirement], runner: str, own: Rewriter, schema: Any,
+             budget: int, fails: bool) -> Optional[Dict[str, object]]:
+    """A config where *chain* fails (*fails*) or holds once *runner* serves, read through *runner*'s
+    own adjustments (*own*) up to its stage (not those before the choice), or None (none, or not
+    found within the limits). One where it holds has no gate that blocks *runner*, nor a removed
+    one, holding as given: a config *runner* may serve."""
+    stages, compiled = ctx.matrix.stages, ctx.plan
+    roles = ctx.roles.get(runner)
+    n = sum(1 for a in ctx.own_adjustments.get(runner, ()) if stage_of(stages, a) <= stage_of(stages, chain[0]))
     try:
         node = refusing(chain)
         node = node if roles is None else roles(node)
         node = own(node, n) if n else node
-        space = Space(schema, [node], budget=min(budget, 20_000))
-        found = space.solve(true=[node])
+        false = [] if fails else [f.when.node for f in compiled.active(compiled.blocking[runner] | compiled.removed)]
+        space = Space(schema, [node, *false], budget=min(budget, 20_000))
+        found = space.solve(true=[node], false=false) if fails else space.solve(true=[], false=[node, *false])
     except (TooLarge, Inconclusive):
         return None
     return None if found is None else space.witness(found)
@@ -882,19 +1057,29 @@ def _when(ctx: Contexts, adjustment: Adjustment, runners: Sequence[str]) -> Node
 
 
 def _undone(ctx: Contexts, space: Space, adjustments: List[Adjustment], index: int,
-            runner: Optional[str]) -> bool:
+            runner: Optional[str], prefix: Optional[Rewriter] = None, entry: Sequence[Node] = ()) -> bool:
     """Whether the adjustments after the one at *index* always leave the config they end with
-    as it would be without it, wherever it changes a value."""
+    as it would be without it, wherever it changes a value (and *entry* holds, read through
+    *prefix*: a way of `_ways`, whose adjustments are *adjustments*)."""
+    node = _undone_question(ctx, adjustments, index, runner, prefix)
+    return node is not None and space.solve(true=[node, *entry]) is None
+
+
+def _undone_question(ctx: Contexts, adjustments: List[Adjustment], index: int, runner: Optional[str],
+                     prefix: Optional[Rewriter] = None) -> Optional[Node]:
+    """Where, over the config given, the adjustment at *index* changes a value and the ones after
+    it do not undo it (`_undone`'s question); None where that is not asked (none after it, or a
+    list among their paths: never undone)."""
     schema = ctx.schema
     later = adjustments[index + 1:]
     if not later:
-        return False
+        return None
     read: Set[str] = set()
     for a in adjustments[index:]:
         read.update(a.set)
         read.update(v.path for v in a.set.values() if isinstance(v, From))
     if any(schema is not None and (f := schema.get(p)) is not None and f.item_type is not None for p in read):
-        return False  # a list: the search tests no list for equality
+        return None  # a list: the search tests no list for equality
     roles = ctx.roles.get(runner) if runner is not None else None
     with_it = Rewriter(adjustments[index:], schema, roles)
     without = Rewriter(later, schema, roles)
@@ -906,8 +1091,9 @@ def _undone(ctx: Contexts, space: Space, adjustments: List[Adjustment], index: i
             for c2, t2 in _terms(without, path):
                 differs.append(conjoin([c1, c2, _differ(t1, t2)]))
     question = conjoin([first, disjoin(differs)])
-    node = ctx.pre(question, index) if runner is None else ctx.choice(ctx.own[runner](question, index))
-    return space.solve(true=[node]) is None
+    if prefix is not None:
+        return ctx.choice(prefix(question, index))
+    return ctx.pre(question, index) if runner is None else ctx.choice(ctx.own[runner](question, index))
 
 
 def _terms(rewriter: Rewriter, path: str, before: Optional[int] = None) -> List[Tuple[Node, Node]]:

@@ -404,6 +404,13 @@ _KINDS = {"i": ("int", True), "j": ("int", False), "t": ("str", False), "b": ("b
 ADJUSTMENTS_MARK = "# --- adjustments"
 
 
+#: Per adjustable field, an atom and a value that makes it hold: the steered matrices (`_small_matrices`)
+#: gate a runner with the atom and give it an adjustment that sets the value, so that its own
+#: adjustments may leave it blocked where it was free (adjustment-refuses).
+_HITS = {"i": ("i == 1", 1), "j": ("j == 3", 3), "t": ("t == 'b'", "b"), "b": ("b", True), "w": ("w == '2.0'", "2.0"),
+         "s": ("s == 'a'", "a"), "g": ("g is None", None)}
+
+
 def _toml_value(value):
     if value is None:
         return "{ none = true }"
@@ -422,7 +429,8 @@ def _error_kind(draw):
 
 
 @st.composite
-def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects=False, issue30=True, staged=False):  # noqa: C901 — one composite strategy that draws every construct of a matrix, so that they combine
+def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects=False, issue30=True, staged=False,  # noqa: C901 — one composite strategy that draws every construct of a matrix, so that they combine
+                    steer=False):
     """Small matrices with every construct of choice: forces, prefers (outright or not), orders,
     candidacy, requirements and chains (a clause may be one no config meets), removals and
     refusals (one may repeat another), runners' former ids (deprecated, removed, overdue) and
@@ -436,7 +444,9 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
     for `matrix diff`'s brute force, which does not weigh them yet. With *staged* (and stages
     drawn), staged requirements of kind ``ks`` (issue 30, F6): a matrix-wide one at any stage but
     choice (after it, perhaps exempting a runner) and a runner's after the choice, declared after
-    `ADJUSTMENTS_MARK` and in *runners* (`_unstaged` leaves them out for the matrix of choice)."""
+    `ADJUSTMENTS_MARK` and in *runners* (`_unstaged` leaves them out for the matrix of choice).
+    With *steer* too, a third of them are steered to the paths of check that free draws seldom
+    reach together (see below): check's brute force only, where CI time allows it."""
     if adjustments:
         adjustable = _ADJUSTABLE if issue30 else [n for n in _ADJUSTABLE if n != "g"]
         names = draw(st.lists(st.sampled_from(adjustable), min_size=1, max_size=2, unique=True))
@@ -455,7 +465,17 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
     gate = st.one_of(atom, st.builds(lambda a, b, o: f"({a}) {o} ({b})", atom, atom, st.sampled_from(["and", "or"])),
                      atom.map(lambda a: f"not ({a})"))
     ids = ["a", "b", "c"][: draw(st.sampled_from([2, 2, 3]))]
-    gates = draw(st.lists(gate, min_size=1, max_size=4))
+    # Steered (a third of the matrices with adjustments, redirects and staged requirements): the
+    # constructs whose paths of check a matrix drawn freely seldom reaches together. A runner x
+    # with a redirect at a stage after the choice to y, both with adjustments of their own; x
+    # gated by an atom its own adjustment makes hold (adjustment-refuses); a staged requirement
+    # after the choice binding x or y (read through resolved configs, `witnessed`). At most two
+    # gates besides: with more, over one or two fields, a runner is seldom free anywhere.
+    steered = None
+    if steer and adjustments and redirects and staged and requests and issue30 and draw(st.integers(0, 2)) == 0:
+        x = draw(st.sampled_from(ids))
+        steered = (x, draw(st.sampled_from([r for r in ids if r != x])), draw(st.sampled_from(names)))
+    gates = draw(st.lists(gate, min_size=1, max_size=4 if steered is None else 2))
     text = '[matrix]\nname = "small"\nversion = "1.0"\n[config]\n' + "\n".join(_FIELDS[n][0] for n in names) + "\n"
     # Reasons are templates (issue 30, F7): a kind's may say a drawn field's value.
     reasons = _reasons if issue30 else (lambda lead, names: st.just(f"{lead} fails"))
@@ -498,8 +518,12 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
             extra += f'applies = "{draw(st.sampled_from(["asked", "automatic"]))}"\n'
         cells = ", ".join(f'{r} = "{s}"' for r, s in support.items())
         text += f'[features.g{index}]\nname = "g{index}"\nwhen = "{when}"\nsupport = {{ {cells} }}\n{extra}'
+    if steered is not None:  # the gate x's own adjustment may make hold
+        x, _, path = steered
+        cells = ", ".join(f'{r} = "{"no" if r == x else draw(st.sampled_from(["yes", "no"]))}"' for r in ids)
+        text += f'[features.hit]\nname = "hit"\nwhen = "{_HITS[path][0]}"\nsupport = {{ {cells} }}\n'
     runners = {r: {"name": r.upper(), "priority": 3 - i} for i, r in enumerate(ids)}
-    for r in ids:
+    for r in ids if steered is None else [r for r in ids if r not in steered[:2]]:  # x and y: the staged one only
         requires = {}
         for kind in ("k1", "k2"):
             shape = draw(st.sampled_from(["none", "none", "plain", "chain"]))
@@ -557,6 +581,8 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
         # today's order, held by its own test.)
         stages = draw(st.sampled_from([None] * 5 + [["s0", "choice"], ["choice", "s1"],
                                                     ["s0", "choice", "s1", "s2"]])) if issue30 else None
+        if steered is not None:  # a stage after the choice, for the redirect and the requirement
+            stages = draw(st.sampled_from([["choice", "s1"], ["s0", "choice", "s1", "s2"]]))
         if stages is not None:
             text = text.replace('version = "1.0"\n', f'version = "1.0"\nstages = {json.dumps(stages)}\n', 1)
         text += ADJUSTMENTS_MARK + "\n"
@@ -564,14 +590,14 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
         # renamed away: it acts on that runner serving, on the config its stage finds.
         late = stages[stages.index("choice") + 1:] if stages is not None else []
         if redirects and requests and late:
-            r = draw(st.sampled_from(ids))
-            redirect = {"to": draw(st.sampled_from([o for o in ids if o != r])), "when": draw(atom),
-                        "stage": draw(st.sampled_from(late))}
+            r = draw(st.sampled_from(ids)) if steered is None else steered[0]
+            redirect = {"to": draw(st.sampled_from([o for o in ids if o != r])) if steered is None else steered[1],
+                        "when": draw(atom), "stage": draw(st.sampled_from(late))}
             redirect.update(draw(st.sampled_from([{}, {}, {"until": "1.0"}])))
             runners[r] = {**runners[r], "redirects": [*runners[r].get("redirects", ()), redirect]}
         # (Half the staged matrices: a staged matrix resolves off the fast path, so the brute force
         # of resolve stays near its CI time.)
-        if staged and stages is not None and draw(st.booleans()):
+        if staged and stages is not None and (steered is not None or draw(st.booleans())):
             after = stages[stages.index("choice") + 1:]
             error_kind = draw(st.sampled_from(["", 'kind = "ValueError"\n']))
             text += f'[requirements.ks]\nname = "KS"\nreason = "ks fails"\n{error_kind}'
@@ -580,11 +606,21 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
                 text += f'[requires.ks]\ncondition = {json.dumps(draw(atom))}\nstage = "{stage}"\n'
                 if stage in after and draw(st.booleans()):
                     text += f'exempt = ["{draw(st.sampled_from(ids))}"]\n'
-            for r in draw(st.lists(st.sampled_from(ids), max_size=2, unique=True)) if after else ():
+            bound = draw(st.lists(st.sampled_from(ids), max_size=2, unique=True)) if after else []
+            if steered is not None and not set(bound) & set(steered[:2]):  # one of x and y, whose steps the redirect changes
+                bound.append(draw(st.sampled_from(steered[:2])))
+            for r in bound:
                 clauses = [{"condition": draw(atom), "stage": draw(st.sampled_from(after))}]
                 if draw(st.integers(0, 3)) == 0:  # a chain: its stage is its first clause's
                     clauses.append({"condition": draw(atom)})
                 runners[r] = {**runners[r], "requires": {**runners[r].get("requires", {}), "ks": clauses}}
+        if steered is not None:  # x's own adjustment that makes its gate hold, perhaps at a stage
+            x, _, path = steered
+            when = draw(atom | st.none())
+            stage = draw(st.sampled_from([None, *stages[stages.index("choice"):]]))
+            text += ('[adjustments.hit]\nname = "hit"\n' + ("" if when is None else f'when = "{when}"\n')
+                     + f'set = {{ "{path}" = {_toml_value(_HITS[path][1])} }}\noverride = true\nrunners = ["{x}"]\n'
+                     + ("" if stage is None else f'stage = "{stage}"\n'))
         for number in range(draw(st.integers(0, 3))):
             path = draw(st.sampled_from(names))
             kind, nullable = _KINDS[path]
@@ -607,7 +643,8 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
                                                           and not (isinstance(v, float) and not math.isfinite(v))
                                                           and not (isinstance(v, str) and "+" in v)])))
             override = draw(st.booleans()) if nullable else True
-            applies_to = draw(st.sampled_from([[], [], [ids[0]], [ids[-1]], ids[:2]] + [[r] for r in forced_runners] * 2))
+            applies_to = draw(st.sampled_from([[], [], [ids[0]], [ids[-1]], ids[:2]] + [[r] for r in forced_runners] * 2
+                                              + ([[steered[0]], [steered[1]], [steered[1]]] if steered else [])))
             # When it speaks (issue 30, F9): where it changes a value, always, or a notice (no set).
             speaks = draw(st.sampled_from(["changes", "changes", "always", "notice"]))
             # Its condition may read the values as given (issue 30, F8), or be left out: it then
@@ -869,8 +906,17 @@ _STAGE_REDIRECT_REFUSED = ('[matrix]\nname = "small"\nversion = "1.0"\nstages = 
 'redirects': [{'to': 'a', 'when': 'b', 'applies': 'always'}]}},
 True)
 
+# The two cases the CI profile's draw found once lane-check-53 was merged (its test source
+# differs): a forced runner's adjustment past its redirect at a stage, and a staged requirement
+# exempting the runner an AdjustmentError refused on F.
+_FORCED_PAST_A_REDIRECT_CASE = ('[matrix]\nname = "small"\nversion = "1.0"\nstages = ["choice", "s1"]\n[config]\n"i" = { type = "int", nullable = true }\n[requirements]\nk1 = { name = "K1", reason = "k1 fails" }\nk2 = { name = "K2", reason = "k2 fails" }\n[features.g0]\nname = "g0"\nwhen = "i < 0"\nsupport = { a = "yes", b = "no" }\nforces = { runner = "a", override = false }\n[features.g1]\nname = "g1"\nwhen = "i < 0"\nsupport = { a = "no", b = "yes" }\nforces = { runner = "b", override = false }\n[features.hit]\nname = "hit"\nwhen = "i == 1"\nsupport = { a = "no", b = "yes" }\n[orders.last]\nname = "last"\nrunners = ["a"]\n# --- adjustments\n[requirements.ks]\nname = "KS"\nreason = "ks fails"\n[adjustments.hit]\nname = "hit"\nwhen = "i < 0"\nset = { "i" = 1 }\noverride = true\nrunners = ["a"]\nstage = "s1"\n', ['i'], {'a': {'name': 'A', 'priority': 3, 'aliases': [{'id': 'old_a', 'since': '0.5'}], 'redirects': [{'to': 'b', 'when': 'i < 0', 'stage': 's1'}], 'requires': {'ks': [{'condition': 'i < 0', 'stage': 's1'}, {'condition': 'i < 0'}]}}, 'b': {'name': 'B', 'priority': 2, 'redirects': [{'to': 'a', 'when': 'i < 0'}]}}, True)
+_EXEMPT_REFUSED_ON_F_CASE = ('[matrix]\nname = "small"\nversion = "1.0"\nstages = ["choice", "s1"]\n[config]\n"i" = { type = "int", nullable = true }\n[requirements]\nk1 = { name = "K1", reason = "k1 fails" }\nk2 = { name = "K2", reason = "k2 fails" }\n[features.g0]\nname = "g0"\nwhen = "i < 0"\nsupport = { a = "yes", b = "yes" }\ndeprecated = { since = "0.5", remove_in = "1.0", removed = true }\napplies = "asked"\n[features.hit]\nname = "hit"\nwhen = "i == 1"\nsupport = { a = "no", b = "yes" }\n[orders.last]\nname = "last"\nrunners = ["a"]\n# --- adjustments\n[requirements.ks]\nname = "KS"\nreason = "ks fails"\n[requires.ks]\ncondition = "i < 0"\nstage = "s1"\nexempt = ["a"]\n[adjustments.hit]\nname = "hit"\nwhen = "i < 0"\nset = { "i" = 1 }\noverride = true\nrunners = ["a"]\n', ['i'], {'a': {'name': 'A', 'priority': 3, 'aliases': [{'id': 'old_a', 'since': '0.5'}], 'requires': {'ks': [{'condition': 'i < 2', 'stage': 's1'}]}}, 'b': {'name': 'B', 'priority': 2, 'aliases': [{'id': 'old_b', 'since': '0.5'}]}}, False)
+
+
 @settings(deadline=None)
-@given(_small_matrices(adjustments=True, redirects=True, staged=True))
+@given(_small_matrices(adjustments=True, redirects=True, staged=True, steer=True))
+@example(_FORCED_PAST_A_REDIRECT_CASE)
+@example(_EXEMPT_REFUSED_ON_F_CASE)
 @example(_STAGED_FORCED)
 @example(_STAGED_REFUSES_ALL)
 @example(_ALWAYS_THEN_ADJUSTED)
@@ -1343,21 +1389,30 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, staged=(), k
     (requirement-idle) exactly when no resolution is refused by it."""
     v = m.version
     undecided = {f.place for f in by_code.get("inconclusive", [])}
-    refused, applied, staged_refused, served = set(), set(), set(), set()
+    refused, applied, staged_refused, served, staged_passed = set(), set(), set(), set(), set()
     # Without an adjustment no config is refused by one and none is said (the two sets stay
     # empty, and check must say neither): the resolutions below are read for nothing else.
     for config in universe if m.adjustments else ():
         try:
             resolution = m.resolve(config)
+            staged_passed.update(_staged_passed(m, resolution, staged if idle_of is None else idle_of, kind))
         except matrix.AdjustmentError as error:
             # A redirect at a stage (issue 30, F6) that sent the runner on: its runner's refusal is
             # the redirect's (redirect-refused), not the chosen runner's adjustments'.
             rerouted = error.resolution.redirect is not None and error.resolution.redirect.stage is not None
             if error.resolution.staged_refusal is None and not rerouted:
                 refused.add(m0.resolve(chosen_on(config)).runner)
+            if error.resolution.staged_refusal is None:  # refused on F: after every stage
+                # The runner that served up to F (the error's resolution names none): the one
+                # chosen on C, or the one a redirect at a stage sent it to.
+                ended = error.resolution.redirect.to if rerouted else m0.resolve(chosen_on(config)).runner
+                staged_passed.update(_staged_passed(m, error.resolution, staged if idle_of is None else idle_of, kind,
+                                                    runner=ended))
             resolution = error.resolution
         except matrix.ResolutionError as error:
             resolution = error.resolution
+            if type(error) is NoRunnerError and resolution.staged_refusal is None:  # refused by the choice, after the stages before it
+                staged_passed.update(_staged_passed(m, resolution, staged if idle_of is None else idle_of, kind, True))
         staged_refused.update((resolution.staged_refusal or {}).get("requirements", ()))
         # Said: a change's warning, or one that says always (README: an adjustment speaks where it
         # changes a value; with says = "always", or a notice, wherever its when holds).
@@ -1365,6 +1420,7 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, staged=(), k
         for runner in m.runners:
             try:
                 resolution = m.resolve(config, runner=runner.id)
+                staged_passed.update(_staged_passed(m, resolution, staged if idle_of is None else idle_of, kind))
             except matrix.ResolutionError as error:
                 resolution = error.resolution
             applied.update(w.feature for w in resolution.warnings if w.kind == "adjusted")  # a redirect's runner too
@@ -1374,6 +1430,10 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, staged=(), k
             if _staged_finding(f) and f"'{kind}'" in f.message}
     unsure_staged = {("*" if f.runner is None else f.runner) + ":" + kind for f in by_code.get("inconclusive", [])
                      if f"requirement '{kind}'" in f.message}
+    # One said unmet refuses every config it is checked on: no served resolution passed it.
+    unmet = {("*" if f.runner is None else f.runner) + ":" + kind for f in by_code.get("requirement-unmet", [])
+             if _staged_finding(f) and f"'{kind}'" in f.message}
+    assert not unmet & staged_passed, unmet & staged_passed
     for owner, _, _, exempt, scoped in staged if idle_of is None else idle_of:  # those of *kind* (all: *staged*)
         gate = ("*" if owner is None else owner) + ":" + kind
         # Reached where a runner it binds serves (a served config passed every stage): a
@@ -1389,11 +1449,12 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, staged=(), k
     if not by_code.get("adjustment-unchecked"):
         assert {f.runner for f in by_code.get("adjustment-refuses", [])} - unsure == refused - unsure
     # forced-freed, both ways: said of a forcing feature exactly when some config shows it.
+    # The configs no staged requirement before the choice refuses (the choice is made on them).
+    first = [s for s in staged if s[0] is None and s[2] in m.stages[:m.stages.index("choice")]] if staged else []
+    kept = [c for c in universe if not _reference_stages(m, _before_choice(m), c, None, first,
+                                                         m.stages[:m.stages.index("choice") + 1])[2]] \
+        if first else universe
     if not any(f.place.endswith(".forces") for f in by_code.get("inconclusive", [])):
-        first = [s for s in staged if s[0] is None and s[2] in m.stages[:m.stages.index("choice")]] if staged else []
-        kept = [c for c in universe if not _reference_stages(m, _before_choice(m), c, None, first,
-                                                             m.stages[:m.stages.index("choice") + 1])[2]] \
-            if first else universe
         assert {f.feature for f in by_code.get("forced-freed", [])} == _reference_forced_freed(m, m0, kept,
                                                                                                chosen_on)
     for finding in by_code.get("forced-freed", []):
@@ -1404,21 +1465,70 @@ def _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, staged=(), k
     adjustments = m.adjustments_at(v)
     never = {f.place for f in by_code.get("adjustment-never", [])}
     undone = {f.place for f in by_code.get("adjustment-undone", [])}
+    forced = None
     for a in adjustments:
         place = f"$.adjustments.{a.id}"
         if place in undecided:
             continue
         assert (place in never) == (a.id not in applied), place
         if a.id in applied:  # one that says always: its message is its effect, never undone
-            assert (place in undone) == (a.says != "always" and _undone_reference(m, a, universe, chosen_on)), place
+            if forced is None:  # once a matrix: the forced runners on its configs of choice
+                forced = _forced_on(m0, kept, chosen_on) if _rerouted_runners(m) else {}
+            assert (place in undone) == (a.says != "always" and _undone_reference(m, a, universe, chosen_on,
+                                                                                 forced)), place
 
 
-def _undone_reference(m, a, universe, chosen_on):
-    """Whether the adjustments after *a* undo it wherever it changes a value (see above)."""
+def _staged_passed(m, resolution, staged, kind, before=False, runner=None):
+    """The staged requirements of *kind* (owner:kind, as `_adjustment_findings_agree` names them)
+    that a *resolution* served, or refused on F after every stage (`AdjustmentError`: *runner* is
+    the runner that served up to F, which its resolution does not name), passed:
+    each before the choice, and each after it that binds the
+    runner serving at its stage (the one a redirect at a later stage sent on: docs/reference/
+    file-format.md, Stages); not one of roles (whether its runner filled a role is not read back).
+    With *before*, of a resolution the choice refused: those before the choice alone."""
+    at = m.stages.index("choice") if m.stages else 0
+    redirect = resolution.redirect
+    ended = resolution.runner if runner is None else runner
+    assert before or ended is not None  # a runner served up to F (an error's resolution names none)
+    out = set()
+    for owner, _, stage, exempt, scoped in staged:
+        k = m.stages.index(stage)
+        serving = redirect.runner if redirect is not None and redirect.stage is not None and \
+            m.stages.index(redirect.stage) > k else ended
+        if k < at or not before and not scoped and (owner == serving or owner is None and serving not in exempt):
+            out.add(("*" if owner is None else owner) + ":" + kind)
+    return out
+
+
+def _undone_reference(m, a, universe, chosen_on, forced=None):
+    """Whether the adjustments after *a* undo it wherever it changes a value (see above). One
+    after the choice whose runners' steps a redirect at a stage changes (issue 30, F6): on each
+    config of choice and each runner serving there, the adjustments its walk makes (`_way`), and
+    wherever *a* changes a value among them, the same walk without it (the way taken with it);
+    and on each config of choice (*forced*, by config: no staged refusal before the choice) where automatic
+    choice finds no runner free and a feature forces R (`_forced_on`), R's adjustments,
+    every one of them: R does not serve, so no redirect at a stage is read (effective-config.md,
+    step 4)."""
 
     def same(x, y):
         return {n: (type(_plain(x[n])), _plain(x[n])) for n in x} == {n: (type(_plain(y[n])), _plain(y[n])) for n in y}
 
+    if a not in _before_choice(m) and _rerouted_runners(m) & set(a.runners or [r.id for r in m.runners]):
+        forced = forced or {}
+        for config in universe:
+            c = chosen_on(config)
+            ways = [(r.id, _way(m, c, r.id)) for r in m.runners]
+            if forced.get(id(config)) is not None:
+                ways.append((forced[id(config)], _after_choice(m, forced[id(config)])))
+            for r, steps in ways:
+                if a not in steps:
+                    continue
+                index = steps.index(a)
+                x = _reference_apply(m, steps[:index], c, r)[0]
+                if _reference_apply(m, [a], x, r)[1] and not same(_reference_apply(m, steps[index:], x, r)[0],
+                                                                  _reference_apply(m, steps[index + 1:], x, r)[0]):
+                    return False
+        return True
     lists = [(_before_choice(m), lambda config: config, None)] if a in _before_choice(m) else \
         [(_after_choice(m, r.id), chosen_on, r.id) for r in m.runners if a in _after_choice(m, r.id)]
     for steps, start, runner in lists:  # the runner that serves: a role reads it (issue 30, F1)
@@ -1433,6 +1543,52 @@ def _undone_reference(m, a, universe, chosen_on):
                         _reference_apply(m, steps[index + 1:], x, runner)[0]):
                 return False
     return True
+
+
+def _forced_on(m0, kept, chosen_on):
+    """By id of each config of *kept*: the runner automatic choice's no-runner error ends on
+    because a feature forces it, on its config of choice (`_reference_forced`; not where a
+    redirect that applies always was reached and refused), or None."""
+    forced = {}
+    for config in kept:
+        c = chosen_on(config)
+        try:
+            m0.resolve(c)
+        except NoRunnerError as error:
+            if error.resolution.redirect is None:
+                forced[id(config)] = _reference_forced(m0, c)
+        except matrix.ResolutionError:
+            pass
+    return forced
+
+
+def _rerouted_runners(m):
+    """The runners whose steps a redirect at a stage in force changes: its own, and its runner."""
+    from matrix.schema import in_window
+
+    return {r for x in m.runners for d in x.redirects if d.stage is not None and in_window(d.window, m.version)
+            for r in (x.id, d.to)}
+
+
+def _way(m, c, serving):
+    """The adjustments after the choice made once *serving* serves on the config of choice *c*
+    (docs/reference/file-format.md, "A redirect at a stage"), as `_reference_walk` walks them
+    (staged requirements left out): *serving*'s, stage by stage, until its first redirect at a
+    stage in force holds on the config the stages before it left; then that redirect's runner's,
+    from that stage on."""
+    from matrix.schema import in_window
+
+    steps, current, runner, rerouted = [], c, serving, None
+    for stage in m.stages[m.stages.index("choice"):]:
+        if rerouted is None:
+            rerouted = next((d for d in m.runner(runner).redirects if d.stage == stage and in_window(d.window, m.version)
+                             and _holds_given(m, d.when, current, current.get(_GIVEN, current),
+                                              _role_values(m, current, runner))), None)
+            runner = runner if rerouted is None else rerouted.to
+        here = [a for a in _after_choice(m, runner) if (a.stage or "choice") == stage]
+        current = _reference_apply(m, here, current, runner)[0]
+        steps += here
+    return steps
 
 
 def _applied(m, config, runner):
@@ -3658,13 +3814,15 @@ set = { y = 0 }
 
 
 
-def test_check_says_inconclusive_naming_a_redirect_at_a_stage_where_it_changes_the_answer():
+def test_check_reads_a_redirect_at_a_stage_where_it_changes_the_answer():
     """Issue 30, F6: a redirect at a stage after the choice splits the steps of the runner that
     serves. Its own findings are read: its condition on the config the runner's steps before its
     stage leave (torch_native's A19 turns graphs off before 'pages', so its redirect never
     applies), a refusal confirmed by resolving its witness (sinks after intel_amx → torch_native).
-    The other questions it changes are not read yet, and inconclusive, naming it: the
-    adjustments after the choice of the runners it joins (and those that name no runner). No
+    The adjustments after the choice of the runners it joins (and those that name no runner) are
+    read on each way they run (`_check_adjust._ways`): each changes a value, or is said, on a
+    config resolve confirms, and none is undone, so neither adjustment-never nor adjustment-undone
+    is said of them (they were inconclusive, naming the redirect). No
     adjustment here blocks a runner: adjustment-refuses is decided (none), where it was
     inconclusive (`test_adjustment_refuses_reads_where_a_redirect_at_a_stage_applies`). Their staged
     requirements are decided where resolved configs show them refusing and passing: torch_native's
@@ -3679,12 +3837,11 @@ def test_check_says_inconclusive_naming_a_redirect_at_a_stage_where_it_changes_t
     assert diff(m, m).undecided[-1] == ("Not compared: redirects at a stage (after the choice) (the answers for a "
                                         "config such a redirect sends elsewhere may differ unseen)")
     found = [(f.code, f.place, f.message.split(": a redirect at a stage")[0]) for f in check(m).findings]
-    tail = ": a redirect at a stage after the choice sends the runner that serves to another, which serves from " \
-           "that stage on ({}), and these questions do not read it yet"
-    said = [f.message for f in check(matrix.loads(_REROUTED, runners=_REROUTED_RUNNERS)).findings
-            if f.place == "$.adjustments.amx_page" and f.code == "inconclusive"]
-    assert said[0] == ("Could not decide whether amx page ever changes a value, or is always undone"
-                       + tail.format("intel_amx → torch_native at stage 'fallbacks'"))
+    said = set()
+    for config in ({}, {"platform": {"has_amx": False}}):
+        for asked in (None, "intel_amx", "torch_native"):
+            said.update(w.feature for w in m.resolve(config, runner=asked).warnings if w.kind == "adjusted")
+    assert said >= {"graphs_off", "amx_graphs", "amx_page", "page_default"}
     with pytest.raises(UnsupportedFeatureError) as staged:
         m.resolve({"page": 64}, runner="torch_native")
     assert staged.value.resolution.staged_refusal["requirements"] == ["torch_native:small_page"]
@@ -3705,11 +3862,7 @@ def test_check_says_inconclusive_naming_a_redirect_at_a_stage_where_it_changes_t
         ("redirect-refused", "$.runners.intel_amx.redirects[0]", "Intel AMX's redirect 1 to Torch native (not "
                                                                  "platform.has_amx) can leave a request Torch native "
                                                                  "refuses: where it applies, Torch native does not "
-                                                                 "support attention sinks"),
-        *(("inconclusive", f"$.adjustments.{a}", f"Could not decide whether {name} ever changes a value, or is "
-                                                  "always undone")
-          for a, name in (("graphs_off", "A19"), ("amx_graphs", "graphs said"), ("amx_page", "amx page"),
-                          ("page_default", "page default")))]
+                                                                 "support attention sinks")]
 
 
 _STAGED_BEFORE_CHOICE = '''[matrix]
@@ -3811,8 +3964,9 @@ def test_adjustment_refuses_reads_where_a_redirect_at_a_stage_applies(when):
         "x": {"name": "X", "priority": 2, "redirects": [{"to": "y", "when": when, "stage": "late"}]},
         "y": {"name": "Y", "priority": 1}})
     findings = check(m).findings
-    # Whether sx ever changes a value is not read yet around the redirect (said, naming it).
-    assert [f.code for f in findings if f.place == "$.adjustments.sx" and f.code == "inconclusive"] == ["inconclusive"]
+    # sx changes a value on X's way (before the redirect's stage) and nothing after it undoes it:
+    # neither adjustment-never nor adjustment-undone, and decided (it was inconclusive, naming the redirect).
+    assert [f.code for f in findings if f.place == "$.adjustments.sx" and f.code != "adjustment-refuses"] == []
     found = [(f.code, f.place, f.message, f.witness) for f in findings if f.code != "inconclusive"]
     refuses = [("adjustment-refuses", "$.adjustments.sx", "Automatic choice gives X configs that its own adjustments "
                 "leave it unable to serve (an AdjustmentError); resolve then says: An adjustment leaves a config the "
@@ -3878,3 +4032,171 @@ def test_a_runner_whose_file_says_candidate_false_is_asked_for_only_and_said_so(
     said = render(m, tables=["capabilities"])
     assert "| Candidate for automatic choice | never: asked for only | always |  |" in said
     assert "a is asked for only: automatic choice never tries it." in said
+
+
+_REACHED_BY_A_REDIRECT = '''[matrix]
+name = "t"
+version = "1.0"
+stages = ["choice", "mid", "late"]
+[config]
+t = { type = "bool", default = false }
+u = { type = "int", min = 0, max = 1, default = 0 }
+v = { type = "bool", default = false }
+[features.f]
+name = "f"
+when = "v and not t"
+support = { x = "yes", y = "yes" }
+[adjustments.zx]
+name = "Z for X"
+runners = ["x"]
+stage = "mid"
+set = { u = 0 }
+[adjustments.zy]
+name = "Z for Y"
+runners = ["y"]
+stage = "mid"
+set = { u = 0 }
+[adjustments.ux]
+name = "U for X"
+runners = ["x"]
+stage = "mid"
+when = "t"
+set = { u = 1 }
+[adjustments.vy]
+name = "V for Y"
+runners = ["y"]
+stage = "late"
+when = "u == 1"
+set = { v = true }
+'''
+
+
+@pytest.mark.parametrize(("when", "undo", "expected"), [
+    ("t", False, []),
+    ("t", True, [("adjustment-undone", "$.adjustments.vy", "V for Y has no effect: wherever it changes a value, the "
+                  "adjustments after it leave the config as they would without it (they undo it, or do the same); "
+                  "delete it, or check the ones after it")]),
+    ("not t", False, [("adjustment-never", "$.adjustments.vy", "V for Y never changes a value: no config that "
+                       "automatic choice gives to Y, or that a request for it leaves with it, makes it change a value; "
+                       "delete it, or check its condition")]),
+])
+def test_adjustment_never_and_undone_read_each_way_a_redirect_at_a_stage_makes(when, undo, expected):
+    """Issue 30, F6: X's redirect at stage 'late' sends it to Y, whose adjustments from 'late' on
+    then run after X's before it (`_check_adjust._ways`). Y's V sets v where u is 1, which only X's
+    U makes (Y's own Z sets u to 0 at 'mid', which that way skips): where the redirect reads t (U's
+    condition), V changes a value on that way alone, and a W after it that resets v undoes it;
+    where it reads not t, V never changes a value. Each was inconclusive, naming the redirect."""
+    text = _REACHED_BY_A_REDIRECT + ('[adjustments.wy]\nname = "W for Y"\nrunners = ["y"]\nstage = "late"\n'
+                                     'set = { v = false }\n' if undo else "")
+    m = matrix.loads(text, runners={"x": {"name": "X", "priority": 2, "redirects": [{"to": "y", "when": when,
+                                                                                     "stage": "late"}]},
+                                    "y": {"name": "Y", "priority": 1}})
+    found = [(f.code, f.place, f.message) for f in check(m).findings if f.place.startswith("$.adjustments")]
+    assert found == expected
+    said = set()
+    for values in itertools.product([False, True], [0, 1], [False, True]):
+        for asked in (None, "x", "y"):
+            resolution = m.resolve(dict(zip("tuv", values)), runner=asked)
+            said.update(a.id for a in resolution.adjustments)
+    assert ("vy" in said) == (when == "t")
+
+
+_FORCED_PAST_A_REDIRECT = '''
+[matrix]
+name = "small"
+version = "1.0"
+stages = ["choice", "s1", "s2"]
+[config]
+i = { type = "int", nullable = true }
+[features.g0]
+name = "g0"
+when = "i < 0"
+support = { a = "yes", b = "no" }
+forces = { runner = "a", override = false }
+[features.g1]
+name = "g1"
+when = "i < 0"
+support = { a = "no", b = "yes" }
+forces = { runner = "b", override = false }
+[features.hit]
+name = "hit"
+when = "i == 1"
+support = { a = "no", b = "yes" }
+[adjustments.hit]
+name = "hit"
+when = "i < 0"
+set = { i = 1 }
+runners = ["a"]
+stage = "s1"
+'''
+
+
+@pytest.mark.parametrize(("undo", "expected"), [
+    (False, []),
+    (True, [("adjustment-undone", "$.adjustments.hit", "hit has no effect: wherever it changes a value, the "
+             "adjustments after it leave the config as they would without it (they undo it, or do the same); "
+             "delete it, or check the ones after it"),
+            ("adjustment-never", "$.adjustments.same", "same never changes a value: no config that automatic "
+             "choice gives to A, or that a request for it leaves with it, makes it change a value; delete it, or "
+             "check its condition")]),
+])
+def test_an_adjustment_of_a_forced_runner_is_read_past_its_redirect_at_a_stage(undo, expected):
+    """A random run (lane-check-53 merged): where i < 0, g0 and g1 force a and b, which each say
+    no to the other: no runner is free, and the error ends on a (forced, the first declared), whose
+    adjustments all apply to C and are said: hit sets i to 1. a does not serve, so its redirect at
+    stage 's1' (to b, where i < 0) is not read there (effective-config.md, step 4; resolve applies
+    hit). check read hit only on the ways a serving a takes (there the redirect holds wherever hit's
+    condition does) and said adjustment-never; it now reads the forced way too. A `same` after it
+    at 's2' (a's, setting i to 1 where i < 0) does the same, so undoes it on that way (the only one
+    where it changes a value), and itself never changes one (hit set i to 1 wherever it reads i < 0)."""
+    text = _FORCED_PAST_A_REDIRECT + ('[adjustments.same]\nname = "same"\nwhen = "i < 0"\nset = { i = 1 }\n'
+                                      'runners = ["a"]\nstage = "s2"\n' if undo else "")
+    m = matrix.loads(text, runners={"a": {"name": "A", "priority": 3,
+                                          "redirects": [{"to": "b", "when": "i < 0", "stage": "s1"}]},
+                                    "b": {"name": "B", "priority": 2}})
+    found = [(f.code, f.place, f.message) for f in check(m).findings if f.place.startswith("$.adjustments")]
+    assert found == expected
+    with pytest.raises(NoRunnerError) as refused:
+        m.resolve({"i": -1})
+    assert [(a.id, a.runner) for a in refused.value.resolution.adjustments] == \
+        [("hit", "a")]
+    assert refused.value.resolution.redirect is None
+
+
+def test_a_staged_requirement_exempting_the_runner_refused_on_f_is_unmet_where_the_runners_it_binds_serve():
+    """A random run (lane-check-53 merged): the matrix-wide 'ks' at stage 's1' (i < 0) exempts a.
+    Where i < 0, automatic choice takes a, whose hit sets i to 1, which a says no to: an
+    AdjustmentError after every stage, its resolution naming no runner; 'ks' was not checked
+    there (a is exempt). b, the one runner it binds, serves only where i >= 0 (i < 0 uses g0,
+    removed, when asked for), where it fails: requirement-unmet is right (check.md: refuses every
+    config that reaches its stage where a runner it binds serves). The brute force's reference read
+    the AdjustmentError's runner as None, bound by every matrix-wide requirement, and counted a pass."""
+    text, _, runners, _ = (
+        '[matrix]\nname = "small"\nversion = "1.0"\nstages = ["choice", "s1"]\n[config]\n'
+        '"i" = { type = "int", nullable = true }\n[requirements]\nks = { name = "KS", reason = "ks fails" }\n'
+        '[features.g0]\nname = "g0"\nwhen = "i < 0"\nsupport = { a = "yes", b = "yes" }\n'
+        'deprecated = { since = "0.5", remove_in = "1.0", removed = true }\napplies = "asked"\n'
+        '[features.hit]\nname = "hit"\nwhen = "i == 1"\nsupport = { a = "no", b = "yes" }\n'
+        '[requires.ks]\ncondition = "i < 0"\nstage = "s1"\nexempt = ["a"]\n'
+        '[adjustments.hit]\nname = "hit"\nwhen = "i < 0"\nset = { "i" = 1 }\noverride = true\nrunners = ["a"]\n',
+        None, {"a": {"name": "A", "priority": 3}, "b": {"name": "B", "priority": 2}}, None)
+    m = matrix.loads(text, runners=runners)
+    found = [(f.code, f.place, f.message) for f in check(m).findings
+             if f.code in ("requirement-unmet", "requirement-idle", "inconclusive")]
+    assert found == [("requirement-unmet", "$.requires.ks", "The matrix-wide requirement 'ks' (ks fails), at stage "
+                      "'s1', refuses every config that reaches that stage where B serves")]
+    with pytest.raises(matrix.AdjustmentError) as refused:
+        m.resolve({"i": -1})
+    assert refused.value.resolution.runner is None and refused.value.resolution.staged_refusal is None
+    assert [(a.id, a.runner) for a in refused.value.resolution.adjustments] == [("hit", "a")]
+    refusals = []
+    for i in (None, -1, 0, 1, 2):
+        for asked in (None, "b"):
+            try:
+                resolution = m.resolve({"i": i}, runner=asked)
+            except matrix.ResolutionError as error:
+                resolution = error.resolution
+            assert resolution.runner != "b"  # b never serves past 's1'
+            if (resolution.staged_refusal or {}).get("runner") == "b":
+                refusals.append((i, asked, resolution.staged_refusal["requirements"]))
+    assert refusals == [(i, asked, ["*:ks"]) for i in (None, 0, 1, 2) for asked in (None, "b") if asked or i == 1]
