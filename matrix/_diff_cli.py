@@ -435,30 +435,39 @@ def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str,
     from .diff import LEVELS, rejection, reproduces
     from .resolver import resolve
 
-    def answer(matrix: Matrix, config: Dict[str, Any], version: str) -> Tuple[str, bool]:
-        """The answer, and whether the side rejects the config (`matrix.diff.rejection`)."""
+    from ._diff import renamed_runners
+
+    renamed = renamed_runners(old, new)
+
+    def answer(matrix: Matrix, config: Dict[str, Any], version: str) -> Tuple[str, bool, object]:
+        """The answer, whether the side rejects the config (`matrix.diff.rejection`), and what the
+        answer is by ids, the old side's runners by their new ids: names changed alone, or a
+        runner renamed with its former id, are cosmetic changes, not a change of the answer."""
         rejected = rejection(matrix, config, version)
         if rejected is not None:
-            return _messages.diff_fleet_rejected(rejected), True
+            return _messages.diff_fleet_rejected(rejected), True, None
         try:
             resolution = resolve(matrix, config, version=version)
         except ResolutionError as error:
-            return ("refused (removed)" if isinstance(error, RemovedFeatureError) else "refused"), False
+            removed = isinstance(error, RemovedFeatureError)
+            return ("refused (removed)" if removed else "refused"), False, ("refused", removed)
         runner: str = resolution.runner
         # How it came to serve, as the diff says an answer of automatic choice (`matrix.diff.observe`):
         # a redirect that applies always, and the feature whose preference chose the runner.
         kinds = sorted({w.kind for w in resolution.warnings if w.kind in ("fallback", "override", "redirected",
                                                                           "deprecated")})
         preferred = [w.feature for w in resolution.warnings if w.kind == "preference" and w.runner == runner]
-        return _messages.diff_served(runner, kinds, matrix.feature(preferred[0]).name if preferred else None), False
+        key = ("served", renamed.get(runner, runner) if matrix is old else runner, tuple(kinds), preferred[:1])
+        return _messages.diff_served(runner, kinds, matrix.feature(preferred[0]).name if preferred else None), \
+            False, key
 
     changed, failing, broken = 0, 0, []
     worst = LEVELS.index(fail_on)
     rows = ["| Config | Before | After | Change |", "|---|---|---|---|"]
     items: List[Dict[str, Any]] = []
     for name, config in configs:
-        (before, rejected_before), (after, rejected_after) = (answer(old, config, report.old_version),
-                                                              answer(new, config, report.new_version))
+        (before, rejected_before, was), (after, rejected_after, now) = (answer(old, config, report.old_version),
+                                                                        answer(new, config, report.new_version))
         if rejected_before and rejected_after:
             broken.append(name)
             rows.append(_fleet_row(name, before, after, _messages.diff_fleet_not_compared()))
@@ -470,13 +479,16 @@ def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str,
             reproduces(c, old, new, config, old_version=report.old_version, new_version=report.new_version)]
         changed += before != after or bool(said)
         # An answer that changes where no finding says it (the report says what it did not
-        # decide) is counted by itself: a served config refused is breaking, else behaviour.
-        unsaid = None if said or before == after else \
-            "breaking" if after.startswith("refused") and not before.startswith("refused") else "behaviour"
-        failing += rejected_before != rejected_after or any(
+        # decide) is counted by itself: a served config refused is breaking, else behaviour. A
+        # config one side rejects is a breaking change of its own.
+        one_sided = rejected_before != rejected_after
+        unsaid = None if said or one_sided or was == now else \
+            "breaking" if now[0] == "refused" and was[0] != "refused" else "behaviour"  # type: ignore[index]
+        failing += one_sided or any(
             LEVELS.index(c.level) <= worst and c.accepted is None for c in said) or \
             unsaid is not None and LEVELS.index(unsaid) <= worst
         cell = ", ".join(f"{c.level}[{c.id}]" for c in said) or (
+            _messages.diff_fleet_rejected_once() if one_sided else
             "—" if unsaid is None else _messages.diff_fleet_unsaid(unsaid))
         rows.append(_fleet_row(name, before, after, cell))
         items.append({"name": name, "config": config, "before": before, "after": after, "compared": True,

@@ -1638,6 +1638,11 @@ def diff_fleet_unsaid(level: str) -> str:
     return f"{level}: changed, no finding says it (see the report's undecided lines)"
 
 
+def diff_fleet_rejected_once() -> str:
+    """A config of a fleet one side's ``[config]`` rejects (accepted before, or accepted now)."""
+    return "breaking: a config error on one side"
+
+
 def diff_fleet_not_compared() -> str:
     return "not compared: both sides reject it"
 

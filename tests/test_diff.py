@@ -3869,6 +3869,59 @@ def test_a_witness_leaves_the_other_roles_to_follow_where_the_region_allows():
     assert [line for line in report.undecided if "did not reproduce" in line] == []
 
 
+_FLEET_NAMES = """[matrix]
+name = "t"
+version = "1.0"
+[config]
+sql = { type = "bool", default = false }
+fmt = { type = "str", choices = ["csv", "json"], default = "csv" }
+[features.sql]
+name = "SQL queries"
+when = "sql"
+support = { a = "yes", b = "yes" }
+prefers = { runner = "b" }
+"""
+
+
+def _fleet_of(tmp_path, old_text, old_runners, new_text, new_runners, configs):
+    os.chdir(tmp_path)  # the caller's monkeypatch.chdir restores it
+    for side, text, runners in (("old", old_text, old_runners), ("new", new_text, new_runners)):
+        (tmp_path / side / "runners").mkdir(parents=True)
+        (tmp_path / side / "features.toml").write_text(text)
+        for rid, body in runners.items():
+            (tmp_path / side / "runners" / f"{rid}.toml").write_text(body)
+    (tmp_path / "fleet.jsonl").write_text("".join(json.dumps(c) + "\n" for c in configs))
+    return _run("diff", "old/features.toml", "new/features.toml", "--configs", "fleet.jsonl", "--fail-on", "behaviour")
+
+
+def test_a_fleet_row_reads_names_and_renamed_runners_as_the_diff_does_and_a_one_sided_rejection_as_breaking(
+        tmp_path, monkeypatch):
+    """Review of the session: the fleet counted a config as changed where no finding says it
+    ("behaviour: changed, no finding says it", exit 1 at --fail-on behaviour) when only a
+    preferring feature's name changed, or a runner was renamed with its former id (both
+    cosmetic to the diff); and a config one side's [config] rejects was said "behaviour"."""
+    runners = {"a": 'name = "A"\npriority = 2\n', "b": 'name = "B"\npriority = 1\n'}
+    monkeypatch.chdir(tmp_path)
+    status, out, _ = _fleet_of(tmp_path, _FLEET_NAMES, runners,
+                               _FLEET_NAMES.replace('name = "SQL queries"', 'name = "SQL statements"').replace(
+                                   '"b" }', '"bb" }').replace('b = "yes"', 'bb = "yes"'),
+                               {"a": runners["a"], "bb": 'name = "B"\npriority = 1\n'
+                                'aliases = [{ id = "b", since = "1.0" }]\n'},
+                               [{"sql": True}, {"fmt": "json"}])
+    assert out.splitlines()[2:6] == [
+        "| Config | Before | After | Change |", "|---|---|---|---|",
+        "| fleet.jsonl:1 | b (preference of SQL queries) | bb (preference of SQL statements) | — |",
+        "| fleet.jsonl:2 | a | a | — |"]
+    assert status == 0
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rejected").mkdir()
+    status, out, _ = _fleet_of(tmp_path / "rejected", _FLEET_NAMES, runners,
+                               _FLEET_NAMES.replace('choices = ["csv", "json"]', 'choices = ["csv"]'), runners,
+                               [{"fmt": "json"}])
+    assert (status, out.splitlines()[4]) == (
+        1, "| fleet.jsonl:1 | a | config error: Config 'fmt': 'json' is not one of 'csv' | breaking: a config error on one side |")
+
+
 _STAGED_FLEET = """[matrix]
 name = "t"
 version = "1.0"
