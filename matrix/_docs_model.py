@@ -15,7 +15,7 @@ from ._docs_adjustments import AdjustmentRow, adjustment_rows
 from ._docs_release import ReleaseGap, ReleaseNote, release_notes
 from ._templates import described
 from ._versions import VersionLike
-from .schema import NOTHING, WIDE, Alias, Column, ColumnRow, Feature, Field, Forces, Matrix, Order, Prefers, Redirect, Requirement, in_window, required_of, window_text
+from .schema import NOTHING, WIDE, asked_only, Alias, Column, ColumnRow, Feature, Field, Forces, Matrix, Order, Prefers, Redirect, Requirement, in_window, required_of, window_text
 
 #: status → (symbol, text equivalent, meaning): the one fixed symbol set of every format.
 SYMBOLS: Dict[str, Tuple[str, str, str]] = {
@@ -663,8 +663,8 @@ def choice_text(doc: Document) -> List[Tuple[Tuple[str, bool], ...]]:
                        + f" by priority: {', '.join(r for r, _ in doc.runners)}; the first that nothing blocks is "
                        "chosen.", False),))
     for (runner, _), candidate in zip(doc.runners, doc.candidates):
-        if candidate == "False":
-            lines.append(((f"{runner} is asked for only: automatic choice never tries it.", False),))
+        if asked_only(candidate):
+            lines.append(((_messages.asked_only_sentence(runner), False),))
         elif candidate:
             lines.append(((f"{runner} is a candidate only when ", False), (candidate, True),
                           ("; asked for, it is tried anyway.", False)))

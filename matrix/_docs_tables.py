@@ -14,6 +14,7 @@ from . import _docs_overlay, _messages
 from ._docs_adjustments import (ADJUSTMENTS_INTRO, GENERATED_MESSAGE, NO_ADJUSTMENTS, NOTICE_SETS, SAYS_ALWAYS,
                                 AdjustmentRow)
 from ._docs_release import NO_RELEASE_NOTES, RELEASE_NOTES_INTRO
+from .schema import asked_only
 from ._docs_model import (CAPABILITIES_EVERY, CAPABILITIES_INTRO, DEPRECATION_HEADER, NO_GATES, NO_SCHEMA, PAIR_SYMBOLS, PAIRS_INTRO,
                           REDIRECTS_AFTER, REDIRECTS_ALWAYS_AFTER, REDIRECTS_NOT_ONLY_AFTER, REDIRECTS_STAGE_AFTER, Document, RunnerRow, Step, absent, choice_after, choice_text, deprecation_cells,
                           group_rows, label, legend_label, pair_label)
@@ -237,7 +238,7 @@ def _capabilities(doc: Document, symbols: bool) -> Table:
             for c in doc.capabilities]
     rows.append(TableRow((_cell(_text("Candidate for automatic choice"), header=True),
                           *((_cell(_text("")),) if every else ()),
-                          *(_cell(_text("never: asked for only") if c == "False" else _code(c) if c else _text("always"))
+                          *(_cell(_text(_messages.asked_only_cell()) if asked_only(c) else _code(c) if c else _text("always"))
                             for c in doc.candidates),
                           *((_cell(_text("choice")),) if staged else ()), _cell(_text("")))))
     return Table("Runner capabilities", _heading("Runner capabilities", doc, False), "Runner capabilities",

@@ -353,10 +353,20 @@ def reading_raised(exc: BaseException) -> str:
     return f"Reading it raised {type(exc).__name__}: {exc}"
 
 
-def candidacy(condition: object) -> str:
-    """When a runner is a candidate for automatic choice, as explanations say it: ``candidate =
-    "False"`` is a runner asked for only (a user trial read "a candidate when False" as odd)."""
-    return "asked for only: candidate = False" if str(condition) == "False" else f"a candidate when {condition}"
+def candidacy(condition: object, asked_only: bool) -> str:
+    """When a runner is a candidate for automatic choice, as explanations say it: one asked for
+    only (`matrix.schema.asked_only`) is said so (a user trial read "a candidate when False" as odd)."""
+    return "asked for only: candidate = False" if asked_only else f"a candidate when {condition}"
+
+
+def asked_only_cell() -> str:
+    """A runner asked for only, in the capabilities table's candidacy row."""
+    return "never: asked for only"
+
+
+def asked_only_sentence(runner: str) -> str:
+    """A runner asked for only, said under the capabilities table."""
+    return f"{runner} is asked for only: automatic choice never tries it."
 
 
 def short_repr(value: object) -> str:

@@ -40,7 +40,7 @@ from . import _check_adjust, _check_overlay, _messages, _templates
 from .errors import NoRunnerError, ResolutionError
 from ._substitute import Rewrite, identity
 from .schema import (BLOCKING, NOTHING, Adjustment, Feature, Matrix, Order, Redirect, Refusal, Requirement, Runner, Statement,
-                     refusing)
+                     asked_only, refusing)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._locate import Locations
@@ -395,7 +395,7 @@ def _requirements(matrix: Matrix, gates: List[Feature], solve: Solve, place: _Pl
                                    f"No config meets all of {runner.name}'s requirements at once: it can serve no config")
             if not unmet:
                 yield from idle
-            outright = runner.candidate is not None and str(runner.candidate) == "False"
+            outright = asked_only(runner.candidate)
             if runner.candidate is not None and (outright or solve(true=[runner.candidate.node]) is None):
                 unmet = True  # never chosen automatically: said once, here
                 from ._overlay_origin import removed
@@ -853,7 +853,7 @@ def _gate_text(gate: Feature, runners: Mapping[str, str]) -> str:
                                         gate.id.rpartition(":")[2], owner)
     if isinstance(gate.origin, Runner):
         candidate = gate.origin.candidate
-        if candidate is None or str(candidate) == "False":  # never a candidate: its name says why
+        if candidate is None or asked_only(candidate):  # never a candidate: its name says why
             return gate.name
         node = candidate.node  # a candidacy that is a negation is said without "not not"
         return f"{gate.origin.name} not being a candidate ({node.operand if isinstance(node, Not) else Not(node)})"

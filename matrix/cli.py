@@ -15,7 +15,7 @@ from typing import IO, TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, NoRet
 
 from . import _access, _messages, loader
 from .errors import ConfigError, MatrixError, ResolutionError
-from .schema import Field, Matrix, Runner, Schema
+from .schema import Field, Matrix, Runner, Schema, asked_only
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._remedy import Remedies
@@ -498,7 +498,7 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
             if not passed:  # tried before the chosen one, had it been a candidate
                 from ._overlay_origin import removed
 
-                why = removed(matrix, runner.id) or _messages.candidacy(runner.candidate)
+                why = removed(matrix, runner.id) or _messages.candidacy(runner.candidate, asked_only(runner.candidate))
                 stdout.write(f"Not a candidate: {_named(runner)}, {why}\n")
             continue
         blockers = resolution.unsupported[runner.id]

@@ -24,7 +24,7 @@ from ._record import Model
 from ._versions import VersionLike, as_version
 from .errors import AdjustmentError, ConfigError, NoRunnerError, ResolutionError, UnsupportedFeatureError, UsageError
 from .predicates import Predicate
-from .schema import Feature, Matrix, Order, Redirect, Requirement, Runner, Statement, Status
+from .schema import Feature, Matrix, Order, Redirect, Requirement, Runner, Statement, Status, asked_only
 
 if TYPE_CHECKING:  # pragma: no cover
     import logging
@@ -774,7 +774,8 @@ def _explanation_text(data: Mapping[str, Any], by_runner: Mapping[str, Mapping[s
         elif runner["candidate"]:
             first = runner["id"]
         if not runner["candidate"] and requested is None:
-            out = (removed or {}).get(runner["id"]) or _messages.candidacy(runner["candidate_when"])
+            candidacy = runner["candidate_when"]
+            out = (removed or {}).get(runner["id"]) or _messages.candidacy(candidacy, asked_only(candidacy))
             said.append(f"not a candidate ({out})")
         failed = sum(1 for b in runner["blockers"] if "requirement" in b)
         features = len(runner["blockers"]) - failed

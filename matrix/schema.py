@@ -445,6 +445,12 @@ class Redirect(Model):
         return (self.since, self.until)
 
 
+def asked_only(candidate: object) -> bool:
+    """Whether a runner's candidacy (a `Predicate`, or its text) is ``False`` as written: a runner
+    asked for only, as its file (or an overlay's ``choice = false``) says outright."""
+    return candidate is not None and str(candidate) == "False"
+
+
 @attrs.frozen(eq=False, repr=False)
 class Runner(Model):
     """One runner (a backend, an executor, a model runner…) that features may be served by."""
