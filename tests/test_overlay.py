@@ -1214,12 +1214,14 @@ def _resolve_and_check_agree(composed, expected, ops, first):
         hand.append((code, severity, message, feature, runner, place, gates))
     # The hand-written matrix says candidate = "False" for a runner out of choice, of which check
     # says nothing (asked for only, as the file says); the composed matrix says the note
-    # overlay-out-of-choice with the overlay's reason, one per runner, in their order.
+    # overlay-out-of-choice with the overlay's reason, one per runner, in their order (but for a
+    # runner whose requirements check could not decide: inconclusive is said instead, on both).
     said = seen("composed")
     assert [f for f in said if f[0] != "overlay-out-of-choice"] == hand
+    undecided = {f[4] for f in said if f[0] == "inconclusive"}
     assert [(f[4], f[1], f[2]) for f in said if f[0] == "overlay-out-of-choice"] == [
         (r.id, "note", f"{r.name} is never a candidate: removed from choice by overlay '{removed[r.id]}': r")
-        for r in composed.runners if removed.get(r.id)]
+        for r in composed.runners if removed.get(r.id) and r.id not in undecided]
 
 
 def _removed_in_words(message, gates, removed, names):
