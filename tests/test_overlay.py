@@ -1218,10 +1218,12 @@ def _resolve_and_check_agree(composed, expected, ops, first):
     # runner whose requirements check could not decide: inconclusive is said instead, on both).
     said = seen("composed")
     assert [f for f in said if f[0] != "overlay-out-of-choice"] == hand
+    notes = [(f[4], f[1], f[2]) for f in said if f[0] == "overlay-out-of-choice"]
+    expected = [(r.id, "note", f"{r.name} is never a candidate: removed from choice by overlay '{removed[r.id]}': r")
+                for r in composed.runners if removed.get(r.id)]
+    assert [n for n in expected if n in notes] == notes  # each said of a runner out of choice, in order
     undecided = {f[4] for f in said if f[0] == "inconclusive"}
-    assert [(f[4], f[1], f[2]) for f in said if f[0] == "overlay-out-of-choice"] == [
-        (r.id, "note", f"{r.name} is never a candidate: removed from choice by overlay '{removed[r.id]}': r")
-        for r in composed.runners if removed.get(r.id) and r.id not in undecided]
+    assert [n for n in expected if n[0] not in undecided and n not in notes] == []  # said where check decided
 
 
 def _removed_in_words(message, gates, removed, names):
