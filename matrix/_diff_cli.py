@@ -432,7 +432,7 @@ def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str,
     and the exit status with what it means: 2 where a config is rejected on both sides (not
     compared), else 1 where a config changes under a change at or above *fail_on* that is not
     accepted (or is rejected on one side only: breaking), else 0."""
-    from .diff import LEVELS, rejection, reproduces
+    from .diff import LEVELS, rejection, reproduces, served_how
     from .resolver import resolve
 
     from ._diff import renamed_runners
@@ -452,13 +452,10 @@ def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str,
             removed = isinstance(error, RemovedFeatureError)
             return ("refused (removed)" if removed else "refused"), False, ("refused", removed)
         runner: str = resolution.runner
-        # How it came to serve, as the diff says an answer of automatic choice (`matrix.diff.observe`):
-        # a redirect that applies always, and the feature whose preference chose the runner.
-        kinds = sorted({w.kind for w in resolution.warnings if w.kind in ("fallback", "override", "redirected",
-                                                                          "deprecated")})
-        preferred = [w.feature for w in resolution.warnings if w.kind == "preference" and w.runner == runner]
-        key = ("served", renamed.get(runner, runner) if matrix is old else runner, tuple(kinds), preferred[:1])
-        return _messages.diff_served(runner, kinds, matrix.feature(preferred[0]).name if preferred else None), \
+        # How it came to serve, as the diff says an answer of automatic choice, its deprecations too.
+        kinds, preferred = served_how(resolution, ("deprecated",))
+        key = ("served", renamed.get(runner, runner) if matrix is old else runner, tuple(kinds), preferred)
+        return _messages.diff_served(runner, kinds, None if preferred is None else matrix.feature(preferred).name), \
             False, key
 
     changed, failing, broken = 0, 0, []

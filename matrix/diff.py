@@ -1955,11 +1955,8 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
             return _messages.diff_refused(_way(side.matrix, resolution.warnings) if kind == "asked" else ())
         assert resolution.runner is not None
         name = side.matrix.runner(resolution.runner).name
-        kinds = {w.kind for w in resolution.warnings if w.kind in ("fallback", "override", "redirected")}
-        # The preference that chose the runner, by its feature (not a notice of one passed over:
-        # that names a runner not free).
-        preferred = [w.feature for w in resolution.warnings if w.kind == "preference" and w.runner == resolution.runner]
-        return _messages.diff_served(name, sorted(kinds), side.matrix.feature(preferred[0]).name if preferred else None)
+        kinds, preferred = served_how(resolution)
+        return _messages.diff_served(name, kinds, None if preferred is None else side.matrix.feature(preferred).name)
     if kind == "refusal-kind":
         return "served" if error is None else _messages.diff_kind_said(error.kind)
     if kind in _WARNINGS:
@@ -1978,6 +1975,17 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
             "not blocked by it"
     blockers = {g.id for g in resolution.unsupported.get(blocked, ())}
     return "blocked by it" if feature in blockers else "not blocked by it"
+
+
+def served_how(resolution: _resolver.Resolution, also: Sequence[str] = ()) -> Tuple[List[str], Optional[str]]:
+    """How a served *resolution* came to serve, as the diff says an answer: the kinds of the
+    choice's warnings (a fallback, an override, a redirect that applies always; and the kinds
+    *also* names), sorted, and the feature whose preference chose the runner (not a notice of
+    one passed over: that names a runner not free), or None."""
+    kinds = sorted({w.kind for w in resolution.warnings if w.kind in ("fallback", "override", "redirected", *also)})
+    preferred = next((w.feature for w in resolution.warnings
+                      if w.kind == "preference" and w.runner == resolution.runner), None)
+    return kinds, preferred
 
 
 def _alias_said(side: Union[_diff.Side, _At], config: Dict[str, Any], former: Optional[str]) -> str:
