@@ -1124,6 +1124,13 @@ _PREFERRED_NEW = _PREFERRED.replace('b = "yes" }\n[features.g3]',
                                     'b = "yes" }\nprefers = { runner = "a", outright = false }\n[features.g3]')
 _PREFERRED_RUNNERS = {"a": {"name": "A", "priority": 1}, "b": {"name": "B", "priority": 2}}
 
+# b has a former id old_b; the edit renames b to bb, b kept as a former id too. A request by old_b
+# is warned on both sides, "use 'b' instead" before and "use 'bb' instead" after: the rename says
+# it (the brute force asked it said, with the runner's id the new side's).
+_OLD_ID = _PREFERRED.replace("prefers = { runner = \"a\", outright = false }\n", "")
+_OLD_ID_RUNNERS = {"a": {"name": "A", "priority": 1},
+                   "b": {"name": "B", "priority": 2, "aliases": [{"id": "old_b", "since": "0.5"}]}}
+
 
 # Each example diffs two matrices over both config spaces and compares every whole resolution
 # (`_every_difference_is_said`): about 0.27 s of CPU on this machine, since `_whole` reads a
@@ -1151,6 +1158,9 @@ _PREFERRED_RUNNERS = {"a": {"name": "A", "priority": 1}, "b": {"name": "B", "pri
           {"a": _RENAMED_RUNNERS["a"], "bb": {**_RENAMED_RUNNERS["b"], "aliases": [{"id": "b", "since": "0.5"}]}},
           ["s", "i"], None))
 @example((_PREFERRED, _PREFERRED_RUNNERS, _PREFERRED_NEW, _PREFERRED_RUNNERS, ["i"], None))
+@example((_OLD_ID, _OLD_ID_RUNNERS, _OLD_ID.replace('b = "yes"', 'bb = "yes"'),
+          {"a": _OLD_ID_RUNNERS["a"], "bb": {**_OLD_ID_RUNNERS["b"], "aliases": [
+              {"id": "old_b", "since": "0.5"}, {"id": "b", "since": "0.5"}]}}, ["i"], None))
 def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     text, runners, new_text, new_runners, names, overlay = case
     try:
@@ -1368,9 +1378,12 @@ def _by_former_id(m, former, config, renamed):
     except matrix.UsageError:
         return None
     alias = m.alias(former)
-    named = former if alias is None else alias.runner
-    named = renamed.get(named, named)
-    return named, tuple(w.message for w in resolution.warnings if w.kind == "deprecated-alias")
+    was = former if alias is None else alias.runner
+    named = renamed.get(was, was)
+    # The warning names the runner by its id on its side: a runner renamed is said by `renamed`.
+    words = tuple(w.message.replace(f"use {was!r} instead", f"use {named!r} instead")
+                  for w in resolution.warnings if w.kind == "deprecated-alias")
+    return named, words
 
 
 def _former_ids_are_said(report, old, new, renamed, configs, schema):
