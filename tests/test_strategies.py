@@ -431,7 +431,7 @@ def test_a_config_that_meets_a_node_configs_steers_toward_reaches_what_it_says(c
     """On random matrices with redirects at a stage, and (with `_with_roles`) a requirement of roles
     staged after the choice: a config that meets a node `configs` steers toward, resolved asking
     for the rule's runner (or automatically), does what the node says (`_reached`)."""
-    from matrix._space import Space
+    from matrix._space import Inconclusive, Space
     from matrix._steer_staged import staged_targets
 
     text, names, runners, _ = case
@@ -445,7 +445,10 @@ def test_a_config_that_meets_a_node_configs_steers_toward_reaches_what_it_says(c
     expected = _outcomes(m, nodes)
     assert len(nodes) == len(expected)
     for node, outcome in zip(nodes, expected):
-        if Space(m.schema, [node]).solve(true=[node]) is None:
+        try:
+            if Space(m.schema, [node]).solve(true=[node]) is None:
+                continue
+        except Inconclusive:  # no config found and none proved: nothing reaches it to check (a random draw had one)
             continue
         config = _solved(m, node)
         assert outcome in _reached(m, config, None) | _reached(m, config, outcome[0]), (outcome, config)
