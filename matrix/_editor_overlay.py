@@ -46,7 +46,10 @@ def overlay_schema(table: Callable[[type], Schema], ids: Schema) -> Schema:
     every = {"type": "object", "propertyNames": {"pattern": _format.anchored(f"\\*|{_format.ID}")},
              "additionalProperties": cell}
     kind = {"type": "object", "propertyNames": {"pattern": _format.anchored(_format.ID)}}
+    paths = {k: v for k, v in document["config"].items() if k in ("type", "propertyNames")}
+    field = table(_converter.FieldSpec)["properties"]
     changes = {
+        "config": {"add_choices": {**field["choices"], "minItems": 1, "description": words[("Overlay", "add_choices")]}},
         "features": {**{k: feature["properties"][k] for k in ("forces", "group", "links", "name", "note", "prefers")},
                      "support": every, "lift": listed, "block": listed,
                      "append": {**kind, "additionalProperties": {**statement, "required": ["status", "since"]}},
@@ -84,7 +87,8 @@ def overlay_schema(table: Callable[[type], Schema], ids: Schema) -> Schema:
         "refusals": document["refusals"],
         "check": document["check"],
         "change": {"type": "object", "additionalProperties": False, "properties": {
-            kind_: {**kind, "additionalProperties": operation(keys)} for kind_, keys in changes.items()}},
+            kind_: {**(paths if kind_ == "config" else kind), "additionalProperties": operation(
+                keys, ["add_choices"] if kind_ == "config" else ())} for kind_, keys in changes.items()}},
     }
     assert sorted(tables) == sorted(_overlay.TABLES)
     return {"type": "object", "properties": tables, "additionalProperties": False, "required": ["overlay"]}

@@ -208,6 +208,7 @@ DESCRIPTIONS: Dict[Tuple[Optional[str], Optional[str]], str] = {
     ("Overlay", "upstream"): "A PEP 440 specifier of the upstream versions the operation is written for (outside "
                              "them, an id gone upstream makes it dangling, not a load error)",
     ("Overlay", "unset"): "Keys the change removes",
+    ("Overlay", "add_choices"): "Choices appended after the field's own (a value or a { value, since, until } table)",
     ("Overlay", "choice"): "false: removed from automatic choice wherever the overlay applies",
     ("Overlay", "from"): "An upstream runner this one is made from: its table, cells and adjustments, "
                          "except what this table says",

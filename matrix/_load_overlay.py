@@ -428,6 +428,8 @@ class _Reader:
         known = {"features": features, "runners": upstream_runners, "orders": list(features_doc.get("orders", {})),
                  "kinds": list(features_doc.get("requirements", {})), "adjustments": adjustments}
         known["requires"] = known["kinds"]
+        self.fields = features_doc.get("config", {})
+        known["config"] = list(self.fields)
         self.wide = list(features_doc.get("requires") or {})
         self.document_kinds = known["kinds"]
         return ops + self.changes(known, runners) + self.refusals(features_doc)
@@ -480,8 +482,7 @@ class _Reader:
                     if key not in CHANGES[kind]:
                         self.problem(where + (key,), _messages.unknown_choice("key", key, [*CHANGES[kind], *PROVENANCE]))
                 if op is not None:
-                    op = self.known(where, op, id, known[kind], "requirement kind" if kind == "requires" else what,
-                                    self.matrix.version)
+                    op = self.known(where, op, id, known[kind], _KNOWN_AS.get(kind, what), self.matrix.version)
                 if op is not None and kind == "runners" and not op.dangling:
                     op = self.kinds_known(where, op, body, known["kinds"])
                 if op is not None and kind == "orders" and "choice" in self.document.get("overlay", {}):
@@ -574,9 +575,33 @@ class _Reader:
             if body["remove"] is not True or len(body) > 1:
                 self.problem(where + ("remove",), _messages.overlay_remove_alone(body["remove"], sorted(set(body) - {"remove"})))
                 ok = False
+        if kind == "config":
+            ok = self.choices_ok(where, body) and ok
         if kind == "runners" and body.get("choice", False) is not False:
             self.problem(where + ("choice",), _messages.overlay_choice_false(body.get("choice")))
             ok = False
+        return ok
+
+    def choices_ok(self, where: Place, body: Dict[str, Any]) -> bool:
+        """``add_choices`` of an upstream field: a non-empty list of values (or ``{ value, … }``
+        tables), to a field with choices, none of which it has already, none twice."""
+        added = body.get("add_choices")
+        at = where + ("add_choices",)
+        if not isinstance(added, list) or not added:
+            self.problem(at, _messages.overlay_add_choices(added))
+            return False
+        field = self.fields.get(where[-1])
+        choices = field.get("choices") if isinstance(field, dict) else None
+        if not isinstance(choices, list):
+            self.problem(at, _messages.overlay_field_without_choices(where[-1]))
+            return False
+        seen = [_choice_value(c) for c in choices]
+        ok = True
+        for value in map(_choice_value, added):
+            if value in seen:
+                self.problem(at, _messages.overlay_choice_already(where[-1], value))
+                ok = False
+            seen.append(value)
         return ok
 
     def cells_ok(self, where: Place, body: Dict[str, Any], runners: List[str]) -> bool:
@@ -707,6 +732,8 @@ def _keys(kind: str, body: Dict[str, Any], runners: List[str]) -> Tuple[str, ...
         return ()
     if kind == "change-adjustment" and "remove" in body:  # a removal changes every key of it
         return tuple(sorted({*_overlay.ADJUSTMENT_KEYS, *_overlay.ADJUSTMENT_UNSET}))
+    if kind == "change-field":  # each choice added: two overlays of a chain may add their own
+        return tuple(f"choices.{_choice_value(c)}" for c in body.get("add_choices", []))
     if kind == "change-requirement":  # the entry holds its exempt list: replacing it changes both
         named = {*body, *body.get("unset", [])} - {"unset"}
         return tuple(sorted(named | {"exempt"} if "entry" in named else named))
@@ -762,6 +789,20 @@ def _add_field(path: str) -> Any:
         if words is not None:
             field["doc"] = _overlay.annotated_note(field.get("doc"), words)
         doc.setdefault("config", {})[path] = field
+    return apply
+
+
+def _choice_value(choice: object) -> object:
+    """A choice's value: itself, or a ``{ value, since, until }`` table's ``value``."""
+    return choice.get("value") if isinstance(choice, dict) else choice
+
+
+def _change_field(path: str) -> Any:
+    def apply(doc: Dict[str, Any], runners: Dict[str, Any], body: Dict[str, Any], words: Optional[str]) -> None:
+        field = doc["config"][path]
+        field["choices"] = [*field["choices"], *copy.deepcopy(body["add_choices"])]
+        if words is not None:
+            field["doc"] = _overlay.annotated_note(field.get("doc"), words)
     return apply
 
 
@@ -921,9 +962,11 @@ def _change_requires(kind: str) -> Any:
     return apply
 
 
-_CHANGE_OPS = {"features": ("feature", _change_feature), "runners": ("runner", _change_runner),
+_CHANGE_OPS = {"config": ("field", _change_field), "features": ("feature", _change_feature), "runners": ("runner", _change_runner),
                "orders": ("order", _change_order), "adjustments": ("adjustment", _change_adjustment),
                "requires": ("requirement", _change_requires)}
+#: What an unknown id of a change is called, where not its operation's word.
+_KNOWN_AS = {"requires": "requirement kind", "config": "[config] field"}
 #: The tables an overlay adds entries to, none of which upstream may have: the table → the
 #: operation's kind, what the error calls an entry, the table its change goes under, how it applies.
 _ADDED = {"config": ("add-field", "[config] field", "config", _add_field),

@@ -1767,6 +1767,21 @@ def overlay_choice_false(value: object) -> str:
     return f"choice = false removes a runner from automatic choice; got {value!r}"
 
 
+def overlay_add_choices(value: object) -> str:
+    """``add_choices`` of ``[change.config."PATH"]`` that is not a non-empty array."""
+    return f"Expected add_choices to be a non-empty array of choices, got {value!r}"
+
+
+def overlay_field_without_choices(path: str) -> str:
+    """``add_choices`` of an upstream field that has no choices (any value of its type is one)."""
+    return f"[config] field {path!r} has no choices (any value of its type is accepted): add_choices extends a field's choices"
+
+
+def overlay_choice_already(path: str, value: object) -> str:
+    """A choice ``add_choices`` adds that the field has already (upstream's, or added twice)."""
+    return f"{value!r} is a choice of {path!r} already"
+
+
 def overlay_noop(kind: str, target: str) -> str:
     return f"Overlay operation {kind} on {target!r} changes nothing: upstream already says the same"
 
@@ -2015,6 +2030,7 @@ OVERLAY_MARK_MEANING = "set by an overlay (its reason is in the cell's note)"
 OVERLAY_MARK_ELSEWHERE = "set by an overlay (its reason is in the table “What this platform changes”)"
 OVERLAY_KINDS = {
     "add-field": "adds the field", "add-runner": "adds the runner", "add-feature": "adds the feature",
+    "change-field": "adds choices to the field",
     "change-feature": "changes the feature", "change-runner": "changes the runner",
     "change-order": "changes the order", "own-choice": "owns the runner choice",
 }

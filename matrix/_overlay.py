@@ -44,6 +44,7 @@ TABLES = ("adjustments", "change", "check", "config", "features", "overlay", "re
 OVERLAY_KEYS = ("after", "choice", "extends", "name", "targets")
 PROVENANCE = ("link", "until", "upstream", "why")
 CHANGES = {
+    "config": ("add_choices",),
     "features": ("append", "block", "forces", "group", "lift", "links", "name", "note", "prefers", "support", "unset"),
     "runners": ("candidate", "choice", "description", "links", "name", "priority", "requires", "unset"),
     "orders": ("name", "runners", "unset", "when"),
@@ -71,6 +72,9 @@ MERGE_RULES: Tuple[Tuple[str, str], ...] = (
     ("`prefers`, `forces`", "replaces the table; `unset = [\"prefers\"]` removes it"),
     ("`[config]` field, `[features]` entry, `[runners]` entry",
      "added: an id upstream already has is a load error"),
+    ("a field's choices (`[change.config.\"PATH\"] add_choices`)",
+     "appended after upstream's, each a value or a `{ value, since, until }` table as in `choices`: a field "
+     "without choices, or a value it has already, is a load error; two overlays of a chain may each add their own"),
     ("runner `from = \"ID\"`",
      "copies ID's runner table (not its aliases or redirects), ID's cell in every feature, except where a "
      "feature forces ID (there the new runner says `no`), and ID's adjustments (each adjustment whose `runners` "
@@ -128,7 +132,7 @@ class Operation:
     """One operation of an overlay file: what it does to which id, where it is written, and why.
 
     ``kind`` is ``add-field``, ``add-feature``, ``add-runner``, ``add-adjustment``, ``add-refusal``,
-    ``change-feature``, ``change-runner``, ``change-order``, ``change-adjustment`` or
+    ``change-field``, ``change-feature``, ``change-runner``, ``change-order``, ``change-adjustment`` or
     ``own-choice``; ``until`` a version or
     `UPSTREAM_SUPPORTS_IT`; ``upstream`` the upstream versions it is written for (a PEP 440
     specifier). ``dangling``: its id is not upstream's, at a version outside ``upstream``

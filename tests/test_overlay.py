@@ -259,6 +259,22 @@ def test_the_overlay_owns_the_choice_upstream_preferences_and_orders_do_not_appl
      "$.change.runners.v2.choice: choice = false removes a runner from automatic choice; got True"),
     ('[runners.v3]\nfrom = "v22"\nname = "V3"\npriority = 5\nwhy = "w"\n',
      "$.runners.v3.from: Upstream has no runner 'v22', did you mean 'v2'"),
+    ('[change.config."parallel_config.distributed_executor_backend"]\nadd_choices = ["hccl", "mp"]\nwhy = "w"\n',
+     '$.change.config["parallel_config.distributed_executor_backend"].add_choices: '
+     "'mp' is a choice of 'parallel_config.distributed_executor_backend' already"),
+    ('[change.config."parallel_config.distributed_executor_backend"]\nadd_choices = ["hccl", "hccl"]\nwhy = "w"\n',
+     '$.change.config["parallel_config.distributed_executor_backend"].add_choices: '
+     "'hccl' is a choice of 'parallel_config.distributed_executor_backend' already"),
+    ('[change.config."parallel_config.distributed_executor_backend"]\nadd_choices = []\nwhy = "w"\n',
+     '$.change.config["parallel_config.distributed_executor_backend"].add_choices: '
+     "Expected add_choices to be a non-empty array of choices, got []"),
+    ('[change.config."model_config.architecture"]\nadd_choices = ["X"]\nwhy = "w"\n',
+     '$.change.config["model_config.architecture"].add_choices: '
+     "[config] field 'model_config.architecture' has no choices (any value of its type is accepted): "
+     "add_choices extends a field's choices"),
+    ('[change.config."parallel_config.distributed_executor_backnd"]\nadd_choices = ["x"]\nwhy = "w"\n',
+     '$.change.config["parallel_config.distributed_executor_backnd"]: Upstream has no [config] field '
+     "'parallel_config.distributed_executor_backnd', did you mean 'parallel_config.distributed_executor_backend'"),
 ])
 def test_a_malformed_operation_is_a_load_error(tmp_path, body, message):
     path = _overlay(tmp_path, '[overlay]\nextends = "default"\n\n' + body)
@@ -457,6 +473,10 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
     field = draw(st.booleans())
     if field:
         ops.append(("config", "o0", {"type": "bool", "default": False}))
+    # A choice added to an upstream field with choices (z; a: upstream's already, a load error),
+    # which an added feature then reads.
+    chosen = sorted(p for p, f in upstream_doc.get("config", {}).items() if "choices" in f)
+    extended = draw(st.sampled_from(chosen)) if chosen and draw(st.booleans()) else None
     added = []
     for index in range(draw(st.integers(0, 2))):
         id = f"n{index}"
@@ -472,7 +492,8 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
         ops.append(("choice", None, {"order": draw(st.lists(st.sampled_from(every), unique=True, min_size=1))}))
     if draw(st.booleans()):
         feature_ids = sorted(features)
-        when = "o0" if field else upstream_doc["features"][draw(st.sampled_from(feature_ids))]["when"]
+        when = "o0" if field else f"{extended} == 'z'" if extended else \
+            upstream_doc["features"][draw(st.sampled_from(feature_ids))]["when"]
         body = {"name": "added", "when": when,
                 "support": {r: draw(st.sampled_from(["yes", "no"])) for r in every}}
         if draw(st.booleans()):
@@ -486,6 +507,8 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
         if draw(st.booleans()):
             body["runners"] = [draw(st.sampled_from(every))]
         ops.append(("add-adjustments", "a1", body))
+    if extended:  # the changes apply in their tables' order: [change.config] first
+        ops.append(("config-choices", extended, {"add_choices": ["a" if draw(st.integers(0, 9)) == 9 else "z"]}))
     for id in draw(st.lists(st.sampled_from(sorted(features)), unique=True, max_size=3)):
         body = {}
         runner = draw(st.sampled_from(every))
@@ -656,6 +679,13 @@ def _hand_merged(features_doc, runners_doc, ops, first=0):  # noqa: C901 — one
         words = None if WORDS is None else FIRST if index < first else WORDS
         if table == "config":
             features_doc.setdefault("config", {})[id] = dict(body, doc=words)
+            continue
+        if table == "config-choices":  # appended after upstream's; the field's doc ends with the provenance
+            field = features_doc["config"][id]
+            if any(v in field["choices"] for v in body["add_choices"]):
+                raise _Refused("a choice the field has already")
+            field["choices"] = [*field["choices"], *body["add_choices"]]
+            field["doc"] = _note(field.get("doc"), words)
             continue
         if table == "add-runners":
             body = dict(body)
@@ -871,6 +901,7 @@ def _overlay_text(name, extends, ops, ignores, after=""):
     for table, id, body in ops:
         header = ("[overlay.choice]" if table == "choice" else f"[{table[len('add-'):]}.{id}]"
                   if table.startswith("add-") else f"[config.{id}]" if table == "config"
+                  else f"[change.config.{json.dumps(id)}]" if table == "config-choices"
                   else f"[change.{table}.{id}]")
         written = body if table == "add-refusals" else dict(body, why="r")  # a refusal's reason is its why
         lines.append(f"{header}\n" + "".join(f"{json.dumps(k)} = {_value(v)}\n" for k, v in written.items()))
