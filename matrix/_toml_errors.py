@@ -9,6 +9,7 @@ the bracket left open and where it opened), with the line and a caret.
 from __future__ import annotations
 
 import functools
+import json
 import re
 from typing import TYPE_CHECKING, Optional, Tuple
 
@@ -113,7 +114,12 @@ def _parts(exc: Exception) -> Tuple[str, Optional[Tuple[int, int]]]:
 
 
 def _dotted(path: Place, end: Optional[int] = None) -> str:
-    return ".".join(str(p) for p in path[:end] if not isinstance(p, int))
+    """The TOML key of *path*: a part that is not a bare key quoted (``config."a.b"``), as written."""
+    parts = [str(p) for p in path[:end] if not isinstance(p, int)]
+    return ".".join(p if _BARE.fullmatch(p) else json.dumps(p) for p in parts)
+
+
+_BARE = re.compile(r"[A-Za-z0-9_-]+")
 
 
 _KEY_OR_HEADER = re.compile(r"\[\[?[^\]\n]*\]?\]?|[^=\n]*?(?=[ \t]*=)")

@@ -207,7 +207,8 @@ UNSEEN = {
     "redirect_stages": "a redirect's stage is checked against [matrix] stages and choice, and applies beside it",
     "alias_message_bad": "the config paths a message template names are checked against [config]",
 }
-SYNTAX = {"toml_dotted_conflict", "toml_dotted_then_inline", "toml_duplicate_key", "toml_duplicate_table", "toml_end_of_document",
+SYNTAX = {"toml_dotted_conflict", "toml_dotted_then_inline", "toml_duplicate_key", "toml_duplicate_quoted_table",
+          "toml_duplicate_table", "toml_end_of_document",
           "toml_quote_inside_string", "toml_syntax", "toml_unterminated_string"}
 CORPUS = sorted(p for p in (DATA / "invalid").iterdir() if p.suffix == ".toml" or p.is_dir())
 
