@@ -1269,6 +1269,35 @@ def test_the_runners_table_shows_former_ids_and_redirects_in_every_format():
     assert "aliases" not in json.loads(render(KITCHEN, format="json", tables=["runners"]))["runners"][0]
 
 
+def test_the_runners_table_says_former_ids_and_redirects_only_where_a_runner_has_them():
+    """A user trial read sentences of redirects under a runners table where no runner had one:
+    each column, and each sentence after the table, only for what the matrix has."""
+    from tests.test_resolver import SGLANG, SGLANG_RUNNERS
+
+    both = render(matrix.loads(SGLANG, runners=SGLANG_RUNNERS), tables=["runners"], standalone=False).splitlines()
+    assert both[-1] == (
+        "A runner asked for by a former id is that runner (with a deprecation warning); a request for a runner goes "
+        "to the runner of its first redirect whose condition holds (automatic choice ignores redirects).")
+    renamed = {k: {"name": r["name"], "priority": r["priority"], **({"aliases": r["aliases"]} if "aliases" in r else {})}
+               for k, r in SGLANG_RUNNERS.items()}
+    former = render(matrix.loads(SGLANG, runners=renamed), tables=["runners"], standalone=False).splitlines()
+    assert former[4:6] == ["| Runner | Name | Priority | Description | Links | Former ids |", "|---|---|---|---|---|---|"]
+    assert former[10] == "| `dsa` | DSA | 5 |  |  | `nsa` (deprecated since 0.5, to be removed in 2.0); `old_dsa` (removed in 0.8) |"
+    assert former[-1] == "A runner asked for by a former id is that runner (with a deprecation warning)."
+    redirecting = {k: {n: v for n, v in r.items() if n != "aliases"} for k, r in SGLANG_RUNNERS.items()}
+    redirects = render(matrix.loads(SGLANG, runners=redirecting), tables=["runners"], standalone=False).splitlines()
+    assert redirects[4:7] == ["| Runner | Name | Priority | Description | Links | Redirects |", "|---|---|---|---|---|---|",
+                              "| `fa3` | FlashAttention 3 | 40 |  |  | to `triton` when `kv_cache_dtype == 'fp8_e5m2'` |"]
+    assert redirects[-1] == ("A request for a runner goes to the runner of its first redirect whose condition holds "
+                             "(automatic choice ignores redirects).")
+    # Redirects declared but none in force at the version: neither the column nor the sentence.
+    windowed = {k: {**r, "redirects": [{**d, "since": "0.9"} for d in r["redirects"]]} if "redirects" in r else r
+                for k, r in redirecting.items()}
+    early = render(matrix.loads(SGLANG, runners=windowed), tables=["runners"], version="0.4", standalone=False)
+    assert "Redirects" not in early and "redirect" not in early.splitlines()[-1]
+    assert early.splitlines()[-1].startswith("The runner of highest priority that nothing blocks is chosen")
+
+
 def test_a_matrix_without_adjustments_has_no_adjustments_table_in_any_format():
     # _REMOVED declares no [adjustments]: asked for, the table is left out (as capabilities is),
     # so its default tables render as before the table existed.
