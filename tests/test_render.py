@@ -1686,3 +1686,35 @@ def test_a_requirement_reason_that_says_config_values_is_said_with_their_paths_i
     data = json.loads(render(m, format="json", tables=["capabilities"]))
     assert [row["reason"] for row in data["capabilities"]] == [
         "memory_limit_mb (‹exec.memory_limit_mb›) must be divisible by parallelism (‹exec.parallelism›) {sic}"]
+
+
+def test_the_overlay_table_says_an_overlays_file_relative_to_its_project_from_any_folder(tmp_path, monkeypatch):
+    """A user trial: ``matrix docs --overlay /abs/path/overlay.toml`` made from another folder
+    said the overlay's absolute path in the table's Where column, where made at the project's top
+    it said ``plugin/overlay.toml``. The project is the checkout the file lies in."""
+    import shutil
+
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / "plugin").mkdir()
+    (project / "docs").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    root = pathlib.Path(__file__).parent.parent
+    shutil.copy(root / "examples" / "npu-overlay" / "vllm_npu_matrix" / "overlay.toml", project / "plugin")
+
+    def places(folder, overlay, format="markdown"):
+        monkeypatch.chdir(folder)
+        out, err = io.StringIO(), io.StringIO()
+        status = run(["docs", "--matrix", "default", "--overlay", overlay, "--table", "overlay", "--format", format],
+                     stdout=out, stderr=err)
+        assert (status, err.getvalue()) == (0, "")
+        if format == "json":
+            return [o["place"] for o in json.loads(out.getvalue())["overlay"]["operations"]]
+        return [line.split(" | ")[-2] for line in out.getvalue().splitlines() if line.startswith("| vllm-npu |")]
+
+    expected = [f"`plugin/overlay.toml:{line}`" for line in (10, 19, 35, 42, 30, 49, 59, 70)]
+    assert places(project, "plugin/overlay.toml") == expected
+    assert places(project / "docs", "../plugin/overlay.toml") == expected
+    assert places(tmp_path / "elsewhere", str(project / "plugin" / "overlay.toml")) == expected
+    assert places(tmp_path / "elsewhere", str(project / "plugin" / "overlay.toml"), "json") == [
+        p.strip("`") for p in expected]
