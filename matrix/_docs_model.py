@@ -345,6 +345,8 @@ class Document:
     #: diff per pair of releases takes time), with what those diffs did not compare.
     release_notes: Tuple[ReleaseNote, ...] = ()
     release_gaps: Tuple[ReleaseGap, ...] = ()
+    #: The releases those diffs compared, each with the one before it, oldest first.
+    releases: Tuple[str, ...] = ()
     #: A composed matrix's overlay operations (`matrix._docs_overlay`), and what it extends.
     overlay_rows: Tuple[Any, ...] = ()
     extends: Optional[Tuple[str, str]] = None
@@ -556,8 +558,8 @@ def _column_parts(matrix: Matrix, v: Version, wanted: bool) -> Tuple[Tuple[Colum
 def _release_fields(matrix: Matrix, v: Version, spell: Callable[[str], str], wanted: bool) -> Dict[str, Any]:
     if not wanted:
         return {}
-    found, gaps = release_notes(matrix, v, spell)
-    return {"release_notes": found, "release_gaps": gaps}
+    found, gaps, releases = release_notes(matrix, v, spell)
+    return {"release_notes": found, "release_gaps": gaps, "releases": releases}
 
 
 def _cell(feature: Feature, runner: str, v: Version, footnote: Callable[[Optional[str]], Optional[int]],

@@ -13,7 +13,7 @@ import attrs
 from . import _docs_overlay, _messages
 from ._docs_adjustments import (ADJUSTMENTS_INTRO, GENERATED_MESSAGE, NO_ADJUSTMENTS, NOTICE_SETS, SAYS_ALWAYS,
                                 AdjustmentRow)
-from ._docs_release import NO_RELEASE_NOTES, RELEASE_NOTES_INTRO
+from ._docs_release import NO_RELEASE_NOTES, RELEASE_NOTES_INTRO, gaps_said
 from .schema import asked_only
 from ._docs_model import (CAPABILITIES_EVERY, CAPABILITIES_INTRO, DEPRECATION_HEADER, NO_GATES, NO_SCHEMA, PAIR_SYMBOLS, PAIRS_INTRO,
                           REDIRECTS_ALWAYS_AFTER, REDIRECTS_STAGE_AFTER, Document, RunnerRow, Step, absent, choice_after, choice_text, redirects_after, deprecation_cells,
@@ -390,7 +390,7 @@ def _release_notes(doc: Document) -> Table:
     rows = tuple(TableRow((_cell(_raw(n.version), header=True), _cell(_raw(n.level)), _cell(_code(n.id)),
                            _cell(_text(n.message)), _cell(_code(brief(n.region))), _cell(_code(n.witness_text))))
                  for n in doc.release_notes)
-    after = tuple((_raw(f"{g.since} → {g.version}: "), _text(g.text)) for g in doc.release_gaps)
+    after = tuple((_raw(f"{releases}: "), _text(text)) for releases, text in gaps_said(doc.release_gaps, doc.releases))
     return Table("What changed for users", _heading("What changed for users", doc, False), "What changed for users",
                  _headers("Release", "Level", "Change", "What", "Configs", "Witness"), rows,
                  intro=((_text(RELEASE_NOTES_INTRO),),), after=after, empty=NO_RELEASE_NOTES)
