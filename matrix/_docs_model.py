@@ -125,14 +125,20 @@ def choice_after(prefers: bool, candidates: bool, orders: bool, validated: bool)
     return out
 
 
-#: Said after a runners table that shows former ids or redirects.
-REDIRECTS_AFTER = ("A runner asked for by a former id is that runner (with a deprecation warning); a request for "
-                   "a runner goes to the runner of its first redirect whose condition holds (automatic choice "
-                   "ignores redirects).")
-#: Said instead where a redirect applies always or at a stage (issue 30, F6), before what each does.
-REDIRECTS_NOT_ONLY_AFTER = ("A runner asked for by a former id is that runner (with a deprecation warning); a request "
-                            "for a runner goes to the runner of its first redirect whose condition holds. Automatic "
-                            "choice ignores the redirects but those marked {marks}.")
+def redirects_after(former: bool, redirected: bool, marks: str) -> str:
+    """Said after a runners table that shows former ids (*former*) or redirects (*redirected*): what
+    each that the table shows means, and nothing of one it does not (a user trial read of redirects
+    under a table that had none); *marks*, where a redirect applies always or at a stage (issue
+    30, F6), the marks of those automatic choice reads, before what each does."""
+    said = ["a runner asked for by a former id is that runner (with a deprecation warning)"] if former else []
+    if redirected:
+        said.append("a request for a runner goes to the runner of its first redirect whose condition holds"
+                    + ("" if marks else " (automatic choice ignores redirects)"))
+    text = "; ".join(said)
+    text = text[:1].upper() + text[1:] + "."
+    return f"{text} Automatic choice ignores the redirects but those marked {marks}." if marks else text
+
+
 #: Said after it where a redirect applies at a stage (issue 30, F6).
 REDIRECTS_STAGE_AFTER = ("A redirect \"at stage S\" acts after the choice, on the runner that serves there (chosen or "
                          "asked for), on the config the stages before S left: the runner it names serves from S on, "
@@ -339,6 +345,8 @@ class Document:
     #: diff per pair of releases takes time), with what those diffs did not compare.
     release_notes: Tuple[ReleaseNote, ...] = ()
     release_gaps: Tuple[ReleaseGap, ...] = ()
+    #: The releases those diffs compared, each with the one before it, oldest first.
+    releases: Tuple[str, ...] = ()
     #: A composed matrix's overlay operations (`matrix._docs_overlay`), and what it extends.
     overlay_rows: Tuple[Any, ...] = ()
     extends: Optional[Tuple[str, str]] = None
@@ -550,8 +558,8 @@ def _column_parts(matrix: Matrix, v: Version, wanted: bool) -> Tuple[Tuple[Colum
 def _release_fields(matrix: Matrix, v: Version, spell: Callable[[str], str], wanted: bool) -> Dict[str, Any]:
     if not wanted:
         return {}
-    found, gaps = release_notes(matrix, v, spell)
-    return {"release_notes": found, "release_gaps": gaps}
+    found, gaps, releases = release_notes(matrix, v, spell)
+    return {"release_notes": found, "release_gaps": gaps, "releases": releases}
 
 
 def _cell(feature: Feature, runner: str, v: Version, footnote: Callable[[Optional[str]], Optional[int]],

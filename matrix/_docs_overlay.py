@@ -137,19 +137,39 @@ def rows(matrix: Matrix, spell: Callable[[str], str]) -> Tuple[OverlayRow, ...]:
 
 
 def _where(file: Optional[str]) -> Optional[str]:
-    """*file* as a page says it: without ``..`` steps, and relative to the working folder where
-    it lies under it (the MkDocs and Sphinx plugins join the page's argument to the project's
-    folder: a published page said the builder's own path); an installed overlay's stays whole."""
+    """*file* as a page says it, from whatever folder the page is made: relative to its project,
+    the checkout it lies in (the nearest folder above it with ``.git``: a user trial made the
+    page from another folder, with the overlay's absolute path, and the page said that path where
+    made at the project's top it said ``examples/…``); outside any checkout, relative to the
+    working folder where it lies under it (the MkDocs and Sphinx plugins join the page's argument
+    to the project's folder: a published page said the builder's own path); else whole (an
+    installed overlay's). Never with ``..`` steps."""
     if file is None:
         return None
     from ._files import shown
 
     file = os.path.normpath(file)
+    absolute = os.path.abspath(file)
+    project = _checkout(os.path.dirname(absolute))
+    if project is not None:
+        return os.path.relpath(absolute, project)
     if os.path.isabs(file):
         relative = shown(file)
         if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
             return relative
     return file
+
+
+def _checkout(folder: str) -> Optional[str]:
+    """The nearest of *folder* and the folders above it that is a checkout's top (holds ``.git``:
+    a folder, or a worktree's file), else None."""
+    while True:
+        if os.path.exists(os.path.join(folder, ".git")):
+            return folder
+        above = os.path.dirname(folder)
+        if above == folder:
+            return None
+        folder = above
 
 
 def extends(matrix: Matrix) -> Optional[Tuple[str, str]]:

@@ -57,15 +57,32 @@ class ReleaseGap:
     previous: Optional[str]
     text: str
 
-    @property
-    def since(self) -> str:
-        """Where the diff starts, in words."""
-        return self.previous if self.previous is not None else f"before {self.version}"
+
+def gaps_said(gaps: Tuple[ReleaseGap, ...], releases: Tuple[str, ...]) -> Tuple[Tuple[str, str], ...]:
+    """What the diffs of *releases* (each release's from the one before it) did not compare, each
+    once, with the releases whose diff did not: ``(releases in words, text)``, in the order they
+    are first said. A user trial read the same "Not compared" lines under the table again for
+    every release; a reader of one release finds its own beside those of every release."""
+    by_text: Dict[str, List[str]] = {}
+    for gap in gaps:
+        versions = by_text.setdefault(gap.text, [])
+        if gap.version not in versions:
+            versions.append(gap.version)
+    return tuple((_releases_said(versions, releases), text) for text, versions in by_text.items())
+
+
+def _releases_said(versions: List[str], releases: Tuple[str, ...]) -> str:
+    if len(releases) > 1 and tuple(versions) == releases:
+        return "Every release"
+    if len(versions) == 1:
+        return f"Release {versions[0]}"
+    return f"Releases {', '.join(versions[:-1])} and {versions[-1]}"
 
 
 def release_notes(matrix: Matrix, v: Version, spell: Callable[[str], str]) -> Tuple[
-        Tuple[ReleaseNote, ...], Tuple[ReleaseGap, ...]]:
-    """The changes for users of each release up to *v*, oldest release first."""
+        Tuple[ReleaseNote, ...], Tuple[ReleaseGap, ...], Tuple[str, ...]]:
+    """The changes for users of each release up to *v*, oldest release first; what each release's
+    diff did not compare; and the releases compared (each with the one before it)."""
     from ._releases import named
 
     versions = [r for r in named(matrix) if r <= v]
@@ -86,7 +103,7 @@ def release_notes(matrix: Matrix, v: Version, spell: Callable[[str], str]) -> Tu
             notes.append(ReleaseNote(str(after), previous, change.id, change.level, spell(change.message),
                                      spell(change.region), change.witness, change.features))
         gaps += [ReleaseGap(str(after), previous, spell(text)) for text in report.undecided]
-    return tuple(notes), tuple(gaps)
+    return tuple(notes), tuple(gaps), tuple(str(after) for _, after in pairs)
 
 
 def _between(matrix: Matrix, before: Version, after: Version) -> DiffReport:

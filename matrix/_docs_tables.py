@@ -13,10 +13,10 @@ import attrs
 from . import _docs_overlay, _messages
 from ._docs_adjustments import (ADJUSTMENTS_INTRO, GENERATED_MESSAGE, NO_ADJUSTMENTS, NOTICE_SETS, SAYS_ALWAYS,
                                 AdjustmentRow)
-from ._docs_release import NO_RELEASE_NOTES, RELEASE_NOTES_INTRO
+from ._docs_release import NO_RELEASE_NOTES, RELEASE_NOTES_INTRO, gaps_said
 from .schema import asked_only
 from ._docs_model import (CAPABILITIES_EVERY, CAPABILITIES_INTRO, DEPRECATION_HEADER, NO_GATES, NO_SCHEMA, PAIR_SYMBOLS, PAIRS_INTRO,
-                          REDIRECTS_AFTER, REDIRECTS_ALWAYS_AFTER, REDIRECTS_NOT_ONLY_AFTER, REDIRECTS_STAGE_AFTER, Document, RunnerRow, Step, absent, choice_after, choice_text, deprecation_cells,
+                          REDIRECTS_ALWAYS_AFTER, REDIRECTS_STAGE_AFTER, Document, RunnerRow, Step, absent, choice_after, choice_text, redirects_after, deprecation_cells,
                           group_rows, label, legend_label, pair_label)
 
 
@@ -169,28 +169,30 @@ def _support(doc: Document, symbols: bool) -> Table:
 
 
 def _runners(doc: Document) -> Table:
-    # Former ids and redirects are columns only for a matrix that has any.
-    extra = any(r.aliases or r.redirects for r in doc.runner_rows)
+    # Former ids and redirects are columns, and said after the table, only for a matrix that has
+    # any, each for itself.
+    former = any(r.aliases for r in doc.runner_rows)
+    redirected = any(r.redirects for r in doc.runner_rows)
     rows = tuple(TableRow((_cell(_code(r.id), header=True), _cell(_text(r.name)), _cell(_raw(str(r.priority))),
                            _cell(_text(r.description)), _cell(*_links(r.links, ", ")),
-                           *((_cell(*_former_ids(r)), _cell(*_redirects(r))) if extra else ())))
+                           *((_cell(*_former_ids(r)),) if former else ()),
+                           *((_cell(*_redirects(r)),) if redirected else ())))
                  for r in doc.runner_rows)
     after: Tuple[Pieces, ...] = ((_text(choice_after(any(row.prefers is not None for row in doc.rows), any(doc.candidates),
                                                      bool(doc.orders), any(not o.fallback for o in doc.orders))),),)
     always = any(d.applies == "always" and d.stage is None for r in doc.runner_rows for d in r.redirects)
     staged = any(d.stage is not None for r in doc.runner_rows for d in r.redirects)
-    if always or staged:  # one sentence of what automatic choice reads, never "it ignores redirects"
+    if former or redirected:  # of automatic choice, what it reads of redirects, never "it ignores redirects"
         marks = " or ".join(m for m, used in (('"automatic choice too"', always), ('"at stage S"', staged)) if used)
-        after += ((_text(REDIRECTS_NOT_ONLY_AFTER.format(marks=marks)),),)
-    elif extra:
-        after += ((_text(REDIRECTS_AFTER),),)
+        after += ((_text(redirects_after(former, redirected, marks)),),)
     if always:
         after += ((_text(REDIRECTS_ALWAYS_AFTER),),)
     if staged:
         after += ((_text(REDIRECTS_STAGE_AFTER),),)
     return Table("Runners", _heading("Runners", doc, False), "Runners",
                  _headers("Runner", "Name", "Priority", "Description", "Links",
-                          *(("Former ids", "Redirects") if extra else ())), rows, after=after)
+                          *(("Former ids",) if former else ()), *(("Redirects",) if redirected else ())), rows,
+                 after=after)
 
 
 def _former_ids(row: RunnerRow) -> List[Piece]:
@@ -388,7 +390,7 @@ def _release_notes(doc: Document) -> Table:
     rows = tuple(TableRow((_cell(_raw(n.version), header=True), _cell(_raw(n.level)), _cell(_code(n.id)),
                            _cell(_text(n.message)), _cell(_code(brief(n.region))), _cell(_code(n.witness_text))))
                  for n in doc.release_notes)
-    after = tuple((_raw(f"{g.since} → {g.version}: "), _text(g.text)) for g in doc.release_gaps)
+    after = tuple((_raw(f"{releases}: "), _text(text)) for releases, text in gaps_said(doc.release_gaps, doc.releases))
     return Table("What changed for users", _heading("What changed for users", doc, False), "What changed for users",
                  _headers("Release", "Level", "Change", "What", "Configs", "Witness"), rows,
                  intro=((_text(RELEASE_NOTES_INTRO),),), after=after, empty=NO_RELEASE_NOTES)

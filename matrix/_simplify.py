@@ -12,6 +12,13 @@ with None is False both ways, so it stays).
 - Absorption: ``(a and b) or (a and b and c)`` is ``a and b``.
 - Common conjuncts of every disjunct are said once: ``(a and b) or (a and not b)`` is ``a``; and
   common disjuncts of every conjunct: ``(a or b) and (a or not b)`` is ``a``.
+- Tests of one path decide each other where one implies the other (a user trial read
+  ``dtype == 'bf16' or dtype != 'fp8'``, which is ``dtype != 'fp8'``): ``x > 3 or x > 5`` is
+  ``x > 3``, ``x == 2 and x != 3`` is ``x == 2``, ``x == 2 and x > 5`` holds for no config. What
+  a test of ``x`` says of another is found by evaluating both on one value of each class of
+  values the two cannot tell apart (`_samples`: None, each literal, a number between and beyond
+  them, another string, the version each string spells), so it holds for every value a config
+  can have, None included (``x > 3 or x <= 3`` stays: None is in neither).
 
 Held by the brute force of ``matrix diff`` (every config of a region goes from its finding's old
 answer to its new one, and every config whose answer differs is in a region).
@@ -19,9 +26,15 @@ answer to its new one, and every config whose answer differs is in a region).
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, List, Tuple, Type, Union
+from fractions import Fraction
+from functools import lru_cache
+from typing import Dict, FrozenSet, List, Optional, Tuple, Type, Union
 
-from ._nodes import And, Compare, IsNone, Literal, Node, Not, Or
+from packaging.version import Version
+
+from ._nodes import And, Compare, IsNone, ListLiteral, Literal, Node, Not, Or, Path
+from ._operators import BY_SPELLING
+from ._versions import to_version
 
 TRUE, FALSE = Literal(True), Literal(False)
 
@@ -86,9 +99,92 @@ def _simplify(node: Node, known: Dict[Node, bool]) -> Node:
     if node == TRUE or node == FALSE:
         return node
     atom, holds = _atom(node)
-    if atom in known:
-        return TRUE if known[atom] == holds else FALSE
+    value = _decided(atom, known)
+    if value is not None:
+        return TRUE if value == holds else FALSE
     return node
+
+
+def _path(atom: Node) -> Optional[str]:
+    """The path *atom* tests against literals (``x > 3``, ``x in [1, 2]``, ``x is None``), else None."""
+    if isinstance(atom, Compare) and isinstance(atom.left, Path) and isinstance(atom.right, (Literal, ListLiteral)):
+        return atom.left.name
+    if isinstance(atom, IsNone) and isinstance(atom.operand, Path):
+        return atom.operand.name
+    return None
+
+
+def _decided(atom: Node, known: Dict[Node, bool]) -> Optional[bool]:
+    """Whether *atom* holds wherever *known* does (None: it may hold or not)."""
+    if atom in known:
+        return known[atom]
+    path = _path(atom)
+    if path is None:
+        return None
+    facts = frozenset((a, v) for a, v in known.items() if _path(a) == path)
+    return _implied(atom, facts) if facts else None
+
+
+@lru_cache(maxsize=4096)
+def _implied(atom: Node, facts: FrozenSet[Tuple[Node, bool]]) -> Optional[bool]:
+    """Whether *atom* holds for every value of its path that gives each of *facts* (tests of the
+    same path) its value; None where it holds for some and not others, or for none."""
+    samples = _samples((atom, *(a for a, _ in facts)))
+    if samples is None:
+        return None
+    try:
+        found = {_holds(atom, s) for s in samples if all(_holds(a, s) == v for a, v in facts)}
+    except Exception:  # a value the operators cannot read: say nothing of it
+        return None
+    return found.pop() if len(found) == 1 else None
+
+
+def _holds(atom: Node, value: object) -> bool:
+    if isinstance(atom, IsNone):
+        return (value is None) is not atom.negated
+    assert isinstance(atom, Compare) and isinstance(atom.right, (Literal, ListLiteral))
+    right = atom.right.values if isinstance(atom.right, ListLiteral) else atom.right.value
+    evaluate = BY_SPELLING[atom.op].evaluate
+    assert evaluate is not None
+    return bool(evaluate(value, right))
+
+
+def _samples(atoms: Tuple[Node, ...]) -> Optional[Tuple[object, ...]]:
+    """One value of each class of values that *atoms* (tests of one path) cannot tell apart: None;
+    each literal; a number below, between and above the numbers (bools among them: ``True == 1``);
+    a string that is no literal; the version each string literal spells (a version field compares
+    with strings as versions); True and False. None where an atom orders by a literal that is not
+    a number (versions are not ordered here: between any two there are others)."""
+    constants: List[object] = []
+    for atom in atoms:
+        if isinstance(atom, IsNone):
+            continue
+        assert isinstance(atom, Compare) and isinstance(atom.right, (Literal, ListLiteral))
+        membership = BY_SPELLING[atom.op].kind == "membership"
+        if membership is not isinstance(atom.right, ListLiteral):
+            return None  # ``x == [1]``: a list's value is no sample's
+        values = atom.right.values if isinstance(atom.right, ListLiteral) else (atom.right.value,)
+        if not membership and atom.op not in ("==", "!=") and not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            return None
+        constants += values
+    numbers = {Fraction(0), Fraction(1)}
+    texts = set()
+    for value in constants:
+        if isinstance(value, (int, float)):
+            try:
+                numbers.add(Fraction(value))
+            except (OverflowError, ValueError):  # inf, nan
+                return None
+        elif isinstance(value, (str, Version)):
+            texts.add(str(value))
+        elif value is not None:
+            return None
+    line = sorted(numbers)
+    between = [(a + b) / 2 for a, b in zip(line, line[1:])]
+    other = "?" + "".join(sorted(texts))  # longer than any: no literal
+    versions = [v for v in (to_version(t) for t in sorted(texts)) if v is not None]
+    return (None, True, False, other, line[0] - 1, *line, *between, line[-1] + 1, *sorted(texts), *versions)
 
 
 def _nots(node: Node) -> int:
@@ -118,32 +214,10 @@ def _junction(kind: Type[Union[And, Or]], operands: Tuple[Node, ...], known: Dic
     # And: TRUE is said by nothing, FALSE decides; Or: the other way round.
     unit, decides = (TRUE, FALSE) if kind is And else (FALSE, TRUE)
     other = Or if kind is And else And
-    facts = dict(known)
-    said: List[Tuple[float, Node]] = []  # the operands said outright (tests), with their places
-    rest: Dict[Node, float] = {}  # the others, each once, with its place
-    # Each operand with its place, so that the text keeps the order it was written in.
-    pending: List[Tuple[float, Node]] = [(float(i), n) for i, n in enumerate(operands)]
-    while pending:
-        learnt = False
-        while pending:
-            place, node = pending.pop()
-            node = _simplify(node, facts)
-            if node == decides:
-                return decides  # ``x and not x``, ``x or not x``
-            if node == unit:
-                continue  # said already, or decided by the context
-            if isinstance(node, kind):
-                pending += [(place + (i + 1) / (len(node.operands) + 1) / 1e3, n) for i, n in enumerate(node.operands)]
-            elif _literal(node):
-                # Said outright, it decides the others: in ``and`` it holds there, in ``or`` not.
-                atom, holds = _atom(node)
-                facts[atom] = holds if kind is And else not holds
-                said.append((place, node))
-                learnt = True
-            elif node not in rest:
-                rest[node] = place
-        if learnt:  # the others read again, knowing it (one pass per round: rounds are few)
-            pending, rest = [(p, n) for n, p in rest.items()], {}
+    read = _read(kind, operands, known)
+    if read is None:
+        return decides  # ``x and not x``, ``x or not x``, ``x == 2 and x > 5``
+    said, rest = read
     compound = sorted(((p, n) for n, p in rest.items()), key=lambda d: d[0])
     nodes = [n for _, n in compound]
     sets = [_members(n, other) for n in nodes]
@@ -187,6 +261,61 @@ def _junction(kind: Type[Union[And, Or]], operands: Tuple[Node, ...], known: Dic
     if not kept:
         return unit
     return kept[0][1] if len(kept) == 1 else kind(tuple(n for _, n in kept))
+
+
+def _read(kind: Type[Union[And, Or]], operands: Tuple[Node, ...],
+          known: Dict[Node, bool]) -> Optional[Tuple[List[Tuple[float, Node]], Dict[Node, float]]]:
+    """The operands of a *kind* read knowing *known*, each with its place, so that the text keeps
+    the order it was written in: those said outright (tests), and the others, each once. None
+    where they decide the *kind* whole."""
+    unit, decides = (TRUE, FALSE) if kind is And else (FALSE, TRUE)
+    facts = dict(known)
+    said: List[Tuple[float, Node]] = []
+    rest: Dict[Node, float] = {}
+    pending: List[Tuple[float, Node]] = [(float(i), n) for i, n in enumerate(operands)]
+    while pending:
+        learnt = False
+        while pending:
+            place, node = pending.pop()
+            node = _simplify(node, facts)
+            if node == decides:
+                return None
+            if node == unit:
+                continue  # said already, or decided by the context
+            if isinstance(node, kind):
+                pending += [(place + (i + 1) / (len(node.operands) + 1) / 1e3, n) for i, n in enumerate(node.operands)]
+            elif _literal(node):
+                # Said outright, it decides the others: in ``and`` it holds there, in ``or`` not.
+                atom, holds = _atom(node)
+                facts[atom] = holds if kind is And else not holds
+                said.append((place, node))
+                learnt = True
+            elif node not in rest:
+                rest[node] = place
+        if learnt:  # the others read again, knowing it (one pass per round: rounds are few)
+            pending, rest = [(p, n) for n, p in rest.items()], {}
+    unsaid = _unsaid(kind, said, known)
+    return None if unsaid is None else (unsaid, rest)
+
+
+def _unsaid(kind: Type[Union[And, Or]], said: List[Tuple[float, Node]],
+            known: Dict[Node, bool]) -> Optional[List[Tuple[float, Node]]]:
+    """The tests *said* outright in a *kind*, each one the others decide left out (None: the others
+    decide the *kind* whole, as ``x == 2 and x > 5`` does). A test read before another of its
+    path was said is read again knowing the others: in ``x == 'b' or x != 'f'``, ``x == 'b'`` is
+    said by ``x != 'f'`` (rounds read operands in the same order, so they would not find it)."""
+    for entry in list(said):
+        atom, holds = _atom(entry[1])
+        others = dict(known)
+        for fact, fact_holds in (_atom(d[1]) for d in said if d is not entry):
+            others[fact] = fact_holds if kind is And else not fact_holds
+        value = _decided(atom, others)
+        if value is None:
+            continue
+        if (value == holds) is not (kind is And):
+            return None
+        said = [d for d in said if d is not entry]
+    return said
 
 
 def _joined(kind: Type[Union[And, Or]], nodes: List[Node]) -> Node:

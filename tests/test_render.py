@@ -1269,6 +1269,35 @@ def test_the_runners_table_shows_former_ids_and_redirects_in_every_format():
     assert "aliases" not in json.loads(render(KITCHEN, format="json", tables=["runners"]))["runners"][0]
 
 
+def test_the_runners_table_says_former_ids_and_redirects_only_where_a_runner_has_them():
+    """A user trial read sentences of redirects under a runners table where no runner had one:
+    each column, and each sentence after the table, only for what the matrix has."""
+    from tests.test_resolver import SGLANG, SGLANG_RUNNERS
+
+    both = render(matrix.loads(SGLANG, runners=SGLANG_RUNNERS), tables=["runners"], standalone=False).splitlines()
+    assert both[-1] == (
+        "A runner asked for by a former id is that runner (with a deprecation warning); a request for a runner goes "
+        "to the runner of its first redirect whose condition holds (automatic choice ignores redirects).")
+    renamed = {k: {"name": r["name"], "priority": r["priority"], **({"aliases": r["aliases"]} if "aliases" in r else {})}
+               for k, r in SGLANG_RUNNERS.items()}
+    former = render(matrix.loads(SGLANG, runners=renamed), tables=["runners"], standalone=False).splitlines()
+    assert former[4:6] == ["| Runner | Name | Priority | Description | Links | Former ids |", "|---|---|---|---|---|---|"]
+    assert former[10] == "| `dsa` | DSA | 5 |  |  | `nsa` (deprecated since 0.5, to be removed in 2.0); `old_dsa` (removed in 0.8) |"
+    assert former[-1] == "A runner asked for by a former id is that runner (with a deprecation warning)."
+    redirecting = {k: {n: v for n, v in r.items() if n != "aliases"} for k, r in SGLANG_RUNNERS.items()}
+    redirects = render(matrix.loads(SGLANG, runners=redirecting), tables=["runners"], standalone=False).splitlines()
+    assert redirects[4:7] == ["| Runner | Name | Priority | Description | Links | Redirects |", "|---|---|---|---|---|---|",
+                              "| `fa3` | FlashAttention 3 | 40 |  |  | to `triton` when `kv_cache_dtype == 'fp8_e5m2'` |"]
+    assert redirects[-1] == ("A request for a runner goes to the runner of its first redirect whose condition holds "
+                             "(automatic choice ignores redirects).")
+    # Redirects declared but none in force at the version: neither the column nor the sentence.
+    windowed = {k: {**r, "redirects": [{**d, "since": "0.9"} for d in r["redirects"]]} if "redirects" in r else r
+                for k, r in redirecting.items()}
+    early = render(matrix.loads(SGLANG, runners=windowed), tables=["runners"], version="0.4", standalone=False)
+    assert "Redirects" not in early and "redirect" not in early.splitlines()[-1]
+    assert early.splitlines()[-1].startswith("The runner of highest priority that nothing blocks is chosen")
+
+
 def test_a_matrix_without_adjustments_has_no_adjustments_table_in_any_format():
     # _REMOVED declares no [adjustments]: asked for, the table is left out (as capabilities is),
     # so its default tables render as before the table existed.
@@ -1373,12 +1402,17 @@ def test_the_release_notes_of_the_default_matrix_leave_nothing_uncompared():
             ("0.32.0", "0.33.0", ("max_model_len", "removal", "request", "refusal"))]
     assert data["release_gaps"] == [{"version": new, "previous": old, "text": f"Not compared: {said[k]}"}
                                     for old, new, keys in gaps for k in keys]
+    # After the table, each once, with the releases whose diff did not compare it (a user trial
+    # read the same lines again under every release); the JSON has each release's own.
     table = render(DEFAULT, tables=("release-notes",))
     assert [line for line in table.splitlines() if "Not compared" in line] == [
         # Markdown escapes the underscores of the paths said.
-        f"{old or 'before ' + new} → {new}: Not compared: {said[k]}".replace("_config", "\\_config").replace("_mode", "\\_mode")
+        f"{releases}: Not compared: {said[k]}".replace("_config", "\\_config").replace("_mode", "\\_mode")
         .replace("max_model", "max\\_model").replace("_len", "\\_len")
-        for old, new, keys in gaps for k in keys]
+        for releases, k in [("Every release", "request"), ("Every release", "refusal"), ("Release 0.32.0", "cudagraphs"),
+                            ("Releases 0.32.0 and 0.33.0", "removal"), ("Release 0.33.0", "max_model_len")]]
+    assert [line for line in render(DEFAULT, tables=("release-notes",), version="0.32.0").splitlines()
+            if "Not compared" in line][-1] == f"Release 0.32.0: Not compared: {said['removal']}"
     longest = max(data["release_notes"], key=lambda n: len(n["region"]))["region"]
     assert len(longest) > 1000 and f"`{brief(longest)}`" in table and longest not in table
 
@@ -1657,3 +1691,35 @@ def test_a_requirement_reason_that_says_config_values_is_said_with_their_paths_i
     data = json.loads(render(m, format="json", tables=["capabilities"]))
     assert [row["reason"] for row in data["capabilities"]] == [
         "memory_limit_mb (‹exec.memory_limit_mb›) must be divisible by parallelism (‹exec.parallelism›) {sic}"]
+
+
+def test_the_overlay_table_says_an_overlays_file_relative_to_its_project_from_any_folder(tmp_path, monkeypatch):
+    """A user trial: ``matrix docs --overlay /abs/path/overlay.toml`` made from another folder
+    said the overlay's absolute path in the table's Where column, where made at the project's top
+    it said ``plugin/overlay.toml``. The project is the checkout the file lies in."""
+    import shutil
+
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / "plugin").mkdir()
+    (project / "docs").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    root = pathlib.Path(__file__).parent.parent
+    shutil.copy(root / "examples" / "npu-overlay" / "vllm_npu_matrix" / "overlay.toml", project / "plugin")
+
+    def places(folder, overlay, format="markdown"):
+        monkeypatch.chdir(folder)
+        out, err = io.StringIO(), io.StringIO()
+        status = run(["docs", "--matrix", "default", "--overlay", overlay, "--table", "overlay", "--format", format],
+                     stdout=out, stderr=err)
+        assert (status, err.getvalue()) == (0, "")
+        if format == "json":
+            return [o["place"] for o in json.loads(out.getvalue())["overlay"]["operations"]]
+        return [line.split(" | ")[-2] for line in out.getvalue().splitlines() if line.startswith("| vllm-npu |")]
+
+    expected = [f"`plugin/overlay.toml:{line}`" for line in (10, 19, 35, 42, 30, 49, 59, 70)]
+    assert places(project, "plugin/overlay.toml") == expected
+    assert places(project / "docs", "../plugin/overlay.toml") == expected
+    assert places(tmp_path / "elsewhere", str(project / "plugin" / "overlay.toml")) == expected
+    assert places(tmp_path / "elsewhere", str(project / "plugin" / "overlay.toml"), "json") == [
+        p.strip("`") for p in expected]

@@ -2996,13 +2996,12 @@ def test_check_and_the_docs_read_a_redirect_that_applies_always():
         ("no-runner", "note", "sinks_fp8")]
     assert not any(f.code == "never-chosen" for f in report.findings)
     table = render(m, tables=["runners"], standalone=False).splitlines()
-    assert "| `fa3` | FA3 | 3 |  |  |  | to `triton` when `kv_cache_dtype == 'fp8_e5m2'` (automatic choice too) |" in table
+    assert "| `fa3` | FA3 | 3 |  |  | to `triton` when `kv_cache_dtype == 'fp8_e5m2'` (automatic choice too) |" in table
     # What automatic choice reads of redirects, never that it ignores them all; then what those it
-    # reads do.
+    # reads do (and nothing of former ids: no runner has one).
     assert table[-3:] == [
-        "A runner asked for by a former id is that runner (with a deprecation warning); a request for a runner goes to "
-        "the runner of its first redirect whose condition holds. Automatic choice ignores the redirects but those "
-        "marked \"automatic choice too\".", "",
+        "A request for a runner goes to the runner of its first redirect whose condition holds. Automatic choice "
+        "ignores the redirects but those marked \"automatic choice too\".", "",
         "A redirect marked \"automatic choice too\" also acts where automatic choice reaches its runner: the runner it "
         "names is then validated as a runner asked for, a refusal final."]
     data = json.loads(render(m, format="json", tables=["runners"]))
