@@ -9,9 +9,12 @@ with None is False both ways, so it stays).
 
 - A conjunct (a disjunct) said outright decides the others: ``x and (x or y)`` is ``x``,
   ``x or (not x and y)`` is ``x or y``; ``x and not x`` holds for no config.
-- Absorption: ``(a and b) or (a and b and c)`` is ``a and b``.
+- Absorption: ``(a and b) or (a and b and c)`` is ``a and b``; a condition and its negation
+  decide: ``(a and b) or not (a and b)`` holds for every config.
 - Common conjuncts of every disjunct are said once: ``(a and b) or (a and not b)`` is ``a``; and
   common disjuncts of every conjunct: ``(a or b) and (a or not b)`` is ``a``.
+- A list of ``x in [...]`` in an ``and`` keeps the values the other tests of ``x`` let through:
+  ``x in [1, 2] and x != 1`` is ``x == 2``.
 - Tests of one path decide each other where one implies the other (a user trial read
   ``dtype == 'bf16' or dtype != 'fp8'``, which is ``dtype != 'fp8'``): ``x > 3 or x > 5`` is
   ``x > 3``, ``x == 2 and x != 3`` is ``x == 2``, ``x == 2 and x > 5`` holds for no config. What
@@ -218,6 +221,8 @@ def _junction(kind: Type[Union[And, Or]], operands: Tuple[Node, ...], known: Dic
     if read is None:
         return decides  # ``x and not x``, ``x or not x``, ``x == 2 and x > 5``
     said, rest = read
+    if any(_negation(n) in rest for n in rest):
+        return decides  # ``(a and b) or not (a and b)`` (a user trial: a whole region's rest said so)
     compound = sorted(((p, n) for n, p in rest.items()), key=lambda d: d[0])
     nodes = [n for _, n in compound]
     sets = [_members(n, other) for n in nodes]
@@ -304,6 +309,10 @@ def _unsaid(kind: Type[Union[And, Or]], said: List[Tuple[float, Node]],
     decide the *kind* whole, as ``x == 2 and x > 5`` does). A test read before another of its
     path was said is read again knowing the others: in ``x == 'b' or x != 'f'``, ``x == 'b'`` is
     said by ``x != 'f'`` (rounds read operands in the same order, so they would not find it)."""
+    if kind is And:
+        said = _narrowed(said)
+        if said is None:
+            return None
     for entry in list(said):
         atom, holds = _atom(entry[1])
         others = dict(known)
@@ -316,6 +325,34 @@ def _unsaid(kind: Type[Union[And, Or]], said: List[Tuple[float, Node]],
             return None
         said = [d for d in said if d is not entry]
     return said
+
+
+def _narrowed(said: List[Tuple[float, Node]]) -> Optional[List[Tuple[float, Node]]]:
+    """Tests said outright in an ``and``, each ``x in [...]`` keeping only the values the other
+    tests of ``x`` let through (a user trial: ``vendor in ['intel', 'amd'] and vendor != 'intel'``
+    is ``vendor == 'amd'``; the ``!=`` is then said by it). None where no value is left. Not where
+    a literal is a string that spells a version (a version field compares those as versions,
+    which this does not know)."""
+    out = list(said)
+    for index, (place, node) in enumerate(said):
+        if not (isinstance(node, Compare) and node.op == "in" and isinstance(node.left, Path)
+                and isinstance(node.right, ListLiteral)):
+            continue
+        others = [_atom(n) for p, n in said if p != place and _path(_atom(n)[0]) == node.left.name]
+        literals = [*node.right.values, *(v for a, _ in others if isinstance(a, Compare)
+                                          for v in (a.right.values if isinstance(a.right, ListLiteral) else (a.right.value,)))]
+        if not others or any(isinstance(v, str) and to_version(v) is not None for v in literals):
+            continue
+        try:
+            kept = [i for i in node.right.items if all(_holds(a, i.value) == h for a, h in others)]
+        except Exception:  # a value the operators cannot read: leave it as it is
+            continue
+        if not kept:
+            return None
+        if len(kept) < len(node.right.items):
+            out[index] = (place, Compare(node.left, "==", kept[0]) if len(kept) == 1
+                          else Compare(node.left, "in", ListLiteral(tuple(kept))))
+    return out
 
 
 def _joined(kind: Type[Union[And, Or]], nodes: List[Node]) -> Node:
