@@ -44,7 +44,7 @@ from ._roles import reads_role
 from ._compile import Plan
 from ._nodes import Compare, IsNone, Literal, Node, Not, Path
 from ._space import Inconclusive, Space
-from ._staged import binds, filling, refusing
+from ._staged import binds, by_chain, filling, refusing
 from ._staged import place as stage_of
 from ._stages import CHOICE
 from ._substitute import Rewriter, TooLarge, conjoin, constant, disjoin
@@ -136,9 +136,7 @@ class Contexts:
             return
         stages = matrix.stages
         at = stages.index(CHOICE)
-        chains: Dict[Tuple[str, str], List[Requirement]] = {}
-        for clause in matrix.staged:
-            chains.setdefault((clause.runner, clause.kind), []).append(clause)
+        chains = by_chain(matrix.staged)
         # Those before the choice first, each on its own: one too large to rewrite leaves the others
         # exact (only the adjustments before its stage rewrite it, and no later one reads it).
         first = [(key, chain) for key, chain in chains.items() if stage_of(stages, chain[0]) < at]
@@ -853,18 +851,16 @@ def _staged_findings(ctx: Contexts, space: Space, reach: _Reach, place_: Any, bu
     before the choice, the configs no earlier stage refuses; after it, for each runner it binds,
     the configs that runner serves up to its stage. With *only*, those chains (runner, kind) alone."""
     stages = ctx.matrix.stages
-    seen = set()
-    for clause in ctx.matrix.staged:
-        if (clause.runner, clause.kind) in seen or only is not None and (clause.runner, clause.kind) not in only:
+    for chain_of, (clause, *_) in by_chain(ctx.matrix.staged).items():
+        if only is not None and chain_of not in only:
             continue
-        seen.add((clause.runner, clause.kind))
         k = stage_of(stages, clause)
         owner = None if clause.wide else ctx.matrix.runner(clause.runner)
         what = _staged_what(clause, owner)
         key: Tuple[object, ...] = ("requires", clause.kind)
         sent = [] if k < stages.index(CHOICE) else list(dict.fromkeys(
             d for r, found in ctx.rerouted.items() if binds(clause, r) for d in found))
-        if sent and (clause.runner, clause.kind) in witnessed(ctx, budget):
+        if sent and chain_of in witnessed(ctx, budget):
             continue  # resolved configs show it refusing and passing: neither finding
         if sent:  # issue 30, F6: checked for a runner whose steps a redirect at a stage changes
             yield _said(place_, owner, key, "inconclusive", _messages.staged_redirect_undecided(
@@ -875,7 +871,7 @@ def _staged_findings(ctx: Contexts, space: Space, reach: _Reach, place_: Any, bu
             # its stage, and, for a requirement of roles, where its runner fills one (`Contexts.filled`).
             ways: List[Tuple[Optional[str], Node, List[Node], List[Node]]] = []
             if k < stages.index(CHOICE):
-                node = ctx.first_of[(clause.runner, clause.kind)]
+                node = ctx.first_of[chain_of]
                 ways.append((None, node, ctx.refused_before(None, k), []))
             else:
                 for runner, later in ctx.later.items():
@@ -925,10 +921,7 @@ def witnessed(ctx: Contexts, budget: int) -> Set[Tuple[str, str]]:
     matrix = ctx.matrix
     stages = matrix.stages
     at = stages.index(CHOICE) if stages else 0
-    chains: Dict[Tuple[str, str], List[Requirement]] = {}
-    for clause in matrix.staged:
-        if stage_of(stages, clause) >= at:
-            chains.setdefault((clause.runner, clause.kind), []).append(clause)
+    chains = {key: chain for key, chain in by_chain(matrix.staged).items() if stage_of(stages, chain[0]) >= at}
     shown = _Shown(ctx, chains)
     runners = [r.id for r in matrix.runners]
     schema = ctx.plan.reading or matrix.schema
@@ -1011,11 +1004,10 @@ def unchecked(ctx: Contexts, place_: Any, budget: int) -> Iterator[Finding]:
     ``requirement-unmet`` are not said of it then, and this says so (a note about check's reach)."""
     # Before the choice, read within the limit (`_staged_findings`); after it, shown both ways by
     # resolved configs (`witnessed`): decided.
-    seen = set(ctx.first_read) | witnessed(ctx, budget)
-    for clause in ctx.matrix.staged:
-        if (clause.runner, clause.kind) in seen:
+    decided = set(ctx.first_read) | witnessed(ctx, budget)
+    for chain_of, (clause, *_) in by_chain(ctx.matrix.staged).items():
+        if chain_of in decided:
             continue
-        seen.add((clause.runner, clause.kind))
         owner = None if clause.wide else ctx.matrix.runner(clause.runner)
         yield _said(place_, owner, ("requires", clause.kind), "requirement-unchecked",
                     _messages.staged_unchecked(_staged_what(clause, owner), clause.stage or CHOICE))

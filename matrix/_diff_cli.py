@@ -132,11 +132,9 @@ class _Settings:
 def _level(change_id: Optional[str], level: str, where: str) -> Level:
     """*level*, the level of *change_id* (None: of the whole diff, fail-on's), else `UsageError`."""
     if change_id is not None and change_id not in CHANGES:
-        raise UsageError(f"{where}: unknown change id {change_id!r}{_messages.did_you_mean(change_id, CHANGES)}")
+        raise UsageError(_messages.diff_unknown_change_id(where, change_id, CHANGES))
     if level not in LEVELS:
-        what = f"the level of {change_id!r}" if change_id is not None else "the level"
-        raise UsageError(f"{where}: {what} must be one of {_messages.quoted(LEVELS)}, not "
-                         f"{level!r}{_messages.did_you_mean(level, LEVELS)}")
+        raise UsageError(_messages.diff_bad_level(where, change_id, level, LEVELS))
     return level
 
 
@@ -160,11 +158,10 @@ def _settings(folder: str) -> _Settings:
             return settings  # not ours to report
     if table is None:
         return settings
-    where = settings.where = f"{path}: [tool.matrix.diff]"
+    where = settings.where = _messages.diff_settings_place(path)
     unknown = sorted(set(table) - {"levels", "fail-on", "accept"})
     if unknown:
-        raise UsageError(f"{where}: unknown key {unknown[0]!r}"
-                         f"{_messages.did_you_mean(unknown[0], ['levels', 'fail-on', 'accept'])}")
+        raise UsageError(_messages.diff_settings_unknown_key(where, unknown[0], ["levels", "fail-on", "accept"]))
     for change_id, level in dict(table.get("levels", {})).items():
         settings.levels[change_id] = _level(change_id, level, where)
     if "fail-on" in table:
@@ -173,12 +170,10 @@ def _settings(folder: str) -> _Settings:
         features = entry.get("features", []) if isinstance(entry, dict) else None
         if not isinstance(entry, dict) or not isinstance(entry.get("reason"), str) or "id" not in entry \
                 or not isinstance(features, list) or not all(isinstance(f, str) for f in features):
-            raise UsageError(f"{where}: each accept entry is {{ id = ID, features = [GATE, …], reason = \"…\" }}, "
-                             f"not {entry!r}")
+            raise UsageError(_messages.diff_accept_entry_shape(where, entry))
         extra = sorted(set(entry) - set(_ACCEPT_KEYS))
         if extra:  # a key not read would accept more than it says (a user trial: a misspelt name was ignored)
-            raise UsageError(f"{where}: unknown key {extra[0]!r} in the accept entry of {entry['id']!r}"
-                             f"{_messages.did_you_mean(extra[0], _ACCEPT_KEYS)}")
+            raise UsageError(_messages.diff_settings_unknown_key(where, extra[0], _ACCEPT_KEYS, entry["id"]))
         _level(entry["id"], "breaking", where)
         settings.accept.append(Accepted(entry["id"], entry["reason"], tuple(entry.get("features", ()))))
     return settings
@@ -197,8 +192,7 @@ def _accepted_gates(settings: _Settings, *sides: Tuple[Matrix, Optional[str]]) -
     for entry in settings.accept:
         for gate in entry.features:
             if gate not in known:
-                raise UsageError(f"{settings.where}: the accept entry of {entry.id!r} names {gate!r}, no feature, "
-                                 f"gate or adjustment of either matrix{_messages.did_you_mean(gate, known)}")
+                raise UsageError(_messages.diff_accept_unknown_gate(settings.where, entry.id, gate, known))
 
 
 # --- outputs ----------------------------------------------------------------------------------
@@ -214,11 +208,10 @@ def text(report: DiffReport, old_file: Optional[str], new_file: Optional[str], f
     # A runner renamed with an alias is asked for by its former id on the old side.
     former = {} if old is None or new is None else {after: before for before, after in renamed_runners(old, new).items()}
     for change in report.changes:
-        accepted = f" ({_messages.diff_accepted(change.accepted)})" if change.accepted else ""
-        lines.append(f"{change.level}[{change.id}]: {change.message}{accepted}")
+        lines.append(f"{change.level}[{change.id}]: {_messages.diff_change_said(change.message, change.accepted)}")
         lines.append(f"    configs: {brief(change.region)}")
         if change.also:
-            lines.append(f"    also: {', '.join(change.also)} (the same cause)")
+            lines.append(f"    also: {_messages.diff_same_cause(change.also)}")
         for entry in change.entries:
             lines.append(f"    cause: {entry}")
         if _shown(change):
@@ -231,7 +224,7 @@ def text(report: DiffReport, old_file: Optional[str], new_file: Optional[str], f
     for note in report.undecided:
         lines.append(f"undecided: {note}")
     if report.changes:
-        lines.append(("failed" if report.failed(fail_on) else "passed") + f" (--fail-on {fail_on})")
+        lines.append(_messages.diff_verdict(report.failed(fail_on), fail_on))
     return "\n".join(lines) + "\n"
 
 
@@ -259,7 +252,7 @@ def github(report: DiffReport) -> str:
             if entry.line is not None:
                 properties.append(f"line={entry.line}")
         properties.append(f"title={_property('matrix diff ' + change.id)}")
-        message = change.message + (f" ({_messages.diff_accepted(change.accepted)})" if change.accepted else "")
+        message = _messages.diff_change_said(change.message, change.accepted)
         message += f"\nconfigs: {brief(change.region)}"
         if _shown(change):
             message += "\nwitness: " + json.dumps(change.witness, sort_keys=True)
@@ -290,7 +283,7 @@ def _row(change: Difference) -> str:
 
     where = ", ".join(str(e) for e in change.entries)
     witness = f"`{json.dumps(change.witness, sort_keys=True)}`" if _shown(change) else ""
-    what = change.message + (f" ({_messages.diff_accepted(change.accepted)})" if change.accepted else "")
+    what = _messages.diff_change_said(change.message, change.accepted)
     return (f"| {change.level} | `{change.id}` | {cell(what)} | `{cell(brief(change.region))}` | {cell(witness)} | "
             f"{cell(where)} |")
 
@@ -298,13 +291,13 @@ def _row(change: Difference) -> str:
 def markdown(report: DiffReport) -> str:
     """A pull-request comment: the headline, a table of the first changes, the rest folded."""
     if not report.changes:
-        return "\n\n".join([f"**matrix diff**: {report.headline()}",
+        return "\n\n".join([_messages.diff_markdown_headline(report.headline()),
                              *(f"> undecided: {note}" for note in report.undecided)]) + "\n"
     header = ["| Level | Change | What | Configs | Witness | Cause |", "|---|---|---|---|---|---|"]
     shown, rest = report.changes[:MARKDOWN_ROWS], report.changes[MARKDOWN_ROWS:]
-    lines = [f"**matrix diff**: {report.headline()}", "", *header, *(_row(c) for c in shown)]
+    lines = [_messages.diff_markdown_headline(report.headline()), "", *header, *(_row(c) for c in shown)]
     if rest:
-        lines += ["", f"<details><summary>{len(rest)} more</summary>", "", *header, *(_row(c) for c in rest), "",
+        lines += ["", _messages.diff_markdown_more(len(rest)), "", *header, *(_row(c) for c in rest), "",
                   "</details>"]
     for note in report.undecided:
         lines += ["", f"> undecided: {note}"]
@@ -325,7 +318,7 @@ def sarif(report: DiffReport, levels: Dict[str, Level]) -> str:
              for change_id, (level, meaning) in CHANGES.items()]
     results = []
     for change in report.changes:
-        said = change.message + (f" ({_messages.diff_accepted(change.accepted)})" if change.accepted else "")
+        said = _messages.diff_change_said(change.message, change.accepted)
         result: Dict[str, Any] = {"ruleId": change.id, "ruleIndex": ids.index(change.id), "level": _SARIF[change.level],
                                   "message": {"text": f"{said}\nconfigs: {brief(change.region)}"}}
         entry = change.entries[0] if change.entries else None
@@ -386,7 +379,7 @@ def _configs(spec: str) -> List[Tuple[str, Dict[str, Any]]]:
             problems.append((number, _messages.DIFF_CONFIG_TOO_DEEP))
             continue
         if not isinstance(data, dict):
-            problems.append((number, f"not a table: {data!r}"))
+            problems.append((number, _messages.diff_config_not_a_table(data)))
             continue
         out.append((f"{spec}:{number}", data))
     if problems:  # every line that is not a config, each at its line

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import attrs
 
@@ -40,16 +40,10 @@ def entries(matrix: Matrix) -> List[Ignore]:
     overlay = matrix.overlay
     if overlay is None:
         return _read(matrix.text, matrix.file)
-    files = [overlay.upstream_file, *(file for _, file in overlay.chain), overlay.file]
-    out: List[Ignore] = []
-    for file in dict.fromkeys(files):
-        try:
-            with open(file, encoding="utf-8") as handle:
-                text: Optional[str] = handle.read()
-        except OSError:  # loaded, then gone: nothing to ignore by
-            continue
-        out += _read(text, file)
-    return out
+    texts: Dict[str, Optional[str]] = {}  # each file once, as the loader read it (`Overlay.checked`)
+    for file, text in overlay.checked:
+        texts.setdefault(file, text)
+    return [entry for file, text in texts.items() for entry in _read(text, file)]
 
 
 def _read(text: Optional[str], name: Optional[str]) -> List[Ignore]:

@@ -149,7 +149,8 @@ def _compose(name: str, text: str, loading: Loading, base: Optional[Base]) -> Tu
     place = b.source(name, text)
     object.__setattr__(place, "_locations", _Where(source.locations))
     record = Overlay(reader.title, name, upstream.name, reader.upstream_file, str(upstream.version),
-                     reader.targets, tuple(operations), reader.runners_folder, (*reader.earlier_chain, (reader.title, name)))
+                     reader.targets, tuple(operations), reader.runners_folder, (*reader.earlier_chain, (reader.title, name)),
+                     (*_checked(upstream, reader.upstream_file), (name, text)))
     try:
         built = loading.builder().build(text, name, runners=runners_doc, base=os.path.dirname(name),
                                         composed=(place, features_doc))
@@ -165,6 +166,12 @@ def _compose(name: str, text: str, loading: Loading, base: Optional[Base]) -> Tu
             raise LoadError(name, checking.problems)
     matrix = attrs.evolve(built, overlay=record)
     return matrix, following._replace(matrix=matrix)
+
+
+def _checked(upstream: Matrix, file: str) -> Tuple[Tuple[str, Optional[str]], ...]:
+    """`Overlay.checked` of the files an overlay over *upstream* (loaded from *file*) comes after:
+    upstream's features.toml, or, over an overlay, that overlay's."""
+    return upstream.overlay.checked if upstream.overlay is not None else ((file, upstream.text),)
 
 
 def _documents(b: _Builder, loading: Loading, path: str, matrix: Matrix) -> Tuple[Dict[str, Any], Dict[str, Any], str]:

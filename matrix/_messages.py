@@ -2536,3 +2536,64 @@ def redirect_passes(runner: str, reached: str, to: str) -> str:
     if runner == reached:
         return f"{runner} is reached and redirected to {to}"
     return f"{runner} is passed over: automatic choice reaches {reached} first, redirected to {to}"
+
+
+# --- matrix diff: the command's own words ([tool.matrix.diff], the report's lines: matrix._diff_cli)
+
+def diff_settings_place(path: str) -> str:
+    """Where ``[tool.matrix.diff]`` is, as its messages name it."""
+    return f"{path}: [tool.matrix.diff]"
+
+
+def diff_unknown_change_id(where: str, change_id: str, ids: Iterable[str]) -> str:
+    return f"{where}: unknown change id {change_id!r}{did_you_mean(change_id, ids)}"
+
+
+def diff_bad_level(where: str, change_id: Optional[str], level: str, levels: Sequence[str]) -> str:
+    """A level that is none of *levels*: of *change_id*, or of the whole diff (None: fail-on's)."""
+    what = f"the level of {change_id!r}" if change_id is not None else "the level"
+    return f"{where}: {what} must be one of {quoted(levels)}, not {level!r}{did_you_mean(level, levels)}"
+
+
+def diff_settings_unknown_key(where: str, key: str, keys: Sequence[str], entry: object = None) -> str:
+    """A key ``[tool.matrix.diff]`` does not read: of the table, or of the accept entry of *entry* (an id)."""
+    of = "" if entry is None else f" in the accept entry of {entry!r}"
+    return f"{where}: unknown key {key!r}{of}{did_you_mean(key, keys)}"
+
+
+def diff_accept_entry_shape(where: str, entry: object) -> str:
+    return f"{where}: each accept entry is {{ id = ID, features = [GATE, …], reason = \"…\" }}, not {entry!r}"
+
+
+def diff_accept_unknown_gate(where: str, entry: str, gate: str, known: Sequence[str]) -> str:
+    return (f"{where}: the accept entry of {entry!r} names {gate!r}, no feature, "
+            f"gate or adjustment of either matrix{did_you_mean(gate, known)}")
+
+
+def diff_change_said(message: str, accepted: Optional[str]) -> str:
+    """A change's message, with the accept entry's reason where one accepts it."""
+    return message + (f" ({diff_accepted(accepted)})" if accepted else "")
+
+
+def diff_same_cause(also: Sequence[str]) -> str:
+    """The other change ids of a change's cause (the text report's ``also:`` line)."""
+    return f"{', '.join(also)} (the same cause)"
+
+
+def diff_verdict(failed: bool, fail_on: str) -> str:
+    """The text report's last line."""
+    return ("failed" if failed else "passed") + f" (--fail-on {fail_on})"
+
+
+def diff_markdown_headline(headline: str) -> str:
+    return f"**matrix diff**: {headline}"
+
+
+def diff_markdown_more(count: int) -> str:
+    """The summary of the folded rows of a Markdown comment."""
+    return f"<details><summary>{count} more</summary>"
+
+
+def diff_config_not_a_table(data: object) -> str:
+    """A line of a JSON-lines fleet that is JSON, but not a table."""
+    return f"not a table: {data!r}"

@@ -197,6 +197,10 @@ class Overlay:
     #: ``(name, file)`` of each overlay of the chain, in the order they apply, this one last:
     #: one with no operation (only ``[check]``) is found here, not among the operations' files.
     chain: Tuple[Tuple[str, str], ...] = ()
+    #: ``(file, text)`` of each file whose ``[check] ignore`` a check of the composed matrix applies,
+    #: as the loader read it: upstream's features.toml, then each overlay of the chain in the order
+    #: they apply, this one last (`matrix._ignore` reads no file again).
+    checked: Tuple[Tuple[str, Optional[str]], ...] = attrs.field(default=(), eq=False, repr=False)
 
     def changes(self, target: str) -> Tuple[Operation, ...]:
         """The operations on *target* (a feature, runner or order id, or a ``[config]`` path)."""

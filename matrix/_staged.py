@@ -40,7 +40,7 @@ free does not serve: its staged requirements are not checked.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
 
 import attrs
 
@@ -53,7 +53,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._nodes import Node
     from .predicates import Predicate
 
-__all__ = ["split", "place", "binds", "fills", "failing", "refusal", "refused_in"]
+__all__ = ["split", "place", "by_chain", "binds", "fills", "failing", "refusal", "refused_in"]
 
 
 place = _stages.place
@@ -75,6 +75,16 @@ def split(stages: Sequence[str], runners: List[Runner], wide: Tuple[Requirement,
             staged += mine
         out.append(runner)
     return out, tuple(c for c in wide if c.stage is None), tuple(sorted(staged, key=lambda c: place(stages, c)))
+
+
+def by_chain(clauses: Sequence[Requirement]) -> Dict[Tuple[str, str], List[Requirement]]:
+    """*clauses* (staged) by chain, each keyed by (runner, kind): one runner's (or the matrix-wide)
+    clauses of one kind, in order, the chains in the order of their first clauses. A chain's stage,
+    roles and exemptions are its first clause's (`matrix._load_choice`): its clauses stand together."""
+    chains: Dict[Tuple[str, str], List[Requirement]] = {}
+    for clause in clauses:
+        chains.setdefault((clause.runner, clause.kind), []).append(clause)
+    return chains
 
 
 def binds(clause: Requirement, runner: Optional[str]) -> bool:

@@ -31,12 +31,12 @@ Where a rewrite grows too large (`matrix._substitute.TooLarge`) the rule is read
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence
 
 from packaging.version import Version
 
 from ._nodes import Node, Not, Path, walk
-from ._staged import binds, filling, refusing
+from ._staged import binds, by_chain, filling, refusing
 from .schema import Matrix, Requirement
 
 __all__ = ["staged_targets"]
@@ -96,7 +96,7 @@ class _Reading:
         out += [g.when.node for g in compiled.active(compiled.blocking.get(runner, 0) | compiled.forcing)
                 if g.forces is None or g.forces.runner != runner]
         choice = self.stages.index("choice")
-        for chain in _chains(self.matrix.staged):
+        for chain in by_chain(self.matrix.staged).values():
             if skip is not None and chain[0] is skip[0]:
                 continue
             k = place(self.stages, chain[0])
@@ -113,14 +113,6 @@ class _Reading:
         return [disjoin(out)] if out else []
 
 
-def _chains(clauses: Sequence[Requirement]) -> List[List[Requirement]]:
-    """*clauses* (staged) by chain: one runner's (or the matrix-wide) clauses of one kind, in order."""
-    chains: Dict[Tuple[str, str], List[Requirement]] = {}
-    for clause in clauses:
-        chains.setdefault((clause.runner, clause.kind), []).append(clause)
-    return list(chains.values())
-
-
 def staged_targets(matrix: Matrix, version: Version) -> List[Node]:
     """The nodes to steer toward (the module's docstring): for each redirect at a stage in force
     and each requirement of roles staged after ``choice``, where it acts and where it is reached
@@ -133,7 +125,7 @@ def staged_targets(matrix: Matrix, version: Version) -> List[Node]:
     reading: Optional[_Reading] = None
     out: List[Node] = []
     choice = matrix.stages.index("choice")
-    scoped = [c for c in _chains(matrix.staged) if c[0].roles and place(matrix.stages, c[0]) > choice]
+    scoped = [c for c in by_chain(matrix.staged).values() if c[0].roles and place(matrix.stages, c[0]) > choice]
     if not scoped and not any(d.stage for r in matrix.runners for d in r.redirects):
         return []
     reading = _Reading(matrix, version)

@@ -1189,6 +1189,36 @@ def _origins_are_the_live_operations(composed, expected, ops, config, folder, ap
             assert rule["line"] == op.line
 
 
+def test_check_ignore_entries_are_the_ones_loaded_not_the_files_as_they_are_later(tmp_path):
+    """A composed matrix's ``[check] ignore`` entries (upstream's, then each overlay's of the
+    chain) are read from the texts the loader read: an edit, a removal or a broken file after the
+    load changes nothing (they were read from disk again, and a broken file raised)."""
+    from matrix import _ignore
+
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "a.toml").write_text('name = "A"\npriority = 1\n')
+    upstream = tmp_path / "features.toml"
+    upstream.write_text('[matrix]\nname = "m"\nversion = "1.0"\n\n[config]\n"x" = { type = "int", default = 0 }\n\n'
+                        '[features.f]\nname = "F"\nwhen = "x > 1"\nsupport = { a = "yes" }\n\n'
+                        '[check]\nignore = [{ code = "never-chosen", gate = "a", reason = "upstream" }]\n')
+    first = _overlay(tmp_path, '[overlay]\nname = "q"\nextends = "features.toml"\n\n'
+                               '[check]\nignore = [{ code = "always-active", reason = "q" }]\n', "q.toml")
+    second = _overlay(tmp_path, '[overlay]\nname = "p"\nextends = "q.toml"\n\n'
+                                '[check]\nignore = [{ code = "never-active", gate = "f", reason = "p" }]\n', "p.toml")
+    m = matrix.load(second)
+
+    def entries():
+        return [(e.file, e.code, e.gate, e.reason, e.index) for e in _ignore.entries(m)]
+
+    loaded = [(str(upstream), "never-chosen", "a", "upstream", 0), (first, "always-active", None, "q", 0),
+              (second, "never-active", "f", "p", 0)]
+    assert entries() == loaded
+    upstream.write_text(upstream.read_text().replace('"upstream"', '"edited"'))
+    pathlib.Path(first).unlink()
+    pathlib.Path(second).write_text("[check\n")
+    assert entries() == loaded
+
+
 def _resolve_and_check_agree(composed, expected, ops, first):
     """resolve over the small config space (a config for each gate and pair of gates, one per
     field and literal, and the empty one) and matrix check's findings: the composed matrix's are

@@ -393,3 +393,25 @@ def test_no_function_is_a_copy_of_another():
                     bodies.setdefault(ast.dump(ast.Module(body=body, type_ignores=[])), []).append(
                         f"{path.stem}.{node.name}")
     assert [names for names in bodies.values() if len(names) > 1] == []
+
+
+def test_the_diff_command_takes_its_words_from_messages():
+    """`matrix._diff_cli` says nothing in its own words (`matrix._messages` is the one place for
+    wording): each error it raises is a message of `matrix._messages`, and no f-string of it holds
+    two words in a row (what is left are the report's labels and layout; a GitHub workflow
+    command's syntax, ``::notice title=``, aside)."""
+    import re
+
+    tree = ast.parse((PACKAGE / "_diff_cli.py").read_text())
+    worded = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+            for arg in node.exc.args:
+                said = arg.func if isinstance(arg, ast.Call) else arg
+                if not (isinstance(said, ast.Attribute) and isinstance(said.value, ast.Name)
+                        and said.value.id == "_messages"):
+                    worded.append(f"{node.lineno}: {ast.unparse(arg)}")
+        elif isinstance(node, ast.JoinedStr):
+            worded += [f"{node.lineno}: {part.value!r}" for part in node.values if isinstance(part, ast.Constant)
+                       and not part.value.startswith("::") and re.search(r"[A-Za-z]+ [A-Za-z]+", part.value)]
+    assert worded == []
