@@ -16,7 +16,8 @@ applied as it applies them):
 
 Whether a gate is active depends only on the paths it *depends on*: those it reads and the
 sections above them, closed under the adjustments that may apply (one that sets such a path
-adds its ``when`` paths, its ``from`` paths and every path it sets). Changing a path changes
+adds its ``when`` paths, its ``from`` paths and every path it sets; a ``role.ID`` it reads after
+the choice, the field of that role and of each role it follows but the base). Changing a path changes
 no value but its own, those of the sections above it and, where it makes a section present
 that the config does not hold as a table, that section's fields (a remedy never changes a
 section and a path below it, so a section present stays so). Hence a candidate that extends
@@ -38,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterator, List
 
 from . import _access, _adjust, _roles
 from .errors import MatrixError
-from ._given import base
+from ._given import ROLE, base
 from .schema import From
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -252,6 +253,7 @@ class Pruning:
             read = base(path)  # given.PATH changes with PATH in the config given
             if read is not None:
                 todo.append(read)
+            todo += self._role_fields(path)
             for adjustment in self.adjustments:
                 if path in adjustment.set:
                     todo += [*adjustment.when.paths, *adjustment.set,
@@ -262,6 +264,20 @@ class Pruning:
             i for i, (p, _) in enumerate(self.units)
             if p in paths or any(a in paths and not self._table(a) for a in self.above[i]))
         return found
+
+    def _role_fields(self, path: str) -> List[str]:
+        """The fields ``role.ID`` (*path*, read by an adjustment after the choice) reads as the
+        config stands: the role's field, and where that is None the fields of the roles it
+        follows (`matrix._roles`); the base's reads the runner, which no candidate changes."""
+        if not path.startswith(ROLE):
+            return []
+        roles = {role.id: role for role in self.plan.matrix.roles}
+        out: List[str] = []
+        role = roles.get(path[len(ROLE):])
+        while role is not None and role.field not in out and role is not self.plan.matrix.roles[0]:
+            out.append(role.field)
+            role = roles.get(role.follows) if role.follows is not None else None
+        return out
 
     def _table(self, section: str) -> bool:
         """Whether the user's config holds *section* as a table."""

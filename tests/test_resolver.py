@@ -2872,6 +2872,26 @@ def test_a_remedy_sets_a_field_that_only_a_role_s_requirement_reads_as_a_truth_v
         "HW does not support: three slices on HW\nTo use HW, change: set slices to a value from 1 to 2 or 4 and set "
         "fast to True; or set slices to a value from 1 to 2 or 4 and set decoder to 'sw'")
 
+@pytest.mark.parametrize("where", ['runners = ["a"]', 'stage = "late"'])
+def test_a_remedy_clears_a_role_s_field_the_user_set_that_an_adjustment_after_the_choice_reads(where):
+    """A review: "No change of the config makes A serve it" where clearing the inter role's field
+    serves: an adjustment after the choice (A's own, or one at a stage) reads ``role.inter`` and
+    sets what A says no to, and the search ruled out every candidate that changed the field (the
+    adjustment's condition named ``role.inter``, not the field it reads)."""
+    text = ('[matrix]\nname = "g"\nversion = "1.0"\nstages = ["choice", "late"]\n[config]\n'
+            'rb = { type = "str", nullable = true, choices = ["a", "b"] }\n'
+            'ri = { type = "str", nullable = true, choices = ["a", "b"] }\n'
+            'n = { type = "int", default = 1 }\n'
+            '[roles.base]\nname = "Base"\nfield = "rb"\n[roles.inter]\nname = "Inter"\nfield = "ri"\n'
+            '[features.big]\nname = "big n"\nwhen = "n > 4"\nsupport = { a = "no", b = "yes" }\n'
+            f'[adjustments.inter_n]\nname = "inter sets n"\n{where}\nwhen = "role.inter == \'b\'"\n'
+            'set = { n = 8 }\noverride = true\n')
+    m = matrix.loads(text, runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}})
+    with pytest.raises(matrix.UnsupportedFeatureError) as error:
+        m.resolve({"ri": "b"}, runner="a")
+    assert str(error.value) == "A does not support: big n\nTo use A, change: set ri to one of 'a', None"
+
+
 @pytest.mark.parametrize("gain", [float("-inf"), float("inf")])
 def test_a_remedy_search_keeps_an_infinite_float_of_the_config_as_given(gain):
     """Found by the remedy brute force with roles (a float field at -inf that no rule reads): the
