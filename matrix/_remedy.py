@@ -374,6 +374,8 @@ def _options(space: Space, plan: Plan, path: str, user: Mapping[str, object]) ->
         if field.has_default and not _same(field.default, current) and current is not _ABSENT:
             return [field.default]
         return []
+    # A role's field: a former id asks for the runner its id names, which is offered itself.
+    roles = {role.field for role in plan.matrix.roles}
     out = []
     for value in space.domains[path]:
         if _same(value, current):
@@ -381,6 +383,8 @@ def _options(space: Space, plan: Plan, path: str, user: Mapping[str, object]) ->
         if field is not None and field.choices is not None and value is not None \
                 and not in_window(field.choice_window(value), plan.version):
             continue  # a choice the host no longer has (or not yet)
+        if path in roles and isinstance(value, str) and _choice.named(plan.matrix, value) != value:
+            continue
         out.append(value)
     return out
 

@@ -1511,8 +1511,8 @@ class _Refused(_RolesResolution):
     """The `Resolution` an error carries where a rule read after the choice refused the config:
     its data (`_KEY` in `to_dict()` and `explanation()`, and `explain()`'s last line) says where,
     and in a matrix with roles, every role's runner as the roles stood there (a user trial: the
-    explanation said "Runner: none" and no role). It says no remedies: the search varies the
-    paths the gates read, which these rules are not, and asks for the base role's runner."""
+    explanation said "Runner: none" and no role). A staged refusal says no remedies; a role's
+    refusal says the base runner's (`_RoleRefusedResolution`)."""
 
     __slots__ = ("_refused",)
 
@@ -1568,6 +1568,13 @@ class _RoleRefusedResolution(_Refused):
     def _refusal_line(self) -> str:
         data = self._refused
         return _messages.role_refusal_said(data["role"], data["runner"], data["reason"])
+
+    def remedies(self) -> Tuple[Any, ...]:
+        # The base role's runner, asked for or chosen, is the one refused: its remedy (the
+        # search varies the roles' fields and the paths their requirements read).
+        runner = _choice.named(self.matrix, self.requested) if self.requested is not None \
+            else self.roles.get(self.matrix.roles[0].id)
+        return () if runner is None else (self.remedy(runner),)
 
 
 def _refused_as(kind: Any, resolution: Resolution, data: Dict[str, Any], roles: Optional[Tuple[Any, ...]] = None

@@ -2517,13 +2517,15 @@ def test_a_role_asked_for_is_validated_as_a_request():
         m.resolve({"eager": True, "backend": "a"})
     assert str(base.value) == str(asked.value) == (
         "A does not support: Eager mode\nTo use A, change: set eager to False")
-    # A role other than the base: the same reason, naming the role, without remedies (they ask for
-    # the base's runner); the error's resolution says every role's runner (a user trial: it said
-    # "Runner: none" and no role).
+    # A role other than the base: the same reason, naming the role, and the remedy for the base's
+    # runner (a review: none was said); the error's resolution says every role's runner (a user
+    # trial: it said "Runner: none" and no role).
     with pytest.raises(UnsupportedFeatureError) as prefill:
         m.resolve({"eager": True, "prefill": "a"})
-    assert str(prefill.value) == "A in role 'prefill' does not support: Eager mode"
-    assert prefill.value.resolution.runner is None and prefill.value.remedies == ()
+    assert str(prefill.value) == ("A in role 'prefill' does not support: Eager mode\n"
+                                  "To use B, change: set prefill to one of 'b', 'c', None")
+    assert prefill.value.resolution.runner is None
+    assert [r.runner for r in prefill.value.remedies] == ["b"]
     refused = prefill.value.resolution
     assert dict(refused.roles) == refused.to_dict()["roles"] == {"base": "b", "prefill": "a", "decode": "a"}
     assert [(x["id"], x["runner"], x["how"]) for x in refused.explanation()["roles"]] == [
@@ -2554,10 +2556,15 @@ def test_a_requirement_applies_in_the_roles_it_names():
     assert [(r.id, [x.roles for x in r.requires], [x.roles for x in r.role_requires]) for r in m.runners] == [
         ("a", [], []), ("b", [("base", "prefill"), ("base", "prefill")], []), ("c", [], [("decode",)])]
     refused = "C in role 'decode' is not valid for this config: page size 1 is not 64"
-    for config in ({"decode": "c"}, {"prefill": "c"}, {"backend": "c"}):  # asked for, or followed into decode
+    for config, remedy in [  # asked for, or followed into decode; the remedy is the base runner's
+            ({"decode": "c"}, "To use A, change: set page to 64; or set decode to one of 'a', 'b', None"),
+            ({"prefill": "c"}, "To use A, change: set page to 64; or set prefill to one of 'a', 'b', None; "
+                               "or set decode to one of 'a', 'b'"),
+            ({"backend": "c"}, "To use C, change: set page to 64; or set prefill to one of 'a', 'b'; "
+                               "or set decode to one of 'a', 'b'")]:
         with pytest.raises(UnsupportedFeatureError) as caught:
             m.resolve(config)
-        assert str(caught.value) == refused
+        assert str(caught.value) == f"{refused}\n{remedy}"
         # The error's resolution says which role refused, and explain() ends with it.
         said = {"role": "decode", "runner": "c", "reason": refused}
         assert dict(caught.value.resolution.role_refusal) == said
@@ -2573,7 +2580,8 @@ def test_a_requirement_applies_in_the_roles_it_names():
         "base": "c", "prefill": "c", "decode": "b"}  # b's chain names base and prefill only
     with pytest.raises(UnsupportedFeatureError) as caught:
         m.resolve({"backend": "c", "prefill": "b", "decode": "c", "page": 200})
-    assert str(caught.value) == "B in role 'prefill' is not valid for this config: page size 200 is not 64"  # the chain's second clause
+    assert str(caught.value) == ("B in role 'prefill' is not valid for this config: page size 200 is not 64\n"  # the chain's second clause
+                                 "To use C, change: set page to 64")
     # The capability table says which roles a runner's clauses apply in (the base's too).
     from matrix.render import render
 
@@ -2634,7 +2642,8 @@ def test_rules_after_the_choice_read_the_runner_that_fills_each_role():
     assert m.resolve({"backend": "c", "prefill": "a", "decode": "c"}).adjustments == ()  # c decodes, but is the base
     with pytest.raises(UnsupportedFeatureError) as caught:  # decode follows prefill, which follows the base: c
         m.resolve({"backend": "c"})
-    assert str(caught.value) == "C in role 'decode' is not valid for this config: 'c' cannot prefill for 'c'"
+    assert str(caught.value) == ("C in role 'decode' is not valid for this config: 'c' cannot prefill for 'c'\n"
+                                 "To use C, change: set prefill to one of 'a', 'b'; or set decode to one of 'a', 'b'")
     # An adjustment before the choice may set a role's field: read where the rule after it is.
     r = m.resolve({"cpu": True, "backend": "b"})
     assert [(a.id, a.runner, a.after) for a in r.adjustments] == [("cpu", None, "c"), ("decode_pages", "b", 64)]
@@ -2642,7 +2651,8 @@ def test_rules_after_the_choice_read_the_runner_that_fills_each_role():
     with pytest.raises(UnsupportedFeatureError) as caught:
         m.resolve({"backend": "b", "prefill": "c", "decode": "c"})
     assert caught.exconly() == ("matrix.errors.UnsupportedFeatureError: C in role 'decode' is not valid for this config: "
-                                "'c' cannot prefill for 'c'")
+                                "'c' cannot prefill for 'c'\nTo use B, change: set prefill to one of 'a', 'b', None; "
+                                "or set decode to one of 'a', 'b'")
     assert dict(m.resolve({"backend": "b", "prefill": "a", "decode": "c"}).roles) == {
         "base": "b", "prefill": "a", "decode": "c"}
 
