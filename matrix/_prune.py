@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from . import _access, _adjust, _roles
 from .errors import MatrixError
@@ -61,18 +61,32 @@ class OverBudget(Exception):
     """The search read as many candidate configs as its budget allows."""
 
 
+class Budget:
+    """The configs a search may read (*limit*), shared by its `Pruning` values (a search for a
+    runner chosen automatically may also ask for it: `matrix._remedy`)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.read = 0
+
+    def spend(self) -> None:
+        """Count one config read; `OverBudget` once the budget is spent."""
+        self.read += 1
+        if self.read > self.limit:
+            raise OverBudget
+
+
 class Pruning:
     """The candidates of one search worth resolving (see the module docstring), and the count
     of the configs it reads (`spend`), each candidate weighed and each resolved, against the
-    search's *budget*."""
+    search's *budget* (a `Budget` may be shared with another search's)."""
 
     def __init__(self, plan: Plan, config: Dict[str, Any], runner: str, asked: bool, units: Sequence[Unit],
                  apply: Callable[[Dict[str, Any], Sequence[str], Sequence[object]], Dict[str, Any]],
-                 budget: int) -> None:
+                 budget: Union[int, Budget]) -> None:
         self.plan, self.config, self.runner, self.asked, self.units = plan, config, runner, asked, units
         self.apply = apply
-        self.budget = budget
-        self.read = 0
+        self.budget = budget if isinstance(budget, Budget) else Budget(budget)
         self.kept = plan.asked if asked else plan.automatic
         self.adjustments = plan.pre_adjustments + plan.adjustments.get(runner, ())
         features = plan.features
@@ -118,9 +132,7 @@ class Pruning:
 
     def spend(self) -> None:
         """Count one config read; `OverBudget` once the budget is spent."""
-        self.read += 1
-        if self.read > self.budget:
-            raise OverBudget
+        self.budget.spend()
 
     @property
     def reading(self) -> Optional[Any]:

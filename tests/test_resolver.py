@@ -2120,6 +2120,45 @@ def test_a_remedy_that_automatic_choice_never_takes_says_that_a_request_serves()
     assert str(m.resolve({"x": 5}, runner="b").remedy("b")) == "B serves this config as it is"
 
 
+_REQUEST_ONLY = ('[matrix]\nname = "t"\nversion = "1.0"\n[config]\n"x" = { type = "bool", default = false }\n'
+                 '"y" = { type = "int", default = 0 }\n"fast" = { type = "bool", default = false }\n'
+                 '[features.fx]\nname = "x on"\nwhen = "x"\nsupport = { a = "no", b = "no", c = "yes" }\n'
+                 '[features.fy]\nname = "big y"\nwhen = "y > 2"\nsupport = { a = "yes", b = "yes", c = "no" }\n')
+
+
+@pytest.mark.parametrize("candidate, said", [
+    ("False", "To use C, change: ask for it by id (runner='c', --runner c) and set y to a value ≤ 2"),
+    # A candidacy that does not hold on the config: making it hold is a change too, of the same size.
+    ("fast", "To use C, change: set y to a value ≤ 2 and set fast to True; "
+             "or ask for it by id (runner='c', --runner c) and set y to a value ≤ 2")])
+def test_a_remedy_asks_for_a_runner_that_automatic_choice_does_not_try_on_the_config(candidate, said):
+    """A last user trial: where no runner serves, a runner used only on request (``candidate =
+    "False"``, or a candidacy that does not hold) that serves once asked for and y changed was
+    said "No change of the config makes C serve it". Asking for it counts as one change."""
+    m = matrix.loads(_REQUEST_ONLY, runners={"a": {"name": "A", "priority": 3}, "b": {"name": "B", "priority": 2},
+                                             "c": {"name": "C", "priority": 1, "candidate": candidate}})
+    with pytest.raises(NoRunnerError) as error:
+        m.resolve({"x": True, "y": 5})
+    assert str(error.value).splitlines()[1:] == [
+        "To use A, change: set x to False", "No change of the config makes B serve it", said]
+    found = error.value.remedies[-1]
+    assert (found.size, found.asking, [o.ask for o in found.options]) == (2, True, [False, True][candidate == "False":])
+    assert found.options[-1].to_dict() == {
+        "runner": "c", "ask": True, "text": said.split("; or ")[-1].removeprefix("To use C, change: "), "conditions": [],
+        "changes": [{"path": "y", "action": "set", "values": [1, 2], "text": "set y to a value ≤ 2"}]}
+    # As the config is, the request alone (one change) serves.
+    assert str(m.resolve({}).remedy("c")) == "To use C, change: ask for it by id (runner='c', --runner c)"
+    # Nothing serves C: the line says the search asked for it too.
+    never = matrix.loads(
+        _REQUEST_ONLY + '[features.all]\nname = "all"\nwhen = "y >= 0 or y < 0"\nsupport = { a = "yes", b = "yes", c = "no" }\n',
+        runners={"a": {"name": "A", "priority": 3}, "b": {"name": "B", "priority": 2},
+                 "c": {"name": "C", "priority": 1, "candidate": candidate}})
+    assert str(never.resolve({}).remedy("c")) == {
+        "False": "No change of the config makes C serve it, asked for by id or not",
+        # Three paths and the request: the search stops at three.
+        "fast": "No remedy found for C within 3 changes (asking for it by id counted as one)"}[candidate]
+
+
 # --- when an adjustment speaks (issue 30, F9): says = "always", and notices -------------------------
 
 _SPEAKS = """\
