@@ -2287,10 +2287,12 @@ def test_every_remedy_serves_and_no_smaller_change_does(drawn, data):
                 resolution = m.resolve(config, runner=runner.id if asked else None)
             except matrix.ResolutionError as error:
                 resolution = error.resolution
-                refusal = resolution.role_refusal
-                if refusal is not None and resolution.roles["base"] == runner.id:
-                    # A role's refusal: the remedy is the base runner's (a review: none was said).
-                    assert error.remedies == (resolution.remedy(runner.id),), str(error)
+                staged = resolution.staged_refusal
+                in_role = resolution.role_refusal is not None or staged is not None and staged["role"] is not None
+                if in_role and resolution.roles["base"] == runner.id:
+                    # A refusal in a role but the base: the remedy is the base runner's (a review:
+                    # none was said).
+                    assert resolution.remedies() == (resolution.remedy(runner.id),), str(error)
             except matrix.MatrixError:
                 return  # a config the schema refuses
             found = resolution.remedy(runner.id)
@@ -2298,7 +2300,7 @@ def test_every_remedy_serves_and_no_smaller_change_does(drawn, data):
             assert found.served is _serves(m, config, runner.id, asked)
             if kind in (0, 3) and not found.served:  # no adjustment before the choice: the candidacy read on the config
                 assert found.asking is (not asked and runner.candidate is not None
-                                        and not runner.candidate.evaluate(config)), str(found)
+                                        and not runner.candidate.evaluate(config, schema=m.schema)), str(found)
             for remedy in found.options:
                 assert len(remedy.changes) + len(remedy.conditions) + remedy.ask == found.size
                 assert not remedy.ask or found.asking

@@ -2941,6 +2941,26 @@ def test_a_remedy_clears_a_role_s_field_the_user_set_that_an_adjustment_after_th
     assert str(error.value) == "A does not support: big n\nTo use A, change: set ri to one of 'a', None"
 
 
+@pytest.mark.parametrize("asked, said", [
+    ("a", "To use A, change: set n to a value ≤ 3; or set ri to one of 'a', None"),
+    ("b", "To use B, change: set n to a value ≤ 3; or set ri to 'a'")])
+def test_a_refusal_in_a_role_but_the_base_at_a_stage_ends_with_the_remedy_for_the_base_s_runner(asked, said):
+    """A review: a runner filling a role other than the base and failing a requirement staged
+    there refused the config with no remedy, where changing n, or the role's field, serves."""
+    text = ('[matrix]\nname = "g"\nversion = "1.0"\nstages = ["choice", "late"]\n[config]\n'
+            'rb = { type = "str", nullable = true, choices = ["a", "b"] }\n'
+            'ri = { type = "str", nullable = true, choices = ["a", "b"] }\n'
+            'n = { type = "int", default = 1 }\n'
+            '[roles.base]\nname = "Base"\nfield = "rb"\n[roles.inter]\nname = "Inter"\nfield = "ri"\nfollows = "base"\n'
+            '[requirements.small]\nname = "Small"\nreason = "n is {n}, not below 4"\n')
+    m = matrix.loads(text, runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1, "requires": {
+        "small": {"condition": "n < 4", "roles": ["inter"], "stage": "late"}}}})
+    with pytest.raises(UnsupportedFeatureError) as error:
+        m.resolve({"ri": "b", "n": 6} if asked == "a" else {"n": 6}, runner=asked)
+    assert str(error.value) == f"B in role 'inter' is not valid for this config: n is 6, not below 4\n{said}"
+    assert error.value.resolution.staged_refusal["role"] == "inter"
+
+
 @pytest.mark.parametrize("gain", [float("-inf"), float("inf")])
 def test_a_remedy_search_keeps_an_infinite_float_of_the_config_as_given(gain):
     """Found by the remedy brute force with roles (a float field at -inf that no rule reads): the
