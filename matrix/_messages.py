@@ -1214,7 +1214,7 @@ def remedies_line(name: str, options: Sequence[str], more: int, served: bool, si
     automatic choice has none but a request for it serves the config as it is; *asking*: the
     search also asked for it, automatic choice not trying it on the config)."""
     caveat = f" (the search is not exact: {'; '.join(inexact)})" if inexact else ""
-    request = f"; asked for by id (runner={by_id!r}), {name} serves this config as it is" if by_id else ""
+    request = f"; asked for by id (runner={by_id!r}, --runner {by_id}), {name} serves this config as it is" if by_id else ""
     if asking and not options and not served:
         request += ", asked for by id or not" if exhausted and not inexact and gave_up is None else \
             " (asking for it by id counted as one)"

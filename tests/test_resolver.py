@@ -2115,7 +2115,8 @@ def test_a_remedy_that_automatic_choice_never_takes_says_that_a_request_serves()
                      runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}})
     resolution = m.resolve({"x": 5})
     assert str(resolution.remedy("b")) == (
-        "No change of the config makes B serve it; asked for by id (runner='b'), B serves this config as it is")
+        "No change of the config makes B serve it; asked for by id (runner='b', --runner b), B serves this config as "
+        "it is")
     assert resolution.remedy("b").serves_asked is True
     assert str(m.resolve({"x": 5}, runner="b").remedy("b")) == "B serves this config as it is"
 
