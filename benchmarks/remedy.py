@@ -10,14 +10,23 @@ last values, it makes its runner serve.
 
 Run: python benchmarks/remedy.py (60 configs of each matrix, 3 rounds); ``--quick``: 10
 configs, 1 round (CI: that it runs and its answers hold).
+
+Side by side: ``python benchmarks/remedy.py --versus REV`` exports REV's package beside this
+checkout (as ``matrix_base``, `revisions.export`) and times ``str(error)`` of both on the same
+cases (drawn and checked here), interleaved case by case, round by round; each matrix gets both
+medians (of the per-case medians), totals and the ratio this/REV, and how many messages differ
+(a revision may change answers on purpose: then the two do different work). With it, the
+OpenVINO overlay too (Model Runner V2 asked for only: the search asks for it).
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
+import importlib
 import pathlib
 import statistics
+import sys
 import time
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -82,7 +91,8 @@ def _plain(value: object) -> object:
 
 
 def _check(m: matrix.Matrix, config: Any, runner: Optional[str]) -> int:
-    """Every remedy of the error serves, with its first and its last values; how many."""
+    """Every remedy of the error serves, with its first and its last values (asked for where it
+    asks for the runner); how many."""
     checked = 0
     for found in _error(m, config, runner).remedies:
         for remedy in found.options:
@@ -93,7 +103,7 @@ def _check(m: matrix.Matrix, config: Any, runner: Optional[str]) -> int:
                         else _plain(change.values[pick])
                     _set(changed, change.path, value)
                 try:
-                    served = m.resolve(changed, runner=found.runner if found.asked else None).runner
+                    served = m.resolve(changed, runner=found.runner if found.asked or remedy.ask else None).runner
                 except matrix.MatrixError as error:
                     raise AssertionError(f"{remedy} does not serve {config!r}: {error}") from None
                 assert served == found.runner, (config, str(remedy), served)
@@ -116,11 +126,59 @@ def _time(m: matrix.Matrix, cases: List[Tuple[Any, Optional[str]]], rounds: int)
     return [statistics.median(t) for t in times]
 
 
+def _versus(rev: str, count: int, rounds: int) -> None:
+    """This checkout against REV, side by side (the module docstring)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import revisions
+
+    folder = pathlib.Path(revisions.export(rev, package="matrix_base"))
+    sys.path.insert(0, str(folder))
+    base = importlib.import_module("matrix_base")
+    pairs = (("default matrix", matrix.default(), base.load(folder / "features.toml")),
+             ("vllm-attention", *(m.load(ROOT / "examples" / "vllm-attention" / "features.toml") for m in (matrix, base))),
+             ("openvino-overlay", *(m.load(ROOT / "examples" / "openvino-overlay" / "overlay.toml") for m in (matrix, base))))
+    print(f"| matrix | errors | {rev} median | this median | this / {rev} | {rev} total | this total | messages that differ |")
+    print("|---|---|---|---|---|---|---|---|")
+    for label, here, there in pairs:
+        cases = sorted(_cases(here, _draw(here, count)), key=lambda case: str(case[1]))
+        checked = sum(_check(here, config, runner) for config, runner in cases)
+        times: Dict[str, List[List[float]]] = {"here": [[] for _ in cases], "there": [[] for _ in cases]}
+        differ = 0
+        for round_ in range(rounds):
+            for i, (config, runner) in enumerate(cases):
+                said = {}
+                for side, m in (("there", there), ("here", here)) if (round_ + i) % 2 else (("here", here), ("there", there)):
+                    try:
+                        m.resolve(config, runner=runner)
+                        raise AssertionError("the case resolved")
+                    except (AssertionError, KeyboardInterrupt):
+                        raise
+                    except Exception as error:  # each side's own error classes
+                        start = time.perf_counter()
+                        said[side] = str(error)
+                        times[side][i].append(time.perf_counter() - start)
+                differ += round_ == 0 and said["here"] != said["there"]
+        medians = {side: sorted(statistics.median(t) * 1000 for t in per_case) for side, per_case in times.items()}
+        if not cases:
+            print(f"| {label} | 0 of {count} configs |  |  |  |  |  |  |")
+            continue
+        here_ms, there_ms = statistics.median(medians["here"]), statistics.median(medians["there"])
+        here_total, there_total = sum(medians["here"]) / 1000, sum(medians["there"]) / 1000
+        print(f"| {label} | {len(cases)} ({checked} remedies checked) | {there_ms:.1f} ms | {here_ms:.1f} ms | "
+              f"{here_ms / there_ms:.2f} | {there_total:.2f} s | {here_total:.2f} s ({here_total / there_total:.2f}) | "
+              f"{differ} |")
+
+
 def main(argv: Optional[List[str]] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="10 configs, 1 round (CI: that it runs)")
-    quick = parser.parse_args(argv).quick
+    parser.add_argument("--versus", metavar="REV", help="side by side with REV's package (any git revision)")
+    args = parser.parse_args(argv)
+    quick = args.quick
     count, rounds = (10, 1) if quick else (60, 3)
+    if args.versus is not None:
+        _versus(args.versus, count, rounds)
+        return
     for label, m in (("default matrix", matrix.default()),
                      ("vllm-attention", matrix.load(ROOT / "examples" / "vllm-attention" / "features.toml"))):
         cases = _cases(m, _draw(m, count))

@@ -1112,9 +1112,16 @@ def remedy_change(action: str, path: str, spelled: str, doc: Optional[str]) -> s
     return f"set {path} to {spelled}"
 
 
-def remedy_text(changes: Sequence[str], conditions: Sequence[str]) -> str:
-    said = " and ".join(changes) or "no setting"
+def remedy_text(changes: Sequence[str], conditions: Sequence[str], ask: Optional[str] = None) -> str:
+    """A remedy's changes, then its conditions; first, where it asks for the runner (*ask*, its
+    id), the request as Python and the CLI make it."""
+    said = " and ".join([*([remedy_ask(ask)] if ask is not None else []), *changes]) or "no setting"
     return said + (", " + " and ".join(conditions) if conditions else "")
+
+
+def remedy_ask(runner: str) -> str:
+    """A remedy's request for a runner automatic choice does not try on the config."""
+    return f"ask for it by id (runner={runner!r}, --runner {runner})"
 
 
 def columns_too_many(limit: int) -> str:
@@ -1201,11 +1208,16 @@ def remedy_budget(budget: int, size: int) -> str:
 
 
 def remedies_line(name: str, options: Sequence[str], more: int, served: bool, size: int, exhausted: bool,
-                  gave_up: Optional[str], inexact: Sequence[str], by_id: Optional[str] = None) -> str:
+                  gave_up: Optional[str], inexact: Sequence[str], by_id: Optional[str] = None,
+                  asking: bool = False) -> str:
     """One line: the remedies for a runner, or why there is none (*by_id*: the runner's id when
-    automatic choice has none but a request for it serves the config as it is)."""
+    automatic choice has none but a request for it serves the config as it is; *asking*: the
+    search also asked for it, automatic choice not trying it on the config)."""
     caveat = f" (the search is not exact: {'; '.join(inexact)})" if inexact else ""
-    request = f"; asked for by id (runner={by_id!r}), {name} serves this config as it is" if by_id else ""
+    request = f"; asked for by id (runner={by_id!r}, --runner {by_id}), {name} serves this config as it is" if by_id else ""
+    if asking and not options and not served:
+        request += ", asked for by id or not" if exhausted and not inexact and gave_up is None else \
+            " (asking for it by id counted as one)"
     if served:
         return f"{name} serves this config as it is"
     if options:

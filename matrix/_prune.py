@@ -16,7 +16,8 @@ applied as it applies them):
 
 Whether a gate is active depends only on the paths it *depends on*: those it reads and the
 sections above them, closed under the adjustments that may apply (one that sets such a path
-adds its ``when`` paths, its ``from`` paths and every path it sets). Changing a path changes
+adds its ``when`` paths, its ``from`` paths and every path it sets; a ``role.ID`` it reads after
+the choice, the field of that role and of each role it follows but the base). Changing a path changes
 no value but its own, those of the sections above it and, where it makes a section present
 that the config does not hold as a table, that section's fields (a remedy never changes a
 section and a path below it, so a section present stays so). Hence a candidate that extends
@@ -34,11 +35,11 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from . import _access, _adjust, _roles
 from .errors import MatrixError
-from ._given import base
+from ._given import ROLE, base
 from .schema import From
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -60,18 +61,32 @@ class OverBudget(Exception):
     """The search read as many candidate configs as its budget allows."""
 
 
+class Budget:
+    """The configs a search may read (*limit*), shared by its `Pruning` values (a search for a
+    runner chosen automatically may also ask for it: `matrix._remedy`)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.read = 0
+
+    def spend(self) -> None:
+        """Count one config read; `OverBudget` once the budget is spent."""
+        self.read += 1
+        if self.read > self.limit:
+            raise OverBudget
+
+
 class Pruning:
     """The candidates of one search worth resolving (see the module docstring), and the count
     of the configs it reads (`spend`), each candidate weighed and each resolved, against the
-    search's *budget*."""
+    search's *budget* (a `Budget` may be shared with another search's)."""
 
     def __init__(self, plan: Plan, config: Dict[str, Any], runner: str, asked: bool, units: Sequence[Unit],
                  apply: Callable[[Dict[str, Any], Sequence[str], Sequence[object]], Dict[str, Any]],
-                 budget: int) -> None:
+                 budget: Union[int, Budget]) -> None:
         self.plan, self.config, self.runner, self.asked, self.units = plan, config, runner, asked, units
         self.apply = apply
-        self.budget = budget
-        self.read = 0
+        self.budget = budget if isinstance(budget, Budget) else Budget(budget)
         self.kept = plan.asked if asked else plan.automatic
         self.adjustments = plan.pre_adjustments + plan.adjustments.get(runner, ())
         features = plan.features
@@ -117,9 +132,7 @@ class Pruning:
 
     def spend(self) -> None:
         """Count one config read; `OverBudget` once the budget is spent."""
-        self.read += 1
-        if self.read > self.budget:
-            raise OverBudget
+        self.budget.spend()
 
     @property
     def reading(self) -> Optional[Any]:
@@ -252,6 +265,7 @@ class Pruning:
             read = base(path)  # given.PATH changes with PATH in the config given
             if read is not None:
                 todo.append(read)
+            todo += self._role_fields(path)
             for adjustment in self.adjustments:
                 if path in adjustment.set:
                     todo += [*adjustment.when.paths, *adjustment.set,
@@ -262,6 +276,20 @@ class Pruning:
             i for i, (p, _) in enumerate(self.units)
             if p in paths or any(a in paths and not self._table(a) for a in self.above[i]))
         return found
+
+    def _role_fields(self, path: str) -> List[str]:
+        """The fields ``role.ID`` (*path*, read by an adjustment after the choice) reads as the
+        config stands: the role's field, and where that is None the fields of the roles it
+        follows (`matrix._roles`); the base's reads the runner, which no candidate changes."""
+        if not path.startswith(ROLE):
+            return []
+        roles = {role.id: role for role in self.plan.matrix.roles}
+        out: List[str] = []
+        role = roles.get(path[len(ROLE):])
+        while role is not None and role.field not in out and role is not self.plan.matrix.roles[0]:
+            out.append(role.field)
+            role = roles.get(role.follows) if role.follows is not None else None
+        return out
 
     def _table(self, section: str) -> bool:
         """Whether the user's config holds *section* as a table."""

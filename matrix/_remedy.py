@@ -22,13 +22,21 @@ The rules (docs/explanation/remedies.md explains them with examples):
   refused by the resolver, so it never serves. Setting a field below a section that is None
   makes the section present (its other fields at their defaults); a section made None is
   ``unset``.
+- **Asking for a runner automatic choice does not try.** For a runner chosen automatically that
+  is no candidate on the user's config (``candidate = "False"``, or a candidacy that does not
+  hold there), asking for it by id (``runner='x'``, ``--runner x``) is one more change: the
+  search also asks for it, with every change of one path fewer, and a remedy that does says so
+  first (`Remedy.ask`). In a matrix with roles, the search varies each role's field but the
+  base's (a former id never: its runner's id is offered), and a runner that fills another role
+  and refuses the config leaves the remedy for the base role's runner to find.
 - **The order.** A remedy's size is the number of paths it changes or conditions. The search
-  tries sizes 1, 2, 3… up to `LIMIT`, every path set of that size, those of fewest combinations
+  tries sizes 1, 2, 3… up to `LIMIT` (asking for the runner counting as one path, tried first
+  within a size), every path set of that size, those of fewest combinations
   of representatives first, every combination of representatives, keeping every other path at
   the user's value, and stops at the first size with solutions: every remedy given is of the
   smallest size there is. Among
   remedies of that size, those with fewer conditions come first, then the path sets in the
-  order of the space. One path set's solutions are grouped into products, each a `Remedy` whose
+  order of the space, those that ask for the runner last. One path set's solutions are grouped into products, each a `Remedy` whose
   changes list every working value of their class (``one of 'eagle', 'eagle3'``; for a number
   outside related comparisons, the ranges the working classes make up: ``≥ 2``). A bounded int
   field whose every working value is known (enumerated value by value, or read modulo a number
@@ -73,7 +81,7 @@ from ._given import ROLE, base
 from ._nodes import Compare, IsNone, Literal, Node, Path, walk
 from ._versions import to_version
 from ._space import CAUSES, MAX_COMBINATIONS, PRESENT, Space, compared_constants, json_value, related
-from .errors import MatrixError
+from .errors import MatrixError, ResolutionError
 from .schema import Field, in_window
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -120,18 +128,24 @@ class Change:
 @attrs.frozen
 class Remedy:
     """One way to make ``runner`` serve a config: the ``changes`` to make, on a host (or model)
-    where the ``conditions`` hold (facts, which the user does not set)."""
+    where the ``conditions`` hold (facts, which the user does not set); with ``ask``, the runner
+    asked for by id too (``runner='x'``), where automatic choice never takes it (a runner used
+    only on request there)."""
 
     runner: str
     changes: Tuple[Change, ...] = ()
     conditions: Tuple[Change, ...] = ()
+    ask: bool = False
 
     def __str__(self) -> str:
-        return _messages.remedy_text([str(c) for c in self.changes], [str(c) for c in self.conditions])
+        return _messages.remedy_text([str(c) for c in self.changes], [str(c) for c in self.conditions],
+                                     self.runner if self.ask else None)
 
     def to_dict(self) -> Dict[str, Any]:
-        return {"runner": self.runner, "changes": [c.to_dict() for c in self.changes],
-                "conditions": [c.to_dict() for c in self.conditions], "text": str(self)}
+        out = {"runner": self.runner, "changes": [c.to_dict() for c in self.changes],
+               "conditions": [c.to_dict() for c in self.conditions], "text": str(self)}
+        # Said only where it is so: every other option's data is as it was.
+        return {**out, "ask": True} if self.ask else out
 
 
 @attrs.frozen
@@ -159,11 +173,15 @@ class Remedies:
     #: With no option for automatic choice: the runner serves the config as it is when asked
     #: for by id (automatic choice never takes it there, a request does).
     serves_asked: bool = False
+    #: For automatic choice that does not try the runner on the config (not a candidate there):
+    #: the search also asked for it by id, which counts as one change (`Remedy.ask`).
+    asking: bool = False
 
     def __str__(self) -> str:
         return _messages.remedies_line(self.name, [str(o) for o in self.options], self.more, self.served,
                                        self.size, self.exhausted, self.gave_up,
-                                       [CAUSES[c] for c in self.inexact], self.runner if self.serves_asked else None)
+                                       [CAUSES[c] for c in self.inexact], self.runner if self.serves_asked else None,
+                                       self.asking)
 
     def to_dict(self) -> Dict[str, Any]:
         return {"runner": self.runner, "asked": self.asked, "served": self.served,
@@ -204,38 +222,76 @@ def _search(plan: Plan, values: Mapping[str, object], runner: str, asked: bool, 
     inexact = tuple(dict.fromkeys(space.inexact[p] for p in space.paths if p in space.inexact))
     # The budget counts the configs the search reads: each candidate the pruning weighs and each
     # one it resolves.
-    pruning = _prune.Pruning(plan, config, runner, asked, units, _apply, budget)
+    spent = _prune.Budget(budget)
+    # Each search: whether it asks for the runner, and the paths that asking counts as (one).
+    searches = [(asked, 0, _prune.Pruning(plan, config, runner, asked, units, _apply, spent))]
+    if not asked and _request_only(resolve, plan, config, runner):
+        # Automatic choice does not try the runner on this config (``candidate = "False"``, or a
+        # candidacy that does not hold): asking for it is one more change, tried first within a
+        # size (its candidates change one path fewer).
+        searches.insert(0, (True, 1, _prune.Pruning(plan, config, runner, True, units, _apply, spent)))
+    most = len(units) + max(extra for _, extra, _ in searches)
     size = 0
-    for size in range(1, min(limit, len(units)) + 1):
-        found: List[Tuple[Tuple[int, ...], Tuple[str, ...], List[Tuple[object, ...]]]] = []
+    for size in range(1, min(limit, most) + 1):
+        found: List[Tuple[Tuple[bool, Tuple[int, ...]], Tuple[str, ...], List[Tuple[object, ...]]]] = []
         gave_up = None
         try:
-            for combo, choices in pruning.candidates(size):
-                paths = tuple(units[i][0] for i in combo)
-                working = []
-                for picks in choices:
-                    pruning.spend()
-                    choice = tuple(units[i][1][o] for i, o in zip(combo, picks))
-                    if _serves(resolve, plan, _apply(config, paths, choice), runner, asked):
-                        working.append(choice)
-                if working:
-                    found.append((combo, paths, working))
+            for mode, extra, pruning in searches:
+                ask = mode and not asked
+                if size == extra:  # asking alone, the config as it is
+                    spent.spend()
+                    if _serves(resolve, plan, config, runner, mode):
+                        found.append(((ask, ()), (), [()]))
+                    continue
+                for combo, choices in pruning.candidates(size - extra) if size - extra <= len(units) else ():
+                    paths = tuple(units[i][0] for i in combo)
+                    working = []
+                    for picks in choices:
+                        spent.spend()
+                        choice = tuple(units[i][1][o] for i, o in zip(combo, picks))
+                        if _serves(resolve, plan, _apply(config, paths, choice), runner, mode):
+                            working.append(choice)
+                    if working:
+                        found.append(((ask, combo), paths, working))
         except _prune.OverBudget:
             gave_up = _messages.remedy_budget(budget, size)
             if not found:
                 return Remedies(runner, name, asked, size=size - 1, exhausted=False, gave_up=gave_up, inexact=inexact,
-                                serves_asked=not asked and _serves(resolve, plan, config, runner, True))
+                                serves_asked=_serves_asked(resolve, plan, config, runner, asked, searches),
+                                asking=len(searches) > 1)
         if found:
-            # The path sets were searched cheapest first: said in the order of the space. Cut
-            # short, the search keeps what it found (every one a remedy of the smallest size,
-            # the sizes below searched in full) and says it was cut (`gave_up`).
+            # The path sets were searched cheapest first: said in the order of the space, those
+            # that ask for the runner after those that leave it to automatic choice. Cut short,
+            # the search keeps what it found (every one a remedy of the smallest size, the sizes
+            # below searched in full) and says it was cut (`gave_up`).
             found.sort(key=lambda each: each[0])
-            options = [o for _, paths, working in found for o in _products(space, constants, runner, paths, working)]
+            options = [attrs.evolve(o, ask=True) if key[0] else o for key, paths, working in found
+                       for o in _products(space, constants, runner, paths, working)]
             options.sort(key=lambda o: len(o.conditions))
             return Remedies(runner, name, asked, tuple(options[:cap]), max(0, len(options) - cap), size=size,
-                            gave_up=gave_up, inexact=inexact)
-    return Remedies(runner, name, asked, size=size, exhausted=size == len(units), inexact=inexact,
-                    serves_asked=not asked and _serves(resolve, plan, config, runner, True))
+                            gave_up=gave_up, inexact=inexact, asking=len(searches) > 1)
+    return Remedies(runner, name, asked, size=size, exhausted=size == most, inexact=inexact,
+                    serves_asked=_serves_asked(resolve, plan, config, runner, asked, searches), asking=len(searches) > 1)
+
+
+def _request_only(resolve: Resolve, plan: Plan, config: Dict[str, Any], runner: str) -> bool:
+    """Whether automatic choice does not try *runner* on *config*: it is no candidate there."""
+    if not plan.candidate.get(runner):
+        return False  # a candidate everywhere
+    try:
+        resolution = resolve(plan.matrix, config, version=plan.version)
+    except ResolutionError as error:
+        resolution = error.resolution
+    except MatrixError:
+        return False
+    return runner not in resolution._choice()[2]
+
+
+def _serves_asked(resolve: Resolve, plan: Plan, config: Dict[str, Any], runner: str, asked: bool,
+                  searches: Sequence[Tuple[bool, int, Any]]) -> bool:
+    """With no option for automatic choice: whether a request for *runner* serves *config* as
+    it is (where the search asked for it too, it found none such)."""
+    return not asked and len(searches) == 1 and _serves(resolve, plan, config, runner, True)
 
 
 def _serves(resolve: Resolve, plan: Plan, config: Dict[str, Any], runner: str, asked: bool) -> bool:
@@ -374,6 +430,8 @@ def _options(space: Space, plan: Plan, path: str, user: Mapping[str, object]) ->
         if field.has_default and not _same(field.default, current) and current is not _ABSENT:
             return [field.default]
         return []
+    # A role's field: a former id asks for the runner its id names, which is offered itself.
+    roles = {role.field for role in plan.matrix.roles}
     out = []
     for value in space.domains[path]:
         if _same(value, current):
@@ -381,6 +439,8 @@ def _options(space: Space, plan: Plan, path: str, user: Mapping[str, object]) ->
         if field is not None and field.choices is not None and value is not None \
                 and not in_window(field.choice_window(value), plan.version):
             continue  # a choice the host no longer has (or not yet)
+        if path in roles and isinstance(value, str) and _choice.named(plan.matrix, value) != value:
+            continue
         out.append(value)
     return out
 

@@ -204,7 +204,6 @@ def _refuse(compiled: Plan, resolution: Resolution, error: Any, message: str, wa
     refused = type(resolution)(plan, fmask, fvalues, None, requested, told + warnings, config, given_facts,
                                adjusting)._in_role_refused({"role": role, "runner": runner, "reason": message}, roles)
     raised = error(message, refused)
-    raised.__dict__["_remedies"] = ()  # the remedy search asks for the base role's runner: none said here
     if kinds is not None:
         raised.__dict__["_kind"] = next((k for k in kinds if k is not None), None)
     raise raised

@@ -1511,8 +1511,8 @@ class _Refused(_RolesResolution):
     """The `Resolution` an error carries where a rule read after the choice refused the config:
     its data (`_KEY` in `to_dict()` and `explanation()`, and `explain()`'s last line) says where,
     and in a matrix with roles, every role's runner as the roles stood there (a user trial: the
-    explanation said "Runner: none" and no role). It says no remedies: the search varies the
-    paths the gates read, which these rules are not, and asks for the base role's runner."""
+    explanation said "Runner: none" and no role). A refusal in a role other than the base says
+    the remedy for the base role's runner; any other says none."""
 
     __slots__ = ("_refused",)
 
@@ -1530,6 +1530,14 @@ class _Refused(_RolesResolution):
 
     def remedies(self) -> Tuple[Any, ...]:
         return ()
+
+    def _base_remedies(self) -> Tuple[Any, ...]:
+        """Where a runner filling a role other than the base refused: the remedy for the base
+        role's runner, asked for or chosen (the search varies the roles' fields and the paths
+        their requirements read)."""
+        runner = _choice.named(self.matrix, self.requested) if self.requested is not None \
+            else self.roles.get(self.matrix.roles[0].id)
+        return () if runner is None else (self.remedy(runner),)
 
     def explain(self) -> str:
         return super().explain() + "\n" + self._refusal_line()
@@ -1553,6 +1561,9 @@ class _StagedResolution(_Refused):
         data = self._refused
         return _messages.staged_refusal_said(data["stage"], data["runner"], data["reasons"], data["role"])
 
+    def remedies(self) -> Tuple[Any, ...]:
+        return self._base_remedies() if self._refused["role"] is not None else ()
+
 
 class _RoleRefusedResolution(_Refused):
     """Where the runner filling a role other than the base refused the config (`matrix._roles`):
@@ -1568,6 +1579,9 @@ class _RoleRefusedResolution(_Refused):
     def _refusal_line(self) -> str:
         data = self._refused
         return _messages.role_refusal_said(data["role"], data["runner"], data["reason"])
+
+    def remedies(self) -> Tuple[Any, ...]:
+        return self._base_remedies()
 
 
 def _refused_as(kind: Any, resolution: Resolution, data: Dict[str, Any], roles: Optional[Tuple[Any, ...]] = None

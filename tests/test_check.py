@@ -2235,6 +2235,7 @@ def _admitted(spelled, universe):
 def _words_serve(m, config, remedy, runner, asked):
     """Every value of an int field's universe that the words of *remedy*'s change admit serves,
     with the other changes' first values, and the values found are among them."""
+    asked = asked or remedy.ask
     first = _apply_remedy(config, remedy, lambda vs: vs[0])
     for change in (*remedy.changes, *remedy.conditions):
         field = m.schema.get(change.path)
@@ -2251,52 +2252,77 @@ def _words_serve(m, config, remedy, runner, asked):
     adjustments=kind in (1, 2), staged=kind in (1, 2), pool=["m", "j", "b", "t"] if kind == 3 else None))), st.data())
 def test_every_remedy_serves_and_no_smaller_change_does(drawn, data):
     """On random matrices: every remedy, with any of its values, makes its runner serve the
-    config (asked for and automatic), and no change of fewer paths does: brute force over the
-    independent universe of each field's values. A fifth of the matrices have adjustments and
-    staged requirements, a fifth roles too (`_with_roles`: a role's requirement, roles read
+    config (asked for and automatic; a remedy that asks for the runner, asked for), and no
+    change of fewer paths does: brute force over the independent universe of each field's
+    values (and of each role's field but the base's). A fifth of the matrices have adjustments
+    and staged requirements, a fifth roles too (`_with_roles`: a role's requirement, roles read
     after the choice), the role fields drawn: every candidate a remedy names is the user's
-    config changed, a role's field and the paths only rules that are no gate read kept; a fifth
-    read m, a bounded int modulo numbers, whose values a remedy may say by their rule. Of an
-    int field, every value of its universe that the words admit ("a multiple of 3 from 3 to
-    39", "a value ≥ 2") serves, with the other changes' first values."""
+    config changed, a role's field and the paths only rules that are no gate read kept; a role's
+    refusal says the remedy for the base's runner; a fifth read m, a bounded int modulo numbers,
+    whose values a remedy may say by their rule. Of an int field, every value of its universe
+    that the words admit ("a multiple of 3 from 3 to 39", "a value ≥ 2") serves, with the other
+    changes' first values. A quarter of the matrices make a runner asked for only
+    (``candidate = "False"``); for a runner automatic choice does not try on the config, the
+    search asks for it too, which counts as one change: no request with a change of fewer
+    paths (nor the config as it is) serves either."""
     kind, case = drawn
     text, names, runners, _ = case
+    if data.draw(st.integers(0, 3)) == 0:  # a runner used only on request
+        only = data.draw(st.sampled_from(sorted(runners)))
+        runners = {**runners, only: {**runners[only], "candidate": "False"}}
     try:
         m = matrix.loads(text, runners=runners) if kind != 2 else _with_roles(text, runners, names)
     except matrix.LoadError:
         return
     config = data.draw(st.sampled_from(list(itertools.islice(_universe(m, names), 0, None, 97)) or [{}]))
+    universes = {n: _FIELDS[n][1] for n in names}
     if kind == 2:
         ids = [None, *sorted(runners)]
         # The base role's field asks for a runner (asked for is runner= here): left None.
         config = {**config, **{f: data.draw(st.sampled_from(ids)) for _, f, _ in _ROLES[1:]}}
+        universes.update({f: ids for _, f, _ in _ROLES[1:]})
     for runner in m.runners:
         for asked in (True, False):
             try:
                 resolution = m.resolve(config, runner=runner.id if asked else None)
             except matrix.ResolutionError as error:
                 resolution = error.resolution
+                staged = resolution.staged_refusal
+                in_role = resolution.role_refusal is not None or staged is not None and staged["role"] is not None
+                if in_role and resolution.roles["base"] == runner.id:
+                    # A refusal in a role but the base: the remedy is the base runner's (a review:
+                    # none was said).
+                    assert resolution.remedies() == (resolution.remedy(runner.id),), str(error)
             except matrix.MatrixError:
                 return  # a config the schema refuses
             found = resolution.remedy(runner.id)
             assert found.asked is asked
             assert found.served is _serves(m, config, runner.id, asked)
+            if kind in (0, 3) and not found.served:  # no adjustment before the choice: the candidacy read on the config
+                assert found.asking is (not asked and runner.candidate is not None
+                                        and not runner.candidate.evaluate(config, schema=m.schema)), str(found)
             for remedy in found.options:
-                assert len(remedy.changes) + len(remedy.conditions) == found.size
+                assert len(remedy.changes) + len(remedy.conditions) + remedy.ask == found.size
+                assert not remedy.ask or found.asking
                 for pick in (lambda vs: vs[0], lambda vs: vs[-1]):
-                    assert _serves(m, _apply_remedy(config, remedy, pick), runner.id, asked), (config, str(remedy))
+                    assert _serves(m, _apply_remedy(config, remedy, pick), runner.id, asked or remedy.ask), (
+                        config, str(remedy))
                 _words_serve(m, config, remedy, runner.id, asked)
             if found.inexact or found.gave_up is not None and not found.options:
                 continue
             # Every change of fewer paths (or, with none found, of as many as were searched in
             # full; cut short within a size, the sizes below it were), up to two paths: three
-            # fields' universes together are too many configs.
+            # fields' universes together are too many configs. Asking for the runner is one.
             smaller = min(found.size - 1 if found.options else found.size, 2)
+            if found.asking and smaller >= 1:
+                assert not _serves(m, config, runner.id, True), (config, str(found))
             for count in range(1, smaller + 1):
-                for paths in itertools.combinations(names, count):
-                    for values in itertools.product(*(_FIELDS[n][1] for n in paths)):
+                for paths in itertools.combinations(universes, count):
+                    for values in itertools.product(*(universes[n] for n in paths)):
                         changed = {**config, **dict(zip(paths, values))}
                         assert not _serves(m, changed, runner.id, asked), (config, changed, str(found))
+                        if found.asking and count < smaller:
+                            assert not _serves(m, changed, runner.id, True), (config, changed, str(found))
 
 
 @settings(deadline=None)

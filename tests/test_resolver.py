@@ -2115,9 +2115,49 @@ def test_a_remedy_that_automatic_choice_never_takes_says_that_a_request_serves()
                      runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}})
     resolution = m.resolve({"x": 5})
     assert str(resolution.remedy("b")) == (
-        "No change of the config makes B serve it; asked for by id (runner='b'), B serves this config as it is")
+        "No change of the config makes B serve it; asked for by id (runner='b', --runner b), B serves this config as "
+        "it is")
     assert resolution.remedy("b").serves_asked is True
     assert str(m.resolve({"x": 5}, runner="b").remedy("b")) == "B serves this config as it is"
+
+
+_REQUEST_ONLY = ('[matrix]\nname = "t"\nversion = "1.0"\n[config]\n"x" = { type = "bool", default = false }\n'
+                 '"y" = { type = "int", default = 0 }\n"fast" = { type = "bool", default = false }\n'
+                 '[features.fx]\nname = "x on"\nwhen = "x"\nsupport = { a = "no", b = "no", c = "yes" }\n'
+                 '[features.fy]\nname = "big y"\nwhen = "y > 2"\nsupport = { a = "yes", b = "yes", c = "no" }\n')
+
+
+@pytest.mark.parametrize("candidate, said", [
+    ("False", "To use C, change: ask for it by id (runner='c', --runner c) and set y to a value ≤ 2"),
+    # A candidacy that does not hold on the config: making it hold is a change too, of the same size.
+    ("fast", "To use C, change: set y to a value ≤ 2 and set fast to True; "
+             "or ask for it by id (runner='c', --runner c) and set y to a value ≤ 2")])
+def test_a_remedy_asks_for_a_runner_that_automatic_choice_does_not_try_on_the_config(candidate, said):
+    """A last user trial: where no runner serves, a runner used only on request (``candidate =
+    "False"``, or a candidacy that does not hold) that serves once asked for and y changed was
+    said "No change of the config makes C serve it". Asking for it counts as one change."""
+    m = matrix.loads(_REQUEST_ONLY, runners={"a": {"name": "A", "priority": 3}, "b": {"name": "B", "priority": 2},
+                                             "c": {"name": "C", "priority": 1, "candidate": candidate}})
+    with pytest.raises(NoRunnerError) as error:
+        m.resolve({"x": True, "y": 5})
+    assert str(error.value).splitlines()[1:] == [
+        "To use A, change: set x to False", "No change of the config makes B serve it", said]
+    found = error.value.remedies[-1]
+    assert (found.size, found.asking, [o.ask for o in found.options]) == (2, True, [False, True][candidate == "False":])
+    assert found.options[-1].to_dict() == {
+        "runner": "c", "ask": True, "text": said.split("; or ")[-1].removeprefix("To use C, change: "), "conditions": [],
+        "changes": [{"path": "y", "action": "set", "values": [1, 2], "text": "set y to a value ≤ 2"}]}
+    # As the config is, the request alone (one change) serves.
+    assert str(m.resolve({}).remedy("c")) == "To use C, change: ask for it by id (runner='c', --runner c)"
+    # Nothing serves C: the line says the search asked for it too.
+    never = matrix.loads(
+        _REQUEST_ONLY + '[features.all]\nname = "all"\nwhen = "y >= 0 or y < 0"\nsupport = { a = "yes", b = "yes", c = "no" }\n',
+        runners={"a": {"name": "A", "priority": 3}, "b": {"name": "B", "priority": 2},
+                 "c": {"name": "C", "priority": 1, "candidate": candidate}})
+    assert str(never.resolve({}).remedy("c")) == {
+        "False": "No change of the config makes C serve it, asked for by id or not",
+        # Three paths and the request: the search stops at three.
+        "fast": "No remedy found for C within 3 changes (asking for it by id counted as one)"}[candidate]
 
 
 # --- when an adjustment speaks (issue 30, F9): says = "always", and notices -------------------------
@@ -2517,13 +2557,15 @@ def test_a_role_asked_for_is_validated_as_a_request():
         m.resolve({"eager": True, "backend": "a"})
     assert str(base.value) == str(asked.value) == (
         "A does not support: Eager mode\nTo use A, change: set eager to False")
-    # A role other than the base: the same reason, naming the role, without remedies (they ask for
-    # the base's runner); the error's resolution says every role's runner (a user trial: it said
-    # "Runner: none" and no role).
+    # A role other than the base: the same reason, naming the role, and the remedy for the base's
+    # runner (a review: none was said); the error's resolution says every role's runner (a user
+    # trial: it said "Runner: none" and no role).
     with pytest.raises(UnsupportedFeatureError) as prefill:
         m.resolve({"eager": True, "prefill": "a"})
-    assert str(prefill.value) == "A in role 'prefill' does not support: Eager mode"
-    assert prefill.value.resolution.runner is None and prefill.value.remedies == ()
+    assert str(prefill.value) == ("A in role 'prefill' does not support: Eager mode\n"
+                                  "To use B, change: set prefill to one of 'b', 'c', None")
+    assert prefill.value.resolution.runner is None
+    assert [r.runner for r in prefill.value.remedies] == ["b"]
     refused = prefill.value.resolution
     assert dict(refused.roles) == refused.to_dict()["roles"] == {"base": "b", "prefill": "a", "decode": "a"}
     assert [(x["id"], x["runner"], x["how"]) for x in refused.explanation()["roles"]] == [
@@ -2554,10 +2596,15 @@ def test_a_requirement_applies_in_the_roles_it_names():
     assert [(r.id, [x.roles for x in r.requires], [x.roles for x in r.role_requires]) for r in m.runners] == [
         ("a", [], []), ("b", [("base", "prefill"), ("base", "prefill")], []), ("c", [], [("decode",)])]
     refused = "C in role 'decode' is not valid for this config: page size 1 is not 64"
-    for config in ({"decode": "c"}, {"prefill": "c"}, {"backend": "c"}):  # asked for, or followed into decode
+    for config, remedy in [  # asked for, or followed into decode; the remedy is the base runner's
+            ({"decode": "c"}, "To use A, change: set page to 64; or set decode to one of 'a', 'b', None"),
+            ({"prefill": "c"}, "To use A, change: set page to 64; or set prefill to one of 'a', 'b', None; "
+                               "or set decode to one of 'a', 'b'"),
+            ({"backend": "c"}, "To use C, change: set page to 64; or set prefill to one of 'a', 'b'; "
+                               "or set decode to one of 'a', 'b'")]:
         with pytest.raises(UnsupportedFeatureError) as caught:
             m.resolve(config)
-        assert str(caught.value) == refused
+        assert str(caught.value) == f"{refused}\n{remedy}"
         # The error's resolution says which role refused, and explain() ends with it.
         said = {"role": "decode", "runner": "c", "reason": refused}
         assert dict(caught.value.resolution.role_refusal) == said
@@ -2573,7 +2620,8 @@ def test_a_requirement_applies_in_the_roles_it_names():
         "base": "c", "prefill": "c", "decode": "b"}  # b's chain names base and prefill only
     with pytest.raises(UnsupportedFeatureError) as caught:
         m.resolve({"backend": "c", "prefill": "b", "decode": "c", "page": 200})
-    assert str(caught.value) == "B in role 'prefill' is not valid for this config: page size 200 is not 64"  # the chain's second clause
+    assert str(caught.value) == ("B in role 'prefill' is not valid for this config: page size 200 is not 64\n"  # the chain's second clause
+                                 "To use C, change: set page to 64")
     # The capability table says which roles a runner's clauses apply in (the base's too).
     from matrix.render import render
 
@@ -2634,7 +2682,8 @@ def test_rules_after_the_choice_read_the_runner_that_fills_each_role():
     assert m.resolve({"backend": "c", "prefill": "a", "decode": "c"}).adjustments == ()  # c decodes, but is the base
     with pytest.raises(UnsupportedFeatureError) as caught:  # decode follows prefill, which follows the base: c
         m.resolve({"backend": "c"})
-    assert str(caught.value) == "C in role 'decode' is not valid for this config: 'c' cannot prefill for 'c'"
+    assert str(caught.value) == ("C in role 'decode' is not valid for this config: 'c' cannot prefill for 'c'\n"
+                                 "To use C, change: set prefill to one of 'a', 'b'; or set decode to one of 'a', 'b'")
     # An adjustment before the choice may set a role's field: read where the rule after it is.
     r = m.resolve({"cpu": True, "backend": "b"})
     assert [(a.id, a.runner, a.after) for a in r.adjustments] == [("cpu", None, "c"), ("decode_pages", "b", 64)]
@@ -2642,7 +2691,8 @@ def test_rules_after_the_choice_read_the_runner_that_fills_each_role():
     with pytest.raises(UnsupportedFeatureError) as caught:
         m.resolve({"backend": "b", "prefill": "c", "decode": "c"})
     assert caught.exconly() == ("matrix.errors.UnsupportedFeatureError: C in role 'decode' is not valid for this config: "
-                                "'c' cannot prefill for 'c'")
+                                "'c' cannot prefill for 'c'\nTo use B, change: set prefill to one of 'a', 'b', None; "
+                                "or set decode to one of 'a', 'b'")
     assert dict(m.resolve({"backend": "b", "prefill": "a", "decode": "c"}).roles) == {
         "base": "b", "prefill": "a", "decode": "c"}
 
@@ -2871,6 +2921,46 @@ def test_a_remedy_sets_a_field_that_only_a_role_s_requirement_reads_as_a_truth_v
     assert str(error.value) == (
         "HW does not support: three slices on HW\nTo use HW, change: set slices to a value from 1 to 2 or 4 and set "
         "fast to True; or set slices to a value from 1 to 2 or 4 and set decoder to 'sw'")
+
+@pytest.mark.parametrize("where", ['runners = ["a"]', 'stage = "late"'])
+def test_a_remedy_clears_a_role_s_field_the_user_set_that_an_adjustment_after_the_choice_reads(where):
+    """A review: "No change of the config makes A serve it" where clearing the inter role's field
+    serves: an adjustment after the choice (A's own, or one at a stage) reads ``role.inter`` and
+    sets what A says no to, and the search ruled out every candidate that changed the field (the
+    adjustment's condition named ``role.inter``, not the field it reads)."""
+    text = ('[matrix]\nname = "g"\nversion = "1.0"\nstages = ["choice", "late"]\n[config]\n'
+            'rb = { type = "str", nullable = true, choices = ["a", "b"] }\n'
+            'ri = { type = "str", nullable = true, choices = ["a", "b"] }\n'
+            'n = { type = "int", default = 1 }\n'
+            '[roles.base]\nname = "Base"\nfield = "rb"\n[roles.inter]\nname = "Inter"\nfield = "ri"\n'
+            '[features.big]\nname = "big n"\nwhen = "n > 4"\nsupport = { a = "no", b = "yes" }\n'
+            f'[adjustments.inter_n]\nname = "inter sets n"\n{where}\nwhen = "role.inter == \'b\'"\n'
+            'set = { n = 8 }\noverride = true\n')
+    m = matrix.loads(text, runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}})
+    with pytest.raises(matrix.UnsupportedFeatureError) as error:
+        m.resolve({"ri": "b"}, runner="a")
+    assert str(error.value) == "A does not support: big n\nTo use A, change: set ri to one of 'a', None"
+
+
+@pytest.mark.parametrize("asked, said", [
+    ("a", "To use A, change: set n to a value ≤ 3; or set ri to one of 'a', None"),
+    ("b", "To use B, change: set n to a value ≤ 3; or set ri to 'a'")])
+def test_a_refusal_in_a_role_but_the_base_at_a_stage_ends_with_the_remedy_for_the_base_s_runner(asked, said):
+    """A review: a runner filling a role other than the base and failing a requirement staged
+    there refused the config with no remedy, where changing n, or the role's field, serves."""
+    text = ('[matrix]\nname = "g"\nversion = "1.0"\nstages = ["choice", "late"]\n[config]\n'
+            'rb = { type = "str", nullable = true, choices = ["a", "b"] }\n'
+            'ri = { type = "str", nullable = true, choices = ["a", "b"] }\n'
+            'n = { type = "int", default = 1 }\n'
+            '[roles.base]\nname = "Base"\nfield = "rb"\n[roles.inter]\nname = "Inter"\nfield = "ri"\nfollows = "base"\n'
+            '[requirements.small]\nname = "Small"\nreason = "n is {n}, not below 4"\n')
+    m = matrix.loads(text, runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1, "requires": {
+        "small": {"condition": "n < 4", "roles": ["inter"], "stage": "late"}}}})
+    with pytest.raises(UnsupportedFeatureError) as error:
+        m.resolve({"ri": "b", "n": 6} if asked == "a" else {"n": 6}, runner=asked)
+    assert str(error.value) == f"B in role 'inter' is not valid for this config: n is 6, not below 4\n{said}"
+    assert error.value.resolution.staged_refusal["role"] == "inter"
+
 
 @pytest.mark.parametrize("gain", [float("-inf"), float("inf")])
 def test_a_remedy_search_keeps_an_infinite_float_of_the_config_as_given(gain):
