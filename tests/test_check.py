@@ -549,8 +549,8 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
             redirects.append(redirect)
         if redirects:
             runners[r]["redirects"] = redirects
-    if draw(st.booleans()):
-        runners[draw(st.sampled_from(ids[1:]))]["candidate"] = draw(atom)
+    if draw(st.booleans()):  # a candidacy, or (a quarter of them) a runner asked for only, as its file says
+        runners[draw(st.sampled_from(ids[1:]))]["candidate"] = draw(st.one_of(atom, atom, atom, st.just("False")))
     # Gates a refusal may name besides the features: a redirect that applies always (issue 30, F6)
     # and an order without fallback.
     final = [f"{r}:redirect:{i + 1}" for r in ids for i, d in enumerate(runners[r].get("redirects", ()))
@@ -845,8 +845,20 @@ def _failed_requirement(gate_id):
 # Thousands of matrices in CI (4 × the profile): this test is what keeps check honest. Two tests
 # draw them, 2 × the profile each from a seed of its own (a test's name seeds a derandomized
 # draw), so that CI's two cores share them rather than one running them all at its end.
+# Runner b is asked for only (candidate = "False") and its requirements' search is undecided
+# (i % 2 < j % 3 beside i < j): check said it never chosen, which its file says outright.
+_ASKED_ONLY_UNDECIDED = (
+    '[matrix]\nname = "small"\nversion = "1.0"\n[config]\n"i" = { type = "int", nullable = true }\n'
+    '"j" = { type = "int", min = 0, max = 3, default = 0 }\n[requirements]\nk1 = { name = "K1", reason = "k1 fails" }\n'
+    'k2 = { name = "K2", reason = "k2 fails" }\n[requires]\nk2 = { condition = "i % 2 < j % 3" }\n[features.g0]\n'
+    'name = "g0"\nwhen = "i < j"\nsupport = { a = "yes", b = "yes" }\n', ["i", "j"],
+    {"a": {"name": "A", "priority": 3}, "b": {"name": "B", "priority": 1, "requires": {"k1": "j == 1.5"},
+                                               "candidate": "False"}}, False)
+
+
 @settings(max_examples=settings.default.max_examples * 2, deadline=None)
 @given(_small_matrices())
+@example(_ASKED_ONLY_UNDECIDED)
 def test_check_agrees_with_brute_force_over_every_config(case):
     _check_agrees(case)
 
@@ -1340,8 +1352,12 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
     # A runner that serves no config, or is never a candidate, is said so instead.
     never_chosen = {f.runner for code in ("never-chosen", "never-candidate", "runner-unusable", "requirement-unmet")
                     for f in by_code.get(code, []) if not _staged_finding(f)}
-    # A runner whose file says candidate = "False" is asked for only, as it says: nothing to report.
-    never_chosen |= {r.id for r in m.runners if r.candidate is not None and str(r.candidate) == "False"}
+    # A runner whose file says candidate = "False" is asked for only, as it says: nothing is said of
+    # it (file-format.md: no never-candidate, and it is not said never chosen).
+    asked_only = {r.id for r in m.runners if runners[r.id].get("candidate") == "False"}
+    assert not [f for code in ("never-candidate", "never-chosen") for f in by_code.get(code, [])
+                if f.runner in asked_only], asked_only
+    never_chosen |= asked_only
     _redirect_findings_agree(m, universe, by_code, unsure, chosen_on)
     _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, _staged_of(text, runners))
     for runner in m.runners:
