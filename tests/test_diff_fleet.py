@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import matrix
 from matrix import _messages
 from matrix._diff_cli import fleet
-from matrix.diff import LEVELS, diff, json_schema, kind_of, region_predicate, reproduces
+from matrix.diff import LEVELS, Accepted, diff, json_schema, kind_of, region_predicate, reproduces
 
 from .test_check import _universe
 from .test_diff import _edited, _overlaid, _with_unset
@@ -123,7 +123,7 @@ def _cell(item):
     return "—" if item["unsaid"] is None else f"{item['unsaid']}: changed, no finding says it (see the report's undecided lines)"
 
 
-def _fleet_agrees(case, fail_on):
+def _fleet_agrees(case, fail_on, data=None):
     text, runners, new_text, new_runners, names, overlay = case
     try:
         old = matrix.loads(text, runners=runners)
@@ -131,6 +131,11 @@ def _fleet_agrees(case, fail_on):
     except matrix.LoadError:
         return  # an ill-typed combination of atoms, or a refusal naming the gate removed
     report = diff(old, new)
+    if data is not None and report.changes:  # --level ID=LEVEL and [tool.matrix.diff] accept, over the report's ids
+        ids = sorted({c.id for c in report.changes})
+        levels = data.draw(st.dictionaries(st.sampled_from(ids), st.sampled_from(LEVELS), max_size=2))
+        accept = [Accepted(i, "intended", ()) for i in data.draw(st.lists(st.sampled_from(ids), max_size=2, unique=True))]
+        report = report.with_levels(levels, accept)
     unset = matrix._diff.unset_defaults(matrix.resolver._plan(old, None), matrix.resolver._plan(new, None))
     universe = _with_unset(list(_universe(old, names)), unset)
     universe = universe[:: len(universe) // _CONFIGS + 1]
@@ -174,7 +179,7 @@ _RENAMED_B = (_SERVED_BY_B, _AB, _SERVED_BY_B.replace('b = "yes"', 'bb = "yes"')
 
 
 @settings(max_examples=max(10, settings.default.max_examples // 8), deadline=None)
-@given(_edited(), st.sampled_from(LEVELS))
-@example(_RENAMED_B, "behaviour")
-def test_the_fleet_says_what_each_config_resolves_to_on_both_sides_and_the_change_it_falls_under(case, fail_on):
-    _fleet_agrees(case, fail_on)
+@given(_edited(), st.sampled_from(LEVELS), st.data())
+@example(_RENAMED_B, "behaviour", None)
+def test_the_fleet_says_what_each_config_resolves_to_on_both_sides_and_the_change_it_falls_under(case, fail_on, data):
+    _fleet_agrees(case, fail_on, data)
