@@ -467,7 +467,7 @@ def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str,
         said = [] if rejected_before or rejected_after else [
             c for c in report.changes if c.runner is None and
             reproduces(c, old, new, config, old_version=report.old_version, new_version=report.new_version)]
-        changed += before != after or bool(said)
+        changed += was != now or bool(said)  # by ids, as the rows are compared: a rename alone is no change
         # An answer that changes where no finding says it (the report says what it did not
         # decide) is counted by itself: a served config refused is breaking, else behaviour. A
         # config one side rejects is a breaking change of its own.

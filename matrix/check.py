@@ -398,21 +398,31 @@ def _requirements(matrix: Matrix, gates: List[Feature], solve: Solve, place: _Pl
             outright = asked_only(runner.candidate)
             if runner.candidate is not None and (outright or solve(true=[runner.candidate.node]) is None):
                 unmet = True  # never chosen automatically: said once, here
-                from ._overlay_origin import removed
-
-                out = removed(matrix, runner.id)  # an overlay's deliberate choice = false: a note, not a warning
-                if out is not None or not outright:  # candidate = "False" in its file: asked for only, as it says
-                    yield place.runner("never-candidate" if out is None else "overlay-out-of-choice", runner.id,
-                                       f"{runner.name} is never a candidate: " + (out or f"no config satisfies {runner.candidate}"))
+                yield from _never_candidate(matrix, runner, outright, place)
         except Inconclusive as error:
             yield place.runner("inconclusive", runner.id,
                                f"Could not decide {_undecided(error, budget)} whether any config meets all of "
                                f"{runner.name}'s requirements")
+            if asked_only(runner.candidate):  # asked for only, as its file says: no search needed (a random
+                unmet = True                  # matrix: an undecided requirement left it said never chosen)
+                yield from _never_candidate(matrix, runner, True, place)
         if unmet:
             unusable.add(runner.id)
     yield from _wide_requirements(matrix, [g for g in gates if g.origin is not None and g.origin.wide],  # type: ignore[union-attr]
                                   solve, place, budget)
     return unusable
+
+
+def _never_candidate(matrix: Matrix, runner: Runner, outright: bool, place: _Places) -> Iterator[Finding]:
+    """What is said of *runner*, never a candidate: ``never-candidate``, or an overlay's deliberate
+    ``choice = false`` as a note (``overlay-out-of-choice``); nothing of ``candidate = "False"``
+    in its file (*outright*): asked for only, as it says."""
+    from ._overlay_origin import removed
+
+    out = removed(matrix, runner.id)
+    if out is not None or not outright:
+        yield place.runner("never-candidate" if out is None else "overlay-out-of-choice", runner.id,
+                           f"{runner.name} is never a candidate: " + (out or f"no config satisfies {runner.candidate}"))
 
 
 def _wide_requirements(matrix: Matrix, gates: List[Feature], solve: Solve, place: _Places,

@@ -803,15 +803,25 @@ def _check_one(matrix: Matrix, options: argparse.Namespace, *, stdout: IO[str]) 
                 findings.setdefault(key, finding)
                 seen_at.setdefault(key, []).append(version)
                 witnesses.setdefault(key, {}).setdefault(_dumps(finding.witness, sort_keys=True), []).append(version)
-        # A refusal is used where it matches at any release, as an ignore entry is (a user trial:
-        # a refusal of 2.1's configs was said unused at 2.0, which no change to the file answers).
-        report = Report(tuple(f for key, f in findings.items()
-                              if f.code != "refusal-unused" or seen_at[key] == versions), strict=options.strict)
+        report = Report(tuple(findings.values()), strict=options.strict)
     else:
         report = check(matrix, version=options.version, strict=options.strict, against=options.against)
     from . import _ignore
 
+    # An ignore entry is used where it ignores a finding at any release (every release's findings
+    # are read), and a refusal is used where it matches at any release: `refusal-unused` is then
+    # said of one unused at every release (a user trial: a refusal of 2.1's configs was said
+    # unused at 2.0, which no change to the file answers), ignored or not.
     report, ignored = _ignore.apply(matrix, report)
+    if options.all_versions:
+        def said(finding: Finding) -> bool:
+            return finding.code != "refusal-unused" or seen_at[str(finding)] == versions
+
+        report = Report(tuple(f for f in report.findings if said(f)), strict=options.strict)
+        ignored = [(f, entry) for f, entry in ignored if said(f)]
+        for finding in report.findings:  # an entry that ignores nothing at any release: said of every one
+            seen_at.setdefault(str(finding), versions)
+            witnesses.setdefault(str(finding), {"null": versions})
     if options.format in ("sarif", "github"):
         from . import _ci_formats
 

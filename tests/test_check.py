@@ -8,7 +8,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import matrix
-from matrix import NoRunnerError, RemovedFeatureError, UnsupportedFeatureError
+from matrix import NoRunnerError, RemovedFeatureError, UnsupportedFeatureError, _messages
 from matrix.check import CODES, check
 from matrix.schema import Requirement
 from matrix.cli import run
@@ -549,8 +549,8 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
             redirects.append(redirect)
         if redirects:
             runners[r]["redirects"] = redirects
-    if draw(st.booleans()):
-        runners[draw(st.sampled_from(ids[1:]))]["candidate"] = draw(atom)
+    if draw(st.booleans()):  # a candidacy, or (a quarter of them) a runner asked for only, as its file says
+        runners[draw(st.sampled_from(ids[1:]))]["candidate"] = draw(st.one_of(atom, atom, atom, st.just("False")))
     # Gates a refusal may name besides the features: a redirect that applies always (issue 30, F6)
     # and an order without fallback.
     final = [f"{r}:redirect:{i + 1}" for r in ids for i, d in enumerate(runners[r].get("redirects", ()))
@@ -845,14 +845,36 @@ def _failed_requirement(gate_id):
 # Thousands of matrices in CI (4 × the profile): this test is what keeps check honest. Two tests
 # draw them, 2 × the profile each from a seed of its own (a test's name seeds a derandomized
 # draw), so that CI's two cores share them rather than one running them all at its end.
+# Runner b is asked for only (candidate = "False") and its requirements' search is undecided
+# (i % 2 < j % 3 beside i < j): check said it never chosen, which its file says outright.
+_ASKED_ONLY_UNDECIDED = (
+    '[matrix]\nname = "small"\nversion = "1.0"\n[config]\n"i" = { type = "int", nullable = true }\n'
+    '"j" = { type = "int", min = 0, max = 3, default = 0 }\n[requirements]\nk1 = { name = "K1", reason = "k1 fails" }\n'
+    'k2 = { name = "K2", reason = "k2 fails" }\n[requires]\nk2 = { condition = "i % 2 < j % 3" }\n[features.g0]\n'
+    'name = "g0"\nwhen = "i < j"\nsupport = { a = "yes", b = "yes" }\n', ["i", "j"],
+    {"a": {"name": "A", "priority": 3}, "b": {"name": "B", "priority": 1, "requires": {"k1": "j == 1.5"},
+                                               "candidate": "False"}}, False)
+
+
 @settings(max_examples=settings.default.max_examples * 2, deadline=None)
 @given(_small_matrices())
+@example(_ASKED_ONLY_UNDECIDED)
 def test_check_agrees_with_brute_force_over_every_config(case):
     _check_agrees(case)
 
 
+# Runner b is asked for only, and chosen all the same where a's redirect that applies always sends
+# automatic choice to it (the reference said it should then be reported never chosen).
+_ASKED_ONLY_SENT = (
+    '[matrix]\nname = "small"\nversion = "1.0"\n[config]\n"b" = { type = "bool", default = false }\n[features.g0]\n'
+    'name = "g0"\nwhen = "b"\nsupport = { a = "yes", b = "yes" }\n', ["b"],
+    {"a": {"name": "A", "priority": 3, "redirects": [{"to": "b", "when": "b", "applies": "always"}]},
+     "b": {"name": "B", "priority": 2, "candidate": "False"}}, False)
+
+
 @settings(max_examples=settings.default.max_examples * 2, deadline=None)
 @given(_small_matrices())
+@example(_ASKED_ONLY_SENT)
 def test_check_agrees_with_brute_force_over_every_config_drawn_again(case):
     _check_agrees(case)
 
@@ -1340,12 +1362,16 @@ def _check_agrees(case):  # noqa: C901 — the oracle: each rule of choice resta
     # A runner that serves no config, or is never a candidate, is said so instead.
     never_chosen = {f.runner for code in ("never-chosen", "never-candidate", "runner-unusable", "requirement-unmet")
                     for f in by_code.get(code, []) if not _staged_finding(f)}
-    # A runner whose file says candidate = "False" is asked for only, as it says: nothing to report.
-    never_chosen |= {r.id for r in m.runners if r.candidate is not None and str(r.candidate) == "False"}
+    # A runner whose file says candidate = "False" is asked for only, as it says: nothing is said of
+    # it (file-format.md: no never-candidate, and it is not said never chosen).
+    asked_only = {r.id for r in m.runners if runners[r.id].get("candidate") == "False"}
+    assert not [f for code in ("never-candidate", "never-chosen") for f in by_code.get(code, [])
+                if f.runner in asked_only], asked_only
+    # (It may be chosen all the same, sent by another's redirect that applies always: said by neither.)
     _redirect_findings_agree(m, universe, by_code, unsure, chosen_on)
     _adjustment_findings_agree(m, m0, universe, by_code, chosen_on, _staged_of(text, runners))
     for runner in m.runners:
-        if runner.id not in unsure and not undecided and not sent:
+        if runner.id not in unsure and not undecided and not sent and runner.id not in asked_only:
             assert (runner.id in never_chosen) == (runner.id not in chosen), (
                 f"{runner.id}: reported never chosen: {runner.id in never_chosen}; chosen for some config: "
                 f"{runner.id in chosen}")
@@ -4226,3 +4252,164 @@ def test_a_staged_requirement_exempting_the_runner_refused_on_f_is_unmet_where_t
             if (resolution.staged_refusal or {}).get("runner") == "b":
                 refusals.append((i, asked, resolution.staged_refusal["requirements"]))
     assert refusals == [(i, asked, ["*:ks"]) for i in (None, 0, 1, 2) for asked in (None, "b") if asked or i == 1]
+
+
+# --- --all-versions: refusals and [check] ignore across the releases the file names -----------------
+
+
+@st.composite
+def _with_history(draw):
+    """A small matrix (`_small_matrices`) whose cells change by release: some of a gate that forces
+    no runner say another status before a release (0.8 or 1.0, beside the 0.5 and 1.0 the file
+    may name already); with ``[check] ignore`` entries of the refusals' findings (a refusal by its
+    id, or any), of a gate's no-runner and of a runner never chosen."""
+    text, names, runners, forced = draw(_small_matrices())
+    blocks = [b for b in re.finditer(r"\[features\.g\d+\]\n(?:(?!\[).*\n)*", text) if "forces" not in b.group(0)]
+    edits = []
+    for block in draw(st.lists(st.sampled_from(blocks), unique_by=lambda b: b.start(), min_size=1, max_size=3)) if blocks else ():
+        cells = list(re.finditer(r'\b([abc]) = "(yes|no)"', block.group(0)))
+        cell = draw(st.sampled_from(cells))
+        before = "no" if cell.group(2) == "yes" else "yes"
+        since = draw(st.sampled_from(["0.8", "1.0"]))
+        at = block.start() + cell.start()
+        edits.append((at, at + len(cell.group(0)),
+                      f'{cell.group(1)} = [{{ status = "{before}" }}, {{ status = "{cell.group(2)}", since = "{since}" }}]'))
+    for start, end, body in sorted(edits, reverse=True):
+        text = text[:start] + body + text[end:]
+    refusals = sorted(set(re.findall(r"\[refusals\.(r\d_\d)\]", text)))
+    gates = sorted(set(re.findall(r"\[features\.(g\d+)\]", text)))
+    entry = st.one_of(
+        st.builds(lambda r: f'{{ code = "refusal-unused", gate = "{r}", reason = "r" }}', st.sampled_from(refusals))
+        if refusals else st.nothing(),
+        st.just('{ code = "refusal-unused", reason = "r" }'),
+        st.builds(lambda r: f'{{ code = "refusal-shadowed", gate = "{r}", reason = "r" }}', st.sampled_from(refusals))
+        if refusals else st.nothing(),
+        st.builds(lambda g: f'{{ code = "no-runner", gate = "{g}", reason = "r" }}', st.sampled_from(gates)),
+        st.builds(lambda r: f'{{ code = "never-chosen", gate = "{r}", reason = "r" }}', st.sampled_from(sorted(runners))))
+    ignores = draw(st.lists(entry, max_size=3))
+    if ignores:
+        text += "[check]\nignore = [\n" + "".join(f"  {e},\n" for e in ignores) + "]\n"
+    return text, names, runners, forced
+
+
+def _ignores_match(entry, finding):
+    """Whether a ``[check] ignore`` entry (code, gate) is about *finding*, as check.md says: its
+    code, and the feature or runner id it is about (a `[refusals]` entry's id for the refusals'
+    findings), any when left out."""
+    code, gate = entry
+    if finding["code"] != code:
+        return False
+    if gate is None:
+        return True
+    if code in ("refusal-unused", "refusal-shadowed"):
+        return finding["message"].split("'")[1] == gate
+    return gate in (finding.get("feature"), finding.get("runner")) or gate in finding.get("features", ())
+
+
+def _inline(value):
+    """*value* as a TOML value, tables inline."""
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{json.dumps(k)} = {_inline(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, list):
+        return "[" + ", ".join(_inline(v) for v in value) + "]"
+    return _toml_value(value)
+
+
+def _all_versions_agree(case, tmp_path):
+    text, names, runners, _ = case
+    try:
+        m = matrix.loads(text, runners=runners)
+    except matrix.LoadError:
+        return  # an ill-typed combination of atoms, a refusal of a gate only some releases have
+    folder = tmp_path / f"m{zlib.crc32(text.encode())}"
+    (folder / "runners").mkdir(parents=True, exist_ok=True)
+    (folder / "features.toml").write_text(text)
+    for rid, table in runners.items():
+        (folder / "runners" / f"{rid}.toml").write_text("".join(f"{k} = {_inline(v)}\n" for k, v in table.items()))
+    m = matrix.load(str(folder / "features.toml"))  # its findings at the lines of its files, as the command's
+    status, out, err = _cli("check", str(folder / "features.toml"), "--all-versions", "--format", "json")
+    assert err == "" and status in (0, 1), err
+    data = json.loads(out)
+    versions = data["versions"]
+    assert versions[-1] == str(m.version) and versions == sorted(versions, key=matrix.schema.Version)
+    # Each release as check() reports it (every finding, none ignored).
+    at = {v: [f.to_dict() for f in check(m, version=v).findings] for v in versions}
+    for v, findings in at.items():
+        if any(f["code"] == "inconclusive" for f in findings):
+            continue  # a question check could not decide at v: its refusals are not said (held elsewhere)
+        combos = [(frozenset(c), f) for f in findings if f["code"] == "no-runner" for c in f["combinations"]]
+        for combo, finding in combos:
+            with pytest.raises(NoRunnerError):  # each combination's witness is refused at v
+                m.resolve(finding["witness"], version=v)
+        # A refusal is unused at v where it matches no combination that leaves no runner free at v,
+        # shadowed where an earlier one acknowledges each it matches.
+        said = {code: {f["message"].split("'")[1] for f in findings if f["code"] == code}
+                for code in ("refusal-unused", "refusal-shadowed")}
+        for index, refusal in enumerate(m.refusals):
+            mine = [c for c, _ in combos if refusal.covers(c)]
+            first = [c for c in mine if not any(r.covers(c) for r in m.refusals[:index])]
+            assert (refusal.id in said["refusal-unused"]) == (not mine), (v, refusal.id)
+            assert (refusal.id in said["refusal-shadowed"]) == (bool(mine) and not first), (v, refusal.id)
+    # Merged: a finding once, with the releases it is found at; a refusal unused only where it is
+    # unused at every release.
+    found, seen = {}, {}
+    for v, findings in at.items():
+        for f in findings:
+            key = json.dumps([f[k] for k in ("line", "column", "severity", "code", "message")])
+            found.setdefault(key, f)
+            seen.setdefault(key, []).append(v)
+    merged = [k for k in found if found[k]["code"] != "refusal-unused" or seen[k] == versions]
+    # [check] ignore: a finding is ignored by the first entry about it; an entry is used where it
+    # ignores a finding at any release (a refusal unused at one release but not all included),
+    # else said ignore-unused (one after an entry alike ignores nothing).
+    entries = [(e["code"], e.get("gate")) for e in _toml_ignore(text)]
+    by = {k: next((i for i, e in enumerate(entries) if _ignores_match(e, found[k])), None) for k in found}
+    ignored = [k for k in merged if by[k] is not None]
+    unused = [e for i, e in enumerate(entries) if i not in by.values()]
+    expected = [(found[k]["code"], found[k]["message"], seen[k]) for k in merged if k not in ignored]
+    expected += [("ignore-unused", _ignore_unused(code, gate), versions) for code, gate in unused]
+    assert [(f["code"], f["message"], f["versions"]) for f in data["findings"]] == expected
+    assert [(f["code"], f["message"]) for f in data.get("ignored", [])] == [
+        (found[k]["code"], found[k]["message"]) for k in ignored]
+    # The text form says the same findings, and how many it ignored.
+    status, out, err = _cli("check", str(folder / "features.toml"), "--all-versions")
+    assert err == "" and status in (0, 1), err
+    lines = out.splitlines()
+    assert [line.split(": ", 1)[1] for line in lines[:-1] if not line.startswith(" ")] == [
+        f"{f['severity']}[{f['code']}]: {f['message']}" for f in data["findings"]]
+    assert lines[-1].endswith((_messages.ignored_count(len(ignored)) if ignored else "")
+                              + _messages.at_every_release(versions)), lines[-1]
+
+
+def _toml_ignore(text):
+    from matrix._files import toml
+
+    return toml().loads(text).get("check", {}).get("ignore", [])
+
+
+def _ignore_unused(code, gate):
+    return _messages.ignore_unused(code, gate)
+
+
+# An unused entry crashed --all-versions (its ignore-unused finding had no releases): drawn by the
+# brute force.
+_IGNORES_NOTHING = ('[matrix]\nname = "small"\nversion = "1.0"\n[config]\n"j" = { type = "int", min = 0, max = 3, '
+                    'default = 0 }\n[features.g0]\nname = "g0"\nwhen = "j < 0"\nsupport = { a = "yes", b = "yes" }\n'
+                    '[check]\nignore = [\n  { code = "refusal-unused", reason = "r" },\n]\n', ["j"],
+                    {"a": {"name": "A", "priority": 3}, "b": {"name": "B", "priority": 2}}, False)
+# The refusal 'stale' (a and c) is used before 2.0 only, where c blocks r2: its refusal-unused of
+# 2.0 is not said, and the entry that ignores it there is used (it was said ignore-unused).
+_STALE_IGNORED = ((DATA / "refusal-unused.toml").read_text().replace('version = "1.0"', 'version = "2.0"').replace(
+    'support = { r1 = "yes", r2 = "yes" }',
+    'support = { r1 = "yes", r2 = [{ status = "no" }, { status = "yes", since = "2.0" }] }').replace(
+    'support = { r1 = "no", r2 = "yes" }', 'support = { r1 = "no", r2 = [{ status = "no" }, { status = "yes", since = "1.0" }] }')
+    + '[check]\nignore = [\n  { code = "refusal-unused", gate = "stale", reason = "r" },\n]\n', ["a", "b", "c"],
+    {"r1": {"name": "Runner One", "priority": 2}, "r2": {"name": "Runner Two", "priority": 1}}, False)
+
+
+@settings(max_examples=max(10, settings.default.max_examples // 5), deadline=None)
+@given(_with_history())
+@example(_IGNORES_NOTHING)
+@example(_STALE_IGNORED)
+def test_all_versions_says_a_refusal_unused_only_at_every_release_and_an_ignore_used_at_any(tmp_path_factory, case):
+    _all_versions_agree(case, tmp_path_factory.mktemp("history"))
