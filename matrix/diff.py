@@ -535,10 +535,13 @@ def _unread(*sides: _diff.Side) -> List[Tuple[str, str]]:
     # or the runner served reads its own effective config (`Resolution.unsupported`).
     if shared and (any(g.applies != "always" for g in features) or any(own for p in plans for own in p.adjustments.values())):
         out.append(("the blockers a request reads", "a request"))
+    # A refusal after the choice (a runner's own adjustments, a stage, a role) keeps the warnings
+    # of the way there: a fallback too (the brute force found one said nowhere).
     if any(r.redirects for side in sides for r in side.matrix.runners) or any(
-            g.prefers is not None or g.forces is not None and g.forces.override for g in features):
-        out.append(("the warnings said beside a refusal: a preference that led to it, and the words of a redirect or an "
-                    "override that led to it", "a config or request that is refused"))
+            g.prefers is not None or g.forces is not None and g.forces.override for g in features) or any(
+            any(p.adjustments.values()) or p.matrix.staged or p.matrix.roles for p in plans):
+        out.append(("the warnings said beside a refusal: a fallback or a preference that led to it, and the words of a "
+                    "redirect or an override that led to it", "a config or request that is refused"))
     return out
 
 

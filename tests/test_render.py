@@ -1386,7 +1386,7 @@ def test_the_release_notes_of_the_default_matrix_leave_nothing_uncompared():
     said = {"removal": "the blockers and deprecation warnings of a config a removal refuses (the answers for a config "
                        "a removed feature refuses may differ unseen)",
             "request": "the blockers a request reads (the answers for a request may differ unseen)",
-            "refusal": "the warnings said beside a refusal: a preference that led to it, and the words of a redirect or "
+            "refusal": "the warnings said beside a refusal: a fallback or a preference that led to it, and the words of a redirect or "
                        "an override that led to it (the answers for a config or request that is refused may differ "
                        "unseen)",
             # An adjustment's words that a config's own value fills: the witness's are said.
