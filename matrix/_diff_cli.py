@@ -41,7 +41,7 @@ def add_parser(commands: Any, stdout: IO[str]) -> None:
                              "(one config each), or a folder of TOML and JSON configs; the exit status is then "
                              "the fleet's (printed under the table: 2 for a config both sides reject)")
     parser.add_argument("--level", action="append", default=[], metavar="ID=LEVEL",
-                        help="the level of a change id (breaking, behaviour, cosmetic); repeatable")
+                        help="the level of a change id (breaking, behaviour, cosmetic); repeatable, one level per id")
     parser.add_argument("--fail-on", choices=LEVELS, default=None,
                         help="exit 1 when a change not accepted is at this level or more severe (default: "
                              "[tool.matrix.diff] fail-on, else breaking)")
@@ -52,9 +52,13 @@ def run(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin:
     settings = _settings(os.getcwd())
     _accepted_gates(settings, (old[0], options.from_version), (new[0], options.to_version))
     levels = dict(settings.levels)
+    given: Dict[str, Level] = {}
     for assignment in options.level:
         change_id, _, level = assignment.partition("=")
-        levels[change_id] = _level(change_id, level, "--level")
+        level = _level(change_id, level, "--level")
+        if given.setdefault(change_id, level) != level:  # the last silently won (a user trial)
+            raise UsageError(_messages.diff_level_twice(change_id, given[change_id], level))
+    levels.update(given)
     fail_on: Level = options.fail_on or settings.fail_on
     configs = None
     if options.configs is not None:  # read (and every mistake in it said) before the diff runs

@@ -2536,3 +2536,11 @@ def redirect_passes(runner: str, reached: str, to: str) -> str:
     if runner == reached:
         return f"{runner} is reached and redirected to {to}"
     return f"{runner} is passed over: automatic choice reaches {reached} first, redirected to {to}"
+
+
+# --- lane-cli: matrix diff's formats and CI plumbing (issue 28) ---------------------------------
+
+
+def diff_level_twice(change_id: str, first: str, second: str) -> str:
+    """``--level ID=A --level ID=B`` with A and B different: neither is taken over the other."""
+    return f"--level: {change_id!r} is given two levels, {first!r} and {second!r}: give one"
