@@ -78,7 +78,7 @@ def run(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin:
     elif options.format == "github":
         stdout.write(github(report))
     elif options.format == "sarif":
-        stdout.write(sarif(report, levels))
+        stdout.write(sarif(report, levels, new[1]))
     else:
         stdout.write(text(report, old[1], new[1], fail_on, old[0], new[0]))
     return 1 if report.failed(fail_on) else 0
@@ -315,18 +315,24 @@ def markdown(report: DiffReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: The SARIF rule of what the diff did not compare or decide (``undecided:`` lines of the text).
+UNDECIDED = "undecided"
+
 #: breaking, behaviour, cosmetic → SARIF's level.
 _SARIF = {"breaking": "error", "behaviour": "warning", "cosmetic": "note"}
 
 
-def sarif(report: DiffReport, levels: Dict[str, Level]) -> str:
+def sarif(report: DiffReport, levels: Dict[str, Level], file: Optional[str] = None) -> str:
     """The report as one SARIF 2.1.0 log: a rule per change id (at its level, *levels* applied),
     a result per change on the line of its first cause (an accepted change is suppressed, with
-    the accept entry's reason)."""
-    ids = list(CHANGES)
+    the accept entry's reason), and a ``note`` result of the rule ``undecided`` per thing the diff
+    did not compare or decide, on the matrix *file* (the new side; none for the packaged one)."""
+    ids = [*CHANGES, UNDECIDED]
     rules = [{"id": change_id, "shortDescription": {"text": meaning},
               "defaultConfiguration": {"level": _SARIF[levels.get(change_id, level)]}}
              for change_id, (level, meaning) in CHANGES.items()]
+    rules.append({"id": UNDECIDED, "shortDescription": {"text": _messages.DIFF_SARIF_UNDECIDED},
+                  "defaultConfiguration": {"level": "note"}})
     results = []
     for change in report.changes:
         said = change.message + (f" ({_messages.diff_accepted(change.accepted)})" if change.accepted else "")
@@ -345,6 +351,14 @@ def sarif(report: DiffReport, levels: Dict[str, Level]) -> str:
             # Suppressed as accepted (SARIF 2.1.0 §3.35.3): code scanning lists it as dismissed.
             result["suppressions"] = [{"kind": "external", "status": "accepted", "justification": change.accepted}]
         results.append(result)
+    # What was not compared or not decided, as text, json and github say it: an empty log would
+    # read as "no change" (a user trial). Code scanning shows a result with a location, so each
+    # is put on the matrix's first line.
+    where = [] if file is None or file == _files.PACKAGED else [
+        {"physicalLocation": {"artifactLocation": {"uri": _in_tree(file).replace("\\", "/")},
+                              "region": {"startLine": 1, "startColumn": 1}}}]
+    results += [{"ruleId": UNDECIDED, "ruleIndex": ids.index(UNDECIDED), "level": "note", "message": {"text": note},
+                 **({"locations": where} if where else {})} for note in report.undecided]
     log = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
            "runs": [{"tool": {"driver": {"name": "matrix diff", "version": tool_version(),
                                          "informationUri": "https://pypi.org/project/support-matrix/",

@@ -2544,3 +2544,7 @@ def redirect_passes(runner: str, reached: str, to: str) -> str:
 def diff_level_twice(change_id: str, first: str, second: str) -> str:
     """``--level ID=A --level ID=B`` with A and B different: neither is taken over the other."""
     return f"--level: {change_id!r} is given two levels, {first!r} and {second!r}: give one"
+
+#: The SARIF rule ``undecided`` of ``matrix diff --format sarif``.
+DIFF_SARIF_UNDECIDED = ("what the diff did not compare or could not decide: the answers of the configs it names "
+                        "may differ unseen")
