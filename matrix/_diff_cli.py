@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pathlib
 from typing import IO, Any, Dict, List, Optional, Tuple
 
 from . import _files, _messages, _revision, loader
@@ -76,9 +77,9 @@ def run(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin:
     elif options.format == "markdown":
         stdout.write(markdown(report))
     elif options.format == "github":
-        stdout.write(github(report))
+        stdout.write(github(report, _revision.top()))
     elif options.format == "sarif":
-        stdout.write(sarif(report, levels, new[1]))
+        stdout.write(sarif(report, levels, new[1], _revision.top()))
     else:
         stdout.write(text(report, old[1], new[1], fail_on, old[0], new[0]))
     return 1 if report.failed(fail_on) else 0
@@ -249,9 +250,10 @@ def _shown(change: Difference) -> bool:
 _GITHUB = {"breaking": "error", "behaviour": "warning", "cosmetic": "notice"}
 
 
-def github(report: DiffReport) -> str:
+def github(report: DiffReport, top: Optional[str] = None) -> str:
     """One workflow command per change, on the line of its first cause (a side read from git,
-    ``REV:PATH``, is annotated on PATH)."""
+    ``REV:PATH``, is annotated on PATH), each file named from *top*, the top of the repository
+    (`_in_tree`)."""
     from ._ci_formats import _data, _property
 
     lines = []
@@ -259,7 +261,7 @@ def github(report: DiffReport) -> str:
         properties = []
         entry = change.entries[0] if change.entries else None
         if entry is not None and entry.file is not None:
-            properties.append(f"file={_property(_in_tree(entry.file))}")
+            properties.append(f"file={_property(_in_tree(entry.file, top))}")
             if entry.line is not None:
                 properties.append(f"line={entry.line}")
         properties.append(f"title={_property('matrix diff ' + change.id)}")
@@ -275,11 +277,14 @@ def github(report: DiffReport) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def _in_tree(file: str) -> str:
-    """The path of a file in the working tree: PATH for a side read from git as ``REV:PATH``."""
+def _in_tree(file: str, top: Optional[str] = None) -> str:
+    """The path of a file in the working tree: PATH for a side read from git as ``REV:PATH``,
+    else the file from *top*, the top of its repository (as given outside one): GitHub reads an
+    annotation's file, and code scanning a SARIF location, from there (a user trial: run from a
+    subfolder, ``file=features.toml`` named a file at the top that is not there)."""
     if ":" in file and not os.path.exists(file):
         return file.split(":", 1)[1]
-    return file
+    return _revision.from_top(file, top)
 
 
 def to_json(report: DiffReport, fail_on: Level) -> Dict[str, Any]:
@@ -318,15 +323,24 @@ def markdown(report: DiffReport) -> str:
 #: The SARIF rule of what the diff did not compare or decide (``undecided:`` lines of the text).
 UNDECIDED = "undecided"
 
+#: The SARIF base of a location's uri in a repository: its top folder.
+SRCROOT = "%SRCROOT%"
+
 #: breaking, behaviour, cosmetic → SARIF's level.
 _SARIF = {"breaking": "error", "behaviour": "warning", "cosmetic": "note"}
 
 
-def sarif(report: DiffReport, levels: Dict[str, Level], file: Optional[str] = None) -> str:
+def sarif(report: DiffReport, levels: Dict[str, Level], file: Optional[str] = None, top: Optional[str] = None) -> str:
     """The report as one SARIF 2.1.0 log: a rule per change id (at its level, *levels* applied),
     a result per change on the line of its first cause (an accepted change is suppressed, with
     the accept entry's reason), and a ``note`` result of the rule ``undecided`` per thing the diff
-    did not compare or decide, on the matrix *file* (the new side; none for the packaged one)."""
+    did not compare or decide, on the matrix *file* (the new side; none for the packaged one).
+    In a repository (*top*, its top folder) each file is named from there, ``uriBaseId``
+    ``%SRCROOT%``, as code scanning reads a location."""
+    def artifact(name: str) -> Dict[str, str]:
+        uri = _in_tree(name, top).replace("\\", "/")
+        return {"uri": uri} if top is None else {"uri": uri, "uriBaseId": SRCROOT}
+
     ids = [*CHANGES, UNDECIDED]
     rules = [{"id": change_id, "shortDescription": {"text": meaning},
               "defaultConfiguration": {"level": _SARIF[levels.get(change_id, level)]}}
@@ -340,7 +354,7 @@ def sarif(report: DiffReport, levels: Dict[str, Level], file: Optional[str] = No
                                   "message": {"text": f"{said}\nconfigs: {brief(change.region)}"}}
         entry = change.entries[0] if change.entries else None
         if entry is not None and entry.file is not None:
-            location: Dict[str, Any] = {"artifactLocation": {"uri": _in_tree(entry.file).replace("\\", "/")}}
+            location: Dict[str, Any] = {"artifactLocation": artifact(entry.file)}
             if entry.line is not None:
                 location["region"] = {"startLine": entry.line, "startColumn": entry.column or 1}
             result["locations"] = [{"physicalLocation": location,
@@ -355,15 +369,17 @@ def sarif(report: DiffReport, levels: Dict[str, Level], file: Optional[str] = No
     # read as "no change" (a user trial). Code scanning shows a result with a location, so each
     # is put on the matrix's first line.
     where = [] if file is None or file == _files.PACKAGED else [
-        {"physicalLocation": {"artifactLocation": {"uri": _in_tree(file).replace("\\", "/")},
+        {"physicalLocation": {"artifactLocation": artifact(file),
                               "region": {"startLine": 1, "startColumn": 1}}}]
     results += [{"ruleId": UNDECIDED, "ruleIndex": ids.index(UNDECIDED), "level": "note", "message": {"text": note},
                  **({"locations": where} if where else {})} for note in report.undecided]
-    log = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
-           "runs": [{"tool": {"driver": {"name": "matrix diff", "version": tool_version(),
-                                         "informationUri": "https://pypi.org/project/support-matrix/",
-                                         "rules": rules}},
-                     "results": results}]}
+    run: Dict[str, Any] = {"tool": {"driver": {"name": "matrix diff", "version": tool_version(),
+                                               "informationUri": "https://pypi.org/project/support-matrix/",
+                                               "rules": rules}},
+                           "results": results}
+    if top is not None:  # where %SRCROOT% is on this machine (SARIF 2.1.0 §3.14.14: an absolute URI ending in /)
+        run["originalUriBaseIds"] = {SRCROOT: {"uri": pathlib.Path(top).resolve().as_uri() + "/"}}
+    log = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0", "runs": [run]}
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 
 

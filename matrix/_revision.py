@@ -45,6 +45,24 @@ def at(revision: str, file: str) -> str:
     return f"{revision}:{path.replace(os.sep, '/')}"
 
 
+def top() -> Optional[str]:
+    """The top folder of the git work tree the current folder is in (None: not in one)."""
+    found = _git_ok(["rev-parse", "--show-toplevel"])
+    return None if found is None or not found.strip() else found.strip()
+
+
+def from_top(file: str, folder: Optional[str]) -> str:
+    """*file* (a working-tree file, relative to the current folder or absolute) as a path from
+    *folder*, the top of the repository (`top`), with ``/``: as GitHub reads an annotation's file
+    and code scanning a SARIF location. Kept as given outside a repository, or outside *folder*."""
+    if folder is None:
+        return file
+    path = os.path.relpath(os.path.realpath(file), os.path.realpath(folder))
+    if path == os.pardir or path.startswith(os.pardir + os.sep) or os.path.isabs(path):
+        return file
+    return path.replace(os.sep, "/")
+
+
 def beside(file: str, relative: str) -> str:
     """The file *relative* names from the folder of *file*, at *file*'s revision if it has one."""
     if not is_revision(file):

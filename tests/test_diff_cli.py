@@ -123,3 +123,63 @@ def test_the_sarif_of_a_diff_validates_against_the_sarif_schema(reasoned, sarif_
         assert (status, err, [r["ruleId"] for r in log["runs"][0]["results"]]) == (
             (0, "", ["undecided"]) if sides[0] == "features.toml" else
             (1, "", ["served-refused", "request-refused", "blocker-added"]))
+
+
+# --- B5: paths from the top of the repository ---------------------------------------------------
+
+
+@pytest.fixture
+def nested(tmp_path, monkeypatch):
+    """A repository whose matrix is in the subfolder ``enc``, committed, then flipped in the
+    working tree; the current folder ``enc``."""
+    enc = tmp_path / "enc"
+    (enc / "runners").mkdir(parents=True)
+    (enc / "runners" / "a.toml").write_text('name = "A"\npriority = 2\n')
+    (enc / "runners" / "b.toml").write_text('name = "B"\npriority = 1\n')
+    (enc / "features.toml").write_text(SMALL)
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-q", "-m", "base")
+    (enc / "features.toml").write_text(FLIPPED)
+    (enc / "old.toml").write_text(SMALL)
+    monkeypatch.chdir(enc)
+    return tmp_path
+
+
+SERVED_REFUSED = ("title=matrix diff served-refused::Automatic choice: A → refused%0Aconfigs: y and not x%0Awitness: "
+                  '{"y": true}')
+
+
+def test_github_annotations_and_sarif_locations_name_files_from_the_top_of_the_repository(nested, monkeypatch,
+                                                                                         sarif_schema):
+    import jsonschema
+
+    # Before: file=features.toml from enc/ (GitHub reads it from the top: no such file there).
+    for where, sides in ((nested / "enc", ["--base", "HEAD"]), (nested / "enc", ["old.toml", "features.toml"]),
+                         (nested, ["enc/old.toml", "enc/features.toml"]), (nested / "enc", ["HEAD:enc/features.toml",
+                                                                                           "features.toml"])):
+        monkeypatch.chdir(where)
+        status, out, err = _run("diff", *sides, "--format", "github")
+        assert (status, out.splitlines()[0], err) == (1, f"::error file=enc/features.toml,line=11,{SERVED_REFUSED}", "")
+        status, out, err = _run("diff", *sides, "--format", "sarif")
+        jsonschema.validators.validator_for(sarif_schema)(sarif_schema).validate(json.loads(out))
+        run = json.loads(out)["runs"][0]
+        assert (status, run["results"][0]["locations"][0]["physicalLocation"], run["originalUriBaseIds"]) == (1, {
+            "artifactLocation": {"uri": "enc/features.toml", "uriBaseId": "%SRCROOT%"},
+            "region": {"startLine": 11, "startColumn": 1}}, {"%SRCROOT%": {"uri": nested.resolve().as_uri() + "/"}})
+    # What was removed is annotated on the base file's line, from the top too.
+    (nested / "enc" / "features.toml").write_text(SMALL.replace('[features.fy]\nname = "feature y"\nwhen = "y"\n'
+                                                                'support = { a = "yes", b = "no" }\n', ""))
+    monkeypatch.chdir(nested / "enc")
+    status, out, err = _run("diff", "--base", "HEAD", "--format", "github")
+    assert [line.partition(",title=")[::2][0] for line in out.splitlines()] == [
+        "::warning file=enc/features.toml,line=11"] * 3
+
+
+def test_outside_a_repository_files_are_named_as_given(folder):
+    status, out, err = _run("diff", "old.toml", "new.toml", "--format", "github")
+    assert (status, out.splitlines()[0], err) == (1, f"::error file=new.toml,line=11,{SERVED_REFUSED}", "")
+    status, out, err = _run("diff", "old.toml", "new.toml", "--format", "sarif")
+    run = json.loads(out)["runs"][0]
+    assert (status, run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"],
+            "originalUriBaseIds" in run) == (1, {"uri": "new.toml"}, False)
