@@ -49,9 +49,10 @@ def add_parser(commands: Any, stdout: IO[str]) -> None:
 
 
 def run(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
-    old, new = _sides(options, stderr)
+    (before, old_file), new = _sides(options, stderr)
     settings = _settings(os.getcwd())
-    _accepted_gates(settings, (old[0], options.from_version), (new[0], options.to_version))
+    _accepted_gates(settings, *([] if before is None else [(before, options.from_version)]),
+                    (new[0], options.to_version))
     levels = dict(settings.levels)
     given: Dict[str, Level] = {}
     for assignment in options.level:
@@ -66,6 +67,11 @@ def run(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin:
         if options.format in ("github", "sarif"):
             raise UsageError(_messages.diff_configs_format(options.format))
         configs = _configs(options.configs)
+    if before is None:  # the matrix is new at the base revision: nothing it served there can break
+        assert old_file is not None
+        stdout.write(_new_at(old_file, new[0], new[1], options.format, fail_on))
+        return 0
+    old = (before, old_file)
     report = diff(old[0], new[0], old_version=options.from_version, new_version=options.to_version)
     report = report.with_levels(levels, settings.accept)
     if configs is not None:
@@ -89,8 +95,10 @@ def run(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin:
 
 
 def _sides(options: argparse.Namespace, stderr: Optional[IO[str]] = None
-           ) -> Tuple[Tuple[Matrix, Optional[str]], Tuple[Matrix, Optional[str]]]:
-    """Each side's matrix, and the file a ``matrix resolve`` command names for it."""
+           ) -> Tuple[Tuple[Optional[Matrix], Optional[str]], Tuple[Matrix, Optional[str]]]:
+    """Each side's matrix, and the file a ``matrix resolve`` command names for it; the old side's
+    matrix None where ``--base REV`` has no such file (`_revision.absent`: the matrix is new),
+    once the new side has been read."""
     versions = options.from_version is not None or options.to_version is not None
     if versions:
         if options.old is not None or options.base is not None:
@@ -106,7 +114,12 @@ def _sides(options: argparse.Namespace, stderr: Optional[IO[str]] = None
         file = _found(options.old, stderr)
         if file == _files.PACKAGED:
             raise UsageError(_messages.DIFF_BASE_PACKAGED)
-        return _read(_revision.at(options.base, file)), _read(file)
+        old = _revision.at(options.base, file)
+        # A matrix new at REV (the commit or pull request that adds it: a user trial's pre-commit
+        # hook and CI step said exit 2) has no old side: nothing it served there can break. A
+        # revision git does not know is still a usage error; so is OLD given as REV:PATH where
+        # PATH is not there (a misspelt path, which --base cannot have: the file is the new side).
+        return ((None, old), _read(file)) if _revision.absent(old) else (_read(old), _read(file))
     if options.old is None or options.new is None:
         raise UsageError(_messages.DIFF_SIDES)
     return _read(options.old), _read(options.new)
@@ -121,6 +134,23 @@ def _read(spec: str) -> Tuple[Matrix, Optional[str]]:
     """A side (a file or ``REV:PATH``, a features.toml or an overlay: `matrix._revision`), and
     what ``matrix resolve --matrix`` names it by."""
     return _revision.load(spec), spec
+
+
+def _new_at(old: str, matrix: Matrix, file: Optional[str], form: str, fail_on: Level) -> str:
+    """What every format says of a matrix new at the old side's revision, *old* (``REV:PATH``):
+    one line, which json, github and sarif carry as they carry what was not compared (in
+    ``undecided``)."""
+    revision, _, path = old.partition(":")
+    line = _messages.diff_new_at(path, revision)
+    version = str(matrix.version)
+    report = DiffReport((), version, version, (line,))
+    if form == "json":
+        return json.dumps(to_json(report, fail_on), indent=2, ensure_ascii=False) + "\n"
+    if form == "github":
+        return github(report, _revision.top())
+    if form == "sarif":
+        return sarif(report, {}, file, _revision.top())
+    return (f"**matrix diff**: {line}" if form == "markdown" else line) + "\n"
 
 
 # --- [tool.matrix.diff] -------------------------------------------------------------------------

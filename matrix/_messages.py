@@ -2548,3 +2548,9 @@ def diff_level_twice(change_id: str, first: str, second: str) -> str:
 #: The SARIF rule ``undecided`` of ``matrix diff --format sarif``.
 DIFF_SARIF_UNDECIDED = ("what the diff did not compare or could not decide: the answers of the configs it names "
                         "may differ unseen")
+
+
+def diff_new_at(path: str, revision: str) -> str:
+    """``matrix diff --base REV`` (or ``REV:PATH NEW``) where the revision has no file PATH: the
+    matrix is new, and no config was served by it there."""
+    return f"{path!r} is new at {revision!r}: nothing to compare"

@@ -63,6 +63,18 @@ def from_top(file: str, folder: Optional[str]) -> str:
     return path.replace(os.sep, "/")
 
 
+def absent(spec: str) -> bool:
+    """Whether ``REV:PATH`` names a file that is not in the revision, a commit git knows (a matrix
+    new since REV), or REV is ``HEAD`` before the first commit (a branch not yet born: everything
+    is new); False for a revision git does not know, which reading it says."""
+    if not is_revision(spec):
+        return False
+    revision, _, path = spec.partition(":")
+    if _git_ok(["rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"]) is None:
+        return revision == "HEAD" and _git_ok(["symbolic-ref", "--quiet", "HEAD"]) is not None
+    return _git_ok(["cat-file", "-e", _object(revision, path)]) is None
+
+
 def beside(file: str, relative: str) -> str:
     """The file *relative* names from the folder of *file*, at *file*'s revision if it has one."""
     if not is_revision(file):

@@ -183,3 +183,68 @@ def test_outside_a_repository_files_are_named_as_given(folder):
     run = json.loads(out)["runs"][0]
     assert (status, run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"],
             "originalUriBaseIds" in run) == (1, {"uri": "new.toml"}, False)
+
+
+# --- B4: a matrix new at the base revision ------------------------------------------------------
+
+
+@pytest.fixture
+def adding(folder):
+    """A repository with one commit without the matrix, the matrix added in the working tree."""
+    (folder / "README").write_text("x\n")
+    _git(folder, "init", "-q")
+    _git(folder, "add", "README")
+    _git(folder, "commit", "-q", "-m", "init")
+    _git(folder, "update-ref", "refs/remotes/origin/main", "HEAD")
+    (folder / "features.toml").write_text(SMALL)
+    _git(folder, "add", "features.toml", "runners")  # as pre-commit sees the commit that adds it
+    return folder
+
+
+NEW_AT = "'features.toml' is new at 'HEAD': nothing to compare"
+
+
+def test_a_matrix_new_at_the_base_revision_has_nothing_to_compare_in_every_format(adding):
+    # Before: exit 2, "Cannot read 'HEAD:features.toml' from git: fatal: path 'features.toml'
+    # exists on disk, but not in 'HEAD'" (the pre-commit hook, on the commit that adds the matrix).
+    assert _run("diff", "--base", "HEAD") == (0, NEW_AT + "\n", "")
+    assert _run("diff", "--base", "HEAD", "--format", "markdown") == (0, f"**matrix diff**: {NEW_AT}\n", "")
+    assert _run("diff", "--base", "HEAD", "--format", "github") == (
+        0, f"::notice title=matrix diff undecided::{NEW_AT}\n", "")
+    status, out, err = _run("diff", "--base", "HEAD", "--format", "json")
+    assert (status, json.loads(out), err) == (0, {
+        "old_version": "2.0", "new_version": "2.0", "failed": False, "fail_on": "breaking",
+        "counts": {"breaking": 0, "behaviour": 0, "cosmetic": 0}, "changes": [], "undecided": [NEW_AT]}, "")
+    status, out, err = _run("diff", "--base", "HEAD", "--format", "sarif")
+    assert (status, [(r["ruleId"], r["level"], r["message"]["text"], r["locations"][0]["physicalLocation"])
+                     for r in json.loads(out)["runs"][0]["results"]], err) == (0, [
+        ("undecided", "note", NEW_AT, {"artifactLocation": {"uri": "features.toml", "uriBaseId": "%SRCROOT%"},
+                                       "region": {"startLine": 1, "startColumn": 1}})], "")
+    # The documented CI step, on the pull request that adds the matrix.
+    assert _run("diff", "--base", "origin/main", "--fail-on", "breaking") == (
+        0, "'features.toml' is new at 'origin/main': nothing to compare\n", "")
+    # OLD named as REV:PATH where PATH is not there may be misspelt: still said (test_diff).
+    said = subprocess.run(["git", "show", "HEAD:features.toml"], cwd=adding, capture_output=True, text=True).stderr
+    assert _run("diff", "HEAD:features.toml", "features.toml") == (
+        2, "", f"matrix: error: Cannot read 'HEAD:features.toml' from git: {said.strip()}\n")
+
+
+def test_a_matrix_new_before_the_first_commit_has_nothing_to_compare(folder):
+    (folder / "features.toml").write_text(SMALL)
+    _git(folder, "init", "-q")
+    assert _run("diff", "--base", "HEAD") == (0, NEW_AT + "\n", "")
+
+
+def test_a_revision_git_does_not_know_or_a_broken_side_is_still_exit_2(adding):
+    assert _run("diff", "--base", "nope") == (
+        2, "", "matrix: error: Cannot read 'nope:features.toml' from git: no revision 'nope'\n")
+    # The new side is read, whatever the old: a broken one is said.
+    (adding / "features.toml").write_text(SMALL.replace('when = "y"', 'when = "y and"'))
+    status, out, err = _run("diff", "--base", "HEAD")
+    assert (status, out, err.splitlines()[0]) == (2, "", "matrix: error: features.toml: 1 problem")
+    # A file at the base revision that is broken is not new.
+    (adding / "features.toml").write_text(SMALL.replace('when = "y"', 'when = "y and"'))
+    _git(adding, "commit", "-q", "-am", "broken")
+    (adding / "features.toml").write_text(SMALL)
+    status, out, err = _run("diff", "--base", "HEAD")
+    assert (status, out, err.splitlines()[0]) == (2, "", "matrix: error: HEAD:features.toml: 1 problem")
