@@ -248,3 +248,42 @@ def test_a_revision_git_does_not_know_or_a_broken_side_is_still_exit_2(adding):
     (adding / "features.toml").write_text(SMALL)
     status, out, err = _run("diff", "--base", "HEAD")
     assert (status, out, err.splitlines()[0]) == (2, "", "matrix: error: HEAD:features.toml: 1 problem")
+
+
+# --- B9: the documented GitHub Actions steps ------------------------------------------------------
+
+
+def test_the_documented_workflow_steps_set_up_python_and_diff_against_the_pull_requests_base(folder):
+    import pathlib
+    import re
+    import shlex
+
+    import yaml
+
+    docs = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "how-to" / "ci.md").read_text()
+    workflows = [yaml.safe_load(block) for block in re.findall(r"^```yaml\n(.*?)^```", docs, re.M | re.S)
+                 if "- run: " in block]
+
+    def uses(steps):
+        return [s["uses"] if "uses" in s else "run: " + s["run"].split()[0] for s in steps]
+
+    # Before: no actions/setup-python (pip refuses the runner's system Python, PEP 668), and a
+    # hard-coded origin/main.
+    assert [uses(steps) for steps in workflows] == [
+        ["actions/setup-python@v5", "run: pip", "run: matrix", "run: matrix"],
+        ["actions/checkout@v4", "actions/setup-python@v5", "run: pip", "run: matrix"]]
+    checkout, python, _, step = workflows[1]
+    assert (checkout["with"], python["with"], workflows[0][0]["with"], step["run"]) == (
+        {"fetch-depth": 0}, {"python-version": "3.12"}, {"python-version": "3.12"},
+        "matrix diff --base origin/${{ github.base_ref }} --format github --fail-on breaking")
+    # As GitHub runs it on a pull request to a base branch not named main.
+    (folder / "features.toml").write_text(SMALL)
+    _git(folder, "init", "-q")
+    _git(folder, "add", "features.toml", "runners")
+    _git(folder, "commit", "-q", "-m", "base")
+    _git(folder, "update-ref", "refs/remotes/origin/trunk", "HEAD")
+    (folder / "features.toml").write_text(FLIPPED)
+    program, *words = shlex.split(step["run"].replace("${{ github.base_ref }}", "trunk"))
+    status, out, err = _run(*words)
+    assert (program, status, out.splitlines()[0], err) == (
+        "matrix", 1, f"::error file=features.toml,line=11,{SERVED_REFUSED}", "")
