@@ -287,3 +287,87 @@ def test_the_documented_workflow_steps_set_up_python_and_diff_against_the_pull_r
     status, out, err = _run(*words)
     assert (program, status, out.splitlines()[0], err) == (
         "matrix", 1, f"::error file=features.toml,line=11,{SERVED_REFUSED}", "")
+
+
+# --- B8: every region the diff says is read by region_predicate ------------------------------------
+
+
+#: A field removed, a choice narrowed to one of seven, a bound lowered, a feature renamed: the
+#: regions ``label set to any value``, seven values, a range and ``no config``.
+NARROWED = '''[matrix]
+name = "r"
+version = "1.0"
+[config]
+codec = { type = "str", choices = ["a", "b", "c", "d", "e", "f", "g"], default = "a" }
+n = { type = "int", min = 0, max = 100, default = 0 }
+label = { type = "str", nullable = true }
+[features.fb]
+name = "feature b"
+when = "n > 5"
+support = { a = "yes" }
+'''
+NARROWED_NEW = (NARROWED.replace('["a", "b", "c", "d", "e", "f", "g"]', '["a"]').replace("max = 100", "max = 10")
+                .replace('label = { type = "str", nullable = true }\n', "").replace('"feature b"', '"feature B"'))
+
+
+def _regions_read(report, *schemas):
+    """Each change's region read by `matrix.diff.region_predicate` (never a `PredicateError`),
+    with whether its witness lies in it, read with either side's schema (None: no witness, or
+    one that neither side reads: a value it leaves out, or one a side refuses)."""
+    from matrix import ConfigError
+    from matrix.diff import region_predicate
+
+    def holds(predicate, config, schema):
+        try:
+            return predicate.evaluate(config, schema=schema)
+        except ConfigError:
+            return None
+
+    out = []
+    for change in report.changes:
+        predicate = region_predicate(change.region)
+        seen = [] if change.witness is None else [holds(predicate, change.witness, s) for s in schemas]
+        out.append((change.id, change.region, True if True in seen else False if False in seen else None))
+    return out
+
+
+def test_the_regions_said_in_words_are_read_by_region_predicate():
+    import matrix
+    from matrix.diff import diff
+
+    old, new = (matrix.loads(t, runners={"a": {"name": "A", "priority": 1}}) for t in (NARROWED, NARROWED_NEW))
+    # Before: "no config" and "label set to any value" raised PredicateError, and the seven
+    # values were said "... or codec == 'e' and 2 more conditions (the whole region: --format
+    # json)", in the JSON too.
+    assert _regions_read(diff(old, new), old.schema, new.schema) == [
+        ("config-rejected", "codec == 'b' or codec == 'c' or codec == 'd' or codec == 'e' or codec == 'f' or "
+                            "codec == 'g'", True),
+        ("config-rejected", "n > 10 and n <= 100", True),
+        ("config-field-removed", "label set to any value", True),
+        ("renamed", "no config", False)]
+    from matrix.diff import region_predicate
+
+    assert [region_predicate(r).evaluate(c) for r in ("label set to any value", "every config", "no config")
+            for c in ({}, {"label": None}, {"label": "x"})] == [False, True, True] + [True] * 3 + [False] * 3
+
+
+from hypothesis import given, settings  # noqa: E402
+
+from tests.test_diff import _edited  # noqa: E402 (the brute force's random edits)
+
+
+@settings(max_examples=40, deadline=None)
+@given(_edited())
+def test_every_region_of_a_random_edit_is_read_and_holds_its_witness(case):
+    import matrix
+    from matrix.diff import diff
+
+    text, runners, new_text, new_runners, _, overlay = case
+    if overlay is not None:
+        return  # an overlay's edit: its regions are of the same kinds
+    try:
+        old, new = matrix.loads(text, runners=runners), matrix.loads(new_text, runners=new_runners)
+    except matrix.LoadError:
+        return
+    for change_id, region, inside in _regions_read(diff(old, new), old.schema, new.schema):
+        assert inside is not False or region == "no config", (change_id, region)
