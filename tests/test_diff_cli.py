@@ -6,9 +6,10 @@ import json
 import subprocess
 
 import pytest
+from hypothesis import given, settings
 
 from matrix.cli import run
-from tests.test_check import sarif_schema  # noqa: F401 (a fixture: the official SARIF 2.1.0 schema)
+from tests.test_diff import _edited  # the brute force's random edits
 
 SMALL = '''[matrix]
 name = "small"
@@ -50,6 +51,25 @@ def folder(tmp_path, monkeypatch):
     (tmp_path / "new.toml").write_text(FLIPPED)
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+@pytest.fixture(scope="session")
+def sarif_schema(tmp_path_factory):
+    """The official SARIF 2.1.0 schema, as tests/test_check.py reads it (Microsoft's npm package
+    @microsoft/jest-sarif, with the machine's npm)."""
+    import shutil
+    import tarfile
+
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("npm is not installed: the SARIF schema comes from the npm package @microsoft/jest-sarif")
+    folder = tmp_path_factory.mktemp("sarif")
+    done = subprocess.run([npm, "pack", "@microsoft/jest-sarif@1.0.0-beta.0", "--pack-destination", str(folder)],
+                          capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        pytest.skip(f"npm pack @microsoft/jest-sarif failed: {done.stderr.strip().splitlines()[-1:]}")
+    with tarfile.open(next(folder.glob("*.tgz"))) as tar:
+        return json.load(tar.extractfile("package/lib/schemas/sarif-2.1.0-rtm.5.json"))
 
 
 def _run(*args):
@@ -349,11 +369,6 @@ def test_the_regions_said_in_words_are_read_by_region_predicate():
 
     assert [region_predicate(r).evaluate(c) for r in ("label set to any value", "every config", "no config")
             for c in ({}, {"label": None}, {"label": "x"})] == [False, True, True] + [True] * 3 + [False] * 3
-
-
-from hypothesis import given, settings  # noqa: E402
-
-from tests.test_diff import _edited  # noqa: E402 (the brute force's random edits)
 
 
 @settings(max_examples=40, deadline=None)
