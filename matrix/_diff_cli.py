@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pathlib
 from typing import IO, Any, Dict, List, Optional, Tuple
 
 from . import _files, _messages, _revision, loader
@@ -41,26 +42,36 @@ def add_parser(commands: Any, stdout: IO[str]) -> None:
                              "(one config each), or a folder of TOML and JSON configs; the exit status is then "
                              "the fleet's (printed under the table: 2 for a config both sides reject)")
     parser.add_argument("--level", action="append", default=[], metavar="ID=LEVEL",
-                        help="the level of a change id (breaking, behaviour, cosmetic); repeatable")
+                        help="the level of a change id (breaking, behaviour, cosmetic); repeatable, one level per id")
     parser.add_argument("--fail-on", choices=LEVELS, default=None,
                         help="exit 1 when a change not accepted is at this level or more severe (default: "
                              "[tool.matrix.diff] fail-on, else breaking)")
 
 
 def run(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin: Optional[IO[str]]) -> int:
-    old, new = _sides(options, stderr)
+    (before, old_file), new = _sides(options, stderr)
     settings = _settings(os.getcwd())
-    _accepted_gates(settings, (old[0], options.from_version), (new[0], options.to_version))
+    _accepted_gates(settings, *([] if before is None else [(before, options.from_version)]),
+                    (new[0], options.to_version))
     levels = dict(settings.levels)
+    given: Dict[str, Level] = {}
     for assignment in options.level:
         change_id, _, level = assignment.partition("=")
-        levels[change_id] = _level(change_id, level, "--level")
+        level = _level(change_id, level, "--level")
+        if given.setdefault(change_id, level) != level:  # the last silently won (a user trial)
+            raise UsageError(_messages.diff_level_twice(change_id, given[change_id], level))
+    levels.update(given)
     fail_on: Level = options.fail_on or settings.fail_on
     configs = None
     if options.configs is not None:  # read (and every mistake in it said) before the diff runs
         if options.format in ("github", "sarif"):
             raise UsageError(_messages.diff_configs_format(options.format))
         configs = _configs(options.configs)
+    if before is None:  # the matrix is new at the base revision: nothing it served there can break
+        assert old_file is not None
+        stdout.write(_new_at(old_file, new[0], new[1], options.format, fail_on))
+        return 0
+    old = (before, old_file)
     report = diff(old[0], new[0], old_version=options.from_version, new_version=options.to_version)
     report = report.with_levels(levels, settings.accept)
     if configs is not None:
@@ -72,9 +83,9 @@ def run(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin:
     elif options.format == "markdown":
         stdout.write(markdown(report))
     elif options.format == "github":
-        stdout.write(github(report))
+        stdout.write(github(report, _revision.top()))
     elif options.format == "sarif":
-        stdout.write(sarif(report, levels))
+        stdout.write(sarif(report, levels, new[1], _revision.top()))
     else:
         stdout.write(text(report, old[1], new[1], fail_on, old[0], new[0]))
     return 1 if report.failed(fail_on) else 0
@@ -84,8 +95,10 @@ def run(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], stdin:
 
 
 def _sides(options: argparse.Namespace, stderr: Optional[IO[str]] = None
-           ) -> Tuple[Tuple[Matrix, Optional[str]], Tuple[Matrix, Optional[str]]]:
-    """Each side's matrix, and the file a ``matrix resolve`` command names for it."""
+           ) -> Tuple[Tuple[Optional[Matrix], Optional[str]], Tuple[Matrix, Optional[str]]]:
+    """Each side's matrix, and the file a ``matrix resolve`` command names for it; the old side's
+    matrix None where ``--base REV`` has no such file (`_revision.absent`: the matrix is new),
+    once the new side has been read."""
     versions = options.from_version is not None or options.to_version is not None
     if versions:
         if options.old is not None or options.base is not None:
@@ -101,7 +114,12 @@ def _sides(options: argparse.Namespace, stderr: Optional[IO[str]] = None
         file = _found(options.old, stderr)
         if file == _files.PACKAGED:
             raise UsageError(_messages.DIFF_BASE_PACKAGED)
-        return _read(_revision.at(options.base, file)), _read(file)
+        old = _revision.at(options.base, file)
+        # A matrix new at REV (the commit or pull request that adds it: a user trial's pre-commit
+        # hook and CI step said exit 2) has no old side: nothing it served there can break. A
+        # revision git does not know is still a usage error; so is OLD given as REV:PATH where
+        # PATH is not there (a misspelt path, which --base cannot have: the file is the new side).
+        return ((None, old), _read(file)) if _revision.absent(old) else (_read(old), _read(file))
     if options.old is None or options.new is None:
         raise UsageError(_messages.DIFF_SIDES)
     return _read(options.old), _read(options.new)
@@ -116,6 +134,23 @@ def _read(spec: str) -> Tuple[Matrix, Optional[str]]:
     """A side (a file or ``REV:PATH``, a features.toml or an overlay: `matrix._revision`), and
     what ``matrix resolve --matrix`` names it by."""
     return _revision.load(spec), spec
+
+
+def _new_at(old: str, matrix: Matrix, file: Optional[str], form: str, fail_on: Level) -> str:
+    """What every format says of a matrix new at the old side's revision, *old* (``REV:PATH``):
+    one line, which json, github and sarif carry as they carry what was not compared (in
+    ``undecided``)."""
+    revision, _, path = old.partition(":")
+    line = _messages.diff_new_at(path, revision)
+    version = str(matrix.version)
+    report = DiffReport((), version, version, (line,))
+    if form == "json":
+        return json.dumps(to_json(report, fail_on), indent=2, ensure_ascii=False) + "\n"
+    if form == "github":
+        return github(report, _revision.top())
+    if form == "sarif":
+        return sarif(report, {}, file, _revision.top())
+    return (f"**matrix diff**: {line}" if form == "markdown" else line) + "\n"
 
 
 # --- [tool.matrix.diff] -------------------------------------------------------------------------
@@ -238,9 +273,10 @@ def _shown(change: Difference) -> bool:
 _GITHUB = {"breaking": "error", "behaviour": "warning", "cosmetic": "notice"}
 
 
-def github(report: DiffReport) -> str:
+def github(report: DiffReport, top: Optional[str] = None) -> str:
     """One workflow command per change, on the line of its first cause (a side read from git,
-    ``REV:PATH``, is annotated on PATH)."""
+    ``REV:PATH``, is annotated on PATH), each file named from *top*, the top of the repository
+    (`_in_tree`)."""
     from ._ci_formats import _data, _property
 
     lines = []
@@ -248,7 +284,7 @@ def github(report: DiffReport) -> str:
         properties = []
         entry = change.entries[0] if change.entries else None
         if entry is not None and entry.file is not None:
-            properties.append(f"file={_property(_in_tree(entry.file))}")
+            properties.append(f"file={_property(_in_tree(entry.file, top))}")
             if entry.line is not None:
                 properties.append(f"line={entry.line}")
         properties.append(f"title={_property('matrix diff ' + change.id)}")
@@ -264,11 +300,14 @@ def github(report: DiffReport) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def _in_tree(file: str) -> str:
-    """The path of a file in the working tree: PATH for a side read from git as ``REV:PATH``."""
+def _in_tree(file: str, top: Optional[str] = None) -> str:
+    """The path of a file in the working tree: PATH for a side read from git as ``REV:PATH``,
+    else the file from *top*, the top of its repository (as given outside one): GitHub reads an
+    annotation's file, and code scanning a SARIF location, from there (a user trial: run from a
+    subfolder, ``file=features.toml`` named a file at the top that is not there)."""
     if ":" in file and not os.path.exists(file):
         return file.split(":", 1)[1]
-    return file
+    return _revision.from_top(file, top)
 
 
 def to_json(report: DiffReport, fail_on: Level) -> Dict[str, Any]:
@@ -304,18 +343,33 @@ def markdown(report: DiffReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: The SARIF rule of what the diff did not compare or decide (``undecided:`` lines of the text).
+UNDECIDED = "undecided"
+
+#: The SARIF base of a location's uri in a repository: its top folder.
+SRCROOT = "%SRCROOT%"
+
 #: breaking, behaviour, cosmetic → SARIF's level.
 _SARIF = {"breaking": "error", "behaviour": "warning", "cosmetic": "note"}
 
 
-def sarif(report: DiffReport, levels: Dict[str, Level]) -> str:
+def sarif(report: DiffReport, levels: Dict[str, Level], file: Optional[str] = None, top: Optional[str] = None) -> str:
     """The report as one SARIF 2.1.0 log: a rule per change id (at its level, *levels* applied),
     a result per change on the line of its first cause (an accepted change is suppressed, with
-    the accept entry's reason)."""
-    ids = list(CHANGES)
+    the accept entry's reason), and a ``note`` result of the rule ``undecided`` per thing the diff
+    did not compare or decide, on the matrix *file* (the new side; none for the packaged one).
+    In a repository (*top*, its top folder) each file is named from there, ``uriBaseId``
+    ``%SRCROOT%``, as code scanning reads a location."""
+    def artifact(name: str) -> Dict[str, str]:
+        uri = _in_tree(name, top).replace("\\", "/")
+        return {"uri": uri} if top is None else {"uri": uri, "uriBaseId": SRCROOT}
+
+    ids = [*CHANGES, UNDECIDED]
     rules = [{"id": change_id, "shortDescription": {"text": meaning},
               "defaultConfiguration": {"level": _SARIF[levels.get(change_id, level)]}}
              for change_id, (level, meaning) in CHANGES.items()]
+    rules.append({"id": UNDECIDED, "shortDescription": {"text": _messages.DIFF_SARIF_UNDECIDED},
+                  "defaultConfiguration": {"level": "note"}})
     results = []
     for change in report.changes:
         said = _messages.diff_change_said(change.message, change.accepted)
@@ -323,7 +377,7 @@ def sarif(report: DiffReport, levels: Dict[str, Level]) -> str:
                                   "message": {"text": f"{said}\nconfigs: {brief(change.region)}"}}
         entry = change.entries[0] if change.entries else None
         if entry is not None and entry.file is not None:
-            location: Dict[str, Any] = {"artifactLocation": {"uri": _in_tree(entry.file).replace("\\", "/")}}
+            location: Dict[str, Any] = {"artifactLocation": artifact(entry.file)}
             if entry.line is not None:
                 location["region"] = {"startLine": entry.line, "startColumn": entry.column or 1}
             result["locations"] = [{"physicalLocation": location,
@@ -334,11 +388,21 @@ def sarif(report: DiffReport, levels: Dict[str, Level]) -> str:
             # Suppressed as accepted (SARIF 2.1.0 §3.35.3): code scanning lists it as dismissed.
             result["suppressions"] = [{"kind": "external", "status": "accepted", "justification": change.accepted}]
         results.append(result)
-    log = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
-           "runs": [{"tool": {"driver": {"name": "matrix diff", "version": tool_version(),
-                                         "informationUri": "https://pypi.org/project/support-matrix/",
-                                         "rules": rules}},
-                     "results": results}]}
+    # What was not compared or not decided, as text, json and github say it: an empty log would
+    # read as "no change" (a user trial). Code scanning shows a result with a location, so each
+    # is put on the matrix's first line.
+    where = [] if file is None or file == _files.PACKAGED else [
+        {"physicalLocation": {"artifactLocation": artifact(file),
+                              "region": {"startLine": 1, "startColumn": 1}}}]
+    results += [{"ruleId": UNDECIDED, "ruleIndex": ids.index(UNDECIDED), "level": "note", "message": {"text": note},
+                 **({"locations": where} if where else {})} for note in report.undecided]
+    run: Dict[str, Any] = {"tool": {"driver": {"name": "matrix diff", "version": tool_version(),
+                                               "informationUri": "https://pypi.org/project/support-matrix/",
+                                               "rules": rules}},
+                           "results": results}
+    if top is not None:  # where %SRCROOT% is on this machine (SARIF 2.1.0 §3.14.14: an absolute URI ending in /)
+        run["originalUriBaseIds"] = {SRCROOT: {"uri": pathlib.Path(top).resolve().as_uri() + "/"}}
+    log = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0", "runs": [run]}
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 
 

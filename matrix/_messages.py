@@ -2609,3 +2609,22 @@ def diff_markdown_more(count: int) -> str:
 def diff_config_not_a_table(data: object) -> str:
     """A line of a JSON-lines fleet that is JSON, but not a table."""
     return f"not a table: {data!r}"
+
+
+# --- lane-cli: matrix diff's formats and CI plumbing (issue 28) ---------------------------------
+
+
+def diff_level_twice(change_id: str, first: str, second: str) -> str:
+    """``--level ID=A --level ID=B`` with A and B different: neither is taken over the other."""
+    return f"--level: {change_id!r} is given two levels, {first!r} and {second!r}: give one"
+
+
+#: The SARIF rule ``undecided`` of ``matrix diff --format sarif``.
+DIFF_SARIF_UNDECIDED = ("what the diff did not compare or could not decide: the answers of the configs it names "
+                        "may differ unseen")
+
+
+def diff_new_at(path: str, revision: str) -> str:
+    """``matrix diff --base REV`` (or ``REV:PATH NEW``) where the revision has no file PATH: the
+    matrix is new, and no config was served by it there."""
+    return f"{path!r} is new at {revision!r}: nothing to compare"

@@ -45,6 +45,36 @@ def at(revision: str, file: str) -> str:
     return f"{revision}:{path.replace(os.sep, '/')}"
 
 
+def top() -> Optional[str]:
+    """The top folder of the git work tree the current folder is in (None: not in one)."""
+    found = _git_ok(["rev-parse", "--show-toplevel"])
+    return None if found is None or not found.strip() else found.strip()
+
+
+def from_top(file: str, folder: Optional[str]) -> str:
+    """*file* (a working-tree file, relative to the current folder or absolute) as a path from
+    *folder*, the top of the repository (`top`), with ``/``: as GitHub reads an annotation's file
+    and code scanning a SARIF location. Kept as given outside a repository, or outside *folder*."""
+    if folder is None:
+        return file
+    path = os.path.relpath(os.path.realpath(file), os.path.realpath(folder))
+    if path == os.pardir or path.startswith(os.pardir + os.sep) or os.path.isabs(path):
+        return file
+    return path.replace(os.sep, "/")
+
+
+def absent(spec: str) -> bool:
+    """Whether ``REV:PATH`` names a file that is not in the revision, a commit git knows (a matrix
+    new since REV), or REV is ``HEAD`` before the first commit (a branch not yet born: everything
+    is new); False for a revision git does not know, which reading it says."""
+    if not is_revision(spec):
+        return False
+    revision, _, path = spec.partition(":")
+    if _git_ok(["rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"]) is None:
+        return revision == "HEAD" and _git_ok(["symbolic-ref", "--quiet", "HEAD"]) is not None
+    return _git_ok(["cat-file", "-e", _object(revision, path)]) is None
+
+
 def beside(file: str, relative: str) -> str:
     """The file *relative* names from the folder of *file*, at *file*'s revision if it has one."""
     if not is_revision(file):

@@ -1790,7 +1790,9 @@ def _config_region(path: str, a: Optional[Any], b: Optional[Any], values: List[o
         parts = [f"{path} not in {list(narrow.choices)!r}", *(f"{path} is None" for v in values if v is None)]
         return " or ".join(parts)
     texts = [f"{path} is None" if v is None else f"{path} == {v!r}" for v in values]
-    return " or ".join(texts[:4]) + (_messages.diff_region_more(len(texts) - 4) if len(texts) > 4 else "")
+    # Whole: `brief` shortens it where a report says it (it said "and N more conditions (the
+    # whole region: --format json)" in the JSON too, which `region_predicate` cannot read).
+    return " or ".join(texts)
 
 
 def _negated(text: str) -> str:
@@ -1803,9 +1805,16 @@ def _negated(text: str) -> str:
 def region_predicate(region: str) -> Any:
     """The `Predicate` a region's text says (``Difference.region``), however long: a region is the
     diff's own text, which may be longer than a condition of a matrix may be. ``PATH is unset``
-    holds where a config leaves PATH out (a field whose default differs between the sides)."""
+    holds where a config leaves PATH out (a field whose default differs between the sides), and
+    ``PATH set to any value`` where it does not (a field one side declares: any value, None
+    included); ``every config`` and ``no config`` (a change of no config's answer: a name, a
+    note) are True and False. Every region the diff says is read (a user trial: ``no config``
+    and ``label set to any value`` raised `PredicateError`)."""
     from .predicates import _unchecked
 
+    whole = _WHOLE.get(region)
+    if whole is not None:
+        return _unchecked(whole, text=region, kind=_Region)
     depths = _depths(region)
     texts: List[str] = []
     start = 0
@@ -1813,13 +1822,17 @@ def region_predicate(region: str) -> Any:
         at = found.start()
         if depths[at] is None or at and (region[at - 1].isalnum() or region[at - 1] in "_."):
             continue  # inside quotes, or the tail of another word
-        texts += [region[start:at], _diff.unset_path(found.group(1))]
+        unset = _diff.unset_path(found.group(1))
+        texts += [region[start:at], unset if found.group(2) == "is unset" else f"not {unset}"]
         start = found.end()
     texts.append(region[start:])
     return _unchecked("".join(texts), text=region, kind=_Region)
 
 
-_UNSET_TEXT = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*) is unset\b")
+_UNSET_TEXT = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*) (is unset|set to any value)\b")
+
+#: The regions said in words, as a predicate says them.
+_WHOLE = {"every config": "True", "no config": "False"}
 
 
 class _Region(_predicates.Predicate):
