@@ -150,7 +150,7 @@ def _new_at(old: str, matrix: Matrix, file: Optional[str], form: str, fail_on: L
         return github(report, _revision.top())
     if form == "sarif":
         return sarif(report, {}, file, _revision.top())
-    return (f"**matrix diff**: {line}" if form == "markdown" else line) + "\n"
+    return (_messages.diff_markdown_headline(line) if form == "markdown" else line) + "\n"
 
 
 # --- [tool.matrix.diff] -------------------------------------------------------------------------

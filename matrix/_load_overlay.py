@@ -597,16 +597,17 @@ class _Reader:
         if not isinstance(added, list) or not added:
             self.problem(at, _messages.overlay_add_choices(added))
             return False
-        field = self.fields.get(where[-1])
+        path = str(where[-1])
+        field = self.fields.get(path)
         choices = field.get("choices") if isinstance(field, dict) else None
         if not isinstance(choices, list):
-            self.problem(at, _messages.overlay_field_without_choices(where[-1]))
+            self.problem(at, _messages.overlay_field_without_choices(path))
             return False
         seen = [_choice_value(c) for c in choices]
         ok = True
         for value in map(_choice_value, added):
             if value in seen:
-                self.problem(at, _messages.overlay_choice_already(where[-1], value))
+                self.problem(at, _messages.overlay_choice_already(path, value))
                 ok = False
             seen.append(value)
         return ok

@@ -310,9 +310,10 @@ def _unsaid(kind: Type[Union[And, Or]], said: List[Tuple[float, Node]],
     path was said is read again knowing the others: in ``x == 'b' or x != 'f'``, ``x == 'b'`` is
     said by ``x != 'f'`` (rounds read operands in the same order, so they would not find it)."""
     if kind is And:
-        said = _narrowed(said)
-        if said is None:
+        narrowed = _narrowed(said)
+        if narrowed is None:
             return None
+        said = narrowed
     for entry in list(said):
         atom, holds = _atom(entry[1])
         others = dict(known)
@@ -339,8 +340,8 @@ def _narrowed(said: List[Tuple[float, Node]]) -> Optional[List[Tuple[float, Node
                 and isinstance(node.right, ListLiteral)):
             continue
         others = [_atom(n) for p, n in said if p != place and _path(_atom(n)[0]) == node.left.name]
-        literals = [*node.right.values, *(v for a, _ in others if isinstance(a, Compare)
-                                          for v in (a.right.values if isinstance(a.right, ListLiteral) else (a.right.value,)))]
+        literals = [*node.right.values, *(v for a, _ in others if isinstance(a, Compare) for v in (
+            a.right.values if isinstance(a.right, ListLiteral) else (a.right.value,) if isinstance(a.right, Literal) else ()))]
         if not others or any(isinstance(v, str) and to_version(v) is not None for v in literals):
             continue
         try:

@@ -2276,7 +2276,7 @@ def _words_serve(m, config, remedy, runner, asked):
 @settings(deadline=None)
 @given(st.sampled_from([0, 0, 1, 2, 3]).flatmap(lambda kind: st.tuples(st.just(kind), _small_matrices(
     adjustments=kind in (1, 2), staged=kind in (1, 2), pool=["m", "j", "b", "t"] if kind == 3 else None))), st.data())
-def test_every_remedy_serves_and_no_smaller_change_does(drawn, data):
+def test_every_remedy_serves_and_no_smaller_change_does(drawn, data):  # noqa: C901 — one reference per kind of remedy
     """On random matrices: every remedy, with any of its values, makes its runner serve the
     config (asked for and automatic; a remedy that asks for the runner, asked for), and no
     change of fewer paths does: brute force over the independent universe of each field's
@@ -4338,7 +4338,7 @@ def _all_versions_agree(case, tmp_path):
         if any(f["code"] == "inconclusive" for f in findings):
             continue  # a question check could not decide at v: its refusals are not said (held elsewhere)
         combos = [(frozenset(c), f) for f in findings if f["code"] == "no-runner" for c in f["combinations"]]
-        for combo, finding in combos:
+        for _, finding in combos:
             with pytest.raises(NoRunnerError):  # each combination's witness is refused at v
                 m.resolve(finding["witness"], version=v)
         # A refusal is unused at v where it matches no combination that leaves no runner free at v,

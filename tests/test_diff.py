@@ -2220,7 +2220,7 @@ def test_a_runners_own_adjustment_is_compared_exactly_where_it_validates_the_run
         ("adjustment-warning-added", "behaviour",
          "Warning of adjustment on: not warned → warned (warning): on: set y from False to True", "x and not y",
          {"x": True}, place),
-    ], (_LINES["request"],))
+    ], (_LINES["request"], _LINES["refusal"]))
     assert [(c.id, c.message, c.region, c.witness) for c in diff(new, old).changes] == [
         ("refused-served", "Automatic choice: refused → A", "x and not y", {"x": True}),
         ("request-served", "Asking for A: refused → A", "x and not y", {"x": True}),
@@ -2261,14 +2261,14 @@ def test_a_forced_runners_own_adjustment_applies_where_no_runner_is_free_not_whe
     assert ([(c.runner, c.id, c.message) for c in report.changes], report.undecided) == ([
         ("b", "adjustment-added", "Asking for B: Effective value of i: 0 → 9"),
         ("b", "adjustment-warning-added", "Asking for B: Warning of adjustment grow: not warned → warned (warning): "
-                                          "grow: set i from 0 to 9")], (_LINES["request"],))
+                                          "grow: set i from 0 to 9")], (_LINES["request"], _LINES["refusal"]))
     # With fallback, no runner of the order is free: B, forced, ends the error with i set.
     old, new = (matrix.loads(_FORCED.replace("fallback = false\n", "") + extra, runners=runners) for extra in ("", grow))
     assert (_said(diff(old, new)), diff(old, new).undecided) == ([
         ("adjustment-added", "behaviour", "Effective value of i: 0 → 9", "i == 0", {},
          ["<string>:14: adjustment 'grow' as it is now"]),
         ("adjustment-warning-added", "behaviour", "Warning of adjustment grow: not warned → warned (warning): grow: "
-         "set i from 0 to 9", "i == 0", {}, ["<string>:14: adjustment 'grow' as it is now"])], (_LINES["request"],))
+         "set i from 0 to 9", "i == 0", {}, ["<string>:14: adjustment 'grow' as it is now"])], (_LINES["request"], _LINES["refusal"]))
 
 
 def test_what_an_adjustment_says_is_compared_its_says_message_level_and_a_notice():
@@ -2337,7 +2337,7 @@ def test_an_effective_value_is_said_exactly_where_the_resolution_ends_on_the_run
         ("adjustment-warning-added", None, "Warning of adjustment on: not warned → warned (warning): z on",
          "x and not y and not z", {"x": True}),
         ("adjustment-warning-added", "a", "Asking for A: Warning of adjustment on: not warned → warned (warning): z on",
-         "x and not z", {"x": True})], (_LINES["request"],))
+         "x and not z", {"x": True})], (_LINES["request"], _LINES["refusal"]))
     served_by_b = {"x": True, "y": True}
     assert [matrix.diff.reproduces(c, old, new, served_by_b) for c in report.changes] == [False, True, False, True]
     assert [line.split("--matrix new.toml ")[1] for c in report.changes[:2]
@@ -3327,7 +3327,7 @@ def test_issue_30s_constructs_the_diff_does_not_weigh_are_said_not_compared():
     assert diff(old, staged).undecided == (
         "Not compared: the order of adjustments by stage ([matrix] stages) " + note.format("a config a staged adjustment changes"),
         # the sides differ (a stage), and runner b has an adjustment of its own (`_unread`)
-        "Not compared: the blockers a request reads " + note.format("a request"))
+        "Not compared: the blockers a request reads " + note.format("a request"), _LINES["refusal"])
 
 
 def test_a_witness_is_not_shortened_into_a_config_a_side_refuses():
