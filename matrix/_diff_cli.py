@@ -488,8 +488,9 @@ def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str,
     same as one JSON document, `matrix/diff.schema.json`), configs that do not change included,
     and the exit status with what it means: 2 where a config is rejected on both sides (not
     compared), else 1 where a config changes under a change at or above *fail_on* that is not
-    accepted (or is rejected on one side only: breaking), else 0."""
-    from .diff import LEVELS, rejection, reproduces, served_how
+    accepted (a config rejected on one side only: at the level of the report's change of the
+    ``[config]`` that holds it, else breaking), else 0."""
+    from .diff import LEVELS, kind_of, rejection, reproduces, served_how
     from .resolver import resolve
 
     from ._diff import renamed_runners
@@ -528,8 +529,10 @@ def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str,
             items.append({"name": name, "config": config, "before": before, "after": after, "compared": False,
                           "changes": []})
             continue
-        said = [] if rejected_before or rejected_after else [
-            c for c in report.changes if c.runner is None and
+        # A config one side rejects is said by the report's change of the [config] that holds it
+        # (config-accepted, config-rejected, a field added or removed: its level and accept entry).
+        said = [c for c in report.changes if c.runner is None and (
+            not (rejected_before or rejected_after) or kind_of(c) == "config") and
             reproduces(c, old, new, config, old_version=report.old_version, new_version=report.new_version)]
         changed += was != now or bool(said)  # by ids, as the rows are compared: a rename alone is no change
         # An answer that changes where no finding says it (the report says what it did not
@@ -538,7 +541,7 @@ def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str,
         one_sided = rejected_before != rejected_after
         unsaid = None if said or one_sided or was == now else \
             "breaking" if now[0] == "refused" and was[0] != "refused" else "behaviour"  # type: ignore[index]
-        failing += one_sided or any(
+        failing += one_sided and not said or any(
             LEVELS.index(c.level) <= worst and c.accepted is None for c in said) or \
             unsaid is not None and LEVELS.index(unsaid) <= worst
         cell = ", ".join(f"{c.level}[{c.id}]" for c in said) or (

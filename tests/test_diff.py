@@ -3945,7 +3945,29 @@ def test_a_fleet_row_reads_names_and_renamed_runners_as_the_diff_does_and_a_one_
                                _FLEET_NAMES.replace('choices = ["csv", "json"]', 'choices = ["csv"]'), runners,
                                [{"fmt": "json"}])
     assert (status, out.splitlines()[4]) == (
-        1, "| fleet.jsonl:1 | a | config error: Config 'fmt': 'json' is not one of 'csv' | breaking: a config error on one side |")
+        1, "| fleet.jsonl:1 | a | config error: Config 'fmt': 'json' is not one of 'csv' | breaking[config-rejected] |")
+
+
+def test_a_config_one_side_rejects_is_said_by_the_change_of_the_config_with_its_level_and_accept_entry(
+        tmp_path, monkeypatch):
+    """A user trial: a choice added failed the fleet (exit 1 at --fail-on breaking) as "breaking: a
+    config error on one side", where the diff says config-accepted (behaviour), and neither an
+    accept entry nor --level changed it. The row now says the report's change of the [config]."""
+    runners = {"a": 'name = "A"\npriority = 2\n', "b": 'name = "B"\npriority = 1\n'}
+    monkeypatch.chdir(tmp_path)
+    status, out, _ = _fleet_of(tmp_path, _FLEET_NAMES.replace('choices = ["csv", "json"]', 'choices = ["csv"]'),
+                               runners, _FLEET_NAMES, runners, [{"fmt": "json"}, {"fmt": "csv"}])
+    assert (status, out.splitlines()[4:6]) == (1, [
+        "| fleet.jsonl:1 | config error: Config 'fmt': 'json' is not one of 'csv' | a | behaviour[config-accepted] |",
+        "| fleet.jsonl:2 | a | a | — |"])
+    fleet = ("diff", "old/features.toml", "new/features.toml", "--configs", "fleet.jsonl")
+    assert _run(*fleet)[0] == 0  # behaviour, below --fail-on breaking
+    assert _run(*fleet, "--level", "config-accepted=breaking")[0] == 1
+    (tmp_path / "pyproject.toml").write_text('[tool.matrix.diff]\nfail-on = "behaviour"\n'
+                                             'accept = [{ id = "config-accepted", reason = "json is new" }]\n')
+    status, out, _ = _run(*fleet)
+    assert (status, out.splitlines()[4]) == (0, "| fleet.jsonl:1 | config error: Config 'fmt': 'json' is not one of "
+                                                "'csv' | a | behaviour[config-accepted] |")
 
 
 _STAGED_FLEET = """[matrix]

@@ -84,25 +84,28 @@ def _reference(report, old, new, configs, fail_on):
             continue
         one_sided = (was is None) != (now is None)
         said = []
-        if not one_sided:
-            for c in report.changes:
-                if c.runner is not None:
-                    continue  # a request's, or a runner's blockers: the fleet resolves automatic choice
-                listed = reproduces(c, old, new, config, old_version=report.old_version,
-                                    new_version=report.new_version)
-                if kind_of(c) == "automatic":  # in its region, and answered as it says (read here)
-                    try:
-                        inside = c.region == "every config" or region_predicate(c.region).evaluate(config, schema=schema)
-                    except matrix.ConfigError:
-                        inside = False
-                    assert listed == (inside and [was_said, now_said] == [c.old, c.new]), (c, config)
-                if listed:
-                    said.append(c)
+        for c in report.changes:
+            if c.runner is not None:
+                continue  # a request's, or a runner's blockers: the fleet resolves automatic choice
+            if one_sided and kind_of(c) != "config":
+                continue  # one side rejects it: the [config]'s change of it says it, or nothing does
+            listed = reproduces(c, old, new, config, old_version=report.old_version,
+                                new_version=report.new_version)
+            if kind_of(c) == "automatic":  # in its region, and answered as it says (read here)
+                try:
+                    inside = c.region == "every config" or region_predicate(c.region).evaluate(config, schema=schema)
+                except matrix.ConfigError:
+                    inside = False
+                assert listed == (inside and [was_said, now_said] == [c.old, c.new]), (c, config)
+            if listed:
+                said.append(c)
         unsaid = None
         if not said and not one_sided and was != now:
             unsaid = "breaking" if now[0] == "refused" and was[0] != "refused" else "behaviour"
         changed += one_sided or bool(said) or was != now
-        failing += one_sided or any(LEVELS.index(c.level) <= worst and c.accepted is None for c in said) or (
+        # One side rejecting it is said by the [config]'s change that holds it (its level, its
+        # accept entry: a user trial's added choice failed CI as breaking), else it is breaking.
+        failing += one_sided and not said or any(LEVELS.index(c.level) <= worst and c.accepted is None for c in said) or (
             unsaid is not None and LEVELS.index(unsaid) <= worst)
         items.append({"name": name, "config": config, "before": before, "after": after, "compared": True,
                       "unsaid": unsaid, "changes": [{"id": c.id, "level": c.level, "message": c.message,
