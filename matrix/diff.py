@@ -534,7 +534,7 @@ def _unread(*sides: _diff.Side) -> List[Tuple[str, str]]:
     # A request's blockers are automatic choice's but where a gate is in force in one mode only,
     # or the runner served reads its own effective config (`Resolution.unsupported`); with roles,
     # automatic choice reads them only where the base role's field names no runner (elsewhere the
-    # config is a request: `matrix._diff.Side.unasked`).
+    # config is a request: `matrix._diff.Side`'s ``unasked``).
     if shared and (any(g.applies != "always" for g in features) or any(own for p in plans for own in p.adjustments.values())
                    or any(p.matrix.roles for p in plans)):
         out.append(("the blockers a request reads", "a request"))
