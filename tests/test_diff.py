@@ -1216,8 +1216,8 @@ _ROLES_ADJUSTED = _ROLES_BLOCKED.replace("j > 1", "j > 5").replace('choices = ["
 # the test: the ci profile's 200 took 136 s of CPU, now 54 s). CI's run of the suite must stay
 # under 20 minutes, so it draws 200; the issue's thousands would take 10 minutes of CPU or more.
 # A developer's machine draws the profile's own count. A fifth of the examples have roles (`_roled`),
-# about twice as long each (the matrices of the base role alone are resolved beside them): the ci
-# profile's 200 took 68 s of CPU without roles, about 80 s with them.
+# each about twice as long (the matrices of the base role alone are resolved beside them): the ci
+# profile's 200 took 53 s of CPU with them.
 @settings(max_examples=min(settings.default.max_examples, 200), deadline=None)
 @given(_edited())
 @example((_BLOCKED_TWICE.replace(', d = "no"', ""), {"a": {"name": "A", "priority": 2}}, _BLOCKED_TWICE,
