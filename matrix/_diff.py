@@ -473,6 +473,9 @@ class Search:
         # With roles: where no role's field names a runner (automatic choice: the base's; a
         # witness: every other's, `unnamed_roles`), read whether or not a gate reads the field.
         nodes += [n for side in (old, new) for n in side.unasked]
+        #: Where the choice is automatic on both sides (`Side.unasked`): a question of automatic
+        #: choice holds there.
+        self.unasked: List[Node] = list(dict.fromkeys(n for side in (old, new) for n in side.unasked))
         nodes += [IsNone(Path(f), False) for f in _role_fields(old, new)]
         #: The fields whose default differs between the sides (`unset_defaults`).
         self.unset: Tuple[str, ...] = tuple(dict.fromkeys([*old.defaults, *new.defaults]))
@@ -743,6 +746,8 @@ class Search:
         """For each pair of effective configs the two resolutions end on (`ending`), those cases with
         each option of that pair (and its terms, from *read_as*), unsolved."""
         own = [[r.id for r in side.matrix.runners if side.own(r.id)] for side in (self.old, self.new)]
+        if asked is None:  # automatic choice: where no base role's field names a runner (a request)
+            more = [*more, *((n, True) for n in self.unasked)]
 
         def options(a: Optional[str], b: Optional[str]) -> List[Node]:
             return by_runner.get((a, b)) or []
@@ -1055,6 +1060,8 @@ class Search:
                 else:
                     questions = [{"true": [this.on_c(gate.when.node)],
                                   "false": false + [other.on_c(g.when.node) for g in theirs], "extra": []}]
+                if asked is None:  # automatic choice: where no base role's field names a runner (a request)
+                    questions = [{**q, "true": [*q["true"], *self.unasked]} for q in questions]
                 for question in questions:
                     what = f"where {gate.name} changes"
                     found = self._solve(question, what)

@@ -250,8 +250,9 @@ def cases(search: Any, side: Any, asked: Optional[str]) -> List[Tuple[Dict[str, 
     choice = side.asked if request else side.automatic
     removed = side.removed(request)
     out: List[Tuple[Dict[str, Any], Kinds]] = []
-    if removed:
-        out.append(({"true": [], "false": [], "extra": [("any", removed)]}, [(TRUE, None)]))
+    if removed:  # (automatic choice where the base role's field names no runner: `Side.unasked`)
+        out.append(({"true": [] if request else list(side.unasked), "false": [], "extra": [("any", removed)]},
+                    [(TRUE, None)]))
     rules = list(side.requested_rules(asked) if asked is not None else side.automatic_rules())
     for step, split, outcome in rules:
         question = search._decides(choice, step, split)

@@ -470,7 +470,7 @@ def _unweighed(*sides: _diff.Side) -> List[Tuple[str, str]]:
                     "a config an adjustment changes"))
     if any(c.times is not None for c in copies):
         out.append(("copies scaled by times", "a config a scaled copy changes"))
-    if any(p.matrix.roles for p in plans):  # F1: each role's runner beside the base's
+    if any(len(p.matrix.roles) > 1 for p in plans):  # F1: each role's runner beside the base's
         out.append(("the runners of roles other than the base", "a config that names a role's runner"))
     if any(a.stage is not None for a in adjustments):  # F6: the order of the adjustments by stage
         out.append(("the order of adjustments by stage ([matrix] stages)", "a config a staged adjustment changes"))
@@ -532,8 +532,11 @@ def _unread(*sides: _diff.Side) -> List[Tuple[str, str]]:
         out.append(("the blockers and deprecation warnings of a config a removal refuses",
                     "a config a removed feature refuses"))
     # A request's blockers are automatic choice's but where a gate is in force in one mode only,
-    # or the runner served reads its own effective config (`Resolution.unsupported`).
-    if shared and (any(g.applies != "always" for g in features) or any(own for p in plans for own in p.adjustments.values())):
+    # or the runner served reads its own effective config (`Resolution.unsupported`); with roles,
+    # automatic choice reads them only where the base role's field names no runner (elsewhere the
+    # config is a request: `matrix._diff.Side`'s ``unasked``).
+    if shared and (any(g.applies != "always" for g in features) or any(own for p in plans for own in p.adjustments.values())
+                   or any(p.matrix.roles for p in plans)):
         out.append(("the blockers a request reads", "a request"))
     # A refusal after the choice (a runner's own adjustments, a stage, a role) keeps the warnings
     # of the way there: a fallback too (the brute force found one said nowhere).

@@ -1,4 +1,5 @@
 import copy
+import itertools
 import json
 import math
 import os
@@ -312,7 +313,8 @@ def _edited(draw):
     removed or rewritten (its runners, condition, fallback), a runner added or removed, a
     [config] field's declaration rewritten (`_CONFIG_EDITS`: a choice or bound gone or added, a
     default changed), a field's default changed alone (`_default_edit`), or the edit made by an
-    overlay's operations (`_overlay_operations`)."""
+    overlay's operations (`_overlay_operations`); and, a fifth of the time, roles alike on both
+    sides (`_roled`)."""
     # Issue 30's F7, F8 and times are not weighed by matrix diff yet: drawn without them.
     text, names, runners, _ = draw(_small_matrices(adjustments=draw(st.booleans()), redirects=True, issue30=False))
     edit = draw(st.sampled_from(["cell", "status", "add", "remove", "priority", "deprecate", "remove-now", "adjustment",
@@ -375,7 +377,54 @@ def _edited(draw):
             new_text = text[:block.end()] + line + text[block.end():]
     text, new_text = _required_before(draw, text, new_text, names, overlay)
     text, new_text = _templated(draw, names, text, new_text)
+    text, new_text = _roled(draw, text, new_text, runners, new_runners, names)
     return text, runners, new_text, new_runners, names, overlay
+
+
+def _roled(draw, text, new_text, runners, new_runners, names):
+    """*text* and *new_text* as they are, or (a fifth of the time) with roles alike on both sides
+    (file-format.md, Roles): the base's, over field ``rb``, and half of those another, ``o`` over
+    ``ro`` (following the base, or none), each field a nullable str whose choices are some of the
+    runners both sides have (by the old side's id: a runner renamed keeps it as a former id); then,
+    half the time, a requirement of one of them (*runners*, *new_runners*) that applies in role
+    ``o`` only (``kr``, reading a field of *names*)."""
+    if draw(st.integers(0, 4)) != 0:
+        return text, new_text
+    new_ids = {f: id for id, r in new_runners.items() for f in (id, *(a["id"] for a in r.get("aliases", [])))}
+    shared = sorted(set(runners) & set(new_ids))
+    if not shared:
+        return text, new_text
+
+    def field(name):
+        choices = draw(st.lists(st.sampled_from(shared), min_size=1, unique=True))
+        return f'"{name}" = {{ type = "str", nullable = true, choices = {json.dumps(choices)} }}\n'
+
+    fields, roles = field("rb"), '[roles.base]\nname = "Base"\nfield = "rb"\n'
+    if draw(st.booleans()):
+        fields += field("ro")
+        roles += '[roles.o]\nname = "Other"\nfield = "ro"\n' + ('follows = "base"\n' if draw(st.booleans()) else "")
+        if draw(st.booleans()):
+            owner = draw(st.sampled_from(shared))
+            clause = {"condition": draw(st.sampled_from([a for n in names for a in _ATOMS[n]])), "roles": ["o"]}
+            roles += '[requirements.kr]\nname = "KR"\nreason = "kr fails"\n'
+            for table in (runners[owner], new_runners[new_ids[owner]]):
+                table["requires"] = {**table.get("requires", {}), "kr": dict(clause)}
+    return tuple(t.replace("[config]\n", "[config]\n" + fields, 1) + roles for t in (text, new_text))
+
+
+def _base_alone(text, runners):
+    """The matrix *text* with *runners* (its files) as the diff weighs it: the base role alone,
+    every other role and each requirement that names roles left out (docs/how-to/review-a-change.md:
+    the runners of roles other than the base are not compared)."""
+    text = re.sub(r"^\[roles\.(?!base\])\w+\]\n(?:(?!\[).*\n)*", "", text, flags=re.M)
+    scoped = lambda clause: isinstance(clause, dict) and "roles" in clause or \
+        isinstance(clause, list) and any(isinstance(c, dict) and "roles" in c for c in clause[:1])  # noqa: E731
+    out = {id: {k: v for k, v in r.items() if k != "requires"} for id, r in runners.items()}
+    for id, r in runners.items():
+        requires = {k: c for k, c in r.get("requires", {}).items() if not scoped(c)}
+        if requires:
+            out[id]["requires"] = requires
+    return text, out
 
 
 def _cell_edit(draw, edit, text, cells):
@@ -1138,12 +1187,43 @@ _OLD_ID_RUNNERS = {"a": {"name": "A", "priority": 1},
 _DRAWN = json.loads((pathlib.Path(__file__).parent / "data" / "diff" / "drawn.json").read_text())
 
 
+# With the base role's field rb (issue 28 with roles): g0, in force in automatic choice only, is
+# removed. Where rb names a runner the config is a request for it, which g0 does not refuse: the
+# removal's region held rb = 'a' ("configs: every config"), whose witness did not show it.
+_ROLES_REMOVED = """[matrix]
+name = "small"
+version = "1.0"
+[config]
+"rb" = { type = "str", nullable = true, choices = ["a"] }
+"j" = { type = "int", min = 0, max = 3, default = 0 }
+[features.g0]
+name = "g0"
+when = "not (j < 0)"
+support = { a = "yes", b = "yes" }
+applies = "automatic"
+[roles.base]
+name = "Base"
+field = "rb"
+"""
+_ROLES_RUNNERS = {"a": {"name": "A", "priority": 3}, "b": {"name": "B", "priority": 2}}
+# ... and a cell of a flipped: a request for b with rb = 'a' reads a's blockers as a request does
+# (automatic choice is asked where rb is None only), said nowhere and not said not compared.
+_ROLES_BLOCKED = _ROLES_REMOVED.replace('applies = "automatic"\n', "").replace("not (j < 0)", "j > 1")
+# ... and an adjustment added before the choice that sets j to 0 where it is 3, runner b's own
+# setting it to 2 below 2: automatic choice's effective value of j goes 3 → 0 (a serves), its
+# region "j == 3" held rb = 'b', a request for b (3 → 2).
+_ROLES_ADJUSTED = _ROLES_BLOCKED.replace("j > 1", "j > 5").replace('choices = ["a"]', 'choices = ["a", "b"]') + \
+    '[adjustments.b_own]\nname = "b own"\nwhen = "j < 2"\nset = { "j" = 2 }\nrunners = ["b"]\n'
+
+
 # Each example diffs two matrices over both config spaces and compares every whole resolution
 # (`_every_difference_is_said`): about 0.27 s of CPU on this machine, since `_whole` reads a
 # refusal's reason rather than its message (whose remedies, a search of their own, took 60 % of
 # the test: the ci profile's 200 took 136 s of CPU, now 54 s). CI's run of the suite must stay
 # under 20 minutes, so it draws 200; the issue's thousands would take 10 minutes of CPU or more.
-# A developer's machine draws the profile's own count.
+# A developer's machine draws the profile's own count. A fifth of the examples have roles (`_roled`),
+# each about twice as long (the matrices of the base role alone are resolved beside them): the ci
+# profile's 200 took 53 s of CPU with them.
 @settings(max_examples=min(settings.default.max_examples, 200), deadline=None)
 @given(_edited())
 @example((_BLOCKED_TWICE.replace(', d = "no"', ""), {"a": {"name": "A", "priority": 2}}, _BLOCKED_TWICE,
@@ -1169,6 +1249,12 @@ _DRAWN = json.loads((pathlib.Path(__file__).parent / "data" / "diff" / "drawn.js
               {"id": "old_b", "since": "0.5"}, {"id": "b", "since": "0.5"}]}}, ["i"], None))
 @example(tuple(_DRAWN["always_redirect_blocker"]))
 @example(tuple(_DRAWN["fallback_beside_refusal"]))
+@example((_ROLES_REMOVED, _ROLES_RUNNERS, _ROLES_REMOVED.replace(
+    'applies = "automatic"', 'applies = "automatic"\ndeprecated = { since = "0.5", remove_in = "1.0", removed = true }'),
+    _ROLES_RUNNERS, ["j"], None))
+@example((_ROLES_BLOCKED, _ROLES_RUNNERS, _ROLES_BLOCKED.replace('a = "yes"', 'a = "no"'), _ROLES_RUNNERS, ["j"], None))
+@example((_ROLES_ADJUSTED, _ROLES_RUNNERS, _ROLES_ADJUSTED + '[adjustments.added]\nname = "added"\nwhen = "j == 3"\n'
+          'set = { "j" = 0 }\n', _ROLES_RUNNERS, ["j"], None))
 def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     text, runners, new_text, new_runners, names, overlay = case
     try:
@@ -1197,10 +1283,21 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     if [line for line in report.undecided if not line.startswith(tuple(u for u in _UNREAD.values() if u))
             and not _VARYING.fullmatch(line)]:
         return  # a search that gave up, or a construct not weighed where every answer may differ
+    # With roles other than the base, the answers are held to the matrices as the diff weighs them
+    # (`_base_alone`); where the roles make a resolution differ from that on a side, the report
+    # says it does not compare them (`_roles_said`).
+    real, weighed = (old, new), (old, new)
+    if any(len(m.roles) > 1 for m in real):
+        alone = _base_alone(text, runners), _base_alone(new_text, new_runners)
+        weighed = (matrix.loads(alone[0][0], runners=alone[0][1]),
+                   matrix.loads(alone[1][0], runners=alone[1][1]) if overlay is None else _overlaid(*alone[0], overlay))
+        old, new = weighed
+        sides = _diff.Side("old", _plan(old, None)), _diff.Side("new", _plan(new, None))
+        sides[0].local_ids = {after: before for before, after in renamed.items()}
     # A config that leaves out a field whose default changed reads another value on each side: it
     # is one of the configs compared (the README: a config that leaves a field out reads its default).
     unset = _diff.unset_defaults(sides[0].plan, sides[1].plan)
-    universe = _with_unset(list(_universe(old, names)), unset)
+    universe = _with_unset(_with_roles(_universe(old, names), real[0]), unset)
     whole = len(universe) <= 3000
     if not whole:
         universe = universe[:: len(universe) // 3000 + 1]
@@ -1224,6 +1321,15 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
             continue  # a value one side's [config] refuses (read by no gate): the config-* findings say it
         if any(a.startswith("a config error") for a in (*before.values(), *after.values())):
             continue
+        if weighed is not real and (any(config.get(r.field) is not None for m in real for r in m.roles[1:])
+                                    or any(r.role_requires for m in real for r in m.runners)):
+            _roles_said(report, real, renamed, config, names, told, (before_whole, after_whole))
+        if _base_names(real, config):
+            # A config whose base role's field names a runner is a request for it (file-format.md,
+            # Roles): compared as that request is, never as automatic choice.
+            before = {key: answer for key, answer in before.items() if key[1] is not None and key[0] != "blocker"}
+            after = {key: answer for key, answer in after.items() if key[1] is not None and key[0] != "blocker"}
+            before_whole, after_whole = ({r: w for r, w in x.items() if r is not None} for x in (before_whole, after_whole))
         _every_difference_is_said(report, before_whole, after_whole, config, schema)
         for key in before.keys() & after.keys():
             if before[key] == after[key]:
@@ -1268,9 +1374,42 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     _adjustments_named_change_a_value(report, sides, universe, schema)
 
 
+def _with_roles(configs, m):
+    """*configs* with values of the fields of *m*'s roles (each of its choices, or left out: None,
+    the role follows or is chosen): every combination where that makes at most 64 configs; else
+    each config with one combination, in turn, so that the brute force's time with roles stays
+    about that of the matrices without (CI's profile: see the test)."""
+    fields = [(r.field, [None, *m.schema.fields[r.field].choices]) for r in m.roles]
+    combos = [{f: v for (f, _), v in zip(fields, values) if v is not None}
+              for values in itertools.product(*(v for _, v in fields))]
+    configs = list(configs)
+    if len(configs) * len(combos) <= 64:
+        return [{**config, **combo} for config in configs for combo in combos]
+    return [{**config, **combos[i % len(combos)]} for i, config in enumerate(configs)]
+
+
+def _base_names(ms, config):
+    """Whether *config* names a runner in the base role's field of a side of *ms* (a request for
+    it there: automatic choice is not what resolves it)."""
+    return any(m.roles and config.get(m.roles[0].field) is not None for m in ms)
+
+
+def _roles_said(report, real, renamed, config, names, told, weighed):
+    """Where a role other than the base makes a resolution of *config* (automatic choice, or a
+    request for a runner) differ on a side from the resolution the diff weighs (*weighed*: `_whole`
+    of the base alone, by runner asked for, on each side), the report says the runners of those
+    roles are not compared."""
+    sides = _diff.Side("old", _plan(real[0], None)), _diff.Side("new", _plan(real[1], None))
+    sides[0].local_ids = {after: before for before, after in renamed.items()}
+    wholes = [_answers(side, config, names, told, renamed)[1] for side in sides]
+    if any(whole != alone for whole, alone in zip(wholes, weighed)):
+        assert any(line.startswith(_UNREAD["roles"]) for line in report.undecided), (config, wholes, weighed)
+
+
 #: What of a resolution the diff does not compare, each said by a line of ``undecided`` where the
 #: answers may differ (`matrix.diff._unread`): the line's beginning.
-_UNREAD = {"one-sided": "Not compared: a request for a runner only one side has",
+_UNREAD = {"roles": "Not compared: the runners of roles other than the base",
+           "one-sided": "Not compared: a request for a runner only one side has",
            "removal": "Not compared: the blockers and deprecation warnings of a config a removal refuses",
            "request": "Not compared: the blockers a request reads",
            "refusal": "Not compared: the warnings said beside a refusal",
@@ -3316,9 +3455,12 @@ def test_issue_30s_constructs_the_diff_does_not_weigh_are_said_not_compared():
         "a config a scaled copy changes")
     assert diff(old, said).undecided == ("Not compared: requirement reasons that say config values " + note.format(
         "a config whose values a reason says"),)
-    backend = '"backend" = { type = "str", nullable = true, choices = ["a", "b"] }\n[adjustments.fill]'
-    roled = matrix.loads(_UNWEIGHED.replace("[adjustments.fill]", backend)
-                         + '[roles.base]\nname = "Base"\nfield = "backend"\n', runners=runners)
+    backend = '"backend" = { type = "str", nullable = true, choices = ["a", "b"] }\n' \
+        '"decode" = { type = "str", nullable = true, choices = ["a", "b"] }\n[adjustments.fill]'
+    base = _UNWEIGHED.replace("[adjustments.fill]", backend) + '[roles.base]\nname = "Base"\nfield = "backend"\n'
+    # The base role alone is compared (its field names a request); another role's runner is not.
+    assert [line for line in diff(old, matrix.loads(base, runners=runners)).undecided if "roles" in line] == []
+    roled = matrix.loads(base + '[roles.decode]\nname = "Decode"\nfield = "decode"\n', runners=runners)
     assert diff(old, roled).undecided[-1] == ("Not compared: the runners of roles other than the base "
                                               + note.format("a config that names a role's runner"))
     stages = _UNWEIGHED.replace('version = "1.0"\n', 'version = "1.0"\nstages = ["choice", "late"]\n', 1)
@@ -3864,8 +4006,9 @@ def test_automatic_choice_of_a_matrix_with_roles_is_asked_where_the_base_roles_f
     assert [(c.id, c.message, c.region, c.witness) for c in report.changes] == [
         ("served-refused", "Automatic choice: B (fallback) → refused", "dev != 'gpu' and backend is None and big",
          {"big": True, "dev": "cpu"}),
-        ("removed", "backend b named in the config: not refused for it → refused (the feature is removed)",
-         "backend == 'b'", {"backend": "b"})]
+        # (a config that names b is a request: the removal is said as a request reads it)
+        ("removed", "backend b named in the config, asking for A: not refused for it → refused (the feature is "
+         "removed)", "backend == 'b'", {"backend": "b"})]
     assert [line for line in report.undecided if "did not reproduce" in line] == []
 
 
