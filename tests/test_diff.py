@@ -418,7 +418,7 @@ def _base_alone(text, runners):
     the runners of roles other than the base are not compared)."""
     text = re.sub(r"^\[roles\.(?!base\])\w+\]\n(?:(?!\[).*\n)*", "", text, flags=re.M)
     scoped = lambda clause: isinstance(clause, dict) and "roles" in clause or \
-        isinstance(clause, list) and any(isinstance(c, dict) and "roles" in c for c in clause[:1])  # noqa: E731
+        isinstance(clause, list) and any(isinstance(c, dict) and "roles" in c for c in clause[:1])
     out = {id: {k: v for k, v in r.items() if k != "requires"} for id, r in runners.items()}
     for id, r in runners.items():
         requires = {k: c for k, c in r.get("requires", {}).items() if not scoped(c)}
@@ -1216,6 +1216,39 @@ _ROLES_ADJUSTED = _ROLES_BLOCKED.replace("j > 1", "j > 5").replace('choices = ["
     '[adjustments.b_own]\nname = "b own"\nwhen = "j < 2"\nset = { "j" = 2 }\nrunners = ["b"]\n'
 
 
+def _as_weighed(case, real, renamed, sides):
+    """The two matrices as the diff weighs them, and their sides: with roles other than the base,
+    the base role alone (`_base_alone`), else *real* as they are."""
+    text, runners, new_text, new_runners, _, overlay = case
+    if not any(len(m.roles) > 1 for m in real):
+        return real, sides
+    alone = _base_alone(text, runners), _base_alone(new_text, new_runners)
+    weighed = (matrix.loads(alone[0][0], runners=alone[0][1]),
+               matrix.loads(alone[1][0], runners=alone[1][1]) if overlay is None else _overlaid(*alone[0], overlay))
+    sides = _diff.Side("old", _plan(weighed[0], None)), _diff.Side("new", _plan(weighed[1], None))
+    sides[0].local_ids = {after: before for before, after in renamed.items()}
+    return weighed, sides
+
+
+def _changes_by_id(report):
+    """The report's changes by each id they say (a change folded into another is said by it)."""
+    by_id = {}
+    for change in report.changes:
+        for change_id in (change.id, *change.also):
+            by_id.setdefault(change_id, []).append(change)
+    return by_id
+
+
+def _unproved_only_beside_redirects(report):
+    """No witness that did not reproduce, but where the report says it does not weigh redirects
+    that apply always or at a stage: a region read without them may hold a witness that ends
+    elsewhere (a runner's blockers read on the effective config of the runner such a redirect
+    leads to), and the report says so, never claims it."""
+    unproved = [line for line in report.undecided if line.startswith("A witness did not reproduce")]
+    assert unproved == [] or [line for line in report.undecided if line.startswith(
+        ("Not compared: redirects that apply always", "Not compared: redirects at a stage"))], unproved
+
+
 # Each example diffs two matrices over both config spaces and compares every whole resolution
 # (`_every_difference_is_said`): about 0.27 s of CPU on this machine, since `_whole` reads a
 # refusal's reason rather than its message (whose remedies, a search of their own, took 60 % of
@@ -1274,26 +1307,16 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     # Every region found is one whose witness resolves as it says, of every kind (a blocker read
     # on the config of choice where resolve reads it on the runner's effective config would not;
     # an effective value whose search found a case its witness does not show).
-    # Where the report says it does not weigh redirects that apply always or at a stage, a region
-    # read without them may hold a witness that ends elsewhere (a runner's blockers read on the
-    # effective config of the runner such a redirect leads to): the report says so, never claims it.
-    unproved = [line for line in report.undecided if line.startswith("A witness did not reproduce")]
-    assert unproved == [] or [line for line in report.undecided if line.startswith(
-        ("Not compared: redirects that apply always", "Not compared: redirects at a stage"))], unproved
+    _unproved_only_beside_redirects(report)
     if [line for line in report.undecided if not line.startswith(tuple(u for u in _UNREAD.values() if u))
             and not _VARYING.fullmatch(line)]:
         return  # a search that gave up, or a construct not weighed where every answer may differ
     # With roles other than the base, the answers are held to the matrices as the diff weighs them
     # (`_base_alone`); where the roles make a resolution differ from that on a side, the report
     # says it does not compare them (`_roles_said`).
-    real, weighed = (old, new), (old, new)
-    if any(len(m.roles) > 1 for m in real):
-        alone = _base_alone(text, runners), _base_alone(new_text, new_runners)
-        weighed = (matrix.loads(alone[0][0], runners=alone[0][1]),
-                   matrix.loads(alone[1][0], runners=alone[1][1]) if overlay is None else _overlaid(*alone[0], overlay))
-        old, new = weighed
-        sides = _diff.Side("old", _plan(old, None)), _diff.Side("new", _plan(new, None))
-        sides[0].local_ids = {after: before for before, after in renamed.items()}
+    real = (old, new)
+    weighed, sides = _as_weighed(case, real, renamed, sides)
+    old, new = weighed
     # A config that leaves out a field whose default changed reads another value on each side: it
     # is one of the configs compared (the README: a config that leaves a field out reads its default).
     unset = _diff.unset_defaults(sides[0].plan, sides[1].plan)
@@ -1309,10 +1332,7 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     # with the values it finds).
     told = sorted({a.id for side in sides for a in (*side.plan.pre_adjustments,
                                                     *(a for own in side.plan.adjustments.values() for a in own))})
-    by_id = {}
-    for change in report.changes:
-        for change_id in (change.id, *change.also):  # a change folded into another is said by it
-            by_id.setdefault(change_id, []).append(change)
+    by_id = _changes_by_id(report)
     for config in universe:
         try:
             (before, before_whole), (after, after_whole) = (_answers(side, config, names, told, renamed)
