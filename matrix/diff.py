@@ -77,7 +77,7 @@ from ._versions import VersionLike
 from .errors import ConfigError, PredicateError, RemovedFeatureError, ResolutionError
 from ._nodes import Literal as _Literal, Path, walk
 from ._templates import described
-from .schema import Feature, Matrix, Requirement
+from .schema import Adjustment, Feature, Matrix, Requirement
 
 __all__ = ["CHANGES", "LEVELS", "Accepted", "Difference", "DiffReport", "Entry", "Level", "brief", "diff", "json_schema",
            "region_predicate", "reproduces"]
@@ -1109,7 +1109,9 @@ class _Changes:
                 entries = [_located(side, ("adjustments", a.id)) for side, a, _ in named]
                 ids = tuple(a.id for _, a, _ in named)
                 if not ids:  # no adjustment that differs changes a value there: what else differs
-                    gates = self.causes_at(found)
+                    # (an adjustment's own gate only where it runs: `runs`)
+                    gates = [(standing, gate) for standing, gate in self.causes_at(found)
+                             if not isinstance(gate.origin, Adjustment) or self.runs(gate.origin.id, witness, asked)]
                     entries = [_entry(*self.standing_at(standing, gate)) for standing, gate in gates]
                     entries += self.default_entries(search.unset_at(found))  # a default read that differs
                     ids = tuple(gate.id for _, gate in gates)
@@ -1183,7 +1185,8 @@ class _Changes:
                     break
                 witness, seen = settled
                 named = [(side, a, node) for side, a, node in self.search.changing()
-                         if a.id != subject and self.feeds_either(a.id, reads) and self.search.holds(node, witness)]
+                         if a.id != subject and self.feeds_either(a.id, reads) and self.search.holds(node, witness)
+                         and self.runs(a.id, witness, asked)]
                 more = [(node, True) for _, _, node in named] + [(disjoin(group), True) for group in groups]
                 pinned = None if pin is None else pin(asked, witness, seen, named)
                 goals, here, stated = self._region_of(by_runner, asked, more, pinned, witness)
@@ -1231,6 +1234,27 @@ class _Changes:
                 return goals, here, pinned[1](goals)
             # Not held to its own witness (a value the terms spell otherwise): said whole.
         return self.search.exact_regions(by_runner, asked, more), None, None
+
+    def runs(self, adjustment_id: str, witness: Dict[str, Any], asked: Optional[str]) -> bool:
+        """Whether the adjustment *adjustment_id* changes a value where *witness* is resolved
+        (automatic choice, or a request for *asked*) on a side that has it: one before the choice,
+        or the own adjustment of the runner whose effective config the resolution ends on (issue
+        28: a runner's own adjustment never runs where another runner is asked for, and is never
+        named there)."""
+        for side in (self.old, self.new):
+            if adjustment_named(side, adjustment_id) is None:
+                continue
+            try:
+                try:
+                    resolution = _resolver.resolve(side.matrix, witness, runner=side.local(asked),
+                                                   version=side.version)
+                except ResolutionError as raised:
+                    resolution = raised.resolution
+            except ConfigError:
+                return True  # not read here: named as the search found it
+            if any(changed.id == adjustment_id for changed in resolution.adjustments):
+                return True
+        return False
 
     def feeds(self, side: _diff.Side, adjustment: Any, reads: Set[str]) -> bool:
         """Whether *adjustment* (of *side*) writes a path of *reads*, or one that an adjustment of
@@ -1449,7 +1473,7 @@ class _Changes:
                         if search._solve(_diff._question_of(region), what) is not None:
                             found.setdefault((x, y), []).append(region)
             for (x, y), regions in found.items():
-                self._by_cause(regions, what, functools.partial(self._kind, asked, x, y))
+                self._by_cause(regions, what, functools.partial(self._kind, asked, x, y), asked)
 
     def warnings(self, runners: Sequence[str] = ()) -> None:
         """The warnings a config is served with that name a feature (`matrix._diff_warnings`: a
@@ -1467,7 +1491,7 @@ class _Changes:
             for key in keys:
                 for direction, regions in _diff_warnings.questions(search, asked, key, cases).items():
                     self._by_cause(regions, f"where a {key[0]} warning changes",
-                                   functools.partial(self._warning, asked, key, direction))
+                                   functools.partial(self._warning, asked, key, direction), asked)
 
     def aliases(self) -> None:
         """A request by a runner's former id (`matrix._diff_aliases`): where both sides accept it
@@ -1544,12 +1568,14 @@ class _Changes:
                                    entries=tuple(dict.fromkeys(entries))))
 
     def _by_cause(self, regions: List[List[Any]], what: str,
-                  emit: Callable[[List[List[Any]], List[Any], _diff.Assignment], None]) -> None:
+                  emit: Callable[[List[List[Any]], List[Any], _diff.Assignment], None],
+                  asked: Optional[str]) -> None:
         """The findings of one change in *regions* (each a list of goals), one per cause: at a
         witness, the adjustments that differ, change a value there and write what a gate reads
         (`_diff.Search.changing`), the region where those change a value (*emit* of its goals, the
         adjustments and the search's assignment), then again where not all of them do (at most
-        `matrix._diff.MAX_REGIONS`, the rest said in ``undecided``)."""
+        `matrix._diff.MAX_REGIONS`, the rest said in ``undecided``). Only the adjustments that run for
+        the witness on a side are named (`runs`: a request for *asked*, None for automatic choice)."""
         from ._nodes import Not
         from ._substitute import conjoin, disjoin, negate
 
@@ -1563,7 +1589,8 @@ class _Changes:
                 return
             witness = search.witness(found)
             named = [(side, a, node) for side, a, node in search.changing()
-                     if self.feeds_either(a.id, reads) and search.holds(node, witness)]
+                     if self.feeds_either(a.id, reads) and search.holds(node, witness)
+                     and self.runs(a.id, witness, asked)]
             more = [(node, True) for _, _, node in named] + [(disjoin(g), True) for g in groups]
             held = [[*more, *goals] for goals in regions]
             held = [goals for goals in held if search._solve(_diff._question_of(goals), what) is not None]

@@ -4098,3 +4098,63 @@ def test_a_requirement_whose_reason_says_config_values_is_named_by_their_paths()
         ("request-refused", "Asking for GPU: GPU → refused"),
         ("blocker-added", "GPU and memory_limit_mb (‹exec.memory_limit_mb›) must be divisible by parallelism "
                           "(‹exec.parallelism›): not blocked by it → blocked by it")]
+
+
+# Issue 28 (a user trial of `matrix diff`): wrong causes, split findings, commands that do not
+# show the change. Lane diffcause.
+
+_ENC = """[matrix]
+name = "enc"
+version = "1.0"
+[config]
+n = { type = "int", min = 0, max = 4, default = 0 }
+codec = { type = "str", choices = ["h264", "av1"], default = "h264" }
+[features.av1]
+name = "AV1"
+when = "codec == 'av1'"
+support = { a = "yes", b = { status = "partial", note = "some GPUs" } }
+[adjustments.cap]
+name = "A caps n"
+when = "n > 2"
+set = { n = 2 }
+runners = ["a"]
+"""
+_ENC_RUNNERS = {"a": {"name": "A", "priority": 20}, "b": {"name": "B", "priority": 10}}
+
+
+def _enc_both(text):
+    """*text* with n's default and runner A's own cap changed, and B's support of AV1 made full."""
+    return (text.replace("default = 0 }", "default = 2 }").replace("n > 2", "n > 1").replace("n = 2 }", "n = 1 }")
+            .replace('b = { status = "partial", note = "some GPUs" }', 'b = "yes"'))
+
+
+def _findings(report, *ids):
+    return [(c.id, c.message, c.region, tuple(str(e) for e in c.entries)) for c in report.changes
+            if not ids or c.id in ids]
+
+
+def test_a_runners_own_adjustment_is_not_a_cause_where_another_runner_is_asked_for():
+    """A1: the default of n and runner A's own cap changed in one pull request beside B's support
+    of AV1: asking for B, cap never runs, and AV1 does not read n, so the warning B no longer
+    says is one finding of AV1 alone (it was split in two, the second naming cap)."""
+    old = matrix.loads(_ENC, runners=_ENC_RUNNERS)
+    new = matrix.loads(_enc_both(_ENC), runners=_ENC_RUNNERS)
+    assert _findings(diff(old, new), "partial-lifted") == [
+        ("partial-lifted", "Asking for B: Warning that AV1 is supported partly: warned → not warned",
+         "codec == 'av1'", ("<string>:7: feature 'av1' as it is now",))]
+
+
+def test_an_effective_value_a_default_changes_names_the_field_not_a_runners_own_adjustment():
+    """A1: asking for B, n left unset reads 2 instead of 0 because its default changed: the
+    field's [config] line is the cause, not runner A's cap (which never runs for B); automatic
+    choice, B chosen where no GPU, the same."""
+    text = _ENC.replace('codec = {', 'gpu = { type = "bool", default = false }\ncodec = {')
+    runners = {**_ENC_RUNNERS, "a": {**_ENC_RUNNERS["a"], "candidate": "gpu"}}
+    old, new = matrix.loads(text, runners=runners), matrix.loads(_enc_both(text), runners=runners)
+    found = [f for f in _findings(diff(old, new), "adjustment-changed") if "0 → 2" in f[1]]
+    assert found == [
+        ("adjustment-changed", "Effective value of n: 0 → 2", "n is unset and not gpu",
+         ("<string>:5: config field 'n' as it is now",)),
+        ("adjustment-changed", "Asking for B: Effective value of n: 0 → 2", "n is unset",
+         ("<string>:5: config field 'n' as it is now",))]
+
