@@ -454,31 +454,42 @@ def _unweighed(*sides: _diff.Side) -> List[Tuple[str, str]]:
     """Issue 30's constructs the diff does not weigh yet, where either side uses one: a reason
     that says config values (F7), a condition or copy that reads ``given.PATH`` (F8), and a copy
     scaled by ``times``, roles (F1) and stages (F6). Their answers may differ where no finding says
-    so, so each is said."""
+    so, so each is said, but where the sides decide every other answer alike (`_alike`), read
+    the same ``[config]`` and have the construct word for word: there it answers alike too (issue
+    28: ``matrix diff F F`` said them)."""
     from ._given import PREFIX
     from .schema import From
 
     plans = [side.plan for side in sides]
     adjustments = [a for p in plans for a in _diff.every_adjustment(p)]
     copies = [v for a in adjustments for v in a.set.values() if isinstance(v, From)]
+    old, new = sides
+    alike = _alike(old, new) and repr(old.matrix.schema) == repr(new.matrix.schema)
+
+    def differs(made_of: Callable[[_diff.Side], object]) -> bool:
+        return not alike or made_of(old) != made_of(new)
+
     out = []
-    if any(p.templated for p in plans):
+    if any(p.templated for p in plans) and differs(lambda side: [
+            (g.id, g.name) for g in side.plan.features if side.plan.templated >> side.bit(g) & 1]):
         out.append(("requirement reasons that say config values", "a config whose values a reason says"))
-    if any(path.startswith(PREFIX) for p in plans for path in p.paths) or any(
-            c.path.startswith(PREFIX) for c in copies) or any(PREFIX in (a.message or "") for a in adjustments):
+    if (any(path.startswith(PREFIX) for p in plans for path in p.paths) or any(
+            c.path.startswith(PREFIX) for c in copies) or any(PREFIX in (a.message or "") for a in adjustments)) \
+            and differs(lambda side: [(a.id, a.message) for a in _diff.every_adjustment(side.plan)]):
         out.append(("conditions and copies that read the config as given (given.PATH)",
                     "a config an adjustment changes"))
-    if any(c.times is not None for c in copies):
+    if any(c.times is not None for c in copies) and differs(lambda side: ()):
         out.append(("copies scaled by times", "a config a scaled copy changes"))
-    if any(p.matrix.roles for p in plans):  # F1: each role's runner beside the base's
-        out.append(("the runners of roles other than the base", "a config that names a role's runner"))
-    if any(a.stage is not None for a in adjustments):  # F6: the order of the adjustments by stage
+    if any(p.matrix.roles for p in plans) and differs(lambda side: (repr(side.matrix.roles), repr(side.matrix.runners))):
+        out.append(("the runners of roles other than the base", "a config that names a role's runner"))  # F1
+    if any(a.stage is not None for a in adjustments) and differs(lambda side: repr(side.matrix.stages)):
         out.append(("the order of adjustments by stage ([matrix] stages)", "a config a staged adjustment changes"))
-    if any(p.matrix.staged for p in plans):  # F6: requirements checked at a stage, no gates
+    if any(p.matrix.staged for p in plans) and differs(lambda side: repr(side.matrix.staged)):  # F6
         out.append(("staged requirements (a stage other than choice)", "a config a staged requirement refuses"))
-    if any(d.applies == "always" for p in plans for r in p.redirects.values() for _, d in r):  # F6: in automatic choice too
+    if any(d.applies == "always" for p in plans for r in p.redirects.values() for _, d in r) \
+            and differs(lambda side: ()):  # F6: in automatic choice too
         out.append(("redirects that apply always (automatic choice too)", "a config such a redirect sends elsewhere"))
-    if any(p.staged_redirects for p in plans):  # F6: after the choice, no gates
+    if any(p.staged_redirects for p in plans) and differs(lambda side: repr(side.plan.staged_redirects)):  # F6
         out.append(("redirects at a stage (after the choice)", "a config such a redirect sends elsewhere"))
     return out
 

@@ -4158,3 +4158,26 @@ def test_an_effective_value_a_default_changes_names_the_field_not_a_runners_own_
         ("adjustment-changed", "Asking for B: Effective value of n: 0 → 2", "n is unset",
          ("<string>:5: config field 'n' as it is now",))]
 
+
+_TALL = """[matrix]
+name = "enc"
+version = "1.0"
+[config]
+height = { type = "int", min = 144, max = 4320, default = 1080 }
+[requirements]
+max_height = { name = "Maximum height", reason = "frame height {height} is above the encoder's limit" }
+"""
+_TALL_RUNNERS = {"hw": {"name": "HW", "priority": 20, "requires": {"max_height": "height <= 2160"}},
+                 "sw": {"name": "SW", "priority": 10}}
+
+
+def test_a_reason_that_says_config_values_is_not_said_unweighed_where_the_sides_are_the_same():
+    """B2: a matrix diffed with itself said `1 undecided` for a reason that is a template,
+    though the two sides decide alike; where the requirement changes, it is still said."""
+    same = matrix.loads(_TALL, runners=_TALL_RUNNERS)
+    report = diff(same, matrix.loads(_TALL, runners=_TALL_RUNNERS))
+    assert (report.headline(), report.undecided) == ("No change for any config (both at 1.0)", ())
+    lower = {**_TALL_RUNNERS, "hw": {**_TALL_RUNNERS["hw"], "requires": {"max_height": "height <= 1440"}}}
+    assert diff(same, matrix.loads(_TALL, runners=lower)).undecided == (
+        "Not compared: requirement reasons that say config values (the answers for a config whose values a reason "
+        "says may differ unseen)",)
