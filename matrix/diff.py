@@ -2407,13 +2407,25 @@ def command(change: Difference, matrix_file: Optional[str], version: str, matrix
     parts += ["--version", version]
     if change.runner is not None and not change.id.startswith("blocker-"):
         parts += ["--runner", runner or change.runner]
-    fields = None if matrix is None else matrix.schema.fields
+    # A field one side does not declare is the point of its own finding: that side refuses the
+    # --set (issue 28: both commands printed the same).
+    fields = None if matrix is None or change.id in _DECLARED else matrix.schema.fields
     for path, value in sorted(_flat(change.witness)):
         if fields is not None and path not in fields and not any(f.startswith(path + ".") for f in fields):
             continue  # a field only the other side declares: this side reads its default
         shown = value if isinstance(value, str) else json.dumps(value)
         parts += ["--set", f"{path}={shown}"]
+    # What the summary does not print, the output that shows it (issue 28: both commands printed
+    # the same): a runner's blockers (--explain), an effective value (--json).
+    parts += _SHOWN_BY.get(change.id, [])
     return " ".join(shlex.quote(p) for p in parts)
+
+
+#: The findings of a field one side does not declare (`command`).
+_DECLARED = ("config-field-removed", "config-field-added")
+#: The flag of ``matrix resolve`` whose output shows what a finding is about (`command`).
+_SHOWN_BY = {"blocker-added": ["--explain"], "blocker-lifted": ["--explain"], "adjustment-added": ["--json"],
+             "adjustment-removed": ["--json"], "adjustment-changed": ["--json"], "config-default-changed": ["--json"]}
 
 
 def _flat(config: Mapping[str, Any], prefix: str = "") -> List[Tuple[str, Any]]:

@@ -1485,8 +1485,8 @@ behaviour[blocker-added]: A and feature y: not blocked by it → blocked by it
     configs: y
     cause: new.toml:11: feature 'fy' as it is now
     witness: {"y": true}
-    before: matrix resolve --matrix old.toml --version 2.0 --set y=true
-    after:  matrix resolve --matrix new.toml --version 2.0 --set y=true
+    before: matrix resolve --matrix old.toml --version 2.0 --set y=true --explain
+    after:  matrix resolve --matrix new.toml --version 2.0 --set y=true --explain
 failed (--fail-on breaking)
 """
 
@@ -1587,11 +1587,15 @@ def test_a_composed_side_is_reproduced_on_each_side_and_its_causes_stand_on_the_
         "after:  matrix resolve --matrix overlay.toml --version 2.0 --set hdr=true"]
     assert said["behaviour[blocker-lifted]: A and feature x: blocked by it → not blocked by it"][0] == \
         "cause: overlay.toml:16: feature 'fx' as it is now"
-    # Every command of the report runs: the side that does not declare hdr reads its default.
+    # Every command of the report runs: the side that does not declare hdr reads its default;
+    # but config-field-added's, whose point is that the old side refuses the key (issue 28).
     commands = [line.split(": ", 1)[1].strip() for lines in said.values() for line in lines
                 if line.startswith(("before:", "after:"))]
     assert len(commands) == 2 * out.count("    witness:") and commands
-    assert [c for c in commands if _run(*c.split()[1:])[0] not in (0, 1)] == []
+    assert [c for c in commands if _run(*c.split()[1:])[0] not in (0, 1)] == [
+        "matrix resolve --matrix old.toml --version 2.0 --set hdr=true"]
+    assert said["behaviour[config-field-added]: " + _messages.diff_config_field("hdr", False)][1] == \
+        "before: matrix resolve --matrix old.toml --version 2.0 --set hdr=true"
     assert _run("resolve", "--matrix", "old.toml", "--set", "hdr=true")[0] == 2
     # A priority an overlay sets: the cause is the overlay's line, not the upstream's runner list.
     (folder / "overlay.toml").write_text('[overlay]\nname = "plat"\nextends = "old.toml"\n\n'
@@ -2329,7 +2333,7 @@ def test_an_effective_value_is_said_exactly_where_the_resolution_ends_on_the_run
     assert [matrix.diff.reproduces(c, old, new, served_by_b) for c in report.changes] == [False, True, False, True]
     assert [line.split("--matrix new.toml ")[1] for c in report.changes[:2]
             for line in [matrix.diff.command(c, "new.toml", "1.0")]] == [
-        "--version 1.0 --set x=true", "--version 1.0 --runner a --set x=true"]
+        "--version 1.0 --set x=true --json", "--version 1.0 --runner a --set x=true --json"]
 
 
 _WORDS = ('[matrix]\nname = "m"\nversion = "1.0"\n[config]\n"x" = { type = "bool", default = false }\n'
@@ -4181,3 +4185,26 @@ def test_a_reason_that_says_config_values_is_not_said_unweighed_where_the_sides_
     assert diff(same, matrix.loads(_TALL, runners=lower)).undecided == (
         "Not compared: requirement reasons that say config values (the answers for a config whose values a reason "
         "says may differ unseen)",)
+
+
+def test_the_commands_of_a_finding_show_what_it_is_about():
+    """B3: the before: and after: commands of a blocker printed the same summary on both sides
+    (only --explain says a blocker), an effective value's the same (only --json says it), and a
+    field no longer declared dropped its --set on the side that refuses it."""
+    old_text = _ENC.replace('codec = {', 'label = { type = "str", nullable = true }\ncodec = {')
+    new_text = _enc_both(_ENC).replace('b = "yes"', 'b = "no"')
+    report = diff(matrix.loads(old_text, runners=_ENC_RUNNERS), matrix.loads(new_text, runners=_ENC_RUNNERS))
+    new = matrix.loads(new_text, runners=_ENC_RUNNERS)
+    shown = {(c.id, c.message): matrix.diff.command(c, "new.toml", "1.0", new) for c in report.changes
+             if c.id in ("blocker-added", "config-field-removed", "config-default-changed")
+             or c.message == "Asking for B: Effective value of n: 0 → 2"}
+    assert shown == {
+        ("blocker-added", "B and AV1: not blocked by it → blocked by it"):
+            "matrix resolve --matrix new.toml --version 1.0 --set codec=av1 --explain",
+        ("config-field-removed", "Config 'label': no longer declared: resolve() ignores a value given for it; "
+                                 "resolve(strict=True) and matrix resolve refuse it"):
+            "matrix resolve --matrix new.toml --version 1.0 --set label=null",
+        ("config-default-changed", "Config 'n': default 0 → 2 (configs that leave it unset read the new one)"):
+            "matrix resolve --matrix new.toml --version 1.0 --json",
+        ("adjustment-changed", "Asking for B: Effective value of n: 0 → 2"):
+            "matrix resolve --matrix new.toml --version 1.0 --runner b --json"}
