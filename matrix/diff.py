@@ -621,20 +621,26 @@ class _Changes:
             gate = side.gate(region.feature)
             assert gate is not None
             return [(side.name, gate)]
-        return self.causes_at(region.assignment)
+        return self.causes_at(region.assignment, asked=region.kind == "asked")
 
-    def causes_at(self, assignment: _diff.Assignment) -> List[Tuple[str, Feature]]:
+    def causes_at(self, assignment: _diff.Assignment, asked: bool = False) -> List[Tuple[str, Feature]]:
         """The gates whose entry differs between the sides that are causes at *assignment*
-        (`causes`)."""
+        (`causes`); with *asked*, of a request, which never reads a gate's ``prefers`` (issue 28:
+        a preference made outright was named beside a change of a request's refusal)."""
         out: List[Tuple[str, Feature]] = []
         seen = set()
+
+        def read(side: _diff.Side, gate: Optional[Feature]) -> object:
+            said = _diff.signature(side, gate, self.search.shared)
+            # The sixth part of a signature is the gate's prefers (`matrix._diff.signature`).
+            return said[:5] + said[6:] if asked and isinstance(said, tuple) else said
+
         for side in (self.new, self.old):
             for gate in side.plan.features:
                 if gate.id in seen or self.search.space.truth(side.cause(gate), assignment) is not True:
                     continue
                 other = (self.old if side is self.new else self.new)
-                shared = self.search.shared
-                if _diff.signature(side, gate, shared) != _diff.signature(other, other.gate(gate.id), shared):
+                if read(side, gate) != read(other, other.gate(gate.id)):
                     seen.add(gate.id)
                     out.append((side.name, gate))
         return out

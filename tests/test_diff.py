@@ -4208,3 +4208,35 @@ def test_the_commands_of_a_finding_show_what_it_is_about():
             "matrix resolve --matrix new.toml --version 1.0 --json",
         ("adjustment-changed", "Asking for B: Effective value of n: 0 → 2"):
             "matrix resolve --matrix new.toml --version 1.0 --runner b --json"}
+
+
+_OUTRIGHT = """[matrix]
+name = "enc"
+version = "1.0"
+[config]
+n = { type = "int", min = 0, max = 4, default = 0 }
+wm = { type = "bool", default = false }
+[features.wm]
+name = "watermark"
+when = "wm"
+support = { a = "no", b = "no", c = "yes" }
+forces = { runner = "c", message = "watermark needs C" }
+[features.big]
+name = "big n"
+when = "n > 2"
+support = { a = "yes", b = "yes", c = "no" }
+prefers = { runner = "b", message = "B for big n" }
+"""
+
+
+def test_a_preference_made_outright_is_not_a_cause_of_a_change_of_request():
+    """A3: a forcing feature made to override, and an unrelated preference made outright: a
+    request's refusal changes by the override alone (a request never reads a preference)."""
+    runners = {"a": {"name": "A", "priority": 20}, "b": {"name": "B", "priority": 10}, "c": {"name": "C", "priority": 5}}
+    new_text = _OUTRIGHT.replace('forces = { runner = "c", message = "watermark needs C" }',
+                               'forces = { runner = "c", override = true }').replace(
+        'prefers = { runner = "b", message = "B for big n" }', 'prefers = { runner = "b", outright = true }')
+    report = diff(matrix.loads(_OUTRIGHT, runners=runners), matrix.loads(new_text, runners=runners))
+    assert _findings(report, "request-refusal-changed") == [
+        ("request-refusal-changed", f"Asking for {name}: refused → refused (overridden to C)", "wm and n > 2",
+         ("<string>:7: feature 'wm' as it is now",)) for name in ("A", "B")]
