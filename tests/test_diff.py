@@ -4240,3 +4240,22 @@ def test_a_preference_made_outright_is_not_a_cause_of_a_change_of_request():
     assert _findings(report, "request-refusal-changed") == [
         ("request-refusal-changed", f"Asking for {name}: refused → refused (overridden to C)", "wm and n > 2",
          ("<string>:7: feature 'wm' as it is now",)) for name in ("A", "B")]
+
+
+def test_a_choice_added_is_said_by_its_fields_finding_and_lies_in_other_regions_unreproduced():
+    """A4: a choice added (vp9) lies in the region of another finding that reads the field
+    (`codec != 'h264'`), though the old side refuses it: the docs say such a value is said by the
+    field's config-accepted finding alone, and it does not reproduce the other finding."""
+    text = ('[matrix]\nname = "enc"\nversion = "1.0"\n[config]\n'
+            'codec = { type = "str", choices = ["h264", "av1"], default = "h264" }\n'
+            '[features.hw]\nname = "HW codec"\nwhen = "codec != \'h264\'"\nsupport = { a = "no", b = "no" }\n')
+    new_text = text.replace('"av1"]', '"av1", "vp9"]').replace('a = "no", b = "no"', 'a = "yes", b = "no"')
+    old, new = matrix.loads(text, runners=_ENC_RUNNERS), matrix.loads(new_text, runners=_ENC_RUNNERS)
+    report = diff(old, new)
+    assert [(c.id, c.region, c.witness) for c in report.changes] == [
+        ("refused-served", "codec != 'h264'", {"codec": "av1"}),
+        ("request-served", "codec != 'h264'", {"codec": "av1"}),
+        ("config-accepted", "codec == 'vp9'", {"codec": "vp9"})]
+    vp9 = {"codec": "vp9"}
+    assert [(region_predicate(c.region).evaluate(vp9), matrix.diff.reproduces(c, old, new, vp9))
+            for c in report.changes] == [(True, False), (True, False), (True, True)]
