@@ -1566,6 +1566,8 @@ class _Changes:
             return seen == said and ends[0].split(" (")[0] == ends[1].split(" (")[0] and inside(config)
 
         witness = search.witness(found)
+        if any(observe(side, witness, question, asked, gate_id).startswith(_CONFIG_ERROR) for side in sides):
+            return  # a value one side's [config] refuses: said by the config-* finding of its field, as `add` does
         if not same(witness):
             self.unreproduced.append(f"A witness did not reproduce ({kind}): {json.dumps(witness)}")
             return

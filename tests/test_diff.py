@@ -4259,3 +4259,15 @@ def test_a_choice_added_is_said_by_its_fields_finding_and_lies_in_other_regions_
     vp9 = {"codec": "vp9"}
     assert [(region_predicate(c.region).evaluate(vp9), matrix.diff.reproduces(c, old, new, vp9))
             for c in report.changes] == [(True, False), (True, False), (True, True)]
+
+
+def test_a_feature_removed_with_its_choice_is_said_by_the_choices_finding_alone():
+    """B7: AV1 removed from codec's choices with its feature: the partial warning B said for it
+    added `undecided: A witness did not reproduce (partial): {"codec": "av1"}` beside the
+    config-rejected that says those configs."""
+    new_text = _ENC.replace('["h264", "av1"]', '["h264"]')
+    new_text = new_text[:new_text.index("[features.av1]")] + new_text[new_text.index("[adjustments.cap]"):]
+    report = diff(matrix.loads(_ENC, runners=_ENC_RUNNERS), matrix.loads(new_text, runners=_ENC_RUNNERS))
+    assert ([(c.id, c.region) for c in report.changes], report.undecided) == (
+        [("config-rejected", "codec == 'av1'")],
+        ("Not compared: the blockers a request reads (the answers for a request may differ unseen)",))
