@@ -77,7 +77,7 @@ from ._versions import VersionLike
 from .errors import ConfigError, PredicateError, RemovedFeatureError, ResolutionError
 from ._nodes import Literal as _Literal, Path, walk
 from ._templates import described
-from .schema import Feature, Matrix, Requirement
+from .schema import Adjustment, Feature, Matrix, Requirement
 
 __all__ = ["CHANGES", "LEVELS", "Accepted", "Difference", "DiffReport", "Entry", "Level", "brief", "diff", "json_schema",
            "region_predicate", "reproduces"]
@@ -454,31 +454,43 @@ def _unweighed(*sides: _diff.Side) -> List[Tuple[str, str]]:
     """Issue 30's constructs the diff does not weigh yet, where either side uses one: a reason
     that says config values (F7), a condition or copy that reads ``given.PATH`` (F8), and a copy
     scaled by ``times``, roles (F1) and stages (F6). Their answers may differ where no finding says
-    so, so each is said."""
+    so, so each is said, but where the sides decide every other answer alike (`_alike`), read
+    the same ``[config]`` and have the construct word for word: there it answers alike too (issue
+    28: ``matrix diff F F`` said them)."""
     from ._given import PREFIX
     from .schema import From
 
     plans = [side.plan for side in sides]
     adjustments = [a for p in plans for a in _diff.every_adjustment(p)]
     copies = [v for a in adjustments for v in a.set.values() if isinstance(v, From)]
+    old, new = sides
+    alike = _alike(old, new) and repr(old.matrix.schema) == repr(new.matrix.schema)
+
+    def differs(made_of: Callable[[_diff.Side], object]) -> bool:
+        return not alike or made_of(old) != made_of(new)
+
     out = []
-    if any(p.templated for p in plans):
+    if any(p.templated for p in plans) and differs(lambda side: [
+            (g.id, g.name) for g in side.plan.features if side.plan.templated >> side.bit(g) & 1]):
         out.append(("requirement reasons that say config values", "a config whose values a reason says"))
-    if any(path.startswith(PREFIX) for p in plans for path in p.paths) or any(
-            c.path.startswith(PREFIX) for c in copies) or any(PREFIX in (a.message or "") for a in adjustments):
+    if (any(path.startswith(PREFIX) for p in plans for path in p.paths) or any(
+            c.path.startswith(PREFIX) for c in copies) or any(PREFIX in (a.message or "") for a in adjustments)) \
+            and differs(lambda side: [(a.id, a.message) for a in _diff.every_adjustment(side.plan)]):
         out.append(("conditions and copies that read the config as given (given.PATH)",
                     "a config an adjustment changes"))
-    if any(c.times is not None for c in copies):
+    if any(c.times is not None for c in copies) and differs(lambda side: ()):
         out.append(("copies scaled by times", "a config a scaled copy changes"))
-    if any(len(p.matrix.roles) > 1 for p in plans):  # F1: each role's runner beside the base's
+    if any(len(p.matrix.roles) > 1 for p in plans) and differs(
+            lambda side: (repr(side.matrix.roles), repr(side.matrix.runners))):  # F1: each role's runner beside the base's
         out.append(("the runners of roles other than the base", "a config that names a role's runner"))
-    if any(a.stage is not None for a in adjustments):  # F6: the order of the adjustments by stage
+    if any(a.stage is not None for a in adjustments) and differs(lambda side: repr(side.matrix.stages)):
         out.append(("the order of adjustments by stage ([matrix] stages)", "a config a staged adjustment changes"))
-    if any(p.matrix.staged for p in plans):  # F6: requirements checked at a stage, no gates
+    if any(p.matrix.staged for p in plans) and differs(lambda side: repr(side.matrix.staged)):  # F6
         out.append(("staged requirements (a stage other than choice)", "a config a staged requirement refuses"))
-    if any(d.applies == "always" for p in plans for r in p.redirects.values() for _, d in r):  # F6: in automatic choice too
+    if any(d.applies == "always" for p in plans for r in p.redirects.values() for _, d in r) \
+            and differs(lambda side: ()):  # F6: in automatic choice too
         out.append(("redirects that apply always (automatic choice too)", "a config such a redirect sends elsewhere"))
-    if any(p.staged_redirects for p in plans):  # F6: after the choice, no gates
+    if any(p.staged_redirects for p in plans) and differs(lambda side: repr(side.plan.staged_redirects)):  # F6
         out.append(("redirects at a stage (after the choice)", "a config such a redirect sends elsewhere"))
     return out
 
@@ -616,20 +628,26 @@ class _Changes:
             gate = side.gate(region.feature)
             assert gate is not None
             return [(side.name, gate)]
-        return self.causes_at(region.assignment)
+        return self.causes_at(region.assignment, asked=region.kind == "asked")
 
-    def causes_at(self, assignment: _diff.Assignment) -> List[Tuple[str, Feature]]:
+    def causes_at(self, assignment: _diff.Assignment, asked: bool = False) -> List[Tuple[str, Feature]]:
         """The gates whose entry differs between the sides that are causes at *assignment*
-        (`causes`)."""
+        (`causes`); with *asked*, of a request, which never reads a gate's ``prefers`` (issue 28:
+        a preference made outright was named beside a change of a request's refusal)."""
         out: List[Tuple[str, Feature]] = []
         seen = set()
+
+        def read(side: _diff.Side, gate: Optional[Feature]) -> object:
+            said = _diff.signature(side, gate, self.search.shared)
+            # The sixth part of a signature is the gate's prefers (`matrix._diff.signature`).
+            return said[:5] + said[6:] if asked and isinstance(said, tuple) else said
+
         for side in (self.new, self.old):
             for gate in side.plan.features:
                 if gate.id in seen or self.search.space.truth(side.cause(gate), assignment) is not True:
                     continue
                 other = (self.old if side is self.new else self.new)
-                shared = self.search.shared
-                if _diff.signature(side, gate, shared) != _diff.signature(other, other.gate(gate.id), shared):
+                if read(side, gate) != read(other, other.gate(gate.id)):
                     seen.add(gate.id)
                     out.append((side.name, gate))
         return out
@@ -1115,7 +1133,9 @@ class _Changes:
                 entries = [_located(side, ("adjustments", a.id)) for side, a, _ in named]
                 ids = tuple(a.id for _, a, _ in named)
                 if not ids:  # no adjustment that differs changes a value there: what else differs
-                    gates = self.causes_at(found)
+                    # (an adjustment's own gate only where it runs: `runs`)
+                    gates = [(standing, gate) for standing, gate in self.causes_at(found)
+                             if not isinstance(gate.origin, Adjustment) or self.runs(gate.origin.id, witness, asked)]
                     entries = [_entry(*self.standing_at(standing, gate)) for standing, gate in gates]
                     entries += self.default_entries(search.unset_at(found))  # a default read that differs
                     ids = tuple(gate.id for _, gate in gates)
@@ -1189,7 +1209,8 @@ class _Changes:
                     break
                 witness, seen = settled
                 named = [(side, a, node) for side, a, node in self.search.changing()
-                         if a.id != subject and self.feeds_either(a.id, reads) and self.search.holds(node, witness)]
+                         if a.id != subject and self.feeds_either(a.id, reads) and self.search.holds(node, witness)
+                         and self.runs(a.id, witness, asked)]
                 more = [(node, True) for _, _, node in named] + [(disjoin(group), True) for group in groups]
                 pinned = None if pin is None else pin(asked, witness, seen, named)
                 goals, here, stated = self._region_of(by_runner, asked, more, pinned, witness)
@@ -1237,6 +1258,27 @@ class _Changes:
                 return goals, here, pinned[1](goals)
             # Not held to its own witness (a value the terms spell otherwise): said whole.
         return self.search.exact_regions(by_runner, asked, more), None, None
+
+    def runs(self, adjustment_id: str, witness: Dict[str, Any], asked: Optional[str]) -> bool:
+        """Whether the adjustment *adjustment_id* changes a value where *witness* is resolved
+        (automatic choice, or a request for *asked*) on a side that has it: one before the choice,
+        or the own adjustment of the runner whose effective config the resolution ends on (issue
+        28: a runner's own adjustment never runs where another runner is asked for, and is never
+        named there)."""
+        for side in (self.old, self.new):
+            if adjustment_named(side, adjustment_id) is None:
+                continue
+            try:
+                try:
+                    resolution = _resolver.resolve(side.matrix, witness, runner=side.local(asked),
+                                                   version=side.version)
+                except ResolutionError as raised:
+                    resolution = raised.resolution
+            except ConfigError:
+                return True  # not read here: named as the search found it
+            if any(changed.id == adjustment_id for changed in resolution.adjustments):
+                return True
+        return False
 
     def feeds(self, side: _diff.Side, adjustment: Any, reads: Set[str]) -> bool:
         """Whether *adjustment* (of *side*) writes a path of *reads*, or one that an adjustment of
@@ -1455,7 +1497,7 @@ class _Changes:
                         if search._solve(_diff._question_of(region), what) is not None:
                             found.setdefault((x, y), []).append(region)
             for (x, y), regions in found.items():
-                self._by_cause(regions, what, functools.partial(self._kind, asked, x, y))
+                self._by_cause(regions, what, functools.partial(self._kind, asked, x, y), asked)
 
     def warnings(self, runners: Sequence[str] = ()) -> None:
         """The warnings a config is served with that name a feature (`matrix._diff_warnings`: a
@@ -1473,7 +1515,7 @@ class _Changes:
             for key in keys:
                 for direction, regions in _diff_warnings.questions(search, asked, key, cases).items():
                     self._by_cause(regions, f"where a {key[0]} warning changes",
-                                   functools.partial(self._warning, asked, key, direction))
+                                   functools.partial(self._warning, asked, key, direction), asked)
 
     def aliases(self) -> None:
         """A request by a runner's former id (`matrix._diff_aliases`): where both sides accept it
@@ -1531,6 +1573,8 @@ class _Changes:
             return seen == said and ends[0].split(" (")[0] == ends[1].split(" (")[0] and inside(config)
 
         witness = search.witness(found)
+        if any(observe(side, witness, question, asked, gate_id).startswith(_CONFIG_ERROR) for side in sides):
+            return  # a value one side's [config] refuses: said by the config-* finding of its field, as `add` does
         if not same(witness):
             self.unreproduced.append(f"A witness did not reproduce ({kind}): {json.dumps(witness)}")
             return
@@ -1550,12 +1594,14 @@ class _Changes:
                                    entries=tuple(dict.fromkeys(entries))))
 
     def _by_cause(self, regions: List[List[Any]], what: str,
-                  emit: Callable[[List[List[Any]], List[Any], _diff.Assignment], None]) -> None:
+                  emit: Callable[[List[List[Any]], List[Any], _diff.Assignment], None],
+                  asked: Optional[str]) -> None:
         """The findings of one change in *regions* (each a list of goals), one per cause: at a
         witness, the adjustments that differ, change a value there and write what a gate reads
         (`_diff.Search.changing`), the region where those change a value (*emit* of its goals, the
         adjustments and the search's assignment), then again where not all of them do (at most
-        `matrix._diff.MAX_REGIONS`, the rest said in ``undecided``)."""
+        `matrix._diff.MAX_REGIONS`, the rest said in ``undecided``). Only the adjustments that run for
+        the witness on a side are named (`runs`: a request for *asked*, None for automatic choice)."""
         from ._nodes import Not
         from ._substitute import conjoin, disjoin, negate
 
@@ -1569,7 +1615,8 @@ class _Changes:
                 return
             witness = search.witness(found)
             named = [(side, a, node) for side, a, node in search.changing()
-                     if self.feeds_either(a.id, reads) and search.holds(node, witness)]
+                     if self.feeds_either(a.id, reads) and search.holds(node, witness)
+                     and self.runs(a.id, witness, asked)]
             more = [(node, True) for _, _, node in named] + [(disjoin(g), True) for g in groups]
             held = [[*more, *goals] for goals in regions]
             held = [goals for goals in held if search._solve(_diff._question_of(goals), what) is not None]
@@ -2388,13 +2435,25 @@ def command(change: Difference, matrix_file: Optional[str], version: str, matrix
     parts += ["--version", version]
     if change.runner is not None and not change.id.startswith("blocker-"):
         parts += ["--runner", runner or change.runner]
-    fields = None if matrix is None else matrix.schema.fields
+    # A field one side does not declare is the point of its own finding: that side refuses the
+    # --set (issue 28: both commands printed the same).
+    fields = None if matrix is None or change.id in _DECLARED else matrix.schema.fields
     for path, value in sorted(_flat(change.witness)):
         if fields is not None and path not in fields and not any(f.startswith(path + ".") for f in fields):
             continue  # a field only the other side declares: this side reads its default
         shown = value if isinstance(value, str) else json.dumps(value)
         parts += ["--set", f"{path}={shown}"]
+    # What the summary does not print, the output that shows it (issue 28: both commands printed
+    # the same): a runner's blockers (--explain), an effective value (--json).
+    parts += _SHOWN_BY.get(change.id, [])
     return " ".join(shlex.quote(p) for p in parts)
+
+
+#: The findings of a field one side does not declare (`command`).
+_DECLARED = ("config-field-removed", "config-field-added")
+#: The flag of ``matrix resolve`` whose output shows what a finding is about (`command`).
+_SHOWN_BY = {"blocker-added": ["--explain"], "blocker-lifted": ["--explain"], "adjustment-added": ["--json"],
+             "adjustment-removed": ["--json"], "adjustment-changed": ["--json"], "config-default-changed": ["--json"]}
 
 
 def _flat(config: Mapping[str, Any], prefix: str = "") -> List[Tuple[str, Any]]:

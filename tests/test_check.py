@@ -3684,7 +3684,7 @@ def test_a_staged_requirement_is_said_idle_or_unmet_where_it_is_checked_and_cuts
     never applies; the matrix-wide one before the choice refuses tp over 8."""
     import textwrap
 
-    m = matrix.loads(textwrap.dedent('''\
+    text = textwrap.dedent('''\
     [matrix]
     name = "staged"
     version = "1.0"
@@ -3713,8 +3713,10 @@ def test_a_staged_requirement_is_said_idle_or_unmet_where_it_is_checked_and_cuts
     set = { tp = 1 }
     runners = ["b"]
     stage = "late"
-    '''), runners={"a": {"name": "A", "priority": 2, "requires": {"page": {"condition": "page >= 64", "stage": "pages"}}},
-                   "b": {"name": "B", "priority": 1, "requires": {"page": {"condition": "page < 1", "stage": "pages"}}}})
+    ''')
+    runners = {"a": {"name": "A", "priority": 2, "requires": {"page": {"condition": "page >= 64", "stage": "pages"}}},
+               "b": {"name": "B", "priority": 1, "requires": {"page": {"condition": "page < 1", "stage": "pages"}}}}
+    m = matrix.loads(text, runners=runners)
     assert [str(f) for f in check(m).findings] == [
         "<string>:1:1: warning[never-chosen]: B is never chosen automatically: A is never blocked",
         "<string>:1:1: warning[requirement-idle]: A's requirement 'page' (page {page} refused), at stage 'pages', "
@@ -3728,8 +3730,12 @@ def test_a_staged_requirement_is_said_idle_or_unmet_where_it_is_checked_and_cuts
         m.resolve({"tp": 4}, runner="b")
     from matrix.diff import diff
 
-    assert diff(m, m).undecided[-1] == ("Not compared: staged requirements (a stage other than choice) (the answers "
-                                        "for a config a staged requirement refuses may differ unseen)")
+    # Said where the sides differ, not where they decide alike (issue 28: a matrix diffed with itself).
+    assert diff(m, m).undecided == ()
+    tighter = matrix.loads(text.replace("tp <= 8", "tp <= 4"), runners=runners)
+    assert diff(m, tighter).undecided[-1] == (
+        "Not compared: staged requirements (a stage other than choice) (the answers for a config a staged requirement "
+        "refuses may differ unseen)")
 
 
 def test_the_no_runner_search_tries_a_gate_that_refuses_every_runner_alone_and_one_order_at_a_time():
@@ -3886,8 +3892,13 @@ def test_check_reads_a_redirect_at_a_stage_where_it_changes_the_answer():
     from matrix.diff import diff
 
     m = matrix.loads(_REROUTED, runners=_REROUTED_RUNNERS)
-    assert diff(m, m).undecided[-1] == ("Not compared: redirects at a stage (after the choice) (the answers for a "
-                                        "config such a redirect sends elsewhere may differ unseen)")
+    # Said where the sides differ, not where they decide alike (issue 28: a matrix diffed with itself).
+    assert [line for line in diff(m, m).undecided if "redirects at a stage" in line] == []
+    other = matrix.loads(_REROUTED.replace('support = { default = "yes", torch_native = "no" }',
+                                           'support = { default = "yes", torch_native = "yes" }'), runners=_REROUTED_RUNNERS)
+    assert [line for line in diff(m, other).undecided if "redirects at a stage" in line] == [
+        "Not compared: redirects at a stage (after the choice) (the answers for a config such a redirect sends "
+        "elsewhere may differ unseen)"]
     found = [(f.code, f.place, f.message.split(": a redirect at a stage")[0]) for f in check(m).findings]
     said = set()
     for config in ({}, {"platform": {"has_amx": False}}):

@@ -1657,8 +1657,8 @@ behaviour[blocker-added]: A and feature y: not blocked by it → blocked by it
     configs: y
     cause: new.toml:11: feature 'fy' as it is now
     witness: {"y": true}
-    before: matrix resolve --matrix old.toml --version 2.0 --set y=true
-    after:  matrix resolve --matrix new.toml --version 2.0 --set y=true
+    before: matrix resolve --matrix old.toml --version 2.0 --set y=true --explain
+    after:  matrix resolve --matrix new.toml --version 2.0 --set y=true --explain
 failed (--fail-on breaking)
 """
 
@@ -1759,11 +1759,15 @@ def test_a_composed_side_is_reproduced_on_each_side_and_its_causes_stand_on_the_
         "after:  matrix resolve --matrix overlay.toml --version 2.0 --set hdr=true"]
     assert said["behaviour[blocker-lifted]: A and feature x: blocked by it → not blocked by it"][0] == \
         "cause: overlay.toml:16: feature 'fx' as it is now"
-    # Every command of the report runs: the side that does not declare hdr reads its default.
+    # Every command of the report runs: the side that does not declare hdr reads its default;
+    # but config-field-added's, whose point is that the old side refuses the key (issue 28).
     commands = [line.split(": ", 1)[1].strip() for lines in said.values() for line in lines
                 if line.startswith(("before:", "after:"))]
     assert len(commands) == 2 * out.count("    witness:") and commands
-    assert [c for c in commands if _run(*c.split()[1:])[0] not in (0, 1)] == []
+    assert [c for c in commands if _run(*c.split()[1:])[0] not in (0, 1)] == [
+        "matrix resolve --matrix old.toml --version 2.0 --set hdr=true"]
+    assert said["behaviour[config-field-added]: " + _messages.diff_config_field("hdr", False)][1] == \
+        "before: matrix resolve --matrix old.toml --version 2.0 --set hdr=true"
     assert _run("resolve", "--matrix", "old.toml", "--set", "hdr=true")[0] == 2
     # A priority an overlay sets: the cause is the overlay's line, not the upstream's runner list.
     (folder / "overlay.toml").write_text('[overlay]\nname = "plat"\nextends = "old.toml"\n\n'
@@ -2501,7 +2505,7 @@ def test_an_effective_value_is_said_exactly_where_the_resolution_ends_on_the_run
     assert [matrix.diff.reproduces(c, old, new, served_by_b) for c in report.changes] == [False, True, False, True]
     assert [line.split("--matrix new.toml ")[1] for c in report.changes[:2]
             for line in [matrix.diff.command(c, "new.toml", "1.0")]] == [
-        "--version 1.0 --set x=true", "--version 1.0 --runner a --set x=true"]
+        "--version 1.0 --set x=true --json", "--version 1.0 --runner a --set x=true --json"]
 
 
 _WORDS = ('[matrix]\nname = "m"\nversion = "1.0"\n[config]\n"x" = { type = "bool", default = false }\n'
@@ -4306,3 +4310,172 @@ def test_a_requirement_whose_reason_says_config_values_is_named_by_their_paths()
         ("request-refused", "Asking for GPU: GPU → refused"),
         ("blocker-added", "GPU and memory_limit_mb (‹exec.memory_limit_mb›) must be divisible by parallelism "
                           "(‹exec.parallelism›): not blocked by it → blocked by it")]
+
+
+# Issue 28 (a user trial of `matrix diff`): wrong causes, split findings, commands that do not
+# show the change. Lane diffcause.
+
+_ENC = """[matrix]
+name = "enc"
+version = "1.0"
+[config]
+n = { type = "int", min = 0, max = 4, default = 0 }
+codec = { type = "str", choices = ["h264", "av1"], default = "h264" }
+[features.av1]
+name = "AV1"
+when = "codec == 'av1'"
+support = { a = "yes", b = { status = "partial", note = "some GPUs" } }
+[adjustments.cap]
+name = "A caps n"
+when = "n > 2"
+set = { n = 2 }
+runners = ["a"]
+"""
+_ENC_RUNNERS = {"a": {"name": "A", "priority": 20}, "b": {"name": "B", "priority": 10}}
+
+
+def _enc_both(text):
+    """*text* with n's default and runner A's own cap changed, and B's support of AV1 made full."""
+    return (text.replace("default = 0 }", "default = 2 }").replace("n > 2", "n > 1").replace("n = 2 }", "n = 1 }")
+            .replace('b = { status = "partial", note = "some GPUs" }', 'b = "yes"'))
+
+
+def _findings(report, *ids):
+    return [(c.id, c.message, c.region, tuple(str(e) for e in c.entries)) for c in report.changes
+            if not ids or c.id in ids]
+
+
+def test_a_runners_own_adjustment_is_not_a_cause_where_another_runner_is_asked_for():
+    """A1: the default of n and runner A's own cap changed in one pull request beside B's support
+    of AV1: asking for B, cap never runs, and AV1 does not read n, so the warning B no longer
+    says is one finding of AV1 alone (it was split in two, the second naming cap)."""
+    old = matrix.loads(_ENC, runners=_ENC_RUNNERS)
+    new = matrix.loads(_enc_both(_ENC), runners=_ENC_RUNNERS)
+    assert _findings(diff(old, new), "partial-lifted") == [
+        ("partial-lifted", "Asking for B: Warning that AV1 is supported partly: warned → not warned",
+         "codec == 'av1'", ("<string>:7: feature 'av1' as it is now",))]
+
+
+def test_an_effective_value_a_default_changes_names_the_field_not_a_runners_own_adjustment():
+    """A1: asking for B, n left unset reads 2 instead of 0 because its default changed: the
+    field's [config] line is the cause, not runner A's cap (which never runs for B); automatic
+    choice, B chosen where no GPU, the same."""
+    text = _ENC.replace('codec = {', 'gpu = { type = "bool", default = false }\ncodec = {')
+    runners = {**_ENC_RUNNERS, "a": {**_ENC_RUNNERS["a"], "candidate": "gpu"}}
+    old, new = matrix.loads(text, runners=runners), matrix.loads(_enc_both(text), runners=runners)
+    found = [f for f in _findings(diff(old, new), "adjustment-changed") if "0 → 2" in f[1]]
+    assert found == [
+        ("adjustment-changed", "Effective value of n: 0 → 2", "n is unset and not gpu",
+         ("<string>:5: config field 'n' as it is now",)),
+        ("adjustment-changed", "Asking for B: Effective value of n: 0 → 2", "n is unset",
+         ("<string>:5: config field 'n' as it is now",))]
+
+
+_TALL = """[matrix]
+name = "enc"
+version = "1.0"
+[config]
+height = { type = "int", min = 144, max = 4320, default = 1080 }
+[requirements]
+max_height = { name = "Maximum height", reason = "frame height {height} is above the encoder's limit" }
+"""
+_TALL_RUNNERS = {"hw": {"name": "HW", "priority": 20, "requires": {"max_height": "height <= 2160"}},
+                 "sw": {"name": "SW", "priority": 10}}
+
+
+def test_a_reason_that_says_config_values_is_not_said_unweighed_where_the_sides_are_the_same():
+    """B2: a matrix diffed with itself said `1 undecided` for a reason that is a template,
+    though the two sides decide alike; where the requirement changes, it is still said."""
+    same = matrix.loads(_TALL, runners=_TALL_RUNNERS)
+    report = diff(same, matrix.loads(_TALL, runners=_TALL_RUNNERS))
+    assert (report.headline(), report.undecided) == ("No change for any config (both at 1.0)", ())
+    lower = {**_TALL_RUNNERS, "hw": {**_TALL_RUNNERS["hw"], "requires": {"max_height": "height <= 1440"}}}
+    assert diff(same, matrix.loads(_TALL, runners=lower)).undecided == (
+        "Not compared: requirement reasons that say config values (the answers for a config whose values a reason "
+        "says may differ unseen)",)
+
+
+def test_the_commands_of_a_finding_show_what_it_is_about():
+    """B3: the before: and after: commands of a blocker printed the same summary on both sides
+    (only --explain says a blocker), an effective value's the same (only --json says it), and a
+    field no longer declared dropped its --set on the side that refuses it."""
+    old_text = _ENC.replace('codec = {', 'label = { type = "str", nullable = true }\ncodec = {')
+    new_text = _enc_both(_ENC).replace('b = "yes"', 'b = "no"')
+    report = diff(matrix.loads(old_text, runners=_ENC_RUNNERS), matrix.loads(new_text, runners=_ENC_RUNNERS))
+    new = matrix.loads(new_text, runners=_ENC_RUNNERS)
+    shown = {(c.id, c.message): matrix.diff.command(c, "new.toml", "1.0", new) for c in report.changes
+             if c.id in ("blocker-added", "config-field-removed", "config-default-changed")
+             or c.message == "Asking for B: Effective value of n: 0 → 2"}
+    assert shown == {
+        ("blocker-added", "B and AV1: not blocked by it → blocked by it"):
+            "matrix resolve --matrix new.toml --version 1.0 --set codec=av1 --explain",
+        ("config-field-removed", "Config 'label': no longer declared: resolve() ignores a value given for it; "
+                                 "resolve(strict=True) and matrix resolve refuse it"):
+            "matrix resolve --matrix new.toml --version 1.0 --set label=null",
+        ("config-default-changed", "Config 'n': default 0 → 2 (configs that leave it unset read the new one)"):
+            "matrix resolve --matrix new.toml --version 1.0 --json",
+        ("adjustment-changed", "Asking for B: Effective value of n: 0 → 2"):
+            "matrix resolve --matrix new.toml --version 1.0 --runner b --json"}
+
+
+_OUTRIGHT = """[matrix]
+name = "enc"
+version = "1.0"
+[config]
+n = { type = "int", min = 0, max = 4, default = 0 }
+wm = { type = "bool", default = false }
+[features.wm]
+name = "watermark"
+when = "wm"
+support = { a = "no", b = "no", c = "yes" }
+forces = { runner = "c", message = "watermark needs C" }
+[features.big]
+name = "big n"
+when = "n > 2"
+support = { a = "yes", b = "yes", c = "no" }
+prefers = { runner = "b", message = "B for big n" }
+"""
+
+
+def test_a_preference_made_outright_is_not_a_cause_of_a_change_of_request():
+    """A3: a forcing feature made to override, and an unrelated preference made outright: a
+    request's refusal changes by the override alone (a request never reads a preference)."""
+    runners = {"a": {"name": "A", "priority": 20}, "b": {"name": "B", "priority": 10}, "c": {"name": "C", "priority": 5}}
+    new_text = _OUTRIGHT.replace('forces = { runner = "c", message = "watermark needs C" }',
+                               'forces = { runner = "c", override = true }').replace(
+        'prefers = { runner = "b", message = "B for big n" }', 'prefers = { runner = "b", outright = true }')
+    report = diff(matrix.loads(_OUTRIGHT, runners=runners), matrix.loads(new_text, runners=runners))
+    assert _findings(report, "request-refusal-changed") == [
+        ("request-refusal-changed", f"Asking for {name}: refused → refused (overridden to C)", "wm and n > 2",
+         ("<string>:7: feature 'wm' as it is now",)) for name in ("A", "B")]
+
+
+def test_a_choice_added_is_said_by_its_fields_finding_and_lies_in_other_regions_unreproduced():
+    """A4: a choice added (vp9) lies in the region of another finding that reads the field
+    (`codec != 'h264'`), though the old side refuses it: the docs say such a value is said by the
+    field's config-accepted finding alone, and it does not reproduce the other finding."""
+    text = ('[matrix]\nname = "enc"\nversion = "1.0"\n[config]\n'
+            'codec = { type = "str", choices = ["h264", "av1"], default = "h264" }\n'
+            '[features.hw]\nname = "HW codec"\nwhen = "codec != \'h264\'"\nsupport = { a = "no", b = "no" }\n')
+    new_text = text.replace('"av1"]', '"av1", "vp9"]').replace('a = "no", b = "no"', 'a = "yes", b = "no"')
+    old, new = matrix.loads(text, runners=_ENC_RUNNERS), matrix.loads(new_text, runners=_ENC_RUNNERS)
+    report = diff(old, new)
+    assert [(c.id, c.region, c.witness) for c in report.changes] == [
+        ("refused-served", "codec != 'h264'", {"codec": "av1"}),
+        ("request-served", "codec != 'h264'", {"codec": "av1"}),
+        ("config-accepted", "codec == 'vp9'", {"codec": "vp9"})]
+    vp9 = {"codec": "vp9"}
+    assert [(region_predicate(c.region).evaluate(vp9), matrix.diff.reproduces(c, old, new, vp9))
+            for c in report.changes] == [(True, False), (True, False), (True, True)]
+
+
+def test_a_feature_removed_with_its_choice_is_said_by_the_choices_finding_alone():
+    """B7: AV1 removed from codec's choices with its feature: the partial warning B said for it
+    added `undecided: A witness did not reproduce (partial): {"codec": "av1"}` beside the
+    config-rejected that says those configs."""
+    new_text = _ENC.replace('["h264", "av1"]', '["h264"]')
+    new_text = new_text[:new_text.index("[features.av1]")] + new_text[new_text.index("[adjustments.cap]"):]
+    report = diff(matrix.loads(_ENC, runners=_ENC_RUNNERS), matrix.loads(new_text, runners=_ENC_RUNNERS))
+    assert ([(c.id, c.region) for c in report.changes], report.undecided) == (
+        [("config-rejected", "codec == 'av1'")],
+        ("Not compared: the blockers a request reads (the answers for a request may differ unseen)",))
