@@ -490,7 +490,7 @@ def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str,
     compared), else 1 where a config changes under a change at or above *fail_on* that is not
     accepted (a config rejected on one side only: at the level of the report's change of the
     ``[config]`` that holds it, else breaking), else 0."""
-    from .diff import LEVELS, kind_of, rejection, reproduces, served_how
+    from .diff import LEVELS, rejection, reproduces, served_how
     from .resolver import resolve
 
     from ._diff import renamed_runners
@@ -530,9 +530,10 @@ def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str,
                           "changes": []})
             continue
         # A config one side rejects is said by the report's change of the [config] that holds it
-        # (config-accepted, config-rejected, a field added or removed: its level and accept entry).
+        # (config-accepted, config-rejected, a field added or removed: its level and accept entry),
+        # never by a default changed (a config rejected reads no default: the review).
         said = [c for c in report.changes if c.runner is None and (
-            not (rejected_before or rejected_after) or kind_of(c) == "config") and
+            not (rejected_before or rejected_after) or c.id in _ONE_SIDED) and
             reproduces(c, old, new, config, old_version=report.old_version, new_version=report.new_version)]
         changed += was != now or bool(said)  # by ids, as the rows are compared: a rename alone is no change
         # An answer that changes where no finding says it (the report says what it did not
@@ -559,6 +560,10 @@ def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str,
     head = _messages.diff_fleet_head(changed, len(configs), report.old_version, report.new_version, len(broken))
     foot = _messages.diff_fleet_exit(status, fail_on, failing, broken)
     return "\n".join([head, "", *rows, "", foot]) + "\n", status
+
+
+#: The changes that say a config one side's [config] rejects and the other accepts.
+_ONE_SIDED = ("config-accepted", "config-rejected", "config-field-added", "config-field-removed")
 
 
 def _fleet_row(*cells: str) -> str:

@@ -603,13 +603,17 @@ class _Reader:
         if not isinstance(choices, list):
             self.problem(at, _messages.overlay_field_without_choices(path))
             return False
-        seen = [_choice_value(c) for c in choices]
+        # By value and type (True is no int choice 1); a table without a value is the composed
+        # build's to say (a malformed choice table), not a choice the field has.
+        seen = [_typed(c) for c in choices]
         ok = True
-        for value in map(_choice_value, added):
-            if value in seen:
-                self.problem(at, _messages.overlay_choice_already(path, value))
+        for choice in added:
+            if isinstance(choice, dict) and "value" not in choice:
+                continue
+            if _typed(choice) in seen:
+                self.problem(at, _messages.overlay_choice_already(path, _choice_value(choice)))
                 ok = False
-            seen.append(value)
+            seen.append(_typed(choice))
         return ok
 
     def cells_ok(self, where: Place, body: Dict[str, Any], runners: List[str]) -> bool:
@@ -803,6 +807,12 @@ def _add_field(path: str) -> Any:
 def _choice_value(choice: object) -> object:
     """A choice's value: itself, or a ``{ value, since, until }`` table's ``value``."""
     return choice.get("value") if isinstance(choice, dict) else choice
+
+
+def _typed(choice: object) -> Tuple[type, object]:
+    """A choice's value with its type: the same choice only where both are equal."""
+    value = _choice_value(choice)
+    return type(value), value
 
 
 def _change_field(path: str) -> Any:

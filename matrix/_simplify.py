@@ -351,8 +351,8 @@ def _narrowed(said: List[Tuple[float, Node]]) -> Optional[List[Tuple[float, Node
         if not kept:
             return None
         if len(kept) < len(node.right.items):
-            out[index] = (place, Compare(node.left, "==", kept[0]) if len(kept) == 1
-                          else Compare(node.left, "in", ListLiteral(tuple(kept))))
+            out[index] = (place, (IsNone(node.left, False) if kept[0].value is None else Compare(node.left, "==", kept[0]))
+                          if len(kept) == 1 else Compare(node.left, "in", ListLiteral(tuple(kept))))
     return out
 
 

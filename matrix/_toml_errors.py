@@ -114,9 +114,9 @@ def _parts(exc: Exception) -> Tuple[str, Optional[Tuple[int, int]]]:
 
 
 def _dotted(path: Place, end: Optional[int] = None) -> str:
-    """The TOML key of *path*: a part that is not a bare key quoted (``config."a.b"``), as written."""
+    """The TOML key of *path*: a part that is not a bare key in double quotes (``config."a.b"``)."""
     parts = [str(p) for p in path[:end] if not isinstance(p, int)]
-    return ".".join(p if _BARE.fullmatch(p) else json.dumps(p) for p in parts)
+    return ".".join(p if _BARE.fullmatch(p) else json.dumps(p, ensure_ascii=False) for p in parts)
 
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")

@@ -4135,6 +4135,15 @@ def test_a_config_one_side_rejects_is_said_by_the_change_of_the_config_with_its_
     status, out, _ = _run(*fleet)
     assert (status, out.splitlines()[4]) == (0, "| fleet.jsonl:1 | config error: Config 'fmt': 'json' is not one of "
                                                 "'csv' | a | behaviour[config-accepted] |")
+    # The review: another field's default changed is no change of a config one side rejects (it
+    # reads no default), so it neither says it nor fails it.
+    (tmp_path / "new" / "features.toml").write_text(_FLEET_NAMES.replace(
+        'sql = { type = "bool", default = false }', 'sql = { type = "bool", default = true }'))
+    (tmp_path / "fleet.jsonl").write_text(json.dumps({"fmt": "json"}) + "\n")
+    (tmp_path / "pyproject.toml").unlink()
+    status, out, _ = _run(*fleet, "--fail-on", "behaviour", "--level", "config-accepted=cosmetic")
+    assert (status, out.splitlines()[4]) == (0, "| fleet.jsonl:1 | config error: Config 'fmt': 'json' is not one of "
+                                                "'csv' | b (preference of SQL queries) | cosmetic[config-accepted] |")
 
 
 _STAGED_FLEET = """[matrix]
@@ -4229,6 +4238,7 @@ Exit status 1: 2 configs change at or above --fail-on breaking (not accepted)
     ("x in [1, 2] and x not in [2, 3] and y", "x == 1 and y"),
     ("hw.vendor in ['intel', 'amd'] and b and hw.vendor != 'intel'", "hw.vendor == 'amd' and b"),
     ("x in [1, 2, 3] and x > 1", "x in [2, 3]"),
+    ("s in [None, 'a'] and s != 'a'", "s is None"),  # the review: not "s == None"
     ("x in [1, 2] and x > 5", "x in [1, 2] and x > 5"),
     # Not by strings that spell versions (a version field compares them as versions).
     ("v in ['1.0', '2.0'] and v != '1.0.0'", "v in ['1.0', '2.0'] and v != '1.0.0'"),
@@ -4478,4 +4488,4 @@ def test_a_feature_removed_with_its_choice_is_said_by_the_choices_finding_alone(
     report = diff(matrix.loads(_ENC, runners=_ENC_RUNNERS), matrix.loads(new_text, runners=_ENC_RUNNERS))
     assert ([(c.id, c.region) for c in report.changes], report.undecided) == (
         [("config-rejected", "codec == 'av1'")],
-        ("Not compared: the blockers a request reads (the answers for a request may differ unseen)",))
+        ("Not compared: the blockers a request reads (the answers for a request may differ unseen)", _LINES["refusal"]))

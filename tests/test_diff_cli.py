@@ -104,6 +104,12 @@ def reasoned(folder, monkeypatch):
     (folder / "reasoned" / "runners" / "a.toml").write_text(
         'name = "A"\npriority = 2\n[requires]\nmax_h = { condition = "h <= 5", reason = "A reads up to 5, not {h}" }\n')
     (folder / "reasoned" / "features.toml").write_text(REASONED)
+    # The same matrix but the reason's words: the construct differs, so the diff says it does not
+    # compare it (of a matrix against itself it says nothing: the sides decide alike).
+    (folder / "reworded" / "runners").mkdir(parents=True)
+    (folder / "reworded" / "runners" / "a.toml").write_text(
+        'name = "A"\npriority = 2\n[requires]\nmax_h = { condition = "h <= 5", reason = "A reads up to 5, h is {h}" }\n')
+    (folder / "reworded" / "features.toml").write_text(REASONED)
     monkeypatch.chdir(folder / "reasoned")
     return folder / "reasoned"
 
@@ -112,14 +118,14 @@ def reasoned(folder, monkeypatch):
 
 
 def test_every_format_lists_what_the_diff_did_not_compare(reasoned):
-    assert _run("diff", "features.toml", "features.toml") == (
+    assert _run("diff", "../reworded/features.toml", "features.toml") == (
         0, f"No change found where compared (both at 2.0); 1 undecided\nundecided: {NOT_COMPARED}\n", "")
-    status, out, err = _run("diff", "features.toml", "features.toml", "--format", "json")
+    status, out, err = _run("diff", "../reworded/features.toml", "features.toml", "--format", "json")
     assert (status, json.loads(out)["undecided"], err) == (0, [NOT_COMPARED], "")
-    assert _run("diff", "features.toml", "features.toml", "--format", "github") == (
+    assert _run("diff", "../reworded/features.toml", "features.toml", "--format", "github") == (
         0, f"::notice title=matrix diff undecided::{NOT_COMPARED}\n", "")
     # Before: "results": [] (a user trial).
-    status, out, err = _run("diff", "features.toml", "features.toml", "--format", "sarif")
+    status, out, err = _run("diff", "../reworded/features.toml", "features.toml", "--format", "sarif")
     run = json.loads(out)["runs"][0]
     rules = run["tool"]["driver"]["rules"]
     assert (status, err, run["results"], rules[run["results"][0]["ruleIndex"]]) == (0, "", [
@@ -136,12 +142,12 @@ def test_the_sarif_of_a_diff_validates_against_the_sarif_schema(reasoned, sarif_
 
     (reasoned / "pyproject.toml").write_text(
         '[tool.matrix.diff]\naccept = [{ id = "request-refused", reason = "y needs a new runner" }]\n')
-    for sides in (["features.toml", "features.toml"], ["../old.toml", "../new.toml"]):
+    for sides in (["../reworded/features.toml", "features.toml"], ["../old.toml", "../new.toml"]):
         status, out, err = _run("diff", *sides, "--format", "sarif")
         log = json.loads(out)
         jsonschema.validators.validator_for(sarif_schema)(sarif_schema).validate(log)
         assert (status, err, [r["ruleId"] for r in log["runs"][0]["results"]]) == (
-            (0, "", ["undecided"]) if sides[0] == "features.toml" else
+            (0, "", ["undecided"]) if sides[1] == "features.toml" else
             (1, "", ["served-refused", "request-refused", "blocker-added"]))
 
 

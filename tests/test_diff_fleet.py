@@ -87,8 +87,9 @@ def _reference(report, old, new, configs, fail_on):
         for c in report.changes:
             if c.runner is not None:
                 continue  # a request's, or a runner's blockers: the fleet resolves automatic choice
-            if one_sided and kind_of(c) != "config":
-                continue  # one side rejects it: the [config]'s change of it says it, or nothing does
+            if one_sided and c.id not in ("config-accepted", "config-rejected", "config-field-added",
+                                          "config-field-removed"):
+                continue  # one side rejects it: the [config]'s change that holds it says it (docs), or nothing does
             listed = reproduces(c, old, new, config, old_version=report.old_version,
                                 new_version=report.new_version)
             if kind_of(c) == "automatic":  # in its region, and answered as it says (read here)

@@ -268,6 +268,12 @@ def test_the_overlay_owns_the_choice_upstream_preferences_and_orders_do_not_appl
     ('[change.config."parallel_config.distributed_executor_backend"]\nadd_choices = []\nwhy = "w"\n',
      '$.change.config["parallel_config.distributed_executor_backend"].add_choices: '
      "Expected add_choices to be a non-empty array of choices, got []"),
+    # Of the composed field, at the operation's line: a value of another type, a malformed table.
+    ('[change.config."parallel_config.distributed_executor_backend"]\nadd_choices = [3]\nwhy = "w"\n',
+     '$.config["parallel_config.distributed_executor_backend"].choices[4]: Choice 3 does not fit type str'),
+    ('[change.config."parallel_config.distributed_executor_backend"]\nadd_choices = [{ since = "0.30.0" }]\nwhy = "w"\n',
+     '$.config["parallel_config.distributed_executor_backend"].choices[4]: A choice given as a table: write the value '
+     'alone, or { value = …, since = "V", until = "V" } (versions as strings)'),
     ('[change.config."model_config.architecture"]\nadd_choices = ["X"]\nwhy = "w"\n',
      '$.change.config["model_config.architecture"].add_choices: '
      "[config] field 'model_config.architecture' has no choices (any value of its type is accepted): "
