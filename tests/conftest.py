@@ -61,3 +61,26 @@ def pytest_configure(config):
 @pytest.fixture
 def data() -> pathlib.Path:
     return DATA
+
+
+@pytest.fixture(scope="session")
+def sarif_schema(tmp_path_factory):
+    """The official SARIF 2.1.0 schema, as Microsoft's @microsoft/jest-sarif package ships it
+    (from the npm registry, with the machine's npm): test_check's and test_diff_cli's."""
+    import json as _json
+    import shutil
+    import subprocess
+    import tarfile
+
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("npm is not installed: the SARIF schema comes from the npm package @microsoft/jest-sarif")
+    folder = tmp_path_factory.mktemp("sarif")
+    done = subprocess.run([npm, "pack", "@microsoft/jest-sarif@1.0.0-beta.0", "--pack-destination", str(folder)],
+                          capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        pytest.skip(f"npm pack @microsoft/jest-sarif failed: {done.stderr.strip().splitlines()[-1:]}")
+    archive = next(folder.glob("*.tgz"))
+    with tarfile.open(archive) as tar:
+        member = tar.extractfile("package/lib/schemas/sarif-2.1.0-rtm.5.json")
+        return _json.load(member)

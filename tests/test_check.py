@@ -1868,29 +1868,6 @@ def test_a_gap_that_cannot_be_constructed_is_inconclusive_not_never_active():
 
 # --- CI formats ----------------------------------------------------------------------------------
 
-@pytest.fixture(scope="session")
-def sarif_schema(tmp_path_factory):
-    """The official SARIF 2.1.0 schema, as Microsoft's @microsoft/jest-sarif package ships it
-    (from the npm registry, with the machine's npm)."""
-    import json as _json
-    import shutil
-    import subprocess
-    import tarfile
-
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.skip("npm is not installed: the SARIF schema comes from the npm package @microsoft/jest-sarif")
-    folder = tmp_path_factory.mktemp("sarif")
-    done = subprocess.run([npm, "pack", "@microsoft/jest-sarif@1.0.0-beta.0", "--pack-destination", str(folder)],
-                          capture_output=True, text=True, timeout=300)
-    if done.returncode != 0:
-        pytest.skip(f"npm pack @microsoft/jest-sarif failed: {done.stderr.strip().splitlines()[-1:]}")
-    archive = next(folder.glob("*.tgz"))
-    with tarfile.open(archive) as tar:
-        member = tar.extractfile("package/lib/schemas/sarif-2.1.0-rtm.5.json")
-        return _json.load(member)
-
-
 @pytest.mark.parametrize("name", ["no-runner.toml", "class-nullable.toml", "never-active.toml", "history-unused.toml"])
 def test_sarif_output_validates_against_the_sarif_schema(name, sarif_schema, monkeypatch):
     import jsonschema

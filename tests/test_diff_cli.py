@@ -9,23 +9,8 @@ import pytest
 from hypothesis import given, settings
 
 from matrix.cli import run
-from tests.test_diff import _edited  # the brute force's random edits
+from tests.test_diff import SMALL, _edited  # the brute force's random edits; its small matrix
 
-SMALL = '''[matrix]
-name = "small"
-version = "2.0"
-[config]
-x = { type = "bool", default = false }
-y = { type = "bool", default = false }
-[features.fx]
-name = "feature x"
-when = "x"
-support = { a = "no", b = "yes" }
-[features.fy]
-name = "feature y"
-when = "y"
-support = { a = "yes", b = "no" }
-'''
 FLIPPED = SMALL.replace('support = { a = "yes", b = "no" }', 'support = { a = "no", b = "no" }')
 #: A matrix whose runner's requirement reason says a config value: a diff of it says it did not
 #: compare those reasons (one ``undecided`` line), whatever the other side.
@@ -51,25 +36,6 @@ def folder(tmp_path, monkeypatch):
     (tmp_path / "new.toml").write_text(FLIPPED)
     monkeypatch.chdir(tmp_path)
     return tmp_path
-
-
-@pytest.fixture(scope="session")
-def sarif_schema(tmp_path_factory):
-    """The official SARIF 2.1.0 schema, as tests/test_check.py reads it (Microsoft's npm package
-    @microsoft/jest-sarif, with the machine's npm)."""
-    import shutil
-    import tarfile
-
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.skip("npm is not installed: the SARIF schema comes from the npm package @microsoft/jest-sarif")
-    folder = tmp_path_factory.mktemp("sarif")
-    done = subprocess.run([npm, "pack", "@microsoft/jest-sarif@1.0.0-beta.0", "--pack-destination", str(folder)],
-                          capture_output=True, text=True, timeout=300)
-    if done.returncode != 0:
-        pytest.skip(f"npm pack @microsoft/jest-sarif failed: {done.stderr.strip().splitlines()[-1:]}")
-    with tarfile.open(next(folder.glob("*.tgz"))) as tar:
-        return json.load(tar.extractfile("package/lib/schemas/sarif-2.1.0-rtm.5.json"))
 
 
 def _run(*args):
