@@ -1,17 +1,17 @@
 """``matrix diff`` on the command line: its output formats and its CI plumbing (issue 28, a user
 trial: what a format left out, paths as CI reads them, a matrix new at the base revision)."""
 
-import io
 import json
 import subprocess
 
 import pytest
 from hypothesis import given, settings
 
-from matrix.cli import run
-from tests.test_diff import SMALL, _edited  # the brute force's random edits; its small matrix
+from tests import test_diff
+# The diff tests' small matrix and its flip, the runner of the command, and the brute force's random edits.
+from tests.test_diff import FLIPPED, SMALL, _edited, _run
 
-FLIPPED = SMALL.replace('support = { a = "yes", b = "no" }', 'support = { a = "no", b = "no" }')
+folder = test_diff.folder  # their folder of old.toml and new.toml (a fixture: assigned, not imported)
 #: A matrix whose runner's requirement reason says a config value: a diff of it says it did not
 #: compare those reasons (one ``undecided`` line), whatever the other side.
 REASONED = '''[matrix]
@@ -25,23 +25,6 @@ max_h = { name = "Maximum h", reason = "h {h} is too high" }
 NOT_COMPARED = ("Not compared: requirement reasons that say config values (the answers for a config whose values a "
                 "reason says may differ unseen)")
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"]
-
-
-@pytest.fixture
-def folder(tmp_path, monkeypatch):
-    (tmp_path / "runners").mkdir()
-    (tmp_path / "runners" / "a.toml").write_text('name = "A"\npriority = 2\n')
-    (tmp_path / "runners" / "b.toml").write_text('name = "B"\npriority = 1\n')
-    (tmp_path / "old.toml").write_text(SMALL)
-    (tmp_path / "new.toml").write_text(FLIPPED)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
-def _run(*args):
-    out, err = io.StringIO(), io.StringIO()
-    status = run(list(args), stdout=out, stderr=err)
-    return status, out.getvalue(), err.getvalue()
 
 
 def _git(folder, *words):
