@@ -327,7 +327,7 @@ class Side:
         """Where *gate*, its entry differing between the sides, is a cause on this side (read on
         the config of choice): where it is active, or, for a runner's candidacy, where it does
         not hold (the runner is passed over). The search asks for regions of causes
-        (`Search._changed`) and a finding names them (`matrix.diff._Changes.causes`) by this."""
+        (`Search._changed`) and a finding names them (`matrix._diff_changes._Changes.causes`) by this."""
         return self.on_c(Not(gate.when.node) if _candidacy(gate) else gate.when.node)
 
     def own(self, runner: Optional[str]) -> bool:
@@ -540,7 +540,7 @@ class Search:
         """Where the sides order the runners differently (`_changed` None: every config asked
         about), the conditions a finding names as its causes: each entry that differs
         (`_causes`), and, for automatic choice, each gate that blocks a runner only one side has
-        (passed over there: `matrix.diff._Changes.blocking_one_sided`). A region is asked per set
+        (passed over there: `matrix._diff_changes._Changes.blocking_one_sided`). A region is asked per set
         of those that hold (`_regions`), so that none names a cause that holds for only part of
         its configs, nor loses the configs where another holds."""
         cached = self._apart.get(asked)

@@ -10,7 +10,7 @@ runner renamed with its former id kept as an alias is the common case: the old s
 request by that id as the runner's own, the new side warns from the alias's ``since`` on.
 
 Compared: whether the warning is said, where both sides accept the id and it names the same
-runner (by the new side's ids). Not compared, said so (`matrix.diff._unread_words`): an id one
+runner (by the new side's ids). Not compared, said so (`matrix._diff_unread._unread_words`): an id one
 side refuses (an alias removed, or added where the id named nothing), another runner named,
 and the words of the warning (its versions, its message) where both say it. The runner a
 warning names (``use 'bb' instead``) is compared by the new side's id: a runner renamed is said

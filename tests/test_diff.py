@@ -1430,7 +1430,7 @@ def _roles_said(report, real, renamed, config, names, told, weighed):
 
 
 #: What of a resolution the diff does not compare, each said by a line of ``undecided`` where the
-#: answers may differ (`matrix.diff._unread`): the line's beginning.
+#: answers may differ (`matrix._diff_unread._unread`): the line's beginning.
 _UNREAD = {"roles": "Not compared: the runners of roles other than the base",
            "one-sided": "Not compared: a request for a runner only one side has",
            "removal": "Not compared: the blockers and deprecation warnings of a config a removal refuses",
@@ -3241,7 +3241,7 @@ def test_a_choice_or_bound_gone_from_config_is_breaking_and_one_added_is_behavio
     # Found by the brute force: no gate reads mode or threads, so resolve alone takes 9 threads on
     # the new side; the witness is re-resolved as `matrix resolve` holds a config (every value).
     assert [matrix.diff.observe(side, change.witness, "automatic") for change in report.changes
-            for side in (matrix.diff._At(old, old.version), matrix.diff._At(new, new.version))] == [
+            for side in (matrix._diff_observe._At(old, old.version), matrix._diff_observe._At(new, new.version))] == [
         "A", "a config error: Config 'mode': 'c' is not one of 'a', 'b'",
         "A", "a config error: Config 'threads': 9 is more than the maximum 8"]
     # Choices where any string was accepted: every other string is refused (found by the brute
@@ -4263,7 +4263,7 @@ Exit status 1: 2 configs change at or above --fail-on breaking (not accepted)
     ("v >= '2.0' or v > '3.0'", "v >= '2.0' or v > '3.0'"),
 ])
 def test_a_region_is_said_with_as_few_conditions_as_its_configs_need(region, said):
-    assert matrix.diff._simplified(region) == said
+    assert matrix._diff_regions._simplified(region) == said
 
 
 _SHORT_SCHEMA = matrix.schema.Schema({
@@ -4292,8 +4292,8 @@ def _conditions(draw, depth=3):
 
 @given(_conditions())
 def test_a_region_said_shorter_holds_for_the_same_configs(region):
-    said = matrix.diff._simplified(region)
-    assert matrix.diff._simplified(said) == said
+    said = matrix._diff_regions._simplified(region)
+    assert matrix._diff_regions._simplified(said) == said
     before, after = region_predicate(region), region_predicate("True" if said == "every config" else said)
     holds = [(before.evaluate(c, schema=_SHORT_SCHEMA), after.evaluate(c, schema=_SHORT_SCHEMA)) for c in _SHORT_CONFIGS]
     assert [h for h, _ in holds] == [h for _, h in holds], said
