@@ -557,11 +557,13 @@ def _spell(space: Space, constants: List[object], path: str, field: Optional[Fie
     # So are those of a field read modulo a number (`p % 7 == 3`): a class is a residue within
     # a range, never the whole range (the ranges said "from 2 to 19" where 3, 10, 17 serve).
     # A constant is a class of its own: values that are all constants are said exactly.
-    # (A field whose every value was tried, `Space.enumerated`, has no such classes.)
+    # (A field whose every value was tried, `Space.enumerated`, has no such classes.) So are
+    # those of a field with choices: a range between its constants would hold values it refuses
+    # (a user trial read "a value from 2 to 8" of choices [1, 3, 6, 9]).
     residues = bool(space.remainders.get(path)) and path not in space.enumerated and field is not None and any(
         _ordered(field, v) and not any(_same(v, c) for c in constants) for v in values)
     if field is not None and field.type in ("int", "float", "version") and len(space._groups.get(path, {path})) <= 1 \
-            and path not in space.enumerated and space.inexact.get(path) != "arithmetic" and not residues:
+            and field.choices is None and path not in space.enumerated and space.inexact.get(path) != "arithmetic" and not residues:
         ordered = [v for v in values if _ordered(field, v)]
         for piece, single in _ranges(space, path, field, ordered, constants):
             pieces.append(piece)

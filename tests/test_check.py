@@ -391,6 +391,11 @@ _ATOMS["g"] = ["g is None", "g > 0.5", "g <= 1.0", "g == 0.85", "g < 0.0"]
 
 
 #: The fields a matrix draws from unless a test names its pool.
+# An int field with choices: a remedy says the choices that serve, never a range between its
+# constants that holds values the field refuses (a user trial read "a value from 2 to 8" of
+# choices [1, 3, 6, 9]).
+_FIELDS["k"] = ('"k" = { type = "int", choices = [1, 3, 6, 9], default = 3 }', [1, 3, 6, 9])
+_ATOMS["k"] = ["k == 9", "k > 3", "k < 6", "k != 1"]
 _DRAWN = sorted(n for n in _FIELDS if n != "m")
 #: Fields small enough for a brute force over every config with adjustments (resolved once per
 #: runner asked for and automatically, and by the reference).
@@ -667,7 +672,7 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
 #: A format spec each field's values take (issue 30, F7), with its conversion: a version or a
 #: list is said through !s or !r (an object's own format takes no spec).
 _SPECS = {"g": ("", ".2f"), "i": ("", ">5"), "j": ("", "03d"), "f": ("", ".3f"), "p": ("", "+d"), "pd": ("", "+d"), "q": ("", ">3"),
-          "s": ("", ">4"), "t": ("r", ">6"), "b": ("", ""), "v": ("s", ">8"), "w": ("s", "<6"), "l": ("r", ""), "m": ("", "03d")}
+          "s": ("", ">4"), "t": ("r", ">6"), "b": ("", ""), "v": ("s", ">8"), "w": ("s", "<6"), "l": ("r", ""), "m": ("", "03d"), "k": ("", "02d")}
 
 
 def _reasons(lead, names):
@@ -2246,6 +2251,8 @@ def _words_serve(m, config, remedy, runner, asked):
             continue
         admitted = _admitted(change.spelled, _FIELDS[change.path][1])
         assert all(v in admitted for v in change.values if v in _FIELDS[change.path][1]), str(remedy)
+        if field.choices is not None:  # the words admit no value the field refuses
+            assert set(_admitted(change.spelled, range(-20, 40))) <= set(field.choices), str(remedy)
         for value in admitted:
             assert _serves(m, {**first, change.path: value}, runner, asked), (config, str(remedy), value)
 

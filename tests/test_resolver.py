@@ -1452,6 +1452,22 @@ def test_a_remedy_sets_one_field_to_an_item_of_the_list_it_is_compared_with():
         m.resolve({"s": "b", "l": ["zz"]}, runner="a")
 
 
+def test_a_remedy_for_an_int_field_with_choices_says_the_choices_that_serve_never_a_range():
+    """Choices [1, 3, 6, 9], blocked at 9, `k == 1` read elsewhere: the remedy said "set level to
+    a value from 1 to 8" (a user trial read "from 2 to 8"), which admits 2, a config error. The
+    check brute force draws such a field and holds every value a remedy's words admit to the
+    field's choices."""
+    m = matrix.loads('[matrix]\nname = "x"\nversion = "1.0"\n[config]\n'
+                     'level = { type = "int", choices = [1, 3, 6, 9], default = 3 }\n'
+                     '[features.high]\nname = "high"\nwhen = "level == 9"\nsupport = { a = "no", b = "yes" }\n'
+                     '[features.fast]\nname = "fast"\nwhen = "level == 1"\nsupport = { a = "yes", b = "yes" }\n',
+                     runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}})
+    with pytest.raises(UnsupportedFeatureError) as caught:
+        m.resolve({"level": 9}, runner="a")
+    assert str(caught.value).splitlines()[1] == "To use A, change: set level to one of 1, 3, 6"
+    assert [m.resolve({"level": v}, runner="a").runner for v in (1, 3, 6)] == ["a"] * 3
+
+
 def test_a_remedy_for_a_field_read_modulo_a_number_says_every_value_that_serves():
     """`p % 7 == 3`: a class of p is a residue within a range, so the remedy never joins them
     into a range (it said "set p to a value from 2 to 19", where only 3, 10 and 17 serve; found
