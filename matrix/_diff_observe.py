@@ -23,7 +23,7 @@ from ._versions import VersionLike
 from .errors import ConfigError, RemovedFeatureError, ResolutionError
 from .schema import Matrix
 
-_CONFIG_ERROR = "a config error"
+_CONFIG_ERROR = _messages.DIFF_CONFIG_ERROR
 #: A field's side of a ``config-field-*`` change where the field is not declared.
 _NOT_DECLARED = "not declared (ignored; refused when strict)"
 _NOT_WARNED = _messages.diff_said_value(None, None)
@@ -190,7 +190,7 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
             resolution, error = raised.resolution, raised
         dict(resolution.effective)  # every value held to the schema, read or not, as `matrix resolve` holds it
     except ConfigError as refused:
-        return f"a config error: {refused}"
+        return _messages.diff_config_error(refused)
     if kind in ("automatic", "asked"):
         if isinstance(error, RemovedFeatureError):
             return _REMOVED
@@ -245,7 +245,7 @@ def _alias_said(side: Union[_diff.Side, _At], config: Dict[str, Any], former: Op
     except UsageError:
         return _messages.DIFF_ALIAS_REFUSED
     except ConfigError as refused:
-        return f"a config error: {refused}"
+        return _messages.diff_config_error(refused)
     return _messages.DIFF_ALIAS_WARNED if any(w.kind == "deprecated-alias" for w in resolution.warnings) \
         else "not warned"
 
@@ -376,17 +376,26 @@ def adjustment_named(side: Union[_diff.Side, _At], adjustment_id: str) -> Option
     return next((a for a in _diff.every_adjustment(plan) if a.id == adjustment_id), None)
 
 
+def _resolved(side: Union[_diff.Side, _At], config: Dict[str, Any],
+              runner: Optional[str]) -> Union[_resolver.Resolution, str]:
+    """*config*'s resolution on *side* in automatic choice (in a request for *runner*), a refusal's
+    too, or what a config error says (`said_by` and `effective_value` read it)."""
+    try:
+        return _resolver.resolve(side.matrix, config, runner=side.local(runner), version=side.version)
+    except ConfigError as refused:
+        return _messages.diff_config_error(refused)
+    except ResolutionError as raised:
+        return raised.resolution
+
+
 def said_by(side: Union[_diff.Side, _At], config: Dict[str, Any], adjustment_id: str,
             runner: Optional[str] = None) -> str:
     """What the adjustment *adjustment_id* says to *config* on *side* in automatic choice (in a
     request for *runner*): its ``adjusted`` warning (``Resolution.warnings``), or nothing
     (`_messages.diff_said_value`)."""
-    try:
-        resolution = _resolver.resolve(side.matrix, config, runner=side.local(runner), version=side.version)
-    except ConfigError as refused:
-        return f"a config error: {refused}"
-    except ResolutionError as raised:
-        resolution = raised.resolution
+    resolution = _resolved(side, config, runner)
+    if isinstance(resolution, str):
+        return resolution
     warning = next((w for w in resolution.warnings if w.kind == "adjusted" and w.feature == adjustment_id), None)
     return _messages.diff_said_value(None, None) if warning is None else \
         _messages.diff_said_value(warning.level, warning.message)
@@ -456,13 +465,10 @@ def effective_value(side: Union[_diff.Side, _At], config: Dict[str, Any], path: 
                     runner: Optional[str] = None) -> str:
     """The value of *path* in *config*'s effective config on *side* (``Resolution.effective``), in
     automatic choice (in a request for *runner*)."""
-    try:
-        resolution = _resolver.resolve(side.matrix, config, runner=side.local(runner), version=side.version)
-    except ConfigError as refused:
-        return f"a config error: {refused}"
-    except ResolutionError as raised:
-        resolution = raised.resolution
+    resolution = _resolved(side, config, runner)
+    if isinstance(resolution, str):
+        return resolution
     try:  # the effective config is read as asked: a required field left out is refused there
         return repr(resolution.effective.get(path))
     except ConfigError as refused:
-        return f"a config error: {refused}"
+        return _messages.diff_config_error(refused)

@@ -2333,6 +2333,16 @@ def diff_said(name: str, old: str, new: str) -> str:
     return f"Warning of adjustment {name}: {old} → {new}"
 
 
+#: What a side of ``matrix diff`` answers for a config its ``[config]`` rejects: the start of
+#: `diff_config_error`, read back to tell such an answer.
+DIFF_CONFIG_ERROR = "a config error"
+
+
+def diff_config_error(error: object) -> str:
+    """A side's answer for a config its ``[config]`` rejects, with the error's words."""
+    return f"{DIFF_CONFIG_ERROR}: {error}"
+
+
 def diff_said_value(level: Optional[str], message: Optional[str]) -> str:
     """What an adjustment says to a config: its ``adjusted`` warning (level, text), or nothing."""
     return "not warned" if message is None else f"warned ({level}): {message}"
