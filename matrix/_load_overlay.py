@@ -16,9 +16,11 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion
 
 from . import _messages, _overlay
+from ._load_config import choices_read, value_of, values_written
 from ._overlay import Operation, Overlay, is_overlay
 from ._versions import parsed
 from .errors import LoadError
+from .schema import Field
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._converter import Place
@@ -591,7 +593,9 @@ class _Reader:
 
     def choices_ok(self, where: Place, body: Dict[str, Any]) -> bool:
         """``add_choices`` of an upstream field: a non-empty list of values (or ``{ value, … }``
-        tables), to a field with choices, none of which it has already, none twice."""
+        tables), to a field with choices, none of which it has already, none twice, each read as
+        ``choices`` are (`matrix._load_config.choices_read`: a malformed table, or a value of
+        another type, is said at its ``add_choices[i]``)."""
         added = body.get("add_choices")
         at = where + ("add_choices",)
         if not isinstance(added, list) or not added:
@@ -603,17 +607,15 @@ class _Reader:
         if not isinstance(choices, list):
             self.problem(at, _messages.overlay_field_without_choices(path))
             return False
-        # By value and type (True is no int choice 1); a table without a value is the composed
-        # build's to say (a malformed choice table), not a choice the field has.
-        seen = [_typed(c) for c in choices]
-        ok = True
-        for choice in added:
-            if isinstance(choice, dict) and "value" not in choice:
-                continue
-            if _typed(choice) in seen:
-                self.problem(at, _messages.overlay_choice_already(path, _choice_value(choice)))
+        ok = choices_read(self.b, self.source, at, added,
+                          Field(path, self.matrix.schema.fields[path].type)) is not None
+        # By value and type (True is no int choice 1).
+        seen = [_typed(v) for v in values_written(choices)]
+        for value in values_written(added):
+            if _typed(value) in seen:
+                self.problem(at, _messages.overlay_choice_already(path, value))
                 ok = False
-            seen.append(_typed(choice))
+            seen.append(_typed(value))
         return ok
 
     def cells_ok(self, where: Place, body: Dict[str, Any], runners: List[str]) -> bool:
@@ -745,7 +747,7 @@ def _keys(kind: str, body: Dict[str, Any], runners: List[str]) -> Tuple[str, ...
     if kind == "change-adjustment" and "remove" in body:  # a removal changes every key of it
         return tuple(sorted({*_overlay.ADJUSTMENT_KEYS, *_overlay.ADJUSTMENT_UNSET}))
     if kind == "change-field":  # each choice added: two overlays of a chain may add their own
-        return tuple(f"choices.{_choice_value(c)}" for c in body.get("add_choices", []))
+        return tuple(f"choices.{value_of(c)}" for c in body.get("add_choices", []))
     if kind == "change-requirement":  # the entry holds its exempt list: replacing it changes both
         named = {*body, *body.get("unset", [])} - {"unset"}
         return tuple(sorted(named | {"exempt"} if "entry" in named else named))
@@ -804,14 +806,8 @@ def _add_field(path: str) -> Any:
     return apply
 
 
-def _choice_value(choice: object) -> object:
-    """A choice's value: itself, or a ``{ value, since, until }`` table's ``value``."""
-    return choice.get("value") if isinstance(choice, dict) else choice
-
-
-def _typed(choice: object) -> Tuple[type, object]:
+def _typed(value: object) -> Tuple[type, object]:
     """A choice's value with its type: the same choice only where both are equal."""
-    value = _choice_value(choice)
     return type(value), value
 
 

@@ -74,7 +74,8 @@ MERGE_RULES: Tuple[Tuple[str, str], ...] = (
      "added: an id upstream already has is a load error"),
     ("a field's choices (`[change.config.\"PATH\"] add_choices`)",
      "appended after upstream's, each a value or a `{ value, since, until }` table as in `choices`: a field "
-     "without choices, or a value it has already, is a load error; two overlays of a chain may each add their own"),
+     "without choices, a value it has already, or one `choices` would not take (at its `add_choices[N]`) is a load "
+     "error; two overlays of a chain may each add their own"),
     ("runner `from = \"ID\"`",
      "copies ID's runner table (not its aliases or redirects), ID's cell in every feature, except where a "
      "feature forces ID (there the new runner says `no`), and ID's adjustments (each adjustment whose `runners` "
