@@ -85,6 +85,8 @@ class Base(NamedTuple):
     runners_folder: str
     #: What an overlay's ``extends`` may say to name this matrix: names, and real paths.
     names: Tuple[str, ...]
+    #: ``(file, text)`` of upstream's features.toml and runner files, as read (`Overlay.upstream_texts`).
+    texts: Tuple[Tuple[str, str], ...] = ()
 
 
 def load(name: str, text: str, loading: Loading) -> Matrix:
@@ -131,8 +133,8 @@ def _base(upstream: Optional[str], loading: Loading) -> Base:
         path = upstream
     names = upstream_names(matrix, path, loading.default_file(), loading.working(path))
     b = loading.builder()
-    features_doc, runners_doc, folder = _documents(b, loading, path, matrix)
-    return Base(matrix, features_doc, runners_doc, (), path, folder, names)
+    features_doc, runners_doc, folder, texts = _documents(b, loading, path, matrix)
+    return Base(matrix, features_doc, runners_doc, (), path, folder, names, texts)
 
 
 def _compose(name: str, text: str, loading: Loading, base: Optional[Base]) -> Tuple[Matrix, Base]:
@@ -146,13 +148,14 @@ def _compose(name: str, text: str, loading: Loading, base: Optional[Base]) -> Tu
     features_doc, runners_doc, operations, upstream = composed
     following = Base(upstream, copy.deepcopy(features_doc), copy.deepcopy(runners_doc), tuple(operations),
                      reader.upstream_file, reader.runners_folder,
-                     (*(base.names if base is not None else ()), reader.title, os.path.realpath(name)))
+                     (*(base.names if base is not None else ()), reader.title, os.path.realpath(name)),
+                     reader.upstream_texts)
     # The composed build reads the overlay's locations, with changes found under [change].
     place = b.source(name, text)
     object.__setattr__(place, "_locations", _Where(source.locations))
     record = Overlay(reader.title, name, upstream.name, reader.upstream_file, str(upstream.version),
                      reader.targets, tuple(operations), reader.runners_folder, (*reader.earlier_chain, (reader.title, name)),
-                     (*_checked(upstream, reader.upstream_file), (name, text)))
+                     (*_checked(upstream, reader.upstream_file), (name, text)), reader.upstream_texts)
     try:
         built = loading.builder().build(text, name, runners=runners_doc, base=os.path.dirname(name),
                                         composed=(place, features_doc))
@@ -176,16 +179,20 @@ def _checked(upstream: Matrix, file: str) -> Tuple[Tuple[str, Optional[str]], ..
     return upstream.overlay.checked if upstream.overlay is not None else ((file, upstream.text),)
 
 
-def _documents(b: _Builder, loading: Loading, path: str, matrix: Matrix) -> Tuple[Dict[str, Any], Dict[str, Any], str]:
-    """The features.toml document at *path*, its runner tables, and its runner folder."""
+def _documents(b: _Builder, loading: Loading, path: str, matrix: Matrix) -> Tuple[
+        Dict[str, Any], Dict[str, Any], str, Tuple[Tuple[str, str], ...]]:
+    """The features.toml document at *path*, its runner tables, its runner folder, and the
+    ``(file, text)`` of each file read (`Overlay.upstream_texts`)."""
     text = loading.read(path, path)
+    texts = [(path, text)]
     features_doc = b.parse(b.source(path, text))
     folder = loading.beside(path, str(features_doc.get("matrix", {}).get("runners", "runners")))
     runners_doc: Dict[str, Any] = {}
     for runner in matrix.runners:
         file = os.path.join(folder, f"{runner.id}.toml")
-        runners_doc[runner.id] = b.parse(b.source(file, loading.read(file, file)))
-    return features_doc, runners_doc, folder
+        texts.append((file, loading.read(file, file)))
+        runners_doc[runner.id] = b.parse(b.source(file, texts[-1][1]))
+    return features_doc, runners_doc, folder, tuple(texts)
 
 
 class _Reader:
@@ -202,6 +209,7 @@ class _Reader:
         self.targets: Optional[str] = None
         self.upstream_file = ""
         self.runners_folder = ""
+        self.upstream_texts: Tuple[Tuple[str, str], ...] = ()  # `Overlay.upstream_texts`
         self.document: Dict[str, Any] = {}
         self.matrix: Any = None
         self.wide: List[str] = []  # the kinds of upstream's matrix-wide [requires]
@@ -320,7 +328,7 @@ class _Reader:
             self.problem(("overlay", "extends"), _messages.overlay_unknown_upstream(extends, packaged.name, self.name))
             return None
         self.upstream_file = path
-        features_doc, runners_doc, self.runners_folder = _documents(self.b, loader, path, matrix)
+        features_doc, runners_doc, self.runners_folder, self.upstream_texts = _documents(self.b, loader, path, matrix)
         return matrix, features_doc, runners_doc
 
     def over(self, extends: str, base: Base) -> Optional[Tuple[Matrix, Dict[str, Any], Dict[str, Any]]]:
@@ -332,7 +340,7 @@ class _Reader:
             return None
         self.inherited = list(base.operations)
         self.earlier_chain = base.matrix.overlay.chain if base.matrix.overlay is not None else ()
-        self.upstream_file, self.runners_folder = base.upstream_file, base.runners_folder
+        self.upstream_file, self.runners_folder, self.upstream_texts = base.upstream_file, base.runners_folder, base.texts
         return base.matrix, copy.deepcopy(base.features_doc), copy.deepcopy(base.runners_doc)
 
     def earlier(self, path: str) -> Tuple[Matrix, Dict[str, Any], Dict[str, Any]]:
@@ -346,7 +354,8 @@ class _Reader:
         features_doc, runners_doc, self.inherited, _ = composed
         assert matrix.overlay is not None  # an overlay file
         self.earlier_chain = matrix.overlay.chain
-        self.upstream_file, self.runners_folder = inner.upstream_file, inner.runners_folder
+        self.upstream_file, self.runners_folder, self.upstream_texts = (inner.upstream_file, inner.runners_folder,
+                                                                        inner.upstream_texts)
         return matrix, features_doc, runners_doc
 
     def check_targets(self, targets: object, matrix: Matrix) -> None:

@@ -202,6 +202,10 @@ class Overlay:
     #: as the loader read it: upstream's features.toml, then each overlay of the chain in the order
     #: they apply, this one last (`matrix._ignore` reads no file again).
     checked: Tuple[Tuple[str, Optional[str]], ...] = attrs.field(default=(), eq=False, repr=False)
+    #: ``(file, text)`` of upstream's features.toml and runner files, as the load read them:
+    #: where a finding on the composed matrix stands in upstream (`matrix._check_overlay.Where`
+    #: reads no file again, so a file edited or removed since cannot change the answer).
+    upstream_texts: Tuple[Tuple[str, str], ...] = attrs.field(default=(), eq=False, repr=False)
 
     def changes(self, target: str) -> Tuple[Operation, ...]:
         """The operations on *target* (a feature, runner or order id, or a ``[config]`` path)."""

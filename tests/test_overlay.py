@@ -1940,6 +1940,43 @@ def test_a_finding_on_a_feature_the_overlay_changes_points_at_its_change(tmp_pat
         ("no-yes", str(tmp_path / "runners" / "r1.toml"), 1), ("no-runner", path, 4)]
 
 
+def test_a_finding_of_a_composed_matrix_points_where_the_load_read_the_files_edited_or_removed_since(tmp_path):
+    # Where a finding stands is read from the texts the load read (Overlay.upstream_texts): an
+    # upstream features.toml, runner file or overlay edited or removed after the load neither
+    # moves a finding nor raises (Where read upstream's files from disk again).
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "r1.toml").write_text('name = "R1"\npriority = 2\n\naliases = [\n  { id = "old", since = "0.5" },\n]\n')
+    (tmp_path / "runners" / "r2.toml").write_text('name = "R2"\npriority = 1\n')
+    (tmp_path / "features.toml").write_text(
+        '[matrix]\nname = "up"\nversion = "1.0"\n\n[config]\n"b" = { type = "bool", default = false }\n\n'
+        '[features.g]\nname = "g"\nwhen = "b"\nsupport = { r1 = "no", r2 = "yes" }\n\n'
+        '[features.h]\nname = "h"\nwhen = "b"\nsupport = { r1 = "yes", r2 = "no" }\n\n'
+        '[features.k]\nname = "k"\nwhen = "not b"\nsupport = { r1 = "no", r2 = "no" }\n')
+    path = _overlay(tmp_path, """\
+        [overlay]
+        extends = "features.toml"
+
+        [change.features.g]
+        block = ["r2"]
+        why = "r2 cannot"
+        """)
+    m = matrix.load(path)
+    upstream, r1, r2 = (str(tmp_path / name) for name in ("features.toml", "runners/r1.toml", "runners/r2.toml"))
+    expected = [("implied-contradiction", upstream, 13, 1), ("alias-no-removal-version", r1, 5, 3),
+                ("never-chosen", r1, 1, 1), ("no-yes", r2, 1, 1), ("never-chosen", r2, 1, 1),
+                ("no-runner", path, 4, 1), ("no-runner", upstream, 18, 1)]
+
+    def found():
+        return [(f.code, f.file, f.line, f.column) for f in check.iter_findings(m) if not f.code.startswith("overlay-")]
+    assert found() == expected
+    for file in (upstream, r1, path):
+        pathlib.Path(file).write_text("\n\n\n" + pathlib.Path(file).read_text())
+    assert found() == expected
+    for file in (upstream, r1, r2, path):
+        pathlib.Path(file).unlink()
+    assert found() == expected
+
+
 def test_a_problem_in_a_composed_runner_table_points_at_the_overlay_line_that_wrote_it(tmp_path):
     path = _overlay(tmp_path, """\
         [overlay]
