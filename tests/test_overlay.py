@@ -1940,10 +1940,9 @@ def test_a_finding_on_a_feature_the_overlay_changes_points_at_its_change(tmp_pat
         ("no-yes", str(tmp_path / "runners" / "r1.toml"), 1), ("no-runner", path, 4)]
 
 
-def test_a_finding_of_a_composed_matrix_points_where_the_load_read_the_files_edited_or_removed_since(tmp_path):
-    # Where a finding stands is read from the texts the load read (Overlay.upstream_texts): an
-    # upstream features.toml, runner file or overlay edited or removed after the load neither
-    # moves a finding nor raises (Where read upstream's files from disk again).
+def _upstream_and_overlay(tmp_path):
+    """An upstream whose check says findings at its features.toml's lines and a runner file's
+    key, and an overlay (its path) with a finding at its own line."""
     (tmp_path / "runners").mkdir()
     (tmp_path / "runners" / "r1.toml").write_text('name = "R1"\npriority = 2\n\naliases = [\n  { id = "old", since = "0.5" },\n]\n')
     (tmp_path / "runners" / "r2.toml").write_text('name = "R2"\npriority = 1\n')
@@ -1960,6 +1959,14 @@ def test_a_finding_of_a_composed_matrix_points_where_the_load_read_the_files_edi
         block = ["r2"]
         why = "r2 cannot"
         """)
+    return path
+
+
+def test_a_finding_of_a_composed_matrix_points_where_the_load_read_the_files_edited_or_removed_since(tmp_path):
+    # Where a finding stands is read from the texts the load read (Overlay.upstream_texts): an
+    # upstream features.toml, runner file or overlay edited or removed after the load neither
+    # moves a finding nor raises (Where read upstream's files from disk again).
+    path = _upstream_and_overlay(tmp_path)
     m = matrix.load(path)
     upstream, r1, r2 = (str(tmp_path / name) for name in ("features.toml", "runners/r1.toml", "runners/r2.toml"))
     expected = [("implied-contradiction", upstream, 13, 1), ("alias-no-removal-version", r1, 5, 3),
@@ -1975,6 +1982,28 @@ def test_a_finding_of_a_composed_matrix_points_where_the_load_read_the_files_edi
     for file in (upstream, r1, r2, path):
         pathlib.Path(file).unlink()
     assert found() == expected
+
+
+def test_a_finding_of_an_overlay_read_from_git_points_at_that_revisions_lines(tmp_path, monkeypatch):
+    # Upstream's files at REV are read with git show, never files on disk: their lines were lost
+    # (the upstream feature's finding was said at the overlay, without a line; the runner's at 1:1).
+    import subprocess
+
+    _upstream_and_overlay(tmp_path)
+    for command in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "m"]):
+        subprocess.run(["git", *command], check=True, cwd=tmp_path)
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    assert run(["check", "--matrix", "HEAD:overlay.toml"], stdout=out, stderr=out) == 0
+    assert [tuple(line.split(" ")[:2]) for line in out.getvalue().splitlines() if not line.startswith(" ")] == [
+        ("HEAD:overlay.toml:4:1:", "note[no-runner]:"),
+        ("HEAD:features.toml:13:1:", "warning[implied-contradiction]:"),
+        ("HEAD:features.toml:18:1:", "note[no-runner]:"),
+        ("HEAD:runners/r1.toml:1:1:", "warning[never-chosen]:"),
+        ("HEAD:runners/r1.toml:5:3:", "warning[alias-no-removal-version]:"),
+        ("HEAD:runners/r2.toml:1:1:", "warning[never-chosen]:"),
+        ("HEAD:runners/r2.toml:1:1:", "warning[no-yes]:"),
+        ("HEAD:overlay.toml:", "passed:")]
 
 
 def test_a_problem_in_a_composed_runner_table_points_at_the_overlay_line_that_wrote_it(tmp_path):
