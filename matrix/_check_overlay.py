@@ -70,11 +70,13 @@ def _finding(cls: Type[Finding], op: Operation, version: Version, shown: str) ->
 class Where:
     """Where a finding on a composed matrix stands: in the overlay file where the overlay
     writes the key (``[features.X]`` added, or ``[change.features.X]`` changed), else in the
-    upstream file (issue 31: an upstream feature's finding points at upstream's line)."""
+    upstream file (issue 31: an upstream feature's finding points at upstream's line), each
+    as the load read it (`Overlay.upstream_texts`: a file edited or removed since changes nothing)."""
 
     def __init__(self, overlay: Overlay, text: Optional[str]) -> None:
         self.overlay = overlay
-        self.texts = {overlay.file: text}
+        # The texts the load read (`Overlay.upstream_texts`), never the files as they are now.
+        self.texts: Dict[str, Optional[str]] = {**dict(overlay.upstream_texts), overlay.file: text}
         self.found: Dict[str, Any] = {}
 
     def _key(self, file: str, path: Tuple[object, ...]) -> Optional[Tuple[int, int]]:
@@ -82,9 +84,6 @@ class Where:
             from ._locate import Locations
 
             text = self.texts.get(file)
-            if text is None and os.path.isfile(file):
-                with open(file, encoding="utf-8") as f:
-                    text = f.read()
             self.found[file] = None if text is None else Locations(text)
         locations = self.found[file]
         # The key or its nearest parent, but not above the entry (``features.X``, or under

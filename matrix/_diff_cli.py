@@ -508,7 +508,7 @@ def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str,
             resolution = resolve(matrix, config, version=version)
         except ResolutionError as error:
             removed = isinstance(error, RemovedFeatureError)
-            return ("refused (removed)" if removed else "refused"), False, ("refused", removed)
+            return _messages.diff_fleet_refused(removed), False, ("refused", removed)
         runner: str = resolution.runner
         # How it came to serve, as the diff says an answer of automatic choice, its deprecations too.
         kinds, preferred = served_how(resolution, ("deprecated",))

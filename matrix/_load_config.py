@@ -3,7 +3,7 @@ history, since/until), the sections its dotted paths imply, and the facts they i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import attrs
 from packaging.version import Version
@@ -83,25 +83,25 @@ def _field(b: _Builder, source: _Source, path: str, raw: object) -> Optional[Fie
     if spec.derive is not None:
         return _derived(b, source, where, path, spec)
     kind = spec.type
-    choices, choice_windows = _choices(b, source, where, spec.choices)
-    ok = choices is not None or spec.choices is None
-    if choices is not None:
-        if kind not in ("str", "int", "float"):
+    choices: Optional[Tuple[object, ...]] = None
+    choice_windows: Dict[object, Window] = {}
+    ok = True
+    if spec.choices is not None:
+        read = None
+        if kind not in CHOOSABLE:
             b.problem(source, where + ("choices",), _messages.no_choices_for(kind))
-            ok = False
-        elif not choices:
+        elif not spec.choices:
             b.problem(source, where + ("choices",), _messages.empty_choices())
+        else:
+            read = choices_read(b, source, where + ("choices",), spec.choices, Field(path, kind))
+            written = values_written(spec.choices)
+            if len(set(map(repr, written))) != len(written):
+                b.problem(source, where + ("choices",), _messages.repeated_choices())
+                read = None
+        if read is None:
             ok = False
         else:
-            for index, choice in enumerate(choices):
-                try:
-                    _access.check(Field(path, kind), choice)
-                except ConfigError:
-                    b.problem(source, where + ("choices", index), _messages.choice_misfit(choice, kind))
-                    ok = False
-            if len(set(map(repr, choices))) != len(choices):
-                b.problem(source, where + ("choices",), _messages.repeated_choices())
-                ok = False
+            choices, choice_windows = read
     for bound in ("min", "max"):
         value = getattr(spec, bound)
         if value is None:
@@ -230,38 +230,61 @@ def _default_history(b: _Builder, source: _Source, where: Place, field: Field,
     return tuple(history) if ok else None
 
 
-def _choices(b: _Builder, source: _Source, where: Place, raw: Optional[Tuple[object, ...]]) -> Tuple[
-        Optional[Tuple[object, ...]], Dict[object, Window]]:
-    """The choices, each a value or ``{ value = …, since = …, until = … }``, and the windows
-    of those that exist only from or until a version. (None, {}) when one is malformed."""
-    if raw is None:
-        return None, {}
+#: The field types that take choices.
+CHOOSABLE = ("str", "int", "float")
+
+
+def choices_read(b: _Builder, source: _Source, at: Place, raw: Sequence[object],
+                 field: Field) -> Optional[Tuple[Tuple[object, ...], Dict[object, Window]]]:
+    """The choices *raw* of *field* (its path and type), each a value or ``{ value = …, since =
+    …, until = … }``, each said at *at* and its index (a ``[config]`` entry's ``choices[i]``, an
+    overlay's ``add_choices[i]``): their values and the windows of those that exist only from or
+    until a version. None when one is malformed or does not fit the field's type (each said)."""
     values: List[object] = []
     windows: Dict[object, Window] = {}
     ok = True
     for index, choice in enumerate(raw):
-        if not isinstance(choice, dict):
-            values.append(choice)
-            continue
-        at = where + ("choices", index)
-        unknown = sorted(set(choice) - {a.name for a in attrs.fields(b.shapes.ChoiceSpec)})
-        if unknown or "value" not in choice:
-            b.problem(source, at + ((unknown[0],) if unknown else ()), _messages.choice_table(unknown[0] if unknown else None))
+        where = at + (index,)
+        window: Window = (None, None)
+        if isinstance(choice, dict):
+            unknown = sorted(set(choice) - {a.name for a in attrs.fields(b.shapes.ChoiceSpec)})
+            if unknown or "value" not in choice:
+                b.problem(source, where + ((unknown[0],) if unknown else ()),
+                          _messages.choice_table(unknown[0] if unknown else None))
+                ok = False
+                continue
+            since, until = choice.get("since"), choice.get("until")
+            if not all(v is None or isinstance(v, str) for v in (since, until)):
+                b.problem(source, where, _messages.choice_table(None))
+                ok = False
+                continue
+            read = b.window(source, where, since, until)
+            if read is None:
+                ok = False
+                continue
+            window = read
+        value = value_of(choice)
+        try:
+            _access.check(field, value)
+        except ConfigError:
+            b.problem(source, where, _messages.choice_misfit(value, field.type))
             ok = False
             continue
-        since, until = choice.get("since"), choice.get("until")
-        if not all(v is None or isinstance(v, str) for v in (since, until)):
-            b.problem(source, at, _messages.choice_table(None))
-            ok = False
-            continue
-        window = b.window(source, at, since, until)
-        if window is None:
-            ok = False
-            continue
-        values.append(choice["value"])
+        values.append(value)
         if window != (None, None):
-            windows[choice["value"]] = window
-    return (tuple(values) if ok else None), windows
+            windows[value] = window
+    return (tuple(values), windows) if ok else None
+
+
+def value_of(choice: object) -> object:
+    """A choice's value: itself, or a ``{ value, since, until }`` table's ``value``."""
+    return choice.get("value") if isinstance(choice, dict) else choice
+
+
+def values_written(raw: Sequence[object]) -> List[object]:
+    """The values of the choices *raw* as written, to compare them: a table without a value
+    (malformed, said by `choices_read`) has none."""
+    return [value_of(c) for c in raw if not (isinstance(c, dict) and "value" not in c)]
 
 
 def _facts_inherited(fields: Dict[str, Field]) -> Dict[str, Field]:

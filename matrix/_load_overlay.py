@@ -16,9 +16,11 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion
 
 from . import _messages, _overlay
+from ._load_config import choices_read, value_of, values_written
 from ._overlay import Operation, Overlay, is_overlay
 from ._versions import parsed
 from .errors import LoadError
+from .schema import Field
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._converter import Place
@@ -83,6 +85,8 @@ class Base(NamedTuple):
     runners_folder: str
     #: What an overlay's ``extends`` may say to name this matrix: names, and real paths.
     names: Tuple[str, ...]
+    #: ``(file, text)`` of upstream's features.toml and runner files, as read (`Overlay.upstream_texts`).
+    texts: Tuple[Tuple[str, str], ...] = ()
 
 
 def load(name: str, text: str, loading: Loading) -> Matrix:
@@ -129,8 +133,8 @@ def _base(upstream: Optional[str], loading: Loading) -> Base:
         path = upstream
     names = upstream_names(matrix, path, loading.default_file(), loading.working(path))
     b = loading.builder()
-    features_doc, runners_doc, folder = _documents(b, loading, path, matrix)
-    return Base(matrix, features_doc, runners_doc, (), path, folder, names)
+    features_doc, runners_doc, folder, texts = _documents(b, loading, path, matrix)
+    return Base(matrix, features_doc, runners_doc, (), path, folder, names, texts)
 
 
 def _compose(name: str, text: str, loading: Loading, base: Optional[Base]) -> Tuple[Matrix, Base]:
@@ -144,13 +148,14 @@ def _compose(name: str, text: str, loading: Loading, base: Optional[Base]) -> Tu
     features_doc, runners_doc, operations, upstream = composed
     following = Base(upstream, copy.deepcopy(features_doc), copy.deepcopy(runners_doc), tuple(operations),
                      reader.upstream_file, reader.runners_folder,
-                     (*(base.names if base is not None else ()), reader.title, os.path.realpath(name)))
+                     (*(base.names if base is not None else ()), reader.title, os.path.realpath(name)),
+                     reader.upstream_texts)
     # The composed build reads the overlay's locations, with changes found under [change].
     place = b.source(name, text)
     object.__setattr__(place, "_locations", _Where(source.locations))
     record = Overlay(reader.title, name, upstream.name, reader.upstream_file, str(upstream.version),
                      reader.targets, tuple(operations), reader.runners_folder, (*reader.earlier_chain, (reader.title, name)),
-                     (*_checked(upstream, reader.upstream_file), (name, text)))
+                     (*_checked(upstream, reader.upstream_file), (name, text)), reader.upstream_texts)
     try:
         built = loading.builder().build(text, name, runners=runners_doc, base=os.path.dirname(name),
                                         composed=(place, features_doc))
@@ -174,16 +179,20 @@ def _checked(upstream: Matrix, file: str) -> Tuple[Tuple[str, Optional[str]], ..
     return upstream.overlay.checked if upstream.overlay is not None else ((file, upstream.text),)
 
 
-def _documents(b: _Builder, loading: Loading, path: str, matrix: Matrix) -> Tuple[Dict[str, Any], Dict[str, Any], str]:
-    """The features.toml document at *path*, its runner tables, and its runner folder."""
+def _documents(b: _Builder, loading: Loading, path: str, matrix: Matrix) -> Tuple[
+        Dict[str, Any], Dict[str, Any], str, Tuple[Tuple[str, str], ...]]:
+    """The features.toml document at *path*, its runner tables, its runner folder, and the
+    ``(file, text)`` of each file read (`Overlay.upstream_texts`)."""
     text = loading.read(path, path)
+    texts = [(path, text)]
     features_doc = b.parse(b.source(path, text))
     folder = loading.beside(path, str(features_doc.get("matrix", {}).get("runners", "runners")))
     runners_doc: Dict[str, Any] = {}
     for runner in matrix.runners:
         file = os.path.join(folder, f"{runner.id}.toml")
-        runners_doc[runner.id] = b.parse(b.source(file, loading.read(file, file)))
-    return features_doc, runners_doc, folder
+        texts.append((file, loading.read(file, file)))
+        runners_doc[runner.id] = b.parse(b.source(file, texts[-1][1]))
+    return features_doc, runners_doc, folder, tuple(texts)
 
 
 class _Reader:
@@ -200,6 +209,7 @@ class _Reader:
         self.targets: Optional[str] = None
         self.upstream_file = ""
         self.runners_folder = ""
+        self.upstream_texts: Tuple[Tuple[str, str], ...] = ()  # `Overlay.upstream_texts`
         self.document: Dict[str, Any] = {}
         self.matrix: Any = None
         self.wide: List[str] = []  # the kinds of upstream's matrix-wide [requires]
@@ -318,7 +328,7 @@ class _Reader:
             self.problem(("overlay", "extends"), _messages.overlay_unknown_upstream(extends, packaged.name, self.name))
             return None
         self.upstream_file = path
-        features_doc, runners_doc, self.runners_folder = _documents(self.b, loader, path, matrix)
+        features_doc, runners_doc, self.runners_folder, self.upstream_texts = _documents(self.b, loader, path, matrix)
         return matrix, features_doc, runners_doc
 
     def over(self, extends: str, base: Base) -> Optional[Tuple[Matrix, Dict[str, Any], Dict[str, Any]]]:
@@ -330,7 +340,7 @@ class _Reader:
             return None
         self.inherited = list(base.operations)
         self.earlier_chain = base.matrix.overlay.chain if base.matrix.overlay is not None else ()
-        self.upstream_file, self.runners_folder = base.upstream_file, base.runners_folder
+        self.upstream_file, self.runners_folder, self.upstream_texts = base.upstream_file, base.runners_folder, base.texts
         return base.matrix, copy.deepcopy(base.features_doc), copy.deepcopy(base.runners_doc)
 
     def earlier(self, path: str) -> Tuple[Matrix, Dict[str, Any], Dict[str, Any]]:
@@ -344,7 +354,8 @@ class _Reader:
         features_doc, runners_doc, self.inherited, _ = composed
         assert matrix.overlay is not None  # an overlay file
         self.earlier_chain = matrix.overlay.chain
-        self.upstream_file, self.runners_folder = inner.upstream_file, inner.runners_folder
+        self.upstream_file, self.runners_folder, self.upstream_texts = (inner.upstream_file, inner.runners_folder,
+                                                                        inner.upstream_texts)
         return matrix, features_doc, runners_doc
 
     def check_targets(self, targets: object, matrix: Matrix) -> None:
@@ -591,7 +602,9 @@ class _Reader:
 
     def choices_ok(self, where: Place, body: Dict[str, Any]) -> bool:
         """``add_choices`` of an upstream field: a non-empty list of values (or ``{ value, … }``
-        tables), to a field with choices, none of which it has already, none twice."""
+        tables), to a field with choices, none of which it has already, none twice, each read as
+        ``choices`` are (`matrix._load_config.choices_read`: a malformed table, or a value of
+        another type, is said at its ``add_choices[i]``)."""
         added = body.get("add_choices")
         at = where + ("add_choices",)
         if not isinstance(added, list) or not added:
@@ -603,17 +616,15 @@ class _Reader:
         if not isinstance(choices, list):
             self.problem(at, _messages.overlay_field_without_choices(path))
             return False
-        # By value and type (True is no int choice 1); a table without a value is the composed
-        # build's to say (a malformed choice table), not a choice the field has.
-        seen = [_typed(c) for c in choices]
-        ok = True
-        for choice in added:
-            if isinstance(choice, dict) and "value" not in choice:
-                continue
-            if _typed(choice) in seen:
-                self.problem(at, _messages.overlay_choice_already(path, _choice_value(choice)))
+        ok = choices_read(self.b, self.source, at, added,
+                          Field(path, self.matrix.schema.fields[path].type)) is not None
+        # By value and type (True is no int choice 1).
+        seen = [_typed(v) for v in values_written(choices)]
+        for value in values_written(added):
+            if _typed(value) in seen:
+                self.problem(at, _messages.overlay_choice_already(path, value))
                 ok = False
-            seen.append(_typed(choice))
+            seen.append(_typed(value))
         return ok
 
     def cells_ok(self, where: Place, body: Dict[str, Any], runners: List[str]) -> bool:
@@ -745,7 +756,7 @@ def _keys(kind: str, body: Dict[str, Any], runners: List[str]) -> Tuple[str, ...
     if kind == "change-adjustment" and "remove" in body:  # a removal changes every key of it
         return tuple(sorted({*_overlay.ADJUSTMENT_KEYS, *_overlay.ADJUSTMENT_UNSET}))
     if kind == "change-field":  # each choice added: two overlays of a chain may add their own
-        return tuple(f"choices.{_choice_value(c)}" for c in body.get("add_choices", []))
+        return tuple(f"choices.{value_of(c)}" for c in body.get("add_choices", []))
     if kind == "change-requirement":  # the entry holds its exempt list: replacing it changes both
         named = {*body, *body.get("unset", [])} - {"unset"}
         return tuple(sorted(named | {"exempt"} if "entry" in named else named))
@@ -804,14 +815,8 @@ def _add_field(path: str) -> Any:
     return apply
 
 
-def _choice_value(choice: object) -> object:
-    """A choice's value: itself, or a ``{ value, since, until }`` table's ``value``."""
-    return choice.get("value") if isinstance(choice, dict) else choice
-
-
-def _typed(choice: object) -> Tuple[type, object]:
+def _typed(value: object) -> Tuple[type, object]:
     """A choice's value with its type: the same choice only where both are equal."""
-    value = _choice_value(choice)
     return type(value), value
 
 

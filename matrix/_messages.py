@@ -1655,6 +1655,12 @@ def diff_fleet_rejected(problem: str) -> str:
     return f"config error: {problem}"
 
 
+def diff_fleet_refused(removed: bool) -> str:
+    """A config of a fleet no runner serves on a side: refused for a feature *removed* at its
+    version, or another way (the refusal of automatic choice, as `matrix diff` says it)."""
+    return "refused (removed)" if removed else diff_refused(())
+
+
 def diff_fleet_unsaid(level: str) -> str:
     """A config of a fleet whose answer changes where no finding of the report says it."""
     return f"{level}: changed, no finding says it (see the report's undecided lines)"

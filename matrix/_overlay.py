@@ -74,7 +74,8 @@ MERGE_RULES: Tuple[Tuple[str, str], ...] = (
      "added: an id upstream already has is a load error"),
     ("a field's choices (`[change.config.\"PATH\"] add_choices`)",
      "appended after upstream's, each a value or a `{ value, since, until }` table as in `choices`: a field "
-     "without choices, or a value it has already, is a load error; two overlays of a chain may each add their own"),
+     "without choices, a value it has already, or one `choices` would not take (at its `add_choices[N]`) is a load "
+     "error; two overlays of a chain may each add their own"),
     ("runner `from = \"ID\"`",
      "copies ID's runner table (not its aliases or redirects), ID's cell in every feature, except where a "
      "feature forces ID (there the new runner says `no`), and ID's adjustments (each adjustment whose `runners` "
@@ -201,6 +202,10 @@ class Overlay:
     #: as the loader read it: upstream's features.toml, then each overlay of the chain in the order
     #: they apply, this one last (`matrix._ignore` reads no file again).
     checked: Tuple[Tuple[str, Optional[str]], ...] = attrs.field(default=(), eq=False, repr=False)
+    #: ``(file, text)`` of upstream's features.toml and runner files, as the load read them:
+    #: where a finding on the composed matrix stands in upstream (`matrix._check_overlay.Where`
+    #: reads no file again, so a file edited or removed since cannot change the answer).
+    upstream_texts: Tuple[Tuple[str, str], ...] = attrs.field(default=(), eq=False, repr=False)
 
     def changes(self, target: str) -> Tuple[Operation, ...]:
         """The operations on *target* (a feature, runner or order id, or a ``[config]`` path)."""

@@ -39,10 +39,10 @@ def at(revision: str, file: str) -> str:
     top = _git_ok(["rev-parse", "--show-toplevel"])
     if top is None:
         return f"{revision}:{file}"
-    path = os.path.relpath(os.path.realpath(file), os.path.realpath(top.strip()))
-    if path == os.pardir or path.startswith(os.pardir + os.sep) or os.path.isabs(path):
+    path = _inside(file, top.strip())
+    if path is None:
         raise UsageError(_messages.diff_base_outside(file, top.strip()))
-    return f"{revision}:{path.replace(os.sep, '/')}"
+    return f"{revision}:{path}"
 
 
 def top() -> Optional[str]:
@@ -55,11 +55,17 @@ def from_top(file: str, folder: Optional[str]) -> str:
     """*file* (a working-tree file, relative to the current folder or absolute) as a path from
     *folder*, the top of the repository (`top`), with ``/``: as GitHub reads an annotation's file
     and code scanning a SARIF location. Kept as given outside a repository, or outside *folder*."""
-    if folder is None:
-        return file
+    path = None if folder is None else _inside(file, folder)
+    return file if path is None else path
+
+
+def _inside(file: str, folder: str) -> Optional[str]:
+    """*file* (relative to the current folder, or absolute) as a path from *folder*, both with
+    their links resolved, with ``/`` between its parts; None where it lies outside *folder*
+    (above it, or on another drive)."""
     path = os.path.relpath(os.path.realpath(file), os.path.realpath(folder))
     if path == os.pardir or path.startswith(os.pardir + os.sep) or os.path.isabs(path):
-        return file
+        return None
     return path.replace(os.sep, "/")
 
 

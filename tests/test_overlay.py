@@ -268,12 +268,12 @@ def test_the_overlay_owns_the_choice_upstream_preferences_and_orders_do_not_appl
     ('[change.config."parallel_config.distributed_executor_backend"]\nadd_choices = []\nwhy = "w"\n',
      '$.change.config["parallel_config.distributed_executor_backend"].add_choices: '
      "Expected add_choices to be a non-empty array of choices, got []"),
-    # Of the composed field, at the operation's line: a value of another type, a malformed table.
+    # Read as [config]'s choices are, each at its add_choices[i]: a value of another type, a malformed table.
     ('[change.config."parallel_config.distributed_executor_backend"]\nadd_choices = [3]\nwhy = "w"\n',
-     '$.config["parallel_config.distributed_executor_backend"].choices[4]: Choice 3 does not fit type str'),
-    ('[change.config."parallel_config.distributed_executor_backend"]\nadd_choices = [{ since = "0.30.0" }]\nwhy = "w"\n',
-     '$.config["parallel_config.distributed_executor_backend"].choices[4]: A choice given as a table: write the value '
-     'alone, or { value = …, since = "V", until = "V" } (versions as strings)'),
+     '$.change.config["parallel_config.distributed_executor_backend"].add_choices[0]: Choice 3 does not fit type str'),
+    ('[change.config."parallel_config.distributed_executor_backend"]\nadd_choices = ["x", { since = "0.30.0" }]\nwhy = "w"\n',
+     '$.change.config["parallel_config.distributed_executor_backend"].add_choices[1]: A choice given as a table: write '
+     'the value alone, or { value = …, since = "V", until = "V" } (versions as strings)'),
     ('[change.config."model_config.architecture"]\nadd_choices = ["X"]\nwhy = "w"\n',
      '$.change.config["model_config.architecture"].add_choices: '
      "[config] field 'model_config.architecture' has no choices (any value of its type is accepted): "
@@ -288,6 +288,28 @@ def test_a_malformed_operation_is_a_load_error(tmp_path, body, message):
         matrix.load(path)
     (problem,) = excinfo.value.problems
     assert f"{problem.place}: {problem.message}" == message
+
+
+def test_each_mistake_of_add_choices_is_said_at_its_own_place_and_line(tmp_path):
+    # As [config]'s choices are read (the one reader): a value of another type, a malformed
+    # table, a window that ends before it starts, each at its add_choices[i] (they were said at
+    # the merged field's choices[N], a place the overlay does not write); beside them a value
+    # the field has already.
+    path = _overlay(tmp_path, '[overlay]\nextends = "default"\n\n'
+                              '[change.config."parallel_config.distributed_executor_backend"]\n'
+                              'add_choices = ["ok", 3, { value = "x", until = 2 }, { value = 1.5 }, '
+                              '{ value = "y", since = "1", until = "0.5" }, "mp"]\nwhy = "w"\n')
+    with pytest.raises(LoadError) as excinfo:
+        matrix.load(path)
+    at = f'{path}:5:{{}}: $.change.config["parallel_config.distributed_executor_backend"].add_choices'
+    assert str(excinfo.value).split("\n") == [
+        f"{path}: 5 problems",
+        f"  {at.format(1)}: 'mp' is a choice of 'parallel_config.distributed_executor_backend' already",
+        f"  {at.format(22)}[1]: Choice 3 does not fit type str",
+        f"  {at.format(25)}[2]: A choice given as a table: write the value alone, or "
+        '{ value = …, since = "V", until = "V" } (versions as strings)',
+        f"  {at.format(53)}[3]: Choice 1.5 does not fit type str",
+        f"  {at.format(98)}[4].until: until '0.5' must come after since '1'"]
 
 
 def test_a_change_of_an_order_the_overlays_own_choice_drops_is_a_load_error_at_its_line(tmp_path):
@@ -514,7 +536,14 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
             body["runners"] = [draw(st.sampled_from(every))]
         ops.append(("add-adjustments", "a1", body))
     if extended:  # the changes apply in their tables' order: [change.config] first
-        ops.append(("config-choices", extended, {"add_choices": ["a" if draw(st.integers(0, 9)) == 9 else "z"]}))
+        added_choices = ["a" if draw(st.integers(0, 9)) == 9 else "z"]
+        # Beside it, before or after, mostly nothing: a table (with a window, or one that ends
+        # before it starts, or without a value) or a value of another type, read as choices are.
+        extra = draw(st.sampled_from([None, {"value": "y"}, {"value": "y", "since": "1.0"}, 3,
+                                      {"value": "y", "since": "2.0", "until": "1.0"}, {"since": "1.0"}]))
+        if extra is not None:
+            added_choices.insert(len(added_choices) if draw(st.booleans()) else 0, extra)
+        ops.append(("config-choices", extended, {"add_choices": added_choices}))
     for id in draw(st.lists(st.sampled_from(sorted(features)), unique=True, max_size=3)):
         body = {}
         runner = draw(st.sampled_from(every))
@@ -667,7 +696,44 @@ def _upstream_adjustment(draw, doc):
 
 
 class _Refused(Exception):
-    """The hand merge says the overlay is a load error (a change of an order its choice drops)."""
+    """The hand merge says the overlay is a load error (a change of an order its choice drops),
+    with the problems it must say where the docs give them (``$.place: message``)."""
+
+    def __init__(self, why, problems=()):
+        super().__init__(why)
+        self.problems = list(problems)
+
+
+def _added_choices_problems(path, field, added):
+    """The problems of an overlay's ``add_choices`` *added* to the field *path* (its table
+    *field*), as the how-to says them: each entry read as a choice of [config] (a table holds
+    value, since and until, the versions in order; the value is the field's type), said at its
+    ``add_choices[i]``; a value the field has already (by value and type), or adds twice, at
+    ``add_choices``."""
+    at = "$.change.config" + (f"[{json.dumps(path)}]" if "." in path else f".{path}") + ".add_choices"
+    problems, values = [], []
+    for index, choice in enumerate(added):
+        if isinstance(choice, dict):
+            if "value" not in choice:
+                problems.append(f"{at}[{index}]: A choice given as a table: write the value alone, or "
+                                '{ value = …, since = "V", until = "V" } (versions as strings)')
+                continue
+            values.append(choice["value"])
+            if "since" in choice and "until" in choice and Version(choice["until"]) <= Version(choice["since"]):
+                problems.append(f"{at}[{index}].until: until {choice['until']!r} must come after since "
+                                f"{choice['since']!r}")
+                continue
+            choice = choice["value"]
+        else:
+            values.append(choice)
+        if type(choice) is not type(field["choices"][0]):
+            problems.append(f"{at}[{index}]: Choice {choice!r} does not fit type {field['type']}")
+    seen = [(type(v), v) for v in field["choices"]]
+    for value in values:
+        if (type(value), value) in seen:
+            problems.append(f"{at}: {value!r} is a choice of {path!r} already")
+        seen.append((type(value), value))
+    return problems
 
 
 def _hand_merged(features_doc, runners_doc, ops, first=0):  # noqa: C901 — one branch per documented merge rule
@@ -688,8 +754,9 @@ def _hand_merged(features_doc, runners_doc, ops, first=0):  # noqa: C901 — one
             continue
         if table == "config-choices":  # appended after upstream's; the field's doc ends with the provenance
             field = features_doc["config"][id]
-            if any(v in field["choices"] for v in body["add_choices"]):
-                raise _Refused("a choice the field has already")
+            problems = _added_choices_problems(id, field, body["add_choices"])
+            if problems:
+                raise _Refused("a choice the field has already, or one [config] would not read", problems)
             field["choices"] = [*field["choices"], *body["add_choices"]]
             field["doc"] = _note(field.get("doc"), words)
             continue
@@ -964,12 +1031,14 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
             if ignores["q"] + ignores["p"]:  # upstream's (none) then the chain's, in its order
                 expected_doc["check"] = {"ignore": ignores["q"] + ignores["p"]}
             expected = matrix.loads(_toml(expected_doc), runners=expected_runners, path="hand.toml")
-        except (LoadError, _Refused):
+        except (LoadError, _Refused) as refused:
             # The hand merge (or the first overlay's) is not a valid matrix (a 'partial' cell
             # lost its note, a forced runner's rival now says yes): the overlay must say so as a
-            # load error too.
-            with pytest.raises(LoadError):
+            # load error too, with each problem the docs place.
+            with pytest.raises(LoadError) as excinfo:
                 composed_matrix()
+            said = [f"{p.place}: {p.message}" for p in excinfo.value.problems]
+            assert [p for p in (refused.problems if isinstance(refused, _Refused) else []) if p not in said] == []
             return
         composed = composed_matrix()
         assert _comparable(composed) == _comparable(expected)
@@ -1869,6 +1938,72 @@ def test_a_finding_on_a_feature_the_overlay_changes_points_at_its_change(tmp_pat
     assert [(f.code, f.file, f.line) for f in check.iter_findings(matrix.load(path))
             if not f.code.startswith("overlay-")] == [
         ("no-yes", str(tmp_path / "runners" / "r1.toml"), 1), ("no-runner", path, 4)]
+
+
+def _upstream_and_overlay(tmp_path):
+    """An upstream whose check says findings at its features.toml's lines and a runner file's
+    key, and an overlay (its path) with a finding at its own line."""
+    (tmp_path / "runners").mkdir()
+    (tmp_path / "runners" / "r1.toml").write_text('name = "R1"\npriority = 2\n\naliases = [\n  { id = "old", since = "0.5" },\n]\n')
+    (tmp_path / "runners" / "r2.toml").write_text('name = "R2"\npriority = 1\n')
+    (tmp_path / "features.toml").write_text(
+        '[matrix]\nname = "up"\nversion = "1.0"\n\n[config]\n"b" = { type = "bool", default = false }\n\n'
+        '[features.g]\nname = "g"\nwhen = "b"\nsupport = { r1 = "no", r2 = "yes" }\n\n'
+        '[features.h]\nname = "h"\nwhen = "b"\nsupport = { r1 = "yes", r2 = "no" }\n\n'
+        '[features.k]\nname = "k"\nwhen = "not b"\nsupport = { r1 = "no", r2 = "no" }\n')
+    path = _overlay(tmp_path, """\
+        [overlay]
+        extends = "features.toml"
+
+        [change.features.g]
+        block = ["r2"]
+        why = "r2 cannot"
+        """)
+    return path
+
+
+def test_a_finding_of_a_composed_matrix_points_where_the_load_read_the_files_edited_or_removed_since(tmp_path):
+    # Where a finding stands is read from the texts the load read (Overlay.upstream_texts): an
+    # upstream features.toml, runner file or overlay edited or removed after the load neither
+    # moves a finding nor raises (Where read upstream's files from disk again).
+    path = _upstream_and_overlay(tmp_path)
+    m = matrix.load(path)
+    upstream, r1, r2 = (str(tmp_path / name) for name in ("features.toml", "runners/r1.toml", "runners/r2.toml"))
+    expected = [("implied-contradiction", upstream, 13, 1), ("alias-no-removal-version", r1, 5, 3),
+                ("never-chosen", r1, 1, 1), ("no-yes", r2, 1, 1), ("never-chosen", r2, 1, 1),
+                ("no-runner", path, 4, 1), ("no-runner", upstream, 18, 1)]
+
+    def found():
+        return [(f.code, f.file, f.line, f.column) for f in check.iter_findings(m) if not f.code.startswith("overlay-")]
+    assert found() == expected
+    for file in (upstream, r1, path):
+        pathlib.Path(file).write_text("\n\n\n" + pathlib.Path(file).read_text())
+    assert found() == expected
+    for file in (upstream, r1, r2, path):
+        pathlib.Path(file).unlink()
+    assert found() == expected
+
+
+def test_a_finding_of_an_overlay_read_from_git_points_at_that_revisions_lines(tmp_path, monkeypatch):
+    # Upstream's files at REV are read with git show, never files on disk: their lines were lost
+    # (the upstream feature's finding was said at the overlay, without a line; the runner's at 1:1).
+    import subprocess
+
+    _upstream_and_overlay(tmp_path)
+    for command in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "m"]):
+        subprocess.run(["git", *command], check=True, cwd=tmp_path)
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    assert run(["check", "--matrix", "HEAD:overlay.toml"], stdout=out, stderr=out) == 0
+    assert [tuple(line.split(" ")[:2]) for line in out.getvalue().splitlines() if not line.startswith(" ")] == [
+        ("HEAD:overlay.toml:4:1:", "note[no-runner]:"),
+        ("HEAD:features.toml:13:1:", "warning[implied-contradiction]:"),
+        ("HEAD:features.toml:18:1:", "note[no-runner]:"),
+        ("HEAD:runners/r1.toml:1:1:", "warning[never-chosen]:"),
+        ("HEAD:runners/r1.toml:5:3:", "warning[alias-no-removal-version]:"),
+        ("HEAD:runners/r2.toml:1:1:", "warning[never-chosen]:"),
+        ("HEAD:runners/r2.toml:1:1:", "warning[no-yes]:"),
+        ("HEAD:overlay.toml:", "passed:")]
 
 
 def test_a_problem_in_a_composed_runner_table_points_at_the_overlay_line_that_wrote_it(tmp_path):

@@ -395,15 +395,28 @@ def test_no_function_is_a_copy_of_another():
     assert [names for names in bodies.values() if len(names) > 1] == []
 
 
-def test_the_diff_command_takes_its_words_from_messages():
-    """`matrix._diff_cli` says nothing in its own words (`matrix._messages` is the one place for
-    wording): each error it raises is a message of `matrix._messages`, and no f-string of it holds
-    two words in a row (what is left are the report's labels and layout; a GitHub workflow
-    command's syntax, ``::notice title=``, aside)."""
+def _worded(source: str) -> list:
+    """The wording of the module *source* that is not `matrix._messages`'s: each error it raises
+    with words of its own, each f-string part that holds two words in a row (a GitHub workflow
+    command's syntax, ``::notice title=``, aside), and each plain string that holds two words in
+    a row (or a word and one in brackets: ``refused (removed)``), but for docstrings, argparse's
+    help (a call's keyword argument), a string compared with (read, not said: ``region != "no
+    config"``) and the command's own name (``matrix diff``, a title)."""
     import re
 
-    tree = ast.parse((PACKAGE / "_diff_cli.py").read_text())
-    worded = []
+    tree = ast.parse(source)
+    worded, skipped = [], set()
+    two_words = re.compile(r"[A-Za-z]+ \(?[A-Za-z]+")
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and node.body \
+                and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant):
+            skipped.add(id(node.body[0].value))
+        elif isinstance(node, ast.Call):
+            skipped.update(id(k.value) for k in node.keywords)
+        elif isinstance(node, ast.Compare):
+            skipped.update(id(side) for side in (node.left, *node.comparators))
+        elif isinstance(node, ast.JoinedStr):
+            skipped.update(id(part) for part in node.values)
     for node in ast.walk(tree):
         if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
             for arg in node.exc.args:
@@ -414,4 +427,23 @@ def test_the_diff_command_takes_its_words_from_messages():
         elif isinstance(node, ast.JoinedStr):
             worded += [f"{node.lineno}: {part.value!r}" for part in node.values if isinstance(part, ast.Constant)
                        and not part.value.startswith("::") and re.search(r"[A-Za-z]+ [A-Za-z]+", part.value)]
-    assert worded == []
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skipped \
+                and not node.value.startswith("matrix diff") and two_words.search(node.value):
+            worded.append(f"{node.lineno}: {node.value!r}")
+    return sorted(set(worded))  # an error's own words are a plain string too: said once
+
+
+def test_the_diff_command_takes_its_words_from_messages():
+    """`matrix._diff_cli` says nothing in its own words (`matrix._messages` is the one place for
+    wording): what is left are the report's labels and layout (`_worded`)."""
+    assert _worded((PACKAGE / "_diff_cli.py").read_text()) == []
+
+
+def test_the_words_check_finds_a_plain_string_an_f_string_and_an_error_in_words_of_their_own():
+    # The fleet's cells were plain strings of _diff_cli.py ("refused (removed)", unseen by the
+    # f-string rule); argparse's help, a string compared with and a docstring are not said.
+    source = ('def answer(removed, region):\n    """A cell, in words."""\n'
+              '    parser.add_argument("--x", help="the help of x")\n'
+              '    if region != "no config":\n        raise UsageError("no such thing")\n'
+              '    return ("refused (removed)" if removed else "refused"), f"{region} changes here"\n')
+    assert _worded(source) == ["5: 'no such thing'", "6: ' changes here'", "6: 'refused (removed)'"]
