@@ -506,7 +506,7 @@ def _refuses(ctx: Contexts, space: Space, reach: _Reach, place: Any, budget: int
         try:
             matrix.resolve(witness)
         except AdjustmentError as error:
-            said = str(error)
+            said = error.reason  # what resolve says, without the remedies its message ends with
             mine = [a.id for a in error.resolution.adjustments if a.runner == runner.id]
             first = mine[0] if mine else first
         except ResolutionError as error:

@@ -1120,7 +1120,7 @@ def remedy_text(changes: Sequence[str], conditions: Sequence[str], ask: Optional
 
 
 def remedy_ask(runner: str) -> str:
-    """A remedy's request for a runner automatic choice does not try on the config."""
+    """A remedy's request for the runner, where the remedy is for automatic choice."""
     return f"ask for it by id (runner={runner!r}, --runner {runner})"
 
 
@@ -1208,15 +1208,13 @@ def remedy_budget(budget: int, size: int) -> str:
 
 
 def remedies_line(name: str, options: Sequence[str], more: int, served: bool, size: int, exhausted: bool,
-                  gave_up: Optional[str], inexact: Sequence[str], by_id: Optional[str] = None,
-                  asking: bool = False) -> str:
-    """One line: the remedies for a runner, or why there is none (*by_id*: the runner's id when
-    automatic choice has none but a request for it serves the config as it is; *asking*: the
-    search also asked for it, automatic choice not trying it on the config)."""
+                  gave_up: Optional[str], inexact: Sequence[str], asking: bool = False) -> str:
+    """One line: the remedies for a runner, or why there is none (*asking*: the search also
+    asked for it by id, for automatic choice)."""
     caveat = f" (the search is not exact: {'; '.join(inexact)})" if inexact else ""
-    request = f"; asked for by id (runner={by_id!r}, --runner {by_id}), {name} serves this config as it is" if by_id else ""
+    request = ""
     if asking and not options and not served:
-        request += ", asked for by id or not" if exhausted and not inexact and gave_up is None else \
+        request = ", asked for by id or not" if exhausted and not inexact and gave_up is None else \
             " (asking for it by id counted as one)"
     if served:
         return f"{name} serves this config as it is"

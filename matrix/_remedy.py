@@ -22,11 +22,14 @@ The rules (docs/explanation/remedies.md explains them with examples):
   refused by the resolver, so it never serves. Setting a field below a section that is None
   makes the section present (its other fields at their defaults); a section made None is
   ``unset``.
-- **Asking for a runner automatic choice does not try.** For a runner chosen automatically that
-  is no candidate on the user's config (``candidate = "False"``, or a candidacy that does not
-  hold there), asking for it by id (``runner='x'``, ``--runner x``) is one more change: the
-  search also asks for it, with every change of one path fewer, and a remedy that does says so
-  first (`Remedy.ask`). In a matrix with roles, the search varies each role's field but the
+- **Asking for the runner by id.** For a runner chosen automatically, asking for it by id
+  (``runner='x'``, ``--runner x``) is one more change: the search also asks for it, with every
+  change of one path fewer, and a remedy that does says so first (`Remedy.ask`). Automatic
+  choice may never take the runner after any change, or only after more: a runner used only on
+  request (``candidate = "False"``), a candidacy that does not hold, or a higher priority, a
+  preference or an order that takes another runner first wherever a change frees this one; a
+  remedy that keeps automatic choice is said only where automatic choice then takes the runner.
+  In a matrix with roles, the search varies each role's field but the
   base's (a former id never: its runner's id is offered), and a runner that fills another role
   and refuses the config leaves the remedy for the base role's runner to find.
 - **The order.** A remedy's size is the number of paths it changes or conditions. The search
@@ -81,7 +84,7 @@ from ._given import ROLE, base
 from ._nodes import Compare, IsNone, Literal, Node, Path, walk
 from ._versions import to_version
 from ._space import CAUSES, MAX_COMBINATIONS, PRESENT, Space, compared_constants, json_value, related
-from .errors import MatrixError, ResolutionError
+from .errors import MatrixError
 from .schema import Field, in_window
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -170,18 +173,14 @@ class Remedies:
     exhausted: bool = False
     gave_up: Optional[str] = None
     inexact: Tuple[str, ...] = ()
-    #: With no option for automatic choice: the runner serves the config as it is when asked
-    #: for by id (automatic choice never takes it there, a request does).
-    serves_asked: bool = False
-    #: For automatic choice that does not try the runner on the config (not a candidate there):
-    #: the search also asked for it by id, which counts as one change (`Remedy.ask`).
+    #: For automatic choice (the runner not serving the config as it is): the search also asked
+    #: for it by id, which counts as one change (`Remedy.ask`).
     asking: bool = False
 
     def __str__(self) -> str:
         return _messages.remedies_line(self.name, [str(o) for o in self.options], self.more, self.served,
                                        self.size, self.exhausted, self.gave_up,
-                                       [CAUSES[c] for c in self.inexact], self.runner if self.serves_asked else None,
-                                       self.asking)
+                                       [CAUSES[c] for c in self.inexact], self.asking)
 
     def to_dict(self) -> Dict[str, Any]:
         return {"runner": self.runner, "asked": self.asked, "served": self.served,
@@ -225,10 +224,11 @@ def _search(plan: Plan, values: Mapping[str, object], runner: str, asked: bool, 
     spent = _prune.Budget(budget)
     # Each search: whether it asks for the runner, and the paths that asking counts as (one).
     searches = [(asked, 0, _prune.Pruning(plan, config, runner, asked, units, _apply, spent))]
-    if not asked and _request_only(resolve, plan, config, runner):
-        # Automatic choice does not try the runner on this config (``candidate = "False"``, or a
-        # candidacy that does not hold): asking for it is one more change, tried first within a
-        # size (its candidates change one path fewer).
+    if not asked:
+        # Automatic choice may not take the runner after a change that lets it serve (not a
+        # candidate, or another runner first: a higher priority, a preference, an order):
+        # asking for it is one more change, tried first within a size (its candidates change one
+        # path fewer).
         searches.insert(0, (True, 1, _prune.Pruning(plan, config, runner, True, units, _apply, spent)))
     most = len(units) + max(extra for _, extra, _ in searches)
     size = 0
@@ -257,8 +257,7 @@ def _search(plan: Plan, values: Mapping[str, object], runner: str, asked: bool, 
             gave_up = _messages.remedy_budget(budget, size)
             if not found:
                 return Remedies(runner, name, asked, size=size - 1, exhausted=False, gave_up=gave_up, inexact=inexact,
-                                serves_asked=_serves_asked(resolve, plan, config, runner, asked, searches),
-                                asking=len(searches) > 1)
+                                asking=not asked)
         if found:
             # The path sets were searched cheapest first: said in the order of the space, those
             # that ask for the runner after those that leave it to automatic choice. Cut short,
@@ -269,29 +268,8 @@ def _search(plan: Plan, values: Mapping[str, object], runner: str, asked: bool, 
                        for o in _products(space, constants, runner, paths, working)]
             options.sort(key=lambda o: len(o.conditions))
             return Remedies(runner, name, asked, tuple(options[:cap]), max(0, len(options) - cap), size=size,
-                            gave_up=gave_up, inexact=inexact, asking=len(searches) > 1)
-    return Remedies(runner, name, asked, size=size, exhausted=size == most, inexact=inexact,
-                    serves_asked=_serves_asked(resolve, plan, config, runner, asked, searches), asking=len(searches) > 1)
-
-
-def _request_only(resolve: Resolve, plan: Plan, config: Dict[str, Any], runner: str) -> bool:
-    """Whether automatic choice does not try *runner* on *config*: it is no candidate there."""
-    if not plan.candidate.get(runner):
-        return False  # a candidate everywhere
-    try:
-        resolution = resolve(plan.matrix, config, version=plan.version)
-    except ResolutionError as error:
-        resolution = error.resolution
-    except MatrixError:
-        return False
-    return runner not in resolution._choice()[2]
-
-
-def _serves_asked(resolve: Resolve, plan: Plan, config: Dict[str, Any], runner: str, asked: bool,
-                  searches: Sequence[Tuple[bool, int, Any]]) -> bool:
-    """With no option for automatic choice: whether a request for *runner* serves *config* as
-    it is (where the search asked for it too, it found none such)."""
-    return not asked and len(searches) == 1 and _serves(resolve, plan, config, runner, True)
+                            gave_up=gave_up, inexact=inexact, asking=not asked)
+    return Remedies(runner, name, asked, size=size, exhausted=size == most, inexact=inexact, asking=not asked)
 
 
 def _serves(resolve: Resolve, plan: Plan, config: Dict[str, Any], runner: str, asked: bool) -> bool:

@@ -33,8 +33,11 @@ The first failure stops resolution, so neither the adjustments after it nor R's 
 F are made; the error's `Resolution` carries the adjustments and warnings made before it, and
 `Resolution.staged_refusal` says the stage, the runner and the requirements that refused (its
 `to_dict`, `explanation` and `explain` too; `matrix.resolver._resolve_slowly` resolves, walking the plan's
-steps, `matrix._stages.steps`). Such a refusal has no remedies: the search varies the paths the
-gates read, which a staged requirement is not. A runner that a feature forces where no runner is
+steps, `matrix._stages.steps`). Such a refusal says the remedies of any refusal (the search
+varies the paths a staged requirement reads too, `matrix._remedy.rule_atoms`): for the runner
+asked for, or, in automatic choice, for the runner chosen (in a role other than the base, for the
+base role's runner); before the choice, in automatic choice, none (no runner is known yet, and
+the refusal is every runner's). A runner that a feature forces where no runner is
 free does not serve: its staged requirements are not checked.
 """
 

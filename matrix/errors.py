@@ -349,4 +349,8 @@ class RemovedFeatureError(ResolutionError):
 
 class AdjustmentError(ResolutionError):
     """Automatic choice chose a runner free on the config of choice, and that runner's own
-    adjustments left a config it cannot serve (the message names both steps)."""
+    adjustments left a config it cannot serve (the message names both steps), or a requirement
+    staged after the choice refused it; the message ends with the remedy for that runner (in a
+    role other than the base, for the base role's runner)."""
+
+    _remedied = True

@@ -555,9 +555,12 @@ class Resolution:
 
     def remedies(self) -> Tuple[Remedies, ...]:
         """The remedies worth saying: for the runner asked for when it does not serve; for
-        every runner when automatic choice found none; else for the runner automatic choice
-        would have taken first (a preference passed over, or the first of the order tried) when
-        another was chosen; else none."""
+        the runner automatic choice chose when it then refused the config (its own adjustments,
+        or a requirement staged after the choice: an `AdjustmentError`); for every runner when
+        automatic choice found none (none where a requirement staged before the choice refused
+        the config, whatever the runner); else for the runner automatic choice would have taken
+        first (a preference passed over, or the first of the order tried) when another was
+        chosen; else none."""
         adjusting = self._adjusting
         if adjusting is not None and adjusting[5] is not None:
             return ()  # a redirect at a stage applied, whose condition is no gate the search varies (issue 30, F6)
@@ -700,6 +703,14 @@ def _remedy_targets(resolution: Resolution) -> List[str]:
         return [] if chosen == requested else [requested]
     tried = [r.id for r in resolution._choice()[1]]
     if chosen is None:
+        refused = resolution.staged_refusal  # outside roles (in a role: `_Refused._base_remedies`)
+        if refused is not None:
+            # After the choice, the runner chosen; before it, none: no runner is known yet, and
+            # the refusal is every runner's (a search for each, minutes on SGLang's 23 backends).
+            return [] if refused["runner"] is None else [refused["runner"]]
+        adjusting = resolution._adjusting
+        if adjusting is not None and adjusting[0] is not None and resolution.redirect is None:
+            return [adjusting[0]]  # chosen, then refused by its own adjustments: an AdjustmentError
         return tried + [r.id for r in resolution.matrix.runners if r.id not in tried]
     preferred = [w.runner for w in resolution.warnings if w.kind == "preference"]
     if chosen in preferred:
@@ -1512,7 +1523,8 @@ class _Refused(_RolesResolution):
     its data (`_KEY` in `to_dict()` and `explanation()`, and `explain()`'s last line) says where,
     and in a matrix with roles, every role's runner as the roles stood there (a user trial: the
     explanation said "Runner: none" and no role). A refusal in a role other than the base says
-    the remedy for the base role's runner; any other says none."""
+    the remedy for the base role's runner; a staged refusal outside roles says those of any
+    refusal (`Resolution.remedies`)."""
 
     __slots__ = ("_refused",)
 
@@ -1562,7 +1574,9 @@ class _StagedResolution(_Refused):
         return _messages.staged_refusal_said(data["stage"], data["runner"], data["reasons"], data["role"])
 
     def remedies(self) -> Tuple[Any, ...]:
-        return self._base_remedies() if self._refused["role"] is not None else ()
+        # Outside roles, the search weighs the staged requirements as it weighs every rule
+        # resolve reads (`matrix._remedy.rule_atoms`): the remedies of any refusal.
+        return self._base_remedies() if self._refused["role"] is not None else Resolution.remedies(self)
 
 
 class _RoleRefusedResolution(_Refused):

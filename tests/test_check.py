@@ -2260,21 +2260,21 @@ def _words_serve(m, config, remedy, runner, asked):
 @settings(deadline=None)
 @given(st.sampled_from([0, 0, 1, 2, 3]).flatmap(lambda kind: st.tuples(st.just(kind), _small_matrices(
     adjustments=kind in (1, 2), staged=kind in (1, 2), pool=["m", "j", "b", "t"] if kind == 3 else None))), st.data())
-def test_every_remedy_serves_and_no_smaller_change_does(drawn, data):  # noqa: C901 — one reference per kind of remedy
+def test_every_remedy_serves_and_no_smaller_change_does(drawn, data):
     """On random matrices: every remedy, with any of its values, makes its runner serve the
     config (asked for and automatic; a remedy that asks for the runner, asked for), and no
     change of fewer paths does: brute force over the independent universe of each field's
     values (and of each role's field but the base's). A fifth of the matrices have adjustments
     and staged requirements, a fifth roles too (`_with_roles`: a role's requirement, roles read
     after the choice), the role fields drawn: every candidate a remedy names is the user's
-    config changed, a role's field and the paths only rules that are no gate read kept; a role's
-    refusal says the remedy for the base's runner; a fifth read m, a bounded int modulo numbers,
-    whose values a remedy may say by their rule. Of an int field, every value of its universe
-    that the words admit ("a multiple of 3 from 3 to 39", "a value ≥ 2") serves, with the other
-    changes' first values. A quarter of the matrices make a runner asked for only
-    (``candidate = "False"``); for a runner automatic choice does not try on the config, the
-    search asks for it too, which counts as one change: no request with a change of fewer
-    paths (nor the config as it is) serves either."""
+    config changed, a role's field and the paths only rules that are no gate read kept; a fifth
+    read m, a bounded int modulo numbers, whose values a remedy may say by their rule. Of an int
+    field, every value of its universe that the words admit ("a multiple of 3 from 3 to 39", "a
+    value ≥ 2") serves, with the other changes' first values. A quarter of the matrices make a
+    runner asked for only (``candidate = "False"``). For any runner chosen automatically, the
+    search asks for it too, which counts as one change: no request with a change of fewer paths
+    (nor the config as it is) serves either. Every refusal's message ends with the remedies the
+    docs say (`_remedies_said`)."""
     kind, case = drawn
     text, names, runners, _ = case
     if data.draw(st.integers(0, 3)) == 0:  # a runner used only on request
@@ -2291,26 +2291,26 @@ def test_every_remedy_serves_and_no_smaller_change_does(drawn, data):  # noqa: C
         # The base role's field asks for a runner (asked for is runner= here): left None.
         config = {**config, **{f: data.draw(st.sampled_from(ids)) for _, f, _ in _ROLES[1:]}}
         universes.update({f: ids for _, f, _ in _ROLES[1:]})
-    for runner in m.runners:
-        for asked in (True, False):
+    _remedies_hold(m, config, universes)
+
+
+def _remedies_hold(m, config, universes):
+    """`test_every_remedy_serves_and_no_smaller_change_does` on one matrix and config."""
+    for asked in (True, False):
+        refusals = {}
+        for runner in m.runners:
             try:
                 resolution = m.resolve(config, runner=runner.id if asked else None)
             except matrix.ResolutionError as error:
                 resolution = error.resolution
-                staged = resolution.staged_refusal
-                in_role = resolution.role_refusal is not None or staged is not None and staged["role"] is not None
-                if in_role and resolution.roles["base"] == runner.id:
-                    # A refusal in a role but the base: the remedy is the base runner's (a review:
-                    # none was said).
-                    assert resolution.remedies() == (resolution.remedy(runner.id),), str(error)
+                refusals[runner.id] = error
             except matrix.MatrixError:
                 return  # a config the schema refuses
             found = resolution.remedy(runner.id)
             assert found.asked is asked
             assert found.served is _serves(m, config, runner.id, asked)
-            if kind in (0, 3) and not found.served:  # no adjustment before the choice: the candidacy read on the config
-                assert found.asking is (not asked and runner.candidate is not None
-                                        and not runner.candidate.evaluate(config, schema=m.schema)), str(found)
+            # Automatic choice: the search asks for the runner too (one change), whatever its candidacy.
+            assert found.asking is (not asked and not found.served), str(found)
             for remedy in found.options:
                 assert len(remedy.changes) + len(remedy.conditions) + remedy.ask == found.size
                 assert not remedy.ask or found.asking
@@ -2324,15 +2324,85 @@ def test_every_remedy_serves_and_no_smaller_change_does(drawn, data):  # noqa: C
             # full; cut short within a size, the sizes below it were), up to two paths: three
             # fields' universes together are too many configs. Asking for the runner is one.
             smaller = min(found.size - 1 if found.options else found.size, 2)
-            if found.asking and smaller >= 1:
+            if not asked and smaller >= 1:
                 assert not _serves(m, config, runner.id, True), (config, str(found))
             for count in range(1, smaller + 1):
                 for paths in itertools.combinations(universes, count):
                     for values in itertools.product(*(universes[n] for n in paths)):
                         changed = {**config, **dict(zip(paths, values))}
                         assert not _serves(m, changed, runner.id, asked), (config, changed, str(found))
-                        if found.asking and count < smaller:
+                        if not asked and count < smaller:
                             assert not _serves(m, changed, runner.id, True), (config, changed, str(found))
+        for error in refusals.values() if asked else list(refusals.values())[:1]:
+            said = _remedies_said(m, error)
+            assert [r.runner for r in error.remedies] == said, (config, str(error))
+            assert error.remedies == tuple(error.resolution.remedy(r) for r in said)
+            assert str(error) == "\n".join([error.reason, *(str(r) for r in error.remedies)])
+
+
+#: Draws of the brute force above that the engine answered wrongly, each with the config:
+#: automatic choice never takes B (A is first wherever B is free), and a request for B serves
+#: with m changed (said "No change of the config makes B serve it"); a request for B serves the
+#: config as it is (said as no remedy, beside "B serves this config as it is" asked for); a
+#: matrix-wide requirement staged before the choice refused the config with no remedy.
+_REMEDY_DRAWS = [
+    ('[matrix]\nname = "small"\nversion = "1.0"\n[config]\n"b" = { type = "bool", default = false }\n'
+     '"m" = { type = "int", min = 0, max = 40, default = 0 }\n[requirements]\nk1 = { name = "K1", reason = "k1 fails" }\n'
+     'k2 = { name = "K2", reason = "k2 fails" }\n[features.g0]\nname = "g0"\nwhen = "b"\nsupport = { a = "yes", b = "yes" }\n'
+     'deprecated = { since = "0.5", remove_in = "1.0", removed = true }\napplies = "asked"\n[features.g1]\nname = "g1"\n'
+     'when = "m % 3 == 0"\nsupport = { a = "yes", b = "yes" }\ndeprecated = { since = "0.5", remove_in = "1.0", removed = true }\n'
+     'applies = "asked"\n[orders.last]\nname = "last"\nrunners = ["a"]\n',
+     {"a": {"name": "A", "priority": 3, "aliases": [{"id": "old_a", "since": "0.5"}]}, "b": {"name": "B", "priority": 2}},
+     {"b": False, "m": 0}),
+    ('[matrix]\nname = "small"\nversion = "1.0"\n[config]\n"j" = { type = "int", min = 0, max = 3, default = 0 }\n'
+     '[requirements]\nk1 = { name = "K1", reason = "k1 fails" }\nk2 = { name = "K2", reason = "k2 fails" }\n[features.g0]\n'
+     'name = "g0"\nwhen = "j < 0"\nsupport = { a = "yes", b = "yes" }\n'
+     'deprecated = { since = "0.5", remove_in = "1.0", removed = true }\napplies = "asked"\n[orders.last]\nname = "last"\n'
+     'runners = ["a"]\n# --- adjustments\n',
+     {"a": {"name": "A", "priority": 3}, "b": {"name": "B", "priority": 2}}, {"j": 0}),
+    ('[matrix]\nname = "small"\nversion = "1.0"\nstages = ["s0", "choice"]\n[config]\n'
+     '"j" = { type = "int", min = 0, max = 3, default = 0 }\n[requirements]\nk1 = { name = "K1", reason = "k1 fails" }\n'
+     'k2 = { name = "K2", reason = "k2 fails" }\n[features.g0]\nname = "g0"\nwhen = "j < 0"\nsupport = { a = "yes", b = "yes" }\n'
+     'deprecated = { since = "0.5", remove_in = "1.0", removed = true }\napplies = "asked"\n[orders.last]\nname = "last"\n'
+     'runners = ["a"]\n# --- adjustments\n[requirements.ks]\nname = "KS"\nreason = "ks fails"\n[requires.ks]\n'
+     'condition = "j < 0"\nstage = "s0"\n',
+     {"a": {"name": "A", "priority": 3}, "b": {"name": "B", "priority": 2}}, {"j": 0}),
+]
+
+
+@pytest.mark.parametrize("text, runners, config", _REMEDY_DRAWS)
+def test_every_remedy_serves_and_no_smaller_change_does_on_the_draws_it_found_wrong(text, runners, config):
+    _remedies_hold(matrix.loads(text, runners=runners), config, {n: _FIELDS[n][1] for n in config})
+
+
+def _remedies_said(m, error):
+    """The runners whose remedies a refusal's message ends with, as docs/explanation/remedies.md
+    says: none for a removed feature; in a role but the base, the base role's runner (asked for
+    or chosen); else the runner asked for; in automatic choice, the runner chosen where it then
+    refused (an AdjustmentError: the runner its own adjustments, after the choice, name, or the
+    one a requirement staged after the choice refused), none where a requirement staged before
+    the choice refused (whatever the runner), else (every runner blocked) every runner, in the
+    order automatic choice tried them."""
+    resolution = error.resolution
+    if isinstance(error, matrix.RemovedFeatureError):
+        return []
+    staged = resolution.staged_refusal
+    in_role = resolution.role_refusal is not None or staged is not None and staged["role"] is not None
+    if in_role:
+        base = resolution.requested if resolution.requested is not None else resolution.roles["base"]
+        return [base] if base is not None else []
+    if resolution.requested is not None:
+        return [resolution.requested]
+    if isinstance(error, matrix.AdjustmentError):
+        if staged is not None:
+            return [staged["runner"]]
+        chosen = {a.runner for a in resolution.adjustments if a.runner is not None}
+        assert len(chosen) == 1, str(error)
+        return sorted(chosen)
+    if staged is not None:
+        return []
+    tried = [entry["id"] for entry in resolution.explanation(remedies=False)["runners"]]
+    return tried + [r.id for r in m.runners if r.id not in tried]
 
 
 @settings(deadline=None)

@@ -1257,8 +1257,7 @@ def test_resolve_how_takes_a_former_id_as_a_request_by_it_does(tmp_path):
     assert call("resolve", "--how", "old") == (0, (
         "Chose fa3 (FA3) automatically at version 1.0\n"
         f"Warning (deprecated-alias): {warning}\n"
-        "How: No change of the config makes Triton serve it; asked for by id (runner='triton', --runner triton), "
-        "Triton serves this config as it is\n"), "")
+        "How: To use Triton, change: ask for it by id (runner='triton', --runner triton)\n"), "")
     # Asked for by it too: the warning is said once.
     assert call("resolve", "--runner", "old", "--how", "old") == (0, (
         "Chose triton (Triton) as asked at version 1.0\n"

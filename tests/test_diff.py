@@ -1676,7 +1676,8 @@ def test_the_resolve_commands_of_the_report_reproduce_the_witness(folder):
     status, _, err = _run("resolve", "--matrix", "new.toml", "--version", "2.0", "--set", "x=false", "--set", "y=true")
     assert (status, err) == (1, "matrix: No runner can serve this config: A does not support: feature y; "
                                 "B does not support: feature y\nTo use A, change: set y to False\n"
-                                "To use B, change: set x to True and set y to False\n")
+                                "To use B, change: set x to True and set y to False; or ask for it by id (runner='b', "
+                                "--runner b) and set y to False\n")
 
 
 def test_fail_on_and_levels_set_the_exit_status(folder):

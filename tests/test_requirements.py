@@ -785,7 +785,11 @@ def test_a_staged_requirement_is_no_gate_and_is_checked_after_the_adjustments_of
     # validated choice is final (no move to triton), the stages after it are not run.
     with pytest.raises(matrix.AdjustmentError) as automatic:
         m.resolve({"page_size": 128, "tp_size": 2})
-    assert automatic.value.message == "FlashMLA is not valid for this config: page_size must be 64, not 128"
+    # The message ends with the remedy for the runner chosen (a review: an AdjustmentError said
+    # none): flashmla's adjustment sets a page below 64 to 64.
+    assert automatic.value.message == (
+        "FlashMLA is not valid for this config: page_size must be 64, not 128\n"
+        "To use FlashMLA, change: set page_size to a value from 1 to 64")
     assert automatic.value.kind == "ValueError"
     refused = automatic.value.resolution
     assert (refused.runner, refused.adjustments, refused.effective["tp_size"]) == (None, (), 2)
@@ -793,29 +797,35 @@ def test_a_staged_requirement_is_no_gate_and_is_checked_after_the_adjustments_of
         "stage": "pages", "runner": "flashmla", "role": None, "requirements": ["flashmla:page"],
         "reasons": ["page_size must be 64, not 128"], "kind": "ValueError"}
     assert refused.explain().splitlines()[-1] == "Refused at stage 'pages' for flashmla: page_size must be 64, not 128"
-    assert automatic.value.remedies == ()
+    assert automatic.value.remedies == refused.remedies() == (refused.remedy("flashmla"),)
     with pytest.raises(UnsupportedFeatureError) as asked:
         m.resolve({"page_size": 128}, runner="flashmla")
-    assert asked.value.message == "FlashMLA is not valid for this config: page_size must be 64, not 128"
+    assert asked.value.message == ("FlashMLA is not valid for this config: page_size must be 64, not 128\n"
+                                   "To use FlashMLA, change: set page_size to a value from 1 to 64")
     assert m.resolve({"page_size": 128}, runner="triton").runner == "triton"
     assert [m.is_supported({"page_size": p}, "flashmla") for p in (16, 64, 128)] == [True, True, False]
     # MLA blocks triton: automatic choice takes flashmla, whose page then refuses.
-    with pytest.raises(matrix.AdjustmentError):
+    with pytest.raises(matrix.AdjustmentError) as blocked:
         m.resolve({"page_size": 128, "mla": True})
+    assert str(blocked.value).splitlines()[1:] == ["To use FlashMLA, change: set page_size to a value from 1 to 64"]
 
 
 def test_a_staged_requirement_before_the_choice_refuses_whatever_the_runner_with_its_reason_alone():
     m = _staged_matrix()
     with pytest.raises(NoRunnerError) as automatic:
         m.resolve({"tp_size": 16})
-    assert (automatic.value.message, automatic.value.kind) == ("tp_size must be at most 8", None)
+    # Refused whatever the runner, before any is chosen: no remedy in automatic choice; asked
+    # for, the remedy for the runner asked for.
+    assert (automatic.value.message, automatic.value.kind, automatic.value.remedies) == (
+        "tp_size must be at most 8", None, ())
     assert automatic.value.resolution.staged_refusal == {
         "stage": "device", "runner": None, "role": None, "requirements": ["*:tp"], "reasons": ["tp_size must be at most 8"],
         "kind": None}
     for runner in ("flashmla", "triton"):
         with pytest.raises(UnsupportedFeatureError) as asked:
             m.resolve({"tp_size": 16}, runner=runner)
-        assert asked.value.message == "tp_size must be at most 8"
+        assert asked.value.message == f"tp_size must be at most 8\nTo use {m.runner(runner).name}, change: set tp_size " \
+                                      "to a value from 1 to 8"
         assert m.is_supported({"tp_size": 16}, runner) is False
     # The capability table: a Stage column, for a staged matrix only.
     from matrix.render import render
@@ -882,7 +892,11 @@ def test_a_requirement_staged_after_the_choice_reads_the_roles_as_they_stand_at_
     with pytest.raises(matrix.AdjustmentError) as automatic:
         m.resolve({"enable_mis": True})
     said = "Multi-item scoring requires flashinfer. Current backends: prefill=fa3, decode=fa3"
-    assert (automatic.value.message, automatic.value.kind) == (said, "AssertionError")
+    # The remedy for the runner chosen, fa3 (outside roles: the requirement is matrix-wide).
+    assert (automatic.value.message, automatic.value.kind) == (
+        f"{said}\nTo use FA3, change: set enable_mis to False", "AssertionError")
+    assert str(automatic.value.resolution.remedy("flashinfer")) == (
+        "To use FlashInfer, change: ask for it by id (runner='flashinfer', --runner flashinfer)")
     assert automatic.value.resolution.staged_refusal == {
         "stage": "serving", "runner": "fa3", "role": None, "requirements": ["*:mis"], "reasons": [said],
         "kind": "AssertionError"}
@@ -898,7 +912,8 @@ def test_a_requirement_staged_after_the_choice_reads_the_roles_as_they_stand_at_
     with pytest.raises(UnsupportedFeatureError) as asked:
         m.resolve({"enable_mis": True, "decode": "triton"}, runner="flashinfer")
     assert asked.value.message == ("Multi-item scoring requires flashinfer. Current backends: prefill=flashinfer, "
-                                   "decode=triton")
+                                   "decode=triton\nTo use FlashInfer, change: set enable_mis to False; or set decode to "
+                                   "one of 'flashinfer', None")
     assert [m.is_supported({"enable_mis": True, "decode": d}, "flashinfer") for d in (None, "flashinfer", "triton")] == [
         True, True, False]
     assert m.is_supported({"enable_mis": True}, "fa3") is False
@@ -951,7 +966,10 @@ def test_a_requirement_of_roles_at_a_stage_is_checked_there_where_its_runner_fil
     # The message and the explanation name the role it was refused in (a user trial), and say the
     # roles as they stood at the stage.
     said = "Triton in role 'decode' is not valid for this config: Triton decode cannot read a 'fa3' prefill"
-    assert (automatic.value.message, automatic.value.kind) == (said, "ValueError")
+    # In automatic choice too (an AdjustmentError), the remedy for the base role's runner.
+    assert (automatic.value.message, automatic.value.kind) == (
+        f"{said}\nTo use FA3, change: set prefill to 'triton'; or set decode to one of 'fa3', 'flashinfer', None",
+        "ValueError")
     assert automatic.value.resolution.staged_refusal == {
         "stage": "pages", "runner": "triton", "role": "decode", "requirements": ["triton:pair"],
         "reasons": ["Triton decode cannot read a 'fa3' prefill"], "kind": "ValueError"}
@@ -970,12 +988,12 @@ def test_a_requirement_of_roles_at_a_stage_is_checked_there_where_its_runner_fil
     with pytest.raises(UnsupportedFeatureError) as first:
         m.resolve({"prefill": "flashinfer", "enable_mis": True}, runner="fa3")
     assert (first.value.message, first.value.resolution.staged_refusal["runner"]) == (
-        "Multi-item scoring needs a flashinfer decode, not fa3", "fa3")
+        "Multi-item scoring needs a flashinfer decode, not fa3\nTo use FA3, change: set decode to 'flashinfer'", "fa3")
     with pytest.raises(matrix.AdjustmentError) as other:
         m.resolve({"prefill": "flashinfer"})
     assert (other.value.message, other.value.resolution.staged_refusal["runner"]) == (
-        "FlashInfer in role 'prefill' is not valid for this config: prefill flashinfer needs decode flashinfer",
-        "flashinfer")
+        "FlashInfer in role 'prefill' is not valid for this config: prefill flashinfer needs decode flashinfer\n"
+        "To use FA3, change: set prefill to one of 'fa3', 'triton', None; or set decode to 'flashinfer'", "flashinfer")
     assert [m.is_supported({"decode": "triton", "prefill": p}, "fa3") for p in (None, "triton")] == [False, True]
 
 

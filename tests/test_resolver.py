@@ -1431,7 +1431,8 @@ def test_a_remedy_changes_the_config_as_given_not_the_one_an_adjustment_made():
     resolution = m.resolve({})
     assert (resolution.runner, [(a.path, a.before, a.after) for a in resolution.adjustments]) == ("r2", [("a", 1, 2)])
     for r in (resolution, pickle.loads(pickle.dumps(resolution))):
-        assert str(r.remedy("r1")) == "To use Runner One, change: set b to True"
+        assert str(r.remedy("r1")) == ("To use Runner One, change: set b to True; or ask for it by id (runner='r1', "
+                                       "--runner r1)")
     assert m.resolve({"b": True}).runner == "r1"
 
 
@@ -1548,7 +1549,7 @@ def test_a_remedy_is_structured_and_says_every_working_value_of_its_class():
         "v2", "Model Runner V2", False, (
             Remedy("v2", (Change("speculative_config", "unset", (None,), "", "None when speculative decoding is off"),)),
             Remedy("v2", (Change("speculative_config.method", "set", methods, spelled),)),
-        ), size=1)
+        ), size=1, asking=True)
     assert resolution.remedies() == (resolution.remedy("v2"),)  # automatic choice would have taken v2 first
     assert resolution.remedy("v1") == Remedies("v1", "Model Runner V1", False, served=True)
     assert str(resolution.remedy("v1")) == "Model Runner V1 serves this config as it is"
@@ -1558,8 +1559,8 @@ def test_a_remedy_is_structured_and_says_every_working_value_of_its_class():
 def test_a_remedy_never_proposes_a_choice_whose_until_has_passed():
     config = {"speculative_config": {"method": "eagle"}}
     common = ("; or set speculative_config.parallel_drafting to True; or set speculative_config.use_heterogeneous_vocab "
-              "to True; or set parallel_config.use_ubatching to True; or no setting, only where platform.has_triton is "
-              "False (a fact: Environment fact supplied by the host)")
+              "to True; or set parallel_config.use_ubatching to True; or ask for it by id (runner='v1', --runner v1); or no "
+              "setting, only where platform.has_triton is False (a fact: Environment fact supplied by the host)")
     assert str(matrix.resolve(config, version="0.33.0").remedy("v1")) == (
         "To use Model Runner V1, change: set speculative_config.method to one of 'suffix', 'custom_class'" + common)
     assert str(matrix.resolve(config, version="0.32.0").remedy("v1")) == (
@@ -1601,20 +1602,23 @@ support = { a = "no", b = "yes" }
 ''', runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}})
     assert str(m.resolve({}).remedy("b")) == (
         "To use B, change: set x to a value from 3 to 6 or a value ≥ 8; or set f to a value < 0.5; "
-        "or set s to one of 'p', 'q'")
+        "or set s to one of 'p', 'q'; or ask for it by id (runner='b', --runner b)")
     used = m.resolve({"x": 5, "f": 0.1, "s": "p"})
     assert str(used.remedy("a")) == (
         "To use A, change: set x to a value from 0 to 2 or 7 and set f to a value ≥ 0.5 and set s to a value other "
         "than 'p', 'q'")
-    assert str(used.remedy("a", limit=2)) == "No remedy found for A within 2 changes"
+    assert str(used.remedy("a", limit=2)) == "No remedy found for A within 2 changes (asking for it by id counted as one)"
     # The budget counts the candidates the search reads: those the pruning weighs by the gates
     # (here the user's config, where three gates refuse A, rules out one and two changes; it is
-    # weighed once a search, not once a size) and those it resolves.
+    # weighed once a search, not once a size: automatic choice, and A asked for) and those it
+    # resolves (the first: A asked for on the config as it is, a change of one path).
     assert str(used.remedy("a", budget=1)) == (
-        "No remedy found for A: the search gave up: it read 1 candidate config before it finished the changes of 3 paths")
-    assert used.remedy("a", budget=1).size == 2
+        "No remedy found for A: the search gave up: it read 1 candidate config before it finished the changes of 1 path "
+        "(asking for it by id counted as one)")
+    assert used.remedy("a", budget=1).size == 0
     assert str(used.remedy("a", budget=10)) == (
-        "No remedy found for A: the search gave up: it read 10 candidate configs before it finished the changes of 3 paths")
+        "No remedy found for A: the search gave up: it read 10 candidate configs before it finished the changes of 3 paths "
+        "(asking for it by id counted as one)")
     assert used.remedy("a", budget=10).size == 2
     with pytest.raises(matrix.UsageError) as excinfo:
         used.remedy("c")
@@ -1942,9 +1946,13 @@ def test_a_runner_free_on_the_config_of_choice_but_blocked_after_its_adjustments
     m = matrix.loads(ADJUSTING, runners=AB)
     with pytest.raises(matrix.AdjustmentError) as excinfo:
         m.resolve({"x": 4})
+    # The message ends with the remedy for the runner chosen (a review: an AdjustmentError said
+    # none): x of 4 is the one a's adjustment grows, above 5 big x blocks it.
     assert excinfo.exconly() == (
         "matrix.errors.AdjustmentError: An adjustment leaves a config the runner cannot serve: "
-        "Grow x on a: set x from 4 to 9; then A does not support: big x")
+        "Grow x on a: set x from 4 to 9; then A does not support: big x\n"
+        "To use A, change: set x to a value ≤ 3 or 5")
+    assert excinfo.value.to_dict()["remedies"] == [r.to_dict() for r in excinfo.value.resolution.remedies()]
     assert isinstance(excinfo.value, matrix.ResolutionError)
     resolution = excinfo.value.resolution
     assert (resolution.runner, resolution.unsupported, [a.after for a in resolution.adjustments]) == (
@@ -2122,18 +2130,16 @@ def test_the_differences_from_vllm_are_the_triton_sentence_alone():
         "as a V2 blocker).")
 
 
-def test_a_remedy_that_automatic_choice_never_takes_says_that_a_request_serves():
+def test_a_remedy_that_automatic_choice_never_takes_asks_for_the_runner():
     # A new user's trial: "No remedy found for In-memory within 3 changes", for a runner that a
     # request serves as the config is: automatic choice never takes it there, and the line said
-    # nothing of the request.
+    # nothing of the request. Asking for it is a remedy of one change.
     m = matrix.loads('[matrix]\nname = "t"\nversion = "1.0"\n[config]\n"x" = { type = "int", default = 0 }\n'
                      '[features.big]\nname = "big x"\nwhen = "x > 2"\nsupport = { a = "yes", b = "yes" }\n',
                      runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}})
     resolution = m.resolve({"x": 5})
-    assert str(resolution.remedy("b")) == (
-        "No change of the config makes B serve it; asked for by id (runner='b', --runner b), B serves this config as "
-        "it is")
-    assert resolution.remedy("b").serves_asked is True
+    assert str(resolution.remedy("b")) == "To use B, change: ask for it by id (runner='b', --runner b)"
+    assert [(o.ask, o.changes) for o in resolution.remedy("b").options] == [(True, ())]
     assert str(m.resolve({"x": 5}, runner="b").remedy("b")) == "B serves this config as it is"
 
 
@@ -2157,7 +2163,9 @@ def test_a_remedy_asks_for_a_runner_that_automatic_choice_does_not_try_on_the_co
     with pytest.raises(NoRunnerError) as error:
         m.resolve({"x": True, "y": 5})
     assert str(error.value).splitlines()[1:] == [
-        "To use A, change: set x to False", "No change of the config makes B serve it", said]
+        # B, a candidate, is never first where x is False (A is): asked for (a review: "No change").
+        "To use A, change: set x to False", "To use B, change: ask for it by id (runner='b', --runner b) and set x to False",
+        said]
     found = error.value.remedies[-1]
     assert (found.size, found.asking, [o.ask for o in found.options]) == (2, True, [False, True][candidate == "False":])
     assert found.options[-1].to_dict() == {
@@ -3058,7 +3066,7 @@ def test_a_redirect_that_applies_always_acts_on_the_runner_automatic_choice_take
         "No runner can serve this config: chose 'fa3' automatically, redirected to 'triton'; Triton does not support: "
         "Attention sinks",
         "To use FA3, change: set kv_cache_dtype to one of 'auto', 'fp8_e4m3'",  # the remedies, resolved
-        "To use FlashInfer, change: set hopper to False and set kv_cache_dtype to one of 'auto', 'fp8_e4m3'",
+        "To use FlashInfer, change: ask for it by id (runner='flashinfer', --runner flashinfer)",
         "To use Triton, change: set sinks to False"]
     assert [str(w) for w in refused.value.resolution.warnings] == [said]
     # An order without fallback (a validated default): its first candidate is reached, redirected.
@@ -3125,7 +3133,7 @@ def test_a_remedy_search_spends_its_budget_on_the_candidates_it_reads_not_on_tho
     m = matrix.loads(f'[matrix]\nname = "t"\nversion = "1.0"\n[config]\n{fields}\n{features}\n',
                      runners={"a": {"name": "A", "priority": 2}, "b": {"name": "B", "priority": 1}})
     used = m.resolve({"f0": "v5", "f1": "v5", "f2": "v5", "f3": "v5"})
-    assert str(used.remedy("a")) == "No remedy found for A within 3 changes"
+    assert str(used.remedy("a")) == "No remedy found for A within 3 changes (asking for it by id counted as one)"
     others = ", ".join(repr(v) for v in values[:-1])
     assert str(used.remedy("a", limit=4)) == "To use A, change: " + " and ".join(
         f"set f{i} to one of {others}" for i in range(4))
@@ -3161,14 +3169,19 @@ def test_a_remedy_search_tries_the_path_sets_of_few_combinations_first_and_keeps
     and the changes of two paths that hold memory_limit_mb read more than the budget. The
     search once walked them first and gave up ("No remedy found"), where setting exec.mode and
     exec.parallelism (2 x 15 candidates) serves. Cheapest first, it finds that pair; cut short
-    within the size, it keeps the remedies found and says that it was cut."""
+    within the size, it keeps the remedies found and says that it was cut. (On the trial's
+    config, asking for gpu serves as it is: 100 MB split by the capped parallelism of 4. 101 MB,
+    a prime, is split by no parallelism above 8, so two changes are needed, a request among them.)"""
     m = matrix.loads(_QUERY_ENGINES, runners=_QUERY_RUNNERS)
-    used = m.resolve({"exec": {"mode": "interactive", "parallelism": 12, "memory_limit_mb": 100}})
+    trial = m.resolve({"exec": {"mode": "interactive", "parallelism": 12, "memory_limit_mb": 100}})
+    assert str(trial.remedy("gpu")) == "To use GPU, change: ask for it by id (runner='gpu', --runner gpu)"
+    used = m.resolve({"exec": {"mode": "interactive", "parallelism": 12, "memory_limit_mb": 101}})
     assert used.runner == "vectorized"
     found = used.remedy("gpu")
-    options = ["set exec.parallelism to 10 and set exec.mode to one of 'batch', 'streaming'",
-               "set exec.memory_limit_mb to a multiple of 12 from 0 to 1020 and set exec.mode to one of 'batch', "
-               "'streaming'"]
+    ask = "ask for it by id (runner='gpu', --runner gpu)"
+    options = ["set exec.memory_limit_mb to a multiple of 12 from 0 to 1020 and set exec.mode to one of 'batch', "
+               "'streaming'", f"{ask} and set exec.parallelism to 1",
+               f"{ask} and set exec.memory_limit_mb to a multiple of 4 from 0 to 1020"]
     assert [str(o) for o in found.options] == options
     assert (found.size, found.gave_up, found.exhausted) == (
         2, "it read 15000 candidate configs before it finished the changes of 2 paths", False)
