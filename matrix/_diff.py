@@ -30,6 +30,7 @@ from . import _choice, _messages
 from ._check_adjust import Contexts
 from ._choice import Rule, Term
 from ._compile import Plan
+from ._diff_types import ROLE_REFUSAL
 from ._given import ROLE
 from ._nodes import And, IsNone, Literal, Node, Not, Or, Path
 from ._space import Inconclusive, Space
@@ -50,8 +51,6 @@ Way = Tuple[Tuple[str, str], ...]
 #: ``"forced"`` / ``"blocked"`` for a request; *path* the way a refusal there went (of a served
 #: answer: where its runner is refused on its effective config).
 Outcome = Tuple[str, Optional[str], str, Way]
-#: The ``why`` of a refusal by a role other than the base (`Side.role_refusing`).
-ROLE_REFUSAL = "role"
 #: The most regions of other causes named for one pair of rules (the rest said in ``undecided``).
 MAX_REGIONS = 8
 _NO_VALUE = object()

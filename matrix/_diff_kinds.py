@@ -33,7 +33,7 @@ import functools
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from . import _messages
-from ._diff import ROLE_REFUSAL
+from ._diff_types import ROLE_REFUSAL
 from ._nodes import Node
 from ._substitute import TRUE, conjoin, constant, disjoin, negate
 from .schema import Feature, Order, Requirement

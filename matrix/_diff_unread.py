@@ -73,9 +73,9 @@ def _unweighed(*sides: _diff.Side) -> List[Tuple[str, str]]:
         out.append(("copies scaled by times", "a config a scaled copy changes"))
     if any(len(p.matrix.roles) > 1 for p in plans) and differs(
             lambda side: (repr(side.matrix.roles), repr(side.matrix.runners))):  # F1: each role's runner beside the base's
-        out.append(("the runners of roles other than the base where the config is served (which runner fills "
-                    "each, and what it says there: a former id, its opt-in and partial support; a role's refusal "
-                    "is compared)", "a config served"))
+        out.append(("what the runner of a role other than the base says where the config is served (a former "
+                    "id, its opt-in and partial support: which runner fills each role, and a role's refusal, are "
+                    "compared)", "a config served"))
     if any(a.stage is not None for a in adjustments) and differs(lambda side: repr(side.matrix.stages)):
         out.append(("the order of adjustments by stage ([matrix] stages)", "a config a staged adjustment changes"))
     if any(p.matrix.staged for p in plans) and differs(lambda side: repr(side.matrix.staged)):  # F6

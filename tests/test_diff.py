@@ -640,10 +640,11 @@ def _whole(side, found, error):
             "warnings": tuple(sorted((w.kind, w.feature or "", ids.get(w.runner, w.runner) or "",
                                       w.message if w.kind == "adjusted" else said(w.message),
                                       w.level or "") for w in resolution.warnings if not _of_a_role(w, resolution))),
-            # Which runner fills each role other than the base, and what it says there (a former
-            # id, its opt-in and partial support), where the config is served: not compared
-            # (`_UNREAD["roles"]`); a role's refusal is ("refused").
-            "roles": None if error is not None else tuple((role, ids.get(r, r)) for role, r in resolution.roles.items()),
+            # Which runner fills each role other than the base (by name, as a finding says it),
+            # where the config is served: compared (`_roles_unread`), and a role's refusal is
+            # ("refused"); what it says there (a former id, its opt-in and partial support) is not.
+            "roles": None if error is not None else tuple(
+                (role, "none" if r is None else side.matrix.runner(r).name) for role, r in resolution.roles.items()),
             "role warnings": tuple(sorted((w.kind, w.feature or "", ids.get(w.runner, w.runner) or "")
                                           for w in resolution.warnings if _of_a_role(w, resolution))),
             "blockers": {ids[r]: tuple(sorted(g.name for g in gates)) for r, gates in resolution.unsupported.items()},
@@ -898,8 +899,7 @@ def _regions_hold_their_answers(old, new, sides, kinds, universe, whole, varying
                     assert _said_as(change.id, seen) and (seen == [change.old, change.new] or named.name in varying), (
                         change, config, seen)
                 continue
-            seen = [observe(s, config, kind, asked, change.features[0] if change.features else None, change.runner)
-                    for s in sides]
+            seen = [observe(s, config, kind, asked, _subject(change), change.runner) for s in sides]
             if any(a.startswith("a config error") for a in seen):
                 continue
             assert seen == [change.old, change.new], (change, config)
@@ -973,6 +973,14 @@ def _defaults_in(config, sides, prefix=""):
     return out
 
 
+def _subject(change):
+    """What a change is about, as `observe` asks it: the role a ``role-runner-changed`` change's
+    message names ("Runner of role 'o' (Other): A → B"), else its first gate (or none)."""
+    if change.id == "role-runner-changed":
+        return change.message.split("role '", 1)[1].split("'", 1)[0]
+    return change.features[0] if change.features else None
+
+
 def _witnesses_reproduce(report, sides):
     """Every witness resolves as its change says on both sides; each change with what it asks."""
     kinds = []
@@ -991,15 +999,14 @@ def _witnesses_reproduce(report, sides):
                 else change.id.rsplit("-", 1)[0] if change.id.startswith(("partial-", "opt-in-", "preference-notice-"))
                 else change.id.split("-")[0])
         asked = change.runner if kind in ("asked", "removal", "deprecation", "refusal-kind", "partial", "opt-in",
-                                          "preference-notice", "alias") else None
+                                          "preference-notice", "alias", "role") else None
         kinds.append((change, kind, asked))
         if kind == "said":  # what the adjustment named first says (in a request for its runner)
             seen = [said_by(s, change.witness, change.features[0], change.runner) for s in sides]
         elif kind == "adjustment":  # the path is the message's
             seen = [effective_value(s, change.witness, matrix.diff.effective_path(change), change.runner) for s in sides]
         else:
-            seen = [observe(s, change.witness, kind, asked, change.features[0] if change.features else None,
-                            change.runner) for s in sides]
+            seen = [observe(s, change.witness, kind, asked, _subject(change), change.runner) for s in sides]
         assert seen == [_at_witness(change.old), _at_witness(change.new)], change
         # ... which is the package's one statement of it (the fleet's `reproduces`).
         assert matrix.diff.reproduces(change, *(s.matrix for s in sides), change.witness), change
@@ -1293,8 +1300,8 @@ def _unproved_only_beside_redirects(report):
 # the test: the ci profile's 200 took 136 s of CPU, now 54 s). CI's run of the suite must stay
 # under 20 minutes, so it draws 200; the issue's thousands would take 10 minutes of CPU or more.
 # A developer's machine draws the profile's own count. A fifth of the examples have roles (`_roled`),
-# each about twice as long (the matrices of the base role alone are resolved beside them): the ci
-# profile's 200 took 53 s of CPU with them.
+# resolved with their roles (a role's refusal and runner are compared): the ci profile's 200 took
+# 180 s on a loaded 2-core machine, where they took 124 s when only the base role was compared.
 @settings(max_examples=min(settings.default.max_examples, 200), deadline=None)
 @given(_edited())
 @example((_BLOCKED_TWICE.replace(', d = "no"', ""), {"a": {"name": "A", "priority": 2}}, _BLOCKED_TWICE,
@@ -1457,7 +1464,7 @@ def _base_names(ms, config):
 
 #: What of a resolution the diff does not compare, each said by a line of ``undecided`` where the
 #: answers may differ (`matrix._diff_unread._unread`): the line's beginning.
-_UNREAD = {"roles": "Not compared: the runners of roles other than the base",
+_UNREAD = {"roles": "Not compared: what the runner of a role other than the base says",
            "one-sided": "Not compared: a request for a runner only one side has",
            "removal": "Not compared: the blockers and deprecation warnings of a config a removal refuses",
            "request": "Not compared: the blockers a request reads",
@@ -1485,11 +1492,20 @@ _LINES = {
 _STEERING = ("override", "redirected", "preference")
 
 
-def _roles_unread(a, b):
-    """``{"roles"}`` where the same runner serves on both sides (`_whole`s *a*, *b*) and another
-    role is filled otherwise, or its runner says otherwise there (not compared: `_UNREAD`)."""
-    same = a["refused"] is None and b["refused"] is None and a["runner"] == b["runner"]
-    return {"roles"} if same and (a["roles"], a["role warnings"]) != (b["roles"], b["role warnings"]) else set()
+def _roles_unread(report, runner, a, b, config, schema):
+    """Where the same runner serves on both sides (`_whole`s *a*, *b*: automatic choice, or a
+    request for *runner*), each role filled by another runner is a ``role-runner-changed``
+    finding of that question and role whose region holds *config*, going from the one to the
+    other; what a role's runner says there is not compared (``{"roles"}``: `_UNREAD`)."""
+    if not (a["refused"] is None and b["refused"] is None and a["runner"] == b["runner"]):
+        return set()
+    for (role, x), (_, y) in zip(a["roles"], b["roles"]):
+        if x != y:
+            assert [c for c in report.changes if c.id == "role-runner-changed" and c.runner == runner
+                    and c.message.split(": ")[-1] == f"{x} → {y}"
+                    and f"role '{role}'" in c.message and _inside(c, config, schema)], (role, runner, config, a, b,
+                                                                                      report.changes)
+    return {"roles"} if a["role warnings"] != b["role warnings"] else set()
 
 
 def _every_difference_is_said(report, before, after, config, schema):
@@ -1521,7 +1537,7 @@ def _every_difference_is_said(report, before, after, config, schema):
         for part in a.keys() - {"warnings", "blockers", "kind", "way", "roles", "role warnings"}:
             if a[part] != b[part]:
                 unread.add("words" if part == "refused" and refused else None)
-        unread.update(_roles_unread(a, b))
+        unread.update(_roles_unread(report, runner, a, b, config, schema))
         if refused and a["kind"] != b["kind"] and not said("kind"):
             # The exception kind a refusal raises: a finding of its own, for the question asked
             # (automatic choice, or a request for the runner), of these two kinds.
@@ -3524,8 +3540,8 @@ def test_issue_30s_constructs_the_diff_does_not_weigh_are_said_not_compared():
     assert [line for line in diff(old, matrix.loads(base, runners=runners)).undecided if "roles" in line] == []
     roled = matrix.loads(base + '[roles.decode]\nname = "Decode"\nfield = "decode"\n', runners=runners)
     assert diff(old, roled).undecided[-1] == (
-        "Not compared: the runners of roles other than the base where the config is served (which runner fills "
-        "each, and what it says there: a former id, its opt-in and partial support; a role's refusal is compared) "
+        "Not compared: what the runner of a role other than the base says where the config is served (a former id, "
+        "its opt-in and partial support: which runner fills each role, and a role's refusal, are compared) "
         + note.format("a config served"))
     stages = _UNWEIGHED.replace('version = "1.0"\n', 'version = "1.0"\nstages = ["choice", "late"]\n', 1)
     assert diff(old, matrix.loads(stages, runners=runners)).undecided == ()  # stages no adjustment names: today's order
@@ -4106,9 +4122,9 @@ def test_a_witness_leaves_the_other_roles_to_follow_where_the_region_allows():
     assert [line for line in report.undecided if "did not reproduce" in line] == []
 
 
-_ROLES_SERVED = ("Not compared: the runners of roles other than the base where the config is served (which runner "
-                 "fills each, and what it says there: a former id, its opt-in and partial support; a role's refusal "
-                 "is compared) (the answers for a config served may differ unseen)")
+_ROLES_SERVED = ("Not compared: what the runner of a role other than the base says where the config is served (a "
+                 "former id, its opt-in and partial support: which runner fills each role, and a role's refusal, are "
+                 "compared) (the answers for a config served may differ unseen)")
 
 
 def test_a_refusal_by_a_role_other_than_the_base_is_compared():
@@ -4142,6 +4158,10 @@ def test_an_adjustment_that_names_a_refusing_runner_in_a_role_is_a_breaking_chan
     assert [(c.id, c.message, c.region, c.witness) for c in report.changes] == [
         ("served-refused", "Automatic choice: A → refused", "ro is None and j == 3 and rb is None", {"j": 3}),
         ("request-refused", "Asking for A: A → refused", "ro is None and j == 3", {"j": 3}),
+        # Where a still serves, o goes from a (following it) to b (the adjustment names it).
+        ("role-runner-changed", "Automatic choice: Runner of role 'o' (Other): A → B", "ro is None and rb is None and j != 3",
+         {}),
+        ("role-runner-changed", "Asking for A: Runner of role 'o' (Other): A → B", "ro is None and j != 3", {}),
         ("adjustment-added", "Effective value of ro: its value as given (None at the witness) → 'b'",
          "ro is None and rb is None", {}),
         ("adjustment-added", "Asking for A: Effective value of ro: its value as given (None at the witness) → 'b'",
