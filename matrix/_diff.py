@@ -26,16 +26,18 @@ from typing import Any, Callable, Container, Dict, FrozenSet, Iterator, List, Op
 import attrs
 from packaging.version import Version
 
-from . import _messages
+from . import _choice, _messages
 from ._check_adjust import Contexts
 from ._choice import Rule, Term
 from ._compile import Plan
+from ._diff_types import ROLE_REFUSAL
+from ._given import ROLE
 from ._nodes import And, IsNone, Literal, Node, Not, Or, Path
 from ._space import Inconclusive, Space
 from ._split import Split
 from ._substitute import conjoin, constant, disjoin, negate
 from .check import _Choice, _Places
-from .schema import BLOCKING, NOTHING, Adjustment, Feature, Field, Matrix, Order, Runner, Schema
+from .schema import BLOCKING, NOTHING, Adjustment, Feature, Field, Matrix, Order, Requirement, Runner, Schema
 
 #: The way a request went before it was refused (docs/how-to/review-a-change.md says it):
 #: ``("redirected", runner)`` where a redirect made it a request for *runner*, then
@@ -298,6 +300,8 @@ class Side:
         #: is None (a value there is a request for that runner: `matrix._roles`, asked as one).
         self.unasked: List[Node] = [] if not self.matrix.roles else \
             [self.on_c(IsNone(Path(self.matrix.roles[0].field), False))]
+        #: `role_refusing`, by runner, once asked.
+        self._role_refusing: Dict[str, List[Node]] = {}
         #: Each gate's bit (by identity: a plan's gates are compared often, and attrs equality
         #: reads every field), and the first gate of each id.
         self._bits = {id(f): i for i, f in enumerate(features)}
@@ -439,17 +443,79 @@ class Side:
                  ) -> List[Tuple[Dict[str, Any], Outcome]]:
         """A rule's question as the runner it chooses is validated (`matrix._choice.serve`): for a
         runner with adjustments of its own, served where no gate that refuses it holds on its F,
-        refused where one does; else the question as it is."""
+        refused where one does; then, with roles, refused where a role other than the base
+        refuses the config (`role_refusing`: ``why`` is ``"role"``); else the question as it is."""
         runner = outcome[1]
-        if outcome[0] != "served" or not self.own(runner):
+        if outcome[0] != "served":
             return [(question, outcome)]
         assert runner is not None
-        refusing = self.validated(runner, asked, redirected=outcome[2] == "redirected")
-        if not refusing:
+        refusing = self.validated(runner, asked, redirected=outcome[2] == "redirected") if self.own(runner) else []
+        in_role = self.role_refusing(runner)
+        if not refusing and not in_role:
             return [(question, outcome)]
-        served = {**question, "false": [*question["false"], *refusing]}
-        refused = {**question, "extra": [*question["extra"], ("any", refusing)]}
-        return [(served, outcome), (refused, ("refused", None, "blocked" if asked else "adjusted", outcome[3]))]
+        out: List[Tuple[Dict[str, Any], Outcome]] = [
+            ({**question, "false": [*question["false"], *refusing, *in_role]}, outcome)]
+        if refusing:
+            out.append(({**question, "extra": [*question["extra"], ("any", refusing)]},
+                        ("refused", None, "blocked" if asked else "adjusted", outcome[3])))
+        if in_role:
+            out.append(({**question, "false": [*question["false"], *refusing],
+                         "extra": [*question["extra"], ("any", in_role)]}, ("refused", None, ROLE_REFUSAL, outcome[3])))
+        return out
+
+    def role_refusing(self, runner: str) -> List[Node]:
+        """Where a role other than the base refuses the config once *runner* serves the base
+        (`matrix._roles.others`), each over the config as given (read on *runner*'s F): its field
+        names a runner (an id or a former id) that a gate in force for a request refuses (but a
+        requirement of other roles only), or that fails a requirement naming the role; or its
+        field is None and the runner it follows into it fails a requirement naming the role.
+        Empty without roles."""
+        found = self._role_refusing.get(runner)
+        if found is None:
+            found = self._role_refusing[runner] = self._roles_refuse(runner)
+        return found
+
+    def _roles_refuse(self, runner: str) -> List[Node]:
+        from . import _roles
+        from ._nodes import Compare
+
+        matrix, plan = self.matrix, self.plan
+        if len(matrix.roles) < 2:
+            return []
+        filling = _roles.Filling(matrix, runner)
+        out: List[Node] = []
+        for role in matrix.roles[1:]:
+            field = Path(role.field)
+            for choice in matrix.schema.fields[role.field].choices or ():
+                named = _choice.named(matrix, choice)
+                if named in plan.no:
+                    out.append(conjoin([Compare(field, "==", Literal(choice)),
+                                        disjoin(self._refused_in(named, role.id, True, filling))]))
+            if role.follows is None:
+                continue
+            for case, followed in filling.cases(ROLE + role.follows):
+                into = followed.value if isinstance(followed, Literal) else None
+                if isinstance(into, str) and into in plan.no:
+                    out.append(conjoin([IsNone(field, False), case,
+                                        disjoin(self._refused_in(into, role.id, False, filling))]))
+        return [self.on_f(runner, node) for node in out if constant(node) is not False]
+
+    def _refused_in(self, runner: str, role: str, named: bool, filling: Any) -> List[Node]:
+        """The conditions, on F, under which *runner* filling *role* refuses the config: named
+        there, every gate it says no to in a request (`matrix._roles._validated`); named or
+        followed, every requirement of it that names *role* (a gate, or a clause of
+        `Runner.role_requires` that fails)."""
+        plan, dead = self.plan, self.asked.dead
+        gates = [f for f in plan.features if f.id not in dead and isinstance(f.origin, Requirement)
+                 and f.origin.runner == runner and role in f.origin.roles]
+        if named:
+            gates += [f for f in plan.active(plan.no[runner] | plan.required) if f.id not in dead and not (
+                isinstance(f.origin, Requirement) and f.origin.runner == runner and f.origin.roles
+                and role not in f.origin.roles)]
+        out = [f.when.node for f in dict.fromkeys(gates)]
+        out += [negate(filling(clause.condition.node)) for clause in self.matrix.runner(runner).role_requires
+                if role in clause.roles]
+        return out
 
     def gate(self, feature_id: str) -> Optional[Feature]:
         return self._gates.get(feature_id)
@@ -477,6 +543,8 @@ class Search:
         #: choice holds there.
         self.unasked: List[Node] = list(dict.fromkeys(n for side in (old, new) for n in side.unasked))
         nodes += [IsNone(Path(f), False) for f in _role_fields(old, new)]
+        # Where a role other than the base refuses the config, once each runner serves the base.
+        nodes += [n for side in (old, new) for r in side.plan.no for n in side.role_refusing(r)]
         #: The fields whose default differs between the sides (`unset_defaults`).
         self.unset: Tuple[str, ...] = tuple(dict.fromkeys([*old.defaults, *new.defaults]))
         if self.unset:  # each side's conditions read through its defaults, and where a field is left out

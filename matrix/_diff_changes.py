@@ -923,6 +923,64 @@ class _Changes:
             for (x, y), regions in found.items():
                 self._by_cause(regions, what, functools.partial(self._kind, asked, x, y), asked)
 
+    def roles(self, runners: Sequence[str] = ()) -> None:
+        """Which runner fills each role other than the base both sides declare (`matrix._diff_roles`),
+        for automatic choice and a request for each of *runners*: where both sides serve with the
+        same runner, one finding per role, pair of runners and cause, its region exactly the
+        configs where that role goes from the one to the other, its witness re-resolved."""
+        from . import _diff_roles
+
+        for role in _diff_roles.shared(self.old, self.new):
+            what = f"where the runner of role {role!r} changes"
+            fields = {r.field for side in (self.old, self.new) for r in side.matrix.roles if r.id == role}
+            for asked in [None, *runners]:
+                for (x, y), regions in _diff_roles.regions(self.search, asked, role).items():
+                    self._by_cause(regions, what, functools.partial(self._role, asked, role, x, y), asked, fields)
+
+    def _role(self, asked: Optional[str], role: str, old_runner: Optional[str], new_runner: Optional[str],
+              regions: List[List[Any]], named: List[Any], found: _diff.Assignment) -> None:
+        """One finding of `roles` (`_by_cause`): its witness from *found*, shortened, caused by the
+        adjustments *named*, else the role's entry where it differs, else the entries that differ
+        there."""
+        from . import _diff_roles
+
+        search = self.search
+        region = self.options_text(regions) or "every config"
+        said = (_diff_roles.said(self.old, self.old.local(old_runner)), _diff_roles.said(self.new, new_runner))
+        inside = _inside(region, search.space.schema)
+
+        def runners(config: Dict[str, Any]) -> Tuple[str, ...]:
+            return tuple(observe(side, config, "role", asked, role) for side in (self.old, self.new))
+
+        witness = search.witness(found)
+        if runners(witness) != said:
+            self.unreproduced.append(f"A witness did not reproduce (role): {json.dumps(witness)}")
+            return
+
+        def same(config: Dict[str, Any]) -> bool:
+            return runners(config) == said and inside(config)
+
+        shorter = _pruned(witness, self.old, self.new)
+        if shorter != witness and same(shorter):
+            witness = shorter
+        witness = _fewest_paths(witness, same)
+        entries = [_located(side, ("adjustments", a.id)) for side, a, _ in named]
+        ids = [a.id for _, a, _ in named]
+        tables = [next((repr(r) for r in side.matrix.roles if r.id == role), None) for side in (self.old, self.new)]
+        if not entries and tables[0] != tables[1]:
+            entries.append(_located(self.new, ("roles", role)))
+        if not entries:
+            for standing, gate in self.causes_at(found, asked is not None):
+                entries.append(_entry(*self.standing_at(standing, gate)))
+                ids.append(gate.id)
+        entries = list(dict.fromkeys(entries)) or [_order_entry(self.new)]
+        name = next(r.name for r in self.new.matrix.roles if r.id == role)
+        change = _messages.diff_role_runner(role, name, *said)
+        message = f"Automatic choice: {change}" if asked is None else self._asking(asked, change)
+        self.out.append(Difference("role-runner-changed", CHANGES["role-runner-changed"][0], message, region, witness,
+                                   said[0], said[1], runner=asked, features=tuple(dict.fromkeys(ids)),
+                                   entries=tuple(entries)))
+
     def warnings(self, runners: Sequence[str] = ()) -> None:
         """The warnings a config is served with that name a feature (`matrix._diff_warnings`: a
         runner's partial support, a request's opt-in, a preference passed over), for automatic
@@ -1019,7 +1077,7 @@ class _Changes:
 
     def _by_cause(self, regions: List[List[Any]], what: str,
                   emit: Callable[[List[List[Any]], List[Any], _diff.Assignment], None],
-                  asked: Optional[str]) -> None:
+                  asked: Optional[str], fields: Iterable[str] = ()) -> None:
         """The findings of one change in *regions* (each a list of goals), one per cause: at a
         witness, the adjustments that differ, change a value there and write what a gate reads
         (`_diff.Search.changing`), the region where those change a value (*emit* of its goals, the
@@ -1031,7 +1089,7 @@ class _Changes:
 
         search = self.search
         anywhere = disjoin([conjoin([n if w else negate(n) for n, w in goals]) for goals in regions])
-        reads = {p for side in (self.old, self.new) for g in side.plan.features for p in g.when.paths}
+        reads = {p for side in (self.old, self.new) for g in side.plan.features for p in g.when.paths} | set(fields)
         groups: List[List[Any]] = []
         for _ in range(_diff.MAX_REGIONS):
             found = search._solve({"true": [anywhere], "false": [], "extra": [("any", g) for g in groups]}, what)

@@ -532,7 +532,12 @@ def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str,
         # A config one side rejects is said by the report's change of the [config] that holds it
         # (config-accepted, config-rejected, a field added or removed: its level and accept entry),
         # never by a default changed (a config rejected reads no default: the review).
-        said = [c for c in report.changes if c.runner is None and (
+        # With roles, a config whose base role's field names a runner (on the config of choice)
+        # is a request for it: the changes of that request say it (a user trial: none matched).
+        asked = {_base_request(side, config, version) for side, version in ((old, report.old_version),
+                                                                             (new, report.new_version))}
+        said = [c for c in report.changes if (c.runner is None and None in asked or c.runner in asked - {None}
+                                              and not c.id.startswith("blocker")) and (
             not (rejected_before or rejected_after) or c.id in _ONE_SIDED) and
             reproduces(c, old, new, config, old_version=report.old_version, new_version=report.new_version)]
         changed += was != now or bool(said)  # by ids, as the rows are compared: a rename alone is no change
@@ -540,12 +545,17 @@ def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str,
         # decide) is counted by itself: a served config refused is breaking, else behaviour. A
         # config one side rejects is a breaking change of its own.
         one_sided = rejected_before != rejected_after
-        unsaid = None if said or one_sided or was == now else \
-            "breaking" if now[0] == "refused" and was[0] != "refused" else "behaviour"  # type: ignore[index]
+        refusing = now is not None and now[0] == "refused" and was is not None and was[0] != "refused"  # type: ignore[index]
+        # A config served that is now refused takes at least the level the report gives such a
+        # change (`served-refused`), whatever other change it lies in (a user trial: an
+        # adjustment-added row, behaviour, that went served → refused).
+        unsaid = None if one_sided or was == now or said and (not refusing or any(c.id in _REFUSING for c in said)) \
+            else "breaking" if refusing else "behaviour"
         failing += one_sided and not said or any(
             LEVELS.index(c.level) <= worst and c.accepted is None for c in said) or \
             unsaid is not None and LEVELS.index(unsaid) <= worst
-        cell = ", ".join(f"{c.level}[{c.id}]" for c in said) or (
+        cell = ", ".join([f"{c.level}[{c.id}]" for c in said] + (
+            [_messages.diff_fleet_unsaid(unsaid)] if said and unsaid is not None else [])) or (
             _messages.diff_fleet_rejected_once() if one_sided else
             "—" if unsaid is None else _messages.diff_fleet_unsaid(unsaid))
         rows.append(_fleet_row(name, before, after, cell))
@@ -560,6 +570,28 @@ def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str,
     head = _messages.diff_fleet_head(changed, len(configs), report.old_version, report.new_version, len(broken))
     foot = _messages.diff_fleet_exit(status, fail_on, failing, broken)
     return "\n".join([head, "", *rows, "", foot]) + "\n", status
+
+
+#: The changes that say a config served is now refused (`fleet`: such a row takes their level).
+_REFUSING = ("served-refused", "request-refused", "removed", "removed-early", "removed-without-deprecation",
+             "config-rejected", "config-field-removed")
+
+
+def _base_request(matrix: Matrix, config: Dict[str, Any], version: Optional[str]) -> Optional[str]:
+    """The runner a config asks for in *matrix*'s base role (its field on the config of choice,
+    `matrix._roles.of_choice`: a former id as the runner it names), None where the choice is
+    automatic (no roles, or the field None) or the config cannot be read."""
+    if not matrix.roles:
+        return None
+    from . import _choice, _roles
+    from .errors import MatrixError
+    from .resolver import _plan
+
+    try:
+        value = _roles.of_choice(_plan(matrix, version), matrix.roles[0], config, None)
+    except MatrixError:
+        return None
+    return None if value is None else str(_choice.named(matrix, value))
 
 
 #: The changes that say a config one side's [config] rejects and the other accepts.

@@ -33,6 +33,7 @@ import functools
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from . import _messages
+from ._diff_types import ROLE_REFUSAL
 from ._nodes import Node
 from ._substitute import TRUE, conjoin, constant, disjoin, negate
 from .schema import Feature, Order, Requirement
@@ -70,8 +71,8 @@ def _unmodelled_construct(side: Any) -> Optional[str]:
     plan, matrix = side.plan, side.matrix
     if matrix.messages:
         return "the matrix says refusals in its own words ([messages])"
-    if plan.templated or matrix.staged or matrix.roles or not side.exact:
-        return "a reason says config values, a requirement is staged, or roles are declared"
+    if plan.templated or matrix.staged or not side.exact:
+        return "a reason says config values, or a requirement is staged"
     if any(r.applies == "always" for found in plan.redirects.values() for _, r in found):
         return "a redirect applies always (automatic choice's refusal after it is not read by kind)"
     if any(getattr(g.origin, "alone", False) for g in plan.features):
@@ -262,8 +263,8 @@ def cases(search: Any, side: Any, asked: Optional[str]) -> List[Tuple[Dict[str, 
         if outcome[0] == "served":  # refused on the runner's F, where it has adjustments of its own
             runner = outcome[1]
             for variant, said in side.on_its_f(question, outcome, request):
-                if said[0] != "refused":
-                    continue
+                if said[0] != "refused" or said[2] == ROLE_REFUSAL:
+                    continue  # a role's refusal raises its runner's kind: not read (`_diff_unread` says so)
                 on_f = functools.partial(side.on_f, runner)
                 if asked is None:  # an AdjustmentError: what the runner's adjustments did is said first
                     words = _messages.adjustment_blocks([], "")

@@ -180,7 +180,8 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
     *name*, a blocker is the feature's name, whichever entry of that name blocks)."""
     if kind == "alias":  # a request by a former id, as a user writes it on either side
         return _alias_said(side, config, runner)
-    asked = side.local(runner) if kind in ("asked", "removal", "deprecation", "refusal-kind", *_WARNINGS) else None
+    asked = side.local(runner) if kind in ("asked", "removal", "deprecation", "refusal-kind", "role", *_WARNINGS) \
+        else None
     blocked = side.local(blocked)
     try:
         try:
@@ -202,6 +203,11 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
         return _messages.diff_served(name, kinds, None if preferred is None else side.matrix.feature(preferred).name)
     if kind == "refusal-kind":
         return "served" if error is None else _messages.diff_kind_said(error.kind)
+    if kind == "role":  # the runner that fills the role *feature*, by its name on the new side (`matrix._diff_roles`)
+        if error is not None:
+            return "refused"
+        filled = resolution.roles.get(feature or "")
+        return _messages.DIFF_ROLE_NONE if filled is None else side.matrix.runner(filled).name
     if kind in _WARNINGS:
         if error is not None:
             return "refused"
@@ -261,9 +267,12 @@ def _way(matrix: Matrix, warnings: Sequence[Any]) -> List[Tuple[str, str]]:
 def kind_of(change: Difference) -> str:
     """The kind of question a change answers (``automatic``, ``asked``, ``removal``,
     ``deprecation``, ``blocker``, ``effective``, ``said``, ``config``, ``refusal-kind``, ``alias``
-    (a request by a former id, *runner*), or ``cosmetic``)."""
+    (a request by a former id, *runner*), ``role`` (the runner of a role other than the base, the
+    role its message names), or ``cosmetic``)."""
     if change.id == "refusal-kind-changed":
         return "refusal-kind"
+    if change.id == "role-runner-changed":
+        return "role"
     if change.id.startswith("alias-"):
         return "alias"
     if change.id.rsplit("-", 1)[0] in _WARNINGS:
@@ -320,9 +329,13 @@ def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, A
         return seen[0] != seen[1] and warned == {"adjustment-warning-added": [False, True],
                                                  "adjustment-warning-lifted": [True, False]}.get(change.id, [True, True])
     else:
-        asked = change.runner if kind in ("asked", "removal", "deprecation", "refusal-kind", "alias", *_WARNINGS) \
-            else None
+        asked = change.runner if kind in ("asked", "removal", "deprecation", "refusal-kind", "alias", "role",
+                                          *_WARNINGS) else None
         feature = change.features[0] if change.features else None
+        if kind == "role":
+            from ._diff_roles import role_of
+
+            feature = role_of(change.message)
         name = None
         if kind == "blocker" and feature is not None:
             gate = next((f for m in (new, old) for f in m.features if f.id == feature), None)

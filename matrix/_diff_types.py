@@ -17,6 +17,9 @@ Level = Literal["breaking", "behaviour", "cosmetic"]
 #: Most severe first.
 LEVELS: Tuple[Level, ...] = get_args(Level)
 
+#: The ``why`` of an answer refused by a role other than the base (`matrix._diff.Side.role_refusing`).
+ROLE_REFUSAL = "role"
+
 #: id → (default level, what it means).
 CHANGES: Dict[str, Tuple[Level, str]] = {
     "served-refused": ("breaking", "configs automatic choice served are refused: no runner is free"),
@@ -37,6 +40,7 @@ CHANGES: Dict[str, Tuple[Level, str]] = {
     "redirected-added": ("behaviour", "automatic choice picks the same runner, now by a redirect that applies always"),
     "redirected-lifted": ("behaviour", "automatic choice picks the same runner, no longer by a redirect that applies always"),
     "preference-changed": ("behaviour", "automatic choice picks the same runner, now because another feature prefers it (its warning names that feature)"),
+    "role-runner-changed": ("behaviour", "configs served by the same runner have another runner in a role other than the base"),
     "request-served": ("behaviour", "a request a runner refused is now served"),
     "request-overridden": ("behaviour", "a request is now served by another runner (an override starts or ends)"),
     "redirect-added": ("behaviour", "a request is now redirected to another runner, which serves it"),

@@ -73,7 +73,9 @@ def _unweighed(*sides: _diff.Side) -> List[Tuple[str, str]]:
         out.append(("copies scaled by times", "a config a scaled copy changes"))
     if any(len(p.matrix.roles) > 1 for p in plans) and differs(
             lambda side: (repr(side.matrix.roles), repr(side.matrix.runners))):  # F1: each role's runner beside the base's
-        out.append(("the runners of roles other than the base", "a config that names a role's runner"))
+        out.append(("what the runner of a role other than the base says where the config is served (a former "
+                    "id, its opt-in and partial support: which runner fills each role, and a role's refusal, are "
+                    "compared)", "a config served"))
     if any(a.stage is not None for a in adjustments) and differs(lambda side: repr(side.matrix.stages)):
         out.append(("the order of adjustments by stage ([matrix] stages)", "a config a staged adjustment changes"))
     if any(p.matrix.staged for p in plans) and differs(lambda side: repr(side.matrix.staged)):  # F6
@@ -121,6 +123,12 @@ def _unread(*sides: _diff.Side) -> List[Tuple[str, str]]:
     kind = [(f"the exception kind a refusal raises (a requirement's kind): {why}",
              "a config or request that is refused")] \
         if why is not None and any(kinds) and (kinds[0] != kinds[1] or not _alike(old, new)) else []
+    # A refusal by a role other than the base raises the kind of the runner that fills it, which
+    # `matrix._diff_kinds` does not read (whether the config is refused is compared).
+    if not kind and any(kinds) and (kinds[0] != kinds[1] or not _alike(old, new)) and any(
+            side.role_refusing(r) for side in sides for r in side.plan.no):
+        kind = [("the exception kind a refusal raises in a role other than the base (a requirement's kind of the "
+                 "runner that fills it)", "a config a role refuses")]
     said = [*kind, *_unread_words(old, new)]
     if _alike(old, new):
         return said

@@ -2332,6 +2332,18 @@ def diff_refusal_kind(old: str, new: str) -> str:
     return f"a refusal raises {old} → {new}"
 
 
+#: A role's runner none fills (a ``role-runner-changed`` change of `matrix.diff`).
+DIFF_ROLE_NONE = "none"
+#: How a ``role-runner-changed`` change names its role (`matrix._diff_roles.role_of` reads it back).
+DIFF_ROLE_SAID = "Runner of role '"
+
+
+def diff_role_runner(role: str, name: str, old: str, new: str) -> str:
+    """A ``role-runner-changed`` change of `matrix.diff`: the runner that fills the role *role*
+    (named *name*), on each side, the base role's runner the same."""
+    return f"{DIFF_ROLE_SAID}{role}' ({name}): {old} → {new}"
+
+
 def diff_said(name: str, old: str, new: str) -> str:
     """A ``adjustment-warning-*`` change of `matrix.diff`: what the adjustment *name* says, on each side."""
     return f"Warning of adjustment {name}: {old} → {new}"

@@ -15,7 +15,9 @@ searched (`matrix._split`). Searches that give up are listed in `DiffReport.unde
 guessed. The exception kind a refusal raises (``refusal-kind-changed``) is compared where both
 sides refuse, as `matrix._diff_kinds` reads a refusal's words; the warnings of a runner's partial or
 opt-in support and the notice of a preference passed over where both serve the same runner
-(`matrix._diff_warnings`). One finding per cause: a region is bounded by as few of the entries that differ as can
+(`matrix._diff_warnings`). With ``[roles]``, a config another role's runner refuses is refused in
+every question (`matrix._diff.Side.role_refusing`), and which runner fills each role where both
+sides serve with the same runner is ``role-runner-changed`` (`matrix._diff_roles`). One finding per cause: a region is bounded by as few of the entries that differ as can
 be (a pair of rules whose configs change by other causes too gives a region per cause, up to
 `matrix._diff.MAX_REGIONS`), and a deprecation or blocker whose gate alone causes a behaviour
 change of automatic choice is said by that change (`Difference.also`) where every config it
@@ -128,6 +130,7 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
     changes.effective(runners)
     changes.said(runners)
     changes.kinds(runners)
+    changes.roles(runners)
     changes.warnings(runners)
     changes.aliases()
     changes.config()

@@ -14,7 +14,7 @@ from matrix._diff_cli import fleet
 from matrix.diff import LEVELS, Accepted, diff, json_schema, kind_of, region_predicate, reproduces
 
 from .test_check import _universe
-from .test_diff import _edited, _overlaid, _with_unset
+from .test_diff import _ROLE_SET, _ROLES_REFUSING, _ROLES_REFUSING_RUNNERS, _edited, _overlaid, _with_roles, _with_unset
 
 #: Configs of the space a draw compares (each is resolved once per change of the report, and by
 #: the reference): enough to meet every answer of a small matrix, at a modest cost in CI.
@@ -84,9 +84,12 @@ def _reference(report, old, new, configs, fail_on):
             continue
         one_sided = (was is None) != (now is None)
         said = []
+        # With roles, a config whose base role's field names a runner is a request for it (docs:
+        # file-format.md, Roles): the changes of that request say it, else automatic choice's.
+        asked = {_base_request(m, config) for m in (old, new)}
         for c in report.changes:
-            if c.runner is not None:
-                continue  # a request's, or a runner's blockers: the fleet resolves automatic choice
+            if c.id.startswith("blocker-") or c.runner not in asked:
+                continue  # a runner's blockers, or another question than the config's
             if one_sided and c.id not in ("config-accepted", "config-rejected", "config-field-added",
                                           "config-field-removed"):
                 continue  # one side rejects it: the [config]'s change that holds it says it (docs), or nothing does
@@ -101,8 +104,11 @@ def _reference(report, old, new, configs, fail_on):
             if listed:
                 said.append(c)
         unsaid = None
-        if not said and not one_sided and was != now:
-            unsaid = "breaking" if now[0] == "refused" and was[0] != "refused" else "behaviour"
+        refusing = was is not None and now is not None and now[0] == "refused" and was[0] != "refused"
+        if not one_sided and was != now and (not said or refusing and not any(c.id in _REFUSING for c in said)):
+            # Served, now refused: at least the level of such a change (a user trial: a row said
+            # only by an adjustment's value, behaviour), whatever else it lies in.
+            unsaid = "breaking" if refusing else "behaviour"
         changed += one_sided or bool(said) or was != now
         # One side rejecting it is said by the [config]'s change that holds it (its level, its
         # accept entry: a user trial's added choice failed CI as breaking), else it is breaking.
@@ -116,15 +122,31 @@ def _reference(report, old, new, configs, fail_on):
             "status": status, "changed": changed, "rejected": broken, "configs": items}, failing
 
 
+#: The ids that say a config served is now refused (docs: the change ids and their levels).
+_REFUSING = {"served-refused", "request-refused", "removed", "removed-early", "removed-without-deprecation",
+             "config-rejected", "config-field-removed"}
+
+
+def _base_request(m, config):
+    """The runner *config* asks for in *m*'s base role (its field, a former id as the runner it
+    names), or None: no roles, or the field None (automatic choice)."""
+    if not m.roles or not isinstance(config.get(m.roles[0].field), str):
+        return None
+    value = config[m.roles[0].field]
+    alias = m.alias(value)
+    return value if alias is None else alias.runner
+
+
 def _cell(item):
     """A row's Change cell, as the docs say it."""
+    unsaid = f"{item['unsaid']}: changed, no finding says it (see the report's undecided lines)"
     if not item["compared"]:
         return _messages.diff_fleet_not_compared()
     if item["changes"]:
-        return ", ".join(f"{c['level']}[{c['id']}]" for c in item["changes"])
+        return ", ".join([f"{c['level']}[{c['id']}]" for c in item["changes"]] + ([unsaid] if item["unsaid"] else []))
     if item["before"].startswith("config error: ") != item["after"].startswith("config error: "):
         return "breaking: a config error on one side"
-    return "—" if item["unsaid"] is None else f"{item['unsaid']}: changed, no finding says it (see the report's undecided lines)"
+    return "—" if item["unsaid"] is None else unsaid
 
 
 def _fleet_agrees(case, fail_on, data=None):
@@ -141,7 +163,7 @@ def _fleet_agrees(case, fail_on, data=None):
         accept = [Accepted(i, "intended", ()) for i in data.draw(st.lists(st.sampled_from(ids), max_size=2, unique=True))]
         report = report.with_levels(levels, accept)
     unset = matrix._diff.unset_defaults(matrix.resolver._plan(old, None), matrix.resolver._plan(new, None))
-    universe = _with_unset(list(_universe(old, names)), unset)
+    universe = _with_unset(_with_roles(_universe(old, names), old), unset)
     universe = universe[:: len(universe) // _CONFIGS + 1]
     # Each witness too: a config that shows a change.
     universe += [c.witness for c in report.changes if c.witness is not None and c.witness not in universe]
@@ -185,5 +207,12 @@ _RENAMED_B = (_SERVED_BY_B, _AB, _SERVED_BY_B.replace('b = "yes"', 'bb = "yes"')
 @settings(max_examples=max(10, settings.default.max_examples // 8), deadline=None)
 @given(_edited(), st.sampled_from(LEVELS), st.data())
 @example(_RENAMED_B, "behaviour", None)
+# A user trial (issue 28 with roles, W6): a config that names a runner in the base role's field was
+# matched with no change of that request ("changed, no finding says it" beside the finding).
+@example((_ROLES_REFUSING, _ROLES_REFUSING_RUNNERS, _ROLES_REFUSING.replace('c = "yes" }', 'c = "no" }'),
+          _ROLES_REFUSING_RUNNERS, ["j"], None), "breaking", None)
+@example((_ROLES_REFUSING + _ROLE_SET, _ROLES_REFUSING_RUNNERS,
+          (_ROLES_REFUSING + _ROLE_SET).replace('a = "yes", b', 'a = "no", b'), _ROLES_REFUSING_RUNNERS, ["j"], None),
+         "breaking", None)
 def test_the_fleet_says_what_each_config_resolves_to_on_both_sides_and_the_change_it_falls_under(case, fail_on, data):
     _fleet_agrees(case, fail_on, data)
