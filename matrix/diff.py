@@ -77,7 +77,7 @@ from ._versions import VersionLike
 from .errors import ConfigError, PredicateError, RemovedFeatureError, ResolutionError
 from ._nodes import Literal as _Literal, Path, walk
 from ._templates import described
-from .schema import Adjustment, Feature, Matrix, Requirement
+from .schema import Adjustment, Feature, Matrix, Requirement, Schema
 
 __all__ = ["CHANGES", "LEVELS", "Accepted", "Difference", "DiffReport", "Entry", "Level", "brief", "diff", "json_schema",
            "region_predicate", "reproduces"]
@@ -1758,6 +1758,7 @@ def _probes(*fields: Optional[Any]) -> List[object]:
     """Values of a field that one side may accept and the other refuse: every choice of either
     side, None, the booleans, each bound and its neighbours, each default."""
     from ._operators import exact_float
+    from ._space import json_value
     from .schema import NOTHING
 
     out: List[object] = []
@@ -1778,7 +1779,7 @@ def _probes(*fields: Optional[Any]) -> List[object]:
                     out += [int(bound + step) if field.type == "int" else exact_float(bound + step) for step in (-1, 0, 1)]
         out.append(None)
         if field.default is not NOTHING and field.default is not None:
-            out.append(field.default)
+            out.append(json_value(field.default))  # as a config holds it: a version as text (a witness is JSON)
     seen: List[object] = []
     for value in out:
         if not any(_same_value(value, other) for other in seen):
@@ -1822,20 +1823,22 @@ def _nested(path: str, value: object) -> Dict[str, Any]:
 def _config_region(path: str, a: Optional[Any], b: Optional[Any], values: List[object], rejected: bool) -> str:
     """The values of *path* one side accepts and the other refuses, as text: a field on one side
     only (any value), the bounds that moved (numbers: exactly), else the values found."""
-    if a is None or b is None:
+    wide, narrow = (a, b) if rejected else (b, a)
+    if narrow is None:  # the side that refuses them does not declare the field
         return f"{path} set to any value"
-    if a.type == b.type and a.type in ("int", "float") and a.choices is None and b.choices is None:
-        wide, narrow = (a, b) if rejected else (b, a)
+    # A side without the field at its version (a field's since or until) reads no value of it:
+    # it refuses none, so the region is what the other refuses (not "any value": 0 of min 0).
+    free = wide if wide is not None else attrs.evolve(narrow, choices=None, min=None, max=None)
+    if free.type == narrow.type and narrow.type in ("int", "float") and free.choices is None and narrow.choices is None:
         parts = []
-        if narrow.max is not None and (wide.max is None or wide.max > narrow.max):
-            parts.append(f"{path} > {narrow.max}" + (f" and {path} <= {wide.max}" if wide.max is not None else ""))
-        if narrow.min is not None and (wide.min is None or wide.min < narrow.min):
-            parts.append(f"{path} < {narrow.min}" + (f" and {path} >= {wide.min}" if wide.min is not None else ""))
+        if narrow.max is not None and (free.max is None or free.max > narrow.max):
+            parts.append(f"{path} > {narrow.max}" + (f" and {path} <= {free.max}" if free.max is not None else ""))
+        if narrow.min is not None and (free.min is None or free.min < narrow.min):
+            parts.append(f"{path} < {narrow.min}" + (f" and {path} >= {free.min}" if free.min is not None else ""))
         parts += [f"{path} is None" for v in values if v is None]
         if parts:
             return " or ".join(f"({p})" if " and " in p and len(parts) > 1 else p for p in parts)
-    wide, narrow = (a, b) if rejected else (b, a)
-    if a.type == b.type == "str" and narrow.choices is not None and wide.choices is None:
+    if free.type == narrow.type == "str" and narrow.choices is not None and free.choices is None:
         # Choices where any string was accepted: every string but those (and None, if it flips).
         parts = [f"{path} not in {list(narrow.choices)!r}", *(f"{path} is None" for v in values if v is None)]
         return " or ".join(parts)
@@ -2156,18 +2159,24 @@ def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, A
 
 def _config_reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, Any],
                        old_version: Optional[VersionLike], new_version: Optional[VersionLike]) -> bool:
-    """A config-* change holds for *config*: it sets the field (leaves it unset, for a default)
-    and each side accepts or refuses it as the change says."""
+    """A config-* change holds for *config*: its region holds it (the field's value, or its
+    absence for a default), and each side accepts or refuses it as the change says."""
     from .resolver import _plan
 
     key = change.entries[0].place[len("$.config"):]  # ``.name`` or ``["a.b"]`` (`_messages.place`)
     path = key[1:] if key.startswith(".") else json.loads(key[1:-1])
-    table: Any = config
-    for part in path.split("."):
-        table = table.get(part, _UNSET) if isinstance(table, dict) else _UNSET
     if change.id == "config-default-changed":  # left out, no nullable section above it None or left out
         return _diff.left_out(config, path, new.schema)
-    if (table is _UNSET) != change.region.endswith(" is unset"):  # a default gone or given: left out
+    # In its region: the field's value there (its absence: a default gone or given), not another's;
+    # read with the field's bounds, choices and None open, as one side refuses what it holds.
+    schema = _diff.union_schema(old.schema, new.schema)
+    if path in schema.fields:
+        schema = Schema({**schema.fields, path: attrs.evolve(schema.fields[path], choices=None, min=None, max=None,
+                                                             nullable=True)}, schema.derivations)
+    try:
+        if not region_predicate(change.region).evaluate(config, schema=schema):
+            return False
+    except ConfigError:
         return False
     sides = [_At(m, _plan(m, v).version) for m, v in ((old, old_version), (new, new_version))]
     said = ("declared", _NOT_DECLARED) if change.id.startswith("config-field-") else ("accepted", _CONFIG_ERROR)
