@@ -534,17 +534,17 @@ def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str,
         # never by a default changed (a config rejected reads no default: the review).
         # With roles, a config whose base role's field names a runner (on the config of choice)
         # is a request for it: the changes of that request say it (a user trial: none matched).
+        # The [config] changes say a config one side rejects whatever runner its base field names.
+        one_sided = rejected_before != rejected_after
         asked = {_base_request(side, config, version) for side, version in ((old, report.old_version),
                                                                              (new, report.new_version))}
-        said = [c for c in report.changes if (c.runner is None and None in asked or c.runner in asked - {None}
-                                              and not c.id.startswith("blocker")) and (
-            not (rejected_before or rejected_after) or c.id in _ONE_SIDED) and
-            reproduces(c, old, new, config, old_version=report.old_version, new_version=report.new_version)]
+        said = [c for c in report.changes if (c.id in _ONE_SIDED if one_sided else (
+            c.runner is None and None in asked or c.runner in asked - {None} and not c.id.startswith("blocker")))
+            and reproduces(c, old, new, config, old_version=report.old_version, new_version=report.new_version)]
         changed += was != now or bool(said)  # by ids, as the rows are compared: a rename alone is no change
         # An answer that changes where no finding says it (the report says what it did not
         # decide) is counted by itself: a served config refused is breaking, else behaviour. A
         # config one side rejects is a breaking change of its own.
-        one_sided = rejected_before != rejected_after
         refusing = now is not None and now[0] == "refused" and was is not None and was[0] != "refused"  # type: ignore[index]
         # A config served that is now refused takes at least the level the report gives such a
         # change (`served-refused`), whatever other change it lies in (a user trial: an

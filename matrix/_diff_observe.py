@@ -21,7 +21,7 @@ from ._diff_regions import region_predicate
 from ._diff_types import _AUTOMATIC, Difference
 from ._versions import VersionLike
 from .errors import ConfigError, RemovedFeatureError, ResolutionError
-from .schema import Matrix
+from .schema import Matrix, Schema
 
 _CONFIG_ERROR = _messages.DIFF_CONFIG_ERROR
 #: A field's side of a ``config-field-*`` change where the field is not declared.
@@ -58,6 +58,7 @@ def _probes(*fields: Optional[Any]) -> List[object]:
     """Values of a field that one side may accept and the other refuse: every choice of either
     side, None, the booleans, each bound and its neighbours, each default."""
     from ._operators import exact_float
+    from ._space import json_value
     from .schema import NOTHING
 
     out: List[object] = []
@@ -78,7 +79,7 @@ def _probes(*fields: Optional[Any]) -> List[object]:
                     out += [int(bound + step) if field.type == "int" else exact_float(bound + step) for step in (-1, 0, 1)]
         out.append(None)
         if field.default is not NOTHING and field.default is not None:
-            out.append(field.default)
+            out.append(json_value(field.default))  # as a config holds it: a version as text (a witness is JSON)
     seen: List[object] = []
     for value in out:
         if not any(_same_value(value, other) for other in seen):
@@ -346,26 +347,29 @@ def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, A
 
 def _config_reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, Any],
                        old_version: Optional[VersionLike], new_version: Optional[VersionLike]) -> bool:
-    """A config-* change holds for *config*: it sets the field (leaves it unset, for a default)
-    and each side accepts or refuses it as the change says."""
+    """A config-* change holds for *config*: its region holds it (the field's value, or its
+    absence for a default), and each side accepts or refuses it as the change says."""
     from .resolver import _plan
 
     key = change.entries[0].place[len("$.config"):]  # ``.name`` or ``["a.b"]`` (`_messages.place`)
     path = key[1:] if key.startswith(".") else json.loads(key[1:-1])
-    table: Any = config
-    for part in path.split("."):
-        table = table.get(part, _UNSET) if isinstance(table, dict) else _UNSET
     if change.id == "config-default-changed":  # left out, no nullable section above it None or left out
         return _diff.left_out(config, path, new.schema)
-    if (table is _UNSET) != change.region.endswith(" is unset"):  # a default gone or given: left out
+    # In its region: the field's value there (its absence: a default gone or given), not another's;
+    # read with the field's bounds, choices and None open, as one side refuses what it holds.
+    schema = _diff.union_schema(old.schema, new.schema)
+    if path in schema.fields:
+        schema = Schema({**schema.fields, path: attrs.evolve(schema.fields[path], choices=None, min=None, max=None,
+                                                             nullable=True)}, schema.derivations)
+    try:
+        if not region_predicate(change.region).evaluate(config, schema=schema):
+            return False
+    except ConfigError:
         return False
     sides = [_At(m, _plan(m, v).version) for m, v in ((old, old_version), (new, new_version))]
     said = ("declared", _NOT_DECLARED) if change.id.startswith("config-field-") else ("accepted", _CONFIG_ERROR)
     seen = [said[0] if rejection(side.matrix, config, side.version) is None else said[1] for side in sides]
     return seen == [change.old, change.new]
-
-
-_UNSET = object()
 
 
 @attrs.frozen

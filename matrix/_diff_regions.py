@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
+import attrs
+
 from . import _diff, _messages
 from . import predicates as _predicates
-
 from .errors import ConfigError, PredicateError
 from .schema import Feature
 
@@ -61,20 +62,22 @@ def _unset_region(path: str, schema: Any) -> str:
 def _config_region(path: str, a: Optional[Any], b: Optional[Any], values: List[object], rejected: bool) -> str:
     """The values of *path* one side accepts and the other refuses, as text: a field on one side
     only (any value), the bounds that moved (numbers: exactly), else the values found."""
-    if a is None or b is None:
+    wide, narrow = (a, b) if rejected else (b, a)
+    if narrow is None:  # the side that refuses them does not declare the field
         return f"{path} set to any value"
-    if a.type == b.type and a.type in ("int", "float") and a.choices is None and b.choices is None:
-        wide, narrow = (a, b) if rejected else (b, a)
+    # A side without the field at its version (a field's since or until) reads no value of it:
+    # it refuses none, so the region is what the other refuses (not "any value": 0 of min 0).
+    free = wide if wide is not None else attrs.evolve(narrow, choices=None, min=None, max=None)
+    if free.type == narrow.type and narrow.type in ("int", "float") and free.choices is None and narrow.choices is None:
         parts = []
-        if narrow.max is not None and (wide.max is None or wide.max > narrow.max):
-            parts.append(f"{path} > {narrow.max}" + (f" and {path} <= {wide.max}" if wide.max is not None else ""))
-        if narrow.min is not None and (wide.min is None or wide.min < narrow.min):
-            parts.append(f"{path} < {narrow.min}" + (f" and {path} >= {wide.min}" if wide.min is not None else ""))
+        if narrow.max is not None and (free.max is None or free.max > narrow.max):
+            parts.append(f"{path} > {narrow.max}" + (f" and {path} <= {free.max}" if free.max is not None else ""))
+        if narrow.min is not None and (free.min is None or free.min < narrow.min):
+            parts.append(f"{path} < {narrow.min}" + (f" and {path} >= {free.min}" if free.min is not None else ""))
         parts += [f"{path} is None" for v in values if v is None]
         if parts:
             return " or ".join(f"({p})" if " and " in p and len(parts) > 1 else p for p in parts)
-    wide, narrow = (a, b) if rejected else (b, a)
-    if a.type == b.type == "str" and narrow.choices is not None and wide.choices is None:
+    if free.type == narrow.type == "str" and narrow.choices is not None and free.choices is None:
         # Choices where any string was accepted: every string but those (and None, if it flips).
         parts = [f"{path} not in {list(narrow.choices)!r}", *(f"{path} is None" for v in values if v is None)]
         return " or ".join(parts)

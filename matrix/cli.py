@@ -18,6 +18,8 @@ from .errors import ConfigError, MatrixError, ResolutionError
 from .schema import Field, Matrix, Runner, Schema, asked_only
 
 if TYPE_CHECKING:  # pragma: no cover
+    from packaging.version import Version
+
     from ._remedy import Remedies
     from .resolver import Resolution
 
@@ -414,7 +416,7 @@ def _resolve(options: argparse.Namespace, *, stdout: IO[str], stderr: IO[str], s
     config = _read_config(options.config, stdin)
     matrix = _matrix(options, stderr)
     for assignment in options.set:
-        _assign(config, assignment, matrix.schema)
+        _assign(config, assignment, matrix.schema, matrix.release(options.version) if matrix.schema else None)
     if matrix.schema and not options.allow_extra:
         # A misspelt key would otherwise be answered for as its default: refused, in the file
         # and in a table --set gives alike.
@@ -633,9 +635,11 @@ def _literal(text: str) -> object:
 _BOOLS = {"true": True, "false": False, "True": True, "False": False}
 
 
-def _typed(field: Field, text: str) -> object:
+def _typed(field: Field, text: str, now: Optional[Field] = None) -> object:
     """A ``--set`` value read as *field*'s type says: ``x.v=19.03`` on a version field is the
-    version '19.03', not a float; raises `_Usage` naming the spelling to use."""
+    version '19.03', not a float; raises `_Usage` naming the spelling to use. Its bounds, choices
+    and None are checked by *now* (None: the field does not exist at the version asked, nothing
+    reads it there and a config file's value is accepted: so is this, a diff's witness too)."""
     kind = field.type
     if text == "null" or (text == "None" and kind not in ("str", "version")):
         value: object = None
@@ -665,13 +669,14 @@ def _typed(field: Field, text: str) -> object:
             what = "a table such as {}" if kind == "section" else "an array such as [\"a\", \"b\"]"
             raise _Usage(_messages.set_expected(field.path, text, what))
     try:
-        _access.check(field, tuple(value) if isinstance(value, list) else value)
+        if now is not None:
+            _access.check(now, tuple(value) if isinstance(value, list) else value)
     except ConfigError as error:
         raise _Usage(_messages.set_refused(field.path, text, error.reason)) from None
     return value
 
 
-def _assign(config: Dict[str, object], assignment: str, schema: Schema) -> None:
+def _assign(config: Dict[str, object], assignment: str, schema: Schema, version: Optional[Version] = None) -> None:
     path, sep, text = assignment.partition("=")
     path = path.strip()
     parts = path.split(".")
@@ -683,7 +688,7 @@ def _assign(config: Dict[str, object], assignment: str, schema: Schema) -> None:
             raise _Usage(_messages.set_derived(path))
         if field is None:
             raise _Usage(_messages.set_undeclared(path, [f.path for f in schema]))
-        value = _typed(field, text)
+        value = _typed(field, text, field if version is None or field.at(version) is not None else None)
     else:
         value = _literal(text)
     target = config

@@ -2316,6 +2316,27 @@ def test_one_matrix_at_two_versions_is_compared_as_its_history_says(folder):
         "breaking[served-refused]: Automatic choice: A → refused"])
 
 
+def test_the_commands_of_a_field_that_comes_later_reproduce_its_witness_at_each_version(folder):
+    """A field from 2.0 (min 0), compared from 1.0: no value of it is read at 1.0, so the values 2.0
+    refuses are config-rejected (the region said "x set to any value", x = 0 too), and the
+    ``before:`` command's ``--set x=-1`` at 1.0 is taken, as a config file's -1 is (it was exit 2,
+    "Cannot set 'x' to '-1'", though the diff said it accepted)."""
+    (folder / "features.toml").write_text(SMALL.replace("[config]\n", '[config]\n"n" = { type = "int", min = 0, default = 0, '
+                                                                       'since = "2.0" }\n'))
+    status, out, err = _run("diff", "--from-version", "1.0", "--to-version", "2.0")
+    lines = out.splitlines()
+    assert (status, err, lines[:4]) == (1, "", [
+        "1 change (1.0 → 2.0): 1 breaking, 0 behaviour, 0 cosmetic",
+        "breaking[config-rejected]: Config 'n': a value that was accepted is now a config error "
+        "(Config 'n': -1 is less than the minimum 0)",
+        "    configs: n < 0 or n is None", "    cause: features.toml:5: config field 'n' as it is now"])
+    assert lines[5:7] == ["    before: matrix resolve --matrix features.toml --version 1.0 --set n=-1",
+                          "    after:  matrix resolve --matrix features.toml --version 2.0 --set n=-1"]
+    assert _run("resolve", "--version", "1.0", "--set", "n=-1") == (0, "Chose a (A) automatically at version 1.0\n", "")
+    assert _run("resolve", "--version", "2.0", "--set", "n=-1") == (
+        2, "", "matrix: error: Cannot set 'n' to '-1': -1 is less than the minimum 0\n")
+
+
 def test_github_annotations_stand_on_the_cause_and_on_the_base_file_for_what_was_removed(folder):
     (folder / "new.toml").write_text(SMALL.split("[features.fy]")[0])
     assert _run("diff", "old.toml", "new.toml", "--format", "github") == (0, (

@@ -1332,7 +1332,7 @@ before it (matrix diff of the two), breaking changes first, each with a config t
 | Release | Level | Change | What | Configs | Witness |
 |---|---|---|---|---|---|
 | 1.0 | breaking | `config-rejected` | Config 'y': a value that was accepted is now a config error (Config 'y': Is None, \
-but the schema does not declare it nullable) | `y set to any value` | `{"y": null}` |
+but the schema does not declare it nullable) | `y is None` | `{"y": null}` |
 | 2.0 | breaking | `request-refused` | Asking for A: A → refused | `y` | `{"y": true}` |
 | 2.0 | behaviour | `runner-changed` | Automatic choice: A → B (fallback) | `y` | `{"y": true}` |
 """
@@ -1342,7 +1342,7 @@ but the schema does not declare it nullable) | `y set to any value` | `{"y": nul
     assert (data["release_notes"], data["release_gaps"]) == ([
         {"version": "1.0", "previous": None, "id": "config-rejected", "level": "breaking",
          "message": "Config 'y': a value that was accepted is now a config error (Config 'y': Is None, but the "
-                    "schema does not declare it nullable)", "region": "y set to any value", "witness": {"y": None},
+                    "schema does not declare it nullable)", "region": "y is None", "witness": {"y": None},
          "features": []},
         {"version": "2.0", "previous": "1.0", "id": "request-refused", "level": "breaking",
          "message": "Asking for A: A → refused", "region": "y", "witness": {"y": True}, "features": ["fy"]},
