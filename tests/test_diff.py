@@ -142,6 +142,19 @@ def test_a_removal_is_breaking_without_a_deprecation_or_before_its_remove_in_and
         ("removal-lifted", "behaviour", "feature y: refused (the feature is removed) → not refused for it", {"y": True})]
 
 
+def test_an_upgrade_across_a_deprecation_period_is_a_removal_on_schedule():
+    """A user trial (W8): ``--from-version 1.0 --to-version 1.3`` of a feature deprecated in 1.1
+    and removed in 1.3 said ``removed-without-deprecation``; the feature went through its period
+    (the releases between warned), so it is ``removed``. A removal in the release that deprecates
+    it had no period, whichever release the upgrade starts from."""
+    said = "feature y: not refused for it → refused (the feature is removed)"
+    on_schedule = SMALL + 'deprecated = { since = "1.5", remove_in = "2.0", removed = true }\n'
+    assert _removals(on_schedule, on_schedule, old_version="1.0") == [("removed", "behaviour", said, {"y": True})]
+    at_once = SMALL + 'deprecated = { since = "2.0", remove_in = "2.0", removed = true }\n'
+    assert _removals(at_once, at_once, old_version="1.0") == [
+        ("removed-without-deprecation", "breaking", said, {"y": True})]
+
+
 def test_no_change_is_said_in_one_line():
     m = matrix.loads(SMALL, runners=RUNNERS)
     report = diff(m, m)
@@ -2277,8 +2290,9 @@ def test_github_annotations_stand_on_the_cause_and_on_the_base_file_for_what_was
         # its own finding (folded into refused-served, configs with y alone were said by none).
         "::warning file=old.toml,line=11,title=matrix diff blocker-lifted::B and feature y: blocked by it → not "
         'blocked by it%0Aconfigs: y%0Awitness: {"y": true}\n'), "")
+    # No change: one plain line (no annotation), never an empty CI log.
     status, out, _ = _run("diff", "old.toml", "old.toml", "--format", "github")
-    assert (status, out) == (0, "")
+    assert (status, out) == (0, "No change for any config (both at 2.0)\n")
 
 
 _TEXT = ('[matrix]\nname = "m"\nversion = "1.0"\n[config]\n"x" = { type = "bool", default = false }\n'
