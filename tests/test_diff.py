@@ -142,6 +142,22 @@ def test_a_removal_is_breaking_without_a_deprecation_or_before_its_remove_in_and
         ("removal-lifted", "behaviour", "feature y: refused (the feature is removed) → not refused for it", {"y": True})]
 
 
+# An adjustment that caps j at 2 made one that caps it at 1 from 2 on: j == 2 (given) and j == 3
+# (set to 2) both go 2 → 1, found as two regions (the same finding said twice).
+_CAPPED = ('[matrix]\nname = "m"\nversion = "1.0"\n[config]\n"j" = { type = "int", min = 0, max = 3, default = 0 }\n'
+           '[adjustments.cap]\nname = "cap"\nwhen = "j > 2"\nset = { "j" = 2 }\n')
+_CAPPED_NEW = _CAPPED.replace('when = "j > 2"\nset = { "j" = 2 }', 'when = "j > 1"\nset = { "j" = 1 }')
+_CAPPED_RUNNERS = {"a": {"name": "A", "priority": 1}}
+
+
+def test_findings_of_one_message_and_cause_are_one_whose_region_is_the_union():
+    """Issue 28 (item 5): "Effective value of j: 2 → 1" was said twice, for ``j == 2`` (the config's
+    own 2) and for ``j > 2`` (2 set by the old cap): one finding, one cause, its region both."""
+    report = diff(matrix.loads(_CAPPED, runners=_CAPPED_RUNNERS), matrix.loads(_CAPPED_NEW, runners=_CAPPED_RUNNERS))
+    assert [(c.id, c.message, c.region, c.witness) for c in report.changes if c.id.startswith("adjustment-changed")] \
+        == [("adjustment-changed", "Effective value of j: 2 → 1", "j > 1", {"j": 2})]
+
+
 def test_an_upgrade_across_a_deprecation_period_is_a_removal_on_schedule():
     """A user trial (W8): ``--from-version 1.0 --to-version 1.3`` of a feature deprecated in 1.1
     and removed in 1.3 said ``removed-without-deprecation``; the feature went through its period
@@ -976,6 +992,15 @@ def _defaults_in(config, sides, prefix=""):
     return out
 
 
+def _one_finding_per_message_and_cause(report):
+    """No two findings (but ``[config]``'s probes and cosmetic ones) say one message of one
+    question by one cause: they are one finding, its region their union (issue 28: "Effective
+    value of n: 2 → 1" said twice, for n == 2 and for n > 2)."""
+    said = [(c.id, c.message, c.old, c.new, c.runner, c.features, c.entries) for c in report.changes
+            if c.level != "cosmetic" and not c.id.startswith("config-")]
+    assert len(said) == len(set(said)), [c for c in said if said.count(c) > 1]
+
+
 def _witnesses_reproduce(report, sides):
     """Every witness resolves as its change says on both sides; each change with what it asks."""
     kinds = []
@@ -1294,6 +1319,7 @@ def _unproved_only_beside_redirects(report):
 @example((_OLD_ID, _OLD_ID_RUNNERS, _OLD_ID.replace('b = "yes"', 'bb = "yes"'),
           {"a": _OLD_ID_RUNNERS["a"], "bb": {**_OLD_ID_RUNNERS["b"], "aliases": [
               {"id": "old_b", "since": "0.5"}, {"id": "b", "since": "0.5"}]}}, ["i"], None))
+@example((_CAPPED, _CAPPED_RUNNERS, _CAPPED_NEW, _CAPPED_RUNNERS, ["j"], None))
 @example(tuple(_DRAWN["always_redirect_blocker"]))
 @example(tuple(_DRAWN["fallback_beside_refusal"]))
 @example(tuple(_DRAWN["roles_alike"]))
@@ -1316,6 +1342,7 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     renamed = _diff.renamed_runners(old, new)
     sides[0].local_ids = {after: before for before, after in renamed.items()}
     kinds = _witnesses_reproduce(report, sides)
+    _one_finding_per_message_and_cause(report)
     _no_region_holds_a_required_field_left_out(report, sides, _diff.union_schema(old.schema, new.schema))
     _causes_are_entries_that_differ(report, text, new_text, runners, new_runners, overlay)
     _config_findings_agree(report, old, new, sides)
