@@ -66,15 +66,46 @@ class _Changes:
             # The sixth part of a signature is the gate's prefers (`matrix._diff.signature`).
             return said[:5] + said[6:] if asked and isinstance(said, tuple) else said
 
-        for side in (self.new, self.old):
-            for gate in side.plan.features:
-                if gate.id in seen or self.search.space.truth(side.cause(gate), assignment) is not True:
-                    continue
-                other = (self.old if side is self.new else self.new)
-                if read(side, gate) != read(other, other.gate(gate.id)):
-                    seen.add(gate.id)
-                    out.append((side.name, gate))
+        def on_its_f(side: _diff.Side, gate: Feature) -> bool:
+            return bool(self.on_its_f(side, gate, assignment))
+
+        # On the config of choice first; where no gate that differs is a cause there, on the F of a
+        # runner it refuses (the resolution ends there: refused, or passed over after its F failed).
+        for reading in ("c", "f"):
+            for side in (self.new, self.old):
+                for gate in side.plan.features:
+                    if gate.id in seen:
+                        continue
+                    if reading == "c" and self.search.space.truth(side.cause(gate), assignment) is not True \
+                            or reading == "f" and not on_its_f(side, gate):
+                        continue
+                    other = (self.old if side is self.new else self.new)
+                    if read(side, gate) != read(other, other.gate(gate.id)):
+                        seen.add(gate.id)
+                        out.append((side.name, gate))
+            if out:
+                break
         return out
+
+    def on_its_f(self, side: _diff.Side, gate: Feature, assignment: _diff.Assignment) -> List[Any]:
+        """*gate*'s condition read on the effective config F of each runner with adjustments of its
+        own that it refuses, where that holds at *assignment* (a user trial: a requirement
+        tightened that ISA-L fails after its own adjustment sets what it reads was said at
+        ``[matrix] runners``, with no feature)."""
+        if _diff._candidacy(gate):
+            return []
+        bit = side.bit(gate)
+        return [node for r in side.plan.no
+                if side.own(r) and (side.plan.no.get(r, 0) | side.plan.blocking.get(r, 0)) >> bit & 1
+                for node in (side.on_f(r, gate.when.node),) if self.search.space.truth(node, assignment) is True]
+
+    def cause_node(self, side: _diff.Side, gate: Feature, assignment: _diff.Assignment) -> Any:
+        """Where *gate* is a cause, as it holds at *assignment* (`causes_at`): on the config of
+        choice (`matrix._diff.Side.cause`), else on the F of a runner it refuses."""
+        node = side.cause(gate)
+        if self.search.space.truth(node, assignment) is True:
+            return node
+        return next(iter(self.on_its_f(side, gate, assignment)), node)
 
     def reprioritised(self) -> Tuple[Entry, ...]:
         """The runners of both sides whose priority differs, each where it stands on the new side
@@ -261,7 +292,7 @@ class _Changes:
         conjuncts += [(group[0] if len(group) == 1 else Or(group), True) for group in region.groups]
         conjuncts += [(node, True) for node in region.true]
         if region.feature is None:  # a one-gate question holds its gate as read (a blocker: on C or on F)
-            conjuncts += [(self.side(side).cause(gate), True) for side, gate in causes]
+            conjuncts += [(self.cause_node(self.side(side), gate, region.assignment), True) for side, gate in causes]
         conjuncts += [(node, True) for node in adjusting]  # where an adjustment that differs changes a value
         return conjuncts
 
@@ -285,7 +316,7 @@ class _Changes:
         conjuncts = self.conjuncts(region, causes, adjusting)
         self._text(Or(()))  # the gates' own texts, known
         kept = self.search.fewest_conjuncts(conjuncts, whole=self._texts)
-        first = [self.side(side).cause(gate) for side, gate in causes]  # the causes said first
+        first = [self.cause_node(self.side(side), gate, region.assignment) for side, gate in causes]  # said first
         positive = sorted((node for node, wanted in kept if wanted),
                           key=lambda node: first.index(node) if node in first else len(first))
         return self._conjunction(positive, [n for n, w in kept if not w])

@@ -142,6 +142,36 @@ def test_a_removal_is_breaking_without_a_deprecation_or_before_its_remove_in_and
         ("removal-lifted", "behaviour", "feature y: refused (the feature is removed) → not refused for it", {"y": True})]
 
 
+# A's requirement tightened to "w is None": A's own adjustment sets w to 256 where it is None, so A
+# fails it on its effective config (a user trial, W5: the refusal was said at "[matrix] runners",
+# with no feature, which an accept entry by the requirement's id cannot accept).
+_TIGHTENED = ('[matrix]\nname = "m"\nversion = "1.0"\n[config]\n'
+              '"w" = { type = "int", nullable = true, choices = [256, 1024] }\n'
+              '[requirements]\nwindow = { name = "Window", reason = "window too large" }\n'
+              '[adjustments.aw]\nname = "a window"\nwhen = "w is None"\nset = { "w" = 256 }\nrunners = ["a"]\n')
+_TIGHTENED_RUNNERS = {"a": {"name": "A", "priority": 2, "requires": {"window": "w is None or w <= 256"}},
+                      "b": {"name": "B", "priority": 1}}
+
+# The same over the brute force's field i.
+_TIGHTENED_I = _TIGHTENED.replace('"w" = { type = "int", nullable = true, choices = [256, 1024] }',
+                                  '"i" = { type = "int", nullable = true }').replace(
+    'when = "w is None"\nset = { "w" = 256 }', 'when = "i is None"\nset = { "i" = 2 }')
+_TIGHTENED_I_RUNNERS = {**_TIGHTENED_RUNNERS, "a": {**_TIGHTENED_RUNNERS["a"], "requires": {"window": "i is None or i <= 2"}}}
+
+
+def test_a_requirement_failed_on_the_effective_config_is_the_cause_of_the_refusal():
+    new_runners = {**_TIGHTENED_RUNNERS, "a": {**_TIGHTENED_RUNNERS["a"], "requires": {"window": "w is None"}}}
+    report = diff(matrix.loads(_TIGHTENED, runners=_TIGHTENED_RUNNERS), matrix.loads(_TIGHTENED, runners=new_runners))
+    cause = ["<string>: requirement 'window' of runner 'a' as it is now"]
+    assert [(c.id, c.message, c.region, c.witness, c.features, [str(e) for e in c.entries])
+            for c in report.changes] == [
+        ("served-refused", "Automatic choice: A → refused", "w is None", {}, ("a:window",), cause),
+        ("request-refused", "Asking for A: A → refused", "w is None or w <= 256", {}, ("a:window",), cause),
+        ("runner-changed", "Automatic choice: A → B (fallback)", "w <= 256", {"w": 256}, ("a:window",), cause),
+        ("blocker-added", "A and window too large: not blocked by it → blocked by it", "w is None or w <= 256", {},
+         ("a:window",), cause)]
+
+
 # An adjustment that caps j at 2 made one that caps it at 1 from 2 on: j == 2 (given) and j == 3
 # (set to 2) both go 2 → 1, found as two regions (the same finding said twice).
 _CAPPED = ('[matrix]\nname = "m"\nversion = "1.0"\n[config]\n"j" = { type = "int", min = 0, max = 3, default = 0 }\n'
@@ -809,6 +839,11 @@ def _causes_are_entries_that_differ(report, text, new_text, runners, new_runners
     gains or loses a cell: not held here."""
     if set(runners) != set(new_runners):
         return
+    if all(runners[r].get("priority") == new_runners[r].get("priority") for r in runners) and overlay is None:
+        # The runners and their order alike: a finding names an entry that differs, never "the
+        # runners of [matrix]" (a user trial: a requirement failed on a runner's effective config).
+        assert [(c.id, c.region) for c in report.changes if any(e.place == "$.matrix.runners" for e in c.entries)] \
+            == [], report.changes
     tables = [{(m.group(1), m.group(2)): m.group(0) for m in _BLOCK.finditer(t)} for t in (text, new_text)]
     edited = {key for key in tables[0].keys() | tables[1].keys() if tables[0].get(key) != tables[1].get(key)}
     if overlay is not None:
@@ -1320,6 +1355,8 @@ def _unproved_only_beside_redirects(report):
           {"a": _OLD_ID_RUNNERS["a"], "bb": {**_OLD_ID_RUNNERS["b"], "aliases": [
               {"id": "old_b", "since": "0.5"}, {"id": "b", "since": "0.5"}]}}, ["i"], None))
 @example((_CAPPED, _CAPPED_RUNNERS, _CAPPED_NEW, _CAPPED_RUNNERS, ["j"], None))
+@example((_TIGHTENED_I, _TIGHTENED_I_RUNNERS, _TIGHTENED_I, {**_TIGHTENED_I_RUNNERS, "a": {
+    **_TIGHTENED_I_RUNNERS["a"], "requires": {"window": "i is None"}}}, ["i"], None))
 @example(tuple(_DRAWN["always_redirect_blocker"]))
 @example(tuple(_DRAWN["fallback_beside_refusal"]))
 @example(tuple(_DRAWN["roles_alike"]))
