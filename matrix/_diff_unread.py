@@ -152,13 +152,14 @@ def _unread(*sides: _diff.Side) -> List[Tuple[str, str]]:
 
 
 def _unread_words(old: _diff.Side, new: _diff.Side) -> List[Tuple[str, str]]:
-    """Two answers the diff does not compare yet, said where they differ (a user trial found
-    both said "No change"): the words of a deprecation warning (its removal version, replacement
-    or message) of a gate both sides deprecate, and a request by a runner's former id (an alias
+    """Three answers the diff does not compare yet, said where they differ (user trials found
+    each said "No change"): the words of a deprecation warning (its removal version, replacement
+    or message) of a gate both sides deprecate, the words a removal refuses with of a gate both
+    sides remove, and a request by a runner's former id (an alias
     added or removed, naming another runner, or warning in other words: whether it warns is
     compared, `_Changes.aliases`)."""
     from . import _diff_aliases
-    from ._choice import deprecation_words
+    from ._choice import deprecation_words, removal_words
 
     out: List[Tuple[str, str]] = []
     changed = []
@@ -171,6 +172,17 @@ def _unread_words(old: _diff.Side, new: _diff.Side) -> List[Tuple[str, str]]:
             changed.append(gate.name)
     if changed:
         out.append((f"the words of a deprecation warning ({', '.join(changed)})", "a config that uses it"))
+    # The words a removal refuses with, of a gate both sides remove (a user trial: "removed in
+    # 1.2" → "removed in 1.3" said "No change for any config").
+    gone = []
+    for gate in new.plan.features:
+        there = old.gate(gate.id)
+        if there is None or not (_diff.removed(new, gate) and _diff.removed(old, there)):
+            continue
+        if removal_words(there, gate.name) != removal_words(gate):
+            gone.append(gate.name)
+    if gone:
+        out.append((f"the words of a removal's refusal ({', '.join(gone)})", "a config that uses it"))
 
     # Whether it is warned is compared (`_Changes.aliases`); the rest is said here, a runner
     # renamed's former id too (its alias removed: a request by it is refused).

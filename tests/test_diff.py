@@ -188,6 +188,23 @@ def test_findings_of_one_message_and_cause_are_one_whose_region_is_the_union():
         == [("adjustment-changed", "Effective value of j: 2 → 1", "j > 1", {"j": 2})]
 
 
+_REMOVED_WORDS = ('[matrix]\nname = "m"\nversion = "2.0"\n[config]\n"b" = { type = "bool", default = false }\n'
+                  '[features.g0]\nname = "g0"\nwhen = "b"\nsupport = { a = "yes" }\n'
+                  'deprecated = { since = "1.0", remove_in = "1.5", removed = true }\n')
+
+
+def test_the_words_a_removal_refuses_with_that_differ_are_said_not_compared():
+    """A user trial (W7): a removed feature's refusal that says "removed in 1.2" on one side and
+    "removed in 1.3" on the other was "No change for any config"."""
+    removed = SMALL + 'deprecated = { since = "1.0", remove_in = "1.5", removed = true }\n'
+    report = diff(matrix.loads(removed, runners=RUNNERS),
+                  matrix.loads(removed.replace('remove_in = "1.5"', 'remove_in = "2.0"'), runners=RUNNERS))
+    assert (report.headline(), report.changes, report.undecided) == (
+        "No change found where compared (both at 2.0); 1 undecided", (),
+        ("Not compared: the words of a removal's refusal (feature y) (the answers for a config that uses it may "
+         "differ unseen)",))
+
+
 def test_an_upgrade_across_a_deprecation_period_is_a_removal_on_schedule():
     """A user trial (W8): ``--from-version 1.0 --to-version 1.3`` of a feature deprecated in 1.1
     and removed in 1.3 said ``removed-without-deprecation``; the feature went through its period
@@ -1355,6 +1372,8 @@ def _unproved_only_beside_redirects(report):
           {"a": _OLD_ID_RUNNERS["a"], "bb": {**_OLD_ID_RUNNERS["b"], "aliases": [
               {"id": "old_b", "since": "0.5"}, {"id": "b", "since": "0.5"}]}}, ["i"], None))
 @example((_CAPPED, _CAPPED_RUNNERS, _CAPPED_NEW, _CAPPED_RUNNERS, ["j"], None))
+@example((_REMOVED_WORDS, {"a": {"name": "A", "priority": 1}}, _REMOVED_WORDS.replace('remove_in = "1.5"',
+          'remove_in = "2.0"'), {"a": {"name": "A", "priority": 1}}, ["b"], None))
 @example((_TIGHTENED_I, _TIGHTENED_I_RUNNERS, _TIGHTENED_I, {**_TIGHTENED_I_RUNNERS, "a": {
     **_TIGHTENED_I_RUNNERS["a"], "requires": {"window": "i is None"}}}, ["i"], None))
 @example(tuple(_DRAWN["always_redirect_blocker"]))
@@ -1515,6 +1534,7 @@ _UNREAD = {"roles": "Not compared: the runners of roles other than the base",
            "refusal": "Not compared: the warnings said beside a refusal",
            "kind": "Not compared: the exception kind a refusal raises",
            "deprecation words": "Not compared: the words of a deprecation warning",
+           "removal words": "Not compared: the words of a removal's refusal",
            "former id": "Not compared: a request by a runner's former id",
            # Never compared, as the docs say (whether a config is served, by which runner, with a
            # fallback warning or not, and each runner's blockers are): no line.
@@ -1564,7 +1584,10 @@ def _every_difference_is_said(report, before, after, config, schema):
         unread = set()
         for part in a.keys() - {"warnings", "blockers", "kind", "way"}:
             if a[part] != b[part]:
-                unread.add("words" if part == "refused" and refused else None)
+                # The words of a refusal for a removal on both sides: where no removal starts or
+                # ends there (its finding says it), a gate both remove says other words (W7).
+                unread.add("removal words" if part == "refused" and a["removed"] and b["removed"] and not [
+                    c for c in held if c.id in _REMOVAL] else "words" if part == "refused" and refused else None)
         if refused and a["kind"] != b["kind"] and not said("kind"):
             # The exception kind a refusal raises: a finding of its own, for the question asked
             # (automatic choice, or a request for the runner), of these two kinds.
