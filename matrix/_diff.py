@@ -971,6 +971,28 @@ class Search:
                     yield Region("asked" if asked else "automatic", runner, a_out, b_out, found, gates,
                                  excluded=excluded, **_question(exact))
 
+    def one_sided(self, side: Side, runner: str) -> Iterator[Region]:
+        """The configs a request for *runner*, a runner only *side* has, is served there (each rule
+        of its request that serves, validated on its F; no removal refusing it first): on the
+        other side a request for it is a usage error (``runner-removed``, ``runner-added``)."""
+        removed = side.removed(True)
+        on_old = side is self.old
+        for step, split, outcome in list(side.requested_rules(runner)):
+            if outcome[0] != "served":
+                continue
+            question = self._decides(side.asked, step, split)
+            if question is None:
+                continue
+            question["false"] += removed
+            for variant, answer in side.on_its_f(question, outcome, True):
+                if answer[0] != "served":
+                    continue
+                found = self._solve(variant, f"where a request for {runner!r} is served")
+                if found is not None:
+                    gone: Outcome = ("refused", None, "no-runner", ())
+                    yield Region("runner", runner, answer if on_old else gone, gone if on_old else answer, found,
+                                 (), **_question(variant))
+
     def _by_new_ids(self, outcome: Outcome) -> Outcome:
         """An old side's answer with its runners named by the new side's ids (a runner renamed)."""
         status, runner, note, path = outcome

@@ -972,6 +972,49 @@ class _Changes:
                     self._by_cause(regions, f"where a {key[0]} warning changes",
                                    functools.partial(self._warning, asked, key, direction), asked)
 
+    def one_sided_runners(self) -> None:
+        """A request for a runner only one side has (not renamed with its former id an alias): on
+        the side that lacks it a usage error. Where the side that has it serves it, a finding:
+        ``runner-removed`` (breaking: the runner that served it now refuses it) or
+        ``runner-added``, its region exactly the configs served there (each rule that serves a
+        request for it, no removal refusing the config first), its witness re-resolved on both
+        sides, its cause the runner's file where it stands. Where that side refuses it, the
+        report says it does not compare it (`matrix._diff_unread`)."""
+        shared = self.search.shared
+        for side in (self.old, self.new):
+            for runner in side.matrix.runners:
+                if side.ids.get(runner.id, runner.id) in shared:
+                    continue
+                regions = list(self.search.one_sided(side, runner.id))
+                if not regions:
+                    continue
+                change_id = "runner-removed" if side is self.old else "runner-added"
+                texts = list(dict.fromkeys(self.region_text(region, []) for region in regions))
+                text = " or ".join(_grouped(t) for t in texts) if len(texts) > 1 else texts[0]
+                inside = _inside(text, self.search.space.schema)
+
+                def read(config: Dict[str, Any], runner: str = runner.id) -> Tuple[str, ...]:
+                    return tuple(observe(s, config, "runner", runner) for s in (self.old, self.new))
+
+                witness = self.search.witness(regions[0].assignment)
+                seen = read(witness)
+                if seen[0] == seen[1] or any(t.startswith(_CONFIG_ERROR) for t in seen):
+                    self.unreproduced.append(f"A witness did not reproduce (runner): {json.dumps(witness)}")
+                    continue
+
+                def same(config: Dict[str, Any], seen: Tuple[str, ...] = seen, read: Any = read,
+                         inside: Any = inside) -> bool:
+                    return bool(read(config) == seen and inside(config))
+
+                shorter = _pruned(witness, self.old, self.new)
+                if shorter != witness and same(shorter):
+                    witness = shorter
+                witness = _fewest_paths(witness, same)
+                self.out.append(Difference(change_id, CHANGES[change_id][0],
+                                           _messages.diff_runner_asked(runner.name, seen[0], seen[1]), text, witness,
+                                           seen[0], seen[1], runner=runner.id,
+                                           entries=(_runner_entry(side, runner.id),)))
+
     def aliases(self) -> None:
         """A request by a runner's former id (`matrix._diff_aliases`): where both sides accept it
         for the same runner and one warns that the id is deprecated, a finding for every config

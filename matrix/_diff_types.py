@@ -21,6 +21,7 @@ LEVELS: Tuple[Level, ...] = get_args(Level)
 CHANGES: Dict[str, Tuple[Level, str]] = {
     "served-refused": ("breaking", "configs automatic choice served are refused: no runner is free"),
     "request-refused": ("breaking", "a runner that served a request for it now refuses it"),
+    "runner-removed": ("breaking", "a runner that served a request for it is gone (no former id kept as an alias): a request for it is a usage error"),
     "removed-without-deprecation": ("breaking", "configs are refused for a feature removed without a deprecation period (the old side's entry declares none that starts by the new side's version)"),
     "removed-early": ("breaking", "configs are refused for a feature removed before its announced remove_in"),
     "config-rejected": ("breaking", "a [config] value that was accepted is now a config error (a choice, bound or default gone)"),
@@ -38,6 +39,7 @@ CHANGES: Dict[str, Tuple[Level, str]] = {
     "redirected-lifted": ("behaviour", "automatic choice picks the same runner, no longer by a redirect that applies always"),
     "preference-changed": ("behaviour", "automatic choice picks the same runner, now because another feature prefers it (its warning names that feature)"),
     "request-served": ("behaviour", "a request a runner refused is now served"),
+    "runner-added": ("behaviour", "a runner is added: a request for it, a usage error before, is served"),
     "request-overridden": ("behaviour", "a request is now served by another runner (an override starts or ends)"),
     "redirect-added": ("behaviour", "a request is now redirected to another runner, which serves it"),
     "redirect-removed": ("behaviour", "a request that was redirected is now served by another runner"),

@@ -129,8 +129,9 @@ def _unread(*sides: _diff.Side) -> List[Tuple[str, str]]:
     shared = _diff.shared_runners(old, new)  # by the new side's ids
     one_sided = sorted({r.name for side in sides for r in side.matrix.runners if side.ids.get(r.id, r.id) not in shared})
     if one_sided:
-        out.append((f"a request for a runner only one side has ({', '.join(one_sided)}), and its blockers",
-                    "a request for it"))
+        # Where the side that has it serves it, a finding says so (`_Changes.one_sided_runners`).
+        out.append((f"a request for a runner only one side has ({', '.join(one_sided)}) where that side refuses it, "
+                    "and its blockers", "a request for it"))
     if any(p.removed for p in plans):
         out.append(("the blockers and deprecation warnings of a config a removal refuses",
                     "a config a removed feature refuses"))

@@ -27,7 +27,8 @@ conditions as those configs need (`matrix._simplify`).
 What is not compared (yet), each said by a line of ``undecided`` where the sides do not decide
 alike and either has what produces it (`matrix._diff_unread`): the answer for a config that one side's ``[config]`` rejects
 (a choice or field only one side has), the blockers and deprecation warnings of a config a
-removal refuses, a request for a runner only one side has (a runner added or removed is the cause
+removal refuses, a request for a runner only one side has where that side refuses it (where it
+serves it: ``runner-removed``, ``runner-added``; a runner added or removed is the cause
 it names of what automatic choice does differently; one renamed with its former id an alias is
 the same runner to automatic choice, the cells, its requests and its blockers, asked for by its
 former id on the old side: `matrix._diff.Side.local`), and the blockers a request reads beside its answer (read as automatic choice reads
@@ -113,6 +114,7 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
     runners = [r.id for r in new.runners if r.id in {o.id for o in old.runners} or r.id in search.renamed.values()]
     for runner in runners:
         changes.add_regions(search.pairs(runner))
+    changes.one_sided_runners()  # a request for a runner only one side has
     bounds = changes.bounds  # a region per cause: where the adjustments named beside a gate change a value
     changes.add_regions(search.one_gate("removal", _diff.removed, bounds=bounds))
     if runners:

@@ -205,6 +205,23 @@ def test_the_words_a_removal_refuses_with_that_differ_are_said_not_compared():
          "differ unseen)",))
 
 
+def test_a_runner_removed_or_added_is_a_finding_where_a_request_for_it_is_served():
+    """A user trial (W3): a runner removed without an alias (a request for it now a usage error)
+    was said only by a "Not compared" line; the configs a request for it served are a breaking
+    finding (a runner that served a request now refuses it), and a runner added is one too."""
+    gone = SMALL.replace(', b = "yes"', '').replace(', b = "no"', '')
+    line = ("Not compared: a request for a runner only one side has (B) where that side refuses it, and its blockers "
+            "(the answers for a request for it may differ unseen)")
+    for old, new, change in (((SMALL, RUNNERS), (gone, {"a": RUNNERS["a"]}), (
+            "runner-removed", "breaking", "Asking for B: served → no such runner (a usage error)", "not y", {},
+            ["<string>:1: runner 'b' as it was"])), ((gone, {"a": RUNNERS["a"]}), (SMALL, RUNNERS), (
+            "runner-added", "behaviour", "Asking for B: no such runner (a usage error) → served", "not y", {},
+            ["<string>:1: runner 'b' as it is now"]))):
+        report = diff(matrix.loads(old[0], runners=old[1]), matrix.loads(new[0], runners=new[1]))
+        assert ([c for c in _summary(report) if c[0].startswith("runner-")], report.undecided) == ([change], (line,))
+        assert matrix.diff.command(report.changes[1], "new.toml", "2.0") == "matrix resolve --matrix new.toml --version 2.0 --runner b"
+
+
 def test_an_upgrade_across_a_deprecation_period_is_a_removal_on_schedule():
     """A user trial (W8): ``--from-version 1.0 --to-version 1.3`` of a feature deprecated in 1.1
     and removed in 1.3 said ``removed-without-deprecation``; the feature went through its period
@@ -1071,7 +1088,7 @@ def _witnesses_reproduce(report, sides):
                 else change.id.rsplit("-", 1)[0] if change.id.startswith(("partial-", "opt-in-", "preference-notice-"))
                 else change.id.split("-")[0])
         asked = change.runner if kind in ("asked", "removal", "deprecation", "refusal-kind", "partial", "opt-in",
-                                          "preference-notice", "alias") else None
+                                          "preference-notice", "alias", "runner") else None
         kinds.append((change, kind, asked))
         if kind == "said":  # what the adjustment named first says (in a request for its runner)
             seen = [said_by(s, change.witness, change.features[0], change.runner) for s in sides]
@@ -1556,6 +1573,19 @@ _LINES = {
 _STEERING = ("override", "redirected", "preference")
 
 
+def _one_sided_is_said(report, runner, a, b, config, schema, said):
+    """A request for a runner only one side has: a usage error on the other side. Served where it
+    stands, a finding of its own (W3: a runner removed was said only by a "Not compared" line);
+    refused there, not compared (the line says so)."""
+    there = a if a is not None else b
+    if there["refused"] is None:
+        change_id = "runner-removed" if b is None else "runner-added"
+        assert [c for c in report.changes if c.id == change_id and c.runner == runner
+                and _inside(c, config, schema)], (change_id, runner, config, report.changes)
+    else:
+        assert said("one-sided"), (runner, config, a, b)
+
+
 def _every_difference_is_said(report, before, after, config, schema):
     """Every difference of the whole resolution of *config* (automatic choice, and a request for
     each runner: `_whole`) is in a finding's region of that question, or is of what the diff does
@@ -1572,7 +1602,7 @@ def _every_difference_is_said(report, before, after, config, schema):
         if a == b:
             continue
         if a is None or b is None:
-            assert said("one-sided"), (runner, config, a, b)
+            _one_sided_is_said(report, runner, a, b, config, schema, said)
             continue
         held = [c for c in report.changes if c.level != "cosmetic" and not c.id.startswith("config-")
                 and (c.runner in (runner, None) or c.id.startswith(("blocker-", "deprecation-")) or c.id in _REMOVAL)
@@ -3168,8 +3198,12 @@ def test_a_runner_added_or_removed_is_the_cause_with_the_gates_that_block_it_not
         ("fallback-added", "Automatic choice: Fast → Fast (fallback)",
          "threads > 4 and engine != 'column' and not compress", {"threads": 5},
          ["<string>:1: runner 'turbo' as it is now", "<string>:15: feature 'many' as it is now"]),
+        # A request for it, a usage error before, is served (W3).
+        ("runner-added", "Asking for Turbo: no such runner (a usage error) → served", "not (threads > 4)", {},
+         ["<string>:1: runner 'turbo' as it is now"]),
     ]
     assert [(c.id, [str(e) for e in c.entries]) for c in diff(after, before).changes] == [
+        ("runner-removed", ["<string>:1: runner 'turbo' as it was"]),
         ("runner-changed", ["<string>:1: runner 'turbo' as it was"]),
         ("runner-changed", ["<string>:1: runner 'turbo' as it was"]),
         ("fallback-lifted", ["<string>:1: runner 'turbo' as it was", "<string>:15: feature 'many' as it was"]),
@@ -3190,6 +3224,8 @@ def test_a_runner_added_above_two_gates_that_block_it_apart_says_every_config_ea
          ["<string>:1: runner 'd' as it is now", "<string>:8: feature 'g0' as it is now"]),
         ("fallback-added", "Automatic choice: A → A (fallback)", "t == 'a' and not b", {},
          ["<string>:1: runner 'd' as it is now", "<string>:12: feature 'g1' as it is now"]),
+        ("runner-added", "Asking for D: no such runner (a usage error) → served", "not b and t != 'a'", {"t": "b"},
+         ["<string>:1: runner 'd' as it is now"]),
     ]
     for config in ({"b": True, "t": "b"}, {"t": "a"}, {"b": True, "t": "a"}):
         assert [c.region for c in report.changes if matrix.diff.reproduces(c, old, new, config)] != [], config
@@ -3288,7 +3324,9 @@ def test_a_runner_added_in_its_own_file_is_said_at_that_file(engines):
     report = diff(old, matrix.load("new.toml"))
     assert [(c.id, c.message, c.region, [str(e) for e in c.entries]) for c in report.changes] == [
         ("refused-served", "Automatic choice: refused → Turbo (fallback)",
-         "compress and not (threads > 4)", ["runners/turbo.toml:1: runner 'turbo' as it is now"])]
+         "compress and not (threads > 4)", ["runners/turbo.toml:1: runner 'turbo' as it is now"]),
+        ("runner-added", "Asking for Turbo: no such runner (a usage error) → served", "not (threads > 4)",
+         ["runners/turbo.toml:1: runner 'turbo' as it is now"])]
 
 
 # [config] compared as each side has it: a value one side accepts and the other refuses, and a
