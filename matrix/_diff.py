@@ -1122,7 +1122,8 @@ class Search:
                       ) -> List[Tuple[Dict[str, Any], List[Node]]]:
         """The cases of *side*'s automatic choice for *runner*'s blockers, each with the conditions
         of *gates* as they are read there: where a rule that takes *runner* decides (one case per
-        rule), on its F; where none does, on C. One case (no condition) where *runner* has no
+        rule: a preference, an order, a redirect that applies always to it), on its F; where none
+        does, on C. One case (no condition) where *runner* has no
         adjustments of its own or they leave the gates' conditions as they are."""
         runner = side.local(runner) or runner
         on_c = [side.on_c(g.when.node) for g in gates]
@@ -1132,7 +1133,9 @@ class Search:
             return [(nothing, on_c)]
         taking = []
         for step in side.automatic.steps:
-            if step.kind in ("prefer", "order") and step.runner == runner:
+            # A redirect that applies always takes its runner too: validated, and its blockers
+            # read, on its F (it was read on C: witnesses that did not reproduce).
+            if step.kind in ("prefer", "order", "redirect") and step.runner == runner:
                 question = self._decides(side.automatic, step, ())
                 if question is not None:
                     taking.append(question)

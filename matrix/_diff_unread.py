@@ -78,9 +78,6 @@ def _unweighed(*sides: _diff.Side) -> List[Tuple[str, str]]:
         out.append(("the order of adjustments by stage ([matrix] stages)", "a config a staged adjustment changes"))
     if any(p.matrix.staged for p in plans) and differs(lambda side: repr(side.matrix.staged)):  # F6
         out.append(("staged requirements (a stage other than choice)", "a config a staged requirement refuses"))
-    if any(d.applies == "always" for p in plans for r in p.redirects.values() for _, d in r) \
-            and differs(lambda side: ()):  # F6: in automatic choice too
-        out.append(("redirects that apply always (automatic choice too)", "a config such a redirect sends elsewhere"))
     if any(p.staged_redirects for p in plans) and differs(lambda side: repr(side.plan.staged_redirects)):  # F6
         out.append(("redirects at a stage (after the choice)", "a config such a redirect sends elsewhere"))
     return out
