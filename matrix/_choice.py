@@ -432,8 +432,7 @@ def choose(plan: Plan, mask: int, runner: Optional[str], values: Values = None) 
     for feature in plan.active(mask & plan.deprecated):
         warnings.append(ResolutionWarning("deprecated", feature.id, None, deprecation_words(feature)))
     if mask & plan.removed:
-        removed = [(f, _deprecation(f)) for f in plan.active(mask & plan.removed)]
-        message = "; ".join(_messages.removed(f.name, str(d.remove_in), d.replacement, d.message) for f, d in removed)
+        message = "; ".join(removal_words(f) for f in plan.active(mask & plan.removed))
         return Chosen(None, tuple(warnings), RemovedFeatureError, message)
     if runner is None and mask & plan.required:  # a matrix-wide requirement that exempts no runner
         return Chosen(None, tuple(warnings), NoRunnerError, required(plan, mask, values))
@@ -708,6 +707,12 @@ def deprecation_words(feature: Feature, name: Optional[str] = None) -> str:
     """The words of *feature*'s ``deprecated`` warning (said by *name*, its own by default)."""
     d = _deprecation(feature)
     return _messages.deprecated(name or feature.name, str(d.since), _str(d.remove_in), d.replacement, d.message)
+
+
+def removal_words(feature: Feature, name: Optional[str] = None) -> str:
+    """The words *feature*'s removal refuses a config with (said by *name*, its own by default)."""
+    d = _deprecation(feature)
+    return _messages.removed(name or feature.name, str(d.remove_in), d.replacement, d.message)
 
 
 def _str(value: object) -> Optional[str]:

@@ -1039,6 +1039,28 @@ class Search:
                     yield Region("asked" if asked else "automatic", runner, a_out, b_out, found, gates,
                                  excluded=excluded, **_question(exact))
 
+    def one_sided(self, side: Side, runner: str) -> Iterator[Region]:
+        """The configs a request for *runner*, a runner only *side* has, is served there (each rule
+        of its request that serves, validated on its F; no removal refusing it first): on the
+        other side a request for it is a usage error (``runner-removed``, ``runner-added``)."""
+        removed = side.removed(True)
+        on_old = side is self.old
+        for step, split, outcome in list(side.requested_rules(runner)):
+            if outcome[0] != "served":
+                continue
+            question = self._decides(side.asked, step, split)
+            if question is None:
+                continue
+            question["false"] += removed
+            for variant, answer in side.on_its_f(question, outcome, True):
+                if answer[0] != "served":
+                    continue
+                found = self._solve(variant, f"where a request for {runner!r} is served")
+                if found is not None:
+                    gone: Outcome = ("refused", None, "no-runner", ())
+                    yield Region("runner", runner, answer if on_old else gone, gone if on_old else answer, found,
+                                 (), **_question(variant))
+
     def _by_new_ids(self, outcome: Outcome) -> Outcome:
         """An old side's answer with its runners named by the new side's ids (a runner renamed)."""
         status, runner, note, path = outcome
@@ -1168,7 +1190,8 @@ class Search:
                       ) -> List[Tuple[Dict[str, Any], List[Node]]]:
         """The cases of *side*'s automatic choice for *runner*'s blockers, each with the conditions
         of *gates* as they are read there: where a rule that takes *runner* decides (one case per
-        rule), on its F; where none does, on C. One case (no condition) where *runner* has no
+        rule: a preference, an order, a redirect that applies always to it), on its F; where none
+        does, on C. One case (no condition) where *runner* has no
         adjustments of its own or they leave the gates' conditions as they are."""
         runner = side.local(runner) or runner
         on_c = [side.on_c(g.when.node) for g in gates]
@@ -1178,7 +1201,9 @@ class Search:
             return [(nothing, on_c)]
         taking = []
         for step in side.automatic.steps:
-            if step.kind in ("prefer", "order") and step.runner == runner:
+            # A redirect that applies always takes its runner too: validated, and its blockers
+            # read, on its F (it was read on C: witnesses that did not reproduce).
+            if step.kind in ("prefer", "order", "redirect") and step.runner == runner:
                 question = self._decides(side.automatic, step, ())
                 if question is not None:
                     taking.append(question)

@@ -66,15 +66,46 @@ class _Changes:
             # The sixth part of a signature is the gate's prefers (`matrix._diff.signature`).
             return said[:5] + said[6:] if asked and isinstance(said, tuple) else said
 
-        for side in (self.new, self.old):
-            for gate in side.plan.features:
-                if gate.id in seen or self.search.space.truth(side.cause(gate), assignment) is not True:
-                    continue
-                other = (self.old if side is self.new else self.new)
-                if read(side, gate) != read(other, other.gate(gate.id)):
-                    seen.add(gate.id)
-                    out.append((side.name, gate))
+        def on_its_f(side: _diff.Side, gate: Feature) -> bool:
+            return bool(self.on_its_f(side, gate, assignment))
+
+        # On the config of choice first; where no gate that differs is a cause there, on the F of a
+        # runner it refuses (the resolution ends there: refused, or passed over after its F failed).
+        for reading in ("c", "f"):
+            for side in (self.new, self.old):
+                for gate in side.plan.features:
+                    if gate.id in seen:
+                        continue
+                    if reading == "c" and self.search.space.truth(side.cause(gate), assignment) is not True \
+                            or reading == "f" and not on_its_f(side, gate):
+                        continue
+                    other = (self.old if side is self.new else self.new)
+                    if read(side, gate) != read(other, other.gate(gate.id)):
+                        seen.add(gate.id)
+                        out.append((side.name, gate))
+            if out:
+                break
         return out
+
+    def on_its_f(self, side: _diff.Side, gate: Feature, assignment: _diff.Assignment) -> List[Any]:
+        """*gate*'s condition read on the effective config F of each runner with adjustments of its
+        own that it refuses, where that holds at *assignment* (a user trial: a requirement
+        tightened that ISA-L fails after its own adjustment sets what it reads was said at
+        ``[matrix] runners``, with no feature)."""
+        if _diff._candidacy(gate):
+            return []
+        bit = side.bit(gate)
+        return [node for r in side.plan.no
+                if side.own(r) and (side.plan.no.get(r, 0) | side.plan.blocking.get(r, 0)) >> bit & 1
+                for node in (side.on_f(r, gate.when.node),) if self.search.space.truth(node, assignment) is True]
+
+    def cause_node(self, side: _diff.Side, gate: Feature, assignment: _diff.Assignment) -> Any:
+        """Where *gate* is a cause, as it holds at *assignment* (`causes_at`): on the config of
+        choice (`matrix._diff.Side.cause`), else on the F of a runner it refuses."""
+        node = side.cause(gate)
+        if self.search.space.truth(node, assignment) is True:
+            return node
+        return next(iter(self.on_its_f(side, gate, assignment)), node)
 
     def reprioritised(self) -> Tuple[Entry, ...]:
         """The runners of both sides whose priority differs, each where it stands on the new side
@@ -261,7 +292,7 @@ class _Changes:
         conjuncts += [(group[0] if len(group) == 1 else Or(group), True) for group in region.groups]
         conjuncts += [(node, True) for node in region.true]
         if region.feature is None:  # a one-gate question holds its gate as read (a blocker: on C or on F)
-            conjuncts += [(self.side(side).cause(gate), True) for side, gate in causes]
+            conjuncts += [(self.cause_node(self.side(side), gate, region.assignment), True) for side, gate in causes]
         conjuncts += [(node, True) for node in adjusting]  # where an adjustment that differs changes a value
         return conjuncts
 
@@ -285,7 +316,7 @@ class _Changes:
         conjuncts = self.conjuncts(region, causes, adjusting)
         self._text(Or(()))  # the gates' own texts, known
         kept = self.search.fewest_conjuncts(conjuncts, whole=self._texts)
-        first = [self.side(side).cause(gate) for side, gate in causes]  # the causes said first
+        first = [self.cause_node(self.side(side), gate, region.assignment) for side, gate in causes]  # said first
         positive = sorted((node for node, wanted in kept if wanted),
                           key=lambda node: first.index(node) if node in first else len(first))
         return self._conjunction(positive, [n for n, w in kept if not w])
@@ -998,6 +1029,49 @@ class _Changes:
                 for direction, regions in _diff_warnings.questions(search, asked, key, cases).items():
                     self._by_cause(regions, f"where a {key[0]} warning changes",
                                    functools.partial(self._warning, asked, key, direction), asked)
+
+    def one_sided_runners(self) -> None:
+        """A request for a runner only one side has (not renamed with its former id an alias): on
+        the side that lacks it a usage error. Where the side that has it serves it, a finding:
+        ``runner-removed`` (breaking: the runner that served it now refuses it) or
+        ``runner-added``, its region exactly the configs served there (each rule that serves a
+        request for it, no removal refusing the config first), its witness re-resolved on both
+        sides, its cause the runner's file where it stands. Where that side refuses it, the
+        report says it does not compare it (`matrix._diff_unread`)."""
+        shared = self.search.shared
+        for side in (self.old, self.new):
+            for runner in side.matrix.runners:
+                if side.ids.get(runner.id, runner.id) in shared:
+                    continue
+                regions = list(self.search.one_sided(side, runner.id))
+                if not regions:
+                    continue
+                change_id = "runner-removed" if side is self.old else "runner-added"
+                texts = list(dict.fromkeys(self.region_text(region, []) for region in regions))
+                text = " or ".join(_grouped(t) for t in texts) if len(texts) > 1 else texts[0]
+                inside = _inside(text, self.search.space.schema)
+
+                def read(config: Dict[str, Any], runner: str = runner.id) -> Tuple[str, ...]:
+                    return tuple(observe(s, config, "runner", runner) for s in (self.old, self.new))
+
+                witness = self.search.witness(regions[0].assignment)
+                seen = read(witness)
+                if seen[0] == seen[1] or any(t.startswith(_CONFIG_ERROR) for t in seen):
+                    self.unreproduced.append(f"A witness did not reproduce (runner): {json.dumps(witness)}")
+                    continue
+
+                def same(config: Dict[str, Any], seen: Tuple[str, ...] = seen, read: Any = read,
+                         inside: Any = inside) -> bool:
+                    return bool(read(config) == seen and inside(config))
+
+                shorter = _pruned(witness, self.old, self.new)
+                if shorter != witness and same(shorter):
+                    witness = shorter
+                witness = _fewest_paths(witness, same)
+                self.out.append(Difference(change_id, CHANGES[change_id][0],
+                                           _messages.diff_runner_asked(runner.name, seen[0], seen[1]), text, witness,
+                                           seen[0], seen[1], runner=runner.id,
+                                           entries=(_runner_entry(side, runner.id),)))
 
     def aliases(self) -> None:
         """A request by a runner's former id (`matrix._diff_aliases`): where both sides accept it

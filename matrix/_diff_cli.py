@@ -279,7 +279,9 @@ def github(report: DiffReport, top: Optional[str] = None) -> str:
     (`_in_tree`)."""
     from ._ci_formats import _data, _property
 
-    lines = []
+    # No change: the headline, a plain line (no annotation), so that a CI log never reads empty
+    # (a user trial: ``--format github`` printed nothing for "No change for any config").
+    lines = [] if report.changes or report.undecided else [report.headline()]
     for change in report.changes:
         properties = []
         entry = change.entries[0] if change.entries else None

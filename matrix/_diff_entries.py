@@ -45,7 +45,13 @@ def _classify(region: _diff.Region, old: _diff.Side, new: _diff.Side) -> str:
         return "removal-lifted"
     assert region.feature is not None
     before = old.gate(region.feature)
-    if before is None or not _diff.deprecated(old, before):
+    # A deprecation period: warned on the old side, or (an upgrade across releases, ``--from-version
+    # 1.0 --to-version 1.3``) one the old side's entry declares, started by the new side's version
+    # and before its removal (a user trial: a feature deprecated in 1.1 and removed in 1.3 on
+    # schedule was "removed-without-deprecation" from 1.0; the releases between warned).
+    declared = before.deprecated if before is not None else None
+    if before is None or not _diff.deprecated(old, before) and (
+            declared is None or declared.without_period or declared.since > new.version):
         return "removed-without-deprecation"
     assert before.deprecated is not None
     remove_in = before.deprecated.remove_in

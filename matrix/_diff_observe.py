@@ -181,6 +181,8 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
     *name*, a blocker is the feature's name, whichever entry of that name blocks)."""
     if kind == "alias":  # a request by a former id, as a user writes it on either side
         return _alias_said(side, config, runner)
+    if kind == "runner":  # a request for a runner only one side has
+        return _runner_said(side, config, runner)
     asked = side.local(runner) if kind in ("asked", "removal", "deprecation", "refusal-kind", "role", *_WARNINGS) \
         else None
     blocked = side.local(blocked)
@@ -193,6 +195,12 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
         dict(resolution.effective)  # every value held to the schema, read or not, as `matrix resolve` holds it
     except ConfigError as refused:
         return _messages.diff_config_error(refused)
+    return _answer(side, kind, resolution, error, feature, blocked, name)
+
+
+def _answer(side: Union[_diff.Side, _At], kind: str, resolution: _resolver.Resolution, error: Optional[ResolutionError],
+            feature: Optional[str], blocked: Optional[str], name: Optional[str]) -> str:
+    """`observe`'s answer, from the resolution it read (and the error that refused it, or None)."""
     if kind in ("automatic", "asked"):
         if isinstance(error, RemovedFeatureError):
             return _REMOVED
@@ -238,6 +246,25 @@ def served_how(resolution: _resolver.Resolution, also: Sequence[str] = ()) -> Tu
     return kinds, preferred
 
 
+def _runner_said(side: Union[_diff.Side, _At], config: Dict[str, Any], runner: Optional[str]) -> str:
+    """A request for *runner*, a runner only one side has, on *side*: served, refused, or a usage
+    error (no runner of that id there)."""
+    from .errors import UsageError
+
+    try:
+        try:
+            resolution = _resolver.resolve(side.matrix, config, runner=side.local(runner), version=side.version)
+            dict(resolution.effective)  # every value held to the schema, as `matrix resolve` holds it
+        except ResolutionError as raised:
+            dict(raised.resolution.effective)
+            return _messages.DIFF_RUNNER_REFUSED
+    except UsageError:
+        return _messages.DIFF_NO_RUNNER
+    except ConfigError as refused:
+        return _messages.diff_config_error(refused)
+    return _messages.DIFF_RUNNER_SERVED
+
+
 def _alias_said(side: Union[_diff.Side, _At], config: Dict[str, Any], former: Optional[str]) -> str:
     """Whether a request by the former id *former* is warned that the id is deprecated on *side*
     (`matrix._diff_aliases`), served or refused; or refused as a usage error (the id names no
@@ -268,14 +295,17 @@ def _way(matrix: Matrix, warnings: Sequence[Any]) -> List[Tuple[str, str]]:
 def kind_of(change: Difference) -> str:
     """The kind of question a change answers (``automatic``, ``asked``, ``removal``,
     ``deprecation``, ``blocker``, ``effective``, ``said``, ``config``, ``refusal-kind``, ``alias``
-    (a request by a former id, *runner*), ``role`` (the runner of a role other than the base, the
-    role its message names), or ``cosmetic``)."""
+    (a request by a former id, *runner*), ``runner`` (a request for a runner only one side has),
+    ``role`` (the runner of a role other than the base, the role its message names), or
+    ``cosmetic``)."""
     if change.id == "refusal-kind-changed":
         return "refusal-kind"
     if change.id == "role-runner-changed":
         return "role"
     if change.id.startswith("alias-"):
         return "alias"
+    if change.id in ("runner-removed", "runner-added"):
+        return "runner"
     if change.id.rsplit("-", 1)[0] in _WARNINGS:
         return change.id.rsplit("-", 1)[0]
     if change.id in _AUTOMATIC or change.id == "served-refused":
@@ -330,7 +360,7 @@ def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, A
         return seen[0] != seen[1] and warned == {"adjustment-warning-added": [False, True],
                                                  "adjustment-warning-lifted": [True, False]}.get(change.id, [True, True])
     else:
-        asked = change.runner if kind in ("asked", "removal", "deprecation", "refusal-kind", "alias", "role",
+        asked = change.runner if kind in ("asked", "removal", "deprecation", "refusal-kind", "alias", "role", "runner",
                                           *_WARNINGS) else None
         feature = change.features[0] if change.features else None
         if kind == "role":

@@ -80,9 +80,6 @@ def _unweighed(*sides: _diff.Side) -> List[Tuple[str, str]]:
         out.append(("the order of adjustments by stage ([matrix] stages)", "a config a staged adjustment changes"))
     if any(p.matrix.staged for p in plans) and differs(lambda side: repr(side.matrix.staged)):  # F6
         out.append(("staged requirements (a stage other than choice)", "a config a staged requirement refuses"))
-    if any(d.applies == "always" for p in plans for r in p.redirects.values() for _, d in r) \
-            and differs(lambda side: ()):  # F6: in automatic choice too
-        out.append(("redirects that apply always (automatic choice too)", "a config such a redirect sends elsewhere"))
     if any(p.staged_redirects for p in plans) and differs(lambda side: repr(side.plan.staged_redirects)):  # F6
         out.append(("redirects at a stage (after the choice)", "a config such a redirect sends elsewhere"))
     return out
@@ -137,8 +134,9 @@ def _unread(*sides: _diff.Side) -> List[Tuple[str, str]]:
     shared = _diff.shared_runners(old, new)  # by the new side's ids
     one_sided = sorted({r.name for side in sides for r in side.matrix.runners if side.ids.get(r.id, r.id) not in shared})
     if one_sided:
-        out.append((f"a request for a runner only one side has ({', '.join(one_sided)}), and its blockers",
-                    "a request for it"))
+        # Where the side that has it serves it, a finding says so (`_Changes.one_sided_runners`).
+        out.append((f"a request for a runner only one side has ({', '.join(one_sided)}) where that side refuses it, "
+                    "and its blockers", "a request for it"))
     if any(p.removed for p in plans):
         out.append(("the blockers and deprecation warnings of a config a removal refuses",
                     "a config a removed feature refuses"))
@@ -160,13 +158,14 @@ def _unread(*sides: _diff.Side) -> List[Tuple[str, str]]:
 
 
 def _unread_words(old: _diff.Side, new: _diff.Side) -> List[Tuple[str, str]]:
-    """Two answers the diff does not compare yet, said where they differ (a user trial found
-    both said "No change"): the words of a deprecation warning (its removal version, replacement
-    or message) of a gate both sides deprecate, and a request by a runner's former id (an alias
+    """Three answers the diff does not compare yet, said where they differ (user trials found
+    each said "No change"): the words of a deprecation warning (its removal version, replacement
+    or message) of a gate both sides deprecate, the words a removal refuses with of a gate both
+    sides remove, and a request by a runner's former id (an alias
     added or removed, naming another runner, or warning in other words: whether it warns is
     compared, `_Changes.aliases`)."""
     from . import _diff_aliases
-    from ._choice import deprecation_words
+    from ._choice import deprecation_words, removal_words
 
     out: List[Tuple[str, str]] = []
     changed = []
@@ -179,6 +178,17 @@ def _unread_words(old: _diff.Side, new: _diff.Side) -> List[Tuple[str, str]]:
             changed.append(gate.name)
     if changed:
         out.append((f"the words of a deprecation warning ({', '.join(changed)})", "a config that uses it"))
+    # The words a removal refuses with, of a gate both sides remove (a user trial: "removed in
+    # 1.2" → "removed in 1.3" said "No change for any config").
+    gone = []
+    for gate in new.plan.features:
+        there = old.gate(gate.id)
+        if there is None or not (_diff.removed(new, gate) and _diff.removed(old, there)):
+            continue
+        if removal_words(there, gate.name) != removal_words(gate):
+            gone.append(gate.name)
+    if gone:
+        out.append((f"the words of a removal's refusal ({', '.join(gone)})", "a config that uses it"))
 
     # Whether it is warned is compared (`_Changes.aliases`); the rest is said here, a runner
     # renamed's former id too (its alias removed: a request by it is refused).

@@ -2295,6 +2295,19 @@ def diff_alias(former: str, runner: str, old: str, new: str) -> str:
     return f"Asking for {runner} by its former id {former!r}: {old} → {new}"
 
 
+def diff_runner_asked(runner: str, old: str, new: str) -> str:
+    """A ``runner-removed`` or ``-added`` change of `matrix.diff`: a request for the runner named
+    *runner*, which one side does not have."""
+    return f"Asking for {runner}: {old} → {new}"
+
+
+#: What `matrix diff` observes of a request for a runner only one side has (`diff_runner_asked`):
+#: served, refused (a `ResolutionError`), or no runner of that id (a usage error).
+DIFF_RUNNER_SERVED = "served"
+DIFF_RUNNER_REFUSED = "refused"
+DIFF_NO_RUNNER = "no such runner (a usage error)"
+
+
 #: What `matrix diff` observes of a request by a former id (`diff_alias`).
 DIFF_ALIAS_WARNED = "warned: a deprecated id"
 DIFF_ALIAS_REFUSED = "refused: the id names no runner"

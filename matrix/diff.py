@@ -29,7 +29,8 @@ conditions as those configs need (`matrix._simplify`).
 What is not compared (yet), each said by a line of ``undecided`` where the sides do not decide
 alike and either has what produces it (`matrix._diff_unread`): the answer for a config that one side's ``[config]`` rejects
 (a choice or field only one side has), the blockers and deprecation warnings of a config a
-removal refuses, a request for a runner only one side has (a runner added or removed is the cause
+removal refuses, a request for a runner only one side has where that side refuses it (where it
+serves it: ``runner-removed``, ``runner-added``; a runner added or removed is the cause
 it names of what automatic choice does differently; one renamed with its former id an alias is
 the same runner to automatic choice, the cells, its requests and its blockers, asked for by its
 former id on the old side: `matrix._diff.Side.local`), and the blockers a request reads beside its answer (read as automatic choice reads
@@ -115,6 +116,7 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
     runners = [r.id for r in new.runners if r.id in {o.id for o in old.runners} or r.id in search.renamed.values()]
     for runner in runners:
         changes.add_regions(search.pairs(runner))
+    changes.one_sided_runners()  # a request for a runner only one side has
     bounds = changes.bounds  # a region per cause: where the adjustments named beside a gate change a value
     changes.add_regions(search.one_gate("removal", _diff.removed, bounds=bounds))
     if runners:
@@ -135,7 +137,7 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
     changes.aliases()
     changes.config()
     changes.cosmetic()
-    return DiffReport(_sorted(_set_required(_readable(_folded(changes)), _diff.required_fields(plans[0]) &
+    return DiffReport(_sorted(_set_required(_readable(_alike(_folded(changes))), _diff.required_fields(plans[0]) &
                                             _diff.required_fields(plans[1]), search.space.schema)),
                       str(sides[0].version), str(sides[1].version),
                       tuple(dict.fromkeys(search.undecided)) + tuple(changes.unreproduced)
@@ -181,6 +183,30 @@ def _folded(changes: _Changes) -> List[Difference]:
         out[into] = attrs.evolve(target, message=message, also=(*target.also, one.id))
         del out[index]
     return list(out.values())
+
+
+def _alike(changes: List[Difference]) -> List[Difference]:
+    """One finding per message and cause: findings of one id, question, answers and entries, found
+    as regions apart (an effective value ``2 → 1`` where an adjustment sets 2 and where the config
+    gives 2, say), are one, its region their union, its witness the first's (a user trial: the same
+    line said twice, for ``n == 2`` and for ``n > 2``). Exact still: every config of each region
+    goes from that old answer to that new one. ``[config]`` findings say one probe each, and a
+    cosmetic one no config: left as they are."""
+    out: List[Difference] = []
+    merged: Dict[Any, int] = {}
+    for change in changes:
+        key = (change.id, change.level, change.message, change.old, change.new, change.runner, change.features,
+               change.entries, change.accepted)
+        if change.level == "cosmetic" or change.id.startswith("config-") or key not in merged:
+            if change.level != "cosmetic" and not change.id.startswith("config-"):
+                merged[key] = len(out)
+            out.append(change)
+            continue
+        first = out[merged[key]]
+        region = "every config" if "every config" in (first.region, change.region) else \
+            f"{_grouped(first.region)} or {_grouped(change.region)}"
+        out[merged[key]] = attrs.evolve(first, region=region, also=tuple(dict.fromkeys((*first.also, *change.also))))
+    return out
 
 
 def _readable(changes: List[Difference]) -> List[Difference]:

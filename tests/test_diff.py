@@ -142,6 +142,99 @@ def test_a_removal_is_breaking_without_a_deprecation_or_before_its_remove_in_and
         ("removal-lifted", "behaviour", "feature y: refused (the feature is removed) → not refused for it", {"y": True})]
 
 
+# A's requirement tightened to "w is None": A's own adjustment sets w to 256 where it is None, so A
+# fails it on its effective config (a user trial, W5: the refusal was said at "[matrix] runners",
+# with no feature, which an accept entry by the requirement's id cannot accept).
+_TIGHTENED = ('[matrix]\nname = "m"\nversion = "1.0"\n[config]\n'
+              '"w" = { type = "int", nullable = true, choices = [256, 1024] }\n'
+              '[requirements]\nwindow = { name = "Window", reason = "window too large" }\n'
+              '[adjustments.aw]\nname = "a window"\nwhen = "w is None"\nset = { "w" = 256 }\nrunners = ["a"]\n')
+_TIGHTENED_RUNNERS = {"a": {"name": "A", "priority": 2, "requires": {"window": "w is None or w <= 256"}},
+                      "b": {"name": "B", "priority": 1}}
+
+# The same over the brute force's field i.
+_TIGHTENED_I = _TIGHTENED.replace('"w" = { type = "int", nullable = true, choices = [256, 1024] }',
+                                  '"i" = { type = "int", nullable = true }').replace(
+    'when = "w is None"\nset = { "w" = 256 }', 'when = "i is None"\nset = { "i" = 2 }')
+_TIGHTENED_I_RUNNERS = {**_TIGHTENED_RUNNERS, "a": {**_TIGHTENED_RUNNERS["a"], "requires": {"window": "i is None or i <= 2"}}}
+
+
+def test_a_requirement_failed_on_the_effective_config_is_the_cause_of_the_refusal():
+    new_runners = {**_TIGHTENED_RUNNERS, "a": {**_TIGHTENED_RUNNERS["a"], "requires": {"window": "w is None"}}}
+    report = diff(matrix.loads(_TIGHTENED, runners=_TIGHTENED_RUNNERS), matrix.loads(_TIGHTENED, runners=new_runners))
+    cause = ["<string>: requirement 'window' of runner 'a' as it is now"]
+    assert [(c.id, c.message, c.region, c.witness, c.features, [str(e) for e in c.entries])
+            for c in report.changes] == [
+        ("served-refused", "Automatic choice: A → refused", "w is None", {}, ("a:window",), cause),
+        ("request-refused", "Asking for A: A → refused", "w is None or w <= 256", {}, ("a:window",), cause),
+        ("runner-changed", "Automatic choice: A → B (fallback)", "w <= 256", {"w": 256}, ("a:window",), cause),
+        ("blocker-added", "A and window too large: not blocked by it → blocked by it", "w is None or w <= 256", {},
+         ("a:window",), cause)]
+
+
+# An adjustment that caps j at 2 made one that caps it at 1 from 2 on: j == 2 (given) and j == 3
+# (set to 2) both go 2 → 1, found as two regions (the same finding said twice).
+_CAPPED = ('[matrix]\nname = "m"\nversion = "1.0"\n[config]\n"j" = { type = "int", min = 0, max = 3, default = 0 }\n'
+           '[adjustments.cap]\nname = "cap"\nwhen = "j > 2"\nset = { "j" = 2 }\n')
+_CAPPED_NEW = _CAPPED.replace('when = "j > 2"\nset = { "j" = 2 }', 'when = "j > 1"\nset = { "j" = 1 }')
+_CAPPED_RUNNERS = {"a": {"name": "A", "priority": 1}}
+
+
+def test_findings_of_one_message_and_cause_are_one_whose_region_is_the_union():
+    """Issue 28 (item 5): "Effective value of j: 2 → 1" was said twice, for ``j == 2`` (the config's
+    own 2) and for ``j > 2`` (2 set by the old cap): one finding, one cause, its region both."""
+    report = diff(matrix.loads(_CAPPED, runners=_CAPPED_RUNNERS), matrix.loads(_CAPPED_NEW, runners=_CAPPED_RUNNERS))
+    assert [(c.id, c.message, c.region, c.witness) for c in report.changes if c.id.startswith("adjustment-changed")] \
+        == [("adjustment-changed", "Effective value of j: 2 → 1", "j > 1", {"j": 2})]
+
+
+_REMOVED_WORDS = ('[matrix]\nname = "m"\nversion = "2.0"\n[config]\n"b" = { type = "bool", default = false }\n'
+                  '[features.g0]\nname = "g0"\nwhen = "b"\nsupport = { a = "yes" }\n'
+                  'deprecated = { since = "1.0", remove_in = "1.5", removed = true }\n')
+
+
+def test_the_words_a_removal_refuses_with_that_differ_are_said_not_compared():
+    """A user trial (W7): a removed feature's refusal that says "removed in 1.2" on one side and
+    "removed in 1.3" on the other was "No change for any config"."""
+    removed = SMALL + 'deprecated = { since = "1.0", remove_in = "1.5", removed = true }\n'
+    report = diff(matrix.loads(removed, runners=RUNNERS),
+                  matrix.loads(removed.replace('remove_in = "1.5"', 'remove_in = "2.0"'), runners=RUNNERS))
+    assert (report.headline(), report.changes, report.undecided) == (
+        "No change found where compared (both at 2.0); 1 undecided", (),
+        ("Not compared: the words of a removal's refusal (feature y) (the answers for a config that uses it may "
+         "differ unseen)",))
+
+
+def test_a_runner_removed_or_added_is_a_finding_where_a_request_for_it_is_served():
+    """A user trial (W3): a runner removed without an alias (a request for it now a usage error)
+    was said only by a "Not compared" line; the configs a request for it served are a breaking
+    finding (a runner that served a request now refuses it), and a runner added is one too."""
+    gone = SMALL.replace(', b = "yes"', '').replace(', b = "no"', '')
+    line = ("Not compared: a request for a runner only one side has (B) where that side refuses it, and its blockers "
+            "(the answers for a request for it may differ unseen)")
+    for old, new, change in (((SMALL, RUNNERS), (gone, {"a": RUNNERS["a"]}), (
+            "runner-removed", "breaking", "Asking for B: served → no such runner (a usage error)", "not y", {},
+            ["<string>:1: runner 'b' as it was"])), ((gone, {"a": RUNNERS["a"]}), (SMALL, RUNNERS), (
+            "runner-added", "behaviour", "Asking for B: no such runner (a usage error) → served", "not y", {},
+            ["<string>:1: runner 'b' as it is now"]))):
+        report = diff(matrix.loads(old[0], runners=old[1]), matrix.loads(new[0], runners=new[1]))
+        assert ([c for c in _summary(report) if c[0].startswith("runner-")], report.undecided) == ([change], (line,))
+        assert matrix.diff.command(report.changes[1], "new.toml", "2.0") == "matrix resolve --matrix new.toml --version 2.0 --runner b"
+
+
+def test_an_upgrade_across_a_deprecation_period_is_a_removal_on_schedule():
+    """A user trial (W8): ``--from-version 1.0 --to-version 1.3`` of a feature deprecated in 1.1
+    and removed in 1.3 said ``removed-without-deprecation``; the feature went through its period
+    (the releases between warned), so it is ``removed``. A removal in the release that deprecates
+    it had no period, whichever release the upgrade starts from."""
+    said = "feature y: not refused for it → refused (the feature is removed)"
+    on_schedule = SMALL + 'deprecated = { since = "1.5", remove_in = "2.0", removed = true }\n'
+    assert _removals(on_schedule, on_schedule, old_version="1.0") == [("removed", "behaviour", said, {"y": True})]
+    at_once = SMALL + 'deprecated = { since = "2.0", remove_in = "2.0", removed = true }\n'
+    assert _removals(at_once, at_once, old_version="1.0") == [
+        ("removed-without-deprecation", "breaking", said, {"y": True})]
+
+
 def test_no_change_is_said_in_one_line():
     m = matrix.loads(SMALL, runners=RUNNERS)
     report = diff(m, m)
@@ -791,6 +884,11 @@ def _causes_are_entries_that_differ(report, text, new_text, runners, new_runners
     gains or loses a cell: not held here."""
     if set(runners) != set(new_runners):
         return
+    if all(runners[r].get("priority") == new_runners[r].get("priority") for r in runners) and overlay is None:
+        # The runners and their order alike: a finding names an entry that differs, never "the
+        # runners of [matrix]" (a user trial: a requirement failed on a runner's effective config).
+        assert [(c.id, c.region) for c in report.changes if any(e.place == "$.matrix.runners" for e in c.entries)] \
+            == [], report.changes
     tables = [{(m.group(1), m.group(2)): m.group(0) for m in _BLOCK.finditer(t)} for t in (text, new_text)]
     edited = {key for key in tables[0].keys() | tables[1].keys() if tables[0].get(key) != tables[1].get(key)}
     if overlay is not None:
@@ -981,6 +1079,15 @@ def _subject(change):
     return change.features[0] if change.features else None
 
 
+def _one_finding_per_message_and_cause(report):
+    """No two findings (but ``[config]``'s probes and cosmetic ones) say one message of one
+    question by one cause: they are one finding, its region their union (issue 28: "Effective
+    value of n: 2 → 1" said twice, for n == 2 and for n > 2)."""
+    said = [(c.id, c.message, c.old, c.new, c.runner, c.features, c.entries) for c in report.changes
+            if c.level != "cosmetic" and not c.id.startswith("config-")]
+    assert len(said) == len(set(said)), [c for c in said if said.count(c) > 1]
+
+
 def _witnesses_reproduce(report, sides):
     """Every witness resolves as its change says on both sides; each change with what it asks."""
     kinds = []
@@ -999,7 +1106,7 @@ def _witnesses_reproduce(report, sides):
                 else change.id.rsplit("-", 1)[0] if change.id.startswith(("partial-", "opt-in-", "preference-notice-"))
                 else change.id.split("-")[0])
         asked = change.runner if kind in ("asked", "removal", "deprecation", "refusal-kind", "partial", "opt-in",
-                                          "preference-notice", "alias", "role") else None
+                                          "preference-notice", "alias", "role", "runner") else None
         kinds.append((change, kind, asked))
         if kind == "said":  # what the adjustment named first says (in a request for its runner)
             seen = [said_by(s, change.witness, change.features[0], change.runner) for s in sides]
@@ -1199,7 +1306,8 @@ _OLD_ID_RUNNERS = {"a": {"name": "A", "priority": 1},
 
 # Two draws of the fast suite (whole cases, tests/data/diff/drawn.json): a runner an always-redirect
 # leads to, read on its own effective config, where the search read it on the config of choice
-# (a witness that did not reproduce: said, beside "Not compared: redirects that apply always");
+# (a witness that did not reproduce, which the blockers now read on its F: it reproduces, and the
+# line "Not compared: redirects that apply always" is gone);
 # and a fallback said beside a refusal after the choice (an adjustment of the runner fallen back to).
 # CI's draw: a role other than the base on two sides alike, which the diff rightly says nothing of.
 _DRAWN = json.loads((pathlib.Path(__file__).parent / "data" / "diff" / "drawn.json").read_text())
@@ -1286,12 +1394,12 @@ def _changes_by_id(report):
 
 def _unproved_only_beside_redirects(report):
     """No witness that did not reproduce, but where the report says it does not weigh redirects
-    that apply always or at a stage: a region read without them may hold a witness that ends
-    elsewhere (a runner's blockers read on the effective config of the runner such a redirect
-    leads to), and the report says so, never claims it."""
+    at a stage: a region read without them may hold a witness that ends elsewhere, and the report
+    says so, never claims it. A redirect that applies always is weighed (the blockers of the runner
+    it leads to read on its effective config: a draw's witness did not reproduce)."""
     unproved = [line for line in report.undecided if line.startswith("A witness did not reproduce")]
     assert unproved == [] or [line for line in report.undecided if line.startswith(
-        ("Not compared: redirects that apply always", "Not compared: redirects at a stage"))], unproved
+        "Not compared: redirects at a stage")], unproved
 
 
 # Each example diffs two matrices over both config spaces and compares every whole resolution
@@ -1325,6 +1433,11 @@ def _unproved_only_beside_redirects(report):
 @example((_OLD_ID, _OLD_ID_RUNNERS, _OLD_ID.replace('b = "yes"', 'bb = "yes"'),
           {"a": _OLD_ID_RUNNERS["a"], "bb": {**_OLD_ID_RUNNERS["b"], "aliases": [
               {"id": "old_b", "since": "0.5"}, {"id": "b", "since": "0.5"}]}}, ["i"], None))
+@example((_CAPPED, _CAPPED_RUNNERS, _CAPPED_NEW, _CAPPED_RUNNERS, ["j"], None))
+@example((_REMOVED_WORDS, {"a": {"name": "A", "priority": 1}}, _REMOVED_WORDS.replace('remove_in = "1.5"',
+          'remove_in = "2.0"'), {"a": {"name": "A", "priority": 1}}, ["b"], None))
+@example((_TIGHTENED_I, _TIGHTENED_I_RUNNERS, _TIGHTENED_I, {**_TIGHTENED_I_RUNNERS, "a": {
+    **_TIGHTENED_I_RUNNERS["a"], "requires": {"window": "i is None"}}}, ["i"], None))
 @example(tuple(_DRAWN["always_redirect_blocker"]))
 @example(tuple(_DRAWN["fallback_beside_refusal"]))
 @example(tuple(_DRAWN["roles_alike"]))
@@ -1352,6 +1465,7 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     renamed = _diff.renamed_runners(old, new)
     sides[0].local_ids = {after: before for before, after in renamed.items()}
     kinds = _witnesses_reproduce(report, sides)
+    _one_finding_per_message_and_cause(report)
     _no_region_holds_a_required_field_left_out(report, sides, _diff.union_schema(old.schema, new.schema))
     _causes_are_entries_that_differ(report, text, new_text, runners, new_runners, overlay)
     _config_findings_agree(report, old, new, sides)
@@ -1471,6 +1585,7 @@ _UNREAD = {"roles": "Not compared: what the runner of a role other than the base
            "refusal": "Not compared: the warnings said beside a refusal",
            "kind": "Not compared: the exception kind a refusal raises",
            "deprecation words": "Not compared: the words of a deprecation warning",
+           "removal words": "Not compared: the words of a removal's refusal",
            "former id": "Not compared: a request by a runner's former id",
            # Never compared, as the docs say (whether a config is served, by which runner, with a
            # fallback warning or not, and each runner's blockers are): no line.
@@ -1508,6 +1623,30 @@ def _roles_unread(report, runner, a, b, config, schema):
     return {"roles"} if a["role warnings"] != b["role warnings"] else set()
 
 
+def _removal_words_differ(old, new):
+    """Whether a removal's refusal says a feature both refusals name in other words (W7: "removed
+    in 1.2" → "in 1.3"); another feature joining the list is the refusal's words, not compared."""
+    def parts(reason):
+        return {m.group(1): part for part in reason.split("; ")
+                for m in (re.match(r"(.+?) was removed in ", part),) if m is not None}
+
+    a, b = parts(old), parts(new)
+    return any(a[name] != b[name] for name in a.keys() & b.keys())
+
+
+def _one_sided_is_said(report, runner, a, b, config, schema, said):
+    """A request for a runner only one side has: a usage error on the other side. Served where it
+    stands, a finding of its own (W3: a runner removed was said only by a "Not compared" line);
+    refused there, not compared (the line says so)."""
+    there = a if a is not None else b
+    if there["refused"] is None:
+        change_id = "runner-removed" if b is None else "runner-added"
+        assert [c for c in report.changes if c.id == change_id and c.runner == runner
+                and _inside(c, config, schema)], (change_id, runner, config, report.changes)
+    else:
+        assert said("one-sided"), (runner, config, a, b)
+
+
 def _every_difference_is_said(report, before, after, config, schema):
     """Every difference of the whole resolution of *config* (automatic choice, and a request for
     each runner: `_whole`) is in a finding's region of that question, or is of what the diff does
@@ -1524,7 +1663,7 @@ def _every_difference_is_said(report, before, after, config, schema):
         if a == b:
             continue
         if a is None or b is None:
-            assert said("one-sided"), (runner, config, a, b)
+            _one_sided_is_said(report, runner, a, b, config, schema, said)
             continue
         held = [c for c in report.changes if c.level != "cosmetic" and not c.id.startswith("config-")
                 and (c.runner in (runner, None) or c.id.startswith(("blocker-", "deprecation-")) or c.id in _REMOVAL)
@@ -1536,7 +1675,11 @@ def _every_difference_is_said(report, before, after, config, schema):
         unread = set()
         for part in a.keys() - {"warnings", "blockers", "kind", "way", "roles", "role warnings"}:
             if a[part] != b[part]:
-                unread.add("words" if part == "refused" and refused else None)
+                # The words of a refusal for a removal on both sides: where no removal starts or
+                # ends there (its finding says it), a gate both remove says other words (W7).
+                unread.add("removal words" if part == "refused" and a["removed"] and b["removed"]
+                           and _removal_words_differ(a["refused"][1], b["refused"][1])
+                           else "words" if part == "refused" and refused else None)
         unread.update(_roles_unread(report, runner, a, b, config, schema))
         if refused and a["kind"] != b["kind"] and not said("kind"):
             # The exception kind a refusal raises: a finding of its own, for the question asked
@@ -2349,8 +2492,9 @@ def test_github_annotations_stand_on_the_cause_and_on_the_base_file_for_what_was
         # its own finding (folded into refused-served, configs with y alone were said by none).
         "::warning file=old.toml,line=11,title=matrix diff blocker-lifted::B and feature y: blocked by it → not "
         'blocked by it%0Aconfigs: y%0Awitness: {"y": true}\n'), "")
+    # No change: one plain line (no annotation), never an empty CI log.
     status, out, _ = _run("diff", "old.toml", "old.toml", "--format", "github")
-    assert (status, out) == (0, "")
+    assert (status, out) == (0, "No change for any config (both at 2.0)\n")
 
 
 _TEXT = ('[matrix]\nname = "m"\nversion = "1.0"\n[config]\n"x" = { type = "bool", default = false }\n'
@@ -3139,8 +3283,12 @@ def test_a_runner_added_or_removed_is_the_cause_with_the_gates_that_block_it_not
         ("fallback-added", "Automatic choice: Fast → Fast (fallback)",
          "threads > 4 and engine != 'column' and not compress", {"threads": 5},
          ["<string>:1: runner 'turbo' as it is now", "<string>:15: feature 'many' as it is now"]),
+        # A request for it, a usage error before, is served (W3).
+        ("runner-added", "Asking for Turbo: no such runner (a usage error) → served", "not (threads > 4)", {},
+         ["<string>:1: runner 'turbo' as it is now"]),
     ]
     assert [(c.id, [str(e) for e in c.entries]) for c in diff(after, before).changes] == [
+        ("runner-removed", ["<string>:1: runner 'turbo' as it was"]),
         ("runner-changed", ["<string>:1: runner 'turbo' as it was"]),
         ("runner-changed", ["<string>:1: runner 'turbo' as it was"]),
         ("fallback-lifted", ["<string>:1: runner 'turbo' as it was", "<string>:15: feature 'many' as it was"]),
@@ -3161,6 +3309,8 @@ def test_a_runner_added_above_two_gates_that_block_it_apart_says_every_config_ea
          ["<string>:1: runner 'd' as it is now", "<string>:8: feature 'g0' as it is now"]),
         ("fallback-added", "Automatic choice: A → A (fallback)", "t == 'a' and not b", {},
          ["<string>:1: runner 'd' as it is now", "<string>:12: feature 'g1' as it is now"]),
+        ("runner-added", "Asking for D: no such runner (a usage error) → served", "not b and t != 'a'", {"t": "b"},
+         ["<string>:1: runner 'd' as it is now"]),
     ]
     for config in ({"b": True, "t": "b"}, {"t": "a"}, {"b": True, "t": "a"}):
         assert [c.region for c in report.changes if matrix.diff.reproduces(c, old, new, config)] != [], config
@@ -3259,7 +3409,9 @@ def test_a_runner_added_in_its_own_file_is_said_at_that_file(engines):
     report = diff(old, matrix.load("new.toml"))
     assert [(c.id, c.message, c.region, [str(e) for e in c.entries]) for c in report.changes] == [
         ("refused-served", "Automatic choice: refused → Turbo (fallback)",
-         "compress and not (threads > 4)", ["runners/turbo.toml:1: runner 'turbo' as it is now"])]
+         "compress and not (threads > 4)", ["runners/turbo.toml:1: runner 'turbo' as it is now"]),
+        ("runner-added", "Asking for Turbo: no such runner (a usage error) → served", "not (threads > 4)",
+         ["runners/turbo.toml:1: runner 'turbo' as it is now"])]
 
 
 # [config] compared as each side has it: a value one side accepts and the other refuses, and a
@@ -4638,3 +4790,16 @@ def test_a_feature_removed_with_its_choice_is_said_by_the_choices_finding_alone(
     assert ([(c.id, c.region) for c in report.changes], report.undecided) == (
         [("config-rejected", "codec == 'av1'")],
         ("Not compared: the blockers a request reads (the answers for a request may differ unseen)", _LINES["refusal"]))
+
+
+def test_the_runner_an_always_redirect_leads_to_is_read_on_its_effective_config():
+    """Issue 28 (item 3): the blockers of the runner a redirect that applies always leads to were
+    read on the config of choice, not its effective config (its own adjustments): a witness did
+    not reproduce, said only beside "Not compared: redirects that apply always". Read on its F,
+    every witness reproduces, and that line is gone."""
+    text, runners, new_text, new_runners, _, _ = _DRAWN["always_redirect_blocker"]
+    report = diff(matrix.loads(text, runners=runners), matrix.loads(new_text, runners=new_runners))
+    assert report.undecided == (_LINES["request"], _LINES["refusal"])
+    assert [(c.id, c.message, c.region, c.witness) for c in report.changes if c.runner == "a" and
+            c.id.startswith("blocker-")] == [("blocker-added", "A and g1: not blocked by it → blocked by it",
+                                              "b is unset and (s not in ['a', 'b'] or s == 'b')", {})]
