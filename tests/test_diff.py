@@ -1374,6 +1374,13 @@ _ROLES_REFUSING_RUNNERS = {"a": {"name": "A", "priority": 3}, "b": {"name": "B",
 # declared"; a base refusal raises that kind as a matrix without roles does.
 _ROLES_KIND = _ROLES_REFUSING + '[requirements]\nhw = { name = "HW", reason = "no hw", kind = "RuntimeError" }\n'
 _ROLES_KIND_RUNNERS = {**_ROLES_REFUSING_RUNNERS, "a": {"name": "A", "priority": 3, "requires": {"hw": "j != 2"}}}
+# A review: a requirement of a role other than the base (`Runner.role_requires`, no gate) added, and
+# a role declared on one side only, refused configs the other side served, and the report said "No
+# change found where compared": now said not compared (`_UNREAD["role rules"]`).
+_ROLE_REQUIRED = _ROLES_REFUSING + '[requirements]\nkr = { name = "KR", reason = "kr fails" }\n'
+_ROLE_REQUIRED_RUNNERS = {**_ROLES_REFUSING_RUNNERS, "b": {"name": "B", "priority": 2, "requires": {
+    "kr": {"condition": "j != 2", "roles": ["o"]}}}}
+_ROLE_DECLARED = _ROLES_REFUSING.replace('[roles.o]\nname = "Other"\nfield = "ro"\nfollows = "base"\n', "")
 
 
 def _as_weighed(case, real, renamed, sides):
@@ -1438,6 +1445,9 @@ def _unproved_only_beside_redirects(report):
           'remove_in = "2.0"'), {"a": {"name": "A", "priority": 1}}, ["b"], None))
 @example((_TIGHTENED_I, _TIGHTENED_I_RUNNERS, _TIGHTENED_I, {**_TIGHTENED_I_RUNNERS, "a": {
     **_TIGHTENED_I_RUNNERS["a"], "requires": {"window": "i is None"}}}, ["i"], None))
+@example((_ROLES_REFUSING + '[requirements]\nkr = { name = "KR", reason = "kr fails" }\n', _ROLES_REFUSING_RUNNERS,
+          _ROLE_REQUIRED, _ROLE_REQUIRED_RUNNERS, ["j"], None))
+@example((_ROLE_DECLARED, _ROLES_REFUSING_RUNNERS, _ROLES_REFUSING, _ROLES_REFUSING_RUNNERS, ["j"], None))
 @example(tuple(_DRAWN["always_redirect_blocker"]))
 @example(tuple(_DRAWN["fallback_beside_refusal"]))
 @example(tuple(_DRAWN["roles_alike"]))
@@ -1523,6 +1533,10 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
                 continue  # the warnings and blockers of a config a removal refuses are not compared
             if kind in ("effective", "said") and before[answer] != after[answer]:
                 continue  # the effective config (and what it says) follows the answer: the change of the answer says it
+            if any(_UNREAD["role rules"] in line for line in report.undecided) and any(
+                    w.get(runner) is not None and w[runner]["refused"] is not None and " in role '" in w[runner]["refused"][1]
+                    for w in (before_whole, after_whole)):
+                continue  # a role's refusal where the roles or their requirements differ: said not compared (the docs)
             # A blocker or deprecation folded into a change of automatic choice (its id in
             # ``also``) is said by that change, of the same single gate.
             # An effective value or a warning of a request whose configs are automatic choice's is
@@ -1579,6 +1593,8 @@ def _base_names(ms, config):
 #: What of a resolution the diff does not compare, each said by a line of ``undecided`` where the
 #: answers may differ (`matrix._diff_unread._unread`): the line's beginning.
 _UNREAD = {"roles": "Not compared: what the runner of a role other than the base says",
+           "role rules": "Not compared: a refusal by a requirement of roles other than the base, or by a role one "
+                         "side declares only",
            "one-sided": "Not compared: a request for a runner only one side has",
            "removal": "Not compared: the blockers and deprecation warnings of a config a removal refuses",
            "request": "Not compared: the blockers a request reads",
@@ -1679,7 +1695,12 @@ def _every_difference_is_said(report, before, after, config, schema):
                 # ends there (its finding says it), a gate both remove says other words (W7).
                 unread.add("removal words" if part == "refused" and a["removed"] and b["removed"]
                            and _removal_words_differ(a["refused"][1], b["refused"][1])
-                           else "words" if part == "refused" and refused else None)
+                           else "words" if part == "refused" and refused
+                           # A role's refusal that no finding holds: by a requirement of roles, or a
+                           # role one side declares only (the docs: said not compared).
+                           else "role rules" if part in ("refused", "runner") and not held and any(
+                               x["refused"] is not None and " in role '" in x["refused"][1] for x in (a, b))
+                           else None)
         unread.update(_roles_unread(report, runner, a, b, config, schema))
         if refused and a["kind"] != b["kind"] and not said("kind"):
             # The exception kind a refusal raises: a finding of its own, for the question asked
@@ -3713,10 +3734,13 @@ def test_issue_30s_constructs_the_diff_does_not_weigh_are_said_not_compared():
     # config; which runner fills another role where the config is served is not.
     assert [line for line in diff(old, matrix.loads(base, runners=runners)).undecided if "roles" in line] == []
     roled = matrix.loads(base + '[roles.decode]\nname = "Decode"\nfield = "decode"\n', runners=runners)
-    assert diff(old, roled).undecided[-1] == (
+    # ... and a role one side declares only (decode) refuses configs the search does not weigh.
+    assert diff(old, roled).undecided[-2:] == (
         "Not compared: what the runner of a role other than the base says where the config is served (a former id, "
         "its opt-in and partial support: which runner fills each role, and a role's refusal, are compared) "
-        + note.format("a config served"))
+        + note.format("a config served"),
+        "Not compared: a refusal by a requirement of roles other than the base, or by a role one side declares only "
+        + note.format("a config that names or fills such a role"))
     stages = _UNWEIGHED.replace('version = "1.0"\n', 'version = "1.0"\nstages = ["choice", "late"]\n', 1)
     assert diff(old, matrix.loads(stages, runners=runners)).undecided == ()  # stages no adjustment names: today's order
     staged = matrix.loads(stages.replace("override = false\n", 'override = false\nstage = "late"\n', 1), runners=runners)
@@ -4803,3 +4827,24 @@ def test_the_runner_an_always_redirect_leads_to_is_read_on_its_effective_config(
     assert [(c.id, c.message, c.region, c.witness) for c in report.changes if c.runner == "a" and
             c.id.startswith("blocker-")] == [("blocker-added", "A and g1: not blocked by it → blocked by it",
                                               "b is unset and (s not in ['a', 'b'] or s == 'b')", {})]
+
+
+def test_a_requirement_of_a_role_other_than_the_base_or_a_role_one_side_declares_is_said_not_compared():
+    """A review: a requirement limited to a role other than the base (B in role 'o' where j == 2)
+    added, and a role declared on one side only (B in role 'o' blocked where j == 3), each refuse
+    configs the other side serves; the report said "No change found where compared" and claimed a
+    role's refusal compared. The search does not weigh them (no gate differs): said not compared,
+    with the configs said; the brute force's examples hold each difference to the line."""
+    line = _UNREAD["role rules"] + " (the answers for a config that names or fills such a role may differ unseen)"
+    plain = _ROLES_REFUSING + '[requirements]\nkr = { name = "KR", reason = "kr fails" }\n'
+    for old, new in (((plain, _ROLES_REFUSING_RUNNERS), (_ROLE_REQUIRED, _ROLE_REQUIRED_RUNNERS)),
+                     ((_ROLE_DECLARED, _ROLES_REFUSING_RUNNERS), (_ROLES_REFUSING, _ROLES_REFUSING_RUNNERS))):
+        sides = [matrix.loads(text, runners=runners) for text, runners in (old, new)]
+        report = diff(*sides)
+        assert line in report.undecided, report.undecided
+        assert diff(sides[1], sides[0]).undecided.count(line) == 1
+        assert diff(sides[1], sides[1]).undecided.count(line) == 0
+    refused = matrix.loads(_ROLE_REQUIRED, runners=_ROLE_REQUIRED_RUNNERS)
+    with pytest.raises(matrix.ResolutionError) as caught:
+        refused.resolve({"j": 2, "ro": "b"})
+    assert caught.value.reason == "B in role 'o' is not valid for this config: kr fails"
