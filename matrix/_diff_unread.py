@@ -152,12 +152,12 @@ def _unread(*sides: _diff.Side) -> List[Tuple[str, str]]:
 
 
 def _unread_words(old: _diff.Side, new: _diff.Side) -> List[Tuple[str, str]]:
-    """Two answers the diff does not compare yet, said where they differ (a user trial found
+    """Answers the diff does not compare yet, said where they differ (a user trial found
     both said "No change"): the words of a deprecation warning (its removal version, replacement
     or message) of a gate both sides deprecate, and a request by a runner's former id (an alias
     added or removed, naming another runner, or warning in other words: whether it warns is
-    compared, `_Changes.aliases`)."""
-    from . import _diff_aliases
+    compared, `_Changes.aliases`); and a runner's own deprecation warning (`matrix._diff_runner_deprecations`)."""
+    from . import _diff_aliases, _diff_runner_deprecations
     from ._choice import deprecation_words
 
     out: List[Tuple[str, str]] = []
@@ -177,4 +177,5 @@ def _unread_words(old: _diff.Side, new: _diff.Side) -> List[Tuple[str, str]]:
     differ = [a for a in _diff_aliases.formers(old, new) if _diff_aliases.unread(old, new, a)]
     if differ:
         out.append((f"a request by a runner's former id ({', '.join(differ)})", "a request by it"))
+    out += _diff_runner_deprecations.unread(old, new)
     return out

@@ -15,7 +15,7 @@ from ._docs_adjustments import AdjustmentRow, adjustment_rows
 from ._docs_release import ReleaseGap, ReleaseNote, release_notes
 from ._templates import described
 from ._versions import VersionLike
-from .schema import NOTHING, WIDE, asked_only, Alias, Column, ColumnRow, Feature, Field, Forces, Matrix, Order, Prefers, Redirect, Requirement, in_window, required_of, window_text
+from .schema import NOTHING, WIDE, asked_only, Alias, Column, ColumnRow, Feature, Field, Forces, Matrix, Order, Prefers, Redirect, Requirement, Runner, in_window, required_of, window_text
 
 #: status → (symbol, text equivalent, meaning): the one fixed symbol set of every format.
 SYMBOLS: Dict[str, Tuple[str, str, str]] = {
@@ -177,6 +177,20 @@ class RedirectRow:
 
 
 @attrs.frozen
+class RunnerDeprecationRow:
+    """A runner's own deprecation, as the runners table shows it (``state`` at the tables'
+    version: ``not yet deprecated``, ``deprecated`` or ``overdue``: past ``remove_in``, still
+    served; ``lifecycle``: all of it in words, the replacement runner by its name)."""
+
+    since: str
+    remove_in: Optional[str]
+    replacement: Optional[str]
+    message: Optional[str]
+    state: str
+    lifecycle: str
+
+
+@attrs.frozen
 class RunnerRow:
     """One runner, as the runners table shows it."""
 
@@ -188,6 +202,8 @@ class RunnerRow:
     aliases: Tuple[AliasRow, ...] = ()
     #: The redirects in force at the version the tables describe, in declaration order.
     redirects: Tuple[RedirectRow, ...] = ()
+    #: Its own deprecation (``deprecated`` in its file), if it has one.
+    deprecated: Optional[RunnerDeprecationRow] = None
 
 
 @attrs.frozen
@@ -369,6 +385,18 @@ def _alias_row(alias: Alias, v: Version, spell: Callable[[str], str]) -> AliasRo
                     lifecycle)
 
 
+def _runner_deprecation_row(matrix: Matrix, runner: Runner, v: Version,
+                            spell: Callable[[str], str]) -> Optional[RunnerDeprecationRow]:
+    d = runner.deprecated
+    if d is None:
+        return None
+    state = "overdue" if d.is_removed(v) else "deprecated" if v >= d.since else "not yet deprecated"
+    replacement = next((r.name for r in matrix.runners if r.id == d.replacement), d.replacement)
+    lifecycle = _messages.runner_lifecycle(str(d.since), _str(d.remove_in), replacement, state)
+    return RunnerDeprecationRow(str(d.since), _str(d.remove_in), _str_or_none(d.replacement, spell),
+                                _str_or_none(d.message, spell), state, spell(lifecycle))
+
+
 def _redirect_row(redirect: Redirect, spell: Callable[[str], str]) -> RedirectRow:
     return RedirectRow(spell(redirect.to), spell(str(redirect.when)), _str_or_none(redirect.message, spell),
                        _str(redirect.since), _str(redirect.until), redirect.applies,
@@ -530,7 +558,8 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
     source = source.replace("\\", "/").rsplit("/", 1)[-1]
     runner_rows = tuple(RunnerRow(spell(r.id), spell(r.name), r.priority, spell(r.description or ""), r.links,
                                   tuple(_alias_row(a, v, spell) for a in r.aliases),
-                                  tuple(_redirect_row(d, spell) for d in r.redirects if in_window(d.window, v)))
+                                  tuple(_redirect_row(d, spell) for d in r.redirects if in_window(d.window, v)),
+                                  _runner_deprecation_row(matrix, r, v, spell))
                         for r in matrix.runners)
     pair_rows, pair_legend, refusals = _pair_rows(matrix, v, rows, spell) if pairs else ((), (), ())
     adjustments = adjustment_rows(matrix, v, spell, _value_text)

@@ -177,12 +177,19 @@ def _overlay_operations(draw, text, runners, atoms):
 
 
 def _structural_edit(draw, edit, text, runners, new_runners, names):
-    """The edits of the choice's structure: a runner's candidacy, an order, an overlay's operations,
-    a runner added or removed; (new text, overlay operations or None), or None for another edit."""
+    """The edits of the choice's structure: a runner's own deprecation, a runner's candidacy, an
+    order, an overlay's operations, a runner added or removed; (new text, overlay operations or
+    None), or None for another edit."""
     new_text = text
     atoms = [a for n in names for a in _ATOMS[n]]
     overlay = None
-    if edit == "candidacy":  # a runner's candidacy gate changed, added or removed
+    if edit == "runner-deprecated":  # a runner's own deprecation added, changed or dropped
+        table = new_runners[draw(st.sampled_from(sorted(new_runners)))]
+        table.pop("deprecated", None)
+        table.update(draw(st.sampled_from([{}, {"deprecated": {"since": "0.5", "remove_in": "2.0"}},
+                                           {"deprecated": {"since": "1.0", "message": "retiring"}},
+                                           {"deprecated": {"since": "2.0"}}])))
+    elif edit == "candidacy":  # a runner's candidacy gate changed, added or removed
         runner = draw(st.sampled_from(sorted(runners)))
         if "candidate" in runners[runner] and draw(st.booleans()):
             del new_runners[runner]["candidate"]
@@ -308,7 +315,7 @@ _TEXT_EDITS = {"says": _says_edit, "error-kind": _error_kind_edit, "prefer": _pr
 def _edited(draw):
     """A small matrix (with adjustments half the time, a runner's own among them, and redirects),
     and a random edit of it: a cell flipped (or made opt-in or partial), a gate added or removed, two priorities swapped, a
-    deprecation (or a removal) added, an adjustment added (before the choice, or a runner's own), an adjustment or a
+    deprecation (or a removal) added, a runner's own deprecation added, changed or dropped, an adjustment added (before the choice, or a runner's own), an adjustment or a
     runner's redirects dropped, a runner's candidacy changed, added or removed, an order added,
     removed or rewritten (its runners, condition, fallback), a runner added or removed, a
     [config] field's declaration rewritten (`_CONFIG_EDITS`: a choice or bound gone or added, a
@@ -322,7 +329,8 @@ def _edited(draw):
                                  "own-adjustment", "own-adjustment", "says", "says", "redirects", "candidacy",
                                  "candidacy", "order", "order", "overlay", "overlay", "runner-added",
                                  "runner-removed", "runner-renamed", "config", "config", "config", "default",
-                                 "default", "default", "error-kind", "prefer", "prefer"]))
+                                 "default", "default", "error-kind", "prefer", "prefer", "runner-deprecated",
+                                 "runner-deprecated"]))
     new_text, new_runners = text, copy.deepcopy(runners)
     cells = list(re.finditer(r'(\b[abc]) = "(yes|no)"', text))
     overlay = None
@@ -362,6 +370,7 @@ def _edited(draw):
         for runner in new_runners.values():
             if runner.pop("redirects", None) is not None:
                 break
+
     elif edit in ("config", "default"):  # a field's declaration rewritten, or its default alone changed
         new_text = (_config_edit if edit == "config" else _default_edit)(draw, text, names)
     elif edit == "priority":
@@ -1250,6 +1259,13 @@ def _unproved_only_beside_redirects(report):
         ("Not compared: redirects that apply always", "Not compared: redirects at a stage"))], unproved
 
 
+# A runner deprecated on the new side only, served by both (the deprecated-runner warning of the
+# configs it serves is not compared: said so, never "no change").
+_RETIRED = ('[matrix]\nname = "small"\nversion = "1.0"\n[config]\n"b" = { type = "bool", default = false }\n'
+            '[features.g0]\nname = "g0"\nwhen = "b"\nsupport = { a = "no", b = "yes" }\n')
+_RETIRED_RUNNERS = {"a": {"name": "A", "priority": 3}, "b": {"name": "B", "priority": 2}}
+
+
 # Each example diffs two matrices over both config spaces and compares every whole resolution
 # (`_every_difference_is_said`): about 0.27 s of CPU on this machine, since `_whole` reads a
 # refusal's reason rather than its message (whose remedies, a search of their own, took 60 % of
@@ -1290,6 +1306,8 @@ def _unproved_only_beside_redirects(report):
 @example((_ROLES_BLOCKED, _ROLES_RUNNERS, _ROLES_BLOCKED.replace('a = "yes"', 'a = "no"'), _ROLES_RUNNERS, ["j"], None))
 @example((_ROLES_ADJUSTED, _ROLES_RUNNERS, _ROLES_ADJUSTED + '[adjustments.added]\nname = "added"\nwhen = "j == 3"\n'
           'set = { "j" = 0 }\n', _ROLES_RUNNERS, ["j"], None))
+@example((_RETIRED, _RETIRED_RUNNERS, _RETIRED, {**_RETIRED_RUNNERS, "a": {**_RETIRED_RUNNERS["a"], "deprecated": {
+    "since": "0.5", "remove_in": "2.0"}}}, ["b"], None))
 def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     text, runners, new_text, new_runners, names, overlay = case
     try:
@@ -1439,6 +1457,7 @@ _UNREAD = {"roles": "Not compared: the runners of roles other than the base",
            "kind": "Not compared: the exception kind a refusal raises",
            "deprecation words": "Not compared: the words of a deprecation warning",
            "former id": "Not compared: a request by a runner's former id",
+           "runner deprecation": "Not compared: the warning that a runner is deprecated",
            # Never compared, as the docs say (whether a config is served, by which runner, with a
            # fallback warning or not, and each runner's blockers are): no line.
            "words": ""}
@@ -1526,6 +1545,8 @@ def _every_difference_is_said(report, before, after, config, schema):
                        else "words" if kind == "fallback" and all(any(w[0] == "fallback" for w in x["warnings"])
                                                                   for x in (a, b))
                        else "removal" if kind == "deprecated" and (removed or a["removed"] or b["removed"])
+                       # a runner's own deprecation, where both sides serve it: not compared yet
+                       else "runner deprecation" if kind == "deprecated-runner" and same
                        else None)
         for blocked in a["blockers"].keys() | b["blockers"].keys():
             seen = [x["blockers"].get(blocked) for x in (a, b)]
@@ -4492,3 +4513,21 @@ def test_a_feature_removed_with_its_choice_is_said_by_the_choices_finding_alone(
     assert ([(c.id, c.region) for c in report.changes], report.undecided) == (
         [("config-rejected", "codec == 'av1'")],
         ("Not compared: the blockers a request reads (the answers for a request may differ unseen)", _LINES["refusal"]))
+
+
+def test_a_runner_s_own_deprecation_is_said_not_compared_where_its_warning_differs():
+    """file-format.md, A runner deprecated; review-a-change.md: the deprecated-runner warning is
+    not compared yet: where a runner both sides have warns on one side only, or in other words, at
+    the versions compared, the report says so (never "no change"); where it warns alike, nothing."""
+    old = matrix.loads(_RETIRED, runners=_RETIRED_RUNNERS)
+    retiring = {**_RETIRED_RUNNERS, "a": {**_RETIRED_RUNNERS["a"], "deprecated": {"since": "0.5", "remove_in": "2.0"}}}
+    new = matrix.loads(_RETIRED, runners=retiring)
+    line = ("Not compared: the warning that a runner is deprecated (A) (the answers for a config or request that "
+            "ends on it may differ unseen)")
+    assert (diff(old, new).changes, diff(old, new).undecided) == ((), (line,))
+    assert diff(new, old).undecided == (line,)
+    assert diff(new, new).undecided == ()
+    # Not yet deprecated at the old side's version: its warning starts on the new side.
+    assert diff(new, new, old_version="0.4").undecided == (line,)
+    later = {**retiring, "a": {**retiring["a"], "deprecated": {"since": "0.5", "remove_in": "3.0"}}}
+    assert diff(new, matrix.loads(_RETIRED, runners=later)).undecided == (line,)
