@@ -318,9 +318,9 @@ def deprecation_cells(d: DeprecationRow) -> Tuple[str, str, str]:
 @attrs.frozen
 class ChangeRow:
     """One change of the matrix in a release: a gate ``added``, ``ended`` or whose condition
-    ``changed``, a runner's ``support`` changed, a feature ``deprecated`` or ``removed``, or a
+    ``changed``, a runner's ``support`` changed, a feature ``deprecated`` or ``removed``, a
     runner's former id ``deprecated`` or ``removed`` (*runner*: the runner it names; *feature*
-    the former id)."""
+    the former id), or a runner ``deprecated`` (*runner* and *feature*: its id)."""
 
     version: str
     feature: str  # its id
@@ -757,8 +757,23 @@ def _changes(matrix: Matrix, v: Version, spell: Callable[[str], str]) -> Tuple[C
                     found.append((version, len(found), ChangeRow(
                         str(version), alias.id, spell(_messages.former_id_named(alias.id)), kind,
                         spell(_messages.former_id_change(kind, runner.id, d.without_period)), runner.id)))
+    # So is a runner's own deprecation (its removal is its file's: no release of the file says it).
+    found += [(version, len(found) + i, row) for i, (version, row) in enumerate(_runner_changes(matrix, v, spell))]
     found.sort(key=lambda item: (item[0], item[1]))
     return tuple(row for _, _, row in found)
+
+
+def _runner_changes(matrix: Matrix, v: Version, spell: Callable[[str], str]) -> List[Tuple[Version, ChangeRow]]:
+    """Each runner deprecated by *v*, at its release, in the order of the runners."""
+    out = []
+    for runner in matrix.runners:
+        own = runner.deprecated
+        if own is not None and own.since <= v:
+            replacement = next((r.name for r in matrix.runners if r.id == own.replacement), own.replacement)
+            out.append((own.since, ChangeRow(str(own.since), runner.id, spell(_messages.runner_named(runner.id)),
+                                             "deprecated", spell(_messages.runner_deprecated_change(replacement)),
+                                             runner.id)))
+    return out
 
 
 def _deprecation_row(feature: Feature, v: Version, spell: Callable[[str], str]) -> DeprecationRow:

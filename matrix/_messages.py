@@ -220,6 +220,16 @@ def former_id_change(kind: str, runner: str, without_period: bool) -> str:
     return f"removed{' without a deprecation period' if without_period else ''}: use {runner!r}"
 
 
+def runner_named(runner: str) -> str:
+    """A runner deprecated, as the changes by release name it (in the column of the features)."""
+    return f"runner {runner!r}"
+
+
+def runner_deprecated_change(replacement: Optional[str]) -> str:
+    """What a release did to a runner it deprecated (*replacement*: another runner's name, or words)."""
+    return "deprecated" + (f": use {replacement}" if replacement else "")
+
+
 def schema_stale(path: str, described: str) -> str:
     """``matrix check``'s ``schema-stale``: *path*, a JSON Schema for editors that differs from
     the one ``matrix schema --json-schema --write`` writes now for what it *described* (a user

@@ -672,6 +672,16 @@ def test_the_runners_table_says_each_deprecation_in_every_format():
     assert rst[rst.index("     - Redirects") + 1] == "     - Deprecation"
     assert rst[rst.index("     - ``legacy`` (deprecated since 1.0)") + 2] == (
         "     - deprecated since 1.0, to be removed in 3.0; use Model Runner V2 instead (V1 is frozen)")
+    # The changes by release list it at its since (a former id's deprecation beside it), not before.
+    assert [line for line in render(m, format="markdown", tables=["deprecations"]).splitlines()
+            if line.startswith("| 1.0")] == ["| 1.0 | runner id 'legacy' | deprecated: use 'v1' |",
+                                             "| 1.0 | runner 'v1' | deprecated: use Model Runner V2 |"]
+    assert [c for c in json.loads(render(m, format="json", tables=["deprecations"], version="3.0"))["changes"]
+            if c["feature"] in ("v1", "v3")] == [
+        {"version": "1.0", "feature": "v1", "kind": "deprecated", "text": "deprecated: use Model Runner V2", "runner": "v1"},
+        {"version": "2.5", "feature": "v3", "kind": "deprecated", "text": "deprecated: use the V2 runner", "runner": "v3"}]
+    assert [c["feature"] for c in json.loads(render(m, format="json", tables=["deprecations"]))["changes"]] == [
+        "legacy", "v1"]
     # Without a runner deprecated, no column and no key.
     assert "Deprecation" not in render(_matrix(True), format="markdown", tables=["runners"])
     assert "deprecated" not in json.loads(render(_matrix(True), format="json", tables=["runners"]))["runners"][0]
