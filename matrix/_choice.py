@@ -68,6 +68,12 @@ A config is resolved in this order (docs/explanation/choice.md shows this text, 
    runner that serves on there, where its condition holds on the config the stages before it
    left: that runner's steps up to the stage, then the redirect's runner's from it, validated as
    a runner asked for (a refusal is an `AdjustmentError` in automatic choice: the choice is made).
+5. **A runner deprecated** (``deprecated`` in its file): once it serves (validated), from the
+   deprecation's ``since`` on, a warning of kind ``deprecated-runner`` says so, after the warnings
+   of serving it (`runner_deprecation`); past its ``remove_in`` it still serves, and the warning
+   says the removal was due. Its deprecation plays no part in the steps above: it is chosen, asked
+   for, redirected to and validated as any other runner; where it is refused, nothing of it is
+   said (a role's refusal after the base's runner served keeps the base's warnings, its own too).
 
 The decision list (`steps`) is data: `automatic` reads it on a mask of active gates; the
 compiled plan's fast path (`quiet_top`) and ``matrix check``'s questions about choice (which
@@ -89,11 +95,13 @@ from .errors import (AdjustmentError, NoRunnerError, RemovedFeatureError, Resolu
 if TYPE_CHECKING:  # pragma: no cover
     from ._compile import Plan
     from ._templates import Template
+    from packaging.version import Version
+
     from .schema import AdjustmentLevel, Deprecation, Feature, Matrix, Redirect
 
 #: The kinds of `ResolutionWarning`.
 WarningKind = Literal["deprecated", "fallback", "opt-in", "partial", "override", "preference", "deprecated-alias",
-                      "redirected", "adjusted"]
+                      "redirected", "adjusted", "deprecated-runner"]
 WARNING_KINDS: Tuple[str, ...] = get_args(WarningKind)
 
 
@@ -494,7 +502,23 @@ def serve(plan: Plan, mask: int, runner: Optional[str], chosen: str, overriding:
     for feature in plan.active(mask & plan.partial[chosen]):
         note = feature.statement(chosen, plan.version).note
         warnings.append(ResolutionWarning("partial", feature.id, chosen, _messages.partial(feature.name, name, note)))
+    said = runner_deprecation(plan.matrix, chosen, plan.version)
+    if said is not None:
+        warnings.append(ResolutionWarning("deprecated-runner", None, chosen, said))
     return tuple(warnings), None, None
+
+
+def runner_deprecation(matrix: Matrix, runner: str, version: Version) -> Optional[str]:
+    """The words of the ``deprecated-runner`` warning of a resolution that ends on *runner* at
+    *version*, or None: it is not deprecated there (no ``deprecated`` table, or before its
+    ``since``). Past its ``remove_in`` it still serves (its removal is its file's), and the
+    words say the removal was due."""
+    d = matrix.runner(runner).deprecated
+    if d is None or version < d.since:
+        return None
+    replacement = next((r.name for r in matrix.runners if r.id == d.replacement), d.replacement)
+    return _messages.deprecated(matrix.runner(runner).name, str(d.since), _str(d.remove_in), replacement, d.message,
+                                overdue=d.is_removed(version))
 
 
 _Outcome = Tuple[Optional[str], Optional[Tuple[Type[ResolutionError], str]]]

@@ -93,7 +93,10 @@ def cells(matrix: Matrix, version: Any) -> Tuple[Tuple[ColumnRow, ...], Tuple[Tu
         plan = _plan(matrix, version)
         # The gates' conditions and those of the rules that are no gate (staged requirements, a role's,
         # adjustments': the brute force found a staged refusal inside a cell said "served").
+        # And each redirect's condition: a redirect at a stage after the choice sent some configs
+        # of a cell said "served" to another runner (the brute force: i % 2 == 0 within i < 0).
         nodes = [f.when.node for f in plan.features] + rule_atoms(matrix) \
+            + [d.when.node for r in matrix.runners for d in r.redirects] \
             + [c.when.node for c in derived if c.when is not None] \
             + [r.where.node for r in rows if r.where is not None] + _setting(matrix, version)
         space = _Cells(matrix, plan, Space(matrix.schema, nodes), compared_constants(nodes))

@@ -145,8 +145,9 @@ class Plan:
     #: (`matrix._choice.quiet_top`).
     top: str
     quiet_top: int
-    #: False when every runner is a candidate only sometimes: then no runner is "the top runner"
-    #: of every quiet config, and every resolution takes the slow path.
+    #: False when every runner is a candidate only sometimes (then no runner is "the top runner"
+    #: of every quiet config), or the top runner is deprecated at the version (its warning is
+    #: said wherever it serves): every resolution takes the slow path.
     fast: bool
     #: (mask, runner asked for) → what the resolver decided: a resolution depends on nothing
     #: else, so each distinct case is worked out (and its messages written) once. Automatic
@@ -190,7 +191,8 @@ class Plan:
         _set(self, "steps", _choice.steps(self))
         unconditional = [r for r, _ in self.order if not self.candidate.get(r)]
         top = unconditional[0] if unconditional else self.order[0][0]
-        _set(self, "fast", bool(unconditional))
+        # A top runner deprecated at the version warns wherever it serves: never "nothing to say".
+        _set(self, "fast", bool(unconditional) and _choice.runner_deprecation(matrix, top, version) is None)
         _set(self, "top", top)
         # A config where an adjustment may apply is never answered by the fast path.
         _set(self, "quiet_top", _choice.quiet_top(self, top) | self.pre_adjusting | self.adjusting.get(top, 0))

@@ -197,6 +197,17 @@ class AliasSpec:
 
 
 @attrs.frozen
+class RunnerDeprecationSpec:
+    """The runner's own deprecation (the fields of `DeprecationSpec` but ``removed``: a runner's
+    removal is its file's; the replacement is another runner's id, or words)."""
+
+    since: Version
+    remove_in: Optional[Version] = None
+    replacement: Optional[str] = None
+    message: Optional[str] = None
+
+
+@attrs.frozen
 class RedirectSpec:
     to: Annotated[str, RUNNER]
     when: Condition
@@ -239,6 +250,7 @@ class RunnerSpec:
     requires: Dict[Annotated[str, KIND], Requirement] = attrs.Factory(dict)
     aliases: Tuple[AliasSpec, ...] = ()
     redirects: Tuple[RedirectSpec, ...] = ()
+    deprecated: Optional[RunnerDeprecationSpec] = None
 
 
 @attrs.frozen
@@ -452,7 +464,7 @@ converter.register_structure_hook_func(lambda kind: bare(kind) == Tuple[Redirect
 #: Every spec: the document and what its tables and runner files hold.
 SPECS = (DocumentSpec, MatrixSpec, FieldSpec, ChoiceSpec, StatementSpec, DeprecationSpec, ForcesSpec, PrefersSpec,
          FeatureSpec, RefusalSpec, CheckSpec, IgnoreSpec, DocsSpec, ColumnSpec, ColumnRowSpec, RunnerSpec, ClauseSpec, WideClauseSpec, KindSpec, OrderSpec, AliasSpec,
-         RedirectSpec, AdjustmentSpec, RoleSpec, MessagesSpec, SentencesSpec)
+         RunnerDeprecationSpec, RedirectSpec, AdjustmentSpec, RoleSpec, MessagesSpec, SentencesSpec)
 for _cls in SPECS:
     attrs.resolve_types(_cls, include_extras=True)  # the marks stay, for `editor`
     converter.register_structure_hook(_cls, _spec(_cls))

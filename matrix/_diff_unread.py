@@ -74,7 +74,7 @@ def _unweighed(*sides: _diff.Side) -> List[Tuple[str, str]]:
     if any(len(p.matrix.roles) > 1 for p in plans) and differs(
             lambda side: (repr(side.matrix.roles), repr(side.matrix.runners))):  # F1: each role's runner beside the base's
         out.append(("what the runner of a role other than the base says where the config is served (a former "
-                    "id, its opt-in and partial support: which runner fills each role, and a role's refusal, are "
+                    "id, its deprecation, its opt-in and partial support: which runner fills each role, and a role's refusal, are "
                     "compared)", "a config served"))
     # A requirement of roles other than the base (`Runner.role_requires`: no gate) and a role one
     # side declares only refuse configs the search does not weigh (a review found both said
@@ -171,13 +171,13 @@ def _unread(*sides: _diff.Side) -> List[Tuple[str, str]]:
 
 
 def _unread_words(old: _diff.Side, new: _diff.Side) -> List[Tuple[str, str]]:
-    """Three answers the diff does not compare yet, said where they differ (user trials found
-    each said "No change"): the words of a deprecation warning (its removal version, replacement
-    or message) of a gate both sides deprecate, the words a removal refuses with of a gate both
-    sides remove, and a request by a runner's former id (an alias
-    added or removed, naming another runner, or warning in other words: whether it warns is
-    compared, `_Changes.aliases`)."""
-    from . import _diff_aliases
+    """Answers the diff does not compare yet, said where they differ (user trials found each
+    said "No change"): the words of a deprecation warning (its removal version, replacement or
+    message) of a gate both sides deprecate, the words a removal refuses with of a gate both sides
+    remove, and a request by a runner's former id (an alias added or removed, naming another
+    runner, or warning in other words: whether it warns is compared, `_Changes.aliases`); and a
+    runner's own deprecation warning (`matrix._diff_runner_deprecations`)."""
+    from . import _diff_aliases, _diff_runner_deprecations
     from ._choice import deprecation_words, removal_words
 
     out: List[Tuple[str, str]] = []
@@ -208,4 +208,5 @@ def _unread_words(old: _diff.Side, new: _diff.Side) -> List[Tuple[str, str]]:
     differ = [a for a in _diff_aliases.formers(old, new) if _diff_aliases.unread(old, new, a)]
     if differ:
         out.append((f"a request by a runner's former id ({', '.join(differ)})", "a request by it"))
+    out += _diff_runner_deprecations.unread(old, new)
     return out

@@ -68,6 +68,14 @@ def _redirect_data(row: RunnerRow) -> Dict[str, Any]:
                            **({"stage": d.stage} if d.stage is not None else {})} for d in row.redirects]}
 
 
+def _runner_deprecation(row: RunnerRow) -> Optional[Dict[str, Any]]:
+    d = row.deprecated
+    if d is None:
+        return None
+    return {"since": d.since, "remove_in": d.remove_in, "replacement": d.replacement, "message": d.message,
+            "state": d.state}
+
+
 def _adjustment(a: AdjustmentRow, composed: bool) -> Dict[str, Any]:
     return {"id": a.id, "name": a.name, "runners": list(a.runners), "when": a.when,
             "set": [{"path": s.path, "value": None if s.source is not None else _value(s.value), "from": s.source,
@@ -86,13 +94,16 @@ def json_text(doc: Document, tables: Sequence[str]) -> str:
 
     # Every runner has aliases and redirects, or none has (a matrix without either).
     extra = any(r.aliases or r.redirects for r in doc.runner_rows)
+    # Every runner has its deprecation (null: none), or none has (a matrix without a runner deprecated).
+    deprecated = any(r.deprecated for r in doc.runner_rows)
     data: Dict[str, Any] = {
         "format": FORMAT,
         "generated_by": banner(doc.source),
         "matrix": doc.title,
         "version": doc.version,
         "runners": [{"id": r.id, "name": r.name, "priority": r.priority, "description": r.description or None,
-                     "links": list(r.links), **(_redirect_data(r) if extra else {})} for r in doc.runner_rows],
+                     "links": list(r.links), **(_redirect_data(r) if extra else {}),
+                     **({"deprecated": _runner_deprecation(r)} if deprecated else {})} for r in doc.runner_rows],
     }
     if "support" in tables:
         data["legend"] = [{"status": t, "symbol": s, "meaning": m} for s, t, m in doc.legend]

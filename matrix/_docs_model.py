@@ -15,7 +15,7 @@ from ._docs_adjustments import AdjustmentRow, adjustment_rows
 from ._docs_release import ReleaseGap, ReleaseNote, release_notes
 from ._templates import described
 from ._versions import VersionLike
-from .schema import NOTHING, WIDE, asked_only, Alias, Column, ColumnRow, Feature, Field, Forces, Matrix, Order, Prefers, Redirect, Requirement, in_window, required_of, window_text
+from .schema import NOTHING, WIDE, asked_only, Alias, Column, ColumnRow, Feature, Field, Forces, Matrix, Order, Prefers, Redirect, Requirement, Runner, in_window, required_of, window_text
 
 #: status → (symbol, text equivalent, meaning): the one fixed symbol set of every format.
 SYMBOLS: Dict[str, Tuple[str, str, str]] = {
@@ -177,6 +177,20 @@ class RedirectRow:
 
 
 @attrs.frozen
+class RunnerDeprecationRow:
+    """A runner's own deprecation, as the runners table shows it (``state`` at the tables'
+    version: ``not yet deprecated``, ``deprecated`` or ``overdue``: past ``remove_in``, still
+    served; ``lifecycle``: all of it in words, the replacement runner by its name)."""
+
+    since: str
+    remove_in: Optional[str]
+    replacement: Optional[str]
+    message: Optional[str]
+    state: str
+    lifecycle: str
+
+
+@attrs.frozen
 class RunnerRow:
     """One runner, as the runners table shows it."""
 
@@ -188,6 +202,8 @@ class RunnerRow:
     aliases: Tuple[AliasRow, ...] = ()
     #: The redirects in force at the version the tables describe, in declaration order.
     redirects: Tuple[RedirectRow, ...] = ()
+    #: Its own deprecation (``deprecated`` in its file), if it has one.
+    deprecated: Optional[RunnerDeprecationRow] = None
 
 
 @attrs.frozen
@@ -302,9 +318,9 @@ def deprecation_cells(d: DeprecationRow) -> Tuple[str, str, str]:
 @attrs.frozen
 class ChangeRow:
     """One change of the matrix in a release: a gate ``added``, ``ended`` or whose condition
-    ``changed``, a runner's ``support`` changed, a feature ``deprecated`` or ``removed``, or a
+    ``changed``, a runner's ``support`` changed, a feature ``deprecated`` or ``removed``, a
     runner's former id ``deprecated`` or ``removed`` (*runner*: the runner it names; *feature*
-    the former id)."""
+    the former id), or a runner ``deprecated`` (*runner* and *feature*: its id)."""
 
     version: str
     feature: str  # its id
@@ -367,6 +383,18 @@ def _alias_row(alias: Alias, v: Version, spell: Callable[[str], str]) -> AliasRo
         lifecycle = f"deprecated since {d.since}" + (f", to be removed in {d.remove_in}" if d.remove_in else "")
     return AliasRow(spell(alias.id), str(d.since), _str(d.remove_in), d.removed, _str_or_none(d.message, spell),
                     lifecycle)
+
+
+def _runner_deprecation_row(matrix: Matrix, runner: Runner, v: Version,
+                            spell: Callable[[str], str]) -> Optional[RunnerDeprecationRow]:
+    d = runner.deprecated
+    if d is None:
+        return None
+    state = "overdue" if d.is_removed(v) else "deprecated" if v >= d.since else "not yet deprecated"
+    replacement = next((r.name for r in matrix.runners if r.id == d.replacement), d.replacement)
+    lifecycle = _messages.runner_lifecycle(str(d.since), _str(d.remove_in), replacement, state)
+    return RunnerDeprecationRow(str(d.since), _str(d.remove_in), _str_or_none(d.replacement, spell),
+                                _str_or_none(d.message, spell), state, spell(lifecycle))
 
 
 def _redirect_row(redirect: Redirect, spell: Callable[[str], str]) -> RedirectRow:
@@ -530,7 +558,8 @@ def document(matrix: Matrix, *, version: Optional[VersionLike] = None, clean: bo
     source = source.replace("\\", "/").rsplit("/", 1)[-1]
     runner_rows = tuple(RunnerRow(spell(r.id), spell(r.name), r.priority, spell(r.description or ""), r.links,
                                   tuple(_alias_row(a, v, spell) for a in r.aliases),
-                                  tuple(_redirect_row(d, spell) for d in r.redirects if in_window(d.window, v)))
+                                  tuple(_redirect_row(d, spell) for d in r.redirects if in_window(d.window, v)),
+                                  _runner_deprecation_row(matrix, r, v, spell))
                         for r in matrix.runners)
     pair_rows, pair_legend, refusals = _pair_rows(matrix, v, rows, spell) if pairs else ((), (), ())
     adjustments = adjustment_rows(matrix, v, spell, _value_text)
@@ -728,8 +757,23 @@ def _changes(matrix: Matrix, v: Version, spell: Callable[[str], str]) -> Tuple[C
                     found.append((version, len(found), ChangeRow(
                         str(version), alias.id, spell(_messages.former_id_named(alias.id)), kind,
                         spell(_messages.former_id_change(kind, runner.id, d.without_period)), runner.id)))
+    # So is a runner's own deprecation (its removal is its file's: no release of the file says it).
+    found += [(version, len(found) + i, row) for i, (version, row) in enumerate(_runner_changes(matrix, v, spell))]
     found.sort(key=lambda item: (item[0], item[1]))
     return tuple(row for _, _, row in found)
+
+
+def _runner_changes(matrix: Matrix, v: Version, spell: Callable[[str], str]) -> List[Tuple[Version, ChangeRow]]:
+    """Each runner deprecated by *v*, at its release, in the order of the runners."""
+    out = []
+    for runner in matrix.runners:
+        own = runner.deprecated
+        if own is not None and own.since <= v:
+            replacement = next((r.name for r in matrix.runners if r.id == own.replacement), own.replacement)
+            out.append((own.since, ChangeRow(str(own.since), runner.id, spell(_messages.runner_named(runner.id)),
+                                             "deprecated", spell(_messages.runner_deprecated_change(replacement)),
+                                             runner.id)))
+    return out
 
 
 def _deprecation_row(feature: Feature, v: Version, spell: Callable[[str], str]) -> DeprecationRow:

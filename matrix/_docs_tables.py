@@ -173,10 +173,12 @@ def _runners(doc: Document) -> Table:
     # any, each for itself.
     former = any(r.aliases for r in doc.runner_rows)
     redirected = any(r.redirects for r in doc.runner_rows)
+    deprecated = any(r.deprecated for r in doc.runner_rows)
     rows = tuple(TableRow((_cell(_code(r.id), header=True), _cell(_text(r.name)), _cell(_raw(str(r.priority))),
                            _cell(_text(r.description)), _cell(*_links(r.links, ", ")),
                            *((_cell(*_former_ids(r)),) if former else ()),
-                           *((_cell(*_redirects(r)),) if redirected else ())))
+                           *((_cell(*_redirects(r)),) if redirected else ()),
+                           *((_cell(*_runner_deprecation(r)),) if deprecated else ())))
                  for r in doc.runner_rows)
     after: Tuple[Pieces, ...] = ((_text(choice_after(any(row.prefers is not None for row in doc.rows), any(doc.candidates),
                                                      bool(doc.orders), any(not o.fallback for o in doc.orders))),),)
@@ -189,10 +191,21 @@ def _runners(doc: Document) -> Table:
         after += ((_text(REDIRECTS_ALWAYS_AFTER),),)
     if staged:
         after += ((_text(REDIRECTS_STAGE_AFTER),),)
+    if deprecated:
+        after += ((_text(_messages.RUNNERS_DEPRECATED_AFTER),),)
     return Table("Runners", _heading("Runners", doc, False), "Runners",
                  _headers("Runner", "Name", "Priority", "Description", "Links",
-                          *(("Former ids",) if former else ()), *(("Redirects",) if redirected else ())), rows,
+                          *(("Former ids",) if former else ()), *(("Redirects",) if redirected else ()),
+                          *(("Deprecation",) if deprecated else ())), rows,
                  after=after)
+
+
+def _runner_deprecation(row: RunnerRow) -> List[Piece]:
+    """deprecated since 0.34.0, to be removed in 0.36.0; use Model Runner V2 instead (V1 is frozen)."""
+    d = row.deprecated
+    if d is None:
+        return []
+    return [_text(d.lifecycle + (f" ({d.message})" if d.message else ""))]
 
 
 def _former_ids(row: RunnerRow) -> List[Piece]:

@@ -221,6 +221,14 @@ DESCRIPTIONS: Dict[Tuple[Optional[str], Optional[str]], str] = {
     ("RunnerSpec", "requires"): "Kind (declared in [requirements] of features.toml) → what this runner requires",
     ("RunnerSpec", "aliases"): "Former ids of the runner that a request may still use, with their deprecation",
     ("RunnerSpec", "redirects"): "Where a request for this runner goes to another: the first that holds applies",
+    ("RunnerSpec", "deprecated"): "The runner's own deprecation: a resolution that ends on it warns "
+                                  "(deprecated-runner); it serves until its file is removed",
+    ("RunnerDeprecationSpec", None): "The lifecycle of a deprecated runner",
+    ("RunnerDeprecationSpec", "since"): "Deprecated from: a resolution that ends on it warns (deprecated-runner)",
+    ("RunnerDeprecationSpec", "remove_in"): "The release planned to remove it (matrix check: runner-overdue once "
+                                            "reached; it serves until its file is removed)",
+    ("RunnerDeprecationSpec", "replacement"): "What to use instead: another runner's id, or words",
+    ("RunnerDeprecationSpec", "message"): "What users read when it serves",
     ("AliasSpec", None): "A former id of the runner",
     ("AliasSpec", "id"): "The former id",
     ("AliasSpec", "since"): "Deprecated from: a request by it warns (deprecated-alias)",

@@ -833,7 +833,9 @@ def _add_runner(id: str, base: Optional[str]) -> Any:
     def apply(doc: Dict[str, Any], runners: Dict[str, Any], body: Dict[str, Any], words: Optional[str]) -> None:
         table: Dict[str, Any] = {}
         if base is not None:
-            table = {k: copy.deepcopy(v) for k, v in runners[base].items() if k not in ("aliases", "redirects")}
+            # Not its former ids, redirects or deprecation: those are about ID itself.
+            table = {k: copy.deepcopy(v) for k, v in runners[base].items()
+                     if k not in ("aliases", "redirects", "deprecated")}
             for feature in doc.get("features", {}).values():
                 support = feature.get("support", {})
                 forced = isinstance(feature.get("forces"), dict) and feature["forces"].get("runner") == base
@@ -908,7 +910,7 @@ def _change_feature(id: str) -> Any:
 def _change_runner(id: str) -> Any:
     def apply(doc: Dict[str, Any], runners: Dict[str, Any], body: Dict[str, Any], words: Optional[str]) -> None:
         table = runners[id]
-        for key in ("name", "priority", "description", "links", "candidate"):
+        for key in ("name", "priority", "description", "links", "candidate", "deprecated"):
             if key in body:
                 table[key] = copy.deepcopy(body[key])
         if body.get("choice") is False:

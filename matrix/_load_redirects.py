@@ -1,4 +1,6 @@
-"""The loader's unit for a runner file's ``aliases`` and ``redirects`` (issue 27, item 3).
+"""The loader's unit for a runner file's ``aliases`` and ``redirects`` (issue 27, item 3), and
+the place its ``deprecated`` table is read (`matrix._load_runner_lifecycle`), once every alias is
+known.
 
 A runner file may list its former ids, each with a deprecation shaped as a feature's
 ``deprecated`` table (the replacement is the runner itself)::
@@ -22,7 +24,7 @@ from packaging.version import Version
 
 import attrs
 
-from . import _format, _messages
+from . import _format, _load_runner_lifecycle, _messages
 from ._stages import CHOICE
 from .schema import REDIRECT_APPLIES, Alias, Deprecation, Redirect, Runner, Schema, covers, window_text
 
@@ -59,6 +61,9 @@ def runners(builder: _Builder, runner_list: List[Runner], schema: Schema) -> Lis
             redirects = (_redirect(builder, source, ("redirects", index), runner.id, index, item, ids, aliases, schema)
                          for index, item in enumerate(spec.redirects))
             runner = attrs.evolve(runner, redirects=tuple(r for r in redirects if r is not None))
+            if spec.deprecated is not None:  # its replacement, a runner's id, is read once every alias is known
+                runner = attrs.evolve(runner, deprecated=_load_runner_lifecycle.deprecation(
+                    builder, source, runner.id, spec.deprecated, ids, aliases))
         out.append(runner)
     return out
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Dict, List, Mapping, Optional
 
-from . import _format, _messages
+from . import _format, _load_runner_lifecycle, _messages
 from .errors import LoadError
 from .schema import Runner
 
@@ -64,6 +64,7 @@ def _runner(b: _Builder, source: _Source, id: object, raw: object) -> Optional[R
             b.problems.extend(exc.problems)
             b.broken_runners[id] = None
             return None
+    raw = _load_runner_lifecycle.without_removed(b, source, raw)
     spec, bad = b.shaped(source, raw, b.shapes.RunnerSpec, ())
     if spec is None:
         priority = raw.get("priority") if isinstance(raw, dict) and "priority" not in bad else None

@@ -220,6 +220,16 @@ def former_id_change(kind: str, runner: str, without_period: bool) -> str:
     return f"removed{' without a deprecation period' if without_period else ''}: use {runner!r}"
 
 
+def runner_named(runner: str) -> str:
+    """A runner deprecated, as the changes by release name it (in the column of the features)."""
+    return f"runner {runner!r}"
+
+
+def runner_deprecated_change(replacement: Optional[str]) -> str:
+    """What a release did to a runner it deprecated (*replacement*: another runner's name, or words)."""
+    return "deprecated" + (f": use {replacement}" if replacement else "")
+
+
 def schema_stale(path: str, described: str) -> str:
     """``matrix check``'s ``schema-stale``: *path*, a JSON Schema for editors that differs from
     the one ``matrix schema --json-schema --write`` writes now for what it *described* (a user
@@ -425,10 +435,13 @@ def no_runner(blockers: Sequence[str], template: Optional[Template] = None, refu
 
 
 def deprecated(name: str, since: str, remove_in: Optional[str], replacement: Optional[str],
-               message: Optional[str]) -> str:
+               message: Optional[str], overdue: bool = False) -> str:
+    """A ``deprecated`` warning (a feature's), or a ``deprecated-runner`` one (*name* the runner's,
+    *replacement* another runner's name or words); *overdue*: *remove_in* has passed and the
+    thing still serves (a runner: its removal is its file's)."""
     text = f"{name} is deprecated since {since}"
     if remove_in:
-        text += f" and will be removed in {remove_in}"
+        text += f" and was due for removal in {remove_in}" if overdue else f" and will be removed in {remove_in}"
     if replacement:
         text += f"; use {replacement} instead"
     if message:
@@ -1335,6 +1348,54 @@ def redirect_never(what: str, why: str) -> str:
 def redirect_refused(what: str, to: str, gate: str, reason: Optional[str]) -> str:
     why = f"{to} fails a requirement ({reason})" if reason is not None else f"{to} does not support {gate}"
     return f"{what} can leave a request {to} refuses: where it applies, {why}"
+
+
+# --- a runner deprecated (its own ``deprecated`` table) -----------------------------------------
+
+
+def runner_removal_without_period(version: str) -> str:
+    return (f"remove_in equals since ({version}): a runner removed without a deprecation period needs no "
+            "deprecation: remove its file")
+
+
+def runner_removed_key() -> str:
+    return ("A runner's deprecation has no removed: its removal is its file's (remove the file; its id, a former "
+            "id of its replacement with removed = true, then refuses a request naming the new id)")
+
+
+def runner_replacement_alias(to: str, runner: str) -> str:
+    return f"Replacement {to!r} is a former id of {runner!r}: name the runner by its id"
+
+
+def runner_replaced_by_itself(runner: str) -> str:
+    return f"Replacement {runner!r} is the runner deprecated: name another runner, or say what to use in words"
+
+
+def runner_no_removal_version(runner: str, since: str) -> str:
+    return f"Runner {runner!r} is deprecated since {since} without remove_in: users cannot plan for its removal"
+
+
+def runner_overdue(runner: str, remove_in: str, version: str) -> str:
+    return (f"Runner {runner!r} was due for removal in {remove_in}, and the matrix is checked as of {version}: "
+            "remove its file (its id, a former id of its replacement recorded removed, then refuses a request "
+            "with the new id), or move remove_in")
+
+
+def runner_lifecycle(since: str, remove_in: Optional[str], replacement: Optional[str], state: str) -> str:
+    """A deprecated runner's cell of the runners table (*state*, at the tables' version: ``not
+    yet deprecated``, ``deprecated`` or ``overdue``; *replacement*: another runner's id, or words)."""
+    if state == "not yet deprecated":
+        text = f"deprecated from {since}" + (f", to be removed in {remove_in}" if remove_in else "")
+    elif state == "overdue":
+        text = f"deprecated since {since}, due for removal in {remove_in}"
+    else:
+        text = f"deprecated since {since}" + (f", to be removed in {remove_in}" if remove_in else "")
+    return text + (f"; use {replacement} instead" if replacement else "")
+
+
+#: Said after a runners table that shows a runner deprecated.
+RUNNERS_DEPRECATED_AFTER = ("A deprecated runner still serves: from its deprecation on, a resolution that ends on it "
+                            "warns (deprecated-runner).")
 
 
 def alias_no_removal_version(alias: str, runner: str, since: str) -> str:

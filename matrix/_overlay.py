@@ -27,7 +27,7 @@ UPSTREAM_SUPPORTS_IT = "upstream supports it"
 
 #: What ``unset`` may name in a feature change, and in a runner change.
 FEATURE_UNSET = ("forces", "links", "note", "prefers")
-RUNNER_UNSET = ("candidate", "description", "links")
+RUNNER_UNSET = ("candidate", "deprecated", "description", "links")
 #: What a change of an adjustment (``[change.adjustments.ID]``) may set, and what ``unset`` may
 #: name (its ``until`` is the operation's provenance: it is only unset, never written).
 ADJUSTMENT_KEYS = ("level", "links", "message", "name", "override", "runners", "says", "set", "since", "stage", "when")
@@ -46,7 +46,7 @@ PROVENANCE = ("link", "until", "upstream", "why")
 CHANGES = {
     "config": ("add_choices",),
     "features": ("append", "block", "forces", "group", "lift", "links", "name", "note", "prefers", "support", "unset"),
-    "runners": ("candidate", "choice", "description", "links", "name", "priority", "requires", "unset"),
+    "runners": ("candidate", "choice", "deprecated", "description", "links", "name", "priority", "requires", "unset"),
     "orders": ("name", "runners", "unset", "when"),
     "adjustments": (*ADJUSTMENT_KEYS, "remove", "unset"),
     "requires": ("entry", "exempt", "unset"),
@@ -77,12 +77,17 @@ MERGE_RULES: Tuple[Tuple[str, str], ...] = (
      "without choices, a value it has already, or one `choices` would not take (at its `add_choices[N]`) is a load "
      "error; two overlays of a chain may each add their own"),
     ("runner `from = \"ID\"`",
-     "copies ID's runner table (not its aliases or redirects), ID's cell in every feature, except where a "
+     "copies ID's runner table (not its aliases, redirects or deprecation), ID's cell in every feature, except where a "
      "feature forces ID (there the new runner says `no`), and ID's adjustments (each adjustment whose `runners` "
      "names ID names the new runner too); its own keys replace ID's; `explain()` says each copied cell, and each "
      "adjustment it gets that way where it applies for the new runner, \"copied from ID by overlay …\" (the report's "
      "rule too, as `origin`), and the docs mark it 🧩 with the note \"copied from ID by overlay 'NAME': "
      "WHY (LINK)\" (a cell set to `no` for a feature forcing ID: \"set by …\") and give its JSON `overlay`"),
+    ("a runner's `deprecated` (`[change.runners.ID]`)",
+     "replaces the runner's deprecation whole (`{ since, remove_in, replacement, message }`, as in a runner file, "
+     "the file format's \"A runner deprecated\"); `unset = [\"deprecated\"]` removes "
+     "upstream's: the platform keeps the runner without the warning; a mistake in it is a load error at the "
+     "operation's line"),
     ("a runner's requirement entry (`requires.KIND` of `[change.runners.ID]`)",
      "replaces the runner's entry of that kind whole (a condition, a clause or a chain; one the runner has not, "
      "added), by the kind's id, never a clause's index; `unset = [\"requires.KIND\"]` removes it; a kind upstream "

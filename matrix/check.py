@@ -84,6 +84,8 @@ CODES: Dict[str, Tuple[Severity, str]] = {
     "redirect-refused": ("warning", "a redirect to a runner that refuses some config where the redirect applies"),
     "alias-overdue": ("error", "a former runner id past its remove_in, and the removal is not recorded"),
     "alias-no-removal-version": ("warning", "a former runner id deprecated without remove_in"),
+    "runner-overdue": ("error", "a deprecated runner past its remove_in, and its file not removed"),
+    "runner-no-removal-version": ("warning", "a runner deprecated without remove_in"),
     "inconclusive": ("warning", "a search ran out of its budget"),
     "adjustment-unchecked": ("note", "an adjustment changes a value gates read, and the conditions read through the "
                                      "adjustments are too large to search: the answers about choice do not weigh it"),
@@ -280,6 +282,7 @@ def iter_findings(matrix: Matrix, *, version: Optional[VersionLike] = None, stri
                     for g in derived if isinstance(g.origin, Requirement)]
     unusable = yield from _requirements(matrix, requirements, alone, place, budget)
     yield from _aliases(matrix, v, place)
+    yield from _deprecated_runners(matrix, v, place)
     yield from _redirects(matrix, v, compiled, space, place, budget, ctx)
     # Questions about automatic choice read its decision list (`matrix._choice`); gates that
     # can never be active (and removed ones: `kept` rules them out where it matters) read False.
@@ -678,6 +681,24 @@ def _aliases(matrix: Matrix, v: Version, place: _Places) -> Iterator[Finding]:
                 yield place.runner("alias-overdue", runner.id,
                                    _messages.alias_overdue(alias.id, str(d.remove_in), str(v)),
                                    key=("aliases", index, "remove_in"))
+
+
+def _deprecated_runners(matrix: Matrix, v: Version, place: _Places) -> Iterator[Finding]:
+    """Runners whose own deprecation says no removal, or whose removal is due while the file is
+    still there (a runner's removal is its file's: the loader cannot say it, it depends on the
+    version checked)."""
+    from . import _messages
+
+    for runner in matrix.runners:
+        d = runner.deprecated
+        if d is None:
+            continue
+        if d.remove_in is None:
+            yield place.runner("runner-no-removal-version", runner.id,
+                               _messages.runner_no_removal_version(runner.id, str(d.since)), key=("deprecated",))
+        elif v >= d.remove_in:
+            yield place.runner("runner-overdue", runner.id, _messages.runner_overdue(runner.id, str(d.remove_in), str(v)),
+                               key=("deprecated", "remove_in"))
 
 
 def _redirects(matrix: Matrix, v: Version, compiled: Plan, space: Space, place: _Places,

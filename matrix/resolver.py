@@ -603,7 +603,8 @@ class Resolution:
 
         Each kind has its own logger below *logger* (default ``matrix``): ``matrix.deprecated``,
         ``matrix.fallback``, ``matrix.opt-in``, ``matrix.partial``, ``matrix.override``,
-        ``matrix.preference``, ``matrix.deprecated-alias``, ``matrix.redirected``, ``matrix.adjusted``, so a host routes, raises or silences one kind with the standard
+        ``matrix.preference``, ``matrix.deprecated-alias``, ``matrix.redirected``, ``matrix.adjusted``,
+        ``matrix.deprecated-runner``, so a host routes, raises or silences one kind with the standard
         `logging` module. Every kind logs at WARNING, but ``override`` (a forced runner overriding
         a request) and ``preference`` (a feature choosing the runner to try first), which vLLM logs
         at INFO, and ``adjusted``, logged at the adjustment's own level (``info``: INFO), unless

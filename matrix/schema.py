@@ -475,6 +475,10 @@ class Runner(Model):
     role_requires: Tuple[Requirement, ...] = ()
     #: The text of its runner file, if any (where `matrix check` finds the line of a finding).
     text: Optional[str] = attrs.field(default=None, eq=False, repr=False)
+    #: Its own deprecation (``deprecated`` in its file): from ``since`` on a resolution that ends
+    #: on it warns (``deprecated-runner``); it serves all the same, until its file is removed.
+    #: ``replacement`` is another runner's id or words, ``removed`` is always False.
+    deprecated: Optional[Deprecation] = None
 
 
 class Role(Record):
@@ -919,6 +923,8 @@ def named_versions(matrix: Matrix) -> Tuple[Version, ...]:
         named += [v for a in runner.aliases for v in (a.deprecation.since, a.deprecation.remove_in)
                   if v is not None]
         named += [v for r in runner.redirects for v in r.window if v is not None]
+        if runner.deprecated is not None:
+            named += [v for v in (runner.deprecated.since, runner.deprecated.remove_in) if v is not None]
     for adjustment in matrix.adjustments:
         named += [v for v in (adjustment.since, adjustment.until) if v is not None]
     return tuple(sorted(set(named)))

@@ -438,7 +438,8 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
                     steer=False):
     """Small matrices with every construct of choice: forces, prefers (outright or not), orders,
     candidacy, requirements and chains (a clause may be one no config meets), removals and
-    refusals (one may repeat another), runners' former ids (deprecated, removed, overdue) and
+    refusals (one may repeat another), runners deprecated themselves (from before, at or after
+    the version, their removal planned, due or overdue), runners' former ids (deprecated, removed, overdue) and
     redirects (in force or not at the version), over fields with remainders beside float bounds
     and remainders compared with fields. With *pool*, the fields are drawn from it only. With
     *adjustments*: over at most two of the small fields, and 0 to 3 adjustments after
@@ -554,6 +555,14 @@ def _small_matrices(draw, pool=None, adjustments=False, requests=True, redirects
             redirects.append(redirect)
         if redirects:
             runners[r]["redirects"] = redirects
+    for r in ids:  # a runner deprecated: since and remove_in before, at or after the matrix's version (1.0)
+        if draw(st.integers(0, 3)) == 0:
+            since, remove_in = draw(st.sampled_from([("0.5", None), ("0.5", "0.9"), ("0.5", "1.0"), ("0.5", "2.0"),
+                                                     ("1.0", None), ("1.0", "2.0"), ("2.0", "3.0")]))
+            replacement = draw(st.sampled_from([None, "the old way", *(o for o in ids if o != r)]))
+            runners[r]["deprecated"] = {"since": since, **({"remove_in": remove_in} if remove_in else {}),
+                                        **({"replacement": replacement} if replacement else {}),
+                                        **({"message": "retiring"} if draw(st.booleans()) else {})}
     if draw(st.booleans()):  # a candidacy, or (a quarter of them) a runner asked for only, as its file says
         runners[draw(st.sampled_from(ids[1:]))]["candidate"] = draw(st.one_of(atom, atom, atom, st.just("False")))
     # Gates a refusal may name besides the features: a redirect that applies always (issue 30, F6)
@@ -1635,7 +1644,7 @@ def _applied(m, config, runner):
 
 
 def _redirect_findings_agree(m, universe, by_code, unsure, chosen_on=lambda config: config):  # noqa: C901 — one reference per kind of redirect (of a request, applying always, at a stage), read against resolve
-    """redirect-never and redirect-refused, and the former ids' findings, against brute force:
+    """redirect-never and redirect-refused, the former ids' findings and those of runners deprecated, against brute force:
     a redirect is said never to apply exactly when no config makes it the one that applies
     (with no removed feature active); said refused exactly when some such config leaves a
     request its runner refuses at itself (a gate in force for requests it says no to, not a
@@ -1705,6 +1714,12 @@ def _redirect_findings_agree(m, universe, by_code, unsure, chosen_on=lambda conf
                       ("alias-overdue", lambda d: d.remove_in is not None and v >= d.remove_in and not d.removed)):
         expected = {r.id for r in m.runners for a in r.aliases if due(a.deprecation)}
         assert {f.runner for f in by_code.get(code, [])} == expected, code
+    # A runner deprecated (file-format.md, A runner deprecated): without remove_in, or past it (its
+    # file still there), whatever the version of its since.
+    for code, due in (("runner-no-removal-version", lambda d: d.remove_in is None),
+                      ("runner-overdue", lambda d: d.remove_in is not None and v >= d.remove_in)):
+        assert sorted(f.runner for f in by_code.get(code, [])) == sorted(
+            r.id for r in m.runners if r.deprecated is not None and due(r.deprecated)), code
 
 
 def _staged_redirect_agrees(m, staged, by_code, said, place, key):
@@ -1776,7 +1791,16 @@ def _requested_reference(m, config, asked):
             or any(not c.condition.evaluate(config, schema=schema)
                    for c in [*(w for w in m.requires if runner not in w.exempt), *m.runner(runner).requires]):
         return matrix.UnsupportedFeatureError, said
+    if _deprecated_runner(m, runner):
+        said.append("deprecated-runner")
     return runner, said
+
+
+def _deprecated_runner(m, runner):
+    """Whether a resolution that ends on *runner* warns that it is deprecated (file-format.md, A
+    runner deprecated): it has a deprecation whose ``since`` the version has reached, overdue or not."""
+    d = m.runner(runner).deprecated
+    return d is not None and m.version >= d.since
 
 
 @settings(deadline=None)
@@ -1804,7 +1828,8 @@ def test_a_request_resolves_as_the_rules_say_over_every_config(case):
             assert got == expected, (asked, config)
             if resolution is None:
                 continue
-            kinds = [w.kind for w in resolution.warnings if w.kind in ("deprecated-alias", "redirected", "override")]
+            kinds = [w.kind for w in resolution.warnings
+                     if w.kind in ("deprecated-alias", "redirected", "override", "deprecated-runner")]
             assert kinds == said, (asked, config)
             redirect = resolution.redirect
             assert ("redirected" in said) == (redirect is not None)
@@ -3128,6 +3153,9 @@ def test_resolve_with_adjustments_agrees_with_the_reference_over_every_config(ca
             expected, changes, effective = _reference_resolve(m, m0, config, asked, staged, where, sent)
             assert got == (expected, [c for c in changes if c[2] is not None],
                            {n: _plain(effective[n]) for n in names}), (config, asked)
+            # A resolution that ends on a deprecated runner says it, once (none refused: it does not serve).
+            assert [w.runner for w in resolution.warnings if w.kind == "deprecated-runner"] == (
+                [expected] if isinstance(expected, str) and _deprecated_runner(m, expected) else []), (config, asked)
             if sent:  # a redirect at a stage after the choice: said, with the values it read there (F6)
                 assert resolution.redirect == sent[0], (config, asked)
                 assert resolution.to_dict()["redirected"]["stage"] == sent[0].stage, (config, asked)

@@ -1417,3 +1417,19 @@ def test_set_of_a_derived_field_says_it_is_derived(tmp_path):
     assert call("resolve", "--set", "mb.rows=5") == (2, "", (
         "matrix: error: Cannot set 'mb.rows': it is a derived field, computed from other fields by its derive, "
         "never given\n"))
+
+
+def test_resolve_says_a_deprecated_runner_in_text_and_json(tmp_path):
+    _redirecting(tmp_path)
+    (tmp_path / "runners" / "triton.toml").write_text(
+        'name = "Triton"\npriority = 1\n'
+        'deprecated = { since = "0.5", remove_in = "2.0", replacement = "fa3", message = "Triton is frozen" }\n')
+    warning = "Triton is deprecated since 0.5 and will be removed in 2.0; use FA3 instead (Triton is frozen)"
+    assert call("resolve", "--runner", "fa3", "--set", "kv=fp8_e5m2") == (0, (
+        "Chose triton (Triton) redirected from the fa3 asked for, at version 1.0\n"
+        "Warning (redirected): Asked for 'fa3', redirected to 'triton': kv = 'fp8_e5m2'\n"
+        f"Warning (deprecated-runner): {warning}\n"), "")
+    status, out, err = call("resolve", "--runner", "triton", "--json")
+    assert (status, err, json.loads(out)["warnings"]) == (0, "", [
+        {"kind": "deprecated-runner", "feature": None, "runner": "triton", "message": warning}])
+    assert call("resolve") == (0, "Chose fa3 (FA3) automatically at version 1.0\n", "")

@@ -270,12 +270,19 @@ def _overlay_operations(draw, text, runners, atoms):
 
 
 def _structural_edit(draw, edit, text, runners, new_runners, names):
-    """The edits of the choice's structure: a runner's candidacy, an order, an overlay's operations,
-    a runner added or removed; (new text, overlay operations or None), or None for another edit."""
+    """The edits of the choice's structure: a runner's own deprecation, a runner's candidacy, an
+    order, an overlay's operations, a runner added or removed; (new text, overlay operations or
+    None), or None for another edit."""
     new_text = text
     atoms = [a for n in names for a in _ATOMS[n]]
     overlay = None
-    if edit == "candidacy":  # a runner's candidacy gate changed, added or removed
+    if edit == "runner-deprecated":  # a runner's own deprecation added, changed or dropped
+        table = new_runners[draw(st.sampled_from(sorted(new_runners)))]
+        table.pop("deprecated", None)
+        table.update(draw(st.sampled_from([{}, {"deprecated": {"since": "0.5", "remove_in": "2.0"}},
+                                           {"deprecated": {"since": "1.0", "message": "retiring"}},
+                                           {"deprecated": {"since": "2.0"}}])))
+    elif edit == "candidacy":  # a runner's candidacy gate changed, added or removed
         runner = draw(st.sampled_from(sorted(runners)))
         if "candidate" in runners[runner] and draw(st.booleans()):
             del new_runners[runner]["candidate"]
@@ -401,7 +408,7 @@ _TEXT_EDITS = {"says": _says_edit, "error-kind": _error_kind_edit, "prefer": _pr
 def _edited(draw):
     """A small matrix (with adjustments half the time, a runner's own among them, and redirects),
     and a random edit of it: a cell flipped (or made opt-in or partial), a gate added or removed, two priorities swapped, a
-    deprecation (or a removal) added, an adjustment added (before the choice, or a runner's own), an adjustment or a
+    deprecation (or a removal) added, a runner's own deprecation added, changed or dropped, an adjustment added (before the choice, or a runner's own), an adjustment or a
     runner's redirects dropped, a runner's candidacy changed, added or removed, an order added,
     removed or rewritten (its runners, condition, fallback), a runner added or removed, a
     [config] field's declaration rewritten (`_CONFIG_EDITS`: a choice or bound gone or added, a
@@ -415,7 +422,8 @@ def _edited(draw):
                                  "own-adjustment", "own-adjustment", "says", "says", "redirects", "candidacy",
                                  "candidacy", "order", "order", "overlay", "overlay", "runner-added",
                                  "runner-removed", "runner-renamed", "config", "config", "config", "default",
-                                 "default", "default", "error-kind", "prefer", "prefer"]))
+                                 "default", "default", "error-kind", "prefer", "prefer", "runner-deprecated",
+                                 "runner-deprecated"]))
     new_text, new_runners = text, copy.deepcopy(runners)
     cells = list(re.finditer(r'(\b[abc]) = "(yes|no)"', text))
     overlay = None
@@ -455,6 +463,7 @@ def _edited(draw):
         for runner in new_runners.values():
             if runner.pop("redirects", None) is not None:
                 break
+
     elif edit in ("config", "default"):  # a field's declaration rewritten, or its default alone changed
         new_text = (_config_edit if edit == "config" else _default_edit)(draw, text, names)
     elif edit == "priority":
@@ -735,7 +744,8 @@ def _whole(side, found, error):
                                       w.level or "") for w in resolution.warnings if not _of_a_role(w, resolution))),
             # Which runner fills each role other than the base (by name, as a finding says it),
             # where the config is served: compared (`_roles_unread`), and a role's refusal is
-            # ("refused"); what it says there (a former id, its opt-in and partial support) is not.
+            # ("refused"); what it says there (a former id, its deprecation, its opt-in and partial
+            # support) is not.
             "roles": None if error is not None else tuple(
                 (role, "none" if r is None else side.matrix.runner(r).name) for role, r in resolution.roles.items()),
             "role warnings": tuple(sorted((w.kind, w.feature or "", ids.get(w.runner, w.runner) or "")
@@ -748,8 +758,8 @@ def _whole(side, found, error):
 
 def _of_a_role(warning, resolution):
     """Whether *warning* is said by the runner that fills a role other than the base (a former
-    id, its opt-in or partial support: file-format.md, Roles), not by the runner that serves."""
-    return bool(resolution.roles) and warning.kind in ("deprecated-alias", "opt-in", "partial") \
+    id, its deprecation, its opt-in or partial support: file-format.md, Roles), not by the runner that serves."""
+    return bool(resolution.roles) and warning.kind in ("deprecated-alias", "deprecated-runner", "opt-in", "partial") \
         and warning.runner != resolution.runner
 
 
@@ -903,7 +913,12 @@ def _causes_are_entries_that_differ(report, text, new_text, runners, new_runners
     assert [(c.id, str(e)) for c in report.changes for e in c.entries if e.place.startswith("$.adjustments.")
             and ("adjustments", e.place.removeprefix("$.adjustments.")) not in edited
             and not (alike and c.id in _ADJUSTMENT)] == []
-    if overlay is None and edited and all(table == "adjustments" for table, _ in edited):
+    def config_of(t):
+        return t.split("[config]\n", 1)[-1].split("\n[", 1)[0]
+
+    # ... where the [config] is alike too (a default changed beside them is a cause of its own).
+    if overlay is None and edited and all(table == "adjustments" for table, _ in edited) \
+            and config_of(text) == config_of(new_text):
         assert [c.id for c in report.changes if c.level != "cosmetic" and not c.id.startswith("config-")
                 and not any(e.place.startswith("$.adjustments.") for e in c.entries)] == [], report.changes
     # Where an overlay changed a feature, the feature's entry is the overlay's line that decided
@@ -1409,6 +1424,13 @@ def _unproved_only_beside_redirects(report):
         "Not compared: redirects at a stage")], unproved
 
 
+# A runner deprecated on the new side only, served by both (the deprecated-runner warning of the
+# configs it serves is not compared: said so, never "no change").
+_RETIRED = ('[matrix]\nname = "small"\nversion = "1.0"\n[config]\n"b" = { type = "bool", default = false }\n'
+            '[features.g0]\nname = "g0"\nwhen = "b"\nsupport = { a = "no", b = "yes" }\n')
+_RETIRED_RUNNERS = {"a": {"name": "A", "priority": 3}, "b": {"name": "B", "priority": 2}}
+
+
 # Each example diffs two matrices over both config spaces and compares every whole resolution
 # (`_every_difference_is_said`): about 0.27 s of CPU on this machine, since `_whole` reads a
 # refusal's reason rather than its message (whose remedies, a search of their own, took 60 % of
@@ -1462,6 +1484,8 @@ def _unproved_only_beside_redirects(report):
 @example((_ROLES_REFUSING, _ROLES_REFUSING_RUNNERS, _ROLES_REFUSING + _ROLE_SET, _ROLES_REFUSING_RUNNERS, ["j"], None))
 @example((_ROLES_KIND, _ROLES_KIND_RUNNERS, _ROLES_KIND.replace("RuntimeError", "OSError"), _ROLES_KIND_RUNNERS,
           ["j"], None))
+@example((_RETIRED, _RETIRED_RUNNERS, _RETIRED, {**_RETIRED_RUNNERS, "a": {**_RETIRED_RUNNERS["a"], "deprecated": {
+    "since": "0.5", "remove_in": "2.0"}}}, ["b"], None))
 def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     text, runners, new_text, new_runners, names, overlay = case
     try:
@@ -1603,6 +1627,7 @@ _UNREAD = {"roles": "Not compared: what the runner of a role other than the base
            "deprecation words": "Not compared: the words of a deprecation warning",
            "removal words": "Not compared: the words of a removal's refusal",
            "former id": "Not compared: a request by a runner's former id",
+           "runner deprecation": "Not compared: the warning that a runner is deprecated",
            # Never compared, as the docs say (whether a config is served, by which runner, with a
            # fallback warning or not, and each runner's blockers are): no line.
            "words": ""}
@@ -1740,6 +1765,8 @@ def _every_difference_is_said(report, before, after, config, schema):
                        else "words" if kind == "fallback" and all(any(w[0] == "fallback" for w in x["warnings"])
                                                                   for x in (a, b))
                        else "removal" if kind == "deprecated" and (removed or a["removed"] or b["removed"])
+                       # a runner's own deprecation, where both sides serve it: not compared yet
+                       else "runner deprecation" if kind == "deprecated-runner" and same
                        else None)
         for blocked in a["blockers"].keys() | b["blockers"].keys():
             seen = [x["blockers"].get(blocked) for x in (a, b)]
@@ -3737,7 +3764,7 @@ def test_issue_30s_constructs_the_diff_does_not_weigh_are_said_not_compared():
     # ... and a role one side declares only (decode) refuses configs the search does not weigh.
     assert diff(old, roled).undecided[-2:] == (
         "Not compared: what the runner of a role other than the base says where the config is served (a former id, "
-        "its opt-in and partial support: which runner fills each role, and a role's refusal, are compared) "
+        "its deprecation, its opt-in and partial support: which runner fills each role, and a role's refusal, are compared) "
         + note.format("a config served"),
         "Not compared: a refusal by a requirement of roles other than the base, or by a role one side declares only "
         + note.format("a config that names or fills such a role"))
@@ -4321,7 +4348,7 @@ def test_a_witness_leaves_the_other_roles_to_follow_where_the_region_allows():
 
 
 _ROLES_SERVED = ("Not compared: what the runner of a role other than the base says where the config is served (a "
-                 "former id, its opt-in and partial support: which runner fills each role, and a role's refusal, are "
+                 "former id, its deprecation, its opt-in and partial support: which runner fills each role, and a role's refusal, are "
                  "compared) (the answers for a config served may differ unseen)")
 
 
@@ -4848,3 +4875,21 @@ def test_a_requirement_of_a_role_other_than_the_base_or_a_role_one_side_declares
     with pytest.raises(matrix.ResolutionError) as caught:
         refused.resolve({"j": 2, "ro": "b"})
     assert caught.value.reason == "B in role 'o' is not valid for this config: kr fails"
+
+
+def test_a_runner_s_own_deprecation_is_said_not_compared_where_its_warning_differs():
+    """file-format.md, A runner deprecated; review-a-change.md: the deprecated-runner warning is
+    not compared yet: where a runner both sides have warns on one side only, or in other words, at
+    the versions compared, the report says so (never "no change"); where it warns alike, nothing."""
+    old = matrix.loads(_RETIRED, runners=_RETIRED_RUNNERS)
+    retiring = {**_RETIRED_RUNNERS, "a": {**_RETIRED_RUNNERS["a"], "deprecated": {"since": "0.5", "remove_in": "2.0"}}}
+    new = matrix.loads(_RETIRED, runners=retiring)
+    line = ("Not compared: the warning that a runner is deprecated (A) (the answers for a config or request that "
+            "ends on it may differ unseen)")
+    assert (diff(old, new).changes, diff(old, new).undecided) == ((), (line,))
+    assert diff(new, old).undecided == (line,)
+    assert diff(new, new).undecided == ()
+    # Not yet deprecated at the old side's version: its warning starts on the new side.
+    assert diff(new, new, old_version="0.4").undecided == (line,)
+    later = {**retiring, "a": {**retiring["a"], "deprecated": {"since": "0.5", "remove_in": "3.0"}}}
+    assert diff(new, matrix.loads(_RETIRED, runners=later)).undecided == (line,)

@@ -223,7 +223,9 @@ def test_the_reference_is_generated_from_the_code():
     assert choice.startswith("1. **Removed features.** A config that uses a feature removed at the version is refused\n")
     assert "`matrix.schema.Matrix.gates_at`).\n\n    A redirect with ``applies = \"always\"`` acts" in choice
     assert "so they do not come before it.\n4. **Adjustments**" in choice
-    assert choice.endswith("a runner asked for (a refusal is an `AdjustmentError` in automatic choice: the choice is made).")
+    assert "a runner asked for (a refusal is an `AdjustmentError` in automatic choice: the choice is made).\n5. " \
+        "**A runner deprecated**" in choice
+    assert choice.endswith("said (a role's refusal after the base's runner served keeps the base's warnings, its own too).")
     remedies = hook.remedies()  # docs/explanation/remedies.md: matrix/_remedy.py's rules
     assert remedies.startswith("- **The space searched** is the one ``matrix check`` searches (`matrix._space`): every path the\n")
     assert "values tried; others may work too\", never read as all that work, unless, as\n" in remedies

@@ -529,3 +529,183 @@ def test_a_default_is_a_choice_wherever_it_is_the_default():
     moved = matrix.loads(text.replace("DEFAULT", '[{ value = "medusa" }, { value = "ngram", since = "2.0" }]'),
                          runners=runners)
     assert [f.id for f in moved.resolve({}).active] == ["ng"]
+
+
+# --- a runner deprecated (its own `deprecated` table) ----------------------------------------
+
+RETIRING = """[matrix]
+name = "retiring"
+version = "2.0"
+
+[config]
+"mode" = { type = "str", choices = ["fast", "old"], default = "fast" }
+"sink" = { type = "bool", default = false }
+
+[features.old_mode]
+name = "old mode"
+when = "mode == 'old'"
+support = { v1 = "yes", v2 = "no", v3 = "no" }
+
+[features.sinks]
+name = "sinks"
+when = "sink"
+support = { v1 = "no", v2 = "yes", v3 = "no" }
+forces = { runner = "v2", override = true }
+"""
+V1_RETIRING = {"name": "Model Runner V1", "priority": 10, "aliases": [{"id": "legacy", "since": "1.0"}],
+               "deprecated": {"since": "1.0", "remove_in": "3.0", "replacement": "v2", "message": "V1 is frozen"}}
+RETIRING_RUNNERS = {"v2": {"name": "Model Runner V2", "priority": 20}, "v1": V1_RETIRING,
+                    "v3": {"name": "V3", "priority": 5, "redirects": [{"to": "v1", "when": "mode == 'old'"}]}}
+V1_SAID = "Model Runner V1 is deprecated since 1.0 and will be removed in 3.0; use Model Runner V2 instead (V1 is frozen)"
+
+
+def _retiring(runners=RETIRING_RUNNERS):
+    return matrix.loads(RETIRING, runners=runners, path="retiring.toml")
+
+
+def _said(resolution):
+    return [(w.kind, w.runner, w.message) for w in resolution.warnings]
+
+
+def test_a_resolution_that_ends_on_a_deprecated_runner_warns_however_it_came_to_it():
+    m = _retiring()
+    fallback = "Model Runner V2 does not support: old mode; using Model Runner V1 instead"
+    assert _said(m.resolve({"mode": "old"})) == [("fallback", "v1", fallback), ("deprecated-runner", "v1", V1_SAID)]
+    assert _said(m.resolve({}, runner="v1")) == [("deprecated-runner", "v1", V1_SAID)]
+    assert _said(m.resolve({}, runner="legacy")) == [
+        ("deprecated-alias", "v1", "Runner id 'legacy' is deprecated since 1.0; use 'v1' instead"),
+        ("deprecated-runner", "v1", V1_SAID)]
+    assert _said(m.resolve({"mode": "old"}, runner="v3")) == [
+        ("redirected", "v1", "Asked for 'v3', redirected to 'v1': mode = 'old'"), ("deprecated-runner", "v1", V1_SAID)]
+    # Another runner serves: nothing is said of V1, whatever was asked.
+    assert _said(m.resolve({})) == []
+    assert [w.kind for w in m.resolve({"sink": True}, runner="v1").warnings] == ["override"]
+    # Refused, it does not serve: no warning of it beside the refusal.
+    with pytest.raises(matrix.UnsupportedFeatureError) as refused:
+        m.resolve({"mode": "old", "sink": True}, runner="v3")
+    assert "deprecated-runner" not in [w.kind for w in refused.value.resolution.warnings]
+
+
+def test_a_runner_is_said_deprecated_from_its_since_and_overdue_from_its_remove_in():
+    m = _retiring()
+    assert _said(m.resolve({}, runner="v1", version="0.9")) == []
+    assert _said(m.resolve({}, runner="v1", version="1.0")) == [("deprecated-runner", "v1", V1_SAID)]
+    # Past remove_in it still serves (its removal is its file's), and the words say the removal was due.
+    assert _said(m.resolve({}, runner="v1", version="3.0")) == [("deprecated-runner", "v1", (
+        "Model Runner V1 is deprecated since 1.0 and was due for removal in 3.0; use Model Runner V2 instead "
+        "(V1 is frozen)"))]
+    words = dict(V1_RETIRING, deprecated={"since": "1.0", "replacement": "the V2 runner, with --async"})
+    assert _said(_retiring({**RETIRING_RUNNERS, "v1": words}).resolve({}, runner="v1")) == [
+        ("deprecated-runner", "v1", "Model Runner V1 is deprecated since 1.0; use the V2 runner, with --async instead")]
+
+
+def test_a_deprecated_top_runner_warns_where_nothing_else_would_be_said():
+    # The fast path answers "the top runner, nothing to say" with integer operations: it must
+    # not where the top runner is deprecated (before the fix, {} resolved to v2 with no warning).
+    runners = {"v2": {"name": "Model Runner V2", "priority": 20, "deprecated": {"since": "2.0"}},
+               "v1": {"name": "Model Runner V1", "priority": 10}, "v3": RETIRING_RUNNERS["v3"]}
+    m = _retiring(runners)
+    said = [("deprecated-runner", "v2", "Model Runner V2 is deprecated since 2.0")]
+    assert _said(m.resolve({})) == said
+    assert _said(m.resolve({})) == said  # remembered decisions say it too
+    assert _said(m.resolve({}, version="1.0")) == []
+
+
+def test_explain_emit_and_the_data_say_a_deprecated_runner(caplog):
+    import logging
+
+    resolution = _retiring().resolve({}, runner="v1")
+    assert resolution.explain().splitlines()[-2:] == ["Warnings:", f"  - deprecated-runner: {V1_SAID}"]
+    assert resolution.to_dict()["warnings"] == [
+        {"kind": "deprecated-runner", "feature": None, "runner": "v1", "message": V1_SAID}]
+    assert [w["kind"] for w in resolution.report()["warnings"]] == ["deprecated-runner"]
+    with caplog.at_level(logging.WARNING, logger="matrix"):
+        resolution.emit(once=False)
+    assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [
+        ("matrix.deprecated-runner", logging.WARNING, V1_SAID)]
+
+
+def test_check_says_a_runner_deprecation_without_removal_and_one_overdue():
+    assert [(f.code, f.runner, f.message) for f in check(_retiring()).findings
+            if f.code.startswith("runner-")] == []
+    runners = {**RETIRING_RUNNERS, "v1": dict(V1_RETIRING, deprecated={"since": "1.0", "remove_in": "2.0"}),
+               "v3": dict(RETIRING_RUNNERS["v3"], deprecated={"since": "0.5"})}
+    assert [(f.code, f.severity, f.runner, f.message) for f in check(_retiring(runners)).findings
+            if f.code.startswith("runner-")] == [
+        ("runner-no-removal-version", "warning", "v3",
+         "Runner 'v3' is deprecated since 0.5 without remove_in: users cannot plan for its removal"),
+        ("runner-overdue", "error", "v1", "Runner 'v1' was due for removal in 2.0, and the matrix is checked as of "
+         "2.0: remove its file (its id, a former id of its replacement recorded removed, then refuses a request with "
+         "the new id), or move remove_in")]
+
+
+def test_the_runners_table_says_each_deprecation_in_every_format():
+    runners = {**RETIRING_RUNNERS, "v3": dict(RETIRING_RUNNERS["v3"], deprecated={
+        "since": "2.5", "remove_in": "3.0", "replacement": "the V2 runner"})}
+    m = _retiring(runners)
+    lines = render(m, format="markdown", tables=["runners"]).splitlines()
+    assert [line for line in lines if line.startswith("|")] == [
+        "| Runner | Name | Priority | Description | Links | Former ids | Redirects | Deprecation |",
+        "|---|---|---|---|---|---|---|---|",
+        "| `v2` | Model Runner V2 | 20 |  |  |  |  |  |",
+        "| `v1` | Model Runner V1 | 10 |  |  | `legacy` (deprecated since 1.0) |  | deprecated since 1.0, to be "
+        "removed in 3.0; use Model Runner V2 instead (V1 is frozen) |",
+        "| `v3` | V3 | 5 |  |  |  | to `v1` when `mode == 'old'` | deprecated from 2.5, to be removed in 3.0; use "
+        "the V2 runner instead |"]
+    assert lines[-1] == ("A deprecated runner still serves: from its deprecation on, a resolution that ends on it warns "
+                         "(deprecated-runner).")
+    # Past its remove_in (the tables of a later version), due.
+    assert "deprecated since 1.0, due for removal in 3.0; use Model Runner V2 instead (V1 is frozen)" in \
+        render(m, format="markdown", tables=["runners"], version="3.0")
+    data = json.loads(render(m, format="json", tables=["runners"]))
+    assert [r["deprecated"] for r in data["runners"]] == [
+        None, {"since": "1.0", "remove_in": "3.0", "replacement": "v2", "message": "V1 is frozen", "state": "deprecated"},
+        {"since": "2.5", "remove_in": "3.0", "replacement": "the V2 runner", "message": None,
+         "state": "not yet deprecated"}]
+    html = render(m, format="html", tables=["runners"]).splitlines()
+    assert [line for line in html if line.startswith(("<th scope=\"col\">Dep", "<tr><th scope=\"row\"><code>v1"))] == [
+        '<th scope="col">Deprecation</th>',
+        '<tr><th scope="row"><code>v1</code></th><td>Model Runner V1</td><td>10</td><td></td><td></td><td><code>legacy'
+        '</code> (deprecated since 1.0)</td><td></td><td>deprecated since 1.0, to be removed in 3.0; use Model Runner V2 '
+        'instead (V1 is frozen)</td></tr>']
+    rst = render(m, format="rst", tables=["runners"]).splitlines()
+    assert rst[rst.index("     - Redirects") + 1] == "     - Deprecation"
+    assert rst[rst.index("     - ``legacy`` (deprecated since 1.0)") + 2] == (
+        "     - deprecated since 1.0, to be removed in 3.0; use Model Runner V2 instead (V1 is frozen)")
+    # The changes by release list it at its since (a former id's deprecation beside it), not before.
+    assert [line for line in render(m, format="markdown", tables=["deprecations"]).splitlines()
+            if line.startswith("| 1.0")] == ["| 1.0 | runner id 'legacy' | deprecated: use 'v1' |",
+                                             "| 1.0 | runner 'v1' | deprecated: use Model Runner V2 |"]
+    assert [c for c in json.loads(render(m, format="json", tables=["deprecations"], version="3.0"))["changes"]
+            if c["feature"] in ("v1", "v3")] == [
+        {"version": "1.0", "feature": "v1", "kind": "deprecated", "text": "deprecated: use Model Runner V2", "runner": "v1"},
+        {"version": "2.5", "feature": "v3", "kind": "deprecated", "text": "deprecated: use the V2 runner", "runner": "v3"}]
+    assert [c["feature"] for c in json.loads(render(m, format="json", tables=["deprecations"]))["changes"]] == [
+        "legacy", "v1"]
+    # Without a runner deprecated, no column and no key.
+    assert "Deprecation" not in render(_matrix(True), format="markdown", tables=["runners"])
+    assert "deprecated" not in json.loads(render(_matrix(True), format="json", tables=["runners"]))["runners"][0]
+
+
+def test_a_role_filled_by_a_deprecated_runner_warns_once():
+    text = ('[matrix]\nname = "r"\nversion = "1.0"\n[config]\n'
+            'backend = { type = "str", nullable = true, choices = ["a", "b"] }\n'
+            'decode = { type = "str", nullable = true, choices = ["a", "b"] }\n'
+            '[roles.base]\nname = "Backend"\nfield = "backend"\n'
+            '[roles.decode]\nname = "Decode backend"\nfield = "decode"\nfollows = "base"\n')
+    m = matrix.loads(text, runners={"a": {"name": "A", "priority": 2},
+                                    "b": {"name": "B", "priority": 1, "deprecated": {"since": "0.5", "remove_in": "2.0"}}})
+    said = ("deprecated-runner", "b", "B is deprecated since 0.5 and will be removed in 2.0")
+    assert [(c, r.runner, r.roles["decode"], _said(r)) for c in (
+        {}, {"decode": "b"}, {"backend": "b"}, {"backend": "b", "decode": "b"}, {"backend": "b", "decode": "a"})
+        for r in (m.resolve(c),)] == [
+        ({}, "a", "a", []), ({"decode": "b"}, "a", "b", [said]), ({"backend": "b"}, "b", "b", [said]),
+        ({"backend": "b", "decode": "b"}, "b", "b", [said]), ({"backend": "b", "decode": "a"}, "b", "a", [said])]
+    # A role's refusal after the base's runner served keeps the base's warnings, its deprecation too.
+    refusing = text.replace('"b"] }\n[roles', '"b"] }\nx = { type = "bool", default = false }\n[roles', 1) + \
+        '[features.f]\nname = "F"\nwhen = "x"\nsupport = { a = "no", b = "yes" }\n'
+    m = matrix.loads(refusing, runners={"a": {"name": "A", "priority": 2}, "b": {
+        "name": "B", "priority": 1, "deprecated": {"since": "0.5", "remove_in": "2.0"}}})
+    with pytest.raises(matrix.UnsupportedFeatureError) as refused:
+        m.resolve({"backend": "b", "decode": "a", "x": True})
+    assert (refused.value.reason, _said(refused.value.resolution)) == ("A in role 'decode' does not support: F", [said])

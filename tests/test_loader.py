@@ -113,7 +113,7 @@ def test_problems_in_runner_files_name_those_files(tmp_path):
         "(a string over several lines needs triple quotes)\n"
         "      name = \"D\n"
         "               ^\n"
-        "  TMP/runners/e.toml:3:1: $.prority: Unknown key 'prority', did you mean 'priority' (expected 'aliases', 'candidate', 'description', 'links', 'name', 'priority', 'redirects', 'requires')"
+        "  TMP/runners/e.toml:3:1: $.prority: Unknown key 'prority', did you mean 'priority' (expected 'aliases', 'candidate', 'deprecated', 'description', 'links', 'name', 'priority', 'redirects', 'requires')"
     )
 
 

@@ -582,12 +582,19 @@ def _operations(draw, features, runners, upstream_doc):  # noqa: C901 — draws 
         ops.append(("features", id, body))
     kinds = list(upstream_doc.get("requirements", {}))
     for id in draw(st.lists(st.sampled_from(runners), unique=True, max_size=2)):
-        changes = ["choice", "priority", "candidate", "unset-candidate", "name", *(["requires"] * 3 if kinds else [])]
+        changes = ["choice", "priority", "candidate", "unset-candidate", "name", *(["requires"] * 3 if kinds else []),
+                   "deprecated", "unset-deprecated"]
         change = draw(st.sampled_from(changes))
         condition = upstream_doc["features"][sorted(features)[0]]["when"]
+        # A runner deprecated from the overlay (a platform retiring an upstream runner first), its
+        # replacement another runner, words, or itself (a load error); or upstream's deprecation unset.
+        deprecated = {"since": draw(st.sampled_from(["0.1", "1.0"])), **draw(st.sampled_from(
+            [{}, {"remove_in": "9.0"}, {"replacement": "the other runner"}, {"replacement": id},
+             {"replacement": draw(st.sampled_from(runners))}]))}
         body = {"choice": {"choice": False}, "priority": {"priority": draw(st.sampled_from([1, 15, 40]))},
                 "candidate": {"candidate": condition},
-                "unset-candidate": {"unset": ["candidate"]}, "name": {"name": "Renamed"}}.get(change, {})
+                "unset-candidate": {"unset": ["candidate"]}, "name": {"name": "Renamed"},
+                "deprecated": {"deprecated": deprecated}, "unset-deprecated": {"unset": ["deprecated"]}}.get(change, {})
         if change == "requires":  # a requirement entry of a kind replaced, added or removed (kx: no such kind)
             kind = draw(st.sampled_from([*kinds, "kx"] if draw(st.integers(0, 9)) == 0 else kinds))
             entry = draw(st.sampled_from(["unset", "condition", "clause", "chain"]))
@@ -742,7 +749,8 @@ def _hand_merged(features_doc, runners_doc, ops, first=0):  # noqa: C901 — one
     feature-level change and each cell end with the provenance, choice = false makes the
     candidate "False", a runner's name, priority or candidate replace its own, an order's keys
     replace its own; an added field, feature or runner is added with the provenance in its doc,
-    note or description, a runner ``from`` another copies its table (not aliases or redirects)
+    note or description, a runner ``from`` another copies its table (not aliases, redirects or
+    deprecation), a runner's ``deprecated`` replaces its own
     and its cell in every feature, except where the feature forces it (there "no"). The *first*
     operations are a first overlay's, which the second extends: they apply first, with their
     own provenance."""
@@ -765,7 +773,8 @@ def _hand_merged(features_doc, runners_doc, ops, first=0):  # noqa: C901 — one
             base = body.pop("from", None)
             runner = {}
             if base is not None:
-                runner = {k: copy.deepcopy(v) for k, v in runners_doc[base].items() if k not in ("aliases", "redirects")}
+                runner = {k: copy.deepcopy(v) for k, v in runners_doc[base].items()
+                          if k not in ("aliases", "redirects", "deprecated")}
                 for feature in features_doc.get("features", {}).values():
                     if feature.get("forces", {}).get("runner") == base:
                         feature["support"][id] = "no"
@@ -848,7 +857,10 @@ def _hand_merged(features_doc, runners_doc, ops, first=0):  # noqa: C901 — one
             continue
         if table == "runners":
             runner = runners_doc[id]
-            runner.update({k: v for k, v in body.items() if k in ("name", "priority", "candidate")})
+            runner.update(copy.deepcopy({k: v for k, v in body.items() if k in ("name", "priority", "candidate",
+                                                                                  "deprecated")}))
+            if runner.get("deprecated", {}).get("replacement") == id:
+                raise _Refused("a runner replaced by itself")
             if body.get("choice") is False:
                 runner["candidate"] = "False"
             named = [*body.get("requires", {}), *(k[len("requires."):] for k in body.get("unset", []) if "." in k)]
@@ -994,6 +1006,9 @@ def test_a_random_overlay_equals_the_hand_merged_matrix_and_its_noops_are_exact(
 
     matrix_text, runners = data.draw(_matrix_texts(4))
     matrix_text += _upstream_adjustment(data.draw, tomllib.loads(matrix_text))
+    if data.draw(st.integers(0, 2)) == 0:  # upstream deprecates a runner (which an overlay may unset)
+        retired = data.draw(st.sampled_from(sorted(runners)))
+        runners = {**runners, retired: {**runners[retired], "deprecated": {"since": "0.1", "remove_in": "9.0"}}}
     upstream_doc = tomllib.loads(matrix_text)
     ids = list(upstream_doc.get("features", {}))
     ops = data.draw(_operations(ids, list(runners), upstream_doc))
@@ -2831,3 +2846,51 @@ def test_an_overlay_moves_an_upstream_adjustment_to_another_stage(tmp_path):
         matrix.load(str(tmp_path / "overlay.toml"))
     assert [p.message for p in caught.value.problems] == [
         "Unknown stage 'devic', did you mean 'device' (expected one of 'choice', 'device', 'pages')"]
+
+
+def test_an_overlay_deprecates_an_upstream_runner_or_lifts_upstream_s_deprecation(tmp_path):
+    path = _overlay(tmp_path, """\
+        [overlay]
+        name = "p"
+        extends = "default"
+
+        [change.runners.v1]
+        deprecated = { since = "0.33.0", remove_in = "0.35.0", replacement = "v2", message = "the NPU drops V1" }
+        why = "The platform retires V1 before upstream does"
+
+        [runners.npu]
+        from = "v1"
+        name = "NPU runner"
+        priority = 5
+        why = "V1 on the NPU"
+        """)
+    m = matrix.load(path)
+    said = ("Model Runner V1 is deprecated since 0.33.0 and will be removed in 0.35.0; use Model Runner V2 instead "
+            "(the NPU drops V1)")
+    assert [(w.kind, w.message) for w in m.resolve({}, runner="v1").warnings] == [("deprecated-runner", said)]
+    # A runner made from it is not deprecated with it: the deprecation is about v1 itself.
+    assert (m.runner("npu").deprecated, m.resolve({}, runner="npu").warnings) == (None, ())
+    assert [o.keys for o in m.overlay.operations if o.target == "v1"] == [("deprecated",)]
+    # A mistake in it is a load error at the operation's line.
+    (tmp_path / "overlay.toml").write_text((tmp_path / "overlay.toml").read_text().replace('"v2"', '"v9"'))
+    with pytest.raises(LoadError) as refused:
+        matrix.load(path)
+    assert str(refused.value) == (f"{path}: 1 problem\n  {path}:6:56: $.deprecated.replacement: Unknown runner "
+                                  "'v9' (expected one of 'npu', 'v1', 'v2')")
+    # Upstream's deprecation unset: the platform keeps the runner without the warning.
+    folder = tmp_path / "up"
+    _write_upstream(folder, '[matrix]\nname = "up"\nversion = "1.0"\n',
+                    {"r1": {"name": "R1", "priority": 2, "deprecated": {"since": "0.5", "remove_in": "2.0"}},
+                     "r2": {"name": "R2", "priority": 1}})
+    assert [w.kind for w in matrix.load(folder / "features.toml").resolve({}).warnings] == ["deprecated-runner"]
+    path = _overlay(tmp_path, """\
+        [overlay]
+        name = "p"
+        extends = "up/features.toml"
+
+        [change.runners.r1]
+        unset = ["deprecated"]
+        why = "The platform keeps R1"
+        """)
+    m = matrix.load(path)
+    assert (m.runner("r1").deprecated, m.resolve({}).warnings) == (None, ())

@@ -1723,3 +1723,23 @@ def test_the_overlay_table_says_an_overlays_file_relative_to_its_project_from_an
     assert places(tmp_path / "elsewhere", str(project / "plugin" / "overlay.toml")) == expected
     assert places(tmp_path / "elsewhere", str(project / "plugin" / "overlay.toml"), "json") == [
         p.strip("`") for p in expected]
+
+
+def test_a_cell_says_the_configs_a_redirect_at_a_stage_sends_to_another_runner():
+    """A redirect at a stage after the choice (a to b where i % 2 == 0) inside a column (i < 0):
+    the cell of a said "served" for every config of the column, since the redirect's condition
+    cut no class (the columns brute force's random draw; the cell now splits there)."""
+    from matrix import _columns
+
+    m = matrix.loads('[matrix]\nname = "small"\nversion = "1.0"\nstages = ["choice", "s1"]\n[config]\n'
+                     '"i" = { type = "int", nullable = true }\n[features.g0]\nname = "g0"\nwhen = "i < 0"\n'
+                     'support = { a = "yes", b = "yes" }\n[docs.columns.c0]\nname = "C0"\nwhen = "i < 0"\n',
+                     runners={"a": {"name": "A", "priority": 3, "redirects": [{"to": "b", "when": "i % 2 == 0",
+                                                                               "stage": "s1"}]},
+                              "b": {"name": "B", "priority": 2}})
+    rows, cells = _columns.cells(m, m.version)
+    assert [[(p.outcome.kind, p.outcome.to, p.where) for p in line[0].parts] for line in cells] == [
+        [("served", None, (("i == -1 (among the values tried; others may work too)",),)),
+         ("redirected", "b", (("i == -2 (among the values tried; others may work too)",),))],
+        [("served", None, ())]]
+    assert [m.resolve({"i": i}, runner="a").runner for i in (-1, -2)] == ["a", "b"]

@@ -384,7 +384,7 @@ def test_emit_refuses_an_unknown_kind():
     with pytest.raises(UsageError) as info:
         DEFAULT.resolve({}).emit(levels={"fallbak": logging.INFO})
     assert str(info.value) == ("Unknown warning kind 'fallbak', did you mean 'fallback' "
-                               "(expected one of 'adjusted', 'deprecated', 'deprecated-alias', 'fallback', 'opt-in', 'override', 'partial', 'preference', 'redirected')")
+                               "(expected one of 'adjusted', 'deprecated', 'deprecated-alias', 'deprecated-runner', 'fallback', 'opt-in', 'override', 'partial', 'preference', 'redirected')")
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
@@ -395,7 +395,7 @@ def test_emit_refuses_an_unknown_kind():
     ({"levels": {"fallback": True}},
      "The level for 'fallback' must be a logging level (an int such as logging.INFO), not True"),
     ({"levels": {1: logging.INFO}},
-     "Unknown warning kind '1' (expected one of 'adjusted', 'deprecated', 'deprecated-alias', 'fallback', 'opt-in', 'override', 'partial', 'preference', 'redirected')"),
+     "Unknown warning kind '1' (expected one of 'adjusted', 'deprecated', 'deprecated-alias', 'deprecated-runner', 'fallback', 'opt-in', 'override', 'partial', 'preference', 'redirected')"),
     ({"once": "no"}, "once must be True or False, not 'no'"),
 ])
 def test_emit_refuses_bad_arguments_before_logging_anything(kwargs, message, caplog):

@@ -110,6 +110,7 @@ SHAPES = {
     "WideClauseSpec": "a clause of features.toml's matrix-wide `[requires]` written as a table (or an item of a chain)",
     "AliasSpec": "an item of a runner file's `aliases` (a former id)",
     "RedirectSpec": "an item of a runner file's `redirects`",
+    "RunnerDeprecationSpec": "a runner file's `deprecated` (the runner's own deprecation)",
     "ChoiceSpec": "a choice of `choices` written as a table (`{ value, since, until }`)",
     "CheckSpec": "`[check]` in features.toml",
     "IgnoreSpec": "an item of `[check] ignore`",
