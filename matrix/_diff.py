@@ -1320,6 +1320,22 @@ def _conjunction(question: Dict[str, Any]) -> Node:
                     *(disjoin(list(nodes)) for _, nodes in question["extra"])])
 
 
+def option_regions(search: Search, a_question: Dict[str, Any], b_question: Dict[str, Any],
+                   options: Sequence[Tuple[Node, Any, Any]], what: str, found: Dict[Tuple[Any, Any], List[List[Any]]]) -> None:
+    """Where the old side answers as *a_question* and the new as *b_question*, each option
+    ``(node, x, y)`` that holds for some config, added to *found* under ``(x, y)`` as a goal list:
+    one solve for all of them first (none holds: nothing to add), then one per option. The
+    questions of refusal kinds (`matrix._diff_changes`) and of a role's runner (`matrix._diff_roles`)."""
+    question = {key: a_question[key] + b_question[key] for key in ("true", "false", "extra")}
+    if search._solve({**question, "extra": [*question["extra"], ("any", [o[0] for o in options])]}, what) is None:
+        return
+    goals = [*_goals(a_question), *_goals(b_question)]
+    for node, x, y in options:
+        region = [*goals, (node, True)]
+        if search._solve(_question_of(region), what) is not None:
+            found.setdefault((x, y), []).append(region)
+
+
 def _goals(question: Dict[str, Any]) -> List[Tuple[Node, bool]]:
     """A search question as (condition, holds) pairs: its ``true`` hold, its ``false`` do not, and
     one option of each of its groups holds."""

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import functools
-import json
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 import attrs
@@ -217,10 +216,7 @@ class _Changes:
         def same(config: Dict[str, Any]) -> bool:  # the same answers, and still in the region
             return self.answers(region, config) == seen and inside(config)
 
-        shorter = _pruned(witness, self.old, self.new)
-        if shorter != witness and same(shorter):
-            witness = shorter  # the same answers on both sides, said with only the paths that matter
-        witness = _fewest_paths(witness, same)
+        witness = self.shortened(witness, same)  # the same answers on both sides, said with only the paths that matter
         old_text, new_text = seen
         entries = tuple(_runner_entry(self.side(side), runner) for side, runner in runners) + \
             tuple(_entry(*self.standing(region, side, gate)) for side, gate in causes) + \
@@ -235,6 +231,14 @@ class _Changes:
                                    witness, old_text, new_text, runner=region.runner or region.blocked,
                                    features=tuple(g.id for _, g in causes) +
                                    tuple(dict.fromkeys(a.id for _, a, _ in adjusted)), entries=entries))
+
+    def shortened(self, witness: Dict[str, Any], same: Callable[[Dict[str, Any]], bool]) -> Dict[str, Any]:
+        """*witness* with the paths neither side reads left out where it still answers as *same*
+        asks (`_pruned`), then with as few paths as keep it so (`_fewest_paths`)."""
+        shorter = _pruned(witness, self.old, self.new)
+        if shorter != witness and same(shorter):
+            witness = shorter
+        return _fewest_paths(witness, same)
 
     def adjustment_standing(self, side: _diff.Side, adjustment_id: str) -> _diff.Side:
         """Where an adjustment that differs stands: the new side where it has it, else the old
@@ -771,7 +775,7 @@ class _Changes:
         witness = self.search.witness(found)
         seen = tuple(read(side, witness) for side in sides)
         if seen[0] == seen[1]:
-            self.unreproduced.append(f"A witness did not reproduce ({what}): {json.dumps(witness)}")
+            self.unreproduced.append(_messages.diff_unreproduced(what, witness))
             return None
         kind = "automatic" if asked is None else "asked"
 
@@ -795,10 +799,7 @@ class _Changes:
             now = ending(config)
             return now[0] if ended[0] else now == ended
 
-        shorter = _pruned(witness, self.old, self.new)
-        if shorter != witness and same(shorter):
-            witness = shorter
-        return _fewest_paths(witness, same), seen
+        return self.shortened(witness, same), seen
 
     def options_text(self, regions: List[Any]) -> str:
         """The configs as given where an effective value (or what an adjustment says) differs,
@@ -940,17 +941,8 @@ class _Changes:
                 for b_question, b_kinds in cases[1]:
                     options = [(conjoin([a, b]), x, y) for a, x in a_kinds for b, y in b_kinds if x != y]
                     options = [o for o in options if constant(o[0]) is not False]
-                    if not options:
-                        continue
-                    question = {key: a_question[key] + b_question[key] for key in ("true", "false", "extra")}
-                    if search._solve({**question, "extra": [*question["extra"], ("any", [o[0] for o in options])]},
-                                     what) is None:
-                        continue
-                    goals = [*_diff._goals(a_question), *_diff._goals(b_question)]
-                    for node, x, y in options:
-                        region = [*goals, (node, True)]
-                        if search._solve(_diff._question_of(region), what) is not None:
-                            found.setdefault((x, y), []).append(region)
+                    if options:
+                        _diff.option_regions(search, a_question, b_question, options, what, found)
             for (x, y), regions in found.items():
                 self._by_cause(regions, what, functools.partial(self._kind, asked, x, y), asked)
 
@@ -985,16 +977,13 @@ class _Changes:
 
         witness = search.witness(found)
         if runners(witness) != said:
-            self.unreproduced.append(f"A witness did not reproduce (role): {json.dumps(witness)}")
+            self.unreproduced.append(_messages.diff_unreproduced("role", witness))
             return
 
         def same(config: Dict[str, Any]) -> bool:
             return runners(config) == said and inside(config)
 
-        shorter = _pruned(witness, self.old, self.new)
-        if shorter != witness and same(shorter):
-            witness = shorter
-        witness = _fewest_paths(witness, same)
+        witness = self.shortened(witness, same)
         entries = [_located(side, ("adjustments", a.id)) for side, a, _ in named]
         ids = [a.id for _, a, _ in named]
         tables = [next((repr(r) for r in side.matrix.roles if r.id == role), None) for side in (self.old, self.new)]
@@ -1057,17 +1046,14 @@ class _Changes:
                 witness = self.search.witness(regions[0].assignment)
                 seen = read(witness)
                 if seen[0] == seen[1] or any(t.startswith(_CONFIG_ERROR) for t in seen):
-                    self.unreproduced.append(f"A witness did not reproduce (runner): {json.dumps(witness)}")
+                    self.unreproduced.append(_messages.diff_unreproduced("runner", witness))
                     continue
 
                 def same(config: Dict[str, Any], seen: Tuple[str, ...] = seen, read: Any = read,
                          inside: Any = inside) -> bool:
                     return bool(read(config) == seen and inside(config))
 
-                shorter = _pruned(witness, self.old, self.new)
-                if shorter != witness and same(shorter):
-                    witness = shorter
-                witness = _fewest_paths(witness, same)
+                witness = self.shortened(witness, same)
                 self.out.append(Difference(change_id, CHANGES[change_id][0],
                                            _messages.diff_runner_asked(runner.name, seen[0], seen[1]), text, witness,
                                            seen[0], seen[1], runner=runner.id,
@@ -1098,7 +1084,7 @@ class _Changes:
             witness = self.search.witness(found)
             seen = tuple(observe(side, witness, "alias", former) for side in (self.old, self.new))
             if seen[0] == seen[1]:
-                self.unreproduced.append(f"A witness did not reproduce (alias): {json.dumps(witness)}")
+                self.unreproduced.append(_messages.diff_unreproduced("alias", witness))
                 continue
             witness = _fewest_paths(witness, functools.partial(same, seen=seen))
             side = _diff_aliases.entry_side(self.old, self.new, former)
@@ -1132,12 +1118,9 @@ class _Changes:
         if any(observe(side, witness, question, asked, gate_id).startswith(_CONFIG_ERROR) for side in sides):
             return  # a value one side's [config] refuses: said by the config-* finding of its field, as `add` does
         if not same(witness):
-            self.unreproduced.append(f"A witness did not reproduce ({kind}): {json.dumps(witness)}")
+            self.unreproduced.append(_messages.diff_unreproduced(kind, witness))
             return
-        shorter = _pruned(witness, self.old, self.new)
-        if shorter != witness and same(shorter):
-            witness = shorter
-        witness = _fewest_paths(witness, same)
+        witness = self.shortened(witness, same)
         gate = self.new.gate(gate_id) or self.old.gate(gate_id)
         assert gate is not None
         entries = [_entry(*self.standing_at("new" if self.new.gate(gate_id) is not None else "old", gate))]
@@ -1203,16 +1186,13 @@ class _Changes:
 
         witness = search.witness(found)
         if kinds(witness) != said:
-            self.unreproduced.append(f"A witness did not reproduce (refusal-kind): {json.dumps(witness)}")
+            self.unreproduced.append(_messages.diff_unreproduced("refusal-kind", witness))
             return
 
         def same(config: Dict[str, Any]) -> bool:
             return kinds(config) == said and inside(config)
 
-        shorter = _pruned(witness, self.old, self.new)
-        if shorter != witness and same(shorter):
-            witness = shorter
-        witness = _fewest_paths(witness, same)
+        witness = self.shortened(witness, same)
         entries: List[Entry] = []
         ids: List[str] = []
         gates = [_diff_kinds.deciding(side, witness, asked) for side in (self.old, self.new)]
@@ -1265,7 +1245,7 @@ class _Changes:
         None (and a line in `unreproduced`) when both say the same."""
         answers = self.answers(region, witness)
         if answers[0] == answers[1]:
-            self.unreproduced.append(f"A witness did not reproduce ({region.kind}): {json.dumps(witness)}")
+            self.unreproduced.append(_messages.diff_unreproduced(region.kind, witness))
             return None
         return answers
 

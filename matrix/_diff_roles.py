@@ -62,17 +62,8 @@ def regions(search: Any, asked: Optional[str], role: str) -> Dict[Tuple[Optional
             pairs = [(conjoin([a, b]), renamed.get(x, x) if x is not None else None, y)
                      for a, x in options(old, a_runner, role) for b, y in options(new, b_runner, role)]
             pairs = [p for p in pairs if p[1] != p[2] and constant(p[0]) is not False]
-            if not pairs:
-                continue
-            question = {key: a_question[key] + b_question[key] for key in ("true", "false", "extra")}
-            if search._solve({**question, "extra": [*question["extra"], ("any", [p[0] for p in pairs])]},
-                             what) is None:
-                continue
-            goals = [*_diff._goals(a_question), *_diff._goals(b_question)]
-            for node, x, y in pairs:
-                region = [*goals, (node, True)]
-                if search._solve(_diff._question_of(region), what) is not None:
-                    found.setdefault((x, y), []).append(region)
+            if pairs:
+                _diff.option_regions(search, a_question, b_question, pairs, what, found)
     return found
 
 

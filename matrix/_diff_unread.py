@@ -180,26 +180,20 @@ def _unread_words(old: _diff.Side, new: _diff.Side) -> List[Tuple[str, str]]:
     from . import _diff_aliases, _diff_runner_deprecations
     from ._choice import deprecation_words, removal_words
 
+    def reworded(holds: Callable[[_diff.Side, Any], bool], words: Callable[..., str]) -> List[str]:
+        """The names of the gates both sides hold as *holds* says whose *words* differ: said by
+        the new name on both sides (a feature renamed is a cosmetic finding of its own)."""
+        return [gate.name for gate in new.plan.features for there in (old.gate(gate.id),)
+                if there is not None and holds(new, gate) and holds(old, there)
+                and words(there, gate.name) != words(gate)]
+
     out: List[Tuple[str, str]] = []
-    changed = []
-    for gate in new.plan.features:
-        there = old.gate(gate.id)
-        if there is None or not (_diff.deprecated(new, gate) and _diff.deprecated(old, there)):
-            continue
-        # Said by the new name on both sides: a feature renamed is a cosmetic finding of its own.
-        if deprecation_words(there, gate.name) != deprecation_words(gate):
-            changed.append(gate.name)
+    changed = reworded(_diff.deprecated, deprecation_words)
     if changed:
         out.append((f"the words of a deprecation warning ({', '.join(changed)})", "a config that uses it"))
     # The words a removal refuses with, of a gate both sides remove (a user trial: "removed in
     # 1.2" → "removed in 1.3" said "No change for any config").
-    gone = []
-    for gate in new.plan.features:
-        there = old.gate(gate.id)
-        if there is None or not (_diff.removed(new, gate) and _diff.removed(old, there)):
-            continue
-        if removal_words(there, gate.name) != removal_words(gate):
-            gone.append(gate.name)
+    gone = reworded(_diff.removed, removal_words)
     if gone:
         out.append((f"the words of a removal's refusal ({', '.join(gone)})", "a config that uses it"))
 

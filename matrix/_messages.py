@@ -7,7 +7,7 @@ Wording rules: a capital first letter, no final period, offending values in
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Tuple
 
 from packaging.version import Version
 
@@ -1305,7 +1305,12 @@ def redirect_to_self(runner: str) -> str:
 
 
 def redirect_to_alias(to: str, runner: str) -> str:
-    return f"Redirect to {to!r}, a former id of {runner!r}: name the runner by its id"
+    return f"Redirect to {to!r}, {_former_id_of(runner)}"
+
+
+def _former_id_of(runner: str) -> str:
+    """A runner named by a former id where its id is wanted (a redirect's target, a replacement)."""
+    return f"a former id of {runner!r}: name the runner by its id"
 
 
 def reserved_root(path: str, root: str, reads: str) -> str:
@@ -1364,7 +1369,7 @@ def runner_removed_key() -> str:
 
 
 def runner_replacement_alias(to: str, runner: str) -> str:
-    return f"Replacement {to!r} is a former id of {runner!r}: name the runner by its id"
+    return f"Replacement {to!r} is {_former_id_of(runner)}"
 
 
 def runner_replaced_by_itself(runner: str) -> str:
@@ -2421,6 +2426,14 @@ def diff_role_runner(role: str, name: str, old: str, new: str) -> str:
 def diff_said(name: str, old: str, new: str) -> str:
     """A ``adjustment-warning-*`` change of `matrix.diff`: what the adjustment *name* says, on each side."""
     return f"Warning of adjustment {name}: {old} → {new}"
+
+
+def diff_unreproduced(question: str, witness: Mapping[str, Any]) -> str:
+    """A line of ``undecided``: the witness the search found for *question* answers alike on both
+    sides when resolved (the finding is not said)."""
+    import json
+
+    return f"A witness did not reproduce ({question}): {json.dumps(witness)}"
 
 
 #: What a side of ``matrix diff`` answers for a config its ``[config]`` rejects: the start of

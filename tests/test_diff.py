@@ -1488,11 +1488,10 @@ _RETIRED_RUNNERS = {"a": {"name": "A", "priority": 3}, "b": {"name": "B", "prior
     "since": "0.5", "remove_in": "2.0"}}}, ["b"], None))
 def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     text, runners, new_text, new_runners, names, overlay = case
-    try:
-        old = matrix.loads(text, runners=runners)
-        new = matrix.loads(new_text, runners=new_runners) if overlay is None else _overlaid(text, runners, overlay)
-    except matrix.LoadError:
-        return  # an ill-typed combination of atoms, or a refusal naming the gate removed
+    loaded = _loaded(case)
+    if loaded is None:
+        return
+    old, new = loaded
     report = diff(old, new)
     sides = _diff.Side("old", _plan(old, None)), _diff.Side("new", _plan(new, None))
     # A runner renamed with an alias is asked for by its former id on the old side.
@@ -1592,6 +1591,17 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     varying = {m.group(1) for m in map(_VARYING.fullmatch, report.undecided) if m is not None}
     _regions_hold_their_answers(old, new, sides, kinds, universe, whole, varying)
     _adjustments_named_change_a_value(report, sides, universe, schema)
+
+
+def _loaded(case):
+    """The two matrices of an `_edited` draw (the new one an overlay of the old where it has
+    one), or None: an ill-typed combination of atoms, or a refusal naming the gate removed."""
+    text, runners, new_text, new_runners, _, overlay = case
+    try:
+        return (matrix.loads(text, runners=runners),
+                matrix.loads(new_text, runners=new_runners) if overlay is None else _overlaid(text, runners, overlay))
+    except matrix.LoadError:
+        return None
 
 
 def _with_roles(configs, m):

@@ -20,8 +20,7 @@ from matrix._diff_cli import fleet
 from matrix.diff import LEVELS, Accepted, diff, json_schema, kind_of, region_predicate, reproduces
 
 from .test_check import _FIELDS, _small_matrices
-from .test_diff import (_CONFIG_PROBES, _ROLE_SET, _ROLES_REFUSING, _ROLES_REFUSING_RUNNERS, _edited, _overlaid,
-                        _with_roles)
+from .test_diff import (_CONFIG_PROBES, _ROLE_SET, _ROLES_REFUSING, _ROLES_REFUSING_RUNNERS, _edited, _loaded, _with_roles)
 
 #: Configs of the space a draw compares (each is resolved once per change of the report, and by
 #: the reference): enough to meet every answer of a small matrix, at a modest cost in CI.
@@ -312,12 +311,11 @@ def _leveled(report, data):
 
 
 def _edited_agrees(case, fail_on, data=None):
-    text, runners, new_text, new_runners, names, overlay = case
-    try:
-        old = matrix.loads(text, runners=runners)
-        new = matrix.loads(new_text, runners=new_runners) if overlay is None else _overlaid(text, runners, overlay)
-    except matrix.LoadError:
-        return  # an ill-typed combination of atoms, or a refusal naming the gate removed
+    names = case[4]
+    loaded = _loaded(case)
+    if loaded is None:
+        return
+    old, new = loaded
     names = [*names, *(n for n in ("rb", "ro", "x") if any(f.path == n for m in (old, new) for f in m.schema))]
     _fleet_agrees(old, new, _leveled(diff(old, new), data), names, fail_on)
 
