@@ -954,7 +954,7 @@ class _Changes:
         from . import _diff_roles
 
         for role in _diff_roles.shared(self.old, self.new):
-            what = f"where the runner of role {role!r} changes"
+            what = _diff_roles.question(role)
             fields = {r.field for side in (self.old, self.new) for r in side.matrix.roles if r.id == role}
             for asked in [None, *runners]:
                 for (x, y), regions in _diff_roles.regions(self.search, asked, role).items():

@@ -216,7 +216,9 @@ def _answer(side: Union[_diff.Side, _At], kind: str, resolution: _resolver.Resol
         if error is not None:
             return "refused"
         filled = resolution.roles.get(feature or "")
-        return _messages.DIFF_ROLE_NONE if filled is None else side.matrix.runner(filled).name
+        from ._diff_roles import said
+
+        return said(side, filled)
     if kind in _WARNINGS:
         if error is not None:
             return "refused"

@@ -52,7 +52,7 @@ def regions(search: Any, asked: Optional[str], role: str) -> Dict[Tuple[Optional
     from . import _diff_warnings
 
     old, new = search.old, search.new
-    what = f"where the runner of role {role!r} changes"
+    what = question(role)
     renamed = search.renamed
     found: Dict[Tuple[Optional[str], Optional[str]], List[List[Any]]] = {}
     for a_question, a_runner, _ in _diff_warnings.served(search, old, asked):
@@ -65,6 +65,11 @@ def regions(search: Any, asked: Optional[str], role: str) -> Dict[Tuple[Optional
             if pairs:
                 _diff.option_regions(search, a_question, b_question, pairs, what, found)
     return found
+
+
+def question(role: str) -> str:
+    """What a search of *role*'s runner covers, as a line of ``undecided`` says it where it gives up."""
+    return f"where the runner of role {role!r} changes"
 
 
 def said(side: Any, runner: Optional[str]) -> str:

@@ -11,6 +11,8 @@ from .errors import excerpt
 from .schema import Deprecation, Feature, Schema, Window, covers, window_text
 
 if TYPE_CHECKING:  # pragma: no cover
+    from packaging.version import Version
+
     from ._converter import DeprecationSpec, Place
     from .loader import _Builder, _Source
 
@@ -57,16 +59,27 @@ def lifetimes(b: _Builder, source: _Source, where: Place, feature: Feature, sche
                              literal.span)
 
 
+def window(b: _Builder, source: _Source, where: Place, since_text: str,
+           remove_in_text: Optional[str]) -> Optional[Tuple[Version, Optional[Version]]]:
+    """A deprecation's ``since`` and ``remove_in`` (a gate's, a former id's, a runner's), read as
+    versions, ``remove_in`` not before ``since``; None where either is not (each problem said)."""
+    since = b.version(source, where + ("since",), since_text)
+    remove_in = b.version(source, where + ("remove_in",), remove_in_text)
+    if since is None or (remove_in_text is not None and remove_in is None):
+        return None
+    if remove_in is not None and remove_in < since:
+        b.problem(source, where + ("remove_in",), _messages.not_before('remove_in', remove_in_text, 'since', since_text))
+        return None
+    return since, remove_in
+
+
 def deprecation(b: _Builder, source: _Source, where: Place, spec: DeprecationSpec) -> Optional[Deprecation]:
     """A gate's ``deprecated`` table: since, the release it goes in and whether it has gone;
     None (said) when the versions disagree."""
-    since = b.version(source, where + ("since",), spec.since)
-    remove_in = b.version(source, where + ("remove_in",), spec.remove_in)
-    if since is None or (spec.remove_in is not None and remove_in is None):
+    versions = window(b, source, where, spec.since, spec.remove_in)
+    if versions is None:
         return None
-    if remove_in is not None and remove_in < since:
-        b.problem(source, where + ("remove_in",), _messages.not_before('remove_in', spec.remove_in, 'since', spec.since))
-        return None
+    since, remove_in = versions
     if spec.removed and remove_in is None:
         b.problem(source, where + ("removed",), _messages.removed_without_version())
         return None

@@ -24,7 +24,7 @@ from packaging.version import Version
 
 import attrs
 
-from . import _format, _load_runner_lifecycle, _messages
+from . import _format, _load_lifecycle, _load_runner_lifecycle, _messages
 from ._stages import CHOICE
 from .schema import REDIRECT_APPLIES, Alias, Deprecation, Redirect, Runner, Schema, covers, window_text
 
@@ -77,14 +77,10 @@ def _alias(builder: _Builder, source: _Source, where: Place, runner: str, spec: 
     elif spec.id in taken:
         builder.problem(source, where + ("id",), _messages.alias_taken(spec.id, taken[spec.id]))
         ok = False
-    since = builder.version(source, where + ("since",), spec.since)
-    remove_in = builder.version(source, where + ("remove_in",), spec.remove_in)
-    if since is None or (spec.remove_in is not None and remove_in is None):
+    versions = _load_lifecycle.window(builder, source, where, spec.since, spec.remove_in)
+    if versions is None:
         return None
-    if remove_in is not None and remove_in < since:
-        builder.problem(source, where + ("remove_in",),
-                        _messages.not_before('remove_in', spec.remove_in, 'since', spec.since))
-        return None
+    since, remove_in = versions
     if spec.removed and remove_in is None:
         builder.problem(source, where + ("removed",), _messages.removed_without_version())
         return None

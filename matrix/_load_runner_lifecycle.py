@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, List, Optional
 
-from . import _format, _messages
+from . import _format, _load_lifecycle, _messages
 from .schema import Alias, Deprecation
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,14 +28,10 @@ def deprecation(builder: _Builder, source: _Source, runner: str, spec: RunnerDep
                 aliases: Dict[str, Alias]) -> Optional[Deprecation]:
     """*runner*'s ``deprecated`` table, every problem said; None where one is."""
     where = ("deprecated",)
-    since = builder.version(source, where + ("since",), spec.since)
-    remove_in = builder.version(source, where + ("remove_in",), spec.remove_in)
-    ok = since is not None and (spec.remove_in is None or remove_in is not None)
-    if since is not None and remove_in is not None and remove_in < since:
-        builder.problem(source, where + ("remove_in",),
-                        _messages.not_before("remove_in", spec.remove_in, "since", spec.since))
-        ok = False
-    elif since is not None and remove_in is not None and remove_in == since:
+    versions = _load_lifecycle.window(builder, source, where, spec.since, spec.remove_in)
+    ok = versions is not None
+    since, remove_in = versions if versions is not None else (None, None)
+    if since is not None and remove_in is not None and remove_in == since:
         builder.problem(source, where + ("remove_in",), _messages.runner_removal_without_period(str(remove_in)))
         ok = False
     replacement = spec.replacement
