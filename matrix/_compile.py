@@ -345,7 +345,10 @@ def _parts(matrix: Matrix, version: Version) -> Parts:
         for path in said:
             readers.setdefault(path, feature.id)
     paths = tuple(readers)
-    reading = matrix.schema.reading_at(version, features)  # a choice gone then: refused, unless a gate reads it
+    # A choice gone then is refused, unless a gate that records its removal compares with it (the
+    # loader allows no other feature to; a runner's requirement may name a choice of any release,
+    # and opens none: a user trial found one that did).
+    reading = matrix.schema.reading_at(version, [g for g in features if g.removed_at(version)])
     generator = _Generator(reading, paths)
     source, constants = generator.module(features, readers)
     masks: Dict[str, Dict[str, int]] = {s: {} for s in ("no", "opt-in", "partial")}

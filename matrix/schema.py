@@ -297,9 +297,10 @@ class Schema(Model):
     def reading_at(self, version: Version, gates: Iterable[Feature] = ()) -> Schema:
         """The schema the resolver reads configs with at *version*: every field ever declared,
         those the host has not got then marked `Field.gone`; a choice the host has not got
-        then is refused (`Field.refused`), unless one of *gates* (those in force) compares
-        with it: the loader allows that only to a gate that records its removal, which refuses
-        the config itself (`RemovedFeatureError`)."""
+        then is refused (`Field.refused`), unless one of *gates* compares with it: the gates
+        that record a removal at *version* (`matrix._compile`), which refuse the config
+        themselves (`RemovedFeatureError`); the loader lets no other feature compare with a
+        choice outside its window, and a runner's requirement that does opens none."""
         if not self.versioned:
             return self
         compared = _compared(gates)

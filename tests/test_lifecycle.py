@@ -307,6 +307,19 @@ def test_a_choice_outside_its_window_is_refused_where_no_gate_records_its_remova
     assert [f.witness for f in check(m, version="0.32.0").findings if f.witness is not None] == [{"method": "medusa"}]
 
 
+def test_a_runner_requirement_that_names_a_choice_does_not_open_it_outside_its_window():
+    # A user trial: a runner's requirement `not (method == 'xpress' and ...)` let 'xpress' through
+    # at 0.32.0, before its since (resolve chose a runner, and `matrix diff --from-version` read
+    # configs that release refused as served). Only a gate that records a removal keeps a choice.
+    runners = {**RUNNERS, "v2": {**RUNNERS["v2"], "requires": {"x": "method != 'xpress'"}}}
+    m = matrix.loads(ENDED + '\n[requirements]\nx = { name = "no xpress", reason = "V2 has no xpress" }\n', runners=runners, path="versions.toml")
+    with pytest.raises(matrix.ConfigError) as excinfo:
+        m.resolve({"method": "xpress"}, version="0.32.0")
+    assert excinfo.exconly() == ("matrix.errors.ConfigError: Config 'method' (read by feature 'other'): 'xpress' is "
+                                 "not one of 'medusa', 'ngram' at 0.32.0: that choice exists from 0.33.0 only")
+    assert m.resolve({"method": "ngram"}, version="0.32.0").runner == "v2"
+
+
 def test_the_config_reference_says_when_fields_and_choices_exist():
     m = _versioned()
     lines = render(m, format="markdown", tables=["config"]).splitlines()

@@ -1015,8 +1015,9 @@ def reference(m, config, version):
     gates = m.gates_at(version)
     # The schema as resolve reads it at *version*: a field the host no longer has (gone) may be
     # missing from an object, and reads as its default; a choice it has not got then is refused,
-    # unless a gate in force compares with it (the gate that records its removal).
-    schema = m.schema.reading_at(version, gates)
+    # unless a gate that records its removal compares with it (no other gate opens it: a runner's
+    # requirement that names it did, a user trial found).
+    schema = m.schema.reading_at(version, [g for g in gates if g.removed_at(version)])
     # The plan reads what the gates read, then what the adjustments' conditions read.
     conditions = [sorted(f.when.paths) for f in gates] + [sorted(a.when.paths) for a in m.adjustments_at(version)]
     # Then what a failed requirement's reason says (issue 30, F7): read as its condition is.
@@ -1119,7 +1120,7 @@ def test_fast_path_equals_the_interpreter_on_random_matrices(data):
         resolution = error.resolution
     from matrix._access import read
 
-    schema = m.schema.reading_at(v, m.gates_at(v))
+    schema = m.schema.reading_at(v, [g for g in m.gates_at(v) if g.removed_at(v)])
     for runner in resolution.explanation(remedies=False)["runners"]:
         said = [b["name"] for b in runner["blockers"] if "requirement" in b]
         failed = resolution.failed[runner["id"]]
