@@ -1004,13 +1004,14 @@ class _Changes:
     def warnings(self, runners: Sequence[str] = ()) -> None:
         """The warnings a config is served with that name a feature (`matrix._diff_warnings`: a
         runner's partial support, a request's opt-in, a preference passed over), for automatic
-        choice and a request for each of *runners*: where both sides serve the same runner, one
-        finding per warning, change and cause, its region exact, its witness re-resolved."""
+        choice and a request for each of *runners*: where both sides serve, by the same runner
+        or not, one finding per warning, change and cause, its region exact, its witness
+        re-resolved."""
         from . import _diff_warnings
 
         search = self.search
         for asked in [None, *runners]:
-            keys = _diff_warnings.keys(self.old, self.new, asked, search.shared)
+            keys = _diff_warnings.keys(self.old, self.new, asked)
             if not keys:
                 continue
             cases = (_diff_warnings.served(search, self.old, asked), _diff_warnings.served(search, self.new, asked))
@@ -1109,10 +1110,8 @@ class _Changes:
 
         question = "preference-notice" if kind == "preference" else kind
 
-        def same(config: Dict[str, Any]) -> bool:
-            seen = tuple(observe(side, config, question, asked, gate_id) for side in sides)
-            ends = [observe(side, config, "automatic" if asked is None else "asked", asked) for side in sides]
-            return seen == said and ends[0].split(" (")[0] == ends[1].split(" (")[0] and inside(config)
+        def same(config: Dict[str, Any]) -> bool:  # served on both sides, by any runners
+            return tuple(observe(side, config, question, asked, gate_id) for side in sides) == said and inside(config)
 
         witness = search.witness(found)
         if any(observe(side, witness, question, asked, gate_id).startswith(_CONFIG_ERROR) for side in sides):

@@ -222,7 +222,10 @@ def _answer(side: Union[_diff.Side, _At], kind: str, resolution: _resolver.Resol
     if kind in _WARNINGS:
         if error is not None:
             return "refused"
-        warned = any(w.kind == _WARNINGS[kind] and w.feature == feature for w in resolution.warnings)
+        # A preference's notice names a runner other than the one that serves (where it names
+        # that one, the preference chose it: `served_how`).
+        warned = any(w.kind == _WARNINGS[kind] and w.feature == feature
+                     and (kind != "preference-notice" or w.runner != resolution.runner) for w in resolution.warnings)
         return "warned" if warned else "not warned"
     if kind == "removal":
         return "refused (the feature is removed)" if isinstance(error, RemovedFeatureError) else "not refused for it"

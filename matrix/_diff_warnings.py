@@ -12,8 +12,10 @@ Each is said where a side serves a config, by one rule of its decision list (`se
   outright (the feature active, no feature that forces a runner active, its runner not free),
   which it does for each preference before the rule that decides.
 
-A warning is compared where both sides serve the same runner (where they do not, the change of
-runner says it); its words (which runners and blockers a notice says) are not compared.
+A warning is compared wherever both sides serve, by the same runner or not (a user trial: a
+priority swap that moved configs to a runner supporting one of their features partly said only
+the change of runner, its region holding configs warned and configs not); its words (which
+runners and blockers a notice says, the runner a partial warning names) are not compared.
 """
 
 from __future__ import annotations
@@ -52,18 +54,15 @@ def served(search: Any, side: Any, asked: Optional[str]) -> List[Case]:
     return out
 
 
-def keys(old: Any, new: Any, asked: Optional[str], runners: Any) -> List[Key]:
+def keys(old: Any, new: Any, asked: Optional[str]) -> List[Key]:
     """The warnings a side may say in automatic choice (a request for *asked*), each once: the
-    gates either side supports partly for a runner both have (*runners*, by the new side's ids;
-    opt-in too, in a request), and the preferences (not outright) of automatic choice."""
+    gates either side supports partly for one of its runners (opt-in too, in a request), and the
+    preferences (not outright) of automatic choice."""
     out: List[Key] = []
     for side in (old, new):
         plan = side.plan
         choice = side.asked if asked is not None else side.automatic
-        for runner in runners:
-            local = side.local(runner) or runner
-            if local not in plan.no:
-                continue
+        for local in plan.no:
             masks = [("partial", plan.partial[local])] + ([("opt-in", plan.opt_in[local])] if asked is not None else [])
             out += [(kind, g.id) for kind, mask in masks for g in plan.active(mask) if g.id not in choice.dead]
         if asked is None:
@@ -97,9 +96,9 @@ def warned(side: Any, case: Case, key: Key, asked: Optional[str]) -> Node:
 
 def questions(search: Any, asked: Optional[str], key: Key, cases: Tuple[List[Case], List[Case]]
               ) -> Dict[str, List[List[Tuple[Node, bool]]]]:
-    """Where both sides serve the same runner (*cases*: `served` of each side) and one of them
-    says the warning *key*: for ``added`` and ``lifted``, the goals of each pair of cases where
-    it holds (none: no config)."""
+    """Where both sides serve (*cases*: `served` of each side), by the same runner or not, and
+    one of them says the warning *key*: for ``added`` and ``lifted``, the goals of each pair of
+    cases where it holds (none: no config). Each pair of runners is asked whole first."""
     from ._diff import _conjunction, _goals
 
     sides = (search.old, search.new)
@@ -110,18 +109,18 @@ def questions(search: Any, asked: Optional[str], key: Key, cases: Tuple[List[Cas
             by.setdefault(side.ids.get(case[1], case[1]), []).append((case, warned(side, case, key, asked)))
     what = f"where a {key[0]} warning changes"
     out: Dict[str, List[List[Tuple[Node, bool]]]] = {}
-    for runner in old_by.keys() & new_by.keys():
+    for before, after in ((x, y) for x in old_by for y in new_by):
         for direction, (said_old, said_new) in (("added", (False, True)), ("lifted", (True, False))):
-            warned_old = disjoin([conjoin([_conjunction(c[0]), w]) for c, w in old_by[runner]])
-            warned_new = disjoin([conjoin([_conjunction(c[0]), w]) for c, w in new_by[runner]])
-            served_old = disjoin([_conjunction(c[0]) for c, _ in old_by[runner]])
-            served_new = disjoin([_conjunction(c[0]) for c, _ in new_by[runner]])
+            warned_old = disjoin([conjoin([_conjunction(c[0]), w]) for c, w in old_by[before]])
+            warned_new = disjoin([conjoin([_conjunction(c[0]), w]) for c, w in new_by[after]])
+            served_old = disjoin([_conjunction(c[0]) for c, _ in old_by[before]])
+            served_new = disjoin([_conjunction(c[0]) for c, _ in new_by[after]])
             whole = {"true": [served_old, served_new, warned_old if said_old else warned_new],
                      "false": [warned_new if said_old else warned_old], "extra": []}
             if search._solve(whole, what) is None:
                 continue
-            for a, a_warned in old_by[runner]:
-                for b, b_warned in new_by[runner]:
+            for a, a_warned in old_by[before]:
+                for b, b_warned in new_by[after]:
                     goals = [*_goals(a[0]), *_goals(b[0]), (a_warned, said_old), (b_warned, said_new)]
                     if search._solve({"true": [n for n, w in goals if w], "false": [n for n, w in goals if not w],
                                       "extra": []}, what) is not None:

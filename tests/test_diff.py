@@ -1754,16 +1754,20 @@ def _every_difference_is_said(report, before, after, config, schema):
         if runner is not None and refused and not (a["removed"] or b["removed"]) and a["way"] != b["way"]:
             assert [c for c in report.changes if c.id == "request-refusal-changed" and c.runner == runner
                     and _inside(c, config, schema)], (runner, config, a, b, report.changes)
-        # Where both sides serve the same runner, a warning of a feature's partial or opt-in
-        # support, or of a preference passed over, is a finding of that question (its words are
-        # not compared); where the answer changes, that change says it.
+        # Where both sides serve, by the same runner or not, a warning of a feature's partial or
+        # opt-in support, or of a preference passed over, is a finding of that question (its
+        # words are not compared: a user trial found a change of runner that said nothing of the
+        # partial warning the new runner gave).
         same = a["refused"] is None and b["refused"] is None and a["runner"] == b["runner"]
+        served = a["refused"] is None and b["refused"] is None
         preferred = _preference_changed_is_said(report, runner, a, b, config, schema) if same else set()
         for warning in ({*a["warnings"]} ^ {*b["warnings"]}) - preferred:
             kind, feature, on, _, _ = warning
             chosen = (a if warning in a["warnings"] else b)["runner"]
-            if same and (kind in ("opt-in", "partial") or kind == "preference" and on != chosen):
-                present = [any(w[:2] == (kind, feature) for w in x["warnings"]) for x in (a, b)]
+            if served and (kind in ("opt-in", "partial") or kind == "preference" and on != chosen):
+                # (a preference's warning is a notice where it names another runner than the one that serves)
+                present = [any(w[:2] == (kind, feature) and (kind != "preference" or w[2] != x["runner"])
+                               for w in x["warnings"]) for x in (a, b)]
                 if present[0] != present[1]:
                     change_id = ("preference-notice" if kind == "preference" else kind) + \
                         ("-added" if present[1] else "-lifted")
@@ -4061,24 +4065,25 @@ def test_a_changed_exception_kind_of_a_refusal_is_breaking_at_the_requirement_an
     assert github(unread) == f"::notice title=matrix diff undecided::{line}\n"
 
 
-def test_partial_and_opt_in_warnings_and_a_preference_passed_over_are_compared_where_the_same_runner_serves():
+def test_partial_and_opt_in_warnings_and_a_preference_passed_over_are_compared_wherever_both_sides_serve():
     """A feature supported partly by the runner that serves, opt-in for the runner a request asks
     for, or preferring a runner that is not free: each warning is a finding of its own, for
-    automatic choice and each request, where both sides serve the same runner; where the runner
-    changes (g1 now blocks a in automatic choice: opt-in), that change says it."""
+    automatic choice and each request, wherever both sides serve, by the same runner or not (a
+    user trial: a priority swap moved configs to a runner that supports one of their features
+    partly, and only the change of runner was said)."""
     new = _WARNED.replace('b = "yes" }\n[features.g1]', 'b = "yes" }\nprefers = { runner = "a", outright = false }\n'
                           '[features.g1]').replace('a = "yes", b = "yes" }\n# end',
                                                    'a = "opt-in", b = { status = "partial", note = "n" } }\n# end')
     report = diff(matrix.loads(_WARNED, runners=_WARNED_RUNNERS), matrix.loads(new, runners=_WARNED_RUNNERS))
     # A request for A with t == 'a' is refused on both sides (g0); with b, automatic choice moved
-    # to B where t != 'a': there the partial warning follows the runner (said by its change).
+    # to B where t != 'a', and B warns there as where A was refused before: partial-added, b.
     assert _summary(report) == [
         ("runner-changed", "behaviour", "Automatic choice: A → B (fallback)", "b and t != 'a'",
          {"t": "b", "b": True}, ["<string>:12: feature 'g1' as it is now"]),
         ("blocker-added", "behaviour", "A and g1: not blocked by it → blocked by it", "b", {"b": True},
          ["<string>:12: feature 'g1' as it is now"]),
         ("partial-added", "behaviour", "Automatic choice: Warning that g1 is supported partly: not warned → warned",
-         "t == 'a' and b", {"b": True}, ["<string>:12: feature 'g1' as it is now"]),
+         "b", {"b": True}, ["<string>:12: feature 'g1' as it is now"]),
         ("partial-added", "behaviour", "Asking for B: Warning that g1 is supported partly: not warned → warned",
          "b", {"b": True}, ["<string>:12: feature 'g1' as it is now"]),
         ("opt-in-added", "behaviour", "Asking for A: Warning that g1 is opt-in: not warned → warned",

@@ -213,4 +213,4 @@ def test_the_reviewing_section_prints_what_the_readme_shows_and_its_comment_rend
     assert rendered == comment
     # The section ends on the table of a pull-request comment: one row per change, as shown.
     assert [line.split(" | ")[1] for line in comment.splitlines() if line.startswith("| behaviour")] == [
-        "`runner-changed`", "`request-served`", "`blocker-lifted`"]
+        "`runner-changed`", "`request-served`", "`blocker-lifted`", "`partial-lifted`", "`preference-notice-lifted`"]
