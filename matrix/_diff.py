@@ -1232,7 +1232,7 @@ class _Conjuncts:
 
     def __init__(self, split: Split, whole: Container[Node]) -> None:
         self.split, self.whole = split, whole
-        self.reads: Dict[Node, FrozenSet[str]] = {}
+        self.reads: Dict[int, Tuple[Node, FrozenSet[str]]] = {}
 
     def fewest(self, conjuncts: Sequence[Goal]) -> List[Goal]:
         kept = self.flat(list(conjuncts))
@@ -1279,10 +1279,12 @@ class _Conjuncts:
             return None
 
     def paths(self, node: Node) -> FrozenSet[str]:
-        read = self.reads.get(node)
-        if read is None:
-            read = self.reads[node] = self.split._read(node)
-        return read
+        # Known by its id (the node kept beside it, so the id stays its own): a node's hash walks
+        # the whole of it, and `tied` reads every conjunct's paths at each question.
+        known = self.reads.get(id(node))
+        if known is None:
+            known = self.reads[id(node)] = (node, self.split._read(node))
+        return known[1]
 
     def tied(self, goal: Goal, others: Sequence[Goal]) -> List[Goal]:
         """The others that share a path with *goal*, through one another: the others hold
