@@ -31,6 +31,12 @@ _NOT_WARNED = _messages.diff_said_value(None, None)
 #: kind of `ResolutionWarning` each reads.
 _WARNINGS = {"partial": "partial", "opt-in": "opt-in", "preference-notice": "preference"}
 _REMOVED = "refused (the feature is removed)"
+#: The kinds of question of the words a config is warned or refused with (`matrix._diff_words`):
+#: a feature's deprecation, a feature's removal, a runner's own deprecation.
+_WORDS = ("deprecation-words", "removal-words", "runner-deprecation")
+#: The change ids of those questions (`kind_of`).
+WORD_KINDS = {"deprecation-reworded": "deprecation-words", "removal-reworded": "removal-words",
+              **{f"runner-deprecation-{how}": "runner-deprecation" for how in ("started", "ended", "reworded")}}
 
 
 def rejection(matrix: Matrix, config: Dict[str, Any], version: Optional[VersionLike] = None) -> Optional[str]:
@@ -183,8 +189,8 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
         return _alias_said(side, config, runner)
     if kind == "runner":  # a request for a runner only one side has
         return _runner_said(side, config, runner)
-    asked = side.local(runner) if kind in ("asked", "removal", "deprecation", "refusal-kind", "role", *_WARNINGS) \
-        else None
+    asked = side.local(runner) if kind in ("asked", "removal", "deprecation", "refusal-kind", "role", *_WARNINGS,
+                                           *_WORDS) else None
     blocked = side.local(blocked)
     try:
         try:
@@ -229,6 +235,8 @@ def _answer(side: Union[_diff.Side, _At], kind: str, resolution: _resolver.Resol
         return "warned" if warned else "not warned"
     if kind == "removal":
         return "refused (the feature is removed)" if isinstance(error, RemovedFeatureError) else "not refused for it"
+    if kind in _WORDS:
+        return _words(side, kind, resolution, error, feature)
     if kind == "deprecation":
         warned = any(w.kind == "deprecated" and w.feature == feature for w in resolution.warnings)
         return "warned: deprecated" if warned else "not warned"
@@ -238,6 +246,32 @@ def _answer(side: Union[_diff.Side, _At], kind: str, resolution: _resolver.Resol
             "not blocked by it"
     blockers = {g.id for g in resolution.unsupported.get(blocked, ())}
     return "blocked by it" if feature in blockers else "not blocked by it"
+
+
+def _words(side: Union[_diff.Side, _At], kind: str, resolution: _resolver.Resolution,
+           error: Optional[ResolutionError], subject: Optional[str]) -> str:
+    """`observe`'s answer for a question of `_WORDS`: the words a config is warned with that the
+    feature *subject* is deprecated, or that the runner *subject* (by the new side's id) is, by
+    the resolution that ends on it (not a role's runner); or the words its refusal says that the
+    feature *subject* is removed."""
+    if kind == "deprecation-words":
+        said = [w.message for w in resolution.warnings if w.kind == "deprecated" and w.feature == subject]
+    elif kind == "runner-deprecation":
+        runner = side.local(subject)
+        said = [w.message for w in resolution.warnings if w.kind == "deprecated-runner" and w.runner == runner
+                and resolution.runner == runner]
+    else:
+        from ._choice import removal_words
+        from .resolver import _plan
+
+        plan = side.plan if isinstance(side, _diff.Side) else _plan(side.matrix, side.version)
+        gate = next((f for f in plan.features if f.id == subject and f.deprecated is not None), None)
+        words = None if gate is None else removal_words(gate)
+        # The refusal says each removed feature the config uses, "; " between them.
+        if words is None or not isinstance(error, RemovedFeatureError) or f"; {words}; " not in f"; {error.reason}; ":
+            return _messages.DIFF_NOT_REFUSED_FOR_IT
+        return _messages.diff_words_said("refused", words)
+    return _messages.diff_words_said("warned", said[0]) if said else _messages.DIFF_NOT_WARNED
 
 
 def served_how(resolution: _resolver.Resolution, also: Sequence[str] = ()) -> Tuple[List[str], Optional[str]]:
@@ -303,6 +337,8 @@ def kind_of(change: Difference) -> str:
     (a request by a former id, *runner*), ``runner`` (a request for a runner only one side has),
     ``role`` (the runner of a role other than the base, the role its message names), or
     ``cosmetic``)."""
+    if change.id in WORD_KINDS:
+        return WORD_KINDS[change.id]
     if change.id == "refusal-kind-changed":
         return "refusal-kind"
     if change.id == "role-runner-changed":
@@ -366,7 +402,7 @@ def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, A
                                                  "adjustment-warning-lifted": [True, False]}.get(change.id, [True, True])
     else:
         asked = change.runner if kind in ("asked", "removal", "deprecation", "refusal-kind", "alias", "role", "runner",
-                                          *_WARNINGS) else None
+                                          *_WARNINGS, *_WORDS) else None
         feature = change.features[0] if change.features else None
         if kind == "role":
             from ._diff_roles import role_of

@@ -172,35 +172,15 @@ def _unread(*sides: _diff.Side) -> List[Tuple[str, str]]:
 
 def _unread_words(old: _diff.Side, new: _diff.Side) -> List[Tuple[str, str]]:
     """Answers the diff does not compare yet, said where they differ (user trials found each
-    said "No change"): the words of a deprecation warning (its removal version, replacement or
-    message) of a gate both sides deprecate, the words a removal refuses with of a gate both sides
-    remove, and a request by a runner's former id (an alias added or removed, naming another
-    runner, or warning in other words: whether it warns is compared, `_Changes.aliases`); and a
-    runner's own deprecation warning (`matrix._diff_runner_deprecations`)."""
-    from . import _diff_aliases, _diff_runner_deprecations
-    from ._choice import deprecation_words, removal_words
-
-    def reworded(holds: Callable[[_diff.Side, Any], bool], words: Callable[..., str]) -> List[str]:
-        """The names of the gates both sides hold as *holds* says whose *words* differ: said by
-        the new name on both sides (a feature renamed is a cosmetic finding of its own)."""
-        return [gate.name for gate in new.plan.features for there in (old.gate(gate.id),)
-                if there is not None and holds(new, gate) and holds(old, there)
-                and words(there, gate.name) != words(gate)]
-
-    out: List[Tuple[str, str]] = []
-    changed = reworded(_diff.deprecated, deprecation_words)
-    if changed:
-        out.append((f"the words of a deprecation warning ({', '.join(changed)})", "a config that uses it"))
-    # The words a removal refuses with, of a gate both sides remove (a user trial: "removed in
-    # 1.2" → "removed in 1.3" said "No change for any config").
-    gone = reworded(_diff.removed, removal_words)
-    if gone:
-        out.append((f"the words of a removal's refusal ({', '.join(gone)})", "a config that uses it"))
+    said "No change"): a request by a runner's former id (an alias added or removed, naming
+    another runner, or warning in other words: whether it warns is compared, `_Changes.aliases`).
+    The words of a deprecation or a removal of a gate both sides deprecate (remove), and a
+    runner's own deprecation warning, are compared (`matrix._diff_words`)."""
+    from . import _diff_aliases
 
     # Whether it is warned is compared (`_Changes.aliases`); the rest is said here, a runner
     # renamed's former id too (its alias removed: a request by it is refused).
     differ = [a for a in _diff_aliases.formers(old, new) if _diff_aliases.unread(old, new, a)]
     if differ:
-        out.append((f"a request by a runner's former id ({', '.join(differ)})", "a request by it"))
-    out += _diff_runner_deprecations.unread(old, new)
-    return out
+        return [(f"a request by a runner's former id ({', '.join(differ)})", "a request by it")]
+    return []

@@ -2129,6 +2129,29 @@ def overlay_table_intro(upstream: str, version: str) -> str:
 
 
 # --- lane diff ---
+
+
+def diff_words_said(how: str, words: str) -> str:
+    """What `matrix diff` observes of the words a config is warned (*how* ``warned``) or refused
+    with (a deprecation's, a removal's, a runner's own deprecation's): the words quoted."""
+    return f"{how}: {words!r}"
+
+
+#: What `matrix diff` observes where a config is not warned (`diff_words_said`), or not refused
+#: for the feature asked about.
+DIFF_NOT_WARNED = "not warned"
+DIFF_NOT_REFUSED_FOR_IT = "not refused for it"
+
+
+def diff_words(kind: str, name: str, old: str, new: str) -> str:
+    """A change of `matrix.diff` of the words a config is told: a feature's deprecation warning
+    (*kind* ``deprecation``) or removal refusal (``removal``), of the feature named *name*, or a
+    runner's own deprecation warning (``runner-deprecation``, *name* the runner's)."""
+    what = {"deprecation": f"Warning that {name} is deprecated", "removal": f"Refusal that {name} is removed",
+            "runner-deprecation": f"Warning that {name} is deprecated"}[kind]
+    return f"{what}: {old} → {new}"
+
+
 def diff_config_lines(name: str, problems: Sequence[Tuple[int, str]]) -> str:
     """Every line of a JSON-lines fleet that is not a config, one each (the first alone as before)."""
     if len(problems) == 1:

@@ -17,7 +17,9 @@ sides refuse, as `matrix._diff_kinds` reads a refusal's words; the warnings of a
 opt-in support and the notice of a preference passed over where both serve the same runner
 (`matrix._diff_warnings`). With ``[roles]``, a config another role's runner refuses is refused in
 every question (`matrix._diff.Side.role_refusing`), and which runner fills each role where both
-sides serve with the same runner is ``role-runner-changed`` (`matrix._diff_roles`). One finding per cause: a region is bounded by as few of the entries that differ as can
+sides serve with the same runner is ``role-runner-changed`` (`matrix._diff_roles`). The words of a
+deprecation or a removal of a gate both sides deprecate (remove), and a runner's own deprecation
+warning, are compared where the sides say them (`matrix._diff_words`). One finding per cause: a region is bounded by as few of the entries that differ as can
 be (a pair of rules whose configs change by other causes too gives a region per cause, up to
 `matrix._diff.MAX_REGIONS`), and a deprecation or blocker whose gate alone causes a behaviour
 change of automatic choice is said by that change (`Difference.also`) where every config it
@@ -66,7 +68,7 @@ from typing import Any, Dict, List, Optional, Set
 
 import attrs
 
-from . import _diff
+from . import _diff, _diff_words
 from ._diff_changes import _Changes
 from ._diff_regions import _grouped, _simplified, _top_level
 from ._diff_types import _AUTOMATIC, _sorted
@@ -135,6 +137,8 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
     changes.roles(runners)
     changes.warnings(runners)
     changes.aliases()
+    for findings in _diff_words.FINDINGS:  # the words of deprecations and removals, a runner's own deprecation
+        findings(changes, runners)
     changes.config()
     changes.cosmetic()
     return DiffReport(_sorted(_set_required(_readable(_alike(_folded(changes))), _diff.required_fields(plans[0]) &

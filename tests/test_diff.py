@@ -193,16 +193,21 @@ _REMOVED_WORDS = ('[matrix]\nname = "m"\nversion = "2.0"\n[config]\n"b" = { type
                   'deprecated = { since = "1.0", remove_in = "1.5", removed = true }\n')
 
 
-def test_the_words_a_removal_refuses_with_that_differ_are_said_not_compared():
+def test_the_words_a_removal_refuses_with_that_differ_are_a_finding_for_the_configs_that_use_it():
     """A user trial (W7): a removed feature's refusal that says "removed in 1.2" on one side and
-    "removed in 1.3" on the other was "No change for any config"."""
+    "removed in 1.3" on the other was "No change for any config"; then said not compared. Now
+    ``removal-reworded``: every config that uses it on both sides, at its ``deprecated`` line."""
     removed = SMALL + 'deprecated = { since = "1.0", remove_in = "1.5", removed = true }\n'
     report = diff(matrix.loads(removed, runners=RUNNERS),
                   matrix.loads(removed.replace('remove_in = "1.5"', 'remove_in = "2.0"'), runners=RUNNERS))
-    assert (report.headline(), report.changes, report.undecided) == (
-        "No change found where compared (both at 2.0); 1 undecided", (),
-        ("Not compared: the words of a removal's refusal (feature y) (the answers for a config that uses it may "
-         "differ unseen)",))
+    assert (report.headline(), _summary(report), report.undecided) == (
+        "1 change (both at 2.0): 0 breaking, 1 behaviour, 0 cosmetic",
+        [("removal-reworded", "behaviour", "Automatic choice: Refusal that feature y is removed: refused: 'feature y "
+          "was removed in 1.5' → refused: 'feature y was removed in 2.0'", "y", {"y": True},
+          ["<string>:15: $.features.fy.deprecated as it is now"])], ())
+    change = report.changes[0]
+    assert (change.old, change.new, change.features) == ("refused: 'feature y was removed in 1.5'",
+                                                         "refused: 'feature y was removed in 2.0'", ("fy",))
 
 
 def test_a_runner_removed_or_added_is_a_finding_where_a_request_for_it_is_served():
@@ -277,11 +282,14 @@ def _structural_edit(draw, edit, text, runners, new_runners, names):
     atoms = [a for n in names for a in _ATOMS[n]]
     overlay = None
     if edit == "runner-deprecated":  # a runner's own deprecation added, changed or dropped
-        table = new_runners[draw(st.sampled_from(sorted(new_runners)))]
-        table.pop("deprecated", None)
-        table.update(draw(st.sampled_from([{}, {"deprecated": {"since": "0.5", "remove_in": "2.0"}},
-                                           {"deprecated": {"since": "1.0", "message": "retiring"}},
-                                           {"deprecated": {"since": "2.0"}}])))
+        runner = draw(st.sampled_from(sorted(new_runners)))
+        # ... on the new side, and half the time on the old too (in other words, or the same)
+        for table in (new_runners[runner], *([runners[runner]] if draw(st.booleans()) else [])):
+            table.pop("deprecated", None)
+            table.update(draw(st.sampled_from([{}, {"deprecated": {"since": "0.5", "remove_in": "2.0"}},
+                                               {"deprecated": {"since": "0.5", "remove_in": "3.0", "message": "m"}},
+                                               {"deprecated": {"since": "1.0", "message": "retiring"}},
+                                               {"deprecated": {"since": "2.0"}}])))
     elif edit == "candidacy":  # a runner's candidacy gate changed, added or removed
         runner = draw(st.sampled_from(sorted(runners)))
         if "candidate" in runners[runner] and draw(st.booleans()):
@@ -408,7 +416,8 @@ _TEXT_EDITS = {"says": _says_edit, "error-kind": _error_kind_edit, "prefer": _pr
 def _edited(draw):
     """A small matrix (with adjustments half the time, a runner's own among them, and redirects),
     and a random edit of it: a cell flipped (or made opt-in or partial), a gate added or removed, two priorities swapped, a
-    deprecation (or a removal) added, a runner's own deprecation added, changed or dropped, an adjustment added (before the choice, or a runner's own), an adjustment or a
+    deprecation (or a removal) added or reworded (on both sides: `_reworded`), a runner's own deprecation added, changed
+    or dropped (on the new side, or both), an adjustment added (before the choice, or a runner's own), an adjustment or a
     runner's redirects dropped, a runner's candidacy changed, added or removed, an order added,
     removed or rewritten (its runners, condition, fallback), a runner added or removed, a
     [config] field's declaration rewritten (`_CONFIG_EDITS`: a choice or bound gone or added, a
@@ -423,15 +432,15 @@ def _edited(draw):
                                  "candidacy", "order", "order", "overlay", "overlay", "runner-added",
                                  "runner-removed", "runner-renamed", "config", "config", "config", "default",
                                  "default", "default", "error-kind", "prefer", "prefer", "runner-deprecated",
-                                 "runner-deprecated"]))
+                                 "runner-deprecated", "reword", "reword"]))
     new_text, new_runners = text, copy.deepcopy(runners)
     cells = list(re.finditer(r'(\b[abc]) = "(yes|no)"', text))
     overlay = None
     structural = _structural_edit(draw, edit, text, runners, new_runners, names)
     if structural is not None:
         new_text, overlay = structural
-    elif edit in ("cell", "status") and cells:
-        text, new_text = _cell_edit(draw, edit, text, cells)
+    elif edit in ("cell", "status") and cells or edit == "reword":  # the old side's text drawn too
+        text, new_text = _reworded(draw, text) if edit == "reword" else _cell_edit(draw, edit, text, cells)
     elif edit == "add":
         atom = draw(st.sampled_from([a for n in names for a in _ATOMS[n]]))
         support = ", ".join(f'{r} = "{draw(st.sampled_from(["yes", "no"]))}"' for r in runners)
@@ -481,6 +490,25 @@ def _edited(draw):
     text, new_text = _templated(draw, names, text, new_text)
     text, new_text = _roled(draw, text, new_text, runners, new_runners, names)
     return text, runners, new_text, new_runners, names, overlay
+
+
+def _reworded(draw, text):
+    """*text* with a deprecation (or a removal) of one of its gates that has none, and the same
+    text with that deprecation in words drawn again (its removal version, replacement, message)."""
+    blocks = [b for b in re.finditer(r"\[features\.g\d+\]\n(?:(?!\[).*\n)*", text) if "deprecated" not in b.group(0)]
+    if not blocks:
+        return text, text
+    block = draw(st.sampled_from(blocks))
+    removed = draw(st.booleans())
+
+    def line():
+        remove_in = draw(st.sampled_from(["0.8", "1.0"] if removed else [None, "2.0", "3.0"]))
+        words = {"since": "0.5", "remove_in": remove_in, "replacement": draw(st.sampled_from([None, "g9", "x = false"])),
+                 "message": draw(st.sampled_from([None, "retiring"])), "removed": removed or None}
+        return "deprecated = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in words.items() if v is not None) + " }\n"
+
+    lines = line(), line()
+    return tuple(text[:block.end()] + one + text[block.end():] for one in lines)
 
 
 def _roled(draw, text, new_text, runners, new_runners, names):
@@ -1103,6 +1131,11 @@ def _one_finding_per_message_and_cause(report):
     assert len(said) == len(set(said)), [c for c in said if said.count(c) > 1]
 
 
+#: The findings of the words a config is warned or refused with, and the question each asks `observe`.
+_WORD_KINDS = {"deprecation-reworded": "deprecation-words", "removal-reworded": "removal-words",
+               **{f"runner-deprecation-{how}": "runner-deprecation" for how in ("started", "ended", "reworded")}}
+
+
 def _witnesses_reproduce(report, sides):
     """Every witness resolves as its change says on both sides; each change with what it asks."""
     kinds = []
@@ -1115,13 +1148,14 @@ def _witnesses_reproduce(report, sides):
         # A witness says only what differs from the defaults (a user trial: "mmap": false, the
         # default of the only side that declares it).
         assert _defaults_in(change.witness, sides) == [], change
-        kind = ("automatic" if change.id in _AUTOMATIC else "asked" if change.id.startswith(("request-", "redirect-"))
+        kind = (_WORD_KINDS[change.id] if change.id in _WORD_KINDS
+                else "automatic" if change.id in _AUTOMATIC else "asked" if change.id.startswith(("request-", "redirect-"))
                 else "removal" if change.id in _REMOVAL else "said" if change.id in _SAID
                 else "refusal-kind" if change.id == "refusal-kind-changed"
                 else change.id.rsplit("-", 1)[0] if change.id.startswith(("partial-", "opt-in-", "preference-notice-"))
                 else change.id.split("-")[0])
         asked = change.runner if kind in ("asked", "removal", "deprecation", "refusal-kind", "partial", "opt-in",
-                                          "preference-notice", "alias", "role", "runner") else None
+                                          "preference-notice", "alias", "role", "runner", *_WORD_KINDS.values()) else None
         kinds.append((change, kind, asked))
         if kind == "said":  # what the adjustment named first says (in a request for its runner)
             seen = [said_by(s, change.witness, change.features[0], change.runner) for s in sides]
@@ -1531,6 +1565,7 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     told = sorted({a.id for side in sides for a in (*side.plan.pre_adjustments,
                                                     *(a for own in side.plan.adjustments.values() for a in own))})
     by_id = _changes_by_id(report)
+    runner_words = _runner_words(sides, renamed)
     for config in universe:
         try:
             (before, before_whole), (after, after_whole) = (_answers(side, config, names, told, renamed)
@@ -1545,7 +1580,7 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
             before = {key: answer for key, answer in before.items() if key[1] is not None and key[0] != "blocker"}
             after = {key: answer for key, answer in after.items() if key[1] is not None and key[0] != "blocker"}
             before_whole, after_whole = ({r: w for r, w in x.items() if r is not None} for x in (before_whole, after_whole))
-        _every_difference_is_said(report, before_whole, after_whole, config, schema)
+        _every_difference_is_said(report, before_whole, after_whole, config, schema, runner_words)
         for key in before.keys() & after.keys():
             if before[key] == after[key]:
                 continue
@@ -1634,10 +1669,7 @@ _UNREAD = {"roles": "Not compared: what the runner of a role other than the base
            "request": "Not compared: the blockers a request reads",
            "refusal": "Not compared: the warnings said beside a refusal",
            "kind": "Not compared: the exception kind a refusal raises",
-           "deprecation words": "Not compared: the words of a deprecation warning",
-           "removal words": "Not compared: the words of a removal's refusal",
            "former id": "Not compared: a request by a runner's former id",
-           "runner deprecation": "Not compared: the warning that a runner is deprecated",
            # Never compared, as the docs say (whether a config is served, by which runner, with a
            # fallback warning or not, and each runner's blockers are): no line.
            "words": ""}
@@ -1674,17 +1706,6 @@ def _roles_unread(report, runner, a, b, config, schema):
     return {"roles"} if a["role warnings"] != b["role warnings"] else set()
 
 
-def _removal_words_differ(old, new):
-    """Whether a removal's refusal says a feature both refusals name in other words (W7: "removed
-    in 1.2" → "in 1.3"); another feature joining the list is the refusal's words, not compared."""
-    def parts(reason):
-        return {m.group(1): part for part in reason.split("; ")
-                for m in (re.match(r"(.+?) was removed in ", part),) if m is not None}
-
-    a, b = parts(old), parts(new)
-    return any(a[name] != b[name] for name in a.keys() & b.keys())
-
-
 def _one_sided_is_said(report, runner, a, b, config, schema, said):
     """A request for a runner only one side has: a usage error on the other side. Served where it
     stands, a finding of its own (W3: a runner removed was said only by a "Not compared" line);
@@ -1698,7 +1719,59 @@ def _one_sided_is_said(report, runner, a, b, config, schema, said):
         assert said("one-sided"), (runner, config, a, b)
 
 
-def _every_difference_is_said(report, before, after, config, schema):
+def _deprecation_words_are_said(report, runner, warning, answers, config, schema, runner_words):
+    """Whether *warning*, said by one of *answers* (a whole resolution of each side, of automatic
+    choice or a request for *runner*), is a deprecation's that a finding of its words holds: a
+    feature's warned on both sides in other words (``deprecation-reworded``, said for automatic
+    choice and one request: the same words whichever runner is asked for), or a runner's own where
+    its words differ between the sides (*runner_words*: started, ended or reworded, for this
+    question). None holds: an assertion fails."""
+    kind, feature, on, _, _ = warning
+    present = [any(w[:3] == warning[:3] for w in x["warnings"]) for x in answers]
+    if kind == "deprecated" and all(present):
+        found = [c for c in report.changes if c.id == "deprecation-reworded" and c.features[0] == feature]
+    elif kind == "deprecated-runner" and on in runner_words:
+        change_id = "runner-deprecation-" + ("reworded" if all(present) else "started" if present[1] else "ended")
+        found = [c for c in report.changes if c.id == change_id and c.runner == runner and c.features[0] == on]
+    else:
+        return False
+    assert [c for c in found if _inside(c, config, schema)], (warning, runner, config, answers, report.changes)
+    return True
+
+
+def _removal_words_are_said(report, part, old, new, config, schema):
+    """A refusal for a removal on both sides (the *part* ``refused`` of `_whole`s *old*, *new*) that
+    says a feature both name in other words (W7: "removed in 1.2" → "in 1.3"; its replacement or
+    message) is held to a ``removal-reworded`` finding of those words; another feature joining the
+    list is a removal's own finding."""
+    def parts(reason):  # "NAME was removed in V[; use R instead][ (M)]", "; " between features
+        return {part.split(" was removed in ")[0]: part for part in re.split(r"; (?=[^;]*? was removed in )", reason)}
+
+    if part != "refused" or not (old["removed"] and new["removed"]):
+        return
+    a, b = parts(old["refused"][1]), parts(new["refused"][1])
+    for name in a.keys() & b.keys():
+        if a[name] != b[name]:
+            assert [c for c in report.changes if c.id == "removal-reworded" and (c.old, c.new) == (
+                f"refused: {a[name]!r}", f"refused: {b[name]!r}") and _inside(c, config, schema)], (
+                name, config, old, new, report.changes)
+
+
+def _runner_words(sides, renamed):
+    """The runners both sides have (by the new side's ids: *renamed*) whose own deprecation
+    warning differs between the sides (file-format.md, A runner deprecated: said from its since
+    on, its removal version, replacement and message; past its remove_in, said to be due)."""
+    def said(side, r):
+        d = r.deprecated
+        if d is None or side.version < d.since:
+            return None
+        return str(d.since), str(d.remove_in), d.replacement, d.message, d.remove_in is not None and side.version >= d.remove_in
+
+    old = {renamed.get(r.id, r.id): said(sides[0], r) for r in sides[0].matrix.runners}
+    return {r.id for r in sides[1].matrix.runners if r.id in old and old[r.id] != said(sides[1], r)}
+
+
+def _every_difference_is_said(report, before, after, config, schema, runner_words=frozenset()):
     """Every difference of the whole resolution of *config* (automatic choice, and a request for
     each runner: `_whole`) is in a finding's region of that question, or is of what the diff does
     not compare and the report says so (`_UNREAD`): none is silent. A finding holds the config
@@ -1726,11 +1799,9 @@ def _every_difference_is_said(report, before, after, config, schema):
         unread = set()
         for part in a.keys() - {"warnings", "blockers", "kind", "way", "roles", "role warnings"}:
             if a[part] != b[part]:
-                # The words of a refusal for a removal on both sides: where no removal starts or
-                # ends there (its finding says it), a gate both remove says other words (W7).
-                unread.add("removal words" if part == "refused" and a["removed"] and b["removed"]
-                           and _removal_words_differ(a["refused"][1], b["refused"][1])
-                           else "words" if part == "refused" and refused
+                _removal_words_are_said(report, part, a, b, config, schema)
+                # The words of a refusal (but a removal's, above) are not compared (the docs).
+                unread.add("words" if part == "refused" and refused
                            # A role's refusal that no finding holds: by a requirement of roles, or a
                            # role one side declares only (the docs: said not compared).
                            else "role rules" if part in ("refused", "runner") and not held and any(
@@ -1761,7 +1832,10 @@ def _every_difference_is_said(report, before, after, config, schema):
         same = a["refused"] is None and b["refused"] is None and a["runner"] == b["runner"]
         served = a["refused"] is None and b["refused"] is None
         preferred = _preference_changed_is_said(report, runner, a, b, config, schema) if same else set()
-        for warning in ({*a["warnings"]} ^ {*b["warnings"]}) - preferred:
+        # A deprecation's words (a feature's, a runner's own): a finding of its own.
+        worded = {w for w in {*a["warnings"]} ^ {*b["warnings"]}
+                  if _deprecation_words_are_said(report, runner, w, (a, b), config, schema, runner_words)}
+        for warning in ({*a["warnings"]} ^ {*b["warnings"]}) - preferred - worded:
             kind, feature, on, _, _ = warning
             chosen = (a if warning in a["warnings"] else b)["runner"]
             if served and (kind in ("opt-in", "partial") or kind == "preference" and on != chosen):
@@ -1779,8 +1853,6 @@ def _every_difference_is_said(report, before, after, config, schema):
                        else "words" if kind == "fallback" and all(any(w[0] == "fallback" for w in x["warnings"])
                                                                   for x in (a, b))
                        else "removal" if kind == "deprecated" and (removed or a["removed"] or b["removed"])
-                       # a runner's own deprecation, where both sides serve it: not compared yet
-                       else "runner deprecation" if kind == "deprecated-runner" and same
                        else None)
         for blocked in a["blockers"].keys() | b["blockers"].keys():
             seen = [x["blockers"].get(blocked) for x in (a, b)]
@@ -4113,10 +4185,12 @@ def test_the_same_runner_chosen_by_another_features_preference_is_a_change_that_
     assert not matrix.diff.reproduces(change, old, new, {"i": 1})
 
 
-def test_the_words_of_a_deprecation_and_a_request_by_a_former_id_are_said_not_compared():
+def test_the_words_of_a_deprecation_are_a_finding_and_a_request_by_a_former_id_is_said_not_compared():
     """A user trial: a deprecation's removal version and replacement changed, and a runner's former
     id removed, and the diff said "No change for any config" (a user is warned otherwise, and a
-    request by the former id is refused). Not compared yet: said so, for those only."""
+    request by the former id is refused). The deprecation's words are ``deprecation-reworded``
+    (every config that uses it on both sides, at its ``deprecated`` line); the former id is said
+    not compared."""
     text = ('[matrix]\nname = "m"\nversion = "2.0"\n[config]\nx = { type = "bool", default = false }\n'
             '[features.x]\nname = "X"\nwhen = "x"\nsupport = { a = "yes", b = "yes" }\n'
             'deprecated = { since = "1.0", remove_in = "3.0", replacement = "x = false" }\n')
@@ -4130,9 +4204,14 @@ def test_the_words_of_a_deprecation_and_a_request_by_a_former_id_are_said_not_co
     assert [w.message for w in old.resolve({"x": True}).warnings] != [w.message for w in words.resolve({"x": True}).warnings]
     with pytest.raises(matrix.UsageError):
         gone.resolve({}, runner="old_b")
-    assert (diff(old, words).changes, diff(old, words).undecided) == ((), (
-        "Not compared: the words of a deprecation warning (X) (the answers for a config that uses it may differ "
-        "unseen)",))
+    report = diff(old, words)
+    assert (_summary(report), report.undecided) == ([(
+        "deprecation-reworded", "behaviour", "Automatic choice: Warning that X is deprecated: warned: 'X is deprecated "
+        "since 1.0 and will be removed in 3.0; use x = false instead' → warned: 'X is deprecated since 1.0 and will be "
+        "removed in 2.1; use y = true instead'", "x", {"x": True}, ["<string>:10: $.features.x.deprecated as it is now"])],
+        ())
+    assert matrix.diff.reproduces(report.changes[0], old, words, {"x": True})
+    assert not matrix.diff.reproduces(report.changes[0], old, words, {})
     assert (diff(old, gone).changes, diff(old, gone).undecided) == ((), (
         "Not compared: a request by a runner's former id (old_b) (the answers for a request by it may differ "
         "unseen)",))
@@ -4892,19 +4971,43 @@ def test_a_requirement_of_a_role_other_than_the_base_or_a_role_one_side_declares
     assert caught.value.reason == "B in role 'o' is not valid for this config: kr fails"
 
 
-def test_a_runner_s_own_deprecation_is_said_not_compared_where_its_warning_differs():
-    """file-format.md, A runner deprecated; review-a-change.md: the deprecated-runner warning is
-    not compared yet: where a runner both sides have warns on one side only, or in other words, at
-    the versions compared, the report says so (never "no change"); where it warns alike, nothing."""
+def test_a_runner_s_own_deprecation_that_starts_ends_or_changes_its_words_is_a_finding_where_it_serves():
+    """file-format.md, A runner deprecated; review-a-change.md: the deprecated-runner warning was
+    said not compared; now ``runner-deprecation-started`` (``-ended``, ``-reworded``) for
+    automatic choice and a request for each runner, its region the configs the side that warns
+    serves by the runner (both, reworded), at the runner's ``deprecated`` line; nothing where it
+    warns alike. ``--from-version`` before its ``since`` starts it too."""
     old = matrix.loads(_RETIRED, runners=_RETIRED_RUNNERS)
     retiring = {**_RETIRED_RUNNERS, "a": {**_RETIRED_RUNNERS["a"], "deprecated": {"since": "0.5", "remove_in": "2.0"}}}
     new = matrix.loads(_RETIRED, runners=retiring)
-    line = ("Not compared: the warning that a runner is deprecated (A) (the answers for a config or request that "
-            "ends on it may differ unseen)")
-    assert (diff(old, new).changes, diff(old, new).undecided) == ((), (line,))
-    assert diff(new, old).undecided == (line,)
-    assert diff(new, new).undecided == ()
+    words = "'A is deprecated since 0.5 and will be removed in 2.0'"
+
+    def said(change_id, before, after, side="is now"):
+        return [(change_id, "behaviour", f"{asking}Warning that A is deprecated: {before} → {after}", "not b", {},
+                 [f"<string>:1: $.runners.a.deprecated as it {side}"]) for asking in ("Automatic choice: ", "Asking for A: ")]
+
+    started = said("runner-deprecation-started", "not warned", f"warned: {words}")
+    assert (_summary(diff(old, new)), diff(old, new).undecided) == (started, ())
+    assert _summary(diff(new, old)) == said("runner-deprecation-ended", f"warned: {words}", "not warned", "was")
+    assert (diff(new, new).changes, diff(new, new).undecided) == ((), ())
     # Not yet deprecated at the old side's version: its warning starts on the new side.
-    assert diff(new, new, old_version="0.4").undecided == (line,)
-    later = {**retiring, "a": {**retiring["a"], "deprecated": {"since": "0.5", "remove_in": "3.0"}}}
-    assert diff(new, matrix.loads(_RETIRED, runners=later)).undecided == (line,)
+    assert _summary(diff(new, new, old_version="0.4")) == started
+    later = {**retiring, "a": {**retiring["a"], "deprecated": {"since": "0.5", "remove_in": "3.0", "replacement": "b",
+                                                                "message": "m"}}}
+    report = diff(new, matrix.loads(_RETIRED, runners=later))
+    assert _summary(report) == said("runner-deprecation-reworded", f"warned: {words}", "warned: 'A is deprecated "
+                                    "since 0.5 and will be removed in 3.0; use B instead (m)'")
+    assert report.changes[0].features == ("a",)
+
+
+def test_a_runner_deprecated_warns_the_configs_that_move_to_it_too():
+    """The region of ``runner-deprecation-started`` is every config the new side serves by the
+    runner, whatever the old side did there: a config that moves to it from another runner (a
+    cell flipped beside the deprecation) is warned now too, beside the change of runner."""
+    old = matrix.loads(_RETIRED, runners=_RETIRED_RUNNERS)
+    retiring = {**_RETIRED_RUNNERS, "a": {**_RETIRED_RUNNERS["a"], "deprecated": {"since": "0.5"}}}
+    report = diff(old, matrix.loads(_RETIRED.replace('a = "no"', 'a = "yes"'), runners=retiring))
+    assert [(c.id, c.message, c.region, c.witness) for c in report.changes if c.runner is None] == [
+        ("runner-changed", "Automatic choice: B (fallback) → A", "b", {"b": True}),
+        ("runner-deprecation-started", "Automatic choice: Warning that A is deprecated: not warned → warned: 'A is "
+         "deprecated since 0.5'", "every config", {})]
