@@ -1116,15 +1116,16 @@ class Search:
         return found
 
     def one_gate(self, kind: str, warned: Callable[[Side, Feature], bool], *, asked: Optional[str] = None,
-                 blocked: Optional[str] = None,
+                 blocked: Optional[str] = None, only: Optional[Container[str]] = None,
                  bounds: Optional[Callable[[str, Assignment], List[Node]]] = None) -> Iterator[Region]:
         """For each gate id on either side: configs where it is active and *warned* on one side
         and not on the other (not active there, or not *warned*), no removal refusing either; with
         *asked*, as a request for that runner reads the gates. With *bounds* (the gate's id, a
         region found → the conditions of the causes beside it there: where the adjustments named
         change a value), a region holds where those hold, and is asked again where not all do (a
-        region per cause, up to `MAX_REGIONS`)."""
-        ids = list(dict.fromkeys(f.id for side in (self.old, self.new) for f in side.plan.features))
+        region per cause, up to `MAX_REGIONS`). With *only*, the gate ids asked about."""
+        ids = [i for i in dict.fromkeys(f.id for side in (self.old, self.new) for f in side.plan.features)
+               if only is None or i in only]
         for feature_id in ids:
             for this, other, sign in ((self.new, self.old, "added"), (self.old, self.new, "lifted")):
                 gate = this.gate(feature_id)
@@ -1146,7 +1147,9 @@ class Search:
                     namesakes = [g for g in other.plan.features if g.name == gate.name and g.id != feature_id
                                  and g.id not in other_choice.dead and warned(other, g)]
                     # Read where each side's resolution reads the runner's blockers: on F or on C.
-                    questions = self.blocker_questions(this, other, blocked, gate, theirs + namesakes, false)
+                    # A request's, on C (`matrix._diff_requests.exact`: its F reads them alike).
+                    questions = self.blocker_questions(this, other, blocked, gate, theirs + namesakes, false,
+                                                       on_c=asked is not None)
                 else:
                     questions = [{"true": [this.on_c(gate.when.node)],
                                   "false": false + [other.on_c(g.when.node) for g in theirs], "extra": []}]
@@ -1172,21 +1175,21 @@ class Search:
                             self.undecided.append(_messages.diff_regions_left(MAX_REGIONS, what))
 
     def blocker_questions(self, this: Side, other: Side, runner: str, gate: Feature, theirs: Sequence[Feature],
-                          false: List[Node]) -> List[Dict[str, Any]]:
+                          false: List[Node], on_c: bool = False) -> List[Dict[str, Any]]:
         """Configs where *gate* blocks *runner* on *this* side and none of *theirs* (the same
         gate, or one of its name) blocks it on *other*, configs in *false* left out. A runner's
         blockers are read on its effective config F where the side's automatic choice takes it
         (served, or refused on F: `Resolution.unsupported`), on C elsewhere (`blocker_cases`):
-        one question per pair of cases."""
+        one question per pair of cases; with *on_c*, on C everywhere."""
         out = []
-        for mine, (condition,) in self.blocker_cases(this, runner, [gate]):
-            for other_case, conditions in self.blocker_cases(other, runner, theirs):
+        for mine, (condition,) in self.blocker_cases(this, runner, [gate], on_c):
+            for other_case, conditions in self.blocker_cases(other, runner, theirs, on_c):
                 out.append({"true": [*mine["true"], *other_case["true"], condition],
                             "false": [*false, *mine["false"], *other_case["false"], *conditions],
                             "extra": [*mine["extra"], *other_case["extra"]]})
         return out
 
-    def blocker_cases(self, side: Side, runner: str, gates: Sequence[Feature]
+    def blocker_cases(self, side: Side, runner: str, gates: Sequence[Feature], on_c_only: bool = False
                       ) -> List[Tuple[Dict[str, Any], List[Node]]]:
         """The cases of *side*'s automatic choice for *runner*'s blockers, each with the conditions
         of *gates* as they are read there: where a rule that takes *runner* decides (one case per
@@ -1195,7 +1198,7 @@ class Search:
         adjustments of its own or they leave the gates' conditions as they are."""
         runner = side.local(runner) or runner
         on_c = [side.on_c(g.when.node) for g in gates]
-        on_f = [side.on_f(runner, g.when.node) for g in gates] if side.own(runner) else on_c
+        on_f = [side.on_f(runner, g.when.node) for g in gates] if side.own(runner) and not on_c_only else on_c
         nothing: Dict[str, Any] = {"true": [], "false": [], "extra": []}
         if on_f == on_c:
             return [(nothing, on_c)]

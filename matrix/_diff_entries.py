@@ -8,7 +8,7 @@ import json
 import shlex
 from typing import Any, List, Mapping, Optional, Tuple
 
-from . import _diff, _messages
+from . import _diff, _diff_requests, _messages
 
 from ._diff_types import Difference, Entry
 from ._templates import described
@@ -135,7 +135,9 @@ def _message(change_id: str, region: _diff.Region, old: str, new: str, side: _di
         name = described(name)  # a reason that says config values, of many configs: by their paths
     if region.kind == "blocker":
         assert region.blocked is not None
-        return f"{side.matrix.runner(region.blocked).name} and {name}: {old} → {new}"
+        said = f"{side.matrix.runner(region.blocked).name} and {name}: {old} → {new}"
+        # A request's (`matrix._diff_requests`), which reads it for the runner asked for.
+        return said if region.runner is None else f"Asking for {side.matrix.runner(region.runner).name}: {said}"
     if region.runner is not None:  # a removal a request reads, not automatic choice
         return f"{name}, asking for {side.matrix.runner(region.runner).name}: {old} → {new}"
     return f"{name}: {old} → {new}"
@@ -150,7 +152,7 @@ def command(change: Difference, matrix_file: Optional[str], version: str, matrix
     if matrix_file:
         parts += ["--matrix", matrix_file]
     parts += ["--version", version]
-    if change.runner is not None and not change.id.startswith("blocker-"):
+    if change.runner is not None and (not change.id.startswith("blocker-") or _diff_requests.asked(change)):
         parts += ["--runner", runner or change.runner]
     # A field one side does not declare is the point of its own finding: that side refuses the
     # --set (issue 28: both commands printed the same).

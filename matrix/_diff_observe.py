@@ -11,7 +11,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import attrs
 
-from . import _diff, _messages
+from . import _diff, _diff_requests, _messages
 
 # The module, not its function: `resolve` is read at each call (tests/test_diff.py's brute force
 # replaces it to resolve each config once per question), without an import statement in each
@@ -189,8 +189,9 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
         return _alias_said(side, config, runner)
     if kind == "runner":  # a request for a runner only one side has
         return _runner_said(side, config, runner)
-    asked = side.local(runner) if kind in ("asked", "removal", "deprecation", "refusal-kind", "role", *_WARNINGS,
-                                           *_WORDS) else None
+    # A blocker question with *runner*: a request's (`matrix._diff_requests`).
+    asked = side.local(runner) if kind in ("asked", "removal", "deprecation", "refusal-kind", "role", "blocker",
+                                           *_WARNINGS, *_WORDS) else None
     blocked = side.local(blocked)
     try:
         try:
@@ -402,7 +403,7 @@ def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, A
                                                  "adjustment-warning-lifted": [True, False]}.get(change.id, [True, True])
     else:
         asked = change.runner if kind in ("asked", "removal", "deprecation", "refusal-kind", "alias", "role", "runner",
-                                          *_WARNINGS, *_WORDS) else None
+                                          *_WARNINGS, *_WORDS) else _diff_requests.asked(change)
         feature = change.features[0] if change.features else None
         if kind == "role":
             from ._diff_roles import role_of

@@ -8,12 +8,13 @@ from typing import Any, Callable, List, Tuple
 from . import _diff, _messages
 
 
-def _not_compared(*sides: _diff.Side) -> Tuple[str, ...]:
+def _not_compared(*sides: _diff.Side, requests: bool = False) -> Tuple[str, ...]:
     """What the diff does not compare, said rather than claimed unchanged: answers where the
     conditions read through the adjustments grow too large (`matrix._substitute.MAX_NODES`):
-    there the questions read configs as given."""
+    there the questions read configs as given. *requests*: a request's blockers are compared
+    (`matrix._diff_requests.exact`)."""
     out: List[str] = [_messages.diff_not_compared(what, where) for what, where in (*_unweighed(*sides),
-                                                                                   *_unread(*sides))]
+                                                                                   *_unread(*sides, requests=requests))]
     if not all(side.exact for side in sides) and any(side.plan.any_adjusting for side in sides):
         out.append(_messages.diff_not_compared("adjustments", "a config an adjustment changes"))
     # A runner's blockers are read on its effective config where the resolution ends on it
@@ -115,7 +116,7 @@ def _alike(old: _diff.Side, new: _diff.Side) -> bool:
         [_diff.signature(new, g, runners) for g in new.plan.features]
 
 
-def _unread(*sides: _diff.Side) -> List[Tuple[str, str]]:
+def _unread(*sides: _diff.Side, requests: bool = False) -> List[Tuple[str, str]]:
     """What of a resolution the diff does not compare, where either side has what produces it and
     the sides do not decide alike (`_alike`): said, never claimed unchanged (the brute force of
     tests/test_diff.py holds every other difference of a resolution to a finding)."""
@@ -156,9 +157,11 @@ def _unread(*sides: _diff.Side) -> List[Tuple[str, str]]:
     # A request's blockers are automatic choice's but where a gate is in force in one mode only,
     # or the runner served reads its own effective config (`Resolution.unsupported`); with roles,
     # automatic choice reads them only where the base role's field names no runner (elsewhere the
-    # config is a request: `matrix._diff.Side`'s ``unasked``).
-    if shared and (any(g.applies != "always" for g in features) or any(own for p in plans for own in p.adjustments.values())
-                   or any(p.matrix.roles for p in plans)):
+    # config is a request: `matrix._diff.Side`'s ``unasked``). Compared where no runner's own
+    # adjustments change its blockers and there are no roles (`matrix._diff_requests`).
+    if shared and not requests and (any(g.applies != "always" for g in features)
+                                    or any(own for p in plans for own in p.adjustments.values())
+                                    or any(p.matrix.roles for p in plans)):
         out.append(("the blockers a request reads", "a request"))
     # A refusal after the choice (a runner's own adjustments, a stage, a role) keeps the warnings
     # of the way there: a fallback too (the brute force found one said nowhere).

@@ -68,7 +68,7 @@ from typing import Any, Dict, List, Optional, Set
 
 import attrs
 
-from . import _diff, _diff_words
+from . import _diff, _diff_requests, _diff_words
 from ._diff_changes import _Changes
 from ._diff_regions import _grouped, _simplified, _top_level
 from ._diff_types import _AUTOMATIC, _sorted
@@ -131,6 +131,11 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
         changes.add_regions(search.one_gate("deprecation", _diff.deprecated, asked=runners[0], bounds=bounds))
     for runner in runners:
         changes.add_regions(search.one_gate("blocker", _diff.blocking(runner), blocked=runner, bounds=bounds))
+    # The blockers a request reads where a gate in force in one mode only makes them not
+    # automatic choice's (`matrix._diff_requests`).
+    requests = _diff_requests.exact(search)
+    if requests:
+        changes.add_regions(_diff_requests.regions(search, runners, bounds))
     changes.effective(runners)
     changes.said(runners)
     changes.kinds(runners)
@@ -145,7 +150,7 @@ def diff(old: Matrix, new: Matrix, *, old_version: Optional[VersionLike] = None,
                                             _diff.required_fields(plans[1]), search.space.schema)),
                       str(sides[0].version), str(sides[1].version),
                       tuple(dict.fromkeys(search.undecided)) + tuple(changes.unreproduced)
-                      + _not_compared(*sides))
+                      + _not_compared(*sides, requests=requests))
 
 
 #: The one-gate changes that a change of automatic choice of the same cause already shows, and
@@ -174,7 +179,8 @@ def _folded(changes: _Changes) -> List[Difference]:
 
     for index, one in enumerate(changes.out):
         if one.id not in _FOLDED or one.level != "behaviour" or len(one.features) != 1 \
-                or one.id.startswith("deprecation-") and one.runner is not None:  # a request's: not automatic choice's
+                or one.id.startswith("deprecation-") and one.runner is not None \
+                or _diff_requests.asked(one) is not None:  # a request's: not automatic choice's
             continue
         into = next((i for i, c in enumerate(changes.out) if c.id in _AUTOMATIC and c.level == "behaviour"
                      and c.features == one.features and covers(i, index)), None)

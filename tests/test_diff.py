@@ -1155,7 +1155,8 @@ def _witnesses_reproduce(report, sides):
                 else change.id.rsplit("-", 1)[0] if change.id.startswith(("partial-", "opt-in-", "preference-notice-"))
                 else change.id.split("-")[0])
         asked = change.runner if kind in ("asked", "removal", "deprecation", "refusal-kind", "partial", "opt-in",
-                                          "preference-notice", "alias", "role", "runner", *_WORD_KINDS.values()) else None
+                                          "preference-notice", "alias", "role", "runner", *_WORD_KINDS.values()) \
+            or kind == "blocker" and change.message.startswith("Asking for ") else None  # a request's blocker
         kinds.append((change, kind, asked))
         if kind == "said":  # what the adjustment named first says (in a request for its runner)
             seen = [said_by(s, change.witness, change.features[0], change.runner) for s in sides]
@@ -1854,16 +1855,46 @@ def _every_difference_is_said(report, before, after, config, schema, runner_word
                                                                   for x in (a, b))
                        else "removal" if kind == "deprecated" and (removed or a["removed"] or b["removed"])
                        else None)
-        for blocked in a["blockers"].keys() | b["blockers"].keys():
-            seen = [x["blockers"].get(blocked) for x in (a, b)]
-            if seen[0] != seen[1]:
-                # A request's blockers that automatic choice's are too: its blocker question's.
-                automatic = [x["blockers"].get(blocked) if x is not None else None
-                             for x in (before.get(None), after.get(None))]
-                unread.add("one-sided" if None in seen else "removal" if removed or a["removed"] or b["removed"]
-                           else "request" if runner is not None and seen != automatic else None)
+        unread.update(_blockers_unread(report, runner, a, b, (before.get(None), after.get(None)), removed, said,
+                                       config, schema))
         for what in unread:
             assert said(what) if what is not None else held, (what, runner, config, a, b, report.undecided)
+
+
+def _blockers_unread(report, runner, a, b, automatic_choice, removed, said, config, schema):
+    """What of each runner's blockers that *a* and *b* (`_whole`s of a request for *runner*, or of
+    automatic choice: *runner* None) read differently is not compared (`_UNREAD`'s keys; None: a
+    finding holds it), a request's where compared held to its findings (`_request_blockers_are_said`)."""
+    out = set()
+    for blocked in a["blockers"].keys() | b["blockers"].keys():
+        seen = [x["blockers"].get(blocked) for x in (a, b)]
+        if seen[0] != seen[1]:
+            # A request's blockers that automatic choice's are too: its blocker question's.
+            automatic = [x["blockers"].get(blocked) if x is not None else None for x in automatic_choice]
+            what = "one-sided" if None in seen else "removal" if removed or a["removed"] or b["removed"] \
+                else "request" if runner is not None and seen != automatic else None
+            if what == "request" and not said("request"):
+                _request_blockers_are_said(report, blocked, seen, automatic, config, schema)
+                what = None
+            out.add(what)
+    return out
+
+
+def _request_blockers_are_said(report, blocked, seen, automatic, config, schema):
+    """Where a request's blockers are compared (no "Not compared" line: `matrix._diff_requests`),
+    each blocker of *blocked* that a request reads on one side only (*seen*: its names on each),
+    where automatic choice's (*automatic*) does not read it so, is a ``blocker-*`` finding of a
+    request for *blocked* whose region holds *config*, of a gate of that name."""
+    def has(names, name):
+        return names is not None and name in names
+
+    for name in set(seen[0]) ^ set(seen[1]):
+        if [has(x, name) for x in seen] == [has(x, name) for x in automatic]:
+            continue  # as automatic choice reads it: its finding says it
+        change_id = "blocker-added" if name in seen[1] else "blocker-lifted"
+        assert [c for c in report.changes if c.id == change_id and c.runner == blocked
+                and c.message.startswith("Asking for ") and f" and {name}: " in c.message
+                and _inside(c, config, schema)], (change_id, blocked, name, config, seen, automatic, report.changes)
 
 
 def _by_former_id(m, former, config, renamed):
@@ -2435,6 +2466,11 @@ def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_rel
         # V2 is forced, its effective config has it).
         ("adjustment-added", None, ("stock_compile_cudagraphs",)),
         ("adjustment-warning-added", None, ("stock_compile_cudagraphs",)),
+        # "Dual batch overlap with PIECEWISE CUDA graphs" (in force for requests only) no longer
+        # blocks V2 under stock torch.compile: a request for V2 reads it (said "Not compared: the
+        # blockers a request reads"), where V2's own adjustment (new too) turns the mode's CUDA
+        # graphs off.
+        ("blocker-lifted", "v2", ("dbo_piecewise", "stock_compile_cudagraphs")),
     } <= said
     # The warning's words are V2's, filled with the mode it finds.
     cudagraphs = next(c for c in report.changes if c.id == "adjustment-warning-added"
@@ -2445,7 +2481,15 @@ def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_rel
     assert {f for c in report.changes for f in c.features} == {
         "stock_torch_compile", "spec_ngram", "spec_ngram_gpu", "elastic_ep", "heterogeneous_vocab",
         "enable_sp_removed", "mamba_cache_all", "rocm_v1_default_when_free", "mamba_cache_align", "mamba_cache_none",
-        "stock_compile_cudagraphs"}
+        "stock_compile_cudagraphs", "dbo_piecewise"}
+    dbo = next(c for c in report.changes if c.features[0] == "dbo_piecewise")
+    assert (dbo.message, dbo.region, dbo.witness) == (
+        "Asking for Model Runner V2: Model Runner V2 and dual batch overlap with PIECEWISE CUDA graphs: blocked by it → "
+        "not blocked by it", "parallel_config.use_ubatching and compilation_config.cudagraph_mode == 'PIECEWISE' and "
+        "compilation_config.mode == 'STOCK_TORCH_COMPILE' and not compilation_config.pass_config.enable_sp and "
+        "cache_config.mamba_cache_mode != 'all'",
+        {"compilation_config": {"cudagraph_mode": "PIECEWISE", "mode": "STOCK_TORCH_COMPILE"},
+         "parallel_config": {"use_ubatching": True}})
     assert {c.features: c.also for c in report.changes if c.id == "runner-changed"} == {
         ("elastic_ep",): (), ("heterogeneous_vocab",): (),
         ("rocm_v1_default_when_free",): (), ("stock_torch_compile",): (),
@@ -2461,7 +2505,7 @@ def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_rel
     assert report.undecided == (
         "Not compared: the words of the warning of CUDA graphs off under stock torch.compile where a config's own "
         "value fills them (compilation_config.cudagraph_mode: the witness's are said) (the answers for a config it "
-        "warns may differ unseen)", *(_LINES[k] for k in ("removal", "request", "refusal")))
+        "warns may differ unseen)", *(_LINES[k] for k in ("removal", "refusal")))
 
 
 def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_release():
@@ -2531,7 +2575,7 @@ def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_rel
         "Not compared: the words of the warning of max_model_len lowered to the draft model's where a config's own "
         "value fills them (speculative_config.draft_model_config.max_model_len, model_config.max_model_len: the "
         "witness's are said) (the answers for a config it warns may differ unseen)",
-        *(_LINES[k] for k in ("removal", "request", "refusal")))
+        *(_LINES[k] for k in ("removal", "refusal")))
 
 
 def test_pr_55041_replayed_as_a_diff_moves_mamba_cache_mode_all_from_v2_to_v1_with_two_warnings(tmp_path):
@@ -2652,7 +2696,7 @@ def test_a_redirect_added_is_behaviour_where_its_runner_serves_and_breaking_wher
         ("request-refused", "breaking", "Asking for A: A → refused (redirected to B)", "x and y", {"x": True, "y": True},
          [place]),
         ("redirect-added", "behaviour", "Asking for A: A → B (redirected)", "x and not y", {"x": True}, [place]),
-    ], (_LINES["request"], _LINES["refusal"]))
+    ], (_LINES["refusal"],))
     assert [(c.id, c.message) for c in diff(new, old).changes] == [
         ("request-served", "Asking for A: refused (redirected to B) → A"),
         ("redirect-removed", "Asking for A: B (redirected) → A")]
@@ -2777,14 +2821,14 @@ def test_a_forced_runners_own_adjustment_applies_where_no_runner_is_free_not_whe
     assert ([(c.runner, c.id, c.message) for c in report.changes], report.undecided) == ([
         ("b", "adjustment-added", "Asking for B: Effective value of i: 0 → 9"),
         ("b", "adjustment-warning-added", "Asking for B: Warning of adjustment grow: not warned → warned (warning): "
-                                          "grow: set i from 0 to 9")], (_LINES["request"], _LINES["refusal"]))
+                                          "grow: set i from 0 to 9")], (_LINES["refusal"],))
     # With fallback, no runner of the order is free: B, forced, ends the error with i set.
     old, new = (matrix.loads(_FORCED.replace("fallback = false\n", "") + extra, runners=runners) for extra in ("", grow))
     assert (_said(diff(old, new)), diff(old, new).undecided) == ([
         ("adjustment-added", "behaviour", "Effective value of i: 0 → 9", "i == 0", {},
          ["<string>:14: adjustment 'grow' as it is now"]),
         ("adjustment-warning-added", "behaviour", "Warning of adjustment grow: not warned → warned (warning): grow: "
-         "set i from 0 to 9", "i == 0", {}, ["<string>:14: adjustment 'grow' as it is now"])], (_LINES["request"], _LINES["refusal"]))
+         "set i from 0 to 9", "i == 0", {}, ["<string>:14: adjustment 'grow' as it is now"])], (_LINES["refusal"],))
 
 
 def test_what_an_adjustment_says_is_compared_its_says_message_level_and_a_notice():
@@ -2853,7 +2897,7 @@ def test_an_effective_value_is_said_exactly_where_the_resolution_ends_on_the_run
         ("adjustment-warning-added", None, "Warning of adjustment on: not warned → warned (warning): z on",
          "x and not y and not z", {"x": True}),
         ("adjustment-warning-added", "a", "Asking for A: Warning of adjustment on: not warned → warned (warning): z on",
-         "x and not z", {"x": True})], (_LINES["request"], _LINES["refusal"]))
+         "x and not z", {"x": True})], (_LINES["refusal"],))
     served_by_b = {"x": True, "y": True}
     assert [matrix.diff.reproduces(c, old, new, served_by_b) for c in report.changes] == [False, True, False, True]
     assert [line.split("--matrix new.toml ")[1] for c in report.changes[:2]
@@ -3460,12 +3504,36 @@ def test_a_deprecation_of_a_gate_in_force_for_requests_only_is_said_as_a_request
                                                            'remove_in = "3.0" }\n'), runners=RUNNERS)
     report = diff(old, new)
     assert ([(c.id, c.runner, c.message, c.region, c.witness) for c in report.changes], report.undecided) == ([
-        ("deprecation-started", "a", "feature z, asking for A: not warned → warned: deprecated", "y", {"y": True})], (_LINES["request"],))
+        ("deprecation-started", "a", "feature z, asking for A: not warned → warned: deprecated", "y", {"y": True})], ())
     [change] = report.changes
     assert matrix.diff.command(change, "new.toml", "2.0") == "matrix resolve --matrix new.toml --version 2.0 --runner a " \
         "--set y=true"
     assert matrix.diff.reproduces(change, old, new, {"y": True})
     assert not matrix.diff.reproduces(change, old, new, {"x": True})
+
+
+def test_a_blocker_of_a_gate_in_force_for_requests_only_is_said_as_a_request_for_the_runner_reads_it():
+    """A gate with applies = "asked" narrowed (vLLM 0.32: dual batch overlap with PIECEWISE CUDA
+    graphs, no longer where the mode is stock torch.compile): automatic choice never reads it, a
+    request for A no longer reads it as A's blocker where x and not y. Was: "Not compared: the
+    blockers a request reads", and no finding said it; now a finding of a request for A."""
+    text = SMALL.replace('when = "x"\nsupport = { a = "no", b = "yes" }\n',
+                         'when = "x"\nsupport = { a = "no", b = "yes" }\napplies = "asked"\n')
+    old = matrix.loads(text, runners=RUNNERS)
+    new = matrix.loads(text.replace('when = "x"\n', 'when = "x and y"\n'), runners=RUNNERS)
+    report = diff(old, new)
+    lifted = [(c.id, c.level, c.message, c.region, c.witness, c.runner, [str(e) for e in c.entries])
+              for c in report.changes if c.id.startswith("blocker-")]
+    assert lifted == [("blocker-lifted", "behaviour", "Asking for A: A and feature x: blocked by it → not blocked by it",
+                       "x and not y", {"x": True}, "a", ["<string>:7: feature 'fx' as it is now"])]
+    assert report.undecided == ()
+    [change] = [c for c in report.changes if c.id == "blocker-lifted"]
+    assert matrix.diff.command(change, "new.toml", "2.0") == "matrix resolve --matrix new.toml --version 2.0 --runner a " \
+        "--set x=true --explain"
+    assert matrix.diff.reproduces(change, old, new, {"x": True})
+    assert not matrix.diff.reproduces(change, old, new, {"x": True, "y": True})
+    # Automatic choice reads no blocker of it: served by B on both sides, no finding of its own.
+    assert [c.id for c in report.changes if c.runner is None] == []
 
 
 def test_a_runner_renamed_with_an_alias_is_the_same_runner_to_automatic_choice_to_its_requests_and_its_blockers():
@@ -3859,8 +3927,9 @@ def test_issue_30s_constructs_the_diff_does_not_weigh_are_said_not_compared():
     staged = matrix.loads(stages.replace("override = false\n", 'override = false\nstage = "late"\n', 1), runners=runners)
     assert diff(old, staged).undecided == (
         "Not compared: the order of adjustments by stage ([matrix] stages) " + note.format("a config a staged adjustment changes"),
-        # the sides differ (a stage), and runner b has an adjustment of its own (`_unread`)
-        "Not compared: the blockers a request reads " + note.format("a request"), _LINES["refusal"])
+        # the sides differ (a stage); runner b's adjustment of its own changes none of its blockers:
+        # a request's are compared (`matrix._diff_requests`)
+        _LINES["refusal"])
 
 
 def test_a_witness_is_not_shortened_into_a_config_a_side_refuses():
@@ -4934,7 +5003,7 @@ def test_a_feature_removed_with_its_choice_is_said_by_the_choices_finding_alone(
     report = diff(matrix.loads(_ENC, runners=_ENC_RUNNERS), matrix.loads(new_text, runners=_ENC_RUNNERS))
     assert ([(c.id, c.region) for c in report.changes], report.undecided) == (
         [("config-rejected", "codec == 'av1'")],
-        ("Not compared: the blockers a request reads (the answers for a request may differ unseen)", _LINES["refusal"]))
+        (_LINES["refusal"],))
 
 
 def test_the_runner_an_always_redirect_leads_to_is_read_on_its_effective_config():
