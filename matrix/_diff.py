@@ -1027,28 +1027,20 @@ class Search:
                 return  # a runner one side lacks: said by the runner changes
             choice = side.asked if asked else side.automatic
             rules = list(side.requested_rules(runner) if runner is not None else side.automatic_rules())
-            live = []
-            for step, split, outcome in rules:
-                question = self._decides(choice, step, split)
-                if question is None:
-                    continue
-                question["false"] += side.removed(asked)
-                if self.changed is not None:
-                    question["extra"].append(self.changed)
-                for variant, answer in side.on_its_f(question, outcome, asked):
-                    if self._solve(variant, "where " + _what(runner)) is not None:
-                        live.append((step, split, answer, variant))
-            sides.append((side, choice, live))
-        (_, old_choice, old_live), (_, new_choice, new_live) = sides
+            live = self._live(side, choice, rules, asked, runner)
+            if not asked:
+                live += self._named_by_base(side)
+            sides.append(live)
+        old_live, new_live = sides
         apart = self._causes_apart(asked) if self.changed is None else ()
-        for a_step, _, a_out, a_q in old_live:
-            for b_step, _, b_out, b_q in new_live:
+        for a_step, a_choice, a_out, a_q in old_live:
+            for b_step, b_choice, b_out, b_q in new_live:
                 if _same(self._by_new_ids(a_out), b_out):
                     continue
                 question = {key: a_q[key] + b_q[key] for key in ("true", "false", "extra")}
                 # "Some gate whose entry differs is active" is asked below, cause by cause.
                 question["extra"] = [group for group in question["extra"] if group is not self.changed]
-                sides_steps = (("old", old_choice, a_step), ("new", new_choice, b_step))
+                sides_steps = (("old", a_choice, a_step), ("new", b_choice, b_step))
                 gates = tuple((s, f.id) for s, choice, step in sides_steps for f in _bound(choice, step))
                 for found, exact in self._regions(question, f"whether {_what(runner)} goes from {_said(a_out)} to "
                                                             f"{_said(b_out)} for any config", apart):
@@ -1056,6 +1048,47 @@ class Search:
                                      if self.space.truth(f.when.node, found) is False)
                     yield Region("asked" if asked else "automatic", runner, a_out, b_out, found, gates,
                                  excluded=excluded, **_question(exact))
+
+    def _live(self, side: Side, choice: _Choice, rules: Sequence[Tuple[Rule, Tuple[Term, ...], Outcome]], asked: bool,
+              runner: Optional[str], true: Sequence[Node] = ()) -> List[Tuple[Rule, _Choice, Outcome, Dict[str, Any]]]:
+        """The questions of *rules* (of *choice*, automatic or a request for *runner*) that some
+        config meets, each rule's runner validated on its F (`Side.on_its_f`), no removal refusing
+        first, where some cause holds (`_changed`); *true*: conditions each holds where besides."""
+        live = []
+        for step, split, outcome in rules:
+            question = self._decides(choice, step, split)
+            if question is None:
+                continue
+            question["true"] += list(true)
+            question["false"] += side.removed(asked)
+            if self.changed is not None:
+                question["extra"].append(self.changed)
+            for variant, answer in side.on_its_f(question, outcome, asked):
+                if self._solve(variant, "where " + _what(runner)) is not None:
+                    live.append((step, choice, answer, variant))
+        return live
+
+    def _named_by_base(self, side: Side) -> List[Tuple[Rule, _Choice, Outcome, Dict[str, Any]]]:
+        """Where the base role's field is None as given but *side*'s adjustments before the choice
+        name a runner in it (`matrix._roles.of_choice`), a config is a request for that runner
+        there: automatic choice (``resolve(config)``) answers as that request's rules do, each
+        held where the field on the config of choice names it (a known wrong answer: such a
+        config going A → B was said by no finding)."""
+        from ._nodes import Compare
+
+        roles = side.matrix.roles
+        if not roles or not any(roles[0].field in a.set for a in side.plan.pre_adjustments):
+            return []
+        field = Path(roles[0].field)
+        live = []
+        for value in side.matrix.schema.fields[roles[0].field].choices or ():
+            named = _choice.named(side.matrix, value)
+            if named not in side.plan.no:
+                continue
+            rules = list(side.requested_rules(side.ids.get(named, named)))
+            live += self._live(side, side.asked, rules, True, None,
+                               [side.given(IsNone(field, False)), side.on_c(Compare(field, "==", Literal(value)))])
+        return live
 
     def one_sided(self, side: Side, runner: str) -> Iterator[Region]:
         """The configs a request for *runner*, a runner only *side* has, is served there (each rule

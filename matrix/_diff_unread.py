@@ -143,6 +143,14 @@ def _unread(*sides: _diff.Side) -> List[Tuple[str, str]]:
         # Where the side that has it serves it, a finding says so (`_Changes.one_sided_runners`).
         out.append((f"a request for a runner only one side has ({', '.join(one_sided)}) where that side refuses it, "
                     "and its blockers", "a request for it"))
+    # Where an adjustment before the choice sets the base role's field, a config that leaves it
+    # None may be a request on one side and automatic choice on the other: which runner answers
+    # is compared (`_diff.Search._named_by_base`), what else automatic choice says there is not,
+    # nor a config whose field names a runner as given (compared as a request for that runner).
+    if any(p.matrix.roles and any(p.matrix.roles[0].field in a.set for a in p.pre_adjustments) for p in plans):
+        out.append(("what automatic choice says beside its runner where an adjustment before the choice sets the "
+                    "base role's field (effective values, warnings, blockers, roles), and the runner a field naming "
+                    "one as given asks for there", "a config whose base role's field it sets"))
     if any(p.removed for p in plans):
         out.append(("the blockers and deprecation warnings of a config a removal refuses",
                     "a config a removed feature refuses"))
