@@ -8,7 +8,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 
 import attrs
 
-from . import _diff, _diff_role_rules, _messages
+from . import _diff, _messages
 
 from . import resolver as _resolver
 from ._diff_entries import _classify, _cosmetic_value, _entry, _located, _message, _order_entry, _runner_entry
@@ -236,7 +236,7 @@ class _Changes:
             tuple(dict.fromkeys(_located(self.adjustment_standing(side, a.id), ("adjustments", a.id))
                                 for side, a, _ in adjusted)) + \
             self.default_entries(unset) + \
-            tuple(entry for cause in roles for entry in _diff_role_rules.entries(self.search, cause))
+            tuple(entry for cause in roles for entry in self.role_entries(cause))
         entries = tuple(dict.fromkeys(entries)) or self.reprioritised() or (_order_entry(self.new),)
         message = _message(change_id, region, old_text, new_text, self.new, self.old)
         self._merged[key] = len(self.out)
@@ -265,6 +265,32 @@ class _Changes:
         if region.feature is not None:
             return []
         return [c for c in self.search.role_causes() if self.search.space.truth(c.node, region.assignment) is True]
+
+    def role_entries(self, cause: Any) -> List[Entry]:
+        """The entries that differ between the sides for *cause*'s role and runner, each where it
+        stands (the new side where it has it): the role's ``[roles]`` entry, each kind of the
+        runner's requirements that name the role, each requirement gate of it whose roles differ."""
+        from ._diff_role_rules import clauses, declared, gates
+
+        old, new = self.old, self.new
+        role, runner = cause.role, cause.runner
+        out: List[Entry] = []
+        if declared(old, role) != declared(new, role):
+            out.append(_located(new if declared(new, role) is not None else old, ("roles", role)))
+        kinds = dict.fromkeys(k for side in (new, old) for k, _ in clauses(side, role, runner))
+        for kind in kinds:
+            said = [[c for c in clauses(side, role, runner) if c[0] == kind] for side in (old, new)]
+            if said[0] != said[1]:
+                side = new if said[1] else old
+                out.append(_runner_entry(side, side.local(runner) or runner, ("requires", kind)))
+        read = [{g[0]: g for g in gates(side, role, runner)} for side in (old, new)]
+        for gate_id in dict.fromkeys([*read[1], *read[0]]):
+            if read[0].get(gate_id) != read[1].get(gate_id):
+                side = new if gate_id in read[1] else old
+                gate = side.gate(gate_id)
+                if gate is not None:
+                    out.append(_entry(side, gate))
+        return out
 
     def unset_causes(self, region: _diff.Region) -> List[str]:
         """The fields whose default differs that are causes of *region*: left out there, where

@@ -9,7 +9,8 @@ requirements limited to roles other than the base (`Runner.role_requires`: no ga
 the role, and the roles its requirement gates name. Where those differ between the sides for a
 role and runner, each side's part of `matrix._diff.Side.role_refusing` for them (where that
 runner, filling that role, refuses the config) is a cause: the search asks for regions where one
-holds (`matrix._diff.Search._causes`), and a finding names the entries that differ (`entries`).
+holds (`matrix._diff.Search._causes`), and a finding names the entries that differ
+(`matrix._diff_changes._Changes.role_entries`).
 """
 
 from __future__ import annotations
@@ -19,13 +20,11 @@ from typing import TYPE_CHECKING, Any, List, Optional, Tuple
 import attrs
 
 from . import _choice
-from ._diff_entries import _entry, _located, _runner_entry
 from ._nodes import Node
 from .schema import Requirement
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._diff import Search, Side
-    from ._diff_types import Entry
 
 
 @attrs.frozen
@@ -100,28 +99,3 @@ def causes(search: Search) -> List[RoleCause]:
                 if rules(this, role, runner) != rules(other, role, runner):
                     out.append(RoleCause(this.name, role, runner, node))
     return list(dict.fromkeys(out))
-
-
-def entries(search: Search, cause: RoleCause) -> List[Entry]:
-    """The entries that differ between the sides for *cause*'s role and runner, each where it
-    stands (the new side where it has it): the role's ``[roles]`` entry, each kind of the
-    runner's requirements that name the role, each requirement gate of it whose roles differ."""
-    old, new = search.old, search.new
-    role, runner = cause.role, cause.runner
-    out: List[Entry] = []
-    if declared(old, role) != declared(new, role):
-        out.append(_located(new if declared(new, role) is not None else old, ("roles", role)))
-    kinds = dict.fromkeys(k for side in (new, old) for k, _ in clauses(side, role, runner))
-    for kind in kinds:
-        said = [[c for c in clauses(side, role, runner) if c[0] == kind] for side in (old, new)]
-        if said[0] != said[1]:
-            side = new if said[1] else old
-            out.append(_runner_entry(side, side.local(runner) or runner, ("requires", kind)))
-    read = [{g[0]: g for g in gates(side, role, runner)} for side in (old, new)]
-    for gate_id in dict.fromkeys([*read[1], *read[0]]):
-        if read[0].get(gate_id) != read[1].get(gate_id):
-            side = new if gate_id in read[1] else old
-            gate = side.gate(gate_id)
-            if gate is not None:
-                out.append(_entry(side, gate))
-    return out
