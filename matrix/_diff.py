@@ -300,8 +300,8 @@ class Side:
         #: is None (a value there is a request for that runner: `matrix._roles`, asked as one).
         self.unasked: List[Node] = [] if not self.matrix.roles else \
             [self.on_c(IsNone(Path(self.matrix.roles[0].field), False))]
-        #: `role_refusing`, by runner, once asked.
-        self._role_refusing: Dict[str, List[Node]] = {}
+        #: `role_parts`, by runner, once asked.
+        self._role_refusing: Dict[str, List[Tuple[Tuple[str, str], Node]]] = {}
         #: Each gate's bit (by identity: a plan's gates are compared often, and attrs equality
         #: reads every field), and the first gate of each id.
         self._bits = {id(f): i for i, f in enumerate(features)}
@@ -470,12 +470,19 @@ class Side:
         requirement of other roles only), or that fails a requirement naming the role; or its
         field is None and the runner it follows into it fails a requirement naming the role.
         Empty without roles."""
+        return [node for _, node in self.role_parts(runner)]
+
+    def role_parts(self, runner: str) -> List[Tuple[Tuple[str, str], Node]]:
+        """`role_refusing`, each part with the role it refuses in and the runner that fills it
+        there (this side's id): where that runner, named in the role or followed into it, refuses
+        the config (a cause where the rules of that role and runner differ between the sides:
+        `matrix._diff_role_rules`)."""
         found = self._role_refusing.get(runner)
         if found is None:
             found = self._role_refusing[runner] = self._roles_refuse(runner)
         return found
 
-    def _roles_refuse(self, runner: str) -> List[Node]:
+    def _roles_refuse(self, runner: str) -> List[Tuple[Tuple[str, str], Node]]:
         from . import _roles
         from ._nodes import Compare
 
@@ -483,22 +490,22 @@ class Side:
         if len(matrix.roles) < 2:
             return []
         filling = _roles.Filling(matrix, runner)
-        out: List[Node] = []
+        out: List[Tuple[Tuple[str, str], Node]] = []
         for role in matrix.roles[1:]:
             field = Path(role.field)
             for choice in matrix.schema.fields[role.field].choices or ():
                 named = _choice.named(matrix, choice)
                 if named in plan.no:
-                    out.append(conjoin([Compare(field, "==", Literal(choice)),
-                                        disjoin(self._refused_in(named, role.id, True, filling))]))
+                    out.append(((role.id, named), conjoin([Compare(field, "==", Literal(choice)),
+                                                           disjoin(self._refused_in(named, role.id, True, filling))])))
             if role.follows is None:
                 continue
             for case, followed in filling.cases(ROLE + role.follows):
                 into = followed.value if isinstance(followed, Literal) else None
                 if isinstance(into, str) and into in plan.no:
-                    out.append(conjoin([IsNone(field, False), case,
-                                        disjoin(self._refused_in(into, role.id, False, filling))]))
-        return [self.on_f(runner, node) for node in out if constant(node) is not False]
+                    out.append(((role.id, into), conjoin([IsNone(field, False), case,
+                                                          disjoin(self._refused_in(into, role.id, False, filling))])))
+        return [(key, self.on_f(runner, node)) for key, node in out if constant(node) is not False]
 
     def _refused_in(self, runner: str, role: str, named: bool, filling: Any) -> List[Node]:
         """The conditions, on F, under which *runner* filling *role* refuses the config: named
@@ -593,6 +600,9 @@ class Search:
             nodes += [node for _, _, node in found]
         # A config that leaves out a field whose default differs reads another value on each side.
         nodes += [Path(unset_path(p)) for p in self.unset]
+        # Where a role other than the base refuses by rules that differ (no gate: a requirement
+        # limited to such roles, a role's declaration).
+        nodes += [cause.node for cause in self.role_causes()]
         for this, other in ((old, new), (new, old)):
             for gate in this.plan.features:
                 if signature(this, gate, self.shared) != signature(other, other.gate(gate.id), self.shared):
@@ -603,6 +613,14 @@ class Search:
                     nodes += [this.on_f(r.id, gate.when.node) for r in this.matrix.runners
                               if this.own(r.id) and not _candidacy(gate)]
         return nodes
+
+    def role_causes(self) -> List[Any]:
+        """The causes of a role's refusal that are no gate (`matrix._diff_role_rules.causes`), asked once."""
+        if not hasattr(self, "_role_causes"):
+            from . import _diff_role_rules
+
+            self._role_causes: List[Any] = _diff_role_rules.causes(self)
+        return self._role_causes
 
     def _causes_apart(self, asked: bool) -> List[Node]:
         """Where the sides order the runners differently (`_changed` None: every config asked
@@ -1009,28 +1027,20 @@ class Search:
                 return  # a runner one side lacks: said by the runner changes
             choice = side.asked if asked else side.automatic
             rules = list(side.requested_rules(runner) if runner is not None else side.automatic_rules())
-            live = []
-            for step, split, outcome in rules:
-                question = self._decides(choice, step, split)
-                if question is None:
-                    continue
-                question["false"] += side.removed(asked)
-                if self.changed is not None:
-                    question["extra"].append(self.changed)
-                for variant, answer in side.on_its_f(question, outcome, asked):
-                    if self._solve(variant, "where " + _what(runner)) is not None:
-                        live.append((step, split, answer, variant))
-            sides.append((side, choice, live))
-        (_, old_choice, old_live), (_, new_choice, new_live) = sides
+            live = self._live(side, choice, rules, asked, runner)
+            if not asked:
+                live += self._named_by_base(side)
+            sides.append(live)
+        old_live, new_live = sides
         apart = self._causes_apart(asked) if self.changed is None else ()
-        for a_step, _, a_out, a_q in old_live:
-            for b_step, _, b_out, b_q in new_live:
+        for a_step, a_choice, a_out, a_q in old_live:
+            for b_step, b_choice, b_out, b_q in new_live:
                 if _same(self._by_new_ids(a_out), b_out):
                     continue
                 question = {key: a_q[key] + b_q[key] for key in ("true", "false", "extra")}
                 # "Some gate whose entry differs is active" is asked below, cause by cause.
                 question["extra"] = [group for group in question["extra"] if group is not self.changed]
-                sides_steps = (("old", old_choice, a_step), ("new", new_choice, b_step))
+                sides_steps = (("old", a_choice, a_step), ("new", b_choice, b_step))
                 gates = tuple((s, f.id) for s, choice, step in sides_steps for f in _bound(choice, step))
                 for found, exact in self._regions(question, f"whether {_what(runner)} goes from {_said(a_out)} to "
                                                             f"{_said(b_out)} for any config", apart):
@@ -1038,6 +1048,47 @@ class Search:
                                      if self.space.truth(f.when.node, found) is False)
                     yield Region("asked" if asked else "automatic", runner, a_out, b_out, found, gates,
                                  excluded=excluded, **_question(exact))
+
+    def _live(self, side: Side, choice: _Choice, rules: Sequence[Tuple[Rule, Tuple[Term, ...], Outcome]], asked: bool,
+              runner: Optional[str], true: Sequence[Node] = ()) -> List[Tuple[Rule, _Choice, Outcome, Dict[str, Any]]]:
+        """The questions of *rules* (of *choice*, automatic or a request for *runner*) that some
+        config meets, each rule's runner validated on its F (`Side.on_its_f`), no removal refusing
+        first, where some cause holds (`_changed`); *true*: conditions each holds where besides."""
+        live = []
+        for step, split, outcome in rules:
+            question = self._decides(choice, step, split)
+            if question is None:
+                continue
+            question["true"] += list(true)
+            question["false"] += side.removed(asked)
+            if self.changed is not None:
+                question["extra"].append(self.changed)
+            for variant, answer in side.on_its_f(question, outcome, asked):
+                if self._solve(variant, "where " + _what(runner)) is not None:
+                    live.append((step, choice, answer, variant))
+        return live
+
+    def _named_by_base(self, side: Side) -> List[Tuple[Rule, _Choice, Outcome, Dict[str, Any]]]:
+        """Where the base role's field is None as given but *side*'s adjustments before the choice
+        name a runner in it (`matrix._roles.of_choice`), a config is a request for that runner
+        there: automatic choice (``resolve(config)``) answers as that request's rules do, each
+        held where the field on the config of choice names it (a known wrong answer: such a
+        config going A → B was said by no finding)."""
+        from ._nodes import Compare
+
+        roles = side.matrix.roles
+        if not roles or not any(roles[0].field in a.set for a in side.plan.pre_adjustments):
+            return []
+        field = Path(roles[0].field)
+        live = []
+        for value in side.matrix.schema.fields[roles[0].field].choices or ():
+            named = _choice.named(side.matrix, value)
+            if named not in side.plan.no:
+                continue
+            rules = list(side.requested_rules(side.ids.get(named, named)))
+            live += self._live(side, side.asked, rules, True, None,
+                               [side.given(IsNone(field, False)), side.on_c(Compare(field, "==", Literal(value)))])
+        return live
 
     def one_sided(self, side: Side, runner: str) -> Iterator[Region]:
         """The configs a request for *runner*, a runner only *side* has, is served there (each rule

@@ -51,7 +51,16 @@ class _Changes:
             gate = side.gate(region.feature)
             assert gate is not None
             return [(side.name, gate)]
-        return self.causes_at(region.assignment, asked=region.kind == "asked")
+        causes = self.causes_at(region.assignment, asked=region.kind == "asked")
+        # An adjustment's gate decides no answer of choice (its adjustment does, where it changes
+        # a value: `matrix._diff.Search.adjusted`): named only there (a region that holds its
+        # condition for another cause, a role's refusal, named one that changes nothing).
+        changing = self.search.adjusted()
+        if changing is None:
+            return causes
+        holding = {a.id for _, a, node in changing if self.search.space.truth(node, region.assignment) is True}
+        return [(side, gate) for side, gate in causes if not isinstance(gate.origin, Adjustment)
+                or gate.origin.id in holding]
 
     def causes_at(self, assignment: _diff.Assignment, asked: bool = False) -> List[Tuple[str, Feature]]:
         """The gates whose entry differs between the sides that are causes at *assignment*
@@ -178,6 +187,9 @@ class _Changes:
              and self.feeds_either(a.id, {p for s in (self.old, self.new) for g in (s.gate(region.feature),)
                                           if g is not None for p in g.when.paths})]
         bounding = [node for _, _, node in adjusted]
+        # A role's refusal by rules that differ and are no gate (`matrix._diff_role_rules`).
+        roles = self.role_causes(region)
+        bounding += [cause.node for cause in roles]
         # A field left out whose default differs is a cause like an entry (`matrix._diff.unset_defaults`):
         # where the choice's question found it one (`matrix._diff.Search._regions`), or a one-gate
         # question held its region to it (`bounds`).
@@ -195,7 +207,8 @@ class _Changes:
         # One finding per cause and per pair of answers: configs merged into one finding all go
         # from the same answer to the same answer (review finding W5).
         key = (change_id, region.runner, region.blocked, seen, tuple(g.id for _, g in causes) + tuple(unset),
-               tuple(runners) + tuple((side.name, a.id) for side, a, _ in adjusted))
+               tuple(runners) + tuple((side.name, a.id) for side, a, _ in adjusted)
+               + tuple((cause.side, cause.role, cause.runner) for cause in roles))
         region_text = self.region_text(region, causes, bounding)
         if region.kind in ("removal", "deprecation") and region.runner is not None:
             # What a request reads of a removal (or a deprecation) is said by automatic choice's
@@ -222,7 +235,8 @@ class _Changes:
             tuple(_entry(*self.standing(region, side, gate)) for side, gate in causes) + \
             tuple(dict.fromkeys(_located(self.adjustment_standing(side, a.id), ("adjustments", a.id))
                                 for side, a, _ in adjusted)) + \
-            self.default_entries(unset)
+            self.default_entries(unset) + \
+            tuple(entry for cause in roles for entry in self.role_entries(cause))
         entries = tuple(dict.fromkeys(entries)) or self.reprioritised() or (_order_entry(self.new),)
         message = _message(change_id, region, old_text, new_text, self.new, self.old)
         self._merged[key] = len(self.out)
@@ -244,6 +258,39 @@ class _Changes:
         """Where an adjustment that differs stands: the new side where it has it, else the old
         (a user trial: one changed was named twice, once on each side)."""
         return self.new if adjustment_named(self.new, adjustment_id) is not None else side
+
+    def role_causes(self, region: _diff.Region) -> List[Any]:
+        """The causes of a role's refusal that are no gate (`matrix._diff_role_rules`) that hold
+        in a region of choice (a one-gate question has its gate)."""
+        if region.feature is not None:
+            return []
+        return [c for c in self.search.role_causes() if self.search.space.truth(c.node, region.assignment) is True]
+
+    def role_entries(self, cause: Any) -> List[Entry]:
+        """The entries that differ between the sides for *cause*'s role and runner, each where it
+        stands (the new side where it has it): the role's ``[roles]`` entry, each kind of the
+        runner's requirements that name the role, each requirement gate of it whose roles differ."""
+        from ._diff_role_rules import clauses, declared, gates
+
+        old, new = self.old, self.new
+        role, runner = cause.role, cause.runner
+        out: List[Entry] = []
+        if declared(old, role) != declared(new, role):
+            out.append(_located(new if declared(new, role) is not None else old, ("roles", role)))
+        kinds = dict.fromkeys(k for side in (new, old) for k, _ in clauses(side, role, runner))
+        for kind in kinds:
+            said = [[c for c in clauses(side, role, runner) if c[0] == kind] for side in (old, new)]
+            if said[0] != said[1]:
+                side = new if said[1] else old
+                out.append(_runner_entry(side, side.local(runner) or runner, ("requires", kind)))
+        read = [{g[0]: g for g in gates(side, role, runner)} for side in (old, new)]
+        for gate_id in dict.fromkeys([*read[1], *read[0]]):
+            if read[0].get(gate_id) != read[1].get(gate_id):
+                side = new if gate_id in read[1] else old
+                gate = side.gate(gate_id)
+                if gate is not None:
+                    out.append(_entry(side, gate))
+        return out
 
     def unset_causes(self, region: _diff.Region) -> List[str]:
         """The fields whose default differs that are causes of *region*: left out there, where

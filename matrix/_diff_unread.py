@@ -77,12 +77,12 @@ def _unweighed(*sides: _diff.Side) -> List[Tuple[str, str]]:
         out.append(("what the runner of a role other than the base says where the config is served (a former "
                     "id, its deprecation, its opt-in and partial support: which runner fills each role, and a role's refusal, are "
                     "compared)", "a config served"))
-    # A requirement of roles other than the base (`Runner.role_requires`: no gate) and a role one
-    # side declares only refuse configs the search does not weigh (a review found both said
-    # "No change" beside the line above): said wherever they differ, alike or not elsewhere.
-    if any(len(p.matrix.roles) > 1 for p in plans) and _role_rules(old) != _role_rules(new):
-        out.append(("a refusal by a requirement of roles other than the base, or by a role one side declares only",
-                    "a config that names or fills such a role"))
+    # Which runner fills a role one side declares only: no role-runner-changed finding (that
+    # compares a role both sides declare); its refusals are compared (`matrix._diff_role_rules`).
+    one_sided = [r.name for side, other in ((old, new), (new, old)) for r in side.matrix.roles[1:]
+                 if r.id not in {o.id for o in other.matrix.roles}]
+    if one_sided:
+        out.append((f"which runner fills a role one side declares only ({', '.join(one_sided)})", "a config served"))
     if any(a.stage is not None for a in adjustments) and differs(lambda side: repr(side.matrix.stages)):
         out.append(("the order of adjustments by stage ([matrix] stages)", "a config a staged adjustment changes"))
     if any(p.matrix.staged for p in plans) and differs(lambda side: repr(side.matrix.staged)):  # F6
@@ -90,13 +90,6 @@ def _unweighed(*sides: _diff.Side) -> List[Tuple[str, str]]:
     if any(p.staged_redirects for p in plans) and differs(lambda side: repr(side.plan.staged_redirects)):  # F6
         out.append(("redirects at a stage (after the choice)", "a config such a redirect sends elsewhere"))
     return out
-
-
-def _role_rules(side: _diff.Side) -> object:
-    """The roles *side* declares and the requirements of roles its runners have, by the new side's
-    ids: where the two sides' differ, a role's refusal may differ where the search does not look."""
-    return (tuple((r.id, r.field, r.follows) for r in side.matrix.roles),
-            sorted((side.ids.get(r.id, r.id), repr(r.role_requires)) for r in side.matrix.runners if r.role_requires))
 
 
 def _alike(old: _diff.Side, new: _diff.Side) -> bool:
@@ -151,6 +144,14 @@ def _unread(*sides: _diff.Side, requests: bool = False) -> List[Tuple[str, str]]
         # Where the side that has it serves it, a finding says so (`_Changes.one_sided_runners`).
         out.append((f"a request for a runner only one side has ({', '.join(one_sided)}) where that side refuses it, "
                     "and its blockers", "a request for it"))
+    # Where an adjustment before the choice sets the base role's field, a config that leaves it
+    # None may be a request on one side and automatic choice on the other: which runner answers
+    # is compared (`_diff.Search._named_by_base`), what else automatic choice says there is not,
+    # nor a config whose field names a runner as given (compared as a request for that runner).
+    if any(p.matrix.roles and any(p.matrix.roles[0].field in a.set for a in p.pre_adjustments) for p in plans):
+        out.append(("what automatic choice says beside its runner where an adjustment before the choice sets the "
+                    "base role's field (effective values, warnings, blockers, roles), and the runner a field naming "
+                    "one as given asks for there", "a config whose base role's field it sets"))
     if any(p.removed for p in plans):
         out.append(("the blockers and deprecation warnings of a config a removal refuses",
                     "a config a removed feature refuses"))

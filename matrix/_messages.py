@@ -2352,7 +2352,8 @@ def diff_entry_named(parts: Sequence[object]) -> str:
     parts = list(parts)
     head, rest = (parts[0], parts[1:]) if parts else ("", [])
     tables = {"features": "feature", "adjustments": "adjustment", "orders": "order",
-              "requirements": "requirement kind", "requires": "requirement", "config": "config field"}
+              "requirements": "requirement kind", "requires": "requirement", "config": "config field",
+              "roles": "role"}
     if head in tables and len(rest) == 1:
         return f"{tables[str(head)]} {rest[0]!r}"
     if head == "matrix" and rest == ["runners"]:

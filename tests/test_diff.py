@@ -512,13 +512,17 @@ def _reworded(draw, text):
 
 
 def _roled(draw, text, new_text, runners, new_runners, names):
-    """*text* and *new_text* as they are, or (a fifth of the time) with roles alike on both sides
-    (file-format.md, Roles): the base's, over field ``rb``, and half of those another, ``o`` over
-    ``ro`` (following the base, or none), each field a nullable str whose choices are some of the
-    runners both sides have (by the old side's id: a runner renamed keeps it as a former id); then,
-    half the time, a requirement of one of them (*runners*, *new_runners*) that applies in role
-    ``o`` only (``kr``, reading a field of *names*), and, half the time, an adjustment that sets
-    ``ro`` where it is None (before the choice or a runner's own), on the new side or both."""
+    """*text* and *new_text* as they are, or (a fifth of the time) with roles (file-format.md,
+    Roles): the base's, over field ``rb``, and half of those another, ``o`` over ``ro`` (following
+    the base, or none), each field a nullable str whose choices are some of the runners both sides
+    have (by the old side's id: a runner renamed keeps it as a former id); then, half the time, a
+    requirement of one of them (*runners*, *new_runners*) that applies in role ``o`` only (``kr``,
+    reading a field of *names*), and, half the time, an adjustment that sets ``ro`` where it is
+    None (before the choice or a runner's own; before the choice, ``rb`` instead half the time),
+    on the new side or both. Alike on both sides, or
+    (half the time there is ``o``) edited: ``o`` declared on one side only, its ``follows``
+    toggled on the new side, or ``kr`` on one side only, or of another runner or condition there
+    (`_role_edit`)."""
     if draw(st.integers(0, 4)) != 0:
         return text, new_text
     new_ids = {f: id for id, r in new_runners.items() for f in (id, *(a["id"] for a in r.get("aliases", [])))}
@@ -530,28 +534,57 @@ def _roled(draw, text, new_text, runners, new_runners, names):
         choices = draw(st.lists(st.sampled_from(shared), min_size=1, unique=True))
         return f'"{name}" = {{ type = "str", nullable = true, choices = {json.dumps(choices)} }}\n'
 
-    fields, roles = field("rb"), '[roles.base]\nname = "Base"\nfield = "rb"\n'
+    fields, roles = field("rb"), ['[roles.base]\nname = "Base"\nfield = "rb"\n'] * 2
     set_role = ["", ""]
     if draw(st.booleans()):
         fields += field("ro")
-        roles += '[roles.o]\nname = "Other"\nfield = "ro"\n' + ('follows = "base"\n' if draw(st.booleans()) else "")
+        edit = draw(st.sampled_from([None, None, None, "o", "follows", "kr"]))
+        follows = draw(st.booleans())
+        declared = [True, True] if edit != "o" else draw(st.sampled_from([[True, False], [False, True]]))
+        for at in (0, 1):
+            if declared[at]:
+                toggled = follows != (edit == "follows" and at == 1)
+                roles[at] += '[roles.o]\nname = "Other"\nfield = "ro"\n' + ('follows = "base"\n' if toggled else "")
         if draw(st.booleans()):
-            owner = draw(st.sampled_from(shared))
-            clause = {"condition": draw(st.sampled_from([a for n in names for a in _ATOMS[n]])), "roles": ["o"]}
-            roles += '[requirements.kr]\nname = "KR"\nreason = "kr fails"\n'
-            for table in (runners[owner], new_runners[new_ids[owner]]):
-                table["requires"] = {**table.get("requires", {}), "kr": dict(clause)}
+            _role_requirement(draw, edit, declared, roles, runners, new_runners, new_ids, shared, names)
         if draw(st.booleans()):
             # An adjustment that names the other role's runner where the config leaves it None
             # (before the choice, or a runner's own: a user trial's ISA-L decompressing on zstd),
             # on the new side only or on both.
+            # Before the choice, the base's field too (a config that leaves it None is then a
+            # request for the runner it names: automatic choice answers as that request does).
             own = draw(st.sampled_from([None, *shared]))
-            adjustment = (f'[adjustments.role_set]\nname = "role set"\nwhen = "ro is None"\n'
-                          f'set = {{ "ro" = "{draw(st.sampled_from(shared))}" }}\n'
+            role = draw(st.sampled_from(["ro", "rb"])) if own is None else "ro"
+            adjustment = (f'[adjustments.role_set]\nname = "role set"\nwhen = "{role} is None"\n'
+                          f'set = {{ "{role}" = "{draw(st.sampled_from(shared))}" }}\n'
                           + (f'runners = ["{own}"]\n' if own is not None else ""))
             set_role = [adjustment if draw(st.booleans()) else "", adjustment]
-    return tuple(t.replace("[config]\n", "[config]\n" + fields, 1) + roles + extra
-                 for t, extra in zip((text, new_text), set_role))
+    return tuple(t.replace("[config]\n", "[config]\n" + fields, 1) + declared_roles + extra
+                 for t, declared_roles, extra in zip((text, new_text), roles, set_role))
+
+
+def _role_requirement(draw, edit, declared, roles, runners, new_runners, new_ids, shared, names):
+    """A requirement ``kr`` of a runner both sides have that applies in role ``o`` only, on each
+    side that declares ``o`` (*declared*); with *edit* ``kr``, on one side only, or of another
+    runner or condition on the new side (*roles*, *runners* and *new_runners* written in place)."""
+    clause = {"condition": draw(st.sampled_from([a for n in names for a in _ATOMS[n]])), "roles": ["o"]}
+    owner = draw(st.sampled_from(shared))
+    owners, conditions = [owner, owner], [clause["condition"]] * 2
+    present = list(declared)
+    if edit == "kr":
+        change = draw(st.sampled_from(["old", "new", "owner", "condition"]))
+        if change in ("old", "new"):
+            present = [change == "old", change == "new"]
+        elif change == "owner":
+            owners[1] = draw(st.sampled_from(shared))
+        else:
+            conditions[1] = draw(st.sampled_from([a for n in names for a in _ATOMS[n]]))
+    for at, table in ((0, runners), (1, new_runners)):
+        if not present[at]:
+            continue
+        roles[at] += '[requirements.kr]\nname = "KR"\nreason = "kr fails"\n'
+        one = table[owners[at] if at == 0 else new_ids[owners[at]]]
+        one["requires"] = {**one.get("requires", {}), "kr": {**clause, "condition": conditions[at]}}
 
 
 def _cell_edit(draw, edit, text, cells):
@@ -911,7 +944,7 @@ def _holds(region, config, schema):
         return False
 
 
-_BLOCK = re.compile(r"^\[(features|orders|adjustments)\.(\w+)\]\n(?:(?!\[).*\n)*", re.M)
+_BLOCK = re.compile(r"^\[(features|orders|adjustments|roles)\.(\w+)\]\n(?:(?!\[).*\n)*", re.M)
 
 
 def _causes_are_entries_that_differ(report, text, new_text, runners, new_runners, overlay):
@@ -944,9 +977,10 @@ def _causes_are_entries_that_differ(report, text, new_text, runners, new_runners
     def config_of(t):
         return t.split("[config]\n", 1)[-1].split("\n[", 1)[0]
 
-    # ... where the [config] is alike too (a default changed beside them is a cause of its own).
+    # ... where the [config] is alike too (a default changed beside them is a cause of its own), and
+    # the runners (a requirement of a role other than the base changed beside them is one too).
     if overlay is None and edited and all(table == "adjustments" for table, _ in edited) \
-            and config_of(text) == config_of(new_text):
+            and config_of(text) == config_of(new_text) and runners == new_runners:
         assert [c.id for c in report.changes if c.level != "cosmetic" and not c.id.startswith("config-")
                 and not any(e.place.startswith("$.adjustments.") for e in c.entries)] == [], report.changes
     # Where an overlay changed a feature, the feature's entry is the overlay's line that decided
@@ -1392,6 +1426,28 @@ _ROLES_ADJUSTED = _ROLES_BLOCKED.replace("j > 1", "j > 5").replace('choices = ["
     '[adjustments.b_own]\nname = "b own"\nwhen = "j < 2"\nset = { "j" = 2 }\nrunners = ["b"]\n'
 
 
+# A known wrong answer (issue 28 with roles): the base role alone, and an adjustment before the
+# choice added that names b in the base role's field where it is None and j == 2: a config that
+# leaves the field None is a request for b on the new side (B serves) and automatic choice on the
+# old (A): automatic choice A → B was said by no finding (the question of automatic choice asked
+# where both sides' config of choice leave the field None only).
+_BASE_PICKED = """[matrix]
+name = "small"
+version = "1.0"
+[config]
+"rb" = { type = "str", nullable = true, choices = ["a", "b"] }
+"j" = { type = "int", min = 0, max = 3, default = 0 }
+[features.g0]
+name = "g0"
+when = "j == 3"
+support = { a = "yes", b = "yes" }
+[roles.base]
+name = "Base"
+field = "rb"
+"""
+_BASE_PICK = '[adjustments.pick]\nname = "pick"\nwhen = "rb is None and j == 2"\nset = { "rb" = "b" }\n'
+
+
 # A user trial (issue 28 with roles: a compression service, ISA-L decompressing on zstd): a base
 # role rb and a role o that follows it, and a's own adjustment that names b in o where o is None;
 # b does not support g0. Flipping a's cell of g0 was said "0 breaking": a config that names c in o
@@ -1426,7 +1482,7 @@ _ROLES_KIND = _ROLES_REFUSING + '[requirements]\nhw = { name = "HW", reason = "n
 _ROLES_KIND_RUNNERS = {**_ROLES_REFUSING_RUNNERS, "a": {"name": "A", "priority": 3, "requires": {"hw": "j != 2"}}}
 # A review: a requirement of a role other than the base (`Runner.role_requires`, no gate) added, and
 # a role declared on one side only, refused configs the other side served, and the report said "No
-# change found where compared": now said not compared (`_UNREAD["role rules"]`).
+# change found where compared": now causes the search weighs (`matrix._diff_role_rules`).
 _ROLE_REQUIRED = _ROLES_REFUSING + '[requirements]\nkr = { name = "KR", reason = "kr fails" }\n'
 _ROLE_REQUIRED_RUNNERS = {**_ROLES_REFUSING_RUNNERS, "b": {"name": "B", "priority": 2, "requires": {
     "kr": {"condition": "j != 2", "roles": ["o"]}}}}
@@ -1519,6 +1575,7 @@ _RETIRED_RUNNERS = {"a": {"name": "A", "priority": 3}, "b": {"name": "B", "prior
 @example((_ROLES_REFUSING, _ROLES_REFUSING_RUNNERS, _ROLES_REFUSING + _ROLE_SET, _ROLES_REFUSING_RUNNERS, ["j"], None))
 @example((_ROLES_KIND, _ROLES_KIND_RUNNERS, _ROLES_KIND.replace("RuntimeError", "OSError"), _ROLES_KIND_RUNNERS,
           ["j"], None))
+@example((_BASE_PICKED, _ROLES_RUNNERS, _BASE_PICKED + _BASE_PICK, _ROLES_RUNNERS, ["j"], None))
 @example((_RETIRED, _RETIRED_RUNNERS, _RETIRED, {**_RETIRED_RUNNERS, "a": {**_RETIRED_RUNNERS["a"], "deprecated": {
     "since": "0.5", "remove_in": "2.0"}}}, ["b"], None))
 def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
@@ -1581,6 +1638,13 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
             before = {key: answer for key, answer in before.items() if key[1] is not None and key[0] != "blocker"}
             after = {key: answer for key, answer in after.items() if key[1] is not None and key[0] != "blocker"}
             before_whole, after_whole = ({r: w for r, w in x.items() if r is not None} for x in (before_whole, after_whole))
+        elif any(line.startswith(_UNREAD["base set"]) for line in report.undecided):
+            # An adjustment before the choice sets the base role's field: automatic choice's
+            # runner (or refusal) is compared, what else it says is said not compared.
+            before, after = ({key: answer for key, answer in x.items() if key[1] is not None or key == _AUTO}
+                             for x in (before, after))
+            before_whole, after_whole = ({r: w if r is not None else _answer_only(w) for r, w in x.items()}
+                                         for x in (before_whole, after_whole))
         _every_difference_is_said(report, before_whole, after_whole, config, schema, runner_words)
         for key in before.keys() & after.keys():
             if before[key] == after[key]:
@@ -1592,10 +1656,6 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
                 continue  # the warnings and blockers of a config a removal refuses are not compared
             if kind in ("effective", "said") and before[answer] != after[answer]:
                 continue  # the effective config (and what it says) follows the answer: the change of the answer says it
-            if any(_UNREAD["role rules"] in line for line in report.undecided) and any(
-                    w.get(runner) is not None and w[runner]["refused"] is not None and " in role '" in w[runner]["refused"][1]
-                    for w in (before_whole, after_whole)):
-                continue  # a role's refusal where the roles or their requirements differ: said not compared (the docs)
             # A blocker or deprecation folded into a change of automatic choice (its id in
             # ``also``) is said by that change, of the same single gate.
             # An effective value or a warning of a request whose configs are automatic choice's is
@@ -1627,6 +1687,11 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     varying = {m.group(1) for m in map(_VARYING.fullmatch, report.undecided) if m is not None}
     _regions_hold_their_answers(old, new, sides, kinds, universe, whole, varying)
     _adjustments_named_change_a_value(report, sides, universe, schema)
+
+
+def _answer_only(whole):
+    """A `_whole` reduced to whether it refuses (and how) and the runner that serves."""
+    return {**whole, "warnings": (), "roles": (), "role warnings": (), "blockers": {}, "effective": {}}
 
 
 def _loaded(case):
@@ -1663,8 +1728,10 @@ def _base_names(ms, config):
 #: What of a resolution the diff does not compare, each said by a line of ``undecided`` where the
 #: answers may differ (`matrix._diff_unread._unread`): the line's beginning.
 _UNREAD = {"roles": "Not compared: what the runner of a role other than the base says",
-           "role rules": "Not compared: a refusal by a requirement of roles other than the base, or by a role one "
-                         "side declares only",
+           "one-sided role": "Not compared: which runner fills a role one side declares only",
+           # (a config whose base field names a runner as given is compared as that request: `_base_names`)
+           "base set": "Not compared: what automatic choice says beside its runner where an adjustment before the "
+                       "choice sets the base role's field",
            "one-sided": "Not compared: a request for a runner only one side has",
            "removal": "Not compared: the blockers and deprecation warnings of a config a removal refuses",
            "request": "Not compared: the blockers a request reads",
@@ -1678,6 +1745,9 @@ _UNREAD = {"roles": "Not compared: what the runner of a role other than the base
 
 #: Each line of ``undecided`` that says what is not compared, whole (`_UNREAD`).
 _LINES = {
+    "roles": "Not compared: what the runner of a role other than the base says where the config is served (a former "
+             "id, its deprecation, its opt-in and partial support: which runner fills each role, and a role's refusal, "
+             "are compared) (the answers for a config served may differ unseen)",
     "removal": "Not compared: the blockers and deprecation warnings of a config a removal refuses (the answers for "
                "a config a removed feature refuses may differ unseen)",
     "request": "Not compared: the blockers a request reads (the answers for a request may differ unseen)",
@@ -1695,16 +1765,22 @@ def _roles_unread(report, runner, a, b, config, schema):
     """Where the same runner serves on both sides (`_whole`s *a*, *b*: automatic choice, or a
     request for *runner*), each role filled by another runner is a ``role-runner-changed``
     finding of that question and role whose region holds *config*, going from the one to the
-    other; what a role's runner says there is not compared (``{"roles"}``: `_UNREAD`)."""
+    other; what a role's runner says there is not compared (``{"roles"}``: `_UNREAD`), nor which
+    runner fills a role one side declares only (``{"one-sided role"}``)."""
     if not (a["refused"] is None and b["refused"] is None and a["runner"] == b["runner"]):
         return set()
-    for (role, x), (_, y) in zip(a["roles"], b["roles"]):
+    old, new = dict(a["roles"]), dict(b["roles"])
+    unread = {"roles"} if a["role warnings"] != b["role warnings"] else set()
+    if old.keys() != new.keys():
+        unread.add("one-sided role")
+    for role in old.keys() & new.keys():
+        x, y = old[role], new[role]
         if x != y:
             assert [c for c in report.changes if c.id == "role-runner-changed" and c.runner == runner
                     and c.message.split(": ")[-1] == f"{x} → {y}"
                     and f"role '{role}'" in c.message and _inside(c, config, schema)], (role, runner, config, a, b,
                                                                                       report.changes)
-    return {"roles"} if a["role warnings"] != b["role warnings"] else set()
+    return unread
 
 
 def _one_sided_is_said(report, runner, a, b, config, schema, said):
@@ -1803,10 +1879,6 @@ def _every_difference_is_said(report, before, after, config, schema, runner_word
                 _removal_words_are_said(report, part, a, b, config, schema)
                 # The words of a refusal (but a removal's, above) are not compared (the docs).
                 unread.add("words" if part == "refused" and refused
-                           # A role's refusal that no finding holds: by a requirement of roles, or a
-                           # role one side declares only (the docs: said not compared).
-                           else "role rules" if part in ("refused", "runner") and not held and any(
-                               x["refused"] is not None and " in role '" in x["refused"][1] for x in (a, b))
                            else None)
         unread.update(_roles_unread(report, runner, a, b, config, schema))
         if refused and a["kind"] != b["kind"] and not said("kind"):
@@ -3915,13 +3987,12 @@ def test_issue_30s_constructs_the_diff_does_not_weigh_are_said_not_compared():
     # config; which runner fills another role where the config is served is not.
     assert [line for line in diff(old, matrix.loads(base, runners=runners)).undecided if "roles" in line] == []
     roled = matrix.loads(base + '[roles.decode]\nname = "Decode"\nfield = "decode"\n', runners=runners)
-    # ... and a role one side declares only (decode) refuses configs the search does not weigh.
+    # ... and which runner fills a role one side declares only (decode: its refusals are compared).
     assert diff(old, roled).undecided[-2:] == (
         "Not compared: what the runner of a role other than the base says where the config is served (a former id, "
         "its deprecation, its opt-in and partial support: which runner fills each role, and a role's refusal, are compared) "
         + note.format("a config served"),
-        "Not compared: a refusal by a requirement of roles other than the base, or by a role one side declares only "
-        + note.format("a config that names or fills such a role"))
+        "Not compared: which runner fills a role one side declares only (Decode) " + note.format("a config served"))
     stages = _UNWEIGHED.replace('version = "1.0"\n', 'version = "1.0"\nstages = ["choice", "late"]\n', 1)
     assert diff(old, matrix.loads(stages, runners=runners)).undecided == ()  # stages no adjustment names: today's order
     staged = matrix.loads(stages.replace("override = false\n", 'override = false\nstage = "late"\n', 1), runners=runners)
@@ -4493,6 +4564,28 @@ def test_automatic_choice_of_roles_is_asked_where_the_base_field_is_none_even_wh
         ("served-refused", "dev != 'gpu' and backend is None and big", {"big": True, "dev": "cpu"})]
 
 
+def test_an_adjustment_that_names_the_base_roles_runner_changes_automatic_choice():
+    """A config the new side's adjustment before the choice makes a request for b (its base role's
+    field None as given) goes A → B in automatic choice (``resolve(config)``): a finding of
+    automatic choice, its region the configs as given, its witness reproducing, its cause the
+    adjustment; the other way, B → A."""
+    old, new = (matrix.loads(t, runners=_ROLES_RUNNERS) for t in (_BASE_PICKED, _BASE_PICKED + _BASE_PICK))
+    assert (old.resolve({"j": 2}).runner, new.resolve({"j": 2}).runner) == ("a", "b")
+    found = [(c.id, c.message, c.region, c.witness, [str(e) for e in c.entries]) for c in diff(old, new).changes
+             if c.runner is None]
+    assert found == [("runner-changed", "Automatic choice: A → B", "rb is None and j == 2", {"j": 2},
+                      ["<string>:14: adjustment 'pick' as it is now"])]
+    back = [(c.id, c.message, c.region) for c in diff(new, old).changes if c.runner is None]
+    assert back == [("runner-changed", "Automatic choice: B → A", "rb is None and j == 2")]
+    # What else automatic choice says there (its effective value of rb, the adjustment's warning)
+    # is said not compared.
+    line = ("Not compared: what automatic choice says beside its runner where an adjustment before the choice sets "
+            "the base role's field (effective values, warnings, blockers, roles), and the runner a field naming one "
+            "as given asks for there (the answers for a config whose base role's field it sets may differ unseen)")
+    assert line in diff(old, new).undecided
+    assert line not in diff(new, new).undecided
+
+
 def test_a_witness_leaves_the_other_roles_to_follow_where_the_region_allows():
     """A user trial (collective backends, 2.1 → 2.2: gloo's limit lowered from 256 ranks to 128):
     the witness of "CPU jobs of 129 ranks: Gloo → refused" named nccl in the inter role, which a
@@ -5019,25 +5112,54 @@ def test_the_runner_an_always_redirect_leads_to_is_read_on_its_effective_config(
                                               "b is unset and (s not in ['a', 'b'] or s == 'b')", {})]
 
 
-def test_a_requirement_of_a_role_other_than_the_base_or_a_role_one_side_declares_is_said_not_compared():
+def test_a_requirement_of_a_role_other_than_the_base_or_a_role_one_side_declares_is_compared():
     """A review: a requirement limited to a role other than the base (B in role 'o' where j == 2)
     added, and a role declared on one side only (B in role 'o' blocked where j == 3), each refuse
-    configs the other side serves; the report said "No change found where compared" and claimed a
-    role's refusal compared. The search does not weigh them (no gate differs): said not compared,
-    with the configs said; the brute force's examples hold each difference to the line."""
-    line = _UNREAD["role rules"] + " (the answers for a config that names or fills such a role may differ unseen)"
+    configs the other side serves; the report said "No change found where compared" (then "Not
+    compared: a refusal by a requirement of roles other than the base, or by a role one side
+    declares only"). Each is now a cause the search weighs: a config served that the role refuses
+    is breaking, its region exact, its witness reproducing, its cause the entry that differs; the
+    other way, served again. Which runner fills a role one side declares only is said not compared."""
     plain = _ROLES_REFUSING + '[requirements]\nkr = { name = "KR", reason = "kr fails" }\n'
-    for old, new in (((plain, _ROLES_REFUSING_RUNNERS), (_ROLE_REQUIRED, _ROLE_REQUIRED_RUNNERS)),
-                     ((_ROLE_DECLARED, _ROLES_REFUSING_RUNNERS), (_ROLES_REFUSING, _ROLES_REFUSING_RUNNERS))):
-        sides = [matrix.loads(text, runners=runners) for text, runners in (old, new)]
-        report = diff(*sides)
-        assert line in report.undecided, report.undecided
-        assert diff(sides[1], sides[0]).undecided.count(line) == 1
-        assert diff(sides[1], sides[1]).undecided.count(line) == 0
-    refused = matrix.loads(_ROLE_REQUIRED, runners=_ROLE_REQUIRED_RUNNERS)
+    required = [matrix.loads(t, runners=r) for t, r in ((plain, _ROLES_REFUSING_RUNNERS),
+                                                        (_ROLE_REQUIRED, _ROLE_REQUIRED_RUNNERS))]
+    roles = _LINES["roles"]
+
+    def said(report):
+        return [(c.id, c.message, c.region, c.witness, [str(e) for e in c.entries]) for c in report.changes]
+
+    kr = ["<string>:1: requirement 'kr' of runner 'b' as it is now"]
+    report = diff(*required)
+    assert said(report) == [
+        ("served-refused", "Automatic choice: A → refused", "ro == 'b' and rb is None and j == 2", {"ro": "b", "j": 2}, kr),
+        ("request-refused", "Asking for A: A → refused", "ro == 'b' and j == 2", {"ro": "b", "j": 2}, kr),
+        ("request-refused", "Asking for B: B → refused", "j == 2 and (ro is None or ro == 'b')", {"j": 2}, kr),
+        ("request-refused", "Asking for C: C → refused", "ro == 'b' and j == 2", {"ro": "b", "j": 2}, kr)]
+    assert [c.level for c in report.changes] == ["breaking"] * 4
+    assert report.undecided == (roles,)
+    back = diff(*reversed(required))
+    assert [(c.id, c.message, c.region) for c in back.changes][:2] == [
+        ("refused-served", "Automatic choice: refused → A", "ro == 'b' and rb is None and j == 2"),
+        ("request-served", "Asking for A: refused → A", "ro == 'b' and j == 2")]
+    assert [str(e) for e in back.changes[0].entries] == ["<string>:1: requirement 'kr' of runner 'b' as it was"]
     with pytest.raises(matrix.ResolutionError) as caught:
-        refused.resolve({"j": 2, "ro": "b"})
+        required[1].resolve({"j": 2, "ro": "b"})
     assert caught.value.reason == "B in role 'o' is not valid for this config: kr fails"
+    assert required[0].resolve({"j": 2, "ro": "b"}).runner == "a"
+
+    declared = [matrix.loads(t, runners=_ROLES_REFUSING_RUNNERS) for t in (_ROLE_DECLARED, _ROLES_REFUSING)]
+    role = ["<string>:15: role 'o' as it is now"]
+    report = diff(*declared)
+    assert said(report) == [
+        ("served-refused", "Automatic choice: A → refused", "ro == 'b' and j == 3 and rb is None", {"ro": "b", "j": 3},
+         role),
+        ("request-refused", "Asking for A: A → refused", "ro == 'b' and j == 3", {"ro": "b", "j": 3}, role),
+        ("request-refused", "Asking for C: C → refused", "ro == 'b' and j == 3", {"ro": "b", "j": 3}, role)]
+    one_sided = ("Not compared: which runner fills a role one side declares only (Other) (the answers for a config "
+                 "served may differ unseen)")
+    assert report.undecided == (roles, one_sided)
+    assert [c.id for c in diff(*reversed(declared)).changes] == ["refused-served", "request-served", "request-served"]
+    assert diff(declared[1], declared[1]).undecided == ()
 
 
 def test_a_runner_s_own_deprecation_that_starts_ends_or_changes_its_words_is_a_finding_where_it_serves():
