@@ -182,10 +182,7 @@ class _Changes:
         # (`_diff.Search.one_gate`, `bounds`).
         adjusted = [(side, a, node) for side, a, node in (self.search.adjusted() or [])
                     if self.search.space.truth(node, region.assignment) is True] if region.feature is None else \
-            [(side, a, node) for side, a, node in self.search.changing()
-             if self.search.space.truth(node, region.assignment) is True
-             and self.feeds_either(a.id, {p for s in (self.old, self.new) for g in (s.gate(region.feature),)
-                                          if g is not None for p in g.when.paths})]
+            self.gate_adjusting(region.feature, region.assignment)
         bounding = [node for _, _, node in adjusted]
         # A role's refusal by rules that differ and are no gate (`matrix._diff_role_rules`).
         roles = self.role_causes(region)
@@ -321,13 +318,27 @@ class _Changes:
         return any(self.feeds(side, mine, reads) for side in (self.old, self.new)
                    for mine in (adjustment_named(side, adjustment_id),) if mine is not None)
 
+    def gate_adjusting(self, feature: str, found: _diff.Assignment) -> List[Any]:
+        """The adjustments named beside the gate *feature* in the region *found*, as (side,
+        adjustment, where it changes a value): those that differ, change a value there and write
+        what the gate reads; where none does and the gate stands alike on both sides, those that
+        differ and change a value there (they move the resolution to where its blockers are read
+        otherwise: the brute force found one that set b, which a requirement reads, lift a
+        blocker of g0 read on the runner's effective config, said caused by g0 alone)."""
+        reads = {p for s in (self.old, self.new) for g in (s.gate(feature),) if g is not None for p in g.when.paths}
+        here = [(side, a, node) for side, a, node in self.search.changing()
+                if self.search.space.truth(node, found) is True]
+        out = [(side, a, node) for side, a, node in here if self.feeds_either(a.id, reads)]
+        if out or len({_diff.signature(side, side.gate(feature), self.search.shared)
+                       for side in (self.old, self.new)}) > 1:
+            return out
+        return here
+
     def bounds(self, feature: str, found: _diff.Assignment) -> List[Any]:
         """Where the adjustments named beside the gate *feature* in the region *found* change a
         value (`add`: those that differ, change a value there and write what it reads): a one-gate
         region holds where they do (`matrix._diff.Search.one_gate`)."""
-        reads = {p for s in (self.old, self.new) for g in (s.gate(feature),) if g is not None for p in g.when.paths}
-        out = [node for _, a, node in self.search.changing()
-               if self.search.space.truth(node, found) is True and self.feeds_either(a.id, reads)]
+        out = [node for _, _, node in self.gate_adjusting(feature, found)]
         # A field left out there whose default differs, read by the gate (on the config of choice).
         read = {n.name for s in (self.old, self.new) for g in (s.gate(feature),) if g is not None
                 for n in walk(s.on_c(g.when.node)) if isinstance(n, Path)}
@@ -959,6 +970,14 @@ class _Changes:
                 entries.append(_entry(*self.standing_at(standing, gate)))
                 ids.append(gate.id)
             entries += self.default_entries(self.search.unset_at(found))  # a default read that differs
+        if not entries:
+            # No gate or default differs: an adjustment that differs and changes a value here moved
+            # the resolution to where it speaks or not, whatever it writes (the brute force: one
+            # that set b, which a requirement reads, lifted a0's warning, and a0 was named).
+            for side, a, node in self.search.changing():
+                if a.id != adjustment_id and self.search.holds(node, witness) and self.runs(a.id, witness, asked):
+                    entries.append(_located(side, ("adjustments", a.id)))
+                    ids.append(a.id)
         if not entries:  # not known what else: the adjustment itself
             side = self.new if new_one is not None else self.old
             entries, ids = [_located(side, ("adjustments", adjustment_id))], [adjustment_id]

@@ -1564,6 +1564,7 @@ _RETIRED_RUNNERS = {"a": {"name": "A", "priority": 3}, "b": {"name": "B", "prior
 @example(tuple(_DRAWN["always_redirect_blocker"]))
 @example(tuple(_DRAWN["fallback_beside_refusal"]))
 @example(tuple(_DRAWN["roles_alike"]))
+@example(tuple(_DRAWN["adjustment_moves_the_resolution"]))  # a0 named for its warning lifted, g0 alone for a blocker
 @example((_ROLES_REMOVED, _ROLES_RUNNERS, _ROLES_REMOVED.replace(
     'applies = "automatic"', 'applies = "automatic"\ndeprecated = { since = "0.5", remove_in = "1.0", removed = true }'),
     _ROLES_RUNNERS, ["j"], None))
