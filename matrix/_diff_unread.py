@@ -3,7 +3,7 @@ sides could answer differently (`_not_compared`)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import _diff, _messages
 
@@ -124,7 +124,10 @@ def _unread(*sides: _diff.Side, requests: bool = False) -> List[Tuple[str, str]]
     kinds = [sorted((g.id, str(kind)) for g in p.features for kind in (_diff_kinds.kind_of(g),) if kind is not None)
              for p in plans]
     why = next((w for side in sides for w in (_diff_kinds.unmodelled(side),) if w is not None), None)
-    kind = [(f"the exception kind a refusal raises (a requirement's kind): {why}",
+    # The kinds that differ are named (a user trial: ValueError → RuntimeError beside a reason that
+    # says a config value was this line alone, with nothing to tell the reviewer what changed).
+    differing = _messages.diff_kinds_differing(_kinds_by_requirement(old), _kinds_by_requirement(new))
+    kind = [(f"the exception kind a refusal raises (a requirement's kind): {why}{differing}",
              "a config or request that is refused")] \
         if why is not None and any(kinds) and (kinds[0] != kinds[1] or not _alike(old, new)) else []
     # A refusal by a role other than the base raises the kind of the runner that fills it, which
@@ -171,6 +174,19 @@ def _unread(*sides: _diff.Side, requests: bool = False) -> List[Tuple[str, str]]
             any(p.adjustments.values()) or p.matrix.staged or p.matrix.roles for p in plans):
         out.append(("the warnings said beside a refusal: a fallback or a preference that led to it, and the words of a "
                     "redirect or an override that led to it", "a config or request that is refused"))
+    return out
+
+
+def _kinds_by_requirement(side: _diff.Side) -> Dict[str, Optional[str]]:
+    """Each requirement kind's id (``[requirements.ID]``) → the exception its clauses raise (the
+    first clause's with one; None: none), as *side* has them."""
+    from .schema import Requirement
+
+    out: Dict[str, Optional[str]] = {}
+    for gate in side.plan.features:
+        origin = gate.origin
+        if isinstance(origin, Requirement) and out.get(origin.kind) is None:
+            out[origin.kind] = origin.error_kind
     return out
 
 

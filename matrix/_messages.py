@@ -1532,6 +1532,18 @@ def template_unknown(name: str, names: Sequence[str], paths: Sequence[str], well
     return f"Unknown {what} {name!r} (expected {expected}){did_you_mean(name, [*names, *paths])}"
 
 
+def diff_kinds_differing(old: Mapping[str, Optional[str]], new: Mapping[str, Optional[str]]) -> str:
+    """What `diff_not_compared` adds to the line of the exception kinds where a requirement's kind
+    differs between the sides: ``; a kind differs: av1_bframes ValueError → RuntimeError`` (no
+    kind said as the engine's own error), or nothing."""
+    def said(kind: Optional[str]) -> str:
+        return "ResolutionError (no kind)" if kind is None else kind
+
+    changed = [f"{k} {said(old.get(k))} → {said(new.get(k))}" for k in sorted(old.keys() | new.keys())
+               if old.get(k) != new.get(k)]
+    return f"; a kind differs: {', '.join(changed)}" if changed else ""
+
+
 def diff_not_compared(what: str, where: str) -> str:
     return f"Not compared: {what} (the answers for {where} may differ unseen)"
 

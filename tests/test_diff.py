@@ -4263,8 +4263,10 @@ def test_a_changed_exception_kind_of_a_refusal_is_breaking_at_the_requirement_an
         ("served-refused", "slices == 2", "A", "refused"), ("refused-served", "slices == 3", "refused", "A")]
     # A matrix that says refusals in its own words: the kind is not read from them, and said so.
     worded = _SPLIT + '[messages]\nno_runner = "{refusal}"\n'
+    # The requirement whose kind differs is named (a user trial: the line alone told nothing).
     line = ("Not compared: the exception kind a refusal raises (a requirement's kind): the matrix says refusals in "
-            "its own words ([messages]) (the answers for a config or request that is refused may differ unseen)")
+            "its own words ([messages]); a kind differs: split AssertionError → ValueError (the answers for a config "
+            "or request that is refused may differ unseen)")
     unread = diff(matrix.loads(worded, runners=runners),
                   matrix.loads(worded.replace("AssertionError", "ValueError"), runners=runners))
     assert (unread.changes, unread.undecided) == ((), (line,))
