@@ -1189,8 +1189,22 @@ class _Changes:
         gate = self.new.gate(gate_id) or self.old.gate(gate_id)
         assert gate is not None
         entries = [_entry(*self.standing_at("new" if self.new.gate(gate_id) is not None else "old", gate))]
+        ids = [gate_id]
+        ends = [observe(side, witness, "automatic" if asked is None else "asked", asked) for side in sides]
+        if ends[0].split(" (")[0] != ends[1].split(" (")[0]:
+            # Served by another runner at the witness: what moved it is the cause (the review: a
+            # cell of another feature flipped, a priority swapped or a redirect added named the
+            # warned feature, which stood alike), the feature itself only where it differs too.
+            moved = [(standing, g) for standing, g in self.causes_at(found, asked is not None) if g.id != gate_id]
+            alike = len({_diff.signature(side, side.gate(gate_id), self.search.shared) for side in sides}) == 1
+            if alike and (moved or self.reprioritised()):
+                entries = []
+            entries += [_entry(*self.standing_at(standing, g)) for standing, g in moved]
+            ids += [g.id for _, g in moved]
+            if not moved:
+                entries += self.reprioritised()
         entries += [_located(side, ("adjustments", a.id)) for side, a, _ in named]
-        ids = [gate_id, *(a.id for _, a, _ in named)]
+        ids += [a.id for _, a, _ in named]
         message = _messages.diff_warned(kind, gate.name, *said)
         message = f"Automatic choice: {message}" if asked is None else self._asking(asked, message)
         self.out.append(Difference(change_id, CHANGES[change_id][0], message, region, witness, said[0], said[1],

@@ -229,10 +229,9 @@ def _answer(side: Union[_diff.Side, _At], kind: str, resolution: _resolver.Resol
     if kind in _WARNINGS:
         if error is not None:
             return "refused"
-        # A preference's notice names a runner other than the one that serves (where it names
-        # that one, the preference chose it: `served_how`).
+        # A preference's warning is a notice where automatic choice passed it over (else it chose).
         warned = any(w.kind == _WARNINGS[kind] and w.feature == feature
-                     and (kind != "preference-notice" or w.runner != resolution.runner) for w in resolution.warnings)
+                     and (kind != "preference-notice" or resolution.passed_over(w.feature)) for w in resolution.warnings)
         return "warned" if warned else "not warned"
     if kind == "removal":
         return "refused (the feature is removed)" if isinstance(error, RemovedFeatureError) else "not refused for it"
@@ -281,9 +280,8 @@ def served_how(resolution: _resolver.Resolution, also: Sequence[str] = ()) -> Tu
     *also* names), sorted, and the feature whose preference chose the runner (not a notice of
     one passed over: that names a runner not free), or None."""
     kinds = sorted({w.kind for w in resolution.warnings if w.kind in ("fallback", "override", "redirected", *also)})
-    preferred = next((w.feature for w in resolution.warnings
-                      if w.kind == "preference" and w.runner == resolution.runner), None)
-    return kinds, preferred
+    chose = resolution._preferrer()
+    return kinds, None if chose is None else chose.id
 
 
 def _runner_said(side: Union[_diff.Side, _At], config: Dict[str, Any], runner: Optional[str]) -> str:

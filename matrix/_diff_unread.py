@@ -178,15 +178,18 @@ def _unread(*sides: _diff.Side, requests: bool = False) -> List[Tuple[str, str]]
 
 
 def _kinds_by_requirement(side: _diff.Side) -> Dict[str, Optional[str]]:
-    """Each requirement kind's id (``[requirements.ID]``) → the exception its clauses raise (the
-    first clause's with one; None: none), as *side* has them."""
-    from .schema import Requirement
+    """Each requirement, by its kind's id (``[requirements.ID]``) and the runner that has it
+    (``split of b``; a matrix-wide one by its id alone) → the exception its clauses raise (the
+    first with one; None: none), as *side* has them: a runner's clause may give its own."""
+    from .schema import WIDE, Requirement
 
     out: Dict[str, Optional[str]] = {}
     for gate in side.plan.features:
         origin = gate.origin
-        if isinstance(origin, Requirement) and out.get(origin.kind) is None:
-            out[origin.kind] = origin.error_kind
+        if isinstance(origin, Requirement):
+            key = origin.kind if origin.runner == WIDE else f"{origin.kind} of {side.ids.get(origin.runner, origin.runner)}"
+            if out.get(key) is None:
+                out[key] = origin.error_kind
     return out
 
 

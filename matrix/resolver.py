@@ -571,8 +571,24 @@ class Resolution:
         return self._warned("override")
 
     def _preferrer(self) -> Optional[Feature]:
-        """The feature that put the chosen runner first in automatic choice, if one did."""
-        return self._warned("preference", self.runner)
+        """The feature that put the chosen runner first in automatic choice, if one did (a notice
+        of a preference passed over may name the same runner, reached after it: `passed_over`)."""
+        feature = next((w.feature for w in self.warnings if w.kind == "preference" and w.runner == self.runner
+                        and w.feature is not None and not self.passed_over(w.feature)), None)
+        return None if feature is None else self.matrix.feature(feature)
+
+    def passed_over(self, feature: str) -> bool:
+        """Whether automatic choice passed over the preference of *feature* (not outright, its
+        runner not free on the config of choice): its ``preference`` warning is then a notice,
+        never the preference that chose, whichever runner is reached after it (a redirect that
+        applies always may lead to that very runner)."""
+        prefers = self.matrix.feature(feature).prefers
+        if prefers is None or prefers.outright:
+            return False
+        plan: Plan = self._plan
+        adjusting = self._adjusting
+        mask = self._mask if adjusting is None else adjusting[1]  # the choice was made on C
+        return bool(mask & plan.blocking[prefers.runner]) or not plan.is_candidate(prefers.runner, mask)
 
     def _warned(self, kind: str, runner: Optional[str] = None) -> Optional[Feature]:
         feature = next((w.feature for w in self.warnings if w.kind == kind and (runner is None or w.runner == runner)),

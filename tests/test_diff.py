@@ -802,7 +802,9 @@ def _whole(side, found, error):
             # of t = 'b' on the old side only, and said the same warning differed).
             "warnings": tuple(sorted((w.kind, w.feature or "", ids.get(w.runner, w.runner) or "",
                                       w.message if w.kind == "adjusted" else said(w.message),
-                                      w.level or "") for w in resolution.warnings if not _of_a_role(w, resolution))),
+                                      # a preference passed over (its runner not free: a notice)
+                                      "passed" if w.kind == "preference" and resolution.passed_over(w.feature)
+                                      else w.level or "") for w in resolution.warnings if not _of_a_role(w, resolution))),
             # Which runner fills each role other than the base (by name, as a finding says it),
             # where the config is served: compared (`_roles_unread`), and a role's refusal is
             # ("refused"); what it says there (a former id, its deprecation, its opt-in and partial
@@ -1911,10 +1913,9 @@ def _every_difference_is_said(report, before, after, config, schema, runner_word
                   if _deprecation_words_are_said(report, runner, w, (a, b), config, schema, runner_words)}
         for warning in ({*a["warnings"]} ^ {*b["warnings"]}) - preferred - worded:
             kind, feature, on, _, _ = warning
-            chosen = (a if warning in a["warnings"] else b)["runner"]
-            if served and (kind in ("opt-in", "partial") or kind == "preference" and on != chosen):
-                # (a preference's warning is a notice where it names another runner than the one that serves)
-                present = [any(w[:2] == (kind, feature) and (kind != "preference" or w[2] != x["runner"])
+            if served and (kind in ("opt-in", "partial") or kind == "preference" and warning[4] == "passed"):
+                # (a preference's warning is a notice where automatic choice passed it over)
+                present = [any(w[:2] == (kind, feature) and (kind != "preference" or w[4] == "passed")
                                for w in x["warnings"]) for x in (a, b)]
                 if present[0] != present[1]:
                     change_id = ("preference-notice" if kind == "preference" else kind) + \
@@ -2023,7 +2024,8 @@ def _preference_changed_is_said(report, runner, a, b, config, schema):
     """Where both sides (*a*, *b*: `_whole`, serving one runner) chose it by a preference whose
     warning says otherwise (it names the feature), a ``preference-changed`` finding of automatic
     choice holds *config*. The warnings of those preferences (said, or alike in words), as a set."""
-    chose = [{w for w in x["warnings"] if w[0] == "preference" and w[2] == x["runner"]} for x in (a, b)]
+    chose = [{w for w in x["warnings"] if w[0] == "preference" and w[2] == x["runner"] and w[4] != "passed"}
+             for x in (a, b)]
     if not all(chose):
         return set()
     if {w[3] for w in chose[0]} != {w[3] for w in chose[1]}:
@@ -4265,11 +4267,21 @@ def test_a_changed_exception_kind_of_a_refusal_is_breaking_at_the_requirement_an
     worded = _SPLIT + '[messages]\nno_runner = "{refusal}"\n'
     # The requirement whose kind differs is named (a user trial: the line alone told nothing).
     line = ("Not compared: the exception kind a refusal raises (a requirement's kind): the matrix says refusals in "
-            "its own words ([messages]); a kind differs: split AssertionError → ValueError (the answers for a config "
-            "or request that is refused may differ unseen)")
+            "its own words ([messages]); a kind differs: split of a AssertionError → ValueError (the answers for a "
+            "config or request that is refused may differ unseen)")
     unread = diff(matrix.loads(worded, runners=runners),
                   matrix.loads(worded.replace("AssertionError", "ValueError"), runners=runners))
     assert (unread.changes, unread.undecided) == ((), (line,))
+    # A runner's clause giving its own kind, beside another runner's of the same requirement (the
+    # review: the first clause's kind alone was read, and the line named none).
+    own = {"a": {"name": "A", "priority": 2, "requires": {"split": {"condition": "slices != 3", "kind": "ValueError"}}},
+           "b": {"name": "B", "priority": 1, "requires": {"split": {"condition": "slices != 3", "kind": "ValueError"}}}}
+    mine = {**own, "b": {"name": "B", "priority": 1,
+                         "requires": {"split": {"condition": "slices != 3", "kind": "RuntimeError"}}}}
+    assert diff(matrix.loads(worded, runners=own), matrix.loads(worded, runners=mine)).undecided == (
+        "Not compared: the exception kind a refusal raises (a requirement's kind): the matrix says refusals in its own "
+        "words ([messages]); a kind differs: split of b ValueError → RuntimeError (the answers for a config or "
+        "request that is refused may differ unseen)",)
     # Never "no change" where something was not compared: not in the headline, nor in a PR
     # comment, nor in a CI log (a user trial: markdown said the headline alone, github nothing).
     from matrix._diff_cli import github, markdown
@@ -4278,6 +4290,27 @@ def test_a_changed_exception_kind_of_a_refusal_is_breaking_at_the_requirement_an
     assert unread.headline() == headline
     assert markdown(unread) == f"**matrix diff**: {headline}\n\n> undecided: {line}\n"
     assert github(unread) == f"::notice title=matrix diff undecided::{line}\n"
+
+
+def test_a_preference_passed_over_then_a_redirect_to_its_runner_is_a_notice():
+    """The review: a preference of g0 for A, added, passed over where A is no candidate (t), then a
+    redirect that applies always leads B's choice to A: the notice names the runner that serves,
+    and was read as the preference that chose it ("A witness did not reproduce", no finding)."""
+    old = ('[matrix]\nname = "s"\nversion = "1.0"\n[config]\n"t" = { type = "bool", default = false }\n'
+           '"p" = { type = "bool", default = false }\n[features.g0]\nname = "g0"\nwhen = "p"\n'
+           'support = { a = "yes", b = "yes" }\n')
+    runners = {"a": {"name": "A", "priority": 2, "candidate": "not t"},
+               "b": {"name": "B", "priority": 1, "redirects": [{"to": "a", "when": "t", "applies": "always"}]}}
+    report = diff(matrix.loads(old, runners=runners),
+                  matrix.loads(old + 'prefers = { runner = "a", outright = false }\n', runners=runners))
+    assert [(c.id, c.message, c.region, c.witness) for c in report.changes] == [
+        ("preference-added", "Automatic choice: A → A (preference of g0)", "p and not t", {"p": True}),
+        ("preference-notice-added", "Automatic choice: Warning that the preference of g0 is passed over: not warned → "
+         "warned", "p and t", {"p": True, "t": True})]
+    assert [line for line in report.undecided if "did not reproduce" in line] == []
+    served = matrix.loads(old + 'prefers = { runner = "a", outright = false }\n', runners=runners).resolve(
+        {"p": True, "t": True})
+    assert (served.runner, served.passed_over("g0"), served._preferrer()) == ("a", True, None)
 
 
 def test_partial_and_opt_in_warnings_and_a_preference_passed_over_are_compared_wherever_both_sides_serve():
