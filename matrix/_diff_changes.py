@@ -336,8 +336,8 @@ class _Changes:
 
     def bounds(self, feature: str, found: _diff.Assignment) -> List[Any]:
         """Where the adjustments named beside the gate *feature* in the region *found* change a
-        value (`add`: those that differ, change a value there and write what it reads): a one-gate
-        region holds where they do (`matrix._diff.Search.one_gate`)."""
+        value (`gate_adjusting`, as `add` names them): a one-gate region holds where they do
+        (`matrix._diff.Search.one_gate`)."""
         out = [node for _, _, node in self.gate_adjusting(feature, found)]
         # A field left out there whose default differs, read by the gate (on the config of choice).
         read = {n.name for s in (self.old, self.new) for g in (s.gate(feature),) if g is not None
