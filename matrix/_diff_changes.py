@@ -326,13 +326,25 @@ class _Changes:
         otherwise: the brute force found one that set b, which a requirement reads, lift a
         blocker of g0 read on the runner's effective config, said caused by g0 alone)."""
         reads = {p for s in (self.old, self.new) for g in (s.gate(feature),) if g is not None for p in g.when.paths}
-        here = [(side, a, node) for side, a, node in self.search.changing()
-                if self.search.space.truth(node, found) is True]
+        here = self.adjusting_here(found=found)
         out = [(side, a, node) for side, a, node in here if self.feeds_either(a.id, reads)]
         if out or len({_diff.signature(side, side.gate(feature), self.search.shared)
                        for side in (self.old, self.new)}) > 1:
             return out
         return here
+
+    def adjusting_here(self, *, found: Optional[_diff.Assignment] = None, witness: Optional[Dict[str, Any]] = None,
+                       asked: Optional[str] = None, exclude: Optional[str] = None) -> List[Tuple[_diff.Side, Any, Any]]:
+        """The adjustments that differ and change a value here, as (side, adjustment, where it
+        changes a value): the one rule of the causes named where nothing else that differs is read
+        there (they move the resolution, whatever they write). Here is a region's assignment
+        *found* (where it holds whole), or a witness (where it holds, and the adjustment runs:
+        `runs`, in automatic choice or a request for *asked*); *exclude* is the adjustment a
+        finding is about."""
+        search = self.search
+        return [(side, a, node) for side, a, node in search.changing() if a.id != exclude and (
+            search.space.truth(node, found) is True if found is not None
+            else witness is not None and search.holds(node, witness) and self.runs(a.id, witness, asked))]
 
     def bounds(self, feature: str, found: _diff.Assignment) -> List[Any]:
         """Where the adjustments named beside the gate *feature* in the region *found* change a
@@ -657,9 +669,9 @@ class _Changes:
                     entries += self.default_entries(search.unset_at(found))  # a default read that differs
                     ids = tuple(gate.id for _, gate in gates)
                     if not entries:  # the adjustments that differ and change a value here (another F)
-                        named_here = [(side, a) for side, a, node in search.changing() if search.holds(node, witness)]
-                        entries = [_located(side, ("adjustments", a.id)) for side, a in named_here]
-                        ids = tuple(a.id for _, a in named_here)
+                        named_here = self.adjusting_here(witness=witness, asked=asked)
+                        entries = [_located(side, ("adjustments", a.id)) for side, a, _ in named_here]
+                        ids = tuple(a.id for _, a, _ in named_here)
                     if not entries:  # not known what else: the adjustments that set it
                         entries = [_located(next(side for side in (self.new, self.old)
                                                  if adjustment_named(side, c) is not None), ("adjustments", c))
@@ -974,10 +986,9 @@ class _Changes:
             # No gate or default differs: an adjustment that differs and changes a value here moved
             # the resolution to where it speaks or not, whatever it writes (the brute force: one
             # that set b, which a requirement reads, lifted a0's warning, and a0 was named).
-            for side, a, node in self.search.changing():
-                if a.id != adjustment_id and self.search.holds(node, witness) and self.runs(a.id, witness, asked):
-                    entries.append(_located(side, ("adjustments", a.id)))
-                    ids.append(a.id)
+            for side, a, _ in self.adjusting_here(witness=witness, asked=asked, exclude=adjustment_id):
+                entries.append(_located(side, ("adjustments", a.id)))
+                ids.append(a.id)
         if not entries:  # not known what else: the adjustment itself
             side = self.new if new_one is not None else self.old
             entries, ids = [_located(side, ("adjustments", adjustment_id))], [adjustment_id]

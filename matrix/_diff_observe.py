@@ -37,6 +37,9 @@ _WORDS = ("deprecation-words", "removal-words", "runner-deprecation")
 #: The change ids of those questions (`kind_of`).
 WORD_KINDS = {"deprecation-reworded": "deprecation-words", "removal-reworded": "removal-words",
               **{f"runner-deprecation-{how}": "runner-deprecation" for how in ("started", "ended", "reworded")}}
+#: The kinds of question asked of a request for the change's runner (``None``: automatic choice);
+#: a blocker question asks it of the request its change names (`matrix._diff_requests.asked`).
+_OF_REQUEST = frozenset({"asked", "removal", "deprecation", "refusal-kind", "role", *_WARNINGS, *_WORDS})
 
 
 def rejection(matrix: Matrix, config: Dict[str, Any], version: Optional[VersionLike] = None) -> Optional[str]:
@@ -190,8 +193,7 @@ def observe(side: Union[_diff.Side, _At], config: Dict[str, Any], kind: str, run
     if kind == "runner":  # a request for a runner only one side has
         return _runner_said(side, config, runner)
     # A blocker question with *runner*: a request's (`matrix._diff_requests`).
-    asked = side.local(runner) if kind in ("asked", "removal", "deprecation", "refusal-kind", "role", "blocker",
-                                           *_WARNINGS, *_WORDS) else None
+    asked = side.local(runner) if kind in _OF_REQUEST or kind == "blocker" else None
     blocked = side.local(blocked)
     try:
         try:
@@ -400,8 +402,7 @@ def reproduces(change: Difference, old: Matrix, new: Matrix, config: Dict[str, A
         return seen[0] != seen[1] and warned == {"adjustment-warning-added": [False, True],
                                                  "adjustment-warning-lifted": [True, False]}.get(change.id, [True, True])
     else:
-        asked = change.runner if kind in ("asked", "removal", "deprecation", "refusal-kind", "alias", "role", "runner",
-                                          *_WARNINGS, *_WORDS) else _diff_requests.asked(change)
+        asked = change.runner if kind in _OF_REQUEST or kind in ("alias", "runner") else _diff_requests.asked(change)
         feature = change.features[0] if change.features else None
         if kind == "role":
             from ._diff_roles import role_of
