@@ -83,7 +83,7 @@ choice is written here and nowhere else.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, List, Literal, Mapping, Optional, Tuple, Type, cast, get_args
+from typing import TYPE_CHECKING, Any, Callable, List, Literal, Mapping, Optional, Tuple, Type, cast, get_args
 
 import attrs
 
@@ -508,17 +508,25 @@ def serve(plan: Plan, mask: int, runner: Optional[str], chosen: str, overriding:
     return tuple(warnings), None, None
 
 
-def runner_deprecation(matrix: Matrix, runner: str, version: Version) -> Optional[str]:
+def runner_deprecation(matrix: Matrix, runner: str, version: Version,
+                       name: Optional[Callable[[str], Optional[str]]] = None) -> Optional[str]:
     """The words of the ``deprecated-runner`` warning of a resolution that ends on *runner* at
     *version*, or None: it is not deprecated there (no ``deprecated`` table, or before its
     ``since``). Past its ``remove_in`` it still serves (its removal is its file's), and the
-    words say the removal was due."""
+    words say the removal was due. The runners (it, its replacement) are said by their names,
+    or by *name* of their ids where it gives one (`matrix.diff` reads a side's words by the
+    other side's names)."""
     d = matrix.runner(runner).deprecated
     if d is None or version < d.since:
         return None
-    replacement = next((r.name for r in matrix.runners if r.id == d.replacement), d.replacement)
-    return _messages.deprecated(matrix.runner(runner).name, str(d.since), _str(d.remove_in), replacement, d.message,
-                                overdue=d.is_removed(version))
+
+    def said(runner_id: str, default: str) -> str:
+        return (name(runner_id) if name is not None else None) or default
+
+    replacement = said(d.replacement, next((r.name for r in matrix.runners if r.id == d.replacement), d.replacement)) \
+        if d.replacement is not None else None
+    return _messages.deprecated(said(runner, matrix.runner(runner).name), str(d.since), _str(d.remove_in), replacement,
+                                d.message, overdue=d.is_removed(version))
 
 
 _Outcome = Tuple[Optional[str], Optional[Tuple[Type[ResolutionError], str]]]

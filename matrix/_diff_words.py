@@ -67,16 +67,23 @@ def gate_words(changes: Any, runners: Sequence[str]) -> None:
 def runner_deprecations(changes: Any, runners: Sequence[str]) -> None:
     """``runner-deprecation-*``: for automatic choice and a request for each of *runners*, each
     runner both sides have (by the new side's ids) whose deprecation warning differs between the
-    sides' versions, where a side that warns serves by it (`served`)."""
+    sides' versions, read by the new side's names of the runners (a runner renamed is a cosmetic
+    finding of its own), where a side that warns serves by it (`served`)."""
     from ._choice import runner_deprecation
 
     old, new = changes.old, changes.new
+    names = {r.id: r.name for r in new.matrix.runners}
+
+    def new_name(old_id: str) -> Optional[str]:  # an old runner by its name on the new side (a rename is cosmetic)
+        return names.get(old.ids.get(old_id, old_id))
+
     differ = []
     for runner in new.matrix.runners:
         local = old.local(runner.id)
         if local not in {r.id for r in old.matrix.runners}:
             continue
-        said = runner_deprecation(old.matrix, local, old.version), runner_deprecation(new.matrix, runner.id, new.version)
+        said = (runner_deprecation(old.matrix, local, old.version, new_name),
+                runner_deprecation(new.matrix, runner.id, new.version))
         if said[0] != said[1]:
             differ.append((runner, said))
     if not differ:

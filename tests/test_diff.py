@@ -1847,7 +1847,10 @@ def _runner_words(sides, renamed):
             return None
         return str(d.since), str(d.remove_in), d.replacement, d.message, d.remove_in is not None and side.version >= d.remove_in
 
-    old = {renamed.get(r.id, r.id): said(sides[0], r) for r in sides[0].matrix.runners}
+    def by_new_ids(words):  # the old side's replacement by its id on the new side
+        return words if words is None else (*words[:2], renamed.get(words[2], words[2]), *words[3:])
+
+    old = {renamed.get(r.id, r.id): by_new_ids(said(sides[0], r)) for r in sides[0].matrix.runners}
     return {r.id for r in sides[1].matrix.runners if r.id in old and old[r.id] != said(sides[1], r)}
 
 
@@ -5225,6 +5228,27 @@ def test_a_runner_s_own_deprecation_that_starts_ends_or_changes_its_words_is_a_f
     assert _summary(report) == said("runner-deprecation-reworded", f"warned: {words}", "warned: 'A is deprecated "
                                     "since 0.5 and will be removed in 3.0; use B instead (m)'")
     assert report.changes[0].features == ("a",)
+
+
+def test_a_deprecated_runner_renamed_is_only_renamed_not_reworded():
+    """A review of the round: renaming a deprecated runner (its name, or its replacement's) said
+    ``runner-deprecation-reworded`` (behaviour) beside the cosmetic ``renamed``; its words are
+    read by the new side's names, as a feature's are, and nothing else is said."""
+    retiring = {"a": {"name": "A", "priority": 3, "deprecated": {"since": "0.5", "replacement": "b"}},
+                "b": {"name": "B", "priority": 2}}
+    old = matrix.loads(_RETIRED, runners=retiring)
+    renamed = {"a": {**retiring["a"], "name": "Old A"}, "b": {**retiring["b"], "name": "New B"}}
+    report = diff(old, matrix.loads(_RETIRED, runners=renamed))
+    assert [(c.id, c.level, c.message) for c in report.changes] == [
+        ("renamed", "cosmetic", "Runner 'a': name 'A' → 'Old A'"),
+        ("renamed", "cosmetic", "Runner 'b': name 'B' → 'New B'")]
+    # Words that differ beside the rename are said in the words each side says.
+    later = {"a": {**renamed["a"], "deprecated": {"since": "0.5", "replacement": "b", "remove_in": "2.0"}},
+             "b": renamed["b"]}
+    assert [(c.id, c.message) for c in diff(old, matrix.loads(_RETIRED, runners=later)).changes if c.runner is None] == [
+        ("runner-deprecation-reworded", "Automatic choice: Warning that Old A is deprecated: warned: 'A is deprecated "
+         "since 0.5; use B instead' → warned: 'Old A is deprecated since 0.5 and will be removed in 2.0; use New B "
+         "instead'")]
 
 
 def test_a_runner_deprecated_warns_the_configs_that_move_to_it_too():
