@@ -729,6 +729,9 @@ def _field_specs(draw: st.DrawFn) -> Dict[str, Dict[str, Any]]:
         spec: Dict[str, Any] = {"type": "str" if kind == "choice" else kind}
         if kind == "choice":
             spec["choices"] = ["a", "b", "c"]
+            window = draw(st.integers(0, 3))  # a choice of some releases only, now and then
+            if window < 2:
+                spec["choices"].append({"value": "d", ("since" if window == 0 else "until"): draw(st.sampled_from(_VERSIONS[1:]))})
         if kind == "int":
             spec["min"] = 0
         nullable = draw(st.booleans()) and kind != "list[str]"
@@ -739,6 +742,20 @@ def _field_specs(draw: st.DrawFn) -> Dict[str, Dict[str, Any]]:
                                "version": "1.0", "list[str]": []}[kind]
         specs[name] = spec
     return specs
+
+
+def _lasting(spec: Dict[str, Any]) -> Dict[str, Any]:
+    """*spec* with only the choices of every release."""
+    if "choices" not in spec:
+        return spec
+    return {**spec, "choices": [c for c in spec["choices"] if isinstance(c, str)]}
+
+
+def _unwindowed(spec: Dict[str, Any]) -> Dict[str, Any]:
+    """*spec* with every choice, as if each were of every release."""
+    if "choices" not in spec:
+        return spec
+    return {**spec, "choices": [c if isinstance(c, str) else c["value"] for c in spec["choices"]]}
 
 
 def _toml(value: object) -> str:
@@ -793,7 +810,11 @@ def _matrix_texts(draw: st.DrawFn, max_features: int) -> Tuple[str, Dict[str, Di
     runner_count = draw(st.integers(1, 3))
     runners = [f"r{i}" for i in range(runner_count)]
     specs = draw(_field_specs())
-    schema, gate, condition = _schema_strategies("".join(f"{json.dumps(k)} = {_toml(v)}\n" for k, v in specs.items()))
+    # A gate never compares with a choice of some releases only (the loader refuses one that
+    # may read it where it does not exist); a runner's requirement, candidacy or order may (it
+    # opens no choice: `matrix._compile`), and so their conditions are drawn with every choice.
+    schema, gate, _ = _schema_strategies("".join(f"{json.dumps(k)} = {_toml(_lasting(v))}\n" for k, v in specs.items()))
+    _, _, condition = _schema_strategies("".join(f"{json.dumps(k)} = {_toml(_unwindowed(v))}\n" for k, v in specs.items()))
     version = draw(st.sampled_from(_VERSIONS))
     lines = ["[matrix]", 'name = "random"', f'version = "{version}"', "", "[config]"]
     lines += [f"{json.dumps(k)} = {_toml(v)}" for k, v in specs.items()]
@@ -867,7 +888,8 @@ def _matrix_texts(draw: st.DrawFn, max_features: int) -> Tuple[str, Dict[str, Di
 
 
 def matrices(*, max_features: int = 6) -> st.SearchStrategy:
-    """Small valid matrices: one to three runners, a schema of every field type, gates with
+    """Small valid matrices: one to three runners, a schema of every field type (a choice of
+    some releases only, now and then), gates with
     random typed predicates, support cells of every shape (plain, table, history, default),
     deprecations, ``since`` and ``until``; runner requirements (plain, with their own reason,
     chains; a kind's reason perhaps a template saying a field's value), a matrix-wide requirement (of every runner, or but one), candidacies and an order of
