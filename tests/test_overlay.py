@@ -683,7 +683,8 @@ def _settable(doc):
             continue
         value = {"bool": True, "int": 2, "float": 1.5, "version": "2.0", "list[str]": ["z"]}.get(kind)
         if kind == "str":
-            value = spec["choices"][-1] if "choices" in spec else "z"
+            # (the last choice of every release: one of some releases only is a table)
+            value = next(c for c in reversed(spec["choices"]) if isinstance(c, str)) if "choices" in spec else "z"
         out.append((path, value))
     return out
 
@@ -735,7 +736,7 @@ def _added_choices_problems(path, field, added):
             values.append(choice)
         if type(choice) is not type(field["choices"][0]):
             problems.append(f"{at}[{index}]: Choice {choice!r} does not fit type {field['type']}")
-    seen = [(type(v), v) for v in field["choices"]]
+    seen = [(type(v), v) for v in (c["value"] if isinstance(c, dict) else c for c in field["choices"])]
     for value in values:
         if (type(value), value) in seen:
             problems.append(f"{at}: {value!r} is a choice of {path!r} already")
