@@ -1170,7 +1170,8 @@ class Search:
                  blocked: Optional[str] = None, only: Optional[Container[str]] = None,
                  bounds: Optional[Callable[[str, Assignment], List[Node]]] = None) -> Iterator[Region]:
         """For each gate id on either side: configs where it is active and *warned* on one side
-        and not on the other (not active there, or not *warned*), no removal refusing either; with
+        and not on the other (not active there, or not *warned*), no removal refusing one side only
+        (`removal_refused`); with
         *asked*, as a request for that runner reads the gates. With *bounds* (the gate's id, a
         region found → the conditions of the causes beside it there: where the adjustments named
         change a value), a region holds where those hold, and is asked again where not all do (a
@@ -1185,9 +1186,7 @@ class Search:
                     continue
                 there = other.gate(feature_id)
                 other_choice = other.asked if asked else other.automatic
-                # Configs a removal refuses: on the other side for a removal question, else on either.
-                refusing = (other,) if kind == "removal" else (self.old, self.new)
-                false = [n for side in refusing for n in side.removed(asked is not None)]
+                false = self.removal_refused(kind, other, asked is not None)
                 theirs = [there] if there is not None and there.id not in other_choice.dead \
                     and warned(other, there) else []
                 namesakes: List[Feature] = []
@@ -1224,6 +1223,18 @@ class Search:
                     else:
                         if found is not None:
                             self.undecided.append(_messages.diff_regions_left(MAX_REGIONS, what))
+
+    def removal_refused(self, kind: str, other: Side, asked: bool) -> List[Node]:
+        """The configs a `one_gate` question of *kind* leaves out, for a removal's refusal: for a
+        removal question, those the *other* side refuses for a removal; for any other, those one
+        side refuses for a removal and the other not (a removal finding says them). A config
+        both sides refuse for a removal is compared: its deprecation warnings are said, and its
+        blockers read on C, as a config served is (`matrix._choice.choose`)."""
+        if kind == "removal":
+            return list(other.removed(asked))
+        refused = [disjoin(side.removed(asked)) for side in (self.old, self.new)]
+        one_sided = [conjoin([refused[0], negate(refused[1])]), conjoin([negate(refused[0]), refused[1]])]
+        return [node for node in one_sided if constant(node) is not False]
 
     def blocker_questions(self, this: Side, other: Side, runner: str, gate: Feature, theirs: Sequence[Feature],
                           false: List[Node], on_c: bool = False) -> List[Dict[str, Any]]:

@@ -155,9 +155,6 @@ def _unread(*sides: _diff.Side, requests: bool = False) -> List[Tuple[str, str]]
         out.append(("what automatic choice says beside its runner where an adjustment before the choice sets the "
                     "base role's field (effective values, warnings, blockers, roles), and the runner a field naming "
                     "one as given asks for there", "a config whose base role's field it sets"))
-    if any(p.removed for p in plans):
-        out.append(("the blockers and deprecation warnings of a config a removal refuses",
-                    "a config a removed feature refuses"))
     # A request's blockers are automatic choice's but where a gate is in force in one mode only,
     # or the runner served reads its own effective config (`Resolution.unsupported`); with roles,
     # automatic choice reads them only where the base role's field names no runner (elsewhere the

@@ -1654,9 +1654,9 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
                 continue
             kind, runner, gate = key
             answer = _AUTO if runner is None else ("asked", runner, None)
-            if kind == "blocker" and removed in (before[_AUTO], after[_AUTO]) \
-                    or kind == "deprecation" and removed in (before[answer], after[answer]):
-                continue  # the warnings and blockers of a config a removal refuses are not compared
+            if kind == "blocker" and (before[_AUTO] == removed) != (after[_AUTO] == removed) \
+                    or kind == "deprecation" and (before[answer] == removed) != (after[answer] == removed):
+                continue  # a config one side refuses for a removal: the removal's finding says it
             if kind in ("effective", "said") and before[answer] != after[answer]:
                 continue  # the effective config (and what it says) follows the answer: the change of the answer says it
             # A blocker or deprecation folded into a change of automatic choice (its id in
@@ -1736,7 +1736,6 @@ _UNREAD = {"roles": "Not compared: what the runner of a role other than the base
            "base set": "Not compared: what automatic choice says beside its runner where an adjustment before the "
                        "choice sets the base role's field",
            "one-sided": "Not compared: a request for a runner only one side has",
-           "removal": "Not compared: the blockers and deprecation warnings of a config a removal refuses",
            "request": "Not compared: the blockers a request reads",
            "refusal": "Not compared: the warnings said beside a refusal",
            "kind": "Not compared: the exception kind a refusal raises",
@@ -1751,8 +1750,6 @@ _LINES = {
     "roles": "Not compared: what the runner of a role other than the base says where the config is served (a former "
              "id, its deprecation, its opt-in and partial support: which runner fills each role, and a role's refusal, "
              "are compared) (the answers for a config served may differ unseen)",
-    "removal": "Not compared: the blockers and deprecation warnings of a config a removal refuses (the answers for "
-               "a config a removed feature refuses may differ unseen)",
     "request": "Not compared: the blockers a request reads (the answers for a request may differ unseen)",
     "refusal": "Not compared: the warnings said beside a refusal: a fallback or a preference that led to it, and the words of a "
                "redirect or an override that led to it (the answers for a config or request that is refused may differ "
@@ -1930,7 +1927,6 @@ def _every_difference_is_said(report, before, after, config, schema, runner_word
             unread.add("refusal" if refused and (kind in _STEERING or kind == "fallback" or led and kind == "adjusted" and on)
                        else "words" if kind == "fallback" and all(any(w[0] == "fallback" for w in x["warnings"])
                                                                   for x in (a, b))
-                       else "removal" if kind == "deprecated" and (removed or a["removed"] or b["removed"])
                        else None)
         unread.update(_blockers_unread(report, runner, a, b, (before.get(None), after.get(None)), removed, said,
                                        config, schema))
@@ -1948,8 +1944,7 @@ def _blockers_unread(report, runner, a, b, automatic_choice, removed, said, conf
         if seen[0] != seen[1]:
             # A request's blockers that automatic choice's are too: its blocker question's.
             automatic = [x["blockers"].get(blocked) if x is not None else None for x in automatic_choice]
-            what = "one-sided" if None in seen else "removal" if removed or a["removed"] or b["removed"] \
-                else "request" if runner is not None and seen != automatic else None
+            what = "one-sided" if None in seen else "request" if runner is not None and seen != automatic else None
             if what == "request" and not said("request"):
                 _request_blockers_are_said(report, blocked, seen, automatic, config, schema)
                 what = None
@@ -2010,8 +2005,8 @@ def _former_ids_are_said(report, old, new, renamed, configs, schema):
                 continue
             if seen[0] == seen[1]:
                 continue
-            if "removed" in seen:  # the warnings of a config a removal refuses: not compared, said so
-                assert [line for line in report.undecided if line.startswith(_UNREAD["removal"])], (former, config)
+            if "removed" in seen:  # a request one side refuses for a removal: the removal's finding says it
+                assert [c for c in report.changes if c.id in _REMOVAL and _inside(c, config, schema)], (former, config)
                 continue
             warned = [s is not None and bool(s[1]) for s in seen]
             if None not in seen and seen[0][0] == seen[1][0] and warned[0] != warned[1]:
@@ -2583,7 +2578,7 @@ def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_rel
     assert report.undecided == (
         "Not compared: the words of the warning of CUDA graphs off under stock torch.compile where a config's own "
         "value fills them (compilation_config.cudagraph_mode: the witness's are said) (the answers for a config it "
-        "warns may differ unseen)", *(_LINES[k] for k in ("removal", "refusal")))
+        "warns may differ unseen)", _LINES["refusal"])
 
 
 def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_release():
@@ -2643,17 +2638,17 @@ def test_the_default_matrix_from_0_32_0_to_0_33_0_reports_the_changes_of_the_rel
         "Automatic choice: Model Runner V1 (fallback) → Model Runner V2", (),
         {"platform": {"has_triton": False, "is_unspecified": True}})
     beam = next(c for c in report.changes if c.features == ("dflash_candidate_head_beam",) and c.id == "blocker-added")
-    # The region is exact: the new entry, not the old one of the same name, and no removal refusing.
+    # The region is exact: the new entry, not the old one of the same name; a config both sides
+    # refuse for a removal (enable_sp) is in it, its blockers compared (once "Not compared").
     assert (beam.witness, beam.region.split(" and not ")[1:]) == (
         {"speculative_config": {"method": "dflash", "draft_model_config": {"architectures": ["DFlash2BeamDraftModel"]}}},
-        ["compilation_config.pass_config.enable_sp and cache_config.mamba_cache_mode != 'all'",
-         "('DFlash2DraftModel' in speculative_config.draft_model_config.architectures or 'LiLiCorrDraftModel' in "
+        ["('DFlash2DraftModel' in speculative_config.draft_model_config.architectures or 'LiLiCorrDraftModel' in "
          "speculative_config.draft_model_config.architectures)"])
     assert report.undecided == (
         "Not compared: the words of the warning of max_model_len lowered to the draft model's where a config's own "
         "value fills them (speculative_config.draft_model_config.max_model_len, model_config.max_model_len: the "
         "witness's are said) (the answers for a config it warns may differ unseen)",
-        *(_LINES[k] for k in ("removal", "refusal")))
+        _LINES["refusal"])
 
 
 def test_pr_55041_replayed_as_a_diff_moves_mamba_cache_mode_all_from_v2_to_v1_with_two_warnings(tmp_path):
