@@ -856,7 +856,7 @@ def _failed_requirement(gate_id):
     return ":" in gate_id and not gate_id.endswith(":not-candidate") and not gate_id.startswith("order:")
 
 
-# Thousands of matrices in CI (4 × the profile): this test is what keeps check honest. Two tests
+# 1,200 matrices in CI (4 × the profile): this test is what keeps check honest. Two tests
 # draw them, 2 × the profile each from a seed of its own (a test's name seeds a derandomized
 # draw), so that CI's two cores share them rather than one running them all at its end.
 # Runner b is asked for only (candidate = "False") and its requirements' search is undecided
