@@ -12,6 +12,7 @@ from . import _files, _messages, _revision, loader
 from ._ci_formats import tool_version
 from ._files import toml
 from .diff import CHANGES, LEVELS, Accepted, Difference, DiffReport, Level, brief, command, diff
+from ._diff_types import REFUSING
 from .errors import RemovedFeatureError, ResolutionError, UsageError
 from .schema import Matrix
 
@@ -551,7 +552,7 @@ def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str,
         # A config served that is now refused takes at least the level the report gives such a
         # change (`served-refused`), whatever other change it lies in (a user trial: an
         # adjustment-added row, behaviour, that went served → refused).
-        unsaid = None if one_sided or was == now or said and (not refusing or any(c.id in _REFUSING for c in said)) \
+        unsaid = None if one_sided or was == now or said and (not refusing or any(c.id in REFUSING for c in said)) \
             else "breaking" if refusing else "behaviour"
         failing += one_sided and not said or any(
             LEVELS.index(c.level) <= worst and c.accepted is None for c in said) or \
@@ -574,9 +575,6 @@ def fleet(report: DiffReport, old: Matrix, new: Matrix, configs: List[Tuple[str,
     return "\n".join([head, "", *rows, "", foot]) + "\n", status
 
 
-#: The changes that say a config served is now refused (`fleet`: such a row takes their level).
-_REFUSING = ("served-refused", "request-refused", "removed", "removed-early", "removed-without-deprecation",
-             "config-rejected", "config-field-removed")
 
 
 def _base_request(matrix: Matrix, config: Dict[str, Any], version: Optional[str]) -> Optional[str]:

@@ -80,6 +80,11 @@ CHANGES: Dict[str, Tuple[Level, str]] = {
     "group-changed": ("cosmetic", "a feature moved to another group"),
 }
 
+#: The changes that say configs served are now refused (a fleet's row that goes from served to
+#: refused takes their level: `matrix._diff_cli`).
+REFUSING = frozenset({"served-refused", "request-refused", "removed", "removed-early", "removed-without-deprecation",
+                      "config-rejected", "config-field-removed"})
+
 Side = Literal["old", "new"]
 
 

@@ -1861,7 +1861,6 @@ def _every_difference_is_said(report, before, after, config, schema, runner_word
     def said(what):
         return not _UNREAD[what] or any(line.startswith(_UNREAD[what]) for line in report.undecided)
 
-    removed = any(w is not None and w["removed"] for w in (before.get(None), after.get(None)))
     for runner in before.keys() | after.keys():
         a, b = before.get(runner), after.get(runner)
         if a == b:
@@ -1928,13 +1927,13 @@ def _every_difference_is_said(report, before, after, config, schema, runner_word
                        else "words" if kind == "fallback" and all(any(w[0] == "fallback" for w in x["warnings"])
                                                                   for x in (a, b))
                        else None)
-        unread.update(_blockers_unread(report, runner, a, b, (before.get(None), after.get(None)), removed, said,
+        unread.update(_blockers_unread(report, runner, a, b, (before.get(None), after.get(None)), said,
                                        config, schema))
         for what in unread:
             assert said(what) if what is not None else held, (what, runner, config, a, b, report.undecided)
 
 
-def _blockers_unread(report, runner, a, b, automatic_choice, removed, said, config, schema):
+def _blockers_unread(report, runner, a, b, automatic_choice, said, config, schema):
     """What of each runner's blockers that *a* and *b* (`_whole`s of a request for *runner*, or of
     automatic choice: *runner* None) read differently is not compared (`_UNREAD`'s keys; None: a
     finding holds it), a request's where compared held to its findings (`_request_blockers_are_said`)."""
