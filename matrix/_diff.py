@@ -1170,8 +1170,8 @@ class Search:
                  blocked: Optional[str] = None, only: Optional[Container[str]] = None,
                  bounds: Optional[Callable[[str, Assignment], List[Node]]] = None) -> Iterator[Region]:
         """For each gate id on either side: configs where it is active and *warned* on one side
-        and not on the other (not active there, or not *warned*), no removal refusing one side only
-        (`removal_refused`); with
+        and not on the other (not active there, or not *warned*), no removal refusing the other
+        side for a removal question (`removal_refused`); with
         *asked*, as a request for that runner reads the gates. With *bounds* (the gate's id, a
         region found → the conditions of the causes beside it there: where the adjustments named
         change a value), a region holds where those hold, and is asked again where not all do (a
@@ -1186,7 +1186,7 @@ class Search:
                     continue
                 there = other.gate(feature_id)
                 other_choice = other.asked if asked else other.automatic
-                false = self.removal_refused(kind, other, asked is not None)
+                false = self.removal_refused(kind, other, asked is not None, feature_id)
                 theirs = [there] if there is not None and there.id not in other_choice.dead \
                     and warned(other, there) else []
                 namesakes: List[Feature] = []
@@ -1224,17 +1224,23 @@ class Search:
                         if found is not None:
                             self.undecided.append(_messages.diff_regions_left(MAX_REGIONS, what))
 
-    def removal_refused(self, kind: str, other: Side, asked: bool) -> List[Node]:
-        """The configs a `one_gate` question of *kind* leaves out, for a removal's refusal: for a
-        removal question, those the *other* side refuses for a removal; for any other, those one
-        side refuses for a removal and the other not (a removal finding says them). A config
-        both sides refuse for a removal is compared: its deprecation warnings are said, and its
-        blockers read on C, as a config served is (`matrix._choice.choose`)."""
+    def removal_refused(self, kind: str, other: Side, asked: bool, feature_id: str) -> List[Node]:
+        """The configs a `one_gate` question of *kind* about the gate *feature_id* leaves out, for
+        a removal's refusal: for a removal question, those the *other* side refuses for a
+        removal; for any other, those the gate's own removal refuses on either side (its removal
+        finding says them: a deprecation that ends with the removal, the gate's blocker). Any
+        other config refused for a removal is compared: it is warned of the deprecated features
+        it uses and reads every runner's blockers on its config of choice C (`matrix._choice.
+        choose`: no runner is chosen; `blocker_cases`)."""
         if kind == "removal":
             return list(other.removed(asked))
-        refused = [disjoin(side.removed(asked)) for side in (self.old, self.new)]
-        one_sided = [conjoin([refused[0], negate(refused[1])]), conjoin([negate(refused[0]), refused[1]])]
-        return [node for node in one_sided if constant(node) is not False]
+        out = []
+        for side in (self.old, self.new):
+            gate = side.gate(feature_id)
+            choice = side.asked if asked else side.automatic
+            if gate is not None and gate.id not in choice.dead and side.plan.removed >> side.bit(gate) & 1:
+                out.append(choice.rewrite(gate.when.node))
+        return out
 
     def blocker_questions(self, this: Side, other: Side, runner: str, gate: Feature, theirs: Sequence[Feature],
                           false: List[Node], on_c: bool = False) -> List[Dict[str, Any]]:
@@ -1270,7 +1276,8 @@ class Search:
             # read, on its F (it was read on C: witnesses that did not reproduce).
             if step.kind in ("prefer", "order", "redirect") and step.runner == runner:
                 question = self._decides(side.automatic, step, ())
-                if question is not None:
+                if question is not None:  # (a config a removal refuses chooses no runner: read on C)
+                    question["false"] += side.removed(False)
                     taking.append(question)
         if not taking:
             return [(nothing, on_c)]

@@ -30,8 +30,7 @@ conditions as those configs need (`matrix._simplify`).
 
 What is not compared (yet), each said by a line of ``undecided`` where the sides do not decide
 alike and either has what produces it (`matrix._diff_unread`): the answer for a config that one side's ``[config]`` rejects
-(a choice or field only one side has), the blockers and deprecation warnings of a config a
-removal refuses, a request for a runner only one side has where that side refuses it (where it
+(a choice or field only one side has), a request for a runner only one side has where that side refuses it (where it
 serves it: ``runner-removed``, ``runner-added``; a runner added or removed is the cause
 it names of what automatic choice does differently; one renamed with its former id an alias is
 the same runner to automatic choice, the cells, its requests and its blockers, asked for by its

@@ -1524,6 +1524,52 @@ _RETIRED = ('[matrix]\nname = "small"\nversion = "1.0"\n[config]\n"b" = { type =
 _RETIRED_RUNNERS = {"a": {"name": "A", "priority": 3}, "b": {"name": "B", "priority": 2}}
 
 
+# A config both sides refuse for a removal reads every runner's blockers on its config of choice
+# (no runner is chosen), though automatic choice would take A, whose own adjustment sets j = 3
+# (a review: the blocker of g was said of every config, read on A's effective config); and a
+# removal of automatic choice only leaves a request's blockers compared (it was said nowhere).
+_REMOVED_ADJUSTED = """[matrix]
+name = "m"
+version = "2.0"
+[config]
+"b" = { type = "bool", default = false }
+"j" = { type = "int", min = 0, max = 3, default = 0 }
+[features.gx]
+name = "gx"
+when = "b"
+support = { a = "yes", c = "yes" }
+deprecated = { since = "1.0", remove_in = "1.5", removed = true }
+[features.g]
+name = "g"
+when = "j == 3"
+support = { a = "SUPA", c = "yes" }
+[adjustments.ay]
+name = "ay"
+when = "j != 3"
+set = { "j" = 3 }
+runners = ["a"]
+"""
+_REMOVED_AUTOMATIC = """[matrix]
+name = "m"
+version = "2.0"
+[config]
+"b" = { type = "bool", default = false }
+"j" = { type = "int", min = 0, max = 3, default = 0 }
+[features.gx]
+name = "gx"
+when = "b"
+support = { a = "yes", c = "yes" }
+applies = "automatic"
+DEP
+[features.g]
+name = "g"
+when = "j == 3"
+support = { a = "SUPA", c = "yes" }
+"""
+_REMOVAL_DONE = 'deprecated = { since = "1.0", remove_in = "1.5", removed = true }'
+_REMOVED_RUNNERS = {"a": {"name": "A", "priority": 2}, "c": {"name": "C", "priority": 1}}
+
+
 # Each example diffs two matrices over both config spaces and compares every whole resolution
 # (`_every_difference_is_said`): about 0.27 s of CPU on this machine, since `_whole` reads a
 # refusal's reason rather than its message (whose remedies, a search of their own, took 60 % of
@@ -1581,6 +1627,10 @@ _RETIRED_RUNNERS = {"a": {"name": "A", "priority": 3}, "b": {"name": "B", "prior
 @example((_BASE_PICKED, _ROLES_RUNNERS, _BASE_PICKED + _BASE_PICK, _ROLES_RUNNERS, ["j"], None))
 @example((_RETIRED, _RETIRED_RUNNERS, _RETIRED, {**_RETIRED_RUNNERS, "a": {**_RETIRED_RUNNERS["a"], "deprecated": {
     "since": "0.5", "remove_in": "2.0"}}}, ["b"], None))
+@example((_REMOVED_ADJUSTED.replace("SUPA", "yes"), _REMOVED_RUNNERS, _REMOVED_ADJUSTED.replace("SUPA", "no"),
+          _REMOVED_RUNNERS, ["b", "j"], None))
+@example((_REMOVED_AUTOMATIC.replace("SUPA", "yes").replace("DEP", ""), _REMOVED_RUNNERS,
+          _REMOVED_AUTOMATIC.replace("SUPA", "no").replace("DEP", _REMOVAL_DONE), _REMOVED_RUNNERS, ["b", "j"], None))
 def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     text, runners, new_text, new_runners, names, overlay = case
     loaded = _loaded(case)
@@ -1654,9 +1704,9 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
                 continue
             kind, runner, gate = key
             answer = _AUTO if runner is None else ("asked", runner, None)
-            if kind == "blocker" and (before[_AUTO] == removed) != (after[_AUTO] == removed) \
-                    or kind == "deprecation" and (before[answer] == removed) != (after[answer] == removed):
-                continue  # a config one side refuses for a removal: the removal's finding says it
+            if kind in ("blocker", "deprecation") and _removal_names_it(sides, kind, runner, gate,
+                                                                          (before_whole, after_whole)):
+                continue  # the gate's own removal refuses the config on a side: the removal's finding says it
             if kind in ("effective", "said") and before[answer] != after[answer]:
                 continue  # the effective config (and what it says) follows the answer: the change of the answer says it
             # A blocker or deprecation folded into a change of automatic choice (its id in
@@ -1690,6 +1740,21 @@ def test_diff_agrees_with_brute_force_over_both_config_spaces(case):
     varying = {m.group(1) for m in map(_VARYING.fullmatch, report.undecided) if m is not None}
     _regions_hold_their_answers(old, new, sides, kinds, universe, whole, varying)
     _adjustments_named_change_a_value(report, sides, universe, schema)
+
+
+def _removal_names_it(sides, kind, runner, gate, wholes):
+    """Whether a side refuses the config for the removal of the gate a blocker (its name) or a
+    deprecation (its id) key is about: its refusal's words say "NAME was removed in" (automatic
+    choice's for a blocker, the question's own for a deprecation)."""
+    answer = None if kind == "blocker" else runner
+    for side, whole in zip(sides, wholes):
+        said = whole.get(answer)
+        if said is None or not said["removed"]:
+            continue
+        names = [f.name for f in side.matrix.features if (f.name if kind == "blocker" else f.id) == gate]
+        if any(f"{name} was removed in " in said["refused"][1] for name in names):
+            return True
+    return False
 
 
 def _answer_only(whole):
@@ -1939,10 +2004,15 @@ def _blockers_unread(report, runner, a, b, automatic_choice, said, config, schem
     finding holds it), a request's where compared held to its findings (`_request_blockers_are_said`)."""
     out = set()
     for blocked in a["blockers"].keys() | b["blockers"].keys():
-        seen = [x["blockers"].get(blocked) for x in (a, b)]
+        # A gate whose own removal refuses the config on a side: the removal's finding says it.
+        names = {n for x in (a, b) for n in x["blockers"].get(blocked) or ()}
+        gone = {n for n in names for x in (a, b) if x["removed"] and f"{n} was removed in " in x["refused"][1]}
+        seen = [None if x["blockers"].get(blocked) is None else tuple(n for n in x["blockers"][blocked] if n not in gone)
+                for x in (a, b)]
         if seen[0] != seen[1]:
             # A request's blockers that automatic choice's are too: its blocker question's.
-            automatic = [x["blockers"].get(blocked) if x is not None else None for x in automatic_choice]
+            automatic = [None if x is None or x["blockers"].get(blocked) is None
+                         else tuple(n for n in x["blockers"][blocked] if n not in gone) for x in automatic_choice]
             what = "one-sided" if None in seen else "request" if runner is not None and seen != automatic else None
             if what == "request" and not said("request"):
                 _request_blockers_are_said(report, blocked, seen, automatic, config, schema)
@@ -2553,13 +2623,16 @@ def test_the_default_matrix_from_0_31_0_to_0_32_0_reports_the_changes_of_the_rel
     assert {f for c in report.changes for f in c.features} == {
         "stock_torch_compile", "spec_ngram", "spec_ngram_gpu", "elastic_ep", "heterogeneous_vocab",
         "enable_sp_removed", "mamba_cache_all", "rocm_v1_default_when_free", "mamba_cache_align", "mamba_cache_none",
-        "stock_compile_cudagraphs", "dbo_piecewise"}
+        "stock_compile_cudagraphs", "dbo_piecewise",
+        # The gate of sequence parallelism ends with enable_sp's removal: V2 is no longer blocked
+        # by it where the removal now refuses the config (the blockers of a config a removal
+        # refuses were once not compared).
+        "sequence_parallelism"}
     dbo = next(c for c in report.changes if c.features[0] == "dbo_piecewise")
     assert (dbo.message, dbo.region, dbo.witness) == (
         "Asking for Model Runner V2: Model Runner V2 and dual batch overlap with PIECEWISE CUDA graphs: blocked by it → "
         "not blocked by it", "parallel_config.use_ubatching and compilation_config.cudagraph_mode == 'PIECEWISE' and "
-        "compilation_config.mode == 'STOCK_TORCH_COMPILE' and not compilation_config.pass_config.enable_sp and "
-        "cache_config.mamba_cache_mode != 'all'",
+        "compilation_config.mode == 'STOCK_TORCH_COMPILE'",
         {"compilation_config": {"cudagraph_mode": "PIECEWISE", "mode": "STOCK_TORCH_COMPILE"},
          "parallel_config": {"use_ubatching": True}})
     assert {c.features: c.also for c in report.changes if c.id == "runner-changed"} == {
