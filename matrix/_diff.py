@@ -1455,6 +1455,13 @@ def renamed_runners(old: Matrix, new: Matrix) -> Dict[str, str]:
     return {a.id: r.id for r in new.runners if r.id not in before for a in r.aliases if a.id in before and a.id not in ids}
 
 
+def alias_removed(side: Side, former: str) -> bool:
+    """Whether *side* refuses a request by the former id *former* for its alias's removal at the
+    side's version (`matrix._choice.asked`: a usage error)."""
+    alias = side.matrix.alias(former)
+    return alias is not None and alias.deprecation.is_removed(side.version)
+
+
 def shared_runners(old: Side, new: Side) -> FrozenSet[str]:
     """The ids of the runners both sides have (a runner renamed with an alias: its new id)."""
     return frozenset(old.ids.get(r.id, r.id) for r in old.matrix.runners) & frozenset(r.id for r in new.matrix.runners)

@@ -615,7 +615,8 @@ class _Changes:
                                        repr(old.runner(was).name), repr(runner.name), runner=runner.id,
                                        entries=(_runner_entry(self.new, runner.id),)))
         for was, now in self.search.renamed.items():  # an id renamed, the former one kept as an alias
-            self.out.append(Difference("renamed", "cosmetic", _messages.diff_runner_renamed(was, now),
+            self.out.append(Difference("renamed", "cosmetic",
+                                       _messages.diff_runner_renamed(was, now, _diff.alias_removed(self.new, was)),
                                        "no config", {}, repr(was), repr(now), runner=now,
                                        entries=(_runner_entry(self.new, now),)))
 
@@ -1106,9 +1107,13 @@ class _Changes:
         sides, its cause the runner's file where it stands. Where that side refuses it, the
         report says it does not compare it (`matrix._diff_unread`)."""
         shared = self.search.shared
+        # A runner renamed whose former id's alias is removed at the new side's version: a request
+        # by that id, served on the old side, is a usage error on the new (a user trial: said
+        # "renamed", cosmetic, a request for it "served by" the new id).
+        gone = {was for was in self.search.renamed if _diff.alias_removed(self.new, was)}
         for side in (self.old, self.new):
             for runner in side.matrix.runners:
-                if side.ids.get(runner.id, runner.id) in shared:
+                if side.ids.get(runner.id, runner.id) in shared and not (side is self.old and runner.id in gone):
                     continue
                 regions = list(self.search.one_sided(side, runner.id))
                 if not regions:
@@ -1132,8 +1137,9 @@ class _Changes:
                     return bool(read(config) == seen and inside(config))
 
                 witness = self.shortened(witness, same)
+                name = _messages.diff_by_former_id(runner.name, runner.id) if runner.id in gone else runner.name
                 self.out.append(Difference(change_id, CHANGES[change_id][0],
-                                           _messages.diff_runner_asked(runner.name, seen[0], seen[1]), text, witness,
+                                           _messages.diff_runner_asked(name, seen[0], seen[1]), text, witness,
                                            seen[0], seen[1], runner=runner.id,
                                            entries=(_runner_entry(side, runner.id),)))
 

@@ -163,7 +163,8 @@ def command(change: Difference, matrix_file: Optional[str], version: str, matrix
         shown = value if isinstance(value, str) else json.dumps(value)
         parts += ["--set", f"{path}={shown}"]
     # What the summary does not print, the output that shows it (issue 28: both commands printed
-    # the same): a runner's blockers (--explain), an effective value (--json).
+    # the same): a runner's blockers (--explain), an effective value and the exception kind a
+    # refusal raises (--json: a user trial found both commands of a kind change print the same).
     parts += _SHOWN_BY.get(change.id, [])
     return " ".join(shlex.quote(p) for p in parts)
 
@@ -172,7 +173,8 @@ def command(change: Difference, matrix_file: Optional[str], version: str, matrix
 _DECLARED = ("config-field-removed", "config-field-added")
 #: The flag of ``matrix resolve`` whose output shows what a finding is about (`command`).
 _SHOWN_BY = {"blocker-added": ["--explain"], "blocker-lifted": ["--explain"], "adjustment-added": ["--json"],
-             "adjustment-removed": ["--json"], "adjustment-changed": ["--json"], "config-default-changed": ["--json"]}
+             "adjustment-removed": ["--json"], "adjustment-changed": ["--json"], "config-default-changed": ["--json"],
+             "refusal-kind-changed": ["--json"]}
 
 
 def _flat(config: Mapping[str, Any], prefix: str = "") -> List[Tuple[str, Any]]:

@@ -24,7 +24,7 @@ ROLE_REFUSAL = "role"
 CHANGES: Dict[str, Tuple[Level, str]] = {
     "served-refused": ("breaking", "configs automatic choice served are refused: no runner is free"),
     "request-refused": ("breaking", "a runner that served a request for it now refuses it"),
-    "runner-removed": ("breaking", "a runner that served a request for it is gone (no former id kept as an alias): a request for it is a usage error"),
+    "runner-removed": ("breaking", "a runner that served a request for it is gone (no former id kept as an alias, or its alias removed): a request for it is a usage error"),
     "removed-without-deprecation": ("breaking", "configs are refused for a feature removed without a deprecation period (the old side's entry declares none that starts by the new side's version)"),
     "removed-early": ("breaking", "configs are refused for a feature removed before its announced remove_in"),
     "config-rejected": ("breaking", "a [config] value that was accepted is now a config error (a choice, bound or default gone)"),

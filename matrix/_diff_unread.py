@@ -201,6 +201,51 @@ def _unread_words(old: _diff.Side, new: _diff.Side) -> List[Tuple[str, str]]:
     # Whether it is warned is compared (`_Changes.aliases`); the rest is said here, a runner
     # renamed's former id too (its alias removed: a request by it is refused).
     differ = [a for a in _diff_aliases.formers(old, new) if _diff_aliases.unread(old, new, a)]
-    if differ:
-        return [(f"a request by a runner's former id ({', '.join(differ)})", "a request by it")]
-    return []
+    out = [(f"a request by a runner's former id ({', '.join(differ)})", "a request by it")] if differ else []
+    # The words a warning or a refusal says that the matrix writes, where they differ (a user
+    # trial: a cell's note, a reason, [messages] reworded said "No change for any config").
+    words = [_words(old), _words(new)]
+    reworded = list(dict.fromkeys(said[0] for key, said in words[1].items()
+                                  if key in words[0] and words[0][key][1] != said[1]))
+    if reworded:
+        out.append((f"the words of warnings and refusals where {', '.join(reworded)} "
+                    f"{'differs' if len(reworded) == 1 else 'differ'}",
+                    "a config warned or refused"))
+    return out
+
+
+def _words(side: _diff.Side) -> Dict[Tuple[str, ...], Tuple[str, Optional[str]]]:
+    """The words of *side* that its warnings and refusals say (what each is, its text), by a key
+    both sides read alike (a runner by the new side's id): each cell's note at the side's
+    version, each requirement clause's reason, ``[messages]``, each preference's, override's and
+    redirect's message."""
+    from .schema import Requirement
+
+    ids, version, matrix = side.ids, side.version, side.matrix
+    out: Dict[Tuple[str, ...], Tuple[str, Optional[str]]] = {}
+    for gate in side.plan.features:
+        origin = gate.origin
+        if isinstance(origin, Requirement):
+            if side.plan.templated >> side.bit(gate) & 1:
+                continue  # a reason that says config values: a line of its own (`unread`)
+            runner = ids.get(origin.runner, origin.runner)
+            key = ("reason", origin.kind, runner, str(sum(1 for k in out if k[:3] == ("reason", origin.kind, runner))))
+            out[key] = (f"the reason of requirement {origin.kind!r}", gate.name)
+            continue
+        if origin is not None:
+            continue
+        for runner in gate.support:  # a note said by a warning: partial or opt-in support's
+            statement = gate.statement(runner, version)
+            if statement.status in ("partial", "opt-in"):
+                out[("note", gate.id, ids.get(runner, runner))] = (f"the note of {gate.name} on {runner}",
+                                                                   statement.note)
+        if gate.prefers is not None:
+            out[("prefers", gate.id)] = (f"the message of {gate.name}'s preference", gate.prefers.message)
+        if gate.forces is not None:
+            out[("forces", gate.id)] = (f"the message of {gate.name}'s forced runner", gate.forces.message)
+    for one in matrix.runners:
+        for redirect in one.redirects:
+            out[("redirect", ids.get(one.id, one.id), str(redirect.index))] = (
+                f"the message of a redirect of {one.name}", redirect.message)
+    out[("messages",)] = ("[messages]", repr(sorted(matrix.messages.items())) if matrix.messages else None)
+    return out

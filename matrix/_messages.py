@@ -1994,9 +1994,18 @@ def git_unreadable(spec: str, why: str) -> str:
     return f"Cannot read {spec!r} from git: {why}"
 
 
-def diff_runner_renamed(before: str, after: str) -> str:
-    """A runner whose id the new side renamed, the former id an alias (`matrix diff`)."""
+def diff_runner_renamed(before: str, after: str, removed: bool = False) -> str:
+    """A runner whose id the new side renamed, the former id an alias (`matrix diff`); *removed*:
+    the alias is removed at the new side's version (a request by it is a usage error)."""
+    if removed:
+        return (f"Runner {before!r}: id {before!r} → {after!r} (the former id an alias removed: a request for it is a "
+                "usage error)")
     return f"Runner {before!r}: id {before!r} → {after!r} (the former id an alias: a request for it is served by {after!r})"
+
+
+def diff_by_former_id(name: str, former: str) -> str:
+    """A runner named *name* asked for by its former id *former* (`matrix diff`)."""
+    return f"{name} by its former id {former!r}"
 
 
 def diff_base_outside(file: str, top: str) -> str:
@@ -2394,7 +2403,7 @@ def diff_entry(where: str, named: str, side: str) -> str:
 def diff_alias(former: str, runner: str, old: str, new: str) -> str:
     """An ``alias-warning-*`` change of `matrix.diff`: a request by the former id *former* of the
     runner named *runner*, warned that the id is deprecated on each side or not."""
-    return f"Asking for {runner} by its former id {former!r}: {old} → {new}"
+    return f"Asking for {diff_by_former_id(runner, former)}: {old} → {new}"
 
 
 def diff_runner_asked(runner: str, old: str, new: str) -> str:

@@ -1805,6 +1805,9 @@ _UNREAD = {"roles": "Not compared: what the runner of a role other than the base
            "refusal": "Not compared: the warnings said beside a refusal",
            "kind": "Not compared: the exception kind a refusal raises",
            "former id": "Not compared: a request by a runner's former id",
+           # A note, a reason or a message the matrix writes, reworded (never required: the
+           # reference compares no words but a removal's and a deprecation's).
+           "reworded": "Not compared: the words of warnings and refusals where",
            # Never compared, as the docs say (whether a config is served, by which runner, with a
            # fallback warning or not, and each runner's blockers are): no line.
            "words": ""}
@@ -3679,6 +3682,45 @@ def test_a_blocker_of_a_gate_in_force_for_requests_only_is_said_as_a_request_for
     assert not matrix.diff.reproduces(change, old, new, {"x": True, "y": True})
     # Automatic choice reads no blocker of it: served by B on both sides, no finding of its own.
     assert [c.id for c in report.changes if c.runner is None] == []
+
+
+def test_words_a_matrix_writes_reworded_are_said_not_compared_never_no_change():
+    """A user trial: a partial cell's note, a requirement's reason or [messages] reworded said
+    "No change for any config", though warnings and refusals say them; the docs promise a line
+    for what is not compared. Each is named where it differs."""
+    text = ('[matrix]\nname = "m"\nversion = "2.0"\n[config]\n"x" = { type = "bool", default = false }\n'
+            '"n" = { type = "int", min = 0, max = 8, default = 1 }\n[requirements]\nk = { name = "K", reason = "n too big" }\n'
+            '[features.fx]\nname = "X"\nwhen = "x"\nsupport = { a = { status = "partial", note = "slow" }, b = "yes" }\n')
+    runners = {"a": {"name": "A", "priority": 2, "requires": {"k": "n <= 4"}}, "b": RUNNERS["b"]}
+    old = matrix.loads(text, runners=runners)
+    reworded = matrix.loads(text.replace('"slow"', '"slower"').replace("n too big", "n above 4"), runners=runners)
+    report = diff(old, reworded)
+    assert (report.changes, report.undecided) == ((), (
+        "Not compared: the words of warnings and refusals where the note of X on a, the reason of requirement 'k' "
+        "differ (the answers for a config warned or refused may differ unseen)",))
+    assert diff(old, old).undecided == ()
+
+
+def test_a_runner_renamed_whose_alias_is_removed_breaks_a_request_by_its_former_id():
+    """A user trial: runner 'a' renamed 'fast', its alias 'a' removed at the new side's version,
+    was said only "renamed" (cosmetic, "a request for it is served by 'fast'") and passed with
+    exit 0, though a request by 'a' is a usage error there. Now ``runner-removed`` (breaking) for
+    a request by the former id wherever the old side served it, and the rename says the alias
+    is removed."""
+    text = ('[matrix]\nname = "m"\nversion = "2.0"\n[config]\n"x" = { type = "bool", default = false }\n'
+            '[features.fx]\nname = "X"\nwhen = "x"\nsupport = { a = "no", b = "yes" }\n')
+    old = matrix.loads(text, runners=RUNNERS)
+    gone = {"fast": {"name": "A", "priority": 2, "aliases": [{"id": "a", "since": "1.0", "remove_in": "2.0",
+                                                                "removed": True}]}, "b": RUNNERS["b"]}
+    new = matrix.loads(text.replace("a = ", "fast = "), runners=gone)
+    report = diff(old, new)
+    assert [(c.id, c.level, c.message, c.region, c.witness) for c in report.changes] == [
+        ("runner-removed", "breaking", "Asking for A by its former id 'a': served → no such runner (a usage error)",
+         "not x", {}),
+        ("renamed", "cosmetic", "Runner 'a': id 'a' → 'fast' (the former id an alias removed: a request for it is a "
+         "usage error)", "no config", {})]
+    assert matrix.diff.reproduces(report.changes[0], old, new, {"x": False})
+    assert not matrix.diff.reproduces(report.changes[0], old, new, {"x": True})
 
 
 def test_a_runner_renamed_with_an_alias_is_the_same_runner_to_automatic_choice_to_its_requests_and_its_blockers():
