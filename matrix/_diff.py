@@ -525,7 +525,20 @@ class Side:
         return out
 
     def gate(self, feature_id: str) -> Optional[Feature]:
-        return self._gates.get(feature_id)
+        """The first gate of *feature_id* (a runner's requirement, ``RUNNER:KIND…``, by the new
+        side's id of its runner: a runner renamed with an alias keeps its requirements, a user
+        trial found them said added and lifted where their reason was reworded beside it)."""
+        found = self._gates.get(feature_id)
+        if found is None and ":" in feature_id:
+            runner, rest = feature_id.split(":", 1)
+            if runner in self.local_ids:
+                found = self._gates.get(f"{self.local_ids[runner]}:{rest}")
+        return found
+
+    def new_id(self, feature_id: str) -> str:
+        """*feature_id* as the new side knows it (a requirement of a runner renamed: `gate`)."""
+        runner, _, rest = feature_id.partition(":")
+        return f"{self.ids[runner]}:{rest}" if rest and runner in self.ids else feature_id
 
     def bit(self, gate: Feature) -> int:
         """The index of *gate* in the plan's gates."""
@@ -1176,7 +1189,7 @@ class Search:
         region found → the conditions of the causes beside it there: where the adjustments named
         change a value), a region holds where those hold, and is asked again where not all do (a
         region per cause, up to `MAX_REGIONS`). With *only*, the gate ids asked about."""
-        ids = [i for i in dict.fromkeys(f.id for side in (self.old, self.new) for f in side.plan.features)
+        ids = [i for i in dict.fromkeys(side.new_id(f.id) for side in (self.old, self.new) for f in side.plan.features)
                if only is None or i in only]
         for feature_id in ids:
             for this, other, sign in ((self.new, self.old, "added"), (self.old, self.new, "lifted")):

@@ -3701,6 +3701,24 @@ def test_words_a_matrix_writes_reworded_are_said_not_compared_never_no_change():
     assert diff(old, old).undecided == ()
 
 
+def test_a_runner_renamed_keeps_its_requirements_whose_reason_is_reworded_beside_it():
+    """A user trial: runner 'a' renamed 'fast' (its alias kept) and its requirement's reason
+    reworded in one edit said blocker-added of the new reason and blocker-lifted of the old over
+    n > 4, though A is blocked by the same requirement on both sides (a requirement's gate is
+    read by the new side's id of its runner); the reword alone is said not compared."""
+    text = ('[matrix]\nname = "m"\nversion = "2.0"\n[config]\n"n" = { type = "int", min = 0, max = 8, default = 1 }\n'
+            '[requirements]\nk = { name = "K", reason = "n too big" }\n[features.fx]\nname = "X"\nwhen = "n == 0"\n'
+            'support = { a = "yes", b = "yes" }\n')
+    old = matrix.loads(text, runners={"a": {"name": "A", "priority": 2, "requires": {"k": "n <= 4"}}, "b": RUNNERS["b"]})
+    new = matrix.loads(text.replace("a = ", "fast = ").replace("n too big", "n above 4"),
+                       runners={"fast": {"name": "A", "priority": 2, "requires": {"k": "n <= 4"},
+                                         "aliases": [{"id": "a", "since": "3.0"}]}, "b": RUNNERS["b"]})
+    report = diff(old, new)
+    assert ([c.id for c in report.changes], report.undecided) == (["renamed"], (
+        "Not compared: the words of warnings and refusals where the reason of requirement 'k' differs (the answers "
+        "for a config warned or refused may differ unseen)",))
+
+
 def test_a_runner_renamed_whose_alias_is_removed_breaks_a_request_by_its_former_id():
     """A user trial: runner 'a' renamed 'fast', its alias 'a' removed at the new side's version,
     was said only "renamed" (cosmetic, "a request for it is served by 'fast'") and passed with
