@@ -228,9 +228,7 @@ def _words(side: _diff.Side) -> Dict[Tuple[str, ...], Tuple[str, Optional[str]]]
         if isinstance(origin, Requirement):
             if side.plan.templated >> side.bit(gate) & 1:
                 continue  # a reason that says config values: a line of its own (`unread`)
-            runner = ids.get(origin.runner, origin.runner)
-            key = ("reason", origin.kind, runner, str(sum(1 for k in out if k[:3] == ("reason", origin.kind, runner))))
-            out[key] = (f"the reason of requirement {origin.kind!r}", gate.name)
+            out[("reason", side.new_id(gate.id))] = (f"the reason of requirement {origin.kind!r}", gate.name)
             continue
         if origin is not None:
             continue
